@@ -1,0 +1,94 @@
+/* Shared layer of the ipcperf CLI: options, targets, the run loop, output. */
+#ifndef IPCPERF_CLI_H
+#define IPCPERF_CLI_H
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <ipcperf/ipcperf.h>
+
+/* Exit codes shared by every subcommand (a command's own status passes through). */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* Options every capturing subcommand takes. */
+struct cli_target {
+	pid_t *pids;
+	size_t nr_pids;
+	pid_t *tids;
+	size_t nr_tids;
+	bool system_wide;
+	char **argv;		/* -- CMD ARGS */
+	double duration;	/* -d SECS; 0 = until the targets exit or a signal */
+	unsigned int ring_pages;	/* -m PAGES */
+	const char *output;	/* -o FILE */
+};
+
+extern const char *cli_prog;
+__attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
+
+/* Install the library print function (warnings and explanations to stderr). */
+void cli_setup_print(bool verbose);
+
+/*
+ * Handle a target option (-p, -t, -a, -d, -m, -o) given by getopt.
+ * @return 0 if handled, 1 if @opt is not a target option, -1 after printing a usage error.
+ */
+int cli_target_opt(struct cli_target *t, int opt, const char *arg);
+/* After getopt: take "-- CMD ARGS" and check that exactly one kind of target was given. */
+int cli_target_finish(struct cli_target *t, int argc, char **argv, int first);
+void cli_target_free(struct cli_target *t);
+
+/* Open the output stream (-o or stdout); NULL after printing an error. */
+FILE *cli_open_output(const struct cli_target *t);
+
+/*
+ * Create a session for @t with @h registered and run it until the targets
+ * exit, -d expires, or SIGINT/SIGTERM arrives; then stop and drain.
+ * @tick, if set, is called about every @tick_ms with the session.
+ * @return the exit code for the CLI: the command's status under -- CMD,
+ *   else EXIT_OK or EXIT_RUNTIME. *@sess receives the stopped session
+ *   (the caller deletes it) when the capture ran.
+ */
+struct cli_run {
+	const struct ipcperf_handlers *handlers;
+	unsigned int events;			/* enum ipcperf_event_set, 0 = default */
+	bool counters;				/* opts.counters */
+	/* Called after the session is created, before it starts (e.g. to attach
+	 * accounting); a negative return ends the run with EXIT_RUNTIME. */
+	int (*setup)(void *ctx, struct ipcperf_session *s);
+	/* Called every tick_ms, after the events so far were consumed. */
+	void (*tick)(void *ctx, struct ipcperf_session *s);
+	void *tick_ctx;				/* ctx of setup, tick and status */
+	unsigned int tick_ms;
+	/* Called every status_ms (no consume: for a progress line). */
+	void (*status)(void *ctx, struct ipcperf_session *s);
+	unsigned int status_ms;
+};
+int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
+	    int *cmd_status);
+/* Exit like the command did: its code, or re-raise its signal. */
+int cli_exit_like(int status);
+
+/* Target options for getopt and the help text that describes them. */
+#define CLI_TARGET_OPTSTRING "p:t:ad:m:o:"
+#define CLI_TARGET_HELP \
+	"  -p, --pid PID[,PID...]  trace these processes (all their threads)\n" \
+	"  -t, --tid TID[,TID...]  trace these threads\n" \
+	"  -a, --all-cpus          trace the whole system\n" \
+	"  -d, --duration SECS     stop after SECS seconds\n" \
+	"  -m, --mmap-pages PAGES  pages per CPU ring, a power of two (default 256)\n" \
+	"  -o, --output FILE       write to FILE instead of standard output\n" \
+	"  -- CMD [ARGS]           run CMD and trace it and its children\n"
+#define CLI_TARGET_LONGOPTS \
+	{ "pid", required_argument, NULL, 'p' }, \
+	{ "tid", required_argument, NULL, 't' }, \
+	{ "all-cpus", no_argument, NULL, 'a' }, \
+	{ "duration", required_argument, NULL, 'd' }, \
+	{ "mmap-pages", required_argument, NULL, 'm' }, \
+	{ "output", required_argument, NULL, 'o' }
+
+int cmd_trace(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_flows(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+#endif

@@ -1,0 +1,677 @@
+/*
+ * ipcperf check: an environment doctor. Each line is "OK  ..." or
+ * "PROBLEM ... — fix: COMMAND"; the exit status says whether tracing can work,
+ * judged by a real test capture of /bin/true through the public API.
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+
+/* Capability bits (linux/capability.h of old systems may lack CAP_PERFMON). */
+enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_PERFMON = 38 };
+
+#define DEFAULT_RING_PAGES 256u
+
+struct check {
+	FILE *out;
+	bool verbose;
+	unsigned int problems;
+	bool fatal;			/* a problem that stops any capture */
+
+	/* Who we are. */
+	uid_t euid;
+	char who[64];			/* "root" or "nobody (uid 65534)" */
+	uint64_t capeff;
+	bool caps_known;
+	char exe[256];			/* this binary, for setcap fixes */
+
+	/* What the system says. */
+	int paranoid;			/* valid when have_paranoid */
+	bool have_paranoid;
+	unsigned int ring_pages;
+	char mlock_fix[300];		/* set when the ring size is over the mlock limit */
+
+	/* From ipcperf_list_events(). */
+	unsigned int tp_total, tp_ok, tp_denied, tp_missing;
+	unsigned int sw_total, sw_ok;
+	unsigned int hw_total, hw_ok;
+	int tp_err;			/* errno of the first tracepoint not OK */
+	char tp_first_missing[3][64];
+	int cycles_status, cycles_err;	/* -1: not reported */
+	bool essentials_ok[4];		/* sys_enter_write, sys_exit_write, sched_switch, sched_process_exit */
+};
+
+static const char *const essentials[] = {
+	"syscalls:sys_enter_write", "syscalls:sys_exit_write",
+	"sched:sched_switch", "sched:sched_process_exit",
+};
+
+__attribute__((format(printf, 2, 3)))
+static void ok(struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("OK      ", c->out);
+	va_start(ap, fmt);
+	vfprintf(c->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->out);
+}
+
+/* A problem; @fatal when no capture can work until it is fixed. */
+__attribute__((format(printf, 4, 5)))
+static void problem(struct check *c, bool fatal, const char *fix, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->problems++;
+	c->fatal |= fatal;
+	fputs("PROBLEM ", c->out);
+	va_start(ap, fmt);
+	vfprintf(c->out, fmt, ap);
+	va_end(ap);
+	fprintf(c->out, " \xe2\x80\x94 fix: %s\n", fix);
+}
+
+static const char *errno_name(int err)
+{
+	const char *name = err ? strerrorname_np(err) : NULL;
+
+	return name ? name : "error";
+}
+
+static bool has_cap(const struct check *c, int bit)
+{
+	if (!c->caps_known)
+		return c->euid == 0;
+	return (c->capeff >> bit) & 1;
+}
+
+static bool perfmon_capable(const struct check *c)
+{
+	return has_cap(c, CAPB_PERFMON) || has_cap(c, CAPB_SYS_ADMIN);
+}
+
+/* Effective capabilities: /proc/self/status, else capget(2). */
+static void read_caps(struct check *c)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "CapEff:", 7)) {
+				c->capeff = strtoull(line + 7, NULL, 16);
+				c->caps_known = true;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (!c->caps_known) {
+		struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct data[2];
+
+		memset(data, 0, sizeof(data));
+		if (syscall(SYS_capget, &hdr, data) == 0) {
+			c->capeff = (uint64_t)data[1].effective << 32 | data[0].effective;
+			c->caps_known = true;
+		}
+	}
+}
+
+static void read_identity(struct check *c)
+{
+	struct passwd *pw;
+	ssize_t n;
+
+	c->euid = geteuid();
+	pw = getpwuid(c->euid);
+	if (c->euid == 0)
+		snprintf(c->who, sizeof(c->who), "root");
+	else if (pw)
+		snprintf(c->who, sizeof(c->who), "%s (uid %u)", pw->pw_name, (unsigned int)c->euid);
+	else
+		snprintf(c->who, sizeof(c->who), "uid %u", (unsigned int)c->euid);
+	read_caps(c);
+	n = readlink("/proc/self/exe", c->exe, sizeof(c->exe) - 1);
+	if (n > 0)
+		c->exe[n] = '\0';
+	else
+		snprintf(c->exe, sizeof(c->exe), "$(command -v ipcperf)");
+}
+
+/* An integer from a /proc/sys file; false if it cannot be read. */
+static bool read_sysctl(const char *path, long long *v)
+{
+	FILE *f = fopen(path, "re");
+	bool ok = false;
+
+	if (f) {
+		ok = fscanf(f, "%lld", v) == 1;
+		fclose(f);
+	}
+	return ok;
+}
+
+/* Is filesystem @type known to the kernel (/proc/filesystems)? */
+static bool fs_known(const char *type)
+{
+	FILE *f = fopen("/proc/filesystems", "re");
+	char line[128];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *name = strrchr(line, '\t');
+
+		name = name ? name + 1 : line;
+		name[strcspn(name, "\n")] = '\0';
+		found = !strcmp(name, type);
+	}
+	fclose(f);
+	return found;
+}
+
+/* Where tracefs is mounted: a tracefs mount, else debugfs/tracing. */
+static bool find_tracefs(char *dir, size_t len)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char dev[256], mnt[256], type[64], rest[512];
+	bool found = false;
+	char debugfs[256] = "";
+
+	if (!f)
+		return false;
+	while (fscanf(f, "%255s %255s %63s %511[^\n]", dev, mnt, type, rest) == 4) {
+		if (!strcmp(type, "tracefs") && (!found || !strcmp(mnt, "/sys/kernel/tracing"))) {
+			snprintf(dir, len, "%s", mnt);
+			found = true;
+		} else if (!strcmp(type, "debugfs") && !debugfs[0]) {
+			snprintf(debugfs, sizeof(debugfs), "%s", mnt);
+		}
+	}
+	fclose(f);
+	if (!found && debugfs[0]) {
+		struct stat st;
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/tracing/events", debugfs);
+		if (stat(path, &st) == 0) {
+			snprintf(dir, len, "%.240s/tracing", debugfs);
+			found = true;
+		}
+	}
+	return found;
+}
+
+static void check_tracefs(struct check *c)
+{
+	char dir[256], path[400];
+	int fd, err;
+
+	if (!find_tracefs(dir, sizeof(dir))) {
+		if (!fs_known("tracefs") && !fs_known("debugfs")) {
+			problem(c, true, "boot a kernel built with CONFIG_FTRACE=y and "
+				"CONFIG_FTRACE_SYSCALLS=y (see: grep FTRACE /boot/config-$(uname -r))",
+				"this kernel has no tracefs: no tracepoint can be read");
+		} else if (c->euid == 0 && has_cap(c, CAPB_SYS_ADMIN)) {
+			ok(c, "tracefs is not mounted; ipcperf mounts it at /sys/kernel/tracing when it "
+			   "starts (as root)");
+		} else {
+			problem(c, true, "sudo mount -t tracefs nodev /sys/kernel/tracing",
+				"tracefs is not mounted, and %s may not mount it", c->who);
+		}
+		return;
+	}
+	/* A format file is what a session reads first: can we? */
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		ok(c, "tracefs mounted at %s and readable", dir);
+		return;
+	}
+	err = errno;
+	if (err == EACCES || err == EPERM) {
+		char fix[400];
+
+		snprintf(fix, sizeof(fix), "run as root (sudo ipcperf ...), or: sudo setcap "
+			 "cap_perfmon,cap_dac_read_search+ep %s", c->exe);
+		problem(c, true, fix, "tracefs is mounted at %s but %s may not read it (%s)",
+			dir, c->who, errno_name(err));
+	} else {
+		problem(c, true, "boot a kernel built with CONFIG_FTRACE=y (see: grep FTRACE "
+			"/boot/config-$(uname -r))",
+			"tracefs is mounted at %s but has no sched tracepoints (%s: %s)",
+			dir, path, errno_name(err));
+	}
+}
+
+static void check_paranoid(struct check *c)
+{
+	long long p;
+	char fix[400];
+
+	if (!read_sysctl("/proc/sys/kernel/perf_event_paranoid", &p)) {
+		problem(c, true, "boot a kernel built with CONFIG_PERF_EVENTS=y",
+			"no /proc/sys/kernel/perf_event_paranoid: this kernel has no perf events");
+		return;
+	}
+	c->paranoid = (int)p;
+	c->have_paranoid = true;
+	if (perfmon_capable(c)) {
+		ok(c, "kernel.perf_event_paranoid = %d; it does not apply: running as %s with %s",
+		   c->paranoid, c->who, has_cap(c, CAPB_PERFMON) ? "CAP_PERFMON" : "CAP_SYS_ADMIN");
+		return;
+	}
+	if (c->paranoid <= -1) {
+		ok(c, "kernel.perf_event_paranoid = %d: %s may trace without CAP_PERFMON",
+		   c->paranoid, c->who);
+		return;
+	}
+	snprintf(fix, sizeof(fix), "sudo sysctl -w kernel.perf_event_paranoid=-1 (or run as root, or "
+		 "give the binary CAP_PERFMON: sudo setcap cap_perfmon,cap_dac_read_search+ep %s)",
+		 c->exe);
+	if (c->paranoid >= 2)
+		problem(c, true, fix, "kernel.perf_event_paranoid = %d and %s lacks CAP_PERFMON: "
+			"it may not open kernel tracepoints%s", c->paranoid, c->who,
+			c->paranoid >= 3 ? " nor any perf event" : "");
+	else
+		problem(c, true, fix, "kernel.perf_event_paranoid = %d and %s lacks CAP_PERFMON: "
+			"the raw data of sched tracepoints needs -1%s", c->paranoid, c->who,
+			c->paranoid > 0 ? ", tracing -a needs 0 or less" : "");
+}
+
+static void fmt_kib(char *buf, size_t len, unsigned long long kib)
+{
+	if (kib == ULLONG_MAX)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%llu KiB", kib);
+}
+
+/*
+ * The kernel charges each ring (pages + 1) pages to the user: up to
+ * perf_event_mlock_kb per online CPU for free, the rest against
+ * RLIMIT_MEMLOCK. CAP_IPC_LOCK or perf_event_paranoid = -1 lift the limit.
+ */
+static void check_mlock(struct check *c)
+{
+	long page = sysconf(_SC_PAGESIZE), ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long page_kb = page > 0 ? (unsigned long long)page / 1024 : 4;
+	unsigned long long need, limit, memlock_kb, mlock_kb;
+	long long v;
+	struct rlimit rl;
+	char lim[32], rlim_s[32];
+	char *fix = c->mlock_fix;
+	size_t fix_len = sizeof(c->mlock_fix);
+
+	if (ncpus < 1)
+		ncpus = 1;
+	need = (c->ring_pages + 1ull) * page_kb * (unsigned long long)ncpus;
+	if (!read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", &v) || v < 0)
+		v = 516;
+	mlock_kb = (unsigned long long)v;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		memlock_kb = ULLONG_MAX;
+	else
+		memlock_kb = (unsigned long long)rl.rlim_cur / 1024;
+	limit = memlock_kb == ULLONG_MAX ? ULLONG_MAX : mlock_kb * (unsigned long long)ncpus + memlock_kb;
+	fmt_kib(lim, sizeof(lim), limit);
+	fmt_kib(rlim_s, sizeof(rlim_s), memlock_kb);
+
+	if (has_cap(c, CAPB_IPC_LOCK) || (c->have_paranoid && c->paranoid <= -1)) {
+		ok(c, "ring buffers: -m %u locks %llu KiB (%u+1 pages x %llu KiB x %ld CPUs); %s, so "
+		   "the limit of %s (kernel.perf_event_mlock_kb %llu x %ld CPUs + RLIMIT_MEMLOCK %s) "
+		   "does not apply", c->ring_pages, need, c->ring_pages, page_kb, ncpus,
+		   has_cap(c, CAPB_IPC_LOCK) ?
+			(c->euid == 0 ? "root has CAP_IPC_LOCK" : "this process has CAP_IPC_LOCK") :
+			"kernel.perf_event_paranoid is -1",
+		   lim, mlock_kb, ncpus, rlim_s);
+		return;
+	}
+	if (need <= limit) {
+		ok(c, "ring buffers: -m %u locks %llu KiB (%u+1 pages x %llu KiB x %ld CPUs), within "
+		   "the limit of %s for %s (kernel.perf_event_mlock_kb %llu x %ld CPUs + "
+		   "RLIMIT_MEMLOCK %s)", c->ring_pages, need, c->ring_pages, page_kb, ncpus, lim,
+		   c->who, mlock_kb, ncpus, rlim_s);
+		return;
+	}
+	{
+		/* Smallest perf_event_mlock_kb that fits, and the largest ring that fits now. */
+		unsigned long long want = (need - memlock_kb + (unsigned long long)ncpus - 1) /
+					  (unsigned long long)ncpus;
+		unsigned int fit = 0;
+
+		for (unsigned int p = 1; p <= c->ring_pages; p <<= 1)
+			if ((p + 1ull) * page_kb * (unsigned long long)ncpus <= limit)
+				fit = p;
+		if (fit)
+			snprintf(fix, fix_len, "sudo sysctl -w kernel.perf_event_mlock_kb=%llu "
+				 "(or a smaller ring: -m %u)", want, fit);
+		else
+			snprintf(fix, fix_len, "sudo sysctl -w kernel.perf_event_mlock_kb=%llu",
+				 want);
+	}
+	problem(c, true, fix, "ring buffers: -m %u needs %llu KiB locked (%u+1 pages x %llu KiB x "
+		"%ld CPUs), more than the %s %s may lock (kernel.perf_event_mlock_kb %llu x %ld "
+		"CPUs + RLIMIT_MEMLOCK %s)", c->ring_pages, need, c->ring_pages, page_kb, ncpus,
+		lim, c->who, mlock_kb, ncpus, rlim_s);
+}
+
+static int on_event(void *ctx, const struct ipcperf_event_info *ev)
+{
+	struct check *c = ctx;
+	bool good = ev->status == IPCPERF_AVAIL_OK;
+
+	if (!strcmp(ev->group, "hardware")) {
+		c->hw_total++;
+		c->hw_ok += good;
+		if (!strcmp(ev->name, ipcperf_counter_name(IPCPERF_CNT_CYCLES))) {
+			c->cycles_status = (int)ev->status;
+			c->cycles_err = ev->err;
+		}
+		return 0;
+	}
+	if (!strcmp(ev->group, "software")) {
+		c->sw_total++;
+		c->sw_ok += good;
+		return 0;
+	}
+	c->tp_total++;
+	for (size_t i = 0; i < sizeof(essentials) / sizeof(essentials[0]); i++)
+		if (good && !strcmp(ev->name, essentials[i]))
+			c->essentials_ok[i] = true;
+	if (good) {
+		c->tp_ok++;
+		return 0;
+	}
+	if (!c->tp_err)
+		c->tp_err = ev->err;
+	if (ev->status == IPCPERF_AVAIL_DENIED) {
+		c->tp_denied++;
+	} else {
+		if (c->tp_missing < 3)
+			snprintf(c->tp_first_missing[c->tp_missing], sizeof(c->tp_first_missing[0]),
+				 "%s", ev->name);
+		c->tp_missing++;
+		if (c->verbose)
+			fprintf(stderr, "%s: check: %s: not supported (%s)\n", cli_prog, ev->name,
+				errno_name(ev->err));
+	}
+	return 0;
+}
+
+static void check_events(struct check *c)
+{
+	bool have_essentials = true;
+	char fix[400];
+	int err;
+
+	c->cycles_status = -1;
+	err = ipcperf_list_events(on_event, c);
+	if (err < 0) {
+		problem(c, true, "run 'ipcperf check -v' for the library's explanation",
+			"cannot try the events: %s", strerror(-err));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(essentials) / sizeof(essentials[0]); i++)
+		have_essentials &= c->essentials_ok[i];
+
+	/* Tracepoints: what a capture is made of. */
+	snprintf(fix, sizeof(fix), "run as root (sudo ipcperf ...), or: sudo setcap "
+		 "cap_perfmon,cap_dac_read_search+ep %s", c->exe);
+	if (!c->tp_total) {
+		problem(c, true, "reinstall libipcperf", "the library offers no tracepoint");
+	} else if (c->tp_denied) {
+		problem(c, c->tp_ok == 0, fix, "tracepoints: %u of %u may not be opened by %s (%s)",
+			c->tp_denied, c->tp_total, c->who, errno_name(c->tp_err));
+	} else if (!c->tp_ok) {
+		problem(c, true, "boot a kernel built with CONFIG_FTRACE_SYSCALLS=y (see: grep "
+			"FTRACE_SYSCALLS /boot/config-$(uname -r))",
+			"tracepoints: none of %u can be opened (%s)", c->tp_total,
+			errno_name(c->tp_err));
+	} else if (!have_essentials) {
+		problem(c, false, "boot a kernel built with CONFIG_FTRACE_SYSCALLS=y and "
+			"CONFIG_SCHED_TRACER (see: grep -E 'FTRACE_SYSCALLS|SCHED_TRACER' "
+			"/boot/config-$(uname -r))",
+			"tracepoints: %u of %u can be opened, but not all of %s, %s, %s, %s",
+			c->tp_ok, c->tp_total, essentials[0], essentials[1], essentials[2],
+			essentials[3]);
+	} else if (c->tp_missing) {
+		ok(c, "tracepoints: %u of %u can be opened; the %u this kernel lacks (%s%s%s%s%s) "
+		   "are skipped", c->tp_ok, c->tp_total, c->tp_missing, c->tp_first_missing[0],
+		   c->tp_missing > 1 ? ", " : "", c->tp_missing > 1 ? c->tp_first_missing[1] : "",
+		   c->tp_missing > 2 ? ", " : "", c->tp_missing > 2 ? c->tp_first_missing[2] : "");
+	} else {
+		ok(c, "tracepoints: %u of %u can be opened", c->tp_ok, c->tp_total);
+	}
+
+	/* Counters: they only add to stat's output; missing ones are reported, not guessed. */
+	if (c->sw_ok == c->sw_total)
+		ok(c, "software counters: %u of %u (task_clock_ns, page_faults, "
+		   "context_switches, cpu_migrations)", c->sw_ok, c->sw_total);
+	else
+		problem(c, false, "sudo sysctl -w kernel.perf_event_paranoid=1 (or run as root)",
+			"software counters: only %u of %u can be opened by %s", c->sw_ok,
+			c->sw_total, c->who);
+	if (c->cycles_status == IPCPERF_AVAIL_OK)
+		ok(c, "hardware PMU present: %u of %u hardware counters (cycles, instructions, "
+		   "cache_references, cache_misses)", c->hw_ok, c->hw_total);
+	else if (c->cycles_status == IPCPERF_AVAIL_DENIED)
+		problem(c, false, "sudo sysctl -w kernel.perf_event_paranoid=1 (or run as root)",
+			"hardware counters: %s may not open cycles (%s)", c->who,
+			errno_name(c->cycles_err));
+	else if (c->cycles_status == IPCPERF_AVAIL_MISSING)
+		problem(c, false, "none inside this machine: on a VM, give the guest the host's PMU "
+			"(e.g. qemu-system-x86_64 -cpu host,pmu=on); until then stat shows them as "
+			"<not supported>",
+			"no hardware PMU: cycles cannot be opened (%s), so cycles, instructions and "
+			"cache counters are not supported; tracing is not affected",
+			errno_name(c->cycles_err));
+}
+
+/* ------------------------------------------------------------------ test capture */
+
+static char lib_msg[512];
+
+/* Keep the library's first explanation for the PROBLEM line. */
+static int capture_print(enum ipcperf_print_level level, const char *fmt, va_list ap)
+{
+	size_t n = strlen(lib_msg);
+	int ret;
+
+	if (level == IPCPERF_DEBUG || n >= sizeof(lib_msg) - 1)
+		return 0;
+	if (n) {
+		lib_msg[n++] = ' ';
+		lib_msg[n] = '\0';
+	}
+	ret = vsnprintf(lib_msg + n, sizeof(lib_msg) - n, fmt, ap);
+	n = strlen(lib_msg);
+	while (n && (lib_msg[n - 1] == '\n' || lib_msg[n - 1] == ' '))
+		lib_msg[--n] = '\0';
+	return ret;
+}
+
+static const char *find_true(void)
+{
+	static const char *const paths[] = { "/bin/true", "/usr/bin/true" };
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (access(paths[i], X_OK) == 0)
+			return paths[i];
+	return NULL;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The fix for a failed capture, from its errno and what the checks above found. */
+static const char *capture_fix(struct check *c, int err, char *buf, size_t len)
+{
+	if (err == EPERM && c->mlock_fix[0])
+		snprintf(buf, len, "%s", c->mlock_fix);
+	else if (err == EACCES || err == EPERM)
+		snprintf(buf, len, "run as root (sudo ipcperf ...), or: sudo setcap "
+			 "cap_perfmon,cap_dac_read_search+ep %s", c->exe);
+	else if (err == ENOENT)
+		snprintf(buf, len, "sudo mount -t tracefs nodev /sys/kernel/tracing");
+	else
+		snprintf(buf, len, "run 'ipcperf trace -v -- true' for the details");
+	return buf;
+}
+
+/* @return true when a capture of /bin/true worked. */
+static bool check_capture(struct check *c)
+{
+	const char *path = find_true();
+	char *argv[2];
+	IPCPERF_OPTS(ipcperf_session_opts, o, .ring_pages = c->ring_pages, .argv = argv);
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	struct ipcperf_session *s;
+	ipcperf_print_fn_t prev;
+	char fix[400];
+	uint64_t deadline;
+	int err, status;
+
+	if (!path) {
+		ok(c, "test capture skipped: no /bin/true to trace");
+		return !c->fatal;
+	}
+	argv[0] = (char *)path;
+	argv[1] = NULL;
+	lib_msg[0] = '\0';
+	prev = ipcperf_set_print(capture_print);
+	s = ipcperf_session__new(&o);
+	err = s ? ipcperf_session__start(s) : -errno;
+	if (err == 0) {
+		deadline = mono_ms() + 5000;
+		while (!ipcperf_session__done(s) && mono_ms() < deadline) {
+			int r = ipcperf_session__poll(s, 100);
+
+			if (r < 0 && r != -EINTR) {
+				err = r;
+				break;
+			}
+		}
+		ipcperf_session__stop(s);
+		ipcperf_session__wait_child(s, &status);
+		ipcperf_session__stats(s, &st);
+	}
+	ipcperf_session__delete(s);
+	ipcperf_set_print(prev);
+	if (c->verbose && lib_msg[0])
+		fprintf(stderr, "%s: check: the library said: %s\n", cli_prog, lib_msg);
+	if (err < 0) {
+		problem(c, true, capture_fix(c, -err, fix, sizeof(fix)),
+			"test capture of %s with -m %u failed (%s)%s%s", path, c->ring_pages,
+			errno_name(-err), lib_msg[0] ? ": " : "", lib_msg);
+		return false;
+	}
+	if (!st.syscalls) {
+		problem(c, true, "run 'ipcperf trace -v -- true' for the details",
+			"test capture of %s with -m %u saw no syscall", path, c->ring_pages);
+		return false;
+	}
+	ok(c, "test capture of %s with -m %u: %" PRIu64 " syscalls traced, %" PRIu64 " lost",
+	   path, c->ring_pages, st.syscalls, st.lost);
+	return true;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ipcperf check [OPTIONS]\n\n"
+		"Check that this machine and this user can trace, one line per check:\n"
+		"  OK      what was found\n"
+		"  PROBLEM what is wrong \xe2\x80\x94 fix: the command that fixes it\n"
+		"It checks tracefs (mounted or mountable, readable), kernel.perf_event_paranoid\n"
+		"against root and CAP_PERFMON, the mlock limit for the ring size (-m), the\n"
+		"tracepoints and counters (a hardware PMU), the libperf version, and ends with\n"
+		"a test capture of /bin/true.\n\n"
+		"Options:\n"
+		"  -m, --mmap-pages PAGES  ring size to check, pages per CPU, a power of two\n"
+		"                          (default 256)\n"
+		"  -v, --verbose           more diagnostics (missing tracepoints, library messages)\n"
+		"  -h, --help              this help\n\n"
+		"Exit status: 0 tracing works here (PROBLEM lines may still limit what it\n"
+		"shows, e.g. no hardware counters), 1 tracing cannot work here, 2 usage error.\n");
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct check c = { .out = stdout, .ring_pages = DEFAULT_RING_PAGES };
+	struct cli_target t = { 0 };
+	bool works;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+m:vh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			if (cli_target_opt(&t, 'm', optarg) < 0)
+				goto usage_err;
+			c.ring_pages = t.ring_pages;
+			break;
+		case 'v':
+			c.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			goto usage_err;
+		}
+	}
+	if (optind < argc) {
+		cli_err("check takes no arguments ('%s')", argv[optind]);
+		goto usage_err;
+	}
+	cli_setup_print(c.verbose);
+	if (!c.verbose)
+		ipcperf_set_print(NULL);	/* the lines below explain; -v shows the library too */
+
+	read_identity(&c);
+	check_tracefs(&c);
+	check_paranoid(&c);
+	check_mlock(&c);
+	check_events(&c);
+	ok(&c, "libperf %s (libipcperf %s)", ipcperf_libperf_version(), ipcperf_version());
+	fflush(stdout);
+	works = check_capture(&c);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		cli_err("cannot write the report: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return works ? EXIT_OK : EXIT_RUNTIME;
+usage_err:
+	fprintf(stderr, "Run 'ipcperf check --help' for usage.\n");
+	return EXIT_USAGE;
+}

@@ -1,0 +1,129 @@
+/* ipcperf trace: one line per completed syscall, strace-style. */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
+{
+	FILE *out = ctx;
+	uint64_t ns = ev->end_ns - ev->start_ns;
+
+	fprintf(out, "%d/%d %s(", (int)ev->pid, (int)ev->tid, ev->name);
+	if (!ev->name[0] || ev->cls == IPCPERF_SC_OTHER) {
+		/* A call we know nothing of: its raw arguments. */
+		for (unsigned int i = 0; i < ev->nr_args && i < 3; i++)
+			fprintf(out, "%s0x%" PRIx64, i ? ", " : "", ev->args[i]);
+		if (ev->nr_args > 3)
+			fprintf(out, ", ...");
+	} else if (ev->fd >= 0) {
+		fprintf(out, "%d", ev->fd);
+		if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE) {
+			if (ev->nr_args > 2)
+				fprintf(out, ", %" PRIu64, ev->count);
+		}
+	}
+	if (ev->ret < 0 && ev->ret >= -4095) {
+		const char *name = strerrorname_np((int)-ev->ret);
+
+		if (name)
+			fprintf(out, ") = -1 %s", name);
+		else
+			fprintf(out, ") = -1 E%d", (int)-ev->ret);
+	} else {
+		fprintf(out, ") = %" PRId64, ev->ret);
+	}
+	fprintf(out, " <%" PRIu64 ".%06" PRIu64 ">\n", ns / 1000000000, ns / 1000 % 1000000);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
+		   "Print each completed read/write/send/recv and fd syscall of the targets:\n"
+		   "  PID/TID NAME(FD, COUNT) = RET <SECONDS>\n\n"
+		   "Options:\n" CLI_TARGET_HELP
+		   "  -s, --all-syscalls      every syscall (raw_syscalls), not only I/O and fd calls\n"
+		   "  -v, --verbose           more diagnostics\n"
+		   "  -h, --help              this help\n");
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_TARGET_LONGOPTS,
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "all-syscalls", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_target t = { 0 };
+	struct ipcperf_session *s = NULL;
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	bool verbose = false, all = false;
+	int opt, code, status = 0;
+	FILE *out;
+
+	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "vhs", longopts, NULL)) != -1) {
+		int r = cli_target_opt(&t, opt, optarg);
+
+		if (r < 0)
+			goto usage_err;
+		if (r == 0)
+			continue;
+		switch (opt) {
+		case 'v':
+			verbose = true;
+			break;
+		case 's':
+			all = true;
+			break;
+		case 'h':
+			usage(stdout);
+			cli_target_free(&t);
+			return EXIT_OK;
+		default:
+			goto usage_err;
+		}
+	}
+	if (cli_target_finish(&t, argc, argv, optind) < 0)
+		goto usage_err;
+	cli_setup_print(verbose);
+	out = cli_open_output(&t);
+	if (!out) {
+		cli_target_free(&t);
+		return EXIT_RUNTIME;
+	}
+	{
+		IPCPERF_OPTS(ipcperf_handlers, h, .ctx = out, .syscall = on_syscall);
+		struct cli_run run = {
+			.handlers = &h,
+			.events = IPCPERF_EV_TASK |
+				  (all ? IPCPERF_EV_ALL_SYSCALLS : IPCPERF_EV_IO | IPCPERF_EV_FDS),
+		};
+
+		code = cli_run(&t, &run, &s, &status);
+	}
+	if (s && ipcperf_session__stats(s, &st) == 0) {
+		if (st.lost)
+			cli_err("warning: %" PRIu64 " events lost: the trace is incomplete; "
+				"raise -m", st.lost);
+		if (st.unpaired_enter || st.unpaired_exit)
+			fprintf(stderr, "%s: %" PRIu64 " syscalls unfinished at the end, %" PRIu64
+				" already under way at the start\n", cli_prog, st.unpaired_enter,
+				st.unpaired_exit);
+	}
+	ipcperf_session__delete(s);
+	if (out != stdout)
+		fclose(out);
+	else
+		fflush(stdout);
+	cli_target_free(&t);
+	return code < 0 ? cli_exit_like(status) : code;
+usage_err:
+	fprintf(stderr, "Run 'ipcperf trace --help' for usage.\n");
+	cli_target_free(&t);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,308 @@
+/* Shared layer of the CLI: target options, the capture loop, signals, output. */
+#include "config.h"
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "output.h"
+
+const char *cli_prog = "ipcperf";
+static bool verbose_print;
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	cli_status_clear();
+	fprintf(stderr, "%s: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int print_fn(enum ipcperf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == IPCPERF_DEBUG && !verbose_print)
+		return 0;
+	cli_status_clear();
+	fprintf(stderr, "%s: %s", cli_prog, level == IPCPERF_WARN ? "warning: " : "");
+	return vfprintf(stderr, fmt, ap);
+}
+
+void cli_setup_print(bool verbose)
+{
+	verbose_print = verbose;
+	ipcperf_set_print(print_fn);
+}
+
+/* "1,2,3" into a list of positive ids; a usage error names the bad item. */
+static int parse_ids(const char *arg, const char *opt, pid_t **out, size_t *nr)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v;
+		pid_t *nv;
+
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (errno || end == tok || *end || v <= 0 || v > INT_MAX) {
+			cli_err("invalid id '%s' in %s: give positive numbers, e.g. %s 1234,5678",
+				tok, opt, opt);
+			ret = -1;
+			break;
+		}
+		nv = realloc(*out, (*nr + 1) * sizeof(**out));
+		if (!nv) {
+			ret = -1;
+			break;
+		}
+		*out = nv;
+		(*out)[(*nr)++] = (pid_t)v;
+	}
+	if (!ret && !*nr) {
+		cli_err("%s needs at least one id", opt);
+		ret = -1;
+	}
+	free(copy);
+	return ret;
+}
+
+int cli_target_opt(struct cli_target *t, int opt, const char *arg)
+{
+	char *end;
+
+	switch (opt) {
+	case 'p':
+		return parse_ids(arg, "-p", &t->pids, &t->nr_pids);
+	case 't':
+		return parse_ids(arg, "-t", &t->tids, &t->nr_tids);
+	case 'a':
+		t->system_wide = true;
+		return 0;
+	case 'd':
+		errno = 0;
+		t->duration = strtod(arg, &end);
+		if (errno || end == arg || *end || !(t->duration > 0) || !isfinite(t->duration)) {
+			cli_err("invalid duration '%s' for -d: give seconds > 0, e.g. -d 2.5", arg);
+			return -1;
+		}
+		return 0;
+	case 'm': {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || !v || (v & (v - 1)) || v > (1ul << 16)) {
+			cli_err("invalid ring size '%s' for -m: give a power of two from 1 to 65536 pages",
+				arg);
+			return -1;
+		}
+		t->ring_pages = (unsigned int)v;
+		return 0;
+	}
+	case 'o':
+		t->output = arg;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+int cli_target_finish(struct cli_target *t, int argc, char **argv, int first)
+{
+	int kinds;
+
+	if (first < argc)
+		t->argv = argv + first;
+	kinds = (t->nr_pids || t->nr_tids) + t->system_wide + !!t->argv;
+	if (kinds == 0) {
+		cli_err("no target: give -p PID, -t TID, -a, or -- CMD [ARGS]");
+		return -1;
+	}
+	if (kinds > 1) {
+		cli_err("give one kind of target: -p/-t, -a, or -- CMD");
+		return -1;
+	}
+	return 0;
+}
+
+void cli_target_free(struct cli_target *t)
+{
+	free(t->pids);
+	free(t->tids);
+}
+
+FILE *cli_open_output(const struct cli_target *t)
+{
+	FILE *f;
+
+	if (!t->output || !strcmp(t->output, "-"))
+		return stdout;
+	f = fopen(t->output, "we");	/* not inherited by a traced command */
+	if (!f)
+		cli_err("cannot write %s: %s", t->output, strerror(errno));
+	return f;
+}
+
+/*
+ * How long to wait for the rings' watermark before reading them anyway.
+ * Short, because what an fd is can only be read from /proc while its
+ * process lives, and events reach us only when the rings are read; a pass
+ * over idle rings costs microseconds.
+ */
+#define POLL_MS 25
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Each event takes an fd per CPU per thread: use the hard limit we are allowed. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int cli_exit_like(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		fflush(NULL);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_RUNTIME;
+}
+
+int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
+	    int *cmd_status)
+{
+	IPCPERF_OPTS(ipcperf_session_opts, o,
+		.pids = t->pids, .nr_pids = t->nr_pids,
+		.tids = t->tids, .nr_tids = t->nr_tids,
+		.system_wide = t->system_wide,
+		.argv = t->argv,
+		.ring_pages = t->ring_pages,
+		.events = run->events,
+		.counters = run->counters,
+	);
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct ipcperf_session *s;
+	uint64_t deadline = 0, next_tick = 0, next_status = 0;
+	int err, status = 0;
+
+	*sess = NULL;
+	raise_nofile();
+	s = ipcperf_session__new(&o);
+	if (!s) {
+		/* The library explained why through the print function. */
+		if (errno == EINVAL)
+			return EXIT_USAGE;
+		return EXIT_RUNTIME;
+	}
+	if (run->handlers && (err = ipcperf_session__add_handlers(s, run->handlers)) < 0) {
+		cli_err("cannot register handlers: %s", strerror(-err));
+		ipcperf_session__delete(s);
+		return EXIT_RUNTIME;
+	}
+	if (run->setup && run->setup(run->tick_ctx, s) < 0) {
+		ipcperf_session__delete(s);
+		return EXIT_RUNTIME;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	err = ipcperf_session__start(s);
+	if (err < 0) {
+		ipcperf_session__delete(s);
+		return EXIT_RUNTIME;
+	}
+	if (t->duration > 0)
+		deadline = now_ms() + (uint64_t)llround(t->duration * 1000);
+	if (run->tick && run->tick_ms)
+		next_tick = now_ms() + run->tick_ms;
+	if (run->status && run->status_ms)
+		next_status = now_ms() + run->status_ms;
+	while (!stop_signal && !ipcperf_session__done(s)) {
+		uint64_t now = now_ms();
+		int timeout = POLL_MS;
+
+		if (deadline && now >= deadline)
+			break;
+		if (deadline && deadline - now < (uint64_t)timeout)
+			timeout = (int)(deadline - now);
+		if (next_tick) {
+			if (now >= next_tick) {
+				ipcperf_session__consume(s);
+				run->tick(run->tick_ctx, s);
+				next_tick += run->tick_ms;
+				continue;
+			}
+			if (next_tick - now < (uint64_t)timeout)
+				timeout = (int)(next_tick - now);
+		}
+		if (next_status) {
+			if (now >= next_status) {
+				run->status(run->tick_ctx, s);
+				next_status += run->status_ms;
+				continue;
+			}
+			if (next_status - now < (uint64_t)timeout)
+				timeout = (int)(next_status - now);
+		}
+		err = ipcperf_session__poll(s, timeout);
+		if (err < 0 && err != -EINTR) {
+			cli_err("reading events failed: %s", strerror(-err));
+			break;
+		}
+	}
+	ipcperf_session__stop(s);
+	*sess = s;
+	if (ipcperf_session__child_pid(s) > 0) {
+		pid_t child = ipcperf_session__child_pid(s);
+
+		/* A stop we were asked for reaches the command too, as perf does. */
+		if (stop_signal && waitpid(child, &status, WNOHANG) == 0)
+			kill(child, stop_signal);
+		if (ipcperf_session__wait_child(s, &status) == 0) {
+			if (cmd_status)
+				*cmd_status = status;
+			return -1;	/* the caller exits like the command */
+		}
+	}
+	if (err < 0 && err != -EINTR)
+		return EXIT_RUNTIME;
+	return EXIT_OK;
+}

@@ -1,0 +1,1094 @@
+/* Renderers of IPC flows: JSON "flows" array, text table, Graphviz graph, Chrome trace. */
+#include "config.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "flowout.h"
+
+const char *flowout_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b < 1000)
+		snprintf(buf, len, "%" PRIu64 " B", b);
+	else if (b < 999500)	/* so that rounding never prints "1000.0 kB" */
+		snprintf(buf, len, "%.1f kB", b / 1e3);
+	else if (b < 999995000)
+		snprintf(buf, len, "%.2f MB", b / 1e6);
+	else
+		snprintf(buf, len, "%.2f GB", b / 1e9);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_pids(struct json *j, const char *key, const pid_t *v, size_t n)
+{
+	json_array_begin(j, key);
+	for (size_t i = 0; i < n; i++)
+		json_i64(j, NULL, v[i]);
+	json_array_end(j);
+}
+
+static int json_flow(void *ctx, const struct ipcperf_flow *f)
+{
+	struct json *j = ctx;
+
+	json_object_begin(j, NULL);
+	/* Schema 1 (DESIGN.md) first, in its order. */
+	json_str(j, "object", f->object);
+	json_str(j, "kind", ipcperf_fd_kind_name(f->kind));
+	json_pids(j, "writers", f->writers, f->nr_writers);
+	json_pids(j, "readers", f->readers, f->nr_readers);
+	json_u64(j, "bytes", f->bytes_read);
+	json_object_begin(j, "wire_ns");
+	json_u64(j, "min", f->wire_ns.min);
+	json_u64(j, "p50", f->wire_ns.p50);
+	json_u64(j, "p99", f->wire_ns.p99);
+	json_u64(j, "max", f->wire_ns.max);
+	json_object_end(j);
+	if (f->capacity >= 0)
+		json_i64(j, "capacity", f->capacity);
+	else
+		json_null(j, "capacity");
+	json_u64(j, "max_queued", f->max_queued);
+	json_u64(j, "writer_blocked_ns", f->writer_blocked_ns);
+	json_u64(j, "reader_blocked_ns", f->reader_blocked_ns);
+	json_str(j, "verdict", ipcperf_verdict_name(f->verdict));
+	/* Added fields. */
+	json_bool(j, "capacity_default", f->capacity_default);
+	json_u64(j, "full_ns", f->full_ns);
+	json_u64(j, "bytes_written", f->bytes_written);
+	json_u64(j, "unmatched_bytes", f->unmatched_bytes);
+	json_u64(j, "writes", f->writes);
+	json_u64(j, "reads", f->reads);
+	json_u64(j, "matches", f->matches);
+	json_bool(j, "datagram", f->datagram);
+	json_u64(j, "ino", f->ino);
+	json_u64(j, "reader_ino", f->reader_ino);
+	json_u64(j, "first_ns", f->first_ns);
+	json_u64(j, "last_ns", f->last_ns);
+	json_object_end(j);
+	return 0;
+}
+
+int flowout_json(struct json *j, struct ipcperf_flows *fl)
+{
+	int err = 0;
+
+	json_array_begin(j, "flows");
+	if (fl)
+		err = ipcperf_flows__for_each(fl, json_flow, j);
+	json_array_end(j);
+	return err < 0 ? err : 0;
+}
+
+/* ------------------------------------------------------------------ snapshot */
+
+struct load_ctx {
+	struct flowout *fo;
+	int err;
+};
+
+static int load_flow(void *ctx, const struct ipcperf_flow *f)
+{
+	struct load_ctx *lc = ctx;
+	struct flowout *fo = lc->fo;
+	struct flowout_flow *v, *d;
+
+	v = realloc(fo->flows, (fo->nr_flows + 1) * sizeof(*v));
+	if (!v)
+		return lc->err = -ENOMEM;
+	fo->flows = v;
+	d = &v[fo->nr_flows];
+	memset(d, 0, sizeof(*d));
+	d->f = *f;
+	d->object = strdup(f->object ? f->object : "unknown");
+	d->writers = malloc((f->nr_writers + 1) * sizeof(pid_t));
+	d->readers = malloc((f->nr_readers + 1) * sizeof(pid_t));
+	fo->nr_flows++;		/* counted now, so that flowout_free() frees what was copied */
+	if (!d->object || !d->writers || !d->readers)
+		return lc->err = -ENOMEM;
+	memcpy(d->writers, f->writers, f->nr_writers * sizeof(pid_t));
+	memcpy(d->readers, f->readers, f->nr_readers * sizeof(pid_t));
+	d->f.object = d->object;
+	d->f.writers = d->writers;
+	d->f.readers = d->readers;
+	return 0;
+}
+
+static int load_proc(void *ctx, const struct ipcperf_proc_row *row)
+{
+	struct load_ctx *lc = ctx;
+	struct flowout *fo = lc->fo;
+	struct flowout_proc *v;
+
+	v = realloc(fo->procs, (fo->nr_procs + 1) * sizeof(*v));
+	if (!v)
+		return lc->err = -ENOMEM;
+	fo->procs = v;
+	v[fo->nr_procs].pid = row->pid;
+	v[fo->nr_procs].comm = strdup(row->comm ? row->comm : "");
+	if (!v[fo->nr_procs].comm)
+		return lc->err = -ENOMEM;
+	fo->nr_procs++;
+	return 0;
+}
+
+int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
+{
+	struct load_ctx lc = { .fo = fo };
+	int err;
+
+	memset(fo, 0, sizeof(*fo));
+	err = ipcperf_flows__for_each(fl, load_flow, &lc);
+	if (err >= 0 && st)
+		err = ipcperf_stats__for_each_proc(st, load_proc, &lc);
+	if (err < 0 || lc.err < 0) {
+		flowout_free(fo);
+		return err < 0 ? err : lc.err;
+	}
+	return 0;
+}
+
+void flowout_free(struct flowout *fo)
+{
+	for (size_t i = 0; i < fo->nr_flows; i++) {
+		free(fo->flows[i].object);
+		free(fo->flows[i].writers);
+		free(fo->flows[i].readers);
+	}
+	for (size_t i = 0; i < fo->nr_procs; i++)
+		free(fo->procs[i].comm);
+	free(fo->flows);
+	free(fo->procs);
+	memset(fo, 0, sizeof(*fo));
+}
+
+const char *flowout_comm(const struct flowout *fo, pid_t pid)
+{
+	size_t lo = 0, hi = fo->nr_procs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (fo->procs[mid].pid == pid)
+			return fo->procs[mid].comm;
+		if (fo->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------------ text */
+
+enum { COL_W, COL_ARROW, COL_R, COL_OBJ, COL_KIND, COL_BYTES, COL_RATE, COL_P50, COL_P99,
+       COL_QUEUE, COL_WBLK, COL_RBLK, COL_VERDICT, COL_UNMATCHED, NR_COLS };
+
+static const struct {
+	const char *title;
+	bool right;
+} cols[NR_COLS] = {
+	[COL_W] = { "writer", false },
+	[COL_ARROW] = { "", false },
+	[COL_R] = { "reader", false },
+	[COL_OBJ] = { "object", false },
+	[COL_KIND] = { "kind", false },
+	[COL_BYTES] = { "bytes", true },
+	[COL_RATE] = { "MB/s", true },
+	[COL_P50] = { "wire p50", true },
+	[COL_P99] = { "wire p99", true },
+	[COL_QUEUE] = { "max queued / capacity", false },
+	[COL_WBLK] = { "wr blocked", true },
+	[COL_RBLK] = { "rd blocked", true },
+	[COL_VERDICT] = { "verdict", false },
+	[COL_UNMATCHED] = { "unmatched", true },
+};
+
+#define MAX_SIDE_SHOWN 3
+
+/* "1234 head, 1240 sh (+2)", or "-" when nobody traced did it. */
+static void side_str(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n)
+{
+	size_t off = 0;
+
+	if (!n) {
+		snprintf(buf, len, "(not traced)");
+		return;
+	}
+	buf[0] = 0;
+	for (size_t i = 0; i < n && i < MAX_SIDE_SHOWN && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%d %s", i ? ", " : "", (int)v[i],
+					flowout_comm(fo, v[i]));
+	if (n > MAX_SIDE_SHOWN && off < len)
+		snprintf(buf + off, len - off, " (+%zu)", n - MAX_SIDE_SHOWN);
+}
+
+/* Comms are bytes a process chose: keep the table on its lines. */
+static void printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+/* One line of the table (the titles when @row is NULL), without trailing blanks. */
+static void print_row(FILE *f, char (*row)[128], const int *width, bool unmatched_col)
+{
+	char line[NR_COLS * 132];
+	size_t off = 0;
+
+	for (int c = 0; c < NR_COLS && off < sizeof(line); c++) {
+		if (c == COL_UNMATCHED && !unmatched_col)
+			continue;
+		off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%*s", c ? "  " : "",
+					cols[c].right ? width[c] : -width[c],
+					row ? row[c] : cols[c].title);
+	}
+	if (off >= sizeof(line))
+		off = sizeof(line) - 1;
+	while (off && line[off - 1] == ' ')
+		off--;
+	line[off] = 0;
+	fprintf(f, "%s\n", line);
+}
+
+void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
+{
+	char (*cell)[NR_COLS][128];
+	int width[NR_COLS];
+	bool any_unmatched = false;
+
+	if (!fo->nr_flows) {
+		fprintf(f, "(no flows: no traced process wrote into or read from a pipe or socket"
+			   " that ipcperf could follow)\n");
+		return;
+	}
+	cell = calloc(fo->nr_flows, sizeof(*cell));
+	if (!cell) {
+		fprintf(f, "(out of memory)\n");
+		return;
+	}
+	for (int c = 0; c < NR_COLS; c++)
+		width[c] = (int)strlen(cols[c].title);
+	for (size_t i = 0; i < fo->nr_flows; i++) {
+		const struct ipcperf_flow *fw = &fo->flows[i].f;
+		char (*row)[128] = cell[i];
+		char a[32], b[32];
+
+		side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers);
+		snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
+		side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers);
+		snprintf(row[COL_OBJ], sizeof(row[COL_OBJ]), "%s", fw->object);
+		snprintf(row[COL_KIND], sizeof(row[COL_KIND]), "%s%s", ipcperf_fd_kind_name(fw->kind),
+			 fw->datagram ? "/dgram" : "");
+		snprintf(row[COL_BYTES], sizeof(row[COL_BYTES]), "%" PRIu64, fw->bytes_read);
+		if (duration_ns)
+			snprintf(row[COL_RATE], sizeof(row[COL_RATE]), "%.2f",
+				 (double)fw->bytes_read / ((double)duration_ns / 1e9) / 1e6);
+		else
+			snprintf(row[COL_RATE], sizeof(row[COL_RATE]), "-");
+		if (fw->matches) {
+			snprintf(row[COL_P50], sizeof(row[COL_P50]), "%s",
+				 fmt_ns(a, sizeof(a), fw->wire_ns.p50));
+			snprintf(row[COL_P99], sizeof(row[COL_P99]), "%s",
+				 fmt_ns(b, sizeof(b), fw->wire_ns.p99));
+		} else {
+			snprintf(row[COL_P50], sizeof(row[COL_P50]), "-");
+			snprintf(row[COL_P99], sizeof(row[COL_P99]), "-");
+		}
+		if (fw->capacity >= 0)
+			snprintf(row[COL_QUEUE], sizeof(row[COL_QUEUE]), "%" PRIu64 " / %" PRId64 "%s",
+				 fw->max_queued, fw->capacity,
+				 fw->capacity_default ? " (default)" : "");
+		else
+			snprintf(row[COL_QUEUE], sizeof(row[COL_QUEUE]), "%" PRIu64 " / ?",
+				 fw->max_queued);
+		snprintf(row[COL_WBLK], sizeof(row[COL_WBLK]), "%s",
+			 fmt_ns(a, sizeof(a), fw->writer_blocked_ns));
+		snprintf(row[COL_RBLK], sizeof(row[COL_RBLK]), "%s",
+			 fmt_ns(b, sizeof(b), fw->reader_blocked_ns));
+		snprintf(row[COL_VERDICT], sizeof(row[COL_VERDICT]), "%s",
+			 ipcperf_verdict_name(fw->verdict));
+		snprintf(row[COL_UNMATCHED], sizeof(row[COL_UNMATCHED]), "%" PRIu64,
+			 fw->unmatched_bytes);
+		if (fw->unmatched_bytes)
+			any_unmatched = true;
+		for (int c = 0; c < NR_COLS; c++) {
+			int l;
+
+			printable(row[c]);
+			l = (int)strlen(row[c]);
+			if (l > width[c])
+				width[c] = l;
+		}
+	}
+	print_row(f, NULL, width, any_unmatched);
+	for (size_t i = 0; i < fo->nr_flows; i++)
+		print_row(f, cell[i], width, any_unmatched);
+	free(cell);
+	fprintf(f, "\nbytes: read out of the channel; wire: end of a write to end of the read that "
+		   "took its bytes; blocked: asleep in the calls\n"
+		   "verdict: backpressure if writers blocked W > 2R and W >= 1 ms; consumer-starved if "
+		   "readers blocked R > 2W and R >= 1 ms; else balanced\n");
+	if (any_unmatched)
+		fprintf(f, "unmatched: bytes read that no traced write put in (written before the "
+			   "capture, or by a process not traced)\n");
+}
+
+/* ------------------------------------------------------------------ DOT */
+
+/*
+ * A DOT string literal's content: " and \ escaped; anything outside printable
+ * ASCII becomes '?' (a comm is arbitrary bytes, and dot warns on bad UTF-8).
+ */
+static void dot_escape(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', f);
+		fputc(*p >= 0x20 && *p < 0x7f ? *p : '?', f);
+	}
+}
+
+static void dot_edge(FILE *f, const char *from, const char *to, const struct ipcperf_flow *fw)
+{
+	char b[32], w[32];
+
+	fprintf(f, "  %s -> %s [label=\"", from, to);
+	dot_escape(f, fw->object);
+	fprintf(f, "\\n%s", flowout_bytes(b, sizeof(b), fw->bytes_read));
+	if (fw->matches)
+		fprintf(f, "\\nwire p99 %s", fmt_ns(w, sizeof(w), fw->wire_ns.p99));
+	fprintf(f, "\\n%s\"", ipcperf_verdict_name(fw->verdict));
+	switch (fw->verdict) {
+	case IPCPERF_VERDICT_BACKPRESSURE:
+		fprintf(f, ", color=\"red\", fontcolor=\"red\", style=\"bold\", penwidth=3");
+		break;
+	case IPCPERF_VERDICT_CONSUMER_STARVED:
+		fprintf(f, ", color=\"blue\", fontcolor=\"blue\", style=\"dashed\", penwidth=1.5");
+		break;
+	default:
+		fprintf(f, ", color=\"grey50\", fontcolor=\"grey30\"");
+		break;
+	}
+	fprintf(f, "];\n");
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void flowout_dot(FILE *f, const struct flowout *fo)
+{
+	pid_t *pids;
+	size_t n = 0, cap = 0;
+
+	fprintf(f, "digraph ipcperf_flows {\n"
+		   "  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=12, labelloc=t,"
+		   " label=\"ipcperf flows\"];\n"
+		   "  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=11];\n"
+		   "  edge [fontname=\"Helvetica\", fontsize=9];\n");
+	/* Nodes: every process that wrote or read a flow, once. */
+	for (size_t i = 0; i < fo->nr_flows; i++)
+		cap += fo->flows[i].f.nr_writers + fo->flows[i].f.nr_readers;
+	pids = malloc((cap + 1) * sizeof(*pids));
+	for (size_t i = 0; pids && i < fo->nr_flows; i++) {
+		const struct ipcperf_flow *fw = &fo->flows[i].f;
+
+		memcpy(pids + n, fw->writers, fw->nr_writers * sizeof(*pids));
+		n += fw->nr_writers;
+		memcpy(pids + n, fw->readers, fw->nr_readers * sizeof(*pids));
+		n += fw->nr_readers;
+	}
+	if (pids)
+		qsort(pids, n, sizeof(*pids), cmp_pid);
+	for (size_t i = 0; pids && i < n; i++) {
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		fprintf(f, "  p%d [label=\"", (int)pids[i]);
+		dot_escape(f, flowout_comm(fo, pids[i]));
+		fprintf(f, "\\n%d\"];\n", (int)pids[i]);
+	}
+	free(pids);
+	for (size_t i = 0; i < fo->nr_flows; i++) {
+		const struct ipcperf_flow *fw = &fo->flows[i].f;
+		char from[32], to[32];
+
+		/* A side nobody traced (written before the capture, or by another process). */
+		if (!fw->nr_writers)
+			fprintf(f, "  w%zu [label=\"not traced\", style=\"rounded,dashed\", "
+				   "fontcolor=\"grey40\"];\n", i);
+		if (!fw->nr_readers)
+			fprintf(f, "  r%zu [label=\"not traced\", style=\"rounded,dashed\", "
+				   "fontcolor=\"grey40\"];\n", i);
+		for (size_t a = 0; a < (fw->nr_writers ? fw->nr_writers : 1); a++) {
+			if (fw->nr_writers)
+				snprintf(from, sizeof(from), "p%d", (int)fw->writers[a]);
+			else
+				snprintf(from, sizeof(from), "w%zu", i);
+			for (size_t b = 0; b < (fw->nr_readers ? fw->nr_readers : 1); b++) {
+				if (fw->nr_readers)
+					snprintf(to, sizeof(to), "p%d", (int)fw->readers[b]);
+				else
+					snprintf(to, sizeof(to), "r%zu", i);
+				dot_edge(f, from, to, fw);
+			}
+		}
+	}
+	fprintf(f, "  subgraph cluster_legend {\n"
+		   "    label=\"legend\"; fontsize=10; style=dashed; color=\"grey60\";\n"
+		   "    node [shape=point, width=0.05, color=\"grey40\"];\n"
+		   "    edge [fontsize=9];\n"
+		   "    legend_bp_a -> legend_bp_b [label=\"backpressure: writers wait on a full channel\","
+		   " color=\"red\", fontcolor=\"red\", style=\"bold\", penwidth=3];\n"
+		   "    legend_cs_a -> legend_cs_b [label=\"consumer-starved: readers wait on an empty"
+		   " channel\", color=\"blue\", fontcolor=\"blue\", style=\"dashed\", penwidth=1.5];\n"
+		   "    legend_ba_a -> legend_ba_b [label=\"balanced\", color=\"grey50\","
+		   " fontcolor=\"grey30\"];\n"
+		   "  }\n"
+		   "}\n");
+}
+
+/* ------------------------------------------------------------------ Chrome trace */
+
+/* What the stats say an fd is: learned once per (pid, fd) until it is closed or replaced. */
+struct fdc {
+	struct fdc *next;
+	pid_t pid;
+	int fd;
+	char *object;		/* NULL: asked, answer pending */
+};
+
+struct thr {
+	pid_t tid;		/* 0: free slot */
+	pid_t pid;
+	bool has_slices;
+	char comm[16];
+};
+
+/* Where the counter of a channel goes: the process that first wrote into it. */
+struct chan {
+	char *object;		/* NULL: free slot */
+	pid_t pid;
+};
+
+/* A slice whose object is not known yet: resolved in batches (see trace_flush). */
+struct pend {
+	uint64_t start, end;
+	pid_t pid, tid;
+	int fd;
+	const char *name;	/* static storage */
+	int64_t ret;
+	bool is_msgs;
+};
+
+#define PEND_MAX 1024
+
+struct flowout_trace {
+	FILE *f;
+	struct ipcperf_stats *st;
+	uint64_t base_ns;
+	uint64_t next_id;
+	bool any;			/* an event was written: the next needs a comma */
+
+	struct fdc **fdc;		/* chained hash by (pid, fd) */
+	size_t fdc_buckets, nr_fdc;
+	struct thr *thr;		/* open addressing by tid */
+	size_t thr_cap, nr_thr;
+	struct chan *chan;		/* open addressing by object */
+	size_t chan_cap, nr_chan;
+	struct pend pend[PEND_MAX];
+	size_t nr_pend;
+
+	/* The last counter sample, held back: one read that takes several writes
+	 * gives several matches at one time, and only the last queued value holds. */
+	bool cnt_pending;
+	char cnt_object[128];
+	pid_t cnt_pid;
+	uint64_t cnt_ts, cnt_queued;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct flowout_trace *flowout_trace_new(FILE *f)
+{
+	struct flowout_trace *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	t->f = f;
+	t->fdc_buckets = 256;
+	t->fdc = calloc(t->fdc_buckets, sizeof(*t->fdc));
+	if (!t->fdc) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+void flowout_trace_delete(struct flowout_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->fdc_buckets; i++) {
+		struct fdc *e = t->fdc[i], *n;
+
+		for (; e; e = n) {
+			n = e->next;
+			free(e->object);
+			free(e);
+		}
+	}
+	free(t->fdc);
+	free(t->thr);
+	for (size_t i = 0; i < t->chan_cap; i++)
+		free(t->chan[i].object);
+	free(t->chan);
+	free(t);
+}
+
+static size_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+static size_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return hash_u64(h);
+}
+
+/* --- fd objects */
+
+static struct fdc **fdc_slot(struct flowout_trace *t, pid_t pid, int fd)
+{
+	struct fdc **pp = &t->fdc[hash_u64((uint64_t)(uint32_t)pid << 32 | (uint32_t)fd) &
+				  (t->fdc_buckets - 1)];
+
+	while (*pp && ((*pp)->pid != pid || (*pp)->fd != fd))
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static void fdc_grow(struct flowout_trace *t)
+{
+	size_t n = t->fdc_buckets * 2;
+	struct fdc **v = calloc(n, sizeof(*v));
+
+	if (!v)
+		return;	/* longer chains; still correct */
+	for (size_t i = 0; i < t->fdc_buckets; i++) {
+		struct fdc *e = t->fdc[i], *nx;
+
+		for (; e; e = nx) {
+			size_t h = hash_u64((uint64_t)(uint32_t)e->pid << 32 | (uint32_t)e->fd) & (n - 1);
+
+			nx = e->next;
+			e->next = v[h];
+			v[h] = e;
+		}
+	}
+	free(t->fdc);
+	t->fdc = v;
+	t->fdc_buckets = n;
+}
+
+static struct fdc *fdc_get(struct flowout_trace *t, pid_t pid, int fd, bool create)
+{
+	struct fdc **pp = fdc_slot(t, pid, fd);
+
+	if (*pp || !create)
+		return *pp;
+	*pp = calloc(1, sizeof(**pp));
+	if (!*pp)
+		return NULL;
+	(*pp)->pid = pid;
+	(*pp)->fd = fd;
+	if (++t->nr_fdc > t->fdc_buckets) {
+		struct fdc *e = *pp;
+
+		fdc_grow(t);
+		return e;
+	}
+	return *pp;
+}
+
+static void fdc_del(struct flowout_trace *t, pid_t pid, int fd)
+{
+	struct fdc **pp = fdc_slot(t, pid, fd), *e = *pp;
+
+	if (!e)
+		return;
+	*pp = e->next;
+	free(e->object);
+	free(e);
+	t->nr_fdc--;
+}
+
+/* Every fd of @pid (exec closed some; pipe2/socketpair made two we cannot name). */
+static void fdc_del_pid(struct flowout_trace *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->fdc_buckets; i++) {
+		struct fdc **pp = &t->fdc[i];
+
+		while (*pp) {
+			struct fdc *e = *pp;
+
+			if (e->pid != pid) {
+				pp = &e->next;
+				continue;
+			}
+			*pp = e->next;
+			free(e->object);
+			free(e);
+			t->nr_fdc--;
+		}
+	}
+}
+
+/* --- threads */
+
+static struct thr *thr_get(struct flowout_trace *t, pid_t tid, bool create)
+{
+	size_t mask, i;
+
+	if (tid <= 0)
+		return NULL;
+	if (create && (t->nr_thr + 1) * 2 > t->thr_cap) {
+		size_t cap = t->thr_cap ? t->thr_cap * 2 : 64;
+		struct thr *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t k = 0; k < t->thr_cap; k++) {
+			if (!t->thr[k].tid)
+				continue;
+			for (i = hash_u64((uint64_t)t->thr[k].tid) & (cap - 1); v[i].tid; i = (i + 1) & (cap - 1))
+				;
+			v[i] = t->thr[k];
+		}
+		free(t->thr);
+		t->thr = v;
+		t->thr_cap = cap;
+	}
+	if (!t->thr_cap)
+		return NULL;
+	mask = t->thr_cap - 1;
+	for (i = hash_u64((uint64_t)tid) & mask; t->thr[i].tid; i = (i + 1) & mask)
+		if (t->thr[i].tid == tid)
+			return &t->thr[i];
+	if (!create)
+		return NULL;
+	t->thr[i].tid = tid;
+	t->nr_thr++;
+	return &t->thr[i];
+}
+
+/* --- channels */
+
+static struct chan *chan_get(struct flowout_trace *t, const char *object)
+{
+	size_t mask, i;
+
+	if ((t->nr_chan + 1) * 2 > t->chan_cap) {
+		size_t cap = t->chan_cap ? t->chan_cap * 2 : 32;
+		struct chan *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t k = 0; k < t->chan_cap; k++) {
+			if (!t->chan[k].object)
+				continue;
+			for (i = hash_str(t->chan[k].object) & (cap - 1); v[i].object; i = (i + 1) & (cap - 1))
+				;
+			v[i] = t->chan[k];
+		}
+		free(t->chan);
+		t->chan = v;
+		t->chan_cap = cap;
+	}
+	mask = t->chan_cap - 1;
+	for (i = hash_str(object) & mask; t->chan[i].object; i = (i + 1) & mask)
+		if (!strcmp(t->chan[i].object, object))
+			return &t->chan[i];
+	t->chan[i].object = strdup(object);
+	if (!t->chan[i].object)
+		return NULL;
+	t->nr_chan++;
+	return &t->chan[i];
+}
+
+/* --- writing */
+
+/* Microseconds since the base, with the nanoseconds as three decimals (exact). */
+static void put_ts(struct flowout_trace *t, const char *key, uint64_t ns, bool relative)
+{
+	if (relative)
+		ns = ns > t->base_ns ? ns - t->base_ns : 0;
+	fprintf(t->f, ",\"%s\":%" PRIu64 ".%03" PRIu64, key, ns / 1000, ns % 1000);
+}
+
+static void ev_begin(struct flowout_trace *t, char ph, pid_t pid, pid_t tid)
+{
+	fprintf(t->f, "%s{\"ph\":\"%c\",\"pid\":%d,\"tid\":%d", t->any ? ",\n" : "", ph, (int)pid,
+		(int)tid);
+	t->any = true;
+}
+
+static void write_slice(struct flowout_trace *t, const struct pend *p, const char *object)
+{
+	struct thr *th = thr_get(t, p->tid, true);
+
+	if (th) {
+		th->pid = p->pid;
+		th->has_slices = true;
+	}
+	ev_begin(t, 'X', p->pid, p->tid);
+	put_ts(t, "ts", p->start, true);
+	put_ts(t, "dur", p->end >= p->start ? p->end - p->start : 0, false);
+	fprintf(t->f, ",\"cat\":\"syscall\",\"name\":\"%s fd %d\",\"args\":{", p->name, p->fd);
+	if (p->ret < 0)
+		fprintf(t->f, "\"bytes\":0,\"error\":%" PRId64, p->ret);
+	else if (p->is_msgs)
+		fprintf(t->f, "\"msgs\":%" PRId64, p->ret);
+	else
+		fprintf(t->f, "\"bytes\":%" PRId64, p->ret);
+	fputs(",\"object\":", t->f);
+	json_write_string(t->f, object ? object : "unknown");
+	fputs("}}", t->f);
+}
+
+struct resolve_ctx {
+	struct flowout_trace *t;
+	const char **best;		/* per pending slice: the object of the tightest row */
+	uint64_t *span;
+};
+
+/*
+ * The rows of one (pid, fd) are its objects over time; the one a call used is
+ * the row whose first..last covers the call (the tightest, if an object came
+ * back to the same fd around another one).
+ */
+static int resolve_row(void *ctx, const struct ipcperf_fd_row *row)
+{
+	struct resolve_ctx *rc = ctx;
+	struct flowout_trace *t = rc->t;
+
+	for (size_t i = 0; i < t->nr_pend; i++) {
+		const struct pend *p = &t->pend[i];
+		uint64_t span;
+
+		if (p->pid != row->pid || p->fd != row->fd)
+			continue;
+		if (row->first_ns > p->start || row->last_ns < p->end)
+			continue;
+		span = row->last_ns - row->first_ns;
+		if (!rc->best[i] || span < rc->span[i]) {
+			/* Rows live only during the call: keep a copy. */
+			char *c = strdup(row->object ? row->object : "unknown");
+
+			if (!c)
+				continue;
+			free((char *)rc->best[i]);
+			rc->best[i] = c;
+			rc->span[i] = span;
+		}
+	}
+	return 0;
+}
+
+/* Name the pending slices with one walk over the fd rows, write them, remember the answers. */
+static void trace_flush(struct flowout_trace *t)
+{
+	struct resolve_ctx rc = { .t = t };
+
+	if (!t->nr_pend)
+		return;
+	rc.best = calloc(t->nr_pend, sizeof(*rc.best));
+	rc.span = calloc(t->nr_pend, sizeof(*rc.span));
+	if (rc.best && rc.span)
+		ipcperf_stats__for_each_fd(t->st, resolve_row, &rc);
+	for (size_t i = 0; i < t->nr_pend; i++) {
+		const struct pend *p = &t->pend[i];
+		const char *obj = rc.best ? rc.best[i] : NULL;
+		struct fdc *e = fdc_get(t, p->pid, p->fd, false);
+
+		write_slice(t, p, obj);
+		/* Still the same fd (not closed or replaced since): remember. */
+		if (e && !e->object && obj)
+			e->object = strdup(obj);
+	}
+	if (rc.best)
+		for (size_t i = 0; i < t->nr_pend; i++)
+			free((char *)rc.best[i]);
+	free(rc.best);
+	free(rc.span);
+	t->nr_pend = 0;
+}
+
+static void trace_slice(struct flowout_trace *t, const struct ipcperf_syscall *ev)
+{
+	struct pend p = {
+		.start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
+		.fd = ev->fd, .name = ev->name, .ret = ev->ret, .is_msgs = ev->ret_is_msgs,
+	};
+	struct fdc *e = fdc_get(t, ev->pid, ev->fd, true);
+
+	if (e && e->object) {
+		write_slice(t, &p, e->object);
+		return;
+	}
+	/*
+	 * Asking the stats walks all their fd rows: done for many slices at once,
+	 * so that a capture with many fds does not walk them once per fd.
+	 */
+	t->pend[t->nr_pend++] = p;
+	if (t->nr_pend == PEND_MAX)
+		trace_flush(t);
+}
+
+static void flush_counter(struct flowout_trace *t)
+{
+	if (!t->cnt_pending)
+		return;
+	ev_begin(t, 'C', t->cnt_pid, t->cnt_pid);
+	put_ts(t, "ts", t->cnt_ts, true);
+	fputs(",\"cat\":\"flow\",\"name\":", t->f);
+	{
+		char name[160];
+
+		snprintf(name, sizeof(name), "queued %s", t->cnt_object);
+		json_write_string(t->f, name);
+	}
+	fprintf(t->f, ",\"args\":{\"bytes\":%" PRIu64 "}}", t->cnt_queued);
+	t->cnt_pending = false;
+}
+
+static void trace_match(void *ctx, const struct ipcperf_flow_match *m)
+{
+	struct flowout_trace *t = ctx;
+	uint64_t id = ++t->next_id, s_ts = m->write_end_ns;
+	struct chan *ch;
+
+	/*
+	 * The arrow leaves the write at its end and enters the read at its end.
+	 * A viewer binds a flow end only to a start it has already seen in time
+	 * order, and may round timestamps to the nanosecond below. So when the
+	 * read ended first or nearly with the write (a large write into a full
+	 * pipe returns after the reader took its first bytes), the start goes
+	 * half-way between the write's start and the read's end: still inside
+	 * the write, and well before the end.
+	 */
+	if (m->write_end_ns + 2 > m->read_end_ns) {
+		uint64_t hi = m->write_end_ns < m->read_end_ns ? m->write_end_ns : m->read_end_ns;
+
+		s_ts = m->write_start_ns + (hi > m->write_start_ns ? (hi - m->write_start_ns) / 2 : 0);
+	}
+	ev_begin(t, 's', m->wpid, m->wtid);
+	fprintf(t->f, ",\"id\":%" PRIu64, id);
+	put_ts(t, "ts", s_ts, true);
+	fputs(",\"cat\":\"flow\",\"name\":", t->f);
+	json_write_string(t->f, m->object);
+	fprintf(t->f, ",\"args\":{\"bytes\":%" PRIu64 "}}", m->bytes);
+	ev_begin(t, 'f', m->rpid, m->rtid);
+	fprintf(t->f, ",\"bp\":\"e\",\"id\":%" PRIu64, id);
+	put_ts(t, "ts", m->read_end_ns, true);
+	fputs(",\"cat\":\"flow\",\"name\":", t->f);
+	json_write_string(t->f, m->object);
+	fputs("}", t->f);
+
+	if (t->cnt_pending && (t->cnt_ts != m->read_end_ns || strcmp(t->cnt_object, m->object)))
+		flush_counter(t);
+	ch = chan_get(t, m->object);
+	if (ch && !ch->pid)
+		ch->pid = m->wpid;
+	t->cnt_pending = true;
+	snprintf(t->cnt_object, sizeof(t->cnt_object), "%s", m->object);
+	t->cnt_pid = ch ? ch->pid : m->wpid;
+	t->cnt_ts = m->read_end_ns;
+	t->cnt_queued = m->queued;
+}
+
+static void trace_syscall(void *ctx, const struct ipcperf_syscall *ev)
+{
+	struct flowout_trace *t = ctx;
+
+	switch (ev->cls) {
+	case IPCPERF_SC_READ:
+	case IPCPERF_SC_WRITE:
+		if (ev->fd >= 0)
+			trace_slice(t, ev);
+		break;
+	case IPCPERF_SC_FD_CLOSE:
+		if (ev->fd >= 0)
+			fdc_del(t, ev->pid, ev->fd);
+		break;
+	case IPCPERF_SC_FD_NEW:
+	case IPCPERF_SC_FD_DUP2:
+		if (ev->ret >= 0 && ev->ret <= INT32_MAX)
+			fdc_del(t, ev->pid, (int)ev->ret);
+		break;
+	case IPCPERF_SC_FD_PAIR:
+		if (ev->ret == 0)
+			fdc_del_pid(t, ev->pid);
+		break;
+	default:
+		break;
+	}
+}
+
+static void trace_task(void *ctx, const struct ipcperf_task *ev)
+{
+	struct flowout_trace *t = ctx;
+	struct thr *th;
+
+	switch (ev->kind) {
+	case IPCPERF_TASK_EXEC:
+		fdc_del_pid(t, ev->pid);	/* close-on-exec fds are gone */
+		th = thr_get(t, ev->tid, true);
+		break;
+	case IPCPERF_TASK_FORK:
+		th = thr_get(t, ev->child_tid, true);
+		break;
+	default:
+		return;
+	}
+	if (th && ev->comm)
+		snprintf(th->comm, sizeof(th->comm), "%s", ev->comm);
+}
+
+static void trace_switch(void *ctx, const struct ipcperf_switch *ev)
+{
+	struct thr *th = thr_get(ctx, ev->tid, false);
+
+	if (th)
+		memcpy(th->comm, ev->prev_comm, sizeof(th->comm));
+}
+
+int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
+			 struct ipcperf_flows *fl, struct ipcperf_stats *st)
+{
+	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = t, .syscall = trace_syscall,
+		     .sched_switch = trace_switch, .task = trace_task);
+	int err;
+
+	t->st = st;
+	/* Timestamps count from here: before anything the session can record. */
+	t->base_ns = mono_ns();
+	if ((err = ipcperf_flows__on_match(fl, trace_match, t)) < 0 ||
+	    (err = ipcperf_session__add_handlers(s, &h)) < 0)
+		return err;
+	fprintf(t->f, "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tool\":\"ipcperf\","
+		      "\"version\":");
+	json_write_string(t->f, ipcperf_version());
+	fprintf(t->f, ",\"clock\":\"CLOCK_MONOTONIC\",\"base_ns\":%" PRIu64 "},\n"
+		      "\"traceEvents\":[\n", t->base_ns);
+	return 0;
+}
+
+struct meta_ctx {
+	struct flowout_trace *t;
+	struct flowout_proc *procs;
+	size_t nr;
+};
+
+static int meta_proc(void *ctx, const struct ipcperf_proc_row *row)
+{
+	struct meta_ctx *mc = ctx;
+	struct flowout_proc *v = realloc(mc->procs, (mc->nr + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	mc->procs = v;
+	v[mc->nr].pid = row->pid;
+	v[mc->nr].comm = strdup(row->comm ? row->comm : "");
+	if (!v[mc->nr].comm)
+		return -ENOMEM;
+	mc->nr++;
+	return 0;
+}
+
+static int cmp_thr(const void *a, const void *b)
+{
+	const struct thr *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static void meta_event(struct flowout_trace *t, const char *what, pid_t pid, pid_t tid,
+		       const char *name)
+{
+	ev_begin(t, 'M', pid, tid);
+	fprintf(t->f, ",\"ts\":0,\"name\":\"%s\",\"args\":{\"name\":", what);
+	json_write_string(t->f, name);
+	fputs("}}", t->f);
+}
+
+int flowout_trace_finish(struct flowout_trace *t)
+{
+	struct meta_ctx mc = { .t = t };
+	struct thr *v = NULL;
+	size_t n = 0;
+
+	trace_flush(t);
+	flush_counter(t);
+	/* Names: processes from the stats (their last comm), threads from what they were called. */
+	if (t->st)
+		ipcperf_stats__for_each_proc(t->st, meta_proc, &mc);
+	if (t->nr_thr)
+		v = malloc(t->nr_thr * sizeof(*v));
+	for (size_t i = 0; v && i < t->thr_cap; i++)
+		if (t->thr[i].tid && t->thr[i].has_slices)
+			v[n++] = t->thr[i];
+	if (v)
+		qsort(v, n, sizeof(*v), cmp_thr);
+	for (size_t i = 0; i < n; i++) {
+		const char *pcomm = NULL;
+		char buf[32];
+
+		for (size_t k = 0; k < mc.nr && !pcomm; k++)
+			if (mc.procs[k].pid == v[i].pid)
+				pcomm = mc.procs[k].comm;
+		if (i == 0 || v[i - 1].pid != v[i].pid) {
+			const struct thr *main_thr = thr_get(t, v[i].pid, false);
+
+			if (!pcomm && main_thr && main_thr->comm[0])
+				pcomm = main_thr->comm;
+			snprintf(buf, sizeof(buf), "%s", pcomm ? pcomm : "?");
+			meta_event(t, "process_name", v[i].pid, v[i].pid, buf);
+		}
+		snprintf(buf, sizeof(buf), "%s", v[i].comm[0] ? v[i].comm : pcomm ? pcomm : "?");
+		meta_event(t, "thread_name", v[i].pid, v[i].tid, buf);
+	}
+	free(v);
+	for (size_t k = 0; k < mc.nr; k++)
+		free(mc.procs[k].comm);
+	free(mc.procs);
+	fputs("\n]}\n", t->f);
+	if (fflush(t->f) != 0 || ferror(t->f))
+		return -EIO;
+	return 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * Renderers of IPC flows, shared by `ipcperf flows` and `ipcperf stat`: the
+ * JSON "flows" array of DESIGN.md, the text table, the Graphviz flow graph,
+ * and the Chrome Trace Event timeline (streamed while the capture runs).
+ */
+#ifndef IPCPERF_CLI_FLOWOUT_H
+#define IPCPERF_CLI_FLOWOUT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <ipcperf/ipcperf.h>
+#include "output.h"
+
+/*
+ * Write the key "flows" and its array (schema 1, DESIGN.md) into the JSON
+ * object @j has open. Streams straight from @fl.
+ * @return 0, or -errno when the flows could not be read (the array is then
+ *   closed with what was written).
+ */
+int flowout_json(struct json *j, struct ipcperf_flows *fl);
+
+/* One flow, copied out of ipcperf_flows__for_each() (whose data lives only for the call). */
+struct flowout_flow {
+	struct ipcperf_flow f;	/* object, writers and readers point into this struct's copies */
+	char *object;
+	pid_t *writers, *readers;
+};
+
+struct flowout_proc {
+	pid_t pid;
+	char *comm;
+};
+
+/* A snapshot of the flows and of the names of the processes, for the table and the graph. */
+struct flowout {
+	struct flowout_flow *flows;	/* ordered by first activity */
+	size_t nr_flows;
+	struct flowout_proc *procs;	/* ordered by pid */
+	size_t nr_procs;
+};
+
+/* Fill @fo from @fl and @st (comms); free with flowout_free(). @return 0 or -errno. */
+int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st);
+void flowout_free(struct flowout *fo);
+/* The comm of @pid in @fo, or "?" when it was never seen. */
+const char *flowout_comm(const struct flowout *fo, pid_t pid);
+
+/*
+ * The text table: one row per flow (writers -> readers, object, kind, bytes,
+ * MB/s over @duration_ns, wire p50/p99, max queued / capacity, blocked
+ * times, verdict), then a line with the verdict rule. Prints "(no flows ...)"
+ * when there is none.
+ */
+void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns);
+
+/*
+ * The Graphviz digraph: processes as nodes, one edge per (writer, reader) of
+ * each flow labelled with the object, bytes, wire p99 and verdict;
+ * backpressure edges red and bold, consumer-starved edges blue and dashed,
+ * balanced grey; a legend. A side nobody traced is drawn as a "not traced" node.
+ */
+void flowout_dot(FILE *f, const struct flowout *fo);
+
+/*
+ * Chrome Trace Event Format timeline (Perfetto UI, chrome://tracing), written
+ * to its file as events arrive: a track per thread with its read/write
+ * syscall slices, a flow arrow from each write to each read that took bytes
+ * of it, and a counter of queued bytes per channel. Memory: a little per
+ * thread, per open fd and per channel, never per event.
+ */
+struct flowout_trace;
+
+/* @f is written, not closed. NULL with errno. */
+struct flowout_trace *flowout_trace_new(FILE *f);
+/*
+ * Register on @s and @fl (call after ipcperf_stats__attach() and
+ * ipcperf_flows__attach(): the slices need what the stats know of each fd).
+ * @return 0 or -errno.
+ */
+int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
+			 struct ipcperf_flows *fl, struct ipcperf_stats *st);
+/*
+ * Write the process and thread names and close the document.
+ * @return 0, or -EIO when the file could not be written.
+ */
+int flowout_trace_finish(struct flowout_trace *t);
+/* Accepts NULL. Does not close the file. */
+void flowout_trace_delete(struct flowout_trace *t);
+
+/* "1.23 MB", "512 B": decimal units, at most 9 characters. */
+const char *flowout_bytes(char *buf, size_t len, uint64_t bytes);
+
+#endif

@@ -1,0 +1,236 @@
+/* Output helpers of the CLI: JSON writer, CSV fields, number formats, status line. */
+#include "config.h"
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+#include "output.h"
+
+/* ------------------------------------------------------------------ JSON */
+
+void json_init(struct json *j, FILE *f, bool pretty)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->pretty = pretty;
+}
+
+/* Length of the valid UTF-8 sequence at @p, or 0 if the byte there does not start one. */
+static size_t utf8_seq_len(const unsigned char *p)
+{
+	uint32_t cp;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		n = 2;
+		cp = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3;
+		cp = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;	/* continuation byte, overlong lead (c0, c1), or > U+10FFFF */
+	}
+	/* A NUL terminator is not a continuation byte, so this never reads past it. */
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
+		return 0;	/* overlong, or a UTF-16 surrogate */
+	if (n == 4 && (cp < 0x10000 || cp > 0x10ffff))
+		return 0;
+	return n;
+}
+
+void json_write_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	fputc('"', f);
+	while (*p) {
+		size_t n;
+
+		switch (*p) {
+		case '"':  fputs("\\\"", f); p++; continue;
+		case '\\': fputs("\\\\", f); p++; continue;
+		case '\b': fputs("\\b", f); p++; continue;
+		case '\f': fputs("\\f", f); p++; continue;
+		case '\n': fputs("\\n", f); p++; continue;
+		case '\r': fputs("\\r", f); p++; continue;
+		case '\t': fputs("\\t", f); p++; continue;
+		default:
+			break;
+		}
+		if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p++);
+			continue;
+		}
+		n = utf8_seq_len(p);
+		if (!n) {
+			/* Not UTF-8 (a path or comm is just bytes): keep the byte as U+00XX. */
+			fprintf(f, "\\u%04x", *p++);
+			continue;
+		}
+		fwrite(p, 1, n, f);
+		p += n;
+	}
+	fputc('"', f);
+}
+
+static void json_indent(struct json *j)
+{
+	fputc('\n', j->f);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+/* Separator, indentation and key before a value. */
+static void json_value_start(struct json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (j->has_items[j->depth])
+			fputc(',', j->f);
+		j->has_items[j->depth] = true;
+		if (j->pretty)
+			json_indent(j);
+	}
+	if (key) {
+		json_write_string(j->f, key);
+		fputs(j->pretty ? ": " : ":", j->f);
+	}
+}
+
+static void json_open(struct json *j, const char *key, char c)
+{
+	json_value_start(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->has_items[j->depth] = false;
+}
+
+static void json_close(struct json *j, char c)
+{
+	bool had = j->has_items[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (j->pretty && had)
+		json_indent(j);
+	fputc(c, j->f);
+}
+
+void json_object_begin(struct json *j, const char *key) { json_open(j, key, '{'); }
+void json_object_end(struct json *j) { json_close(j, '}'); }
+void json_array_begin(struct json *j, const char *key) { json_open(j, key, '['); }
+void json_array_end(struct json *j) { json_close(j, ']'); }
+
+void json_u64(struct json *j, const char *key, uint64_t v)
+{
+	json_value_start(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void json_i64(struct json *j, const char *key, int64_t v)
+{
+	json_value_start(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void json_str(struct json *j, const char *key, const char *s)
+{
+	json_value_start(j, key);
+	json_write_string(j->f, s);
+}
+
+void json_bool(struct json *j, const char *key, bool v)
+{
+	json_value_start(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j, const char *key)
+{
+	json_value_start(j, key);
+	fputs("null", j->f);
+}
+
+void json_end_document(struct json *j)
+{
+	fputc('\n', j->f);
+	j->depth = 0;
+	j->has_items[0] = false;
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+void csv_field(FILE *f, const char *s, const char *sep)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, "\"\r\n") && !(*sep && strstr(s, sep))) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+const char *fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 999950)	/* so that rounding never prints "1000.0us" */
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 999995000)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ status line */
+
+static bool status_on;
+static bool status_shown;
+
+void cli_status_enable(bool on)
+{
+	status_on = on;
+}
+
+void cli_status_show(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!status_on)
+		return;
+	/* \r then erase to the end of the line: the line is rewritten in place. */
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+	status_shown = true;
+}
+
+void cli_status_clear(void)
+{
+	if (!status_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	status_shown = false;
+}

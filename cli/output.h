@@ -1,0 +1,57 @@
+/* Output helpers of the CLI: a small JSON writer, CSV fields, number formats, the status line. */
+#ifndef IPCPERF_CLI_OUTPUT_H
+#define IPCPERF_CLI_OUTPUT_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * JSON writer: values are written as they come, with commas and (when
+ * pretty) indentation handled here. Keys are given with each value inside
+ * an object and must be NULL inside an array or at the top.
+ */
+#define JSON_MAX_DEPTH 16
+
+struct json {
+	FILE *f;
+	bool pretty;			/* newlines and indentation; else one line */
+	int depth;
+	bool has_items[JSON_MAX_DEPTH];	/* the open container already holds a value */
+};
+
+void json_init(struct json *j, FILE *f, bool pretty);
+void json_object_begin(struct json *j, const char *key);
+void json_object_end(struct json *j);
+void json_array_begin(struct json *j, const char *key);
+void json_array_end(struct json *j);
+void json_u64(struct json *j, const char *key, uint64_t v);
+void json_i64(struct json *j, const char *key, int64_t v);
+void json_str(struct json *j, const char *key, const char *s);
+void json_bool(struct json *j, const char *key, bool v);
+void json_null(struct json *j, const char *key);
+/* Finish a top-level value: a newline (one JSON text per line with !pretty). */
+void json_end_document(struct json *j);
+
+/*
+ * Write @s as a JSON string literal: quotes, backslash and control bytes are
+ * escaped, valid UTF-8 passes through, and every byte that is not part of a
+ * valid UTF-8 sequence becomes \u00XX (so the output is always valid JSON).
+ */
+void json_write_string(FILE *f, const char *s);
+
+/* One CSV field: quoted (with "" for ") when it holds @sep, a quote or a line break. */
+void csv_field(FILE *f, const char *s, const char *sep);
+
+/* "850ns", "12.3us", "4.56ms", "1.23s": at most 7 characters. */
+const char *fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/*
+ * Live status line on stderr (only when enabled: stderr is a terminal and
+ * not quiet). Anything else written to stderr or to a terminal stdout must
+ * call cli_status_clear() first.
+ */
+void cli_status_enable(bool on);
+__attribute__((format(printf, 1, 2))) void cli_status_show(const char *fmt, ...);
+void cli_status_clear(void);
+
+#endif

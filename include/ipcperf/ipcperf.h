@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * @file ipcperf.h
+ * @brief libipcperf: watch processes' syscalls, scheduling and IPC from the kernel side.
+ *
+ * A session opens `syscalls:sys_enter_*`/`sys_exit_*` and `sched:*` tracepoints
+ * through perf_event_open (libperf), reads the per-CPU ring buffers, merges
+ * them by timestamp, decodes the records (libtraceevent) and hands typed
+ * events to handlers the caller registered. The caller owns the loop: it
+ * polls ipcperf_session__fd() or calls ipcperf_session__poll().
+ *
+ * Conventions:
+ *  - int functions return >= 0 on success and a negative errno on failure;
+ *    constructors return NULL and set errno.
+ *  - Options come in structs whose first member is `size_t sz`; declare them
+ *    with IPCPERF_OPTS(type, name, ...) so that sz is set. NULL means defaults.
+ *  - Data handed to a handler lives only for the duration of the call.
+ *  - When a function that takes a handler fails, the handler is never called.
+ *  - The library never prints on its own: diagnostics go through the print
+ *    function set with ipcperf_set_print() (default: none).
+ */
+#ifndef IPCPERF_IPCPERF_H
+#define IPCPERF_IPCPERF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef IPCPERF_API
+#define IPCPERF_API __attribute__((visibility("default")))
+#endif
+
+/**
+ * Declare an options struct @p NAME of type `struct TYPE` with sz set and the
+ * given designated initializers; every other member is zero.
+ */
+#define IPCPERF_OPTS(TYPE, NAME, ...) \
+	struct TYPE NAME = { .sz = sizeof(struct TYPE), __VA_ARGS__ }
+
+/* ------------------------------------------------------------------ */
+/* Library-wide                                                        */
+/* ------------------------------------------------------------------ */
+
+/** Version of the library as "X.Y.Z"; static storage. */
+IPCPERF_API const char *ipcperf_version(void);
+
+enum ipcperf_print_level {
+	IPCPERF_WARN,	/**< something was skipped or degraded; the run goes on */
+	IPCPERF_INFO,	/**< explanation of an error being returned, or progress */
+	IPCPERF_DEBUG,
+};
+
+/** Print function: receives a printf-style message ending in a newline. */
+typedef int (*ipcperf_print_fn_t)(enum ipcperf_print_level level, const char *fmt, va_list ap);
+
+/**
+ * Set the function that receives the library's diagnostics.
+ * @return the previous function. NULL silences the library (the default).
+ */
+IPCPERF_API ipcperf_print_fn_t ipcperf_set_print(ipcperf_print_fn_t fn);
+
+/* ------------------------------------------------------------------ */
+/* Events handed to handlers                                           */
+/* ------------------------------------------------------------------ */
+
+/** What a traced syscall does to data or to the fd table. */
+enum ipcperf_sc_class {
+	IPCPERF_SC_OTHER = 0,
+	IPCPERF_SC_READ,	/**< moves data out of an fd: read, readv, pread64, preadv, recvfrom, recvmsg, recvmmsg */
+	IPCPERF_SC_WRITE,	/**< moves data into an fd: write, writev, pwrite64, pwritev, sendto, sendmsg, sendmmsg */
+	IPCPERF_SC_FD_NEW,	/**< returns a new fd: openat, socket, accept, accept4, dup, fcntl(F_DUPFD*) */
+	IPCPERF_SC_FD_PAIR,	/**< creates two fds in user memory: pipe2, socketpair */
+	IPCPERF_SC_FD_DUP2,	/**< makes args[1] a copy of args[0]: dup2, dup3 */
+	IPCPERF_SC_FD_CLOSE,	/**< close */
+	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands) */
+};
+
+/**
+ * One completed system call: its sys_enter and sys_exit records, paired per
+ * thread after all rings were merged by timestamp. It is delivered at its
+ * sys_exit: among other events, its place in time order is end_ns.
+ */
+struct ipcperf_syscall {
+	uint64_t start_ns;	/**< CLOCK_MONOTONIC time of sys_enter */
+	uint64_t end_ns;	/**< CLOCK_MONOTONIC time of sys_exit */
+	pid_t pid;		/**< process (tgid) */
+	pid_t tid;		/**< thread */
+	int cpu;		/**< CPU of sys_exit */
+	int nr;			/**< syscall number of this architecture */
+	const char *name;	/**< "write", ...; "syscall_N" for a number without a name; static storage */
+	enum ipcperf_sc_class cls;
+	int fd;			/**< the fd argument, or -1 if the call takes none */
+	uint64_t count;		/**< requested bytes (read/write family), iovcnt (v-calls), vlen (mmsg); 0 otherwise */
+	int64_t ret;		/**< return value: bytes, new fd, 0, or -errno */
+	uint64_t args[6];	/**< raw arguments as recorded at sys_enter */
+	unsigned int nr_args;	/**< how many of args[] the tracepoint carries */
+	bool ret_is_msgs;	/**< sendmmsg/recvmmsg: ret counts messages, not bytes */
+	unsigned int switches;	/**< times the thread was switched out inside the call */
+	uint64_t off_cpu_ns;	/**< time switched out inside the call (switch-out to switch-in) */
+	uint64_t blocked_ns;	/**< the part of off_cpu_ns where it slept (not preempted) */
+};
+
+/** The thread @p prev_tid was switched out on @p cpu (sched:sched_switch). */
+struct ipcperf_switch {
+	uint64_t time_ns;
+	pid_t pid;		/**< tgid of the thread switched out */
+	pid_t tid;		/**< the thread switched out (prev_pid) */
+	int cpu;
+	bool preempted;		/**< true: involuntary (still runnable); false: it blocked (voluntary) */
+	long prev_state;	/**< raw prev_state */
+	pid_t next_tid;		/**< thread switched in */
+	char prev_comm[16];
+	char next_comm[16];
+};
+
+/** @p tid was woken (sched:sched_wakeup) by @p waker_tid. */
+struct ipcperf_wakeup {
+	uint64_t time_ns;
+	pid_t waker_pid;	/**< tgid of the thread running when the wakeup happened (may be 0: irq) */
+	pid_t waker_tid;
+	pid_t tid;		/**< woken thread */
+	int target_cpu;
+	char comm[16];		/**< of the woken thread */
+};
+
+enum ipcperf_task_kind {
+	IPCPERF_TASK_FORK,	/**< child_tid was created by tid (a thread or a process) */
+	IPCPERF_TASK_EXEC,	/**< tid executed filename */
+	IPCPERF_TASK_EXIT,	/**< tid exited */
+};
+
+/** Process lifecycle (sched:sched_process_fork/exec/exit). */
+struct ipcperf_task {
+	enum ipcperf_task_kind kind;
+	uint64_t time_ns;
+	pid_t pid;		/**< tgid of the thread the event happened in */
+	pid_t tid;
+	pid_t child_tid;	/**< FORK only */
+	const char *comm;	/**< comm (FORK: of the child) */
+	const char *filename;	/**< EXEC only */
+};
+
+/** Records the kernel dropped because a ring was full (PERF_RECORD_LOST). */
+struct ipcperf_lost {
+	int cpu;		/**< CPU whose ring overflowed */
+	uint64_t lost;		/**< records lost in this report */
+	uint64_t total;		/**< records lost so far in the session, all rings */
+};
+
+/**
+ * Handlers for decoded events. Any member may be NULL. All events are
+ * delivered in timestamp order; ctx is passed back unchanged.
+ */
+struct ipcperf_handlers {
+	size_t sz;
+	void *ctx;
+	void (*syscall)(void *ctx, const struct ipcperf_syscall *ev);
+	void (*sched_switch)(void *ctx, const struct ipcperf_switch *ev);
+	void (*wakeup)(void *ctx, const struct ipcperf_wakeup *ev);
+	void (*task)(void *ctx, const struct ipcperf_task *ev);
+	void (*lost)(void *ctx, const struct ipcperf_lost *ev);
+};
+
+/* ------------------------------------------------------------------ */
+/* Session                                                             */
+/* ------------------------------------------------------------------ */
+
+struct ipcperf_session;
+
+/** Event groups a session opens. */
+enum ipcperf_event_set {
+	IPCPERF_EV_IO = 1u << 0,	/**< read/write family and socket send/recv syscalls */
+	IPCPERF_EV_FDS = 1u << 1,	/**< fd lifecycle: close, dup*, fcntl, pipe2, socketpair, socket, accept*, connect, openat */
+	IPCPERF_EV_SCHED = 1u << 2,	/**< sched_switch, sched_wakeup */
+	IPCPERF_EV_TASK = 1u << 3,	/**< sched_process_fork/exec/exit */
+	IPCPERF_EV_DEFAULT = 0xf,
+	/**
+	 * Every system call, through raw_syscalls:sys_enter/sys_exit, instead of
+	 * the per-syscall tracepoints of IPCPERF_EV_IO and IPCPERF_EV_FDS (the
+	 * calls of those sets are still classified, so fd accounting works).
+	 * Costs a little on every syscall of the targets, traced or not.
+	 */
+	IPCPERF_EV_ALL_SYSCALLS = 1u << 4,
+	IPCPERF_EV__ALL = 0x1f,
+};
+
+struct ipcperf_session_opts {
+	size_t sz;
+	/** Processes to trace: every thread of each, and their future children. */
+	const pid_t *pids;
+	size_t nr_pids;
+	/** Single threads to trace (and their future children). */
+	const pid_t *tids;
+	size_t nr_tids;
+	/** Trace the whole system. Excludes pids/tids/argv. */
+	bool system_wide;
+	/**
+	 * Command to start corked: forked at ipcperf_session__new(), held before
+	 * exec until ipcperf_session__start(). NULL-terminated; excludes pids/tids.
+	 */
+	char *const *argv;
+	/** Pages of each per-CPU ring: a power of two; 0 = 256. */
+	unsigned int ring_pages;
+	/** Which events to open (enum ipcperf_event_set); 0 = IPCPERF_EV_DEFAULT. */
+	unsigned int events;
+	/**
+	 * Trace the library's own process too (only matters with system_wide).
+	 * By default the calling process's events are dropped.
+	 */
+	bool include_self;
+	/**
+	 * Also count task-clock, page-faults, context-switches, cpu-migrations
+	 * (software) and cycles, instructions, cache-references, cache-misses
+	 * (hardware) on the same targets; read with ipcperf_session__read_counters().
+	 */
+	bool counters;
+};
+
+/**
+ * Create a session: resolves targets, loads tracepoint formats (mounting
+ * tracefs when needed and allowed), and with opts->argv forks the command,
+ * which waits until ipcperf_session__start(). Opens no events yet.
+ * @return the session, to be freed with ipcperf_session__delete(); NULL with
+ *   errno: EINVAL (bad opts: no target, several kinds of target, ring_pages
+ *   not a power of two), ESRCH (a pid does not exist), ENOENT (tracefs or a
+ *   needed format not found), EACCES/EPERM. The reason also goes to the print
+ *   function.
+ */
+IPCPERF_API struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *opts);
+
+/**
+ * Stop (if running), kill and reap a command that never started, close
+ * everything. A command that did start is not killed; it is reaped if it
+ * already exited. Accepts NULL.
+ */
+IPCPERF_API void ipcperf_session__delete(struct ipcperf_session *s);
+
+/**
+ * Register handlers (copied; may be called several times: every set gets
+ * every event, in registration order).
+ * @return 0; -EINVAL on a bad sz; -EBUSY once the session has started.
+ */
+IPCPERF_API int ipcperf_session__add_handlers(struct ipcperf_session *s,
+					      const struct ipcperf_handlers *h);
+
+/**
+ * Open all events on all targets, map the rings, enable, and release the
+ * corked command (its events start at its exec). Events this kernel lacks
+ * are skipped with a warning.
+ * @return 0; -errno when tracing cannot start (explained through the print
+ *   function): -EACCES (perf_event_paranoid / CAP_PERFMON), -EPERM (mlock
+ *   limit for the ring size), -ESRCH (target gone), -ENOENT (exec failed),
+ *   -EBUSY (already started).
+ */
+IPCPERF_API int ipcperf_session__start(struct ipcperf_session *s);
+
+/**
+ * A file descriptor that becomes readable when a ring holds data or a target
+ * hangs up; poll it in your own loop, then call ipcperf_session__consume().
+ * Owned by the session. -EINVAL before start.
+ */
+IPCPERF_API int ipcperf_session__fd(const struct ipcperf_session *s);
+
+/**
+ * Wait up to @p timeout_ms (-1: forever) for data, then consume it.
+ * @return number of events delivered (>= 0); -EINTR when interrupted by a
+ *   signal; other -errno on failure.
+ */
+IPCPERF_API int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms);
+
+/**
+ * Read every ring without waiting and deliver the events that are old enough
+ * to be in order (newer ones wait for the next call or for stop).
+ * @return number of events delivered, or -errno.
+ */
+IPCPERF_API int ipcperf_session__consume(struct ipcperf_session *s);
+
+/**
+ * True once every traced task has exited (all rings hung up). Never true in
+ * system-wide mode.
+ */
+IPCPERF_API bool ipcperf_session__done(const struct ipcperf_session *s);
+
+/**
+ * Disable all events, drain every ring, deliver everything still pending in
+ * timestamp order, and count syscalls left without their exit as unpaired.
+ * Idempotent. @return number of events delivered, or -errno.
+ */
+IPCPERF_API int ipcperf_session__stop(struct ipcperf_session *s);
+
+/** Pid of the command started by the session, or -1. */
+IPCPERF_API pid_t ipcperf_session__child_pid(const struct ipcperf_session *s);
+
+/**
+ * Wait for the command started by the session to exit (blocking) and give its
+ * wait status (as waitpid's). Can be called before or after stop.
+ * @return 0; -ECHILD if there is no command; -errno from waitpid.
+ */
+IPCPERF_API int ipcperf_session__wait_child(struct ipcperf_session *s, int *status);
+
+/** Session counters, for every output that must say what was lost. */
+struct ipcperf_session_stats {
+	size_t sz;
+	uint64_t records;		/**< ring records read */
+	uint64_t lost;			/**< records the kernel dropped (all rings) */
+	uint64_t unpaired_enter;	/**< sys_enter without sys_exit (target died, capture stopped mid-call) */
+	uint64_t unpaired_exit;		/**< sys_exit without sys_enter (attached mid-call, or lost enter) */
+	uint64_t syscalls;		/**< completed syscalls delivered */
+	uint64_t start_ns;		/**< CLOCK_MONOTONIC when enabled */
+	uint64_t stop_ns;		/**< CLOCK_MONOTONIC when stopped (0 while running) */
+	unsigned int rings;		/**< number of rings */
+	unsigned int skipped_events;	/**< tracepoints this kernel lacks */
+};
+
+/** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */
+IPCPERF_API int ipcperf_session__stats(const struct ipcperf_session *s,
+				       struct ipcperf_session_stats *st);
+
+/** An event the session opened, as a capture needs to describe it. */
+struct ipcperf_event_desc {
+	const char *system;	/**< "syscalls", "raw_syscalls", "sched" */
+	const char *name;	/**< "sys_enter_write", ... */
+	int id;			/**< tracepoint id (common_type of its records) */
+	const void *attr;	/**< the struct perf_event_attr it was opened with */
+	size_t attr_size;
+	const uint64_t *ids;	/**< kernel ids of its instances (PERF_SAMPLE_IDENTIFIER) */
+	size_t nr_ids;
+	const char *format;	/**< its tracefs format text */
+	size_t format_len;
+};
+
+/**
+ * Call @p cb for each event the session opened (after start). Data lives
+ * only during the call. @return 0, -EINVAL before start, or what @p cb returned.
+ */
+IPCPERF_API int ipcperf_session__for_each_event(const struct ipcperf_session *s,
+						int (*cb)(void *ctx, const struct ipcperf_event_desc *d),
+						void *ctx);
+
+/**
+ * Hand every ring record, as read and before any ordering, to @p tap (for
+ * writing captures): samples, PERF_RECORD_LOST, COMM/FORK/EXIT, SWITCH. At
+ * the end of each pass over the rings that read something, @p tap gets
+ * (NULL, 0): records before it are older than records after it are not
+ * guaranteed to be, but a pass is what perf calls a finished round.
+ * Records live only during the call. @return 0; -EBUSY once started.
+ */
+IPCPERF_API int ipcperf_session__set_tap(struct ipcperf_session *s,
+					 void (*tap)(void *ctx, const void *rec, size_t size),
+					 void *ctx);
+
+/** Records lost in the ring of CPU @p cpu so far; 0 for an unknown cpu. */
+IPCPERF_API uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *s, int cpu);
+
+/** Name of syscall number @p nr of this architecture (from the kernel headers at build time), or NULL. */
+IPCPERF_API const char *ipcperf_syscall_name(int nr);
+
+
+/* ------------------------------------------------------------------ */
+/* What this machine offers                                            */
+/* ------------------------------------------------------------------ */
+
+/** Version of the libperf the library was built against, e.g. "0.0.1"; static. */
+IPCPERF_API const char *ipcperf_libperf_version(void);
+
+enum ipcperf_avail {
+	IPCPERF_AVAIL_OK = 0,	/**< opened on the calling thread */
+	IPCPERF_AVAIL_MISSING,	/**< this kernel or machine lacks it (err: ENOENT, EOPNOTSUPP...) */
+	IPCPERF_AVAIL_DENIED,	/**< it exists, but this process may not open it (EACCES/EPERM) */
+};
+
+struct ipcperf_event_info {
+	const char *name;	/**< "syscalls:sys_enter_write", "sched:sched_switch", "cycles", ... */
+	const char *group;	/**< "syscalls", "raw_syscalls", "sched", "software", "hardware" */
+	enum ipcperf_avail status;
+	int err;		/**< the errno behind a status other than OK */
+};
+
+/**
+ * Try every event a session may open (each tracepoint and counter is opened
+ * on the calling thread and closed again) and report each to @p cb. Data
+ * lives only during the call; a non-zero return from @p cb stops the walk
+ * and is returned. Needs tracefs for the tracepoints (mounted when root).
+ */
+IPCPERF_API int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev),
+				    void *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Counters (opts.counters)                                            */
+/* ------------------------------------------------------------------ */
+
+enum ipcperf_counter {
+	IPCPERF_CNT_TASK_CLOCK = 0,	/**< ns on CPU */
+	IPCPERF_CNT_PAGE_FAULTS,
+	IPCPERF_CNT_CONTEXT_SWITCHES,
+	IPCPERF_CNT_CPU_MIGRATIONS,
+	IPCPERF_CNT_CYCLES,
+	IPCPERF_CNT_INSTRUCTIONS,
+	IPCPERF_CNT_CACHE_REFERENCES,
+	IPCPERF_CNT_CACHE_MISSES,
+	IPCPERF_CNT__MAX,
+};
+
+enum ipcperf_counter_status {
+	IPCPERF_CNT_OK = 0,		/**< value is valid (scaled if multiplexed) */
+	IPCPERF_CNT_NOT_SUPPORTED,	/**< the machine has no such counter (e.g. no PMU in a VM) */
+	IPCPERF_CNT_NOT_COUNTED,	/**< opened, but never scheduled on a PMU */
+};
+
+struct ipcperf_counter_value {
+	enum ipcperf_counter_status status;
+	uint64_t value;		/**< summed over CPUs and threads, scaled by enabled/running */
+	uint64_t enabled_ns;
+	uint64_t running_ns;	/**< < enabled_ns when the counter was multiplexed */
+};
+
+/** JSON-style name of a counter ("cycles", "task_clock_ns", ...); static. */
+IPCPERF_API const char *ipcperf_counter_name(enum ipcperf_counter c);
+
+/**
+ * Read the counters of the session (opened when opts.counters was set).
+ * @p pid selects one target process (its threads at start, plus the children
+ * they created: the kernel folds a child's counts into its parent's at exit);
+ * 0 gives the sum over all targets. With system_wide, only pid 0.
+ * @p vals must hold IPCPERF_CNT__MAX entries.
+ * @return 0; -ENODATA when the session counts nothing; -ESRCH for a pid that
+ *   is not a target; -EINVAL.
+ */
+IPCPERF_API int ipcperf_session__read_counters(const struct ipcperf_session *s, pid_t pid,
+					       struct ipcperf_counter_value *vals);
+
+/* ------------------------------------------------------------------ */
+/* Accounting: per-fd throughput and latency, per-process scheduling   */
+/* ------------------------------------------------------------------ */
+
+/** What an fd refers to. */
+enum ipcperf_fd_kind {
+	IPCPERF_FD_UNKNOWN = 0,	/**< could not be resolved in time: never guessed */
+	IPCPERF_FD_PIPE,	/**< anonymous pipe or FIFO */
+	IPCPERF_FD_UNIX,
+	IPCPERF_FD_TCP,
+	IPCPERF_FD_UDP,
+	IPCPERF_FD_FILE,
+	IPCPERF_FD_TTY,
+	IPCPERF_FD_OTHER,
+};
+
+/** "pipe", "unix", "tcp", "udp", "file", "tty", "other", "unknown"; static. */
+IPCPERF_API const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind);
+
+/** Latency distribution of calls, in ns (log-linear histogram: p50/p99 within 1/64). */
+struct ipcperf_lat {
+	uint64_t min, avg, p50, p99, max;
+};
+
+/** One direction (read or write side) of an fd row. */
+struct ipcperf_io {
+	uint64_t ops;		/**< completed calls */
+	uint64_t bytes;		/**< bytes actually moved: sum of positive return values */
+	uint64_t errors;	/**< calls that returned an error (they add no bytes) */
+	uint64_t time_ns;	/**< total time in the calls */
+	struct ipcperf_lat lat_ns;
+	uint64_t msgs;		/**< sendmmsg/recvmmsg: messages moved (their bytes are unknown) */
+};
+
+/** One row per (process, fd, object): an fd reused for another object is another row. */
+struct ipcperf_fd_row {
+	pid_t pid;
+	int fd;
+	const char *object;	/**< "pipe:[123]", "socket:[456]", "/path", or "unknown" */
+	enum ipcperf_fd_kind kind;
+	const char *detail;	/**< inet: "127.0.0.1:5000 -> 127.0.0.1:40000"; unix: "peer socket:[N]"; else "" */
+	uint64_t ino;		/**< inode of pipes and sockets, 0 if unknown */
+	uint64_t peer_ino;	/**< unix sockets: the peer's inode, 0 if none or unknown */
+	struct ipcperf_io read, write;
+	uint64_t first_ns, last_ns;	/**< first call's start, last call's end */
+};
+
+/** Per process (tgid). */
+struct ipcperf_proc_row {
+	pid_t pid;
+	const char *comm;
+	uint64_t voluntary_cs;		/**< switched out while blocked */
+	uint64_t involuntary_cs;	/**< preempted while runnable */
+	uint64_t wakeups;		/**< times its threads were woken */
+	uint64_t migrations;		/**< consecutive switch-outs of a thread on different CPUs */
+	uint64_t syscalls;		/**< completed traced syscalls */
+	uint64_t threads;		/**< threads seen */
+	bool exited;
+};
+
+/** How often a syscall failed with one errno. */
+struct ipcperf_errno_count {
+	int err;		/**< positive errno value (EBADF, ...) */
+	uint64_t count;
+};
+
+/** Per syscall within a process (or a thread, with opts.per_thread). */
+struct ipcperf_syscall_row {
+	pid_t pid;
+	const char *name;
+	uint64_t calls, errors, time_ns;
+	struct ipcperf_lat lat_ns;
+	int nr;			/**< syscall number */
+	pid_t tid;		/**< the thread, with opts.per_thread; else 0 */
+	const struct ipcperf_errno_count *errnos;	/**< by errno, ascending; lives during the call */
+	size_t nr_errnos;
+};
+
+struct ipcperf_stats;
+
+struct ipcperf_stats_opts {
+	size_t sz;
+	/**
+	 * Do not read /proc to tell what an fd is (for replaying events from a
+	 * capture or in tests): objects then come only from
+	 * ipcperf_stats__set_fd_object() and fd duplication.
+	 */
+	bool no_proc;
+	/** Keep syscall rows per thread (ipcperf_syscall_row.tid) instead of per process. */
+	bool per_thread;
+};
+
+/** @return accounting state, freed with ipcperf_stats__delete(); NULL with errno. */
+IPCPERF_API struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts);
+/** Accepts NULL. Detach first by deleting the session, or never feed it again. */
+IPCPERF_API void ipcperf_stats__delete(struct ipcperf_stats *st);
+
+/**
+ * Feed @p st from @p s (registers handlers) and, unless no_proc, learn the
+ * open fds of the session's target processes now.
+ * @return 0; -EBUSY once the session has started; -errno.
+ */
+IPCPERF_API int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s);
+
+/** Feed events by hand (what attach does for each event). */
+IPCPERF_API void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *ev);
+IPCPERF_API void ipcperf_stats__add_switch(struct ipcperf_stats *st, const struct ipcperf_switch *ev);
+IPCPERF_API void ipcperf_stats__add_wakeup(struct ipcperf_stats *st, const struct ipcperf_wakeup *ev);
+IPCPERF_API void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task *ev);
+
+/**
+ * Tell what @p fd of process @p pid refers to from now on (until it is
+ * closed or replaced). @p object is copied.
+ * @return 0 or -ENOMEM / -EINVAL.
+ */
+IPCPERF_API int ipcperf_stats__set_fd_object(struct ipcperf_stats *st, pid_t pid, int fd,
+					     const char *object, enum ipcperf_fd_kind kind);
+
+/** Everything known about what an fd refers to (for ipcperf_stats__set_fd_identity). */
+struct ipcperf_fd_identity {
+	size_t sz;
+	const char *object;	/**< "pipe:[123]", "socket:[456]", "/path" (copied) */
+	enum ipcperf_fd_kind kind;
+	uint64_t ino;		/**< pipe or socket inode (0: parsed from object) */
+	uint64_t peer_ino;	/**< sockets: the other end's inode, 0 if none/unknown */
+	int sock_type;		/**< SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; 0 otherwise */
+	int64_t capacity;	/**< bytes the channel holds (pipe size, socket sndbuf); 0 = unknown */
+};
+
+/**
+ * Like ipcperf_stats__set_fd_object(), with socket peers and capacity (what
+ * flow correlation needs). @return 0 or -EINVAL / -ENOMEM.
+ */
+IPCPERF_API int ipcperf_stats__set_fd_identity(struct ipcperf_stats *st, pid_t pid, int fd,
+					       const struct ipcperf_fd_identity *id);
+
+/**
+ * Call @p cb for each fd row, ordered by pid then fd; rows of one
+ * (pid, fd, object) are merged. Rows live only during the call. A non-zero
+ * return from @p cb stops the walk and is returned.
+ */
+IPCPERF_API int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
+					   int (*cb)(void *ctx, const struct ipcperf_fd_row *row),
+					   void *ctx);
+/** Same, for each process that was seen, ordered by pid. */
+IPCPERF_API int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
+					     int (*cb)(void *ctx, const struct ipcperf_proc_row *row),
+					     void *ctx);
+/** Same, for each (process[, thread], syscall), ordered by pid, tid, then name. */
+IPCPERF_API int ipcperf_stats__for_each_syscall(struct ipcperf_stats *st,
+						int (*cb)(void *ctx, const struct ipcperf_syscall_row *row),
+						void *ctx);
+
+/**
+ * Zero every count (for interval deltas); what fds refer to is kept.
+ * The sum of the counts between resets equals the counts without resets.
+ */
+IPCPERF_API void ipcperf_stats__reset(struct ipcperf_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* IPC flows: who feeds whom, wire time, occupancy, backpressure       */
+/* ------------------------------------------------------------------ */
+
+/** Who holds a flow back. The rule is in ipcperf_flows__new()'s documentation. */
+enum ipcperf_verdict {
+	IPCPERF_VERDICT_BALANCED = 0,
+	IPCPERF_VERDICT_BACKPRESSURE,		/**< writers wait on a full channel: the consumer is slow */
+	IPCPERF_VERDICT_CONSUMER_STARVED,	/**< readers wait on an empty channel: the producer is slow */
+};
+
+/** "balanced", "backpressure", "consumer-starved"; static. */
+IPCPERF_API const char *ipcperf_verdict_name(enum ipcperf_verdict v);
+
+/**
+ * One channel, one direction: a pipe (or FIFO), or the data going from one
+ * socket end to its peer (a socketpair carries two flows, one each way).
+ */
+struct ipcperf_flow {
+	const char *object;		/**< "pipe:[123]", or the writing end "socket:[456]" */
+	enum ipcperf_fd_kind kind;	/**< PIPE, UNIX, TCP, UDP */
+	uint64_t ino;			/**< pipe inode, or the writing socket's inode */
+	uint64_t reader_ino;		/**< the reading end's inode (== ino for a pipe) */
+	bool datagram;			/**< messages are matched one by one, not byte by byte */
+	const pid_t *writers;		/**< processes that wrote, ascending */
+	size_t nr_writers;
+	const pid_t *readers;		/**< processes that read, ascending */
+	size_t nr_readers;
+	uint64_t writes, reads;		/**< successful calls */
+	uint64_t bytes_written;
+	uint64_t bytes_read;		/**< the flow's "bytes": what came out */
+	uint64_t unmatched_bytes;	/**< bytes read that no traced write put in (written before the capture) */
+	uint64_t matches;		/**< (write, read) pairs that shared bytes */
+	struct { uint64_t min, p50, p99, max; } wire_ns;	/**< write done to read done, per match */
+	int64_t capacity;		/**< bytes, -1 unknown */
+	bool capacity_default;		/**< the system default, not read from the channel */
+	uint64_t max_queued;		/**< most bytes in the channel at once (written - read) */
+	uint64_t full_ns;		/**< time at or above 90% of capacity */
+	uint64_t writer_blocked_ns;	/**< writers asleep inside writes on this channel */
+	uint64_t reader_blocked_ns;	/**< readers asleep inside reads on this channel */
+	enum ipcperf_verdict verdict;
+	uint64_t first_ns, last_ns;
+};
+
+/** One write whose bytes one read took out (all or part of them). */
+struct ipcperf_flow_match {
+	const char *object;		/**< the flow's object */
+	pid_t wpid, wtid, rpid, rtid;
+	uint64_t write_start_ns, write_end_ns;
+	uint64_t read_start_ns, read_end_ns;
+	uint64_t bytes;			/**< bytes of that write taken by that read */
+	uint64_t queued;		/**< bytes left in the channel after the read */
+};
+
+struct ipcperf_flows;
+
+/**
+ * Flow correlation over the syscalls of @p st's process (it supplies what
+ * each fd is). Pure: no I/O of its own.
+ *
+ * Verdict rule: over the flow's whole life, writers' blocked time W (asleep
+ * inside writes: a blocking write sleeps only on a full channel) and
+ * readers' blocked time R (asleep inside reads: only on an empty one).
+ * backpressure when W > 2R and W >= 1 ms; consumer-starved when R > 2W and
+ * R >= 1 ms; balanced otherwise.
+ * @return flows state freed with ipcperf_flows__delete(); NULL with errno.
+ */
+IPCPERF_API struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st);
+/** Accepts NULL. */
+IPCPERF_API void ipcperf_flows__delete(struct ipcperf_flows *fl);
+
+/**
+ * Feed @p fl from @p s. Attach the stats object given to ipcperf_flows__new()
+ * first: each event must reach the stats before the flows.
+ * @return 0; -EBUSY once started.
+ */
+IPCPERF_API int ipcperf_flows__attach(struct ipcperf_flows *fl, struct ipcperf_session *s);
+
+/** Feed one syscall by hand, after ipcperf_stats__add_syscall() got it. */
+IPCPERF_API void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev);
+
+/**
+ * Call @p cb for every match as it is made (for timelines). Data lives only
+ * during the call. @return 0.
+ */
+IPCPERF_API int ipcperf_flows__on_match(struct ipcperf_flows *fl,
+					void (*cb)(void *ctx, const struct ipcperf_flow_match *m),
+					void *ctx);
+
+/**
+ * Call @p cb for each flow with data, ordered by first activity. Flows live
+ * only during the call. A non-zero return stops the walk and is returned.
+ * Calls wait inside @p fl until what their fd is has been settled (some tens
+ * of ms of events); this settles all of them as of now, so call it after
+ * ipcperf_session__stop() for the complete picture.
+ */
+IPCPERF_API int ipcperf_flows__for_each(struct ipcperf_flows *fl,
+					int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IPCPERF_IPCPERF_H */

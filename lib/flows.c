@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Flow correlation: links each read on a channel to the write(s) it drained.
+ *
+ * Byte streams (pipes, stream sockets) are matched by byte offset: the k-th
+ * byte written into a channel is the k-th byte read out (DESIGN.md, accuracy
+ * rule 6), so every channel keeps a FIFO of the written segments not yet read
+ * and each read takes its bytes from the front. Datagrams are matched message
+ * by message. A pipe is one flow; a socket end carries the flow from itself
+ * to its peer, keyed by the writing end's inode.
+ *
+ * Events arrive in the order calls finish. A read can finish before the write
+ * that fed it (a large write into a full pipe returns only after the reader
+ * has drained part of it): such read bytes wait as "debt" for a write that
+ * was already under way when the read finished; bytes no traced write can
+ * explain were written before the capture and count as unmatched.
+ *
+ * What an fd is may be settled only some time after the call (see stats.c:
+ * a /proc answer is confirmed when the events reach the time it was read),
+ * so calls wait in arrival order until their fd is settled; a call on an fd
+ * that turns out unknown is left out.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "hist.h"
+#include "internal.h"
+
+#define BLOCKED_MIN_NS 1000000ull	/* 1 ms: less than this decides nothing */
+
+struct seg {
+	uint64_t start, end;	/* of the call that wrote (or read, for debts) */
+	pid_t pid, tid;
+	uint64_t left;		/* bytes not matched yet */
+};
+
+struct fifo {
+	struct seg *v;
+	size_t head, len, cap;
+};
+
+struct pidset {
+	pid_t *v;
+	size_t n, cap;
+};
+
+struct flow {
+	uint64_t ino, reader_ino;
+	char object[128];
+	enum ipcperf_fd_kind kind;
+	bool datagram;
+	struct pidset writers, readers;
+	uint64_t writes, reads, bytes_w, bytes_r, unmatched, matches;
+	struct ipp_hist wire;
+	int64_t capacity;
+	bool cap_default;
+	uint64_t queued, max_queued;
+	uint64_t full_since, full_ns;
+	uint64_t wblocked, rblocked;
+	uint64_t first, last;
+	struct fifo segs;	/* written, not yet read */
+	struct fifo debts;	/* read before their write was seen */
+};
+
+struct pending {
+	struct ipcperf_syscall ev;
+	long inc;		/* the stats' incarnation of ev.fd */
+};
+
+struct ipcperf_flows {
+	struct ipcperf_stats *st;
+	struct pending *pend;	/* ring of calls whose fd is not settled yet */
+	size_t pend_head, pend_len, pend_cap;
+	struct flow **flows;	/* sorted by ino */
+	size_t nr, cap;
+	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
+	void *match_ctx;
+};
+
+const char *ipcperf_verdict_name(enum ipcperf_verdict v)
+{
+	switch (v) {
+	case IPCPERF_VERDICT_BACKPRESSURE: return "backpressure";
+	case IPCPERF_VERDICT_CONSUMER_STARVED: return "consumer-starved";
+	default: return "balanced";
+	}
+}
+
+struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
+{
+	struct ipcperf_flows *fl;
+
+	if (!st) {
+		errno = EINVAL;
+		return NULL;
+	}
+	fl = calloc(1, sizeof(*fl));
+	if (!fl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fl->st = st;
+	return fl;
+}
+
+void ipcperf_flows__delete(struct ipcperf_flows *fl)
+{
+	if (!fl)
+		return;
+	for (size_t i = 0; i < fl->nr; i++) {
+		struct flow *f = fl->flows[i];
+
+		free(f->writers.v);
+		free(f->readers.v);
+		free(f->segs.v);
+		free(f->debts.v);
+		free(f);
+	}
+	free(fl->flows);
+	free(fl->pend);
+	free(fl);
+}
+
+int ipcperf_flows__on_match(struct ipcperf_flows *fl,
+			    void (*cb)(void *ctx, const struct ipcperf_flow_match *m), void *ctx)
+{
+	if (!fl)
+		return -EINVAL;
+	fl->match_cb = cb;
+	fl->match_ctx = ctx;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ containers */
+
+static struct seg *fifo_front(struct fifo *q)
+{
+	return q->len ? &q->v[q->head] : NULL;
+}
+
+static void fifo_pop(struct fifo *q)
+{
+	q->head = (q->head + 1) % q->cap;
+	q->len--;
+}
+
+static int fifo_push(struct fifo *q, const struct seg *s)
+{
+	if (q->len == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16;
+		struct seg *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < q->len; i++)
+			v[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->v[(q->head + q->len) % q->cap] = *s;
+	q->len++;
+	return 0;
+}
+
+static void pidset_add(struct pidset *s, pid_t pid)
+{
+	size_t i = 0;
+
+	while (i < s->n && s->v[i] < pid)
+		i++;
+	if (i < s->n && s->v[i] == pid)
+		return;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4;
+		pid_t *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		s->v = v;
+		s->cap = cap;
+	}
+	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
+	s->v[i] = pid;
+	s->n++;
+}
+
+static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create)
+{
+	size_t lo = 0, hi = fl->nr;
+	struct flow *f;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (fl->flows[mid]->ino == ino)
+			return fl->flows[mid];
+		if (fl->flows[mid]->ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!create)
+		return NULL;
+	if (fl->nr == fl->cap) {
+		size_t cap = fl->cap ? fl->cap * 2 : 16;
+		struct flow **v = realloc(fl->flows, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		fl->flows = v;
+		fl->cap = cap;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->ino = ino;
+	f->capacity = -1;
+	ipp_hist_init(&f->wire);
+	memmove(&fl->flows[lo + 1], &fl->flows[lo], (fl->nr - lo) * sizeof(*fl->flows));
+	fl->flows[lo] = f;
+	fl->nr++;
+	return f;
+}
+
+/* ------------------------------------------------------------------ matching */
+
+static void set_queued(struct flow *f, uint64_t queued, uint64_t when)
+{
+	bool full;
+
+	f->queued = queued;
+	if (queued > f->max_queued)
+		f->max_queued = queued;
+	if (f->capacity <= 0)
+		return;
+	full = queued * 10 >= (uint64_t)f->capacity * 9;
+	if (full && !f->full_since)
+		f->full_since = when ? when : 1;
+	else if (!full && f->full_since) {
+		f->full_ns += when - f->full_since;
+		f->full_since = 0;
+	}
+}
+
+static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
+		  const struct seg *r, uint64_t bytes)
+{
+	/* Bytes can leave before the write that put them in returns: no negative waits. */
+	uint64_t wire = r->end > w->end ? r->end - w->end : 0;
+
+	ipp_hist_add(&f->wire, wire);
+	f->matches++;
+	if (fl->match_cb) {
+		struct ipcperf_flow_match m = {
+			.object = f->object, .wpid = w->pid, .wtid = w->tid, .rpid = r->pid,
+			.rtid = r->tid, .write_start_ns = w->start, .write_end_ns = w->end,
+			.read_start_ns = r->start, .read_end_ns = r->end, .bytes = bytes,
+			.queued = f->queued,
+		};
+
+		fl->match_cb(fl->match_ctx, &m);
+	}
+}
+
+static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
+{
+	struct seg w = { .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
+			 .left = (uint64_t)ev->ret };
+	struct seg *d;
+
+	f->writes++;
+	f->bytes_w += w.left;
+	/* Reads that finished before this write could not have been fed by it. */
+	while ((d = fifo_front(&f->debts)) && d->end < w.start) {
+		f->unmatched += d->left;
+		fifo_pop(&f->debts);
+	}
+	while (w.left && (d = fifo_front(&f->debts))) {
+		/* A datagram read took what it took of the message, and the whole message left. */
+		uint64_t take = d->left < w.left ? d->left : w.left;
+		struct seg rd = *d;
+
+		w.left = f->datagram ? 0 : w.left - take;
+		d->left -= take;
+		if (!d->left || f->datagram)
+			fifo_pop(&f->debts);
+		match(fl, f, &w, &rd, take);
+	}
+	if (!w.left && !f->datagram)
+		return;
+	if (f->datagram && w.left != (uint64_t)ev->ret)
+		return;	/* the message was taken by a read already */
+	fifo_push(&f->segs, &w);
+	set_queued(f, f->queued + w.left, w.end);
+}
+
+static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
+{
+	struct seg r = { .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
+			 .left = (uint64_t)ev->ret };
+	struct seg *w;
+
+	f->reads++;
+	f->bytes_r += r.left;
+	if (f->datagram) {
+		/* One read, one message: whatever its size, the whole message leaves. */
+		struct seg msg;
+
+		w = fifo_front(&f->segs);
+		if (!w) {
+			fifo_push(&f->debts, &r);
+			return;
+		}
+		msg = *w;
+		fifo_pop(&f->segs);
+		set_queued(f, f->queued - msg.left, r.end);
+		match(fl, f, &msg, &r, r.left);
+		return;
+	}
+	/* Take the bytes first, report the matches after: "queued" is what the read left. */
+	{
+		struct seg taken[16];
+		uint64_t took[16];
+		size_t n = 0, total = 0;
+
+		while (r.left && (w = fifo_front(&f->segs))) {
+			uint64_t take = w->left < r.left ? w->left : r.left;
+
+			if (n == IPP_ARRAY_SIZE(taken)) {
+				/* A read that drains very many writes: report in batches. */
+				set_queued(f, f->queued - total, r.end);
+				for (size_t i = 0; i < n; i++)
+					match(fl, f, &taken[i], &r, took[i]);
+				n = total = 0;
+			}
+			taken[n] = *w;
+			took[n++] = take;
+			total += take;
+			w->left -= take;
+			r.left -= take;
+			if (!w->left)
+				fifo_pop(&f->segs);
+		}
+		set_queued(f, f->queued - total, r.end);
+		for (size_t i = 0; i < n; i++)
+			match(fl, f, &taken[i], &r, took[i]);
+	}
+	if (r.left)
+		fifo_push(&f->debts, &r);
+}
+
+static void process(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev,
+		    const struct ipp_chan *c)
+{
+	struct ipp_chan ch = *c;
+	struct flow *f;
+	bool writing = ev->cls == IPCPERF_SC_WRITE;
+	uint64_t key;
+
+	if (ch.kind != IPCPERF_FD_PIPE && ch.kind != IPCPERF_FD_UNIX &&
+	    ch.kind != IPCPERF_FD_TCP && ch.kind != IPCPERF_FD_UDP)
+		return;
+	/* A pipe is one channel; a socket's data goes from the writing end to its peer. */
+	key = ch.kind == IPCPERF_FD_PIPE || writing ? ch.ino : ch.peer_ino;
+	if (!key)
+		return;
+	f = get_flow(fl, key, true);
+	if (!f)
+		return;
+	if (!f->first) {
+		f->kind = ch.kind;
+		f->datagram = ch.sock_type == SOCK_DGRAM || ch.sock_type == SOCK_SEQPACKET;
+		if (ch.kind == IPCPERF_FD_PIPE || writing)
+			snprintf(f->object, sizeof(f->object), "%s", ch.object);
+		else
+			snprintf(f->object, sizeof(f->object), "socket:[%llu]",
+				 (unsigned long long)key);
+		f->reader_ino = ch.kind == IPCPERF_FD_PIPE ? ch.ino : ch.peer_ino;
+		f->first = ev->start_ns;
+	}
+	if (!writing && ch.kind != IPCPERF_FD_PIPE)
+		f->reader_ino = ch.ino;
+	if (f->capacity < 0 && ch.capacity > 0 && (writing || ch.kind == IPCPERF_FD_PIPE)) {
+		f->capacity = ch.capacity;
+		f->cap_default = ch.cap_default;
+	}
+	f->last = ev->end_ns;
+	pidset_add(writing ? &f->writers : &f->readers, ev->pid);
+	if (writing)
+		f->wblocked += ev->blocked_ns;
+	else
+		f->rblocked += ev->blocked_ns;
+	if (ev->ret <= 0)
+		return;	/* errors and EOF move nothing */
+	if (writing)
+		on_write(fl, f, ev);
+	else
+		on_read(fl, f, ev);
+}
+
+/* Process the waiting calls whose fd is settled, in arrival order. */
+static void drain(struct ipcperf_flows *fl, bool final)
+{
+	while (fl->pend_len) {
+		struct pending *p = &fl->pend[fl->pend_head];
+		struct ipp_chan ch;
+		int r = ipp_stats_chan_at(fl->st, p->inc, final, &ch);
+
+		if (r == 0)
+			break;
+		if (r > 0)
+			process(fl, &p->ev, &ch);
+		fl->pend_head = (fl->pend_head + 1) % fl->pend_cap;
+		fl->pend_len--;
+	}
+}
+
+void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
+{
+	long inc;
+
+	if (!fl || (ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE) || ev->fd < 0 ||
+	    ev->ret_is_msgs)
+		return;
+	inc = ipp_stats_inc_of(fl->st, ev->pid, ev->fd);
+	if (inc >= 0) {
+		if (fl->pend_len == fl->pend_cap) {
+			size_t cap = fl->pend_cap ? fl->pend_cap * 2 : 256;
+			struct pending *v = malloc(cap * sizeof(*v));
+
+			if (!v)
+				return;
+			for (size_t i = 0; i < fl->pend_len; i++)
+				v[i] = fl->pend[(fl->pend_head + i) % fl->pend_cap];
+			free(fl->pend);
+			fl->pend = v;
+			fl->pend_cap = cap;
+			fl->pend_head = 0;
+		}
+		fl->pend[(fl->pend_head + fl->pend_len) % fl->pend_cap] =
+			(struct pending){ .ev = *ev, .inc = inc };
+		fl->pend_len++;
+	}
+	drain(fl, false);
+}
+
+static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
+{
+	ipcperf_flows__add_syscall(ctx, ev);
+}
+
+int ipcperf_flows__attach(struct ipcperf_flows *fl, struct ipcperf_session *s)
+{
+	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = fl, .syscall = h_syscall);
+
+	if (!fl || !s)
+		return -EINVAL;
+	return ipcperf_session__add_handlers(s, &h);
+}
+
+/* ------------------------------------------------------------------ reading */
+
+static enum ipcperf_verdict verdict_of(const struct flow *f)
+{
+	if (f->wblocked >= BLOCKED_MIN_NS && f->wblocked > 2 * f->rblocked)
+		return IPCPERF_VERDICT_BACKPRESSURE;
+	if (f->rblocked >= BLOCKED_MIN_NS && f->rblocked > 2 * f->wblocked)
+		return IPCPERF_VERDICT_CONSUMER_STARVED;
+	return IPCPERF_VERDICT_BALANCED;
+}
+
+static int cmp_first(const void *a, const void *b)
+{
+	const struct flow *x = *(const struct flow *const *)a, *y = *(const struct flow *const *)b;
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+int ipcperf_flows__for_each(struct ipcperf_flows *fl,
+			    int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
+{
+	struct flow **v;
+	int ret = 0;
+
+	if (!fl || !cb)
+		return -EINVAL;
+	drain(fl, true);
+	if (!fl->nr)
+		return 0;
+	v = malloc(fl->nr * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, fl->flows, fl->nr * sizeof(*v));
+	qsort(v, fl->nr, sizeof(*v), cmp_first);
+	for (size_t i = 0; i < fl->nr && !ret; i++) {
+		const struct flow *f = v[i];
+		uint64_t unmatched = f->unmatched;
+		struct ipcperf_flow out = {
+			.object = f->object, .kind = f->kind, .ino = f->ino,
+			.reader_ino = f->reader_ino, .datagram = f->datagram,
+			.writers = f->writers.v, .nr_writers = f->writers.n,
+			.readers = f->readers.v, .nr_readers = f->readers.n,
+			.writes = f->writes, .reads = f->reads, .bytes_written = f->bytes_w,
+			.bytes_read = f->bytes_r, .matches = f->matches,
+			.capacity = f->capacity, .capacity_default = f->cap_default,
+			.max_queued = f->max_queued,
+			.full_ns = f->full_ns + (f->full_since ? f->last - f->full_since : 0),
+			.writer_blocked_ns = f->wblocked, .reader_blocked_ns = f->rblocked,
+			.verdict = verdict_of(f), .first_ns = f->first, .last_ns = f->last,
+		};
+
+		/* Debts still open: read bytes no traced write explains. */
+		for (size_t k = 0; k < f->debts.len; k++)
+			unmatched += f->debts.v[(f->debts.head + k) % f->debts.cap].left;
+		out.unmatched_bytes = unmatched;
+		if (f->matches) {
+			out.wire_ns.min = ipp_hist_min(&f->wire);
+			out.wire_ns.p50 = ipp_hist_percentile(&f->wire, 50);
+			out.wire_ns.p99 = ipp_hist_percentile(&f->wire, 99);
+			out.wire_ns.max = ipp_hist_max(&f->wire);
+		}
+		ret = cb(ctx, &out);
+	}
+	free(v);
+	return ret;
+}

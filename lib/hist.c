@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Log-linear latency histogram: see hist.h for the layout and its error bound. */
+#include <string.h>
+
+#include "hist.h"
+
+void ipp_hist_init(struct ipp_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+unsigned int ipp_hist_index(uint64_t v)
+{
+	if (v < IPP_HIST_SUB)
+		return (unsigned int)v;
+	/* e >= 5: the top bit; the next 5 bits pick the sub-bucket. */
+	unsigned int e = 63u - (unsigned int)__builtin_clzll(v);
+	unsigned int shift = e - IPP_HIST_SUB_BITS;
+	unsigned int sub = (unsigned int)(v >> shift) - IPP_HIST_SUB;
+	return (shift + 1) * IPP_HIST_SUB + sub;
+}
+
+void ipp_hist_bucket_bounds(unsigned int idx, uint64_t *lo, uint64_t *hi)
+{
+	unsigned int group = idx / IPP_HIST_SUB;
+
+	if (group == 0) {
+		*lo = *hi = idx;
+		return;
+	}
+	unsigned int shift = group - 1;
+	uint64_t sub = idx % IPP_HIST_SUB;
+	*lo = (IPP_HIST_SUB + sub) << shift;
+	/* The last bucket ends at UINT64_MAX: lo + width - 1 does not wrap. */
+	*hi = *lo + ((UINT64_C(1) << shift) - 1);
+}
+
+static inline void bucket_add(struct ipp_hist *h, unsigned int idx, uint64_t n)
+{
+	uint64_t room = UINT32_MAX - h->bucket[idx];
+
+	if (n > room) {
+		n = room;
+		h->saturated = true;
+	}
+	h->bucket[idx] += (uint32_t)n;
+	h->bucketed += n;
+}
+
+void ipp_hist_add(struct ipp_hist *h, uint64_t v)
+{
+	unsigned int idx = ipp_hist_index(v);
+
+	h->count++;
+	h->sum_lo += v;
+	h->sum_hi += h->sum_lo < v;	/* carry */
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	if (__builtin_expect(h->bucket[idx] == UINT32_MAX, 0))
+		h->saturated = true;
+	else {
+		h->bucket[idx]++;
+		h->bucketed++;
+	}
+}
+
+uint64_t ipp_hist_count(const struct ipp_hist *h)
+{
+	return h->count;
+}
+
+uint64_t ipp_hist_min(const struct ipp_hist *h)
+{
+	return h->count ? h->min : 0;
+}
+
+uint64_t ipp_hist_max(const struct ipp_hist *h)
+{
+	return h->count ? h->max : 0;
+}
+
+uint64_t ipp_hist_sum(const struct ipp_hist *h)
+{
+	return h->sum_hi ? UINT64_MAX : h->sum_lo;
+}
+
+bool ipp_hist_saturated(const struct ipp_hist *h)
+{
+	return h->saturated;
+}
+
+/*
+ * (hi:lo) / d for hi < d (so the quotient fits in 64 bits): restoring long
+ * division, one bit at a time. Written out rather than using unsigned
+ * __int128 so that 32-bit targets build too; it only runs when a report asks.
+ */
+static uint64_t div128_64(uint64_t hi, uint64_t lo, uint64_t d)
+{
+	uint64_t q = 0;
+
+	for (int i = 0; i < 64; i++) {
+		bool top = hi >> 63;
+
+		hi = (hi << 1) | (lo >> 63);
+		lo <<= 1;
+		q <<= 1;
+		/* The true remainder is 2^64 + hi when top is set: always >= d. */
+		if (top || hi >= d) {
+			hi -= d;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+uint64_t ipp_hist_avg(const struct ipp_hist *h)
+{
+	if (!h->count)
+		return 0;
+	/* sum <= count * max < count * 2^64, hence sum_hi < count. */
+	return div128_64(h->sum_hi, h->sum_lo, h->count);
+}
+
+uint64_t ipp_hist_percentile(const struct ipp_hist *h, double p)
+{
+	if (!h->count)
+		return 0;
+	if (!(p > 0))	/* also NaN */
+		return h->min;
+	if (p >= 100 || !h->bucketed)
+		return h->max;
+
+	/* rank = ceil(p / 100 * n), at least 1, at most n; no libm needed. */
+	double x = p / 100.0 * (double)h->bucketed;
+	uint64_t rank;
+	if (x >= (double)h->bucketed) {
+		rank = h->bucketed;
+	} else {
+		rank = (uint64_t)x;
+		if ((double)rank < x)
+			rank++;
+		if (rank < 1)
+			rank = 1;
+	}
+	if (rank == h->bucketed)	/* the largest sample: max itself */
+		return h->max;
+
+	uint64_t seen = 0;
+	unsigned int idx = ipp_hist_index(h->min);
+	unsigned int last = ipp_hist_index(h->max);
+	for (; idx < last; idx++) {
+		seen += h->bucket[idx];
+		if (seen >= rank)
+			break;
+	}
+
+	uint64_t lo, hi, v;
+	ipp_hist_bucket_bounds(idx, &lo, &hi);
+	v = lo + (hi - lo + 1) / 2;	/* the middle; hi - lo + 1 never wraps (max 2^58) */
+	if (v < h->min)
+		v = h->min;
+	if (v > h->max)
+		v = h->max;
+	return v;
+}
+
+void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
+{
+	if (!src->count)
+		return;
+	dst->count += src->count;
+	dst->sum_lo += src->sum_lo;
+	dst->sum_hi += src->sum_hi + (dst->sum_lo < src->sum_lo);
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	if (src->saturated)
+		dst->saturated = true;
+
+	unsigned int first = ipp_hist_index(src->min), last = ipp_hist_index(src->max);
+	for (unsigned int i = first; i <= last; i++)
+		if (src->bucket[i])
+			bucket_add(dst, i, src->bucket[i]);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Log-linear histogram of u64 values (latencies in ns), bounded memory.
+ *
+ * count, sum, min and max are exact. Percentiles come from buckets: values
+ * below 32 have a bucket each; above, every power of two [2^e, 2^(e+1)) is
+ * cut into 32 equal sub-buckets of width 2^(e-5). A percentile is the middle
+ * of the bucket holding the sample of that rank, so it is off from that
+ * sample by at most half a bucket width, i.e. at most 1/64 of the sample
+ * (width / 2 <= 2^(e-6) <= v / 64), and then clamped to [min, max].
+ * The buckets cover 0 .. UINT64_MAX: 32 + 59 * 32 = 1920 of them.
+ *
+ * Size: ~7.6 KiB. Why so small and why 32-bit bucket counts: a run keeps one
+ * histogram per fd row and direction plus one per flow, and a system-wide run
+ * can have thousands of rows; 64 sub-buckets with 64-bit counts would be
+ * 30 KiB each. 32 sub-buckets reported at their middle already meet the 1/64
+ * bound, and 32-bit counts only matter past 4.29e9 samples *in one bucket*
+ * (71 minutes of back-to-back 1 us calls on one fd all of the same
+ * latency): such a bucket then stops counting (saturates), ipp_hist_saturated()
+ * turns true, percentiles keep being computed from the bucket counts (so they
+ * under-weight that bucket), and count/sum/avg/min/max stay exact.
+ *
+ * Pure: no I/O, no allocation. Not thread-safe (one writer, no readers
+ * concurrently with it).
+ */
+#ifndef IPCPERF_HIST_H
+#define IPCPERF_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define IPP_HIST_SUB_BITS 5
+#define IPP_HIST_SUB (1u << IPP_HIST_SUB_BITS)	/* sub-buckets per power of two */
+/* Exact buckets 0..31, then one group of 32 per exponent 5..63. */
+#define IPP_HIST_BUCKETS (IPP_HIST_SUB + (64 - IPP_HIST_SUB_BITS) * IPP_HIST_SUB)
+
+struct ipp_hist {
+	uint64_t count;		/* samples added */
+	uint64_t sum_lo;	/* sum of samples: a 128-bit integer (hi:lo), so */
+	uint64_t sum_hi;	/*   2^64 samples of UINT64_MAX cannot overflow it */
+	uint64_t min;		/* UINT64_MAX while empty */
+	uint64_t max;
+	uint64_t bucketed;	/* sum of bucket[]; < count only once saturated */
+	bool saturated;		/* some bucket reached UINT32_MAX and stopped counting */
+	uint32_t bucket[IPP_HIST_BUCKETS];
+};
+
+/* Make @h empty. A zero-filled struct is NOT empty-initialized (min). */
+void ipp_hist_init(struct ipp_hist *h);
+/* Add one sample. O(1): a clz and an increment. */
+void ipp_hist_add(struct ipp_hist *h, uint64_t v);
+
+uint64_t ipp_hist_count(const struct ipp_hist *h);
+/* Exact minimum / maximum; 0 when empty. */
+uint64_t ipp_hist_min(const struct ipp_hist *h);
+uint64_t ipp_hist_max(const struct ipp_hist *h);
+/* floor(sum / count), exact (128-bit sum); 0 when empty. */
+uint64_t ipp_hist_avg(const struct ipp_hist *h);
+/* The sum, saturated at UINT64_MAX. */
+uint64_t ipp_hist_sum(const struct ipp_hist *h);
+/* True once a bucket saturated: percentiles under-weight it (see above). */
+bool ipp_hist_saturated(const struct ipp_hist *h);
+
+/*
+ * The @p-th percentile, p in [0, 100], nearest-rank: the sample of rank
+ * ceil(p / 100 * n) (at least 1), reported as the middle of its bucket,
+ * clamped to [min, max]. Within 1/64 of that sample. p <= 0 (and NaN) gives
+ * min, p >= 100 gives max, exactly. 0 when empty.
+ */
+uint64_t ipp_hist_percentile(const struct ipp_hist *h, double p);
+
+/* Add every sample of @src to @dst, as if each had been ipp_hist_add()ed. */
+void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src);
+
+/* Bucket index of value @v, in [0, IPP_HIST_BUCKETS). */
+unsigned int ipp_hist_index(uint64_t v);
+/* Smallest and largest value of bucket @idx (< IPP_HIST_BUCKETS). */
+void ipp_hist_bucket_bounds(unsigned int idx, uint64_t *lo, uint64_t *hi);
+
+#endif /* IPCPERF_HIST_H */

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Private interfaces between libipcperf's modules. Internal non-static names
+ * carry the ipp_ prefix; nothing here is exported from the shared library.
+ */
+#ifndef IPCPERF_INTERNAL_H
+#define IPCPERF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ipcperf/ipcperf.h"
+
+#define IPP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* True when the caller's opts struct is large enough to hold @field. */
+#define IPP_OPTS_HAS(opts, field) \
+	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
+/* opts->sz is sane: at least the sz member, and no larger than we know unless the tail is zero. */
+bool ipp_opts_valid(const void *opts, size_t user_sz, size_t known_sz);
+
+/* ---------------------------------------------------------------- print.c */
+#include <stdarg.h>
+void ipp_vprint(enum ipcperf_print_level level, const char *fmt, va_list ap);
+__attribute__((format(printf, 2, 3)))
+void ipp_print(enum ipcperf_print_level level, const char *fmt, ...);
+#define ipp_warn(...) ipp_print(IPCPERF_WARN, __VA_ARGS__)
+#define ipp_info(...) ipp_print(IPCPERF_INFO, __VA_ARGS__)
+#define ipp_debug(...) ipp_print(IPCPERF_DEBUG, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- syscalls.c */
+/* A syscall the session traces through its own sys_enter_/sys_exit_ pair. */
+struct ipp_scdesc {
+	const char *name;		/* "write"; tracepoints sys_enter_<name>/sys_exit_<name> */
+	int nr;				/* this architecture's number, -1 if it has none */
+	enum ipcperf_sc_class cls;
+	signed char fd_arg;		/* index of the fd argument, -1 if none */
+	signed char count_arg;		/* index of the requested count, -1 if none */
+	bool ret_is_msgs;		/* ret counts messages (sendmmsg/recvmmsg) */
+	unsigned int set;		/* IPCPERF_EV_IO or IPCPERF_EV_FDS */
+};
+extern const struct ipp_scdesc ipp_syscalls[];
+extern const size_t ipp_nr_syscalls;
+const struct ipp_scdesc *ipp_scdesc_by_name(const char *name);
+const struct ipp_scdesc *ipp_scdesc_by_nr(int nr);
+/* Generated at build time from <sys/syscall.h> (syscall-names.c). */
+extern const int ipp_syscall_max;
+extern const char *const ipp_syscall_names[];
+/* Name of any syscall number: from the generated table, else "syscall_N"; static storage. */
+const char *ipp_syscall_name_any(int nr);
+
+/* ---------------------------------------------------------------- decode.c */
+/*
+ * Decodes tracepoint raw data (PERF_SAMPLE_RAW) into typed records. Formats
+ * are given as text (tracefs "format" files), field offsets are resolved once,
+ * and records are dispatched by common_type through a table. Pure: no I/O.
+ */
+enum ipp_rec_kind {
+	IPP_REC_NONE = 0,	/* not a tracepoint this decoder knows */
+	IPP_REC_SYS_ENTER,
+	IPP_REC_SYS_EXIT,
+	IPP_REC_SWITCH,
+	IPP_REC_WAKEUP,
+	IPP_REC_FORK,
+	IPP_REC_EXEC,
+	IPP_REC_EXIT,
+};
+
+struct ipp_rec {
+	enum ipp_rec_kind kind;
+	union {
+		struct {
+			int nr;
+			const struct ipp_scdesc *sc;
+			uint64_t args[6];
+			unsigned int nr_args;
+		} enter;
+		struct {
+			int nr;
+			const struct ipp_scdesc *sc;
+			int64_t ret;
+		} exit;
+		struct {
+			char prev_comm[16];
+			pid_t prev_tid;
+			long prev_state;
+			char next_comm[16];
+			pid_t next_tid;
+		} sw;
+		struct {
+			char comm[16];
+			pid_t tid;
+			int target_cpu;
+		} wake;
+		struct {
+			pid_t parent_tid;
+			pid_t child_tid;
+			char child_comm[16];
+		} fork;
+		struct {
+			pid_t tid;
+			pid_t old_tid;
+			char filename[256];
+		} exec;
+		struct {
+			pid_t tid;
+			char comm[16];
+		} pexit;	/* sched_process_exit */
+	};
+};
+
+struct ipp_decoder;
+
+/* @return a decoder, freed with ipp_decoder__delete(); NULL with errno. */
+struct ipp_decoder *ipp_decoder__new(void);
+void ipp_decoder__delete(struct ipp_decoder *d);
+
+/*
+ * Parse the format text of tracepoint @system:@name and learn to decode it.
+ * Known tracepoints: syscalls:sys_enter_X / sys_exit_X for X in ipp_syscalls,
+ * sched:sched_switch, sched_wakeup, sched_process_fork/exec/exit.
+ * @return the tracepoint id (>= 0); -EINVAL for unparsable text or an event
+ *   this decoder does not know; -EPROTO when a field it needs is missing.
+ */
+int ipp_decoder__add_format(struct ipp_decoder *d, const char *system, const char *name,
+			    const char *format, size_t len);
+
+/*
+ * Decode the raw bytes of one sample. @raw need not be aligned.
+ * @return 0 with @out filled; -ENOENT for an id the decoder does not know
+ *   (out->kind = IPP_REC_NONE); -EPROTO when @size is too small for the
+ *   fields or a dynamic string points outside the record.
+ */
+int ipp_decoder__decode(const struct ipp_decoder *d, const void *raw, size_t size,
+			struct ipp_rec *out);
+
+/* ---------------------------------------------------------------- merge.c */
+/*
+ * Orders records from several rings by timestamp. Records are copied in;
+ * ipp_merge__pop() hands out the oldest one not newer than a horizon.
+ * Equal timestamps come out in push order. Pure: no I/O.
+ */
+struct ipp_mrec {
+	uint64_t time;
+	uint64_t seq;		/* push order, breaks ties */
+	uint32_t size;		/* bytes in data[] */
+	uint32_t type;		/* PERF_RECORD_* */
+	pid_t pid, tid;
+	int cpu;
+	uint32_t misc;		/* perf_event_header.misc */
+	unsigned char data[];	/* RAW bytes of a sample; body of other records */
+};
+
+struct ipp_merge;
+struct ipp_merge *ipp_merge__new(void);
+void ipp_merge__delete(struct ipp_merge *m);
+/* Copy a record in. @return 0 or -ENOMEM. */
+int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t misc,
+		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size);
+/*
+ * The oldest record with time <= @horizon, or NULL. The record belongs to the
+ * merge and stays valid until the next push or pop.
+ */
+const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon);
+size_t ipp_merge__len(const struct ipp_merge *m);
+
+/* ---------------------------------------------------------------- pair.c */
+/*
+ * Pairs sys_enter/sys_exit per thread into completed syscalls, and accounts
+ * the time a thread spends switched out inside a call. Pure: no I/O.
+ * Feed it records in timestamp order.
+ */
+struct ipp_pairer;
+struct ipp_pairer *ipp_pairer__new(void);
+void ipp_pairer__delete(struct ipp_pairer *p);
+
+void ipp_pairer__enter(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
+		       const struct ipp_scdesc *sc, int nr, const uint64_t *args,
+		       unsigned int nr_args);
+/*
+ * @return true with @out filled when this exit completes a call of the same
+ *   nr on the same thread; false (counted as unpaired exit) otherwise.
+ */
+bool ipp_pairer__exit(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid, int cpu,
+		      int nr, int64_t ret, struct ipcperf_syscall *out);
+/*
+ * The thread left the CPU (@out true; @preempted: still runnable) or came
+ * back (@out false).
+ */
+void ipp_pairer__switch(struct ipp_pairer *p, uint64_t time, pid_t tid, bool out,
+			bool preempted);
+/* The thread exited: a call still open on it is unpaired. */
+void ipp_pairer__thread_exit(struct ipp_pairer *p, pid_t tid);
+/* End of capture: every open call is unpaired. */
+void ipp_pairer__flush(struct ipp_pairer *p);
+uint64_t ipp_pairer__unpaired_enter(const struct ipp_pairer *p);
+uint64_t ipp_pairer__unpaired_exit(const struct ipp_pairer *p);
+
+/* ---------------------------------------------------------------- target.c */
+/* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
+int ipp_list_threads(pid_t pid, pid_t **tids);
+/* tgid of thread @tid from /proc, or -errno. */
+pid_t ipp_tgid_of(pid_t tid);
+
+/* A command forked and held before exec until released. */
+struct ipp_cmd {
+	pid_t pid;
+	int go_fd;	/* parent writes here to release the child */
+	int err_fd;	/* child reports exec's errno here; EOF means exec happened */
+	bool started;
+	bool reaped;
+	int status;
+};
+int ipp_cmd__fork(struct ipp_cmd *c, char *const *argv);
+/* Release the child; @return 0 once it exec'd, -errno of a failed exec. */
+int ipp_cmd__release(struct ipp_cmd *c);
+/* Kill (if never started) and reap. */
+void ipp_cmd__abort(struct ipp_cmd *c);
+int ipp_cmd__wait(struct ipp_cmd *c, int *status);
+
+/* ---------------------------------------------------------------- counters.c */
+struct ipp_counters;
+struct perf_cpu_map;
+struct perf_thread_map;
+/* Open every counter on @cpus x @threads; unsupported ones are left out. */
+int ipp_counters__open(struct ipp_counters **out, struct perf_cpu_map *cpus,
+		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec);
+void ipp_counters__enable(struct ipp_counters *c, bool on);
+/* Sum over CPUs and the threads whose @use_thread entry is true (NULL: all). */
+int ipp_counters__read(const struct ipp_counters *c, const bool *use_thread,
+		       struct ipcperf_counter_value *vals);
+void ipp_counters__delete(struct ipp_counters *c);
+
+/* ---------------------------------------------------------------- stats.c */
+/* What a channel end is, as the stats module knows it now. */
+struct ipp_chan {
+	enum ipcperf_fd_kind kind;
+	uint64_t ino, peer_ino;
+	int sock_type;
+	int64_t capacity;	/* -1 unknown */
+	bool cap_default;
+	const char *object;	/* valid until the next event fed to the stats */
+};
+/* The incarnation of @fd of @pid open now (an index), or -ENOENT. */
+long ipp_stats_inc_of(struct ipcperf_stats *st, pid_t pid, int fd);
+/*
+ * What incarnation @inc is, once that is settled. A /proc answer read at T
+ * is settled when the incarnation it describes is known to have been open
+ * at T: the events have reached T, or that incarnation ended. @final: the
+ * capture is over, nothing more will come.
+ * @return 1 with @out filled; 0 not settled yet; -ENOENT settled as unknown.
+ */
+int ipp_stats_chan_at(struct ipcperf_stats *st, long inc, bool final, struct ipp_chan *out);
+
+/* ---------------------------------------------------------------- session.c */
+/* The processes a session targets (pids, the command, tgids of tids); session-owned. */
+const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr);
+
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t ipp_now_ns(void);
+
+#endif /* IPCPERF_INTERNAL_H */

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Timestamp merge of the per-CPU rings: a binary min-heap keyed by
+ * (time, seq) over copied records. One thread's sys_enter and sys_exit can
+ * sit in different rings when it migrates inside a call; only after this
+ * merge can they be paired.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+struct ipp_merge {
+	struct ipp_mrec **heap;
+	size_t len, cap;
+	uint64_t seq;
+	struct ipp_mrec *last;	/* handed out by pop; freed at the next call */
+};
+
+struct ipp_merge *ipp_merge__new(void)
+{
+	return calloc(1, sizeof(struct ipp_merge));
+}
+
+void ipp_merge__delete(struct ipp_merge *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->len; i++)
+		free(m->heap[i]);
+	free(m->heap);
+	free(m->last);
+	free(m);
+}
+
+static bool older(const struct ipp_mrec *a, const struct ipp_mrec *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t misc,
+		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size)
+{
+	struct ipp_mrec *r;
+	size_t i;
+
+	free(m->last);
+	m->last = NULL;
+	if (m->len == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 1024;
+		struct ipp_mrec **h = realloc(m->heap, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		m->heap = h;
+		m->cap = cap;
+	}
+	r = malloc(sizeof(*r) + size);
+	if (!r)
+		return -ENOMEM;
+	r->time = time;
+	r->seq = m->seq++;
+	r->size = size;
+	r->type = type;
+	r->misc = misc;
+	r->pid = pid;
+	r->tid = tid;
+	r->cpu = cpu;
+	if (size)
+		memcpy(r->data, data, size);
+
+	for (i = m->len++; i > 0; i = (i - 1) / 2) {
+		size_t parent = (i - 1) / 2;
+		if (!older(r, m->heap[parent]))
+			break;
+		m->heap[i] = m->heap[parent];
+	}
+	m->heap[i] = r;
+	return 0;
+}
+
+const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
+{
+	struct ipp_mrec *top, *last;
+	size_t i = 0;
+
+	free(m->last);
+	m->last = NULL;
+	if (!m->len || m->heap[0]->time > horizon)
+		return NULL;
+	top = m->heap[0];
+	last = m->heap[--m->len];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= m->len)
+			break;
+		if (c + 1 < m->len && older(m->heap[c + 1], m->heap[c]))
+			c++;
+		if (!older(m->heap[c], last))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	if (m->len)
+		m->heap[i] = last;
+	m->last = top;
+	return top;
+}
+
+size_t ipp_merge__len(const struct ipp_merge *m)
+{
+	return m->len;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What this machine lets a session use: tracepoints and counters, tried for real. */
+#include "config.h"
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <tracefs.h>
+#include <unistd.h>
+#include "internal.h"
+
+const char *ipcperf_libperf_version(void)
+{
+	return LIBPERF_VERSION_STRING;
+}
+
+static enum ipcperf_avail avail_of(int err)
+{
+	switch (err) {
+	case 0: return IPCPERF_AVAIL_OK;
+	case EACCES:
+	case EPERM: return IPCPERF_AVAIL_DENIED;
+	default: return IPCPERF_AVAIL_MISSING;
+	}
+}
+
+/* Open the event on the calling thread and close it again: 0 or the errno. */
+static int try_open(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a = { .type = type, .size = sizeof(a), .config = config,
+				     .disabled = 1 };
+	long fd = syscall(__NR_perf_event_open, &a, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return errno;
+	close((int)fd);
+	return 0;
+}
+
+static int tracepoint(const char *sys, const char *name,
+		      int (*cb)(void *ctx, const struct ipcperf_event_info *ev), void *ctx)
+{
+	char full[96];
+	struct ipcperf_event_info ev = { .group = sys };
+	char *id = tracefs_event_file_read(NULL, sys, name, "id", NULL);
+	int err = id ? 0 : (errno ? errno : ENOENT);
+
+	if (id) {
+		long long v = strtoll(id, NULL, 10);
+
+		err = try_open(PERF_TYPE_TRACEPOINT, (uint64_t)v);
+		free(id);
+	}
+	snprintf(full, sizeof(full), "%s:%s", sys, name);
+	ev.name = full;
+	ev.status = avail_of(err);
+	ev.err = err;
+	return cb(ctx, &ev);
+}
+
+int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev), void *ctx)
+{
+	static const char *const sched[] = { "sched_switch", "sched_wakeup", "sched_process_fork",
+					     "sched_process_exec", "sched_process_exit" };
+	static const struct { uint32_t type; uint64_t config; } cnt[IPCPERF_CNT__MAX] = {
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+		{ PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+		{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	};
+	int ret;
+
+	if (!cb)
+		return -EINVAL;
+	if (!tracefs_tracing_dir())
+		ipp_info("tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing\n");
+	for (size_t i = 0; i < ipp_nr_syscalls; i++) {
+		char name[48];
+
+		if (ipp_syscalls[i].nr < 0)
+			continue;
+		snprintf(name, sizeof(name), "sys_enter_%s", ipp_syscalls[i].name);
+		if ((ret = tracepoint("syscalls", name, cb, ctx)))
+			return ret;
+		snprintf(name, sizeof(name), "sys_exit_%s", ipp_syscalls[i].name);
+		if ((ret = tracepoint("syscalls", name, cb, ctx)))
+			return ret;
+	}
+	if ((ret = tracepoint("raw_syscalls", "sys_enter", cb, ctx)) ||
+	    (ret = tracepoint("raw_syscalls", "sys_exit", cb, ctx)))
+		return ret;
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(sched); i++)
+		if ((ret = tracepoint("sched", sched[i], cb, ctx)))
+			return ret;
+	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
+		int err = try_open(cnt[i].type, cnt[i].config);
+		struct ipcperf_event_info ev = {
+			.name = ipcperf_counter_name(i), .status = avail_of(err), .err = err,
+			.group = cnt[i].type == PERF_TYPE_HARDWARE ? "hardware" : "software",
+		};
+
+		if ((ret = cb(ctx, &ev)))
+			return ret;
+	}
+	return 0;
+}

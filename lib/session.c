@@ -1,0 +1,1264 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The capture session: targets, tracepoints opened through libperf on
+ * per-CPU rings, the read loop, and dispatch of merged, decoded, paired
+ * events to the registered handlers.
+ */
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <tracefs.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define DEFAULT_RING_PAGES 256
+#define MAX_RING_PAGES (1u << 16)
+/*
+ * Records are delivered only once they are this much older than the start
+ * of the pass that read the rings: a record stamped earlier has surely been
+ * committed to its ring by then (the gap between stamping and committing is
+ * microseconds, but a VM's vCPU can be held up by its host for milliseconds).
+ */
+#define MERGE_SLACK_NS (20ull * 1000 * 1000)
+
+struct tp {
+	const char *system;
+	char name[48];
+	int id;
+	bool is_switch;
+	bool opened;
+	char *format;		/* tracefs format text */
+	size_t format_len;
+	struct perf_event_attr attr;
+	uint64_t *ids;		/* kernel ids of its instances (one per CPU x thread) */
+	size_t nr_ids;
+};
+
+enum state { S_NEW, S_STARTED, S_STOPPED };
+
+struct ipcperf_session {
+	enum state state;
+	/* targets */
+	pid_t *pids;
+	size_t nr_pids;
+	pid_t *tids;
+	size_t nr_tids;
+	bool system_wide;
+	bool include_self;
+	struct ipp_cmd cmd;
+	bool has_cmd;
+	unsigned int ring_pages;
+	unsigned int events;
+	bool want_counters;
+	pid_t self;
+	pid_t *targets;		/* target processes: pids, tgids of tids, the command */
+	size_t nr_targets;
+	pid_t *owner;		/* tgid of each entry of the thread map */
+	struct ipp_counters *counters;
+	void (*tap)(void *ctx, const void *rec, size_t size);
+	void *tap_ctx;
+
+	/* events */
+	struct ipp_decoder *dec;
+	struct tp *tps;
+	size_t nr_tps;
+	unsigned int skipped;
+
+	/* handlers */
+	struct ipcperf_handlers *handlers;
+	size_t nr_handlers;
+
+	/* libperf */
+	struct perf_evlist *evlist;
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	int epfd;
+	int *perf_fds;
+	size_t nr_perf_fds;
+	size_t nr_live;
+
+	/* pipeline */
+	struct ipp_merge *merge;
+	struct ipp_pairer *pairer;
+	uint64_t *lost_per_cpu;
+	int nr_cpu_slots;
+	uint64_t records, lost, syscalls;
+	uint64_t start_ns, stop_ns;
+};
+
+/* ------------------------------------------------------------------ */
+
+static int libperf_print(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	ipp_vprint(IPCPERF_DEBUG, fmt, ap);
+	return 0;
+}
+
+/* The "any CPU" map: libperf 6.12 renamed its constructor (same soname). */
+static struct perf_cpu_map *ipp_cpu_map_any(void)
+{
+#ifdef HAVE_PERF_CPU_MAP__NEW_ANY_CPU
+	return perf_cpu_map__new_any_cpu();
+#else
+	return perf_cpu_map__dummy_new();
+#endif
+}
+
+static void libperf_init_once(void)
+{
+	static bool done;
+
+	if (!done) {
+		libperf_init(libperf_print);
+		done = true;
+	}
+}
+
+static int read_int_file(const char *path, int *val)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+static void explain_perm(const char *what)
+{
+	int paranoid = 0;
+
+	if (read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid) == 0)
+		ipp_info("%s: permission denied: kernel.perf_event_paranoid is %d; tracepoints "
+			 "need root or CAP_PERFMON (with read access to tracefs), or "
+			 "'sysctl kernel.perf_event_paranoid=-1'\n", what, paranoid);
+	else
+		ipp_info("%s: permission denied: run as root or with CAP_PERFMON\n", what);
+}
+
+/* ------------------------------------------------------------------ options */
+
+static bool is_pow2(unsigned int v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int check_pids(const pid_t *v, size_t n, const char *what)
+{
+	if (n && !v) {
+		ipp_info("invalid options: nr_%s is %zu but %s is NULL\n", what, n, what);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i] <= 0) {
+			ipp_info("invalid options: %s[%zu] is %d; a pid must be > 0\n", what, i,
+				 (int)v[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int validate(const struct ipcperf_session_opts *o, struct ipcperf_session_opts *out)
+{
+	int kinds, err;
+
+	memset(out, 0, sizeof(*out));
+	if (!o) {
+		ipp_info("invalid options: no target (give pids, tids, argv or system_wide)\n");
+		return -EINVAL;
+	}
+	if (o->sz < offsetof(struct ipcperf_session_opts, nr_pids) + sizeof(o->nr_pids) ||
+	    !ipp_opts_valid(o, o->sz, sizeof(*o))) {
+		ipp_info("invalid options: sz is %zu; set it with IPCPERF_OPTS()\n", o->sz);
+		return -EINVAL;
+	}
+	memcpy(out, o, o->sz < sizeof(*out) ? o->sz : sizeof(*out));
+	out->sz = sizeof(*out);
+	if ((err = check_pids(out->pids, out->nr_pids, "pids")) ||
+	    (err = check_pids(out->tids, out->nr_tids, "tids")))
+		return err;
+	kinds = (out->nr_pids || out->nr_tids) + !!out->system_wide + !!out->argv;
+	if (kinds != 1) {
+		ipp_info("invalid options: %s\n", kinds ? "give only one kind of target "
+			 "(pids/tids, argv, or system_wide)" :
+			 "no target (give pids, tids, argv or system_wide)");
+		return -EINVAL;
+	}
+	if (out->argv && !out->argv[0]) {
+		ipp_info("invalid options: argv is empty\n");
+		return -EINVAL;
+	}
+	if (!out->ring_pages)
+		out->ring_pages = DEFAULT_RING_PAGES;
+	if (!is_pow2(out->ring_pages) || out->ring_pages > MAX_RING_PAGES) {
+		ipp_info("invalid options: ring_pages is %u; it must be a power of two "
+			 "from 1 to %u\n", out->ring_pages, MAX_RING_PAGES);
+		return -EINVAL;
+	}
+	if (!out->events)
+		out->events = IPCPERF_EV_DEFAULT;
+	if (out->events & ~(unsigned int)IPCPERF_EV__ALL) {
+		ipp_info("invalid options: unknown bits 0x%x in events\n",
+			 out->events & ~(unsigned int)IPCPERF_EV__ALL);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ formats */
+
+static int add_tp(struct ipcperf_session *s, const char *system, const char *name, bool required)
+{
+	size_t size = 0;
+	char *text = tracefs_event_file_read(NULL, system, name, "format", (int *)&size);
+	struct tp *tp;
+	int id;
+
+	if (!text) {
+		int e = errno;
+
+		if (e == EACCES || e == EPERM) {
+			explain_perm("reading tracepoint formats");
+			return -EACCES;
+		}
+		if (required) {
+			ipp_info("tracepoint %s:%s is not available in this kernel\n", system, name);
+			return -ENOENT;
+		}
+		ipp_warn("tracepoint %s:%s is not available in this kernel; skipped\n",
+			 system, name);
+		s->skipped++;
+		return 1;
+	}
+	id = ipp_decoder__add_format(s->dec, system, name, text, size);
+	if (id < 0) {
+		free(text);
+		ipp_info("cannot parse the format of %s:%s (%s)\n", system, name, strerror(-id));
+		return id;
+	}
+	tp = &s->tps[s->nr_tps++];
+	tp->format = text;
+	tp->format_len = size;
+	tp->system = system;
+	snprintf(tp->name, sizeof(tp->name), "%s", name);
+	tp->id = id;
+	tp->is_switch = strcmp(name, "sched_switch") == 0;
+	return 0;
+}
+
+static int load_formats(struct ipcperf_session *s)
+{
+	const char *dir = tracefs_tracing_dir();
+	int err;
+
+	if (!dir) {
+		if (geteuid() != 0)
+			ipp_info("tracefs is not mounted and only root can mount it: "
+				 "mount -t tracefs nodev /sys/kernel/tracing\n");
+		else
+			ipp_info("tracefs is not mounted and could not be mounted: "
+				 "mount -t tracefs nodev /sys/kernel/tracing\n");
+		return -ENOENT;
+	}
+	s->tps = calloc(2 * ipp_nr_syscalls + 7, sizeof(*s->tps));
+	if (!s->tps)
+		return -ENOMEM;
+	if (s->events & IPCPERF_EV_ALL_SYSCALLS) {
+		if ((err = add_tp(s, "raw_syscalls", "sys_enter", true)) < 0 ||
+		    (err = add_tp(s, "raw_syscalls", "sys_exit", true)) < 0)
+			return err;
+	}
+	for (size_t i = 0; i < ipp_nr_syscalls && !(s->events & IPCPERF_EV_ALL_SYSCALLS); i++) {
+		const struct ipp_scdesc *sc = &ipp_syscalls[i];
+		char enter[48], exit_[48];
+		size_t before = s->nr_tps;
+
+		if (!(sc->set & s->events) || sc->nr < 0)
+			continue;
+		snprintf(enter, sizeof(enter), "sys_enter_%s", sc->name);
+		snprintf(exit_, sizeof(exit_), "sys_exit_%s", sc->name);
+		if ((err = add_tp(s, "syscalls", enter, false)) < 0)
+			return err;
+		if (err == 0 && (err = add_tp(s, "syscalls", exit_, false)) < 0)
+			return err;
+		if (err > 0 && s->nr_tps != before) {
+			/* An enter without its exit is of no use: drop both. */
+			s->nr_tps = before;
+		}
+	}
+	if (s->events & IPCPERF_EV_SCHED) {
+		if ((err = add_tp(s, "sched", "sched_switch", false)) < 0 ||
+		    (err = add_tp(s, "sched", "sched_wakeup", false)) < 0)
+			return err;
+	}
+	if (s->events & IPCPERF_EV_TASK) {
+		if ((err = add_tp(s, "sched", "sched_process_fork", false)) < 0 ||
+		    (err = add_tp(s, "sched", "sched_process_exec", false)) < 0 ||
+		    (err = add_tp(s, "sched", "sched_process_exit", false)) < 0)
+			return err;
+	}
+	if (!s->nr_tps) {
+		ipp_info("none of the tracepoints ipcperf uses exist in this kernel "
+			 "(CONFIG_FTRACE_SYSCALLS?)\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ targets */
+
+static int collect_threads(struct ipcperf_session *s, pid_t **out, int *nr)
+{
+	pid_t *all = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr_pids; i++) {
+		pid_t *t;
+		int k = ipp_list_threads(s->pids[i], &t);
+		pid_t *na;
+
+		if (k < 0) {
+			if (k == -ESRCH)
+				ipp_info("no such process: %d\n", (int)s->pids[i]);
+			free(all);
+			return k;
+		}
+		na = realloc(all, (n + k) * sizeof(*all));
+		if (!na) {
+			free(t);
+			free(all);
+			return -ENOMEM;
+		}
+		all = na;
+		memcpy(all + n, t, k * sizeof(*t));
+		n += k;
+		free(t);
+	}
+	for (size_t i = 0; i < s->nr_tids; i++) {
+		pid_t *na;
+
+		if (kill(s->tids[i], 0) < 0 && errno == ESRCH) {
+			ipp_info("no such thread: %d\n", (int)s->tids[i]);
+			free(all);
+			return -ESRCH;
+		}
+		na = realloc(all, (n + 1) * sizeof(*all));
+		if (!na) {
+			free(all);
+			return -ENOMEM;
+		}
+		all = na;
+		all[n++] = s->tids[i];
+	}
+	*out = all;
+	*nr = (int)n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ new/delete */
+
+static void add_target(struct ipcperf_session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i] == pid)
+			return;
+	s->targets[s->nr_targets++] = pid;
+}
+
+const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr)
+{
+	*nr = s->nr_targets;
+	return s->targets;
+}
+
+struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *user)
+{
+	struct ipcperf_session_opts o;
+	struct ipcperf_session *s;
+	int err = validate(user, &o);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->epfd = -1;
+	s->cmd.pid = -1;
+	s->system_wide = o.system_wide;
+	s->include_self = o.include_self;
+	s->ring_pages = o.ring_pages;
+	s->events = o.events;
+	s->want_counters = o.counters;
+	s->self = getpid();
+	if (o.nr_pids) {
+		s->pids = malloc(o.nr_pids * sizeof(pid_t));
+		if (!s->pids)
+			goto nomem;
+		memcpy(s->pids, o.pids, o.nr_pids * sizeof(pid_t));
+		s->nr_pids = o.nr_pids;
+	}
+	if (o.nr_tids) {
+		s->tids = malloc(o.nr_tids * sizeof(pid_t));
+		if (!s->tids)
+			goto nomem;
+		memcpy(s->tids, o.tids, o.nr_tids * sizeof(pid_t));
+		s->nr_tids = o.nr_tids;
+	}
+	s->dec = ipp_decoder__new();
+	s->merge = ipp_merge__new();
+	s->pairer = ipp_pairer__new();
+	if (!s->dec || !s->merge || !s->pairer)
+		goto nomem;
+
+	/* Targets first: a wrong pid is the likeliest mistake, say it before anything else. */
+	if (s->nr_pids || s->nr_tids) {
+		pid_t *t;
+		int n;
+
+		err = collect_threads(s, &t, &n);
+		if (err)
+			goto fail;
+		free(t);
+		s->targets = calloc(s->nr_pids + s->nr_tids, sizeof(pid_t));
+		if (!s->targets)
+			goto nomem;
+		for (size_t i = 0; i < s->nr_pids; i++)
+			add_target(s, s->pids[i]);
+		for (size_t i = 0; i < s->nr_tids; i++) {
+			pid_t tgid = ipp_tgid_of(s->tids[i]);
+
+			add_target(s, tgid > 0 ? tgid : s->tids[i]);
+		}
+	}
+	err = load_formats(s);
+	if (err)
+		goto fail;
+	if (o.argv) {
+		err = ipp_cmd__fork(&s->cmd, o.argv);
+		if (err) {
+			ipp_info("cannot fork the command: %s\n", strerror(-err));
+			goto fail;
+		}
+		s->has_cmd = true;
+		s->targets = malloc(sizeof(pid_t));
+		if (!s->targets)
+			goto nomem;
+		s->targets[s->nr_targets++] = s->cmd.pid;
+	}
+	return s;
+nomem:
+	err = -ENOMEM;
+fail:
+	ipcperf_session__delete(s);
+	errno = -err;
+	return NULL;
+}
+
+static void close_events(struct ipcperf_session *s)
+{
+	ipp_counters__delete(s->counters);
+	s->counters = NULL;
+	free(s->owner);
+	s->owner = NULL;
+	if (s->evlist) {
+		perf_evlist__munmap(s->evlist);
+		perf_evlist__close(s->evlist);
+		perf_evlist__delete(s->evlist);	/* deletes the evsels too */
+		s->evlist = NULL;
+	}
+	perf_cpu_map__put(s->cpus);
+	perf_thread_map__put(s->threads);
+	s->cpus = NULL;
+	s->threads = NULL;
+	if (s->epfd >= 0)
+		close(s->epfd);
+	s->epfd = -1;
+	free(s->perf_fds);
+	s->perf_fds = NULL;
+	s->nr_perf_fds = s->nr_live = 0;
+}
+
+void ipcperf_session__delete(struct ipcperf_session *s)
+{
+	if (!s)
+		return;
+	if (s->state == S_STARTED)
+		ipcperf_session__stop(s);
+	close_events(s);
+	if (s->has_cmd)
+		ipp_cmd__abort(&s->cmd);
+	ipp_decoder__delete(s->dec);
+	ipp_merge__delete(s->merge);
+	ipp_pairer__delete(s->pairer);
+	for (size_t i = 0; s->tps && i < s->nr_tps; i++) {
+		free(s->tps[i].format);
+		free(s->tps[i].ids);
+	}
+	free(s->tps);
+	free(s->handlers);
+	free(s->pids);
+	free(s->tids);
+	free(s->targets);
+	free(s->lost_per_cpu);
+	free(s);
+}
+
+int ipcperf_session__add_handlers(struct ipcperf_session *s, const struct ipcperf_handlers *h)
+{
+	struct ipcperf_handlers *v;
+
+	if (!s || !h || h->sz < offsetof(struct ipcperf_handlers, ctx) + sizeof(h->ctx) ||
+	    !ipp_opts_valid(h, h->sz, sizeof(*h)))
+		return -EINVAL;
+	if (s->state != S_NEW)
+		return -EBUSY;
+	v = realloc(s->handlers, (s->nr_handlers + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->handlers = v;
+	memset(&v[s->nr_handlers], 0, sizeof(*v));
+	memcpy(&v[s->nr_handlers], h, h->sz < sizeof(*h) ? h->sz : sizeof(*h));
+	s->nr_handlers++;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ start */
+
+/* Sorted list of this process's perf_event fds. */
+static int perf_fds_now(int **out, size_t *nr)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int *v = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[64], link[64];
+		ssize_t len;
+		int fd = atoi(de->d_name);
+
+		if (de->d_name[0] == '.' || fd == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (strcmp(link, "anon_inode:[perf_event]") != 0)
+			continue;
+		if (n == cap) {
+			int *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = fd;
+	}
+	closedir(d);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+static bool in_list(const int *v, size_t n, int fd)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == fd)
+			return true;
+	return false;
+}
+
+/*
+ * The kernel ids of the instances of @tp: the perf fds that appeared since
+ * @known (which then takes them in). libperf does not hand out its fds, and
+ * a capture needs the ids to map each sample to its event.
+ */
+static int note_ids(struct tp *tp, int **known, size_t *nr_known)
+{
+	int *now;
+	size_t n;
+	int err = perf_fds_now(&now, &n);
+
+	if (err)
+		return err;
+	free(tp->ids);
+	tp->ids = calloc(n ? n : 1, sizeof(uint64_t));
+	tp->nr_ids = 0;
+	if (!tp->ids) {
+		free(now);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id;
+
+		if (in_list(*known, *nr_known, now[i]))
+			continue;
+		if (ioctl(now[i], PERF_EVENT_IOC_ID, &id) == 0)
+			tp->ids[tp->nr_ids++] = id;
+	}
+	free(*known);
+	*known = now;
+	*nr_known = n;
+	return 0;
+}
+
+static void fill_attr(struct ipcperf_session *s, const struct tp *tp, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->size = sizeof(*a);
+	a->config = (uint64_t)tp->id;
+	a->sample_period = 1;
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+	a->disabled = 1;
+	a->inherit = !s->system_wide;
+	a->enable_on_exec = s->has_cmd;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	/* Wake the reader at a quarter full; never per record (10x the tracer's CPU). */
+	a->watermark = 1;
+	a->wakeup_watermark = s->ring_pages * (unsigned int)sysconf(_SC_PAGESIZE) / 4;
+	/* Switch-in/out records give the time spent off CPU inside a syscall. */
+	a->context_switch = tp->is_switch;
+	/* Side-band COMM/FORK/EXIT records, once, so that captures name their threads. */
+	a->comm = a->task = tp == &s->tps[0];
+	a->comm_exec = a->comm;
+}
+
+static int open_events(struct ipcperf_session *s)
+{
+	struct perf_evsel **evsels = NULL;
+	int *before = NULL, *after = NULL, *known = NULL;
+	size_t nr_before = 0, nr_after = 0, nr_known = 0;
+	int err;
+
+	s->cpus = perf_cpu_map__new(NULL);
+	if (!s->cpus)
+		return -ENOMEM;
+	if (s->system_wide) {
+		s->threads = perf_thread_map__new_dummy();
+	} else if (s->has_cmd) {
+		s->threads = perf_thread_map__new_array(1, &s->cmd.pid);
+		s->owner = malloc(sizeof(pid_t));
+		if (!s->owner)
+			return -ENOMEM;
+		s->owner[0] = s->cmd.pid;
+	} else {
+		pid_t *t;
+		int n;
+
+		err = collect_threads(s, &t, &n);
+		if (err)
+			return err;
+		s->threads = perf_thread_map__new_array(n, t);
+		s->owner = calloc(n ? n : 1, sizeof(pid_t));
+		for (int i = 0; s->owner && i < n; i++) {
+			pid_t tgid = ipp_tgid_of(t[i]);
+
+			s->owner[i] = tgid > 0 ? tgid : t[i];
+		}
+		free(t);
+		if (!s->owner)
+			return -ENOMEM;
+	}
+	if (!s->threads)
+		return -ENOMEM;
+	s->evlist = perf_evlist__new();
+	evsels = calloc(s->nr_tps, sizeof(*evsels));
+	if (!s->evlist || !evsels) {
+		free(evsels);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->nr_tps; i++) {
+		struct perf_event_attr attr;
+
+		fill_attr(s, &s->tps[i], &attr);
+		evsels[i] = perf_evsel__new(&attr);
+		if (!evsels[i]) {
+			free(evsels);
+			return -ENOMEM;
+		}
+		perf_evlist__add(s->evlist, evsels[i]);
+	}
+	perf_evlist__set_maps(s->evlist, s->cpus, s->threads);
+
+	err = perf_fds_now(&before, &nr_before);
+	if (!err)
+		err = perf_fds_now(&known, &nr_known);
+	if (err)
+		goto out;
+	/* One by one, so that a failure names its event and a missing one does not sink the rest. */
+	for (size_t i = 0; i < s->nr_tps; i++) {
+		struct tp *tp = &s->tps[i];
+
+		err = perf_evsel__open(evsels[i], perf_evsel__cpus(evsels[i]),
+				       perf_evsel__threads(evsels[i]));
+		if (!err) {
+			tp->opened = true;
+			tp->attr = *perf_evsel__attr(evsels[i]);
+			err = note_ids(tp, &known, &nr_known);
+			if (err)
+				goto out;
+			continue;
+		}
+		switch (-err) {
+		case ENOENT:
+		case ENODEV:
+		case EOPNOTSUPP:
+			ipp_warn("cannot open %s:%s (%s); skipped\n", tp->system, tp->name,
+				 strerror(-err));
+			perf_evlist__remove(s->evlist, evsels[i]);
+			perf_evsel__delete(evsels[i]);
+			s->skipped++;
+			err = 0;
+			continue;
+		case EACCES:
+		case EPERM:
+			explain_perm("opening tracepoints");
+			break;
+		case ESRCH:
+			ipp_info("a target exited before its events could be opened\n");
+			break;
+		case EMFILE:
+		case ENFILE:
+			ipp_info("out of file descriptors opening %s:%s: each event takes one fd per "
+				 "CPU per thread; raise 'ulimit -n'\n", tp->system, tp->name);
+			break;
+		default:
+			ipp_info("cannot open %s:%s: %s\n", tp->system, tp->name, strerror(-err));
+		}
+		goto out;
+	}
+
+	err = perf_evlist__mmap(s->evlist, (int)s->ring_pages);
+	if (err) {
+		if (err == -EPERM || err == -ENOMEM) {
+			int kb = 0;
+
+			read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &kb);
+			ipp_info("cannot map %d rings of %u pages: over the locked-memory limit "
+				 "(kernel.perf_event_mlock_kb=%d plus 'ulimit -l'); use fewer pages "
+				 "or raise them\n", perf_cpu_map__nr(s->cpus), s->ring_pages, kb);
+			err = -EPERM;
+		} else {
+			ipp_info("cannot map the rings: %s\n", strerror(-err));
+		}
+		goto out;
+	}
+
+	err = perf_fds_now(&after, &nr_after);
+	if (err)
+		goto out;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->perf_fds = calloc(nr_after ? nr_after : 1, sizeof(int));
+	if (s->epfd < 0 || !s->perf_fds) {
+		err = s->epfd < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nr_after; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = after[i] };
+
+		if (in_list(before, nr_before, after[i]))
+			continue;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, after[i], &ev) < 0) {
+			err = -errno;
+			goto out;
+		}
+		s->perf_fds[s->nr_perf_fds++] = after[i];
+	}
+	s->nr_live = s->nr_perf_fds;
+	if (s->want_counters) {
+		/*
+		 * Counting needs no ring, so a task's counters need no per-CPU
+		 * instances: one "any CPU" instance per thread is enabled exactly
+		 * while the task runs. Per-CPU instances would each be enabled the
+		 * whole time but run only on their CPU, and scaling by
+		 * enabled/running would multiply the counts by the number of CPUs.
+		 * System-wide counting is per CPU by nature.
+		 */
+		struct perf_cpu_map *any = s->system_wide ? perf_cpu_map__get(s->cpus) :
+				    ipp_cpu_map_any();
+
+		if (!any) {
+			err = -ENOMEM;
+			goto out;
+		}
+		err = ipp_counters__open(&s->counters, any, s->threads, !s->system_wide,
+					 s->has_cmd);
+		perf_cpu_map__put(any);
+		if (err)
+			goto out;
+	}
+	s->nr_cpu_slots = perf_cpu_map__max(s->cpus).cpu + 1;
+	s->lost_per_cpu = calloc(s->nr_cpu_slots, sizeof(uint64_t));
+	if (!s->lost_per_cpu)
+		err = -ENOMEM;
+out:
+	free(evsels);
+	free(before);
+	free(after);
+	free(known);
+	return err;
+}
+
+int ipcperf_session__start(struct ipcperf_session *s)
+{
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (s->state != S_NEW)
+		return -EBUSY;
+	libperf_init_once();
+	err = open_events(s);
+	if (err) {
+		close_events(s);
+		return err;
+	}
+	s->start_ns = ipp_now_ns();
+	if (s->has_cmd) {
+		/* enable_on_exec: the events switch on when the command execs. */
+		err = ipp_cmd__release(&s->cmd);
+		if (err) {
+			ipp_info("cannot run the command: %s\n", strerror(-err));
+			close_events(s);
+			return err;
+		}
+	} else {
+		perf_evlist__enable(s->evlist);
+		ipp_counters__enable(s->counters, true);
+	}
+	s->state = S_STARTED;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ reading */
+
+/* Trailer that sample_id_all appends to non-sample records, for our sample_type. */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t id;
+};
+
+static void take_record(struct ipcperf_session *s, const union perf_event *ev)
+{
+	const unsigned char *p = (const unsigned char *)ev;
+	size_t size = ev->header.size;
+	struct sample_id sid;
+
+	s->records++;
+	if (s->tap)
+		s->tap(s->tap_ctx, ev, size);
+	if (ev->header.type == PERF_RECORD_SAMPLE) {
+		/* id, pid, tid, time, cpu, res, raw_size, raw (DESIGN.md) */
+		uint32_t pid, tid, cpu, raw_size;
+		uint64_t time;
+
+		if (size < 8 + 8 + 8 + 8 + 8 + 4)
+			return;
+		memcpy(&pid, p + 16, 4);
+		memcpy(&tid, p + 20, 4);
+		memcpy(&time, p + 24, 8);
+		memcpy(&cpu, p + 32, 4);
+		memcpy(&raw_size, p + 40, 4);
+		if (raw_size > size - 44)
+			return;
+		if (!s->include_self && (pid_t)pid == s->self)
+			return;
+		ipp_merge__push(s->merge, time, PERF_RECORD_SAMPLE, ev->header.misc, (pid_t)pid,
+				(pid_t)tid, (int)cpu, p + 44, raw_size);
+		return;
+	}
+	if (size < sizeof(ev->header) + sizeof(sid))
+		return;
+	memcpy(&sid, p + size - sizeof(sid), sizeof(sid));
+	switch (ev->header.type) {
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES: {
+		uint64_t n;
+
+		memcpy(&n, ev->header.type == PERF_RECORD_LOST ? p + 16 : p + 8, sizeof(n));
+		s->lost += n;
+		if ((int)sid.cpu < s->nr_cpu_slots)
+			s->lost_per_cpu[sid.cpu] += n;
+		ipp_merge__push(s->merge, sid.time, PERF_RECORD_LOST, 0, (pid_t)sid.pid,
+				(pid_t)sid.tid, (int)sid.cpu, &n, sizeof(n));
+		break;
+	}
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (!s->include_self && (pid_t)sid.pid == s->self)
+			break;
+		ipp_merge__push(s->merge, sid.time, PERF_RECORD_SWITCH, ev->header.misc,
+				(pid_t)sid.pid, (pid_t)sid.tid, (int)sid.cpu, NULL, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static int read_rings(struct ipcperf_session *s)
+{
+	struct perf_mmap *map;
+	uint64_t before = s->records;
+
+	perf_evlist__for_each_mmap(s->evlist, map, false) {
+		union perf_event *ev;
+
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map)) != NULL) {
+			take_record(s, ev);
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
+	/* A pass over every ring: what a capture marks as a finished round. */
+	if (s->tap && s->records != before)
+		s->tap(s->tap_ctx, NULL, 0);
+	return 0;
+}
+
+#define EMIT(s, member, ev)                                             \
+	do {                                                            \
+		for (size_t i_ = 0; i_ < (s)->nr_handlers; i_++)        \
+			if ((s)->handlers[i_].member)                   \
+				(s)->handlers[i_].member((s)->handlers[i_].ctx, (ev)); \
+	} while (0)
+
+/* @return 1 when an event went to the handlers, else 0. */
+static int dispatch_sample(struct ipcperf_session *s, const struct ipp_mrec *r)
+{
+	struct ipp_rec rec;
+	struct ipcperf_syscall sc;
+
+	if (ipp_decoder__decode(s->dec, r->data, r->size, &rec) < 0)
+		return 0;
+	switch (rec.kind) {
+	case IPP_REC_SYS_ENTER:
+		ipp_pairer__enter(s->pairer, r->time, r->pid, r->tid, rec.enter.sc, rec.enter.nr,
+				  rec.enter.args, rec.enter.nr_args);
+		return 0;
+	case IPP_REC_SYS_EXIT:
+		if (!ipp_pairer__exit(s->pairer, r->time, r->pid, r->tid, r->cpu, rec.exit.nr,
+				      rec.exit.ret, &sc))
+			return 0;
+		if (sc.cls == IPCPERF_SC_FD_OTHER && sc.name && strcmp(sc.name, "fcntl") == 0 &&
+		    (sc.args[1] == F_DUPFD || sc.args[1] == F_DUPFD_CLOEXEC))
+			sc.cls = IPCPERF_SC_FD_NEW;
+		s->syscalls++;
+		EMIT(s, syscall, &sc);
+		break;
+	case IPP_REC_SWITCH: {
+		struct ipcperf_switch ev = {
+			.time_ns = r->time, .pid = r->pid, .tid = rec.sw.prev_tid, .cpu = r->cpu,
+			/* 0 (R) or the preempted marker above the state bits (R+): runnable */
+			.preempted = (rec.sw.prev_state & 0xff) == 0,
+			.prev_state = rec.sw.prev_state, .next_tid = rec.sw.next_tid,
+		};
+		memcpy(ev.prev_comm, rec.sw.prev_comm, sizeof(ev.prev_comm));
+		memcpy(ev.next_comm, rec.sw.next_comm, sizeof(ev.next_comm));
+		EMIT(s, sched_switch, &ev);
+		break;
+	}
+	case IPP_REC_WAKEUP: {
+		struct ipcperf_wakeup ev = {
+			.time_ns = r->time, .waker_pid = r->pid, .waker_tid = r->tid,
+			.tid = rec.wake.tid, .target_cpu = rec.wake.target_cpu,
+		};
+		memcpy(ev.comm, rec.wake.comm, sizeof(ev.comm));
+		EMIT(s, wakeup, &ev);
+		break;
+	}
+	case IPP_REC_FORK: {
+		struct ipcperf_task ev = {
+			.kind = IPCPERF_TASK_FORK, .time_ns = r->time, .pid = r->pid,
+			.tid = rec.fork.parent_tid, .child_tid = rec.fork.child_tid,
+			.comm = rec.fork.child_comm,
+		};
+		EMIT(s, task, &ev);
+		break;
+	}
+	case IPP_REC_EXEC: {
+		struct ipcperf_task ev = {
+			.kind = IPCPERF_TASK_EXEC, .time_ns = r->time, .pid = r->pid,
+			.tid = rec.exec.tid, .filename = rec.exec.filename,
+		};
+		EMIT(s, task, &ev);
+		break;
+	}
+	case IPP_REC_EXIT: {
+		struct ipcperf_task ev = {
+			.kind = IPCPERF_TASK_EXIT, .time_ns = r->time, .pid = r->pid,
+			.tid = rec.pexit.tid, .comm = rec.pexit.comm,
+		};
+		ipp_pairer__thread_exit(s->pairer, rec.pexit.tid);
+		EMIT(s, task, &ev);
+		break;
+	}
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Deliver merged records up to @horizon. @return events handed to handlers. */
+static int deliver(struct ipcperf_session *s, uint64_t horizon)
+{
+	const struct ipp_mrec *r;
+	int n = 0;
+
+	while ((r = ipp_merge__pop(s->merge, horizon)) != NULL) {
+		switch (r->type) {
+		case PERF_RECORD_SAMPLE:
+			n += dispatch_sample(s, r);
+			break;
+		case PERF_RECORD_SWITCH:
+			ipp_pairer__switch(s->pairer, r->time, r->tid,
+					   r->misc & PERF_RECORD_MISC_SWITCH_OUT,
+					   r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+			break;
+		case PERF_RECORD_LOST: {
+			struct ipcperf_lost ev = { .cpu = r->cpu, .total = s->lost };
+
+			memcpy(&ev.lost, r->data, sizeof(ev.lost));
+			EMIT(s, lost, &ev);
+			n++;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+/* Note rings whose targets all exited: they stop counting towards done(). */
+static void reap_hangups(struct ipcperf_session *s, const struct epoll_event *evs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, evs[i].data.fd, NULL);
+			if (s->nr_live)
+				s->nr_live--;
+		}
+}
+
+static int check_hangups(struct ipcperf_session *s)
+{
+	struct epoll_event evs[64];
+	int n;
+
+	do {
+		n = epoll_wait(s->epfd, evs, 64, 0);
+		if (n < 0)
+			return errno == EINTR ? 0 : -errno;
+		reap_hangups(s, evs, n);
+	} while (n == 64);
+	return 0;
+}
+
+int ipcperf_session__consume(struct ipcperf_session *s)
+{
+	uint64_t pass;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (s->state != S_STARTED)
+		return s->state == S_STOPPED ? 0 : -EINVAL;
+	pass = ipp_now_ns();
+	err = check_hangups(s);
+	if (err)
+		return err;
+	read_rings(s);
+	return deliver(s, pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0);
+}
+
+int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
+{
+	struct epoll_event evs[64];
+	int n;
+
+	if (!s)
+		return -EINVAL;
+	if (s->state != S_STARTED)
+		return s->state == S_STOPPED ? 0 : -EINVAL;
+	n = epoll_wait(s->epfd, evs, 64, timeout_ms);
+	if (n < 0)
+		return -errno;
+	reap_hangups(s, evs, n);
+	return ipcperf_session__consume(s);
+}
+
+int ipcperf_session__fd(const struct ipcperf_session *s)
+{
+	if (!s || s->epfd < 0)
+		return -EINVAL;
+	return s->epfd;
+}
+
+bool ipcperf_session__done(const struct ipcperf_session *s)
+{
+	return s && s->state != S_NEW && !s->system_wide && s->nr_live == 0;
+}
+
+int ipcperf_session__stop(struct ipcperf_session *s)
+{
+	int n;
+
+	if (!s)
+		return -EINVAL;
+	if (s->state != S_STARTED)
+		return 0;
+	perf_evlist__disable(s->evlist);
+	ipp_counters__enable(s->counters, false);
+	/* Everything already in the rings is read and delivered, in order. */
+	read_rings(s);
+	n = deliver(s, UINT64_MAX);
+	ipp_pairer__flush(s->pairer);
+	s->stop_ns = ipp_now_ns();
+	s->state = S_STOPPED;
+	return n;
+}
+
+pid_t ipcperf_session__child_pid(const struct ipcperf_session *s)
+{
+	return s && s->has_cmd ? s->cmd.pid : -1;
+}
+
+int ipcperf_session__wait_child(struct ipcperf_session *s, int *status)
+{
+	if (!s || !s->has_cmd)
+		return -ECHILD;
+	return ipp_cmd__wait(&s->cmd, status);
+}
+
+int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_session_stats *st)
+{
+	struct ipcperf_session_stats v = { .sz = sizeof(v) };
+
+	if (!s || !st || st->sz < sizeof(size_t))
+		return -EINVAL;
+	v.records = s->records;
+	v.lost = s->lost;
+	v.unpaired_enter = ipp_pairer__unpaired_enter(s->pairer);
+	v.unpaired_exit = ipp_pairer__unpaired_exit(s->pairer);
+	v.syscalls = s->syscalls;
+	v.start_ns = s->start_ns;
+	v.stop_ns = s->stop_ns;
+	v.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0;
+	v.skipped_events = s->skipped;
+	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
+	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
+	return 0;
+}
+
+uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *s, int cpu)
+{
+	if (!s || cpu < 0 || cpu >= s->nr_cpu_slots)
+		return 0;
+	return s->lost_per_cpu[cpu];
+}
+
+int ipcperf_session__read_counters(const struct ipcperf_session *s, pid_t pid,
+				   struct ipcperf_counter_value *vals)
+{
+	bool *use = NULL;
+	int n, err;
+
+	if (!s || !vals || pid < 0)
+		return -EINVAL;
+	if (!s->counters)
+		return -ENODATA;
+	if (pid) {
+		bool any = false;
+
+		if (!s->owner)
+			return -ESRCH;
+		n = perf_thread_map__nr(s->threads);
+		use = calloc(n, sizeof(*use));
+		if (!use)
+			return -ENOMEM;
+		for (int i = 0; i < n; i++)
+			any |= use[i] = s->owner[i] == pid;
+		if (!any) {
+			free(use);
+			return -ESRCH;
+		}
+	}
+	err = ipp_counters__read(s->counters, use, vals);
+	free(use);
+	return err;
+}
+
+int ipcperf_session__set_tap(struct ipcperf_session *s,
+			     void (*tap)(void *ctx, const void *rec, size_t size), void *ctx)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->state != S_NEW)
+		return -EBUSY;
+	s->tap = tap;
+	s->tap_ctx = ctx;
+	return 0;
+}
+
+int ipcperf_session__for_each_event(const struct ipcperf_session *s,
+				    int (*cb)(void *ctx, const struct ipcperf_event_desc *d),
+				    void *ctx)
+{
+	if (!s || !cb)
+		return -EINVAL;
+	if (s->state == S_NEW)
+		return -EINVAL;
+	for (size_t i = 0; i < s->nr_tps; i++) {
+		const struct tp *tp = &s->tps[i];
+		struct ipcperf_event_desc d = {
+			.system = tp->system, .name = tp->name, .id = tp->id,
+			.attr = &tp->attr, .attr_size = sizeof(tp->attr),
+			.ids = tp->ids, .nr_ids = tp->nr_ids,
+			.format = tp->format, .format_len = tp->format_len,
+		};
+		int ret;
+
+		if (!tp->opened)
+			continue;
+		ret = cb(ctx, &d);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,704 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The session engine end to end, through the public API only: real
+ * tracepoints on real processes (tests/ipcwork, whose I/O is known exactly),
+ * asserting exact numbers. Needs root; check-live.c decides whether to run.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1	/* pipe2 */
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ipcperf/ipcperf.h>
+
+#include "suites.h"
+
+#ifndef IPCWORK_PATH
+#error "IPCWORK_PATH must name the built tests/ipcwork"
+#endif
+
+/* The pipe workload's fds (see tests/ipcwork.c). */
+enum { DATA_RD = 10, DATA_WR = 11, GO_RD = 12 };
+
+/* How long a workload may take before the test gives up rather than hangs. */
+#define RUN_DEADLINE_NS (30ull * 1000000000ull)
+
+/* ------------------------------------------------------------------ */
+/* Collecting what the handlers see                                    */
+/* ------------------------------------------------------------------ */
+
+struct sc_rec {
+	uint64_t start_ns, end_ns;
+	pid_t pid, tid;
+	enum ipcperf_sc_class cls;
+	int fd;
+	uint64_t count;
+	int64_t ret;
+	bool has_name;
+	char name[32];
+};
+
+struct task_rec {
+	enum ipcperf_task_kind kind;
+	pid_t pid, tid, child_tid;
+};
+
+struct collect {
+	struct sc_rec *sc;
+	size_t nr_sc, cap_sc;
+	struct task_rec *task;
+	size_t nr_task, cap_task;
+	/* Handler invocations, by kind. */
+	unsigned long syscall_calls, switch_calls, wakeup_calls, task_calls, lost_calls;
+	uint64_t lost_records;
+};
+
+static void *grow(void *arr, size_t *cap, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 256;
+	void *p = realloc(arr, ncap * elem);
+
+	ck_assert_msg(p != NULL, "out of memory");
+	*cap = ncap;
+	return p;
+}
+
+static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
+{
+	struct collect *c = ctx;
+	struct sc_rec *r;
+
+	c->syscall_calls++;
+	if (c->nr_sc == c->cap_sc)
+		c->sc = grow(c->sc, &c->cap_sc, sizeof(*c->sc));
+	r = &c->sc[c->nr_sc++];
+	*r = (struct sc_rec){
+		.start_ns = ev->start_ns, .end_ns = ev->end_ns,
+		.pid = ev->pid, .tid = ev->tid, .cls = ev->cls, .fd = ev->fd,
+		.count = ev->count, .ret = ev->ret, .has_name = ev->name != NULL,
+	};
+	if (ev->name)
+		snprintf(r->name, sizeof(r->name), "%s", ev->name);
+}
+
+static void on_switch(void *ctx, const struct ipcperf_switch *ev)
+{
+	(void)ev;
+	((struct collect *)ctx)->switch_calls++;
+}
+
+static void on_wakeup(void *ctx, const struct ipcperf_wakeup *ev)
+{
+	(void)ev;
+	((struct collect *)ctx)->wakeup_calls++;
+}
+
+static void on_task(void *ctx, const struct ipcperf_task *ev)
+{
+	struct collect *c = ctx;
+
+	c->task_calls++;
+	if (c->nr_task == c->cap_task)
+		c->task = grow(c->task, &c->cap_task, sizeof(*c->task));
+	c->task[c->nr_task++] = (struct task_rec){
+		.kind = ev->kind, .pid = ev->pid, .tid = ev->tid, .child_tid = ev->child_tid,
+	};
+}
+
+static void on_lost(void *ctx, const struct ipcperf_lost *ev)
+{
+	struct collect *c = ctx;
+
+	c->lost_calls++;
+	c->lost_records += ev->lost;
+}
+
+static unsigned long handler_calls(const struct collect *c)
+{
+	return c->syscall_calls + c->switch_calls + c->wakeup_calls + c->task_calls + c->lost_calls;
+}
+
+static void collect_free(struct collect *c)
+{
+	free(c->sc);
+	free(c->task);
+	memset(c, 0, sizeof(*c));
+}
+
+static void add_handlers(struct ipcperf_session *s, struct collect *c)
+{
+	struct ipcperf_handlers h = {
+		.sz = sizeof(h),
+		.ctx = c,
+		.syscall = on_syscall,
+		.sched_switch = on_switch,
+		.wakeup = on_wakeup,
+		.task = on_task,
+		.lost = on_lost,
+	};
+
+	ck_assert_int_eq(ipcperf_session__add_handlers(s, &h), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static int print_stderr(enum ipcperf_print_level level, const char *fmt, va_list ap)
+{
+	static const char *const names[] = { "warning", "info", "debug" };
+
+	if (level == IPCPERF_DEBUG && !getenv("IPCPERF_TEST_DEBUG"))
+		return 0;
+	fprintf(stderr, "libipcperf %s: ", (unsigned int)level < 3 ? names[level] : "?");
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void setup(void)
+{
+	ipcperf_set_print(print_stderr);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Drive @s with ipcperf_session__poll() until every target exited. */
+static unsigned long drive_with_poll(struct ipcperf_session *s)
+{
+	uint64_t deadline = now_ns() + RUN_DEADLINE_NS;
+	unsigned long delivered = 0;
+
+	while (!ipcperf_session__done(s)) {
+		int n = ipcperf_session__poll(s, 100);
+
+		if (n == -EINTR)
+			continue;
+		ck_assert_int_ge(n, 0);
+		delivered += (unsigned long)n;
+		ck_assert_msg(now_ns() < deadline, "session not done after %llu s",
+			      RUN_DEADLINE_NS / 1000000000ull);
+	}
+	return delivered;
+}
+
+/* The same with the caller's own poll() on ipcperf_session__fd(). */
+static unsigned long drive_with_own_poll(struct ipcperf_session *s)
+{
+	uint64_t deadline = now_ns() + RUN_DEADLINE_NS;
+	unsigned long delivered = 0, readable = 0;
+	int fd = ipcperf_session__fd(s);
+
+	ck_assert_int_ge(fd, 0);
+	while (!ipcperf_session__done(s)) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int n = poll(&pfd, 1, 100);
+
+		if (n < 0) {
+			ck_assert_int_eq(errno, EINTR);
+			continue;
+		}
+		if (n > 0)
+			readable++;
+		n = ipcperf_session__consume(s);
+		ck_assert_int_ge(n, 0);
+		delivered += (unsigned long)n;
+		ck_assert_msg(now_ns() < deadline, "session not done after %llu s",
+			      RUN_DEADLINE_NS / 1000000000ull);
+	}
+	/* At the very least the targets' hang-up must have made it readable. */
+	ck_assert_uint_ge(readable, 1);
+	return delivered;
+}
+
+static void get_stats(const struct ipcperf_session *s, struct ipcperf_session_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->sz = sizeof(*st);
+	ck_assert_int_eq(ipcperf_session__stats(s, st), 0);
+}
+
+/* Stop, check what stop and the counters say against what the handlers saw. */
+static void stop_and_check(struct ipcperf_session *s, const struct collect *c,
+			   unsigned long delivered, struct ipcperf_session_stats *st)
+{
+	int n = ipcperf_session__stop(s);
+
+	ck_assert_int_ge(n, 0);
+	delivered += (unsigned long)n;
+	/* Idempotent: nothing is left to deliver. */
+	ck_assert_int_eq(ipcperf_session__stop(s), 0);
+
+	get_stats(s, st);
+	ck_assert_uint_eq(c->syscall_calls, st->syscalls);
+	/*
+	 * poll/consume/stop return the "events delivered". Whether a sys_enter
+	 * that only waits for its exit counts is the library's choice; what it
+	 * cannot do is report fewer than the handlers were given.
+	 */
+	ck_assert_uint_ge(delivered, handler_calls(c));
+	ck_assert_uint_eq(st->lost, 0);
+	ck_assert_uint_eq(c->lost_calls, 0);
+	ck_assert_uint_ne(st->stop_ns, 0);
+	ck_assert_uint_ge(st->stop_ns, st->start_ns);
+}
+
+/* What holds for every syscall event, whatever the workload. */
+static void check_every_syscall(const struct collect *c)
+{
+	for (size_t i = 0; i < c->nr_sc; i++) {
+		const struct sc_rec *r = &c->sc[i];
+
+		ck_assert_msg(r->has_name, "syscall event %zu (tid %d) has no name", i, (int)r->tid);
+		ck_assert_uint_ge(r->end_ns, r->start_ns);
+		ck_assert_int_gt(r->pid, 0);
+		ck_assert_int_gt(r->tid, 0);
+	}
+}
+
+/* Per-thread totals of the calls of class @cls on @fd (-1: any fd) in @pid (0: any). */
+struct per_tid {
+	pid_t pid, tid;
+	int fd;			/* the fd of the first call */
+	bool one_fd;		/* every call was on that fd */
+	unsigned int ops;
+	int64_t bytes;
+};
+
+static size_t group_by_tid(const struct collect *c, enum ipcperf_sc_class cls, int fd,
+			   pid_t pid, struct per_tid *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nr_sc; i++) {
+		const struct sc_rec *r = &c->sc[i];
+		size_t j;
+
+		if (r->cls != cls || (fd >= 0 && r->fd != fd) || (pid && r->pid != pid))
+			continue;
+		for (j = 0; j < n && out[j].tid != r->tid; j++)
+			;
+		if (j == n) {
+			ck_assert_msg(n < max, "more than %zu threads do class %d on fd %d", max,
+				      (int)cls, fd);
+			out[n++] = (struct per_tid){ .pid = r->pid, .tid = r->tid, .fd = r->fd,
+						     .one_fd = true };
+		}
+		ck_assert_int_eq(out[j].pid, r->pid);
+		out[j].one_fd &= out[j].fd == r->fd;
+		out[j].ops++;
+		out[j].bytes += r->ret;
+	}
+	/* Sort by ops, so that the callers can name them. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && out[j - 1].ops > out[j].ops; j--) {
+			struct per_tid t = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+static const struct task_rec *find_fork(const struct collect *c, pid_t child_tid)
+{
+	for (size_t i = 0; i < c->nr_task; i++)
+		if (c->task[i].kind == IPCPERF_TASK_FORK && c->task[i].child_tid == child_tid)
+			return &c->task[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The pipe workload: P0 -> R, W -> T, G                               */
+/* ------------------------------------------------------------------ */
+
+static void check_pipe_run(const struct collect *c, pid_t p0)
+{
+	struct per_tid wr[8], rd[8], go[8];
+	const struct per_tid *w, *t, *g, *r;
+	const struct task_rec *f;
+	unsigned int n1000 = 0, n100 = 0, n0 = 0;
+	size_t n;
+
+	check_every_syscall(c);
+
+	/* Writers on fd 11, sorted by ops: G (3 x 700), T (5 x 300), W (100..1000). */
+	n = group_by_tid(c, IPCPERF_SC_WRITE, DATA_WR, 0, wr, 8);
+	ck_assert_uint_eq(n, 3);
+	g = &wr[0];
+	t = &wr[1];
+	w = &wr[2];
+	ck_assert_uint_eq(w->ops, 10);
+	ck_assert_int_eq(w->bytes, 5500);
+	ck_assert_uint_eq(t->ops, 5);
+	ck_assert_int_eq(t->bytes, 1500);
+	ck_assert_uint_eq(g->ops, 3);
+	ck_assert_int_eq(g->bytes, 2100);
+
+	/* W is a process of its own, forked by P0; T is its thread; G its child. */
+	ck_assert_int_ne(w->pid, p0);
+	ck_assert_int_eq(w->tid, w->pid);
+	ck_assert_int_eq(t->pid, w->pid);
+	ck_assert_int_ne(t->tid, w->tid);
+	ck_assert_int_ne(g->pid, w->pid);
+	ck_assert_int_ne(g->pid, p0);
+	ck_assert_int_eq(g->tid, g->pid);
+
+	f = find_fork(c, g->tid);
+	ck_assert_msg(f != NULL, "no FORK event for G (tid %d)", (int)g->tid);
+	ck_assert_int_eq(f->pid, w->pid);
+	f = find_fork(c, t->tid);
+	ck_assert_msg(f != NULL, "no FORK event for thread T (tid %d)", (int)t->tid);
+	ck_assert_int_eq(f->pid, w->pid);
+	ck_assert_int_eq(f->tid, w->tid);
+	f = find_fork(c, w->tid);
+	ck_assert_msg(f != NULL, "no FORK event for W (tid %d)", (int)w->tid);
+	ck_assert_int_eq(f->pid, p0);
+
+	/* The one reader R: 9 x 1000, 100, 0 (EOF), each asking for 1000. */
+	n = group_by_tid(c, IPCPERF_SC_READ, DATA_RD, 0, rd, 8);
+	ck_assert_uint_eq(n, 1);
+	r = &rd[0];
+	ck_assert_uint_eq(r->ops, 11);
+	ck_assert_int_eq(r->bytes, 9100);
+	ck_assert_int_eq(r->tid, r->pid);
+	ck_assert_int_ne(r->pid, p0);
+	ck_assert_int_ne(r->pid, w->pid);
+	ck_assert_int_ne(r->pid, g->pid);
+	f = find_fork(c, r->tid);
+	ck_assert_msg(f != NULL, "no FORK event for R (tid %d)", (int)r->tid);
+	ck_assert_int_eq(f->pid, p0);
+
+	/* Its go byte, read before any data. */
+	n = group_by_tid(c, IPCPERF_SC_READ, GO_RD, 0, go, 8);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(go[0].tid, r->tid);
+	ck_assert_uint_eq(go[0].ops, 1);
+	ck_assert_int_eq(go[0].bytes, 1);
+
+	for (size_t i = 0; i < c->nr_sc; i++) {
+		const struct sc_rec *e = &c->sc[i];
+
+		if (e->cls == IPCPERF_SC_WRITE && e->fd == DATA_WR) {
+			ck_assert_str_eq(e->name, "write");
+			ck_assert_int_eq(e->ret, (int64_t)e->count);
+		} else if (e->cls == IPCPERF_SC_READ && e->fd == DATA_RD) {
+			ck_assert_str_eq(e->name, "read");
+			ck_assert_uint_eq(e->count, 1000);
+			if (e->ret == 1000)
+				n1000++;
+			else if (e->ret == 100)
+				n100++;
+			else if (e->ret == 0)
+				n0++;
+			else
+				ck_abort_msg("read(%d, 1000) returned %lld", DATA_RD, (long long)e->ret);
+		} else if (e->cls == IPCPERF_SC_READ && e->fd == GO_RD) {
+			ck_assert_str_eq(e->name, "read");
+			ck_assert_uint_eq(e->count, 1);
+			ck_assert_int_eq(e->ret, 1);
+		}
+	}
+	ck_assert_uint_eq(n1000, 9);
+	ck_assert_uint_eq(n100, 1);
+	ck_assert_uint_eq(n0, 1);
+
+	/* The buffers W writes are 100, 200, ... 1000, in this order. */
+	for (size_t i = 0, k = 0; i < c->nr_sc; i++) {
+		const struct sc_rec *e = &c->sc[i];
+
+		if (e->cls == IPCPERF_SC_WRITE && e->fd == DATA_WR && e->tid == w->tid) {
+			k++;
+			ck_assert_uint_eq(e->count, 100 * k);
+		}
+	}
+}
+
+static void run_pipe(bool own_loop)
+{
+	char *argv[] = { IPCWORK_PATH, "pipe", "--exit", "7", NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv);
+	struct ipcperf_session_stats st;
+	struct ipcperf_session *s;
+	struct collect c = { 0 };
+	unsigned long delivered;
+	int status = -1;
+	pid_t p0;
+
+	s = ipcperf_session__new(&opts);
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	add_handlers(s, &c);
+	p0 = ipcperf_session__child_pid(s);
+	ck_assert_int_gt(p0, 0);
+	ck_assert_int_eq(ipcperf_session__fd(s), -EINVAL);
+
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	ck_assert_int_eq(ipcperf_session__add_handlers(s, &(struct ipcperf_handlers){
+		.sz = sizeof(struct ipcperf_handlers) }), -EBUSY);
+	ck_assert_int_eq(ipcperf_session__start(s), -EBUSY);
+
+	delivered = own_loop ? drive_with_own_poll(s) : drive_with_poll(s);
+	stop_and_check(s, &c, delivered, &st);
+	ck_assert_uint_eq(st.unpaired_enter, 0);
+	ck_assert_uint_eq(st.unpaired_exit, 0);
+
+	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), 0);
+	ck_assert_msg(WIFEXITED(status), "ipcwork did not exit (wait status 0x%x)",
+		      (unsigned int)status);
+	ck_assert_int_eq(WEXITSTATUS(status), 7);
+
+	check_pipe_run(&c, p0);
+	/* Events come in timestamp order. */
+	for (size_t i = 1; i < c.nr_sc; i++)
+		ck_assert_uint_ge(c.sc[i].end_ns, c.sc[i - 1].end_ns);
+
+	ipcperf_session__delete(s);
+	collect_free(&c);
+}
+
+START_TEST(test_pipe_command)
+{
+	run_pipe(false);
+}
+END_TEST
+
+START_TEST(test_pipe_own_poll)
+{
+	run_pipe(true);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* An existing multi-threaded process                                  */
+/* ------------------------------------------------------------------ */
+
+/* Read one line from @fd (up to 10 s) into @buf. */
+static void read_line(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		ck_assert_msg(poll(&pfd, 1, 10000) == 1, "no line from ipcwork in 10 s");
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		ck_assert_msg(n > 0, "ipcwork closed its stdout before a full line");
+		len += (size_t)n;
+		buf[len] = '\0';
+		if (memchr(buf, '\n', len))
+			return;
+		ck_assert_msg(len < size - 1, "line from ipcwork too long: %s", buf);
+	}
+}
+
+/* The fds of @pid that are /dev/null, as a bitmap of fds < 64. */
+static uint64_t devnull_fds(pid_t pid)
+{
+	char path[64], target[64];
+	uint64_t set = 0;
+
+	for (int fd = 0; fd < 64; fd++) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (!strcmp(target, "/dev/null"))
+			set |= 1ull << fd;
+	}
+	return set;
+}
+
+static size_t list_tids(pid_t pid, pid_t *tids, size_t max)
+{
+	char path[64];
+	struct dirent *d;
+	size_t n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	ck_assert_msg(dir != NULL, "%s: %s", path, strerror(errno));
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		ck_assert_uint_lt(n, max);
+		tids[n++] = (pid_t)atoi(d->d_name);
+	}
+	closedir(dir);
+	return n;
+}
+
+START_TEST(test_existing_threads)
+{
+	int in[2], out[2], status = -1;
+	struct ipcperf_session_stats st;
+	struct ipcperf_session *s;
+	struct collect c = { 0 };
+	struct per_tid wr[8];
+	pid_t child, pid, tids[8];
+	unsigned long delivered;
+	char line[128];
+	uint64_t devnull, used_fds = 0;
+	size_t n, nr_tids;
+
+	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		if (dup2(in[0], STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0)
+			_exit(126);
+		execl(IPCWORK_PATH, IPCWORK_PATH, "threads", (char *)NULL);
+		fprintf(stderr, "exec %s: %s\n", IPCWORK_PATH, strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+
+	read_line(out[0], line, sizeof(line));
+	ck_assert_int_eq(sscanf(line, "ready %d", &pid), 1);
+	ck_assert_int_eq(pid, child);
+	nr_tids = list_tids(pid, tids, 8);
+	ck_assert_uint_eq(nr_tids, 4);
+	devnull = devnull_fds(pid);
+
+	s = ipcperf_session__new(&(struct ipcperf_session_opts){
+		.sz = sizeof(struct ipcperf_session_opts), .pids = &pid, .nr_pids = 1 });
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	add_handlers(s, &c);
+	ck_assert_int_eq(ipcperf_session__child_pid(s), -1);
+	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), -ECHILD);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+
+	ck_assert_int_eq(write(in[1], "g", 1), 1);
+	close(in[1]);
+	delivered = drive_with_poll(s);
+	stop_and_check(s, &c, delivered, &st);
+
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status), "ipcwork did not exit (wait status 0x%x)",
+		      (unsigned int)status);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	close(out[0]);
+
+	check_every_syscall(&c);
+	/* Sorted by ops: threads 0, 1, 2 wrote 2, 4 and 6 buffers of 64 bytes. */
+	n = group_by_tid(&c, IPCPERF_SC_WRITE, -1, 0, wr, 8);
+	ck_assert_uint_eq(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		bool known = false;
+
+		ck_assert_uint_eq(wr[i].ops, 2 * (i + 1));
+		ck_assert_int_eq(wr[i].bytes, 128 * (int64_t)(i + 1));
+		ck_assert_int_eq(wr[i].pid, pid);
+		ck_assert_int_ne(wr[i].tid, pid);
+		for (size_t k = 0; k < nr_tids; k++)
+			known |= tids[k] == wr[i].tid;
+		ck_assert_msg(known, "writer tid %d was not a thread of %d", (int)wr[i].tid, (int)pid);
+		ck_assert_msg(wr[i].one_fd, "thread %d wrote to several fds", (int)wr[i].tid);
+		ck_assert_msg(wr[i].fd >= 0 && wr[i].fd < 64 && ((devnull >> wr[i].fd) & 1),
+			      "thread %d wrote to fd %d, not /dev/null", (int)wr[i].tid, wr[i].fd);
+		ck_assert_msg(!((used_fds >> wr[i].fd) & 1), "two threads wrote to fd %d", wr[i].fd);
+		used_fds |= 1ull << wr[i].fd;
+	}
+	for (size_t i = 0; i < c.nr_sc; i++) {
+		if (c.sc[i].cls != IPCPERF_SC_WRITE)
+			continue;
+		ck_assert_str_eq(c.sc[i].name, "write");
+		ck_assert_uint_eq(c.sc[i].count, 64);
+		ck_assert_int_eq(c.sc[i].ret, 64);
+	}
+
+	ipcperf_session__delete(s);
+	collect_free(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Failures                                                            */
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_exec_fails)
+{
+	char *argv[] = { "/nonexistent/ipcwork", NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv);
+	struct ipcperf_session *s;
+	struct collect c = { 0 };
+	pid_t child;
+	int status;
+
+	errno = 0;
+	s = ipcperf_session__new(&opts);
+	if (!s) {
+		/* Finding out early is allowed; then it must say why. */
+		ck_assert_int_eq(errno, ENOENT);
+		return;
+	}
+	add_handlers(s, &c);
+	child = ipcperf_session__child_pid(s);
+	ck_assert_int_gt(child, 0);
+	ck_assert_int_eq(ipcperf_session__start(s), -ENOENT);
+	ipcperf_session__delete(s);
+
+	ck_assert_uint_eq(c.syscall_calls, 0);
+	/* A command that never started is reaped by the session, not left a zombie. */
+	ck_assert_int_eq(waitpid(child, &status, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	collect_free(&c);
+}
+END_TEST
+
+START_TEST(test_pid_does_not_exist)
+{
+	struct ipcperf_session *s;
+	pid_t pid = 4000000;
+
+	while (pid > 1 && !(kill(pid, 0) < 0 && errno == ESRCH))
+		pid--;
+	ck_assert_int_gt(pid, 1);
+
+	errno = 0;
+	s = ipcperf_session__new(&(struct ipcperf_session_opts){
+		.sz = sizeof(struct ipcperf_session_opts), .pids = &pid, .nr_pids = 1 });
+	ck_assert_msg(s == NULL, "a session on pid %d, which does not exist", (int)pid);
+	ck_assert_int_eq(errno, ESRCH);
+}
+END_TEST
+
+Suite *engine_suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *tc = tcase_create("live");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_pipe_command);
+	tcase_add_test(tc, test_pipe_own_poll);
+	tcase_add_test(tc, test_existing_threads);
+	tcase_add_test(tc, test_exec_fails);
+	tcase_add_test(tc, test_pid_does_not_exist);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,903 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * `ipcperf flows` end to end: the CLI traces tests/flowwork scenarios (their
+ * I/O is documented exactly at the top of tests/flowwork.c), and the JSON it
+ * prints (DESIGN.md, "flows") is parsed with json-c and checked against those
+ * exact numbers: bytes per flow, the kind, and which processes write and
+ * read (flowwork -v says on stderr which pid played which role). The
+ * verdicts of the backpressure and starved scenarios, built with a 10x margin
+ * between the two sides. The --dot output must render with `dot -Tsvg`
+ * without a word on stderr; the --trace-out file must be JSON in which every
+ * flow start ("ph":"s") has exactly one flow end ("ph":"f") with its id.
+ *
+ * Needs root; check-live.c decides whether to run. No assertion depends on
+ * wall time: a run that hangs is killed after RUN_DEADLINE_S and reported.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "suites.h"
+
+#ifndef IPCPERF_PATH
+#error "IPCPERF_PATH must name the built cli/ipcperf"
+#endif
+#ifndef FLOWWORK_PATH
+#error "FLOWWORK_PATH must name the built tests/flowwork"
+#endif
+
+/* A run that takes longer than this is a hang: kill it and fail. */
+#define RUN_DEADLINE_S 50
+
+/* ------------------------------------------------------------------ */
+/* Running programs                                                    */
+/* ------------------------------------------------------------------ */
+
+struct proc {
+	pid_t pid;
+	int out_fd, err_fd;	/* unlinked temporary files (out_fd: or a pipe, with out_pipe) */
+	int in_fd;		/* write end of its stdin pipe, or -1 */
+	const char *what;
+};
+
+struct output {
+	int status;
+	char *out, *err;	/* NUL-terminated, malloc'ed */
+	size_t out_len, err_len;
+};
+
+static int temp_file(void)
+{
+	char path[] = "/tmp/check-flowlive.XXXXXX";
+	int fd = mkstemp(path);
+
+	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
+	unlink(path);
+	return fd;
+}
+
+/* A temporary file that stays on disk (for --dot / --trace-out); @path gets its name. */
+static void temp_path(char *path, size_t len, const char *suffix)
+{
+	char tmpl[] = "/tmp/check-flowlive.XXXXXX";
+	int fd = mkstemp(tmpl);
+
+	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
+	close(fd);
+	unlink(tmpl);
+	snprintf(path, len, "%s%s", tmpl, suffix);
+}
+
+static char *read_fd_all(int fd, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+
+	ck_assert_ptr_nonnull(buf);
+	if (lseek(fd, 0, SEEK_SET) < 0 && errno != ESPIPE)
+		ck_abort_msg("lseek: %s", strerror(errno));
+	for (;;) {
+		ssize_t k;
+
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+		k = read(fd, buf + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		ck_assert_msg(k >= 0, "reading captured output: %s", strerror(errno));
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	s = read_fd_all(fd, len);
+	close(fd);
+	return s;
+}
+
+/*
+ * Start @argv with stdout and stderr in temporary files (stdout in a pipe
+ * with @out_pipe), stdin from a pipe (@with_stdin) or /dev/null, in its own
+ * process group so that a hung run can be killed with all it started.
+ */
+static void start(struct proc *p, char *const argv[], bool with_stdin, bool out_pipe)
+{
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
+
+	p->what = argv[0];
+	p->err_fd = temp_file();
+	if (out_pipe)
+		ck_assert_msg(pipe2(out, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
+	else
+		p->out_fd = temp_file();
+	if (with_stdin)
+		ck_assert_msg(pipe2(in, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
+	fflush(NULL);
+	p->pid = fork();
+	ck_assert_msg(p->pid >= 0, "fork: %s", strerror(errno));
+	if (p->pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		setpgid(0, 0);
+		if (dup2(with_stdin ? in[0] : null, 0) < 0 ||
+		    dup2(out_pipe ? out[1] : p->out_fd, 1) < 0 || dup2(p->err_fd, 2) < 0)
+			_exit(126);
+		/* Only 0, 1, 2 go to the program: no fd of ours may be a channel of its flows. */
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		execvp(argv[0], argv);
+		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	p->in_fd = -1;
+	if (with_stdin) {
+		close(in[0]);
+		p->in_fd = in[1];
+	}
+	if (out_pipe) {
+		close(out[1]);
+		p->out_fd = out[0];
+	}
+}
+
+/* Wait for @p (killing its process group if it hangs) and collect its output. */
+static void finish(struct proc *p, struct output *o)
+{
+	struct timespec tick = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+	long ticks = 0;
+	pid_t w;
+
+	if (p->in_fd >= 0) {
+		close(p->in_fd);
+		p->in_fd = -1;
+	}
+	while ((w = waitpid(p->pid, &o->status, WNOHANG)) == 0) {
+		if (++ticks > RUN_DEADLINE_S * 100L) {
+			kill(-p->pid, SIGKILL);
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, &o->status, 0);
+			o->err = read_fd_all(p->err_fd, &o->err_len);
+			ck_abort_msg("%s did not finish within %d s; stderr:\n%.2000s", p->what,
+				     RUN_DEADLINE_S, o->err);
+		}
+		nanosleep(&tick, NULL);
+	}
+	ck_assert_msg(w == p->pid, "waitpid(%s): %s", p->what, strerror(errno));
+	o->out = read_fd_all(p->out_fd, &o->out_len);
+	o->err = read_fd_all(p->err_fd, &o->err_len);
+	close(p->out_fd);
+	close(p->err_fd);
+}
+
+static void output_free(struct output *o)
+{
+	free(o->out);
+	free(o->err);
+}
+
+static const char *status_str(int status)
+{
+	static char buf[64];
+
+	if (WIFEXITED(status))
+		snprintf(buf, sizeof(buf), "exit %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, sizeof(buf), "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, sizeof(buf), "wait status 0x%x", (unsigned int)status);
+	return buf;
+}
+
+static void run(char *const argv[], struct output *o)
+{
+	struct proc p;
+
+	start(&p, argv, false, false);
+	finish(&p, o);
+}
+
+/*
+ * Wait until @pid blocks in a poll-family call: its capture loop then runs,
+ * so its events are open and enabled.
+ */
+static void wait_polling(pid_t pid)
+{
+	static const long polls[] = {
+#ifdef SYS_poll
+		SYS_poll,
+#endif
+#ifdef SYS_epoll_wait
+		SYS_epoll_wait,
+#endif
+#ifdef SYS_select
+		SYS_select,
+#endif
+		SYS_ppoll, SYS_epoll_pwait, SYS_pselect6,
+	};
+	struct timespec tick = { .tv_sec = 0, .tv_nsec = 5 * 1000 * 1000 };
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	for (long i = 0; i < RUN_DEADLINE_S * 200L; i++) {
+		char buf[256] = "";
+		FILE *f = fopen(path, "re");
+		long nr;
+
+		ck_assert_msg(f != NULL, "%s: %s (ipcperf exited early?)", path, strerror(errno));
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		if (sscanf(buf, "%ld", &nr) == 1)
+			for (size_t k = 0; k < sizeof(polls) / sizeof(polls[0]); k++)
+				if (nr == polls[k])
+					return;
+		nanosleep(&tick, NULL);
+	}
+	ck_abort_msg("ipcperf (pid %d) never got to its poll loop", (int)pid);
+}
+
+/* ------------------------------------------------------------------ */
+/* What flowwork -v said                                               */
+/* ------------------------------------------------------------------ */
+
+/* The pid of the process that printed "flowwork: role=@role pid=N" in @err; aborts if none. */
+static pid_t role_pid(const char *err, const char *role)
+{
+	char key[64];
+	const char *p;
+	int pid;
+
+	snprintf(key, sizeof(key), "flowwork: role=%s pid=", role);
+	p = strstr(err, key);
+	ck_assert_msg(p != NULL, "flowwork -v did not name its %s; stderr:\n%.2000s", role, err);
+	ck_assert_msg(sscanf(p + strlen(key), "%d", &pid) == 1 && pid > 0,
+		      "bad role line for %s in:\n%.2000s", role, err);
+	ck_assert_msg(!strstr(p + 1, key), "two processes claim role %s:\n%.2000s", role, err);
+	return pid;
+}
+
+static long pipe_capacity(const char *err)
+{
+	const char *p = strstr(err, "flowwork: pipe-capacity=");
+	long cap;
+
+	ck_assert_msg(p != NULL, "flowwork -v did not print the pipe capacity:\n%.2000s", err);
+	ck_assert(sscanf(p + strlen("flowwork: pipe-capacity="), "%ld", &cap) == 1 && cap > 0);
+	return cap;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+/* ------------------------------------------------------------------ */
+
+static json_object *parse_json(const char *text, size_t len, const char *what)
+{
+	json_tokener *tok = json_tokener_new();
+	enum json_tokener_error err;
+	json_object *o;
+	size_t end;
+
+	ck_assert_ptr_nonnull(tok);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	err = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	ck_assert_msg(o != NULL && err == json_tokener_success,
+		      "%s: not one complete JSON document (%s at byte %zu of %zu):\n%.1500s", what,
+		      json_tokener_error_desc(err), end, len, text);
+	for (size_t i = end; i < len; i++)
+		ck_assert_msg(isspace((unsigned char)text[i]),
+			      "%s: bytes after the JSON document, from byte %zu:\n%.500s", what, i,
+			      text + i);
+	return o;
+}
+
+static json_object *jget(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	ck_assert_msg(json_object_object_get_ex(o, key, &v) && v,
+		      "no \"%s\" in %s", key, json_object_to_json_string(o));
+	return v;
+}
+
+static int64_t jint(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+
+	ck_assert_msg(json_object_is_type(v, json_type_int), "\"%s\" is not an integer in %s",
+		      key, json_object_to_json_string(o));
+	return json_object_get_int64(v);
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+
+	ck_assert_msg(json_object_is_type(v, json_type_string), "\"%s\" is not a string in %s",
+		      key, json_object_to_json_string(o));
+	return json_object_get_string(v);
+}
+
+/* The pids of array @key of flow @f (writers, readers): must be exactly { @pid }. */
+static void assert_only_pid(json_object *f, const char *key, pid_t pid, const char *role)
+{
+	json_object *a = jget(f, key);
+
+	ck_assert_msg(json_object_is_type(a, json_type_array), "\"%s\" is not an array", key);
+	ck_assert_msg(json_object_array_length(a) == 1 &&
+			      json_object_get_int64(json_object_array_get_idx(a, 0)) == pid,
+		      "flow %s: %s = %s, want [%d] (the %s)", jstr(f, "object"), key,
+		      json_object_to_json_string(a), (int)pid, role);
+}
+
+/* An optional extra field, when the output has it, must equal @want. */
+static void assert_extra(json_object *f, const char *key, int64_t want)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(f, key, &v) || !v)
+		return;
+	ck_assert_msg(json_object_get_int64(v) == want, "flow %s: %s = %" PRId64 ", want %" PRId64
+		      "; the flow:\n%s", jstr(f, "object"), key, json_object_get_int64(v), want,
+		      json_object_to_json_string_ext(f, JSON_C_TO_STRING_PRETTY));
+}
+
+/* Check the header of the document and return its "flows" array. */
+static json_object *flows_of(json_object *doc)
+{
+	json_object *fl = jget(doc, "flows");
+
+	ck_assert_int_eq(jint(doc, "schema"), 1);
+	ck_assert_str_eq(jstr(doc, "tool"), "ipcperf");
+	/* With records lost, counts are lower bounds: no exact check could hold. */
+	ck_assert_msg(jint(doc, "lost_events") == 0, "%" PRId64 " events lost",
+		      jint(doc, "lost_events"));
+	ck_assert_msg(json_object_is_type(fl, json_type_array), "\"flows\" is not an array");
+	return fl;
+}
+
+/* The flows of kind @kind, at most @max of them into @out; @return how many there are. */
+static size_t flows_of_kind(json_object *flows, const char *kind, json_object **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < json_object_array_length(flows); i++) {
+		json_object *f = json_object_array_get_idx(flows, i);
+
+		if (strcmp(jstr(f, "kind"), kind))
+			continue;
+		if (n < max)
+			out[n] = f;
+		n++;
+	}
+	return n;
+}
+
+/* The one flow of kind @kind whose first writer is @writer. */
+static json_object *flow_written_by(json_object *flows, const char *kind, pid_t writer)
+{
+	json_object *found = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(flows); i++) {
+		json_object *f = json_object_array_get_idx(flows, i);
+		json_object *w = jget(f, "writers");
+
+		if (strcmp(jstr(f, "kind"), kind) || json_object_array_length(w) < 1)
+			continue;
+		for (size_t k = 0; k < json_object_array_length(w); k++)
+			if (json_object_get_int64(json_object_array_get_idx(w, k)) == writer) {
+				ck_assert_msg(!found, "two %s flows written by %d:\n%s", kind,
+					      (int)writer, json_object_to_json_string(flows));
+				found = f;
+			}
+	}
+	ck_assert_msg(found != NULL, "no %s flow written by pid %d in:\n%s", kind, (int)writer,
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	return found;
+}
+
+/* Exact bytes of a flow; on a mismatch, the whole flow and the stderr of the run. */
+static void assert_bytes(json_object *f, int64_t want, const struct output *o)
+{
+	int64_t got = jint(f, "bytes");
+
+	ck_assert_msg(got == want, "flow %s: bytes = %" PRId64 ", want %" PRId64
+		      " exactly; the flow:\n%s\nstderr:\n%.1500s", jstr(f, "object"), got, want,
+		      json_object_to_json_string_ext(f, JSON_C_TO_STRING_PRETTY), o->err);
+	assert_extra(f, "bytes_written", want);
+	assert_extra(f, "unmatched_bytes", 0);
+}
+
+/* The verdict printed must follow the documented rule applied to the printed times. */
+static void assert_verdict(json_object *f, const char *want)
+{
+	int64_t w = jint(f, "writer_blocked_ns"), r = jint(f, "reader_blocked_ns");
+	const char *rule = w > 2 * r && w >= 1000000 ? "backpressure"
+			   : r > 2 * w && r >= 1000000 ? "consumer-starved" : "balanced";
+
+	ck_assert_msg(!strcmp(jstr(f, "verdict"), rule),
+		      "flow %s: verdict %s, but the rule gives %s for writers %" PRId64
+		      " ns / readers %" PRId64 " ns blocked", jstr(f, "object"),
+		      jstr(f, "verdict"), rule, w, r);
+	if (want)
+		ck_assert_msg(!strcmp(jstr(f, "verdict"), want),
+			      "flow %s: verdict %s, want %s; the flow:\n%s", jstr(f, "object"),
+			      jstr(f, "verdict"), want,
+			      json_object_to_json_string_ext(f, JSON_C_TO_STRING_PRETTY));
+}
+
+/* Every pid given is listed in "processes" with comm @comm (when there is such an array). */
+static void assert_comm(json_object *doc, pid_t pid, const char *comm)
+{
+	json_object *procs = NULL;
+
+	if (!json_object_object_get_ex(doc, "processes", &procs) || !procs)
+		return;
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		json_object *p = json_object_array_get_idx(procs, i);
+
+		if (jint(p, "pid") == pid) {
+			ck_assert_msg(!strcmp(jstr(p, "comm"), comm), "pid %d: comm %s, want %s",
+				      (int)pid, jstr(p, "comm"), comm);
+			return;
+		}
+	}
+	ck_abort_msg("pid %d is not among the processes: %s", (int)pid,
+		     json_object_to_json_string(procs));
+}
+
+static void assert_wire_positive(json_object *f)
+{
+	json_object *w = jget(f, "wire_ns");
+	int64_t min = jint(w, "min"), p50 = jint(w, "p50"), p99 = jint(w, "p99"),
+		max = jint(w, "max");
+
+	ck_assert_msg(p50 > 0, "flow %s: wire p50 = 0: %s", jstr(f, "object"),
+		      json_object_to_json_string(w));
+	ck_assert_msg(min <= p50 && p50 <= p99 && p99 <= max, "flow %s: wire_ns out of order: %s",
+		      jstr(f, "object"), json_object_to_json_string(w));
+}
+
+/* ------------------------------------------------------------------ */
+/* DOT and trace files                                                 */
+/* ------------------------------------------------------------------ */
+
+static void check_dot(const char *path)
+{
+	char *argv[] = { "dot", "-Tsvg", (char *)path, "-o", "/dev/null", NULL };
+	struct output o;
+
+	run(argv, &o);
+	ck_assert_msg(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0,
+		      "dot -Tsvg %s: %s; stderr:\n%.2000s", path, status_str(o.status), o.err);
+	ck_assert_msg(o.err_len == 0, "dot -Tsvg %s said:\n%.2000s", path, o.err);
+	output_free(&o);
+}
+
+/* Numbers of a Chrome trace: slices, flow starts (each with one end), counters. */
+struct trace_counts {
+	size_t slices, starts, counters;
+};
+
+static uint64_t event_id(json_object *e)
+{
+	json_object *id = jget(e, "id");
+
+	/* The format allows the id as a number or a string. */
+	if (json_object_is_type(id, json_type_string))
+		return strtoull(json_object_get_string(id), NULL, 0);
+	return (uint64_t)json_object_get_int64(id);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void check_trace(const char *path, struct trace_counts *tc)
+{
+	size_t len, nr_s = 0, nr_f = 0;
+	char *text = read_file(path, &len);
+	json_object *doc = parse_json(text, len, "--trace-out file");
+	json_object *ev = json_object_is_type(doc, json_type_array) ? doc
+			  : jget(doc, "traceEvents");
+	size_t n = json_object_array_length(ev);
+	uint64_t *s = calloc(n + 1, sizeof(*s)), *f = calloc(n + 1, sizeof(*f));
+
+	ck_assert_msg(json_object_is_type(ev, json_type_array), "traceEvents is not an array");
+	ck_assert(s && f);
+	memset(tc, 0, sizeof(*tc));
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(ev, i);
+		const char *ph = jstr(e, "ph");
+
+		if (!strcmp(ph, "X")) {
+			tc->slices++;
+			ck_assert_msg(jint(e, "pid") > 0 && jint(e, "tid") > 0,
+				      "slice without its thread: %s", json_object_to_json_string(e));
+			jget(e, "ts");
+			jget(e, "dur");
+		} else if (!strcmp(ph, "s")) {
+			s[nr_s++] = event_id(e);
+		} else if (!strcmp(ph, "f")) {
+			f[nr_f++] = event_id(e);
+		} else if (!strcmp(ph, "C")) {
+			tc->counters++;
+		}
+	}
+	qsort(s, nr_s, sizeof(*s), cmp_u64);
+	qsort(f, nr_f, sizeof(*f), cmp_u64);
+	for (size_t i = 1; i < nr_s; i++)
+		ck_assert_msg(s[i] != s[i - 1], "flow start id %" PRIu64 " used twice", s[i]);
+	for (size_t i = 1; i < nr_f; i++)
+		ck_assert_msg(f[i] != f[i - 1], "flow end id %" PRIu64 " used twice", f[i]);
+	/* Both sorted and without repeats: equal exactly when they pair one to one. */
+	for (size_t i = 0; i < nr_s && i < nr_f; i++)
+		ck_assert_msg(s[i] == f[i], "flow id %" PRIu64 " has a %s without its %s",
+			      s[i] < f[i] ? s[i] : f[i], s[i] < f[i] ? "start" : "end",
+			      s[i] < f[i] ? "end" : "start");
+	ck_assert_msg(nr_s == nr_f, "%zu flow starts, %zu flow ends", nr_s, nr_f);
+	tc->starts = nr_s;
+	free(s);
+	free(f);
+	json_object_put(doc);
+	free(text);
+}
+
+/* Sum of an optional per-flow count over all flows (0 if the output lacks it). */
+static int64_t sum_extra(json_object *flows, const char *key)
+{
+	int64_t sum = 0;
+
+	for (size_t i = 0; i < json_object_array_length(flows); i++) {
+		json_object *v = NULL;
+
+		if (json_object_object_get_ex(json_object_array_get_idx(flows, i), key, &v) && v)
+			sum += json_object_get_int64(v);
+	}
+	return sum;
+}
+
+/* ------------------------------------------------------------------ */
+/* Runs                                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * `ipcperf flows --json [--dot D] [--trace-out T] -- CMD...`, which must exit
+ * 0 (the command's status) and print one JSON document.
+ */
+static json_object *flows_run(char *const cmd[], const char *dot, const char *trace,
+			      struct output *o)
+{
+	char *argv[32];
+	size_t n = 0;
+
+	argv[n++] = IPCPERF_PATH;
+	argv[n++] = "flows";
+	argv[n++] = "--json";
+	if (dot) {
+		argv[n++] = "--dot";
+		argv[n++] = (char *)dot;
+	}
+	if (trace) {
+		argv[n++] = "--trace-out";
+		argv[n++] = (char *)trace;
+	}
+	argv[n++] = "--";
+	for (size_t i = 0; cmd[i]; i++) {
+		ck_assert(n < sizeof(argv) / sizeof(argv[0]) - 1);
+		argv[n++] = cmd[i];
+	}
+	argv[n] = NULL;
+	run(argv, o);
+	ck_assert_msg(WIFEXITED(o->status) && WEXITSTATUS(o->status) == 0,
+		      "ipcperf flows -- %s %s: %s, expected exit 0; stderr:\n%.2000s", cmd[0],
+		      cmd[1] ? cmd[1] : "", status_str(o->status), o->err);
+	return parse_json(o->out, o->out_len, "ipcperf flows --json");
+}
+
+/* ------------------------------------------------------------------ */
+/* Scenarios                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * (a) fast producer, consumer 20 ms per read: backpressure, and the pipe is
+ * full at the start (16 writes before the first read): max queued == capacity.
+ */
+START_TEST(test_backpressure)
+{
+	char *cmd[] = { FLOWWORK_PATH, "backpressure", "-v", NULL };
+	char dot[64], trace[64];
+	struct trace_counts tc;
+	json_object *doc, *flows, *f;
+	struct output o;
+	pid_t prod, cons;
+	long cap;
+
+	temp_path(dot, sizeof(dot), ".dot");
+	temp_path(trace, sizeof(trace), ".json");
+	doc = flows_run(cmd, dot, trace, &o);
+	flows = flows_of(doc);
+	prod = role_pid(o.err, "producer");
+	cons = role_pid(o.err, "consumer");
+	cap = pipe_capacity(o.err);
+	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	ck_assert_msg(!strncmp(jstr(f, "object"), "pipe:[", 6), "object %s", jstr(f, "object"));
+	assert_only_pid(f, "writers", prod, "producer");
+	assert_only_pid(f, "readers", cons, "consumer");
+	assert_bytes(f, 262144, &o);
+	assert_extra(f, "writes", 64);
+	assert_extra(f, "reads", 64);
+	ck_assert_msg(jint(f, "capacity") == cap, "capacity %" PRId64 ", F_GETPIPE_SZ said %ld",
+		      jint(f, "capacity"), cap);
+	ck_assert_msg(jint(f, "max_queued") == cap, "max_queued %" PRId64 ", capacity %ld",
+		      jint(f, "max_queued"), cap);
+	assert_verdict(f, "backpressure");
+	assert_comm(doc, prod, "flowwork");
+	assert_comm(doc, cons, "flowwork");
+
+	check_dot(dot);
+	check_trace(trace, &tc);
+	/* A slice per call: at least the 64 writes and 64 reads of the flow. */
+	ck_assert_uint_ge(tc.slices, 128);
+	ck_assert_uint_ge(tc.slices, (uint64_t)(sum_extra(flows, "writes") +
+						sum_extra(flows, "reads")));
+	/* Each 4096-byte write is drained by (at least) one read: an arrow each. */
+	ck_assert_uint_ge(tc.starts, 64);
+	ck_assert_msg(tc.counters > 0, "no counter track of queued bytes");
+	unlink(dot);
+	unlink(trace);
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
+/* (b) producer 50 ms per write, eager consumer: consumer-starved. */
+START_TEST(test_starved)
+{
+	char *cmd[] = { FLOWWORK_PATH, "starved", "-v", NULL };
+	json_object *doc, *flows, *f;
+	struct output o;
+	pid_t prod, cons;
+
+	doc = flows_run(cmd, NULL, NULL, &o);
+	flows = flows_of(doc);
+	prod = role_pid(o.err, "producer");
+	cons = role_pid(o.err, "consumer");
+	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	assert_only_pid(f, "writers", prod, "producer");
+	assert_only_pid(f, "readers", cons, "consumer");
+	assert_bytes(f, 6400, &o);
+	assert_extra(f, "writes", 64);
+	ck_assert_int_eq(jint(f, "capacity"), pipe_capacity(o.err));
+	ck_assert_int_le(jint(f, "max_queued"), 6400);
+	assert_verdict(f, "consumer-starved");
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
+/* (c) unix socketpair request/response: one flow each way, with wire times. */
+START_TEST(test_unix_rr)
+{
+	char *cmd[] = { FLOWWORK_PATH, "unix-rr", "-v", NULL };
+	char dot[64], trace[64];
+	json_object *doc, *flows, *up, *down, *all[4];
+	struct trace_counts tc;
+	struct output o;
+	pid_t cli, srv;
+
+	temp_path(dot, sizeof(dot), ".dot");
+	temp_path(trace, sizeof(trace), ".json");
+	doc = flows_run(cmd, dot, trace, &o);
+	flows = flows_of(doc);
+	cli = role_pid(o.err, "client");
+	srv = role_pid(o.err, "server");
+	ck_assert_msg(flows_of_kind(flows, "unix", all, 4) == 2, "want two unix flows:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	up = flow_written_by(flows, "unix", cli);
+	down = flow_written_by(flows, "unix", srv);
+	ck_assert_msg(strcmp(jstr(up, "object"), jstr(down, "object")),
+		      "both directions named %s", jstr(up, "object"));
+	ck_assert(!strncmp(jstr(up, "object"), "socket:[", 8));
+	ck_assert(!strncmp(jstr(down, "object"), "socket:[", 8));
+	assert_only_pid(up, "writers", cli, "client");
+	assert_only_pid(up, "readers", srv, "server");
+	assert_only_pid(down, "writers", srv, "server");
+	assert_only_pid(down, "readers", cli, "client");
+	assert_bytes(up, 1280, &o);
+	assert_bytes(down, 5120, &o);
+	assert_extra(up, "writes", 20);
+	assert_extra(down, "writes", 20);
+	assert_wire_positive(up);
+	assert_wire_positive(down);
+	/* The two directions are the two ends of one socketpair. */
+	{
+		json_object *v = NULL;
+
+		if (json_object_object_get_ex(up, "reader_ino", &v) && v) {
+			ck_assert_int_eq(jint(up, "reader_ino"), jint(down, "ino"));
+			ck_assert_int_eq(jint(down, "reader_ino"), jint(up, "ino"));
+		}
+	}
+
+	check_dot(dot);
+	check_trace(trace, &tc);
+	/* 20 sends and >= 20 reads on each side */
+	ck_assert_uint_ge(tc.slices, 80);
+	/* every send is read: at least one arrow from each of the 40 */
+	ck_assert_uint_ge(tc.starts, 40);
+	unlink(dot);
+	unlink(trace);
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
+/* (d) loopback TCP: the data one way, the acks the other. */
+START_TEST(test_tcp)
+{
+	char *cmd[] = { FLOWWORK_PATH, "tcp", "-v", NULL };
+	json_object *doc, *flows, *up, *down, *all[4];
+	struct output o;
+	pid_t cli, srv;
+
+	doc = flows_run(cmd, NULL, NULL, &o);
+	flows = flows_of(doc);
+	cli = role_pid(o.err, "client");
+	srv = role_pid(o.err, "server");
+	ck_assert_msg(flows_of_kind(flows, "tcp", all, 4) == 2, "want two tcp flows:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	up = flow_written_by(flows, "tcp", cli);
+	down = flow_written_by(flows, "tcp", srv);
+	assert_only_pid(up, "writers", cli, "client");
+	assert_only_pid(up, "readers", srv, "server");
+	assert_only_pid(down, "writers", srv, "server");
+	assert_only_pid(down, "readers", cli, "client");
+	assert_bytes(up, 10000, &o);
+	assert_bytes(down, 10, &o);
+	assert_extra(up, "writes", 10);
+	assert_extra(down, "writes", 10);
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
+/* (e) `sh -c 'producer | consumer'` under -- CMD: the flow between sh's two children. */
+START_TEST(test_shell_pipeline)
+{
+	char *cmd[] = { "sh", "-c",
+			"'" FLOWWORK_PATH "' producer 5000 -v | '" FLOWWORK_PATH "' consumer -v",
+			NULL };
+	json_object *doc, *flows, *f;
+	struct output o;
+	pid_t prod, cons;
+
+	doc = flows_run(cmd, NULL, NULL, &o);
+	flows = flows_of(doc);
+	prod = role_pid(o.err, "producer");
+	cons = role_pid(o.err, "consumer");
+	ck_assert_int_ne(prod, cons);
+	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	assert_only_pid(f, "writers", prod, "producer");
+	assert_only_pid(f, "readers", cons, "consumer");
+	assert_bytes(f, 5000, &o);
+	assert_comm(doc, prod, "flowwork");
+	assert_comm(doc, cons, "flowwork");
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
+/*
+ * (f) A unix socketpair connected before the capture: flowwork sets it up,
+ * both processes exist, then `ipcperf flows -p P,C` attaches and only then
+ * does data move. The ends are known from the scan at the attach (with
+ * their peers from sock_diag).
+ */
+START_TEST(test_preconnected)
+{
+	char *work_argv[] = { FLOWWORK_PATH, "preconnected", "-v", NULL };
+	char pids[64], line[128];
+	char *argv[] = { IPCPERF_PATH, "flows", "--json", "-p", pids, NULL };
+	struct proc wk, ip;
+	struct output ow, oi;
+	json_object *doc, *flows, *f;
+	size_t n = 0;
+	int p, c;
+
+	start(&wk, work_argv, true, true);
+	/* "ready P C\n" */
+	while (n < sizeof(line) - 1) {
+		ssize_t k = read(wk.out_fd, line + n, 1);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		ck_assert_msg(k == 1, "flowwork preconnected ended before saying ready");
+		if (line[n] == '\n')
+			break;
+		n++;
+	}
+	line[n] = '\0';
+	ck_assert_msg(sscanf(line, "ready %d %d", &p, &c) == 2, "bad ready line '%s'", line);
+	snprintf(pids, sizeof(pids), "%d,%d", p, c);
+	start(&ip, argv, false, false);
+	wait_polling(ip.pid);
+	ck_assert_int_eq(write(wk.in_fd, "g", 1), 1);
+	finish(&wk, &ow);
+	ck_assert_msg(WIFEXITED(ow.status) && WEXITSTATUS(ow.status) == 0,
+		      "flowwork preconnected: %s; stderr:\n%s", status_str(ow.status), ow.err);
+	/* ipcperf ends by itself once both targets are gone. */
+	finish(&ip, &oi);
+	ck_assert_msg(WIFEXITED(oi.status) && WEXITSTATUS(oi.status) == 0,
+		      "ipcperf flows -p %s: %s; stderr:\n%.2000s", pids, status_str(oi.status),
+		      oi.err);
+	ck_assert_int_eq(role_pid(ow.err, "sender"), c);
+	ck_assert_int_eq(role_pid(ow.err, "receiver"), p);
+	doc = parse_json(oi.out, oi.out_len, "ipcperf flows --json -p");
+	flows = flows_of(doc);
+	ck_assert_msg(flows_of_kind(flows, "unix", &f, 1) == 1, "want one unix flow:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	assert_only_pid(f, "writers", c, "sender");
+	assert_only_pid(f, "readers", p, "receiver");
+	assert_bytes(f, 5000, &oi);
+	assert_extra(f, "writes", 50);
+	json_object_put(doc);
+	output_free(&ow);
+	output_free(&oi);
+}
+END_TEST
+
+Suite *flowlive_suite(void)
+{
+	Suite *s = suite_create("flowlive");
+	TCase *tc = tcase_create("scenarios");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_backpressure);
+	tcase_add_test(tc, test_starved);
+	tcase_add_test(tc, test_unix_rr);
+	tcase_add_test(tc, test_tcp);
+	tcase_add_test(tc, test_shell_pipeline);
+	tcase_add_test(tc, test_preconnected);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,1281 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests of flow correlation (lib/flows.c) through the public API.
+ *
+ * A stats object made with no_proc learns what each fd is only from
+ * ipcperf_stats__set_fd_identity() (and from the fd events it is fed: fork,
+ * dup2, close); the flows object asks it. Every hand-built syscall goes to
+ * the stats first and then to the flows, the order the engine uses. Events
+ * are fed in the order the calls finish (end_ns), as the engine delivers them.
+ *
+ * Every expected number below is worked out by hand from the events: bytes by
+ * byte offset (the k-th byte written is the k-th byte read, DESIGN.md rule 6),
+ * datagrams message by message, wire time = read end - write end (0 when the
+ * read finished first), occupancy = written - read, and the verdict rule of
+ * ipcperf_flows__new(): backpressure when W > 2R and W >= 1 ms,
+ * consumer-starved when R > 2W and R >= 1 ms, balanced otherwise.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <check.h>
+
+#include <ipcperf/ipcperf.h>
+#include "suites.h"
+
+#define MS 1000000ull
+
+/* ------------------------------------------------------------------ fixture */
+
+static struct ipcperf_stats *st;
+static struct ipcperf_flows *fl;
+
+/* Every match the callback got, copied (the callback's data lives only during the call). */
+#define MAX_MATCHES 256
+struct match_rec {
+	struct ipcperf_flow_match m;
+	char object[64];
+};
+static struct match_rec matches[MAX_MATCHES];
+static size_t nr_matches;
+
+static void on_match(void *ctx, const struct ipcperf_flow_match *m)
+{
+	ck_assert_ptr_eq(ctx, matches);
+	ck_assert_msg(nr_matches < MAX_MATCHES, "too many matches");
+	matches[nr_matches].m = *m;
+	ck_assert_ptr_nonnull(m->object);
+	snprintf(matches[nr_matches].object, sizeof(matches[nr_matches].object), "%s", m->object);
+	matches[nr_matches].m.object = NULL;
+	nr_matches++;
+}
+
+static void setup(void)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
+
+	st = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+	fl = ipcperf_flows__new(st);
+	ck_assert_ptr_nonnull(fl);
+	nr_matches = 0;
+	ck_assert_int_eq(ipcperf_flows__on_match(fl, on_match, matches), 0);
+}
+
+static void teardown(void)
+{
+	ipcperf_flows__delete(fl);
+	ipcperf_stats__delete(st);
+	fl = NULL;
+	st = NULL;
+}
+
+/* ------------------------------------------------------------------ naming fds */
+
+/* @pid's @fd is an end of pipe:[@ino] holding @cap bytes (0: unknown). */
+static void name_pipe(pid_t pid, int fd, uint64_t ino, int64_t cap)
+{
+	char obj[64];
+
+	snprintf(obj, sizeof(obj), "pipe:[%llu]", (unsigned long long)ino);
+	IPCPERF_OPTS(ipcperf_fd_identity, id, .object = obj, .kind = IPCPERF_FD_PIPE, .ino = ino,
+		     .capacity = cap);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, pid, fd, &id), 0);
+}
+
+/* @pid's @fd is socket:[@ino] of @kind, connected to socket:[@peer]. */
+static void name_sock(pid_t pid, int fd, enum ipcperf_fd_kind kind, uint64_t ino, uint64_t peer,
+		      int type, int64_t cap)
+{
+	char obj[64];
+
+	snprintf(obj, sizeof(obj), "socket:[%llu]", (unsigned long long)ino);
+	IPCPERF_OPTS(ipcperf_fd_identity, id, .object = obj, .kind = kind, .ino = ino,
+		     .peer_ino = peer, .sock_type = type, .capacity = cap);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, pid, fd, &id), 0);
+}
+
+/* A connected unix socketpair: @pa's @fa is socket:[@a], @pb's @fb is socket:[@b]. */
+static void name_socketpair(pid_t pa, int fa, uint64_t a, pid_t pb, int fb, uint64_t b, int type)
+{
+	name_sock(pa, fa, IPCPERF_FD_UNIX, a, b, type, 0);
+	name_sock(pb, fb, IPCPERF_FD_UNIX, b, a, type, 0);
+}
+
+/* ------------------------------------------------------------------ feeding */
+
+static void feed(const struct ipcperf_syscall *ev)
+{
+	ipcperf_stats__add_syscall(st, ev);
+	ipcperf_flows__add_syscall(fl, ev);
+}
+
+/* One read or write call of thread @tid of @pid on @fd, [start, end], returning @ret. */
+static void io_t(pid_t pid, pid_t tid, enum ipcperf_sc_class cls, int fd, int64_t ret,
+		 uint64_t start, uint64_t end, uint64_t blocked)
+{
+	bool w = cls == IPCPERF_SC_WRITE;
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .cpu = 0,
+		.nr = w ? SYS_write : SYS_read, .name = w ? "write" : "read", .cls = cls,
+		.fd = fd, .count = ret > 0 ? (uint64_t)ret : 4096, .ret = ret,
+		.nr_args = 3, .blocked_ns = blocked, .off_cpu_ns = blocked,
+		.switches = blocked ? 1 : 0,
+	};
+
+	ck_assert_msg(end >= start, "bad test: call ends before it starts");
+	ev.args[0] = (uint64_t)fd;
+	ev.args[1] = 0x7ffd1000;
+	ev.args[2] = ev.count;
+	feed(&ev);
+}
+
+static void wr(pid_t pid, int fd, int64_t ret, uint64_t start, uint64_t end)
+{
+	io_t(pid, pid, IPCPERF_SC_WRITE, fd, ret, start, end, 0);
+}
+
+static void rd(pid_t pid, int fd, int64_t ret, uint64_t start, uint64_t end)
+{
+	io_t(pid, pid, IPCPERF_SC_READ, fd, ret, start, end, 0);
+}
+
+static void wr_blocked(pid_t pid, int fd, int64_t ret, uint64_t start, uint64_t end,
+		       uint64_t blocked)
+{
+	io_t(pid, pid, IPCPERF_SC_WRITE, fd, ret, start, end, blocked);
+}
+
+static void rd_blocked(pid_t pid, int fd, int64_t ret, uint64_t start, uint64_t end,
+		       uint64_t blocked)
+{
+	io_t(pid, pid, IPCPERF_SC_READ, fd, ret, start, end, blocked);
+}
+
+static void do_close(pid_t pid, int fd, uint64_t at)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = at, .end_ns = at + 100, .pid = pid, .tid = pid, .nr = SYS_close,
+		.name = "close", .cls = IPCPERF_SC_FD_CLOSE, .fd = fd, .ret = 0, .nr_args = 1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+static void do_dup2(pid_t pid, int oldfd, int newfd, uint64_t at)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = at, .end_ns = at + 100, .pid = pid, .tid = pid, .nr = SYS_dup3,
+		.name = "dup3", .cls = IPCPERF_SC_FD_DUP2, .fd = oldfd, .ret = newfd, .nr_args = 3,
+	};
+
+	ev.args[0] = (uint64_t)oldfd;
+	ev.args[1] = (uint64_t)newfd;
+	ev.args[2] = 0;
+	feed(&ev);
+}
+
+static void do_fork(pid_t parent, pid_t child, uint64_t at)
+{
+	struct ipcperf_task t = {
+		.kind = IPCPERF_TASK_FORK, .time_ns = at, .pid = parent, .tid = parent,
+		.child_tid = child, .comm = "child",
+	};
+
+	ipcperf_stats__add_task(st, &t);
+}
+
+/* ------------------------------------------------------------------ reading flows */
+
+#define MAX_FLOWS 16
+#define MAX_PIDS 8
+struct flow_rec {
+	struct ipcperf_flow f;
+	char object[64];
+	pid_t writers[MAX_PIDS], readers[MAX_PIDS];
+};
+static struct flow_rec flows[MAX_FLOWS];
+static size_t nr_flows;
+
+static int collect(void *ctx, const struct ipcperf_flow *f)
+{
+	struct flow_rec *r;
+
+	ck_assert_ptr_eq(ctx, flows);
+	ck_assert_msg(nr_flows < MAX_FLOWS, "too many flows");
+	ck_assert_uint_le(f->nr_writers, MAX_PIDS);
+	ck_assert_uint_le(f->nr_readers, MAX_PIDS);
+	r = &flows[nr_flows++];
+	memset(r, 0, sizeof(*r));
+	r->f = *f;
+	ck_assert_ptr_nonnull(f->object);
+	snprintf(r->object, sizeof(r->object), "%s", f->object);
+	if (f->nr_writers)
+		memcpy(r->writers, f->writers, f->nr_writers * sizeof(pid_t));
+	if (f->nr_readers)
+		memcpy(r->readers, f->readers, f->nr_readers * sizeof(pid_t));
+	r->f.object = NULL;
+	r->f.writers = r->f.readers = NULL;
+	return 0;
+}
+
+/* Walk the flows into flows[]; @return their number. */
+static size_t snapshot(void)
+{
+	nr_flows = 0;
+	ck_assert_int_eq(ipcperf_flows__for_each(fl, collect, flows), 0);
+	return nr_flows;
+}
+
+/* The one flow of the walk (asserts there is exactly one). */
+static const struct flow_rec *only_flow(void)
+{
+	ck_assert_uint_eq(snapshot(), 1);
+	return &flows[0];
+}
+
+static const struct flow_rec *flow_of(uint64_t ino)
+{
+	for (size_t i = 0; i < nr_flows; i++)
+		if (flows[i].f.ino == ino)
+			return &flows[i];
+	ck_abort_msg("no flow with ino %llu", (unsigned long long)ino);
+	return NULL;
+}
+
+static void assert_pids(const pid_t *got, size_t n, const pid_t *want, size_t nw, const char *what)
+{
+	ck_assert_msg(n == nw, "%s: %zu pids, want %zu", what, n, nw);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(got[i] == want[i], "%s[%zu] = %d, want %d", what, i, (int)got[i],
+			      (int)want[i]);
+}
+
+#define ASSERT_WRITERS(r, ...) do { \
+	const pid_t want_[] = { __VA_ARGS__ }; \
+	assert_pids((r)->writers, (r)->f.nr_writers, want_, sizeof(want_) / sizeof(pid_t), "writers"); \
+} while (0)
+#define ASSERT_READERS(r, ...) do { \
+	const pid_t want_[] = { __VA_ARGS__ }; \
+	assert_pids((r)->readers, (r)->f.nr_readers, want_, sizeof(want_) / sizeof(pid_t), "readers"); \
+} while (0)
+
+/* A percentile from the log-linear histogram: within 1/64 of the sample @want. */
+#define ck_assert_near(got, want) do { \
+	uint64_t g_ = (got), w_ = (want), d_ = g_ > w_ ? g_ - w_ : w_ - g_; \
+	ck_assert_msg(d_ * 64 <= w_, "%s = %llu, want %llu within 1/64", #got, \
+		      (unsigned long long)g_, (unsigned long long)w_); \
+} while (0)
+
+/*
+ * Match @i is @bytes of @wpid's write [ws, we] taken by @rpid's read [rs, re],
+ * leaving @queued bytes in the channel after the read. Only the one test of
+ * that field checks it on a match that is not the last piece of its read
+ * (ANY_QUEUED elsewhere), so that a fault there fails one test, not many.
+ */
+#define ANY_QUEUED UINT64_MAX
+static void assert_match(size_t i, pid_t wpid, uint64_t ws, uint64_t we, pid_t rpid, uint64_t rs,
+			 uint64_t re, uint64_t bytes, uint64_t queued)
+{
+	const struct ipcperf_flow_match *m;
+
+	ck_assert_msg(i < nr_matches, "match %zu missing (%zu matches)", i, nr_matches);
+	m = &matches[i].m;
+	ck_assert_msg(m->wpid == wpid && m->wtid == wpid, "match %zu: writer %d/%d, want %d", i,
+		      (int)m->wpid, (int)m->wtid, (int)wpid);
+	ck_assert_msg(m->rpid == rpid && m->rtid == rpid, "match %zu: reader %d/%d, want %d", i,
+		      (int)m->rpid, (int)m->rtid, (int)rpid);
+	ck_assert_msg(m->write_start_ns == ws && m->write_end_ns == we,
+		      "match %zu: write [%llu, %llu], want [%llu, %llu]", i,
+		      (unsigned long long)m->write_start_ns, (unsigned long long)m->write_end_ns,
+		      (unsigned long long)ws, (unsigned long long)we);
+	ck_assert_msg(m->read_start_ns == rs && m->read_end_ns == re,
+		      "match %zu: read [%llu, %llu], want [%llu, %llu]", i,
+		      (unsigned long long)m->read_start_ns, (unsigned long long)m->read_end_ns,
+		      (unsigned long long)rs, (unsigned long long)re);
+	ck_assert_msg(m->bytes == bytes, "match %zu: %llu bytes, want %llu", i,
+		      (unsigned long long)m->bytes, (unsigned long long)bytes);
+	ck_assert_msg(queued == ANY_QUEUED || m->queued == queued,
+		      "match %zu: queued %llu, want %llu", i,
+		      (unsigned long long)m->queued, (unsigned long long)queued);
+}
+
+/* ------------------------------------------------------------------ byte streams */
+
+/* write 100, then reads of 30 and 70: two matches of the one write. */
+START_TEST(test_partial_reads)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 5000, 65536);
+	name_pipe(20, 3, 5000, 65536);
+	wr(10, 4, 100, 1000, 1100);
+	rd(20, 3, 30, 1200, 1300);
+	rd(20, 3, 70, 1400, 1500);
+
+	ck_assert_uint_eq(nr_matches, 2);
+	assert_match(0, 10, 1000, 1100, 20, 1200, 1300, 30, 70);
+	assert_match(1, 10, 1000, 1100, 20, 1400, 1500, 70, 0);
+	ck_assert_str_eq(matches[0].object, "pipe:[5000]");
+	ck_assert_str_eq(matches[1].object, "pipe:[5000]");
+
+	r = only_flow();
+	ck_assert_str_eq(r->object, "pipe:[5000]");
+	ck_assert_int_eq(r->f.kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(r->f.ino, 5000);
+	ck_assert_uint_eq(r->f.reader_ino, 5000);
+	ck_assert(!r->f.datagram);
+	ASSERT_WRITERS(r, 10);
+	ASSERT_READERS(r, 20);
+	ck_assert_uint_eq(r->f.writes, 1);
+	ck_assert_uint_eq(r->f.reads, 2);
+	ck_assert_uint_eq(r->f.bytes_written, 100);
+	ck_assert_uint_eq(r->f.bytes_read, 100);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.matches, 2);
+	/* wire = read end - write end: 1300 - 1100 and 1500 - 1100 */
+	ck_assert_uint_eq(r->f.wire_ns.min, 200);
+	ck_assert_uint_eq(r->f.wire_ns.max, 400);
+	ck_assert_near(r->f.wire_ns.p50, 200);
+	ck_assert_near(r->f.wire_ns.p99, 400);
+	ck_assert_int_eq(r->f.capacity, 65536);
+	ck_assert(!r->f.capacity_default);
+	ck_assert_uint_eq(r->f.max_queued, 100);
+	ck_assert_uint_eq(r->f.full_ns, 0);
+	ck_assert_uint_eq(r->f.first_ns, 1000);
+	ck_assert_uint_eq(r->f.last_ns, 1500);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+/* writes of 10, 20, 30, then one read of 60 drains all three. */
+START_TEST(test_read_drains_several_writes)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 77, 65536);
+	name_pipe(20, 3, 77, 65536);
+	wr(10, 4, 10, 1000, 1010);
+	wr(10, 4, 20, 2000, 2020);
+	wr(10, 4, 30, 3000, 3030);
+	rd(20, 3, 60, 5000, 5100);
+
+	ck_assert_uint_eq(nr_matches, 3);
+	ck_assert_uint_eq(matches[0].m.write_end_ns, 1010);
+	ck_assert_uint_eq(matches[0].m.bytes, 10);
+	ck_assert_uint_eq(matches[1].m.write_end_ns, 2020);
+	ck_assert_uint_eq(matches[1].m.bytes, 20);
+	ck_assert_uint_eq(matches[2].m.write_end_ns, 3030);
+	ck_assert_uint_eq(matches[2].m.bytes, 30);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_uint_eq(matches[i].m.read_end_ns, 5100);
+
+	r = only_flow();
+	ck_assert_uint_eq(r->f.writes, 3);
+	ck_assert_uint_eq(r->f.reads, 1);
+	ck_assert_uint_eq(r->f.bytes_written, 60);
+	ck_assert_uint_eq(r->f.bytes_read, 60);
+	ck_assert_uint_eq(r->f.matches, 3);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.max_queued, 60);
+	/* wire: 5100 - 3030, 5100 - 2020, 5100 - 1010 */
+	ck_assert_uint_eq(r->f.wire_ns.min, 2070);
+	ck_assert_uint_eq(r->f.wire_ns.max, 4090);
+	ck_assert_near(r->f.wire_ns.p50, 3080);
+	ck_assert_near(r->f.wire_ns.p99, 4090);
+}
+END_TEST
+
+/*
+ * ipcperf_flow_match.queued is documented as "bytes left in the channel after
+ * the read": after the one read of 60 the channel is empty, so every match of
+ * that read says 0, not a running count between its pieces.
+ */
+START_TEST(test_match_queued_is_after_the_read)
+{
+	name_pipe(10, 4, 77, 65536);
+	name_pipe(20, 3, 77, 65536);
+	wr(10, 4, 10, 1000, 1010);
+	wr(10, 4, 20, 2000, 2020);
+	wr(10, 4, 30, 3000, 3030);
+	wr(10, 4, 40, 4000, 4040);
+	rd(20, 3, 60, 5000, 5100);	/* leaves the 40 of the last write */
+
+	ck_assert_uint_eq(nr_matches, 3);
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_msg(matches[i].m.queued == 40,
+			      "match %zu of the read of 60: queued %llu, want 40 (left after the read)",
+			      i, (unsigned long long)matches[i].m.queued);
+}
+END_TEST
+
+/* One write of 90 drained by three reads of 30; then a 50/50 + 75/25 interleave. */
+START_TEST(test_write_drained_by_several_reads)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 88, 0);
+	name_pipe(20, 3, 88, 0);
+	wr(10, 4, 90, 1000, 1100);
+	rd(20, 3, 30, 2000, 2100);
+	rd(20, 3, 30, 3000, 3100);
+	rd(20, 3, 30, 4000, 4100);
+	ck_assert_uint_eq(nr_matches, 3);
+	assert_match(0, 10, 1000, 1100, 20, 2000, 2100, 30, 60);
+	assert_match(1, 10, 1000, 1100, 20, 3000, 3100, 30, 30);
+	assert_match(2, 10, 1000, 1100, 20, 4000, 4100, 30, 0);
+
+	/* writes 50 + 50, reads 75 + 25: (w1,r1,50) (w2,r1,25) (w2,r2,25) */
+	wr(10, 4, 50, 5000, 5050);
+	wr(10, 4, 50, 6000, 6050);
+	rd(20, 3, 75, 7000, 7100);
+	rd(20, 3, 25, 8000, 8100);
+	ck_assert_uint_eq(nr_matches, 6);
+	ck_assert_uint_eq(matches[3].m.write_end_ns, 5050);
+	ck_assert_uint_eq(matches[3].m.read_end_ns, 7100);
+	ck_assert_uint_eq(matches[3].m.bytes, 50);
+	ck_assert_uint_eq(matches[4].m.write_end_ns, 6050);
+	ck_assert_uint_eq(matches[4].m.read_end_ns, 7100);
+	ck_assert_uint_eq(matches[4].m.bytes, 25);
+	assert_match(5, 10, 6000, 6050, 20, 8000, 8100, 25, 0);
+
+	r = only_flow();
+	ck_assert_uint_eq(r->f.writes, 3);
+	ck_assert_uint_eq(r->f.reads, 5);
+	ck_assert_uint_eq(r->f.bytes_written, 190);
+	ck_assert_uint_eq(r->f.bytes_read, 190);
+	ck_assert_uint_eq(r->f.matches, 6);
+	ck_assert_uint_eq(r->f.max_queued, 100);
+	/* no capacity given: unknown, and no time "full" can be told */
+	ck_assert_int_eq(r->f.capacity, -1);
+	ck_assert_uint_eq(r->f.full_ns, 0);
+	/* wires: 1000 2000 3000 2050 1050 2050 */
+	ck_assert_uint_eq(r->f.wire_ns.min, 1000);
+	ck_assert_uint_eq(r->f.wire_ns.max, 3000);
+	ck_assert_near(r->f.wire_ns.p50, 2000);
+}
+END_TEST
+
+/* Two processes write into one pipe: both are writers, ascending; each match names its writer. */
+START_TEST(test_two_writers_one_pipe)
+{
+	const struct flow_rec *r;
+
+	name_pipe(300, 5, 42, 65536);	/* writer with the larger pid writes first */
+	name_pipe(100, 5, 42, 65536);
+	name_pipe(200, 0, 42, 65536);
+	wr(300, 5, 40, 1000, 1040);
+	wr(100, 5, 60, 2000, 2060);
+	wr(300, 5, 5, 2500, 2505);
+	rd(200, 0, 100, 3000, 3100);
+	rd(200, 0, 5, 4000, 4100);
+
+	ck_assert_uint_eq(nr_matches, 3);
+	assert_match(0, 300, 1000, 1040, 200, 3000, 3100, 40, ANY_QUEUED);
+	assert_match(1, 100, 2000, 2060, 200, 3000, 3100, 60, 5);
+	assert_match(2, 300, 2500, 2505, 200, 4000, 4100, 5, 0);
+
+	r = only_flow();
+	ASSERT_WRITERS(r, 100, 300);
+	ASSERT_READERS(r, 200);
+	ck_assert_uint_eq(r->f.writes, 3);
+	ck_assert_uint_eq(r->f.reads, 2);
+	ck_assert_uint_eq(r->f.bytes_read, 105);
+	ck_assert_uint_eq(r->f.max_queued, 105);
+}
+END_TEST
+
+/* Two reader processes share the read end: bytes go to whichever read first. */
+START_TEST(test_two_readers_one_pipe)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 43, 65536);
+	name_pipe(30, 3, 43, 65536);
+	name_pipe(20, 3, 43, 65536);
+	wr(10, 4, 100, 1000, 1100);
+	rd(30, 3, 60, 2000, 2100);
+	rd(20, 3, 40, 3000, 3100);
+	assert_match(0, 10, 1000, 1100, 30, 2000, 2100, 60, 40);
+	assert_match(1, 10, 1000, 1100, 20, 3000, 3100, 40, 0);
+	r = only_flow();
+	ASSERT_WRITERS(r, 10);
+	ASSERT_READERS(r, 20, 30);
+}
+END_TEST
+
+/* Threads: matches carry the tids, the writer/reader lists hold processes. */
+START_TEST(test_threads_listed_by_process)
+{
+	const struct flow_rec *r;
+	const struct ipcperf_flow_match *m;
+
+	name_pipe(10, 4, 44, 0);
+	name_pipe(20, 3, 44, 0);
+	io_t(10, 11, IPCPERF_SC_WRITE, 4, 30, 1000, 1100, 0);
+	io_t(10, 12, IPCPERF_SC_WRITE, 4, 30, 1200, 1300, 0);
+	io_t(20, 21, IPCPERF_SC_READ, 3, 60, 2000, 2100, 0);
+	ck_assert_uint_eq(nr_matches, 2);
+	m = &matches[0].m;
+	ck_assert_int_eq(m->wpid, 10);
+	ck_assert_int_eq(m->wtid, 11);
+	ck_assert_int_eq(m->rpid, 20);
+	ck_assert_int_eq(m->rtid, 21);
+	m = &matches[1].m;
+	ck_assert_int_eq(m->wpid, 10);
+	ck_assert_int_eq(m->wtid, 12);
+	ck_assert_int_eq(m->rtid, 21);
+	r = only_flow();
+	ASSERT_WRITERS(r, 10);
+	ASSERT_READERS(r, 20);
+}
+END_TEST
+
+/*
+ * A write of 100 into a full pipe returns only after the reader took the
+ * bytes: the read [2000, 3000] is delivered before the write [1000, 5000].
+ * It is matched (the write was under way when the read finished), with wire
+ * time 0, and nothing is unmatched.
+ */
+START_TEST(test_read_finishing_before_its_write)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 45, 65536);
+	name_pipe(20, 3, 45, 65536);
+	rd(20, 3, 100, 2000, 3000);
+	ck_assert_uint_eq(nr_matches, 0);
+	wr(10, 4, 100, 1000, 5000);
+	ck_assert_uint_eq(nr_matches, 1);
+	assert_match(0, 10, 1000, 5000, 20, 2000, 3000, 100, 0);
+
+	r = only_flow();
+	ck_assert_uint_eq(r->f.bytes_written, 100);
+	ck_assert_uint_eq(r->f.bytes_read, 100);
+	ck_assert_uint_eq(r->f.matches, 1);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.wire_ns.min, 0);
+	ck_assert_uint_eq(r->f.wire_ns.max, 0);
+	ASSERT_WRITERS(r, 10);
+	ASSERT_READERS(r, 20);
+}
+END_TEST
+
+/*
+ * A write of 200 [1000, 5000]; one read of 100 ends before it [2000, 3000],
+ * another after it [5500, 6000]: the first is matched with wire 0, the rest
+ * of the write stays queued and feeds the second (wire 1000).
+ */
+START_TEST(test_read_before_write_partial)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 46, 65536);
+	name_pipe(20, 3, 46, 65536);
+	rd(20, 3, 100, 2000, 3000);
+	wr(10, 4, 200, 1000, 5000);
+	rd(20, 3, 100, 5500, 6000);
+	ck_assert_uint_eq(nr_matches, 2);
+	ck_assert_uint_eq(matches[0].m.bytes, 100);
+	ck_assert_uint_eq(matches[0].m.read_end_ns, 3000);
+	assert_match(1, 10, 1000, 5000, 20, 5500, 6000, 100, 0);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.matches, 2);
+	ck_assert_uint_eq(r->f.wire_ns.min, 0);
+	ck_assert_uint_eq(r->f.wire_ns.max, 1000);
+	ck_assert_uint_eq(r->f.max_queued, 100);
+}
+END_TEST
+
+/* Bytes that were in the pipe before the capture: read, never written. */
+START_TEST(test_read_of_data_written_before_capture)
+{
+	const struct flow_rec *r;
+
+	name_pipe(20, 3, 47, 65536);
+	rd(20, 3, 100, 1000, 1100);
+	rd(20, 3, 28, 1200, 1300);
+	ck_assert_uint_eq(nr_matches, 0);
+	r = only_flow();
+	ck_assert_str_eq(r->object, "pipe:[47]");
+	ck_assert_uint_eq(r->f.bytes_read, 128);
+	ck_assert_uint_eq(r->f.bytes_written, 0);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 128);
+	ck_assert_uint_eq(r->f.matches, 0);
+	ck_assert_uint_eq(r->f.writes, 0);
+	ck_assert_uint_eq(r->f.reads, 2);
+	ck_assert_uint_eq(r->f.nr_writers, 0);
+	ASSERT_READERS(r, 20);
+	ck_assert_uint_eq(r->f.wire_ns.min, 0);
+	ck_assert_uint_eq(r->f.wire_ns.max, 0);
+}
+END_TEST
+
+/*
+ * A read that finished before a write even started cannot have been fed by
+ * it: those bytes are unmatched, and the write's bytes stay queued for a
+ * later read.
+ */
+START_TEST(test_read_before_write_started_is_unmatched)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 48, 65536);
+	name_pipe(20, 3, 48, 65536);
+	rd(20, 3, 50, 1000, 1100);
+	wr(10, 4, 70, 2000, 2100);
+	ck_assert_uint_eq(nr_matches, 0);
+	rd(20, 3, 70, 3000, 3100);
+	ck_assert_uint_eq(nr_matches, 1);
+	assert_match(0, 10, 2000, 2100, 20, 3000, 3100, 70, 0);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.bytes_read, 120);
+	ck_assert_uint_eq(r->f.bytes_written, 70);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 50);
+	ck_assert_uint_eq(r->f.matches, 1);
+	ck_assert_uint_eq(r->f.wire_ns.min, 1000);
+	ck_assert_uint_eq(r->f.max_queued, 70);
+}
+END_TEST
+
+/* Errors and EOF move no bytes and match nothing; they still name the process. */
+START_TEST(test_errors_and_eof_move_nothing)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 49, 65536);
+	name_pipe(20, 3, 49, 65536);
+	wr(10, 4, 40, 1000, 1100);
+	wr(10, 4, -EAGAIN, 1200, 1300);
+	wr(10, 4, -EPIPE, 1400, 1500);
+	rd(20, 3, -EINTR, 1600, 1700);
+	rd(20, 3, 40, 1800, 1900);
+	rd(20, 3, -EAGAIN, 2000, 2100);
+	rd(20, 3, 0, 2200, 2300);	/* EOF */
+	ck_assert_uint_eq(nr_matches, 1);
+	assert_match(0, 10, 1000, 1100, 20, 1800, 1900, 40, 0);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.bytes_written, 40);
+	ck_assert_uint_eq(r->f.bytes_read, 40);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.writes, 1);	/* successful calls only */
+	ck_assert_uint_le(r->f.reads, 2);	/* the read of 40 (and perhaps the EOF) */
+	ck_assert_uint_ge(r->f.reads, 1);
+	ck_assert_uint_eq(r->f.matches, 1);
+	ck_assert_uint_eq(r->f.max_queued, 40);
+	ck_assert_uint_eq(r->f.last_ns, 2300);
+
+	/* a failed read with bytes still queued does not take them */
+	wr(10, 4, 10, 3000, 3100);
+	rd(20, 3, -EFAULT, 3200, 3300);
+	ck_assert_uint_eq(nr_matches, 1);
+	rd(20, 3, 10, 3400, 3500);
+	ck_assert_uint_eq(nr_matches, 2);
+	assert_match(1, 10, 3000, 3100, 20, 3400, 3500, 10, 0);
+}
+END_TEST
+
+/* An fd the stats cannot name is not part of any flow; nor is a file. */
+START_TEST(test_fd_without_identity_ignored)
+{
+	IPCPERF_OPTS(ipcperf_fd_identity, file, .object = "/tmp/x", .kind = IPCPERF_FD_FILE);
+
+	wr(10, 4, 100, 1000, 1100);
+	rd(20, 3, 100, 1200, 1300);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 10, 7, &file), 0);
+	wr(10, 7, 100, 1400, 1500);
+	ck_assert_uint_eq(snapshot(), 0);
+	ck_assert_uint_eq(nr_matches, 0);
+
+	/* naming the read end only later: the earlier calls stay out */
+	name_pipe(20, 3, 50, 65536);
+	rd(20, 3, 10, 2000, 2100);
+	ck_assert_uint_eq(snapshot(), 1);
+	ck_assert_uint_eq(flows[0].f.bytes_read, 10);
+	ck_assert_uint_eq(flows[0].f.reads, 1);
+}
+END_TEST
+
+/* After close, the fd number is no longer the pipe: its calls are not the flow's. */
+START_TEST(test_closed_fd_leaves_the_flow)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 51, 65536);
+	name_pipe(20, 3, 51, 65536);
+	wr(10, 4, 10, 1000, 1100);
+	do_close(10, 4, 1200);
+	wr(10, 4, 99, 1400, 1500);	/* fd 4 now unknown (no /proc) */
+	rd(20, 3, 10, 1600, 1700);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.bytes_written, 10);
+	ck_assert_uint_eq(r->f.writes, 1);
+	ck_assert_uint_eq(r->f.bytes_read, 10);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+}
+END_TEST
+
+/*
+ * `sh -c 'a | b'`: sh's pipe is copied into its children at fork, and each
+ * child dup2()s its end onto 1 or 0. The flow is between the two children.
+ */
+START_TEST(test_fork_and_dup2_follow_the_pipe)
+{
+	const struct flow_rec *r;
+
+	name_pipe(100, 3, 52, 65536);	/* sh: read end */
+	name_pipe(100, 4, 52, 65536);	/* sh: write end */
+	do_fork(100, 101, 1000);
+	do_fork(100, 102, 1100);
+	do_dup2(101, 4, 1, 1200);
+	do_close(101, 3, 1300);
+	do_close(101, 4, 1400);
+	do_dup2(102, 3, 0, 1250);
+	do_close(102, 3, 1350);
+	do_close(102, 4, 1450);
+	do_close(100, 3, 1500);
+	do_close(100, 4, 1600);
+	wr(101, 1, 5000, 2000, 2100);
+	rd(102, 0, 4096, 2200, 2300);
+	rd(102, 0, 904, 2400, 2500);
+	ck_assert_uint_eq(nr_matches, 2);
+	r = only_flow();
+	ck_assert_str_eq(r->object, "pipe:[52]");
+	ASSERT_WRITERS(r, 101);
+	ASSERT_READERS(r, 102);
+	ck_assert_uint_eq(r->f.bytes_read, 5000);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ sockets */
+
+/*
+ * A unix stream socketpair, request/response: A (pid 10, fd 3, socket:[1001])
+ * sends 64, B (pid 20, fd 4, socket:[1002]) reads 64 and answers 256, A reads
+ * it. Twice. Two flows: A->B keyed by A's inode (reader_ino B), and B->A.
+ */
+START_TEST(test_socketpair_request_response)
+{
+	const struct flow_rec *ab, *ba;
+	uint64_t t = 10000;
+
+	name_socketpair(10, 3, 1001, 20, 4, 1002, SOCK_STREAM);
+	for (int i = 0; i < 2; i++, t += 10000) {
+		wr(10, 3, 64, t, t + 100);
+		rd(20, 4, 64, t + 50, t + 300);
+		wr(20, 4, 256, t + 400, t + 500);
+		rd(10, 3, 256, t + 150, t + 800);
+	}
+	ck_assert_uint_eq(nr_matches, 4);
+	assert_match(0, 10, 10000, 10100, 20, 10050, 10300, 64, 0);
+	ck_assert_str_eq(matches[0].object, "socket:[1001]");
+	assert_match(1, 20, 10400, 10500, 10, 10150, 10800, 256, 0);
+	ck_assert_str_eq(matches[1].object, "socket:[1002]");
+
+	ck_assert_uint_eq(snapshot(), 2);
+	/* ordered by first activity: A's first send came first */
+	ab = &flows[0];
+	ba = &flows[1];
+	ck_assert_str_eq(ab->object, "socket:[1001]");
+	ck_assert_int_eq(ab->f.kind, IPCPERF_FD_UNIX);
+	ck_assert_uint_eq(ab->f.ino, 1001);
+	ck_assert_uint_eq(ab->f.reader_ino, 1002);
+	ck_assert(!ab->f.datagram);
+	ASSERT_WRITERS(ab, 10);
+	ASSERT_READERS(ab, 20);
+	ck_assert_uint_eq(ab->f.bytes_read, 128);
+	ck_assert_uint_eq(ab->f.bytes_written, 128);
+	ck_assert_uint_eq(ab->f.matches, 2);
+	ck_assert_uint_eq(ab->f.wire_ns.min, 200);
+	ck_assert_uint_eq(ab->f.wire_ns.max, 200);
+	ck_assert_uint_eq(ab->f.max_queued, 64);
+
+	ck_assert_str_eq(ba->object, "socket:[1002]");
+	ck_assert_int_eq(ba->f.kind, IPCPERF_FD_UNIX);
+	ck_assert_uint_eq(ba->f.ino, 1002);
+	ck_assert_uint_eq(ba->f.reader_ino, 1001);
+	ASSERT_WRITERS(ba, 20);
+	ASSERT_READERS(ba, 10);
+	ck_assert_uint_eq(ba->f.bytes_read, 512);
+	ck_assert_uint_eq(ba->f.matches, 2);
+	ck_assert_uint_eq(ba->f.wire_ns.min, 300);
+	ck_assert_uint_eq(ba->f.wire_ns.max, 300);
+	ck_assert_uint_eq(ba->f.max_queued, 256);
+}
+END_TEST
+
+/*
+ * A flow first seen from its reading end (the writer's sends predate the
+ * capture): still keyed and named by the writing end, the peer.
+ */
+START_TEST(test_socket_flow_seen_from_reader)
+{
+	const struct flow_rec *r;
+
+	name_socketpair(10, 3, 2001, 20, 4, 2002, SOCK_STREAM);
+	rd(20, 4, 30, 1000, 1100);
+	wr(10, 3, 40, 2000, 2100);
+	rd(20, 4, 40, 2200, 2300);
+	r = only_flow();
+	ck_assert_str_eq(r->object, "socket:[2001]");
+	ck_assert_uint_eq(r->f.ino, 2001);
+	ck_assert_uint_eq(r->f.reader_ino, 2002);
+	ASSERT_WRITERS(r, 10);
+	ASSERT_READERS(r, 20);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 30);
+	ck_assert_uint_eq(r->f.bytes_read, 70);
+	ck_assert_uint_eq(r->f.matches, 1);
+}
+END_TEST
+
+/* The capacity of a socket flow is the writing end's (its send buffer). */
+START_TEST(test_socket_capacity_from_writer)
+{
+	const struct flow_rec *r;
+
+	name_sock(10, 3, IPCPERF_FD_TCP, 3001, 3002, SOCK_STREAM, 200000);
+	name_sock(20, 4, IPCPERF_FD_TCP, 3002, 3001, SOCK_STREAM, 100000);
+	rd(20, 4, 10, 500, 600);		/* unmatched, but the flow exists now */
+	wr(10, 3, 1000, 1000, 1100);
+	rd(20, 4, 1000, 1200, 1300);
+	r = only_flow();
+	ck_assert_int_eq(r->f.kind, IPCPERF_FD_TCP);
+	ck_assert_str_eq(r->object, "socket:[3001]");
+	ck_assert_int_eq(r->f.capacity, 200000);
+	ck_assert_uint_eq(r->f.bytes_read, 1010);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 10);
+}
+END_TEST
+
+/*
+ * Datagrams: one read takes one message whatever its size. Messages of 100
+ * and 40; the first is read into a 50-byte buffer (recv returns 50, the rest
+ * of the message is discarded), the second whole.
+ */
+START_TEST(test_datagram_one_message_per_read)
+{
+	const struct flow_rec *r;
+
+	name_socketpair(10, 3, 4001, 20, 4, 4002, SOCK_DGRAM);
+	wr(10, 3, 100, 1000, 1100);
+	wr(10, 3, 40, 1200, 1300);
+	rd(20, 4, 50, 2000, 2100);
+	rd(20, 4, 40, 3000, 3100);
+	ck_assert_uint_eq(nr_matches, 2);
+	assert_match(0, 10, 1000, 1100, 20, 2000, 2100, 50, ANY_QUEUED);
+	assert_match(1, 10, 1200, 1300, 20, 3000, 3100, 40, ANY_QUEUED);
+	r = only_flow();
+	ck_assert(r->f.datagram);
+	ck_assert_str_eq(r->object, "socket:[4001]");
+	ck_assert_uint_eq(r->f.writes, 2);
+	ck_assert_uint_eq(r->f.reads, 2);
+	ck_assert_uint_eq(r->f.bytes_written, 140);
+	ck_assert_uint_eq(r->f.bytes_read, 90);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.matches, 2);
+	ck_assert_uint_eq(r->f.max_queued, 140);
+	ck_assert_uint_eq(r->f.wire_ns.min, 1000);
+	ck_assert_uint_eq(r->f.wire_ns.max, 1800);
+}
+END_TEST
+
+/*
+ * match.queued is what is left in the channel after the read: the message
+ * that read took is gone (as on the stream path). Messages of 100 and 40:
+ * after the first read 40 are left, after the second 0.
+ */
+START_TEST(test_datagram_match_queued_after_read)
+{
+	name_socketpair(10, 3, 4001, 20, 4, 4002, SOCK_DGRAM);
+	wr(10, 3, 100, 1000, 1100);
+	wr(10, 3, 40, 1200, 1300);
+	rd(20, 4, 50, 2000, 2100);
+	rd(20, 4, 40, 3000, 3100);
+	ck_assert_uint_eq(nr_matches, 2);
+	ck_assert_msg(matches[0].m.queued == 40,
+		      "datagram match 0: queued %llu, want 40 (left after the read)",
+		      (unsigned long long)matches[0].m.queued);
+	ck_assert_msg(matches[1].m.queued == 0,
+		      "datagram match 1: queued %llu, want 0 (left after the read)",
+		      (unsigned long long)matches[1].m.queued);
+}
+END_TEST
+
+/*
+ * A datagram read into a short buffer takes part of a message: the match's
+ * bytes are what the read took (50 of 100), whether the send was seen before
+ * the read (above) or after it (here: the read finished first, inside the
+ * send's span). So the matched bytes add up to the bytes read.
+ */
+START_TEST(test_datagram_read_before_send_bytes)
+{
+	const struct flow_rec *r;
+
+	name_socketpair(10, 3, 4101, 20, 4, 4102, SOCK_DGRAM);
+	rd(20, 4, 50, 2000, 3000);
+	wr(10, 3, 100, 1000, 5000);
+	ck_assert_uint_eq(nr_matches, 1);
+	ck_assert_uint_eq(matches[0].m.read_end_ns, 3000);
+	ck_assert_uint_eq(matches[0].m.write_end_ns, 5000);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.bytes_read, 50);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.matches, 1);
+	ck_assert_msg(matches[0].m.bytes == 50,
+		      "match of a 50-byte read of a 100-byte message seen after the read: %llu "
+		      "bytes, want 50 (what the read took, as when the send comes first)",
+		      (unsigned long long)matches[0].m.bytes);
+}
+END_TEST
+
+/* Seqpacket keeps message boundaries too; a message read before its send returned is matched. */
+START_TEST(test_seqpacket_messages)
+{
+	const struct flow_rec *r;
+
+	name_socketpair(10, 3, 5001, 20, 4, 5002, SOCK_SEQPACKET);
+	rd(20, 4, 128, 1500, 1600);	/* ends before the send that fed it */
+	wr(10, 3, 128, 1000, 1700);
+	wr(10, 3, 128, 2000, 2100);
+	wr(10, 3, 128, 2200, 2300);
+	rd(20, 4, 128, 3000, 3100);
+	rd(20, 4, 128, 4000, 4100);
+	ck_assert_uint_eq(nr_matches, 3);
+	assert_match(0, 10, 1000, 1700, 20, 1500, 1600, 128, 0);
+	assert_match(1, 10, 2000, 2100, 20, 3000, 3100, 128, ANY_QUEUED);
+	assert_match(2, 10, 2200, 2300, 20, 4000, 4100, 128, ANY_QUEUED);
+	r = only_flow();
+	ck_assert(r->f.datagram);
+	ck_assert_uint_eq(r->f.bytes_read, 384);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.max_queued, 256);
+	ck_assert_uint_eq(r->f.wire_ns.min, 0);
+	ck_assert_uint_eq(r->f.wire_ns.max, 1800);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ occupancy */
+
+/*
+ * Capacity 65536: "full" is queued >= 90%, i.e. >= 58983 bytes.
+ *   1000  write 40000 -> 40000
+ *   2000  write 20000 -> 60000  full from 2000
+ *   5000  read 10000  -> 50000  not full: 3000 ns
+ *   6000  write 15536 -> 65536  full from 6000; max 65536
+ *  10000  read 65536  -> 0      not full: 4000 ns
+ * full_ns = 7000.
+ */
+START_TEST(test_occupancy_full_time)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 60, 65536);
+	name_pipe(20, 3, 60, 65536);
+	wr(10, 4, 40000, 900, 1000);
+	wr(10, 4, 20000, 1900, 2000);
+	rd(20, 3, 10000, 4900, 5000);
+	wr(10, 4, 15536, 5900, 6000);
+	rd(20, 3, 65536, 9900, 10000);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.max_queued, 65536);
+	ck_assert_uint_eq(r->f.full_ns, 7000);
+	ck_assert_uint_eq(r->f.bytes_read, 75536);
+	ck_assert_uint_eq(r->f.bytes_written, 75536);
+	ck_assert_uint_eq(r->f.matches, 1 + 3);
+	/* queued after each read's matches */
+	ck_assert_uint_eq(matches[0].m.queued, 50000);
+	ck_assert_uint_eq(matches[nr_matches - 1].m.queued, 0);
+}
+END_TEST
+
+/* Exactly 90% counts as full; still full at the flow's last call counts up to it. */
+START_TEST(test_occupancy_threshold_and_open_end)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 61, 1000);
+	name_pipe(20, 3, 61, 1000);
+	wr(10, 4, 899, 100, 200);		/* 899: below */
+	wr(10, 4, 1, 1000, 1100);		/* 900: full from 1100 */
+	rd(20, 3, 1, 1500, 1600);		/* 899: 500 ns full */
+	wr(10, 4, 101, 2000, 2100);		/* 1000: full from 2100 */
+	wr(10, 4, -EAGAIN, 4000, 4100);		/* still full at the last call, 4100 */
+	r = only_flow();
+	ck_assert_int_eq(r->f.capacity, 1000);
+	ck_assert_uint_eq(r->f.max_queued, 1000);
+	ck_assert_uint_eq(r->f.full_ns, 500 + 2000);
+	ck_assert_uint_eq(r->f.last_ns, 4100);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ verdicts */
+
+static enum ipcperf_verdict verdict_for(uint64_t wblocked, uint64_t rblocked)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 70, 65536);
+	name_pipe(20, 3, 70, 65536);
+	wr_blocked(10, 4, 100, 1000, 1000 + wblocked + 100, wblocked);
+	rd_blocked(20, 3, 100, 500, 1000 + wblocked + 200 + rblocked, rblocked);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.writer_blocked_ns, wblocked);
+	ck_assert_uint_eq(r->f.reader_blocked_ns, rblocked);
+	return r->f.verdict;
+}
+
+START_TEST(test_verdict_backpressure)
+{
+	ck_assert_int_eq(verdict_for(10 * MS, 1 * MS), IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
+START_TEST(test_verdict_consumer_starved)
+{
+	ck_assert_int_eq(verdict_for(0, 10 * MS), IPCPERF_VERDICT_CONSUMER_STARVED);
+}
+END_TEST
+
+START_TEST(test_verdict_balanced_both)
+{
+	ck_assert_int_eq(verdict_for(5 * MS, 5 * MS), IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+START_TEST(test_verdict_balanced_under_1ms)
+{
+	ck_assert_int_eq(verdict_for(MS - 1, 0), IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+START_TEST(test_verdict_balanced_under_1ms_readers)
+{
+	ck_assert_int_eq(verdict_for(0, MS - 1), IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+/* The rule's edges: W >= 1 ms counts; W must be more than twice R. */
+START_TEST(test_verdict_edges)
+{
+	ck_assert_int_eq(verdict_for(MS, 0), IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
+START_TEST(test_verdict_edge_twice)
+{
+	ck_assert_int_eq(verdict_for(4 * MS, 2 * MS), IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+START_TEST(test_verdict_edge_twice_readers)
+{
+	ck_assert_int_eq(verdict_for(2 * MS, 4 * MS + 1), IPCPERF_VERDICT_CONSUMER_STARVED);
+}
+END_TEST
+
+/* Blocked time adds up over calls, failed ones and EOF included; names are static. */
+START_TEST(test_blocked_time_sums)
+{
+	const struct flow_rec *r;
+	uint64_t t = 1000;
+
+	name_pipe(10, 4, 71, 65536);
+	name_pipe(20, 3, 71, 65536);
+	for (int i = 0; i < 10; i++, t += 3 * MS)
+		wr_blocked(10, 4, 4096, t, t + 2 * MS, MS);
+	rd_blocked(20, 3, 40960, t, t + 100, 0);
+	rd_blocked(20, 3, 0, t + 1000, t + 1000 + 400000, 300000);	/* EOF after a wait */
+	r = only_flow();
+	ck_assert_uint_eq(r->f.writer_blocked_ns, 10 * MS);
+	ck_assert_uint_eq(r->f.reader_blocked_ns, 300000);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_BACKPRESSURE), "backpressure");
+	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_CONSUMER_STARVED), "consumer-starved");
+	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_BALANCED), "balanced");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ walking */
+
+/* Flows come by first activity, not by inode; a non-zero return stops the walk. */
+static int count_and_stop(void *ctx, const struct ipcperf_flow *f)
+{
+	int *n = ctx;
+
+	(void)f;
+	return ++*n == 2 ? 42 : 0;
+}
+
+START_TEST(test_for_each_order_and_stop)
+{
+	int n = 0;
+
+	name_pipe(10, 4, 900, 0);
+	name_pipe(20, 3, 900, 0);
+	name_pipe(10, 6, 100, 0);
+	name_pipe(20, 5, 100, 0);
+	name_pipe(10, 8, 500, 0);
+	name_pipe(20, 7, 500, 0);
+	wr(10, 4, 1, 1000, 1100);	/* ino 900 first */
+	wr(10, 8, 1, 2000, 2100);	/* then 500 */
+	rd(20, 5, 1, 2500, 2600);	/* then 100 (read first: unmatched) */
+	wr(10, 6, 1, 3000, 3100);
+	ck_assert_uint_eq(snapshot(), 3);
+	ck_assert_uint_eq(flows[0].f.ino, 900);
+	ck_assert_uint_eq(flows[0].f.first_ns, 1000);
+	ck_assert_uint_eq(flows[1].f.ino, 500);
+	ck_assert_uint_eq(flows[1].f.first_ns, 2000);
+	ck_assert_uint_eq(flows[2].f.ino, 100);
+	ck_assert_uint_eq(flows[2].f.first_ns, 2500);
+	ck_assert_uint_eq(flow_of(100)->f.last_ns, 3100);
+
+	ck_assert_int_eq(ipcperf_flows__for_each(fl, count_and_stop, &n), 42);
+	ck_assert_int_eq(n, 2);
+}
+END_TEST
+
+/* The match callback sees every match, live; without one, nothing breaks. */
+START_TEST(test_on_match_every_match)
+{
+	uint64_t t = 1000, total = 0;
+
+	name_pipe(10, 4, 80, 65536);
+	name_pipe(20, 3, 80, 65536);
+	/* 7 writes of 300, reads of 500: 2100 = 4 x 500 + 100 */
+	for (int i = 0; i < 7; i++, t += 1000)
+		wr(10, 4, 300, t, t + 10);
+	for (int i = 0; i < 5; i++, t += 1000)
+		rd(20, 3, i < 4 ? 500 : 100, t, t + 10);
+	/*
+	 * reads: 500 = 300 + 200 | 100 + 300 + 100 | 200 + 300 | 300 + 200 | 100:
+	 * 2 + 3 + 2 + 2 + 1 = 10 matches
+	 */
+	ck_assert_uint_eq(nr_matches, 10);
+	for (size_t i = 0; i < nr_matches; i++) {
+		ck_assert_int_eq(matches[i].m.wpid, 10);
+		ck_assert_int_eq(matches[i].m.rpid, 20);
+		ck_assert_uint_ge(matches[i].m.read_end_ns, matches[i].m.write_end_ns);
+		ck_assert_str_eq(matches[i].object, "pipe:[80]");
+		total += matches[i].m.bytes;
+	}
+	ck_assert_uint_eq(total, 2100);
+	ck_assert_uint_eq(only_flow()->f.matches, 10);
+
+	ck_assert_int_eq(ipcperf_flows__on_match(fl, NULL, NULL), 0);
+	wr(10, 4, 1, t, t + 10);
+	rd(20, 3, 1, t + 20, t + 30);
+	ck_assert_uint_eq(nr_matches, 10);
+	ck_assert_uint_eq(only_flow()->f.matches, 11);
+}
+END_TEST
+
+START_TEST(test_null_args)
+{
+	struct ipcperf_syscall ev = { .cls = IPCPERF_SC_WRITE, .fd = 3, .ret = 1 };
+
+	errno = 0;
+	ck_assert_ptr_null(ipcperf_flows__new(NULL));
+	ck_assert_int_eq(errno, EINVAL);
+	ipcperf_flows__delete(NULL);
+	ipcperf_flows__add_syscall(NULL, &ev);
+	ck_assert_int_lt(ipcperf_flows__for_each(NULL, collect, flows), 0);
+	ck_assert_int_lt(ipcperf_flows__for_each(fl, NULL, NULL), 0);
+	ck_assert_int_lt(ipcperf_flows__on_match(NULL, on_match, matches), 0);
+	ck_assert_int_lt(ipcperf_flows__attach(NULL, NULL), 0);
+	/* nothing yet: the walk calls nothing and returns 0 */
+	ck_assert_uint_eq(snapshot(), 0);
+}
+END_TEST
+
+/* sendmmsg/recvmmsg count messages, not bytes: they cannot be matched by byte. */
+START_TEST(test_mmsg_ignored)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = 1000, .end_ns = 1100, .pid = 10, .tid = 10, .nr = SYS_sendmmsg,
+		.name = "sendmmsg", .cls = IPCPERF_SC_WRITE, .fd = 3, .count = 4, .ret = 4,
+		.nr_args = 4, .ret_is_msgs = true,
+	};
+
+	name_socketpair(10, 3, 6001, 20, 4, 6002, SOCK_DGRAM);
+	feed(&ev);
+	wr(10, 3, 10, 2000, 2100);
+	rd(20, 4, 10, 2200, 2300);
+	ck_assert_uint_eq(only_flow()->f.bytes_written, 10);
+	ck_assert_uint_eq(flows[0].f.writes, 1);
+	ck_assert_uint_eq(flows[0].f.matches, 1);
+}
+END_TEST
+
+Suite *flows_suite(void)
+{
+	Suite *s = suite_create("flows");
+	TCase *tc;
+
+	tc = tcase_create("streams");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_partial_reads);
+	tcase_add_test(tc, test_read_drains_several_writes);
+	tcase_add_test(tc, test_match_queued_is_after_the_read);
+	tcase_add_test(tc, test_write_drained_by_several_reads);
+	tcase_add_test(tc, test_two_writers_one_pipe);
+	tcase_add_test(tc, test_two_readers_one_pipe);
+	tcase_add_test(tc, test_threads_listed_by_process);
+	tcase_add_test(tc, test_read_finishing_before_its_write);
+	tcase_add_test(tc, test_read_before_write_partial);
+	tcase_add_test(tc, test_read_of_data_written_before_capture);
+	tcase_add_test(tc, test_read_before_write_started_is_unmatched);
+	tcase_add_test(tc, test_errors_and_eof_move_nothing);
+	tcase_add_test(tc, test_fd_without_identity_ignored);
+	tcase_add_test(tc, test_closed_fd_leaves_the_flow);
+	tcase_add_test(tc, test_fork_and_dup2_follow_the_pipe);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("sockets");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_socketpair_request_response);
+	tcase_add_test(tc, test_socket_flow_seen_from_reader);
+	tcase_add_test(tc, test_socket_capacity_from_writer);
+	tcase_add_test(tc, test_datagram_one_message_per_read);
+	tcase_add_test(tc, test_datagram_match_queued_after_read);
+	tcase_add_test(tc, test_datagram_read_before_send_bytes);
+	tcase_add_test(tc, test_seqpacket_messages);
+	tcase_add_test(tc, test_mmsg_ignored);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("occupancy");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_occupancy_full_time);
+	tcase_add_test(tc, test_occupancy_threshold_and_open_end);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("verdict");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_verdict_backpressure);
+	tcase_add_test(tc, test_verdict_consumer_starved);
+	tcase_add_test(tc, test_verdict_balanced_both);
+	tcase_add_test(tc, test_verdict_balanced_under_1ms);
+	tcase_add_test(tc, test_verdict_balanced_under_1ms_readers);
+	tcase_add_test(tc, test_verdict_edges);
+	tcase_add_test(tc, test_verdict_edge_twice);
+	tcase_add_test(tc, test_verdict_edge_twice_readers);
+	tcase_add_test(tc, test_blocked_time_sums);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("api");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_for_each_order_and_stop);
+	tcase_add_test(tc, test_on_match_every_match);
+	tcase_add_test(tc, test_null_args);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,353 @@
+/* Unit tests of the latency histogram (lib/hist.c): pure, no kernel. */
+#include <math.h>	/* NAN, INFINITY only: no libm */
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+
+#include "hist.h"
+#include "suites.h"
+
+Suite *hist_suite(void);	/* until suites.h declares it */
+
+/* |est - exact| <= exact / 64: the documented bound. */
+#define ck_assert_within_64th(est, exact) do { \
+	uint64_t e_ = (est), x_ = (exact); \
+	uint64_t d_ = e_ > x_ ? e_ - x_ : x_ - e_; \
+	ck_assert_msg(d_ <= x_ / 64, "estimate %llu is off from %llu by %llu > %llu", \
+		      (unsigned long long)e_, (unsigned long long)x_, \
+		      (unsigned long long)d_, (unsigned long long)(x_ / 64)); \
+} while (0)
+
+/* ceil(p / 100 * n) clamped to [1, n], written out to need no libm. */
+static size_t rank_of(double p, size_t n)
+{
+	double x = p / 100.0 * (double)n;
+	size_t r = (size_t)x;
+	if ((double)r < x)
+		r++;
+	return r < 1 ? 1 : r > n ? n : r;
+}
+
+/* Nearest-rank percentile of a sorted array: the definition ipp_hist_percentile follows. */
+static uint64_t exact_percentile(const uint64_t *sorted, size_t n, double p)
+{
+	if (p <= 0)
+		return sorted[0];
+	return sorted[rank_of(p, n) - 1];
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* xorshift64*: deterministic, so a failure reproduces. */
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+START_TEST(test_empty)
+{
+	struct ipp_hist h;
+	ipp_hist_init(&h);
+	ck_assert_uint_eq(ipp_hist_count(&h), 0);
+	ck_assert_uint_eq(ipp_hist_min(&h), 0);
+	ck_assert_uint_eq(ipp_hist_max(&h), 0);
+	ck_assert_uint_eq(ipp_hist_avg(&h), 0);
+	ck_assert_uint_eq(ipp_hist_sum(&h), 0);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 0), 0);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 50), 0);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 100), 0);
+	ck_assert(!ipp_hist_saturated(&h));
+}
+END_TEST
+
+START_TEST(test_exact_stats)
+{
+	static const uint64_t v[] = { 700, 3, 12345, 99, 1000000007, 3, 64 };
+	struct ipp_hist h;
+	uint64_t sum = 0;
+
+	ipp_hist_init(&h);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		ipp_hist_add(&h, v[i]);
+		sum += v[i];
+	}
+	ck_assert_uint_eq(ipp_hist_count(&h), 7);
+	ck_assert_uint_eq(ipp_hist_min(&h), 3);
+	ck_assert_uint_eq(ipp_hist_max(&h), 1000000007);
+	ck_assert_uint_eq(ipp_hist_sum(&h), sum);
+	ck_assert_uint_eq(ipp_hist_avg(&h), sum / 7);	/* floor */
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 0), 3);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 100), 1000000007);
+}
+END_TEST
+
+/* Buckets tile 0..UINT64_MAX without gaps, and half a width is <= 1/64 of the low bound. */
+START_TEST(test_bucket_layout)
+{
+	uint64_t prev_hi = 0;
+
+	ck_assert_uint_eq(IPP_HIST_BUCKETS, 1920);
+	for (unsigned int i = 0; i < IPP_HIST_BUCKETS; i++) {
+		uint64_t lo, hi;
+		ipp_hist_bucket_bounds(i, &lo, &hi);
+		if (i == 0)
+			ck_assert_uint_eq(lo, 0);
+		else
+			ck_assert_uint_eq(lo, prev_hi + 1);
+		ck_assert_uint_ge(hi, lo);
+		ck_assert_uint_eq(ipp_hist_index(lo), i);
+		ck_assert_uint_eq(ipp_hist_index(hi), i);
+		ck_assert_uint_eq(ipp_hist_index(lo + (hi - lo) / 2), i);
+		ck_assert_uint_le((hi - lo + 1) / 2, lo / 64);
+		prev_hi = hi;
+	}
+	ck_assert_uint_eq(prev_hi, UINT64_MAX);
+	ck_assert_uint_eq(ipp_hist_index(UINT64_MAX), IPP_HIST_BUCKETS - 1);
+	ck_assert_uint_eq(ipp_hist_index(0), 0);
+	ck_assert_uint_eq(ipp_hist_index(31), 31);
+	ck_assert_uint_eq(ipp_hist_index(32), 32);
+	ck_assert_uint_eq(ipp_hist_index(63), 63);
+	/* "a few KiB": the bucket array dominates. */
+	ck_assert_uint_le(sizeof(struct ipp_hist), 8 * 1024);
+}
+END_TEST
+
+START_TEST(test_uniform_1_10000)
+{
+	struct ipp_hist h;
+	ipp_hist_init(&h);
+	for (uint64_t v = 1; v <= 10000; v++)
+		ipp_hist_add(&h, v);
+
+	ck_assert_uint_eq(ipp_hist_count(&h), 10000);
+	ck_assert_uint_eq(ipp_hist_min(&h), 1);
+	ck_assert_uint_eq(ipp_hist_max(&h), 10000);
+	ck_assert_uint_eq(ipp_hist_avg(&h), 5000);	/* 50005000 / 10000 = 5000.5 */
+	ck_assert_within_64th(ipp_hist_percentile(&h, 50), 5000);
+	ck_assert_within_64th(ipp_hist_percentile(&h, 99), 9900);
+	ck_assert_within_64th(ipp_hist_percentile(&h, 99.9), 9990);
+	ck_assert_within_64th(ipp_hist_percentile(&h, 1), 100);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 0.001), 1);	/* rank 1: exact bucket */
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 0.5), 50);	/* < 64: exact buckets */
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 0), 1);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 100), 10000);
+	for (double p = 0.5; p < 100; p += 0.5)
+		ck_assert_within_64th(ipp_hist_percentile(&h, p),
+				      rank_of(p, 10000));
+}
+END_TEST
+
+/* Log-spread random values over the whole range: every percentile within 1/64. */
+START_TEST(test_random_spread)
+{
+	enum { N = 200000 };
+	uint64_t *v = malloc(N * sizeof(*v));
+	struct ipp_hist h;
+
+	ck_assert_ptr_nonnull(v);
+	ipp_hist_init(&h);
+	for (size_t i = 0; i < N; i++) {
+		v[i] = rng() >> (rng() % 64);	/* every magnitude */
+		ipp_hist_add(&h, v[i]);
+	}
+	qsort(v, N, sizeof(*v), cmp_u64);
+	ck_assert_uint_eq(ipp_hist_min(&h), v[0]);
+	ck_assert_uint_eq(ipp_hist_max(&h), v[N - 1]);
+
+	uint64_t prev = 0;
+	for (double p = 0; p <= 100; p += 0.25) {
+		uint64_t est = ipp_hist_percentile(&h, p);
+		ck_assert_within_64th(est, exact_percentile(v, N, p));
+		ck_assert_uint_ge(est, prev);	/* monotonic in p */
+		prev = est;
+	}
+	free(v);
+}
+END_TEST
+
+START_TEST(test_single_value)
+{
+	static const uint64_t vals[] = { 0, 1, 31, 32, 63, 64, 1000, 12345678,
+					 UINT64_C(1) << 63, UINT64_MAX };
+	static const double ps[] = { 0, 0.001, 1, 25, 50, 90, 99, 99.99, 100 };
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		struct ipp_hist h;
+		ipp_hist_init(&h);
+		ipp_hist_add(&h, vals[i]);
+		ipp_hist_add(&h, vals[i]);
+		ipp_hist_add(&h, vals[i]);
+		ck_assert_uint_eq(ipp_hist_count(&h), 3);
+		ck_assert_uint_eq(ipp_hist_min(&h), vals[i]);
+		ck_assert_uint_eq(ipp_hist_max(&h), vals[i]);
+		ck_assert_uint_eq(ipp_hist_avg(&h), vals[i]);
+		for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++)
+			ck_assert_uint_eq(ipp_hist_percentile(&h, ps[j]), vals[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_huge_values)
+{
+	struct ipp_hist h;
+
+	/* 2^64 - 1 three times: the sum needs 66 bits. */
+	ipp_hist_init(&h);
+	for (int i = 0; i < 3; i++)
+		ipp_hist_add(&h, UINT64_MAX);
+	ck_assert_uint_eq(ipp_hist_avg(&h), UINT64_MAX);
+	ck_assert_uint_eq(ipp_hist_sum(&h), UINT64_MAX);	/* saturated */
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 50), UINT64_MAX);
+
+	/* (2^64 - 1 + 1) / 2 = 2^63 exactly. */
+	ipp_hist_init(&h);
+	ipp_hist_add(&h, UINT64_MAX);
+	ipp_hist_add(&h, 1);
+	ck_assert_uint_eq(ipp_hist_avg(&h), UINT64_C(1) << 63);
+
+	/* 2^63 + 2^63 + 0 = 2^64: floor(2^64 / 3). */
+	ipp_hist_init(&h);
+	ipp_hist_add(&h, UINT64_C(1) << 63);
+	ipp_hist_add(&h, UINT64_C(1) << 63);
+	ipp_hist_add(&h, 0);
+	ck_assert_uint_eq(ipp_hist_avg(&h), UINT64_C(6148914691236517205));
+	ck_assert_uint_eq(ipp_hist_min(&h), 0);
+	ck_assert_uint_eq(ipp_hist_max(&h), UINT64_C(1) << 63);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 50), UINT64_C(1) << 63);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 33), 0);
+
+	/* Many huge values: still exact. 1000 * (2^64 - 1000) / 1000. */
+	ipp_hist_init(&h);
+	for (int i = 0; i < 1000; i++)
+		ipp_hist_add(&h, UINT64_MAX - 999);
+	ck_assert_uint_eq(ipp_hist_avg(&h), UINT64_MAX - 999);
+	ck_assert_within_64th(ipp_hist_percentile(&h, 50), UINT64_MAX - 999);
+}
+END_TEST
+
+/* The 128-bit long division against the compiler's own 128-bit arithmetic. */
+START_TEST(test_avg_random)
+{
+#ifdef __SIZEOF_INT128__
+	for (int round = 0; round < 200; round++) {
+		struct ipp_hist h;
+		unsigned __int128 sum = 0;
+		int n = 1 + (int)(rng() % 50);
+
+		ipp_hist_init(&h);
+		for (int i = 0; i < n; i++) {
+			uint64_t v = round % 2 ? UINT64_MAX - (rng() >> (rng() % 64)) : rng();
+			ipp_hist_add(&h, v);
+			sum += v;
+		}
+		ck_assert_uint_eq(ipp_hist_avg(&h), (uint64_t)(sum / (unsigned)n));
+		ck_assert_uint_eq(ipp_hist_sum(&h), sum >> 64 ? UINT64_MAX : (uint64_t)sum);
+	}
+#endif
+}
+END_TEST
+
+START_TEST(test_merge)
+{
+	struct ipp_hist a, b, all, empty;
+
+	ipp_hist_init(&a);
+	ipp_hist_init(&b);
+	ipp_hist_init(&all);
+	ipp_hist_init(&empty);
+	for (int i = 0; i < 50000; i++) {
+		uint64_t v = rng() >> (rng() % 64);
+		ipp_hist_add(i % 3 ? &a : &b, v);
+		ipp_hist_add(&all, v);
+	}
+	ipp_hist_add(&b, UINT64_MAX);
+	ipp_hist_add(&all, UINT64_MAX);
+
+	ipp_hist_merge(&a, &b);
+	ck_assert_mem_eq(&a, &all, sizeof(a));
+	ipp_hist_merge(&a, &empty);
+	ck_assert_mem_eq(&a, &all, sizeof(a));
+	ipp_hist_merge(&empty, &all);
+	ck_assert_mem_eq(&empty, &all, sizeof(a));
+	ck_assert_uint_eq(ipp_hist_avg(&a), ipp_hist_avg(&all));
+	ck_assert_uint_eq(ipp_hist_percentile(&a, 99), ipp_hist_percentile(&all, 99));
+}
+END_TEST
+
+START_TEST(test_bad_p)
+{
+	struct ipp_hist h;
+	ipp_hist_init(&h);
+	for (uint64_t v = 100; v <= 200; v++)
+		ipp_hist_add(&h, v);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, -5), 100);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, NAN), 100);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, 250), 200);
+	ck_assert_uint_eq(ipp_hist_percentile(&h, INFINITY), 200);
+}
+END_TEST
+
+/* A bucket at UINT32_MAX stops counting; count and sum stay exact. */
+START_TEST(test_saturation)
+{
+	struct ipp_hist h, m;
+	unsigned int idx = ipp_hist_index(1000);
+
+	ipp_hist_init(&h);
+	ipp_hist_add(&h, 1000);
+	/* Pretend 2^32 - 2 samples of 1000 were added (minus the one just added). */
+	h.bucket[idx] = UINT32_MAX - 1;
+	h.bucketed = UINT32_MAX - 1;
+	h.count = UINT32_MAX - 1;
+	h.sum_lo = (uint64_t)(UINT32_MAX - 1) * 1000;
+
+	ipp_hist_add(&h, 1000);
+	ck_assert(!ipp_hist_saturated(&h));
+	ck_assert_uint_eq(h.bucket[idx], UINT32_MAX);
+	ipp_hist_add(&h, 1000);
+	ck_assert(ipp_hist_saturated(&h));
+	ck_assert_uint_eq(h.bucket[idx], UINT32_MAX);
+	ck_assert_uint_eq(ipp_hist_count(&h), (uint64_t)UINT32_MAX + 1);
+	ck_assert_uint_eq(ipp_hist_avg(&h), 1000);
+	ck_assert_within_64th(ipp_hist_percentile(&h, 50), 1000);
+
+	/* Merging a saturated bucket into a non-empty one saturates too. */
+	ipp_hist_init(&m);
+	ipp_hist_add(&m, 1000);
+	ipp_hist_add(&m, 5);
+	ipp_hist_merge(&m, &h);
+	ck_assert(ipp_hist_saturated(&m));
+	ck_assert_uint_eq(m.bucket[idx], UINT32_MAX);
+	ck_assert_uint_eq(ipp_hist_count(&m), (uint64_t)UINT32_MAX + 3);
+	ck_assert_uint_eq(ipp_hist_min(&m), 5);
+	ck_assert_within_64th(ipp_hist_percentile(&m, 50), 1000);
+}
+END_TEST
+
+Suite *hist_suite(void)
+{
+	Suite *s = suite_create("hist");
+	TCase *tc = tcase_create("hist");
+
+	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_exact_stats);
+	tcase_add_test(tc, test_bucket_layout);
+	tcase_add_test(tc, test_uniform_1_10000);
+	tcase_add_test(tc, test_random_spread);
+	tcase_add_test(tc, test_single_value);
+	tcase_add_test(tc, test_huge_values);
+	tcase_add_test(tc, test_avg_random);
+	tcase_add_test(tc, test_merge);
+	tcase_add_test(tc, test_bad_p);
+	tcase_add_test(tc, test_saturation);
+	suite_add_tcase(s, tc);
+	return s;
+}

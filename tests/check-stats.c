@@ -1,0 +1,2035 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests of the accounting (lib/stats.c) through the public API: events
+ * are built by hand the way the engine fills them and fed with
+ * ipcperf_stats__add_*(); rows are collected and checked for exact values.
+ * No root, no kernel, no /proc (no_proc): what an fd refers to comes only
+ * from ipcperf_stats__set_fd_object() and fd duplication.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <check.h>
+
+#include <ipcperf/ipcperf.h>
+#include "suites.h"
+
+/* ------------------------------------------------------------------ feeding */
+
+/*
+ * Every event goes to each sink: the interval test feeds one stats object
+ * that is never reset and one that is reset between intervals.
+ */
+static struct ipcperf_stats *sink[2];
+static size_t nr_sinks;
+static struct ipcperf_stats *st;	/* sink[0] */
+static uint64_t clk;			/* event clock: strictly increasing */
+
+static struct ipcperf_stats *new_stats(void)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
+	struct ipcperf_stats *s = ipcperf_stats__new(&o);
+
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+static void setup(void)
+{
+	st = sink[0] = new_stats();
+	nr_sinks = 1;
+	clk = 1000000;
+}
+
+static void teardown(void)
+{
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__delete(sink[i]);
+	nr_sinks = 0;
+	st = NULL;
+}
+
+static void feed_sc(const struct ipcperf_syscall *ev)
+{
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__add_syscall(sink[i], ev);
+}
+
+/* A completed call of @dur ns starting now; the clock moves past its end. */
+static struct ipcperf_syscall call(pid_t pid, pid_t tid, int nr, const char *name,
+				   enum ipcperf_sc_class cls, int fd, int64_t ret, uint64_t dur)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = clk, .end_ns = clk + dur, .pid = pid, .tid = tid, .cpu = 0,
+		.nr = nr, .name = name, .cls = cls, .fd = fd, .ret = ret,
+	};
+
+	clk += dur + 10;
+	return ev;
+}
+
+/* read/write family: args {fd, buf, count}. */
+static struct ipcperf_syscall do_io(pid_t pid, pid_t tid, int nr, const char *name,
+				    enum ipcperf_sc_class cls, int fd, uint64_t count, int64_t ret,
+				    uint64_t dur)
+{
+	struct ipcperf_syscall ev = call(pid, tid, nr, name, cls, fd, ret, dur);
+
+	ev.args[0] = (uint64_t)fd;
+	ev.args[1] = 0x7ffd1000;
+	ev.args[2] = count;
+	ev.nr_args = 3;
+	ev.count = count;
+	feed_sc(&ev);
+	return ev;
+}
+
+static struct ipcperf_syscall do_write(pid_t pid, int fd, uint64_t count, int64_t ret, uint64_t dur)
+{
+	return do_io(pid, pid, SYS_write, "write", IPCPERF_SC_WRITE, fd, count, ret, dur);
+}
+
+static struct ipcperf_syscall do_read(pid_t pid, int fd, uint64_t count, int64_t ret, uint64_t dur)
+{
+	return do_io(pid, pid, SYS_read, "read", IPCPERF_SC_READ, fd, count, ret, dur);
+}
+
+/* sendmmsg/recvmmsg: args {fd, msgvec, vlen, flags}; ret counts messages. */
+static void do_mmsg(pid_t pid, bool send, int fd, uint64_t vlen, int64_t ret, uint64_t dur)
+{
+	struct ipcperf_syscall ev = call(pid, pid, send ? SYS_sendmmsg : SYS_recvmmsg,
+					 send ? "sendmmsg" : "recvmmsg",
+					 send ? IPCPERF_SC_WRITE : IPCPERF_SC_READ, fd, ret, dur);
+
+	ev.args[0] = (uint64_t)fd;
+	ev.args[1] = 0x7ffd2000;
+	ev.args[2] = vlen;
+	ev.nr_args = 4;
+	ev.count = vlen;
+	ev.ret_is_msgs = true;
+	feed_sc(&ev);
+}
+
+static void do_close(pid_t pid, int fd, int64_t ret)
+{
+	struct ipcperf_syscall ev = call(pid, pid, SYS_close, "close", IPCPERF_SC_FD_CLOSE, fd,
+					 ret, 300);
+
+	ev.args[0] = (uint64_t)fd;
+	ev.nr_args = 1;
+	feed_sc(&ev);
+}
+
+#ifdef SYS_dup2
+#define DUP2_NR SYS_dup2
+#define DUP2_NAME "dup2"
+#else
+#define DUP2_NR SYS_dup3
+#define DUP2_NAME "dup3"
+#endif
+
+/* dup2(old, new) = ret (new on success). */
+static void do_dup2_ret(pid_t pid, int oldfd, int newfd, int64_t ret)
+{
+	struct ipcperf_syscall ev = call(pid, pid, DUP2_NR, DUP2_NAME, IPCPERF_SC_FD_DUP2, oldfd,
+					 ret, 200);
+
+	ev.args[0] = (uint64_t)oldfd;
+	ev.args[1] = (uint64_t)newfd;
+	ev.nr_args = 2;
+	feed_sc(&ev);
+}
+
+static void do_dup2(pid_t pid, int oldfd, int newfd)
+{
+	do_dup2_ret(pid, oldfd, newfd, newfd);
+}
+
+static void do_dup3(pid_t pid, int oldfd, int newfd, int flags)
+{
+	struct ipcperf_syscall ev = call(pid, pid, SYS_dup3, "dup3", IPCPERF_SC_FD_DUP2, oldfd,
+					 newfd, 200);
+
+	ev.args[0] = (uint64_t)oldfd;
+	ev.args[1] = (uint64_t)newfd;
+	ev.args[2] = (uint64_t)flags;
+	ev.nr_args = 3;
+	feed_sc(&ev);
+}
+
+/* dup(old) = newfd: FD_NEW with fd = old. */
+static void do_dup(pid_t pid, int oldfd, int newfd)
+{
+	struct ipcperf_syscall ev = call(pid, pid, SYS_dup, "dup", IPCPERF_SC_FD_NEW, oldfd,
+					 newfd, 200);
+
+	ev.args[0] = (uint64_t)oldfd;
+	ev.nr_args = 1;
+	feed_sc(&ev);
+}
+
+/* fcntl(fd, cmd, arg) = ret: F_DUPFD* make a new fd (FD_NEW), the rest only use one. */
+static void do_fcntl(pid_t pid, int fd, int cmd, int arg, int64_t ret)
+{
+	bool dup = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
+	struct ipcperf_syscall ev = call(pid, pid, SYS_fcntl, "fcntl",
+					 dup ? IPCPERF_SC_FD_NEW : IPCPERF_SC_FD_OTHER, fd, ret, 200);
+
+	ev.args[0] = (uint64_t)fd;
+	ev.args[1] = (uint64_t)cmd;
+	ev.args[2] = (uint64_t)arg;
+	ev.nr_args = 3;
+	feed_sc(&ev);
+}
+
+/* openat(AT_FDCWD, path, flags, mode) = ret: FD_NEW without an fd argument. */
+static void do_openat(pid_t pid, int64_t ret)
+{
+	struct ipcperf_syscall ev = call(pid, pid, SYS_openat, "openat", IPCPERF_SC_FD_NEW, -1,
+					 ret, 1500);
+
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev.args[1] = 0x7ffd3000;
+	ev.args[2] = O_RDONLY;
+	ev.nr_args = 4;
+	feed_sc(&ev);
+}
+
+/* accept4(lfd, addr, addrlen, flags) = newfd: FD_NEW whose fd is the listener. */
+static void do_accept4(pid_t pid, int lfd, int newfd)
+{
+	struct ipcperf_syscall ev = call(pid, pid, SYS_accept4, "accept4", IPCPERF_SC_FD_NEW, lfd,
+					 newfd, 5000);
+
+	ev.args[0] = (uint64_t)lfd;
+	ev.nr_args = 4;
+	feed_sc(&ev);
+}
+
+static void set_obj(pid_t pid, int fd, const char *object, enum ipcperf_fd_kind kind)
+{
+	for (size_t i = 0; i < nr_sinks; i++)
+		ck_assert_int_eq(ipcperf_stats__set_fd_object(sink[i], pid, fd, object, kind), 0);
+}
+
+static void do_switch(pid_t pid, pid_t tid, int cpu, bool preempted, const char *comm)
+{
+	struct ipcperf_switch ev = {
+		.time_ns = clk, .pid = pid, .tid = tid, .cpu = cpu, .preempted = preempted,
+		.prev_state = preempted ? 0 : 1, .next_tid = 0, .next_comm = "swapper",
+	};
+
+	snprintf(ev.prev_comm, sizeof(ev.prev_comm), "%s", comm);
+	clk += 10;
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__add_switch(sink[i], &ev);
+}
+
+static void do_wakeup(pid_t waker_pid, pid_t waker_tid, pid_t tid)
+{
+	struct ipcperf_wakeup ev = {
+		.time_ns = clk, .waker_pid = waker_pid, .waker_tid = waker_tid, .tid = tid,
+		.target_cpu = 1, .comm = "woken",
+	};
+
+	clk += 10;
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__add_wakeup(sink[i], &ev);
+}
+
+static void do_task(enum ipcperf_task_kind kind, pid_t pid, pid_t tid, pid_t child,
+		    const char *comm, const char *filename)
+{
+	struct ipcperf_task ev = {
+		.kind = kind, .time_ns = clk, .pid = pid, .tid = tid, .child_tid = child,
+		.comm = comm, .filename = filename,
+	};
+
+	clk += 10;
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__add_task(sink[i], &ev);
+}
+
+static void do_fork(pid_t pid, pid_t tid, pid_t child, const char *comm)
+{
+	do_task(IPCPERF_TASK_FORK, pid, tid, child, comm, NULL);
+}
+
+static void do_exec(pid_t pid, const char *filename)
+{
+	do_task(IPCPERF_TASK_EXEC, pid, pid, 0, NULL, filename);
+}
+
+static void do_exit(pid_t pid, pid_t tid, const char *comm)
+{
+	do_task(IPCPERF_TASK_EXIT, pid, tid, 0, comm, NULL);
+}
+
+/* ------------------------------------------------------------------ collecting */
+
+#define MAX_ROWS 128
+
+/* Rows live only during the callback: keep copies of their strings. */
+struct fd_rec {
+	struct ipcperf_fd_row r;
+	char object[128];
+	char detail[128];
+};
+
+/* Grows: the interval test makes many rows of unknown incarnations. */
+struct fd_rows {
+	size_t n, cap;
+	struct fd_rec *v;
+};
+
+static int collect_fd(void *ctx, const struct ipcperf_fd_row *row)
+{
+	struct fd_rows *rs = ctx;
+	struct fd_rec *rec;
+
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? 2 * rs->cap : 16;
+		rs->v = realloc(rs->v, rs->cap * sizeof(*rs->v));
+		ck_assert_ptr_nonnull(rs->v);
+	}
+	ck_assert_ptr_nonnull(row->object);
+	ck_assert_ptr_nonnull(row->detail);
+	rec = &rs->v[rs->n++];
+	rec->r = *row;
+	snprintf(rec->object, sizeof(rec->object), "%s", row->object);
+	snprintf(rec->detail, sizeof(rec->detail), "%s", row->detail);
+	rec->r.object = rec->object;
+	rec->r.detail = rec->detail;
+	return 0;
+}
+
+static struct fd_rows *fds_of(struct ipcperf_stats *s)
+{
+	struct fd_rows *rs = calloc(1, sizeof(*rs));
+
+	ck_assert_ptr_nonnull(rs);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(s, collect_fd, rs), 0);
+	/* The strings were copied into the array, which no longer moves: point at them. */
+	for (size_t i = 0; i < rs->n; i++) {
+		rs->v[i].r.object = rs->v[i].object;
+		rs->v[i].r.detail = rs->v[i].detail;
+	}
+	return rs;
+}
+
+static void free_fds(struct fd_rows *rs)
+{
+	free(rs->v);
+	free(rs);
+}
+
+/* The only row of (pid, fd, object); fails when there is none or several. */
+static const struct ipcperf_fd_row *row_of(const struct fd_rows *rs, pid_t pid, int fd,
+					   const char *object)
+{
+	const struct ipcperf_fd_row *found = NULL;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct ipcperf_fd_row *r = &rs->v[i].r;
+
+		if (r->pid == pid && r->fd == fd && strcmp(r->object, object) == 0) {
+			ck_assert_msg(!found, "two rows for (%d, %d, %s)", (int)pid, fd, object);
+			found = r;
+		}
+	}
+	ck_assert_msg(found, "no row for (%d, %d, %s)", (int)pid, fd, object);
+	return found;
+}
+
+static size_t count_rows(const struct fd_rows *rs, pid_t pid, int fd)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->n; i++)
+		n += rs->v[i].r.pid == pid && rs->v[i].r.fd == fd;
+	return n;
+}
+
+struct proc_rec {
+	struct ipcperf_proc_row r;
+	char comm[32];
+};
+
+struct proc_rows {
+	size_t n;
+	struct proc_rec v[MAX_ROWS];
+};
+
+static int collect_proc(void *ctx, const struct ipcperf_proc_row *row)
+{
+	struct proc_rows *rs = ctx;
+	struct proc_rec *rec;
+
+	ck_assert_uint_lt(rs->n, MAX_ROWS);
+	ck_assert_ptr_nonnull(row->comm);
+	rec = &rs->v[rs->n++];
+	rec->r = *row;
+	snprintf(rec->comm, sizeof(rec->comm), "%s", row->comm);
+	rec->r.comm = rec->comm;
+	return 0;
+}
+
+static struct proc_rows *procs_of(struct ipcperf_stats *s)
+{
+	struct proc_rows *rs = calloc(1, sizeof(*rs));
+
+	ck_assert_ptr_nonnull(rs);
+	ck_assert_int_eq(ipcperf_stats__for_each_proc(s, collect_proc, rs), 0);
+	return rs;
+}
+
+static const struct ipcperf_proc_row *proc_of(const struct proc_rows *rs, pid_t pid)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (rs->v[i].r.pid == pid)
+			return &rs->v[i].r;
+	ck_abort_msg("no process row for %d", (int)pid);
+	return NULL;
+}
+
+struct sc_rec {
+	struct ipcperf_syscall_row r;
+	char name[32];
+	struct ipcperf_errno_count errnos[16];
+};
+
+struct sc_rows {
+	size_t n;
+	struct sc_rec v[MAX_ROWS];
+};
+
+static int collect_sc(void *ctx, const struct ipcperf_syscall_row *row)
+{
+	struct sc_rows *rs = ctx;
+	struct sc_rec *rec;
+
+	ck_assert_uint_lt(rs->n, MAX_ROWS);
+	ck_assert_ptr_nonnull(row->name);
+	rec = &rs->v[rs->n++];
+	rec->r = *row;
+	snprintf(rec->name, sizeof(rec->name), "%s", row->name);
+	rec->r.name = rec->name;
+	ck_assert_uint_le(row->nr_errnos, 16);
+	if (row->nr_errnos)
+		memcpy(rec->errnos, row->errnos, row->nr_errnos * sizeof(*row->errnos));
+	rec->r.errnos = rec->errnos;
+	return 0;
+}
+
+static struct sc_rows *syscalls_of(struct ipcperf_stats *s)
+{
+	struct sc_rows *rs = calloc(1, sizeof(*rs));
+
+	ck_assert_ptr_nonnull(rs);
+	ck_assert_int_eq(ipcperf_stats__for_each_syscall(s, collect_sc, rs), 0);
+	return rs;
+}
+
+/* ------------------------------------------------------------------ asserting */
+
+/* ops, bytes, errors, time_ns of one direction, exactly. */
+#define ck_io(io, OPS, BYTES, ERRORS, TIME) do { \
+	ck_assert_uint_eq((io).ops, (OPS)); \
+	ck_assert_uint_eq((io).bytes, (BYTES)); \
+	ck_assert_uint_eq((io).errors, (ERRORS)); \
+	ck_assert_uint_eq((io).time_ns, (TIME)); \
+} while (0)
+
+/* min, avg, max of a latency, exactly. */
+#define ck_lat(lat, MIN, AVG, MAX) do { \
+	ck_assert_uint_eq((lat).min, (MIN)); \
+	ck_assert_uint_eq((lat).avg, (AVG)); \
+	ck_assert_uint_eq((lat).max, (MAX)); \
+} while (0)
+
+/* |est - exact| <= exact / 64: the documented percentile bound. */
+#define ck_assert_within_64th(est, exact) do { \
+	uint64_t e_ = (est), x_ = (exact); \
+	uint64_t d_ = e_ > x_ ? e_ - x_ : x_ - e_; \
+	ck_assert_msg(d_ <= x_ / 64, "estimate %llu is off from %llu by %llu > %llu", \
+		      (unsigned long long)e_, (unsigned long long)x_, \
+		      (unsigned long long)d_, (unsigned long long)(x_ / 64)); \
+} while (0)
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of a sorted array: the sample of rank ceil(p/100 n). */
+static uint64_t rank_value(const uint64_t *sorted, size_t n, double p)
+{
+	double r = ceil(p / 100.0 * (double)n);
+	size_t rank = r < 1 ? 1 : r > (double)n ? n : (size_t)r;
+
+	return sorted[rank - 1];
+}
+
+/* xorshift64*: deterministic, so that a failure reproduces. */
+static uint64_t rng_state;
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+/* ------------------------------------------------------------------ bytes, errors, time */
+
+START_TEST(test_bytes_errors_time)
+{
+	struct ipcperf_syscall first, last;
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	first = do_write(100, 3, 100, 100, 1000);
+	do_write(100, 3, 200, 50, 3000);	/* short write: 50 bytes, not 200 */
+	do_write(100, 3, 10, -32, 500);		/* EPIPE */
+	do_write(100, 3, 10, -9, 700);		/* EBADF */
+	do_write(100, 3, 5, 0, 200);		/* 0 bytes, no error */
+	do_read(100, 3, 4096, 4096, 10000);
+	last = do_read(100, 3, 4096, 0, 50);	/* EOF */
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	r = row_of(rs, 100, 3, "pipe:[77]");
+	ck_io(r->write, 5, 150, 2, 1000 + 3000 + 500 + 700 + 200);
+	ck_lat(r->write.lat_ns, 200, 5400 / 5, 3000);
+	ck_assert_uint_eq(r->write.msgs, 0);
+	ck_io(r->read, 2, 4096, 0, 10050);
+	ck_lat(r->read.lat_ns, 50, 10050 / 2, 10000);
+	ck_assert_uint_eq(r->read.msgs, 0);
+	ck_assert_uint_eq(r->first_ns, first.start_ns);
+	ck_assert_uint_eq(r->last_ns, last.end_ns);
+	free_fds(rs);
+}
+END_TEST
+
+START_TEST(test_only_errors_still_a_row)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	set_obj(100, 4, "socket:[12]", IPCPERF_FD_TCP);
+	do_read(100, 4, 100, -11, 40);	/* EAGAIN */
+	do_read(100, 4, 100, -11, 60);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	r = row_of(rs, 100, 4, "socket:[12]");
+	ck_io(r->read, 2, 0, 2, 100);
+	ck_lat(r->read.lat_ns, 40, 50, 60);
+	ck_io(r->write, 0, 0, 0, 0);
+	ck_lat(r->write.lat_ns, 0, 0, 0);
+	free_fds(rs);
+}
+END_TEST
+
+START_TEST(test_latency_percentiles)
+{
+	enum { N = 301 };
+	uint64_t durs[N], sorted[N], sum = 0;
+	const struct ipcperf_fd_row *r;
+	struct sc_rows *sr;
+	struct fd_rows *rs;
+
+	rng_state = 0x9e3779b97f4a7c15ull;
+	set_obj(100, 5, "pipe:[5]", IPCPERF_FD_PIPE);
+	for (size_t i = 0; i < N; i++) {
+		/* spread over 4 orders of magnitude, so buckets of many widths are used */
+		uint64_t d = 100 + rng() % 1000;
+
+		for (uint64_t k = rng() % 4; k; k--)
+			d *= 10;
+		durs[i] = d;
+		sum += d;
+		do_write(100, 5, 64, 64, d);
+	}
+	memcpy(sorted, durs, sizeof(durs));
+	qsort(sorted, N, sizeof(sorted[0]), cmp_u64);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	r = row_of(rs, 100, 5, "pipe:[5]");
+	ck_io(r->write, N, 64 * N, 0, sum);
+	ck_lat(r->write.lat_ns, sorted[0], sum / N, sorted[N - 1]);
+	ck_assert_within_64th(r->write.lat_ns.p50, rank_value(sorted, N, 50));
+	ck_assert_within_64th(r->write.lat_ns.p99, rank_value(sorted, N, 99));
+	free_fds(rs);
+
+	/* the syscall row has the same distribution */
+	sr = syscalls_of(st);
+	ck_assert_uint_eq(sr->n, 1);
+	ck_assert_str_eq(sr->v[0].r.name, "write");
+	ck_assert_uint_eq(sr->v[0].r.calls, N);
+	ck_assert_uint_eq(sr->v[0].r.time_ns, sum);
+	ck_lat(sr->v[0].r.lat_ns, sorted[0], sum / N, sorted[N - 1]);
+	ck_assert_within_64th(sr->v[0].r.lat_ns.p50, rank_value(sorted, N, 50));
+	ck_assert_within_64th(sr->v[0].r.lat_ns.p99, rank_value(sorted, N, 99));
+	free(sr);
+}
+END_TEST
+
+START_TEST(test_mmsg_counts_messages)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	set_obj(100, 6, "socket:[555]", IPCPERF_FD_UDP);
+	do_mmsg(100, true, 6, 8, 5, 100);
+	do_mmsg(100, true, 6, 8, 3, 200);
+	do_mmsg(100, true, 6, 8, -11, 300);	/* error: no messages */
+	do_mmsg(100, false, 6, 16, 4, 400);
+	/* a byte-counting call on the same fd adds bytes, not messages */
+	do_io(100, 100, SYS_sendto, "sendto", IPCPERF_SC_WRITE, 6, 100, 100, 500);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	r = row_of(rs, 100, 6, "socket:[555]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_UDP);
+	ck_assert_uint_eq(r->ino, 555);
+	ck_io(r->write, 4, 100, 1, 1100);
+	ck_assert_uint_eq(r->write.msgs, 8);
+	ck_io(r->read, 1, 0, 0, 400);
+	ck_assert_uint_eq(r->read.msgs, 4);
+	free_fds(rs);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ fd identity */
+
+START_TEST(test_identity_lifecycle)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	/* a known object */
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_write(100, 3, 10, 10, 100);
+	do_write(100, 3, 10, 10, 100);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	r = row_of(rs, 100, 3, "pipe:[77]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(r->ino, 77);
+	ck_assert_uint_eq(r->peer_ino, 0);
+	ck_assert_str_eq(r->detail, "");
+	ck_io(r->write, 2, 20, 0, 200);
+	free_fds(rs);
+
+	/* dup2 copies the identity exactly */
+	do_dup2(100, 3, 10);
+	do_write(100, 10, 5, 5, 100);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 2);
+	r = row_of(rs, 100, 10, "pipe:[77]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(r->ino, 77);
+	ck_assert_uint_eq(r->peer_ino, 0);
+	ck_assert_str_eq(r->detail, "");
+	ck_io(r->write, 1, 5, 0, 100);
+	free_fds(rs);
+
+	/* fd 3 closed and reused for another object: a second row for fd 3 */
+	do_close(100, 3, 0);
+	set_obj(100, 3, "/dev/null", IPCPERF_FD_FILE);
+	do_write(100, 3, 7, 7, 100);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 3);
+	ck_assert_uint_eq(count_rows(rs, 100, 3), 2);
+	r = row_of(rs, 100, 3, "pipe:[77]");
+	ck_io(r->write, 2, 20, 0, 200);
+	r = row_of(rs, 100, 3, "/dev/null");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_FILE);
+	ck_assert_uint_eq(r->ino, 0);
+	ck_io(r->write, 1, 7, 0, 100);
+	free_fds(rs);
+
+	/* fd 10 closed and reused with no identity (no /proc): unknown, not guessed */
+	do_close(100, 10, 0);
+	do_write(100, 10, 4, 4, 100);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 4);
+	ck_assert_uint_eq(count_rows(rs, 100, 10), 2);
+	r = row_of(rs, 100, 10, "pipe:[77]");
+	ck_io(r->write, 1, 5, 0, 100);
+	r = row_of(rs, 100, 10, "unknown");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_UNKNOWN);
+	ck_assert_str_eq(ipcperf_fd_kind_name(r->kind), "unknown");
+	ck_assert_uint_eq(r->ino, 0);
+	ck_io(r->write, 1, 4, 0, 100);
+	/* ordered by fd within the pid */
+	ck_assert_int_eq(rs->v[0].r.fd, 3);
+	ck_assert_int_eq(rs->v[1].r.fd, 3);
+	ck_assert_int_eq(rs->v[2].r.fd, 10);
+	ck_assert_int_eq(rs->v[3].r.fd, 10);
+	free_fds(rs);
+}
+END_TEST
+
+START_TEST(test_unknown_incarnations_not_merged)
+{
+	struct fd_rows *rs;
+	uint64_t a, b;
+
+	do_write(100, 5, 1, 1, 100);
+	do_close(100, 5, 0);
+	do_write(100, 5, 2, 2, 200);
+	do_write(100, 5, 2, 2, 200);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_eq(rs->v[i].r.pid, 100);
+		ck_assert_int_eq(rs->v[i].r.fd, 5);
+		ck_assert_str_eq(rs->v[i].r.object, "unknown");
+		ck_assert_int_eq(rs->v[i].r.kind, IPCPERF_FD_UNKNOWN);
+	}
+	a = rs->v[0].r.write.bytes;
+	b = rs->v[1].r.write.bytes;
+	ck_assert_msg((a == 1 && b == 4) || (a == 4 && b == 1), "bytes %llu and %llu",
+		      (unsigned long long)a, (unsigned long long)b);
+	ck_assert_uint_eq(rs->v[0].r.write.ops + rs->v[1].r.write.ops, 3);
+	free_fds(rs);
+}
+END_TEST
+
+START_TEST(test_known_incarnations_merged)
+{
+	struct ipcperf_syscall first, last;
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	set_obj(100, 4, "socket:[900]", IPCPERF_FD_UNIX);
+	first = do_write(100, 4, 10, 10, 100);
+	do_read(100, 4, 10, 3, 50);
+	do_close(100, 4, 0);
+	do_openat(100, 4);			/* an incarnation without I/O: no row */
+	set_obj(100, 4, "socket:[900]", IPCPERF_FD_UNIX);
+	last = do_write(100, 4, 20, 20, 300);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	r = row_of(rs, 100, 4, "socket:[900]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_UNIX);
+	ck_assert_uint_eq(r->ino, 900);
+	ck_io(r->write, 2, 30, 0, 400);
+	ck_lat(r->write.lat_ns, 100, 200, 300);
+	ck_io(r->read, 1, 3, 0, 50);
+	ck_lat(r->read.lat_ns, 50, 50, 50);
+	ck_assert_uint_eq(r->first_ns, first.start_ns);
+	ck_assert_uint_eq(r->last_ns, last.end_ns);
+	free_fds(rs);
+}
+END_TEST
+
+START_TEST(test_dup_family_copies_identity)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	set_obj(100, 9, "/dev/null", IPCPERF_FD_FILE);
+	set_obj(100, 40, "socket:[1]", IPCPERF_FD_TCP);
+	do_dup(100, 3, 4);
+	do_fcntl(100, 3, F_DUPFD, 20, 20);
+	do_dup3(100, 3, 30, 0);
+	do_dup2(100, 3, 3);			/* same fd: nothing changes */
+	do_dup2_ret(100, 3, 9, -EBADF);		/* failed: fd 9 keeps its object */
+	do_accept4(100, 40, 41);		/* accept makes a new object, not a copy */
+	do_write(100, 3, 1, 1, 100);
+	do_write(100, 4, 2, 2, 100);
+	do_write(100, 20, 3, 3, 100);
+	do_write(100, 30, 4, 4, 100);
+	do_write(100, 9, 5, 5, 100);
+	do_write(100, 41, 6, 6, 100);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 6);
+	ck_assert_uint_eq(row_of(rs, 100, 3, "pipe:[77]")->write.bytes, 1);
+	ck_assert_uint_eq(row_of(rs, 100, 4, "pipe:[77]")->write.bytes, 2);
+	ck_assert_uint_eq(row_of(rs, 100, 20, "pipe:[77]")->write.bytes, 3);
+	ck_assert_uint_eq(row_of(rs, 100, 30, "pipe:[77]")->write.bytes, 4);
+	for (int fd = 3; fd <= 30; fd++) {
+		if (fd != 3 && fd != 4 && fd != 20 && fd != 30)
+			continue;
+		r = row_of(rs, 100, fd, "pipe:[77]");
+		ck_assert_int_eq(r->kind, IPCPERF_FD_PIPE);
+		ck_assert_uint_eq(r->ino, 77);
+	}
+	r = row_of(rs, 100, 9, "/dev/null");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_FILE);
+	ck_assert_uint_eq(r->write.bytes, 5);
+	r = row_of(rs, 100, 41, "unknown");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_UNKNOWN);
+	ck_assert_uint_eq(r->write.bytes, 6);
+	free_fds(rs);
+}
+END_TEST
+
+START_TEST(test_rows_ordered_by_pid_then_fd)
+{
+	static const struct { pid_t pid; int fd; } want[] = {
+		{ 7, 1 }, { 100, 2 }, { 100, 7 }, { 100, 12 }, { 200, 2 },
+		{ 300, 0 }, { 300, 1 }, { 1000, 3 },
+	};
+	struct fd_rows *rs;
+
+	do_write(300, 1, 1, 1, 10);
+	do_write(100, 7, 1, 1, 10);
+	do_write(1000, 3, 1, 1, 10);
+	do_write(200, 2, 1, 1, 10);
+	do_write(100, 12, 1, 1, 10);
+	do_read(100, 2, 1, 1, 10);
+	do_write(300, 0, 1, 1, 10);
+	do_write(7, 1, 1, 1, 10);
+	do_write(100, 7, 1, 1, 10);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < rs->n; i++) {
+		ck_assert_int_eq(rs->v[i].r.pid, want[i].pid);
+		ck_assert_int_eq(rs->v[i].r.fd, want[i].fd);
+	}
+	free_fds(rs);
+}
+END_TEST
+
+START_TEST(test_no_row_without_io)
+{
+	struct fd_rows *rs;
+	struct sc_rows *sr;
+
+	do_openat(100, 5);
+	do_dup2(100, 5, 6);
+	do_dup(100, 5, 7);
+	do_close(100, 5, 0);
+	do_close(100, 6, 0);
+	do_close(100, 9, -EBADF);	/* never open */
+	set_obj(100, 8, "pipe:[1]", IPCPERF_FD_PIPE);
+	set_obj(200, 8, "pipe:[1]", IPCPERF_FD_PIPE);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 0);
+	free_fds(rs);
+	/* the calls themselves are still counted */
+	sr = syscalls_of(st);
+	ck_assert_uint_eq(sr->n, 4);
+	free(sr);
+}
+END_TEST
+
+START_TEST(test_close_ebadf_keeps_eintr_ends)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_close(100, 3, -EBADF);	/* was not open: nothing ends */
+	do_write(100, 3, 5, 5, 100);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	r = row_of(rs, 100, 3, "pipe:[77]");
+	ck_io(r->write, 1, 5, 0, 100);
+	free_fds(rs);
+
+	do_close(100, 3, -EINTR);	/* Linux releases the fd even then */
+	do_write(100, 3, 6, 6, 100);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 2);
+	r = row_of(rs, 100, 3, "pipe:[77]");
+	ck_io(r->write, 1, 5, 0, 100);
+	r = row_of(rs, 100, 3, "unknown");
+	ck_io(r->write, 1, 6, 0, 100);
+	free_fds(rs);
+
+	/* the failed closes are errors of the close syscall row */
+	{
+		struct sc_rows *sr = syscalls_of(st);
+
+		ck_assert_uint_eq(sr->n, 2);
+		ck_assert_str_eq(sr->v[0].r.name, "close");
+		ck_assert_uint_eq(sr->v[0].r.calls, 2);
+		ck_assert_uint_eq(sr->v[0].r.errors, 2);
+		free(sr);
+	}
+}
+END_TEST
+
+START_TEST(test_set_fd_identity)
+{
+	IPCPERF_OPTS(ipcperf_fd_identity, a, .object = "socket:[41]", .kind = IPCPERF_FD_UNIX,
+		     .peer_ino = 42, .sock_type = 1, .capacity = 212992);
+	IPCPERF_OPTS(ipcperf_fd_identity, b, .object = "/run/x.sock", .kind = IPCPERF_FD_UNIX,
+		     .ino = 43);
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+	struct {
+		struct ipcperf_fd_identity id;
+		char tail[8];
+	} big;
+
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, 3, &a), 0);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, 4, &b), 0);
+	do_write(100, 3, 10, 10, 100);
+	do_write(100, 4, 10, 10, 100);
+	do_dup2(100, 3, 9);
+	do_write(100, 9, 10, 10, 100);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 3);
+	r = row_of(rs, 100, 3, "socket:[41]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_UNIX);
+	ck_assert_uint_eq(r->ino, 41);		/* parsed from the object */
+	ck_assert_uint_eq(r->peer_ino, 42);
+	r = row_of(rs, 100, 4, "/run/x.sock");
+	ck_assert_uint_eq(r->ino, 43);		/* given */
+	ck_assert_uint_eq(r->peer_ino, 0);
+	r = row_of(rs, 100, 9, "socket:[41]");	/* the copy has it all */
+	ck_assert_uint_eq(r->ino, 41);
+	ck_assert_uint_eq(r->peer_ino, 42);
+	free_fds(rs);
+
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(NULL, 100, 3, &a), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, 3, NULL), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 0, 3, &a), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, -1, &a), -EINVAL);
+	a.object = NULL;
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, 3, &a), -EINVAL);
+	a.object = "x";
+	a.sz = 1;
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, 3, &a), -EINVAL);
+	memset(&big, 0, sizeof(big));
+	big.id.sz = sizeof(big);
+	big.id.object = "pipe:[5]";
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, 3, &big.id), 0);
+	big.tail[0] = 1;
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, 3, &big.id), -EINVAL);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ fork, exec */
+
+START_TEST(test_fork_copies_fds)
+{
+	const struct ipcperf_fd_row *r;
+	struct proc_rows *pr;
+	struct fd_rows *rs;
+
+	do_switch(100, 100, 0, false, "parent");
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_dup2(100, 3, 10);
+	do_fork(100, 100, 200, "child");
+	/* after the fork: not in the child */
+	set_obj(100, 5, "pipe:[88]", IPCPERF_FD_PIPE);
+	do_close(100, 3, 0);		/* the parent's close does not close the child's */
+	do_write(200, 10, 11, 11, 100);
+	do_write(200, 3, 12, 12, 100);
+	do_write(200, 5, 13, 13, 100);
+	do_write(100, 10, 14, 14, 100);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 4);
+	r = row_of(rs, 100, 10, "pipe:[77]");
+	ck_assert_uint_eq(r->write.bytes, 14);
+	r = row_of(rs, 200, 3, "pipe:[77]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(r->ino, 77);
+	ck_assert_uint_eq(r->write.bytes, 12);
+	r = row_of(rs, 200, 10, "pipe:[77]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(r->ino, 77);
+	ck_io(r->write, 1, 11, 0, 100);
+	r = row_of(rs, 200, 5, "unknown");
+	ck_assert_uint_eq(r->write.bytes, 13);
+	/* order: pid 100 first */
+	ck_assert_int_eq(rs->v[0].r.pid, 100);
+	ck_assert_int_eq(rs->v[1].r.pid, 200);
+	ck_assert_int_eq(rs->v[1].r.fd, 3);
+	ck_assert_int_eq(rs->v[2].r.fd, 5);
+	ck_assert_int_eq(rs->v[3].r.fd, 10);
+	free_fds(rs);
+
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, 2);
+	ck_assert_int_eq(pr->v[0].r.pid, 100);
+	ck_assert_str_eq(pr->v[0].r.comm, "parent");
+	ck_assert_int_eq(pr->v[1].r.pid, 200);
+	ck_assert_str_eq(pr->v[1].r.comm, "child");
+	ck_assert_uint_eq(pr->v[1].r.threads, 1);
+	ck_assert_uint_eq(pr->v[1].r.syscalls, 3);
+	free(pr);
+}
+END_TEST
+
+START_TEST(test_thread_fork_no_process_row)
+{
+	const struct ipcperf_proc_row *p;
+	struct proc_rows *pr;
+	struct fd_rows *rs;
+
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_switch(100, 100, 0, true, "srv");
+	do_fork(100, 100, 200, "srv");		/* a thread: its events keep pid 100 */
+	do_io(100, 200, SYS_write, "write", IPCPERF_SC_WRITE, 3, 8, 8, 100);
+	do_switch(100, 200, 1, false, "srv");
+	do_wakeup(100, 100, 200);
+
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, 1);
+	p = proc_of(pr, 100);
+	ck_assert_uint_eq(p->threads, 2);
+	ck_assert_uint_eq(p->syscalls, 1);
+	ck_assert_uint_eq(p->voluntary_cs, 1);
+	ck_assert_uint_eq(p->involuntary_cs, 1);
+	ck_assert_uint_eq(p->wakeups, 1);
+	ck_assert_uint_eq(p->migrations, 0);	/* two threads, one switch each */
+	free(pr);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	ck_assert_uint_eq(row_of(rs, 100, 3, "pipe:[77]")->write.bytes, 8);
+	free_fds(rs);
+}
+END_TEST
+
+START_TEST(test_exec_ends_incarnations)
+{
+	struct proc_rows *pr;
+	struct fd_rows *rs;
+
+	do_switch(100, 100, 0, false, "sh");
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	set_obj(100, 4, "socket:[5]", IPCPERF_FD_UNIX);
+	set_obj(200, 3, "pipe:[9]", IPCPERF_FD_PIPE);
+	do_write(100, 3, 1, 1, 100);
+	do_exec(100, "/usr/bin/cat");
+	do_write(100, 3, 2, 2, 100);
+	do_write(100, 4, 3, 3, 100);
+	do_write(200, 3, 4, 4, 100);	/* another process: untouched */
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 4);
+	ck_assert_uint_eq(count_rows(rs, 100, 3), 2);
+	ck_assert_uint_eq(row_of(rs, 100, 3, "pipe:[77]")->write.bytes, 1);
+	ck_assert_uint_eq(row_of(rs, 100, 3, "unknown")->write.bytes, 2);
+	ck_assert_uint_eq(row_of(rs, 100, 4, "unknown")->write.bytes, 3);
+	ck_assert_uint_eq(row_of(rs, 200, 3, "pipe:[9]")->write.bytes, 4);
+	free_fds(rs);
+
+	pr = procs_of(st);
+	ck_assert_str_eq(proc_of(pr, 100)->comm, "cat");
+	free(pr);
+}
+END_TEST
+
+START_TEST(test_exec_unknown_not_merged_with_unknown)
+{
+	struct fd_rows *rs;
+
+	do_write(100, 3, 1, 1, 100);	/* unknown before exec */
+	do_exec(100, "/bin/true");
+	do_write(100, 3, 2, 2, 100);	/* unknown after exec: another incarnation */
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_assert_uint_eq(count_rows(rs, 100, 3), 2);
+	ck_assert_uint_eq(rs->v[0].r.write.bytes + rs->v[1].r.write.bytes, 3);
+	ck_assert_uint_eq(rs->v[0].r.write.ops, 1);
+	ck_assert_uint_eq(rs->v[1].r.write.ops, 1);
+	free_fds(rs);
+}
+END_TEST
+
+/*
+ * pid reuse (DESIGN.md rule 3): a pid the stats already know, from an exited
+ * process, comes back as the child of a new fork. The new child starts with
+ * a copy of its parent's fds, not with what the old process had open.
+ */
+START_TEST(test_fork_reused_pid_of_exited_process)
+{
+	struct fd_rows *rs;
+
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_fork(100, 100, 200, "first");
+	do_write(200, 3, 1, 1, 100);
+	do_exit(200, 200, "first");
+
+	do_close(100, 3, 0);
+	set_obj(100, 3, "pipe:[88]", IPCPERF_FD_PIPE);
+	do_fork(100, 100, 200, "second");	/* pid 200 again */
+	do_write(200, 3, 2, 2, 100);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(row_of(rs, 200, 3, "pipe:[77]")->write.bytes, 1);
+	ck_assert_uint_eq(row_of(rs, 200, 3, "pipe:[88]")->write.bytes, 2);
+	ck_assert_uint_eq(rs->n, 2);
+	free_fds(rs);
+}
+END_TEST
+
+/* Same with a tid that was a thread of 100 (a thread fork) and is reused as a process. */
+START_TEST(test_fork_reused_tid_of_exited_thread)
+{
+	struct fd_rows *rs;
+
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_fork(100, 100, 201, "worker");	/* a thread of 100 */
+	do_io(100, 201, SYS_write, "write", IPCPERF_SC_WRITE, 3, 1, 1, 100);
+	do_exit(100, 201, "worker");
+
+	do_close(100, 3, 0);
+	set_obj(100, 3, "pipe:[88]", IPCPERF_FD_PIPE);
+	do_fork(100, 100, 201, "child");	/* now a process */
+	do_write(201, 3, 2, 2, 100);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(row_of(rs, 100, 3, "pipe:[77]")->write.bytes, 1);
+	ck_assert_uint_eq(row_of(rs, 201, 3, "pipe:[88]")->write.bytes, 2);
+	ck_assert_uint_eq(rs->n, 2);
+	free_fds(rs);
+}
+END_TEST
+
+/*
+ * exec closes only the close-on-exec fds. Without /proc, what survives is
+ * what is known not to be close-on-exec: copies made by dup, dup2,
+ * dup3 without O_CLOEXEC, fcntl(F_DUPFD), or an fd cleared with F_SETFD.
+ */
+START_TEST(test_exec_keeps_fds_without_cloexec)
+{
+	struct fd_rows *rs;
+
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);	/* close-on-exec not known */
+	do_dup2(100, 3, 1);				/* cleared */
+	do_dup3(100, 3, 4, O_CLOEXEC);			/* set */
+	do_fcntl(100, 3, F_DUPFD, 10, 10);		/* cleared */
+	do_fcntl(100, 3, F_DUPFD_CLOEXEC, 20, 20);	/* set */
+	do_dup(100, 3, 5);				/* cleared ... */
+	do_fcntl(100, 5, F_SETFD, FD_CLOEXEC, 0);	/* ... then set */
+	set_obj(100, 6, "/dev/null", IPCPERF_FD_FILE);
+	do_fcntl(100, 6, F_SETFD, 0, 0);		/* known cleared */
+	do_write(100, 1, 1, 1, 100);
+	do_exec(100, "/bin/cat");
+	do_write(100, 1, 2, 2, 100);
+	do_write(100, 3, 3, 3, 100);
+	do_write(100, 4, 4, 4, 100);
+	do_write(100, 5, 5, 5, 100);
+	do_write(100, 6, 6, 6, 100);
+	do_write(100, 10, 7, 7, 100);
+	do_write(100, 20, 8, 8, 100);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 7);
+	/* the same incarnation before and after exec: one row */
+	ck_io(row_of(rs, 100, 1, "pipe:[77]")->write, 2, 3, 0, 200);
+	ck_assert_uint_eq(row_of(rs, 100, 3, "unknown")->write.bytes, 3);
+	ck_assert_uint_eq(row_of(rs, 100, 4, "unknown")->write.bytes, 4);
+	ck_assert_uint_eq(row_of(rs, 100, 5, "unknown")->write.bytes, 5);
+	ck_assert_uint_eq(row_of(rs, 100, 6, "/dev/null")->write.bytes, 6);
+	ck_assert_uint_eq(row_of(rs, 100, 10, "pipe:[77]")->write.bytes, 7);
+	ck_assert_uint_eq(row_of(rs, 100, 20, "unknown")->write.bytes, 8);
+	free_fds(rs);
+}
+END_TEST
+
+/* A shell's "cmd | ..." child: fork, dup2(pipe, 1), close(pipe), exec. */
+START_TEST(test_fork_dup2_exec_redirect)
+{
+	struct proc_rows *pr;
+	struct fd_rows *rs;
+
+	do_switch(100, 100, 0, false, "sh");
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_dup2(100, 3, 5);			/* not close-on-exec, in the child too */
+	do_dup3(100, 3, 4, O_CLOEXEC);		/* close-on-exec, in the child too */
+	do_fork(100, 100, 200, "sh");
+	do_dup2(200, 3, 1);
+	do_close(200, 3, 0);
+	do_exec(200, "/bin/echo");
+	do_write(200, 1, 6, 6, 100);
+	do_write(200, 5, 7, 7, 100);
+	do_write(200, 4, 8, 8, 100);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 3);
+	ck_assert_uint_eq(row_of(rs, 200, 1, "pipe:[77]")->write.bytes, 6);
+	ck_assert_uint_eq(row_of(rs, 200, 1, "pipe:[77]")->ino, 77);
+	ck_assert_uint_eq(row_of(rs, 200, 5, "pipe:[77]")->write.bytes, 7);
+	ck_assert_uint_eq(row_of(rs, 200, 4, "unknown")->write.bytes, 8);
+	free_fds(rs);
+
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, 2);
+	ck_assert_str_eq(proc_of(pr, 200)->comm, "echo");
+	free(pr);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ processes */
+
+START_TEST(test_context_switches_and_migrations)
+{
+	const struct ipcperf_proc_row *p;
+	struct proc_rows *pr;
+
+	/* tid 100 switches out on cpus 0,0,1,0 (2 migrations); tid 101 on 3,3 (none). */
+	do_switch(100, 100, 0, true, "app");
+	do_switch(100, 101, 3, true, "app");
+	do_switch(100, 100, 0, false, "app");
+	do_switch(100, 101, 3, false, "app");
+	do_switch(100, 100, 1, true, "app");
+	do_switch(100, 100, 0, false, "app");
+	do_switch(200, 200, 2, false, "other");
+
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, 2);
+	p = proc_of(pr, 100);
+	ck_assert_uint_eq(p->involuntary_cs, 3);
+	ck_assert_uint_eq(p->voluntary_cs, 3);
+	ck_assert_uint_eq(p->migrations, 2);
+	ck_assert_uint_eq(p->threads, 2);
+	ck_assert_uint_eq(p->syscalls, 0);
+	ck_assert_uint_eq(p->wakeups, 0);
+	ck_assert_str_eq(p->comm, "app");
+	ck_assert(!p->exited);
+	p = proc_of(pr, 200);
+	ck_assert_uint_eq(p->involuntary_cs, 0);
+	ck_assert_uint_eq(p->voluntary_cs, 1);
+	ck_assert_uint_eq(p->migrations, 0);
+	ck_assert_uint_eq(p->threads, 1);
+	ck_assert_str_eq(p->comm, "other");
+	free(pr);
+}
+END_TEST
+
+START_TEST(test_wakeups_only_known_threads)
+{
+	struct proc_rows *pr;
+
+	do_switch(100, 100, 0, false, "a");
+	do_io(100, 101, SYS_read, "read", IPCPERF_SC_READ, 0, 1, 1, 10);
+	do_wakeup(0, 0, 555);		/* not seen yet: not counted anywhere */
+	do_wakeup(0, 0, 555);
+	do_wakeup(100, 101, 100);
+	do_wakeup(0, 0, 100);		/* woken from an irq */
+	do_wakeup(100, 100, 101);
+	do_switch(500, 555, 1, false, "b");
+	do_wakeup(100, 100, 555);
+	do_wakeup(100, 100, 600);	/* before 600 was seen: not counted later either */
+	do_wakeup(100, 100, 600);
+	do_switch(600, 600, 0, false, "c");
+
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, 3);
+	ck_assert_int_eq(pr->v[2].r.pid, 600);
+	ck_assert_uint_eq(pr->v[2].r.wakeups, 0);
+	ck_assert_int_eq(pr->v[0].r.pid, 100);
+	ck_assert_uint_eq(pr->v[0].r.wakeups, 3);
+	ck_assert_uint_eq(pr->v[0].r.threads, 2);
+	ck_assert_int_eq(pr->v[1].r.pid, 500);
+	ck_assert_uint_eq(pr->v[1].r.wakeups, 1);
+	ck_assert_uint_eq(pr->v[1].r.threads, 1);
+	free(pr);
+}
+END_TEST
+
+START_TEST(test_comm_sources)
+{
+	struct proc_rows *pr;
+
+	do_switch(100, 100, 0, false, "sh");
+	do_fork(100, 100, 300, "kid");
+	do_write(300, 1, 1, 1, 10);		/* no comm in a syscall: the fork's stays */
+	do_fork(100, 100, 200, "sh");
+	do_exec(200, "/usr/bin/python3");
+	do_switch(200, 200, 0, false, "python3");
+	do_fork(100, 100, 400, "sh");
+	do_exec(400, "/opt/averyveryverylongname");
+	do_switch(400, 400, 0, false, "averyveryverylo");
+	do_exec(100, "/bin/ls");
+	do_switch(100, 100, 0, false, "ls");
+
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, 4);
+	ck_assert_str_eq(proc_of(pr, 100)->comm, "ls");
+	ck_assert_str_eq(proc_of(pr, 200)->comm, "python3");
+	ck_assert_str_eq(proc_of(pr, 300)->comm, "kid");
+	/* the kernel keeps 15 characters of the file name */
+	ck_assert_str_eq(proc_of(pr, 400)->comm, "averyveryverylo");
+	free(pr);
+}
+END_TEST
+
+START_TEST(test_procs_listed_only_with_own_events)
+{
+	static const pid_t want[] = { 20, 100, 300, 1000 };
+	struct proc_rows *pr;
+
+	do_switch(300, 300, 0, false, "c");
+	do_write(100, 1, 1, 1, 10);
+	do_switch(1000, 1001, 0, true, "d");
+	do_read(20, 0, 1, 1, 10);
+	set_obj(700, 3, "pipe:[1]", IPCPERF_FD_PIPE);	/* no event of its own */
+	do_fork(100, 100, 800, "e");			/* created, never ran */
+	do_wakeup(100, 100, 900);			/* never seen */
+	do_exit(100, 100, "a");
+
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < pr->n; i++)
+		ck_assert_int_eq(pr->v[i].r.pid, want[i]);
+	ck_assert(proc_of(pr, 100)->exited);
+	ck_assert(!proc_of(pr, 300)->exited);
+	free(pr);
+}
+END_TEST
+
+START_TEST(test_threads_distinct)
+{
+	struct proc_rows *pr;
+
+	do_io(100, 100, SYS_write, "write", IPCPERF_SC_WRITE, 1, 1, 1, 10);
+	do_io(100, 101, SYS_write, "write", IPCPERF_SC_WRITE, 1, 1, 1, 10);
+	do_io(100, 101, SYS_write, "write", IPCPERF_SC_WRITE, 1, 1, 1, 10);
+	do_io(100, 102, SYS_read, "read", IPCPERF_SC_READ, 0, 1, 1, 10);
+	do_switch(100, 102, 0, false, "t");
+	do_switch(100, 103, 0, false, "t");
+	do_switch(100, 100, 0, false, "t");
+	do_io(200, 200, SYS_write, "write", IPCPERF_SC_WRITE, 1, 1, 1, 10);
+
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, 2);
+	ck_assert_uint_eq(proc_of(pr, 100)->threads, 4);
+	ck_assert_uint_eq(proc_of(pr, 100)->syscalls, 4);
+	ck_assert_uint_eq(proc_of(pr, 200)->threads, 1);
+	ck_assert_uint_eq(proc_of(pr, 200)->syscalls, 1);
+	free(pr);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ syscall rows */
+
+START_TEST(test_syscall_rows)
+{
+	static const struct {
+		pid_t pid;
+		const char *name;
+		uint64_t calls, errors, time_ns, min, max;
+	} want[] = {
+		{ 50, "writev", 1, 0, 700, 700, 700 },
+		{ 100, "close", 2, 1, 600, 300, 300 },
+		{ 100, DUP2_NAME, 1, 0, 200, 200, 200 },
+		{ 100, "openat", 1, 0, 1500, 1500, 1500 },
+		{ 100, "read", 2, 0, 1100, 100, 1000 },
+		{ 100, "write", 3, 1, 3500, 500, 2000 },
+	};
+	struct sc_rows *sr;
+
+	do_write(100, 3, 10, 10, 1000);
+	do_read(100, 3, 10, 10, 100);
+	do_close(100, 3, 0);
+	do_write(100, 4, 10, -32, 500);
+	do_io(50, 51, SYS_writev, "writev", IPCPERF_SC_WRITE, 1, 2, 30, 700);
+	do_openat(100, 3);
+	do_dup2(100, 3, 4);
+	do_read(100, 4, 10, 0, 1000);
+	do_close(100, 9, -EBADF);
+	do_write(100, 4, 10, 10, 2000);
+
+	sr = syscalls_of(st);
+	ck_assert_uint_eq(sr->n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sr->n; i++) {
+		const struct ipcperf_syscall_row *r = &sr->v[i].r;
+
+		ck_assert_int_eq(r->pid, want[i].pid);
+		ck_assert_str_eq(r->name, want[i].name);
+		ck_assert_uint_eq(r->calls, want[i].calls);
+		ck_assert_uint_eq(r->errors, want[i].errors);
+		ck_assert_uint_eq(r->time_ns, want[i].time_ns);
+		ck_assert_uint_eq(r->lat_ns.min, want[i].min);
+		ck_assert_uint_eq(r->lat_ns.max, want[i].max);
+		ck_assert_uint_eq(r->lat_ns.avg, want[i].time_ns / want[i].calls);
+	}
+	free(sr);
+}
+END_TEST
+
+START_TEST(test_syscall_errnos)
+{
+	struct ipcperf_syscall ev;
+	struct sc_rows *sr;
+	const struct ipcperf_syscall_row *w, *m;
+
+	do_write(100, 3, 1, -EPIPE, 10);
+	do_write(100, 3, 1, -EAGAIN, 10);
+	do_write(100, 3, 1, -EPIPE, 10);
+	do_write(100, 3, 1, 1, 10);
+	do_write(100, 3, 1, -EINTR, 10);
+	/* -4096 and below are values, not errors (an address from mmap, ...) */
+	ev = call(100, 100, SYS_mmap, "mmap", IPCPERF_SC_OTHER, -1, (int64_t)0xffffffffff600000ull,
+		  10);
+	feed_sc(&ev);
+	ev = call(100, 100, SYS_mmap, "mmap", IPCPERF_SC_OTHER, -1, -4095, 10);
+	feed_sc(&ev);
+
+	sr = syscalls_of(st);
+	ck_assert_uint_eq(sr->n, 2);
+	m = &sr->v[0].r;
+	ck_assert_str_eq(m->name, "mmap");
+	ck_assert_int_eq(m->nr, SYS_mmap);
+	ck_assert_uint_eq(m->calls, 2);
+	ck_assert_uint_eq(m->errors, 1);
+	w = &sr->v[1].r;
+	ck_assert_str_eq(w->name, "write");
+	ck_assert_int_eq(w->nr, SYS_write);
+	ck_assert_int_eq(w->tid, 0);
+	ck_assert_uint_eq(w->calls, 5);
+	ck_assert_uint_eq(w->errors, 4);
+	free(sr);
+}
+END_TEST
+
+/* Rows' errnos live only during the callback: check them inside it. */
+static int check_errnos(void *ctx, const struct ipcperf_syscall_row *row)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (strcmp(row->name, "write") == 0) {
+		ck_assert_uint_eq(row->nr_errnos, 3);
+		ck_assert_ptr_nonnull(row->errnos);
+		ck_assert_int_eq(row->errnos[0].err, EINTR);
+		ck_assert_uint_eq(row->errnos[0].count, 1);
+		ck_assert_int_eq(row->errnos[1].err, EAGAIN);
+		ck_assert_uint_eq(row->errnos[1].count, 1);
+		ck_assert_int_eq(row->errnos[2].err, EPIPE);
+		ck_assert_uint_eq(row->errnos[2].count, 2);
+	} else {
+		ck_assert_str_eq(row->name, "close");
+		ck_assert_uint_eq(row->nr_errnos, 0);
+	}
+	return 0;
+}
+
+START_TEST(test_syscall_errnos_by_errno)
+{
+	int calls = 0;
+
+	do_write(100, 3, 1, -EPIPE, 10);
+	do_write(100, 3, 1, -EAGAIN, 10);
+	do_close(100, 3, 0);
+	do_write(100, 3, 1, -EPIPE, 10);
+	do_write(100, 3, 1, 1, 10);
+	do_write(100, 3, 1, -EINTR, 10);
+	ck_assert_int_eq(ipcperf_stats__for_each_syscall(st, check_errnos, &calls), 0);
+	ck_assert_int_eq(calls, 2);
+
+	/* reset forgets them */
+	ipcperf_stats__reset(st);
+	do_write(100, 3, 1, 1, 10);
+	calls = 0;
+	{
+		struct sc_rows *sr = syscalls_of(st);
+
+		ck_assert_uint_eq(sr->n, 1);
+		ck_assert_uint_eq(sr->v[0].r.errors, 0);
+		ck_assert_uint_eq(sr->v[0].r.nr_errnos, 0);
+		free(sr);
+	}
+}
+END_TEST
+
+START_TEST(test_syscall_rows_per_thread)
+{
+	static const struct { pid_t tid; const char *name; uint64_t calls; } want[] = {
+		{ 100, "read", 1 }, { 100, "write", 2 }, { 101, "close", 1 }, { 101, "write", 1 },
+	};
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true, .per_thread = true);
+	struct sc_rows *sr;
+
+	ipcperf_stats__delete(st);
+	st = sink[0] = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+
+	do_io(100, 101, SYS_write, "write", IPCPERF_SC_WRITE, 1, 1, 1, 10);
+	do_io(100, 100, SYS_write, "write", IPCPERF_SC_WRITE, 1, 1, 1, 10);
+	do_io(100, 100, SYS_read, "read", IPCPERF_SC_READ, 0, 1, 1, 10);
+	do_io(100, 100, SYS_write, "write", IPCPERF_SC_WRITE, 1, 1, 1, 10);
+	{
+		struct ipcperf_syscall ev = call(100, 101, SYS_close, "close",
+						 IPCPERF_SC_FD_CLOSE, 7, 0, 10);
+
+		ev.args[0] = 7;
+		ev.nr_args = 1;
+		feed_sc(&ev);
+	}
+
+	sr = syscalls_of(st);
+	ck_assert_uint_eq(sr->n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sr->n; i++) {
+		ck_assert_int_eq(sr->v[i].r.pid, 100);
+		ck_assert_int_eq(sr->v[i].r.tid, want[i].tid);
+		ck_assert_str_eq(sr->v[i].r.name, want[i].name);
+		ck_assert_uint_eq(sr->v[i].r.calls, want[i].calls);
+	}
+	free(sr);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ reset */
+
+START_TEST(test_reset_zeroes_counts_keeps_identity)
+{
+	const struct ipcperf_proc_row *p;
+	const struct ipcperf_fd_row *r;
+	struct proc_rows *pr;
+	struct sc_rows *sr;
+	struct fd_rows *rs;
+
+	do_switch(100, 100, 0, true, "app");
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_dup2(100, 3, 10);
+	do_write(100, 10, 10, 10, 1000);
+	do_read(100, 3, 10, 10, 1000);
+	do_switch(100, 100, 1, false, "app");
+	do_wakeup(0, 0, 100);
+
+	ipcperf_stats__reset(st);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 0);
+	free_fds(rs);
+	sr = syscalls_of(st);
+	ck_assert_uint_eq(sr->n, 0);
+	free(sr);
+	pr = procs_of(st);
+	ck_assert_uint_eq(pr->n, 1);
+	p = proc_of(pr, 100);
+	ck_assert_uint_eq(p->voluntary_cs, 0);
+	ck_assert_uint_eq(p->involuntary_cs, 0);
+	ck_assert_uint_eq(p->wakeups, 0);
+	ck_assert_uint_eq(p->migrations, 0);
+	ck_assert_uint_eq(p->syscalls, 0);
+	ck_assert_str_eq(p->comm, "app");
+	free(pr);
+
+	/* identities survive the reset */
+	do_write(100, 10, 7, 7, 300);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 1);
+	r = row_of(rs, 100, 10, "pipe:[77]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(r->ino, 77);
+	ck_io(r->write, 1, 7, 0, 300);
+	ck_lat(r->write.lat_ns, 300, 300, 300);
+	ck_io(r->read, 0, 0, 0, 0);
+	free_fds(rs);
+
+	sr = syscalls_of(st);
+	ck_assert_uint_eq(sr->n, 1);
+	ck_assert_str_eq(sr->v[0].r.name, "write");
+	ck_assert_uint_eq(sr->v[0].r.calls, 1);
+	ck_assert_uint_eq(sr->v[0].r.time_ns, 300);
+	ck_lat(sr->v[0].r.lat_ns, 300, 300, 300);
+	free(sr);
+}
+END_TEST
+
+/* Sums of rows over intervals, keyed by (pid, fd, object) / (pid) / (pid, name). */
+#define MAX_KEYS 256
+
+struct fd_sum {
+	pid_t pid;
+	int fd;
+	char object[128];
+	uint64_t v[2][5];	/* read, write: ops bytes errors time_ns msgs */
+	uint64_t min[2], max[2];
+};
+
+struct sums {
+	size_t nfd, nproc, nsc;
+	struct fd_sum fd[MAX_KEYS];
+	struct { pid_t pid; uint64_t v[5]; } proc[MAX_KEYS];
+	struct { pid_t pid; char name[32]; uint64_t v[3]; uint64_t by_errno[160]; } sc[MAX_KEYS];
+};
+
+static void sum_io(struct fd_sum *s, int dir, const struct ipcperf_io *io)
+{
+	s->v[dir][0] += io->ops;
+	s->v[dir][1] += io->bytes;
+	s->v[dir][2] += io->errors;
+	s->v[dir][3] += io->time_ns;
+	s->v[dir][4] += io->msgs;
+	if (!io->ops)
+		return;
+	if (!s->min[dir] || io->lat_ns.min < s->min[dir])
+		s->min[dir] = io->lat_ns.min;
+	if (io->lat_ns.max > s->max[dir])
+		s->max[dir] = io->lat_ns.max;
+}
+
+static void add_snapshot(struct sums *sm, struct ipcperf_stats *s)
+{
+	struct fd_rows *rs = fds_of(s);
+	struct proc_rows *pr = procs_of(s);
+	struct sc_rows *sr = syscalls_of(s);
+	size_t k;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct ipcperf_fd_row *r = &rs->v[i].r;
+
+		for (k = 0; k < sm->nfd; k++)
+			if (sm->fd[k].pid == r->pid && sm->fd[k].fd == r->fd &&
+			    strcmp(sm->fd[k].object, r->object) == 0)
+				break;
+		if (k == sm->nfd) {
+			ck_assert_uint_lt(sm->nfd, MAX_KEYS);
+			sm->nfd++;
+			sm->fd[k].pid = r->pid;
+			sm->fd[k].fd = r->fd;
+			snprintf(sm->fd[k].object, sizeof(sm->fd[k].object), "%s", r->object);
+		}
+		sum_io(&sm->fd[k], 0, &r->read);
+		sum_io(&sm->fd[k], 1, &r->write);
+	}
+	for (size_t i = 0; i < pr->n; i++) {
+		const struct ipcperf_proc_row *r = &pr->v[i].r;
+
+		for (k = 0; k < sm->nproc; k++)
+			if (sm->proc[k].pid == r->pid)
+				break;
+		if (k == sm->nproc) {
+			ck_assert_uint_lt(sm->nproc, MAX_KEYS);
+			sm->nproc++;
+			sm->proc[k].pid = r->pid;
+		}
+		sm->proc[k].v[0] += r->voluntary_cs;
+		sm->proc[k].v[1] += r->involuntary_cs;
+		sm->proc[k].v[2] += r->wakeups;
+		sm->proc[k].v[3] += r->migrations;
+		sm->proc[k].v[4] += r->syscalls;
+	}
+	for (size_t i = 0; i < sr->n; i++) {
+		const struct ipcperf_syscall_row *r = &sr->v[i].r;
+
+		for (k = 0; k < sm->nsc; k++)
+			if (sm->sc[k].pid == r->pid && strcmp(sm->sc[k].name, r->name) == 0)
+				break;
+		if (k == sm->nsc) {
+			ck_assert_uint_lt(sm->nsc, MAX_KEYS);
+			sm->nsc++;
+			sm->sc[k].pid = r->pid;
+			snprintf(sm->sc[k].name, sizeof(sm->sc[k].name), "%s", r->name);
+		}
+		sm->sc[k].v[0] += r->calls;
+		sm->sc[k].v[1] += r->errors;
+		sm->sc[k].v[2] += r->time_ns;
+		for (size_t e = 0; e < r->nr_errnos; e++) {
+			ck_assert_int_lt(r->errnos[e].err, 160);
+			sm->sc[k].by_errno[r->errnos[e].err] += r->errnos[e].count;
+		}
+	}
+	free_fds(rs);
+	free(pr);
+	free(sr);
+}
+
+static const char *const objects[] = { "pipe:[1]", "pipe:[2]", "socket:[3]", "/tmp/x" };
+static const enum ipcperf_fd_kind kinds[] = {
+	IPCPERF_FD_PIPE, IPCPERF_FD_PIPE, IPCPERF_FD_UNIX, IPCPERF_FD_FILE,
+};
+
+static int64_t random_ret(void)
+{
+	uint64_t r = rng() % 10;
+
+	return r < 7 ? (int64_t)(1 + rng() % 5000) : r == 7 ? 0 : r == 8 ? -EAGAIN : -EPIPE;
+}
+
+static void random_event(void)
+{
+	pid_t pid = rng() % 2 ? 100 : 200;
+	pid_t tid = pid + (pid_t)(rng() % 2);
+	int fd = 3 + (int)(rng() % 6), fd2 = 3 + (int)(rng() % 6);
+	uint64_t dur = 100 + rng() % 100000;
+	static const int64_t close_rets[] = { 0, 0, 0, -EBADF, -EINTR };
+	uint64_t k;
+
+	switch (rng() % 16) {
+	case 0: case 1: case 2:
+		do_io(pid, tid, SYS_write, "write", IPCPERF_SC_WRITE, fd, 5000, random_ret(), dur);
+		break;
+	case 3: case 4: case 5:
+		do_io(pid, tid, SYS_read, "read", IPCPERF_SC_READ, fd, 5000, random_ret(), dur);
+		break;
+	case 6:
+		do_mmsg(pid, rng() % 2, fd, 8, rng() % 3 ? (int64_t)(rng() % 9) : -EAGAIN, dur);
+		break;
+	case 7:
+		do_close(pid, fd, close_rets[rng() % 5]);
+		break;
+	case 8:
+		do_dup2(pid, fd, fd2);
+		break;
+	case 9:
+		if (fd == fd2)	/* these never return their argument */
+			break;
+		switch (rng() % 5) {
+		case 0: do_dup(pid, fd, fd2); break;
+		case 1: do_dup3(pid, fd, fd2, rng() % 2 ? O_CLOEXEC : 0); break;
+		case 2: do_fcntl(pid, fd, F_DUPFD, fd2, fd2); break;
+		case 3: do_fcntl(pid, fd, F_DUPFD_CLOEXEC, fd2, fd2); break;
+		case 4: do_fcntl(pid, fd, F_SETFD, rng() % 2 ? FD_CLOEXEC : 0, 0); break;
+		}
+		break;
+	case 10:
+		do_openat(pid, fd);
+		break;
+	case 11:
+		k = rng() % 4;
+		set_obj(pid, fd, objects[k], kinds[k]);
+		break;
+	case 12:
+		do_switch(pid, tid, (int)(rng() % 4), rng() % 2, pid == 100 ? "a" : "b");
+		break;
+	case 13:
+		do_wakeup(0, 0, (pid_t)(rng() % 3 ? tid : 999));
+		break;
+	case 14:
+		if (rng() % 8 == 0) {
+			do_exec(pid, pid == 100 ? "/bin/a" : "/bin/b");
+			break;
+		}
+		/* fall through */
+	case 15:
+		do_io(pid, tid, SYS_sendto, "sendto", IPCPERF_SC_WRITE, fd, 5000, random_ret(),
+		      dur);
+		break;
+	}
+}
+
+static void assert_sums_equal(const struct sums *a, const struct sums *b)
+{
+	ck_assert_uint_eq(a->nfd, b->nfd);
+	for (size_t i = 0; i < a->nfd; i++) {
+		const struct fd_sum *x = &a->fd[i], *y = NULL;
+
+		for (size_t k = 0; k < b->nfd; k++)
+			if (b->fd[k].pid == x->pid && b->fd[k].fd == x->fd &&
+			    strcmp(b->fd[k].object, x->object) == 0)
+				y = &b->fd[k];
+		ck_assert_msg(y, "(%d, %d, %s) only in the totals", (int)x->pid, x->fd, x->object);
+		for (int d = 0; d < 2; d++) {
+			for (int f = 0; f < 5; f++)
+				ck_assert_msg(x->v[d][f] == y->v[d][f],
+					      "(%d, %d, %s) %s field %d: total %llu, intervals %llu",
+					      (int)x->pid, x->fd, x->object, d ? "write" : "read", f,
+					      (unsigned long long)x->v[d][f],
+					      (unsigned long long)y->v[d][f]);
+			ck_assert_uint_eq(x->min[d], y->min[d]);
+			ck_assert_uint_eq(x->max[d], y->max[d]);
+		}
+	}
+	ck_assert_uint_eq(a->nproc, b->nproc);
+	for (size_t i = 0; i < a->nproc; i++) {
+		size_t k = 0;
+
+		while (k < b->nproc && b->proc[k].pid != a->proc[i].pid)
+			k++;
+		ck_assert_msg(k < b->nproc, "process %d only in the totals", (int)a->proc[i].pid);
+		for (int f = 0; f < 5; f++)
+			ck_assert_msg(a->proc[i].v[f] == b->proc[k].v[f],
+				      "process %d field %d: total %llu, intervals %llu",
+				      (int)a->proc[i].pid, f, (unsigned long long)a->proc[i].v[f],
+				      (unsigned long long)b->proc[k].v[f]);
+	}
+	ck_assert_uint_eq(a->nsc, b->nsc);
+	for (size_t i = 0; i < a->nsc; i++) {
+		size_t k = 0;
+
+		while (k < b->nsc && (b->sc[k].pid != a->sc[i].pid ||
+				      strcmp(b->sc[k].name, a->sc[i].name) != 0))
+			k++;
+		ck_assert_msg(k < b->nsc, "(%d, %s) only in the totals", (int)a->sc[i].pid,
+			      a->sc[i].name);
+		for (int f = 0; f < 3; f++)
+			ck_assert_msg(a->sc[i].v[f] == b->sc[k].v[f],
+				      "(%d, %s) field %d: total %llu, intervals %llu",
+				      (int)a->sc[i].pid, a->sc[i].name, f,
+				      (unsigned long long)a->sc[i].v[f],
+				      (unsigned long long)b->sc[k].v[f]);
+		for (int e = 0; e < 160; e++)
+			ck_assert_msg(a->sc[i].by_errno[e] == b->sc[k].by_errno[e],
+				      "(%d, %s) errno %d: total %llu, intervals %llu",
+				      (int)a->sc[i].pid, a->sc[i].name, e,
+				      (unsigned long long)a->sc[i].by_errno[e],
+				      (unsigned long long)b->sc[k].by_errno[e]);
+	}
+}
+
+START_TEST(test_interval_sums_equal_totals)
+{
+	struct sums *total = calloc(1, sizeof(*total)), *parts = calloc(1, sizeof(*parts));
+	size_t intervals = 0;
+
+	ck_assert_ptr_nonnull(total);
+	ck_assert_ptr_nonnull(parts);
+	sink[1] = new_stats();
+	nr_sinks = 2;
+	rng_state = 0x2545f4914f6cdd1dull + (uint64_t)_i;
+
+	do_switch(100, 100, 0, false, "a");
+	set_obj(100, 3, "pipe:[1]", IPCPERF_FD_PIPE);
+	set_obj(100, 4, "pipe:[1]", IPCPERF_FD_PIPE);
+	do_fork(100, 100, 200, "b");
+	for (int n = 0; n < 4000; n++) {
+		random_event();
+		if (rng() % 40 == 0) {
+			add_snapshot(parts, sink[1]);
+			ipcperf_stats__reset(sink[1]);
+			intervals++;
+		}
+	}
+	add_snapshot(parts, sink[1]);
+	add_snapshot(total, sink[0]);
+
+	ck_assert_uint_gt(intervals, 50);
+	ck_assert_uint_gt(total->nfd, 10);	/* the script did make rows */
+	assert_sums_equal(total, parts);
+	free(total);
+	free(parts);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ API */
+
+struct stopper {
+	int calls;
+	int stop_at;
+	int ret;
+};
+
+static int stop_fd(void *ctx, const struct ipcperf_fd_row *row)
+{
+	struct stopper *s = ctx;
+
+	(void)row;
+	return ++s->calls == s->stop_at ? s->ret : 0;
+}
+
+static int stop_proc(void *ctx, const struct ipcperf_proc_row *row)
+{
+	struct stopper *s = ctx;
+
+	(void)row;
+	return ++s->calls == s->stop_at ? s->ret : 0;
+}
+
+static int stop_sc(void *ctx, const struct ipcperf_syscall_row *row)
+{
+	struct stopper *s = ctx;
+
+	(void)row;
+	return ++s->calls == s->stop_at ? s->ret : 0;
+}
+
+START_TEST(test_callback_stops_walk)
+{
+	struct stopper s;
+
+	/* 3 processes, each with 2 fd rows and 2 syscall rows */
+	for (pid_t pid = 100; pid <= 300; pid += 100) {
+		do_write(pid, 1, 1, 1, 10);
+		do_read(pid, 0, 1, 1, 10);
+	}
+
+	s = (struct stopper){ .stop_at = 2, .ret = 7 };
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, stop_fd, &s), 7);
+	ck_assert_int_eq(s.calls, 2);
+	s = (struct stopper){ .stop_at = 5, .ret = -5 };
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, stop_fd, &s), -5);
+	ck_assert_int_eq(s.calls, 5);
+	s = (struct stopper){ .stop_at = 100, .ret = 1 };
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, stop_fd, &s), 0);
+	ck_assert_int_eq(s.calls, 6);
+
+	s = (struct stopper){ .stop_at = 2, .ret = 9 };
+	ck_assert_int_eq(ipcperf_stats__for_each_proc(st, stop_proc, &s), 9);
+	ck_assert_int_eq(s.calls, 2);
+	s = (struct stopper){ .stop_at = 100, .ret = 1 };
+	ck_assert_int_eq(ipcperf_stats__for_each_proc(st, stop_proc, &s), 0);
+	ck_assert_int_eq(s.calls, 3);
+
+	s = (struct stopper){ .stop_at = 3, .ret = 42 };
+	ck_assert_int_eq(ipcperf_stats__for_each_syscall(st, stop_sc, &s), 42);
+	ck_assert_int_eq(s.calls, 3);
+	s = (struct stopper){ .stop_at = 100, .ret = 1 };
+	ck_assert_int_eq(ipcperf_stats__for_each_syscall(st, stop_sc, &s), 0);
+	ck_assert_int_eq(s.calls, 6);
+}
+END_TEST
+
+START_TEST(test_null_args)
+{
+	struct stopper s = { .stop_at = 1, .ret = 1 };
+
+	do_write(100, 1, 1, 1, 10);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(NULL, stop_fd, &s), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, NULL, &s), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__for_each_proc(NULL, stop_proc, &s), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__for_each_proc(st, NULL, &s), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__for_each_syscall(NULL, stop_sc, &s), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__for_each_syscall(st, NULL, &s), -EINVAL);
+	ck_assert_int_eq(s.calls, 0);	/* a failed call never calls back */
+
+	ck_assert_int_eq(ipcperf_stats__set_fd_object(NULL, 100, 3, "x", IPCPERF_FD_FILE), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__set_fd_object(st, 100, 3, NULL, IPCPERF_FD_FILE), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__set_fd_object(st, 100, -1, "x", IPCPERF_FD_FILE), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__set_fd_object(st, 0, 3, "x", IPCPERF_FD_FILE), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__set_fd_object(st, -4, 3, "x", IPCPERF_FD_FILE), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__attach(NULL, NULL), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__attach(st, NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_new_and_delete)
+{
+	struct {
+		struct ipcperf_stats_opts o;
+		char tail[16];
+	} big;
+	struct ipcperf_stats_opts small = { .sz = 1 };
+	struct ipcperf_stats *s;
+	struct stopper cb = { .stop_at = 1, .ret = 1 };
+
+	errno = 0;
+	ck_assert_ptr_null(ipcperf_stats__new(&small));
+	ck_assert_int_eq(errno, EINVAL);
+
+	/* a newer caller's larger struct: fine while the unknown tail is zero */
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.no_proc = true;
+	s = ipcperf_stats__new(&big.o);
+	ck_assert_ptr_nonnull(s);
+	ipcperf_stats__delete(s);
+	big.tail[3] = 1;
+	errno = 0;
+	ck_assert_ptr_null(ipcperf_stats__new(&big.o));
+	ck_assert_int_eq(errno, EINVAL);
+
+	/* an older caller's struct without no_proc */
+	small.sz = sizeof(size_t);
+	s = ipcperf_stats__new(&small);
+	ck_assert_ptr_nonnull(s);
+	ipcperf_stats__delete(s);
+
+	/* NULL opts: defaults; empty stats walk nothing */
+	s = ipcperf_stats__new(NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(s, stop_fd, &cb), 0);
+	ck_assert_int_eq(ipcperf_stats__for_each_proc(s, stop_proc, &cb), 0);
+	ck_assert_int_eq(ipcperf_stats__for_each_syscall(s, stop_sc, &cb), 0);
+	ck_assert_int_eq(cb.calls, 0);
+	ipcperf_stats__delete(s);
+
+	ipcperf_stats__delete(NULL);
+}
+END_TEST
+
+START_TEST(test_kind_names)
+{
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNKNOWN), "unknown");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_PIPE), "pipe");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNIX), "unix");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TCP), "tcp");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UDP), "udp");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_FILE), "file");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TTY), "tty");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_OTHER), "other");
+	ck_assert_str_eq(ipcperf_fd_kind_name((enum ipcperf_fd_kind)99), "unknown");
+}
+END_TEST
+
+Suite *stats_suite(void)
+{
+	Suite *s = suite_create("stats");
+	TCase *tc;
+
+	tc = tcase_create("io");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_bytes_errors_time);
+	tcase_add_test(tc, test_only_errors_still_a_row);
+	tcase_add_test(tc, test_latency_percentiles);
+	tcase_add_test(tc, test_mmsg_counts_messages);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("identity");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_identity_lifecycle);
+	tcase_add_test(tc, test_unknown_incarnations_not_merged);
+	tcase_add_test(tc, test_known_incarnations_merged);
+	tcase_add_test(tc, test_dup_family_copies_identity);
+	tcase_add_test(tc, test_rows_ordered_by_pid_then_fd);
+	tcase_add_test(tc, test_no_row_without_io);
+	tcase_add_test(tc, test_close_ebadf_keeps_eintr_ends);
+	tcase_add_test(tc, test_set_fd_identity);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fork-exec");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_fork_copies_fds);
+	tcase_add_test(tc, test_thread_fork_no_process_row);
+	tcase_add_test(tc, test_exec_ends_incarnations);
+	tcase_add_test(tc, test_exec_unknown_not_merged_with_unknown);
+	tcase_add_test(tc, test_exec_keeps_fds_without_cloexec);
+	tcase_add_test(tc, test_fork_dup2_exec_redirect);
+	tcase_add_test(tc, test_fork_reused_pid_of_exited_process);
+	tcase_add_test(tc, test_fork_reused_tid_of_exited_thread);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("processes");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_context_switches_and_migrations);
+	tcase_add_test(tc, test_wakeups_only_known_threads);
+	tcase_add_test(tc, test_comm_sources);
+	tcase_add_test(tc, test_procs_listed_only_with_own_events);
+	tcase_add_test(tc, test_threads_distinct);
+	tcase_add_test(tc, test_syscall_rows);
+	tcase_add_test(tc, test_syscall_errnos);
+	tcase_add_test(tc, test_syscall_errnos_by_errno);
+	tcase_add_test(tc, test_syscall_rows_per_thread);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("reset");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_reset_zeroes_counts_keeps_identity);
+	tcase_add_loop_test(tc, test_interval_sums_equal_totals, 0, 4);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("api");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_callback_stops_walk);
+	tcase_add_test(tc, test_null_args);
+	tcase_add_test(tc, test_new_and_delete);
+	tcase_add_test(tc, test_kind_names);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,19 @@
+/* Runner for the unit tests of the pure modules: needs neither root nor a kernel. */
+#include <stdlib.h>
+#include "suites.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(decode_suite());
+	srunner_add_suite(sr, merge_suite());
+	srunner_add_suite(sr, pair_suite());
+	srunner_add_suite(sr, opts_suite());
+	srunner_add_suite(sr, hist_suite());
+	srunner_add_suite(sr, fdid_suite());
+	srunner_add_suite(sr, stats_suite());
+	srunner_add_suite(sr, flows_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

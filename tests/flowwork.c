@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * flowwork: IPC workloads whose flows are known exactly, for the tests of
+ * `ipcperf flows` (tests/check-flowlive.c).
+ *
+ *   flowwork SCENARIO [ARG] [-v]
+ *
+ * Nothing is printed on stdout (except `ready ...` of preconnected). With -v,
+ * each process says who it is on stderr, one line each, so that a test can
+ * tell which pid played which role:
+ *   flowwork: role=ROLE pid=PID
+ *   flowwork: pipe-capacity=N		(F_GETPIPE_SZ of the scenario's pipe)
+ * Every call is checked: anything unexpected exits 3 with a message on
+ * stderr; success exits 0. Reads and writes on stream channels loop until
+ * the full count moved, so the byte totals below are exact whatever the
+ * kernel splits them into; the number of calls is exact where it says so.
+ *
+ * Timing rules, in every process of every scenario:
+ *  - it sleeps SETTLE_MS (300 ms) after setting its channel up and before its
+ *    first read or write on it, and
+ *  - it keeps its channel fds open SETTLE_MS after its last read or write
+ *    (and only then closes them and exits).
+ * Why: the tracer learns what an fd is (pipe:[N], socket:[N] and its peer,
+ * the pipe's capacity) from /proc/PID/fd, fdinfo, sock_diag and pidfd_getfd
+ * *while the process lives and the fd is open*, and it does so when it
+ * consumes the events, which it reads from the rings at most every ~100 ms.
+ * The sleep before lets the fd table settle (dup2, closes of the unused ends,
+ * exec) and those events be consumed before data moves; the hold after keeps
+ * the fd there until the tracer has looked, even when it is late.
+ *
+ * Roles below: P is the process started (the parent), C its child (fork).
+ *
+ * backpressure	A pipe (capacity printed with -v; 65536 by default). C (role
+ *		producer) writes 64 x 4096 = 262144 bytes as fast as it can:
+ *		the first 16 fill the pipe, each further write blocks until P
+ *		reads. P (role consumer) sleeps 20 ms before each of its 64
+ *		reads of 4096 bytes (4096 <= PIPE_BUF: each write is atomic and
+ *		each read gets one whole write). P starts reading 20 ms after
+ *		C's first write, so the pipe is full before the first read.
+ *		The consumer is >10x slower than the producer: C sleeps ~48 x
+ *		20 ms inside writes, P almost never inside reads.
+ *		  flow pipe:[A] C -> P: 262144 bytes, writes 64, reads 64,
+ *		  max queued = capacity, verdict backpressure
+ *		No EOF read: P stops after 262144 bytes (a read waiting for EOF
+ *		would count as reader blocked time).
+ *
+ * starved		A pipe. C (producer) sleeps 50 ms before each of its 64 writes
+ *		of 100 bytes. P (consumer) reads with 4096-byte reads until it
+ *		has 6400 bytes, so it waits ~50 ms inside each read.
+ *		  flow pipe:[A] C -> P: 6400 bytes, writes 64,
+ *		  verdict consumer-starved
+ *
+ * unix-rr		socketpair(AF_UNIX, SOCK_STREAM). C (role client) sends 20
+ *		requests of 64 bytes, each with one write, and reads a 256-byte
+ *		response after each; P (role server) reads each 64-byte request
+ *		and answers with one write of 256 bytes. Before each read, each
+ *		side waits with poll() (not traced) until the bytes are in the
+ *		socket, then sleeps 1 ms: no read ever waits for its write, so
+ *		each read ends >= 1 ms after the write that fed it, and every
+ *		wire time is > 0.
+ *		  flow socket:[C's end] C -> P: 1280 bytes (20 writes)
+ *		  flow socket:[P's end] P -> C: 5120 bytes (20 writes)
+ *
+ * tcp		P (role server) listens on 127.0.0.1, ephemeral port, and forks
+ *		C (role client), which connects (right after socket(), so the
+ *		tracer sees the socket connected), then sends 10 x 1000 bytes,
+ *		each with one write, waiting for a 1-byte ack after each; P
+ *		accepts, reads each 1000 bytes and acks with a 1-byte write.
+ *		  flow socket:[C's] C -> P: 10000 bytes, kind tcp
+ *		  flow socket:[P's accepted] P -> C: 10 bytes, kind tcp
+ *
+ * producer N	One process (role producer): writes N bytes of 'x' to stdout
+ *		in writes of at most 1024 bytes, then exits.
+ * consumer	One process (role consumer): reads stdin with 4096-byte reads
+ *		until EOF, then exits. As `sh -c 'flowwork producer 5000 |
+ *		flowwork consumer'`: one pipe flow between sh's two children,
+ *		5000 bytes.
+ *
+ * preconnected	For "a unix socket connected before the capture started".
+ *		P makes socketpair(AF_UNIX, SOCK_STREAM) and forks C; C waits
+ *		for SIGUSR1. P prints `ready P C` (its pid and C's) on stdout
+ *		and waits for one byte on stdin (the test starts the tracer
+ *		with -p P,C meanwhile), then sends SIGUSR1 to C. C (role
+ *		sender) writes 50 x 100 bytes; P (role receiver) reads 5000
+ *		bytes with 4096-byte reads. P waits for C and exits.
+ *		  flow socket:[C's end] C -> P: 5000 bytes
+ *		EOF on stdin instead of the byte: exit 3.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SETTLE_MS 300
+
+static bool verbose;
+static const char *scenario = "?";
+
+__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "flowwork %s (pid %d): ", scenario, (int)getpid());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(3);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0)
+		if (errno != EINTR)
+			die("nanosleep: %s", strerror(errno));
+}
+
+static void role(const char *name)
+{
+	if (verbose)
+		fprintf(stderr, "flowwork: role=%s pid=%d\n", name, (int)getpid());
+}
+
+/* Write all @len bytes with one or more write() calls; @return the calls made. */
+static unsigned int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	unsigned int calls = 0;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		calls++;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("write(%d, %zu): %s", fd, len, n < 0 ? strerror(errno) : "returned 0");
+		p += n;
+		len -= (size_t)n;
+	}
+	return calls;
+}
+
+/* Read exactly @len bytes with reads of at most @chunk; EOF before is fatal. */
+static void read_exact(int fd, size_t len, size_t chunk)
+{
+	char buf[4096];
+
+	if (chunk > sizeof(buf))
+		chunk = sizeof(buf);
+	while (len) {
+		ssize_t n = read(fd, buf, len < chunk ? len : chunk);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("read(%d): %s with %zu bytes still to come", fd,
+			    n < 0 ? strerror(errno) : "EOF", len);
+		len -= (size_t)n;
+	}
+}
+
+/* Wait (poll, not a traced call) until @fd has bytes to read, then 1 ms more. */
+static void await_data(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			die("poll(%d): %s", fd, strerror(errno));
+	sleep_ms(1);
+}
+
+static void xclose(int fd)
+{
+	if (close(fd) < 0)
+		die("close(%d): %s", fd, strerror(errno));
+}
+
+static void wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid(%d): %s", (int)pid, strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("child %d failed (status 0x%x)", (int)pid, status);
+}
+
+static pid_t xfork(void)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	return pid;
+}
+
+/* ------------------------------------------------------------------ pipes */
+
+static void make_pipe(int p[2])
+{
+	int cap;
+
+	if (pipe(p) < 0)
+		die("pipe: %s", strerror(errno));
+	cap = fcntl(p[1], F_GETPIPE_SZ);
+	if (cap < 0)
+		die("F_GETPIPE_SZ: %s", strerror(errno));
+	if (verbose)
+		fprintf(stderr, "flowwork: pipe-capacity=%d\n", cap);
+}
+
+static int backpressure(void)
+{
+	static char buf[4096];
+	int p[2];
+	pid_t c;
+
+	make_pipe(p);
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		xclose(p[0]);
+		memset(buf, 'b', sizeof(buf));
+		sleep_ms(SETTLE_MS);
+		for (int i = 0; i < 64; i++)
+			if (write_all(p[1], buf, sizeof(buf)) != 1)
+				die("a 4096-byte write into a pipe was split");
+		sleep_ms(SETTLE_MS);
+		xclose(p[1]);
+		_exit(0);
+	}
+	role("consumer");
+	xclose(p[1]);
+	sleep_ms(SETTLE_MS);
+	for (int i = 0; i < 64; i++) {
+		sleep_ms(20);
+		read_exact(p[0], 4096, 4096);
+	}
+	sleep_ms(SETTLE_MS);
+	xclose(p[0]);
+	wait_child(c);
+	return 0;
+}
+
+static int starved(void)
+{
+	char buf[100];
+	int p[2];
+	pid_t c;
+
+	make_pipe(p);
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		xclose(p[0]);
+		memset(buf, 's', sizeof(buf));
+		sleep_ms(SETTLE_MS);
+		for (int i = 0; i < 64; i++) {
+			sleep_ms(50);
+			if (write_all(p[1], buf, sizeof(buf)) != 1)
+				die("a 100-byte write into a pipe was split");
+		}
+		sleep_ms(SETTLE_MS);
+		xclose(p[1]);
+		_exit(0);
+	}
+	role("consumer");
+	xclose(p[1]);
+	sleep_ms(SETTLE_MS);
+	read_exact(p[0], 6400, 4096);
+	sleep_ms(SETTLE_MS);
+	xclose(p[0]);
+	wait_child(c);
+	return 0;
+}
+
+static int producer(const char *arg)
+{
+	char buf[1024];
+	char *end;
+	unsigned long n;
+
+	if (!arg)
+		die("usage: flowwork producer BYTES");
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg)
+		die("bad byte count '%s'", arg);
+	role("producer");
+	memset(buf, 'x', sizeof(buf));
+	sleep_ms(SETTLE_MS);
+	while (n) {
+		size_t k = n < sizeof(buf) ? n : sizeof(buf);
+
+		write_all(1, buf, k);
+		n -= k;
+	}
+	sleep_ms(SETTLE_MS);
+	return 0;
+}
+
+static int consumer(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	role("consumer");
+	sleep_ms(SETTLE_MS);
+	while ((n = read(0, buf, sizeof(buf))) != 0)
+		if (n < 0 && errno != EINTR)
+			die("read(0): %s", strerror(errno));
+	sleep_ms(SETTLE_MS);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ sockets */
+
+static void make_socketpair(int type, int sv[2])
+{
+	if (socketpair(AF_UNIX, type, 0, sv) < 0)
+		die("socketpair: %s", strerror(errno));
+}
+
+static int unix_rr(void)
+{
+	char req[64], resp[256];
+	int sv[2];
+	pid_t c;
+
+	memset(req, 'q', sizeof(req));
+	memset(resp, 'r', sizeof(resp));
+	make_socketpair(SOCK_STREAM, sv);
+	c = xfork();
+	if (c == 0) {
+		role("client");
+		xclose(sv[0]);
+		sleep_ms(SETTLE_MS);
+		for (int i = 0; i < 20; i++) {
+			if (write_all(sv[1], req, sizeof(req)) != 1)
+				die("a 64-byte send was split");
+			await_data(sv[1]);
+			read_exact(sv[1], sizeof(resp), sizeof(resp));
+		}
+		sleep_ms(SETTLE_MS);
+		xclose(sv[1]);
+		_exit(0);
+	}
+	role("server");
+	xclose(sv[1]);
+	sleep_ms(SETTLE_MS);
+	for (int i = 0; i < 20; i++) {
+		await_data(sv[0]);
+		read_exact(sv[0], sizeof(req), sizeof(req));
+		if (write_all(sv[0], resp, sizeof(resp)) != 1)
+			die("a 256-byte send was split");
+	}
+	sleep_ms(SETTLE_MS);
+	xclose(sv[0]);
+	wait_child(c);
+	return 0;
+}
+
+static int tcp(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	char msg[1000], ack = 'k';
+	int ls, s, one = 1;
+	pid_t c;
+
+	memset(msg, 't', sizeof(msg));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0)
+		die("socket: %s", strerror(errno));
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 1) < 0 ||
+	    getsockname(ls, (struct sockaddr *)&a, &alen) < 0)
+		die("listen on 127.0.0.1: %s", strerror(errno));
+	c = xfork();
+	if (c == 0) {
+		role("client");
+		xclose(ls);
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) < 0)
+			die("connect: %s", strerror(errno));
+		/* No Nagle delay between a send and the ack wait (not needed, but cheap). */
+		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		sleep_ms(SETTLE_MS);
+		for (int i = 0; i < 10; i++) {
+			if (write_all(s, msg, sizeof(msg)) != 1)
+				die("a 1000-byte send was split");
+			read_exact(s, 1, 1);
+		}
+		sleep_ms(SETTLE_MS);
+		xclose(s);
+		_exit(0);
+	}
+	role("server");
+	s = accept(ls, NULL, NULL);
+	if (s < 0)
+		die("accept: %s", strerror(errno));
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sleep_ms(SETTLE_MS);
+	for (int i = 0; i < 10; i++) {
+		read_exact(s, sizeof(msg), sizeof(msg));
+		if (write_all(s, &ack, 1) != 1)
+			die("a 1-byte send was split");
+	}
+	sleep_ms(SETTLE_MS);
+	xclose(s);
+	xclose(ls);
+	wait_child(c);
+	return 0;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static int preconnected(void)
+{
+	char msg[100], go;
+	sigset_t usr1, old;
+	int sv[2], sig;
+	ssize_t n;
+	pid_t c;
+
+	memset(msg, 'p', sizeof(msg));
+	/* Blocked before the fork, so that a signal sent early is not lost. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	signal(SIGUSR1, on_usr1);
+	if (sigprocmask(SIG_BLOCK, &usr1, &old) < 0)
+		die("sigprocmask: %s", strerror(errno));
+	make_socketpair(SOCK_STREAM, sv);
+	c = xfork();
+	if (c == 0) {
+		role("sender");
+		xclose(sv[0]);
+		while (sigwait(&usr1, &sig) != 0 || sig != SIGUSR1)
+			;
+		sleep_ms(SETTLE_MS);
+		for (int i = 0; i < 50; i++)
+			if (write_all(sv[1], msg, sizeof(msg)) != 1)
+				die("a 100-byte send was split");
+		sleep_ms(SETTLE_MS);
+		xclose(sv[1]);
+		_exit(0);
+	}
+	role("receiver");
+	xclose(sv[1]);
+	printf("ready %d %d\n", (int)getpid(), (int)c);
+	fflush(stdout);
+	while ((n = read(0, &go, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1) {
+		kill(c, SIGKILL);
+		die("no go byte on stdin (%s)", n < 0 ? strerror(errno) : "EOF");
+	}
+	if (kill(c, SIGUSR1) < 0)
+		die("kill(%d, SIGUSR1): %s", (int)c, strerror(errno));
+	sleep_ms(SETTLE_MS);
+	read_exact(sv[0], 5000, 4096);
+	sleep_ms(SETTLE_MS);
+	xclose(sv[0]);
+	wait_child(c);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: flowwork backpressure|starved|unix-rr|tcp|preconnected [-v]\n"
+			"       flowwork producer BYTES [-v]\n"
+			"       flowwork consumer [-v]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *arg = NULL;
+
+	if (argc < 2)
+		return usage();
+	scenario = argv[1];
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = true;
+		else if (!arg)
+			arg = argv[i];
+		else
+			return usage();
+	}
+	/* A reader that went away must show as an error, not kill us silently. */
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(scenario, "backpressure"))
+		return backpressure();
+	if (!strcmp(scenario, "starved"))
+		return starved();
+	if (!strcmp(scenario, "unix-rr"))
+		return unix_rr();
+	if (!strcmp(scenario, "tcp"))
+		return tcp();
+	if (!strcmp(scenario, "producer"))
+		return producer(arg);
+	if (!strcmp(scenario, "consumer"))
+		return consumer();
+	if (!strcmp(scenario, "preconnected"))
+		return preconnected();
+	return usage();
+}

@@ -1,0 +1,867 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * iowork: workloads whose I/O is known exactly, for the tests of `ipcperf stat`
+ * (tests/check-stat.c) and the benchmark.
+ *
+ *   iowork SCENARIO [ARG] [-v]
+ *
+ * Each scenario puts the fds it moves data through on fixed numbers (20..29,
+ * by dup2), so that a test can name them, and checks the result of every call:
+ * anything unexpected exits 3 with a message on stderr. Nothing is printed on
+ * stdout unless -v. A reader never races a writer: it reads only after the
+ * writer has exited (waitpid) or once the data is known to be all there, so
+ * each read returns a known number of bytes.
+ *
+ * Below, "fd N: R reads/B bytes, W writes/B bytes" lists the calls on fd N made
+ * by the scenario itself (the dynamic loader's calls on low fds come on top).
+ * Failed calls are listed as errors; they move no bytes. Row = (process, fd,
+ * object): an fd that is reused for another object gets a second row.
+ *
+ * pipe-chunks	P (parent) makes a pipe, read end fd 20, write end fd 21, and
+ *		forks W. W writes 8 x 4096 = 32768 bytes to fd 21 and exits.
+ *		P closes fd 21, waits for W, then reads fd 20 with 3000-byte
+ *		reads: 32768 = 10 x 3000 + 2768, so 10 reads of 3000, 1 of 2768,
+ *		1 of 0 (EOF). (32768 bytes fit in a 64 KiB pipe: no write blocks.)
+ *		  W fd 21 pipe:[A]: write 8 ops, 32768 bytes
+ *		  P fd 20 pipe:[A]: read 12 ops, 32768 bytes
+ *
+ * unix-msg	socketpair(AF_UNIX, SOCK_SEQPACKET): P keeps fd 22, child C
+ *		gets fd 23. C sends 5 messages with sendmsg, each an iovec of
+ *		100 + 28 bytes (128), and exits. P closes fd 23, waits for C,
+ *		then calls recvmsg into a 512-byte buffer: a seqpacket socket
+ *		returns one message per call, so 5 x 128, then 0 (peer gone).
+ *		  C fd 23 socket:[X] (unix): write 5 ops, 640 bytes
+ *		  P fd 22 socket:[Y] (unix): read 6 ops, 640 bytes
+ *
+ * tcp		P (server) listens on 127.0.0.1, ephemeral port, fd 24, and
+ *		forks C (client), which closes fd 24, connects from fd 25 and
+ *		sends 3 x 1000 bytes (send, send, sendto: all the sendto
+ *		syscall), then shutdown(SHUT_WR). P accepts on fd 26 and polls
+ *		(untraced) for POLLRDHUP, so all 3000 bytes are queued before it
+ *		reads: recv(1500) = 1500, 1500, then 0 (recvfrom syscall). P
+ *		then write()s 200 bytes and closes fd 26; C read()s with a
+ *		4096-byte buffer: 200, then 0 at EOF. P waits for C.
+ *		  C fd 25 socket:[X] (tcp): write 3 ops, 3000 bytes; read 2 ops, 200 bytes
+ *		  P fd 26 socket:[Y] (tcp): read 3 ops, 3000 bytes; write 1 op, 200 bytes
+ *		  P fd 24 socket:[L] (tcp, listening): no reads or writes
+ *
+ * vec		One process, a pipe: read end fd 20, write end fd 21. 4 x writev
+ *		of 3 iovecs (10 + 20 + 30 = 60) to fd 21; close fd 21; readv of
+ *		2 iovecs of 40 bytes from fd 20: 80, 80, 80, then 0 (EOF).
+ *		  fd 21 pipe:[A]: write 4 ops, 240 bytes
+ *		  fd 20 pipe:[A]: read 4 ops, 240 bytes
+ *
+ * reuse	One process. A pipe with its write end on fd 20 and its read end
+ *		on fd 21: write 100 bytes to fd 20, close fd 20, read fd 21
+ *		(4096-byte buffer) = 100. Then /dev/null is opened and dup2()ed
+ *		onto fd 20 (then free): write 50 bytes. Then /dev/zero is opened
+ *		and dup2()ed onto fd 20 while /dev/null is still there (dup2
+ *		closes it): read 30 bytes. So fd 20 has three rows.
+ *		  fd 20 pipe:[A]:    write 1 op, 100 bytes
+ *		  fd 20 /dev/null:   write 1 op, 50 bytes
+ *		  fd 20 /dev/zero:   read 1 op, 30 bytes
+ *		  fd 21 pipe:[A]:    read 1 op, 100 bytes
+ *
+ * threads	One process, /dev/null on fd 21, 4 threads (started together
+ *		at a barrier) each writing 25 x 40 bytes to it.
+ *		  fd 21 /dev/null: write 100 ops, 4000 bytes (process total)
+ *
+ * fork-late	P opens /dev/null on fd 22, writes 10 bytes, sleeps 200 ms,
+ *		then forks C, which writes 5 x 20 bytes to fd 22 and exits; P
+ *		waits for C.
+ *		  P fd 22 /dev/null: write 1 op, 10 bytes
+ *		  C fd 22 /dev/null: write 5 ops, 100 bytes
+ *
+ * errors	One process, SIGPIPE ignored. A pipe, read end fd 20, write end
+ *		fd 21; fd 20 is closed, then 3 x write(fd 21, 10 bytes) fail with
+ *		EPIPE. 2 x write(fd 99, 10 bytes) and 1 x read(fd 98, 10 bytes)
+ *		fail with EBADF (never opened).
+ *		  fd 21 pipe:[A]: write 3 ops, 0 bytes, 3 errors
+ *		  fd 99:          write 2 ops, 0 bytes, 2 errors
+ *		  fd 98:          read 1 op, 0 bytes, 1 error
+ *		  (an op is a completed call, failed or not)
+ *
+ * pingpong [N]	P and child C, N (default 100000) round trips of 1 byte:
+ *		P writes fd 21 -> C reads fd 20, C writes fd 23 -> P reads
+ *		fd 22. Then P closes fd 21, C reads 0 (EOF) and exits; P waits.
+ *		  P fd 21: write N ops, N bytes    P fd 22: read N ops, N bytes
+ *		  C fd 20: read N+1 ops, N bytes   C fd 23: write N ops, N bytes
+ *
+ * wait-go	One process that sets up every kind of fd, then blocks in one
+ *		read(0, 1) until a byte arrives on stdin (a tracer attaching
+ *		with -p meanwhile finds all these fds open), then moves data:
+ *		  fd 24 /dev/null: write 7 x 30 bytes
+ *		  pipe, read end fd 20, write end fd 21: write 50, read(4096) = 50
+ *		  socketpair(AF_UNIX, SOCK_STREAM) fds 22/23: write 60 to fd 23,
+ *		    read(fd 22, 4096) = 60 (one write is one skb: read whole)
+ *		  loopback TCP: listener fd 25, client fd 26 connected to the
+ *		    server end fd 27: write 70 to fd 26, read(fd 27, 4096) = 70
+ *		    (one segment; the read blocks until it is in)
+ *		So, all in one process:
+ *		  fd 24 /dev/null:        write 7 ops, 210 bytes
+ *		  fd 21 pipe:[A]:        write 1 op, 50 bytes
+ *		  fd 20 pipe:[A]:        read 1 op, 50 bytes
+ *		  fd 23 socket:[U] unix: write 1 op, 60 bytes
+ *		  fd 22 socket:[V] unix: read 1 op, 60 bytes
+ *		  fd 26 socket:[S] tcp:  write 1 op, 70 bytes
+ *		  fd 27 socket:[T] tcp:  read 1 op, 70 bytes
+ *		  fd 0: read 1 op, 1 byte (in flight when a tracer attaches)
+ *
+ * syscalls	A mix of the syscalls ipcperf traces, to compare with strace -c.
+ *		P, none blocking, in this order (fd 20 /dev/zero, fd 21
+ *		/dev/null, fds 24/25 a unix datagram socketpair):
+ *		  write(21, 1 byte)        x 1000 = 1    read(20, 1 byte)    x 500 = 1
+ *		  close(-1)                x 50 EBADF    write(99)           x 4 EBADF
+ *		  pwrite64(21, 8, off 0)   x 100 = 8     pread64(20, 8, 0)   x 100 = 8
+ *		  writev(21, 3 iovecs)     x 20 = 60     readv(20, 2 iovecs) x 20 = 80
+ *		  sendto(24, 16) + recvfrom(25, 64)      x 30 (alternating) = 16
+ *		  sendmsg(24, 2 iovecs 24) + recvmsg(25) x 20 (alternating) = 24
+ *		  dup(21) + close          x 10
+ *		  dup2(21, 26)             x 10 (9 replace 26), close(26)
+ *		  dup3(21, 27, O_CLOEXEC)  x 5, close(27)
+ *		  fcntl(21, F_DUPFD, 40) + close x 5, fcntl(21, F_GETFL) x 5
+ *		  pipe2 + 2 x close        x 5
+ *		  socket(AF_UNIX, SOCK_STREAM) + connect to a missing path
+ *		    (ENOENT) + accept (EINVAL: not listening) + close  x 3
+ *		  openat("/nonexistent/...") x 7 ENOENT
+ *		then forks C: write(21, 2 bytes) x 100, read(20, 4) x 10, exit;
+ *		P waits, then closes 20, 21, 24, 25.
+ *
+ * Exit status: 0 when every call did what is written above; 3 otherwise
+ * (with a message); 2 for a usage error.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1	/* pipe2, dup3, POLLRDHUP */
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_USAGE = 2, EXIT_BROKEN = 3 };
+
+static bool verbose;
+static const char *role = "P";
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "iowork: %s[%d]: ", role, (int)getpid());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	/* _exit: forked children must not flush stdio buffers of the parent. */
+	_exit(EXIT_BROKEN);
+}
+
+__attribute__((format(printf, 1, 2)))
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	printf("iowork: %s[%d]: ", role, (int)getpid());
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	/* Flush now: a buffer left over would be written again by a fork. */
+	fflush(stdout);
+}
+
+/*
+ * Check the result of a data call: exactly @want bytes (>= 0), or failure with
+ * errno @want_err when @want is -1. EINTR is not retried: no scenario installs
+ * a signal handler, so it cannot happen, and a retry would add a call.
+ */
+static void expect_ret(ssize_t n, ssize_t want, int want_err, const char *what, int fd)
+{
+	if (want < 0) {
+		if (n >= 0)
+			die("%s on fd %d returned %zd, expected failure with %s", what, fd, n,
+			    strerrorname_np(want_err));
+		if (errno != want_err)
+			die("%s on fd %d failed with %s, expected %s", what, fd,
+			    strerrorname_np(errno), strerrorname_np(want_err));
+		return;
+	}
+	if (n < 0)
+		die("%s on fd %d: %s (expected %zd bytes)", what, fd, strerror(errno), want);
+	if (n != want)
+		die("%s on fd %d returned %zd, expected %zd", what, fd, n, want);
+}
+
+static char buf_zero[4096];
+
+/* One write() of @len bytes that must return @want (-1: fail with @err). */
+static void do_write(int fd, size_t len, ssize_t want, int err)
+{
+	expect_ret(write(fd, buf_zero, len), want, err, "write", fd);
+}
+
+/* One read() of up to @len bytes that must return @want (-1: fail with @err). */
+static void do_read(int fd, size_t len, ssize_t want, int err)
+{
+	static char sink[4096];
+
+	if (len > sizeof(sink))
+		die("read of %zu bytes: buffer too small", len);
+	expect_ret(read(fd, sink, len), want, err, "read", fd);
+}
+
+static void xclose(int fd)
+{
+	/* Linux closes the fd even when close() fails with EINTR: never retry. */
+	if (close(fd) < 0 && errno != EINTR)
+		die("close(%d): %s", fd, strerror(errno));
+}
+
+/* Put @fd on @target and close @fd (no-op if it is already there). */
+static void move_fd(int fd, int target)
+{
+	if (fd == target)
+		return;
+	if (dup2(fd, target) < 0)
+		die("dup2(%d, %d): %s", fd, target, strerror(errno));
+	xclose(fd);
+}
+
+/*
+ * Two fds from pipe2/socketpair onto @a and @b. The fds returned may be
+ * anywhere, even on @a or @b, so lift them above the targets first: then no
+ * dup2() can clobber the other one.
+ */
+static void pair_at(int fds[2], int a, int b)
+{
+	int hi[2];
+
+	for (int i = 0; i < 2; i++) {
+		hi[i] = fcntl(fds[i], F_DUPFD, 64);
+		if (hi[i] < 0)
+			die("fcntl(F_DUPFD): %s", strerror(errno));
+		xclose(fds[i]);
+	}
+	move_fd(hi[0], a);
+	move_fd(hi[1], b);
+}
+
+static void pipe_at(int rd, int wr)
+{
+	int p[2];
+
+	if (pipe2(p, 0) < 0)
+		die("pipe2: %s", strerror(errno));
+	pair_at(p, rd, wr);
+}
+
+static void open_at(const char *path, int flags, int target)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	if (fd > target)
+		die("open %s gave fd %d, above %d", path, fd, target);
+	move_fd(fd, target);
+}
+
+static pid_t xfork(const char *child_role)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0)
+		role = child_role;
+	return pid;
+}
+
+/* Wait for @pid and require that it exited 0. */
+static void reap(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid(%d): %s", (int)pid, strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("child %d failed (wait status 0x%x)", (int)pid, (unsigned int)status);
+}
+
+/* ------------------------------------------------------------ pipe-chunks */
+
+static int run_pipe_chunks(void)
+{
+	pid_t w;
+
+	pipe_at(20, 21);
+	w = xfork("W");
+	if (w == 0) {
+		xclose(20);
+		for (int i = 0; i < 8; i++)
+			do_write(21, 4096, 4096, 0);
+		note("wrote 8 x 4096 bytes to fd 21");
+		_exit(0);
+	}
+	xclose(21);
+	reap(w);
+	for (int i = 0; i < 10; i++)
+		do_read(20, 3000, 3000, 0);
+	do_read(20, 3000, 2768, 0);
+	do_read(20, 3000, 0, 0);
+	note("read 10 x 3000 + 2768 + EOF from fd 20");
+	xclose(20);
+	return 0;
+}
+
+/* ------------------------------------------------------------ unix-msg */
+
+static int run_unix_msg(void)
+{
+	int sv[2];
+	pid_t c;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0)
+		die("socketpair: %s", strerror(errno));
+	pair_at(sv, 22, 23);
+	c = xfork("C");
+	if (c == 0) {
+		xclose(22);
+		for (int i = 0; i < 5; i++) {
+			struct iovec iov[2] = {
+				{ .iov_base = buf_zero, .iov_len = 100 },
+				{ .iov_base = buf_zero + 100, .iov_len = 28 },
+			};
+			struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+			expect_ret(sendmsg(23, &mh, 0), 128, 0, "sendmsg", 23);
+		}
+		note("sent 5 messages of 100 + 28 bytes on fd 23");
+		_exit(0);
+	}
+	xclose(23);
+	reap(c);
+	for (int i = 0; i < 6; i++) {
+		char buf[512];
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+		expect_ret(recvmsg(22, &mh, 0), i < 5 ? 128 : 0, 0, "recvmsg", 22);
+		if (mh.msg_flags & MSG_TRUNC)
+			die("recvmsg on fd 22: message truncated");
+	}
+	note("received 5 x 128 bytes + EOF on fd 22");
+	xclose(22);
+	return 0;
+}
+
+/* ------------------------------------------------------------ tcp */
+
+static int run_tcp(void)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(addr);
+	struct pollfd pfd = { .fd = 26, .events = POLLRDHUP };
+	int fd;
+	pid_t c;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	move_fd(fd, 24);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(24, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		die("bind 127.0.0.1:0: %s", strerror(errno));
+	if (listen(24, 1) < 0)
+		die("listen: %s", strerror(errno));
+	if (getsockname(24, (struct sockaddr *)&addr, &alen) < 0)
+		die("getsockname: %s", strerror(errno));
+
+	c = xfork("C");
+	if (c == 0) {
+		xclose(24);
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			die("socket: %s", strerror(errno));
+		move_fd(fd, 25);
+		if (connect(25, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+			die("connect 127.0.0.1:%u: %s", ntohs(addr.sin_port), strerror(errno));
+		expect_ret(send(25, buf_zero, 1000, 0), 1000, 0, "send", 25);
+		expect_ret(send(25, buf_zero, 1000, 0), 1000, 0, "send", 25);
+		expect_ret(sendto(25, buf_zero, 1000, 0, NULL, 0), 1000, 0, "sendto", 25);
+		if (shutdown(25, SHUT_WR) < 0)
+			die("shutdown: %s", strerror(errno));
+		/* One 200-byte segment arrives whole; then the server's FIN. */
+		do_read(25, 4096, 200, 0);
+		do_read(25, 4096, 0, 0);
+		note("sent 3 x 1000, received 200 + EOF on fd 25");
+		xclose(25);
+		_exit(0);
+	}
+
+	fd = accept(24, NULL, NULL);
+	if (fd < 0)
+		die("accept: %s", strerror(errno));
+	move_fd(fd, 26);
+	/* POLLRDHUP: the client's FIN is in, so are the 3000 bytes before it. */
+	do {
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+	} while (!(pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)));
+	if (pfd.revents & POLLERR)
+		die("poll on fd 26: POLLERR");
+	for (int i = 0; i < 3; i++) {
+		char buf[1500];
+
+		expect_ret(recv(26, buf, sizeof(buf), 0), i < 2 ? 1500 : 0, 0, "recv", 26);
+	}
+	do_write(26, 200, 200, 0);
+	xclose(26);
+	reap(c);
+	note("received 1500 + 1500 + EOF, sent 200 on fd 26");
+	xclose(24);
+	return 0;
+}
+
+/* ------------------------------------------------------------ vec */
+
+static int run_vec(void)
+{
+	char a[40], b[40];
+
+	pipe_at(20, 21);
+	for (int i = 0; i < 4; i++) {
+		struct iovec iov[3] = {
+			{ .iov_base = buf_zero, .iov_len = 10 },
+			{ .iov_base = buf_zero + 10, .iov_len = 20 },
+			{ .iov_base = buf_zero + 30, .iov_len = 30 },
+		};
+
+		expect_ret(writev(21, iov, 3), 60, 0, "writev", 21);
+	}
+	xclose(21);
+	for (int i = 0; i < 4; i++) {
+		struct iovec iov[2] = {
+			{ .iov_base = a, .iov_len = sizeof(a) },
+			{ .iov_base = b, .iov_len = sizeof(b) },
+		};
+
+		expect_ret(readv(20, iov, 2), i < 3 ? 80 : 0, 0, "readv", 20);
+	}
+	note("writev 4 x 60 on fd 21, readv 3 x 80 + EOF on fd 20");
+	xclose(20);
+	return 0;
+}
+
+/* ------------------------------------------------------------ reuse */
+
+static int run_reuse(void)
+{
+	int fd;
+
+	pipe_at(21, 20);
+	do_write(20, 100, 100, 0);
+	xclose(20);
+	do_read(21, 4096, 100, 0);
+
+	open_at("/dev/null", O_WRONLY, 20);
+	do_write(20, 50, 50, 0);
+
+	/* dup2 onto an open fd closes what was there: /dev/null's row ends here. */
+	fd = open("/dev/zero", O_RDONLY);
+	if (fd < 0)
+		die("open /dev/zero: %s", strerror(errno));
+	move_fd(fd, 20);
+	do_read(20, 30, 30, 0);
+	note("fd 20: pipe 100 written, /dev/null 50 written, /dev/zero 30 read");
+	xclose(20);
+	xclose(21);
+	return 0;
+}
+
+/* ------------------------------------------------------------ threads */
+
+enum { NR_THREADS = 4, THREAD_WRITES = 25, THREAD_LEN = 40 };
+
+static pthread_barrier_t barrier;
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&barrier);
+	for (int i = 0; i < THREAD_WRITES; i++)
+		do_write(21, THREAD_LEN, THREAD_LEN, 0);
+	return NULL;
+}
+
+static int run_threads(void)
+{
+	pthread_t t[NR_THREADS];
+	int err;
+
+	open_at("/dev/null", O_WRONLY, 21);
+	err = pthread_barrier_init(&barrier, NULL, NR_THREADS);
+	if (err)
+		die("pthread_barrier_init: %s", strerror(err));
+	for (int i = 0; i < NR_THREADS; i++) {
+		err = pthread_create(&t[i], NULL, thread_main, NULL);
+		if (err)
+			die("pthread_create: %s", strerror(err));
+	}
+	for (int i = 0; i < NR_THREADS; i++) {
+		err = pthread_join(t[i], NULL);
+		if (err)
+			die("pthread_join: %s", strerror(err));
+	}
+	note("%d threads wrote %d x %d bytes each to fd 21", NR_THREADS, THREAD_WRITES,
+	     THREAD_LEN);
+	xclose(21);
+	return 0;
+}
+
+/* ------------------------------------------------------------ fork-late */
+
+static int run_fork_late(void)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000 * 1000 };
+	pid_t c;
+
+	open_at("/dev/null", O_WRONLY, 22);
+	do_write(22, 10, 10, 0);
+	while (nanosleep(&ts, &ts) < 0)
+		if (errno != EINTR)
+			die("nanosleep: %s", strerror(errno));
+	c = xfork("C");
+	if (c == 0) {
+		for (int i = 0; i < 5; i++)
+			do_write(22, 20, 20, 0);
+		note("wrote 5 x 20 bytes to fd 22");
+		_exit(0);
+	}
+	reap(c);
+	note("wrote 10 bytes to fd 22, child %d 5 x 20", (int)c);
+	xclose(22);
+	return 0;
+}
+
+/* ------------------------------------------------------------ errors */
+
+static int run_errors(void)
+{
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		die("signal(SIGPIPE): %s", strerror(errno));
+	pipe_at(20, 21);
+	xclose(20);
+	for (int i = 0; i < 3; i++)
+		do_write(21, 10, -1, EPIPE);
+	for (int i = 0; i < 2; i++)
+		do_write(99, 10, -1, EBADF);
+	do_read(98, 10, -1, EBADF);
+	note("3 x EPIPE on fd 21, 2 x EBADF on fd 99, 1 x EBADF on fd 98");
+	xclose(21);
+	return 0;
+}
+
+/* ------------------------------------------------------------ pingpong */
+
+static int run_pingpong(long n)
+{
+	pid_t c;
+
+	pipe_at(20, 21);	/* P -> C */
+	pipe_at(22, 23);	/* C -> P */
+	c = xfork("C");
+	if (c == 0) {
+		xclose(21);
+		xclose(22);
+		for (long i = 0; i < n; i++) {
+			do_read(20, 1, 1, 0);
+			do_write(23, 1, 1, 0);
+		}
+		do_read(20, 1, 0, 0);
+		note("%ld round trips answered", n);
+		_exit(0);
+	}
+	xclose(20);
+	xclose(23);
+	for (long i = 0; i < n; i++) {
+		do_write(21, 1, 1, 0);
+		do_read(22, 1, 1, 0);
+	}
+	xclose(21);
+	reap(c);
+	note("%ld round trips", n);
+	xclose(22);
+	return 0;
+}
+
+/* ------------------------------------------------------------ wait-go */
+
+/* A loopback TCP connection: listener on @lfd, client end @cfd, server end @sfd. */
+static void tcp_pair_at(int lfd, int cfd, int sfd)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(addr);
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	move_fd(fd, lfd);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		die("bind 127.0.0.1:0: %s", strerror(errno));
+	if (listen(lfd, 1) < 0)
+		die("listen: %s", strerror(errno));
+	if (getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0)
+		die("getsockname: %s", strerror(errno));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	move_fd(fd, cfd);
+	/* The backlog takes the connection: connect returns before accept. */
+	if (connect(cfd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		die("connect 127.0.0.1:%u: %s", ntohs(addr.sin_port), strerror(errno));
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		die("accept: %s", strerror(errno));
+	move_fd(fd, sfd);
+}
+
+static int run_wait_go(void)
+{
+	int sv[2];
+
+	open_at("/dev/null", O_WRONLY, 24);
+	pipe_at(20, 21);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		die("socketpair: %s", strerror(errno));
+	pair_at(sv, 22, 23);
+	tcp_pair_at(25, 26, 27);
+
+	do_read(STDIN_FILENO, 1, 1, 0);
+
+	for (int i = 0; i < 7; i++)
+		do_write(24, 30, 30, 0);
+	do_write(21, 50, 50, 0);
+	do_read(20, 4096, 50, 0);
+	do_write(23, 60, 60, 0);
+	do_read(22, 4096, 60, 0);
+	do_write(26, 70, 70, 0);
+	do_read(27, 4096, 70, 0);
+	note("after go: 7 x 30 to /dev/null, 50 through a pipe, 60 through unix, 70 through tcp");
+	for (int fd = 20; fd <= 27; fd++)
+		xclose(fd);
+	return 0;
+}
+
+/* ------------------------------------------------------------ syscalls */
+
+static int run_syscalls(void)
+{
+	static const char missing[] = "/nonexistent/iowork.sock";
+	int sv[2], p[2];
+	pid_t c;
+
+	open_at("/dev/zero", O_RDONLY, 20);
+	open_at("/dev/null", O_WRONLY, 21);
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
+		die("socketpair: %s", strerror(errno));
+	pair_at(sv, 24, 25);
+
+	for (int i = 0; i < 1000; i++)
+		do_write(21, 1, 1, 0);
+	for (int i = 0; i < 500; i++)
+		do_read(20, 1, 1, 0);
+	for (int i = 0; i < 50; i++)
+		expect_ret(close(-1), -1, EBADF, "close", -1);
+	for (int i = 0; i < 4; i++)
+		do_write(99, 1, -1, EBADF);
+	for (int i = 0; i < 100; i++)
+		expect_ret(pwrite(21, buf_zero, 8, 0), 8, 0, "pwrite", 21);
+	for (int i = 0; i < 100; i++) {
+		char b[8];
+
+		expect_ret(pread(20, b, 8, 0), 8, 0, "pread", 20);
+	}
+	for (int i = 0; i < 20; i++) {
+		struct iovec iov[3] = {
+			{ .iov_base = buf_zero, .iov_len = 10 },
+			{ .iov_base = buf_zero, .iov_len = 20 },
+			{ .iov_base = buf_zero, .iov_len = 30 },
+		};
+
+		expect_ret(writev(21, iov, 3), 60, 0, "writev", 21);
+	}
+	for (int i = 0; i < 20; i++) {
+		char a[40], b[40];
+		struct iovec iov[2] = {
+			{ .iov_base = a, .iov_len = sizeof(a) },
+			{ .iov_base = b, .iov_len = sizeof(b) },
+		};
+
+		expect_ret(readv(20, iov, 2), 80, 0, "readv", 20);
+	}
+	for (int i = 0; i < 30; i++) {
+		char b[64];
+
+		expect_ret(sendto(24, buf_zero, 16, 0, NULL, 0), 16, 0, "sendto", 24);
+		expect_ret(recvfrom(25, b, sizeof(b), 0, NULL, NULL), 16, 0, "recvfrom", 25);
+	}
+	for (int i = 0; i < 20; i++) {
+		char b[64];
+		struct iovec out[2] = {
+			{ .iov_base = buf_zero, .iov_len = 8 },
+			{ .iov_base = buf_zero, .iov_len = 16 },
+		};
+		struct iovec in = { .iov_base = b, .iov_len = sizeof(b) };
+		struct msghdr mo = { .msg_iov = out, .msg_iovlen = 2 };
+		struct msghdr mi = { .msg_iov = &in, .msg_iovlen = 1 };
+
+		expect_ret(sendmsg(24, &mo, 0), 24, 0, "sendmsg", 24);
+		expect_ret(recvmsg(25, &mi, 0), 24, 0, "recvmsg", 25);
+	}
+	for (int i = 0; i < 10; i++) {
+		int fd = dup(21);
+
+		if (fd < 0)
+			die("dup(21): %s", strerror(errno));
+		xclose(fd);
+	}
+	for (int i = 0; i < 10; i++)
+		if (dup2(21, 26) != 26)
+			die("dup2(21, 26): %s", strerror(errno));
+	xclose(26);
+	for (int i = 0; i < 5; i++)
+		if (dup3(21, 27, O_CLOEXEC) != 27)
+			die("dup3(21, 27): %s", strerror(errno));
+	xclose(27);
+	for (int i = 0; i < 5; i++) {
+		int fd = fcntl(21, F_DUPFD, 40);
+
+		if (fd < 40)
+			die("fcntl(21, F_DUPFD, 40) = %d: %s", fd, strerror(errno));
+		xclose(fd);
+	}
+	for (int i = 0; i < 5; i++)
+		if (fcntl(21, F_GETFL) < 0)
+			die("fcntl(21, F_GETFL): %s", strerror(errno));
+	for (int i = 0; i < 5; i++) {
+		if (pipe2(p, O_CLOEXEC) < 0)
+			die("pipe2: %s", strerror(errno));
+		xclose(p[0]);
+		xclose(p[1]);
+	}
+	for (int i = 0; i < 3; i++) {
+		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		if (fd < 0)
+			die("socket: %s", strerror(errno));
+		memcpy(sun.sun_path, missing, sizeof(missing));
+		expect_ret(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), -1, ENOENT,
+			   "connect", fd);
+		expect_ret(accept(fd, NULL, NULL), -1, EINVAL, "accept", fd);
+		xclose(fd);
+	}
+	for (int i = 0; i < 7; i++)
+		expect_ret(open("/nonexistent/iowork", O_RDONLY), -1, ENOENT, "open", -1);
+
+	c = xfork("C");
+	if (c == 0) {
+		for (int i = 0; i < 100; i++)
+			do_write(21, 2, 2, 0);
+		for (int i = 0; i < 10; i++)
+			do_read(20, 4, 4, 0);
+		_exit(0);
+	}
+	reap(c);
+	note("syscall mix done");
+	xclose(20);
+	xclose(21);
+	xclose(24);
+	xclose(25);
+	return 0;
+}
+
+/* ------------------------------------------------------------ main */
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} scenarios[] = {
+	{ "pipe-chunks", run_pipe_chunks },
+	{ "unix-msg", run_unix_msg },
+	{ "tcp", run_tcp },
+	{ "vec", run_vec },
+	{ "reuse", run_reuse },
+	{ "threads", run_threads },
+	{ "fork-late", run_fork_late },
+	{ "errors", run_errors },
+	{ "wait-go", run_wait_go },
+	{ "syscalls", run_syscalls },
+};
+
+__attribute__((noreturn))
+static void usage(const char *what, const char *arg)
+{
+	fprintf(stderr, "iowork: %s '%s'\nusage: iowork SCENARIO [-v]\n"
+		"       iowork pingpong [N] [-v]\nscenarios:", what, arg);
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		fprintf(stderr, " %s", scenarios[i].name);
+	fprintf(stderr, " pingpong\n");
+	exit(EXIT_USAGE);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	long n = 100000;
+	bool have_n = false;
+
+	if (argc < 2)
+		usage("missing", "SCENARIO");
+	cmd = argv[1];
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "-v")) {
+			verbose = true;
+		} else if (!strcmp(cmd, "pingpong") && !have_n) {
+			char *end;
+
+			errno = 0;
+			n = strtol(argv[i], &end, 10);
+			if (errno || end == argv[i] || *end || n < 1)
+				usage("bad round-trip count", argv[i]);
+			have_n = true;
+		} else {
+			usage("unknown argument", argv[i]);
+		}
+	}
+	if (!strcmp(cmd, "pingpong"))
+		return run_pingpong(n);
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		if (!strcmp(cmd, scenarios[i].name))
+			return scenarios[i].fn();
+	usage("unknown scenario", cmd);
+}

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ipcwork: a workload whose I/O is known exactly, for ipcperf's tests and demo.
+ *
+ *   ipcwork [pipe] [--exit N] [--hold MS] [-v]
+ *	P0 makes a data pipe on fds 10 (read) / 11 (write) and a "go" pipe on
+ *	fds 12 / 13, then forks a reader R and a writer W.
+ *	W writes 10 buffers of 100, 200, ..., 1000 bytes (5500) to fd 11, then
+ *	a thread T writes 5 x 300 (1500), then a child G writes 3 x 700 (2100).
+ *	When W has exited, P0 writes the go byte to fd 13; R reads it from fd 12
+ *	and only then drains fd 10 in reads of 1000 bytes: 9 x 1000, 1 x 100
+ *	and 1 x 0 (EOF). The go byte keeps reads from racing writes, and 9100
+ *	bytes fit in a pipe, so no write blocks. P0 exits with N.
+ *	--hold MS: P0 waits MS ms after making its pipes and before forking.
+ *	The whole run takes milliseconds; a tracer can only tell what an fd
+ *	is by reading /proc while it is open, and it reads its rings every few
+ *	tens of ms. The pause is that chance (the demo uses it).
+ *
+ *   ipcwork threads [-v]
+ *	Opens /dev/null once per thread, starts 3 threads, prints "ready PID",
+ *	and waits for one byte on stdin; then thread i (0..2) writes
+ *	(i + 1) * 2 buffers of 64 bytes to its /dev/null fd. For attaching to
+ *	a running multi-threaded process.
+ *
+ * Every transfer is a single write()/read() whose result is checked; anything
+ * unexpected exits 3 with a message on stderr. Nothing goes to stdout but the
+ * "ready" line, unless -v.
+ */
+#include <errno.h>
+#include <time.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { DATA_RD = 10, DATA_WR = 11, GO_RD = 12, GO_WR = 13 };
+enum { EXIT_BROKEN = 3, EXIT_USAGE = 2 };
+enum { NR_THREADS = 3, THREAD_BUF = 64 };
+
+static bool verbose;
+static const char *role = "main";
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ipcwork: %s[%d]: ", role, (int)getpid());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	/* _exit: no atexit handlers or stdio flushes in forked children. */
+	_exit(EXIT_BROKEN);
+}
+
+__attribute__((format(printf, 1, 2)))
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	printf("ipcwork: %s[%d]: ", role, (int)getpid());
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	/* Flush now: a buffer left over would be written again by a fork. */
+	fflush(stdout);
+}
+
+/* One write() of @len bytes that must transfer them all. */
+static void write_all_once(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = write(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		die("write(%d, %zu): %s", fd, len, strerror(errno));
+	if ((size_t)n != len)
+		die("write(%d, %zu) = %zd: short write", fd, len, n);
+}
+
+/* One read() of up to @len bytes; returns what it got. */
+static size_t read_once(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		die("read(%d, %zu): %s", fd, len, strerror(errno));
+	return (size_t)n;
+}
+
+static void xclose(int fd)
+{
+	/* Linux closes the fd even when close() fails with EINTR: never retry. */
+	if (close(fd) < 0 && errno != EINTR)
+		die("close(%d): %s", fd, strerror(errno));
+}
+
+static pid_t xfork(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	return pid;
+}
+
+/* Wait for @pid and require that it exited 0. */
+static void reap(pid_t pid, const char *what)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid(%s %d): %s", what, (int)pid, strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("%s %d failed (wait status 0x%x)", what, (int)pid, (unsigned int)status);
+}
+
+/*
+ * A pipe whose ends are @rd and @wr. The ends pipe() returns may be anywhere,
+ * even on @rd or @wr, so lift them above the targets first: then no dup2()
+ * can clobber the other end.
+ */
+static void pipe_at(int rd, int wr)
+{
+	int p[2], hi[2];
+
+	if (pipe(p) < 0)
+		die("pipe: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		hi[i] = fcntl(p[i], F_DUPFD, 64);
+		if (hi[i] < 0)
+			die("fcntl(F_DUPFD): %s", strerror(errno));
+		xclose(p[i]);
+	}
+	if (dup2(hi[0], rd) < 0 || dup2(hi[1], wr) < 0)
+		die("dup2: %s", strerror(errno));
+	xclose(hi[0]);
+	xclose(hi[1]);
+}
+
+/* ---------------------------------------------------------------- pipe */
+
+static void write_n(int n, size_t len)
+{
+	static const char zeros[1000];
+
+	for (int i = 0; i < n; i++)
+		write_all_once(DATA_WR, zeros, len);
+}
+
+static void *thread_t(void *arg)
+{
+	(void)arg;
+	write_n(5, 300);
+	return NULL;
+}
+
+static void writer_w(void)
+{
+	static const char zeros[1000];
+	pthread_t t;
+	pid_t g;
+	int err;
+
+	role = "W";
+	xclose(DATA_RD);
+	xclose(GO_RD);
+	xclose(GO_WR);
+
+	for (size_t len = 100; len <= 1000; len += 100)
+		write_all_once(DATA_WR, zeros, len);
+	note("wrote 10 buffers, 5500 bytes");
+
+	err = pthread_create(&t, NULL, thread_t, NULL);
+	if (err)
+		die("pthread_create: %s", strerror(err));
+	err = pthread_join(t, NULL);
+	if (err)
+		die("pthread_join: %s", strerror(err));
+	note("thread wrote 5 buffers, 1500 bytes");
+
+	g = xfork();
+	if (g == 0) {
+		role = "G";
+		write_n(3, 700);
+		note("wrote 3 buffers, 2100 bytes");
+		_exit(0);
+	}
+	reap(g, "grandchild G");
+	_exit(0);
+}
+
+static void reader_r(void)
+{
+	char buf[1000];
+	size_t total = 0;
+	int nr = 0;
+
+	role = "R";
+	xclose(DATA_WR);
+	xclose(GO_WR);
+
+	if (read_once(GO_RD, buf, 1) != 1)
+		die("no go byte on fd %d", GO_RD);
+	/* All 9100 bytes are in the pipe and every writer is gone: 9 x 1000, 100, EOF. */
+	for (;;) {
+		size_t want = nr < 9 ? 1000 : nr == 9 ? 100 : 0;
+		size_t n = read_once(DATA_RD, buf, sizeof(buf));
+
+		if (n != want)
+			die("read #%d on fd %d returned %zu, expected %zu", nr + 1, DATA_RD, n, want);
+		nr++;
+		total += n;
+		if (n == 0)
+			break;
+	}
+	note("read %d times, %zu bytes", nr, total);
+	_exit(0);
+}
+
+static int run_pipe(int exit_code, int hold_ms)
+{
+	pid_t r, w;
+
+	pipe_at(DATA_RD, DATA_WR);
+	pipe_at(GO_RD, GO_WR);
+	if (hold_ms > 0) {
+		struct timespec ts = { hold_ms / 1000, (hold_ms % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+
+	r = xfork();
+	if (r == 0)
+		reader_r();
+	w = xfork();
+	if (w == 0)
+		writer_w();
+
+	/* If W failed, reap() exits: that hangs up the go pipe and R fails loudly too. */
+	reap(w, "writer W");
+	write_all_once(GO_WR, "g", 1);
+	xclose(DATA_RD);
+	xclose(DATA_WR);
+	xclose(GO_WR);
+	reap(r, "reader R");
+	note("done, exiting %d", exit_code);
+	return exit_code;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+struct worker {
+	pthread_t thread;
+	int idx;
+	int fd;
+};
+
+static pthread_barrier_t go_barrier;
+
+static void *worker_main(void *arg)
+{
+	static const char buf[THREAD_BUF];
+	const struct worker *w = arg;
+
+	pthread_barrier_wait(&go_barrier);
+	for (int i = 0; i < (w->idx + 1) * 2; i++)
+		write_all_once(w->fd, buf, sizeof(buf));
+	return NULL;
+}
+
+static int run_threads(void)
+{
+	struct worker w[NR_THREADS];
+	char go;
+	int err;
+
+	/* Everything is opened before "ready": after go, only the writes happen. */
+	err = pthread_barrier_init(&go_barrier, NULL, NR_THREADS + 1);
+	if (err)
+		die("pthread_barrier_init: %s", strerror(err));
+	for (int i = 0; i < NR_THREADS; i++) {
+		w[i].idx = i;
+		w[i].fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (w[i].fd < 0)
+			die("open /dev/null: %s", strerror(errno));
+	}
+	for (int i = 0; i < NR_THREADS; i++) {
+		err = pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
+		if (err)
+			die("pthread_create: %s", strerror(err));
+	}
+
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	if (read_once(STDIN_FILENO, &go, 1) != 1)
+		die("stdin closed before the go byte");
+	pthread_barrier_wait(&go_barrier);
+
+	for (int i = 0; i < NR_THREADS; i++) {
+		err = pthread_join(w[i].thread, NULL);
+		if (err)
+			die("pthread_join: %s", strerror(err));
+	}
+	note("threads wrote 2, 4 and 6 buffers of %d bytes", THREAD_BUF);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ipcwork: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr,
+		"\nusage: ipcwork [pipe] [--exit N] [--hold MS] [-v]\n"
+		"                                          writers -> pipe -> reader, exit N (0..255)\n"
+		"       ipcwork threads [-v]              3 threads write to /dev/null after a byte on stdin\n");
+	exit(EXIT_USAGE);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = "pipe";
+	int exit_code = 0, hold_ms = 0;
+	int i = 1;
+
+	if (argc > 1 && argv[1][0] != '-') {
+		cmd = argv[1];
+		i = 2;
+	}
+	if (strcmp(cmd, "pipe") && strcmp(cmd, "threads"))
+		usage("unknown command '%s'", cmd);
+
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "-v")) {
+			verbose = true;
+		} else if (!strcmp(argv[i], "--exit") && !strcmp(cmd, "pipe")) {
+			char *end;
+			long n;
+
+			if (++i == argc)
+				usage("%s needs a value", "--exit");
+			errno = 0;
+			n = strtol(argv[i], &end, 10);
+			if (errno || end == argv[i] || *end || n < 0 || n > 255)
+				usage("bad exit status '%s'", argv[i]);
+			exit_code = (int)n;
+		} else if (!strcmp(argv[i], "--hold") && !strcmp(cmd, "pipe")) {
+			char *end;
+			long n;
+
+			if (++i == argc)
+				usage("%s needs a value", "--hold");
+			errno = 0;
+			n = strtol(argv[i], &end, 10);
+			if (errno || end == argv[i] || *end || n < 0 || n > 60000)
+				usage("bad hold time '%s' (ms, 0..60000)", argv[i]);
+			hold_ms = (int)n;
+		} else {
+			usage("unknown option '%s'", argv[i]);
+		}
+	}
+
+	return !strcmp(cmd, "pipe") ? run_pipe(exit_code, hold_ms) : run_threads();
+}

@@ -1,0 +1,65 @@
+# Helpers for the tests/*.sh scripts: source it, do not run it. POSIX sh.
+#
+# make check exports top_builddir and top_srcdir; run by hand from an in-tree
+# build they default to the directory above this script's caller.
+
+: "${top_srcdir:=$(dirname "$0")/..}"
+: "${top_builddir:=$top_srcdir}"
+
+# shellcheck disable=SC2034 # used by the scripts that source this
+IPCPERF=$top_builddir/cli/ipcperf
+# shellcheck disable=SC2034
+IPCWORK=$top_builddir/tests/ipcwork
+
+# fail MESSAGE...: the test failed.
+fail() {
+	printf 'FAIL: %s: %s\n' "${0##*/}" "$*" >&2
+	exit 1
+}
+
+# skip MESSAGE...: the test cannot run here (automake's SKIP).
+skip() {
+	printf 'SKIP: %s: %s\n' "${0##*/}" "$*" >&2
+	exit 77
+}
+
+# skip_unless_root WHAT: skip what follows unless root; under CI=true a skip
+# would hide a check that never ran, so it is a failure there.
+skip_unless_root() {
+	[ "$(id -u)" -eq 0 ] && return 0
+	[ "${CI:-}" = true ] && fail "CI=true but not root: cannot check $*"
+	skip "needs root: $*"
+}
+
+# need_exe PATH: PATH must be a built executable.
+need_exe() {
+	[ -x "$1" ] || fail "$1 is not built (run make first)"
+}
+
+# make_tmpdir: a scratch directory in $T, removed on exit.
+make_tmpdir() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/ipcperf-test.XXXXXX") || fail "mktemp failed"
+	trap 'rm -rf "$T"' EXIT
+}
+
+# run CMD ARGS...: run CMD with its stdout in $T/out and stderr in $T/err,
+# its exit status in $status. Needs make_tmpdir.
+run() {
+	status=0
+	"$@" >"$T/out" 2>"$T/err" || status=$?
+}
+
+# show: what the last run printed, for a failure message.
+show() {
+	printf '%s\n' '--- stdout:' >&2
+	head -n 40 "$T/out" >&2
+	printf '%s\n' '--- stderr:' >&2
+	head -n 40 "$T/err" >&2
+}
+
+# expect_status N WHAT: the last run exited N.
+expect_status() {
+	[ "$status" -eq "$1" ] && return 0
+	show
+	fail "$2: exit status $status, expected $1"
+}

@@ -1,0 +1,20 @@
+/* One Suite per module; the runners (check-unit.c, check-live.c) add them. */
+#ifndef IPCPERF_TESTS_SUITES_H
+#define IPCPERF_TESTS_SUITES_H
+#include <check.h>
+
+/* Pure modules: no root, no kernel (check-unit). */
+Suite *decode_suite(void);
+Suite *merge_suite(void);
+Suite *pair_suite(void);
+Suite *opts_suite(void);
+Suite *hist_suite(void);
+Suite *fdid_suite(void);
+Suite *stats_suite(void);
+Suite *flows_suite(void);
+
+/* Real tracepoints, rings and processes: root (check-live). */
+Suite *engine_suite(void);
+Suite *stat_suite(void);
+Suite *flowlive_suite(void);
+#endif

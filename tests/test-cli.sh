@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The ipcperf command line: version, help, usage errors, and (as root) `trace`
+# of the bundled workload, whose output must show exactly its known I/O.
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+need_exe "$IPCPERF"
+make_tmpdir
+
+# --version: "ipcperf X.Y.Z", the version configure was given.
+version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
+[ -n "$version" ] || fail "no PACKAGE_VERSION in $top_builddir/config.h"
+run "$IPCPERF" --version
+expect_status 0 "ipcperf --version"
+[ "$(cat "$T/out")" = "ipcperf $version" ] || { show; fail "ipcperf --version: expected 'ipcperf $version'"; }
+
+# --help: exit 0, and it names the trace subcommand.
+run "$IPCPERF" --help
+expect_status 0 "ipcperf --help"
+grep -qw trace "$T/out" || { show; fail "ipcperf --help does not mention 'trace'"; }
+
+# An unknown subcommand: exit 2, one line on stderr, nothing on stdout.
+run "$IPCPERF" no-such-command
+expect_status 2 "ipcperf no-such-command"
+[ "$(grep -c '' "$T/err")" -eq 1 ] || { show; fail "ipcperf no-such-command: expected a one-line error on stderr"; }
+[ ! -s "$T/out" ] || { show; fail "ipcperf no-such-command: printed on stdout"; }
+
+# ------------------------------------------------------------ as root
+skip_unless_root "ipcperf trace"
+need_exe "$IPCWORK"
+
+# The workload's exit status comes back as ipcperf's.
+run "$IPCPERF" trace -- "$IPCWORK" pipe --exit 5
+expect_status 5 "ipcperf trace -- ipcwork pipe --exit 5"
+
+# PID/TID NAME(FD, COUNT) = RET <SECONDS>
+num='[0-9]+'
+secs='<[0-9]+\.[0-9]{6}>'
+grep -E "^$num/$num write\(11, $num\) = $num $secs\$" "$T/out" >"$T/writes"
+grep -E "read\(10, 1000\) = " "$T/out" >"$T/reads"
+
+# 18 writes into the pipe: W 10 (5500 bytes), its thread T 5 (1500), its child G 3 (2100).
+n=$(wc -l <"$T/writes")
+[ "$n" -eq 18 ] || { show; fail "trace: $n lines of write(11, ...), expected 18"; }
+sum=$(awk '{ s += $5 } END { print s + 0 }' "$T/writes")
+[ "$sum" -eq 9100 ] || { show; fail "trace: writes on fd 11 return $sum bytes in all, expected 9100"; }
+per_thread=$(awk '{ n[$1]++; b[$1] += $5 } END { for (t in n) print n[t] ":" b[t] }' "$T/writes" |
+	sort -n | tr '\n' ' ')
+[ "$per_thread" = "3:2100 5:1500 10:5500 " ] ||
+	{ show; fail "trace: writes per thread (ops:bytes) are '$per_thread', expected '3:2100 5:1500 10:5500'"; }
+
+# 11 reads by R: 9 x 1000, 100, and 0 at EOF.
+n=$(wc -l <"$T/reads")
+[ "$n" -eq 11 ] || { show; fail "trace: $n lines of read(10, 1000), expected 11"; }
+sum=$(awk '{ s += $5 } END { print s + 0 }' "$T/reads")
+[ "$sum" -eq 9100 ] || { show; fail "trace: reads on fd 10 return $sum bytes in all, expected 9100"; }
+
+exit 0
