@@ -75,7 +75,7 @@ int cli_exit_like(int status);
 	"  -t, --tid TID[,TID...]  trace these threads\n" \
 	"  -a, --all-cpus          trace the whole system\n" \
 	"  -d, --duration SECS     stop after SECS seconds\n" \
-	"  -m, --mmap-pages PAGES  pages per CPU ring, a power of two (default 256)\n" \
+	"  -m, --mmap-pages PAGES  pages per CPU ring, a power of two (default 512)\n" \
 	"  -o, --output FILE       write to FILE instead of standard output\n" \
 	"  -- CMD [ARGS]           run CMD and trace it and its children\n"
 #define CLI_TARGET_LONGOPTS \

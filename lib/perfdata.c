@@ -682,15 +682,21 @@ int ipp_pd_writer__write(struct ipp_pd_writer *w, const void *rec, size_t size)
 	struct perf_event_header h;
 	int err;
 
-	if (!w)
+	if (!w || (!rec && size))
 		return -EINVAL;
+	if (rec) {
+		if (size < sizeof(h) || size > UINT16_MAX)
+			return -EINVAL;
+		memcpy(&h, rec, sizeof(h));
+		/* Kernel records only: perf's own types mean something to perf (>= 83: abort). */
+		if (h.size != size || h.type == 0 || h.type >= IPP_PD_RECORD_USER_TYPE_START)
+			return -EINVAL;
+	}
 	if (w->err)
 		return w->err;
 	if (!w->begun && (err = begin(w)))
 		return err;
 	if (!rec) {
-		if (size)
-			return -EINVAL;
 		if (!w->round_dirty)
 			return 0;
 		h = (struct perf_event_header){ .type = IPP_PD_RECORD_FINISHED_ROUND, .size = 8 };
@@ -698,12 +704,6 @@ int ipp_pd_writer__write(struct ipp_pd_writer *w, const void *rec, size_t size)
 		w->records++;
 		return wput(w, &h, sizeof(h));
 	}
-	if (size < sizeof(h) || size > UINT16_MAX)
-		return -EINVAL;
-	memcpy(&h, rec, sizeof(h));
-	/* Kernel records only: perf's own types mean something to perf (>= 83 makes it abort). */
-	if (h.size != size || h.type == 0 || h.type >= IPP_PD_RECORD_USER_TYPE_START)
-		return -EINVAL;
 	w->round_dirty = true;
 	w->records++;
 	return wput(w, rec, size);
@@ -743,6 +743,17 @@ int ipp_pd_writer__close(struct ipp_pd_writer *w)
 		err = wflush(w);
 	if (err)
 		goto out;
+	/* Data size 0 means "the writer was killed": an empty capture holds one empty round. */
+	if (w->pos == w->data_offset) {
+		struct perf_event_header h = { .type = IPP_PD_RECORD_FINISHED_ROUND, .size = 8 };
+
+		w->records++;
+		err = wput(w, &h, sizeof(h));
+		if (!err)
+			err = wflush(w);
+		if (err)
+			goto out;
+	}
 	data_size = w->pos - w->data_offset;
 	table_off = w->pos;
 	if (w->has_blob)

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "fdid.h"
 #include "hist.h"
 #include "internal.h"
@@ -45,7 +46,7 @@ struct ident {
 	int cloexec;		/* the fd closes at exec: 1, 0, or -1 unknown */
 	size_t auth;		/* ID_PROC: the incarnation /proc described (index) */
 	char object[128];
-	char detail[112];
+	char detail[136];	/* "addr:port -> addr:port": two 64-byte addresses */
 };
 
 struct side {
@@ -312,6 +313,17 @@ static struct ipp_sockdb *fresh_sockdb(struct ipcperf_stats *st)
 	return st->sockdb;
 }
 
+/* Only sockets need the netlink socket table: don't dump it for pipes and files. */
+static bool is_socket(pid_t pid, int fd)
+{
+	char path[64], link[16];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	return n >= 7 && strncmp(link, "socket:", 7) == 0;
+}
+
 /*
  * A pipe's capacity from F_GETPIPE_SZ on a duplicate of the target's fd
  * (pidfd_getfd); without one, the kernel's default of 16 pages, said so.
@@ -337,7 +349,8 @@ static void resolve(struct ipcperf_stats *st, struct inc *in)
 		return;
 	}
 	when = ipp_now_ns();
-	if (ipp_fdid_resolve(in->pid, in->fd, fresh_sockdb(st), &f) == 0) {
+	if (ipp_fdid_resolve(in->pid, in->fd, is_socket(in->pid, in->fd) ? fresh_sockdb(st) : NULL,
+			     &f) == 0) {
 		ident_from_fdid(&in->id, &f, when);
 		in->id.auth = (size_t)(in - st->incs);
 		if (f.kind == IPP_FD_PIPE)
@@ -538,14 +551,22 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 		sd->bytes += (uint64_t)ev->ret;
 }
 
-void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *ev)
+void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *evp)
 {
+	struct ipcperf_syscall named;
+	const struct ipcperf_syscall *ev = evp;
 	struct proc *p = get_proc(st, ev->pid, true);
 	struct scstat *sc;
 	struct inc *in;
 
 	if (!p)
 		return;
+	if (!ev->name) {
+		/* Fed by hand without a name: the table's, so comparisons below hold. */
+		named = *evp;
+		named.name = ipp_syscall_name_any(evp->nr);
+		ev = &named;
+	}
 	st->now_ns = ev->end_ns;
 	p->seen = true;
 	p->syscalls++;
@@ -696,31 +717,39 @@ static int collect_fd(void *ctx, int fd, const struct ipp_fdid *id)
 }
 
 /*
- * exec closed the close-on-exec fds and kept the others. If the process is
- * still there, /proc says which survived (and what they are, for those we
- * did not know); if it is gone, fds known not to be close-on-exec survive.
+ * exec closed the close-on-exec fds and kept the others. Which ones were
+ * close-on-exec we track (fdinfo flags, O_CLOEXEC of the creating call,
+ * dup2 clears it, F_SETFD); an fd we cannot tell about is ended, never
+ * guessed. /proc, read now, can name survivors we did not know: read later
+ * than the exec, its answer is held to the usual check (their incarnation
+ * must not have ended before we looked). It cannot tell who survived: by now
+ * a closed fd's number may be in use again.
  */
 static void exec_fds(struct ipcperf_stats *st, struct proc *p, uint64_t when)
 {
 	struct fdlist l = { .when = ipp_now_ns() };
-	bool scanned = !st->no_proc &&
-		       ipp_fdid_scan(p->pid, fresh_sockdb(st), collect_fd, &l) >= 0;
+	bool scanned = false;
 
 	for (size_t i = p->nr_fds; i-- > 0;) {
 		struct inc *in = &st->incs[p->fds[i].inc];
-		const struct ipp_fdid *now = NULL;
 
-		for (size_t k = 0; scanned && k < l.n; k++)
-			if (l.v[k].fd == in->fd)
-				now = &l.v[k].id;
-		if (scanned ? !now : in->id.cloexec != 0) {
+		if (in->id.cloexec != 0) {
 			end_inc(st, p, in->fd, when);
 			continue;
 		}
-		if (now && (in->id.state == ID_NONE || in->id.state == ID_UNKNOWN)) {
-			ident_from_fdid(&in->id, now, l.when);
-			in->id.auth = p->fds[i].inc;
+		if (in->id.state != ID_NONE && in->id.state != ID_UNKNOWN)
+			continue;
+		if (!scanned && !st->no_proc) {
+			scanned = true;
+			if (ipp_fdid_scan(p->pid, fresh_sockdb(st), collect_fd, &l) < 0)
+				l.n = 0;
 		}
+		for (size_t k = 0; k < l.n; k++)
+			if (l.v[k].fd == in->fd) {
+				ident_from_fdid(&in->id, &l.v[k].id, l.when);
+				in->id.auth = p->fds[i].inc;
+				in->id.cloexec = 0;
+			}
 	}
 	free(l.v);
 }
@@ -742,12 +771,18 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 		struct proc *c;
 
 		see_thread(st, p, ev->tid);
-		if (ev->child_tid == ev->pid || get_proc(st, ev->child_tid, false))
+		if (ev->child_tid == ev->pid)
 			break;
 		c = get_proc(st, ev->child_tid, true);
-		p = get_proc(st, ev->pid, false);	/* the array may have moved */
-		if (!c || !p)
+		if (!c)
 			break;
+		/*
+		 * A pid we knew (an exited process, or a thread's copy) is reused:
+		 * the new process has its parent's fds, not the old holder's.
+		 */
+		while (c->nr_fds)
+			end_inc(st, c, c->fds[0].fd, ev->time_ns);
+		c->exited = false;
 		if (ev->comm)
 			snprintf(c->comm, sizeof(c->comm), "%s", ev->comm);
 		for (size_t i = 0; i < p->nr_fds; i++) {
@@ -763,6 +798,7 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 		const char *base = ev->filename ? strrchr(ev->filename, '/') : NULL;
 
 		exec_fds(st, p, ev->time_ns);
+		p->seen = true;
 		if (ev->filename)
 			snprintf(p->comm, sizeof(p->comm), "%s", base ? base + 1 : ev->filename);
 		break;
@@ -803,6 +839,9 @@ int ipcperf_stats__set_fd_identity(struct ipcperf_stats *st, pid_t pid, int fd,
 		sscanf(id->object, "socket:[%llu]", (unsigned long long *)&in->id.ino);
 	if (IPP_OPTS_HAS(id, peer_ino))
 		in->id.peer_ino = id->peer_ino;
+	if (in->id.kind == IPCPERF_FD_UNIX && in->id.peer_ino)
+		snprintf(in->id.detail, sizeof(in->id.detail), "peer socket:[%llu]",
+			 (unsigned long long)in->id.peer_ino);
 	if (IPP_OPTS_HAS(id, sock_type))
 		in->id.sock_type = id->sock_type;
 	if (IPP_OPTS_HAS(id, capacity) && id->capacity > 0)
@@ -939,7 +978,7 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 				if (fgets(comm, sizeof(comm), f))
 					comm[strcspn(comm, "\n")] = '\0';
 				fclose(f);
-				snprintf(p->comm, sizeof(p->comm), "%s", comm);
+				snprintf(p->comm, sizeof(p->comm), "%.15s", comm);
 			}
 		}
 		ipp_fdid_scan(pids[i], fresh_sockdb(st), scan_one, &sc);

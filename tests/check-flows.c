@@ -24,7 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
@@ -1216,6 +1219,158 @@ START_TEST(test_mmsg_ignored)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ with /proc */
+
+/*
+ * The two tests below are the only ones that let the stats read /proc (of
+ * this very process: no root, no tracing). They replay what a real capture
+ * delivers: events are consumed some time after they happened, so the stats
+ * look an fd up in /proc later than the call that used it, when the fd number
+ * may name a newer object already. Such a late answer must not make the
+ * earlier calls part of the newer object's flow.
+ */
+static struct ipcperf_stats *proc_st;
+static struct ipcperf_flows *proc_fl;
+
+static void proc_setup(void)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = false);
+
+	proc_st = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(proc_st);
+	proc_fl = ipcperf_flows__new(proc_st);
+	ck_assert_ptr_nonnull(proc_fl);
+	/* the helpers feed st/fl */
+	st = proc_st;
+	fl = proc_fl;
+	nr_matches = 0;
+}
+
+static void proc_teardown(void)
+{
+	ipcperf_flows__delete(proc_fl);
+	ipcperf_stats__delete(proc_st);
+	proc_fl = NULL;
+	proc_st = NULL;
+	st = NULL;
+	fl = NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ino_of(int fd)
+{
+	struct stat sb;
+
+	ck_assert_int_eq(fstat(fd, &sb), 0);
+	return (uint64_t)sb.st_ino;
+}
+
+static void feed_openat(pid_t pid, int64_t ret, uint64_t at)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = at, .end_ns = at + 100, .pid = pid, .tid = pid, .nr = SYS_openat,
+		.name = "openat", .cls = IPCPERF_SC_FD_NEW, .fd = -1, .ret = ret, .nr_args = 4,
+	};
+
+	ev.args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	ev.args[2] = O_RDONLY | O_CLOEXEC;
+	feed(&ev);
+}
+
+/*
+ * What the dynamic loader does in every traced program, replayed late:
+ *   t0  openat("libc.so.6") = 3; read(3, 832) = 832; close(3)
+ *   t1  pipe2() = [3, 4]; write(4, 100); read(3, 100)
+ * The stats look fd 3 up when the openat is consumed, after t1: /proc then
+ * says pipe:[N]. The 832 bytes of libc are not part of that pipe's flow:
+ * the flow has 100 bytes, none unmatched.
+ */
+START_TEST(test_late_lookup_of_reused_fd)
+{
+	pid_t me = getpid();
+	uint64_t t0 = mono_ns(), ino;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	ino = ino_of(p[0]);
+	/* the calls happened before now; their events arrive only now */
+	feed_openat(me, p[0], t0 - 9000000);
+	rd(me, p[0], 832, t0 - 8000000, t0 - 7999000);
+	do_close(me, p[0], t0 - 7000000);
+	wr(me, p[1], 100, t0 - 6000000, t0 - 5999000);
+	rd(me, p[0], 100, t0 - 5000000, t0 - 4999000);
+
+	ck_assert_uint_eq(snapshot(), 1);
+	ck_assert_uint_eq(flows[0].f.ino, ino);
+	ck_assert_msg(flows[0].f.bytes_read == 100 && flows[0].f.unmatched_bytes == 0,
+		      "pipe:[%llu]: %llu bytes read (%llu unmatched), want 100 (0): the read of "
+		      "libc on fd %d before the pipe existed was counted as the pipe's",
+		      (unsigned long long)ino, (unsigned long long)flows[0].f.bytes_read,
+		      (unsigned long long)flows[0].f.unmatched_bytes, p[0]);
+	ck_assert_uint_eq(flows[0].f.reads, 1);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+/*
+ * A pipe known on fds A, B before an exec (the way an attach scan learns the
+ * fds of a command waiting to be released), closed before or at the exec
+ * without a traced close; the new program makes a pipe that gets the same
+ * numbers. The exec is consumed after that: /proc shows fds A and B open,
+ * but on another pipe. The new program's I/O must not be put into the old
+ * pipe's flow.
+ */
+START_TEST(test_exec_then_fd_reuse)
+{
+	pid_t me = getpid();
+	uint64_t t0 = mono_ns(), old_ino, new_ino;
+	struct ipcperf_task ex = {
+		.kind = IPCPERF_TASK_EXEC, .time_ns = t0 - 6000000, .pid = me, .tid = me,
+		.comm = "new", .filename = "/usr/bin/new",
+	};
+	int p[2], q[2];
+
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	old_ino = ino_of(p[0]);
+	/* learnt now, as an attach scan would: a failed call makes the stats look */
+	rd(me, p[0], -EAGAIN, t0 - 9000000, t0 - 8999000);
+	wr(me, p[1], -EAGAIN, t0 - 8000000, t0 - 7999000);
+	close(p[0]);
+	close(p[1]);
+	ck_assert_int_eq(pipe(q), 0);
+	/* the same numbers again (the lowest free ones, normally; made sure of) */
+	for (int i = 0; i < 2; i++) {
+		if (q[i] == p[i])
+			continue;
+		ck_assert_int_eq(dup2(q[i], p[i]), p[i]);
+		close(q[i]);
+		q[i] = p[i];
+	}
+	new_ino = ino_of(q[0]);
+	ck_assert_uint_ne(old_ino, new_ino);
+	ipcperf_stats__add_task(st, &ex);
+	wr(me, q[1], 100, t0 - 5000000, t0 - 4999000);
+	rd(me, q[0], 100, t0 - 4000000, t0 - 3999000);
+
+	snapshot();
+	for (size_t i = 0; i < nr_flows; i++)
+		ck_assert_msg(flows[i].f.ino != old_ino || flows[i].f.bytes_read == 0,
+			      "the new program's 100 bytes went into pipe:[%llu], closed at the "
+			      "exec, instead of pipe:[%llu] which now has fds %d and %d",
+			      (unsigned long long)old_ino, (unsigned long long)new_ino, q[0], q[1]);
+	close(q[0]);
+	close(q[1]);
+}
+END_TEST
+
 Suite *flows_suite(void)
 {
 	Suite *s = suite_create("flows");
@@ -1276,6 +1431,12 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_for_each_order_and_stop);
 	tcase_add_test(tc, test_on_match_every_match);
 	tcase_add_test(tc, test_null_args);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("proc");
+	tcase_add_checked_fixture(tc, proc_setup, proc_teardown);
+	tcase_add_test(tc, test_late_lookup_of_reused_fd);
+	tcase_add_test(tc, test_exec_then_fd_reuse);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -305,8 +305,6 @@ static int collect_fd(void *ctx, const struct ipcperf_fd_row *row)
 	rec->r = *row;
 	snprintf(rec->object, sizeof(rec->object), "%s", row->object);
 	snprintf(rec->detail, sizeof(rec->detail), "%s", row->detail);
-	rec->r.object = rec->object;
-	rec->r.detail = rec->detail;
 	return 0;
 }
 
@@ -1077,6 +1075,7 @@ START_TEST(test_fork_reused_pid_of_exited_process)
 	do_write(200, 3, 2, 2, 100);
 
 	rs = fds_of(st);
+	/* the second child's 2 bytes must not land in the first child's pipe */
 	ck_assert_uint_eq(row_of(rs, 200, 3, "pipe:[77]")->write.bytes, 1);
 	ck_assert_uint_eq(row_of(rs, 200, 3, "pipe:[88]")->write.bytes, 2);
 	ck_assert_uint_eq(rs->n, 2);

@@ -205,7 +205,7 @@ struct ipcperf_session_opts {
 	 * exec until ipcperf_session__start(). NULL-terminated; excludes pids/tids.
 	 */
 	char *const *argv;
-	/** Pages of each per-CPU ring: a power of two; 0 = 256. */
+	/** Pages of each per-CPU ring: a power of two; 0 = 512 (2 MiB with 4 KiB pages). */
 	unsigned int ring_pages;
 	/** Which events to open (enum ipcperf_event_set); 0 = IPCPERF_EV_DEFAULT. */
 	unsigned int events;
