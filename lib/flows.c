@@ -74,6 +74,8 @@ struct ipcperf_flows {
 	struct ipcperf_stats *st;
 	struct pending *pend;	/* ring of calls whose fd is not settled yet */
 	size_t pend_head, pend_len, pend_cap;
+	struct take { struct seg w; uint64_t bytes; } *takes;	/* one read's matches */
+	size_t cap_takes;
 	struct flow **flows;	/* sorted by ino */
 	size_t nr, cap;
 	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
@@ -121,6 +123,7 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 	}
 	free(fl->flows);
 	free(fl->pend);
+	free(fl->takes);
 	free(fl);
 }
 
@@ -324,22 +327,23 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 	}
 	/* Take the bytes first, report the matches after: "queued" is what the read left. */
 	{
-		struct seg taken[16];
-		uint64_t took[16];
-		size_t n = 0, total = 0;
+		size_t n = 0;
+		uint64_t total = 0;
 
 		while (r.left && (w = fifo_front(&f->segs))) {
 			uint64_t take = w->left < r.left ? w->left : r.left;
 
-			if (n == IPP_ARRAY_SIZE(taken)) {
-				/* A read that drains very many writes: report in batches. */
-				set_queued(f, f->queued - total, r.end);
-				for (size_t i = 0; i < n; i++)
-					match(fl, f, &taken[i], &r, took[i]);
-				n = total = 0;
+			if (n == fl->cap_takes) {
+				size_t cap = fl->cap_takes ? fl->cap_takes * 2 : 32;
+				struct take *v = realloc(fl->takes, cap * sizeof(*v));
+
+				if (!v)
+					break;	/* out of memory: the rest stays queued */
+				fl->takes = v;
+				fl->cap_takes = cap;
 			}
-			taken[n] = *w;
-			took[n++] = take;
+			fl->takes[n].w = *w;
+			fl->takes[n++].bytes = take;
 			total += take;
 			w->left -= take;
 			r.left -= take;
@@ -348,7 +352,7 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 		}
 		set_queued(f, f->queued - total, r.end);
 		for (size_t i = 0; i < n; i++)
-			match(fl, f, &taken[i], &r, took[i]);
+			match(fl, f, &fl->takes[i].w, &r, fl->takes[i].bytes);
 	}
 	if (r.left)
 		fifo_push(&f->debts, &r);

@@ -444,6 +444,26 @@ static void dup_inc(struct ipcperf_stats *st, struct proc *p, int fd, const stru
 		in->id.cloexec = cloexec;
 }
 
+/* Look the open incarnation of @fd up again in /proc (what it is connected to changed). */
+static void relook(struct ipcperf_stats *st, struct proc *p, int fd)
+{
+	struct fdslot *s = find_slot(p, fd);
+	struct inc *in;
+	int cloexec;
+
+	if (!s || st->no_proc)
+		return;
+	in = &st->incs[s->inc];
+	if (in->id.state == ID_FINAL)
+		return;
+	cloexec = in->id.cloexec;
+	in->id.state = ID_NONE;
+	st->sockdb_ns = 0;	/* the connection is newer than any table we hold */
+	resolve(st, in);
+	if (in->id.state != ID_UNKNOWN)
+		in->id.cloexec = cloexec;
+}
+
 /* Set the close-on-exec state of the open incarnation of @fd. */
 static void set_cloexec(struct ipcperf_stats *st, struct proc *p, int fd, int cloexec)
 {
@@ -647,6 +667,10 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 		if (ev->ret >= 0 && ev->fd >= 0 && ev->nr_args > 2 && !strcmp(ev->name, "fcntl") &&
 		    ev->args[1] == F_SETFD)
 			set_cloexec(st, p, ev->fd, !!(ev->args[2] & FD_CLOEXEC));
+		/* A socket looked up before it connected has no peer yet: look again. */
+		if ((ev->ret == 0 || ev->ret == -EINPROGRESS) && ev->fd >= 0 &&
+		    !strcmp(ev->name, "connect"))
+			relook(st, p, ev->fd);
 		break;
 	case IPCPERF_SC_FD_CLOSE:
 		/* On Linux the fd is gone even when close fails, except with EBADF. */

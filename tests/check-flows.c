@@ -4,7 +4,9 @@
  *
  * A stats object made with no_proc learns what each fd is only from
  * ipcperf_stats__set_fd_identity() (and from the fd events it is fed: fork,
- * dup2, close); the flows object asks it. Every hand-built syscall goes to
+ * dup2, close); the flows object asks it. Only the "proc" test case lets the
+ * stats read /proc, of this test's own process (no root needed), to replay
+ * what late lookups do to fds whose numbers were reused. Every hand-built syscall goes to
  * the stats first and then to the flows, the order the engine uses. Events
  * are fed in the order the calls finish (end_ns), as the engine delivers them.
  *
@@ -417,6 +419,32 @@ START_TEST(test_match_queued_is_after_the_read)
 		ck_assert_msg(matches[i].m.queued == 40,
 			      "match %zu of the read of 60: queued %llu, want 40 (left after the read)",
 			      i, (unsigned long long)matches[i].m.queued);
+}
+END_TEST
+
+/*
+ * The same when one read drains many writes (a producer of small records, a
+ * consumer with a big buffer): 41 writes of 100, one read of 4000 takes the
+ * first 40; each of its 40 matches says 100 are left after the read.
+ */
+START_TEST(test_match_queued_read_drains_many)
+{
+	uint64_t t = 1000;
+
+	name_pipe(10, 4, 78, 65536);
+	name_pipe(20, 3, 78, 65536);
+	for (int i = 0; i < 41; i++, t += 100)
+		wr(10, 4, 100, t, t + 10);
+	rd(20, 3, 4000, t, t + 50);
+	ck_assert_uint_eq(nr_matches, 40);
+	for (size_t i = 0; i < nr_matches; i++) {
+		ck_assert_uint_eq(matches[i].m.bytes, 100);
+		ck_assert_uint_eq(matches[i].m.write_end_ns, 1010 + 100 * i);
+		ck_assert_msg(matches[i].m.queued == 100,
+			      "match %zu of 40 of one read: queued %llu, want 100 (left after the "
+			      "read)", i, (unsigned long long)matches[i].m.queued);
+	}
+	ck_assert_uint_eq(only_flow()->f.max_queued, 4100);
 }
 END_TEST
 
@@ -1244,6 +1272,7 @@ static void proc_setup(void)
 	st = proc_st;
 	fl = proc_fl;
 	nr_matches = 0;
+	ck_assert_int_eq(ipcperf_flows__on_match(fl, on_match, matches), 0);
 }
 
 static void proc_teardown(void)
@@ -1315,6 +1344,8 @@ START_TEST(test_late_lookup_of_reused_fd)
 		      (unsigned long long)ino, (unsigned long long)flows[0].f.bytes_read,
 		      (unsigned long long)flows[0].f.unmatched_bytes, p[0]);
 	ck_assert_uint_eq(flows[0].f.reads, 1);
+	ck_assert_uint_eq(nr_matches, 1);
+	assert_match(0, me, t0 - 6000000, t0 - 5999000, me, t0 - 5000000, t0 - 4999000, 100, 0);
 	close(p[0]);
 	close(p[1]);
 }
@@ -1366,6 +1397,10 @@ START_TEST(test_exec_then_fd_reuse)
 			      "the new program's 100 bytes went into pipe:[%llu], closed at the "
 			      "exec, instead of pipe:[%llu] which now has fds %d and %d",
 			      (unsigned long long)old_ino, (unsigned long long)new_ino, q[0], q[1]);
+	/* /proc, read after these calls, still names the fds they used: pipe:[new] */
+	ck_assert_uint_eq(flow_of(new_ino)->f.bytes_read, 100);
+	ck_assert_uint_eq(flow_of(new_ino)->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(nr_matches, 1);
 	close(q[0]);
 	close(q[1]);
 }
@@ -1381,6 +1416,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_partial_reads);
 	tcase_add_test(tc, test_read_drains_several_writes);
 	tcase_add_test(tc, test_match_queued_is_after_the_read);
+	tcase_add_test(tc, test_match_queued_read_drains_many);
 	tcase_add_test(tc, test_write_drained_by_several_reads);
 	tcase_add_test(tc, test_two_writers_one_pipe);
 	tcase_add_test(tc, test_two_readers_one_pipe);

@@ -69,6 +69,16 @@
  *		  flow socket:[C's] C -> P: 10000 bytes, kind tcp
  *		  flow socket:[P's accepted] P -> C: 10 bytes, kind tcp
  *
+ * pipes		Six pipes, made first thing in main, so on the lowest free fds
+ *		(3..14 when only 0, 1, 2 are open): the fd numbers a program usually gets, and that the
+ *		dynamic loader and the tracer's own start-up used just before.
+ *		With -v, each pipe k (0..5) is named: "flowwork: pipe k=K ino=N".
+ *		C (role producer) writes (k + 1) x 1000 bytes into pipe k with
+ *		one write; P (role consumer) reads each pipe in turn, 0 to 5,
+ *		until it has its bytes, with 4096-byte reads (one read for
+ *		pipes 0..3, two for 4 and 5).
+ *		  flow pipe:[ino of k] C -> P: (k + 1) x 1000 bytes, k = 0..5
+ *
  * producer N	One process (role producer): writes N bytes of 'x' to stdout
  *		in writes of at most 1024 bytes, then exits.
  * consumer	One process (role consumer): reads stdin with 4096-byte reads
@@ -102,6 +112,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -293,6 +304,49 @@ static int starved(void)
 	read_exact(p[0], 6400, 4096);
 	sleep_ms(SETTLE_MS);
 	xclose(p[0]);
+	wait_child(c);
+	return 0;
+}
+
+static int pipes(void)
+{
+	static char buf[6000];
+	int p[6][2];
+	pid_t c;
+
+	for (int k = 0; k < 6; k++) {
+		struct stat sb;
+
+		if (pipe(p[k]) < 0 || fstat(p[k][0], &sb) < 0)
+			die("pipe: %s", strerror(errno));
+		if (verbose)
+			fprintf(stderr, "flowwork: pipe k=%d ino=%llu\n", k,
+				(unsigned long long)sb.st_ino);
+	}
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		for (int k = 0; k < 6; k++)
+			xclose(p[k][0]);
+		memset(buf, 'm', sizeof(buf));
+		sleep_ms(SETTLE_MS);
+		for (int k = 0; k < 6; k++)
+			if (write_all(p[k][1], buf, (size_t)(k + 1) * 1000) != 1)
+				die("a write into an empty pipe was split");
+		sleep_ms(SETTLE_MS);
+		for (int k = 0; k < 6; k++)
+			xclose(p[k][1]);
+		_exit(0);
+	}
+	role("consumer");
+	for (int k = 0; k < 6; k++)
+		xclose(p[k][1]);
+	sleep_ms(SETTLE_MS);
+	for (int k = 0; k < 6; k++)
+		read_exact(p[k][0], (size_t)(k + 1) * 1000, 4096);
+	sleep_ms(SETTLE_MS);
+	for (int k = 0; k < 6; k++)
+		xclose(p[k][0]);
 	wait_child(c);
 	return 0;
 }
@@ -493,7 +547,7 @@ static int preconnected(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: flowwork backpressure|starved|unix-rr|tcp|preconnected [-v]\n"
+	fprintf(stderr, "usage: flowwork backpressure|starved|unix-rr|tcp|pipes|preconnected [-v]\n"
 			"       flowwork producer BYTES [-v]\n"
 			"       flowwork consumer [-v]\n");
 	return 2;
@@ -524,6 +578,8 @@ int main(int argc, char **argv)
 		return unix_rr();
 	if (!strcmp(scenario, "tcp"))
 		return tcp();
+	if (!strcmp(scenario, "pipes"))
+		return pipes();
 	if (!strcmp(scenario, "producer"))
 		return producer(arg);
 	if (!strcmp(scenario, "consumer"))
