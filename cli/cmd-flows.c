@@ -311,10 +311,15 @@ int cmd_flows(int argc, char **argv)
 	if (c.tr && flowout_trace_finish(c.tr) < 0)
 		out_bad = true;
 
-	if (st.lost)
+	if (st.lost) {
+		char now[48] = "the default";
+
+		if (c.t.ring_pages)
+			snprintf(now, sizeof(now), "%u page%s per CPU", c.t.ring_pages,
+				 c.t.ring_pages == 1 ? "" : "s");
 		cli_err("warning: %" PRIu64 " events lost: flows are incomplete and their counts "
-			"lower bounds; raise the ring size with -m (now %u pages per CPU)", st.lost,
-			c.t.ring_pages ? c.t.ring_pages : 256);
+			"lower bounds; raise the ring size with -m (now %s)", st.lost, now);
+	}
 	if (c.verbose)
 		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %" PRIu64
 			" unpaired, %u tracepoints missing in this kernel\n", cli_prog, st.records,

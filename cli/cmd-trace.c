@@ -36,7 +36,10 @@ static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 	} else {
 		fprintf(out, ") = %" PRId64, ev->ret);
 	}
-	fprintf(out, " <%" PRIu64 ".%06" PRIu64 ">\n", ns / 1000000000, ns / 1000 % 1000000);
+	if (ev->started_before_capture)
+		fputs(" <entered before the capture>\n", out);	/* its duration is unknown */
+	else
+		fprintf(out, " <%" PRIu64 ".%06" PRIu64 ">\n", ns / 1000000000, ns / 1000 % 1000000);
 }
 
 static void usage(FILE *f)

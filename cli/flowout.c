@@ -468,7 +468,6 @@ struct fdc {
 struct thr {
 	pid_t tid;		/* 0: free slot */
 	pid_t pid;
-	bool has_slices;
 	char comm[16];
 };
 
@@ -760,10 +759,8 @@ static void write_slice(struct flowout_trace *t, const struct pend *p, const cha
 {
 	struct thr *th = thr_get(t, p->tid, true);
 
-	if (th) {
+	if (th)
 		th->pid = p->pid;
-		th->has_slices = true;
-	}
 	ev_begin(t, 'X', p->pid, p->tid);
 	put_ts(t, "ts", p->start, true);
 	put_ts(t, "dur", p->end >= p->start ? p->end - p->start : 0, false);
@@ -781,9 +778,21 @@ static void write_slice(struct flowout_trace *t, const struct pend *p, const cha
 
 struct resolve_ctx {
 	struct flowout_trace *t;
+	size_t *order;			/* pending slices sorted by (pid, fd) */
 	const char **best;		/* per pending slice: the object of the tightest row */
 	uint64_t *span;
 };
+
+static int cmp_pend(const void *a, const void *b, void *arg)
+{
+	const struct pend *v = arg, *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
 
 /*
  * The rows of one (pid, fd) are its objects over time; the one a call used is
@@ -793,27 +802,39 @@ struct resolve_ctx {
 static int resolve_row(void *ctx, const struct ipcperf_fd_row *row)
 {
 	struct resolve_ctx *rc = ctx;
-	struct flowout_trace *t = rc->t;
+	const struct pend *v = rc->t->pend;
+	size_t lo = 0, hi = rc->t->nr_pend;
 
-	for (size_t i = 0; i < t->nr_pend; i++) {
-		const struct pend *p = &t->pend[i];
+	/* The first pending slice at or after (row->pid, row->fd). */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct pend *p = &v[rc->order[mid]];
+
+		if (p->pid < row->pid || (p->pid == row->pid && p->fd < row->fd))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < rc->t->nr_pend; lo++) {
+		size_t i = rc->order[lo];
+		const struct pend *p = &v[i];
 		uint64_t span;
+		char *c;
 
 		if (p->pid != row->pid || p->fd != row->fd)
-			continue;
+			break;
 		if (row->first_ns > p->start || row->last_ns < p->end)
 			continue;
 		span = row->last_ns - row->first_ns;
-		if (!rc->best[i] || span < rc->span[i]) {
-			/* Rows live only during the call: keep a copy. */
-			char *c = strdup(row->object ? row->object : "unknown");
-
-			if (!c)
-				continue;
-			free((char *)rc->best[i]);
-			rc->best[i] = c;
-			rc->span[i] = span;
-		}
+		if (rc->best[i] && span >= rc->span[i])
+			continue;
+		/* Rows live only during the call: keep a copy. */
+		c = strdup(row->object ? row->object : "unknown");
+		if (!c)
+			continue;
+		free((char *)rc->best[i]);
+		rc->best[i] = c;
+		rc->span[i] = span;
 	}
 	return 0;
 }
@@ -822,26 +843,36 @@ static int resolve_row(void *ctx, const struct ipcperf_fd_row *row)
 static void trace_flush(struct flowout_trace *t)
 {
 	struct resolve_ctx rc = { .t = t };
+	size_t n = t->nr_pend;
 
-	if (!t->nr_pend)
+	if (!n)
 		return;
-	rc.best = calloc(t->nr_pend, sizeof(*rc.best));
-	rc.span = calloc(t->nr_pend, sizeof(*rc.span));
-	if (rc.best && rc.span)
+	rc.order = malloc(n * sizeof(*rc.order));
+	rc.best = calloc(n, sizeof(*rc.best));
+	rc.span = calloc(n, sizeof(*rc.span));
+	if (rc.order && rc.best && rc.span) {
+		for (size_t i = 0; i < n; i++)
+			rc.order[i] = i;
+		qsort_r(rc.order, n, sizeof(*rc.order), cmp_pend, t->pend);
 		ipcperf_stats__for_each_fd(t->st, resolve_row, &rc);
-	for (size_t i = 0; i < t->nr_pend; i++) {
+	}
+	for (size_t i = 0; i < n; i++)
+		write_slice(t, &t->pend[i], rc.best ? rc.best[i] : NULL);
+	/*
+	 * Remember the answer for an fd still open as it was: an entry waiting
+	 * for one was made after the fd's last close or replacement, so the
+	 * latest slice of that (pid, fd) is of the fd as it is now.
+	 */
+	for (size_t i = n; rc.best && i-- > 0;) {
 		const struct pend *p = &t->pend[i];
-		const char *obj = rc.best ? rc.best[i] : NULL;
 		struct fdc *e = fdc_get(t, p->pid, p->fd, false);
 
-		write_slice(t, p, obj);
-		/* Still the same fd (not closed or replaced since): remember. */
-		if (e && !e->object && obj)
-			e->object = strdup(obj);
+		if (e && !e->object && rc.best[i])
+			e->object = strdup(rc.best[i]);
 	}
-	if (rc.best)
-		for (size_t i = 0; i < t->nr_pend; i++)
-			free((char *)rc.best[i]);
+	for (size_t i = 0; rc.best && i < n; i++)
+		free((char *)rc.best[i]);
+	free(rc.order);
 	free(rc.best);
 	free(rc.span);
 	t->nr_pend = 0;
@@ -963,13 +994,14 @@ static void trace_task(void *ctx, const struct ipcperf_task *ev)
 	struct flowout_trace *t = ctx;
 	struct thr *th;
 
+	/* Only threads that have slices are named: the table stays as small as the timeline. */
 	switch (ev->kind) {
 	case IPCPERF_TASK_EXEC:
 		fdc_del_pid(t, ev->pid);	/* close-on-exec fds are gone */
-		th = thr_get(t, ev->tid, true);
+		th = thr_get(t, ev->tid, false);
 		break;
 	case IPCPERF_TASK_FORK:
-		th = thr_get(t, ev->child_tid, true);
+		th = thr_get(t, ev->child_tid, false);	/* a recycled tid: a new thread */
 		break;
 	default:
 		return;
@@ -1061,17 +1093,17 @@ int flowout_trace_finish(struct flowout_trace *t)
 	if (t->nr_thr)
 		v = malloc(t->nr_thr * sizeof(*v));
 	for (size_t i = 0; v && i < t->thr_cap; i++)
-		if (t->thr[i].tid && t->thr[i].has_slices)
+		if (t->thr[i].tid)
 			v[n++] = t->thr[i];
 	if (v)
 		qsort(v, n, sizeof(*v), cmp_thr);
 	for (size_t i = 0; i < n; i++) {
-		const char *pcomm = NULL;
+		const struct flowout fo = { .procs = mc.procs, .nr_procs = mc.nr };
+		const char *pcomm = flowout_comm(&fo, v[i].pid);
 		char buf[32];
 
-		for (size_t k = 0; k < mc.nr && !pcomm; k++)
-			if (mc.procs[k].pid == v[i].pid)
-				pcomm = mc.procs[k].comm;
+		if (!strcmp(pcomm, "?"))
+			pcomm = NULL;
 		if (i == 0 || v[i - 1].pid != v[i].pid) {
 			const struct thr *main_thr = thr_get(t, v[i].pid, false);
 

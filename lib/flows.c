@@ -237,6 +237,14 @@ static void set_queued(struct flow *f, uint64_t queued, uint64_t when)
 	bool full;
 
 	f->queued = queued;
+	/*
+	 * Calls are seen as they end: a writer woken by a reader can return
+	 * before that reader does, and the estimate overshoots by a write. A
+	 * pipe whose size we read cannot hold more than that size.
+	 */
+	if (f->kind == IPCPERF_FD_PIPE && !f->cap_default && f->capacity > 0 &&
+	    queued > (uint64_t)f->capacity)
+		queued = (uint64_t)f->capacity;
 	if (queued > f->max_queued)
 		f->max_queued = queued;
 	if (f->capacity <= 0)

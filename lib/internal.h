@@ -180,6 +180,13 @@ void ipp_pairer__enter(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid
 		       const struct ipp_scdesc *sc, int nr, const uint64_t *args,
 		       unsigned int nr_args);
 /*
+ * The thread is inside syscall @nr (as /proc said when the capture started):
+ * its exit will complete a call flagged started_before_capture.
+ */
+void ipp_pairer__seed(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
+		      const struct ipp_scdesc *sc, int nr, const uint64_t *args,
+		      unsigned int nr_args);
+/*
  * @return true with @out filled when this exit completes a call of the same
  *   nr on the same thread; false (counted as unpaired exit) otherwise.
  */

@@ -17,6 +17,7 @@ struct slot {
 	pid_t tid;
 	bool in_call;
 	bool off_cpu;		/* switched out right now */
+	bool seeded;		/* entered before the capture (from /proc) */
 	bool preempted;		/* ... while still runnable */
 	int nr;
 	pid_t pid;
@@ -164,6 +165,7 @@ void ipp_pairer__enter(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid
 	if (s->in_call && !never_returns(s->nr))
 		p->unpaired_enter++;	/* its exit never came (lost) */
 	s->in_call = true;
+	s->seeded = false;
 	s->pid = pid;
 	s->nr = nr;
 	s->sc = sc;
@@ -216,8 +218,25 @@ bool ipp_pairer__exit(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
 	out->ret_is_msgs = sc && sc->ret_is_msgs;
 	out->switches = s->switches;
 	out->off_cpu_ns = s->off_ns;
+	if (s->seeded) {
+		/* Real result, unknown start: counted as unpaired for latency purposes. */
+		out->started_before_capture = true;
+		p->unpaired_exit++;
+	}
 	out->blocked_ns = s->blocked_ns;
 	return true;
+}
+
+void ipp_pairer__seed(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
+		      const struct ipp_scdesc *sc, int nr, const uint64_t *args,
+		      unsigned int nr_args)
+{
+	struct slot *s;
+
+	ipp_pairer__enter(p, time, pid, tid, sc, nr, args, nr_args);
+	s = lookup(p, tid, false);
+	if (s)
+		s->seeded = true;
 }
 
 void ipp_pairer__switch(struct ipp_pairer *p, uint64_t time, pid_t tid, bool out,

@@ -872,6 +872,7 @@ struct ipp_pd_reader {
 	int iter_err;
 	bool warned_tail;
 	unsigned char *buf;	/* file mode: [buf_off, buf_off + buf_len) of the file */
+	size_t buf_cap;		/* min(RBUF_SIZE, file size): holds any record */
 	size_t buf_len;
 	uint64_t buf_off;
 };
@@ -1083,6 +1084,15 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 		return r->mem + cur;
 	if (cur >= r->buf_off && cur + need <= r->buf_off + r->buf_len)
 		return r->buf + (cur - r->buf_off);
+	if (!r->buf) {
+		/* A record never passes the end of the file: a small file needs a small buffer. */
+		r->buf_cap = r->info.file_size < RBUF_SIZE ? (size_t)r->info.file_size : RBUF_SIZE;
+		r->buf = malloc(r->buf_cap ? r->buf_cap : 1);
+		if (!r->buf) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+	}
 	/* Keep what is left from cur on, read the rest behind it. */
 	if (cur >= r->buf_off && cur < r->buf_off + r->buf_len) {
 		keep = (size_t)(r->buf_off + r->buf_len - cur);
@@ -1092,8 +1102,8 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 	}
 	r->buf_off = cur;
 	r->buf_len = keep;
-	want = RBUF_SIZE - keep;
-	/* The caller checked cur + need <= data_end, and need < RBUF_SIZE: want >= need - keep. */
+	want = r->buf_cap - keep;
+	/* The caller checked cur + need <= data_end <= file size, so need <= buf_cap. */
 	if (want > r->data_end - (cur + keep))
 		want = (size_t)(r->data_end - (cur + keep));
 	*err = src_read(r, cur + keep, r->buf + keep, want);
@@ -1558,6 +1568,14 @@ static int add_format(struct tcur *t, const char *system, uint64_t at, const uns
 	char *s, idbuf[16], *end;
 	long v;
 
+	/*
+	 * tracefs formats are plain ASCII text. Anything else is corrupt, and
+	 * libtraceevent's parser is not safe on arbitrary bytes: refuse it here.
+	 */
+	for (size_t i = 0; i < len; i++)
+		if ((text[i] < 0x20 || text[i] > 0x7e) && text[i] != '\t' && text[i] != '\n')
+			return fail(r, -EPROTO, at + 8 + i, "tracing data: format of a %s event holds "
+				    "byte %#x: not text", system, text[i]);
 	s = memdup0((const char *)text, len);
 	if (!s)
 		return -ENOMEM;
@@ -2086,11 +2104,6 @@ static int open_common(struct ipp_pd_reader *r)
 {
 	int err;
 
-	if (!r->mem) {
-		r->buf = malloc(RBUF_SIZE);
-		if (!r->buf)
-			return -ENOMEM;
-	}
 	err = do_open(r);
 	if (err)
 		return err;

@@ -843,6 +843,45 @@ out:
 	return err;
 }
 
+/*
+ * Threads already inside a call when the events were enabled (a reader
+ * blocked in read) will show only its exit, which carries no fd: without
+ * its bytes, flows would pair every later write with the read after the
+ * one that took it. /proc/PID/task/TID/syscall tells the call and its
+ * arguments; the pairer then completes it at its exit.
+ */
+static void seed_calls_in_progress(struct ipcperf_session *s)
+{
+	int n = perf_thread_map__nr(s->threads);
+
+	for (int i = 0; i < n; i++) {
+		pid_t tid = perf_thread_map__pid(s->threads, i);
+		pid_t pid = s->owner ? s->owner[i] : tid;
+		char path[64], line[256];
+		unsigned long long a[6];
+		long nr;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%ld %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
+			   &a[3], &a[4], &a[5]) == 7 && nr >= 0) {
+			const struct ipp_scdesc *sc = ipp_scdesc_by_nr((int)nr);
+			uint64_t args[6];
+
+			for (int k = 0; k < 6; k++)
+				args[k] = a[k];
+			/* Only calls whose exit we will see: ones we trace. */
+			if ((s->events & IPCPERF_EV_ALL_SYSCALLS) || (sc && (sc->set & s->events)))
+				ipp_pairer__seed(s->pairer, s->start_ns, pid, tid, sc, (int)nr, args, 6);
+		}
+		fclose(f);
+	}
+}
+
 int ipcperf_session__start(struct ipcperf_session *s)
 {
 	int err;
@@ -869,6 +908,8 @@ int ipcperf_session__start(struct ipcperf_session *s)
 	} else {
 		perf_evlist__enable(s->evlist);
 		ipp_counters__enable(s->counters, true);
+		if (!s->system_wide)
+			seed_calls_in_progress(s);
 	}
 	s->state = S_STARTED;
 	return 0;

@@ -561,8 +561,11 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 	uint64_t dur = ev->end_ns - ev->start_ns;
 
 	sd->ops++;
-	sd->time_ns += dur;
-	ipp_hist_add(&sd->hist, dur);
+	/* Entered before the capture: its bytes are real, its duration is not. */
+	if (!ev->started_before_capture) {
+		sd->time_ns += dur;
+		ipp_hist_add(&sd->hist, dur);
+	}
 	if (ev->ret < 0)
 		sd->errors++;
 	else if (ev->ret_is_msgs)
@@ -594,8 +597,10 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 	sc = get_sc(p, st->per_thread ? ev->tid : 0, ev->nr, ev->name);
 	if (sc) {
 		sc->calls++;
-		sc->time_ns += ev->end_ns - ev->start_ns;
-		ipp_hist_add(&sc->hist, ev->end_ns - ev->start_ns);
+		if (!ev->started_before_capture) {
+			sc->time_ns += ev->end_ns - ev->start_ns;
+			ipp_hist_add(&sc->hist, ev->end_ns - ev->start_ns);
+		}
 		/* Kernel errors are -1..-4095; larger negatives are values (lseek, ...). */
 		if (ev->ret < 0 && ev->ret >= -4095) {
 			sc->errors++;

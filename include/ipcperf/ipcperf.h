@@ -104,6 +104,13 @@ struct ipcperf_syscall {
 	unsigned int switches;	/**< times the thread was switched out inside the call */
 	uint64_t off_cpu_ns;	/**< time switched out inside the call (switch-out to switch-in) */
 	uint64_t blocked_ns;	/**< the part of off_cpu_ns where it slept (not preempted) */
+	/**
+	 * The thread was already inside this call when the capture started (-p):
+	 * what it entered with was read from /proc/PID/task/TID/syscall, start_ns
+	 * is the start of the capture, and the call is also counted as unpaired.
+	 * Its result is real; its duration is not (keep it out of latencies).
+	 */
+	bool started_before_capture;
 };
 
 /** The thread @p prev_tid was switched out on @p cpu (sched:sched_switch). */
