@@ -24,7 +24,8 @@
 /* Capability bits (linux/capability.h of old systems may lack CAP_PERFMON). */
 enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_PERFMON = 38 };
 
-#define DEFAULT_RING_PAGES 256u
+/* The library's ring size for ring_pages = 0 (ipcperf.h). */
+#define DEFAULT_RING_PAGES 512u
 
 struct check {
 	FILE *out;
@@ -613,7 +614,7 @@ static void usage(FILE *f)
 		"a test capture of /bin/true.\n\n"
 		"Options:\n"
 		"  -m, --mmap-pages PAGES  ring size to check, pages per CPU, a power of two\n"
-		"                          (default 256)\n"
+		"                          (default 512)\n"
 		"  -v, --verbose           more diagnostics (missing tracepoints, library messages)\n"
 		"  -h, --help              this help\n\n"
 		"Exit status: 0 tracing works here (PROBLEM lines may still limit what it\n"

@@ -70,6 +70,8 @@ expect_words stat --sort '' :: bytes ops time
 expect_words stat --sort = b :: bytes
 expect_words stat --sort = '' :: bytes ops time
 expect_words check -m 25 :: 256
+expect_words stat -S e :: errors
+expect_words stat --summary-sort-by = n :: name
 expect_has trace -p '' :: "$$" 1
 expect_has trace -p 1, :: "1,$$"
 expect_has stat --tid '' :: "$$"
@@ -93,7 +95,7 @@ for sub in $subs; do
 		tr -d ',' | tr ' ' '\n' | grep -v '^$' | grep -vx -- '--')
 	[ -n "$opts" ] || fail "ipcperf $sub --help lists no options"
 	PROG=$IPCPERF complete_words "$sub" - >"$T/offer"
-	missing=$(printf '%s\n' $opts | grep -vxF -f "$T/offer" | tr '\n' ' ')
+	missing=$(printf '%s\n' "$opts" | grep -vxF -f "$T/offer" | tr '\n' ' ')
 	[ -z "$missing" ] ||
 		fail "the completion does not offer these options of 'ipcperf $sub': $missing(update $completion)"
 done

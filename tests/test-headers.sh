@@ -79,6 +79,7 @@ const char *use_version()
 	return ipcperf_version();
 }
 EOF
+# shellcheck disable=SC2086
 g++ -std=c++11 $cxxwarn -I"$inc" -c "$T/use.cc" -o "$T/use.o" 2>"$T/err" ||
 	{ cat "$T/err" >&2; fail "a C++11 use of the API does not compile"; }
 undef=$(nm -u "$T/use.o" | awk '{ print $2 }' | grep ipcperf_ | sort | tr '\n' ' ')

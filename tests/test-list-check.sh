@@ -105,7 +105,7 @@ grep -q '^OK .*test capture' "$T/out" || { show; fail "check as root: no success
 grep -q "^OK .*libperf [0-9]" "$T/out" || { show; fail "check: no libperf version"; }
 grep -q '^OK .*tracefs' "$T/out" || { show; fail "check: no OK line about tracefs"; }
 grep -q '^OK .*perf_event_paranoid' "$T/out" || { show; fail "check as root: perf_event_paranoid is not OK"; }
-grep -q '^OK .*ring buffers: -m 256 ' "$T/out" || { show; fail "check: no line on the ring size (-m 256)"; }
+grep -Eq '^OK .*ring buffers: -m [0-9]+ ' "$T/out" || { show; fail "check: no line on the ring size"; }
 # The PMU line agrees with list.
 if grep -Eq '^cycles +hardware +supported$' "$T/list"; then
 	grep -q '^OK .*hardware PMU present' "$T/out" || { show; fail "check: list has cycles, check no PMU"; }
@@ -118,10 +118,11 @@ grep -q '^OK .*ring buffers: -m 16 ' "$T/out" || { show; fail "check -m 16: no l
 
 # ------------------------------------------------------------ as an unprivileged user
 # A copy of the binary where that user can reach it (the build tree may not be).
-mkdir "$T/nobody" && chmod 755 "$T" "$T/nobody" || fail "mkdir"
+mkdir "$T/nobody" || fail "mkdir"
+chmod 755 "$T" "$T/nobody" || fail "chmod"
 if [ -x "$top_builddir/cli/.libs/ipcperf" ]; then
-	cp "$top_builddir/cli/.libs/ipcperf" "$T/nobody/" &&
-		cp -P "$top_builddir"/lib/.libs/libipcperf.so* "$T/nobody/" || fail "cannot copy ipcperf"
+	cp "$top_builddir/cli/.libs/ipcperf" "$T/nobody/" || fail "cannot copy ipcperf"
+	cp -P "$top_builddir"/lib/.libs/libipcperf.so* "$T/nobody/" || fail "cannot copy libipcperf"
 else
 	cp "$top_builddir/cli/ipcperf" "$T/nobody/" || fail "cannot copy ipcperf"
 fi
