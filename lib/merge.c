@@ -11,12 +11,47 @@
 #include <string.h>
 #include "internal.h"
 
+/*
+ * Records are small (tracepoint raw data is tens of bytes) and come and go
+ * by the million: they live in fixed-size blocks recycled through a free
+ * list; only a rare larger one gets a malloc() of its own.
+ */
+#define BLOCK_SIZE 256
+
 struct ipp_merge {
 	struct ipp_mrec **heap;
 	size_t len, cap;
 	uint64_t seq;
 	struct ipp_mrec *last;	/* handed out by pop; freed at the next call */
+	void *free_blocks;	/* singly linked through each block's first bytes */
 };
+
+static void *take_block(struct ipp_merge *m, size_t need, bool *pooled)
+{
+	void *b;
+
+	*pooled = need <= BLOCK_SIZE;
+	if (!*pooled)
+		return malloc(need);
+	b = m->free_blocks;
+	if (b) {
+		memcpy(&m->free_blocks, b, sizeof(void *));
+		return b;
+	}
+	return malloc(BLOCK_SIZE);
+}
+
+static void give_back(struct ipp_merge *m, struct ipp_mrec *r)
+{
+	if (!r)
+		return;
+	if (!r->pooled) {
+		free(r);
+		return;
+	}
+	memcpy(r, &m->free_blocks, sizeof(void *));
+	m->free_blocks = r;
+}
 
 struct ipp_merge *ipp_merge__new(void)
 {
@@ -28,9 +63,15 @@ void ipp_merge__delete(struct ipp_merge *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->len; i++)
-		free(m->heap[i]);
+		give_back(m, m->heap[i]);
+	give_back(m, m->last);
+	while (m->free_blocks) {
+		void *b = m->free_blocks;
+
+		memcpy(&m->free_blocks, b, sizeof(void *));
+		free(b);
+	}
 	free(m->heap);
-	free(m->last);
 	free(m);
 }
 
@@ -43,9 +84,10 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size)
 {
 	struct ipp_mrec *r;
+	bool pooled;
 	size_t i;
 
-	free(m->last);
+	give_back(m, m->last);
 	m->last = NULL;
 	if (m->len == m->cap) {
 		size_t cap = m->cap ? m->cap * 2 : 1024;
@@ -55,9 +97,10 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 		m->heap = h;
 		m->cap = cap;
 	}
-	r = malloc(sizeof(*r) + size);
+	r = take_block(m, sizeof(*r) + size, &pooled);
 	if (!r)
 		return -ENOMEM;
+	r->pooled = pooled;
 	r->time = time;
 	r->seq = m->seq++;
 	r->size = size;
@@ -84,7 +127,7 @@ const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 	struct ipp_mrec *top, *last;
 	size_t i = 0;
 
-	free(m->last);
+	give_back(m, m->last);
 	m->last = NULL;
 	if (!m->len || m->heap[0]->time > horizon)
 		return NULL;

@@ -42,7 +42,6 @@ struct tp {
 	const char *system;
 	char name[48];
 	int id;
-	bool is_switch;
 	bool opened;
 	char *format;		/* tracefs format text */
 	size_t format_len;
@@ -264,7 +263,6 @@ static int add_tp(struct ipcperf_session *s, const char *system, const char *nam
 	tp->system = system;
 	snprintf(tp->name, sizeof(tp->name), "%s", name);
 	tp->id = id;
-	tp->is_switch = strcmp(name, "sched_switch") == 0;
 	return 0;
 }
 
@@ -650,11 +648,15 @@ static void fill_attr(struct ipcperf_session *s, const struct tp *tp, struct per
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	/* Wake the reader at a quarter full; never per record (10x the tracer's CPU). */
+	/*
+	 * Wake the reader at half full: large batches are cheap to read, and
+	 * the reader also reads every few tens of ms anyway. Never per record
+	 * (10x the tracer's CPU).
+	 */
 	a->watermark = 1;
-	a->wakeup_watermark = s->ring_pages * (unsigned int)sysconf(_SC_PAGESIZE) / 4;
+	a->wakeup_watermark = s->ring_pages * (unsigned int)sysconf(_SC_PAGESIZE) / 2;
 	/* Switch-in/out records give the time spent off CPU inside a syscall. */
-	a->context_switch = tp->is_switch;
+	a->context_switch = (s->events & IPCPERF_EV_BLOCKED) && tp == &s->tps[0];
 	/* Side-band COMM/FORK/EXIT records, once, so that captures name their threads. */
 	a->comm = a->task = tp == &s->tps[0];
 	a->comm_exec = a->comm;

@@ -1269,8 +1269,15 @@ static bool is_final_line(json_object *o)
 
 START_TEST(test_interval_sums)
 {
-	char *argv[] = { IPCPERF_PATH, "stat", "-I", "100", "--json", "--", IOWORK_PATH,
-			 "pingpong", "20000", NULL };
+	/*
+	 * 20000 round trips make ~300k records in a fraction of a second; on a
+	 * shared 2-CPU machine the reader can be kept off the CPU long enough to
+	 * overflow the default rings. What is tested here is that the interval
+	 * deltas add up to the totals, exactly, so give the rings room (a run
+	 * that still loses fails: lost_events must be 0).
+	 */
+	char *argv[] = { IPCPERF_PATH, "stat", "-m", "4096", "-I", "100", "--json", "--",
+			 IOWORK_PATH, "pingpong", "20000", NULL };
 	struct fd_sums deltas = { .n = 0 }, totals = { .n = 0 };
 	struct result r;
 	json_object *final = NULL;

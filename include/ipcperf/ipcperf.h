@@ -186,7 +186,13 @@ enum ipcperf_event_set {
 	IPCPERF_EV_FDS = 1u << 1,	/**< fd lifecycle: close, dup*, fcntl, pipe2, socketpair, socket, accept*, connect, openat */
 	IPCPERF_EV_SCHED = 1u << 2,	/**< sched_switch, sched_wakeup */
 	IPCPERF_EV_TASK = 1u << 3,	/**< sched_process_fork/exec/exit */
-	IPCPERF_EV_DEFAULT = 0xf,
+	/**
+	 * Switch-out/in records of the traced threads: they fill the switches,
+	 * off_cpu_ns and blocked_ns of syscall events (flows' verdicts need them).
+	 * Four more records per blocking round trip: leave out if not needed.
+	 */
+	IPCPERF_EV_BLOCKED = 1u << 5,
+	IPCPERF_EV_DEFAULT = 0x2f,
 	/**
 	 * Every system call, through raw_syscalls:sys_enter/sys_exit, instead of
 	 * the per-syscall tracepoints of IPCPERF_EV_IO and IPCPERF_EV_FDS (the
@@ -194,7 +200,7 @@ enum ipcperf_event_set {
 	 * Costs a little on every syscall of the targets, traced or not.
 	 */
 	IPCPERF_EV_ALL_SYSCALLS = 1u << 4,
-	IPCPERF_EV__ALL = 0x1f,
+	IPCPERF_EV__ALL = 0x3f,
 };
 
 struct ipcperf_session_opts {
