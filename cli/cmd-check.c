@@ -25,7 +25,7 @@
 enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_PERFMON = 38 };
 
 /* The library's ring size for ring_pages = 0 (ipcperf.h). */
-#define DEFAULT_RING_PAGES 512u
+#define DEFAULT_RING_PAGES ((unsigned int)IPCPERF_DEFAULT_RING_PAGES)
 
 struct check {
 	FILE *out;

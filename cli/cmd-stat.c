@@ -403,7 +403,8 @@ static int snap_take(struct stat_cmd *c, struct snap *sn, struct ipcperf_stats *
 			}
 			p->nr_fds = k;
 		}
-		qsort_r(p->fds, p->nr_fds, sizeof(*p->fds), cmp_fd, &c->sort);
+		if (p->nr_fds > 1)	/* qsort_r's array may not be NULL, even when empty */
+			qsort_r(p->fds, p->nr_fds, sizeof(*p->fds), cmp_fd, &c->sort);
 		sc_rows_sort(&p->scs, c->sc_sort);
 		if (c->sc_total && sc_rows_merge(&sn->total_scs, &p->scs) < 0) {
 			cli_err("cannot collect the statistics: %s", strerror(ENOMEM));
@@ -1161,7 +1162,7 @@ static void usage(FILE *f)
 		"                          order of the fd rows, largest first (default: bytes)\n"
 		"      --top N             at most N fd rows per process (in every format)\n"
 		"  -s, --syscalls          trace every system call (raw_syscalls) and add the\n"
-		"                          strace -c -w view: per process, per syscall, % time,\n"
+		"                          strace -c -w view: per process, per syscall, %% time,\n"
 		"                          seconds, usecs/call, min, p99 and max (usecs), calls,\n"
 		"                          errors, and a total row. Without -s, JSON still lists\n"
 		"                          the calls traced for the fd table (I/O and fd calls)\n"
@@ -1170,7 +1171,8 @@ static void usage(FILE *f)
 		"                          errors, avg, max, min, p99 (largest first) or name\n"
 		"                          (A to Z); implies -s\n"
 		"      --total             one syscall table for all processes together (rows\n"
-		"                          merged by name), as strace -c -f; JSON adds\n"
+		"                          merged by name), as strace -c -f, in place of the\n"
+		"                          per-process tables; JSON adds\n"
 		"                          \"syscalls_total\" and keeps the per-process rows.\n"
 		"                          Calls, errors, time, min and max are exact sums and\n"
 		"                          extremes; the p99 of a syscall made by several\n"
@@ -1178,7 +1180,8 @@ static void usage(FILE *f)
 		"                          bound (JSON: \"p99_upper_bound\": true); implies -s\n"
 		"      --per-thread        a syscall table per thread, headed \"PID/TID COMM\"\n"
 		"                          (JSON and CSV rows carry the tid); implies -s\n"
-		"      --errno             after each table, the errors of each syscall by errno\n"
+		"      --errno, --errno-summary\n"
+		"                          after each table, the errors of each syscall by errno\n"
 		"                          name (EBADF, ENOENT, ...); JSON and CSV always have\n"
 		"                          them (\"errnos\"); implies -s\n"
 		"  -q, --quiet             no live status line on the terminal\n"
@@ -1359,8 +1362,10 @@ int cmd_stat(int argc, char **argv)
 			 * calls are still classified, so the fd table stays; sched
 			 * and task events feed the context switches and processes.
 			 */
-			.events = c.show_syscalls ? IPCPERF_EV_ALL_SYSCALLS | IPCPERF_EV_SCHED |
-						    IPCPERF_EV_TASK : 0,
+			/* No IPCPERF_EV_BLOCKED: stat shows no blocked time; its records would cost. */
+			.events = (c.show_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
+						     IPCPERF_EV_IO | IPCPERF_EV_FDS) |
+				  IPCPERF_EV_SCHED | IPCPERF_EV_TASK,
 			.counters = true,
 			.setup = stat_setup,
 			.tick = c.interval_ms ? stat_tick : NULL,
@@ -1403,7 +1408,7 @@ int cmd_stat(int argc, char **argv)
 	if (st.lost)
 		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; raise the "
 			"ring size with -m (now %u pages per CPU)", st.lost,
-			c.t.ring_pages ? c.t.ring_pages : 256);
+			c.t.ring_pages ? c.t.ring_pages : IPCPERF_DEFAULT_RING_PAGES);
 	if (st.unpaired_enter || st.unpaired_exit)
 		cli_err("warning: %" PRIu64 " syscalls unpaired (%" PRIu64 " already under way at "
 			"the start, %" PRIu64 " unfinished at the end): left out of the latencies",

@@ -193,6 +193,16 @@ bool ipp_pairer__exit(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
 		return false;
 	}
 	s->in_call = false;
+	/*
+	 * rt_sigreturn restores registers that say "no syscall": its exit comes
+	 * with nr -1 (raw_syscalls). It is the call this thread entered.
+	 */
+	if (nr == -1 && (s->nr == __NR_rt_sigreturn
+#ifdef __NR_sigreturn
+			 || s->nr == __NR_sigreturn
+#endif
+			 ))
+		nr = s->nr;
 	if (s->nr != nr || time < s->start) {
 		p->unpaired_enter++;
 		p->unpaired_exit++;

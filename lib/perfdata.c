@@ -385,6 +385,8 @@ int ipp_pd_writer__add_event(struct ipp_pd_writer *w, const char *system, const 
 		return -EINVAL;
 	if (w->begun)
 		return -EBUSY;
+	if (format)
+		format_len = strnlen(format, format_len);	/* the text, not a terminating NUL */
 	arr = realloc(w->ev, (w->nr_ev + 1) * sizeof(*arr));
 	if (!arr)
 		return -ENOMEM;
@@ -582,6 +584,7 @@ static int put_kernel_mmap(struct ipp_pd_writer *w)
 	memcpy(rec + 32, &start, 8);	/* pgoff: where _text is, for perf's relocation */
 	memcpy(rec + 40, name, sizeof(name));
 	w->records++;
+	w->round_dirty = true;
 	return wput(w, rec, size);
 }
 
@@ -1981,17 +1984,42 @@ static int find_early_tracing_data(struct ipp_pd_reader *r, uint64_t meta_end)
 	return err;
 }
 
+static int cmp_format(const void *a, const void *b)
+{
+	const struct ipp_pd_format *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const struct ipp_pd_format *format_by_id(const struct ipp_pd_reader *r, uint64_t id)
+{
+	size_t lo = 0, hi = r->nr_fmt;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((uint64_t)r->fmt[mid].id == id)
+			return &r->fmt[mid];
+		if ((uint64_t)r->fmt[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static int finish_events(struct ipp_pd_reader *r)
 {
 	size_t n = 0;
 
+	/* By id: events find theirs by attr.config. */
+	if (r->nr_fmt)
+		qsort(r->fmt, r->nr_fmt, sizeof(*r->fmt), cmp_format);
 	for (size_t i = 0; i < r->nr_ev; i++) {
 		struct ipp_pd_event *ev = &r->ev[i];
 
 		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
-			for (size_t j = 0; j < r->nr_fmt && !ev->format; j++)
-				if ((uint64_t)r->fmt[j].id == ev->attr.config)
-					ev->format = &r->fmt[j];
+			ev->format = format_by_id(r, ev->attr.config);
 		if (!r->names[i] && ev->format) {
 			size_t len = strlen(ev->format->system) + strlen(ev->format->name) + 2;
 
@@ -2105,6 +2133,8 @@ static int open_common(struct ipp_pd_reader *r)
 	int err;
 
 	err = do_open(r);
+	if (err && !r->err[0])
+		fail(r, err, 0, "%s", strerror(-err));	/* -ENOMEM: nothing said it yet */
 	if (err)
 		return err;
 	r->open = true;
@@ -2125,7 +2155,8 @@ int ipp_pd_reader__open(struct ipp_pd_reader *r, const char *path)
 	r->path = strdup(path);
 	if (!r->path)
 		return -ENOMEM;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
 		err = -errno;
 		fail(r, err, 0, "cannot open: %s", strerror(-err));

@@ -249,7 +249,7 @@ const struct ipp_pd_event *ipp_pd_reader__event(const struct ipp_pd_reader *r, s
 /* The event a kernel id belongs to, or NULL. */
 const struct ipp_pd_event *ipp_pd_reader__event_by_id(const struct ipp_pd_reader *r, uint64_t id);
 
-/* Every format in the tracing data (events of the file and any others it carries). */
+/* Every format in the tracing data (events of the file and any others it carries), by id. */
 size_t ipp_pd_reader__nr_formats(const struct ipp_pd_reader *r);
 const struct ipp_pd_format *ipp_pd_reader__format(const struct ipp_pd_reader *r, size_t i);
 

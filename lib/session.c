@@ -28,7 +28,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-#define DEFAULT_RING_PAGES 512
 #define MAX_RING_PAGES (1u << 16)
 /*
  * Records are delivered only once they are this much older than the start
@@ -210,7 +209,7 @@ static int validate(const struct ipcperf_session_opts *o, struct ipcperf_session
 		return -EINVAL;
 	}
 	if (!out->ring_pages)
-		out->ring_pages = DEFAULT_RING_PAGES;
+		out->ring_pages = IPCPERF_DEFAULT_RING_PAGES;
 	if (!is_pow2(out->ring_pages) || out->ring_pages > MAX_RING_PAGES) {
 		ipp_info("invalid options: ring_pages is %u; it must be a power of two "
 			 "from 1 to %u\n", out->ring_pages, MAX_RING_PAGES);
@@ -1005,7 +1004,13 @@ static int read_rings(struct ipcperf_session *s)
 			take_record(s, ev);
 			perf_mmap__consume(map);
 		}
-		perf_mmap__read_done(map);
+		/*
+		 * No perf_mmap__read_done(): in libperf 6.1 it moves the read
+		 * position to the ring's head as it is now, past records written
+		 * since the last read_event(), which were then never read and never
+		 * reported lost. read_event() already keeps the position, and
+		 * consume() hands the space back.
+		 */
 	}
 	/* A pass over every ring: what a capture marks as a finished round. */
 	if (s->tap && s->records != before)

@@ -23,6 +23,7 @@ int main(void)
 	SRunner *sr = srunner_create(engine_suite());
 	srunner_add_suite(sr, stat_suite());
 	srunner_add_suite(sr, flowlive_suite());
+	srunner_add_suite(sr, syscalls_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

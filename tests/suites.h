@@ -17,4 +17,5 @@ Suite *flows_suite(void);
 Suite *engine_suite(void);
 Suite *stat_suite(void);
 Suite *flowlive_suite(void);
+Suite *syscalls_suite(void);
 #endif

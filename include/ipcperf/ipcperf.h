@@ -203,6 +203,9 @@ enum ipcperf_event_set {
 	IPCPERF_EV__ALL = 0x3f,
 };
 
+/** Pages of each per-CPU ring when ipcperf_session_opts.ring_pages is 0 (2 MiB of 4 KiB pages). */
+#define IPCPERF_DEFAULT_RING_PAGES 512
+
 struct ipcperf_session_opts {
 	size_t sz;
 	/** Processes to trace: every thread of each, and their future children. */
@@ -218,7 +221,7 @@ struct ipcperf_session_opts {
 	 * exec until ipcperf_session__start(). NULL-terminated; excludes pids/tids.
 	 */
 	char *const *argv;
-	/** Pages of each per-CPU ring: a power of two; 0 = 512 (2 MiB with 4 KiB pages). */
+	/** Pages of each per-CPU ring: a power of two; 0 = IPCPERF_DEFAULT_RING_PAGES. */
 	unsigned int ring_pages;
 	/** Which events to open (enum ipcperf_event_set); 0 = IPCPERF_EV_DEFAULT. */
 	unsigned int events;
