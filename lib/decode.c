@@ -221,6 +221,17 @@ int ipp_decoder__add_format(struct ipp_decoder *d, const char *system, const cha
 
 	if (!tep)
 		return -ENOMEM;
+	/*
+	 * Only the fields are used: the "print fmt:" line and what follows is
+	 * left to nobody. libtraceevent 1.7's printf-format parser divides by
+	 * zero on some malformed text (found by fuzzing captures).
+	 */
+	{
+		const char *pf = memmem(format, len, "\nprint fmt:", 11);
+
+		if (pf)
+			len = (size_t)(pf - format) + 1;
+	}
 	if (tep_parse_event(tep, format, len, system) != 0 ||
 	    !(ev = tep_find_event_by_name(tep, system, name)) || ev->id < 0 || ev->id > 0xffff) {
 		tep_free(tep);

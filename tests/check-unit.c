@@ -12,6 +12,7 @@ int main(void)
 	srunner_add_suite(sr, fdid_suite());
 	srunner_add_suite(sr, stats_suite());
 	srunner_add_suite(sr, flows_suite());
+	srunner_add_suite(sr, perfdata_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

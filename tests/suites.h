@@ -12,6 +12,7 @@ Suite *hist_suite(void);
 Suite *fdid_suite(void);
 Suite *stats_suite(void);
 Suite *flows_suite(void);
+Suite *perfdata_suite(void);
 
 /* Real tracepoints, rings and processes: root (check-live). */
 Suite *engine_suite(void);
