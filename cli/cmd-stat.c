@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
+#include "flowout.h"
 #include "syscalls-out.h"
 
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
@@ -90,6 +91,9 @@ struct stat_cmd {
 	unsigned long top;		/* 0 = all */
 	unsigned int interval_ms;	/* 0 = no -I */
 	bool quiet, verbose, show_syscalls;
+	bool show_flows;		/* --flows */
+	bool final_print;		/* printing the totals: flows go with them */
+	struct ipcperf_flows *flows;
 	/* --syscalls: -S, --total, --per-thread, --errno */
 	enum sc_sort sc_sort;
 	bool sc_total, per_thread, sc_errnos;
@@ -801,8 +805,13 @@ static void print_json(struct stat_cmd *c, const struct snap *sn, const int *exi
 	json_counters(&j, "counters", sn->all);
 	if (sn->all && sn->all->valid)
 		json_counter_status(&j, "counters_status", sn->all);
-	json_array_begin(&j, "flows");
-	json_array_end(&j);
+	if (c->flows && c->final_print) {
+		flowout_json(&j, c->flows);
+	} else {
+		/* The contract's key is always there; flows are computed with --flows. */
+		json_array_begin(&j, "flows");
+		json_array_end(&j);
+	}
 	json_object_end(&j);
 	json_end_document(&j);
 }
@@ -987,6 +996,15 @@ static void print_snap(struct stat_cmd *c, const struct snap *sn, const int *exi
 		break;
 	default:
 		print_text(c, sn);
+		if (c->flows && c->final_print) {
+			struct flowout fo;
+
+			if (flowout_load(&fo, c->flows, c->total) == 0) {
+				fprintf(c->out, "\nflows:\n");
+				flowout_text(c->out, &fo, sn->duration_ns);
+				flowout_free(&fo);
+			}
+		}
 		break;
 	}
 	fflush(c->out);
@@ -1076,7 +1094,9 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	pid_t child = ipcperf_session__child_pid(s);
 	int err;
 
+	/* The flows after the totals they take fd identities from. */
 	if ((err = ipcperf_stats__attach(c->total, s)) < 0 ||
+	    (c->flows && (err = ipcperf_flows__attach(c->flows, s)) < 0) ||
 	    (c->delta && (err = ipcperf_stats__attach(c->delta, s)) < 0)) {
 		cli_err("cannot set up the accounting: %s", strerror(-err));
 		return err;
@@ -1184,6 +1204,10 @@ static void usage(FILE *f)
 		"                          after each table, the errors of each syscall by errno\n"
 		"                          name (EBADF, ENOENT, ...); JSON and CSV always have\n"
 		"                          them (\"errnos\"); implies -s\n"
+		"      --flows             also the IPC flows between the targets (as ipcperf flows):\n"
+		"                          a table after the processes, and the \"flows\" array of\n"
+		"                          --json (empty without --flows); records switch-in/out\n"
+		"                          for blocked times, which costs more records\n"
 		"  -q, --quiet             no live status line on the terminal\n"
 		"  -v, --verbose           more diagnostics; show fds and processes without I/O\n"
 		"  -h, --help              this help\n\n"
@@ -1213,7 +1237,7 @@ static int parse_uint(const char *arg, const char *opt, unsigned long min, unsig
 	return 0;
 }
 
-enum { OPT_SORT = 256, OPT_TOP, OPT_TOTAL, OPT_PER_THREAD, OPT_ERRNO };
+enum { OPT_SORT = 256, OPT_TOP, OPT_TOTAL, OPT_PER_THREAD, OPT_ERRNO, OPT_FLOWS };
 
 int cmd_stat(int argc, char **argv)
 {
@@ -1230,6 +1254,7 @@ int cmd_stat(int argc, char **argv)
 		{ "total", no_argument, NULL, OPT_TOTAL },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "errno", no_argument, NULL, OPT_ERRNO },
+		{ "flows", no_argument, NULL, OPT_FLOWS },
 		{ "errno-summary", no_argument, NULL, OPT_ERRNO },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -1302,6 +1327,9 @@ int cmd_stat(int argc, char **argv)
 		case OPT_PER_THREAD:
 			c.per_thread = c.show_syscalls = true;
 			break;
+		case OPT_FLOWS:
+			c.show_flows = true;
+			break;
 		case OPT_ERRNO:
 			c.sc_errnos = c.show_syscalls = true;
 			break;
@@ -1336,7 +1364,9 @@ int cmd_stat(int argc, char **argv)
 		if (c.total && c.interval_ms)
 			c.delta = ipcperf_stats__new(&so);
 	}
-	if (!c.total || (c.interval_ms && !c.delta)) {
+	if (c.total && c.show_flows)
+		c.flows = ipcperf_flows__new(c.total);
+	if (!c.total || (c.interval_ms && !c.delta) || (c.show_flows && !c.flows)) {
 		cli_err("cannot set up the accounting: %s", strerror(errno));
 		code = EXIT_RUNTIME;
 		goto out;
@@ -1362,10 +1392,14 @@ int cmd_stat(int argc, char **argv)
 			 * calls are still classified, so the fd table stays; sched
 			 * and task events feed the context switches and processes.
 			 */
-			/* No IPCPERF_EV_BLOCKED: stat shows no blocked time; its records would cost. */
+			/*
+			 * Switch records (blocked time) only for --flows' verdicts:
+			 * four more records per blocking round trip.
+			 */
 			.events = (c.show_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
 						     IPCPERF_EV_IO | IPCPERF_EV_FDS) |
-				  IPCPERF_EV_SCHED | IPCPERF_EV_TASK,
+				  IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
+				  (c.show_flows ? IPCPERF_EV_BLOCKED : 0),
 			.counters = true,
 			.setup = stat_setup,
 			.tick = c.interval_ms ? stat_tick : NULL,
@@ -1403,6 +1437,7 @@ int cmd_stat(int argc, char **argv)
 		code = EXIT_RUNTIME;
 		goto out;
 	}
+	c.final_print = true;
 	print_snap(&c, &sn, code < 0 ? &status : NULL);
 
 	if (st.lost)
@@ -1431,8 +1466,9 @@ out:
 				code = EXIT_RUNTIME;
 		}
 	}
-	/* The session first: it feeds the accounting. */
+	/* The session first: it feeds the accounting; the flows use the totals. */
 	ipcperf_session__delete(s);
+	ipcperf_flows__delete(c.flows);
 	ipcperf_stats__delete(c.delta);
 	ipcperf_stats__delete(c.total);
 	free(c.cnt_targets);

@@ -652,6 +652,41 @@ static json_object *flows_run(char *const cmd[], const char *dot, const char *tr
  * (a) fast producer, consumer 20 ms per read: backpressure, and the pipe is
  * full at the start (16 writes before the first read): max queued == capacity.
  */
+/* ipcperf stat --flows: the same flow in stat's JSON "flows" array (DESIGN.md). */
+START_TEST(test_stat_flows)
+{
+	char *argv[] = { IPCPERF_PATH, "stat", "--flows", "--json", "--", FLOWWORK_PATH,
+			 "backpressure", "-v", NULL };
+	json_object *doc, *flows, *f;
+	struct output o;
+	pid_t prod, cons;
+	long cap;
+
+	run(argv, &o);
+	ck_assert_msg(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0,
+		      "ipcperf stat --flows: %s; stderr:\n%.2000s", status_str(o.status), o.err);
+	doc = parse_json(o.out, o.out_len, "stat --flows --json");
+	flows = flows_of(doc);
+	prod = role_pid(o.err, "producer");
+	cons = role_pid(o.err, "consumer");
+	cap = pipe_capacity(o.err);
+	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	assert_only_pid(f, "writers", prod, "producer");
+	assert_only_pid(f, "readers", cons, "consumer");
+	assert_bytes(f, 262144, &o);
+	ck_assert_msg(jint(f, "max_queued") == cap, "max_queued %" PRId64 ", capacity %ld",
+		      jint(f, "max_queued"), cap);
+	assert_verdict(f, "backpressure");
+	/* stat's own sections are there too. */
+	ck_assert_int_eq(json_object_get_int64(jget(doc, "schema")), 1);
+	ck_assert(json_object_is_type(jget(doc, "processes"), json_type_array));
+	assert_no_loss(doc);
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
 START_TEST(test_backpressure)
 {
 	char *cmd[] = { FLOWWORK_PATH, "backpressure", "-v", NULL };
@@ -959,6 +994,7 @@ Suite *flowlive_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_backpressure);
+	tcase_add_test(tc, test_stat_flows);
 	tcase_add_test(tc, test_starved);
 	tcase_add_test(tc, test_unix_rr);
 	tcase_add_test(tc, test_tcp);
