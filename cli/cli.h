@@ -65,6 +65,14 @@ struct cli_run {
 };
 int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
 	    int *cmd_status);
+/*
+ * cli_run's code when the capture ended (-d) while the command still runs:
+ * print the results, then call cli_finish_command() before deleting the
+ * session, so that the report does not wait for the command.
+ */
+#define CLI_CMD_RUNNING 1000
+/* Wait for a command that outlived the capture; the CLI's exit code (-1: exit like it). */
+int cli_finish_command(struct ipcperf_session *s, int code, int *cmd_status);
 /* Exit like the command did: its code, or re-raise its signal. */
 int cli_exit_like(int status);
 

@@ -344,6 +344,7 @@ out:
 	if (out_bad && (code >= 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)))
 		code = EXIT_RUNTIME;
 	/* The session first: it feeds the others. */
+	code = cli_finish_command(s, code, &status);
 	ipcperf_session__delete(s);
 	flowout_trace_delete(c.tr);
 	ipcperf_flows__delete(c.fl);

@@ -1467,6 +1467,7 @@ out:
 		}
 	}
 	/* The session first: it feeds the accounting; the flows use the totals. */
+	code = cli_finish_command(s, code, &status);
 	ipcperf_session__delete(s);
 	ipcperf_flows__delete(c.flows);
 	ipcperf_stats__delete(c.delta);

@@ -118,6 +118,7 @@ int cmd_trace(int argc, char **argv)
 				" already under way at the start\n", cli_prog, st.unpaired_enter,
 				st.unpaired_exit);
 	}
+	code = cli_finish_command(s, code, &status);
 	ipcperf_session__delete(s);
 	if (out != stdout)
 		fclose(out);

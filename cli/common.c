@@ -193,6 +193,14 @@ static void raise_nofile(void)
 	}
 }
 
+int cli_finish_command(struct ipcperf_session *s, int code, int *cmd_status)
+{
+	if (code != CLI_CMD_RUNNING)
+		return code;
+	fprintf(stderr, "%s: waiting for the command to exit\n", cli_prog);
+	return ipcperf_session__wait_child(s, cmd_status) == 0 ? -1 : EXIT_RUNTIME;
+}
+
 int cli_exit_like(int status)
 {
 	if (WIFSIGNALED(status)) {
@@ -293,9 +301,19 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 	if (ipcperf_session__child_pid(s) > 0) {
 		pid_t child = ipcperf_session__child_pid(s);
 
+		siginfo_t si = { 0 };
+
 		/* A stop we were asked for reaches the command too, as perf does. */
 		if (stop_signal && waitpid(child, &status, WNOHANG) == 0)
 			kill(child, stop_signal);
+		/*
+		 * -d ended the capture and the command goes on: report now and
+		 * wait afterwards (WNOWAIT: the library still reaps it).
+		 */
+		if (!stop_signal &&
+		    waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == 0)
+			return CLI_CMD_RUNNING;
 		if (ipcperf_session__wait_child(s, &status) == 0) {
 			if (cmd_status)
 				*cmd_status = status;

@@ -55,4 +55,12 @@ n=$(wc -l <"$T/reads")
 sum=$(awk '{ s += $5 } END { print s + 0 }' "$T/reads")
 [ "$sum" -eq 9100 ] || { show; fail "trace: reads on fd 10 return $sum bytes in all, expected 9100"; }
 
+# -d ends the capture before the command ends: the report comes out, then
+# ipcperf waits for the command and exits with its status.
+run "$IPCPERF" stat -q -d 0.2 -- sh -c 'sleep 1; exit 4'
+expect_status 4 "ipcperf stat -d 0.2 -- (a command that outlives the capture)"
+grep -q '^ipcperf stat: command' "$T/out" || { show; fail "stat -d: no report on stdout"; }
+grep -q 'waiting for the command to exit' "$T/err" ||
+	{ show; fail "stat -d: no note that it waits for the command"; }
+
 exit 0
