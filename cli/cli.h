@@ -36,6 +36,8 @@ int cli_target_opt(struct cli_target *t, int opt, const char *arg);
 /* After getopt: take "-- CMD ARGS" and check that exactly one kind of target was given. */
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first);
 void cli_target_free(struct cli_target *t);
+/* The targets in words, for report headers: "command 'ls -l'", "pid 12,13", "whole system". */
+void cli_describe_targets(const struct cli_target *t, char *buf, size_t len);
 
 /* Open the output stream (-o or stdout); NULL after printing an error. */
 FILE *cli_open_output(const struct cli_target *t);

@@ -60,33 +60,6 @@ static void flows_status(void *ctx, struct ipcperf_session *s)
 			(now_ns() - st.start_ns) / 1e9, st.records, st.lost);
 }
 
-static void describe_targets(struct flows_cmd *c)
-{
-	size_t n = 0, len = sizeof(c->what);
-	char *w = c->what;
-
-	if (c->t.system_wide) {
-		snprintf(w, len, "whole system");
-		return;
-	}
-	if (c->t.argv) {
-		n = (size_t)snprintf(w, len, "command '");
-		for (char **a = c->t.argv; *a && n < len; a++)
-			n += (size_t)snprintf(w + n, len - n, "%s%s", a == c->t.argv ? "" : " ", *a);
-		if (n < len)
-			snprintf(w + n, len - n, "'");
-		return;
-	}
-	{
-		const pid_t *ids = c->t.nr_pids ? c->t.pids : c->t.tids;
-		size_t nr = c->t.nr_pids ? c->t.nr_pids : c->t.nr_tids;
-
-		n = (size_t)snprintf(w, len, "%s ", c->t.nr_pids ? "pid" : "tid");
-		for (size_t i = 0; i < nr && n < len; i++)
-			n += (size_t)snprintf(w + n, len - n, "%s%d", i ? "," : "", (int)ids[i]);
-	}
-}
-
 static int json_proc(void *ctx, const struct ipcperf_proc_row *row)
 {
 	struct json *j = ctx;
@@ -240,7 +213,7 @@ int cmd_flows(int argc, char **argv)
 	}
 	if (cli_target_finish(&c.t, argc, argv, optind) < 0)
 		goto usage_said;
-	describe_targets(&c);
+	cli_describe_targets(&c.t, c.what, sizeof(c.what));
 	cli_setup_print(c.verbose);
 
 	c.st = ipcperf_stats__new(NULL);

@@ -141,6 +141,32 @@ int cli_target_finish(struct cli_target *t, int argc, char **argv, int first)
 	return 0;
 }
 
+void cli_describe_targets(const struct cli_target *t, char *w, size_t len)
+{
+	size_t n = 0;
+
+	if (t->system_wide) {
+		snprintf(w, len, "whole system");
+		return;
+	}
+	if (t->argv) {
+		n = (size_t)snprintf(w, len, "command '");
+		for (char **a = t->argv; *a && n < len; a++)
+			n += (size_t)snprintf(w + n, len - n, "%s%s", a == t->argv ? "" : " ", *a);
+		if (n < len)
+			snprintf(w + n, len - n, "'");
+		return;
+	}
+	{
+		const pid_t *ids = t->nr_pids ? t->pids : t->tids;
+		size_t nr = t->nr_pids ? t->nr_pids : t->nr_tids;
+
+		n = (size_t)snprintf(w, len, "%s ", t->nr_pids ? "pid" : "tid");
+		for (size_t i = 0; i < nr && n < len; i++)
+			n += (size_t)snprintf(w + n, len - n, "%s%d", i ? "," : "", (int)ids[i]);
+	}
+}
+
 void cli_target_free(struct cli_target *t)
 {
 	free(t->pids);
@@ -229,6 +255,7 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct ipcperf_session *s;
 	uint64_t deadline = 0, next_tick = 0, next_status = 0;
+	bool deadline_hit = false;
 	int err, status = 0;
 
 	*sess = NULL;
@@ -267,8 +294,10 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		uint64_t now = now_ms();
 		int timeout = POLL_MS;
 
-		if (deadline && now >= deadline)
+		if (deadline && now >= deadline) {
+			deadline_hit = true;
 			break;
+		}
 		if (deadline && deadline - now < (uint64_t)timeout)
 			timeout = (int)(deadline - now);
 		if (next_tick) {
@@ -310,7 +339,7 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		 * -d ended the capture and the command goes on: report now and
 		 * wait afterwards (WNOWAIT: the library still reaps it).
 		 */
-		if (!stop_signal &&
+		if (deadline_hit &&
 		    waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 		    si.si_pid == 0)
 			return CLI_CMD_RUNNING;
