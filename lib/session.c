@@ -958,8 +958,13 @@ static void take_record(struct ipcperf_session *s, const union perf_event *ev)
 			return;
 		if (!s->include_self && (pid_t)pid == s->self)
 			return;
-		ipp_merge__push(s->merge, time, PERF_RECORD_SAMPLE, ev->header.misc, (pid_t)pid,
-				(pid_t)tid, (int)cpu, p + 44, raw_size);
+		/* Out of memory: the record is dropped, and counted like any loss. */
+		if (ipp_merge__push(s->merge, time, PERF_RECORD_SAMPLE, ev->header.misc,
+				    (pid_t)pid, (pid_t)tid, (int)cpu, p + 44, raw_size) < 0) {
+			s->lost++;
+			if ((int)cpu < s->nr_cpu_slots)
+				s->lost_per_cpu[cpu]++;
+		}
 		return;
 	}
 	if (size < sizeof(ev->header) + sizeof(sid))
