@@ -266,6 +266,9 @@ int ipp_stats_chan_at(struct ipcperf_stats *st, long inc, bool final, struct ipp
 /* The processes a session targets (pids, the command, tgids of tids); session-owned. */
 const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr);
 
+/* The session replays a capture (ipcperf_session__open_file): no /proc, no kernel. */
+bool ipp_session_is_replay(const struct ipcperf_session *s);
+
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);
 

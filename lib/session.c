@@ -27,6 +27,7 @@
 #include <tracefs.h>
 #include <unistd.h>
 #include "internal.h"
+#include "perfdata.h"
 
 #define MAX_RING_PAGES (1u << 16)
 /*
@@ -102,6 +103,13 @@ struct ipcperf_session {
 	int nr_cpu_slots;
 	uint64_t records, lost, syscalls;
 	uint64_t start_ns, stop_ns;
+
+	/* replay of a capture (ipcperf_session__open_file) */
+	struct ipp_pd_reader *rd;
+	bool eof;
+	uint64_t round_max;	/* latest time read since the last FINISHED_ROUND */
+	uint64_t prev_round_max;	/* latest time read before it: safe to deliver up to */
+	uint64_t first_ns, last_ns;	/* times of the first and last record read */
 };
 
 /* ------------------------------------------------------------------ */
@@ -525,6 +533,7 @@ void ipcperf_session__delete(struct ipcperf_session *s)
 	free(s->lost_per_cpu);
 	free(s->samples_per_cpu);
 	free(s->sc_tp);
+	ipp_pd_reader__delete(s->rd);
 	free(s);
 }
 
@@ -891,6 +900,11 @@ int ipcperf_session__start(struct ipcperf_session *s)
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
+	if (s->rd) {
+		/* Nothing to open: records come from the file at consume(). */
+		s->state = S_STARTED;
+		return 0;
+	}
 	libperf_init_once();
 	err = open_events(s);
 	if (err) {
@@ -1157,6 +1171,210 @@ static int check_hangups(struct ipcperf_session *s)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ replay */
+
+bool ipp_session_is_replay(const struct ipcperf_session *s)
+{
+	return s && s->rd;
+}
+
+/* Room for per-CPU counts of @cpu. @return false when out of memory. */
+static bool cpu_slot(struct ipcperf_session *s, uint32_t cpu)
+{
+	uint64_t *l, *n;
+	int nr;
+
+	if (cpu < (uint32_t)s->nr_cpu_slots)
+		return true;
+	if (cpu > 1u << 20)
+		return false;
+	nr = (int)cpu + 1;
+	l = realloc(s->lost_per_cpu, nr * sizeof(*l));
+	if (l)
+		s->lost_per_cpu = l;
+	n = realloc(s->samples_per_cpu, nr * sizeof(*n));
+	if (n)
+		s->samples_per_cpu = n;
+	if (!l || !n)
+		return false;
+	memset(l + s->nr_cpu_slots, 0, (nr - s->nr_cpu_slots) * sizeof(*l));
+	memset(n + s->nr_cpu_slots, 0, (nr - s->nr_cpu_slots) * sizeof(*n));
+	s->nr_cpu_slots = nr;
+	return true;
+}
+
+static void note_time(struct ipcperf_session *s, uint64_t t)
+{
+	if (!s->first_ns || t < s->first_ns)
+		s->first_ns = t;
+	if (t > s->last_ns)
+		s->last_ns = t;
+	if (t > s->round_max)
+		s->round_max = t;
+}
+
+/*
+ * One record of the capture into the merge, as take_record() does for a ring
+ * record. Samples and the other kernel records carry their own id, time, cpu.
+ * @return 0, or -ENOMEM.
+ */
+static int take_file_record(struct ipcperf_session *s, const struct ipp_pd_rec *rec)
+{
+	struct ipp_pd_sample smp;
+	int err;
+
+	if (rec->type >= IPP_PD_RECORD_USER_TYPE_START)
+		return 0;	/* perf's own records (FINISHED_ROUND handled by the caller) */
+	s->records++;
+	err = ipp_pd_reader__parse(s->rd, rec, &smp);
+	if (err < 0)
+		return 0;	/* no sample_id_all, unknown id, or too short: nothing to place in time */
+	if (!(smp.sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	if (smp.sample_type & PERF_SAMPLE_CPU && !cpu_slot(s, smp.cpu))
+		return -ENOMEM;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		if (!smp.raw || smp.raw_size < 2)
+			return 0;
+		if (!s->include_self && s->self > 0 && (pid_t)smp.pid == s->self)
+			return 0;
+		note_time(s, smp.time);
+		if (smp.sample_type & PERF_SAMPLE_CPU)
+			s->samples_per_cpu[smp.cpu]++;
+		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_SAMPLE, rec->misc,
+				       (pid_t)smp.pid, (pid_t)smp.tid, (int)smp.cpu, smp.raw,
+				       smp.raw_size);
+	case PERF_RECORD_LOST: {
+		uint64_t n;
+
+		if (rec->size < 24)
+			return 0;
+		memcpy(&n, (const unsigned char *)rec->data + 16, sizeof(n));
+		s->lost += n;
+		if (smp.sample_type & PERF_SAMPLE_CPU)
+			s->lost_per_cpu[smp.cpu] += n;
+		note_time(s, smp.time);
+		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_LOST, 0, (pid_t)smp.pid,
+				       (pid_t)smp.tid, (int)smp.cpu, &n, sizeof(n));
+	}
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (!s->include_self && s->self > 0 && (pid_t)smp.pid == s->self)
+			return 0;
+		note_time(s, smp.time);
+		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_SWITCH, rec->misc,
+				       (pid_t)smp.pid, (pid_t)smp.tid, (int)smp.cpu, NULL, 0);
+	default:
+		return 0;
+	}
+}
+
+/* Records read per consume() when the capture has no rounds: keeps each call short. */
+#define REPLAY_BATCH 65536
+
+/*
+ * Read the capture up to the end of a round (or a batch), and deliver what is
+ * surely in order: perf's rule, everything up to the latest time read before
+ * the previous FINISHED_ROUND. At the end of the file, everything.
+ */
+static int consume_file(struct ipcperf_session *s)
+{
+	struct ipp_pd_rec rec;
+	int n = 0, err = 0;
+
+	for (int i = 0; i < REPLAY_BATCH && !s->eof; i++) {
+		err = ipp_pd_reader__next(s->rd, &rec);
+		if (err <= 0) {
+			if (err == 0)
+				s->eof = true;
+			break;
+		}
+		if (rec.type == IPP_PD_RECORD_FINISHED_ROUND) {
+			n += deliver(s, s->prev_round_max);
+			s->prev_round_max = s->round_max;
+			break;
+		}
+		err = take_file_record(s, &rec);
+		if (err < 0)
+			break;
+	}
+	if (err < 0)
+		return err;
+	if (s->eof)
+		n += deliver(s, UINT64_MAX);
+	return n;
+}
+
+/* Tracepoint formats of the capture into the decoder: those it does not know are left out. */
+static void load_file_formats(struct ipcperf_session *s)
+{
+	size_t n = ipp_pd_reader__nr_formats(s->rd);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ipp_pd_format *f = ipp_pd_reader__format(s->rd, i);
+
+		ipp_decoder__add_format(s->dec, f->system, f->name, f->text, f->len);
+	}
+}
+
+struct ipcperf_session *ipcperf_session__open_file(const char *path,
+						   const struct ipcperf_file_opts *opts)
+{
+	const struct ipp_pd_info *info;
+	struct ipcperf_session *s;
+	int err;
+
+	if (!path || (opts && (opts->sz < sizeof(size_t) ||
+			       !ipp_opts_valid(opts, opts->sz, sizeof(*opts))))) {
+		ipp_info("invalid options: %s\n", path ? "bad sz; set it with IPCPERF_OPTS()" :
+			 "no file");
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->epfd = -1;
+	s->cmd.pid = -1;
+	s->self = -1;
+	s->include_self = true;
+	s->dec = ipp_decoder__new();
+	s->merge = ipp_merge__new();
+	s->pairer = ipp_pairer__new();
+	s->rd = ipp_pd_reader__new();
+	if (!s->dec || !s->merge || !s->pairer || !s->rd) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* The reader explains its errors (with the offset) and warns of a partial capture. */
+	err = ipp_pd_reader__open(s->rd, path);
+	if (err)
+		goto fail;
+	info = ipp_pd_reader__info(s->rd);
+	if (IPP_OPTS_HAS(opts, refuse_partial) && opts->refuse_partial && info->partial) {
+		ipp_info("%s: partial capture refused\n", path);
+		err = -EPROTO;
+		goto fail;
+	}
+	if (!info->has_tracing_data || !ipp_pd_reader__nr_formats(s->rd))
+		ipp_warn("%s: the capture holds no tracepoint formats: its samples cannot be "
+			 "decoded\n", path);
+	load_file_formats(s);
+	return s;
+fail:
+	ipcperf_session__delete(s);
+	errno = -err;
+	return NULL;
+}
+
+bool ipcperf_session__partial(const struct ipcperf_session *s)
+{
+	return s && s->rd && ipp_pd_reader__info(s->rd)->partial;
+}
+
 int ipcperf_session__consume(struct ipcperf_session *s)
 {
 	uint64_t pass;
@@ -1166,6 +1384,8 @@ int ipcperf_session__consume(struct ipcperf_session *s)
 		return -EINVAL;
 	if (s->state != S_STARTED)
 		return s->state == S_STOPPED ? 0 : -EINVAL;
+	if (s->rd)
+		return consume_file(s);
 	pass = ipp_now_ns();
 	err = check_hangups(s);
 	if (err)
@@ -1183,6 +1403,8 @@ int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 		return -EINVAL;
 	if (s->state != S_STARTED)
 		return s->state == S_STOPPED ? 0 : -EINVAL;
+	if (s->rd)
+		return consume_file(s);
 	n = epoll_wait(s->epfd, evs, 64, timeout_ms);
 	if (n < 0)
 		return -errno;
@@ -1199,6 +1421,8 @@ int ipcperf_session__fd(const struct ipcperf_session *s)
 
 bool ipcperf_session__done(const struct ipcperf_session *s)
 {
+	if (s && s->rd)
+		return s->state != S_NEW && s->eof;
 	return s && s->state != S_NEW && !s->system_wide && s->nr_live == 0;
 }
 
@@ -1261,6 +1485,15 @@ int ipcperf_session__stop(struct ipcperf_session *s)
 		return -EINVAL;
 	if (s->state != S_STARTED)
 		return 0;
+	if (s->rd) {
+		/* What was read is delivered; the rest of the file is left unread. */
+		n = deliver(s, UINT64_MAX);
+		ipp_pairer__flush(s->pairer);
+		s->start_ns = s->first_ns;
+		s->stop_ns = s->last_ns;
+		s->state = S_STOPPED;
+		return n;
+	}
 	perf_evlist__disable(s->evlist);
 	ipp_counters__enable(s->counters, false);
 	/* Everything already in the rings is read and delivered, in order. */
@@ -1296,9 +1529,11 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 	v.unpaired_enter = ipp_pairer__unpaired_enter(s->pairer);
 	v.unpaired_exit = ipp_pairer__unpaired_exit(s->pairer);
 	v.syscalls = s->syscalls;
-	v.start_ns = s->start_ns;
+	v.start_ns = s->rd && s->state != S_STOPPED ? s->first_ns : s->start_ns;
 	v.stop_ns = s->stop_ns;
 	v.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0;
+	if (s->rd)
+		v.rings = ipp_pd_reader__info(s->rd)->nr_cpus_online;
 	v.skipped_events = s->skipped;
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
@@ -1363,6 +1598,22 @@ int ipcperf_session__for_each_event(const struct ipcperf_session *s,
 		return -EINVAL;
 	if (s->state == S_NEW)
 		return -EINVAL;
+	for (size_t i = 0; s->rd && i < ipp_pd_reader__nr_events(s->rd); i++) {
+		const struct ipp_pd_event *e = ipp_pd_reader__event(s->rd, i);
+		struct ipcperf_event_desc d = {
+			.system = e->format ? e->format->system : NULL,
+			.name = e->format ? e->format->name : e->name,
+			.id = e->format ? e->format->id : -1,
+			.attr = &e->attr, .attr_size = sizeof(e->attr),
+			.ids = e->ids, .nr_ids = e->nr_ids,
+			.format = e->format ? e->format->text : NULL,
+			.format_len = e->format ? e->format->len : 0,
+		};
+		int ret = cb(ctx, &d);
+
+		if (ret)
+			return ret;
+	}
 	for (size_t i = 0; i < s->nr_tps; i++) {
 		const struct tp *tp = &s->tps[i];
 		struct ipcperf_event_desc d = {

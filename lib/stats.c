@@ -990,6 +990,9 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	err = ipcperf_session__add_handlers(s, &h);
 	if (err)
 		return err;
+	/* A capture's processes are not this machine's now: /proc would name other fds. */
+	if (ipp_session_is_replay(s))
+		st->no_proc = true;
 	if (st->no_proc)
 		return 0;
 	/* fds that exist before the capture: their identity now, while they are open. */

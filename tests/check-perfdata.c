@@ -981,6 +981,99 @@ START_TEST(test_perf_file)
 	ipp_pd_reader__delete(r);
 }
 END_TEST
+
+struct fd_tally {
+	uint64_t ops, bytes, rows;
+	int fd;
+};
+
+static int tally_fd(void *ctx, const struct ipcperf_fd_row *row)
+{
+	struct fd_tally *t = ctx;
+
+	if (row->fd == t->fd) {
+		t->ops += row->write.ops;
+		t->bytes += row->write.bytes;
+		t->rows++;
+		ck_assert_int_eq(row->kind, IPCPERF_FD_UNKNOWN);	/* a replay never reads /proc */
+	}
+	return 0;
+}
+
+/*
+ * The same capture through a replay session and a stats object: the writes
+ * on fd 11 are paired with their exits and give the exact ops and bytes.
+ */
+START_TEST(test_replay_perf_file)
+{
+	struct ipcperf_session *s;
+	struct ipcperf_stats *st = ipcperf_stats__new(NULL);
+	struct ipcperf_session_stats ss = { .sz = sizeof(ss) };
+	struct fd_tally t = { .fd = 11 };
+	int loops = 0;
+
+	ck_assert_ptr_nonnull(st);
+	s = ipcperf_session__open_file(PERFDATA_CORPUS "/ok-perf-write.data", NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!ipcperf_session__partial(s));
+	ck_assert_int_eq(ipcperf_stats__attach(st, s), 0);
+	ck_assert(!ipcperf_session__done(s));
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	while (!ipcperf_session__done(s)) {
+		ck_assert_int_ge(ipcperf_session__poll(s, 100), 0);
+		ck_assert_int_lt(++loops, 1000);
+	}
+	ck_assert_int_ge(ipcperf_session__stop(s), 0);
+	ck_assert_int_eq(ipcperf_session__stats(s, &ss), 0);
+	ck_assert_uint_eq(ss.lost, 0);
+	ck_assert_uint_eq(ss.syscalls, 19);
+	ck_assert_uint_le(ss.start_ns, ss.stop_ns);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, tally_fd, &t), 0);
+	ck_assert_uint_ge(t.rows, 1);	/* one per writing process */
+	ck_assert_uint_eq(t.ops, 18);
+	ck_assert_uint_eq(t.bytes, 9100);
+	ipcperf_session__delete(s);
+	ipcperf_stats__delete(st);
+}
+END_TEST
+
+/* A replay of a synthetic capture counts its LOST records; a cut one fails with EPROTO. */
+START_TEST(test_replay_lost_and_cut)
+{
+	struct ipcperf_session *s;
+	struct ipcperf_session_stats ss = { .sz = sizeof(ss) };
+	uint64_t want_lost = 0;
+	unsigned char buf[256], *img;
+	size_t len;
+	char cut[300];
+
+	write_synth(500, false, false);
+	for (uint64_t i = 0; i < 500; i++) {
+		struct pds_rec_info in;
+
+		pds_record(i, buf, &in);
+		if (in.type == PERF_RECORD_LOST)
+			want_lost += in.arg;
+	}
+	s = ipcperf_session__open_file(path, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	while (!ipcperf_session__done(s))
+		ck_assert_int_ge(ipcperf_session__consume(s), 0);
+	ipcperf_session__stop(s);
+	ck_assert_int_eq(ipcperf_session__stats(s, &ss), 0);
+	ck_assert_uint_eq(ss.lost, want_lost);
+	ipcperf_session__delete(s);
+
+	img = slurp(path, &len);
+	snprintf(cut, sizeof(cut), "%s/cut.data", tmpdir);
+	spill(cut, img, 64);
+	errno = 0;
+	ck_assert_ptr_null(ipcperf_session__open_file(cut, NULL));
+	ck_assert_int_ne(errno, 0);
+	free(img);
+}
+END_TEST
 #endif
 
 Suite *perfdata_suite(void)
@@ -1006,6 +1099,8 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_decoder_feed);
 #ifdef PERFDATA_CORPUS
 	tcase_add_test(tc, test_perf_file);
+	tcase_add_test(tc, test_replay_perf_file);
+	tcase_add_test(tc, test_replay_lost_and_cut);
 #endif
 	suite_add_tcase(s, tc);
 	return s;

@@ -374,6 +374,36 @@ IPCPERF_API int ipcperf_session__set_tap(struct ipcperf_session *s,
 /** Records lost in the ring of CPU @p cpu so far; 0 for an unknown cpu. */
 IPCPERF_API uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *s, int cpu);
 
+/** Options of ipcperf_session__open_file(); NULL for the defaults. */
+struct ipcperf_file_opts {
+	size_t sz;
+	/** Fail with EPROTO on a partial capture (recorder killed) instead of warning. */
+	bool refuse_partial;
+};
+
+/**
+ * A session that replays a capture in the perf.data format (written by
+ * ipcperf_session__record() or `perf record -e syscalls:...`) instead of
+ * reading rings: the same add_handlers / start / poll or consume / done /
+ * stop / stats / delete, and handlers get the same events, decoded with the
+ * tracepoint formats the capture carries. start() opens nothing; consume()
+ * (and poll(), which never waits) reads the next round of records; done() is
+ * true at the end of the file. Lost records are counted from the capture's
+ * PERF_RECORD_LOST. Memory is bounded by a round of records, not the file.
+ * A stats object attached to it never reads /proc (the processes are not
+ * this machine's now): fd identities come from what the recorder stored, else
+ * they are unknown.
+ * @return the session, freed with ipcperf_session__delete(); NULL with errno:
+ *   EINVAL (not a perf.data file, bad opts), EPROTO (corrupt or truncated: the
+ *   print function gets "FILE: offset 0x...: what"), ENOMEM, open(2)'s errors.
+ *   A partial capture opens with a warning through the print function.
+ */
+IPCPERF_API struct ipcperf_session *ipcperf_session__open_file(const char *path,
+								const struct ipcperf_file_opts *opts);
+
+/** True for a session of ipcperf_session__open_file() whose capture is partial. */
+IPCPERF_API bool ipcperf_session__partial(const struct ipcperf_session *s);
+
 /** Name of syscall number @p nr of this architecture (from the kernel headers at build time), or NULL. */
 IPCPERF_API const char *ipcperf_syscall_name(int nr);
 
