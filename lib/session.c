@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "perfdata.h"
+#include "record.h"
 
 #define MAX_RING_PAGES (1u << 16)
 /*
@@ -110,6 +111,12 @@ struct ipcperf_session {
 	uint64_t round_max;	/* latest time read since the last FINISHED_ROUND */
 	uint64_t prev_round_max;	/* latest time read before it: safe to deliver up to */
 	uint64_t first_ns, last_ns;	/* times of the first and last record read */
+	struct ipp_rec_data rec;	/* the capture's ipcperf section, when it has one */
+	bool has_rec;
+	bool rec_lost_done;		/* its end-of-run losses were delivered */
+
+	/* recording (ipcperf_session__record) */
+	struct ipp_recorder *recorder;
 };
 
 /* ------------------------------------------------------------------ */
@@ -534,6 +541,9 @@ void ipcperf_session__delete(struct ipcperf_session *s)
 	free(s->samples_per_cpu);
 	free(s->sc_tp);
 	ipp_pd_reader__delete(s->rd);
+	if (s->has_rec)
+		ipp_rec_data__free(&s->rec);
+	ipp_recorder__delete(s->recorder);	/* never started: the file stays partial */
 	free(s);
 }
 
@@ -892,6 +902,45 @@ static void seed_calls_in_progress(struct ipcperf_session *s)
 	}
 }
 
+/* The events as opened, into the capture: before any record. */
+static int record_events(struct ipcperf_session *s)
+{
+	for (size_t i = 0; i < s->nr_tps; i++) {
+		const struct tp *tp = &s->tps[i];
+		int err;
+
+		if (!tp->opened)
+			continue;
+		err = ipp_recorder__add_event(s->recorder, tp->system, tp->name, &tp->attr,
+					      sizeof(tp->attr), tp->ids, tp->nr_ids, tp->format,
+					      tp->format_len);
+		if (err) {
+			ipp_info("cannot describe %s:%s in the capture: %s\n", tp->system, tp->name,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int ipcperf_session__record(struct ipcperf_session *s, const char *path)
+{
+	if (!s || !path || s->rd)
+		return -EINVAL;
+	if (s->state != S_NEW || s->recorder)
+		return -EBUSY;
+	s->recorder = ipp_recorder__new(path);
+	return s->recorder ? 0 : -errno;
+}
+
+struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool *replay)
+{
+	*replay = s->rd != NULL;
+	if (s->recorder)
+		return ipp_recorder__log(s->recorder);
+	return s->has_rec ? s->rec.log : NULL;
+}
+
 int ipcperf_session__start(struct ipcperf_session *s)
 {
 	int err;
@@ -907,6 +956,8 @@ int ipcperf_session__start(struct ipcperf_session *s)
 	}
 	libperf_init_once();
 	err = open_events(s);
+	if (!err && s->recorder)
+		err = record_events(s);
 	if (err) {
 		close_events(s);
 		return err;
@@ -949,6 +1000,8 @@ static void take_record(struct ipcperf_session *s, const union perf_event *ev)
 	s->records++;
 	if (s->tap)
 		s->tap(s->tap_ctx, ev, size);
+	if (s->recorder)
+		ipp_recorder__write(s->recorder, ev, size);
 	if (ev->header.type == PERF_RECORD_SAMPLE) {
 		/* id, pid, tid, time, cpu, res, raw_size, raw (DESIGN.md) */
 		uint32_t pid, tid, cpu, raw_size;
@@ -1029,6 +1082,8 @@ static int read_rings(struct ipcperf_session *s)
 	/* A pass over every ring: what a capture marks as a finished round. */
 	if (s->tap && s->records != before)
 		s->tap(s->tap_ctx, NULL, 0);
+	if (s->recorder && s->records != before)
+		ipp_recorder__write(s->recorder, NULL, 0);
 	return 0;
 }
 
@@ -1270,6 +1325,28 @@ static int take_file_record(struct ipcperf_session *s, const struct ipp_pd_rec *
 	}
 }
 
+/* Losses the recorder found only at its stop (count_unreported_loss), after every record. */
+static int replay_end_losses(struct ipcperf_session *s)
+{
+	int n = 0;
+
+	if (!s->has_rec || s->rec_lost_done)
+		return 0;
+	s->rec_lost_done = true;
+	for (size_t i = 0; i < s->rec.nr_lost; i++) {
+		struct ipcperf_lost ev = { .cpu = (int)s->rec.lost[i].cpu, .lost = s->rec.lost[i].lost };
+
+		if (!cpu_slot(s, s->rec.lost[i].cpu))
+			continue;
+		s->lost += ev.lost;
+		s->lost_per_cpu[ev.cpu] += ev.lost;
+		ev.total = s->lost;
+		EMIT(s, lost, &ev);
+		n++;
+	}
+	return n;
+}
+
 /* Records read per consume() when the capture has no rounds: keeps each call short. */
 #define REPLAY_BATCH 65536
 
@@ -1301,8 +1378,10 @@ static int consume_file(struct ipcperf_session *s)
 	}
 	if (err < 0)
 		return err;
-	if (s->eof)
+	if (s->eof) {
 		n += deliver(s, UINT64_MAX);
+		n += replay_end_losses(s);
+	}
 	return n;
 }
 
@@ -1363,6 +1442,36 @@ struct ipcperf_session *ipcperf_session__open_file(const char *path,
 		ipp_warn("%s: the capture holds no tracepoint formats: its samples cannot be "
 			 "decoded\n", path);
 	load_file_formats(s);
+	{
+		uint32_t version;
+		const void *blob;
+		size_t len;
+
+		if (ipp_pd_reader__blob(s->rd, &version, &blob, &len) < 0) {
+			if (!info->partial)
+				ipp_warn("%s: no ipcperf section (not written by ipcperf): per-fd ops, "
+					 "bytes and latencies and the syscalls are exact, but fd objects "
+					 "and kinds are unknown, there are no counters, and flows cannot "
+					 "name their channels\n", path);
+		} else {
+			if (version != IPP_REC_BLOB_VERSION) {
+				ipp_warn("%s: ipcperf section of version %u, this ipcperf reads %u: "
+					 "left out (fd identities unknown)\n", path, version,
+					 IPP_REC_BLOB_VERSION);
+			} else if ((err = ipp_rec_data__parse(&s->rec, blob, len)) < 0) {
+				if (err == -ENOMEM)
+					goto fail;
+				ipp_warn("%s: the ipcperf section is malformed: left out (fd "
+					 "identities unknown)\n", path);
+			} else {
+				s->has_rec = true;
+				if (s->rec.has_session) {
+					s->self = s->rec.ss.self;
+					s->include_self = s->rec.ss.include_self;
+				}
+			}
+		}
+	}
 	return s;
 fail:
 	ipcperf_session__delete(s);
@@ -1467,6 +1576,8 @@ static int count_unreported_loss(struct ipcperf_session *s)
 		extra = fired - s->samples_per_cpu[c] - s->lost_per_cpu[c];
 		s->lost += extra;
 		s->lost_per_cpu[c] += extra;
+		if (s->recorder)
+			ipp_recorder__lost(s->recorder, c, extra);
 		{
 			struct ipcperf_lost ev = { .cpu = c, .lost = extra, .total = s->lost };
 
@@ -1475,6 +1586,42 @@ static int count_unreported_loss(struct ipcperf_session *s)
 		}
 	}
 	return delivered;
+}
+
+static void record_counters(struct ipcperf_session *s, pid_t pid)
+{
+	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
+
+	if (ipcperf_session__read_counters(s, pid, v) == 0)
+		ipp_recorder__counters(s->recorder, pid, v);
+}
+
+/* Counts, counters and the end of the file: what a replay needs besides the records. */
+static int finish_recording(struct ipcperf_session *s)
+{
+	struct ipp_rec_session ss = {
+		.start_ns = s->start_ns, .stop_ns = s->stop_ns, .lost = s->lost,
+		.records = s->records, .self = s->self, .cmd_pid = s->has_cmd ? s->cmd.pid : -1,
+		.include_self = s->include_self,
+		.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0,
+		.skipped = s->skipped,
+	};
+	struct ipp_recorder *r = s->recorder;
+	int err;
+
+	if (s->counters) {
+		record_counters(s, 0);
+		if (s->has_cmd)
+			record_counters(s, s->cmd.pid);
+		for (size_t i = 0; i < s->nr_targets; i++)
+			if (!s->has_cmd || s->targets[i] != s->cmd.pid)
+				record_counters(s, s->targets[i]);
+	}
+	s->recorder = NULL;
+	err = ipp_recorder__finish(r, &ss);
+	if (err)
+		ipp_info("writing the capture failed: %s\n", strerror(-err));
+	return err;
 }
 
 int ipcperf_session__stop(struct ipcperf_session *s)
@@ -1503,11 +1650,19 @@ int ipcperf_session__stop(struct ipcperf_session *s)
 	ipp_pairer__flush(s->pairer);
 	s->stop_ns = ipp_now_ns();
 	s->state = S_STOPPED;
+	if (s->recorder) {
+		int err = finish_recording(s);
+
+		if (err)
+			return err;
+	}
 	return n;
 }
 
 pid_t ipcperf_session__child_pid(const struct ipcperf_session *s)
 {
+	if (s && s->has_rec && s->rec.has_session)
+		return s->rec.ss.cmd_pid > 0 ? s->rec.ss.cmd_pid : -1;
 	return s && s->has_cmd ? s->cmd.pid : -1;
 }
 
@@ -1534,6 +1689,14 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 	v.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0;
 	if (s->rd)
 		v.rings = ipp_pd_reader__info(s->rd)->nr_cpus_online;
+	if (s->has_rec && s->rec.has_session && (s->state == S_STOPPED || s->eof)) {
+		/* What the live session said, so that a report gives the live numbers. */
+		v.records = s->rec.ss.records;
+		v.start_ns = s->rec.ss.start_ns;
+		v.stop_ns = s->rec.ss.stop_ns;
+		v.rings = s->rec.ss.rings;
+		v.skipped_events = s->rec.ss.skipped;
+	}
 	v.skipped_events = s->skipped;
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
@@ -1555,6 +1718,14 @@ int ipcperf_session__read_counters(const struct ipcperf_session *s, pid_t pid,
 
 	if (!s || !vals || pid < 0)
 		return -EINVAL;
+	if (s->rd) {
+		for (size_t i = 0; s->has_rec && i < s->rec.nr_cnt; i++)
+			if (s->rec.cnt[i].pid == pid) {
+				memcpy(vals, s->rec.cnt[i].v, sizeof(s->rec.cnt[i].v));
+				return 0;
+			}
+		return s->has_rec && s->rec.nr_cnt ? -ESRCH : -ENODATA;
+	}
 	if (!s->counters)
 		return -ENODATA;
 	if (pid) {

@@ -374,6 +374,26 @@ IPCPERF_API int ipcperf_session__set_tap(struct ipcperf_session *s,
 /** Records lost in the ring of CPU @p cpu so far; 0 for an unknown cpu. */
 IPCPERF_API uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *s, int cpu);
 
+/**
+ * Also write everything the session reads into @p path, a capture in the
+ * perf.data format that `perf script` and `perf report` read and
+ * ipcperf_session__open_file() replays with the live run's numbers: the
+ * events and their tracepoint formats, every ring record (samples, lost,
+ * COMM/FORK/EXIT, SWITCH), and in an ipcperf section of its own the session's
+ * counts, the counter values at stop, and the fd identities the stats
+ * objects attached to this session read from /proc (so call it before
+ * ipcperf_stats__attach()). No buffer contents are ever captured: syscall
+ * arguments and return values only, which are numbers.
+ * The file is created now (mode 0600, truncated if it exists), filled from
+ * start and finished at stop; a session deleted without stop leaves a
+ * partial capture.
+ * @return 0; -EINVAL (NULL, or a replay session); -EBUSY (started, or already
+ *   recording); -errno of creating the file (explained through the print
+ *   function). A failure to write the capture is returned by
+ *   ipcperf_session__stop().
+ */
+IPCPERF_API int ipcperf_session__record(struct ipcperf_session *s, const char *path);
+
 /** Options of ipcperf_session__open_file(); NULL for the defaults. */
 struct ipcperf_file_opts {
 	size_t sz;
