@@ -65,6 +65,10 @@ static void describe_targets(struct flows_cmd *c)
 	size_t n = 0, len = sizeof(c->what);
 	char *w = c->what;
 
+	if (c->t.input) {
+		snprintf(w, len, "capture %s", c->t.input);
+		return;
+	}
 	if (c->t.system_wide) {
 		snprintf(w, len, "whole system");
 		return;
