@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "perfdata.h"
 #include "pd-synth.h"
+#include "record.h"
 #include "suites.h"
 
 static char tmpdir[] = "/tmp/ipcperf-pd.XXXXXX";
@@ -1076,6 +1077,82 @@ START_TEST(test_replay_lost_and_cut)
 END_TEST
 #endif
 
+/* The identity log hands back, per (pid, fd), the answers in the order they were logged. */
+START_TEST(test_identlog_order)
+{
+	struct ipp_identlog *l = ipp_identlog__new();
+	struct ipp_ident_ans a = { .what = IPP_IDQ_RESOLVE, .pid = 7, .fd = 3, .ok = 1 }, out;
+
+	ck_assert_ptr_nonnull(l);
+	snprintf(a.object, sizeof(a.object), "pipe:[1]");
+	ck_assert_int_eq(ipp_identlog__add(l, &a), 0);
+	a.fd = 4;
+	snprintf(a.object, sizeof(a.object), "pipe:[2]");
+	ck_assert_int_eq(ipp_identlog__add(l, &a), 0);
+	a.fd = 3;
+	snprintf(a.object, sizeof(a.object), "socket:[3]");
+	ck_assert_int_eq(ipp_identlog__add(l, &a), 0);
+	a = (struct ipp_ident_ans){ .what = IPP_IDQ_SCAN_END, .pid = 7, .fd = -1 };
+	ck_assert_int_eq(ipp_identlog__add(l, &a), 0);
+
+	/* fd 4 first: out of log order, still its own answer */
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 7, 4, &out), 0);
+	ck_assert_str_eq(out.object, "pipe:[2]");
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 7, 3, &out), 0);
+	ck_assert_str_eq(out.object, "pipe:[1]");
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 7, 3, &out), 0);
+	ck_assert_str_eq(out.object, "socket:[3]");
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 7, 3, &out), -ENOENT);
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 8, 4, &out), -ENOENT);
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_SCAN | IPP_IDQ_SCAN_END, 7, -1, &out), 0);
+	ck_assert_uint_eq(out.what, IPP_IDQ_SCAN_END);
+	ipp_identlog__delete(l);
+}
+END_TEST
+
+/* The ipcperf section parses back what was put in; a cut one is refused. */
+START_TEST(test_rec_section)
+{
+	struct ipp_rec_session ss = { .start_ns = 10, .stop_ns = 20, .lost = 3, .records = 99,
+				      .self = 42, .cmd_pid = 43, .rings = 2 };
+	struct ipp_rec_counters c = { .pid = 43, .nr = IPCPERF_CNT__MAX };
+	struct ipp_ident_ans a = { .what = IPP_IDQ_COMM, .pid = 43, .fd = -1, .ok = 1 }, out;
+	unsigned char sect[4096];
+	struct ipp_rec_data d;
+	size_t len = 0;
+	uint32_t t, n;
+
+#define PUT(type, obj)                                                   \
+	do {                                                             \
+		t = (type);                                              \
+		n = sizeof(obj);                                         \
+		memcpy(sect + len, &t, 4);                               \
+		memcpy(sect + len + 4, &n, 4);                           \
+		memcpy(sect + len + 8, &(obj), n);                       \
+		len += 8 + ((n + 7u) & ~7u);                             \
+	} while (0)
+	c.v[IPCPERF_CNT_TASK_CLOCK].value = 1234;
+	snprintf(a.object, sizeof(a.object), "ipcwork");
+	PUT(IPP_REC_T_SESSION, ss);
+	PUT(IPP_REC_T_COUNTERS, c);
+	PUT(99, ss);		/* an unknown entry: skipped */
+	PUT(IPP_REC_T_IDENT, a);
+#undef PUT
+	ck_assert_uint_le(len, sizeof(sect));
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), 0);
+	ck_assert(d.has_session);
+	ck_assert_uint_eq(d.ss.records, 99);
+	ck_assert_int_eq(d.ss.cmd_pid, 43);
+	ck_assert_uint_eq(d.nr_cnt, 1);
+	ck_assert_uint_eq(d.cnt[0].v[IPCPERF_CNT_TASK_CLOCK].value, 1234);
+	ck_assert_int_eq(ipp_identlog__take_any(d.log, IPP_IDQ_COMM, &out), 0);
+	ck_assert_str_eq(out.object, "ipcwork");
+	ipp_rec_data__free(&d);
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len - 8), -EPROTO);
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, 4), -EPROTO);
+}
+END_TEST
+
 Suite *perfdata_suite(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -1097,6 +1174,8 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_writer_args);
 	tcase_add_test(tc, test_attr_sizes);
 	tcase_add_test(tc, test_decoder_feed);
+	tcase_add_test(tc, test_identlog_order);
+	tcase_add_test(tc, test_rec_section);
 #ifdef PERFDATA_CORPUS
 	tcase_add_test(tc, test_perf_file);
 	tcase_add_test(tc, test_replay_perf_file);

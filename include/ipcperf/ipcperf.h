@@ -408,7 +408,8 @@ struct ipcperf_file_opts {
  * stop / stats / delete, and handlers get the same events, decoded with the
  * tracepoint formats the capture carries. start() opens nothing; consume()
  * (and poll(), which never waits) reads the next round of records; done() is
- * true at the end of the file. Lost records are counted from the capture's
+ * true at the end of the file; ipcperf_session__fd() has no fd to give
+ * (-EINVAL); child_pid() is the recorded command's pid, which is not waited for. Lost records are counted from the capture's
  * PERF_RECORD_LOST. Memory is bounded by a round of records, not the file.
  * A stats object attached to it never reads /proc (the processes are not
  * this machine's now): fd identities come from what the recorder stored, else
