@@ -7,6 +7,9 @@
  *   iterate  ipp_pd_reader__next() over every record
  *   parse    the same plus ipp_pd_reader__parse() of each (id -> event, tid,
  *            time, cpu, raw)
+ *   report   what ipcperf report does: a replay session
+ *            (ipcperf_session__open_file) with a stats object attached,
+ *            consumed to the end: merge, decode, pair, accounting
  * and prints records/s (best pass; median in brackets) and the reader's
  * memory high-water mark, which does not grow with the file.
  *
@@ -73,6 +76,31 @@ static double pass(const char *path, bool parse, uint64_t *records)
 	return (double)n / (t1 - t0);
 }
 
+/* One replay of the capture into a stats object: @return records/s, or < 0. */
+static double replay(const char *path)
+{
+	struct ipcperf_session_stats ss = { .sz = sizeof(ss) };
+	struct ipcperf_stats *st = ipcperf_stats__new(NULL);
+	struct ipcperf_session *s;
+	double t0 = now_s(), t1;
+	int err = 0;
+
+	s = ipcperf_session__open_file(path, NULL);
+	if (!s || !st || ipcperf_stats__attach(st, s) < 0 || ipcperf_session__start(s) < 0) {
+		ipcperf_session__delete(s);
+		ipcperf_stats__delete(st);
+		return -1;
+	}
+	while (!ipcperf_session__done(s) && (err = ipcperf_session__consume(s)) >= 0)
+		;
+	ipcperf_session__stop(s);
+	t1 = now_s();
+	ipcperf_session__stats(s, &ss);
+	ipcperf_session__delete(s);
+	ipcperf_stats__delete(st);
+	return err < 0 ? -1 : (double)ss.records / (t1 - t0);
+}
+
 static void report(const char *what, double *v, int passes)
 {
 	qsort(v, (size_t)passes, sizeof(*v), cmp_double);
@@ -88,7 +116,7 @@ int main(int argc, char **argv)
 	const char *path = NULL;
 	struct pds_opts o = { 0 };
 	struct rusage ru;
-	double t0, t1, *it, *pa;
+	double t0, t1, *it, *pa, *rp;
 	long rss_before;
 
 	while ((opt = getopt(argc, argv, "n:p:o:")) != -1) {
@@ -127,6 +155,7 @@ int main(int argc, char **argv)
 	rss_before = ru.ru_maxrss;
 	it = calloc((size_t)passes, sizeof(*it));
 	pa = calloc((size_t)passes, sizeof(*pa));
+	rp = calloc((size_t)passes, sizeof(*rp));
 	for (int i = 0; i < passes; i++) {
 		it[i] = pass(path, false, &got);
 		pa[i] = pass(path, true, &got);
@@ -136,10 +165,24 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	report("iterate", it, passes);
 	report("parse", pa, passes);
+	for (int i = 0; i < passes; i++)
+		if ((rp[i] = replay(path)) < 0) {
+			fprintf(stderr, "perfdata-read: replaying %s failed\n", path);
+			return 1;
+		}
+	report("report", rp, passes);
+	{
+		long rss_reader = ru.ru_maxrss;
+
+		getrusage(RUSAGE_SELF, &ru);
+		printf("report   max RSS %ld KiB after the replays (%ld KiB after reading alone)\n",
+		       ru.ru_maxrss, rss_reader);
+	}
 	printf("records  %llu per pass; max RSS %ld KiB before reading, %ld KiB after\n",
 	       (unsigned long long)got, rss_before, ru.ru_maxrss);
 	free(it);
 	free(pa);
+	free(rp);
 	if (path == tmp)
 		unlink(tmp);
 	return 0;

@@ -20,6 +20,8 @@ struct cli_target {
 	double duration;	/* -d SECS; 0 = until the targets exit or a signal */
 	unsigned int ring_pages;	/* -m PAGES */
 	const char *output;	/* -o FILE */
+	const char *record;	/* --record FILE (record: -o FILE): also write a capture */
+	const char *input;	/* report -i FILE: replay this capture instead of tracing */
 };
 
 extern const char *cli_prog;
@@ -101,4 +103,8 @@ int cmd_stat(int argc, char **argv);
 int cmd_flows(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+/* The capture `ipcperf report` hands to the view it runs (stat, flows); NULL otherwise. */
+extern const char *cli_report_input;
 #endif

@@ -1103,14 +1103,15 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	}
 	/* Whose counters are read on their own: the command, or each -p process. */
 	if (child > 0) {
-		const char *b = strrchr(c->t.argv[0], '/');
+		const char *b = c->t.argv ? strrchr(c->t.argv[0], '/') : NULL;
+		const char *name = c->t.argv ? c->t.argv[0] : "";	/* a report: from the capture */
 
 		c->cnt_targets = calloc(1, sizeof(*c->cnt_targets));
 		if (!c->cnt_targets)
 			return -ENOMEM;
 		c->cnt_targets[0].pid = child;
 		snprintf(c->cnt_targets[0].comm, sizeof(c->cnt_targets[0].comm), "%.15s",
-			 b ? b + 1 : c->t.argv[0]);
+			 b ? b + 1 : name);
 		c->nr_cnt_targets = 1;
 	} else if (c->t.nr_pids) {
 		c->cnt_targets = calloc(c->t.nr_pids, sizeof(*c->cnt_targets));
@@ -1181,6 +1182,9 @@ static void usage(FILE *f)
 		"                          a table after the processes, and the \"flows\" array of\n"
 		"                          --json (empty without --flows); records switch-in/out\n"
 		"                          for blocked times, which costs more records\n"
+		"      --record FILE       also write the capture to FILE (perf.data format, mode\n"
+		"                          0600; see ipcperf record): `ipcperf report -i FILE`\n"
+		"                          then gives the same numbers\n"
 		"  -q, --quiet             no live status line on the terminal\n"
 		"  -v, --verbose           more diagnostics; show fds and processes without I/O\n"
 		"  -h, --help              this help\n\n"
@@ -1210,7 +1214,7 @@ static int parse_uint(const char *arg, const char *opt, unsigned long min, unsig
 	return 0;
 }
 
-enum { OPT_SORT = 256, OPT_TOP, OPT_TOTAL, OPT_PER_THREAD, OPT_ERRNO, OPT_FLOWS };
+enum { OPT_SORT = 256, OPT_TOP, OPT_TOTAL, OPT_PER_THREAD, OPT_ERRNO, OPT_FLOWS, OPT_RECORD };
 
 int cmd_stat(int argc, char **argv)
 {
@@ -1229,6 +1233,7 @@ int cmd_stat(int argc, char **argv)
 		{ "errno", no_argument, NULL, OPT_ERRNO },
 		{ "flows", no_argument, NULL, OPT_FLOWS },
 		{ "errno-summary", no_argument, NULL, OPT_ERRNO },
+		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1305,6 +1310,13 @@ int cmd_stat(int argc, char **argv)
 			break;
 		case OPT_ERRNO:
 			c.sc_errnos = c.show_syscalls = true;
+			break;
+		case OPT_RECORD:
+			if (cli_report_input) {
+				cli_err("a report cannot record");
+				goto usage_said;
+			}
+			c.t.record = optarg;
 			break;
 		case 'q':
 			c.quiet = true;

@@ -123,10 +123,21 @@ int cli_target_opt(struct cli_target *t, int opt, const char *arg)
 	}
 }
 
+const char *cli_report_input;
+
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first)
 {
 	int kinds;
 
+	if (cli_report_input) {
+		/* A report: its targets were those of the recording. */
+		t->input = cli_report_input;
+		if (first < argc || t->nr_pids || t->nr_tids || t->system_wide) {
+			cli_err("a report takes no target: it reads %s", t->input);
+			return -1;
+		}
+		return 0;
+	}
 	if (first < argc)
 		t->argv = argv + first;
 	kinds = (t->nr_pids || t->nr_tids) + t->system_wide + !!t->argv;
@@ -145,6 +156,10 @@ void cli_describe_targets(const struct cli_target *t, char *w, size_t len)
 {
 	size_t n = 0;
 
+	if (t->input) {
+		snprintf(w, len, "capture %s", t->input);
+		return;
+	}
 	if (t->system_wide) {
 		snprintf(w, len, "whole system");
 		return;
@@ -260,11 +275,16 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 
 	*sess = NULL;
 	raise_nofile();
-	s = ipcperf_session__new(&o);
+	s = t->input ? ipcperf_session__open_file(t->input, NULL) : ipcperf_session__new(&o);
 	if (!s) {
 		/* The library explained why through the print function. */
-		if (errno == EINVAL)
+		if (errno == EINVAL && !t->input)
 			return EXIT_USAGE;
+		return EXIT_RUNTIME;
+	}
+	/* Before setup: the accounting it attaches logs fd identities into the capture. */
+	if (t->record && ipcperf_session__record(s, t->record) < 0) {
+		ipcperf_session__delete(s);
 		return EXIT_RUNTIME;
 	}
 	if (run->handlers && (err = ipcperf_session__add_handlers(s, run->handlers)) < 0) {
@@ -284,7 +304,7 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		ipcperf_session__delete(s);
 		return EXIT_RUNTIME;
 	}
-	if (t->duration > 0)
+	if (t->duration > 0 && !t->input)
 		deadline = now_ms() + (uint64_t)llround(t->duration * 1000);
 	if (run->tick && run->tick_ms)
 		next_tick = now_ms() + run->tick_ms;
@@ -321,12 +341,26 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		}
 		err = ipcperf_session__poll(s, timeout);
 		if (err < 0 && err != -EINTR) {
-			cli_err("reading events failed: %s", strerror(-err));
+			/* A capture's reader said what is wrong and where, in one line. */
+			if (!t->input)
+				cli_err("reading events failed: %s", strerror(-err));
 			break;
 		}
 	}
-	ipcperf_session__stop(s);
+	if (ipcperf_session__stop(s) < 0 && t->record) {
+		cli_err("cannot write the capture %s", t->record);
+		err = -EIO;
+	}
 	*sess = s;
+	if (t->input) {
+		/* A report: no command to wait for; nothing to report from a corrupt capture. */
+		if (err < 0 && err != -EINTR) {
+			ipcperf_session__delete(s);
+			*sess = NULL;
+			return EXIT_RUNTIME;
+		}
+		return EXIT_OK;
+	}
 	if (ipcperf_session__child_pid(s) > 0) {
 		pid_t child = ipcperf_session__child_pid(s);
 
@@ -346,6 +380,9 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		if (ipcperf_session__wait_child(s, &status) == 0) {
 			if (cmd_status)
 				*cmd_status = status;
+			/* A capture that could not be written fails a command that succeeded. */
+			if (err == -EIO && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+				return EXIT_RUNTIME;
 			return -1;	/* the caller exits like the command */
 		}
 	}

@@ -12,6 +12,8 @@ static const struct {
 	{ "stat", cmd_stat, "per-fd throughput and latency, scheduling and counters of the targets" },
 	{ "trace", cmd_trace, "print each completed syscall of the targets, strace-style" },
 	{ "flows", cmd_flows, "who feeds whom through pipes and sockets: wire time, backpressure" },
+	{ "record", cmd_record, "write the targets' events into a capture (perf.data format)" },
+	{ "report", cmd_report, "the stat, syscalls or flows view of a capture" },
 	{ "list", cmd_list, "the events and counters ipcperf can use here, and which are supported" },
 	{ "check", cmd_check, "check this machine and user for tracing: each problem with its fix" },
 };

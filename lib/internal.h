@@ -262,9 +262,65 @@ long ipp_stats_inc_of(struct ipcperf_stats *st, pid_t pid, int fd);
  */
 int ipp_stats_chan_at(struct ipcperf_stats *st, long inc, bool final, struct ipp_chan *out);
 
+/* ---------------------------------------------------------------- record.c */
+/*
+ * Captures: the recorder writes a session's records through lib/perfdata.c
+ * and keeps, in the ipcperf feature section, what a replay needs to give the
+ * live run's numbers: the session's own counts, the counter values, and every
+ * fd identity the stats module read from /proc (the identity log). A replay
+ * takes the identities back from the log instead of /proc, in the order they
+ * were asked for: the questions are the same because the events are.
+ */
+enum ipp_idq {
+	IPP_IDQ_RESOLVE = 1,	/* resolve(): one fd, looked up alone */
+	IPP_IDQ_SCAN = 2,	/* one fd of a scan of a process's fds (attach, exec) */
+	IPP_IDQ_SCAN_END = 4,	/* end of that scan (fd -1) */
+	IPP_IDQ_COMM = 8,	/* a process's name from /proc (object holds it; fd -1) */
+};
+
+/* One answer from /proc, as the stats module used it (fixed layout: stored as is). */
+struct ipp_ident_ans {
+	uint32_t what;		/* enum ipp_idq */
+	int32_t pid, fd;
+	int32_t ok;		/* 1: resolved; 0: could not be (unknown) */
+	uint64_t res_ns;	/* when /proc was read (CLOCK_MONOTONIC) */
+	uint32_t kind;		/* enum ipcperf_fd_kind */
+	int32_t sock_type;
+	uint64_t ino, peer_ino;
+	int64_t capacity;
+	int32_t cap_default, cloexec;
+	char object[128];
+	char detail[136];
+};
+
+struct ipp_identlog;
+struct ipp_identlog *ipp_identlog__new(void);
+void ipp_identlog__delete(struct ipp_identlog *l);
+/* Append (recording). @return 0 or -ENOMEM (the log then stays short: answers go unknown). */
+int ipp_identlog__add(struct ipp_identlog *l, const struct ipp_ident_ans *a);
+/*
+ * Replay: the first answer not yet taken whose what is in @what_mask, for
+ * @pid and (unless @fd is -1) @fd. @return 0 with @out; -ENOENT.
+ */
+int ipp_identlog__take(struct ipp_identlog *l, unsigned int what_mask, pid_t pid, int fd,
+		       struct ipp_ident_ans *out);
+
+/* Replay: the first answer not yet taken whose what is in @what_mask, any pid. */
+int ipp_identlog__take_any(struct ipp_identlog *l, unsigned int what_mask,
+			   struct ipp_ident_ans *out);
+
+/*
+ * The session's identity log: recording (@replay false) or replaying (true);
+ * NULL when the session neither records nor replays one.
+ */
+struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool *replay);
+
 /* ---------------------------------------------------------------- session.c */
 /* The processes a session targets (pids, the command, tgids of tids); session-owned. */
 const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr);
+
+/* The session replays a capture (ipcperf_session__open_file): no /proc, no kernel. */
+bool ipp_session_is_replay(const struct ipcperf_session *s);
 
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);

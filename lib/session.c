@@ -27,6 +27,8 @@
 #include <tracefs.h>
 #include <unistd.h>
 #include "internal.h"
+#include "perfdata.h"
+#include "record.h"
 
 #define MAX_RING_PAGES (1u << 16)
 /*
@@ -102,6 +104,19 @@ struct ipcperf_session {
 	int nr_cpu_slots;
 	uint64_t records, lost, syscalls;
 	uint64_t start_ns, stop_ns;
+
+	/* replay of a capture (ipcperf_session__open_file) */
+	struct ipp_pd_reader *rd;
+	bool eof;
+	uint64_t round_max;	/* latest time read since the last FINISHED_ROUND */
+	uint64_t prev_round_max;	/* latest time read before it: safe to deliver up to */
+	uint64_t first_ns, last_ns;	/* times of the first and last record read */
+	struct ipp_rec_data rec;	/* the capture's ipcperf section, when it has one */
+	bool has_rec;
+	bool rec_lost_done;		/* its end-of-run losses were delivered */
+
+	/* recording (ipcperf_session__record) */
+	struct ipp_recorder *recorder;
 };
 
 /* ------------------------------------------------------------------ */
@@ -525,6 +540,10 @@ void ipcperf_session__delete(struct ipcperf_session *s)
 	free(s->lost_per_cpu);
 	free(s->samples_per_cpu);
 	free(s->sc_tp);
+	ipp_pd_reader__delete(s->rd);
+	if (s->has_rec)
+		ipp_rec_data__free(&s->rec);
+	ipp_recorder__delete(s->recorder);	/* never started: the file stays partial */
 	free(s);
 }
 
@@ -883,6 +902,45 @@ static void seed_calls_in_progress(struct ipcperf_session *s)
 	}
 }
 
+/* The events as opened, into the capture: before any record. */
+static int record_events(struct ipcperf_session *s)
+{
+	for (size_t i = 0; i < s->nr_tps; i++) {
+		const struct tp *tp = &s->tps[i];
+		int err;
+
+		if (!tp->opened)
+			continue;
+		err = ipp_recorder__add_event(s->recorder, tp->system, tp->name, &tp->attr,
+					      sizeof(tp->attr), tp->ids, tp->nr_ids, tp->format,
+					      tp->format_len);
+		if (err) {
+			ipp_info("cannot describe %s:%s in the capture: %s\n", tp->system, tp->name,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int ipcperf_session__record(struct ipcperf_session *s, const char *path)
+{
+	if (!s || !path || s->rd)
+		return -EINVAL;
+	if (s->state != S_NEW || s->recorder)
+		return -EBUSY;
+	s->recorder = ipp_recorder__new(path);
+	return s->recorder ? 0 : -errno;
+}
+
+struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool *replay)
+{
+	*replay = s->rd != NULL;
+	if (s->recorder)
+		return ipp_recorder__log(s->recorder);
+	return s->has_rec ? s->rec.log : NULL;
+}
+
 int ipcperf_session__start(struct ipcperf_session *s)
 {
 	int err;
@@ -891,8 +949,15 @@ int ipcperf_session__start(struct ipcperf_session *s)
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
+	if (s->rd) {
+		/* Nothing to open: records come from the file at consume(). */
+		s->state = S_STARTED;
+		return 0;
+	}
 	libperf_init_once();
 	err = open_events(s);
+	if (!err && s->recorder)
+		err = record_events(s);
 	if (err) {
 		close_events(s);
 		return err;
@@ -935,6 +1000,8 @@ static void take_record(struct ipcperf_session *s, const union perf_event *ev)
 	s->records++;
 	if (s->tap)
 		s->tap(s->tap_ctx, ev, size);
+	if (s->recorder)
+		ipp_recorder__write(s->recorder, ev, size);
 	if (ev->header.type == PERF_RECORD_SAMPLE) {
 		/* id, pid, tid, time, cpu, res, raw_size, raw (DESIGN.md) */
 		uint32_t pid, tid, cpu, raw_size;
@@ -1020,6 +1087,8 @@ static int read_rings(struct ipcperf_session *s)
 	/* A pass over every ring: what a capture marks as a finished round. */
 	if (s->tap && s->records != before)
 		s->tap(s->tap_ctx, NULL, 0);
+	if (s->recorder && s->records != before)
+		ipp_recorder__write(s->recorder, NULL, 0);
 	return 0;
 }
 
@@ -1162,6 +1231,264 @@ static int check_hangups(struct ipcperf_session *s)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ replay */
+
+bool ipp_session_is_replay(const struct ipcperf_session *s)
+{
+	return s && s->rd;
+}
+
+/* Room for per-CPU counts of @cpu. @return false when out of memory. */
+static bool cpu_slot(struct ipcperf_session *s, uint32_t cpu)
+{
+	uint64_t *l, *n;
+	int nr;
+
+	if (cpu < (uint32_t)s->nr_cpu_slots)
+		return true;
+	if (cpu > 1u << 20)
+		return false;
+	nr = (int)cpu + 1;
+	l = realloc(s->lost_per_cpu, nr * sizeof(*l));
+	if (l)
+		s->lost_per_cpu = l;
+	n = realloc(s->samples_per_cpu, nr * sizeof(*n));
+	if (n)
+		s->samples_per_cpu = n;
+	if (!l || !n)
+		return false;
+	memset(l + s->nr_cpu_slots, 0, (nr - s->nr_cpu_slots) * sizeof(*l));
+	memset(n + s->nr_cpu_slots, 0, (nr - s->nr_cpu_slots) * sizeof(*n));
+	s->nr_cpu_slots = nr;
+	return true;
+}
+
+static void note_time(struct ipcperf_session *s, uint64_t t)
+{
+	if (!s->first_ns || t < s->first_ns)
+		s->first_ns = t;
+	if (t > s->last_ns)
+		s->last_ns = t;
+	if (t > s->round_max)
+		s->round_max = t;
+}
+
+/*
+ * One record of the capture into the merge, as take_record() does for a ring
+ * record. Samples and the other kernel records carry their own id, time, cpu.
+ * @return 0, or -ENOMEM.
+ */
+static int take_file_record(struct ipcperf_session *s, const struct ipp_pd_rec *rec)
+{
+	struct ipp_pd_sample smp;
+	int err;
+
+	if (rec->type >= IPP_PD_RECORD_USER_TYPE_START)
+		return 0;	/* perf's own records (FINISHED_ROUND handled by the caller) */
+	s->records++;
+	err = ipp_pd_reader__parse(s->rd, rec, &smp);
+	if (err < 0)
+		return 0;	/* no sample_id_all, unknown id, or too short: nothing to place in time */
+	if (!(smp.sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	if (smp.sample_type & PERF_SAMPLE_CPU && !cpu_slot(s, smp.cpu))
+		return -ENOMEM;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		if (!smp.raw || smp.raw_size < 2)
+			return 0;
+		if (!s->include_self && s->self > 0 && (pid_t)smp.pid == s->self)
+			return 0;
+		note_time(s, smp.time);
+		if (smp.sample_type & PERF_SAMPLE_CPU)
+			s->samples_per_cpu[smp.cpu]++;
+		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_SAMPLE, rec->misc,
+				       (pid_t)smp.pid, (pid_t)smp.tid, (int)smp.cpu, smp.raw,
+				       smp.raw_size);
+	case PERF_RECORD_LOST: {
+		uint64_t n;
+
+		if (rec->size < 24)
+			return 0;
+		memcpy(&n, (const unsigned char *)rec->data + 16, sizeof(n));
+		s->lost += n;
+		if (smp.sample_type & PERF_SAMPLE_CPU)
+			s->lost_per_cpu[smp.cpu] += n;
+		note_time(s, smp.time);
+		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_LOST, 0, (pid_t)smp.pid,
+				       (pid_t)smp.tid, (int)smp.cpu, &n, sizeof(n));
+	}
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (!s->include_self && s->self > 0 && (pid_t)smp.pid == s->self)
+			return 0;
+		note_time(s, smp.time);
+		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_SWITCH, rec->misc,
+				       (pid_t)smp.pid, (pid_t)smp.tid, (int)smp.cpu, NULL, 0);
+	default:
+		return 0;
+	}
+}
+
+/* Losses the recorder found only at its stop (count_unreported_loss), after every record. */
+static int replay_end_losses(struct ipcperf_session *s)
+{
+	int n = 0;
+
+	if (!s->has_rec || s->rec_lost_done)
+		return 0;
+	s->rec_lost_done = true;
+	for (size_t i = 0; i < s->rec.nr_lost; i++) {
+		struct ipcperf_lost ev = { .cpu = (int)s->rec.lost[i].cpu, .lost = s->rec.lost[i].lost };
+
+		if (!cpu_slot(s, s->rec.lost[i].cpu))
+			continue;
+		s->lost += ev.lost;
+		s->lost_per_cpu[ev.cpu] += ev.lost;
+		ev.total = s->lost;
+		EMIT(s, lost, &ev);
+		n++;
+	}
+	return n;
+}
+
+/* Records read per consume() when the capture has no rounds: keeps each call short. */
+#define REPLAY_BATCH 65536
+
+/*
+ * Read the capture up to the end of a round (or a batch), and deliver what is
+ * surely in order: perf's rule, everything up to the latest time read before
+ * the previous FINISHED_ROUND. At the end of the file, everything.
+ */
+static int consume_file(struct ipcperf_session *s)
+{
+	struct ipp_pd_rec rec;
+	int n = 0, err = 0;
+
+	for (int i = 0; i < REPLAY_BATCH && !s->eof; i++) {
+		err = ipp_pd_reader__next(s->rd, &rec);
+		if (err <= 0) {
+			if (err == 0)
+				s->eof = true;
+			break;
+		}
+		if (rec.type == IPP_PD_RECORD_FINISHED_ROUND) {
+			n += deliver(s, s->prev_round_max);
+			s->prev_round_max = s->round_max;
+			break;
+		}
+		err = take_file_record(s, &rec);
+		if (err < 0)
+			break;
+	}
+	if (err < 0)
+		return err;
+	if (s->eof) {
+		n += deliver(s, UINT64_MAX);
+		n += replay_end_losses(s);
+	}
+	return n;
+}
+
+/* Tracepoint formats of the capture into the decoder: those it does not know are left out. */
+static void load_file_formats(struct ipcperf_session *s)
+{
+	size_t n = ipp_pd_reader__nr_formats(s->rd);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ipp_pd_format *f = ipp_pd_reader__format(s->rd, i);
+
+		ipp_decoder__add_format(s->dec, f->system, f->name, f->text, f->len);
+	}
+}
+
+struct ipcperf_session *ipcperf_session__open_file(const char *path,
+						   const struct ipcperf_file_opts *opts)
+{
+	const struct ipp_pd_info *info;
+	struct ipcperf_session *s;
+	int err;
+
+	if (!path || (opts && (opts->sz < sizeof(size_t) ||
+			       !ipp_opts_valid(opts, opts->sz, sizeof(*opts))))) {
+		ipp_info("invalid options: %s\n", path ? "bad sz; set it with IPCPERF_OPTS()" :
+			 "no file");
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->epfd = -1;
+	s->cmd.pid = -1;
+	s->self = -1;
+	s->include_self = true;
+	s->dec = ipp_decoder__new();
+	s->merge = ipp_merge__new();
+	s->pairer = ipp_pairer__new();
+	s->rd = ipp_pd_reader__new();
+	if (!s->dec || !s->merge || !s->pairer || !s->rd) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* The reader explains its errors (with the offset) and warns of a partial capture. */
+	err = ipp_pd_reader__open(s->rd, path);
+	if (err)
+		goto fail;
+	info = ipp_pd_reader__info(s->rd);
+	if (IPP_OPTS_HAS(opts, refuse_partial) && opts->refuse_partial && info->partial) {
+		ipp_info("%s: partial capture refused\n", path);
+		err = -EPROTO;
+		goto fail;
+	}
+	if (!info->has_tracing_data || !ipp_pd_reader__nr_formats(s->rd))
+		ipp_warn("%s: the capture holds no tracepoint formats: its samples cannot be "
+			 "decoded\n", path);
+	load_file_formats(s);
+	{
+		uint32_t version;
+		const void *blob;
+		size_t len;
+
+		if (ipp_pd_reader__blob(s->rd, &version, &blob, &len) < 0) {
+			if (!info->partial)
+				ipp_warn("%s: no ipcperf section (not written by ipcperf): per-fd ops, "
+					 "bytes and latencies and the syscalls are exact, but fd objects "
+					 "and kinds are unknown, there are no counters, and flows cannot "
+					 "name their channels\n", path);
+		} else {
+			if (version != IPP_REC_BLOB_VERSION) {
+				ipp_warn("%s: ipcperf section of version %u, this ipcperf reads %u: "
+					 "left out (fd identities unknown)\n", path, version,
+					 IPP_REC_BLOB_VERSION);
+			} else if ((err = ipp_rec_data__parse(&s->rec, blob, len)) < 0) {
+				if (err == -ENOMEM)
+					goto fail;
+				ipp_warn("%s: the ipcperf section is malformed: left out (fd "
+					 "identities unknown)\n", path);
+			} else {
+				s->has_rec = true;
+				if (s->rec.has_session) {
+					s->self = s->rec.ss.self;
+					s->include_self = s->rec.ss.include_self;
+				}
+			}
+		}
+	}
+	return s;
+fail:
+	ipcperf_session__delete(s);
+	errno = -err;
+	return NULL;
+}
+
+bool ipcperf_session__partial(const struct ipcperf_session *s)
+{
+	return s && s->rd && ipp_pd_reader__info(s->rd)->partial;
+}
+
 int ipcperf_session__consume(struct ipcperf_session *s)
 {
 	uint64_t pass;
@@ -1171,6 +1498,8 @@ int ipcperf_session__consume(struct ipcperf_session *s)
 		return -EINVAL;
 	if (s->state != S_STARTED)
 		return s->state == S_STOPPED ? 0 : -EINVAL;
+	if (s->rd)
+		return consume_file(s);
 	pass = ipp_now_ns();
 	err = check_hangups(s);
 	if (err)
@@ -1188,6 +1517,8 @@ int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 		return -EINVAL;
 	if (s->state != S_STARTED)
 		return s->state == S_STOPPED ? 0 : -EINVAL;
+	if (s->rd)
+		return consume_file(s);
 	n = epoll_wait(s->epfd, evs, 64, timeout_ms);
 	if (n < 0)
 		return -errno;
@@ -1204,6 +1535,8 @@ int ipcperf_session__fd(const struct ipcperf_session *s)
 
 bool ipcperf_session__done(const struct ipcperf_session *s)
 {
+	if (s && s->rd)
+		return s->state != S_NEW && s->eof;
 	return s && s->state != S_NEW && !s->system_wide && s->nr_live == 0;
 }
 
@@ -1248,6 +1581,8 @@ static int count_unreported_loss(struct ipcperf_session *s)
 		extra = fired - s->samples_per_cpu[c] - s->lost_per_cpu[c];
 		s->lost += extra;
 		s->lost_per_cpu[c] += extra;
+		if (s->recorder)
+			ipp_recorder__lost(s->recorder, c, extra);
 		{
 			struct ipcperf_lost ev = { .cpu = c, .lost = extra, .total = s->lost };
 
@@ -1258,6 +1593,42 @@ static int count_unreported_loss(struct ipcperf_session *s)
 	return delivered;
 }
 
+static void record_counters(struct ipcperf_session *s, pid_t pid)
+{
+	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
+
+	if (ipcperf_session__read_counters(s, pid, v) == 0)
+		ipp_recorder__counters(s->recorder, pid, v);
+}
+
+/* Counts, counters and the end of the file: what a replay needs besides the records. */
+static int finish_recording(struct ipcperf_session *s)
+{
+	struct ipp_rec_session ss = {
+		.start_ns = s->start_ns, .stop_ns = s->stop_ns, .lost = s->lost,
+		.records = s->records, .self = s->self, .cmd_pid = s->has_cmd ? s->cmd.pid : -1,
+		.include_self = s->include_self,
+		.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0,
+		.skipped = s->skipped,
+	};
+	struct ipp_recorder *r = s->recorder;
+	int err;
+
+	if (s->counters) {
+		record_counters(s, 0);
+		if (s->has_cmd)
+			record_counters(s, s->cmd.pid);
+		for (size_t i = 0; i < s->nr_targets; i++)
+			if (!s->has_cmd || s->targets[i] != s->cmd.pid)
+				record_counters(s, s->targets[i]);
+	}
+	s->recorder = NULL;
+	err = ipp_recorder__finish(r, &ss);
+	if (err)
+		ipp_info("writing the capture failed: %s\n", strerror(-err));
+	return err;
+}
+
 int ipcperf_session__stop(struct ipcperf_session *s)
 {
 	int n;
@@ -1266,6 +1637,15 @@ int ipcperf_session__stop(struct ipcperf_session *s)
 		return -EINVAL;
 	if (s->state != S_STARTED)
 		return 0;
+	if (s->rd) {
+		/* What was read is delivered; the rest of the file is left unread. */
+		n = deliver(s, UINT64_MAX);
+		ipp_pairer__flush(s->pairer);
+		s->start_ns = s->first_ns;
+		s->stop_ns = s->last_ns;
+		s->state = S_STOPPED;
+		return n;
+	}
 	perf_evlist__disable(s->evlist);
 	ipp_counters__enable(s->counters, false);
 	/* Everything already in the rings is read and delivered, in order. */
@@ -1275,11 +1655,19 @@ int ipcperf_session__stop(struct ipcperf_session *s)
 	ipp_pairer__flush(s->pairer);
 	s->stop_ns = ipp_now_ns();
 	s->state = S_STOPPED;
+	if (s->recorder) {
+		int err = finish_recording(s);
+
+		if (err)
+			return err;
+	}
 	return n;
 }
 
 pid_t ipcperf_session__child_pid(const struct ipcperf_session *s)
 {
+	if (s && s->has_rec && s->rec.has_session)
+		return s->rec.ss.cmd_pid > 0 ? s->rec.ss.cmd_pid : -1;
 	return s && s->has_cmd ? s->cmd.pid : -1;
 }
 
@@ -1301,9 +1689,19 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 	v.unpaired_enter = ipp_pairer__unpaired_enter(s->pairer);
 	v.unpaired_exit = ipp_pairer__unpaired_exit(s->pairer);
 	v.syscalls = s->syscalls;
-	v.start_ns = s->start_ns;
+	v.start_ns = s->rd && s->state != S_STOPPED ? s->first_ns : s->start_ns;
 	v.stop_ns = s->stop_ns;
 	v.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0;
+	if (s->rd)
+		v.rings = ipp_pd_reader__info(s->rd)->nr_cpus_online;
+	if (s->has_rec && s->rec.has_session && (s->state == S_STOPPED || s->eof)) {
+		/* What the live session said, so that a report gives the live numbers. */
+		v.records = s->rec.ss.records;
+		v.start_ns = s->rec.ss.start_ns;
+		v.stop_ns = s->rec.ss.stop_ns;
+		v.rings = s->rec.ss.rings;
+		v.skipped_events = s->rec.ss.skipped;
+	}
 	v.skipped_events = s->skipped;
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
@@ -1325,6 +1723,14 @@ int ipcperf_session__read_counters(const struct ipcperf_session *s, pid_t pid,
 
 	if (!s || !vals || pid < 0)
 		return -EINVAL;
+	if (s->rd) {
+		for (size_t i = 0; s->has_rec && i < s->rec.nr_cnt; i++)
+			if (s->rec.cnt[i].pid == pid) {
+				memcpy(vals, s->rec.cnt[i].v, sizeof(s->rec.cnt[i].v));
+				return 0;
+			}
+		return s->has_rec && s->rec.nr_cnt ? -ESRCH : -ENODATA;
+	}
 	if (!s->counters)
 		return -ENODATA;
 	if (pid) {
@@ -1368,6 +1774,22 @@ int ipcperf_session__for_each_event(const struct ipcperf_session *s,
 		return -EINVAL;
 	if (s->state == S_NEW)
 		return -EINVAL;
+	for (size_t i = 0; s->rd && i < ipp_pd_reader__nr_events(s->rd); i++) {
+		const struct ipp_pd_event *e = ipp_pd_reader__event(s->rd, i);
+		struct ipcperf_event_desc d = {
+			.system = e->format ? e->format->system : NULL,
+			.name = e->format ? e->format->name : e->name,
+			.id = e->format ? e->format->id : -1,
+			.attr = &e->attr, .attr_size = sizeof(e->attr),
+			.ids = e->ids, .nr_ids = e->nr_ids,
+			.format = e->format ? e->format->text : NULL,
+			.format_len = e->format ? e->format->len : 0,
+		};
+		int ret = cb(ctx, &d);
+
+		if (ret)
+			return ret;
+	}
 	for (size_t i = 0; i < s->nr_tps; i++) {
 		const struct tp *tp = &s->tps[i];
 		struct ipcperf_event_desc d = {

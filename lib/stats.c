@@ -109,6 +109,13 @@ struct ipcperf_stats {
 	struct ipp_sockdb *sockdb;
 	uint64_t sockdb_ns;
 	uint64_t now_ns;	/* latest event time delivered */
+	/*
+	 * Captures (record.c): recording, every answer read from /proc goes to
+	 * the log; replaying (@replay), answers come from the log instead, in the
+	 * order they were asked for, and /proc is never read.
+	 */
+	struct ipp_identlog *log;
+	bool replay;
 };
 
 const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
@@ -336,6 +343,62 @@ static void set_pipe_capacity(struct ident *id, pid_t pid, int fd)
 	id->capacity = cap > 0 ? cap : 16 * 4096;
 }
 
+/* Recording: note what /proc answered (@id NULL or not ID_PROC: could not be resolved). */
+static void log_answer(struct ipcperf_stats *st, uint32_t what, pid_t pid, int fd,
+		       const struct ident *id)
+{
+	struct ipp_ident_ans a = { .what = what, .pid = pid, .fd = fd };
+
+	if (!st->log || st->replay)
+		return;
+	if (id && id->state == ID_PROC) {
+		a.ok = 1;
+		a.res_ns = id->res_ns;
+		a.kind = id->kind;
+		a.sock_type = id->sock_type;
+		a.ino = id->ino;
+		a.peer_ino = id->peer_ino;
+		a.capacity = id->capacity;
+		a.cap_default = id->cap_default;
+		a.cloexec = id->cloexec;
+		memcpy(a.object, id->object, sizeof(a.object));
+		memcpy(a.detail, id->detail, sizeof(a.detail));
+	}
+	ipp_identlog__add(st->log, &a);
+}
+
+/* Replay: the answer logged for the same question, into @id (ID_UNKNOWN if none). */
+static int replay_answer(struct ipcperf_stats *st, unsigned int mask, pid_t pid, int fd,
+			 struct ident *id, struct ipp_ident_ans *a)
+{
+	if (ipp_identlog__take(st->log, mask, pid, fd, a) < 0) {
+		if (id) {
+			memset(id, 0, sizeof(*id));
+			id->state = ID_UNKNOWN;
+			id->cloexec = -1;
+		}
+		return -ENOENT;
+	}
+	if (!id)
+		return 0;
+	memset(id, 0, sizeof(*id));
+	id->state = a->ok ? ID_PROC : ID_UNKNOWN;
+	id->cloexec = -1;
+	if (!a->ok)
+		return 0;
+	id->res_ns = a->res_ns;
+	id->kind = (enum ipcperf_fd_kind)a->kind;
+	id->sock_type = a->sock_type;
+	id->ino = a->ino;
+	id->peer_ino = a->peer_ino;
+	id->capacity = a->capacity;
+	id->cap_default = a->cap_default;
+	id->cloexec = a->cloexec;
+	memcpy(id->object, a->object, sizeof(id->object));
+	memcpy(id->detail, a->detail, sizeof(id->detail));
+	return 0;
+}
+
 /* Look the fd up in /proc; the answer is checked against the incarnation's end later. */
 static void resolve(struct ipcperf_stats *st, struct inc *in)
 {
@@ -344,6 +407,13 @@ static void resolve(struct ipcperf_stats *st, struct inc *in)
 
 	if (in->id.state != ID_NONE)
 		return;
+	if (st->replay) {
+		struct ipp_ident_ans a;
+
+		replay_answer(st, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id, &a);
+		in->id.auth = (size_t)(in - st->incs);
+		return;
+	}
 	if (st->no_proc) {
 		in->id.state = ID_UNKNOWN;
 		return;
@@ -358,6 +428,7 @@ static void resolve(struct ipcperf_stats *st, struct inc *in)
 	} else {
 		in->id.state = ID_UNKNOWN;
 	}
+	log_answer(st, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id);
 }
 
 static struct inc *new_inc(struct ipcperf_stats *st, struct proc *p, int fd, uint64_t start)
@@ -451,7 +522,7 @@ static void relook(struct ipcperf_stats *st, struct proc *p, int fd)
 	struct inc *in;
 	int cloexec;
 
-	if (!s || st->no_proc)
+	if (!s || (st->no_proc && !st->replay))
 		return;
 	in = &st->incs[s->inc];
 	if (in->id.state == ID_FINAL)
@@ -726,15 +797,14 @@ void ipcperf_stats__add_wakeup(struct ipcperf_stats *st, const struct ipcperf_wa
 struct fdlist {
 	struct {
 		int fd;
-		struct ipp_fdid id;
+		struct ident id;
 	} *v;
 	size_t n;
 	uint64_t when;
 };
 
-static int collect_fd(void *ctx, int fd, const struct ipp_fdid *id)
+static int add_fd(struct fdlist *l, int fd, const struct ident *id)
 {
-	struct fdlist *l = ctx;
 	void *v = realloc(l->v, (l->n + 1) * sizeof(*l->v));
 
 	if (!v)
@@ -743,6 +813,35 @@ static int collect_fd(void *ctx, int fd, const struct ipp_fdid *id)
 	l->v[l->n].fd = fd;
 	l->v[l->n++].id = *id;
 	return 0;
+}
+
+static int collect_fd(void *ctx, int fd, const struct ipp_fdid *f)
+{
+	struct fdlist *l = ctx;
+	struct ident id;
+
+	ident_from_fdid(&id, f, l->when);
+	return add_fd(l, fd, &id);
+}
+
+/* The fds of process @pid now, from /proc or (replaying) from the log. */
+static void scan_fds(struct ipcperf_stats *st, pid_t pid, struct fdlist *l)
+{
+	if (st->replay) {
+		struct ipp_ident_ans a;
+		struct ident id;
+
+		while (replay_answer(st, IPP_IDQ_SCAN | IPP_IDQ_SCAN_END, pid, -1, &id, &a) == 0 &&
+		       a.what == IPP_IDQ_SCAN)
+			if (id.state == ID_PROC && add_fd(l, a.fd, &id) < 0)
+				break;
+		return;
+	}
+	if (ipp_fdid_scan(pid, fresh_sockdb(st), collect_fd, l) < 0)
+		l->n = 0;
+	for (size_t k = 0; k < l->n; k++)
+		log_answer(st, IPP_IDQ_SCAN, pid, l->v[k].fd, &l->v[k].id);
+	log_answer(st, IPP_IDQ_SCAN_END, pid, -1, NULL);
 }
 
 /*
@@ -768,14 +867,13 @@ static void exec_fds(struct ipcperf_stats *st, struct proc *p, uint64_t when)
 		}
 		if (in->id.state != ID_NONE && in->id.state != ID_UNKNOWN)
 			continue;
-		if (!scanned && !st->no_proc) {
+		if (!scanned && (!st->no_proc || st->replay)) {
 			scanned = true;
-			if (ipp_fdid_scan(p->pid, fresh_sockdb(st), collect_fd, &l) < 0)
-				l.n = 0;
+			scan_fds(st, p->pid, &l);
 		}
 		for (size_t k = 0; k < l.n; k++)
 			if (l.v[k].fd == in->fd) {
-				ident_from_fdid(&in->id, &l.v[k].id, l.when);
+				in->id = l.v[k].id;
 				in->id.auth = p->fds[i].inc;
 				in->id.cloexec = 0;
 			}
@@ -928,6 +1026,7 @@ static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
 		in->id.auth = (size_t)(in - sc->st->incs);
 		if (f->kind == IPP_FD_PIPE)
 			set_pipe_capacity(&in->id, sc->pid, fd);
+		log_answer(sc->st, IPP_IDQ_SCAN, sc->pid, fd, &in->id);
 	}
 	return 0;
 }
@@ -977,6 +1076,31 @@ int ipp_stats_chan_at(struct ipcperf_stats *st, long inc, bool final, struct ipp
 	return 1;
 }
 
+/* A process's name and the fds it has before the capture, replayed from the log. */
+static void replay_attach(struct ipcperf_stats *st)
+{
+	struct ipp_ident_ans a;
+
+	/* The recorder logged, per target, its name and then its fds. */
+	while (ipp_identlog__take_any(st->log, IPP_IDQ_COMM, &a) == 0) {
+		struct proc *p = get_proc(st, a.pid, true);
+		struct fdlist l = { 0 };
+
+		if (p && a.ok)
+			snprintf(p->comm, sizeof(p->comm), "%.15s", a.object);
+		scan_fds(st, a.pid, &l);
+		for (size_t k = 0; p && k < l.n; k++) {
+			struct inc *in = cur_inc(st, p, l.v[k].fd, 0, false);
+
+			if (in && in->id.state == ID_NONE) {
+				in->id = l.v[k].id;
+				in->id.auth = (size_t)(in - st->incs);
+			}
+		}
+		free(l.v);
+	}
+}
+
 int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = st, .syscall = h_syscall,
@@ -990,6 +1114,15 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	err = ipcperf_session__add_handlers(s, &h);
 	if (err)
 		return err;
+	st->log = st->no_proc ? NULL : ipp_session_identlog(s, &st->replay);
+	st->replay = st->replay && st->log;
+	if (st->replay) {
+		replay_attach(st);
+		return 0;
+	}
+	/* A capture without a log: its processes are not this machine's now. */
+	if (ipp_session_is_replay(s))
+		st->no_proc = true;
 	if (st->no_proc)
 		return 0;
 	/* fds that exist before the capture: their identity now, while they are open. */
@@ -997,6 +1130,7 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	for (size_t i = 0; i < n; i++) {
 		struct scan_ctx sc = { .st = st, .pid = pids[i], .when = ipp_now_ns() };
 		struct proc *p = get_proc(st, pids[i], true);
+		struct ident cid = { .state = ID_UNKNOWN };
 		char path[64], comm[32] = "";
 		FILE *f;
 
@@ -1004,13 +1138,18 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 			snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
 			f = fopen(path, "re");
 			if (f) {
-				if (fgets(comm, sizeof(comm), f))
+				if (fgets(comm, sizeof(comm), f)) {
 					comm[strcspn(comm, "\n")] = '\0';
+					cid.state = ID_PROC;
+					snprintf(cid.object, sizeof(cid.object), "%s", comm);
+				}
 				fclose(f);
 				snprintf(p->comm, sizeof(p->comm), "%.15s", comm);
 			}
 		}
+		log_answer(st, IPP_IDQ_COMM, pids[i], -1, &cid);
 		ipp_fdid_scan(pids[i], fresh_sockdb(st), scan_one, &sc);
+		log_answer(st, IPP_IDQ_SCAN_END, pids[i], -1, NULL);
 	}
 	return 0;
 }

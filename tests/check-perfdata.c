@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "perfdata.h"
 #include "pd-synth.h"
+#include "record.h"
 #include "suites.h"
 
 static char tmpdir[] = "/tmp/ipcperf-pd.XXXXXX";
@@ -981,7 +982,176 @@ START_TEST(test_perf_file)
 	ipp_pd_reader__delete(r);
 }
 END_TEST
+
+struct fd_tally {
+	uint64_t ops, bytes, rows;
+	int fd;
+};
+
+static int tally_fd(void *ctx, const struct ipcperf_fd_row *row)
+{
+	struct fd_tally *t = ctx;
+
+	if (row->fd == t->fd) {
+		t->ops += row->write.ops;
+		t->bytes += row->write.bytes;
+		t->rows++;
+		ck_assert_int_eq(row->kind, IPCPERF_FD_UNKNOWN);	/* a replay never reads /proc */
+	}
+	return 0;
+}
+
+/*
+ * The same capture through a replay session and a stats object: the writes
+ * on fd 11 are paired with their exits and give the exact ops and bytes.
+ */
+START_TEST(test_replay_perf_file)
+{
+	struct ipcperf_session *s;
+	struct ipcperf_stats *st = ipcperf_stats__new(NULL);
+	struct ipcperf_session_stats ss = { .sz = sizeof(ss) };
+	struct fd_tally t = { .fd = 11 };
+	int loops = 0;
+
+	ck_assert_ptr_nonnull(st);
+	s = ipcperf_session__open_file(PERFDATA_CORPUS "/ok-perf-write.data", NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert(!ipcperf_session__partial(s));
+	ck_assert_int_eq(ipcperf_stats__attach(st, s), 0);
+	ck_assert(!ipcperf_session__done(s));
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	while (!ipcperf_session__done(s)) {
+		ck_assert_int_ge(ipcperf_session__poll(s, 100), 0);
+		ck_assert_int_lt(++loops, 1000);
+	}
+	ck_assert_int_ge(ipcperf_session__stop(s), 0);
+	ck_assert_int_eq(ipcperf_session__stats(s, &ss), 0);
+	ck_assert_uint_eq(ss.lost, 0);
+	ck_assert_uint_eq(ss.syscalls, 19);
+	ck_assert_uint_le(ss.start_ns, ss.stop_ns);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, tally_fd, &t), 0);
+	ck_assert_uint_ge(t.rows, 1);	/* one per writing process */
+	ck_assert_uint_eq(t.ops, 18);
+	ck_assert_uint_eq(t.bytes, 9100);
+	ipcperf_session__delete(s);
+	ipcperf_stats__delete(st);
+}
+END_TEST
+
+/* A replay of a synthetic capture counts its LOST records; a cut one fails with EPROTO. */
+START_TEST(test_replay_lost_and_cut)
+{
+	struct ipcperf_session *s;
+	struct ipcperf_session_stats ss = { .sz = sizeof(ss) };
+	uint64_t want_lost = 0;
+	unsigned char buf[256], *img;
+	size_t len;
+	char cut[300];
+
+	write_synth(500, false, false);
+	for (uint64_t i = 0; i < 500; i++) {
+		struct pds_rec_info in;
+
+		pds_record(i, buf, &in);
+		if (in.type == PERF_RECORD_LOST)
+			want_lost += in.arg;
+	}
+	s = ipcperf_session__open_file(path, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	while (!ipcperf_session__done(s))
+		ck_assert_int_ge(ipcperf_session__consume(s), 0);
+	ipcperf_session__stop(s);
+	ck_assert_int_eq(ipcperf_session__stats(s, &ss), 0);
+	ck_assert_uint_eq(ss.lost, want_lost);
+	ipcperf_session__delete(s);
+
+	img = slurp(path, &len);
+	snprintf(cut, sizeof(cut), "%s/cut.data", tmpdir);
+	spill(cut, img, 64);
+	errno = 0;
+	ck_assert_ptr_null(ipcperf_session__open_file(cut, NULL));
+	ck_assert_int_ne(errno, 0);
+	free(img);
+}
+END_TEST
 #endif
+
+/* The identity log hands back, per (pid, fd), the answers in the order they were logged. */
+START_TEST(test_identlog_order)
+{
+	struct ipp_identlog *l = ipp_identlog__new();
+	struct ipp_ident_ans a = { .what = IPP_IDQ_RESOLVE, .pid = 7, .fd = 3, .ok = 1 }, out;
+
+	ck_assert_ptr_nonnull(l);
+	snprintf(a.object, sizeof(a.object), "pipe:[1]");
+	ck_assert_int_eq(ipp_identlog__add(l, &a), 0);
+	a.fd = 4;
+	snprintf(a.object, sizeof(a.object), "pipe:[2]");
+	ck_assert_int_eq(ipp_identlog__add(l, &a), 0);
+	a.fd = 3;
+	snprintf(a.object, sizeof(a.object), "socket:[3]");
+	ck_assert_int_eq(ipp_identlog__add(l, &a), 0);
+	a = (struct ipp_ident_ans){ .what = IPP_IDQ_SCAN_END, .pid = 7, .fd = -1 };
+	ck_assert_int_eq(ipp_identlog__add(l, &a), 0);
+
+	/* fd 4 first: out of log order, still its own answer */
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 7, 4, &out), 0);
+	ck_assert_str_eq(out.object, "pipe:[2]");
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 7, 3, &out), 0);
+	ck_assert_str_eq(out.object, "pipe:[1]");
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 7, 3, &out), 0);
+	ck_assert_str_eq(out.object, "socket:[3]");
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 7, 3, &out), -ENOENT);
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_RESOLVE, 8, 4, &out), -ENOENT);
+	ck_assert_int_eq(ipp_identlog__take(l, IPP_IDQ_SCAN | IPP_IDQ_SCAN_END, 7, -1, &out), 0);
+	ck_assert_uint_eq(out.what, IPP_IDQ_SCAN_END);
+	ipp_identlog__delete(l);
+}
+END_TEST
+
+/* The ipcperf section parses back what was put in; a cut one is refused. */
+START_TEST(test_rec_section)
+{
+	struct ipp_rec_session ss = { .start_ns = 10, .stop_ns = 20, .lost = 3, .records = 99,
+				      .self = 42, .cmd_pid = 43, .rings = 2 };
+	struct ipp_rec_counters c = { .pid = 43, .nr = IPCPERF_CNT__MAX };
+	struct ipp_ident_ans a = { .what = IPP_IDQ_COMM, .pid = 43, .fd = -1, .ok = 1 }, out;
+	unsigned char sect[4096];
+	struct ipp_rec_data d;
+	size_t len = 0;
+	uint32_t t, n;
+
+#define PUT(type, obj)                                                   \
+	do {                                                             \
+		t = (type);                                              \
+		n = sizeof(obj);                                         \
+		memcpy(sect + len, &t, 4);                               \
+		memcpy(sect + len + 4, &n, 4);                           \
+		memcpy(sect + len + 8, &(obj), n);                       \
+		len += 8 + ((n + 7u) & ~7u);                             \
+	} while (0)
+	c.v[IPCPERF_CNT_TASK_CLOCK].value = 1234;
+	snprintf(a.object, sizeof(a.object), "ipcwork");
+	PUT(IPP_REC_T_SESSION, ss);
+	PUT(IPP_REC_T_COUNTERS, c);
+	PUT(99, ss);		/* an unknown entry: skipped */
+	PUT(IPP_REC_T_IDENT, a);
+#undef PUT
+	ck_assert_uint_le(len, sizeof(sect));
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), 0);
+	ck_assert(d.has_session);
+	ck_assert_uint_eq(d.ss.records, 99);
+	ck_assert_int_eq(d.ss.cmd_pid, 43);
+	ck_assert_uint_eq(d.nr_cnt, 1);
+	ck_assert_uint_eq(d.cnt[0].v[IPCPERF_CNT_TASK_CLOCK].value, 1234);
+	ck_assert_int_eq(ipp_identlog__take_any(d.log, IPP_IDQ_COMM, &out), 0);
+	ck_assert_str_eq(out.object, "ipcwork");
+	ipp_rec_data__free(&d);
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len - 8), -EPROTO);
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, 4), -EPROTO);
+}
+END_TEST
 
 Suite *perfdata_suite(void)
 {
@@ -1004,8 +1174,12 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_writer_args);
 	tcase_add_test(tc, test_attr_sizes);
 	tcase_add_test(tc, test_decoder_feed);
+	tcase_add_test(tc, test_identlog_order);
+	tcase_add_test(tc, test_rec_section);
 #ifdef PERFDATA_CORPUS
 	tcase_add_test(tc, test_perf_file);
+	tcase_add_test(tc, test_replay_perf_file);
+	tcase_add_test(tc, test_replay_lost_and_cut);
 #endif
 	suite_add_tcase(s, tc);
 	return s;

@@ -374,6 +374,57 @@ IPCPERF_API int ipcperf_session__set_tap(struct ipcperf_session *s,
 /** Records lost in the ring of CPU @p cpu so far; 0 for an unknown cpu. */
 IPCPERF_API uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *s, int cpu);
 
+/**
+ * Also write everything the session reads into @p path, a capture in the
+ * perf.data format that `perf script` and `perf report` read and
+ * ipcperf_session__open_file() replays with the live run's numbers: the
+ * events and their tracepoint formats, every ring record (samples, lost,
+ * COMM/FORK/EXIT, SWITCH), and in an ipcperf section of its own the session's
+ * counts, the counter values at stop, and the fd identities the stats
+ * objects attached to this session read from /proc (so call it before
+ * ipcperf_stats__attach()). No buffer contents are ever captured: syscall
+ * arguments and return values only, which are numbers.
+ * The file is created now (mode 0600, truncated if it exists), filled from
+ * start and finished at stop; a session deleted without stop leaves a
+ * partial capture.
+ * @return 0; -EINVAL (NULL, or a replay session); -EBUSY (started, or already
+ *   recording); -errno of creating the file (explained through the print
+ *   function). A failure to write the capture is returned by
+ *   ipcperf_session__stop().
+ */
+IPCPERF_API int ipcperf_session__record(struct ipcperf_session *s, const char *path);
+
+/** Options of ipcperf_session__open_file(); NULL for the defaults. */
+struct ipcperf_file_opts {
+	size_t sz;
+	/** Fail with EPROTO on a partial capture (recorder killed) instead of warning. */
+	bool refuse_partial;
+};
+
+/**
+ * A session that replays a capture in the perf.data format (written by
+ * ipcperf_session__record() or `perf record -e syscalls:...`) instead of
+ * reading rings: the same add_handlers / start / poll or consume / done /
+ * stop / stats / delete, and handlers get the same events, decoded with the
+ * tracepoint formats the capture carries. start() opens nothing; consume()
+ * (and poll(), which never waits) reads the next round of records; done() is
+ * true at the end of the file; ipcperf_session__fd() has no fd to give
+ * (-EINVAL); child_pid() is the recorded command's pid, which is not waited for. Lost records are counted from the capture's
+ * PERF_RECORD_LOST. Memory is bounded by a round of records, not the file.
+ * A stats object attached to it never reads /proc (the processes are not
+ * this machine's now): fd identities come from what the recorder stored, else
+ * they are unknown.
+ * @return the session, freed with ipcperf_session__delete(); NULL with errno:
+ *   EINVAL (not a perf.data file, bad opts), EPROTO (corrupt or truncated: the
+ *   print function gets "FILE: offset 0x...: what"), ENOMEM, open(2)'s errors.
+ *   A partial capture opens with a warning through the print function.
+ */
+IPCPERF_API struct ipcperf_session *ipcperf_session__open_file(const char *path,
+								const struct ipcperf_file_opts *opts);
+
+/** True for a session of ipcperf_session__open_file() whose capture is partial. */
+IPCPERF_API bool ipcperf_session__partial(const struct ipcperf_session *s);
+
 /** Name of syscall number @p nr of this architecture (from the kernel headers at build time), or NULL. */
 IPCPERF_API const char *ipcperf_syscall_name(int nr);
 

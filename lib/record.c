@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Captures of a session: the records through lib/perfdata.c's writer, and
+ * the ipcperf feature section that lets a replay give the live run's
+ * numbers (record.h describes its layout).
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "perfdata.h"
+#include "record.h"
+
+/* ------------------------------------------------------------------ identity log */
+
+struct ipp_identlog {
+	struct ipp_ident_ans *v;
+	bool *taken;
+	size_t n, cap;
+	size_t low;		/* every answer before it was taken */
+};
+
+struct ipp_identlog *ipp_identlog__new(void)
+{
+	return calloc(1, sizeof(struct ipp_identlog));
+}
+
+void ipp_identlog__delete(struct ipp_identlog *l)
+{
+	if (!l)
+		return;
+	free(l->v);
+	free(l->taken);
+	free(l);
+}
+
+int ipp_identlog__add(struct ipp_identlog *l, const struct ipp_ident_ans *a)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct ipp_ident_ans *v = realloc(l->v, cap * sizeof(*v));
+		bool *t;
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		t = realloc(l->taken, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		l->taken = t;
+		l->cap = cap;
+	}
+	l->v[l->n] = *a;
+	l->taken[l->n++] = false;
+	return 0;
+}
+
+int ipp_identlog__take(struct ipp_identlog *l, unsigned int what_mask, pid_t pid, int fd,
+		       struct ipp_ident_ans *out)
+{
+	for (size_t i = l->low; i < l->n; i++) {
+		const struct ipp_ident_ans *a = &l->v[i];
+
+		if (l->taken[i] || !(a->what & what_mask) || a->pid != pid ||
+		    (fd != -1 && a->fd != fd && !(a->what & IPP_IDQ_SCAN_END)))
+			continue;
+		l->taken[i] = true;
+		while (l->low < l->n && l->taken[l->low])
+			l->low++;
+		*out = *a;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int ipp_identlog__take_any(struct ipp_identlog *l, unsigned int what_mask,
+			   struct ipp_ident_ans *out)
+{
+	for (size_t i = l->low; i < l->n; i++)
+		if (!l->taken[i] && (l->v[i].what & what_mask))
+			return ipp_identlog__take(l, l->v[i].what, l->v[i].pid, l->v[i].fd, out);
+	return -ENOENT;
+}
+
+/* ------------------------------------------------------------------ recorder */
+
+struct ipp_recorder {
+	struct ipp_pd_writer *w;
+	struct ipp_identlog *log;
+	struct ipp_rec_lost *lost;
+	size_t nr_lost;
+	struct ipp_rec_counters *cnt;
+	size_t nr_cnt;
+	int err;
+	char *header_page, *header_event;
+};
+
+/* tracefs events/@name, or NULL (the writer then uses the usual layout). */
+static char *read_events_file(const char *name, size_t *len)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(dirs); i++) {
+		char path[256], *buf = NULL;
+		size_t cap = 0, n = 0, k;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/events/%s", dirs[i], name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		for (;;) {
+			if (n == cap) {
+				char *p = realloc(buf, cap ? cap * 2 : 4096);
+
+				if (!p)
+					break;
+				buf = p;
+				cap = cap ? cap * 2 : 4096;
+			}
+			k = fread(buf + n, 1, cap - n, f);
+			if (!k)
+				break;
+			n += k;
+		}
+		fclose(f);
+		if (buf && n) {
+			*len = n;
+			return buf;
+		}
+		free(buf);
+	}
+	return NULL;
+}
+
+struct ipp_recorder *ipp_recorder__new(const char *path)
+{
+	struct ipp_pd_writer_opts o = { .sz = sizeof(o) };
+	struct ipp_recorder *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->log = ipp_identlog__new();
+	if (!r->log) {
+		free(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->header_page = read_events_file("header_page", &o.header_page_len);
+	r->header_event = read_events_file("header_event", &o.header_event_len);
+	o.header_page = r->header_page;
+	o.header_event = r->header_event;
+	o.kernel_text = ipp_pd_kernel_text();
+	r->w = ipp_pd_writer__new(path, &o);
+	if (!r->w) {
+		err = errno;
+		ipp_info("cannot write %s: %s\n", path, strerror(err));
+		ipp_recorder__delete(r);
+		errno = err;
+		return NULL;
+	}
+	return r;
+}
+
+int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const char *name,
+			    const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
+			    const char *format, size_t format_len)
+{
+	return ipp_pd_writer__add_event(r->w, system, name, attr, attr_size, ids, nr_ids, format,
+					format_len);
+}
+
+void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size)
+{
+	int err;
+
+	if (r->err)
+		return;
+	err = ipp_pd_writer__write(r->w, rec, size);
+	if (err)
+		r->err = err;
+}
+
+struct ipp_identlog *ipp_recorder__log(struct ipp_recorder *r)
+{
+	return r->log;
+}
+
+void ipp_recorder__lost(struct ipp_recorder *r, int cpu, uint64_t lost)
+{
+	struct ipp_rec_lost *v = realloc(r->lost, (r->nr_lost + 1) * sizeof(*v));
+
+	if (!v) {
+		r->err = r->err ? r->err : -ENOMEM;
+		return;
+	}
+	r->lost = v;
+	v[r->nr_lost++] = (struct ipp_rec_lost){ .cpu = (uint32_t)cpu, .lost = lost };
+}
+
+void ipp_recorder__counters(struct ipp_recorder *r, pid_t pid,
+			    const struct ipcperf_counter_value *vals)
+{
+	struct ipp_rec_counters *v = realloc(r->cnt, (r->nr_cnt + 1) * sizeof(*v));
+
+	if (!v) {
+		r->err = r->err ? r->err : -ENOMEM;
+		return;
+	}
+	r->cnt = v;
+	memset(&v[r->nr_cnt], 0, sizeof(*v));
+	v[r->nr_cnt].pid = pid;
+	v[r->nr_cnt].nr = IPCPERF_CNT__MAX;
+	memcpy(v[r->nr_cnt].v, vals, sizeof(v->v));
+	r->nr_cnt++;
+}
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put_entry(struct buf *b, uint32_t type, const void *data, uint32_t len)
+{
+	size_t need = 8 + ((len + 7u) & ~7u);
+
+	if (b->oom)
+		return;
+	if (b->len + need > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *p;
+
+		while (cap < b->len + need)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, &type, 4);
+	memcpy(b->p + b->len + 4, &len, 4);
+	memcpy(b->p + b->len + 8, data, len);
+	memset(b->p + b->len + 8 + len, 0, need - 8 - len);
+	b->len += need;
+}
+
+int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *ss)
+{
+	struct buf b = { 0 };
+	int err;
+
+	ipp_recorder__write(r, NULL, 0);	/* the last round */
+	put_entry(&b, IPP_REC_T_SESSION, ss, sizeof(*ss));
+	for (size_t i = 0; i < r->nr_lost; i++)
+		put_entry(&b, IPP_REC_T_LOST, &r->lost[i], sizeof(r->lost[i]));
+	for (size_t i = 0; i < r->nr_cnt; i++)
+		put_entry(&b, IPP_REC_T_COUNTERS, &r->cnt[i], sizeof(r->cnt[i]));
+	for (size_t i = 0; i < r->log->n; i++)
+		put_entry(&b, IPP_REC_T_IDENT, &r->log->v[i], sizeof(r->log->v[i]));
+	if (b.oom && !r->err)
+		r->err = -ENOMEM;
+	if (!r->err && (err = ipp_pd_writer__set_blob(r->w, IPP_REC_BLOB_VERSION, b.p, b.len)))
+		r->err = err;
+	free(b.p);
+	err = ipp_pd_writer__close(r->w);
+	r->w = NULL;
+	if (err && !r->err)
+		r->err = err;
+	err = r->err;
+	ipp_recorder__delete(r);
+	return err;
+}
+
+void ipp_recorder__delete(struct ipp_recorder *r)
+{
+	if (!r)
+		return;
+	ipp_pd_writer__delete(r->w);
+	ipp_identlog__delete(r->log);
+	free(r->lost);
+	free(r->cnt);
+	free(r->header_page);
+	free(r->header_event);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ replay */
+
+void ipp_rec_data__free(struct ipp_rec_data *d)
+{
+	free(d->lost);
+	free(d->cnt);
+	ipp_identlog__delete(d->log);
+	memset(d, 0, sizeof(*d));
+}
+
+static int grow(void **v, size_t *n, size_t size)
+{
+	void *p = realloc(*v, (*n + 1) * size);
+
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	return 0;
+}
+
+int ipp_rec_data__parse(struct ipp_rec_data *d, const void *blob, size_t len)
+{
+	const unsigned char *p = blob;
+	size_t at = 0;
+	int err = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->log = ipp_identlog__new();
+	if (!d->log)
+		return -ENOMEM;
+	while (!err && at < len) {
+		uint32_t type, elen;
+		const unsigned char *e;
+
+		if (len - at < 8) {
+			err = -EPROTO;
+			break;
+		}
+		memcpy(&type, p + at, 4);
+		memcpy(&elen, p + at + 4, 4);
+		if (elen > len - at - 8) {
+			err = -EPROTO;
+			break;
+		}
+		e = p + at + 8;
+		switch (type) {
+		case IPP_REC_T_SESSION:
+			if (elen < sizeof(d->ss)) {
+				err = -EPROTO;
+				break;
+			}
+			memcpy(&d->ss, e, sizeof(d->ss));
+			d->has_session = true;
+			break;
+		case IPP_REC_T_LOST:
+			if (elen < sizeof(*d->lost)) {
+				err = -EPROTO;
+				break;
+			}
+			if (!(err = grow((void **)&d->lost, &d->nr_lost, sizeof(*d->lost))))
+				memcpy(&d->lost[d->nr_lost++], e, sizeof(*d->lost));
+			break;
+		case IPP_REC_T_COUNTERS: {
+			struct ipp_rec_counters c;
+
+			if (elen < sizeof(c)) {
+				err = -EPROTO;
+				break;
+			}
+			memcpy(&c, e, sizeof(c));
+			if (c.nr != IPCPERF_CNT__MAX)
+				break;	/* another build's counter list: left out */
+			if (!(err = grow((void **)&d->cnt, &d->nr_cnt, sizeof(*d->cnt))))
+				d->cnt[d->nr_cnt++] = c;
+			break;
+		}
+		case IPP_REC_T_IDENT: {
+			struct ipp_ident_ans a;
+
+			if (elen < sizeof(a)) {
+				err = -EPROTO;
+				break;
+			}
+			memcpy(&a, e, sizeof(a));
+			a.object[sizeof(a.object) - 1] = '\0';
+			a.detail[sizeof(a.detail) - 1] = '\0';
+			err = ipp_identlog__add(d->log, &a);
+			break;
+		}
+		default:
+			break;
+		}
+		at += 8 + ((elen + 7ull) & ~7ull);
+	}
+	if (err)
+		ipp_rec_data__free(d);
+	return err;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * record.c: a session's capture (the recorder) and the ipcperf feature
+ * section a replay reads back. Internal: names carry the ipp_ prefix.
+ *
+ * The section (ipp_pd_writer__set_blob, version IPP_REC_BLOB_VERSION) is a
+ * sequence of entries, each a u32 type, a u32 length and that many bytes of
+ * payload, padded to 8; all native-endian (the reader refuses other-endian
+ * files anyway). Types: IPP_REC_T_SESSION (struct ipp_rec_session, once),
+ * IPP_REC_T_LOST (loss found at stop that no LOST record reported),
+ * IPP_REC_T_COUNTERS (one process's counter values at stop), IPP_REC_T_IDENT
+ * (struct ipp_ident_ans, in the order they were asked for). Unknown types
+ * are skipped, so entries can be added without a new version.
+ */
+#ifndef IPCPERF_RECORD_H
+#define IPCPERF_RECORD_H
+
+#include "internal.h"
+
+#define IPP_REC_BLOB_VERSION 1u
+
+enum {
+	IPP_REC_T_SESSION = 1,
+	IPP_REC_T_LOST = 2,
+	IPP_REC_T_COUNTERS = 3,
+	IPP_REC_T_IDENT = 4,
+};
+
+/* What the live session counted, for ipcperf_session__stats() of a replay. */
+struct ipp_rec_session {
+	uint64_t start_ns, stop_ns;	/* CLOCK_MONOTONIC, as the live session says */
+	uint64_t lost, records;
+	int32_t self;			/* the recorder's pid: its own records are dropped */
+	int32_t cmd_pid;		/* the command it ran, or -1 */
+	uint32_t include_self, rings, skipped, pad;
+};
+
+struct ipp_rec_lost {
+	uint32_t cpu, pad;
+	uint64_t lost;
+};
+
+struct ipp_rec_counters {
+	int32_t pid;			/* 0: all targets */
+	uint32_t nr;			/* IPCPERF_CNT__MAX of the writer */
+	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
+};
+
+struct ipp_recorder;
+
+/* Create @path (mode 0600). @return the recorder; NULL with errno. */
+struct ipp_recorder *ipp_recorder__new(const char *path);
+int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const char *name,
+			    const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
+			    const char *format, size_t format_len);
+/* A ring record, or (NULL, 0) at the end of a pass. Errors are kept for finish. */
+void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size);
+struct ipp_identlog *ipp_recorder__log(struct ipp_recorder *r);
+void ipp_recorder__lost(struct ipp_recorder *r, int cpu, uint64_t lost);
+void ipp_recorder__counters(struct ipp_recorder *r, pid_t pid,
+			    const struct ipcperf_counter_value *v);
+/* Write the section, finish the file, free. @return 0 or the first -errno. */
+int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *ss);
+/* Free without finishing (the file stays partial). Accepts NULL. */
+void ipp_recorder__delete(struct ipp_recorder *r);
+
+/* The section, parsed for a replay. */
+struct ipp_rec_data {
+	bool has_session;
+	struct ipp_rec_session ss;
+	struct ipp_rec_lost *lost;
+	size_t nr_lost;
+	struct ipp_rec_counters *cnt;
+	size_t nr_cnt;
+	struct ipp_identlog *log;	/* owned */
+};
+
+/* @return 0; -EPROTO for a malformed section; -ENOMEM. @d is freed on error. */
+int ipp_rec_data__parse(struct ipp_rec_data *d, const void *blob, size_t len);
+void ipp_rec_data__free(struct ipp_rec_data *d);
+
+#endif /* IPCPERF_RECORD_H */

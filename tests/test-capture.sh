@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Captures through the CLI: ipcperf record, stat --record, and report.
+#  - one pass of `stat --json --record FILE -- ipcwork pipe --hold 100` prints
+#    the live report and writes the capture (mode 0600); `report -i FILE
+#    --json` gives the same JSON document, field by field (only exit_status,
+#    the command's status, is not in a capture), with the fd objects the live
+#    run resolved; perf script and perf report read the capture cleanly;
+#  - `ipcperf record` captures give the stat, syscalls and flows views;
+#  - a `perf record` capture of ipcwork gives the exact per-fd ops and bytes
+#    (18 writes, 9100 bytes on fd 11; 11 reads, 9100 bytes on fd 10) and says
+#    what it cannot give without ipcperf's section;
+#  - a capture cut at 75% or at 64 bytes: exit 1, one error line with the
+#    offset; a killed recorder's capture reports with a "partial" warning.
+# Needs root (tracepoints), jq and perf; skips (77) otherwise, fails under CI=true.
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+PD_RECORD=$top_builddir/tests/pd-record
+
+skip_unless_root "recording captures"
+need_exe "$IPCPERF"
+need_exe "$IPCWORK"
+need_exe "$PD_RECORD"
+for tool in jq perf; do
+	if ! command -v $tool >/dev/null 2>&1; then
+		[ "${CI:-}" = true ] && fail "CI=true but $tool is not installed"
+		skip "$tool is not installed"
+	fi
+done
+make_tmpdir
+
+# fd_sum JSON FD SIDE FIELD: FIELD of SIDE summed over every process's rows of FD.
+fd_sum() {
+	jq "[.processes[].fds[]? | select(.fd == $2) | .$3.$4] | add // 0" "$1"
+}
+
+# ------------------------------------------------------------ one pass: live and capture
+run "$IPCPERF" stat -q --json --record "$T/cap.data" -- "$IPCWORK" pipe --hold 100
+expect_status 0 "stat --json --record -- ipcwork pipe --hold 100"
+cp "$T/out" "$T/live.json"
+[ "$(stat -c %a "$T/cap.data")" = 600 ] || fail "the capture's mode is $(stat -c %a "$T/cap.data"), not 600"
+jq -e . "$T/live.json" >/dev/null || { show; fail "stat --json is not JSON"; }
+[ "$(fd_sum "$T/live.json" 11 write ops)" -eq 18 ] || { show; fail "live: not 18 writes on fd 11"; }
+[ "$(fd_sum "$T/live.json" 11 write bytes)" -eq 9100 ] || { show; fail "live: not 9100 bytes on fd 11"; }
+
+run "$IPCPERF" report -i "$T/cap.data" --json
+expect_status 0 "report -i (stat --record capture) --json"
+[ -s "$T/err" ] && { show; fail "report of a complete ipcperf capture printed on stderr"; }
+cp "$T/out" "$T/report.json"
+# Field by field: the same document but for the command's exit status.
+jq -S 'del(.exit_status)' "$T/live.json" >"$T/live.norm"
+jq -S 'del(.exit_status)' "$T/report.json" >"$T/report.norm"
+if ! diff -u "$T/live.norm" "$T/report.norm" >"$T/diff"; then
+	head -n 60 "$T/diff" >&2
+	fail "report --json differs from the live stat --json of the same pass"
+fi
+# The identities came from the capture (a replay never reads /proc): the pipe is named.
+jq -e '[.processes[].fds[]? | select(.fd == 11) | .kind] | all(. == "pipe")' "$T/report.json" \
+	>/dev/null || fail "report: fd 11 is not known as a pipe"
+
+# The CSV view and the text view of the same capture.
+run "$IPCPERF" report -i "$T/cap.data" -x ,
+expect_status 0 "report -x ,"
+grep -q '^fd,' "$T/out" || { show; fail "report -x ,: no fd rows"; }
+run "$IPCPERF" report -i "$T/cap.data" -o "$T/report.txt"
+expect_status 0 "report -o FILE"
+grep -q "^ipcperf stat: capture $T/cap.data" "$T/report.txt" || fail "report -o: no text header"
+
+# perf reads the capture without a word on stderr.
+run perf script -i "$T/cap.data"
+expect_status 0 "perf script -i (stat --record capture)"
+[ -s "$T/err" ] && { show; fail "perf script printed on stderr"; }
+grep -q 'syscalls:sys_enter_write: fd: 0x0000000b' "$T/out" || { show; fail "perf script: no write to fd 11"; }
+run perf report -i "$T/cap.data" --stdio
+expect_status 0 "perf report -i (stat --record capture) --stdio"
+[ -s "$T/err" ] && { show; fail "perf report printed on stderr"; }
+
+# ------------------------------------------------------------ ipcperf record
+run "$IPCPERF" record -o "$T/rec.data" -s -- "$IPCWORK" pipe
+expect_status 0 "record -o -s -- ipcwork pipe"
+grep -q "wrote $T/rec.data: [1-9][0-9]* records" "$T/err" || { show; fail "record: no summary"; }
+for view in stat syscalls flows; do
+	run "$IPCPERF" report -i "$T/rec.data" --view $view --json
+	expect_status 0 "report --view $view --json"
+	jq -e . "$T/out" >/dev/null || { show; fail "report --view $view --json is not JSON"; }
+done
+run "$IPCPERF" report -i "$T/rec.data" --view syscalls --json
+jq -e '[.processes[].syscalls[]? | select(.name == "pipe2")] | length > 0' "$T/out" >/dev/null ||
+	{ show; fail "report --view syscalls of record -s: no pipe2"; }
+run "$IPCPERF" report -i "$T/rec.data" --view flows --dot "$T/g.dot"
+expect_status 0 "report --view flows --dot"
+grep -q '^digraph' "$T/g.dot" || fail "report --dot: no graph"
+run "$IPCPERF" record -- "$IPCWORK" pipe
+expect_status 2 "record without -o"
+run "$IPCPERF" report -i "$T/rec.data" --dot "$T/g.dot"
+expect_status 2 "report --dot without --view flows"
+
+# ------------------------------------------------------------ perf's capture
+run perf record -q -o "$T/perf.data" -e syscalls:sys_enter_write -e syscalls:sys_exit_write \
+	-e syscalls:sys_enter_read -e syscalls:sys_exit_read -- "$IPCWORK" pipe
+expect_status 0 "perf record -- ipcwork pipe"
+run "$IPCPERF" report -i "$T/perf.data" --json
+expect_status 0 "report -i (perf record capture)"
+grep -q 'no ipcperf section.*fd objects and kinds are unknown' "$T/err" ||
+	{ show; fail "report of a perf capture: no word on what it cannot give"; }
+for check in "11 write ops 18" "11 write bytes 9100" "10 read ops 11" "10 read bytes 9100"; do
+	set -- $check
+	got=$(fd_sum "$T/out" "$1" "$2" "$3")
+	[ "$got" -eq "$4" ] || { show; fail "perf capture: fd $1 $2 $3 is $got, expected $4"; }
+done
+
+# ------------------------------------------------------------ damaged captures
+size=$(stat -c %s "$T/cap.data")
+head -c $((size * 3 / 4)) "$T/cap.data" >"$T/cut.data"
+head -c 64 "$T/cap.data" >"$T/cut64.data"
+for cut in cut cut64; do
+	run "$IPCPERF" report -i "$T/$cut.data" --json
+	expect_status 1 "report of $cut.data"
+	[ "$(grep -c '' "$T/err")" -eq 1 ] || { show; fail "$cut.data: expected one error line"; }
+	grep -q "$cut.data: offset 0x[0-9a-f]*: " "$T/err" || { show; fail "$cut.data: no offset"; }
+	[ -s "$T/out" ] && { show; fail "$cut.data: a report was printed"; }
+done
+
+# A recorder that never finishes its file (tests/pd-record -k) ...
+run "$PD_RECORD" -k -o "$T/killed.data" -- "$IPCWORK" pipe
+expect_status 0 "pd-record -k"
+run "$IPCPERF" report -i "$T/killed.data" --json
+expect_status 0 "report of a killed recorder's capture"
+grep -q 'partial' "$T/err" || { show; fail "killed capture: no partial warning"; }
+[ "$(fd_sum "$T/out" 11 write bytes)" -eq 9100 ] || { show; fail "killed capture: wrong bytes"; }
+# ... and ipcperf record itself, killed with SIGKILL once it has written something.
+"$IPCPERF" record -q -o "$T/kill9.data" -- "$IPCWORK" pipe --hold 1500 >/dev/null 2>&1 &
+rec=$!
+for _ in $(seq 50); do
+	[ -s "$T/kill9.data" ] && break
+	sleep 0.1
+done
+kill -9 $rec
+wait $rec 2>/dev/null
+sleep 1.6	# the workload, orphaned, finishes
+run "$IPCPERF" report -i "$T/kill9.data"
+expect_status 0 "report of a SIGKILLed recorder's capture"
+grep -q 'partial capture' "$T/err" || { show; fail "SIGKILLed capture: no partial warning"; }
+exit 0
