@@ -5,7 +5,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "cli.h"
+#include "output.h"
 
 static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 {
@@ -42,6 +45,20 @@ static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 		fprintf(out, " <%" PRIu64 ".%06" PRIu64 ">\n", ns / 1000000000, ns / 1000 % 1000000);
 }
 
+static void trace_status(void *ctx, struct ipcperf_session *s)
+{
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	struct timespec now;
+
+	(void)ctx;
+	if (ipcperf_session__stats(s, &st) < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	cli_status_show("ipcperf trace: %.0f s, %" PRIu64 " events, %" PRIu64 " lost",
+			((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec -
+			 st.start_ns) / 1e9, st.records, st.lost);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
@@ -49,6 +66,8 @@ static void usage(FILE *f)
 		   "  PID/TID NAME(FD, COUNT) = RET <SECONDS>\n\n"
 		   "Options:\n" CLI_TARGET_HELP
 		   "  -s, --all-syscalls      every syscall (raw_syscalls), not only I/O and fd calls\n"
+		   "  -q, --quiet             no live status line (shown on a terminal when the\n"
+		   "                          trace itself goes to a file or a pipe)\n"
 		   "  -v, --verbose           more diagnostics\n"
 		   "  -h, --help              this help\n");
 }
@@ -59,17 +78,18 @@ int cmd_trace(int argc, char **argv)
 		CLI_TARGET_LONGOPTS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "all-syscalls", no_argument, NULL, 's' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_target t = { 0 };
 	struct ipcperf_session *s = NULL;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	bool verbose = false, all = false;
+	bool verbose = false, all = false, quiet = false;
 	int opt, code, status = 0;
 	FILE *out;
 
-	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "vhs", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "vhsq", longopts, NULL)) != -1) {
 		int r = cli_target_opt(&t, opt, optarg);
 
 		if (r < 0)
@@ -82,6 +102,9 @@ int cmd_trace(int argc, char **argv)
 			break;
 		case 's':
 			all = true;
+			break;
+		case 'q':
+			quiet = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -103,11 +126,18 @@ int cmd_trace(int argc, char **argv)
 		IPCPERF_OPTS(ipcperf_handlers, h, .ctx = out, .syscall = on_syscall);
 		struct cli_run run = {
 			.handlers = &h,
+			.status = trace_status,
+			.status_ms = 1000,
 			.events = IPCPERF_EV_TASK |
 				  (all ? IPCPERF_EV_ALL_SYSCALLS : IPCPERF_EV_IO | IPCPERF_EV_FDS),
 		};
 
+		/* Not when the trace lines themselves go to the terminal: they would mix. */
+		cli_status_enable(!quiet && isatty(STDERR_FILENO) &&
+				  !(out == stdout && isatty(STDOUT_FILENO)));
 		code = cli_run(&t, &run, &s, &status);
+		cli_status_clear();
+		cli_status_enable(false);
 	}
 	if (s && ipcperf_session__stats(s, &st) == 0) {
 		if (st.lost)
