@@ -1381,8 +1381,15 @@ int cmd_stat(int argc, char **argv)
 			 * Switch records (blocked time) only for --flows' verdicts:
 			 * four more records per blocking round trip.
 			 */
+			/*
+			 * The I/O and fd calls through raw_syscalls and a kernel
+			 * filter: half the cost of their own tracepoints here. A
+			 * capture keeps the per-syscall tracepoints, which perf
+			 * script decodes with their argument names.
+			 */
 			.events = (c.show_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
-						     IPCPERF_EV_IO | IPCPERF_EV_FDS) |
+						     IPCPERF_EV_IO | IPCPERF_EV_FDS |
+						     (c.t.record ? 0 : IPCPERF_EV_RAW_FILTER)) |
 				  IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
 				  (c.show_flows ? IPCPERF_EV_BLOCKED : 0),
 			.counters = true,

@@ -66,6 +66,7 @@ struct ipcperf_session {
 	bool has_cmd;
 	unsigned int ring_pages;
 	unsigned int events;
+	char *raw_filter;	/* IPCPERF_EV_RAW_FILTER: "id == 0 || id == 1 || ..." */
 	bool want_counters;
 	pid_t self;
 	pid_t *targets;		/* target processes: pids, tgids of tids, the command */
@@ -280,6 +281,26 @@ static int add_tp(struct ipcperf_session *s, const char *system, const char *nam
 	return 0;
 }
 
+/* The kernel filter that keeps the calls of the session's syscall sets. */
+static int build_raw_filter(struct ipcperf_session *s)
+{
+	size_t len = 0, cap = 64 * ipp_nr_syscalls;
+	char *f = malloc(cap);
+
+	if (!f)
+		return -ENOMEM;
+	f[0] = '\0';
+	for (size_t i = 0; i < ipp_nr_syscalls; i++) {
+		const struct ipp_scdesc *sc = &ipp_syscalls[i];
+
+		if (!(sc->set & s->events) || sc->nr < 0)
+			continue;
+		len += (size_t)snprintf(f + len, cap - len, "%sid == %d", len ? " || " : "", sc->nr);
+	}
+	s->raw_filter = f;
+	return 0;
+}
+
 static int load_formats(struct ipcperf_session *s)
 {
 	const char *dir = tracefs_tracing_dir();
@@ -297,12 +318,19 @@ static int load_formats(struct ipcperf_session *s)
 	s->tps = calloc(2 * ipp_nr_syscalls + 7, sizeof(*s->tps));
 	if (!s->tps)
 		return -ENOMEM;
-	if (s->events & IPCPERF_EV_ALL_SYSCALLS) {
+	if (!(s->events & IPCPERF_EV_ALL_SYSCALLS) && (s->events & IPCPERF_EV_RAW_FILTER) &&
+	    (s->events & (IPCPERF_EV_IO | IPCPERF_EV_FDS))) {
+		err = build_raw_filter(s);
+		if (err)
+			return err;
+	}
+	if (s->events & IPCPERF_EV_ALL_SYSCALLS || s->raw_filter) {
 		if ((err = add_tp(s, "raw_syscalls", "sys_enter", true)) < 0 ||
 		    (err = add_tp(s, "raw_syscalls", "sys_exit", true)) < 0)
 			return err;
 	}
-	for (size_t i = 0; i < ipp_nr_syscalls && !(s->events & IPCPERF_EV_ALL_SYSCALLS); i++) {
+	for (size_t i = 0; i < ipp_nr_syscalls && !(s->events & IPCPERF_EV_ALL_SYSCALLS) &&
+			   !s->raw_filter; i++) {
 		const struct ipp_scdesc *sc = &ipp_syscalls[i];
 		char enter[48], exit_[48];
 		size_t before = s->nr_tps;
@@ -536,6 +564,7 @@ void ipcperf_session__delete(struct ipcperf_session *s)
 	free(s->handlers);
 	free(s->pids);
 	free(s->tids);
+	free(s->raw_filter);
 	free(s->targets);
 	free(s->lost_per_cpu);
 	free(s->samples_per_cpu);
@@ -622,7 +651,7 @@ static bool in_list(const int *v, size_t n, int fd)
  * @known (which then takes them in). libperf does not hand out its fds, and
  * a capture needs the ids to map each sample to its event.
  */
-static int note_ids(struct tp *tp, int **known, size_t *nr_known)
+static int note_ids(struct tp *tp, int **known, size_t *nr_known, const char *filter)
 {
 	int *now;
 	size_t n;
@@ -644,6 +673,15 @@ static int note_ids(struct tp *tp, int **known, size_t *nr_known)
 			continue;
 		if (ioctl(now[i], PERF_EVENT_IOC_ID, &id) == 0)
 			tp->ids[tp->nr_ids++] = id;
+		/* Inherited instances use their parent's filter. */
+		if (filter && ioctl(now[i], PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
+			int e = -errno;
+
+			ipp_info("cannot set the syscall filter on %s:%s: %s\n", tp->system,
+				 tp->name, strerror(-e));
+			free(now);
+			return e;
+		}
 	}
 	free(*known);
 	*known = now;
@@ -751,7 +789,8 @@ static int open_events(struct ipcperf_session *s)
 		if (!err) {
 			tp->opened = true;
 			tp->attr = *perf_evsel__attr(evsels[i]);
-			err = note_ids(tp, &known, &nr_known);
+			err = note_ids(tp, &known, &nr_known,
+				       strcmp(tp->system, "raw_syscalls") ? NULL : s->raw_filter);
 			if (err)
 				goto out;
 			continue;
