@@ -322,6 +322,11 @@ const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr
 /* The session replays a capture (ipcperf_session__open_file): no /proc, no kernel. */
 bool ipp_session_is_replay(const struct ipcperf_session *s);
 
+/*
+ * tracefs events/@name (header_page, header_event) through libtracefs, which
+ * finds (or, as root, mounts) tracefs; malloc'ed, or NULL. */
+char *ipp_tracefs_events_file(const char *name, size_t *len);
+
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);
 

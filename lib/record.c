@@ -96,43 +96,6 @@ struct ipp_recorder {
 	char *header_page, *header_event;
 };
 
-/* tracefs events/@name, or NULL (the writer then uses the usual layout). */
-static char *read_events_file(const char *name, size_t *len)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-
-	for (size_t i = 0; i < IPP_ARRAY_SIZE(dirs); i++) {
-		char path[256], *buf = NULL;
-		size_t cap = 0, n = 0, k;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/events/%s", dirs[i], name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		for (;;) {
-			if (n == cap) {
-				char *p = realloc(buf, cap ? cap * 2 : 4096);
-
-				if (!p)
-					break;
-				buf = p;
-				cap = cap ? cap * 2 : 4096;
-			}
-			k = fread(buf + n, 1, cap - n, f);
-			if (!k)
-				break;
-			n += k;
-		}
-		fclose(f);
-		if (buf && n) {
-			*len = n;
-			return buf;
-		}
-		free(buf);
-	}
-	return NULL;
-}
 
 struct ipp_recorder *ipp_recorder__new(const char *path)
 {
@@ -150,8 +113,8 @@ struct ipp_recorder *ipp_recorder__new(const char *path)
 		errno = ENOMEM;
 		return NULL;
 	}
-	r->header_page = read_events_file("header_page", &o.header_page_len);
-	r->header_event = read_events_file("header_event", &o.header_event_len);
+	r->header_page = ipp_tracefs_events_file("header_page", &o.header_page_len);
+	r->header_event = ipp_tracefs_events_file("header_event", &o.header_event_len);
 	o.header_page = r->header_page;
 	o.header_event = r->header_event;
 	o.kernel_text = ipp_pd_kernel_text();

@@ -54,44 +54,6 @@ static int add_event(void *ctx, const struct ipcperf_event_desc *d)
 					d->nr_ids, d->format, d->format_len);
 }
 
-/* tracefs events/@name, or NULL (the writer then uses the usual layout). */
-static char *read_events_file(const char *name, size_t *len)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-
-	for (size_t i = 0; i < IPP_ARRAY_SIZE(dirs); i++) {
-		char path[256], *buf = NULL;
-		size_t cap = 0, n = 0;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/events/%s", dirs[i], name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		for (;;) {
-			if (n == cap) {
-				char *p = realloc(buf, cap ? cap * 2 : 4096);
-
-				if (!p)
-					break;
-				buf = p;
-				cap = cap ? cap * 2 : 4096;
-			}
-			size_t k = fread(buf + n, 1, cap - n, f);
-
-			if (!k)
-				break;
-			n += k;
-		}
-		fclose(f);
-		if (buf && n) {
-			*len = n;
-			return buf;
-		}
-		free(buf);
-	}
-	return NULL;
-}
 
 static unsigned int parse_sets(const char *s)
 {
@@ -141,8 +103,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ipcperf_set_print(print_fn);
-	wopts.header_page = read_events_file("header_page", &wopts.header_page_len);
-	wopts.header_event = read_events_file("header_event", &wopts.header_event_len);
+	wopts.header_page = ipp_tracefs_events_file("header_page", &wopts.header_page_len);
+	wopts.header_event = ipp_tracefs_events_file("header_event", &wopts.header_event_len);
 	wopts.kernel_text = ipp_pd_kernel_text();
 	c.w = ipp_pd_writer__new(out, &wopts);
 	if (!c.w) {
