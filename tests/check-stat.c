@@ -35,6 +35,7 @@
 
 #include <json-c/json.h>
 
+#include "runcmd.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -47,164 +48,11 @@
 Suite *stat_suite(void);
 
 /* A run that takes longer than this is a hang: kill it and fail. */
-#define RUN_DEADLINE_S 45
 
 /* ------------------------------------------------------------------ */
 /* Running programs                                                    */
 /* ------------------------------------------------------------------ */
 
-struct child {
-	pid_t pid;
-	int out_fd, err_fd;	/* unlinked temporary files holding its stdout / stderr */
-	int in_fd;		/* write end of its stdin pipe, or -1 (stdin is /dev/null) */
-	const char *what;	/* for messages */
-};
-
-struct result {
-	int status;		/* wait status */
-	char *out, *err;	/* NUL-terminated, malloc'ed */
-	size_t out_len, err_len;
-};
-
-static int tmp_fd(void)
-{
-	char path[] = "/tmp/check-stat.XXXXXX";
-	int fd = mkstemp(path);
-
-	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-	unlink(path);
-	return fd;
-}
-
-static char *slurp(int fd, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-
-	ck_assert_msg(fstat(fd, &st) == 0, "fstat: %s", strerror(errno));
-	buf = malloc((size_t)st.st_size + 1);
-	ck_assert_msg(buf != NULL, "out of memory");
-	while (got < (size_t)st.st_size) {
-		ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-
-		ck_assert_msg(n > 0, "reading captured output: %s", n < 0 ? strerror(errno) : "EOF");
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	*len = got;
-	return buf;
-}
-
-/*
- * Start @argv (execvp) with stdout and stderr captured in files and stdin
- * from a pipe (@with_stdin) or /dev/null, in environment @envp (NULL: ours).
- * The child gets its own process group, so a hung run can be killed with
- * everything it started.
- */
-static void spawn(struct child *c, char *const argv[], bool with_stdin, char *const envp[])
-{
-	int in[2] = { -1, -1 };
-
-	c->what = argv[0];
-	c->out_fd = tmp_fd();
-	c->err_fd = tmp_fd();
-	if (with_stdin)
-		ck_assert_msg(pipe2(in, O_CLOEXEC) == 0, "pipe2: %s", strerror(errno));
-	fflush(NULL);
-	c->pid = fork();
-	ck_assert_msg(c->pid >= 0, "fork: %s", strerror(errno));
-	if (c->pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0);
-		if (dup2(with_stdin ? in[0] : null, 0) < 0 || dup2(c->out_fd, 1) < 0 ||
-		    dup2(c->err_fd, 2) < 0)
-			_exit(126);
-		/* Only 0, 1, 2 go to the program: nothing else of ours may leak. */
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		if (envp)
-			execvpe(argv[0], argv, envp);
-		else
-			execvp(argv[0], argv);
-		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	c->in_fd = -1;
-	if (with_stdin) {
-		close(in[0]);
-		c->in_fd = in[1];
-	}
-}
-
-/* Wait for @c (killing its process group if it hangs) and collect its output. */
-static void finish(struct child *c, struct result *r)
-{
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
-	long ticks = 0;
-	pid_t w;
-
-	if (c->in_fd >= 0) {
-		close(c->in_fd);
-		c->in_fd = -1;
-	}
-	while ((w = waitpid(c->pid, &r->status, WNOHANG)) == 0) {
-		if (++ticks > RUN_DEADLINE_S * 100L) {
-			kill(-c->pid, SIGKILL);
-			kill(c->pid, SIGKILL);
-			waitpid(c->pid, &r->status, 0);
-			r->out = slurp(c->out_fd, &r->out_len);
-			r->err = slurp(c->err_fd, &r->err_len);
-			ck_abort_msg("%s did not finish within %d s; stderr:\n%.2000s", c->what,
-				     RUN_DEADLINE_S, r->err);
-		}
-		nanosleep(&tick, NULL);
-	}
-	ck_assert_msg(w == c->pid, "waitpid(%s): %s", c->what, strerror(errno));
-	r->out = slurp(c->out_fd, &r->out_len);
-	r->err = slurp(c->err_fd, &r->err_len);
-	close(c->out_fd);
-	close(c->err_fd);
-}
-
-static void run_env(char *const argv[], char *const envp[], struct result *r)
-{
-	struct child c;
-
-	spawn(&c, argv, false, envp);
-	finish(&c, r);
-}
-
-static void run(char *const argv[], struct result *r)
-{
-	run_env(argv, NULL, r);
-}
-
-static void result_free(struct result *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static bool exited_with(const struct result *r, int code)
-{
-	return WIFEXITED(r->status) && WEXITSTATUS(r->status) == code;
-}
-
-static const char *status_str(int status)
-{
-	static char buf[64];
-
-	if (WIFEXITED(status))
-		snprintf(buf, sizeof(buf), "exit %d", WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(buf, sizeof(buf), "killed by signal %d (%s)", WTERMSIG(status),
-			 sigabbrev_np(WTERMSIG(status)) ? sigabbrev_np(WTERMSIG(status)) : "?");
-	else
-		snprintf(buf, sizeof(buf), "wait status 0x%x", (unsigned int)status);
-	return buf;
-}
 
 /* Number of lines in @s, counting a last line without its newline. */
 static size_t lines_in(const char *s, size_t len)
@@ -224,9 +72,9 @@ static void stat_iowork(const char *scenario, const char *arg, struct result *r)
 	char *argv[] = { IPCPERF_PATH, "stat", "--json", "--", IOWORK_PATH,
 			 (char *)scenario, (char *)arg, NULL };
 
-	run(argv, r);
-	ck_assert_msg(exited_with(r, 0), "ipcperf stat -- iowork %s: %s, expected exit 0; "
-		      "stderr:\n%.2000s", scenario, status_str(r->status), r->err);
+	cmd_run(argv, r);
+	ck_assert_msg(cmd_exited_with(r, 0), "ipcperf stat -- iowork %s: %s, expected exit 0; "
+		      "stderr:\n%.2000s", scenario, cmd_status_str(r->status), r->err);
 }
 
 /*
@@ -766,7 +614,7 @@ static json_object *stat_scenario(const char *scenario, const char *arg,
 
 	stat_iowork(scenario, arg, &r);
 	doc = parse_json(r.out, r.out_len, scenario);
-	result_free(&r);
+	cmd_result_free(&r);
 	/* Traced from exec to exit, and nothing traced is in flight at either end. */
 	check_header(doc, 0, scenario);
 	match_roles(doc, scenario, want, nr, true, found);
@@ -1114,9 +962,9 @@ static char **command_env(char **strings)
 	char **envp;
 	size_t n = 0, k = 0;
 
-	run(argv, &r);
-	ck_assert_msg(exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
-		      status_str(r.status), r.err);
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
+		      cmd_status_str(r.status), r.err);
 	for (size_t i = 0; i < r.out_len; i++)
 		n += r.out[i] == '\0';
 	envp = calloc(n + 1, sizeof(*envp));
@@ -1149,13 +997,13 @@ START_TEST(test_strace_agrees)
 	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
 	/* The same program in the same environment: the same calls, loader included. */
 	envp = command_env(&env_strings);
-	run_env(strace_argv, envp, &r);
+	cmd_run_env(strace_argv, envp, &r);
 	free(envp);
 	free(env_strings);
-	ck_assert_msg(exited_with(&r, 0), "strace -f -c iowork syscalls: %s (is strace installed?)"
-		      "; stderr:\n%.2000s", status_str(r.status), r.err);
-	result_free(&r);
-	text = slurp(fd, &len);
+	ck_assert_msg(cmd_exited_with(&r, 0), "strace -f -c iowork syscalls: %s (is strace installed?)"
+		      "; stderr:\n%.2000s", cmd_status_str(r.status), r.err);
+	cmd_result_free(&r);
+	text = cmd_slurp(fd, &len);
 	close(fd);
 	unlink(table);
 	parse_strace_c(text, &st);
@@ -1163,7 +1011,7 @@ START_TEST(test_strace_agrees)
 
 	stat_iowork("syscalls", NULL, &r);
 	doc = parse_json(r.out, r.out_len, "syscalls");
-	result_free(&r);
+	cmd_result_free(&r);
 	check_header(doc, 0, "syscalls");
 	procs = jget(doc, "processes", json_type_array);
 	for (size_t i = 0; i < json_object_array_length(procs); i++) {
@@ -1285,9 +1133,9 @@ START_TEST(test_interval_sums)
 	char *save = NULL, *line;
 	char msg[4096] = "";
 
-	run(argv, &r);
-	ck_assert_msg(exited_with(&r, 0), "ipcperf stat -I 100: %s; stderr:\n%.2000s",
-		      status_str(r.status), r.err);
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -I 100: %s; stderr:\n%.2000s",
+		      cmd_status_str(r.status), r.err);
 	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char what[64];
 		json_object *o;
@@ -1304,7 +1152,7 @@ START_TEST(test_interval_sums)
 		sum_doc_fds(o, &deltas);
 		json_object_put(o);
 	}
-	result_free(&r);
+	cmd_result_free(&r);
 	ck_assert_msg(final != NULL, "no final totals line in the -I output (%zu lines)", lineno);
 	ck_assert_msg(intervals >= 1, "no interval lines before the totals");
 	check_header(final, 0, "-I totals");
@@ -1364,14 +1212,14 @@ static void expect_usage_error(const char *pid_arg)
 	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-p", (char *)pid_arg, NULL };
 	struct result r;
 
-	run(argv, &r);
-	ck_assert_msg(exited_with(&r, 2), "stat -p '%s': %s, expected exit 2 (usage); stderr:\n%s",
-		      pid_arg, status_str(r.status), r.err);
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 2), "stat -p '%s': %s, expected exit 2 (usage); stderr:\n%s",
+		      pid_arg, cmd_status_str(r.status), r.err);
 	ck_assert_msg(lines_in(r.err, r.err_len) == 1,
 		      "stat -p '%s': %zu lines on stderr, expected exactly one:\n%s", pid_arg,
 		      lines_in(r.err, r.err_len), r.err);
 	ck_assert_msg(r.out_len == 0, "stat -p '%s' printed on stdout:\n%.500s", pid_arg, r.out);
-	result_free(&r);
+	cmd_result_free(&r);
 }
 
 START_TEST(test_bad_pid_zero)
@@ -1407,15 +1255,15 @@ START_TEST(test_pid_gone)
 	ck_assert_msg(kill(gone, 0) < 0 && errno == ESRCH, "pid %d was reused already", (int)gone);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)gone);
 
-	run(argv, &r);
-	ck_assert_msg(exited_with(&r, 1), "stat -p %s (no such process): %s, expected exit 1; "
-		      "stderr:\n%s", pidbuf, status_str(r.status), r.err);
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 1), "stat -p %s (no such process): %s, expected exit 1; "
+		      "stderr:\n%s", pidbuf, cmd_status_str(r.status), r.err);
 	ck_assert_msg(lines_in(r.err, r.err_len) == 1,
 		      "stat -p %s (no such process): %zu lines on stderr, expected one:\n%s", pidbuf,
 		      lines_in(r.err, r.err_len), r.err);
 	ck_assert_msg(r.out_len == 0, "stat -p %s (no such process) printed a summary:\n%.500s",
 		      pidbuf, r.out);
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1429,11 +1277,11 @@ static void expect_passthrough(char *const cmd[], int code)
 	for (size_t i = 0; cmd[i]; i++)
 		argv[n++] = cmd[i];
 	argv[n] = NULL;
-	run(argv, &r);
-	ck_assert_msg(exited_with(&r, code), "stat -- %s: %s, expected exit %d; stderr:\n%.2000s",
-		      cmd[0], status_str(r.status), code, r.err);
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, code), "stat -- %s: %s, expected exit %d; stderr:\n%.2000s",
+		      cmd[0], cmd_status_str(r.status), code, r.err);
 	json_object_put(parse_json(r.out, r.out_len, "summary of a failing command"));
-	result_free(&r);
+	cmd_result_free(&r);
 }
 
 START_TEST(test_exit_status_false)
@@ -1457,13 +1305,13 @@ START_TEST(test_command_killed)
 	char *argv[] = { IPCPERF_PATH, "stat", "--json", "--", "sh", "-c", "kill -TERM $$", NULL };
 	struct result r;
 
-	run(argv, &r);
+	cmd_run(argv, &r);
 	ck_assert_msg(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM,
 		      "stat -- sh -c 'kill -TERM $$': %s, expected death by SIGTERM; stderr:\n%.2000s",
-		      status_str(r.status), r.err);
+		      cmd_status_str(r.status), r.err);
 	/* The summary is printed before the signal is re-raised. */
 	json_object_put(parse_json(r.out, r.out_len, "summary of a command killed by SIGTERM"));
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1477,24 +1325,24 @@ START_TEST(test_sigint_pid)
 	json_object *doc;
 	bool alive;
 
-	spawn(&sl, sleep_argv, false, NULL);
+	cmd_spawn(&sl, sleep_argv, false, NULL);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)sl.pid);
-	spawn(&ip, argv, false, NULL);
+	cmd_spawn(&ip, argv, false, NULL);
 	wait_polling(ip.pid);
 	ck_assert_int_eq(kill(ip.pid, SIGINT), 0);
-	finish(&ip, &r);
+	cmd_finish(&ip, &r);
 	alive = kill(sl.pid, 0) == 0;
 	kill(sl.pid, SIGKILL);
-	finish(&sl, &rs);
-	result_free(&rs);
+	cmd_finish(&sl, &rs);
+	cmd_result_free(&rs);
 
-	ck_assert_msg(exited_with(&r, 0), "stat -p %s, then SIGINT: %s, expected exit 0; "
-		      "stderr:\n%.2000s", pidbuf, status_str(r.status), r.err);
+	ck_assert_msg(cmd_exited_with(&r, 0), "stat -p %s, then SIGINT: %s, expected exit 0; "
+		      "stderr:\n%.2000s", pidbuf, cmd_status_str(r.status), r.err);
 	doc = parse_json(r.out, r.out_len, "summary after SIGINT");
 	check_header(doc, -1, "stat -p, then SIGINT");
 	ck_assert_msg(alive, "the traced process (sleep %s) did not survive ipcperf's SIGINT", pidbuf);
 	json_object_put(doc);
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1520,22 +1368,22 @@ START_TEST(test_pid_exits)
 	struct match found[1];
 	json_object *doc;
 
-	spawn(&wk, work_argv, true, NULL);
+	cmd_spawn(&wk, work_argv, true, NULL);
 	/* Set up and blocked in read(0): every fd is open before ipcperf looks. */
 	wait_in_syscall(wk.pid, read_nr, 1, 0, "iowork wait-go");
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)wk.pid);
-	spawn(&ip, argv, false, NULL);
+	cmd_spawn(&ip, argv, false, NULL);
 	wait_polling(ip.pid);
 	/* Only now: iowork's read(0) is in flight at the attach, then it works and exits. */
 	ck_assert_int_eq(write(wk.in_fd, "g", 1), 1);
-	finish(&wk, &rw);
-	ck_assert_msg(exited_with(&rw, 0), "iowork wait-go: %s; stderr:\n%s", status_str(rw.status),
+	cmd_finish(&wk, &rw);
+	ck_assert_msg(cmd_exited_with(&rw, 0), "iowork wait-go: %s; stderr:\n%s", cmd_status_str(rw.status),
 		      rw.err);
-	result_free(&rw);
+	cmd_result_free(&rw);
 	/* ipcperf must end by itself now that its only target is gone. */
-	finish(&ip, &r);
-	ck_assert_msg(exited_with(&r, 0), "stat -p %s of a process that exits: %s, expected exit 0; "
-		      "stderr:\n%.2000s", pidbuf, status_str(r.status), r.err);
+	cmd_finish(&ip, &r);
+	ck_assert_msg(cmd_exited_with(&r, 0), "stat -p %s of a process that exits: %s, expected exit 0; "
+		      "stderr:\n%.2000s", pidbuf, cmd_status_str(r.status), r.err);
 	doc = parse_json(r.out, r.out_len, "summary after the target exited");
 	/* The read of stdin was under way at the attach: its exit has no enter. */
 	check_header(doc, 1, "stat -p of wait-go");
@@ -1546,7 +1394,7 @@ START_TEST(test_pid_exits)
 	check_objects(found[0].rows[3], found[0].rows[4], false, "the two ends of the socketpair");
 	check_objects(found[0].rows[5], found[0].rows[6], false, "client and server sockets");
 	json_object_put(doc);
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 

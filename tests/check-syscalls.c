@@ -38,6 +38,7 @@
 
 #include <json-c/json.h>
 
+#include "runcmd.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -49,7 +50,6 @@
 
 Suite *syscalls_suite(void);
 
-#define RUN_DEADLINE_S 45
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------ */
@@ -119,119 +119,6 @@ static const char *scwork_path(void)
 #endif
 }
 
-struct result {
-	int status;
-	char *out, *err;
-	size_t out_len, err_len;
-};
-
-static int tmp_fd(void)
-{
-	char path[] = "/tmp/check-syscalls.XXXXXX";
-	int fd = mkstemp(path);
-
-	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-	unlink(path);
-	return fd;
-}
-
-static char *slurp(int fd, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-
-	ck_assert_msg(fstat(fd, &st) == 0, "fstat: %s", strerror(errno));
-	buf = malloc((size_t)st.st_size + 1);
-	ck_assert_msg(buf != NULL, "out of memory");
-	while (got < (size_t)st.st_size) {
-		ssize_t n = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-
-		ck_assert_msg(n > 0, "reading captured output: %s", n < 0 ? strerror(errno) : "EOF");
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	if (len)
-		*len = got;
-	return buf;
-}
-
-static const char *status_str(int status)
-{
-	static char buf[64];
-
-	if (WIFEXITED(status))
-		snprintf(buf, sizeof(buf), "exit %d", WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(buf, sizeof(buf), "killed by signal %d", WTERMSIG(status));
-	else
-		snprintf(buf, sizeof(buf), "wait status 0x%x", (unsigned int)status);
-	return buf;
-}
-
-/*
- * Run @argv (execvp; in @envp unless NULL) with stdin from /dev/null and
- * stdout/stderr captured, in its own process group so that a hung run can be
- * killed whole.
- */
-static void run_env(char *const argv[], char *const envp[], struct result *r)
-{
-	struct timespec tick = { 0, 10 * 1000 * 1000 };
-	int out = tmp_fd(), err = tmp_fd();
-	long ticks = 0;
-	pid_t pid, w;
-
-	fflush(NULL);
-	pid = fork();
-	ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		setpgid(0, 0);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-			_exit(126);
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		if (envp)
-			execvpe(argv[0], argv, envp);
-		else
-			execvp(argv[0], argv);
-		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	while ((w = waitpid(pid, &r->status, WNOHANG)) == 0) {
-		if (++ticks > RUN_DEADLINE_S * 100L) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, &r->status, 0);
-			r->err = slurp(err, &r->err_len);
-			ck_abort_msg("%s did not finish within %d s; stderr:\n%.2000s", argv[0],
-				     RUN_DEADLINE_S, r->err);
-		}
-		nanosleep(&tick, NULL);
-	}
-	ck_assert_msg(w == pid, "waitpid(%s): %s", argv[0], strerror(errno));
-	r->out = slurp(out, &r->out_len);
-	r->err = slurp(err, &r->err_len);
-	close(out);
-	close(err);
-}
-
-static void run(char *const argv[], struct result *r)
-{
-	run_env(argv, NULL, r);
-}
-
-static void result_free(struct result *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static bool exited_with(const struct result *r, int code)
-{
-	return WIFEXITED(r->status) && WEXITSTATUS(r->status) == code;
-}
 
 /*
  * `ipcperf stat ARGS... -- CMD...` (argv NULL-terminated, two lists), which
@@ -271,16 +158,16 @@ static void run_stat(const char *const *args, const char *const *cmd, struct res
 	 * so on stderr (a loss that keeps coming back fails).
 	 */
 	for (int attempt = 1;; attempt++) {
-		run(argv, r);
-		ck_assert_msg(exited_with(r, 0), "ipcperf %s: %s, expected exit 0; stderr:\n%.2000s",
-			      desc, status_str(r->status), r->err);
+		cmd_run(argv, r);
+		ck_assert_msg(cmd_exited_with(r, 0), "ipcperf %s: %s, expected exit 0; stderr:\n%.2000s",
+			      desc, cmd_status_str(r->status), r->err);
 		if (!strstr(r->err, "events lost"))
 			break;
 		ck_assert_msg(attempt < 3, "ipcperf %s lost events in 3 runs out of 3:\n%.2000s",
 			      desc, r->err);
 		fprintf(stderr, "check-syscalls: note: ipcperf %s lost events (attempt %d): "
 			"running it again\n", desc, attempt);
-		result_free(r);
+		cmd_result_free(r);
 	}
 }
 
@@ -729,7 +616,7 @@ START_TEST(test_exact_json)
 	for (size_t i = 0; i < json_object_array_length(scs); i++)
 		check_entry(json_object_array_get_idx(scs, i), "parent");
 	json_object_put(doc);
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -852,9 +739,9 @@ static char **command_env(char **strings)
 	char **envp;
 	size_t n = 0, k = 0;
 
-	run(argv, &r);
-	ck_assert_msg(exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
-		      status_str(r.status), r.err);
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
+		      cmd_status_str(r.status), r.err);
 	for (size_t i = 0; i < r.out_len; i++)
 		n += r.out[i] == '\0';
 	envp = calloc(n + 1, sizeof(*envp));
@@ -881,13 +768,13 @@ START_TEST(test_strace_agrees)
 
 	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
 	envp = command_env(&env_strings);
-	run_env(strace_argv, envp, &r);
+	cmd_run_env(strace_argv, envp, &r);
 	free(envp);
 	free(env_strings);
-	ck_assert_msg(exited_with(&r, 0), "strace -f -c scwork: %s (is strace installed?); "
-		      "stderr:\n%.2000s", status_str(r.status), r.err);
-	result_free(&r);
-	text = slurp(fd, NULL);
+	ck_assert_msg(cmd_exited_with(&r, 0), "strace -f -c scwork: %s (is strace installed?); "
+		      "stderr:\n%.2000s", cmd_status_str(r.status), r.err);
+	cmd_result_free(&r);
+	text = cmd_slurp(fd, NULL);
 	close(fd);
 	unlink(table);
 	parse_strace_c(text, &st);
@@ -895,7 +782,7 @@ START_TEST(test_strace_agrees)
 
 	run_stat(args, scwork_cmd, &r);
 	doc = parse_json(r.out, "stat --syscalls --json");
-	result_free(&r);
+	cmd_result_free(&r);
 	procs = jget(doc, "processes", json_type_array);
 	for (size_t i = 0; i < json_object_array_length(procs); i++) {
 		json_object *scs = jget(json_object_array_get_idx(procs, i), "syscalls",
@@ -971,7 +858,7 @@ START_TEST(test_two_processes_total)
 	ck_assert_msg(scwork_ids(r.err, "worker", workers, NULL, 4) == 2,
 		      "two scwork should name two workers; stderr:\n%.2000s", r.err);
 	doc = parse_json(r.out, "stat --syscalls --total --json");
-	result_free(&r);
+	cmd_result_free(&r);
 
 	/* Per process by default: each worker has its own exact table. */
 	ck_assert_int_ne(workers[0], workers[1]);
@@ -1053,7 +940,7 @@ START_TEST(test_two_processes_text)
 		parse_table(r.out, marker, &t);
 		expect_worker_text(&t, workers[i]);
 	}
-	result_free(&r);
+	cmd_result_free(&r);
 
 	/* --total (implies --syscalls): a single table, after the processes. */
 	run_stat(tot, two_cmd, &r);
@@ -1067,7 +954,7 @@ START_TEST(test_two_processes_text)
 		      trow_find(&t, "kill")->errors == 8, "--total: kill row");
 	ck_assert_msg(trow_find(&t, "close") && trow_find(&t, "close")->errors >= 400,
 		      "--total: close row");
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1087,7 +974,7 @@ START_TEST(test_per_thread)
 	run_stat(args, cmd, &r);
 	ck_assert_int_eq(scwork_ids(r.err, "thread", tids, names, 8), 3);
 	doc = parse_json(r.out, "stat --per-thread --json");
-	result_free(&r);
+	cmd_result_free(&r);
 	procs = jget(doc, "processes", json_type_array);
 	ck_assert_int_eq(json_object_array_length(procs), 1);
 	proc = json_object_array_get_idx(procs, 0);
@@ -1152,7 +1039,7 @@ START_TEST(test_per_thread)
 			ck_assert_msg(strcmp(t.rows[k - 1].name, t.rows[k].name) < 0,
 				      "-S name: %s before %s", t.rows[k - 1].name, t.rows[k].name);
 	}
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1215,7 +1102,7 @@ START_TEST(test_sort)
 			ck_assert_str_eq(t.rows[3].name, "kill");
 		}
 		ck_assert_msg(!t.has_errno_section, "errno breakdown without --errno");
-		result_free(&r);
+		cmd_result_free(&r);
 	}
 }
 END_TEST
@@ -1225,13 +1112,13 @@ START_TEST(test_sort_bad_key)
 	char *argv[] = { IPCPERF_PATH, "stat", "-S", "bytes", "--", "true", NULL };
 	struct result r;
 
-	run(argv, &r);
-	ck_assert_msg(exited_with(&r, 2), "-S bytes: %s, expected exit 2 (usage)",
-		      status_str(r.status));
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 2), "-S bytes: %s, expected exit 2 (usage)",
+		      cmd_status_str(r.status));
 	ck_assert_msg(strstr(r.err, "-S") && strstr(r.err, "calls"),
 		      "-S bytes: the message should list the keys:\n%s", r.err);
 	ck_assert_msg(r.out_len == 0, "-S bytes printed on stdout");
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1279,7 +1166,7 @@ START_TEST(test_errno_summary)
 		if (!strcmp(t.errnos[k].sc, "fcntl") && !strcmp(t.errnos[k - 1].sc, "fcntl"))
 			ck_assert_msg(t.errnos[k - 1].count >= t.errnos[k].count,
 				      "--errno: fcntl's errnos not most frequent first");
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1371,7 +1258,7 @@ START_TEST(test_csv)
 	ck_assert_msg(sc_rows > ARRAY_SIZE(counted) && tot_rows >= ARRAY_SIZE(counted),
 		      "CSV: %zu syscall rows, %zu total rows", sc_rows, tot_rows);
 	ck_assert(fcntl_seen && close_total_seen);
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1458,7 +1345,7 @@ START_TEST(test_interval_sums)
 	}
 	ck_assert_msg(!msg[0], "intervals do not add up to the totals:\n%s", msg);
 	json_object_put(final);
-	result_free(&r);
+	cmd_result_free(&r);
 }
 END_TEST
 
@@ -1479,7 +1366,7 @@ START_TEST(test_sigreturn_counted)
 
 	run_stat(args, cmd, &r);
 	doc = parse_json(r.out, "stat --syscalls --json -- sh (signals)");
-	result_free(&r);
+	cmd_result_free(&r);
 	procs = jget(doc, "processes", json_type_array);
 	for (size_t i = 0; i < json_object_array_length(procs); i++) {
 		json_object *s = find_entry(jget(json_object_array_get_idx(procs, i), "syscalls",
