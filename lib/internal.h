@@ -206,6 +206,34 @@ void ipp_pairer__flush(struct ipp_pairer *p);
 uint64_t ipp_pairer__unpaired_enter(const struct ipp_pairer *p);
 uint64_t ipp_pairer__unpaired_exit(const struct ipp_pairer *p);
 
+/* ---------------------------------------------------------------- follow.c */
+/*
+ * The target tasks of a CPU-scope session, kept up to date from fork, exec
+ * and exit records in timestamp order: whose records to keep.
+ */
+struct ipp_follow;
+struct ipp_follow *ipp_follow__new(void);
+void ipp_follow__delete(struct ipp_follow *f);
+/* @return 0 or -ENOMEM; adding a tid already there is a no-op. */
+int ipp_follow__add(struct ipp_follow *f, pid_t tid, pid_t tgid);
+bool ipp_follow__has(const struct ipp_follow *f, pid_t tid);
+/* The command @pid becomes a target at its exec (not before). */
+void ipp_follow__expect_exec(struct ipp_follow *f, pid_t pid);
+/* A target's child (process or thread) is a target. */
+int ipp_follow__fork(struct ipp_follow *f, pid_t parent_tid, pid_t child_tid, pid_t child_tgid);
+/* Process @tgid exec'd in thread @tid (which now has the tgid as its tid). */
+int ipp_follow__exec(struct ipp_follow *f, pid_t tgid, pid_t tid);
+void ipp_follow__exit(struct ipp_follow *f, pid_t tid);
+/*
+ * After lost records, which may have held exits or the command's exec: drop
+ * the tasks /proc no longer has, and with @cmd_exec_done take the command
+ * as exec'd. @return how many changes.
+ */
+int ipp_follow__prune(struct ipp_follow *f, bool cmd_exec_done);
+/* No target left, and no command waiting for its exec. */
+bool ipp_follow__done(const struct ipp_follow *f);
+size_t ipp_follow__count(const struct ipp_follow *f);
+
 /* ---------------------------------------------------------------- target.c */
 /* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
 int ipp_list_threads(pid_t pid, pid_t **tids);
