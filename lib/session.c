@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <tracefs.h>
@@ -38,6 +39,8 @@
  * microseconds, but a VM's vCPU can be held up by its host for milliseconds).
  */
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
+/* How often the fd of a CPU-scope session becomes readable without data. */
+#define TICK_NS (50l * 1000 * 1000)
 
 struct tp {
 	const char *system;
@@ -68,6 +71,12 @@ struct ipcperf_session {
 	unsigned int events;
 	char *raw_filter;	/* IPCPERF_EV_RAW_FILTER: "id == 0 || id == 1 || ..." */
 	bool want_counters;
+	unsigned int scope;	/* as asked (enum ipcperf_scope) */
+	bool cpu_scope;		/* tracepoints CPU-wide, targets followed by @follow */
+	struct ipp_follow *follow;
+	uint64_t foreign;	/* records of other tasks, dropped */
+	uint64_t lost_pruned;	/* s->lost when the targets were last checked against /proc */
+	uint64_t prune_ns;	/* and when */
 	pid_t self;
 	pid_t *targets;		/* target processes: pids, tgids of tids, the command */
 	size_t nr_targets;
@@ -91,6 +100,7 @@ struct ipcperf_session {
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	int epfd;
+	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
 	int *perf_fds;
 	size_t nr_perf_fds;
 	size_t nr_live;
@@ -229,6 +239,11 @@ static int validate(const struct ipcperf_session_opts *o, struct ipcperf_session
 	if (!is_pow2(out->ring_pages) || out->ring_pages > MAX_RING_PAGES) {
 		ipp_info("invalid options: ring_pages is %u; it must be a power of two "
 			 "from 1 to %u\n", out->ring_pages, MAX_RING_PAGES);
+		return -EINVAL;
+	}
+	if (out->scope > IPCPERF_SCOPE_CPU) {
+		ipp_info("invalid options: scope is %u; use IPCPERF_SCOPE_AUTO, _TASK or _CPU\n",
+			 out->scope);
 		return -EINVAL;
 	}
 	if (!out->events)
@@ -449,12 +464,14 @@ struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *
 		return NULL;
 	}
 	s->epfd = -1;
+	s->tick_fd = -1;
 	s->cmd.pid = -1;
 	s->system_wide = o.system_wide;
 	s->include_self = o.include_self;
 	s->ring_pages = o.ring_pages;
 	s->events = o.events;
 	s->want_counters = o.counters;
+	s->scope = o.system_wide ? IPCPERF_SCOPE_CPU : o.scope;
 	s->self = getpid();
 	if (o.nr_pids) {
 		s->pids = malloc(o.nr_pids * sizeof(pid_t));
@@ -522,6 +539,8 @@ fail:
 
 static void close_events(struct ipcperf_session *s)
 {
+	ipp_follow__delete(s->follow);
+	s->follow = NULL;
 	ipp_counters__delete(s->counters);
 	s->counters = NULL;
 	free(s->owner);
@@ -539,6 +558,9 @@ static void close_events(struct ipcperf_session *s)
 	if (s->epfd >= 0)
 		close(s->epfd);
 	s->epfd = -1;
+	if (s->tick_fd >= 0)
+		close(s->tick_fd);
+	s->tick_fd = -1;
 	free(s->perf_fds);
 	s->perf_fds = NULL;
 	s->nr_perf_fds = s->nr_live = 0;
@@ -699,8 +721,9 @@ static void fill_attr(struct ipcperf_session *s, const struct tp *tp, struct per
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 	a->disabled = 1;
-	a->inherit = !s->system_wide;
-	a->enable_on_exec = s->has_cmd;
+	/* CPU-wide events see every task: nothing to inherit, no exec of ours to wait for. */
+	a->inherit = !s->system_wide && !s->cpu_scope;
+	a->enable_on_exec = s->has_cmd && !s->cpu_scope;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
@@ -713,7 +736,10 @@ static void fill_attr(struct ipcperf_session *s, const struct tp *tp, struct per
 	a->wakeup_watermark = s->ring_pages * (unsigned int)sysconf(_SC_PAGESIZE) / 2;
 	/* Switch-in/out records give the time spent off CPU inside a syscall. */
 	a->context_switch = (s->events & IPCPERF_EV_BLOCKED) && tp == &s->tps[0];
-	/* Side-band COMM/FORK/EXIT records, once, so that captures name their threads. */
+	/*
+	 * Side-band COMM/FORK/EXIT records, once, so that captures name their
+	 * threads and a CPU-scope session can follow its targets.
+	 */
 	a->comm = a->task = tp == &s->tps[0];
 	a->comm_exec = a->comm;
 }
@@ -773,7 +799,19 @@ static int open_events(struct ipcperf_session *s)
 		}
 		perf_evlist__add(s->evlist, evsels[i]);
 	}
-	perf_evlist__set_maps(s->evlist, s->cpus, s->threads);
+	if (s->cpu_scope) {
+		/* The tracepoints on every CPU for any task; s->threads stays for the counters. */
+		struct perf_thread_map *any_task = perf_thread_map__new_dummy();
+
+		if (!any_task) {
+			free(evsels);
+			return -ENOMEM;
+		}
+		perf_evlist__set_maps(s->evlist, s->cpus, any_task);
+		perf_thread_map__put(any_task);
+	} else {
+		perf_evlist__set_maps(s->evlist, s->cpus, s->threads);
+	}
 
 	err = perf_fds_now(&before, &nr_before);
 	if (!err)
@@ -808,7 +846,9 @@ static int open_events(struct ipcperf_session *s)
 			continue;
 		case EACCES:
 		case EPERM:
-			explain_perm("opening tracepoints");
+			/* IPCPERF_SCOPE_AUTO then tries per task, which may be allowed. */
+			if (!(s->cpu_scope && s->scope == IPCPERF_SCOPE_AUTO))
+				explain_perm("opening tracepoints");
 			break;
 		case ESRCH:
 			ipp_info("a target exited before its events could be opened\n");
@@ -861,6 +901,25 @@ static int open_events(struct ipcperf_session *s)
 		s->perf_fds[s->nr_perf_fds++] = after[i];
 	}
 	s->nr_live = s->nr_perf_fds;
+	if (s->cpu_scope && !s->system_wide) {
+		/*
+		 * CPU-wide rings never hang up when the targets exit, and wake
+		 * the reader only half full: a tick makes the fd readable, so that
+		 * a caller waiting on it consumes, and finds done(), in time.
+		 */
+		struct itimerspec its = {
+			.it_interval = { .tv_nsec = TICK_NS }, .it_value = { .tv_nsec = TICK_NS },
+		};
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		s->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		ev.data.fd = s->tick_fd;
+		if (s->tick_fd < 0 || timerfd_settime(s->tick_fd, 0, &its, NULL) < 0 ||
+		    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->tick_fd, &ev) < 0) {
+			err = -errno;
+			goto out;
+		}
+	}
 	if (s->want_counters) {
 		/*
 		 * Counting needs no ring, so a task's counters need no per-CPU
@@ -980,6 +1039,60 @@ struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool 
 	return s->has_rec ? s->rec.log : NULL;
 }
 
+/*
+ * The targets of a CPU-scope session, as they are once the events are on:
+ * the threads of the pids (and the tids) that still exist, so that every
+ * later change arrives as a fork or exit record; the command from its exec.
+ */
+static int follow_targets(struct ipcperf_session *s)
+{
+	pid_t *now = NULL;
+	int n = 0, err;
+
+	s->follow = ipp_follow__new();
+	if (!s->follow)
+		return -ENOMEM;
+	if (s->has_cmd) {
+		ipp_follow__expect_exec(s->follow, s->cmd.pid);
+		return 0;
+	}
+	err = collect_threads(s, &now, &n);
+	if (err == -ESRCH)
+		return 0;	/* gone already: done() says so */
+	for (int i = 0; !err && i < n; i++) {
+		pid_t tgid = ipp_tgid_of(now[i]);
+
+		err = ipp_follow__add(s->follow, now[i], tgid > 0 ? tgid : now[i]);
+	}
+	free(now);
+	return err;
+}
+
+/* Open everything; IPCPERF_SCOPE_AUTO falls back from CPU-wide to per task when not allowed. */
+static int open_scoped(struct ipcperf_session *s)
+{
+	int err;
+
+	if (s->recorder && !s->system_wide && s->scope == IPCPERF_SCOPE_CPU) {
+		/* A capture holds the targets' records only; replays have no one to follow. */
+		ipp_info("a capture is recorded per task: use scope task or auto to record\n");
+		return -EINVAL;
+	}
+	s->cpu_scope = s->system_wide || s->scope == IPCPERF_SCOPE_CPU ||
+		       (s->scope == IPCPERF_SCOPE_AUTO && !s->recorder && !s->tap);
+	err = open_events(s);
+	if ((err == -EACCES || err == -EPERM) && !s->system_wide && s->cpu_scope &&
+	    s->scope == IPCPERF_SCOPE_AUTO) {
+		ipp_debug("CPU-wide tracepoints not allowed; tracing per task\n");
+		close_events(s);
+		s->cpu_scope = false;
+		err = open_events(s);
+	}
+	if (!err && s->recorder)
+		err = record_events(s);
+	return err;
+}
+
 int ipcperf_session__start(struct ipcperf_session *s)
 {
 	int err;
@@ -994,16 +1107,23 @@ int ipcperf_session__start(struct ipcperf_session *s)
 		return 0;
 	}
 	libperf_init_once();
-	err = open_events(s);
-	if (!err && s->recorder)
-		err = record_events(s);
+	err = open_scoped(s);
 	if (err) {
 		close_events(s);
 		return err;
 	}
 	s->start_ns = ipp_now_ns();
+	if (s->cpu_scope && !s->system_wide) {
+		/* CPU-wide events have no exec to wait for: on now, the command's records dropped until its exec. */
+		perf_evlist__enable(s->evlist);
+		err = follow_targets(s);
+		if (err) {
+			close_events(s);
+			return err;
+		}
+	}
 	if (s->has_cmd) {
-		/* enable_on_exec: the events switch on when the command execs. */
+		/* enable_on_exec: the per-task events and the counters switch on when the command execs. */
 		err = ipp_cmd__release(&s->cmd);
 		if (err) {
 			ipp_info("cannot run the command: %s\n", strerror(-err));
@@ -1095,6 +1215,19 @@ static void take_record(struct ipcperf_session *s, const union perf_event *ev)
 			break;
 		ipp_merge__push(s->merge, sid.time, PERF_RECORD_SWITCH, ev->header.misc,
 				(pid_t)sid.pid, (pid_t)sid.tid, (int)sid.cpu, NULL, 0);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		/* pid, ppid, tid, ptid: who the targets are, in time order with their records */
+		if (s->follow && size >= 8 + 16 + sizeof(sid))
+			ipp_merge__push(s->merge, sid.time, ev->header.type, 0, (pid_t)sid.pid,
+					(pid_t)sid.tid, (int)sid.cpu, p + 8, 16);
+		break;
+	case PERF_RECORD_COMM:
+		if (s->follow && (ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) &&
+		    size >= 8 + 8 + sizeof(sid))
+			ipp_merge__push(s->merge, sid.time, PERF_RECORD_COMM, 0, (pid_t)sid.pid,
+					(pid_t)sid.tid, (int)sid.cpu, p + 8, 8);
 		break;
 	default:
 		break;
@@ -1214,6 +1347,27 @@ static int dispatch_sample(struct ipcperf_session *s, const struct ipp_mrec *r)
 	return 1;
 }
 
+/* A fork, exit or exec record of any task: keep the targets of a CPU-scope session. */
+static void follow_record(struct ipcperf_session *s, const struct ipp_mrec *r)
+{
+	uint32_t v[4];
+
+	memcpy(v, r->data, r->size < sizeof(v) ? r->size : sizeof(v));
+	switch (r->type) {
+	case PERF_RECORD_FORK:	/* pid, ppid, tid, ptid */
+		if (ipp_follow__fork(s->follow, (pid_t)v[3], (pid_t)v[2], (pid_t)v[0]) < 0)
+			ipp_warn("out of memory following the targets: a new task is not traced\n");
+		break;
+	case PERF_RECORD_EXIT:
+		ipp_follow__exit(s->follow, (pid_t)v[2]);
+		break;
+	default:		/* COMM with the exec flag: pid, tid */
+		if (ipp_follow__exec(s->follow, (pid_t)v[0], (pid_t)v[1]) < 0)
+			ipp_warn("out of memory following the targets: an exec'd task is not traced\n");
+		break;
+	}
+}
+
 /* Deliver merged records up to @horizon. @return events handed to handlers. */
 static int deliver(struct ipcperf_session *s, uint64_t horizon)
 {
@@ -1223,9 +1377,20 @@ static int deliver(struct ipcperf_session *s, uint64_t horizon)
 	while ((r = ipp_merge__pop(s->merge, horizon)) != NULL) {
 		switch (r->type) {
 		case PERF_RECORD_SAMPLE:
+			if (s->follow && !ipp_follow__has(s->follow, r->tid)) {
+				s->foreign++;
+				break;
+			}
 			n += dispatch_sample(s, r);
 			break;
+		case PERF_RECORD_FORK:
+		case PERF_RECORD_EXIT:
+		case PERF_RECORD_COMM:
+			follow_record(s, r);
+			break;
 		case PERF_RECORD_SWITCH:
+			if (s->follow && !ipp_follow__has(s->follow, r->tid))
+				break;
 			ipp_pairer__switch(s->pairer, r->time, r->tid,
 					   r->misc & PERF_RECORD_MISC_SWITCH_OUT,
 					   r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
@@ -1461,6 +1626,7 @@ struct ipcperf_session *ipcperf_session__open_file(const char *path,
 		return NULL;
 	}
 	s->epfd = -1;
+	s->tick_fd = -1;
 	s->cmd.pid = -1;
 	s->self = -1;
 	s->include_self = true;
@@ -1540,11 +1706,29 @@ int ipcperf_session__consume(struct ipcperf_session *s)
 	if (s->rd)
 		return consume_file(s);
 	pass = ipp_now_ns();
+	if (s->tick_fd >= 0) {
+		uint64_t ticks;
+
+		if (read(s->tick_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+			return -errno;
+	}
 	err = check_hangups(s);
 	if (err)
 		return err;
 	read_rings(s);
-	return deliver(s, pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0);
+	err = deliver(s, pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0);
+	/*
+	 * Lost records may have held a target's exit (done() would never come)
+	 * or the command's exec (its records would all be dropped): once a
+	 * second while records go missing, /proc and the command say.
+	 */
+	if (s->follow && s->lost != s->lost_pruned && pass - s->prune_ns > 1000000000ull) {
+		s->lost_pruned = s->lost;
+		s->prune_ns = pass;
+		if (ipp_follow__prune(s->follow, s->has_cmd && s->cmd.started) > 0)
+			ipp_debug("targets checked against /proc after lost records\n");
+	}
+	return err;
 }
 
 int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
@@ -1576,6 +1760,8 @@ bool ipcperf_session__done(const struct ipcperf_session *s)
 {
 	if (s && s->rd)
 		return s->state != S_NEW && s->eof;
+	if (s && s->follow)
+		return s->state != S_NEW && ipp_follow__done(s->follow);
 	return s && s->state != S_NEW && !s->system_wide && s->nr_live == 0;
 }
 
@@ -1742,6 +1928,9 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 		v.skipped_events = s->rec.ss.skipped;
 	}
 	v.skipped_events = s->skipped;
+	if (s->state != S_NEW && !s->rd)
+		v.scope = s->cpu_scope ? IPCPERF_SCOPE_CPU : IPCPERF_SCOPE_TASK;
+	v.foreign = s->foreign;
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
 	return 0;

@@ -430,10 +430,64 @@ static void check_pipe_run(const struct collect *c, pid_t p0)
 	}
 }
 
-static void run_pipe(bool own_loop)
+/* The scopes a loop test runs in, by its index. */
+static const unsigned int scopes[] = { IPCPERF_SCOPE_TASK, IPCPERF_SCOPE_CPU };
+
+/*
+ * Another process writing to a pipe and reading it back while a session
+ * runs: the same calls as the targets', none of which may reach the
+ * handlers. Stopped by stop_noise().
+ */
+static pid_t start_noise(void)
+{
+	int fds[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char b[64] = { 0 };
+
+		for (;;) {
+			if (write(fds[1], b, sizeof(b)) != (ssize_t)sizeof(b) ||
+			    read(fds[0], b, sizeof(b)) != (ssize_t)sizeof(b))
+				_exit(1);
+			usleep(100);
+		}
+	}
+	close(fds[0]);
+	close(fds[1]);
+	return pid;
+}
+
+static void stop_noise(pid_t pid)
+{
+	int status;
+
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+}
+
+/* No event of @noise reached the handlers; in CPU scope its records were read and dropped. */
+static void check_no_noise(const struct collect *c, const struct ipcperf_session_stats *st,
+			   unsigned int scope, pid_t noise)
+{
+	for (size_t i = 0; i < c->nr_sc; i++)
+		ck_assert_msg(c->sc[i].pid != noise, "a syscall of pid %d, not a target, was delivered",
+			      (int)noise);
+	ck_assert_uint_eq(st->scope, scope);
+	if (scope == IPCPERF_SCOPE_CPU)
+		ck_assert_uint_gt(st->foreign, 0);
+	else
+		ck_assert_uint_eq(st->foreign, 0);
+}
+
+static void run_pipe(bool own_loop, unsigned int scope)
 {
 	char *argv[] = { IPCWORK_PATH, "pipe", "--exit", "7", NULL };
-	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv);
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv, .scope = scope);
+	pid_t noise = start_noise();
 	struct ipcperf_session_stats st;
 	struct ipcperf_session *s;
 	struct collect c = { 0 };
@@ -455,8 +509,10 @@ static void run_pipe(bool own_loop)
 
 	delivered = own_loop ? drive_with_own_poll(s) : drive_with_poll(s);
 	stop_and_check(s, &c, delivered, &st);
+	stop_noise(noise);
 	ck_assert_uint_eq(st.unpaired_enter, 0);
 	ck_assert_uint_eq(st.unpaired_exit, 0);
+	check_no_noise(&c, &st, scope, noise);
 
 	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), 0);
 	ck_assert_msg(WIFEXITED(status), "ipcwork did not exit (wait status 0x%x)",
@@ -474,13 +530,13 @@ static void run_pipe(bool own_loop)
 
 START_TEST(test_pipe_command)
 {
-	run_pipe(false);
+	run_pipe(false, scopes[_i]);
 }
 END_TEST
 
 START_TEST(test_pipe_own_poll)
 {
-	run_pipe(true);
+	run_pipe(true, scopes[_i]);
 }
 END_TEST
 
@@ -562,6 +618,7 @@ START_TEST(test_existing_threads)
 	char line[128];
 	uint64_t devnull, used_fds = 0;
 	size_t n, nr_tids;
+	pid_t noise;
 
 	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
 	ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
@@ -585,9 +642,11 @@ START_TEST(test_existing_threads)
 	devnull = devnull_fds(pid);
 
 	s = ipcperf_session__new(&(struct ipcperf_session_opts){
-		.sz = sizeof(struct ipcperf_session_opts), .pids = &pid, .nr_pids = 1 });
+		.sz = sizeof(struct ipcperf_session_opts), .pids = &pid, .nr_pids = 1,
+		.scope = scopes[_i] });
 	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
 	add_handlers(s, &c);
+	noise = start_noise();
 	ck_assert_int_eq(ipcperf_session__child_pid(s), -1);
 	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), -ECHILD);
 	ck_assert_int_eq(ipcperf_session__start(s), 0);
@@ -596,6 +655,8 @@ START_TEST(test_existing_threads)
 	close(in[1]);
 	delivered = drive_with_poll(s);
 	stop_and_check(s, &c, delivered, &st);
+	stop_noise(noise);
+	check_no_noise(&c, &st, scopes[_i], noise);
 
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	ck_assert_msg(WIFEXITED(status), "ipcwork did not exit (wait status 0x%x)",
@@ -694,9 +755,9 @@ Suite *engine_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_pipe_command);
-	tcase_add_test(tc, test_pipe_own_poll);
-	tcase_add_test(tc, test_existing_threads);
+	tcase_add_loop_test(tc, test_pipe_command, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
+	tcase_add_loop_test(tc, test_pipe_own_poll, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
+	tcase_add_loop_test(tc, test_existing_threads, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_pid_does_not_exist);
 	suite_add_tcase(s, tc);

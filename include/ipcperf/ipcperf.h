@@ -211,6 +211,36 @@ enum ipcperf_event_set {
 	IPCPERF_EV__ALL = 0x7f,
 };
 
+/**
+ * How the tracepoints of pid, tid and command targets are opened
+ * (ipcperf_session_opts.scope; a system_wide session is CPU-wide anyway).
+ */
+enum ipcperf_scope {
+	/**
+	 * IPCPERF_SCOPE_CPU when the caller may open CPU-wide tracepoints (root,
+	 * CAP_PERFMON, CAP_SYS_ADMIN or kernel.perf_event_paranoid -1) and the
+	 * session has no recorder and no tap; IPCPERF_SCOPE_TASK otherwise, or
+	 * when opening CPU-wide fails for lack of permission.
+	 */
+	IPCPERF_SCOPE_AUTO = 0,
+	/**
+	 * Per task, inherited by the targets' children: the kernel records only
+	 * the targets, but switches the events in and out at every context
+	 * switch of a target, which costs the targets (a blocking ping-pong
+	 * pays most).
+	 */
+	IPCPERF_SCOPE_TASK = 1,
+	/**
+	 * On every CPU, for every task: the library follows the targets through
+	 * fork, exec and exit records and drops the other tasks' records
+	 * (ipcperf_session_stats.foreign). Nothing to switch at context
+	 * switches, so the targets pay less; the price is a record for each
+	 * traced event of every other task, which the kernel filter keeps to
+	 * the traced syscalls. Counters stay per task.
+	 */
+	IPCPERF_SCOPE_CPU = 2,
+};
+
 /** Pages of each per-CPU ring when ipcperf_session_opts.ring_pages is 0 (2 MiB of 4 KiB pages). */
 #define IPCPERF_DEFAULT_RING_PAGES 512
 
@@ -244,6 +274,8 @@ struct ipcperf_session_opts {
 	 * (hardware) on the same targets; read with ipcperf_session__read_counters().
 	 */
 	bool counters;
+	/** enum ipcperf_scope; 0 = IPCPERF_SCOPE_AUTO. */
+	unsigned int scope;
 };
 
 /**
@@ -286,7 +318,8 @@ IPCPERF_API int ipcperf_session__start(struct ipcperf_session *s);
 
 /**
  * A file descriptor that becomes readable when a ring holds data or a target
- * hangs up; poll it in your own loop, then call ipcperf_session__consume().
+ * hangs up (IPCPERF_SCOPE_CPU: also every 50 ms, as its rings never hang
+ * up); poll it in your own loop, then call ipcperf_session__consume().
  * Owned by the session. -EINVAL before start.
  */
 IPCPERF_API int ipcperf_session__fd(const struct ipcperf_session *s);
@@ -306,8 +339,9 @@ IPCPERF_API int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 IPCPERF_API int ipcperf_session__consume(struct ipcperf_session *s);
 
 /**
- * True once every traced task has exited (all rings hung up). Never true in
- * system-wide mode.
+ * True once every traced task has exited: all rings hung up (per task), or
+ * the exit of every followed task delivered (IPCPERF_SCOPE_CPU). Never true
+ * in system-wide mode.
  */
 IPCPERF_API bool ipcperf_session__done(const struct ipcperf_session *s);
 
@@ -340,6 +374,8 @@ struct ipcperf_session_stats {
 	uint64_t stop_ns;		/**< CLOCK_MONOTONIC when stopped (0 while running) */
 	unsigned int rings;		/**< number of rings */
 	unsigned int skipped_events;	/**< tracepoints this kernel lacks */
+	unsigned int scope;		/**< the scope in use (IPCPERF_SCOPE_TASK or _CPU), 0 before start */
+	uint64_t foreign;		/**< records of other tasks read and dropped (IPCPERF_SCOPE_CPU) */
 };
 
 /** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */
@@ -373,7 +409,9 @@ IPCPERF_API int ipcperf_session__for_each_event(const struct ipcperf_session *s,
  * the end of each pass over the rings that read something, @p tap gets
  * (NULL, 0): records before it are older than records after it are not
  * guaranteed to be, but a pass is what perf calls a finished round.
- * Records live only during the call. @return 0; -EBUSY once started.
+ * Records live only during the call. With a tap, IPCPERF_SCOPE_AUTO means
+ * per task; in IPCPERF_SCOPE_CPU the tap sees every task's records.
+ * @return 0; -EBUSY once started.
  */
 IPCPERF_API int ipcperf_session__set_tap(struct ipcperf_session *s,
 					 void (*tap)(void *ctx, const void *rec, size_t size),
@@ -394,7 +432,9 @@ IPCPERF_API uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *
  * arguments and return values only, which are numbers.
  * The file is created now (mode 0600, truncated if it exists), filled from
  * start and finished at stop; a session deleted without stop leaves a
- * partial capture.
+ * partial capture. A recording session of pid, tid or command targets
+ * traces per task (IPCPERF_SCOPE_AUTO; start() fails with -EINVAL in
+ * IPCPERF_SCOPE_CPU), so that a capture holds the targets' records only.
  * @return 0; -EINVAL (NULL, or a replay session); -EBUSY (started, or already
  *   recording); -errno of creating the file (explained through the print
  *   function). A failure to write the capture is returned by
