@@ -22,6 +22,7 @@ struct cli_target {
 	const char *output;	/* -o FILE */
 	const char *record;	/* --record FILE (record: -o FILE): also write a capture */
 	const char *input;	/* report -i FILE: replay this capture instead of tracing */
+	unsigned int scope;	/* --scope: enum ipcperf_scope */
 };
 
 extern const char *cli_prog;
@@ -81,6 +82,7 @@ int cli_finish_command(struct ipcperf_session *s, int code, int *cmd_status);
 int cli_exit_like(int status);
 
 /* Target options for getopt and the help text that describes them. */
+#define CLI_OPT_SCOPE 512	/* a long option's code: above every command's own */
 #define CLI_TARGET_OPTSTRING "p:t:ad:m:o:"
 #define CLI_TARGET_HELP \
 	"  -p, --pid PID[,PID...]  trace these processes (all their threads)\n" \
@@ -89,14 +91,20 @@ int cli_exit_like(int status);
 	"  -d, --duration SECS     stop after SECS seconds\n" \
 	"  -m, --mmap-pages PAGES  pages per CPU ring, a power of two (default 512)\n" \
 	"  -o, --output FILE       write to FILE instead of standard output\n" \
-	"  -- CMD [ARGS]           run CMD and trace it and its children\n"
+	"  -- CMD [ARGS]           run CMD and trace it and its children\n" \
+	"      --scope auto|cpu|task\n" \
+	"                          tracepoints on every CPU, keeping the targets' records\n" \
+	"                          (cpu: cheaper for the targets; needs root or CAP_PERFMON),\n" \
+	"                          or per task (task: no other process's records);\n" \
+	"                          auto (default): cpu when allowed\n"
 #define CLI_TARGET_LONGOPTS \
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "tid", required_argument, NULL, 't' }, \
 	{ "all-cpus", no_argument, NULL, 'a' }, \
 	{ "duration", required_argument, NULL, 'd' }, \
 	{ "mmap-pages", required_argument, NULL, 'm' }, \
-	{ "output", required_argument, NULL, 'o' }
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "scope", required_argument, NULL, CLI_OPT_SCOPE }
 
 int cmd_trace(int argc, char **argv);
 int cmd_stat(int argc, char **argv);

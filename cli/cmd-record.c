@@ -42,6 +42,8 @@ static void usage(FILE *f)
 		   "  -a, --all-cpus          trace the whole system\n"
 		   "  -d, --duration SECS     stop after SECS seconds\n"
 		   "  -m, --mmap-pages PAGES  pages per CPU ring, a power of two (default 512)\n"
+		   "      --scope auto|task   per task (auto and task alike: a capture holds the\n"
+		   "                          targets' records only; cpu is refused)\n"
 		   "  -s, --all-syscalls      every syscall (raw_syscalls), for report --view syscalls\n"
 		   "  -q, --quiet             no summary line on stderr\n"
 		   "  -v, --verbose           more diagnostics\n"
@@ -98,10 +100,10 @@ int cmd_record(int argc, char **argv)
 		cli_err("give the capture's file with -o FILE (a capture must be seekable)");
 		goto usage_said;
 	}
+	c.t.record = c.t.output;
 	if (cli_target_finish(&c.t, argc, argv, optind) < 0)
 		goto usage_said;
 	cli_setup_print(verbose);
-	c.t.record = c.t.output;
 	c.st = ipcperf_stats__new(NULL);
 	if (!c.st) {
 		cli_err("cannot set up the accounting: %s", strerror(errno));

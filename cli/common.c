@@ -118,6 +118,18 @@ int cli_target_opt(struct cli_target *t, int opt, const char *arg)
 	case 'o':
 		t->output = arg;
 		return 0;
+	case CLI_OPT_SCOPE:
+		if (strcmp(arg, "auto") == 0)
+			t->scope = IPCPERF_SCOPE_AUTO;
+		else if (strcmp(arg, "cpu") == 0)
+			t->scope = IPCPERF_SCOPE_CPU;
+		else if (strcmp(arg, "task") == 0)
+			t->scope = IPCPERF_SCOPE_TASK;
+		else {
+			cli_err("invalid scope '%s' for --scope: give auto, cpu or task", arg);
+			return -1;
+		}
+		return 0;
 	default:
 		return 1;
 	}
@@ -147,6 +159,10 @@ int cli_target_finish(struct cli_target *t, int argc, char **argv, int first)
 	}
 	if (kinds > 1) {
 		cli_err("give one kind of target: -p/-t, -a, or -- CMD");
+		return -1;
+	}
+	if (t->record && t->scope == IPCPERF_SCOPE_CPU && !t->system_wide) {
+		cli_err("a capture holds its targets' records only: record with --scope task or auto");
 		return -1;
 	}
 	return 0;
@@ -266,6 +282,7 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		.ring_pages = t->ring_pages,
 		.events = run->events,
 		.counters = run->counters,
+		.scope = t->scope,
 	);
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct ipcperf_session *s;

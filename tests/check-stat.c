@@ -67,9 +67,14 @@ static size_t lines_in(const char *s, size_t len)
 }
 
 /* `ipcperf stat --json -- iowork SCENARIO [ARG]`, which must exit 0. */
+/* The scenarios run in each scope (loop tests: _i); the other tests in the default one. */
+static const char *const scopes[] = { "--scope=cpu", "--scope=task" };
+#define NR_SCOPES ((int)(sizeof(scopes) / sizeof(scopes[0])))
+static const char *scope_opt = "--scope=auto";
+
 static void stat_iowork(const char *scenario, const char *arg, struct result *r)
 {
-	char *argv[] = { IPCPERF_PATH, "stat", "--json", "--", IOWORK_PATH,
+	char *argv[] = { IPCPERF_PATH, "stat", "--json", (char *)scope_opt, "--", IOWORK_PATH,
 			 (char *)scenario, (char *)arg, NULL };
 
 	cmd_run(argv, r);
@@ -629,6 +634,7 @@ static json_object *stat_scenario(const char *scenario, const char *arg,
 
 START_TEST(test_pipe_chunks)
 {
+	scope_opt = scopes[_i];
 	static const struct want_row w[] = {
 		{ 21, "pipe", "pipe:[*]", NONE, { 8, 32768, 0 } },
 	};
@@ -647,6 +653,7 @@ END_TEST
 
 START_TEST(test_unix_msg)
 {
+	scope_opt = scopes[_i];
 	static const struct want_row c[] = {
 		{ 23, "unix", "socket:[*]", NONE, { 5, 640, 0 } },
 	};
@@ -666,6 +673,7 @@ END_TEST
 
 START_TEST(test_tcp)
 {
+	scope_opt = scopes[_i];
 	static const struct want_row c[] = {
 		{ 25, "tcp", "socket:[*]", { 2, 200, 0 }, { 3, 3000, 0 } },
 	};
@@ -683,6 +691,7 @@ END_TEST
 
 START_TEST(test_vec)
 {
+	scope_opt = scopes[_i];
 	static const struct want_row p[] = {
 		{ 21, "pipe", "pipe:[*]", NONE, { 4, 240, 0 } },
 		{ 20, "pipe", "pipe:[*]", { 4, 240, 0 }, NONE },
@@ -698,6 +707,7 @@ END_TEST
 
 START_TEST(test_reuse)
 {
+	scope_opt = scopes[_i];
 	static const struct want_row p[] = {
 		{ 20, "pipe", "pipe:[*]", NONE, { 1, 100, 0 } },
 		{ 20, "file", "/dev/null", NONE, { 1, 50, 0 } },
@@ -715,6 +725,7 @@ END_TEST
 
 START_TEST(test_threads)
 {
+	scope_opt = scopes[_i];
 	static const struct want_row p[] = {
 		/* 4 threads x 25 x 40 bytes, one process row */
 		{ 21, "file", "/dev/null", NONE, { 100, 4000, 0 } },
@@ -728,6 +739,7 @@ END_TEST
 
 START_TEST(test_fork_late)
 {
+	scope_opt = scopes[_i];
 	static const struct want_row p[] = {
 		{ 22, "file", "/dev/null", NONE, { 1, 10, 0 } },
 	};
@@ -743,6 +755,7 @@ END_TEST
 
 START_TEST(test_errors)
 {
+	scope_opt = scopes[_i];
 	static const struct want_row p[] = {
 		{ 21, "pipe", "pipe:[*]", NONE, { 3, 0, 3 } },		/* EPIPE */
 		/* Never opened: what they are is unknown, and must not be guessed. */
@@ -1404,14 +1417,14 @@ Suite *stat_suite(void)
 	TCase *tc = tcase_create("workloads");
 	TCase *cli = tcase_create("cli");
 
-	tcase_add_test(tc, test_pipe_chunks);
-	tcase_add_test(tc, test_unix_msg);
-	tcase_add_test(tc, test_tcp);
-	tcase_add_test(tc, test_vec);
-	tcase_add_test(tc, test_reuse);
-	tcase_add_test(tc, test_threads);
-	tcase_add_test(tc, test_fork_late);
-	tcase_add_test(tc, test_errors);
+	tcase_add_loop_test(tc, test_pipe_chunks, 0, NR_SCOPES);
+	tcase_add_loop_test(tc, test_unix_msg, 0, NR_SCOPES);
+	tcase_add_loop_test(tc, test_tcp, 0, NR_SCOPES);
+	tcase_add_loop_test(tc, test_vec, 0, NR_SCOPES);
+	tcase_add_loop_test(tc, test_reuse, 0, NR_SCOPES);
+	tcase_add_loop_test(tc, test_threads, 0, NR_SCOPES);
+	tcase_add_loop_test(tc, test_fork_late, 0, NR_SCOPES);
+	tcase_add_loop_test(tc, test_errors, 0, NR_SCOPES);
 	tcase_add_test(tc, test_pingpong);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_strace_agrees);

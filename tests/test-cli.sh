@@ -25,6 +25,17 @@ expect_status 2 "ipcperf no-such-command"
 [ "$(grep -c '' "$T/err")" -eq 1 ] || { show; fail "ipcperf no-such-command: expected a one-line error on stderr"; }
 [ ! -s "$T/out" ] || { show; fail "ipcperf no-such-command: printed on stdout"; }
 
+# --scope: an unknown one, and cpu for a capture, are usage errors, said in one line.
+for args in "stat --scope bogus -- true" "record -o $T/c.data --scope cpu -- true" \
+	    "stat --record $T/c.data --scope cpu -- true"; do
+	# shellcheck disable=SC2086
+	run "$IPCPERF" $args
+	expect_status 2 "ipcperf $args"
+	[ "$(grep -c '' "$T/err")" -eq 1 ] || { show; fail "ipcperf $args: expected a one-line error"; }
+	grep -q -- "scope" "$T/err" || { show; fail "ipcperf $args: the error does not name the scope"; }
+	[ ! -e "$T/c.data" ] || fail "ipcperf $args: created the capture"
+done
+
 # ------------------------------------------------------------ as root
 skip_unless_root "ipcperf trace"
 need_exe "$IPCWORK"
