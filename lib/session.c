@@ -699,8 +699,8 @@ static int note_ids(struct tp *tp, int **known, size_t *nr_known, const char *fi
 		if (filter && ioctl(now[i], PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
 			int e = -errno;
 
-			ipp_info("cannot set the syscall filter on %s:%s: %s\n", tp->system,
-				 tp->name, strerror(-e));
+			ipp_info("cannot set the filter '%.60s%s' on %s:%s: %s\n", filter,
+				 strlen(filter) > 60 ? "..." : "", tp->system, tp->name, strerror(-e));
 			free(now);
 			return e;
 		}
@@ -708,6 +708,38 @@ static int note_ids(struct tp *tp, int **known, size_t *nr_known, const char *fi
 	free(*known);
 	*known = now;
 	*nr_known = n;
+	return 0;
+}
+
+/*
+ * The in-kernel filter of @tp into @out (NULL: none): the syscall numbers of
+ * IPCPERF_EV_RAW_FILTER on raw_syscalls, and on CPU-wide events the records
+ * that can never be a target's: the idle task's (pid 0: switches from idle,
+ * wakeups from interrupts) and, unless include_self, this process's own.
+ */
+static int tp_filter(const struct ipcperf_session *s, const struct tp *tp, char **out)
+{
+	const char *ids = strcmp(tp->system, "raw_syscalls") ? NULL : s->raw_filter;
+	char pids[64] = "";
+	int n;
+
+	*out = NULL;
+	if (s->cpu_scope && !s->system_wide)
+		snprintf(pids, sizeof(pids), "common_pid != 0 && common_pid != %d", (int)s->self);
+	else if (s->system_wide && !s->include_self)
+		snprintf(pids, sizeof(pids), "common_pid != %d", (int)s->self);
+	if (!ids && !pids[0])
+		return 0;
+	if (!pids[0])
+		n = asprintf(out, "%s", ids);
+	else if (!ids)
+		n = asprintf(out, "%s", pids);
+	else
+		n = asprintf(out, "(%s) && %s", ids, pids);
+	if (n < 0) {
+		*out = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -825,10 +857,14 @@ static int open_events(struct ipcperf_session *s)
 		err = perf_evsel__open(evsels[i], perf_evsel__cpus(evsels[i]),
 				       perf_evsel__threads(evsels[i]));
 		if (!err) {
+			char *filter;
+
 			tp->opened = true;
 			tp->attr = *perf_evsel__attr(evsels[i]);
-			err = note_ids(tp, &known, &nr_known,
-				       strcmp(tp->system, "raw_syscalls") ? NULL : s->raw_filter);
+			err = tp_filter(s, tp, &filter);
+			if (!err)
+				err = note_ids(tp, &known, &nr_known, filter);
+			free(filter);
 			if (err)
 				goto out;
 			continue;
