@@ -4,6 +4,12 @@
  * (time, seq) over copied records. One thread's sys_enter and sys_exit can
  * sit in different rings when it migrates inside a call; only after this
  * merge can they be paired.
+ *
+ * Most records arrive in time order already (a capture's rounds, a ring
+ * drained on its own): those go to a FIFO that stays sorted, at O(1) a
+ * record; only one older than the FIFO's newest goes to the heap. pop()
+ * takes the older of the two heads, so the order is the heap's alone would
+ * give: by (time, seq), equal times in push order.
  */
 #include "config.h"
 #include <errno.h>
@@ -21,6 +27,8 @@
 struct ipp_merge {
 	struct ipp_mrec **heap;
 	size_t len, cap;
+	struct ipp_mrec **fifo;	/* ring of records in (time, seq) order */
+	size_t head, fifo_len, fifo_cap;	/* fifo_cap: 0 or a power of two */
 	uint64_t seq;
 	struct ipp_mrec *last;	/* handed out by pop; freed at the next call */
 	void *free_blocks;	/* singly linked through each block's first bytes */
@@ -64,6 +72,8 @@ void ipp_merge__delete(struct ipp_merge *m)
 		return;
 	for (size_t i = 0; i < m->len; i++)
 		give_back(m, m->heap[i]);
+	for (size_t i = 0; i < m->fifo_len; i++)
+		give_back(m, m->fifo[(m->head + i) & (m->fifo_cap - 1)]);
 	give_back(m, m->last);
 	while (m->free_blocks) {
 		void *b = m->free_blocks;
@@ -72,6 +82,7 @@ void ipp_merge__delete(struct ipp_merge *m)
 		free(b);
 	}
 	free(m->heap);
+	free(m->fifo);
 	free(m);
 }
 
@@ -80,23 +91,59 @@ static bool older(const struct ipp_mrec *a, const struct ipp_mrec *b)
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
+static struct ipp_mrec *fifo_tail(const struct ipp_merge *m)
+{
+	return m->fifo[(m->head + m->fifo_len - 1) & (m->fifo_cap - 1)];
+}
+
+/* Room for one more in the FIFO, its order kept. @return 0 or -ENOMEM. */
+static int fifo_room(struct ipp_merge *m)
+{
+	size_t cap = m->fifo_cap ? m->fifo_cap * 2 : 1024;
+	struct ipp_mrec **q;
+
+	if (m->fifo_len < m->fifo_cap)
+		return 0;
+	q = malloc(cap * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->fifo_len; i++)
+		q[i] = m->fifo[(m->head + i) & (m->fifo_cap - 1)];
+	free(m->fifo);
+	m->fifo = q;
+	m->fifo_cap = cap;
+	m->head = 0;
+	return 0;
+}
+
+static int heap_room(struct ipp_merge *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 1024;
+	struct ipp_mrec **h;
+
+	if (m->len < m->cap)
+		return 0;
+	h = realloc(m->heap, cap * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	m->heap = h;
+	m->cap = cap;
+	return 0;
+}
+
 int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t misc,
 		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size)
 {
 	struct ipp_mrec *r;
-	bool pooled;
+	bool pooled, in_order;
 	size_t i;
 
 	give_back(m, m->last);
 	m->last = NULL;
-	if (m->len == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 1024;
-		struct ipp_mrec **h = realloc(m->heap, cap * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		m->heap = h;
-		m->cap = cap;
-	}
+	/* Not older than the FIFO's newest (its seq is larger): it keeps the FIFO sorted. */
+	in_order = !m->fifo_len || time >= fifo_tail(m)->time;
+	if (in_order ? fifo_room(m) : heap_room(m))
+		return -ENOMEM;
 	r = take_block(m, sizeof(*r) + size, &pooled);
 	if (!r)
 		return -ENOMEM;
@@ -112,6 +159,10 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 	if (size)
 		memcpy(r->data, data, size);
 
+	if (in_order) {
+		m->fifo[(m->head + m->fifo_len++) & (m->fifo_cap - 1)] = r;
+		return 0;
+	}
 	for (i = m->len++; i > 0; i = (i - 1) / 2) {
 		size_t parent = (i - 1) / 2;
 		if (!older(r, m->heap[parent]))
@@ -122,16 +173,11 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 	return 0;
 }
 
-const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
+static struct ipp_mrec *heap_pop(struct ipp_merge *m)
 {
-	struct ipp_mrec *top, *last;
+	struct ipp_mrec *top = m->heap[0], *last;
 	size_t i = 0;
 
-	give_back(m, m->last);
-	m->last = NULL;
-	if (!m->len || m->heap[0]->time > horizon)
-		return NULL;
-	top = m->heap[0];
 	last = m->heap[--m->len];
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -146,11 +192,31 @@ const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 	}
 	if (m->len)
 		m->heap[i] = last;
+	return top;
+}
+
+const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
+{
+	struct ipp_mrec *top;
+
+	give_back(m, m->last);
+	m->last = NULL;
+	if (m->fifo_len && (!m->len || older(m->fifo[m->head], m->heap[0]))) {
+		top = m->fifo[m->head];
+		if (top->time > horizon)
+			return NULL;
+		m->head = (m->head + 1) & (m->fifo_cap - 1);
+		m->fifo_len--;
+	} else {
+		if (!m->len || m->heap[0]->time > horizon)
+			return NULL;
+		top = heap_pop(m);
+	}
 	m->last = top;
 	return top;
 }
 
 size_t ipp_merge__len(const struct ipp_merge *m)
 {
-	return m->len;
+	return m->len + m->fifo_len;
 }
