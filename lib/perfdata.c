@@ -848,6 +848,23 @@ struct idmap {
 	size_t ev;
 };
 
+/* id -> event, open addressing; ev NULL: empty. */
+struct idslot {
+	uint64_t id;
+	const struct ipp_pd_event *ev;
+};
+
+/*
+ * Where parse_sample() finds each field of an event's samples when none
+ * comes after a variable-length one (no READ, no CALLCHAIN): byte offsets
+ * from the record's start, 0 when absent (8 is the first field's).
+ */
+struct layout {
+	bool fixed;
+	uint32_t need;		/* the record must hold this many bytes (raw size included) */
+	uint16_t id, ip, tid, time, cpu, period, raw;
+};
+
 struct ipp_pd_reader {
 	bool open;
 	int fd;
@@ -859,6 +876,10 @@ struct ipp_pd_reader {
 	size_t nr_ev;
 	struct idmap *idx;
 	size_t nr_idx;
+	struct idslot *ids;	/* hash of idx: what the binary search over idx finds */
+	size_t ids_mask;
+	unsigned int ids_shift;
+	struct layout *lay;	/* per event */
 	struct ipp_pd_format *fmt;
 	size_t nr_fmt;
 	char **names;		/* per event, owned */
@@ -924,6 +945,8 @@ static void reset(struct ipp_pd_reader *r)
 	free(r->names);
 	free(r->ev);
 	free(r->idx);
+	free(r->ids);
+	free(r->lay);
 	for (size_t i = 0; i < r->nr_fmt; i++) {
 		free((void *)r->fmt[i].system);
 		free((void *)r->fmt[i].name);
@@ -999,13 +1022,11 @@ static int cmp_idmap(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-const struct ipp_pd_event *ipp_pd_reader__event_by_id(const struct ipp_pd_reader *r, uint64_t id)
+/* The event of @id by binary search over idx: which one a duplicate id gives is its choice. */
+static const struct ipp_pd_event *search_event(const struct ipp_pd_reader *r, uint64_t id)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = r->nr_idx;
 
-	if (!r || !r->open)
-		return NULL;
-	hi = r->nr_idx;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -1017,6 +1038,60 @@ const struct ipp_pd_event *ipp_pd_reader__event_by_id(const struct ipp_pd_reader
 			hi = mid;
 	}
 	return NULL;
+}
+
+static inline size_t id_hash(const struct ipp_pd_reader *r, uint64_t id)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> r->ids_shift);
+}
+
+static inline const struct ipp_pd_event *find_event(const struct ipp_pd_reader *r, uint64_t id)
+{
+	size_t i;
+
+	if (!r->ids)
+		return NULL;
+	for (i = id_hash(r, id); r->ids[i].ev; i = (i + 1) & r->ids_mask)
+		if (r->ids[i].id == id)
+			return r->ids[i].ev;
+	return NULL;
+}
+
+/* The hash of idx (sorted), each id mapped to what search_event() finds for it. */
+static int hash_ids(struct ipp_pd_reader *r)
+{
+	size_t cap = 8;
+	unsigned int bits = 3;
+
+	if (!r->nr_idx)
+		return 0;
+	while (cap < 2 * r->nr_idx) {
+		cap *= 2;
+		bits++;
+	}
+	r->ids = calloc(cap, sizeof(*r->ids));
+	if (!r->ids)
+		return -ENOMEM;
+	r->ids_mask = cap - 1;
+	r->ids_shift = 64 - bits;
+	for (size_t k = 0; k < r->nr_idx; k++) {
+		uint64_t id = r->idx[k].id;
+		size_t i;
+
+		if (k && r->idx[k - 1].id == id)
+			continue;
+		for (i = id_hash(r, id); r->ids[i].ev; i = (i + 1) & r->ids_mask)
+			;
+		r->ids[i] = (struct idslot){ id, search_event(r, id) };
+	}
+	return 0;
+}
+
+const struct ipp_pd_event *ipp_pd_reader__event_by_id(const struct ipp_pd_reader *r, uint64_t id)
+{
+	if (!r || !r->open)
+		return NULL;
+	return find_event(r, id);
 }
 
 /* [off, off + len) lies within the file. */
@@ -1333,6 +1408,7 @@ static int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 {
 	struct cur c = { .p = rec->data, .pos = 8, .end = rec->size };
 	const struct ipp_pd_event *ev = NULL;
+	const struct layout *lay;
 	uint64_t st, v;
 
 	if (r->nr_ev == 1) {
@@ -1344,13 +1420,43 @@ static int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			return r->id_pos < 0 ? -ENOENT : bad_sample(r, rec, "sample id");
 		if (!take_u64(&ic, &v))
 			return bad_sample(r, rec, "sample id");
-		ev = ipp_pd_reader__event_by_id(r, v);
+		ev = find_event(r, v);
 		if (!ev)
 			return -ENOENT;
 	}
 	st = ev->attr.sample_type;
 	out->event = ev;
 	out->sample_type = st;
+	/* The fixed layout, when the record holds all of it; else the checks below explain. */
+	lay = &r->lay[ev - r->ev];
+	if (lay->fixed && rec->size >= lay->need) {
+		const unsigned char *p = rec->data;
+
+		if (lay->id)
+			memcpy(&out->id, p + lay->id, 8);
+		if (lay->ip)
+			memcpy(&out->ip, p + lay->ip, 8);
+		if (lay->tid) {
+			memcpy(&out->pid, p + lay->tid, 4);
+			memcpy(&out->tid, p + lay->tid + 4, 4);
+		}
+		if (lay->time)
+			memcpy(&out->time, p + lay->time, 8);
+		if (lay->cpu)
+			memcpy(&out->cpu, p + lay->cpu, 4);
+		if (lay->period)
+			memcpy(&out->period, p + lay->period, 8);
+		if (lay->raw) {
+			uint32_t n;
+
+			memcpy(&n, p + lay->raw, 4);
+			if (n > rec->size - lay->raw - 4u)
+				return bad_sample(r, rec, "raw data");
+			out->raw = p + lay->raw + 4;
+			out->raw_size = n;
+		}
+		return 0;
+	}
 	if ((st & PERF_SAMPLE_IDENTIFIER) && !take_u64(&c, &out->id))
 		return bad_sample(r, rec, "identifier");
 	if ((st & PERF_SAMPLE_IP) && !take_u64(&c, &out->ip))
@@ -1437,7 +1543,7 @@ static int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 		if ((uint64_t)r->is_pos * 8 > rec->size - 8u)
 			return bad_sample(r, rec, "sample id trailer");
 		memcpy(&id, p + rec->size - (size_t)r->is_pos * 8, 8);
-		ev = ipp_pd_reader__event_by_id(r, id);
+		ev = find_event(r, id);
 		if (!ev)
 			return -ENOENT;
 	}
@@ -2008,6 +2114,54 @@ static const struct ipp_pd_format *format_by_id(const struct ipp_pd_reader *r, u
 	return NULL;
 }
 
+/* The offsets parse_sample() would find for @st, when they do not depend on the record. */
+static void layout_of(struct layout *l, uint64_t st)
+{
+	uint16_t pos = 8;
+
+	memset(l, 0, sizeof(*l));
+	if (st & (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN))
+		return;
+	l->fixed = true;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		l->id = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		l->ip = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		l->tid = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		l->time = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR)
+		pos += 8;
+	if (st & PERF_SAMPLE_ID) {
+		l->id = pos;	/* after IDENTIFIER: this one wins, as in parse_sample() */
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID)
+		pos += 8;
+	if (st & PERF_SAMPLE_CPU) {
+		l->cpu = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		l->period = pos;
+		pos += 8;
+	}
+	l->need = pos;
+	if (st & PERF_SAMPLE_RAW) {
+		l->raw = pos;
+		l->need = pos + 4u;
+	}
+}
+
 static int finish_events(struct ipp_pd_reader *r)
 {
 	size_t n = 0;
@@ -2038,6 +2192,13 @@ static int finish_events(struct ipp_pd_reader *r)
 		for (size_t j = 0; j < r->ev[i].nr_ids; j++)
 			r->idx[r->nr_idx++] = (struct idmap){ r->ev[i].ids[j], i };
 	qsort(r->idx, r->nr_idx, sizeof(*r->idx), cmp_idmap);
+	if (hash_ids(r) < 0)
+		return -ENOMEM;
+	r->lay = calloc(r->nr_ev ? r->nr_ev : 1, sizeof(*r->lay));
+	if (!r->lay)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_ev; i++)
+		layout_of(&r->lay[i], r->ev[i].attr.sample_type);
 	/* perf takes the id positions from the first event: all must agree. */
 	r->id_pos = r->is_pos = -1;
 	if (r->nr_ev) {
