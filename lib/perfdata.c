@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -848,12 +849,6 @@ struct idmap {
 	size_t ev;
 };
 
-/* id -> event, open addressing; ev NULL: empty. */
-struct idslot {
-	uint64_t id;
-	const struct ipp_pd_event *ev;
-};
-
 /*
  * Where parse_sample() finds each field of an event's samples when none
  * comes after a variable-length one (no READ, no CALLCHAIN): byte offsets
@@ -864,6 +859,14 @@ struct layout {
 	uint32_t need;		/* the record must hold this many bytes (raw size included) */
 	uint16_t id, ip, tid, time, cpu, period, raw;
 };
+
+/* id -> event, open addressing; ev NULL: empty. */
+struct idslot {
+	uint64_t id;
+	const struct ipp_pd_event *ev;
+	const struct layout *lay;	/* ev's */
+};
+
 
 struct ipp_pd_reader {
 	bool open;
@@ -895,13 +898,25 @@ struct ipp_pd_reader {
 	uint64_t cur;
 	int iter_err;
 	bool warned_tail;
-	unsigned char *buf;	/* file mode: [buf_off, buf_off + buf_len) of the file */
+	/*
+	 * The records addressable now: [win_off, win_off + win_len) of the
+	 * file, at win; never past data_end. Memory mode: the whole data
+	 * section. File mode: a read-only mapping of the file (map), or, where
+	 * the file cannot be mapped, a copy read into buf.
+	 */
+	const unsigned char *win;
+	uint64_t win_off;
+	size_t win_len;
+	void *map;
+	size_t map_len;
+	bool no_map;		/* mmap failed once: read() from then on */
+	unsigned char *buf;
 	size_t buf_cap;		/* min(RBUF_SIZE, file size): holds any record */
-	size_t buf_len;
-	uint64_t buf_off;
 };
 
+/* A record is at most 64 KiB: either size holds any with room to spare. */
 #define RBUF_SIZE (1u << 20)
+#define MAP_WINDOW (4u << 20)
 
 __attribute__((format(printf, 4, 5)))
 static int fail(struct ipp_pd_reader *r, int err, uint64_t off, const char *fmt, ...)
@@ -958,6 +973,8 @@ static void reset(struct ipp_pd_reader *r)
 	free((void *)r->info.arch);
 	free(r->blob);
 	free(r->buf);
+	if (r->map)
+		munmap(r->map, r->map_len);
 	free(r->path);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
@@ -1045,7 +1062,7 @@ static inline size_t id_hash(const struct ipp_pd_reader *r, uint64_t id)
 	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> r->ids_shift);
 }
 
-static inline const struct ipp_pd_event *find_event(const struct ipp_pd_reader *r, uint64_t id)
+static inline const struct idslot *find_slot(const struct ipp_pd_reader *r, uint64_t id)
 {
 	size_t i;
 
@@ -1053,8 +1070,15 @@ static inline const struct ipp_pd_event *find_event(const struct ipp_pd_reader *
 		return NULL;
 	for (i = id_hash(r, id); r->ids[i].ev; i = (i + 1) & r->ids_mask)
 		if (r->ids[i].id == id)
-			return r->ids[i].ev;
+			return &r->ids[i];
 	return NULL;
+}
+
+static inline const struct ipp_pd_event *find_event(const struct ipp_pd_reader *r, uint64_t id)
+{
+	const struct idslot *sl = find_slot(r, id);
+
+	return sl ? sl->ev : NULL;
 }
 
 /* The hash of idx (sorted), each id mapped to what search_event() finds for it. */
@@ -1082,7 +1106,9 @@ static int hash_ids(struct ipp_pd_reader *r)
 			continue;
 		for (i = id_hash(r, id); r->ids[i].ev; i = (i + 1) & r->ids_mask)
 			;
-		r->ids[i] = (struct idslot){ id, search_event(r, id) };
+		r->ids[i].id = id;
+		r->ids[i].ev = search_event(r, id);
+		r->ids[i].lay = &r->lay[r->ids[i].ev - r->ev];
 	}
 	return 0;
 }
@@ -1153,15 +1179,75 @@ static int read_section(struct ipp_pd_reader *r, uint64_t off, uint64_t len, con
 
 /* ---------------------------------------------------------------- data records */
 
+/*
+ * Map the window of the file that starts at the page holding @cur, up to
+ * MAP_WINDOW bytes and never past data_end, in place of the last one: the
+ * memory held stays bounded whatever the file size. @return 0; 1 when the
+ * file cannot be mapped (the caller reads instead); -errno.
+ */
+static int map_window(struct ipp_pd_reader *r, uint64_t cur)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	size_t page = ps > 0 ? (size_t)ps : 4096;
+	uint64_t off;
+	size_t len;
+	struct stat st;
+	void *m;
+
+	off = cur & ~(uint64_t)(page - 1);
+	len = r->data_end - off < MAP_WINDOW ? (size_t)(r->data_end - off) : MAP_WINDOW;
+	/*
+	 * Touching a mapping past the end of the file raises SIGBUS: check that
+	 * the file still holds the window, as read() would find it shrunk.
+	 */
+	if (fstat(r->fd, &st) < 0)
+		return fail(r, -errno, cur, "cannot stat: %s", strerror(errno));
+	if ((uint64_t)st.st_size < off + len)
+		return fail(r, -EPROTO, (uint64_t)st.st_size, "the file shrank while being read");
+	if (r->map) {
+		munmap(r->map, r->map_len);
+		r->map = NULL;
+		r->win = NULL;
+		r->win_len = 0;
+	}
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)off);
+	if (m == MAP_FAILED) {
+		r->no_map = true;
+		return 1;
+	}
+	/* Read ahead, and fault the pages in by the batch (MAP_POPULATE cost more here). */
+	madvise(m, len, MADV_SEQUENTIAL);
+	r->map = m;
+	r->map_len = len;
+	r->win = m;
+	r->win_off = off;
+	r->win_len = len;
+	return 0;
+}
+
 /* Make [cur, cur + need) addressable; @return a pointer to cur. Caller checked the bounds. */
 static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t need, int *err)
 {
 	size_t keep, want;
 
-	if (r->mem)
+	if (cur >= r->win_off && cur - r->win_off <= r->win_len &&
+	    need <= r->win_len - (cur - r->win_off))
+		return r->win + (cur - r->win_off);
+	if (r->mem) {
+		/* The whole data section (or, before open finished, the whole file). */
+		r->win = r->mem;
+		r->win_off = 0;
+		r->win_len = (size_t)(r->data_end ? r->data_end : r->info.file_size);
 		return r->mem + cur;
-	if (cur >= r->buf_off && cur + need <= r->buf_off + r->buf_len)
-		return r->buf + (cur - r->buf_off);
+	}
+	if (!r->no_map) {
+		*err = map_window(r, cur);
+		if (*err < 0)
+			return NULL;
+		if (*err == 0)
+			return r->win + (cur - r->win_off);
+		*err = 0;
+	}
 	if (!r->buf) {
 		/* A record never passes the end of the file: a small file needs a small buffer. */
 		r->buf_cap = r->info.file_size < RBUF_SIZE ? (size_t)r->info.file_size : RBUF_SIZE;
@@ -1172,14 +1258,15 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 		}
 	}
 	/* Keep what is left from cur on, read the rest behind it. */
-	if (cur >= r->buf_off && cur < r->buf_off + r->buf_len) {
-		keep = (size_t)(r->buf_off + r->buf_len - cur);
-		memmove(r->buf, r->buf + (cur - r->buf_off), keep);
+	if (r->win == r->buf && cur >= r->win_off && cur < r->win_off + r->win_len) {
+		keep = (size_t)(r->win_off + r->win_len - cur);
+		memmove(r->buf, r->buf + (cur - r->win_off), keep);
 	} else {
 		keep = 0;
 	}
-	r->buf_off = cur;
-	r->buf_len = keep;
+	r->win = r->buf;
+	r->win_off = cur;
+	r->win_len = keep;
 	want = r->buf_cap - keep;
 	/* The caller checked cur + need <= data_end <= file size, so need <= buf_cap. */
 	if (want > r->data_end - (cur + keep))
@@ -1187,7 +1274,7 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 	*err = src_read(r, cur + keep, r->buf + keep, want);
 	if (*err)
 		return NULL;
-	r->buf_len = keep + want;
+	r->win_len = keep + want;
 	return r->buf;
 }
 
@@ -1278,12 +1365,10 @@ int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 	if (r->cur >= r->data_end)
 		return 0;
 	/* The fast path: a sane record wholly in the window (which never passes data_end). */
-	if (r->mem) {
-		p = r->mem + r->cur;
-		avail = r->data_end - r->cur;
-	} else if (r->cur >= r->buf_off && r->cur < r->buf_off + r->buf_len) {
-		p = r->buf + (r->cur - r->buf_off);
-		avail = r->buf_off + r->buf_len - r->cur;
+	avail = r->cur - r->win_off;	/* wraps when cur is before the window */
+	if (avail < r->win_len) {
+		p = r->win + avail;
+		avail = r->win_len - avail;
 	} else {
 		avail = 0;
 	}
@@ -1336,8 +1421,6 @@ int ipp_pd_reader__rewind(struct ipp_pd_reader *r)
 		return -EINVAL;
 	r->cur = r->info.data_offset;
 	r->iter_err = 0;
-	r->buf_len = 0;
-	r->buf_off = 0;
 	return 0;
 }
 
@@ -1403,12 +1486,11 @@ static int bad_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, con
 		    rec->type, ipp_pd_record_name(rec->type), rec->size, what);
 }
 
-static int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
+static __attribute__((noinline)) int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			struct ipp_pd_sample *out)
 {
 	struct cur c = { .p = rec->data, .pos = 8, .end = rec->size };
 	const struct ipp_pd_event *ev = NULL;
-	const struct layout *lay;
 	uint64_t st, v;
 
 	if (r->nr_ev == 1) {
@@ -1427,36 +1509,6 @@ static int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 	st = ev->attr.sample_type;
 	out->event = ev;
 	out->sample_type = st;
-	/* The fixed layout, when the record holds all of it; else the checks below explain. */
-	lay = &r->lay[ev - r->ev];
-	if (lay->fixed && rec->size >= lay->need) {
-		const unsigned char *p = rec->data;
-
-		if (lay->id)
-			memcpy(&out->id, p + lay->id, 8);
-		if (lay->ip)
-			memcpy(&out->ip, p + lay->ip, 8);
-		if (lay->tid) {
-			memcpy(&out->pid, p + lay->tid, 4);
-			memcpy(&out->tid, p + lay->tid + 4, 4);
-		}
-		if (lay->time)
-			memcpy(&out->time, p + lay->time, 8);
-		if (lay->cpu)
-			memcpy(&out->cpu, p + lay->cpu, 4);
-		if (lay->period)
-			memcpy(&out->period, p + lay->period, 8);
-		if (lay->raw) {
-			uint32_t n;
-
-			memcpy(&n, p + lay->raw, 4);
-			if (n > rec->size - lay->raw - 4u)
-				return bad_sample(r, rec, "raw data");
-			out->raw = p + lay->raw + 4;
-			out->raw_size = n;
-		}
-		return 0;
-	}
 	if ((st & PERF_SAMPLE_IDENTIFIER) && !take_u64(&c, &out->id))
 		return bad_sample(r, rec, "identifier");
 	if ((st & PERF_SAMPLE_IP) && !take_u64(&c, &out->ip))
@@ -1523,7 +1575,7 @@ static int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 }
 
 /* The sample_id_all trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, at the end. */
-static int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
+static __attribute__((noinline)) int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			 struct ipp_pd_sample *out)
 {
 	const struct ipp_pd_event *ev = NULL;
@@ -1581,11 +1633,78 @@ static int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 	return 0;
 }
 
+/*
+ * A sample of an event with a fixed layout that holds all of it: its fields
+ * straight from their offsets. @return false when it is not one (or its raw
+ * data runs past it): parse_sample() then walks it, and explains.
+ */
+static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
+			       struct ipp_pd_sample *out)
+{
+	const unsigned char *p = rec->data;
+	const struct ipp_pd_event *ev;
+	const struct layout *lay;
+	uint32_t n = 0;
+
+	if (r->nr_ev == 1) {
+		ev = &r->ev[0];
+		lay = &r->lay[0];
+	} else {
+		const struct idslot *sl;
+		uint64_t id;
+
+		if (r->id_pos < 0 || rec->size < 16u + 8u * (unsigned int)r->id_pos)
+			return false;
+		memcpy(&id, p + 8 + 8 * r->id_pos, 8);
+		sl = find_slot(r, id);
+		if (!sl)
+			return false;
+		ev = sl->ev;
+		lay = sl->lay;
+	}
+	if (!lay->fixed || rec->size < lay->need)
+		return false;
+	if (lay->raw) {
+		memcpy(&n, p + lay->raw, 4);
+		if (n > rec->size - lay->raw - 4u)
+			return false;
+		out->raw = p + lay->raw + 4;
+	} else {
+		out->raw = NULL;
+	}
+	out->raw_size = n;
+	out->event = ev;
+	out->sample_type = ev->attr.sample_type;
+	out->id = 0;
+	out->ip = 0;
+	out->pid = out->tid = 0;
+	out->time = 0;
+	out->cpu = 0;
+	out->period = 0;
+	if (lay->id)
+		memcpy(&out->id, p + lay->id, 8);
+	if (lay->ip)
+		memcpy(&out->ip, p + lay->ip, 8);
+	if (lay->tid) {
+		memcpy(&out->pid, p + lay->tid, 4);
+		memcpy(&out->tid, p + lay->tid + 4, 4);
+	}
+	if (lay->time)
+		memcpy(&out->time, p + lay->time, 8);
+	if (lay->cpu)
+		memcpy(&out->cpu, p + lay->cpu, 4);
+	if (lay->period)
+		memcpy(&out->period, p + lay->period, 8);
+	return true;
+}
+
 int ipp_pd_reader__parse(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			 struct ipp_pd_sample *out)
 {
 	if (!r || !r->open || !rec || !out || rec->size < 8)
 		return -EINVAL;
+	if (rec->type == PERF_RECORD_SAMPLE && parse_fixed(r, rec, out))
+		return 0;
 	memset(out, 0, sizeof(*out));
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return parse_sample(r, rec, out);
@@ -2192,13 +2311,13 @@ static int finish_events(struct ipp_pd_reader *r)
 		for (size_t j = 0; j < r->ev[i].nr_ids; j++)
 			r->idx[r->nr_idx++] = (struct idmap){ r->ev[i].ids[j], i };
 	qsort(r->idx, r->nr_idx, sizeof(*r->idx), cmp_idmap);
-	if (hash_ids(r) < 0)
-		return -ENOMEM;
 	r->lay = calloc(r->nr_ev ? r->nr_ev : 1, sizeof(*r->lay));
 	if (!r->lay)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_ev; i++)
 		layout_of(&r->lay[i], r->ev[i].attr.sample_type);
+	if (hash_ids(r) < 0)
+		return -ENOMEM;
 	/* perf takes the id positions from the first event: all must agree. */
 	r->id_pos = r->is_pos = -1;
 	if (r->nr_ev) {
