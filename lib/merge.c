@@ -9,10 +9,14 @@
  * drained on its own): those go to a FIFO that stays sorted, at O(1) a
  * record; only one older than the FIFO's newest goes to the heap. pop()
  * takes the older of the two heads, so the order is the heap's alone would
- * give: by (time, seq), equal times in push order.
+ * give: by (time, seq), equal times in push order. The FIFO is a ring of
+ * fixed-size slots that hold the record itself (no block to take and give
+ * back); a record too large for a slot goes to the heap, which is correct
+ * for any record.
  */
 #include "config.h"
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -23,12 +27,16 @@
  * list; only a rare larger one gets a malloc() of its own.
  */
 #define BLOCK_SIZE 256
+/* A FIFO slot: the record header and this much data (raw syscall data is <= 64). */
+#define SLOT_SIZE 128
+#define SLOT_DATA (SLOT_SIZE - offsetof(struct ipp_mrec, data))
 
 struct ipp_merge {
 	struct ipp_mrec **heap;
 	size_t len, cap;
-	struct ipp_mrec **fifo;	/* ring of records in (time, seq) order */
+	unsigned char *fifo;	/* ring of SLOT_SIZE slots, records in (time, seq) order */
 	size_t head, fifo_len, fifo_cap;	/* fifo_cap: 0 or a power of two */
+	uint64_t fifo_newest;	/* time of its newest record, when fifo_len */
 	uint64_t seq;
 	struct ipp_mrec *last;	/* handed out by pop; freed at the next call */
 	void *free_blocks;	/* singly linked through each block's first bytes */
@@ -72,8 +80,6 @@ void ipp_merge__delete(struct ipp_merge *m)
 		return;
 	for (size_t i = 0; i < m->len; i++)
 		give_back(m, m->heap[i]);
-	for (size_t i = 0; i < m->fifo_len; i++)
-		give_back(m, m->fifo[(m->head + i) & (m->fifo_cap - 1)]);
 	give_back(m, m->last);
 	while (m->free_blocks) {
 		void *b = m->free_blocks;
@@ -91,24 +97,24 @@ static bool older(const struct ipp_mrec *a, const struct ipp_mrec *b)
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-static struct ipp_mrec *fifo_tail(const struct ipp_merge *m)
+static inline struct ipp_mrec *fifo_slot(const struct ipp_merge *m, size_t i)
 {
-	return m->fifo[(m->head + m->fifo_len - 1) & (m->fifo_cap - 1)];
+	return (struct ipp_mrec *)(m->fifo + ((m->head + i) & (m->fifo_cap - 1)) * SLOT_SIZE);
 }
 
 /* Room for one more in the FIFO, its order kept. @return 0 or -ENOMEM. */
 static int fifo_room(struct ipp_merge *m)
 {
 	size_t cap = m->fifo_cap ? m->fifo_cap * 2 : 1024;
-	struct ipp_mrec **q;
+	unsigned char *q;
 
 	if (m->fifo_len < m->fifo_cap)
 		return 0;
-	q = malloc(cap * sizeof(*q));
+	q = malloc(cap * SLOT_SIZE);
 	if (!q)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->fifo_len; i++)
-		q[i] = m->fifo[(m->head + i) & (m->fifo_cap - 1)];
+		memcpy(q + i * SLOT_SIZE, fifo_slot(m, i), SLOT_SIZE);
 	free(m->fifo);
 	m->fifo = q;
 	m->fifo_cap = cap;
@@ -155,14 +161,31 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size)
 {
 	struct ipp_mrec *r;
-	bool pooled, in_order;
+	bool pooled;
 	size_t i;
 
 	give_back(m, m->last);
 	m->last = NULL;
 	/* Not older than the FIFO's newest (its seq is larger): it keeps the FIFO sorted. */
-	in_order = !m->fifo_len || time >= fifo_tail(m)->time;
-	if (in_order ? fifo_room(m) : heap_room(m))
+	if (size <= SLOT_DATA && (!m->fifo_len || time >= m->fifo_newest)) {
+		if (fifo_room(m))
+			return -ENOMEM;
+		r = fifo_slot(m, m->fifo_len);
+		r->pooled = false;
+		r->time = time;
+		r->seq = m->seq++;
+		r->size = size;
+		r->type = type;
+		r->misc = misc;
+		r->pid = pid;
+		r->tid = tid;
+		r->cpu = cpu;
+		copy_small(r->data, data, size);
+		m->fifo_len++;
+		m->fifo_newest = time;
+		return 0;
+	}
+	if (heap_room(m))
 		return -ENOMEM;
 	r = take_block(m, sizeof(*r) + size, &pooled);
 	if (!r)
@@ -177,11 +200,6 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 	r->tid = tid;
 	r->cpu = cpu;
 	copy_small(r->data, data, size);
-
-	if (in_order) {
-		m->fifo[(m->head + m->fifo_len++) & (m->fifo_cap - 1)] = r;
-		return 0;
-	}
 	for (i = m->len++; i > 0; i = (i - 1) / 2) {
 		size_t parent = (i - 1) / 2;
 		if (!older(r, m->heap[parent]))
@@ -220,17 +238,18 @@ const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 
 	give_back(m, m->last);
 	m->last = NULL;
-	if (m->fifo_len && (!m->len || older(m->fifo[m->head], m->heap[0]))) {
-		top = m->fifo[m->head];
+	if (m->fifo_len && (!m->len || older(fifo_slot(m, 0), m->heap[0]))) {
+		/* The slot stays as it is until a push reuses it. */
+		top = fifo_slot(m, 0);
 		if (top->time > horizon)
 			return NULL;
 		m->head = (m->head + 1) & (m->fifo_cap - 1);
 		m->fifo_len--;
-	} else {
-		if (!m->len || m->heap[0]->time > horizon)
-			return NULL;
-		top = heap_pop(m);
+		return top;
 	}
+	if (!m->len || m->heap[0]->time > horizon)
+		return NULL;
+	top = heap_pop(m);
 	m->last = top;
 	return top;
 }
