@@ -105,7 +105,7 @@ static inline struct ipp_mrec *fifo_slot(const struct ipp_merge *m, size_t i)
 /* Room for one more in the FIFO, its order kept. @return 0 or -ENOMEM. */
 static int fifo_room(struct ipp_merge *m)
 {
-	size_t cap = m->fifo_cap ? m->fifo_cap * 2 : 1024;
+	size_t cap = m->fifo_cap ? m->fifo_cap * 2 : 64;
 	unsigned char *q;
 
 	if (m->fifo_len < m->fifo_cap)
