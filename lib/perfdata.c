@@ -1352,37 +1352,15 @@ static int explain_truncation(struct ipp_pd_reader *r, uint64_t data_off, uint64
 		    "section ends at %#llx (truncated file)", (unsigned long long)data_end);
 }
 
-int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
+/* ipp_pd_reader__next() of a record not wholly in the window, or at the end, or bad. */
+static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 {
 	struct perf_event_header h;
 	const unsigned char *p = NULL;
-	uint64_t avail;
 	int ret, err = 0;
 
-	if (!r || !r->open || !rec)
-		return -EINVAL;
-	if (r->iter_err)
-		return r->iter_err;
 	if (r->cur >= r->data_end)
 		return 0;
-	/* The fast path: a sane record wholly in the window (which never passes data_end). */
-	avail = r->cur - r->win_off;	/* wraps when cur is before the window */
-	if (avail < r->win_len) {
-		p = r->win + avail;
-		avail = r->win_len - avail;
-		/*
-		 * The hardware prefetcher stops at page boundaries: ask for the
-		 * bytes a few records ahead (a hint; past the window is fine).
-		 */
-		__builtin_prefetch(p + PREFETCH_AHEAD);
-	} else {
-		avail = 0;
-	}
-	if (avail >= sizeof(h)) {
-		memcpy(&h, p, sizeof(h));
-		if (h.size >= sizeof(h) && h.size <= avail && h.type - 1u < 255u)
-			goto found;
-	}
 	ret = peek_record(r, r->cur, r->data_end, &h, &p);
 	if (ret < 0)
 		return r->iter_err = ret;
@@ -1411,7 +1389,6 @@ int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 	p = window(r, r->cur, h.size, &err);
 	if (!p)
 		return r->iter_err = err;
-found:
 	rec->data = p;
 	rec->size = h.size;
 	rec->type = h.type;
@@ -1419,6 +1396,42 @@ found:
 	rec->offset = r->cur;
 	r->cur += h.size;
 	return 1;
+}
+
+int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
+{
+	struct perf_event_header h;
+	const unsigned char *p;
+	uint64_t off;
+
+	if (!r || !r->open || !rec)
+		return -EINVAL;
+	if (r->iter_err)
+		return r->iter_err;
+	/*
+	 * The fast path: a sane record wholly in the window. The window never
+	 * passes data_end, so a record in it is before the end.
+	 */
+	off = r->cur - r->win_off;	/* wraps when cur is before the window */
+	if (off < r->win_len && r->win_len - off >= sizeof(h)) {
+		p = r->win + off;
+		memcpy(&h, p, sizeof(h));
+		if (h.size >= sizeof(h) && h.size <= r->win_len - off && h.type - 1u < 255u) {
+			/*
+			 * The hardware prefetcher stops at page boundaries: ask for
+			 * the bytes a few records ahead (a hint; past the window is fine).
+			 */
+			__builtin_prefetch(p + PREFETCH_AHEAD);
+			rec->data = p;
+			rec->size = h.size;
+			rec->type = h.type;
+			rec->misc = h.misc;
+			rec->offset = r->cur;
+			r->cur += h.size;
+			return 1;
+		}
+	}
+	return next_slow(r, rec);
 }
 
 int ipp_pd_reader__rewind(struct ipp_pd_reader *r)
