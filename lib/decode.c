@@ -330,12 +330,9 @@ int ipp_decoder__decode(const struct ipp_decoder *d, const void *rawp, size_t si
 		out->enter.sc = t->raw ? ipp_scdesc_by_nr(out->enter.nr) : t->sc;
 		out->enter.nr_args = t->nr_args;
 		if (t->args8) {
-			unsigned int i;
-
-			for (i = 0; i < t->nr_args; i++)
+			memset(out->enter.args, 0, sizeof(out->enter.args));
+			for (unsigned int i = 0; i < t->nr_args; i++)
 				memcpy(&out->enter.args[i], raw + t->arg[i].off, 8);
-			for (; i < 6; i++)
-				out->enter.args[i] = 0;
 			break;
 		}
 		for (unsigned int i = 0; i < 6; i++)
