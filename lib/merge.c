@@ -103,7 +103,7 @@ static inline struct ipp_mrec *fifo_slot(const struct ipp_merge *m, size_t i)
 }
 
 /* Room for one more in the FIFO, its order kept. @return 0 or -ENOMEM. */
-static int fifo_room(struct ipp_merge *m)
+static __attribute__((noinline)) int fifo_room(struct ipp_merge *m)
 {
 	size_t cap = m->fifo_cap ? m->fifo_cap * 2 : 64;
 	unsigned char *q;
@@ -157,34 +157,15 @@ static inline void copy_small(unsigned char *dst, const unsigned char *src, size
 	}
 }
 
-int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t misc,
-		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size)
+/* A record older than the FIFO's newest, or too large for a slot: onto the heap. */
+static __attribute__((noinline)) int push_heap(struct ipp_merge *m, uint64_t time, uint32_t type,
+						uint32_t misc, pid_t pid, pid_t tid, int cpu,
+						const void *data, uint32_t size)
 {
 	struct ipp_mrec *r;
 	bool pooled;
 	size_t i;
 
-	give_back(m, m->last);
-	m->last = NULL;
-	/* Not older than the FIFO's newest (its seq is larger): it keeps the FIFO sorted. */
-	if (size <= SLOT_DATA && (!m->fifo_len || time >= m->fifo_newest)) {
-		if (fifo_room(m))
-			return -ENOMEM;
-		r = fifo_slot(m, m->fifo_len);
-		r->pooled = false;
-		r->time = time;
-		r->seq = m->seq++;
-		r->size = size;
-		r->type = type;
-		r->misc = misc;
-		r->pid = pid;
-		r->tid = tid;
-		r->cpu = cpu;
-		copy_small(r->data, data, size);
-		m->fifo_len++;
-		m->fifo_newest = time;
-		return 0;
-	}
 	if (heap_room(m))
 		return -ENOMEM;
 	r = take_block(m, sizeof(*r) + size, &pooled);
@@ -210,7 +191,37 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 	return 0;
 }
 
-static struct ipp_mrec *heap_pop(struct ipp_merge *m)
+int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t misc,
+		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size)
+{
+	struct ipp_mrec *r;
+
+	if (m->last) {
+		give_back(m, m->last);
+		m->last = NULL;
+	}
+	/* Not older than the FIFO's newest (its seq is larger): it keeps the FIFO sorted. */
+	if (size > SLOT_DATA || (m->fifo_len && time < m->fifo_newest))
+		return push_heap(m, time, type, misc, pid, tid, cpu, data, size);
+	if (m->fifo_len == m->fifo_cap && fifo_room(m))
+		return -ENOMEM;
+	r = fifo_slot(m, m->fifo_len);
+	r->pooled = false;
+	r->time = time;
+	r->seq = m->seq++;
+	r->size = size;
+	r->type = type;
+	r->misc = misc;
+	r->pid = pid;
+	r->tid = tid;
+	r->cpu = cpu;
+	copy_small(r->data, data, size);
+	m->fifo_len++;
+	m->fifo_newest = time;
+	return 0;
+}
+
+static __attribute__((noinline)) struct ipp_mrec *heap_pop(struct ipp_merge *m)
 {
 	struct ipp_mrec *top = m->heap[0], *last;
 	size_t i = 0;
@@ -236,8 +247,10 @@ const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 {
 	struct ipp_mrec *top;
 
-	give_back(m, m->last);
-	m->last = NULL;
+	if (m->last) {
+		give_back(m, m->last);
+		m->last = NULL;
+	}
 	if (m->fifo_len && (!m->len || older(fifo_slot(m, 0), m->heap[0]))) {
 		/* The slot stays as it is until a push reuses it. */
 		top = fifo_slot(m, 0);
