@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -901,23 +900,16 @@ struct ipp_pd_reader {
 	/*
 	 * The records addressable now: [win_off, win_off + win_len) of the
 	 * file, at win; never past data_end. Memory mode: the whole data
-	 * section. File mode: a read-only mapping of the file (map), or, where
-	 * the file cannot be mapped, a copy read into buf.
+	 * section. File mode: a copy read into buf.
 	 */
 	const unsigned char *win;
 	uint64_t win_off;
 	size_t win_len;
-	void *map;
-	size_t map_len;
-	bool no_map;		/* mmap failed once: read() from then on */
 	unsigned char *buf;
 	size_t buf_cap;		/* min(RBUF_SIZE, file size): holds any record */
 };
 
-/* A record is at most 64 KiB: either size holds any with room to spare. */
 #define RBUF_SIZE (1u << 20)
-#define MAP_WINDOW (4u << 20)
-#define PREFETCH_AHEAD 1024
 
 __attribute__((format(printf, 4, 5)))
 static int fail(struct ipp_pd_reader *r, int err, uint64_t off, const char *fmt, ...)
@@ -974,8 +966,6 @@ static void reset(struct ipp_pd_reader *r)
 	free((void *)r->info.arch);
 	free(r->blob);
 	free(r->buf);
-	if (r->map)
-		munmap(r->map, r->map_len);
 	free(r->path);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
@@ -1180,52 +1170,6 @@ static int read_section(struct ipp_pd_reader *r, uint64_t off, uint64_t len, con
 
 /* ---------------------------------------------------------------- data records */
 
-/*
- * Map the window of the file that starts at the page holding @cur, up to
- * MAP_WINDOW bytes and never past data_end, in place of the last one: the
- * memory held stays bounded whatever the file size. @return 0; 1 when the
- * file cannot be mapped (the caller reads instead); -errno.
- */
-static int map_window(struct ipp_pd_reader *r, uint64_t cur)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-	size_t page = ps > 0 ? (size_t)ps : 4096;
-	uint64_t off;
-	size_t len;
-	struct stat st;
-	void *m;
-
-	off = cur & ~(uint64_t)(page - 1);
-	len = r->data_end - off < MAP_WINDOW ? (size_t)(r->data_end - off) : MAP_WINDOW;
-	/*
-	 * Touching a mapping past the end of the file raises SIGBUS: check that
-	 * the file still holds the window, as read() would find it shrunk.
-	 */
-	if (fstat(r->fd, &st) < 0)
-		return fail(r, -errno, cur, "cannot stat: %s", strerror(errno));
-	if ((uint64_t)st.st_size < off + len)
-		return fail(r, -EPROTO, (uint64_t)st.st_size, "the file shrank while being read");
-	if (r->map) {
-		munmap(r->map, r->map_len);
-		r->map = NULL;
-		r->win = NULL;
-		r->win_len = 0;
-	}
-	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, (off_t)off);
-	if (m == MAP_FAILED) {
-		r->no_map = true;
-		return 1;
-	}
-	/* Read ahead, and fault the pages in by the batch (MAP_POPULATE cost more here). */
-	madvise(m, len, MADV_SEQUENTIAL);
-	r->map = m;
-	r->map_len = len;
-	r->win = m;
-	r->win_off = off;
-	r->win_len = len;
-	return 0;
-}
-
 /* Make [cur, cur + need) addressable; @return a pointer to cur. Caller checked the bounds. */
 static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t need, int *err)
 {
@@ -1240,14 +1184,6 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 		r->win_off = 0;
 		r->win_len = (size_t)(r->data_end ? r->data_end : r->info.file_size);
 		return r->mem + cur;
-	}
-	if (!r->no_map) {
-		*err = map_window(r, cur);
-		if (*err < 0)
-			return NULL;
-		if (*err == 0)
-			return r->win + (cur - r->win_off);
-		*err = 0;
 	}
 	if (!r->buf) {
 		/* A record never passes the end of the file: a small file needs a small buffer. */
@@ -1417,11 +1353,6 @@ int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 		p = r->win + off;
 		memcpy(&h, p, sizeof(h));
 		if (h.size >= sizeof(h) && h.size <= r->win_len - off && h.type - 1u < 255u) {
-			/*
-			 * The hardware prefetcher stops at page boundaries: ask for
-			 * the bytes a few records ahead (a hint; past the window is fine).
-			 */
-			__builtin_prefetch(p + PREFETCH_AHEAD);
 			rec->data = p;
 			rec->size = h.size;
 			rec->type = h.type;
@@ -1440,6 +1371,9 @@ int ipp_pd_reader__rewind(struct ipp_pd_reader *r)
 		return -EINVAL;
 	r->cur = r->info.data_offset;
 	r->iter_err = 0;
+	/* Read again from the file, as the first time. */
+	r->win_off = 0;
+	r->win_len = 0;
 	return 0;
 }
 
