@@ -855,6 +855,7 @@ struct idmap {
  */
 struct layout {
 	bool fixed;
+	bool ipcperf;		/* exactly IDENTIFIER | TID | TIME | CPU | RAW */
 	uint32_t need;		/* the record must hold this many bytes (raw size included) */
 	uint16_t id, ip, tid, time, cpu, period, raw;
 };
@@ -1628,6 +1629,17 @@ static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_p
 	out->raw_size = n;
 	out->event = ev;
 	out->sample_type = ev->attr.sample_type;
+	if (lay->ipcperf) {
+		/* IDENTIFIER, TID, TIME, CPU, RAW: ipcperf's own layout (DESIGN.md) */
+		memcpy(&out->id, p + 8, 8);
+		memcpy(&out->pid, p + 16, 4);
+		memcpy(&out->tid, p + 20, 4);
+		memcpy(&out->time, p + 24, 8);
+		memcpy(&out->cpu, p + 32, 4);
+		out->ip = 0;
+		out->period = 0;
+		return true;
+	}
 	out->id = 0;
 	out->ip = 0;
 	out->pid = out->tid = 0;
@@ -2232,6 +2244,8 @@ static void layout_of(struct layout *l, uint64_t st)
 		l->raw = pos;
 		l->need = pos + 4u;
 	}
+	l->ipcperf = st == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
 }
 
 static int finish_events(struct ipp_pd_reader *r)
