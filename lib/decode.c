@@ -37,6 +37,7 @@ struct tpdesc {
 	unsigned int nr_args;
 	unsigned int min_size;	/* the record must hold every fixed field */
 	bool raw;		/* raw_syscalls: the syscall comes from the id field */
+	bool args8;		/* every arg is 8 bytes wide (they always are): a plain load each */
 };
 
 struct ipp_decoder {
@@ -244,6 +245,9 @@ int ipp_decoder__add_format(struct ipp_decoder *d, const char *system, const cha
 	}
 	err = describe(t, system, ev);
 	id = ev->id;
+	t->args8 = true;
+	for (unsigned int i = 0; i < t->nr_args; i++)
+		t->args8 = t->args8 && t->arg[i].size == 8;
 	tep_free(tep);
 	if (err) {
 		free(t);
@@ -266,7 +270,8 @@ int ipp_decoder__add_format(struct ipp_decoder *d, const char *system, const cha
 	return id;
 }
 
-static int64_t get_int(const unsigned char *raw, const struct fld *f)
+static inline __attribute__((always_inline)) int64_t get_int(const unsigned char *raw,
+								const struct fld *f)
 {
 	switch (f->size) {
 	case 1: { uint8_t v; memcpy(&v, raw + f->off, 1); return f->is_signed ? (int64_t)(int8_t)v : (int64_t)v; }
@@ -324,6 +329,12 @@ int ipp_decoder__decode(const struct ipp_decoder *d, const void *rawp, size_t si
 		out->enter.nr = (int)get_int(raw, &t->f[F_NR]);
 		out->enter.sc = t->raw ? ipp_scdesc_by_nr(out->enter.nr) : t->sc;
 		out->enter.nr_args = t->nr_args;
+		if (t->args8) {
+			memset(out->enter.args, 0, sizeof(out->enter.args));
+			for (unsigned int i = 0; i < t->nr_args; i++)
+				memcpy(&out->enter.args[i], raw + t->arg[i].off, 8);
+			break;
+		}
 		for (unsigned int i = 0; i < 6; i++)
 			out->enter.args[i] = i < t->nr_args ? (uint64_t)get_int(raw, &t->arg[i]) : 0;
 		break;

@@ -10,7 +10,7 @@ void ipp_hist_init(struct ipp_hist *h)
 	h->min = UINT64_MAX;
 }
 
-unsigned int ipp_hist_index(uint64_t v)
+static inline unsigned int hist_index(uint64_t v)
 {
 	if (v < IPP_HIST_SUB)
 		return (unsigned int)v;
@@ -19,6 +19,11 @@ unsigned int ipp_hist_index(uint64_t v)
 	unsigned int shift = e - IPP_HIST_SUB_BITS;
 	unsigned int sub = (unsigned int)(v >> shift) - IPP_HIST_SUB;
 	return (shift + 1) * IPP_HIST_SUB + sub;
+}
+
+unsigned int ipp_hist_index(uint64_t v)
+{
+	return hist_index(v);
 }
 
 void ipp_hist_bucket_bounds(unsigned int idx, uint64_t *lo, uint64_t *hi)
@@ -50,7 +55,7 @@ static inline void bucket_add(struct ipp_hist *h, unsigned int idx, uint64_t n)
 
 void ipp_hist_add(struct ipp_hist *h, uint64_t v)
 {
-	unsigned int idx = ipp_hist_index(v);
+	unsigned int idx = hist_index(v);
 
 	h->count++;
 	h->sum_lo += v;

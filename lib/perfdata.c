@@ -848,6 +848,26 @@ struct idmap {
 	size_t ev;
 };
 
+/*
+ * Where parse_sample() finds each field of an event's samples when none
+ * comes after a variable-length one (no READ, no CALLCHAIN): byte offsets
+ * from the record's start, 0 when absent (8 is the first field's).
+ */
+struct layout {
+	bool fixed;
+	bool ipcperf;		/* exactly IDENTIFIER | TID | TIME | CPU | RAW */
+	uint32_t need;		/* the record must hold this many bytes (raw size included) */
+	uint16_t id, ip, tid, time, cpu, period, raw;
+};
+
+/* id -> event, open addressing; ev NULL: empty. */
+struct idslot {
+	uint64_t id;
+	const struct ipp_pd_event *ev;
+	const struct layout *lay;	/* ev's */
+};
+
+
 struct ipp_pd_reader {
 	bool open;
 	int fd;
@@ -859,6 +879,10 @@ struct ipp_pd_reader {
 	size_t nr_ev;
 	struct idmap *idx;
 	size_t nr_idx;
+	struct idslot *ids;	/* hash of idx: what the binary search over idx finds */
+	size_t ids_mask;
+	unsigned int ids_shift;
+	struct layout *lay;	/* per event */
 	struct ipp_pd_format *fmt;
 	size_t nr_fmt;
 	char **names;		/* per event, owned */
@@ -874,10 +898,16 @@ struct ipp_pd_reader {
 	uint64_t cur;
 	int iter_err;
 	bool warned_tail;
-	unsigned char *buf;	/* file mode: [buf_off, buf_off + buf_len) of the file */
+	/*
+	 * The records addressable now: [win_off, win_off + win_len) of the
+	 * file, at win; never past data_end. Memory mode: the whole data
+	 * section. File mode: a copy read into buf.
+	 */
+	const unsigned char *win;
+	uint64_t win_off;
+	size_t win_len;
+	unsigned char *buf;
 	size_t buf_cap;		/* min(RBUF_SIZE, file size): holds any record */
-	size_t buf_len;
-	uint64_t buf_off;
 };
 
 #define RBUF_SIZE (1u << 20)
@@ -924,6 +954,8 @@ static void reset(struct ipp_pd_reader *r)
 	free(r->names);
 	free(r->ev);
 	free(r->idx);
+	free(r->ids);
+	free(r->lay);
 	for (size_t i = 0; i < r->nr_fmt; i++) {
 		free((void *)r->fmt[i].system);
 		free((void *)r->fmt[i].name);
@@ -999,13 +1031,11 @@ static int cmp_idmap(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-const struct ipp_pd_event *ipp_pd_reader__event_by_id(const struct ipp_pd_reader *r, uint64_t id)
+/* The event of @id by binary search over idx: which one a duplicate id gives is its choice. */
+static const struct ipp_pd_event *search_event(const struct ipp_pd_reader *r, uint64_t id)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = r->nr_idx;
 
-	if (!r || !r->open)
-		return NULL;
-	hi = r->nr_idx;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -1017,6 +1047,69 @@ const struct ipp_pd_event *ipp_pd_reader__event_by_id(const struct ipp_pd_reader
 			hi = mid;
 	}
 	return NULL;
+}
+
+static inline size_t id_hash(const struct ipp_pd_reader *r, uint64_t id)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> r->ids_shift);
+}
+
+static inline const struct idslot *find_slot(const struct ipp_pd_reader *r, uint64_t id)
+{
+	size_t i;
+
+	if (!r->ids)
+		return NULL;
+	for (i = id_hash(r, id); r->ids[i].ev; i = (i + 1) & r->ids_mask)
+		if (r->ids[i].id == id)
+			return &r->ids[i];
+	return NULL;
+}
+
+static inline const struct ipp_pd_event *find_event(const struct ipp_pd_reader *r, uint64_t id)
+{
+	const struct idslot *sl = find_slot(r, id);
+
+	return sl ? sl->ev : NULL;
+}
+
+/* The hash of idx (sorted), each id mapped to what search_event() finds for it. */
+static int hash_ids(struct ipp_pd_reader *r)
+{
+	size_t cap = 8;
+	unsigned int bits = 3;
+
+	if (!r->nr_idx)
+		return 0;
+	while (cap < 2 * r->nr_idx) {
+		cap *= 2;
+		bits++;
+	}
+	r->ids = calloc(cap, sizeof(*r->ids));
+	if (!r->ids)
+		return -ENOMEM;
+	r->ids_mask = cap - 1;
+	r->ids_shift = 64 - bits;
+	for (size_t k = 0; k < r->nr_idx; k++) {
+		uint64_t id = r->idx[k].id;
+		size_t i;
+
+		if (k && r->idx[k - 1].id == id)
+			continue;
+		for (i = id_hash(r, id); r->ids[i].ev; i = (i + 1) & r->ids_mask)
+			;
+		r->ids[i].id = id;
+		r->ids[i].ev = search_event(r, id);
+		r->ids[i].lay = &r->lay[r->ids[i].ev - r->ev];
+	}
+	return 0;
+}
+
+const struct ipp_pd_event *ipp_pd_reader__event_by_id(const struct ipp_pd_reader *r, uint64_t id)
+{
+	if (!r || !r->open)
+		return NULL;
+	return find_event(r, id);
 }
 
 /* [off, off + len) lies within the file. */
@@ -1083,10 +1176,16 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 {
 	size_t keep, want;
 
-	if (r->mem)
+	if (cur >= r->win_off && cur - r->win_off <= r->win_len &&
+	    need <= r->win_len - (cur - r->win_off))
+		return r->win + (cur - r->win_off);
+	if (r->mem) {
+		/* The whole data section (or, before open finished, the whole file). */
+		r->win = r->mem;
+		r->win_off = 0;
+		r->win_len = (size_t)(r->data_end ? r->data_end : r->info.file_size);
 		return r->mem + cur;
-	if (cur >= r->buf_off && cur + need <= r->buf_off + r->buf_len)
-		return r->buf + (cur - r->buf_off);
+	}
 	if (!r->buf) {
 		/* A record never passes the end of the file: a small file needs a small buffer. */
 		r->buf_cap = r->info.file_size < RBUF_SIZE ? (size_t)r->info.file_size : RBUF_SIZE;
@@ -1097,14 +1196,15 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 		}
 	}
 	/* Keep what is left from cur on, read the rest behind it. */
-	if (cur >= r->buf_off && cur < r->buf_off + r->buf_len) {
-		keep = (size_t)(r->buf_off + r->buf_len - cur);
-		memmove(r->buf, r->buf + (cur - r->buf_off), keep);
+	if (r->win == r->buf && cur >= r->win_off && cur < r->win_off + r->win_len) {
+		keep = (size_t)(r->win_off + r->win_len - cur);
+		memmove(r->buf, r->buf + (cur - r->win_off), keep);
 	} else {
 		keep = 0;
 	}
-	r->buf_off = cur;
-	r->buf_len = keep;
+	r->win = r->buf;
+	r->win_off = cur;
+	r->win_len = keep;
 	want = r->buf_cap - keep;
 	/* The caller checked cur + need <= data_end <= file size, so need <= buf_cap. */
 	if (want > r->data_end - (cur + keep))
@@ -1112,7 +1212,7 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 	*err = src_read(r, cur + keep, r->buf + keep, want);
 	if (*err)
 		return NULL;
-	r->buf_len = keep + want;
+	r->win_len = keep + want;
 	return r->buf;
 }
 
@@ -1189,34 +1289,15 @@ static int explain_truncation(struct ipp_pd_reader *r, uint64_t data_off, uint64
 		    "section ends at %#llx (truncated file)", (unsigned long long)data_end);
 }
 
-int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
+/* ipp_pd_reader__next() of a record not wholly in the window, or at the end, or bad. */
+static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 {
 	struct perf_event_header h;
 	const unsigned char *p = NULL;
-	uint64_t avail;
 	int ret, err = 0;
 
-	if (!r || !r->open || !rec)
-		return -EINVAL;
-	if (r->iter_err)
-		return r->iter_err;
 	if (r->cur >= r->data_end)
 		return 0;
-	/* The fast path: a sane record wholly in the window (which never passes data_end). */
-	if (r->mem) {
-		p = r->mem + r->cur;
-		avail = r->data_end - r->cur;
-	} else if (r->cur >= r->buf_off && r->cur < r->buf_off + r->buf_len) {
-		p = r->buf + (r->cur - r->buf_off);
-		avail = r->buf_off + r->buf_len - r->cur;
-	} else {
-		avail = 0;
-	}
-	if (avail >= sizeof(h)) {
-		memcpy(&h, p, sizeof(h));
-		if (h.size >= sizeof(h) && h.size <= avail && h.type - 1u < 255u)
-			goto found;
-	}
 	ret = peek_record(r, r->cur, r->data_end, &h, &p);
 	if (ret < 0)
 		return r->iter_err = ret;
@@ -1245,7 +1326,6 @@ int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 	p = window(r, r->cur, h.size, &err);
 	if (!p)
 		return r->iter_err = err;
-found:
 	rec->data = p;
 	rec->size = h.size;
 	rec->type = h.type;
@@ -1255,14 +1335,46 @@ found:
 	return 1;
 }
 
+int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
+{
+	struct perf_event_header h;
+	const unsigned char *p;
+	uint64_t off;
+
+	if (!r || !r->open || !rec)
+		return -EINVAL;
+	if (r->iter_err)
+		return r->iter_err;
+	/*
+	 * The fast path: a sane record wholly in the window. The window never
+	 * passes data_end, so a record in it is before the end.
+	 */
+	off = r->cur - r->win_off;	/* wraps when cur is before the window */
+	if (off < r->win_len && r->win_len - off >= sizeof(h)) {
+		p = r->win + off;
+		memcpy(&h, p, sizeof(h));
+		if (h.size >= sizeof(h) && h.size <= r->win_len - off && h.type - 1u < 255u) {
+			rec->data = p;
+			rec->size = h.size;
+			rec->type = h.type;
+			rec->misc = h.misc;
+			rec->offset = r->cur;
+			r->cur += h.size;
+			return 1;
+		}
+	}
+	return next_slow(r, rec);
+}
+
 int ipp_pd_reader__rewind(struct ipp_pd_reader *r)
 {
 	if (!r || !r->open)
 		return -EINVAL;
 	r->cur = r->info.data_offset;
 	r->iter_err = 0;
-	r->buf_len = 0;
-	r->buf_off = 0;
+	/* Read again from the file, as the first time. */
+	r->win_off = 0;
+	r->win_len = 0;
 	return 0;
 }
 
@@ -1328,7 +1440,7 @@ static int bad_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, con
 		    rec->type, ipp_pd_record_name(rec->type), rec->size, what);
 }
 
-static int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
+static __attribute__((noinline)) int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			struct ipp_pd_sample *out)
 {
 	struct cur c = { .p = rec->data, .pos = 8, .end = rec->size };
@@ -1344,7 +1456,7 @@ static int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			return r->id_pos < 0 ? -ENOENT : bad_sample(r, rec, "sample id");
 		if (!take_u64(&ic, &v))
 			return bad_sample(r, rec, "sample id");
-		ev = ipp_pd_reader__event_by_id(r, v);
+		ev = find_event(r, v);
 		if (!ev)
 			return -ENOENT;
 	}
@@ -1417,7 +1529,7 @@ static int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 }
 
 /* The sample_id_all trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, at the end. */
-static int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
+static __attribute__((noinline)) int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			 struct ipp_pd_sample *out)
 {
 	const struct ipp_pd_event *ev = NULL;
@@ -1437,7 +1549,7 @@ static int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 		if ((uint64_t)r->is_pos * 8 > rec->size - 8u)
 			return bad_sample(r, rec, "sample id trailer");
 		memcpy(&id, p + rec->size - (size_t)r->is_pos * 8, 8);
-		ev = ipp_pd_reader__event_by_id(r, id);
+		ev = find_event(r, id);
 		if (!ev)
 			return -ENOENT;
 	}
@@ -1475,11 +1587,89 @@ static int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 	return 0;
 }
 
+/*
+ * A sample of an event with a fixed layout that holds all of it: its fields
+ * straight from their offsets. @return false when it is not one (or its raw
+ * data runs past it): parse_sample() then walks it, and explains.
+ */
+static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
+			       struct ipp_pd_sample *out)
+{
+	const unsigned char *p = rec->data;
+	const struct ipp_pd_event *ev;
+	const struct layout *lay;
+	uint32_t n = 0;
+
+	if (r->nr_ev == 1) {
+		ev = &r->ev[0];
+		lay = &r->lay[0];
+	} else {
+		const struct idslot *sl;
+		uint64_t id;
+
+		if (r->id_pos < 0 || rec->size < 16u + 8u * (unsigned int)r->id_pos)
+			return false;
+		memcpy(&id, p + 8 + 8 * r->id_pos, 8);
+		sl = find_slot(r, id);
+		if (!sl)
+			return false;
+		ev = sl->ev;
+		lay = sl->lay;
+	}
+	if (!lay->fixed || rec->size < lay->need)
+		return false;
+	if (lay->raw) {
+		memcpy(&n, p + lay->raw, 4);
+		if (n > rec->size - lay->raw - 4u)
+			return false;
+		out->raw = p + lay->raw + 4;
+	} else {
+		out->raw = NULL;
+	}
+	out->raw_size = n;
+	out->event = ev;
+	out->sample_type = ev->attr.sample_type;
+	if (lay->ipcperf) {
+		/* IDENTIFIER, TID, TIME, CPU, RAW: ipcperf's own layout (DESIGN.md) */
+		memcpy(&out->id, p + 8, 8);
+		memcpy(&out->pid, p + 16, 4);
+		memcpy(&out->tid, p + 20, 4);
+		memcpy(&out->time, p + 24, 8);
+		memcpy(&out->cpu, p + 32, 4);
+		out->ip = 0;
+		out->period = 0;
+		return true;
+	}
+	out->id = 0;
+	out->ip = 0;
+	out->pid = out->tid = 0;
+	out->time = 0;
+	out->cpu = 0;
+	out->period = 0;
+	if (lay->id)
+		memcpy(&out->id, p + lay->id, 8);
+	if (lay->ip)
+		memcpy(&out->ip, p + lay->ip, 8);
+	if (lay->tid) {
+		memcpy(&out->pid, p + lay->tid, 4);
+		memcpy(&out->tid, p + lay->tid + 4, 4);
+	}
+	if (lay->time)
+		memcpy(&out->time, p + lay->time, 8);
+	if (lay->cpu)
+		memcpy(&out->cpu, p + lay->cpu, 4);
+	if (lay->period)
+		memcpy(&out->period, p + lay->period, 8);
+	return true;
+}
+
 int ipp_pd_reader__parse(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			 struct ipp_pd_sample *out)
 {
 	if (!r || !r->open || !rec || !out || rec->size < 8)
 		return -EINVAL;
+	if (rec->type == PERF_RECORD_SAMPLE && parse_fixed(r, rec, out))
+		return 0;
 	memset(out, 0, sizeof(*out));
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return parse_sample(r, rec, out);
@@ -2008,6 +2198,56 @@ static const struct ipp_pd_format *format_by_id(const struct ipp_pd_reader *r, u
 	return NULL;
 }
 
+/* The offsets parse_sample() would find for @st, when they do not depend on the record. */
+static void layout_of(struct layout *l, uint64_t st)
+{
+	uint16_t pos = 8;
+
+	memset(l, 0, sizeof(*l));
+	if (st & (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN))
+		return;
+	l->fixed = true;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		l->id = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		l->ip = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		l->tid = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		l->time = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR)
+		pos += 8;
+	if (st & PERF_SAMPLE_ID) {
+		l->id = pos;	/* after IDENTIFIER: this one wins, as in parse_sample() */
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID)
+		pos += 8;
+	if (st & PERF_SAMPLE_CPU) {
+		l->cpu = pos;
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		l->period = pos;
+		pos += 8;
+	}
+	l->need = pos;
+	if (st & PERF_SAMPLE_RAW) {
+		l->raw = pos;
+		l->need = pos + 4u;
+	}
+	l->ipcperf = st == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
+}
+
 static int finish_events(struct ipp_pd_reader *r)
 {
 	size_t n = 0;
@@ -2038,6 +2278,13 @@ static int finish_events(struct ipp_pd_reader *r)
 		for (size_t j = 0; j < r->ev[i].nr_ids; j++)
 			r->idx[r->nr_idx++] = (struct idmap){ r->ev[i].ids[j], i };
 	qsort(r->idx, r->nr_idx, sizeof(*r->idx), cmp_idmap);
+	r->lay = calloc(r->nr_ev ? r->nr_ev : 1, sizeof(*r->lay));
+	if (!r->lay)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_ev; i++)
+		layout_of(&r->lay[i], r->ev[i].attr.sample_type);
+	if (hash_ids(r) < 0)
+		return -ENOMEM;
 	/* perf takes the id positions from the first event: all must agree. */
 	r->id_pos = r->is_pos = -1;
 	if (r->nr_ev) {

@@ -1531,7 +1531,8 @@ static int take_file_record(struct ipcperf_session *s, const struct ipp_pd_rec *
 		return 0;	/* no sample_id_all, unknown id, or too short: nothing to place in time */
 	if (!(smp.sample_type & PERF_SAMPLE_TIME))
 		return 0;
-	if (smp.sample_type & PERF_SAMPLE_CPU && !cpu_slot(s, smp.cpu))
+	if (smp.sample_type & PERF_SAMPLE_CPU && smp.cpu >= (uint32_t)s->nr_cpu_slots &&
+	    !cpu_slot(s, smp.cpu))
 		return -ENOMEM;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:

@@ -97,11 +97,16 @@ struct thread {
 	int last_cpu;
 };
 
+/* Direct-mapped caches of the last procs and threads looked up, by id modulo this. */
+#define LOOKUP_CACHE 16
+
 struct ipcperf_stats {
 	bool no_proc;
 	bool per_thread;
 	struct proc **procs;
 	size_t nr_procs, cap_procs;
+	struct proc *proc_cache[LOOKUP_CACHE];		/* procs are never freed before the end */
+	struct thread *thread_cache[LOOKUP_CACHE];	/* cleared when threads[] moves */
 	struct inc *incs;
 	size_t nr_incs, cap_incs;
 	struct thread *threads;
@@ -176,14 +181,17 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 /* Binary search in procs, which is kept sorted by pid. */
 static struct proc *get_proc(struct ipcperf_stats *st, pid_t pid, bool create)
 {
+	struct proc **c = &st->proc_cache[(unsigned int)pid % LOOKUP_CACHE];
 	size_t lo = 0, hi = st->nr_procs;
 	struct proc *p;
 
+	if (*c && (*c)->pid == pid)
+		return *c;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
 		if (st->procs[mid]->pid == pid)
-			return st->procs[mid];
+			return *c = st->procs[mid];
 		if (st->procs[mid]->pid < pid)
 			lo = mid + 1;
 		else
@@ -207,18 +215,21 @@ static struct proc *get_proc(struct ipcperf_stats *st, pid_t pid, bool create)
 	memmove(&st->procs[lo + 1], &st->procs[lo], (st->nr_procs - lo) * sizeof(*st->procs));
 	st->procs[lo] = p;
 	st->nr_procs++;
-	return p;
+	return *c = p;
 }
 
 static struct thread *get_thread(struct ipcperf_stats *st, pid_t tid, bool create)
 {
+	struct thread **c = &st->thread_cache[(unsigned int)tid % LOOKUP_CACHE];
 	size_t lo = 0, hi = st->nr_threads;
 
+	if (*c && (*c)->tid == tid)
+		return *c;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
 		if (st->threads[mid].tid == tid)
-			return &st->threads[mid];
+			return *c = &st->threads[mid];
 		if (st->threads[mid].tid < tid)
 			lo = mid + 1;
 		else
@@ -239,7 +250,8 @@ static struct thread *get_thread(struct ipcperf_stats *st, pid_t tid, bool creat
 		(st->nr_threads - lo) * sizeof(*st->threads));
 	st->threads[lo] = (struct thread){ .tid = tid, .last_cpu = -1 };
 	st->nr_threads++;
-	return &st->threads[lo];
+	memset(st->thread_cache, 0, sizeof(st->thread_cache));
+	return *c = &st->threads[lo];
 }
 
 /* Note that thread @tid belongs to process @pid (counts threads per process). */

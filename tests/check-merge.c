@@ -351,6 +351,59 @@ START_TEST(test_streaming_horizon)
 }
 END_TEST
 
+/*
+ * Mostly in time order, as a capture's rounds are, with late records now and
+ * then and many equal times: the in-order ones take the FIFO, the late ones
+ * the heap, and what comes out is still one stream sorted by time, equal
+ * times in push order, whatever the horizon.
+ */
+START_TEST(test_mostly_in_order)
+{
+	enum { N = 50000 };
+	struct ipp_merge *m = ipp_merge__new();
+	const struct ipp_mrec *r;
+	uint64_t now = 1000, last_time = 0, last_seq = 0;
+	uint32_t last_tag = 0;
+	size_t out = 0;
+	const char *bad = NULL;
+
+	ck_assert_ptr_nonnull(m);
+	lcg_seed(99);
+	for (uint32_t i = 0; i < N && !bad; i++) {
+		uint64_t t;
+
+		now += lcg() % 3;		/* many equal times */
+		t = lcg() % 10 == 0 ? now - lcg() % 40 : now;	/* one in ten late */
+		push_tag(m, t, (int)(i % 4), i);
+		if (lcg() % 16 == 0 || i == N - 1) {
+			uint64_t horizon = i == N - 1 ? UINT64_MAX : now - 50;
+
+			while ((r = ipp_merge__pop(m, horizon))) {
+				uint32_t tag = tag_of(r);
+
+				if (r->time > horizon)
+					bad = "past the horizon";
+				else if (out && r->time < last_time)
+					bad = "time went backwards";
+				else if (out && r->time == last_time &&
+					 (tag <= last_tag || r->seq <= last_seq))
+					bad = "equal times out of push order";
+				if (bad)
+					break;
+				last_time = r->time;
+				last_tag = tag;
+				last_seq = r->seq;
+				out++;
+			}
+		}
+	}
+	ck_assert_msg(!bad, "record %zu: %s", out, bad ? bad : "");
+	ck_assert_uint_eq(out, N);
+	ck_assert_uint_eq(ipp_merge__len(m), 0);
+	ipp_merge__delete(m);
+}
+END_TEST
+
 Suite *merge_suite(void)
 {
 	Suite *s = suite_create("merge");
@@ -364,6 +417,7 @@ Suite *merge_suite(void)
 	tcase_add_test(tc, test_large_record);
 	tcase_add_test(tc, test_random_100k);
 	tcase_add_test(tc, test_streaming_horizon);
+	tcase_add_test(tc, test_mostly_in_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -255,17 +255,44 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
-/* Large enough that the file reader's window moves several times. */
+/* Large enough that the file reader's window (1 MiB) moves many times. */
 START_TEST(test_roundtrip_large)
 {
-	const uint64_t n = 60000;
+	const uint64_t n = 200000;
 	struct ipp_pd_reader *r = ipp_pd_reader__new();
 
 	write_synth(n, false, false);
 	ck_assert_int_eq(ipp_pd_reader__open(r, path), 0);
-	ck_assert(ipp_pd_reader__info(r)->data_size > 3u << 20);
+	ck_assert(ipp_pd_reader__info(r)->data_size > 12u << 20);
 	check_sequence(r, n, true);
 	ck_assert_int_eq(ipp_pd_reader__blob(r, NULL, NULL, NULL), -ENOENT);
+	/* Again, from the first window. */
+	ck_assert_int_eq(ipp_pd_reader__rewind(r), 0);
+	check_sequence(r, n, true);
+	ipp_pd_reader__delete(r);
+}
+END_TEST
+
+/* The file is cut while being read (past the window in use): an error, not a crash. */
+START_TEST(test_file_shrinks)
+{
+	struct ipp_pd_reader *r = ipp_pd_reader__new();
+	struct ipp_pd_rec rec;
+	uint64_t n = 0;
+	int ret;
+
+	write_synth(200000, false, false);
+	ck_assert_int_eq(ipp_pd_reader__open(r, path), 0);
+	ck_assert_int_eq(ipp_pd_reader__next(r, &rec), 1);
+	ck_assert_int_eq(truncate(path, (off_t)(ipp_pd_reader__info(r)->data_offset + (6u << 20))),
+			 0);
+	while ((ret = ipp_pd_reader__next(r, &rec)) == 1)
+		n++;
+	ck_assert_int_eq(ret, -EPROTO);
+	ck_assert_ptr_nonnull(strstr(ipp_pd_reader__error(r), "shrank"));
+	ck_assert_uint_gt(n, 1000);
+	/* The same error again. */
+	ck_assert_int_eq(ipp_pd_reader__next(r, &rec), -EPROTO);
 	ipp_pd_reader__delete(r);
 }
 END_TEST
@@ -1162,6 +1189,7 @@ Suite *perfdata_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_roundtrip_large);
+	tcase_add_test(tc, test_file_shrinks);
 	tcase_add_test(tc, test_empty_capture);
 	tcase_add_test(tc, test_partial);
 	tcase_add_test(tc, test_partial_cuts);
