@@ -157,6 +157,23 @@ static inline void copy_small(unsigned char *dst, const unsigned char *src, size
 	}
 }
 
+/* @r, a slot or a block, takes the record and the next seq. */
+static inline void fill(struct ipp_merge *m, struct ipp_mrec *r, bool pooled, uint64_t time,
+			uint32_t type, uint32_t misc, pid_t pid, pid_t tid, int cpu,
+			const void *data, uint32_t size)
+{
+	r->pooled = pooled;
+	r->time = time;
+	r->seq = m->seq++;
+	r->size = size;
+	r->type = type;
+	r->misc = misc;
+	r->pid = pid;
+	r->tid = tid;
+	r->cpu = cpu;
+	copy_small(r->data, data, size);
+}
+
 /* A record older than the FIFO's newest, or too large for a slot: onto the heap. */
 static __attribute__((noinline)) int push_heap(struct ipp_merge *m, uint64_t time, uint32_t type,
 						uint32_t misc, pid_t pid, pid_t tid, int cpu,
@@ -171,16 +188,7 @@ static __attribute__((noinline)) int push_heap(struct ipp_merge *m, uint64_t tim
 	r = take_block(m, sizeof(*r) + size, &pooled);
 	if (!r)
 		return -ENOMEM;
-	r->pooled = pooled;
-	r->time = time;
-	r->seq = m->seq++;
-	r->size = size;
-	r->type = type;
-	r->misc = misc;
-	r->pid = pid;
-	r->tid = tid;
-	r->cpu = cpu;
-	copy_small(r->data, data, size);
+	fill(m, r, pooled, time, type, misc, pid, tid, cpu, data, size);
 	for (i = m->len++; i > 0; i = (i - 1) / 2) {
 		size_t parent = (i - 1) / 2;
 		if (!older(r, m->heap[parent]))
@@ -206,16 +214,7 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 	if (m->fifo_len == m->fifo_cap && fifo_room(m))
 		return -ENOMEM;
 	r = fifo_slot(m, m->fifo_len);
-	r->pooled = false;
-	r->time = time;
-	r->seq = m->seq++;
-	r->size = size;
-	r->type = type;
-	r->misc = misc;
-	r->pid = pid;
-	r->tid = tid;
-	r->cpu = cpu;
-	copy_small(r->data, data, size);
+	fill(m, r, false, time, type, misc, pid, tid, cpu, data, size);
 	m->fifo_len++;
 	m->fifo_newest = time;
 	return 0;
