@@ -1117,9 +1117,16 @@ static int open_scoped(struct ipcperf_session *s)
 	s->cpu_scope = s->system_wide || s->scope == IPCPERF_SCOPE_CPU ||
 		       (s->scope == IPCPERF_SCOPE_AUTO && !s->recorder && !s->tap);
 	err = open_events(s);
-	if ((err == -EACCES || err == -EPERM) && !s->system_wide && s->cpu_scope &&
-	    s->scope == IPCPERF_SCOPE_AUTO) {
-		ipp_debug("CPU-wide tracepoints not allowed; tracing per task\n");
+	/* The fork, exec and exit records come with the first event: without it, no one to follow. */
+	if (!err && s->cpu_scope && !s->system_wide && !s->tps[0].opened) {
+		ipp_print(s->scope == IPCPERF_SCOPE_AUTO ? IPCPERF_DEBUG : IPCPERF_INFO,
+			  "cannot follow the targets CPU-wide without %s:%s\n", s->tps[0].system,
+			  s->tps[0].name);
+		err = -ENOENT;
+	}
+	if ((err == -EACCES || err == -EPERM || err == -ENOENT) && !s->system_wide &&
+	    s->cpu_scope && s->scope == IPCPERF_SCOPE_AUTO) {
+		ipp_debug("cannot trace CPU-wide (%s); tracing per task\n", strerror(-err));
 		close_events(s);
 		s->cpu_scope = false;
 		err = open_events(s);
