@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1031,22 +1032,14 @@ static int cmp_idmap(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The event of @id by binary search over idx: which one a duplicate id gives is its choice. */
+/* The event of @id in idx (sorted): which one a duplicate id gives is bsearch()'s choice. */
 static const struct ipp_pd_event *search_event(const struct ipp_pd_reader *r, uint64_t id)
 {
-	size_t lo = 0, hi = r->nr_idx;
+	const struct idmap key = { .id = id };
+	const struct idmap *m = r->nr_idx ? bsearch(&key, r->idx, r->nr_idx, sizeof(*r->idx),
+						    cmp_idmap) : NULL;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r->idx[mid].id == id)
-			return &r->ev[r->idx[mid].ev];
-		if (r->idx[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return m ? &r->ev[m->ev] : NULL;
 }
 
 static inline size_t id_hash(const struct ipp_pd_reader *r, uint64_t id)
@@ -2183,19 +2176,11 @@ static int cmp_format(const void *a, const void *b)
 
 static const struct ipp_pd_format *format_by_id(const struct ipp_pd_reader *r, uint64_t id)
 {
-	size_t lo = 0, hi = r->nr_fmt;
+	const struct ipp_pd_format key = { .id = (int)id };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((uint64_t)r->fmt[mid].id == id)
-			return &r->fmt[mid];
-		if ((uint64_t)r->fmt[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	if (id > INT_MAX || !r->nr_fmt)
+		return NULL;
+	return bsearch(&key, r->fmt, r->nr_fmt, sizeof(*r->fmt), cmp_format);
 }
 
 /* The offsets parse_sample() would find for @st, when they do not depend on the record. */

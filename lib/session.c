@@ -448,6 +448,29 @@ const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr
 	return s->targets;
 }
 
+/* A session with its pipeline (decoder, merge, pairer) and nothing open; NULL with errno. */
+static struct ipcperf_session *session_alloc(void)
+{
+	struct ipcperf_session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->epfd = -1;
+	s->tick_fd = -1;
+	s->cmd.pid = -1;
+	s->dec = ipp_decoder__new();
+	s->merge = ipp_merge__new();
+	s->pairer = ipp_pairer__new();
+	if (!s->dec || !s->merge || !s->pairer) {
+		ipcperf_session__delete(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
 struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *user)
 {
 	struct ipcperf_session_opts o;
@@ -458,14 +481,9 @@ struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *
 		errno = -err;
 		return NULL;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		errno = ENOMEM;
+	s = session_alloc();
+	if (!s)
 		return NULL;
-	}
-	s->epfd = -1;
-	s->tick_fd = -1;
-	s->cmd.pid = -1;
 	s->system_wide = o.system_wide;
 	s->include_self = o.include_self;
 	s->ring_pages = o.ring_pages;
@@ -487,11 +505,6 @@ struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *
 		memcpy(s->tids, o.tids, o.nr_tids * sizeof(pid_t));
 		s->nr_tids = o.nr_tids;
 	}
-	s->dec = ipp_decoder__new();
-	s->merge = ipp_merge__new();
-	s->pairer = ipp_pairer__new();
-	if (!s->dec || !s->merge || !s->pairer)
-		goto nomem;
 
 	/* Targets first: a wrong pid is the likeliest mistake, say it before anything else. */
 	if (s->nr_pids || s->nr_tids) {
@@ -1664,21 +1677,13 @@ struct ipcperf_session *ipcperf_session__open_file(const char *path,
 		errno = EINVAL;
 		return NULL;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		errno = ENOMEM;
+	s = session_alloc();
+	if (!s)
 		return NULL;
-	}
-	s->epfd = -1;
-	s->tick_fd = -1;
-	s->cmd.pid = -1;
 	s->self = -1;
 	s->include_self = true;
-	s->dec = ipp_decoder__new();
-	s->merge = ipp_merge__new();
-	s->pairer = ipp_pairer__new();
 	s->rd = ipp_pd_reader__new();
-	if (!s->dec || !s->merge || !s->pairer || !s->rd) {
+	if (!s->rd) {
 		err = -ENOMEM;
 		goto fail;
 	}
