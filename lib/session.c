@@ -384,50 +384,66 @@ static int load_formats(struct ipcperf_session *s)
 
 /* ------------------------------------------------------------------ targets */
 
-static int collect_threads(struct ipcperf_session *s, pid_t **out, int *nr)
+/*
+ * Every thread of the pids and the tids: @out, and with @owners the tgid of
+ * each, read once per pid or tid given.
+ */
+static int collect_threads(struct ipcperf_session *s, pid_t **out, pid_t **owners, int *nr)
 {
-	pid_t *all = NULL;
+	pid_t *all = NULL, *own = NULL;
 	size_t n = 0;
+	int err = 0;
 
-	for (size_t i = 0; i < s->nr_pids; i++) {
-		pid_t *t;
-		int k = ipp_list_threads(s->pids[i], &t);
-		pid_t *na;
+	for (size_t i = 0; !err && i < s->nr_pids + s->nr_tids; i++) {
+		bool is_pid = i < s->nr_pids;
+		pid_t id = is_pid ? s->pids[i] : s->tids[i - s->nr_pids];
+		pid_t *t = NULL, *na, *no;
+		int k;
 
-		if (k < 0) {
+		if (is_pid) {
+			k = ipp_list_threads(id, &t);
 			if (k == -ESRCH)
-				ipp_info("no such process: %d\n", (int)s->pids[i]);
-			free(all);
-			return k;
+				ipp_info("no such process: %d\n", (int)id);
+		} else if (kill(id, 0) < 0 && errno == ESRCH) {
+			ipp_info("no such thread: %d\n", (int)id);
+			k = -ESRCH;
+		} else {
+			k = 1;
+		}
+		if (k < 0) {
+			err = k;
+			break;
 		}
 		na = realloc(all, (n + k) * sizeof(*all));
-		if (!na) {
+		if (na)
+			all = na;
+		no = na && owners ? realloc(own, (n + k) * sizeof(*own)) : NULL;
+		if (no)
+			own = no;
+		if (!na || (owners && !no)) {
 			free(t);
-			free(all);
-			return -ENOMEM;
+			err = -ENOMEM;
+			break;
 		}
-		all = na;
-		memcpy(all + n, t, k * sizeof(*t));
-		n += k;
+		if (owners) {
+			pid_t tgid = ipp_tgid_of(id);
+
+			for (int m = 0; m < k; m++)
+				own[n + m] = tgid > 0 ? tgid : (t ? t[m] : id);
+		}
+		for (int m = 0; m < k; m++)
+			all[n + m] = t ? t[m] : id;
+		n += (size_t)k;
 		free(t);
 	}
-	for (size_t i = 0; i < s->nr_tids; i++) {
-		pid_t *na;
-
-		if (kill(s->tids[i], 0) < 0 && errno == ESRCH) {
-			ipp_info("no such thread: %d\n", (int)s->tids[i]);
-			free(all);
-			return -ESRCH;
-		}
-		na = realloc(all, (n + 1) * sizeof(*all));
-		if (!na) {
-			free(all);
-			return -ENOMEM;
-		}
-		all = na;
-		all[n++] = s->tids[i];
+	if (err) {
+		free(all);
+		free(own);
+		return err;
 	}
 	*out = all;
+	if (owners)
+		*owners = own;
 	*nr = (int)n;
 	return 0;
 }
@@ -511,7 +527,7 @@ struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *
 		pid_t *t;
 		int n;
 
-		err = collect_threads(s, &t, &n);
+		err = collect_threads(s, &t, NULL, &n);
 		if (err)
 			goto fail;
 		free(t);
@@ -811,16 +827,10 @@ static int open_events(struct ipcperf_session *s)
 		pid_t *t;
 		int n;
 
-		err = collect_threads(s, &t, &n);
+		err = collect_threads(s, &t, &s->owner, &n);
 		if (err)
 			return err;
 		s->threads = perf_thread_map__new_array(n, t);
-		s->owner = calloc(n ? n : 1, sizeof(pid_t));
-		for (int i = 0; s->owner && i < n; i++) {
-			pid_t tgid = ipp_tgid_of(t[i]);
-
-			s->owner[i] = tgid > 0 ? tgid : t[i];
-		}
 		free(t);
 		if (!s->owner)
 			return -ENOMEM;
@@ -1095,7 +1105,7 @@ struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool 
  */
 static int follow_targets(struct ipcperf_session *s)
 {
-	pid_t *now = NULL;
+	pid_t *now = NULL, *tgid = NULL;
 	int n = 0, err;
 
 	s->follow = ipp_follow__new();
@@ -1105,15 +1115,13 @@ static int follow_targets(struct ipcperf_session *s)
 		ipp_follow__expect_exec(s->follow, s->cmd.pid);
 		return 0;
 	}
-	err = collect_threads(s, &now, &n);
+	err = collect_threads(s, &now, &tgid, &n);
 	if (err == -ESRCH)
 		return 0;	/* gone already: done() says so */
-	for (int i = 0; !err && i < n; i++) {
-		pid_t tgid = ipp_tgid_of(now[i]);
-
-		err = ipp_follow__add(s->follow, now[i], tgid > 0 ? tgid : now[i]);
-	}
+	for (int i = 0; !err && i < n; i++)
+		err = ipp_follow__add(s->follow, now[i], tgid[i]);
 	free(now);
+	free(tgid);
 	return err;
 }
 
