@@ -35,6 +35,7 @@
 
 #include <json-c/json.h>
 
+#include "jsoncheck.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -301,30 +302,8 @@ static long pipe_capacity(const char *err)
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
-static json_object *parse_json(const char *text, size_t len, const char *what)
-{
-	json_tokener *tok = json_tokener_new();
-	enum json_tokener_error err;
-	json_object *o;
-	size_t end;
-
-	ck_assert_ptr_nonnull(tok);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	err = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	ck_assert_msg(o != NULL && err == json_tokener_success,
-		      "%s: not one complete JSON document (%s at byte %zu of %zu):\n%.1500s", what,
-		      json_tokener_error_desc(err), end, len, text);
-	for (size_t i = end; i < len; i++)
-		ck_assert_msg(isspace((unsigned char)text[i]),
-			      "%s: bytes after the JSON document, from byte %zu:\n%.500s", what, i,
-			      text + i);
-	return o;
-}
-
-static json_object *jget(json_object *o, const char *key)
+/* Member @key of @o, of any type (jget() when the type is fixed). */
+static json_object *jmember(json_object *o, const char *key)
 {
 	json_object *v = NULL;
 
@@ -333,28 +312,10 @@ static json_object *jget(json_object *o, const char *key)
 	return v;
 }
 
-static int64_t jint(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-
-	ck_assert_msg(json_object_is_type(v, json_type_int), "\"%s\" is not an integer in %s",
-		      key, json_object_to_json_string(o));
-	return json_object_get_int64(v);
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-
-	ck_assert_msg(json_object_is_type(v, json_type_string), "\"%s\" is not a string in %s",
-		      key, json_object_to_json_string(o));
-	return json_object_get_string(v);
-}
-
 /* The pids of array @key of flow @f (writers, readers): must be exactly { @pid }. */
 static void assert_only_pid(json_object *f, const char *key, pid_t pid, const char *role)
 {
-	json_object *a = jget(f, key);
+	json_object *a = jmember(f, key);
 
 	ck_assert_msg(json_object_is_type(a, json_type_array), "\"%s\" is not an array", key);
 	ck_assert_msg(json_object_array_length(a) == 1 &&
@@ -381,7 +342,7 @@ static int64_t run_lost;
 /* Check the header of the document and return its "flows" array. */
 static json_object *flows_of(json_object *doc)
 {
-	json_object *fl = jget(doc, "flows");
+	json_object *fl = jmember(doc, "flows");
 
 	ck_assert_int_eq(jint(doc, "schema"), 1);
 	ck_assert_str_eq(jstr(doc, "tool"), "ipcperf");
@@ -425,7 +386,7 @@ static json_object *flow_written_by(json_object *flows, const char *kind, pid_t 
 
 	for (size_t i = 0; i < json_object_array_length(flows); i++) {
 		json_object *f = json_object_array_get_idx(flows, i);
-		json_object *w = jget(f, "writers");
+		json_object *w = jmember(f, "writers");
 
 		if (strcmp(jstr(f, "kind"), kind) || json_object_array_length(w) < 1)
 			continue;
@@ -494,7 +455,7 @@ static void assert_comm(json_object *doc, pid_t pid, const char *comm)
 
 static void assert_wire_positive(json_object *f)
 {
-	json_object *w = jget(f, "wire_ns");
+	json_object *w = jmember(f, "wire_ns");
 	int64_t min = jint(w, "min"), p50 = jint(w, "p50"), p99 = jint(w, "p99"),
 		max = jint(w, "max");
 
@@ -527,7 +488,7 @@ struct trace_counts {
 
 static uint64_t event_id(json_object *e)
 {
-	json_object *id = jget(e, "id");
+	json_object *id = jmember(e, "id");
 
 	/* The format allows the id as a number or a string. */
 	if (json_object_is_type(id, json_type_string))
@@ -548,7 +509,7 @@ static void check_trace(const char *path, struct trace_counts *tc)
 	char *text = read_file(path, &len);
 	json_object *doc = parse_json(text, len, "--trace-out file");
 	json_object *ev = json_object_is_type(doc, json_type_array) ? doc
-			  : jget(doc, "traceEvents");
+			  : jmember(doc, "traceEvents");
 	size_t n = json_object_array_length(ev);
 	uint64_t *s = calloc(n + 1, sizeof(*s)), *f = calloc(n + 1, sizeof(*f));
 
@@ -563,8 +524,8 @@ static void check_trace(const char *path, struct trace_counts *tc)
 			tc->slices++;
 			ck_assert_msg(jint(e, "pid") > 0 && jint(e, "tid") > 0,
 				      "slice without its thread: %s", json_object_to_json_string(e));
-			jget(e, "ts");
-			jget(e, "dur");
+			jmember(e, "ts");
+			jmember(e, "dur");
 		} else if (!strcmp(ph, "s")) {
 			s[nr_s++] = event_id(e);
 		} else if (!strcmp(ph, "f")) {
@@ -679,8 +640,8 @@ START_TEST(test_stat_flows)
 		      jint(f, "max_queued"), cap);
 	assert_verdict(f, "backpressure");
 	/* stat's own sections are there too. */
-	ck_assert_int_eq(json_object_get_int64(jget(doc, "schema")), 1);
-	ck_assert(json_object_is_type(jget(doc, "processes"), json_type_array));
+	ck_assert_int_eq(json_object_get_int64(jmember(doc, "schema")), 1);
+	ck_assert(json_object_is_type(jmember(doc, "processes"), json_type_array));
 	assert_no_loss(doc);
 	json_object_put(doc);
 	output_free(&o);

@@ -35,6 +35,7 @@
 
 #include <json-c/json.h>
 
+#include "jsoncheck.h"
 #include "runcmd.h"
 #include "suites.h"
 
@@ -141,62 +142,6 @@ static void wait_polling(pid_t pid)
 /* ------------------------------------------------------------------ */
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
-
-/* Parse exactly one JSON document (whitespace around it allowed). */
-static json_object *parse_json(const char *text, size_t len, const char *what)
-{
-	json_tokener *tok = json_tokener_new();
-	json_object *o;
-	enum json_tokener_error err;
-	size_t end;
-
-	ck_assert_msg(tok != NULL, "json_tokener_new failed");
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	err = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	ck_assert_msg(o != NULL && err == json_tokener_success,
-		      "%s: not one complete JSON document (%s at byte %zu of %zu):\n%.1500s", what,
-		      json_tokener_error_desc(err), end, len, text);
-	for (size_t i = end; i < len; i++)
-		ck_assert_msg(isspace((unsigned char)text[i]),
-			      "%s: bytes after the JSON document, from byte %zu:\n%.500s", what, i,
-			      text + i);
-	return o;
-}
-
-static json_object *jget(json_object *o, const char *key, json_type type)
-{
-	json_object *v;
-
-	ck_assert_msg(json_object_is_type(o, json_type_object), "not an object where \"%s\" belongs",
-		      key);
-	ck_assert_msg(json_object_object_get_ex(o, key, &v), "missing \"%s\" in %.300s", key,
-		      json_object_to_json_string(o));
-	ck_assert_msg(json_object_is_type(v, type), "\"%s\" is %s, expected %s: %.300s", key,
-		      json_type_to_name(json_object_get_type(v)), json_type_to_name(type),
-		      json_object_to_json_string(o));
-	return v;
-}
-
-static int64_t jint(json_object *o, const char *key)
-{
-	return json_object_get_int64(jget(o, key, json_type_int));
-}
-
-static int64_t jnat(json_object *o, const char *key)
-{
-	int64_t v = jint(o, key);
-
-	ck_assert_msg(v >= 0, "\"%s\" is %" PRId64 ", negative", key, v);
-	return v;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-	return json_object_get_string(jget(o, key, json_type_string));
-}
 
 /* An integer >= 0 or null (not supported); @is_null tells which. */
 static int64_t jnat_or_null(json_object *o, const char *key, bool *is_null)

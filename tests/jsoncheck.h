@@ -1,0 +1,20 @@
+/*
+ * Reading the CLI's JSON in libcheck tests with json-c: each accessor fails
+ * the test, saying what and where, when the document is not as expected.
+ * Shared by the suites that check ipcperf's --json output.
+ */
+#ifndef IPCPERF_TESTS_JSONCHECK_H
+#define IPCPERF_TESTS_JSONCHECK_H
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+/* Exactly one JSON document in @text (whitespace around it allowed); @what names it. */
+json_object *parse_json(const char *text, size_t len, const char *what);
+/* Member @key of object @o, of @type. */
+json_object *jget(json_object *o, const char *key, json_type type);
+int64_t jint(json_object *o, const char *key);
+/* An integer >= 0. */
+int64_t jnat(json_object *o, const char *key);
+const char *jstr(json_object *o, const char *key);
+#endif
