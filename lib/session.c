@@ -1177,17 +1177,18 @@ int ipcperf_session__start(struct ipcperf_session *s)
 		return err;
 	}
 	s->start_ns = ipp_now_ns();
-	if (s->cpu_scope && !s->system_wide) {
-		/* CPU-wide events have no exec to wait for: on now, the command's records dropped until its exec. */
+	/*
+	 * Per-task events of a command (and its counters) switch on at its
+	 * exec (enable_on_exec); everything else now. CPU-wide, the command's
+	 * records before its exec are dropped as not yet a target's.
+	 */
+	if (!s->has_cmd || (s->cpu_scope && !s->system_wide))
 		perf_evlist__enable(s->evlist);
-		err = follow_targets(s);
-		if (err) {
-			close_events(s);
-			return err;
-		}
+	if (s->cpu_scope && !s->system_wide && (err = follow_targets(s)) < 0) {
+		close_events(s);
+		return err;
 	}
 	if (s->has_cmd) {
-		/* enable_on_exec: the per-task events and the counters switch on when the command execs. */
 		err = ipp_cmd__release(&s->cmd);
 		if (err) {
 			ipp_info("cannot run the command: %s\n", strerror(-err));
@@ -1195,7 +1196,6 @@ int ipcperf_session__start(struct ipcperf_session *s)
 			return err;
 		}
 	} else {
-		perf_evlist__enable(s->evlist);
 		ipp_counters__enable(s->counters, true);
 		if (!s->system_wide)
 			seed_calls_in_progress(s);
