@@ -225,11 +225,35 @@ int ipp_follow__fork(struct ipp_follow *f, pid_t parent_tid, pid_t child_tid, pi
 int ipp_follow__exec(struct ipp_follow *f, pid_t tgid, pid_t tid);
 void ipp_follow__exit(struct ipp_follow *f, pid_t tid);
 /*
- * After lost records, which may have held exits or the command's exec: drop
- * the tasks /proc no longer has, and with @cmd_exec_done take the command
- * as exec'd. @return how many changes.
+ * Process start times (clock ticks since boot, /proc/PID/stat) after
+ * @start_ticks are the capture's own: resolve() may take such a process
+ * for a target's child. 0 (a command's session): every process is.
  */
-int ipp_follow__prune(struct ipp_follow *f, bool cmd_exec_done);
+void ipp_follow__set_start(struct ipp_follow *f, uint64_t start_ticks);
+/*
+ * Compare the targets with /proc at @now (CLOCK_MONOTONIC ns): a task that
+ * /proc no longer has, or whose process is a zombie, is marked gone at @now
+ * but stays a target until ipp_follow__expire() passes @now, so that the
+ * records it made before are still kept. With @deep (side-band records were
+ * lost), threads and child processes of targets that the set lacks are
+ * added. With @cmd_exec_done, the command is taken as exec'd.
+ * @return how many tasks were marked or added, or -ENOMEM.
+ */
+int ipp_follow__check(struct ipp_follow *f, uint64_t now, bool deep, bool cmd_exec_done);
+/* Drop the tasks marked gone at or before @horizon. @return how many. */
+int ipp_follow__expire(struct ipp_follow *f, uint64_t horizon);
+enum ipp_follow_whose {
+	IPP_FOLLOW_OTHER = 0,	/* not a target's: its records are foreign */
+	IPP_FOLLOW_TARGET = 1,	/* a target's (it is one now) */
+	IPP_FOLLOW_UNKNOWN = 2,	/* gone before /proc could say: its records may be a target's */
+};
+/*
+ * Whose task @tid, not in the set, is, from /proc (after lost side-band
+ * records, when its fork may be among them): a thread of a target process,
+ * or a process made during the capture with a target among its parents, is
+ * added. Answers are remembered. @return enum ipp_follow_whose, or -ENOMEM.
+ */
+int ipp_follow__resolve(struct ipp_follow *f, pid_t tid, bool cmd_exec_done);
 /* No target left, and no command waiting for its exec. */
 bool ipp_follow__done(const struct ipp_follow *f);
 size_t ipp_follow__count(const struct ipp_follow *f);

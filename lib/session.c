@@ -41,11 +41,27 @@
 #define MERGE_SLACK_NS (20ull * 1000 * 1000)
 /* How often the fd of a CPU-scope session becomes readable without data. */
 #define TICK_NS (50l * 1000 * 1000)
+/* How often a CPU-scope session checks its targets against /proc. */
+#define CHECK_NS (1000ull * 1000 * 1000)
+
+/* What an event of the session is for. */
+enum ev_role {
+	EV_TRACEPOINT,	/* a tracepoint: its samples carry the data */
+	/*
+	 * The side-band records (COMM, FORK, EXIT) that say who the targets
+	 * are: a software dummy event with rings of its own, so that a flood of
+	 * samples never crowds them out.
+	 */
+	EV_SIDEBAND,
+	/* The SWITCH records of IPCPERF_EV_BLOCKED: a dummy event in the sample rings. */
+	EV_SWITCH,
+};
 
 struct tp {
+	enum ev_role role;
 	const char *system;
 	char name[48];
-	int id;
+	int id;			/* tracepoint id; -1 for the dummy events */
 	bool opened;
 	char *format;		/* tracefs format text */
 	size_t format_len;
@@ -75,8 +91,11 @@ struct ipcperf_session {
 	bool cpu_scope;		/* tracepoints CPU-wide, targets followed by @follow */
 	struct ipp_follow *follow;
 	uint64_t foreign;	/* records of other tasks, dropped */
-	uint64_t lost_pruned;	/* s->lost when the targets were last checked against /proc */
-	uint64_t prune_ns;	/* and when */
+	bool sideband_lost;	/* side-band records were lost: tasks unknown may be targets' */
+	uint64_t unattributed;	/* records dropped because nobody could say whose they were */
+	uint64_t unattr_told;	/* how many of them the lost handlers were told of */
+	uint64_t check_ns;	/* when the targets were last checked against /proc */
+	bool cmd_exited;	/* the command exited (waitid), whatever the records say */
 	pid_t self;
 	pid_t *targets;		/* target processes: pids, tgids of tids, the command */
 	size_t nr_targets;
@@ -96,7 +115,8 @@ struct ipcperf_session {
 	size_t nr_handlers;
 
 	/* libperf */
-	struct perf_evlist *evlist;
+	struct perf_evlist *evlist;	/* tracepoints and the switch event: the sample rings */
+	struct perf_evlist *sb_evlist;	/* the side-band event and its rings */
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	int epfd;
@@ -288,12 +308,24 @@ static int add_tp(struct ipcperf_session *s, const char *system, const char *nam
 		return id;
 	}
 	tp = &s->tps[s->nr_tps++];
+	tp->role = EV_TRACEPOINT;
 	tp->format = text;
 	tp->format_len = size;
 	tp->system = system;
 	snprintf(tp->name, sizeof(tp->name), "%s", name);
 	tp->id = id;
 	return 0;
+}
+
+/* One of the session's dummy events (after the tracepoints). */
+static void add_dummy(struct ipcperf_session *s, enum ev_role role)
+{
+	struct tp *tp = &s->tps[s->nr_tps++];
+
+	tp->role = role;
+	tp->system = "software";
+	snprintf(tp->name, sizeof(tp->name), "dummy");
+	tp->id = -1;
 }
 
 /* The kernel filter that keeps the calls of the session's syscall sets. */
@@ -330,7 +362,8 @@ static int load_formats(struct ipcperf_session *s)
 				 "mount -t tracefs nodev /sys/kernel/tracing\n");
 		return -ENOENT;
 	}
-	s->tps = calloc(2 * ipp_nr_syscalls + 7, sizeof(*s->tps));
+	/* Each syscall's enter and exit, 5 sched tracepoints, 2 raw_syscalls, 2 dummies. */
+	s->tps = calloc(2 * ipp_nr_syscalls + 9, sizeof(*s->tps));
 	if (!s->tps)
 		return -ENOMEM;
 	if (!(s->events & IPCPERF_EV_ALL_SYSCALLS) && (s->events & IPCPERF_EV_RAW_FILTER) &&
@@ -379,6 +412,9 @@ static int load_formats(struct ipcperf_session *s)
 			 "(CONFIG_FTRACE_SYSCALLS?)\n");
 		return -ENOENT;
 	}
+	add_dummy(s, EV_SIDEBAND);
+	if (s->events & IPCPERF_EV_BLOCKED)
+		add_dummy(s, EV_SWITCH);
 	return 0;
 }
 
@@ -574,11 +610,15 @@ static void close_events(struct ipcperf_session *s)
 	s->counters = NULL;
 	free(s->owner);
 	s->owner = NULL;
-	if (s->evlist) {
-		perf_evlist__munmap(s->evlist);
-		perf_evlist__close(s->evlist);
-		perf_evlist__delete(s->evlist);	/* deletes the evsels too */
-		s->evlist = NULL;
+	for (int i = 0; i < 2; i++) {
+		struct perf_evlist **el = i ? &s->sb_evlist : &s->evlist;
+
+		if (!*el)
+			continue;
+		perf_evlist__munmap(*el);
+		perf_evlist__close(*el);
+		perf_evlist__delete(*el);	/* deletes the evsels too */
+		*el = NULL;
 	}
 	perf_cpu_map__put(s->cpus);
 	perf_thread_map__put(s->threads);
@@ -772,13 +812,27 @@ static int tp_filter(const struct ipcperf_session *s, const struct tp *tp, char 
 	return 0;
 }
 
+/* Pages of each side-band ring: FORK, EXIT and COMM records are few. */
+static unsigned int sideband_pages(const struct ipcperf_session *s)
+{
+	return s->ring_pages >= 8 ? s->ring_pages / 8 : 1;
+}
+
 static void fill_attr(struct ipcperf_session *s, const struct tp *tp, struct perf_event_attr *a)
 {
+	unsigned int pages = tp->role == EV_SIDEBAND ? sideband_pages(s) : s->ring_pages;
+
 	memset(a, 0, sizeof(*a));
-	a->type = PERF_TYPE_TRACEPOINT;
 	a->size = sizeof(*a);
-	a->config = (uint64_t)tp->id;
-	a->sample_period = 1;
+	if (tp->role == EV_TRACEPOINT) {
+		a->type = PERF_TYPE_TRACEPOINT;
+		a->config = (uint64_t)tp->id;
+		a->sample_period = 1;
+	} else {
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_DUMMY;
+	}
+	/* The same sample_id trailer on every record: one layout to parse. */
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 	a->disabled = 1;
@@ -794,15 +848,14 @@ static void fill_attr(struct ipcperf_session *s, const struct tp *tp, struct per
 	 * (10x the tracer's CPU).
 	 */
 	a->watermark = 1;
-	a->wakeup_watermark = s->ring_pages * (unsigned int)sysconf(_SC_PAGESIZE) / 2;
+	a->wakeup_watermark = pages * (unsigned int)sysconf(_SC_PAGESIZE) / 2;
 	/* Switch-in/out records give the time spent off CPU inside a syscall. */
-	a->context_switch = (s->events & IPCPERF_EV_BLOCKED) && tp == &s->tps[0];
+	a->context_switch = tp->role == EV_SWITCH;
 	/*
 	 * Side-band COMM/FORK/EXIT records, once, so that captures name their
 	 * threads and a CPU-scope session can follow its targets.
 	 */
-	a->comm = a->task = tp == &s->tps[0];
-	a->comm_exec = a->comm;
+	a->comm = a->task = a->comm_exec = tp->role == EV_SIDEBAND;
 }
 
 static int open_events(struct ipcperf_session *s)
@@ -838,8 +891,9 @@ static int open_events(struct ipcperf_session *s)
 	if (!s->threads)
 		return -ENOMEM;
 	s->evlist = perf_evlist__new();
+	s->sb_evlist = perf_evlist__new();
 	evsels = calloc(s->nr_tps, sizeof(*evsels));
-	if (!s->evlist || !evsels) {
+	if (!s->evlist || !s->sb_evlist || !evsels) {
 		free(evsels);
 		return -ENOMEM;
 	}
@@ -852,7 +906,8 @@ static int open_events(struct ipcperf_session *s)
 			free(evsels);
 			return -ENOMEM;
 		}
-		perf_evlist__add(s->evlist, evsels[i]);
+		perf_evlist__add(s->tps[i].role == EV_SIDEBAND ? s->sb_evlist : s->evlist,
+				 evsels[i]);
 	}
 	if (s->cpu_scope) {
 		/* The tracepoints on every CPU for any task; s->threads stays for the counters. */
@@ -863,9 +918,11 @@ static int open_events(struct ipcperf_session *s)
 			return -ENOMEM;
 		}
 		perf_evlist__set_maps(s->evlist, s->cpus, any_task);
+		perf_evlist__set_maps(s->sb_evlist, s->cpus, any_task);
 		perf_thread_map__put(any_task);
 	} else {
 		perf_evlist__set_maps(s->evlist, s->cpus, s->threads);
+		perf_evlist__set_maps(s->sb_evlist, s->cpus, s->threads);
 	}
 
 	err = perf_fds_now(&before, &nr_before);
@@ -884,7 +941,7 @@ static int open_events(struct ipcperf_session *s)
 
 			tp->opened = true;
 			tp->attr = *perf_evsel__attr(evsels[i]);
-			err = tp_filter(s, tp, &filter);
+			err = tp->role == EV_TRACEPOINT ? tp_filter(s, tp, &filter) : (filter = NULL, 0);
 			if (!err)
 				err = note_ids(tp, &known, &nr_known, filter);
 			free(filter);
@@ -898,7 +955,8 @@ static int open_events(struct ipcperf_session *s)
 		case EOPNOTSUPP:
 			ipp_warn("cannot open %s:%s (%s); skipped\n", tp->system, tp->name,
 				 strerror(-err));
-			perf_evlist__remove(s->evlist, evsels[i]);
+			perf_evlist__remove(tp->role == EV_SIDEBAND ? s->sb_evlist : s->evlist,
+					    evsels[i]);
 			perf_evsel__delete(evsels[i]);
 			s->skipped++;
 			err = 0;
@@ -924,6 +982,8 @@ static int open_events(struct ipcperf_session *s)
 	}
 
 	err = perf_evlist__mmap(s->evlist, (int)s->ring_pages);
+	if (!err && perf_evlist__next(s->sb_evlist, NULL))
+		err = perf_evlist__mmap(s->sb_evlist, (int)sideband_pages(s));
 	if (err) {
 		if (err == -EPERM || err == -ENOMEM) {
 			int kb = 0;
@@ -1005,13 +1065,14 @@ static int open_events(struct ipcperf_session *s)
 	s->lost_per_cpu = calloc(s->nr_cpu_slots, sizeof(uint64_t));
 	s->samples_per_cpu = calloc(s->nr_cpu_slots, sizeof(uint64_t));
 	for (size_t i = 0; i < s->nr_tps; i++)
-		if ((size_t)s->tps[i].id >= s->nr_sc_tp)
+		if (s->tps[i].id >= 0 && (size_t)s->tps[i].id >= s->nr_sc_tp)
 			s->nr_sc_tp = (size_t)s->tps[i].id + 1;
 	s->sc_tp = calloc(s->nr_sc_tp ? s->nr_sc_tp : 1, sizeof(bool));
 	if (!s->lost_per_cpu || !s->samples_per_cpu || !s->sc_tp)
 		err = -ENOMEM;
 	for (size_t i = 0; s->sc_tp && i < s->nr_tps; i++)
-		s->sc_tp[s->tps[i].id] = strcmp(s->tps[i].system, "sched") != 0;
+		if (s->tps[i].role == EV_TRACEPOINT)
+			s->sc_tp[s->tps[i].id] = strcmp(s->tps[i].system, "sched") != 0;
 out:
 	free(evsels);
 	free(before);
@@ -1098,6 +1159,17 @@ struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool 
 	return s->has_rec ? s->rec.log : NULL;
 }
 
+/* Now, in the clock ticks since boot that /proc/PID/stat gives process start times in. */
+static uint64_t boot_ticks_now(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) /
+	       (1000000000ull / (uint64_t)(hz > 0 ? hz : 100));
+}
+
 /*
  * The targets of a CPU-scope session, as they are once the events are on:
  * the threads of the pids (and the tids) that still exist, so that every
@@ -1111,10 +1183,12 @@ static int follow_targets(struct ipcperf_session *s)
 	s->follow = ipp_follow__new();
 	if (!s->follow)
 		return -ENOMEM;
+	s->check_ns = ipp_now_ns();
 	if (s->has_cmd) {
 		ipp_follow__expect_exec(s->follow, s->cmd.pid);
 		return 0;
 	}
+	ipp_follow__set_start(s->follow, boot_ticks_now());
 	err = collect_threads(s, &now, &tgid, &n);
 	if (err == -ESRCH)
 		return 0;	/* gone already: done() says so */
@@ -1138,11 +1212,10 @@ static int open_scoped(struct ipcperf_session *s)
 	s->cpu_scope = s->system_wide || s->scope == IPCPERF_SCOPE_CPU ||
 		       (s->scope == IPCPERF_SCOPE_AUTO && !s->recorder && !s->tap);
 	err = open_events(s);
-	/* The fork, exec and exit records come with the first event: without it, no one to follow. */
-	if (!err && s->cpu_scope && !s->system_wide && !s->tps[0].opened) {
+	/* The fork, exec and exit records come with the side-band event: without it, no one to follow. */
+	if (!err && s->cpu_scope && !s->system_wide && !perf_evlist__next(s->sb_evlist, NULL)) {
 		ipp_print(s->scope == IPCPERF_SCOPE_AUTO ? IPCPERF_DEBUG : IPCPERF_INFO,
-			  "cannot follow the targets CPU-wide without %s:%s\n", s->tps[0].system,
-			  s->tps[0].name);
+			  "cannot follow the targets CPU-wide without the side-band dummy event\n");
 		err = -ENOENT;
 	}
 	if ((err == -EACCES || err == -EPERM || err == -ENOENT) && !s->system_wide &&
@@ -1182,8 +1255,11 @@ int ipcperf_session__start(struct ipcperf_session *s)
 	 * exec (enable_on_exec); everything else now. CPU-wide, the command's
 	 * records before its exec are dropped as not yet a target's.
 	 */
-	if (!s->has_cmd || (s->cpu_scope && !s->system_wide))
+	if (!s->has_cmd || (s->cpu_scope && !s->system_wide)) {
+		/* Side-band first: no fork goes unseen while samples already flow. */
+		perf_evlist__enable(s->sb_evlist);
 		perf_evlist__enable(s->evlist);
+	}
 	if (s->cpu_scope && !s->system_wide && (err = follow_targets(s)) < 0) {
 		close_events(s);
 		return err;
@@ -1214,7 +1290,7 @@ struct sample_id {
 	uint64_t id;
 };
 
-static void take_record(struct ipcperf_session *s, const union perf_event *ev)
+static void take_record(struct ipcperf_session *s, const union perf_event *ev, bool sideband)
 {
 	const unsigned char *p = (const unsigned char *)ev;
 	size_t size = ev->header.size;
@@ -1267,6 +1343,12 @@ static void take_record(struct ipcperf_session *s, const union perf_event *ev)
 
 		memcpy(&n, ev->header.type == PERF_RECORD_LOST ? p + 16 : p + 8, sizeof(n));
 		s->lost += n;
+		/* Forks and exits may be among them: whose a task is, /proc says from now on. */
+		if (sideband && !s->sideband_lost) {
+			ipp_debug("side-band records lost: whose an unknown task is, /proc says "
+				  "from now on\n");
+			s->sideband_lost = true;
+		}
 		if ((int)sid.cpu < s->nr_cpu_slots)
 			s->lost_per_cpu[sid.cpu] += n;
 		ipp_merge__push(s->merge, sid.time, PERF_RECORD_LOST, 0, (pid_t)sid.pid,
@@ -1303,23 +1385,24 @@ static int read_rings(struct ipcperf_session *s)
 	struct perf_mmap *map;
 	uint64_t before = s->records;
 
-	perf_evlist__for_each_mmap(s->evlist, map, false) {
-		union perf_event *ev;
+	for (int sb = 0; sb < 2; sb++)
+		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false) {
+			union perf_event *ev;
 
-		if (perf_mmap__read_init(map) < 0)
-			continue;
-		while ((ev = perf_mmap__read_event(map)) != NULL) {
-			take_record(s, ev);
-			perf_mmap__consume(map);
+			if (perf_mmap__read_init(map) < 0)
+				continue;
+			while ((ev = perf_mmap__read_event(map)) != NULL) {
+				take_record(s, ev, sb);
+				perf_mmap__consume(map);
+			}
+			/*
+			 * No perf_mmap__read_done(): in libperf 6.1 it moves the read
+			 * position to the ring's head as it is now, past records
+			 * written since the last read_event(), which were then never
+			 * read and never reported lost. read_event() already keeps
+			 * the position, and consume() hands the space back.
+			 */
 		}
-		/*
-		 * No perf_mmap__read_done(): in libperf 6.1 it moves the read
-		 * position to the ring's head as it is now, past records written
-		 * since the last read_event(), which were then never read and never
-		 * reported lost. read_event() already keeps the position, and
-		 * consume() hands the space back.
-		 */
-	}
 	/* A pass over every ring: what a capture marks as a finished round. */
 	if (s->tap && s->records != before)
 		s->tap(s->tap_ctx, NULL, 0);
@@ -1432,6 +1515,41 @@ static void follow_record(struct ipcperf_session *s, const struct ipp_mrec *r)
 	}
 }
 
+/*
+ * A CPU-scope record of a task that is not a target, as far as the side-band
+ * records tell: another task's (foreign), unless side-band records were lost,
+ * when /proc says whose it is. A record nobody can place any more is counted
+ * with the lost ones: it may have been a target's.
+ * @return true when the record is a target's after all.
+ */
+static bool untracked_task(struct ipcperf_session *s, const struct ipp_mrec *r)
+{
+	int whose = IPP_FOLLOW_OTHER;
+
+	if (s->sideband_lost)
+		whose = ipp_follow__resolve(s->follow, r->tid, s->has_cmd && s->cmd.started);
+	if (whose == IPP_FOLLOW_TARGET)
+		return true;
+	if (whose == IPP_FOLLOW_OTHER)
+		s->foreign++;
+	else
+		s->unattributed++;
+	return false;
+}
+
+/* Tell the lost handlers of the records untracked_task() could not place. */
+static int report_unattributed(struct ipcperf_session *s)
+{
+	struct ipcperf_lost ev = { .cpu = -1, .lost = s->unattributed - s->unattr_told };
+
+	if (!ev.lost)
+		return 0;
+	s->unattr_told = s->unattributed;
+	ev.total = s->lost + s->unattributed;
+	EMIT(s, lost, &ev);
+	return 1;
+}
+
 /* Deliver merged records up to @horizon. @return events handed to handlers. */
 static int deliver(struct ipcperf_session *s, uint64_t horizon)
 {
@@ -1441,10 +1559,8 @@ static int deliver(struct ipcperf_session *s, uint64_t horizon)
 	while ((r = ipp_merge__pop(s->merge, horizon)) != NULL) {
 		switch (r->type) {
 		case PERF_RECORD_SAMPLE:
-			if (s->follow && !ipp_follow__has(s->follow, r->tid)) {
-				s->foreign++;
+			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
-			}
 			n += dispatch_sample(s, r);
 			break;
 		case PERF_RECORD_FORK:
@@ -1453,14 +1569,14 @@ static int deliver(struct ipcperf_session *s, uint64_t horizon)
 			follow_record(s, r);
 			break;
 		case PERF_RECORD_SWITCH:
-			if (s->follow && !ipp_follow__has(s->follow, r->tid))
+			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
 			ipp_pairer__switch(s->pairer, r->time, r->tid,
 					   r->misc & PERF_RECORD_MISC_SWITCH_OUT,
 					   r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 			break;
 		case PERF_RECORD_LOST: {
-			struct ipcperf_lost ev = { .cpu = r->cpu, .total = s->lost };
+			struct ipcperf_lost ev = { .cpu = r->cpu, .total = s->lost + s->unattributed };
 
 			memcpy(&ev.lost, r->data, sizeof(ev.lost));
 			EMIT(s, lost, &ev);
@@ -1471,6 +1587,8 @@ static int deliver(struct ipcperf_session *s, uint64_t horizon)
 			break;
 		}
 	}
+	if (s->follow)
+		n += report_unattributed(s);
 	return n;
 }
 
@@ -1751,9 +1869,41 @@ bool ipcperf_session__partial(const struct ipcperf_session *s)
 	return s && s->rd && ipp_pd_reader__info(s->rd)->partial;
 }
 
+/* The command exited: waitid() says so, whatever records went missing. It stays waitable. */
+static bool cmd_exited(struct ipcperf_session *s)
+{
+	siginfo_t si = { 0 };
+
+	if (!s->cmd_exited && s->has_cmd && s->cmd.started &&
+	    (s->cmd.reaped ||
+	     (waitid(P_PID, (id_t)s->cmd.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)))
+		s->cmd_exited = true;
+	return s->cmd_exited;
+}
+
+/*
+ * The end of a CPU-scope run must not hang on an exit record that was lost
+ * (the kernel reports a ring's losses only with its next record, and may
+ * never): once a second, and as soon as the command exits, the targets are
+ * compared with /proc; a task found gone stops being one once every record
+ * stamped before it was seen gone has been delivered. After lost side-band
+ * records, targets' threads and children the set lacks are looked for too.
+ */
+static void check_targets(struct ipcperf_session *s, uint64_t pass, uint64_t horizon)
+{
+	bool cmd_now = !s->cmd_exited && cmd_exited(s);
+
+	ipp_follow__expire(s->follow, horizon);
+	if (ipp_follow__done(s->follow) || (!cmd_now && pass - s->check_ns < CHECK_NS))
+		return;
+	s->check_ns = pass;
+	if (ipp_follow__check(s->follow, pass, s->sideband_lost, s->has_cmd && s->cmd.started) > 0)
+		ipp_debug("targets checked against /proc\n");
+}
+
 int ipcperf_session__consume(struct ipcperf_session *s)
 {
-	uint64_t pass;
+	uint64_t pass, horizon;
 	int err;
 
 	if (!s)
@@ -1773,18 +1923,10 @@ int ipcperf_session__consume(struct ipcperf_session *s)
 	if (err)
 		return err;
 	read_rings(s);
-	err = deliver(s, pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0);
-	/*
-	 * Lost records may have held a target's exit (done() would never come)
-	 * or the command's exec (its records would all be dropped): once a
-	 * second while records go missing, /proc and the command say.
-	 */
-	if (s->follow && s->lost != s->lost_pruned && pass - s->prune_ns > 1000000000ull) {
-		s->lost_pruned = s->lost;
-		s->prune_ns = pass;
-		if (ipp_follow__prune(s->follow, s->has_cmd && s->cmd.started) > 0)
-			ipp_debug("targets checked against /proc after lost records\n");
-	}
+	horizon = pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
+	err = deliver(s, horizon);
+	if (s->follow)
+		check_targets(s, pass, horizon);
 	return err;
 }
 
@@ -1849,7 +1991,8 @@ static int count_unreported_loss(struct ipcperf_session *s)
 			int nt = perf_thread_map__nr(perf_evsel__threads(evsel));
 			uint64_t id = perf_evsel__attr(evsel)->config;
 
-			if (id >= s->nr_sc_tp || !s->sc_tp[id])
+			if (perf_evsel__attr(evsel)->type != PERF_TYPE_TRACEPOINT ||
+			    id >= s->nr_sc_tp || !s->sc_tp[id])
 				continue;
 			for (int t = 0; t < nt; t++) {
 				struct perf_counts_values v = { 0 };
@@ -1866,7 +2009,8 @@ static int count_unreported_loss(struct ipcperf_session *s)
 		if (s->recorder)
 			ipp_recorder__lost(s->recorder, c, extra);
 		{
-			struct ipcperf_lost ev = { .cpu = c, .lost = extra, .total = s->lost };
+			struct ipcperf_lost ev = { .cpu = c, .lost = extra,
+						   .total = s->lost + s->unattributed };
 
 			EMIT(s, lost, &ev);
 			delivered = 1;
@@ -1929,6 +2073,7 @@ int ipcperf_session__stop(struct ipcperf_session *s)
 		return n;
 	}
 	perf_evlist__disable(s->evlist);
+	perf_evlist__disable(s->sb_evlist);
 	ipp_counters__enable(s->counters, false);
 	/* Everything already in the rings is read and delivered, in order. */
 	read_rings(s);
@@ -1967,7 +2112,8 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 	if (!s || !st || st->sz < sizeof(size_t))
 		return -EINVAL;
 	v.records = s->records;
-	v.lost = s->lost;
+	v.lost = s->lost + s->unattributed;
+	v.unattributed = s->unattributed;
 	v.unpaired_enter = ipp_pairer__unpaired_enter(s->pairer);
 	v.unpaired_exit = ipp_pairer__unpaired_exit(s->pairer);
 	v.syscalls = s->syscalls;

@@ -1,9 +1,15 @@
 /*
  * Unit tests of follow.c: which tasks a CPU-scope session keeps records of,
  * as fork, exec and exit records arrive; the table under many tasks and
- * tombstones; the check against /proc after lost records.
+ * tombstones; the checks against /proc, with real processes, for when
+ * those records were lost.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -153,25 +159,244 @@ START_TEST(test_many_tasks)
 }
 END_TEST
 
-/* After lost records: tasks /proc no longer has go, the started command comes in. */
-START_TEST(test_prune)
+/* A pid no task has now. */
+static pid_t unused_pid(void)
+{
+	pid_t p = 4000000;
+
+	while (p > 1 && kill(p, 0) == 0)
+		p--;
+	return p;
+}
+
+/* A child that exits at once and is not reaped: a zombie until reap(). */
+static pid_t zombie(void)
+{
+	pid_t pid = fork();
+	char path[64], buf[256];
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	/* Until its state is Z. */
+	for (int i = 0; i < 2000; i++) {
+		FILE *f = fopen(path, "re");
+		char *p = NULL;
+
+		if (f && fgets(buf, sizeof(buf), f))
+			p = strrchr(buf, ')');
+		if (f)
+			fclose(f);
+		if (p && p[2] == 'Z')
+			return pid;
+		usleep(1000);
+	}
+	ck_abort_msg("child %d never became a zombie", (int)pid);
+	return -1;
+}
+
+static void reap(pid_t pid)
+{
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+}
+
+/*
+ * Exit records lost: a zombie, and a task /proc no longer has, are gone from
+ * the check on, but stay targets until the records before it are delivered.
+ */
+START_TEST(test_check_gone)
 {
 	struct ipp_follow *f = new_follow();
-	pid_t me = getpid(), gone = 4000000;
+	pid_t me = getpid(), gone = unused_pid(), z = zombie();
 
-	while (gone > 1 && access("/proc/self", F_OK) == 0 && kill(gone, 0) == 0)
-		gone--;
 	ck_assert_int_eq(ipp_follow__add(f, me, me), 0);
 	ck_assert_int_eq(ipp_follow__add(f, gone, gone), 0);
-	ipp_follow__expect_exec(f, 800);
-	ck_assert_int_eq(ipp_follow__prune(f, false), 1);
-	ck_assert(ipp_follow__has(f, me));
+	ck_assert_int_eq(ipp_follow__add(f, z, z), 0);
+	ck_assert_int_eq(ipp_follow__check(f, 1000, false, false), 2);
+	ck_assert(ipp_follow__has(f, gone));
+	ck_assert(ipp_follow__has(f, z));
+	/* Marked once: a later check finds nothing new. */
+	ck_assert_int_eq(ipp_follow__check(f, 2000, false, false), 0);
+	ck_assert_int_eq(ipp_follow__expire(f, 999), 0);
+	ck_assert_uint_eq(ipp_follow__count(f), 3);
+	ck_assert_int_eq(ipp_follow__expire(f, 1000), 2);
 	ck_assert(!ipp_follow__has(f, gone));
-	ck_assert(!ipp_follow__has(f, 800));
-	ck_assert_int_eq(ipp_follow__prune(f, true), 1);
-	ck_assert(ipp_follow__has(f, 800));
-	ck_assert(!ipp_follow__done(f));
+	ck_assert(!ipp_follow__has(f, z));
+	ck_assert(ipp_follow__has(f, me));
+	ipp_follow__exit(f, me);
+	ck_assert(ipp_follow__done(f));
+	reap(z);
 	ipp_follow__delete(f);
+}
+END_TEST
+
+/* The command's exec record lost: once it is known to have exec'd, it is a target. */
+START_TEST(test_check_command)
+{
+	struct ipp_follow *f = new_follow();
+	pid_t me = getpid();
+
+	ipp_follow__expect_exec(f, me);
+	ck_assert_int_eq(ipp_follow__check(f, 10, false, false), 0);
+	ck_assert(!ipp_follow__has(f, me));
+	ck_assert(!ipp_follow__done(f));
+	ck_assert_int_eq(ipp_follow__check(f, 20, false, true), 1);
+	ck_assert(ipp_follow__has(f, me));
+	ipp_follow__delete(f);
+}
+END_TEST
+
+static void *park(void *arg)
+{
+	int *fd = arg;
+	char b;
+
+	/* Until the test closes the pipe. */
+	while (read(*fd, &b, 1) > 0)
+		;
+	return NULL;
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static pid_t thread_tid;
+
+static void *note_tid(void *arg)
+{
+	thread_tid = gettid_();
+	return park(arg);
+}
+
+/*
+ * Fork records lost: a deep check finds the threads of a target process and
+ * the processes a target made after the capture started.
+ */
+START_TEST(test_check_deep)
+{
+	struct ipp_follow *f = new_follow();
+	pid_t me = getpid(), child;
+	pthread_t th;
+	int fds[2];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	thread_tid = 0;
+	ck_assert_int_eq(pthread_create(&th, NULL, note_tid, &fds[0]), 0);
+	while (!__atomic_load_n(&thread_tid, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		close(fds[1]);
+		park(&fds[0]);
+		_exit(0);
+	}
+	/* Everything started before: a thread comes in, not the child process. */
+	ipp_follow__set_start(f, UINT64_MAX);
+	ck_assert_int_eq(ipp_follow__add(f, me, me), 0);
+	ck_assert_int_eq(ipp_follow__check(f, 5, false, false), 0);
+	ck_assert(!ipp_follow__has(f, thread_tid));
+	ck_assert_int_ge(ipp_follow__check(f, 5, true, false), 1);
+	ck_assert(ipp_follow__has(f, thread_tid));
+	ck_assert(!ipp_follow__has(f, child));
+	/* Made during the capture: the child is a target's. */
+	ipp_follow__set_start(f, 0);
+	ck_assert_int_ge(ipp_follow__check(f, 6, true, false), 1);
+	ck_assert(ipp_follow__has(f, child));
+	close(fds[1]);
+	pthread_join(th, NULL);
+	reap(child);
+	close(fds[0]);
+	ipp_follow__delete(f);
+}
+END_TEST
+
+/* Records of a task not in the set, after lost side-band records: /proc says whose. */
+START_TEST(test_resolve)
+{
+	struct ipp_follow *f = new_follow();
+	pid_t me = getpid(), target, child, other, gone = unused_pid();
+	int fds[2], up[2];
+	pthread_t th;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(pipe(up), 0);
+	/* target forks child; other is a sibling of target: not a target's. */
+	target = fork();
+	ck_assert_int_ge(target, 0);
+	if (target == 0) {
+		pid_t c;
+
+		close(fds[1]);
+		c = fork();
+		if (c == 0) {
+			park(&fds[0]);
+			_exit(0);
+		}
+		if (write(up[1], &c, sizeof(c)) != sizeof(c))
+			_exit(1);
+		park(&fds[0]);
+		waitpid(c, NULL, 0);
+		_exit(0);
+	}
+	ck_assert_int_eq(read(up[0], &child, sizeof(child)), (ssize_t)sizeof(child));
+	other = fork();
+	ck_assert_int_ge(other, 0);
+	if (other == 0) {
+		close(fds[1]);
+		park(&fds[0]);
+		_exit(0);
+	}
+	thread_tid = 0;
+	ck_assert_int_eq(pthread_create(&th, NULL, note_tid, &fds[0]), 0);
+	while (!__atomic_load_n(&thread_tid, __ATOMIC_SEQ_CST))
+		usleep(1000);
+
+	ck_assert_int_eq(ipp_follow__add(f, target, target), 0);
+	ck_assert_int_eq(ipp_follow__add(f, me, me), 0);
+	ipp_follow__set_start(f, 0);
+	ck_assert_int_eq(ipp_follow__resolve(f, target, false), IPP_FOLLOW_TARGET);
+	/* A thread of a target process. */
+	ck_assert_int_eq(ipp_follow__resolve(f, thread_tid, false), IPP_FOLLOW_TARGET);
+	ck_assert(ipp_follow__has(f, thread_tid));
+	/* A process with a target among its parents. */
+	ck_assert_int_eq(ipp_follow__resolve(f, child, false), IPP_FOLLOW_TARGET);
+	ck_assert(ipp_follow__has(f, child));
+	ck_assert_int_eq(ipp_follow__resolve(f, gone, false), IPP_FOLLOW_UNKNOWN);
+	/* pid 1's parents hold no target: another's, and remembered as such. */
+	ck_assert_int_eq(ipp_follow__resolve(f, 1, false), IPP_FOLLOW_OTHER);
+	ck_assert_int_eq(ipp_follow__resolve(f, 1, false), IPP_FOLLOW_OTHER);
+	ck_assert(!ipp_follow__has(f, 1));
+	/* other's parent is a target (this process): made during the capture, it is one too. */
+	ck_assert_int_eq(ipp_follow__resolve(f, other, false), IPP_FOLLOW_TARGET);
+	ipp_follow__delete(f);
+
+	/* Started before the capture, with no target thread of its own: another's. */
+	f = new_follow();
+	ck_assert_int_eq(ipp_follow__add(f, me, me), 0);
+	ipp_follow__set_start(f, UINT64_MAX - 1);
+	ck_assert_int_eq(ipp_follow__resolve(f, other, false), IPP_FOLLOW_OTHER);
+	ck_assert(!ipp_follow__has(f, other));
+	/* The command whose exec record was lost. */
+	ipp_follow__expect_exec(f, target);
+	ck_assert_int_eq(ipp_follow__resolve(f, target, false), IPP_FOLLOW_OTHER);
+	ipp_follow__delete(f);
+	f = new_follow();
+	ipp_follow__expect_exec(f, target);
+	ck_assert_int_eq(ipp_follow__resolve(f, target, true), IPP_FOLLOW_TARGET);
+	ck_assert(ipp_follow__has(f, target));
+	ipp_follow__delete(f);
+
+	close(fds[1]);
+	pthread_join(th, NULL);
+	reap(target);
+	reap(other);
+	close(fds[0]);
+	close(up[0]);
+	close(up[1]);
 }
 END_TEST
 
@@ -185,7 +410,10 @@ Suite *follow_suite(void)
 	tcase_add_test(tc, test_command_dies_before_exec);
 	tcase_add_test(tc, test_exec_in_a_thread);
 	tcase_add_test(tc, test_many_tasks);
-	tcase_add_test(tc, test_prune);
+	tcase_add_test(tc, test_check_gone);
+	tcase_add_test(tc, test_check_command);
+	tcase_add_test(tc, test_check_deep);
+	tcase_add_test(tc, test_resolve);
 	suite_add_tcase(s, tc);
 	return s;
 }

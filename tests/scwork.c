@@ -7,6 +7,11 @@
  *   scwork threads N  the counted section in each of N threads (1..16) of
  *                     one process
  *   scwork loop N     N x getpid in this process, nothing else counted (benchmark)
+ *   scwork writes T N [go]
+ *                     T threads (1..1000) of this process, created one after
+ *                     the other, each making N one-byte writes to /dev/null
+ *                     (T x N in all, each returning 1); with "go", only once a
+ *                     byte arrives on stdin (so that a tracer can attach first)
  *
  * The dynamic loader and libc's startup make system calls of their own
  * (openat, read, close, mmap, ...) whose number depends on the machine, so
@@ -71,6 +76,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -256,6 +262,52 @@ static int run_threads(int n)
 	return ret;
 }
 
+/* writes: many short-lived threads, for the tests of loss under load (check-loss.c). */
+static long writes_each;
+static long devnull_fd;
+
+static void *writer_main(void *arg)
+{
+	for (long i = 0; i < writes_each; i++)
+		if (syscall(SYS_write, devnull_fd, "x", 1) != 1)
+			return (void *)1;
+	return arg;
+}
+
+static int run_writes(long nthreads, long each, bool wait_go)
+{
+	pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
+	int ret = 0;
+	char go;
+
+	devnull_fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_WRONLY | O_CLOEXEC);
+	if (!t || devnull_fd < 0) {
+		fprintf(stderr, "scwork: %s\n", t ? "cannot open /dev/null" : "out of memory");
+		return 3;
+	}
+	writes_each = each;
+	if (wait_go && read(0, &go, 1) != 1) {
+		fprintf(stderr, "scwork: no go byte on stdin\n");
+		return 3;
+	}
+	for (long i = 0; i < nthreads; i++) {
+		void *r;
+		int err = pthread_create(&t[i], NULL, writer_main, NULL);
+
+		if (err) {
+			fprintf(stderr, "scwork: pthread_create: %s\n", strerror(err));
+			return 3;
+		}
+		/* Joined at once: threads come and go, their tids are not reused meanwhile. */
+		if (i % 8 == 7 || i == nthreads - 1)
+			for (long k = i - i % 8; k <= i; k++)
+				if (pthread_join(t[k], &r) == 0 && r)
+					ret = 3;
+	}
+	free(t);
+	return ret;
+}
+
 static int parse_count(const char *s, long min, long max, long *out)
 {
 	char *end;
@@ -271,7 +323,7 @@ static int parse_count(const char *s, long min, long max, long *out)
 
 int main(int argc, char **argv)
 {
-	long n;
+	long n, each;
 
 	if (argc == 1)
 		return run_worker();
@@ -282,6 +334,9 @@ int main(int argc, char **argv)
 			syscall(SYS_getpid);
 		return 0;
 	}
-	fprintf(stderr, "usage: scwork [threads N | loop N]\n");
+	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "go"))) && !strcmp(argv[1], "writes") &&
+	    parse_count(argv[2], 1, 1000, &n) == 0 && parse_count(argv[3], 1, 100000000L, &each) == 0)
+		return run_writes(n, each, argc == 5);
+	fprintf(stderr, "usage: scwork [threads N | loop N | writes THREADS N [go]]\n");
 	return 2;
 }

@@ -20,4 +20,5 @@ Suite *engine_suite(void);
 Suite *stat_suite(void);
 Suite *flowlive_suite(void);
 Suite *syscalls_suite(void);
+Suite *loss_suite(void);
 #endif

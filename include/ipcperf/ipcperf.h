@@ -153,9 +153,14 @@ struct ipcperf_task {
 	const char *filename;	/**< EXEC only */
 };
 
-/** Records the kernel dropped because a ring was full (PERF_RECORD_LOST). */
+/**
+ * Records lost: the kernel dropped them because a ring was full
+ * (PERF_RECORD_LOST), or (cpu -1) the session dropped them because nobody
+ * could say any more whether their task was a target (IPCPERF_SCOPE_CPU,
+ * after side-band records were lost and the task exited).
+ */
 struct ipcperf_lost {
-	int cpu;		/**< CPU whose ring overflowed */
+	int cpu;		/**< CPU whose ring overflowed; -1: records of tasks that could not be placed */
 	uint64_t lost;		/**< records lost in this report */
 	uint64_t total;		/**< records lost so far in the session, all rings */
 };
@@ -366,7 +371,7 @@ IPCPERF_API int ipcperf_session__wait_child(struct ipcperf_session *s, int *stat
 struct ipcperf_session_stats {
 	size_t sz;
 	uint64_t records;		/**< ring records read */
-	uint64_t lost;			/**< records the kernel dropped (all rings) */
+	uint64_t lost;			/**< records lost: dropped by the kernel (all rings), plus unattributed */
 	uint64_t unpaired_enter;	/**< sys_enter without sys_exit (target died, capture stopped mid-call) */
 	uint64_t unpaired_exit;		/**< sys_exit without sys_enter (attached mid-call, or lost enter) */
 	uint64_t syscalls;		/**< completed syscalls delivered */
@@ -376,6 +381,12 @@ struct ipcperf_session_stats {
 	unsigned int skipped_events;	/**< tracepoints this kernel lacks */
 	unsigned int scope;		/**< the scope in use (IPCPERF_SCOPE_TASK or _CPU), 0 before start */
 	uint64_t foreign;		/**< records of other tasks read and dropped (IPCPERF_SCOPE_CPU) */
+	/**
+	 * IPCPERF_SCOPE_CPU: records dropped because their task had exited
+	 * before it could be told whether it was a target (its fork record
+	 * was lost). Counted in lost as well: they may have been a target's.
+	 */
+	uint64_t unattributed;
 };
 
 /** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */
