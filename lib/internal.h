@@ -263,6 +263,8 @@ size_t ipp_follow__count(const struct ipp_follow *f);
 int ipp_list_threads(pid_t pid, pid_t **tids);
 /* tgid of thread @tid from /proc, or -errno. */
 pid_t ipp_tgid_of(pid_t tid);
+/* @tid is a kernel thread (it makes no system calls). */
+bool ipp_is_kernel_thread(pid_t tid);
 
 /* A command forked and held before exec until released. */
 struct ipp_cmd {

@@ -570,6 +570,14 @@ struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *
 		s->targets = calloc(s->nr_pids + s->nr_tids, sizeof(pid_t));
 		if (!s->targets)
 			goto nomem;
+		for (size_t i = 0; i < s->nr_pids + s->nr_tids; i++) {
+			pid_t id = i < s->nr_pids ? s->pids[i] : s->tids[i - s->nr_pids];
+
+			if (ipp_is_kernel_thread(id))
+				ipp_warn("%s %d is a kernel thread: kernel threads make no system "
+					 "calls, so only its scheduling and counters can be seen\n",
+					 i < s->nr_pids ? "pid" : "tid", (int)id);
+		}
 		for (size_t i = 0; i < s->nr_pids; i++)
 			add_target(s, s->pids[i]);
 		for (size_t i = 0; i < s->nr_tids; i++) {
@@ -1100,6 +1108,9 @@ static void seed_calls_in_progress(struct ipcperf_session *s)
 		long nr;
 		FILE *f;
 
+		/* A kernel thread's syscall file reads "0 0x0 ...": no call of its own. */
+		if (ipp_is_kernel_thread(tid))
+			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
 		f = fopen(path, "re");
 		if (!f)

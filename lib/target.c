@@ -76,6 +76,27 @@ pid_t ipp_tgid_of(pid_t tid)
 	return tgid;
 }
 
+bool ipp_is_kernel_thread(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	unsigned int flags = 0;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* flags, the 9th field, after the comm (which may hold spaces and parentheses) */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+		return false;
+	return flags & 0x00200000;	/* PF_KTHREAD */
+}
+
 /*
  * The child blocks on go_fd before exec so that events can be opened on its
  * pid with enable_on_exec: counting starts exactly at exec, and nothing of

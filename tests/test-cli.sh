@@ -74,4 +74,21 @@ grep -q '^ipcperf stat: command' "$T/out" || { show; fail "stat -d: no report on
 grep -q 'waiting for the command to exit' "$T/err" ||
 	{ show; fail "stat -d: no note that it waits for the command"; }
 
+# A kernel thread makes no system calls: -p on one says so, and no call is
+# made up for it from its /proc/PID/syscall (which reads "0 0x0 ...").
+kthread=
+for st in /proc/[0-9]*/stat; do
+	# flags, the 9th field, counted after the comm; PF_KTHREAD is 0x00200000
+	flags=$(sed 's/.*) //' "$st" 2>/dev/null | awk '{ print $7 }')
+	[ -n "$flags" ] && [ $((flags & 0x00200000)) -ne 0 ] || continue
+	kthread=$(basename "$(dirname "$st")")
+	break
+done
+[ -n "$kthread" ] || fail "no kernel thread visible in /proc (a PID namespace?): cannot check stat -p on one"
+run "$IPCPERF" stat -d 0.3 --json -o "$T/k.json" -p "$kthread"
+expect_status 0 "ipcperf stat -p $kthread (a kernel thread)"
+grep -q "pid $kthread is a kernel thread" "$T/err" || { show; fail "stat -p $kthread: no note that it is a kernel thread"; }
+unpaired=$(jq .unpaired_syscalls "$T/k.json")
+[ "$unpaired" = 0 ] || { show; fail "stat -p $kthread: $unpaired unpaired syscalls, expected 0"; }
+
 exit 0
