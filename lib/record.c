@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "perfdata.h"
 #include "record.h"
 
@@ -120,8 +121,19 @@ struct ipp_recorder *ipp_recorder__new(const char *path)
 	o.kernel_text = ipp_pd_kernel_text();
 	r->w = ipp_pd_writer__new(path, &o);
 	if (!r->w) {
+		struct stat st;
+
 		err = errno;
-		ipp_info("cannot write %s: %s\n", path, strerror(err));
+		if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			ipp_info("refusing to write the capture to %s: it is a symbolic link, which "
+				 "is never followed; remove it, or give the path of the file it "
+				 "points to\n", path);
+		else if (err == ESPIPE || (err == ENXIO && lstat(path, &st) == 0 &&
+					    S_ISFIFO(st.st_mode)))
+			ipp_info("cannot write the capture to %s: a capture must be a seekable "
+				 "file, such as a regular file\n", path);
+		else
+			ipp_info("cannot write the capture to %s: %s\n", path, strerror(err));
 		ipp_recorder__delete(r);
 		errno = err;
 		return NULL;

@@ -48,7 +48,10 @@ struct ipp_rec_counters {
 
 struct ipp_recorder;
 
-/* Create @path (mode 0600). @return the recorder; NULL with errno. */
+/*
+ * Create @path (mode 0600; never through a symbolic link).
+ * @return the recorder; NULL with errno, explained through the print function.
+ */
 struct ipp_recorder *ipp_recorder__new(const char *path);
 int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const char *name,
 			    const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
