@@ -94,8 +94,21 @@ struct ipp_recorder {
 	struct ipp_rec_counters *cnt;
 	size_t nr_cnt;
 	int err;
+	bool err_said;		/* the first write error went to the print function */
+	char *path;
 	char *header_page, *header_event;
 };
+
+/* Once, when it happens: a recorder of a long run hears of a full disk at once. */
+static void write_failed(struct ipp_recorder *r, int err)
+{
+	if (!r->err)
+		r->err = err;
+	if (r->err_said)
+		return;
+	r->err_said = true;
+	ipp_info("cannot write the capture to %s: %s\n", r->path, strerror(-r->err));
+}
 
 
 struct ipp_recorder *ipp_recorder__new(const char *path)
@@ -109,8 +122,9 @@ struct ipp_recorder *ipp_recorder__new(const char *path)
 		return NULL;
 	}
 	r->log = ipp_identlog__new();
-	if (!r->log) {
-		free(r);
+	r->path = strdup(path);
+	if (!r->log || !r->path) {
+		ipp_recorder__delete(r);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -157,7 +171,7 @@ void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size)
 		return;
 	err = ipp_pd_writer__write(r->w, rec, size);
 	if (err)
-		r->err = err;
+		write_failed(r, err);
 }
 
 struct ipp_identlog *ipp_recorder__log(struct ipp_recorder *r)
@@ -247,8 +261,8 @@ int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *s
 	free(b.p);
 	err = ipp_pd_writer__close(r->w);
 	r->w = NULL;
-	if (err && !r->err)
-		r->err = err;
+	if (err || r->err)
+		write_failed(r, err);
 	err = r->err;
 	ipp_recorder__delete(r);
 	return err;
@@ -264,6 +278,7 @@ void ipp_recorder__delete(struct ipp_recorder *r)
 	free(r->cnt);
 	free(r->header_page);
 	free(r->header_event);
+	free(r->path);
 	free(r);
 }
 

@@ -832,6 +832,34 @@ START_TEST(test_record_no_follow)
 }
 END_TEST
 
+/* A capture that cannot be written: stop() says -ENOSPC, and the print function once why. */
+START_TEST(test_record_write_fails)
+{
+	char *argv[] = { IPCWORK_PATH, "pipe", NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv);
+	struct ipcperf_session *s;
+	int status = -1;
+
+	s = ipcperf_session__new(&opts);
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	keep_print();	/* a write may fail, and be said, during the run */
+	ck_assert_int_eq(ipcperf_session__record(s, "/dev/full"), 0);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	drive_with_poll(s);
+	ck_assert_int_eq(ipcperf_session__stop(s), -ENOSPC);
+	ck_assert_int_eq(ipcperf_session__stop(s), 0);	/* idempotent: said once */
+	setup();
+	ck_assert_msg(nr_capture_lines == 1 &&
+		      strstr(printed, "cannot write the capture to /dev/full: "
+			     "No space left on device\n"),
+		      "the print function was told (%u lines on the capture): %s",
+		      nr_capture_lines, printed);
+	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), 0);
+	ck_assert(WIFEXITED(status));
+	ipcperf_session__delete(s);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -845,6 +873,7 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_pid_does_not_exist);
 	tcase_add_test(tc, test_record_no_follow);
+	tcase_add_test(tc, test_record_write_fails);
 	suite_add_tcase(s, tc);
 	return s;
 }

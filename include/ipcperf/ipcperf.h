@@ -348,7 +348,8 @@ IPCPERF_API bool ipcperf_session__done(const struct ipcperf_session *s);
 /**
  * Disable all events, drain every ring, deliver everything still pending in
  * timestamp order, and count syscalls left without their exit as unpaired.
- * Idempotent. @return number of events delivered, or -errno.
+ * Idempotent. @return number of events delivered, or -errno (of a recording
+ * session: the capture could not be written, ipcperf_session__record()).
  */
 IPCPERF_API int ipcperf_session__stop(struct ipcperf_session *s);
 
@@ -445,7 +446,8 @@ IPCPERF_API uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *
  *   recording); -ELOOP (@p path is a symbolic link); other -errno of creating
  *   the file; each explained through the print function ("refusing to write
  *   the capture to PATH: it is a symbolic link ...", "cannot write the
- *   capture to PATH: REASON"). A failure to write the capture is returned by
+ *   capture to PATH: REASON"). A failure to write the capture is explained
+ *   through the print function when it happens, once, and returned by
  *   ipcperf_session__stop().
  */
 IPCPERF_API int ipcperf_session__record(struct ipcperf_session *s, const char *path);
