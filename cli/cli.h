@@ -114,6 +114,8 @@ struct cli_run {
 	/* Called every status_ms (no consume: for a progress line). */
 	void (*status)(void *ctx, struct ipcperf_session *s);
 	unsigned int status_ms;
+	/* If set, true after the run when the capture (t->record) could not be written. */
+	bool *capture_failed;
 };
 int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
 	    int *cmd_status);

@@ -503,9 +503,11 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 			break;
 		}
 	}
+	/* A capture that could not be written was said by the library, errno and all. */
 	if (ipcperf_session__stop(s) < 0 && t->record) {
-		cli_err("cannot write the capture %s", t->record);
 		err = -EIO;
+		if (run->capture_failed)
+			*run->capture_failed = true;
 	}
 	*sess = s;
 	if (t->input) {
