@@ -42,8 +42,55 @@ void cli_target_free(struct cli_target *t);
 /* The targets in words, for report headers: "command 'ls -l'", "pid 12,13", "whole system". */
 void cli_describe_targets(const struct cli_target *t, char *buf, size_t len);
 
-/* Open the output stream (-o or stdout); NULL after printing an error. */
-FILE *cli_open_output(const struct cli_target *t);
+/*
+ * An output of a subcommand: its report, a --dot graph, a timeline. Write
+ * to @f. The stream keeps the first write error (stdio's ferror() keeps no
+ * errno), says it at once in one line naming @what, the file and the errno,
+ * and drops everything written after it, so that the output is cut at the
+ * error rather than holed. Must not move while open: @f points to it.
+ */
+struct cli_out {
+	FILE *f;
+	const char *what;	/* "the output", "the graph", ...: for messages */
+	const char *name;	/* the path as given, or "standard output" */
+	int fd;
+	bool own_fd;		/* a file opened here: closed with the stream */
+	bool regular;		/* a regular file opened here (cli_out_discard() removes it) */
+	dev_t dev;
+	ino_t ino;
+	int err;		/* the first write error (an errno), 0 while there is none */
+};
+
+/*
+ * Open @path for @what: NULL, "-" and "/dev/stdout" are standard output,
+ * "/dev/stderr" standard error, "/dev/fd/N" descriptor N as it is (not
+ * reopened, so neither truncated nor moved to its start, as a shell's
+ * redirection would have left it). Any other path is created (mode 0666 less
+ * the umask) or truncated; a symbolic link as its last component is refused,
+ * whether it points to a file or nowhere: ipcperf runs as root, and a link
+ * another user planted at the path would have it overwrite (or create) the
+ * file the link names. Links in the directories of the path are followed.
+ * @return 0, or -1 after printing why.
+ */
+int cli_out_open(struct cli_out *o, const char *path, const char *what);
+/*
+ * Flush and close (a zeroed, never opened @o is fine).
+ * @return 0, or -1 when anything written to it was lost (said once).
+ */
+int cli_out_close(struct cli_out *o);
+/* Close, and remove the file if it is a regular file opened here: for a run that never ran. */
+void cli_out_discard(struct cli_out *o);
+/* The open output of the target options: -o FILE, else standard output. */
+static inline int cli_open_output(struct cli_out *o, const struct cli_target *t)
+{
+	return cli_out_open(o, t->output, "the output");
+}
+/*
+ * The exit code of a run whose output was lost: 1, unless the command of
+ * "-- CMD" failed (@code < 0: exit like it, @status its wait status), which
+ * keeps its own status.
+ */
+int cli_code_output_lost(int code, int status);
 
 /*
  * Create a session for @t with @h registered and run it until the targets
@@ -67,6 +114,8 @@ struct cli_run {
 	/* Called every status_ms (no consume: for a progress line). */
 	void (*status)(void *ctx, struct ipcperf_session *s);
 	unsigned int status_ms;
+	/* If set, true after the run when the capture (t->record) could not be written. */
+	bool *capture_failed;
 };
 int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
 	    int *cmd_status);

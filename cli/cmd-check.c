@@ -629,8 +629,9 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct check c = { .out = stdout, .ring_pages = DEFAULT_RING_PAGES };
+	struct check c = { .ring_pages = DEFAULT_RING_PAGES };
 	struct cli_target t = { 0 };
+	struct cli_out out;
 	bool works;
 	int opt;
 
@@ -658,6 +659,9 @@ int cmd_check(int argc, char **argv)
 	cli_setup_print(c.verbose);
 	if (!c.verbose)
 		ipcperf_set_print(NULL);	/* the lines below explain; -v shows the library too */
+	if (cli_out_open(&out, NULL, "the report") < 0)
+		return EXIT_RUNTIME;
+	c.out = out.f;
 
 	read_identity(&c);
 	check_tracefs(&c);
@@ -665,12 +669,10 @@ int cmd_check(int argc, char **argv)
 	check_mlock(&c);
 	check_events(&c);
 	ok(&c, "libperf %s (libipcperf %s)", ipcperf_libperf_version(), ipcperf_version());
-	fflush(stdout);
+	fflush(c.out);
 	works = check_capture(&c);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		cli_err("cannot write the report: %s", strerror(errno));
-		return EXIT_RUNTIME;
-	}
+	if (cli_out_close(&out) < 0)
+		return EXIT_RUNTIME;	/* said, with the errno */
 	return works ? EXIT_OK : EXIT_RUNTIME;
 usage_err:
 	fprintf(stderr, "Run 'ipcperf check --help' for usage.\n");

@@ -16,7 +16,7 @@ struct flows_cmd {
 	struct cli_target t;
 	bool json, quiet, verbose;
 	const char *dot_path, *trace_path;
-	FILE *out, *dot, *trace;
+	struct cli_out out, dot, trace;
 	struct ipcperf_stats *st;
 	struct ipcperf_flows *fl;
 	struct flowout_trace *tr;
@@ -77,7 +77,7 @@ static int print_json(struct flows_cmd *c, const struct ipcperf_session_stats *s
 	struct json j;
 	int err;
 
-	json_init(&j, c->out, true);
+	json_init(&j, c->out.f, true);
 	json_object_begin(&j, NULL);
 	json_u64(&j, "schema", 1);
 	json_str(&j, "tool", "ipcperf");
@@ -100,18 +100,6 @@ static int print_json(struct flows_cmd *c, const struct ipcperf_session_stats *s
 	json_object_end(&j);
 	json_end_document(&j);
 	return err;
-}
-
-/* Flush and close @f (not stdout); false if anything written to it was lost. */
-static bool close_ok(FILE *f)
-{
-	bool bad;
-
-	if (!f)
-		return true;
-	bad = ferror(f);
-	bad |= (f == stdout ? fflush(f) : fclose(f)) != 0;
-	return !bad;
 }
 
 static void usage(FILE *f)
@@ -148,16 +136,6 @@ static void usage(FILE *f)
 
 enum { OPT_DOT = 256, OPT_TRACE };
 
-/* Open an extra output given by an option; NULL after saying why. */
-static FILE *open_extra(const char *path, const char *opt)
-{
-	FILE *f = fopen(path, "we");	/* not inherited by a traced command */
-
-	if (!f)
-		cli_err("cannot write %s (%s): %s", path, opt, strerror(errno));
-	return f;
-}
-
 int cmd_flows(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -175,7 +153,7 @@ int cmd_flows(int argc, char **argv)
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct flowout fo = { 0 };
 	uint64_t duration_ns;
-	bool out_bad = false;
+	bool out_bad = false, lost;
 	int opt, code = EXIT_RUNTIME, status = 0, err = 0;
 
 	argv[0] = "ipcperf flows";	/* what getopt's own messages start with */
@@ -223,15 +201,14 @@ int cmd_flows(int argc, char **argv)
 		goto out;
 	}
 	/* Every output is opened before the capture, so that a bad path costs no run. */
-	c.out = cli_open_output(&c.t);
-	if (!c.out)
+	if (cli_open_output(&c.out, &c.t) < 0)
 		goto out;
-	if (c.dot_path && !(c.dot = open_extra(c.dot_path, "--dot")))
+	if (c.dot_path && cli_out_open(&c.dot, c.dot_path, "the graph") < 0)
 		goto out;
 	if (c.trace_path) {
-		if (!(c.trace = open_extra(c.trace_path, "--trace-out")))
+		if (cli_out_open(&c.trace, c.trace_path, "the timeline") < 0)
 			goto out;
-		c.tr = flowout_trace_new(c.trace);
+		c.tr = flowout_trace_new(c.trace.f);
 		if (!c.tr) {
 			cli_err("cannot set up the timeline: %s", strerror(errno));
 			goto out;
@@ -252,10 +229,8 @@ int cmd_flows(int argc, char **argv)
 	cli_status_enable(false);
 	if (!s) {
 		/* It never ran (the reason was printed): leave no half-written files. */
-		if (c.dot_path)
-			unlink(c.dot_path);
-		if (c.trace_path)
-			unlink(c.trace_path);
+		cli_out_discard(&c.dot);
+		cli_out_discard(&c.trace);
 		goto out;
 	}
 	if (ipcperf_session__stats(s, &st) < 0) {
@@ -265,24 +240,24 @@ int cmd_flows(int argc, char **argv)
 	}
 	duration_ns = st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0;
 
-	if (!c.json || c.dot)
+	if (!c.json || c.dot.f)
 		err = flowout_load(&fo, c.fl, c.st);
 	if (err == 0 && c.json) {
 		err = print_json(&c, &st, duration_ns, code < 0 ? &status : NULL);
 	} else if (err == 0) {
-		fprintf(c.out, "ipcperf flows: %s, %.3f s\n\n", c.what, duration_ns / 1e9);
-		flowout_text(c.out, &fo, duration_ns);
-		fprintf(c.out, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n",
+		fprintf(c.out.f, "ipcperf flows: %s, %.3f s\n\n", c.what, duration_ns / 1e9);
+		flowout_text(c.out.f, &fo, duration_ns);
+		fprintf(c.out.f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n",
 			st.lost, st.unpaired_enter + st.unpaired_exit);
 	}
-	if (err == 0 && c.dot)
-		flowout_dot(c.dot, &fo);
+	if (err == 0 && c.dot.f)
+		flowout_dot(c.dot.f, &fo);
 	if (err < 0) {
 		cli_err("cannot collect the flows: %s", strerror(-err));
 		code = EXIT_RUNTIME;
 	}
 	if (c.tr && flowout_trace_finish(c.tr) < 0)
-		out_bad = true;
+		out_bad = true;	/* said by the stream, with its errno */
 
 	if (st.lost) {
 		char now[48] = "the default";
@@ -300,24 +275,14 @@ int cmd_flows(int argc, char **argv)
 			st.skipped_events);
 out:
 	flowout_free(&fo);
-	if (!close_ok(c.out)) {
-		cli_err("cannot write the output%s%s", c.t.output ? " to " : "",
-			c.t.output ? c.t.output : "");
-		out_bad = true;
-	}
-	if (!close_ok(c.dot)) {
-		cli_err("cannot write %s", c.dot_path);
-		out_bad = true;
-	}
-	if (!close_ok(c.trace)) {
-		cli_err("cannot write %s", c.trace_path);
-		out_bad = true;
-	}
-	/* Under -- CMD, a command that failed keeps its status. */
-	if (out_bad && (code >= 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)))
-		code = EXIT_RUNTIME;
-	/* The session first: it feeds the others. */
+	/* Every output is out before a command that outlived the capture is waited for. */
+	lost = cli_out_close(&c.out) < 0;
+	lost |= cli_out_close(&c.dot) < 0;
+	lost |= cli_out_close(&c.trace) < 0;
 	code = cli_finish_command(s, code, &status);
+	if (lost || out_bad)
+		code = cli_code_output_lost(code, status);
+	/* The session first: it feeds the others. */
 	ipcperf_session__delete(s);
 	flowout_trace_delete(c.tr);
 	ipcperf_flows__delete(c.fl);

@@ -156,7 +156,8 @@ int cmd_list(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct list_ctx c = { .out = stdout };
+	struct list_ctx c = { 0 };
+	struct cli_out out;
 	struct json j;
 	bool json = false, verbose = false;
 	int opt, err;
@@ -180,8 +181,11 @@ int cmd_list(int argc, char **argv)
 	c.patterns = argv + optind;
 	c.nr_patterns = argc - optind;
 	cli_setup_print(verbose);
+	if (cli_out_open(&out, NULL, "the list") < 0)
+		return EXIT_RUNTIME;
+	c.out = out.f;
 	if (json) {
-		json_init(&j, stdout, true);
+		json_init(&j, c.out, true);
 		c.json = &j;
 		json_object_begin(&j, NULL);
 		json_u64(&j, "schema", 1);
@@ -198,13 +202,11 @@ int cmd_list(int argc, char **argv)
 		json_object_end(&j);
 		json_end_document(&j);
 	} else {
-		fprintf(stdout, "# %u events: %u supported, %u not supported, %u permission denied\n",
+		fprintf(c.out, "# %u events: %u supported, %u not supported, %u permission denied\n",
 			c.total, c.ok, c.missing, c.denied);
 	}
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		cli_err("cannot write the list: %s", strerror(errno));
-		return EXIT_RUNTIME;
-	}
+	if (cli_out_close(&out) < 0)
+		return EXIT_RUNTIME;	/* said, with the errno */
 	if (err < 0) {
 		cli_err("cannot list the events: %s", strerror(-err));
 		return EXIT_RUNTIME;

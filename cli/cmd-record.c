@@ -66,7 +66,7 @@ int cmd_record(int argc, char **argv)
 	struct record_cmd c = { 0 };
 	struct ipcperf_session *s = NULL;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	bool verbose = false, quiet = false, all = false;
+	bool verbose = false, quiet = false, all = false, failed = false;
 	int opt, code, status = 0;
 
 	argv[0] = "ipcperf record";	/* what getopt's own messages start with */
@@ -96,7 +96,7 @@ int cmd_record(int argc, char **argv)
 			goto usage_err;
 		}
 	}
-	if (!c.t.output || !strcmp(c.t.output, "-")) {
+	if (!c.t.output || !strcmp(c.t.output, "-") || !strcmp(c.t.output, "/dev/stdout")) {
 		cli_err("give the capture's file with -o FILE (a capture must be seekable)");
 		goto usage_said;
 	}
@@ -118,6 +118,7 @@ int cmd_record(int argc, char **argv)
 			.counters = true,
 			.setup = record_setup,
 			.tick_ctx = &c,
+			.capture_failed = &failed,
 		};
 
 		code = cli_run(&c.t, &run, &s, &status);
@@ -126,7 +127,8 @@ int cmd_record(int argc, char **argv)
 		if (st.lost)
 			cli_err("warning: %" PRIu64 " events lost: the capture is incomplete; "
 				"raise -m", st.lost);
-		if (!quiet)
+		/* A capture that could not be written was said so, and nothing else. */
+		if (!quiet && !failed)
 			fprintf(stderr, "%s: wrote %s: %" PRIu64 " records, %.3f s\n", cli_prog,
 				c.t.output, st.records,
 				(st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0) / 1e9);

@@ -97,7 +97,8 @@ struct stat_cmd {
 	/* --syscalls: -S, --total, --per-thread, --errno */
 	enum sc_sort sc_sort;
 	bool sc_total, per_thread, sc_errnos;
-	FILE *out;
+	FILE *out;			/* output.f */
+	struct cli_out output;
 	char what[160];			/* the targets, for the text header */
 
 	struct ipcperf_stats *total, *delta;
@@ -1243,7 +1244,7 @@ int cmd_stat(int argc, char **argv)
 	struct ipcperf_session *s = NULL;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct snap sn = { 0 };
-	bool json = false;
+	bool json = false, lost;
 	int opt, code, status = 0;
 	unsigned long v;
 
@@ -1356,11 +1357,11 @@ int cmd_stat(int argc, char **argv)
 		code = EXIT_RUNTIME;
 		goto out;
 	}
-	c.out = cli_open_output(&c.t);
-	if (!c.out) {
+	if (cli_open_output(&c.output, &c.t) < 0) {
 		code = EXIT_RUNTIME;
 		goto out;
 	}
+	c.out = c.output.f;
 	cli_status_enable(!c.quiet && isatty(STDERR_FILENO));
 	{
 		/* --per-thread: the threads' names, for the tables' headings. */
@@ -1446,20 +1447,12 @@ int cmd_stat(int argc, char **argv)
 			st.syscalls, st.skipped_events);
 out:
 	snap_free(&sn);
-	if (c.out) {
-		bool bad = ferror(c.out);
-
-		bad |= (c.out == stdout ? fflush(c.out) : fclose(c.out)) != 0;
-		if (bad) {
-			cli_err("cannot write the output%s%s", c.t.output ? " to " : "",
-				c.t.output ? c.t.output : "");
-			/* Under -- CMD, a command that failed keeps its status. */
-			if (code >= 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
-				code = EXIT_RUNTIME;
-		}
-	}
-	/* The session first: it feeds the accounting; the flows use the totals. */
+	/* The report is out before a command that outlived the capture is waited for. */
+	lost = cli_out_close(&c.output) < 0;
 	code = cli_finish_command(s, code, &status);
+	if (lost)
+		code = cli_code_output_lost(code, status);
+	/* The session first: it feeds the accounting; the flows use the totals. */
 	ipcperf_session__delete(s);
 	ipcperf_flows__delete(c.flows);
 	ipcperf_stats__delete(c.delta);

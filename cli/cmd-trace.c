@@ -86,8 +86,9 @@ int cmd_trace(int argc, char **argv)
 	struct ipcperf_session *s = NULL;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	bool verbose = false, all = false, quiet = false;
+	struct cli_out out;
 	int opt, code, status = 0;
-	FILE *out;
+	bool lost;
 
 	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "vhsq", longopts, NULL)) != -1) {
 		int r = cli_target_opt(&t, opt, optarg);
@@ -117,13 +118,12 @@ int cmd_trace(int argc, char **argv)
 	if (cli_target_finish(&t, argc, argv, optind) < 0)
 		goto usage_err;
 	cli_setup_print(verbose);
-	out = cli_open_output(&t);
-	if (!out) {
+	if (cli_open_output(&out, &t) < 0) {
 		cli_target_free(&t);
 		return EXIT_RUNTIME;
 	}
 	{
-		IPCPERF_OPTS(ipcperf_handlers, h, .ctx = out, .syscall = on_syscall);
+		IPCPERF_OPTS(ipcperf_handlers, h, .ctx = out.f, .syscall = on_syscall);
 		struct cli_run run = {
 			.handlers = &h,
 			.status = trace_status,
@@ -133,8 +133,7 @@ int cmd_trace(int argc, char **argv)
 		};
 
 		/* Not when the trace lines themselves go to the terminal: they would mix. */
-		cli_status_enable(!quiet && isatty(STDERR_FILENO) &&
-				  !(out == stdout && isatty(STDOUT_FILENO)));
+		cli_status_enable(!quiet && isatty(STDERR_FILENO) && !isatty(out.fd));
 		code = cli_run(&t, &run, &s, &status);
 		cli_status_clear();
 		cli_status_enable(false);
@@ -148,12 +147,12 @@ int cmd_trace(int argc, char **argv)
 				" already under way at the start\n", cli_prog, st.unpaired_enter,
 				st.unpaired_exit);
 	}
+	/* The trace is complete before a command that outlived it is waited for. */
+	lost = cli_out_close(&out) < 0;
 	code = cli_finish_command(s, code, &status);
+	if (lost)
+		code = cli_code_output_lost(code, status);
 	ipcperf_session__delete(s);
-	if (out != stdout)
-		fclose(out);
-	else
-		fflush(stdout);
 	cli_target_free(&t);
 	return code < 0 ? cli_exit_like(status) : code;
 usage_err:

@@ -1,6 +1,8 @@
 /* Shared layer of the CLI: target options, the capture loop, signals, output. */
 #include "config.h"
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -204,16 +207,152 @@ void cli_target_free(struct cli_target *t)
 	free(t->tids);
 }
 
-FILE *cli_open_output(const struct cli_target *t)
-{
-	FILE *f;
+/* ------------------------------------------------------------------ outputs */
 
-	if (!t->output || !strcmp(t->output, "-"))
-		return stdout;
-	f = fopen(t->output, "we");	/* not inherited by a traced command */
-	if (!f)
-		cli_err("cannot write %s: %s", t->output, strerror(errno));
-	return f;
+static void out_failed(struct cli_out *o, int err)
+{
+	if (o->err)
+		return;
+	o->err = err;
+	cli_err("cannot write %s to %s: %s", o->what, o->name, strerror(err));
+}
+
+/* All of @size, or nothing more once a write failed: the output ends at its first error. */
+static ssize_t out_write(void *cookie, const char *buf, size_t size)
+{
+	struct cli_out *o = cookie;
+	size_t done = 0;
+
+	if (o->err)
+		return 0;
+	while (done < size) {
+		ssize_t n = write(o->fd, buf + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			out_failed(o, n < 0 ? errno : EIO);
+			return 0;	/* fopencookie(3): 0 is the error */
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)size;
+}
+
+static int out_close(void *cookie)
+{
+	struct cli_out *o = cookie;
+
+	/* close(2) is where some file systems (NFS) report a write that failed. */
+	if (o->own_fd && close(o->fd) < 0 && errno != EINTR)
+		out_failed(o, errno);
+	o->fd = -1;
+	return o->err ? EOF : 0;
+}
+
+/* "/dev/fd/N": N, or -1 for any other path. */
+static int dev_fd_number(const char *path)
+{
+	char *end;
+	long n;
+
+	if (strncmp(path, "/dev/fd/", 8) || !isdigit((unsigned char)path[8]))
+		return -1;
+	errno = 0;
+	n = strtol(path + 8, &end, 10);
+	return errno || *end || n > INT_MAX ? -1 : (int)n;
+}
+
+int cli_out_open(struct cli_out *o, const char *path, const char *what)
+{
+	static const cookie_io_functions_t io = { .write = out_write, .close = out_close };
+	struct stat st;
+	int fd;
+
+	*o = (struct cli_out){ .what = what, .name = path, .fd = -1 };
+	if (!path || !strcmp(path, "-") || !strcmp(path, "/dev/stdout")) {
+		o->name = "standard output";
+		o->fd = STDOUT_FILENO;
+	} else if (!strcmp(path, "/dev/stderr")) {
+		o->name = "standard error";
+		o->fd = STDERR_FILENO;
+	} else if ((fd = dev_fd_number(path)) >= 0) {
+		o->fd = fd;
+	}
+	if (o->fd >= 0) {
+		/* A descriptor we were given: it must be open for writing. */
+		int fl = fcntl(o->fd, F_GETFL);
+
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+			cli_err("cannot write %s to %s: %s", what, o->name,
+				strerror(fl < 0 ? errno : EBADF));
+			return -1;
+		}
+	} else {
+		/* Not inherited by a traced command; never through a link (see cli.h). */
+		o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+		if (o->fd < 0) {
+			int err = errno;
+
+			if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+				cli_err("refusing to write %s to %s: it is a symbolic link, which "
+					"is never followed; remove it, or give the path of the file "
+					"it points to", what, path);
+			else
+				cli_err("cannot write %s to %s: %s", what, path, strerror(err));
+			return -1;
+		}
+		o->own_fd = true;
+		if (fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			o->regular = true;
+			o->dev = st.st_dev;
+			o->ino = st.st_ino;
+		}
+	}
+	o->f = fopencookie(o, "w", io);
+	if (!o->f) {
+		cli_err("cannot write %s to %s: %s", what, o->name, strerror(errno));
+		if (o->own_fd)
+			close(o->fd);
+		o->fd = -1;
+		return -1;
+	}
+	/* A stream of our own knows no terminal: lines as they come, as stdout does there. */
+	if (isatty(o->fd))
+		setvbuf(o->f, NULL, _IOLBF, 0);
+	return 0;
+}
+
+int cli_out_close(struct cli_out *o)
+{
+	int ret;
+
+	if (!o->f)
+		return 0;
+	ret = fclose(o->f);
+	o->f = NULL;
+	if (ret && !o->err)
+		out_failed(o, EIO);	/* not from our write or close: nothing better to say */
+	return o->err ? -1 : 0;
+}
+
+void cli_out_discard(struct cli_out *o)
+{
+	struct stat st;
+	bool regular = o->f && o->regular;
+
+	cli_out_close(o);
+	/* The file we made, not whatever has taken its name since. */
+	if (regular && lstat(o->name, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == o->dev &&
+	    st.st_ino == o->ino)
+		unlink(o->name);
+}
+
+int cli_code_output_lost(int code, int status)
+{
+	if (code >= 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return EXIT_RUNTIME;
+	return code;
 }
 
 /*
@@ -364,9 +503,11 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 			break;
 		}
 	}
+	/* A capture that could not be written was said by the library, errno and all. */
 	if (ipcperf_session__stop(s) < 0 && t->record) {
-		cli_err("cannot write the capture %s", t->record);
 		err = -EIO;
+		if (run->capture_failed)
+			*run->capture_failed = true;
 	}
 	*sess = s;
 	if (t->input) {

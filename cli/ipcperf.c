@@ -1,5 +1,6 @@
 /* ipcperf: entry point and subcommand dispatch. */
 #include "config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -28,7 +29,21 @@ static void usage(FILE *f)
 	fprintf(f, "\nRun 'ipcperf COMMAND --help' for the options of a command.\n");
 }
 
-int main(int argc, char **argv)
+/*
+ * What went to stdout itself (help, version; the reports have streams of
+ * their own) must have reached it: exit 1 when it did not.
+ */
+static int close_stdout(int code)
+{
+	int err = fflush(stdout) ? errno : ferror(stdout) ? EIO : 0;
+
+	if (!err)
+		return code;
+	cli_err("cannot write to standard output: %s", strerror(err));
+	return code == EXIT_OK ? EXIT_RUNTIME : code;
+}
+
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -47,4 +62,9 @@ int main(int argc, char **argv)
 			return cmds[i].fn(argc - 1, argv + 1);
 	cli_err("unknown command '%s'; run 'ipcperf --help' for the list", argv[1]);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	return close_stdout(run(argc, argv));
 }

@@ -349,13 +349,22 @@ struct ipp_pd_writer *ipp_pd_writer__new(const char *path, const struct ipp_pd_w
 					     : (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	w->kernel_text = o.kernel_text;
 
-	/* Like perf record -o: an existing file is truncated; captures are private. */
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * Like perf record -o: an existing file is truncated; captures are
+	 * private. Never through a symbolic link (ELOOP): a recorder runs as
+	 * root, and a link another user planted at @path would have it
+	 * overwrite, chmod or create the file the link names. O_NONBLOCK: a
+	 * FIFO put there fails now (ENXIO, or ESPIPE below) instead of
+	 * blocking until someone reads it.
+	 */
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		     0600);
 	if (w->fd < 0) {
 		err = errno;
 		goto fail;
 	}
-	if (fstat(w->fd, &st) < 0) {
+	/* O_NONBLOCK was for the open only. */
+	if (fstat(w->fd, &st) < 0 || fcntl(w->fd, F_SETFL, 0) < 0) {
 		err = errno;
 		goto fail;
 	}

@@ -99,11 +99,13 @@ struct ipp_pd_writer_opts {
 uint64_t ipp_pd_kernel_text(void);
 
 /*
- * Create (or truncate, like perf record -o) @path with mode 0600. The file
- * must be seekable: the header is rewritten on close.
+ * Create (or truncate, like perf record -o) @path with mode 0600; a
+ * symbolic link as its last component is never followed. The file must be
+ * seekable: the header is rewritten on close.
  * @return a writer, to be finished with ipp_pd_writer__close() (or dropped
  *   with ipp_pd_writer__delete()); NULL with errno (EINVAL bad opts, ESPIPE
- *   not seekable, open(2)'s errors).
+ *   not seekable, ELOOP a symbolic link, ENXIO a FIFO no one reads,
+ *   open(2)'s errors).
  */
 struct ipp_pd_writer *ipp_pd_writer__new(const char *path, const struct ipp_pd_writer_opts *opts);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "perfdata.h"
 #include "record.h"
 
@@ -93,8 +94,21 @@ struct ipp_recorder {
 	struct ipp_rec_counters *cnt;
 	size_t nr_cnt;
 	int err;
+	bool err_said;		/* the first write error went to the print function */
+	char *path;
 	char *header_page, *header_event;
 };
+
+/* Once, when it happens: a recorder of a long run hears of a full disk at once. */
+static void write_failed(struct ipp_recorder *r, int err)
+{
+	if (!r->err)
+		r->err = err;
+	if (r->err_said)
+		return;
+	r->err_said = true;
+	ipp_info("cannot write the capture to %s: %s\n", r->path, strerror(-r->err));
+}
 
 
 struct ipp_recorder *ipp_recorder__new(const char *path)
@@ -108,8 +122,9 @@ struct ipp_recorder *ipp_recorder__new(const char *path)
 		return NULL;
 	}
 	r->log = ipp_identlog__new();
-	if (!r->log) {
-		free(r);
+	r->path = strdup(path);
+	if (!r->log || !r->path) {
+		ipp_recorder__delete(r);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -120,8 +135,19 @@ struct ipp_recorder *ipp_recorder__new(const char *path)
 	o.kernel_text = ipp_pd_kernel_text();
 	r->w = ipp_pd_writer__new(path, &o);
 	if (!r->w) {
+		struct stat st;
+
 		err = errno;
-		ipp_info("cannot write %s: %s\n", path, strerror(err));
+		if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			ipp_info("refusing to write the capture to %s: it is a symbolic link, which "
+				 "is never followed; remove it, or give the path of the file it "
+				 "points to\n", path);
+		else if (err == ESPIPE || (err == ENXIO && lstat(path, &st) == 0 &&
+					    S_ISFIFO(st.st_mode)))
+			ipp_info("cannot write the capture to %s: a capture must be a seekable "
+				 "file, such as a regular file\n", path);
+		else
+			ipp_info("cannot write the capture to %s: %s\n", path, strerror(err));
 		ipp_recorder__delete(r);
 		errno = err;
 		return NULL;
@@ -145,7 +171,7 @@ void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size)
 		return;
 	err = ipp_pd_writer__write(r->w, rec, size);
 	if (err)
-		r->err = err;
+		write_failed(r, err);
 }
 
 struct ipp_identlog *ipp_recorder__log(struct ipp_recorder *r)
@@ -235,8 +261,8 @@ int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *s
 	free(b.p);
 	err = ipp_pd_writer__close(r->w);
 	r->w = NULL;
-	if (err && !r->err)
-		r->err = err;
+	if (err || r->err)
+		write_failed(r, err);
 	err = r->err;
 	ipp_recorder__delete(r);
 	return err;
@@ -252,6 +278,7 @@ void ipp_recorder__delete(struct ipp_recorder *r)
 	free(r->cnt);
 	free(r->header_page);
 	free(r->header_event);
+	free(r->path);
 	free(r);
 }
 

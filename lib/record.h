@@ -48,18 +48,27 @@ struct ipp_rec_counters {
 
 struct ipp_recorder;
 
-/* Create @path (mode 0600). @return the recorder; NULL with errno. */
+/*
+ * Create @path (mode 0600; never through a symbolic link).
+ * @return the recorder; NULL with errno, explained through the print function.
+ */
 struct ipp_recorder *ipp_recorder__new(const char *path);
 int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const char *name,
 			    const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
 			    const char *format, size_t format_len);
-/* A ring record, or (NULL, 0) at the end of a pass. Errors are kept for finish. */
+/*
+ * A ring record, or (NULL, 0) at the end of a pass. Errors are kept for
+ * finish; the first is explained through the print function when it happens.
+ */
 void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size);
 struct ipp_identlog *ipp_recorder__log(struct ipp_recorder *r);
 void ipp_recorder__lost(struct ipp_recorder *r, int cpu, uint64_t lost);
 void ipp_recorder__counters(struct ipp_recorder *r, pid_t pid,
 			    const struct ipcperf_counter_value *v);
-/* Write the section, finish the file, free. @return 0 or the first -errno. */
+/*
+ * Write the section, finish the file, free. @return 0 or the first -errno
+ * (explained through the print function, once).
+ */
 int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *ss);
 /* Free without finishing (the file stays partial). Accepts NULL. */
 void ipp_recorder__delete(struct ipp_recorder *r);

@@ -2049,7 +2049,6 @@ static int finish_recording(struct ipcperf_session *s)
 		.skipped = s->skipped,
 	};
 	struct ipp_recorder *r = s->recorder;
-	int err;
 
 	if (s->counters) {
 		record_counters(s, 0);
@@ -2060,10 +2059,7 @@ static int finish_recording(struct ipcperf_session *s)
 				record_counters(s, s->targets[i]);
 	}
 	s->recorder = NULL;
-	err = ipp_recorder__finish(r, &ss);
-	if (err)
-		ipp_info("writing the capture failed: %s\n", strerror(-err));
-	return err;
+	return ipp_recorder__finish(r, &ss);	/* which explains a failure */
 }
 
 int ipcperf_session__stop(struct ipcperf_session *s)

@@ -12,10 +12,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -748,6 +750,116 @@ START_TEST(test_pid_does_not_exist)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Where a capture goes                                                */
+/* ------------------------------------------------------------------ */
+
+/* What the print function was given, and how often it said "capture". */
+static char printed[4096];
+static unsigned int nr_capture_lines;
+
+static int print_keep(enum ipcperf_print_level level, const char *fmt, va_list ap)
+{
+	size_t n = strlen(printed);
+	int ret;
+
+	if (level == IPCPERF_DEBUG)
+		return 0;
+	ret = vsnprintf(printed + n, sizeof(printed) - n, fmt, ap);
+	if (strstr(printed + n, "capture"))
+		nr_capture_lines++;
+	return ret;
+}
+
+static void keep_print(void)
+{
+	printed[0] = '\0';
+	nr_capture_lines = 0;
+	ipcperf_set_print(print_keep);
+}
+
+/*
+ * A link at the capture's path, to another's file or to nowhere: -ELOOP and
+ * one line that says why, and the file the link names is neither written,
+ * chmod'ed nor created.
+ */
+START_TEST(test_record_no_follow)
+{
+	static const char content[] = "not a capture\n";
+	char dir[] = "/tmp/ipcperf-rec.XXXXXX", victim[64], link[64], absent[64], buf[64];
+	char *argv[] = { "/bin/true", NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv);
+	struct stat st;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(absent, sizeof(absent), "%s/absent", dir);
+	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	ck_assert_int_eq(write(fd, content, sizeof(content) - 1), (ssize_t)sizeof(content) - 1);
+	close(fd);
+
+	for (int dangling = 0; dangling < 2; dangling++) {
+		struct ipcperf_session *s;
+
+		ck_assert_int_eq(symlink(dangling ? absent : victim, link), 0);
+		s = ipcperf_session__new(&opts);
+		ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+		keep_print();
+		ck_assert_int_eq(ipcperf_session__record(s, link), -ELOOP);
+		setup();
+		ck_assert_uint_eq(nr_capture_lines, 1);
+		ck_assert_msg(strstr(printed, link) && strstr(printed, "symbolic link"),
+			      "the print function was told: %s", printed);
+		ipcperf_session__delete(s);
+		ck_assert_int_eq(unlink(link), 0);
+	}
+	ck_assert_int_eq(stat(victim, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+	ck_assert_int_eq(st.st_size, (off_t)sizeof(content) - 1);
+	fd = open(victim, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(read(fd, buf, sizeof(buf)), (ssize_t)sizeof(content) - 1);
+	close(fd);
+	ck_assert(memcmp(buf, content, sizeof(content) - 1) == 0);
+	ck_assert_int_eq(lstat(absent, &st), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	unlink(victim);
+	rmdir(dir);
+}
+END_TEST
+
+/* A capture that cannot be written: stop() says -ENOSPC, and the print function once why. */
+START_TEST(test_record_write_fails)
+{
+	char *argv[] = { IPCWORK_PATH, "pipe", NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv);
+	struct ipcperf_session *s;
+	int status = -1;
+
+	s = ipcperf_session__new(&opts);
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	keep_print();	/* a write may fail, and be said, during the run */
+	ck_assert_int_eq(ipcperf_session__record(s, "/dev/full"), 0);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	drive_with_poll(s);
+	ck_assert_int_eq(ipcperf_session__stop(s), -ENOSPC);
+	ck_assert_int_eq(ipcperf_session__stop(s), 0);	/* idempotent: said once */
+	setup();
+	ck_assert_msg(nr_capture_lines == 1 &&
+		      strstr(printed, "cannot write the capture to /dev/full: "
+			     "No space left on device\n"),
+		      "the print function was told (%u lines on the capture): %s",
+		      nr_capture_lines, printed);
+	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), 0);
+	ck_assert(WIFEXITED(status));
+	ipcperf_session__delete(s);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -760,6 +872,8 @@ Suite *engine_suite(void)
 	tcase_add_loop_test(tc, test_existing_threads, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_pid_does_not_exist);
+	tcase_add_test(tc, test_record_no_follow);
+	tcase_add_test(tc, test_record_write_fails);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -889,6 +889,60 @@ START_TEST(test_writer_args)
 }
 END_TEST
 
+/*
+ * The writer never follows a symbolic link at its path: a link to another's
+ * file leaves that file as it was (content and mode), a dangling one does not
+ * create its target; a FIFO fails at once instead of blocking for a reader.
+ */
+START_TEST(test_writer_no_follow)
+{
+	static const char content[] = "not a capture\n";
+	char victim[300], link[300], absent[300], fifo[300], buf[64];
+	struct stat st;
+	int fd;
+
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	snprintf(link, sizeof(link), "%s/link", tmpdir);
+	snprintf(absent, sizeof(absent), "%s/absent", tmpdir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	ck_assert_int_eq(write(fd, content, sizeof(content) - 1), (ssize_t)sizeof(content) - 1);
+	close(fd);
+
+	ck_assert_int_eq(symlink(victim, link), 0);
+	errno = 0;
+	ck_assert_ptr_null(ipp_pd_writer__new(link, NULL));
+	ck_assert_int_eq(errno, ELOOP);
+	ck_assert_int_eq(stat(victim, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+	ck_assert_int_eq(st.st_size, (off_t)sizeof(content) - 1);
+	fd = open(victim, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(read(fd, buf, sizeof(buf)), (ssize_t)sizeof(content) - 1);
+	close(fd);
+	ck_assert(memcmp(buf, content, sizeof(content) - 1) == 0);
+	ck_assert_int_eq(unlink(link), 0);
+
+	ck_assert_int_eq(symlink(absent, link), 0);
+	errno = 0;
+	ck_assert_ptr_null(ipp_pd_writer__new(link, NULL));
+	ck_assert_int_eq(errno, ELOOP);
+	ck_assert_int_eq(lstat(absent, &st), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(unlink(link), 0);
+
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	errno = 0;
+	ck_assert_ptr_null(ipp_pd_writer__new(fifo, NULL));
+	ck_assert_int_eq(errno, ENXIO);
+
+	unlink(fifo);
+	unlink(victim);
+}
+END_TEST
+
 /* attrs bigger than perf 6.1 knows: cut to 128 bytes when the rest is zero. */
 START_TEST(test_attr_sizes)
 {
@@ -1200,6 +1254,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_corrupt_format);
 	tcase_add_test(tc, test_parse_perf_layout);
 	tcase_add_test(tc, test_writer_args);
+	tcase_add_test(tc, test_writer_no_follow);
 	tcase_add_test(tc, test_attr_sizes);
 	tcase_add_test(tc, test_decoder_feed);
 	tcase_add_test(tc, test_identlog_order);

@@ -353,7 +353,8 @@ IPCPERF_API bool ipcperf_session__done(const struct ipcperf_session *s);
 /**
  * Disable all events, drain every ring, deliver everything still pending in
  * timestamp order, and count syscalls left without their exit as unpaired.
- * Idempotent. @return number of events delivered, or -errno.
+ * Idempotent. @return number of events delivered, or -errno (of a recording
+ * session: the capture could not be written, ipcperf_session__record()).
  */
 IPCPERF_API int ipcperf_session__stop(struct ipcperf_session *s);
 
@@ -443,12 +444,21 @@ IPCPERF_API uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *
  * arguments and return values only, which are numbers.
  * The file is created now (mode 0600, truncated if it exists), filled from
  * start and finished at stop; a session deleted without stop leaves a
- * partial capture. A recording session of pid, tid or command targets
+ * partial capture. A symbolic link as the last component of @p path is
+ * never followed, whether it points to a file or nowhere (-ELOOP): a
+ * recorder usually runs as root, and a link another user planted there
+ * would have it overwrite, chmod or create the file the link names. Links
+ * in the directories of @p path are followed. The file must be seekable
+ * (-ESPIPE); a FIFO fails at once (-ENXIO or -ESPIPE) rather than blocking.
+ * A recording session of pid, tid or command targets
  * traces per task (IPCPERF_SCOPE_AUTO; start() fails with -EINVAL in
  * IPCPERF_SCOPE_CPU), so that a capture holds the targets' records only.
  * @return 0; -EINVAL (NULL, or a replay session); -EBUSY (started, or already
- *   recording); -errno of creating the file (explained through the print
- *   function). A failure to write the capture is returned by
+ *   recording); -ELOOP (@p path is a symbolic link); other -errno of creating
+ *   the file; each explained through the print function ("refusing to write
+ *   the capture to PATH: it is a symbolic link ...", "cannot write the
+ *   capture to PATH: REASON"). A failure to write the capture is explained
+ *   through the print function when it happens, once, and returned by
  *   ipcperf_session__stop().
  */
 IPCPERF_API int ipcperf_session__record(struct ipcperf_session *s, const char *path);
