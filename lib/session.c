@@ -1907,8 +1907,10 @@ static void check_targets(struct ipcperf_session *s, uint64_t pass, uint64_t hor
 	ipp_follow__expire(s->follow, horizon);
 	if (ipp_follow__done(s->follow) || (!cmd_now && pass - s->check_ns < CHECK_NS))
 		return;
-	s->check_ns = pass;
-	if (ipp_follow__check(s->follow, pass, s->sideband_lost, s->has_cmd && s->cmd.started) > 0)
+	/* Stamped with when /proc is read, not @pass: a task may exit in between. */
+	s->check_ns = ipp_now_ns();
+	if (ipp_follow__check(s->follow, s->check_ns, s->sideband_lost,
+			      s->has_cmd && s->cmd.started) > 0)
 		ipp_debug("targets checked against /proc\n");
 }
 
