@@ -15,6 +15,35 @@
 
 #define IPP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* ---------------------------------------------------------------- util.c */
+#define IPP_NS_PER_SEC 1000000000ull
+#define IPP_NS_PER_MS 1000000ull
+/* A syscall's return value is an error when it is -1..-IPP_MAX_ERRNO (larger negatives are values). */
+#define IPP_MAX_ERRNO 4095
+/* Sizes of the names the modules pass around, with their NUL. */
+#define IPP_COMM_MAX 16		/* a task's comm (TASK_COMM_LEN) */
+#define IPP_OBJECT_MAX 128	/* an fd's object: "pipe:[N]", "socket:[N]", "/path" */
+#define IPP_ADDR_MAX 64		/* a socket address as text: "[v6]:port", "/path", "@name" */
+#define IPP_DETAIL_MAX (2 * IPP_ADDR_MAX + 8)	/* "ADDR -> ADDR", "peer socket:[N]" */
+/* What a new pipe holds, when its own size cannot be read: 16 pages of 4 KiB (pipe(7)). */
+#define IPP_PIPE_DEFAULT_SIZE (16 * 4096)
+
+/* Entries a growing array starts with. */
+#define IPP_GROW_MIN 16
+/*
+ * Make room in *@v (of *@cap elements of @elem bytes) for @need elements,
+ * doubling. @return 0, or -ENOMEM with *@v and *@cap unchanged.
+ */
+int ipp_grow(void **v, size_t *cap, size_t need, size_t elem);
+/*
+ * Binary search of @key in @base (@n sorted elements of @size bytes).
+ * @return true with *@at its index; false with *@at where it would go.
+ */
+bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
+		    int (*cmp)(const void *key, const void *elem), size_t *at);
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t ipp_now_ns(void);
+
 /* True when the caller's opts struct is large enough to hold @field. */
 #define IPP_OPTS_HAS(opts, field) \
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
@@ -343,8 +372,8 @@ struct ipp_ident_ans {
 	uint64_t ino, peer_ino;
 	int64_t capacity;
 	int32_t cap_default, cloexec;
-	char object[128];
-	char detail[136];
+	char object[IPP_OBJECT_MAX];
+	char detail[IPP_DETAIL_MAX];
 };
 
 struct ipp_identlog;
@@ -380,8 +409,5 @@ bool ipp_session_is_replay(const struct ipcperf_session *s);
  * tracefs events/@name (header_page, header_event) through libtracefs, which
  * finds (or, as root, mounts) tracefs; malloc'ed, or NULL. */
 char *ipp_tracefs_events_file(const char *name, size_t *len);
-
-/* CLOCK_MONOTONIC now, in ns. */
-uint64_t ipp_now_ns(void);
 
 #endif /* IPCPERF_INTERNAL_H */

@@ -13,14 +13,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-uint64_t ipp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int ipp_list_threads(pid_t pid, pid_t **tids)
 {
 	char path[64];

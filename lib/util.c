@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small primitives every module uses: growing arrays, sorted lookups, the clock. */
+#include "config.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include "internal.h"
+
+int ipp_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : IPP_GROW_MIN;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		n *= 2;
+	}
+	nv = realloc(*v, n * elem);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
+bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
+		    int (*cmp)(const void *key, const void *elem), size_t *at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp(key, (const char *)base + mid * size);
+
+		if (!c) {
+			*at = mid;
+			return true;
+		}
+		if (c > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return false;
+}
+
+uint64_t ipp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * IPP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
