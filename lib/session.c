@@ -1446,7 +1446,7 @@ static int dispatch_sample(struct ipcperf_session *s, const struct ipp_mrec *r)
 		if (!ipp_pairer__exit(s->pairer, r->time, r->pid, r->tid, r->cpu, rec.exit.nr,
 				      rec.exit.ret, &sc))
 			return 0;
-		if (sc.cls == IPCPERF_SC_FD_OTHER && sc.name && strcmp(sc.name, "fcntl") == 0 &&
+		if (rec.exit.sc && rec.exit.sc->fd_op == IPP_FDOP_FCNTL &&
 		    (sc.args[1] == F_DUPFD || sc.args[1] == F_DUPFD_CLOEXEC))
 			sc.cls = IPCPERF_SC_FD_NEW;
 		s->syscalls++;

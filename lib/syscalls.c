@@ -1,17 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The system calls a session traces, and what each one does to fds and data. */
 #include "config.h"
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include "internal.h"
 
 #define NR(name) __NR_##name
 #define IO IPCPERF_EV_IO
 #define FDS IPCPERF_EV_FDS
+#define NEVER IPP_CLOEXEC_NEVER
+#define NOFLAG IPP_CLOEXEC_UNKNOWN
 
 /* name, nr, class, fd arg, count arg, ret counts messages, event set */
-#define SC(n, cls, fd, cnt, msgs, set) { #n, NR(n), IPCPERF_SC_##cls, fd, cnt, msgs, set }
+#define SC(n, cls, fd, cnt, msgs, set) \
+	{ #n, NR(n), IPCPERF_SC_##cls, fd, cnt, msgs, set, IPP_FDOP_NONE, NOFLAG, 0 }
+/* An fd call: what it does to the fd table, and where it says close-on-exec. */
+#define FDC(n, cls, fd, op, flags_arg, cloexec) \
+	{ #n, NR(n), IPCPERF_SC_##cls, fd, -1, false, FDS, IPP_FDOP_##op, flags_arg, cloexec }
 
 const struct ipp_scdesc ipp_syscalls[] = {
 	SC(read, READ, 0, 2, false, IO),
@@ -28,27 +38,27 @@ const struct ipp_scdesc ipp_syscalls[] = {
 	SC(recvmsg, READ, 0, -1, false, IO),
 	SC(sendmmsg, WRITE, 0, 2, true, IO),
 	SC(recvmmsg, READ, 0, 2, true, IO),
-	SC(close, FD_CLOSE, 0, -1, false, FDS),
-	SC(dup, FD_NEW, 0, -1, false, FDS),
+	FDC(close, FD_CLOSE, 0, CLOSE, NOFLAG, 0),
+	FDC(dup, FD_NEW, 0, DUP, NEVER, 0),
 #ifdef __NR_dup2
-	SC(dup2, FD_DUP2, 0, -1, false, FDS),
+	FDC(dup2, FD_DUP2, 0, DUP2, NEVER, 0),
 #endif
-	SC(dup3, FD_DUP2, 0, -1, false, FDS),
+	FDC(dup3, FD_DUP2, 0, DUP2, 2, O_CLOEXEC),
 	/* fcntl: F_DUPFD returns a new fd; the session tells the commands apart. */
-	SC(fcntl, FD_OTHER, 0, -1, false, FDS),
+	FDC(fcntl, FD_OTHER, 0, FCNTL, NOFLAG, 0),
 #ifdef __NR_pipe
-	SC(pipe, FD_PAIR, -1, -1, false, FDS),
+	FDC(pipe, FD_PAIR, -1, PAIR, NEVER, 0),
 #endif
-	SC(pipe2, FD_PAIR, -1, -1, false, FDS),
-	SC(socketpair, FD_PAIR, -1, -1, false, FDS),
-	SC(socket, FD_NEW, -1, -1, false, FDS),
-	SC(accept, FD_NEW, 0, -1, false, FDS),
-	SC(accept4, FD_NEW, 0, -1, false, FDS),
-	SC(connect, FD_OTHER, 0, -1, false, FDS),
+	FDC(pipe2, FD_PAIR, -1, PAIR, 1, O_CLOEXEC),
+	FDC(socketpair, FD_PAIR, -1, PAIR, 1, SOCK_CLOEXEC),
+	FDC(socket, FD_NEW, -1, NEW, 1, SOCK_CLOEXEC),
+	FDC(accept, FD_NEW, 0, NEW, NEVER, 0),
+	FDC(accept4, FD_NEW, 0, NEW, 3, SOCK_CLOEXEC),
+	FDC(connect, FD_OTHER, 0, CONNECT, NOFLAG, 0),
 #ifdef __NR_open
-	SC(open, FD_NEW, -1, -1, false, FDS),
+	FDC(open, FD_NEW, -1, NEW, 1, O_CLOEXEC),
 #endif
-	SC(openat, FD_NEW, -1, -1, false, FDS),
+	FDC(openat, FD_NEW, -1, NEW, 2, O_CLOEXEC),
 };
 const size_t ipp_nr_syscalls = IPP_ARRAY_SIZE(ipp_syscalls);
 
@@ -60,8 +70,32 @@ const struct ipp_scdesc *ipp_scdesc_by_name(const char *name)
 	return NULL;
 }
 
+/* By number: built once, as every decoded raw_syscalls record looks its call up. */
+static const struct ipp_scdesc **by_nr;
+static size_t nr_by_nr;
+static pthread_once_t by_nr_once = PTHREAD_ONCE_INIT;
+
+static void build_by_nr(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ipp_nr_syscalls; i++)
+		if (ipp_syscalls[i].nr >= 0 && (size_t)ipp_syscalls[i].nr >= n)
+			n = (size_t)ipp_syscalls[i].nr + 1;
+	by_nr = calloc(n ? n : 1, sizeof(*by_nr));
+	if (!by_nr)
+		return;	/* out of memory: the slow way below */
+	for (size_t i = 0; i < ipp_nr_syscalls; i++)
+		if (ipp_syscalls[i].nr >= 0)
+			by_nr[ipp_syscalls[i].nr] = &ipp_syscalls[i];
+	nr_by_nr = n;
+}
+
 const struct ipp_scdesc *ipp_scdesc_by_nr(int nr)
 {
+	pthread_once(&by_nr_once, build_by_nr);
+	if (by_nr)
+		return nr >= 0 && (size_t)nr < nr_by_nr ? by_nr[nr] : NULL;
 	for (size_t i = 0; i < ipp_nr_syscalls; i++)
 		if (ipp_syscalls[i].nr == nr)
 			return &ipp_syscalls[i];
