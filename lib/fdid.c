@@ -26,25 +26,8 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 
+#include "internal.h"
 #include "fdid.h"
-
-static const char *const kind_names[] = {
-	[IPP_FD_UNKNOWN] = "unknown",
-	[IPP_FD_PIPE] = "pipe",
-	[IPP_FD_UNIX] = "unix",
-	[IPP_FD_TCP] = "tcp",
-	[IPP_FD_UDP] = "udp",
-	[IPP_FD_FILE] = "file",
-	[IPP_FD_TTY] = "tty",
-	[IPP_FD_OTHER] = "other",
-};
-
-const char *ipp_fd_kind_name(enum ipp_fd_kind kind)
-{
-	if ((unsigned int)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
-		return "unknown";
-	return kind_names[kind];
-}
 
 int ipp_sockaddr_str(const union ipp_sockaddr *a, char *buf, size_t len)
 {
@@ -670,7 +653,7 @@ static void fill_socket(const struct ipp_sockdb *db, const struct sockent *e, st
 	memset(&out->remote, 0, sizeof(out->remote));
 
 	if (e->family == AF_UNIX) {
-		out->kind = IPP_FD_UNIX;
+		out->kind = IPCPERF_FD_UNIX;
 		out->local.un.sun_family = AF_UNIX;
 		memcpy(out->local.un.sun_path, e->name, sizeof(e->name));
 		const struct sockent *p = e->peer ? db_find(db, e->peer) : NULL;
@@ -682,7 +665,7 @@ static void fill_socket(const struct ipp_sockdb *db, const struct sockent *e, st
 	}
 
 	struct endpoint l, r;
-	out->kind = e->protocol == IPPROTO_TCP ? IPP_FD_TCP : IPP_FD_UDP;
+	out->kind = e->protocol == IPPROTO_TCP ? IPCPERF_FD_TCP : IPCPERF_FD_UDP;
 	memcpy(&out->local, &e->in.local, sizeof(e->in.local));
 	memcpy(&out->remote, &e->in.remote, sizeof(e->in.remote));
 	endpoint_of(&l, &e->in.local);
@@ -710,26 +693,26 @@ int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdi
 static const struct proto {
 	const char *name;
 	int family, type, protocol;
-	enum ipp_fd_kind kind;
+	enum ipcperf_fd_kind kind;
 } protos[] = {
-	{ "UNIX-STREAM", AF_UNIX, SOCK_STREAM, 0, IPP_FD_UNIX },
-	{ "UNIX", AF_UNIX, 0, 0, IPP_FD_UNIX },	/* dgram or seqpacket */
-	{ "TCP", AF_INET, SOCK_STREAM, IPPROTO_TCP, IPP_FD_TCP },
-	{ "TCPv6", AF_INET6, SOCK_STREAM, IPPROTO_TCP, IPP_FD_TCP },
-	{ "UDP", AF_INET, SOCK_DGRAM, IPPROTO_UDP, IPP_FD_UDP },
-	{ "UDPv6", AF_INET6, SOCK_DGRAM, IPPROTO_UDP, IPP_FD_UDP },
-	{ "UDP-Lite", AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE, IPP_FD_OTHER },
-	{ "UDPLITEv6", AF_INET6, SOCK_DGRAM, IPPROTO_UDPLITE, IPP_FD_OTHER },
-	{ "RAW", AF_INET, SOCK_RAW, 0, IPP_FD_OTHER },
-	{ "RAWv6", AF_INET6, SOCK_RAW, 0, IPP_FD_OTHER },
-	{ "PING", AF_INET, SOCK_DGRAM, IPPROTO_ICMP, IPP_FD_OTHER },
-	{ "PINGv6", AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6, IPP_FD_OTHER },
-	{ "MPTCP", AF_INET, SOCK_STREAM, 0, IPP_FD_OTHER },
-	{ "MPTCPv6", AF_INET6, SOCK_STREAM, 0, IPP_FD_OTHER },
-	{ "SCTP", AF_INET, 0, IPPROTO_SCTP, IPP_FD_OTHER },
-	{ "SCTPv6", AF_INET6, 0, IPPROTO_SCTP, IPP_FD_OTHER },
-	{ "NETLINK", AF_NETLINK, 0, 0, IPP_FD_OTHER },
-	{ "PACKET", AF_PACKET, 0, 0, IPP_FD_OTHER },
+	{ "UNIX-STREAM", AF_UNIX, SOCK_STREAM, 0, IPCPERF_FD_UNIX },
+	{ "UNIX", AF_UNIX, 0, 0, IPCPERF_FD_UNIX },	/* dgram or seqpacket */
+	{ "TCP", AF_INET, SOCK_STREAM, IPPROTO_TCP, IPCPERF_FD_TCP },
+	{ "TCPv6", AF_INET6, SOCK_STREAM, IPPROTO_TCP, IPCPERF_FD_TCP },
+	{ "UDP", AF_INET, SOCK_DGRAM, IPPROTO_UDP, IPCPERF_FD_UDP },
+	{ "UDPv6", AF_INET6, SOCK_DGRAM, IPPROTO_UDP, IPCPERF_FD_UDP },
+	{ "UDP-Lite", AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE, IPCPERF_FD_OTHER },
+	{ "UDPLITEv6", AF_INET6, SOCK_DGRAM, IPPROTO_UDPLITE, IPCPERF_FD_OTHER },
+	{ "RAW", AF_INET, SOCK_RAW, 0, IPCPERF_FD_OTHER },
+	{ "RAWv6", AF_INET6, SOCK_RAW, 0, IPCPERF_FD_OTHER },
+	{ "PING", AF_INET, SOCK_DGRAM, IPPROTO_ICMP, IPCPERF_FD_OTHER },
+	{ "PINGv6", AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6, IPCPERF_FD_OTHER },
+	{ "MPTCP", AF_INET, SOCK_STREAM, 0, IPCPERF_FD_OTHER },
+	{ "MPTCPv6", AF_INET6, SOCK_STREAM, 0, IPCPERF_FD_OTHER },
+	{ "SCTP", AF_INET, 0, IPPROTO_SCTP, IPCPERF_FD_OTHER },
+	{ "SCTPv6", AF_INET6, 0, IPPROTO_SCTP, IPCPERF_FD_OTHER },
+	{ "NETLINK", AF_NETLINK, 0, 0, IPCPERF_FD_OTHER },
+	{ "PACKET", AF_PACKET, 0, 0, IPCPERF_FD_OTHER },
 };
 
 /* The protocol of the socket that @path (a /proc fd link) leads to, or NULL. */
@@ -756,19 +739,19 @@ static int lookup_targeted(uint32_t ino, const struct proto *proto, bool unix_on
 	struct nl nl;
 	int err;
 
-	if (!proto || (unix_only && proto->kind != IPP_FD_UNIX))
+	if (!proto || (unix_only && proto->kind != IPCPERF_FD_UNIX))
 		return -ENOENT;
-	if (proto->kind != IPP_FD_UNIX && proto->kind != IPP_FD_TCP && proto->kind != IPP_FD_UDP)
+	if (proto->kind != IPCPERF_FD_UNIX && proto->kind != IPCPERF_FD_TCP && proto->kind != IPCPERF_FD_UDP)
 		return -ENOENT;
 	err = nl_open(&nl);
 	if (err)
 		return err;
-	if (proto->kind == IPP_FD_UNIX) {
+	if (proto->kind == IPCPERF_FD_UNIX) {
 		err = query_unix(&nl, &tmp, ino);
 		/* The peer too, for its name. */
 		if (!err && tmp.n == 1 && tmp.ents[0].peer)
 			(void)query_unix(&nl, &tmp, tmp.ents[0].peer);
-	} else if (proto->kind == IPP_FD_TCP) {
+	} else if (proto->kind == IPCPERF_FD_TCP) {
 		/* Both families: the other end of a connection may be in either. */
 		err = dump(&nl, &tmp, DUMP_TCP4 | DUMP_TCP6);
 	} else {
@@ -825,7 +808,7 @@ static void describe_socket(const char *path, const struct ipp_sockdb *db, struc
 		out->protocol = p->protocol;
 	} else {
 		/* A protocol we have no entry for is still a socket: other. */
-		out->kind = named ? IPP_FD_OTHER : IPP_FD_UNKNOWN;
+		out->kind = named ? IPCPERF_FD_OTHER : IPCPERF_FD_UNKNOWN;
 	}
 }
 
@@ -972,15 +955,15 @@ static int resolve(pid_t pid, int fd, const struct ipp_sockdb *db, struct lazy_d
 	set_object(&id, link, (size_t)len);
 
 	if (S_ISFIFO(st.st_mode)) {
-		id.kind = IPP_FD_PIPE;	/* "pipe:[N]", or the path of a FIFO */
+		id.kind = IPCPERF_FD_PIPE;	/* "pipe:[N]", or the path of a FIFO */
 	} else if (S_ISSOCK(st.st_mode)) {
 		describe_socket(self, db, lazy, &id);
 	} else if (is_tty(link, &st)) {
-		id.kind = IPP_FD_TTY;
+		id.kind = IPCPERF_FD_TTY;
 	} else if (link[0] == '/') {
-		id.kind = IPP_FD_FILE;
+		id.kind = IPCPERF_FD_FILE;
 	} else {
-		id.kind = IPP_FD_OTHER;	/* anon_inode:[eventfd], net:[...], ... */
+		id.kind = IPCPERF_FD_OTHER;	/* anon_inode:[eventfd], net:[...], ... */
 	}
 	id.flags = fdinfo_flags(pid, fd, id.ino);
 	*out = id;

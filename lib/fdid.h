@@ -29,20 +29,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <sys/un.h>
-
-enum ipp_fd_kind {
-	IPP_FD_UNKNOWN = 0,	/* could not be told (a socket of unknown protocol) */
-	IPP_FD_PIPE,		/* anonymous pipe or FIFO */
-	IPP_FD_UNIX,		/* AF_UNIX socket */
-	IPP_FD_TCP,		/* TCP over IPv4 or IPv6 */
-	IPP_FD_UDP,		/* UDP over IPv4 or IPv6 */
-	IPP_FD_FILE,		/* anything with a path that is not a tty: file, dir, /dev/null, memfd */
-	IPP_FD_TTY,		/* terminal: /dev/pts/N, /dev/ttyN, /dev/console, /dev/ptmx */
-	IPP_FD_OTHER,		/* anon_inode:[eventfd], other sockets (netlink, raw), namespaces ... */
-};
-
-/* "unknown", "pipe", "unix", "tcp", "udp", "file", "tty", "other": the JSON names. Static. */
-const char *ipp_fd_kind_name(enum ipp_fd_kind kind);
+#include "ipcperf/ipcperf.h"
 
 /*
  * A socket address. sa.sa_family says which member is valid; AF_UNSPEC
@@ -59,7 +46,7 @@ union ipp_sockaddr {
 };
 
 struct ipp_fdid {
-	enum ipp_fd_kind kind;
+	enum ipcperf_fd_kind kind;
 	uint64_t ino;		/* st_ino of the object (pipe/socket inode, file inode) */
 	uint64_t dev;		/* st_dev of the object */
 	char object[128];	/* "pipe:[N]", "socket:[N]", "/path", "anon_inode:[eventfd]", "unknown" */

@@ -15,7 +15,7 @@
  * was already under way when the read finished; bytes no traced write can
  * explain were written before the capture and count as unmatched.
  *
- * What an fd is may be settled only some time after the call (see stats.c:
+ * What an fd is may be settled only some time after the call (see fdtable.h:
  * a /proc answer is confirmed when the events reach the time it was read),
  * so calls wait in arrival order until their fd is settled; a call on an fd
  * that turns out unknown is left out.
@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "fdtable.h"
 #include "hist.h"
 #include "internal.h"
 
@@ -421,7 +422,7 @@ static void drain(struct ipcperf_flows *fl, bool final)
 	while (fl->pend_len) {
 		struct pending *p = &fl->pend[fl->pend_head];
 		struct ipp_chan ch;
-		int r = ipp_stats_chan_at(fl->st, p->inc, final, &ch);
+		int r = ipp_fdtab__chan_at(ipp_stats_fdtab(fl->st), p->inc, final, &ch);
 
 		if (r == 0)
 			break;
@@ -439,7 +440,7 @@ void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_s
 	if (!fl || (ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE) || ev->fd < 0 ||
 	    ev->ret_is_msgs)
 		return;
-	inc = ipp_stats_inc_of(fl->st, ev->pid, ev->fd);
+	inc = ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, ev->fd);
 	if (inc >= 0) {
 		if (fl->pend_len == fl->pend_cap) {
 			size_t cap = fl->pend_cap ? fl->pend_cap * 2 : 256;

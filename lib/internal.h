@@ -349,25 +349,8 @@ int ipp_counters__read(const struct ipp_counters *c, const bool *use_thread,
 void ipp_counters__delete(struct ipp_counters *c);
 
 /* ---------------------------------------------------------------- stats.c */
-/* What a channel end is, as the stats module knows it now. */
-struct ipp_chan {
-	enum ipcperf_fd_kind kind;
-	uint64_t ino, peer_ino;
-	int sock_type;
-	int64_t capacity;	/* -1 unknown */
-	bool cap_default;
-	const char *object;	/* valid until the next event fed to the stats */
-};
-/* The incarnation of @fd of @pid open now (an index), or -ENOENT. */
-long ipp_stats_inc_of(struct ipcperf_stats *st, pid_t pid, int fd);
-/*
- * What incarnation @inc is, once that is settled. A /proc answer read at T
- * is settled when the incarnation it describes is known to have been open
- * at T: the events have reached T, or that incarnation ended. @final: the
- * capture is over, nothing more will come.
- * @return 1 with @out filled; 0 not settled yet; -ENOENT settled as unknown.
- */
-int ipp_stats_chan_at(struct ipcperf_stats *st, long inc, bool final, struct ipp_chan *out);
+/* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
+struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
 
 /* ---------------------------------------------------------------- record.c */
 /*

@@ -92,15 +92,15 @@ static void remove_tmpdir(void)
 
 START_TEST(test_kind_names)
 {
-	ck_assert_str_eq(ipp_fd_kind_name(IPP_FD_UNKNOWN), "unknown");
-	ck_assert_str_eq(ipp_fd_kind_name(IPP_FD_PIPE), "pipe");
-	ck_assert_str_eq(ipp_fd_kind_name(IPP_FD_UNIX), "unix");
-	ck_assert_str_eq(ipp_fd_kind_name(IPP_FD_TCP), "tcp");
-	ck_assert_str_eq(ipp_fd_kind_name(IPP_FD_UDP), "udp");
-	ck_assert_str_eq(ipp_fd_kind_name(IPP_FD_FILE), "file");
-	ck_assert_str_eq(ipp_fd_kind_name(IPP_FD_TTY), "tty");
-	ck_assert_str_eq(ipp_fd_kind_name(IPP_FD_OTHER), "other");
-	ck_assert_str_eq(ipp_fd_kind_name((enum ipp_fd_kind)99), "unknown");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNKNOWN), "unknown");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_PIPE), "pipe");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNIX), "unix");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TCP), "tcp");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UDP), "udp");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_FILE), "file");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TTY), "tty");
+	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_OTHER), "other");
+	ck_assert_str_eq(ipcperf_fd_kind_name((enum ipcperf_fd_kind)99), "unknown");
 
 	union ipp_sockaddr a;
 	char buf[64];
@@ -131,8 +131,8 @@ START_TEST(test_pipe)
 	resolve_ok(getpid(), p[0], &r);
 	resolve_ok(getpid(), p[1], &w);
 	snprintf(want, sizeof(want), "pipe:[%llu]", (unsigned long long)ino_of(p[0]));
-	ck_assert_int_eq(r.kind, IPP_FD_PIPE);
-	ck_assert_int_eq(w.kind, IPP_FD_PIPE);
+	ck_assert_int_eq(r.kind, IPCPERF_FD_PIPE);
+	ck_assert_int_eq(w.kind, IPCPERF_FD_PIPE);
 	ck_assert_str_eq(r.object, want);
 	ck_assert_str_eq(w.object, want);
 	ck_assert_uint_eq(r.ino, ino_of(p[0]));
@@ -158,7 +158,7 @@ START_TEST(test_fifo)
 	fd = open(path, O_RDWR | O_NONBLOCK);	/* O_RDWR: no wait for a writer (Linux) */
 	ck_assert_int_ge(fd, 0);
 	resolve_ok(getpid(), fd, &id);
-	ck_assert_int_eq(id.kind, IPP_FD_PIPE);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_PIPE);
 	ck_assert_str_eq(id.object, path);
 	ck_assert_uint_eq(id.ino, ino_of(fd));
 	ck_assert_int_eq(id.flags & (O_ACCMODE | O_NONBLOCK), O_RDWR | O_NONBLOCK);
@@ -177,8 +177,8 @@ static void check_unix_pair(int type)
 	resolve_ok(getpid(), sp[1], &b);
 	assert_socket_object(&a, sp[0]);
 	assert_socket_object(&b, sp[1]);
-	ck_assert_int_eq(a.kind, IPP_FD_UNIX);
-	ck_assert_int_eq(b.kind, IPP_FD_UNIX);
+	ck_assert_int_eq(a.kind, IPCPERF_FD_UNIX);
+	ck_assert_int_eq(b.kind, IPCPERF_FD_UNIX);
 	ck_assert_int_eq(a.family, AF_UNIX);
 	ck_assert_int_eq(a.type, type);
 	ck_assert_int_eq(b.type, type);
@@ -334,7 +334,7 @@ static bool check_tcp(int family, const char *addr)
 	resolve_ok(getpid(), sfd, &s);
 	for (int i = 0; i < 3; i++) {
 		const struct ipp_fdid *id = i == 0 ? &l : i == 1 ? &c : &s;
-		ck_assert_int_eq(id->kind, IPP_FD_TCP);
+		ck_assert_int_eq(id->kind, IPCPERF_FD_TCP);
 		ck_assert_int_eq(id->family, family);
 		ck_assert_int_eq(id->type, SOCK_STREAM);
 		ck_assert_int_eq(id->protocol, IPPROTO_TCP);
@@ -388,18 +388,18 @@ START_TEST(test_udp)
 	resolve_ok(getpid(), rfd, &r);
 	resolve_ok(getpid(), sfd, &s);
 	resolve_ok(getpid(), ufd, &u);
-	ck_assert_int_eq(r.kind, IPP_FD_UDP);
+	ck_assert_int_eq(r.kind, IPCPERF_FD_UDP);
 	ck_assert_int_eq(r.type, SOCK_DGRAM);
 	ck_assert_int_eq(r.protocol, IPPROTO_UDP);
 	ck_assert(r.diag);
 	ck_assert(r.loopback);
 	assert_names(&r, rfd, false);
 	ck_assert_uint_eq(r.peer_ino, 0);	/* unconnected: any sender */
-	ck_assert_int_eq(s.kind, IPP_FD_UDP);
+	ck_assert_int_eq(s.kind, IPCPERF_FD_UDP);
 	assert_names(&s, sfd, true);
 	ck_assert_uint_eq(s.peer_ino, r.ino);	/* delivers to the bound socket */
 	/* The documented fallback: kind from the protocol name, nothing else. */
-	ck_assert_int_eq(u.kind, IPP_FD_UDP);
+	ck_assert_int_eq(u.kind, IPCPERF_FD_UDP);
 	ck_assert_int_eq(u.family, AF_INET);
 	ck_assert_int_eq(u.type, SOCK_DGRAM);
 	ck_assert(!u.diag);
@@ -423,7 +423,7 @@ START_TEST(test_files)
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_APPEND, 0600);
 	ck_assert_int_ge(fd, 0);
 	resolve_ok(getpid(), fd, &id);
-	ck_assert_int_eq(id.kind, IPP_FD_FILE);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_FILE);
 	ck_assert_str_eq(id.object, path);
 	ck_assert_uint_eq(id.ino, ino_of(fd));
 	ck_assert_int_eq(id.flags & (O_ACCMODE | O_APPEND), O_RDWR | O_APPEND);
@@ -438,7 +438,7 @@ START_TEST(test_files)
 
 	nfd = open("/dev/null", O_WRONLY);
 	resolve_ok(getpid(), nfd, &id);
-	ck_assert_int_eq(id.kind, IPP_FD_FILE);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_FILE);
 	ck_assert_str_eq(id.object, "/dev/null");
 	close(nfd);
 
@@ -468,10 +468,10 @@ START_TEST(test_tty_and_other)
 		int s = open(name, O_RDWR | O_NOCTTY);
 		ck_assert_int_ge(s, 0);
 		resolve_ok(getpid(), s, &id);
-		ck_assert_int_eq(id.kind, IPP_FD_TTY);
+		ck_assert_int_eq(id.kind, IPCPERF_FD_TTY);
 		ck_assert_str_eq(id.object, name);
 		resolve_ok(getpid(), m, &id);
-		ck_assert_int_eq(id.kind, IPP_FD_TTY);	/* the master: /dev/ptmx */
+		ck_assert_int_eq(id.kind, IPCPERF_FD_TTY);	/* the master: /dev/ptmx */
 		close(s);
 	}
 	if (m >= 0)
@@ -479,14 +479,14 @@ START_TEST(test_tty_and_other)
 
 	int e = eventfd(0, 0);
 	resolve_ok(getpid(), e, &id);
-	ck_assert_int_eq(id.kind, IPP_FD_OTHER);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_OTHER);
 	ck_assert_str_eq(id.object, "anon_inode:[eventfd]");
 	close(e);
 
 	int nl = socket(AF_NETLINK, SOCK_RAW, 0);	/* NETLINK_ROUTE */
 	ck_assert_int_ge(nl, 0);
 	resolve_ok(getpid(), nl, &id);
-	ck_assert_int_eq(id.kind, IPP_FD_OTHER);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_OTHER);
 	ck_assert_int_eq(id.family, AF_NETLINK);
 	assert_socket_object(&id, nl);
 	close(nl);
@@ -645,15 +645,15 @@ START_TEST(test_scan)
 		ck_assert_int_eq(s->id[fds[i]].family, one.family);
 		ck_assert_int_eq(s->id[fds[i]].type, one.type);
 	}
-	ck_assert_int_eq(s->id[p[0]].kind, IPP_FD_PIPE);
-	ck_assert_int_eq(s->id[us[0]].kind, IPP_FD_UNIX);
+	ck_assert_int_eq(s->id[p[0]].kind, IPCPERF_FD_PIPE);
+	ck_assert_int_eq(s->id[us[0]].kind, IPCPERF_FD_UNIX);
 	ck_assert_uint_eq(s->id[us[0]].peer_ino, s->id[us[1]].ino);
 	ck_assert_uint_eq(s->id[ud[1]].peer_ino, s->id[ud[0]].ino);
-	ck_assert_int_eq(s->id[cfd].kind, IPP_FD_TCP);
+	ck_assert_int_eq(s->id[cfd].kind, IPCPERF_FD_TCP);
 	ck_assert_uint_eq(s->id[cfd].peer_ino, s->id[sfd].ino);
-	ck_assert_int_eq(s->id[udp].kind, IPP_FD_UDP);
-	ck_assert_int_eq(s->id[null].kind, IPP_FD_FILE);
-	ck_assert_int_eq(s->id[ev].kind, IPP_FD_OTHER);
+	ck_assert_int_eq(s->id[udp].kind, IPCPERF_FD_UDP);
+	ck_assert_int_eq(s->id[null].kind, IPCPERF_FD_FILE);
+	ck_assert_int_eq(s->id[ev].kind, IPCPERF_FD_OTHER);
 
 	/* Every open fd is reported... */
 	for (int fd = 0; fd < 1024; fd++)
@@ -696,7 +696,7 @@ START_TEST(test_sockdb)
 	ck_assert_int_ge(n, 2);
 	ck_assert_uint_eq(ipp_sockdb__count(db), (size_t)n);
 	ck_assert_int_eq(ipp_sockdb__lookup(db, ino_of(sp[0]), &a), 0);
-	ck_assert_int_eq(a.kind, IPP_FD_UNIX);
+	ck_assert_int_eq(a.kind, IPCPERF_FD_UNIX);
 	ck_assert_uint_eq(a.ino, ino_of(sp[0]));
 	ck_assert_uint_eq(a.peer_ino, ino_of(sp[1]));
 	assert_socket_object(&a, sp[0]);
@@ -725,7 +725,7 @@ START_TEST(test_sockdb)
 	ck_assert_int_eq(bind(t, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	ck_assert_int_eq(listen(t, 1), 0);
 	ck_assert_int_eq(ipp_fdid_resolve(getpid(), t, db, &viadb), 0);
-	ck_assert_int_eq(viadb.kind, IPP_FD_TCP);
+	ck_assert_int_eq(viadb.kind, IPCPERF_FD_TCP);
 	ck_assert(!viadb.diag);
 	/* ... and fully after a refresh. */
 	ck_assert_int_gt(ipp_sockdb__refresh(db), 0);	/* counts are system-wide: no more */
@@ -811,12 +811,12 @@ START_TEST(test_cross_process)
 	struct ipp_fdid mine, theirs, pipe_id;
 	resolve_ok(getpid(), sp[0], &mine);
 	resolve_ok(child, msg[1], &theirs);
-	ck_assert_int_eq(theirs.kind, IPP_FD_UNIX);
+	ck_assert_int_eq(theirs.kind, IPCPERF_FD_UNIX);
 	ck_assert_uint_eq(mine.peer_ino, theirs.ino);
 	ck_assert_uint_eq(theirs.peer_ino, mine.ino);
 
 	resolve_ok(child, msg[0], &pipe_id);
-	ck_assert_int_eq(pipe_id.kind, IPP_FD_PIPE);
+	ck_assert_int_eq(pipe_id.kind, IPCPERF_FD_PIPE);
 	ck_assert_int_eq(strncmp(pipe_id.object, "pipe:[", 6), 0);
 	if (have_pidfd())
 		ck_assert_int_eq(ipp_pipe_capacity_via_pidfd(child, msg[0]), 32768);

@@ -1,0 +1,812 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fd identity: the fd table by incarnation, and its resolvers (fdtable.h). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fdid.h"
+#include "fdtable.h"
+
+struct fdslot {
+	int fd;
+	size_t inc;		/* index into t->incs */
+};
+
+/* The open incarnations of one process, unsorted. */
+struct fdproc {
+	pid_t pid;
+	struct fdslot *fds;
+	size_t nr_fds, cap_fds;
+};
+
+struct ipp_fdtab {
+	bool no_proc;
+	struct fdproc **procs;	/* sorted by pid */
+	size_t nr_procs, cap_procs;
+	struct fdproc *last;	/* the last looked up */
+	struct ipp_inc *incs;
+	size_t nr_incs, cap_incs;
+	struct ipp_sockdb *sockdb;
+	uint64_t sockdb_ns;
+	uint64_t now_ns;	/* latest event time delivered */
+	/*
+	 * Captures (record.c): recording, every answer read from /proc goes to
+	 * the log; replaying (@replay), answers come from the log instead, in the
+	 * order they were asked for, and /proc is never read.
+	 */
+	struct ipp_identlog *log;
+	bool replay;
+};
+
+static const struct ipp_ident unknown_ident = {
+	.state = IPP_ID_UNKNOWN, .object = "unknown", .capacity = -1, .cloexec = -1,
+};
+
+const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
+{
+	static const char *const names[] = {
+		[IPCPERF_FD_UNKNOWN] = "unknown", [IPCPERF_FD_PIPE] = "pipe",
+		[IPCPERF_FD_UNIX] = "unix", [IPCPERF_FD_TCP] = "tcp", [IPCPERF_FD_UDP] = "udp",
+		[IPCPERF_FD_FILE] = "file", [IPCPERF_FD_TTY] = "tty", [IPCPERF_FD_OTHER] = "other",
+	};
+
+	return (unsigned int)kind < IPP_ARRAY_SIZE(names) ? names[kind] : "unknown";
+}
+
+struct ipp_fdtab *ipp_fdtab__new(bool no_proc)
+{
+	struct ipp_fdtab *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->no_proc = no_proc;
+	return t;
+}
+
+void ipp_fdtab__delete(struct ipp_fdtab *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_procs; i++) {
+		free(t->procs[i]->fds);
+		free(t->procs[i]);
+	}
+	free(t->procs);
+	free(t->incs);
+	ipp_sockdb__delete(t->sockdb);
+	free(t);
+}
+
+void ipp_fdtab__set_log(struct ipp_fdtab *t, struct ipp_identlog *log, bool replay)
+{
+	t->log = log;
+	t->replay = replay && log;
+}
+
+bool ipp_fdtab__no_proc(const struct ipp_fdtab *t)
+{
+	return t->no_proc;
+}
+
+void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc)
+{
+	t->no_proc = no_proc;
+}
+
+void ipp_fdtab__clock(struct ipp_fdtab *t, uint64_t ns)
+{
+	t->now_ns = ns;
+}
+
+/* ------------------------------------------------------------------ lookups */
+
+static int cmp_fdproc_pid(const void *key, const void *elem)
+{
+	pid_t pid = *(const pid_t *)key, other = (*(struct fdproc *const *)elem)->pid;
+
+	return (pid > other) - (pid < other);
+}
+
+static struct fdproc *get_proc(struct ipp_fdtab *t, pid_t pid, bool create)
+{
+	size_t at;
+	struct fdproc *p;
+
+	if (t->last && t->last->pid == pid)
+		return t->last;
+	if (ipp_bsearch_at(&pid, t->procs, t->nr_procs, sizeof(*t->procs), cmp_fdproc_pid, &at))
+		return t->last = t->procs[at];
+	if (!create)
+		return NULL;
+	if (ipp_grow((void **)&t->procs, &t->cap_procs, t->nr_procs + 1, sizeof(*t->procs)) < 0)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	memmove(&t->procs[at + 1], &t->procs[at], (t->nr_procs - at) * sizeof(*t->procs));
+	t->procs[at] = p;
+	t->nr_procs++;
+	return t->last = p;
+}
+
+static struct fdslot *find_slot(struct fdproc *p, int fd)
+{
+	for (size_t i = 0; i < p->nr_fds; i++)
+		if (p->fds[i].fd == fd)
+			return &p->fds[i];
+	return NULL;
+}
+
+long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd)
+{
+	struct fdproc *p = get_proc(t, pid, false);
+	struct fdslot *s = p ? find_slot(p, fd) : NULL;
+
+	return s ? (long)s->inc : -ENOENT;
+}
+
+size_t ipp_fdtab__count(const struct ipp_fdtab *t)
+{
+	return t->nr_incs;
+}
+
+const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc)
+{
+	return inc < t->nr_incs ? &t->incs[inc] : NULL;
+}
+
+/* ------------------------------------------------------------------ resolvers */
+
+static void ident_from_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when)
+{
+	memset(id, 0, sizeof(*id));
+	id->state = IPP_ID_PROC;
+	id->res_ns = when;
+	id->kind = f->kind;
+	id->ino = (f->kind == IPCPERF_FD_PIPE || f->family) ? f->ino : 0;
+	id->peer_ino = f->peer_ino;
+	id->sock_type = f->type;
+	id->capacity = f->sndbuf ? (int64_t)f->sndbuf : -1;
+	id->cloexec = f->flags < 0 ? -1 : !!(f->flags & O_CLOEXEC);
+	snprintf(id->object, sizeof(id->object), "%s", f->object);
+	if (f->kind == IPCPERF_FD_TCP || f->kind == IPCPERF_FD_UDP) {
+		char l[IPP_ADDR_MAX] = "", r[IPP_ADDR_MAX] = "";
+
+		ipp_sockaddr_str(&f->local, l, sizeof(l));
+		ipp_sockaddr_str(&f->remote, r, sizeof(r));
+		snprintf(id->detail, sizeof(id->detail), "%s -> %s", l, r);
+	} else if (f->kind == IPCPERF_FD_UNIX && f->peer_ino) {
+		snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]",
+			 (unsigned long long)f->peer_ino);
+	}
+}
+
+/* How long one netlink dump of the sockets serves lookups. */
+#define SOCKDB_FRESH_NS (100ull * 1000 * 1000)
+
+static struct ipp_sockdb *fresh_sockdb(struct ipp_fdtab *t)
+{
+	uint64_t now = ipp_now_ns();
+
+	if (!t->sockdb)
+		t->sockdb = ipp_sockdb__new();
+	if (t->sockdb && now - t->sockdb_ns > SOCKDB_FRESH_NS) {
+		ipp_sockdb__refresh(t->sockdb);
+		t->sockdb_ns = now;
+	}
+	return t->sockdb;
+}
+
+/* Only sockets need the netlink socket table: don't dump it for pipes and files. */
+static bool is_socket(pid_t pid, int fd)
+{
+	char path[64], link[16];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	return n >= 7 && strncmp(link, "socket:", 7) == 0;
+}
+
+/*
+ * A pipe's capacity from F_GETPIPE_SZ on a duplicate of the target's fd
+ * (pidfd_getfd); without one, the kernel's default, said so.
+ */
+static void set_pipe_capacity(struct ipp_ident *id, pid_t pid, int fd)
+{
+	int cap = ipp_pipe_capacity_via_pidfd(pid, fd);
+
+	id->cap_default = cap <= 0;
+	id->capacity = cap > 0 ? cap : IPP_PIPE_DEFAULT_SIZE;
+}
+
+/* Recording: note what /proc answered (@id NULL or not IPP_ID_PROC: could not be resolved). */
+static void log_answer(struct ipp_fdtab *t, uint32_t what, pid_t pid, int fd,
+		       const struct ipp_ident *id)
+{
+	struct ipp_ident_ans a = { .what = what, .pid = pid, .fd = fd };
+
+	if (!t->log || t->replay)
+		return;
+	if (id && id->state == IPP_ID_PROC) {
+		a.ok = 1;
+		a.res_ns = id->res_ns;
+		a.kind = id->kind;
+		a.sock_type = id->sock_type;
+		a.ino = id->ino;
+		a.peer_ino = id->peer_ino;
+		a.capacity = id->capacity;
+		a.cap_default = id->cap_default;
+		a.cloexec = id->cloexec;
+		memcpy(a.object, id->object, sizeof(a.object));
+		memcpy(a.detail, id->detail, sizeof(a.detail));
+	}
+	ipp_identlog__add(t->log, &a);
+}
+
+/* Replay: the answer logged for the same question, into @id (unknown if none). */
+static int replay_answer(struct ipp_fdtab *t, unsigned int mask, pid_t pid, int fd,
+			 struct ipp_ident *id, struct ipp_ident_ans *a)
+{
+	int err = ipp_identlog__take(t->log, mask, pid, fd, a);
+
+	memset(id, 0, sizeof(*id));
+	id->state = err == 0 && a->ok ? IPP_ID_PROC : IPP_ID_UNKNOWN;
+	id->cloexec = -1;
+	if (id->state == IPP_ID_UNKNOWN)
+		return err;
+	id->res_ns = a->res_ns;
+	id->kind = (enum ipcperf_fd_kind)a->kind;
+	id->sock_type = a->sock_type;
+	id->ino = a->ino;
+	id->peer_ino = a->peer_ino;
+	id->capacity = a->capacity;
+	id->cap_default = a->cap_default;
+	id->cloexec = a->cloexec;
+	memcpy(id->object, a->object, sizeof(id->object));
+	memcpy(id->detail, a->detail, sizeof(id->detail));
+	return 0;
+}
+
+/* Look the fd up in /proc (or the log); the answer is checked against the incarnation's end later. */
+static void resolve(struct ipp_fdtab *t, struct ipp_inc *in)
+{
+	struct ipp_fdid f;
+	uint64_t when;
+
+	if (in->id.state != IPP_ID_NONE)
+		return;
+	if (t->replay) {
+		struct ipp_ident_ans a;
+
+		replay_answer(t, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id, &a);
+		in->id.auth = (size_t)(in - t->incs);
+		return;
+	}
+	if (t->no_proc) {
+		in->id.state = IPP_ID_UNKNOWN;
+		return;
+	}
+	when = ipp_now_ns();
+	if (ipp_fdid_resolve(in->pid, in->fd, is_socket(in->pid, in->fd) ? fresh_sockdb(t) : NULL,
+			     &f) == 0) {
+		ident_from_fdid(&in->id, &f, when);
+		in->id.auth = (size_t)(in - t->incs);
+		if (f.kind == IPCPERF_FD_PIPE)
+			set_pipe_capacity(&in->id, in->pid, in->fd);
+	} else {
+		in->id.state = IPP_ID_UNKNOWN;
+	}
+	log_answer(t, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id);
+}
+
+/* ------------------------------------------------------------------ incarnations */
+
+static struct ipp_inc *new_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t start)
+{
+	struct ipp_inc *in;
+	struct fdslot *s;
+
+	if (ipp_grow((void **)&t->incs, &t->cap_incs, t->nr_incs + 1, sizeof(*t->incs)) < 0 ||
+	    ipp_grow((void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0)
+		return NULL;
+	in = &t->incs[t->nr_incs];
+	memset(in, 0, sizeof(*in));
+	in->pid = p->pid;
+	in->fd = fd;
+	in->open = true;
+	in->start_ns = start;
+	in->id.cloexec = -1;
+	s = &p->fds[p->nr_fds++];
+	s->fd = fd;
+	s->inc = t->nr_incs++;
+	return in;
+}
+
+static void end_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when)
+{
+	struct fdslot *s = find_slot(p, fd);
+	struct ipp_inc *in;
+
+	if (!s)
+		return;
+	in = &t->incs[s->inc];
+	in->open = false;
+	in->end_ns = when;
+	*s = p->fds[--p->nr_fds];
+}
+
+/* The open incarnation of @fd, starting one if there is none. */
+static struct ipp_inc *cur_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, bool do_resolve)
+{
+	struct fdslot *s = find_slot(p, fd);
+	struct ipp_inc *in;
+
+	if (s)
+		return &t->incs[s->inc];
+	in = new_inc(t, p, fd, 0);
+	if (in && do_resolve)
+		resolve(t, in);
+	return in;
+}
+
+/* Start an incarnation of @fd that refers to what @from refers to (dup, dup2, fork). */
+static void dup_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, const struct ipp_ident *from,
+		    uint64_t when, int cloexec)
+{
+	struct ipp_inc *in;
+
+	end_inc(t, p, fd, when);
+	in = new_inc(t, p, fd, when);
+	if (!in)
+		return;
+	if (from && (from->state == IPP_ID_FINAL || from->state == IPP_ID_PROC))
+		in->id = *from;		/* IPP_ID_PROC keeps its authority */
+	else
+		resolve(t, in);
+	if (in->id.state != IPP_ID_UNKNOWN)
+		in->id.cloexec = cloexec;
+}
+
+/* @fd of @p becomes a copy of @from_fd of @p. */
+static void dup_fd(struct ipp_fdtab *t, struct fdproc *p, int from_fd, int fd, uint64_t when,
+		   int cloexec)
+{
+	struct fdslot *s = find_slot(p, from_fd);
+	struct ipp_ident from;
+
+	if (s)
+		from = t->incs[s->inc].id;
+	dup_inc(t, p, fd, s ? &from : NULL, when, cloexec);
+}
+
+/* Look the open incarnation of @fd up again in /proc (what it is connected to changed). */
+static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd)
+{
+	struct fdslot *s = find_slot(p, fd);
+	struct ipp_inc *in;
+	int cloexec;
+
+	if (!s || (t->no_proc && !t->replay))
+		return;
+	in = &t->incs[s->inc];
+	if (in->id.state == IPP_ID_FINAL)
+		return;
+	cloexec = in->id.cloexec;
+	in->id.state = IPP_ID_NONE;
+	t->sockdb_ns = 0;	/* the connection is newer than any table we hold */
+	resolve(t, in);
+	if (in->id.state != IPP_ID_UNKNOWN)
+		in->id.cloexec = cloexec;
+}
+
+/* Set the close-on-exec state of the open incarnation of @fd. */
+static void set_cloexec(struct ipp_fdtab *t, struct fdproc *p, int fd, int cloexec)
+{
+	struct fdslot *s = find_slot(p, fd);
+
+	if (s)
+		t->incs[s->inc].id.cloexec = cloexec;
+}
+
+/* ------------------------------------------------------------------ events */
+
+/* Whether the fd a call made closes at exec: 1, 0, or -1 when it cannot be told. */
+static int new_fd_cloexec(const struct ipp_scdesc *sc, const struct ipcperf_syscall *ev)
+{
+	if (sc->flags_arg == IPP_CLOEXEC_NEVER)
+		return 0;
+	if (sc->flags_arg < 0 || (unsigned int)sc->flags_arg >= ev->nr_args)
+		return -1;
+	return !!(ev->args[sc->flags_arg] & sc->cloexec_flag);
+}
+
+/* The table entry of @ev's call: by number, or by name for an event made by hand without one. */
+static const struct ipp_scdesc *desc_of(const struct ipcperf_syscall *ev)
+{
+	const struct ipp_scdesc *sc = ipp_scdesc_by_nr(ev->nr);
+
+	if (sc && (!ev->name || ev->name == sc->name || !strcmp(ev->name, sc->name)))
+		return sc;
+	return ev->name ? ipp_scdesc_by_name(ev->name) : NULL;
+}
+
+static void fcntl_call(struct ipp_fdtab *t, struct fdproc *p, const struct ipcperf_syscall *ev)
+{
+	if (ev->ret < 0 || ev->fd < 0 || ev->nr_args < 2)
+		return;
+	switch (ev->args[1]) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		/* F_DUPFD_CLOEXEC alone sets close-on-exec on the copy. */
+		dup_fd(t, p, ev->fd, (int)ev->ret, ev->end_ns, ev->args[1] == F_DUPFD_CLOEXEC);
+		break;
+	case F_SETFD:
+		if (ev->nr_args > 2)
+			set_cloexec(t, p, ev->fd, !!(ev->args[2] & FD_CLOEXEC));
+		break;
+	default:
+		break;
+	}
+}
+
+long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
+{
+	const struct ipp_scdesc *sc;
+	struct fdproc *p = get_proc(t, ev->pid, true);
+	struct ipp_inc *in;
+
+	t->now_ns = ev->end_ns;
+	if (!p)
+		return -ENOMEM;
+	if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE) {
+		if (ev->fd < 0)
+			return -1;
+		in = cur_inc(t, p, ev->fd, true);
+		return in ? (long)(in - t->incs) : -ENOMEM;
+	}
+	sc = desc_of(ev);
+	if (!sc)
+		return -1;
+	switch (sc->fd_op) {
+	case IPP_FDOP_NEW:
+		if (ev->ret < 0)
+			break;
+		end_inc(t, p, (int)ev->ret, ev->end_ns);
+		in = new_inc(t, p, (int)ev->ret, ev->end_ns);
+		if (in) {
+			resolve(t, in);
+			if (in->id.state != IPP_ID_UNKNOWN)
+				in->id.cloexec = new_fd_cloexec(sc, ev);
+		}
+		break;
+	case IPP_FDOP_DUP:
+		if (ev->ret >= 0 && ev->fd >= 0)
+			dup_fd(t, p, ev->fd, (int)ev->ret, ev->end_ns, 0);
+		break;
+	case IPP_FDOP_DUP2:
+		/* dup2 clears close-on-exec on the copy; dup3 sets it on request. */
+		if (ev->ret >= 0 && ev->nr_args >= 2 && ev->args[0] != ev->args[1])
+			dup_fd(t, p, (int)ev->args[0], (int)ev->args[1], ev->end_ns,
+			       new_fd_cloexec(sc, ev) > 0);
+		break;
+	case IPP_FDOP_FCNTL:
+		fcntl_call(t, p, ev);
+		break;
+	case IPP_FDOP_CONNECT:
+		/* A socket looked up before it connected has no peer yet: look again. */
+		if ((ev->ret == 0 || ev->ret == -EINPROGRESS) && ev->fd >= 0)
+			relook(t, p, ev->fd);
+		break;
+	case IPP_FDOP_CLOSE:
+		/* On Linux the fd is gone even when close fails, except with EBADF. */
+		if (ev->fd >= 0 && ev->ret != -EBADF)
+			end_inc(t, p, ev->fd, ev->start_ns);
+		break;
+	case IPP_FDOP_PAIR:
+	case IPP_FDOP_NONE:
+		/* The new fds are in user memory: resolved when first used. */
+		break;
+	}
+	return -1;
+}
+
+/* What /proc said of a process's fds, with the time it said it. */
+struct fdlist {
+	struct {
+		int fd;
+		struct ipp_ident id;
+	} *v;
+	size_t n, cap;
+	uint64_t when;
+};
+
+static int add_fd(struct fdlist *l, int fd, const struct ipp_ident *id)
+{
+	if (ipp_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
+		return -ENOMEM;
+	l->v[l->n].fd = fd;
+	l->v[l->n++].id = *id;
+	return 0;
+}
+
+static int collect_fd(void *ctx, int fd, const struct ipp_fdid *f)
+{
+	struct fdlist *l = ctx;
+	struct ipp_ident id;
+
+	ident_from_fdid(&id, f, l->when);
+	return add_fd(l, fd, &id);
+}
+
+/* The fds of process @pid now, from /proc or (replaying) from the log. */
+static void scan_fds(struct ipp_fdtab *t, pid_t pid, struct fdlist *l)
+{
+	if (t->replay) {
+		struct ipp_ident_ans a;
+		struct ipp_ident id;
+
+		while (replay_answer(t, IPP_IDQ_SCAN | IPP_IDQ_SCAN_END, pid, -1, &id, &a) == 0 &&
+		       a.what == IPP_IDQ_SCAN)
+			if (id.state == IPP_ID_PROC && add_fd(l, a.fd, &id) < 0)
+				break;
+		return;
+	}
+	if (ipp_fdid_scan(pid, fresh_sockdb(t), collect_fd, l) < 0)
+		l->n = 0;
+	for (size_t k = 0; k < l->n; k++)
+		log_answer(t, IPP_IDQ_SCAN, pid, l->v[k].fd, &l->v[k].id);
+	log_answer(t, IPP_IDQ_SCAN_END, pid, -1, NULL);
+}
+
+/*
+ * exec closed the close-on-exec fds and kept the others. Which ones were
+ * close-on-exec we track (fdinfo flags, O_CLOEXEC of the creating call,
+ * dup2 clears it, F_SETFD); an fd we cannot tell about is ended, never
+ * guessed. /proc, read now, can name survivors we did not know: read later
+ * than the exec, its answer is held to the usual check (their incarnation
+ * must not have ended before we looked). It cannot tell who survived: by now
+ * a closed fd's number may be in use again.
+ */
+static void exec_fds(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
+{
+	struct fdlist l = { .when = ipp_now_ns() };
+	bool scanned = false;
+
+	for (size_t i = p->nr_fds; i-- > 0;) {
+		struct ipp_inc *in = &t->incs[p->fds[i].inc];
+
+		if (in->id.cloexec != 0) {
+			end_inc(t, p, in->fd, when);
+			continue;
+		}
+		if (in->id.state != IPP_ID_NONE && in->id.state != IPP_ID_UNKNOWN)
+			continue;
+		if (!scanned && (!t->no_proc || t->replay)) {
+			scanned = true;
+			scan_fds(t, p->pid, &l);
+		}
+		for (size_t k = 0; k < l.n; k++)
+			if (l.v[k].fd == in->fd) {
+				in->id = l.v[k].id;
+				in->id.auth = p->fds[i].inc;
+				in->id.cloexec = 0;
+			}
+	}
+	free(l.v);
+}
+
+void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
+{
+	struct fdproc *p = get_proc(t, ev->pid, true), *c;
+
+	t->now_ns = ev->time_ns;
+	if (!p)
+		return;
+	switch (ev->kind) {
+	case IPCPERF_TASK_FORK:
+		/*
+		 * A new process starts with a copy of its parent's fd table. The
+		 * tracepoint does not say whether the child is a thread; a thread's
+		 * copy is never used, since its events carry its parent's pid.
+		 */
+		if (ev->child_tid == ev->pid)
+			break;
+		c = get_proc(t, ev->child_tid, true);
+		if (!c)
+			break;
+		/*
+		 * A pid we knew (an exited process, or a thread's copy) is reused:
+		 * the new process has its parent's fds, not the old holder's.
+		 */
+		while (c->nr_fds)
+			end_inc(t, c, c->fds[0].fd, ev->time_ns);
+		p = get_proc(t, ev->pid, false);
+		for (size_t i = 0; p && i < p->nr_fds; i++) {
+			struct ipp_ident from = t->incs[p->fds[i].inc].id;
+
+			dup_inc(t, c, p->fds[i].fd, &from, ev->time_ns, from.cloexec);
+		}
+		break;
+	case IPCPERF_TASK_EXEC:
+		exec_fds(t, p, ev->time_ns);
+		break;
+	case IPCPERF_TASK_EXIT:
+		break;
+	}
+}
+
+int ipp_fdtab__set_identity(struct ipp_fdtab *t, pid_t pid, int fd,
+			    const struct ipcperf_fd_identity *id)
+{
+	struct fdproc *p = get_proc(t, pid, true);
+	struct ipp_inc *in;
+
+	if (!p)
+		return -ENOMEM;
+	end_inc(t, p, fd, t->now_ns);
+	in = new_inc(t, p, fd, t->now_ns);
+	if (!in)
+		return -ENOMEM;
+	in->id.state = IPP_ID_FINAL;
+	in->id.kind = id->kind;
+	in->id.capacity = -1;
+	snprintf(in->id.object, sizeof(in->id.object), "%s", id->object);
+	if (IPP_OPTS_HAS(id, ino) && id->ino)
+		in->id.ino = id->ino;
+	else if (sscanf(id->object, "pipe:[%llu]", (unsigned long long *)&in->id.ino) != 1)
+		sscanf(id->object, "socket:[%llu]", (unsigned long long *)&in->id.ino);
+	if (IPP_OPTS_HAS(id, peer_ino))
+		in->id.peer_ino = id->peer_ino;
+	if (in->id.kind == IPCPERF_FD_UNIX && in->id.peer_ino)
+		snprintf(in->id.detail, sizeof(in->id.detail), "peer socket:[%llu]",
+			 (unsigned long long)in->id.peer_ino);
+	if (IPP_OPTS_HAS(id, sock_type))
+		in->id.sock_type = id->sock_type;
+	if (IPP_OPTS_HAS(id, capacity) && id->capacity > 0)
+		in->id.capacity = id->capacity;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ attach */
+
+struct scan_ctx {
+	struct ipp_fdtab *t;
+	pid_t pid;
+	uint64_t when;
+};
+
+static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
+{
+	struct scan_ctx *sc = ctx;
+	struct fdproc *p = get_proc(sc->t, sc->pid, true);
+	struct ipp_inc *in;
+
+	if (!p)
+		return -ENOMEM;
+	in = cur_inc(sc->t, p, fd, false);
+	if (in && in->id.state == IPP_ID_NONE) {
+		ident_from_fdid(&in->id, f, sc->when);
+		in->id.auth = (size_t)(in - sc->t->incs);
+		if (f->kind == IPCPERF_FD_PIPE)
+			set_pipe_capacity(&in->id, sc->pid, fd);
+		log_answer(sc->t, IPP_IDQ_SCAN, sc->pid, fd, &in->id);
+	}
+	return 0;
+}
+
+void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
+		       void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx)
+{
+	if (t->no_proc)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct scan_ctx sc = { .t = t, .pid = pids[i], .when = ipp_now_ns() };
+		struct ipp_ident cid = { .state = IPP_ID_UNKNOWN };
+		char path[64], name[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(name, sizeof(name), f)) {
+				name[strcspn(name, "\n")] = '\0';
+				cid.state = IPP_ID_PROC;
+				snprintf(cid.object, sizeof(cid.object), "%s", name);
+			}
+			fclose(f);
+			comm(ctx, pids[i], name);
+		}
+		log_answer(t, IPP_IDQ_COMM, pids[i], -1, &cid);
+		ipp_fdid_scan(pids[i], fresh_sockdb(t), scan_one, &sc);
+		log_answer(t, IPP_IDQ_SCAN_END, pids[i], -1, NULL);
+	}
+}
+
+void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
+			      void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx)
+{
+	struct ipp_ident_ans a;
+
+	/* The recorder logged, per target, its name and then its fds. */
+	while (ipp_identlog__take_any(t->log, IPP_IDQ_COMM, &a) == 0) {
+		struct fdproc *p = get_proc(t, a.pid, true);
+		struct fdlist l = { 0 };
+
+		if (a.ok)
+			comm(ctx, a.pid, a.object);
+		scan_fds(t, a.pid, &l);
+		for (size_t k = 0; p && k < l.n; k++) {
+			struct ipp_inc *in = cur_inc(t, p, l.v[k].fd, false);
+
+			if (in && in->id.state == IPP_ID_NONE) {
+				in->id = l.v[k].id;
+				in->id.auth = (size_t)(in - t->incs);
+			}
+		}
+		free(l.v);
+	}
+}
+
+/* ------------------------------------------------------------------ queries */
+
+/* Does @id say what its incarnation is? A /proc answer only while its authority was open. */
+static bool ident_valid(const struct ipp_fdtab *t, const struct ipp_ident *id)
+{
+	const struct ipp_inc *a;
+
+	if (id->state == IPP_ID_FINAL)
+		return true;
+	if (id->state != IPP_ID_PROC || id->auth >= t->nr_incs)
+		return false;
+	a = &t->incs[id->auth];
+	return a->open || a->end_ns >= id->res_ns;
+}
+
+const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t inc)
+{
+	const struct ipp_ident *id = inc < t->nr_incs ? &t->incs[inc].id : NULL;
+
+	return id && ident_valid(t, id) ? id : &unknown_ident;
+}
+
+int ipp_fdtab__settled(const struct ipp_fdtab *t, long inc, bool final,
+		       const struct ipp_ident **out)
+{
+	const struct ipp_ident *id;
+
+	if (inc < 0 || (size_t)inc >= t->nr_incs) {
+		*out = &unknown_ident;
+		return 1;
+	}
+	id = &t->incs[inc].id;
+	if (id->state == IPP_ID_NONE && !final)
+		return 0;
+	/* Its authority still open and the events not yet at the answer's time: wait. */
+	if (id->state == IPP_ID_PROC && id->auth < t->nr_incs && !final &&
+	    t->incs[id->auth].open && t->now_ns < id->res_ns)
+		return 0;
+	*out = ident_valid(t, id) ? id : &unknown_ident;
+	return 1;
+}
+
+int ipp_fdtab__chan_at(const struct ipp_fdtab *t, long inc, bool final, struct ipp_chan *out)
+{
+	const struct ipp_ident *id;
+
+	if (!ipp_fdtab__settled(t, inc, final, &id))
+		return 0;
+	if (id->state == IPP_ID_UNKNOWN || !id->ino)
+		return -ENOENT;
+	out->kind = id->kind;
+	out->ino = id->ino;
+	out->peer_ino = id->peer_ino;
+	out->sock_type = id->sock_type;
+	out->capacity = id->capacity;
+	out->cap_default = id->cap_default;
+	out->object = id->object;
+	return 1;
+}

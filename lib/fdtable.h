@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fd identity: what each fd of each traced process refers to, at every
+ * moment of the capture (accuracy rule 2 of doc/accuracy.md).
+ *
+ * Each fd of a process goes through incarnations: one starts when an
+ * fd-creating call returns it, when dup2 replaces it, when a fork copies
+ * the table, or when an fd never seen before is used; one ends at close,
+ * dup2 over it, exec (close-on-exec), or the table's end. What an
+ * incarnation refers to comes from a resolver:
+ *  - the caller (ipcperf_stats__set_fd_identity()): exact;
+ *  - the incarnation it was duplicated from (dup, dup2, fork): a copy;
+ *  - /proc (procfd.c): read when the incarnation is first seen, for fds
+ *    that existed before the capture or were made by a call whose result
+ *    the records do not carry;
+ *  - a capture's identity log (record.c): the /proc answers the recording
+ *    session got, in the order it asked, replayed instead of /proc.
+ * A /proc answer read at time T describes the incarnation open at T. The
+ * events reach us late, so the incarnation looked up (the answer's
+ * authority) may turn out to have ended before T: then the answer was
+ * about a later object, and the authority and every copy made of it are
+ * reported as unknown. Until the events reach T, the answer is not settled.
+ *
+ * Driven by the syscall table's fd_op (syscalls.c), not by names. Pure but
+ * for the /proc resolver, which no_proc turns off.
+ */
+#ifndef IPCPERF_FDTABLE_H
+#define IPCPERF_FDTABLE_H
+
+#include "internal.h"
+
+enum ipp_ident_state {
+	IPP_ID_NONE,	/* not looked up yet */
+	IPP_ID_PROC,	/* from /proc at res_ns: valid unless the incarnation ended before */
+	IPP_ID_FINAL,	/* exact (given by the caller, or copied from an exact one) */
+	IPP_ID_UNKNOWN,
+};
+
+/* What an incarnation refers to. */
+struct ipp_ident {
+	enum ipp_ident_state state;
+	enum ipcperf_fd_kind kind;
+	uint64_t res_ns;	/* IPP_ID_PROC: when /proc was read */
+	uint64_t ino, peer_ino;	/* pipes and sockets; 0 otherwise */
+	int sock_type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; 0 for pipes */
+	int64_t capacity;	/* bytes the channel holds; -1 unknown */
+	bool cap_default;	/* capacity is the system default, not measured */
+	int cloexec;		/* the fd closes at exec: 1, 0, or -1 unknown */
+	size_t auth;		/* IPP_ID_PROC: the incarnation /proc described (index) */
+	char object[IPP_OBJECT_MAX];
+	char detail[IPP_DETAIL_MAX];	/* "addr:port -> addr:port", "peer socket:[N]" */
+};
+
+/* One incarnation of an fd. */
+struct ipp_inc {
+	pid_t pid;
+	int fd;
+	bool open;
+	uint64_t start_ns;	/* 0: open since before we looked */
+	uint64_t end_ns;
+	struct ipp_ident id;
+};
+
+struct ipp_fdtab;
+
+/*
+ * @no_proc: never read /proc (replays without a log, tests): identities
+ * then come only from the caller and from duplication.
+ * @return the table, freed with ipp_fdtab__delete(); NULL (ENOMEM).
+ */
+struct ipp_fdtab *ipp_fdtab__new(bool no_proc);
+void ipp_fdtab__delete(struct ipp_fdtab *t);
+
+/*
+ * Take /proc answers from, or give them to, a capture's identity log
+ * (@replay: take them; else record them). NULL: neither.
+ */
+void ipp_fdtab__set_log(struct ipp_fdtab *t, struct ipp_identlog *log, bool replay);
+bool ipp_fdtab__no_proc(const struct ipp_fdtab *t);
+void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc);
+
+/* Events, in timestamp order. */
+/*
+ * A completed call: what it did to the table. @return the incarnation of
+ * the fd a read/write-family call used (index, >= 0; started now if the fd
+ * was never seen, resolving it), or -1 for other calls (-ENOMEM).
+ */
+long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev);
+/* Fork copies the table; exec ends the close-on-exec fds. */
+void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev);
+/* The events have reached @ns (any event: settles /proc answers read before). */
+void ipp_fdtab__clock(struct ipp_fdtab *t, uint64_t ns);
+
+/*
+ * The fds each process in @pids has now (attach), and its name, from /proc
+ * or from the log; @comm gets each name found.
+ */
+void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
+		       void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx);
+/* Replay: the same from the log alone, for whatever processes it names. */
+void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
+			      void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx);
+/* What @fd of @pid refers to from now on (exact). @return 0, -EINVAL, -ENOMEM. */
+int ipp_fdtab__set_identity(struct ipp_fdtab *t, pid_t pid, int fd,
+			    const struct ipcperf_fd_identity *id);
+
+/* The incarnation of @fd of @pid open now (an index), or -ENOENT. */
+long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
+/* Every incarnation so far, by index (stable; the pointer is not, past the next event). */
+size_t ipp_fdtab__count(const struct ipp_fdtab *t);
+const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc);
+/* What incarnation @inc is reported as: its identity if valid, else the unknown one. */
+const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t inc);
+
+/* What a channel end is, as far as it is settled. */
+struct ipp_chan {
+	enum ipcperf_fd_kind kind;
+	uint64_t ino, peer_ino;
+	int sock_type;
+	int64_t capacity;	/* -1 unknown */
+	bool cap_default;
+	const char *object;	/* valid until the next event fed to the table */
+};
+/*
+ * What incarnation @inc is, once that is settled: a /proc answer read at T
+ * is settled when the events have reached T or its incarnation ended.
+ * @final: the capture is over, nothing more will come.
+ * @return 1 with @out filled (a pipe or socket); 0 not settled yet;
+ *   -ENOENT settled, but unknown or with no inode.
+ */
+int ipp_fdtab__chan_at(const struct ipp_fdtab *t, long inc, bool final, struct ipp_chan *out);
+/*
+ * Same for any fd: 1 with @out (valid until the next event) the settled
+ * identity, unknown included; 0 not settled yet.
+ */
+int ipp_fdtab__settled(const struct ipp_fdtab *t, long inc, bool final,
+		       const struct ipp_ident **out);
+
+#endif /* IPCPERF_FDTABLE_H */
