@@ -457,14 +457,6 @@ void flowout_dot(FILE *f, const struct flowout *fo)
 
 /* ------------------------------------------------------------------ Chrome trace */
 
-/* What the stats say an fd is: learned once per (pid, fd) until it is closed or replaced. */
-struct fdc {
-	struct fdc *next;
-	pid_t pid;
-	int fd;
-	char *object;		/* NULL: asked, answer pending */
-};
-
 struct thr {
 	pid_t tid;		/* 0: free slot */
 	pid_t pid;
@@ -477,18 +469,6 @@ struct chan {
 	pid_t pid;
 };
 
-/* A slice whose object is not known yet: resolved in batches (see trace_flush). */
-struct pend {
-	uint64_t start, end;
-	pid_t pid, tid;
-	int fd;
-	const char *name;	/* static storage */
-	int64_t ret;
-	bool is_msgs;
-};
-
-#define PEND_MAX 1024
-
 struct flowout_trace {
 	FILE *f;
 	struct ipcperf_stats *st;
@@ -496,14 +476,10 @@ struct flowout_trace {
 	uint64_t next_id;
 	bool any;			/* an event was written: the next needs a comma */
 
-	struct fdc **fdc;		/* chained hash by (pid, fd) */
-	size_t fdc_buckets, nr_fdc;
 	struct thr *thr;		/* open addressing by tid */
 	size_t thr_cap, nr_thr;
 	struct chan *chan;		/* open addressing by object */
 	size_t chan_cap, nr_chan;
-	struct pend pend[PEND_MAX];
-	size_t nr_pend;
 
 	/* The last counter sample, held back: one read that takes several writes
 	 * gives several matches at one time, and only the last queued value holds. */
@@ -530,13 +506,6 @@ struct flowout_trace *flowout_trace_new(FILE *f)
 		return NULL;
 	}
 	t->f = f;
-	t->fdc_buckets = 256;
-	t->fdc = calloc(t->fdc_buckets, sizeof(*t->fdc));
-	if (!t->fdc) {
-		free(t);
-		errno = ENOMEM;
-		return NULL;
-	}
 	return t;
 }
 
@@ -544,16 +513,6 @@ void flowout_trace_delete(struct flowout_trace *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->fdc_buckets; i++) {
-		struct fdc *e = t->fdc[i], *n;
-
-		for (; e; e = n) {
-			n = e->next;
-			free(e->object);
-			free(e);
-		}
-	}
-	free(t->fdc);
 	free(t->thr);
 	for (size_t i = 0; i < t->chan_cap; i++)
 		free(t->chan[i].object);
@@ -576,94 +535,6 @@ static size_t hash_str(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	return hash_u64(h);
-}
-
-/* --- fd objects */
-
-static struct fdc **fdc_slot(struct flowout_trace *t, pid_t pid, int fd)
-{
-	struct fdc **pp = &t->fdc[hash_u64((uint64_t)(uint32_t)pid << 32 | (uint32_t)fd) &
-				  (t->fdc_buckets - 1)];
-
-	while (*pp && ((*pp)->pid != pid || (*pp)->fd != fd))
-		pp = &(*pp)->next;
-	return pp;
-}
-
-static void fdc_grow(struct flowout_trace *t)
-{
-	size_t n = t->fdc_buckets * 2;
-	struct fdc **v = calloc(n, sizeof(*v));
-
-	if (!v)
-		return;	/* longer chains; still correct */
-	for (size_t i = 0; i < t->fdc_buckets; i++) {
-		struct fdc *e = t->fdc[i], *nx;
-
-		for (; e; e = nx) {
-			size_t h = hash_u64((uint64_t)(uint32_t)e->pid << 32 | (uint32_t)e->fd) & (n - 1);
-
-			nx = e->next;
-			e->next = v[h];
-			v[h] = e;
-		}
-	}
-	free(t->fdc);
-	t->fdc = v;
-	t->fdc_buckets = n;
-}
-
-static struct fdc *fdc_get(struct flowout_trace *t, pid_t pid, int fd, bool create)
-{
-	struct fdc **pp = fdc_slot(t, pid, fd);
-
-	if (*pp || !create)
-		return *pp;
-	*pp = calloc(1, sizeof(**pp));
-	if (!*pp)
-		return NULL;
-	(*pp)->pid = pid;
-	(*pp)->fd = fd;
-	if (++t->nr_fdc > t->fdc_buckets) {
-		struct fdc *e = *pp;
-
-		fdc_grow(t);
-		return e;
-	}
-	return *pp;
-}
-
-static void fdc_del(struct flowout_trace *t, pid_t pid, int fd)
-{
-	struct fdc **pp = fdc_slot(t, pid, fd), *e = *pp;
-
-	if (!e)
-		return;
-	*pp = e->next;
-	free(e->object);
-	free(e);
-	t->nr_fdc--;
-}
-
-/* Every fd of @pid (exec closed some; pipe2/socketpair made two we cannot name). */
-static void fdc_del_pid(struct flowout_trace *t, pid_t pid)
-{
-	for (size_t i = 0; i < t->fdc_buckets; i++) {
-		struct fdc **pp = &t->fdc[i];
-
-		while (*pp) {
-			struct fdc *e = *pp;
-
-			if (e->pid != pid) {
-				pp = &e->next;
-				continue;
-			}
-			*pp = e->next;
-			free(e->object);
-			free(e);
-			t->nr_fdc--;
-		}
-	}
 }
 
 /* --- threads */
@@ -755,148 +626,27 @@ static void ev_begin(struct flowout_trace *t, char ph, pid_t pid, pid_t tid)
 	t->any = true;
 }
 
-static void write_slice(struct flowout_trace *t, const struct pend *p, const char *object)
+/* A read or write, with what its fd was (the stats say once it is settled). */
+static void trace_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipcperf_fd_object *fd)
 {
-	struct thr *th = thr_get(t, p->tid, true);
+	struct flowout_trace *t = ctx;
+	struct thr *th = thr_get(t, ev->tid, true);
 
 	if (th)
-		th->pid = p->pid;
-	ev_begin(t, 'X', p->pid, p->tid);
-	put_ts(t, "ts", p->start, true);
-	put_ts(t, "dur", p->end >= p->start ? p->end - p->start : 0, false);
-	fprintf(t->f, ",\"cat\":\"syscall\",\"name\":\"%s fd %d\",\"args\":{", p->name, p->fd);
-	if (p->ret < 0)
-		fprintf(t->f, "\"bytes\":0,\"error\":%" PRId64, p->ret);
-	else if (p->is_msgs)
-		fprintf(t->f, "\"msgs\":%" PRId64, p->ret);
+		th->pid = ev->pid;
+	ev_begin(t, 'X', ev->pid, ev->tid);
+	put_ts(t, "ts", ev->start_ns, true);
+	put_ts(t, "dur", ev->end_ns >= ev->start_ns ? ev->end_ns - ev->start_ns : 0, false);
+	fprintf(t->f, ",\"cat\":\"syscall\",\"name\":\"%s fd %d\",\"args\":{", ev->name, ev->fd);
+	if (ev->ret < 0)
+		fprintf(t->f, "\"bytes\":0,\"error\":%" PRId64, ev->ret);
+	else if (ev->ret_is_msgs)
+		fprintf(t->f, "\"msgs\":%" PRId64, ev->ret);
 	else
-		fprintf(t->f, "\"bytes\":%" PRId64, p->ret);
+		fprintf(t->f, "\"bytes\":%" PRId64, ev->ret);
 	fputs(",\"object\":", t->f);
-	json_write_string(t->f, object ? object : "unknown");
+	json_write_string(t->f, fd->object);
 	fputs("}}", t->f);
-}
-
-struct resolve_ctx {
-	struct flowout_trace *t;
-	size_t *order;			/* pending slices sorted by (pid, fd) */
-	const char **best;		/* per pending slice: the object of the tightest row */
-	uint64_t *span;
-};
-
-static int cmp_pend(const void *a, const void *b, void *arg)
-{
-	const struct pend *v = arg, *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->fd != y->fd)
-		return x->fd < y->fd ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
-/*
- * The rows of one (pid, fd) are its objects over time; the one a call used is
- * the row whose first..last covers the call (the tightest, if an object came
- * back to the same fd around another one).
- */
-static int resolve_row(void *ctx, const struct ipcperf_fd_row *row)
-{
-	struct resolve_ctx *rc = ctx;
-	const struct pend *v = rc->t->pend;
-	size_t lo = 0, hi = rc->t->nr_pend;
-
-	/* The first pending slice at or after (row->pid, row->fd). */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct pend *p = &v[rc->order[mid]];
-
-		if (p->pid < row->pid || (p->pid == row->pid && p->fd < row->fd))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < rc->t->nr_pend; lo++) {
-		size_t i = rc->order[lo];
-		const struct pend *p = &v[i];
-		uint64_t span;
-		char *c;
-
-		if (p->pid != row->pid || p->fd != row->fd)
-			break;
-		if (row->first_ns > p->start || row->last_ns < p->end)
-			continue;
-		span = row->last_ns - row->first_ns;
-		if (rc->best[i] && span >= rc->span[i])
-			continue;
-		/* Rows live only during the call: keep a copy. */
-		c = strdup(row->object ? row->object : "unknown");
-		if (!c)
-			continue;
-		free((char *)rc->best[i]);
-		rc->best[i] = c;
-		rc->span[i] = span;
-	}
-	return 0;
-}
-
-/* Name the pending slices with one walk over the fd rows, write them, remember the answers. */
-static void trace_flush(struct flowout_trace *t)
-{
-	struct resolve_ctx rc = { .t = t };
-	size_t n = t->nr_pend;
-
-	if (!n)
-		return;
-	rc.order = malloc(n * sizeof(*rc.order));
-	rc.best = calloc(n, sizeof(*rc.best));
-	rc.span = calloc(n, sizeof(*rc.span));
-	if (rc.order && rc.best && rc.span) {
-		for (size_t i = 0; i < n; i++)
-			rc.order[i] = i;
-		qsort_r(rc.order, n, sizeof(*rc.order), cmp_pend, t->pend);
-		ipcperf_stats__for_each_fd(t->st, resolve_row, &rc);
-	}
-	for (size_t i = 0; i < n; i++)
-		write_slice(t, &t->pend[i], rc.best ? rc.best[i] : NULL);
-	/*
-	 * Remember the answer for an fd still open as it was: an entry waiting
-	 * for one was made after the fd's last close or replacement, so the
-	 * latest slice of that (pid, fd) is of the fd as it is now.
-	 */
-	for (size_t i = n; rc.best && i-- > 0;) {
-		const struct pend *p = &t->pend[i];
-		struct fdc *e = fdc_get(t, p->pid, p->fd, false);
-
-		if (e && !e->object && rc.best[i])
-			e->object = strdup(rc.best[i]);
-	}
-	for (size_t i = 0; rc.best && i < n; i++)
-		free((char *)rc.best[i]);
-	free(rc.order);
-	free(rc.best);
-	free(rc.span);
-	t->nr_pend = 0;
-}
-
-static void trace_slice(struct flowout_trace *t, const struct ipcperf_syscall *ev)
-{
-	struct pend p = {
-		.start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
-		.fd = ev->fd, .name = ev->name, .ret = ev->ret, .is_msgs = ev->ret_is_msgs,
-	};
-	struct fdc *e = fdc_get(t, ev->pid, ev->fd, true);
-
-	if (e && e->object) {
-		write_slice(t, &p, e->object);
-		return;
-	}
-	/*
-	 * Asking the stats walks all their fd rows: done for many slices at once,
-	 * so that a capture with many fds does not walk them once per fd.
-	 */
-	t->pend[t->nr_pend++] = p;
-	if (t->nr_pend == PEND_MAX)
-		trace_flush(t);
 }
 
 static void flush_counter(struct flowout_trace *t)
@@ -961,34 +711,6 @@ static void trace_match(void *ctx, const struct ipcperf_flow_match *m)
 	t->cnt_queued = m->queued;
 }
 
-static void trace_syscall(void *ctx, const struct ipcperf_syscall *ev)
-{
-	struct flowout_trace *t = ctx;
-
-	switch (ev->cls) {
-	case IPCPERF_SC_READ:
-	case IPCPERF_SC_WRITE:
-		if (ev->fd >= 0)
-			trace_slice(t, ev);
-		break;
-	case IPCPERF_SC_FD_CLOSE:
-		if (ev->fd >= 0)
-			fdc_del(t, ev->pid, ev->fd);
-		break;
-	case IPCPERF_SC_FD_NEW:
-	case IPCPERF_SC_FD_DUP2:
-		if (ev->ret >= 0 && ev->ret <= INT32_MAX)
-			fdc_del(t, ev->pid, (int)ev->ret);
-		break;
-	case IPCPERF_SC_FD_PAIR:
-		if (ev->ret == 0)
-			fdc_del_pid(t, ev->pid);
-		break;
-	default:
-		break;
-	}
-}
-
 static void trace_task(void *ctx, const struct ipcperf_task *ev)
 {
 	struct flowout_trace *t = ctx;
@@ -997,7 +719,6 @@ static void trace_task(void *ctx, const struct ipcperf_task *ev)
 	/* Only threads that have slices are named: the table stays as small as the timeline. */
 	switch (ev->kind) {
 	case IPCPERF_TASK_EXEC:
-		fdc_del_pid(t, ev->pid);	/* close-on-exec fds are gone */
 		th = thr_get(t, ev->tid, false);
 		break;
 	case IPCPERF_TASK_FORK:
@@ -1021,14 +742,15 @@ static void trace_switch(void *ctx, const struct ipcperf_switch *ev)
 int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
 			 struct ipcperf_flows *fl, struct ipcperf_stats *st)
 {
-	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = t, .syscall = trace_syscall,
-		     .sched_switch = trace_switch, .task = trace_task);
+	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = t, .sched_switch = trace_switch,
+		     .task = trace_task);
 	int err;
 
 	t->st = st;
 	/* Timestamps count from here: before anything the session can record. */
 	t->base_ns = mono_ns();
 	if ((err = ipcperf_flows__on_match(fl, trace_match, t)) < 0 ||
+	    (err = ipcperf_stats__on_call(st, trace_call, t)) < 0 ||
 	    (err = ipcperf_session__add_handlers(s, &h)) < 0)
 		return err;
 	fprintf(t->f, "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"tool\":\"ipcperf\","
@@ -1085,7 +807,8 @@ int flowout_trace_finish(struct flowout_trace *t)
 	struct thr *v = NULL;
 	size_t n = 0;
 
-	trace_flush(t);
+	if (t->st)
+		ipcperf_stats__settle_calls(t->st);
 	flush_counter(t);
 	/* Names: processes from the stats (their last comm), threads from what they were called. */
 	if (t->st)

@@ -793,20 +793,51 @@ int ipp_fdtab__settled(const struct ipp_fdtab *t, long inc, bool final,
 	return 1;
 }
 
-int ipp_fdtab__chan_at(const struct ipp_fdtab *t, long inc, bool final, struct ipp_chan *out)
-{
-	const struct ipp_ident *id;
+/* ------------------------------------------------------------------ settling */
 
-	if (!ipp_fdtab__settled(t, inc, final, &id))
-		return 0;
-	if (id->state == IPP_ID_UNKNOWN || !id->ino)
-		return -ENOENT;
-	out->kind = id->kind;
-	out->ino = id->ino;
-	out->peer_ino = id->peer_ino;
-	out->sock_type = id->sock_type;
-	out->capacity = id->capacity;
-	out->cap_default = id->cap_default;
-	out->object = id->object;
-	return 1;
+void ipp_settleq__init(struct ipp_settleq *q, const struct ipp_fdtab *t)
+{
+	memset(q, 0, sizeof(*q));
+	q->t = t;
+}
+
+void ipp_settleq__fini(struct ipp_settleq *q)
+{
+	free(q->v);
+	memset(q, 0, sizeof(*q));
+}
+
+int ipp_settleq__push(struct ipp_settleq *q, const struct ipcperf_syscall *ev, long inc)
+{
+	if (q->len == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 256;
+		struct ipp_settle_call *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		/* Unwrapped into the new ring, oldest first. */
+		for (size_t i = 0; i < q->len; i++)
+			v[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->v[(q->head + q->len) % q->cap] = (struct ipp_settle_call){ .ev = *ev, .inc = inc };
+	q->len++;
+	return 0;
+}
+
+void ipp_settleq__drain(struct ipp_settleq *q, bool final, ipp_settled_fn cb, void *ctx)
+{
+	while (q->len) {
+		struct ipp_settle_call *c = &q->v[q->head];
+		const struct ipp_ident *id;
+
+		if (!ipp_fdtab__settled(q->t, c->inc, final, &id))
+			break;
+		q->head = (q->head + 1) % q->cap;
+		q->len--;
+		cb(ctx, &c->ev, id);
+	}
 }

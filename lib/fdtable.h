@@ -112,28 +112,37 @@ const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc);
 /* What incarnation @inc is reported as: its identity if valid, else the unknown one. */
 const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t inc);
 
-/* What a channel end is, as far as it is settled. */
-struct ipp_chan {
-	enum ipcperf_fd_kind kind;
-	uint64_t ino, peer_ino;
-	int sock_type;
-	int64_t capacity;	/* -1 unknown */
-	bool cap_default;
-	const char *object;	/* valid until the next event fed to the table */
-};
 /*
  * What incarnation @inc is, once that is settled: a /proc answer read at T
  * is settled when the events have reached T or its incarnation ended.
  * @final: the capture is over, nothing more will come.
- * @return 1 with @out filled (a pipe or socket); 0 not settled yet;
- *   -ENOENT settled, but unknown or with no inode.
- */
-int ipp_fdtab__chan_at(const struct ipp_fdtab *t, long inc, bool final, struct ipp_chan *out);
-/*
- * Same for any fd: 1 with @out (valid until the next event) the settled
- * identity, unknown included; 0 not settled yet.
+ * @return 1 with *@out (valid until the next event) the settled identity,
+ *   the unknown one included; 0 not settled yet.
  */
 int ipp_fdtab__settled(const struct ipp_fdtab *t, long inc, bool final,
 		       const struct ipp_ident **out);
+
+/*
+ * Calls waiting, in the order they came, until what their fd is has been
+ * settled: what flows and ipcperf_stats__on_call() consume.
+ */
+struct ipp_settleq {
+	const struct ipp_fdtab *t;
+	struct ipp_settle_call {
+		struct ipcperf_syscall ev;
+		long inc;	/* the incarnation of ev.fd */
+	} *v;
+	size_t head, len, cap;
+};
+
+typedef void (*ipp_settled_fn)(void *ctx, const struct ipcperf_syscall *ev,
+			       const struct ipp_ident *id);
+
+void ipp_settleq__init(struct ipp_settleq *q, const struct ipp_fdtab *t);
+void ipp_settleq__fini(struct ipp_settleq *q);
+/* Queue @ev, whose fd is incarnation @inc. @return 0 or -ENOMEM (the call is dropped). */
+int ipp_settleq__push(struct ipp_settleq *q, const struct ipcperf_syscall *ev, long inc);
+/* Hand @cb the calls at the front whose fd is settled, in order; @final: all of them. */
+void ipp_settleq__drain(struct ipp_settleq *q, bool final, ipp_settled_fn cb, void *ctx);
 
 #endif /* IPCPERF_FDTABLE_H */

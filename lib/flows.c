@@ -66,15 +66,9 @@ struct flow {
 	struct fifo debts;	/* read before their write was seen */
 };
 
-struct pending {
-	struct ipcperf_syscall ev;
-	long inc;		/* the stats' incarnation of ev.fd */
-};
-
 struct ipcperf_flows {
 	struct ipcperf_stats *st;
-	struct pending *pend;	/* ring of calls whose fd is not settled yet */
-	size_t pend_head, pend_len, pend_cap;
+	struct ipp_settleq pend;	/* calls whose fd is not settled yet */
 	struct take { struct seg w; uint64_t bytes; } *takes;	/* one read's matches */
 	size_t cap_takes;
 	struct flow **flows;	/* sorted by ino */
@@ -106,6 +100,7 @@ struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
 		return NULL;
 	}
 	fl->st = st;
+	ipp_settleq__init(&fl->pend, ipp_stats_fdtab(st));
 	return fl;
 }
 
@@ -123,7 +118,7 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 		free(f);
 	}
 	free(fl->flows);
-	free(fl->pend);
+	ipp_settleq__fini(&fl->pend);
 	free(fl->takes);
 	free(fl);
 }
@@ -367,40 +362,42 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 		fifo_push(&f->debts, &r);
 }
 
-static void process(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev,
-		    const struct ipp_chan *c)
+/* A call whose fd is settled: its bytes into the channel's flow. */
+static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch)
 {
-	struct ipp_chan ch = *c;
+	struct ipcperf_flows *fl = ctx;
 	struct flow *f;
 	bool writing = ev->cls == IPCPERF_SC_WRITE;
 	uint64_t key;
 
-	if (ch.kind != IPCPERF_FD_PIPE && ch.kind != IPCPERF_FD_UNIX &&
-	    ch.kind != IPCPERF_FD_TCP && ch.kind != IPCPERF_FD_UDP)
+	if (ch->state == IPP_ID_UNKNOWN || !ch->ino)
+		return;
+	if (ch->kind != IPCPERF_FD_PIPE && ch->kind != IPCPERF_FD_UNIX &&
+	    ch->kind != IPCPERF_FD_TCP && ch->kind != IPCPERF_FD_UDP)
 		return;
 	/* A pipe is one channel; a socket's data goes from the writing end to its peer. */
-	key = ch.kind == IPCPERF_FD_PIPE || writing ? ch.ino : ch.peer_ino;
+	key = ch->kind == IPCPERF_FD_PIPE || writing ? ch->ino : ch->peer_ino;
 	if (!key)
 		return;
 	f = get_flow(fl, key, true);
 	if (!f)
 		return;
 	if (!f->first) {
-		f->kind = ch.kind;
-		f->datagram = ch.sock_type == SOCK_DGRAM || ch.sock_type == SOCK_SEQPACKET;
-		if (ch.kind == IPCPERF_FD_PIPE || writing)
-			snprintf(f->object, sizeof(f->object), "%s", ch.object);
+		f->kind = ch->kind;
+		f->datagram = ch->sock_type == SOCK_DGRAM || ch->sock_type == SOCK_SEQPACKET;
+		if (ch->kind == IPCPERF_FD_PIPE || writing)
+			snprintf(f->object, sizeof(f->object), "%s", ch->object);
 		else
 			snprintf(f->object, sizeof(f->object), "socket:[%llu]",
 				 (unsigned long long)key);
-		f->reader_ino = ch.kind == IPCPERF_FD_PIPE ? ch.ino : ch.peer_ino;
+		f->reader_ino = ch->kind == IPCPERF_FD_PIPE ? ch->ino : ch->peer_ino;
 		f->first = ev->start_ns;
 	}
-	if (!writing && ch.kind != IPCPERF_FD_PIPE)
-		f->reader_ino = ch.ino;
-	if (f->capacity < 0 && ch.capacity > 0 && (writing || ch.kind == IPCPERF_FD_PIPE)) {
-		f->capacity = ch.capacity;
-		f->cap_default = ch.cap_default;
+	if (!writing && ch->kind != IPCPERF_FD_PIPE)
+		f->reader_ino = ch->ino;
+	if (f->capacity < 0 && ch->capacity > 0 && (writing || ch->kind == IPCPERF_FD_PIPE)) {
+		f->capacity = ch->capacity;
+		f->cap_default = ch->cap_default;
 	}
 	f->last = ev->end_ns;
 	pidset_add(writing ? &f->writers : &f->readers, ev->pid);
@@ -416,23 +413,6 @@ static void process(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev,
 		on_read(fl, f, ev);
 }
 
-/* Process the waiting calls whose fd is settled, in arrival order. */
-static void drain(struct ipcperf_flows *fl, bool final)
-{
-	while (fl->pend_len) {
-		struct pending *p = &fl->pend[fl->pend_head];
-		struct ipp_chan ch;
-		int r = ipp_fdtab__chan_at(ipp_stats_fdtab(fl->st), p->inc, final, &ch);
-
-		if (r == 0)
-			break;
-		if (r > 0)
-			process(fl, &p->ev, &ch);
-		fl->pend_head = (fl->pend_head + 1) % fl->pend_cap;
-		fl->pend_len--;
-	}
-}
-
 void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
 {
 	long inc;
@@ -441,25 +421,9 @@ void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_s
 	    ev->ret_is_msgs)
 		return;
 	inc = ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, ev->fd);
-	if (inc >= 0) {
-		if (fl->pend_len == fl->pend_cap) {
-			size_t cap = fl->pend_cap ? fl->pend_cap * 2 : 256;
-			struct pending *v = malloc(cap * sizeof(*v));
-
-			if (!v)
-				return;
-			for (size_t i = 0; i < fl->pend_len; i++)
-				v[i] = fl->pend[(fl->pend_head + i) % fl->pend_cap];
-			free(fl->pend);
-			fl->pend = v;
-			fl->pend_cap = cap;
-			fl->pend_head = 0;
-		}
-		fl->pend[(fl->pend_head + fl->pend_len) % fl->pend_cap] =
-			(struct pending){ .ev = *ev, .inc = inc };
-		fl->pend_len++;
-	}
-	drain(fl, false);
+	if (inc >= 0)
+		ipp_settleq__push(&fl->pend, ev, inc);
+	ipp_settleq__drain(&fl->pend, false, process, fl);
 }
 
 static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
@@ -504,7 +468,7 @@ int ipcperf_flows__for_each(struct ipcperf_flows *fl,
 
 	if (!fl || !cb)
 		return -EINVAL;
-	drain(fl, true);
+	ipp_settleq__drain(&fl->pend, true, process, fl);
 	if (!fl->nr)
 		return 0;
 	v = malloc(fl->nr * sizeof(*v));

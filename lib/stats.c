@@ -67,6 +67,11 @@ struct ipcperf_stats {
 	size_t nr_counts, cap_counts;
 	struct thread *threads;
 	size_t nr_threads, cap_threads;
+	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
+	void (*call_cb)(void *ctx, const struct ipcperf_syscall *ev,
+			const struct ipcperf_fd_object *fd);
+	void *call_ctx;
+	struct ipp_settleq calls;
 };
 
 struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
@@ -90,6 +95,7 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 		errno = ENOMEM;
 		return NULL;
 	}
+	ipp_settleq__init(&st->calls, st->fdt);
 	return st;
 }
 
@@ -112,6 +118,7 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	free(st->procs);
 	free(st->counts);
 	free(st->threads);
+	ipp_settleq__fini(&st->calls);
 	ipp_fdtab__delete(st->fdt);
 	free(st);
 }
@@ -310,6 +317,35 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 		sd->bytes += (uint64_t)ev->ret;
 }
 
+static void call_settled(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *id)
+{
+	struct ipcperf_stats *st = ctx;
+	struct ipcperf_fd_object fd = {
+		.object = id->object, .kind = id->kind, .detail = id->detail, .ino = id->ino,
+		.peer_ino = id->peer_ino,
+	};
+
+	st->call_cb(st->call_ctx, ev, &fd);
+}
+
+int ipcperf_stats__on_call(struct ipcperf_stats *st,
+			   void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
+				      const struct ipcperf_fd_object *fd),
+			   void *ctx)
+{
+	if (!st)
+		return -EINVAL;
+	st->call_cb = cb;
+	st->call_ctx = ctx;
+	return 0;
+}
+
+void ipcperf_stats__settle_calls(struct ipcperf_stats *st)
+{
+	if (st && st->call_cb)
+		ipp_settleq__drain(&st->calls, true, call_settled, st);
+}
+
 void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *evp)
 {
 	struct ipcperf_syscall named;
@@ -317,6 +353,7 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 	struct proc *p = get_proc(st, ev->pid, true);
 	struct inccount *c;
 	struct scstat *sc;
+	long inc;
 
 	if (!p)
 		return;
@@ -341,9 +378,14 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 			count_errno(sc, (int)-ev->ret);
 		}
 	}
-	c = count_of(st, ipp_fdtab__syscall(st->fdt, ev));
+	inc = ipp_fdtab__syscall(st->fdt, ev);
+	c = count_of(st, inc);
 	if (!c)
 		return;
+	if (st->call_cb) {
+		ipp_settleq__push(&st->calls, ev, inc);
+		ipp_settleq__drain(&st->calls, false, call_settled, st);
+	}
 	if (!c->first_ns)
 		c->first_ns = ev->start_ns;
 	c->last_ns = ev->end_ns;

@@ -4,7 +4,8 @@
  * are built by hand the way the engine fills them and fed with
  * ipcperf_stats__add_*(); rows are collected and checked for exact values.
  * No root, no kernel, no /proc (no_proc): what an fd refers to comes only
- * from ipcperf_stats__set_fd_object() and fd duplication.
+ * from ipcperf_stats__set_fd_object() and fd duplication; one test reads
+ * /proc about an fd of its own process.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -15,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
@@ -678,6 +681,112 @@ START_TEST(test_identity_lifecycle)
 	ck_assert_int_eq(rs->v[2].r.fd, 10);
 	ck_assert_int_eq(rs->v[3].r.fd, 10);
 	free_fds(rs);
+}
+END_TEST
+
+/* What ipcperf_stats__on_call() handed over, in order. */
+struct calls_seen {
+	struct {
+		pid_t pid;
+		int fd;
+		int64_t ret;
+		char object[128];
+		enum ipcperf_fd_kind kind;
+		uint64_t ino;
+	} v[16];
+	size_t n;
+};
+
+static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipcperf_fd_object *fd)
+{
+	struct calls_seen *c = ctx;
+
+	ck_assert_uint_lt(c->n, 16);
+	c->v[c->n].pid = ev->pid;
+	c->v[c->n].fd = ev->fd;
+	c->v[c->n].ret = ev->ret;
+	snprintf(c->v[c->n].object, sizeof(c->v[c->n].object), "%s", fd->object);
+	c->v[c->n].kind = fd->kind;
+	c->v[c->n].ino = fd->ino;
+	c->n++;
+}
+
+/* Each read or write with the object its fd was at that call, in order; at once without /proc. */
+START_TEST(test_on_call)
+{
+	struct calls_seen c = { 0 };
+
+	ck_assert_int_eq(ipcperf_stats__on_call(NULL, on_call, &c), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__on_call(st, on_call, &c), 0);
+	set_obj(100, 3, "pipe:[77]", IPCPERF_FD_PIPE);
+	do_write(100, 3, 10, 10, 100);
+	do_close(100, 3, 0);
+	set_obj(100, 3, "/dev/null", IPCPERF_FD_FILE);
+	do_write(100, 3, 7, 7, 100);
+	do_dup2(100, 3, 10);
+	do_read(100, 10, 5, -EBADF, 100);
+	do_write(100, 11, 1, 1, 100);	/* never seen: unknown */
+	ck_assert_uint_eq(c.n, 4);
+	ck_assert_str_eq(c.v[0].object, "pipe:[77]");
+	ck_assert_int_eq(c.v[0].kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(c.v[0].ino, 77);
+	ck_assert_int_eq(c.v[0].ret, 10);
+	ck_assert_str_eq(c.v[1].object, "/dev/null");
+	ck_assert_int_eq(c.v[1].kind, IPCPERF_FD_FILE);
+	ck_assert_int_eq(c.v[2].fd, 10);
+	ck_assert_str_eq(c.v[2].object, "/dev/null");
+	ck_assert_int_eq(c.v[2].ret, -EBADF);
+	ck_assert_str_eq(c.v[3].object, "unknown");
+	ck_assert_int_eq(c.v[3].kind, IPCPERF_FD_UNKNOWN);
+	/* Nothing left to settle; other calls are not handed over. */
+	do_close(100, 10, 0);
+	ipcperf_stats__settle_calls(st);
+	ipcperf_stats__settle_calls(NULL);
+	ck_assert_uint_eq(c.n, 4);
+	/* NULL stops the calls. */
+	ck_assert_int_eq(ipcperf_stats__on_call(st, NULL, NULL), 0);
+	do_write(100, 3, 1, 1, 100);
+	ck_assert_uint_eq(c.n, 4);
+}
+END_TEST
+
+/*
+ * With /proc: the answer about an fd of this very process is read when the
+ * fd is first used, at a time the events have not reached yet (their clock
+ * is far behind), so the call waits until an event catches up, or until
+ * the calls are settled at the end.
+ */
+START_TEST(test_on_call_waits_for_proc)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o);
+	struct ipcperf_stats *live = ipcperf_stats__new(&o);
+	struct calls_seen c = { 0 };
+	struct ipcperf_syscall ev;
+	char want[64];
+	int fds[2];
+
+	ck_assert_ptr_nonnull(live);
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(ipcperf_stats__on_call(live, on_call, &c), 0);
+	ev = call(getpid(), getpid(), SYS_write, "write", IPCPERF_SC_WRITE, fds[1], 1, 100);
+	ev.args[0] = (uint64_t)fds[1];
+	ev.nr_args = 3;
+	ipcperf_stats__add_syscall(live, &ev);
+	ck_assert_uint_eq(c.n, 0);
+	ipcperf_stats__settle_calls(live);
+	ck_assert_uint_eq(c.n, 1);
+	{
+		struct stat sb;
+
+		ck_assert_int_eq(fstat(fds[1], &sb), 0);
+		snprintf(want, sizeof(want), "pipe:[%llu]", (unsigned long long)sb.st_ino);
+		ck_assert_str_eq(c.v[0].object, want);
+		ck_assert_uint_eq(c.v[0].ino, (uint64_t)sb.st_ino);
+	}
+	ck_assert_int_eq(c.v[0].kind, IPCPERF_FD_PIPE);
+	close(fds[0]);
+	close(fds[1]);
+	ipcperf_stats__delete(live);
 }
 END_TEST
 
@@ -1990,6 +2099,8 @@ Suite *stats_suite(void)
 	tcase_add_test(tc, test_no_row_without_io);
 	tcase_add_test(tc, test_close_ebadf_keeps_eintr_ends);
 	tcase_add_test(tc, test_set_fd_identity);
+	tcase_add_test(tc, test_on_call);
+	tcase_add_test(tc, test_on_call_waits_for_proc);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fork-exec");

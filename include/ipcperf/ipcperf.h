@@ -724,6 +724,35 @@ IPCPERF_API int ipcperf_stats__for_each_syscall(struct ipcperf_stats *st,
 						int (*cb)(void *ctx, const struct ipcperf_syscall_row *row),
 						void *ctx);
 
+/** What the fd of a call referred to (ipcperf_stats__on_call()). */
+struct ipcperf_fd_object {
+	const char *object;	/**< "pipe:[123]", "socket:[456]", "/path", or "unknown" */
+	enum ipcperf_fd_kind kind;
+	const char *detail;	/**< as ipcperf_fd_row.detail */
+	uint64_t ino;		/**< inode of pipes and sockets, 0 if unknown */
+	uint64_t peer_ino;	/**< unix sockets: the peer's inode, 0 if none or unknown */
+};
+
+/**
+ * Call @p cb for each read/write-family call fed to @p st (with ev->fd >= 0),
+ * with what its fd referred to at that call, as soon as that is settled: at
+ * once when it is known exactly, else when the events have caught up with
+ * the moment /proc was read (tens of ms). Calls come in the order they were
+ * fed. Data lives only during the call. A new callback replaces the last;
+ * NULL stops. Since 0.2. @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_stats__on_call(struct ipcperf_stats *st,
+				       void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
+						  const struct ipcperf_fd_object *fd),
+				       void *ctx);
+
+/**
+ * Hand every call still waiting to the ipcperf_stats__on_call() callback:
+ * what is not settled by now is "unknown". Call it after
+ * ipcperf_session__stop(). Accepts NULL. Since 0.2.
+ */
+IPCPERF_API void ipcperf_stats__settle_calls(struct ipcperf_stats *st);
+
 /**
  * Zero every count (for interval deltas); what fds refer to is kept.
  * The sum of the counts between resets equals the counts without resets.
