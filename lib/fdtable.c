@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fdid.h"
+#include "procfd.h"
 #include "fdtable.h"
 
 struct fdslot {
@@ -291,7 +291,7 @@ static void resolve(struct ipp_fdtab *t, struct ipp_inc *in)
 		return;
 	}
 	when = ipp_now_ns();
-	if (ipp_fdid_resolve(in->pid, in->fd, is_socket(in->pid, in->fd) ? fresh_sockdb(t) : NULL,
+	if (ipp_procfd_resolve(in->pid, in->fd, is_socket(in->pid, in->fd) ? fresh_sockdb(t) : NULL,
 			     &f) == 0) {
 		ident_from_fdid(&in->id, &f, when);
 		in->id.auth = (size_t)(in - t->incs);
@@ -555,7 +555,7 @@ static void scan_fds(struct ipp_fdtab *t, pid_t pid, struct fdlist *l)
 				break;
 		return;
 	}
-	if (ipp_fdid_scan(pid, fresh_sockdb(t), collect_fd, l) < 0)
+	if (ipp_procfd_scan(pid, fresh_sockdb(t), collect_fd, l) < 0)
 		l->n = 0;
 	for (size_t k = 0; k < l->n; k++)
 		log_answer(t, IPP_IDQ_SCAN, pid, l->v[k].fd, &l->v[k].id);
@@ -721,7 +721,7 @@ void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
 			comm(ctx, pids[i], name);
 		}
 		log_answer(t, IPP_IDQ_COMM, pids[i], -1, &cid);
-		ipp_fdid_scan(pids[i], fresh_sockdb(t), scan_one, &sc);
+		ipp_procfd_scan(pids[i], fresh_sockdb(t), scan_one, &sc);
 		log_answer(t, IPP_IDQ_SCAN_END, pids[i], -1, NULL);
 	}
 }

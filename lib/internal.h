@@ -50,7 +50,7 @@ uint64_t ipp_now_ns(void);
 /* opts->sz is sane: at least the sz member, and no larger than we know unless the tail is zero. */
 bool ipp_opts_valid(const void *opts, size_t user_sz, size_t known_sz);
 
-/* ---------------------------------------------------------------- print.c */
+/* ---------------------------------------------------------------- api.c */
 #include <stdarg.h>
 void ipp_vprint(enum ipcperf_print_level level, const char *fmt, va_list ap);
 __attribute__((format(printf, 2, 3)))
@@ -311,7 +311,7 @@ int ipp_follow__resolve(struct ipp_follow *f, pid_t tid, bool cmd_exec_done);
 bool ipp_follow__done(const struct ipp_follow *f);
 size_t ipp_follow__count(const struct ipp_follow *f);
 
-/* ---------------------------------------------------------------- target.c */
+/* ---------------------------------------------------------------- targets.c */
 /* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
 int ipp_list_threads(pid_t pid, pid_t **tids);
 /* tgid of thread @tid from /proc, or -errno. */
@@ -348,7 +348,7 @@ int ipp_counters__read(const struct ipp_counters *c, const bool *use_thread,
 		       struct ipcperf_counter_value *vals);
 void ipp_counters__delete(struct ipp_counters *c);
 
-/* ---------------------------------------------------------------- stats.c */
+/* ---------------------------------------------------------------- account.c */
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
 

@@ -10,8 +10,8 @@ int main(void)
 	srunner_add_suite(sr, pair_suite());
 	srunner_add_suite(sr, opts_suite());
 	srunner_add_suite(sr, hist_suite());
-	srunner_add_suite(sr, fdid_suite());
-	srunner_add_suite(sr, stats_suite());
+	srunner_add_suite(sr, procfd_suite());
+	srunner_add_suite(sr, account_suite());
 	srunner_add_suite(sr, flows_suite());
 	srunner_add_suite(sr, perfdata_suite());
 	srunner_run_all(sr, CK_NORMAL);

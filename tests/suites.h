@@ -10,8 +10,8 @@ Suite *follow_suite(void);
 Suite *pair_suite(void);
 Suite *opts_suite(void);
 Suite *hist_suite(void);
-Suite *fdid_suite(void);
-Suite *stats_suite(void);
+Suite *procfd_suite(void);
+Suite *account_suite(void);
 Suite *flows_suite(void);
 Suite *perfdata_suite(void);
 

@@ -1,5 +1,5 @@
 /*
- * Tests of fd identity (lib/fdid.c) on the test's own process and on forked
+ * Tests of fd identity (lib/procfd.c, lib/sockdiag.c) on the test's own process and on forked
  * children: /proc and sock_diag, no root needed (one case also runs as root
  * to check EACCES after dropping to nobody).
  */
@@ -24,10 +24,9 @@
 #include <sys/wait.h>
 #include <check.h>
 
-#include "fdid.h"
+#include "procfd.h"
 #include "suites.h"
 
-Suite *fdid_suite(void);	/* until suites.h declares it */
 
 static uint64_t ino_of(int fd)
 {
@@ -38,7 +37,7 @@ static uint64_t ino_of(int fd)
 
 static void resolve_ok(pid_t pid, int fd, struct ipp_fdid *id)
 {
-	int r = ipp_fdid_resolve(pid, fd, NULL, id);
+	int r = ipp_procfd_resolve(pid, fd, NULL, id);
 	ck_assert_msg(r == 0, "resolve(%d, %d) = %d (%s)", (int)pid, fd, r, strerror(-r));
 }
 
@@ -518,12 +517,12 @@ START_TEST(test_errors)
 
 	ck_assert_int_eq(pipe(p), 0);
 	close(p[1]);
-	ck_assert_int_eq(ipp_fdid_resolve(getpid(), p[1], NULL, &id), -ENOENT);
-	ck_assert_int_eq(ipp_fdid_resolve(getpid(), 1 << 20, NULL, &id), -ENOENT);
-	ck_assert_int_eq(ipp_fdid_resolve(getpid(), -1, NULL, &id), -EINVAL);
-	ck_assert_int_eq(ipp_fdid_resolve(0, 0, NULL, &id), -EINVAL);
-	ck_assert_int_eq(ipp_fdid_resolve(unused_pid(), 0, NULL, &id), -ESRCH);
-	ck_assert_int_eq(ipp_fdid_scan(unused_pid(), NULL, count_cb, &n), -ESRCH);
+	ck_assert_int_eq(ipp_procfd_resolve(getpid(), p[1], NULL, &id), -ENOENT);
+	ck_assert_int_eq(ipp_procfd_resolve(getpid(), 1 << 20, NULL, &id), -ENOENT);
+	ck_assert_int_eq(ipp_procfd_resolve(getpid(), -1, NULL, &id), -EINVAL);
+	ck_assert_int_eq(ipp_procfd_resolve(0, 0, NULL, &id), -EINVAL);
+	ck_assert_int_eq(ipp_procfd_resolve(unused_pid(), 0, NULL, &id), -ESRCH);
+	ck_assert_int_eq(ipp_procfd_scan(unused_pid(), NULL, count_cb, &n), -ESRCH);
 	ck_assert_int_eq(n, 0);
 
 	/* A child that exited: a zombie first, then reaped. */
@@ -533,10 +532,10 @@ START_TEST(test_errors)
 		_exit(0);
 	siginfo_t si;
 	ck_assert_int_eq(waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT), 0);
-	ck_assert_int_eq(ipp_fdid_resolve(child, 0, NULL, &id), -ESRCH);
-	ck_assert_int_eq(ipp_fdid_scan(child, NULL, count_cb, &n), -ESRCH);
+	ck_assert_int_eq(ipp_procfd_resolve(child, 0, NULL, &id), -ESRCH);
+	ck_assert_int_eq(ipp_procfd_scan(child, NULL, count_cb, &n), -ESRCH);
 	ck_assert_int_eq(waitpid(child, NULL, 0), child);
-	ck_assert_int_eq(ipp_fdid_resolve(child, 0, NULL, &id), -ESRCH);
+	ck_assert_int_eq(ipp_procfd_resolve(child, 0, NULL, &id), -ESRCH);
 	if (have_pidfd())
 		ck_assert_int_eq(ipp_pipe_capacity_via_pidfd(child, 0), -ESRCH);
 	ck_assert_int_eq(n, 0);
@@ -555,8 +554,8 @@ START_TEST(test_eacces)
 		ck_assert_int_eq(stat("/proc/1", &st), 0);
 		if (st.st_uid == geteuid())
 			return;	/* we own pid 1 (a container): nothing to deny */
-		ck_assert_int_eq(ipp_fdid_resolve(1, 0, NULL, &id), -EACCES);
-		ck_assert_int_eq(ipp_fdid_scan(1, NULL, count_cb, &n), -EACCES);
+		ck_assert_int_eq(ipp_procfd_resolve(1, 0, NULL, &id), -EACCES);
+		ck_assert_int_eq(ipp_procfd_scan(1, NULL, count_cb, &n), -EACCES);
 		ck_assert_int_eq(n, 0);
 		return;
 	}
@@ -566,8 +565,8 @@ START_TEST(test_eacces)
 	if (child == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
-		int r1 = ipp_fdid_resolve(parent, 0, NULL, &id);
-		int r2 = ipp_fdid_scan(parent, NULL, count_cb, &n);
+		int r1 = ipp_procfd_resolve(parent, 0, NULL, &id);
+		int r2 = ipp_procfd_scan(parent, NULL, count_cb, &n);
 		int r3 = ipp_pipe_capacity_via_pidfd(parent, 0);
 		_exit(r1 == -EACCES && r2 == -EACCES && n == 0 &&
 		      (r3 == -EPERM || r3 == -ENOSYS) ? 0 : 1);
@@ -631,7 +630,7 @@ START_TEST(test_scan)
 
 	struct seen *s = calloc(1, sizeof(*s));
 	ck_assert_ptr_nonnull(s);
-	int r = ipp_fdid_scan(getpid(), NULL, seen_cb, s);
+	int r = ipp_procfd_scan(getpid(), NULL, seen_cb, s);
 	ck_assert_int_eq(r, s->nr);
 	ck_assert_int_ge(r, n);
 	for (int i = 0; i < n; i++) {
@@ -664,15 +663,15 @@ START_TEST(test_scan)
 	ck_assert_int_ge(dirfd_then, 0);
 	close(dirfd_then);
 	memset(s, 0, sizeof(*s));
-	r = ipp_fdid_scan(getpid(), NULL, seen_cb, s);
+	r = ipp_procfd_scan(getpid(), NULL, seen_cb, s);
 	ck_assert_int_eq(r, s->nr);
 	ck_assert(!s->found[dirfd_then]);
 
 	/* A callback's non-zero return stops the scan and is returned. */
 	int calls = 0;
-	ck_assert_int_eq(ipp_fdid_scan(getpid(), NULL, stop_cb, &calls), 7);
+	ck_assert_int_eq(ipp_procfd_scan(getpid(), NULL, stop_cb, &calls), 7);
 	ck_assert_int_eq(calls, 1);
-	ck_assert_int_eq(ipp_fdid_scan(getpid(), NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(ipp_procfd_scan(getpid(), NULL, NULL, NULL), -EINVAL);
 
 	free(s);
 	for (int i = 0; i < n; i++)
@@ -704,7 +703,7 @@ START_TEST(test_sockdb)
 	ck_assert_int_eq(ipp_sockdb__lookup(db, 0, &b), -ENOENT);
 
 	/* resolve through the db = resolve alone. */
-	ck_assert_int_eq(ipp_fdid_resolve(getpid(), sp[1], db, &viadb), 0);
+	ck_assert_int_eq(ipp_procfd_resolve(getpid(), sp[1], db, &viadb), 0);
 	resolve_ok(getpid(), sp[1], &b);
 	ck_assert_int_eq(viadb.kind, b.kind);
 	ck_assert_uint_eq(viadb.peer_ino, b.peer_ino);
@@ -714,7 +713,7 @@ START_TEST(test_sockdb)
 	/* A unix socket newer than the db is still described (one request by inode). */
 	int sp2[2];
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sp2), 0);
-	ck_assert_int_eq(ipp_fdid_resolve(getpid(), sp2[0], db, &viadb), 0);
+	ck_assert_int_eq(ipp_procfd_resolve(getpid(), sp2[0], db, &viadb), 0);
 	ck_assert(viadb.diag);
 	ck_assert_int_eq(viadb.type, SOCK_SEQPACKET);
 	ck_assert_uint_eq(viadb.peer_ino, ino_of(sp2[1]));
@@ -724,12 +723,12 @@ START_TEST(test_sockdb)
 	int t = socket(AF_INET, SOCK_STREAM, 0);
 	ck_assert_int_eq(bind(t, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	ck_assert_int_eq(listen(t, 1), 0);
-	ck_assert_int_eq(ipp_fdid_resolve(getpid(), t, db, &viadb), 0);
+	ck_assert_int_eq(ipp_procfd_resolve(getpid(), t, db, &viadb), 0);
 	ck_assert_int_eq(viadb.kind, IPCPERF_FD_TCP);
 	ck_assert(!viadb.diag);
 	/* ... and fully after a refresh. */
 	ck_assert_int_gt(ipp_sockdb__refresh(db), 0);	/* counts are system-wide: no more */
-	ck_assert_int_eq(ipp_fdid_resolve(getpid(), t, db, &viadb), 0);
+	ck_assert_int_eq(ipp_procfd_resolve(getpid(), t, db, &viadb), 0);
 	ck_assert(viadb.diag);
 	ck_assert_int_eq(viadb.state, TCP_LISTEN);
 	assert_names(&viadb, t, false);
@@ -823,7 +822,7 @@ START_TEST(test_cross_process)
 
 	struct seen *s = calloc(1, sizeof(*s));
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_gt(ipp_fdid_scan(child, NULL, seen_cb, s), 0);
+	ck_assert_int_gt(ipp_procfd_scan(child, NULL, seen_cb, s), 0);
 	ck_assert(s->found[msg[0]] && s->found[msg[1]]);
 	ck_assert_uint_eq(s->id[msg[0]].ino, pipe_id.ino);
 	ck_assert_uint_eq(s->id[msg[1]].peer_ino, mine.ino);
@@ -838,10 +837,10 @@ START_TEST(test_cross_process)
 }
 END_TEST
 
-Suite *fdid_suite(void)
+Suite *procfd_suite(void)
 {
-	Suite *s = suite_create("fdid");
-	TCase *tc = tcase_create("fdid");
+	Suite *s = suite_create("procfd");
+	TCase *tc = tcase_create("procfd");
 
 	tcase_add_test(tc, test_kind_names);
 	tcase_add_test(tc, test_pipe);

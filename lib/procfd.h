@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What an fd of a process refers to, from /proc/PID/fd, /proc/PID/fdinfo and
- * NETLINK_SOCK_DIAG (not pure: it reads /proc and talks to the kernel, but
- * opens no perf events and needs no privilege for the caller's own
- * processes).
+ * What an fd of a process refers to, from /proc/PID/fd, /proc/PID/fdinfo
+ * (procfd.c) and NETLINK_SOCK_DIAG (sockdiag.c). Not pure: it reads /proc
+ * and talks to the kernel, but opens no perf events and needs no privilege
+ * for the caller's own processes.
  *
  * Objects are named as the JSON contract wants them: "pipe:[123]",
  * "socket:[456]", "/path" (the text of the /proc link), or "unknown".
@@ -19,8 +19,8 @@
  *    Same fallback as above.
  *  - Socket inodes are 32-bit in sock_diag; sockfs inode numbers are too.
  */
-#ifndef IPCPERF_FDID_H
-#define IPCPERF_FDID_H
+#ifndef IPCPERF_PROCFD_H
+#define IPCPERF_PROCFD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -112,6 +112,15 @@ size_t ipp_sockdb__count(const struct ipp_sockdb *db);
 int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdid *out);
 
 /*
+ * Ask the kernel about the one socket of inode @ino (of @kind: unix, tcp or
+ * udp): a unix socket is one request by inode, tcp and udp need dumps of
+ * that protocol, since sock_diag cannot look inet sockets up by inode.
+ * @return 0 with @out filled as ipp_sockdb__lookup() does; -ENOENT (not
+ *   found, or another kind); the netlink socket's -errno.
+ */
+int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *out);
+
+/*
  * Identify fd @fd of process @pid.
  * @db: a snapshot to look sockets up in, or NULL to ask the kernel about this
  *   one socket (a unix socket: one request by inode; tcp/udp: dumps of that
@@ -124,7 +133,7 @@ int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdi
  *   it (another user's process, without CAP_SYS_PTRACE); -EINVAL for a
  *   negative fd or pid <= 0. @out is only written on success.
  */
-int ipp_fdid_resolve(pid_t pid, int fd, const struct ipp_sockdb *db, struct ipp_fdid *out);
+int ipp_procfd_resolve(pid_t pid, int fd, const struct ipp_sockdb *db, struct ipp_fdid *out);
 
 /*
  * Call @cb for every open fd of @pid, in increasing fd order. @id lives only
@@ -136,7 +145,7 @@ int ipp_fdid_resolve(pid_t pid, int fd, const struct ipp_sockdb *db, struct ipp_
  *   which stops the scan; or -ESRCH / -EACCES / -ENOMEM (the callback may
  *   have been called for some fds by then).
  */
-int ipp_fdid_scan(pid_t pid, const struct ipp_sockdb *db,
+int ipp_procfd_scan(pid_t pid, const struct ipp_sockdb *db,
 		  int (*cb)(void *ctx, int fd, const struct ipp_fdid *id), void *ctx);
 
 /*
@@ -153,4 +162,4 @@ int ipp_fdid_scan(pid_t pid, const struct ipp_sockdb *db,
  */
 int ipp_pipe_capacity_via_pidfd(pid_t pid, int fd);
 
-#endif /* IPCPERF_FDID_H */
+#endif /* IPCPERF_PROCFD_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of the accounting (lib/stats.c) through the public API: events
+ * Unit tests of the accounting (lib/account.c) through the public API: events
  * are built by hand the way the engine fills them and fed with
  * ipcperf_stats__add_*(); rows are collected and checked for exact values.
  * No root, no kernel, no /proc (no_proc): what an fd refers to comes only
@@ -2076,9 +2076,9 @@ START_TEST(test_kind_names)
 }
 END_TEST
 
-Suite *stats_suite(void)
+Suite *account_suite(void)
 {
-	Suite *s = suite_create("stats");
+	Suite *s = suite_create("account");
 	TCase *tc;
 
 	tc = tcase_create("io");
