@@ -117,7 +117,7 @@ static void usage(FILE *f)
 		"  consumer-starved  R > 2 x W, and R >= 1 ms (the producer is slow)\n"
 		"  balanced          otherwise\n\n"
 		"Options:\n" CLI_TARGET_HELP
-		"  -j, --json              JSON, schema 1 (the \"flows\" section of DESIGN.md)\n"
+		"  -j, --json              JSON, schema 1 (fields: ipcperf-flows(1), doc/json.md)\n"
 		"      --dot FILE          also write the flow graph for Graphviz to FILE\n"
 		"                          (dot -Tsvg FILE > flows.svg)\n"
 		"      --trace-out FILE    also write a timeline in the Chrome Trace Event Format\n"

@@ -1146,7 +1146,7 @@ static void usage(FILE *f)
 		"                          totals; with --json one object per line (\"interval\": true,\n"
 		"                          and false for the totals); with -x a leading time column\n"
 		"                          (\"total\" on the rows of the totals)\n"
-		"  -j, --json              JSON, schema 1 (names in DESIGN.md; fields may be\n"
+		"  -j, --json              JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
 		"                          added, never renamed); fds without I/O included\n"
 		"  -x, --field-separator SEP\n"
 		"                          rows of fields separated by SEP, as perf stat -x: per\n"

@@ -35,7 +35,7 @@ static int json_flow(void *ctx, const struct ipcperf_flow *f)
 	struct json *j = ctx;
 
 	json_object_begin(j, NULL);
-	/* Schema 1 (DESIGN.md) first, in its order. */
+	/* Schema 1 (doc/json.md) first, in its order. */
 	json_str(j, "object", f->object);
 	json_str(j, "kind", ipcperf_fd_kind_name(f->kind));
 	json_pids(j, "writers", f->writers, f->nr_writers);

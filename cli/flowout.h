@@ -1,6 +1,6 @@
 /*
  * Renderers of IPC flows, shared by `ipcperf flows` and `ipcperf stat`: the
- * JSON "flows" array of DESIGN.md, the text table, the Graphviz flow graph,
+ * JSON "flows" array of doc/json.md, the text table, the Graphviz flow graph,
  * and the Chrome Trace Event timeline (streamed while the capture runs).
  */
 #ifndef IPCPERF_CLI_FLOWOUT_H
@@ -12,7 +12,7 @@
 #include "output.h"
 
 /*
- * Write the key "flows" and its array (schema 1, DESIGN.md) into the JSON
+ * Write the key "flows" and its array (schema 1, doc/json.md) into the JSON
  * object @j has open. Streams straight from @fl.
  * @return 0, or -errno when the flows could not be read (the array is then
  *   closed with what was written).

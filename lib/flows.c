@@ -3,7 +3,7 @@
  * Flow correlation: links each read on a channel to the write(s) it drained.
  *
  * Byte streams (pipes, stream sockets) are matched by byte offset: the k-th
- * byte written into a channel is the k-th byte read out (DESIGN.md, accuracy
+ * byte written into a channel is the k-th byte read out (doc/accuracy.md,
  * rule 6), so every channel keeps a FIFO of the written segments not yet read
  * and each read takes its bytes from the front. Datagrams are matched message
  * by message. A pipe is one flow; a socket end carries the flow from itself

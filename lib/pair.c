@@ -3,7 +3,7 @@
  * sys_enter/sys_exit pairing per thread. A thread is in at most one syscall
  * at a time, so the state is one slot per tid in an open-addressing table.
  * Halves that find no partner are counted, never passed on: they would
- * poison latency statistics (DESIGN.md, accuracy rule 4).
+ * poison latency statistics (doc/accuracy.md, rule 4).
  */
 #include "config.h"
 #include <errno.h>

@@ -1632,7 +1632,7 @@ static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_p
 	out->event = ev;
 	out->sample_type = ev->attr.sample_type;
 	if (lay->ipcperf) {
-		/* IDENTIFIER, TID, TIME, CPU, RAW: ipcperf's own layout (DESIGN.md) */
+		/* IDENTIFIER, TID, TIME, CPU, RAW: ipcperf's own layout */
 		memcpy(&out->id, p + 8, 8);
 		memcpy(&out->pid, p + 16, 4);
 		memcpy(&out->tid, p + 20, 4);

@@ -1313,7 +1313,7 @@ static void take_record(struct ipcperf_session *s, const union perf_event *ev, b
 	if (s->recorder)
 		ipp_recorder__write(s->recorder, ev, size);
 	if (ev->header.type == PERF_RECORD_SAMPLE) {
-		/* id, pid, tid, time, cpu, res, raw_size, raw (DESIGN.md) */
+		/* id, pid, tid, time, cpu, res, raw_size, raw */
 		uint32_t pid, tid, cpu, raw_size;
 		uint64_t time;
 

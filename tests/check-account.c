@@ -1165,7 +1165,7 @@ START_TEST(test_exec_unknown_not_merged_with_unknown)
 END_TEST
 
 /*
- * pid reuse (DESIGN.md rule 3): a pid the stats already know, from an exited
+ * pid reuse (doc/accuracy.md rule 3): a pid the stats already know, from an exited
  * process, comes back as the child of a new fork. The new child starts with
  * a copy of its parent's fds, not with what the old process had open.
  */

@@ -2,7 +2,7 @@
 /*
  * `ipcperf flows` end to end: the CLI traces tests/flowwork scenarios (their
  * I/O is documented exactly at the top of tests/flowwork.c), and the JSON it
- * prints (DESIGN.md, "flows") is parsed with json-c and checked against those
+ * prints (doc/json.md, "flows") is parsed with json-c and checked against those
  * exact numbers: bytes per flow, the kind, and which processes write and
  * read (flowwork -v says on stderr which pid played which role). The
  * verdicts of the backpressure and starved scenarios, built with a 10x margin
@@ -613,7 +613,7 @@ static json_object *flows_run(char *const cmd[], const char *dot, const char *tr
  * (a) fast producer, consumer 20 ms per read: backpressure, and the pipe is
  * full at the start (16 writes before the first read): max queued == capacity.
  */
-/* ipcperf stat --flows: the same flow in stat's JSON "flows" array (DESIGN.md). */
+/* ipcperf stat --flows: the same flow in stat's JSON "flows" array (doc/json.md). */
 START_TEST(test_stat_flows)
 {
 	char *argv[] = { IPCPERF_PATH, "stat", "--flows", "--json", "--", FLOWWORK_PATH,

@@ -11,7 +11,7 @@
  * are fed in the order the calls finish (end_ns), as the engine delivers them.
  *
  * Every expected number below is worked out by hand from the events: bytes by
- * byte offset (the k-th byte written is the k-th byte read, DESIGN.md rule 6),
+ * byte offset (the k-th byte written is the k-th byte read, doc/accuracy.md rule 6),
  * datagrams message by message, wire time = read end - write end (0 when the
  * read finished first), occupancy = written - read, and the verdict rule of
  * ipcperf_flows__new(): backpressure when W > 2R and W >= 1 ms,

@@ -343,7 +343,7 @@ static bool is_unknown(json_object *row)
  * @allow_unknown: the row may also say "unknown" for both kind and object.
  * Under `-- CMD` an fd is identified by reading /proc when its events are
  * consumed, which can be after the process closed it or exited (these
- * workloads last milliseconds): DESIGN.md accuracy rule 2 then wants
+ * workloads last milliseconds): doc/accuracy.md rule 2 then wants
  * "unknown", never a guess. So there, what is asserted is "right, or
  * unknown"; an fd open at the attach (-p) must be right.
  */

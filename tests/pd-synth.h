@@ -84,7 +84,7 @@ static const struct pds_event {
 #define PDS_NR_EVENTS 3
 #define PDS_NR_CPUS 2
 
-/* ipcperf's sample layout (DESIGN.md): header, id, pid, tid, time, cpu, res, raw. */
+/* ipcperf's sample layout (lib/perfdata.h): header, id, pid, tid, time, cpu, res, raw. */
 #define PDS_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
 
