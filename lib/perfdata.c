@@ -919,7 +919,8 @@ static int fail(struct ipp_pd_reader *r, int err, uint64_t off, const char *fmt,
 	va_list ap;
 	int n;
 
-	n = snprintf(r->err, sizeof(r->err), "%s: offset %#llx: ", r->path ? r->path : "perf.data",
+	/* "0x0", not %#llx's "0": every message has the same shape. */
+	n = snprintf(r->err, sizeof(r->err), "%s: offset 0x%llx: ", r->path ? r->path : "perf.data",
 		     (unsigned long long)off);
 	if (n < 0 || (size_t)n >= sizeof(r->err))
 		n = 0;
@@ -1298,7 +1299,7 @@ static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct i
 		if (r->info.partial) {
 			/* What a killed writer leaves: the last record is incomplete. */
 			if (!r->warned_tail)
-				ipp_warn("%s: offset %#llx: partial capture: the last record (%llu of %u "
+				ipp_warn("%s: offset 0x%llx: partial capture: the last record (%llu of %u "
 					 "bytes) is incomplete and was skipped\n",
 					 r->path, (unsigned long long)r->cur,
 					 (unsigned long long)(r->data_end - r->cur), h.size);
@@ -1946,7 +1947,7 @@ static int parse_blob(struct ipp_pd_reader *r, const unsigned char *p, size_t le
 	memcpy(&r->blob_version, p + 12, 4);
 	memcpy(&n, p + 16, 8);
 	if (layout != IPP_PD_BLOB_LAYOUT) {
-		ipp_warn("%s: offset %#llx: ipcperf section of layout %u, this reader knows %u: "
+		ipp_warn("%s: offset 0x%llx: ipcperf section of layout %u, this reader knows %u: "
 			 "ignored\n", r->path, (unsigned long long)base, layout, IPP_PD_BLOB_LAYOUT);
 		return 0;
 	}
