@@ -894,6 +894,8 @@ struct ipp_pd_reader {
 	int id_pos;		/* samples: u64 index after the header, -1 none */
 	int is_pos;		/* other records: u64 index from the end, -1 none */
 	bool sample_id_all;
+	/* A record's cpu must be below this: nr_cpus_avail, or IPP_PD_MAX_CPUS without it. */
+	uint32_t cpu_limit;
 	/* Iteration */
 	uint64_t data_end;
 	uint64_t cur;
@@ -1434,6 +1436,18 @@ static int bad_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, con
 		    rec->type, ipp_pd_record_name(rec->type), rec->size, what);
 }
 
+/* A cpu no CPU of the capture has: a corruption, not a reason to make room for it. */
+static int bad_cpu(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, uint32_t cpu)
+{
+	if (r->info.nr_cpus_avail)
+		return fail(r, -EPROTO, rec->offset, "record type %u (%s), size %u: cpu %u, but the "
+			    "capture's header says %u CPUs", rec->type, ipp_pd_record_name(rec->type),
+			    rec->size, cpu, r->info.nr_cpus_avail);
+	return fail(r, -EPROTO, rec->offset, "record type %u (%s), size %u: cpu %u is beyond any "
+		    "machine's (at most %u CPUs)", rec->type, ipp_pd_record_name(rec->type),
+		    rec->size, cpu, IPP_PD_MAX_CPUS);
+}
+
 static __attribute__((noinline)) int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			struct ipp_pd_sample *out)
 {
@@ -1479,6 +1493,8 @@ static __attribute__((noinline)) int parse_sample(struct ipp_pd_reader *r, const
 		if (!take_u64(&c, NULL))
 			return bad_sample(r, rec, "cpu");
 		memcpy(&out->cpu, c.p + c.pos - 8, 4);
+		if (out->cpu >= r->cpu_limit)
+			return bad_cpu(r, rec, out->cpu);
 	}
 	if ((st & PERF_SAMPLE_PERIOD) && !take_u64(&c, &out->period))
 		return bad_sample(r, rec, "period");
@@ -1574,6 +1590,8 @@ static __attribute__((noinline)) int parse_trailer(struct ipp_pd_reader *r, cons
 		at += 8;
 	if (st & PERF_SAMPLE_CPU) {
 		memcpy(&out->cpu, p + at, 4);
+		if (out->cpu >= r->cpu_limit)
+			return bad_cpu(r, rec, out->cpu);
 		at += 8;
 	}
 	if (st & PERF_SAMPLE_IDENTIFIER)
@@ -1630,6 +1648,8 @@ static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_p
 		memcpy(&out->tid, p + 20, 4);
 		memcpy(&out->time, p + 24, 8);
 		memcpy(&out->cpu, p + 32, 4);
+		if (out->cpu >= r->cpu_limit)
+			return false;
 		out->ip = 0;
 		out->period = 0;
 		return true;
@@ -1650,8 +1670,11 @@ static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_p
 	}
 	if (lay->time)
 		memcpy(&out->time, p + lay->time, 8);
-	if (lay->cpu)
+	if (lay->cpu) {
 		memcpy(&out->cpu, p + lay->cpu, 4);
+		if (out->cpu >= r->cpu_limit)
+			return false;
+	}
 	if (lay->period)
 		memcpy(&out->period, p + lay->period, 8);
 	return true;
@@ -2022,6 +2045,13 @@ static int parse_feature(struct ipp_pd_reader *r, unsigned int feat, uint64_t of
 		}
 		memcpy(&r->info.nr_cpus_avail, p, 4);
 		memcpy(&r->info.nr_cpus_online, p + 4, 4);
+		/* perf: the highest present CPU + 1, and how many are online. */
+		if (r->info.nr_cpus_avail > IPP_PD_MAX_CPUS)
+			err = fail(r, -EPROTO, off, "nrcpus: %u CPUs available, more than any "
+				   "machine's (at most %u)", r->info.nr_cpus_avail, IPP_PD_MAX_CPUS);
+		else if (r->info.nr_cpus_online > r->info.nr_cpus_avail && r->info.nr_cpus_avail)
+			err = fail(r, -EPROTO, off + 4, "nrcpus: %u CPUs online, more than the %u "
+				   "available", r->info.nr_cpus_online, r->info.nr_cpus_avail);
 		break;
 	case IPP_PD_FEAT_EVENT_DESC:
 		err = parse_event_desc(r, p, size, off);
@@ -2354,6 +2384,7 @@ static int do_open(struct ipp_pd_reader *r)
 	err = finish_events(r);
 	if (err)
 		return err;
+	r->cpu_limit = r->info.nr_cpus_avail ? r->info.nr_cpus_avail : IPP_PD_MAX_CPUS;
 	if (r->info.partial)
 		ipp_warn("%s: partial capture: the header's data size is 0 (the recorder did not "
 			 "finish); reading records up to the last complete one\n", r->path);

@@ -484,6 +484,7 @@ static void set_u16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
 static void set_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
 static void set_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 static uint64_t get_u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint16_t get_u16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 
 START_TEST(test_corrupt_records)
 {
@@ -585,11 +586,73 @@ START_TEST(test_corrupt_sample)
 }
 END_TEST
 
+/*
+ * A cpu is one of the capture's: below HEADER_NRCPUS's count, or (a partial
+ * capture, which has no feature table) below IPP_PD_MAX_CPUS. Beyond, the
+ * record is corrupt, in a sample (both of its parsers) or in the trailer of
+ * another record, and HEADER_NRCPUS itself must be sane.
+ */
+START_TEST(test_corrupt_cpu)
+{
+	const struct {
+		bool partial;
+		unsigned int rec;	/* 3: a sample; 50 (+ its rounds): the LOST record */
+		uint32_t cpu;
+		int err;
+		const char *msg;
+	} cases[] = {
+		{ false, 3, PDS_NR_CPUS - 1, 0, NULL },
+		{ false, 3, PDS_NR_CPUS, -EPROTO, "cpu 2, but the capture's header says 2 CPUs" },
+		{ false, 3, 0x7f000000, -EPROTO, "cpu 2130706432, but the capture's header says 2" },
+		{ false, 53, PDS_NR_CPUS, -EPROTO, "record type 2 (LOST), size 56: cpu 2, but" },
+		{ true, 3, IPP_PD_MAX_CPUS - 1, 0, NULL },
+		{ true, 3, IPP_PD_MAX_CPUS, -EPROTO, "cpu 32768 is beyond any machine's" },
+		{ true, 53, UINT32_MAX, -EPROTO, "cpu 4294967295 is beyond any machine's" },
+	};
+
+	for (size_t c = 0; c < IPP_ARRAY_SIZE(cases); c++) {
+		struct ipp_pd_sample smp;
+		struct ipp_pd_rec rec;
+		unsigned char *img;
+		uint64_t off;
+		size_t len;
+
+		write_synth(60, false, cases[c].partial);
+		img = slurp(path, &len);
+		off = record_offset(img, len, cases[c].rec);
+		if (cases[c].rec == 3)
+			set_u32(img + off + 32, cases[c].cpu);	/* the sample's cpu */
+		else
+			set_u32(img + off + get_u16(img + off + 6) - 16, cases[c].cpu);
+		for (int file = 0; file < 2; file++) {
+			struct ipp_pd_reader *r = ipp_pd_reader__new();
+
+			ck_assert_int_eq(open_image(r, img, len, file), 0);
+			for (unsigned int i = 0; i <= cases[c].rec; i++)
+				ck_assert_int_eq(ipp_pd_reader__next(r, &rec), 1);
+			ck_assert_uint_eq(rec.offset, off);
+			ck_assert_uint_eq(rec.type, cases[c].rec == 3 ? PERF_RECORD_SAMPLE
+								    : PERF_RECORD_LOST);
+			ck_assert_int_eq(ipp_pd_reader__parse(r, &rec, &smp), cases[c].err);
+			if (cases[c].err) {
+				ck_assert_msg(strstr(ipp_pd_reader__error(r), cases[c].msg),
+					      "case %zu: error '%s'", c, ipp_pd_reader__error(r));
+				assert_offset_msg(r);
+			} else {
+				ck_assert_uint_eq(smp.cpu, cases[c].cpu);
+			}
+			ipp_pd_reader__delete(r);
+		}
+		free(img);
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------------ corrupt headers */
 
 struct layout {
 	uint64_t attr_size, attrs_off, data_off, data_size, table;
-	uint64_t tracing_off, blob_off;
+	uint64_t tracing_off, blob_off, nrcpus_off;
 };
 
 static struct layout layout_of(const unsigned char *img)
@@ -608,6 +671,8 @@ static struct layout layout_of(const unsigned char *img)
 			l.tracing_off = get_u64(img + l.table + 16 * k);
 		if (f == IPP_PD_FEAT_IPCPERF)
 			l.blob_off = get_u64(img + l.table + 16 * k);
+		if (f == IPP_PD_FEAT_NRCPUS)
+			l.nrcpus_off = get_u64(img + l.table + 16 * k);
 		k++;
 	}
 	return l;
@@ -624,6 +689,7 @@ START_TEST(test_corrupt_header)
 	l = layout_of(img);
 	ck_assert_uint_ne(l.tracing_off, 0);
 	ck_assert_uint_ne(l.blob_off, 0);
+	ck_assert_uint_ne(l.nrcpus_off, 0);
 	{
 		const struct {
 			const char *what;
@@ -657,6 +723,12 @@ START_TEST(test_corrupt_header)
 			  "tracing data: header_page" },
 			{ "blob magic", l.blob_off, 1, 'X', -EPROTO, "ipcperf section" },
 			{ "blob length", l.blob_off + 16, 8, 33, -EPROTO, "ipcperf section" },
+			{ "nrcpus avail", l.nrcpus_off, 4, IPP_PD_MAX_CPUS + 1, -EPROTO,
+			  "nrcpus: 32769 CPUs available, more than any machine's" },
+			{ "nrcpus online", l.nrcpus_off + 4, 4, PDS_NR_CPUS + 1, -EPROTO,
+			  "nrcpus: 3 CPUs online, more than the 2 available" },
+			/* A section at 0: "offset 0x0", like any other. */
+			{ "feature at 0", l.table, 8, 0, -EPROTO, ": offset 0x0: tracing data" },
 		};
 
 		for (size_t c = 0; c < IPP_ARRAY_SIZE(cases); c++) {
@@ -759,7 +831,7 @@ START_TEST(test_parse_perf_layout)
 	u32 = 42; memcpy(buf + at, &u32, 4); u32 = 43; memcpy(buf + at + 4, &u32, 4); at += 8;
 	u = 123456789; memcpy(buf + at, &u, 8); at += 8;
 	u = 71; memcpy(buf + at, &u, 8); at += 8;
-	u = 3; memcpy(buf + at, &u, 8); at += 8;
+	u = 1; memcpy(buf + at, &u, 8); at += 8;	/* cpu 1 of the header's 2 */
 	u = 1; memcpy(buf + at, &u, 8); at += 8;
 	u = 5; memcpy(buf + at, &u, 8); at += 8;		/* read: value */
 	u = 6; memcpy(buf + at, &u, 8); at += 8;		/* time enabled */
@@ -804,7 +876,7 @@ START_TEST(test_parse_perf_layout)
 	ck_assert_uint_eq(s.tid, 43);
 	ck_assert_uint_eq(s.time, 123456789);
 	ck_assert_uint_eq(s.id, 71);
-	ck_assert_uint_eq(s.cpu, 3);
+	ck_assert_uint_eq(s.cpu, 1);
 	ck_assert_uint_eq(s.period, 1);
 	ck_assert_uint_eq(s.raw_size, sizeof(raw));
 	ck_assert(memcmp(s.raw, raw, sizeof(raw)) == 0);
@@ -1195,6 +1267,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_truncation_matrix);
 	tcase_add_test(tc, test_corrupt_records);
 	tcase_add_test(tc, test_corrupt_sample);
+	tcase_add_test(tc, test_corrupt_cpu);
 	tcase_add_test(tc, test_corrupt_header);
 	tcase_add_test(tc, test_corrupt_format);
 	tcase_add_test(tc, test_parse_perf_layout);
