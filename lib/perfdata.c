@@ -989,6 +989,11 @@ const char *ipp_pd_reader__error(const struct ipp_pd_reader *r)
 	return r ? r->err : "";
 }
 
+const char *ipp_pd_reader__path(const struct ipp_pd_reader *r)
+{
+	return r && r->path ? r->path : "";
+}
+
 const struct ipp_pd_info *ipp_pd_reader__info(const struct ipp_pd_reader *r)
 {
 	return r && r->open ? &r->info : NULL;
@@ -1187,7 +1192,8 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 		r->buf_cap = r->info.file_size < RBUF_SIZE ? (size_t)r->info.file_size : RBUF_SIZE;
 		r->buf = malloc(r->buf_cap ? r->buf_cap : 1);
 		if (!r->buf) {
-			*err = -ENOMEM;
+			*err = fail(r, -ENOMEM, cur, "out of memory for the read buffer (%zu bytes)",
+				    r->buf_cap);
 			return NULL;
 		}
 	}
@@ -2418,7 +2424,7 @@ int ipp_pd_reader__open(struct ipp_pd_reader *r, const char *path)
 	reset(r);
 	r->path = strdup(path);
 	if (!r->path)
-		return -ENOMEM;
+		return fail(r, -ENOMEM, 0, "out of memory");
 	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
 	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
@@ -2458,7 +2464,7 @@ int ipp_pd_reader__open_mem(struct ipp_pd_reader *r, const void *buf, size_t len
 	reset(r);
 	r->path = strdup("<memory>");
 	if (!r->path)
-		return -ENOMEM;
+		return fail(r, -ENOMEM, 0, "out of memory");
 	r->mem = buf ? buf : (const unsigned char *)"";
 	r->info.file_size = len;
 	err = open_common(r);

@@ -248,6 +248,9 @@ int ipp_pd_reader__open_mem(struct ipp_pd_reader *r, const void *buf, size_t len
 /* The message of the last error ("" if none): "FILE: offset 0x...: ...". Reader-owned. */
 const char *ipp_pd_reader__error(const struct ipp_pd_reader *r);
 
+/* The file it reads ("<memory>" for open_mem), for messages; "" before open. Reader-owned. */
+const char *ipp_pd_reader__path(const struct ipp_pd_reader *r);
+
 /* Valid after a successful open; reader-owned. */
 const struct ipp_pd_info *ipp_pd_reader__info(const struct ipp_pd_reader *r);
 

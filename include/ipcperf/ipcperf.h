@@ -466,6 +466,12 @@ struct ipcperf_file_opts {
  *   EINVAL (not a perf.data file, bad opts), EPROTO (corrupt or truncated: the
  *   print function gets "FILE: offset 0x...: what"), ENOMEM, open(2)'s errors.
  *   A partial capture opens with a warning through the print function.
+ *   consume() and poll() fail with -EPROTO at a corrupt record (its size, its
+ *   type, fields it is too short for, a cpu the capture does not have) and
+ *   -ENOMEM: every failure of a replay, at open or at a record, is said in
+ *   one line through the print function (IPCPERF_INFO, the offset in it
+ *   when there is one), once; a later consume() gives the same error again
+ *   and says nothing. A replay that succeeds says nothing but warnings.
  */
 IPCPERF_API struct ipcperf_session *ipcperf_session__open_file(const char *path,
 								const struct ipcperf_file_opts *opts);
