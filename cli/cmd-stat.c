@@ -1108,7 +1108,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 
 		c->cnt_targets = calloc(1, sizeof(*c->cnt_targets));
 		if (!c->cnt_targets)
-			return -ENOMEM;
+			goto oom;
 		c->cnt_targets[0].pid = child;
 		snprintf(c->cnt_targets[0].comm, sizeof(c->cnt_targets[0].comm), "%.15s",
 			 b ? b + 1 : name);
@@ -1116,7 +1116,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	} else if (c->t.nr_pids) {
 		c->cnt_targets = calloc(c->t.nr_pids, sizeof(*c->cnt_targets));
 		if (!c->cnt_targets)
-			return -ENOMEM;
+			goto oom;
 		for (size_t i = 0; i < c->t.nr_pids; i++) {
 			c->cnt_targets[i].pid = c->t.pids[i];
 			read_comm(c->t.pids[i], c->cnt_targets[i].comm,
@@ -1125,6 +1125,9 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 		c->nr_cnt_targets = c->t.nr_pids;
 	}
 	return 0;
+oom:
+	cli_err("cannot set up the accounting: %s", strerror(ENOMEM));
+	return -ENOMEM;
 }
 
 static void usage(FILE *f)
