@@ -1435,10 +1435,13 @@ int cmd_stat(int argc, char **argv)
 	c.final_print = true;
 	print_snap(&c, &sn, code < 0 ? &status : NULL);
 
-	if (st.lost)
-		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; raise the "
-			"ring size with -m (now %u pages per CPU)", st.lost,
-			c.t.ring_pages ? c.t.ring_pages : IPCPERF_DEFAULT_RING_PAGES);
+	if (st.lost) {
+		char hint[96];
+
+		cli_lost_hint(hint, sizeof(hint), &c.t, &st);
+		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; %s", st.lost,
+			hint);
+	}
 	if (st.unpaired_enter || st.unpaired_exit)
 		cli_err("warning: %" PRIu64 " syscalls unpaired (%" PRIu64 " already under way at "
 			"the start, %" PRIu64 " unfinished at the end): left out of the latencies",

@@ -1766,6 +1766,10 @@ struct ipcperf_session *ipcperf_session__open_file(const char *path,
 				if (s->rec.has_session) {
 					s->self = s->rec.ss.self;
 					s->include_self = s->rec.ss.include_self;
+					/* 0 from an older recorder; no recorder takes another */
+					if (is_pow2(s->rec.ss.ring_pages) &&
+					    s->rec.ss.ring_pages <= MAX_RING_PAGES)
+						s->ring_pages = s->rec.ss.ring_pages;
 				}
 			}
 		}
@@ -1923,6 +1927,7 @@ static int finish_recording(struct ipcperf_session *s)
 		.include_self = s->include_self,
 		.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0,
 		.skipped = s->skipped,
+		.ring_pages = s->ring_pages,
 	};
 	struct ipp_recorder *r = s->recorder;
 	int err;
@@ -2019,6 +2024,7 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 	if (s->state != S_NEW && !s->rd)
 		v.scope = s->cpu_scope ? IPCPERF_SCOPE_CPU : IPCPERF_SCOPE_TASK;
 	v.foreign = s->foreign;
+	v.ring_pages = s->ring_pages;
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
 	return 0;

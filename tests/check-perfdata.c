@@ -1212,7 +1212,7 @@ END_TEST
 START_TEST(test_rec_section)
 {
 	struct ipp_rec_session ss = { .start_ns = 10, .stop_ns = 20, .lost = 3, .records = 99,
-				      .self = 42, .cmd_pid = 43, .rings = 2 };
+				      .self = 42, .cmd_pid = 43, .rings = 2, .ring_pages = 1 };
 	struct ipp_rec_counters c = { .pid = 43, .nr = IPCPERF_CNT__MAX };
 	struct ipp_ident_ans a = { .what = IPP_IDQ_COMM, .pid = 43, .fd = -1, .ok = 1 }, out;
 	unsigned char sect[4096];
@@ -1240,6 +1240,7 @@ START_TEST(test_rec_section)
 	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), 0);
 	ck_assert(d.has_session);
 	ck_assert_uint_eq(d.ss.records, 99);
+	ck_assert_uint_eq(d.ss.ring_pages, 1);
 	ck_assert_int_eq(d.ss.cmd_pid, 43);
 	ck_assert_uint_eq(d.nr_cnt, 1);
 	ck_assert_uint_eq(d.cnt[0].v[IPCPERF_CNT_TASK_CLOCK].value, 1234);

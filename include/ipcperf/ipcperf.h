@@ -376,6 +376,12 @@ struct ipcperf_session_stats {
 	unsigned int skipped_events;	/**< tracepoints this kernel lacks */
 	unsigned int scope;		/**< the scope in use (IPCPERF_SCOPE_TASK or _CPU), 0 before start */
 	uint64_t foreign;		/**< records of other tasks read and dropped (IPCPERF_SCOPE_CPU) */
+	/**
+	 * Pages of each ring: the session's ring_pages, the default applied. A
+	 * replay gives the recording session's, or 0 when the capture does not
+	 * say (perf's captures, and ipcperf's written before it was recorded).
+	 */
+	unsigned int ring_pages;
 };
 
 /** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */
