@@ -11,6 +11,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1173,6 +1174,89 @@ START_TEST(test_replay_lost_and_cut)
 	free(img);
 }
 END_TEST
+
+/* What a replay says, through the print function. */
+static struct {
+	unsigned int lines, errors;
+	char last[512];
+} said;
+
+static int count_print(enum ipcperf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == IPCPERF_DEBUG)
+		return 0;
+	said.lines++;
+	if (level != IPCPERF_WARN) {
+		said.errors++;
+		vsnprintf(said.last, sizeof(said.last), fmt, ap);
+	}
+	return 0;
+}
+
+/*
+ * Issue #11: a sample whose cpu is 0x7f000000 ended the replay with -ENOMEM
+ * and not a word. It is a corrupt record: -EPROTO, said once with its offset,
+ * and the same error again from every later consume, said no more.
+ */
+START_TEST(test_replay_bad_cpu)
+{
+	ipcperf_print_fn_t old = ipcperf_set_print(count_print);
+	struct ipcperf_session *s;
+	int err = 0, loops = 0;
+
+	memset(&said, 0, sizeof(said));
+	s = ipcperf_session__open_file(PERFDATA_CORPUS "/bad-sample-cpu.data", NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	while (!ipcperf_session__done(s) && (err = ipcperf_session__consume(s)) >= 0)
+		ck_assert_int_lt(++loops, 100);
+	ck_assert_int_eq(err, -EPROTO);
+	ck_assert_uint_eq(said.lines, 1);
+	ck_assert_uint_eq(said.errors, 1);
+	ck_assert_str_eq(said.last, PERFDATA_CORPUS "/bad-sample-cpu.data: offset 0xfd8: record type 9 "
+			 "(SAMPLE), size 88: cpu 2130706432, but the capture's header says 2 CPUs\n");
+	ck_assert_int_eq(ipcperf_session__consume(s), -EPROTO);
+	ck_assert_int_eq(ipcperf_session__poll(s, 0), -EPROTO);
+	ck_assert_uint_eq(said.lines, 1);
+	ck_assert(!ipcperf_session__done(s));
+	ipcperf_session__delete(s);
+	ipcperf_set_print(old);
+}
+END_TEST
+
+/* The ring size of the recording session comes back from its capture; 0 when it does not say. */
+START_TEST(test_replay_ring_pages)
+{
+	static const struct {
+		const char *file;
+		unsigned int pages;
+	} cases[] = {
+		{ PERFDATA_CORPUS "/ok-ring-1-page.data", 1 },
+		{ PERFDATA_CORPUS "/ok-ring-unknown.data", 0 },	/* written before it was recorded */
+		{ PERFDATA_CORPUS "/ok-perf-write.data", 0 },	/* perf's: no ipcperf section */
+	};
+
+	for (size_t c = 0; c < IPP_ARRAY_SIZE(cases); c++) {
+		struct ipcperf_session_stats ss = { .sz = sizeof(ss) };
+		struct ipcperf_session *s = ipcperf_session__open_file(cases[c].file, NULL);
+		int loops = 0;
+
+		ck_assert_ptr_nonnull(s);
+		ck_assert_int_eq(ipcperf_session__start(s), 0);
+		while (!ipcperf_session__done(s)) {
+			ck_assert_int_ge(ipcperf_session__consume(s), 0);
+			ck_assert_int_lt(++loops, 100);
+		}
+		ck_assert_int_ge(ipcperf_session__stop(s), 0);
+		ck_assert_int_eq(ipcperf_session__stats(s, &ss), 0);
+		ck_assert_msg(ss.ring_pages == cases[c].pages, "%s: ring_pages %u, expected %u",
+			      cases[c].file, ss.ring_pages, cases[c].pages);
+		if (c == 0)
+			ck_assert_uint_eq(ss.lost, 50);	/* the LOST record that asks for the hint */
+		ipcperf_session__delete(s);
+	}
+}
+END_TEST
 #endif
 
 /* The identity log hands back, per (pid, fd), the answers in the order they were logged. */
@@ -1281,6 +1365,8 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_perf_file);
 	tcase_add_test(tc, test_replay_perf_file);
 	tcase_add_test(tc, test_replay_lost_and_cut);
+	tcase_add_test(tc, test_replay_bad_cpu);
+	tcase_add_test(tc, test_replay_ring_pages);
 #endif
 	suite_add_tcase(s, tc);
 	return s;
