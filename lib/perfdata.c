@@ -1878,8 +1878,17 @@ static int parse_tracing_data(struct ipp_pd_reader *r, const unsigned char *p, s
 	if ((err = t_take(&t, &nsys, 4, "no system count")))
 		return err;
 	for (uint32_t i = 0; i < nsys; i++) {
-		if ((err = t_string(&t, 256, &sys, "bad system name")) ||
-		    (err = t_take(&t, &nr, 4, "no event count")))
+		uint64_t sys_at = base + t.pos;
+
+		if ((err = t_string(&t, 256, &sys, "bad system name")))
+			return err;
+		/* A tracefs directory name; it goes into messages, which must stay one line. */
+		for (const char *c = sys; *c; c++)
+			if (*c < 0x20 || *c > 0x7e)
+				return fail(r, -EPROTO, sys_at + (uint64_t)(c - sys), "tracing data: "
+					    "system name holds byte %#x: not text",
+					    (unsigned int)(unsigned char)*c);
+		if ((err = t_take(&t, &nr, 4, "no event count")))
 			return err;
 		for (uint32_t j = 0; j < nr; j++) {
 			uint64_t n;

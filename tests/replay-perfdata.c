@@ -356,6 +356,20 @@ static int corrupt(const char *dir, const unsigned char *img, size_t len, unsign
 		err |= spill(dir, "bad-hostname-at-0.data", bad, len);
 	}
 	{
+		/*
+		 * A system name of the tracing data that is not text (the fuzzer's
+		 * had a newline): it would go into the one line of a later error.
+		 */
+		unsigned char *c;
+
+		memcpy(bad, img, len);
+		c = memmem(bad, len, "syscalls", sizeof("syscalls"));	/* its NUL too */
+		if (!c)
+			return -1;
+		c[3] = '\n';
+		err |= spill(dir, "bad-system-name.data", bad, len);
+	}
+	{
 		/* A partial capture says nothing of its CPUs: the bound is any machine's. */
 		unsigned char *part;
 		size_t plen;

@@ -75,6 +75,8 @@ expect_error bad-nrcpus-online.data 1 \
 	"offset 0xbc4: nrcpus: 3 CPUs online, more than the 2 available"
 expect_error bad-hostname-at-0.data 1 \
 	"offset 0x0: hostname: string of 1179796816 bytes runs past the section"
+expect_error bad-system-name.data 1 \
+	"offset 0x42a: tracing data: system name holds byte 0xa: not text"
 
 # The sound captures: warnings at most.
 n=0
