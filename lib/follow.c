@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "internal.h"
 
@@ -164,18 +165,40 @@ void ipp_follow__exit(struct ipp_follow *f, pid_t tid)
 	f->live--;
 }
 
+/*
+ * Has the task exited? Gone from /proc, or a zombie: the command is our
+ * child and stays one until the session reaps it, after done() (which
+ * would never come if its exit record was lost).
+ */
+static bool task_exited(pid_t tgid, pid_t tid)
+{
+	char path[64], buf[512];
+	const char *paren;
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)tgid, (int)tid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return errno == ENOENT || errno == ESRCH;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold anything, ")" too; the state follows the last. */
+	paren = strrchr(buf, ')');
+	if (!paren)
+		return n == 0;	/* read as the task went */
+	return paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X' || paren[2] == 'x');
+}
+
 int ipp_follow__prune(struct ipp_follow *f, bool cmd_exec_done)
 {
 	int n = 0;
 
 	for (size_t i = 0; i < f->cap; i++) {
-		char path[64];
-
 		if (f->v[i].tid <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)f->v[i].tgid,
-			 (int)f->v[i].tid);
-		if (access(path, F_OK) < 0 && errno == ENOENT) {
+		if (task_exited(f->v[i].tgid, f->v[i].tid)) {
 			f->v[i].tid = GONE;
 			f->live--;
 			n++;

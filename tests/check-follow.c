@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <check.h>
 
@@ -175,6 +176,32 @@ START_TEST(test_prune)
 }
 END_TEST
 
+/*
+ * A target whose exit record was lost and that is a zombie (the command,
+ * which the session reaps only once done() says so) is gone too: else
+ * done() never comes and the session never ends.
+ */
+START_TEST(test_prune_zombie)
+{
+	struct ipp_follow *f = new_follow();
+	siginfo_t si = { 0 };
+	pid_t child = fork();
+
+	ck_assert_int_ge(child, 0);
+	if (child == 0)
+		_exit(0);
+	/* Exited, not reaped (WNOWAIT): a zombie. */
+	ck_assert_int_eq(waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT), 0);
+	ck_assert_int_eq(ipp_follow__add(f, child, child), 0);
+	ck_assert(!ipp_follow__done(f));
+	ck_assert_int_eq(ipp_follow__prune(f, false), 1);
+	ck_assert(!ipp_follow__has(f, child));
+	ck_assert(ipp_follow__done(f));
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	ipp_follow__delete(f);
+}
+END_TEST
+
 Suite *follow_suite(void)
 {
 	Suite *s = suite_create("follow");
@@ -186,6 +213,7 @@ Suite *follow_suite(void)
 	tcase_add_test(tc, test_exec_in_a_thread);
 	tcase_add_test(tc, test_many_tasks);
 	tcase_add_test(tc, test_prune);
+	tcase_add_test(tc, test_prune_zombie);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -101,11 +101,11 @@ run "$IPCPERF" report -i "$T/rec.data" --dot "$T/g.dot"
 expect_status 2 "report --dot without --view flows"
 
 # ------------------------------------------------------------ lost events: the ring size
-run "$IPCPERF" stat -m 1 -s -- "$SCWORK" loop 50000
+run timeout 120 "$IPCPERF" stat -m 1 -s -- "$SCWORK" loop 50000
 expect_status 0 "stat -m 1 -s -- scwork loop 50000"
 grep -Eq '^ipcperf: warning: [0-9]+ events lost: .*; raise the ring size with -m \(now 1 page per CPU\)$' \
 	"$T/err" || { show; fail "stat -m 1: the lost-events hint does not say 1 page"; }
-run "$IPCPERF" record -m 1 -s -o "$T/m1.data" -- "$SCWORK" loop 50000
+run timeout 120 "$IPCPERF" record -m 1 -s -o "$T/m1.data" -- "$SCWORK" loop 50000
 expect_status 0 "record -m 1 -s -- scwork loop 50000"
 run "$IPCPERF" report -i "$T/m1.data"
 expect_status 0 "report of a record -m 1 capture"
