@@ -164,4 +164,12 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 /* The capture `ipcperf report` hands to the view it runs (stat, flows); NULL otherwise. */
 extern const char *cli_report_input;
+
+/*
+ * What to do about lost events, for the warning that counts them: "raise the
+ * ring size with -m (now 512 pages per CPU)" live; for a report, the ring
+ * size the capture was recorded with (@st->ring_pages), when it says.
+ */
+void cli_lost_hint(char *buf, size_t len, const struct cli_target *t,
+		   const struct ipcperf_session_stats *st);
 #endif

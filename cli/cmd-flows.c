@@ -260,13 +260,11 @@ int cmd_flows(int argc, char **argv)
 		out_bad = true;	/* said by the stream, with its errno */
 
 	if (st.lost) {
-		char now[48] = "the default";
+		char hint[96];
 
-		if (c.t.ring_pages)
-			snprintf(now, sizeof(now), "%u page%s per CPU", c.t.ring_pages,
-				 c.t.ring_pages == 1 ? "" : "s");
+		cli_lost_hint(hint, sizeof(hint), &c.t, &st);
 		cli_err("warning: %" PRIu64 " events lost: flows are incomplete and their counts "
-			"lower bounds; raise the ring size with -m (now %s)", st.lost, now);
+			"lower bounds; %s", st.lost, hint);
 	}
 	if (c.verbose)
 		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %" PRIu64

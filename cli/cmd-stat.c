@@ -1109,7 +1109,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 
 		c->cnt_targets = calloc(1, sizeof(*c->cnt_targets));
 		if (!c->cnt_targets)
-			return -ENOMEM;
+			goto oom;
 		c->cnt_targets[0].pid = child;
 		snprintf(c->cnt_targets[0].comm, sizeof(c->cnt_targets[0].comm), "%.15s",
 			 b ? b + 1 : name);
@@ -1117,7 +1117,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	} else if (c->t.nr_pids) {
 		c->cnt_targets = calloc(c->t.nr_pids, sizeof(*c->cnt_targets));
 		if (!c->cnt_targets)
-			return -ENOMEM;
+			goto oom;
 		for (size_t i = 0; i < c->t.nr_pids; i++) {
 			c->cnt_targets[i].pid = c->t.pids[i];
 			read_comm(c->t.pids[i], c->cnt_targets[i].comm,
@@ -1126,6 +1126,9 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 		c->nr_cnt_targets = c->t.nr_pids;
 	}
 	return 0;
+oom:
+	cli_err("cannot set up the accounting: %s", strerror(ENOMEM));
+	return -ENOMEM;
 }
 
 static void usage(FILE *f)
@@ -1433,10 +1436,13 @@ int cmd_stat(int argc, char **argv)
 	c.final_print = true;
 	print_snap(&c, &sn, code < 0 ? &status : NULL);
 
-	if (st.lost)
-		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; raise the "
-			"ring size with -m (now %u pages per CPU)", st.lost,
-			c.t.ring_pages ? c.t.ring_pages : IPCPERF_DEFAULT_RING_PAGES);
+	if (st.lost) {
+		char hint[96];
+
+		cli_lost_hint(hint, sizeof(hint), &c.t, &st);
+		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; %s", st.lost,
+			hint);
+	}
 	if (st.unpaired_enter || st.unpaired_exit)
 		cli_err("warning: %" PRIu64 " syscalls unpaired (%" PRIu64 " already under way at "
 			"the start, %" PRIu64 " unfinished at the end): left out of the latencies",

@@ -548,3 +548,18 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		return EXIT_RUNTIME;
 	return EXIT_OK;
 }
+
+void cli_lost_hint(char *buf, size_t len, const struct cli_target *t,
+		   const struct ipcperf_session_stats *st)
+{
+	unsigned int pages = st->ring_pages;
+
+	if (!t->input)
+		snprintf(buf, len, "raise the ring size with -m (now %u page%s per CPU)", pages,
+			 pages == 1 ? "" : "s");
+	else if (pages)
+		snprintf(buf, len, "record with a larger -m (this capture: %u page%s per CPU)", pages,
+			 pages == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "record with a larger -m");
+}

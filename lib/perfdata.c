@@ -903,6 +903,8 @@ struct ipp_pd_reader {
 	int id_pos;		/* samples: u64 index after the header, -1 none */
 	int is_pos;		/* other records: u64 index from the end, -1 none */
 	bool sample_id_all;
+	/* A record's cpu must be below this: nr_cpus_avail, or IPP_PD_MAX_CPUS without it. */
+	uint32_t cpu_limit;
 	/* Iteration */
 	uint64_t data_end;
 	uint64_t cur;
@@ -928,7 +930,8 @@ static int fail(struct ipp_pd_reader *r, int err, uint64_t off, const char *fmt,
 	va_list ap;
 	int n;
 
-	n = snprintf(r->err, sizeof(r->err), "%s: offset %#llx: ", r->path ? r->path : "perf.data",
+	/* "0x0", not %#llx's "0": every message has the same shape. */
+	n = snprintf(r->err, sizeof(r->err), "%s: offset 0x%llx: ", r->path ? r->path : "perf.data",
 		     (unsigned long long)off);
 	if (n < 0 || (size_t)n >= sizeof(r->err))
 		n = 0;
@@ -993,6 +996,11 @@ void ipp_pd_reader__delete(struct ipp_pd_reader *r)
 const char *ipp_pd_reader__error(const struct ipp_pd_reader *r)
 {
 	return r ? r->err : "";
+}
+
+const char *ipp_pd_reader__path(const struct ipp_pd_reader *r)
+{
+	return r && r->path ? r->path : "";
 }
 
 const struct ipp_pd_info *ipp_pd_reader__info(const struct ipp_pd_reader *r)
@@ -1193,7 +1201,8 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 		r->buf_cap = r->info.file_size < RBUF_SIZE ? (size_t)r->info.file_size : RBUF_SIZE;
 		r->buf = malloc(r->buf_cap ? r->buf_cap : 1);
 		if (!r->buf) {
-			*err = -ENOMEM;
+			*err = fail(r, -ENOMEM, cur, "out of memory for the read buffer (%zu bytes)",
+				    r->buf_cap);
 			return NULL;
 		}
 	}
@@ -1307,7 +1316,7 @@ static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct i
 		if (r->info.partial) {
 			/* What a killed writer leaves: the last record is incomplete. */
 			if (!r->warned_tail)
-				ipp_warn("%s: offset %#llx: partial capture: the last record (%llu of %u "
+				ipp_warn("%s: offset 0x%llx: partial capture: the last record (%llu of %u "
 					 "bytes) is incomplete and was skipped\n",
 					 r->path, (unsigned long long)r->cur,
 					 (unsigned long long)(r->data_end - r->cur), h.size);
@@ -1442,6 +1451,18 @@ static int bad_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, con
 		    rec->type, ipp_pd_record_name(rec->type), rec->size, what);
 }
 
+/* A cpu no CPU of the capture has: a corruption, not a reason to make room for it. */
+static int bad_cpu(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, uint32_t cpu)
+{
+	if (r->info.nr_cpus_avail)
+		return fail(r, -EPROTO, rec->offset, "record type %u (%s), size %u: cpu %u, but the "
+			    "capture's header says %u CPUs", rec->type, ipp_pd_record_name(rec->type),
+			    rec->size, cpu, r->info.nr_cpus_avail);
+	return fail(r, -EPROTO, rec->offset, "record type %u (%s), size %u: cpu %u is beyond any "
+		    "machine's (at most %u CPUs)", rec->type, ipp_pd_record_name(rec->type),
+		    rec->size, cpu, IPP_PD_MAX_CPUS);
+}
+
 static __attribute__((noinline)) int parse_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			struct ipp_pd_sample *out)
 {
@@ -1487,6 +1508,8 @@ static __attribute__((noinline)) int parse_sample(struct ipp_pd_reader *r, const
 		if (!take_u64(&c, NULL))
 			return bad_sample(r, rec, "cpu");
 		memcpy(&out->cpu, c.p + c.pos - 8, 4);
+		if (out->cpu >= r->cpu_limit)
+			return bad_cpu(r, rec, out->cpu);
 	}
 	if ((st & PERF_SAMPLE_PERIOD) && !take_u64(&c, &out->period))
 		return bad_sample(r, rec, "period");
@@ -1582,6 +1605,8 @@ static __attribute__((noinline)) int parse_trailer(struct ipp_pd_reader *r, cons
 		at += 8;
 	if (st & PERF_SAMPLE_CPU) {
 		memcpy(&out->cpu, p + at, 4);
+		if (out->cpu >= r->cpu_limit)
+			return bad_cpu(r, rec, out->cpu);
 		at += 8;
 	}
 	if (st & PERF_SAMPLE_IDENTIFIER)
@@ -1638,6 +1663,8 @@ static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_p
 		memcpy(&out->tid, p + 20, 4);
 		memcpy(&out->time, p + 24, 8);
 		memcpy(&out->cpu, p + 32, 4);
+		if (out->cpu >= r->cpu_limit)
+			return false;
 		out->ip = 0;
 		out->period = 0;
 		return true;
@@ -1658,8 +1685,11 @@ static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_p
 	}
 	if (lay->time)
 		memcpy(&out->time, p + lay->time, 8);
-	if (lay->cpu)
+	if (lay->cpu) {
 		memcpy(&out->cpu, p + lay->cpu, 4);
+		if (out->cpu >= r->cpu_limit)
+			return false;
+	}
 	if (lay->period)
 		memcpy(&out->period, p + lay->period, 8);
 	return true;
@@ -1857,8 +1887,17 @@ static int parse_tracing_data(struct ipp_pd_reader *r, const unsigned char *p, s
 	if ((err = t_take(&t, &nsys, 4, "no system count")))
 		return err;
 	for (uint32_t i = 0; i < nsys; i++) {
-		if ((err = t_string(&t, 256, &sys, "bad system name")) ||
-		    (err = t_take(&t, &nr, 4, "no event count")))
+		uint64_t sys_at = base + t.pos;
+
+		if ((err = t_string(&t, 256, &sys, "bad system name")))
+			return err;
+		/* A tracefs directory name; it goes into messages, which must stay one line. */
+		for (const char *c = sys; *c; c++)
+			if (*c < 0x20 || *c > 0x7e)
+				return fail(r, -EPROTO, sys_at + (uint64_t)(c - sys), "tracing data: "
+					    "system name holds byte %#x: not text",
+					    (unsigned int)(unsigned char)*c);
+		if ((err = t_take(&t, &nr, 4, "no event count")))
 			return err;
 		for (uint32_t j = 0; j < nr; j++) {
 			uint64_t n;
@@ -1955,7 +1994,7 @@ static int parse_blob(struct ipp_pd_reader *r, const unsigned char *p, size_t le
 	memcpy(&r->blob_version, p + 12, 4);
 	memcpy(&n, p + 16, 8);
 	if (layout != IPP_PD_BLOB_LAYOUT) {
-		ipp_warn("%s: offset %#llx: ipcperf section of layout %u, this reader knows %u: "
+		ipp_warn("%s: offset 0x%llx: ipcperf section of layout %u, this reader knows %u: "
 			 "ignored\n", r->path, (unsigned long long)base, layout, IPP_PD_BLOB_LAYOUT);
 		return 0;
 	}
@@ -2030,6 +2069,13 @@ static int parse_feature(struct ipp_pd_reader *r, unsigned int feat, uint64_t of
 		}
 		memcpy(&r->info.nr_cpus_avail, p, 4);
 		memcpy(&r->info.nr_cpus_online, p + 4, 4);
+		/* perf: the highest present CPU + 1, and how many are online. */
+		if (r->info.nr_cpus_avail > IPP_PD_MAX_CPUS)
+			err = fail(r, -EPROTO, off, "nrcpus: %u CPUs available, more than any "
+				   "machine's (at most %u)", r->info.nr_cpus_avail, IPP_PD_MAX_CPUS);
+		else if (r->info.nr_cpus_online > r->info.nr_cpus_avail && r->info.nr_cpus_avail)
+			err = fail(r, -EPROTO, off + 4, "nrcpus: %u CPUs online, more than the %u "
+				   "available", r->info.nr_cpus_online, r->info.nr_cpus_avail);
 		break;
 	case IPP_PD_FEAT_EVENT_DESC:
 		err = parse_event_desc(r, p, size, off);
@@ -2362,6 +2408,7 @@ static int do_open(struct ipp_pd_reader *r)
 	err = finish_events(r);
 	if (err)
 		return err;
+	r->cpu_limit = r->info.nr_cpus_avail ? r->info.nr_cpus_avail : IPP_PD_MAX_CPUS;
 	if (r->info.partial)
 		ipp_warn("%s: partial capture: the header's data size is 0 (the recorder did not "
 			 "finish); reading records up to the last complete one\n", r->path);
@@ -2395,7 +2442,7 @@ int ipp_pd_reader__open(struct ipp_pd_reader *r, const char *path)
 	reset(r);
 	r->path = strdup(path);
 	if (!r->path)
-		return -ENOMEM;
+		return fail(r, -ENOMEM, 0, "out of memory");
 	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
 	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
@@ -2435,7 +2482,7 @@ int ipp_pd_reader__open_mem(struct ipp_pd_reader *r, const void *buf, size_t len
 	reset(r);
 	r->path = strdup("<memory>");
 	if (!r->path)
-		return -ENOMEM;
+		return fail(r, -ENOMEM, 0, "out of memory");
 	r->mem = buf ? buf : (const unsigned char *)"";
 	r->info.file_size = len;
 	err = open_common(r);

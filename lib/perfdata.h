@@ -62,6 +62,13 @@ enum {
  */
 #define IPP_PD_ATTR_SIZE 128u
 
+/*
+ * More CPUs than any machine has (Linux's NR_CPUS goes to 8192): the bound on
+ * a record's cpu when the file does not say how many there are, and on what
+ * HEADER_NRCPUS may say.
+ */
+#define IPP_PD_MAX_CPUS 32768u
+
 /* Version of the ipcperf feature section's own layout (not of its payload). */
 #define IPP_PD_BLOB_LAYOUT 1u
 
@@ -212,7 +219,7 @@ struct ipp_pd_info {
 	bool partial;		/* the writer did not finish (header data size 0) */
 	bool has_tracing_data;
 	bool has_blob;
-	uint32_t nr_cpus_avail, nr_cpus_online;	/* 0 when absent */
+	uint32_t nr_cpus_avail, nr_cpus_online;	/* 0 when absent; online <= avail <= IPP_PD_MAX_CPUS */
 	const char *hostname, *osrelease, *arch;	/* NULL when absent */
 	uint64_t features[IPP_PD_FEAT_BITS / 64];	/* the header's feature bitmap */
 };
@@ -242,6 +249,9 @@ int ipp_pd_reader__open_mem(struct ipp_pd_reader *r, const void *buf, size_t len
 
 /* The message of the last error ("" if none): "FILE: offset 0x...: ...". Reader-owned. */
 const char *ipp_pd_reader__error(const struct ipp_pd_reader *r);
+
+/* The file it reads ("<memory>" for open_mem), for messages; "" before open. Reader-owned. */
+const char *ipp_pd_reader__path(const struct ipp_pd_reader *r);
 
 /* Valid after a successful open; reader-owned. */
 const struct ipp_pd_info *ipp_pd_reader__info(const struct ipp_pd_reader *r);
@@ -280,7 +290,10 @@ int ipp_pd_reader__rewind(struct ipp_pd_reader *r);
  * event's sample_type), or the sample_id_all trailer of another kernel record.
  * @return 0; -ENOENT: no event for the record's id, a record of perf's own
  *   type, or no sample_id_all; -EPROTO: the record is too short for its
- *   fields (explained in ipp_pd_reader__error()).
+ *   fields, or its cpu is not below info.nr_cpus_avail (IPP_PD_MAX_CPUS when
+ *   the file does not say) (explained in ipp_pd_reader__error()). So
+ *   @out->cpu, when sample_type has PERF_SAMPLE_CPU, always indexes a CPU of
+ *   the capture.
  */
 int ipp_pd_reader__parse(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			 struct ipp_pd_sample *out);

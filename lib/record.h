@@ -32,7 +32,12 @@ struct ipp_rec_session {
 	uint64_t lost, records;
 	int32_t self;			/* the recorder's pid: its own records are dropped */
 	int32_t cmd_pid;		/* the command it ran, or -1 */
-	uint32_t include_self, rings, skipped, pad;
+	uint32_t include_self, rings, skipped;
+	/*
+	 * Pages of each ring (what -m gave, or the default). Captures written
+	 * before it was recorded have 0 here (their padding): unknown.
+	 */
+	uint32_t ring_pages;
 };
 
 struct ipp_rec_lost {

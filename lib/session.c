@@ -145,6 +145,7 @@ struct ipcperf_session {
 	struct ipp_rec_data rec;	/* the capture's ipcperf section, when it has one */
 	bool has_rec;
 	bool rec_lost_done;		/* its end-of-run losses were delivered */
+	int replay_err;			/* the error that ended the replay, explained once */
 
 	/* recording (ipcperf_session__record) */
 	struct ipp_recorder *recorder;
@@ -1670,10 +1671,20 @@ static void note_time(struct ipcperf_session *s, uint64_t t)
 		s->round_max = t;
 }
 
+/* Out of memory at @rec: said like the reader's errors, which a replay's caller relies on. */
+static int replay_oom(struct ipcperf_session *s, const struct ipp_pd_rec *rec)
+{
+	ipp_info("%s: offset 0x%llx: out of memory replaying record type %u (%s)\n",
+		 ipp_pd_reader__path(s->rd), (unsigned long long)rec->offset, rec->type,
+		 ipp_pd_record_name(rec->type));
+	return -ENOMEM;
+}
+
 /*
  * One record of the capture into the merge, as take_record() does for a ring
  * record. Samples and the other kernel records carry their own id, time, cpu.
- * @return 0, or -ENOMEM.
+ * @return 0; -EPROTO for a corrupt record (the reader said why); -ENOMEM
+ *   (said here). Either way one line explains it, with the offset.
  */
 static int take_file_record(struct ipcperf_session *s, const struct ipp_pd_rec *rec)
 {
@@ -1684,13 +1695,16 @@ static int take_file_record(struct ipcperf_session *s, const struct ipp_pd_rec *
 		return 0;	/* perf's own records (FINISHED_ROUND handled by the caller) */
 	s->records++;
 	err = ipp_pd_reader__parse(s->rd, rec, &smp);
+	if (err == -ENOENT)
+		return 0;	/* no sample_id_all or unknown id: nothing to place in time */
 	if (err < 0)
-		return 0;	/* no sample_id_all, unknown id, or too short: nothing to place in time */
+		return err;	/* too short for its fields, or a cpu the capture has not */
 	if (!(smp.sample_type & PERF_SAMPLE_TIME))
 		return 0;
+	/* The reader keeps the cpu below the capture's CPUs: only memory can fail here. */
 	if (smp.sample_type & PERF_SAMPLE_CPU && smp.cpu >= (uint32_t)s->nr_cpu_slots &&
 	    !cpu_slot(s, smp.cpu))
-		return -ENOMEM;
+		return replay_oom(s, rec);
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		if (!smp.raw || smp.raw_size < 2)
@@ -1700,9 +1714,10 @@ static int take_file_record(struct ipcperf_session *s, const struct ipp_pd_rec *
 		note_time(s, smp.time);
 		if (smp.sample_type & PERF_SAMPLE_CPU)
 			s->samples_per_cpu[smp.cpu]++;
-		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_SAMPLE, rec->misc,
-				       (pid_t)smp.pid, (pid_t)smp.tid, (int)smp.cpu, smp.raw,
-				       smp.raw_size);
+		err = ipp_merge__push(s->merge, smp.time, PERF_RECORD_SAMPLE, rec->misc,
+				      (pid_t)smp.pid, (pid_t)smp.tid, (int)smp.cpu, smp.raw,
+				      smp.raw_size);
+		break;
 	case PERF_RECORD_LOST: {
 		uint64_t n;
 
@@ -1713,19 +1728,22 @@ static int take_file_record(struct ipcperf_session *s, const struct ipp_pd_rec *
 		if (smp.sample_type & PERF_SAMPLE_CPU)
 			s->lost_per_cpu[smp.cpu] += n;
 		note_time(s, smp.time);
-		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_LOST, 0, (pid_t)smp.pid,
-				       (pid_t)smp.tid, (int)smp.cpu, &n, sizeof(n));
+		err = ipp_merge__push(s->merge, smp.time, PERF_RECORD_LOST, 0, (pid_t)smp.pid,
+				      (pid_t)smp.tid, (int)smp.cpu, &n, sizeof(n));
+		break;
 	}
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		if (!s->include_self && s->self > 0 && (pid_t)smp.pid == s->self)
 			return 0;
 		note_time(s, smp.time);
-		return ipp_merge__push(s->merge, smp.time, PERF_RECORD_SWITCH, rec->misc,
-				       (pid_t)smp.pid, (pid_t)smp.tid, (int)smp.cpu, NULL, 0);
+		err = ipp_merge__push(s->merge, smp.time, PERF_RECORD_SWITCH, rec->misc,
+				      (pid_t)smp.pid, (pid_t)smp.tid, (int)smp.cpu, NULL, 0);
+		break;
 	default:
 		return 0;
 	}
+	return err < 0 ? replay_oom(s, rec) : 0;
 }
 
 /* Losses the recorder found only at its stop (count_unreported_loss), after every record. */
@@ -1763,6 +1781,9 @@ static int consume_file(struct ipcperf_session *s)
 	struct ipp_pd_rec rec;
 	int n = 0, err = 0;
 
+	/* Explained once, when it happened: later calls give it again, without a word. */
+	if (s->replay_err)
+		return s->replay_err;
 	for (int i = 0; i < REPLAY_BATCH && !s->eof; i++) {
 		err = ipp_pd_reader__next(s->rd, &rec);
 		if (err <= 0) {
@@ -1780,7 +1801,7 @@ static int consume_file(struct ipcperf_session *s)
 			break;
 	}
 	if (err < 0)
-		return err;
+		return s->replay_err = err;
 	if (s->eof) {
 		n += deliver(s, UINT64_MAX);
 		n += replay_end_losses(s);
@@ -1814,23 +1835,31 @@ struct ipcperf_session *ipcperf_session__open_file(const char *path,
 		errno = EINVAL;
 		return NULL;
 	}
+	/*
+	 * Every failure is said in one line: the reader's errors (with the
+	 * offset), and here what the reader cannot say.
+	 */
 	s = session_alloc();
-	if (!s)
+	if (!s) {
+		ipp_info("%s: out of memory\n", path);
 		return NULL;
+	}
 	s->self = -1;
 	s->include_self = true;
 	s->rd = ipp_pd_reader__new();
 	if (!s->rd) {
 		err = -ENOMEM;
+		ipp_info("%s: out of memory\n", path);
 		goto fail;
 	}
-	/* The reader explains its errors (with the offset) and warns of a partial capture. */
 	err = ipp_pd_reader__open(s->rd, path);
 	if (err)
 		goto fail;
 	info = ipp_pd_reader__info(s->rd);
 	if (IPP_OPTS_HAS(opts, refuse_partial) && opts->refuse_partial && info->partial) {
-		ipp_info("%s: partial capture refused\n", path);
+		/* 48: the header's data size, which the recorder never wrote */
+		ipp_info("%s: offset 0x30: partial capture refused: the recorder did not finish it\n",
+			 path);
 		err = -EPROTO;
 		goto fail;
 	}
@@ -1855,8 +1884,10 @@ struct ipcperf_session *ipcperf_session__open_file(const char *path,
 					 "left out (fd identities unknown)\n", path, version,
 					 IPP_REC_BLOB_VERSION);
 			} else if ((err = ipp_rec_data__parse(&s->rec, blob, len)) < 0) {
-				if (err == -ENOMEM)
+				if (err == -ENOMEM) {
+					ipp_info("%s: out of memory\n", path);
 					goto fail;
+				}
 				ipp_warn("%s: the ipcperf section is malformed: left out (fd "
 					 "identities unknown)\n", path);
 			} else {
@@ -1864,6 +1895,10 @@ struct ipcperf_session *ipcperf_session__open_file(const char *path,
 				if (s->rec.has_session) {
 					s->self = s->rec.ss.self;
 					s->include_self = s->rec.ss.include_self;
+					/* 0 from an older recorder; no recorder takes another */
+					if (is_pow2(s->rec.ss.ring_pages) &&
+					    s->rec.ss.ring_pages <= MAX_RING_PAGES)
+						s->ring_pages = s->rec.ss.ring_pages;
 				}
 			}
 		}
@@ -2049,6 +2084,7 @@ static int finish_recording(struct ipcperf_session *s)
 		.include_self = s->include_self,
 		.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0,
 		.skipped = s->skipped,
+		.ring_pages = s->ring_pages,
 	};
 	struct ipp_recorder *r = s->recorder;
 
@@ -2143,6 +2179,7 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 	if (s->state != S_NEW && !s->rd)
 		v.scope = s->cpu_scope ? IPCPERF_SCOPE_CPU : IPCPERF_SCOPE_TASK;
 	v.foreign = s->foreign;
+	v.ring_pages = s->ring_pages;
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
 	return 0;

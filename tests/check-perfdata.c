@@ -11,6 +11,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,13 +95,12 @@ static int open_image(struct ipp_pd_reader *r, const unsigned char *data, size_t
 	return ipp_pd_reader__open(r, cut);
 }
 
-/* The message names an offset as "offset 0x..." (or "offset 0:"). */
+/* The message names an offset as "offset 0x...", 0 included. */
 static void assert_offset_msg(const struct ipp_pd_reader *r)
 {
 	const char *msg = ipp_pd_reader__error(r);
 
-	ck_assert_msg(strstr(msg, ": offset 0x") || strstr(msg, ": offset 0:"),
-		      "no offset in error '%s'", msg);
+	ck_assert_msg(strstr(msg, ": offset 0x"), "no offset in error '%s'", msg);
 }
 
 /*
@@ -426,7 +426,7 @@ START_TEST(test_truncation_matrix)
 		err = ipp_pd_reader__open_mem(r, img, cut);
 		if (err != -EPROTO && err != -EINVAL)
 			ck_abort_msg("cut at %zu: open gave %d", cut, err);
-		if (!strstr(ipp_pd_reader__error(r), ": offset 0"))
+		if (!strstr(ipp_pd_reader__error(r), ": offset 0x"))
 			ck_abort_msg("cut at %zu: no offset in '%s'", cut, ipp_pd_reader__error(r));
 		if (cut >= data_off + 8 && cut < data_end && !strstr(ipp_pd_reader__error(r), "record type"))
 			ck_abort_msg("cut at %zu: no record type in '%s'", cut, ipp_pd_reader__error(r));
@@ -485,6 +485,7 @@ static void set_u16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
 static void set_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
 static void set_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 static uint64_t get_u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static uint16_t get_u16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 
 START_TEST(test_corrupt_records)
 {
@@ -538,7 +539,7 @@ START_TEST(test_corrupt_records)
 					      "%s: ret %d after %zu records", cases[c].what, ret, got);
 				/* One error, the same every time. */
 				ck_assert_int_eq(ipp_pd_reader__next(r, &rec), -EPROTO);
-				snprintf(want, sizeof(want), "offset %#llx: record type ",
+				snprintf(want, sizeof(want), "offset 0x%llx: record type ",
 					 (unsigned long long)off);
 				ck_assert_msg(strstr(ipp_pd_reader__error(r), want) &&
 					      strstr(ipp_pd_reader__error(r), cases[c].msg),
@@ -586,11 +587,73 @@ START_TEST(test_corrupt_sample)
 }
 END_TEST
 
+/*
+ * A cpu is one of the capture's: below HEADER_NRCPUS's count, or (a partial
+ * capture, which has no feature table) below IPP_PD_MAX_CPUS. Beyond, the
+ * record is corrupt, in a sample (both of its parsers) or in the trailer of
+ * another record, and HEADER_NRCPUS itself must be sane.
+ */
+START_TEST(test_corrupt_cpu)
+{
+	const struct {
+		bool partial;
+		unsigned int rec;	/* 3: a sample; 50 (+ its rounds): the LOST record */
+		uint32_t cpu;
+		int err;
+		const char *msg;
+	} cases[] = {
+		{ false, 3, PDS_NR_CPUS - 1, 0, NULL },
+		{ false, 3, PDS_NR_CPUS, -EPROTO, "cpu 2, but the capture's header says 2 CPUs" },
+		{ false, 3, 0x7f000000, -EPROTO, "cpu 2130706432, but the capture's header says 2" },
+		{ false, 53, PDS_NR_CPUS, -EPROTO, "record type 2 (LOST), size 56: cpu 2, but" },
+		{ true, 3, IPP_PD_MAX_CPUS - 1, 0, NULL },
+		{ true, 3, IPP_PD_MAX_CPUS, -EPROTO, "cpu 32768 is beyond any machine's" },
+		{ true, 53, UINT32_MAX, -EPROTO, "cpu 4294967295 is beyond any machine's" },
+	};
+
+	for (size_t c = 0; c < IPP_ARRAY_SIZE(cases); c++) {
+		struct ipp_pd_sample smp;
+		struct ipp_pd_rec rec;
+		unsigned char *img;
+		uint64_t off;
+		size_t len;
+
+		write_synth(60, false, cases[c].partial);
+		img = slurp(path, &len);
+		off = record_offset(img, len, cases[c].rec);
+		if (cases[c].rec == 3)
+			set_u32(img + off + 32, cases[c].cpu);	/* the sample's cpu */
+		else
+			set_u32(img + off + get_u16(img + off + 6) - 16, cases[c].cpu);
+		for (int file = 0; file < 2; file++) {
+			struct ipp_pd_reader *r = ipp_pd_reader__new();
+
+			ck_assert_int_eq(open_image(r, img, len, file), 0);
+			for (unsigned int i = 0; i <= cases[c].rec; i++)
+				ck_assert_int_eq(ipp_pd_reader__next(r, &rec), 1);
+			ck_assert_uint_eq(rec.offset, off);
+			ck_assert_uint_eq(rec.type, cases[c].rec == 3 ? PERF_RECORD_SAMPLE
+								    : PERF_RECORD_LOST);
+			ck_assert_int_eq(ipp_pd_reader__parse(r, &rec, &smp), cases[c].err);
+			if (cases[c].err) {
+				ck_assert_msg(strstr(ipp_pd_reader__error(r), cases[c].msg),
+					      "case %zu: error '%s'", c, ipp_pd_reader__error(r));
+				assert_offset_msg(r);
+			} else {
+				ck_assert_uint_eq(smp.cpu, cases[c].cpu);
+			}
+			ipp_pd_reader__delete(r);
+		}
+		free(img);
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------------ corrupt headers */
 
 struct layout {
 	uint64_t attr_size, attrs_off, data_off, data_size, table;
-	uint64_t tracing_off, blob_off;
+	uint64_t tracing_off, blob_off, nrcpus_off;
 };
 
 static struct layout layout_of(const unsigned char *img)
@@ -609,6 +672,8 @@ static struct layout layout_of(const unsigned char *img)
 			l.tracing_off = get_u64(img + l.table + 16 * k);
 		if (f == IPP_PD_FEAT_IPCPERF)
 			l.blob_off = get_u64(img + l.table + 16 * k);
+		if (f == IPP_PD_FEAT_NRCPUS)
+			l.nrcpus_off = get_u64(img + l.table + 16 * k);
 		k++;
 	}
 	return l;
@@ -625,6 +690,7 @@ START_TEST(test_corrupt_header)
 	l = layout_of(img);
 	ck_assert_uint_ne(l.tracing_off, 0);
 	ck_assert_uint_ne(l.blob_off, 0);
+	ck_assert_uint_ne(l.nrcpus_off, 0);
 	{
 		const struct {
 			const char *what;
@@ -658,6 +724,12 @@ START_TEST(test_corrupt_header)
 			  "tracing data: header_page" },
 			{ "blob magic", l.blob_off, 1, 'X', -EPROTO, "ipcperf section" },
 			{ "blob length", l.blob_off + 16, 8, 33, -EPROTO, "ipcperf section" },
+			{ "nrcpus avail", l.nrcpus_off, 4, IPP_PD_MAX_CPUS + 1, -EPROTO,
+			  "nrcpus: 32769 CPUs available, more than any machine's" },
+			{ "nrcpus online", l.nrcpus_off + 4, 4, PDS_NR_CPUS + 1, -EPROTO,
+			  "nrcpus: 3 CPUs online, more than the 2 available" },
+			/* A section at 0: "offset 0x0", like any other. */
+			{ "feature at 0", l.table, 8, 0, -EPROTO, ": offset 0x0: tracing data" },
 		};
 
 		for (size_t c = 0; c < IPP_ARRAY_SIZE(cases); c++) {
@@ -760,7 +832,7 @@ START_TEST(test_parse_perf_layout)
 	u32 = 42; memcpy(buf + at, &u32, 4); u32 = 43; memcpy(buf + at + 4, &u32, 4); at += 8;
 	u = 123456789; memcpy(buf + at, &u, 8); at += 8;
 	u = 71; memcpy(buf + at, &u, 8); at += 8;
-	u = 3; memcpy(buf + at, &u, 8); at += 8;
+	u = 1; memcpy(buf + at, &u, 8); at += 8;	/* cpu 1 of the header's 2 */
 	u = 1; memcpy(buf + at, &u, 8); at += 8;
 	u = 5; memcpy(buf + at, &u, 8); at += 8;		/* read: value */
 	u = 6; memcpy(buf + at, &u, 8); at += 8;		/* time enabled */
@@ -805,7 +877,7 @@ START_TEST(test_parse_perf_layout)
 	ck_assert_uint_eq(s.tid, 43);
 	ck_assert_uint_eq(s.time, 123456789);
 	ck_assert_uint_eq(s.id, 71);
-	ck_assert_uint_eq(s.cpu, 3);
+	ck_assert_uint_eq(s.cpu, 1);
 	ck_assert_uint_eq(s.period, 1);
 	ck_assert_uint_eq(s.raw_size, sizeof(raw));
 	ck_assert(memcmp(s.raw, raw, sizeof(raw)) == 0);
@@ -1156,6 +1228,89 @@ START_TEST(test_replay_lost_and_cut)
 	free(img);
 }
 END_TEST
+
+/* What a replay says, through the print function. */
+static struct {
+	unsigned int lines, errors;
+	char last[512];
+} said;
+
+static int count_print(enum ipcperf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == IPCPERF_DEBUG)
+		return 0;
+	said.lines++;
+	if (level != IPCPERF_WARN) {
+		said.errors++;
+		vsnprintf(said.last, sizeof(said.last), fmt, ap);
+	}
+	return 0;
+}
+
+/*
+ * Issue #11: a sample whose cpu is 0x7f000000 ended the replay with -ENOMEM
+ * and not a word. It is a corrupt record: -EPROTO, said once with its offset,
+ * and the same error again from every later consume, said no more.
+ */
+START_TEST(test_replay_bad_cpu)
+{
+	ipcperf_print_fn_t old = ipcperf_set_print(count_print);
+	struct ipcperf_session *s;
+	int err = 0, loops = 0;
+
+	memset(&said, 0, sizeof(said));
+	s = ipcperf_session__open_file(PERFDATA_CORPUS "/bad-sample-cpu.data", NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	while (!ipcperf_session__done(s) && (err = ipcperf_session__consume(s)) >= 0)
+		ck_assert_int_lt(++loops, 100);
+	ck_assert_int_eq(err, -EPROTO);
+	ck_assert_uint_eq(said.lines, 1);
+	ck_assert_uint_eq(said.errors, 1);
+	ck_assert_str_eq(said.last, PERFDATA_CORPUS "/bad-sample-cpu.data: offset 0xfd8: record type 9 "
+			 "(SAMPLE), size 88: cpu 2130706432, but the capture's header says 2 CPUs\n");
+	ck_assert_int_eq(ipcperf_session__consume(s), -EPROTO);
+	ck_assert_int_eq(ipcperf_session__poll(s, 0), -EPROTO);
+	ck_assert_uint_eq(said.lines, 1);
+	ck_assert(!ipcperf_session__done(s));
+	ipcperf_session__delete(s);
+	ipcperf_set_print(old);
+}
+END_TEST
+
+/* The ring size of the recording session comes back from its capture; 0 when it does not say. */
+START_TEST(test_replay_ring_pages)
+{
+	static const struct {
+		const char *file;
+		unsigned int pages;
+	} cases[] = {
+		{ PERFDATA_CORPUS "/ok-ring-1-page.data", 1 },
+		{ PERFDATA_CORPUS "/ok-ring-unknown.data", 0 },	/* written before it was recorded */
+		{ PERFDATA_CORPUS "/ok-perf-write.data", 0 },	/* perf's: no ipcperf section */
+	};
+
+	for (size_t c = 0; c < IPP_ARRAY_SIZE(cases); c++) {
+		struct ipcperf_session_stats ss = { .sz = sizeof(ss) };
+		struct ipcperf_session *s = ipcperf_session__open_file(cases[c].file, NULL);
+		int loops = 0;
+
+		ck_assert_ptr_nonnull(s);
+		ck_assert_int_eq(ipcperf_session__start(s), 0);
+		while (!ipcperf_session__done(s)) {
+			ck_assert_int_ge(ipcperf_session__consume(s), 0);
+			ck_assert_int_lt(++loops, 100);
+		}
+		ck_assert_int_ge(ipcperf_session__stop(s), 0);
+		ck_assert_int_eq(ipcperf_session__stats(s, &ss), 0);
+		ck_assert_msg(ss.ring_pages == cases[c].pages, "%s: ring_pages %u, expected %u",
+			      cases[c].file, ss.ring_pages, cases[c].pages);
+		if (c == 0)
+			ck_assert_uint_eq(ss.lost, 50);	/* the LOST record that asks for the hint */
+		ipcperf_session__delete(s);
+	}
+}
+END_TEST
 #endif
 
 /* The identity log hands back, per (pid, fd), the answers in the order they were logged. */
@@ -1195,7 +1350,7 @@ END_TEST
 START_TEST(test_rec_section)
 {
 	struct ipp_rec_session ss = { .start_ns = 10, .stop_ns = 20, .lost = 3, .records = 99,
-				      .self = 42, .cmd_pid = 43, .rings = 2 };
+				      .self = 42, .cmd_pid = 43, .rings = 2, .ring_pages = 1 };
 	struct ipp_rec_counters c = { .pid = 43, .nr = IPCPERF_CNT__MAX };
 	struct ipp_ident_ans a = { .what = IPP_IDQ_COMM, .pid = 43, .fd = -1, .ok = 1 }, out;
 	unsigned char sect[4096];
@@ -1223,6 +1378,7 @@ START_TEST(test_rec_section)
 	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), 0);
 	ck_assert(d.has_session);
 	ck_assert_uint_eq(d.ss.records, 99);
+	ck_assert_uint_eq(d.ss.ring_pages, 1);
 	ck_assert_int_eq(d.ss.cmd_pid, 43);
 	ck_assert_uint_eq(d.nr_cnt, 1);
 	ck_assert_uint_eq(d.cnt[0].v[IPCPERF_CNT_TASK_CLOCK].value, 1234);
@@ -1250,6 +1406,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_truncation_matrix);
 	tcase_add_test(tc, test_corrupt_records);
 	tcase_add_test(tc, test_corrupt_sample);
+	tcase_add_test(tc, test_corrupt_cpu);
 	tcase_add_test(tc, test_corrupt_header);
 	tcase_add_test(tc, test_corrupt_format);
 	tcase_add_test(tc, test_parse_perf_layout);
@@ -1263,6 +1420,8 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_perf_file);
 	tcase_add_test(tc, test_replay_perf_file);
 	tcase_add_test(tc, test_replay_lost_and_cut);
+	tcase_add_test(tc, test_replay_bad_cpu);
+	tcase_add_test(tc, test_replay_ring_pages);
 #endif
 	suite_add_tcase(s, tc);
 	return s;

@@ -4,7 +4,9 @@
  * whole file. It is opened from memory and, through a memfd, as a file; every
  * record is iterated and parsed, and the tracepoint formats go through the
  * decoder with the samples' raw data, as `ipcperf report` does. Errors are
- * expected; crashes, leaks and undefined behaviour are not.
+ * expected; crashes, leaks and undefined behaviour are not, nor an error
+ * that does not say where ("FILE: offset 0x...: "), nor a parsed cpu that is
+ * not one of the capture's CPUs (a replay indexes per-CPU counts with it).
  *
  * Build (clang): -fsanitize=fuzzer,address,undefined, linked with
  * lib/libipcperf-internal. It has no main(): libFuzzer provides one, or
@@ -14,6 +16,7 @@
 #define _GNU_SOURCE 1	/* memfd_create */
 #endif
 #include "config.h"
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,17 +27,28 @@
 #include "perfdata.h"
 #include "fuzz-perfdata.h"
 
+/* Every error of the reader names the offset. */
+static void check_error(const struct ipp_pd_reader *r)
+{
+	if (!strstr(ipp_pd_reader__error(r), ": offset 0x"))
+		__builtin_trap();
+}
+
 static void walk(struct ipp_pd_reader *r, struct ipp_decoder *d)
 {
 	const struct ipp_pd_info *info = ipp_pd_reader__info(r);
 	struct ipp_pd_sample s;
 	struct ipp_pd_rec rec;
 	const void *blob;
-	uint32_t version;
+	uint32_t version, cpus;
 	size_t blen, n = 0;
 	volatile uint64_t sink = 0;
+	int ret;
 
 	if (!info)
+		__builtin_trap();
+	cpus = info->nr_cpus_avail ? info->nr_cpus_avail : IPP_PD_MAX_CPUS;
+	if (cpus > IPP_PD_MAX_CPUS || (info->nr_cpus_avail && info->nr_cpus_online > cpus))
 		__builtin_trap();
 	for (size_t i = 0; i < ipp_pd_reader__nr_events(r); i++) {
 		const struct ipp_pd_event *ev = ipp_pd_reader__event(r, i);
@@ -62,11 +76,18 @@ static void walk(struct ipp_pd_reader *r, struct ipp_decoder *d)
 	}
 	if (ipp_pd_reader__blob(r, &version, &blob, &blen) == 0 && blen)
 		sink += ((const unsigned char *)blob)[blen - 1] + version;
-	while (ipp_pd_reader__next(r, &rec) == 1) {
+	while ((ret = ipp_pd_reader__next(r, &rec)) == 1) {
 		if (rec.size < 8 || rec.offset < info->data_offset)
 			__builtin_trap();
 		sink += ((const unsigned char *)rec.data)[rec.size - 1];
-		if (ipp_pd_reader__parse(r, &rec, &s) == 0 && s.raw) {
+		ret = ipp_pd_reader__parse(r, &rec, &s);
+		if (ret == -EPROTO)
+			check_error(r);
+		else if (ret && ret != -ENOENT)
+			__builtin_trap();
+		if (ret == 0 && (s.sample_type & PERF_SAMPLE_CPU) && s.cpu >= cpus)
+			__builtin_trap();
+		if (ret == 0 && s.raw) {
 			struct ipp_rec out;
 
 			sink += ((const unsigned char *)s.raw)[0] * !!s.raw_size;
@@ -77,6 +98,8 @@ static void walk(struct ipp_pd_reader *r, struct ipp_decoder *d)
 		if (++n > 100000)
 			break;
 	}
+	if (ret < 0)
+		check_error(r);
 	(void)sink;
 }
 
@@ -103,8 +126,8 @@ int pd_fuzz_one(const uint8_t *data, size_t size)
 		/* Again from the start: rewind must give the same stream. */
 		ipp_pd_reader__rewind(r);
 		walk(r, NULL);
-	} else if (!ipp_pd_reader__error(r)[0]) {
-		__builtin_trap();	/* every failure explains itself */
+	} else {
+		check_error(r);	/* every failure explains itself */
 	}
 	ipp_pd_reader__delete(r);
 	r = NULL;

@@ -245,6 +245,7 @@ struct pds_opts {
 	uint64_t nr_records;	/* of the sequence (FINISHED_ROUNDs come on top) */
 	const void *blob;	/* ipcperf section payload, or NULL */
 	size_t blob_len;
+	uint32_t blob_version;	/* its version; 0: 7, which no reader of ipcperf's own takes */
 	bool unfinished;	/* leave it as a killed writer would: no close */
 };
 
@@ -273,7 +274,8 @@ static inline int pds_write_capture(const char *path, const struct pds_opts *o)
 			err = ipp_pd_writer__write(w, NULL, 0);
 	}
 	if (!err && o->blob)
-		err = ipp_pd_writer__set_blob(w, 7, o->blob, o->blob_len);
+		err = ipp_pd_writer__set_blob(w, o->blob_version ? o->blob_version : 7, o->blob,
+					      o->blob_len);
 	if (err || o->unfinished) {
 		ipp_pd_writer__delete(w);
 		return err;

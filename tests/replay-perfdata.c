@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * replay-perfdata: run every file of the perf.data corpus through the fuzz
- * entry (tests/fuzz-perfdata.c) and through the reader, checking what each
- * file's name promises:
- *   ok-*       opens and reads to the end, not partial
+ * entry (tests/fuzz-perfdata.c), through the reader and through a replay
+ * session, checking what each file's name promises:
+ *   ok-*       opens and reads to the end, every record parsed, not partial
  *   partial-*  opens as a partial capture and reads to its last complete record
- *   bad-*      fails, at open or at a record, with a message naming the offset
+ *   bad-*      fails, at open, at a record or at parsing one, with a message
+ *              naming the offset
  *   others     (files the fuzzer found) only must not crash
+ * and, for every file, what `ipcperf report` relies on: a replay session
+ * (ipcperf_session__open_file, consume until done) either fails with exactly
+ * one line through the print function, "FILE: offset 0x...: ...", or
+ * succeeds with nothing but warnings; bad-* fail, ok-* and partial-* succeed.
  *
  *   replay-perfdata [DIR|FILE...]      default: the source tree's corpus
  *   replay-perfdata --generate DIR     write the synthetic seeds into DIR
@@ -24,6 +29,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +38,10 @@
 
 #include "internal.h"
 #include "perfdata.h"
+#include "record.h"
 #include "pd-synth.h"
 #include "fuzz-perfdata.h"
+#include "replay-check.h"
 
 #ifndef PERFDATA_CORPUS
 #define PERFDATA_CORPUS "tests/perfdata-corpus"
@@ -78,8 +86,16 @@ static const char *check_promise(const char *path, const char *name, char *why, 
 		return "out of memory";
 	err = ipp_pd_reader__open(r, path);
 	if (!err)
-		while ((ret = ipp_pd_reader__next(r, &rec)) == 1)
+		while ((ret = ipp_pd_reader__next(r, &rec)) == 1) {
+			struct ipp_pd_sample s;
+
 			n++;
+			/* What a replay does with each record: a corrupt one is an error too. */
+			if (ipp_pd_reader__parse(r, &rec, &s) == -EPROTO) {
+				ret = -EPROTO;
+				break;
+			}
+		}
 	why[0] = '\0';
 	if (has_prefix(name, "ok-") || has_prefix(name, "partial-")) {
 		bool partial = has_prefix(name, "partial-");
@@ -122,6 +138,10 @@ static void replay_file(const char *path)
 	pd_fuzz_one(data, len);
 	free(data);
 	bad = check_promise(path, name, why, sizeof(why));
+	if (!bad)
+		bad = pd_replay_check(path, has_prefix(name, "bad-") ? -1 :
+				      has_prefix(name, "ok-") || has_prefix(name, "partial-") ? 1 : 0,
+				      why, sizeof(why));
 	if (bad) {
 		printf("FAIL %s: %s\n", name, bad);
 		nr_failed++;
@@ -197,6 +217,175 @@ static uint64_t nth_record(const unsigned char *img, size_t len, int k)
 		ipp_pd_reader__next(r, &rec);
 	ipp_pd_reader__delete(r);
 	return rec.offset;
+}
+
+/* Offset of the first record of @type in @img, or 0. */
+static uint64_t first_of_type(const unsigned char *img, size_t len, uint32_t type)
+{
+	struct ipp_pd_reader *r = ipp_pd_reader__new();
+	struct ipp_pd_rec rec;
+	uint64_t off = 0;
+
+	if (ipp_pd_reader__open_mem(r, img, len) == 0)
+		while (ipp_pd_reader__next(r, &rec) == 1)
+			if (rec.type == type) {
+				off = rec.offset;
+				break;
+			}
+	ipp_pd_reader__delete(r);
+	return off;
+}
+
+/* Where the feature table of @img (a finished capture) describes feature @feat. */
+static uint64_t feature_entry(const unsigned char *img, unsigned int feat)
+{
+	uint64_t data_off, data_size, at;
+
+	memcpy(&data_off, img + 40, 8);
+	memcpy(&data_size, img + 48, 8);
+	at = data_off + data_size;
+	for (unsigned int f = 0; f < feat; f++)
+		if (img[72 + f / 8] & (1u << (f % 8)))
+			at += 16;
+	return at;
+}
+
+/* The ipcperf section of a recording session that used @ring_pages (0: before it was recorded). */
+static int write_ring_capture(const char *dir, const char *name, uint32_t ring_pages)
+{
+	struct ipp_rec_session ss = {
+		.start_ns = 1000000, .stop_ns = 1000000 + 60 * 10, .records = 60,
+		.self = -1, .cmd_pid = -1, .include_self = 1, .rings = PDS_NR_CPUS,
+		.ring_pages = ring_pages,
+	};
+	unsigned char blob[8 + sizeof(ss)];
+	uint32_t type = IPP_REC_T_SESSION, len = sizeof(ss);
+	/* 60 records: the one at 50 is a LOST. */
+	struct pds_opts o = { .nr_records = 60, .blob = blob, .blob_len = sizeof(blob),
+			      .blob_version = IPP_REC_BLOB_VERSION };
+	char path[4096];
+
+	_Static_assert(sizeof(ss) % 8 == 0, "an entry needs no padding");
+	memcpy(blob, &type, 4);
+	memcpy(blob + 4, &len, 4);
+	memcpy(blob + 8, &ss, sizeof(ss));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return pds_write_capture(path, &o) ? -1 : 0;
+}
+
+/*
+ * Fields a record carries that no CPU, size or layout of the capture allows
+ * (issue #11), in copies of @img: each is one error with the offset, never
+ * "out of memory" nor a silent failure. @return 0 or -1.
+ */
+static int corrupt(const char *dir, const unsigned char *img, size_t len, unsigned char *bad)
+{
+	uint64_t off = nth_record(img, len, 5);
+	char path[4096];
+	int err = 0;
+
+	/*
+	 * Record 5 is a sys_enter_write sample: header, id, pid, tid, time,
+	 * cpu (at 32), res, raw size (at 40), raw.
+	 */
+	{
+		uint32_t v = 0x7f000000;
+
+		memcpy(bad, img, len);
+		memcpy(bad + off + 32, &v, 4);
+		err |= spill(dir, "bad-sample-cpu.data", bad, len);
+		v = PDS_NR_CPUS;	/* one past the header's last CPU */
+		memcpy(bad, img, len);
+		memcpy(bad + off + 32, &v, 4);
+		err |= spill(dir, "bad-sample-cpu-nrcpus.data", bad, len);
+		v = 0xffffffff;
+		memcpy(bad, img, len);
+		memcpy(bad + off + 40, &v, 4);
+		err |= spill(dir, "bad-sample-raw-size.data", bad, len);
+	}
+	{
+		/* The sample_id_all trailer of the LOST record: pid, tid, time, cpu (at -16), id. */
+		uint64_t lost = first_of_type(img, len, PERF_RECORD_LOST);
+		uint16_t size;
+		uint32_t v = 0x7f000000;
+
+		memcpy(&size, img + lost + 6, 2);
+		memcpy(bad, img, len);
+		memcpy(bad + lost + size - 16, &v, 4);
+		err |= spill(dir, "bad-lost-cpu.data", bad, len);
+	}
+	{
+		/* A FINISHED_ROUND (8 bytes) turned into a kernel record: no room for its trailer. */
+		uint64_t round = first_of_type(img, len, IPP_PD_RECORD_FINISHED_ROUND);
+		uint32_t v = PERF_RECORD_MMAP;
+
+		memcpy(bad, img, len);
+		memcpy(bad + round, &v, 4);
+		err |= spill(dir, "bad-record-trailer-short.data", bad, len);
+	}
+	{
+		/*
+		 * Event 0 (sys_enter_write) said to sample the ip too: its
+		 * samples are read 8 bytes off, the raw size as the cpu.
+		 */
+		uint64_t attrs, st;
+
+		memcpy(&attrs, img + 24, 8);
+		memcpy(&st, img + attrs + offsetof(struct perf_event_attr, sample_type), 8);
+		st |= PERF_SAMPLE_IP;
+		memcpy(bad, img, len);
+		memcpy(bad + attrs + offsetof(struct perf_event_attr, sample_type), &st, 8);
+		err |= spill(dir, "bad-attr-sample-type.data", bad, len);
+	}
+	{
+		/* HEADER_NRCPUS: u32 available, u32 online. */
+		uint64_t sec;
+		uint32_t v = 0x7f000000;
+
+		memcpy(&sec, img + feature_entry(img, IPP_PD_FEAT_NRCPUS), 8);
+		memcpy(bad, img, len);
+		memcpy(bad + sec, &v, 4);
+		err |= spill(dir, "bad-nrcpus-avail.data", bad, len);
+		v = PDS_NR_CPUS + 1;
+		memcpy(bad, img, len);
+		memcpy(bad + sec + 4, &v, 4);
+		err |= spill(dir, "bad-nrcpus-online.data", bad, len);
+		/* A section at offset 0: the error is at "offset 0x0". */
+		memcpy(bad, img, len);
+		memset(bad + feature_entry(img, IPP_PD_FEAT_HOSTNAME), 0, 8);
+		err |= spill(dir, "bad-hostname-at-0.data", bad, len);
+	}
+	{
+		/*
+		 * A system name of the tracing data that is not text (the fuzzer's
+		 * had a newline): it would go into the one line of a later error.
+		 */
+		unsigned char *c;
+
+		memcpy(bad, img, len);
+		c = memmem(bad, len, "syscalls", sizeof("syscalls"));	/* its NUL too */
+		if (!c)
+			return -1;
+		c[3] = '\n';
+		err |= spill(dir, "bad-system-name.data", bad, len);
+	}
+	{
+		/* A partial capture says nothing of its CPUs: the bound is any machine's. */
+		unsigned char *part;
+		size_t plen;
+		uint64_t s;
+		uint32_t v = 0x7f000000;
+
+		snprintf(path, sizeof(path), "%s/partial-killed.data", dir);
+		part = slurp(path, &plen);
+		s = part ? first_of_type(part, plen, PERF_RECORD_SAMPLE) : 0;
+		if (!s)
+			return -1;
+		memcpy(part + s + 32, &v, 4);
+		err |= spill(dir, "bad-partial-cpu.data", part, plen);
+		free(part);
+	}
+	return err ? -1 : 0;
 }
 
 static int generate(const char *dir)
@@ -289,6 +478,22 @@ static int generate(const char *dir)
 			err |= spill(dir, "bad-format-not-text.data", bad, len);
 		}
 	}
+	/* Losses in captures that say their ring size, and in one from before it was recorded. */
+	err |= write_ring_capture(dir, "ok-ring-1-page.data", 1);
+	err |= write_ring_capture(dir, "ok-ring-unknown.data", 0);
+	free(bad);
+	free(img);
+	/*
+	 * The corruptions of issue #11, of a capture that reports without a
+	 * warning (ok-ring-1-page: the records of ok-synthetic, an ipcperf
+	 * section this build reads), so that the error is all report says.
+	 */
+	snprintf(path, sizeof(path), "%s/ok-ring-1-page.data", dir);
+	img = slurp(path, &len);
+	bad = img ? malloc(len) : NULL;
+	if (err || !bad)
+		return 1;
+	err |= corrupt(dir, img, len, bad);
 	free(bad);
 	free(img);
 	return err ? 1 : 0;

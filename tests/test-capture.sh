@@ -10,17 +10,22 @@
 #    (18 writes, 9100 bytes on fd 11; 11 reads, 9100 bytes on fd 10) and says
 #    what it cannot give without ipcperf's section;
 #  - a capture cut at 75% or at 64 bytes: exit 1, one error line with the
-#    offset; a killed recorder's capture reports with a "partial" warning.
+#    offset; a killed recorder's capture reports with a "partial" warning;
+#  - rings of one page lose events (50000 getpid calls): the warning of
+#    stat -m 1 says "now 1 page per CPU", and report's of a record -m 1
+#    capture "this capture: 1 page per CPU" (not its own default of 512).
 # Needs root (tracepoints), jq and perf; skips (77) otherwise, fails under CI=true.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 PD_RECORD=$top_builddir/tests/pd-record
+SCWORK=$top_builddir/tests/scwork
 
 skip_unless_root "recording captures"
 need_exe "$IPCPERF"
 need_exe "$IPCWORK"
 need_exe "$PD_RECORD"
+need_exe "$SCWORK"
 for tool in jq perf; do
 	if ! command -v $tool >/dev/null 2>&1; then
 		[ "${CI:-}" = true ] && fail "CI=true but $tool is not installed"
@@ -94,6 +99,19 @@ run "$IPCPERF" record -- "$IPCWORK" pipe
 expect_status 2 "record without -o"
 run "$IPCPERF" report -i "$T/rec.data" --dot "$T/g.dot"
 expect_status 2 "report --dot without --view flows"
+
+# ------------------------------------------------------------ lost events: the ring size
+run timeout 120 "$IPCPERF" stat -m 1 -s -- "$SCWORK" loop 50000
+expect_status 0 "stat -m 1 -s -- scwork loop 50000"
+grep -Eq '^ipcperf: warning: [0-9]+ events lost: .*; raise the ring size with -m \(now 1 page per CPU\)$' \
+	"$T/err" || { show; fail "stat -m 1: the lost-events hint does not say 1 page"; }
+run timeout 120 "$IPCPERF" record -m 1 -s -o "$T/m1.data" -- "$SCWORK" loop 50000
+expect_status 0 "record -m 1 -s -- scwork loop 50000"
+run "$IPCPERF" report -i "$T/m1.data"
+expect_status 0 "report of a record -m 1 capture"
+grep -Eq '^ipcperf: warning: [0-9]+ events lost: .*; record with a larger -m \(this capture: 1 page per CPU\)$' \
+	"$T/err" || { show; fail "report of a -m 1 capture: the hint does not give its 1 page"; }
+rm -f "$T/m1.data"
 
 # ------------------------------------------------------------ perf's capture
 run perf record -q -o "$T/perf.data" -e syscalls:sys_enter_write -e syscalls:sys_exit_write \

@@ -388,6 +388,12 @@ struct ipcperf_session_stats {
 	 * was lost). Counted in lost as well: they may have been a target's.
 	 */
 	uint64_t unattributed;
+	/**
+	 * Pages of each ring: the session's ring_pages, the default applied. A
+	 * replay gives the recording session's, or 0 when the capture does not
+	 * say (perf's captures, and ipcperf's written before it was recorded).
+	 */
+	unsigned int ring_pages;
 };
 
 /** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */
@@ -487,6 +493,12 @@ struct ipcperf_file_opts {
  *   EINVAL (not a perf.data file, bad opts), EPROTO (corrupt or truncated: the
  *   print function gets "FILE: offset 0x...: what"), ENOMEM, open(2)'s errors.
  *   A partial capture opens with a warning through the print function.
+ *   consume() and poll() fail with -EPROTO at a corrupt record (its size, its
+ *   type, fields it is too short for, a cpu the capture does not have) and
+ *   -ENOMEM: every failure of a replay, at open or at a record, is said in
+ *   one line through the print function (IPCPERF_INFO, the offset in it
+ *   when there is one), once; a later consume() gives the same error again
+ *   and says nothing. A replay that succeeds says nothing but warnings.
  */
 IPCPERF_API struct ipcperf_session *ipcperf_session__open_file(const char *path,
 								const struct ipcperf_file_opts *opts);

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# ipcperf report on the captures of tests/perfdata-corpus (most made by
+# `replay-perfdata --generate`): no root, no kernel, a few seconds.
+#  - every bad-* capture: exit 1, nothing on stdout, and on stderr exactly one
+#    line that is not a warning, "ipcperf: FILE: offset 0x...: what is wrong";
+#  - for the hand-made corruptions of issue #11 below, that line exactly (a
+#    sample whose cpu is 0x7f000000 used to end the report with exit 1 and not
+#    a word);
+#  - every ok-* and partial-* capture: exit 0, and whatever is on stderr says
+#    "warning:";
+#  - the lost-events warning of a report names the ring size the capture was
+#    recorded with ("1 page per CPU"), in the stat and the flows view, and no
+#    size at all for a capture that does not record it (never the 512 pages
+#    of this run's default).
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+CORPUS=$top_srcdir/tests/perfdata-corpus
+need_exe "$IPCPERF"
+make_tmpdir
+
+# report FILE [ARGS]: ipcperf report -i FILE, bounded in time.
+report() {
+	local f=$1
+	shift
+	run timeout 60 "$IPCPERF" report -i "$f" "$@"
+}
+
+# The corrupt captures: one error line each, with the offset.
+n=0
+for f in "$CORPUS"/bad-*.data; do
+	name=${f##*/}
+	report "$f"
+	expect_status 1 "report -i $name"
+	[ -s "$T/out" ] && { show; fail "$name: a report was printed"; }
+	grep -v '^ipcperf: warning: ' "$T/err" >"$T/errors"
+	[ "$(grep -c '' "$T/errors")" -eq 1 ] || { show; fail "$name: expected one error line"; }
+	line=$(cat "$T/errors")
+	rest=${line#"ipcperf: $f: offset 0x"}
+	[ "$rest" != "$line" ] && [[ $rest =~ ^[0-9a-f]+:\ [^\ ] ]] ||
+		{ show; fail "$name: not 'ipcperf: FILE: offset 0x...: ...': $line"; }
+	n=$((n + 1))
+done
+[ "$n" -ge 25 ] || fail "only $n bad-* captures in $CORPUS"
+
+# The hand-made ones (replay-perfdata --generate), their whole line: the only
+# one, as they are made from a capture that reports without a warning (but
+# for the partial one, which says it is partial first).
+expect_error() {
+	local name=$1 lines=$2 want="ipcperf: $CORPUS/$1: $3"
+
+	report "$CORPUS/$name"
+	expect_status 1 "report -i $name"
+	grep -v '^ipcperf: warning: ' "$T/err" >"$T/errors"
+	[ "$(cat "$T/errors")" = "$want" ] || { show; fail "$name: expected '$want'"; }
+	[ "$(grep -c '' "$T/err")" -eq "$lines" ] || { show; fail "$name: expected $lines lines"; }
+}
+expect_error bad-sample-cpu.data 1 \
+	"offset 0xfd8: record type 9 (SAMPLE), size 88: cpu 2130706432, but the capture's header says 2 CPUs"
+expect_error bad-sample-cpu-nrcpus.data 1 \
+	"offset 0xfd8: record type 9 (SAMPLE), size 88: cpu 2, but the capture's header says 2 CPUs"
+expect_error bad-lost-cpu.data 1 \
+	"offset 0x1e08: record type 2 (LOST), size 56: cpu 2130706432, but the capture's header says 2 CPUs"
+expect_error bad-attr-sample-type.data 1 \
+	"offset 0xe98: record type 9 (SAMPLE), size 88: cpu 44, but the capture's header says 2 CPUs"
+expect_error bad-partial-cpu.data 2 \
+	"offset 0xe98: record type 9 (SAMPLE), size 88: cpu 2130706432 is beyond any machine's (at most 32768 CPUs)"
+expect_error bad-sample-raw-size.data 1 \
+	"offset 0xfd8: record type 9 (SAMPLE), size 88: too short for its raw data"
+expect_error bad-record-trailer-short.data 1 \
+	"offset 0x1350: record type 1 (MMAP), size 8: too short for its sample id trailer"
+expect_error bad-nrcpus-avail.data 1 \
+	"offset 0xbc0: nrcpus: 2130706432 CPUs available, more than any machine's (at most 32768)"
+expect_error bad-nrcpus-online.data 1 \
+	"offset 0xbc4: nrcpus: 3 CPUs online, more than the 2 available"
+expect_error bad-hostname-at-0.data 1 \
+	"offset 0x0: hostname: string of 1179796816 bytes runs past the section"
+expect_error bad-system-name.data 1 \
+	"offset 0x42a: tracing data: system name holds byte 0xa: not text"
+
+# The sound captures: warnings at most.
+n=0
+for f in "$CORPUS"/ok-*.data "$CORPUS"/partial-*.data; do
+	name=${f##*/}
+	report "$f"
+	expect_status 0 "report -i $name"
+	grep -v '^ipcperf: warning: ' "$T/err" >"$T/errors"
+	[ -s "$T/errors" ] && { show; fail "$name: exit 0, but stderr holds more than warnings"; }
+	n=$((n + 1))
+done
+[ "$n" -ge 6 ] || fail "only $n ok-* and partial-* captures in $CORPUS"
+
+# Lost events: the capture's own ring size.
+for view in stat flows; do
+	report "$CORPUS/ok-ring-1-page.data" --view $view
+	expect_status 0 "report --view $view (ok-ring-1-page.data)"
+	grep -Eq '^ipcperf: warning: [0-9]+ events lost: .*; record with a larger -m \(this capture: 1 page per CPU\)$' \
+		"$T/err" || { show; fail "--view $view: the hint does not give the capture's 1 page"; }
+	report "$CORPUS/ok-ring-unknown.data" --view $view
+	expect_status 0 "report --view $view (ok-ring-unknown.data)"
+	grep -Eq '^ipcperf: warning: [0-9]+ events lost: .*; record with a larger -m$' "$T/err" ||
+		{ show; fail "--view $view: a capture without its ring size: no hint, or one with a size"; }
+done
+exit 0
