@@ -43,6 +43,8 @@ bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
 		    int (*cmp)(const void *key, const void *elem), size_t *at);
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);
+/* The integer a file (a sysctl under /proc/sys) starts with. @return 0, -errno, -EINVAL. */
+int ipp_read_int(const char *path, int *val);
 
 /* True when the caller's opts struct is large enough to hold @field. */
 #define IPP_OPTS_HAS(opts, field) \
@@ -412,9 +414,5 @@ const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr
 /* The session replays a capture (ipcperf_session__open_file): no /proc, no kernel. */
 bool ipp_session_is_replay(const struct ipcperf_session *s);
 
-/*
- * tracefs events/@name (header_page, header_event) through libtracefs, which
- * finds (or, as root, mounts) tracefs; malloc'ed, or NULL. */
-char *ipp_tracefs_events_file(const char *name, size_t *len);
 
 #endif /* IPCPERF_INTERNAL_H */

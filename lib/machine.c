@@ -11,23 +11,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-char *ipp_tracefs_events_file(const char *name, size_t *len)
-{
-	char path[64];
-	int size = 0;
-	char *buf;
-
-	snprintf(path, sizeof(path), "events/%s", name);
-	buf = tracefs_instance_file_read(NULL, path, &size);
-	if (buf && size <= 0) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		*len = (size_t)size;
-	return buf;
-}
-
 const char *ipcperf_libperf_version(void)
 {
 	return LIBPERF_VERSION_STRING;

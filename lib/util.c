@@ -3,6 +3,7 @@
 #include "config.h"
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "internal.h"
@@ -55,4 +56,16 @@ uint64_t ipp_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * IPP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+int ipp_read_int(const char *path, int *val)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
 }
