@@ -87,6 +87,7 @@ struct ipcperf_session {
 	unsigned int events;
 	char *raw_filter;	/* IPCPERF_EV_RAW_FILTER: "id == 0 || id == 1 || ..." */
 	bool want_counters;
+	unsigned int counter_mask;	/* IPCPERF_CNT_BIT()s of the counters to open */
 	unsigned int scope;	/* as asked (enum ipcperf_scope) */
 	bool cpu_scope;		/* tracepoints CPU-wide, targets followed by @follow */
 	struct ipp_follow *follow;
@@ -268,6 +269,11 @@ static int validate(const struct ipcperf_session_opts *o, struct ipcperf_session
 	}
 	if (!out->events)
 		out->events = IPCPERF_EV_DEFAULT;
+	if (out->counter_mask & ~(IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1)) {
+		ipp_info("invalid options: unknown bits 0x%x in counter_mask\n",
+			 out->counter_mask & ~(IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1));
+		return -EINVAL;
+	}
 	if (out->events & ~(unsigned int)IPCPERF_EV__ALL) {
 		ipp_info("invalid options: unknown bits 0x%x in events\n",
 			 out->events & ~(unsigned int)IPCPERF_EV__ALL);
@@ -540,7 +546,8 @@ struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *
 	s->include_self = o.include_self;
 	s->ring_pages = o.ring_pages;
 	s->events = o.events;
-	s->want_counters = o.counters;
+	s->want_counters = o.counters || o.counter_mask;
+	s->counter_mask = o.counter_mask ? o.counter_mask : IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1;
 	s->scope = o.system_wide ? IPCPERF_SCOPE_CPU : o.scope;
 	s->self = getpid();
 	if (o.nr_pids) {
@@ -1064,7 +1071,7 @@ static int open_events(struct ipcperf_session *s)
 			goto out;
 		}
 		err = ipp_counters__open(&s->counters, any, s->threads, !s->system_wide,
-					 s->has_cmd);
+					 s->has_cmd, s->counter_mask);
 		perf_cpu_map__put(any);
 		if (err)
 			goto out;

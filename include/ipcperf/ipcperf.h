@@ -281,6 +281,12 @@ struct ipcperf_session_opts {
 	bool counters;
 	/** enum ipcperf_scope; 0 = IPCPERF_SCOPE_AUTO. */
 	unsigned int scope;
+	/**
+	 * Which counters to open: IPCPERF_CNT_BIT() of each; 0 = all of them
+	 * (when counters is set). Not 0 implies counters. The others read as
+	 * IPCPERF_CNT_NOT_REQUESTED. Since 0.2.
+	 */
+	unsigned int counter_mask;
 };
 
 /**
@@ -512,7 +518,7 @@ enum ipcperf_avail {
 };
 
 struct ipcperf_event_info {
-	const char *name;	/**< "syscalls:sys_enter_write", "sched:sched_switch", "cycles", ... */
+	const char *name;	/**< "syscalls:sys_enter_write", "sched:sched_switch", counters by perf's names ("task-clock", ...; since 0.2) */
 	const char *group;	/**< "syscalls", "raw_syscalls", "sched", "software", "hardware" */
 	enum ipcperf_avail status;
 	int err;		/**< the errno behind a status other than OK */
@@ -543,10 +549,14 @@ enum ipcperf_counter {
 	IPCPERF_CNT__MAX,
 };
 
+/** The bit of counter @p c in ipcperf_session_opts.counter_mask. */
+#define IPCPERF_CNT_BIT(c) (1u << (c))
+
 enum ipcperf_counter_status {
 	IPCPERF_CNT_OK = 0,		/**< value is valid (scaled if multiplexed) */
 	IPCPERF_CNT_NOT_SUPPORTED,	/**< the machine has no such counter (e.g. no PMU in a VM) */
 	IPCPERF_CNT_NOT_COUNTED,	/**< opened, but never scheduled on a PMU */
+	IPCPERF_CNT_NOT_REQUESTED,	/**< left out of opts.counter_mask: never opened (since 0.2) */
 };
 
 struct ipcperf_counter_value {
@@ -558,6 +568,14 @@ struct ipcperf_counter_value {
 
 /** JSON-style name of a counter ("cycles", "task_clock_ns", ...); static. */
 IPCPERF_API const char *ipcperf_counter_name(enum ipcperf_counter c);
+
+/**
+ * perf's name of a counter, as `perf list` and `perf stat -e` spell it
+ * ("task-clock", "page-faults", "context-switches", "cpu-migrations",
+ * "cycles", "instructions", "cache-references", "cache-misses"); static;
+ * NULL for a value that is no counter. Since 0.2.
+ */
+IPCPERF_API const char *ipcperf_counter_perf_name(enum ipcperf_counter c);
 
 /**
  * Read the counters of the session (opened when opts.counters was set).
