@@ -613,6 +613,36 @@ struct ipcperf_lat {
 	uint64_t min, avg, p50, p99, max;
 };
 
+/**
+ * A distribution of durations in ns: the log-linear histogram behind
+ * struct ipcperf_lat, whose buckets are 1/32 to 1/64 of their values wide
+ * (exact below 32 ns). Opaque; it lives as long as the row or flow that
+ * points to it. Since 0.2.
+ */
+struct ipcperf_hist;
+
+/** Samples in @p h (0 for NULL). Since 0.2. */
+IPCPERF_API uint64_t ipcperf_hist__count(const struct ipcperf_hist *h);
+
+/** Sum of the samples of @p h in ns, exact, saturated at UINT64_MAX (0 for NULL). Since 0.2. */
+IPCPERF_API uint64_t ipcperf_hist__sum(const struct ipcperf_hist *h);
+
+/**
+ * Cumulative counts at @p n ascending @p bounds (ns), as a Prometheus
+ * histogram's `le` buckets: @p counts[i] = the samples <= @p bounds[i].
+ * Each sample is taken as the middle of its bucket (clamped to the exact
+ * min and max), the value the percentiles report, so a sample within 1/64
+ * of a bound may be counted on the other side of it; counts at bounds
+ * below 32 ns, at or above the largest sample, or below the smallest are
+ * exact. Counts only grow with the bound, and stay <= ipcperf_hist__count()
+ * (equal past the largest sample, unless 4.29e9 samples fell in one bucket).
+ * Since 0.2.
+ * @return 0; -EINVAL (NULL @p h, @p bounds or @p counts with @p n > 0, or
+ *   @p bounds not ascending: @p counts untouched).
+ */
+IPCPERF_API int ipcperf_hist__count_le(const struct ipcperf_hist *h, const uint64_t *bounds,
+				       size_t n, uint64_t *counts);
+
 /** One direction (read or write side) of an fd row. */
 struct ipcperf_io {
 	uint64_t ops;		/**< completed calls */
@@ -634,6 +664,8 @@ struct ipcperf_fd_row {
 	uint64_t peer_ino;	/**< unix sockets: the peer's inode, 0 if none or unknown */
 	struct ipcperf_io read, write;
 	uint64_t first_ns, last_ns;	/**< first call's start, last call's end */
+	/** The latencies of read and write as a distribution (for buckets); since 0.2. */
+	const struct ipcperf_hist *read_hist, *write_hist;
 };
 
 /** Per process (tgid). */
@@ -819,6 +851,8 @@ struct ipcperf_flow {
 	uint64_t reader_blocked_ns;	/**< readers asleep inside reads on this channel */
 	enum ipcperf_verdict verdict;
 	uint64_t first_ns, last_ns;
+	/** The wire times (ns) of the matches as a distribution (for buckets); since 0.2. */
+	const struct ipcperf_hist *wire_hist;
 };
 
 /** One write whose bytes one read took out (all or part of them). */
@@ -875,6 +909,17 @@ IPCPERF_API int ipcperf_flows__on_match(struct ipcperf_flows *fl,
  */
 IPCPERF_API int ipcperf_flows__for_each(struct ipcperf_flows *fl,
 					int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx);
+
+/**
+ * Like ipcperf_flows__for_each(), but settling nothing: calls whose fd is
+ * not settled yet go on waiting and are left out of the flows given, which
+ * are so some tens of ms of events behind. For views of a running session
+ * (live metrics), which a later walk must never contradict: forcing calls
+ * through would report as "unknown" what is about to be known. Since 0.2.
+ */
+IPCPERF_API int ipcperf_flows__for_each_settled(struct ipcperf_flows *fl,
+						int (*cb)(void *ctx, const struct ipcperf_flow *f),
+						void *ctx);
 
 #ifdef __cplusplus
 }
