@@ -104,6 +104,7 @@ struct cli_run {
 	const struct ipcperf_handlers *handlers;
 	unsigned int events;			/* enum ipcperf_event_set, 0 = default */
 	bool counters;				/* opts.counters */
+	unsigned int counter_mask;		/* opts.counter_mask: 0 = all */
 	/* Called after the session is created, before it starts (e.g. to attach
 	 * accounting); a negative return ends the run with EXIT_RUNTIME. */
 	int (*setup)(void *ctx, struct ipcperf_session *s);

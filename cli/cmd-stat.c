@@ -116,6 +116,7 @@ struct stat_cmd {
 	/* -I bookkeeping: what the previous interval ended at. */
 	uint64_t last_ns, prev_lost, prev_unpaired, prev_records;
 	bool csv_header_done;
+	unsigned int counter_mask;	/* -e: the counters to open; 0 = all */
 };
 
 static uint64_t now_ns(void)
@@ -524,6 +525,8 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title)
 		char num[48];
 
 		switch (v->status) {
+		case IPCPERF_CNT_NOT_REQUESTED:
+			continue;	/* left out by -e */
 		case IPCPERF_CNT_NOT_SUPPORTED:
 			fprintf(f, "  %20s      %s\n", "<not supported>", cnt_info[i].text);
 			continue;
@@ -734,6 +737,7 @@ static void json_counter_status(struct json *j, const char *key, const struct cn
 
 		json_str(j, cnt_info[i].json, v->status == IPCPERF_CNT_OK ? "ok"
 					      : v->status == IPCPERF_CNT_NOT_SUPPORTED ? "not supported"
+					      : v->status == IPCPERF_CNT_NOT_REQUESTED ? "not requested"
 					      : "not counted");
 	}
 	json_object_end(j);
@@ -897,6 +901,8 @@ static void csv_counters(struct stat_cmd *c, const struct snap *sn, pid_t pid, c
 		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
 
 		pct[0] = 0;
+		if (v->status == IPCPERF_CNT_NOT_REQUESTED)
+			continue;	/* left out by -e */
 		if (v->status == IPCPERF_CNT_NOT_SUPPORTED) {
 			snprintf(val, sizeof(val), "<not supported>");
 		} else if (v->status == IPCPERF_CNT_NOT_COUNTED) {
@@ -1183,6 +1189,12 @@ static void usage(FILE *f)
 		"                          a table after the processes, and the \"flows\" array of\n"
 		"                          --json (empty without --flows); records switch-in/out\n"
 		"                          for blocked times, which costs more records\n"
+		"  -e, --event EVENT[,EVENT...]\n"
+		"                          count only these counters, by perf's names (as ipcperf\n"
+		"                          list and perf stat -e give them): task-clock,\n"
+		"                          page-faults, context-switches, cpu-migrations, cycles,\n"
+		"                          instructions, cache-references, cache-misses (default:\n"
+		"                          all); may be repeated\n"
 		"      --record FILE       also write the capture to FILE (perf.data format, mode\n"
 		"                          0600; see ipcperf record): `ipcperf report -i FILE`\n"
 		"                          then gives the same numbers\n"
@@ -1196,6 +1208,41 @@ static void usage(FILE *f)
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
 		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
 		"signal is re-raised), or 1 if it succeeded but the output could not be written.\n");
+}
+
+/* -e a,b,...: perf's names of counters into a mask; a usage error lists the valid names. */
+static int parse_events(const char *arg, unsigned int *mask)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i;
+
+		for (i = 0; i < IPCPERF_CNT__MAX; i++)
+			if (!strcmp(tok, ipcperf_counter_perf_name(i)))
+				break;
+		if (i == IPCPERF_CNT__MAX) {
+			char names[256];
+			size_t n = 0;
+
+			for (int k = 0; k < IPCPERF_CNT__MAX; k++)
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+						      k ? "," : "", ipcperf_counter_perf_name(k));
+			cli_err("unknown event '%s' for -e: give some of %s", tok, names);
+			ret = -1;
+			break;
+		}
+		*mask |= IPCPERF_CNT_BIT(i);
+	}
+	if (!ret && !*mask) {
+		cli_err("-e needs at least one event, e.g. -e task-clock,page-faults");
+		ret = -1;
+	}
+	free(copy);
+	return ret;
 }
 
 static int parse_uint(const char *arg, const char *opt, unsigned long min, unsigned long max,
@@ -1235,6 +1282,7 @@ int cmd_stat(int argc, char **argv)
 		{ "flows", no_argument, NULL, OPT_FLOWS },
 		{ "errno-summary", no_argument, NULL, OPT_ERRNO },
 		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "event", required_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1249,7 +1297,7 @@ int cmd_stat(int argc, char **argv)
 	unsigned long v;
 
 	argv[0] = "ipcperf stat";	/* what getopt's own messages start with */
-	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "I:jx:sS:qvh", longopts,
+	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "I:jx:sS:e:qvh", longopts,
 				  NULL)) != -1) {
 		int r = cli_target_opt(&c.t, opt, optarg);
 
@@ -1318,6 +1366,10 @@ int cmd_stat(int argc, char **argv)
 				goto usage_said;
 			}
 			c.t.record = optarg;
+			break;
+		case 'e':
+			if (parse_events(optarg, &c.counter_mask) < 0)
+				goto usage_said;
 			break;
 		case 'q':
 			c.quiet = true;
@@ -1394,6 +1446,7 @@ int cmd_stat(int argc, char **argv)
 				  IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
 				  (c.show_flows ? IPCPERF_EV_BLOCKED : 0),
 			.counters = true,
+			.counter_mask = c.counter_mask,
 			.setup = stat_setup,
 			.tick = c.interval_ms ? stat_tick : NULL,
 			.tick_ctx = &c,

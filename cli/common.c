@@ -421,6 +421,7 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		.ring_pages = t->ring_pages,
 		.events = run->events,
 		.counters = run->counters,
+		.counter_mask = run->counter_mask,
 		.scope = t->scope,
 	);
 	struct sigaction sa = { .sa_handler = on_signal };
