@@ -5,8 +5,10 @@
 # is replaced whole at every interval (a reader never sees part of one, the
 # totals only grow, no temporary file stays); --listen answers a request
 # during the run and says a port in use or a bad address in one line; -e
-# chooses the counters by perf's names. Needs root; promtool from Debian's
-# prometheus package (scripts/install-deps).
+# chooses the counters by perf's names. The captures trace per task
+# (--scope task): on a loaded machine the records of everyone else would
+# fill the rings, and the numbers checked here are the workload's. Needs
+# root; promtool from Debian's prometheus package (scripts/install-deps).
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -34,7 +36,7 @@ sum_of() {
 }
 
 # The totals: exact, and what promtool accepts.
-run "$IPCPERF" stat --flows --openmetrics "$T/m.prom" -o "$T/report" -- "$IPCWORK" pipe --hold 100
+run "$IPCPERF" stat --scope task --flows --openmetrics "$T/m.prom" -o "$T/report" -- "$IPCWORK" pipe --hold 100
 expect_status 0 "stat --openmetrics"
 promtool check metrics <"$T/m.prom" >"$T/lint" 2>&1 || { cat "$T/lint" >&2; fail "promtool check metrics rejects the file"; }
 [ "$(tail -n 1 "$T/m.prom")" = "# EOF" ] || fail "the file does not end with '# EOF'"
@@ -58,7 +60,7 @@ fi
 ls -A "$T" | grep -q '^\.m\.prom\.' && fail "a temporary file was left beside the metrics"
 
 # -I: the file is replaced every interval; every version a reader opens is whole.
-"$IPCPERF" stat -I 20 --openmetrics "$T/i.prom" -o /dev/null -- "$IPCWORK" pipe --hold 1200 2>"$T/err" &
+"$IPCPERF" stat --scope task -I 20 --openmetrics "$T/i.prom" -o /dev/null -- "$IPCWORK" pipe --hold 1200 2>"$T/err" &
 pid=$!
 inodes=
 reads=0
@@ -95,7 +97,7 @@ expect_status 1 "stat --openmetrics onto a symbolic link"
 grep -q "refusing to write the metrics to $T/link.prom: it is a symbolic link" "$T/err" || { show; fail "no clear error for a link"; }
 
 # --listen: a request during the run (bash's /dev/tcp: no client needed), then a port in use.
-"$IPCPERF" stat --listen 127.0.0.1:0 -a -d 20 -o /dev/null 2>"$T/listen.err" &
+"$IPCPERF" stat --scope task --listen 127.0.0.1:0 -o /dev/null -- sleep 30 2>"$T/listen.err" &
 pid=$!
 for _ in $(seq 100); do grep -q 'serving metrics at' "$T/listen.err" && break; sleep 0.1; done
 addr=$(sed -n 's|.*serving metrics at http://\([^/]*\)/metrics$|\1|p' "$T/listen.err")
@@ -106,7 +108,7 @@ timeout 10 cat <&3 >"$T/scrape"
 exec 3<&-
 run "$IPCPERF" stat --listen "$addr" -- true
 kill "$pid"
-wait "$pid"
+wait "$pid" 2>/dev/null
 expect_status 1 "stat --listen on a port in use"
 grep -q "cannot listen on $addr: Address already in use" "$T/err" || { show; fail "no clear error for a port in use"; }
 head -n 1 "$T/scrape" | grep -q '^HTTP/1.1 200 OK' || { cat "$T/scrape" >&2; fail "GET /metrics: not 200"; }
@@ -115,11 +117,11 @@ sed '1,/^\r$/d' "$T/scrape" >"$T/body"
 promtool check metrics <"$T/body" >"$T/lint" 2>&1 || { cat "$T/lint" >&2; fail "promtool rejects a scrape"; }
 
 # -e: only the counters asked for; the others are not 'not supported'.
-run "$IPCPERF" stat -e task-clock,page-faults -- "$IPCWORK" pipe
+run "$IPCPERF" stat --scope task -e task-clock,page-faults -- "$IPCWORK" pipe
 expect_status 0 "stat -e task-clock,page-faults"
 grep -q ' task-clock$' "$T/out" && grep -q ' page-faults$' "$T/out" || { show; fail "-e: chosen counters missing"; }
 grep -Eq 'cycles|instructions|cache-|<not' "$T/out" && { show; fail "-e: counters not chosen are shown"; }
-run "$IPCPERF" stat --json -e cycles -- "$IPCWORK" pipe
+run "$IPCPERF" stat --scope task --json -e cycles -- "$IPCWORK" pipe
 expect_status 0 "stat --json -e cycles"
 [ "$(jq -r '.processes[] | select(.counters_status) | .counters_status.task_clock_ns' "$T/out")" = "not requested" ] ||
 	{ show; fail "--json -e cycles: task_clock_ns is not 'not requested'"; }

@@ -6,7 +6,8 @@
 # taken them; Prometheus gets its own config, storage in the scratch
 # directory and a free loopback port, and is stopped here. Every wait is
 # bounded (60 s in all for the answer), so the test fails rather than hangs.
-# Needs root.
+# The capture traces per task (--scope task), so that a loaded machine's other
+# records cannot crowd the workload's out of the rings. Needs root.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -30,7 +31,7 @@ stop() {
 trap 'stop "$ipp_pid"; stop "$prom_pid"; rm -rf "$T"' EXIT
 start=$(date +%s)
 
-"$IPCPERF" stat --flows --listen 127.0.0.1:0 --listen-linger 50 -o "$T/report" -- \
+"$IPCPERF" stat --scope task --flows --listen 127.0.0.1:0 --listen-linger 50 -o "$T/report" -- \
 	"$IPCWORK" pipe --hold 100 2>"$T/ipcperf.err" &
 ipp_pid=$!
 for _ in $(seq 100); do grep -q 'serving metrics at' "$T/ipcperf.err" && break; sleep 0.1; done
