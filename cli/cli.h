@@ -6,6 +6,8 @@
 #include <sys/types.h>
 #include <ipcperf/ipcperf.h>
 
+struct pollfd;
+
 /* Exit codes shared by every subcommand (a command's own status passes through). */
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
@@ -104,6 +106,7 @@ struct cli_run {
 	const struct ipcperf_handlers *handlers;
 	unsigned int events;			/* enum ipcperf_event_set, 0 = default */
 	bool counters;				/* opts.counters */
+	unsigned int counter_mask;		/* opts.counter_mask: 0 = all */
 	/* Called after the session is created, before it starts (e.g. to attach
 	 * accounting); a negative return ends the run with EXIT_RUNTIME. */
 	int (*setup)(void *ctx, struct ipcperf_session *s);
@@ -116,7 +119,16 @@ struct cli_run {
 	unsigned int status_ms;
 	/* If set, true after the run when the capture (t->record) could not be written. */
 	bool *capture_failed;
+	/*
+	 * More for the loop to wait on (an HTTP listener): before each wait
+	 * io_fds() fills at most @max pollfds and says how many; after it
+	 * io_ready() gets them back with their revents. ctx: tick_ctx.
+	 */
+	unsigned int (*io_fds)(void *ctx, struct pollfd *fds, unsigned int max);
+	void (*io_ready)(void *ctx, const struct pollfd *fds, unsigned int n);
 };
+/* Most pollfds io_fds() may fill. */
+#define CLI_RUN_IO_FDS 16
 int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
 	    int *cmd_status);
 /*

@@ -13,6 +13,8 @@
 #include "cli.h"
 #include "output.h"
 #include "flowout.h"
+#include "httpd.h"
+#include "metrics.h"
 #include "syscalls-out.h"
 
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
@@ -116,6 +118,19 @@ struct stat_cmd {
 	/* -I bookkeeping: what the previous interval ended at. */
 	uint64_t last_ns, prev_lost, prev_unpaired, prev_records;
 	bool csv_header_done;
+	unsigned int counter_mask;	/* -e: the counters to open; 0 = all */
+
+	/* --openmetrics FILE, --listen: the running totals as metrics (cli/metrics.h) */
+	const char *om_path;
+	bool om_pid;			/* --openmetrics-pid */
+	int om_err;			/* the last error writing om_path, said once */
+	bool listen;
+	struct sockaddr_storage listen_addr;
+	socklen_t listen_len;
+	unsigned long linger_s;		/* --listen-linger */
+	struct httpd *httpd;
+	struct ipcperf_session *sess;	/* for the counters and losses at a scrape */
+	bool run_over;			/* stopped: the flows settle every call */
 };
 
 static uint64_t now_ns(void)
@@ -524,6 +539,8 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title)
 		char num[48];
 
 		switch (v->status) {
+		case IPCPERF_CNT_NOT_REQUESTED:
+			continue;	/* left out by -e */
 		case IPCPERF_CNT_NOT_SUPPORTED:
 			fprintf(f, "  %20s      %s\n", "<not supported>", cnt_info[i].text);
 			continue;
@@ -734,6 +751,7 @@ static void json_counter_status(struct json *j, const char *key, const struct cn
 
 		json_str(j, cnt_info[i].json, v->status == IPCPERF_CNT_OK ? "ok"
 					      : v->status == IPCPERF_CNT_NOT_SUPPORTED ? "not supported"
+					      : v->status == IPCPERF_CNT_NOT_REQUESTED ? "not requested"
 					      : "not counted");
 	}
 	json_object_end(j);
@@ -897,6 +915,8 @@ static void csv_counters(struct stat_cmd *c, const struct snap *sn, pid_t pid, c
 		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
 
 		pct[0] = 0;
+		if (v->status == IPCPERF_CNT_NOT_REQUESTED)
+			continue;	/* left out by -e */
 		if (v->status == IPCPERF_CNT_NOT_SUPPORTED) {
 			snprintf(val, sizeof(val), "<not supported>");
 		} else if (v->status == IPCPERF_CNT_NOT_COUNTED) {
@@ -1011,6 +1031,95 @@ static void print_snap(struct stat_cmd *c, const struct snap *sn, const int *exi
 	fflush(c->out);
 }
 
+/* ------------------------------------------------------------------ metrics */
+
+/*
+ * The running totals as metrics, to @f in @fmt or (@path) atomically into a
+ * file: c->total is never reset, so even with -I they are the totals since
+ * the start. Counters and losses are read now. @return 0 or -errno.
+ */
+static int stat_metrics(struct stat_cmd *c, FILE *f, const char *path, enum metrics_format fmt)
+{
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	size_t n = c->nr_cnt_targets ? c->nr_cnt_targets : 1, k = 0;
+	struct metrics_counters *mc = calloc(n, sizeof(*mc));
+	struct cnt_set *sets = calloc(n, sizeof(*sets));
+	struct metrics_src src = {
+		.stats = c->total, .flows = c->flows, .final = c->run_over,
+		.pid_label = c->om_pid,
+	};
+	int err;
+
+	if (!mc || !sets) {
+		free(mc);
+		free(sets);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->nr_cnt_targets; i++) {
+		cnt_read(c->sess, c->cnt_targets[i].pid, &sets[i]);
+		if (sets[i].valid)
+			mc[k++] = (struct metrics_counters){ .pid = c->cnt_targets[i].pid,
+							     .comm = c->cnt_targets[i].comm,
+							     .v = sets[i].v };
+	}
+	/* No target process of its own (-t, -a): the sum over all targets, unlabelled. */
+	if (!c->nr_cnt_targets) {
+		cnt_read(c->sess, 0, &sets[0]);
+		if (sets[0].valid)
+			mc[k++] = (struct metrics_counters){ .v = sets[0].v };
+	}
+	src.cnt = mc;
+	src.nr_cnt = k;
+	if (ipcperf_session__stats(c->sess, &st) == 0) {
+		src.lost_events = st.lost;
+		src.unpaired_syscalls = st.unpaired_enter + st.unpaired_exit;
+	}
+	err = path ? metrics_write_file(path, &src) : metrics_write(f, &src, fmt);
+	free(mc);
+	free(sets);
+	return err;
+}
+
+static void say_om_error(const char *path, int err)
+{
+	if (err == -ELOOP)
+		cli_err("refusing to write the metrics to %s: it is a symbolic link, which is "
+			"never followed or replaced; give the path of a regular file", path);
+	else if (err == -EINVAL)
+		cli_err("refusing to write the metrics to %s: it is not a regular file", path);
+	else
+		cli_err("cannot write the metrics to %s: %s", path, strerror(-err));
+}
+
+/* Rewrite --openmetrics FILE; a failure is said once, until it succeeds again. */
+static int stat_write_om(struct stat_cmd *c)
+{
+	int err;
+
+	if (!c->om_path)
+		return 0;
+	err = stat_metrics(c, NULL, c->om_path, METRICS_TEXT);
+	if (err && err != c->om_err)
+		say_om_error(c->om_path, err);
+	c->om_err = err;
+	return err;
+}
+
+static int stat_http_body(void *ctx, FILE *f, enum metrics_format fmt)
+{
+	return stat_metrics(ctx, f, NULL, fmt);
+}
+
+static unsigned int stat_io_fds(void *ctx, struct pollfd *fds, unsigned int max)
+{
+	return httpd_pollfds(((struct stat_cmd *)ctx)->httpd, fds, max);
+}
+
+static void stat_io_ready(void *ctx, const struct pollfd *fds, unsigned int n)
+{
+	httpd_ready(((struct stat_cmd *)ctx)->httpd, fds, n);
+}
+
 /* ------------------------------------------------------------------ the run */
 
 /* Print the deltas since the last interval (or the start) up to @end_ns, then reset them. */
@@ -1061,6 +1170,7 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 static void stat_tick(void *ctx, struct ipcperf_session *s)
 {
 	emit_interval(ctx, s, now_ns());
+	stat_write_om(ctx);
 }
 
 static void stat_status(void *ctx, struct ipcperf_session *s)
@@ -1095,6 +1205,8 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	pid_t child = ipcperf_session__child_pid(s);
 	int err;
 
+	c->sess = s;
+
 	/* The flows after the totals they take fd identities from. */
 	if ((err = ipcperf_stats__attach(c->total, s)) < 0 ||
 	    (c->flows && (err = ipcperf_flows__attach(c->flows, s)) < 0) ||
@@ -1125,6 +1237,9 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 		}
 		c->nr_cnt_targets = c->t.nr_pids;
 	}
+	/* A file that cannot be written fails now, before the run, not at its end. */
+	if (stat_write_om(c) < 0)
+		return -EIO;
 	return 0;
 oom:
 	cli_err("cannot set up the accounting: %s", strerror(ENOMEM));
@@ -1186,9 +1301,31 @@ static void usage(FILE *f)
 		"                          a table after the processes, and the \"flows\" array of\n"
 		"                          --json (empty without --flows); records switch-in/out\n"
 		"                          for blocked times, which costs more records\n"
+		"  -e, --event EVENT[,EVENT...]\n"
+		"                          count only these counters, by perf's names (as ipcperf\n"
+		"                          list and perf stat -e give them): task-clock,\n"
+		"                          page-faults, context-switches, cpu-migrations, cycles,\n"
+		"                          instructions, cache-references, cache-misses (default:\n"
+		"                          all); may be repeated\n"
 		"      --record FILE       also write the capture to FILE (perf.data format, mode\n"
 		"                          0600; see ipcperf record): `ipcperf report -i FILE`\n"
 		"                          then gives the same numbers\n"
+		"      --openmetrics FILE  also write the totals as metrics (Prometheus text format\n"
+		"                          0.0.4, ending in '# EOF'; doc/metrics.md) to FILE: at the\n"
+		"                          start, every -I interval (the running totals since the\n"
+		"                          start, not the deltas), and at the end; each time to a\n"
+		"                          temporary file renamed over FILE, as node_exporter's\n"
+		"                          textfile collector expects\n"
+		"      --listen [ADDR:]PORT\n"
+		"                          serve the running totals at http://ADDR:PORT/metrics\n"
+		"                          while the capture runs (ADDR: default 127.0.0.1; PORT 0:\n"
+		"                          any free port); OpenMetrics to scrapers that ask for it\n"
+		"                          (Prometheus does), else the text format\n"
+		"      --listen-linger SECS\n"
+		"                          after the capture, go on serving its final totals until\n"
+		"                          one scrape has fetched them, at most SECS seconds\n"
+		"      --openmetrics-pid   a pid label on the fd, process and counter metrics\n"
+		"                          (by default processes of one name are summed)\n"
 		"  -q, --quiet             no live status line on the terminal\n"
 		"  -v, --verbose           more diagnostics; show fds and processes without I/O\n"
 		"  -h, --help              this help\n\n"
@@ -1199,6 +1336,41 @@ static void usage(FILE *f)
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
 		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
 		"signal is re-raised), or 1 if it succeeded but the output could not be written.\n");
+}
+
+/* -e a,b,...: perf's names of counters into a mask; a usage error lists the valid names. */
+static int parse_events(const char *arg, unsigned int *mask)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i;
+
+		for (i = 0; i < IPCPERF_CNT__MAX; i++)
+			if (!strcmp(tok, ipcperf_counter_perf_name(i)))
+				break;
+		if (i == IPCPERF_CNT__MAX) {
+			char names[256];
+			size_t n = 0;
+
+			for (int k = 0; k < IPCPERF_CNT__MAX; k++)
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+						      k ? "," : "", ipcperf_counter_perf_name(k));
+			cli_err("unknown event '%s' for -e: give some of %s", tok, names);
+			ret = -1;
+			break;
+		}
+		*mask |= IPCPERF_CNT_BIT(i);
+	}
+	if (!ret && !*mask) {
+		cli_err("-e needs at least one event, e.g. -e task-clock,page-faults");
+		ret = -1;
+	}
+	free(copy);
+	return ret;
 }
 
 static int parse_uint(const char *arg, const char *opt, unsigned long min, unsigned long max,
@@ -1218,7 +1390,8 @@ static int parse_uint(const char *arg, const char *opt, unsigned long min, unsig
 	return 0;
 }
 
-enum { OPT_SORT = 256, OPT_TOP, OPT_TOTAL, OPT_PER_THREAD, OPT_ERRNO, OPT_FLOWS, OPT_RECORD };
+enum { OPT_SORT = 256, OPT_TOP, OPT_TOTAL, OPT_PER_THREAD, OPT_ERRNO, OPT_FLOWS, OPT_RECORD,
+       OPT_OPENMETRICS, OPT_OM_PID, OPT_LISTEN, OPT_LINGER };
 
 int cmd_stat(int argc, char **argv)
 {
@@ -1238,6 +1411,11 @@ int cmd_stat(int argc, char **argv)
 		{ "flows", no_argument, NULL, OPT_FLOWS },
 		{ "errno-summary", no_argument, NULL, OPT_ERRNO },
 		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "event", required_argument, NULL, 'e' },
+		{ "openmetrics", required_argument, NULL, OPT_OPENMETRICS },
+		{ "openmetrics-pid", no_argument, NULL, OPT_OM_PID },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "listen-linger", required_argument, NULL, OPT_LINGER },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1247,12 +1425,12 @@ int cmd_stat(int argc, char **argv)
 	struct ipcperf_session *s = NULL;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct snap sn = { 0 };
-	bool json = false, lost;
+	bool json = false, lost, om_lost = false;
 	int opt, code, status = 0;
 	unsigned long v;
 
 	argv[0] = "ipcperf stat";	/* what getopt's own messages start with */
-	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "I:jx:sS:qvh", longopts,
+	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "I:jx:sS:e:qvh", longopts,
 				  NULL)) != -1) {
 		int r = cli_target_opt(&c.t, opt, optarg);
 
@@ -1322,6 +1500,30 @@ int cmd_stat(int argc, char **argv)
 			}
 			c.t.record = optarg;
 			break;
+		case 'e':
+			if (parse_events(optarg, &c.counter_mask) < 0)
+				goto usage_said;
+			break;
+		case OPT_OPENMETRICS:
+			if (!*optarg) {
+				cli_err("--openmetrics needs a file, e.g. --openmetrics ipcperf.prom");
+				goto usage_said;
+			}
+			c.om_path = optarg;
+			break;
+		case OPT_OM_PID:
+			c.om_pid = true;
+			break;
+		case OPT_LISTEN:
+			if (httpd_parse_addr(optarg, &c.listen_addr, &c.listen_len) < 0)
+				goto usage_said;
+			c.listen = true;
+			break;
+		case OPT_LINGER:
+			if (parse_uint(optarg, "--listen-linger", 0, 86400, &v) < 0)
+				goto usage_said;
+			c.linger_s = v;
+			break;
 		case 'q':
 			c.quiet = true;
 			break;
@@ -1338,6 +1540,10 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (json && c.sep) {
 		cli_err("give either --json or -x, not both");
+		goto usage_said;
+	}
+	if (c.linger_s && !c.listen) {
+		cli_err("--listen-linger needs --listen");
 		goto usage_said;
 	}
 	c.fmt = json ? FMT_JSON : c.sep ? FMT_CSV : FMT_TEXT;
@@ -1359,6 +1565,16 @@ int cmd_stat(int argc, char **argv)
 		cli_err("cannot set up the accounting: %s", strerror(errno));
 		code = EXIT_RUNTIME;
 		goto out;
+	}
+	if (c.listen) {
+		/* Bound before the command starts: a port in use fails the run at once. */
+		c.httpd = httpd_new(&c.listen_addr, c.listen_len, stat_http_body, &c);
+		if (!c.httpd) {
+			code = EXIT_RUNTIME;
+			goto out;
+		}
+		if (!c.quiet)
+			fprintf(stderr, "%s: serving metrics at %s\n", cli_prog, httpd_url(c.httpd));
 	}
 	if (cli_open_output(&c.output, &c.t) < 0) {
 		code = EXIT_RUNTIME;
@@ -1397,12 +1613,15 @@ int cmd_stat(int argc, char **argv)
 				  IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
 				  (c.show_flows ? IPCPERF_EV_BLOCKED : 0),
 			.counters = true,
+			.counter_mask = c.counter_mask,
 			.setup = stat_setup,
 			.tick = c.interval_ms ? stat_tick : NULL,
 			.tick_ctx = &c,
 			.tick_ms = c.interval_ms,
 			.status = stat_status,
 			.status_ms = 1000,
+			.io_fds = c.httpd ? stat_io_fds : NULL,
+			.io_ready = stat_io_ready,
 		};
 
 		code = cli_run(&c.t, &run, &s, &status);
@@ -1435,6 +1654,9 @@ int cmd_stat(int argc, char **argv)
 	}
 	c.final_print = true;
 	print_snap(&c, &sn, code < 0 ? &status : NULL);
+	c.run_over = true;
+	if (stat_write_om(&c) < 0)
+		om_lost = true;
 
 	if (st.lost) {
 		char hint[96];
@@ -1451,10 +1673,17 @@ int cmd_stat(int argc, char **argv)
 		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %u "
 			"tracepoints missing in this kernel\n", cli_prog, st.records, st.rings,
 			st.syscalls, st.skipped_events);
+	if (c.httpd && c.linger_s) {
+		if (!c.quiet)
+			fprintf(stderr, "%s: serving the final totals at %s until a scrape takes "
+				"them (at most %lu s)\n", cli_prog, httpd_url(c.httpd), c.linger_s);
+		httpd_linger(c.httpd, (unsigned int)(c.linger_s * 1000));
+	}
 out:
 	snap_free(&sn);
 	/* The report is out before a command that outlived the capture is waited for. */
-	lost = cli_out_close(&c.output) < 0;
+	lost = cli_out_close(&c.output) < 0 || om_lost;
+	httpd_delete(c.httpd);
 	code = cli_finish_command(s, code, &status);
 	if (lost)
 		code = cli_code_output_lost(code, status);

@@ -410,6 +410,25 @@ int cli_exit_like(int status)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_RUNTIME;
 }
 
+/*
+ * Wait for the rings or the caller's fds, serve those, then read the rings
+ * (a replay has no fd to wait on: poll() skips a negative one).
+ */
+static int poll_io(struct ipcperf_session *s, const struct cli_run *run, int timeout)
+{
+	struct pollfd fds[1 + CLI_RUN_IO_FDS];
+	int sfd = ipcperf_session__fd(s);
+	unsigned int n = run->io_fds(run->tick_ctx, fds + 1, CLI_RUN_IO_FDS);
+
+	fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	if (poll(fds, n + 1, sfd < 0 ? 0 : timeout) < 0 && errno == EINTR)
+		return -EINTR;
+	if (n)
+		run->io_ready(run->tick_ctx, fds + 1, n);
+	/* Without waiting, which also takes the rings' hangups. */
+	return ipcperf_session__poll(s, 0);
+}
+
 int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
 	    int *cmd_status)
 {
@@ -421,6 +440,7 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		.ring_pages = t->ring_pages,
 		.events = run->events,
 		.counters = run->counters,
+		.counter_mask = run->counter_mask,
 		.scope = t->scope,
 	);
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -495,7 +515,7 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 			if (next_status - now < (uint64_t)timeout)
 				timeout = (int)(next_status - now);
 		}
-		err = ipcperf_session__poll(s, timeout);
+		err = run->io_fds ? poll_io(s, run, timeout) : ipcperf_session__poll(s, timeout);
 		if (err < 0 && err != -EINTR) {
 			/* A capture's reader said what is wrong and where, in one line. */
 			if (!t->input)

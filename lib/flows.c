@@ -460,15 +460,15 @@ static int cmp_first(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-int ipcperf_flows__for_each(struct ipcperf_flows *fl,
-			    int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
+static int walk(struct ipcperf_flows *fl, bool settle_all,
+		int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
 {
 	struct flow **v;
 	int ret = 0;
 
 	if (!fl || !cb)
 		return -EINVAL;
-	ipp_settleq__drain(&fl->pend, true, process, fl);
+	ipp_settleq__drain(&fl->pend, settle_all, process, fl);
 	if (!fl->nr)
 		return 0;
 	v = malloc(fl->nr * sizeof(*v));
@@ -491,6 +491,7 @@ int ipcperf_flows__for_each(struct ipcperf_flows *fl,
 			.full_ns = f->full_ns + (f->full_since ? f->last - f->full_since : 0),
 			.writer_blocked_ns = f->wblocked, .reader_blocked_ns = f->rblocked,
 			.verdict = verdict_of(f), .first_ns = f->first, .last_ns = f->last,
+			.wire_hist = ipp_as_hist(&f->wire),
 		};
 
 		/* Debts still open: read bytes no traced write explains. */
@@ -507,4 +508,16 @@ int ipcperf_flows__for_each(struct ipcperf_flows *fl,
 	}
 	free(v);
 	return ret;
+}
+
+int ipcperf_flows__for_each(struct ipcperf_flows *fl,
+			    int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
+{
+	return walk(fl, true, cb, ctx);
+}
+
+int ipcperf_flows__for_each_settled(struct ipcperf_flows *fl,
+				    int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
+{
+	return walk(fl, false, cb, ctx);
 }

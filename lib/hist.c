@@ -172,6 +172,43 @@ uint64_t ipp_hist_percentile(const struct ipp_hist *h, double p)
 	return v;
 }
 
+bool ipp_hist_count_le(const struct ipp_hist *h, const uint64_t *bounds, size_t n,
+		       uint64_t *out)
+{
+	unsigned int idx, last;
+	uint64_t seen = 0;
+	size_t i = 0;
+
+	for (size_t k = 1; k < n; k++)
+		if (bounds[k] < bounds[k - 1])
+			return false;
+	if (!h->count) {
+		memset(out, 0, n * sizeof(*out));
+		return true;
+	}
+	/* The buckets in order: their clamped middles only grow, so one sweep does. */
+	idx = ipp_hist_index(h->min);
+	last = ipp_hist_index(h->max);
+	for (; idx <= last; idx++) {
+		uint64_t lo, hi, mid;
+
+		if (!h->bucket[idx])
+			continue;
+		ipp_hist_bucket_bounds(idx, &lo, &hi);
+		mid = lo + (hi - lo + 1) / 2;
+		if (mid < h->min)
+			mid = h->min;
+		if (mid > h->max)
+			mid = h->max;
+		while (i < n && bounds[i] < mid)
+			out[i++] = seen;
+		seen += h->bucket[idx];
+	}
+	while (i < n)
+		out[i++] = seen;
+	return true;
+}
+
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
 {
 	if (!src->count)

@@ -337,13 +337,22 @@ int ipp_cmd__release(struct ipp_cmd *c);
 void ipp_cmd__abort(struct ipp_cmd *c);
 int ipp_cmd__wait(struct ipp_cmd *c, int *status);
 
+/* ---------------------------------------------------------------- account.c */
+struct ipp_hist;
+/* A histogram as the public API hands it out (struct ipcperf_hist is opaque). */
+const struct ipcperf_hist *ipp_as_hist(const struct ipp_hist *h);
+
 /* ---------------------------------------------------------------- counters.c */
 struct ipp_counters;
 struct perf_cpu_map;
 struct perf_thread_map;
-/* Open every counter on @cpus x @threads; unsupported ones are left out. */
+/*
+ * Open the counters of @mask (IPCPERF_CNT_BIT()s) on @cpus x @threads;
+ * unsupported ones are left out.
+ */
 int ipp_counters__open(struct ipp_counters **out, struct perf_cpu_map *cpus,
-		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec);
+		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec,
+		       unsigned int mask);
 void ipp_counters__enable(struct ipp_counters *c, bool on);
 /* Sum over CPUs and the threads whose @use_thread entry is true (NULL: all). */
 int ipp_counters__read(const struct ipp_counters *c, const bool *use_thread,

@@ -101,7 +101,7 @@ int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev
 	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
 		int err = try_open(cnt[i].type, cnt[i].config);
 		struct ipcperf_event_info ev = {
-			.name = ipcperf_counter_name(i), .status = avail_of(err), .err = err,
+			.name = ipcperf_counter_perf_name(i), .status = avail_of(err), .err = err,
 			.group = cnt[i].type == PERF_TYPE_HARDWARE ? "hardware" : "software",
 		};
 

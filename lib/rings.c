@@ -62,6 +62,7 @@ struct ipp_rings {
 	/* how */
 	unsigned int ring_pages;
 	bool want_counters;
+	unsigned int counter_mask;	/* IPCPERF_CNT_BIT()s of the counters to open */
 	unsigned int scope;	/* as asked (enum ipcperf_scope) */
 	bool cpu_scope;		/* events CPU-wide, targets followed by the pipeline's follow */
 	struct ipp_open_mode mode;
@@ -194,6 +195,11 @@ static int validate(const struct ipcperf_session_opts *o, struct ipcperf_session
 	}
 	if (!out->events)
 		out->events = IPCPERF_EV_DEFAULT;
+	if (out->counter_mask & ~(IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1)) {
+		ipp_info("invalid options: unknown bits 0x%x in counter_mask\n",
+			 out->counter_mask & ~(IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1));
+		return -EINVAL;
+	}
 	if (out->events & ~(unsigned int)IPCPERF_EV__ALL) {
 		ipp_info("invalid options: unknown bits 0x%x in events\n",
 			 out->events & ~(unsigned int)IPCPERF_EV__ALL);
@@ -341,7 +347,8 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	s->cmd.pid = -1;
 	s->system_wide = o.system_wide;
 	s->ring_pages = o.ring_pages;
-	s->want_counters = o.counters;
+	s->want_counters = o.counters || o.counter_mask;
+	s->counter_mask = o.counter_mask ? o.counter_mask : IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1;
 	s->scope = o.system_wide ? IPCPERF_SCOPE_CPU : o.scope;
 	pl->self = getpid();
 	pl->include_self = o.include_self;
@@ -692,7 +699,8 @@ static int open_counters(struct ipp_rings *s)
 
 	if (!any)
 		return -ENOMEM;
-	err = ipp_counters__open(&s->counters, any, s->threads, !s->system_wide, s->has_cmd);
+	err = ipp_counters__open(&s->counters, any, s->threads, !s->system_wide, s->has_cmd,
+				 s->counter_mask);
 	perf_cpu_map__put(any);
 	return err;
 }
