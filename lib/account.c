@@ -526,7 +526,7 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task);
 	struct ipp_identlog *log;
 	const pid_t *pids;
-	bool replay;
+	bool replay = false;
 	size_t n;
 	int err;
 
@@ -560,35 +560,6 @@ static void lat_of(const struct ipp_hist *h, struct ipcperf_lat *l)
 	l->p50 = ipp_hist_percentile(h, 50);
 	l->p99 = ipp_hist_percentile(h, 99);
 	l->max = ipp_hist_max(h);
-}
-
-/* The public face of a histogram is the histogram itself (ipp_as_hist()). */
-static const struct ipp_hist *of_hist(const struct ipcperf_hist *h)
-{
-	return (const struct ipp_hist *)(const void *)h;
-}
-
-const struct ipcperf_hist *ipp_as_hist(const struct ipp_hist *h)
-{
-	return (const struct ipcperf_hist *)(const void *)h;
-}
-
-uint64_t ipcperf_hist__count(const struct ipcperf_hist *h)
-{
-	return h ? ipp_hist_count(of_hist(h)) : 0;
-}
-
-uint64_t ipcperf_hist__sum(const struct ipcperf_hist *h)
-{
-	return h ? ipp_hist_sum(of_hist(h)) : 0;
-}
-
-int ipcperf_hist__count_le(const struct ipcperf_hist *h, const uint64_t *bounds, size_t n,
-			   uint64_t *counts)
-{
-	if (!h || (n && (!bounds || !counts)))
-		return -EINVAL;
-	return ipp_hist_count_le(of_hist(h), bounds, n, counts) ? 0 : -EINVAL;
 }
 
 /* An incarnation (its index) with the identity it is reported under. */

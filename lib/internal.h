@@ -337,7 +337,7 @@ int ipp_cmd__release(struct ipp_cmd *c);
 void ipp_cmd__abort(struct ipp_cmd *c);
 int ipp_cmd__wait(struct ipp_cmd *c, int *status);
 
-/* ---------------------------------------------------------------- account.c */
+/* ---------------------------------------------------------------- hist.c */
 struct ipp_hist;
 /* A histogram as the public API hands it out (struct ipcperf_hist is opaque). */
 const struct ipcperf_hist *ipp_as_hist(const struct ipp_hist *h);
