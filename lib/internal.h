@@ -2,6 +2,33 @@
 /*
  * Private interfaces between libipcperf's modules. Internal non-static names
  * carry the ipp_ prefix; nothing here is exported from the shared library.
+ *
+ * The data path, a module a box (headers of their own in brackets):
+ *
+ *  targets.c      formats.c [formats.h]
+ *  (pids, tids,   (tracepoints, dummies,
+ *   a command)     attrs, filters)
+ *        \           /
+ *      rings.c ----------------.        perfdata.c [perfdata.h]  record.c [record.h]
+ *      (live source: libperf   |        (perf.data reader/writer; (the capture's
+ *       evlists, per-CPU rings)|         ipcperf's sample layout)  ipcperf section)
+ *                              |                 \              /
+ *                              |              replay.c (capture source)
+ *                              v                 |
+ *       source.h ----> pipeline.c [pipeline.h] <-'
+ *                      merge.c -> follow.c -> decode.c -> pair.c -> handlers
+ *                      (by time)  (CPU scope:  (formats,   (enter +
+ *                                  whose?)      typed)      exit)
+ *                              |
+ *       session.c (the public session over a source and the pipeline)
+ *                              |
+ *       handlers: account.c (per-fd, per-process, per-syscall counts)
+ *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation)
+ *                        `- procfd.c, sockdiag.c [procfd.h] (/proc, sock_diag)
+ *                 flows.c (writes matched to reads: wire time, verdicts)
+ *       beside it: counters.c (perf counters), hist.c [hist.h] (latencies),
+ *                  syscalls.c (the syscall table), machine.c (what this machine
+ *                  offers), api.c (version, print function), util.c.
  */
 #ifndef IPCPERF_INTERNAL_H
 #define IPCPERF_INTERNAL_H
