@@ -65,9 +65,29 @@ int ipp_grow(void **v, size_t *cap, size_t need, size_t elem);
 /*
  * Binary search of @key in @base (@n sorted elements of @size bytes).
  * @return true with *@at its index; false with *@at where it would go.
+ * Inline, so that a lookup on a hot path gets its comparison inlined too.
  */
-bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
-		    int (*cmp)(const void *key, const void *elem), size_t *at);
+static inline bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
+				  int (*cmp)(const void *key, const void *elem), size_t *at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp(key, (const char *)base + mid * size);
+
+		if (!c) {
+			*at = mid;
+			return true;
+		}
+		if (c > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return false;
+}
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);
 /* The integer a file (a sysctl under /proc/sys) starts with. @return 0, -errno, -EINVAL. */

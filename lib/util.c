@@ -28,28 +28,6 @@ int ipp_grow(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
-		    int (*cmp)(const void *key, const void *elem), size_t *at)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp(key, (const char *)base + mid * size);
-
-		if (!c) {
-			*at = mid;
-			return true;
-		}
-		if (c > 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*at = lo;
-	return false;
-}
-
 uint64_t ipp_now_ns(void)
 {
 	struct timespec ts;
