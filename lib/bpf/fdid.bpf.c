@@ -331,7 +331,11 @@ static __noinline int emit_fd(void *ctx, int fd, int nr, long ret, int what)
 	if (!s)
 		return 0;
 	r = &s->rec;
-	__builtin_memset(r, 0, IPP_FDID_REC_HDR_SIZE);
+	/* an IO record is the first IPP_FDID_REC_IO_SIZE bytes: clear no more for it */
+	__builtin_memset(r, 0, IPP_FDID_REC_IO_SIZE);
+	if (what != IPP_FDID_IO)
+		__builtin_memset((char *)r + IPP_FDID_REC_IO_SIZE, 0,
+				 IPP_FDID_REC_HDR_SIZE - IPP_FDID_REC_IO_SIZE);
 	r->version = IPP_FDID_REC_VERSION;
 	r->what = what;
 	r->pid = pid_tgid >> 32;
@@ -339,11 +343,11 @@ static __noinline int emit_fd(void *ctx, int fd, int nr, long ret, int what)
 	r->fd = fd;
 	r->nr = nr;
 	r->ret = ret;
-	r->path[0] = '\0';
 	size = what == IPP_FDID_IO ? IPP_FDID_REC_IO_SIZE : IPP_FDID_REC_HDR_SIZE + 1;
 	f = fd_file(fd, &r->flags);
 	if (!f) {
 		count(IPP_FDID_ST_NOFILE);
+		r->path[0] = '\0';
 		output(ctx, r, size);
 		return 0;
 	}
