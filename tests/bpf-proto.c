@@ -1494,6 +1494,15 @@ static void trace_record(struct tracer *t, struct ring *r, const struct perf_eve
 	}
 }
 
+/* One line per program that ran (kernel.bpf_stats_enabled=1 counts them). */
+static int print_prog(void *ctx, const char *name, uint64_t runs, uint64_t ns)
+{
+	if (runs)
+		fprintf(ctx, "bpf program %-18s runs %10" PRIu64 "  %7.1f ns each\n", name, runs,
+			(double)ns / (double)runs);
+	return 0;
+}
+
 /* "id == 0 || id == 1 || ...": the calls ipcperf stat takes from raw_syscalls. */
 static char *raw_filter(void)
 {
@@ -1588,6 +1597,8 @@ static int cmd_trace(int argc, char **argv)
 	fprintf(o, "samples %" PRIu64 ", fdid records %" PRIu64 ", io records %" PRIu64 "\n",
 		x.samples, x.fdid, x.io);
 	fprintf(o, "lost events: %" PRIu64 "\n", t.lost);
+	if (t.bpf)
+		ipp_bpf__for_each_prog(t.bpf, print_prog, o);
 	if (out)
 		fclose(o);
 	tracer_close(&t);

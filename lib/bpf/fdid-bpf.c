@@ -373,3 +373,26 @@ int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS])
 	free(v);
 	return 0;
 }
+
+int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
+			   void *ctx)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int ret;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
+			return -errno;
+		ret = cb(ctx, bpf_program__name(p), info.run_cnt, info.run_time_ns);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -109,6 +109,15 @@ int ipp_bpf__enable(struct ipp_bpf *b);
 /* Sum over CPUs of the program's counters (enum ipp_fdid_stat). @return 0 or -errno. */
 int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS]);
 
+/*
+ * Call @cb for each loaded program with the kernel's count of its runs and
+ * the time they took (both 0 unless sysctl kernel.bpf_stats_enabled is 1).
+ * @return 0, the first non-zero return of @cb, or -errno.
+ */
+int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
+			   void *ctx);
+
 /* Programs loaded (and attached by ipp_bpf__enable()). */
 size_t ipp_bpf__nr_programs(const struct ipp_bpf *b);
 
