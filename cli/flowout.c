@@ -109,8 +109,11 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	fo->nr_flows++;		/* counted now, so that flowout_free() frees what was copied */
 	if (!d->object || !d->writers || !d->readers)
 		return lc->err = -ENOMEM;
-	memcpy(d->writers, f->writers, f->nr_writers * sizeof(pid_t));
-	memcpy(d->readers, f->readers, f->nr_readers * sizeof(pid_t));
+	/* A flow nobody traced writing into (or reading from) has no list at all. */
+	if (f->nr_writers)
+		memcpy(d->writers, f->writers, f->nr_writers * sizeof(pid_t));
+	if (f->nr_readers)
+		memcpy(d->readers, f->readers, f->nr_readers * sizeof(pid_t));
 	d->f.object = d->object;
 	d->f.writers = d->writers;
 	d->f.readers = d->readers;

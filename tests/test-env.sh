@@ -21,6 +21,10 @@ command -v jq >/dev/null || fail "jq is not installed (scripts/install-deps inst
 
 # The same environment, in the same order; nothing added, nothing taken away.
 clean_env=(env -i "PATH=/usr/bin:/bin" "HOME=$T" "IPCPERF_TEST_VAR=a b=c")
+# The sanitizer build's options (its suppressions) go to both runs alike.
+for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
+	[ -n "${!v:-}" ] && clean_env+=("$v=${!v}")
+done
 "${clean_env[@]}" "$ENVWORK" >"$T/direct" || fail "envwork failed on its own"
 run "${clean_env[@]}" "$IPCPERF" stat -q -o "$T/stat.txt" -- "$ENVWORK"
 expect_status 0 "ipcperf stat -- envwork"
