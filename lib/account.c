@@ -480,6 +480,17 @@ static void h_wakeup(void *ctx, const struct ipcperf_wakeup *ev)
 	ipcperf_stats__add_wakeup(ctx, ev);
 }
 
+void ipcperf_stats__add_fd_open(struct ipcperf_stats *st, const struct ipcperf_fd_open *ev)
+{
+	if (st && ev)
+		ipp_fdtab__fd_open(st->fdt, ev);
+}
+
+static void h_fd_open(void *ctx, const struct ipcperf_fd_open *ev)
+{
+	ipcperf_stats__add_fd_open(ctx, ev);
+}
+
 static void h_task(void *ctx, const struct ipcperf_task *ev)
 {
 	ipcperf_stats__add_task(ctx, ev);
@@ -502,7 +513,8 @@ struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st)
 int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = st, .syscall = h_syscall,
-		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task);
+		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task,
+		     .fd_open = h_fd_open);
 	struct ipp_identlog *log;
 	const pid_t *pids;
 	bool replay = false;
@@ -514,6 +526,8 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	err = ipcperf_session__add_handlers(s, &h);
 	if (err)
 		return err;
+	if (ipp_session_kernel_fdid(s))
+		ipp_fdtab__expect_kernel(st->fdt);
 	log = st->no_proc ? NULL : ipp_session_identlog(s, &replay);
 	ipp_fdtab__set_log(st->fdt, log, replay);
 	if (log && replay) {

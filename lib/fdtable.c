@@ -39,6 +39,32 @@ struct ipp_fdtab {
 	 */
 	struct ipp_identlog *log;
 	bool replay;
+	/*
+	 * What the kernel said the fds a call made are (ipcperf_fd_open), in
+	 * the moment before that call's exit arrives: applied at the exit of
+	 * the same call on the same thread, dropped at any other.
+	 */
+	struct pending_fd {
+		pid_t pid, tid;
+		int fd, nr;
+		int64_t ret;
+		struct ipp_ident id;
+	} *pend;
+	size_t nr_pend, cap_pend;
+	/*
+	 * The last exit of each thread, for the kernel's words that come after
+	 * their call's exit (the order of the tracepoints' probes decides):
+	 * sorted by tid.
+	 */
+	struct lastexit {
+		pid_t tid, pid;
+		int nr;
+		int64_t ret;
+		uint64_t end_ns;
+		enum { LE_OPEN, LE_EARLY, LE_LATE } state;
+	} *lex;
+	size_t nr_lex, cap_lex;
+	bool kernel_words;	/* the kernel describes fds (ipp_fdtab__expect_kernel) */
 };
 
 static const struct ipp_ident unknown_ident = {
@@ -75,6 +101,8 @@ void ipp_fdtab__delete(struct ipp_fdtab *t)
 	}
 	free(t->procs);
 	free(t->incs);
+	free(t->pend);
+	free(t->lex);
 	ipp_sockdb__delete(t->sockdb);
 	free(t);
 }
@@ -93,6 +121,11 @@ bool ipp_fdtab__no_proc(const struct ipp_fdtab *t)
 void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc)
 {
 	t->no_proc = no_proc;
+}
+
+void ipp_fdtab__expect_kernel(struct ipp_fdtab *t)
+{
+	t->kernel_words = true;
 }
 
 void ipp_fdtab__clock(struct ipp_fdtab *t, uint64_t ns)
@@ -160,7 +193,7 @@ const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc)
 
 /* ------------------------------------------------------------------ resolvers */
 
-static void ident_from_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when)
+void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when)
 {
 	memset(id, 0, sizeof(*id));
 	id->state = IPP_ID_PROC;
@@ -293,7 +326,7 @@ static void resolve(struct ipp_fdtab *t, struct ipp_inc *in)
 	when = ipp_now_ns();
 	if (ipp_procfd_resolve(in->pid, in->fd, is_socket(in->pid, in->fd) ? fresh_sockdb(t) : NULL,
 			     &f) == 0) {
-		ident_from_fdid(&in->id, &f, when);
+		ipp_ident_of_fdid(&in->id, &f, when);
 		in->id.auth = (size_t)(in - t->incs);
 		if (f.kind == IPCPERF_FD_PIPE)
 			set_pipe_capacity(&in->id, in->pid, in->fd);
@@ -414,6 +447,200 @@ static void set_cloexec(struct ipp_fdtab *t, struct fdproc *p, int fd, int cloex
 
 /* ------------------------------------------------------------------ events */
 
+/* What the kernel said: exact (or unknown, for an fd gone before it could be looked at). */
+static void ident_of_open(struct ipp_ident *id, const struct ipcperf_fd_open *ev)
+{
+	memset(id, 0, sizeof(*id));
+	id->state = ev->gone ? IPP_ID_UNKNOWN : IPP_ID_FINAL;
+	id->cloexec = ev->gone ? -1 : ev->cloexec;
+	id->capacity = -1;
+	if (ev->gone)
+		return;
+	id->kind = ev->kind;
+	id->ino = ev->ino;
+	id->peer_ino = ev->peer_ino;
+	id->sock_type = ev->sock_type;
+	id->capacity = ev->capacity;
+	snprintf(id->object, sizeof(id->object), "%s", ev->object ? ev->object : "unknown");
+	snprintf(id->detail, sizeof(id->detail), "%s", ev->detail ? ev->detail : "");
+}
+
+/* "A -> B" and "B -> A": the two ends of one inet connection. */
+static bool mirrored(const char *a, const char *b)
+{
+	const char *sa = strstr(a, " -> "), *sb = strstr(b, " -> ");
+	size_t la, lb;
+
+	if (!sa || !sb)
+		return false;
+	la = (size_t)(sa - a);
+	lb = (size_t)(sb - b);
+	/* Unconnected ("A -> "): no peer to find. */
+	return sa[4] && strlen(sa + 4) == lb && !strncmp(sa + 4, b, lb) &&
+	       strlen(sb + 4) == la && !strncmp(sb + 4, a, la);
+}
+
+/*
+ * The kernel names a TCP or UDP socket by its addresses, not its peer: the
+ * peer is the open socket whose addresses are this one's mirrored (a
+ * loopback connection has both ends here), as sock_diag pairs them.
+ */
+static void link_inet_peer(struct ipp_fdtab *t, struct ipp_inc *in)
+{
+	struct ipp_ident *id = &in->id;
+
+	if ((id->kind != IPCPERF_FD_TCP && id->kind != IPCPERF_FD_UDP) || id->peer_ino ||
+	    id->state != IPP_ID_FINAL || !strstr(id->detail, " -> "))
+		return;
+	for (size_t i = 0; i < t->nr_incs; i++) {
+		struct ipp_ident *o = &t->incs[i].id;
+
+		if (!t->incs[i].open || &t->incs[i] == in || o->kind != id->kind ||
+		    o->state != IPP_ID_FINAL || !mirrored(id->detail, o->detail))
+			continue;
+		id->peer_ino = o->ino;
+		if (!o->peer_ino)
+			o->peer_ino = id->ino;
+		return;
+	}
+}
+
+static int cmp_lastexit(const void *key, const void *elem)
+{
+	pid_t a = *(const pid_t *)key, b = ((const struct lastexit *)elem)->tid;
+
+	return (a > b) - (a < b);
+}
+
+/* The last exit of thread @tid, made if @create; NULL if none (or out of memory). */
+static struct lastexit *last_exit(struct ipp_fdtab *t, pid_t tid, bool create)
+{
+	size_t at;
+
+	if (ipp_bsearch_at(&tid, t->lex, t->nr_lex, sizeof(*t->lex), cmp_lastexit, &at))
+		return &t->lex[at];
+	if (!create ||
+	    ipp_grow((void **)&t->lex, &t->cap_lex, t->nr_lex + 1, sizeof(*t->lex)) < 0)
+		return NULL;
+	memmove(&t->lex[at + 1], &t->lex[at], (t->nr_lex - at) * sizeof(*t->lex));
+	t->nr_lex++;
+	t->lex[at] = (struct lastexit){ .tid = tid };
+	return &t->lex[at];
+}
+
+/*
+ * The kernel's word on @ev->fd comes after the exit @l of its call: what
+ * that exit made the fd (looked up in /proc, or nothing: pipe2) becomes
+ * exact, from the exit's time.
+ */
+static void apply_late(struct ipp_fdtab *t, const struct lastexit *l,
+		       const struct ipcperf_fd_open *ev)
+{
+	struct fdproc *p = get_proc(t, l->pid, true);
+	struct fdslot *s = p ? find_slot(p, ev->fd) : NULL;
+	struct ipp_inc *in;
+
+	if (!p)
+		return;
+	if (s && t->incs[s->inc].start_ns == l->end_ns) {
+		ident_of_open(&t->incs[s->inc].id, ev);
+		link_inet_peer(t, &t->incs[s->inc]);
+		return;
+	}
+	end_inc(t, p, ev->fd, l->end_ns);
+	in = new_inc(t, p, ev->fd, l->end_ns);
+	if (in) {
+		ident_of_open(&in->id, ev);
+		link_inet_peer(t, in);
+	}
+}
+
+void ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
+{
+	struct lastexit *l;
+	struct fdproc *p;
+	struct fdslot *s;
+
+	t->now_ns = ev->time_ns;
+	t->kernel_words = true;
+	if (ev->fd < 0)
+		return;
+	if (ev->update) {
+		/* connect: the open incarnation now has a peer. */
+		p = get_proc(t, ev->pid, false);
+		s = p ? find_slot(p, ev->fd) : NULL;
+		if (s && !ev->gone) {
+			int cloexec = t->incs[s->inc].id.cloexec;
+
+			ident_of_open(&t->incs[s->inc].id, ev);
+			t->incs[s->inc].id.cloexec = cloexec;
+			link_inet_peer(t, &t->incs[s->inc]);
+		}
+		return;
+	}
+	/*
+	 * After its call's exit: the thread's last exit is that call, unless
+	 * that exit already took words that came before it (then these are
+	 * the next call's, which has not exited yet).
+	 */
+	l = last_exit(t, ev->tid, false);
+	if (l && l->state != LE_EARLY && l->nr == ev->nr && l->ret == ev->ret &&
+	    l->pid == ev->pid) {
+		l->state = LE_LATE;
+		apply_late(t, l, ev);
+		return;
+	}
+	if (ipp_grow((void **)&t->pend, &t->cap_pend, t->nr_pend + 1, sizeof(*t->pend)) < 0)
+		return;	/* out of memory: the fd is resolved from /proc as without the kernel's word */
+	t->pend[t->nr_pend] = (struct pending_fd){ .pid = ev->pid, .tid = ev->tid, .fd = ev->fd,
+						   .nr = ev->nr, .ret = ev->ret };
+	ident_of_open(&t->pend[t->nr_pend].id, ev);
+	t->nr_pend++;
+}
+
+/* Most new fds one call may make that the kernel describes (a recvmsg's SCM_RIGHTS). */
+#define MAX_CALL_FDS 64
+
+/*
+ * The fds the kernel described for the call that ends with @ev: new
+ * incarnations, exact. Descriptions of another call of that thread (whose
+ * exit never came) are dropped. @return how many fds, listed in @fds.
+ */
+static size_t apply_pending(struct ipp_fdtab *t, struct fdproc *p,
+			    const struct ipcperf_syscall *ev, int *fds)
+{
+	size_t n = 0, kept = 0;
+
+	for (size_t i = 0; i < t->nr_pend; i++) {
+		struct pending_fd *pf = &t->pend[i];
+		struct ipp_inc *in;
+
+		if (pf->tid != ev->tid) {
+			t->pend[kept++] = *pf;
+			continue;
+		}
+		if (pf->nr != ev->nr || pf->ret != ev->ret || pf->pid != ev->pid || n == MAX_CALL_FDS)
+			continue;
+		end_inc(t, p, pf->fd, ev->end_ns);
+		in = new_inc(t, p, pf->fd, ev->end_ns);
+		if (in) {
+			in->id = pf->id;
+			link_inet_peer(t, in);
+		}
+		fds[n++] = pf->fd;
+	}
+	t->nr_pend = kept;
+	return n;
+}
+
+static bool in_fds(const int *fds, size_t n, long fd)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] == fd)
+			return true;
+	return false;
+}
+
 /* Whether the fd a call made closes at exec: 1, 0, or -1 when it cannot be told. */
 static int new_fd_cloexec(const struct ipp_scdesc *sc, const struct ipcperf_syscall *ev)
 {
@@ -458,10 +685,22 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	const struct ipp_scdesc *sc;
 	struct fdproc *p = get_proc(t, ev->pid, true);
 	struct ipp_inc *in;
+	int known[MAX_CALL_FDS];
+	size_t nr_known = 0;
 
 	t->now_ns = ev->end_ns;
 	if (!p)
 		return -ENOMEM;
+	if (t->nr_pend)
+		nr_known = apply_pending(t, p, ev, known);
+	if (t->kernel_words) {
+		struct lastexit *l = last_exit(t, ev->tid, true);
+
+		if (l)
+			*l = (struct lastexit){ .tid = ev->tid, .pid = ev->pid, .nr = ev->nr,
+						.ret = ev->ret, .end_ns = ev->end_ns,
+						.state = nr_known ? LE_EARLY : LE_OPEN };
+	}
 	if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE) {
 		if (ev->fd < 0)
 			return -1;
@@ -470,6 +709,12 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	}
 	sc = desc_of(ev);
 	if (!sc)
+		return -1;
+	/* The new fd the kernel described is already in the table, exactly. */
+	if (nr_known && ev->ret >= 0 && sc->fd_op != IPP_FDOP_CLOSE &&
+	    (in_fds(known, nr_known, ev->ret) ||
+	     (sc->fd_op == IPP_FDOP_DUP2 && ev->nr_args >= 2 &&
+	      in_fds(known, nr_known, (long)ev->args[1]))))
 		return -1;
 	switch (sc->fd_op) {
 	case IPP_FDOP_NEW:
@@ -538,7 +783,7 @@ static int collect_fd(void *ctx, int fd, const struct ipp_fdid *f)
 	struct fdlist *l = ctx;
 	struct ipp_ident id;
 
-	ident_from_fdid(&id, f, l->when);
+	ipp_ident_of_fdid(&id, f, l->when);
 	return add_fd(l, fd, &id);
 }
 
@@ -689,7 +934,7 @@ static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
 		return -ENOMEM;
 	in = cur_inc(sc->t, p, fd, false);
 	if (in && in->id.state == IPP_ID_NONE) {
-		ident_from_fdid(&in->id, f, sc->when);
+		ipp_ident_of_fdid(&in->id, f, sc->when);
 		in->id.auth = (size_t)(in - sc->t->incs);
 		if (f->kind == IPCPERF_FD_PIPE)
 			set_pipe_capacity(&in->id, sc->pid, fd);

@@ -62,6 +62,10 @@ struct ipp_inc {
 };
 
 struct ipp_fdtab;
+struct ipp_fdid;
+
+/* What /proc (or the kernel, through fdid-rec.c) said of an fd, as an identity read at @when. */
+void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when);
 
 /*
  * @no_proc: never read /proc (replays without a log, tests): identities
@@ -86,6 +90,17 @@ void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc);
  * was never seen, resolving it), or -1 for other calls (-ENOMEM).
  */
 long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev);
+/*
+ * The kernel will describe the fds calls make (ipp_fdtab__fd_open()): keep
+ * what is needed to pair its words with the exits they follow.
+ */
+void ipp_fdtab__expect_kernel(struct ipp_fdtab *t);
+/*
+ * What the kernel said a new fd is (or, @ev->update, what an fd is
+ * connected to now): it becomes exact at the exit of the call that made it,
+ * whether that exit comes next on the thread or came just before.
+ */
+void ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev);
 /* Fork copies the table; exec ends the close-on-exec fds. */
 void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev);
 /* The events have reached @ns (any event: settles /proc answers read before). */

@@ -467,6 +467,9 @@ struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool 
 /* The processes a session targets (pids, the command, tgids of tids); session-owned. */
 const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr);
 
+/* The kernel may describe the fds the targets make (ipcperf_handlers.fd_open). */
+bool ipp_session_kernel_fdid(const struct ipcperf_session *s);
+
 /* The session replays a capture (ipcperf_session__open_file): no /proc, no kernel. */
 bool ipp_session_is_replay(const struct ipcperf_session *s);
 

@@ -10,6 +10,7 @@
 #include <tracefs.h>
 #include <unistd.h>
 #include "internal.h"
+#include "fdid-bpf.h"
 
 const char *ipcperf_libperf_version(void)
 {
@@ -109,4 +110,38 @@ int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev
 			return ret;
 	}
 	return 0;
+}
+
+enum ipcperf_fdid_source ipcperf_fd_identity_probe(char *why, size_t len)
+{
+	IPP_BPF_OPTS(o);
+	struct ipp_bpf *b = ipp_bpf__new(&o);
+	const char *reason;
+
+	if (b) {
+		ipp_bpf__delete(b);
+		if (why && len)
+			snprintf(why, len, "the kernel's BPF fd identity loads: fds are named exactly, "
+				 "whatever their life");
+		return IPCPERF_FDID_BPF;
+	}
+	switch (errno) {
+	case ENOTSUP:
+		reason = "this libipcperf was built without BPF (configure found no clang -target "
+			 "bpf, bpftool, libbpf >= 1.1 or kernel BTF)";
+		break;
+	case EPERM:
+	case EACCES:
+		reason = "the BPF program needs CAP_BPF and CAP_PERFMON (or root)";
+		break;
+	case ENOENT:
+		reason = "the kernel has no BTF (/sys/kernel/btf/vmlinux: CONFIG_DEBUG_INFO_BTF)";
+		break;
+	default:
+		reason = "the kernel refused the BPF program";
+		break;
+	}
+	if (why && len)
+		snprintf(why, len, "fds are named from /proc: %s", reason);
+	return IPCPERF_FDID_PROC;
 }

@@ -260,6 +260,38 @@ static inline bool ipp_pd_own_sample(const void *rec, size_t size, struct ipp_pd
 	return true;
 }
 
+/*
+ * The kernel's fd identity records (lib/bpf) come from bpf-output events,
+ * whose samples carry the IP too, between the id and the pid, so that perf
+ * script, which wants an IP for any software event that has samples, reads
+ * a capture of them: the same layout, 8 bytes on from the pid.
+ */
+#define IPP_PD_BPF_SAMPLE_TYPE (IPP_PD_OWN_SAMPLE_TYPE | PERF_SAMPLE_IP)
+
+static inline bool ipp_pd_bpf_sample(const void *rec, size_t size, struct ipp_pd_sample *out)
+{
+	const unsigned char *p = (const unsigned char *)rec;
+	uint32_t raw_size;
+
+	if (size < IPP_PD_OWN_RAW + 8)
+		return false;
+	memcpy(&raw_size, p + IPP_PD_OWN_RAW_SIZE + 8, 4);
+	if (raw_size > size - IPP_PD_OWN_RAW - 8)
+		return false;
+	out->event = NULL;
+	out->sample_type = IPP_PD_BPF_SAMPLE_TYPE;
+	memcpy(&out->id, p + IPP_PD_OWN_ID, 8);
+	memcpy(&out->ip, p + IPP_PD_OWN_ID + 8, 8);
+	memcpy(&out->pid, p + IPP_PD_OWN_PID + 8, 4);
+	memcpy(&out->tid, p + IPP_PD_OWN_TID + 8, 4);
+	memcpy(&out->time, p + IPP_PD_OWN_TIME + 8, 8);
+	memcpy(&out->cpu, p + IPP_PD_OWN_CPU + 8, 4);
+	out->period = 0;
+	out->raw = p + IPP_PD_OWN_RAW + 8;
+	out->raw_size = raw_size;
+	return true;
+}
+
 /* Another record's sample_id_all trailer in ipcperf's layout. @return false when too short. */
 static inline bool ipp_pd_own_trailer(const void *rec, size_t size, struct ipp_pd_sample *out)
 {

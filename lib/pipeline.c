@@ -5,7 +5,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fdid-rec.h"
+#include "fdtable.h"
 #include "pipeline.h"
+#include "procfd.h"
 
 int ipp_pipeline__init(struct ipp_pipeline *p)
 {
@@ -32,6 +35,7 @@ void ipp_pipeline__fini(struct ipp_pipeline *p)
 	free(p->lost_per_cpu);
 	free(p->samples_per_cpu);
 	free(p->sc_tp);
+	free(p->fdid_ids);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -75,6 +79,27 @@ int ipp_pipeline__cpus(struct ipp_pipeline *p, size_t n)
 	return 0;
 }
 
+int ipp_pipeline__fdid_ids(struct ipp_pipeline *p, const uint64_t *ids, size_t n)
+{
+	uint64_t *v = n ? realloc(p->fdid_ids, (p->nr_fdid_ids + n) * sizeof(*v)) : p->fdid_ids;
+
+	if (n && !v)
+		return -ENOMEM;
+	if (n)
+		memcpy(v + p->nr_fdid_ids, ids, n * sizeof(*v));
+	p->fdid_ids = v;
+	p->nr_fdid_ids += n;
+	return 0;
+}
+
+static bool is_fdid_sample(const struct ipp_pipeline *p, uint64_t id)
+{
+	for (size_t i = 0; i < p->nr_fdid_ids; i++)
+		if (p->fdid_ids[i] == id)
+			return true;
+	return false;
+}
+
 int ipp_pipeline__syscall_tp(struct ipp_pipeline *p, int id)
 {
 	if (id < 0)
@@ -113,6 +138,15 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 
 	if (!s->raw || s->raw_size < 2)
 		return 0;
+	/* An fd identity record of the kernel's (fdid-rec.h): no tracepoint's. */
+	if (p->nr_fdid_ids && is_fdid_sample(p, s->id)) {
+		if (is_self(p, (pid_t)s->pid))
+			return 0;
+		if (ipp_merge__push(p->merge, s->time, IPP_MREC_FDID, misc, (pid_t)s->pid,
+				    (pid_t)s->tid, cpu, s->raw, s->raw_size) < 0)
+			return lost_to_memory(p, cpu);
+		return 0;
+	}
 	/* Every syscall sample counts: what fired minus what arrived is unreported loss. */
 	memcpy(&id, s->raw, sizeof(id));
 	if (id < p->nr_sc_tp && p->sc_tp[id] && (size_t)cpu < p->nr_cpu_slots)
@@ -276,6 +310,45 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	return 1;
 }
 
+/*
+ * A record of the kernel's fd identity (fdid-rec.h) to the fd_open handlers:
+ * what a new fd is, or what a connected one is connected to now.
+ * @return 1 when an event went to the handlers, else 0.
+ */
+static int dispatch_fdid(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_fdid_rec rec;
+	struct ipp_fdid f;
+	struct ipp_ident id = { .capacity = -1 };
+	struct ipcperf_fd_open ev;
+
+	if (ipp_fdid_rec__parse(r->data, r->size, &rec) < 0 || rec.what == IPP_FDID_IO)
+		return 0;
+	ev = (struct ipcperf_fd_open){
+		.time_ns = r->time, .pid = rec.pid, .tid = rec.tid, .fd = rec.fd, .nr = rec.nr,
+		.ret = rec.ret, .update = rec.what == IPP_FDID_UPDATE, .object = "unknown",
+		.kind = IPCPERF_FD_UNKNOWN, .detail = "", .capacity = -1,
+		.cloexec = rec.flags & IPP_FDID_F_CLOEXEC,
+	};
+	if (ipp_fdid_rec__to_fdid(&rec, &f) == 0) {
+		ipp_ident_of_fdid(&id, &f, r->time);
+		/* A pipe's size comes with it; sockets have their send buffer. */
+		if ((rec.kind == IPP_FDID_PIPE || rec.kind == IPP_FDID_FIFO) && rec.capacity)
+			id.capacity = rec.capacity;
+		ev.object = id.object;
+		ev.kind = id.kind;
+		ev.detail = id.detail;
+		ev.ino = id.ino;
+		ev.peer_ino = id.peer_ino;
+		ev.sock_type = id.sock_type;
+		ev.capacity = id.capacity;
+	} else {
+		ev.gone = true;
+	}
+	EMIT(s, fd_open, &ev);
+	return 1;
+}
+
 /* A fork, exit or exec record of any task: keep the targets of a CPU-scope session. */
 static void follow_record(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -343,6 +416,11 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
 			n += dispatch_sample(s, r);
+			break;
+		case IPP_MREC_FDID:
+			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
+				break;
+			n += dispatch_fdid(s, r);
 			break;
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT:

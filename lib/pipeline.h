@@ -38,7 +38,12 @@ struct ipp_pipeline {
 	size_t nr_cpu_slots;
 	bool *sc_tp;			/* by tracepoint id: a syscall tracepoint */
 	size_t nr_sc_tp;
+	uint64_t *fdid_ids;		/* ids of the bpf-output events: fd identity records */
+	size_t nr_fdid_ids;
 };
+
+/* The merge's type of an fd identity record (a bpf-output sample): above the kernel's. */
+#define IPP_MREC_FDID 0x10001u
 
 /* @return 0 or -ENOMEM (everything undone). */
 int ipp_pipeline__init(struct ipp_pipeline *p);
@@ -47,6 +52,8 @@ void ipp_pipeline__fini(struct ipp_pipeline *p);
 int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_handlers *h);
 /* Room for the per-CPU counts of CPUs 0..@n-1. @return 0 or -ENOMEM. */
 int ipp_pipeline__cpus(struct ipp_pipeline *p, size_t n);
+/* Samples with one of these @ids (bpf-output events) are fd identity records. @return 0, -ENOMEM. */
+int ipp_pipeline__fdid_ids(struct ipp_pipeline *p, const uint64_t *ids, size_t n);
 /* Tracepoint @id is a syscall one: its samples count towards samples_per_cpu. */
 int ipp_pipeline__syscall_tp(struct ipp_pipeline *p, int id);
 

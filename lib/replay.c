@@ -28,6 +28,7 @@ struct ipp_replay {
 	bool rec_lost_done;		/* its end-of-run losses were delivered */
 	int replay_err;			/* the error that ended the replay, explained once */
 	unsigned int ring_pages;	/* of the recording session; 0 unknown */
+	bool fdid_bpf;			/* the capture holds the kernel's fd identity records */
 };
 
 static struct ipp_replay *replay_of(struct ipp_source *src)
@@ -164,6 +165,21 @@ static void load_file_formats(struct ipp_replay *s)
 	}
 }
 
+/* The capture's bpf-output events: their samples are the kernel's fd identity records. */
+static int note_fdid_events(struct ipp_replay *s)
+{
+	for (size_t i = 0; i < ipp_pd_reader__nr_events(s->rd); i++) {
+		const struct ipp_pd_event *e = ipp_pd_reader__event(s->rd, i);
+
+		if (e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
+			continue;
+		if (ipp_pipeline__fdid_ids(s->base.pl, e->ids, e->nr_ids) < 0)
+			return -ENOMEM;
+		s->fdid_bpf = true;
+	}
+	return 0;
+}
+
 /* The capture's ipcperf section: the recording session's counts and identities. @return 0 or -ENOMEM. */
 static int load_section(struct ipp_replay *s, const char *path)
 {
@@ -242,7 +258,9 @@ struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_o
 		ipp_warn("%s: the capture holds no tracepoint formats: its samples cannot be "
 			 "decoded\n", path);
 	load_file_formats(s);
-	err = load_section(s, path);
+	err = note_fdid_events(s);
+	if (!err)
+		err = load_section(s, path);
 	if (err)
 		goto fail;
 	return &s->base;
@@ -296,6 +314,7 @@ static void replay_stats(const struct ipp_source *src, bool stopped,
 	v->stop_ns = stopped ? s->last_ns : 0;
 	v->rings = ipp_pd_reader__info(s->rd)->nr_cpus_online;
 	v->ring_pages = s->ring_pages;
+	v->fd_identity = s->fdid_bpf ? IPCPERF_FDID_BPF : IPCPERF_FDID_PROC;
 	if (s->has_rec && s->rec.has_session && (stopped || s->eof)) {
 		/* What the live session said, so that a report gives the live numbers. */
 		v->records = s->rec.ss.records;
@@ -361,6 +380,11 @@ static const pid_t *replay_target_pids(const struct ipp_source *src, size_t *nr)
 	return NULL;
 }
 
+static bool replay_kernel_fdid(const struct ipp_source *src)
+{
+	return creplay_of(src)->fdid_bpf;
+}
+
 static struct ipp_identlog *replay_identlog(const struct ipp_source *src, bool *replay)
 {
 	*replay = true;
@@ -390,6 +414,7 @@ const struct ipp_source_ops ipp_replay_ops = {
 	.wait_child = replay_wait_child,
 	.for_each_event = replay_for_each_event,
 	.target_pids = replay_target_pids,
+	.kernel_fdid = replay_kernel_fdid,
 	.identlog = replay_identlog,
 	.destroy = replay_destroy,
 	.replay = true,

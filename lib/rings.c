@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "fdid-bpf.h"
 #include "formats.h"
 #include "record.h"
 #include "source.h"
@@ -73,6 +74,10 @@ struct ipp_rings {
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct ipp_counters *counters;
+	int *ring_fds;		/* by CPU index: an fd of that CPU's sample ring */
+	/* The kernel's fd identity (lib/bpf): NULL when it could not be had or no_bpf. */
+	struct ipp_bpf *bpf;
+	bool no_bpf;
 	int epfd;
 	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
 	size_t nr_live;		/* ring fds not hung up */
@@ -346,6 +351,7 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	s->epfd = s->tick_fd = -1;
 	s->cmd.pid = -1;
 	s->system_wide = o.system_wide;
+	s->no_bpf = o.no_bpf;
 	s->ring_pages = o.ring_pages;
 	s->want_counters = o.counters || o.counter_mask;
 	s->counter_mask = o.counter_mask ? o.counter_mask : IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1;
@@ -382,8 +388,22 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 
 /* ------------------------------------------------------------------ opening */
 
+static void close_bpf(struct ipp_rings *s)
+{
+	struct ipp_pipeline *pl = s->base.pl;
+
+	ipp_bpf__delete(s->bpf);
+	s->bpf = NULL;
+	free(pl->fdid_ids);
+	pl->fdid_ids = NULL;
+	pl->nr_fdid_ids = 0;
+}
+
 static void close_events(struct ipp_rings *s)
 {
+	close_bpf(s);
+	free(s->ring_fds);
+	s->ring_fds = NULL;
 	ipp_follow__delete(s->base.pl->follow);
 	s->base.pl->follow = NULL;
 	ipp_counters__delete(s->counters);
@@ -460,11 +480,36 @@ static bool in_list(const int *v, size_t n, int fd)
 	return false;
 }
 
-/* The perf fds opened since *@known, which then takes them in. */
+/* A set of perf fds. */
 struct fdset {
 	int *v;
-	size_t n;
+	size_t n, cap;
 };
+
+static int cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+/*
+ * The ring of each CPU, from the fds the first sample event got: libperf
+ * opens them CPU by CPU, thread by thread, and each takes the lowest free
+ * number, so in ascending order the first of every @per_cpu is its CPU's.
+ */
+static int note_ring_fds(struct ipp_rings *s, struct fdset *fresh, size_t per_cpu)
+{
+	size_t nr_cpus = (size_t)perf_cpu_map__nr(s->cpus);
+
+	if (!per_cpu || fresh->n != nr_cpus * per_cpu)
+		return 0;	/* not as expected: no kernel fd identity, /proc as before */
+	qsort(fresh->v, fresh->n, sizeof(*fresh->v), cmp_int);
+	s->ring_fds = calloc(nr_cpus, sizeof(*s->ring_fds));
+	if (!s->ring_fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_cpus; i++)
+		s->ring_fds[i] = fresh->v[i * per_cpu];
+	return 0;
+}
 
 /*
  * The kernel ids of the instances of @ev: the perf fds that appeared since
@@ -472,7 +517,8 @@ struct fdset {
  * hand out its fds, and a capture needs the ids to map each sample to its
  * event.
  */
-static int note_ids(struct ipp_event *ev, struct fdset *known, const char *filter)
+static int note_ids(struct ipp_event *ev, struct fdset *known, const char *filter,
+		    struct fdset *fresh)
 {
 	struct fdset now;
 	int err = perf_fds_now(&now.v, &now.n);
@@ -487,6 +533,9 @@ static int note_ids(struct ipp_event *ev, struct fdset *known, const char *filte
 
 		if (in_list(known->v, known->n, now.v[i]))
 			continue;
+		if (fresh && ipp_grow((void **)&fresh->v, &fresh->cap, fresh->n + 1,
+				      sizeof(*fresh->v)) == 0)
+			fresh->v[fresh->n++] = now.v[i];
 		if (ioctl(now.v[i], PERF_EVENT_IOC_ID, &id) == 0)
 			ev->ids[ev->nr_ids++] = id;
 		/* Inherited instances use their parent's filter. */
@@ -591,12 +640,15 @@ static bool open_failed(const struct ipp_rings *s, const struct ipp_event *ev, i
 /* One by one, so that a failure names its event and a missing one does not sink the rest. */
 static int open_each(struct ipp_rings *s, struct perf_evsel **evsels)
 {
-	struct fdset known;
+	struct fdset known = { 0 }, fresh = { 0 };
 	int err = perf_fds_now(&known.v, &known.n);
+	bool first_sample = true;
 
 	for (size_t i = 0; !err && i < s->es.n; i++) {
 		struct ipp_event *ev = &s->es.v[i];
 		char *filter = NULL;
+		/* The side-band event's rings are not the samples'. */
+		bool rings_of_samples = first_sample && ev->role != IPP_EV_SIDEBAND;
 
 		err = perf_evsel__open(evsels[i], perf_evsel__cpus(evsels[i]),
 				       perf_evsel__threads(evsels[i]));
@@ -614,10 +666,16 @@ static int open_each(struct ipp_rings *s, struct perf_evsel **evsels)
 		ev->attr = *perf_evsel__attr(evsels[i]);
 		err = ipp_event_filter(&s->es, ev, &s->mode, &filter);
 		if (!err)
-			err = note_ids(ev, &known, filter);
+			err = note_ids(ev, &known, filter, rings_of_samples ? &fresh : NULL);
 		free(filter);
+		if (!err && rings_of_samples) {
+			err = note_ring_fds(s, &fresh, (size_t)perf_thread_map__nr(
+						   perf_evsel__threads(evsels[i])));
+			first_sample = false;
+		}
 	}
 	free(known.v);
+	free(fresh.v);
 	return err;
 }
 
@@ -705,6 +763,61 @@ static int open_counters(struct ipp_rings *s)
 	return err;
 }
 
+/* Why the kernel's fd identity cannot be had, for a message. */
+static const char *bpf_why(int err)
+{
+	switch (err) {
+	case ENOTSUP:
+		return "this libipcperf was built without BPF (configure --enable-bpf)";
+	case EPERM:
+	case EACCES:
+		return "no CAP_BPF and CAP_PERFMON (run as root)";
+	case ENOENT:
+		return "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
+	case EINVAL:
+		return "the kernel refused the program (ipcperf -v says why)";
+	default:
+		return strerror(err);
+	}
+}
+
+/*
+ * The kernel's fd identity (lib/bpf): its program loaded, told the targets,
+ * its records pointed into each CPU's sample ring. When it cannot be had,
+ * fds are identified from /proc, as without it; said once, at debug level
+ * unless asked for.
+ */
+static void setup_bpf(struct ipp_rings *s)
+{
+	IPP_BPF_OPTS(o, .all_tasks = s->system_wide);
+	const uint64_t *ids;
+	size_t nr = 0;
+	int err = 0;
+
+	if (s->no_bpf || !s->ring_fds || !(s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS)))
+		return;
+	s->bpf = ipp_bpf__new(&o);
+	if (!s->bpf) {
+		ipp_debug("fd identity from /proc: %s\n", bpf_why(errno));
+		return;
+	}
+	for (size_t i = 0; !err && !s->system_wide && i < s->nr_targets; i++)
+		err = ipp_bpf__add_target(s->bpf, s->targets[i]);
+	for (int i = 0; !err && i < perf_cpu_map__nr(s->cpus); i++)
+		err = ipp_bpf__set_output(s->bpf, perf_cpu_map__cpu(s->cpus, i).cpu, s->ring_fds[i],
+					  CLOCK_MONOTONIC);
+	ids = ipp_bpf__ids(s->bpf, &nr);
+	if (!err)
+		err = ipp_pipeline__fdid_ids(s->base.pl, ids, nr);
+	if (err) {
+		ipp_debug("fd identity from /proc: %s\n", bpf_why(-err));
+		close_bpf(s);
+		return;
+	}
+	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings\n",
+		  ipp_bpf__nr_programs(s->bpf), nr);
+}
+
 /* The pipeline's per-CPU counts, and which tracepoints count towards unreported loss. */
 static int count_setup(struct ipp_rings *s)
 {
@@ -738,6 +851,9 @@ static int open_events(struct ipp_rings *s)
 		err = map_rings(s);
 	if (!err)
 		err = watch_rings(s, &before);
+	/* After: its CPU-wide events would never hang up, and done() waits for the rings to. */
+	if (!err)
+		setup_bpf(s);
 	if (!err && s->cpu_scope && !s->system_wide)
 		err = start_tick(s);
 	if (!err && s->want_counters)
@@ -835,6 +951,27 @@ static int follow_targets(struct ipp_rings *s)
 	return err;
 }
 
+/* The bpf-output events of the kernel's fd identity, as a capture describes an event. */
+static int bpf_event_desc(const struct ipp_rings *s,
+			  int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx)
+{
+	struct perf_event_attr a;
+	struct ipcperf_event_desc d = {
+		.system = "software", .name = "bpf-output", .id = -1, .attr = &a,
+		.attr_size = sizeof(a),
+	};
+
+	ipp_bpf__output_attr(&a, CLOCK_MONOTONIC);
+	d.ids = ipp_bpf__ids(s->bpf, &d.nr_ids);
+	return cb(ctx, &d);
+}
+
+static int add_desc(void *ctx, const struct ipcperf_event_desc *d)
+{
+	return ipp_recorder__add_event(ctx, d->system, d->name, d->attr, d->attr_size, d->ids,
+				       d->nr_ids, d->format, d->format_len);
+}
+
 /* Open everything; IPCPERF_SCOPE_AUTO falls back from CPU-wide to per task when not allowed. */
 static int open_scoped(struct ipp_rings *s)
 {
@@ -863,6 +1000,8 @@ static int open_scoped(struct ipp_rings *s)
 	}
 	if (!err && s->recorder)
 		err = ipp_recorder__add_events(s->recorder, &s->es);
+	if (!err && s->recorder && s->bpf)
+		err = bpf_event_desc(s, add_desc, s->recorder);
 	return err;
 }
 
@@ -876,6 +1015,11 @@ static int rings_start(struct ipp_source *src)
 	if (err)
 		goto fail;
 	s->start_ns = ipp_now_ns();
+	/* The kernel's fd identity first: the calls the events see are described. */
+	if (s->bpf && (err = ipp_bpf__enable(s->bpf)) < 0) {
+		ipp_debug("fd identity from /proc: %s\n", bpf_why(-err));
+		close_bpf(s);
+	}
 	/*
 	 * Per-task events of a command (and its counters) switch on at its
 	 * exec (enable_on_exec); everything else now. CPU-wide, the command's
@@ -925,6 +1069,18 @@ void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const voi
 
 /* ------------------------------------------------------------------ reading */
 
+static bool is_bpf_id(const struct ipp_rings *s, uint64_t id)
+{
+	const uint64_t *ids;
+	size_t n;
+
+	ids = ipp_bpf__ids(s->bpf, &n);
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
 /* A ring record into the capture, the tap and the pipeline (perfdata.h says its layout). */
 static void take_record(struct ipp_rings *s, const union perf_event *ev, bool sideband)
 {
@@ -937,6 +1093,12 @@ static void take_record(struct ipp_rings *s, const union perf_event *ev, bool si
 		ipp_recorder__write(s->recorder, ev, size);
 	if (ev->header.type == PERF_RECORD_SAMPLE ? !ipp_pd_own_sample(ev, size, &smp) :
 	    !ipp_pd_own_trailer(ev, size, &smp)) {
+		s->base.pl->records++;
+		return;
+	}
+	/* The kernel's fd identity records: their layout has the IP too. */
+	if (s->bpf && ev->header.type == PERF_RECORD_SAMPLE && is_bpf_id(s, smp.id) &&
+	    !ipp_pd_bpf_sample(ev, size, &smp)) {
 		s->base.pl->records++;
 		return;
 	}
@@ -1231,6 +1393,8 @@ static void rings_stats(const struct ipp_source *src, bool stopped,
 	if (s->evlist)
 		v->scope = s->cpu_scope ? IPCPERF_SCOPE_CPU : IPCPERF_SCOPE_TASK;
 	v->ring_pages = s->ring_pages;
+	if (s->evlist)
+		v->fd_identity = s->bpf ? IPCPERF_FDID_BPF : IPCPERF_FDID_PROC;
 }
 
 static pid_t rings_child_pid(const struct ipp_source *src)
@@ -1266,13 +1430,20 @@ static int rings_for_each_event(const struct ipp_source *src,
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return s->bpf ? bpf_event_desc(s, cb, ctx) : 0;
 }
 
 static const pid_t *rings_target_pids(const struct ipp_source *src, size_t *nr)
 {
 	*nr = crings_of(src)->nr_targets;
 	return crings_of(src)->targets;
+}
+
+static bool rings_kernel_fdid(const struct ipp_source *src)
+{
+	const struct ipp_rings *s = crings_of(src);
+
+	return !s->no_bpf && (s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS));
 }
 
 static struct ipp_identlog *rings_identlog(const struct ipp_source *src, bool *replay)
@@ -1309,6 +1480,7 @@ const struct ipp_source_ops ipp_rings_ops = {
 	.wait_child = rings_wait_child,
 	.for_each_event = rings_for_each_event,
 	.target_pids = rings_target_pids,
+	.kernel_fdid = rings_kernel_fdid,
 	.identlog = rings_identlog,
 	.destroy = rings_destroy,
 	.replay = false,

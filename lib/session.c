@@ -239,6 +239,11 @@ const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr
 	return s->src->ops->target_pids(s->src, nr);
 }
 
+bool ipp_session_kernel_fdid(const struct ipcperf_session *s)
+{
+	return s->src->ops->kernel_fdid(s->src);
+}
+
 bool ipp_session_is_replay(const struct ipcperf_session *s)
 {
 	return s && s->src->ops->replay;

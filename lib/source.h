@@ -34,6 +34,8 @@ struct ipp_source_ops {
 			      int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx);
 	/* The processes targeted (live), for the accounting to read their fds at attach. */
 	const pid_t *(*target_pids)(const struct ipp_source *src, size_t *nr);
+	/* The kernel may describe the fds calls make (ipcperf_handlers.fd_open). */
+	bool (*kernel_fdid)(const struct ipp_source *src);
 	/* The identity log the source records into or replays from; NULL if none. */
 	struct ipp_identlog *(*identlog)(const struct ipp_source *src, bool *replay);
 	void (*destroy)(struct ipp_source *src);

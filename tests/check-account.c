@@ -790,6 +790,105 @@ START_TEST(test_on_call_waits_for_proc)
 }
 END_TEST
 
+/* What the kernel said of fd @fd, made by call @nr of @pid that returned @ret. */
+static void fd_open(pid_t pid, int fd, int nr, int64_t ret, const char *object,
+		    enum ipcperf_fd_kind kind, uint64_t ino, const char *detail)
+{
+	struct ipcperf_fd_open ev = {
+		.time_ns = clk, .pid = pid, .tid = pid, .fd = fd, .nr = nr, .ret = ret,
+		.object = object, .kind = kind, .ino = ino, .detail = detail ? detail : "",
+		.capacity = -1, .gone = object == NULL,
+	};
+
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__add_fd_open(sink[i], &ev);
+}
+
+static void do_pipe2(pid_t pid)
+{
+	struct ipcperf_syscall ev = call(pid, pid, SYS_pipe2, "pipe2", IPCPERF_SC_FD_PAIR, -1, 0, 900);
+
+	ev.args[0] = 0x7ffd4000;
+	ev.nr_args = 2;
+	feed_sc(&ev);
+}
+
+/*
+ * The kernel's word on new fds: before the exit of the call that made them
+ * (pipe2's two ends), or after it (openat), exact either way; a word whose
+ * call's exit never came is not given to another call; a fd gone before the
+ * kernel looked is unknown.
+ */
+START_TEST(test_kernel_fd_identity)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	/* before the exit */
+	fd_open(100, 3, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	fd_open(100, 4, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	do_pipe2(100);
+	do_write(100, 4, 10, 10, 100);
+	do_read(100, 3, 10, 10, 100);
+	/* after the exit */
+	do_openat(100, 5);
+	fd_open(100, 5, SYS_openat, 5, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+	do_read(100, 5, 100, 7, 100);
+	/* a word for a call whose exit was lost: the next call (another one) does not take it */
+	fd_open(100, 6, SYS_openat, 6, "/etc/passwd", IPCPERF_FD_FILE, 0, NULL);
+	do_close(100, 5, 0);
+	do_read(100, 6, 10, 10, 100);
+	/* gone before the kernel looked */
+	do_openat(100, 7);
+	fd_open(100, 7, SYS_openat, 7, NULL, IPCPERF_FD_UNKNOWN, 0, NULL);
+	do_read(100, 7, 1, 1, 100);
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 5);
+	r = row_of(rs, 100, 3, "pipe:[500]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(r->ino, 500);
+	ck_io(r->read, 1, 10, 0, 100);
+	r = row_of(rs, 100, 4, "pipe:[500]");
+	ck_io(r->write, 1, 10, 0, 100);
+	r = row_of(rs, 100, 5, "/etc/hostname");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_FILE);
+	ck_io(r->read, 1, 7, 0, 100);
+	ck_assert_uint_eq(count_rows(rs, 100, 6), 1);
+	r = row_of(rs, 100, 6, "unknown");
+	ck_io(r->read, 1, 10, 0, 100);
+	r = row_of(rs, 100, 7, "unknown");
+	ck_io(r->read, 1, 1, 0, 100);
+	free_fds(rs);
+}
+END_TEST
+
+/* The kernel names inet sockets by their addresses: mirrored addresses make two ends peers. */
+START_TEST(test_kernel_tcp_peers)
+{
+	struct fd_rows *rs;
+	const struct ipcperf_fd_row *r;
+
+	fd_open(200, 3, SYS_socket, 3, "socket:[900]", IPCPERF_FD_TCP, 900,
+		"127.0.0.1:0 -> ");
+	do_openat(200, 3);	/* stands for socket(): any call that returned 3 */
+	fd_open(200, 3, SYS_openat, 3, "socket:[900]", IPCPERF_FD_TCP, 900,
+		"127.0.0.1:41000 -> 127.0.0.1:5000");
+	do_accept4(300, 4, 6);
+	fd_open(300, 6, SYS_accept4, 6, "socket:[901]", IPCPERF_FD_TCP, 901,
+		"127.0.0.1:5000 -> 127.0.0.1:41000");
+	do_write(200, 3, 5, 5, 100);
+	do_read(300, 6, 5, 5, 100);
+	rs = fds_of(st);
+	r = row_of(rs, 200, 3, "socket:[900]");
+	ck_assert_uint_eq(r->peer_ino, 901);
+	r = row_of(rs, 300, 6, "socket:[901]");
+	ck_assert_uint_eq(r->peer_ino, 900);
+	ck_assert_str_eq(r->detail, "127.0.0.1:5000 -> 127.0.0.1:41000");
+	free_fds(rs);
+}
+END_TEST
+
 START_TEST(test_unknown_incarnations_not_merged)
 {
 	struct fd_rows *rs;
@@ -2100,6 +2199,8 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_close_ebadf_keeps_eintr_ends);
 	tcase_add_test(tc, test_set_fd_identity);
 	tcase_add_test(tc, test_on_call);
+	tcase_add_test(tc, test_kernel_fd_identity);
+	tcase_add_test(tc, test_kernel_tcp_peers);
 	tcase_add_test(tc, test_on_call_waits_for_proc);
 	suite_add_tcase(s, tc);
 

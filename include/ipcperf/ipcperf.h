@@ -165,6 +165,46 @@ struct ipcperf_lost {
 	uint64_t total;		/**< records lost so far in the session, all rings */
 };
 
+/** What an fd refers to. */
+enum ipcperf_fd_kind {
+	IPCPERF_FD_UNKNOWN = 0,	/**< could not be resolved in time: never guessed */
+	IPCPERF_FD_PIPE,	/**< anonymous pipe or FIFO */
+	IPCPERF_FD_UNIX,
+	IPCPERF_FD_TCP,
+	IPCPERF_FD_UDP,
+	IPCPERF_FD_FILE,
+	IPCPERF_FD_TTY,
+	IPCPERF_FD_OTHER,
+};
+
+/**
+ * What a new fd refers to, read from the kernel's own structures at the
+ * exit of the call that made it (IPCPERF_FDID_BPF: see
+ * ipcperf_session_stats.fd_identity). One per new fd (pipe2, socketpair and
+ * a recvmsg carrying SCM_RIGHTS make several), delivered next to that
+ * call's syscall event: just before or just after it, as the kernel runs
+ * the probes of the tracepoints (ipcperf_stats pairs them either way).
+ * Since 0.2.
+ */
+struct ipcperf_fd_open {
+	uint64_t time_ns;
+	pid_t pid;		/**< process (tgid) */
+	pid_t tid;
+	int fd;
+	int nr;			/**< the call that made it: its syscall number */
+	int64_t ret;		/**< and its return value */
+	bool update;		/**< not a new fd: what it is connected to now (connect) */
+	bool gone;		/**< closed before it could be looked at: what it was is unknown */
+	const char *object;	/**< "pipe:[123]", "socket:[456]", "/path", "anon_inode:[eventfd]" */
+	enum ipcperf_fd_kind kind;
+	const char *detail;	/**< as ipcperf_fd_row.detail */
+	uint64_t ino;		/**< inode of pipes and sockets, 0 otherwise */
+	uint64_t peer_ino;	/**< unix sockets: the peer's inode, 0 if none or not accepted yet */
+	int sock_type;		/**< SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; 0 otherwise */
+	int64_t capacity;	/**< pipes: bytes they hold; sockets: the send buffer; -1 unknown */
+	bool cloexec;		/**< the fd closes at exec */
+};
+
 /**
  * Handlers for decoded events. Any member may be NULL. All events are
  * delivered in timestamp order; ctx is passed back unchanged.
@@ -177,6 +217,8 @@ struct ipcperf_handlers {
 	void (*wakeup)(void *ctx, const struct ipcperf_wakeup *ev);
 	void (*task)(void *ctx, const struct ipcperf_task *ev);
 	void (*lost)(void *ctx, const struct ipcperf_lost *ev);
+	/** New fds, as the kernel saw them (since 0.2; IPCPERF_FDID_BPF only). */
+	void (*fd_open)(void *ctx, const struct ipcperf_fd_open *ev);
 };
 
 /* ------------------------------------------------------------------ */
@@ -287,6 +329,12 @@ struct ipcperf_session_opts {
 	 * IPCPERF_CNT_NOT_REQUESTED. Since 0.2.
 	 */
 	unsigned int counter_mask;
+	/**
+	 * Never tell what fds are from the kernel (IPCPERF_FDID_BPF), even where
+	 * its BPF program could be loaded: from /proc only, as before 0.2.
+	 * Since 0.2.
+	 */
+	bool no_bpf;
 };
 
 /**
@@ -374,6 +422,33 @@ IPCPERF_API pid_t ipcperf_session__child_pid(const struct ipcperf_session *s);
  */
 IPCPERF_API int ipcperf_session__wait_child(struct ipcperf_session *s, int *status);
 
+/** Where a session learns what the fds made during it are. */
+enum ipcperf_fdid_source {
+	/**
+	 * From /proc/PID/fd and fdinfo, read when an fd is first seen, tens of
+	 * ms after the call: an fd closed, or whose process exits, before the
+	 * rings are read stays "unknown". Also every replay of a capture made
+	 * so.
+	 */
+	IPCPERF_FDID_PROC = 1,
+	/**
+	 * From the kernel's own structures at the exit of each call that makes
+	 * an fd (a BPF program on the syscall tracepoints): exact whatever the
+	 * fd's life (ipcperf_handlers.fd_open). Needs CAP_BPF and CAP_PERFMON
+	 * (or CAP_SYS_ADMIN) and a kernel with BTF; fds that existed before
+	 * the session still come from /proc.
+	 */
+	IPCPERF_FDID_BPF = 2,
+};
+
+/**
+ * Which fd identity a session on this machine would get, and why: tries
+ * to load the BPF program (and unloads it). @p why (may be NULL) gets one
+ * line of explanation. Since 0.2.
+ * @return IPCPERF_FDID_BPF or IPCPERF_FDID_PROC.
+ */
+IPCPERF_API enum ipcperf_fdid_source ipcperf_fd_identity_probe(char *why, size_t len);
+
 /** Session counters, for every output that must say what was lost. */
 struct ipcperf_session_stats {
 	size_t sz;
@@ -400,6 +475,11 @@ struct ipcperf_session_stats {
 	 * say (perf's captures, and ipcperf's written before it was recorded).
 	 */
 	unsigned int ring_pages;
+	/**
+	 * Where the identities of the fds made during the session come from
+	 * (enum ipcperf_fdid_source), 0 before start. Since 0.2.
+	 */
+	unsigned int fd_identity;
 };
 
 /** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */
@@ -605,17 +685,6 @@ IPCPERF_API int ipcperf_session__read_counters(const struct ipcperf_session *s, 
 /* Accounting: per-fd throughput and latency, per-process scheduling   */
 /* ------------------------------------------------------------------ */
 
-/** What an fd refers to. */
-enum ipcperf_fd_kind {
-	IPCPERF_FD_UNKNOWN = 0,	/**< could not be resolved in time: never guessed */
-	IPCPERF_FD_PIPE,	/**< anonymous pipe or FIFO */
-	IPCPERF_FD_UNIX,
-	IPCPERF_FD_TCP,
-	IPCPERF_FD_UDP,
-	IPCPERF_FD_FILE,
-	IPCPERF_FD_TTY,
-	IPCPERF_FD_OTHER,
-};
 
 /** "pipe", "unix", "tcp", "udp", "file", "tty", "other", "unknown"; static. */
 IPCPERF_API const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind);
@@ -742,6 +811,9 @@ IPCPERF_API void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const stru
 IPCPERF_API void ipcperf_stats__add_switch(struct ipcperf_stats *st, const struct ipcperf_switch *ev);
 IPCPERF_API void ipcperf_stats__add_wakeup(struct ipcperf_stats *st, const struct ipcperf_wakeup *ev);
 IPCPERF_API void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task *ev);
+/** What the kernel said a new fd is; feed it before the syscall event of the call that made it. Since 0.2. */
+IPCPERF_API void ipcperf_stats__add_fd_open(struct ipcperf_stats *st,
+					    const struct ipcperf_fd_open *ev);
 
 /**
  * Tell what @p fd of process @p pid refers to from now on (until it is

@@ -216,6 +216,25 @@ int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid)
 	return 0;
 }
 
+void ipp_bpf__output_attr(struct perf_event_attr *a, clockid_t clockid)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_BPF_OUTPUT;
+	a->sample_period = 1;
+	/* the session's sample layout and an IP, for perf script (perfdata.h: IPP_PD_BPF_SAMPLE_TYPE) */
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = clockid;
+	a->disabled = 1;
+	/* the ring's owner says when to wake its reader */
+	a->watermark = 1;
+	a->wakeup_watermark = 1u << 30;
+}
+
 int ipp_bpf__set_output(struct ipp_bpf *b, int cpu, int ring_fd, clockid_t clockid)
 {
 	struct perf_event_attr a;
@@ -227,21 +246,7 @@ int ipp_bpf__set_output(struct ipp_bpf *b, int cpu, int ring_fd, clockid_t clock
 		return -EBUSY;
 	if (cpu < 0 || cpu >= b->nr_cpus || b->nr_outs >= (size_t)b->nr_cpus)
 		return -EINVAL;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_BPF_OUTPUT;
-	a.sample_period = 1;
-	/* the session's sample layout (lib/session.c fill_attr) */
-	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
-	a.sample_id_all = 1;
-	a.use_clockid = 1;
-	a.clockid = clockid;
-	a.disabled = 1;
-	/* the ring's owner says when to wake its reader */
-	a.watermark = 1;
-	a.wakeup_watermark = 1u << 30;
+	ipp_bpf__output_attr(&a, clockid);
 	fd = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;

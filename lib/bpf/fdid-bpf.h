@@ -6,8 +6,9 @@
  * tracepoints. The records it makes are struct ipp_fdid_rec
  * (fdid-rec.h), the RAW data of samples whose id is one of ipp_bpf__ids().
  *
- * Internal to libipcperf (ipp_bpf_ prefix); not yet used by the session:
- * tests/bpf-proto.c drives it. Order of use:
+ * Internal to libipcperf (ipp_bpf_ prefix): the live source (rings.c)
+ * drives it, and tests/bpf-proto.c. Without BPF at build time,
+ * fdid-nobpf.c stands in: ipp_bpf__new() fails with ENOTSUP. Order of use:
  *
  *   b = ipp_bpf__new(&opts)          load and verify (EPERM: no privilege)
  *   ipp_bpf__add_target(b, pid) ...  who to describe (unless opts.all_tasks)
@@ -90,6 +91,10 @@ int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid);
  * @return 0 or -errno (-EBUSY once enabled).
  */
 int ipp_bpf__set_output(struct ipp_bpf *b, int cpu, int ring_fd, clockid_t clockid);
+
+struct perf_event_attr;
+/* The attributes of the bpf-output events ipp_bpf__set_output() opens (for a capture's header). */
+void ipp_bpf__output_attr(struct perf_event_attr *a, clockid_t clockid);
 
 /*
  * The kernel ids (PERF_EVENT_IOC_ID, the sample's IDENTIFIER) of the

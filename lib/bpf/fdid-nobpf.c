@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The loader of fdid-bpf.h in a build without BPF (configure found no clang
+ * for -target bpf, bpftool, libbpf or kernel BTF): nothing can be loaded,
+ * and sessions keep to /proc.
+ */
+#include "config.h"
+#include <errno.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include "internal.h"
+#include "fdid-bpf.h"
+
+struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
+{
+	errno = ENOTSUP;
+	return NULL;
+}
+
+void ipp_bpf__delete(struct ipp_bpf *b)
+{
+}
+
+int ipp_bpf__add_target(struct ipp_bpf *b, pid_t tgid)
+{
+	return -ENOTSUP;
+}
+
+int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid)
+{
+	return -ENOTSUP;
+}
+
+void ipp_bpf__output_attr(struct perf_event_attr *a, clockid_t clockid)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+int ipp_bpf__set_output(struct ipp_bpf *b, int cpu, int ring_fd, clockid_t clockid)
+{
+	return -ENOTSUP;
+}
+
+const uint64_t *ipp_bpf__ids(const struct ipp_bpf *b, size_t *nr)
+{
+	*nr = 0;
+	return NULL;
+}
+
+int ipp_bpf__enable(struct ipp_bpf *b)
+{
+	return -ENOTSUP;
+}
+
+int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS])
+{
+	return -ENOTSUP;
+}
+
+int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
+			   void *ctx)
+{
+	return -ENOTSUP;
+}
+
+size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
+{
+	return 0;
+}
