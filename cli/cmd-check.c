@@ -17,12 +17,18 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "util.h"
 
 /* Capability bits (linux/capability.h of old systems may lack CAP_PERFMON). */
 enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_PERFMON = 38 };
+
+/* How long the test capture of /bin/true may take, and how often it is read. */
+#define CAPTURE_TIMEOUT_MS 5000
+#define CAPTURE_POLL_MS 100
+/* A fix: one command line. */
+#define FIX_LEN 400
 
 /* The library's ring size for ring_pages = 0 (ipcperf.h). */
 #define DEFAULT_RING_PAGES ((unsigned int)IPCPERF_DEFAULT_RING_PAGES)
@@ -44,7 +50,7 @@ struct check {
 	int paranoid;			/* valid when have_paranoid */
 	bool have_paranoid;
 	unsigned int ring_pages;
-	char mlock_fix[300];		/* set when the ring size is over the mlock limit */
+	char mlock_fix[FIX_LEN];		/* set when the ring size is over the mlock limit */
 
 	/* From ipcperf_list_events(). */
 	unsigned int tp_total, tp_ok, tp_denied, tp_missing;
@@ -250,7 +256,7 @@ static void check_tracefs(struct check *c)
 	}
 	err = errno;
 	if (err == EACCES || err == EPERM) {
-		char fix[400];
+		char fix[FIX_LEN];
 
 		snprintf(fix, sizeof(fix), "run as root (sudo ipcperf ...), or: sudo setcap "
 			 "cap_perfmon,cap_dac_read_search+ep %s", c->exe);
@@ -267,7 +273,7 @@ static void check_tracefs(struct check *c)
 static void check_paranoid(struct check *c)
 {
 	long long p;
-	char fix[400];
+	char fix[FIX_LEN];
 
 	if (!read_sysctl("/proc/sys/kernel/perf_event_paranoid", &p)) {
 		problem(c, true, "boot a kernel built with CONFIG_PERF_EVENTS=y",
@@ -422,7 +428,7 @@ static int on_event(void *ctx, const struct ipcperf_event_info *ev)
 static void check_events(struct check *c)
 {
 	bool have_essentials = true;
-	char fix[400];
+	char fix[FIX_LEN];
 	int err;
 
 	c->cycles_status = -1;
@@ -521,14 +527,6 @@ static const char *find_true(void)
 	return NULL;
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The fix for a failed capture, from its errno and what the checks above found. */
 static const char *capture_fix(struct check *c, int err, char *buf, size_t len)
 {
@@ -553,7 +551,7 @@ static bool check_capture(struct check *c)
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct ipcperf_session *s;
 	ipcperf_print_fn_t prev;
-	char fix[400];
+	char fix[FIX_LEN];
 	uint64_t deadline;
 	int err, status;
 
@@ -568,9 +566,9 @@ static bool check_capture(struct check *c)
 	s = ipcperf_session__new(&o);
 	err = s ? ipcperf_session__start(s) : -errno;
 	if (err == 0) {
-		deadline = mono_ms() + 5000;
-		while (!ipcperf_session__done(s) && mono_ms() < deadline) {
-			int r = ipcperf_session__poll(s, 100);
+		deadline = cli_now_ms() + CAPTURE_TIMEOUT_MS;
+		while (!ipcperf_session__done(s) && cli_now_ms() < deadline) {
+			int r = ipcperf_session__poll(s, CAPTURE_POLL_MS);
 
 			if (r < 0 && r != -EINTR) {
 				err = r;

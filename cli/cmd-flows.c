@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "flowout.h"
 #include "output.h"
+#include "util.h"
 
 struct flows_cmd {
 	struct cli_target t;
@@ -20,16 +20,8 @@ struct flows_cmd {
 	struct ipcperf_stats *st;
 	struct ipcperf_flows *fl;
 	struct flowout_trace *tr;
-	char what[160];
+	char what[CLI_WHAT_LEN];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int flows_setup(void *ctx, struct ipcperf_session *s)
 {
@@ -57,7 +49,7 @@ static void flows_status(void *ctx, struct ipcperf_session *s)
 	if (ipcperf_session__stats(s, &st) < 0)
 		return;
 	cli_status_show("ipcperf flows: %.0f s, %" PRIu64 " events, %" PRIu64 " lost",
-			(now_ns() - st.start_ns) / 1e9, st.records, st.lost);
+			(cli_now_ns() - st.start_ns) / 1e9, st.records, st.lost);
 }
 
 static int json_proc(void *ctx, const struct ipcperf_proc_row *row)
@@ -220,7 +212,7 @@ int cmd_flows(int argc, char **argv)
 			.setup = flows_setup,
 			.tick_ctx = &c,
 			.status = flows_status,
-			.status_ms = 1000,
+			.status_ms = CLI_STATUS_MS,
 		};
 
 		code = cli_run(&c.t, &run, &s, &status);
@@ -260,7 +252,7 @@ int cmd_flows(int argc, char **argv)
 		out_bad = true;	/* said by the stream, with its errno */
 
 	if (st.lost) {
-		char hint[96];
+		char hint[CLI_HINT_LEN];
 
 		cli_lost_hint(hint, sizeof(hint), &c.t, &st);
 		cli_err("warning: %" PRIu64 " events lost: flows are incomplete and their counts "

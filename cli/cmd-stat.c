@@ -14,6 +14,7 @@
 #include "output.h"
 #include "flowout.h"
 #include "syscalls-out.h"
+#include "util.h"
 
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
 enum sort_key { SORT_BYTES, SORT_OPS, SORT_TIME };
@@ -57,7 +58,7 @@ struct proc_snap {
 	uint64_t voluntary, involuntary, wakeups, migrations, syscalls, threads;
 	bool exited;
 	struct fd_snap *fds;
-	size_t nr_fds, fds_omitted;
+	size_t nr_fds, cap_fds, fds_omitted;
 	struct sc_rows scs;		/* per syscall (per thread with --per-thread), sorted by -S */
 	const struct cnt_set *cnt;	/* its counters (a target: with its children), or NULL */
 };
@@ -65,7 +66,7 @@ struct proc_snap {
 /* What one output (an interval, or the totals) shows. */
 struct snap {
 	struct proc_snap *procs;	/* ordered by pid */
-	size_t nr_procs;
+	size_t nr_procs, cap_procs;
 	bool is_interval;		/* deltas of one -I interval */
 	uint64_t time_ns;		/* from the start to the end of what this covers */
 	uint64_t duration_ns;		/* length of what this covers */
@@ -78,7 +79,7 @@ struct snap {
 /* A target process whose counters are read on their own. */
 struct cnt_target {
 	pid_t pid;
-	char comm[64];			/* in case it never shows up in the accounting */
+	char comm[CLI_COMM_LEN];	/* in case it never shows up in the accounting */
 	struct cnt_set cur;		/* last read */
 	struct cnt_set prev, delta;	/* -I: the read before, and the difference */
 };
@@ -99,7 +100,7 @@ struct stat_cmd {
 	bool sc_total, per_thread, sc_errnos;
 	FILE *out;			/* output.f */
 	struct cli_out output;
-	char what[160];			/* the targets, for the text header */
+	char what[CLI_WHAT_LEN];			/* the targets, for the text header */
 
 	struct ipcperf_stats *total, *delta;
 	struct cnt_target *cnt_targets;
@@ -109,7 +110,7 @@ struct stat_cmd {
 	/* --per-thread: the last name of each thread seen (sorted by tid). */
 	struct tcomm {
 		pid_t tid;
-		char comm[16];
+		char comm[CLI_COMM_LEN];
 	} *tcomms;
 	size_t nr_tcomms, cap_tcomms;
 
@@ -118,68 +119,42 @@ struct stat_cmd {
 	bool csv_header_done;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------------ thread names */
 
-/* Index of @tid in c->tcomms, or where it would go. */
-static size_t tcomm_find(const struct stat_cmd *c, pid_t tid, bool *found)
+/* A pid_t key against an element that starts with one (tcomm, proc_snap). */
+static int cmp_pid_key(const void *key, const void *elem)
 {
-	size_t lo = 0, hi = c->nr_tcomms;
+	pid_t a = *(const pid_t *)key, b = *(const pid_t *)elem;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->tcomms[mid].tid == tid) {
-			*found = true;
-			return mid;
-		}
-		if (c->tcomms[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = false;
-	return lo;
+	return a < b ? -1 : a > b;
 }
 
 static void tcomm_set(struct stat_cmd *c, pid_t tid, const char *comm)
 {
-	bool found;
+	struct tcomm *tc;
 	size_t i;
 
 	if (!comm || !*comm)
 		return;
-	i = tcomm_find(c, tid, &found);
-	if (!found) {
-		if (c->nr_tcomms == c->cap_tcomms) {
-			size_t cap = c->cap_tcomms ? c->cap_tcomms * 2 : 64;
-			struct tcomm *v = realloc(c->tcomms, cap * sizeof(*v));
-
-			if (!v)
-				return;	/* the table falls back to the process's name */
-			c->tcomms = v;
-			c->cap_tcomms = cap;
-		}
-		memmove(&c->tcomms[i + 1], &c->tcomms[i], (c->nr_tcomms - i) * sizeof(*c->tcomms));
-		c->nr_tcomms++;
-		c->tcomms[i].tid = tid;
+	if (cli_bsearch(&tid, c->tcomms, c->nr_tcomms, sizeof(*c->tcomms), cmp_pid_key, &i)) {
+		tc = &c->tcomms[i];
+	} else {
+		if (cli_grow((void **)&c->tcomms, &c->cap_tcomms, c->nr_tcomms + 1,
+			     sizeof(*c->tcomms)) < 0)
+			return;	/* the table falls back to the process's name */
+		tc = cli_insert_at(c->tcomms, c->nr_tcomms++, sizeof(*tc), i);
+		tc->tid = tid;
 	}
-	snprintf(c->tcomms[i].comm, sizeof(c->tcomms[i].comm), "%s", comm);
+	snprintf(tc->comm, sizeof(tc->comm), "%s", comm);
 }
 
 static const char *tcomm_get(const struct stat_cmd *c, pid_t tid)
 {
-	bool found;
-	size_t i = tcomm_find(c, tid, &found);
+	size_t i;
 
-	return found ? c->tcomms[i].comm : NULL;
+	if (cli_bsearch(&tid, c->tcomms, c->nr_tcomms, sizeof(*c->tcomms), cmp_pid_key, &i))
+		return c->tcomms[i].comm;
+	return NULL;
 }
 
 /* A thread's name changes at exec and with prctl(PR_SET_NAME): its last switch-out has the latest. */
@@ -216,40 +191,28 @@ static void snap_free(struct snap *sn)
 		proc_snap_free(&sn->procs[i]);
 	free(sn->procs);
 	sn->procs = NULL;
-	sn->nr_procs = 0;
+	sn->nr_procs = sn->cap_procs = 0;
 	sc_rows_free(&sn->total_scs);
 }
 
 /* The process @pid of @sn, inserted in pid order if new; NULL when out of memory. */
 static struct proc_snap *snap_proc(struct snap *sn, pid_t pid)
 {
-	size_t lo = 0, hi = sn->nr_procs;
-	struct proc_snap *v;
+	size_t n = sn->nr_procs, at;
+	struct proc_snap *p;
 
 	/* Rows come in pid order, so the last one is the usual hit. */
-	if (hi && sn->procs[hi - 1].pid == pid)
-		return &sn->procs[hi - 1];
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (sn->procs[mid].pid == pid)
-			return &sn->procs[mid];
-		if (sn->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	v = realloc(sn->procs, (sn->nr_procs + 1) * sizeof(*v));
-	if (!v) {
+	if (n && sn->procs[n - 1].pid == pid)
+		return &sn->procs[n - 1];
+	if (cli_bsearch(&pid, sn->procs, n, sizeof(*sn->procs), cmp_pid_key, &at))
+		return &sn->procs[at];
+	if (cli_grow((void **)&sn->procs, &sn->cap_procs, n + 1, sizeof(*sn->procs)) < 0) {
 		sn->oom = true;
 		return NULL;
 	}
-	sn->procs = v;
-	memmove(&v[lo + 1], &v[lo], (sn->nr_procs - lo) * sizeof(*v));
-	sn->nr_procs++;
-	memset(&v[lo], 0, sizeof(v[lo]));
-	v[lo].pid = pid;
-	return &v[lo];
+	p = cli_insert_at(sn->procs, sn->nr_procs++, sizeof(*p), at);
+	p->pid = pid;
+	return p;
 }
 
 static char *xstrdup_or(const char *s, const char *dflt, struct snap *sn)
@@ -284,17 +247,15 @@ static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 {
 	struct snap *sn = ctx;
 	struct proc_snap *p = snap_proc(sn, row->pid);
-	struct fd_snap *v, *f;
+	struct fd_snap *f;
 
 	if (!p)
 		return -ENOMEM;
-	v = realloc(p->fds, (p->nr_fds + 1) * sizeof(*v));
-	if (!v) {
+	if (cli_grow((void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0) {
 		sn->oom = true;
 		return -ENOMEM;
 	}
-	p->fds = v;
-	f = &v[p->nr_fds++];
+	f = &p->fds[p->nr_fds++];
 	memset(f, 0, sizeof(*f));
 	f->fd = row->fd;
 	f->object = xstrdup_or(row->object, "unknown", sn);
@@ -1060,7 +1021,7 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 
 static void stat_tick(void *ctx, struct ipcperf_session *s)
 {
-	emit_interval(ctx, s, now_ns());
+	emit_interval(ctx, s, cli_now_ns());
 }
 
 static void stat_status(void *ctx, struct ipcperf_session *s)
@@ -1071,12 +1032,12 @@ static void stat_status(void *ctx, struct ipcperf_session *s)
 	if (ipcperf_session__stats(s, &st) < 0)
 		return;
 	cli_status_show("ipcperf stat: %.0f s, %" PRIu64 " events, %" PRIu64 " lost",
-			(now_ns() - st.start_ns) / 1e9, st.records, st.lost);
+			(cli_now_ns() - st.start_ns) / 1e9, st.records, st.lost);
 }
 
 static void read_comm(pid_t pid, char *buf, size_t len)
 {
-	char path[64];
+	char path[CLI_PROC_PATH_LEN];
 	FILE *f;
 
 	buf[0] = 0;
@@ -1111,7 +1072,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 		if (!c->cnt_targets)
 			goto oom;
 		c->cnt_targets[0].pid = child;
-		snprintf(c->cnt_targets[0].comm, sizeof(c->cnt_targets[0].comm), "%.15s",
+		snprintf(c->cnt_targets[0].comm, sizeof(c->cnt_targets[0].comm), "%s",
 			 b ? b + 1 : name);
 		c->nr_cnt_targets = 1;
 	} else if (c->t.nr_pids) {
@@ -1402,7 +1363,7 @@ int cmd_stat(int argc, char **argv)
 			.tick_ctx = &c,
 			.tick_ms = c.interval_ms,
 			.status = stat_status,
-			.status_ms = 1000,
+			.status_ms = CLI_STATUS_MS,
 		};
 
 		code = cli_run(&c.t, &run, &s, &status);
@@ -1418,7 +1379,7 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 	if (c.interval_ms)	/* the last, partial interval: the deltas then add up to the totals */
-		emit_interval(&c, s, st.stop_ns ? st.stop_ns : now_ns());
+		emit_interval(&c, s, st.stop_ns ? st.stop_ns : cli_now_ns());
 
 	for (size_t i = 0; i < c.nr_cnt_targets; i++)
 		cnt_read(s, c.cnt_targets[i].pid, &c.cnt_targets[i].cur);
@@ -1437,7 +1398,7 @@ int cmd_stat(int argc, char **argv)
 	print_snap(&c, &sn, code < 0 ? &status : NULL);
 
 	if (st.lost) {
-		char hint[96];
+		char hint[CLI_HINT_LEN];
 
 		cli_lost_hint(hint, sizeof(hint), &c.t, &st);
 		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; %s", st.lost,

@@ -5,10 +5,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
+#include "util.h"
 
 static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 {
@@ -48,15 +48,12 @@ static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 static void trace_status(void *ctx, struct ipcperf_session *s)
 {
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	struct timespec now;
 
 	(void)ctx;
 	if (ipcperf_session__stats(s, &st) < 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	cli_status_show("ipcperf trace: %.0f s, %" PRIu64 " events, %" PRIu64 " lost",
-			((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec -
-			 st.start_ns) / 1e9, st.records, st.lost);
+			(cli_now_ns() - st.start_ns) / 1e9, st.records, st.lost);
 }
 
 static void usage(FILE *f)
@@ -127,7 +124,7 @@ int cmd_trace(int argc, char **argv)
 		struct cli_run run = {
 			.handlers = &h,
 			.status = trace_status,
-			.status_ms = 1000,
+			.status_ms = CLI_STATUS_MS,
 			.events = IPCPERF_EV_TASK |
 				  (all ? IPCPERF_EV_ALL_SYSCALLS : IPCPERF_EV_IO | IPCPERF_EV_FDS),
 		};

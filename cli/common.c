@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
+#include "util.h"
 
 const char *cli_prog = "ipcperf";
 static bool verbose_print;
@@ -52,6 +53,7 @@ void cli_setup_print(bool verbose)
 static int parse_ids(const char *arg, const char *opt, pid_t **out, size_t *nr)
 {
 	char *copy = strdup(arg), *save = NULL, *tok;
+	size_t cap = *nr;	/* the list of an earlier -p: full */
 	int ret = 0;
 
 	if (!copy)
@@ -59,7 +61,6 @@ static int parse_ids(const char *arg, const char *opt, pid_t **out, size_t *nr)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		long v;
-		pid_t *nv;
 
 		errno = 0;
 		v = strtol(tok, &end, 10);
@@ -69,12 +70,10 @@ static int parse_ids(const char *arg, const char *opt, pid_t **out, size_t *nr)
 			ret = -1;
 			break;
 		}
-		nv = realloc(*out, (*nr + 1) * sizeof(**out));
-		if (!nv) {
+		if (cli_grow((void **)out, &cap, *nr + 1, sizeof(**out)) < 0) {
 			ret = -1;
 			break;
 		}
-		*out = nv;
 		(*out)[(*nr)++] = (pid_t)v;
 	}
 	if (!ret && !*nr) {
@@ -370,14 +369,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Each event takes an fd per CPU per thread: use the hard limit we are allowed. */
 static void raise_nofile(void)
 {
@@ -461,13 +452,13 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 		return EXIT_RUNTIME;
 	}
 	if (t->duration > 0 && !t->input)
-		deadline = now_ms() + (uint64_t)llround(t->duration * 1000);
+		deadline = cli_now_ms() + (uint64_t)llround(t->duration * CLI_MS_PER_SEC);
 	if (run->tick && run->tick_ms)
-		next_tick = now_ms() + run->tick_ms;
+		next_tick = cli_now_ms() + run->tick_ms;
 	if (run->status && run->status_ms)
-		next_status = now_ms() + run->status_ms;
+		next_status = cli_now_ms() + run->status_ms;
 	while (!stop_signal && !ipcperf_session__done(s)) {
-		uint64_t now = now_ms();
+		uint64_t now = cli_now_ms();
 		int timeout = POLL_MS;
 
 		if (deadline && now >= deadline) {

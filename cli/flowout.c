@@ -4,8 +4,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "flowout.h"
+#include "util.h"
 
 const char *flowout_bytes(char *buf, size_t len, uint64_t b)
 {
@@ -94,13 +94,11 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 {
 	struct load_ctx *lc = ctx;
 	struct flowout *fo = lc->fo;
-	struct flowout_flow *v, *d;
+	struct flowout_flow *d;
 
-	v = realloc(fo->flows, (fo->nr_flows + 1) * sizeof(*v));
-	if (!v)
+	if (cli_grow((void **)&fo->flows, &fo->cap_flows, fo->nr_flows + 1, sizeof(*d)) < 0)
 		return lc->err = -ENOMEM;
-	fo->flows = v;
-	d = &v[fo->nr_flows];
+	d = &fo->flows[fo->nr_flows];
 	memset(d, 0, sizeof(*d));
 	d->f = *f;
 	d->object = strdup(f->object ? f->object : "unknown");
@@ -117,22 +115,28 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	return 0;
 }
 
+/* Append a copy of @row's pid and comm to @fo's processes (which come in pid order). */
+static int add_proc(struct flowout *fo, const struct ipcperf_proc_row *row)
+{
+	struct flowout_proc *p;
+
+	if (cli_grow((void **)&fo->procs, &fo->cap_procs, fo->nr_procs + 1, sizeof(*p)) < 0)
+		return -ENOMEM;
+	p = &fo->procs[fo->nr_procs];
+	p->pid = row->pid;
+	p->comm = strdup(row->comm ? row->comm : "");
+	if (!p->comm)
+		return -ENOMEM;
+	fo->nr_procs++;
+	return 0;
+}
+
 static int load_proc(void *ctx, const struct ipcperf_proc_row *row)
 {
 	struct load_ctx *lc = ctx;
-	struct flowout *fo = lc->fo;
-	struct flowout_proc *v;
+	int err = add_proc(lc->fo, row);
 
-	v = realloc(fo->procs, (fo->nr_procs + 1) * sizeof(*v));
-	if (!v)
-		return lc->err = -ENOMEM;
-	fo->procs = v;
-	v[fo->nr_procs].pid = row->pid;
-	v[fo->nr_procs].comm = strdup(row->comm ? row->comm : "");
-	if (!v[fo->nr_procs].comm)
-		return lc->err = -ENOMEM;
-	fo->nr_procs++;
-	return 0;
+	return err < 0 ? (lc->err = err) : 0;
 }
 
 int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
@@ -165,20 +169,20 @@ void flowout_free(struct flowout *fo)
 	memset(fo, 0, sizeof(*fo));
 }
 
+/* A pid_t key against an element that starts with one (flowout_proc). */
+static int cmp_pid_key(const void *key, const void *elem)
+{
+	pid_t a = *(const pid_t *)key, b = *(const pid_t *)elem;
+
+	return a < b ? -1 : a > b;
+}
+
 const char *flowout_comm(const struct flowout *fo, pid_t pid)
 {
-	size_t lo = 0, hi = fo->nr_procs;
+	size_t i;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (fo->procs[mid].pid == pid)
-			return fo->procs[mid].comm;
-		if (fo->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (cli_bsearch(&pid, fo->procs, fo->nr_procs, sizeof(*fo->procs), cmp_pid_key, &i))
+		return fo->procs[i].comm;
 	return "?";
 }
 
@@ -276,7 +280,7 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	for (size_t i = 0; i < fo->nr_flows; i++) {
 		const struct ipcperf_flow *fw = &fo->flows[i].f;
 		char (*row)[128] = cell[i];
-		char a[32], b[32];
+		char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
 
 		side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers);
 		snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
@@ -355,7 +359,7 @@ static void dot_escape(FILE *f, const char *s)
 
 static void dot_edge(FILE *f, const char *from, const char *to, const struct ipcperf_flow *fw)
 {
-	char b[32], w[32];
+	char b[CLI_NUM_LEN], w[CLI_NUM_LEN];
 
 	fprintf(f, "  %s -> %s [label=\"", from, to);
 	dot_escape(f, fw->object);
@@ -460,7 +464,7 @@ void flowout_dot(FILE *f, const struct flowout *fo)
 struct thr {
 	pid_t tid;		/* 0: free slot */
 	pid_t pid;
-	char comm[16];
+	char comm[CLI_COMM_LEN];
 };
 
 /* Where the counter of a channel goes: the process that first wrote into it. */
@@ -488,14 +492,6 @@ struct flowout_trace {
 	pid_t cnt_pid;
 	uint64_t cnt_ts, cnt_queued;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct flowout_trace *flowout_trace_new(FILE *f)
 {
@@ -748,7 +744,7 @@ int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
 
 	t->st = st;
 	/* Timestamps count from here: before anything the session can record. */
-	t->base_ns = mono_ns();
+	t->base_ns = cli_now_ns();
 	if ((err = ipcperf_flows__on_match(fl, trace_match, t)) < 0 ||
 	    (err = ipcperf_stats__on_call(st, trace_call, t)) < 0 ||
 	    (err = ipcperf_session__add_handlers(s, &h)) < 0)
@@ -761,26 +757,9 @@ int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
 	return 0;
 }
 
-struct meta_ctx {
-	struct flowout_trace *t;
-	struct flowout_proc *procs;
-	size_t nr;
-};
-
 static int meta_proc(void *ctx, const struct ipcperf_proc_row *row)
 {
-	struct meta_ctx *mc = ctx;
-	struct flowout_proc *v = realloc(mc->procs, (mc->nr + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	mc->procs = v;
-	v[mc->nr].pid = row->pid;
-	v[mc->nr].comm = strdup(row->comm ? row->comm : "");
-	if (!v[mc->nr].comm)
-		return -ENOMEM;
-	mc->nr++;
-	return 0;
+	return add_proc(ctx, row);
 }
 
 static int cmp_thr(const void *a, const void *b)
@@ -803,7 +782,7 @@ static void meta_event(struct flowout_trace *t, const char *what, pid_t pid, pid
 
 int flowout_trace_finish(struct flowout_trace *t)
 {
-	struct meta_ctx mc = { .t = t };
+	struct flowout names = { 0 };
 	struct thr *v = NULL;
 	size_t n = 0;
 
@@ -812,7 +791,7 @@ int flowout_trace_finish(struct flowout_trace *t)
 	flush_counter(t);
 	/* Names: processes from the stats (their last comm), threads from what they were called. */
 	if (t->st)
-		ipcperf_stats__for_each_proc(t->st, meta_proc, &mc);
+		ipcperf_stats__for_each_proc(t->st, meta_proc, &names);
 	if (t->nr_thr)
 		v = malloc(t->nr_thr * sizeof(*v));
 	for (size_t i = 0; v && i < t->thr_cap; i++)
@@ -821,8 +800,7 @@ int flowout_trace_finish(struct flowout_trace *t)
 	if (v)
 		qsort(v, n, sizeof(*v), cmp_thr);
 	for (size_t i = 0; i < n; i++) {
-		const struct flowout fo = { .procs = mc.procs, .nr_procs = mc.nr };
-		const char *pcomm = flowout_comm(&fo, v[i].pid);
+		const char *pcomm = flowout_comm(&names, v[i].pid);
 		char buf[32];
 
 		if (!strcmp(pcomm, "?"))
@@ -839,9 +817,7 @@ int flowout_trace_finish(struct flowout_trace *t)
 		meta_event(t, "thread_name", v[i].pid, v[i].tid, buf);
 	}
 	free(v);
-	for (size_t k = 0; k < mc.nr; k++)
-		free(mc.procs[k].comm);
-	free(mc.procs);
+	flowout_free(&names);
 	fputs("\n]}\n", t->f);
 	if (fflush(t->f) != 0 || ferror(t->f))
 		return -EIO;

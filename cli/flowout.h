@@ -34,9 +34,9 @@ struct flowout_proc {
 /* A snapshot of the flows and of the names of the processes, for the table and the graph. */
 struct flowout {
 	struct flowout_flow *flows;	/* ordered by first activity */
-	size_t nr_flows;
+	size_t nr_flows, cap_flows;
 	struct flowout_proc *procs;	/* ordered by pid */
-	size_t nr_procs;
+	size_t nr_procs, cap_procs;
 };
 
 /* Fill @fo from @fl and @st (comms); free with flowout_free(). @return 0 or -errno. */
