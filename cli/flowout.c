@@ -7,19 +7,6 @@
 #include "flowout.h"
 #include "util.h"
 
-const char *flowout_bytes(char *buf, size_t len, uint64_t b)
-{
-	if (b < 1000)
-		snprintf(buf, len, "%" PRIu64 " B", b);
-	else if (b < 999500)	/* so that rounding never prints "1000.0 kB" */
-		snprintf(buf, len, "%.1f kB", b / 1e3);
-	else if (b < 999995000)
-		snprintf(buf, len, "%.2f MB", b / 1e6);
-	else
-		snprintf(buf, len, "%.2f GB", b / 1e9);
-	return buf;
-}
-
 /* ------------------------------------------------------------------ JSON */
 
 static void json_pids(struct json *j, const char *key, const pid_t *v, size_t n)
@@ -363,7 +350,7 @@ static void dot_edge(FILE *f, const char *from, const char *to, const struct ipc
 
 	fprintf(f, "  %s -> %s [label=\"", from, to);
 	dot_escape(f, fw->object);
-	fprintf(f, "\\n%s", flowout_bytes(b, sizeof(b), fw->bytes_read));
+	fprintf(f, "\\n%s", fmt_bytes(b, sizeof(b), fw->bytes_read));
 	if (fw->matches)
 		fprintf(f, "\\nwire p99 %s", fmt_ns(w, sizeof(w), fw->wire_ns.p99));
 	fprintf(f, "\\n%s\"", ipcperf_verdict_name(fw->verdict));

@@ -87,7 +87,4 @@ int flowout_trace_finish(struct flowout_trace *t);
 /* Accepts NULL. Does not close the file. */
 void flowout_trace_delete(struct flowout_trace *t);
 
-/* "1.23 MB", "512 B": decimal units, at most 9 characters. */
-const char *flowout_bytes(char *buf, size_t len, uint64_t bytes);
-
 #endif

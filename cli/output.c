@@ -188,17 +188,48 @@ void csv_field(FILE *f, const char *s, const char *sep)
 
 /* ------------------------------------------------------------------ numbers */
 
+/* A step of a scale: values below @below are divided by @div and printed with @decimals. */
+struct unit_step {
+	uint64_t below;			/* UINT64_MAX: the last step, for all the rest */
+	double div;
+	int decimals;			/* 0: the value as it is, an integer */
+	const char *unit;
+};
+
+static const char *fmt_scaled(char *buf, size_t len, uint64_t v, const struct unit_step *step)
+{
+	while (v >= step->below && step->below != UINT64_MAX)
+		step++;
+	if (!step->decimals)
+		snprintf(buf, len, "%" PRIu64 "%s", v, step->unit);
+	else
+		snprintf(buf, len, "%.*f%s", step->decimals, v / step->div, step->unit);
+	return buf;
+}
+
 const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 999950)	/* so that rounding never prints "1000.0us" */
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 999995000)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", ns / 1e9);
-	return buf;
+	/* Each bound below the value that would round up to "1000.0" of its unit. */
+	static const struct unit_step steps[] = {
+		{ 1000, 1, 0, "ns" },
+		{ 999950, 1e3, 1, "us" },
+		{ 999995000, 1e6, 2, "ms" },
+		{ UINT64_MAX, 1e9, 2, "s" },
+	};
+
+	return fmt_scaled(buf, len, ns, steps);
+}
+
+const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const struct unit_step steps[] = {
+		{ 1000, 1, 0, " B" },
+		{ 999500, 1e3, 1, " kB" },
+		{ 999995000, 1e6, 2, " MB" },
+		{ UINT64_MAX, 1e9, 2, " GB" },
+	};
+
+	return fmt_scaled(buf, len, bytes, steps);
 }
 
 /* ------------------------------------------------------------------ status line */

@@ -44,6 +44,8 @@ void csv_field(FILE *f, const char *s, const char *sep);
 
 /* "850ns", "12.3us", "4.56ms", "1.23s": at most 7 characters. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
+/* "512 B", "12.3 kB", "1.23 MB", "4.56 GB": decimal units, at most 9 characters. */
+const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
 /*
  * Live status line on stderr (only when enabled: stderr is a terminal and
