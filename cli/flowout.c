@@ -156,7 +156,7 @@ void flowout_free(struct flowout *fo)
 	memset(fo, 0, sizeof(*fo));
 }
 
-/* A pid_t key against an element that starts with one (flowout_proc). */
+/* A pid_t key against an element that starts with one (flowout_proc, thr). */
 static int cmp_pid_key(const void *key, const void *elem)
 {
 	pid_t a = *(const pid_t *)key, b = *(const pid_t *)elem;
@@ -199,6 +199,8 @@ static const struct {
 };
 
 #define MAX_SIDE_SHOWN 3
+/* A cell of the text table: a side, an object (cut to fit), a number. */
+#define CELL_LEN 128
 
 /* "1234 head, 1240 sh (+2)", or "-" when nobody traced did it. */
 static void side_str(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n)
@@ -226,9 +228,9 @@ static void printable(char *s)
 }
 
 /* One line of the table (the titles when @row is NULL), without trailing blanks. */
-static void print_row(FILE *f, char (*row)[128], const int *width, bool unmatched_col)
+static void print_row(FILE *f, char (*row)[CELL_LEN], const int *width, bool unmatched_col)
 {
-	char line[NR_COLS * 132];
+	char line[NR_COLS * (CELL_LEN + 4)];
 	size_t off = 0;
 
 	for (int c = 0; c < NR_COLS && off < sizeof(line); c++) {
@@ -248,7 +250,7 @@ static void print_row(FILE *f, char (*row)[128], const int *width, bool unmatche
 
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 {
-	char (*cell)[NR_COLS][128];
+	char (*cell)[NR_COLS][CELL_LEN];
 	int width[NR_COLS];
 	bool any_unmatched = false;
 
@@ -266,7 +268,7 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 		width[c] = (int)strlen(cols[c].title);
 	for (size_t i = 0; i < fo->nr_flows; i++) {
 		const struct ipcperf_flow *fw = &fo->flows[i].f;
-		char (*row)[128] = cell[i];
+		char (*row)[CELL_LEN] = cell[i];
 		char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
 
 		side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers);
@@ -448,15 +450,18 @@ void flowout_dot(FILE *f, const struct flowout *fo)
 
 /* ------------------------------------------------------------------ Chrome trace */
 
+/* The longest process or thread name the timeline gives. */
+#define TRACE_NAME_LEN 32
+
 struct thr {
-	pid_t tid;		/* 0: free slot */
+	pid_t tid;		/* first: the key (cmp_pid_key) */
 	pid_t pid;
 	char comm[CLI_COMM_LEN];
 };
 
 /* Where the counter of a channel goes: the process that first wrote into it. */
 struct chan {
-	char *object;		/* NULL: free slot */
+	char *object;		/* first: the key */
 	pid_t pid;
 };
 
@@ -467,15 +472,15 @@ struct flowout_trace {
 	uint64_t next_id;
 	bool any;			/* an event was written: the next needs a comma */
 
-	struct thr *thr;		/* open addressing by tid */
-	size_t thr_cap, nr_thr;
-	struct chan *chan;		/* open addressing by object */
-	size_t chan_cap, nr_chan;
+	struct thr *thr;		/* by tid */
+	size_t nr_thr, cap_thr;
+	struct chan *chan;		/* by object */
+	size_t nr_chan, cap_chan;
 
 	/* The last counter sample, held back: one read that takes several writes
 	 * gives several matches at one time, and only the last queued value holds. */
 	bool cnt_pending;
-	char cnt_object[128];
+	char cnt_object[CELL_LEN];
 	pid_t cnt_pid;
 	uint64_t cnt_ts, cnt_queued;
 };
@@ -497,99 +502,51 @@ void flowout_trace_delete(struct flowout_trace *t)
 	if (!t)
 		return;
 	free(t->thr);
-	for (size_t i = 0; i < t->chan_cap; i++)
+	for (size_t i = 0; i < t->nr_chan; i++)
 		free(t->chan[i].object);
 	free(t->chan);
 	free(t);
 }
 
-static size_t hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (size_t)x;
-}
+/* --- threads and channels: sorted by their key, so that each event finds its own */
 
-static size_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return hash_u64(h);
-}
-
-/* --- threads */
-
+/* The thread @tid (NULL when unknown, or out of memory), added when @create. */
 static struct thr *thr_get(struct flowout_trace *t, pid_t tid, bool create)
 {
-	size_t mask, i;
+	struct thr *th;
+	size_t i;
 
 	if (tid <= 0)
 		return NULL;
-	if (create && (t->nr_thr + 1) * 2 > t->thr_cap) {
-		size_t cap = t->thr_cap ? t->thr_cap * 2 : 64;
-		struct thr *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t k = 0; k < t->thr_cap; k++) {
-			if (!t->thr[k].tid)
-				continue;
-			for (i = hash_u64((uint64_t)t->thr[k].tid) & (cap - 1); v[i].tid; i = (i + 1) & (cap - 1))
-				;
-			v[i] = t->thr[k];
-		}
-		free(t->thr);
-		t->thr = v;
-		t->thr_cap = cap;
-	}
-	if (!t->thr_cap)
+	if (cli_bsearch(&tid, t->thr, t->nr_thr, sizeof(*t->thr), cmp_pid_key, &i))
+		return &t->thr[i];
+	if (!create || cli_grow((void **)&t->thr, &t->cap_thr, t->nr_thr + 1, sizeof(*th)) < 0)
 		return NULL;
-	mask = t->thr_cap - 1;
-	for (i = hash_u64((uint64_t)tid) & mask; t->thr[i].tid; i = (i + 1) & mask)
-		if (t->thr[i].tid == tid)
-			return &t->thr[i];
-	if (!create)
-		return NULL;
-	t->thr[i].tid = tid;
-	t->nr_thr++;
-	return &t->thr[i];
+	th = cli_insert_at(t->thr, t->nr_thr++, sizeof(*th), i);
+	th->tid = tid;
+	return th;
 }
 
-/* --- channels */
+static int cmp_object_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct chan *)elem)->object);
+}
 
+/* The channel @object, added if new; NULL when out of memory. */
 static struct chan *chan_get(struct flowout_trace *t, const char *object)
 {
-	size_t mask, i;
+	struct chan *ch;
+	char *copy;
+	size_t i;
 
-	if ((t->nr_chan + 1) * 2 > t->chan_cap) {
-		size_t cap = t->chan_cap ? t->chan_cap * 2 : 32;
-		struct chan *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t k = 0; k < t->chan_cap; k++) {
-			if (!t->chan[k].object)
-				continue;
-			for (i = hash_str(t->chan[k].object) & (cap - 1); v[i].object; i = (i + 1) & (cap - 1))
-				;
-			v[i] = t->chan[k];
-		}
-		free(t->chan);
-		t->chan = v;
-		t->chan_cap = cap;
-	}
-	mask = t->chan_cap - 1;
-	for (i = hash_str(object) & mask; t->chan[i].object; i = (i + 1) & mask)
-		if (!strcmp(t->chan[i].object, object))
-			return &t->chan[i];
-	t->chan[i].object = strdup(object);
-	if (!t->chan[i].object)
+	if (cli_bsearch(object, t->chan, t->nr_chan, sizeof(*t->chan), cmp_object_key, &i))
+		return &t->chan[i];
+	if (cli_grow((void **)&t->chan, &t->cap_chan, t->nr_chan + 1, sizeof(*ch)) < 0 ||
+	    !(copy = strdup(object)))
 		return NULL;
-	t->nr_chan++;
-	return &t->chan[i];
+	ch = cli_insert_at(t->chan, t->nr_chan++, sizeof(*ch), i);
+	ch->object = copy;
+	return ch;
 }
 
 /* --- writing */
@@ -781,14 +738,14 @@ int flowout_trace_finish(struct flowout_trace *t)
 		ipcperf_stats__for_each_proc(t->st, meta_proc, &names);
 	if (t->nr_thr)
 		v = malloc(t->nr_thr * sizeof(*v));
-	for (size_t i = 0; v && i < t->thr_cap; i++)
-		if (t->thr[i].tid)
-			v[n++] = t->thr[i];
-	if (v)
+	if (v) {
+		n = t->nr_thr;
+		memcpy(v, t->thr, n * sizeof(*v));
 		qsort(v, n, sizeof(*v), cmp_thr);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *pcomm = flowout_comm(&names, v[i].pid);
-		char buf[32];
+		char buf[TRACE_NAME_LEN];
 
 		if (!strcmp(pcomm, "?"))
 			pcomm = NULL;
