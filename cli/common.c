@@ -380,6 +380,18 @@ static void raise_nofile(void)
 	}
 }
 
+/*
+ * Has the command not exited yet? Asked with WNOWAIT: the library reaps it
+ * (ipcperf_session__wait_child()), and a command reaped here would leave it
+ * nothing to wait for, and us without the command's status.
+ */
+static bool child_running(pid_t child)
+{
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
 int cli_finish_command(struct ipcperf_session *s, int code, int *cmd_status)
 {
 	if (code != CLI_CMD_RUNNING)
@@ -513,18 +525,11 @@ int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcper
 	if (ipcperf_session__child_pid(s) > 0) {
 		pid_t child = ipcperf_session__child_pid(s);
 
-		siginfo_t si = { 0 };
-
 		/* A stop we were asked for reaches the command too, as perf does. */
-		if (stop_signal && waitpid(child, &status, WNOHANG) == 0)
+		if (stop_signal && child_running(child))
 			kill(child, stop_signal);
-		/*
-		 * -d ended the capture and the command goes on: report now and
-		 * wait afterwards (WNOWAIT: the library still reaps it).
-		 */
-		if (deadline_hit &&
-		    waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    si.si_pid == 0)
+		/* -d ended the capture and the command goes on: report now and wait afterwards. */
+		if (deadline_hit && child_running(child))
 			return CLI_CMD_RUNNING;
 		if (ipcperf_session__wait_child(s, &status) == 0) {
 			if (cmd_status)
