@@ -133,6 +133,8 @@ int cmd_record(int argc, char **argv)
 				c.t.output, st.records,
 				(st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0) / 1e9);
 	}
+	/* The capture is said before a command that outlived it is waited for. */
+	code = cli_finish_command(s, code, &status);
 	ipcperf_session__delete(s);
 	ipcperf_stats__delete(c.st);
 	cli_target_free(&c.t);
