@@ -41,17 +41,6 @@ static int flows_setup(void *ctx, struct ipcperf_session *s)
 	return 0;
 }
 
-static void flows_status(void *ctx, struct ipcperf_session *s)
-{
-	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-
-	(void)ctx;
-	if (ipcperf_session__stats(s, &st) < 0)
-		return;
-	cli_status_show("ipcperf flows: %.0f s, %" PRIu64 " events, %" PRIu64 " lost",
-			(cli_now_ns() - st.start_ns) / 1e9, st.records, st.lost);
-}
-
 static int json_proc(void *ctx, const struct ipcperf_proc_row *row)
 {
 	struct json *j = ctx;
@@ -141,12 +130,13 @@ int cmd_flows(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct flows_cmd c = { 0 };
-	struct ipcperf_session *s = NULL;
+	struct cli_result res = { .end = CLI_END_NOT_RUN };
+	struct ipcperf_session *s;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct flowout fo = { 0 };
 	uint64_t duration_ns;
-	bool out_bad = false, lost;
-	int opt, code = EXIT_RUNTIME, status = 0, err = 0;
+	bool failed = false;
+	int opt, err = 0;
 
 	argv[0] = "ipcperf flows";	/* what getopt's own messages start with */
 	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "jqvh", longopts,
@@ -210,15 +200,15 @@ int cmd_flows(int argc, char **argv)
 	{
 		struct cli_run run = {
 			.setup = flows_setup,
-			.tick_ctx = &c,
-			.status = flows_status,
-			.status_ms = CLI_STATUS_MS,
+			.ctx = &c,
+			.progress = "ipcperf flows",
 		};
 
-		code = cli_run(&c.t, &run, &s, &status);
+		cli_run(&c.t, &run, &res);
 	}
 	cli_status_clear();
 	cli_status_enable(false);
+	s = res.session;
 	if (!s) {
 		/* It never ran (the reason was printed): leave no half-written files. */
 		cli_out_discard(&c.dot);
@@ -227,7 +217,7 @@ int cmd_flows(int argc, char **argv)
 	}
 	if (ipcperf_session__stats(s, &st) < 0) {
 		cli_err("cannot read the session's statistics");
-		code = EXIT_RUNTIME;
+		failed = true;
 		goto out;
 	}
 	duration_ns = st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0;
@@ -235,7 +225,7 @@ int cmd_flows(int argc, char **argv)
 	if (!c.json || c.dot.f)
 		err = flowout_load(&fo, c.fl, c.st);
 	if (err == 0 && c.json) {
-		err = print_json(&c, &st, duration_ns, code < 0 ? &status : NULL);
+		err = print_json(&c, &st, duration_ns, cli_cmd_status(&res));
 	} else if (err == 0) {
 		fprintf(c.out.f, "ipcperf flows: %s, %.3f s\n\n", c.what, duration_ns / 1e9);
 		flowout_text(c.out.f, &fo, duration_ns);
@@ -246,10 +236,10 @@ int cmd_flows(int argc, char **argv)
 		flowout_dot(c.dot.f, &fo);
 	if (err < 0) {
 		cli_err("cannot collect the flows: %s", strerror(-err));
-		code = EXIT_RUNTIME;
+		failed = true;
 	}
 	if (c.tr && flowout_trace_finish(c.tr) < 0)
-		out_bad = true;	/* said by the stream, with its errno */
+		failed = true;	/* said by the stream, with its errno */
 
 	if (st.lost) {
 		char hint[CLI_HINT_LEN];
@@ -266,19 +256,17 @@ int cmd_flows(int argc, char **argv)
 out:
 	flowout_free(&fo);
 	/* Every output is out before a command that outlived the capture is waited for. */
-	lost = cli_out_close(&c.out) < 0;
-	lost |= cli_out_close(&c.dot) < 0;
-	lost |= cli_out_close(&c.trace) < 0;
-	code = cli_finish_command(s, code, &status);
-	if (lost || out_bad)
-		code = cli_code_output_lost(code, status);
+	failed |= cli_out_close(&c.out) < 0;
+	failed |= cli_out_close(&c.dot) < 0;
+	failed |= cli_out_close(&c.trace) < 0;
+	cli_wait_command(&res);
 	/* The session first: it feeds the others. */
-	ipcperf_session__delete(s);
+	ipcperf_session__delete(res.session);
 	flowout_trace_delete(c.tr);
 	ipcperf_flows__delete(c.fl);
 	ipcperf_stats__delete(c.st);
 	cli_target_free(&c.t);
-	return code < 0 ? cli_exit_like(status) : code;
+	return cli_exit(&res, failed);
 usage_err:
 	fprintf(stderr, "Run 'ipcperf flows --help' for usage.\n");
 usage_said:

@@ -64,10 +64,10 @@ int cmd_record(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct record_cmd c = { 0 };
-	struct ipcperf_session *s = NULL;
+	struct cli_result res;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	bool verbose = false, quiet = false, all = false, failed = false;
-	int opt, code, status = 0;
+	bool verbose = false, quiet = false, all = false;
+	int opt;
 
 	argv[0] = "ipcperf record";	/* what getopt's own messages start with */
 	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "sqvh", longopts,
@@ -117,28 +117,27 @@ int cmd_record(int argc, char **argv)
 				  (all ? IPCPERF_EV_ALL_SYSCALLS : 0),
 			.counters = true,
 			.setup = record_setup,
-			.tick_ctx = &c,
-			.capture_failed = &failed,
+			.ctx = &c,
 		};
 
-		code = cli_run(&c.t, &run, &s, &status);
+		cli_run(&c.t, &run, &res);
 	}
-	if (s && ipcperf_session__stats(s, &st) == 0) {
+	if (res.session && ipcperf_session__stats(res.session, &st) == 0) {
 		if (st.lost)
 			cli_err("warning: %" PRIu64 " events lost: the capture is incomplete; "
 				"raise -m", st.lost);
 		/* A capture that could not be written was said so, and nothing else. */
-		if (!quiet && !failed)
+		if (!quiet && !res.capture_failed)
 			fprintf(stderr, "%s: wrote %s: %" PRIu64 " records, %.3f s\n", cli_prog,
 				c.t.output, st.records,
 				(st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0) / 1e9);
 	}
 	/* The capture is said before a command that outlived it is waited for. */
-	code = cli_finish_command(s, code, &status);
-	ipcperf_session__delete(s);
+	cli_wait_command(&res);
+	ipcperf_session__delete(res.session);
 	ipcperf_stats__delete(c.st);
 	cli_target_free(&c.t);
-	return code < 0 ? cli_exit_like(status) : code;
+	return cli_exit(&res, false);
 usage_err:
 	fprintf(stderr, "Run 'ipcperf record --help' for usage.\n");
 usage_said:

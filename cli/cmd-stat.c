@@ -1024,17 +1024,6 @@ static void stat_tick(void *ctx, struct ipcperf_session *s)
 	emit_interval(ctx, s, cli_now_ns());
 }
 
-static void stat_status(void *ctx, struct ipcperf_session *s)
-{
-	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-
-	(void)ctx;
-	if (ipcperf_session__stats(s, &st) < 0)
-		return;
-	cli_status_show("ipcperf stat: %.0f s, %" PRIu64 " events, %" PRIu64 " lost",
-			(cli_now_ns() - st.start_ns) / 1e9, st.records, st.lost);
-}
-
 static void read_comm(pid_t pid, char *buf, size_t len)
 {
 	char path[CLI_PROC_PATH_LEN];
@@ -1205,11 +1194,12 @@ int cmd_stat(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct stat_cmd c = { .fmt = FMT_TEXT, .sort = SORT_BYTES };
-	struct ipcperf_session *s = NULL;
+	struct cli_result res = { .end = CLI_END_NOT_RUN };
+	struct ipcperf_session *s;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct snap sn = { 0 };
-	bool json = false, lost;
-	int opt, code, status = 0;
+	bool json = false, failed = false;
+	int opt;
 	unsigned long v;
 
 	argv[0] = "ipcperf stat";	/* what getopt's own messages start with */
@@ -1318,13 +1308,10 @@ int cmd_stat(int argc, char **argv)
 		c.flows = ipcperf_flows__new(c.total);
 	if (!c.total || (c.interval_ms && !c.delta) || (c.show_flows && !c.flows)) {
 		cli_err("cannot set up the accounting: %s", strerror(errno));
-		code = EXIT_RUNTIME;
 		goto out;
 	}
-	if (cli_open_output(&c.output, &c.t) < 0) {
-		code = EXIT_RUNTIME;
+	if (cli_open_output(&c.output, &c.t) < 0)
 		goto out;
-	}
 	c.out = c.output.f;
 	cli_status_enable(!c.quiet && isatty(STDERR_FILENO));
 	{
@@ -1360,22 +1347,22 @@ int cmd_stat(int argc, char **argv)
 			.counters = true,
 			.setup = stat_setup,
 			.tick = c.interval_ms ? stat_tick : NULL,
-			.tick_ctx = &c,
+			.ctx = &c,
 			.tick_ms = c.interval_ms,
-			.status = stat_status,
-			.status_ms = CLI_STATUS_MS,
+			.progress = "ipcperf stat",
 		};
 
-		code = cli_run(&c.t, &run, &s, &status);
+		cli_run(&c.t, &run, &res);
 	}
 	cli_status_clear();
 	cli_status_enable(false);
+	s = res.session;
 	if (!s)
 		goto out;	/* it never ran: the reason was printed */
 
 	if (ipcperf_session__stats(s, &st) < 0) {
 		cli_err("cannot read the session's statistics");
-		code = EXIT_RUNTIME;
+		failed = true;
 		goto out;
 	}
 	if (c.interval_ms)	/* the last, partial interval: the deltas then add up to the totals */
@@ -1391,11 +1378,11 @@ int cmd_stat(int argc, char **argv)
 	sn.unpaired = st.unpaired_enter + st.unpaired_exit;
 	sn.records = st.records;
 	if (snap_take(&c, &sn, c.total, false) < 0) {
-		code = EXIT_RUNTIME;
+		failed = true;
 		goto out;
 	}
 	c.final_print = true;
-	print_snap(&c, &sn, code < 0 ? &status : NULL);
+	print_snap(&c, &sn, cli_cmd_status(&res));
 
 	if (st.lost) {
 		char hint[CLI_HINT_LEN];
@@ -1415,19 +1402,17 @@ int cmd_stat(int argc, char **argv)
 out:
 	snap_free(&sn);
 	/* The report is out before a command that outlived the capture is waited for. */
-	lost = cli_out_close(&c.output) < 0;
-	code = cli_finish_command(s, code, &status);
-	if (lost)
-		code = cli_code_output_lost(code, status);
+	failed |= cli_out_close(&c.output) < 0;
+	cli_wait_command(&res);
 	/* The session first: it feeds the accounting; the flows use the totals. */
-	ipcperf_session__delete(s);
+	ipcperf_session__delete(res.session);
 	ipcperf_flows__delete(c.flows);
 	ipcperf_stats__delete(c.delta);
 	ipcperf_stats__delete(c.total);
 	free(c.cnt_targets);
 	free(c.tcomms);
 	cli_target_free(&c.t);
-	return code < 0 ? cli_exit_like(status) : code;
+	return cli_exit(&res, failed);
 usage_err:
 	fprintf(stderr, "Run 'ipcperf stat --help' for usage.\n");
 usage_said:

@@ -8,7 +8,6 @@
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
-#include "util.h"
 
 static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 {
@@ -45,17 +44,6 @@ static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 		fprintf(out, " <%" PRIu64 ".%06" PRIu64 ">\n", ns / 1000000000, ns / 1000 % 1000000);
 }
 
-static void trace_status(void *ctx, struct ipcperf_session *s)
-{
-	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-
-	(void)ctx;
-	if (ipcperf_session__stats(s, &st) < 0)
-		return;
-	cli_status_show("ipcperf trace: %.0f s, %" PRIu64 " events, %" PRIu64 " lost",
-			(cli_now_ns() - st.start_ns) / 1e9, st.records, st.lost);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
@@ -80,11 +68,11 @@ int cmd_trace(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_target t = { 0 };
-	struct ipcperf_session *s = NULL;
+	struct cli_result res;
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	bool verbose = false, all = false, quiet = false;
 	struct cli_out out;
-	int opt, code, status = 0;
+	int opt;
 	bool lost;
 
 	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "vhsq", longopts, NULL)) != -1) {
@@ -123,19 +111,18 @@ int cmd_trace(int argc, char **argv)
 		IPCPERF_OPTS(ipcperf_handlers, h, .ctx = out.f, .syscall = on_syscall);
 		struct cli_run run = {
 			.handlers = &h,
-			.status = trace_status,
-			.status_ms = CLI_STATUS_MS,
+			.progress = "ipcperf trace",
 			.events = IPCPERF_EV_TASK |
 				  (all ? IPCPERF_EV_ALL_SYSCALLS : IPCPERF_EV_IO | IPCPERF_EV_FDS),
 		};
 
 		/* Not when the trace lines themselves go to the terminal: they would mix. */
 		cli_status_enable(!quiet && isatty(STDERR_FILENO) && !isatty(out.fd));
-		code = cli_run(&t, &run, &s, &status);
+		cli_run(&t, &run, &res);
 		cli_status_clear();
 		cli_status_enable(false);
 	}
-	if (s && ipcperf_session__stats(s, &st) == 0) {
+	if (res.session && ipcperf_session__stats(res.session, &st) == 0) {
 		if (st.lost)
 			cli_err("warning: %" PRIu64 " events lost: the trace is incomplete; "
 				"raise -m", st.lost);
@@ -146,12 +133,10 @@ int cmd_trace(int argc, char **argv)
 	}
 	/* The trace is complete before a command that outlived it is waited for. */
 	lost = cli_out_close(&out) < 0;
-	code = cli_finish_command(s, code, &status);
-	if (lost)
-		code = cli_code_output_lost(code, status);
-	ipcperf_session__delete(s);
+	cli_wait_command(&res);
+	ipcperf_session__delete(res.session);
 	cli_target_free(&t);
-	return code < 0 ? cli_exit_like(status) : code;
+	return cli_exit(&res, lost);
 usage_err:
 	fprintf(stderr, "Run 'ipcperf trace --help' for usage.\n");
 	cli_target_free(&t);
