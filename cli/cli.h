@@ -1,4 +1,4 @@
-/* Shared layer of the ipcperf CLI: options, targets, the run loop, output. */
+/* Shared layer of the ipcperf CLI: messages, targets, outputs (common.c), the run (run.c). */
 #ifndef IPCPERF_CLI_H
 #define IPCPERF_CLI_H
 #include <stdbool.h>
@@ -11,12 +11,15 @@ struct pollfd;
 /* Exit codes shared by every subcommand (a command's own status passes through). */
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
+/* A list of pids or tids (-p, -t). */
+struct cli_ids {
+	pid_t *v;
+	size_t n, cap;
+};
+
 /* Options every capturing subcommand takes. */
 struct cli_target {
-	pid_t *pids;
-	size_t nr_pids;
-	pid_t *tids;
-	size_t nr_tids;
+	struct cli_ids pids, tids;
 	bool system_wide;
 	char **argv;		/* -- CMD ARGS */
 	double duration;	/* -d SECS; 0 = until the targets exit or a signal */
@@ -34,11 +37,10 @@ __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 void cli_setup_print(bool verbose);
 
 /*
- * Handle a target option (-p, -t, -a, -d, -m, -o) given by getopt.
- * @return 0 if handled, 1 if @opt is not a target option, -1 after printing a usage error.
+ * After the options: take the command of "-- CMD ARGS" (argv[first] on),
+ * and check that exactly one kind of target was given.
+ * @return 0, or -1 after saying the usage error.
  */
-int cli_target_opt(struct cli_target *t, int opt, const char *arg);
-/* After getopt: take "-- CMD ARGS" and check that exactly one kind of target was given. */
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first);
 void cli_target_free(struct cli_target *t);
 /* The targets in words, for report headers: "command 'ls -l'", "pid 12,13", "whole system". */
@@ -167,41 +169,6 @@ void cli_wait_command(struct cli_result *res);
  * without a command, 0 or 1.
  */
 int cli_exit(const struct cli_result *res, bool failed);
-
-/* Target options for getopt and the help text that describes them. */
-#define CLI_OPT_SCOPE 512	/* a long option's code: above every command's own */
-#define CLI_TARGET_OPTSTRING "p:t:ad:m:o:"
-#define CLI_TARGET_HELP \
-	"  -p, --pid PID[,PID...]  trace these processes (all their threads)\n" \
-	"  -t, --tid TID[,TID...]  trace these threads\n" \
-	"  -a, --all-cpus          trace the whole system\n" \
-	"  -d, --duration SECS     stop after SECS seconds\n" \
-	"  -m, --mmap-pages PAGES  pages per CPU ring, a power of two (default 512)\n" \
-	"  -o, --output FILE       write to FILE instead of standard output\n" \
-	"  -- CMD [ARGS]           run CMD and trace it and its children\n" \
-	"      --scope auto|cpu|task\n" \
-	"                          tracepoints on every CPU, keeping the targets' records\n" \
-	"                          (cpu: cheaper for the targets; needs root or CAP_PERFMON),\n" \
-	"                          or per task (task: no other process's records);\n" \
-	"                          auto (default): cpu when allowed\n"
-#define CLI_TARGET_LONGOPTS \
-	{ "pid", required_argument, NULL, 'p' }, \
-	{ "tid", required_argument, NULL, 't' }, \
-	{ "all-cpus", no_argument, NULL, 'a' }, \
-	{ "duration", required_argument, NULL, 'd' }, \
-	{ "mmap-pages", required_argument, NULL, 'm' }, \
-	{ "output", required_argument, NULL, 'o' }, \
-	{ "scope", required_argument, NULL, CLI_OPT_SCOPE }
-
-int cmd_trace(int argc, char **argv);
-int cmd_stat(int argc, char **argv);
-int cmd_flows(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-/* The capture `ipcperf report` hands to the view it runs (stat, flows); NULL otherwise. */
-extern const char *cli_report_input;
 
 /*
  * What to do about lost events, for the warning that counts them: "raise the

@@ -6,7 +6,6 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/capability.h>
@@ -18,7 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cmds.h"
 #include "util.h"
 
 /* Capability bits (linux/capability.h of old systems may lack CAP_PERFMON). */
@@ -599,61 +598,26 @@ static bool check_capture(struct check *c)
 	return true;
 }
 
-static void usage(FILE *f)
+enum cli_parsed check_parse(int argc, char **argv, struct check_opts *o)
 {
-	fprintf(f,
-		"usage: ipcperf check [OPTIONS]\n\n"
-		"Check that this machine and this user can trace, one line per check:\n"
-		"  OK      what was found\n"
-		"  PROBLEM what is wrong \xe2\x80\x94 fix: the command that fixes it\n"
-		"It checks tracefs (mounted or mountable, readable), kernel.perf_event_paranoid\n"
-		"against root and CAP_PERFMON, the mlock limit for the ring size (-m), the\n"
-		"tracepoints and counters (a hardware PMU), the libperf version, and ends with\n"
-		"a test capture of /bin/true.\n\n"
-		"Options:\n"
-		"  -m, --mmap-pages PAGES  ring size to check, pages per CPU, a power of two\n"
-		"                          (default 512)\n"
-		"  -v, --verbose           more diagnostics (missing tracepoints, library messages)\n"
-		"  -h, --help              this help\n\n"
-		"Exit status: 0 tracing works here (PROBLEM lines may still limit what it\n"
-		"shows, e.g. no hardware counters), 1 tracing cannot work here, 2 usage error.\n");
+	enum cli_parsed p;
+	int first;
+
+	*o = (struct check_opts){ .ring_pages = DEFAULT_RING_PAGES };
+	p = cli_options_parse(CMD_CHECK, argc, argv, o, &first);
+	if (p == CLI_PARSED_RUN && first < argc) {
+		cli_err("check takes no arguments ('%s')", argv[first]);
+		p = CLI_PARSED_USAGE;
+	}
+	return p;
 }
 
-int cmd_check(int argc, char **argv)
+int check_run(const struct check_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct check c = { .ring_pages = DEFAULT_RING_PAGES };
-	struct cli_target t = { 0 };
+	struct check c = { .ring_pages = o->ring_pages, .verbose = o->verbose };
 	struct cli_out out;
 	bool works;
-	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+m:vh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			if (cli_target_opt(&t, 'm', optarg) < 0)
-				goto usage_err;
-			c.ring_pages = t.ring_pages;
-			break;
-		case 'v':
-			c.verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			goto usage_err;
-		}
-	}
-	if (optind < argc) {
-		cli_err("check takes no arguments ('%s')", argv[optind]);
-		goto usage_err;
-	}
 	cli_setup_print(c.verbose);
 	if (!c.verbose)
 		ipcperf_set_print(NULL);	/* the lines below explain; -v shows the library too */
@@ -672,7 +636,32 @@ int cmd_check(int argc, char **argv)
 	if (cli_out_close(&out) < 0)
 		return EXIT_RUNTIME;	/* said, with the errno */
 	return works ? EXIT_OK : EXIT_RUNTIME;
-usage_err:
-	fprintf(stderr, "Run 'ipcperf check --help' for usage.\n");
-	return EXIT_USAGE;
 }
+
+static int check_main(int argc, char **argv)
+{
+	struct check_opts o;
+	enum cli_parsed p = check_parse(argc, argv, &o);
+
+	return p == CLI_PARSED_RUN ? check_run(&o) : cli_parsed_exit(p);
+}
+
+const struct cli_command cli_cmd_check = {
+	.name = "check",
+	.summary = "check this machine and user for tracing: each problem with its fix",
+	.usage =
+		"usage: ipcperf check [OPTIONS]\n\n"
+		"Check that this machine and this user can trace, one line per check:\n"
+		"  OK      what was found\n"
+		"  PROBLEM what is wrong \xe2\x80\x94 fix: the command that fixes it\n"
+		"It checks tracefs (mounted or mountable, readable), kernel.perf_event_paranoid\n"
+		"against root and CAP_PERFMON, the mlock limit for the ring size (-m), the\n"
+		"tracepoints and counters (a hardware PMU), the libperf version, and ends with\n"
+		"a test capture of /bin/true.\n\n"
+		"Options:\n",
+	.epilog =
+		"\n"
+		"Exit status: 0 tracing works here (PROBLEM lines may still limit what it\n"
+		"shows, e.g. no hardware counters), 1 tracing cannot work here, 2 usage error.\n",
+	.main = check_main,
+};

@@ -1,7 +1,6 @@
 /* ipcperf stat: per-fd throughput and latency, scheduling and counters: table, JSON or CSV. */
 #include "config.h"
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -10,14 +9,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cmds.h"
 #include "output.h"
 #include "flowout.h"
 #include "syscalls-out.h"
 #include "util.h"
 
 enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
-enum sort_key { SORT_BYTES, SORT_OPS, SORT_TIME };
 
 /* The counters in the order of the JSON schema, with their names there and in text. */
 static const struct {
@@ -84,20 +82,12 @@ struct cnt_target {
 	struct cnt_set prev, delta;	/* -I: the read before, and the difference */
 };
 
+/* A run of stat: its options, its accounting and its output. */
 struct stat_cmd {
-	struct cli_target t;
+	const struct stat_opts *o;
 	enum format fmt;
-	const char *sep;
-	enum sort_key sort;
-	unsigned long top;		/* 0 = all */
-	unsigned int interval_ms;	/* 0 = no -I */
-	bool quiet, verbose, show_syscalls;
-	bool show_flows;		/* --flows */
 	bool final_print;		/* printing the totals: flows go with them */
 	struct ipcperf_flows *flows;
-	/* --syscalls: -S, --total, --per-thread, --errno */
-	enum sc_sort sc_sort;
-	bool sc_total, per_thread, sc_errnos;
 	FILE *out;			/* output.f */
 	struct cli_out output;
 	char what[CLI_WHAT_LEN];			/* the targets, for the text header */
@@ -296,7 +286,7 @@ static bool proc_active(const struct proc_snap *p)
 	return p->syscalls || p->voluntary || p->involuntary || p->wakeups || p->migrations;
 }
 
-static uint64_t fd_key(const struct fd_snap *f, enum sort_key k)
+static uint64_t fd_key(const struct fd_snap *f, enum stat_sort k)
 {
 	switch (k) {
 	case SORT_OPS:
@@ -312,7 +302,7 @@ static uint64_t fd_key(const struct fd_snap *f, enum sort_key k)
 static int cmp_fd(const void *a, const void *b, void *arg)
 {
 	const struct fd_snap *x = a, *y = b;
-	enum sort_key k = *(const enum sort_key *)arg;
+	enum stat_sort k = *(const enum stat_sort *)arg;
 	uint64_t kx = fd_key(x, k), ky = fd_key(y, k);
 
 	if (kx != ky)
@@ -328,6 +318,7 @@ static int cmp_fd(const void *a, const void *b, void *arg)
 static int snap_take(struct stat_cmd *c, struct snap *sn, struct ipcperf_stats *st, bool interval)
 {
 	bool skip_idle = interval;
+	enum stat_sort sort = c->o->sort;
 
 	int err;
 
@@ -370,17 +361,17 @@ static int snap_take(struct stat_cmd *c, struct snap *sn, struct ipcperf_stats *
 			p->nr_fds = k;
 		}
 		if (p->nr_fds > 1)	/* qsort_r's array may not be NULL, even when empty */
-			qsort_r(p->fds, p->nr_fds, sizeof(*p->fds), cmp_fd, &c->sort);
-		sc_rows_sort(&p->scs, c->sc_sort);
-		if (c->sc_total && sc_rows_merge(&sn->total_scs, &p->scs) < 0) {
+			qsort_r(p->fds, p->nr_fds, sizeof(*p->fds), cmp_fd, &sort);
+		sc_rows_sort(&p->scs, c->o->sc_sort);
+		if (c->o->sc_total && sc_rows_merge(&sn->total_scs, &p->scs) < 0) {
 			cli_err("cannot collect the statistics: %s", strerror(ENOMEM));
 			return -1;
 		}
-		if (c->top && p->nr_fds > c->top) {
-			for (size_t j = c->top; j < p->nr_fds; j++)
+		if (c->o->top && p->nr_fds > c->o->top) {
+			for (size_t j = c->o->top; j < p->nr_fds; j++)
 				fd_snap_free(&p->fds[j]);
-			p->fds_omitted = p->nr_fds - c->top;
-			p->nr_fds = c->top;
+			p->fds_omitted = p->nr_fds - c->o->top;
+			p->nr_fds = c->o->top;
 		}
 		if (!p->comm && !(p->comm = strdup(""))) {
 			cli_err("cannot collect the statistics: %s", strerror(ENOMEM));
@@ -400,7 +391,7 @@ static int snap_take(struct stat_cmd *c, struct snap *sn, struct ipcperf_stats *
 		}
 		sn->nr_procs = k;
 	}
-	sc_rows_sort(&sn->total_scs, c->sc_sort);
+	sc_rows_sort(&sn->total_scs, c->o->sc_sort);
 	return 0;
 }
 
@@ -517,7 +508,7 @@ static void text_fds(struct stat_cmd *c, const struct snap *sn, const struct pro
 	for (size_t i = 0; i < p->nr_fds; i++) {
 		int l = (int)strlen(p->fds[i].object);
 
-		if (!fd_active(&p->fds[i]) && !c->verbose)
+		if (!fd_active(&p->fds[i]) && !c->o->verbose)
 			continue;
 		shown++;
 		if (l > ow)
@@ -537,7 +528,7 @@ static void text_fds(struct stat_cmd *c, const struct snap *sn, const struct pro
 		const char *obj = fd->object;
 		char cut[48];
 
-		if (!fd_active(fd) && !c->verbose)
+		if (!fd_active(fd) && !c->o->verbose)
 			continue;
 		if ((int)strlen(obj) > ow) {
 			/* A long path: keep its end, which tells most. */
@@ -569,8 +560,8 @@ static void text_syscalls(struct stat_cmd *c, const struct proc_snap *p)
 		fprintf(f, "  (no syscalls)\n");
 		return;
 	}
-	if (!c->per_thread) {
-		sc_text_table(f, "  ", p->scs.v, p->scs.n, c->sc_errnos);
+	if (!c->o->per_thread) {
+		sc_text_table(f, "  ", p->scs.v, p->scs.n, c->o->sc_errnos);
 		return;
 	}
 	/* Rows are grouped by tid (sc_rows_sort). */
@@ -583,7 +574,7 @@ static void text_syscalls(struct stat_cmd *c, const struct proc_snap *p)
 		tc = tcomm_get(c, p->scs.v[i].tid);
 		fprintf(f, "%s  syscalls of %d/%d %s\n", i ? "\n" : "", (int)p->pid,
 			(int)p->scs.v[i].tid, tc ? tc : p->comm);
-		sc_text_table(f, "  ", &p->scs.v[i], k - i, c->sc_errnos);
+		sc_text_table(f, "  ", &p->scs.v[i], k - i, c->o->sc_errnos);
 		i = k;
 	}
 }
@@ -597,7 +588,7 @@ static void print_text(struct stat_cmd *c, const struct snap *sn)
 	if (sn->is_interval)
 		fprintf(f, "--- %.3f s: interval of %.3f s ---\n", sn->time_ns / 1e9,
 			sn->duration_ns / 1e9);
-	else if (c->interval_ms)
+	else if (c->o->interval_ms)
 		fprintf(f, "--- total: %s, %.3f s ---\n", c->what, sn->duration_ns / 1e9);
 	else
 		fprintf(f, "ipcperf stat: %s, %.3f s\n", c->what, sn->duration_ns / 1e9);
@@ -605,7 +596,7 @@ static void print_text(struct stat_cmd *c, const struct snap *sn)
 	for (size_t i = 0; i < sn->nr_procs; i++) {
 		const struct proc_snap *p = &sn->procs[i];
 
-		if (!c->verbose && !proc_active(p) && !p->cnt)
+		if (!c->o->verbose && !proc_active(p) && !p->cnt)
 			continue;
 		shown++;
 		fprintf(f, "\npid %d %s%s\n", (int)p->pid, p->comm, p->exited ? " (exited)" : "");
@@ -613,7 +604,7 @@ static void print_text(struct stat_cmd *c, const struct snap *sn)
 		fprintf(f, "  context switches: %" PRIu64 " voluntary, %" PRIu64 " involuntary;"
 			" wakeups: %" PRIu64 "; cpu migrations: %" PRIu64 "\n", p->voluntary,
 			p->involuntary, p->wakeups, p->migrations);
-		if (c->show_syscalls && !c->sc_total)
+		if (c->o->syscalls && !c->o->sc_total)
 			text_syscalls(c, p);
 		if (p->cnt) {
 			any_cnt = true;
@@ -622,7 +613,7 @@ static void print_text(struct stat_cmd *c, const struct snap *sn)
 	}
 	if (!shown)
 		fprintf(f, "\n(no activity)\n");
-	if (c->show_syscalls && c->sc_total) {
+	if (c->o->syscalls && c->o->sc_total) {
 		size_t n = 0;
 
 		for (size_t i = 0; i < sn->nr_procs; i++)
@@ -630,13 +621,13 @@ static void print_text(struct stat_cmd *c, const struct snap *sn)
 		fprintf(f, "\nsyscalls of all %zu process%s together (p99 of a syscall made by several: "
 			"the largest of theirs, an upper bound)\n", n, n == 1 ? "" : "es");
 		if (sn->total_scs.n)
-			sc_text_table(f, "  ", sn->total_scs.v, sn->total_scs.n, c->sc_errnos);
+			sc_text_table(f, "  ", sn->total_scs.v, sn->total_scs.n, c->o->sc_errnos);
 		else
 			fprintf(f, "  (no syscalls)\n");
 	}
 	if (!any_cnt && sn->all && sn->all->valid) {
 		fputc('\n', f);
-		text_counters(f, sn->all, c->t.system_wide ? "counters (whole system)"
+		text_counters(f, sn->all, c->o->t.system_wide ? "counters (whole system)"
 						       : "counters (all targets)");
 	}
 	fprintf(f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n", sn->lost,
@@ -704,12 +695,12 @@ static void print_json(struct stat_cmd *c, const struct snap *sn, const int *exi
 {
 	struct json j;
 
-	json_init(&j, c->out, !c->interval_ms);
+	json_init(&j, c->out, !c->o->interval_ms);
 	json_object_begin(&j, NULL);
 	json_u64(&j, "schema", 1);
 	json_str(&j, "tool", "ipcperf");
 	json_str(&j, "version", ipcperf_version());
-	if (c->interval_ms) {
+	if (c->o->interval_ms) {
 		json_bool(&j, "interval", sn->is_interval);
 		json_u64(&j, "time_ns", sn->time_ns);
 	}
@@ -757,11 +748,11 @@ static void print_json(struct stat_cmd *c, const struct snap *sn, const int *exi
 		json_array_end(&j);
 		if (p->fds_omitted)
 			json_u64(&j, "fds_omitted", p->fds_omitted);
-		sc_json_rows(&j, "syscalls", p->scs.v, p->scs.n, c->per_thread, false);
+		sc_json_rows(&j, "syscalls", p->scs.v, p->scs.n, c->o->per_thread, false);
 		json_object_end(&j);
 	}
 	json_array_end(&j);
-	if (c->sc_total)
+	if (c->o->sc_total)
 		sc_json_rows(&j, "syscalls_total", sn->total_scs.v, sn->total_scs.n, false, true);
 	/* Over all targets (-a: the whole system); a process's own are under it. */
 	json_counters(&j, "counters", sn->all);
@@ -782,12 +773,12 @@ static void print_json(struct stat_cmd *c, const struct snap *sn, const int *exi
 
 static void csv_time(struct stat_cmd *c, const struct snap *sn)
 {
-	if (!c->interval_ms)
+	if (!c->o->interval_ms)
 		return;
 	if (sn->is_interval)
-		fprintf(c->out, "%.6f%s", sn->time_ns / 1e9, c->sep);
+		fprintf(c->out, "%.6f%s", sn->time_ns / 1e9, c->o->sep);
 	else
-		fprintf(c->out, "total%s", c->sep);
+		fprintf(c->out, "total%s", c->o->sep);
 }
 
 /* Fields of one row; NULL ends the list. */
@@ -801,8 +792,8 @@ static void csv_row(struct stat_cmd *c, const struct snap *sn, ...)
 	va_start(ap, sn);
 	while ((s = va_arg(ap, const char *))) {
 		if (!first)
-			fputs(c->sep, c->out);
-		csv_field(c->out, s, c->sep);
+			fputs(c->o->sep, c->out);
+		csv_field(c->out, s, c->o->sep);
 		first = false;
 	}
 	va_end(ap);
@@ -826,18 +817,18 @@ static void csv_header(struct stat_cmd *c)
 	FILE *f = c->out;
 
 	fprintf(f, "# ipcperf %s stat, schema 1: one header per kind of row, named by its first "
-		   "field%s\n", ipcperf_version(), c->interval_ms ? " after the time" : "");
+		   "field%s\n", ipcperf_version(), c->o->interval_ms ? " after the time" : "");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *r = rows[i];
 
-		if ((i == 3 && !c->show_syscalls) || (i == 4 && !c->sc_total))
+		if ((i == 3 && !c->o->syscalls) || (i == 4 && !c->o->sc_total))
 			continue;
 		fputc('#', f);
-		if (c->interval_ms)
-			fprintf(f, "time%s", c->sep);
+		if (c->o->interval_ms)
+			fprintf(f, "time%s", c->o->sep);
 		for (; *r; r++) {
 			if (*r == ',')
-				fputs(c->sep, f);
+				fputs(c->o->sep, f);
 			else
 				fputc(*r, f);
 		}
@@ -905,13 +896,13 @@ static void print_csv(struct stat_cmd *c, const struct snap *sn)
 		}
 		csv_row(c, sn, "sched", ps, p->comm, U(a, p->voluntary), U(b, p->involuntary),
 			U(d, p->wakeups), U(e, p->migrations), NULL);
-		if (c->show_syscalls) {
+		if (c->o->syscalls) {
 			for (size_t k = 0; k < p->scs.n; k++) {
 				const struct sc_row *sc = &p->scs.v[k];
 				char n[24], er[24], t[24], av[24], q[24], mn[24], mx[24], tid[16] = "";
 				char *errs = sc_errnos_str(sc);
 
-				if (c->per_thread)
+				if (c->o->per_thread)
 					snprintf(tid, sizeof(tid), "%d", (int)sc->tid);
 				csv_row(c, sn, "syscall", ps, p->comm, sc->name, U(n, sc->calls),
 					U(er, sc->errors), U(t, sc->time_ns), U(av, sc->lat_ns.avg),
@@ -925,7 +916,7 @@ static void print_csv(struct stat_cmd *c, const struct snap *sn)
 			csv_counters(c, sn, p->pid, p->comm, p->cnt);
 		}
 	}
-	for (size_t k = 0; c->sc_total && k < sn->total_scs.n; k++) {
+	for (size_t k = 0; c->o->sc_total && k < sn->total_scs.n; k++) {
 		const struct sc_row *sc = &sn->total_scs.v[k];
 		char n[24], er[24], t[24], av[24], q[24], mn[24], mx[24], m[24];
 		char *errs = sc_errnos_str(sc);
@@ -938,7 +929,7 @@ static void print_csv(struct stat_cmd *c, const struct snap *sn)
 	}
 	/* No target process of its own (-t, -a): the sum, under pid 0. */
 	if (!any_cnt && sn->all && sn->all->valid)
-		csv_counters(c, sn, 0, c->t.system_wide ? "system" : "all", sn->all);
+		csv_counters(c, sn, 0, c->o->t.system_wide ? "system" : "all", sn->all);
 	{
 		char d[24], l[24], u[24];
 
@@ -1054,8 +1045,8 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	}
 	/* Whose counters are read on their own: the command, or each -p process. */
 	if (child > 0) {
-		const char *b = c->t.argv ? strrchr(c->t.argv[0], '/') : NULL;
-		const char *name = c->t.argv ? c->t.argv[0] : "";	/* a report: from the capture */
+		const char *b = c->o->t.argv ? strrchr(c->o->t.argv[0], '/') : NULL;
+		const char *name = c->o->t.argv ? c->o->t.argv[0] : "";	/* a report: from the capture */
 
 		c->cnt_targets = calloc(1, sizeof(*c->cnt_targets));
 		if (!c->cnt_targets)
@@ -1064,16 +1055,16 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 		snprintf(c->cnt_targets[0].comm, sizeof(c->cnt_targets[0].comm), "%s",
 			 b ? b + 1 : name);
 		c->nr_cnt_targets = 1;
-	} else if (c->t.nr_pids) {
-		c->cnt_targets = calloc(c->t.nr_pids, sizeof(*c->cnt_targets));
+	} else if (c->o->t.pids.n) {
+		c->cnt_targets = calloc(c->o->t.pids.n, sizeof(*c->cnt_targets));
 		if (!c->cnt_targets)
 			goto oom;
-		for (size_t i = 0; i < c->t.nr_pids; i++) {
-			c->cnt_targets[i].pid = c->t.pids[i];
-			read_comm(c->t.pids[i], c->cnt_targets[i].comm,
+		for (size_t i = 0; i < c->o->t.pids.n; i++) {
+			c->cnt_targets[i].pid = c->o->t.pids.v[i];
+			read_comm(c->o->t.pids.v[i], c->cnt_targets[i].comm,
 				  sizeof(c->cnt_targets[i].comm));
 		}
-		c->nr_cnt_targets = c->t.nr_pids;
+		c->nr_cnt_targets = c->o->t.pids.n;
 	}
 	return 0;
 oom:
@@ -1081,326 +1072,166 @@ oom:
 	return -ENOMEM;
 }
 
-static void usage(FILE *f)
+void stat_opts_init(struct stat_opts *o)
 {
-	fprintf(f,
-		"usage: ipcperf stat [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
-		"Count what the targets do, from the kernel side: per (process, fd, object) the\n"
-		"read and write calls, bytes actually moved, errors, MB/s and latency (avg, p99);\n"
-		"context switches, wakeups and cpu migrations per process; and the counters\n"
-		"task-clock, page-faults, context-switches, cpu-migrations, cycles, instructions,\n"
-		"cache-references and cache-misses (<not supported> where the machine lacks them,\n"
-		"<not counted> when they never ran).\n\n"
-		"Counters are kept per target process and include its children: with -- CMD they\n"
-		"appear once, under the command's process; with -p under each PID; with -t and -a\n"
-		"in one section for all targets (the whole system with -a).\n\n"
-		"Options:\n" CLI_TARGET_HELP
-		"  -I, --interval MS       print the deltas every MS milliseconds (>= 10), then the\n"
-		"                          totals; with --json one object per line (\"interval\": true,\n"
-		"                          and false for the totals); with -x a leading time column\n"
-		"                          (\"total\" on the rows of the totals)\n"
-		"  -j, --json              JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
-		"                          added, never renamed); fds without I/O included\n"
-		"  -x, --field-separator SEP\n"
-		"                          rows of fields separated by SEP, as perf stat -x: per\n"
-		"                          fd side, per process (sched), per counter, a summary\n"
-		"                          with the lost events; lines starting with '#' name\n"
-		"                          the fields of each kind of row\n"
-		"      --sort ops|bytes|time\n"
-		"                          order of the fd rows, largest first (default: bytes)\n"
-		"      --top N             at most N fd rows per process (in every format)\n"
-		"  -s, --syscalls          trace every system call (raw_syscalls) and add the\n"
-		"                          strace -c -w view: per process, per syscall, %% time,\n"
-		"                          seconds, usecs/call, min, p99 and max (usecs), calls,\n"
-		"                          errors, and a total row. Without -s, JSON still lists\n"
-		"                          the calls traced for the fd table (I/O and fd calls)\n"
-		"  -S, --summary-sort-by KEY\n"
-		"                          order of the syscall rows: time (default), calls,\n"
-		"                          errors, avg, max, min, p99 (largest first) or name\n"
-		"                          (A to Z); implies -s\n"
-		"      --total             one syscall table for all processes together (rows\n"
-		"                          merged by name), as strace -c -f, in place of the\n"
-		"                          per-process tables; JSON adds\n"
-		"                          \"syscalls_total\" and keeps the per-process rows.\n"
-		"                          Calls, errors, time, min and max are exact sums and\n"
-		"                          extremes; the p99 of a syscall made by several\n"
-		"                          processes is the largest of their p99s, an upper\n"
-		"                          bound (JSON: \"p99_upper_bound\": true); implies -s\n"
-		"      --per-thread        a syscall table per thread, headed \"PID/TID COMM\"\n"
-		"                          (JSON and CSV rows carry the tid); implies -s\n"
-		"      --errno, --errno-summary\n"
-		"                          after each table, the errors of each syscall by errno\n"
-		"                          name (EBADF, ENOENT, ...); JSON and CSV always have\n"
-		"                          them (\"errnos\"); implies -s\n"
-		"      --flows             also the IPC flows between the targets (as ipcperf flows):\n"
-		"                          a table after the processes, and the \"flows\" array of\n"
-		"                          --json (empty without --flows); records switch-in/out\n"
-		"                          for blocked times, which costs more records\n"
-		"      --record FILE       also write the capture to FILE (perf.data format, mode\n"
-		"                          0600; see ipcperf record): `ipcperf report -i FILE`\n"
-		"                          then gives the same numbers\n"
-		"  -q, --quiet             no live status line on the terminal\n"
-		"  -v, --verbose           more diagnostics; show fds and processes without I/O\n"
-		"  -h, --help              this help\n\n"
-		"The last line of the text output gives the lost events and unpaired syscalls;\n"
-		"when either is not zero a warning on stderr says so (with lost events the counts\n"
-		"are lower bounds: raise -m). While it runs, a status line on stderr shows the\n"
-		"elapsed time and events when stderr is a terminal (not with -q).\n\n"
-		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
-		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
-		"signal is re-raised), or 1 if it succeeded but the output could not be written.\n");
+	*o = (struct stat_opts){ .sort = SORT_BYTES, .sc_sort = SC_SORT_TIME };
 }
 
-static int parse_uint(const char *arg, const char *opt, unsigned long min, unsigned long max,
-		      unsigned long *out)
+int stat_check_format(bool json, const char *sep)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || v < min || v > max) {
-		cli_err("invalid value '%s' for %s: give a number from %lu to %lu", arg, opt, min,
-			max);
+	if (json && sep) {
+		cli_err("give either --json or -x, not both");
 		return -1;
 	}
-	*out = v;
 	return 0;
 }
 
-enum { OPT_SORT = 256, OPT_TOP, OPT_TOTAL, OPT_PER_THREAD, OPT_ERRNO, OPT_FLOWS, OPT_RECORD };
-
-int cmd_stat(int argc, char **argv)
+enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 {
-	static const struct option longopts[] = {
-		CLI_TARGET_LONGOPTS,
-		{ "interval", required_argument, NULL, 'I' },
-		{ "interval-print", required_argument, NULL, 'I' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "field-separator", required_argument, NULL, 'x' },
-		{ "sort", required_argument, NULL, OPT_SORT },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "syscalls", no_argument, NULL, 's' },
-		{ "summary-sort-by", required_argument, NULL, 'S' },
-		{ "total", no_argument, NULL, OPT_TOTAL },
-		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-		{ "errno", no_argument, NULL, OPT_ERRNO },
-		{ "flows", no_argument, NULL, OPT_FLOWS },
-		{ "errno-summary", no_argument, NULL, OPT_ERRNO },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct stat_cmd c = { .fmt = FMT_TEXT, .sort = SORT_BYTES };
-	struct cli_result res = { .end = CLI_END_NOT_RUN };
-	struct ipcperf_session *s;
-	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	struct snap sn = { 0 };
-	bool json = false, failed = false;
-	int opt;
-	unsigned long v;
+	enum cli_parsed p;
+	int first;
 
-	argv[0] = "ipcperf stat";	/* what getopt's own messages start with */
-	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "I:jx:sS:qvh", longopts,
-				  NULL)) != -1) {
-		int r = cli_target_opt(&c.t, opt, optarg);
+	stat_opts_init(o);
+	p = cli_options_parse(CMD_STAT, argc, argv, o, &first);
+	if (p == CLI_PARSED_RUN && (stat_check_format(o->json, o->sep) < 0 ||
+				    cli_target_finish(&o->t, argc, argv, first) < 0))
+		p = CLI_PARSED_USAGE;
+	return p;
+}
 
-		if (r < 0)
-			goto usage_said;
-		if (r == 0)
-			continue;
-		switch (opt) {
-		case 'I':
-			if (parse_uint(optarg, "-I", 10, 3600000, &v) < 0)
-				goto usage_said;
-			c.interval_ms = (unsigned int)v;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'x':
-			if (!*optarg) {
-				cli_err("-x needs a separator, e.g. -x ,");
-				goto usage_said;
-			}
-			c.sep = optarg;
-			break;
-		case OPT_SORT:
-			if (!strcmp(optarg, "bytes")) {
-				c.sort = SORT_BYTES;
-			} else if (!strcmp(optarg, "ops")) {
-				c.sort = SORT_OPS;
-			} else if (!strcmp(optarg, "time")) {
-				c.sort = SORT_TIME;
-			} else {
-				cli_err("invalid value '%s' for --sort: give ops, bytes or time", optarg);
-				goto usage_said;
-			}
-			break;
-		case OPT_TOP:
-			if (parse_uint(optarg, "--top", 1, INT_MAX, &v) < 0)
-				goto usage_said;
-			c.top = v;
-			break;
-		case 's':
-			c.show_syscalls = true;
-			break;
-		case 'S':
-			if (sc_sort_parse(optarg, &c.sc_sort) < 0) {
-				cli_err("invalid value '%s' for -S: give " SC_SORT_KEYS, optarg);
-				goto usage_said;
-			}
-			c.show_syscalls = true;
-			break;
-		case OPT_TOTAL:
-			c.sc_total = c.show_syscalls = true;
-			break;
-		case OPT_PER_THREAD:
-			c.per_thread = c.show_syscalls = true;
-			break;
-		case OPT_FLOWS:
-			c.show_flows = true;
-			break;
-		case OPT_ERRNO:
-			c.sc_errnos = c.show_syscalls = true;
-			break;
-		case OPT_RECORD:
-			if (cli_report_input) {
-				cli_err("a report cannot record");
-				goto usage_said;
-			}
-			c.t.record = optarg;
-			break;
-		case 'q':
-			c.quiet = true;
-			break;
-		case 'v':
-			c.verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			cli_target_free(&c.t);
-			return EXIT_OK;
-		default:
-			goto usage_err;	/* getopt said what */
-		}
-	}
-	if (json && c.sep) {
-		cli_err("give either --json or -x, not both");
-		goto usage_said;
-	}
-	c.fmt = json ? FMT_JSON : c.sep ? FMT_CSV : FMT_TEXT;
-	if (cli_target_finish(&c.t, argc, argv, optind) < 0)
-		goto usage_said;
-	cli_describe_targets(&c.t, c.what, sizeof(c.what));
-	cli_setup_print(c.verbose);
+/* The accounting and the output, before the capture. @return 0, or -1 (said). */
+static int stat_open(struct stat_cmd *c)
+{
+	const struct stat_opts *o = c->o;
+	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = o->per_thread);
 
-	{
-		IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = c.per_thread);
-
-		c.total = ipcperf_stats__new(&so);
-		if (c.total && c.interval_ms)
-			c.delta = ipcperf_stats__new(&so);
-	}
-	if (c.total && c.show_flows)
-		c.flows = ipcperf_flows__new(c.total);
-	if (!c.total || (c.interval_ms && !c.delta) || (c.show_flows && !c.flows)) {
+	c->total = ipcperf_stats__new(&so);
+	if (c->total && o->interval_ms)
+		c->delta = ipcperf_stats__new(&so);
+	if (c->total && o->flows)
+		c->flows = ipcperf_flows__new(c->total);
+	if (!c->total || (o->interval_ms && !c->delta) || (o->flows && !c->flows)) {
 		cli_err("cannot set up the accounting: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (cli_open_output(&c.output, &c.t) < 0)
-		goto out;
-	c.out = c.output.f;
-	cli_status_enable(!c.quiet && isatty(STDERR_FILENO));
-	{
-		/* --per-thread: the threads' names, for the tables' headings. */
-		struct ipcperf_handlers names = {
-			.sz = sizeof(names),
-			.ctx = &c,
-			.sched_switch = tcomm_on_switch,
-			.task = tcomm_on_task,
-		};
-		struct cli_run run = {
-			.handlers = c.per_thread ? &names : NULL,
-			/*
-			 * -s: every syscall through raw_syscalls. The I/O and fd
-			 * calls are still classified, so the fd table stays; sched
-			 * and task events feed the context switches and processes.
-			 */
-			/*
-			 * Switch records (blocked time) only for --flows' verdicts:
-			 * four more records per blocking round trip.
-			 */
-			/*
-			 * The I/O and fd calls through raw_syscalls and a kernel
-			 * filter: half the cost of their own tracepoints here. A
-			 * capture keeps the per-syscall tracepoints, which perf
-			 * script decodes with their argument names.
-			 */
-			.events = (c.show_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
-						     IPCPERF_EV_IO | IPCPERF_EV_FDS |
-						     (c.t.record ? 0 : IPCPERF_EV_RAW_FILTER)) |
-				  IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
-				  (c.show_flows ? IPCPERF_EV_BLOCKED : 0),
-			.counters = true,
-			.setup = stat_setup,
-			.tick = c.interval_ms ? stat_tick : NULL,
-			.ctx = &c,
-			.tick_ms = c.interval_ms,
-			.progress = "ipcperf stat",
-		};
+	if (cli_open_output(&c->output, &o->t) < 0)
+		return -1;
+	c->out = c->output.f;
+	return 0;
+}
 
-		cli_run(&c.t, &run, &res);
-	}
+/* What a capture for @o is made of. */
+static unsigned int stat_events(const struct stat_opts *o)
+{
+	/*
+	 * -s: every syscall through raw_syscalls. The I/O and fd calls are
+	 * still classified, so the fd table stays; sched and task events feed
+	 * the context switches and processes. Without -s, the I/O and fd calls
+	 * through raw_syscalls and a kernel filter: half the cost of their own
+	 * tracepoints here. A capture keeps the per-syscall tracepoints, which
+	 * perf script decodes with their argument names.
+	 */
+	unsigned int ev = o->syscalls ? IPCPERF_EV_ALL_SYSCALLS :
+		IPCPERF_EV_IO | IPCPERF_EV_FDS | (o->t.record ? 0 : IPCPERF_EV_RAW_FILTER);
+
+	/* Switch records (blocked time) only for --flows' verdicts: four more
+	 * records per blocking round trip. */
+	return ev | IPCPERF_EV_SCHED | IPCPERF_EV_TASK | (o->flows ? IPCPERF_EV_BLOCKED : 0);
+}
+
+/* The capture, with the live status line while it runs. */
+static void stat_capture(struct stat_cmd *c, struct cli_result *res)
+{
+	const struct stat_opts *o = c->o;
+	/* --per-thread: the threads' names, for the tables' headings. */
+	IPCPERF_OPTS(ipcperf_handlers, names, .ctx = c, .sched_switch = tcomm_on_switch,
+		     .task = tcomm_on_task);
+	struct cli_run run = {
+		.handlers = o->per_thread ? &names : NULL,
+		.events = stat_events(o),
+		.counters = true,
+		.setup = stat_setup,
+		.tick = o->interval_ms ? stat_tick : NULL,
+		.ctx = c,
+		.tick_ms = o->interval_ms,
+		.progress = "ipcperf stat",
+	};
+
+	cli_status_enable(!o->quiet && isatty(STDERR_FILENO));
+	cli_run(&o->t, &run, res);
 	cli_status_clear();
 	cli_status_enable(false);
-	s = res.session;
-	if (!s)
-		goto out;	/* it never ran: the reason was printed */
+}
+
+/* What was lost or left unpaired, and with -v what was read, on stderr. */
+static void say_losses(const struct stat_cmd *c, const struct ipcperf_session_stats *st)
+{
+	if (st->lost) {
+		char hint[CLI_HINT_LEN];
+
+		cli_lost_hint(hint, sizeof(hint), &c->o->t, st);
+		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; %s",
+			st->lost, hint);
+	}
+	if (st->unpaired_enter || st->unpaired_exit)
+		cli_err("warning: %" PRIu64 " syscalls unpaired (%" PRIu64 " already under way at "
+			"the start, %" PRIu64 " unfinished at the end): left out of the latencies",
+			st->unpaired_enter + st->unpaired_exit, st->unpaired_exit, st->unpaired_enter);
+	if (c->o->verbose)
+		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %u "
+			"tracepoints missing in this kernel\n", cli_prog, st->records, st->rings,
+			st->syscalls, st->skipped_events);
+}
+
+/* After the capture: the last interval, then the totals. @return 0, or -1 (said). */
+static int stat_report(struct stat_cmd *c, const struct cli_result *res)
+{
+	struct ipcperf_session *s = res->session;
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	struct snap sn = { 0 };
+	int ret = 0;
 
 	if (ipcperf_session__stats(s, &st) < 0) {
 		cli_err("cannot read the session's statistics");
-		failed = true;
-		goto out;
+		return -1;
 	}
-	if (c.interval_ms)	/* the last, partial interval: the deltas then add up to the totals */
-		emit_interval(&c, s, st.stop_ns ? st.stop_ns : cli_now_ns());
+	if (c->o->interval_ms)	/* the last, partial interval: the deltas then add up to the totals */
+		emit_interval(c, s, st.stop_ns ? st.stop_ns : cli_now_ns());
 
-	for (size_t i = 0; i < c.nr_cnt_targets; i++)
-		cnt_read(s, c.cnt_targets[i].pid, &c.cnt_targets[i].cur);
-	cnt_read(s, 0, &c.all_cur);
-	sn.all = &c.all_cur;
+	for (size_t i = 0; i < c->nr_cnt_targets; i++)
+		cnt_read(s, c->cnt_targets[i].pid, &c->cnt_targets[i].cur);
+	cnt_read(s, 0, &c->all_cur);
+	sn.all = &c->all_cur;
 	sn.duration_ns = st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0;
 	sn.time_ns = sn.duration_ns;
 	sn.lost = st.lost;
 	sn.unpaired = st.unpaired_enter + st.unpaired_exit;
 	sn.records = st.records;
-	if (snap_take(&c, &sn, c.total, false) < 0) {
-		failed = true;
-		goto out;
+	if (snap_take(c, &sn, c->total, false) == 0) {
+		c->final_print = true;
+		print_snap(c, &sn, cli_cmd_status(res));
+		say_losses(c, &st);
+	} else {
+		ret = -1;
 	}
-	c.final_print = true;
-	print_snap(&c, &sn, cli_cmd_status(&res));
-
-	if (st.lost) {
-		char hint[CLI_HINT_LEN];
-
-		cli_lost_hint(hint, sizeof(hint), &c.t, &st);
-		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; %s", st.lost,
-			hint);
-	}
-	if (st.unpaired_enter || st.unpaired_exit)
-		cli_err("warning: %" PRIu64 " syscalls unpaired (%" PRIu64 " already under way at "
-			"the start, %" PRIu64 " unfinished at the end): left out of the latencies",
-			st.unpaired_enter + st.unpaired_exit, st.unpaired_exit, st.unpaired_enter);
-	if (c.verbose)
-		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %u "
-			"tracepoints missing in this kernel\n", cli_prog, st.records, st.rings,
-			st.syscalls, st.skipped_events);
-out:
 	snap_free(&sn);
+	return ret;
+}
+
+int stat_run(const struct stat_opts *o)
+{
+	struct stat_cmd c = { .o = o };
+	struct cli_result res = { .end = CLI_END_NOT_RUN };
+	bool failed = false;
+
+	c.fmt = o->json ? FMT_JSON : o->sep ? FMT_CSV : FMT_TEXT;
+	cli_describe_targets(&o->t, c.what, sizeof(c.what));
+	cli_setup_print(o->verbose);
+	if (stat_open(&c) == 0) {
+		stat_capture(&c, &res);
+		if (res.session)
+			failed = stat_report(&c, &res) < 0;
+	}
 	/* The report is out before a command that outlived the capture is waited for. */
 	failed |= cli_out_close(&c.output) < 0;
 	cli_wait_command(&res);
@@ -1411,11 +1242,42 @@ out:
 	ipcperf_stats__delete(c.total);
 	free(c.cnt_targets);
 	free(c.tcomms);
-	cli_target_free(&c.t);
 	return cli_exit(&res, failed);
-usage_err:
-	fprintf(stderr, "Run 'ipcperf stat --help' for usage.\n");
-usage_said:
-	cli_target_free(&c.t);
-	return EXIT_USAGE;
 }
+
+static int stat_main(int argc, char **argv)
+{
+	struct stat_opts o;
+	enum cli_parsed p = stat_parse(argc, argv, &o);
+	int code = p == CLI_PARSED_RUN ? stat_run(&o) : cli_parsed_exit(p);
+
+	cli_target_free(&o.t);
+	return code;
+}
+
+const struct cli_command cli_cmd_stat = {
+	.name = "stat",
+	.summary = "per-fd throughput and latency, scheduling and counters of the targets",
+	.usage =
+		"usage: ipcperf stat [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
+		"Count what the targets do, from the kernel side: per (process, fd, object) the\n"
+		"read and write calls, bytes actually moved, errors, MB/s and latency (avg, p99);\n"
+		"context switches, wakeups and cpu migrations per process; and the counters\n"
+		"task-clock, page-faults, context-switches, cpu-migrations, cycles, instructions,\n"
+		"cache-references and cache-misses (<not supported> where the machine lacks them,\n"
+		"<not counted> when they never ran).\n\n"
+		"Counters are kept per target process and include its children: with -- CMD they\n"
+		"appear once, under the command's process; with -p under each PID; with -t and -a\n"
+		"in one section for all targets (the whole system with -a).\n\n"
+		"Options:\n",
+	.epilog =
+		"\n"
+		"The last line of the text output gives the lost events and unpaired syscalls;\n"
+		"when either is not zero a warning on stderr says so (with lost events the counts\n"
+		"are lower bounds: raise -m). While it runs, a status line on stderr shows the\n"
+		"elapsed time and events when stderr is a terminal (not with -q).\n\n"
+		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
+		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
+		"signal is re-raised), or 1 if it succeeded but the output could not be written.\n",
+	.main = stat_main,
+};

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +11,6 @@
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
-#include "util.h"
 
 const char *cli_prog = "ipcperf";
 static bool verbose_print;
@@ -44,112 +42,13 @@ void cli_setup_print(bool verbose)
 	ipcperf_set_print(print_fn);
 }
 
-/* "1,2,3" into a list of positive ids; a usage error names the bad item. */
-static int parse_ids(const char *arg, const char *opt, pid_t **out, size_t *nr)
-{
-	char *copy = strdup(arg), *save = NULL, *tok;
-	size_t cap = *nr;	/* the list of an earlier -p: full */
-	int ret = 0;
-
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (errno || end == tok || *end || v <= 0 || v > INT_MAX) {
-			cli_err("invalid id '%s' in %s: give positive numbers, e.g. %s 1234,5678",
-				tok, opt, opt);
-			ret = -1;
-			break;
-		}
-		if (cli_grow((void **)out, &cap, *nr + 1, sizeof(**out)) < 0) {
-			ret = -1;
-			break;
-		}
-		(*out)[(*nr)++] = (pid_t)v;
-	}
-	if (!ret && !*nr) {
-		cli_err("%s needs at least one id", opt);
-		ret = -1;
-	}
-	free(copy);
-	return ret;
-}
-
-int cli_target_opt(struct cli_target *t, int opt, const char *arg)
-{
-	char *end;
-
-	switch (opt) {
-	case 'p':
-		return parse_ids(arg, "-p", &t->pids, &t->nr_pids);
-	case 't':
-		return parse_ids(arg, "-t", &t->tids, &t->nr_tids);
-	case 'a':
-		t->system_wide = true;
-		return 0;
-	case 'd':
-		errno = 0;
-		t->duration = strtod(arg, &end);
-		if (errno || end == arg || *end || !(t->duration > 0) || !isfinite(t->duration)) {
-			cli_err("invalid duration '%s' for -d: give seconds > 0, e.g. -d 2.5", arg);
-			return -1;
-		}
-		return 0;
-	case 'm': {
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (errno || end == arg || *end || !v || (v & (v - 1)) || v > (1ul << 16)) {
-			cli_err("invalid ring size '%s' for -m: give a power of two from 1 to 65536 pages",
-				arg);
-			return -1;
-		}
-		t->ring_pages = (unsigned int)v;
-		return 0;
-	}
-	case 'o':
-		t->output = arg;
-		return 0;
-	case CLI_OPT_SCOPE:
-		if (strcmp(arg, "auto") == 0)
-			t->scope = IPCPERF_SCOPE_AUTO;
-		else if (strcmp(arg, "cpu") == 0)
-			t->scope = IPCPERF_SCOPE_CPU;
-		else if (strcmp(arg, "task") == 0)
-			t->scope = IPCPERF_SCOPE_TASK;
-		else {
-			cli_err("invalid scope '%s' for --scope: give auto, cpu or task", arg);
-			return -1;
-		}
-		return 0;
-	default:
-		return 1;
-	}
-}
-
-const char *cli_report_input;
-
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first)
 {
 	int kinds;
 
-	if (cli_report_input) {
-		/* A report: its targets were those of the recording. */
-		t->input = cli_report_input;
-		if (first < argc || t->nr_pids || t->nr_tids || t->system_wide) {
-			cli_err("a report takes no target: it reads %s", t->input);
-			return -1;
-		}
-		return 0;
-	}
 	if (first < argc)
 		t->argv = argv + first;
-	kinds = (t->nr_pids || t->nr_tids) + t->system_wide + !!t->argv;
+	kinds = (t->pids.n || t->tids.n) + t->system_wide + !!t->argv;
 	if (kinds == 0) {
 		cli_err("no target: give -p PID, -t TID, -a, or -- CMD [ARGS]");
 		return -1;
@@ -186,19 +85,18 @@ void cli_describe_targets(const struct cli_target *t, char *w, size_t len)
 		return;
 	}
 	{
-		const pid_t *ids = t->nr_pids ? t->pids : t->tids;
-		size_t nr = t->nr_pids ? t->nr_pids : t->nr_tids;
+		const struct cli_ids *ids = t->pids.n ? &t->pids : &t->tids;
 
-		n = (size_t)snprintf(w, len, "%s ", t->nr_pids ? "pid" : "tid");
-		for (size_t i = 0; i < nr && n < len; i++)
-			n += (size_t)snprintf(w + n, len - n, "%s%d", i ? "," : "", (int)ids[i]);
+		n = (size_t)snprintf(w, len, "%s ", t->pids.n ? "pid" : "tid");
+		for (size_t i = 0; i < ids->n && n < len; i++)
+			n += (size_t)snprintf(w + n, len - n, "%s%d", i ? "," : "", (int)ids->v[i]);
 	}
 }
 
 void cli_target_free(struct cli_target *t)
 {
-	free(t->pids);
-	free(t->tids);
+	free(t->pids.v);
+	free(t->tids.v);
 }
 
 /* ------------------------------------------------------------------ outputs */

@@ -70,6 +70,36 @@ int flowout_json(struct json *j, struct ipcperf_flows *fl)
 	return err < 0 ? err : 0;
 }
 
+static int json_proc(void *ctx, const struct ipcperf_proc_row *row)
+{
+	struct json *j = ctx;
+
+	json_object_begin(j, NULL);
+	json_i64(j, "pid", row->pid);
+	json_str(j, "comm", row->comm);
+	json_object_end(j);
+	return 0;
+}
+
+int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
+		     struct ipcperf_flows *fl)
+{
+	struct json j;
+	int err;
+
+	json_init(&j, f, true);
+	json_doc_begin(&j);
+	json_doc_summary(&j, sum);
+	json_array_begin(&j, "processes");
+	err = ipcperf_stats__for_each_proc(st, json_proc, &j);
+	json_array_end(&j);
+	if (err >= 0)
+		err = flowout_json(&j, fl);
+	json_object_end(&j);
+	json_end_document(&j);
+	return err;
+}
+
 /* ------------------------------------------------------------------ snapshot */
 
 struct load_ctx {
@@ -329,6 +359,15 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	if (any_unmatched)
 		fprintf(f, "unmatched: bytes read that no traced write put in (written before the "
 			   "capture, or by a process not traced)\n");
+}
+
+void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
+			 const struct cli_summary *sum)
+{
+	fprintf(f, "ipcperf flows: %s, %.3f s\n\n", what, sum->duration_ns / 1e9);
+	flowout_text(f, fo, sum->duration_ns);
+	fprintf(f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n", sum->lost,
+		sum->unpaired);
 }
 
 /* ------------------------------------------------------------------ DOT */

@@ -19,6 +19,14 @@
  */
 int flowout_json(struct json *j, struct ipcperf_flows *fl);
 
+/*
+ * The JSON document of ipcperf flows (schema 1, doc/json.md): the summary,
+ * the processes of @st, the flows of @fl. @return 0, or -errno when the
+ * processes or flows could not be read.
+ */
+int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
+		     struct ipcperf_flows *fl);
+
 /* One flow, copied out of ipcperf_flows__for_each() (whose data lives only for the call). */
 struct flowout_flow {
 	struct ipcperf_flow f;	/* object, writers and readers point into this struct's copies */
@@ -52,6 +60,9 @@ const char *flowout_comm(const struct flowout *fo, pid_t pid);
  * when there is none.
  */
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns);
+/* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */
+void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
+			 const struct cli_summary *sum);
 
 /*
  * The Graphviz digraph: processes as nodes, one edge per (writer, reader) of

@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <ipcperf/ipcperf.h>
 #include "output.h"
 
 /* ------------------------------------------------------------------ JSON */
@@ -165,6 +167,40 @@ void json_end_document(struct json *j)
 	fputc('\n', j->f);
 	j->depth = 0;
 	j->has_items[0] = false;
+}
+
+void cli_summary_of(struct cli_summary *sum, const struct ipcperf_session_stats *st,
+		    const int *exit_status)
+{
+	*sum = (struct cli_summary){
+		.duration_ns = st->stop_ns > st->start_ns ? st->stop_ns - st->start_ns : 0,
+		.lost = st->lost,
+		.unpaired = st->unpaired_enter + st->unpaired_exit,
+		.records = st->records,
+		.exit_status = exit_status,
+	};
+}
+
+void json_doc_begin(struct json *j)
+{
+	json_object_begin(j, NULL);
+	json_u64(j, "schema", 1);
+	json_str(j, "tool", "ipcperf");
+	json_str(j, "version", ipcperf_version());
+}
+
+void json_doc_summary(struct json *j, const struct cli_summary *sum)
+{
+	json_u64(j, "duration_ns", sum->duration_ns);
+	json_u64(j, "lost_events", sum->lost);
+	json_u64(j, "unpaired_syscalls", sum->unpaired);
+	json_u64(j, "records", sum->records);
+	if (!sum->exit_status)
+		return;
+	if (WIFSIGNALED(*sum->exit_status))
+		json_u64(j, "exit_signal", (uint64_t)WTERMSIG(*sum->exit_status));
+	else if (WIFEXITED(*sum->exit_status))
+		json_u64(j, "exit_status", (uint64_t)WEXITSTATUS(*sum->exit_status));
 }
 
 /* ------------------------------------------------------------------ CSV */

@@ -62,8 +62,8 @@ static struct ipcperf_session *session_open(const struct cli_target *t, const st
 					    enum cli_end *end)
 {
 	IPCPERF_OPTS(ipcperf_session_opts, o,
-		.pids = t->pids, .nr_pids = t->nr_pids,
-		.tids = t->tids, .nr_tids = t->nr_tids,
+		.pids = t->pids.v, .nr_pids = t->pids.n,
+		.tids = t->tids.v, .nr_tids = t->tids.n,
 		.system_wide = t->system_wide,
 		.argv = t->argv,
 		.ring_pages = t->ring_pages,

@@ -1,0 +1,607 @@
+/*
+ * The option table of every subcommand, and what is made from it: the
+ * getopt_long() loop, the --help texts, the words of the bash completion.
+ */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds.h"
+#include "util.h"
+
+/* Where an option's value goes in each command's options struct (see cli_option.to). */
+#define STAT(f) [CMD_STAT] = offsetof(struct stat_opts, f) + 1
+#define TRACE(f) [CMD_TRACE] = offsetof(struct trace_opts, f) + 1
+#define FLOWS(f) [CMD_FLOWS] = offsetof(struct flows_opts, f) + 1
+#define RECORD(f) [CMD_RECORD] = offsetof(struct record_opts, f) + 1
+#define REPORT(f) [CMD_REPORT] = offsetof(struct report_opts, f) + 1
+#define LIST(f) [CMD_LIST] = offsetof(struct list_opts, f) + 1
+#define CHECK(f) [CMD_CHECK] = offsetof(struct check_opts, f) + 1
+/* A field of the struct cli_target of the commands that capture. */
+#define CAPTURE(f) STAT(t.f), TRACE(t.f), FLOWS(t.f), RECORD(t.f)
+
+#define IN(cmd) (1u << CMD_##cmd)
+#define IN_CAPTURE (IN(STAT) | IN(TRACE) | IN(FLOWS) | IN(RECORD))
+#define IN_ALL ((1u << CMD__MAX) - 1)
+
+/* The largest ring -m takes, in pages. */
+#define RING_PAGES_MAX 65536
+
+static cli_opt_set_fn set_ids, set_duration, set_pages, set_separator, set_sc_sort;
+
+static const struct cli_word scope_words[] = {
+	{ "auto", IPCPERF_SCOPE_AUTO }, { "cpu", IPCPERF_SCOPE_CPU },
+	{ "task", IPCPERF_SCOPE_TASK }, { NULL, 0 },
+};
+static const struct cli_word view_words[] = {
+	{ "stat", VIEW_STAT }, { "syscalls", VIEW_SYSCALLS }, { "flows", VIEW_FLOWS }, { NULL, 0 },
+};
+static const struct cli_word sort_words[] = {
+	{ "ops", SORT_OPS }, { "bytes", SORT_BYTES }, { "time", SORT_TIME }, { NULL, 0 },
+};
+
+/*
+ * In the order of the help. An option with a short name is "-x" in the
+ * messages, else "--long".
+ */
+static const struct cli_option options[] = {
+	{ .name = "input", .letter = 'i', .arg = "FILE", .to = { REPORT(input) },
+	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .help = "the capture to read (required)" },
+	{ .name = "view", .arg = "VIEW", .to = { REPORT(view) },
+	  .set = cli_opt_enum, .values = view_words, .complete = CPL_WORDS,
+	  .help = "stat (default), syscalls (stat -s) or flows" },
+	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]", .to = { CAPTURE(pids) },
+	  .set = set_ids, .complete = CPL_PID,
+	  .help = "trace these processes (all their threads)" },
+	{ .name = "tid", .letter = 't', .arg = "TID[,TID...]", .to = { CAPTURE(tids) },
+	  .set = set_ids, .complete = CPL_TID,
+	  .help = "trace these threads" },
+	{ .name = "all-cpus", .letter = 'a', .to = { CAPTURE(system_wide) },
+	  .set = cli_opt_flag,
+	  .help = "trace the whole system" },
+	{ .name = "duration", .letter = 'd', .arg = "SECS", .to = { CAPTURE(duration) },
+	  .set = set_duration, .complete = CPL_NOTHING,
+	  .help = "stop after SECS seconds" },
+	{ .name = "mmap-pages", .letter = 'm', .arg = "PAGES",
+	  .to = { CAPTURE(ring_pages), CHECK(ring_pages) },
+	  .set = set_pages, .max = RING_PAGES_MAX, .complete = CPL_POW2,
+	  .help = "pages per CPU ring, a power of two (default 512)",
+	  .help_for = { { IN(CHECK), NULL, "ring size to check, pages per CPU, a power of two\n"
+					   "(default 512)" } } },
+	{ .name = "output", .letter = 'o', .arg = "FILE", .to = { CAPTURE(output), REPORT(output) },
+	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .help = "write to FILE instead of standard output",
+	  .help_for = { { IN(RECORD), NULL, "the capture (required; replaced if it exists)" } } },
+	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE,
+	  .help = "run CMD and trace it and its children" },
+	{ .name = "scope", .arg = "auto|cpu|task", .to = { CAPTURE(scope) },
+	  .set = cli_opt_enum, .values = scope_words, .complete = CPL_WORDS,
+	  .help = "tracepoints on every CPU, keeping the targets' records\n"
+		  "(cpu: cheaper for the targets; needs root or CAP_PERFMON),\n"
+		  "or per task (task: no other process's records);\n"
+		  "auto (default): cpu when allowed",
+	  .help_for = { { IN(RECORD), "auto|task",
+			  "per task (auto and task alike: a capture holds the\n"
+			  "targets' records only; cpu is refused)" } } },
+	{ .name = "interval", .letter = 'I', .compat = "interval-print", .arg = "MS",
+	  .to = { STAT(interval_ms) },
+	  .set = cli_opt_uint, .min = 10, .max = 3600000, .complete = CPL_NOTHING,
+	  .help = "print the deltas every MS milliseconds (>= 10), then the\n"
+		  "totals; with --json one object per line (\"interval\": true,\n"
+		  "and false for the totals); with -x a leading time column\n"
+		  "(\"total\" on the rows of the totals)" },
+	{ .name = "json", .letter = 'j', .to = { STAT(json), FLOWS(json), REPORT(json), LIST(json) },
+	  .set = cli_opt_flag,
+	  .help = "JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
+		  "added, never renamed); fds without I/O included",
+	  .help_for = {
+		  { IN(FLOWS), NULL, "JSON, schema 1 (fields: ipcperf-flows(1), doc/json.md)" },
+		  { IN(REPORT), NULL, "JSON, as the view's --json" },
+		  { IN(LIST), NULL, "one JSON document: {\"schema\": 1, \"events\": [{\"name\",\n"
+				    "\"group\", \"status\", \"errno\", \"reason\", \"fix\"}],\n"
+				    "\"supported\", \"not_supported\", \"denied\"}" } } },
+	{ .name = "field-separator", .letter = 'x', .arg = "SEP", .to = { STAT(sep), REPORT(sep) },
+	  .set = set_separator, .complete = CPL_NOTHING,
+	  .help = "rows of fields separated by SEP, as perf stat -x: per\n"
+		  "fd side, per process (sched), per counter, a summary\n"
+		  "with the lost events; lines starting with '#' name\n"
+		  "the fields of each kind of row",
+	  .help_for = { { IN(REPORT), NULL, "rows of fields separated by SEP (stat and syscalls)" } } },
+	{ .name = "sort", .arg = "ops|bytes|time", .to = { STAT(sort) },
+	  .set = cli_opt_enum, .values = sort_words, .complete = CPL_WORDS,
+	  .help = "order of the fd rows, largest first (default: bytes)" },
+	{ .name = "top", .arg = "N", .to = { STAT(top) },
+	  .set = cli_opt_uint, .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
+	  .help = "at most N fd rows per process (in every format)" },
+	{ .name = "syscalls", .letter = 's', .to = { STAT(syscalls) },
+	  .set = cli_opt_flag,
+	  .help = "trace every system call (raw_syscalls) and add the\n"
+		  "strace -c -w view: per process, per syscall, % time,\n"
+		  "seconds, usecs/call, min, p99 and max (usecs), calls,\n"
+		  "errors, and a total row. Without -s, JSON still lists\n"
+		  "the calls traced for the fd table (I/O and fd calls)" },
+	{ .name = "summary-sort-by", .letter = 'S', .arg = "KEY", .to = { STAT(sc_sort) },
+	  .set = set_sc_sort, .words = SC_SORT_KEYS, .complete = CPL_WORDS, .implies = "syscalls",
+	  .help = "order of the syscall rows: time (default), calls,\n"
+		  "errors, avg, max, min, p99 (largest first) or name\n"
+		  "(A to Z); implies -s" },
+	{ .name = "total", .to = { STAT(sc_total) },
+	  .set = cli_opt_flag, .implies = "syscalls",
+	  .help = "one syscall table for all processes together (rows\n"
+		  "merged by name), as strace -c -f, in place of the\n"
+		  "per-process tables; JSON adds\n"
+		  "\"syscalls_total\" and keeps the per-process rows.\n"
+		  "Calls, errors, time, min and max are exact sums and\n"
+		  "extremes; the p99 of a syscall made by several\n"
+		  "processes is the largest of their p99s, an upper\n"
+		  "bound (JSON: \"p99_upper_bound\": true); implies -s" },
+	{ .name = "per-thread", .to = { STAT(per_thread) },
+	  .set = cli_opt_flag, .implies = "syscalls",
+	  .help = "a syscall table per thread, headed \"PID/TID COMM\"\n"
+		  "(JSON and CSV rows carry the tid); implies -s" },
+	{ .name = "errno", .alias = "errno-summary", .to = { STAT(sc_errnos) },
+	  .set = cli_opt_flag, .implies = "syscalls",
+	  .help = "after each table, the errors of each syscall by errno\n"
+		  "name (EBADF, ENOENT, ...); JSON and CSV always have\n"
+		  "them (\"errnos\"); implies -s" },
+	{ .name = "flows", .to = { STAT(flows) },
+	  .set = cli_opt_flag,
+	  .help = "also the IPC flows between the targets (as ipcperf flows):\n"
+		  "a table after the processes, and the \"flows\" array of\n"
+		  "--json (empty without --flows); records switch-in/out\n"
+		  "for blocked times, which costs more records" },
+	{ .name = "dot", .arg = "FILE", .to = { FLOWS(dot), REPORT(dot) },
+	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .help = "also write the flow graph for Graphviz to FILE\n"
+		  "(dot -Tsvg FILE > flows.svg)",
+	  .help_for = { { IN(REPORT), NULL, "flows: the flow graph in Graphviz DOT" } } },
+	{ .name = "trace-out", .arg = "FILE", .to = { FLOWS(trace_out), REPORT(trace_out) },
+	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .help = "also write a timeline in the Chrome Trace Event Format\n"
+		  "to FILE, for Perfetto UI or chrome://tracing: read and\n"
+		  "write calls per thread, an arrow from each write to each\n"
+		  "read that took its bytes, queued bytes per channel",
+	  .help_for = { { IN(REPORT), NULL, "flows: the timeline (Chrome trace JSON)" } } },
+	{ .name = "record", .arg = "FILE", .to = { STAT(t.record) },
+	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .help = "also write the capture to FILE (perf.data format, mode\n"
+		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
+		  "then gives the same numbers" },
+	{ .name = "all-syscalls", .letter = 's', .to = { TRACE(all_syscalls), RECORD(all_syscalls) },
+	  .set = cli_opt_flag,
+	  .help = "every syscall (raw_syscalls), not only I/O and fd calls",
+	  .help_for = { { IN(RECORD), NULL,
+			  "every syscall (raw_syscalls), for report --view syscalls" } } },
+	{ .name = "quiet", .letter = 'q',
+	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), RECORD(quiet) },
+	  .set = cli_opt_flag,
+	  .help = "no live status line on the terminal",
+	  .help_for = {
+		  { IN(TRACE), NULL, "no live status line (shown on a terminal when the\n"
+				     "trace itself goes to a file or a pipe)" },
+		  { IN(RECORD), NULL, "no summary line on stderr" } } },
+	{ .name = "verbose", .letter = 'v',
+	  .to = { STAT(verbose), TRACE(verbose), FLOWS(verbose), RECORD(verbose), REPORT(verbose),
+		  LIST(verbose), CHECK(verbose) },
+	  .set = cli_opt_flag,
+	  .help = "more diagnostics",
+	  .help_for = {
+		  { IN(STAT), NULL, "more diagnostics; show fds and processes without I/O" },
+		  { IN(CHECK), NULL, "more diagnostics (missing tracepoints, library messages)" } } },
+	{ .name = "help", .letter = 'h', .cmds = IN_ALL,
+	  .help = "this help" },
+};
+#define NR_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+/* getopt_long()'s value for the option at index @i of the table (above any letter). */
+#define OPT_VAL(i) (256 + (int)(i))
+
+int cli_parsed_exit(enum cli_parsed p)
+{
+	return p == CLI_PARSED_HELP ? EXIT_OK : EXIT_USAGE;
+}
+
+static bool takes(const struct cli_option *o, enum cli_cmd_id cmd)
+{
+	return o->set ? o->to[cmd] != 0 : (o->cmds >> cmd) & 1;
+}
+
+static bool is_dashdash(const struct cli_option *o)
+{
+	return !o->name;
+}
+
+const char *cli_opt_name(const struct cli_option *o, char *buf, size_t len)
+{
+	if (o->letter)
+		snprintf(buf, len, "-%c", o->letter);
+	else
+		snprintf(buf, len, "--%s", o->name);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ setters */
+
+int cli_opt_flag(const struct cli_option *o, const char *arg, void *dst)
+{
+	*(bool *)dst = true;
+	return 0;
+}
+
+int cli_opt_string(const struct cli_option *o, const char *arg, void *dst)
+{
+	*(const char **)dst = arg;
+	return 0;
+}
+
+int cli_opt_uint(const struct cli_option *o, const char *arg, void *dst)
+{
+	char name[32], *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v < o->min || v > o->max) {
+		cli_err("invalid value '%s' for %s: give a number from %lu to %lu", arg,
+			cli_opt_name(o, name, sizeof(name)), o->min, o->max);
+		return -1;
+	}
+	*(unsigned int *)dst = (unsigned int)v;
+	return 0;
+}
+
+int cli_opt_enum(const struct cli_option *o, const char *arg, void *dst)
+{
+	char name[32], words[128];
+	size_t n = 0;
+
+	for (const struct cli_word *w = o->values; w->word; w++) {
+		if (!strcmp(arg, w->word)) {
+			*(int *)dst = w->value;
+			return 0;
+		}
+	}
+	/* "give a, b or c" */
+	for (const struct cli_word *w = o->values; w->word && n < sizeof(words); w++)
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s",
+				      w == o->values ? "" : w[1].word ? ", " : " or ", w->word);
+	cli_err("invalid value '%s' for %s: give %s", arg, cli_opt_name(o, name, sizeof(name)),
+		words);
+	return -1;
+}
+
+/* -p, -t: "1,2,3" into a list of positive ids; a usage error names the bad item. */
+static int set_ids(const struct cli_option *o, const char *arg, void *dst)
+{
+	struct cli_ids *ids = dst;
+	char name[32], *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!copy)
+		return -1;
+	cli_opt_name(o, name, sizeof(name));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (errno || end == tok || *end || v <= 0 || v > INT_MAX) {
+			cli_err("invalid id '%s' in %s: give positive numbers, e.g. %s 1234,5678",
+				tok, name, name);
+			ret = -1;
+			break;
+		}
+		if (cli_grow((void **)&ids->v, &ids->cap, ids->n + 1, sizeof(*ids->v)) < 0) {
+			ret = -1;
+			break;
+		}
+		ids->v[ids->n++] = (pid_t)v;
+	}
+	if (!ret && !ids->n) {
+		cli_err("%s needs at least one id", name);
+		ret = -1;
+	}
+	free(copy);
+	return ret;
+}
+
+static int set_duration(const struct cli_option *o, const char *arg, void *dst)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || !isfinite(v)) {
+		cli_err("invalid duration '%s' for -d: give seconds > 0, e.g. -d 2.5", arg);
+		return -1;
+	}
+	*(double *)dst = v;
+	return 0;
+}
+
+static int set_pages(const struct cli_option *o, const char *arg, void *dst)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !v || (v & (v - 1)) || v > o->max) {
+		cli_err("invalid ring size '%s' for -m: give a power of two from 1 to %lu pages",
+			arg, o->max);
+		return -1;
+	}
+	*(unsigned int *)dst = (unsigned int)v;
+	return 0;
+}
+
+static int set_separator(const struct cli_option *o, const char *arg, void *dst)
+{
+	if (!*arg) {
+		cli_err("-x needs a separator, e.g. -x ,");
+		return -1;
+	}
+	return cli_opt_string(o, arg, dst);
+}
+
+static int set_sc_sort(const struct cli_option *o, const char *arg, void *dst)
+{
+	if (sc_sort_parse(arg, dst) < 0) {
+		cli_err("invalid value '%s' for -S: give " SC_SORT_KEYS, arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ parsing */
+
+static const struct cli_option *find_long(enum cli_cmd_id cmd, const char *name)
+{
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		if (options[i].name && !strcmp(options[i].name, name) && takes(&options[i], cmd))
+			return &options[i];
+	return NULL;
+}
+
+static const struct cli_option *find_letter(enum cli_cmd_id cmd, int letter)
+{
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		if (options[i].letter && options[i].letter == letter && takes(&options[i], cmd))
+			return &options[i];
+	return NULL;
+}
+
+/*
+ * An option that takes a value for @cmd must say where it goes, and an
+ * option @implies must exist there: a table that breaks this is a bug.
+ */
+static void check_table(enum cli_cmd_id cmd)
+{
+	for (size_t i = 0; i < NR_OPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+
+		if (!takes(o, cmd) || !o->implies || find_long(cmd, o->implies))
+			continue;
+		fprintf(stderr, "%s: option table: --%s implies --%s, which %s does not take\n",
+			cli_prog, o->name, o->implies, cli_command(cmd)->name);
+		abort();
+	}
+}
+
+/* getopt_long()'s optstring and longopts for the options of @cmd. */
+static void getopt_spec(enum cli_cmd_id cmd, char *optstring, struct option *longopts)
+{
+	size_t n = 0;
+
+	*optstring++ = '+';	/* options end at the first argument that is not one */
+	for (size_t i = 0; i < NR_OPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+		const char *names[] = { o->name, o->alias, o->compat };
+		int has_arg = o->arg ? required_argument : no_argument;
+
+		if (!takes(o, cmd) || is_dashdash(o))
+			continue;
+		if (o->letter) {
+			*optstring++ = o->letter;
+			if (o->arg)
+				*optstring++ = ':';
+		}
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (names[k])
+				longopts[n++] = (struct option){ names[k], has_arg, NULL, OPT_VAL(i) };
+	}
+	*optstring = 0;
+	longopts[n] = (struct option){ 0 };
+}
+
+/* Store the value of @o (given @arg) in @opts, and what it implies. */
+static int apply(enum cli_cmd_id cmd, const struct cli_option *o, const char *arg, void *opts)
+{
+	if (o->set(o, arg, (char *)opts + o->to[cmd] - 1) < 0)
+		return -1;
+	if (o->implies)
+		return apply(cmd, find_long(cmd, o->implies), NULL, opts);
+	return 0;
+}
+
+enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
+				  int *first)
+{
+	char optstring[2 + 2 * NR_OPTIONS], prog[32];
+	struct option longopts[3 * NR_OPTIONS + 1];
+	int c;
+
+	check_table(cmd);
+	getopt_spec(cmd, optstring, longopts);
+	/* What getopt's own messages (an unknown option, a missing value) start with. */
+	snprintf(prog, sizeof(prog), "%s %s", cli_prog, cli_command(cmd)->name);
+	argv[0] = prog;
+	optind = 0;	/* from the start, whatever parsed before */
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		const struct cli_option *o = c >= OPT_VAL(0) ? &options[c - OPT_VAL(0)] :
+					     find_letter(cmd, c);
+
+		if (!o)
+			return CLI_PARSED_USAGE;	/* getopt said what, in one line */
+		if (!o->set) {
+			cli_options_help(stdout, cmd);	/* -h: the only one without a value */
+			return CLI_PARSED_HELP;
+		}
+		if (apply(cmd, o, optarg, opts) < 0)
+			return CLI_PARSED_USAGE;
+	}
+	*first = optind;
+	return CLI_PARSED_RUN;
+}
+
+/* ------------------------------------------------------------------ help */
+
+/* Where the help text of an option starts; a longer name goes on a line of its own. */
+#define HELP_COLUMN 26
+
+static const struct cli_opt_help *help_for(const struct cli_option *o, enum cli_cmd_id cmd)
+{
+	for (size_t i = 0; i < CLI_OPT_HELPS && o->help_for[i].cmds; i++)
+		if ((o->help_for[i].cmds >> cmd) & 1)
+			return &o->help_for[i];
+	return NULL;
+}
+
+/* "  -p, --pid PID[,PID...]  trace these ...", and the text's other lines under its first. */
+static void help_option(FILE *f, const struct cli_option *o, enum cli_cmd_id cmd)
+{
+	const struct cli_opt_help *h = help_for(o, cmd);
+	const char *arg = h && h->arg ? h->arg : o->arg, *text = h ? h->text : o->help;
+	char label[80];
+	int n;
+
+	if (is_dashdash(o))
+		n = snprintf(label, sizeof(label), "  -- %s", arg);
+	else
+		n = snprintf(label, sizeof(label), "  %c%c%s --%s%s%s%s%s", o->letter ? '-' : ' ',
+			     o->letter ? o->letter : ' ', o->letter ? "," : " ", o->name,
+			     o->alias ? ", --" : "", o->alias ? o->alias : "", arg ? " " : "",
+			     arg ? arg : "");
+	if (n + 2 > HELP_COLUMN)
+		fprintf(f, "%s\n%*s", label, HELP_COLUMN, "");
+	else
+		fprintf(f, "%-*s", HELP_COLUMN, label);
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+
+		fprintf(f, "%.*s\n", (int)len, line);
+		line += len;
+		if (*line && *++line)
+			fprintf(f, "%*s", HELP_COLUMN, "");
+	}
+}
+
+void cli_options_help(FILE *f, enum cli_cmd_id cmd)
+{
+	const struct cli_command *c = cli_command(cmd);
+
+	fputs(c->usage, f);
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		if (takes(&options[i], cmd))
+			help_option(f, &options[i], cmd);
+	fputs(c->epilog, f);
+}
+
+/* ------------------------------------------------------------------ completion */
+
+/*
+ * The option words of @cmd as the completion offers them ("-p", "--pid",
+ * and "--" for the command), each after @sep but the first.
+ */
+static void option_words(FILE *f, enum cli_cmd_id cmd, const char *sep)
+{
+	const char *before = "";
+
+	for (size_t i = 0; i < NR_OPTIONS; i++) {
+		const struct cli_option *o = &options[i];
+
+		if (!takes(o, cmd))
+			continue;
+		if (o->letter) {
+			fprintf(f, "%s-%c", before, o->letter);
+			before = sep;
+		}
+		fprintf(f, "%s--%s", before, o->name ? o->name : "");
+		before = sep;
+	}
+}
+
+void cli_options_list(FILE *f, enum cli_cmd_id cmd)
+{
+	option_words(f, cmd, "\n");
+	fputc('\n', f);
+}
+
+/* The words of a CPL_WORDS or CPL_POW2 value, separated by blanks. */
+static void value_words(FILE *f, const struct cli_option *o)
+{
+	if (o->complete == CPL_POW2) {
+		for (unsigned long p = 1; p <= o->max; p <<= 1)
+			fprintf(f, "%s%lu", p > 1 ? " " : "", p);
+	} else if (o->values) {
+		for (const struct cli_word *w = o->values; w->word; w++)
+			fprintf(f, "%s%s", w == o->values ? "" : " ", w->word);
+	} else {
+		for (const char *c = o->words; *c; c++)
+			fputc(*c == '|' ? ' ' : *c, f);
+	}
+}
+
+/* "	-p | --pid) echo pid ;;": how the value of @o is completed. */
+static void bash_value_case(FILE *f, const struct cli_option *o)
+{
+	static const char *const kinds[] = {
+		[CPL_NOTHING] = "nothing", [CPL_FILE] = "file", [CPL_PID] = "pid",
+		[CPL_TID] = "tid", [CPL_WORDS] = "words", [CPL_WORD_LIST] = "list",
+		[CPL_POW2] = "words",
+	};
+	const char *names[] = { o->name, o->alias, o->compat };
+
+	fputc('\t', f);
+	if (o->letter)
+		fprintf(f, "-%c | ", o->letter);
+	for (size_t k = 0, n = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (names[k])
+			fprintf(f, "%s--%s", n++ ? " | " : "", names[k]);
+	fprintf(f, ") echo '%s", kinds[o->complete]);
+	if (o->complete == CPL_WORDS || o->complete == CPL_WORD_LIST || o->complete == CPL_POW2) {
+		fputc(' ', f);
+		value_words(f, o);
+	}
+	fputs("' ;;\n", f);
+}
+
+void cli_options_bash(FILE *f)
+{
+	fputs("# BEGIN generated by `ipcperf --bash-completion` from cli/options.c: do not edit\n"
+	      "_ipcperf_commands='", f);
+	for (int c = 0; c < CMD__MAX; c++)
+		fprintf(f, "%s%s", c ? " " : "", cli_command(c)->name);
+	fputs("'\n\n# _ipcperf_opts SUBCOMMAND: the options of SUBCOMMAND.\n"
+	      "_ipcperf_opts()\n{\n\tcase $1 in\n", f);
+	for (int c = 0; c < CMD__MAX; c++) {
+		fprintf(f, "\t%s) echo '", cli_command(c)->name);
+		option_words(f, c, " ");
+		fputs("' ;;\n", f);
+	}
+	fputs("\tesac\n}\n\n"
+	      "# _ipcperf_value OPTION: how the value of OPTION is completed: nothing, file,\n"
+	      "# pid, tid, words WORD..., or list WORD... (comma-separated); nothing is said\n"
+	      "# for an option that takes no value.\n"
+	      "_ipcperf_value()\n{\n\tcase $1 in\n", f);
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		if (options[i].arg && !is_dashdash(&options[i]))
+			bash_value_case(f, &options[i]);
+	fputs("\tesac\n}\n# END generated\n", f);
+}
