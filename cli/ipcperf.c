@@ -65,8 +65,10 @@ static int hidden(int argc, char **argv)
 	enum cli_cmd_id id;
 
 	if (!strcmp(argv[1], "--bash-completion") && argc == 2) {
-		cli_options_bash(stdout);
-		return EXIT_OK;
+		if (cli_options_bash(stdout) == 0)
+			return EXIT_OK;
+		cli_err("cannot make the completion: %s", strerror(ENOMEM));
+		return EXIT_RUNTIME;
 	}
 	if (argc != 3 || (id = command_named(argv[2])) == CMD__MAX) {
 		cli_err("give --list-options one COMMAND");

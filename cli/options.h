@@ -122,8 +122,9 @@ void cli_options_list(FILE *f, enum cli_cmd_id cmd);
 /*
  * The part of contrib/bash-completion/ipcperf that comes from the table:
  * the subcommands, their options, how each option's value is completed.
+ * @return 0, or -ENOMEM.
  */
-void cli_options_bash(FILE *f);
+int cli_options_bash(FILE *f);
 
 /* Setters for the table (a usage error names the option as given, e.g. "-I"). */
 cli_opt_set_fn cli_opt_flag;	/* bool = true */
