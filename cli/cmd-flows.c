@@ -21,14 +21,8 @@ struct flows_cmd {
 
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o)
 {
-	enum cli_parsed p;
-	int first;
-
 	*o = (struct flows_opts){ 0 };
-	p = cli_options_parse(CMD_FLOWS, argc, argv, o, &first);
-	if (p == CLI_PARSED_RUN && cli_target_finish(&o->t, argc, argv, first) < 0)
-		p = CLI_PARSED_USAGE;
-	return p;
+	return cli_options_parse_capture(CMD_FLOWS, argc, argv, o, &o->t);
 }
 
 /*

@@ -45,14 +45,8 @@ static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
 {
-	enum cli_parsed p;
-	int first;
-
 	*o = (struct trace_opts){ 0 };
-	p = cli_options_parse(CMD_TRACE, argc, argv, o, &first);
-	if (p == CLI_PARSED_RUN && cli_target_finish(&o->t, argc, argv, first) < 0)
-		p = CLI_PARSED_USAGE;
-	return p;
+	return cli_options_parse_capture(CMD_TRACE, argc, argv, o, &o->t);
 }
 
 /* After the capture: what was lost or left unpaired, on stderr. */

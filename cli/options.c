@@ -460,6 +460,17 @@ enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, vo
 	return CLI_PARSED_RUN;
 }
 
+enum cli_parsed cli_options_parse_capture(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
+					  struct cli_target *t)
+{
+	int first;
+	enum cli_parsed p = cli_options_parse(cmd, argc, argv, opts, &first);
+
+	if (p == CLI_PARSED_RUN && cli_target_finish(t, argc, argv, first) < 0)
+		p = CLI_PARSED_USAGE;
+	return p;
+}
+
 /* ------------------------------------------------------------------ help */
 
 /* Where the help text of an option starts; a longer name goes on a line of its own. */

@@ -115,6 +115,11 @@ int cli_parsed_exit(enum cli_parsed p);
 enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
 				  int *first);
 
+/* The same for a command that captures: then the targets of @t (in @opts), cli_target_finish(). */
+struct cli_target;
+enum cli_parsed cli_options_parse_capture(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
+					  struct cli_target *t);
+
 /* The --help of @cmd: its usage, the options of the table, its epilog. */
 void cli_options_help(FILE *f, enum cli_cmd_id cmd);
 /* Every option word of @cmd that the completion offers ("-p", "--pid", "--"), a line each. */

@@ -169,6 +169,17 @@ void json_end_document(struct json *j)
 	j->has_items[0] = false;
 }
 
+void json_lat(struct json *j, const char *key, const struct ipcperf_lat *l)
+{
+	json_object_begin(j, key);
+	json_u64(j, "min", l->min);
+	json_u64(j, "avg", l->avg);
+	json_u64(j, "p50", l->p50);
+	json_u64(j, "p99", l->p99);
+	json_u64(j, "max", l->max);
+	json_object_end(j);
+}
+
 void cli_summary_of(struct cli_summary *sum, const struct ipcperf_session_stats *st,
 		    const int *exit_status)
 {

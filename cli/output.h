@@ -32,6 +32,10 @@ void json_null(struct json *j, const char *key);
 /* Finish a top-level value: a newline (one JSON text per line with !pretty). */
 void json_end_document(struct json *j);
 
+/* A latency distribution as schema 1 has it: {"min", "avg", "p50", "p99", "max"}. */
+struct ipcperf_lat;
+void json_lat(struct json *j, const char *key, const struct ipcperf_lat *l);
+
 /* What every report says of its capture. */
 struct cli_summary {
 	uint64_t duration_ns;

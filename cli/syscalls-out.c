@@ -397,13 +397,7 @@ void sc_json_rows(struct json *j, const char *key, const struct sc_row *rows, si
 		json_u64(j, "max_ns", r->lat_ns.max);
 		if (merged_info)
 			json_bool(j, "p99_upper_bound", r->merged > 1);
-		json_object_begin(j, "lat_ns");
-		json_u64(j, "min", r->lat_ns.min);
-		json_u64(j, "avg", r->lat_ns.avg);
-		json_u64(j, "p50", r->lat_ns.p50);
-		json_u64(j, "p99", r->lat_ns.p99);
-		json_u64(j, "max", r->lat_ns.max);
-		json_object_end(j);
+		json_lat(j, "lat_ns", &r->lat_ns);
 		json_object_begin(j, "errnos");
 		for (size_t k = 0; k < r->nr_errnos; k++) {
 			char nb[CLI_NUM_LEN];
