@@ -97,6 +97,7 @@ struct cli_run {
 	const struct ipcperf_handlers *handlers;
 	unsigned int events;			/* enum ipcperf_event_set, 0 = default */
 	bool counters;				/* opts.counters */
+	unsigned int counter_mask;		/* opts.counter_mask: 0 = all */
 	void *ctx;				/* of every callback below */
 	/* Called after the session is created, before it starts (e.g. to attach
 	 * accounting); a negative return ends the run (CLI_END_NOT_RUN). */

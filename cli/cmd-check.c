@@ -389,7 +389,7 @@ static int on_event(void *ctx, const struct ipcperf_event_info *ev)
 	if (!strcmp(ev->group, "hardware")) {
 		c->hw_total++;
 		c->hw_ok += good;
-		if (!strcmp(ev->name, ipcperf_counter_name(IPCPERF_CNT_CYCLES))) {
+		if (!strcmp(ev->name, ipcperf_counter_perf_name(IPCPERF_CNT_CYCLES))) {
 			c->cycles_status = (int)ev->status;
 			c->cycles_err = ev->err;
 		}
@@ -471,15 +471,15 @@ static void check_events(struct check *c)
 
 	/* Counters: they only add to stat's output; missing ones are reported, not guessed. */
 	if (c->sw_ok == c->sw_total)
-		ok(c, "software counters: %u of %u (task_clock_ns, page_faults, "
-		   "context_switches, cpu_migrations)", c->sw_ok, c->sw_total);
+		ok(c, "software counters: %u of %u (task-clock, page-faults, "
+		   "context-switches, cpu-migrations)", c->sw_ok, c->sw_total);
 	else
 		problem(c, false, "sudo sysctl -w kernel.perf_event_paranoid=1 (or run as root)",
 			"software counters: only %u of %u can be opened by %s", c->sw_ok,
 			c->sw_total, c->who);
 	if (c->cycles_status == IPCPERF_AVAIL_OK)
 		ok(c, "hardware PMU present: %u of %u hardware counters (cycles, instructions, "
-		   "cache_references, cache_misses)", c->hw_ok, c->hw_total);
+		   "cache-references, cache-misses)", c->hw_ok, c->hw_total);
 	else if (c->cycles_status == IPCPERF_AVAIL_DENIED)
 		problem(c, false, "sudo sysctl -w kernel.perf_event_paranoid=1 (or run as root)",
 			"hardware counters: %s may not open cycles (%s)", c->who,

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "httpd.h"
+#include "metrics.h"
 #include "output.h"
 #include "statout.h"
 #include "statsnap.h"
@@ -31,7 +33,102 @@ struct stat_cmd {
 
 	/* -I bookkeeping: what the previous interval ended at. */
 	uint64_t last_ns, prev_lost, prev_unpaired, prev_records;
+
+	/* --openmetrics FILE, --listen: the running totals as metrics (cli/metrics.h) */
+	int om_err;			/* the last error writing om_path, said once */
+	struct httpd *httpd;
+	struct ipcperf_session *sess;	/* for the counters and losses at a scrape */
+	bool run_over;			/* stopped: the flows settle every call */
 };
+
+/* ------------------------------------------------------------------ metrics */
+
+/*
+ * The running totals as metrics, to @f in @fmt or (@path) atomically into a
+ * file: c->total is never reset, so even with -I they are the totals since
+ * the start. Counters and losses are read now. @return 0 or -errno.
+ */
+static int stat_metrics(struct stat_cmd *c, FILE *f, const char *path, enum metrics_format fmt)
+{
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	size_t n = c->nr_cnt_targets ? c->nr_cnt_targets : 1, k = 0;
+	struct metrics_counters *mc = calloc(n, sizeof(*mc));
+	struct cnt_set *sets = calloc(n, sizeof(*sets));
+	struct metrics_src src = {
+		.stats = c->total, .flows = c->flows, .final = c->run_over,
+		.pid_label = c->o->om_pid,
+	};
+	int err;
+
+	if (!mc || !sets) {
+		free(mc);
+		free(sets);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->nr_cnt_targets; i++) {
+		cnt_read(c->sess, c->cnt_targets[i].pid, &sets[i]);
+		if (sets[i].valid)
+			mc[k++] = (struct metrics_counters){ .pid = c->cnt_targets[i].pid,
+							     .comm = c->cnt_targets[i].comm,
+							     .v = sets[i].v };
+	}
+	/* No target process of its own (-t, -a): the sum over all targets, unlabelled. */
+	if (!c->nr_cnt_targets) {
+		cnt_read(c->sess, 0, &sets[0]);
+		if (sets[0].valid)
+			mc[k++] = (struct metrics_counters){ .v = sets[0].v };
+	}
+	src.cnt = mc;
+	src.nr_cnt = k;
+	if (ipcperf_session__stats(c->sess, &st) == 0) {
+		src.lost_events = st.lost;
+		src.unpaired_syscalls = st.unpaired_enter + st.unpaired_exit;
+	}
+	err = path ? metrics_write_file(path, &src) : metrics_write(f, &src, fmt);
+	free(mc);
+	free(sets);
+	return err;
+}
+
+static void say_om_error(const char *path, int err)
+{
+	if (err == -ELOOP)
+		cli_err("refusing to write the metrics to %s: it is a symbolic link, which is "
+			"never followed or replaced; give the path of a regular file", path);
+	else if (err == -EINVAL)
+		cli_err("refusing to write the metrics to %s: it is not a regular file", path);
+	else
+		cli_err("cannot write the metrics to %s: %s", path, strerror(-err));
+}
+
+/* Rewrite --openmetrics FILE; a failure is said once, until it succeeds again. */
+static int stat_write_om(struct stat_cmd *c)
+{
+	int err;
+
+	if (!c->o->om_path)
+		return 0;
+	err = stat_metrics(c, NULL, c->o->om_path, METRICS_TEXT);
+	if (err && err != c->om_err)
+		say_om_error(c->o->om_path, err);
+	c->om_err = err;
+	return err;
+}
+
+static int stat_http_body(void *ctx, FILE *f, enum metrics_format fmt)
+{
+	return stat_metrics(ctx, f, NULL, fmt);
+}
+
+static unsigned int stat_io_fds(void *ctx, struct pollfd *fds, unsigned int max)
+{
+	return httpd_pollfds(((struct stat_cmd *)ctx)->httpd, fds, max);
+}
+
+static void stat_io_ready(void *ctx, const struct pollfd *fds, unsigned int n)
+{
+	httpd_ready(((struct stat_cmd *)ctx)->httpd, fds, n);
+}
 
 /* ------------------------------------------------------------------ the run */
 
@@ -83,6 +180,7 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 static void stat_tick(void *ctx, struct ipcperf_session *s)
 {
 	emit_interval(ctx, s, cli_now_ns());
+	stat_write_om(ctx);
 }
 
 static void read_comm(pid_t pid, char *buf, size_t len)
@@ -106,6 +204,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	pid_t child = ipcperf_session__child_pid(s);
 	int err;
 
+	c->sess = s;
 	/* The flows after the totals they take fd identities from. */
 	if ((err = ipcperf_stats__attach(c->total, s)) < 0 ||
 	    (c->flows && (err = ipcperf_flows__attach(c->flows, s)) < 0) ||
@@ -136,6 +235,9 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 		}
 		c->nr_cnt_targets = c->o->t.pids.n;
 	}
+	/* A file that cannot be written fails now, before the run, not at its end. */
+	if (stat_write_om(c) < 0)
+		return -EIO;
 	return 0;
 oom:
 	cli_err("cannot set up the accounting: %s", strerror(ENOMEM));
@@ -163,14 +265,19 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 
 	stat_opts_init(o);
 	p = cli_options_parse(CMD_STAT, argc, argv, o, &first);
-	/* In this order: the format is an error of the options, the targets come after them. */
-	if (p == CLI_PARSED_RUN && (stat_check_format(o->json, o->sep) < 0 ||
-				    cli_target_finish(&o->t, argc, argv, first) < 0))
-		p = CLI_PARSED_USAGE;
-	return p;
+	if (p != CLI_PARSED_RUN)
+		return p;
+	/* In this order: the errors of the options, then those of the targets. */
+	if (stat_check_format(o->json, o->sep) < 0)
+		return CLI_PARSED_USAGE;
+	if (o->linger_s && !o->listen.on) {
+		cli_err("--listen-linger needs --listen");
+		return CLI_PARSED_USAGE;
+	}
+	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
 }
 
-/* The accounting and the output, before the capture. @return 0, or -1 (said). */
+/* The accounting, the metrics listener and the output, before the capture. @return 0, or -1 (said). */
 static int stat_open(struct stat_cmd *c)
 {
 	const struct stat_opts *o = c->o;
@@ -184,6 +291,14 @@ static int stat_open(struct stat_cmd *c)
 	if (!c->total || (o->interval_ms && !c->delta) || (o->flows && !c->flows)) {
 		cli_err("cannot set up the accounting: %s", strerror(errno));
 		return -1;
+	}
+	if (o->listen.on) {
+		/* Bound before the command starts: a port in use fails the run at once. */
+		c->httpd = httpd_new(&o->listen.addr, o->listen.len, stat_http_body, c);
+		if (!c->httpd)
+			return -1;
+		if (!o->quiet)
+			fprintf(stderr, "%s: serving metrics at %s\n", cli_prog, httpd_url(c->httpd));
 	}
 	if (cli_open_output(&c->output, &o->t) < 0)
 		return -1;
@@ -225,11 +340,14 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 		.handlers = o->per_thread ? &names : NULL,
 		.events = stat_events(o),
 		.counters = true,
+		.counter_mask = o->counter_mask,
 		.setup = stat_setup,
 		.tick = o->interval_ms ? stat_tick : NULL,
 		.ctx = c,
 		.tick_ms = o->interval_ms,
 		.progress = "ipcperf stat",
+		.io_fds = c->httpd ? stat_io_fds : NULL,
+		.io_ready = stat_io_ready,
 	};
 
 	/* --per-thread: the threads' names, for the tables' headings. */
@@ -258,6 +376,19 @@ static void say_losses(const struct stat_cmd *c, const struct ipcperf_session_st
 		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %u "
 			"tracepoints missing in this kernel\n", cli_prog, st->records, st->rings,
 			st->syscalls, st->skipped_events);
+}
+
+/* --listen-linger: serve the final totals until a scrape has them, or the time is up. */
+static void stat_linger(struct stat_cmd *c)
+{
+	unsigned int secs = c->o->linger_s;
+
+	if (!c->httpd || !secs)
+		return;
+	if (!c->o->quiet)
+		fprintf(stderr, "%s: serving the final totals at %s until a scrape takes them (at "
+			"most %u s)\n", cli_prog, httpd_url(c->httpd), secs);
+	httpd_linger(c->httpd, secs * CLI_MS_PER_SEC);
 }
 
 /* After the capture: the last interval, then the totals. @return 0, or -1 (said). */
@@ -289,7 +420,11 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	sn.exit_status = cli_cmd_status(res);
 	if (snap_take(&sn, c->total, c->o, c->cnt_targets, c->nr_cnt_targets, false) == 0) {
 		statout_print(&c->out, &sn);
+		c->run_over = true;
+		if (stat_write_om(c) < 0)
+			ret = -1;	/* said */
 		say_losses(c, &st);
+		stat_linger(c);
 	} else {
 		ret = -1;
 	}
@@ -312,6 +447,7 @@ int stat_run(const struct stat_opts *o)
 	}
 	/* The report is out before a command that outlived the capture is waited for. */
 	failed |= cli_out_close(&c.output) < 0;
+	httpd_delete(c.httpd);
 	cli_wait_command(&res);
 	/* The session first: it feeds the accounting; the flows use the totals. */
 	ipcperf_session__delete(res.session);

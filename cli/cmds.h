@@ -13,11 +13,19 @@
 #ifndef IPCPERF_CLI_CMDS_H
 #define IPCPERF_CLI_CMDS_H
 #include <stdbool.h>
+#include <sys/socket.h>
 #include "cli.h"
 #include "options.h"
 #include "syscalls-out.h"
 
 /* ------------------------------------------------------------------ stat */
+
+/* Where --listen serves the metrics. */
+struct stat_listen {
+	bool on;
+	struct sockaddr_storage addr;
+	socklen_t len;
+};
 
 /* The order of the fd rows (--sort), largest first. */
 enum stat_sort { SORT_BYTES, SORT_OPS, SORT_TIME };
@@ -33,6 +41,11 @@ struct stat_opts {
 	enum sc_sort sc_sort;		/* -S */
 	bool sc_total, per_thread, sc_errnos;
 	bool flows;			/* --flows */
+	unsigned int counter_mask;	/* -e: the counters to open; 0 = all */
+	const char *om_path;		/* --openmetrics FILE */
+	bool om_pid;			/* --openmetrics-pid */
+	struct stat_listen listen;	/* --listen [ADDR:]PORT */
+	unsigned int linger_s;		/* --listen-linger SECS */
 	bool quiet, verbose;
 };
 void stat_opts_init(struct stat_opts *o);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
+#include "httpd.h"
 #include "util.h"
 
 /* Where an option's value goes in each command's options struct (see cli_option.to). */
@@ -30,7 +31,8 @@
 /* The largest ring -m takes, in pages. */
 #define RING_PAGES_MAX 65536
 
-static cli_opt_set_fn set_ids, set_duration, set_pages, set_separator, set_sc_sort;
+static cli_opt_set_fn set_ids, set_duration, set_pages, set_separator, set_sc_sort, set_events,
+	set_openmetrics, set_listen;
 
 static const struct cli_word scope_words[] = {
 	{ "auto", IPCPERF_SCOPE_AUTO }, { "cpu", IPCPERF_SCOPE_CPU },
@@ -166,11 +168,40 @@ static const struct cli_option options[] = {
 		  "write calls per thread, an arrow from each write to each\n"
 		  "read that took its bytes, queued bytes per channel",
 	  .help_for = { { IN(REPORT), NULL, "flows: the timeline (Chrome trace JSON)" } } },
+	{ .name = "event", .letter = 'e', .arg = "EVENT[,EVENT...]", .to = { STAT(counter_mask) },
+	  .set = set_events, .complete = CPL_COUNTERS,
+	  .help = "count only these counters, by perf's names (as ipcperf\n"
+		  "list and perf stat -e give them): task-clock,\n"
+		  "page-faults, context-switches, cpu-migrations, cycles,\n"
+		  "instructions, cache-references, cache-misses (default:\n"
+		  "all); may be repeated" },
 	{ .name = "record", .arg = "FILE", .to = { STAT(t.record) },
 	  .set = cli_opt_string, .complete = CPL_FILE,
 	  .help = "also write the capture to FILE (perf.data format, mode\n"
 		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
 		  "then gives the same numbers" },
+	{ .name = "openmetrics", .arg = "FILE", .to = { STAT(om_path) },
+	  .set = set_openmetrics, .complete = CPL_FILE,
+	  .help = "also write the totals as metrics (Prometheus text format\n"
+		  "0.0.4, ending in '# EOF'; doc/metrics.md) to FILE: at the\n"
+		  "start, every -I interval (the running totals since the\n"
+		  "start, not the deltas), and at the end; each time to a\n"
+		  "temporary file renamed over FILE, as node_exporter's\n"
+		  "textfile collector expects" },
+	{ .name = "listen", .arg = "[ADDR:]PORT", .to = { STAT(listen) },
+	  .set = set_listen, .complete = CPL_NOTHING,
+	  .help = "serve the running totals at http://ADDR:PORT/metrics\n"
+		  "while the capture runs (ADDR: default 127.0.0.1; PORT 0:\n"
+		  "any free port); OpenMetrics to scrapers that ask for it\n"
+		  "(Prometheus does), else the text format" },
+	{ .name = "listen-linger", .arg = "SECS", .to = { STAT(linger_s) },
+	  .set = cli_opt_uint, .min = 0, .max = 86400, .complete = CPL_NOTHING,
+	  .help = "after the capture, go on serving its final totals until\n"
+		  "one scrape has fetched them, at most SECS seconds" },
+	{ .name = "openmetrics-pid", .to = { STAT(om_pid) },
+	  .set = cli_opt_flag,
+	  .help = "a pid label on the fd, process and counter metrics\n"
+		  "(by default processes of one name are summed)" },
 	{ .name = "all-syscalls", .letter = 's', .to = { TRACE(all_syscalls), RECORD(all_syscalls) },
 	  .set = cli_opt_flag,
 	  .help = "every syscall (raw_syscalls), not only I/O and fd calls",
@@ -274,40 +305,57 @@ int cli_opt_enum(const struct cli_option *o, const char *arg, void *dst)
 	return -1;
 }
 
-/* -p, -t: "1,2,3" into a list of positive ids; a usage error names the bad item. */
+/*
+ * Each item of the comma-separated list @arg to @item (empty items are
+ * skipped), until one fails. @return 0, or -1.
+ */
+static int each_item(const char *arg, int (*item)(const struct cli_option *o, const char *tok,
+						 void *dst), const struct cli_option *o, void *dst)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = copy ? 0 : -1;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
+	     tok = strtok_r(NULL, ",", &save))
+		ret = item(o, tok, dst);
+	free(copy);
+	return ret;
+}
+
+/* An id of -p or -t: a positive number; a usage error names the bad item. */
+static int add_id(const struct cli_option *o, const char *tok, void *dst)
+{
+	struct cli_ids *ids = dst;
+	char name[32], *end;
+	long v;
+
+	errno = 0;
+	v = strtol(tok, &end, 10);
+	if (errno || end == tok || *end || v <= 0 || v > INT_MAX) {
+		cli_opt_name(o, name, sizeof(name));
+		cli_err("invalid id '%s' in %s: give positive numbers, e.g. %s 1234,5678", tok,
+			name, name);
+		return -1;
+	}
+	if (cli_grow((void **)&ids->v, &ids->cap, ids->n + 1, sizeof(*ids->v)) < 0)
+		return -1;
+	ids->v[ids->n++] = (pid_t)v;
+	return 0;
+}
+
+/* -p, -t: "1,2,3" into a list of ids. */
 static int set_ids(const struct cli_option *o, const char *arg, void *dst)
 {
 	struct cli_ids *ids = dst;
-	char name[32], *copy = strdup(arg), *save = NULL, *tok;
-	int ret = 0;
+	char name[32];
 
-	if (!copy)
+	if (each_item(arg, add_id, o, dst) < 0)
 		return -1;
-	cli_opt_name(o, name, sizeof(name));
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (errno || end == tok || *end || v <= 0 || v > INT_MAX) {
-			cli_err("invalid id '%s' in %s: give positive numbers, e.g. %s 1234,5678",
-				tok, name, name);
-			ret = -1;
-			break;
-		}
-		if (cli_grow((void **)&ids->v, &ids->cap, ids->n + 1, sizeof(*ids->v)) < 0) {
-			ret = -1;
-			break;
-		}
-		ids->v[ids->n++] = (pid_t)v;
+	if (!ids->n) {
+		cli_err("%s needs at least one id", cli_opt_name(o, name, sizeof(name)));
+		return -1;
 	}
-	if (!ret && !ids->n) {
-		cli_err("%s needs at least one id", name);
-		ret = -1;
-	}
-	free(copy);
-	return ret;
+	return 0;
 }
 
 static int set_duration(const struct cli_option *o, const char *arg, void *dst)
@@ -341,13 +389,23 @@ static int set_pages(const struct cli_option *o, const char *arg, void *dst)
 	return 0;
 }
 
-static int set_separator(const struct cli_option *o, const char *arg, void *dst)
+/* A string that may not be empty: "-x needs a separator, e.g. -x ,". */
+static int set_nonempty(const struct cli_option *o, const char *arg, void *dst, const char *what,
+			const char *example)
 {
+	char name[32];
+
 	if (!*arg) {
-		cli_err("-x needs a separator, e.g. -x ,");
+		cli_opt_name(o, name, sizeof(name));
+		cli_err("%s needs %s, e.g. %s %s", name, what, name, example);
 		return -1;
 	}
 	return cli_opt_string(o, arg, dst);
+}
+
+static int set_separator(const struct cli_option *o, const char *arg, void *dst)
+{
+	return set_nonempty(o, arg, dst, "a separator", ",");
 }
 
 static int set_sc_sort(const struct cli_option *o, const char *arg, void *dst)
@@ -356,6 +414,52 @@ static int set_sc_sort(const struct cli_option *o, const char *arg, void *dst)
 		cli_err("invalid value '%s' for -S: give " SC_SORT_KEYS, arg);
 		return -1;
 	}
+	return 0;
+}
+
+/* A counter of -e, by perf's name; a usage error lists the valid names. */
+static int add_event(const struct cli_option *o, const char *tok, void *dst)
+{
+	char names[256];
+	size_t n = 0;
+
+	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
+		if (!strcmp(tok, ipcperf_counter_perf_name(i))) {
+			*(unsigned int *)dst |= IPCPERF_CNT_BIT(i);
+			return 0;
+		}
+	}
+	for (int k = 0; k < IPCPERF_CNT__MAX; k++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", k ? "," : "",
+				      ipcperf_counter_perf_name(k));
+	cli_err("unknown event '%s' for -e: give some of %s", tok, names);
+	return -1;
+}
+
+/* -e a,b,...: perf's names of counters into a mask. */
+static int set_events(const struct cli_option *o, const char *arg, void *dst)
+{
+	if (each_item(arg, add_event, o, dst) < 0)
+		return -1;
+	if (!*(unsigned int *)dst) {
+		cli_err("-e needs at least one event, e.g. -e task-clock,page-faults");
+		return -1;
+	}
+	return 0;
+}
+
+static int set_openmetrics(const struct cli_option *o, const char *arg, void *dst)
+{
+	return set_nonempty(o, arg, dst, "a file", "ipcperf.prom");
+}
+
+static int set_listen(const struct cli_option *o, const char *arg, void *dst)
+{
+	struct stat_listen *l = dst;
+
+	if (httpd_parse_addr(arg, &l->addr, &l->len) < 0)
+		return -1;
+	l->on = true;
 	return 0;
 }
 
@@ -562,13 +666,16 @@ static void value_kind(FILE *f, const void *arg)
 {
 	static const char *const kinds[] = {
 		[CPL_NOTHING] = "nothing", [CPL_FILE] = "file", [CPL_PID] = "pid",
-		[CPL_TID] = "tid", [CPL_WORDS] = "words", [CPL_WORD_LIST] = "list",
+		[CPL_TID] = "tid", [CPL_WORDS] = "words", [CPL_COUNTERS] = "list",
 		[CPL_POW2] = "words",
 	};
 	const struct cli_option *o = arg;
 
 	fputs(kinds[o->complete], f);
-	if (o->complete == CPL_POW2) {
+	if (o->complete == CPL_COUNTERS) {
+		for (int i = 0; i < IPCPERF_CNT__MAX; i++)
+			fprintf(f, " %s", ipcperf_counter_perf_name(i));
+	} else if (o->complete == CPL_POW2) {
 		for (unsigned long p = 1; p <= o->max; p <<= 1)
 			fprintf(f, " %lu", p);
 	} else if (o->values) {

@@ -61,7 +61,7 @@ enum cli_complete {
 	CPL_PID,			/* a comma-separated list of pids (/proc) */
 	CPL_TID,			/* ... of tids */
 	CPL_WORDS,			/* one of @values, or of @words */
-	CPL_WORD_LIST,			/* a comma-separated list of them */
+	CPL_COUNTERS,			/* a comma-separated list of perf's names of counters */
 	CPL_POW2,			/* a power of two from 1 to @max */
 };
 

@@ -69,6 +69,7 @@ static struct ipcperf_session *session_open(const struct cli_target *t, const st
 		.ring_pages = t->ring_pages,
 		.events = run->events,
 		.counters = run->counters,
+		.counter_mask = run->counter_mask,
 		.scope = t->scope,
 	);
 	struct ipcperf_session *s;

@@ -66,6 +66,8 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title)
 		char num[48];
 
 		switch (v->status) {
+		case IPCPERF_CNT_NOT_REQUESTED:
+			continue;	/* left out by -e */
 		case IPCPERF_CNT_NOT_SUPPORTED:
 			fprintf(f, "  %20s      %s\n", "<not supported>", cnt_info[i].text);
 			continue;
@@ -265,6 +267,7 @@ static void json_counter_status(struct json *j, const char *key, const struct cn
 
 		json_str(j, cnt_info[i].json, v->status == IPCPERF_CNT_OK ? "ok"
 					      : v->status == IPCPERF_CNT_NOT_SUPPORTED ? "not supported"
+					      : v->status == IPCPERF_CNT_NOT_REQUESTED ? "not requested"
 					      : "not counted");
 	}
 	json_object_end(j);
@@ -425,6 +428,8 @@ static void csv_counters(struct statout *c, const struct snap *sn, pid_t pid, co
 		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
 
 		pct[0] = 0;
+		if (v->status == IPCPERF_CNT_NOT_REQUESTED)
+			continue;	/* left out by -e */
 		if (v->status == IPCPERF_CNT_NOT_SUPPORTED) {
 			snprintf(val, sizeof(val), "<not supported>");
 		} else if (v->status == IPCPERF_CNT_NOT_COUNTED) {

@@ -125,36 +125,35 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 
 /* ------------------------------------------------------------------ lookups */
 
-/* Binary search in procs, which is kept sorted by pid. */
+static int cmp_proc(const void *key, const void *elem)
+{
+	pid_t a = *(const pid_t *)key, b = (*(struct proc *const *)elem)->pid;
+
+	return (a > b) - (a < b);
+}
+
+static int cmp_thread(const void *key, const void *elem)
+{
+	pid_t a = *(const pid_t *)key, b = ((const struct thread *)elem)->tid;
+
+	return (a > b) - (a < b);
+}
+
+/* procs is kept sorted by pid. */
 static struct proc *get_proc(struct ipcperf_stats *st, pid_t pid, bool create)
 {
 	struct proc **c = &st->proc_cache[(unsigned int)pid % LOOKUP_CACHE];
-	size_t lo = 0, hi = st->nr_procs;
 	struct proc *p;
+	size_t lo;
 
 	if (*c && (*c)->pid == pid)
 		return *c;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (st->procs[mid]->pid == pid)
-			return *c = st->procs[mid];
-		if (st->procs[mid]->pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (ipp_bsearch_at(&pid, st->procs, st->nr_procs, sizeof(*st->procs), cmp_proc, &lo))
+		return *c = st->procs[lo];
 	if (!create)
 		return NULL;
-	if (st->nr_procs == st->cap_procs) {
-		size_t cap = st->cap_procs ? st->cap_procs * 2 : 16;
-		struct proc **v = realloc(st->procs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		st->procs = v;
-		st->cap_procs = cap;
-	}
+	if (ipp_grow((void **)&st->procs, &st->cap_procs, st->nr_procs + 1, sizeof(*st->procs)) < 0)
+		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
@@ -168,31 +167,17 @@ static struct proc *get_proc(struct ipcperf_stats *st, pid_t pid, bool create)
 static struct thread *get_thread(struct ipcperf_stats *st, pid_t tid, bool create)
 {
 	struct thread **c = &st->thread_cache[(unsigned int)tid % LOOKUP_CACHE];
-	size_t lo = 0, hi = st->nr_threads;
+	size_t lo;
 
 	if (*c && (*c)->tid == tid)
 		return *c;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (st->threads[mid].tid == tid)
-			return *c = &st->threads[mid];
-		if (st->threads[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (ipp_bsearch_at(&tid, st->threads, st->nr_threads, sizeof(*st->threads), cmp_thread, &lo))
+		return *c = &st->threads[lo];
 	if (!create)
 		return NULL;
-	if (st->nr_threads == st->cap_threads) {
-		size_t cap = st->cap_threads ? st->cap_threads * 2 : 64;
-		struct thread *v = realloc(st->threads, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		st->threads = v;
-		st->cap_threads = cap;
-	}
+	if (ipp_grow((void **)&st->threads, &st->cap_threads, st->nr_threads + 1,
+		     sizeof(*st->threads)) < 0)
+		return NULL;
 	memmove(&st->threads[lo + 1], &st->threads[lo],
 		(st->nr_threads - lo) * sizeof(*st->threads));
 	st->threads[lo] = (struct thread){ .tid = tid, .last_cpu = -1 };
@@ -234,38 +219,32 @@ static struct inccount *count_of(struct ipcperf_stats *st, long inc)
 
 /* ------------------------------------------------------------------ feeding */
 
-static int cmp_sckey(pid_t tid_a, int nr_a, pid_t tid_b, int nr_b)
+/* A syscall table's key: (tid, nr). */
+struct sckey {
+	pid_t tid;
+	int nr;
+};
+
+static int cmp_sc(const void *key, const void *elem)
 {
-	if (tid_a != tid_b)
-		return tid_a < tid_b ? -1 : 1;
-	return nr_a < nr_b ? -1 : nr_a > nr_b;
+	const struct sckey *k = key;
+	const struct scstat *e = *(struct scstat *const *)elem;
+
+	if (k->tid != e->tid)
+		return k->tid < e->tid ? -1 : 1;
+	return (k->nr > e->nr) - (k->nr < e->nr);
 }
 
 static struct scstat *get_sc(struct proc *p, pid_t tid, int nr, const char *name)
 {
-	size_t lo = 0, hi = p->nr_sc;
+	struct sckey key = { tid, nr };
 	struct scstat *sc;
+	size_t lo;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = cmp_sckey(p->sc[mid]->tid, p->sc[mid]->nr, tid, nr);
-
-		if (!c)
-			return p->sc[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (p->nr_sc == p->cap_sc) {
-		size_t cap = p->cap_sc ? p->cap_sc * 2 : 16;
-		struct scstat **v = realloc(p->sc, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		p->sc = v;
-		p->cap_sc = cap;
-	}
+	if (ipp_bsearch_at(&key, p->sc, p->nr_sc, sizeof(*p->sc), cmp_sc, &lo))
+		return p->sc[lo];
+	if (ipp_grow((void **)&p->sc, &p->cap_sc, p->nr_sc + 1, sizeof(*p->sc)) < 0)
+		return NULL;
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
 		return NULL;
@@ -526,7 +505,7 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task);
 	struct ipp_identlog *log;
 	const pid_t *pids;
-	bool replay;
+	bool replay = false;
 	size_t n;
 	int err;
 
@@ -666,6 +645,8 @@ int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 		if (rd->ops || wr->ops) {
 			io_of(rd, &row.read);
 			io_of(wr, &row.write);
+			row.read_hist = ipp_as_hist(&rd->hist);
+			row.write_hist = ipp_as_hist(&wr->hist);
 			ret = cb(ctx, &row);
 		}
 		i = j;

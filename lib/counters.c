@@ -16,7 +16,8 @@
 #include "internal.h"
 
 struct ipp_counters {
-	struct perf_evsel *ev[IPCPERF_CNT__MAX];	/* NULL: not supported */
+	struct perf_evsel *ev[IPCPERF_CNT__MAX];	/* NULL: not supported, or not in mask */
+	unsigned int mask;				/* the counters asked for */
 	int nr_cpus, nr_threads;
 };
 
@@ -24,20 +25,23 @@ static const struct {
 	uint32_t type;
 	uint64_t config;
 	const char *name;
+	const char *perf;	/* perf's name: perf list, perf stat -e */
 } defs[IPCPERF_CNT__MAX] = {
-	[IPCPERF_CNT_TASK_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task_clock_ns" },
-	[IPCPERF_CNT_PAGE_FAULTS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page_faults" },
+	[IPCPERF_CNT_TASK_CLOCK] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task_clock_ns",
+				     "task-clock" },
+	[IPCPERF_CNT_PAGE_FAULTS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page_faults",
+				      "page-faults" },
 	[IPCPERF_CNT_CONTEXT_SWITCHES] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES,
-					   "context_switches" },
+					   "context_switches", "context-switches" },
 	[IPCPERF_CNT_CPU_MIGRATIONS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS,
-					 "cpu_migrations" },
-	[IPCPERF_CNT_CYCLES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles" },
+					 "cpu_migrations", "cpu-migrations" },
+	[IPCPERF_CNT_CYCLES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles", "cycles" },
 	[IPCPERF_CNT_INSTRUCTIONS] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-				       "instructions" },
+				       "instructions", "instructions" },
 	[IPCPERF_CNT_CACHE_REFERENCES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES,
-					   "cache_references" },
+					   "cache_references", "cache-references" },
 	[IPCPERF_CNT_CACHE_MISSES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES,
-				       "cache_misses" },
+				       "cache_misses", "cache-misses" },
 };
 
 const char *ipcperf_counter_name(enum ipcperf_counter c)
@@ -45,8 +49,14 @@ const char *ipcperf_counter_name(enum ipcperf_counter c)
 	return (unsigned int)c < IPCPERF_CNT__MAX ? defs[c].name : NULL;
 }
 
+const char *ipcperf_counter_perf_name(enum ipcperf_counter c)
+{
+	return (unsigned int)c < IPCPERF_CNT__MAX ? defs[c].perf : NULL;
+}
+
 int ipp_counters__open(struct ipp_counters **out, struct perf_cpu_map *cpus,
-		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec)
+		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec,
+		       unsigned int mask)
 {
 	struct ipp_counters *c = calloc(1, sizeof(*c));
 	int err = 0;
@@ -55,6 +65,7 @@ int ipp_counters__open(struct ipp_counters **out, struct perf_cpu_map *cpus,
 		return -ENOMEM;
 	c->nr_cpus = perf_cpu_map__nr(cpus);
 	c->nr_threads = perf_thread_map__nr(threads);
+	c->mask = mask;
 	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
 		struct perf_event_attr attr = {
 			.type = defs[i].type,
@@ -65,8 +76,11 @@ int ipp_counters__open(struct ipp_counters **out, struct perf_cpu_map *cpus,
 			.inherit = inherit,
 			.enable_on_exec = enable_on_exec,
 		};
-		struct perf_evsel *ev = perf_evsel__new(&attr);
+		struct perf_evsel *ev;
 
+		if (!(mask & IPCPERF_CNT_BIT(i)))
+			continue;	/* not asked for: it costs a PMU slot nobody reads */
+		ev = perf_evsel__new(&attr);
 		if (!ev) {
 			err = -ENOMEM;
 			break;
@@ -120,6 +134,10 @@ int ipp_counters__read(const struct ipp_counters *c, const bool *use_thread,
 		uint64_t val = 0, ena = 0, run = 0;
 
 		memset(v, 0, sizeof(*v));
+		if (!(c->mask & IPCPERF_CNT_BIT(i))) {
+			v->status = IPCPERF_CNT_NOT_REQUESTED;
+			continue;
+		}
 		if (!c->ev[i]) {
 			v->status = IPCPERF_CNT_NOT_SUPPORTED;
 			continue;

@@ -174,15 +174,8 @@ static void pidset_add(struct pidset *s, pid_t pid)
 		i++;
 	if (i < s->n && s->v[i] == pid)
 		return;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4;
-		pid_t *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (ipp_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
+		return;
 	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
 	s->v[i] = pid;
 	s->n++;
@@ -205,15 +198,8 @@ static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create
 	}
 	if (!create)
 		return NULL;
-	if (fl->nr == fl->cap) {
-		size_t cap = fl->cap ? fl->cap * 2 : 16;
-		struct flow **v = realloc(fl->flows, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		fl->flows = v;
-		fl->cap = cap;
-	}
+	if (ipp_grow((void **)&fl->flows, &fl->cap, fl->nr + 1, sizeof(*fl->flows)) < 0)
+		return NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
@@ -337,15 +323,8 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 		while (r.left && (w = fifo_front(&f->segs))) {
 			uint64_t take = w->left < r.left ? w->left : r.left;
 
-			if (n == fl->cap_takes) {
-				size_t cap = fl->cap_takes ? fl->cap_takes * 2 : 32;
-				struct take *v = realloc(fl->takes, cap * sizeof(*v));
-
-				if (!v)
-					break;	/* out of memory: the rest stays queued */
-				fl->takes = v;
-				fl->cap_takes = cap;
-			}
+			if (ipp_grow((void **)&fl->takes, &fl->cap_takes, n + 1, sizeof(*fl->takes)) < 0)
+				break;	/* out of memory: the rest stays queued */
 			fl->takes[n].w = *w;
 			fl->takes[n++].bytes = take;
 			total += take;
@@ -460,15 +439,15 @@ static int cmp_first(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-int ipcperf_flows__for_each(struct ipcperf_flows *fl,
-			    int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
+static int walk(struct ipcperf_flows *fl, bool settle_all,
+		int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
 {
 	struct flow **v;
 	int ret = 0;
 
 	if (!fl || !cb)
 		return -EINVAL;
-	ipp_settleq__drain(&fl->pend, true, process, fl);
+	ipp_settleq__drain(&fl->pend, settle_all, process, fl);
 	if (!fl->nr)
 		return 0;
 	v = malloc(fl->nr * sizeof(*v));
@@ -491,6 +470,7 @@ int ipcperf_flows__for_each(struct ipcperf_flows *fl,
 			.full_ns = f->full_ns + (f->full_since ? f->last - f->full_since : 0),
 			.writer_blocked_ns = f->wblocked, .reader_blocked_ns = f->rblocked,
 			.verdict = verdict_of(f), .first_ns = f->first, .last_ns = f->last,
+			.wire_hist = ipp_as_hist(&f->wire),
 		};
 
 		/* Debts still open: read bytes no traced write explains. */
@@ -507,4 +487,16 @@ int ipcperf_flows__for_each(struct ipcperf_flows *fl,
 	}
 	free(v);
 	return ret;
+}
+
+int ipcperf_flows__for_each(struct ipcperf_flows *fl,
+			    int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
+{
+	return walk(fl, true, cb, ctx);
+}
+
+int ipcperf_flows__for_each_settled(struct ipcperf_flows *fl,
+				    int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
+{
+	return walk(fl, false, cb, ctx);
 }

@@ -269,13 +269,8 @@ struct pidlist {
 
 static int pl_push(struct pidlist *l, pid_t p)
 {
-	if (l->n == l->cap) {
-		pid_t *nv = realloc(l->v, (l->cap = l->cap ? l->cap * 2 : 32) * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		l->v = nv;
-	}
+	if (ipp_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0)
+		return -ENOMEM;
 	l->v[l->n++] = p;
 	return 0;
 }

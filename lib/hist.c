@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Log-linear latency histogram: see hist.h for the layout and its error bound. */
+#include "config.h"
+#include <errno.h>
 #include <string.h>
-
+#include "internal.h"
 #include "hist.h"
 
 void ipp_hist_init(struct ipp_hist *h)
@@ -172,6 +174,43 @@ uint64_t ipp_hist_percentile(const struct ipp_hist *h, double p)
 	return v;
 }
 
+bool ipp_hist_count_le(const struct ipp_hist *h, const uint64_t *bounds, size_t n,
+		       uint64_t *out)
+{
+	unsigned int idx, last;
+	uint64_t seen = 0;
+	size_t i = 0;
+
+	for (size_t k = 1; k < n; k++)
+		if (bounds[k] < bounds[k - 1])
+			return false;
+	if (!h->count) {
+		memset(out, 0, n * sizeof(*out));
+		return true;
+	}
+	/* The buckets in order: their clamped middles only grow, so one sweep does. */
+	idx = ipp_hist_index(h->min);
+	last = ipp_hist_index(h->max);
+	for (; idx <= last; idx++) {
+		uint64_t lo, hi, mid;
+
+		if (!h->bucket[idx])
+			continue;
+		ipp_hist_bucket_bounds(idx, &lo, &hi);
+		mid = lo + (hi - lo + 1) / 2;
+		if (mid < h->min)
+			mid = h->min;
+		if (mid > h->max)
+			mid = h->max;
+		while (i < n && bounds[i] < mid)
+			out[i++] = seen;
+		seen += h->bucket[idx];
+	}
+	while (i < n)
+		out[i++] = seen;
+	return true;
+}
+
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
 {
 	if (!src->count)
@@ -190,4 +229,35 @@ void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
 	for (unsigned int i = first; i <= last; i++)
 		if (src->bucket[i])
 			bucket_add(dst, i, src->bucket[i]);
+}
+
+/* ---------------------------------------------------------------- public */
+
+/* The public face of a histogram is the histogram itself (ipp_as_hist()). */
+static const struct ipp_hist *of_hist(const struct ipcperf_hist *h)
+{
+	return (const struct ipp_hist *)(const void *)h;
+}
+
+const struct ipcperf_hist *ipp_as_hist(const struct ipp_hist *h)
+{
+	return (const struct ipcperf_hist *)(const void *)h;
+}
+
+uint64_t ipcperf_hist__count(const struct ipcperf_hist *h)
+{
+	return h ? ipp_hist_count(of_hist(h)) : 0;
+}
+
+uint64_t ipcperf_hist__sum(const struct ipcperf_hist *h)
+{
+	return h ? ipp_hist_sum(of_hist(h)) : 0;
+}
+
+int ipcperf_hist__count_le(const struct ipcperf_hist *h, const uint64_t *bounds, size_t n,
+			   uint64_t *counts)
+{
+	if (!h || (n && (!bounds || !counts)))
+		return -EINVAL;
+	return ipp_hist_count_le(of_hist(h), bounds, n, counts) ? 0 : -EINVAL;
 }

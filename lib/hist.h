@@ -27,6 +27,7 @@
 #define IPCPERF_HIST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define IPP_HIST_SUB_BITS 5
@@ -68,6 +69,19 @@ bool ipp_hist_saturated(const struct ipp_hist *h);
  * min, p >= 100 gives max, exactly. 0 when empty.
  */
 uint64_t ipp_hist_percentile(const struct ipp_hist *h, double p);
+
+/*
+ * Cumulative counts at @n ascending @bounds: @out[i] = the samples whose
+ * value, taken as the middle of its bucket clamped to [min, max] (what the
+ * percentiles report), is <= @bounds[i]. A sample can so be counted on the
+ * wrong side of a bound only when its bucket straddles the bound, i.e. when
+ * it is within half a bucket (1/64) of it; counts at bounds below 32, at the
+ * top of a bucket, or outside [min, max) are exact. Once saturated, the
+ * counts are the buckets' and fall short of the count. @return false when
+ * @bounds are not ascending (@out then untouched).
+ */
+bool ipp_hist_count_le(const struct ipp_hist *h, const uint64_t *bounds, size_t n,
+		       uint64_t *out);
 
 /* Add every sample of @src to @dst, as if each had been ipp_hist_add()ed. */
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src);

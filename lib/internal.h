@@ -2,6 +2,33 @@
 /*
  * Private interfaces between libipcperf's modules. Internal non-static names
  * carry the ipp_ prefix; nothing here is exported from the shared library.
+ *
+ * The data path, a module a box (headers of their own in brackets):
+ *
+ *  targets.c      formats.c [formats.h]
+ *  (pids, tids,   (tracepoints, dummies,
+ *   a command)     attrs, filters)
+ *        \           /
+ *      rings.c ----------------.        perfdata.c [perfdata.h]  record.c [record.h]
+ *      (live source: libperf   |        (perf.data reader/writer; (the capture's
+ *       evlists, per-CPU rings)|         ipcperf's sample layout)  ipcperf section)
+ *                              |                 \              /
+ *                              |              replay.c (capture source)
+ *                              v                 |
+ *       source.h ----> pipeline.c [pipeline.h] <-'
+ *                      merge.c -> follow.c -> decode.c -> pair.c -> handlers
+ *                      (by time)  (CPU scope:  (formats,   (enter +
+ *                                  whose?)      typed)      exit)
+ *                              |
+ *       session.c (the public session over a source and the pipeline)
+ *                              |
+ *       handlers: account.c (per-fd, per-process, per-syscall counts)
+ *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation)
+ *                        `- procfd.c, sockdiag.c [procfd.h] (/proc, sock_diag)
+ *                 flows.c (writes matched to reads: wire time, verdicts)
+ *       beside it: counters.c (perf counters), hist.c [hist.h] (latencies),
+ *                  syscalls.c (the syscall table), machine.c (what this machine
+ *                  offers), api.c (version, print function), util.c.
  */
 #ifndef IPCPERF_INTERNAL_H
 #define IPCPERF_INTERNAL_H
@@ -38,11 +65,33 @@ int ipp_grow(void **v, size_t *cap, size_t need, size_t elem);
 /*
  * Binary search of @key in @base (@n sorted elements of @size bytes).
  * @return true with *@at its index; false with *@at where it would go.
+ * Inline, so that a lookup on a hot path gets its comparison inlined too.
  */
-bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
-		    int (*cmp)(const void *key, const void *elem), size_t *at);
+static inline bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
+				  int (*cmp)(const void *key, const void *elem), size_t *at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp(key, (const char *)base + mid * size);
+
+		if (!c) {
+			*at = mid;
+			return true;
+		}
+		if (c > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return false;
+}
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);
+/* The integer a file (a sysctl under /proc/sys) starts with. @return 0, -errno, -EINVAL. */
+int ipp_read_int(const char *path, int *val);
 
 /* True when the caller's opts struct is large enough to hold @field. */
 #define IPP_OPTS_HAS(opts, field) \
@@ -335,13 +384,22 @@ int ipp_cmd__release(struct ipp_cmd *c);
 void ipp_cmd__abort(struct ipp_cmd *c);
 int ipp_cmd__wait(struct ipp_cmd *c, int *status);
 
+/* ---------------------------------------------------------------- hist.c */
+struct ipp_hist;
+/* A histogram as the public API hands it out (struct ipcperf_hist is opaque). */
+const struct ipcperf_hist *ipp_as_hist(const struct ipp_hist *h);
+
 /* ---------------------------------------------------------------- counters.c */
 struct ipp_counters;
 struct perf_cpu_map;
 struct perf_thread_map;
-/* Open every counter on @cpus x @threads; unsupported ones are left out. */
+/*
+ * Open the counters of @mask (IPCPERF_CNT_BIT()s) on @cpus x @threads;
+ * unsupported ones are left out.
+ */
 int ipp_counters__open(struct ipp_counters **out, struct perf_cpu_map *cpus,
-		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec);
+		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec,
+		       unsigned int mask);
 void ipp_counters__enable(struct ipp_counters *c, bool on);
 /* Sum over CPUs and the threads whose @use_thread entry is true (NULL: all). */
 int ipp_counters__read(const struct ipp_counters *c, const bool *use_thread,
@@ -412,9 +470,5 @@ const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr
 /* The session replays a capture (ipcperf_session__open_file): no /proc, no kernel. */
 bool ipp_session_is_replay(const struct ipcperf_session *s);
 
-/*
- * tracefs events/@name (header_page, header_event) through libtracefs, which
- * finds (or, as root, mounts) tracefs; malloc'ed, or NULL. */
-char *ipp_tracefs_events_file(const char *name, size_t *len);
 
 #endif /* IPCPERF_INTERNAL_H */

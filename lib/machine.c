@@ -11,23 +11,6 @@
 #include <unistd.h>
 #include "internal.h"
 
-char *ipp_tracefs_events_file(const char *name, size_t *len)
-{
-	char path[64];
-	int size = 0;
-	char *buf;
-
-	snprintf(path, sizeof(path), "events/%s", name);
-	buf = tracefs_instance_file_read(NULL, path, &size);
-	if (buf && size <= 0) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		*len = (size_t)size;
-	return buf;
-}
-
 const char *ipcperf_libperf_version(void)
 {
 	return LIBPERF_VERSION_STRING;
@@ -118,7 +101,7 @@ int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev
 	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
 		int err = try_open(cnt[i].type, cnt[i].config);
 		struct ipcperf_event_info ev = {
-			.name = ipcperf_counter_name(i), .status = avail_of(err), .err = err,
+			.name = ipcperf_counter_perf_name(i), .status = avail_of(err), .err = err,
 			.group = cnt[i].type == PERF_TYPE_HARDWARE ? "hardware" : "software",
 		};
 

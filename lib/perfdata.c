@@ -1643,6 +1643,12 @@ static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_p
 		ev = sl->ev;
 		lay = sl->lay;
 	}
+	if (lay->ipcperf) {
+		if (!ipp_pd_own_sample(p, rec->size, out) || out->cpu >= r->cpu_limit)
+			return false;
+		out->event = ev;
+		return true;
+	}
 	if (!lay->fixed || rec->size < lay->need)
 		return false;
 	if (lay->raw) {
@@ -1656,19 +1662,6 @@ static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_p
 	out->raw_size = n;
 	out->event = ev;
 	out->sample_type = ev->attr.sample_type;
-	if (lay->ipcperf) {
-		/* IDENTIFIER, TID, TIME, CPU, RAW: ipcperf's own layout */
-		memcpy(&out->id, p + 8, 8);
-		memcpy(&out->pid, p + 16, 4);
-		memcpy(&out->tid, p + 20, 4);
-		memcpy(&out->time, p + 24, 8);
-		memcpy(&out->cpu, p + 32, 4);
-		if (out->cpu >= r->cpu_limit)
-			return false;
-		out->ip = 0;
-		out->period = 0;
-		return true;
-	}
 	out->id = 0;
 	out->ip = 0;
 	out->pid = out->tid = 0;
@@ -2284,8 +2277,7 @@ static void layout_of(struct layout *l, uint64_t st)
 		l->raw = pos;
 		l->need = pos + 4u;
 	}
-	l->ipcperf = st == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			    PERF_SAMPLE_CPU | PERF_SAMPLE_RAW);
+	l->ipcperf = st == IPP_PD_OWN_SAMPLE_TYPE;
 }
 
 static int finish_events(struct ipp_pd_reader *r)

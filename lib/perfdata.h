@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
@@ -210,6 +211,74 @@ struct ipp_pd_sample {
 	const void *raw;	/* PERF_SAMPLE_RAW bytes (samples only), unaligned; NULL if none */
 	uint32_t raw_size;
 };
+
+/*
+ * ipcperf's own sample layout. Every event a session opens samples
+ * IDENTIFIER | TID | TIME | CPU | RAW with sample_id_all: a sample is the
+ * header, u64 id, u32 pid, u32 tid, u64 time, u32 cpu, u32 res, u32
+ * raw_size, then the raw bytes (4 mod 8: read them with memcpy); every other
+ * record ends with the trailer pid, tid, time, cpu, res, id. The one place
+ * this layout is written down: live rings and captures are parsed by it.
+ */
+#define IPP_PD_OWN_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+enum {
+	IPP_PD_OWN_ID = 8,
+	IPP_PD_OWN_PID = 16,
+	IPP_PD_OWN_TID = 20,
+	IPP_PD_OWN_TIME = 24,
+	IPP_PD_OWN_CPU = 32,
+	IPP_PD_OWN_RAW_SIZE = 40,
+	IPP_PD_OWN_RAW = 44,		/* a sample's raw bytes start here */
+	IPP_PD_OWN_TRAILER = 32,	/* bytes of the sample_id_all trailer */
+};
+
+/*
+ * A sample of ipcperf's layout: its fields into @out (event NULL; ip and
+ * period 0). @return false when @size cannot hold them, or its raw data.
+ */
+static inline bool ipp_pd_own_sample(const void *rec, size_t size, struct ipp_pd_sample *out)
+{
+	const unsigned char *p = (const unsigned char *)rec;
+	uint32_t raw_size;
+
+	if (size < IPP_PD_OWN_RAW)
+		return false;
+	memcpy(&raw_size, p + IPP_PD_OWN_RAW_SIZE, 4);
+	if (raw_size > size - IPP_PD_OWN_RAW)
+		return false;
+	out->event = NULL;
+	out->sample_type = IPP_PD_OWN_SAMPLE_TYPE;
+	memcpy(&out->id, p + IPP_PD_OWN_ID, 8);
+	memcpy(&out->pid, p + IPP_PD_OWN_PID, 4);
+	memcpy(&out->tid, p + IPP_PD_OWN_TID, 4);
+	memcpy(&out->time, p + IPP_PD_OWN_TIME, 8);
+	memcpy(&out->cpu, p + IPP_PD_OWN_CPU, 4);
+	out->ip = out->period = 0;
+	out->raw = p + IPP_PD_OWN_RAW;
+	out->raw_size = raw_size;
+	return true;
+}
+
+/* Another record's sample_id_all trailer in ipcperf's layout. @return false when too short. */
+static inline bool ipp_pd_own_trailer(const void *rec, size_t size, struct ipp_pd_sample *out)
+{
+	const unsigned char *t = (const unsigned char *)rec + size - IPP_PD_OWN_TRAILER;
+
+	if (size < 8 + IPP_PD_OWN_TRAILER)
+		return false;
+	out->event = NULL;
+	out->sample_type = IPP_PD_OWN_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_RAW;
+	memcpy(&out->pid, t, 4);
+	memcpy(&out->tid, t + 4, 4);
+	memcpy(&out->time, t + 8, 8);
+	memcpy(&out->cpu, t + 16, 4);
+	memcpy(&out->id, t + 24, 8);
+	out->ip = out->period = 0;
+	out->raw = NULL;
+	out->raw_size = 0;
+	return true;
+}
 
 /* Facts from the header and the small features. */
 struct ipp_pd_info {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "perfdata.h"
+#include "formats.h"
 #include "record.h"
 
 /* ------------------------------------------------------------------ identity log */
@@ -161,6 +162,25 @@ int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const ch
 {
 	return ipp_pd_writer__add_event(r->w, system, name, attr, attr_size, ids, nr_ids, format,
 					format_len);
+}
+
+int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es)
+{
+	for (size_t i = 0; i < es->n; i++) {
+		const struct ipp_event *ev = &es->v[i];
+		int err;
+
+		if (!ev->opened)
+			continue;
+		err = ipp_recorder__add_event(r, ev->system, ev->name, &ev->attr, sizeof(ev->attr),
+					      ev->ids, ev->nr_ids, ev->format, ev->format_len);
+		if (err) {
+			ipp_info("cannot describe %s:%s in the capture: %s\n", ev->system, ev->name,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size)

@@ -65,6 +65,9 @@ int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const ch
  * A ring record, or (NULL, 0) at the end of a pass. Errors are kept for
  * finish; the first is explained through the print function when it happens.
  */
+struct ipp_evset;
+/* Every event of @es that was opened, before any record. @return 0 or -errno (explained). */
+int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es);
 void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size);
 struct ipp_identlog *ipp_recorder__log(struct ipp_recorder *r);
 void ipp_recorder__lost(struct ipp_recorder *r, int cpu, uint64_t lost);

@@ -219,14 +219,8 @@ size_t ipp_sockdb__count(const struct ipp_sockdb *db)
 
 static struct sockent *db_push(struct ipp_sockdb *db)
 {
-	if (db->n == db->cap) {
-		size_t cap = db->cap ? db->cap * 2 : 256;
-		struct sockent *e = realloc(db->ents, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		db->ents = e;
-		db->cap = cap;
-	}
+	if (ipp_grow((void **)&db->ents, &db->cap, db->n + 1, sizeof(*db->ents)) < 0)
+		return NULL;
 	struct sockent *e = &db->ents[db->n++];
 	memset(e, 0, sizeof(*e));
 	return e;

@@ -31,14 +31,10 @@ int ipp_list_threads(pid_t pid, pid_t **tids)
 
 		if (*end || tid <= 0)
 			continue;
-		if (n == cap) {
-			pid_t *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(dir);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (ipp_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
+			free(v);
+			closedir(dir);
+			return -ENOMEM;
 		}
 		v[n++] = (pid_t)tid;
 	}

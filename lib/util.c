@@ -3,6 +3,7 @@
 #include "config.h"
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include "internal.h"
@@ -27,32 +28,22 @@ int ipp_grow(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-bool ipp_bsearch_at(const void *key, const void *base, size_t n, size_t size,
-		    int (*cmp)(const void *key, const void *elem), size_t *at)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp(key, (const char *)base + mid * size);
-
-		if (!c) {
-			*at = mid;
-			return true;
-		}
-		if (c > 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*at = lo;
-	return false;
-}
-
 uint64_t ipp_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * IPP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+int ipp_read_int(const char *path, int *val)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", val) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
 }

@@ -7,6 +7,58 @@
 #include "hist.h"
 #include "suites.h"
 
+/*
+ * Cumulative counts at bounds: exact below 32 and outside [min, max), never
+ * more than a 64th off at a bound, growing with the bound, and bounds that
+ * are not ascending refused untouched.
+ */
+START_TEST(test_count_le)
+{
+	static const uint64_t small[] = { 0, 4, 5, 31 };
+	uint64_t out[64], bnd[64];
+	struct ipp_hist h;
+
+	ipp_hist_init(&h);
+	ck_assert(ipp_hist_count_le(&h, small, 4, out));
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(out[i], 0);
+	for (uint64_t v = 1; v <= 10; v++)
+		ipp_hist_add(&h, v);
+	ck_assert(ipp_hist_count_le(&h, small, 4, out));
+	ck_assert_uint_eq(out[0], 0);
+	ck_assert_uint_eq(out[1], 4);
+	ck_assert_uint_eq(out[2], 5);
+	ck_assert_uint_eq(out[3], 10);
+
+	/* 1..100000: the count at b is b, but for the samples of b's bucket. */
+	ipp_hist_init(&h);
+	for (uint64_t v = 1; v <= 100000; v++)
+		ipp_hist_add(&h, v);
+	for (int i = 0; i < 64; i++)
+		bnd[i] = (uint64_t)i * i * 25 + 1;
+	ck_assert(ipp_hist_count_le(&h, bnd, 64, out));
+	for (int i = 0; i < 64; i++) {
+		uint64_t b = bnd[i] > 100000 ? 100000 : bnd[i];
+
+		ck_assert_uint_le(out[i] > b ? out[i] - b : b - out[i], b / 32 + 1);
+		if (i)
+			ck_assert_uint_ge(out[i], out[i - 1]);
+		if (bnd[i] >= 100000)
+			ck_assert_uint_eq(out[i], 100000);	/* past max: all, exactly */
+	}
+	/* A bound at a bucket's top is exact: [1024, 1055] is one bucket. */
+	bnd[0] = 1055;
+	ck_assert(ipp_hist_count_le(&h, bnd, 1, out));
+	ck_assert_uint_eq(out[0], 1055);
+
+	bnd[0] = 10;
+	bnd[1] = 5;
+	out[0] = out[1] = 77;
+	ck_assert(!ipp_hist_count_le(&h, bnd, 2, out));
+	ck_assert_uint_eq(out[0], 77);
+}
+END_TEST
+
 Suite *hist_suite(void);	/* until suites.h declares it */
 
 /* |est - exact| <= exact / 64: the documented bound. */
@@ -348,6 +400,7 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_bad_p);
 	tcase_add_test(tc, test_saturation);
+	tcase_add_test(tc, test_count_le);
 	suite_add_tcase(s, tc);
 	return s;
 }

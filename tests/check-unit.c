@@ -14,6 +14,8 @@ int main(void)
 	srunner_add_suite(sr, account_suite());
 	srunner_add_suite(sr, flows_suite());
 	srunner_add_suite(sr, perfdata_suite());
+	srunner_add_suite(sr, metrics_suite());
+	srunner_add_suite(sr, httpd_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "formats.h"
 #include "perfdata.h"
 
 struct rec_ctx {

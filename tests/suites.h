@@ -14,6 +14,8 @@ Suite *procfd_suite(void);
 Suite *account_suite(void);
 Suite *flows_suite(void);
 Suite *perfdata_suite(void);
+Suite *metrics_suite(void);
+Suite *httpd_suite(void);
 
 /* Real tracepoints, rings and processes: root (check-live). */
 Suite *engine_suite(void);

@@ -72,6 +72,9 @@ expect_words stat --sort = b :: bytes
 expect_words stat --sort = '' :: bytes ops time
 expect_words check -m 25 :: 256
 expect_words stat -S e :: errors
+expect_words stat -e task-clock,ca :: task-clock,cache-misses task-clock,cache-references
+expect_words stat --event c :: context-switches cpu-migrations cycles cache-misses cache-references
+expect_words stat --listen '' ::
 expect_words stat --summary-sort-by = n :: name
 expect_has trace -p '' :: "$$" 1
 expect_has trace -p 1, :: "1,$$"

@@ -34,9 +34,14 @@ grep -Eq '^syscalls:sys_enter_write +syscalls +supported$' "$T/list" ||
 grep -Eq '^sched:sched_switch +sched +supported$' "$T/list" ||
 	{ show; fail "list: sched:sched_switch is not 'supported'"; }
 bad=$(grep -v '^#' "$T/list" |
-	grep -Ev '^[a-z_:0-9]+ +[a-z_]+ +(supported|not supported \(E[A-Z0-9]+: .+\)|permission denied \(E[A-Z0-9]+: .+\))$')
+	grep -Ev '^[a-z_:0-9-]+ +[a-z_]+ +(supported|not supported \(E[A-Z0-9]+: .+\)|permission denied \(E[A-Z0-9]+: .+\))$')
 [ -z "$bad" ] || { show; fail "list: lines not of the form NAME GROUP STATUS: $bad"; }
 total=$(grep -vc '^#' "$T/list")
+# Counters by perf's names, as perf list and perf stat -e spell them.
+for name in task-clock page-faults context-switches cpu-migrations cycles instructions \
+	cache-references cache-misses; do
+	grep -Eq "^$name +(software|hardware) " "$T/list" || { show; fail "list: no counter named $name"; }
+done
 tail -n 1 "$T/list" | grep -Eq "^# $total events: [0-9]+ supported, [0-9]+ not supported, 0 permission denied$" ||
 	{ show; fail "list: the last line does not count the $total events (or root was denied some)"; }
 

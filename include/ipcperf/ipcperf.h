@@ -281,6 +281,12 @@ struct ipcperf_session_opts {
 	bool counters;
 	/** enum ipcperf_scope; 0 = IPCPERF_SCOPE_AUTO. */
 	unsigned int scope;
+	/**
+	 * Which counters to open: IPCPERF_CNT_BIT() of each; 0 = all of them
+	 * (when counters is set). Not 0 implies counters. The others read as
+	 * IPCPERF_CNT_NOT_REQUESTED. Since 0.2.
+	 */
+	unsigned int counter_mask;
 };
 
 /**
@@ -524,7 +530,7 @@ enum ipcperf_avail {
 };
 
 struct ipcperf_event_info {
-	const char *name;	/**< "syscalls:sys_enter_write", "sched:sched_switch", "cycles", ... */
+	const char *name;	/**< "syscalls:sys_enter_write", "sched:sched_switch", counters by perf's names ("task-clock", ...; since 0.2) */
 	const char *group;	/**< "syscalls", "raw_syscalls", "sched", "software", "hardware" */
 	enum ipcperf_avail status;
 	int err;		/**< the errno behind a status other than OK */
@@ -555,10 +561,14 @@ enum ipcperf_counter {
 	IPCPERF_CNT__MAX,
 };
 
+/** The bit of counter @p c in ipcperf_session_opts.counter_mask. */
+#define IPCPERF_CNT_BIT(c) (1u << (c))
+
 enum ipcperf_counter_status {
 	IPCPERF_CNT_OK = 0,		/**< value is valid (scaled if multiplexed) */
 	IPCPERF_CNT_NOT_SUPPORTED,	/**< the machine has no such counter (e.g. no PMU in a VM) */
 	IPCPERF_CNT_NOT_COUNTED,	/**< opened, but never scheduled on a PMU */
+	IPCPERF_CNT_NOT_REQUESTED,	/**< left out of opts.counter_mask: never opened (since 0.2) */
 };
 
 struct ipcperf_counter_value {
@@ -570,6 +580,14 @@ struct ipcperf_counter_value {
 
 /** JSON-style name of a counter ("cycles", "task_clock_ns", ...); static. */
 IPCPERF_API const char *ipcperf_counter_name(enum ipcperf_counter c);
+
+/**
+ * perf's name of a counter, as `perf list` and `perf stat -e` spell it
+ * ("task-clock", "page-faults", "context-switches", "cpu-migrations",
+ * "cycles", "instructions", "cache-references", "cache-misses"); static;
+ * NULL for a value that is no counter. Since 0.2.
+ */
+IPCPERF_API const char *ipcperf_counter_perf_name(enum ipcperf_counter c);
 
 /**
  * Read the counters of the session (opened when opts.counters was set).
@@ -607,6 +625,36 @@ struct ipcperf_lat {
 	uint64_t min, avg, p50, p99, max;
 };
 
+/**
+ * A distribution of durations in ns: the log-linear histogram behind
+ * struct ipcperf_lat, whose buckets are 1/32 to 1/64 of their values wide
+ * (exact below 32 ns). Opaque; it lives as long as the row or flow that
+ * points to it. Since 0.2.
+ */
+struct ipcperf_hist;
+
+/** Samples in @p h (0 for NULL). Since 0.2. */
+IPCPERF_API uint64_t ipcperf_hist__count(const struct ipcperf_hist *h);
+
+/** Sum of the samples of @p h in ns, exact, saturated at UINT64_MAX (0 for NULL). Since 0.2. */
+IPCPERF_API uint64_t ipcperf_hist__sum(const struct ipcperf_hist *h);
+
+/**
+ * Cumulative counts at @p n ascending @p bounds (ns), as a Prometheus
+ * histogram's `le` buckets: @p counts[i] = the samples <= @p bounds[i].
+ * Each sample is taken as the middle of its bucket (clamped to the exact
+ * min and max), the value the percentiles report, so a sample within 1/64
+ * of a bound may be counted on the other side of it; counts at bounds
+ * below 32 ns, at or above the largest sample, or below the smallest are
+ * exact. Counts only grow with the bound, and stay <= ipcperf_hist__count()
+ * (equal past the largest sample, unless 4.29e9 samples fell in one bucket).
+ * Since 0.2.
+ * @return 0; -EINVAL (NULL @p h, @p bounds or @p counts with @p n > 0, or
+ *   @p bounds not ascending: @p counts untouched).
+ */
+IPCPERF_API int ipcperf_hist__count_le(const struct ipcperf_hist *h, const uint64_t *bounds,
+				       size_t n, uint64_t *counts);
+
 /** One direction (read or write side) of an fd row. */
 struct ipcperf_io {
 	uint64_t ops;		/**< completed calls */
@@ -628,6 +676,8 @@ struct ipcperf_fd_row {
 	uint64_t peer_ino;	/**< unix sockets: the peer's inode, 0 if none or unknown */
 	struct ipcperf_io read, write;
 	uint64_t first_ns, last_ns;	/**< first call's start, last call's end */
+	/** The latencies of read and write as a distribution (for buckets); since 0.2. */
+	const struct ipcperf_hist *read_hist, *write_hist;
 };
 
 /** Per process (tgid). */
@@ -813,6 +863,8 @@ struct ipcperf_flow {
 	uint64_t reader_blocked_ns;	/**< readers asleep inside reads on this channel */
 	enum ipcperf_verdict verdict;
 	uint64_t first_ns, last_ns;
+	/** The wire times (ns) of the matches as a distribution (for buckets); since 0.2. */
+	const struct ipcperf_hist *wire_hist;
 };
 
 /** One write whose bytes one read took out (all or part of them). */
@@ -869,6 +921,17 @@ IPCPERF_API int ipcperf_flows__on_match(struct ipcperf_flows *fl,
  */
 IPCPERF_API int ipcperf_flows__for_each(struct ipcperf_flows *fl,
 					int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx);
+
+/**
+ * Like ipcperf_flows__for_each(), but settling nothing: calls whose fd is
+ * not settled yet go on waiting and are left out of the flows given, which
+ * are so some tens of ms of events behind. For views of a running session
+ * (live metrics), which a later walk must never contradict: forcing calls
+ * through would report as "unknown" what is about to be known. Since 0.2.
+ */
+IPCPERF_API int ipcperf_flows__for_each_settled(struct ipcperf_flows *fl,
+						int (*cb)(void *ctx, const struct ipcperf_flow *f),
+						void *ctx);
 
 #ifdef __cplusplus
 }

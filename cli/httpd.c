@@ -1,0 +1,454 @@
+/* A minimal HTTP server for GET /metrics inside the capture loop (httpd.h). */
+#include "config.h"
+#include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "httpd.h"
+
+#define MAX_CONNS (HTTPD_MAX_FDS - 1)
+/* A scraper's request is a few hundred bytes: anything past this is not one. */
+#define MAX_REQUEST 8192
+/* From accept to the last byte of the response: a client slower than this is dropped. */
+#define CONN_TIMEOUT_MS 10000
+
+struct conn {
+	int fd;				/* -1: a free slot */
+	uint64_t deadline_ms;
+	char req[MAX_REQUEST + 1];
+	size_t req_len;
+	char *resp;			/* the whole response while it is being sent */
+	size_t resp_len, resp_off;
+	bool scrape;			/* a 200 to GET /metrics: counted once sent whole */
+};
+
+struct httpd {
+	int fd;
+	httpd_body_fn body;
+	void *ctx;
+	char url[96];
+	unsigned long served;
+	struct conn conns[MAX_CONNS];
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------------ the address */
+
+static void addr_usage(const char *spec)
+{
+	cli_err("invalid address '%s' for --listen: give PORT (on 127.0.0.1), ADDR:PORT or "
+		"[IPV6]:PORT, e.g. --listen 127.0.0.1:9633 (0.0.0.0:PORT listens on every "
+		"interface)", spec);
+}
+
+int httpd_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *res = NULL;
+	char host[256] = "127.0.0.1";
+	const char *port, *colon;
+	int err;
+
+	if (spec[0] == '[') {
+		const char *end = strchr(spec, ']');
+
+		if (!end || end[1] != ':' || (size_t)(end - spec - 1) >= sizeof(host) || end == spec + 1) {
+			addr_usage(spec);
+			return -1;
+		}
+		snprintf(host, sizeof(host), "%.*s", (int)(end - spec - 1), spec + 1);
+		port = end + 2;
+		hints.ai_family = AF_INET6;
+	} else if ((colon = strrchr(spec, ':'))) {
+		if (colon == spec || memchr(spec, ':', (size_t)(colon - spec)) ||
+		    (size_t)(colon - spec) >= sizeof(host)) {
+			addr_usage(spec);	/* ":PORT", or an IPv6 address without brackets */
+			return -1;
+		}
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - spec), spec);
+		port = colon + 1;
+	} else {
+		port = spec;
+	}
+	if (!*port || strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 ||
+	    atoi(port) > 65535) {
+		addr_usage(spec);
+		return -1;
+	}
+	err = getaddrinfo(host, port, &hints, &res);
+	if (err || !res) {
+		cli_err("cannot use '%s' for --listen: %s: %s", spec, host,
+			err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
+		if (res)
+			freeaddrinfo(res);
+		return -1;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* "127.0.0.1:9633", "[::1]:9633". */
+static void addr_str(const struct sockaddr_storage *ss, socklen_t len, char *buf, size_t size)
+{
+	char host[NI_MAXHOST], serv[NI_MAXSERV];
+
+	if (getnameinfo((const struct sockaddr *)ss, len, host, sizeof(host), serv, sizeof(serv),
+			NI_NUMERICHOST | NI_NUMERICSERV)) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	snprintf(buf, size, ss->ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, serv);
+}
+
+/* ------------------------------------------------------------------ the server */
+
+struct httpd *httpd_new(const struct sockaddr_storage *ss, socklen_t len, httpd_body_fn body,
+			void *ctx)
+{
+	struct httpd *h = calloc(1, sizeof(*h));
+	struct sockaddr_storage bound;
+	socklen_t blen = sizeof(bound);
+	char where[80];
+	int one = 1;
+
+	addr_str(ss, len, where, sizeof(where));
+	if (!h) {
+		cli_err("cannot listen on %s: %s", where, strerror(errno));
+		return NULL;
+	}
+	h->body = body;
+	h->ctx = ctx;
+	for (int i = 0; i < MAX_CONNS; i++)
+		h->conns[i].fd = -1;
+	h->fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (h->fd < 0 || setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(h->fd, (const struct sockaddr *)ss, len) < 0 || listen(h->fd, 16) < 0 ||
+	    getsockname(h->fd, (struct sockaddr *)&bound, &blen) < 0) {
+		int err = errno;
+
+		if (err == EADDRINUSE)
+			cli_err("cannot listen on %s: %s: another program has that port; give "
+				"--listen another one", where, strerror(err));
+		else
+			cli_err("cannot listen on %s: %s", where, strerror(err));
+		httpd_delete(h);
+		return NULL;
+	}
+	addr_str(&bound, blen, where, sizeof(where));
+	snprintf(h->url, sizeof(h->url), "http://%s/metrics", where);
+	return h;
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->resp);
+	c->fd = -1;
+	c->resp = NULL;
+	c->req_len = c->resp_len = c->resp_off = 0;
+	c->scrape = false;
+}
+
+void httpd_delete(struct httpd *h)
+{
+	if (!h)
+		return;
+	for (int i = 0; i < MAX_CONNS; i++)
+		conn_close(&h->conns[i]);
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h);
+}
+
+const char *httpd_url(const struct httpd *h)
+{
+	return h->url;
+}
+
+unsigned long httpd_served(const struct httpd *h)
+{
+	return h->served;
+}
+
+/* ------------------------------------------------------------------ requests */
+
+/* Queue a whole response on @c; a HEAD gets the headers only. */
+static void respond(struct conn *c, const char *status, const char *ctype, const char *extra,
+		    const char *body, size_t body_len, bool head)
+{
+	FILE *f = open_memstream(&c->resp, &c->resp_len);
+
+	if (!f) {
+		c->resp = NULL;
+		conn_close(c);
+		return;
+	}
+	fprintf(f, "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+		   "Connection: close\r\n\r\n", status, ctype, body_len, extra ? extra : "");
+	if (!head && body_len)
+		fwrite(body, 1, body_len, f);
+	if (fclose(f) != 0) {
+		conn_close(c);
+		return;
+	}
+	c->resp_off = 0;
+}
+
+static void respond_text(struct conn *c, const char *status, const char *extra, const char *text,
+			 bool head)
+{
+	respond(c, status, "text/plain; charset=utf-8", extra, text, strlen(text), head);
+}
+
+/* The value of header @name in the request head @req, or NULL; @len gets its length. */
+static const char *header(const char *req, const char *name, size_t *len)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = strchr(req, '\n'); l; l = strchr(l, '\n')) {
+		l++;
+		if (!strncasecmp(l, name, n) && l[n] == ':') {
+			const char *v = l + n + 1, *end;
+
+			v += strspn(v, " \t");
+			end = v + strcspn(v, "\r\n");
+			*len = (size_t)(end - v);
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Prometheus asks for OpenMetrics first (Accept: application/openmetrics-text;
+ * version=1.0.0, ..., text/plain;version=0.0.4;q=0.5): it gets OpenMetrics
+ * when it names it; everyone else, and a curl with no preference, gets the
+ * text format.
+ */
+static enum metrics_format negotiate(const char *req)
+{
+	size_t len = 0;
+	const char *accept = header(req, "Accept", &len);
+	static const char om[] = "application/openmetrics-text";
+
+	for (size_t i = 0; accept && i + sizeof(om) - 1 <= len; i++)
+		if (!strncasecmp(accept + i, om, sizeof(om) - 1))
+			return METRICS_OPENMETRICS;
+	return METRICS_TEXT;
+}
+
+static void handle(struct httpd *h, struct conn *c)
+{
+	char method[16], target[256];
+	const char *p = c->req, *sp1, *sp2;
+	size_t path_len;
+	bool head;
+
+	sp1 = strchr(p, ' ');
+	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	if (!sp1 || !sp2 || (size_t)(sp1 - p) >= sizeof(method) ||
+	    (size_t)(sp2 - sp1 - 1) >= sizeof(target) || strncmp(sp2 + 1, "HTTP/", 5)) {
+		respond_text(c, "400 Bad Request", NULL, "bad request\n", false);
+		return;
+	}
+	snprintf(method, sizeof(method), "%.*s", (int)(sp1 - p), p);
+	snprintf(target, sizeof(target), "%.*s", (int)(sp2 - sp1 - 1), sp1 + 1);
+	head = !strcmp(method, "HEAD");
+	if (strcmp(method, "GET") && !head) {
+		respond_text(c, "405 Method Not Allowed", "Allow: GET, HEAD\r\n",
+			     "only GET /metrics is served here\n", false);
+		return;
+	}
+	path_len = strcspn(target, "?");
+	if (path_len != 8 || strncmp(target, "/metrics", 8)) {
+		respond_text(c, "404 Not Found", NULL, "not found: the metrics are at /metrics\n",
+			     head);
+		return;
+	}
+	{
+		enum metrics_format fmt = negotiate(c->req);
+		char *body = NULL;
+		size_t body_len = 0;
+		FILE *f = open_memstream(&body, &body_len);
+		int err = f ? h->body(h->ctx, f, fmt) : -errno;
+
+		if (f && fclose(f) != 0 && !err)
+			err = -ENOMEM;
+		if (err) {
+			respond_text(c, "500 Internal Server Error", NULL,
+				     "cannot collect the metrics\n", head);
+		} else {
+			respond(c, "200 OK", metrics_content_type(fmt), NULL, body, body_len, head);
+			c->scrape = !head;
+		}
+		free(body);
+	}
+}
+
+/* The end of the request head ("\r\n\r\n", or "\n\n" from a lax client), or NULL. */
+static const char *head_end(const struct conn *c)
+{
+	const char *e = strstr(c->req, "\r\n\r\n");
+
+	return e ? e : strstr(c->req, "\n\n");
+}
+
+static void conn_read(struct httpd *h, struct conn *c)
+{
+	for (;;) {
+		ssize_t n = recv(c->fd, c->req + c->req_len, MAX_REQUEST - c->req_len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			conn_close(c);	/* gone before asking anything whole */
+			return;
+		}
+		c->req_len += (size_t)n;
+		c->req[c->req_len] = '\0';
+		if (memchr(c->req, '\0', c->req_len)) {
+			respond_text(c, "400 Bad Request", NULL, "bad request\n", false);
+			return;
+		}
+		if (head_end(c)) {
+			handle(h, c);
+			return;
+		}
+		if (c->req_len == MAX_REQUEST) {
+			respond_text(c, "431 Request Header Fields Too Large", NULL,
+				     "request too large\n", false);
+			return;
+		}
+	}
+}
+
+static void conn_write(struct httpd *h, struct conn *c)
+{
+	while (c->resp_off < c->resp_len) {
+		ssize_t n = send(c->fd, c->resp + c->resp_off, c->resp_len - c->resp_off,
+				 MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n < 0) {
+			conn_close(c);
+			return;
+		}
+		c->resp_off += (size_t)n;
+	}
+	if (c->scrape)
+		h->served++;
+	shutdown(c->fd, SHUT_WR);
+	conn_close(c);
+}
+
+static void accept_all(struct httpd *h)
+{
+	for (;;) {
+		int fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn *c = NULL;
+
+		if (fd < 0)
+			return;	/* EAGAIN: all taken; anything else: the next poll says again */
+		for (int i = 0; i < MAX_CONNS && !c; i++)
+			if (h->conns[i].fd < 0)
+				c = &h->conns[i];
+		if (!c) {
+			close(fd);	/* busy: the scraper tries again at its next interval */
+			continue;
+		}
+		c->fd = fd;
+		c->deadline_ms = now_ms() + CONN_TIMEOUT_MS;
+	}
+}
+
+unsigned int httpd_pollfds(struct httpd *h, struct pollfd *fds, unsigned int max)
+{
+	uint64_t now = now_ms();
+	unsigned int n = 0;
+
+	if (max)
+		fds[n++] = (struct pollfd){ .fd = h->fd, .events = POLLIN };
+	for (int i = 0; i < MAX_CONNS && n < max; i++) {
+		struct conn *c = &h->conns[i];
+
+		if (c->fd >= 0 && now >= c->deadline_ms)
+			conn_close(c);
+		if (c->fd < 0)
+			continue;
+		fds[n++] = (struct pollfd){ .fd = c->fd, .events = c->resp ? POLLOUT : POLLIN };
+	}
+	return n;
+}
+
+void httpd_ready(struct httpd *h, const struct pollfd *fds, unsigned int n)
+{
+	for (unsigned int k = 0; k < n; k++) {
+		if (!fds[k].revents)
+			continue;
+		if (fds[k].fd == h->fd) {
+			accept_all(h);
+			continue;
+		}
+		for (int i = 0; i < MAX_CONNS; i++) {
+			struct conn *c = &h->conns[i];
+
+			if (c->fd != fds[k].fd)
+				continue;
+			if (!c->resp)
+				conn_read(h, c);
+			/* Answered now: try to send at once, most responses fit the socket. */
+			if (c->fd >= 0 && c->resp)
+				conn_write(h, c);
+			break;
+		}
+	}
+}
+
+bool httpd_linger(struct httpd *h, unsigned int ms)
+{
+	unsigned long before = h->served;
+	uint64_t end = now_ms() + ms;
+
+	while (h->served == before) {
+		struct pollfd fds[HTTPD_MAX_FDS];
+		uint64_t now = now_ms();
+		unsigned int n;
+		int wait;
+
+		if (now >= end)
+			return false;
+		n = httpd_pollfds(h, fds, HTTPD_MAX_FDS);
+		/* Wake for the connections' deadlines too. */
+		wait = end - now > 1000 ? 1000 : (int)(end - now);
+		if (poll(fds, n, wait) < 0) {
+			if (errno == EINTR)
+				return false;	/* SIGINT, SIGTERM: the user wants out */
+			continue;
+		}
+		httpd_ready(h, fds, n);
+	}
+	return true;
+}

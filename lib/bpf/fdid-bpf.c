@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Loader of the fd-identity BPF program: see fdid-bpf.h. */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <tracefs.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "internal.h"
+#include "fdid-bpf.h"
+#include "fdid.skel.h"
+
+#define DEFAULT_MAX_TARGETS 8192
+#define TP_PREFIX "tracepoint/"
+
+struct output {
+	int cpu;
+	int fd;
+	uint64_t id;
+};
+
+struct ipp_bpf {
+	struct fdid_bpf *skel;
+	bool enabled;
+	struct output *outs;
+	size_t nr_outs;
+	uint64_t *ids;
+	int *anchors;		/* one perf event per attached tracepoint program */
+	size_t nr_anchors;
+	struct bpf_link **links;	/* BTF tracepoint programs */
+	size_t nr_links;
+	size_t nr_progs;
+	int nr_cpus;
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_DEBUG)
+		ipp_vprint(IPCPERF_DEBUG, fmt, ap);
+	return 0;
+}
+
+static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
+			       unsigned long flags)
+{
+	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
+}
+
+/* The id of tracepoint @sys/@name from tracefs, or -errno. */
+static int tracepoint_id(const char *sys, const char *name)
+{
+	const char *dir = tracefs_tracing_dir();
+	char path[512];
+	FILE *f;
+	int id = -1;
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, sys, name);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", &id) != 1)
+		id = -EINVAL;
+	fclose(f);
+	return id;
+}
+
+/* "tracepoint/syscalls/sys_exit_open" -> id; 1 for a program that is not on a perf tracepoint. */
+static int prog_tracepoint(const struct bpf_program *p, int *id)
+{
+	const char *sec = bpf_program__section_name(p);
+	char sys[64], name[128];
+	const char *slash;
+
+	if (strncmp(sec, TP_PREFIX, strlen(TP_PREFIX)) != 0)
+		return 1;
+	sec += strlen(TP_PREFIX);
+	slash = strchr(sec, '/');
+	if (!slash || (size_t)(slash - sec) >= sizeof(sys) || strlen(slash + 1) >= sizeof(name))
+		return -EINVAL;
+	memcpy(sys, sec, (size_t)(slash - sec));
+	sys[slash - sec] = '\0';
+	snprintf(name, sizeof(name), "%s", slash + 1);
+	*id = tracepoint_id(sys, name);
+	return *id < 0 ? *id : 0;
+}
+
+static bool is_io_prog(const struct bpf_program *p)
+{
+	return strncmp(bpf_program__name(p), "io_", 3) == 0;
+}
+
+struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
+{
+	struct ipp_bpf *b;
+	struct bpf_program *p;
+	int err;
+
+	if (!ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(*opts))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		ipp_info("no kernel BTF (/sys/kernel/btf/vmlinux): fd identity from /proc\n");
+		errno = ENOENT;
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->nr_cpus = libbpf_num_possible_cpus();
+	libbpf_set_print(libbpf_print);
+	b->skel = fdid_bpf__open();
+	if (!b->skel || b->nr_cpus <= 0) {
+		err = b->skel ? b->nr_cpus : -errno;
+		goto fail;
+	}
+	b->skel->rodata->trace_all = IPP_OPTS_HAS(opts, all_tasks) && opts->all_tasks;
+	b->skel->rodata->follow_forks = !(IPP_OPTS_HAS(opts, user_follow) && opts->user_follow);
+	b->skel->rodata->io_records = IPP_OPTS_HAS(opts, io_records) && opts->io_records;
+	b->skel->rodata->keep_sample = !(IPP_OPTS_HAS(opts, drop_samples) && opts->drop_samples);
+	b->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	if (IPP_OPTS_HAS(opts, max_targets) && opts->max_targets)
+		bpf_map__set_max_entries(b->skel->maps.targets, opts->max_targets);
+	else
+		bpf_map__set_max_entries(b->skel->maps.targets, DEFAULT_MAX_TARGETS);
+	bpf_map__set_max_entries(b->skel->maps.fdid_out, (uint32_t)b->nr_cpus);
+
+	bpf_object__for_each_program(p, b->skel->obj) {
+		bool load = true;
+		int id;
+
+		if (is_io_prog(p) && !b->skel->rodata->io_records)
+			load = false;
+		else if ((p == b->skel->progs.on_fork || p == b->skel->progs.on_exit) &&
+			 (!b->skel->rodata->follow_forks || b->skel->rodata->trace_all))
+			load = false;
+		else if (prog_tracepoint(p, &id) < 0) {
+			/* this kernel (or architecture) has no such syscall */
+			ipp_debug("fdid: no tracepoint for %s: left out\n", bpf_program__section_name(p));
+			load = false;
+		}
+		bpf_program__set_autoload(p, load);
+		b->nr_progs += load;
+	}
+	err = fdid_bpf__load(b->skel);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			ipp_info("cannot load the fd identity BPF program (%s): needs CAP_BPF and "
+				 "CAP_PERFMON; fd identity from /proc\n", strerror(-err));
+		else
+			ipp_info("cannot load the fd identity BPF program: %s; fd identity from /proc\n",
+				 strerror(-err));
+		goto fail;
+	}
+	b->outs = calloc((size_t)b->nr_cpus, sizeof(*b->outs));
+	b->ids = calloc((size_t)b->nr_cpus, sizeof(*b->ids));
+	b->anchors = calloc(b->nr_progs, sizeof(*b->anchors));
+	b->links = calloc(b->nr_progs, sizeof(*b->links));
+	if (!b->outs || !b->ids || !b->anchors || !b->links) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	return b;
+fail:
+	ipp_bpf__delete(b);
+	errno = -err;
+	return NULL;
+}
+
+void ipp_bpf__delete(struct ipp_bpf *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nr_links; i++)
+		bpf_link__destroy(b->links[i]);
+	/* closing the perf event detaches its program */
+	for (size_t i = 0; i < b->nr_anchors; i++)
+		close(b->anchors[i]);
+	for (size_t i = 0; i < b->nr_outs; i++)
+		close(b->outs[i].fd);
+	fdid_bpf__destroy(b->skel);
+	free(b->outs);
+	free(b->ids);
+	free(b->anchors);
+	free(b->links);
+	free(b);
+}
+
+int ipp_bpf__add_target(struct ipp_bpf *b, pid_t tgid)
+{
+	uint32_t key = (uint32_t)tgid, val = 0;
+
+	if (tgid <= 0)
+		return -EINVAL;
+	if (bpf_map__update_elem(b->skel->maps.targets, &key, sizeof(key), &val, sizeof(val),
+				 BPF_ANY) < 0)
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
+int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid)
+{
+	uint32_t key = (uint32_t)tgid;
+
+	if (bpf_map__delete_elem(b->skel->maps.targets, &key, sizeof(key), 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int ipp_bpf__set_output(struct ipp_bpf *b, int cpu, int ring_fd, clockid_t clockid)
+{
+	struct perf_event_attr a;
+	struct output *o;
+	uint32_t key = (uint32_t)cpu;
+	int fd, err;
+
+	if (b->enabled)
+		return -EBUSY;
+	if (cpu < 0 || cpu >= b->nr_cpus || b->nr_outs >= (size_t)b->nr_cpus)
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	a.sample_period = 1;
+	/* the session's sample layout (lib/session.c fill_attr) */
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+	a.sample_id_all = 1;
+	a.use_clockid = 1;
+	a.clockid = clockid;
+	a.disabled = 1;
+	/* the ring's owner says when to wake its reader */
+	a.watermark = 1;
+	a.wakeup_watermark = 1u << 30;
+	fd = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	o = &b->outs[b->nr_outs];
+	o->cpu = cpu;
+	o->fd = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ID, &o->id) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (bpf_map__update_elem(b->skel->maps.fdid_out, &key, sizeof(key), &fd, sizeof(fd),
+				 BPF_ANY) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	b->ids[b->nr_outs++] = o->id;
+	return 0;
+}
+
+const uint64_t *ipp_bpf__ids(const struct ipp_bpf *b, size_t *nr)
+{
+	*nr = b->nr_outs;
+	return b->ids;
+}
+
+size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
+{
+	return b->nr_progs;
+}
+
+/* A disabled perf event of this process on tracepoint @id, carrying @prog. */
+static int anchor(int id, int prog_fd)
+{
+	struct perf_event_attr a;
+	int fd, err;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.sample_period = 1;
+	/*
+	 * Never enabled, so it never takes a sample: creating it registers the
+	 * tracepoint's perf probe, which runs the tracepoint's programs on
+	 * every hit on every CPU.
+	 */
+	a.disabled = 1;
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int ipp_bpf__enable(struct ipp_bpf *b)
+{
+	struct bpf_program *p;
+	int err = 0;
+
+	if (b->enabled)
+		return -EBUSY;
+	for (size_t i = 0; i < b->nr_outs; i++)
+		if (ioctl(b->outs[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return -errno;
+	bpf_object__for_each_program(p, b->skel->obj) {
+		int id, fd;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		err = prog_tracepoint(p, &id);
+		if (err == 1) {
+			struct bpf_link *l = bpf_program__attach(p);
+
+			if (!l) {
+				err = -errno;
+				break;
+			}
+			b->links[b->nr_links++] = l;
+			err = 0;
+			continue;
+		}
+		if (err < 0)
+			break;
+		fd = anchor(id, bpf_program__fd(p));
+		if (fd < 0) {
+			err = fd;
+			ipp_info("cannot attach %s: %s\n", bpf_program__section_name(p), strerror(-err));
+			break;
+		}
+		b->anchors[b->nr_anchors++] = fd;
+	}
+	if (err) {
+		for (size_t i = 0; i < b->nr_links; i++)
+			bpf_link__destroy(b->links[i]);
+		for (size_t i = 0; i < b->nr_anchors; i++)
+			close(b->anchors[i]);
+		b->nr_links = b->nr_anchors = 0;
+		return err;
+	}
+	b->enabled = true;
+	return 0;
+}
+
+int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS])
+{
+	uint64_t *v = calloc((size_t)b->nr_cpus, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < IPP_FDID_NR_STATS; k++) {
+		out[k] = 0;
+		if (bpf_map__lookup_elem(b->skel->maps.stats, &k, sizeof(k), v,
+					 sizeof(*v) * (size_t)b->nr_cpus, 0) < 0) {
+			int err = -errno;
+
+			free(v);
+			return err;
+		}
+		for (int c = 0; c < b->nr_cpus; c++)
+			out[k] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
+			   void *ctx)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int ret;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
+			return -errno;
+		ret = cb(ctx, bpf_program__name(p), info.run_cnt, info.run_time_ns);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Loader of the fd-identity BPF program (fdid.bpf.c): loads it, keeps its
+ * target map, opens one bpf-output event per CPU and points each into the
+ * caller's ring of that CPU, and attaches the programs to their
+ * tracepoints. The records it makes are struct ipp_fdid_rec
+ * (fdid-rec.h), the RAW data of samples whose id is one of ipp_bpf__ids().
+ *
+ * Internal to libipcperf (ipp_bpf_ prefix); not yet used by the session:
+ * tests/bpf-proto.c drives it. Order of use:
+ *
+ *   b = ipp_bpf__new(&opts)          load and verify (EPERM: no privilege)
+ *   ipp_bpf__add_target(b, pid) ...  who to describe (unless opts.all_tasks)
+ *   ipp_bpf__set_output(b, cpu, fd)  for every CPU of the rings
+ *   ipp_bpf__ids(b, ...)             to tell its samples from the others
+ *   ipp_bpf__enable(b)               attach: records flow from here on
+ *   ... read the rings ...
+ *   ipp_bpf__delete(b)               detach, close, free
+ *
+ * Needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) to load tracing
+ * programs and open CPU-wide events, a kernel with BTF
+ * (/sys/kernel/btf/vmlinux) and bpf_loop() (5.17). Without them
+ * ipp_bpf__new() fails and the caller keeps to /proc.
+ */
+#ifndef IPCPERF_FDID_BPF_H
+#define IPCPERF_FDID_BPF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "fdid-rec.h"
+
+struct ipp_bpf_opts {
+	size_t sz;		/* sizeof(struct ipp_bpf_opts) */
+	/* Every task on the machine is a target (system-wide sessions). */
+	bool all_tasks;
+	/*
+	 * Do not follow forks in the kernel: the caller adds children itself
+	 * (ipp_bpf__add_target() on PERF_RECORD_FORK). Records a child makes
+	 * before that are not written.
+	 */
+	bool user_follow;
+	/* Also an IO record (fd and its inode) at the exit of every read/write-family call. */
+	bool io_records;
+	/* Most targets at once (default 8192). */
+	unsigned int max_targets;
+	/*
+	 * What the syscall programs return for targets: false (default) keeps
+	 * their tracepoint samples; true drops them, for every perf event on
+	 * the tracepoint, other sessions' too (other tasks' samples are always
+	 * kept). Only tests/bpf-proto's check of that kernel behaviour sets it.
+	 */
+	bool drop_samples;
+};
+#define IPP_BPF_OPTS(NAME, ...) \
+	struct ipp_bpf_opts NAME = { .sz = sizeof(struct ipp_bpf_opts), __VA_ARGS__ }
+
+struct ipp_bpf;
+
+/*
+ * Load and verify the programs; nothing is attached yet. Programs of
+ * syscalls this kernel has no tracepoint for (open and creat on arm64) are
+ * left out. libbpf's messages go to ipp_debug().
+ * @return a loader, freed with ipp_bpf__delete(); NULL with errno: EPERM
+ *   (no CAP_BPF/CAP_PERFMON: use /proc), ENOENT (no kernel BTF, or tracefs
+ *   not found), EINVAL (bad opts, or the verifier refused: ipp_debug() has
+ *   its log), ENOMEM.
+ */
+struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts);
+
+/* Detaches, closes every fd it opened, frees. Accepts NULL. */
+void ipp_bpf__delete(struct ipp_bpf *b);
+
+/* Records of process @tgid (all its threads) from now on. @return 0, -ENOSPC (map full), -errno. */
+int ipp_bpf__add_target(struct ipp_bpf *b, pid_t tgid);
+/* @return 0, or -ENOENT when it was not a target. */
+int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid);
+
+/*
+ * Open the bpf-output event of CPU @cpu (CPU-wide, sample_type
+ * IDENTIFIER|TID|TIME|CPU|RAW, sample_id_all, clock @clockid) and point it
+ * into the ring of @ring_fd: any perf event fd whose ring is that CPU's
+ * (the ring's owner or an event set to output into it), opened with the
+ * same @clockid on the same CPU (the kernel refuses other CPUs and clocks:
+ * -EINVAL). Call it for every CPU a target may run on before
+ * ipp_bpf__enable(); a CPU without one drops its records (counted in
+ * IPP_FDID_ST_OUT_FAIL).
+ * @return 0 or -errno (-EBUSY once enabled).
+ */
+int ipp_bpf__set_output(struct ipp_bpf *b, int cpu, int ring_fd, clockid_t clockid);
+
+/*
+ * The kernel ids (PERF_EVENT_IOC_ID, the sample's IDENTIFIER) of the
+ * bpf-output events opened so far; the array belongs to @b.
+ */
+const uint64_t *ipp_bpf__ids(const struct ipp_bpf *b, size_t *nr);
+
+/*
+ * Enable the bpf-output events and attach every program (a disabled
+ * per-task perf event of this process on each tracepoint, whose
+ * PERF_EVENT_IOC_SET_BPF makes the program run on every hit of the
+ * tracepoint on the machine; fork/exit through BTF tracepoints).
+ * @return 0 or -errno (the programs attached before a failure are detached).
+ */
+int ipp_bpf__enable(struct ipp_bpf *b);
+
+/* Sum over CPUs of the program's counters (enum ipp_fdid_stat). @return 0 or -errno. */
+int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS]);
+
+/*
+ * Call @cb for each loaded program with the kernel's count of its runs and
+ * the time they took (both 0 unless sysctl kernel.bpf_stats_enabled is 1).
+ * @return 0, the first non-zero return of @cb, or -errno.
+ */
+int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
+			   void *ctx);
+
+/* Programs loaded (and attached by ipp_bpf__enable()). */
+size_t ipp_bpf__nr_programs(const struct ipp_bpf *b);
+
+#endif /* IPCPERF_FDID_BPF_H */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The record the fd-identity BPF program (fdid.bpf.c) writes, and the only
+ * contract between it and userspace: both sides include this header. A
+ * record is the RAW data of a PERF_COUNT_SW_BPF_OUTPUT sample, in the same
+ * per-CPU rings (and the same sample layout: IDENTIFIER, TID, TIME, CPU,
+ * RAW) as the session's tracepoint samples; the sample's id says it is one.
+ *
+ * Layout rules, so that old readers survive new writers:
+ *  - version changes only when a field changes meaning or place; fields are
+ *    only ever added at the end of the fixed part (before path), with size
+ *    telling how much of the record was written;
+ *  - a record is variable-sized: size is the bytes written (the kernel pads
+ *    the RAW data to 8 bytes, so the sample's raw size may be larger). An
+ *    IO record is the first IPP_FDID_REC_IO_SIZE bytes only; a NEW or
+ *    UPDATE record is IPP_FDID_REC_HDR_SIZE bytes plus path_len + 1 (the
+ *    path's NUL), path_len 0 when there is no path;
+ *  - little endian like the host (the rings never leave the machine
+ *    untranslated: captures keep the host's byte order in their header).
+ *
+ * Values are the kernel's at the exit of the call, read from its own
+ * structures through current->files->fdt->fd[fd]; see lib/bpf/README.md.
+ */
+#ifndef IPCPERF_FDID_REC_H
+#define IPCPERF_FDID_REC_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define IPP_FDID_REC_VERSION 1
+/* Bytes of path[], its NUL included: paths longer keep their last 255 bytes. */
+#define IPP_FDID_PATH_MAX 256
+
+/* Why a record was written. */
+enum ipp_fdid_what {
+	IPP_FDID_NEW = 1,	/* fd was created by call nr (each fd of pipe, socketpair, SCM_RIGHTS) */
+	IPP_FDID_UPDATE = 2,	/* the object behind fd changed (connect: now has a peer) */
+	IPP_FDID_IO = 3,	/* a read/write-family call used fd: its object (IO size record) */
+};
+
+/* What the object is. */
+enum ipp_fdid_kind {
+	IPP_FDID_NOFILE = 0,	/* fd was not open when the program looked (closed by another thread) */
+	IPP_FDID_FILE = 1,	/* regular file, directory, device, symlink (O_PATH): path */
+	IPP_FDID_FIFO = 2,	/* named pipe: path, capacity */
+	IPP_FDID_PIPE = 3,	/* anonymous pipe (pipefs): ino, capacity */
+	IPP_FDID_SOCKET = 4,	/* socket: family, type, protocol, state, addresses, peer */
+	IPP_FDID_ANON = 5,	/* anon_inode (eventfd, epoll, ...): path is its name, "[eventfd]" */
+};
+
+/* flags */
+#define IPP_FDID_F_CLOEXEC	0x0001	/* fd is close-on-exec */
+#define IPP_FDID_F_PATH_TRUNC	0x0002	/* path is its last bytes: the walk hit its bounds */
+#define IPP_FDID_F_DELETED	0x0004	/* the file has no link left (/proc would say " (deleted)") */
+#define IPP_FDID_F_PEER_PENDING	0x0008	/* unix: connected to a socket not yet accept()ed: peer_ino 0 */
+#define IPP_FDID_F_UNREACHABLE	0x0010	/* the path is outside the task's root: relative to its mount */
+
+struct ipp_fdid_rec {
+	/* --- IO records end after ino (IPP_FDID_REC_IO_SIZE) */
+	__u16 version;		/* IPP_FDID_REC_VERSION */
+	__u16 size;		/* bytes of the record written */
+	__u8 what;		/* enum ipp_fdid_what */
+	__u8 kind;		/* enum ipp_fdid_kind */
+	__u16 flags;		/* IPP_FDID_F_* */
+	__s32 pid;		/* tgid of the caller */
+	__s32 tid;
+	__s32 fd;
+	__s32 nr;		/* syscall number of the call (this architecture's) */
+	__s64 ret;		/* its return value */
+	__u64 dev;		/* st_dev of the object, as stat(2) gives it */
+	__u64 ino;		/* st_ino (pipe and socket inodes too) */
+	/* --- NEW and UPDATE records go on */
+	__u32 mode;		/* i_mode: S_IFMT type and permission bits */
+	__u32 f_flags;		/* open flags of the file (O_ACCMODE, O_NONBLOCK, O_APPEND, ...) */
+	__u64 peer_ino;		/* unix socket: inode of the peer socket; 0 none (see flags) */
+	__u32 capacity;		/* pipe, FIFO: bytes it holds (F_GETPIPE_SZ); socket: sk_sndbuf */
+	__u32 rcvbuf;		/* socket: sk_rcvbuf */
+	__u16 family;		/* socket: AF_UNIX, AF_INET, AF_INET6, ... */
+	__u16 type;		/* socket: SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, ... */
+	__u16 protocol;		/* socket: IPPROTO_TCP, IPPROTO_UDP, ... (sk_protocol) */
+	__u16 state;		/* socket: TCP_* state (unix uses the same values) */
+	__u16 sport;		/* inet: local port, host order (0: unbound) */
+	__u16 dport;		/* inet: remote port, host order (0: unconnected) */
+	__u32 rdev;		/* device files: st_rdev (what a tty is told by) */
+	__u8 saddr[16];		/* inet: local address: AF_INET in the first 4 bytes, network order */
+	__u8 daddr[16];		/* inet: remote address */
+	__u16 path_len;		/* bytes in path before its NUL */
+	__u16 pad1;
+	__u32 pad2;
+	/*
+	 * FILE, FIFO: the absolute path as the kernel resolved it, from the
+	 * fd's dentry up to the task's root across mounts (what
+	 * /proc/PID/fd/N shows, without " (deleted)"); ANON: the dentry's
+	 * name; empty otherwise.
+	 */
+	char path[IPP_FDID_PATH_MAX];
+};
+
+#define IPP_FDID_REC_IO_SIZE 48
+#define IPP_FDID_REC_HDR_SIZE 128
+_Static_assert(__builtin_offsetof(struct ipp_fdid_rec, mode) == IPP_FDID_REC_IO_SIZE,
+	       "IO records are the fields before mode");
+_Static_assert(__builtin_offsetof(struct ipp_fdid_rec, path) == IPP_FDID_REC_HDR_SIZE,
+	       "the fixed part ends where path starts");
+
+/* Counters the program keeps (a per-CPU array map, "stats"). */
+enum ipp_fdid_stat {
+	IPP_FDID_ST_EMITTED = 0,	/* records written into a ring */
+	IPP_FDID_ST_OUT_FAIL,		/* records the ring had no room for (also counted as lost there) */
+	IPP_FDID_ST_NOFILE,		/* fd not open at the program's look */
+	IPP_FDID_ST_TRUNC,		/* paths cut at their bounds */
+	IPP_FDID_ST_CHILDREN,		/* processes added by following forks */
+	IPP_FDID_ST_TARGET_FULL,	/* children not added: the target map was full */
+	IPP_FDID_ST_GONE,		/* targets removed at their exit */
+	IPP_FDID_NR_STATS,
+};
+
+#ifndef __bpf__
+/* ---------------------------------------------------------------- userspace: lib/bpf/fdid-rec.c */
+#include <stddef.h>
+#include "procfd.h"
+
+/*
+ * Check the RAW data of one bpf-output sample (@size bytes, not aligned)
+ * and copy the record into @out, zero-filled past its size, path
+ * NUL-terminated. Pure.
+ * @return 0; -ENOTSUP for another version; -EPROTO when @size or the
+ *   record's own size is too small for its kind of record, or path_len
+ *   does not fit.
+ */
+int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out);
+
+/*
+ * What a NEW or UPDATE record says, as lib/procfd.c says it from /proc and
+ * sock_diag: kind, object ("pipe:[N]", "socket:[N]", "/path" with
+ * " (deleted)", "anon_inode:[eventfd]"), ino, dev, flags, and for sockets
+ * family, type, protocol, state, local and remote addresses, unix peer,
+ * buffer sizes (diag true: the kernel said so). A TCP/UDP socket's peer_ino
+ * stays 0: the other end is found by its addresses. @return 0; -ENOENT
+ * for a NOFILE record (the fd was gone); -EINVAL for an IO record.
+ */
+int ipp_fdid_rec__to_fdid(const struct ipp_fdid_rec *r, struct ipp_fdid *out);
+
+/* "new", "update", "io"; "?" otherwise. Static. */
+const char *ipp_fdid_rec__what_name(unsigned int what);
+#endif
+
+#endif /* IPCPERF_FDID_REC_H */

@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fd identity in the kernel: at the exit of every call that makes an fd,
+ * what the fd is, read from the kernel's own structures
+ * (current->files->fdt->fd[fd]) and written as a struct ipp_fdid_rec into
+ * the bpf-output event of the CPU, whose samples go into the session's ring
+ * of that CPU. See lib/bpf/README.md.
+ *
+ * The programs run for every hit of their tracepoint on the machine,
+ * whoever opened perf events on it: each one first checks that the caller
+ * is a target (the targets map, or trace_all), and returns 1 for every
+ * other task, so that no one else's tracepoint samples are ever dropped
+ * (0 would drop the sample for every perf event on the tracepoint); for
+ * targets it returns keep_sample, 1 unless a test asks.
+ *
+ * Arguments the exit tracepoints do not carry (the fd of read(), the int[2]
+ * of pipe()) come from the task's saved user registers, which the kernel
+ * leaves as they were at entry: no sys_enter program, no per-thread map.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
+#include "fdid-rec.h"
+
+/*
+ * The kernel loads programs that use bpf_probe_read_kernel() and
+ * bpf_perf_event_output() only under a GPL-compatible license string; this
+ * file is LGPL-2.1-or-later, which may be used under the GPL (LGPL 2.1,
+ * section 3).
+ */
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by the loader before loading. */
+const volatile bool trace_all = false;	/* every task is a target: no map lookup */
+const volatile bool follow_forks = true;	/* a target's new process is a target */
+const volatile bool io_records = false;	/* recvmsg also writes its IO record */
+const volatile int keep_sample = 1;	/* what the syscall programs return for targets */
+const volatile __u32 page_size = 4096;
+
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+#define S_IFIFO 0010000
+#define PIPEFS_MAGIC 0x50495045
+#define AF_UNIX 1
+#define AF_INET 2
+#define AF_INET6 10
+#define F_DUPFD 0
+#define F_DUPFD_CLOEXEC 1030
+#define SOL_SOCKET 1
+#define SCM_RIGHTS 1
+#define EINPROGRESS 115
+
+#define PATH_STEPS 40		/* dentries and mount crossings walked at most */
+#define SCM_MAX_CMSGS 4		/* control messages looked at in one recvmsg */
+#define SCM_MAX_FDS 16		/* fds taken from them */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);	/* the loader may change it */
+	__type(key, __u32);		/* tgid */
+	__type(value, __u32);		/* 0 */
+} targets SEC(".maps");
+
+/* One bpf-output event per CPU, by CPU number; the loader fills it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} fdid_out SEC(".maps");
+
+struct scratch {
+	struct ipp_fdid_rec rec;
+	/* the path is built backwards, ending at PATH_END */
+	char buf[2 * IPP_FDID_PATH_MAX];
+	int fds[SCM_MAX_FDS];
+};
+#define PATH_END IPP_FDID_PATH_MAX
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IPP_FDID_NR_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* The layout of every syscalls:sys_exit_* tracepoint. */
+struct sys_exit_args {
+	__u64 common;
+	int nr;
+	long ret;
+};
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline bool is_target(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	return trace_all || bpf_map_lookup_elem(&targets, &tgid);
+}
+
+/* Argument @n (1-based) of the current syscall, from the saved user registers. */
+static __always_inline unsigned long sc_arg(int n)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	switch (n) {
+	case 1: return PT_REGS_PARM1_CORE_SYSCALL(regs);
+	case 2: return PT_REGS_PARM2_CORE_SYSCALL(regs);
+	case 3: return PT_REGS_PARM3_CORE_SYSCALL(regs);
+	default: return PT_REGS_PARM4_CORE_SYSCALL(regs);
+	}
+}
+
+/* The kernel's dev_t (major << 20 | minor) as stat(2) encodes it. */
+static __always_inline __u64 user_dev(__u32 kdev)
+{
+	__u64 major = kdev >> 20, minor = kdev & 0xfffff;
+
+	return (minor & 0xff) | ((major & 0xfff) << 8) | ((minor & ~0xffull) << 12) |
+	       ((major & ~0xfffull) << 32);
+}
+
+static __always_inline struct file *fd_file(int fd, __u16 *flags)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *f = NULL;
+	unsigned long *coe, word = 0;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	coe = BPF_CORE_READ(fdt, close_on_exec);
+	bpf_probe_read_kernel(&word, sizeof(word), &coe[fd / 64]);
+	if (word & (1ul << (fd % 64)))
+		*flags |= IPP_FDID_F_CLOEXEC;
+	return f;
+}
+
+/* Inode number of a socket's inode (0: the sock has no socket yet, an embryo). */
+static __always_inline __u64 sock_ino(struct sock *sk)
+{
+	struct socket *sock = BPF_CORE_READ(sk, sk_socket);
+	struct inode *inode;
+
+	if (!sock)
+		return 0;
+	/* SOCK_INODE(): the inode follows the socket in struct socket_alloc */
+	inode = (void *)sock - bpf_core_field_offset(struct socket_alloc, socket) +
+		bpf_core_field_offset(struct socket_alloc, vfs_inode);
+	return BPF_CORE_READ(inode, i_ino);
+}
+
+static __always_inline void sock_info(struct ipp_fdid_rec *r, struct file *f)
+{
+	struct socket *sock = BPF_CORE_READ(f, private_data);
+	struct sock *sk = BPF_CORE_READ(sock, sk);
+
+	r->type = (__u16)BPF_CORE_READ(sock, type);
+	if (!sk)
+		return;
+	r->family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	r->state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	r->protocol = (__u16)BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
+	r->capacity = (__u32)BPF_CORE_READ(sk, sk_sndbuf);
+	r->rcvbuf = (__u32)BPF_CORE_READ(sk, sk_rcvbuf);
+	if (r->family == AF_UNIX) {
+		struct sock *peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
+
+		if (peer) {
+			r->peer_ino = sock_ino(peer);
+			if (!r->peer_ino)
+				r->flags |= IPP_FDID_F_PEER_PENDING;
+		}
+	} else if (r->family == AF_INET || r->family == AF_INET6) {
+		r->sport = BPF_CORE_READ(sk, __sk_common.skc_num);
+		r->dport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+		if (r->family == AF_INET) {
+			BPF_CORE_READ_INTO((__u32 *)r->saddr, sk, __sk_common.skc_rcv_saddr);
+			BPF_CORE_READ_INTO((__u32 *)r->daddr, sk, __sk_common.skc_daddr);
+		} else {
+			/* READ_INTO reads sizeof(*dst): the whole struct, not one byte of it */
+			BPF_CORE_READ_INTO((struct in6_addr *)r->saddr, sk, __sk_common.skc_v6_rcv_saddr);
+			BPF_CORE_READ_INTO((struct in6_addr *)r->daddr, sk, __sk_common.skc_v6_daddr);
+		}
+	}
+}
+
+/* Where the walk of walk_path() is: the bpf_loop() callback's context. */
+struct walk {
+	struct dentry *d, *root_d;
+	struct vfsmount *vfsmnt, *root_m;
+	struct mount *mnt;
+	__u32 used;		/* bytes of the path built so far, ending at buf[PATH_END] */
+	__u16 flags;
+	bool done;
+};
+
+/* One dentry up (or one mount down): 0 goes on, 1 stops. */
+static long walk_step(__u32 i, struct walk *w)
+{
+	__u32 zero = 0, len, start, used = w->used;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	/* locals: BPF_CORE_READ(w->x, ...) would relocate struct walk too */
+	struct dentry *parent, *mnt_root, *d = w->d;
+	struct vfsmount *vfsmnt = w->vfsmnt;
+	struct mount *mnt = w->mnt;
+	const unsigned char *name;
+
+	if (!s)
+		return 1;
+	if (d == w->root_d && vfsmnt == w->root_m) {
+		w->done = true;
+		return 1;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+	if (d == mnt_root || d == parent) {
+		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+		if (d != mnt_root || up == mnt) {
+			/* the top of the namespace, not the task's root: chroot, or detached */
+			w->flags |= IPP_FDID_F_UNREACHABLE;
+			w->done = true;
+			return 1;
+		}
+		w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = up;
+		w->vfsmnt = (void *)up + bpf_core_field_offset(struct mount, mnt);
+		return 0;
+	}
+	name = BPF_CORE_READ(d, d_name.name);
+	len = BPF_CORE_READ(d, d_name.len);
+	if (used > IPP_FDID_PATH_MAX - 1 || len > IPP_FDID_PATH_MAX - 2 - used) {
+		w->flags |= IPP_FDID_F_PATH_TRUNC;
+		return 1;
+	}
+	start = (PATH_END - used - len - 1) & (IPP_FDID_PATH_MAX - 1);
+	s->buf[start] = '/';
+	bpf_probe_read_kernel(&s->buf[start + 1], len & (IPP_FDID_PATH_MAX - 1), name);
+	w->used = used + len + 1;
+	w->d = parent;
+	return 0;
+}
+
+/*
+ * r->path from the dentries of @f up to the task's root, crossing mounts:
+ * the kernel's own name of the object, whatever the caller passed (relative,
+ * through symlinks or a dirfd, or no path at all: dup, SCM_RIGHTS).
+ * Components are put in front of each other, ending at buf[PATH_END]. A
+ * bpf_loop() keeps the verifier's work to one step, not PATH_STEPS of them.
+ */
+static __always_inline void walk_path(struct scratch *s, struct file *f)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct ipp_fdid_rec *r = &s->rec;
+	struct walk w = {
+		.d = BPF_CORE_READ(f, f_path.dentry),
+		.vfsmnt = BPF_CORE_READ(f, f_path.mnt),
+		.root_d = BPF_CORE_READ(task, fs, root.dentry),
+		.root_m = BPF_CORE_READ(task, fs, root.mnt),
+	};
+	__u32 used;
+
+	w.mnt = (void *)w.vfsmnt - bpf_core_field_offset(struct mount, mnt);
+	bpf_loop(PATH_STEPS, walk_step, &w, 0);
+	if (!w.done)
+		w.flags |= IPP_FDID_F_PATH_TRUNC;
+	r->flags |= w.flags;
+	if (w.flags & IPP_FDID_F_PATH_TRUNC)
+		count(IPP_FDID_ST_TRUNC);
+	used = w.used;
+	if (used == 0) {
+		r->path[0] = '/';
+		used = 1;
+	} else {
+		used &= IPP_FDID_PATH_MAX - 1;
+		bpf_probe_read_kernel(r->path, used, &s->buf[(PATH_END - used) & (IPP_FDID_PATH_MAX - 1)]);
+	}
+	r->path_len = used;
+}
+
+/* The dentry's own name: anon_inode files ("[eventfd]"). */
+static __always_inline void dentry_name(struct ipp_fdid_rec *r, struct file *f)
+{
+	const unsigned char *name = BPF_CORE_READ(f, f_path.dentry, d_name.name);
+	long n = bpf_probe_read_kernel_str(r->path, sizeof(r->path), name);
+
+	r->path_len = n > 0 ? n - 1 : 0;
+}
+
+static __always_inline void output(void *ctx, struct ipp_fdid_rec *r, __u32 size)
+{
+	if (size > sizeof(*r))
+		size = sizeof(*r);
+	r->size = size;
+	if (bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, r, size) == 0)
+		count(IPP_FDID_ST_EMITTED);
+	else
+		count(IPP_FDID_ST_OUT_FAIL);
+}
+
+/* The record of @fd, for call @nr that returned @ret. */
+static __noinline int emit_fd(void *ctx, int fd, int nr, long ret, int what)
+{
+	__u32 zero = 0, size;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct ipp_fdid_rec *r;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct file *f;
+	struct inode *inode;
+	__u32 mode;
+
+	if (!s)
+		return 0;
+	r = &s->rec;
+	/* an IO record is the first IPP_FDID_REC_IO_SIZE bytes: clear no more for it */
+	__builtin_memset(r, 0, IPP_FDID_REC_IO_SIZE);
+	if (what != IPP_FDID_IO)
+		__builtin_memset((char *)r + IPP_FDID_REC_IO_SIZE, 0,
+				 IPP_FDID_REC_HDR_SIZE - IPP_FDID_REC_IO_SIZE);
+	r->version = IPP_FDID_REC_VERSION;
+	r->what = what;
+	r->pid = pid_tgid >> 32;
+	r->tid = (__u32)pid_tgid;
+	r->fd = fd;
+	r->nr = nr;
+	r->ret = ret;
+	size = what == IPP_FDID_IO ? IPP_FDID_REC_IO_SIZE : IPP_FDID_REC_HDR_SIZE + 1;
+	f = fd_file(fd, &r->flags);
+	if (!f) {
+		count(IPP_FDID_ST_NOFILE);
+		r->path[0] = '\0';
+		output(ctx, r, size);
+		return 0;
+	}
+	inode = BPF_CORE_READ(f, f_inode);
+	mode = BPF_CORE_READ(inode, i_mode);
+	r->ino = BPF_CORE_READ(inode, i_ino);
+	r->dev = user_dev(BPF_CORE_READ(inode, i_sb, s_dev));
+	switch (mode & S_IFMT) {
+	case S_IFSOCK:
+		r->kind = IPP_FDID_SOCKET;
+		break;
+	case S_IFIFO:
+		r->kind = BPF_CORE_READ(inode, i_sb, s_magic) == PIPEFS_MAGIC ? IPP_FDID_PIPE :
+									       IPP_FDID_FIFO;
+		break;
+	case 0:
+		r->kind = IPP_FDID_ANON;
+		break;
+	default:
+		r->kind = IPP_FDID_FILE;
+	}
+	if (what == IPP_FDID_IO) {
+		output(ctx, r, size);
+		return 0;
+	}
+	r->mode = mode;
+	r->rdev = (__u32)user_dev(BPF_CORE_READ(inode, i_rdev));
+	r->f_flags = BPF_CORE_READ(f, f_flags);
+	if (BPF_CORE_READ(inode, __i_nlink) == 0 && r->kind != IPP_FDID_PIPE &&
+	    r->kind != IPP_FDID_SOCKET && r->kind != IPP_FDID_ANON)
+		r->flags |= IPP_FDID_F_DELETED;
+	switch (r->kind) {
+	case IPP_FDID_SOCKET:
+		sock_info(r, f);
+		break;
+	case IPP_FDID_PIPE:
+	case IPP_FDID_FIFO: {
+		struct pipe_inode_info *pipe = BPF_CORE_READ(f, private_data);
+
+		r->capacity = BPF_CORE_READ(pipe, max_usage) * page_size;
+		if (r->kind == IPP_FDID_FIFO)
+			walk_path(s, f);
+		break;
+	}
+	case IPP_FDID_ANON:
+		dentry_name(r, f);
+		break;
+	default:
+		walk_path(s, f);
+	}
+	r->path[r->path_len & (IPP_FDID_PATH_MAX - 1)] = '\0';
+	size = IPP_FDID_REC_HDR_SIZE + (r->path_len & (IPP_FDID_PATH_MAX - 1)) + 1;
+	output(ctx, r, size);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ calls whose return value is the new fd */
+
+static __always_inline int ret_is_fd(struct sys_exit_args *ctx)
+{
+	if (!is_target())
+		return 1;
+	if (ctx->ret >= 0)
+		emit_fd(ctx, (int)ctx->ret, ctx->nr, ctx->ret, IPP_FDID_NEW);
+	return keep_sample;
+}
+
+#define RET_IS_FD(call)								\
+	SEC("tracepoint/syscalls/sys_exit_" #call)				\
+	int exit_##call(struct sys_exit_args *ctx)				\
+	{									\
+		return ret_is_fd(ctx);						\
+	}
+
+RET_IS_FD(open)
+RET_IS_FD(openat)
+RET_IS_FD(openat2)
+RET_IS_FD(creat)
+RET_IS_FD(socket)
+RET_IS_FD(accept)
+RET_IS_FD(accept4)
+RET_IS_FD(dup)
+RET_IS_FD(dup2)
+RET_IS_FD(dup3)
+
+SEC("tracepoint/syscalls/sys_exit_fcntl")
+int exit_fcntl(struct sys_exit_args *ctx)
+{
+	unsigned long cmd;
+
+	if (!is_target())
+		return 1;
+	if (ctx->ret < 0)
+		return keep_sample;
+	cmd = sc_arg(2);
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		emit_fd(ctx, (int)ctx->ret, ctx->nr, ctx->ret, IPP_FDID_NEW);
+	return keep_sample;
+}
+
+/* ------------------------------------------------------------------ calls that write int[2] */
+
+static __always_inline int two_fds(struct sys_exit_args *ctx, int arg)
+{
+	int fds[2];
+
+	if (!is_target())
+		return 1;
+	if (ctx->ret != 0)
+		return keep_sample;
+	/* the kernel has just written them: the page is there */
+	if (bpf_probe_read_user(fds, sizeof(fds), (void *)sc_arg(arg)) == 0) {
+		emit_fd(ctx, fds[0], ctx->nr, ctx->ret, IPP_FDID_NEW);
+		emit_fd(ctx, fds[1], ctx->nr, ctx->ret, IPP_FDID_NEW);
+	}
+	return keep_sample;
+}
+
+SEC("tracepoint/syscalls/sys_exit_pipe")
+int exit_pipe(struct sys_exit_args *ctx) { return two_fds(ctx, 1); }
+SEC("tracepoint/syscalls/sys_exit_pipe2")
+int exit_pipe2(struct sys_exit_args *ctx) { return two_fds(ctx, 1); }
+SEC("tracepoint/syscalls/sys_exit_socketpair")
+int exit_socketpair(struct sys_exit_args *ctx) { return two_fds(ctx, 4); }
+
+/* ------------------------------------------------------------------ connect: the socket now has a peer */
+
+SEC("tracepoint/syscalls/sys_exit_connect")
+int exit_connect(struct sys_exit_args *ctx)
+{
+	if (!is_target())
+		return 1;
+	if (ctx->ret == 0 || ctx->ret == -EINPROGRESS)
+		emit_fd(ctx, (int)sc_arg(1), ctx->nr, ctx->ret, IPP_FDID_UPDATE);
+	return keep_sample;
+}
+
+/* ------------------------------------------------------------------ recvmsg: fds passed with SCM_RIGHTS */
+
+struct cmsg_hdr {
+	__u64 len;
+	int level;
+	int type;
+};
+
+SEC("tracepoint/syscalls/sys_exit_recvmsg")
+int exit_recvmsg(struct sys_exit_args *ctx)
+{
+	__u32 zero = 0, n = 0;
+	struct user_msghdr msg;
+	struct scratch *s;
+	__u64 off = 0;
+
+	if (!is_target())
+		return 1;
+	if (ctx->ret < 0)
+		return keep_sample;
+	if (io_records)
+		emit_fd(ctx, (int)sc_arg(1), ctx->nr, ctx->ret, IPP_FDID_IO);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s || bpf_probe_read_user(&msg, sizeof(msg), (void *)sc_arg(2)) < 0 ||
+	    !msg.msg_control)
+		return keep_sample;
+	/* msg_controllen is what the kernel wrote back: the bytes of control data */
+	for (int i = 0; i < SCM_MAX_CMSGS; i++) {
+		struct cmsg_hdr c;
+
+		if (off + sizeof(c) > msg.msg_controllen ||
+		    bpf_probe_read_user(&c, sizeof(c), msg.msg_control + off) < 0 ||
+		    c.len < sizeof(c) || off + c.len > msg.msg_controllen)
+			break;
+		if (c.level == SOL_SOCKET && c.type == SCM_RIGHTS) {
+			__u32 nfds = (c.len - sizeof(c)) / sizeof(int);
+
+			for (__u32 j = 0; j < SCM_MAX_FDS && j < nfds && n < SCM_MAX_FDS; j++, n++)
+				bpf_probe_read_user(&s->fds[n & (SCM_MAX_FDS - 1)], sizeof(int),
+						    msg.msg_control + off + sizeof(c) + j * sizeof(int));
+		}
+		off += (c.len + 7) & ~7ull;
+	}
+	/* one call site of emit_fd() for all of them: verified once, not per cmsg */
+	for (__u32 k = 0; k < SCM_MAX_FDS && k < n; k++)
+		emit_fd(ctx, s->fds[k & (SCM_MAX_FDS - 1)], ctx->nr, ctx->ret, IPP_FDID_NEW);
+	return keep_sample;
+}
+
+/* ------------------------------------------------------------------ per-call identity of read/write calls */
+
+static __always_inline int io_call(struct sys_exit_args *ctx)
+{
+	if (!is_target())
+		return 1;
+	emit_fd(ctx, (int)sc_arg(1), ctx->nr, ctx->ret, IPP_FDID_IO);
+	return keep_sample;
+}
+
+/* Loaded only when the loader asks for IO records (bpf_program__set_autoload). */
+#define IO_CALL(call)								\
+	SEC("tracepoint/syscalls/sys_exit_" #call)				\
+	int io_##call(struct sys_exit_args *ctx)				\
+	{									\
+		return io_call(ctx);						\
+	}
+
+IO_CALL(read)
+IO_CALL(write)
+IO_CALL(readv)
+IO_CALL(writev)
+IO_CALL(pread64)
+IO_CALL(pwrite64)
+IO_CALL(preadv)
+IO_CALL(pwritev)
+IO_CALL(recvfrom)
+IO_CALL(sendto)
+IO_CALL(sendmsg)
+
+/* ------------------------------------------------------------------ following the targets' children */
+
+/*
+ * A new process of a target is a target from its first instruction: a
+ * child that lives less than a millisecond would be gone before userspace
+ * could add it. Threads need nothing: they share the tgid.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u32 zero = 0;
+
+	if (trace_all || !follow_forks || ptgid == ctgid ||
+	    !bpf_map_lookup_elem(&targets, &ptgid))
+		return 0;
+	if (bpf_map_update_elem(&targets, &ctgid, &zero, BPF_ANY) == 0)
+		count(IPP_FDID_ST_CHILDREN);
+	else
+		count(IPP_FDID_ST_TARGET_FULL);
+	return 0;
+}
+
+/* The last thread of a target process exited: its pid may be reused. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *task)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+
+	if (trace_all || BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	if (bpf_map_delete_elem(&targets, &tgid) == 0)
+		count(IPP_FDID_ST_GONE);
+	return 0;
+}

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The pipeline both sources of records feed (pipeline.h). */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pipeline.h"
+
+int ipp_pipeline__init(struct ipp_pipeline *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->self = -1;
+	p->include_self = true;
+	p->dec = ipp_decoder__new();
+	p->merge = ipp_merge__new();
+	p->pairer = ipp_pairer__new();
+	if (!p->dec || !p->merge || !p->pairer) {
+		ipp_pipeline__fini(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ipp_pipeline__fini(struct ipp_pipeline *p)
+{
+	ipp_decoder__delete(p->dec);
+	ipp_merge__delete(p->merge);
+	ipp_pairer__delete(p->pairer);
+	ipp_follow__delete(p->follow);
+	free(p->handlers);
+	free(p->lost_per_cpu);
+	free(p->samples_per_cpu);
+	free(p->sc_tp);
+	memset(p, 0, sizeof(*p));
+}
+
+int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_handlers *h)
+{
+	struct ipcperf_handlers *v;
+
+	if (!h || h->sz < offsetof(struct ipcperf_handlers, ctx) + sizeof(h->ctx) ||
+	    !ipp_opts_valid(h, h->sz, sizeof(*h)))
+		return -EINVAL;
+	v = realloc(p->handlers, (p->nr_handlers + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->handlers = v;
+	memset(&v[p->nr_handlers], 0, sizeof(*v));
+	memcpy(&v[p->nr_handlers], h, h->sz < sizeof(*h) ? h->sz : sizeof(*h));
+	p->nr_handlers++;
+	return 0;
+}
+
+/* Grow *@v from @old to @n zeroed u64 counts. */
+static int grow_counts(uint64_t **v, size_t old, size_t n)
+{
+	uint64_t *nv = realloc(*v, n * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	memset(nv + old, 0, (n - old) * sizeof(*nv));
+	*v = nv;
+	return 0;
+}
+
+int ipp_pipeline__cpus(struct ipp_pipeline *p, size_t n)
+{
+	if (n <= p->nr_cpu_slots)
+		return 0;
+	if (grow_counts(&p->lost_per_cpu, p->nr_cpu_slots, n) < 0 ||
+	    grow_counts(&p->samples_per_cpu, p->nr_cpu_slots, n) < 0)
+		return -ENOMEM;
+	p->nr_cpu_slots = n;
+	return 0;
+}
+
+int ipp_pipeline__syscall_tp(struct ipp_pipeline *p, int id)
+{
+	if (id < 0)
+		return -EINVAL;
+	if ((size_t)id >= p->nr_sc_tp) {
+		bool *v = realloc(p->sc_tp, ((size_t)id + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + p->nr_sc_tp, 0, ((size_t)id + 1 - p->nr_sc_tp) * sizeof(*v));
+		p->sc_tp = v;
+		p->nr_sc_tp = (size_t)id + 1;
+	}
+	p->sc_tp[id] = true;
+	return 0;
+}
+
+static bool is_self(const struct ipp_pipeline *p, pid_t pid)
+{
+	return !p->include_self && p->self > 0 && pid == p->self;
+}
+
+/* Out of memory for a record: it is lost, and counted as such. */
+static int lost_to_memory(struct ipp_pipeline *p, int cpu)
+{
+	p->lost++;
+	if (cpu >= 0 && (size_t)cpu < p->nr_cpu_slots)
+		p->lost_per_cpu[cpu]++;
+	return -ENOMEM;
+}
+
+static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_pd_sample *s)
+{
+	int cpu = (int)s->cpu;
+	uint16_t id;
+
+	if (!s->raw || s->raw_size < 2)
+		return 0;
+	/* Every syscall sample counts: what fired minus what arrived is unreported loss. */
+	memcpy(&id, s->raw, sizeof(id));
+	if (id < p->nr_sc_tp && p->sc_tp[id] && (size_t)cpu < p->nr_cpu_slots)
+		p->samples_per_cpu[cpu]++;
+	if (is_self(p, (pid_t)s->pid))
+		return 0;
+	if (ipp_merge__push(p->merge, s->time, PERF_RECORD_SAMPLE, misc, (pid_t)s->pid,
+			    (pid_t)s->tid, cpu, s->raw, s->raw_size) < 0)
+		return lost_to_memory(p, cpu);
+	return 0;
+}
+
+static int take_lost(struct ipp_pipeline *p, uint32_t type, const struct ipp_pd_sample *s,
+		     const unsigned char *body, size_t len, bool sideband)
+{
+	/* LOST: id, lost; LOST_SAMPLES: lost */
+	size_t at = type == PERF_RECORD_LOST ? 8 : 0;
+	uint64_t n;
+
+	if (len < at + sizeof(n))
+		return 0;
+	memcpy(&n, body + at, sizeof(n));
+	p->lost += n;
+	if ((size_t)s->cpu < p->nr_cpu_slots)
+		p->lost_per_cpu[s->cpu] += n;
+	/* Forks and exits may be among them: whose a task is, /proc says from now on. */
+	if (sideband && !p->sideband_lost) {
+		ipp_debug("side-band records lost: whose an unknown task is, /proc says from "
+			  "now on\n");
+		p->sideband_lost = true;
+	}
+	if (ipp_merge__push(p->merge, s->time, PERF_RECORD_LOST, 0, (pid_t)s->pid,
+			    (pid_t)s->tid, (int)s->cpu, &n, sizeof(n)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
+		       const struct ipp_pd_sample *s, const void *body, size_t body_len,
+		       bool sideband)
+{
+	int cpu = (int)s->cpu;
+
+	p->records++;
+	switch (type) {
+	case PERF_RECORD_SAMPLE:
+		return take_sample(p, misc, s);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		return take_lost(p, type, s, body, body_len, sideband);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (is_self(p, (pid_t)s->pid))
+			return 0;
+		if (ipp_merge__push(p->merge, s->time, PERF_RECORD_SWITCH, misc, (pid_t)s->pid,
+				    (pid_t)s->tid, cpu, NULL, 0) < 0)
+			return lost_to_memory(p, cpu);
+		return 0;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		/* pid, ppid, tid, ptid: who the targets are, in time order with their records */
+		if (!p->follow || body_len < 16)
+			return 0;
+		if (ipp_merge__push(p->merge, s->time, type, 0, (pid_t)s->pid, (pid_t)s->tid, cpu,
+				    body, 16) < 0)
+			return lost_to_memory(p, cpu);
+		return 0;
+	case PERF_RECORD_COMM:
+		/* pid, tid of an exec */
+		if (!p->follow || !(misc & PERF_RECORD_MISC_COMM_EXEC) || body_len < 8)
+			return 0;
+		if (ipp_merge__push(p->merge, s->time, PERF_RECORD_COMM, 0, (pid_t)s->pid,
+				    (pid_t)s->tid, cpu, body, 8) < 0)
+			return lost_to_memory(p, cpu);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+#define EMIT(s, member, ev)                                             \
+	do {                                                            \
+		for (size_t i_ = 0; i_ < (s)->nr_handlers; i_++)        \
+			if ((s)->handlers[i_].member)                   \
+				(s)->handlers[i_].member((s)->handlers[i_].ctx, (ev)); \
+	} while (0)
+
+/* @return 1 when an event went to the handlers, else 0. */
+static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_rec rec;
+	struct ipcperf_syscall sc;
+
+	if (ipp_decoder__decode(s->dec, r->data, r->size, &rec) < 0)
+		return 0;
+	switch (rec.kind) {
+	case IPP_REC_SYS_ENTER:
+		ipp_pairer__enter(s->pairer, r->time, r->pid, r->tid, rec.enter.sc, rec.enter.nr,
+				  rec.enter.args, rec.enter.nr_args);
+		return 0;
+	case IPP_REC_SYS_EXIT:
+		if (!ipp_pairer__exit(s->pairer, r->time, r->pid, r->tid, r->cpu, rec.exit.nr,
+				      rec.exit.ret, &sc))
+			return 0;
+		if (rec.exit.sc && rec.exit.sc->fd_op == IPP_FDOP_FCNTL &&
+		    (sc.args[1] == F_DUPFD || sc.args[1] == F_DUPFD_CLOEXEC))
+			sc.cls = IPCPERF_SC_FD_NEW;
+		s->syscalls++;
+		EMIT(s, syscall, &sc);
+		break;
+	case IPP_REC_SWITCH: {
+		struct ipcperf_switch ev = {
+			.time_ns = r->time, .pid = r->pid, .tid = rec.sw.prev_tid, .cpu = r->cpu,
+			/* 0 (R) or the preempted marker above the state bits (R+): runnable */
+			.preempted = (rec.sw.prev_state & 0xff) == 0,
+			.prev_state = rec.sw.prev_state, .next_tid = rec.sw.next_tid,
+		};
+		memcpy(ev.prev_comm, rec.sw.prev_comm, sizeof(ev.prev_comm));
+		memcpy(ev.next_comm, rec.sw.next_comm, sizeof(ev.next_comm));
+		EMIT(s, sched_switch, &ev);
+		break;
+	}
+	case IPP_REC_WAKEUP: {
+		struct ipcperf_wakeup ev = {
+			.time_ns = r->time, .waker_pid = r->pid, .waker_tid = r->tid,
+			.tid = rec.wake.tid, .target_cpu = rec.wake.target_cpu,
+		};
+		memcpy(ev.comm, rec.wake.comm, sizeof(ev.comm));
+		EMIT(s, wakeup, &ev);
+		break;
+	}
+	case IPP_REC_FORK: {
+		struct ipcperf_task ev = {
+			.kind = IPCPERF_TASK_FORK, .time_ns = r->time, .pid = r->pid,
+			.tid = rec.fork.parent_tid, .child_tid = rec.fork.child_tid,
+			.comm = rec.fork.child_comm,
+		};
+		EMIT(s, task, &ev);
+		break;
+	}
+	case IPP_REC_EXEC: {
+		struct ipcperf_task ev = {
+			.kind = IPCPERF_TASK_EXEC, .time_ns = r->time, .pid = r->pid,
+			.tid = rec.exec.tid, .filename = rec.exec.filename,
+		};
+		EMIT(s, task, &ev);
+		break;
+	}
+	case IPP_REC_EXIT: {
+		struct ipcperf_task ev = {
+			.kind = IPCPERF_TASK_EXIT, .time_ns = r->time, .pid = r->pid,
+			.tid = rec.pexit.tid, .comm = rec.pexit.comm,
+		};
+		ipp_pairer__thread_exit(s->pairer, rec.pexit.tid);
+		EMIT(s, task, &ev);
+		break;
+	}
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* A fork, exit or exec record of any task: keep the targets of a CPU-scope session. */
+static void follow_record(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	uint32_t v[4];
+
+	memcpy(v, r->data, r->size < sizeof(v) ? r->size : sizeof(v));
+	switch (r->type) {
+	case PERF_RECORD_FORK:	/* pid, ppid, tid, ptid */
+		if (ipp_follow__fork(s->follow, (pid_t)v[3], (pid_t)v[2], (pid_t)v[0]) < 0)
+			ipp_warn("out of memory following the targets: a new task is not traced\n");
+		break;
+	case PERF_RECORD_EXIT:
+		ipp_follow__exit(s->follow, (pid_t)v[2]);
+		break;
+	default:		/* COMM with the exec flag: pid, tid */
+		if (ipp_follow__exec(s->follow, (pid_t)v[0], (pid_t)v[1]) < 0)
+			ipp_warn("out of memory following the targets: an exec'd task is not traced\n");
+		break;
+	}
+}
+
+/*
+ * A CPU-scope record of a task that is not a target, as far as the side-band
+ * records tell: another task's (foreign), unless side-band records were lost,
+ * when /proc says whose it is. A record nobody can place any more is counted
+ * with the lost ones: it may have been a target's.
+ * @return true when the record is a target's after all.
+ */
+static bool untracked_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	int whose = IPP_FOLLOW_OTHER;
+
+	if (s->sideband_lost)
+		whose = ipp_follow__resolve(s->follow, r->tid, s->cmd_exec_done);
+	if (whose == IPP_FOLLOW_TARGET)
+		return true;
+	if (whose == IPP_FOLLOW_OTHER)
+		s->foreign++;
+	else
+		s->unattributed++;
+	return false;
+}
+
+/* Tell the lost handlers of the records untracked_task() could not place. */
+static int report_unattributed(struct ipp_pipeline *s)
+{
+	struct ipcperf_lost ev = { .cpu = -1, .lost = s->unattributed - s->unattr_told };
+
+	if (!ev.lost)
+		return 0;
+	s->unattr_told = s->unattributed;
+	ev.total = s->lost + s->unattributed;
+	EMIT(s, lost, &ev);
+	return 1;
+}
+
+int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
+{
+	const struct ipp_mrec *r;
+	int n = 0;
+
+	while ((r = ipp_merge__pop(s->merge, horizon)) != NULL) {
+		switch (r->type) {
+		case PERF_RECORD_SAMPLE:
+			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
+				break;
+			n += dispatch_sample(s, r);
+			break;
+		case PERF_RECORD_FORK:
+		case PERF_RECORD_EXIT:
+		case PERF_RECORD_COMM:
+			follow_record(s, r);
+			break;
+		case PERF_RECORD_SWITCH:
+			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
+				break;
+			ipp_pairer__switch(s->pairer, r->time, r->tid,
+					   r->misc & PERF_RECORD_MISC_SWITCH_OUT,
+					   r->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+			break;
+		case PERF_RECORD_LOST: {
+			struct ipcperf_lost ev = { .cpu = r->cpu, .total = s->lost + s->unattributed };
+
+			memcpy(&ev.lost, r->data, sizeof(ev.lost));
+			EMIT(s, lost, &ev);
+			n++;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (s->follow)
+		n += report_unattributed(s);
+	return n;
+}
+
+
+void ipp_pipeline__lost(struct ipp_pipeline *s, int cpu, uint64_t n)
+{
+	struct ipcperf_lost ev = { .cpu = cpu, .lost = n };
+
+	s->lost += n;
+	if (cpu >= 0 && (size_t)cpu < s->nr_cpu_slots)
+		s->lost_per_cpu[cpu] += n;
+	ev.total = s->lost + s->unattributed;
+	EMIT(s, lost, &ev);
+}
+
+void ipp_pipeline__flush(struct ipp_pipeline *p)
+{
+	ipp_pairer__flush(p->pairer);
+}

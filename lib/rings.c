@@ -1,0 +1,1315 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The live source (source.h): the targets (pids, tids, a command started
+ * corked, or the whole system), the events of formats.c opened on them
+ * through libperf, their per-CPU rings read into the pipeline, and what
+ * only a live session knows: when the targets are all gone, the losses no
+ * LOST record reported, the counters, and a capture being written.
+ */
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
+#include <perf/mmap.h>
+#include <perf/threadmap.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "formats.h"
+#include "record.h"
+#include "source.h"
+
+#define MAX_RING_PAGES (1u << 16)
+/*
+ * Records are delivered only once they are this much older than the start
+ * of the pass that read the rings: a record stamped earlier has surely been
+ * committed to its ring by then (the gap between stamping and committing is
+ * microseconds, but a VM's vCPU can be held up by its host for milliseconds).
+ */
+#define MERGE_SLACK_NS (20 * IPP_NS_PER_MS)
+/* How often the fd of a CPU-scope session becomes readable without data. */
+#define TICK_NS (50 * IPP_NS_PER_MS)
+/* How often a CPU-scope session checks its targets against /proc. */
+#define CHECK_NS IPP_NS_PER_SEC
+/* epoll events taken per call. */
+#define EPOLL_BATCH 64
+
+struct ipp_rings {
+	struct ipp_source base;
+	/* targets */
+	pid_t *pids;
+	size_t nr_pids;
+	pid_t *tids;
+	size_t nr_tids;
+	bool system_wide;
+	struct ipp_cmd cmd;
+	bool has_cmd;
+	pid_t *targets;		/* target processes: pids, tgids of tids, the command */
+	size_t nr_targets;
+	pid_t *owner;		/* tgid of each entry of the thread map */
+	/* how */
+	unsigned int ring_pages;
+	bool want_counters;
+	unsigned int counter_mask;	/* IPCPERF_CNT_BIT()s of the counters to open */
+	unsigned int scope;	/* as asked (enum ipcperf_scope) */
+	bool cpu_scope;		/* events CPU-wide, targets followed by the pipeline's follow */
+	struct ipp_open_mode mode;
+	struct ipp_evset es;
+	/* libperf */
+	struct perf_evlist *evlist;	/* tracepoints and the switch event: the sample rings */
+	struct perf_evlist *sb_evlist;	/* the side-band event and its rings */
+	struct perf_cpu_map *cpus;
+	struct perf_thread_map *threads;
+	struct ipp_counters *counters;
+	int epfd;
+	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
+	size_t nr_live;		/* ring fds not hung up */
+	/* CPU scope */
+	uint64_t check_ns;	/* when the targets were last checked against /proc */
+	bool cmd_exited;	/* the command exited (waitid), whatever the records say */
+	/* the run */
+	uint64_t start_ns, stop_ns;
+	void (*tap)(void *ctx, const void *rec, size_t size);
+	void *tap_ctx;
+	struct ipp_recorder *recorder;
+};
+
+static struct ipp_rings *rings_of(struct ipp_source *src)
+{
+	return (struct ipp_rings *)src;
+}
+
+static const struct ipp_rings *crings_of(const struct ipp_source *src)
+{
+	return (const struct ipp_rings *)src;
+}
+
+static int libperf_print(enum libperf_print_level level, const char *fmt, va_list ap)
+{
+	ipp_vprint(IPCPERF_DEBUG, fmt, ap);
+	return 0;
+}
+
+static void libperf_init_once(void)
+{
+	static bool done;
+
+	if (!done) {
+		libperf_init(libperf_print);
+		done = true;
+	}
+}
+
+/* The "any CPU" map: libperf 6.12 renamed its constructor (same soname). */
+static struct perf_cpu_map *cpu_map_any(void)
+{
+#ifdef HAVE_PERF_CPU_MAP__NEW_ANY_CPU
+	return perf_cpu_map__new_any_cpu();
+#else
+	return perf_cpu_map__dummy_new();
+#endif
+}
+
+/* ------------------------------------------------------------------ options */
+
+static bool is_pow2(unsigned int v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int check_pids(const pid_t *v, size_t n, const char *what)
+{
+	if (n && !v) {
+		ipp_info("invalid options: nr_%s is %zu but %s is NULL\n", what, n, what);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i] <= 0) {
+			ipp_info("invalid options: %s[%zu] is %d; a pid must be > 0\n", what, i,
+				 (int)v[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int check_targets_given(const struct ipcperf_session_opts *o)
+{
+	int kinds = (o->nr_pids || o->nr_tids) + !!o->system_wide + !!o->argv;
+
+	if (kinds != 1) {
+		ipp_info("invalid options: %s\n", kinds ? "give only one kind of target "
+			 "(pids/tids, argv, or system_wide)" :
+			 "no target (give pids, tids, argv or system_wide)");
+		return -EINVAL;
+	}
+	if (o->argv && !o->argv[0]) {
+		ipp_info("invalid options: argv is empty\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int validate(const struct ipcperf_session_opts *o, struct ipcperf_session_opts *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!o) {
+		ipp_info("invalid options: no target (give pids, tids, argv or system_wide)\n");
+		return -EINVAL;
+	}
+	if (o->sz < offsetof(struct ipcperf_session_opts, nr_pids) + sizeof(o->nr_pids) ||
+	    !ipp_opts_valid(o, o->sz, sizeof(*o))) {
+		ipp_info("invalid options: sz is %zu; set it with IPCPERF_OPTS()\n", o->sz);
+		return -EINVAL;
+	}
+	memcpy(out, o, o->sz < sizeof(*out) ? o->sz : sizeof(*out));
+	out->sz = sizeof(*out);
+	if ((err = check_pids(out->pids, out->nr_pids, "pids")) ||
+	    (err = check_pids(out->tids, out->nr_tids, "tids")) ||
+	    (err = check_targets_given(out)))
+		return err;
+	if (!out->ring_pages)
+		out->ring_pages = IPCPERF_DEFAULT_RING_PAGES;
+	if (!is_pow2(out->ring_pages) || out->ring_pages > MAX_RING_PAGES) {
+		ipp_info("invalid options: ring_pages is %u; it must be a power of two "
+			 "from 1 to %u\n", out->ring_pages, MAX_RING_PAGES);
+		return -EINVAL;
+	}
+	if (out->scope > IPCPERF_SCOPE_CPU) {
+		ipp_info("invalid options: scope is %u; use IPCPERF_SCOPE_AUTO, _TASK or _CPU\n",
+			 out->scope);
+		return -EINVAL;
+	}
+	if (!out->events)
+		out->events = IPCPERF_EV_DEFAULT;
+	if (out->counter_mask & ~(IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1)) {
+		ipp_info("invalid options: unknown bits 0x%x in counter_mask\n",
+			 out->counter_mask & ~(IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1));
+		return -EINVAL;
+	}
+	if (out->events & ~(unsigned int)IPCPERF_EV__ALL) {
+		ipp_info("invalid options: unknown bits 0x%x in events\n",
+			 out->events & ~(unsigned int)IPCPERF_EV__ALL);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ targets */
+
+/* The threads of pid or tid @id, into *@t (NULL for a tid: itself). @return how many, or -errno. */
+static int threads_of(pid_t id, bool is_pid, pid_t **t)
+{
+	int k;
+
+	*t = NULL;
+	if (is_pid) {
+		k = ipp_list_threads(id, t);
+		if (k == -ESRCH)
+			ipp_info("no such process: %d\n", (int)id);
+		return k;
+	}
+	if (kill(id, 0) < 0 && errno == ESRCH) {
+		ipp_info("no such thread: %d\n", (int)id);
+		return -ESRCH;
+	}
+	return 1;
+}
+
+/*
+ * Every thread of the pids and the tids: @out, and with @owners the tgid of
+ * each, read once per pid or tid given.
+ */
+static int collect_threads(const struct ipp_rings *s, pid_t **out, pid_t **owners, int *nr)
+{
+	pid_t *all = NULL, *own = NULL;
+	size_t n = 0, cap_all = 0, cap_own = 0;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < s->nr_pids + s->nr_tids; i++) {
+		bool is_pid = i < s->nr_pids;
+		pid_t id = is_pid ? s->pids[i] : s->tids[i - s->nr_pids], tgid = 0, *t;
+		int k = threads_of(id, is_pid, &t);
+
+		if (k < 0) {
+			err = k;
+			break;
+		}
+		if (ipp_grow((void **)&all, &cap_all, n + (size_t)k, sizeof(*all)) < 0 ||
+		    (owners && ipp_grow((void **)&own, &cap_own, n + (size_t)k, sizeof(*own)) < 0)) {
+			free(t);
+			err = -ENOMEM;
+			break;
+		}
+		if (owners)
+			tgid = ipp_tgid_of(id);
+		for (int m = 0; m < k; m++) {
+			all[n + m] = t ? t[m] : id;
+			if (owners)
+				own[n + m] = tgid > 0 ? tgid : all[n + m];
+		}
+		n += (size_t)k;
+		free(t);
+	}
+	if (err) {
+		free(all);
+		free(own);
+		return err;
+	}
+	*out = all;
+	if (owners)
+		*owners = own;
+	*nr = (int)n;
+	return 0;
+}
+
+static void add_target(struct ipp_rings *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i] == pid)
+			return;
+	s->targets[s->nr_targets++] = pid;
+}
+
+static pid_t *copy_pids(const pid_t *v, size_t n)
+{
+	pid_t *c = n ? malloc(n * sizeof(*c)) : NULL;
+
+	if (c)
+		memcpy(c, v, n * sizeof(*c));
+	return c;
+}
+
+/* The target processes of pids and tids; a wrong pid is the likeliest mistake: said first. */
+static int resolve_targets(struct ipp_rings *s)
+{
+	pid_t *t;
+	int n, err = collect_threads(s, &t, NULL, &n);
+
+	if (err)
+		return err;
+	free(t);
+	s->targets = calloc(s->nr_pids + s->nr_tids, sizeof(pid_t));
+	if (!s->targets)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_pids + s->nr_tids; i++) {
+		pid_t id = i < s->nr_pids ? s->pids[i] : s->tids[i - s->nr_pids];
+
+		if (ipp_is_kernel_thread(id))
+			ipp_warn("%s %d is a kernel thread: kernel threads make no system "
+				 "calls, so only its scheduling and counters can be seen\n",
+				 i < s->nr_pids ? "pid" : "tid", (int)id);
+	}
+	for (size_t i = 0; i < s->nr_pids; i++)
+		add_target(s, s->pids[i]);
+	for (size_t i = 0; i < s->nr_tids; i++) {
+		pid_t tgid = ipp_tgid_of(s->tids[i]);
+
+		add_target(s, tgid > 0 ? tgid : s->tids[i]);
+	}
+	return 0;
+}
+
+static void rings_destroy(struct ipp_source *src);
+
+struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
+				  struct ipp_pipeline *pl)
+{
+	struct ipcperf_session_opts o;
+	struct ipp_rings *s;
+	int err = validate(user, &o);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->base.ops = &ipp_rings_ops;
+	s->base.pl = pl;
+	s->epfd = s->tick_fd = -1;
+	s->cmd.pid = -1;
+	s->system_wide = o.system_wide;
+	s->ring_pages = o.ring_pages;
+	s->want_counters = o.counters || o.counter_mask;
+	s->counter_mask = o.counter_mask ? o.counter_mask : IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1;
+	s->scope = o.system_wide ? IPCPERF_SCOPE_CPU : o.scope;
+	pl->self = getpid();
+	pl->include_self = o.include_self;
+	s->pids = copy_pids(o.pids, o.nr_pids);
+	s->tids = copy_pids(o.tids, o.nr_tids);
+	s->nr_pids = s->pids ? o.nr_pids : 0;
+	s->nr_tids = s->tids ? o.nr_tids : 0;
+	if (s->nr_pids != o.nr_pids || s->nr_tids != o.nr_tids)
+		err = -ENOMEM;
+	if (!err && (s->nr_pids || s->nr_tids))
+		err = resolve_targets(s);
+	if (!err)
+		err = ipp_evset__load(&s->es, o.events, pl->dec);
+	if (!err && o.argv) {
+		err = ipp_cmd__fork(&s->cmd, o.argv);
+		if (err)
+			ipp_info("cannot fork the command: %s\n", strerror(-err));
+		else if (!(s->targets = malloc(sizeof(pid_t))))
+			err = -ENOMEM;
+		else
+			s->targets[s->nr_targets++] = s->cmd.pid;
+		s->has_cmd = s->cmd.pid > 0;
+	}
+	if (err) {
+		rings_destroy(&s->base);
+		errno = -err;
+		return NULL;
+	}
+	return &s->base;
+}
+
+/* ------------------------------------------------------------------ opening */
+
+static void close_events(struct ipp_rings *s)
+{
+	ipp_follow__delete(s->base.pl->follow);
+	s->base.pl->follow = NULL;
+	ipp_counters__delete(s->counters);
+	s->counters = NULL;
+	free(s->owner);
+	s->owner = NULL;
+	for (int i = 0; i < 2; i++) {
+		struct perf_evlist **el = i ? &s->sb_evlist : &s->evlist;
+
+		if (!*el)
+			continue;
+		perf_evlist__munmap(*el);
+		perf_evlist__close(*el);
+		perf_evlist__delete(*el);	/* deletes the evsels too */
+		*el = NULL;
+	}
+	perf_cpu_map__put(s->cpus);
+	perf_thread_map__put(s->threads);
+	s->cpus = NULL;
+	s->threads = NULL;
+	if (s->epfd >= 0)
+		close(s->epfd);
+	s->epfd = -1;
+	if (s->tick_fd >= 0)
+		close(s->tick_fd);
+	s->tick_fd = -1;
+	s->nr_live = 0;
+	for (size_t i = 0; i < s->es.n; i++)
+		s->es.v[i].opened = false;
+}
+
+/* This process's perf_event fds. */
+static int perf_fds_now(int **out, size_t *nr)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int *v = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[64], link[64];
+		ssize_t len;
+		int fd = atoi(de->d_name);
+
+		if (de->d_name[0] == '.' || fd == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (strcmp(link, "anon_inode:[perf_event]") != 0)
+			continue;
+		if (ipp_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
+		}
+		v[n++] = fd;
+	}
+	closedir(d);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+static bool in_list(const int *v, size_t n, int fd)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == fd)
+			return true;
+	return false;
+}
+
+/* The perf fds opened since *@known, which then takes them in. */
+struct fdset {
+	int *v;
+	size_t n;
+};
+
+/*
+ * The kernel ids of the instances of @ev: the perf fds that appeared since
+ * @known (which then takes them in), each given @filter. libperf does not
+ * hand out its fds, and a capture needs the ids to map each sample to its
+ * event.
+ */
+static int note_ids(struct ipp_event *ev, struct fdset *known, const char *filter)
+{
+	struct fdset now;
+	int err = perf_fds_now(&now.v, &now.n);
+
+	if (err)
+		return err;
+	free(ev->ids);
+	ev->ids = calloc(now.n ? now.n : 1, sizeof(uint64_t));
+	ev->nr_ids = 0;
+	for (size_t i = 0; ev->ids && i < now.n; i++) {
+		uint64_t id;
+
+		if (in_list(known->v, known->n, now.v[i]))
+			continue;
+		if (ioctl(now.v[i], PERF_EVENT_IOC_ID, &id) == 0)
+			ev->ids[ev->nr_ids++] = id;
+		/* Inherited instances use their parent's filter. */
+		if (filter && ioctl(now.v[i], PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
+			err = -errno;
+			ipp_info("cannot set the filter '%.60s%s' on %s:%s: %s\n", filter,
+				 strlen(filter) > 60 ? "..." : "", ev->system, ev->name,
+				 strerror(-err));
+			free(now.v);
+			return err;
+		}
+	}
+	free(known->v);
+	*known = now;
+	return ev->ids ? 0 : -ENOMEM;
+}
+
+/* The cpu map, the thread map of the targets, and the tgid of each thread. */
+static int make_maps(struct ipp_rings *s)
+{
+	s->cpus = perf_cpu_map__new(NULL);
+	if (!s->cpus)
+		return -ENOMEM;
+	if (s->system_wide) {
+		s->threads = perf_thread_map__new_dummy();
+	} else if (s->has_cmd) {
+		s->threads = perf_thread_map__new_array(1, &s->cmd.pid);
+		s->owner = malloc(sizeof(pid_t));
+		if (!s->owner)
+			return -ENOMEM;
+		s->owner[0] = s->cmd.pid;
+	} else {
+		pid_t *t;
+		int n, err = collect_threads(s, &t, &s->owner, &n);
+
+		if (err)
+			return err;
+		s->threads = perf_thread_map__new_array(n, t);
+		free(t);
+	}
+	return s->threads ? 0 : -ENOMEM;
+}
+
+/* An evsel per event, in the sample or the side-band evlist, on the maps of the scope. */
+static int make_evlists(struct ipp_rings *s, struct perf_evsel **evsels)
+{
+	struct perf_thread_map *tasks = s->threads;
+
+	s->evlist = perf_evlist__new();
+	s->sb_evlist = perf_evlist__new();
+	if (!s->evlist || !s->sb_evlist)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->es.n; i++) {
+		struct perf_event_attr attr;
+
+		ipp_event_attr(&s->es.v[i], &s->mode, &attr);
+		evsels[i] = perf_evsel__new(&attr);
+		if (!evsels[i])
+			return -ENOMEM;
+		perf_evlist__add(s->es.v[i].role == IPP_EV_SIDEBAND ? s->sb_evlist : s->evlist,
+				 evsels[i]);
+	}
+	/* CPU-wide: on every CPU for any task; s->threads stays for the counters. */
+	if (s->cpu_scope && !(tasks = perf_thread_map__new_dummy()))
+		return -ENOMEM;
+	perf_evlist__set_maps(s->evlist, s->cpus, tasks);
+	perf_evlist__set_maps(s->sb_evlist, s->cpus, tasks);
+	if (tasks != s->threads)
+		perf_thread_map__put(tasks);
+	return 0;
+}
+
+/* Why @ev could not be opened; @return true when it is only missing (skip it). */
+static bool open_failed(const struct ipp_rings *s, const struct ipp_event *ev, int err)
+{
+	switch (-err) {
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+		ipp_warn("cannot open %s:%s (%s); skipped\n", ev->system, ev->name, strerror(-err));
+		return true;
+	case EACCES:
+	case EPERM:
+		/* IPCPERF_SCOPE_AUTO then tries per task, which may be allowed. */
+		if (!(s->cpu_scope && s->scope == IPCPERF_SCOPE_AUTO))
+			ipp_explain_perm("opening tracepoints");
+		return false;
+	case ESRCH:
+		ipp_info("a target exited before its events could be opened\n");
+		return false;
+	case EMFILE:
+	case ENFILE:
+		ipp_info("out of file descriptors opening %s:%s: each event takes one fd per "
+			 "CPU per thread; raise 'ulimit -n'\n", ev->system, ev->name);
+		return false;
+	default:
+		ipp_info("cannot open %s:%s: %s\n", ev->system, ev->name, strerror(-err));
+		return false;
+	}
+}
+
+/* One by one, so that a failure names its event and a missing one does not sink the rest. */
+static int open_each(struct ipp_rings *s, struct perf_evsel **evsels)
+{
+	struct fdset known;
+	int err = perf_fds_now(&known.v, &known.n);
+
+	for (size_t i = 0; !err && i < s->es.n; i++) {
+		struct ipp_event *ev = &s->es.v[i];
+		char *filter = NULL;
+
+		err = perf_evsel__open(evsels[i], perf_evsel__cpus(evsels[i]),
+				       perf_evsel__threads(evsels[i]));
+		if (err && open_failed(s, ev, err)) {
+			perf_evlist__remove(ev->role == IPP_EV_SIDEBAND ? s->sb_evlist : s->evlist,
+					    evsels[i]);
+			perf_evsel__delete(evsels[i]);
+			s->es.skipped++;
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		ev->opened = true;
+		ev->attr = *perf_evsel__attr(evsels[i]);
+		err = ipp_event_filter(&s->es, ev, &s->mode, &filter);
+		if (!err)
+			err = note_ids(ev, &known, filter);
+		free(filter);
+	}
+	free(known.v);
+	return err;
+}
+
+static int map_rings(struct ipp_rings *s)
+{
+	int err = perf_evlist__mmap(s->evlist, (int)s->ring_pages);
+
+	if (!err && perf_evlist__next(s->sb_evlist, NULL))
+		err = perf_evlist__mmap(s->sb_evlist, (int)ipp_sideband_pages(s->ring_pages));
+	if (err == -EPERM || err == -ENOMEM) {
+		int kb = 0;
+
+		ipp_read_int("/proc/sys/kernel/perf_event_mlock_kb", &kb);
+		ipp_info("cannot map %d rings of %u pages: over the locked-memory limit "
+			 "(kernel.perf_event_mlock_kb=%d plus 'ulimit -l'); use fewer pages "
+			 "or raise them\n", perf_cpu_map__nr(s->cpus), s->ring_pages, kb);
+		return -EPERM;
+	}
+	if (err)
+		ipp_info("cannot map the rings: %s\n", strerror(-err));
+	return err;
+}
+
+/* The ring fds (those opened since @before) into the epoll set: readable, and hang-ups. */
+static int watch_rings(struct ipp_rings *s, const struct fdset *before)
+{
+	struct fdset after;
+	int err = perf_fds_now(&after.v, &after.n);
+
+	if (err)
+		return err;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		err = -errno;
+	for (size_t i = 0; !err && i < after.n; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = after.v[i] };
+
+		if (in_list(before->v, before->n, after.v[i]))
+			continue;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, after.v[i], &ev) < 0)
+			err = -errno;
+		s->nr_live++;
+	}
+	free(after.v);
+	return err;
+}
+
+/*
+ * CPU-wide rings never hang up when the targets exit, and wake the reader
+ * only half full: a tick makes the fd readable, so that a caller waiting on
+ * it consumes, and finds done(), in time.
+ */
+static int start_tick(struct ipp_rings *s)
+{
+	struct itimerspec its = {
+		.it_interval = { .tv_nsec = TICK_NS }, .it_value = { .tv_nsec = TICK_NS },
+	};
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	s->tick_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	ev.data.fd = s->tick_fd;
+	if (s->tick_fd < 0 || timerfd_settime(s->tick_fd, 0, &its, NULL) < 0 ||
+	    epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->tick_fd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Counting needs no ring, so a task's counters need no per-CPU instances:
+ * one "any CPU" instance per thread is enabled exactly while the task runs.
+ * Per-CPU instances would each be enabled the whole time but run only on
+ * their CPU, and scaling by enabled/running would multiply the counts by
+ * the number of CPUs. System-wide counting is per CPU by nature.
+ */
+static int open_counters(struct ipp_rings *s)
+{
+	struct perf_cpu_map *any = s->system_wide ? perf_cpu_map__get(s->cpus) : cpu_map_any();
+	int err;
+
+	if (!any)
+		return -ENOMEM;
+	err = ipp_counters__open(&s->counters, any, s->threads, !s->system_wide, s->has_cmd,
+				 s->counter_mask);
+	perf_cpu_map__put(any);
+	return err;
+}
+
+/* The pipeline's per-CPU counts, and which tracepoints count towards unreported loss. */
+static int count_setup(struct ipp_rings *s)
+{
+	struct ipp_pipeline *pl = s->base.pl;
+	int err = ipp_pipeline__cpus(pl, (size_t)perf_cpu_map__max(s->cpus).cpu + 1);
+
+	for (size_t i = 0; !err && i < s->es.n; i++)
+		if (s->es.v[i].role == IPP_EV_TRACEPOINT && strcmp(s->es.v[i].system, "sched"))
+			err = ipp_pipeline__syscall_tp(pl, s->es.v[i].id);
+	return err;
+}
+
+static int open_events(struct ipp_rings *s)
+{
+	struct perf_evsel **evsels = calloc(s->es.n ? s->es.n : 1, sizeof(*evsels));
+	struct fdset before = { 0 };
+	int err = evsels ? make_maps(s) : -ENOMEM;
+
+	s->mode = (struct ipp_open_mode){
+		.ring_pages = s->ring_pages, .cpu_wide = s->cpu_scope,
+		.system_wide = s->system_wide, .command = s->has_cmd,
+		.include_self = s->base.pl->include_self, .self = s->base.pl->self,
+	};
+	if (!err)
+		err = make_evlists(s, evsels);
+	if (!err)
+		err = perf_fds_now(&before.v, &before.n);
+	if (!err)
+		err = open_each(s, evsels);
+	if (!err)
+		err = map_rings(s);
+	if (!err)
+		err = watch_rings(s, &before);
+	if (!err && s->cpu_scope && !s->system_wide)
+		err = start_tick(s);
+	if (!err && s->want_counters)
+		err = open_counters(s);
+	if (!err)
+		err = count_setup(s);
+	free(evsels);
+	free(before.v);
+	return err;
+}
+
+/* ------------------------------------------------------------------ starting */
+
+/*
+ * Threads already inside a call when the events were enabled (a reader
+ * blocked in read) will show only its exit, which carries no fd: without
+ * its bytes, flows would pair every later write with the read after the
+ * one that took it. /proc/PID/task/TID/syscall tells the call and its
+ * arguments; the pairer then completes it at its exit.
+ */
+static void seed_calls_in_progress(struct ipp_rings *s)
+{
+	int n = perf_thread_map__nr(s->threads);
+
+	for (int i = 0; i < n; i++) {
+		pid_t tid = perf_thread_map__pid(s->threads, i);
+		pid_t pid = s->owner ? s->owner[i] : tid;
+		char path[64], line[256];
+		unsigned long long a[6];
+		long nr;
+		FILE *f;
+
+		/* A kernel thread's syscall file reads "0 0x0 ...": no call of its own. */
+		if (ipp_is_kernel_thread(tid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(line, sizeof(line), f) &&
+		    sscanf(line, "%ld %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2],
+			   &a[3], &a[4], &a[5]) == 7 && nr >= 0) {
+			const struct ipp_scdesc *sc = ipp_scdesc_by_nr((int)nr);
+			uint64_t args[6];
+
+			for (int k = 0; k < 6; k++)
+				args[k] = a[k];
+			/* Only calls whose exit we will see: ones we trace. */
+			if ((s->es.events & IPCPERF_EV_ALL_SYSCALLS) || (sc && (sc->set & s->es.events)))
+				ipp_pairer__seed(s->base.pl->pairer, s->start_ns, pid, tid, sc,
+						 (int)nr, args, 6);
+		}
+		fclose(f);
+	}
+}
+
+/* Now, in the clock ticks since boot that /proc/PID/stat gives process start times in. */
+static uint64_t boot_ticks_now(void)
+{
+	struct timespec ts;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ((uint64_t)ts.tv_sec * IPP_NS_PER_SEC + (uint64_t)ts.tv_nsec) /
+	       (IPP_NS_PER_SEC / (uint64_t)(hz > 0 ? hz : 100));
+}
+
+/*
+ * The targets of a CPU-scope session, as they are once the events are on:
+ * the threads of the pids (and the tids) that still exist, so that every
+ * later change arrives as a fork or exit record; the command from its exec.
+ */
+static int follow_targets(struct ipp_rings *s)
+{
+	struct ipp_follow *f = ipp_follow__new();
+	pid_t *now = NULL, *tgid = NULL;
+	int n = 0, err;
+
+	if (!f)
+		return -ENOMEM;
+	s->base.pl->follow = f;
+	s->check_ns = ipp_now_ns();
+	if (s->has_cmd) {
+		ipp_follow__expect_exec(f, s->cmd.pid);
+		return 0;
+	}
+	ipp_follow__set_start(f, boot_ticks_now());
+	err = collect_threads(s, &now, &tgid, &n);
+	if (err == -ESRCH)
+		return 0;	/* gone already: done() says so */
+	for (int i = 0; !err && i < n; i++)
+		err = ipp_follow__add(f, now[i], tgid[i]);
+	free(now);
+	free(tgid);
+	return err;
+}
+
+/* Open everything; IPCPERF_SCOPE_AUTO falls back from CPU-wide to per task when not allowed. */
+static int open_scoped(struct ipp_rings *s)
+{
+	int err;
+
+	if (s->recorder && !s->system_wide && s->scope == IPCPERF_SCOPE_CPU) {
+		/* A capture holds the targets' records only; replays have no one to follow. */
+		ipp_info("a capture is recorded per task: use scope task or auto to record\n");
+		return -EINVAL;
+	}
+	s->cpu_scope = s->system_wide || s->scope == IPCPERF_SCOPE_CPU ||
+		       (s->scope == IPCPERF_SCOPE_AUTO && !s->recorder && !s->tap);
+	err = open_events(s);
+	/* The fork, exec and exit records come with the side-band event: without it, no one to follow. */
+	if (!err && s->cpu_scope && !s->system_wide && !perf_evlist__next(s->sb_evlist, NULL)) {
+		ipp_print(s->scope == IPCPERF_SCOPE_AUTO ? IPCPERF_DEBUG : IPCPERF_INFO,
+			  "cannot follow the targets CPU-wide without the side-band dummy event\n");
+		err = -ENOENT;
+	}
+	if ((err == -EACCES || err == -EPERM || err == -ENOENT) && !s->system_wide &&
+	    s->cpu_scope && s->scope == IPCPERF_SCOPE_AUTO) {
+		ipp_debug("cannot trace CPU-wide (%s); tracing per task\n", strerror(-err));
+		close_events(s);
+		s->cpu_scope = false;
+		err = open_events(s);
+	}
+	if (!err && s->recorder)
+		err = ipp_recorder__add_events(s->recorder, &s->es);
+	return err;
+}
+
+static int rings_start(struct ipp_source *src)
+{
+	struct ipp_rings *s = rings_of(src);
+	int err;
+
+	libperf_init_once();
+	err = open_scoped(s);
+	if (err)
+		goto fail;
+	s->start_ns = ipp_now_ns();
+	/*
+	 * Per-task events of a command (and its counters) switch on at its
+	 * exec (enable_on_exec); everything else now. CPU-wide, the command's
+	 * records before its exec are dropped as not yet a target's.
+	 */
+	if (!s->has_cmd || (s->cpu_scope && !s->system_wide)) {
+		/* Side-band first: no fork goes unseen while samples already flow. */
+		perf_evlist__enable(s->sb_evlist);
+		perf_evlist__enable(s->evlist);
+	}
+	if (s->cpu_scope && !s->system_wide && (err = follow_targets(s)) < 0)
+		goto fail;
+	if (s->has_cmd) {
+		err = ipp_cmd__release(&s->cmd);
+		if (err) {
+			ipp_info("cannot run the command: %s\n", strerror(-err));
+			goto fail;
+		}
+		src->pl->cmd_exec_done = true;
+	} else {
+		ipp_counters__enable(s->counters, true);
+		if (!s->system_wide)
+			seed_calls_in_progress(s);
+	}
+	return 0;
+fail:
+	close_events(s);
+	return err;
+}
+
+int ipp_rings__record(struct ipp_source *src, const char *path)
+{
+	struct ipp_rings *s = rings_of(src);
+
+	if (s->recorder)
+		return -EBUSY;
+	s->recorder = ipp_recorder__new(path);
+	return s->recorder ? 0 : -errno;
+}
+
+void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const void *rec,
+							     size_t size), void *ctx)
+{
+	rings_of(src)->tap = tap;
+	rings_of(src)->tap_ctx = ctx;
+}
+
+/* ------------------------------------------------------------------ reading */
+
+/* A ring record into the capture, the tap and the pipeline (perfdata.h says its layout). */
+static void take_record(struct ipp_rings *s, const union perf_event *ev, bool sideband)
+{
+	size_t size = ev->header.size;
+	struct ipp_pd_sample smp;
+
+	if (s->tap)
+		s->tap(s->tap_ctx, ev, size);
+	if (s->recorder)
+		ipp_recorder__write(s->recorder, ev, size);
+	if (ev->header.type == PERF_RECORD_SAMPLE ? !ipp_pd_own_sample(ev, size, &smp) :
+	    !ipp_pd_own_trailer(ev, size, &smp)) {
+		s->base.pl->records++;
+		return;
+	}
+	ipp_pipeline__take(s->base.pl, ev->header.type, ev->header.misc, &smp,
+			   (const unsigned char *)ev + sizeof(ev->header), size - sizeof(ev->header),
+			   sideband);
+}
+
+static void read_rings(struct ipp_rings *s)
+{
+	uint64_t before = s->base.pl->records;
+	struct perf_mmap *map;
+
+	for (int sb = 0; sb < 2; sb++)
+		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false) {
+			union perf_event *ev;
+
+			if (perf_mmap__read_init(map) < 0)
+				continue;
+			while ((ev = perf_mmap__read_event(map)) != NULL) {
+				take_record(s, ev, sb);
+				perf_mmap__consume(map);
+			}
+			/*
+			 * No perf_mmap__read_done(): in libperf 6.1 it moves the read
+			 * position to the ring's head as it is now, past records
+			 * written since the last read_event(), which were then never
+			 * read and never reported lost. read_event() already keeps
+			 * the position, and consume() hands the space back.
+			 */
+		}
+	if (s->base.pl->records == before)
+		return;
+	/* A pass over every ring: what a capture marks as a finished round. */
+	if (s->tap)
+		s->tap(s->tap_ctx, NULL, 0);
+	if (s->recorder)
+		ipp_recorder__write(s->recorder, NULL, 0);
+}
+
+/* Note rings whose targets all exited: they stop counting towards done(). */
+static void reap_hangups(struct ipp_rings *s, const struct epoll_event *evs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, evs[i].data.fd, NULL);
+			if (s->nr_live)
+				s->nr_live--;
+		}
+}
+
+static int check_hangups(struct ipp_rings *s)
+{
+	struct epoll_event evs[EPOLL_BATCH];
+	int n;
+
+	do {
+		n = epoll_wait(s->epfd, evs, EPOLL_BATCH, 0);
+		if (n < 0)
+			return errno == EINTR ? 0 : -errno;
+		reap_hangups(s, evs, n);
+	} while (n == EPOLL_BATCH);
+	return 0;
+}
+
+/* The command exited: waitid() says so, whatever records went missing. It stays waitable. */
+static bool cmd_exited(struct ipp_rings *s)
+{
+	siginfo_t si = { 0 };
+
+	if (!s->cmd_exited && s->has_cmd && s->cmd.started &&
+	    (s->cmd.reaped ||
+	     (waitid(P_PID, (id_t)s->cmd.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)))
+		s->cmd_exited = true;
+	return s->cmd_exited;
+}
+
+/*
+ * The end of a CPU-scope run must not hang on an exit record that was lost
+ * (the kernel reports a ring's losses only with its next record, and may
+ * never): once a second, and as soon as the command exits, the targets are
+ * compared with /proc; a task found gone stops being one once every record
+ * stamped before it was seen gone has been delivered. After lost side-band
+ * records, targets' threads and children the set lacks are looked for too.
+ */
+static void check_targets(struct ipp_rings *s, uint64_t pass, uint64_t horizon)
+{
+	struct ipp_follow *f = s->base.pl->follow;
+	bool cmd_now = !s->cmd_exited && cmd_exited(s);
+
+	ipp_follow__expire(f, horizon);
+	if (ipp_follow__done(f) || (!cmd_now && pass - s->check_ns < CHECK_NS))
+		return;
+	/* Stamped with when /proc is read, not @pass: a task may exit in between. */
+	s->check_ns = ipp_now_ns();
+	if (ipp_follow__check(f, s->check_ns, s->base.pl->sideband_lost,
+			      s->has_cmd && s->cmd.started) > 0)
+		ipp_debug("targets checked against /proc\n");
+}
+
+static int rings_consume(struct ipp_source *src)
+{
+	struct ipp_rings *s = rings_of(src);
+	uint64_t pass = ipp_now_ns(), horizon;
+	int err;
+
+	if (s->tick_fd >= 0) {
+		uint64_t ticks;
+
+		if (read(s->tick_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+			return -errno;
+	}
+	err = check_hangups(s);
+	if (err)
+		return err;
+	read_rings(s);
+	horizon = pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
+	err = ipp_pipeline__deliver(src->pl, horizon);
+	if (src->pl->follow)
+		check_targets(s, pass, horizon);
+	return err;
+}
+
+static int rings_wait(struct ipp_source *src, int timeout_ms)
+{
+	struct ipp_rings *s = rings_of(src);
+	struct epoll_event evs[EPOLL_BATCH];
+	int n = epoll_wait(s->epfd, evs, EPOLL_BATCH, timeout_ms);
+
+	if (n < 0)
+		return -errno;
+	reap_hangups(s, evs, n);
+	return 0;
+}
+
+static int rings_fd(const struct ipp_source *src)
+{
+	return crings_of(src)->epfd >= 0 ? crings_of(src)->epfd : -EINVAL;
+}
+
+static bool rings_done(const struct ipp_source *src)
+{
+	const struct ipp_rings *s = crings_of(src);
+
+	if (src->pl->follow)
+		return ipp_follow__done(src->pl->follow);
+	return !s->system_wide && s->nr_live == 0;
+}
+
+/*
+ * The kernel reports a ring's losses with a LOST record written by the next
+ * record that fits; losses at the very end of a run never get one. A
+ * syscall tracepoint's count is how often it fired in the task, kept or not,
+ * so syscall records lost on a CPU are those that fired there minus those we
+ * received; beyond what LOST records said, that is loss nobody reported.
+ * (sched_wakeup also counts wakeups it has no record for: left out.)
+ * @return 1 when a lost event was delivered for a newly found loss.
+ */
+static uint64_t fired_on(const struct ipp_rings *s, int idx)
+{
+	const struct ipp_pipeline *pl = s->base.pl;
+	struct perf_evsel *evsel;
+	uint64_t fired = 0;
+
+	perf_evlist__for_each_evsel(s->evlist, evsel) {
+		int nt = perf_thread_map__nr(perf_evsel__threads(evsel));
+		uint64_t id = perf_evsel__attr(evsel)->config;
+
+		if (perf_evsel__attr(evsel)->type != PERF_TYPE_TRACEPOINT ||
+		    id >= pl->nr_sc_tp || !pl->sc_tp[id])
+			continue;
+		for (int t = 0; t < nt; t++) {
+			struct perf_counts_values v = { 0 };
+
+			if (perf_evsel__read(evsel, idx, t, &v) == 0)
+				fired += v.val;
+		}
+	}
+	return fired;
+}
+
+static int count_unreported_loss(struct ipp_rings *s)
+{
+	struct ipp_pipeline *pl = s->base.pl;
+	int delivered = 0;
+
+	for (int i = 0; i < perf_cpu_map__nr(s->cpus); i++) {
+		int c = perf_cpu_map__cpu(s->cpus, i).cpu;
+		uint64_t fired = fired_on(s, i), had, extra;
+
+		if (c < 0 || (size_t)c >= pl->nr_cpu_slots)
+			continue;
+		had = pl->samples_per_cpu[c] + pl->lost_per_cpu[c];
+		if (fired <= had)
+			continue;
+		extra = fired - had;
+		if (s->recorder)
+			ipp_recorder__lost(s->recorder, c, extra);
+		ipp_pipeline__lost(pl, c, extra);
+		delivered = 1;
+	}
+	return delivered;
+}
+
+static int rings_read_counters(const struct ipp_source *src, pid_t pid,
+			       struct ipcperf_counter_value *vals)
+{
+	const struct ipp_rings *s = crings_of(src);
+	bool *use = NULL;
+	int n, err;
+
+	if (!s->counters)
+		return -ENODATA;
+	if (pid) {
+		bool any = false;
+
+		if (!s->owner)
+			return -ESRCH;
+		n = perf_thread_map__nr(s->threads);
+		use = calloc(n, sizeof(*use));
+		if (!use)
+			return -ENOMEM;
+		for (int i = 0; i < n; i++)
+			any |= use[i] = s->owner[i] == pid;
+		if (!any) {
+			free(use);
+			return -ESRCH;
+		}
+	}
+	err = ipp_counters__read(s->counters, use, vals);
+	free(use);
+	return err;
+}
+
+/* Counts, counters and the end of the file: what a replay needs besides the records. */
+static int finish_recording(struct ipp_rings *s)
+{
+	const struct ipp_pipeline *pl = s->base.pl;
+	struct ipp_rec_session ss = {
+		.start_ns = s->start_ns, .stop_ns = s->stop_ns, .lost = pl->lost,
+		.records = pl->records, .self = pl->self, .cmd_pid = s->has_cmd ? s->cmd.pid : -1,
+		.include_self = pl->include_self,
+		.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0,
+		.skipped = s->es.skipped, .ring_pages = s->ring_pages,
+	};
+	struct ipp_recorder *r = s->recorder;
+	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
+
+	if (s->counters) {
+		if (rings_read_counters(&s->base, 0, v) == 0)
+			ipp_recorder__counters(r, 0, v);
+		for (size_t i = 0; i < s->nr_targets; i++)
+			if (rings_read_counters(&s->base, s->targets[i], v) == 0)
+				ipp_recorder__counters(r, s->targets[i], v);
+	}
+	s->recorder = NULL;
+	return ipp_recorder__finish(r, &ss);	/* which explains a failure */
+}
+
+static int rings_stop(struct ipp_source *src)
+{
+	struct ipp_rings *s = rings_of(src);
+	int n;
+
+	perf_evlist__disable(s->evlist);
+	perf_evlist__disable(s->sb_evlist);
+	ipp_counters__enable(s->counters, false);
+	/* Everything already in the rings is read and delivered, in order. */
+	read_rings(s);
+	n = ipp_pipeline__deliver(src->pl, UINT64_MAX);
+	n += count_unreported_loss(s);
+	ipp_pipeline__flush(src->pl);
+	s->stop_ns = ipp_now_ns();
+	if (s->recorder) {
+		int err = finish_recording(s);
+
+		if (err)
+			return err;
+	}
+	return n;
+}
+
+static void rings_stats(const struct ipp_source *src, bool stopped,
+			struct ipcperf_session_stats *v)
+{
+	const struct ipp_rings *s = crings_of(src);
+
+	v->start_ns = s->start_ns;
+	v->stop_ns = s->stop_ns;
+	v->rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0;
+	v->skipped_events = s->es.skipped;
+	if (s->evlist)
+		v->scope = s->cpu_scope ? IPCPERF_SCOPE_CPU : IPCPERF_SCOPE_TASK;
+	v->ring_pages = s->ring_pages;
+}
+
+static pid_t rings_child_pid(const struct ipp_source *src)
+{
+	return crings_of(src)->has_cmd ? crings_of(src)->cmd.pid : -1;
+}
+
+static int rings_wait_child(struct ipp_source *src, int *status)
+{
+	struct ipp_rings *s = rings_of(src);
+
+	return s->has_cmd ? ipp_cmd__wait(&s->cmd, status) : -ECHILD;
+}
+
+static int rings_for_each_event(const struct ipp_source *src,
+				int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx)
+{
+	const struct ipp_rings *s = crings_of(src);
+
+	for (size_t i = 0; i < s->es.n; i++) {
+		const struct ipp_event *ev = &s->es.v[i];
+		struct ipcperf_event_desc d = {
+			.system = ev->system, .name = ev->name, .id = ev->id,
+			.attr = &ev->attr, .attr_size = sizeof(ev->attr),
+			.ids = ev->ids, .nr_ids = ev->nr_ids,
+			.format = ev->format, .format_len = ev->format_len,
+		};
+		int ret;
+
+		if (!ev->opened)
+			continue;
+		ret = cb(ctx, &d);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static const pid_t *rings_target_pids(const struct ipp_source *src, size_t *nr)
+{
+	*nr = crings_of(src)->nr_targets;
+	return crings_of(src)->targets;
+}
+
+static struct ipp_identlog *rings_identlog(const struct ipp_source *src, bool *replay)
+{
+	*replay = false;
+	return crings_of(src)->recorder ? ipp_recorder__log(crings_of(src)->recorder) : NULL;
+}
+
+static void rings_destroy(struct ipp_source *src)
+{
+	struct ipp_rings *s = rings_of(src);
+
+	close_events(s);
+	if (s->has_cmd)
+		ipp_cmd__abort(&s->cmd);
+	ipp_evset__fini(&s->es);
+	free(s->pids);
+	free(s->tids);
+	free(s->targets);
+	ipp_recorder__delete(s->recorder);	/* never finished: the file stays partial */
+	free(s);
+}
+
+const struct ipp_source_ops ipp_rings_ops = {
+	.start = rings_start,
+	.consume = rings_consume,
+	.wait = rings_wait,
+	.fd = rings_fd,
+	.done = rings_done,
+	.stop = rings_stop,
+	.stats = rings_stats,
+	.read_counters = rings_read_counters,
+	.child_pid = rings_child_pid,
+	.wait_child = rings_wait_child,
+	.for_each_event = rings_for_each_event,
+	.target_pids = rings_target_pids,
+	.identlog = rings_identlog,
+	.destroy = rings_destroy,
+	.replay = false,
+};

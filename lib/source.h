@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Where a session's records come from: the live rings of the kernel
+ * (rings.c) or a capture (replay.c). session.c drives either through these
+ * operations; both feed the session's pipeline (pipeline.h).
+ */
+#ifndef IPCPERF_SOURCE_H
+#define IPCPERF_SOURCE_H
+
+#include "pipeline.h"
+
+struct ipp_source;
+
+struct ipp_source_ops {
+	/* Open what is needed, start delivering. @return 0 or -errno (explained). */
+	int (*start)(struct ipp_source *src);
+	/* Read what there is, deliver what is in order. @return events delivered, or -errno. */
+	int (*consume)(struct ipp_source *src);
+	/* Wait up to @timeout_ms for something to read. @return 0, -EINTR, -errno. */
+	int (*wait)(struct ipp_source *src, int timeout_ms);
+	/* The fd to poll, or -EINVAL. */
+	int (*fd)(const struct ipp_source *src);
+	/* Nothing more will come. */
+	bool (*done)(const struct ipp_source *src);
+	/* Read and deliver everything left. @return events delivered, or -errno. */
+	int (*stop)(struct ipp_source *src);
+	/* The source's part of ipcperf_session__stats(). */
+	void (*stats)(const struct ipp_source *src, bool stopped, struct ipcperf_session_stats *v);
+	int (*read_counters)(const struct ipp_source *src, pid_t pid,
+			     struct ipcperf_counter_value *vals);
+	pid_t (*child_pid)(const struct ipp_source *src);
+	int (*wait_child)(struct ipp_source *src, int *status);
+	int (*for_each_event)(const struct ipp_source *src,
+			      int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx);
+	/* The processes targeted (live), for the accounting to read their fds at attach. */
+	const pid_t *(*target_pids)(const struct ipp_source *src, size_t *nr);
+	/* The identity log the source records into or replays from; NULL if none. */
+	struct ipp_identlog *(*identlog)(const struct ipp_source *src, bool *replay);
+	void (*destroy)(struct ipp_source *src);
+	bool replay;	/* records come from a capture: no /proc, no kernel */
+};
+
+/* Every source starts with this: its operations and the pipeline it feeds. */
+struct ipp_source {
+	const struct ipp_source_ops *ops;
+	struct ipp_pipeline *pl;
+};
+
+/*
+ * The live source of ipcperf_session__new(): validates @opts, resolves the
+ * targets, loads the formats into @pl's decoder, forks a command.
+ * @return it; NULL with errno (explained through the print function).
+ */
+struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *opts,
+				  struct ipp_pipeline *pl);
+/* Live only: write a capture of everything read (ipcperf_session__record). */
+int ipp_rings__record(struct ipp_source *src, const char *path);
+/* Live only: every ring record, before any ordering, to @tap. */
+void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const void *rec,
+							     size_t size), void *ctx);
+extern const struct ipp_source_ops ipp_rings_ops;
+
+/* The source of ipcperf_session__open_file(). @return it; NULL with errno (explained). */
+struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_opts *opts,
+				   struct ipp_pipeline *pl);
+/* The capture was cut short (its recorder did not finish). */
+bool ipp_replay__partial(const struct ipp_source *src);
+extern const struct ipp_source_ops ipp_replay_ops;
+
+#endif /* IPCPERF_SOURCE_H */

@@ -1,0 +1,258 @@
+/*
+ * Tests of the fd identity record decoder (lib/bpf/fdid-rec.c): raw bytes
+ * as the BPF program writes them, no kernel, no root. The first case spells
+ * a record out byte by byte, so that a change of the layout without a new
+ * version fails here.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <check.h>
+
+#include "fdid-rec.h"
+
+/* A pipe2() read end, fd 3 of pid 100: 129 bytes, padded to 136 as the ring pads RAW data. */
+static const unsigned char pipe_rec[136] = {
+	0x01, 0x00, 0x81, 0x00, 0x01, 0x03, 0x01, 0x00,	/* version 1, size 129, NEW, PIPE, CLOEXEC */
+	0x64, 0x00, 0x00, 0x00, 0x65, 0x00, 0x00, 0x00,	/* pid 100, tid 101 */
+	0x03, 0x00, 0x00, 0x00, 0x25, 0x01, 0x00, 0x00,	/* fd 3, nr 293 */
+	0, 0, 0, 0, 0, 0, 0, 0,				/* ret 0 */
+	0x0e, 0, 0, 0, 0, 0, 0, 0,			/* dev 0:14 */
+	0x39, 0x30, 0, 0, 0, 0, 0, 0,			/* ino 12345 */
+	0x80, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* mode 010600, f_flags O_RDONLY */
+	0, 0, 0, 0, 0, 0, 0, 0,				/* peer_ino */
+	0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0,		/* capacity 65536, rcvbuf */
+	[128] = 0,					/* path "" */
+};
+
+START_TEST(pipe_bytes)
+{
+	struct ipp_fdid_rec r;
+	struct ipp_fdid id;
+
+	ck_assert_int_eq(ipp_fdid_rec__parse(pipe_rec, sizeof(pipe_rec), &r), 0);
+	ck_assert_uint_eq(r.what, IPP_FDID_NEW);
+	ck_assert_uint_eq(r.kind, IPP_FDID_PIPE);
+	ck_assert_int_eq(r.pid, 100);
+	ck_assert_int_eq(r.tid, 101);
+	ck_assert_int_eq(r.fd, 3);
+	ck_assert_int_eq(r.nr, 293);
+	ck_assert_uint_eq(r.ino, 12345);
+	ck_assert_uint_eq(r.capacity, 65536);
+	ck_assert_uint_eq(r.flags, IPP_FDID_F_CLOEXEC);
+	ck_assert_str_eq(r.path, "");
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_PIPE);
+	ck_assert_str_eq(id.object, "pipe:[12345]");
+	ck_assert_uint_eq(id.dev, 14);
+	/* unaligned, as a record may sit in a ring */
+	{
+		unsigned char buf[sizeof(pipe_rec) + 1];
+
+		memcpy(buf + 1, pipe_rec, sizeof(pipe_rec));
+		ck_assert_int_eq(ipp_fdid_rec__parse(buf + 1, sizeof(pipe_rec), &r), 0);
+		ck_assert_uint_eq(r.ino, 12345);
+	}
+}
+END_TEST
+
+/* A record as the program fills it: @path_len bytes of path, size to match. */
+static size_t make(struct ipp_fdid_rec *r, unsigned int what, unsigned int kind, const char *path)
+{
+	memset(r, 0, sizeof(*r));
+	r->version = IPP_FDID_REC_VERSION;
+	r->what = (uint8_t)what;
+	r->kind = (uint8_t)kind;
+	r->pid = 7;
+	r->fd = 4;
+	if (what == IPP_FDID_IO) {
+		r->size = IPP_FDID_REC_IO_SIZE;
+		return r->size;
+	}
+	r->path_len = (uint16_t)strlen(path);
+	memcpy(r->path, path, r->path_len + 1u);
+	r->size = (uint16_t)(IPP_FDID_REC_HDR_SIZE + r->path_len + 1u);
+	return r->size;
+}
+
+START_TEST(file_deleted)
+{
+	struct ipp_fdid_rec in, r;
+	struct ipp_fdid id;
+	size_t n = make(&in, IPP_FDID_NEW, IPP_FDID_FILE, "/tmp/x");
+
+	in.mode = S_IFREG | 0600;
+	in.flags = IPP_FDID_F_DELETED;
+	in.f_flags = O_RDWR;
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_FILE);
+	ck_assert_str_eq(id.object, "/tmp/x (deleted)");
+	ck_assert_int_eq(id.flags, O_RDWR);
+	ck_assert(!id.truncated);
+}
+END_TEST
+
+START_TEST(path_cut)
+{
+	struct ipp_fdid_rec in, r;
+	struct ipp_fdid id;
+	char path[256];
+	size_t n;
+
+	memset(path, 'a', 255);
+	path[0] = '/';
+	path[255] = '\0';
+	n = make(&in, IPP_FDID_NEW, IPP_FDID_FILE, path);
+	in.mode = S_IFREG;
+	in.flags = IPP_FDID_F_PATH_TRUNC;
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
+	/* lib/procfd.c's convention: "..." and the end of the name */
+	ck_assert(id.truncated);
+	ck_assert_uint_eq(strlen(id.object), sizeof(id.object) - 1);
+	ck_assert(!strncmp(id.object, "...aaa", 6));
+}
+END_TEST
+
+START_TEST(tty)
+{
+	struct ipp_fdid_rec in, r;
+	struct ipp_fdid id;
+	size_t n = make(&in, IPP_FDID_NEW, IPP_FDID_FILE, "/dev/pts/3");
+
+	in.mode = S_IFCHR | 0620;
+	in.rdev = (136 << 8) | 3;
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_TTY);
+	n = make(&in, IPP_FDID_NEW, IPP_FDID_FILE, "/dev/null");
+	in.mode = S_IFCHR | 0666;
+	in.rdev = (1 << 8) | 3;
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_FILE);
+}
+END_TEST
+
+START_TEST(tcp4_and_unix)
+{
+	struct ipp_fdid_rec in, r;
+	struct ipp_fdid id;
+	size_t n = make(&in, IPP_FDID_UPDATE, IPP_FDID_SOCKET, "");
+	char l[64], rm[64];
+
+	in.ino = 555;
+	in.family = AF_INET;
+	in.type = SOCK_STREAM;
+	in.protocol = IPPROTO_TCP;
+	in.sport = 40000;
+	in.dport = 5000;
+	in.saddr[0] = 127, in.saddr[3] = 1;
+	in.daddr[0] = 127, in.daddr[3] = 1;
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_TCP);
+	ck_assert_str_eq(id.object, "socket:[555]");
+	ipp_sockaddr_str(&id.local, l, sizeof(l));
+	ipp_sockaddr_str(&id.remote, rm, sizeof(rm));
+	ck_assert_str_eq(l, "127.0.0.1:40000");
+	ck_assert_str_eq(rm, "127.0.0.1:5000");
+	ck_assert(id.loopback);
+	ck_assert_uint_eq(id.peer_ino, 0);
+
+	n = make(&in, IPP_FDID_NEW, IPP_FDID_SOCKET, "");
+	in.ino = 556;
+	in.family = AF_UNIX;
+	in.type = SOCK_SEQPACKET;
+	in.peer_ino = 557;
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_UNIX);
+	ck_assert_int_eq(id.type, SOCK_SEQPACKET);
+	ck_assert_uint_eq(id.peer_ino, 557);
+}
+END_TEST
+
+START_TEST(anon_and_nofile)
+{
+	struct ipp_fdid_rec in, r;
+	struct ipp_fdid id;
+	size_t n = make(&in, IPP_FDID_NEW, IPP_FDID_ANON, "[eventfd]");
+
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
+	ck_assert_int_eq(id.kind, IPCPERF_FD_OTHER);
+	ck_assert_str_eq(id.object, "anon_inode:[eventfd]");
+	n = make(&in, IPP_FDID_NEW, IPP_FDID_NOFILE, "");
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), -ENOENT);
+	n = make(&in, IPP_FDID_IO, IPP_FDID_PIPE, NULL);
+	ck_assert_uint_eq(n, 48);
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), -EINVAL);
+}
+END_TEST
+
+START_TEST(bad_records)
+{
+	struct ipp_fdid_rec in, r;
+	size_t n = make(&in, IPP_FDID_NEW, IPP_FDID_FILE, "/a");
+
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, 3, &r), -EPROTO);
+	/* the record says more than the sample holds */
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n - 1, &r), -EPROTO);
+	in.version = 2;
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), -ENOTSUP);
+	in.version = IPP_FDID_REC_VERSION;
+	in.path_len = 200;	/* past its size */
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), -EPROTO);
+	in.path_len = 2;
+	in.what = 9;
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), -EPROTO);
+	in.what = IPP_FDID_NEW;
+	in.size = IPP_FDID_REC_IO_SIZE;	/* a NEW record needs its fixed part */
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), -EPROTO);
+	/* a path without its NUL in the record still comes out terminated */
+	in.size = (uint16_t)n;
+	in.path[2] = 'x';
+	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
+	ck_assert_str_eq(r.path, "/a");
+}
+END_TEST
+
+static Suite *fdid_rec_suite(void)
+{
+	Suite *s = suite_create("fdid-rec");
+	TCase *tc = tcase_create("decode");
+
+	tcase_add_test(tc, pipe_bytes);
+	tcase_add_test(tc, file_deleted);
+	tcase_add_test(tc, path_cut);
+	tcase_add_test(tc, tty);
+	tcase_add_test(tc, tcp4_and_unix);
+	tcase_add_test(tc, anon_and_nofile);
+	tcase_add_test(tc, bad_records);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(fdid_rec_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# ipcperf stat's metrics on the demo workload's exact I/O (9100 bytes
+# through a pipe, 1 go byte through another): --openmetrics FILE passes
+# `promtool check metrics` and holds the exact byte counts; with -I the file
+# is replaced whole at every interval (a reader never sees part of one, the
+# totals only grow, no temporary file stays); --listen answers a request
+# during the run and says a port in use or a bad address in one line; -e
+# chooses the counters by perf's names. The captures trace per task
+# (--scope task): on a loaded machine the records of everyone else would
+# fill the rings, and the numbers checked here are the workload's. Needs
+# root; promtool from Debian's prometheus package (scripts/install-deps).
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+need_exe "$IPCPERF"
+need_exe "$IPCWORK"
+make_tmpdir
+
+# Usage errors need no root: exit 2 and one line that says what to give.
+run "$IPCPERF" stat --listen :9633 -- true
+expect_status 2 "stat --listen :9633"
+grep -q "invalid address ':9633' for --listen" "$T/err" || { show; fail "--listen :9633: no clear error"; }
+run "$IPCPERF" stat --listen-linger 5 -- true
+expect_status 2 "stat --listen-linger without --listen"
+run "$IPCPERF" stat -e task-clock,bogus -- true
+expect_status 2 "stat -e bogus"
+grep -q "unknown event 'bogus' for -e: give some of task-clock,page-faults,context-switches,cpu-migrations,cycles,instructions,cache-references,cache-misses" "$T/err" ||
+	{ show; fail "stat -e bogus: the valid names are not listed"; }
+
+skip_unless_root "metrics of real runs"
+command -v promtool >/dev/null || fail "promtool is not installed (Debian's prometheus package: scripts/install-deps)"
+
+# sum_of FILE SELECTOR: the sum of the samples whose line starts with SELECTOR.
+sum_of() {
+	awk -v sel="$2" 'index($0, sel) == 1 { s += $NF; n++ } END { if (n) printf "%d\n", s; else print "none" }' "$1"
+}
+
+# The totals: exact, and what promtool accepts.
+run "$IPCPERF" stat --scope task --flows --openmetrics "$T/m.prom" -o "$T/report" -- "$IPCWORK" pipe --hold 100
+expect_status 0 "stat --openmetrics"
+promtool check metrics <"$T/m.prom" >"$T/lint" 2>&1 || { cat "$T/lint" >&2; fail "promtool check metrics rejects the file"; }
+[ "$(tail -n 1 "$T/m.prom")" = "# EOF" ] || fail "the file does not end with '# EOF'"
+got=$(grep '^ipcperf_fd_bytes_total{comm="ipcwork",kind="pipe",' "$T/m.prom" | grep 'direction="write"' | awk '{ print $NF }' | sort -n | tr '\n' ' ')
+[ "$got" = "1 9100 " ] || { cat "$T/m.prom" >&2; fail "written into pipes: '$got', expected the go byte and 9100"; }
+got=$(grep '^ipcperf_fd_bytes_total{comm="ipcwork",kind="pipe",' "$T/m.prom" | grep 'direction="read"' | awk '{ print $NF }' | sort -n | tr '\n' ' ')
+[ "$got" = "1 9100 " ] || fail "read from pipes: '$got', expected 1 and 9100"
+# 10 + 5 + 3 writes of the data, and the go byte: 19 write ops; the histogram counts them all.
+[ "$(sum_of "$T/m.prom" 'ipcperf_fd_latency_seconds_count{comm="ipcwork",kind="pipe",')" -ge 30 ] ||
+	fail "the latency histograms count fewer calls than the workload made"
+got=$(grep '^ipcperf_flow_bytes_total{kind="pipe",' "$T/m.prom" | awk '{ print $NF }' | sort -n | tr '\n' ' ')
+[ "$got" = "1 9100 " ] || fail "flow bytes: '$got', expected 1 and 9100"
+grep -q '^ipcperf_flow_verdict{.*verdict="balanced"} [01]$' "$T/m.prom" || fail "no verdict series"
+[ "$(grep -c '^ipcperf_flow_verdict{' "$T/m.prom")" -eq 6 ] || fail "not three verdict series per flow"
+grep -q '^ipcperf_perf_task_clock_seconds_total{comm="ipcwork"} [0-9.]*$' "$T/m.prom" || fail "no task-clock of the command"
+grep -q '^ipcperf_lost_events_total 0$' "$T/m.prom" || echo "test-metrics: events were lost on this loaded machine" >&2
+# A counter the machine lacks is absent, never 0.
+if grep -q '<not supported>.*cycles' "$T/report"; then
+	! grep -q '^ipcperf_perf_cycles_total' "$T/m.prom" || fail "cycles is not supported here, yet has a series"
+fi
+ls -A "$T" | grep -q '^\.m\.prom\.' && fail "a temporary file was left beside the metrics"
+
+# -I: the file is replaced every interval; every version a reader opens is whole.
+"$IPCPERF" stat --scope task -I 20 --openmetrics "$T/i.prom" -o /dev/null -- "$IPCWORK" pipe --hold 1200 2>"$T/err" &
+pid=$!
+inodes=
+reads=0
+last=0
+while kill -0 "$pid" 2>/dev/null; do
+	cp "$T/i.prom" "$T/snap" 2>/dev/null || continue
+	# A new file each time: its inode (a freed one may come back) and when it was made.
+	inodes="$inodes $(stat -c %i@%Z.%z "$T/i.prom" 2>/dev/null | tr -d ' ')"
+	reads=$((reads + 1))
+	[ "$(head -n 1 "$T/snap")" = "# HELP ipcperf_info The ipcperf that measured." ] &&
+		[ "$(tail -n 1 "$T/snap")" = "# EOF" ] || { kill "$pid"; cat "$T/snap" >&2; fail "read a partial file"; }
+	now=$(sum_of "$T/snap" 'ipcperf_fd_bytes_total{comm="ipcwork"')
+	[ "$now" = none ] && now=0
+	[ "$now" -ge "$last" ] || { kill "$pid"; fail "the bytes went down from $last to $now: not running totals"; }
+	last=$now
+	sleep 0.005
+done
+wait "$pid" || { cat "$T/err" >&2; fail "stat -I 20 --openmetrics failed"; }
+distinct=$(echo "$inodes" | tr ' ' '\n' | sort -u | grep -c .)
+# Every read found another file: one per -I interval.
+[ "$distinct" -ge 3 ] || fail "the file was replaced $distinct times in $reads reads, expected one per interval"
+promtool check metrics <"$T/i.prom" >"$T/lint" 2>&1 || { cat "$T/lint" >&2; fail "promtool rejects the -I file"; }
+got=$(grep '^ipcperf_fd_bytes_total{comm="ipcwork",kind="pipe",' "$T/i.prom" | grep 'direction="write"' | awk '{ print $NF }' | sort -n | tr '\n' ' ')
+[ "$got" = "1 9100 " ] || fail "-I: the last file holds '$got', not the totals 1 and 9100"
+ls -A "$T" | grep -q '^\.i\.prom\.' && fail "-I: a temporary file was left"
+
+# A path that cannot be written fails before the command runs.
+run "$IPCPERF" stat --openmetrics "$T/no/such/dir.prom" -- "$IPCWORK" pipe
+expect_status 1 "stat --openmetrics into a missing directory"
+grep -q "cannot write the metrics to $T/no/such/dir.prom: No such file or directory" "$T/err" || { show; fail "no clear error"; }
+ln -s "$T/m.prom" "$T/link.prom"
+run "$IPCPERF" stat --openmetrics "$T/link.prom" -- "$IPCWORK" pipe
+expect_status 1 "stat --openmetrics onto a symbolic link"
+grep -q "refusing to write the metrics to $T/link.prom: it is a symbolic link" "$T/err" || { show; fail "no clear error for a link"; }
+
+# --listen: a request during the run (bash's /dev/tcp: no client needed), then a port in use.
+"$IPCPERF" stat --scope task --listen 127.0.0.1:0 -o /dev/null -- sleep 30 2>"$T/listen.err" &
+pid=$!
+for _ in $(seq 100); do grep -q 'serving metrics at' "$T/listen.err" && break; sleep 0.1; done
+addr=$(sed -n 's|.*serving metrics at http://\([^/]*\)/metrics$|\1|p' "$T/listen.err")
+[ -n "$addr" ] || { kill "$pid"; cat "$T/listen.err" >&2; fail "--listen said no address"; }
+exec 3<>"/dev/tcp/${addr%:*}/${addr##*:}" || { kill "$pid"; fail "cannot connect to $addr"; }
+printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
+timeout 10 cat <&3 >"$T/scrape"
+exec 3<&-
+run "$IPCPERF" stat --listen "$addr" -- true
+kill "$pid"
+wait "$pid" 2>/dev/null
+expect_status 1 "stat --listen on a port in use"
+grep -q "cannot listen on $addr: Address already in use" "$T/err" || { show; fail "no clear error for a port in use"; }
+head -n 1 "$T/scrape" | grep -q '^HTTP/1.1 200 OK' || { cat "$T/scrape" >&2; fail "GET /metrics: not 200"; }
+grep -q '^Content-Type: text/plain; version=0.0.4' "$T/scrape" || fail "GET /metrics: not the text format"
+sed '1,/^\r$/d' "$T/scrape" >"$T/body"
+promtool check metrics <"$T/body" >"$T/lint" 2>&1 || { cat "$T/lint" >&2; fail "promtool rejects a scrape"; }
+
+# -e: only the counters asked for; the others are not 'not supported'.
+run "$IPCPERF" stat --scope task -e task-clock,page-faults -- "$IPCWORK" pipe
+expect_status 0 "stat -e task-clock,page-faults"
+grep -q ' task-clock$' "$T/out" && grep -q ' page-faults$' "$T/out" || { show; fail "-e: chosen counters missing"; }
+grep -Eq 'cycles|instructions|cache-|<not' "$T/out" && { show; fail "-e: counters not chosen are shown"; }
+run "$IPCPERF" stat --scope task --json -e cycles -- "$IPCWORK" pipe
+expect_status 0 "stat --json -e cycles"
+[ "$(jq -r '.processes[] | select(.counters_status) | .counters_status.task_clock_ns' "$T/out")" = "not requested" ] ||
+	{ show; fail "--json -e cycles: task_clock_ns is not 'not requested'"; }
+run "$IPCPERF" list software
+grep -q '^task-clock  *software' "$T/out" && grep -q '^cpu-migrations  *software' "$T/out" ||
+	{ show; fail "list does not name the counters as perf does"; }
+echo "test-metrics: the file, -I rewrites ($distinct in $reads reads), a scrape and -e all right"
