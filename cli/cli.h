@@ -1,4 +1,4 @@
-/* Shared layer of the ipcperf CLI: options, targets, the run loop, output. */
+/* Shared layer of the ipcperf CLI: messages, targets, outputs (common.c), the run (run.c). */
 #ifndef IPCPERF_CLI_H
 #define IPCPERF_CLI_H
 #include <stdbool.h>
@@ -11,12 +11,15 @@ struct pollfd;
 /* Exit codes shared by every subcommand (a command's own status passes through). */
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
+/* A list of pids or tids (-p, -t). */
+struct cli_ids {
+	pid_t *v;
+	size_t n, cap;
+};
+
 /* Options every capturing subcommand takes. */
 struct cli_target {
-	pid_t *pids;
-	size_t nr_pids;
-	pid_t *tids;
-	size_t nr_tids;
+	struct cli_ids pids, tids;
 	bool system_wide;
 	char **argv;		/* -- CMD ARGS */
 	double duration;	/* -d SECS; 0 = until the targets exit or a signal */
@@ -34,11 +37,10 @@ __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 void cli_setup_print(bool verbose);
 
 /*
- * Handle a target option (-p, -t, -a, -d, -m, -o) given by getopt.
- * @return 0 if handled, 1 if @opt is not a target option, -1 after printing a usage error.
+ * After the options: take the command of "-- CMD ARGS" (argv[first] on),
+ * and check that exactly one kind of target was given.
+ * @return 0, or -1 after saying the usage error.
  */
-int cli_target_opt(struct cli_target *t, int opt, const char *arg);
-/* After getopt: take "-- CMD ARGS" and check that exactly one kind of target was given. */
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first);
 void cli_target_free(struct cli_target *t);
 /* The targets in words, for report headers: "command 'ls -l'", "pid 12,13", "whole system". */
@@ -87,95 +89,87 @@ static inline int cli_open_output(struct cli_out *o, const struct cli_target *t)
 {
 	return cli_out_open(o, t->output, "the output");
 }
-/*
- * The exit code of a run whose output was lost: 1, unless the command of
- * "-- CMD" failed (@code < 0: exit like it, @status its wait status), which
- * keeps its own status.
- */
-int cli_code_output_lost(int code, int status);
 
-/*
- * Create a session for @t with @h registered and run it until the targets
- * exit, -d expires, or SIGINT/SIGTERM arrives; then stop and drain.
- * @tick, if set, is called about every @tick_ms with the session.
- * @return the exit code for the CLI: the command's status under -- CMD,
- *   else EXIT_OK or EXIT_RUNTIME. *@sess receives the stopped session
- *   (the caller deletes it) when the capture ran.
- */
+/* ------------------------------------------------------------------ the run (run.c) */
+
+/* What a capture is made of, and what is called while it runs. */
 struct cli_run {
 	const struct ipcperf_handlers *handlers;
 	unsigned int events;			/* enum ipcperf_event_set, 0 = default */
 	bool counters;				/* opts.counters */
 	unsigned int counter_mask;		/* opts.counter_mask: 0 = all */
+	void *ctx;				/* of every callback below */
 	/* Called after the session is created, before it starts (e.g. to attach
-	 * accounting); a negative return ends the run with EXIT_RUNTIME. */
+	 * accounting); a negative return ends the run (CLI_END_NOT_RUN). */
 	int (*setup)(void *ctx, struct ipcperf_session *s);
 	/* Called every tick_ms, after the events so far were consumed. */
 	void (*tick)(void *ctx, struct ipcperf_session *s);
-	void *tick_ctx;				/* ctx of setup, tick and status */
 	unsigned int tick_ms;
-	/* Called every status_ms (no consume: for a progress line). */
-	void (*status)(void *ctx, struct ipcperf_session *s);
-	unsigned int status_ms;
-	/* If set, true after the run when the capture (t->record) could not be written. */
-	bool *capture_failed;
+	/* If set, the live status line says "PROGRESS: 12 s, N events, N lost"
+	 * every CLI_STATUS_MS (when cli_status_enable() let it). */
+	const char *progress;
 	/*
 	 * More for the loop to wait on (an HTTP listener): before each wait
 	 * io_fds() fills at most @max pollfds and says how many; after it
-	 * io_ready() gets them back with their revents. ctx: tick_ctx.
+	 * io_ready() gets them back with their revents.
 	 */
 	unsigned int (*io_fds)(void *ctx, struct pollfd *fds, unsigned int max);
 	void (*io_ready)(void *ctx, const struct pollfd *fds, unsigned int n);
 };
 /* Most pollfds io_fds() may fill. */
 #define CLI_RUN_IO_FDS 16
-int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
-	    int *cmd_status);
+
+/* How a run ended. */
+enum cli_end {
+	CLI_END_NOT_RUN,	/* nothing ran: the reason was said (exit 1) */
+	CLI_END_REFUSED,	/* the library refused the targets as given, said (exit 2) */
+	CLI_END_DONE,		/* the targets exited, -d expired or a stop signal came: report */
+	CLI_END_FAILED,		/* reading the events failed partway, said: report what was read */
+};
+
+/* Where the command of "-- CMD" stands after the run. */
+enum cli_cmd_state {
+	CLI_CMD_NONE,		/* there is none: -p, -t, -a, a capture, or nothing ran */
+	CLI_CMD_EXITED,		/* it exited: cmd_status is its wait status */
+	CLI_CMD_RUNNING,	/* -d ended the capture first: report, then cli_wait_command() */
+	CLI_CMD_LOST,		/* it could not be waited for (said) */
+};
+
+struct cli_result {
+	enum cli_end end;
+	/* Stopped, for the report (the caller deletes it); NULL when nothing ran,
+	 * or a capture being replayed turned out corrupt. */
+	struct ipcperf_session *session;
+	bool capture_failed;	/* t->record could not be written (said) */
+	enum cli_cmd_state cmd;
+	int cmd_status;
+};
+
 /*
- * cli_run's code when the capture ended (-d) while the command still runs:
- * print the results, then call cli_finish_command() before deleting the
- * session, so that the report does not wait for the command.
+ * Create a session for @t with what @run says, and run it until the targets
+ * exit, -d expires, or SIGINT/SIGTERM arrives (which also goes to a command
+ * still running); then stop and drain, and wait for the command unless it
+ * outlived the capture. Fills @res. @return res->end.
  */
-#define CLI_CMD_RUNNING 1000
-/* Wait for a command that outlived the capture; the CLI's exit code (-1: exit like it). */
-int cli_finish_command(struct ipcperf_session *s, int code, int *cmd_status);
-/* Exit like the command did: its code, or re-raise its signal. */
-int cli_exit_like(int status);
-
-/* Target options for getopt and the help text that describes them. */
-#define CLI_OPT_SCOPE 512	/* a long option's code: above every command's own */
-#define CLI_TARGET_OPTSTRING "p:t:ad:m:o:"
-#define CLI_TARGET_HELP \
-	"  -p, --pid PID[,PID...]  trace these processes (all their threads)\n" \
-	"  -t, --tid TID[,TID...]  trace these threads\n" \
-	"  -a, --all-cpus          trace the whole system\n" \
-	"  -d, --duration SECS     stop after SECS seconds\n" \
-	"  -m, --mmap-pages PAGES  pages per CPU ring, a power of two (default 512)\n" \
-	"  -o, --output FILE       write to FILE instead of standard output\n" \
-	"  -- CMD [ARGS]           run CMD and trace it and its children\n" \
-	"      --scope auto|cpu|task\n" \
-	"                          tracepoints on every CPU, keeping the targets' records\n" \
-	"                          (cpu: cheaper for the targets; needs root or CAP_PERFMON),\n" \
-	"                          or per task (task: no other process's records);\n" \
-	"                          auto (default): cpu when allowed\n"
-#define CLI_TARGET_LONGOPTS \
-	{ "pid", required_argument, NULL, 'p' }, \
-	{ "tid", required_argument, NULL, 't' }, \
-	{ "all-cpus", no_argument, NULL, 'a' }, \
-	{ "duration", required_argument, NULL, 'd' }, \
-	{ "mmap-pages", required_argument, NULL, 'm' }, \
-	{ "output", required_argument, NULL, 'o' }, \
-	{ "scope", required_argument, NULL, CLI_OPT_SCOPE }
-
-int cmd_trace(int argc, char **argv);
-int cmd_stat(int argc, char **argv);
-int cmd_flows(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-/* The capture `ipcperf report` hands to the view it runs (stat, flows); NULL otherwise. */
-extern const char *cli_report_input;
+enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res);
+/* The command's wait status for a report, once it exited; else NULL. */
+static inline const int *cli_cmd_status(const struct cli_result *res)
+{
+	return res->cmd == CLI_CMD_EXITED ? &res->cmd_status : NULL;
+}
+/*
+ * For a command that outlived the capture (CLI_CMD_RUNNING): say so and
+ * wait for it; call it when the report is out. Does nothing otherwise.
+ */
+void cli_wait_command(struct cli_result *res);
+/*
+ * The exit code after the run: EXIT_USAGE or EXIT_RUNTIME when it never
+ * ran; a command's own (its signal re-raised, so call this last, when all
+ * is freed), except that @failed (the report or an output failed, said) or
+ * a capture that could not be written make a command that succeeded exit 1;
+ * without a command, 0 or 1.
+ */
+int cli_exit(const struct cli_result *res, bool failed);
 
 /*
  * What to do about lost events, for the warning that counts them: "raise the

@@ -6,7 +6,6 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/capability.h>
@@ -17,12 +16,18 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cmds.h"
+#include "util.h"
 
 /* Capability bits (linux/capability.h of old systems may lack CAP_PERFMON). */
 enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_PERFMON = 38 };
+
+/* How long the test capture of /bin/true may take, and how often it is read. */
+#define CAPTURE_TIMEOUT_MS 5000
+#define CAPTURE_POLL_MS 100
+/* A fix: one command line. */
+#define FIX_LEN 400
 
 /* The library's ring size for ring_pages = 0 (ipcperf.h). */
 #define DEFAULT_RING_PAGES ((unsigned int)IPCPERF_DEFAULT_RING_PAGES)
@@ -44,7 +49,7 @@ struct check {
 	int paranoid;			/* valid when have_paranoid */
 	bool have_paranoid;
 	unsigned int ring_pages;
-	char mlock_fix[300];		/* set when the ring size is over the mlock limit */
+	char mlock_fix[FIX_LEN];		/* set when the ring size is over the mlock limit */
 
 	/* From ipcperf_list_events(). */
 	unsigned int tp_total, tp_ok, tp_denied, tp_missing;
@@ -250,7 +255,7 @@ static void check_tracefs(struct check *c)
 	}
 	err = errno;
 	if (err == EACCES || err == EPERM) {
-		char fix[400];
+		char fix[FIX_LEN];
 
 		snprintf(fix, sizeof(fix), "run as root (sudo ipcperf ...), or: sudo setcap "
 			 "cap_perfmon,cap_dac_read_search+ep %s", c->exe);
@@ -267,7 +272,7 @@ static void check_tracefs(struct check *c)
 static void check_paranoid(struct check *c)
 {
 	long long p;
-	char fix[400];
+	char fix[FIX_LEN];
 
 	if (!read_sysctl("/proc/sys/kernel/perf_event_paranoid", &p)) {
 		problem(c, true, "boot a kernel built with CONFIG_PERF_EVENTS=y",
@@ -422,7 +427,7 @@ static int on_event(void *ctx, const struct ipcperf_event_info *ev)
 static void check_events(struct check *c)
 {
 	bool have_essentials = true;
-	char fix[400];
+	char fix[FIX_LEN];
 	int err;
 
 	c->cycles_status = -1;
@@ -521,14 +526,6 @@ static const char *find_true(void)
 	return NULL;
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The fix for a failed capture, from its errno and what the checks above found. */
 static const char *capture_fix(struct check *c, int err, char *buf, size_t len)
 {
@@ -553,7 +550,7 @@ static bool check_capture(struct check *c)
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct ipcperf_session *s;
 	ipcperf_print_fn_t prev;
-	char fix[400];
+	char fix[FIX_LEN];
 	uint64_t deadline;
 	int err, status;
 
@@ -568,9 +565,9 @@ static bool check_capture(struct check *c)
 	s = ipcperf_session__new(&o);
 	err = s ? ipcperf_session__start(s) : -errno;
 	if (err == 0) {
-		deadline = mono_ms() + 5000;
-		while (!ipcperf_session__done(s) && mono_ms() < deadline) {
-			int r = ipcperf_session__poll(s, 100);
+		deadline = cli_now_ms() + CAPTURE_TIMEOUT_MS;
+		while (!ipcperf_session__done(s) && cli_now_ms() < deadline) {
+			int r = ipcperf_session__poll(s, CAPTURE_POLL_MS);
 
 			if (r < 0 && r != -EINTR) {
 				err = r;
@@ -601,61 +598,26 @@ static bool check_capture(struct check *c)
 	return true;
 }
 
-static void usage(FILE *f)
+enum cli_parsed check_parse(int argc, char **argv, struct check_opts *o)
 {
-	fprintf(f,
-		"usage: ipcperf check [OPTIONS]\n\n"
-		"Check that this machine and this user can trace, one line per check:\n"
-		"  OK      what was found\n"
-		"  PROBLEM what is wrong \xe2\x80\x94 fix: the command that fixes it\n"
-		"It checks tracefs (mounted or mountable, readable), kernel.perf_event_paranoid\n"
-		"against root and CAP_PERFMON, the mlock limit for the ring size (-m), the\n"
-		"tracepoints and counters (a hardware PMU), the libperf version, and ends with\n"
-		"a test capture of /bin/true.\n\n"
-		"Options:\n"
-		"  -m, --mmap-pages PAGES  ring size to check, pages per CPU, a power of two\n"
-		"                          (default 512)\n"
-		"  -v, --verbose           more diagnostics (missing tracepoints, library messages)\n"
-		"  -h, --help              this help\n\n"
-		"Exit status: 0 tracing works here (PROBLEM lines may still limit what it\n"
-		"shows, e.g. no hardware counters), 1 tracing cannot work here, 2 usage error.\n");
+	enum cli_parsed p;
+	int first;
+
+	*o = (struct check_opts){ .ring_pages = DEFAULT_RING_PAGES };
+	p = cli_options_parse(CMD_CHECK, argc, argv, o, &first);
+	if (p == CLI_PARSED_RUN && first < argc) {
+		cli_err("check takes no arguments ('%s')", argv[first]);
+		p = CLI_PARSED_USAGE;
+	}
+	return p;
 }
 
-int cmd_check(int argc, char **argv)
+int check_run(const struct check_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct check c = { .ring_pages = DEFAULT_RING_PAGES };
-	struct cli_target t = { 0 };
+	struct check c = { .ring_pages = o->ring_pages, .verbose = o->verbose };
 	struct cli_out out;
 	bool works;
-	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+m:vh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			if (cli_target_opt(&t, 'm', optarg) < 0)
-				goto usage_err;
-			c.ring_pages = t.ring_pages;
-			break;
-		case 'v':
-			c.verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			goto usage_err;
-		}
-	}
-	if (optind < argc) {
-		cli_err("check takes no arguments ('%s')", argv[optind]);
-		goto usage_err;
-	}
 	cli_setup_print(c.verbose);
 	if (!c.verbose)
 		ipcperf_set_print(NULL);	/* the lines below explain; -v shows the library too */
@@ -674,7 +636,32 @@ int cmd_check(int argc, char **argv)
 	if (cli_out_close(&out) < 0)
 		return EXIT_RUNTIME;	/* said, with the errno */
 	return works ? EXIT_OK : EXIT_RUNTIME;
-usage_err:
-	fprintf(stderr, "Run 'ipcperf check --help' for usage.\n");
-	return EXIT_USAGE;
 }
+
+static int check_main(int argc, char **argv)
+{
+	struct check_opts o;
+	enum cli_parsed p = check_parse(argc, argv, &o);
+
+	return p == CLI_PARSED_RUN ? check_run(&o) : cli_parsed_exit(p);
+}
+
+const struct cli_command cli_cmd_check = {
+	.name = "check",
+	.summary = "check this machine and user for tracing: each problem with its fix",
+	.usage =
+		"usage: ipcperf check [OPTIONS]\n\n"
+		"Check that this machine and this user can trace, one line per check:\n"
+		"  OK      what was found\n"
+		"  PROBLEM what is wrong \xe2\x80\x94 fix: the command that fixes it\n"
+		"It checks tracefs (mounted or mountable, readable), kernel.perf_event_paranoid\n"
+		"against root and CAP_PERFMON, the mlock limit for the ring size (-m), the\n"
+		"tracepoints and counters (a hardware PMU), the libperf version, and ends with\n"
+		"a test capture of /bin/true.\n\n"
+		"Options:\n",
+	.epilog =
+		"\n"
+		"Exit status: 0 tracing works here (PROBLEM lines may still limit what it\n"
+		"shows, e.g. no hardware counters), 1 tracing cannot work here, 2 usage error.\n",
+	.main = check_main,
+};

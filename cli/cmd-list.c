@@ -2,16 +2,15 @@
 #include "config.h"
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "cmds.h"
 #include "output.h"
 
 struct list_ctx {
 	FILE *out;
 	struct json *json;		/* NULL: text */
-	char **patterns;		/* shell patterns on the name or group; none = all */
+	char *const *patterns;		/* shell patterns on the name or group; none = all */
 	int nr_patterns;
 	unsigned int total, ok, missing, denied;
 };
@@ -125,76 +124,37 @@ static int on_event(void *ctx, const struct ipcperf_event_info *ev)
 	return 0;
 }
 
-static void usage(FILE *f)
+enum cli_parsed list_parse(int argc, char **argv, struct list_opts *o)
 {
-	fprintf(f,
-		"usage: ipcperf list [OPTIONS] [PATTERN...]\n\n"
-		"List every event ipcperf can use (syscall and sched tracepoints, software and\n"
-		"hardware counters), each opened here for real, one line each:\n"
-		"  NAME GROUP STATUS\n"
-		"where STATUS is 'supported', 'not supported (ERRNO: reason)' when this kernel or\n"
-		"machine lacks it (e.g. hardware counters in a VM), or 'permission denied (ERRNO:\n"
-		"fix)' when it exists but this user may not open it. PATTERNs are shell patterns\n"
-		"matched against the name or the group, e.g. 'syscalls:*write*' or hardware.\n"
-		"The last line counts the events by status, after a '#'.\n\n"
-		"Options:\n"
-		"  -j, --json              one JSON document: {\"schema\": 1, \"events\": [{\"name\",\n"
-		"                          \"group\", \"status\", \"errno\", \"reason\", \"fix\"}],\n"
-		"                          \"supported\", \"not_supported\", \"denied\"}\n"
-		"  -v, --verbose           more diagnostics\n"
-		"  -h, --help              this help\n\n"
-		"Exit status: 0 listed (whatever the statuses), 1 the events could not be\n"
-		"listed, 2 usage error. 'ipcperf check' says what to change when events are\n"
-		"missing or denied.\n");
+	enum cli_parsed p;
+	int first = argc;
+
+	*o = (struct list_opts){ 0 };
+	p = cli_options_parse(CMD_LIST, argc, argv, o, &first);
+	o->patterns = argv + first;
+	o->nr_patterns = argc - first;
+	return p;
 }
 
-int cmd_list(int argc, char **argv)
+int list_run(const struct list_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct list_ctx c = { 0 };
+	struct list_ctx c = { .patterns = o->patterns, .nr_patterns = o->nr_patterns };
 	struct cli_out out;
 	struct json j;
-	bool json = false, verbose = false;
-	int opt, err;
+	int err;
 
-	while ((opt = getopt_long(argc, argv, "+jvh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			fprintf(stderr, "Run 'ipcperf list --help' for usage.\n");
-			return EXIT_USAGE;
-		}
-	}
-	c.patterns = argv + optind;
-	c.nr_patterns = argc - optind;
-	cli_setup_print(verbose);
+	cli_setup_print(o->verbose);
 	if (cli_out_open(&out, NULL, "the list") < 0)
 		return EXIT_RUNTIME;
 	c.out = out.f;
-	if (json) {
+	if (o->json) {
 		json_init(&j, c.out, true);
 		c.json = &j;
-		json_object_begin(&j, NULL);
-		json_u64(&j, "schema", 1);
-		json_str(&j, "tool", "ipcperf");
-		json_str(&j, "version", ipcperf_version());
+		json_doc_begin(&j);
 		json_array_begin(&j, "events");
 	}
 	err = ipcperf_list_events(on_event, &c);
-	if (json) {
+	if (o->json) {
 		json_array_end(&j);
 		json_u64(&j, "supported", c.ok);
 		json_u64(&j, "not_supported", c.missing);
@@ -217,3 +177,33 @@ int cmd_list(int argc, char **argv)
 	}
 	return EXIT_OK;
 }
+
+static int list_main(int argc, char **argv)
+{
+	struct list_opts o;
+	enum cli_parsed p = list_parse(argc, argv, &o);
+
+	return p == CLI_PARSED_RUN ? list_run(&o) : cli_parsed_exit(p);
+}
+
+const struct cli_command cli_cmd_list = {
+	.name = "list",
+	.summary = "the events and counters ipcperf can use here, and which are supported",
+	.usage =
+		"usage: ipcperf list [OPTIONS] [PATTERN...]\n\n"
+		"List every event ipcperf can use (syscall and sched tracepoints, software and\n"
+		"hardware counters), each opened here for real, one line each:\n"
+		"  NAME GROUP STATUS\n"
+		"where STATUS is 'supported', 'not supported (ERRNO: reason)' when this kernel or\n"
+		"machine lacks it (e.g. hardware counters in a VM), or 'permission denied (ERRNO:\n"
+		"fix)' when it exists but this user may not open it. PATTERNs are shell patterns\n"
+		"matched against the name or the group, e.g. 'syscalls:*write*' or hardware.\n"
+		"The last line counts the events by status, after a '#'.\n\n"
+		"Options:\n",
+	.epilog =
+		"\n"
+		"Exit status: 0 listed (whatever the statuses), 1 the events could not be\n"
+		"listed, 2 usage error. 'ipcperf check' says what to change when events are\n"
+		"missing or denied.\n",
+	.main = list_main,
+};

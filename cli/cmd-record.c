@@ -1,16 +1,28 @@
 /* ipcperf record: write the targets' events into a perf.data capture for ipcperf report. */
 #include "config.h"
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "cmds.h"
 
-struct record_cmd {
-	struct cli_target t;
-	struct ipcperf_stats *st;
-};
+enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o)
+{
+	enum cli_parsed p;
+	const char *out;
+	int first;
+
+	*o = (struct record_opts){ 0 };
+	p = cli_options_parse(CMD_RECORD, argc, argv, o, &first);
+	if (p != CLI_PARSED_RUN)
+		return p;
+	out = o->t.output;
+	if (!out || !strcmp(out, "-") || !strcmp(out, "/dev/stdout")) {
+		cli_err("give the capture's file with -o FILE (a capture must be seekable)");
+		return CLI_PARSED_USAGE;
+	}
+	o->t.record = out;
+	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
+}
 
 /*
  * The accounting is what reads fd identities from /proc while the targets
@@ -18,128 +30,86 @@ struct record_cmd {
  */
 static int record_setup(void *ctx, struct ipcperf_session *s)
 {
-	struct record_cmd *c = ctx;
-	int err = ipcperf_stats__attach(c->st, s);
+	int err = ipcperf_stats__attach(ctx, s);
 
 	if (err < 0)
 		cli_err("cannot set up the accounting: %s", strerror(-err));
 	return err;
 }
 
-static void usage(FILE *f)
+/* What was lost, and what was written (unless -q, or a capture that failed, which was said). */
+static void say_capture(const struct record_opts *o, const struct cli_result *res)
 {
-	fprintf(f, "usage: ipcperf record -o FILE [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
-		   "Write what the targets do into FILE, a capture in the perf.data format, for\n"
-		   "'ipcperf report -i FILE' (the same numbers as ipcperf stat and flows live),\n"
-		   "'perf script -i FILE' and 'perf report -i FILE'. The file is private (mode\n"
-		   "0600) and holds no buffer contents: only syscall arguments and return values,\n"
-		   "which are numbers, scheduling events, the fd identities read from /proc and\n"
-		   "the counters.\n\n"
-		   "Options:\n"
-		   "  -o, --output FILE       the capture (required; replaced if it exists)\n"
-		   "  -p, --pid PID[,PID...]  trace these processes (all their threads)\n"
-		   "  -t, --tid TID[,TID...]  trace these threads\n"
-		   "  -a, --all-cpus          trace the whole system\n"
-		   "  -d, --duration SECS     stop after SECS seconds\n"
-		   "  -m, --mmap-pages PAGES  pages per CPU ring, a power of two (default 512)\n"
-		   "      --scope auto|task   per task (auto and task alike: a capture holds the\n"
-		   "                          targets' records only; cpu is refused)\n"
-		   "  -s, --all-syscalls      every syscall (raw_syscalls), for report --view syscalls\n"
-		   "  -q, --quiet             no summary line on stderr\n"
-		   "  -v, --verbose           more diagnostics\n"
-		   "  -h, --help              this help\n"
-		   "  -- CMD [ARGS]           run CMD and trace it and its children\n\n"
-		   "Exit status: 0 done, 1 runtime error (the capture could not be written), 2\n"
-		   "usage error; with -- CMD, the command's own status.\n");
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+
+	if (ipcperf_session__stats(res->session, &st) < 0)
+		return;
+	if (st.lost)
+		cli_err("warning: %" PRIu64 " events lost: the capture is incomplete; raise -m",
+			st.lost);
+	if (!o->quiet && !res->capture_failed)
+		fprintf(stderr, "%s: wrote %s: %" PRIu64 " records, %.3f s\n", cli_prog,
+			o->t.output, st.records,
+			(st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0) / 1e9);
 }
 
-int cmd_record(int argc, char **argv)
+int record_run(const struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		CLI_TARGET_LONGOPTS,
-		{ "all-syscalls", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct record_cmd c = { 0 };
-	struct ipcperf_session *s = NULL;
-	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	bool verbose = false, quiet = false, all = false, failed = false;
-	int opt, code, status = 0;
+	struct ipcperf_stats *st;
+	struct cli_result res;
 
-	argv[0] = "ipcperf record";	/* what getopt's own messages start with */
-	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "sqvh", longopts,
-				  NULL)) != -1) {
-		int r = cli_target_opt(&c.t, opt, optarg);
-
-		if (r < 0)
-			goto usage_said;
-		if (r == 0)
-			continue;
-		switch (opt) {
-		case 's':
-			all = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			cli_target_free(&c.t);
-			return EXIT_OK;
-		default:
-			goto usage_err;
-		}
-	}
-	if (!c.t.output || !strcmp(c.t.output, "-") || !strcmp(c.t.output, "/dev/stdout")) {
-		cli_err("give the capture's file with -o FILE (a capture must be seekable)");
-		goto usage_said;
-	}
-	c.t.record = c.t.output;
-	if (cli_target_finish(&c.t, argc, argv, optind) < 0)
-		goto usage_said;
-	cli_setup_print(verbose);
-	c.st = ipcperf_stats__new(NULL);
-	if (!c.st) {
+	cli_setup_print(o->verbose);
+	st = ipcperf_stats__new(NULL);
+	if (!st) {
 		cli_err("cannot set up the accounting: %s", strerror(errno));
-		cli_target_free(&c.t);
 		return EXIT_RUNTIME;
 	}
 	{
 		struct cli_run run = {
 			/* What stat and flows need: I/O and fd calls, scheduling, tasks, blocked time. */
 			.events = IPCPERF_EV_DEFAULT | IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
-				  (all ? IPCPERF_EV_ALL_SYSCALLS : 0),
+				  (o->all_syscalls ? IPCPERF_EV_ALL_SYSCALLS : 0),
 			.counters = true,
 			.setup = record_setup,
-			.tick_ctx = &c,
-			.capture_failed = &failed,
+			.ctx = st,
 		};
 
-		code = cli_run(&c.t, &run, &s, &status);
+		cli_run(&o->t, &run, &res);
 	}
-	if (s && ipcperf_session__stats(s, &st) == 0) {
-		if (st.lost)
-			cli_err("warning: %" PRIu64 " events lost: the capture is incomplete; "
-				"raise -m", st.lost);
-		/* A capture that could not be written was said so, and nothing else. */
-		if (!quiet && !failed)
-			fprintf(stderr, "%s: wrote %s: %" PRIu64 " records, %.3f s\n", cli_prog,
-				c.t.output, st.records,
-				(st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0) / 1e9);
-	}
-	ipcperf_session__delete(s);
-	ipcperf_stats__delete(c.st);
-	cli_target_free(&c.t);
-	return code < 0 ? cli_exit_like(status) : code;
-usage_err:
-	fprintf(stderr, "Run 'ipcperf record --help' for usage.\n");
-usage_said:
-	cli_target_free(&c.t);
-	return EXIT_USAGE;
+	if (res.session)
+		say_capture(o, &res);
+	/* The capture is said before a command that outlived it is waited for. */
+	cli_wait_command(&res);
+	ipcperf_session__delete(res.session);
+	ipcperf_stats__delete(st);
+	return cli_exit(&res, false);
 }
+
+static int record_main(int argc, char **argv)
+{
+	struct record_opts o;
+	enum cli_parsed p = record_parse(argc, argv, &o);
+	int code = p == CLI_PARSED_RUN ? record_run(&o) : cli_parsed_exit(p);
+
+	cli_target_free(&o.t);
+	return code;
+}
+
+const struct cli_command cli_cmd_record = {
+	.name = "record",
+	.summary = "write the targets' events into a capture (perf.data format)",
+	.usage =
+		"usage: ipcperf record -o FILE [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
+		"Write what the targets do into FILE, a capture in the perf.data format, for\n"
+		"'ipcperf report -i FILE' (the same numbers as ipcperf stat and flows live),\n"
+		"'perf script -i FILE' and 'perf report -i FILE'. The file is private (mode\n"
+		"0600) and holds no buffer contents: only syscall arguments and return values,\n"
+		"which are numbers, scheduling events, the fd identities read from /proc and\n"
+		"the counters.\n\n"
+		"Options:\n",
+	.epilog =
+		"\n"
+		"Exit status: 0 done, 1 runtime error (the capture could not be written), 2\n"
+		"usage error; with -- CMD, the command's own status.\n",
+	.main = record_main,
+};

@@ -1,13 +1,11 @@
 /* ipcperf trace: one line per completed syscall, strace-style. */
 #include "config.h"
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cmds.h"
 #include "output.h"
 
 static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
@@ -45,118 +43,77 @@ static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
 		fprintf(out, " <%" PRIu64 ".%06" PRIu64 ">\n", ns / 1000000000, ns / 1000 % 1000000);
 }
 
-static void trace_status(void *ctx, struct ipcperf_session *s)
+enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
+{
+	*o = (struct trace_opts){ 0 };
+	return cli_options_parse_capture(CMD_TRACE, argc, argv, o, &o->t);
+}
+
+/* After the capture: what was lost or left unpaired, on stderr. */
+static void say_losses(struct ipcperf_session *s)
 {
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	struct timespec now;
 
-	(void)ctx;
 	if (ipcperf_session__stats(s, &st) < 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	cli_status_show("ipcperf trace: %.0f s, %" PRIu64 " events, %" PRIu64 " lost",
-			((uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec -
-			 st.start_ns) / 1e9, st.records, st.lost);
+	if (st.lost)
+		cli_err("warning: %" PRIu64 " events lost: the trace is incomplete; raise -m", st.lost);
+	if (st.unpaired_enter || st.unpaired_exit)
+		fprintf(stderr, "%s: %" PRIu64 " syscalls unfinished at the end, %" PRIu64
+			" already under way at the start\n", cli_prog, st.unpaired_enter,
+			st.unpaired_exit);
 }
 
-static void usage(FILE *f)
+int trace_run(const struct trace_opts *o)
 {
-	fprintf(f, "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
-		   "Print each completed read/write/send/recv and fd syscall of the targets:\n"
-		   "  PID/TID NAME(FD, COUNT) = RET <SECONDS>\n\n"
-		   "Options:\n" CLI_TARGET_HELP
-		   "  -s, --all-syscalls      every syscall (raw_syscalls), not only I/O and fd calls\n"
-		   "  -q, --quiet             no live status line (shown on a terminal when the\n"
-		   "                          trace itself goes to a file or a pipe)\n"
-		   "  -v, --verbose           more diagnostics\n"
-		   "  -h, --help              this help\n");
-}
-
-int cmd_trace(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		CLI_TARGET_LONGOPTS,
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "all-syscalls", no_argument, NULL, 's' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct cli_target t = { 0 };
-	struct ipcperf_session *s = NULL;
-	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	bool verbose = false, all = false, quiet = false;
+	struct cli_result res;
 	struct cli_out out;
-	int opt, code, status = 0;
 	bool lost;
 
-	while ((opt = getopt_long(argc, argv, "+" CLI_TARGET_OPTSTRING "vhsq", longopts, NULL)) != -1) {
-		int r = cli_target_opt(&t, opt, optarg);
-
-		if (r < 0)
-			goto usage_err;
-		if (r == 0)
-			continue;
-		switch (opt) {
-		case 'v':
-			verbose = true;
-			break;
-		case 's':
-			all = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			cli_target_free(&t);
-			return EXIT_OK;
-		default:
-			goto usage_err;
-		}
-	}
-	if (cli_target_finish(&t, argc, argv, optind) < 0)
-		goto usage_err;
-	cli_setup_print(verbose);
-	if (cli_open_output(&out, &t) < 0) {
-		cli_target_free(&t);
+	cli_setup_print(o->verbose);
+	if (cli_open_output(&out, &o->t) < 0)
 		return EXIT_RUNTIME;
-	}
 	{
 		IPCPERF_OPTS(ipcperf_handlers, h, .ctx = out.f, .syscall = on_syscall);
 		struct cli_run run = {
 			.handlers = &h,
-			.status = trace_status,
-			.status_ms = 1000,
-			.events = IPCPERF_EV_TASK |
-				  (all ? IPCPERF_EV_ALL_SYSCALLS : IPCPERF_EV_IO | IPCPERF_EV_FDS),
+			.progress = "ipcperf trace",
+			.events = IPCPERF_EV_TASK | (o->all_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
+							   IPCPERF_EV_IO | IPCPERF_EV_FDS),
 		};
 
 		/* Not when the trace lines themselves go to the terminal: they would mix. */
-		cli_status_enable(!quiet && isatty(STDERR_FILENO) && !isatty(out.fd));
-		code = cli_run(&t, &run, &s, &status);
+		cli_status_enable(!o->quiet && isatty(STDERR_FILENO) && !isatty(out.fd));
+		cli_run(&o->t, &run, &res);
 		cli_status_clear();
 		cli_status_enable(false);
 	}
-	if (s && ipcperf_session__stats(s, &st) == 0) {
-		if (st.lost)
-			cli_err("warning: %" PRIu64 " events lost: the trace is incomplete; "
-				"raise -m", st.lost);
-		if (st.unpaired_enter || st.unpaired_exit)
-			fprintf(stderr, "%s: %" PRIu64 " syscalls unfinished at the end, %" PRIu64
-				" already under way at the start\n", cli_prog, st.unpaired_enter,
-				st.unpaired_exit);
-	}
+	if (res.session)
+		say_losses(res.session);
 	/* The trace is complete before a command that outlived it is waited for. */
 	lost = cli_out_close(&out) < 0;
-	code = cli_finish_command(s, code, &status);
-	if (lost)
-		code = cli_code_output_lost(code, status);
-	ipcperf_session__delete(s);
-	cli_target_free(&t);
-	return code < 0 ? cli_exit_like(status) : code;
-usage_err:
-	fprintf(stderr, "Run 'ipcperf trace --help' for usage.\n");
-	cli_target_free(&t);
-	return EXIT_USAGE;
+	cli_wait_command(&res);
+	ipcperf_session__delete(res.session);
+	return cli_exit(&res, lost);
 }
+
+static int trace_main(int argc, char **argv)
+{
+	struct trace_opts o;
+	enum cli_parsed p = trace_parse(argc, argv, &o);
+	int code = p == CLI_PARSED_RUN ? trace_run(&o) : cli_parsed_exit(p);
+
+	cli_target_free(&o.t);
+	return code;
+}
+
+const struct cli_command cli_cmd_trace = {
+	.name = "trace",
+	.summary = "print each completed syscall of the targets, strace-style",
+	.usage = "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
+		 "Print each completed read/write/send/recv and fd syscall of the targets:\n"
+		 "  PID/TID NAME(FD, COUNT) = RET <SECONDS>\n\n"
+		 "Options:\n",
+	.epilog = "",
+	.main = trace_main,
+};

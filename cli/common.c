@@ -1,19 +1,13 @@
-/* Shared layer of the CLI: target options, the capture loop, signals, output. */
+/* Shared layer of the CLI: messages, target options, outputs. */
 #include "config.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
@@ -48,114 +42,13 @@ void cli_setup_print(bool verbose)
 	ipcperf_set_print(print_fn);
 }
 
-/* "1,2,3" into a list of positive ids; a usage error names the bad item. */
-static int parse_ids(const char *arg, const char *opt, pid_t **out, size_t *nr)
-{
-	char *copy = strdup(arg), *save = NULL, *tok;
-	int ret = 0;
-
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long v;
-		pid_t *nv;
-
-		errno = 0;
-		v = strtol(tok, &end, 10);
-		if (errno || end == tok || *end || v <= 0 || v > INT_MAX) {
-			cli_err("invalid id '%s' in %s: give positive numbers, e.g. %s 1234,5678",
-				tok, opt, opt);
-			ret = -1;
-			break;
-		}
-		nv = realloc(*out, (*nr + 1) * sizeof(**out));
-		if (!nv) {
-			ret = -1;
-			break;
-		}
-		*out = nv;
-		(*out)[(*nr)++] = (pid_t)v;
-	}
-	if (!ret && !*nr) {
-		cli_err("%s needs at least one id", opt);
-		ret = -1;
-	}
-	free(copy);
-	return ret;
-}
-
-int cli_target_opt(struct cli_target *t, int opt, const char *arg)
-{
-	char *end;
-
-	switch (opt) {
-	case 'p':
-		return parse_ids(arg, "-p", &t->pids, &t->nr_pids);
-	case 't':
-		return parse_ids(arg, "-t", &t->tids, &t->nr_tids);
-	case 'a':
-		t->system_wide = true;
-		return 0;
-	case 'd':
-		errno = 0;
-		t->duration = strtod(arg, &end);
-		if (errno || end == arg || *end || !(t->duration > 0) || !isfinite(t->duration)) {
-			cli_err("invalid duration '%s' for -d: give seconds > 0, e.g. -d 2.5", arg);
-			return -1;
-		}
-		return 0;
-	case 'm': {
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (errno || end == arg || *end || !v || (v & (v - 1)) || v > (1ul << 16)) {
-			cli_err("invalid ring size '%s' for -m: give a power of two from 1 to 65536 pages",
-				arg);
-			return -1;
-		}
-		t->ring_pages = (unsigned int)v;
-		return 0;
-	}
-	case 'o':
-		t->output = arg;
-		return 0;
-	case CLI_OPT_SCOPE:
-		if (strcmp(arg, "auto") == 0)
-			t->scope = IPCPERF_SCOPE_AUTO;
-		else if (strcmp(arg, "cpu") == 0)
-			t->scope = IPCPERF_SCOPE_CPU;
-		else if (strcmp(arg, "task") == 0)
-			t->scope = IPCPERF_SCOPE_TASK;
-		else {
-			cli_err("invalid scope '%s' for --scope: give auto, cpu or task", arg);
-			return -1;
-		}
-		return 0;
-	default:
-		return 1;
-	}
-}
-
-const char *cli_report_input;
-
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first)
 {
 	int kinds;
 
-	if (cli_report_input) {
-		/* A report: its targets were those of the recording. */
-		t->input = cli_report_input;
-		if (first < argc || t->nr_pids || t->nr_tids || t->system_wide) {
-			cli_err("a report takes no target: it reads %s", t->input);
-			return -1;
-		}
-		return 0;
-	}
 	if (first < argc)
 		t->argv = argv + first;
-	kinds = (t->nr_pids || t->nr_tids) + t->system_wide + !!t->argv;
+	kinds = (t->pids.n || t->tids.n) + t->system_wide + !!t->argv;
 	if (kinds == 0) {
 		cli_err("no target: give -p PID, -t TID, -a, or -- CMD [ARGS]");
 		return -1;
@@ -192,19 +85,18 @@ void cli_describe_targets(const struct cli_target *t, char *w, size_t len)
 		return;
 	}
 	{
-		const pid_t *ids = t->nr_pids ? t->pids : t->tids;
-		size_t nr = t->nr_pids ? t->nr_pids : t->nr_tids;
+		const struct cli_ids *ids = t->pids.n ? &t->pids : &t->tids;
 
-		n = (size_t)snprintf(w, len, "%s ", t->nr_pids ? "pid" : "tid");
-		for (size_t i = 0; i < nr && n < len; i++)
-			n += (size_t)snprintf(w + n, len - n, "%s%d", i ? "," : "", (int)ids[i]);
+		n = (size_t)snprintf(w, len, "%s ", t->pids.n ? "pid" : "tid");
+		for (size_t i = 0; i < ids->n && n < len; i++)
+			n += (size_t)snprintf(w + n, len - n, "%s%d", i ? "," : "", (int)ids->v[i]);
 	}
 }
 
 void cli_target_free(struct cli_target *t)
 {
-	free(t->pids);
-	free(t->tids);
+	free(t->pids.v);
+	free(t->tids.v);
 }
 
 /* ------------------------------------------------------------------ outputs */
@@ -346,227 +238,6 @@ void cli_out_discard(struct cli_out *o)
 	if (regular && lstat(o->name, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == o->dev &&
 	    st.st_ino == o->ino)
 		unlink(o->name);
-}
-
-int cli_code_output_lost(int code, int status)
-{
-	if (code >= 0 || (WIFEXITED(status) && WEXITSTATUS(status) == 0))
-		return EXIT_RUNTIME;
-	return code;
-}
-
-/*
- * How long to wait for the rings' watermark before reading them anyway.
- * Short, because what an fd is can only be read from /proc while its
- * process lives, and events reach us only when the rings are read; a pass
- * over idle rings costs microseconds.
- */
-#define POLL_MS 25
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Each event takes an fd per CPU per thread: use the hard limit we are allowed. */
-static void raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-int cli_finish_command(struct ipcperf_session *s, int code, int *cmd_status)
-{
-	if (code != CLI_CMD_RUNNING)
-		return code;
-	fprintf(stderr, "%s: waiting for the command to exit\n", cli_prog);
-	return ipcperf_session__wait_child(s, cmd_status) == 0 ? -1 : EXIT_RUNTIME;
-}
-
-int cli_exit_like(int status)
-{
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-
-		fflush(NULL);
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return 128 + sig;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_RUNTIME;
-}
-
-/*
- * Wait for the rings or the caller's fds, serve those, then read the rings
- * (a replay has no fd to wait on: poll() skips a negative one).
- */
-static int poll_io(struct ipcperf_session *s, const struct cli_run *run, int timeout)
-{
-	struct pollfd fds[1 + CLI_RUN_IO_FDS];
-	int sfd = ipcperf_session__fd(s);
-	unsigned int n = run->io_fds(run->tick_ctx, fds + 1, CLI_RUN_IO_FDS);
-
-	fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	if (poll(fds, n + 1, sfd < 0 ? 0 : timeout) < 0 && errno == EINTR)
-		return -EINTR;
-	if (n)
-		run->io_ready(run->tick_ctx, fds + 1, n);
-	/* Without waiting, which also takes the rings' hangups. */
-	return ipcperf_session__poll(s, 0);
-}
-
-int cli_run(const struct cli_target *t, const struct cli_run *run, struct ipcperf_session **sess,
-	    int *cmd_status)
-{
-	IPCPERF_OPTS(ipcperf_session_opts, o,
-		.pids = t->pids, .nr_pids = t->nr_pids,
-		.tids = t->tids, .nr_tids = t->nr_tids,
-		.system_wide = t->system_wide,
-		.argv = t->argv,
-		.ring_pages = t->ring_pages,
-		.events = run->events,
-		.counters = run->counters,
-		.counter_mask = run->counter_mask,
-		.scope = t->scope,
-	);
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct ipcperf_session *s;
-	uint64_t deadline = 0, next_tick = 0, next_status = 0;
-	bool deadline_hit = false;
-	int err, status = 0;
-
-	*sess = NULL;
-	raise_nofile();
-	s = t->input ? ipcperf_session__open_file(t->input, NULL) : ipcperf_session__new(&o);
-	if (!s) {
-		/* The library explained why through the print function. */
-		if (errno == EINVAL && !t->input)
-			return EXIT_USAGE;
-		return EXIT_RUNTIME;
-	}
-	/* Before setup: the accounting it attaches logs fd identities into the capture. */
-	if (t->record && ipcperf_session__record(s, t->record) < 0) {
-		ipcperf_session__delete(s);
-		return EXIT_RUNTIME;
-	}
-	if (run->handlers && (err = ipcperf_session__add_handlers(s, run->handlers)) < 0) {
-		cli_err("cannot register handlers: %s", strerror(-err));
-		ipcperf_session__delete(s);
-		return EXIT_RUNTIME;
-	}
-	if (run->setup && run->setup(run->tick_ctx, s) < 0) {
-		ipcperf_session__delete(s);
-		return EXIT_RUNTIME;
-	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	err = ipcperf_session__start(s);
-	if (err < 0) {
-		ipcperf_session__delete(s);
-		return EXIT_RUNTIME;
-	}
-	if (t->duration > 0 && !t->input)
-		deadline = now_ms() + (uint64_t)llround(t->duration * 1000);
-	if (run->tick && run->tick_ms)
-		next_tick = now_ms() + run->tick_ms;
-	if (run->status && run->status_ms)
-		next_status = now_ms() + run->status_ms;
-	while (!stop_signal && !ipcperf_session__done(s)) {
-		uint64_t now = now_ms();
-		int timeout = POLL_MS;
-
-		if (deadline && now >= deadline) {
-			deadline_hit = true;
-			break;
-		}
-		if (deadline && deadline - now < (uint64_t)timeout)
-			timeout = (int)(deadline - now);
-		if (next_tick) {
-			if (now >= next_tick) {
-				ipcperf_session__consume(s);
-				run->tick(run->tick_ctx, s);
-				next_tick += run->tick_ms;
-				continue;
-			}
-			if (next_tick - now < (uint64_t)timeout)
-				timeout = (int)(next_tick - now);
-		}
-		if (next_status) {
-			if (now >= next_status) {
-				run->status(run->tick_ctx, s);
-				next_status += run->status_ms;
-				continue;
-			}
-			if (next_status - now < (uint64_t)timeout)
-				timeout = (int)(next_status - now);
-		}
-		err = run->io_fds ? poll_io(s, run, timeout) : ipcperf_session__poll(s, timeout);
-		if (err < 0 && err != -EINTR) {
-			/* A capture's reader said what is wrong and where, in one line. */
-			if (!t->input)
-				cli_err("reading events failed: %s", strerror(-err));
-			break;
-		}
-	}
-	/* A capture that could not be written was said by the library, errno and all. */
-	if (ipcperf_session__stop(s) < 0 && t->record) {
-		err = -EIO;
-		if (run->capture_failed)
-			*run->capture_failed = true;
-	}
-	*sess = s;
-	if (t->input) {
-		/* A report: no command to wait for; nothing to report from a corrupt capture. */
-		if (err < 0 && err != -EINTR) {
-			ipcperf_session__delete(s);
-			*sess = NULL;
-			return EXIT_RUNTIME;
-		}
-		return EXIT_OK;
-	}
-	if (ipcperf_session__child_pid(s) > 0) {
-		pid_t child = ipcperf_session__child_pid(s);
-
-		siginfo_t si = { 0 };
-
-		/* A stop we were asked for reaches the command too, as perf does. */
-		if (stop_signal && waitpid(child, &status, WNOHANG) == 0)
-			kill(child, stop_signal);
-		/*
-		 * -d ended the capture and the command goes on: report now and
-		 * wait afterwards (WNOWAIT: the library still reaps it).
-		 */
-		if (deadline_hit &&
-		    waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    si.si_pid == 0)
-			return CLI_CMD_RUNNING;
-		if (ipcperf_session__wait_child(s, &status) == 0) {
-			if (cmd_status)
-				*cmd_status = status;
-			/* A capture that could not be written fails a command that succeeded. */
-			if (err == -EIO && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-				return EXIT_RUNTIME;
-			return -1;	/* the caller exits like the command */
-		}
-	}
-	if (err < 0 && err != -EINTR)
-		return EXIT_RUNTIME;
-	return EXIT_OK;
 }
 
 void cli_lost_hint(char *buf, size_t len, const struct cli_target *t,

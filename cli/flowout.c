@@ -4,21 +4,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "flowout.h"
-
-const char *flowout_bytes(char *buf, size_t len, uint64_t b)
-{
-	if (b < 1000)
-		snprintf(buf, len, "%" PRIu64 " B", b);
-	else if (b < 999500)	/* so that rounding never prints "1000.0 kB" */
-		snprintf(buf, len, "%.1f kB", b / 1e3);
-	else if (b < 999995000)
-		snprintf(buf, len, "%.2f MB", b / 1e6);
-	else
-		snprintf(buf, len, "%.2f GB", b / 1e9);
-	return buf;
-}
+#include "util.h"
 
 /* ------------------------------------------------------------------ JSON */
 
@@ -83,6 +70,36 @@ int flowout_json(struct json *j, struct ipcperf_flows *fl)
 	return err < 0 ? err : 0;
 }
 
+static int json_proc(void *ctx, const struct ipcperf_proc_row *row)
+{
+	struct json *j = ctx;
+
+	json_object_begin(j, NULL);
+	json_i64(j, "pid", row->pid);
+	json_str(j, "comm", row->comm);
+	json_object_end(j);
+	return 0;
+}
+
+int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
+		     struct ipcperf_flows *fl)
+{
+	struct json j;
+	int err;
+
+	json_init(&j, f, true);
+	json_doc_begin(&j);
+	json_doc_summary(&j, sum);
+	json_array_begin(&j, "processes");
+	err = ipcperf_stats__for_each_proc(st, json_proc, &j);
+	json_array_end(&j);
+	if (err >= 0)
+		err = flowout_json(&j, fl);
+	json_object_end(&j);
+	json_end_document(&j);
+	return err;
+}
+
 /* ------------------------------------------------------------------ snapshot */
 
 struct load_ctx {
@@ -94,13 +111,11 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 {
 	struct load_ctx *lc = ctx;
 	struct flowout *fo = lc->fo;
-	struct flowout_flow *v, *d;
+	struct flowout_flow *d;
 
-	v = realloc(fo->flows, (fo->nr_flows + 1) * sizeof(*v));
-	if (!v)
+	if (cli_grow((void **)&fo->flows, &fo->cap_flows, fo->nr_flows + 1, sizeof(*d)) < 0)
 		return lc->err = -ENOMEM;
-	fo->flows = v;
-	d = &v[fo->nr_flows];
+	d = &fo->flows[fo->nr_flows];
 	memset(d, 0, sizeof(*d));
 	d->f = *f;
 	d->object = strdup(f->object ? f->object : "unknown");
@@ -120,22 +135,28 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	return 0;
 }
 
+/* Append a copy of @row's pid and comm to @fo's processes (which come in pid order). */
+static int add_proc(struct flowout *fo, const struct ipcperf_proc_row *row)
+{
+	struct flowout_proc *p;
+
+	if (cli_grow((void **)&fo->procs, &fo->cap_procs, fo->nr_procs + 1, sizeof(*p)) < 0)
+		return -ENOMEM;
+	p = &fo->procs[fo->nr_procs];
+	p->pid = row->pid;
+	p->comm = strdup(row->comm ? row->comm : "");
+	if (!p->comm)
+		return -ENOMEM;
+	fo->nr_procs++;
+	return 0;
+}
+
 static int load_proc(void *ctx, const struct ipcperf_proc_row *row)
 {
 	struct load_ctx *lc = ctx;
-	struct flowout *fo = lc->fo;
-	struct flowout_proc *v;
+	int err = add_proc(lc->fo, row);
 
-	v = realloc(fo->procs, (fo->nr_procs + 1) * sizeof(*v));
-	if (!v)
-		return lc->err = -ENOMEM;
-	fo->procs = v;
-	v[fo->nr_procs].pid = row->pid;
-	v[fo->nr_procs].comm = strdup(row->comm ? row->comm : "");
-	if (!v[fo->nr_procs].comm)
-		return lc->err = -ENOMEM;
-	fo->nr_procs++;
-	return 0;
+	return err < 0 ? (lc->err = err) : 0;
 }
 
 int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
@@ -168,20 +189,20 @@ void flowout_free(struct flowout *fo)
 	memset(fo, 0, sizeof(*fo));
 }
 
+/* A pid_t key against an element that starts with one (flowout_proc, thr). */
+static int cmp_pid_key(const void *key, const void *elem)
+{
+	pid_t a = *(const pid_t *)key, b = *(const pid_t *)elem;
+
+	return a < b ? -1 : a > b;
+}
+
 const char *flowout_comm(const struct flowout *fo, pid_t pid)
 {
-	size_t lo = 0, hi = fo->nr_procs;
+	size_t i;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (fo->procs[mid].pid == pid)
-			return fo->procs[mid].comm;
-		if (fo->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (cli_bsearch(&pid, fo->procs, fo->nr_procs, sizeof(*fo->procs), cmp_pid_key, &i))
+		return fo->procs[i].comm;
 	return "?";
 }
 
@@ -211,6 +232,8 @@ static const struct {
 };
 
 #define MAX_SIDE_SHOWN 3
+/* A cell of the text table: a side, an object (cut to fit), a number. */
+#define CELL_LEN 128
 
 /* "1234 head, 1240 sh (+2)", or "-" when nobody traced did it. */
 static void side_str(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n)
@@ -238,9 +261,9 @@ static void printable(char *s)
 }
 
 /* One line of the table (the titles when @row is NULL), without trailing blanks. */
-static void print_row(FILE *f, char (*row)[128], const int *width, bool unmatched_col)
+static void print_row(FILE *f, char (*row)[CELL_LEN], const int *width, bool unmatched_col)
 {
-	char line[NR_COLS * 132];
+	char line[NR_COLS * (CELL_LEN + 4)];
 	size_t off = 0;
 
 	for (int c = 0; c < NR_COLS && off < sizeof(line); c++) {
@@ -260,7 +283,7 @@ static void print_row(FILE *f, char (*row)[128], const int *width, bool unmatche
 
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 {
-	char (*cell)[NR_COLS][128];
+	char (*cell)[NR_COLS][CELL_LEN];
 	int width[NR_COLS];
 	bool any_unmatched = false;
 
@@ -278,8 +301,8 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 		width[c] = (int)strlen(cols[c].title);
 	for (size_t i = 0; i < fo->nr_flows; i++) {
 		const struct ipcperf_flow *fw = &fo->flows[i].f;
-		char (*row)[128] = cell[i];
-		char a[32], b[32];
+		char (*row)[CELL_LEN] = cell[i];
+		char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
 
 		side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers);
 		snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
@@ -341,6 +364,15 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 			   "capture, or by a process not traced)\n");
 }
 
+void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
+			 const struct cli_summary *sum)
+{
+	fprintf(f, "ipcperf flows: %s, %.3f s\n\n", what, sum->duration_ns / 1e9);
+	flowout_text(f, fo, sum->duration_ns);
+	fprintf(f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n", sum->lost,
+		sum->unpaired);
+}
+
 /* ------------------------------------------------------------------ DOT */
 
 /*
@@ -358,11 +390,11 @@ static void dot_escape(FILE *f, const char *s)
 
 static void dot_edge(FILE *f, const char *from, const char *to, const struct ipcperf_flow *fw)
 {
-	char b[32], w[32];
+	char b[CLI_NUM_LEN], w[CLI_NUM_LEN];
 
 	fprintf(f, "  %s -> %s [label=\"", from, to);
 	dot_escape(f, fw->object);
-	fprintf(f, "\\n%s", flowout_bytes(b, sizeof(b), fw->bytes_read));
+	fprintf(f, "\\n%s", fmt_bytes(b, sizeof(b), fw->bytes_read));
 	if (fw->matches)
 		fprintf(f, "\\nwire p99 %s", fmt_ns(w, sizeof(w), fw->wire_ns.p99));
 	fprintf(f, "\\n%s\"", ipcperf_verdict_name(fw->verdict));
@@ -460,15 +492,18 @@ void flowout_dot(FILE *f, const struct flowout *fo)
 
 /* ------------------------------------------------------------------ Chrome trace */
 
+/* The longest process or thread name the timeline gives. */
+#define TRACE_NAME_LEN 32
+
 struct thr {
-	pid_t tid;		/* 0: free slot */
+	pid_t tid;		/* first: the key (cmp_pid_key) */
 	pid_t pid;
-	char comm[16];
+	char comm[CLI_COMM_LEN];
 };
 
 /* Where the counter of a channel goes: the process that first wrote into it. */
 struct chan {
-	char *object;		/* NULL: free slot */
+	char *object;		/* first: the key */
 	pid_t pid;
 };
 
@@ -479,26 +514,18 @@ struct flowout_trace {
 	uint64_t next_id;
 	bool any;			/* an event was written: the next needs a comma */
 
-	struct thr *thr;		/* open addressing by tid */
-	size_t thr_cap, nr_thr;
-	struct chan *chan;		/* open addressing by object */
-	size_t chan_cap, nr_chan;
+	struct thr *thr;		/* by tid */
+	size_t nr_thr, cap_thr;
+	struct chan *chan;		/* by object */
+	size_t nr_chan, cap_chan;
 
 	/* The last counter sample, held back: one read that takes several writes
 	 * gives several matches at one time, and only the last queued value holds. */
 	bool cnt_pending;
-	char cnt_object[128];
+	char cnt_object[CELL_LEN];
 	pid_t cnt_pid;
 	uint64_t cnt_ts, cnt_queued;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct flowout_trace *flowout_trace_new(FILE *f)
 {
@@ -517,99 +544,51 @@ void flowout_trace_delete(struct flowout_trace *t)
 	if (!t)
 		return;
 	free(t->thr);
-	for (size_t i = 0; i < t->chan_cap; i++)
+	for (size_t i = 0; i < t->nr_chan; i++)
 		free(t->chan[i].object);
 	free(t->chan);
 	free(t);
 }
 
-static size_t hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (size_t)x;
-}
+/* --- threads and channels: sorted by their key, so that each event finds its own */
 
-static size_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return hash_u64(h);
-}
-
-/* --- threads */
-
+/* The thread @tid (NULL when unknown, or out of memory), added when @create. */
 static struct thr *thr_get(struct flowout_trace *t, pid_t tid, bool create)
 {
-	size_t mask, i;
+	struct thr *th;
+	size_t i;
 
 	if (tid <= 0)
 		return NULL;
-	if (create && (t->nr_thr + 1) * 2 > t->thr_cap) {
-		size_t cap = t->thr_cap ? t->thr_cap * 2 : 64;
-		struct thr *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t k = 0; k < t->thr_cap; k++) {
-			if (!t->thr[k].tid)
-				continue;
-			for (i = hash_u64((uint64_t)t->thr[k].tid) & (cap - 1); v[i].tid; i = (i + 1) & (cap - 1))
-				;
-			v[i] = t->thr[k];
-		}
-		free(t->thr);
-		t->thr = v;
-		t->thr_cap = cap;
-	}
-	if (!t->thr_cap)
+	if (cli_bsearch(&tid, t->thr, t->nr_thr, sizeof(*t->thr), cmp_pid_key, &i))
+		return &t->thr[i];
+	if (!create || cli_grow((void **)&t->thr, &t->cap_thr, t->nr_thr + 1, sizeof(*th)) < 0)
 		return NULL;
-	mask = t->thr_cap - 1;
-	for (i = hash_u64((uint64_t)tid) & mask; t->thr[i].tid; i = (i + 1) & mask)
-		if (t->thr[i].tid == tid)
-			return &t->thr[i];
-	if (!create)
-		return NULL;
-	t->thr[i].tid = tid;
-	t->nr_thr++;
-	return &t->thr[i];
+	th = cli_insert_at(t->thr, t->nr_thr++, sizeof(*th), i);
+	th->tid = tid;
+	return th;
 }
 
-/* --- channels */
+static int cmp_object_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct chan *)elem)->object);
+}
 
+/* The channel @object, added if new; NULL when out of memory. */
 static struct chan *chan_get(struct flowout_trace *t, const char *object)
 {
-	size_t mask, i;
+	struct chan *ch;
+	char *copy;
+	size_t i;
 
-	if ((t->nr_chan + 1) * 2 > t->chan_cap) {
-		size_t cap = t->chan_cap ? t->chan_cap * 2 : 32;
-		struct chan *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return NULL;
-		for (size_t k = 0; k < t->chan_cap; k++) {
-			if (!t->chan[k].object)
-				continue;
-			for (i = hash_str(t->chan[k].object) & (cap - 1); v[i].object; i = (i + 1) & (cap - 1))
-				;
-			v[i] = t->chan[k];
-		}
-		free(t->chan);
-		t->chan = v;
-		t->chan_cap = cap;
-	}
-	mask = t->chan_cap - 1;
-	for (i = hash_str(object) & mask; t->chan[i].object; i = (i + 1) & mask)
-		if (!strcmp(t->chan[i].object, object))
-			return &t->chan[i];
-	t->chan[i].object = strdup(object);
-	if (!t->chan[i].object)
+	if (cli_bsearch(object, t->chan, t->nr_chan, sizeof(*t->chan), cmp_object_key, &i))
+		return &t->chan[i];
+	if (cli_grow((void **)&t->chan, &t->cap_chan, t->nr_chan + 1, sizeof(*ch)) < 0 ||
+	    !(copy = strdup(object)))
 		return NULL;
-	t->nr_chan++;
-	return &t->chan[i];
+	ch = cli_insert_at(t->chan, t->nr_chan++, sizeof(*ch), i);
+	ch->object = copy;
+	return ch;
 }
 
 /* --- writing */
@@ -751,7 +730,7 @@ int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
 
 	t->st = st;
 	/* Timestamps count from here: before anything the session can record. */
-	t->base_ns = mono_ns();
+	t->base_ns = cli_now_ns();
 	if ((err = ipcperf_flows__on_match(fl, trace_match, t)) < 0 ||
 	    (err = ipcperf_stats__on_call(st, trace_call, t)) < 0 ||
 	    (err = ipcperf_session__add_handlers(s, &h)) < 0)
@@ -764,26 +743,9 @@ int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
 	return 0;
 }
 
-struct meta_ctx {
-	struct flowout_trace *t;
-	struct flowout_proc *procs;
-	size_t nr;
-};
-
 static int meta_proc(void *ctx, const struct ipcperf_proc_row *row)
 {
-	struct meta_ctx *mc = ctx;
-	struct flowout_proc *v = realloc(mc->procs, (mc->nr + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	mc->procs = v;
-	v[mc->nr].pid = row->pid;
-	v[mc->nr].comm = strdup(row->comm ? row->comm : "");
-	if (!v[mc->nr].comm)
-		return -ENOMEM;
-	mc->nr++;
-	return 0;
+	return add_proc(ctx, row);
 }
 
 static int cmp_thr(const void *a, const void *b)
@@ -806,7 +768,7 @@ static void meta_event(struct flowout_trace *t, const char *what, pid_t pid, pid
 
 int flowout_trace_finish(struct flowout_trace *t)
 {
-	struct meta_ctx mc = { .t = t };
+	struct flowout names = { 0 };
 	struct thr *v = NULL;
 	size_t n = 0;
 
@@ -815,18 +777,17 @@ int flowout_trace_finish(struct flowout_trace *t)
 	flush_counter(t);
 	/* Names: processes from the stats (their last comm), threads from what they were called. */
 	if (t->st)
-		ipcperf_stats__for_each_proc(t->st, meta_proc, &mc);
+		ipcperf_stats__for_each_proc(t->st, meta_proc, &names);
 	if (t->nr_thr)
 		v = malloc(t->nr_thr * sizeof(*v));
-	for (size_t i = 0; v && i < t->thr_cap; i++)
-		if (t->thr[i].tid)
-			v[n++] = t->thr[i];
-	if (v)
+	if (v) {
+		n = t->nr_thr;
+		memcpy(v, t->thr, n * sizeof(*v));
 		qsort(v, n, sizeof(*v), cmp_thr);
+	}
 	for (size_t i = 0; i < n; i++) {
-		const struct flowout fo = { .procs = mc.procs, .nr_procs = mc.nr };
-		const char *pcomm = flowout_comm(&fo, v[i].pid);
-		char buf[32];
+		const char *pcomm = flowout_comm(&names, v[i].pid);
+		char buf[TRACE_NAME_LEN];
 
 		if (!strcmp(pcomm, "?"))
 			pcomm = NULL;
@@ -842,9 +803,7 @@ int flowout_trace_finish(struct flowout_trace *t)
 		meta_event(t, "thread_name", v[i].pid, v[i].tid, buf);
 	}
 	free(v);
-	for (size_t k = 0; k < mc.nr; k++)
-		free(mc.procs[k].comm);
-	free(mc.procs);
+	flowout_free(&names);
 	fputs("\n]}\n", t->f);
 	if (fflush(t->f) != 0 || ferror(t->f))
 		return -EIO;

@@ -19,6 +19,14 @@
  */
 int flowout_json(struct json *j, struct ipcperf_flows *fl);
 
+/*
+ * The JSON document of ipcperf flows (schema 1, doc/json.md): the summary,
+ * the processes of @st, the flows of @fl. @return 0, or -errno when the
+ * processes or flows could not be read.
+ */
+int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
+		     struct ipcperf_flows *fl);
+
 /* One flow, copied out of ipcperf_flows__for_each() (whose data lives only for the call). */
 struct flowout_flow {
 	struct ipcperf_flow f;	/* object, writers and readers point into this struct's copies */
@@ -34,9 +42,9 @@ struct flowout_proc {
 /* A snapshot of the flows and of the names of the processes, for the table and the graph. */
 struct flowout {
 	struct flowout_flow *flows;	/* ordered by first activity */
-	size_t nr_flows;
+	size_t nr_flows, cap_flows;
 	struct flowout_proc *procs;	/* ordered by pid */
-	size_t nr_procs;
+	size_t nr_procs, cap_procs;
 };
 
 /* Fill @fo from @fl and @st (comms); free with flowout_free(). @return 0 or -errno. */
@@ -52,6 +60,9 @@ const char *flowout_comm(const struct flowout *fo, pid_t pid);
  * when there is none.
  */
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns);
+/* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */
+void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
+			 const struct cli_summary *sum);
 
 /*
  * The Graphviz digraph: processes as nodes, one edge per (writer, reader) of
@@ -86,8 +97,5 @@ int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
 int flowout_trace_finish(struct flowout_trace *t);
 /* Accepts NULL. Does not close the file. */
 void flowout_trace_delete(struct flowout_trace *t);
-
-/* "1.23 MB", "512 B": decimal units, at most 9 characters. */
-const char *flowout_bytes(char *buf, size_t len, uint64_t bytes);
 
 #endif

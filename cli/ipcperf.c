@@ -4,28 +4,40 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "options.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *help;
-} cmds[] = {
-	{ "stat", cmd_stat, "per-fd throughput and latency, scheduling and counters of the targets" },
-	{ "trace", cmd_trace, "print each completed syscall of the targets, strace-style" },
-	{ "flows", cmd_flows, "who feeds whom through pipes and sockets: wire time, backpressure" },
-	{ "record", cmd_record, "write the targets' events into a capture (perf.data format)" },
-	{ "report", cmd_report, "the stat, syscalls or flows view of a capture" },
-	{ "list", cmd_list, "the events and counters ipcperf can use here, and which are supported" },
-	{ "check", cmd_check, "check this machine and user for tracing: each problem with its fix" },
+static const struct cli_command *const cmds[CMD__MAX] = {
+	[CMD_STAT] = &cli_cmd_stat,
+	[CMD_TRACE] = &cli_cmd_trace,
+	[CMD_FLOWS] = &cli_cmd_flows,
+	[CMD_RECORD] = &cli_cmd_record,
+	[CMD_REPORT] = &cli_cmd_report,
+	[CMD_LIST] = &cli_cmd_list,
+	[CMD_CHECK] = &cli_cmd_check,
 };
+
+const struct cli_command *cli_command(enum cli_cmd_id id)
+{
+	return cmds[id];
+}
+
+/* The subcommand called @name; CMD__MAX when there is none. */
+static enum cli_cmd_id command_named(const char *name)
+{
+	int i;
+
+	for (i = 0; i < CMD__MAX && strcmp(name, cmds[i]->name); i++)
+		;
+	return (enum cli_cmd_id)i;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ipcperf [--version] [--help] COMMAND [OPTIONS] [-- CMD [ARGS]]\n\n"
 		   "Watch what processes do in the kernel and how data moves between them.\n\n"
 		   "Commands:\n");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	for (int i = 0; i < CMD__MAX; i++)
+		fprintf(f, "  %-8s %s\n", cmds[i]->name, cmds[i]->summary);
 	fprintf(f, "\nRun 'ipcperf COMMAND --help' for the options of a command.\n");
 }
 
@@ -43,8 +55,33 @@ static int close_stdout(int code)
 	return code == EXIT_OK ? EXIT_RUNTIME : code;
 }
 
+/*
+ * Not in --help, for contrib/bash-completion/ipcperf and its test:
+ * --bash-completion prints the part of the completion made from the option
+ * table; --list-options COMMAND the option words it offers for COMMAND.
+ */
+static int hidden(int argc, char **argv)
+{
+	enum cli_cmd_id id;
+
+	if (!strcmp(argv[1], "--bash-completion") && argc == 2) {
+		if (cli_options_bash(stdout) == 0)
+			return EXIT_OK;
+		cli_err("cannot make the completion: %s", strerror(ENOMEM));
+		return EXIT_RUNTIME;
+	}
+	if (argc != 3 || (id = command_named(argv[2])) == CMD__MAX) {
+		cli_err("give --list-options one COMMAND");
+		return EXIT_USAGE;
+	}
+	cli_options_list(stdout, id);
+	return EXIT_OK;
+}
+
 static int run(int argc, char **argv)
 {
+	enum cli_cmd_id id;
+
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -57,9 +94,11 @@ static int run(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--bash-completion") || !strcmp(argv[1], "--list-options"))
+		return hidden(argc, argv);
+	id = command_named(argv[1]);
+	if (id < CMD__MAX)
+		return cmds[id]->main(argc - 1, argv + 1);
 	cli_err("unknown command '%s'; run 'ipcperf --help' for the list", argv[1]);
 	return EXIT_USAGE;
 }

@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <ipcperf/ipcperf.h>
 #include "output.h"
 
 /* ------------------------------------------------------------------ JSON */
@@ -167,6 +169,51 @@ void json_end_document(struct json *j)
 	j->has_items[0] = false;
 }
 
+void json_lat(struct json *j, const char *key, const struct ipcperf_lat *l)
+{
+	json_object_begin(j, key);
+	json_u64(j, "min", l->min);
+	json_u64(j, "avg", l->avg);
+	json_u64(j, "p50", l->p50);
+	json_u64(j, "p99", l->p99);
+	json_u64(j, "max", l->max);
+	json_object_end(j);
+}
+
+void cli_summary_of(struct cli_summary *sum, const struct ipcperf_session_stats *st,
+		    const int *exit_status)
+{
+	*sum = (struct cli_summary){
+		.duration_ns = st->stop_ns > st->start_ns ? st->stop_ns - st->start_ns : 0,
+		.lost = st->lost,
+		.unpaired = st->unpaired_enter + st->unpaired_exit,
+		.records = st->records,
+		.exit_status = exit_status,
+	};
+}
+
+void json_doc_begin(struct json *j)
+{
+	json_object_begin(j, NULL);
+	json_u64(j, "schema", 1);
+	json_str(j, "tool", "ipcperf");
+	json_str(j, "version", ipcperf_version());
+}
+
+void json_doc_summary(struct json *j, const struct cli_summary *sum)
+{
+	json_u64(j, "duration_ns", sum->duration_ns);
+	json_u64(j, "lost_events", sum->lost);
+	json_u64(j, "unpaired_syscalls", sum->unpaired);
+	json_u64(j, "records", sum->records);
+	if (!sum->exit_status)
+		return;
+	if (WIFSIGNALED(*sum->exit_status))
+		json_u64(j, "exit_signal", (uint64_t)WTERMSIG(*sum->exit_status));
+	else if (WIFEXITED(*sum->exit_status))
+		json_u64(j, "exit_status", (uint64_t)WEXITSTATUS(*sum->exit_status));
+}
+
 /* ------------------------------------------------------------------ CSV */
 
 void csv_field(FILE *f, const char *s, const char *sep)
@@ -188,17 +235,48 @@ void csv_field(FILE *f, const char *s, const char *sep)
 
 /* ------------------------------------------------------------------ numbers */
 
+/* A step of a scale: values below @below are divided by @div and printed with @decimals. */
+struct unit_step {
+	uint64_t below;			/* UINT64_MAX: the last step, for all the rest */
+	double div;
+	int decimals;			/* 0: the value as it is, an integer */
+	const char *unit;
+};
+
+static const char *fmt_scaled(char *buf, size_t len, uint64_t v, const struct unit_step *step)
+{
+	while (v >= step->below && step->below != UINT64_MAX)
+		step++;
+	if (!step->decimals)
+		snprintf(buf, len, "%" PRIu64 "%s", v, step->unit);
+	else
+		snprintf(buf, len, "%.*f%s", step->decimals, v / step->div, step->unit);
+	return buf;
+}
+
 const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 999950)	/* so that rounding never prints "1000.0us" */
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 999995000)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", ns / 1e9);
-	return buf;
+	/* Each bound below the value that would round up to "1000.0" of its unit. */
+	static const struct unit_step steps[] = {
+		{ 1000, 1, 0, "ns" },
+		{ 999950, 1e3, 1, "us" },
+		{ 999995000, 1e6, 2, "ms" },
+		{ UINT64_MAX, 1e9, 2, "s" },
+	};
+
+	return fmt_scaled(buf, len, ns, steps);
+}
+
+const char *fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const struct unit_step steps[] = {
+		{ 1000, 1, 0, " B" },
+		{ 999500, 1e3, 1, " kB" },
+		{ 999995000, 1e6, 2, " MB" },
+		{ UINT64_MAX, 1e9, 2, " GB" },
+	};
+
+	return fmt_scaled(buf, len, bytes, steps);
 }
 
 /* ------------------------------------------------------------------ status line */

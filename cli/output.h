@@ -32,6 +32,31 @@ void json_null(struct json *j, const char *key);
 /* Finish a top-level value: a newline (one JSON text per line with !pretty). */
 void json_end_document(struct json *j);
 
+/* A latency distribution as schema 1 has it: {"min", "avg", "p50", "p99", "max"}. */
+struct ipcperf_lat;
+void json_lat(struct json *j, const char *key, const struct ipcperf_lat *l);
+
+/* What every report says of its capture. */
+struct cli_summary {
+	uint64_t duration_ns;
+	uint64_t lost;			/* lost events */
+	uint64_t unpaired;		/* syscalls without their enter or exit */
+	uint64_t records;
+	const int *exit_status;		/* the wait status of the command, once it exited */
+};
+/* The summary of a run from its session's statistics. */
+struct ipcperf_session_stats;
+void cli_summary_of(struct cli_summary *sum, const struct ipcperf_session_stats *st,
+		    const int *exit_status);
+
+/* Open the object of a schema 1 document: "schema", "tool", "version". */
+void json_doc_begin(struct json *j);
+/*
+ * Its "duration_ns", "lost_events", "unpaired_syscalls", "records", and
+ * "exit_status" or "exit_signal" when the command exited.
+ */
+void json_doc_summary(struct json *j, const struct cli_summary *sum);
+
 /*
  * Write @s as a JSON string literal: quotes, backslash and control bytes are
  * escaped, valid UTF-8 passes through, and every byte that is not part of a
@@ -44,6 +69,8 @@ void csv_field(FILE *f, const char *s, const char *sep);
 
 /* "850ns", "12.3us", "4.56ms", "1.23s": at most 7 characters. */
 const char *fmt_ns(char *buf, size_t len, uint64_t ns);
+/* "512 B", "12.3 kB", "1.23 MB", "4.56 GB": decimal units, at most 9 characters. */
+const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
 
 /*
  * Live status line on stderr (only when enabled: stderr is a terminal and

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "syscalls-out.h"
+#include "util.h"
 
 static const struct {
 	const char *key;
@@ -49,18 +50,7 @@ int sc_sort_parse(const char *s, enum sc_sort *out)
 
 static int rows_grow(struct sc_rows *r)
 {
-	size_t cap;
-	struct sc_row *v;
-
-	if (r->n < r->cap)
-		return 0;
-	cap = r->cap ? r->cap * 2 : 32;
-	v = realloc(r->v, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	r->v = v;
-	r->cap = cap;
-	return 0;
+	return cli_grow((void **)&r->v, &r->cap, r->n + 1, sizeof(*r->v));
 }
 
 int sc_rows_add(struct sc_rows *r, const struct ipcperf_syscall_row *row)
@@ -84,7 +74,7 @@ int sc_rows_add(struct sc_rows *r, const struct ipcperf_syscall_row *row)
 			d->errnos[i].err = row->errnos[i].err;
 			d->errnos[i].count = row->errnos[i].count;
 		}
-		d->nr_errnos = row->nr_errnos;
+		d->nr_errnos = d->cap_errnos = row->nr_errnos;
 	}
 	d->tid = row->tid;
 	d->calls = row->calls;
@@ -100,7 +90,7 @@ int sc_rows_add(struct sc_rows *r, const struct ipcperf_syscall_row *row)
 static int errno_add(struct sc_row *row, int err, uint64_t count)
 {
 	size_t i = 0;
-	struct sc_errno *v;
+	struct sc_errno *e;
 
 	while (i < row->nr_errnos && row->errnos[i].err < err)
 		i++;
@@ -108,14 +98,11 @@ static int errno_add(struct sc_row *row, int err, uint64_t count)
 		row->errnos[i].count += count;
 		return 0;
 	}
-	v = realloc(row->errnos, (row->nr_errnos + 1) * sizeof(*v));
-	if (!v)
+	if (cli_grow((void **)&row->errnos, &row->cap_errnos, row->nr_errnos + 1, sizeof(*e)) < 0)
 		return -ENOMEM;
-	row->errnos = v;
-	memmove(&v[i + 1], &v[i], (row->nr_errnos - i) * sizeof(*v));
-	v[i].err = err;
-	v[i].count = count;
-	row->nr_errnos++;
+	e = cli_insert_at(row->errnos, row->nr_errnos++, sizeof(*e), i);
+	e->err = err;
+	e->count = count;
 	return 0;
 }
 
@@ -272,7 +259,7 @@ char *sc_errnos_str(const struct sc_row *row)
 	if (!f)
 		return NULL;
 	for (size_t i = 0; i < row->nr_errnos; i++) {
-		char nb[32];
+		char nb[CLI_NUM_LEN];
 
 		fprintf(f, "%s%s=%" PRIu64, i ? ";" : "",
 			sc_errno_name(row->errnos[i].err, nb, sizeof(nb)), row->errnos[i].count);
@@ -328,7 +315,7 @@ static void text_errnos(FILE *f, const char *indent, const struct sc_row *rows, 
 		}
 		for (size_t k = 0; k < r->nr_errnos; k++) {
 			const struct sc_errno *e = v ? &v[k] : &r->errnos[k];
-			char nb[32];
+			char nb[CLI_NUM_LEN];
 
 			fprintf(f, "%s  %-20s %-16s %10" PRIu64 "  %s\n", indent, r->name,
 				sc_errno_name(e->err, nb, sizeof(nb)), e->count, errno_desc(e->err));
@@ -410,16 +397,10 @@ void sc_json_rows(struct json *j, const char *key, const struct sc_row *rows, si
 		json_u64(j, "max_ns", r->lat_ns.max);
 		if (merged_info)
 			json_bool(j, "p99_upper_bound", r->merged > 1);
-		json_object_begin(j, "lat_ns");
-		json_u64(j, "min", r->lat_ns.min);
-		json_u64(j, "avg", r->lat_ns.avg);
-		json_u64(j, "p50", r->lat_ns.p50);
-		json_u64(j, "p99", r->lat_ns.p99);
-		json_u64(j, "max", r->lat_ns.max);
-		json_object_end(j);
+		json_lat(j, "lat_ns", &r->lat_ns);
 		json_object_begin(j, "errnos");
 		for (size_t k = 0; k < r->nr_errnos; k++) {
-			char nb[32];
+			char nb[CLI_NUM_LEN];
 
 			json_u64(j, sc_errno_name(r->errnos[k].err, nb, sizeof(nb)),
 				 r->errnos[k].count);

@@ -30,7 +30,7 @@ struct sc_row {
 	 */
 	unsigned int merged;
 	struct sc_errno *errnos;	/* ascending by err */
-	size_t nr_errnos;
+	size_t nr_errnos, cap_errnos;
 };
 
 /* A growable list of rows (zero-initialize). */

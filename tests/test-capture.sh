@@ -97,6 +97,15 @@ expect_status 0 "report --view flows --dot"
 grep -q '^digraph' "$T/g.dot" || fail "report --dot: no graph"
 run "$IPCPERF" record -- "$IPCWORK" pipe
 expect_status 2 "record without -o"
+# -d ends the capture while the command runs: the capture is written and
+# said, then record waits for the command and exits with its status.
+run "$IPCPERF" record -o "$T/d.data" -d 0.2 -- sh -c 'sleep 1; exit 4'
+expect_status 4 "record -d 0.2 -- (a command that outlives the capture)"
+grep -q "^ipcperf: wrote $T/d.data: " "$T/err" || { show; fail "record -d: no summary line"; }
+grep -q 'waiting for the command to exit' "$T/err" ||
+	{ show; fail "record -d: no note that it waits for the command"; }
+run "$IPCPERF" report -i "$T/d.data"
+expect_status 0 "report -i (a capture that -d ended)"
 run "$IPCPERF" report -i "$T/rec.data" --dot "$T/g.dot"
 expect_status 2 "report --dot without --view flows"
 

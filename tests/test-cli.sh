@@ -66,6 +66,14 @@ n=$(wc -l <"$T/reads")
 sum=$(awk '{ s += $5 } END { print s + 0 }' "$T/reads")
 [ "$sum" -eq 9100 ] || { show; fail "trace: reads on fd 10 return $sum bytes in all, expected 9100"; }
 
+# A SIGINT stops the capture and reaches the command too, unless it has
+# exited already; either way ipcperf exits with the command's status. Here
+# the command ignores SIGINT, sends it to ipcperf and exits 3 at once: by the
+# time the capture has stopped it has exited, and asking whether it still
+# runs must not reap it behind the library's back (which made ipcperf exit 0).
+run "$IPCPERF" stat -q -o /dev/null -- sh -c 'trap "" INT; kill -INT $PPID; exit 3'
+expect_status 3 "ipcperf stat -- (a command that sends ipcperf SIGINT, then exits 3)"
+
 # -d ends the capture before the command ends: the report comes out, then
 # ipcperf waits for the command and exits with its status.
 run "$IPCPERF" stat -q -d 0.2 -- sh -c 'sleep 1; exit 4'

@@ -88,6 +88,27 @@ expect_words stat -d '' ::
 expect_has stat -- ech :: echo
 expect_has trace -a -v -- '' :: ls
 
+# The lists of the file are those of the option table: its generated part is
+# what the program prints (make update-completion writes it there) ...
+generated=$(sed -n '/^# BEGIN generated/,/^# END generated/p' "$completion")
+[ -n "$generated" ] || fail "$completion has no generated part (# BEGIN generated ... # END generated)"
+"$IPCPERF" --bash-completion >"$T/generated" || fail "ipcperf --bash-completion failed"
+[ "$generated" = "$(cat "$T/generated")" ] || {
+	diff -u <(printf '%s\n' "$generated") "$T/generated" | head -n 40 >&2
+	fail "the generated part of $completion is not what 'ipcperf --bash-completion' prints: run 'make update-completion'"
+}
+# ... and for each subcommand the file alone (no program to ask) offers
+# exactly the options of the table.
+for sub in $("$IPCPERF" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][-a-z]*\) .*/\1/p'); do
+	"$IPCPERF" --list-options "$sub" | sort >"$T/table" || fail "ipcperf --list-options $sub failed"
+	[ -s "$T/table" ] || fail "ipcperf --list-options $sub: no options"
+	complete_words "$sub" - >"$T/offer"
+	diff -u "$T/table" "$T/offer" >"$T/diff" || {
+		cat "$T/diff" >&2
+		fail "ipcperf $sub -<TAB> does not offer exactly the options of the table (- missing, + extra)"
+	}
+done
+
 # Every option of every subcommand the program lists, from its own --help,
 # is offered (the file's lists must follow the CLI; a subcommand the file
 # does not know is read from --help at completion time).

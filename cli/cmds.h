@@ -1,0 +1,122 @@
+/*
+ * The subcommands: each one's options struct, filled by its parse() from
+ * the command line (the option table of options.c says which option goes
+ * to which field) and run by its run(); report fills those of stat and
+ * flows itself and runs them on a capture.
+ *
+ * parse() returns CLI_PARSED_RUN when the options are complete, else what
+ * to exit with (help printed, or a usage error said in one line); either
+ * way the lists of -p and -t are to be freed with cli_target_free(). run()
+ * returns the exit code of the command (re-raising the signal that killed
+ * the command of "-- CMD").
+ */
+#ifndef IPCPERF_CLI_CMDS_H
+#define IPCPERF_CLI_CMDS_H
+#include <stdbool.h>
+#include <sys/socket.h>
+#include "cli.h"
+#include "options.h"
+#include "syscalls-out.h"
+
+/* ------------------------------------------------------------------ stat */
+
+/* Where --listen serves the metrics. */
+struct stat_listen {
+	bool on;
+	struct sockaddr_storage addr;
+	socklen_t len;
+};
+
+/* The order of the fd rows (--sort), largest first. */
+enum stat_sort { SORT_BYTES, SORT_OPS, SORT_TIME };
+
+struct stat_opts {
+	struct cli_target t;
+	bool json;			/* -j */
+	const char *sep;		/* -x SEP: CSV */
+	enum stat_sort sort;
+	unsigned int top;		/* at most this many fd rows per process; 0 = all */
+	unsigned int interval_ms;	/* -I: 0 = no intervals */
+	bool syscalls;			/* -s, or implied by -S, --total, --per-thread, --errno */
+	enum sc_sort sc_sort;		/* -S */
+	bool sc_total, per_thread, sc_errnos;
+	bool flows;			/* --flows */
+	unsigned int counter_mask;	/* -e: the counters to open; 0 = all */
+	const char *om_path;		/* --openmetrics FILE */
+	bool om_pid;			/* --openmetrics-pid */
+	struct stat_listen listen;	/* --listen [ADDR:]PORT */
+	unsigned int linger_s;		/* --listen-linger SECS */
+	bool quiet, verbose;
+};
+void stat_opts_init(struct stat_opts *o);
+enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o);
+/* -j and -x together are a usage error, said: @return -1 then, else 0. */
+int stat_check_format(bool json, const char *sep);
+int stat_run(const struct stat_opts *o);
+
+/* ------------------------------------------------------------------ trace */
+
+struct trace_opts {
+	struct cli_target t;
+	bool all_syscalls;		/* -s */
+	bool quiet, verbose;
+};
+enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o);
+int trace_run(const struct trace_opts *o);
+
+/* ------------------------------------------------------------------ flows */
+
+struct flows_opts {
+	struct cli_target t;
+	bool json;
+	const char *dot;		/* --dot FILE */
+	const char *trace_out;		/* --trace-out FILE */
+	bool quiet, verbose;
+};
+enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);
+int flows_run(const struct flows_opts *o);
+
+/* ------------------------------------------------------------------ record */
+
+struct record_opts {
+	struct cli_target t;		/* t.output is the capture, t.record too */
+	bool all_syscalls;		/* -s */
+	bool quiet, verbose;
+};
+enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o);
+int record_run(const struct record_opts *o);
+
+/* ------------------------------------------------------------------ report */
+
+enum report_view { VIEW_STAT, VIEW_SYSCALLS, VIEW_FLOWS };
+
+struct report_opts {
+	const char *input;		/* -i FILE */
+	enum report_view view;
+	bool json;
+	const char *sep;		/* -x SEP */
+	const char *output;		/* -o FILE */
+	const char *dot, *trace_out;	/* the flows view's --dot, --trace-out */
+	bool verbose;
+};
+enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o);
+int report_run(const struct report_opts *o);
+
+/* ------------------------------------------------------------------ list, check */
+
+struct list_opts {
+	bool json, verbose;
+	char **patterns;		/* the arguments: shell patterns; none = all */
+	int nr_patterns;
+};
+enum cli_parsed list_parse(int argc, char **argv, struct list_opts *o);
+int list_run(const struct list_opts *o);
+
+struct check_opts {
+	unsigned int ring_pages;	/* -m */
+	bool verbose;
+};
+enum cli_parsed check_parse(int argc, char **argv, struct check_opts *o);
+int check_run(const struct check_opts *o);
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * The capture of every subcommand: a session for the targets, the loop that
+ * reads it until they exit, -d expires or a signal arrives, the command of
+ * "-- CMD" waited for, and the exit code that follows from all that.
+ */
+#include "config.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include "cli.h"
+#include "output.h"
+#include "util.h"
+
+/*
+ * How long to wait for the rings' watermark before reading them anyway.
+ * Short, because what an fd is can only be read from /proc while its
+ * process lives, and events reach us only when the rings are read; a pass
+ * over idle rings costs microseconds.
+ */
+#define POLL_MS 25
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Each event takes an fd per CPU per thread: use the hard limit we are allowed. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* ------------------------------------------------------------------ the session */
+
+/*
+ * The session of @t (a replay of t->input, or live), with the capture, the
+ * handlers and the setup of @run, not started. NULL (said) when it cannot
+ * be had: *@end then says how the run ended.
+ */
+static struct ipcperf_session *session_open(const struct cli_target *t, const struct cli_run *run,
+					    enum cli_end *end)
+{
+	IPCPERF_OPTS(ipcperf_session_opts, o,
+		.pids = t->pids.v, .nr_pids = t->pids.n,
+		.tids = t->tids.v, .nr_tids = t->tids.n,
+		.system_wide = t->system_wide,
+		.argv = t->argv,
+		.ring_pages = t->ring_pages,
+		.events = run->events,
+		.counters = run->counters,
+		.counter_mask = run->counter_mask,
+		.scope = t->scope,
+	);
+	struct ipcperf_session *s;
+	int err;
+
+	*end = CLI_END_NOT_RUN;
+	s = t->input ? ipcperf_session__open_file(t->input, NULL) : ipcperf_session__new(&o);
+	if (!s) {
+		/* The library explained why through the print function. */
+		if (errno == EINVAL && !t->input)
+			*end = CLI_END_REFUSED;
+		return NULL;
+	}
+	/* Before setup: the accounting it attaches logs fd identities into the capture. */
+	if (t->record && ipcperf_session__record(s, t->record) < 0)
+		goto fail;
+	if (run->handlers && (err = ipcperf_session__add_handlers(s, run->handlers)) < 0) {
+		cli_err("cannot register handlers: %s", strerror(-err));
+		goto fail;
+	}
+	if (run->setup && run->setup(run->ctx, s) < 0)
+		goto fail;
+	return s;
+fail:
+	ipcperf_session__delete(s);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ the loop */
+
+struct loop {
+	struct ipcperf_session *s;
+	const struct cli_run *run;
+	uint64_t deadline;		/* cli_now_ms() when -d expires; 0: never */
+	uint64_t next_tick, next_status;	/* 0: no such timer */
+	bool deadline_hit;
+};
+
+/*
+ * A timer due at *@next (0: none) every @ms: true when it is due, and then
+ * set to the next time; otherwise @timeout is shortened to end when it is due.
+ */
+static bool timer_due(uint64_t *next, unsigned int ms, uint64_t now, int *timeout)
+{
+	if (!*next)
+		return false;
+	if (now >= *next) {
+		*next += ms;
+		return true;
+	}
+	if (*next - now < (uint64_t)*timeout)
+		*timeout = (int)(*next - now);
+	return false;
+}
+
+/* "ipcperf stat: 12 s, 3456 events, 0 lost" */
+static void show_progress(const char *name, struct ipcperf_session *s)
+{
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+
+	if (ipcperf_session__stats(s, &st) < 0)
+		return;
+	cli_status_show("%s: %.0f s, %" PRIu64 " events, %" PRIu64 " lost", name,
+			(cli_now_ns() - st.start_ns) / 1e9, st.records, st.lost);
+}
+
+/*
+ * Wait up to @timeout ms for the rings or for the fds of run->io_fds(),
+ * serve those, then read the rings (a replay has no fd to wait on: poll()
+ * skips a negative one).
+ */
+static int wait_io(struct loop *lp, int timeout)
+{
+	const struct cli_run *run = lp->run;
+	struct pollfd fds[1 + CLI_RUN_IO_FDS];
+	int sfd = ipcperf_session__fd(lp->s);
+	unsigned int n = run->io_fds(run->ctx, fds + 1, CLI_RUN_IO_FDS);
+
+	fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+	if (poll(fds, n + 1, sfd < 0 ? 0 : timeout) < 0 && errno == EINTR)
+		return -EINTR;
+	if (n)
+		run->io_ready(run->ctx, fds + 1, n);
+	/* Without waiting, which also takes the rings' hangups. */
+	return ipcperf_session__poll(lp->s, 0);
+}
+
+/*
+ * Read the session until the targets exit, the deadline passes or a stop
+ * signal arrives, with the ticks and the status line on time.
+ * @return 0, or the -errno of a failed read (said).
+ */
+static int loop_run(struct loop *lp, bool replay)
+{
+	const struct cli_run *run = lp->run;
+
+	while (!stop_signal && !ipcperf_session__done(lp->s)) {
+		uint64_t now = cli_now_ms();
+		int timeout = POLL_MS, err;
+
+		if (lp->deadline && now >= lp->deadline) {
+			lp->deadline_hit = true;
+			break;
+		}
+		if (lp->deadline && lp->deadline - now < (uint64_t)timeout)
+			timeout = (int)(lp->deadline - now);
+		if (timer_due(&lp->next_tick, run->tick_ms, now, &timeout)) {
+			ipcperf_session__consume(lp->s);
+			run->tick(run->ctx, lp->s);
+			continue;
+		}
+		if (timer_due(&lp->next_status, CLI_STATUS_MS, now, &timeout)) {
+			show_progress(run->progress, lp->s);
+			continue;
+		}
+		err = run->io_fds ? wait_io(lp, timeout) : ipcperf_session__poll(lp->s, timeout);
+		if (err < 0 && err != -EINTR) {
+			/* A capture's reader said what is wrong and where, in one line. */
+			if (!replay)
+				cli_err("reading events failed: %s", strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ the command */
+
+/*
+ * Has the command not exited yet? Asked with WNOWAIT: the library reaps it
+ * (ipcperf_session__wait_child()), and a command reaped here would leave it
+ * nothing to wait for, and us without the command's status.
+ */
+static bool child_running(pid_t child)
+{
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
+static void wait_command(struct cli_result *res)
+{
+	int err = ipcperf_session__wait_child(res->session, &res->cmd_status);
+
+	res->cmd = err == 0 ? CLI_CMD_EXITED : CLI_CMD_LOST;
+	if (err < 0)
+		cli_err("cannot wait for the command: %s", strerror(-err));
+}
+
+/* After the loop: where the command of "-- CMD" stands. */
+static void settle_command(struct cli_result *res, bool deadline_hit)
+{
+	pid_t child = ipcperf_session__child_pid(res->session);
+
+	if (child <= 0)
+		return;
+	/* A stop we were asked for reaches the command too, as perf does. */
+	if (stop_signal && child_running(child))
+		kill(child, stop_signal);
+	/* -d ended the capture and the command goes on: report now and wait afterwards. */
+	if (deadline_hit && child_running(child)) {
+		res->cmd = CLI_CMD_RUNNING;
+		return;
+	}
+	wait_command(res);
+}
+
+void cli_wait_command(struct cli_result *res)
+{
+	if (res->cmd != CLI_CMD_RUNNING)
+		return;
+	fprintf(stderr, "%s: waiting for the command to exit\n", cli_prog);
+	wait_command(res);
+}
+
+/* ------------------------------------------------------------------ the run */
+
+enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res)
+{
+	struct loop lp = { .run = run };
+	uint64_t now;
+	int err;
+
+	*res = (struct cli_result){ .end = CLI_END_NOT_RUN };
+	raise_nofile();
+	lp.s = session_open(t, run, &res->end);
+	if (!lp.s)
+		return res->end;
+	catch_stop_signals();
+	if (ipcperf_session__start(lp.s) < 0) {
+		ipcperf_session__delete(lp.s);
+		return res->end;
+	}
+	now = cli_now_ms();
+	if (t->duration > 0 && !t->input)
+		lp.deadline = now + (uint64_t)llround(t->duration * CLI_MS_PER_SEC);
+	if (run->tick && run->tick_ms)
+		lp.next_tick = now + run->tick_ms;
+	if (run->progress)
+		lp.next_status = now + CLI_STATUS_MS;
+	err = loop_run(&lp, t->input);
+	/* A capture that could not be written was said by the library, errno and all. */
+	if (ipcperf_session__stop(lp.s) < 0 && t->record)
+		res->capture_failed = true;
+	res->session = lp.s;
+	res->end = err < 0 ? CLI_END_FAILED : CLI_END_DONE;
+	if (t->input && err < 0) {
+		/* Nothing to report from a corrupt capture. */
+		ipcperf_session__delete(lp.s);
+		res->session = NULL;
+	} else if (!t->input) {
+		settle_command(res, lp.deadline_hit);
+	}
+	return res->end;
+}
+
+/* Exit like the command did: its code, or re-raise its signal. */
+static int exit_like(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+
+		fflush(NULL);
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_RUNTIME;
+}
+
+int cli_exit(const struct cli_result *res, bool failed)
+{
+	bool ok = !failed && !res->capture_failed;
+
+	switch (res->end) {
+	case CLI_END_NOT_RUN:
+		return EXIT_RUNTIME;
+	case CLI_END_REFUSED:
+		return EXIT_USAGE;
+	case CLI_END_DONE:
+	case CLI_END_FAILED:
+		break;
+	}
+	switch (res->cmd) {
+	case CLI_CMD_NONE:
+		return ok && res->end == CLI_END_DONE ? EXIT_OK : EXIT_RUNTIME;
+	case CLI_CMD_EXITED:
+		/* A failure of ours fails a command that succeeded; one that failed says more. */
+		if (!ok && WIFEXITED(res->cmd_status) && WEXITSTATUS(res->cmd_status) == 0)
+			return EXIT_RUNTIME;
+		return exit_like(res->cmd_status);
+	case CLI_CMD_RUNNING:	/* never waited for: cli_wait_command() was not called */
+	case CLI_CMD_LOST:
+		break;
+	}
+	return EXIT_RUNTIME;
+}

@@ -1,0 +1,558 @@
+/* The renderers of ipcperf stat: a snapshot as the text tables, JSON (schema 1) or CSV. */
+#include "config.h"
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "flowout.h"
+#include "output.h"
+#include "statout.h"
+
+/* The counters in the order of the JSON schema, with their names there and in text. */
+static const struct {
+	enum ipcperf_counter id;
+	const char *json;
+	const char *text;
+} cnt_info[] = {
+	{ IPCPERF_CNT_CYCLES, "cycles", "cycles" },
+	{ IPCPERF_CNT_INSTRUCTIONS, "instructions", "instructions" },
+	{ IPCPERF_CNT_CACHE_REFERENCES, "cache_references", "cache-references" },
+	{ IPCPERF_CNT_CACHE_MISSES, "cache_misses", "cache-misses" },
+	{ IPCPERF_CNT_PAGE_FAULTS, "page_faults", "page-faults" },
+	{ IPCPERF_CNT_TASK_CLOCK, "task_clock_ns", "task-clock" },
+	/* Not in schema 1's list: added, as the schema allows. */
+	{ IPCPERF_CNT_CONTEXT_SWITCHES, "context_switches", "context-switches" },
+	{ IPCPERF_CNT_CPU_MIGRATIONS, "cpu_migrations", "cpu-migrations" },
+};
+#define NR_CNT_INFO (sizeof(cnt_info) / sizeof(cnt_info[0]))
+/* perf stat's order for the text table: indexes into cnt_info. */
+static const unsigned int cnt_text_order[] = { 5, 6, 7, 4, 0, 1, 2, 3 };
+
+
+/* ------------------------------------------------------------------ text */
+
+static double mb_per_s(uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes / ((double)ns / 1e9) / 1e6 : 0.0;
+}
+
+static void text_side(FILE *f, const struct ipcperf_io *io, uint64_t dur_ns)
+{
+	char a[32], p[32];
+
+	if (!io->ops) {
+		fprintf(f, " %8s %10s %9s %8s %8s", "0", "0", "-", "-", "-");
+		return;
+	}
+	fprintf(f, " %8" PRIu64 " %10" PRIu64, io->ops, io->bytes);
+	if (dur_ns)
+		fprintf(f, " %9.2f", mb_per_s(io->bytes, dur_ns));
+	else
+		fprintf(f, " %9s", "-");
+	fprintf(f, " %8s %8s", fmt_ns(a, sizeof(a), io->lat_ns.avg),
+		fmt_ns(p, sizeof(p), io->lat_ns.p99));
+}
+
+static void text_counters(FILE *f, const struct cnt_set *set, const char *title)
+{
+	const struct ipcperf_counter_value *cyc = &set->v[IPCPERF_CNT_CYCLES];
+	const struct ipcperf_counter_value *ins = &set->v[IPCPERF_CNT_INSTRUCTIONS];
+
+	fprintf(f, "  %s:\n", title);
+	for (size_t k = 0; k < NR_CNT_INFO; k++) {
+		unsigned int i = cnt_text_order[k];
+		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
+		char num[48];
+
+		switch (v->status) {
+		case IPCPERF_CNT_NOT_REQUESTED:
+			continue;	/* left out by -e */
+		case IPCPERF_CNT_NOT_SUPPORTED:
+			fprintf(f, "  %20s      %s\n", "<not supported>", cnt_info[i].text);
+			continue;
+		case IPCPERF_CNT_NOT_COUNTED:
+			fprintf(f, "  %20s      %s\n", "<not counted>", cnt_info[i].text);
+			continue;
+		default:
+			break;
+		}
+		if (cnt_info[i].id == IPCPERF_CNT_TASK_CLOCK)
+			snprintf(num, sizeof(num), "%.3f msec", v->value / 1e6);
+		else
+			snprintf(num, sizeof(num), "%" PRIu64 "     ", v->value);
+		fprintf(f, "  %25s %s", num, cnt_info[i].text);
+		if (cnt_info[i].id == IPCPERF_CNT_INSTRUCTIONS && cyc->status == IPCPERF_CNT_OK &&
+		    cyc->value)
+			fprintf(f, "    # %.2f insn per cycle", (double)ins->value / cyc->value);
+		if (v->enabled_ns && v->running_ns < v->enabled_ns)
+			fprintf(f, "    (%.2f%%)", 100.0 * v->running_ns / v->enabled_ns);
+		fputc('\n', f);
+	}
+}
+
+static void text_fds(struct statout *c, const struct snap *sn, const struct proc_snap *p)
+{
+	FILE *f = c->f;
+	int ow = 6;
+	size_t shown = 0, hidden = 0;
+
+	for (size_t i = 0; i < p->nr_fds; i++) {
+		int l = (int)strlen(p->fds[i].object);
+
+		if (!fd_active(&p->fds[i]) && !c->o->verbose)
+			continue;
+		shown++;
+		if (l > ow)
+			ow = l > 40 ? 40 : l;
+	}
+	hidden = p->nr_fds - shown;
+	if (shown) {
+		fprintf(f, "  %5s %-7s %-*s  %-47s  %-47s\n", "", "", ow, "",
+			"-------------------- read ---------------------",
+			"-------------------- write --------------------");
+		fprintf(f, "  %5s %-7s %-*s  %8s %10s %9s %8s %8s  %8s %10s %9s %8s %8s %7s  %s\n",
+			"fd", "kind", ow, "object", "ops", "bytes", "MB/s", "avg", "p99",
+			"ops", "bytes", "MB/s", "avg", "p99", "errors", "detail");
+	}
+	for (size_t i = 0; i < p->nr_fds; i++) {
+		const struct fd_snap *fd = &p->fds[i];
+		const char *obj = fd->object;
+		char cut[48];
+
+		if (!fd_active(fd) && !c->o->verbose)
+			continue;
+		if ((int)strlen(obj) > ow) {
+			/* A long path: keep its end, which tells most. */
+			snprintf(cut, sizeof(cut), "...%s", obj + strlen(obj) - (size_t)(ow - 3));
+			obj = cut;
+		}
+		fprintf(f, "  %5d %-7s %-*s ", fd->fd, ipcperf_fd_kind_name(fd->kind), ow, obj);
+		text_side(f, &fd->read, sn->duration_ns);
+		fputc(' ', f);
+		text_side(f, &fd->write, sn->duration_ns);
+		fprintf(f, " %7" PRIu64 "%s%s\n", fd->read.errors + fd->write.errors,
+			*fd->detail ? "  " : "", fd->detail);
+	}
+	if (p->fds_omitted)
+		fprintf(f, "  (%zu more fd row%s left out by --top)\n", p->fds_omitted,
+			p->fds_omitted == 1 ? "" : "s");
+	if (hidden)
+		fprintf(f, "  (%zu fd%s without I/O not shown: -v shows them)\n", hidden,
+			hidden == 1 ? "" : "s");
+}
+
+/* The syscall table of a process, or with --per-thread one table per thread. */
+static void text_syscalls(struct statout *c, const struct proc_snap *p)
+{
+	FILE *f = c->f;
+	size_t i = 0;
+
+	if (!p->scs.n) {
+		fprintf(f, "  (no syscalls)\n");
+		return;
+	}
+	if (!c->o->per_thread) {
+		sc_text_table(f, "  ", p->scs.v, p->scs.n, c->o->sc_errnos);
+		return;
+	}
+	/* Rows are grouped by tid (sc_rows_sort). */
+	while (i < p->scs.n) {
+		size_t k = i;
+		const char *tc;
+
+		while (k < p->scs.n && p->scs.v[k].tid == p->scs.v[i].tid)
+			k++;
+		tc = thread_names_get(c->names, p->scs.v[i].tid);
+		fprintf(f, "%s  syscalls of %d/%d %s\n", i ? "\n" : "", (int)p->pid,
+			(int)p->scs.v[i].tid, tc ? tc : p->comm);
+		sc_text_table(f, "  ", &p->scs.v[i], k - i, c->o->sc_errnos);
+		i = k;
+	}
+}
+
+static void print_text(struct statout *c, const struct snap *sn)
+{
+	FILE *f = c->f;
+	bool any_cnt = false;
+	size_t shown = 0;
+
+	if (sn->is_interval)
+		fprintf(f, "--- %.3f s: interval of %.3f s ---\n", sn->time_ns / 1e9,
+			sn->duration_ns / 1e9);
+	else if (c->o->interval_ms)
+		fprintf(f, "--- total: %s, %.3f s ---\n", c->what, sn->duration_ns / 1e9);
+	else
+		fprintf(f, "ipcperf stat: %s, %.3f s\n", c->what, sn->duration_ns / 1e9);
+
+	for (size_t i = 0; i < sn->nr_procs; i++) {
+		const struct proc_snap *p = &sn->procs[i];
+
+		if (!c->o->verbose && !proc_active(p) && !p->cnt)
+			continue;
+		shown++;
+		fprintf(f, "\npid %d %s%s\n", (int)p->pid, p->comm, p->exited ? " (exited)" : "");
+		text_fds(c, sn, p);
+		fprintf(f, "  context switches: %" PRIu64 " voluntary, %" PRIu64 " involuntary;"
+			" wakeups: %" PRIu64 "; cpu migrations: %" PRIu64 "\n", p->voluntary,
+			p->involuntary, p->wakeups, p->migrations);
+		if (c->o->syscalls && !c->o->sc_total)
+			text_syscalls(c, p);
+		if (p->cnt) {
+			any_cnt = true;
+			text_counters(f, p->cnt, "counters (this process and its children)");
+		}
+	}
+	if (!shown)
+		fprintf(f, "\n(no activity)\n");
+	if (c->o->syscalls && c->o->sc_total) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < sn->nr_procs; i++)
+			n += sn->procs[i].scs.n > 0;
+		fprintf(f, "\nsyscalls of all %zu process%s together (p99 of a syscall made by several: "
+			"the largest of theirs, an upper bound)\n", n, n == 1 ? "" : "es");
+		if (sn->total_scs.n)
+			sc_text_table(f, "  ", sn->total_scs.v, sn->total_scs.n, c->o->sc_errnos);
+		else
+			fprintf(f, "  (no syscalls)\n");
+	}
+	if (!any_cnt && sn->all && sn->all->valid) {
+		fputc('\n', f);
+		text_counters(f, sn->all, c->o->t.system_wide ? "counters (whole system)"
+						       : "counters (all targets)");
+	}
+	fprintf(f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n", sn->lost,
+		sn->unpaired);
+	if (sn->is_interval)
+		fputc('\n', f);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_io(struct json *j, const char *key, const struct ipcperf_io *io)
+{
+	json_object_begin(j, key);
+	json_u64(j, "ops", io->ops);
+	json_u64(j, "bytes", io->bytes);
+	json_u64(j, "errors", io->errors);
+	json_u64(j, "time_ns", io->time_ns);
+	json_lat(j, "lat_ns", &io->lat_ns);
+	json_u64(j, "msgs", io->msgs);
+	json_object_end(j);
+}
+
+/* Counters as schema 1 has them: a number, or null when not supported, not counted, or none. */
+static void json_counters(struct json *j, const char *key, const struct cnt_set *set)
+{
+	json_object_begin(j, key);
+	for (size_t i = 0; i < NR_CNT_INFO; i++) {
+		const struct ipcperf_counter_value *v = set && set->valid ? &set->v[cnt_info[i].id]
+									   : NULL;
+
+		if (v && v->status == IPCPERF_CNT_OK)
+			json_u64(j, cnt_info[i].json, v->value);
+		else
+			json_null(j, cnt_info[i].json);
+	}
+	json_object_end(j);
+}
+
+/* Why a counter is null, for those who need to tell "not supported" from "not counted". */
+static void json_counter_status(struct json *j, const char *key, const struct cnt_set *set)
+{
+	json_object_begin(j, key);
+	for (size_t i = 0; i < NR_CNT_INFO; i++) {
+		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
+
+		json_str(j, cnt_info[i].json, v->status == IPCPERF_CNT_OK ? "ok"
+					      : v->status == IPCPERF_CNT_NOT_SUPPORTED ? "not supported"
+					      : v->status == IPCPERF_CNT_NOT_REQUESTED ? "not requested"
+					      : "not counted");
+	}
+	json_object_end(j);
+}
+
+static void json_fd(struct json *j, const struct fd_snap *fd)
+{
+	json_object_begin(j, NULL);
+	json_i64(j, "fd", fd->fd);
+	json_str(j, "object", fd->object);
+	json_str(j, "kind", ipcperf_fd_kind_name(fd->kind));
+	json_str(j, "detail", fd->detail);
+	json_io(j, "read", &fd->read);
+	json_io(j, "write", &fd->write);
+	json_object_end(j);
+}
+
+static void json_proc(struct statout *c, struct json *j, const struct proc_snap *p)
+{
+	json_object_begin(j, NULL);
+	json_i64(j, "pid", p->pid);
+	json_str(j, "comm", p->comm);
+	json_bool(j, "exited", p->exited);
+	json_u64(j, "threads", p->threads);
+	json_object_begin(j, "context_switches");
+	json_u64(j, "voluntary", p->voluntary);
+	json_u64(j, "involuntary", p->involuntary);
+	json_object_end(j);
+	json_u64(j, "cpu_migrations", p->migrations);
+	json_u64(j, "wakeups", p->wakeups);
+	json_counters(j, "counters", p->cnt);
+	if (p->cnt && p->cnt->valid)
+		json_counter_status(j, "counters_status", p->cnt);
+	json_array_begin(j, "fds");
+	for (size_t k = 0; k < p->nr_fds; k++)
+		json_fd(j, &p->fds[k]);
+	json_array_end(j);
+	if (p->fds_omitted)
+		json_u64(j, "fds_omitted", p->fds_omitted);
+	sc_json_rows(j, "syscalls", p->scs.v, p->scs.n, c->o->per_thread, false);
+	json_object_end(j);
+}
+
+static void print_json(struct statout *c, const struct snap *sn)
+{
+	const struct cli_summary sum = {
+		.duration_ns = sn->duration_ns, .lost = sn->lost, .unpaired = sn->unpaired,
+		.records = sn->records, .exit_status = sn->exit_status,
+	};
+	struct json j;
+
+	/* With -I, one document a line (NDJSON). */
+	json_init(&j, c->f, !c->o->interval_ms);
+	json_doc_begin(&j);
+	if (c->o->interval_ms) {
+		json_bool(&j, "interval", sn->is_interval);
+		json_u64(&j, "time_ns", sn->time_ns);
+	}
+	json_doc_summary(&j, &sum);
+	json_array_begin(&j, "processes");
+	for (size_t i = 0; i < sn->nr_procs; i++)
+		json_proc(c, &j, &sn->procs[i]);
+	json_array_end(&j);
+	if (c->o->sc_total)
+		sc_json_rows(&j, "syscalls_total", sn->total_scs.v, sn->total_scs.n, false, true);
+	/* Over all targets (-a: the whole system); a process's own are under it. */
+	json_counters(&j, "counters", sn->all);
+	if (sn->all && sn->all->valid)
+		json_counter_status(&j, "counters_status", sn->all);
+	if (sn->flows) {
+		flowout_json(&j, sn->flows);
+	} else {
+		/* The contract's key is always there; flows are computed with --flows. */
+		json_array_begin(&j, "flows");
+		json_array_end(&j);
+	}
+	json_object_end(&j);
+	json_end_document(&j);
+}
+
+/* ------------------------------------------------------------------ CSV */
+
+static void csv_time(struct statout *c, const struct snap *sn)
+{
+	if (!c->o->interval_ms)
+		return;
+	if (sn->is_interval)
+		fprintf(c->f, "%.6f%s", sn->time_ns / 1e9, c->o->sep);
+	else
+		fprintf(c->f, "total%s", c->o->sep);
+}
+
+/* Fields of one row; NULL ends the list. */
+static void csv_row(struct statout *c, const struct snap *sn, ...)
+{
+	va_list ap;
+	const char *s;
+	bool first = true;
+
+	csv_time(c, sn);
+	va_start(ap, sn);
+	while ((s = va_arg(ap, const char *))) {
+		if (!first)
+			fputs(c->o->sep, c->f);
+		csv_field(c->f, s, c->o->sep);
+		first = false;
+	}
+	va_end(ap);
+	fputc('\n', c->f);
+}
+
+static void csv_header(struct statout *c)
+{
+	static const char *const rows[] = {
+		("fd,pid,comm,fd,kind,object,side,ops,bytes,errors,time_ns,lat_min_ns,lat_avg_ns,"
+		 "lat_p50_ns,lat_p99_ns,lat_max_ns,detail"),
+		"sched,pid,comm,voluntary_cs,involuntary_cs,wakeups,cpu_migrations",
+		"counter,pid,comm,value,unit,event,running_pct",
+		/* Fields after lat_p99_ns were added later: appended, so old readers still work. */
+		("syscall,pid,comm,name,calls,errors,time_ns,lat_avg_ns,lat_p99_ns,lat_min_ns,"
+		 "lat_max_ns,errnos,tid"),
+		("syscall_total,name,calls,errors,time_ns,lat_avg_ns,lat_p99_ns,lat_min_ns,lat_max_ns,"
+		 "errnos,merged_rows"),
+		"summary,duration_ns,lost_events,unpaired_syscalls",
+	};
+	FILE *f = c->f;
+
+	fprintf(f, "# ipcperf %s stat, schema 1: one header per kind of row, named by its first "
+		   "field%s\n", ipcperf_version(), c->o->interval_ms ? " after the time" : "");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *r = rows[i];
+
+		if ((i == 3 && !c->o->syscalls) || (i == 4 && !c->o->sc_total))
+			continue;
+		fputc('#', f);
+		if (c->o->interval_ms)
+			fprintf(f, "time%s", c->o->sep);
+		for (; *r; r++) {
+			if (*r == ',')
+				fputs(c->o->sep, f);
+			else
+				fputc(*r, f);
+		}
+		fputc('\n', f);
+	}
+}
+
+#define U(buf, v) (snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)(v)), buf)
+
+static void csv_counters(struct statout *c, const struct snap *sn, pid_t pid, const char *comm,
+			 const struct cnt_set *set)
+{
+	char ps[16], val[32], pct[16];
+
+	snprintf(ps, sizeof(ps), "%d", (int)pid);
+	for (size_t k = 0; k < NR_CNT_INFO; k++) {
+		unsigned int i = cnt_text_order[k];
+		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
+
+		pct[0] = 0;
+		if (v->status == IPCPERF_CNT_NOT_REQUESTED)
+			continue;	/* left out by -e */
+		if (v->status == IPCPERF_CNT_NOT_SUPPORTED) {
+			snprintf(val, sizeof(val), "<not supported>");
+		} else if (v->status == IPCPERF_CNT_NOT_COUNTED) {
+			snprintf(val, sizeof(val), "<not counted>");
+		} else {
+			U(val, v->value);
+			if (v->enabled_ns)
+				snprintf(pct, sizeof(pct), "%.2f", 100.0 * v->running_ns / v->enabled_ns);
+		}
+		csv_row(c, sn, "counter", ps, comm, val,
+			cnt_info[i].id == IPCPERF_CNT_TASK_CLOCK ? "ns" : "", cnt_info[i].json, pct,
+			NULL);
+	}
+}
+
+/* The two rows of an fd, a side each. */
+static void csv_fd(struct statout *c, const struct snap *sn, const struct proc_snap *p,
+		   const char *ps, const struct fd_snap *fd)
+{
+	char fds[CLI_INT_LEN];
+
+	snprintf(fds, sizeof(fds), "%d", fd->fd);
+	for (int side = 0; side < 2; side++) {
+		const struct ipcperf_io *io = side ? &fd->write : &fd->read;
+		char o[CLI_INT_LEN], by[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN],
+		     l1[CLI_INT_LEN], l2[CLI_INT_LEN], l3[CLI_INT_LEN], l4[CLI_INT_LEN],
+		     l5[CLI_INT_LEN];
+
+		csv_row(c, sn, "fd", ps, p->comm, fds, ipcperf_fd_kind_name(fd->kind), fd->object,
+			side ? "write" : "read", U(o, io->ops), U(by, io->bytes), U(er, io->errors),
+			U(t, io->time_ns), U(l1, io->lat_ns.min), U(l2, io->lat_ns.avg),
+			U(l3, io->lat_ns.p50), U(l4, io->lat_ns.p99), U(l5, io->lat_ns.max),
+			fd->detail, NULL);
+	}
+}
+
+static void csv_syscall(struct statout *c, const struct snap *sn, const struct proc_snap *p,
+			const char *ps, const struct sc_row *sc)
+{
+	char n[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN], av[CLI_INT_LEN], q[CLI_INT_LEN],
+	     mn[CLI_INT_LEN], mx[CLI_INT_LEN], tid[CLI_INT_LEN] = "";
+	char *errs = sc_errnos_str(sc);
+
+	if (c->o->per_thread)
+		snprintf(tid, sizeof(tid), "%d", (int)sc->tid);
+	csv_row(c, sn, "syscall", ps, p->comm, sc->name, U(n, sc->calls), U(er, sc->errors),
+		U(t, sc->time_ns), U(av, sc->lat_ns.avg), U(q, sc->lat_ns.p99),
+		U(mn, sc->lat_ns.min), U(mx, sc->lat_ns.max), errs ? errs : "", tid, NULL);
+	free(errs);
+}
+
+static void csv_syscall_total(struct statout *c, const struct snap *sn, const struct sc_row *sc)
+{
+	char n[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN], av[CLI_INT_LEN], q[CLI_INT_LEN],
+	     mn[CLI_INT_LEN], mx[CLI_INT_LEN], m[CLI_INT_LEN];
+	char *errs = sc_errnos_str(sc);
+
+	csv_row(c, sn, "syscall_total", sc->name, U(n, sc->calls), U(er, sc->errors),
+		U(t, sc->time_ns), U(av, sc->lat_ns.avg), U(q, sc->lat_ns.p99),
+		U(mn, sc->lat_ns.min), U(mx, sc->lat_ns.max), errs ? errs : "", U(m, sc->merged),
+		NULL);
+	free(errs);
+}
+
+/* The rows of a process: its fds, its scheduling, its syscalls, its counters. */
+static void csv_proc(struct statout *c, const struct snap *sn, const struct proc_snap *p)
+{
+	char ps[CLI_INT_LEN], a[CLI_INT_LEN], b[CLI_INT_LEN], d[CLI_INT_LEN], e[CLI_INT_LEN];
+
+	snprintf(ps, sizeof(ps), "%d", (int)p->pid);
+	for (size_t k = 0; k < p->nr_fds; k++)
+		csv_fd(c, sn, p, ps, &p->fds[k]);
+	csv_row(c, sn, "sched", ps, p->comm, U(a, p->voluntary), U(b, p->involuntary),
+		U(d, p->wakeups), U(e, p->migrations), NULL);
+	for (size_t k = 0; c->o->syscalls && k < p->scs.n; k++)
+		csv_syscall(c, sn, p, ps, &p->scs.v[k]);
+	if (p->cnt && p->cnt->valid)
+		csv_counters(c, sn, p->pid, p->comm, p->cnt);
+}
+
+static void print_csv(struct statout *c, const struct snap *sn)
+{
+	char d[CLI_INT_LEN], l[CLI_INT_LEN], u[CLI_INT_LEN];
+	bool any_cnt = false;
+
+	if (!c->csv_header_done) {
+		csv_header(c);
+		c->csv_header_done = true;
+	}
+	for (size_t i = 0; i < sn->nr_procs; i++) {
+		csv_proc(c, sn, &sn->procs[i]);
+		any_cnt |= sn->procs[i].cnt && sn->procs[i].cnt->valid;
+	}
+	for (size_t k = 0; c->o->sc_total && k < sn->total_scs.n; k++)
+		csv_syscall_total(c, sn, &sn->total_scs.v[k]);
+	/* No target process of its own (-t, -a): the sum, under pid 0. */
+	if (!any_cnt && sn->all && sn->all->valid)
+		csv_counters(c, sn, 0, c->o->t.system_wide ? "system" : "all", sn->all);
+	csv_row(c, sn, "summary", U(d, sn->duration_ns), U(l, sn->lost), U(u, sn->unpaired), NULL);
+}
+
+void statout_print(struct statout *c, const struct snap *sn)
+{
+	switch (c->fmt) {
+	case FMT_JSON:
+		print_json(c, sn);
+		break;
+	case FMT_CSV:
+		print_csv(c, sn);
+		break;
+	default:
+		print_text(c, sn);
+		if (sn->flows) {
+			struct flowout fo;
+
+			if (flowout_load(&fo, sn->flows, sn->flow_stats) == 0) {
+				fprintf(c->f, "\nflows:\n");
+				flowout_text(c->f, &fo, sn->duration_ns);
+				flowout_free(&fo);
+			}
+		}
+		break;
+	}
+	fflush(c->f);
+}
+

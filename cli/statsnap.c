@@ -1,0 +1,359 @@
+/* stat's snapshots: the accounting read into rows, the counters and their deltas, thread names. */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "statsnap.h"
+
+/* ------------------------------------------------------------------ thread names */
+
+/* A pid_t key against an element that starts with one (thread_name, proc_snap). */
+static int cmp_pid_key(const void *key, const void *elem)
+{
+	pid_t a = *(const pid_t *)key, b = *(const pid_t *)elem;
+
+	return a < b ? -1 : a > b;
+}
+
+static void thread_names_set(struct thread_names *tn, pid_t tid, const char *comm)
+{
+	struct thread_name *t;
+	size_t i;
+
+	if (!comm || !*comm)
+		return;
+	if (cli_bsearch(&tid, tn->v, tn->n, sizeof(*tn->v), cmp_pid_key, &i)) {
+		t = &tn->v[i];
+	} else {
+		if (cli_grow((void **)&tn->v, &tn->cap, tn->n + 1, sizeof(*tn->v)) < 0)
+			return;	/* the table falls back to the process's name */
+		t = cli_insert_at(tn->v, tn->n++, sizeof(*t), i);
+		t->tid = tid;
+	}
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+}
+
+const char *thread_names_get(const struct thread_names *tn, pid_t tid)
+{
+	size_t i;
+
+	if (cli_bsearch(&tid, tn->v, tn->n, sizeof(*tn->v), cmp_pid_key, &i))
+		return tn->v[i].comm;
+	return NULL;
+}
+
+/* A thread's name changes at exec and with prctl(PR_SET_NAME): its last switch-out has the latest. */
+static void names_on_switch(void *ctx, const struct ipcperf_switch *ev)
+{
+	thread_names_set(ctx, ev->tid, ev->prev_comm);
+}
+
+static void names_on_task(void *ctx, const struct ipcperf_task *ev)
+{
+	thread_names_set(ctx, ev->kind == IPCPERF_TASK_FORK ? ev->child_tid : ev->tid, ev->comm);
+}
+
+void thread_names_handlers(struct thread_names *tn, struct ipcperf_handlers *h)
+{
+	*h = (struct ipcperf_handlers){ .sz = sizeof(*h), .ctx = tn, .sched_switch = names_on_switch,
+					.task = names_on_task };
+}
+
+void thread_names_free(struct thread_names *tn)
+{
+	free(tn->v);
+	*tn = (struct thread_names){ 0 };
+}
+
+/* ------------------------------------------------------------------ snapshots */
+
+static void fd_snap_free(struct fd_snap *f)
+{
+	free(f->object);
+	free(f->detail);
+}
+
+static void proc_snap_free(struct proc_snap *p)
+{
+	for (size_t k = 0; k < p->nr_fds; k++)
+		fd_snap_free(&p->fds[k]);
+	sc_rows_free(&p->scs);
+	free(p->fds);
+	free(p->comm);
+}
+
+void snap_free(struct snap *sn)
+{
+	for (size_t i = 0; i < sn->nr_procs; i++)
+		proc_snap_free(&sn->procs[i]);
+	free(sn->procs);
+	sn->procs = NULL;
+	sn->nr_procs = sn->cap_procs = 0;
+	sc_rows_free(&sn->total_scs);
+}
+
+/* The process @pid of @sn, inserted in pid order if new; NULL when out of memory. */
+static struct proc_snap *snap_proc(struct snap *sn, pid_t pid)
+{
+	size_t n = sn->nr_procs, at;
+	struct proc_snap *p;
+
+	/* Rows come in pid order, so the last one is the usual hit. */
+	if (n && sn->procs[n - 1].pid == pid)
+		return &sn->procs[n - 1];
+	if (cli_bsearch(&pid, sn->procs, n, sizeof(*sn->procs), cmp_pid_key, &at))
+		return &sn->procs[at];
+	if (cli_grow((void **)&sn->procs, &sn->cap_procs, n + 1, sizeof(*sn->procs)) < 0) {
+		sn->oom = true;
+		return NULL;
+	}
+	p = cli_insert_at(sn->procs, sn->nr_procs++, sizeof(*p), at);
+	p->pid = pid;
+	return p;
+}
+
+static char *xstrdup_or(const char *s, const char *dflt, struct snap *sn)
+{
+	char *c = strdup(s ? s : dflt);
+
+	if (!c)
+		sn->oom = true;
+	return c;
+}
+
+static int on_proc_row(void *ctx, const struct ipcperf_proc_row *row)
+{
+	struct snap *sn = ctx;
+	struct proc_snap *p = snap_proc(sn, row->pid);
+
+	if (!p)
+		return -ENOMEM;
+	free(p->comm);
+	p->comm = xstrdup_or(row->comm, "", sn);
+	p->voluntary = row->voluntary_cs;
+	p->involuntary = row->involuntary_cs;
+	p->wakeups = row->wakeups;
+	p->migrations = row->migrations;
+	p->syscalls = row->syscalls;
+	p->threads = row->threads;
+	p->exited = row->exited;
+	return 0;
+}
+
+static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
+{
+	struct snap *sn = ctx;
+	struct proc_snap *p = snap_proc(sn, row->pid);
+	struct fd_snap *f;
+
+	if (!p)
+		return -ENOMEM;
+	if (cli_grow((void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0) {
+		sn->oom = true;
+		return -ENOMEM;
+	}
+	f = &p->fds[p->nr_fds++];
+	memset(f, 0, sizeof(*f));
+	f->fd = row->fd;
+	f->object = xstrdup_or(row->object, "unknown", sn);
+	f->detail = xstrdup_or(row->detail, "", sn);
+	f->kind = row->kind;
+	f->read = row->read;
+	f->write = row->write;
+	return 0;
+}
+
+static int on_syscall_row(void *ctx, const struct ipcperf_syscall_row *row)
+{
+	struct snap *sn = ctx;
+	struct proc_snap *p = snap_proc(sn, row->pid);
+
+	if (!p || sc_rows_add(&p->scs, row) < 0) {
+		sn->oom = true;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool io_active(const struct ipcperf_io *io)
+{
+	return io->ops || io->errors || io->msgs;
+}
+
+bool fd_active(const struct fd_snap *f)
+{
+	return io_active(&f->read) || io_active(&f->write);
+}
+
+bool proc_active(const struct proc_snap *p)
+{
+	for (size_t i = 0; i < p->nr_fds; i++)
+		if (fd_active(&p->fds[i]))
+			return true;
+	return p->syscalls || p->voluntary || p->involuntary || p->wakeups || p->migrations;
+}
+
+static uint64_t fd_key(const struct fd_snap *f, enum stat_sort k)
+{
+	switch (k) {
+	case SORT_OPS:
+		return f->read.ops + f->write.ops;
+	case SORT_TIME:
+		return f->read.time_ns + f->write.time_ns;
+	case SORT_BYTES:
+	default:
+		return f->read.bytes + f->write.bytes;
+	}
+}
+
+static int cmp_fd(const void *a, const void *b, void *arg)
+{
+	const struct fd_snap *x = a, *y = b;
+	enum stat_sort k = *(const enum stat_sort *)arg;
+	uint64_t kx = fd_key(x, k), ky = fd_key(y, k);
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;	/* descending */
+	return x->fd < y->fd ? -1 : x->fd > y->fd;
+}
+
+/* Attach the counters of the target processes to their rows (made if new). */
+static int snap_counters(struct snap *sn, const struct cnt_target *cts, size_t nr, bool interval)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const struct cnt_target *ct = &cts[i];
+		const struct cnt_set *set = interval ? &ct->delta : &ct->cur;
+		struct proc_snap *p;
+
+		if (!set->valid)
+			continue;
+		p = snap_proc(sn, ct->pid);
+		if (!p || (!p->comm && !(p->comm = strdup(ct->comm))))
+			return -ENOMEM;
+		p->cnt = set;
+	}
+	return 0;
+}
+
+/* Drop the fds of @p that did nothing. */
+static void drop_idle_fds(struct proc_snap *p)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < p->nr_fds; j++) {
+		if (fd_active(&p->fds[j]))
+			p->fds[k++] = p->fds[j];
+		else
+			fd_snap_free(&p->fds[j]);
+	}
+	p->nr_fds = k;
+}
+
+/* Sort the rows of @p, merge its syscalls into --total's, keep --top of its fds. */
+static int proc_arrange(struct snap *sn, struct proc_snap *p, const struct stat_opts *o)
+{
+	enum stat_sort sort = o->sort;
+
+	if (p->nr_fds > 1)	/* qsort_r's array may not be NULL, even when empty */
+		qsort_r(p->fds, p->nr_fds, sizeof(*p->fds), cmp_fd, &sort);
+	sc_rows_sort(&p->scs, o->sc_sort);
+	if (o->sc_total && sc_rows_merge(&sn->total_scs, &p->scs) < 0)
+		return -ENOMEM;
+	if (o->top && p->nr_fds > o->top) {
+		for (size_t j = o->top; j < p->nr_fds; j++)
+			fd_snap_free(&p->fds[j]);
+		p->fds_omitted = p->nr_fds - o->top;
+		p->nr_fds = o->top;
+	}
+	if (!p->comm && !(p->comm = strdup("")))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Drop the processes that did nothing and have no counters of their own. */
+static void drop_idle_procs(struct snap *sn)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < sn->nr_procs; i++) {
+		struct proc_snap *p = &sn->procs[i];
+
+		if (proc_active(p) || p->cnt)
+			sn->procs[k++] = *p;
+		else
+			proc_snap_free(p);
+	}
+	sn->nr_procs = k;
+}
+
+int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts *o,
+	      const struct cnt_target *cts, size_t nr, bool interval)
+{
+	int err;
+
+	if ((err = ipcperf_stats__for_each_proc(st, on_proc_row, sn)) < 0 ||
+	    (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0 ||
+	    (err = ipcperf_stats__for_each_syscall(st, on_syscall_row, sn)) < 0 ||
+	    (err = sn->oom ? -ENOMEM : 0) < 0 ||
+	    (err = snap_counters(sn, cts, nr, interval)) < 0)
+		goto fail;
+	for (size_t i = 0; i < sn->nr_procs; i++) {
+		if (interval)
+			drop_idle_fds(&sn->procs[i]);
+		if ((err = proc_arrange(sn, &sn->procs[i], o)) < 0)
+			goto fail;
+	}
+	if (interval)
+		drop_idle_procs(sn);
+	sc_rows_sort(&sn->total_scs, o->sc_sort);
+	return 0;
+fail:
+	cli_err("cannot collect the statistics: %s", strerror(-err));
+	return -1;
+}
+
+/* ------------------------------------------------------------------ counters */
+
+void cnt_read(struct ipcperf_session *s, pid_t pid, struct cnt_set *set)
+{
+	set->valid = ipcperf_session__read_counters(s, pid, set->v) == 0;
+}
+
+/*
+ * @d = @cur - @prev for an interval. The totals are the last read, so the sum
+ * of the deltas telescopes to them exactly.
+ */
+void cnt_delta(struct cnt_set *d, const struct cnt_set *cur, const struct cnt_set *prev)
+{
+	*d = *cur;
+	if (!cur->valid || !prev->valid)
+		return;
+	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
+		const struct ipcperf_counter_value *a = &cur->v[i], *b = &prev->v[i];
+
+		if (a->status != IPCPERF_CNT_OK || b->status != IPCPERF_CNT_OK)
+			continue;
+		d->v[i].value = a->value >= b->value ? a->value - b->value : 0;
+		d->v[i].enabled_ns = a->enabled_ns >= b->enabled_ns ? a->enabled_ns - b->enabled_ns : 0;
+		d->v[i].running_ns = a->running_ns >= b->running_ns ? a->running_ns - b->running_ns : 0;
+	}
+}
+
+/*
+ * After an interval: the next deltas start from @cur. A scaled (multiplexed)
+ * value can dip between reads; the baseline keeps the highest value already
+ * reported so that a dip and the rise after it are not counted twice.
+ */
+void cnt_advance(struct cnt_set *prev, const struct cnt_set *cur)
+{
+	struct cnt_set old = *prev;
+
+	*prev = *cur;
+	if (!old.valid || !cur->valid)
+		return;
+	for (int i = 0; i < IPCPERF_CNT__MAX; i++)
+		if (old.v[i].status == IPCPERF_CNT_OK && cur->v[i].status == IPCPERF_CNT_OK &&
+		    old.v[i].value > cur->v[i].value)
+			prev->v[i].value = old.v[i].value;
+}
+

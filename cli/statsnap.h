@@ -1,0 +1,111 @@
+/*
+ * What ipcperf stat shows, taken out of the library's accounting: per
+ * process its fds, syscalls and counters, sorted and cut as the options say
+ * (a snapshot: the totals, or the deltas of one -I interval); the counters
+ * of the target processes and their deltas; the names of the threads for
+ * --per-thread. The renderers (statout.h) take a snapshot and write it.
+ */
+#ifndef IPCPERF_CLI_STATSNAP_H
+#define IPCPERF_CLI_STATSNAP_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <ipcperf/ipcperf.h>
+#include "cmds.h"
+#include "syscalls-out.h"
+#include "util.h"
+
+/* ------------------------------------------------------------------ counters */
+
+/* Counter values of one source: a target process with its children, or all targets. */
+struct cnt_set {
+	bool valid;
+	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
+};
+
+/* A target process whose counters are read on their own. */
+struct cnt_target {
+	pid_t pid;
+	char comm[CLI_COMM_LEN];	/* in case it never shows up in the accounting */
+	struct cnt_set cur;		/* last read */
+	struct cnt_set prev, delta;	/* -I: the read before, and the difference */
+};
+
+/* Read the counters of @pid (0: all targets) into @set. */
+void cnt_read(struct ipcperf_session *s, pid_t pid, struct cnt_set *set);
+/*
+ * @d = @cur - @prev for an interval. The totals are the last read, so the sum
+ * of the deltas telescopes to them exactly.
+ */
+void cnt_delta(struct cnt_set *d, const struct cnt_set *cur, const struct cnt_set *prev);
+/* After an interval: the next deltas start from @cur. */
+void cnt_advance(struct cnt_set *prev, const struct cnt_set *cur);
+
+/* ------------------------------------------------------------------ snapshots */
+
+struct fd_snap {
+	int fd;
+	char *object, *detail;
+	enum ipcperf_fd_kind kind;
+	struct ipcperf_io read, write;
+};
+
+struct proc_snap {
+	pid_t pid;
+	char *comm;
+	uint64_t voluntary, involuntary, wakeups, migrations, syscalls, threads;
+	bool exited;
+	struct fd_snap *fds;
+	size_t nr_fds, cap_fds, fds_omitted;
+	struct sc_rows scs;		/* per syscall (per thread with --per-thread), sorted by -S */
+	const struct cnt_set *cnt;	/* its counters (a target: with its children), or NULL */
+};
+
+/* What one output (an interval, or the totals) shows. */
+struct snap {
+	struct proc_snap *procs;	/* ordered by pid */
+	size_t nr_procs, cap_procs;
+	bool is_interval;		/* deltas of one -I interval */
+	uint64_t time_ns;		/* from the start to the end of what this covers */
+	uint64_t duration_ns;		/* length of what this covers */
+	uint64_t lost, unpaired, records;
+	const struct cnt_set *all;	/* over all targets (or the system), or NULL */
+	struct sc_rows total_scs;	/* --total: every process's rows merged by name */
+	/* The totals only: the flows of --flows (and the accounting they read),
+	 * and the command's wait status once it exited. */
+	struct ipcperf_flows *flows;
+	struct ipcperf_stats *flow_stats;
+	const int *exit_status;
+	bool oom;
+};
+
+/*
+ * Read @st into @sn, then: attach the counters of the @nr target processes
+ * @cts (their deltas for an @interval), drop what did nothing (intervals
+ * only: the totals list every fd), sort the fd and syscall rows and keep
+ * --top of the fds, as @o says. @return 0, or -1 (said).
+ */
+int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts *o,
+	      const struct cnt_target *cts, size_t nr, bool interval);
+void snap_free(struct snap *sn);
+
+bool fd_active(const struct fd_snap *f);
+bool proc_active(const struct proc_snap *p);
+
+/* ------------------------------------------------------------------ thread names */
+
+/* The last name of each thread seen (--per-thread's headings), by tid. */
+struct thread_names {
+	struct thread_name {
+		pid_t tid;
+		char comm[CLI_COMM_LEN];
+	} *v;
+	size_t n, cap;
+};
+
+/* Handlers that keep @tn up to date (sched_switch, task), to register on a session. */
+void thread_names_handlers(struct thread_names *tn, struct ipcperf_handlers *h);
+/* The name of @tid, or NULL when it was never seen. */
+const char *thread_names_get(const struct thread_names *tn, pid_t tid);
+void thread_names_free(struct thread_names *tn);
+
+#endif
