@@ -301,34 +301,48 @@ static void tracer_close(struct tracer *t)
 	free(t->targets);
 }
 
-static bool parse_sample(const struct perf_event_header *h, struct sample *s)
+static bool is_bpf_id(const struct tracer *t, uint64_t id)
+{
+	for (size_t i = 0; i < t->nr_bpf_ids; i++)
+		if (t->bpf_ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The tracepoints' layout: IDENTIFIER, TID, TIME, CPU, RAW; the bpf-output
+ * events' (ipp_bpf__output_attr) has an IP after the IDENTIFIER.
+ */
+static bool parse_sample(const struct tracer *t, const struct perf_event_header *h,
+			 struct sample *s)
 {
 	const unsigned char *p = (const unsigned char *)h;
+	size_t off;
 	uint32_t v;
 
 	if (h->type != PERF_RECORD_SAMPLE || h->size < 44)
 		return false;
 	memcpy(&s->id, p + 8, 8);
-	memcpy(&v, p + 16, 4);
-	s->pid = (pid_t)v;
-	memcpy(&v, p + 20, 4);
-	s->tid = (pid_t)v;
-	memcpy(&s->time, p + 24, 8);
-	memcpy(&v, p + 32, 4);
-	s->cpu = (int)v;
-	memcpy(&s->raw_size, p + 40, 4);
-	if (s->raw_size > h->size - 44u)
+	off = is_bpf_id(t, s->id) ? 24 : 16;
+	if (h->size < off + 28)
 		return false;
-	s->raw = p + 44;
+	memcpy(&v, p + off, 4);
+	s->pid = (pid_t)v;
+	memcpy(&v, p + off + 4, 4);
+	s->tid = (pid_t)v;
+	memcpy(&s->time, p + off + 8, 8);
+	memcpy(&v, p + off + 16, 4);
+	s->cpu = (int)v;
+	memcpy(&s->raw_size, p + off + 24, 4);
+	if (s->raw_size > h->size - (off + 28))
+		return false;
+	s->raw = p + off + 28;
 	return true;
 }
 
 static bool is_bpf_sample(const struct tracer *t, const struct sample *s)
 {
-	for (size_t i = 0; i < t->nr_bpf_ids; i++)
-		if (t->bpf_ids[i] == s->id)
-			return true;
-	return false;
+	return is_bpf_id(t, s->id);
 }
 
 static bool is_target(const struct tracer *t, pid_t pid)
@@ -1016,7 +1030,7 @@ static void demo_record(struct tracer *t, struct ring *r, const struct perf_even
 	struct sample s;
 
 	(void)r;
-	if (!parse_sample(h, &s))
+	if (!parse_sample(t, h, &s))
 		return;
 	if (is_bpf_sample(t, &s)) {
 		struct ipp_fdid_rec rec;
@@ -1455,7 +1469,7 @@ static void trace_record(struct tracer *t, struct ring *r, const struct perf_eve
 	struct sample s;
 
 	(void)r;
-	if (!parse_sample(h, &s))
+	if (!parse_sample(t, h, &s))
 		return;
 	x->samples++;
 	if (is_bpf_sample(t, &s)) {
@@ -1660,7 +1674,7 @@ static void facts_record(struct tracer *t, struct ring *r, const struct perf_eve
 	uint16_t type;
 
 	(void)r;
-	if (!parse_sample(h, &s) || s.pid != f->pid)
+	if (!parse_sample(t, h, &s) || s.pid != f->pid)
 		return;
 	if (is_bpf_sample(t, &s)) {
 		f->fdid++;
