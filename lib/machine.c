@@ -117,15 +117,16 @@ enum ipcperf_fdid_source ipcperf_fd_identity_probe(char *why, size_t len)
 	IPP_BPF_OPTS(o);
 	struct ipp_bpf *b = ipp_bpf__new(&o);
 	const char *reason;
+	int err;
 
 	if (b) {
 		ipp_bpf__delete(b);
 		if (why && len)
-			snprintf(why, len, "the kernel's BPF fd identity loads: fds are named exactly, "
-				 "whatever their life");
+			snprintf(why, len, "the BPF program loads: fds are named from the kernel "
+				 "at each call, exactly, whatever their life");
 		return IPCPERF_FDID_BPF;
 	}
-	switch (errno) {
+	switch ((err = errno)) {
 	case ENOTSUP:
 		reason = "this libipcperf was built without BPF (configure found no clang -target "
 			 "bpf, bpftool, libbpf >= 1.1 or kernel BTF)";
@@ -143,5 +144,6 @@ enum ipcperf_fdid_source ipcperf_fd_identity_probe(char *why, size_t len)
 	}
 	if (why && len)
 		snprintf(why, len, "fds are named from /proc: %s", reason);
+	errno = err;
 	return IPCPERF_FDID_PROC;
 }

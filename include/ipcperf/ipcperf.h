@@ -445,7 +445,9 @@ enum ipcperf_fdid_source {
  * Which fd identity a session on this machine would get, and why: tries
  * to load the BPF program (and unloads it). @p why (may be NULL) gets one
  * line of explanation. Since 0.2.
- * @return IPCPERF_FDID_BPF or IPCPERF_FDID_PROC.
+ * @return IPCPERF_FDID_BPF, or IPCPERF_FDID_PROC with errno saying why:
+ * ENOTSUP (built without BPF), EPERM or EACCES (not allowed), ENOENT (no
+ * kernel BTF), another (the kernel refused the program).
  */
 IPCPERF_API enum ipcperf_fdid_source ipcperf_fd_identity_probe(char *why, size_t len);
 
