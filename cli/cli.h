@@ -28,6 +28,7 @@ struct cli_target {
 	const char *record;	/* --record FILE (record: -o FILE): also write a capture */
 	const char *input;	/* report -i FILE: replay this capture instead of tracing */
 	unsigned int scope;	/* --scope: enum ipcperf_scope */
+	bool no_bpf;		/* --no-bpf: fd identity from /proc only */
 };
 
 extern const char *cli_prog;

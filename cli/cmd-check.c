@@ -541,6 +541,33 @@ static const char *capture_fix(struct check *c, int err, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Where fd identities come from here: a PROBLEM, not fatal, when only from
+ * /proc (every fd still counted; short-lived ones may stay unknown).
+ */
+static void check_fd_identity(struct check *c)
+{
+	char why[256], fix[FIX_LEN];
+	int err;
+
+	if (ipcperf_fd_identity_probe(why, sizeof(why)) == IPCPERF_FDID_BPF) {
+		ok(c, "fd identity: bpf: %s", why);
+		return;
+	}
+	err = errno;
+	if (err == ENOTSUP)
+		snprintf(fix, sizeof(fix), "install clang, bpftool and libbpf-dev and rebuild "
+			 "(./configure --enable-bpf)");
+	else if (err == EPERM || err == EACCES)
+		snprintf(fix, sizeof(fix), "run as root (sudo ipcperf ...), or: sudo setcap "
+			 "cap_bpf,cap_perfmon,cap_dac_read_search+ep %s", c->exe);
+	else if (err == ENOENT)
+		snprintf(fix, sizeof(fix), "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+	else
+		snprintf(fix, sizeof(fix), "run 'ipcperf check -v' for the kernel's reason");
+	problem(c, false, fix, "fd identity: proc (%s): %s", errno_name(err), why);
+}
+
 /* @return true when a capture of /bin/true worked. */
 static bool check_capture(struct check *c)
 {
@@ -630,6 +657,7 @@ int check_run(const struct check_opts *o)
 	check_paranoid(&c);
 	check_mlock(&c);
 	check_events(&c);
+	check_fd_identity(&c);
 	ok(&c, "libperf %s (libipcperf %s)", ipcperf_libperf_version(), ipcperf_version());
 	fflush(c.out);
 	works = check_capture(&c);
@@ -656,8 +684,9 @@ const struct cli_command cli_cmd_check = {
 		"  PROBLEM what is wrong \xe2\x80\x94 fix: the command that fixes it\n"
 		"It checks tracefs (mounted or mountable, readable), kernel.perf_event_paranoid\n"
 		"against root and CAP_PERFMON, the mlock limit for the ring size (-m), the\n"
-		"tracepoints and counters (a hardware PMU), the libperf version, and ends with\n"
-		"a test capture of /bin/true.\n\n"
+		"tracepoints and counters (a hardware PMU), where fd identities come from (bpf:\n"
+		"the kernel's records at each call, exact; proc: /proc after the call), the\n"
+		"libperf version, and ends with a test capture of /bin/true.\n\n"
 		"Options:\n",
 	.epilog =
 		"\n"

@@ -140,6 +140,8 @@ int list_run(const struct list_opts *o)
 {
 	struct list_ctx c = { .patterns = o->patterns, .nr_patterns = o->nr_patterns };
 	struct cli_out out;
+	enum ipcperf_fdid_source fdid;
+	char why[256];
 	struct json j;
 	int err;
 
@@ -154,16 +156,23 @@ int list_run(const struct list_opts *o)
 		json_array_begin(&j, "events");
 	}
 	err = ipcperf_list_events(on_event, &c);
+	fdid = ipcperf_fd_identity_probe(why, sizeof(why));
 	if (o->json) {
 		json_array_end(&j);
 		json_u64(&j, "supported", c.ok);
 		json_u64(&j, "not_supported", c.missing);
 		json_u64(&j, "denied", c.denied);
+		json_object_begin(&j, "fd_identity");
+		json_str(&j, "source", fdid == IPCPERF_FDID_BPF ? "bpf" : "proc");
+		json_str(&j, "why", why);
+		json_object_end(&j);
 		json_object_end(&j);
 		json_end_document(&j);
 	} else {
 		fprintf(c.out, "# %u events: %u supported, %u not supported, %u permission denied\n",
 			c.total, c.ok, c.missing, c.denied);
+		fprintf(c.out, "# fd identity: %s: %s\n", fdid == IPCPERF_FDID_BPF ? "bpf" : "proc",
+			why);
 	}
 	if (cli_out_close(&out) < 0)
 		return EXIT_RUNTIME;	/* said, with the errno */
@@ -198,7 +207,9 @@ const struct cli_command cli_cmd_list = {
 		"machine lacks it (e.g. hardware counters in a VM), or 'permission denied (ERRNO:\n"
 		"fix)' when it exists but this user may not open it. PATTERNs are shell patterns\n"
 		"matched against the name or the group, e.g. 'syscalls:*write*' or hardware.\n"
-		"The last line counts the events by status, after a '#'.\n\n"
+		"After a '#', a line counts the events by status, and the last line says\n"
+		"where fd identities come from here: bpf (the kernel's records at the call:\n"
+		"exact) or proc (/proc, read after the call), and why.\n\n"
 		"Options:\n",
 	.epilog =
 		"\n"

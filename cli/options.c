@@ -89,6 +89,10 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(RECORD), "auto|task",
 			  "per task (auto and task alike: a capture holds the\n"
 			  "targets' records only; cpu is refused)" } } },
+	{ .name = "no-bpf", .to = { CAPTURE(no_bpf) },
+	  .set = cli_opt_flag,
+	  .help = "name fds from /proc only, not from the kernel's records\n"
+		  "at the call (ipcperf check says which this machine gets)" },
 	{ .name = "interval", .letter = 'I', .compat = "interval-print", .arg = "MS",
 	  .to = { STAT(interval_ms) },
 	  .set = cli_opt_uint, .min = 10, .max = 3600000, .complete = CPL_NOTHING,
@@ -105,7 +109,8 @@ static const struct cli_option options[] = {
 		  { IN(REPORT), NULL, "JSON, as the view's --json" },
 		  { IN(LIST), NULL, "one JSON document: {\"schema\": 1, \"events\": [{\"name\",\n"
 				    "\"group\", \"status\", \"errno\", \"reason\", \"fix\"}],\n"
-				    "\"supported\", \"not_supported\", \"denied\"}" } } },
+				    "\"supported\", \"not_supported\", \"denied\",\n"
+				    "\"fd_identity\": {\"source\", \"why\"}}" } } },
 	{ .name = "field-separator", .letter = 'x', .arg = "SEP", .to = { STAT(sep), REPORT(sep) },
 	  .set = set_separator, .complete = CPL_NOTHING,
 	  .help = "rows of fields separated by SEP, as perf stat -x: per\n"

@@ -71,6 +71,7 @@ static struct ipcperf_session *session_open(const struct cli_target *t, const st
 		.counters = run->counters,
 		.counter_mask = run->counter_mask,
 		.scope = t->scope,
+		.no_bpf = t->no_bpf,
 	);
 	struct ipcperf_session *s;
 	int err;

@@ -42,8 +42,18 @@ for name in task-clock page-faults context-switches cpu-migrations cycles instru
 	cache-references cache-misses; do
 	grep -Eq "^$name +(software|hardware) " "$T/list" || { show; fail "list: no counter named $name"; }
 done
-tail -n 1 "$T/list" | grep -Eq "^# $total events: [0-9]+ supported, [0-9]+ not supported, 0 permission denied$" ||
-	{ show; fail "list: the last line does not count the $total events (or root was denied some)"; }
+tail -n 2 "$T/list" | head -n 1 |
+	grep -Eq "^# $total events: [0-9]+ supported, [0-9]+ not supported, 0 permission denied$" ||
+	{ show; fail "list: the line before the last does not count the $total events (or root was denied some)"; }
+# The last line: where fd identities come from. Root on a build with BPF
+# (this kernel has BTF) gets the kernel's records; a build without, /proc.
+if [ "${IPCPERF_BUILT_BPF:-}" = yes ]; then
+	want_fdid='^# fd identity: bpf: the BPF program loads'
+else
+	want_fdid='^# fd identity: proc: fds are named from /proc: this libipcperf was built without BPF'
+fi
+tail -n 1 "$T/list" | grep -Eq "$want_fdid" ||
+	{ show; fail "list: the last line is not '$want_fdid'"; }
 
 # Hardware counters: list must agree with what perf stat finds here.
 if perf stat -e instructions true >"$T/perf" 2>&1; then
@@ -87,6 +97,10 @@ if command -v jq >/dev/null; then
 		fail "list --json: syscalls:sys_enter_write is not supported"
 	[ "$(jq '.supported + .not_supported + .denied' "$T/out")" = "$total" ] ||
 		fail "list --json: the counts do not add up to $total"
+	src=bpf; [ "${IPCPERF_BUILT_BPF:-}" = yes ] || src=proc
+	[ "$(jq -r .fd_identity.source "$T/out")" = "$src" ] ||
+		fail "list --json: fd_identity.source is not $src"
+	[ -n "$(jq -r '.fd_identity.why // empty' "$T/out")" ] || fail "list --json: no fd_identity.why"
 	jq -r '.events[] | "\(.name) \(.status)"' "$T/out" >"$T/json-status"
 	sed -E 's/^([^ ]+) +[^ ]+ +(supported|not supported|permission denied).*/\1 \2/' "$T/list" |
 		grep -v '^#' >"$T/text-status"
@@ -117,6 +131,32 @@ if grep -Eq '^cycles +hardware +supported$' "$T/list"; then
 else
 	grep -q '^PROBLEM .*cycles' "$T/out" || { show; fail "check: list has no cycles, check says nothing"; }
 fi
+if [ "${IPCPERF_BUILT_BPF:-}" = yes ]; then
+	grep -q '^OK .*fd identity: bpf' "$T/out" || { show; fail "check as root: fd identity is not OK (bpf)"; }
+else
+	grep -q '^PROBLEM .*fd identity: proc (ENOTSUP).*fix: install clang, bpftool and libbpf-dev' "$T/out" ||
+		{ show; fail "check as root, built without BPF: no PROBLEM line on fd identity with the fix"; }
+fi
+
+# Root without CAP_BPF and CAP_SYS_ADMIN (taken out of the bounding set):
+# tracing still works, fd identity falls back to /proc, and check says why
+# and how to get it back; a capture says it once on stderr.
+if [ "${IPCPERF_BUILT_BPF:-}" = yes ] && command -v setpriv >/dev/null; then
+	run setpriv --bounding-set=-bpf,-sys_admin "$IPCPERF" check
+	expect_status 0 "ipcperf check as root without CAP_BPF"
+	check_lines "check without CAP_BPF"
+	grep -q '^PROBLEM fd identity: proc (EPERM): .*CAP_BPF.*fix: .*setcap cap_bpf,cap_perfmon' "$T/out" ||
+		{ show; fail "check without CAP_BPF: no PROBLEM line naming CAP_BPF with the setcap fix"; }
+	run setpriv --bounding-set=-bpf,-sys_admin "$IPCPERF" list sched:sched_switch
+	expect_status 0 "ipcperf list as root without CAP_BPF"
+	tail -n 1 "$T/out" | grep -q '^# fd identity: proc: .*CAP_BPF' ||
+		{ show; fail "list without CAP_BPF: the last line does not say proc and why"; }
+	run setpriv --bounding-set=-bpf,-sys_admin "$IPCPERF" stat -q -- true
+	expect_status 0 "ipcperf stat without CAP_BPF"
+	[ "$(grep -c 'fd identity from /proc' "$T/err")" = 1 ] ||
+		{ show; fail "stat without CAP_BPF: not one line on stderr saying fd identity is from /proc"; }
+fi
+
 run "$IPCPERF" check -m 16
 expect_status 0 "ipcperf check -m 16 as root"
 grep -q '^OK .*ring buffers: -m 16 ' "$T/out" || { show; fail "check -m 16: no line on the ring size"; }
