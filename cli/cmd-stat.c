@@ -151,6 +151,7 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 	sn.lost = st.lost - c->prev_lost;
 	sn.unpaired = unpaired - c->prev_unpaired;
 	sn.records = st.records - c->prev_records;
+	sn.fd_identity = st.fd_identity;
 
 	for (size_t i = 0; i < c->nr_cnt_targets; i++) {
 		struct cnt_target *ct = &c->cnt_targets[i];
@@ -415,6 +416,7 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	sn.lost = st.lost;
 	sn.unpaired = st.unpaired_enter + st.unpaired_exit;
 	sn.records = st.records;
+	sn.fd_identity = st.fd_identity;
 	sn.flows = c->flows;
 	sn.flow_stats = c->total;
 	sn.exit_status = cli_cmd_status(res);

@@ -188,6 +188,7 @@ void cli_summary_of(struct cli_summary *sum, const struct ipcperf_session_stats 
 		.lost = st->lost,
 		.unpaired = st->unpaired_enter + st->unpaired_exit,
 		.records = st->records,
+		.fd_identity = st->fd_identity,
 		.exit_status = exit_status,
 	};
 }
@@ -206,6 +207,8 @@ void json_doc_summary(struct json *j, const struct cli_summary *sum)
 	json_u64(j, "lost_events", sum->lost);
 	json_u64(j, "unpaired_syscalls", sum->unpaired);
 	json_u64(j, "records", sum->records);
+	if (sum->fd_identity)
+		json_str(j, "fd_identity", sum->fd_identity == IPCPERF_FDID_BPF ? "bpf" : "proc");
 	if (!sum->exit_status)
 		return;
 	if (WIFSIGNALED(*sum->exit_status))

@@ -315,7 +315,8 @@ static void print_json(struct statout *c, const struct snap *sn)
 {
 	const struct cli_summary sum = {
 		.duration_ns = sn->duration_ns, .lost = sn->lost, .unpaired = sn->unpaired,
-		.records = sn->records, .exit_status = sn->exit_status,
+		.records = sn->records, .fd_identity = sn->fd_identity,
+		.exit_status = sn->exit_status,
 	};
 	struct json j;
 
