@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callfds.h"
 #include "fdtable.h"
 #include "hist.h"
 #include "internal.h"
@@ -72,6 +73,10 @@ struct ipcperf_stats {
 			const struct ipcperf_fd_object *fd);
 	void *call_ctx;
 	struct ipp_settleq calls;
+	/* ipcperf_stats__on_every_call(): every call, until its fds are settled. */
+	ipp_callfds_fn every_cb;
+	void *every_ctx;
+	struct ipp_callfds every;
 };
 
 struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
@@ -96,6 +101,7 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 		return NULL;
 	}
 	ipp_settleq__init(&st->calls, st->fdt);
+	ipp_callfds__init(&st->every, st->fdt);
 	return st;
 }
 
@@ -119,6 +125,7 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	free(st->counts);
 	free(st->threads);
 	ipp_settleq__fini(&st->calls);
+	ipp_callfds__fini(&st->every);
 	ipp_fdtab__delete(st->fdt);
 	free(st);
 }
@@ -319,10 +326,24 @@ int ipcperf_stats__on_call(struct ipcperf_stats *st,
 	return 0;
 }
 
+int ipcperf_stats__on_every_call(struct ipcperf_stats *st,
+				 void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
+					    const struct ipcperf_call_fds *fds),
+				 void *ctx)
+{
+	if (!st)
+		return -EINVAL;
+	st->every_cb = cb;
+	st->every_ctx = ctx;
+	return 0;
+}
+
 void ipcperf_stats__settle_calls(struct ipcperf_stats *st)
 {
 	if (st && st->call_cb)
 		ipp_settleq__drain(&st->calls, true, call_settled, st);
+	if (st && st->every_cb)
+		ipp_callfds__drain(&st->every, true, st->every_cb, st->every_ctx);
 }
 
 void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *evp)
@@ -357,7 +378,15 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 			count_errno(sc, (int)-ev->ret);
 		}
 	}
-	inc = ipp_fdtab__syscall(st->fdt, ev);
+	if (st->every_cb) {
+		long arg_inc = ipp_callfds__arg_inc(&st->every, st->fdt, ev);
+
+		inc = ipp_fdtab__syscall(st->fdt, ev);
+		ipp_callfds__push(&st->every, st->fdt, ev, arg_inc, inc);
+		ipp_callfds__drain(&st->every, false, st->every_cb, st->every_ctx);
+	} else {
+		inc = ipp_fdtab__syscall(st->fdt, ev);
+	}
 	c = count_of(st, inc);
 	if (!c)
 		return;
@@ -482,8 +511,10 @@ static void h_wakeup(void *ctx, const struct ipcperf_wakeup *ev)
 
 void ipcperf_stats__add_fd_open(struct ipcperf_stats *st, const struct ipcperf_fd_open *ev)
 {
-	if (st && ev)
-		ipp_fdtab__fd_open(st->fdt, ev);
+	if (!st || !ev)
+		return;
+	if (ipp_fdtab__fd_open(st->fdt, ev) && st->every_cb)
+		ipp_callfds__late_word(&st->every, st->fdt, ev);
 }
 
 static void h_fd_open(void *ctx, const struct ipcperf_fd_open *ev)

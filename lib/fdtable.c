@@ -65,6 +65,9 @@ struct ipp_fdtab {
 	} *lex;
 	size_t nr_lex, cap_lex;
 	bool kernel_words;	/* the kernel describes fds (ipp_fdtab__expect_kernel) */
+	/* The fds the kernel described before the exit of the last call fed. */
+	int early[IPP_MAX_CALL_FDS];
+	size_t nr_early;
 };
 
 static const struct ipp_ident unknown_ident = {
@@ -555,7 +558,7 @@ static void apply_late(struct ipp_fdtab *t, const struct lastexit *l,
 	}
 }
 
-void ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
+bool ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 {
 	struct lastexit *l;
 	struct fdproc *p;
@@ -564,7 +567,7 @@ void ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 	t->now_ns = ev->time_ns;
 	t->kernel_words = true;
 	if (ev->fd < 0)
-		return;
+		return false;
 	if (ev->update) {
 		/* connect: the open incarnation now has a peer. */
 		p = get_proc(t, ev->pid, false);
@@ -576,7 +579,7 @@ void ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 			t->incs[s->inc].id.cloexec = cloexec;
 			link_inet_peer(t, &t->incs[s->inc]);
 		}
-		return;
+		return false;
 	}
 	/*
 	 * After its call's exit: the thread's last exit is that call, unless
@@ -588,18 +591,16 @@ void ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 	    l->pid == ev->pid) {
 		l->state = LE_LATE;
 		apply_late(t, l, ev);
-		return;
+		return true;
 	}
 	if (ipp_grow((void **)&t->pend, &t->cap_pend, t->nr_pend + 1, sizeof(*t->pend)) < 0)
-		return;	/* out of memory: the fd is resolved from /proc as without the kernel's word */
+		return false;	/* out of memory: the fd is resolved from /proc as without the kernel's word */
 	t->pend[t->nr_pend] = (struct pending_fd){ .pid = ev->pid, .tid = ev->tid, .fd = ev->fd,
 						   .nr = ev->nr, .ret = ev->ret };
 	ident_of_open(&t->pend[t->nr_pend].id, ev);
 	t->nr_pend++;
+	return false;
 }
-
-/* Most new fds one call may make that the kernel describes (a recvmsg's SCM_RIGHTS). */
-#define MAX_CALL_FDS 64
 
 /*
  * The fds the kernel described for the call that ends with @ev: new
@@ -619,7 +620,7 @@ static size_t apply_pending(struct ipp_fdtab *t, struct fdproc *p,
 			t->pend[kept++] = *pf;
 			continue;
 		}
-		if (pf->nr != ev->nr || pf->ret != ev->ret || pf->pid != ev->pid || n == MAX_CALL_FDS)
+		if (pf->nr != ev->nr || pf->ret != ev->ret || pf->pid != ev->pid || n == IPP_MAX_CALL_FDS)
 			continue;
 		end_inc(t, p, pf->fd, ev->end_ns);
 		in = new_inc(t, p, pf->fd, ev->end_ns);
@@ -685,14 +686,15 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	const struct ipp_scdesc *sc;
 	struct fdproc *p = get_proc(t, ev->pid, true);
 	struct ipp_inc *in;
-	int known[MAX_CALL_FDS];
+	int *known = t->early;
 	size_t nr_known = 0;
 
 	t->now_ns = ev->end_ns;
+	t->nr_early = 0;
 	if (!p)
 		return -ENOMEM;
 	if (t->nr_pend)
-		nr_known = apply_pending(t, p, ev, known);
+		t->nr_early = nr_known = apply_pending(t, p, ev, known);
 	if (t->kernel_words) {
 		struct lastexit *l = last_exit(t, ev->tid, true);
 
@@ -1016,6 +1018,22 @@ const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t in
 	const struct ipp_ident *id = inc < t->nr_incs ? &t->incs[inc].id : NULL;
 
 	return id && ident_valid(t, id) ? id : &unknown_ident;
+}
+
+size_t ipp_fdtab__made_early(const struct ipp_fdtab *t, const int **fds)
+{
+	*fds = t->early;
+	return t->nr_early;
+}
+
+bool ipp_fdtab__kernel_words(const struct ipp_fdtab *t)
+{
+	return t->kernel_words;
+}
+
+uint64_t ipp_fdtab__now(const struct ipp_fdtab *t)
+{
+	return t->now_ns;
 }
 
 int ipp_fdtab__settled(const struct ipp_fdtab *t, long inc, bool final,

@@ -99,8 +99,9 @@ void ipp_fdtab__expect_kernel(struct ipp_fdtab *t);
  * What the kernel said a new fd is (or, @ev->update, what an fd is
  * connected to now): it becomes exact at the exit of the call that made it,
  * whether that exit comes next on the thread or came just before.
+ * @return true when it was taken for the thread's last exit (it came after).
  */
-void ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev);
+bool ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev);
 /* Fork copies the table; exec ends the close-on-exec fds. */
 void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev);
 /* The events have reached @ns (any event: settles /proc answers read before). */
@@ -118,6 +119,15 @@ void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 /* What @fd of @pid refers to from now on (exact). @return 0, -EINVAL, -ENOMEM. */
 int ipp_fdtab__set_identity(struct ipp_fdtab *t, pid_t pid, int fd,
 			    const struct ipcperf_fd_identity *id);
+
+/* Most new fds of one call the kernel's words describe (a recvmsg's SCM_RIGHTS). */
+#define IPP_MAX_CALL_FDS 64
+/* The fds the kernel described before the exit of the last call fed: how many, in *@fds. */
+size_t ipp_fdtab__made_early(const struct ipp_fdtab *t, const int **fds);
+/* Whether the kernel's words came (ipp_fdtab__fd_open(), ipp_fdtab__expect_kernel()). */
+bool ipp_fdtab__kernel_words(const struct ipp_fdtab *t);
+/* The time of the latest event fed. */
+uint64_t ipp_fdtab__now(const struct ipp_fdtab *t);
 
 /* The incarnation of @fd of @pid open now (an index), or -ENOENT. */
 long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);

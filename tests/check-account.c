@@ -863,6 +863,71 @@ START_TEST(test_kernel_fd_identity)
 }
 END_TEST
 
+/* ipcperf_stats__on_every_call(): each call as "name fd<object> = new<object>...", in order. */
+struct every_log {
+	char lines[16][160];
+	size_t n;
+};
+
+static void log_every(void *ctx, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
+{
+	struct every_log *l = ctx;
+	char *b;
+	size_t at;
+
+	ck_assert_uint_lt(l->n, 16);
+	b = l->lines[l->n++];
+	at = (size_t)snprintf(b, 160, "%s", ev->name);
+	if (fds->fd)
+		at += (size_t)snprintf(b + at, 160 - at, " %d<%s>", ev->fd, fds->fd->object);
+	for (unsigned int i = 0; i < fds->nr_new; i++)
+		at += (size_t)snprintf(b + at, 160 - at, " %s%d<%s>", i ? "" : "= ", fds->new_fds[i],
+				       fds->new_objects[i].object);
+}
+
+START_TEST(test_on_every_call)
+{
+	static const char *const want[] = {
+		"pipe2 = 3<pipe:[500]> 4<pipe:[500]>",	/* the words before the exit */
+		"write 4<pipe:[500]>",
+		"openat = 5</etc/hostname>",		/* the word after the exit */
+		"read 5</etc/hostname>",
+		"dup2 5</etc/hostname> = 9</etc/hostname>",
+		"close 5</etc/hostname>",		/* what it closed */
+		"read 9</etc/hostname>",
+		"close 9</etc/hostname>",
+		"read 9<unknown>",			/* closed: never seen again */
+	};
+	struct every_log l = { .n = 0 };
+	struct ipcperf_syscall ev;
+
+	ck_assert_int_eq(ipcperf_stats__on_every_call(st, log_every, &l), 0);
+	ck_assert_int_eq(ipcperf_stats__on_every_call(NULL, log_every, &l), -EINVAL);
+	fd_open(100, 3, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	fd_open(100, 4, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	do_pipe2(100);
+	do_write(100, 4, 10, 10, 100);
+	do_openat(100, 5);
+	/* waits for the kernel's word, which comes after the exit */
+	ck_assert_uint_eq(l.n, 2);
+	fd_open(100, 5, SYS_openat, 5, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+	do_read(100, 5, 100, 7, 100);
+	ev = call(100, 100, SYS_dup2, "dup2", IPCPERF_SC_FD_DUP2, 5, 9, 100);
+	ev.args[0] = 5;
+	ev.args[1] = 9;
+	ev.nr_args = 2;
+	feed_sc(&ev);
+	do_close(100, 5, 0);
+	do_read(100, 9, 100, 7, 100);
+	do_close(100, 9, 0);
+	do_read(100, 9, 100, 7, 100);
+	ipcperf_stats__settle_calls(st);
+	ck_assert_uint_eq(l.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < l.n; i++)
+		ck_assert_str_eq(l.lines[i], want[i]);
+}
+END_TEST
+
 /* The kernel names inet sockets by their addresses: mirrored addresses make two ends peers. */
 START_TEST(test_kernel_tcp_peers)
 {
@@ -2200,6 +2265,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_set_fd_identity);
 	tcase_add_test(tc, test_on_call);
 	tcase_add_test(tc, test_kernel_fd_identity);
+	tcase_add_test(tc, test_on_every_call);
 	tcase_add_test(tc, test_kernel_tcp_peers);
 	tcase_add_test(tc, test_on_call_waits_for_proc);
 	suite_add_tcase(s, tc);

@@ -889,6 +889,34 @@ IPCPERF_API int ipcperf_stats__on_call(struct ipcperf_stats *st,
  */
 IPCPERF_API void ipcperf_stats__settle_calls(struct ipcperf_stats *st);
 
+/** What the fds of a call referred to (ipcperf_stats__on_every_call()). */
+struct ipcperf_call_fds {
+	/** Its fd argument (ev->fd >= 0) as it was at the call (close: what it closed); NULL if none. */
+	const struct ipcperf_fd_object *fd;
+	/**
+	 * The fds it made and what each is: the return value of open, openat,
+	 * socket, accept, dup and fcntl(F_DUPFD*), the second argument of
+	 * dup2/dup3; the fds of pipe2, socketpair and of a recvmsg's
+	 * SCM_RIGHTS only as the kernel described them (IPCPERF_FDID_BPF).
+	 */
+	unsigned int nr_new;
+	const int *new_fds;
+	const struct ipcperf_fd_object *new_objects;
+};
+
+/**
+ * Call @p cb for every call fed to @p st, in the order fed, with what its
+ * fds referred to, as soon as all of that is settled (a call the kernel may
+ * still describe waits for the thread's next call, or a few ms of events):
+ * what strace -y prints. ipcperf_stats__settle_calls() hands the rest.
+ * Data lives only during the call. A new callback replaces the last; NULL
+ * stops. Since 0.2. @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_stats__on_every_call(struct ipcperf_stats *st,
+					     void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
+							const struct ipcperf_call_fds *fds),
+					     void *ctx);
+
 /**
  * Zero every count (for interval deltas); what fds refer to is kept.
  * The sum of the counts between resets equals the counts without resets.

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Every call with what its fds are, once that is settled (callfds.h). */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "callfds.h"
+#include "internal.h"
+
+/*
+ * The kernel's words on a call's new fds come just before or just after its
+ * exit, in the same ring; past this, in the events' time, none is coming.
+ */
+#define IPP_LATE_WORD_NS 10000000ull
+
+void ipp_callfds__init(struct ipp_callfds *q, const struct ipp_fdtab *t)
+{
+	memset(q, 0, sizeof(*q));
+	q->t = t;
+}
+
+void ipp_callfds__fini(struct ipp_callfds *q)
+{
+	free(q->v);
+	memset(q, 0, sizeof(*q));
+}
+
+static struct ipp_callfds_call *at(const struct ipp_callfds *q, size_t i)
+{
+	return &q->v[(q->head + i) % q->cap];
+}
+
+long ipp_callfds__arg_inc(const struct ipp_callfds *q, struct ipp_fdtab *t,
+			  const struct ipcperf_syscall *ev)
+{
+	long inc;
+
+	(void)q;
+	if (ev->fd < 0 || ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE)
+		return -1;	/* data calls: the table's answer, after it took the call */
+	inc = ipp_fdtab__inc_of(t, ev->pid, ev->fd);
+	return inc < 0 ? -1 : inc;
+}
+
+static void add_made(struct ipp_callfds_call *c, struct ipp_fdtab *t, int fd)
+{
+	long inc;
+
+	for (unsigned int i = 0; i < c->nr_made; i++)
+		if (c->made_fd[i] == fd)
+			return;
+	if (c->nr_made == IPP_CALL_MADE || (inc = ipp_fdtab__inc_of(t, c->ev.pid, fd)) < 0)
+		return;
+	c->made_fd[c->nr_made] = fd;
+	c->made_inc[c->nr_made++] = inc;
+}
+
+/* The fd a call made that its arguments or return value name, or -1. */
+static int named_new_fd(const struct ipcperf_syscall *ev)
+{
+	if (ev->ret < 0)
+		return -1;
+	if (ev->cls == IPCPERF_SC_FD_NEW)
+		return (int)ev->ret;
+	if (ev->cls == IPCPERF_SC_FD_DUP2 && ev->nr_args >= 2)
+		return (int)ev->args[1];
+	return -1;
+}
+
+/* Whether the kernel may describe fds this call made (fdid.bpf.c). */
+static bool may_have_words(const struct ipcperf_syscall *ev)
+{
+	if (ev->ret < 0)
+		return false;
+	return ev->cls == IPCPERF_SC_FD_NEW || ev->cls == IPCPERF_SC_FD_PAIR ||
+	       ev->cls == IPCPERF_SC_FD_DUP2 || !strcmp(ev->name, "recvmsg");
+}
+
+int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct ipcperf_syscall *ev,
+		      long arg_inc, long data_inc)
+{
+	struct ipp_callfds_call *c;
+	const int *early;
+	size_t nr_early;
+	int fd;
+
+	if (q->len == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 256;
+		struct ipp_callfds_call *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < q->len; i++)
+			v[i] = *at(q, i);
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->head = 0;
+	}
+	/* The thread's earlier call: its words would have come before this exit. */
+	for (size_t i = q->len; i-- > 0;)
+		if (at(q, i)->ev.tid == ev->tid) {
+			at(q, i)->await_words = false;
+			break;
+		}
+	c = at(q, q->len);
+	*c = (struct ipp_callfds_call){
+		.ev = *ev,
+		.arg_inc = ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE ? data_inc : arg_inc,
+	};
+	q->len++;
+	nr_early = ipp_fdtab__made_early(t, &early);
+	for (size_t i = 0; i < nr_early; i++)
+		add_made(c, t, early[i]);
+	if ((fd = named_new_fd(ev)) >= 0)
+		add_made(c, t, fd);
+	c->await_words = !nr_early && ipp_fdtab__kernel_words(t) && may_have_words(ev);
+	return 0;
+}
+
+void ipp_callfds__late_word(struct ipp_callfds *q, struct ipp_fdtab *t,
+			    const struct ipcperf_fd_open *ev)
+{
+	for (size_t i = q->len; i-- > 0;) {
+		struct ipp_callfds_call *c = at(q, i);
+
+		if (c->ev.tid != ev->tid)
+			continue;
+		if (c->await_words && c->ev.nr == ev->nr && c->ev.ret == ev->ret)
+			add_made(c, t, ev->fd);
+		return;
+	}
+}
+
+static bool settled(const struct ipp_callfds *q, const struct ipp_callfds_call *c, bool final,
+		    const struct ipp_ident **arg, const struct ipp_ident **made)
+{
+	if (!final && c->await_words && ipp_fdtab__now(q->t) < c->ev.end_ns + IPP_LATE_WORD_NS)
+		return false;
+	*arg = NULL;
+	if (c->arg_inc >= 0 && !ipp_fdtab__settled(q->t, c->arg_inc, final, arg))
+		return false;
+	for (unsigned int i = 0; i < c->nr_made; i++)
+		if (!ipp_fdtab__settled(q->t, c->made_inc[i], final, &made[i]))
+			return false;
+	return true;
+}
+
+static void object_of(struct ipcperf_fd_object *o, const struct ipp_ident *id)
+{
+	*o = (struct ipcperf_fd_object){
+		.object = id->object, .kind = id->kind, .detail = id->detail, .ino = id->ino,
+		.peer_ino = id->peer_ino,
+	};
+}
+
+void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, void *ctx)
+{
+	while (q->len) {
+		struct ipp_callfds_call c = *at(q, 0);
+		const struct ipp_ident *arg, *made[IPP_CALL_MADE];
+		struct ipcperf_fd_object argo, mo[IPP_CALL_MADE];
+		struct ipcperf_call_fds fds = { .nr_new = c.nr_made, .new_fds = c.made_fd,
+						.new_objects = mo };
+
+		if (!settled(q, &c, final, &arg, made))
+			break;
+		q->head = (q->head + 1) % q->cap;
+		q->len--;
+		if (arg) {
+			object_of(&argo, arg);
+			fds.fd = &argo;
+		} else if (c.ev.fd >= 0) {
+			/* an fd the table never saw (closed or used before the capture) */
+			static const struct ipcperf_fd_object unknown = { .object = "unknown",
+									  .detail = "" };
+			fds.fd = &unknown;
+		}
+		for (unsigned int i = 0; i < c.nr_made; i++)
+			object_of(&mo[i], made[i]);
+		cb(ctx, &c.ev, &fds);
+	}
+}

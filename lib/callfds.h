@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Every call, with what its fds are (ipcperf_stats__on_every_call()): the
+ * fd it used, as it was at the call (close: what it closed), and the fds it
+ * made. A call waits, in the order calls came, until all of that is
+ * settled (fdtable.h): for a call the kernel may still describe, until the
+ * thread's next call, or until the events are IPP_LATE_WORD_NS past its exit.
+ */
+#ifndef IPCPERF_CALLFDS_H
+#define IPCPERF_CALLFDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <ipcperf/ipcperf.h>
+#include "fdtable.h"
+
+/* Most new fds of one call told (a recvmsg may carry more: the first ones). */
+#define IPP_CALL_MADE 8
+
+struct ipp_callfds_call {
+	struct ipcperf_syscall ev;
+	long arg_inc;			/* the incarnation of ev.fd at the call; -1: none */
+	unsigned int nr_made;
+	int made_fd[IPP_CALL_MADE];
+	long made_inc[IPP_CALL_MADE];
+	bool await_words;		/* the kernel's words on its new fds may still come */
+};
+
+struct ipp_callfds {
+	const struct ipp_fdtab *t;
+	struct ipp_callfds_call *v;	/* a ring, oldest at head */
+	size_t head, len, cap;
+};
+
+typedef void (*ipp_callfds_fn)(void *ctx, const struct ipcperf_syscall *ev,
+			       const struct ipcperf_call_fds *fds);
+
+void ipp_callfds__init(struct ipp_callfds *q, const struct ipp_fdtab *t);
+void ipp_callfds__fini(struct ipp_callfds *q);
+/* Before the table takes @ev: what its fd is at the call. */
+long ipp_callfds__arg_inc(const struct ipp_callfds *q, struct ipp_fdtab *t,
+			  const struct ipcperf_syscall *ev);
+/*
+ * After the table took @ev (@data_inc: what ipp_fdtab__syscall() returned):
+ * queue it with @arg_inc and the fds it made. @return 0 or -ENOMEM (dropped).
+ */
+int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct ipcperf_syscall *ev,
+		      long arg_inc, long data_inc);
+/* The kernel's word on a new fd of the thread's last call, taken after its exit. */
+void ipp_callfds__late_word(struct ipp_callfds *q, struct ipp_fdtab *t,
+			    const struct ipcperf_fd_open *ev);
+/* Hand @cb the calls at the front that are settled, in order; @final: all of them. */
+void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, void *ctx);
+
+#endif
