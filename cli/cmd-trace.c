@@ -7,40 +7,23 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "output.h"
+#include "traceout.h"
 
-static void on_syscall(void *ctx, const struct ipcperf_syscall *ev)
+/* A call, once what its fds are is settled (the stats say). */
+static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
 {
-	FILE *out = ctx;
-	uint64_t ns = ev->end_ns - ev->start_ns;
+	traceout_call(ctx, ev, fds);
+}
 
-	fprintf(out, "%d/%d %s(", (int)ev->pid, (int)ev->tid, ev->name);
-	if (!ev->name[0] || ev->cls == IPCPERF_SC_OTHER) {
-		/* A call we know nothing of: its raw arguments. */
-		for (unsigned int i = 0; i < ev->nr_args && i < 3; i++)
-			fprintf(out, "%s0x%" PRIx64, i ? ", " : "", ev->args[i]);
-		if (ev->nr_args > 3)
-			fprintf(out, ", ...");
-	} else if (ev->fd >= 0) {
-		fprintf(out, "%d", ev->fd);
-		if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE) {
-			if (ev->nr_args > 2)
-				fprintf(out, ", %" PRIu64, ev->count);
-		}
-	}
-	if (ev->ret < 0 && ev->ret >= -4095) {
-		const char *name = strerrorname_np((int)-ev->ret);
+/* Before the start: the accounting that names each call's fds. */
+static int trace_setup(void *ctx, struct ipcperf_session *s)
+{
+	struct ipcperf_stats *st = ctx;
+	int err = ipcperf_stats__attach(st, s);
 
-		if (name)
-			fprintf(out, ") = -1 %s", name);
-		else
-			fprintf(out, ") = -1 E%d", (int)-ev->ret);
-	} else {
-		fprintf(out, ") = %" PRId64, ev->ret);
-	}
-	if (ev->started_before_capture)
-		fputs(" <entered before the capture>\n", out);	/* its duration is unknown */
-	else
-		fprintf(out, " <%" PRIu64 ".%06" PRIu64 ">\n", ns / 1000000000, ns / 1000 % 1000000);
+	if (err < 0)
+		cli_err("cannot follow the fds of the targets: %s", strerror(-err));
+	return err;
 }
 
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
@@ -67,16 +50,24 @@ static void say_losses(struct ipcperf_session *s)
 int trace_run(const struct trace_opts *o)
 {
 	struct cli_result res;
+	struct ipcperf_stats *st;
 	struct cli_out out;
 	bool lost;
 
 	cli_setup_print(o->verbose);
-	if (cli_open_output(&out, &o->t) < 0)
+	if (!(st = ipcperf_stats__new(NULL))) {
+		cli_err("cannot set up the fd table: %s", strerror(errno));
 		return EXIT_RUNTIME;
+	}
+	if (cli_open_output(&out, &o->t) < 0) {
+		ipcperf_stats__delete(st);
+		return EXIT_RUNTIME;
+	}
+	ipcperf_stats__on_every_call(st, on_call, out.f);
 	{
-		IPCPERF_OPTS(ipcperf_handlers, h, .ctx = out.f, .syscall = on_syscall);
 		struct cli_run run = {
-			.handlers = &h,
+			.ctx = st,
+			.setup = trace_setup,
 			.progress = "ipcperf trace",
 			.events = IPCPERF_EV_TASK | (o->all_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
 							   IPCPERF_EV_IO | IPCPERF_EV_FDS),
@@ -88,12 +79,15 @@ int trace_run(const struct trace_opts *o)
 		cli_status_clear();
 		cli_status_enable(false);
 	}
+	/* The calls still waiting for what their fds are: as known now. */
+	ipcperf_stats__settle_calls(st);
 	if (res.session)
 		say_losses(res.session);
 	/* The trace is complete before a command that outlived it is waited for. */
 	lost = cli_out_close(&out) < 0;
 	cli_wait_command(&res);
 	ipcperf_session__delete(res.session);
+	ipcperf_stats__delete(st);
 	return cli_exit(&res, lost);
 }
 
@@ -111,8 +105,11 @@ const struct cli_command cli_cmd_trace = {
 	.name = "trace",
 	.summary = "print each completed syscall of the targets, strace-style",
 	.usage = "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
-		 "Print each completed read/write/send/recv and fd syscall of the targets:\n"
-		 "  PID/TID NAME(FD, COUNT) = RET <SECONDS>\n\n"
+		 "Print each completed read/write/send/recv and fd syscall of the targets,\n"
+		 "with what each fd is (as strace -y) and open flags decoded:\n"
+		 "  PID/TID NAME(FD<OBJECT>, COUNT) = RET <SECONDS>\n"
+		 "  PID/TID openat(AT_FDCWD, ADDR, O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <SECONDS>\n"
+		 "  PID/TID pipe2([3<pipe:[N]>, 4<pipe:[N]>], O_CLOEXEC) = 0 <SECONDS>\n\n"
 		 "Options:\n",
 	.epilog = "",
 	.main = trace_main,
