@@ -67,13 +67,19 @@ static int named_new_fd(const struct ipcperf_syscall *ev)
 	return -1;
 }
 
-/* Whether the kernel may describe fds this call made (fdid.bpf.c). */
+/*
+ * Whether the kernel describes fds this call made (fdid.bpf.c), so that a
+ * call without its word waits for it. Not a recvmsg: most carry no fds, and
+ * each would wait for the thread's next call; its SCM_RIGHTS are told when
+ * their words come before its exit, as they do where the session sets the
+ * program up (bpf-proto facts), not when they come after.
+ */
 static bool may_have_words(const struct ipcperf_syscall *ev)
 {
 	if (ev->ret < 0)
 		return false;
 	return ev->cls == IPCPERF_SC_FD_NEW || ev->cls == IPCPERF_SC_FD_PAIR ||
-	       ev->cls == IPCPERF_SC_FD_DUP2 || !strcmp(ev->name, "recvmsg");
+	       ev->cls == IPCPERF_SC_FD_DUP2;
 }
 
 int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct ipcperf_syscall *ev,
