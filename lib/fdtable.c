@@ -508,6 +508,50 @@ static void link_inet_peer(struct ipp_fdtab *t, struct ipp_inc *in)
 	}
 }
 
+static bool unix_connected(const struct ipp_ident *id)
+{
+	return id->kind == IPCPERF_FD_UNIX && id->state == IPP_ID_FINAL &&
+	       (id->sock_type == SOCK_STREAM || id->sock_type == SOCK_SEQPACKET);
+}
+
+static void set_unix_peer(struct ipp_ident *id, uint64_t peer_ino)
+{
+	id->peer_ino = peer_ino;
+	snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]", (unsigned long long)peer_ino);
+}
+
+/*
+ * A unix stream client is connected to an embryo until the server accepts
+ * it: the kernel names no peer at its connect (peer_ino 0), and names the
+ * client as the peer of the accepted socket. Connected unix stream and
+ * seqpacket sockets are each other's peers: what one end says completes
+ * the other, whichever of the two the kernel described first.
+ */
+static void link_unix_peer(struct ipp_fdtab *t, struct ipp_inc *in)
+{
+	struct ipp_ident *id = &in->id;
+
+	if (!unix_connected(id) || !id->ino)
+		return;
+	for (size_t i = 0; i < t->nr_incs; i++) {
+		struct ipp_ident *o = &t->incs[i].id;
+
+		if (!t->incs[i].open || &t->incs[i] == in || !unix_connected(o))
+			continue;
+		if (id->peer_ino && o->ino == id->peer_ino && !o->peer_ino)
+			set_unix_peer(o, id->ino);	/* every copy of the other end */
+		else if (!id->peer_ino && o->peer_ino == id->ino && o->ino)
+			set_unix_peer(id, o->ino);
+	}
+}
+
+/* What one end's identity tells of its peer's, and back. */
+static void link_peer(struct ipp_fdtab *t, struct ipp_inc *in)
+{
+	link_inet_peer(t, in);
+	link_unix_peer(t, in);
+}
+
 static int cmp_lastexit(const void *key, const void *elem)
 {
 	pid_t a = *(const pid_t *)key, b = ((const struct lastexit *)elem)->tid;
@@ -547,14 +591,14 @@ static void apply_late(struct ipp_fdtab *t, const struct lastexit *l,
 		return;
 	if (s && t->incs[s->inc].start_ns == l->end_ns) {
 		ident_of_open(&t->incs[s->inc].id, ev);
-		link_inet_peer(t, &t->incs[s->inc]);
+		link_peer(t, &t->incs[s->inc]);
 		return;
 	}
 	end_inc(t, p, ev->fd, l->end_ns);
 	in = new_inc(t, p, ev->fd, l->end_ns);
 	if (in) {
 		ident_of_open(&in->id, ev);
-		link_inet_peer(t, in);
+		link_peer(t, in);
 	}
 }
 
@@ -577,7 +621,7 @@ bool ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 
 			ident_of_open(&t->incs[s->inc].id, ev);
 			t->incs[s->inc].id.cloexec = cloexec;
-			link_inet_peer(t, &t->incs[s->inc]);
+			link_peer(t, &t->incs[s->inc]);
 		}
 		return false;
 	}
@@ -626,7 +670,7 @@ static size_t apply_pending(struct ipp_fdtab *t, struct fdproc *p,
 		in = new_inc(t, p, pf->fd, ev->end_ns);
 		if (in) {
 			in->id = pf->id;
-			link_inet_peer(t, in);
+			link_peer(t, in);
 		}
 		fds[n++] = pf->fd;
 	}

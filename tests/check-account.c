@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -950,6 +951,77 @@ START_TEST(test_kernel_tcp_peers)
 	r = row_of(rs, 300, 6, "socket:[901]");
 	ck_assert_uint_eq(r->peer_ino, 900);
 	ck_assert_str_eq(r->detail, "127.0.0.1:5000 -> 127.0.0.1:41000");
+	free_fds(rs);
+}
+END_TEST
+
+/* The kernel's word on a unix socket @ino: its peer (0: none, or not accepted yet). */
+static void fd_open_unix(pid_t pid, int fd, int nr, int64_t ret, uint64_t ino, uint64_t peer_ino,
+			 int type, bool update)
+{
+	char object[32], detail[48] = "";
+	struct ipcperf_fd_open ev = {
+		.time_ns = clk, .pid = pid, .tid = pid, .fd = fd, .nr = nr, .ret = ret,
+		.update = update, .object = object, .kind = IPCPERF_FD_UNIX, .detail = detail,
+		.ino = ino, .peer_ino = peer_ino, .sock_type = type, .capacity = -1,
+	};
+
+	snprintf(object, sizeof(object), "socket:[%llu]", (unsigned long long)ino);
+	if (peer_ino)
+		snprintf(detail, sizeof(detail), "peer socket:[%llu]", (unsigned long long)peer_ino);
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__add_fd_open(sink[i], &ev);
+}
+
+/*
+ * A unix stream client's peer is an embryo until accept: the kernel names
+ * it at the accept, as the accepted socket's peer. That completes the
+ * client, whether its connect's word came before or after the accept's; a
+ * datagram socket's peer is not made to point back.
+ */
+START_TEST(test_kernel_unix_pending_peer)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+
+	/* connect's word first, then the accept's */
+	do_openat(200, 3);	/* stands for socket() */
+	fd_open_unix(200, 3, SYS_openat, 3, 800, 0, SOCK_STREAM, false);
+	fd_open_unix(200, 3, SYS_connect, 0, 800, 0, SOCK_STREAM, true);
+	do_accept4(300, 5, 6);
+	fd_open_unix(300, 6, SYS_accept4, 6, 801, 800, SOCK_STREAM, false);
+	do_write(200, 3, 5, 5, 100);
+	do_read(300, 6, 5, 5, 100);
+	do_write(300, 6, 7, 7, 100);
+	do_read(200, 3, 7, 7, 100);
+	/* the accept's word first, then connect's (it still says pending) */
+	do_openat(200, 4);
+	fd_open_unix(200, 4, SYS_openat, 4, 810, 0, SOCK_SEQPACKET, false);
+	do_accept4(300, 5, 7);
+	fd_open_unix(300, 7, SYS_accept4, 7, 811, 810, SOCK_SEQPACKET, false);
+	fd_open_unix(200, 4, SYS_connect, 0, 810, 0, SOCK_SEQPACKET, true);
+	do_write(200, 4, 9, 9, 100);
+	do_read(300, 7, 9, 9, 100);
+	/* datagrams: connect() points one way only */
+	do_openat(200, 8);
+	fd_open_unix(200, 8, SYS_openat, 8, 820, 0, SOCK_DGRAM, false);
+	do_openat(200, 9);
+	fd_open_unix(200, 9, SYS_openat, 9, 821, 820, SOCK_DGRAM, false);
+	do_write(200, 9, 3, 3, 100);
+	do_read(200, 8, 3, 3, 100);
+
+	rs = fds_of(st);
+	r = row_of(rs, 200, 3, "socket:[800]");
+	ck_assert_uint_eq(r->peer_ino, 801);
+	ck_assert_str_eq(r->detail, "peer socket:[801]");
+	r = row_of(rs, 300, 6, "socket:[801]");
+	ck_assert_uint_eq(r->peer_ino, 800);
+	r = row_of(rs, 200, 4, "socket:[810]");
+	ck_assert_uint_eq(r->peer_ino, 811);
+	ck_assert_str_eq(r->detail, "peer socket:[811]");
+	r = row_of(rs, 200, 8, "socket:[820]");
+	ck_assert_uint_eq(r->peer_ino, 0);
+	ck_assert_str_eq(r->detail, "");
 	free_fds(rs);
 }
 END_TEST
@@ -2267,6 +2339,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_kernel_fd_identity);
 	tcase_add_test(tc, test_on_every_call);
 	tcase_add_test(tc, test_kernel_tcp_peers);
+	tcase_add_test(tc, test_kernel_unix_pending_peer);
 	tcase_add_test(tc, test_on_call_waits_for_proc);
 	suite_add_tcase(s, tc);
 
