@@ -90,19 +90,8 @@ int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct i
 	size_t nr_early;
 	int fd;
 
-	if (q->len == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 256;
-		struct ipp_callfds_call *v = malloc(cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		for (size_t i = 0; i < q->len; i++)
-			v[i] = *at(q, i);
-		free(q->v);
-		q->v = v;
-		q->cap = cap;
-		q->head = 0;
-	}
+	if (ipp_ring_reserve((void **)&q->v, &q->cap, &q->head, q->len, sizeof(*q->v), 256) < 0)
+		return -ENOMEM;
 	/* The thread's earlier call: its words would have come before this exit. */
 	for (size_t i = q->len; i-- > 0;)
 		if (at(q, i)->ev.tid == ev->tid) {

@@ -1116,20 +1116,8 @@ void ipp_settleq__fini(struct ipp_settleq *q)
 
 int ipp_settleq__push(struct ipp_settleq *q, const struct ipcperf_syscall *ev, long inc)
 {
-	if (q->len == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 256;
-		struct ipp_settle_call *v = malloc(cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		/* Unwrapped into the new ring, oldest first. */
-		for (size_t i = 0; i < q->len; i++)
-			v[i] = q->v[(q->head + i) % q->cap];
-		free(q->v);
-		q->v = v;
-		q->cap = cap;
-		q->head = 0;
-	}
+	if (ipp_ring_reserve((void **)&q->v, &q->cap, &q->head, q->len, sizeof(*q->v), 256) < 0)
+		return -ENOMEM;
 	q->v[(q->head + q->len) % q->cap] = (struct ipp_settle_call){ .ev = *ev, .inc = inc };
 	q->len++;
 	return 0;

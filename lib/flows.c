@@ -148,19 +148,9 @@ static void fifo_pop(struct fifo *q)
 
 static int fifo_push(struct fifo *q, const struct seg *s)
 {
-	if (q->len == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 16;
-		struct seg *v = malloc(cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		for (size_t i = 0; i < q->len; i++)
-			v[i] = q->v[(q->head + i) % q->cap];
-		free(q->v);
-		q->v = v;
-		q->cap = cap;
-		q->head = 0;
-	}
+	if (ipp_ring_reserve((void **)&q->v, &q->cap, &q->head, q->len, sizeof(*q->v),
+			     IPP_GROW_MIN) < 0)
+		return -ENOMEM;
 	q->v[(q->head + q->len) % q->cap] = *s;
 	q->len++;
 	return 0;

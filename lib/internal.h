@@ -63,6 +63,13 @@
  */
 int ipp_grow(void **v, size_t *cap, size_t need, size_t elem);
 /*
+ * Room for one more element in a ring (*@v of *@cap elements of @elem
+ * bytes, the oldest at *@head, @len in use): when it is full, an array twice
+ * as large (@first when empty) holds them unwrapped, oldest first, from
+ * *@head = 0. @return 0, or -ENOMEM with the ring unchanged.
+ */
+int ipp_ring_reserve(void **v, size_t *cap, size_t *head, size_t len, size_t elem, size_t first);
+/*
  * Binary search of @key in @base (@n sorted elements of @size bytes).
  * @return true with *@at its index; false with *@at where it would go.
  * Inline, so that a lookup on a hot path gets its comparison inlined too.

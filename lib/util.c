@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "internal.h"
 
@@ -25,6 +26,28 @@ int ipp_grow(void **v, size_t *cap, size_t need, size_t elem)
 		return -ENOMEM;
 	*v = nv;
 	*cap = n;
+	return 0;
+}
+
+int ipp_ring_reserve(void **v, size_t *cap, size_t *head, size_t len, size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap * 2 : first, tail;
+	char *nv;
+
+	if (len < *cap)
+		return 0;
+	if (n > SIZE_MAX / elem || !(nv = malloc(n * elem)))
+		return -ENOMEM;
+	/* from the head to the end of the array, then what wrapped to its start */
+	tail = *cap - *head < len ? *cap - *head : len;
+	if (len) {
+		memcpy(nv, (char *)*v + *head * elem, tail * elem);
+		memcpy(nv + tail * elem, *v, (len - tail) * elem);
+	}
+	free(*v);
+	*v = nv;
+	*cap = n;
+	*head = 0;
 	return 0;
 }
 

@@ -16,6 +16,7 @@ Suite *flows_suite(void);
 Suite *perfdata_suite(void);
 Suite *metrics_suite(void);
 Suite *httpd_suite(void);
+Suite *util_suite(void);
 
 /* Real tracepoints, rings and processes: root (check-live). */
 Suite *engine_suite(void);

@@ -1,0 +1,60 @@
+/* lib/util.c: the primitives every module uses. */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "internal.h"
+#include "suites.h"
+
+/* A ring that wrapped, grown when full: the same elements, oldest first, from 0. */
+START_TEST(test_ring_reserve_unwraps)
+{
+	int *v = NULL;
+	size_t cap = 0, head = 0, len = 0, next = 0;
+
+	ck_assert_int_eq(ipp_ring_reserve((void **)&v, &cap, &head, len, sizeof(*v), 4), 0);
+	ck_assert_uint_eq(cap, 4);
+	/* 4 in, 3 out, 3 in: the ring is full and wraps (head 3) */
+	for (int i = 0; i < 4; i++)
+		v[(head + len++) % cap] = (int)next++;
+	head = 3;
+	len = 1;
+	for (int i = 0; i < 3; i++)
+		v[(head + len++) % cap] = (int)next++;
+	ck_assert_uint_eq(len, cap);
+	ck_assert_int_eq(ipp_ring_reserve((void **)&v, &cap, &head, len, sizeof(*v), 4), 0);
+	ck_assert_uint_eq(cap, 8);
+	ck_assert_uint_eq(head, 0);
+	for (size_t i = 0; i < len; i++)
+		ck_assert_int_eq(v[i], (int)(3 + i));
+	/* not full: nothing moves */
+	ck_assert_int_eq(ipp_ring_reserve((void **)&v, &cap, &head, len, sizeof(*v), 4), 0);
+	ck_assert_uint_eq(cap, 8);
+	free(v);
+}
+END_TEST
+
+/* Too large to allocate: -ENOMEM, the ring as it was. */
+START_TEST(test_ring_reserve_too_large)
+{
+	char *v = malloc(2);
+	size_t cap = 2, head = 1, len = 2;
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(ipp_ring_reserve((void **)&v, &cap, &head, len, SIZE_MAX / 2, 4), -ENOMEM);
+	ck_assert_uint_eq(cap, 2);
+	ck_assert_uint_eq(head, 1);
+	free(v);
+}
+END_TEST
+
+Suite *util_suite(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("ring");
+
+	tcase_add_test(tc, test_ring_reserve_unwraps);
+	tcase_add_test(tc, test_ring_reserve_too_large);
+	suite_add_tcase(s, tc);
+	return s;
+}
