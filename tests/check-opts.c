@@ -95,7 +95,7 @@ static void self_setup(void)
 
 START_TEST(test_version)
 {
-	ck_assert_str_eq(ipcperf_version(), "0.1.0");
+	ck_assert_str_eq(ipcperf_version(), "0.2.0");
 }
 END_TEST
 
