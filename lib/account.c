@@ -77,6 +77,8 @@ struct ipcperf_stats {
 	ipp_callfds_fn every_cb;
 	void *every_ctx;
 	struct ipp_callfds every;
+	/* ipcperf_stats__attach(): the session whose targets' fds are read at its start */
+	const struct ipcperf_session *scan_on_start;
 };
 
 struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
@@ -494,6 +496,20 @@ int ipcperf_stats__set_fd_object(struct ipcperf_stats *st, pid_t pid, int fd, co
 
 /* ------------------------------------------------------------------ attach */
 
+/* The session's events are on: the fds its running targets have now. */
+static void scan_started(void *ctx)
+{
+	struct ipcperf_stats *st = ctx;
+	const pid_t *pids;
+	size_t n;
+
+	if (!st->scan_on_start)
+		return;
+	pids = ipp_session_target_pids(st->scan_on_start, &n);
+	st->scan_on_start = NULL;
+	ipp_fdtab__attach_fds(st->fdt, pids, n);
+}
+
 static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
 {
 	ipcperf_stats__add_syscall(ctx, ev);
@@ -569,9 +585,19 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	if (ipp_session_is_replay(s))
 		st->no_proc = true;
 	ipp_fdtab__set_no_proc(st->fdt, st->no_proc);
-	/* fds that exist before the capture: their identity now, while they are open. */
+	/*
+	 * fds that exist before the capture, read while they are open. A
+	 * command is held before its exec until the events are on: its fds now
+	 * are those it starts with. Processes that run (-p, -t) may change
+	 * theirs until the events are on, which can take a second (the BPF
+	 * program loads): their fds are read once the events are on, which see
+	 * every change since.
+	 */
 	pids = ipp_session_target_pids(s, &n);
-	ipp_fdtab__attach(st->fdt, pids, n, set_comm, st);
+	st->scan_on_start = ipcperf_session__child_pid(s) <= 0 ? s : NULL;
+	ipp_fdtab__attach(st->fdt, pids, n, set_comm, st, !st->scan_on_start);
+	if (st->scan_on_start && (err = ipp_session_on_start(s, scan_started, st)) < 0)
+		return err;
 	return 0;
 }
 

@@ -989,13 +989,24 @@ static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
 	return 0;
 }
 
-void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
-		       void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx)
+void ipp_fdtab__attach_fds(struct ipp_fdtab *t, const pid_t *pids, size_t n)
 {
 	if (t->no_proc)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct scan_ctx sc = { .t = t, .pid = pids[i], .when = ipp_now_ns() };
+
+		ipp_procfd_scan(pids[i], fresh_sockdb(t), scan_one, &sc);
+		log_answer(t, IPP_IDQ_SCAN_END, pids[i], -1, NULL);
+	}
+}
+
+void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
+		       void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx, bool fds)
+{
+	if (t->no_proc)
+		return;
+	for (size_t i = 0; i < n; i++) {
 		struct ipp_ident cid = { .state = IPP_ID_UNKNOWN };
 		char path[64], name[32] = "";
 		FILE *f;
@@ -1012,10 +1023,11 @@ void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
 			comm(ctx, pids[i], name);
 		}
 		log_answer(t, IPP_IDQ_COMM, pids[i], -1, &cid);
-		ipp_procfd_scan(pids[i], fresh_sockdb(t), scan_one, &sc);
-		log_answer(t, IPP_IDQ_SCAN_END, pids[i], -1, NULL);
 	}
+	if (fds)
+		ipp_fdtab__attach_fds(t, pids, n);
 }
+
 
 void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 			      void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx)

@@ -108,11 +108,17 @@ void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev);
 void ipp_fdtab__clock(struct ipp_fdtab *t, uint64_t ns);
 
 /*
- * The fds each process in @pids has now (attach), and its name, from /proc
- * or from the log; @comm gets each name found.
+ * The name of each process in @pids (@comm gets each name found) and, with
+ * @fds, the fds it has now (ipp_fdtab__attach_fds()), from /proc.
  */
 void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
-		       void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx);
+		       void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx, bool fds);
+/*
+ * The fds each process in @pids has now, from /proc. Read once the events
+ * are on, no change to them between the reading and the events goes unseen
+ * (the answers are held to the usual check).
+ */
+void ipp_fdtab__attach_fds(struct ipp_fdtab *t, const pid_t *pids, size_t n);
 /* Replay: the same from the log alone, for whatever processes it names. */
 void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 			      void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx);

@@ -480,5 +480,8 @@ bool ipp_session_kernel_fdid(const struct ipcperf_session *s);
 /* The session replays a capture (ipcperf_session__open_file): no /proc, no kernel. */
 bool ipp_session_is_replay(const struct ipcperf_session *s);
 
+/* Call @fn(@ctx) once the session's events are on (now, if they are). @return 0, -ENOMEM. */
+int ipp_session_on_start(struct ipcperf_session *s, void (*fn)(void *ctx), void *ctx);
+
 
 #endif /* IPCPERF_INTERNAL_H */

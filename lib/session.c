@@ -17,6 +17,12 @@ struct ipcperf_session {
 	enum state state;
 	struct ipp_pipeline pl;
 	struct ipp_source *src;
+	/* ipp_session_on_start(): called once the events are on */
+	struct start_hook {
+		void (*fn)(void *ctx);
+		void *ctx;
+	} *hooks;
+	size_t nr_hooks, cap_hooks;
 };
 
 /* A session around the source @make gives it; NULL with errno. */
@@ -79,6 +85,7 @@ void ipcperf_session__delete(struct ipcperf_session *s)
 		ipcperf_session__stop(s);
 	s->src->ops->destroy(s->src);
 	ipp_pipeline__fini(&s->pl);
+	free(s->hooks);
 	free(s);
 }
 
@@ -101,9 +108,24 @@ int ipcperf_session__start(struct ipcperf_session *s)
 	if (s->state != S_NEW)
 		return -EBUSY;
 	err = s->src->ops->start(s->src);
-	if (!err)
-		s->state = S_STARTED;
-	return err;
+	if (err)
+		return err;
+	s->state = S_STARTED;
+	for (size_t i = 0; i < s->nr_hooks; i++)
+		s->hooks[i].fn(s->hooks[i].ctx);
+	return 0;
+}
+
+int ipp_session_on_start(struct ipcperf_session *s, void (*fn)(void *ctx), void *ctx)
+{
+	if (s->state != S_NEW) {
+		fn(ctx);
+		return 0;
+	}
+	if (ipp_grow((void **)&s->hooks, &s->cap_hooks, s->nr_hooks + 1, sizeof(*s->hooks)) < 0)
+		return -ENOMEM;
+	s->hooks[s->nr_hooks++] = (struct start_hook){ .fn = fn, .ctx = ctx };
+	return 0;
 }
 
 int ipcperf_session__consume(struct ipcperf_session *s)

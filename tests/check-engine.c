@@ -860,6 +860,103 @@ START_TEST(test_record_write_fails)
 }
 END_TEST
 
+/* The rows of one (pid, fd), for test_fd_changed_before_start. */
+struct fd_seen {
+	pid_t pid;
+	int fd;
+	char object[256];
+	uint64_t ops, bytes;
+	unsigned int rows;
+};
+
+static int seen_row(void *ctx, const struct ipcperf_fd_row *r)
+{
+	struct fd_seen *f = ctx;
+
+	if (r->pid == f->pid && r->fd == f->fd) {
+		snprintf(f->object, sizeof(f->object), "%s", r->object);
+		f->ops = r->read.ops;
+		f->bytes = r->read.bytes;
+		f->rows++;
+	}
+	return 0;
+}
+
+/*
+ * A process attached with -p changes an fd after the accounting is attached
+ * and before the events are on (opening them takes a second when the BPF
+ * program loads): fd 70, a pipe when attached, is /etc/hostname when read.
+ * The row names what was read, never the pipe it had been.
+ */
+START_TEST(test_fd_changed_before_start)
+{
+	int ctl[2], ack[2], p[2];
+	struct fd_seen f = { .fd = 70 };
+	struct ipcperf_session *s;
+	struct ipcperf_stats *st;
+	uint64_t deadline;
+	pid_t child;
+	char c;
+
+	ck_assert_int_eq(pipe(ctl), 0);
+	ck_assert_int_eq(pipe(ack), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		char buf[256];
+		int fd;
+
+		if (pipe(p) < 0 || dup2(p[0], 70) < 0 || write(ack[1], "r", 1) != 1 ||
+		    read(ctl[0], &c, 1) != 1)		/* 's': swap */
+			_exit(1);
+		fd = open("/etc/hostname", O_RDONLY);
+		if (fd < 0 || dup2(fd, 70) < 0 || close(fd) < 0 || write(ack[1], "k", 1) != 1 ||
+		    read(ctl[0], &c, 1) != 1)		/* 'g': read */
+			_exit(1);
+		if (read(70, buf, sizeof(buf)) < 0 || read(ctl[0], &c, 1) != 1)	/* 'q' */
+			_exit(1);
+		_exit(0);
+	}
+	f.pid = child;
+	ck_assert_int_eq(read(ack[0], &c, 1), 1);
+	s = ipcperf_session__new(&(struct ipcperf_session_opts){
+		.sz = sizeof(struct ipcperf_session_opts), .pids = &child, .nr_pids = 1 });
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	st = ipcperf_stats__new(NULL);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq(ipcperf_stats__attach(st, s), 0);
+	/* the change, after the attach, before the start */
+	ck_assert_int_eq(write(ctl[1], "s", 1), 1);
+	ck_assert_int_eq(read(ack[0], &c, 1), 1);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	ck_assert_int_eq(write(ctl[1], "g", 1), 1);
+	/* the read is seen while the process lives */
+	deadline = now_ns() + 2000000000ull;
+	while (now_ns() < deadline) {
+		ck_assert_int_ge(ipcperf_session__poll(s, 50), 0);
+		f.rows = 0;
+		ck_assert_int_eq(ipcperf_stats__for_each_fd(st, seen_row, &f), 0);
+		if (f.rows && f.ops)
+			break;
+	}
+	ck_assert_int_eq(write(ctl[1], "q", 1), 1);
+	drive_with_poll(s);
+	ck_assert_int_ge(ipcperf_session__stop(s), 0);
+	f.rows = 0;
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, seen_row, &f), 0);
+	ck_assert_uint_eq(f.rows, 1);
+	ck_assert_str_eq(f.object, "/etc/hostname");
+	ck_assert_uint_eq(f.ops, 1);
+	ipcperf_stats__delete(st);
+	ipcperf_session__delete(s);
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	close(ctl[0]);
+	close(ctl[1]);
+	close(ack[0]);
+	close(ack[1]);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -874,6 +971,7 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, test_pid_does_not_exist);
 	tcase_add_test(tc, test_record_no_follow);
 	tcase_add_test(tc, test_record_write_fails);
+	tcase_add_test(tc, test_fd_changed_before_start);
 	suite_add_tcase(s, tc);
 	return s;
 }
