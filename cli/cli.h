@@ -153,6 +153,8 @@ struct cli_result {
  * outlived the capture. Fills @res. @return res->end.
  */
 enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res);
+/* A cli_run.setup that attaches the accounting @ctx (struct ipcperf_stats *), or says why not. */
+int cli_setup_stats(void *ctx, struct ipcperf_session *s);
 /* The command's wait status for a report, once it exited; else NULL. */
 static inline const int *cli_cmd_status(const struct cli_result *res)
 {

@@ -24,19 +24,6 @@ enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o)
 	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
 }
 
-/*
- * The accounting is what reads fd identities from /proc while the targets
- * live; attached to a recording session, it stores them in the capture.
- */
-static int record_setup(void *ctx, struct ipcperf_session *s)
-{
-	int err = ipcperf_stats__attach(ctx, s);
-
-	if (err < 0)
-		cli_err("cannot set up the accounting: %s", strerror(-err));
-	return err;
-}
-
 /* What was lost, and what was written (unless -q, or a capture that failed, which was said). */
 static void say_capture(const struct record_opts *o, const struct cli_result *res)
 {
@@ -70,7 +57,12 @@ int record_run(const struct record_opts *o)
 			.events = IPCPERF_EV_DEFAULT | IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
 				  (o->all_syscalls ? IPCPERF_EV_ALL_SYSCALLS : 0),
 			.counters = true,
-			.setup = record_setup,
+			/*
+			 * The accounting is what reads fd identities from /proc while
+			 * the targets live; attached to a recording session, it stores
+			 * them in the capture.
+			 */
+			.setup = cli_setup_stats,
 			.ctx = st,
 		};
 

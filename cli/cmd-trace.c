@@ -15,17 +15,6 @@ static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 	traceout_call(ctx, ev, fds);
 }
 
-/* Before the start: the accounting that names each call's fds. */
-static int trace_setup(void *ctx, struct ipcperf_session *s)
-{
-	struct ipcperf_stats *st = ctx;
-	int err = ipcperf_stats__attach(st, s);
-
-	if (err < 0)
-		cli_err("cannot follow the fds of the targets: %s", strerror(-err));
-	return err;
-}
-
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
 {
 	*o = (struct trace_opts){ 0 };
@@ -56,7 +45,7 @@ int trace_run(const struct trace_opts *o)
 
 	cli_setup_print(o->verbose);
 	if (!(st = ipcperf_stats__new(NULL))) {
-		cli_err("cannot set up the fd table: %s", strerror(errno));
+		cli_err("cannot set up the accounting: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	if (cli_open_output(&out, &o->t) < 0) {
@@ -67,7 +56,7 @@ int trace_run(const struct trace_opts *o)
 	{
 		struct cli_run run = {
 			.ctx = st,
-			.setup = trace_setup,
+			.setup = cli_setup_stats,	/* the accounting names each call's fds */
 			.progress = "ipcperf trace",
 			.events = IPCPERF_EV_TASK | (o->all_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
 							   IPCPERF_EV_IO | IPCPERF_EV_FDS),

@@ -248,6 +248,15 @@ void cli_wait_command(struct cli_result *res)
 
 /* ------------------------------------------------------------------ the run */
 
+int cli_setup_stats(void *ctx, struct ipcperf_session *s)
+{
+	int err = ipcperf_stats__attach(ctx, s);
+
+	if (err < 0)
+		cli_err("cannot set up the accounting: %s", strerror(-err));
+	return err;
+}
+
 enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res)
 {
 	struct loop lp = { .run = run };

@@ -196,7 +196,7 @@ static void put_fd_call_args(FILE *f, const struct ipcperf_syscall *ev,
 		put_pair(f, ev, fds, ev->args[3]);
 	} else if (!strcmp(n, "pipe2") || !strcmp(n, "pipe")) {
 		put_pair(f, ev, fds, ev->args[0]);
-		if (n[4]) {
+		if (!strcmp(n, "pipe2")) {	/* pipe has no flags */
 			size_t at = 0;
 
 			buf[0] = '\0';

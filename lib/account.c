@@ -381,7 +381,7 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 		}
 	}
 	if (st->every_cb) {
-		long arg_inc = ipp_callfds__arg_inc(&st->every, st->fdt, ev);
+		long arg_inc = ipp_callfds__arg_inc(st->fdt, ev);
 
 		inc = ipp_fdtab__syscall(st->fdt, ev);
 		ipp_callfds__push(&st->every, st->fdt, ev, arg_inc, inc);

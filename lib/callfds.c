@@ -30,12 +30,10 @@ static struct ipp_callfds_call *at(const struct ipp_callfds *q, size_t i)
 	return &q->v[(q->head + i) % q->cap];
 }
 
-long ipp_callfds__arg_inc(const struct ipp_callfds *q, struct ipp_fdtab *t,
-			  const struct ipcperf_syscall *ev)
+long ipp_callfds__arg_inc(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 {
 	long inc;
 
-	(void)q;
 	if (ev->fd < 0 || ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE)
 		return -1;	/* data calls: the table's answer, after it took the call */
 	inc = ipp_fdtab__inc_of(t, ev->pid, ev->fd);

@@ -38,8 +38,7 @@ typedef void (*ipp_callfds_fn)(void *ctx, const struct ipcperf_syscall *ev,
 void ipp_callfds__init(struct ipp_callfds *q, const struct ipp_fdtab *t);
 void ipp_callfds__fini(struct ipp_callfds *q);
 /* Before the table takes @ev: what its fd is at the call. */
-long ipp_callfds__arg_inc(const struct ipp_callfds *q, struct ipp_fdtab *t,
-			  const struct ipcperf_syscall *ev);
+long ipp_callfds__arg_inc(struct ipp_fdtab *t, const struct ipcperf_syscall *ev);
 /*
  * After the table took @ev (@data_inc: what ipp_fdtab__syscall() returned):
  * queue it with @arg_inc and the fds it made. @return 0 or -ENOMEM (dropped).
