@@ -312,6 +312,8 @@ void ipp_pairer__switch(struct ipp_pairer *p, uint64_t time, pid_t tid, bool out
 void ipp_pairer__thread_exit(struct ipp_pairer *p, pid_t tid);
 /* End of capture: every open call is unpaired. */
 void ipp_pairer__flush(struct ipp_pairer *p);
+/* Enters whose exit will not come, counted elsewhere (the kernel's paired calls). */
+void ipp_pairer__add_unpaired_enter(struct ipp_pairer *p, uint64_t n);
 uint64_t ipp_pairer__unpaired_enter(const struct ipp_pairer *p);
 uint64_t ipp_pairer__unpaired_exit(const struct ipp_pairer *p);
 

@@ -320,6 +320,11 @@ void ipp_pairer__flush(struct ipp_pairer *p)
 		}
 }
 
+void ipp_pairer__add_unpaired_enter(struct ipp_pairer *p, uint64_t n)
+{
+	p->unpaired_enter += n;
+}
+
 uint64_t ipp_pairer__unpaired_enter(const struct ipp_pairer *p)
 {
 	return p->unpaired_enter;

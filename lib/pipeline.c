@@ -140,6 +140,9 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 		return 0;
 	/* An fd identity record of the kernel's (fdid-rec.h): no tracepoint's. */
 	if (p->nr_fdid_ids && is_fdid_sample(p, s->id)) {
+		/* A call record stands for a syscall sample: it counts as one. */
+		if (ipp_fdid_rec__is_call(s->raw, s->raw_size) && (size_t)cpu < p->nr_cpu_slots)
+			p->samples_per_cpu[cpu]++;
 		if (is_self(p, (pid_t)s->pid))
 			return 0;
 		if (ipp_merge__push(p->merge, s->time, IPP_MREC_FDID, misc, (pid_t)s->pid,
@@ -234,6 +237,17 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 				(s)->handlers[i_].member((s)->handlers[i_].ctx, (ev)); \
 	} while (0)
 
+/* A paired call to the syscall handlers. */
+static void emit_syscall(struct ipp_pipeline *s, const struct ipp_scdesc *desc,
+			 struct ipcperf_syscall *sc)
+{
+	if (desc && desc->fd_op == IPP_FDOP_FCNTL &&
+	    (sc->args[1] == F_DUPFD || sc->args[1] == F_DUPFD_CLOEXEC))
+		sc->cls = IPCPERF_SC_FD_NEW;
+	s->syscalls++;
+	EMIT(s, syscall, sc);
+}
+
 /* @return 1 when an event went to the handlers, else 0. */
 static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -251,11 +265,7 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		if (!ipp_pairer__exit(s->pairer, r->time, r->pid, r->tid, r->cpu, rec.exit.nr,
 				      rec.exit.ret, &sc))
 			return 0;
-		if (rec.exit.sc && rec.exit.sc->fd_op == IPP_FDOP_FCNTL &&
-		    (sc.args[1] == F_DUPFD || sc.args[1] == F_DUPFD_CLOEXEC))
-			sc.cls = IPCPERF_SC_FD_NEW;
-		s->syscalls++;
-		EMIT(s, syscall, &sc);
+		emit_syscall(s, rec.exit.sc, &sc);
 		break;
 	case IPP_REC_SWITCH: {
 		struct ipcperf_switch ev = {
@@ -307,6 +317,39 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	default:
 		return 0;
 	}
+	return 1;
+}
+
+/*
+ * A call the kernel paired (struct ipp_call_rec): through the pairer as its
+ * two samples would have gone, so that calls under way at the start (seeded
+ * from /proc), orphan exits and unpaired halves are counted alike; the time
+ * switched out comes with it.
+ * @return 1 when an event went to the handlers, else 0.
+ */
+static int dispatch_call(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_call_rec rec;
+	const struct ipp_scdesc *desc;
+	struct ipcperf_syscall sc;
+	uint64_t args[6];
+
+	if (ipp_call_rec__parse(r->data, r->size, &rec) < 0)
+		return 0;
+	desc = ipp_scdesc_by_nr(rec.nr);
+	for (int i = 0; i < 6; i++)
+		args[i] = rec.args[i];
+	if (!(rec.flags & IPP_CALL_F_NO_ENTER))
+		ipp_pairer__enter(s->pairer, rec.start_ns, rec.pid, rec.tid, desc, rec.nr, args, 6);
+	if (!ipp_pairer__exit(s->pairer, rec.end_ns, rec.pid, rec.tid, r->cpu, rec.nr, rec.ret,
+			      &sc))
+		return 0;
+	if (rec.flags & IPP_CALL_F_SWITCHES) {
+		sc.switches = rec.switches;
+		sc.off_cpu_ns = rec.off_cpu_ns;
+		sc.blocked_ns = rec.blocked_ns;
+	}
+	emit_syscall(s, desc, &sc);
 	return 1;
 }
 
@@ -420,7 +463,8 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 		case IPP_MREC_FDID:
 			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
-			n += dispatch_fdid(s, r);
+			n += ipp_fdid_rec__is_call(r->data, r->size) ? dispatch_call(s, r) :
+								       dispatch_fdid(s, r);
 			break;
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT:

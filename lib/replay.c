@@ -315,6 +315,7 @@ static void replay_stats(const struct ipp_source *src, bool stopped,
 	v->rings = ipp_pd_reader__info(s->rd)->nr_cpus_online;
 	v->ring_pages = s->ring_pages;
 	v->fd_identity = s->fdid_bpf ? IPCPERF_FDID_BPF : IPCPERF_FDID_PROC;
+	v->syscall_records = IPCPERF_SC_RECORDS_SAMPLES;	/* what captures hold */
 	if (s->has_rec && s->rec.has_session && (stopped || s->eof)) {
 		/* What the live session said, so that a report gives the live numbers. */
 		v->records = s->rec.ss.records;

@@ -78,6 +78,16 @@ struct ipp_rings {
 	/* The kernel's fd identity (lib/bpf): NULL when it could not be had or no_bpf. */
 	struct ipp_bpf *bpf;
 	bool no_bpf;
+	/*
+	 * Syscalls paired in the kernel (call records into the sample rings)
+	 * in place of their sys_enter/sys_exit samples, which are then not
+	 * opened; and the switch records too, when the calls carry their time
+	 * off CPU. pair_failed: it was tried and could not be had.
+	 */
+	bool paired;
+	bool paired_switches;
+	bool pair_failed;
+	bool syscall_samples;	/* asked for the samples (ipcperf_session_opts) */
 	int epfd;
 	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
 	size_t nr_live;		/* ring fds not hung up */
@@ -352,6 +362,7 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	s->cmd.pid = -1;
 	s->system_wide = o.system_wide;
 	s->no_bpf = o.no_bpf;
+	s->syscall_samples = o.syscall_samples;
 	s->ring_pages = o.ring_pages;
 	s->want_counters = o.counters || o.counter_mask;
 	s->counter_mask = o.counter_mask ? o.counter_mask : IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1;
@@ -394,6 +405,7 @@ static void close_bpf(struct ipp_rings *s)
 
 	ipp_bpf__delete(s->bpf);
 	s->bpf = NULL;
+	s->paired = s->paired_switches = false;
 	free(pl->fdid_ids);
 	pl->fdid_ids = NULL;
 	pl->nr_fdid_ids = 0;
@@ -579,6 +591,19 @@ static int make_maps(struct ipp_rings *s)
 	return s->threads ? 0 : -ENOMEM;
 }
 
+static bool is_syscall_tp(const struct ipp_event *ev)
+{
+	return ev->role == IPP_EV_TRACEPOINT &&
+	       (!strcmp(ev->system, "syscalls") || !strcmp(ev->system, "raw_syscalls"));
+}
+
+/* An event the kernel's call records stand in for: not opened. */
+static bool paired_away(const struct ipp_rings *s, const struct ipp_event *ev)
+{
+	return (s->paired && is_syscall_tp(ev)) ||
+	       (s->paired_switches && ev->role == IPP_EV_SWITCH);
+}
+
 /* An evsel per event, in the sample or the side-band evlist, on the maps of the scope. */
 static int make_evlists(struct ipp_rings *s, struct perf_evsel **evsels)
 {
@@ -591,6 +616,8 @@ static int make_evlists(struct ipp_rings *s, struct perf_evsel **evsels)
 	for (size_t i = 0; i < s->es.n; i++) {
 		struct perf_event_attr attr;
 
+		if (paired_away(s, &s->es.v[i]))
+			continue;	/* evsels[i] stays NULL */
 		ipp_event_attr(&s->es.v[i], &s->mode, &attr);
 		evsels[i] = perf_evsel__new(&attr);
 		if (!evsels[i])
@@ -650,6 +677,8 @@ static int open_each(struct ipp_rings *s, struct perf_evsel **evsels)
 		/* The side-band event's rings are not the samples'. */
 		bool rings_of_samples = first_sample && ev->role != IPP_EV_SIDEBAND;
 
+		if (!evsels[i])
+			continue;	/* paired away */
 		err = perf_evsel__open(evsels[i], perf_evsel__cpus(evsels[i]),
 				       perf_evsel__threads(evsels[i]));
 		if (err && open_failed(s, ev, err)) {
@@ -782,27 +811,90 @@ static const char *bpf_why(int err)
 }
 
 /*
- * The kernel's fd identity (lib/bpf): its program loaded, told the targets,
- * its records pointed into each CPU's sample ring. When it cannot be had,
- * fds are identified from /proc, as without it; said once, at debug level
- * unless asked for.
+ * Whether the kernel is to pair the syscalls: a live session that reads
+ * its records itself (a capture and a tap want the samples), asked for the
+ * read/write and fd calls and not for the samples, with a sample event
+ * left to carry the ring of each CPU.
  */
-static void setup_bpf(struct ipp_rings *s)
+static bool want_pairing(const struct ipp_rings *s)
 {
-	IPP_BPF_OPTS(o, .all_tasks = s->system_wide);
-	const uint64_t *ids;
-	size_t nr = 0;
-	int err = 0;
+	if (s->pair_failed || s->syscall_samples || s->recorder || s->tap ||
+	    (s->es.events & IPCPERF_EV_ALL_SYSCALLS))
+		return false;
+	for (size_t i = 0; i < s->es.n; i++)
+		if (s->es.v[i].role == IPP_EV_TRACEPOINT && !is_syscall_tp(&s->es.v[i]))
+			return true;
+	return false;
+}
 
-	if (s->no_bpf || !s->ring_fds || !(s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS)))
+/* The syscalls the session's tracepoints would have given, to be paired in the kernel. */
+static int want_syscalls(struct ipp_rings *s)
+{
+	for (size_t i = 0; i < ipp_nr_syscalls; i++) {
+		const struct ipp_scdesc *sc = &ipp_syscalls[i];
+		int err;
+
+		if (!(sc->set & s->es.events) || sc->nr < 0)
+			continue;
+		if ((err = ipp_bpf__want_syscall(s->bpf, sc->nr)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's fd identity (lib/bpf), loaded before the events are opened:
+ * when it pairs the syscalls too, their tracepoints are not opened. When it
+ * cannot be had, fds are identified from /proc, as without it; said once,
+ * at debug level unless asked for.
+ */
+static void load_bpf(struct ipp_rings *s)
+{
+	bool pair = want_pairing(s);
+	IPP_BPF_OPTS(o, .all_tasks = s->system_wide, .pair_calls = pair,
+		     .pair_switches = pair && (s->es.events & IPCPERF_EV_BLOCKED),
+		     .exclude_tgid = s->system_wide && !s->base.pl->include_self ? s->base.pl->self : 0);
+
+	if (s->no_bpf || !(s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS)))
 		return;
 	s->bpf = ipp_bpf__new(&o);
 	if (!s->bpf) {
 		ipp_debug("fd identity from /proc: %s\n", bpf_why(errno));
 		return;
 	}
+	if (!ipp_bpf__pairs(s->bpf))
+		return;
+	if (want_syscalls(s) < 0) {
+		/* the fd identity works without: keep the samples */
+		ipp_debug("cannot pair the syscalls in the kernel: taking their samples\n");
+		close_bpf(s);
+		s->pair_failed = true;
+		load_bpf(s);
+		return;
+	}
+	s->paired = true;
+	s->paired_switches = o.pair_switches;
+}
+
+/*
+ * The loaded fd identity told the targets and pointed into each CPU's
+ * sample ring. @return 0; -EAGAIN when the syscalls were to be paired and
+ * cannot be: the events must be opened again with their samples.
+ */
+static int connect_bpf(struct ipp_rings *s)
+{
+	const uint64_t *ids;
+	size_t nr = 0;
+	int err = 0;
+
+	if (!s->bpf)
+		return 0;
+	if (!s->ring_fds)
+		err = -ENOENT;
 	for (size_t i = 0; !err && !s->system_wide && i < s->nr_targets; i++)
-		err = ipp_bpf__add_target(s->bpf, s->targets[i]);
+		err = s->has_cmd && s->paired && s->targets[i] == s->cmd.pid ?
+			      ipp_bpf__add_command(s->bpf, s->targets[i]) :
+			      ipp_bpf__add_target(s->bpf, s->targets[i]);
 	for (int i = 0; !err && i < perf_cpu_map__nr(s->cpus); i++)
 		err = ipp_bpf__set_output(s->bpf, perf_cpu_map__cpu(s->cpus, i).cpu, s->ring_fds[i],
 					  CLOCK_MONOTONIC);
@@ -810,12 +902,20 @@ static void setup_bpf(struct ipp_rings *s)
 	if (!err)
 		err = ipp_pipeline__fdid_ids(s->base.pl, ids, nr);
 	if (err) {
+		bool paired = s->paired;
+
 		ipp_debug("fd identity from /proc: %s\n", bpf_why(-err));
 		close_bpf(s);
-		return;
+		if (paired) {
+			s->pair_failed = true;
+			return -EAGAIN;
+		}
+		return 0;
 	}
-	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings\n",
-		  ipp_bpf__nr_programs(s->bpf), nr);
+	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings%s\n",
+		  ipp_bpf__nr_programs(s->bpf), nr,
+		  s->paired ? "; syscalls paired in the kernel" : "");
+	return 0;
 }
 
 /* The pipeline's per-CPU counts, and which tracepoints count towards unreported loss. */
@@ -830,7 +930,7 @@ static int count_setup(struct ipp_rings *s)
 	return err;
 }
 
-static int open_events(struct ipp_rings *s)
+static int open_events_once(struct ipp_rings *s)
 {
 	struct perf_evsel **evsels = calloc(s->es.n ? s->es.n : 1, sizeof(*evsels));
 	struct fdset before = { 0 };
@@ -841,6 +941,9 @@ static int open_events(struct ipp_rings *s)
 		.system_wide = s->system_wide, .command = s->has_cmd,
 		.include_self = s->base.pl->include_self, .self = s->base.pl->self,
 	};
+	/* Before the events: whether the syscalls' tracepoints are opened depends on it. */
+	if (!err)
+		load_bpf(s);
 	if (!err)
 		err = make_evlists(s, evsels);
 	if (!err)
@@ -853,7 +956,7 @@ static int open_events(struct ipp_rings *s)
 		err = watch_rings(s, &before);
 	/* After: its CPU-wide events would never hang up, and done() waits for the rings to. */
 	if (!err)
-		setup_bpf(s);
+		err = connect_bpf(s);
 	if (!err && s->cpu_scope && !s->system_wide)
 		err = start_tick(s);
 	if (!err && s->want_counters)
@@ -862,6 +965,18 @@ static int open_events(struct ipp_rings *s)
 		err = count_setup(s);
 	free(evsels);
 	free(before.v);
+	return err;
+}
+
+static int open_events(struct ipp_rings *s)
+{
+	int err = open_events_once(s);
+
+	/* The kernel could not pair the syscalls after all: with their samples, then. */
+	if (err == -EAGAIN) {
+		close_events(s);
+		err = open_events_once(s);
+	}
 	return err;
 }
 
@@ -1261,8 +1376,13 @@ static uint64_t fired_on(const struct ipp_rings *s, int idx)
 {
 	const struct ipp_pipeline *pl = s->base.pl;
 	struct perf_evsel *evsel;
-	uint64_t fired = 0;
+	uint64_t fired = 0, calls = 0;
 
+	/* Call records tried on that CPU: each stands for a syscall sample. */
+	if (s->paired &&
+	    ipp_bpf__stat_on_cpu(s->bpf, IPP_FDID_ST_CALLS, perf_cpu_map__cpu(s->cpus, idx).cpu,
+				 &calls) == 0)
+		fired += calls;
 	perf_evlist__for_each_evsel(s->evlist, evsel) {
 		int nt = perf_thread_map__nr(perf_evsel__threads(evsel));
 		uint64_t id = perf_evsel__attr(evsel)->config;
@@ -1358,6 +1478,21 @@ static int finish_recording(struct ipp_rings *s)
 	return ipp_recorder__finish(r, &ss);	/* which explains a failure */
 }
 
+/*
+ * The calls still under way at the end, whose exits will not be seen: the
+ * kernel counted their enters; they are unpaired enters, as sys_enter
+ * samples without their exit are.
+ */
+static void calls_under_way(struct ipp_rings *s)
+{
+	uint64_t n = 0;
+	int err = ipp_bpf__calls_under_way(s->bpf, &n);
+
+	if (err < 0)
+		ipp_debug("cannot count the calls under way: %s\n", strerror(-err));
+	ipp_pairer__add_unpaired_enter(s->base.pl->pairer, n);
+}
+
 static int rings_stop(struct ipp_source *src)
 {
 	struct ipp_rings *s = rings_of(src);
@@ -1365,11 +1500,15 @@ static int rings_stop(struct ipp_source *src)
 
 	perf_evlist__disable(s->evlist);
 	perf_evlist__disable(s->sb_evlist);
+	if (s->paired)
+		ipp_bpf__stop_calls(s->bpf);
 	ipp_counters__enable(s->counters, false);
 	/* Everything already in the rings is read and delivered, in order. */
 	read_rings(s);
 	n = ipp_pipeline__deliver(src->pl, UINT64_MAX);
 	n += count_unreported_loss(s);
+	if (s->paired)
+		calls_under_way(s);
 	ipp_pipeline__flush(src->pl);
 	s->stop_ns = ipp_now_ns();
 	if (s->recorder) {
@@ -1395,6 +1534,8 @@ static void rings_stats(const struct ipp_source *src, bool stopped,
 	v->ring_pages = s->ring_pages;
 	if (s->evlist)
 		v->fd_identity = s->bpf ? IPCPERF_FDID_BPF : IPCPERF_FDID_PROC;
+	if (s->evlist)
+		v->syscall_records = s->paired ? IPCPERF_SC_RECORDS_KERNEL : IPCPERF_SC_RECORDS_SAMPLES;
 }
 
 static pid_t rings_child_pid(const struct ipp_source *src)

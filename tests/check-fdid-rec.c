@@ -230,6 +230,67 @@ START_TEST(bad_records)
 }
 END_TEST
 
+/* write(4, buf, 1) = 1 by tid 101 of pid 100, paired in the kernel: 112 bytes, byte by byte. */
+static const unsigned char write_call[112] = {
+	0x01, 0x00, 0x70, 0x00, 0x04, 0x00, 0x02, 0x00,	/* version 1, size 112, CALL, -, SWITCHES */
+	0x64, 0x00, 0x00, 0x00, 0x65, 0x00, 0x00, 0x00,	/* pid 100, tid 101 */
+	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,	/* switches 2, nr 1 (write on x86-64) */
+	0x01, 0, 0, 0, 0, 0, 0, 0,			/* ret 1 */
+	0xe8, 0x03, 0, 0, 0, 0, 0, 0,			/* start 1000 */
+	0xd0, 0x07, 0, 0, 0, 0, 0, 0,			/* end 2000 */
+	0x64, 0, 0, 0, 0, 0, 0, 0,			/* off cpu 100 */
+	0x28, 0, 0, 0, 0, 0, 0, 0,			/* blocked 40 */
+	0x04, 0, 0, 0, 0, 0, 0, 0,			/* args: fd 4 */
+	0x00, 0x10, 0, 0, 0, 0, 0, 0,			/* buf 0x1000 */
+	0x01, 0, 0, 0, 0, 0, 0, 0,			/* count 1 */
+	[88] = 0,					/* args 3..5: 0 */
+};
+
+START_TEST(call_bytes)
+{
+	struct ipp_call_rec r;
+	unsigned char buf[sizeof(write_call) + 8];
+
+	ck_assert(ipp_fdid_rec__is_call(write_call, sizeof(write_call)));
+	ck_assert(!ipp_fdid_rec__is_call(pipe_rec, sizeof(pipe_rec)));
+	ck_assert_int_eq(ipp_call_rec__parse(write_call, sizeof(write_call), &r), 0);
+	ck_assert_int_eq(r.pid, 100);
+	ck_assert_int_eq(r.tid, 101);
+	ck_assert_int_eq(r.nr, 1);
+	ck_assert_int_eq(r.ret, 1);
+	ck_assert_uint_eq(r.flags, IPP_CALL_F_SWITCHES);
+	ck_assert_uint_eq(r.switches, 2);
+	ck_assert_uint_eq(r.start_ns, 1000);
+	ck_assert_uint_eq(r.end_ns, 2000);
+	ck_assert_uint_eq(r.off_cpu_ns, 100);
+	ck_assert_uint_eq(r.blocked_ns, 40);
+	ck_assert_uint_eq(r.args[0], 4);
+	ck_assert_uint_eq(r.args[1], 0x1000);
+	ck_assert_uint_eq(r.args[2], 1);
+	ck_assert_uint_eq(r.args[5], 0);
+	/* unaligned, and padded as the ring pads RAW data */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 1, write_call, sizeof(write_call));
+	ck_assert_int_eq(ipp_call_rec__parse(buf + 1, sizeof(write_call) + 7, &r), 0);
+	ck_assert_uint_eq(r.end_ns, 2000);
+	/* too short, another version, not a call, a size below the record's */
+	ck_assert_int_eq(ipp_call_rec__parse(write_call, sizeof(write_call) - 1, &r), -EPROTO);
+	memcpy(buf, write_call, sizeof(write_call));
+	buf[0] = 2;
+	ck_assert_int_eq(ipp_call_rec__parse(buf, sizeof(write_call), &r), -ENOTSUP);
+	ck_assert_int_eq(ipp_call_rec__parse(pipe_rec, sizeof(pipe_rec), &r), -EPROTO);
+	memcpy(buf, write_call, sizeof(write_call));
+	buf[2] = 0x60;
+	ck_assert_int_eq(ipp_call_rec__parse(buf, sizeof(write_call), &r), -EPROTO);
+	/* and the fd record decoder refuses it */
+	{
+		struct ipp_fdid_rec f;
+
+		ck_assert_int_eq(ipp_fdid_rec__parse(write_call, sizeof(write_call), &f), -EPROTO);
+	}
+}
+END_TEST
+
 static Suite *fdid_rec_suite(void)
 {
 	Suite *s = suite_create("fdid-rec");
@@ -242,6 +303,7 @@ static Suite *fdid_rec_suite(void)
 	tcase_add_test(tc, tcp4_and_unix);
 	tcase_add_test(tc, anon_and_nofile);
 	tcase_add_test(tc, bad_records);
+	tcase_add_test(tc, call_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -335,6 +335,14 @@ struct ipcperf_session_opts {
 	 * Since 0.2.
 	 */
 	bool no_bpf;
+	/**
+	 * Take every syscall from its sys_enter and sys_exit tracepoint samples
+	 * even where the kernel can pair them (IPCPERF_SC_RECORDS_KERNEL: see
+	 * ipcperf_session_stats.syscall_records). The same calls either way;
+	 * the samples cost the traced program about twice as much. Captures
+	 * always take the samples. Since 0.2.
+	 */
+	bool syscall_samples;
 };
 
 /**
@@ -451,6 +459,24 @@ enum ipcperf_fdid_source {
  */
 IPCPERF_API enum ipcperf_fdid_source ipcperf_fd_identity_probe(char *why, size_t len);
 
+/** What a session's syscalls come from. */
+enum ipcperf_sc_records {
+	/**
+	 * The sys_enter and sys_exit tracepoint samples of each call, paired
+	 * by the library: what perf trace and perf script read, and what
+	 * captures hold.
+	 */
+	IPCPERF_SC_RECORDS_SAMPLES = 1,
+	/**
+	 * One record per call, written at its exit by a BPF program that kept
+	 * its sys_enter (arguments, time) by thread, with its time switched out
+	 * when asked (IPCPERF_EV_BLOCKED): the same calls and fields, half the
+	 * records. Live sessions with IPCPERF_FDID_BPF, unless
+	 * ipcperf_session_opts.syscall_samples.
+	 */
+	IPCPERF_SC_RECORDS_KERNEL = 2,
+};
+
 /** Session counters, for every output that must say what was lost. */
 struct ipcperf_session_stats {
 	size_t sz;
@@ -482,6 +508,8 @@ struct ipcperf_session_stats {
 	 * (enum ipcperf_fdid_source), 0 before start. Since 0.2.
 	 */
 	unsigned int fd_identity;
+	/** What the syscalls come from (enum ipcperf_sc_records), 0 before start. Since 0.2. */
+	unsigned int syscall_records;
 };
 
 /** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */

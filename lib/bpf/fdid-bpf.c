@@ -18,6 +18,7 @@
 #include "fdid.skel.h"
 
 #define DEFAULT_MAX_TARGETS 8192
+#define MAX_WANT_NR 1024	/* fdid.bpf.c: MAX_NR */
 #define TP_PREFIX "tracepoint/"
 
 struct output {
@@ -38,6 +39,7 @@ struct ipp_bpf {
 	size_t nr_links;
 	size_t nr_progs;
 	int nr_cpus;
+	bool pairs;
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -98,6 +100,34 @@ static bool is_io_prog(const struct bpf_program *p)
 	return strncmp(bpf_program__name(p), "io_", 3) == 0;
 }
 
+/* The programs of the calls paired in the kernel: attached after all others. */
+static bool is_call_prog(const struct bpf_program *p)
+{
+	return strncmp(bpf_program__name(p), "call_", 5) == 0;
+}
+
+/* Whether program @p is to be loaded, by what was asked. */
+static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
+{
+	const struct fdid_bpf *k = b->skel;
+	int id;
+
+	if (is_io_prog(p))
+		return k->rodata->io_records;
+	if (p == k->progs.on_fork || p == k->progs.on_exit)
+		return k->rodata->follow_forks && !k->rodata->trace_all;
+	if (p == k->progs.call_switch)
+		return b->pairs && k->rodata->pair_switches;
+	if (is_call_prog(p))
+		return b->pairs;
+	if (prog_tracepoint(p, &id) < 0) {
+		/* this kernel (or architecture) has no such syscall */
+		ipp_debug("fdid: no tracepoint for %s: left out\n", bpf_program__section_name(p));
+		return false;
+	}
+	return true;
+}
+
 struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 {
 	struct ipp_bpf *b;
@@ -133,21 +163,16 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 	else
 		bpf_map__set_max_entries(b->skel->maps.targets, DEFAULT_MAX_TARGETS);
 	bpf_map__set_max_entries(b->skel->maps.fdid_out, (uint32_t)b->nr_cpus);
+	b->pairs = IPP_OPTS_HAS(opts, pair_calls) && opts->pair_calls && b->skel->rodata->can_pair;
+	b->skel->rodata->pair_calls = b->pairs;
+	b->skel->rodata->pair_switches = b->pairs && IPP_OPTS_HAS(opts, pair_switches) &&
+					 opts->pair_switches;
+	if (IPP_OPTS_HAS(opts, exclude_tgid) && opts->exclude_tgid > 0)
+		b->skel->rodata->exclude_tgid = (uint32_t)opts->exclude_tgid;
 
 	bpf_object__for_each_program(p, b->skel->obj) {
-		bool load = true;
-		int id;
+		bool load = wanted_prog(b, p);
 
-		if (is_io_prog(p) && !b->skel->rodata->io_records)
-			load = false;
-		else if ((p == b->skel->progs.on_fork || p == b->skel->progs.on_exit) &&
-			 (!b->skel->rodata->follow_forks || b->skel->rodata->trace_all))
-			load = false;
-		else if (prog_tracepoint(p, &id) < 0) {
-			/* this kernel (or architecture) has no such syscall */
-			ipp_debug("fdid: no tracepoint for %s: left out\n", bpf_program__section_name(p));
-			load = false;
-		}
 		bpf_program__set_autoload(p, load);
 		b->nr_progs += load;
 	}
@@ -195,15 +220,65 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 	free(b);
 }
 
-int ipp_bpf__add_target(struct ipp_bpf *b, pid_t tgid)
+static int add_target(struct ipp_bpf *b, pid_t tgid, uint32_t val)
 {
-	uint32_t key = (uint32_t)tgid, val = 0;
+	uint32_t key = (uint32_t)tgid;
 
 	if (tgid <= 0)
 		return -EINVAL;
 	if (bpf_map__update_elem(b->skel->maps.targets, &key, sizeof(key), &val, sizeof(val),
 				 BPF_ANY) < 0)
 		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
+int ipp_bpf__add_target(struct ipp_bpf *b, pid_t tgid)
+{
+	return add_target(b, tgid, 0);
+}
+
+int ipp_bpf__add_command(struct ipp_bpf *b, pid_t tgid)
+{
+	return add_target(b, tgid, 1);	/* fdid.bpf.c: TARGET_AT_EXEC */
+}
+
+bool ipp_bpf__pairs(const struct ipp_bpf *b)
+{
+	return b->pairs;
+}
+
+int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr)
+{
+	uint32_t key = (uint32_t)nr;
+	uint8_t one = 1;
+
+	if (!b->pairs || nr < 0 || nr >= MAX_WANT_NR)
+		return -EINVAL;
+	if (bpf_map__update_elem(b->skel->maps.want, &key, sizeof(key), &one, sizeof(one),
+				 BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+void ipp_bpf__stop_calls(struct ipp_bpf *b)
+{
+	if (b->pairs && b->skel->bss)
+		b->skel->bss->calls_stopped = true;
+}
+
+int ipp_bpf__calls_under_way(const struct ipp_bpf *b, uint64_t *n)
+{
+	uint64_t st[IPP_FDID_NR_STATS];
+	int err;
+
+	*n = 0;
+	if (!b->pairs)
+		return 0;
+	err = ipp_bpf__stats(b, st);
+	if (err)
+		return err;
+	*n = st[IPP_FDID_ST_ENTERED] > st[IPP_FDID_ST_DONE] ?
+		     st[IPP_FDID_ST_ENTERED] - st[IPP_FDID_ST_DONE] : 0;
 	return 0;
 }
 
@@ -308,43 +383,54 @@ static int anchor(int id, int prog_fd)
 	return fd;
 }
 
-int ipp_bpf__enable(struct ipp_bpf *b)
+/* Attach the loaded programs that are call programs (@calls) or not. @return 0 or -errno. */
+static int attach_progs(struct ipp_bpf *b, bool calls)
 {
 	struct bpf_program *p;
-	int err = 0;
+
+	bpf_object__for_each_program(p, b->skel->obj) {
+		int id, fd, err;
+
+		if (!bpf_program__autoload(p) || is_call_prog(p) != calls)
+			continue;
+		err = prog_tracepoint(p, &id);
+		if (err == 1) {
+			struct bpf_link *l = bpf_program__attach(p);
+
+			if (!l)
+				return -errno;
+			b->links[b->nr_links++] = l;
+			continue;
+		}
+		if (err < 0)
+			return err;
+		fd = anchor(id, bpf_program__fd(p));
+		if (fd < 0) {
+			ipp_info("cannot attach %s: %s\n", bpf_program__section_name(p), strerror(-fd));
+			return fd;
+		}
+		b->anchors[b->nr_anchors++] = fd;
+	}
+	return 0;
+}
+
+int ipp_bpf__enable(struct ipp_bpf *b)
+{
+	int err;
 
 	if (b->enabled)
 		return -EBUSY;
 	for (size_t i = 0; i < b->nr_outs; i++)
 		if (ioctl(b->outs[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
-	bpf_object__for_each_program(p, b->skel->obj) {
-		int id, fd;
-
-		if (!bpf_program__autoload(p))
-			continue;
-		err = prog_tracepoint(p, &id);
-		if (err == 1) {
-			struct bpf_link *l = bpf_program__attach(p);
-
-			if (!l) {
-				err = -errno;
-				break;
-			}
-			b->links[b->nr_links++] = l;
-			err = 0;
-			continue;
-		}
-		if (err < 0)
-			break;
-		fd = anchor(id, bpf_program__fd(p));
-		if (fd < 0) {
-			err = fd;
-			ipp_info("cannot attach %s: %s\n", bpf_program__section_name(p), strerror(-err));
-			break;
-		}
-		b->anchors[b->nr_anchors++] = fd;
-	}
+	/*
+	 * The call programs last, so that on sys_exit the fd records' perf
+	 * probe runs before the call record's (a tracepoint's probes run in
+	 * the order they were registered): each fd record precedes its call.
+	 */
+	err = attach_progs(b, false);
+	if (!err)
+		err = attach_progs(b, true);
 	if (err) {
 		for (size_t i = 0; i < b->nr_links; i++)
 			bpf_link__destroy(b->links[i]);
@@ -354,6 +440,29 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 		return err;
 	}
 	b->enabled = true;
+	return 0;
+}
+
+int ipp_bpf__stat_on_cpu(const struct ipp_bpf *b, enum ipp_fdid_stat which, int cpu,
+			 uint64_t *out)
+{
+	uint64_t *v;
+	uint32_t k = (uint32_t)which;
+
+	if (cpu < 0 || cpu >= b->nr_cpus || which >= IPP_FDID_NR_STATS)
+		return -EINVAL;
+	v = calloc((size_t)b->nr_cpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map__lookup_elem(b->skel->maps.stats, &k, sizeof(k), v,
+				 sizeof(*v) * (size_t)b->nr_cpus, 0) < 0) {
+		int err = -errno;
+
+		free(v);
+		return err;
+	}
+	*out = v[cpu];
+	free(v);
 	return 0;
 }
 

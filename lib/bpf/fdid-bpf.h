@@ -54,6 +54,17 @@ struct ipp_bpf_opts {
 	 * kept). Only tests/bpf-proto's check of that kernel behaviour sets it.
 	 */
 	bool drop_samples;
+	/*
+	 * Pair the calls set with ipp_bpf__want_syscall() in the kernel: at
+	 * each one's exit a call record (struct ipp_call_rec) in place of the
+	 * sys_enter and sys_exit samples, which the session then need not
+	 * open. ipp_bpf__pairs() says whether this build and architecture can.
+	 */
+	bool pair_calls;
+	/* ... with the time each call spent switched out (a sched_switch program). */
+	bool pair_switches;
+	/* With all_tasks: a process whose calls are not paired (the tracer's own), 0 none. */
+	pid_t exclude_tgid;
 };
 #define IPP_BPF_OPTS(NAME, ...) \
 	struct ipp_bpf_opts NAME = { .sz = sizeof(struct ipp_bpf_opts), __VA_ARGS__ }
@@ -76,6 +87,12 @@ void ipp_bpf__delete(struct ipp_bpf *b);
 
 /* Records of process @tgid (all its threads) from now on. @return 0, -ENOSPC (map full), -errno. */
 int ipp_bpf__add_target(struct ipp_bpf *b, pid_t tgid);
+/*
+ * A command started corked, pid @tgid: a target whose calls are paired
+ * only from its exec on (its fd records are written from now on).
+ * @return as ipp_bpf__add_target().
+ */
+int ipp_bpf__add_command(struct ipp_bpf *b, pid_t tgid);
 /* @return 0, or -ENOENT when it was not a target. */
 int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid);
 
@@ -110,6 +127,26 @@ const uint64_t *ipp_bpf__ids(const struct ipp_bpf *b, size_t *nr);
  * @return 0 or -errno (the programs attached before a failure are detached).
  */
 int ipp_bpf__enable(struct ipp_bpf *b);
+
+/* Whether @b pairs calls in the kernel (asked for, and this architecture's registers known). */
+bool ipp_bpf__pairs(const struct ipp_bpf *b);
+
+/* Pair syscall number @nr (before ipp_bpf__enable()). @return 0, -EINVAL (out of range), -errno. */
+int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr);
+
+/* No call records from now on (the end of a session): calls under way stay in the map. */
+void ipp_bpf__stop_calls(struct ipp_bpf *b);
+
+/*
+ * How many paired calls were entered and never ended (still under way at
+ * the end of a session, or whose exit was not seen): sys_enter samples
+ * without their exit, as the pairer counts them. @return 0 or -errno.
+ */
+int ipp_bpf__calls_under_way(const struct ipp_bpf *b, uint64_t *n);
+
+/* The program's counter @which on CPU @cpu. @return 0 or -errno. */
+int ipp_bpf__stat_on_cpu(const struct ipp_bpf *b, enum ipp_fdid_stat which, int cpu,
+			 uint64_t *out);
 
 /* Sum over CPUs of the program's counters (enum ipp_fdid_stat). @return 0 or -errno. */
 int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS]);

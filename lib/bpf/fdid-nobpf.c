@@ -26,6 +26,37 @@ int ipp_bpf__add_target(struct ipp_bpf *b, pid_t tgid)
 	return -ENOTSUP;
 }
 
+int ipp_bpf__add_command(struct ipp_bpf *b, pid_t tgid)
+{
+	return -ENOTSUP;
+}
+
+bool ipp_bpf__pairs(const struct ipp_bpf *b)
+{
+	return false;
+}
+
+int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr)
+{
+	return -ENOTSUP;
+}
+
+void ipp_bpf__stop_calls(struct ipp_bpf *b)
+{
+}
+
+int ipp_bpf__calls_under_way(const struct ipp_bpf *b, uint64_t *n)
+{
+	*n = 0;
+	return -ENOTSUP;
+}
+
+int ipp_bpf__stat_on_cpu(const struct ipp_bpf *b, enum ipp_fdid_stat which, int cpu,
+			 uint64_t *out)
+{
+	return -ENOTSUP;
+}
+
 int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid)
 {
 	return -ENOTSUP;

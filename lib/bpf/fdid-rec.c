@@ -42,12 +42,30 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 	return 0;
 }
 
+int ipp_call_rec__parse(const void *raw, size_t size, struct ipp_call_rec *out)
+{
+	struct ipp_call_rec r;
+
+	if (size < 8)
+		return -EPROTO;
+	memset(&r, 0, sizeof(r));
+	memcpy(&r, raw, 8);
+	if (r.version != IPP_FDID_REC_VERSION)
+		return -ENOTSUP;
+	if (r.what != IPP_FDID_CALL || r.size < IPP_CALL_REC_SIZE || r.size > size)
+		return -EPROTO;
+	memcpy(&r, raw, sizeof(r));
+	*out = r;
+	return 0;
+}
+
 const char *ipp_fdid_rec__what_name(unsigned int what)
 {
 	switch (what) {
 	case IPP_FDID_NEW: return "new";
 	case IPP_FDID_UPDATE: return "update";
 	case IPP_FDID_IO: return "io";
+	case IPP_FDID_CALL: return "call";
 	default: return "?";
 	}
 }

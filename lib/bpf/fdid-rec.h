@@ -37,6 +37,7 @@ enum ipp_fdid_what {
 	IPP_FDID_NEW = 1,	/* fd was created by call nr (each fd of pipe, socketpair, SCM_RIGHTS) */
 	IPP_FDID_UPDATE = 2,	/* the object behind fd changed (connect: now has a peer) */
 	IPP_FDID_IO = 3,	/* a read/write-family call used fd: its object (IO size record) */
+	IPP_FDID_CALL = 4,	/* a whole system call, paired in the kernel (struct ipp_call_rec) */
 };
 
 /* What the object is. */
@@ -104,6 +105,55 @@ _Static_assert(__builtin_offsetof(struct ipp_fdid_rec, mode) == IPP_FDID_REC_IO_
 _Static_assert(__builtin_offsetof(struct ipp_fdid_rec, path) == IPP_FDID_REC_HDR_SIZE,
 	       "the fixed part ends where path starts");
 
+/*
+ * A system call the kernel paired itself (IPP_FDID_CALL): written at its
+ * exit, in place of the sys_enter and sys_exit samples, when the session
+ * asks for it (live sessions with BPF). Fixed size; the first 16 bytes are
+ * those of struct ipp_fdid_rec. Times are CLOCK_MONOTONIC, the rings' clock.
+ */
+struct ipp_call_rec {
+	__u16 version;		/* IPP_FDID_REC_VERSION */
+	__u16 size;		/* sizeof(struct ipp_call_rec) or more */
+	__u8 what;		/* IPP_FDID_CALL */
+	__u8 pad0;
+	__u16 flags;		/* IPP_CALL_F_* */
+	__s32 pid;		/* tgid of the caller */
+	__s32 tid;
+	__u32 switches;		/* times switched out inside the call (IPP_CALL_F_SWITCHES) */
+	__s32 nr;		/* syscall number (this architecture's) */
+	__s64 ret;		/* return value */
+	__u64 start_ns;		/* at sys_enter; 0 with IPP_CALL_F_NO_ENTER */
+	__u64 end_ns;		/* at sys_exit */
+	__u64 off_cpu_ns;	/* switched out inside the call (IPP_CALL_F_SWITCHES) */
+	__u64 blocked_ns;	/* the part of off_cpu_ns it slept */
+	__u64 args[6];		/* the arguments at sys_enter; 0 with IPP_CALL_F_NO_ENTER */
+};
+#define IPP_CALL_REC_SIZE 112
+_Static_assert(sizeof(struct ipp_call_rec) == IPP_CALL_REC_SIZE, "the call record's size");
+
+/*
+ * The calls map's value (task-local storage): a target thread's wanted
+ * call, as its sys_enter found it.
+ */
+struct ipp_call_slot {
+	__u64 start;		/* CLOCK_MONOTONIC at sys_enter */
+	__u64 args[6];
+	__u64 off_since;	/* switched out at (off_cpu) */
+	__u64 off_ns;
+	__u64 blocked_ns;
+	__s32 nr;
+	__u32 switches;
+	__u32 pid;		/* tgid */
+	__u8 in_call;		/* inside the call of nr */
+	__u8 off_cpu;
+	__u8 preempted;
+	__u8 pad;
+};
+
+/* call record flags */
+#define IPP_CALL_F_NO_ENTER	0x0001	/* its sys_enter was not seen: only nr, ret and end_ns are real */
+#define IPP_CALL_F_SWITCHES	0x0002	/* switches, off_cpu_ns, blocked_ns were counted */
+
 /* Counters the program keeps (a per-CPU array map, "stats"). */
 enum ipp_fdid_stat {
 	IPP_FDID_ST_EMITTED = 0,	/* records written into a ring */
@@ -113,6 +163,11 @@ enum ipp_fdid_stat {
 	IPP_FDID_ST_CHILDREN,		/* processes added by following forks */
 	IPP_FDID_ST_TARGET_FULL,	/* children not added: the target map was full */
 	IPP_FDID_ST_GONE,		/* targets removed at their exit */
+	IPP_FDID_ST_CALLS,		/* call records written or tried (per CPU: what fired there) */
+	IPP_FDID_ST_CALL_FAIL,		/* call records the ring had no room for */
+	IPP_FDID_ST_CALLS_FULL,		/* sys_enters not kept: no memory for the thread's slot */
+	IPP_FDID_ST_ENTERED,		/* sys_enters kept */
+	IPP_FDID_ST_DONE,		/* ... whose exit was paired with them: the rest never ended */
 	IPP_FDID_NR_STATS,
 };
 
@@ -142,7 +197,21 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out);
  */
 int ipp_fdid_rec__to_fdid(const struct ipp_fdid_rec *r, struct ipp_fdid *out);
 
-/* "new", "update", "io"; "?" otherwise. Static. */
+/*
+ * Check the RAW data of one bpf-output sample that holds a call record
+ * (IPP_FDID_CALL) and copy it into @out. Pure.
+ * @return 0; -ENOTSUP for another version; -EPROTO when it is not a call
+ *   record or is too short.
+ */
+int ipp_call_rec__parse(const void *raw, size_t size, struct ipp_call_rec *out);
+
+/* Whether the RAW data of a bpf-output sample is a call record (by its what byte). */
+static inline int ipp_fdid_rec__is_call(const void *raw, size_t size)
+{
+	return size > 4 && ((const unsigned char *)raw)[4] == IPP_FDID_CALL;
+}
+
+/* "new", "update", "io", "call"; "?" otherwise. Static. */
 const char *ipp_fdid_rec__what_name(unsigned int what);
 #endif
 

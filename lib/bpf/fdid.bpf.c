@@ -38,6 +38,18 @@ const volatile bool follow_forks = true;	/* a target's new process is a target *
 const volatile bool io_records = false;	/* recvmsg also writes its IO record */
 const volatile int keep_sample = 1;	/* what the syscall programs return for targets */
 const volatile __u32 page_size = 4096;
+/* Pair each wanted call in the kernel and write one call record at its exit. */
+const volatile bool pair_calls = false;
+/* ... with the time it spent switched out (sched_switch). */
+const volatile bool pair_switches = false;
+const volatile __u32 exclude_tgid = 0;	/* with trace_all: the tracer's own calls are not paired */
+/* Set by the loader at the end of a session: no more call records. */
+volatile bool calls_stopped = false;
+#if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
+const volatile bool can_pair = true;	/* the loader reads it: the call programs know the registers */
+#else
+const volatile bool can_pair = false;
+#endif
 
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
@@ -62,6 +74,34 @@ struct {
 	__type(key, __u32);		/* tgid */
 	__type(value, __u32);		/* 0 */
 } targets SEC(".maps");
+
+/*
+ * Target values: 0 a target; TARGET_AT_EXEC a command not yet exec'd,
+ * whose calls are not paired until it execs (as its tracepoint events
+ * switch on at exec). The fd-creating programs look at presence only.
+ */
+#define TARGET_AT_EXEC 1
+
+/* Syscalls to pair, by number (the loader sets them to 1). */
+#define MAX_NR 1024
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_NR);
+	__type(key, __u32);
+	__type(value, __u8);
+} want SEC(".maps");
+
+/*
+ * Each target thread's call slot, in its task_struct (task-local storage:
+ * a pointer away, where a hash map by tid costs a locked update and delete
+ * per call). Made at the thread's first paired call, freed with the task.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ipp_call_slot);	/* fdid-rec.h */
+} calls SEC(".maps");
 
 /* One bpf-output event per CPU, by CPU number; the loader fills it. */
 struct {
@@ -112,6 +152,19 @@ static __always_inline bool is_target(void)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
 	return trace_all || bpf_map_lookup_elem(&targets, &tgid);
+}
+
+/* A target whose calls are paired: not a command still before its exec. */
+static __always_inline bool is_call_target(__u32 tgid)
+{
+	__u32 *v;
+
+	if (calls_stopped)
+		return false;
+	if (trace_all)
+		return tgid != exclude_tgid || !exclude_tgid;
+	v = bpf_map_lookup_elem(&targets, &tgid);
+	return v && *v != TARGET_AT_EXEC;
 }
 
 /* Argument @n (1-based) of the current syscall, from the saved user registers. */
@@ -564,6 +617,186 @@ IO_CALL(recvfrom)
 IO_CALL(sendto)
 IO_CALL(sendmsg)
 
+/* ------------------------------------------------------------------ whole calls, paired in the kernel */
+
+static __always_inline bool wanted(long nr)
+{
+	__u32 k = (__u32)nr;
+	__u8 *w;
+
+	if (nr < 0 || nr >= MAX_NR)
+		return false;
+	w = bpf_map_lookup_elem(&want, &k);
+	return w && *w;
+}
+
+/*
+ * sys_enter of any call on the machine: for a wanted call of a target,
+ * keep its arguments and start in the thread's slot. The raw tracepoint:
+ * no record is built for anyone, the cheapest hook there is.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(call_enter, struct pt_regs *regs, long id)
+{
+	struct ipp_call_slot *c;
+	__u64 pid_tgid;
+
+	if (!wanted(id))
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (!is_call_target(pid_tgid >> 32))
+		return 0;
+	c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c) {
+		count(IPP_FDID_ST_CALLS_FULL);
+		return 0;
+	}
+	/* a slot still in a call: that call's exit was never seen (counted as entered, not done) */
+	count(IPP_FDID_ST_ENTERED);
+	c->start = bpf_ktime_get_ns();
+	c->nr = (__s32)id;
+	c->pid = pid_tgid >> 32;
+	c->switches = 0;
+	c->off_ns = 0;
+	c->blocked_ns = 0;
+	c->off_cpu = 0;
+	/* typed pointers of a BTF tracepoint: plain loads, no helper call */
+#if defined(__TARGET_ARCH_x86)
+	c->args[0] = regs->di;
+	c->args[1] = regs->si;
+	c->args[2] = regs->dx;
+	c->args[3] = regs->r10;
+	c->args[4] = regs->r8;
+	c->args[5] = regs->r9;
+#elif defined(__TARGET_ARCH_arm64)
+	c->args[0] = regs->orig_x0;
+	c->args[1] = regs->regs[1];
+	c->args[2] = regs->regs[2];
+	c->args[3] = regs->regs[3];
+	c->args[4] = regs->regs[4];
+	c->args[5] = regs->regs[5];
+#endif
+	c->in_call = 1;
+	return 0;
+}
+
+/* The syscall number the exit is of, from the registers (what the exit tracepoint says). */
+static __always_inline long exit_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (long)regs->orig_ax;
+#elif defined(__TARGET_ARCH_arm64)
+	return (long)regs->syscallno;
+#else
+	return -1;
+#endif
+}
+
+/*
+ * sys_exit: the call record, in place of the two samples. A call whose
+ * enter was not seen (under way when the session began, the child's return
+ * from fork) says so and the session pairs it as it would the samples.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
+{
+	long nr = exit_nr(regs);
+	struct ipp_call_rec r;
+	struct ipp_call_slot *c;
+	__u64 pid_tgid;
+
+	if (!wanted(nr))
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (!is_call_target(pid_tgid >> 32))
+		return 0;
+	__builtin_memset(&r, 0, sizeof(r));
+	r.version = IPP_FDID_REC_VERSION;
+	r.size = sizeof(r);
+	r.what = IPP_FDID_CALL;
+	r.pid = pid_tgid >> 32;
+	r.tid = (__u32)pid_tgid;
+	r.nr = (__s32)nr;
+	r.ret = ret;
+	r.end_ns = bpf_ktime_get_ns();
+	c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+	if (c && c->in_call && c->nr == nr) {
+		count(IPP_FDID_ST_DONE);
+		r.start_ns = c->start;
+		r.args[0] = c->args[0];
+		r.args[1] = c->args[1];
+		r.args[2] = c->args[2];
+		r.args[3] = c->args[3];
+		r.args[4] = c->args[4];
+		r.args[5] = c->args[5];
+		if (pair_switches) {
+			r.flags |= IPP_CALL_F_SWITCHES;
+			r.switches = c->switches;
+			r.off_cpu_ns = c->off_ns;
+			r.blocked_ns = c->blocked_ns;
+		}
+	} else {
+		r.flags |= IPP_CALL_F_NO_ENTER;
+	}
+	if (c)
+		c->in_call = 0;
+	count(IPP_FDID_ST_CALLS);
+	if (bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r)) < 0)
+		count(IPP_FDID_ST_CALL_FAIL);
+	return 0;
+}
+
+/*
+ * Time inside a call spent switched out, as the session's switch records
+ * would give it: out when the thread leaves the CPU, back when it returns;
+ * preempted (still runnable) or blocked.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct ipp_call_slot *c = bpf_task_storage_get(&calls, prev, 0, 0);
+	__u64 now = 0;
+
+	if (c && c->in_call) {
+		now = bpf_ktime_get_ns();
+		if (!c->off_cpu)
+			c->switches++;
+		c->off_cpu = 1;
+		c->preempted = preempt || prev_state == 0;
+		c->off_since = now;
+	}
+	c = bpf_task_storage_get(&calls, next, 0, 0);
+	if (c && c->in_call && c->off_cpu) {
+		__u64 from = c->off_since > c->start ? c->off_since : c->start, d;
+
+		if (!now)
+			now = bpf_ktime_get_ns();
+		d = now > from ? now - from : 0;
+		c->off_cpu = 0;
+		c->off_ns += d;
+		if (!c->preempted)
+			c->blocked_ns += d;
+	}
+	return 0;
+}
+
+/*
+ * A command's exec: its calls are paired from here on, as its events
+ * switch on at exec (the exec's own exit comes without its enter).
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), zero = 0;
+	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
+
+	if (v && *v == TARGET_AT_EXEC)
+		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ following the targets' children */
 
 /*
@@ -575,12 +808,13 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u32 zero = 0;
+	__u32 *v, val;
 
 	if (trace_all || !follow_forks || ptgid == ctgid ||
-	    !bpf_map_lookup_elem(&targets, &ptgid))
+	    !(v = bpf_map_lookup_elem(&targets, &ptgid)))
 		return 0;
-	if (bpf_map_update_elem(&targets, &ctgid, &zero, BPF_ANY) == 0)
+	val = *v;	/* a child of a command before its exec waits for an exec too */
+	if (bpf_map_update_elem(&targets, &ctgid, &val, BPF_ANY) == 0)
 		count(IPP_FDID_ST_CHILDREN);
 	else
 		count(IPP_FDID_ST_TARGET_FULL);
