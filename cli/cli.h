@@ -29,6 +29,7 @@ struct cli_target {
 	const char *input;	/* report -i FILE: replay this capture instead of tracing */
 	unsigned int scope;	/* --scope: enum ipcperf_scope */
 	bool no_bpf;		/* --no-bpf: fd identity from /proc only */
+	bool syscall_samples;	/* --syscall-samples: never pair the calls in the kernel */
 };
 
 extern const char *cli_prog;

@@ -152,6 +152,7 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 	sn.unpaired = unpaired - c->prev_unpaired;
 	sn.records = st.records - c->prev_records;
 	sn.fd_identity = st.fd_identity;
+	sn.syscall_records = st.syscall_records;
 
 	for (size_t i = 0; i < c->nr_cnt_targets; i++) {
 		struct cnt_target *ct = &c->cnt_targets[i];
@@ -417,6 +418,7 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	sn.unpaired = st.unpaired_enter + st.unpaired_exit;
 	sn.records = st.records;
 	sn.fd_identity = st.fd_identity;
+	sn.syscall_records = st.syscall_records;
 	sn.flows = c->flows;
 	sn.flow_stats = c->total;
 	sn.exit_status = cli_cmd_status(res);

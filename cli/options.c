@@ -93,6 +93,13 @@ static const struct cli_option options[] = {
 	  .set = cli_opt_flag,
 	  .help = "name fds from /proc only, not from the kernel's records\n"
 		  "at the call (ipcperf check says which this machine gets)" },
+	{ .name = "syscall-samples",
+	  .to = { STAT(t.syscall_samples), TRACE(t.syscall_samples), FLOWS(t.syscall_samples) },
+	  .set = cli_opt_flag,
+	  .help = "take each call from its sys_enter and sys_exit samples,\n"
+		  "as captures do, not from one record per call paired in\n"
+		  "the kernel (the default with BPF: the same calls, half\n"
+		  "the ring records)" },
 	{ .name = "interval", .letter = 'I', .compat = "interval-print", .arg = "MS",
 	  .to = { STAT(interval_ms) },
 	  .set = cli_opt_uint, .min = 10, .max = 3600000, .complete = CPL_NOTHING,

@@ -189,6 +189,7 @@ void cli_summary_of(struct cli_summary *sum, const struct ipcperf_session_stats 
 		.unpaired = st->unpaired_enter + st->unpaired_exit,
 		.records = st->records,
 		.fd_identity = st->fd_identity,
+		.syscall_records = st->syscall_records,
 		.exit_status = exit_status,
 	};
 }
@@ -209,6 +210,9 @@ void json_doc_summary(struct json *j, const struct cli_summary *sum)
 	json_u64(j, "records", sum->records);
 	if (sum->fd_identity)
 		json_str(j, "fd_identity", sum->fd_identity == IPCPERF_FDID_BPF ? "bpf" : "proc");
+	if (sum->syscall_records)
+		json_str(j, "syscall_records",
+			 sum->syscall_records == IPCPERF_SC_RECORDS_KERNEL ? "kernel" : "samples");
 	if (!sum->exit_status)
 		return;
 	if (WIFSIGNALED(*sum->exit_status))

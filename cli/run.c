@@ -72,6 +72,7 @@ static struct ipcperf_session *session_open(const struct cli_target *t, const st
 		.counter_mask = run->counter_mask,
 		.scope = t->scope,
 		.no_bpf = t->no_bpf,
+		.syscall_samples = t->syscall_samples,
 	);
 	struct ipcperf_session *s;
 	int err;

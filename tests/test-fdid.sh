@@ -10,7 +10,9 @@
 #    rows (a sorted diff, field by field), plus the dynamic loader's in the
 #    root (libc.so.6 on fd 3, named, not in the truth); no "unknown" object
 #    anywhere, no lost events, "fd_identity": "bpf";
-#  - the same from a capture: `record`, then `report --json`;
+#    the calls paired in the kernel ("syscall_records": "kernel"); and the
+#    same rows with --syscall-samples, which takes the calls' samples;
+#  - the same from a capture: `record`, then `report --json` ("samples");
 #  - `flows --json`: one flow per direction of every pipe and socket of the
 #    truth, from the writing end's object, with the writer and reader pids
 #    and the bytes read and written the truth gives, and no other flow;
@@ -99,12 +101,15 @@ lives() {
 	}' "$1" >&2
 }
 
-# check_doc JSON WHAT: identities from the kernel, nothing lost, nothing unknown.
+# check_doc JSON WHAT [RECORDS]: identities from the kernel, the calls from
+# RECORDS (default kernel), nothing lost, nothing unknown.
 check_doc() {
 	local lost
 	jq -e . "$1" >/dev/null || fail "$2: not JSON"
 	[ "$(jq -r .fd_identity "$1")" = bpf ] ||
 		fail "$2: fd_identity is '$(jq -r .fd_identity "$1")', not bpf"
+	[ "$(jq -r .syscall_records "$1")" = "${3:-kernel}" ] ||
+		fail "$2: syscall_records is '$(jq -r .syscall_records "$1")', not ${3:-kernel}"
 	lost=$(jq -r .lost_events "$1")
 	[ "$lost" = 0 ] ||
 		fail "$2: $lost events lost: the rows are lower bounds, the comparison means nothing (raise -m?)"
@@ -148,6 +153,13 @@ for scope in task cpu; do
 	compare_rows "$T/$scope.json" "$T/truth-$scope" "stat --scope $scope"
 	lives "$T/truth-$scope" "stat --scope $scope"
 done
+# The calls from their samples: the same rows.
+run timeout 60 "$IPCPERF" stat --json --syscall-samples -- "$FDWORK" "$T/truth-samples"
+expect_status 0 "stat --json --syscall-samples -- fdwork"
+cp "$T/out" "$T/samples.json"
+check_truth "$T/truth-samples" "stat --syscall-samples"
+check_doc "$T/samples.json" "stat --syscall-samples" samples
+compare_rows "$T/samples.json" "$T/truth-samples" "stat --syscall-samples"
 
 # ------------------------------------------------------------ from a capture
 run timeout 60 "$IPCPERF" record -o "$T/fdwork.data" -- "$FDWORK" "$T/truth-record"
@@ -156,7 +168,7 @@ check_truth "$T/truth-record" "record"
 run timeout 60 "$IPCPERF" report -i "$T/fdwork.data" --json
 expect_status 0 "report -i (the capture of fdwork) --json"
 cp "$T/out" "$T/report.json"
-check_doc "$T/report.json" "report"
+check_doc "$T/report.json" "report" samples
 compare_rows "$T/report.json" "$T/truth-record" "report of a record capture"
 
 # ------------------------------------------------------------ flows
