@@ -638,19 +638,24 @@ static __always_inline bool wanted(long nr)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 {
+	struct task_struct *task;
 	struct ipp_call_slot *c;
 	__u64 pid_tgid;
 
-	if (!wanted(id))
+	if (!wanted(id) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
-	if (!is_call_target(pid_tgid >> 32))
-		return 0;
-	c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	task = bpf_get_current_task_btf();
+	/* only targets get a slot: a thread that has one needs no look in the targets map */
+	c = bpf_task_storage_get(&calls, task, 0, 0);
 	if (!c) {
-		count(IPP_FDID_ST_CALLS_FULL);
-		return 0;
+		if (!is_call_target(pid_tgid >> 32))
+			return 0;
+		c = bpf_task_storage_get(&calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!c) {
+			count(IPP_FDID_ST_CALLS_FULL);
+			return 0;
+		}
 	}
 	/* a slot still in a call: that call's exit was never seen (counted as entered, not done) */
 	count(IPP_FDID_ST_ENTERED);
@@ -706,10 +711,11 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	struct ipp_call_slot *c;
 	__u64 pid_tgid;
 
-	if (!wanted(nr))
+	if (!wanted(nr) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
-	if (!is_call_target(pid_tgid >> 32))
+	c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+	if (!c && !is_call_target(pid_tgid >> 32))
 		return 0;
 	__builtin_memset(&r, 0, sizeof(r));
 	r.version = IPP_FDID_REC_VERSION;
@@ -720,7 +726,6 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	r.nr = (__s32)nr;
 	r.ret = ret;
 	r.end_ns = bpf_ktime_get_ns();
-	c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 	if (c && c->in_call && c->nr == nr) {
 		count(IPP_FDID_ST_DONE);
 		r.start_ns = c->start;
