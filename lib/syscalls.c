@@ -6,8 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include "internal.h"
 
 #define NR(name) __NR_##name
@@ -59,6 +64,28 @@ const struct ipp_scdesc ipp_syscalls[] = {
 	FDC(open, FD_NEW, -1, NEW, 1, O_CLOEXEC),
 #endif
 	FDC(openat, FD_NEW, -1, NEW, 2, O_CLOEXEC),
+	/* its flags are in struct open_how: the kernel's record says close-on-exec */
+	FDC(openat2, FD_NEW, -1, NEW, NOFLAG, 0),
+#ifdef __NR_creat
+	FDC(creat, FD_NEW, -1, NEW, NEVER, 0),
+#endif
+	/* fds of objects with no path: anon_inode:[eventfd], ... and memfd's files */
+	FDC(eventfd2, FD_NEW, -1, NEW, 1, EFD_CLOEXEC),
+#ifdef __NR_eventfd
+	FDC(eventfd, FD_NEW, -1, NEW, NEVER, 0),
+#endif
+	FDC(epoll_create1, FD_NEW, -1, NEW, 0, EPOLL_CLOEXEC),
+#ifdef __NR_epoll_create
+	FDC(epoll_create, FD_NEW, -1, NEW, NEVER, 0),
+#endif
+	FDC(timerfd_create, FD_NEW, -1, NEW, 1, TFD_CLOEXEC),
+	FDC(inotify_init1, FD_NEW, -1, NEW, 0, IN_CLOEXEC),
+#ifdef __NR_inotify_init
+	FDC(inotify_init, FD_NEW, -1, NEW, NEVER, 0),
+#endif
+	FDC(memfd_create, FD_NEW, -1, NEW, 1, MFD_CLOEXEC),
+	/* always close-on-exec: the kernel's record says so */
+	FDC(pidfd_open, FD_NEW, -1, NEW, NOFLAG, 0),
 };
 const size_t ipp_nr_syscalls = IPP_ARRAY_SIZE(ipp_syscalls);
 

@@ -70,6 +70,12 @@
  *               read end it inherited
  *   vec         writev of 1016 bytes (3 buffers) to /dev/null, then readv of
  *               1017 (2 buffers) from /dev/zero, which gets the same fd
+ *   anon        fds of no path: an eventfd (eventfd2: 8 bytes written, 8
+ *               read), then a memfd_create file on the same fd (1018
+ *               written, pread64 back); their objects as /proc names them
+ *               while they are open (readlink of /proc/self/fd/N: the
+ *               kernel's d_path), "anon_inode:[eventfd]", "/memfd:fdwork
+ *               (deleted)"
  *
  * TRUTH, written by R once every process is reaped, in one write: one line
  * per row ipcperf must report for the workload, fields separated by a
@@ -108,6 +114,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -119,8 +126,10 @@
 /* What a process learnt about one of its fds, raw; R formats it. */
 struct raw_row {
 	int fd;
-	char kind;			/* 'f' file, 'p' pipe, 'u' unix, 't' tcp */
+	char kind;			/* 'f' file, 'p' pipe, 'u' unix, 't' tcp, 'o' other,
+					   'm' a file whose object is as /proc names it */
 	const char *file;		/* 'f': a name in D, or an absolute path */
+	char object[64];		/* 'o', 'm': what /proc/self/fd/N links to */
 	unsigned long long ino;		/* 'p', 'u', 't': st_ino */
 	unsigned long long peer_ino;	/* 'u': st_ino of the other end */
 	struct sockaddr_in local, remote;	/* 't' */
@@ -611,6 +620,42 @@ static void case_vec(struct proc_slot *s, void *arg)
 	file_row(s, fd, "/dev/zero", 1, 1017, 0, 0);
 }
 
+/* A row named as /proc names the fd now (the kernel's d_path), for fds with no path of their own. */
+static void proc_row(struct proc_slot *s, int fd, char kind, long rops, long rbytes, long wops,
+		     long wbytes)
+{
+	struct raw_row *r = add_row(s, fd, kind);
+	char link[32];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, r->object, sizeof(r->object) - 1);
+	CHECK(n > 0 && (size_t)n < sizeof(r->object) - 1, "readlink %s", link);
+	r->object[n] = '\0';
+	io(r, rops, rbytes, wops, wbytes);
+}
+
+static void case_anon(struct proc_slot *s, void *arg)
+{
+	uint64_t v = 1;
+	ssize_t got;
+	int fd;
+
+	fd = eventfd(0, EFD_CLOEXEC);
+	CHECK(fd >= 0, "eventfd");
+	CHECK(write(fd, &v, sizeof(v)) == sizeof(v), "write eventfd");
+	CHECK(read(fd, &v, sizeof(v)) == sizeof(v), "read eventfd");
+	proc_row(s, fd, 'o', 1, 8, 1, 8);
+	xclose(fd);
+	fd = memfd_create("fdwork", MFD_CLOEXEC);
+	CHECK(fd >= 0, "memfd_create");
+	xwrite(fd, 1018);
+	got = pread(fd, in, 1018, 0);
+	CHECK(got == 1018, "pread64 memfd: %zd", got);
+	proc_row(s, fd, 'm', 1, 1018, 1, 1018);
+	xclose(fd);
+}
+
 /* ------------------------------------------------------------------ the root */
 
 static const struct {
@@ -625,6 +670,7 @@ static const struct {
 	{ "tcp", case_tcp },
 	{ "scm", case_scm },
 	{ "vec", case_vec },
+	{ "anon", case_anon },
 };
 
 /* Reap every process of the case: the child, and the peer it left to R. */
@@ -675,7 +721,7 @@ static void put_addr(const struct sockaddr_in *a)
 static void put_row(pid_t pid, const struct raw_row *r)
 {
 	static const char *const kinds[] = { ['f'] = "file", ['p'] = "pipe", ['u'] = "unix",
-					     ['t'] = "tcp" };
+					     ['t'] = "tcp", ['o'] = "other", ['m'] = "file" };
 	char path[PATH_MAX], rp[PATH_MAX];
 
 	put("%d\t%d\t%s\t", (int)pid, r->fd, kinds[(unsigned char)r->kind]);
@@ -690,6 +736,10 @@ static void put_row(pid_t pid, const struct raw_row *r)
 		break;
 	case 'p':
 		put("pipe:[%llu]\t", r->ino);
+		break;
+	case 'o':
+	case 'm':
+		put("%s\t", r->object);
 		break;
 	case 'u':
 		put("socket:[%llu]\tpeer socket:[%llu]", r->ino, r->peer_ino);

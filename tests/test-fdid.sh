@@ -85,9 +85,9 @@ truth_rows() {
 # check_truth TRUTH WHAT: fdwork wrote its truth: 23 rows, a root, a life per process.
 check_truth() {
 	[ -n "$(root_of "$1")" ] || fail "$2: fdwork's truth has no '# root' line"
-	[ "$(grep -vc '^#' "$1")" -eq 23 ] ||
-		{ cat "$1" >&2; fail "$2: fdwork's truth has $(grep -vc '^#' "$1") rows, not 23"; }
-	[ "$(grep -c '^# life ' "$1")" -eq 13 ] || fail "$2: fdwork's truth has not 13 life lines"
+	[ "$(grep -vc '^#' "$1")" -eq 25 ] ||
+		{ cat "$1" >&2; fail "$2: fdwork's truth has $(grep -vc '^#' "$1") rows, not 25"; }
+	[ "$(grep -c '^# life ' "$1")" -eq 14 ] || fail "$2: fdwork's truth has not 14 life lines"
 }
 
 # lives TRUTH WHAT: how long fdwork's processes lived, for the log.

@@ -116,6 +116,8 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 		return k->rodata->io_records;
 	if (p == k->progs.on_fork || p == k->progs.on_exit)
 		return k->rodata->follow_forks && !k->rodata->trace_all;
+	if (p == k->progs.exit_new_fd)
+		return !b->pairs;	/* call_exit does it */
 	if (p == k->progs.call_switch)
 		return b->pairs && k->rodata->pair_switches;
 	if (is_call_prog(p))
@@ -126,6 +128,39 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * The calls whose return value is a new fd that no exit program of their
+ * own describes (see ret_fd in fdid.bpf.c), this architecture's numbers.
+ */
+static int set_ret_fd_calls(struct ipp_bpf *b)
+{
+	static const int nrs[] = {
+		__NR_eventfd2, __NR_epoll_create1, __NR_timerfd_create, __NR_inotify_init1,
+		__NR_memfd_create, __NR_pidfd_open,
+#ifdef __NR_eventfd
+		__NR_eventfd,
+#endif
+#ifdef __NR_epoll_create
+		__NR_epoll_create,
+#endif
+#ifdef __NR_inotify_init
+		__NR_inotify_init,
+#endif
+	};
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++) {
+		uint32_t key = (uint32_t)nrs[i];
+
+		if (nrs[i] >= MAX_WANT_NR)
+			continue;
+		if (bpf_map__update_elem(b->skel->maps.ret_fd, &key, sizeof(key), &one, sizeof(one),
+					 BPF_ANY) < 0)
+			return -errno;
+	}
+	return 0;
 }
 
 struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
@@ -186,6 +221,9 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 				 strerror(-err));
 		goto fail;
 	}
+	err = set_ret_fd_calls(b);
+	if (err)
+		goto fail;
 	b->outs = calloc((size_t)b->nr_cpus, sizeof(*b->outs));
 	b->ids = calloc((size_t)b->nr_cpus, sizeof(*b->ids));
 	b->anchors = calloc(b->nr_progs, sizeof(*b->anchors));

@@ -92,6 +92,20 @@ struct {
 } want SEC(".maps");
 
 /*
+ * Calls whose return value is a new fd and that have no program of their
+ * own on their exit tracepoint (eventfd2, epoll_create1, memfd_create, ...),
+ * by number: the loader sets them. One BTF tracepoint program serves them
+ * all (exit_new_fd, or call_exit when the calls are paired): no perf event
+ * per tracepoint, each of which takes the kernel tens of ms to close.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_NR);
+	__type(key, __u32);
+	__type(value, __u8);
+} ret_fd SEC(".maps");
+
+/*
  * Each target thread's call slot, in its task_struct (task-local storage:
  * a pointer away, where a hash map by tid costs a locked update and delete
  * per call). Made at the thread's first paired call, freed with the task.
@@ -285,10 +299,10 @@ static long walk_step(__u32 i, struct walk *w)
 	}
 	parent = BPF_CORE_READ(d, d_parent);
 	mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
-	if (d == mnt_root || d == parent) {
+	if (d == mnt_root) {
 		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
 
-		if (d != mnt_root || up == mnt) {
+		if (up == mnt) {
 			/* the top of the namespace, not the task's root: chroot, or detached */
 			w->flags |= IPP_FDID_F_UNREACHABLE;
 			w->done = true;
@@ -310,6 +324,15 @@ static long walk_step(__u32 i, struct walk *w)
 	bpf_probe_read_kernel(&s->buf[start + 1], len & (IPP_FDID_PATH_MAX - 1), name);
 	w->used = used + len + 1;
 	w->d = parent;
+	/*
+	 * A dentry that is its own parent but no mount's root: a pseudo file's
+	 * (memfd_create's, on the kernel's internal shmem mount), whose name is
+	 * all of its path, "/memfd:NAME", as /proc gives it (simple_dname).
+	 */
+	if (d == parent) {
+		w->done = true;
+		return 1;
+	}
 	return 0;
 }
 
@@ -619,6 +642,17 @@ IO_CALL(sendmsg)
 
 /* ------------------------------------------------------------------ whole calls, paired in the kernel */
 
+static __always_inline bool is_ret_fd(long nr)
+{
+	__u32 k = (__u32)nr;
+	__u8 *w;
+
+	if (nr < 0 || nr >= MAX_NR)
+		return false;
+	w = bpf_map_lookup_elem(&ret_fd, &k);
+	return w && *w;
+}
+
 static __always_inline bool wanted(long nr)
 {
 	__u32 k = (__u32)nr;
@@ -725,6 +759,9 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	r.tid = (__u32)pid_tgid;
 	r.nr = (__s32)nr;
 	r.ret = ret;
+	/* the fd it made, before the call: as the fd programs' records come before it */
+	if (ret >= 0 && is_ret_fd(nr))
+		emit_fd(ctx, (int)ret, (int)nr, ret, IPP_FDID_NEW);
 	r.end_ns = bpf_ktime_get_ns();
 	if (c && c->in_call && c->nr == nr) {
 		count(IPP_FDID_ST_DONE);
@@ -749,6 +786,18 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	count(IPP_FDID_ST_CALLS);
 	if (bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r)) < 0)
 		count(IPP_FDID_ST_CALL_FAIL);
+	return 0;
+}
+
+/* The calls of ret_fd when they are not paired (call_exit does it when they are). */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(exit_new_fd, struct pt_regs *regs, long ret)
+{
+	long nr = exit_nr(regs);
+
+	if (ret < 0 || !is_ret_fd(nr) || !is_target())
+		return 0;
+	emit_fd(ctx, (int)ret, (int)nr, ret, IPP_FDID_NEW);
 	return 0;
 }
 
