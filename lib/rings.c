@@ -858,6 +858,16 @@ static void load_bpf(struct ipp_rings *s)
 	if (s->no_bpf || !(s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS)))
 		return;
 	s->bpf = ipp_bpf__new(&o);
+	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */
+	if (!s->bpf && pair && errno != EPERM && errno != EACCES && errno != ENOENT &&
+	    errno != ENOTSUP) {
+		/* a kernel without what the call programs need may still take the fd programs */
+		ipp_debug("cannot pair the syscalls in the kernel (%s): taking their samples\n",
+			  strerror(errno));
+		s->pair_failed = true;
+		load_bpf(s);
+		return;
+	}
 	if (!s->bpf) {
 		ipp_debug("fd identity from /proc: %s\n", bpf_why(errno));
 		return;
