@@ -899,8 +899,12 @@ static int connect_bpf(struct ipp_rings *s)
 
 	if (!s->bpf)
 		return 0;
-	if (!s->ring_fds)
-		err = -ENOENT;
+	if (!s->ring_fds) {
+		/* no sample event opened: no ring to write into (and nothing paired away) */
+		ipp_debug("fd identity from /proc: no sample ring for the kernel's records\n");
+		close_bpf(s);
+		return 0;
+	}
 	for (size_t i = 0; !err && !s->system_wide && i < s->nr_targets; i++)
 		err = s->has_cmd && s->paired && s->targets[i] == s->cmd.pid ?
 			      ipp_bpf__add_command(s->bpf, s->targets[i]) :
