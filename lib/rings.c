@@ -842,6 +842,15 @@ static int want_syscalls(struct ipp_rings *s)
 	return 0;
 }
 
+static void load_bpf(struct ipp_rings *s);
+
+/* Load the fd identity again, without the calls' pairing, which failed. */
+static void load_bpf_unpaired(struct ipp_rings *s)
+{
+	s->pair_failed = true;
+	load_bpf(s);
+}
+
 /*
  * The kernel's fd identity (lib/bpf), loaded before the events are opened:
  * when it pairs the syscalls too, their tracepoints are not opened. When it
@@ -864,8 +873,7 @@ static void load_bpf(struct ipp_rings *s)
 		/* a kernel without what the call programs need may still take the fd programs */
 		ipp_debug("cannot pair the syscalls in the kernel (%s): taking their samples\n",
 			  strerror(errno));
-		s->pair_failed = true;
-		load_bpf(s);
+		load_bpf_unpaired(s);
 		return;
 	}
 	if (!s->bpf) {
@@ -878,8 +886,7 @@ static void load_bpf(struct ipp_rings *s)
 		/* the fd identity works without: keep the samples */
 		ipp_debug("cannot pair the syscalls in the kernel: taking their samples\n");
 		close_bpf(s);
-		s->pair_failed = true;
-		load_bpf(s);
+		load_bpf_unpaired(s);
 		return;
 	}
 	s->paired = true;

@@ -18,7 +18,6 @@
 #include "fdid.skel.h"
 
 #define DEFAULT_MAX_TARGETS 8192
-#define MAX_WANT_NR 1024	/* fdid.bpf.c: MAX_NR */
 #define TP_PREFIX "tracepoint/"
 
 struct output {
@@ -134,6 +133,19 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
  * The calls whose return value is a new fd that no exit program of their
  * own describes (see ret_fd in fdid.bpf.c), this architecture's numbers.
  */
+/* Set syscall @nr in @map, one of the program's by-number maps (want, ret_fd). */
+static int set_nr(struct bpf_map *map, int nr)
+{
+	uint32_t key = (uint32_t)nr;
+	uint8_t one = 1;
+
+	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
+		return -EINVAL;
+	if (bpf_map__update_elem(map, &key, sizeof(key), &one, sizeof(one), BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
 static int set_ret_fd_calls(struct ipp_bpf *b)
 {
 	static const int nrs[] = {
@@ -149,17 +161,11 @@ static int set_ret_fd_calls(struct ipp_bpf *b)
 		__NR_inotify_init,
 #endif
 	};
-	uint8_t one = 1;
+	int err;
 
-	for (size_t i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++) {
-		uint32_t key = (uint32_t)nrs[i];
-
-		if (nrs[i] >= MAX_WANT_NR)
-			continue;
-		if (bpf_map__update_elem(b->skel->maps.ret_fd, &key, sizeof(key), &one, sizeof(one),
-					 BPF_ANY) < 0)
-			return -errno;
-	}
+	for (size_t i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+		if (nrs[i] < IPP_FDID_MAX_NR && (err = set_nr(b->skel->maps.ret_fd, nrs[i])) < 0)
+			return err;
 	return 0;
 }
 
@@ -287,15 +293,7 @@ bool ipp_bpf__pairs(const struct ipp_bpf *b)
 
 int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr)
 {
-	uint32_t key = (uint32_t)nr;
-	uint8_t one = 1;
-
-	if (!b->pairs || nr < 0 || nr >= MAX_WANT_NR)
-		return -EINVAL;
-	if (bpf_map__update_elem(b->skel->maps.want, &key, sizeof(key), &one, sizeof(one),
-				 BPF_ANY) < 0)
-		return -errno;
-	return 0;
+	return b->pairs ? set_nr(b->skel->maps.want, nr) : -EINVAL;
 }
 
 void ipp_bpf__stop_calls(struct ipp_bpf *b)
@@ -481,49 +479,46 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 	return 0;
 }
 
+/* Counter @k of every CPU into @v (nr_cpus values). @return 0 or -errno. */
+static int stat_per_cpu(const struct ipp_bpf *b, uint32_t k, uint64_t *v)
+{
+	if (bpf_map__lookup_elem(b->skel->maps.stats, &k, sizeof(k), v,
+				 sizeof(*v) * (size_t)b->nr_cpus, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 int ipp_bpf__stat_on_cpu(const struct ipp_bpf *b, enum ipp_fdid_stat which, int cpu,
 			 uint64_t *out)
 {
 	uint64_t *v;
-	uint32_t k = (uint32_t)which;
+	int err;
 
 	if (cpu < 0 || cpu >= b->nr_cpus || which >= IPP_FDID_NR_STATS)
 		return -EINVAL;
 	v = calloc((size_t)b->nr_cpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	if (bpf_map__lookup_elem(b->skel->maps.stats, &k, sizeof(k), v,
-				 sizeof(*v) * (size_t)b->nr_cpus, 0) < 0) {
-		int err = -errno;
-
-		free(v);
-		return err;
-	}
-	*out = v[cpu];
+	err = stat_per_cpu(b, (uint32_t)which, v);
+	if (!err)
+		*out = v[cpu];
 	free(v);
-	return 0;
+	return err;
 }
 
 int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS])
 {
 	uint64_t *v = calloc((size_t)b->nr_cpus, sizeof(*v));
+	int err = v ? 0 : -ENOMEM;
 
-	if (!v)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < IPP_FDID_NR_STATS; k++) {
+	for (uint32_t k = 0; !err && k < IPP_FDID_NR_STATS; k++) {
 		out[k] = 0;
-		if (bpf_map__lookup_elem(b->skel->maps.stats, &k, sizeof(k), v,
-					 sizeof(*v) * (size_t)b->nr_cpus, 0) < 0) {
-			int err = -errno;
-
-			free(v);
-			return err;
-		}
-		for (int c = 0; c < b->nr_cpus; c++)
+		err = stat_per_cpu(b, k, v);
+		for (int c = 0; !err && c < b->nr_cpus; c++)
 			out[k] += v[c];
 	}
 	free(v);
-	return 0;
+	return err;
 }
 
 int ipp_bpf__for_each_prog(const struct ipp_bpf *b,

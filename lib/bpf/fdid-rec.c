@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -12,20 +13,38 @@
 #include <sys/sysmacros.h>
 #include "fdid-rec.h"
 
+/*
+ * The head every record starts with: its version, and the size it says,
+ * which the sample must hold. @return 0; -ENOTSUP, -EPROTO.
+ */
+static int rec_head(const void *raw, size_t size, uint16_t *rec_size)
+{
+	uint16_t v[2];		/* version, size */
+
+	if (size < sizeof(v))
+		return -EPROTO;
+	memcpy(v, raw, sizeof(v));
+	if (v[0] != IPP_FDID_REC_VERSION)
+		return -ENOTSUP;
+	if (v[1] > size)
+		return -EPROTO;
+	*rec_size = v[1];
+	return 0;
+}
+
 int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 {
 	struct ipp_fdid_rec r;
+	uint16_t rsize;
 	size_t need;
+	int err = rec_head(raw, size, &rsize);
 
-	if (size < 4)
+	if (err)
+		return err;
+	if (rsize < IPP_FDID_REC_IO_SIZE)
 		return -EPROTO;
 	memset(&r, 0, sizeof(r));
-	memcpy(&r, raw, 4);
-	if (r.version != IPP_FDID_REC_VERSION)
-		return -ENOTSUP;
-	if (r.size > size || r.size < IPP_FDID_REC_IO_SIZE)
-		return -EPROTO;
-	memcpy(&r, raw, r.size < sizeof(r) ? r.size : sizeof(r));
+	memcpy(&r, raw, rsize < sizeof(r) ? rsize : sizeof(r));
 	if (r.what == IPP_FDID_IO) {
 		need = IPP_FDID_REC_IO_SIZE;
 	} else if (r.what == IPP_FDID_NEW || r.what == IPP_FDID_UPDATE) {
@@ -45,16 +64,16 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 int ipp_call_rec__parse(const void *raw, size_t size, struct ipp_call_rec *out)
 {
 	struct ipp_call_rec r;
+	uint16_t rsize;
+	int err = rec_head(raw, size, &rsize);
 
-	if (size < 8)
-		return -EPROTO;
-	memset(&r, 0, sizeof(r));
-	memcpy(&r, raw, 8);
-	if (r.version != IPP_FDID_REC_VERSION)
-		return -ENOTSUP;
-	if (r.what != IPP_FDID_CALL || r.size < IPP_CALL_REC_SIZE || r.size > size)
+	if (err)
+		return err;
+	if (rsize < IPP_CALL_REC_SIZE)
 		return -EPROTO;
 	memcpy(&r, raw, sizeof(r));
+	if (r.what != IPP_FDID_CALL)
+		return -EPROTO;
 	*out = r;
 	return 0;
 }

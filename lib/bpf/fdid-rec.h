@@ -131,6 +131,9 @@ struct ipp_call_rec {
 #define IPP_CALL_REC_SIZE 112
 _Static_assert(sizeof(struct ipp_call_rec) == IPP_CALL_REC_SIZE, "the call record's size");
 
+/* Syscall numbers the programs' by-number maps (want, ret_fd) hold: 0 to IPP_FDID_MAX_NR - 1. */
+#define IPP_FDID_MAX_NR 1024
+
 /*
  * The calls map's value (task-local storage): a target thread's wanted
  * call, as its sys_enter found it.

@@ -83,10 +83,9 @@ struct {
 #define TARGET_AT_EXEC 1
 
 /* Syscalls to pair, by number (the loader sets them to 1). */
-#define MAX_NR 1024
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_NR);
+	__uint(max_entries, IPP_FDID_MAX_NR);
 	__type(key, __u32);
 	__type(value, __u8);
 } want SEC(".maps");
@@ -100,7 +99,7 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_NR);
+	__uint(max_entries, IPP_FDID_MAX_NR);
 	__type(key, __u32);
 	__type(value, __u8);
 } ret_fd SEC(".maps");
@@ -168,13 +167,11 @@ static __always_inline bool is_target(void)
 	return trace_all || bpf_map_lookup_elem(&targets, &tgid);
 }
 
-/* A target whose calls are paired: not a command still before its exec. */
+/* A target whose calls are paired: not a command still before its exec (callers check calls_stopped). */
 static __always_inline bool is_call_target(__u32 tgid)
 {
 	__u32 *v;
 
-	if (calls_stopped)
-		return false;
 	if (trace_all)
 		return tgid != exclude_tgid || !exclude_tgid;
 	v = bpf_map_lookup_elem(&targets, &tgid);
@@ -642,25 +639,15 @@ IO_CALL(sendmsg)
 
 /* ------------------------------------------------------------------ whole calls, paired in the kernel */
 
-static __always_inline bool is_ret_fd(long nr)
+/* Whether syscall @nr is set in @map, one of the by-number maps (want, ret_fd). */
+static __always_inline bool nr_set(void *map, long nr)
 {
 	__u32 k = (__u32)nr;
 	__u8 *w;
 
-	if (nr < 0 || nr >= MAX_NR)
+	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
 		return false;
-	w = bpf_map_lookup_elem(&ret_fd, &k);
-	return w && *w;
-}
-
-static __always_inline bool wanted(long nr)
-{
-	__u32 k = (__u32)nr;
-	__u8 *w;
-
-	if (nr < 0 || nr >= MAX_NR)
-		return false;
-	w = bpf_map_lookup_elem(&want, &k);
+	w = bpf_map_lookup_elem(map, &k);
 	return w && *w;
 }
 
@@ -676,7 +663,7 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	struct ipp_call_slot *c;
 	__u64 pid_tgid;
 
-	if (!wanted(id) || calls_stopped)
+	if (!nr_set(&want, id) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	task = bpf_get_current_task_btf();
@@ -745,7 +732,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	struct ipp_call_slot *c;
 	__u64 pid_tgid;
 
-	if (!wanted(nr) || calls_stopped)
+	if (!nr_set(&want, nr) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
@@ -760,7 +747,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	r.nr = (__s32)nr;
 	r.ret = ret;
 	/* the fd it made, before the call: as the fd programs' records come before it */
-	if (ret >= 0 && is_ret_fd(nr))
+	if (ret >= 0 && nr_set(&ret_fd, nr))
 		emit_fd(ctx, (int)ret, (int)nr, ret, IPP_FDID_NEW);
 	r.end_ns = bpf_ktime_get_ns();
 	if (c && c->in_call && c->nr == nr) {
@@ -795,7 +782,7 @@ int BPF_PROG(exit_new_fd, struct pt_regs *regs, long ret)
 {
 	long nr = exit_nr(regs);
 
-	if (ret < 0 || !is_ret_fd(nr) || !is_target())
+	if (ret < 0 || !nr_set(&ret_fd, nr) || !is_target())
 		return 0;
 	emit_fd(ctx, (int)ret, (int)nr, ret, IPP_FDID_NEW);
 	return 0;
