@@ -341,8 +341,12 @@ static int dispatch_call(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		args[i] = rec.args[i];
 	if (!(rec.flags & IPP_CALL_F_NO_ENTER))
 		ipp_pairer__enter(s->pairer, rec.start_ns, rec.pid, rec.tid, desc, rec.nr, args, 6);
-	if (!ipp_pairer__exit(s->pairer, rec.end_ns, rec.pid, rec.tid, r->cpu, rec.nr, rec.ret,
-			      &sc))
+	/*
+	 * The end is the record's own time, not rec.end_ns: the merge orders by
+	 * it, and a call on another CPU may take its end_ns between this one's
+	 * and this one's output; the handlers get the calls in end_ns order.
+	 */
+	if (!ipp_pairer__exit(s->pairer, r->time, rec.pid, rec.tid, r->cpu, rec.nr, rec.ret, &sc))
 		return 0;
 	if (rec.flags & IPP_CALL_F_SWITCHES) {
 		sc.switches = rec.switches;

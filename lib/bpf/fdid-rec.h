@@ -123,7 +123,7 @@ struct ipp_call_rec {
 	__s32 nr;		/* syscall number (this architecture's) */
 	__s64 ret;		/* return value */
 	__u64 start_ns;		/* at sys_enter; 0 with IPP_CALL_F_NO_ENTER */
-	__u64 end_ns;		/* at sys_exit */
+	__u64 end_ns;		/* at sys_exit, before the output (the call ends at the record's time) */
 	__u64 off_cpu_ns;	/* switched out inside the call (IPP_CALL_F_SWITCHES) */
 	__u64 blocked_ns;	/* the part of off_cpu_ns it slept */
 	__u64 args[6];		/* the arguments at sys_enter; 0 with IPP_CALL_F_NO_ENTER */
