@@ -291,6 +291,58 @@ START_TEST(call_bytes)
 }
 END_TEST
 
+/* Thread 101 of pid 100 at its exit: 3 voluntary, 2 involuntary, 3 wakeups, 1 migration. */
+static const unsigned char naps_sched[64] = {
+	0x01, 0x00, 0x40, 0x00, 0x05, 0x00, 0x00, 0x00,	/* version 1, size 64, SCHED */
+	0x64, 0x00, 0x00, 0x00, 0x65, 0x00, 0x00, 0x00,	/* pid 100, tid 101 */
+	0x03, 0, 0, 0, 0, 0, 0, 0,			/* voluntary 3 */
+	0x02, 0, 0, 0, 0, 0, 0, 0,			/* involuntary 2 */
+	0x03, 0, 0, 0, 0, 0, 0, 0,			/* wakeups 3 */
+	0x01, 0, 0, 0, 0, 0, 0, 0,			/* migrations 1 */
+	'n', 'a', 'p', 's', 'x', 'x', 'x', 'x',		/* comm: 16 bytes, no NUL */
+	'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x',
+};
+
+START_TEST(sched_bytes)
+{
+	struct ipp_sched_rec r;
+	unsigned char buf[sizeof(naps_sched) + 8];
+
+	ck_assert(ipp_fdid_rec__is_sched(naps_sched, sizeof(naps_sched)));
+	ck_assert(!ipp_fdid_rec__is_sched(write_call, sizeof(write_call)));
+	ck_assert(!ipp_fdid_rec__is_call(naps_sched, sizeof(naps_sched)));
+	ck_assert_str_eq(ipp_fdid_rec__what_name(IPP_FDID_SCHED), "sched");
+	/* unaligned, and padded as the ring pads RAW data */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 1, naps_sched, sizeof(naps_sched));
+	ck_assert_int_eq(ipp_sched_rec__parse(buf + 1, sizeof(naps_sched) + 7, &r), 0);
+	ck_assert_int_eq(r.pid, 100);
+	ck_assert_int_eq(r.tid, 101);
+	ck_assert_uint_eq(r.voluntary, 3);
+	ck_assert_uint_eq(r.involuntary, 2);
+	ck_assert_uint_eq(r.wakeups, 3);
+	ck_assert_uint_eq(r.migrations, 1);
+	ck_assert_str_eq(r.comm, "napsxxxxxxxxxxx");	/* cut to 15 and a NUL */
+	/* too short, another version, not a sched record, a size below the record's */
+	ck_assert_int_eq(ipp_sched_rec__parse(naps_sched, sizeof(naps_sched) - 1, &r), -EPROTO);
+	memcpy(buf, naps_sched, sizeof(naps_sched));
+	buf[0] = 2;
+	ck_assert_int_eq(ipp_sched_rec__parse(buf, sizeof(naps_sched), &r), -ENOTSUP);
+	ck_assert_int_eq(ipp_sched_rec__parse(write_call, sizeof(write_call), &r), -EPROTO);
+	memcpy(buf, naps_sched, sizeof(naps_sched));
+	buf[2] = 0x38;
+	ck_assert_int_eq(ipp_sched_rec__parse(buf, sizeof(naps_sched), &r), -EPROTO);
+	/* and neither other decoder takes it */
+	{
+		struct ipp_fdid_rec f;
+		struct ipp_call_rec c;
+
+		ck_assert_int_eq(ipp_fdid_rec__parse(naps_sched, sizeof(naps_sched), &f), -EPROTO);
+		ck_assert_int_eq(ipp_call_rec__parse(naps_sched, sizeof(naps_sched), &c), -EPROTO);
+	}
+}
+END_TEST
+
 static Suite *fdid_rec_suite(void)
 {
 	Suite *s = suite_create("fdid-rec");
@@ -304,6 +356,7 @@ static Suite *fdid_rec_suite(void)
 	tcase_add_test(tc, anon_and_nofile);
 	tcase_add_test(tc, bad_records);
 	tcase_add_test(tc, call_bytes);
+	tcase_add_test(tc, sched_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,9 @@
 #include "fdid.skel.h"
 
 #define DEFAULT_MAX_TARGETS 8192
+/* Threads whose switches are counted at once (sched_tot), of targets or of the machine. */
+#define SCHED_THREADS 16384
+#define SCHED_THREADS_ALL 65536
 #define TP_PREFIX "tracepoint/"
 
 struct output {
@@ -39,6 +42,7 @@ struct ipp_bpf {
 	size_t nr_progs;
 	int nr_cpus;
 	bool pairs;
+	bool counts_sched;
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -119,6 +123,8 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 		return !b->pairs;	/* call_exit does it */
 	if (p == k->progs.call_switch)
 		return b->pairs && k->rodata->pair_switches;
+	if (p == k->progs.sched_count || p == k->progs.sched_woken || p == k->progs.sched_exit)
+		return b->counts_sched;
 	if (is_call_prog(p))
 		return b->pairs;
 	if (prog_tracepoint(p, &id) < 0) {
@@ -210,6 +216,12 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 					 opts->pair_switches;
 	if (IPP_OPTS_HAS(opts, exclude_tgid) && opts->exclude_tgid > 0)
 		b->skel->rodata->exclude_tgid = (uint32_t)opts->exclude_tgid;
+	b->counts_sched = IPP_OPTS_HAS(opts, count_sched) && opts->count_sched;
+	b->skel->rodata->count_sched = b->counts_sched;
+	/* the threads at once: of the targets, or of the machine */
+	bpf_map__set_max_entries(b->skel->maps.sched_tot,
+				 !b->counts_sched ? 1 :
+				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
 
 	bpf_object__for_each_program(p, b->skel->obj) {
 		bool load = wanted_prog(b, p);
@@ -300,6 +312,35 @@ void ipp_bpf__stop_calls(struct ipp_bpf *b)
 {
 	if (b->pairs && b->skel->bss)
 		b->skel->bss->calls_stopped = true;
+	if (b->counts_sched && b->skel->bss)
+		b->skel->bss->sched_stopped = true;
+}
+
+bool ipp_bpf__counts_sched(const struct ipp_bpf *b)
+{
+	return b->counts_sched;
+}
+
+int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
+			    int (*cb)(void *ctx, uint32_t tid, const struct ipp_sched_slot *t),
+			    void *ctx)
+{
+	const struct bpf_map *m = b->skel->maps.sched_tot;
+	uint32_t key, next;
+	struct ipp_sched_slot t;
+	int err, ret;
+
+	if (!b->counts_sched)
+		return 0;
+	for (err = bpf_map__get_next_key(m, NULL, &next, sizeof(next)); err == 0;
+	     err = bpf_map__get_next_key(m, &key, &next, sizeof(next))) {
+		key = next;
+		if (bpf_map__lookup_elem(m, &key, sizeof(key), &t, sizeof(t), 0) < 0)
+			continue;	/* gone since */
+		if ((ret = cb(ctx, key, &t)) != 0)
+			return ret;
+	}
+	return err == -ENOENT ? 0 : err;
 }
 
 int ipp_bpf__calls_under_way(const struct ipp_bpf *b, uint64_t *n)

@@ -65,6 +65,13 @@ struct ipp_bpf_opts {
 	bool pair_switches;
 	/* With all_tasks: a process whose calls are not paired (the tracer's own), 0 none. */
 	pid_t exclude_tgid;
+	/*
+	 * Count each target thread's sched_switch and sched_wakeup in the
+	 * kernel: one sched record (struct ipp_sched_rec) at its exit, and
+	 * the threads still alive read with ipp_bpf__for_each_sched(), in
+	 * place of the samples of those tracepoints (with exclude_tgid too).
+	 */
+	bool count_sched;
 };
 #define IPP_BPF_OPTS(NAME, ...) \
 	struct ipp_bpf_opts NAME = { .sz = sizeof(struct ipp_bpf_opts), __VA_ARGS__ }
@@ -134,8 +141,23 @@ bool ipp_bpf__pairs(const struct ipp_bpf *b);
 /* Pair syscall number @nr (before ipp_bpf__enable()). @return 0, -EINVAL (out of range), -errno. */
 int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr);
 
-/* No call records from now on (the end of a session): calls under way stay in the map. */
+/*
+ * No call or sched records from now on (the end of a session): calls under
+ * way stay in their map, the threads' counts in theirs.
+ */
 void ipp_bpf__stop_calls(struct ipp_bpf *b);
+
+/* Whether @b counts the threads' switches and wakeups (opts.count_sched). */
+bool ipp_bpf__counts_sched(const struct ipp_bpf *b);
+
+/*
+ * Call @cb for each thread whose counts are still in the map: alive at the
+ * end, or exited when its record found no room (exited set). After
+ * ipp_bpf__stop_calls(). @return 0, the first non-zero return of @cb, or -errno.
+ */
+int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
+			    int (*cb)(void *ctx, uint32_t tid, const struct ipp_sched_slot *t),
+			    void *ctx);
 
 /*
  * How many paired calls were entered and never ended (still under way at

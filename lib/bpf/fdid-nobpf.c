@@ -99,3 +99,15 @@ size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
 {
 	return 0;
 }
+
+bool ipp_bpf__counts_sched(const struct ipp_bpf *b)
+{
+	return false;
+}
+
+int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
+			    int (*cb)(void *ctx, uint32_t tid, const struct ipp_sched_slot *t),
+			    void *ctx)
+{
+	return -ENOTSUP;
+}

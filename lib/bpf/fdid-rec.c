@@ -61,21 +61,35 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 	return 0;
 }
 
-int ipp_call_rec__parse(const void *raw, size_t size, struct ipp_call_rec *out)
+/*
+ * A fixed-size record of kind @what: at least @need bytes, copied into @out.
+ * @return 0; -ENOTSUP, -EPROTO.
+ */
+static int fixed_rec(const void *raw, size_t size, unsigned int what, size_t need, void *out)
 {
-	struct ipp_call_rec r;
 	uint16_t rsize;
 	int err = rec_head(raw, size, &rsize);
 
 	if (err)
 		return err;
-	if (rsize < IPP_CALL_REC_SIZE)
+	if (rsize < need || size <= 4 || ((const unsigned char *)raw)[4] != what)
 		return -EPROTO;
-	memcpy(&r, raw, sizeof(r));
-	if (r.what != IPP_FDID_CALL)
-		return -EPROTO;
-	*out = r;
+	memcpy(out, raw, need);
 	return 0;
+}
+
+int ipp_call_rec__parse(const void *raw, size_t size, struct ipp_call_rec *out)
+{
+	return fixed_rec(raw, size, IPP_FDID_CALL, IPP_CALL_REC_SIZE, out);
+}
+
+int ipp_sched_rec__parse(const void *raw, size_t size, struct ipp_sched_rec *out)
+{
+	int err = fixed_rec(raw, size, IPP_FDID_SCHED, IPP_SCHED_REC_SIZE, out);
+
+	if (!err)
+		out->comm[sizeof(out->comm) - 1] = '\0';
+	return err;
 }
 
 const char *ipp_fdid_rec__what_name(unsigned int what)
@@ -85,6 +99,7 @@ const char *ipp_fdid_rec__what_name(unsigned int what)
 	case IPP_FDID_UPDATE: return "update";
 	case IPP_FDID_IO: return "io";
 	case IPP_FDID_CALL: return "call";
+	case IPP_FDID_SCHED: return "sched";
 	default: return "?";
 	}
 }

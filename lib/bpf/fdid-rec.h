@@ -38,6 +38,7 @@ enum ipp_fdid_what {
 	IPP_FDID_UPDATE = 2,	/* the object behind fd changed (connect: now has a peer) */
 	IPP_FDID_IO = 3,	/* a read/write-family call used fd: its object (IO size record) */
 	IPP_FDID_CALL = 4,	/* a whole system call, paired in the kernel (struct ipp_call_rec) */
+	IPP_FDID_SCHED = 5,	/* a thread's switches and wakeups, counted in the kernel (struct ipp_sched_rec) */
 };
 
 /* What the object is. */
@@ -131,6 +132,46 @@ struct ipp_call_rec {
 #define IPP_CALL_REC_SIZE 112
 _Static_assert(sizeof(struct ipp_call_rec) == IPP_CALL_REC_SIZE, "the call record's size");
 
+/*
+ * A thread's scheduling, counted in the kernel (IPP_FDID_SCHED): written at
+ * the thread's exit (sched_process_exit), in place of its sched_switch and
+ * sched_wakeup samples, when the session asks for it; the threads still
+ * alive at the end are read from the sched_tot map (struct ipp_sched_slot).
+ * Fixed size; the first 16 bytes are those of struct ipp_fdid_rec.
+ */
+struct ipp_sched_rec {
+	__u16 version;		/* IPP_FDID_REC_VERSION */
+	__u16 size;		/* sizeof(struct ipp_sched_rec) or more */
+	__u8 what;		/* IPP_FDID_SCHED */
+	__u8 pad0;
+	__u16 flags;		/* 0 */
+	__s32 pid;		/* tgid of the thread */
+	__s32 tid;
+	__u64 voluntary;	/* switched out blocked (sched_switch, not runnable) */
+	__u64 involuntary;	/* switched out still runnable (preempted) */
+	__u64 wakeups;		/* woken (sched_wakeup) */
+	__u64 migrations;	/* switched out on another CPU than the time before */
+	char comm[16];
+};
+#define IPP_SCHED_REC_SIZE 64
+_Static_assert(sizeof(struct ipp_sched_rec) == IPP_SCHED_REC_SIZE, "the sched record's size");
+
+/*
+ * The sched_tot map's value, by tid (a hash map, so that userspace can
+ * read the threads still alive at the end).
+ */
+struct ipp_sched_slot {
+	__u64 voluntary;
+	__u64 involuntary;
+	__u64 wakeups;
+	__u64 migrations;
+	__s32 pid;		/* tgid */
+	__s32 last_cpu;		/* where it was last switched out; -1 not yet */
+	__u8 exited;		/* its record could not be written: read at the end */
+	__u8 pad[7];
+	char comm[16];
+};
+
 /* Syscall numbers the programs' by-number maps (want, ret_fd) hold: 0 to IPP_FDID_MAX_NR - 1. */
 #define IPP_FDID_MAX_NR 1024
 
@@ -171,6 +212,8 @@ enum ipp_fdid_stat {
 	IPP_FDID_ST_CALLS_FULL,		/* sys_enters not kept: no memory for the thread's slot */
 	IPP_FDID_ST_ENTERED,		/* sys_enters kept */
 	IPP_FDID_ST_DONE,		/* ... whose exit was paired with them: the rest never ended */
+	IPP_FDID_ST_SCHED_FULL,		/* switches and wakeups not counted: sched_tot was full */
+	IPP_FDID_ST_SCHED_LOST,		/* exited threads' counts dropped: no room for their record, tid reused */
 	IPP_FDID_NR_STATS,
 };
 
@@ -214,7 +257,21 @@ static inline int ipp_fdid_rec__is_call(const void *raw, size_t size)
 	return size > 4 && ((const unsigned char *)raw)[4] == IPP_FDID_CALL;
 }
 
-/* "new", "update", "io", "call"; "?" otherwise. Static. */
+/*
+ * Check the RAW data of one bpf-output sample that holds a sched record
+ * (IPP_FDID_SCHED) and copy it into @out, comm NUL-terminated. Pure.
+ * @return 0; -ENOTSUP for another version; -EPROTO when it is not a sched
+ *   record or is too short.
+ */
+int ipp_sched_rec__parse(const void *raw, size_t size, struct ipp_sched_rec *out);
+
+/* Whether the RAW data of a bpf-output sample is a sched record (by its what byte). */
+static inline int ipp_fdid_rec__is_sched(const void *raw, size_t size)
+{
+	return size > 4 && ((const unsigned char *)raw)[4] == IPP_FDID_SCHED;
+}
+
+/* "new", "update", "io", "call", "sched"; "?" otherwise. Static. */
 const char *ipp_fdid_rec__what_name(unsigned int what);
 #endif
 

@@ -42,9 +42,13 @@ const volatile __u32 page_size = 4096;
 const volatile bool pair_calls = false;
 /* ... with the time it spent switched out (sched_switch). */
 const volatile bool pair_switches = false;
+/* Count each target thread's switches and wakeups in the kernel (sched_tot). */
+const volatile bool count_sched = false;
 const volatile __u32 exclude_tgid = 0;	/* with trace_all: the tracer's own calls are not paired */
 /* Set by the loader at the end of a session: no more call records. */
 volatile bool calls_stopped = false;
+/* ... and no more counting of switches and wakeups: userspace reads sched_tot. */
+volatile bool sched_stopped = false;
 #if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
 const volatile bool can_pair = true;	/* the loader reads it: the call programs know the registers */
 #else
@@ -144,6 +148,18 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stats SEC(".maps");
+
+/*
+ * Each target thread's switches and wakeups, by tid (struct ipp_sched_slot).
+ * A hash map, not task-local storage: userspace reads the threads still
+ * alive at the end. A thread's entry goes at its exit, with its record.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* the loader sets it */
+	__type(key, __u32);		/* tid */
+	__type(value, struct ipp_sched_slot);
+} sched_tot SEC(".maps");
 
 /* The layout of every syscalls:sys_exit_* tracepoint. */
 struct sys_exit_args {
@@ -835,6 +851,123 @@ int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 
 	if (v && *v == TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ scheduling, counted in the kernel */
+
+#define PF_EXITING 0x00000004
+#define TASK_RTLOCK_WAIT 0x1000
+#define TASK_REPORT 0x7f
+
+/* Write thread @tid's counts (struct ipp_sched_rec). @return 0, or < 0 when the ring had no room. */
+static __always_inline long emit_sched(void *ctx, __u32 tid, const struct ipp_sched_slot *t)
+{
+	struct ipp_sched_rec r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	r.version = IPP_FDID_REC_VERSION;
+	r.size = sizeof(r);
+	r.what = IPP_FDID_SCHED;
+	r.pid = t->pid;
+	r.tid = (__s32)tid;
+	r.voluntary = t->voluntary;
+	r.involuntary = t->involuntary;
+	r.wakeups = t->wakeups;
+	r.migrations = t->migrations;
+	__builtin_memcpy(r.comm, t->comm, sizeof(r.comm));
+	return bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r));
+}
+
+/*
+ * Task @p's entry in sched_tot, made when it has none and is a target that
+ * is not exiting (its counts went with its record at sched_process_exit).
+ * An entry left by an exited thread whose record found no room is written
+ * again first: its tid is another thread's now.
+ */
+static __always_inline struct ipp_sched_slot *sched_slot(void *ctx, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid), tgid;
+	struct ipp_sched_slot *t = bpf_map_lookup_elem(&sched_tot, &tid), init = { .last_cpu = -1 };
+
+	if (t && !t->exited)
+		return t;
+	if (t) {
+		if (emit_sched(ctx, tid, t) < 0)
+			count(IPP_FDID_ST_SCHED_LOST);
+		bpf_map_delete_elem(&sched_tot, &tid);
+	}
+	tgid = BPF_CORE_READ(p, tgid);
+	if (!is_call_target(tgid) || (BPF_CORE_READ(p, flags) & PF_EXITING))
+		return NULL;
+	init.pid = (__s32)tgid;
+	BPF_CORE_READ_STR_INTO(&init.comm, p, comm);
+	if (bpf_map_update_elem(&sched_tot, &tid, &init, BPF_NOEXIST) < 0 &&
+	    !bpf_map_lookup_elem(&sched_tot, &tid)) {
+		count(IPP_FDID_ST_SCHED_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&sched_tot, &tid);
+}
+
+/*
+ * A target thread switched out, counted as the session's sched_switch
+ * samples would be: preempted (runnable, the tracepoint's R or R+) or it
+ * blocked, and on another CPU than its last switch-out.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct ipp_sched_slot *t;
+	bool runnable = preempt;
+	__s32 cpu;
+
+	if (sched_stopped || !(t = sched_slot(ctx, prev)))
+		return 0;
+	if (!preempt && !(prev_state & (TASK_REPORT | TASK_RTLOCK_WAIT)))
+		runnable = !(BPF_CORE_READ(prev, exit_state) & TASK_REPORT);
+	if (runnable)
+		t->involuntary++;
+	else
+		t->voluntary++;
+	cpu = (__s32)bpf_get_smp_processor_id();
+	if (t->last_cpu >= 0 && t->last_cpu != cpu)
+		t->migrations++;
+	t->last_cpu = cpu;
+	return 0;
+}
+
+/* A target thread woken (the woken one: the waker may be anybody). */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_woken, struct task_struct *p)
+{
+	struct ipp_sched_slot *t;
+
+	if (!sched_stopped && (t = sched_slot(ctx, p)))
+		t->wakeups++;
+	return 0;
+}
+
+/*
+ * A thread exits: its counts in one record, and its entry goes. The
+ * switches of its way out after this point are not counted, as a
+ * per-task sample event stops at about this point too. When the ring has
+ * no room the entry stays, marked, for userspace to read at the end.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_exit, struct task_struct *task)
+{
+	__u32 tid = BPF_CORE_READ(task, pid);
+	struct ipp_sched_slot *t = bpf_map_lookup_elem(&sched_tot, &tid);
+
+	if (!t || t->exited || sched_stopped)
+		return 0;
+	BPF_CORE_READ_STR_INTO(&t->comm, task, comm);	/* its name now: exec and prctl change it */
+	if (emit_sched(ctx, tid, t) < 0)
+		t->exited = 1;
+	else
+		bpf_map_delete_elem(&sched_tot, &tid);
 	return 0;
 }
 
