@@ -438,6 +438,24 @@ void ipcperf_stats__add_wakeup(struct ipcperf_stats *st, const struct ipcperf_wa
 	p->wakeups++;
 }
 
+void ipcperf_stats__add_sched_totals(struct ipcperf_stats *st,
+				     const struct ipcperf_sched_totals *ev)
+{
+	struct proc *p;
+
+	if (!st || !ev || !(p = get_proc(st, ev->pid, true)))
+		return;
+	ipp_fdtab__clock(st->fdt, ev->time_ns);
+	p->seen = true;
+	if (!p->comm[0])
+		memcpy(p->comm, ev->comm, sizeof(p->comm));
+	see_thread(st, p, ev->tid);
+	p->vol += ev->voluntary;
+	p->invol += ev->involuntary;
+	p->wakeups += ev->wakeups;
+	p->migrations += ev->migrations;
+}
+
 void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task *ev)
 {
 	struct proc *p = get_proc(st, ev->pid, true), *c;
@@ -538,6 +556,11 @@ static void h_fd_open(void *ctx, const struct ipcperf_fd_open *ev)
 	ipcperf_stats__add_fd_open(ctx, ev);
 }
 
+static void h_sched_totals(void *ctx, const struct ipcperf_sched_totals *ev)
+{
+	ipcperf_stats__add_sched_totals(ctx, ev);
+}
+
 static void h_task(void *ctx, const struct ipcperf_task *ev)
 {
 	ipcperf_stats__add_task(ctx, ev);
@@ -561,7 +584,7 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = st, .syscall = h_syscall,
 		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task,
-		     .fd_open = h_fd_open);
+		     .fd_open = h_fd_open, .sched_totals = h_sched_totals);
 	struct ipp_identlog *log;
 	const pid_t *pids;
 	bool replay = false;

@@ -114,14 +114,14 @@ int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev
 
 enum ipcperf_fdid_source ipcperf_fd_identity_probe(char *why, size_t len)
 {
-	IPP_BPF_OPTS(o, .pair_calls = true);
+	IPP_BPF_OPTS(o, .pair_calls = true, .count_sched = true);
 	struct ipp_bpf *b = ipp_bpf__new(&o);
 	const char *reason;
 	bool pairs;
 	int err;
 
 	if (!b && errno != EPERM && errno != EACCES && errno != ENOENT && errno != ENOTSUP) {
-		o.pair_calls = false;	/* as a session does: the fd programs alone */
+		o.pair_calls = o.count_sched = false;	/* as a session does: the fd programs alone */
 		b = ipp_bpf__new(&o);
 	}
 	if (b) {
@@ -131,7 +131,8 @@ enum ipcperf_fdid_source ipcperf_fd_identity_probe(char *why, size_t len)
 			snprintf(why, len, "the BPF program loads: fds are named from the kernel "
 				 "at each call, exactly, whatever their life; %s",
 				 pairs ? "live sessions have the kernel pair each call (one record "
-					 "per call)" :
+					 "per call), and stat count each thread's switches and "
+					 "wakeups there" :
 					 "the calls come from their sys_enter and sys_exit samples");
 		return IPCPERF_FDID_BPF;
 	}

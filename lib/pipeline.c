@@ -357,6 +357,29 @@ static int dispatch_call(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	return 1;
 }
 
+void ipp_pipeline__sched_totals(struct ipp_pipeline *s, const struct ipcperf_sched_totals *ev)
+{
+	EMIT(s, sched_totals, ev);
+}
+
+/* A thread's counts at its exit (struct ipp_sched_rec). @return 1 when delivered, else 0. */
+static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_sched_rec rec;
+	struct ipcperf_sched_totals ev;
+
+	if (ipp_sched_rec__parse(r->data, r->size, &rec) < 0)
+		return 0;
+	ev = (struct ipcperf_sched_totals){
+		.time_ns = r->time, .pid = rec.pid, .tid = rec.tid, .exited = true,
+		.voluntary = rec.voluntary, .involuntary = rec.involuntary,
+		.wakeups = rec.wakeups, .migrations = rec.migrations,
+	};
+	memcpy(ev.comm, rec.comm, sizeof(ev.comm));
+	ipp_pipeline__sched_totals(s, &ev);
+	return 1;
+}
+
 /*
  * A record of the kernel's fd identity (fdid-rec.h) to the fd_open handlers:
  * what a new fd is, or what a connected one is connected to now.
@@ -467,8 +490,12 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 		case IPP_MREC_FDID:
 			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
-			n += ipp_fdid_rec__is_call(r->data, r->size) ? dispatch_call(s, r) :
-								       dispatch_fdid(s, r);
+			if (ipp_fdid_rec__is_call(r->data, r->size))
+				n += dispatch_call(s, r);
+			else if (ipp_fdid_rec__is_sched(r->data, r->size))
+				n += dispatch_sched(s, r);
+			else
+				n += dispatch_fdid(s, r);
 			break;
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT:

@@ -72,6 +72,8 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 int ipp_pipeline__deliver(struct ipp_pipeline *p, uint64_t horizon);
 /* @n records lost on @cpu that no LOST record reported: counted, and told the handlers. */
 void ipp_pipeline__lost(struct ipp_pipeline *p, int cpu, uint64_t n);
+/* A thread's scheduling totals to the sched_totals handlers. */
+void ipp_pipeline__sched_totals(struct ipp_pipeline *p, const struct ipcperf_sched_totals *ev);
 /* The end: calls still open are unpaired. */
 void ipp_pipeline__flush(struct ipp_pipeline *p);
 

@@ -87,6 +87,8 @@ struct ipp_rings {
 	bool paired;
 	bool paired_switches;
 	bool pair_failed;
+	/* ... and the threads' switches and wakeups counted there (IPCPERF_EV_SCHED_TOTALS) */
+	bool sched_counted;
 	bool syscall_samples;	/* asked for the samples (ipcperf_session_opts) */
 	int epfd;
 	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
@@ -405,7 +407,7 @@ static void close_bpf(struct ipp_rings *s)
 
 	ipp_bpf__delete(s->bpf);
 	s->bpf = NULL;
-	s->paired = s->paired_switches = false;
+	s->paired = s->paired_switches = s->sched_counted = false;
 	free(pl->fdid_ids);
 	pl->fdid_ids = NULL;
 	pl->nr_fdid_ids = 0;
@@ -597,11 +599,19 @@ static bool is_syscall_tp(const struct ipp_event *ev)
 	       (!strcmp(ev->system, "syscalls") || !strcmp(ev->system, "raw_syscalls"));
 }
 
-/* An event the kernel's call records stand in for: not opened. */
+/* sched_switch and sched_wakeup: what the kernel's counts of each thread stand in for. */
+static bool is_sched_count_tp(const struct ipp_event *ev)
+{
+	return ev->role == IPP_EV_TRACEPOINT && !strcmp(ev->system, "sched") &&
+	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup"));
+}
+
+/* An event the kernel's call records or counts stand in for: not opened. */
 static bool paired_away(const struct ipp_rings *s, const struct ipp_event *ev)
 {
 	return (s->paired && is_syscall_tp(ev)) ||
-	       (s->paired_switches && ev->role == IPP_EV_SWITCH);
+	       (s->paired_switches && ev->role == IPP_EV_SWITCH) ||
+	       (s->sched_counted && is_sched_count_tp(ev));
 }
 
 /* An evsel per event, in the sample or the side-band evlist, on the maps of the scope. */
@@ -827,6 +837,22 @@ static bool want_pairing(const struct ipp_rings *s)
 	return false;
 }
 
+/*
+ * Whether the kernel is to count the threads' switches and wakeups too
+ * (where it pairs the calls): asked for, and a task tracepoint left to
+ * carry the ring of each CPU.
+ */
+static bool want_sched_counts(const struct ipp_rings *s)
+{
+	if (!(s->es.events & IPCPERF_EV_SCHED_TOTALS) || !(s->es.events & IPCPERF_EV_SCHED))
+		return false;
+	for (size_t i = 0; i < s->es.n; i++)
+		if (s->es.v[i].role == IPP_EV_TRACEPOINT && !is_syscall_tp(&s->es.v[i]) &&
+		    !is_sched_count_tp(&s->es.v[i]))
+			return true;
+	return false;
+}
+
 /* The syscalls the session's tracepoints would have given, to be paired in the kernel. */
 static int want_syscalls(struct ipp_rings *s)
 {
@@ -862,6 +888,7 @@ static void load_bpf(struct ipp_rings *s)
 	bool pair = want_pairing(s);
 	IPP_BPF_OPTS(o, .all_tasks = s->system_wide, .pair_calls = pair,
 		     .pair_switches = pair && (s->es.events & IPCPERF_EV_BLOCKED),
+		     .count_sched = pair && want_sched_counts(s),
 		     .exclude_tgid = s->system_wide && !s->base.pl->include_self ? s->base.pl->self : 0);
 
 	if (s->no_bpf || !(s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS)))
@@ -891,6 +918,7 @@ static void load_bpf(struct ipp_rings *s)
 	}
 	s->paired = true;
 	s->paired_switches = o.pair_switches;
+	s->sched_counted = ipp_bpf__counts_sched(s->bpf);
 }
 
 /*
@@ -933,9 +961,10 @@ static int connect_bpf(struct ipp_rings *s)
 		}
 		return 0;
 	}
-	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings%s\n",
+	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings%s%s\n",
 		  ipp_bpf__nr_programs(s->bpf), nr,
-		  s->paired ? "; syscalls paired in the kernel" : "");
+		  s->paired ? "; syscalls paired in the kernel" : "",
+		  s->sched_counted ? "; switches and wakeups counted there" : "");
 	return 0;
 }
 
@@ -1514,6 +1543,56 @@ static void calls_under_way(struct ipp_rings *s)
 	ipp_pairer__add_unpaired_enter(s->base.pl->pairer, n);
 }
 
+struct sched_end {
+	struct ipp_pipeline *pl;
+	uint64_t now;
+	int n;
+};
+
+static int sched_alive(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
+{
+	struct sched_end *e = ctx;
+	struct ipcperf_sched_totals ev = {
+		.time_ns = e->now, .pid = t->pid, .tid = (pid_t)tid, .exited = t->exited,
+		.voluntary = t->voluntary, .involuntary = t->involuntary,
+		.wakeups = t->wakeups, .migrations = t->migrations,
+	};
+
+	memcpy(ev.comm, t->comm, sizeof(ev.comm));
+	ev.comm[sizeof(ev.comm) - 1] = '\0';
+	ipp_pipeline__sched_totals(e->pl, &ev);
+	e->n = 1;
+	return 0;
+}
+
+/*
+ * The counts of the threads alive at the end (and of those whose record
+ * found no room), after every record; what the kernel could not count
+ * (switches and wakeups with its map full, a reused tid's counts dropped)
+ * is lost, on the CPU that dropped it. @return 1 when something went to
+ * the handlers.
+ */
+static int sched_at_stop(struct ipp_rings *s)
+{
+	struct sched_end e = { .pl = s->base.pl, .now = ipp_now_ns() };
+	int err = ipp_bpf__for_each_sched(s->bpf, sched_alive, &e);
+
+	if (err < 0)
+		ipp_info("cannot read the threads' switch counts: %s\n", strerror(-err));
+	for (int i = 0; i < perf_cpu_map__nr(s->cpus); i++) {
+		int c = perf_cpu_map__cpu(s->cpus, i).cpu;
+		uint64_t full = 0, lost = 0;
+
+		if (ipp_bpf__stat_on_cpu(s->bpf, IPP_FDID_ST_SCHED_FULL, c, &full) < 0 ||
+		    ipp_bpf__stat_on_cpu(s->bpf, IPP_FDID_ST_SCHED_LOST, c, &lost) < 0 ||
+		    full + lost == 0)
+			continue;
+		ipp_pipeline__lost(s->base.pl, c, full + lost);
+		e.n = 1;
+	}
+	return e.n;
+}
+
 static int rings_stop(struct ipp_source *src)
 {
 	struct ipp_rings *s = rings_of(src);
@@ -1530,6 +1609,8 @@ static int rings_stop(struct ipp_source *src)
 	n += count_unreported_loss(s);
 	if (s->paired)
 		calls_under_way(s);
+	if (s->sched_counted)
+		n += sched_at_stop(s);
 	ipp_pipeline__flush(src->pl);
 	s->stop_ns = ipp_now_ns();
 	if (s->recorder) {
@@ -1557,6 +1638,9 @@ static void rings_stats(const struct ipp_source *src, bool stopped,
 		v->fd_identity = s->bpf ? IPCPERF_FDID_BPF : IPCPERF_FDID_PROC;
 	if (s->evlist)
 		v->syscall_records = s->paired ? IPCPERF_SC_RECORDS_KERNEL : IPCPERF_SC_RECORDS_SAMPLES;
+	if (s->evlist && (s->es.events & IPCPERF_EV_SCHED))
+		v->sched_records = s->sched_counted ? IPCPERF_SCHED_RECORDS_TOTALS :
+						      IPCPERF_SCHED_RECORDS_EVENTS;
 }
 
 static pid_t rings_child_pid(const struct ipp_source *src)

@@ -22,10 +22,23 @@
  *	(i + 1) * 2 buffers of 64 bytes to its /dev/null fd. For attaching to
  *	a running multi-threaded process.
  *
+ *   ipcwork naps N --out FILE [--hold]
+ *	A thread sleeps N times for 100 us (nanosleep), reads its own
+ *	context switches right after the last (getrusage RUSAGE_THREAD) and
+ *	returns; the main thread joins it and writes "naps TID NVCSW NIVCSW"
+ *	to FILE. Each sleep is one voluntary switch ended by one wakeup, so
+ *	a tracer must count exactly NVCSW of both for that thread (and at
+ *	least NIVCSW preemptions). --hold: the thread writes the line itself
+ *	and then blocks in pause() for good (one more voluntary switch), for
+ *	a tracer that stops while it is alive; kill the process.
+ *
  * Every transfer is a single write()/read() whose result is checked; anything
  * unexpected exits 3 with a message on stderr. Nothing goes to stdout but the
  * "ready" line, unless -v.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1	/* gettid, RUSAGE_THREAD */
+#endif
 #include <errno.h>
 #include <time.h>
 #include <fcntl.h>
@@ -35,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -325,6 +339,58 @@ static int run_threads(void)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- naps */
+
+struct naps {
+	long n;
+	const char *out;
+	bool hold;
+	struct rusage ru;
+	pid_t tid;
+};
+
+static void write_naps(const struct naps *z)
+{
+	FILE *f = fopen(z->out, "we");
+
+	if (!f || fprintf(f, "naps %d %ld %ld\n", (int)z->tid, z->ru.ru_nvcsw, z->ru.ru_nivcsw) < 0 ||
+	    fclose(f) != 0)
+		die("cannot write %s: %s", z->out, strerror(errno));
+}
+
+static void *nap_main(void *arg)
+{
+	struct naps *z = arg;
+	const struct timespec nap = { .tv_nsec = 100000 };
+
+	z->tid = gettid();
+	for (long i = 0; i < z->n; i++)
+		while (nanosleep(&nap, NULL) < 0 && errno == EINTR)
+			;
+	/* nothing between the last sleep and this that could block */
+	if (getrusage(RUSAGE_THREAD, &z->ru) < 0)
+		die("getrusage: %s", strerror(errno));
+	if (!z->hold)
+		return NULL;
+	write_naps(z);
+	for (;;)
+		pause();
+}
+
+static int run_naps(struct naps *z)
+{
+	pthread_t t;
+	int err = pthread_create(&t, NULL, nap_main, z);
+
+	if (err)
+		die("pthread_create: %s", strerror(err));
+	err = pthread_join(t, NULL);
+	if (err)
+		die("pthread_join: %s", strerror(err));
+	write_naps(z);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void usage(const char *fmt, const char *arg)
@@ -334,13 +400,15 @@ static void usage(const char *fmt, const char *arg)
 	fprintf(stderr,
 		"\nusage: ipcwork [pipe] [--exit N] [--hold MS] [-v]\n"
 		"                                          writers -> pipe -> reader, exit N (0..255)\n"
-		"       ipcwork threads [-v]              3 threads write to /dev/null after a byte on stdin\n");
+		"       ipcwork threads [-v]              3 threads write to /dev/null after a byte on stdin\n"
+		"       ipcwork naps N --out FILE [--hold] a thread sleeps N times, FILE gets its switches\n");
 	exit(EXIT_USAGE);
 }
 
 int main(int argc, char **argv)
 {
 	const char *cmd = "pipe";
+	struct naps z = { 0 };
 	int exit_code = 0, hold_ms = 0;
 	int i = 1;
 
@@ -348,12 +416,29 @@ int main(int argc, char **argv)
 		cmd = argv[1];
 		i = 2;
 	}
-	if (strcmp(cmd, "pipe") && strcmp(cmd, "threads"))
+	if (strcmp(cmd, "pipe") && strcmp(cmd, "threads") && strcmp(cmd, "naps"))
 		usage("unknown command '%s'", cmd);
+	if (!strcmp(cmd, "naps")) {
+		char *end;
+
+		if (i == argc)
+			usage("%s needs a count", "naps");
+		errno = 0;
+		z.n = strtol(argv[i], &end, 10);
+		if (errno || end == argv[i] || *end || z.n < 1 || z.n > 1000000)
+			usage("bad count '%s' (1..1000000)", argv[i]);
+		i++;
+	}
 
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			verbose = true;
+		} else if (!strcmp(argv[i], "--out") && !strcmp(cmd, "naps")) {
+			if (++i == argc)
+				usage("%s needs a value", "--out");
+			z.out = argv[i];
+		} else if (!strcmp(argv[i], "--hold") && !strcmp(cmd, "naps")) {
+			z.hold = true;
 		} else if (!strcmp(argv[i], "--exit") && !strcmp(cmd, "pipe")) {
 			char *end;
 			long n;
@@ -381,5 +466,10 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (!strcmp(cmd, "naps")) {
+		if (!z.out)
+			usage("%s needs --out FILE", "naps");
+		return run_naps(&z);
+	}
 	return !strcmp(cmd, "pipe") ? run_pipe(exit_code, hold_ms) : run_threads();
 }

@@ -24,4 +24,5 @@ Suite *stat_suite(void);
 Suite *flowlive_suite(void);
 Suite *syscalls_suite(void);
 Suite *loss_suite(void);
+Suite *sched_suite(void);
 #endif

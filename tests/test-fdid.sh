@@ -10,8 +10,9 @@
 #    rows (a sorted diff, field by field), plus the dynamic loader's in the
 #    root (libc.so.6 on fd 3, named, not in the truth); no "unknown" object
 #    anywhere, no lost events, "fd_identity": "bpf";
-#    the calls paired in the kernel ("syscall_records": "kernel"); and the
-#    same rows with --syscall-samples, which takes the calls' samples;
+#    the calls paired in the kernel ("syscall_records": "kernel") and the
+#    switches counted there ("sched_records": "totals"); and the same rows
+#    with --syscall-samples, which takes the calls' samples (and "events");
 #  - the same from a capture: `record`, then `report --json` ("samples");
 #  - `flows --json`: one flow per direction of every pipe and socket of the
 #    truth, from the writing end's object, with the writer and reader pids
@@ -150,6 +151,8 @@ for scope in task cpu; do
 	check_truth "$T/truth-$scope" "stat --scope $scope"
 	[ "$(jq -r .exit_status "$T/$scope.json")" = 0 ] || fail "stat --scope $scope: exit_status is not 0"
 	check_doc "$T/$scope.json" "stat --scope $scope"
+	[ "$(jq -r .sched_records "$T/$scope.json")" = totals ] ||
+		fail "stat --scope $scope: sched_records is not totals (switches counted in the kernel)"
 	compare_rows "$T/$scope.json" "$T/truth-$scope" "stat --scope $scope"
 	lives "$T/truth-$scope" "stat --scope $scope"
 done
@@ -159,6 +162,8 @@ expect_status 0 "stat --json --syscall-samples -- fdwork"
 cp "$T/out" "$T/samples.json"
 check_truth "$T/truth-samples" "stat --syscall-samples"
 check_doc "$T/samples.json" "stat --syscall-samples" samples
+[ "$(jq -r .sched_records "$T/samples.json")" = events ] ||
+	fail "stat --syscall-samples: sched_records is not events (no calls paired, no counts)"
 compare_rows "$T/samples.json" "$T/truth-samples" "stat --syscall-samples"
 
 # ------------------------------------------------------------ from a capture

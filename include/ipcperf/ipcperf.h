@@ -126,6 +126,23 @@ struct ipcperf_switch {
 	char next_comm[16];
 };
 
+/**
+ * A thread's scheduling while traced, counted in the kernel
+ * (IPCPERF_EV_SCHED_TOTALS): what its sched_switch and sched_wakeup events
+ * would have added up to. Since 0.2.
+ */
+struct ipcperf_sched_totals {
+	uint64_t time_ns;	/**< when it was written: the thread's exit, or the stop */
+	pid_t pid;		/**< tgid */
+	pid_t tid;
+	bool exited;		/**< the thread exited (false: alive at the stop) */
+	uint64_t voluntary;	/**< switched out blocked (ipcperf_switch.preempted false) */
+	uint64_t involuntary;	/**< switched out still runnable (preempted) */
+	uint64_t wakeups;	/**< woken (sched_wakeup of this thread) */
+	uint64_t migrations;	/**< switched out on another CPU than its switch-out before */
+	char comm[16];
+};
+
 /** @p tid was woken (sched:sched_wakeup) by @p waker_tid. */
 struct ipcperf_wakeup {
 	uint64_t time_ns;
@@ -219,6 +236,8 @@ struct ipcperf_handlers {
 	void (*lost)(void *ctx, const struct ipcperf_lost *ev);
 	/** New fds, as the kernel saw them (since 0.2; IPCPERF_FDID_BPF only). */
 	void (*fd_open)(void *ctx, const struct ipcperf_fd_open *ev);
+	/** A thread's switches and wakeups (since 0.2; IPCPERF_EV_SCHED_TOTALS only). */
+	void (*sched_totals)(void *ctx, const struct ipcperf_sched_totals *ev);
 };
 
 /* ------------------------------------------------------------------ */
@@ -255,7 +274,19 @@ enum ipcperf_event_set {
 	 * per-syscall tracepoints are the dearer path.
 	 */
 	IPCPERF_EV_RAW_FILTER = 1u << 6,
-	IPCPERF_EV__ALL = 0x7f,
+	/**
+	 * With IPCPERF_EV_SCHED, where the kernel pairs the syscalls
+	 * (IPCPERF_SC_RECORDS_KERNEL): count each target thread's
+	 * sched_switch and sched_wakeup in the kernel and deliver one
+	 * sched_totals event per thread, at its exit and at the stop for the
+	 * threads still alive, in place of their sched_switch and wakeup
+	 * events. Elsewhere the events come, as without it:
+	 * ipcperf_session_stats.sched_records says which. For totals at the
+	 * end of a run (ipcperf_stats__attach() takes either); a switch costs
+	 * the traced program a map update instead of a sample. Since 0.2.
+	 */
+	IPCPERF_EV_SCHED_TOTALS = 1u << 7,
+	IPCPERF_EV__ALL = 0xff,
 };
 
 /**
@@ -477,6 +508,14 @@ enum ipcperf_sc_records {
 	IPCPERF_SC_RECORDS_KERNEL = 2,
 };
 
+/** What a session's scheduling comes from. */
+enum ipcperf_sched_records {
+	/** The sched_switch and sched_wakeup tracepoint samples: one event each. */
+	IPCPERF_SCHED_RECORDS_EVENTS = 1,
+	/** Each thread's counts, kept by a BPF program (IPCPERF_EV_SCHED_TOTALS): one event per thread. */
+	IPCPERF_SCHED_RECORDS_TOTALS = 2,
+};
+
 /** Session counters, for every output that must say what was lost. */
 struct ipcperf_session_stats {
 	size_t sz;
@@ -510,6 +549,11 @@ struct ipcperf_session_stats {
 	unsigned int fd_identity;
 	/** What the syscalls come from (enum ipcperf_sc_records), 0 before start. Since 0.2. */
 	unsigned int syscall_records;
+	/**
+	 * What the scheduling comes from (enum ipcperf_sched_records); 0
+	 * before start, or without IPCPERF_EV_SCHED. Since 0.2.
+	 */
+	unsigned int sched_records;
 };
 
 /** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */
@@ -841,6 +885,9 @@ IPCPERF_API void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const stru
 IPCPERF_API void ipcperf_stats__add_switch(struct ipcperf_stats *st, const struct ipcperf_switch *ev);
 IPCPERF_API void ipcperf_stats__add_wakeup(struct ipcperf_stats *st, const struct ipcperf_wakeup *ev);
 IPCPERF_API void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task *ev);
+/** A thread's counted switches and wakeups, as its switch and wakeup events would add them. Since 0.2. */
+IPCPERF_API void ipcperf_stats__add_sched_totals(struct ipcperf_stats *st,
+						 const struct ipcperf_sched_totals *ev);
 /** What the kernel said a new fd is; feed it before the syscall event of the call that made it. Since 0.2. */
 IPCPERF_API void ipcperf_stats__add_fd_open(struct ipcperf_stats *st,
 					    const struct ipcperf_fd_open *ev);

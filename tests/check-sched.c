@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Scheduling counted in the kernel (IPCPERF_EV_SCHED_TOTALS) against the
+ * kernel's own count of the same thread (getrusage RUSAGE_THREAD in
+ * tests/ipcwork naps), and against the sched_switch and sched_wakeup events
+ * the same run gives without it: a thread that sleeps N times is switched
+ * out voluntarily exactly as often as it says, both ways, in both scopes,
+ * whether it exited before the stop or is still alive at it; and counted
+ * in the kernel, woken exactly as often (by its timer, which the
+ * sched_wakeup samples, the waker's, do not see).
+ */
+#include "config.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ipcperf/ipcperf.h>
+
+#include "suites.h"
+
+#ifndef IPCWORK_PATH
+#error "IPCWORK_PATH must name the built tests/ipcwork"
+#endif
+
+#define NAPS "40"
+#define DEADLINE_NS (30ull * 1000000000ull)
+
+/* What the handlers saw of one thread. */
+struct thread_seen {
+	pid_t tid;
+	unsigned int nr_totals;
+	struct ipcperf_sched_totals tot;
+	uint64_t vol, invol, wakeups;	/* from its events */
+};
+
+struct seen {
+	unsigned int nr_totals;
+	uint64_t all_switches, all_wakeups;
+	unsigned int nr;
+	struct thread_seen t[64];
+};
+
+static struct thread_seen *thread_of(struct seen *c, pid_t tid)
+{
+	for (unsigned int i = 0; i < c->nr; i++)
+		if (c->t[i].tid == tid)
+			return &c->t[i];
+	ck_assert_uint_lt(c->nr, 64);
+	c->t[c->nr].tid = tid;
+	return &c->t[c->nr++];
+}
+
+static void on_totals(void *ctx, const struct ipcperf_sched_totals *ev)
+{
+	struct seen *c = ctx;
+	struct thread_seen *t = thread_of(c, ev->tid);
+
+	c->nr_totals++;
+	t->nr_totals++;
+	t->tot = *ev;
+}
+
+static void on_switch(void *ctx, const struct ipcperf_switch *ev)
+{
+	struct seen *c = ctx;
+	struct thread_seen *t = thread_of(c, ev->tid);
+
+	c->all_switches++;
+	if (ev->preempted)
+		t->invol++;
+	else
+		t->vol++;
+}
+
+static void on_wakeup(void *ctx, const struct ipcperf_wakeup *ev)
+{
+	struct seen *c = ctx;
+
+	c->all_wakeups++;
+	thread_of(c, ev->tid)->wakeups++;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The line ipcwork naps wrote, once it is there. @return true when read. */
+static bool read_naps(const char *path, pid_t *tid, long *nvcsw, long *nivcsw)
+{
+	FILE *f = fopen(path, "re");
+	int tidv = 0, n = 0;
+
+	if (!f)
+		return false;
+	n = fscanf(f, "naps %d %ld %ld", &tidv, nvcsw, nivcsw);
+	fclose(f);
+	*tid = tidv;
+	return n == 3;
+}
+
+struct naps_run {
+	unsigned int scope;
+	bool totals;		/* ask for IPCPERF_EV_SCHED_TOTALS */
+	bool hold;		/* the thread is alive at the stop */
+};
+
+static void check_counts(const struct naps_run *r, struct seen *c, pid_t child, pid_t tid,
+			 long nvcsw, long nivcsw, const struct ipcperf_session_stats *st)
+{
+	/* --hold: the thread blocked once more, in pause(), after its count */
+	uint64_t vol = (uint64_t)nvcsw + (r->hold ? 1 : 0), wake = (uint64_t)nvcsw;
+	const struct thread_seen *t = thread_of(c, tid);
+	bool kernel = false;
+
+#ifdef HAVE_BPF
+	kernel = r->totals;
+#endif
+	ck_assert_uint_eq(st->sched_records, kernel ? IPCPERF_SCHED_RECORDS_TOTALS :
+						      IPCPERF_SCHED_RECORDS_EVENTS);
+	ck_assert_uint_eq(st->lost, 0);
+	if (kernel) {
+		ck_assert_uint_eq(c->all_switches, 0);
+		ck_assert_uint_eq(c->all_wakeups, 0);
+		ck_assert_uint_eq(t->nr_totals, 1);
+		ck_assert_int_eq(t->tot.pid, child);
+		ck_assert_int_eq(t->tot.exited, !r->hold);
+		ck_assert_str_eq(t->tot.comm, "ipcwork");
+		ck_assert_uint_eq(t->tot.voluntary, vol);
+		ck_assert_uint_eq(t->tot.wakeups, wake);
+		/* preempted after its own count, on the way out: at most twice */
+		ck_assert_uint_ge(t->tot.involuntary, (uint64_t)nivcsw);
+		ck_assert_uint_le(t->tot.involuntary, (uint64_t)nivcsw + 2);
+		/* the main thread's too, and each thread's once */
+		ck_assert_uint_ge(c->nr, 2);
+		for (unsigned int i = 0; i < c->nr; i++)
+			ck_assert_uint_eq(c->t[i].nr_totals, 1);
+		return;
+	}
+	ck_assert_uint_eq(c->nr_totals, 0);
+	ck_assert_uint_eq(t->vol, vol);
+	/*
+	 * A sched_wakeup sample is the waker's: the session sees the wakeups
+	 * its targets make. A timer wakes the thread from an interrupt: none.
+	 */
+	ck_assert_uint_eq(t->wakeups, 0);
+	ck_assert_uint_ge(t->invol, (uint64_t)nivcsw);
+	ck_assert_uint_le(t->invol, (uint64_t)nivcsw + 2);
+}
+
+static void run_naps(const struct naps_run *r)
+{
+	char out[] = "/tmp/ipcperf-naps-XXXXXX";
+	int tmp = mkstemp(out);
+	char *argv[] = { IPCWORK_PATH, "naps", NAPS, "--out", out, r->hold ? "--hold" : NULL, NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv, .scope = r->scope,
+		     .events = IPCPERF_EV_IO | IPCPERF_EV_FDS | IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
+			       (r->totals ? IPCPERF_EV_SCHED_TOTALS : 0));
+	struct seen *c = calloc(1, sizeof(*c));
+	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = c, .sched_totals = on_totals,
+		     .sched_switch = on_switch, .wakeup = on_wakeup);
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	uint64_t deadline = now_ns() + DEADLINE_NS;
+	struct ipcperf_session *s;
+	long nvcsw = -1, nivcsw = -1;
+	int status = -1;
+	pid_t child, tid = 0;
+
+	ck_assert(c != NULL);
+	ck_assert_int_ge(tmp, 0);
+	close(tmp);
+	unlink(out);	/* made again by the workload: there once its line is */
+	s = ipcperf_session__new(&opts);
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	ck_assert_int_eq(ipcperf_session__add_handlers(s, &h), 0);
+	child = ipcperf_session__child_pid(s);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	while (r->hold ? !read_naps(out, &tid, &nvcsw, &nivcsw) : !ipcperf_session__done(s)) {
+		int n = ipcperf_session__poll(s, 20);
+
+		ck_assert_msg(n >= 0 || n == -EINTR, "poll: %s", strerror(-n));
+		ck_assert_msg(now_ns() < deadline, "ipcwork naps not done in time");
+	}
+	ck_assert_int_ge(ipcperf_session__stop(s), 0);
+	ck_assert_int_eq(ipcperf_session__stats(s, &st), 0);
+	if (r->hold)
+		kill(child, SIGKILL);
+	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), 0);
+	ck_assert_msg(r->hold ? WIFSIGNALED(status) : WIFEXITED(status) && !WEXITSTATUS(status),
+		      "ipcwork naps ended with wait status 0x%x", (unsigned int)status);
+	if (!r->hold)
+		ck_assert(read_naps(out, &tid, &nvcsw, &nivcsw));
+	unlink(out);
+	ck_assert_int_gt(tid, 0);
+	/* a sleep whose timer ran out while it was preempted does not block */
+	ck_assert_int_ge(nvcsw, 20);
+	check_counts(r, c, child, tid, nvcsw, nivcsw, &st);
+	ipcperf_session__delete(s);
+	free(c);
+}
+
+static const unsigned int scopes[] = { IPCPERF_SCOPE_TASK, IPCPERF_SCOPE_CPU };
+
+/* _i: scope (bit 0), the events instead of the totals (bit 1) */
+START_TEST(test_naps_exited)
+{
+	run_naps(&(struct naps_run){ .scope = scopes[_i & 1], .totals = !(_i & 2) });
+}
+END_TEST
+
+START_TEST(test_naps_alive)
+{
+	run_naps(&(struct naps_run){ .scope = scopes[_i & 1], .totals = !(_i & 2), .hold = true });
+}
+END_TEST
+
+Suite *sched_suite(void)
+{
+	Suite *s = suite_create("sched");
+	TCase *tc = tcase_create("totals");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_naps_exited, 0, 4);
+	tcase_add_loop_test(tc, test_naps_alive, 0, 4);
+	suite_add_tcase(s, tc);
+	return s;
+}
