@@ -153,6 +153,7 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 	sn.records = st.records - c->prev_records;
 	sn.fd_identity = st.fd_identity;
 	sn.syscall_records = st.syscall_records;
+	sn.sched_records = st.sched_records;
 
 	for (size_t i = 0; i < c->nr_cnt_targets; i++) {
 		struct cnt_target *ct = &c->cnt_targets[i];
@@ -330,7 +331,15 @@ static unsigned int stat_events(const struct stat_opts *o)
 
 	/* Switch records (blocked time) only for --flows' verdicts: four more
 	 * records per blocking round trip. */
-	return ev | IPCPERF_EV_SCHED | IPCPERF_EV_TASK | (o->flows ? IPCPERF_EV_BLOCKED : 0);
+	ev |= IPCPERF_EV_SCHED | IPCPERF_EV_TASK | (o->flows ? IPCPERF_EV_BLOCKED : 0);
+	/*
+	 * Totals at the end only: each thread's switches and wakeups counted
+	 * in the kernel, where it pairs the calls, in place of one sample
+	 * each. -I and --listen show them while the run goes: the samples.
+	 */
+	if (!o->interval_ms && !o->listen.on)
+		ev |= IPCPERF_EV_SCHED_TOTALS;
+	return ev;
 }
 
 /* The capture, with the live status line while it runs. */
@@ -419,6 +428,7 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	sn.records = st.records;
 	sn.fd_identity = st.fd_identity;
 	sn.syscall_records = st.syscall_records;
+	sn.sched_records = st.sched_records;
 	sn.flows = c->flows;
 	sn.flow_stats = c->total;
 	sn.exit_status = cli_cmd_status(res);

@@ -190,6 +190,7 @@ void cli_summary_of(struct cli_summary *sum, const struct ipcperf_session_stats 
 		.records = st->records,
 		.fd_identity = st->fd_identity,
 		.syscall_records = st->syscall_records,
+		.sched_records = st->sched_records,
 		.exit_status = exit_status,
 	};
 }
@@ -213,6 +214,9 @@ void json_doc_summary(struct json *j, const struct cli_summary *sum)
 	if (sum->syscall_records)
 		json_str(j, "syscall_records",
 			 sum->syscall_records == IPCPERF_SC_RECORDS_KERNEL ? "kernel" : "samples");
+	if (sum->sched_records)
+		json_str(j, "sched_records",
+			 sum->sched_records == IPCPERF_SCHED_RECORDS_TOTALS ? "totals" : "events");
 	if (!sum->exit_status)
 		return;
 	if (WIFSIGNALED(*sum->exit_status))

@@ -44,6 +44,7 @@ struct cli_summary {
 	uint64_t records;
 	unsigned int fd_identity;	/* enum ipcperf_fdid_source, 0: not said */
 	unsigned int syscall_records;	/* enum ipcperf_sc_records, 0: not said */
+	unsigned int sched_records;	/* enum ipcperf_sched_records, 0: not said */
 	const int *exit_status;		/* the wait status of the command, once it exited */
 };
 /* The summary of a run from its session's statistics. */

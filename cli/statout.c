@@ -317,6 +317,7 @@ static void print_json(struct statout *c, const struct snap *sn)
 		.duration_ns = sn->duration_ns, .lost = sn->lost, .unpaired = sn->unpaired,
 		.records = sn->records, .fd_identity = sn->fd_identity,
 		.syscall_records = sn->syscall_records,
+		.sched_records = sn->sched_records,
 		.exit_status = sn->exit_status,
 	};
 	struct json j;

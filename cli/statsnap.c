@@ -48,6 +48,13 @@ static void names_on_switch(void *ctx, const struct ipcperf_switch *ev)
 	thread_names_set(ctx, ev->tid, ev->prev_comm);
 }
 
+/* A thread's name as the kernel had it at its exit, or when first counted: not over a newer one. */
+static void names_on_totals(void *ctx, const struct ipcperf_sched_totals *ev)
+{
+	if (!thread_names_get(ctx, ev->tid))
+		thread_names_set(ctx, ev->tid, ev->comm);
+}
+
 static void names_on_task(void *ctx, const struct ipcperf_task *ev)
 {
 	thread_names_set(ctx, ev->kind == IPCPERF_TASK_FORK ? ev->child_tid : ev->tid, ev->comm);
@@ -56,7 +63,7 @@ static void names_on_task(void *ctx, const struct ipcperf_task *ev)
 void thread_names_handlers(struct thread_names *tn, struct ipcperf_handlers *h)
 {
 	*h = (struct ipcperf_handlers){ .sz = sizeof(*h), .ctx = tn, .sched_switch = names_on_switch,
-					.task = names_on_task };
+					.task = names_on_task, .sched_totals = names_on_totals };
 }
 
 void thread_names_free(struct thread_names *tn)

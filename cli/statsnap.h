@@ -70,6 +70,7 @@ struct snap {
 	uint64_t lost, unpaired, records;
 	unsigned int fd_identity;	/* enum ipcperf_fdid_source, 0 unknown */
 	unsigned int syscall_records;	/* enum ipcperf_sc_records, 0 unknown */
+	unsigned int sched_records;	/* enum ipcperf_sched_records, 0 unknown */
 	const struct cnt_set *all;	/* over all targets (or the system), or NULL */
 	struct sc_rows total_scs;	/* --total: every process's rows merged by name */
 	/* The totals only: the flows of --flows (and the accounting they read),
