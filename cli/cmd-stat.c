@@ -41,6 +41,19 @@ struct stat_cmd {
 	bool run_over;			/* stopped: the flows settle every call */
 };
 
+/* A target's counters (0: all); with --no-counters, each "not requested". */
+static void read_cnt(const struct stat_cmd *c, struct ipcperf_session *s, pid_t pid,
+		     struct cnt_set *set)
+{
+	if (!c->o->no_counters) {
+		cnt_read(s, pid, set);
+		return;
+	}
+	set->valid = true;
+	for (int i = 0; i < IPCPERF_CNT__MAX; i++)
+		set->v[i] = (struct ipcperf_counter_value){ .status = IPCPERF_CNT_NOT_REQUESTED };
+}
+
 /* ------------------------------------------------------------------ metrics */
 
 /*
@@ -66,7 +79,7 @@ static int stat_metrics(struct stat_cmd *c, FILE *f, const char *path, enum metr
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->nr_cnt_targets; i++) {
-		cnt_read(c->sess, c->cnt_targets[i].pid, &sets[i]);
+		read_cnt(c, c->sess, c->cnt_targets[i].pid, &sets[i]);
 		if (sets[i].valid)
 			mc[k++] = (struct metrics_counters){ .pid = c->cnt_targets[i].pid,
 							     .comm = c->cnt_targets[i].comm,
@@ -74,7 +87,7 @@ static int stat_metrics(struct stat_cmd *c, FILE *f, const char *path, enum metr
 	}
 	/* No target process of its own (-t, -a): the sum over all targets, unlabelled. */
 	if (!c->nr_cnt_targets) {
-		cnt_read(c->sess, 0, &sets[0]);
+		read_cnt(c, c->sess, 0, &sets[0]);
 		if (sets[0].valid)
 			mc[k++] = (struct metrics_counters){ .v = sets[0].v };
 	}
@@ -158,10 +171,10 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 	for (size_t i = 0; i < c->nr_cnt_targets; i++) {
 		struct cnt_target *ct = &c->cnt_targets[i];
 
-		cnt_read(s, ct->pid, &ct->cur);
+		read_cnt(c, s, ct->pid, &ct->cur);
 		cnt_delta(&ct->delta, &ct->cur, &ct->prev);
 	}
-	cnt_read(s, 0, &c->all_cur);
+	read_cnt(c, s, 0, &c->all_cur);
 	cnt_delta(&c->all_delta, &c->all_cur, &c->all_prev);
 	sn.all = &c->all_delta;
 
@@ -277,6 +290,10 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 		cli_err("--listen-linger needs --listen");
 		return CLI_PARSED_USAGE;
 	}
+	if (o->no_counters && o->counter_mask) {
+		cli_err("-e chooses counters and --no-counters opens none: give one of them");
+		return CLI_PARSED_USAGE;
+	}
 	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
 }
 
@@ -350,8 +367,8 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 	struct cli_run run = {
 		.handlers = o->per_thread ? &names : NULL,
 		.events = stat_events(o),
-		.counters = true,
-		.counter_mask = o->counter_mask,
+		.counters = !o->no_counters,
+		.counter_mask = o->no_counters ? 0 : o->counter_mask,
 		.setup = stat_setup,
 		.tick = o->interval_ms ? stat_tick : NULL,
 		.ctx = c,
@@ -418,8 +435,8 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 		emit_interval(c, s, st.stop_ns ? st.stop_ns : cli_now_ns());
 
 	for (size_t i = 0; i < c->nr_cnt_targets; i++)
-		cnt_read(s, c->cnt_targets[i].pid, &c->cnt_targets[i].cur);
-	cnt_read(s, 0, &c->all_cur);
+		read_cnt(c, s, c->cnt_targets[i].pid, &c->cnt_targets[i].cur);
+	read_cnt(c, s, 0, &c->all_cur);
 	sn.all = &c->all_cur;
 	sn.duration_ns = st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0;
 	sn.time_ns = sn.duration_ns;

@@ -42,6 +42,7 @@ struct stat_opts {
 	bool sc_total, per_thread, sc_errnos;
 	bool flows;			/* --flows */
 	unsigned int counter_mask;	/* -e: the counters to open; 0 = all */
+	bool no_counters;		/* --no-counters */
 	const char *om_path;		/* --openmetrics FILE */
 	bool om_pid;			/* --openmetrics-pid */
 	struct stat_listen listen;	/* --listen [ADDR:]PORT */

@@ -187,6 +187,11 @@ static const struct cli_option options[] = {
 		  "page-faults, context-switches, cpu-migrations, cycles,\n"
 		  "instructions, cache-references, cache-misses (default:\n"
 		  "all); may be repeated" },
+	{ .name = "no-counters", .to = { STAT(no_counters) },
+	  .set = cli_opt_flag,
+	  .help = "open no counters: each is switched in and out with the\n"
+		  "targets at every context switch, which a program that\n"
+		  "blocks often pays for" },
 	{ .name = "record", .arg = "FILE", .to = { STAT(t.record) },
 	  .set = cli_opt_string, .complete = CPL_FILE,
 	  .help = "also write the capture to FILE (perf.data format, mode\n"

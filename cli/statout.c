@@ -58,7 +58,12 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title)
 {
 	const struct ipcperf_counter_value *cyc = &set->v[IPCPERF_CNT_CYCLES];
 	const struct ipcperf_counter_value *ins = &set->v[IPCPERF_CNT_INSTRUCTIONS];
+	size_t asked = 0;
 
+	for (size_t k = 0; k < NR_CNT_INFO; k++)
+		asked += set->v[cnt_info[k].id].status != IPCPERF_CNT_NOT_REQUESTED;
+	if (!asked)
+		return;	/* --no-counters */
 	fprintf(f, "  %s:\n", title);
 	for (size_t k = 0; k < NR_CNT_INFO; k++) {
 		unsigned int i = cnt_text_order[k];

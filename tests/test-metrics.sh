@@ -26,6 +26,10 @@ run "$IPCPERF" stat -e task-clock,bogus -- true
 expect_status 2 "stat -e bogus"
 grep -q "unknown event 'bogus' for -e: give some of task-clock,page-faults,context-switches,cpu-migrations,cycles,instructions,cache-references,cache-misses" "$T/err" ||
 	{ show; fail "stat -e bogus: the valid names are not listed"; }
+run "$IPCPERF" stat -e task-clock --no-counters -- true
+expect_status 2 "stat -e task-clock --no-counters"
+grep -q -- "-e chooses counters and --no-counters opens none: give one of them" "$T/err" ||
+	{ show; fail "stat -e with --no-counters: no clear error"; }
 
 skip_unless_root "metrics of real runs"
 command -v promtool >/dev/null || fail "promtool is not installed (Debian's prometheus package: scripts/install-deps)"
@@ -125,7 +129,18 @@ run "$IPCPERF" stat --scope task --json -e cycles -- "$IPCWORK" pipe
 expect_status 0 "stat --json -e cycles"
 [ "$(jq -r '.processes[] | select(.counters_status) | .counters_status.task_clock_ns' "$T/out")" = "not requested" ] ||
 	{ show; fail "--json -e cycles: task_clock_ns is not 'not requested'"; }
+# --no-counters: none opened, none shown; JSON says each was not requested.
+run "$IPCPERF" stat --no-counters -- "$IPCWORK" pipe
+expect_status 0 "stat --no-counters"
+grep -Eq 'counters|task-clock|page-faults|<not' "$T/out" && { show; fail "--no-counters: counters shown"; }
+run "$IPCPERF" stat --json --no-counters -- "$IPCWORK" pipe
+expect_status 0 "stat --json --no-counters"
+[ "$(jq -r '[.counters_status[], (.processes[] | select(.counters_status) | .counters_status[])] |
+	unique | join(",")' "$T/out")" = "not requested" ] ||
+	{ show; fail "--json --no-counters: a counter's status is not 'not requested'"; }
+[ "$(jq -r '[.counters[], .processes[].counters[]] | map(select(. != null)) | length' "$T/out")" = 0 ] ||
+	{ show; fail "--json --no-counters: a counter has a value"; }
 run "$IPCPERF" list software
 grep -q '^task-clock  *software' "$T/out" && grep -q '^cpu-migrations  *software' "$T/out" ||
 	{ show; fail "list does not name the counters as perf does"; }
-echo "test-metrics: the file, -I rewrites ($distinct in $reads reads), a scrape and -e all right"
+echo "test-metrics: the file, -I rewrites ($distinct in $reads reads), a scrape, -e and --no-counters all right"
