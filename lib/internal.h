@@ -374,6 +374,15 @@ size_t ipp_follow__count(const struct ipp_follow *f);
 int ipp_list_threads(pid_t pid, pid_t **tids);
 /* tgid of thread @tid from /proc, or -errno. */
 pid_t ipp_tgid_of(pid_t tid);
+struct ipp_task_acct;
+/*
+ * What the kernel has accounted to thread @tid of @pid so far, from /proc
+ * (schedstat, stat, status, and sched where the kernel has it: without it
+ * migrations stay as @out had them). @return 0, -ESRCH (gone), -errno.
+ */
+int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out);
+/* Thread @tid of @pid's name from /proc into @buf ("" when gone). */
+void ipp_task_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 /* @tid is a kernel thread (it makes no system calls). */
 bool ipp_is_kernel_thread(pid_t tid);
 

@@ -36,6 +36,7 @@ void ipp_pipeline__fini(struct ipp_pipeline *p)
 	free(p->samples_per_cpu);
 	free(p->sc_tp);
 	free(p->fdid_ids);
+	free(p->acct);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -362,6 +363,43 @@ void ipp_pipeline__sched_totals(struct ipp_pipeline *s, const struct ipcperf_sch
 	EMIT(s, sched_totals, ev);
 }
 
+int ipp_pipeline__acct_add(struct ipp_pipeline *p, pid_t root, const struct ipp_task_acct *a)
+{
+	struct ipp_acct_sum *s = NULL;
+
+	for (size_t i = 0; i < p->nr_acct && !s; i++)
+		if (p->acct[i].root == root)
+			s = &p->acct[i];
+	if (!s) {
+		if (ipp_grow((void **)&p->acct, &p->cap_acct, p->nr_acct + 1, sizeof(*p->acct)) < 0)
+			return -ENOMEM;
+		s = &p->acct[p->nr_acct++];
+		*s = (struct ipp_acct_sum){ .root = root };
+	}
+	s->runtime_ns += a->runtime_ns;
+	s->faults += a->faults;
+	s->switches += a->switches;
+	s->migrations += a->migrations;
+	return 0;
+}
+
+size_t ipp_pipeline__acct_sum(const struct ipp_pipeline *p, pid_t root, struct ipp_acct_sum *out)
+{
+	size_t n = 0;
+
+	*out = (struct ipp_acct_sum){ .root = root };
+	for (size_t i = 0; i < p->nr_acct; i++) {
+		if (root && p->acct[i].root != root)
+			continue;
+		out->runtime_ns += p->acct[i].runtime_ns;
+		out->faults += p->acct[i].faults;
+		out->switches += p->acct[i].switches;
+		out->migrations += p->acct[i].migrations;
+		n++;
+	}
+	return n;
+}
+
 /* A thread's counts at its exit (struct ipp_sched_rec). @return 1 when delivered, else 0. */
 static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -376,6 +414,8 @@ static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		.wakeups = rec.wakeups, .migrations = rec.migrations,
 	};
 	memcpy(ev.comm, rec.comm, sizeof(ev.comm));
+	if (ipp_pipeline__acct_add(s, rec.root, &rec.acct) < 0)
+		lost_to_memory(s, r->cpu);
 	ipp_pipeline__sched_totals(s, &ev);
 	return 1;
 }
@@ -488,12 +528,15 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 			n += dispatch_sample(s, r);
 			break;
 		case IPP_MREC_FDID:
+			/* a thread's counts come at its last switch, after its exit record */
+			if (ipp_fdid_rec__is_sched(r->data, r->size)) {
+				n += dispatch_sched(s, r);
+				break;
+			}
 			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
 			if (ipp_fdid_rec__is_call(r->data, r->size))
 				n += dispatch_call(s, r);
-			else if (ipp_fdid_rec__is_sched(r->data, r->size))
-				n += dispatch_sched(s, r);
 			else
 				n += dispatch_fdid(s, r);
 			break;

@@ -40,6 +40,15 @@ struct ipp_pipeline {
 	size_t nr_sc_tp;
 	uint64_t *fdid_ids;		/* ids of the bpf-output events: fd identity records */
 	size_t nr_fdid_ids;
+	/* What the kernel accounted to the counted threads, by target (sched records). */
+	struct ipp_acct_sum *acct;
+	size_t nr_acct, cap_acct;
+};
+
+/* The task accounting of target @root's threads (and descendants'), summed. */
+struct ipp_acct_sum {
+	pid_t root;
+	uint64_t runtime_ns, faults, switches, migrations;
 };
 
 /* The merge's type of an fd identity record (a bpf-output sample): above the kernel's. */
@@ -74,6 +83,11 @@ int ipp_pipeline__deliver(struct ipp_pipeline *p, uint64_t horizon);
 void ipp_pipeline__lost(struct ipp_pipeline *p, int cpu, uint64_t n);
 /* A thread's scheduling totals to the sched_totals handlers. */
 void ipp_pipeline__sched_totals(struct ipp_pipeline *p, const struct ipcperf_sched_totals *ev);
+/* Add what the kernel accounted to one thread of target @root. @return 0 or -ENOMEM. */
+struct ipp_task_acct;
+int ipp_pipeline__acct_add(struct ipp_pipeline *p, pid_t root, const struct ipp_task_acct *a);
+/* The sums of target @root (0: of every target) into @out. @return the targets summed. */
+size_t ipp_pipeline__acct_sum(const struct ipp_pipeline *p, pid_t root, struct ipp_acct_sum *out);
 /* The end: calls still open are unpaired. */
 void ipp_pipeline__flush(struct ipp_pipeline *p);
 

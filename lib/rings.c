@@ -47,6 +47,11 @@
 /* epoll events taken per call. */
 #define EPOLL_BATCH 64
 
+/* The counters the kernel's own accounting of a task also gives. */
+#define IPP_SW_COUNTERS                                                                \
+	(IPCPERF_CNT_BIT(IPCPERF_CNT_TASK_CLOCK) | IPCPERF_CNT_BIT(IPCPERF_CNT_PAGE_FAULTS) | \
+	 IPCPERF_CNT_BIT(IPCPERF_CNT_CONTEXT_SWITCHES) | IPCPERF_CNT_BIT(IPCPERF_CNT_CPU_MIGRATIONS))
+
 struct ipp_rings {
 	struct ipp_source base;
 	/* targets */
@@ -89,6 +94,13 @@ struct ipp_rings {
 	bool pair_failed;
 	/* ... and the threads' switches and wakeups counted there (IPCPERF_EV_SCHED_TOTALS) */
 	bool sched_counted;
+	/*
+	 * ... and the software counters taken from what the kernel accounts
+	 * to each counted thread, not from per-task events (see task_acct_ok());
+	 * acct_final: the threads alive at the stop are in the sums.
+	 */
+	bool task_acct;
+	bool acct_final;
 	bool syscall_samples;	/* asked for the samples (ipcperf_session_opts) */
 	int epfd;
 	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
@@ -407,7 +419,7 @@ static void close_bpf(struct ipp_rings *s)
 
 	ipp_bpf__delete(s->bpf);
 	s->bpf = NULL;
-	s->paired = s->paired_switches = s->sched_counted = false;
+	s->paired = s->paired_switches = s->sched_counted = s->task_acct = false;
 	free(pl->fdid_ids);
 	pl->fdid_ids = NULL;
 	pl->nr_fdid_ids = 0;
@@ -792,12 +804,15 @@ static int start_tick(struct ipp_rings *s)
 static int open_counters(struct ipp_rings *s)
 {
 	struct perf_cpu_map *any = s->system_wide ? perf_cpu_map__get(s->cpus) : cpu_map_any();
+	unsigned int mask;
 	int err;
 
 	if (!any)
 		return -ENOMEM;
-	err = ipp_counters__open(&s->counters, any, s->threads, !s->system_wide, s->has_cmd,
-				 s->counter_mask);
+	/* the software ones from the kernel's accounting: per-task events only for the others */
+	mask = s->task_acct ? s->counter_mask & ~IPP_SW_COUNTERS : s->counter_mask;
+	err = mask ? ipp_counters__open(&s->counters, any, s->threads, !s->system_wide, s->has_cmd,
+					mask) : 0;
 	perf_cpu_map__put(any);
 	return err;
 }
@@ -851,6 +866,19 @@ static bool want_sched_counts(const struct ipp_rings *s)
 		    !is_sched_count_tp(&s->es.v[i]))
 			return true;
 	return false;
+}
+
+/*
+ * Whether the software counters come from the kernel's accounting of the
+ * counted threads: switches counted in the kernel, counters wanted, and
+ * targets that are processes (a command or pids: their counters are the
+ * process and its descendants, as an inherited counter's), not tids or
+ * the whole machine (counted per CPU, which costs no switch).
+ */
+static bool task_acct_ok(const struct ipp_rings *s)
+{
+	return s->sched_counted && s->want_counters && !s->system_wide && !s->nr_tids &&
+	       (s->counter_mask & IPP_SW_COUNTERS);
 }
 
 /* The syscalls the session's tracepoints would have given, to be paired in the kernel. */
@@ -919,6 +947,33 @@ static void load_bpf(struct ipp_rings *s)
 	s->paired = true;
 	s->paired_switches = o.pair_switches;
 	s->sched_counted = ipp_bpf__counts_sched(s->bpf);
+	s->task_acct = task_acct_ok(s);
+}
+
+/*
+ * The threads of the running targets, counted from now on: what the kernel
+ * accounted to each so far is its base (a command's are counted from its
+ * exec, their children from their fork, by the kernel itself). A thread
+ * that cannot be read (gone since) or found no room is counted from its
+ * first switch, as without a base.
+ */
+static void seed_threads(struct ipp_rings *s)
+{
+	int n = s->threads ? perf_thread_map__nr(s->threads) : 0;
+
+	for (int i = 0; i < n; i++) {
+		pid_t tid = perf_thread_map__pid(s->threads, i), pid = s->owner[i];
+		struct ipp_task_acct base = { 0 };
+		char comm[16];
+		int err;
+
+		if (ipp_task_acct_read(pid, tid, &base) < 0)
+			continue;
+		ipp_task_comm(pid, tid, comm, sizeof(comm));
+		if ((err = ipp_bpf__seed_thread(s->bpf, tid, pid, pid, comm, &base)) < 0)
+			ipp_debug("thread %d counted from its first switch: %s\n", (int)tid,
+				  strerror(-err));
+	}
 }
 
 /*
@@ -944,6 +999,8 @@ static int connect_bpf(struct ipp_rings *s)
 		err = s->has_cmd && s->paired && s->targets[i] == s->cmd.pid ?
 			      ipp_bpf__add_command(s->bpf, s->targets[i]) :
 			      ipp_bpf__add_target(s->bpf, s->targets[i]);
+	if (!err && s->task_acct && !s->has_cmd)
+		seed_threads(s);
 	for (int i = 0; !err && i < perf_cpu_map__nr(s->cpus); i++)
 		err = ipp_bpf__set_output(s->bpf, perf_cpu_map__cpu(s->cpus, i).cpu, s->ring_fds[i],
 					  CLOCK_MONOTONIC);
@@ -1473,14 +1530,72 @@ static int count_unreported_loss(struct ipp_rings *s)
 	return delivered;
 }
 
+/* What the kernel accounted to a live counted thread since its base. */
+static int live_acct(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
+{
+	struct ipp_task_acct now = t->last, *sum = ctx;
+
+	if (!t->exited)
+		ipp_task_acct_read(t->pid, (pid_t)tid, &now);	/* else: as at its last switch */
+	sum->runtime_ns += now.runtime_ns - t->base.runtime_ns;
+	sum->faults += now.faults - t->base.faults;
+	sum->switches += now.switches - t->base.switches;
+	sum->migrations += now.migrations - t->base.migrations;
+	return 0;
+}
+
+struct live_root {
+	pid_t root;
+	struct ipp_task_acct sum;
+};
+
+static int live_of_root(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
+{
+	struct live_root *l = ctx;
+
+	return !l->root || t->root == l->root ? live_acct(&l->sum, tid, t) : 0;
+}
+
+/*
+ * The software counters of target @pid (0: all) from the kernel's
+ * accounting: the threads gone, and unless the stop took them in, those
+ * still alive. Not multiplexed: enabled and running are the task-clock.
+ */
+static void acct_counters(const struct ipp_rings *s, pid_t pid, struct ipcperf_counter_value *vals)
+{
+	struct ipp_acct_sum sum;
+	struct live_root l = { .root = pid };
+	uint64_t v[IPCPERF_CNT__MAX] = { 0 };
+
+	ipp_pipeline__acct_sum(s->base.pl, pid, &sum);
+	if (!s->acct_final)
+		ipp_bpf__for_each_sched(s->bpf, live_of_root, &l);
+	v[IPCPERF_CNT_TASK_CLOCK] = sum.runtime_ns + l.sum.runtime_ns;
+	v[IPCPERF_CNT_PAGE_FAULTS] = sum.faults + l.sum.faults;
+	v[IPCPERF_CNT_CONTEXT_SWITCHES] = sum.switches + l.sum.switches;
+	v[IPCPERF_CNT_CPU_MIGRATIONS] = sum.migrations + l.sum.migrations;
+	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
+		if (!(IPP_SW_COUNTERS & IPCPERF_CNT_BIT(i)))
+			continue;
+		vals[i] = (struct ipcperf_counter_value){
+			.value = v[i], .enabled_ns = v[IPCPERF_CNT_TASK_CLOCK],
+			.running_ns = v[IPCPERF_CNT_TASK_CLOCK],
+		};
+		if (!(s->counter_mask & IPCPERF_CNT_BIT(i)))
+			vals[i] = (struct ipcperf_counter_value){ .status = IPCPERF_CNT_NOT_REQUESTED };
+		else if (!v[IPCPERF_CNT_TASK_CLOCK])
+			vals[i].status = IPCPERF_CNT_NOT_COUNTED;	/* as a counter never scheduled */
+	}
+}
+
 static int rings_read_counters(const struct ipp_source *src, pid_t pid,
 			       struct ipcperf_counter_value *vals)
 {
 	const struct ipp_rings *s = crings_of(src);
 	bool *use = NULL;
-	int n, err;
+	int n, err = 0;
 
-	if (!s->counters)
+	if (!s->counters && !s->task_acct)
 		return -ENODATA;
 	if (pid) {
 		bool any = false;
@@ -1498,8 +1613,15 @@ static int rings_read_counters(const struct ipp_source *src, pid_t pid,
 			return -ESRCH;
 		}
 	}
-	err = ipp_counters__read(s->counters, use, vals);
+	if (s->counters) {
+		err = ipp_counters__read(s->counters, use, vals);
+	} else {
+		for (int i = 0; i < IPCPERF_CNT__MAX; i++)
+			vals[i] = (struct ipcperf_counter_value){ .status = IPCPERF_CNT_NOT_REQUESTED };
+	}
 	free(use);
+	if (!err && s->task_acct)
+		acct_counters(s, pid, vals);
 	return err;
 }
 
@@ -1552,6 +1674,7 @@ struct sched_end {
 static int sched_alive(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
 {
 	struct sched_end *e = ctx;
+	struct ipp_task_acct grown = { 0 };
 	struct ipcperf_sched_totals ev = {
 		.time_ns = e->now, .pid = t->pid, .tid = (pid_t)tid, .exited = t->exited,
 		.voluntary = t->voluntary, .involuntary = t->involuntary,
@@ -1560,6 +1683,9 @@ static int sched_alive(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
 
 	memcpy(ev.comm, t->comm, sizeof(ev.comm));
 	ev.comm[sizeof(ev.comm) - 1] = '\0';
+	live_acct(&grown, tid, t);
+	if (ipp_pipeline__acct_add(e->pl, t->root, &grown) < 0)
+		ipp_info("cannot keep thread %u's counters: %s\n", tid, strerror(ENOMEM));
 	ipp_pipeline__sched_totals(e->pl, &ev);
 	e->n = 1;
 	return 0;
@@ -1576,6 +1702,8 @@ static int sched_at_stop(struct ipp_rings *s)
 {
 	struct sched_end e = { .pl = s->base.pl, .now = ipp_now_ns() };
 	int err = ipp_bpf__for_each_sched(s->bpf, sched_alive, &e);
+
+	s->acct_final = true;
 
 	if (err < 0)
 		ipp_info("cannot read the threads' switch counts: %s\n", strerror(-err));

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
+#include "fdid-rec.h"
 
 int ipp_list_threads(pid_t pid, pid_t **tids)
 {
@@ -62,6 +63,87 @@ pid_t ipp_tgid_of(pid_t tid)
 			break;
 	fclose(f);
 	return tgid;
+}
+
+/* The first line of /proc/PID/task/TID/@name into @buf. @return 0 or -errno (-ESRCH: gone). */
+static int task_file(pid_t pid, pid_t tid, const char *name, char *buf, size_t len)
+{
+	char path[96];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (!fgets(buf, (int)len, f))
+		err = -EIO;
+	fclose(f);
+	return err;
+}
+
+/* The value of "@key ... : N" (or "@key: N") lines of /proc/PID/task/TID/@name, summed. */
+static int task_keys(pid_t pid, pid_t tid, const char *name, const char *const *keys, size_t nr,
+		     uint64_t *sum)
+{
+	char path[96], line[256];
+	size_t found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", (int)pid, (int)tid, name);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	*sum = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		for (size_t i = 0; colon && i < nr; i++) {
+			size_t kl = strlen(keys[i]);
+
+			if (!strncmp(line, keys[i], kl) && strspn(line + kl, " \t") == (size_t)(colon - line) - kl) {
+				*sum += strtoull(colon + 1, NULL, 10);
+				found++;
+			}
+		}
+	}
+	fclose(f);
+	return found == nr ? 0 : -ENODATA;
+}
+
+void ipp_task_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	if (task_file(pid, tid, "comm", buf, len) < 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out)
+{
+	static const char *const csw[] = { "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches" };
+	static const char *const migr[] = { "se.nr_migrations" };
+	unsigned long long minflt, majflt;
+	char buf[1024], *p;
+	uint64_t v;
+	int err;
+
+	/* schedstat: the runtime in ns, exact (the running slice too) */
+	if ((err = task_file(pid, tid, "schedstat", buf, sizeof(buf))) < 0)
+		return err;
+	out->runtime_ns = strtoull(buf, NULL, 10);
+	/* stat: minflt is field 10, majflt 12; the comm before may hold anything but ')' last */
+	if ((err = task_file(pid, tid, "stat", buf, sizeof(buf))) < 0)
+		return err;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &minflt, &majflt) != 2)
+		return -EIO;
+	out->faults = minflt + majflt;
+	if ((err = task_keys(pid, tid, "status", csw, 2, &v)) < 0)
+		return err;
+	out->switches = v;
+	if (task_keys(pid, tid, "sched", migr, 1, &v) == 0)
+		out->migrations = v;
+	return 0;
 }
 
 bool ipp_is_kernel_thread(pid_t tid)

@@ -26,11 +26,13 @@
  *	A thread sleeps N times for 100 us (nanosleep), reads its own
  *	context switches right after the last (getrusage RUSAGE_THREAD) and
  *	returns; the main thread joins it and writes "naps TID NVCSW NIVCSW"
- *	to FILE. Each sleep is one voluntary switch ended by one wakeup, so
- *	a tracer must count exactly NVCSW of both for that thread (and at
- *	least NIVCSW preemptions). --hold: the thread writes the line itself
- *	and then blocks in pause() for good (one more voluntary switch), for
- *	a tracer that stops while it is alive; kill the process.
+ *	to FILE. A tracer must count exactly NVCSW voluntary switches for
+ *	that thread, at least NIVCSW preemptions, and at least NVCSW wakeups
+ *	(a sleep preempted before it blocks is woken without a voluntary
+ *	switch). --hold: once the thread has its count it blocks in pause()
+ *	for good (one more voluntary switch), and the main thread writes the
+ *	line and pauses too, for a tracer that stops while they are alive;
+ *	kill the process.
  *
  * Every transfer is a single write()/read() whose result is checked; anything
  * unexpected exits 3 with a message on stderr. Nothing goes to stdout but the
@@ -347,6 +349,7 @@ struct naps {
 	bool hold;
 	struct rusage ru;
 	pid_t tid;
+	volatile int counted;	/* --hold: the thread's count is in ru */
 };
 
 static void write_naps(const struct naps *z)
@@ -372,7 +375,8 @@ static void *nap_main(void *arg)
 		die("getrusage: %s", strerror(errno));
 	if (!z->hold)
 		return NULL;
-	write_naps(z);
+	/* the main thread writes the line: a file write may block, pause() blocks once */
+	__atomic_store_n(&z->counted, 1, __ATOMIC_RELEASE);
 	for (;;)
 		pause();
 }
@@ -384,6 +388,15 @@ static int run_naps(struct naps *z)
 
 	if (err)
 		die("pthread_create: %s", strerror(err));
+	if (z->hold) {
+		const struct timespec tick = { .tv_nsec = 1000000 };
+
+		while (!__atomic_load_n(&z->counted, __ATOMIC_ACQUIRE))
+			nanosleep(&tick, NULL);
+		write_naps(z);
+		for (;;)
+			pause();
+	}
 	err = pthread_join(t, NULL);
 	if (err)
 		die("pthread_join: %s", strerror(err));

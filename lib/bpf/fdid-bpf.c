@@ -123,7 +123,8 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 		return !b->pairs;	/* call_exit does it */
 	if (p == k->progs.call_switch)
 		return b->pairs && k->rodata->pair_switches;
-	if (p == k->progs.sched_count || p == k->progs.sched_woken || p == k->progs.sched_exit)
+	if (p == k->progs.sched_count || p == k->progs.sched_woken || p == k->progs.sched_born ||
+	    p == k->progs.sched_exec_start)
 		return b->counts_sched;
 	if (is_call_prog(p))
 		return b->pairs;
@@ -216,8 +217,10 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 					 opts->pair_switches;
 	if (IPP_OPTS_HAS(opts, exclude_tgid) && opts->exclude_tgid > 0)
 		b->skel->rodata->exclude_tgid = (uint32_t)opts->exclude_tgid;
-	b->counts_sched = IPP_OPTS_HAS(opts, count_sched) && opts->count_sched;
+	b->counts_sched = IPP_OPTS_HAS(opts, count_sched) && opts->count_sched && b->pairs;
 	b->skel->rodata->count_sched = b->counts_sched;
+	b->skel->rodata->nr_exit = SYS_exit;
+	b->skel->rodata->nr_exit_group = SYS_exit_group;
 	/* the threads at once: of the targets, or of the machine */
 	bpf_map__set_max_entries(b->skel->maps.sched_tot,
 				 !b->counts_sched ? 1 :
@@ -314,6 +317,22 @@ void ipp_bpf__stop_calls(struct ipp_bpf *b)
 		b->skel->bss->calls_stopped = true;
 	if (b->counts_sched && b->skel->bss)
 		b->skel->bss->sched_stopped = true;
+}
+
+int ipp_bpf__seed_thread(struct ipp_bpf *b, pid_t tid, pid_t tgid, pid_t root,
+			 const char *comm, const struct ipp_task_acct *base)
+{
+	struct ipp_sched_slot t = { .pid = tgid, .last_cpu = -1, .root = root,
+				    .base = *base, .last = *base };
+	uint32_t key = (uint32_t)tid;
+
+	snprintf(t.comm, sizeof(t.comm), "%s", comm);
+	if (!b->counts_sched)
+		return -EINVAL;
+	if (bpf_map__update_elem(b->skel->maps.sched_tot, &key, sizeof(key), &t, sizeof(t),
+				 BPF_NOEXIST) < 0)
+		return -errno;
+	return 0;
 }
 
 bool ipp_bpf__counts_sched(const struct ipp_bpf *b)

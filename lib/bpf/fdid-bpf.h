@@ -147,6 +147,15 @@ int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr);
  */
 void ipp_bpf__stop_calls(struct ipp_bpf *b);
 
+/*
+ * Count thread @tid of process @tgid from now on for target @root, with
+ * @base what the kernel had accounted to it (read from /proc), before
+ * ipp_bpf__enable(): the threads of a running target, which no fork or exec
+ * would give an entry from their start. @return 0, -EEXIST, -errno.
+ */
+int ipp_bpf__seed_thread(struct ipp_bpf *b, pid_t tid, pid_t tgid, pid_t root,
+			 const char *comm, const struct ipp_task_acct *base);
+
 /* Whether @b counts the threads' switches and wakeups (opts.count_sched). */
 bool ipp_bpf__counts_sched(const struct ipp_bpf *b);
 

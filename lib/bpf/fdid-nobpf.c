@@ -100,6 +100,12 @@ size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
 	return 0;
 }
 
+int ipp_bpf__seed_thread(struct ipp_bpf *b, pid_t tid, pid_t tgid, pid_t root,
+			 const char *comm, const struct ipp_task_acct *base)
+{
+	return -ENOTSUP;
+}
+
 bool ipp_bpf__counts_sched(const struct ipp_bpf *b)
 {
 	return false;

@@ -133,11 +133,23 @@ struct ipp_call_rec {
 _Static_assert(sizeof(struct ipp_call_rec) == IPP_CALL_REC_SIZE, "the call record's size");
 
 /*
+ * What the kernel itself accounts to a thread (task_struct): the software
+ * counters' sources. The record carries how much each grew while counted.
+ */
+struct ipp_task_acct {
+	__u64 runtime_ns;	/* se.sum_exec_runtime: task-clock */
+	__u64 faults;		/* min_flt + maj_flt: page-faults */
+	__u64 switches;		/* nvcsw + nivcsw: context-switches */
+	__u64 migrations;	/* se.nr_migrations: cpu-migrations */
+};
+
+/*
  * A thread's scheduling, counted in the kernel (IPP_FDID_SCHED): written at
- * the thread's exit (sched_process_exit), in place of its sched_switch and
- * sched_wakeup samples, when the session asks for it; the threads still
- * alive at the end are read from the sched_tot map (struct ipp_sched_slot).
- * Fixed size; the first 16 bytes are those of struct ipp_fdid_rec.
+ * the thread's last switch (into TASK_DEAD), in place of its sched_switch
+ * and sched_wakeup samples, when the session asks for it; the threads
+ * still alive at the end are read from the sched_tot map (struct
+ * ipp_sched_slot). Fixed size; the first 16 bytes are those of struct
+ * ipp_fdid_rec.
  */
 struct ipp_sched_rec {
 	__u16 version;		/* IPP_FDID_REC_VERSION */
@@ -152,8 +164,12 @@ struct ipp_sched_rec {
 	__u64 wakeups;		/* woken (sched_wakeup) */
 	__u64 migrations;	/* switched out on another CPU than the time before */
 	char comm[16];
+	/* --- 64 */
+	__s32 root;		/* the target it descends from (its counters' owner) */
+	__u32 pad1;
+	struct ipp_task_acct acct;	/* grown while counted (the last switch left out) */
 };
-#define IPP_SCHED_REC_SIZE 64
+#define IPP_SCHED_REC_SIZE 104
 _Static_assert(sizeof(struct ipp_sched_rec) == IPP_SCHED_REC_SIZE, "the sched record's size");
 
 /*
@@ -168,8 +184,13 @@ struct ipp_sched_slot {
 	__s32 pid;		/* tgid */
 	__s32 last_cpu;		/* where it was last switched out; -1 not yet */
 	__u8 exited;		/* its record could not be written: read at the end */
-	__u8 pad[7];
+	__u8 ended;		/* it called exit or exit_group: end is set */
+	__u8 pad[2];
+	__s32 root;		/* the target it descends from */
 	char comm[16];
+	struct ipp_task_acct base;	/* when it was first counted (0: born counted) */
+	struct ipp_task_acct last;	/* at its last switch-out */
+	struct ipp_task_acct end;	/* at its exit call */
 };
 
 /* Syscall numbers the programs' by-number maps (want, ret_fd) hold: 0 to IPP_FDID_MAX_NR - 1. */

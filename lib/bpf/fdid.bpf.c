@@ -49,6 +49,9 @@ const volatile __u32 exclude_tgid = 0;	/* with trace_all: the tracer's own calls
 volatile bool calls_stopped = false;
 /* ... and no more counting of switches and wakeups: userspace reads sched_tot. */
 volatile bool sched_stopped = false;
+/* This architecture's exit and exit_group (the loader sets them): where a counter stops. */
+const volatile long nr_exit = -1;
+const volatile long nr_exit_group = -1;
 #if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
 const volatile bool can_pair = true;	/* the loader reads it: the call programs know the registers */
 #else
@@ -154,12 +157,73 @@ struct {
  * A hash map, not task-local storage: userspace reads the threads still
  * alive at the end. A thread's entry goes at its exit, with its record.
  */
+/*
+ * The task each CPU switched to last, with its runtime then (exact: it was
+ * not running) and the time: a running task's runtime now, which the
+ * kernel updates only at ticks and switches, is that plus the time since.
+ * A command's exec and a thread's exit call are counted so.
+ */
+struct oncpu {
+	__u64 at_ns;
+	__u64 runtime_ns;
+	__u32 tid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct oncpu);
+} oncpu SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);	/* the loader sets it */
 	__type(key, __u32);		/* tid */
 	__type(value, struct ipp_sched_slot);
 } sched_tot SEC(".maps");
+
+/* What the kernel accounted to @p so far (the software counters' sources). */
+static __always_inline void read_acct(struct task_struct *p, struct ipp_task_acct *a)
+{
+	a->runtime_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
+	a->faults = BPF_CORE_READ(p, min_flt) + BPF_CORE_READ(p, maj_flt);
+	a->switches = BPF_CORE_READ(p, nvcsw) + BPF_CORE_READ(p, nivcsw);
+	a->migrations = BPF_CORE_READ(p, se.nr_migrations);
+}
+
+/* What the kernel accounted to @p, the current task, up to now (its runtime: since its switch-in). */
+static __always_inline void read_acct_now(struct task_struct *p, __u32 tid, struct ipp_task_acct *a)
+{
+	__u32 zero = 0;
+	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
+
+	read_acct(p, a);
+	if (o && o->tid == tid) {
+		__u64 run = o->runtime_ns + (bpf_ktime_get_ns() - o->at_ns);
+
+		if (run > a->runtime_ns)
+			a->runtime_ns = run;
+	}
+}
+
+/*
+ * A counted thread calls exit or exit_group: what the kernel accounted to it
+ * until now is its end, as a counter stops at about this point (before the
+ * exit frees its memory); its last switch writes it.
+ */
+static __always_inline void sched_end_call(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ipp_sched_slot *t = bpf_map_lookup_elem(&sched_tot, &tid);
+
+	if (!t || t->exited || t->ended)
+		return;
+	read_acct_now(task, tid, &t->end);
+	t->ended = 1;
+}
 
 /* The layout of every syscalls:sys_exit_* tracepoint. */
 struct sys_exit_args {
@@ -679,6 +743,8 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	struct ipp_call_slot *c;
 	__u64 pid_tgid;
 
+	if (count_sched && (id == nr_exit || id == nr_exit_group) && !sched_stopped)
+		sched_end_call();
 	if (!nr_set(&want, id) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
@@ -839,26 +905,12 @@ int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_st
 	return 0;
 }
 
-/*
- * A command's exec: its calls are paired from here on, as its events
- * switch on at exec (the exec's own exit comes without its enter).
- */
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
-{
-	__u32 tgid = BPF_CORE_READ(p, tgid), zero = 0;
-	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
-
-	if (v && *v == TARGET_AT_EXEC)
-		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
-	return 0;
-}
-
 /* ------------------------------------------------------------------ scheduling, counted in the kernel */
 
-#define PF_EXITING 0x00000004
 #define TASK_RTLOCK_WAIT 0x1000
 #define TASK_REPORT 0x7f
+#define TASK_DEAD 0x0080
+
 
 /* Write thread @tid's counts (struct ipp_sched_rec). @return 0, or < 0 when the ring had no room. */
 static __always_inline long emit_sched(void *ctx, __u32 tid, const struct ipp_sched_slot *t)
@@ -876,32 +928,29 @@ static __always_inline long emit_sched(void *ctx, __u32 tid, const struct ipp_sc
 	r.wakeups = t->wakeups;
 	r.migrations = t->migrations;
 	__builtin_memcpy(r.comm, t->comm, sizeof(r.comm));
+	r.root = t->root;
+	r.acct.runtime_ns = t->last.runtime_ns - t->base.runtime_ns;
+	r.acct.faults = t->last.faults - t->base.faults;
+	r.acct.switches = t->last.switches - t->base.switches;
+	r.acct.migrations = t->last.migrations - t->base.migrations;
 	return bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r));
 }
 
 /*
- * Task @p's entry in sched_tot, made when it has none and is a target that
- * is not exiting (its counts went with its record at sched_process_exit).
- * An entry left by an exited thread whose record found no room is written
- * again first: its tid is another thread's now.
+ * Make @p's entry: counted from now on (the kernel's accounting so far is
+ * its base, or 0 for a task being born), for target @root. @return it, or
+ * NULL when the map is full.
  */
-static __always_inline struct ipp_sched_slot *sched_slot(void *ctx, struct task_struct *p)
+static __always_inline struct ipp_sched_slot *new_slot(struct task_struct *p, __u32 tid,
+						       __s32 root, bool born)
 {
-	__u32 tid = BPF_CORE_READ(p, pid), tgid;
-	struct ipp_sched_slot *t = bpf_map_lookup_elem(&sched_tot, &tid), init = { .last_cpu = -1 };
+	struct ipp_sched_slot init = { .last_cpu = -1, .root = root };
 
-	if (t && !t->exited)
-		return t;
-	if (t) {
-		if (emit_sched(ctx, tid, t) < 0)
-			count(IPP_FDID_ST_SCHED_LOST);
-		bpf_map_delete_elem(&sched_tot, &tid);
-	}
-	tgid = BPF_CORE_READ(p, tgid);
-	if (!is_call_target(tgid) || (BPF_CORE_READ(p, flags) & PF_EXITING))
-		return NULL;
-	init.pid = (__s32)tgid;
+	init.pid = (__s32)BPF_CORE_READ(p, tgid);
 	BPF_CORE_READ_STR_INTO(&init.comm, p, comm);
+	if (!born)
+		read_acct(p, &init.base);
+	init.last = init.base;
 	if (bpf_map_update_elem(&sched_tot, &tid, &init, BPF_NOEXIST) < 0 &&
 	    !bpf_map_lookup_elem(&sched_tot, &tid)) {
 		count(IPP_FDID_ST_SCHED_FULL);
@@ -911,9 +960,36 @@ static __always_inline struct ipp_sched_slot *sched_slot(void *ctx, struct task_
 }
 
 /*
+ * Task @p's entry in sched_tot, made when it has none and is a target (one
+ * that userspace did not seed, born before the counting began). An entry
+ * left by an exited thread whose record found no room is written again
+ * first: its tid is another thread's now.
+ */
+static __always_inline struct ipp_sched_slot *sched_slot(void *ctx, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid), tgid;
+	struct ipp_sched_slot *t = bpf_map_lookup_elem(&sched_tot, &tid);
+
+	if (t && !t->exited)
+		return t;
+	if (t) {
+		if (emit_sched(ctx, tid, t) < 0)
+			count(IPP_FDID_ST_SCHED_LOST);
+		bpf_map_delete_elem(&sched_tot, &tid);
+	}
+	tgid = BPF_CORE_READ(p, tgid);
+	if (!is_call_target(tgid))
+		return NULL;
+	return new_slot(p, tid, (__s32)tgid, false);
+}
+
+/*
  * A target thread switched out, counted as the session's sched_switch
  * samples would be: preempted (runnable, the tracepoint's R or R+) or it
- * blocked, and on another CPU than its last switch-out.
+ * blocked, and on another CPU than its last switch-out. Its last switch
+ * (into TASK_DEAD, which no sample event sees: the thread's are gone by
+ * then) is not counted: its counts go in one record, and its entry goes.
+ * When the ring has no room the entry stays, marked, to be read at the end.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -921,10 +997,35 @@ int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_st
 {
 	struct ipp_sched_slot *t;
 	bool runnable = preempt;
+	__u32 tid;
 	__s32 cpu;
 
+	__u32 zero = 0;
+	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
+
+	if (o) {
+		o->at_ns = bpf_ktime_get_ns();
+		o->runtime_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
+		o->tid = BPF_CORE_READ(next, pid);
+	}
 	if (sched_stopped || !(t = sched_slot(ctx, prev)))
 		return 0;
+	read_acct(prev, &t->last);
+	if (prev_state & TASK_DEAD) {
+		if (t->ended)
+			t->last = t->end;	/* as a counter stopped at its exit call */
+		else
+			t->last.switches--;	/* this one, as a counter does not see it either */
+		BPF_CORE_READ_STR_INTO(&t->comm, prev, comm);	/* its name now */
+		tid = BPF_CORE_READ(prev, pid);
+		if (emit_sched(ctx, tid, t) < 0)
+			t->exited = 1;
+		else
+			bpf_map_delete_elem(&sched_tot, &tid);
+		return 0;
+	}
+	if (t->ended)
+		return 0;	/* on its way out since its exit call: as its counters */
 	if (!preempt && !(prev_state & (TASK_REPORT | TASK_RTLOCK_WAIT)))
 		runnable = !(BPF_CORE_READ(prev, exit_state) & TASK_REPORT);
 	if (runnable)
@@ -944,30 +1045,72 @@ int BPF_PROG(sched_woken, struct task_struct *p)
 {
 	struct ipp_sched_slot *t;
 
-	if (!sched_stopped && (t = sched_slot(ctx, p)))
+	if (!sched_stopped && (t = sched_slot(ctx, p)) && !t->ended)
 		t->wakeups++;
 	return 0;
 }
 
 /*
- * A thread exits: its counts in one record, and its entry goes. The
- * switches of its way out after this point are not counted, as a
- * per-task sample event stops at about this point too. When the ring has
- * no room the entry stays, marked, for userspace to read at the end.
+ * A counted thread's new thread or process is counted from its first
+ * instruction, for the same target (as a counter is inherited at fork).
  */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(sched_exit, struct task_struct *task)
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_born, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 tid = BPF_CORE_READ(task, pid);
-	struct ipp_sched_slot *t = bpf_map_lookup_elem(&sched_tot, &tid);
+	__u32 ptid = BPF_CORE_READ(parent, pid), ptgid;
+	struct ipp_sched_slot *pt = bpf_map_lookup_elem(&sched_tot, &ptid);
+	__s32 root;
 
-	if (!t || t->exited || sched_stopped)
+	if (sched_stopped)
 		return 0;
-	BPF_CORE_READ_STR_INTO(&t->comm, task, comm);	/* its name now: exec and prctl change it */
-	if (emit_sched(ctx, tid, t) < 0)
-		t->exited = 1;
-	else
-		bpf_map_delete_elem(&sched_tot, &tid);
+	if (pt && !pt->exited) {
+		root = pt->root;
+	} else {
+		ptgid = BPF_CORE_READ(parent, tgid);
+		if (!is_call_target(ptgid))
+			return 0;
+		root = (__s32)ptgid;
+	}
+	new_slot(child, BPF_CORE_READ(child, pid), root, true);
+	return 0;
+}
+
+/*
+ * A command's exec renames it just after the kernel enables the counters
+ * opened on it (perf_event_exec(), then __set_task_comm() in
+ * begin_new_exec()): its counting starts here, as theirs, with its runtime
+ * as it is now (not as the kernel last updated it: at its switch-in).
+ */
+SEC("tp_btf/task_rename")
+int BPF_PROG(sched_exec_start, struct task_struct *task, const char *comm)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid), tid = BPF_CORE_READ(task, pid);
+	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
+	struct ipp_sched_slot *t;
+
+	if (!v || *v != TARGET_AT_EXEC || sched_stopped ||
+	    task != bpf_get_current_task_btf() || bpf_map_lookup_elem(&sched_tot, &tid))
+		return 0;
+	t = new_slot(task, tid, (__s32)tgid, false);
+	if (t) {
+		read_acct_now(task, tid, &t->base);
+		t->last = t->base;
+	}
+	return 0;
+}
+
+/*
+ * A command's exec: its calls are paired from here on, as its events
+ * switch on at exec (the exec's own exit comes without its enter).
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), zero = 0;
+	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
+
+	if (v && *v == TARGET_AT_EXEC)
+		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
 	return 0;
 }
 
