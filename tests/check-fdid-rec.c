@@ -291,9 +291,12 @@ START_TEST(call_bytes)
 }
 END_TEST
 
-/* Thread 101 of pid 100 at its exit: 3 voluntary, 2 involuntary, 3 wakeups, 1 migration. */
-static const unsigned char naps_sched[64] = {
-	0x01, 0x00, 0x40, 0x00, 0x05, 0x00, 0x00, 0x00,	/* version 1, size 64, SCHED */
+/*
+ * Thread 101 of pid 100 at its exit: 3 voluntary, 2 involuntary, 3 wakeups,
+ * 1 migration; of target 99: 5000 ns, 7 faults, 5 switches, 2 migrations.
+ */
+static const unsigned char naps_sched[104] = {
+	0x01, 0x00, 0x68, 0x00, 0x05, 0x00, 0x00, 0x00,	/* version 1, size 104, SCHED */
 	0x64, 0x00, 0x00, 0x00, 0x65, 0x00, 0x00, 0x00,	/* pid 100, tid 101 */
 	0x03, 0, 0, 0, 0, 0, 0, 0,			/* voluntary 3 */
 	0x02, 0, 0, 0, 0, 0, 0, 0,			/* involuntary 2 */
@@ -301,6 +304,11 @@ static const unsigned char naps_sched[64] = {
 	0x01, 0, 0, 0, 0, 0, 0, 0,			/* migrations 1 */
 	'n', 'a', 'p', 's', 'x', 'x', 'x', 'x',		/* comm: 16 bytes, no NUL */
 	'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x',
+	0x63, 0x00, 0x00, 0x00, 0, 0, 0, 0,		/* root 99, pad */
+	0x88, 0x13, 0, 0, 0, 0, 0, 0,			/* runtime 5000 ns */
+	0x07, 0, 0, 0, 0, 0, 0, 0,			/* faults 7 */
+	0x05, 0, 0, 0, 0, 0, 0, 0,			/* switches 5 */
+	0x02, 0, 0, 0, 0, 0, 0, 0,			/* migrations 2 */
 };
 
 START_TEST(sched_bytes)
@@ -323,6 +331,11 @@ START_TEST(sched_bytes)
 	ck_assert_uint_eq(r.wakeups, 3);
 	ck_assert_uint_eq(r.migrations, 1);
 	ck_assert_str_eq(r.comm, "napsxxxxxxxxxxx");	/* cut to 15 and a NUL */
+	ck_assert_int_eq(r.root, 99);
+	ck_assert_uint_eq(r.acct.runtime_ns, 5000);
+	ck_assert_uint_eq(r.acct.faults, 7);
+	ck_assert_uint_eq(r.acct.switches, 5);
+	ck_assert_uint_eq(r.acct.migrations, 2);
 	/* too short, another version, not a sched record, a size below the record's */
 	ck_assert_int_eq(ipp_sched_rec__parse(naps_sched, sizeof(naps_sched) - 1, &r), -EPROTO);
 	memcpy(buf, naps_sched, sizeof(naps_sched));
@@ -330,7 +343,7 @@ START_TEST(sched_bytes)
 	ck_assert_int_eq(ipp_sched_rec__parse(buf, sizeof(naps_sched), &r), -ENOTSUP);
 	ck_assert_int_eq(ipp_sched_rec__parse(write_call, sizeof(write_call), &r), -EPROTO);
 	memcpy(buf, naps_sched, sizeof(naps_sched));
-	buf[2] = 0x38;
+	buf[2] = 0x60;
 	ck_assert_int_eq(ipp_sched_rec__parse(buf, sizeof(naps_sched), &r), -EPROTO);
 	/* and neither other decoder takes it */
 	{

@@ -283,7 +283,10 @@ enum ipcperf_event_set {
 	 * events. Elsewhere the events come, as without it:
 	 * ipcperf_session_stats.sched_records says which. For totals at the
 	 * end of a run (ipcperf_stats__attach() takes either); a switch costs
-	 * the traced program a map update instead of a sample. Since 0.2.
+	 * the traced program a map update instead of a sample. With counters
+	 * and process targets, the software counters then come from what the
+	 * kernel accounts to each counted thread, not from per-task events
+	 * (see libipcperf-session(3)). Since 0.2.
 	 */
 	IPCPERF_EV_SCHED_TOTALS = 1u << 7,
 	IPCPERF_EV__ALL = 0xff,
