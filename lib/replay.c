@@ -316,6 +316,7 @@ static void replay_stats(const struct ipp_source *src, bool stopped,
 	v->ring_pages = s->ring_pages;
 	v->fd_identity = s->fdid_bpf ? IPCPERF_FDID_BPF : IPCPERF_FDID_PROC;
 	v->syscall_records = IPCPERF_SC_RECORDS_SAMPLES;	/* what captures hold */
+	v->sched_records = IPCPERF_SCHED_RECORDS_EVENTS;	/* their samples too */
 	if (s->has_rec && s->rec.has_session && (stopped || s->eof)) {
 		/* What the live session said, so that a report gives the live numbers. */
 		v->records = s->rec.ss.records;
