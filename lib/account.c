@@ -402,18 +402,29 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 	account(ev->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, ev);
 }
 
+/* Thread @tid of @pid was scheduled (named @comm then), at @time: its process, seen. */
+static struct proc *sched_proc(struct ipcperf_stats *st, pid_t pid, pid_t tid,
+			       const char comm[16], uint64_t time)
+{
+	struct proc *p = get_proc(st, pid, true);
+
+	if (!p)
+		return NULL;
+	ipp_fdtab__clock(st->fdt, time);
+	p->seen = true;
+	if (!p->comm[0])
+		memcpy(p->comm, comm, sizeof(p->comm));
+	see_thread(st, p, tid);
+	return p;
+}
+
 void ipcperf_stats__add_switch(struct ipcperf_stats *st, const struct ipcperf_switch *ev)
 {
-	struct proc *p = get_proc(st, ev->pid, true);
+	struct proc *p = sched_proc(st, ev->pid, ev->tid, ev->prev_comm, ev->time_ns);
 	struct thread *t;
 
 	if (!p)
 		return;
-	ipp_fdtab__clock(st->fdt, ev->time_ns);
-	p->seen = true;
-	if (!p->comm[0])
-		memcpy(p->comm, ev->prev_comm, sizeof(p->comm));
-	see_thread(st, p, ev->tid);
 	if (ev->preempted)
 		p->invol++;
 	else
@@ -443,13 +454,8 @@ void ipcperf_stats__add_sched_totals(struct ipcperf_stats *st,
 {
 	struct proc *p;
 
-	if (!st || !ev || !(p = get_proc(st, ev->pid, true)))
+	if (!st || !ev || !(p = sched_proc(st, ev->pid, ev->tid, ev->comm, ev->time_ns)))
 		return;
-	ipp_fdtab__clock(st->fdt, ev->time_ns);
-	p->seen = true;
-	if (!p->comm[0])
-		memcpy(p->comm, ev->comm, sizeof(p->comm));
-	see_thread(st, p, ev->tid);
 	p->vol += ev->voluntary;
 	p->invol += ev->involuntary;
 	p->wakeups += ev->wakeups;

@@ -995,13 +995,11 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
+	__u32 zero = 0, tid;
+	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
 	struct ipp_sched_slot *t;
 	bool runnable = preempt;
-	__u32 tid;
 	__s32 cpu;
-
-	__u32 zero = 0;
-	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
 
 	if (o) {
 		o->at_ns = bpf_ktime_get_ns();
