@@ -1533,10 +1533,15 @@ static int count_unreported_loss(struct ipp_rings *s)
 /* What the kernel accounted to a live counted thread since its base. */
 static int live_acct(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
 {
-	struct ipp_task_acct now = t->last, *sum = ctx;
+	struct ipp_task_acct now = t->ended ? t->end : t->last, *sum = ctx;
 
-	if (!t->exited)
-		ipp_task_acct_read(t->pid, (pid_t)tid, &now);	/* else: as at its last switch */
+	/*
+	 * Alive: the kernel's accounting now, but the switches as at the last
+	 * one counted (the counting has stopped; they stay the switch counts'
+	 * sum). Exited, or past its exit call: as the kernel left them then.
+	 */
+	if (!t->exited && !t->ended && ipp_task_acct_read(t->pid, (pid_t)tid, &now) == 0)
+		now.switches = t->last.switches;
 	sum->runtime_ns += now.runtime_ns - t->base.runtime_ns;
 	sum->faults += now.faults - t->base.faults;
 	sum->switches += now.switches - t->base.switches;
