@@ -29,6 +29,9 @@
 #define REQUEST_MS 2000
 /* From accept to the last byte of the response. */
 #define CONN_MS 10000
+/* Well past the slots: a burst of reconnects between two polls (25 ms) must
+ * not fill it, or the kernel drops a scraper's SYN, which it resends 1 s later. */
+#define BACKLOG 1024
 
 struct conn {
 	int fd;				/* -1: a free slot */
@@ -150,12 +153,10 @@ struct httpd *httpd_new(const struct sockaddr_storage *ss, socklen_t len, httpd_
 	for (int i = 0; i < MAX_CONNS; i++)
 		h->conns[i].fd = -1;
 	h->ep = epoll_create1(EPOLL_CLOEXEC);
-	/* A backlog well past the slots: a burst of reconnects between two polls
-	 * (25 ms) must not fill it, or the kernel drops a scraper's SYN (1 s). */
 	h->fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (h->ep < 0 || h->fd < 0 ||
 	    setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(h->fd, (const struct sockaddr *)ss, len) < 0 || listen(h->fd, 1024) < 0 ||
+	    bind(h->fd, (const struct sockaddr *)ss, len) < 0 || listen(h->fd, BACKLOG) < 0 ||
 	    getsockname(h->fd, (struct sockaddr *)&bound, &blen) < 0 ||
 	    epoll_ctl(h->ep, EPOLL_CTL_ADD, h->fd,
 		      &(struct epoll_event){ .events = EPOLLIN, .data.u32 = 0 }) < 0) {
