@@ -8,21 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "httpd.h"
 
-#define MAX_CONNS (HTTPD_MAX_FDS - 1)
+/*
+ * The defence against slow clients (a slowloris sends a byte a second to
+ * hold a slot): a deadline on the whole request from accept, not reset by
+ * each byte, and when every slot is taken the oldest connection still
+ * sending its request makes room for the new one, so that a scraper, whose
+ * request takes a millisecond, always gets in.
+ */
+#define MAX_CONNS 128
 /* A scraper's request is a few hundred bytes: anything past this is not one. */
 #define MAX_REQUEST 8192
-/* From accept to the last byte of the response: a client slower than this is dropped. */
-#define CONN_TIMEOUT_MS 10000
+/* From accept to the end of the request head: a client slower than this is dropped. */
+#define REQUEST_MS 2000
+/* From accept to the last byte of the response. */
+#define CONN_MS 10000
+/* Well past the slots: a burst of reconnects between two polls (25 ms) must
+ * not fill it, or the kernel drops a scraper's SYN, which it resends 1 s later. */
+#define BACKLOG 1024
 
 struct conn {
 	int fd;				/* -1: a free slot */
-	uint64_t deadline_ms;
+	uint64_t accepted_ms;
+	bool out;			/* waited on for POLLOUT (answered, sending) */
 	char req[MAX_REQUEST + 1];
 	size_t req_len;
 	char *resp;			/* the whole response while it is being sent */
@@ -32,6 +46,7 @@ struct conn {
 
 struct httpd {
 	int fd;
+	int ep;				/* epoll of the listener (data 0) and conns[i] (i + 1) */
 	httpd_body_fn body;
 	void *ctx;
 	char url[96];
@@ -137,10 +152,14 @@ struct httpd *httpd_new(const struct sockaddr_storage *ss, socklen_t len, httpd_
 	h->ctx = ctx;
 	for (int i = 0; i < MAX_CONNS; i++)
 		h->conns[i].fd = -1;
+	h->ep = epoll_create1(EPOLL_CLOEXEC);
 	h->fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (h->fd < 0 || setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(h->fd, (const struct sockaddr *)ss, len) < 0 || listen(h->fd, 16) < 0 ||
-	    getsockname(h->fd, (struct sockaddr *)&bound, &blen) < 0) {
+	if (h->ep < 0 || h->fd < 0 ||
+	    setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(h->fd, (const struct sockaddr *)ss, len) < 0 || listen(h->fd, BACKLOG) < 0 ||
+	    getsockname(h->fd, (struct sockaddr *)&bound, &blen) < 0 ||
+	    epoll_ctl(h->ep, EPOLL_CTL_ADD, h->fd,
+		      &(struct epoll_event){ .events = EPOLLIN, .data.u32 = 0 }) < 0) {
 		int err = errno;
 
 		if (err == EADDRINUSE)
@@ -164,7 +183,7 @@ static void conn_close(struct conn *c)
 	c->fd = -1;
 	c->resp = NULL;
 	c->req_len = c->resp_len = c->resp_off = 0;
-	c->scrape = false;
+	c->scrape = c->out = false;
 }
 
 void httpd_delete(struct httpd *h)
@@ -175,6 +194,8 @@ void httpd_delete(struct httpd *h)
 		conn_close(&h->conns[i]);
 	if (h->fd >= 0)
 		close(h->fd);
+	if (h->ep >= 0)
+		close(h->ep);
 	free(h);
 }
 
@@ -264,9 +285,13 @@ static void handle(struct httpd *h, struct conn *c)
 
 	sp1 = strchr(p, ' ');
 	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-	if (!sp1 || !sp2 || (size_t)(sp1 - p) >= sizeof(method) ||
-	    (size_t)(sp2 - sp1 - 1) >= sizeof(target) || strncmp(sp2 + 1, "HTTP/", 5)) {
+	if (!sp1 || !sp2 || (size_t)(sp1 - p) >= sizeof(method) || strncmp(sp2 + 1, "HTTP/", 5)) {
 		respond_text(c, "400 Bad Request", NULL, "bad request\n", false);
+		return;
+	}
+	if ((size_t)(sp2 - sp1 - 1) >= sizeof(target)) {
+		respond_text(c, "414 URI Too Long", NULL, "not found: the metrics are at /metrics\n",
+			     false);
 		return;
 	}
 	snprintf(method, sizeof(method), "%.*s", (int)(sp1 - p), p);
@@ -303,12 +328,15 @@ static void handle(struct httpd *h, struct conn *c)
 	}
 }
 
-/* The end of the request head ("\r\n\r\n", or "\n\n" from a lax client), or NULL. */
-static const char *head_end(const struct conn *c)
+/*
+ * Whether the request head ended ("\r\n\r\n", or "\n\n" from a lax client)
+ * in what came since @old bytes: a byte at a time costs no more than a read.
+ */
+static bool head_ended(const struct conn *c, size_t old)
 {
-	const char *e = strstr(c->req, "\r\n\r\n");
+	const char *from = c->req + (old > 3 ? old - 3 : 0);
 
-	return e ? e : strstr(c->req, "\n\n");
+	return strstr(from, "\r\n\r\n") || strstr(from, "\n\n");
 }
 
 static void conn_read(struct httpd *h, struct conn *c)
@@ -326,11 +354,11 @@ static void conn_read(struct httpd *h, struct conn *c)
 		}
 		c->req_len += (size_t)n;
 		c->req[c->req_len] = '\0';
-		if (memchr(c->req, '\0', c->req_len)) {
+		if (memchr(c->req + c->req_len - n, '\0', (size_t)n)) {
 			respond_text(c, "400 Bad Request", NULL, "bad request\n", false);
 			return;
 		}
-		if (head_end(c)) {
+		if (head_ended(c, c->req_len - (size_t)n)) {
 			handle(h, c);
 			return;
 		}
@@ -364,6 +392,21 @@ static void conn_write(struct httpd *h, struct conn *c)
 	conn_close(c);
 }
 
+/* The slot to free for a new connection: the oldest still sending its request, else the oldest. */
+static struct conn *victim(struct httpd *h)
+{
+	struct conn *v = NULL;
+
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &h->conns[i];
+
+		if (!v || (!c->resp && v->resp) ||
+		    (!c->resp == !v->resp && c->accepted_ms < v->accepted_ms))
+			v = c;
+	}
+	return v;
+}
+
 static void accept_all(struct httpd *h)
 {
 	for (;;) {
@@ -376,54 +419,85 @@ static void accept_all(struct httpd *h)
 			if (h->conns[i].fd < 0)
 				c = &h->conns[i];
 		if (!c) {
-			close(fd);	/* busy: the scraper tries again at its next interval */
-			continue;
+			c = victim(h);
+			conn_close(c);
 		}
 		c->fd = fd;
-		c->deadline_ms = now_ms() + CONN_TIMEOUT_MS;
+		c->accepted_ms = now_ms();
+		if (epoll_ctl(h->ep, EPOLL_CTL_ADD, fd, &(struct epoll_event){
+				.events = EPOLLIN, .data.u32 = (uint32_t)(c - h->conns) + 1 }) < 0)
+			conn_close(c);
 	}
+}
+
+static uint64_t deadline(const struct conn *c)
+{
+	return c->accepted_ms + (c->resp ? CONN_MS : REQUEST_MS);
+}
+
+/* Drop the connections past their deadline; @return the next deadline, or UINT64_MAX. */
+static uint64_t expire(struct httpd *h, uint64_t now)
+{
+	static const char late[] = "HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\n"
+				   "Connection: close\r\n\r\n";
+	uint64_t next = UINT64_MAX;
+
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &h->conns[i];
+
+		if (c->fd < 0)
+			continue;
+		if (now < deadline(c)) {
+			next = deadline(c) < next ? deadline(c) : next;
+			continue;
+		}
+		if (!c->resp)	/* tell a human at a telnet why, if the socket takes it */
+			(void)!send(c->fd, late, sizeof(late) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		conn_close(c);
+	}
+	return next;
 }
 
 unsigned int httpd_pollfds(struct httpd *h, struct pollfd *fds, unsigned int max)
 {
-	uint64_t now = now_ms();
-	unsigned int n = 0;
+	expire(h, now_ms());
+	if (!max)
+		return 0;
+	fds[0] = (struct pollfd){ .fd = h->ep, .events = POLLIN };
+	return 1;
+}
 
-	if (max)
-		fds[n++] = (struct pollfd){ .fd = h->fd, .events = POLLIN };
-	for (int i = 0; i < MAX_CONNS && n < max; i++) {
-		struct conn *c = &h->conns[i];
-
-		if (c->fd >= 0 && now >= c->deadline_ms)
+/* Read or write @c, as epoll said it can. */
+static void conn_ready(struct httpd *h, struct conn *c)
+{
+	if (c->fd < 0)
+		return;	/* closed earlier in this round */
+	if (!c->resp)
+		conn_read(h, c);
+	/* Answered now: try to send at once, most responses fit the socket. */
+	if (c->fd >= 0 && c->resp)
+		conn_write(h, c);
+	if (c->fd >= 0 && c->resp && !c->out) {
+		c->out = true;
+		if (epoll_ctl(h->ep, EPOLL_CTL_MOD, c->fd, &(struct epoll_event){
+				.events = EPOLLOUT, .data.u32 = (uint32_t)(c - h->conns) + 1 }) < 0)
 			conn_close(c);
-		if (c->fd < 0)
-			continue;
-		fds[n++] = (struct pollfd){ .fd = c->fd, .events = c->resp ? POLLOUT : POLLIN };
 	}
-	return n;
 }
 
 void httpd_ready(struct httpd *h, const struct pollfd *fds, unsigned int n)
 {
-	for (unsigned int k = 0; k < n; k++) {
-		if (!fds[k].revents)
-			continue;
-		if (fds[k].fd == h->fd) {
-			accept_all(h);
-			continue;
-		}
-		for (int i = 0; i < MAX_CONNS; i++) {
-			struct conn *c = &h->conns[i];
+	struct epoll_event ev[MAX_CONNS + 1];
+	int got;
 
-			if (c->fd != fds[k].fd)
-				continue;
-			if (!c->resp)
-				conn_read(h, c);
-			/* Answered now: try to send at once, most responses fit the socket. */
-			if (c->fd >= 0 && c->resp)
-				conn_write(h, c);
-			break;
-		}
+	if (!n || fds[0].fd != h->ep || !fds[0].revents)
+		return;
+	got = epoll_wait(h->ep, ev, MAX_CONNS + 1, 0);
+	for (int k = 0; k < got; k++) {
+		if (ev[k].data.u32 == 0)
+			accept_all(h);
+		else if (ev[k].data.u32 <= MAX_CONNS)
+			conn_ready(h, &h->conns[ev[k].data.u32 - 1]);
 	}
 }
 
@@ -434,16 +508,16 @@ bool httpd_linger(struct httpd *h, unsigned int ms)
 
 	while (h->served == before) {
 		struct pollfd fds[HTTPD_MAX_FDS];
-		uint64_t now = now_ms();
+		uint64_t now = now_ms(), next;
 		unsigned int n;
-		int wait;
 
 		if (now >= end)
 			return false;
 		n = httpd_pollfds(h, fds, HTTPD_MAX_FDS);
 		/* Wake for the connections' deadlines too. */
-		wait = end - now > 1000 ? 1000 : (int)(end - now);
-		if (poll(fds, n, wait) < 0) {
+		next = expire(h, now);
+		next = next < end ? next : end;
+		if (poll(fds, n, next > now ? (int)(next - now) : 0) < 0) {
 			if (errno == EINTR)
 				return false;	/* SIGINT, SIGTERM: the user wants out */
 			continue;

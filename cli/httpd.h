@@ -1,8 +1,11 @@
 /*
  * A minimal HTTP server for GET /metrics, run inside the capture loop: one
- * thread, non-blocking sockets, a few connections at a time, each closed
- * after its response (HTTP/1.0 style) and dropped after a deadline, so a
- * slow or silent client never holds the capture up.
+ * thread, non-blocking sockets behind one epoll fd, at most 128 connections,
+ * each closed after its response (HTTP/1.0 style). A connection that has not
+ * sent its whole request head (8 KiB at most) 2 s after accept is dropped,
+ * one not answered whole in 10 s too; when all 128 are taken, a new one
+ * evicts the oldest still sending its request. So slow or silent clients
+ * never hold the capture up, nor keep a scraper out.
  */
 #ifndef IPCPERF_CLI_HTTPD_H
 #define IPCPERF_CLI_HTTPD_H
@@ -14,8 +17,8 @@
 struct pollfd;
 struct httpd;
 
-/* Most pollfds httpd_pollfds() asks for: the listener and the connections. */
-#define HTTPD_MAX_FDS 9
+/* Most pollfds httpd_pollfds() asks for: one, the epoll of every socket. */
+#define HTTPD_MAX_FDS 1
 
 /* Write the body of GET /metrics in @fmt to @f. @return 0, or -errno (then a 500). */
 typedef int (*httpd_body_fn)(void *ctx, FILE *f, enum metrics_format fmt);

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -166,6 +167,13 @@ START_TEST(test_errors)
 	r = get(h, "hello\r\n\r\n");
 	ck_assert(!strncmp(r, "HTTP/1.1 400 Bad Request\r\n", 26));
 	free(r);
+	/* A target longer than any /metrics?query a scraper sends. */
+	memcpy(big, "GET /metrics?", 13);
+	memset(big + 13, 'q', 300);
+	strcpy(big + 313, " HTTP/1.1\r\n\r\n");
+	r = get(h, big);
+	ck_assert(!strncmp(r, "HTTP/1.1 414 URI Too Long\r\n", 27));
+	free(r);
 	/* A head that never ends: cut at 8 KiB. */
 	memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
 	memset(big + 26, 'a', 9000 - 26);
@@ -215,6 +223,226 @@ START_TEST(test_addresses)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ slow clients */
+
+/* One round of the server's loop: what the capture loop does every 25 ms. */
+static void serve(struct httpd *h, int ms)
+{
+	struct pollfd fds[HTTPD_MAX_FDS];
+	unsigned int n = httpd_pollfds(h, fds, HTTPD_MAX_FDS);
+
+	poll(fds, n, ms);
+	httpd_ready(h, fds, n);
+}
+
+static int connect_nb(const struct httpd *h)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port_of(h)) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	ck_assert_msg(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 || errno == EINPROGRESS,
+		      "connect: %s", strerror(errno));
+	return fd;
+}
+
+/*
+ * A slowloris: the request line, then one more byte of a header every
+ * 200-1000 ms, never the blank line that ends the head.
+ */
+struct slow {
+	int fd;			/* -1: dropped, and it does not come back */
+	bool reconnect;		/* comes back as soon as it is dropped */
+	size_t sent;		/* of the request line */
+	uint64_t opened, next, dropped;	/* dropped: when it first saw the close, or 0 */
+	unsigned int drops;
+};
+
+static const char slow_line[] = "GET /metrics HTTP/1.1\r\n";
+
+static void slow_open(struct slow *s, const struct httpd *h)
+{
+	s->opened = ms_now();
+	s->fd = connect_nb(h);
+	s->sent = 0;
+	s->next = s->opened;
+}
+
+static void slow_drop(struct slow *s, const struct httpd *h)
+{
+	close(s->fd);
+	s->fd = -1;
+	s->drops++;
+	if (!s->dropped)
+		s->dropped = ms_now();
+	if (s->reconnect)
+		slow_open(s, h);
+}
+
+static void slow_step(struct slow *s, const struct httpd *h)
+{
+	uint64_t now = ms_now();
+	char buf[512];
+	ssize_t r;
+
+	if (s->fd < 0)
+		return;
+	if (s->sent < sizeof(slow_line) - 1) {
+		r = send(s->fd, slow_line + s->sent, sizeof(slow_line) - 1 - s->sent, MSG_NOSIGNAL);
+		if (r > 0)
+			s->sent += (size_t)r;
+	} else if (now >= s->next) {
+		r = send(s->fd, "x", 1, MSG_NOSIGNAL);
+		s->next = now + 200 + (uint64_t)(rand() % 801);
+	} else {
+		r = 0;
+	}
+	if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+		slow_drop(s, h);
+		return;
+	}
+	do
+		r = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	while (r > 0);
+	if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+		slow_drop(s, h);
+}
+
+/* Serve, with @n slow clients at their pace, for @ms (one round at least). */
+static void slow_run(struct httpd *h, struct slow *s, int n, unsigned int ms)
+{
+	uint64_t end = ms_now() + ms;
+
+	do {
+		serve(h, 1);
+		for (int i = 0; i < n; i++)
+			slow_step(&s[i], h);
+	} while (ms_now() < end);
+}
+
+/*
+ * Scrape @h while the @n slow clients go on: the whole response (to free()),
+ * @ms the time from connect to the server's close (3 s at most).
+ */
+static char *slow_scrape(struct httpd *h, struct slow *s, int n, uint64_t *ms)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	uint64_t start = ms_now();
+	int fd = connect_nb(h);
+	char *resp = calloc(1, 4096);
+	size_t sent = 0, got = 0;
+
+	while (ms_now() < start + 3000) {
+		ssize_t r = 0;
+
+		if (sent < sizeof(req) - 1)
+			r = send(fd, req + sent, sizeof(req) - 1 - sent, MSG_NOSIGNAL);
+		if (r > 0)
+			sent += (size_t)r;
+		serve(h, 5);
+		for (int i = 0; i < n; i++)
+			slow_step(&s[i], h);
+		r = recv(fd, resp + got, 4095 - got, MSG_DONTWAIT);
+		if (r > 0)
+			got += (size_t)r;
+		else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+			break;
+	}
+	*ms = ms_now() - start;
+	close(fd);
+	return resp;
+}
+
+/* A scrape among the @n slow clients: whole, and within 1 s. */
+static void check_scrape(struct httpd *h, struct slow *s, int n)
+{
+	unsigned long served = httpd_served(h);
+	char *r, want[64];
+	uint64_t ms;
+
+	r = slow_scrape(h, s, n, &ms);
+	ck_assert_msg(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17), "scrape %lu: got '%s' in %" PRIu64
+		      " ms", served + 1, r, ms);
+	snprintf(want, sizeof(want), "\r\n\r\nm_total %d\n", bodies);
+	ck_assert_msg(strstr(r, want) && !strcmp(strstr(r, want), want), "scrape %lu: got '%s'",
+		      served + 1, r);
+	ck_assert_msg(ms < 1000, "scrape %lu took %" PRIu64 " ms", served + 1, ms);
+	ck_assert_uint_eq(httpd_served(h), served + 1);
+	free(r);
+}
+
+/*
+ * 64 slowlorises, a quarter of them back as soon as they are dropped: for
+ * 5 s a scrape every 200 ms is served whole within 1 s, and each that does
+ * not come back is dropped 2 s (the request deadline) after it connected.
+ */
+START_TEST(test_slowloris)
+{
+	struct httpd *h = start();
+	struct slow s[64] = { 0 };
+	int scrapes = 0;
+	uint64_t end;
+
+	bodies = 0;
+	srand(1);
+	for (int i = 0; i < 64; i++) {
+		s[i].reconnect = i % 4 == 0;
+		slow_open(&s[i], h);
+		slow_run(h, s, i + 1, 0);
+	}
+	slow_run(h, s, 64, 300);
+	for (end = ms_now() + 5000; ms_now() < end; scrapes++) {
+		check_scrape(h, s, 64);
+		slow_run(h, s, 64, 200);
+	}
+	ck_assert_int_ge(scrapes, 15);
+	for (int i = 0; i < 64; i++) {
+		if (s[i].reconnect) {
+			ck_assert_msg(s[i].drops >= 2, "slow client %d dropped %u times in 5 s", i,
+				      s[i].drops);
+			close(s[i].fd);
+			continue;
+		}
+		ck_assert_msg(s[i].dropped, "slow client %d still connected after 5 s", i);
+		ck_assert_msg(s[i].dropped - s[i].opened >= 1999 &&
+			      s[i].dropped - s[i].opened < 3000, "slow client %d dropped after %"
+			      PRIu64 " ms, not 2 s", i, s[i].dropped - s[i].opened);
+	}
+	httpd_delete(h);
+}
+END_TEST
+
+/*
+ * More slow clients than slots (128): the oldest are evicted for the
+ * newest, and a scrape still gets in.
+ */
+START_TEST(test_full)
+{
+	enum { N = 140 };
+	struct httpd *h = start();
+	struct slow *s = calloc(N, sizeof(*s));
+
+	bodies = 0;
+	for (int i = 0; i < N; i++) {
+		slow_open(&s[i], h);
+		slow_run(h, s, i + 1, 0);
+	}
+	slow_run(h, s, N, 100);
+	for (int i = 0; i < 3; i++)
+		check_scrape(h, s, N);
+	/* 12 over, and one for the first scrape (the next take the slot it left). */
+	for (int i = 0; i < N; i++)
+		ck_assert_msg(i < N - 128 + 1 ? s[i].fd < 0 : s[i].fd >= 0,
+			      "slow client %d of %d %s", i, N, s[i].fd < 0 ? "evicted" : "kept");
+	for (int i = 0; i < N; i++)
+		if (s[i].fd >= 0)
+			close(s[i].fd);
+	free(s);
+	httpd_delete(h);
+}
+END_TEST
+
 Suite *httpd_suite(void)
 {
 	Suite *s = suite_create("httpd");
@@ -223,6 +451,11 @@ Suite *httpd_suite(void)
 	tcase_add_test(tc, test_metrics);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_addresses);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("slow");
+	tcase_add_test(tc, test_slowloris);
+	tcase_add_test(tc, test_full);
+	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;
 }
