@@ -108,10 +108,9 @@ static const char *errno_name(int err)
  * CAP_BPF (with CAP_PERFMON) loads the fd identity program. Neither reads
  * tracefs, root's only by default: see tracefs_fix().
  */
-static void setcap_fix(const struct check *c, char *buf, size_t len)
+static void setcap_fix(const struct check *c, const char *caps, char *buf, size_t len)
 {
-	snprintf(buf, len, "run as root (sudo ipcperf ...), or: sudo setcap cap_perfmon,cap_bpf+ep %s",
-		 c->exe);
+	snprintf(buf, len, "run as root (sudo ipcperf ...), or: sudo setcap %s+ep %s", caps, c->exe);
 }
 
 /*
@@ -133,7 +132,7 @@ static void denied_fix(const struct check *c, char *buf, size_t len)
 	if (c->tracefs_denied)
 		tracefs_fix(c, buf, len);
 	else
-		setcap_fix(c, buf, len);
+		setcap_fix(c, "cap_perfmon,cap_bpf", buf, len);
 }
 
 static bool has_cap(const struct check *c, int bit)
@@ -593,7 +592,7 @@ static void check_fd_identity(struct check *c)
 		snprintf(fix, sizeof(fix), "install clang, bpftool and libbpf-dev and rebuild "
 			 "(./configure --enable-bpf)");
 	else if (err == EPERM || err == EACCES)
-		setcap_fix(c, fix, sizeof(fix));
+		setcap_fix(c, "cap_bpf,cap_perfmon", fix, sizeof(fix));
 	else if (err == ENOENT)
 		snprintf(fix, sizeof(fix), "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 	else
