@@ -9,7 +9,8 @@
 #  - setcap cap_perfmon,cap_bpf with tracefs unreadable: every command says
 #    that tracefs denied the read, naming the file and the fix, not
 #    kernel.perf_event_paranoid (which CAP_PERFMON lifts).
-# Needs root (setcap, a user to switch to); tracefs's mode is restored on exit.
+# Installed setuid root instead, the same. Needs root (setcap, a user to
+# switch to); tracefs's mode is restored on exit.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -119,6 +120,18 @@ run as_nobody "$BIN" stat -o /dev/null --openmetrics "$T/nb/m.prom" -- /bin/true
 expect_status 0 "stat --openmetrics into nobody's directory"
 [ "$(stat -c %U "$T/nb/m.prom")" = nobody ] || fail "--openmetrics: the file is not nobody's"
 grep -q '^# EOF' "$T/nb/m.prom" || fail "--openmetrics: no '# EOF' in the file"
+
+# ------------------------------------------------------------ setuid root
+# The same files with the same refusals, by the filesystem ids of the user.
+cp -p "$IPCPERF" "$T/bin/ipcperf-suid" && chmod 4755 "$T/bin/ipcperf-suid" || fail "cp, chmod"
+run as_nobody "$T/bin/ipcperf-suid" report -i "$T/root/secret.data"
+expect_refusal "setuid: report -i of root's 0600 capture" "$T/root/secret.data: offset 0x0: cannot open: Permission denied"
+run as_nobody "$T/bin/ipcperf-suid" report -i "$T/pub/pub.data" -o "$T/root/w"
+expect_refusal "setuid: report -o into a root-only directory" "cannot write the output to $T/root/w: Permission denied"
+run as_nobody "$T/bin/ipcperf-suid" record -o "$T/nb/s.data" -- /bin/true
+expect_status 0 "setuid: record -o into nobody's directory"
+[ "$(stat -c '%a %U %G' "$T/nb/s.data")" = "600 nobody $(id -gn nobody)" ] ||
+	fail "setuid: record -o: $(stat -c '%a %U %G' "$T/nb/s.data"), expected the user's file"
 
 # ------------------------------------------------------------ tracefs unreadable
 # Without CAP_DAC_READ_SEARCH, tracefs of mode 0700 (the kernel's default)
