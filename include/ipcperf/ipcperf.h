@@ -386,8 +386,9 @@ struct ipcperf_session_opts {
  * @return the session, to be freed with ipcperf_session__delete(); NULL with
  *   errno: EINVAL (bad opts: no target, several kinds of target, ring_pages
  *   not a power of two), ESRCH (a pid does not exist), ENOENT (tracefs or a
- *   needed format not found), EACCES/EPERM. The reason also goes to the print
- *   function.
+ *   needed format not found), EACCES (tracefs may not be read: the print
+ *   function is told the file denied and the fixes; CAP_PERFMON does not
+ *   give it), EPERM. The reason also goes to the print function.
  */
 IPCPERF_API struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *opts);
 
