@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <ipcperf/ipcperf.h>
+#include "userfile.h"
 
 struct pollfd;
 

@@ -27,7 +27,7 @@ enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_P
 #define CAPTURE_TIMEOUT_MS 5000
 #define CAPTURE_POLL_MS 100
 /* A fix: one command line. */
-#define FIX_LEN 400
+#define FIX_LEN 768
 
 /* The library's ring size for ring_pages = 0 (ipcperf.h). */
 #define DEFAULT_RING_PAGES ((unsigned int)IPCPERF_DEFAULT_RING_PAGES)
@@ -44,6 +44,8 @@ struct check {
 	uint64_t capeff;
 	bool caps_known;
 	char exe[256];			/* this binary, for setcap fixes */
+	char tracefs_dir[256];		/* where tracefs is mounted, when it is */
+	bool tracefs_denied;		/* mounted, but this user may not read it */
 
 	/* What the system says. */
 	int paranoid;			/* valid when have_paranoid */
@@ -98,6 +100,39 @@ static const char *errno_name(int err)
 	const char *name = err ? strerrorname_np(err) : NULL;
 
 	return name ? name : "error";
+}
+
+/*
+ * The capabilities of a binary for other users, each for one thing:
+ * CAP_PERFMON opens tracepoints and counters (of any process: CPU-wide),
+ * CAP_BPF (with CAP_PERFMON) loads the fd identity program. Neither reads
+ * tracefs, root's only by default: see tracefs_fix().
+ */
+static void setcap_fix(const struct check *c, const char *caps, char *buf, size_t len)
+{
+	snprintf(buf, len, "run as root (sudo ipcperf ...), or: sudo setcap %s+ep %s", caps, c->exe);
+}
+
+/*
+ * Read access to tracefs for a user: a group (the mount applies it to every
+ * file), else CAP_DAC_READ_SEARCH, which reads any file: ipcperf then opens
+ * the files a user names with that user's own rights (cli/userfile.c).
+ */
+static void tracefs_fix(const struct check *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "sudo mount -o remount,gid=GROUP,mode=0750 %s, with the user in GROUP "
+		 "(or run as root, or: sudo setcap cap_perfmon,cap_bpf,cap_dac_read_search+ep %s; "
+		 "CAP_DAC_READ_SEARCH is for tracefs only)", c->tracefs_dir[0] ? c->tracefs_dir :
+		 "/sys/kernel/tracing", c->exe);
+}
+
+/* The fix for tracepoints denied: tracefs's when that is what denied them. */
+static void denied_fix(const struct check *c, char *buf, size_t len)
+{
+	if (c->tracefs_denied)
+		tracefs_fix(c, buf, len);
+	else
+		setcap_fix(c, "cap_perfmon,cap_bpf", buf, len);
 }
 
 static bool has_cap(const struct check *c, int bit)
@@ -248,6 +283,7 @@ static void check_tracefs(struct check *c)
 	/* A format file is what a session reads first: can we? */
 	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/format", dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(c->tracefs_dir, sizeof(c->tracefs_dir), "%s", dir);
 	if (fd >= 0) {
 		close(fd);
 		ok(c, "tracefs mounted at %s and readable", dir);
@@ -257,10 +293,10 @@ static void check_tracefs(struct check *c)
 	if (err == EACCES || err == EPERM) {
 		char fix[FIX_LEN];
 
-		snprintf(fix, sizeof(fix), "run as root (sudo ipcperf ...), or: sudo setcap "
-			 "cap_perfmon,cap_dac_read_search+ep %s", c->exe);
-		problem(c, true, fix, "tracefs is mounted at %s but %s may not read it (%s)",
-			dir, c->who, errno_name(err));
+		c->tracefs_denied = true;
+		tracefs_fix(c, fix, sizeof(fix));
+		problem(c, true, fix, "tracefs is mounted at %s but %s may not read it (%s on %s)",
+			dir, c->who, errno_name(err), path);
 	} else {
 		problem(c, true, "boot a kernel built with CONFIG_FTRACE=y (see: grep FTRACE "
 			"/boot/config-$(uname -r))",
@@ -292,8 +328,7 @@ static void check_paranoid(struct check *c)
 		return;
 	}
 	snprintf(fix, sizeof(fix), "sudo sysctl -w kernel.perf_event_paranoid=-1 (or run as root, or "
-		 "give the binary CAP_PERFMON: sudo setcap cap_perfmon,cap_dac_read_search+ep %s)",
-		 c->exe);
+		 "give the binary CAP_PERFMON: sudo setcap cap_perfmon,cap_bpf+ep %s)", c->exe);
 	if (c->paranoid >= 2)
 		problem(c, true, fix, "kernel.perf_event_paranoid = %d and %s lacks CAP_PERFMON: "
 			"it may not open kernel tracepoints%s", c->paranoid, c->who,
@@ -441,8 +476,7 @@ static void check_events(struct check *c)
 		have_essentials &= c->essentials_ok[i];
 
 	/* Tracepoints: what a capture is made of. */
-	snprintf(fix, sizeof(fix), "run as root (sudo ipcperf ...), or: sudo setcap "
-		 "cap_perfmon,cap_dac_read_search+ep %s", c->exe);
+	denied_fix(c, fix, sizeof(fix));
 	if (!c->tp_total) {
 		problem(c, true, "reinstall libipcperf", "the library offers no tracepoint");
 	} else if (c->tp_denied) {
@@ -532,8 +566,7 @@ static const char *capture_fix(struct check *c, int err, char *buf, size_t len)
 	if (err == EPERM && c->mlock_fix[0])
 		snprintf(buf, len, "%s", c->mlock_fix);
 	else if (err == EACCES || err == EPERM)
-		snprintf(buf, len, "run as root (sudo ipcperf ...), or: sudo setcap "
-			 "cap_perfmon,cap_dac_read_search+ep %s", c->exe);
+		denied_fix(c, buf, len);
 	else if (err == ENOENT)
 		snprintf(buf, len, "sudo mount -t tracefs nodev /sys/kernel/tracing");
 	else
@@ -559,8 +592,7 @@ static void check_fd_identity(struct check *c)
 		snprintf(fix, sizeof(fix), "install clang, bpftool and libbpf-dev and rebuild "
 			 "(./configure --enable-bpf)");
 	else if (err == EPERM || err == EACCES)
-		snprintf(fix, sizeof(fix), "run as root (sudo ipcperf ...), or: sudo setcap "
-			 "cap_bpf,cap_perfmon,cap_dac_read_search+ep %s", c->exe);
+		setcap_fix(c, "cap_bpf,cap_perfmon", fix, sizeof(fix));
 	else if (err == ENOENT)
 		snprintf(fix, sizeof(fix), "boot a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 	else

@@ -40,14 +40,14 @@ static const char *missing_reason(const struct ipcperf_event_info *ev)
 
 /*
  * The fix for a denial ('ipcperf check' tells which applies here). A
- * tracepoint needs its id from tracefs, which only root may read by default,
- * hence cap_dac_read_search beside cap_perfmon.
+ * tracepoint needs its id from tracefs, which only root may read by default:
+ * a group mount gives it, or cap_dac_read_search, for tracefs only.
  */
 static const char *denied_fix(const struct ipcperf_event_info *ev)
 {
 	if (is_tracepoint(ev))
-		return "run as root, or: sudo setcap cap_perfmon,cap_dac_read_search+ep "
-		       "$(command -v ipcperf)";
+		return "run as root, or: sudo setcap cap_perfmon+ep $(command -v ipcperf), with "
+		       "tracefs readable (ipcperf check says how)";
 	return "run as root, or: sudo sysctl -w kernel.perf_event_paranoid=1, or: "
 	       "sudo setcap cap_perfmon+ep $(command -v ipcperf)";
 }

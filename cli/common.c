@@ -182,16 +182,10 @@ int cli_out_open(struct cli_out *o, const char *path, const char *what)
 		}
 	} else {
 		/* Not inherited by a traced command; never through a link (see cli.h). */
-		o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+		o->fd = cli_user_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+				      0666);
 		if (o->fd < 0) {
-			int err = errno;
-
-			if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-				cli_err("refusing to write %s to %s: it is a symbolic link, which "
-					"is never followed; remove it, or give the path of the file "
-					"it points to", what, path);
-			else
-				cli_err("cannot write %s to %s: %s", what, path, strerror(err));
+			cli_user_open_failed(what, path, errno, false);
 			return -1;
 		}
 		o->own_fd = true;
@@ -230,14 +224,18 @@ int cli_out_close(struct cli_out *o)
 
 void cli_out_discard(struct cli_out *o)
 {
+	struct cli_user_rights r;
 	struct stat st;
 	bool regular = o->f && o->regular;
 
 	cli_out_close(o);
-	/* The file we made, not whatever has taken its name since. */
-	if (regular && lstat(o->name, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == o->dev &&
-	    st.st_ino == o->ino)
-		unlink(o->name);
+	/* The file we made, not whatever has taken its name since; as the user made it. */
+	if (regular && cli_user_rights_enter(&r) == 0) {
+		if (lstat(o->name, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == o->dev &&
+		    st.st_ino == o->ino)
+			unlink(o->name);
+		cli_user_rights_leave(&r);
+	}
 }
 
 void cli_lost_hint(char *buf, size_t len, const struct cli_target *t,

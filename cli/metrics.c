@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "metrics.h"
+#include "userfile.h"
 
 /*
  * Histogram bounds, 1-2-5 from 1 us to 10 s, with their le labels as the
@@ -783,7 +784,7 @@ static mode_t new_file_mode(void)
 	return mode;
 }
 
-int metrics_write_file(const char *path, const struct metrics_src *src)
+static int write_file(const char *path, const struct metrics_src *src)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
@@ -829,5 +830,18 @@ int metrics_write_file(const char *path, const struct metrics_src *src)
 fail:
 	unlink(tmp);
 	free(tmp);
+	return err;
+}
+
+int metrics_write_file(const char *path, const struct metrics_src *src)
+{
+	struct cli_user_rights r;
+	int err;
+
+	/* The file, its temporary and the rename: all with the rights of the user who named it. */
+	if (cli_user_rights_enter(&r) < 0)
+		return -errno;
+	err = write_file(path, src);
+	cli_user_rights_leave(&r);
 	return err;
 }

@@ -78,7 +78,7 @@ static struct ipcperf_session *session_open(const struct cli_target *t, const st
 	int err;
 
 	*end = CLI_END_NOT_RUN;
-	s = t->input ? ipcperf_session__open_file(t->input, NULL) : ipcperf_session__new(&o);
+	s = t->input ? cli_user_open_capture(t->input) : ipcperf_session__new(&o);
 	if (!s) {
 		/* The library explained why through the print function. */
 		if (errno == EINVAL && !t->input)
@@ -86,7 +86,7 @@ static struct ipcperf_session *session_open(const struct cli_target *t, const st
 		return NULL;
 	}
 	/* Before setup: the accounting it attaches logs fd identities into the capture. */
-	if (t->record && ipcperf_session__record(s, t->record) < 0)
+	if (t->record && cli_user_record(s, t->record) < 0)
 		goto fail;
 	if (run->handlers && (err = ipcperf_session__add_handlers(s, run->handlers)) < 0) {
 		cli_err("cannot register handlers: %s", strerror(-err));

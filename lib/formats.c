@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <tracefs.h>
 #include <unistd.h>
@@ -21,6 +22,31 @@ void ipp_explain_perm(const char *what)
 			 "'sysctl kernel.perf_event_paranoid=-1'\n", what, paranoid);
 	else
 		ipp_info("%s: permission denied: run as root or with CAP_PERFMON\n", what);
+}
+
+void ipp_explain_tracefs_perm(const char *system, const char *name)
+{
+	const char *dir = tracefs_tracing_dir();
+	char exe[256] = "PROGRAM", mode[64] = "";
+	struct stat st;
+	ssize_t n;
+
+	if (!dir)
+		dir = "/sys/kernel/tracing";
+	if (stat(dir, &st) == 0)
+		snprintf(mode, sizeof(mode), ", mode %04o, owner uid %u gid %u",
+			 (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_uid,
+			 (unsigned int)st.st_gid);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0)
+		exe[n] = '\0';
+	/* Not perf_event_open's EACCES: CAP_PERFMON, which lifts that, does not give tracefs. */
+	ipp_info("reading tracepoint formats: permission denied on %s/events/%s/%s/format: "
+		 "tracefs (%s%s) is not readable by uid %u, with or without CAP_PERFMON; "
+		 "fix: let a group read it (sudo mount -o remount,gid=GROUP,mode=0750 %s, with "
+		 "the user in GROUP), or run as root, or give the program CAP_DAC_READ_SEARCH "
+		 "(sudo setcap cap_perfmon,cap_bpf,cap_dac_read_search+ep %s)\n", dir, system,
+		 name, dir, mode, (unsigned int)geteuid(), dir, exe);
 }
 
 char *ipp_tracefs_events_file(const char *name, size_t *len)
@@ -53,7 +79,7 @@ static int add_tp(struct ipp_evset *es, struct ipp_decoder *dec, const char *sys
 		int e = errno;
 
 		if (e == EACCES || e == EPERM) {
-			ipp_explain_perm("reading tracepoint formats");
+			ipp_explain_tracefs_perm(system, name);
 			return -EACCES;
 		}
 		if (required) {

@@ -80,6 +80,11 @@ int ipp_event_filter(const struct ipp_evset *es, const struct ipp_event *ev,
 
 /* Say why permission was denied for @what, with the fix. */
 void ipp_explain_perm(const char *what);
+/*
+ * Say that tracefs denied reading the format of @system:@name (EACCES on the
+ * file, not on perf_event_open): its path, tracefs's mode, and the fixes.
+ */
+void ipp_explain_tracefs_perm(const char *system, const char *name);
 
 /*
  * tracefs events/@name (header_page, header_event) through libtracefs, which

@@ -299,16 +299,60 @@ static char *opt_str(const char *given, const char *fallback)
 	return strdup(s ? s : "");
 }
 
+/* The capture file @fd, ready to be written: @return 0 or an errno. */
+static int adopt_fd(int fd)
+{
+	struct stat st;
+
+	/* O_NONBLOCK was for the open only; O_APPEND would defeat the header's rewrite. */
+	if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, 0) < 0)
+		return errno;
+	/* O_TRUNC keeps an existing file's mode: make it private too. */
+	if (S_ISREG(st.st_mode) && (st.st_mode & 077) && fchmod(fd, 0600) < 0)
+		return errno;
+	if (lseek(fd, 0, SEEK_CUR) < 0)
+		return ESPIPE;
+	return 0;
+}
+
 struct ipp_pd_writer *ipp_pd_writer__new(const char *path, const struct ipp_pd_writer_opts *opts)
+{
+	struct ipp_pd_writer *w;
+	int fd, err;
+
+	if (!path || !ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(*opts))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/*
+	 * Like perf record -o: an existing file is truncated; captures are
+	 * private. Never through a symbolic link (ELOOP): a recorder runs as
+	 * root, and a link another user planted at @path would have it
+	 * overwrite, chmod or create the file the link names. O_NONBLOCK: a
+	 * FIFO put there fails now (ENXIO, or ESPIPE below) instead of
+	 * blocking until someone reads it.
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd < 0)
+		return NULL;
+	w = ipp_pd_writer__new_fd(fd, opts);
+	if (!w) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return w;
+}
+
+struct ipp_pd_writer *ipp_pd_writer__new_fd(int fd, const struct ipp_pd_writer_opts *opts)
 {
 	struct ipp_pd_writer_opts o = { 0 };
 	struct ipp_pd_writer *w;
 	struct utsname un;
-	struct stat st;
 	int err = 0;
 
-	if (!path || !ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(o))) {
-		errno = EINVAL;
+	if (fd < 0 || !ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(o))) {
+		errno = fd < 0 ? EBADF : EINVAL;
 		return NULL;
 	}
 	if (opts)
@@ -349,34 +393,9 @@ struct ipp_pd_writer *ipp_pd_writer__new(const char *path, const struct ipp_pd_w
 					     : (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	w->kernel_text = o.kernel_text;
 
-	/*
-	 * Like perf record -o: an existing file is truncated; captures are
-	 * private. Never through a symbolic link (ELOOP): a recorder runs as
-	 * root, and a link another user planted at @path would have it
-	 * overwrite, chmod or create the file the link names. O_NONBLOCK: a
-	 * FIFO put there fails now (ENXIO, or ESPIPE below) instead of
-	 * blocking until someone reads it.
-	 */
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-		     0600);
-	if (w->fd < 0) {
-		err = errno;
+	if ((err = adopt_fd(fd)) != 0)
 		goto fail;
-	}
-	/* O_NONBLOCK was for the open only. */
-	if (fstat(w->fd, &st) < 0 || fcntl(w->fd, F_SETFL, 0) < 0) {
-		err = errno;
-		goto fail;
-	}
-	/* O_TRUNC keeps an existing file's mode: make it private too. */
-	if (S_ISREG(st.st_mode) && (st.st_mode & 077) && fchmod(w->fd, 0600) < 0) {
-		err = errno;
-		goto fail;
-	}
-	if (lseek(w->fd, 0, SEEK_CUR) < 0) {
-		err = ESPIPE;
-		goto fail;
-	}
+	w->fd = fd;	/* the writer's only once it is made: a failure leaves @fd to the caller */
 	return w;
 fail:
 	ipp_pd_writer__delete(w);

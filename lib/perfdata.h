@@ -116,6 +116,13 @@ uint64_t ipp_pd_kernel_text(void);
  *   open(2)'s errors).
  */
 struct ipp_pd_writer *ipp_pd_writer__new(const char *path, const struct ipp_pd_writer_opts *opts);
+/*
+ * The same into @fd, a file the caller opened for writing (and truncated):
+ * it is made private (mode 0600) and must be seekable. The writer owns @fd
+ * once made; on failure (NULL with errno: EBADF, EINVAL, ESPIPE, ENOMEM,
+ * fstat/fchmod's errors) @fd is still the caller's.
+ */
+struct ipp_pd_writer *ipp_pd_writer__new_fd(int fd, const struct ipp_pd_writer_opts *opts);
 
 /*
  * Describe one event (before the first record). Everything is copied.

@@ -112,7 +112,7 @@ static void write_failed(struct ipp_recorder *r, int err)
 }
 
 
-struct ipp_recorder *ipp_recorder__new(const char *path)
+struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 {
 	struct ipp_pd_writer_opts o = { .sz = sizeof(o) };
 	struct ipp_recorder *r = calloc(1, sizeof(*r));
@@ -134,7 +134,7 @@ struct ipp_recorder *ipp_recorder__new(const char *path)
 	o.header_page = r->header_page;
 	o.header_event = r->header_event;
 	o.kernel_text = ipp_pd_kernel_text();
-	r->w = ipp_pd_writer__new(path, &o);
+	r->w = fd >= 0 ? ipp_pd_writer__new_fd(fd, &o) : ipp_pd_writer__new(path, &o);
 	if (!r->w) {
 		struct stat st;
 

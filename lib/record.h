@@ -54,10 +54,12 @@ struct ipp_rec_counters {
 struct ipp_recorder;
 
 /*
- * Create @path (mode 0600; never through a symbolic link).
+ * Create @path (mode 0600; never through a symbolic link); or, when @fd >= 0,
+ * write into @fd, a file the caller opened, that @path then only names in
+ * messages (the recorder owns @fd once made; on failure it is the caller's).
  * @return the recorder; NULL with errno, explained through the print function.
  */
-struct ipp_recorder *ipp_recorder__new(const char *path);
+struct ipp_recorder *ipp_recorder__new(const char *path, int fd);
 int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const char *name,
 			    const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
 			    const char *format, size_t format_len);

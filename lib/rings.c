@@ -1272,13 +1272,13 @@ fail:
 	return err;
 }
 
-int ipp_rings__record(struct ipp_source *src, const char *path)
+int ipp_rings__record(struct ipp_source *src, const char *path, int fd)
 {
 	struct ipp_rings *s = rings_of(src);
 
 	if (s->recorder)
 		return -EBUSY;
-	s->recorder = ipp_recorder__new(path);
+	s->recorder = ipp_recorder__new(path, fd);
 	return s->recorder ? 0 : -errno;
 }
 

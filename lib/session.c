@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "source.h"
 
 enum state { S_NEW, S_STARTED, S_STOPPED };
@@ -240,7 +241,25 @@ int ipcperf_session__record(struct ipcperf_session *s, const char *path)
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
-	return ipp_rings__record(s->src, path);
+	return ipp_rings__record(s->src, path, -1);
+}
+
+int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *name)
+{
+	int err;
+
+	if (fd < 0)
+		return -EBADF;
+	if (!s || !name || s->src->ops->replay)
+		err = -EINVAL;
+	else if (s->state != S_NEW)
+		err = -EBUSY;
+	else
+		err = ipp_rings__record(s->src, name, fd);
+	/* The recorder owns @fd once made; a failure leaves it here, to be closed. */
+	if (err < 0)
+		close(fd);
+	return err;
 }
 
 int ipcperf_session__set_tap(struct ipcperf_session *s,

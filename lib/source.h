@@ -55,8 +55,11 @@ struct ipp_source {
  */
 struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *opts,
 				  struct ipp_pipeline *pl);
-/* Live only: write a capture of everything read (ipcperf_session__record). */
-int ipp_rings__record(struct ipp_source *src, const char *path);
+/*
+ * Live only: write a capture of everything read into @path, or into @fd
+ * when >= 0 (named @path in messages): ipcperf_session__record(), _record_fd().
+ */
+int ipp_rings__record(struct ipp_source *src, const char *path, int fd);
 /* Live only: every ring record, before any ordering, to @tap. */
 void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const void *rec,
 							     size_t size), void *ctx);

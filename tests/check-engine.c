@@ -860,6 +860,79 @@ START_TEST(test_record_write_fails)
 }
 END_TEST
 
+static bool fd_is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+/*
+ * ipcperf_session__record_fd(): the capture goes into the file the caller
+ * opened (made 0600), which the session owns from the call on: closed at
+ * delete, and at once when it is refused (-EBUSY, -ESPIPE, a replay).
+ */
+START_TEST(test_record_fd)
+{
+	char dir[] = "/tmp/ipcperf-recfd.XXXXXX", path[64];
+	char *argv[] = { IPCWORK_PATH, "pipe", NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv);
+	struct ipcperf_session_stats st = { .sz = sizeof(st) }, live = { .sz = sizeof(live) };
+	struct ipcperf_session *s, *r;
+	struct stat sb;
+	int fd, other, p[2], status = -1;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/cap.data", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	s = ipcperf_session__new(&opts);
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	ck_assert_int_eq(ipcperf_session__record_fd(s, -1, path), -EBADF);
+	ck_assert_int_eq(ipcperf_session__record_fd(s, fd, path), 0);
+	ck_assert(fd_is_open(fd));
+	ck_assert_int_eq(fstat(fd, &sb), 0);
+	ck_assert_uint_eq(sb.st_mode & 07777, 0600);
+	/* A second capture is refused, and its file closed. */
+	other = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	ck_assert_int_ge(other, 0);
+	ck_assert_int_eq(ipcperf_session__record_fd(s, other, "/dev/null"), -EBUSY);
+	ck_assert(!fd_is_open(other));
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	drive_with_poll(s);
+	ck_assert_int_ge(ipcperf_session__stop(s), 0);
+	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), 0);
+	ck_assert_int_eq(ipcperf_session__stats(s, &live), 0);
+	ipcperf_session__delete(s);
+	ck_assert(!fd_is_open(fd));
+
+	/* It is the capture of the run: the same calls, replayed. */
+	r = ipcperf_session__open_file(path, NULL);
+	ck_assert_msg(r != NULL, "ipcperf_session__open_file: %s", strerror(errno));
+	ck_assert_int_eq(ipcperf_session__start(r), 0);
+	while (!ipcperf_session__done(r))
+		ck_assert_int_ge(ipcperf_session__consume(r), 0);
+	ck_assert_int_eq(ipcperf_session__stats(r, &st), 0);
+	ck_assert_uint_gt(live.syscalls, 0);
+	ck_assert_uint_eq(st.syscalls, live.syscalls);
+	ipcperf_session__delete(r);
+
+	/* Not seekable: -ESPIPE, said, and closed. */
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	s = ipcperf_session__new(&opts);
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	keep_print();
+	ck_assert_int_eq(ipcperf_session__record_fd(s, p[1], "the pipe"), -ESPIPE);
+	setup();
+	ck_assert_msg(strstr(printed, "cannot write the capture to the pipe: a capture must be a "
+			     "seekable file"), "the print function was told: %s", printed);
+	ck_assert(!fd_is_open(p[1]));
+	ipcperf_session__delete(s);
+	close(p[0]);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 /* The rows of one (pid, fd), for test_fd_changed_before_start. */
 struct fd_seen {
 	pid_t pid;
@@ -971,6 +1044,7 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, test_pid_does_not_exist);
 	tcase_add_test(tc, test_record_no_follow);
 	tcase_add_test(tc, test_record_write_fails);
+	tcase_add_test(tc, test_record_fd);
 	tcase_add_test(tc, test_fd_changed_before_start);
 	suite_add_tcase(s, tc);
 	return s;

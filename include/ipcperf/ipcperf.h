@@ -386,8 +386,9 @@ struct ipcperf_session_opts {
  * @return the session, to be freed with ipcperf_session__delete(); NULL with
  *   errno: EINVAL (bad opts: no target, several kinds of target, ring_pages
  *   not a power of two), ESRCH (a pid does not exist), ENOENT (tracefs or a
- *   needed format not found), EACCES/EPERM. The reason also goes to the print
- *   function.
+ *   needed format not found), EACCES (tracefs may not be read: the print
+ *   function is told the file denied and the fixes; CAP_PERFMON does not
+ *   give it), EPERM. The reason also goes to the print function.
  */
 IPCPERF_API struct ipcperf_session *ipcperf_session__new(const struct ipcperf_session_opts *opts);
 
@@ -631,6 +632,22 @@ IPCPERF_API uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *
  *   ipcperf_session__stop().
  */
 IPCPERF_API int ipcperf_session__record(struct ipcperf_session *s, const char *path);
+
+/**
+ * ipcperf_session__record() into @p fd, a file the caller opened for
+ * writing (empty: opened with O_TRUNC, or new), instead of a path the
+ * library opens: so that a program with privileges for tracing (a
+ * capability, setuid) can open the file a user names with that user's own
+ * rights and keep its own for tracefs and the kernel. The file is made
+ * private (mode 0600 when it is a regular file readable by others) and must
+ * be seekable (-ESPIPE). @p name names it in messages (its path).
+ * The session owns @p fd from this call on, whatever it returns: it is
+ * closed on failure, and when the session is deleted.
+ * @return 0; -EBADF (@p fd < 0); -EINVAL (NULL, or a replay session);
+ *   -EBUSY (started, or already recording); -ESPIPE; other -errno, explained
+ *   through the print function as ipcperf_session__record()'s are. Since 0.2.
+ */
+IPCPERF_API int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *name);
 
 /** Options of ipcperf_session__open_file(); NULL for the defaults. */
 struct ipcperf_file_opts {
