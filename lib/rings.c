@@ -249,13 +249,19 @@ static int threads_of(pid_t id, bool is_pid, pid_t **t)
 		k = ipp_list_threads(id, t);
 		if (k == -ESRCH)
 			ipp_info("no such process: %d\n", (int)id);
-		return k;
+	} else {
+		k = kill(id, 0) < 0 && errno == ESRCH ? -ESRCH : 1;
+		if (k == -ESRCH)
+			ipp_info("no such thread: %d\n", (int)id);
 	}
-	if (kill(id, 0) < 0 && errno == ESRCH) {
-		ipp_info("no such thread: %d\n", (int)id);
-		return -ESRCH;
+	if (k > 0 && ipp_all_exited(id, *t, k)) {
+		ipp_info("%s %d is a zombie (exited, not reaped): nothing to trace\n",
+			 is_pid ? "pid" : "tid", (int)id);
+		free(*t);
+		*t = NULL;
+		k = -ESRCH;
 	}
-	return 1;
+	return k;
 }
 
 /*
