@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "httpd.h"
+#include "util.h"
 
 /*
  * The defence against slow clients (a slowloris sends a byte a second to
@@ -77,6 +78,7 @@ int httpd_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *l
 	struct addrinfo *res = NULL;
 	char host[256] = "127.0.0.1";
 	const char *port, *colon;
+	double num;
 	int err;
 
 	if (spec[0] == '[') {
@@ -100,8 +102,7 @@ int httpd_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *l
 	} else {
 		port = spec;
 	}
-	if (!*port || strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 ||
-	    atoi(port) > 65535) {
+	if (cli_parse_number(port, false, 65535, &num) < 0) {
 		addr_usage(spec);
 		return -1;
 	}

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
@@ -30,9 +29,11 @@
 
 /* The largest ring -m takes, in pages. */
 #define RING_PAGES_MAX 65536
+/* The longest -d, in seconds: a year. */
+#define DURATION_MAX (365.0 * 24 * 3600)
 
 static cli_opt_set_fn set_ids, set_duration, set_pages, set_separator, set_sc_sort, set_events,
-	set_openmetrics, set_listen;
+	set_path, set_listen;
 
 static const struct cli_word scope_words[] = {
 	{ "auto", IPCPERF_SCOPE_AUTO }, { "cpu", IPCPERF_SCOPE_CPU },
@@ -51,7 +52,7 @@ static const struct cli_word sort_words[] = {
  */
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE", .to = { REPORT(input) },
-	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .set = set_path, .complete = CPL_FILE,
 	  .help = "the capture to read (required)" },
 	{ .name = "view", .arg = "VIEW", .to = { REPORT(view) },
 	  .set = cli_opt_enum, .values = view_words, .complete = CPL_WORDS,
@@ -75,7 +76,7 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(CHECK), NULL, "ring size to check, pages per CPU, a power of two\n"
 					   "(default 512)" } } },
 	{ .name = "output", .letter = 'o', .arg = "FILE", .to = { CAPTURE(output), REPORT(output) },
-	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .set = set_path, .complete = CPL_FILE,
 	  .help = "write to FILE instead of standard output",
 	  .help_for = { { IN(RECORD), NULL, "the capture (required; replaced if it exists)" } } },
 	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE,
@@ -169,12 +170,12 @@ static const struct cli_option options[] = {
 		  "--json (empty without --flows); records switch-in/out\n"
 		  "for blocked times, which costs more records" },
 	{ .name = "dot", .arg = "FILE", .to = { FLOWS(dot), REPORT(dot) },
-	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .set = set_path, .complete = CPL_FILE,
 	  .help = "also write the flow graph for Graphviz to FILE\n"
 		  "(dot -Tsvg FILE > flows.svg)",
 	  .help_for = { { IN(REPORT), NULL, "flows: the flow graph in Graphviz DOT" } } },
 	{ .name = "trace-out", .arg = "FILE", .to = { FLOWS(trace_out), REPORT(trace_out) },
-	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .set = set_path, .complete = CPL_FILE,
 	  .help = "also write a timeline in the Chrome Trace Event Format\n"
 		  "to FILE, for Perfetto UI or chrome://tracing: read and\n"
 		  "write calls per thread, an arrow from each write to each\n"
@@ -193,12 +194,12 @@ static const struct cli_option options[] = {
 		  "targets at every context switch, which a program that\n"
 		  "blocks often pays for" },
 	{ .name = "record", .arg = "FILE", .to = { STAT(t.record) },
-	  .set = cli_opt_string, .complete = CPL_FILE,
+	  .set = set_path, .complete = CPL_FILE,
 	  .help = "also write the capture to FILE (perf.data format, mode\n"
 		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
 		  "then gives the same numbers" },
 	{ .name = "openmetrics", .arg = "FILE", .to = { STAT(om_path) },
-	  .set = set_openmetrics, .complete = CPL_FILE,
+	  .set = set_path, .complete = CPL_FILE,
 	  .help = "also write the totals as metrics (Prometheus text format\n"
 		  "0.0.4, ending in '# EOF'; doc/metrics.md) to FILE: at the\n"
 		  "start, every -I interval (the running totals since the\n"
@@ -288,13 +289,11 @@ int cli_opt_string(const struct cli_option *o, const char *arg, void *dst)
 
 int cli_opt_uint(const struct cli_option *o, const char *arg, void *dst)
 {
-	char name[32], *end;
-	unsigned long v;
+	char name[32];
+	double v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || v < o->min || v > o->max) {
-		cli_err("invalid value '%s' for %s: give a number from %lu to %lu", arg,
+	if (cli_parse_number(arg, false, (double)o->max, &v) < 0 || v < (double)o->min) {
+		cli_err("invalid value '%s' for %s: give a number from %lu to %lu, in digits only", arg,
 			cli_opt_name(o, name, sizeof(name)), o->min, o->max);
 		return -1;
 	}
@@ -323,18 +322,27 @@ int cli_opt_enum(const struct cli_option *o, const char *arg, void *dst)
 }
 
 /*
- * Each item of the comma-separated list @arg to @item (empty items are
- * skipped), until one fails. @return 0, or -1.
+ * Each item of the comma-separated list @arg to @item, until one fails; an
+ * empty item ("1,,2", "1,") is a usage error. @return 0, or -1.
  */
 static int each_item(const char *arg, int (*item)(const struct cli_option *o, const char *tok,
 						 void *dst), const struct cli_option *o, void *dst)
 {
-	char *copy = strdup(arg), *save = NULL, *tok;
+	char *copy = strdup(arg), *tok = copy, *comma;
+	char name[32];
 	int ret = copy ? 0 : -1;
 
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
-	     tok = strtok_r(NULL, ",", &save))
-		ret = item(o, tok, dst);
+	for (; tok && !ret; tok = comma ? comma + 1 : NULL) {
+		if ((comma = strchr(tok, ',')))
+			*comma = '\0';
+		if (!*tok) {
+			cli_err("invalid list '%s' for %s: an empty item; give items separated by "
+				"single commas", arg, cli_opt_name(o, name, sizeof(name)));
+			ret = -1;
+		} else {
+			ret = item(o, tok, dst);
+		}
+	}
 	free(copy);
 	return ret;
 }
@@ -343,14 +351,12 @@ static int each_item(const char *arg, int (*item)(const struct cli_option *o, co
 static int add_id(const struct cli_option *o, const char *tok, void *dst)
 {
 	struct cli_ids *ids = dst;
-	char name[32], *end;
-	long v;
+	char name[32];
+	double v;
 
-	errno = 0;
-	v = strtol(tok, &end, 10);
-	if (errno || end == tok || *end || v <= 0 || v > INT_MAX) {
+	if (cli_parse_number(tok, false, INT_MAX, &v) < 0 || v < 1) {
 		cli_opt_name(o, name, sizeof(name));
-		cli_err("invalid id '%s' in %s: give positive numbers, e.g. %s 1234,5678", tok,
+		cli_err("invalid id '%s' in %s: give positive numbers in digits, e.g. %s 1234,5678", tok,
 			name, name);
 		return -1;
 	}
@@ -363,27 +369,23 @@ static int add_id(const struct cli_option *o, const char *tok, void *dst)
 /* -p, -t: "1,2,3" into a list of ids. */
 static int set_ids(const struct cli_option *o, const char *arg, void *dst)
 {
-	struct cli_ids *ids = dst;
 	char name[32];
 
-	if (each_item(arg, add_id, o, dst) < 0)
-		return -1;
-	if (!ids->n) {
-		cli_err("%s needs at least one id", cli_opt_name(o, name, sizeof(name)));
+	if (!*arg) {
+		cli_opt_name(o, name, sizeof(name));
+		cli_err("%s needs at least one id, e.g. %s 1234", name, name);
 		return -1;
 	}
-	return 0;
+	return each_item(arg, add_id, o, dst);
 }
 
 static int set_duration(const struct cli_option *o, const char *arg, void *dst)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v > 0) || !isfinite(v)) {
-		cli_err("invalid duration '%s' for -d: give seconds > 0, e.g. -d 2.5", arg);
+	if (cli_parse_number(arg, true, DURATION_MAX, &v) < 0 || !(v > 0)) {
+		cli_err("invalid duration '%s' for -d: give seconds in digits, > 0 and at most %.0f "
+			"(a year), e.g. -d 2.5", arg, DURATION_MAX);
 		return -1;
 	}
 	*(double *)dst = v;
@@ -392,13 +394,12 @@ static int set_duration(const struct cli_option *o, const char *arg, void *dst)
 
 static int set_pages(const struct cli_option *o, const char *arg, void *dst)
 {
-	char *end;
 	unsigned long v;
+	double d;
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || !v || (v & (v - 1)) || v > o->max) {
-		cli_err("invalid ring size '%s' for -m: give a power of two from 1 to %lu pages",
+	v = cli_parse_number(arg, false, (double)o->max, &d) < 0 ? 0 : (unsigned long)d;
+	if (!v || (v & (v - 1))) {
+		cli_err("invalid ring size '%s' for -m: give a power of two from 1 to %lu pages, in digits",
 			arg, o->max);
 		return -1;
 	}
@@ -465,9 +466,19 @@ static int set_events(const struct cli_option *o, const char *arg, void *dst)
 	return 0;
 }
 
-static int set_openmetrics(const struct cli_option *o, const char *arg, void *dst)
+/* A FILE: "" names none, a usage error as any other (not a file that cannot be opened). */
+static int set_path(const struct cli_option *o, const char *arg, void *dst)
 {
-	return set_nonempty(o, arg, dst, "a file", "ipcperf.prom");
+	static const char *const examples[][2] = {
+		{ "input", "capture.data" }, { "record", "capture.data" }, { "dot", "flows.dot" },
+		{ "trace-out", "trace.json" }, { "openmetrics", "ipcperf.prom" },
+	};
+	const char *example = "out.txt";
+
+	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
+		if (!strcmp(o->name, examples[i][0]))
+			example = examples[i][1];
+	return set_nonempty(o, arg, dst, "a file", example);
 }
 
 static int set_listen(const struct cli_option *o, const char *arg, void *dst)

@@ -1,5 +1,6 @@
 /* Small primitives of the CLI: the clock, growing arrays, sorted lookups. */
 #include "config.h"
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,4 +69,18 @@ void *cli_insert_at(void *base, size_t n, size_t size, size_t at)
 	memmove(slot + size, slot, (n - at) * size);
 	memset(slot, 0, size);
 	return slot;
+}
+
+int cli_parse_number(const char *s, bool frac, double max, double *v)
+{
+	static const char digits[] = "0123456789";
+	size_t n = strspn(s, digits);
+
+	if (frac && n && s[n] == '.' && isdigit((unsigned char)s[n + 1]))
+		n += 1 + strspn(s + n + 1, digits);
+	if (!n || s[n])
+		return -1;
+	errno = 0;
+	*v = strtod(s, NULL);
+	return errno || !(*v <= max) ? -1 : 0;
 }

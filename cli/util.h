@@ -56,4 +56,12 @@ bool cli_bsearch(const void *key, const void *base, size_t n, size_t size,
  */
 void *cli_insert_at(void *base, size_t n, size_t size, size_t at);
 
+/*
+ * @s as a number, the one reading of every number an option takes: decimal
+ * digits, and with @frac a '.' between digits ("2.5"); no blank, sign,
+ * exponent, other base or "inf". @return 0 with the value in *@v, or -1 when
+ * @s is no such number or is over @max.
+ */
+int cli_parse_number(const char *s, bool frac, double max, double *v);
+
 #endif

@@ -385,6 +385,11 @@ int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out);
 void ipp_task_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 /* @tid is a kernel thread (it makes no system calls). */
 bool ipp_is_kernel_thread(pid_t tid);
+/*
+ * Every one of the @n threads @tids of @pid has exited (a zombie, or dead),
+ * as a process whose parent has not reaped it yet: nothing left to trace.
+ */
+bool ipp_all_exited(pid_t pid, const pid_t *tids, int n);
 
 /* A command forked and held before exec until released. */
 struct ipp_cmd {

@@ -249,13 +249,19 @@ static int threads_of(pid_t id, bool is_pid, pid_t **t)
 		k = ipp_list_threads(id, t);
 		if (k == -ESRCH)
 			ipp_info("no such process: %d\n", (int)id);
-		return k;
+	} else {
+		k = kill(id, 0) < 0 && errno == ESRCH ? -ESRCH : 1;
+		if (k == -ESRCH)
+			ipp_info("no such thread: %d\n", (int)id);
 	}
-	if (kill(id, 0) < 0 && errno == ESRCH) {
-		ipp_info("no such thread: %d\n", (int)id);
-		return -ESRCH;
+	if (k > 0 && ipp_all_exited(id, *t, k)) {
+		ipp_info("%s %d is a zombie (exited, not reaped): nothing to trace\n",
+			 is_pid ? "pid" : "tid", (int)id);
+		free(*t);
+		*t = NULL;
+		k = -ESRCH;
 	}
-	return 1;
+	return k;
 }
 
 /*
@@ -425,6 +431,35 @@ static void close_bpf(struct ipp_rings *s)
 	pl->nr_fdid_ids = 0;
 }
 
+/*
+ * Delete @el and its evsels with the references to the cpu and thread maps
+ * that perf_evlist__set_maps() gave each evsel: libperf 6.1's
+ * perf_evsel__delete() never puts them (later ones do). Set to no maps, the
+ * evlist puts them itself, and both versions are left nothing to put twice.
+ */
+static void evlist_delete(struct perf_evlist *el)
+{
+	perf_evlist__set_maps(el, NULL, NULL);
+	perf_evlist__delete(el);
+}
+
+/*
+ * Delete @evsel, taken out of its evlist, without its map references: in an
+ * evlist of no maps, which puts them as it adopts it (see evlist_delete()).
+ */
+static void evsel_delete(struct perf_evsel *evsel)
+{
+	struct perf_evlist *el = perf_evlist__new();
+
+	if (!el) {
+		perf_evsel__delete(evsel);	/* out of memory: the references stay */
+		return;
+	}
+	perf_evlist__set_maps(el, NULL, NULL);
+	perf_evlist__add(el, evsel);
+	perf_evlist__delete(el);
+}
+
 static void close_events(struct ipp_rings *s)
 {
 	close_bpf(s);
@@ -443,7 +478,7 @@ static void close_events(struct ipp_rings *s)
 			continue;
 		perf_evlist__munmap(*el);
 		perf_evlist__close(*el);
-		perf_evlist__delete(*el);	/* deletes the evsels too */
+		evlist_delete(*el);	/* deletes the evsels too */
 		*el = NULL;
 	}
 	perf_cpu_map__put(s->cpus);
@@ -706,7 +741,7 @@ static int open_each(struct ipp_rings *s, struct perf_evsel **evsels)
 		if (err && open_failed(s, ev, err)) {
 			perf_evlist__remove(ev->role == IPP_EV_SIDEBAND ? s->sb_evlist : s->evlist,
 					    evsels[i]);
-			perf_evsel__delete(evsels[i]);
+			evsel_delete(evsels[i]);
 			s->es.skipped++;
 			err = 0;
 			continue;

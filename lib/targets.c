@@ -167,6 +167,29 @@ bool ipp_is_kernel_thread(pid_t tid)
 	return flags & 0x00200000;	/* PF_KTHREAD */
 }
 
+/* The state of thread @tid of @pid: 'R', 'S', 'Z'...; 0 when it cannot be read. */
+static char task_state(pid_t pid, pid_t tid)
+{
+	char buf[1024], *p;
+
+	if (task_file(pid, tid, "stat", buf, sizeof(buf)) < 0)
+		return 0;
+	/* after the comm, which may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+bool ipp_all_exited(pid_t pid, const pid_t *tids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char st = task_state(pid, tids ? tids[i] : pid);
+
+		if (st != 'Z' && st != 'X')
+			return false;
+	}
+	return n > 0;
+}
+
 /*
  * The child blocks on go_fd before exec so that events can be opened on its
  * pid with enable_on_exec: counting starts exactly at exec, and nothing of

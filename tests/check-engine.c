@@ -255,10 +255,44 @@ static void stop_and_check(struct ipcperf_session *s, const struct collect *c,
 	 * cannot do is report fewer than the handlers were given.
 	 */
 	ck_assert_uint_ge(delivered, handler_calls(c));
-	ck_assert_uint_eq(st->lost, 0);
-	ck_assert_uint_eq(c->lost_calls, 0);
 	ck_assert_uint_ne(st->stop_ns, 0);
 	ck_assert_uint_ge(st->stop_ns, st->start_ns);
+}
+
+/*
+ * Whether every record reached the library. Per task the rings hold the
+ * targets' records alone, which the default rings hold many times over
+ * however late the test reads them: nothing may be lost, whatever the load.
+ * CPU-wide they hold every process's records on each CPU, and a machine
+ * loaded enough (the suite's own parallel jobs) fills them before the test
+ * reads them: loss is possible there, and then it is reported.
+ */
+static bool nothing_lost(const struct collect *c, const struct ipcperf_session_stats *st)
+{
+	if (st->scope != IPCPERF_SCOPE_CPU || !st->lost) {
+		ck_assert_uint_eq(st->lost, 0);
+		ck_assert_uint_eq(c->lost_calls, 0);
+		return true;
+	}
+	ck_assert_uint_le(c->lost_records, st->lost);
+	return false;
+}
+
+/*
+ * The @made calls of class @cls on @fd (-1: any) when @lost records were
+ * lost: none delivered that was not made, none missing but for the lost.
+ */
+static void check_calls_lost(const struct collect *c, enum ipcperf_sc_class cls, int fd,
+			     uint64_t made, uint64_t lost)
+{
+	uint64_t seen = 0;
+
+	for (size_t i = 0; i < c->nr_sc; i++)
+		seen += c->sc[i].cls == cls && (fd < 0 || c->sc[i].fd == fd);
+	ck_assert_msg(seen <= made && seen + lost >= made,
+		      "%llu calls of class %d on fd %d delivered, %llu made, %llu records lost",
+		      (unsigned long long)seen, (int)cls, fd, (unsigned long long)made,
+		      (unsigned long long)lost);
 }
 
 /* What holds for every syscall event, whatever the workload. */
@@ -521,7 +555,14 @@ static void run_pipe(bool own_loop, unsigned int scope)
 		      (unsigned int)status);
 	ck_assert_int_eq(WEXITSTATUS(status), 7);
 
-	check_pipe_run(&c, p0);
+	if (nothing_lost(&c, &st)) {
+		check_pipe_run(&c, p0);
+	} else {
+		check_every_syscall(&c);
+		check_calls_lost(&c, IPCPERF_SC_WRITE, DATA_WR, 10 + 5 + 3, st.lost);
+		check_calls_lost(&c, IPCPERF_SC_READ, DATA_RD, 9 + 1 + 1, st.lost);
+		check_calls_lost(&c, IPCPERF_SC_READ, GO_RD, 1, st.lost);
+	}
 	/* Events come in timestamp order. */
 	for (size_t i = 1; i < c.nr_sc; i++)
 		ck_assert_uint_ge(c.sc[i].end_ns, c.sc[i - 1].end_ns);
@@ -667,6 +708,12 @@ START_TEST(test_existing_threads)
 	close(out[0]);
 
 	check_every_syscall(&c);
+	if (!nothing_lost(&c, &st)) {
+		check_calls_lost(&c, IPCPERF_SC_WRITE, -1, 2 + 4 + 6, st.lost);
+		ipcperf_session__delete(s);
+		collect_free(&c);
+		return;
+	}
 	/* Sorted by ops: threads 0, 1, 2 wrote 2, 4 and 6 buffers of 64 bytes. */
 	n = group_by_tid(&c, IPCPERF_SC_WRITE, -1, 0, wr, 8);
 	ck_assert_uint_eq(n, 3);

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "internal.h"
+#include "../cli/util.h"
 #include "suites.h"
 
 /* A ring that wrapped, grown when full: the same elements, oldest first, from 0. */
@@ -48,6 +49,40 @@ START_TEST(test_ring_reserve_too_large)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ the CLI's numbers */
+
+/* What every numeric option of the CLI reads: decimal digits, a fraction only if asked. */
+START_TEST(test_parse_number)
+{
+	static const char *const bad[] = {
+		"", " 5", "5 ", "\t5", "+5", "-5", "0x10", "010x", "1e3", "1E3", "inf", "nan",
+		"5.", ".5", "1.2.3", "1,5", "5\n", "99999999999999999999",
+	};
+	double v = -1;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(cli_parse_number(bad[i], true, 1e9, &v) < 0, "'%s' read as %g", bad[i],
+			      v);
+		ck_assert_msg(cli_parse_number(bad[i], false, 1e9, &v) < 0, "'%s' read as %g",
+			      bad[i], v);
+	}
+	ck_assert_int_eq(cli_parse_number("2.5", false, 10, &v), -1);	/* no fraction asked */
+	ck_assert_int_eq(cli_parse_number("11", false, 10, &v), -1);	/* over the max */
+	ck_assert_int_eq(cli_parse_number("10.5", true, 10, &v), -1);
+	ck_assert_int_eq(cli_parse_number("10", false, 10, &v), 0);
+	ck_assert(v == 10);
+	ck_assert_int_eq(cli_parse_number("0", false, 10, &v), 0);
+	ck_assert(v == 0);
+	ck_assert_int_eq(cli_parse_number("007", false, 10, &v), 0);
+	ck_assert(v == 7);
+	ck_assert_int_eq(cli_parse_number("2.5", true, 10, &v), 0);
+	ck_assert(v == 2.5);
+	ck_assert_int_eq(cli_parse_number("2147483647", false, 2147483647.0, &v), 0);
+	ck_assert(v == 2147483647.0);
+	ck_assert_int_eq(cli_parse_number("2147483648", false, 2147483647.0, &v), -1);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -55,6 +90,9 @@ Suite *util_suite(void)
 
 	tcase_add_test(tc, test_ring_reserve_unwraps);
 	tcase_add_test(tc, test_ring_reserve_too_large);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("number");
+	tcase_add_test(tc, test_parse_number);
 	suite_add_tcase(s, tc);
 	return s;
 }
