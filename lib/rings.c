@@ -898,6 +898,17 @@ static int want_syscalls(struct ipp_rings *s)
 
 static void load_bpf(struct ipp_rings *s);
 
+/*
+ * Whether the session is to have the kernel's fd identity: it traces the
+ * I/O or fd calls, on their own or among all syscalls (--syscalls classifies
+ * them as well: the fd table is the same).
+ */
+static bool wants_fdid(const struct ipp_rings *s)
+{
+	return !s->no_bpf &&
+	       (s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS | IPCPERF_EV_ALL_SYSCALLS));
+}
+
 /* Load the fd identity again, without the calls' pairing, which failed. */
 static void load_bpf_unpaired(struct ipp_rings *s)
 {
@@ -919,7 +930,7 @@ static void load_bpf(struct ipp_rings *s)
 		     .count_sched = pair && want_sched_counts(s),
 		     .exclude_tgid = s->system_wide && !s->base.pl->include_self ? s->base.pl->self : 0);
 
-	if (s->no_bpf || !(s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS)))
+	if (!wants_fdid(s))
 		return;
 	s->bpf = ipp_bpf__new(&o);
 	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */
@@ -1820,9 +1831,7 @@ static const pid_t *rings_target_pids(const struct ipp_source *src, size_t *nr)
 
 static bool rings_kernel_fdid(const struct ipp_source *src)
 {
-	const struct ipp_rings *s = crings_of(src);
-
-	return !s->no_bpf && (s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS));
+	return wants_fdid(crings_of(src));
 }
 
 static struct ipp_identlog *rings_identlog(const struct ipp_source *src, bool *replay)
