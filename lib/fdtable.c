@@ -236,15 +236,14 @@ static struct ipp_sockdb *fresh_sockdb(struct ipp_fdtab *t)
 	return t->sockdb;
 }
 
-/* Only sockets need the netlink socket table: don't dump it for pipes and files. */
-static bool is_socket(pid_t pid, int fd)
+/*
+ * The socket table for a socket being resolved: asked for only once the fd
+ * is held and is a socket (pipes and files need none), so that the dump,
+ * which takes milliseconds, cannot outlast the fd.
+ */
+static const struct ipp_sockdb *sockdb_for_held(void *ctx)
 {
-	char path[64], link[16];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	return n >= 7 && strncmp(link, "socket:", 7) == 0;
+	return fresh_sockdb(ctx);
 }
 
 /*
@@ -327,8 +326,7 @@ static void resolve(struct ipp_fdtab *t, struct ipp_inc *in)
 		return;
 	}
 	when = ipp_now_ns();
-	if (ipp_procfd_resolve(in->pid, in->fd, is_socket(in->pid, in->fd) ? fresh_sockdb(t) : NULL,
-			     &f) == 0) {
+	if (ipp_procfd_resolve_held(in->pid, in->fd, sockdb_for_held, t, &f) == 0) {
 		ipp_ident_of_fdid(&in->id, &f, when);
 		in->id.auth = (size_t)(in - t->incs);
 		if (f.kind == IPCPERF_FD_PIPE)
