@@ -421,20 +421,23 @@ static void dup_fd(struct ipp_fdtab *t, struct fdproc *p, int from_fd, int fd, u
 static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd)
 {
 	struct fdslot *s = find_slot(p, fd);
+	struct ipp_ident before;
 	struct ipp_inc *in;
-	int cloexec;
 
 	if (!s || (t->no_proc && !t->replay))
 		return;
 	in = &t->incs[s->inc];
 	if (in->id.state == IPP_ID_FINAL)
 		return;
-	cloexec = in->id.cloexec;
+	before = in->id;
 	in->id.state = IPP_ID_NONE;
 	t->sockdb_ns = 0;	/* the connection is newer than any table we hold */
 	resolve(t, in);
-	if (in->id.state != IPP_ID_UNKNOWN)
-		in->id.cloexec = cloexec;
+	/* Closed since: what was read before still names it, without its peer. */
+	if (in->id.state == IPP_ID_UNKNOWN && before.state == IPP_ID_PROC)
+		in->id = before;
+	else if (in->id.state != IPP_ID_UNKNOWN)
+		in->id.cloexec = before.cloexec;
 }
 
 /* Set the close-on-exec state of the open incarnation of @fd. */

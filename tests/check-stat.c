@@ -634,6 +634,31 @@ START_TEST(test_tcp)
 }
 END_TEST
 
+/*
+ * Without BPF, from /proc: a socket open 300 ms before it connects is named,
+ * though it is closed long before its connect is read (the look again at the
+ * connect finds nothing: what was read before still names it).
+ */
+START_TEST(test_late_connect_proc)
+{
+	static const struct want_row p[] = {
+		{ 25, "tcp", "socket:[*]", NONE, { 1, 80, 0 } },
+		{ 26, "tcp", "socket:[*]", { 1, 80, 0 }, NONE },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+	json_object *doc;
+
+	scope_opt = "--no-bpf";
+	doc = stat_scenario("late-connect", NULL, want, 1, found);
+	ck_assert_str_eq(jstr(doc, "fd_identity"), "proc");
+	ck_assert_msg(!is_unknown(found[0].rows[0]),
+		      "late-connect --no-bpf: fd 25, open 300 ms before its connect, is unknown");
+	ck_assert_str_eq(jstr(found[0].rows[0], "kind"), "tcp");
+	json_object_put(doc);
+}
+END_TEST
+
 START_TEST(test_vec)
 {
 	scope_opt = scopes[_i];
@@ -1361,6 +1386,7 @@ Suite *stat_suite(void)
 	Suite *s = suite_create("stat");
 	TCase *tc = tcase_create("workloads");
 	TCase *cli = tcase_create("cli");
+	TCase *proc = tcase_create("proc");
 
 	tcase_add_loop_test(tc, test_pipe_chunks, 0, NR_SCOPES);
 	tcase_add_loop_test(tc, test_unix_msg, 0, NR_SCOPES);
@@ -1388,5 +1414,10 @@ Suite *stat_suite(void)
 	tcase_add_test(cli, test_pid_exits);
 	tcase_set_timeout(cli, 60);
 	suite_add_tcase(s, cli);
+
+	/* fd identity from /proc (--no-bpf) */
+	tcase_add_test(proc, test_late_connect_proc);
+	tcase_set_timeout(proc, 60);
+	suite_add_tcase(s, proc);
 	return s;
 }
