@@ -1329,12 +1329,26 @@ START_TEST(test_sigint_pid)
 }
 END_TEST
 
+/*
+ * The options test_pid_exits runs with (loop test: _i): the same rows with
+ * every one; the summary of every syscall must not cost the fd table.
+ */
+static const char *const pid_variants[][2] = {
+	{ NULL, NULL }, { "-s", NULL }, { "-s", "--scope=task" }, { "--no-bpf", NULL },
+	{ "--no-bpf", "-s" },
+};
+#define NR_PID_VARIANTS ((int)(sizeof(pid_variants) / sizeof(pid_variants[0])))
+
 START_TEST(test_pid_exits)
 {
 	static const long read_nr[] = { SYS_read };
+	const char *const *opt = pid_variants[_i];
 	char *work_argv[] = { IOWORK_PATH, "wait-go", NULL };
 	char pidbuf[16];
-	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-p", pidbuf, NULL };
+	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-p", pidbuf, (char *)opt[0],
+			 (char *)opt[1], NULL };
+	bool no_bpf = (opt[0] && !strcmp(opt[0], "--no-bpf")) ||
+		      (opt[1] && !strcmp(opt[1], "--no-bpf"));
 	/* Every fd was open at the attach: known from the scan of /proc/PID/fd. */
 	static const struct want_row p[] = {
 		{ 24, "file", "/dev/null", NONE, { 7, 210, 0 } },
@@ -1376,6 +1390,8 @@ START_TEST(test_pid_exits)
 	check_objects(found[0].rows[1], found[0].rows[2], true, "the two ends of the pipe");
 	check_objects(found[0].rows[3], found[0].rows[4], false, "the two ends of the socketpair");
 	check_objects(found[0].rows[5], found[0].rows[6], false, "client and server sockets");
+	if (no_bpf)
+		ck_assert_str_eq(jstr(doc, "fd_identity"), "proc");
 	json_object_put(doc);
 	cmd_result_free(&r);
 }
@@ -1411,7 +1427,7 @@ Suite *stat_suite(void)
 	tcase_add_test(cli, test_exit_status_7);
 	tcase_add_test(cli, test_command_killed);
 	tcase_add_test(cli, test_sigint_pid);
-	tcase_add_test(cli, test_pid_exits);
+	tcase_add_loop_test(cli, test_pid_exits, 0, NR_PID_VARIANTS);
 	tcase_set_timeout(cli, 60);
 	suite_add_tcase(s, cli);
 
