@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -843,8 +844,7 @@ static const char *bpf_why(int err)
  */
 static bool want_pairing(const struct ipp_rings *s)
 {
-	if (s->pair_failed || s->syscall_samples || s->recorder || s->tap ||
-	    (s->es.events & IPCPERF_EV_ALL_SYSCALLS))
+	if (s->pair_failed || s->syscall_samples || s->recorder || s->tap)
 		return false;
 	for (size_t i = 0; i < s->es.n; i++)
 		if (s->es.v[i].role == IPP_EV_TRACEPOINT && !is_syscall_tp(&s->es.v[i]))
@@ -881,9 +881,28 @@ static bool task_acct_ok(const struct ipp_rings *s)
 	       (s->counter_mask & IPP_SW_COUNTERS);
 }
 
+/*
+ * Every call, for IPCPERF_EV_ALL_SYSCALLS, but exit and exit_group: they
+ * never return, and their samples give no call either.
+ */
+static int want_all_syscalls(struct ipp_rings *s)
+{
+	for (int nr = 0; nr <= ipp_syscall_max && nr < IPP_FDID_MAX_NR; nr++) {
+		int err;
+
+		if (nr == SYS_exit || nr == SYS_exit_group)
+			continue;
+		if ((err = ipp_bpf__want_syscall(s->bpf, nr)) < 0)
+			return err;
+	}
+	return 0;
+}
+
 /* The syscalls the session's tracepoints would have given, to be paired in the kernel. */
 static int want_syscalls(struct ipp_rings *s)
 {
+	if (s->es.events & IPCPERF_EV_ALL_SYSCALLS)
+		return want_all_syscalls(s);
 	for (size_t i = 0; i < ipp_nr_syscalls; i++) {
 		const struct ipp_scdesc *sc = &ipp_syscalls[i];
 		int err;
