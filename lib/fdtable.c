@@ -236,15 +236,14 @@ static struct ipp_sockdb *fresh_sockdb(struct ipp_fdtab *t)
 	return t->sockdb;
 }
 
-/* Only sockets need the netlink socket table: don't dump it for pipes and files. */
-static bool is_socket(pid_t pid, int fd)
+/*
+ * The socket table for a socket being resolved: asked for only once the fd
+ * is held and is a socket (pipes and files need none), so that the dump,
+ * which takes milliseconds, cannot outlast the fd.
+ */
+static const struct ipp_sockdb *sockdb_for_held(void *ctx)
 {
-	char path[64], link[16];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	return n >= 7 && strncmp(link, "socket:", 7) == 0;
+	return fresh_sockdb(ctx);
 }
 
 /*
@@ -327,8 +326,7 @@ static void resolve(struct ipp_fdtab *t, struct ipp_inc *in)
 		return;
 	}
 	when = ipp_now_ns();
-	if (ipp_procfd_resolve(in->pid, in->fd, is_socket(in->pid, in->fd) ? fresh_sockdb(t) : NULL,
-			     &f) == 0) {
+	if (ipp_procfd_resolve_held(in->pid, in->fd, sockdb_for_held, t, &f) == 0) {
 		ipp_ident_of_fdid(&in->id, &f, when);
 		in->id.auth = (size_t)(in - t->incs);
 		if (f.kind == IPCPERF_FD_PIPE)
@@ -423,20 +421,23 @@ static void dup_fd(struct ipp_fdtab *t, struct fdproc *p, int from_fd, int fd, u
 static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd)
 {
 	struct fdslot *s = find_slot(p, fd);
+	struct ipp_ident before;
 	struct ipp_inc *in;
-	int cloexec;
 
 	if (!s || (t->no_proc && !t->replay))
 		return;
 	in = &t->incs[s->inc];
 	if (in->id.state == IPP_ID_FINAL)
 		return;
-	cloexec = in->id.cloexec;
+	before = in->id;
 	in->id.state = IPP_ID_NONE;
 	t->sockdb_ns = 0;	/* the connection is newer than any table we hold */
 	resolve(t, in);
-	if (in->id.state != IPP_ID_UNKNOWN)
-		in->id.cloexec = cloexec;
+	/* Closed since: what was read before still names it, without its peer. */
+	if (in->id.state == IPP_ID_UNKNOWN && before.state == IPP_ID_PROC)
+		in->id = before;
+	else if (in->id.state != IPP_ID_UNKNOWN)
+		in->id.cloexec = before.cloexec;
 }
 
 /* Set the close-on-exec state of the open incarnation of @fd. */

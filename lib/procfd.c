@@ -74,15 +74,23 @@ static const struct proto *socket_proto(const char *path, bool *named)
 	return NULL;
 }
 
+/*
+ * The socket table, made at the first socket: by the scan itself (@db, its
+ * own), or asked of @get (the caller's, once the socket is held).
+ */
 struct lazy_db {
 	struct ipp_sockdb *db;
 	bool tried;
+	const struct ipp_sockdb *(*get)(void *ctx);
+	void *ctx;
 };
 
 static void describe_socket(const char *path, const struct ipp_sockdb *db, struct lazy_db *lazy,
 			    struct ipp_fdid *out)
 {
-	if (!db && lazy) {
+	if (!db && lazy && lazy->get) {
+		db = lazy->get(lazy->ctx);
+	} else if (!db && lazy) {
 		if (!lazy->tried) {
 			lazy->tried = true;
 			lazy->db = ipp_sockdb__new();
@@ -278,6 +286,14 @@ out:
 int ipp_procfd_resolve(pid_t pid, int fd, const struct ipp_sockdb *db, struct ipp_fdid *out)
 {
 	return resolve(pid, fd, db, NULL, out);
+}
+
+int ipp_procfd_resolve_held(pid_t pid, int fd, const struct ipp_sockdb *(*get_db)(void *ctx),
+			    void *ctx, struct ipp_fdid *out)
+{
+	struct lazy_db lazy = { .get = get_db, .ctx = ctx };
+
+	return resolve(pid, fd, NULL, get_db ? &lazy : NULL, out);
 }
 
 int ipp_procfd_scan(pid_t pid, const struct ipp_sockdb *db,

@@ -136,6 +136,16 @@ int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *o
 int ipp_procfd_resolve(pid_t pid, int fd, const struct ipp_sockdb *db, struct ipp_fdid *out);
 
 /*
+ * ipp_procfd_resolve(), with the socket table asked of @get_db(@ctx) only
+ * once the fd's object is held and found to be a socket: a table made
+ * (a dump of every socket of the machine takes milliseconds) before the
+ * object was held would give the fd that time to be closed. @get_db may
+ * return NULL (then the one socket is asked about, as with @db NULL).
+ */
+int ipp_procfd_resolve_held(pid_t pid, int fd, const struct ipp_sockdb *(*get_db)(void *ctx),
+			    void *ctx, struct ipp_fdid *out);
+
+/*
  * Call @cb for every open fd of @pid, in increasing fd order. @id lives only
  * for the call. An fd closed while scanning is skipped. With @db NULL, one
  * snapshot is taken (at the first socket) and used for the whole scan.

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -878,8 +879,7 @@ static const char *bpf_why(int err)
  */
 static bool want_pairing(const struct ipp_rings *s)
 {
-	if (s->pair_failed || s->syscall_samples || s->recorder || s->tap ||
-	    (s->es.events & IPCPERF_EV_ALL_SYSCALLS))
+	if (s->pair_failed || s->syscall_samples || s->recorder || s->tap)
 		return false;
 	for (size_t i = 0; i < s->es.n; i++)
 		if (s->es.v[i].role == IPP_EV_TRACEPOINT && !is_syscall_tp(&s->es.v[i]))
@@ -916,9 +916,28 @@ static bool task_acct_ok(const struct ipp_rings *s)
 	       (s->counter_mask & IPP_SW_COUNTERS);
 }
 
+/*
+ * Every call, for IPCPERF_EV_ALL_SYSCALLS, but exit and exit_group: they
+ * never return, and their samples give no call either.
+ */
+static int want_all_syscalls(struct ipp_rings *s)
+{
+	for (int nr = 0; nr <= ipp_syscall_max && nr < IPP_FDID_MAX_NR; nr++) {
+		int err;
+
+		if (nr == SYS_exit || nr == SYS_exit_group)
+			continue;
+		if ((err = ipp_bpf__want_syscall(s->bpf, nr)) < 0)
+			return err;
+	}
+	return 0;
+}
+
 /* The syscalls the session's tracepoints would have given, to be paired in the kernel. */
 static int want_syscalls(struct ipp_rings *s)
 {
+	if (s->es.events & IPCPERF_EV_ALL_SYSCALLS)
+		return want_all_syscalls(s);
 	for (size_t i = 0; i < ipp_nr_syscalls; i++) {
 		const struct ipp_scdesc *sc = &ipp_syscalls[i];
 		int err;
@@ -932,6 +951,17 @@ static int want_syscalls(struct ipp_rings *s)
 }
 
 static void load_bpf(struct ipp_rings *s);
+
+/*
+ * Whether the session is to have the kernel's fd identity: it traces the
+ * I/O or fd calls, on their own or among all syscalls (--syscalls classifies
+ * them as well: the fd table is the same).
+ */
+static bool wants_fdid(const struct ipp_rings *s)
+{
+	return !s->no_bpf &&
+	       (s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS | IPCPERF_EV_ALL_SYSCALLS));
+}
 
 /* Load the fd identity again, without the calls' pairing, which failed. */
 static void load_bpf_unpaired(struct ipp_rings *s)
@@ -954,7 +984,7 @@ static void load_bpf(struct ipp_rings *s)
 		     .count_sched = pair && want_sched_counts(s),
 		     .exclude_tgid = s->system_wide && !s->base.pl->include_self ? s->base.pl->self : 0);
 
-	if (s->no_bpf || !(s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS)))
+	if (!wants_fdid(s))
 		return;
 	s->bpf = ipp_bpf__new(&o);
 	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */
@@ -1855,9 +1885,7 @@ static const pid_t *rings_target_pids(const struct ipp_source *src, size_t *nr)
 
 static bool rings_kernel_fdid(const struct ipp_source *src)
 {
-	const struct ipp_rings *s = crings_of(src);
-
-	return !s->no_bpf && (s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS));
+	return wants_fdid(crings_of(src));
 }
 
 static struct ipp_identlog *rings_identlog(const struct ipp_source *src, bool *replay)

@@ -634,6 +634,31 @@ START_TEST(test_tcp)
 }
 END_TEST
 
+/*
+ * Without BPF, from /proc: a socket open 300 ms before it connects is named,
+ * though it is closed long before its connect is read (the look again at the
+ * connect finds nothing: what was read before still names it).
+ */
+START_TEST(test_late_connect_proc)
+{
+	static const struct want_row p[] = {
+		{ 25, "tcp", "socket:[*]", NONE, { 1, 80, 0 } },
+		{ 26, "tcp", "socket:[*]", { 1, 80, 0 }, NONE },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+	json_object *doc;
+
+	scope_opt = "--no-bpf";
+	doc = stat_scenario("late-connect", NULL, want, 1, found);
+	ck_assert_str_eq(jstr(doc, "fd_identity"), "proc");
+	ck_assert_msg(!is_unknown(found[0].rows[0]),
+		      "late-connect --no-bpf: fd 25, open 300 ms before its connect, is unknown");
+	ck_assert_str_eq(jstr(found[0].rows[0], "kind"), "tcp");
+	json_object_put(doc);
+}
+END_TEST
+
 START_TEST(test_vec)
 {
 	scope_opt = scopes[_i];
@@ -1304,12 +1329,26 @@ START_TEST(test_sigint_pid)
 }
 END_TEST
 
+/*
+ * The options test_pid_exits runs with (loop test: _i): the same rows with
+ * every one; the summary of every syscall must not cost the fd table.
+ */
+static const char *const pid_variants[][2] = {
+	{ NULL, NULL }, { "-s", NULL }, { "-s", "--scope=task" }, { "--no-bpf", NULL },
+	{ "--no-bpf", "-s" },
+};
+#define NR_PID_VARIANTS ((int)(sizeof(pid_variants) / sizeof(pid_variants[0])))
+
 START_TEST(test_pid_exits)
 {
 	static const long read_nr[] = { SYS_read };
+	const char *const *opt = pid_variants[_i];
 	char *work_argv[] = { IOWORK_PATH, "wait-go", NULL };
 	char pidbuf[16];
-	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-p", pidbuf, NULL };
+	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-p", pidbuf, (char *)opt[0],
+			 (char *)opt[1], NULL };
+	bool no_bpf = (opt[0] && !strcmp(opt[0], "--no-bpf")) ||
+		      (opt[1] && !strcmp(opt[1], "--no-bpf"));
 	/* Every fd was open at the attach: known from the scan of /proc/PID/fd. */
 	static const struct want_row p[] = {
 		{ 24, "file", "/dev/null", NONE, { 7, 210, 0 } },
@@ -1351,6 +1390,8 @@ START_TEST(test_pid_exits)
 	check_objects(found[0].rows[1], found[0].rows[2], true, "the two ends of the pipe");
 	check_objects(found[0].rows[3], found[0].rows[4], false, "the two ends of the socketpair");
 	check_objects(found[0].rows[5], found[0].rows[6], false, "client and server sockets");
+	if (no_bpf)
+		ck_assert_str_eq(jstr(doc, "fd_identity"), "proc");
 	json_object_put(doc);
 	cmd_result_free(&r);
 }
@@ -1361,6 +1402,7 @@ Suite *stat_suite(void)
 	Suite *s = suite_create("stat");
 	TCase *tc = tcase_create("workloads");
 	TCase *cli = tcase_create("cli");
+	TCase *proc = tcase_create("proc");
 
 	tcase_add_loop_test(tc, test_pipe_chunks, 0, NR_SCOPES);
 	tcase_add_loop_test(tc, test_unix_msg, 0, NR_SCOPES);
@@ -1385,8 +1427,13 @@ Suite *stat_suite(void)
 	tcase_add_test(cli, test_exit_status_7);
 	tcase_add_test(cli, test_command_killed);
 	tcase_add_test(cli, test_sigint_pid);
-	tcase_add_test(cli, test_pid_exits);
+	tcase_add_loop_test(cli, test_pid_exits, 0, NR_PID_VARIANTS);
 	tcase_set_timeout(cli, 60);
 	suite_add_tcase(s, cli);
+
+	/* fd identity from /proc (--no-bpf) */
+	tcase_add_test(proc, test_late_connect_proc);
+	tcase_set_timeout(proc, 60);
+	suite_add_tcase(s, proc);
 	return s;
 }

@@ -107,6 +107,14 @@
  *		  fd 27 socket:[T] tcp:  read 1 op, 70 bytes
  *		  fd 0: read 1 op, 1 byte (in flight when a tracer attaches)
  *
+ * late-connect	One process. A TCP listener on 127.0.0.1, fd 24, and a client
+ *		socket, fd 25, made 300 ms before it connects; then accept
+ *		(fd 26), write 80 bytes to fd 25, read(fd 26, 4096) = 80, and
+ *		fds 25 and 26 are closed at once. fd 25 lives long enough for
+ *		a tracer that reads /proc to name it; its connection does not.
+ *		  fd 25 socket:[S] tcp: write 1 op, 80 bytes
+ *		  fd 26 socket:[T] tcp: read 1 op, 80 bytes (lives microseconds)
+ *
  * syscalls	A mix of the syscalls ipcperf traces, to compare with strace -c.
  *		P, none blocking, in this order (fd 20 /dev/zero, fd 21
  *		/dev/null, fds 24/25 a unix datagram socketpair):
@@ -619,23 +627,30 @@ static int run_pingpong(long n)
 /* ------------------------------------------------------------ wait-go */
 
 /* A loopback TCP connection: listener on @lfd, client end @cfd, server end @sfd. */
+/* A TCP listener on 127.0.0.1, an ephemeral port, on fd @lfd; its address in @addr. */
+static void tcp_listen_at(int lfd, struct sockaddr_in *addr, socklen_t *alen)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	move_fd(fd, lfd);
+	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(lfd, (struct sockaddr *)addr, sizeof(*addr)) < 0)
+		die("bind 127.0.0.1:0: %s", strerror(errno));
+	if (listen(lfd, 1) < 0)
+		die("listen: %s", strerror(errno));
+	if (getsockname(lfd, (struct sockaddr *)addr, alen) < 0)
+		die("getsockname: %s", strerror(errno));
+}
+
 static void tcp_pair_at(int lfd, int cfd, int sfd)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(addr);
 	int fd;
 
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		die("socket: %s", strerror(errno));
-	move_fd(fd, lfd);
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		die("bind 127.0.0.1:0: %s", strerror(errno));
-	if (listen(lfd, 1) < 0)
-		die("listen: %s", strerror(errno));
-	if (getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0)
-		die("getsockname: %s", strerror(errno));
+	tcp_listen_at(lfd, &addr, &alen);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
 		die("socket: %s", strerror(errno));
@@ -673,6 +688,36 @@ static int run_wait_go(void)
 	note("after go: 7 x 30 to /dev/null, 50 through a pipe, 60 through unix, 70 through tcp");
 	for (int fd = 20; fd <= 27; fd++)
 		xclose(fd);
+	return 0;
+}
+
+static int run_late_connect(void)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 300 * 1000 * 1000 };
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(addr);
+	int fd;
+
+	tcp_listen_at(24, &addr, &alen);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	move_fd(fd, 25);
+	while (nanosleep(&ts, &ts) < 0)
+		if (errno != EINTR)
+			die("nanosleep: %s", strerror(errno));
+	if (connect(25, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		die("connect 127.0.0.1:%u: %s", ntohs(addr.sin_port), strerror(errno));
+	fd = accept(24, NULL, NULL);
+	if (fd < 0)
+		die("accept: %s", strerror(errno));
+	move_fd(fd, 26);
+	do_write(25, 80, 80, 0);
+	do_read(26, 4096, 80, 0);
+	xclose(25);
+	xclose(26);
+	xclose(24);
+	note("80 bytes from fd 25, connected after 300 ms, to fd 26");
 	return 0;
 }
 
@@ -820,6 +865,7 @@ static const struct {
 	{ "fork-late", run_fork_late },
 	{ "errors", run_errors },
 	{ "wait-go", run_wait_go },
+	{ "late-connect", run_late_connect },
 	{ "syscalls", run_syscalls },
 };
 

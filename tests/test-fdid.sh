@@ -13,6 +13,8 @@
 #    the calls paired in the kernel ("syscall_records": "kernel") and the
 #    switches counted there ("sched_records": "totals"); and the same rows
 #    with --syscall-samples, which takes the calls' samples (and "events");
+#    and the same rows with --syscalls (every call, paired in the kernel
+#    too), both scopes;
 #  - the same from a capture: `record`, then `report --json` ("samples");
 #  - `flows --json`: one flow per direction of every pipe and socket of the
 #    truth, from the writing end's object, with the writer and reader pids
@@ -165,6 +167,17 @@ check_doc "$T/samples.json" "stat --syscall-samples" samples
 [ "$(jq -r .sched_records "$T/samples.json")" = events ] ||
 	fail "stat --syscall-samples: sched_records is not events (no calls paired, no counts)"
 compare_rows "$T/samples.json" "$T/truth-samples" "stat --syscall-samples"
+
+# --syscalls (every call, paired in the kernel too): the same rows, still
+# named by the kernel, per task and per CPU.
+for scope in task cpu; do
+	run timeout 60 "$IPCPERF" stat --json --syscalls --scope $scope -- "$FDWORK" "$T/truth-sc-$scope"
+	expect_status 0 "stat --json --syscalls --scope $scope -- fdwork"
+	cp "$T/out" "$T/sc-$scope.json"
+	check_truth "$T/truth-sc-$scope" "stat --syscalls --scope $scope"
+	check_doc "$T/sc-$scope.json" "stat --syscalls --scope $scope"
+	compare_rows "$T/sc-$scope.json" "$T/truth-sc-$scope" "stat --syscalls --scope $scope"
+done
 
 # ------------------------------------------------------------ from a capture
 run timeout 60 "$IPCPERF" record -o "$T/fdwork.data" -- "$FDWORK" "$T/truth-record"

@@ -263,6 +263,9 @@ enum ipcperf_event_set {
 	 * Every system call, through raw_syscalls:sys_enter/sys_exit, instead of
 	 * the per-syscall tracepoints of IPCPERF_EV_IO and IPCPERF_EV_FDS (the
 	 * calls of those sets are still classified, so fd accounting works).
+	 * Where the kernel pairs the calls (IPCPERF_SC_RECORDS_KERNEL), every
+	 * call is paired there, and the fd identity comes from the kernel
+	 * (IPCPERF_FDID_BPF) as without this flag.
 	 * Costs a little on every syscall of the targets, traced or not.
 	 */
 	IPCPERF_EV_ALL_SYSCALLS = 1u << 4,

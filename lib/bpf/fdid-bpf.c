@@ -221,6 +221,7 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 	b->skel->rodata->count_sched = b->counts_sched;
 	b->skel->rodata->nr_exit = SYS_exit;
 	b->skel->rodata->nr_exit_group = SYS_exit_group;
+	b->skel->rodata->nr_rt_sigreturn = SYS_rt_sigreturn;
 	/* the threads at once: of the targets, or of the machine */
 	bpf_map__set_max_entries(b->skel->maps.sched_tot,
 				 !b->counts_sched ? 1 :

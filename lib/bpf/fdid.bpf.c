@@ -52,6 +52,8 @@ volatile bool sched_stopped = false;
 /* This architecture's exit and exit_group (the loader sets them): where a counter stops. */
 const volatile long nr_exit = -1;
 const volatile long nr_exit_group = -1;
+/* rt_sigreturn (the loader sets it): its exit comes with no number (-1), the registers restored. */
+const volatile long nr_rt_sigreturn = -1;
 #if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
 const volatile bool can_pair = true;	/* the loader reads it: the call programs know the registers */
 #else
@@ -811,13 +813,20 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 {
 	long nr = exit_nr(regs);
 	struct ipp_call_rec r;
-	struct ipp_call_slot *c;
+	struct ipp_call_slot *c = NULL;
 	__u64 pid_tgid;
 
+	/* rt_sigreturn restored registers that say "no call": it is the call the slot is in */
+	if (nr == -1 && nr_rt_sigreturn >= 0 && nr_set(&want, nr_rt_sigreturn)) {
+		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+		if (c && c->in_call && c->nr == nr_rt_sigreturn)
+			nr = nr_rt_sigreturn;
+	}
 	if (!nr_set(&want, nr) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
-	c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+	if (!c)
+		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 	if (!c && !is_call_target(pid_tgid >> 32))
 		return 0;
 	__builtin_memset(&r, 0, sizeof(r));
