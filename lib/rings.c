@@ -49,11 +49,11 @@
  * may take before it returns, leaving the rest for the next pass: a busy
  * target must not keep its tracer from its clock (-d) and its signals.
  */
-#define PASS_NS (100 * IPP_NS_PER_MS)
+#define PASS_NS (50 * IPP_NS_PER_MS)
 /* Records taken from a ring before the next ring's turn and a look at the clock. */
-#define RING_CHUNK 256
+#define RING_CHUNK 64
 /* How long the stop may spend on what is left in the rings; the rest is counted lost. */
-#define DRAIN_NS (300 * IPP_NS_PER_MS)
+#define DRAIN_NS (200 * IPP_NS_PER_MS)
 /* epoll events taken per call. */
 #define EPOLL_BATCH 64
 
