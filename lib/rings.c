@@ -1390,12 +1390,9 @@ static uint64_t read_round(struct ipp_rings *s)
 		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false) {
 			uint64_t t = 0;
 
-			if (read_ring(s, map, sb, RING_CHUNK, &t))
-				continue;
-			if (t && t - 1 < limit)
+			/* (A record with no stamp of ours is not the pipeline's: no order to keep.) */
+			if (!read_ring(s, map, sb, RING_CHUNK, &t) && t && t - 1 < limit)
 				limit = t - 1;
-			else if (!t)
-				limit = 0;	/* nothing known of its next records */
 		}
 	/*
 	 * Every ring read to its head: what a capture marks as a finished round
