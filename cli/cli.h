@@ -24,6 +24,7 @@ struct cli_target {
 	bool system_wide;
 	char **argv;		/* -- CMD ARGS */
 	double duration;	/* -d SECS; 0 = until the targets exit or a signal */
+	bool keep_running;	/* --keep-running: -d leaves the command of -- CMD running */
 	unsigned int ring_pages;	/* -m PAGES */
 	const char *output;	/* -o FILE */
 	const char *record;	/* --record FILE (record: -o FILE): also write a capture */
@@ -146,13 +147,20 @@ struct cli_result {
 	bool capture_failed;	/* t->record could not be written (said) */
 	enum cli_cmd_state cmd;
 	int cmd_status;
+	bool cmd_ended;		/* we ended it: -d expired (no --keep-running), or a read failed */
+	bool cmd_killed;	/* it outlived its CLI_GRACE_MS: SIGKILL */
 };
+/* How long a command we end has between its SIGTERM (or stop signal) and SIGKILL. */
+#define CLI_GRACE_MS 500
 
 /*
  * Create a session for @t with what @run says, and run it until the targets
- * exit, -d expires, or SIGINT/SIGTERM arrives (which also goes to a command
- * still running); then stop and drain, and wait for the command unless it
- * outlived the capture. Fills @res. @return res->end.
+ * exit, -d expires, or SIGINT/SIGTERM/SIGHUP/SIGPIPE arrives; then stop and
+ * drain, and settle the command of -- CMD: a stop signal goes on to it
+ * (SIGPIPE as SIGTERM), the end of -d or a failed read sends it SIGTERM
+ * (unless --keep-running: then it outlives the capture, CLI_CMD_RUNNING),
+ * SIGKILL follows CLI_GRACE_MS later; then it is reaped. Fills @res.
+ * @return res->end.
  */
 enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res);
 /* A cli_run.setup that attaches the accounting @ctx (struct ipcperf_stats *), or says why not. */
@@ -164,7 +172,8 @@ static inline const int *cli_cmd_status(const struct cli_result *res)
 }
 /*
  * For a command that outlived the capture (CLI_CMD_RUNNING): say so and
- * wait for it; call it when the report is out. Does nothing otherwise.
+ * wait for it; a stop signal ends the wait and the command (as cli_run()
+ * does). Call it when the report is out. Does nothing otherwise.
  */
 void cli_wait_command(struct cli_result *res);
 /*
@@ -172,7 +181,9 @@ void cli_wait_command(struct cli_result *res);
  * ran; a command's own (its signal re-raised, so call this last, when all
  * is freed), except that @failed (the report or an output failed, said) or
  * a capture that could not be written make a command that succeeded exit 1;
- * without a command, 0 or 1.
+ * without a command, 0 or 1. A command the end of -d ended with SIGTERM or
+ * SIGKILL counts as one that succeeded. After SIGPIPE, or a stop signal the
+ * command outlived (SIGKILL), that signal re-raised.
  */
 int cli_exit(const struct cli_result *res, bool failed);
 

@@ -106,7 +106,9 @@ static void out_failed(struct cli_out *o, int err)
 	if (o->err)
 		return;
 	o->err = err;
-	cli_err("cannot write %s to %s: %s", o->what, o->name, strerror(err));
+	/* EPIPE: the reader went away (head -1), which SIGPIPE ends us for: nothing to say. */
+	if (err != EPIPE)
+		cli_err("cannot write %s to %s: %s", o->what, o->name, strerror(err));
 }
 
 /* All of @size, or nothing more once a write failed: the output ends at its first error. */

@@ -68,7 +68,12 @@ static const struct cli_option options[] = {
 	  .help = "trace the whole system" },
 	{ .name = "duration", .letter = 'd', .arg = "SECS", .to = { CAPTURE(duration) },
 	  .set = set_duration, .complete = CPL_NOTHING,
-	  .help = "stop after SECS seconds" },
+	  .help = "stop after SECS seconds (and end the command of\n"
+		  "-- CMD: SIGTERM, SIGKILL 0.5 s later)" },
+	{ .name = "keep-running", .to = { CAPTURE(keep_running) },
+	  .set = cli_opt_flag,
+	  .help = "when -d ends the capture, leave the command of -- CMD\n"
+		  "running: report, then wait for it and exit with its status" },
 	{ .name = "mmap-pages", .letter = 'm', .arg = "PAGES",
 	  .to = { CAPTURE(ring_pages), CHECK(ring_pages) },
 	  .set = set_pages, .max = RING_PAGES_MAX, .complete = CPL_POW2,

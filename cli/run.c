@@ -31,13 +31,20 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/*
+ * SIGINT, SIGTERM and SIGHUP stop the capture, which is then reported; so
+ * does SIGPIPE, once what reads our output is gone (its write fails with
+ * EPIPE, and ipcperf ends as SIGPIPE would have ended it, exit 141). Caught,
+ * not ignored: a command we start must not inherit SIG_IGN across exec.
+ */
 static void catch_stop_signals(void)
 {
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
 }
 
 /* Each event takes an fd per CPU per thread: use the hard limit we are allowed. */
@@ -221,19 +228,63 @@ static void wait_command(struct cli_result *res)
 		cli_err("cannot wait for the command: %s", strerror(-err));
 }
 
-/* After the loop: where the command of "-- CMD" stands. */
-static void settle_command(struct cli_result *res, bool deadline_hit)
+/* Did the command exit within @ms (or before)? It stays unreaped. */
+static bool child_exits_within(pid_t child, unsigned int ms)
+{
+	uint64_t end = cli_now_ms() + ms;
+
+	while (child_running(child)) {
+		if (cli_now_ms() >= end)
+			return false;
+		poll(NULL, 0, 10);
+	}
+	return true;
+}
+
+/*
+ * End the command: @sig, then SIGKILL if it has not exited CLI_GRACE_MS
+ * later; then reap it. The signal a stop signal sends on: itself, but a
+ * SIGPIPE of ours is no business of the command's, which gets SIGTERM.
+ */
+static void end_command(struct cli_result *res, pid_t child, int sig)
+{
+	if (sig == SIGPIPE)
+		sig = SIGTERM;
+	if (child_running(child)) {
+		kill(child, sig);
+		if (!child_exits_within(child, CLI_GRACE_MS)) {
+			kill(child, SIGKILL);
+			res->cmd_killed = true;
+		}
+	}
+	wait_command(res);
+}
+
+/*
+ * After the loop: where the command of "-- CMD" stands. ipcperf never ends
+ * before a command it started: a stop signal reaches the command too (as
+ * perf does), and so does the end of -d (SIGTERM, unless --keep-running)
+ * or a failed read of the rings; each then has CLI_GRACE_MS before SIGKILL.
+ */
+static void settle_command(const struct cli_target *t, struct cli_result *res, bool deadline_hit,
+			   bool failed)
 {
 	pid_t child = ipcperf_session__child_pid(res->session);
 
 	if (child <= 0)
 		return;
-	/* A stop we were asked for reaches the command too, as perf does. */
-	if (stop_signal && child_running(child))
-		kill(child, stop_signal);
-	/* -d ended the capture and the command goes on: report now and wait afterwards. */
-	if (deadline_hit && child_running(child)) {
-		res->cmd = CLI_CMD_RUNNING;
+	if (stop_signal) {
+		end_command(res, child, stop_signal);
+		return;
+	}
+	if ((deadline_hit || failed) && child_running(child)) {
+		/* -d ended the capture and the command goes on: report now and wait afterwards. */
+		if (deadline_hit && t->keep_running) {
+			res->cmd = CLI_CMD_RUNNING;
+			return;
+		}
+		res->cmd_ended = true;
+		end_command(res, child, SIGTERM);
 		return;
 	}
 	wait_command(res);
@@ -241,10 +292,19 @@ static void settle_command(struct cli_result *res, bool deadline_hit)
 
 void cli_wait_command(struct cli_result *res)
 {
+	pid_t child;
+
 	if (res->cmd != CLI_CMD_RUNNING)
 		return;
 	fprintf(stderr, "%s: waiting for the command to exit\n", cli_prog);
-	wait_command(res);
+	/* A stop signal ends the wait, and the command, at once. */
+	child = ipcperf_session__child_pid(res->session);
+	while (!stop_signal && child_running(child))
+		poll(NULL, 0, 20);
+	if (stop_signal)
+		end_command(res, child, stop_signal);
+	else
+		wait_command(res);
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -292,23 +352,38 @@ enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, stru
 		ipcperf_session__delete(lp.s);
 		res->session = NULL;
 	} else if (!t->input) {
-		settle_command(res, lp.deadline_hit);
+		settle_command(t, res, lp.deadline_hit, err < 0);
 	}
 	return res->end;
+}
+
+/* End by @sig, as it would have ended us uncaught (128 + @sig if that returns). */
+static int exit_by(int sig)
+{
+	sigset_t set;
+
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	return 128 + sig;
 }
 
 /* Exit like the command did: its code, or re-raise its signal. */
 static int exit_like(int status)
 {
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-
-		fflush(NULL);
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return 128 + sig;
-	}
+	if (WIFSIGNALED(status))
+		return exit_by(WTERMSIG(status));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_RUNTIME;
+}
+
+/* The command was ended by us, at the end of -d or a failed read: did our signal end it? */
+static bool ended_by_us(const struct cli_result *res)
+{
+	return res->cmd_ended && WIFSIGNALED(res->cmd_status) &&
+	       (WTERMSIG(res->cmd_status) == SIGTERM || WTERMSIG(res->cmd_status) == SIGKILL);
 }
 
 int cli_exit(const struct cli_result *res, bool failed)
@@ -324,6 +399,9 @@ int cli_exit(const struct cli_result *res, bool failed)
 	case CLI_END_FAILED:
 		break;
 	}
+	/* Our output's reader is gone, or a command ignored the stop signal it was sent. */
+	if (stop_signal == SIGPIPE || (stop_signal && res->cmd_killed))
+		return exit_by(stop_signal);
 	switch (res->cmd) {
 	case CLI_CMD_NONE:
 		return ok && res->end == CLI_END_DONE ? EXIT_OK : EXIT_RUNTIME;
@@ -331,6 +409,9 @@ int cli_exit(const struct cli_result *res, bool failed)
 		/* A failure of ours fails a command that succeeded; one that failed says more. */
 		if (!ok && WIFEXITED(res->cmd_status) && WEXITSTATUS(res->cmd_status) == 0)
 			return EXIT_RUNTIME;
+		/* Ended as -d asked: the run went as it should. */
+		if (ended_by_us(res))
+			return ok && res->end == CLI_END_DONE ? EXIT_OK : EXIT_RUNTIME;
 		return exit_like(res->cmd_status);
 	case CLI_CMD_RUNNING:	/* never waited for: cli_wait_command() was not called */
 	case CLI_CMD_LOST:

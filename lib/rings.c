@@ -45,6 +45,16 @@
 #define TICK_NS (50 * IPP_NS_PER_MS)
 /* How often a CPU-scope session checks its targets against /proc. */
 #define CHECK_NS IPP_NS_PER_SEC
+/*
+ * How long one pass over the rings (reading, and delivering what was read)
+ * may take before it returns, leaving the rest for the next pass: a busy
+ * target must not keep its tracer from its clock (-d) and its signals.
+ */
+#define PASS_NS (50 * IPP_NS_PER_MS)
+/* Records taken from a ring before the next ring's turn and a look at the clock. */
+#define RING_CHUNK 64
+/* How long the stop may spend on what is left in the rings; the rest is counted lost. */
+#define DRAIN_NS (200 * IPP_NS_PER_MS)
 /* epoll events taken per call. */
 #define EPOLL_BATCH 64
 
@@ -1368,8 +1378,11 @@ static bool is_bpf_id(const struct ipp_rings *s, uint64_t id)
 	return false;
 }
 
-/* A ring record into the capture, the tap and the pipeline (perfdata.h says its layout). */
-static void take_record(struct ipp_rings *s, const union perf_event *ev, bool sideband)
+/*
+ * A ring record into the capture, the tap and the pipeline (perfdata.h says
+ * its layout). @return its time stamp, 0 when it has none of ours.
+ */
+static uint64_t take_record(struct ipp_rings *s, const union perf_event *ev, bool sideband)
 {
 	size_t size = ev->header.size;
 	struct ipp_pd_sample smp;
@@ -1381,22 +1394,112 @@ static void take_record(struct ipp_rings *s, const union perf_event *ev, bool si
 	if (ev->header.type == PERF_RECORD_SAMPLE ? !ipp_pd_own_sample(ev, size, &smp) :
 	    !ipp_pd_own_trailer(ev, size, &smp)) {
 		s->base.pl->records++;
-		return;
+		return 0;
 	}
 	/* The kernel's fd identity records: their layout has the IP too. */
 	if (s->bpf && ev->header.type == PERF_RECORD_SAMPLE && is_bpf_id(s, smp.id) &&
 	    !ipp_pd_bpf_sample(ev, size, &smp)) {
 		s->base.pl->records++;
-		return;
+		return 0;
 	}
 	ipp_pipeline__take(s->base.pl, ev->header.type, ev->header.misc, &smp,
 			   (const unsigned char *)ev + sizeof(ev->header), size - sizeof(ev->header),
 			   sideband);
+	return smp.time;
 }
 
-static void read_rings(struct ipp_rings *s)
+/*
+ * One ring's turn: up to @max records. *@time: the stamp of the last one
+ * taken (left as it was when none had one). @return false when the ring may
+ * hold more, true when it ran dry.
+ */
+static bool read_ring(struct ipp_rings *s, struct perf_mmap *map, bool sb, size_t max,
+		      uint64_t *time)
 {
-	uint64_t before = s->base.pl->records;
+	union perf_event *ev;
+
+	if (perf_mmap__read_init(map) < 0)
+		return true;
+	/*
+	 * No perf_mmap__read_done(): in libperf 6.1 it moves the read position
+	 * to the ring's head as it is now, past records written since the last
+	 * read_event(), which were then never read and never reported lost.
+	 * read_event() already keeps the position, and consume() hands the
+	 * space back.
+	 */
+	for (size_t n = 0; n < max; n++) {
+		uint64_t t;
+
+		if (!(ev = perf_mmap__read_event(map)))
+			return true;
+		t = take_record(s, ev, sb);
+		if (t)
+			*time = t;
+		perf_mmap__consume(map);
+	}
+	return false;
+}
+
+/*
+ * A round: RING_CHUNK records (at most) of every ring in turn, so that no
+ * ring waits behind a busy one. @return UINT64_MAX when every ring ran dry;
+ * else the stamp before which everything has been read from the rings that
+ * may hold more (their next records are stamped later).
+ */
+static uint64_t read_round(struct ipp_rings *s)
+{
+	uint64_t before = s->base.pl->records, limit = UINT64_MAX;
+	struct perf_mmap *map;
+
+	for (int sb = 0; sb < 2; sb++)
+		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false) {
+			uint64_t t = 0;
+
+			/* (A record with no stamp of ours is not the pipeline's: no order to keep.) */
+			if (!read_ring(s, map, sb, RING_CHUNK, &t) && t && t - 1 < limit)
+				limit = t - 1;
+		}
+	/*
+	 * Every ring read to its head: what a capture marks as a finished round
+	 * (what comes after is stamped later than what came before the mark
+	 * before). A ring left partly read would break that.
+	 */
+	if (limit == UINT64_MAX && s->base.pl->records != before) {
+		if (s->tap)
+			s->tap(s->tap_ctx, NULL, 0);
+		if (s->recorder)
+			ipp_recorder__write(s->recorder, NULL, 0);
+	}
+	return limit;
+}
+
+/*
+ * Read the rings and deliver what they held up to @horizon, round by round,
+ * until they are dry or the clock passes @until: what is still in them waits
+ * for the next pass (the kernel counts what no longer fits as lost).
+ * @return the events delivered, or -errno.
+ */
+static int read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until)
+{
+	uint64_t limit;
+	int n = 0, err;
+
+	do {
+		limit = read_round(s);
+		err = ipp_pipeline__deliver(s->base.pl, limit < horizon ? limit : horizon);
+		if (err < 0)
+			return err;
+		n += err;
+	} while (limit != UINT64_MAX && ipp_now_ns() < until);
+	return n;
+}
+
+/*
+ * At the stop, what the bounded drain left in the rings: counted, by CPU,
+ * as lost (and a LOST record as what it reports), never read.
+ */
+static void count_left(struct ipp_rings *s)
+{
 	struct perf_mmap *map;
 
 	for (int sb = 0; sb < 2; sb++)
@@ -1406,24 +1509,22 @@ static void read_rings(struct ipp_rings *s)
 			if (perf_mmap__read_init(map) < 0)
 				continue;
 			while ((ev = perf_mmap__read_event(map)) != NULL) {
-				take_record(s, ev, sb);
+				struct ipp_pd_sample smp = { .cpu = (uint32_t)-1 };
+				size_t size = ev->header.size;
+				uint64_t n = 1;
+
+				if (ev->header.type == PERF_RECORD_SAMPLE)
+					ipp_pd_own_sample(ev, size, &smp);
+				else
+					ipp_pd_own_trailer(ev, size, &smp);
+				if (ev->header.type == PERF_RECORD_LOST)
+					n = ev->lost.lost;
+				if (s->recorder)
+					ipp_recorder__lost(s->recorder, (int)smp.cpu, n);
+				ipp_pipeline__lost(s->base.pl, (int)smp.cpu, n);
 				perf_mmap__consume(map);
 			}
-			/*
-			 * No perf_mmap__read_done(): in libperf 6.1 it moves the read
-			 * position to the ring's head as it is now, past records
-			 * written since the last read_event(), which were then never
-			 * read and never reported lost. read_event() already keeps
-			 * the position, and consume() hands the space back.
-			 */
 		}
-	if (s->base.pl->records == before)
-		return;
-	/* A pass over every ring: what a capture marks as a finished round. */
-	if (s->tap)
-		s->tap(s->tap_ctx, NULL, 0);
-	if (s->recorder)
-		ipp_recorder__write(s->recorder, NULL, 0);
 }
 
 /* Note rings whose targets all exited: they stop counting towards done(). */
@@ -1501,9 +1602,8 @@ static int rings_consume(struct ipp_source *src)
 	err = check_hangups(s);
 	if (err)
 		return err;
-	read_rings(s);
 	horizon = pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
-	err = ipp_pipeline__deliver(src->pl, horizon);
+	err = read_rings(s, horizon, pass + PASS_NS);
 	if (src->pl->follow)
 		check_targets(s, pass, horizon);
 	return err;
@@ -1801,9 +1901,15 @@ static int rings_stop(struct ipp_source *src)
 	if (s->paired)
 		ipp_bpf__stop_calls(s->bpf);
 	ipp_counters__enable(s->counters, false);
-	/* Everything already in the rings is read and delivered, in order. */
-	read_rings(s);
-	n = ipp_pipeline__deliver(src->pl, UINT64_MAX);
+	/*
+	 * What is in the rings is read and delivered, in order, for DRAIN_NS at
+	 * most; what is left then is counted as lost.
+	 */
+	n = read_rings(s, UINT64_MAX, ipp_now_ns() + DRAIN_NS);
+	if (n < 0)
+		n = 0;
+	count_left(s);
+	n += ipp_pipeline__deliver(src->pl, UINT64_MAX);
 	n += count_unreported_loss(s);
 	if (s->paired)
 		calls_under_way(s);

@@ -97,10 +97,11 @@ expect_status 0 "report --view flows --dot"
 grep -q '^digraph' "$T/g.dot" || fail "report --dot: no graph"
 run "$IPCPERF" record -- "$IPCWORK" pipe
 expect_status 2 "record without -o"
-# -d ends the capture while the command runs: the capture is written and
-# said, then record waits for the command and exits with its status.
-run "$IPCPERF" record -o "$T/d.data" -d 0.2 -- sh -c 'sleep 1; exit 4'
-expect_status 4 "record -d 0.2 -- (a command that outlives the capture)"
+# -d ends the capture while the command runs: with --keep-running the
+# capture is written and said, then record waits for the command and exits
+# with its status.
+run "$IPCPERF" record -o "$T/d.data" -d 0.2 --keep-running -- sh -c 'sleep 1; exit 4'
+expect_status 4 "record -d 0.2 --keep-running -- (a command that outlives the capture)"
 grep -q "^ipcperf: wrote $T/d.data: " "$T/err" || { show; fail "record -d: no summary line"; }
 grep -q 'waiting for the command to exit' "$T/err" ||
 	{ show; fail "record -d: no note that it waits for the command"; }

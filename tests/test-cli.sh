@@ -114,10 +114,11 @@ fi
 run "$IPCPERF" stat -q -o /dev/null -- sh -c 'trap "" INT; kill -INT $PPID; exit 3'
 expect_status 3 "ipcperf stat -- (a command that sends ipcperf SIGINT, then exits 3)"
 
-# -d ends the capture before the command ends: the report comes out, then
-# ipcperf waits for the command and exits with its status.
-run "$IPCPERF" stat -q -d 0.2 -- sh -c 'sleep 1; exit 4'
-expect_status 4 "ipcperf stat -d 0.2 -- (a command that outlives the capture)"
+# -d ends the capture before the command ends: with --keep-running the
+# report comes out, then ipcperf waits for the command and exits with its
+# status (without, -d ends the command: tests/test-signals.sh).
+run "$IPCPERF" stat -q -d 0.2 --keep-running -- sh -c 'sleep 1; exit 4'
+expect_status 4 "ipcperf stat -d 0.2 --keep-running -- (a command that outlives the capture)"
 grep -q '^ipcperf stat: command' "$T/out" || { show; fail "stat -d: no report on stdout"; }
 grep -q 'waiting for the command to exit' "$T/err" ||
 	{ show; fail "stat -d: no note that it waits for the command"; }
