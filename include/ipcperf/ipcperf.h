@@ -923,8 +923,10 @@ IPCPERF_API int ipcperf_stats__set_fd_identity(struct ipcperf_stats *st, pid_t p
 
 /**
  * Call @p cb for each fd row, ordered by pid then fd; rows of one
- * (pid, fd, object) are merged. Rows live only during the call. A non-zero
- * return from @p cb stops the walk and is returned.
+ * (pid, fd, object) are merged. Every fd a seen process held during the
+ * capture has a row, without I/O too (zero ops; since 0.2). Rows live only
+ * during the call. A non-zero return from @p cb stops the walk and is
+ * returned.
  */
 IPCPERF_API int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 					   int (*cb)(void *ctx, const struct ipcperf_fd_row *row),
