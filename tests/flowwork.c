@@ -50,6 +50,13 @@
  *		  flow pipe:[A] C -> P: 6400 bytes, writes 64,
  *		  verdict consumer-starved
  *
+ * idle		A pipe no byte goes through. C (role producer) holds the write
+ *		end SETTLE_MS + 50 ms and closes it without writing; P (role
+ *		consumer) reads once, asleep in the read until C closes, and
+ *		gets EOF (0 bytes).
+ *		  flow pipe:[A]: 0 bytes, writes 0, reads 0, no writer, reader
+ *		  P (its EOF read), reader blocked >= 50 ms, verdict idle
+ *
  * unix-rr		socketpair(AF_UNIX, SOCK_STREAM). C (role client) sends 20
  *		requests of 64 bytes, each with one write, and reads a 256-byte
  *		response after each; P (role server) reads each 64-byte request
@@ -308,6 +315,34 @@ static int starved(void)
 	return 0;
 }
 
+static int idle(void)
+{
+	char buf[64];
+	ssize_t n;
+	int p[2];
+	pid_t c;
+
+	make_pipe(p);
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		xclose(p[0]);
+		sleep_ms(SETTLE_MS + 50);
+		xclose(p[1]);
+		_exit(0);
+	}
+	role("consumer");
+	xclose(p[1]);
+	while ((n = read(p[0], buf, sizeof(buf))) < 0 && errno == EINTR)
+		;
+	if (n != 0)
+		die("read of the idle pipe: %zd, want EOF", n);
+	sleep_ms(SETTLE_MS);
+	xclose(p[0]);
+	wait_child(c);
+	return 0;
+}
+
 static int pipes(void)
 {
 	static char buf[6000];
@@ -547,7 +582,7 @@ static int preconnected(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: flowwork backpressure|starved|unix-rr|tcp|pipes|preconnected [-v]\n"
+	fprintf(stderr, "usage: flowwork backpressure|starved|idle|unix-rr|tcp|pipes|preconnected [-v]\n"
 			"       flowwork producer BYTES [-v]\n"
 			"       flowwork consumer [-v]\n");
 	return 2;
@@ -574,6 +609,8 @@ int main(int argc, char **argv)
 		return backpressure();
 	if (!strcmp(scenario, "starved"))
 		return starved();
+	if (!strcmp(scenario, "idle"))
+		return idle();
 	if (!strcmp(scenario, "unix-rr"))
 		return unix_rr();
 	if (!strcmp(scenario, "tcp"))
