@@ -735,6 +735,34 @@ START_TEST(test_starved)
 }
 END_TEST
 
+/*
+ * (b1) a reader asleep in read before one big write: the reads that drain
+ * its first bytes end before the write returns. Their wire time, from the
+ * write's start, is more than 0: min > 0, not only p50.
+ */
+START_TEST(test_wire_blocked_reader)
+{
+	char *cmd[] = { FLOWWORK_PATH, "bigwrite", "-v", NULL };
+	json_object *doc, *flows, *f;
+	struct output o;
+
+	doc = flows_run(cmd, NULL, NULL, &o);
+	flows = flows_of(doc);
+	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	assert_only_pid(f, "writers", role_pid(o.err, "producer"), "producer");
+	assert_only_pid(f, "readers", role_pid(o.err, "consumer"), "consumer");
+	assert_bytes(f, 262144, &o);
+	assert_extra(f, "writes", 1);
+	ck_assert_msg(jint(jmember(f, "wire_ns"), "min") > 0, "wire_ns.min = 0: %s",
+		      json_object_to_json_string(jmember(f, "wire_ns")));
+	assert_wire_positive(f);
+	assert_no_loss(doc);
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
 /* (b2) a pipe no byte goes through, its reader asleep until EOF: idle, not starved. */
 START_TEST(test_idle)
 {
@@ -994,6 +1022,7 @@ Suite *flowlive_suite(void)
 	tcase_add_test(tc, test_backpressure);
 	tcase_add_test(tc, test_stat_flows);
 	tcase_add_test(tc, test_starved);
+	tcase_add_test(tc, test_wire_blocked_reader);
 	tcase_add_test(tc, test_idle);
 	tcase_add_test(tc, test_unix_rr);
 	tcase_add_test(tc, test_tcp);

@@ -50,6 +50,15 @@
  *		  flow pipe:[A] C -> P: 6400 bytes, writes 64,
  *		  verdict consumer-starved
  *
+ * bigwrite	A pipe. P (role consumer) is asleep in read (4096-byte reads)
+ *		when C (role producer), SETTLE_MS + 50 ms in, writes 262144
+ *		bytes with one write (four times the default capacity; it
+ *		must not be split). The reads that drain the write's first
+ *		bytes end before the write returns (at most a pipe's worth is
+ *		left in it then).
+ *		  flow pipe:[A] C -> P: 262144 bytes, writes 1, every read's
+ *		  wire time > 0 (from the write's start)
+ *
  * idle		A pipe no byte goes through. C (role producer) holds the write
  *		end SETTLE_MS + 50 ms and closes it without writing; P (role
  *		consumer) reads once, asleep in the read until C closes, and
@@ -309,6 +318,35 @@ static int starved(void)
 	xclose(p[1]);
 	sleep_ms(SETTLE_MS);
 	read_exact(p[0], 6400, 4096);
+	sleep_ms(SETTLE_MS);
+	xclose(p[0]);
+	wait_child(c);
+	return 0;
+}
+
+static int bigwrite(void)
+{
+	static char buf[262144];
+	int p[2];
+	pid_t c;
+
+	make_pipe(p);
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		xclose(p[0]);
+		memset(buf, 'b', sizeof(buf));
+		sleep_ms(SETTLE_MS + 50);
+		if (write_all(p[1], buf, sizeof(buf)) != 1)
+			die("the 262144-byte write into a pipe was split");
+		sleep_ms(SETTLE_MS);
+		xclose(p[1]);
+		_exit(0);
+	}
+	role("consumer");
+	xclose(p[1]);
+	sleep_ms(SETTLE_MS);
+	read_exact(p[0], sizeof(buf), 4096);
 	sleep_ms(SETTLE_MS);
 	xclose(p[0]);
 	wait_child(c);
@@ -582,7 +620,7 @@ static int preconnected(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: flowwork backpressure|starved|idle|unix-rr|tcp|pipes|preconnected [-v]\n"
+	fprintf(stderr, "usage: flowwork backpressure|starved|bigwrite|idle|unix-rr|tcp|pipes|preconnected [-v]\n"
 			"       flowwork producer BYTES [-v]\n"
 			"       flowwork consumer [-v]\n");
 	return 2;
@@ -609,6 +647,8 @@ int main(int argc, char **argv)
 		return backpressure();
 	if (!strcmp(scenario, "starved"))
 		return starved();
+	if (!strcmp(scenario, "bigwrite"))
+		return bigwrite();
 	if (!strcmp(scenario, "idle"))
 		return idle();
 	if (!strcmp(scenario, "unix-rr"))
