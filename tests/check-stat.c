@@ -1264,8 +1264,10 @@ START_TEST(test_fds_without_io)
 END_TEST
 
 /*
- * A listening TCP socket: flowwork tcp's server listens on fd 3 and only
- * accept()s on it (not a read); its data goes through the accepted fd 4.
+ * A listening TCP socket and an epoll fd: flowwork tcp's server listens on
+ * fd 3 and only accept()s on it (not a read), waits for the connection on
+ * the epoll fd 4 (epoll_wait is not a read either); its data goes through
+ * the accepted fd 5.
  */
 START_TEST(test_listening_socket_without_io)
 {
@@ -1287,7 +1289,8 @@ START_TEST(test_listening_socket_without_io)
 	ck_assert_msg(is_inode_name(jstr(lis, "object"), "socket:"), "listening socket: %s",
 		      json_object_to_json_string(lis));
 	assert_no_io(lis);
-	acc = held_row(srv, 4, NULL, "tcp");
+	assert_no_io(held_row(srv, 4, "anon_inode:[eventpoll]", NULL));
+	acc = held_row(srv, 5, NULL, "tcp");
 	ck_assert_int_eq(side_io(acc, "read").ops, 10);
 	ck_assert_int_eq(side_io(acc, "write").ops, 10);
 	ck_assert_str_ne(jstr(lis, "object"), jstr(acc, "object"));

@@ -81,7 +81,10 @@
  *		C (role client), which connects (right after socket(), so the
  *		tracer sees the socket connected), then sends 10 x 1000 bytes,
  *		each with one write, waiting for a 1-byte ack after each; P
- *		accepts, reads each 1000 bytes and acks with a 1-byte write.
+ *		waits for the connection in epoll_wait (an epoll fd made after
+ *		the fork), accepts, reads each 1000 bytes and acks with a
+ *		1-byte write. P's fds: 3 listening (accept only), 4 the epoll
+ *		fd (no read or write), 5 the accepted socket.
  *		  flow socket:[C's] C -> P: 10000 bytes, kind tcp
  *		  flow socket:[P's accepted] P -> C: 10 bytes, kind tcp
  *
@@ -127,6 +130,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -515,7 +519,7 @@ static int tcp(void)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);
 	char msg[1000], ack = 'k';
-	int ls, s, one = 1;
+	int ls, s, ep, one = 1;
 	pid_t c;
 
 	memset(msg, 't', sizeof(msg));
@@ -546,6 +550,13 @@ static int tcp(void)
 		_exit(0);
 	}
 	role("server");
+	/* As a server does: wait in epoll for the connection, then accept it. */
+	ep = epoll_create1(0);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ls, &(struct epoll_event){ .events = EPOLLIN }) < 0)
+		die("epoll: %s", strerror(errno));
+	while (epoll_wait(ep, &(struct epoll_event){ 0 }, 1, -1) < 0)
+		if (errno != EINTR)
+			die("epoll_wait: %s", strerror(errno));
 	s = accept(ls, NULL, NULL);
 	if (s < 0)
 		die("accept: %s", strerror(errno));
@@ -558,6 +569,7 @@ static int tcp(void)
 	}
 	sleep_ms(SETTLE_MS);
 	xclose(s);
+	xclose(ep);
 	xclose(ls);
 	wait_child(c);
 	return 0;
