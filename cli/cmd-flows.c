@@ -169,14 +169,15 @@ const struct cli_command cli_cmd_flows = {
 		"usage: ipcperf flows [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
 		"Show how data moves between the targets through pipes, FIFOs, unix sockets and\n"
 		"loopback TCP: per channel and direction (a flow), who writes into it and who\n"
-		"reads it out, the bytes, MB/s over the capture, the wire time (from the end of a\n"
-		"write to the end of the read that took its bytes: p50, p99), the most bytes\n"
+		"reads it out, the bytes, MB/s over the capture, the wire time (from the start of\n"
+		"a write to the end of the read that took its bytes: p50, p99), the most bytes\n"
 		"queued in the channel against its capacity, the time writers and readers slept\n"
 		"inside their calls, and a verdict:\n"
 		"  backpressure      writers' blocked time W > 2 x readers' R, and W >= 1 ms\n"
 		"                    (the consumer is slow: writers wait on a full channel)\n"
 		"  consumer-starved  R > 2 x W, and R >= 1 ms (the producer is slow)\n"
-		"  balanced          otherwise\n\n"
+		"  balanced          otherwise\n"
+		"  idle              no byte went in or out (whatever W and R)\n\n"
 		"Options:\n",
 	.epilog =
 		"\n"

@@ -355,10 +355,11 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	for (size_t i = 0; i < fo->nr_flows; i++)
 		print_row(f, cell[i], width, any_unmatched);
 	free(cell);
-	fprintf(f, "\nbytes: read out of the channel; wire: end of a write to end of the read that "
-		   "took its bytes; blocked: asleep in the calls\n"
-		   "verdict: backpressure if writers blocked W > 2R and W >= 1 ms; consumer-starved if "
-		   "readers blocked R > 2W and R >= 1 ms; else balanced\n");
+	fprintf(f, "\nbytes: read out of the channel; wire: start of a write to end of the read "
+		   "that took its bytes; blocked: asleep in the calls\n"
+		   "verdict: idle if no byte went in or out; backpressure if writers blocked W > 2R "
+		   "and W >= 1 ms; consumer-starved if readers blocked R > 2W and R >= 1 ms; else "
+		   "balanced\n");
 	if (any_unmatched)
 		fprintf(f, "unmatched: bytes read that no traced write put in (written before the "
 			   "capture, or by a process not traced)\n");
@@ -404,6 +405,9 @@ static void dot_edge(FILE *f, const char *from, const char *to, const struct ipc
 		break;
 	case IPCPERF_VERDICT_CONSUMER_STARVED:
 		fprintf(f, ", color=\"blue\", fontcolor=\"blue\", style=\"dashed\", penwidth=1.5");
+		break;
+	case IPCPERF_VERDICT_IDLE:
+		fprintf(f, ", color=\"grey70\", fontcolor=\"grey50\", style=\"dotted\"");
 		break;
 	default:
 		fprintf(f, ", color=\"grey50\", fontcolor=\"grey30\"");

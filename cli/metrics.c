@@ -513,6 +513,12 @@ static void sb_comms(struct sbuf *b, const char *label, const struct comms *c, c
 	free(names);
 }
 
+/* A verdict's rank among merged flows (the largest wins): idle yields to any other. */
+static uint64_t verdict_rank(enum ipcperf_verdict v)
+{
+	return v == IPCPERF_VERDICT_IDLE ? 0 : (uint64_t)v + 1;
+}
+
 static int on_flow(void *ctx, const struct ipcperf_flow *f)
 {
 	struct walk *w = ctx;
@@ -532,7 +538,7 @@ static int on_flow(void *ctx, const struct ipcperf_flow *f)
 	v[W_CAP] = f->capacity >= 0 ? (uint64_t)f->capacity + 1 : 0;	/* 0: unknown */
 	v[W_WBLOCKED] = f->writer_blocked_ns;
 	v[W_RBLOCKED] = f->reader_blocked_ns;
-	v[W_VERDICT] = (uint64_t)f->verdict;
+	v[W_VERDICT] = verdict_rank(f->verdict);
 	return hist_values(f->wire_hist, &v[W_WIRE]);
 }
 
@@ -655,6 +661,7 @@ static void write_flows(const struct out *o, const struct agg *a)
 {
 	static const enum ipcperf_verdict verdicts[] = {
 		IPCPERF_VERDICT_BACKPRESSURE, IPCPERF_VERDICT_CONSUMER_STARVED, IPCPERF_VERDICT_BALANCED,
+		IPCPERF_VERDICT_IDLE,
 	};
 	char val[48], extra[64];
 	bool any_cap = false;
@@ -666,7 +673,7 @@ static void write_flows(const struct out *o, const struct agg *a)
 	counter_family(o, a, W_WRITTEN, "ipcperf_flow_written_bytes", "bytes",
 		       "Bytes written into a channel.", false);
 	histogram_family(o, a, W_WIRE, "ipcperf_flow_wire_seconds",
-			 "Time from a write's end to the end of a read that took its bytes, per "
+			 "Time from a write's start to the end of a read that took its bytes, per "
 			 "(write, read) match; a match within 1/64 of a bucket bound may be counted "
 			 "on the other side of it.");
 	meta(o, "ipcperf_flow_max_queued_bytes", "gauge", "bytes",
@@ -696,12 +703,12 @@ static void write_flows(const struct out *o, const struct agg *a)
 	meta(o, "ipcperf_flow_verdict", "gauge", NULL,
 	     "Who holds a channel back, so far: 1 for its verdict, 0 for the others "
 	     "(backpressure: writers wait on a full channel; consumer-starved: readers wait on an "
-	     "empty one; balanced).");
+	     "empty one; balanced; idle: no byte went through).");
 	for (size_t i = 0; i < a->n; i++)
 		for (size_t k = 0; k < sizeof(verdicts) / sizeof(verdicts[0]); k++) {
 			snprintf(extra, sizeof(extra), "verdict=\"%s\"", ipcperf_verdict_name(verdicts[k]));
 			sample(o, "ipcperf_flow_verdict", "", a->rows[i].key, extra,
-			       a->rows[i].v[W_VERDICT] == (uint64_t)verdicts[k] ? "1" : "0");
+			       a->rows[i].v[W_VERDICT] == verdict_rank(verdicts[k]) ? "1" : "0");
 		}
 }
 

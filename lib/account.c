@@ -44,6 +44,7 @@ struct proc {
 	uint64_t vol, invol, wakeups, migrations, syscalls, threads;
 	bool exited;
 	bool seen;		/* had an event of its own (not only created by fork) */
+	uint64_t seen_ns;	/* the time of the first */
 	struct scstat **sc;	/* sorted by (tid, nr) */
 	size_t nr_sc, cap_sc;
 };
@@ -79,6 +80,12 @@ struct ipcperf_stats {
 	struct ipp_callfds every;
 	/* ipcperf_stats__attach(): the session whose targets' fds are read at its start */
 	const struct ipcperf_session *scan_on_start;
+	/*
+	 * The command the session started, and its first exec: the fds it had
+	 * until then, closed by that exec, were the tracer's, not the command's.
+	 */
+	pid_t cmd_pid;
+	uint64_t cmd_exec_ns;
 };
 
 struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
@@ -193,6 +200,14 @@ static struct thread *get_thread(struct ipcperf_stats *st, pid_t tid, bool creat
 	st->nr_threads++;
 	memset(st->thread_cache, 0, sizeof(st->thread_cache));
 	return *c = &st->threads[lo];
+}
+
+/* @p had an event of its own at @ns. */
+static void see_proc(struct proc *p, uint64_t ns)
+{
+	if (!p->seen)
+		p->seen_ns = ns;
+	p->seen = true;
 }
 
 /* Note that thread @tid belongs to process @pid (counts threads per process). */
@@ -365,7 +380,7 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 		named.name = ipp_syscall_name_any(evp->nr);
 		ev = &named;
 	}
-	p->seen = true;
+	see_proc(p, ev->start_ns);
 	p->syscalls++;
 	see_thread(st, p, ev->tid);
 	sc = get_sc(p, st->per_thread ? ev->tid : 0, ev->nr, ev->name);
@@ -411,7 +426,7 @@ static struct proc *sched_proc(struct ipcperf_stats *st, pid_t pid, pid_t tid,
 	if (!p)
 		return NULL;
 	ipp_fdtab__clock(st->fdt, time);
-	p->seen = true;
+	see_proc(p, time);
 	if (!p->comm[0])
 		memcpy(p->comm, comm, sizeof(p->comm));
 	see_thread(st, p, tid);
@@ -484,7 +499,9 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 	case IPCPERF_TASK_EXEC: {
 		const char *base = ev->filename ? strrchr(ev->filename, '/') : NULL;
 
-		p->seen = true;
+		see_proc(p, ev->time_ns);
+		if (ev->pid == st->cmd_pid && !st->cmd_exec_ns)
+			st->cmd_exec_ns = ev->time_ns;
 		if (ev->filename)
 			snprintf(p->comm, sizeof(p->comm), "%s", base ? base + 1 : ev->filename);
 		break;
@@ -604,6 +621,7 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 		return err;
 	if (ipp_session_kernel_fdid(s))
 		ipp_fdtab__expect_kernel(st->fdt);
+	st->cmd_pid = ipcperf_session__child_pid(s) > 0 ? ipcperf_session__child_pid(s) : 0;
 	log = st->no_proc ? NULL : ipp_session_identlog(s, &replay);
 	ipp_fdtab__set_log(st->fdt, log, replay);
 	if (log && replay) {
@@ -691,69 +709,127 @@ static void io_of(const struct side *sd, struct ipcperf_io *io)
 	lat_of(&sd->hist, &io->lat_ns);
 }
 
+/*
+ * The counts of incarnation @inc: none yet (@zero, whose histograms are
+ * initialized) when it was only held, never read or written.
+ */
+static const struct inccount *counts_of(const struct ipcperf_stats *st, size_t inc,
+					const struct inccount *zero)
+{
+	return inc < st->nr_counts ? &st->counts[inc] : zero;
+}
+
+/*
+ * Not an fd @p held: one of the command's process that its first exec
+ * closed (the tracer's, before the command), or one that ended before the
+ * pid did anything of its own (the copy a thread's clone made, under the
+ * thread's id, of a table it shares; the fds of an earlier holder of the pid).
+ */
+static bool not_held(const struct ipcperf_stats *st, const struct proc *p,
+		     const struct ipp_inc *in)
+{
+	if (in->open)
+		return false;
+	return (st->cmd_exec_ns && in->pid == st->cmd_pid && in->end_ns <= st->cmd_exec_ns) ||
+	       in->end_ns < p->seen_ns;
+}
+
+/* Whether incarnation @inc made any read or write call. */
+static bool has_io(const struct ipcperf_stats *st, size_t inc)
+{
+	return inc < st->nr_counts && (st->counts[inc].rd.ops || st->counts[inc].wr.ops);
+}
+
+/*
+ * The incarnations to report, sorted into rows: every fd a process we saw
+ * held during the capture, with I/O or without (a thread's copy of its
+ * parent's table at clone is never used: its pid is never seen).
+ */
+static size_t held_rows(struct ipcperf_stats *st, struct rowref *v, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ipp_inc *in = ipp_fdtab__inc(st->fdt, i);
+		const struct proc *p = get_proc(st, in->pid, false);
+
+		if (!p || !p->seen || (not_held(st, p, in) && !has_io(st, i)))
+			continue;
+		v[k].inc = i;
+		v[k].in = in;
+		v[k++].id = ipp_fdtab__reported(st->fdt, i);
+	}
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_rowref);
+	return k;
+}
+
+/* Hand @cb the row of @v[@i] and the incarnations after it that are the same row. */
+static int emit_row(const struct ipcperf_stats *st, const struct rowref *v, size_t n, size_t *i,
+		    struct side *rd, struct side *wr, const struct inccount *zero,
+		    int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
+{
+	const struct inccount *c = counts_of(st, v[*i].inc, zero);
+	const struct ipp_ident *id = v[*i].id;
+	struct ipcperf_fd_row row = {
+		.pid = v[*i].in->pid, .fd = v[*i].in->fd, .object = id->object,
+		.kind = id->kind, .detail = id->detail, .ino = id->ino,
+		.peer_ino = id->peer_ino, .first_ns = c->first_ns, .last_ns = c->last_ns,
+	};
+	size_t j;
+
+	*rd = c->rd;
+	*wr = c->wr;
+	for (j = *i + 1; j < n && same_row(&v[*i], &v[j]); j++) {
+		const struct inccount *o = counts_of(st, v[j].inc, zero);
+
+		add_side(rd, &o->rd);
+		add_side(wr, &o->wr);
+		if (o->first_ns && (!row.first_ns || o->first_ns < row.first_ns))
+			row.first_ns = o->first_ns;
+		if (o->last_ns > row.last_ns)
+			row.last_ns = o->last_ns;
+	}
+	*i = j;
+	io_of(rd, &row.read);
+	io_of(wr, &row.write);
+	row.read_hist = ipp_as_hist(&rd->hist);
+	row.write_hist = ipp_as_hist(&wr->hist);
+	return cb(ctx, &row);
+}
+
 int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 			       int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
 {
 	size_t n;
 	struct rowref *v;
 	struct side *rd, *wr;
+	struct inccount *zero;
 	int ret = 0;
 
 	if (!st || !cb)
 		return -EINVAL;
-	/* Only incarnations with counts: an fd that only came and went is not a row. */
-	n = st->nr_counts;
+	n = ipp_fdtab__count(st->fdt);
 	if (!n)
 		return 0;
 	v = malloc(n * sizeof(*v));
 	rd = malloc(sizeof(*rd));
 	wr = malloc(sizeof(*wr));
-	if (!v || !rd || !wr) {
-		free(v);
-		free(rd);
-		free(wr);
-		return -ENOMEM;
+	zero = calloc(1, sizeof(*zero));
+	if (!v || !rd || !wr || !zero) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		v[i].inc = i;
-		v[i].in = ipp_fdtab__inc(st->fdt, i);
-		v[i].id = ipp_fdtab__reported(st->fdt, i);
-	}
-	qsort(v, n, sizeof(*v), cmp_rowref);
-	for (size_t i = 0; i < n && !ret;) {
-		const struct inccount *c = &st->counts[v[i].inc];
-		const struct ipp_ident *id = v[i].id;
-		struct ipcperf_fd_row row = {
-			.pid = v[i].in->pid, .fd = v[i].in->fd, .object = id->object,
-			.kind = id->kind, .detail = id->detail, .ino = id->ino,
-			.peer_ino = id->peer_ino, .first_ns = c->first_ns, .last_ns = c->last_ns,
-		};
-		size_t j;
-
-		*rd = c->rd;
-		*wr = c->wr;
-		for (j = i + 1; j < n && same_row(&v[i], &v[j]); j++) {
-			const struct inccount *o = &st->counts[v[j].inc];
-
-			add_side(rd, &o->rd);
-			add_side(wr, &o->wr);
-			if (o->first_ns && (!row.first_ns || o->first_ns < row.first_ns))
-				row.first_ns = o->first_ns;
-			if (o->last_ns > row.last_ns)
-				row.last_ns = o->last_ns;
-		}
-		if (rd->ops || wr->ops) {
-			io_of(rd, &row.read);
-			io_of(wr, &row.write);
-			row.read_hist = ipp_as_hist(&rd->hist);
-			row.write_hist = ipp_as_hist(&wr->hist);
-			ret = cb(ctx, &row);
-		}
-		i = j;
-	}
+	ipp_hist_init(&zero->rd.hist);
+	ipp_hist_init(&zero->wr.hist);
+	n = held_rows(st, v, n);
+	for (size_t i = 0; i < n && !ret;)
+		ret = emit_row(st, v, n, &i, rd, wr, zero, cb, ctx);
+out:
 	free(v);
 	free(rd);
 	free(wr);
+	free(zero);
 	return ret;
 }
 

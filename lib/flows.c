@@ -82,6 +82,7 @@ const char *ipcperf_verdict_name(enum ipcperf_verdict v)
 	switch (v) {
 	case IPCPERF_VERDICT_BACKPRESSURE: return "backpressure";
 	case IPCPERF_VERDICT_CONSUMER_STARVED: return "consumer-starved";
+	case IPCPERF_VERDICT_IDLE: return "idle";
 	default: return "balanced";
 	}
 }
@@ -233,8 +234,13 @@ static void set_queued(struct flow *f, uint64_t queued, uint64_t when)
 static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 		  const struct seg *r, uint64_t bytes)
 {
-	/* Bytes can leave before the write that put them in returns: no negative waits. */
-	uint64_t wire = r->end > w->end ? r->end - w->end : 0;
+	/*
+	 * From the write's start (its bytes begin to go in) to the read's end
+	 * (they are out): bytes can leave before the write that put them in
+	 * returns (a reader blocked in read), never before it started. At least
+	 * 1 ns: bytes that crossed took time.
+	 */
+	uint64_t wire = r->end > w->start ? r->end - w->start : 1;
 
 	ipp_hist_add(&f->wire, wire);
 	f->matches++;
@@ -413,6 +419,9 @@ int ipcperf_flows__attach(struct ipcperf_flows *fl, struct ipcperf_session *s)
 
 static enum ipcperf_verdict verdict_of(const struct flow *f)
 {
+	/* No byte went in or came out: nobody held anybody back. */
+	if (!f->bytes_w && !f->bytes_r)
+		return IPCPERF_VERDICT_IDLE;
 	if (f->wblocked >= BLOCKED_MIN_NS && f->wblocked > 2 * f->rblocked)
 		return IPCPERF_VERDICT_BACKPRESSURE;
 	if (f->rblocked >= BLOCKED_MIN_NS && f->rblocked > 2 * f->wblocked)

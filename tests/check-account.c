@@ -350,6 +350,17 @@ static const struct ipcperf_fd_row *row_of(const struct fd_rows *rs, pid_t pid, 
 	return found;
 }
 
+/* A row of an fd held without I/O: zero calls on both sides, no times. */
+static void ck_no_io(const struct ipcperf_fd_row *r)
+{
+	ck_assert_uint_eq(r->read.ops, 0);
+	ck_assert_uint_eq(r->write.ops, 0);
+	ck_assert_uint_eq(r->read.bytes + r->write.bytes, 0);
+	ck_assert_uint_eq(r->read.errors + r->write.errors, 0);
+	ck_assert_uint_eq(r->first_ns, 0);
+	ck_assert_uint_eq(r->last_ns, 0);
+}
+
 static size_t count_rows(const struct fd_rows *rs, pid_t pid, int fd)
 {
 	size_t n = 0;
@@ -1063,12 +1074,13 @@ START_TEST(test_known_incarnations_merged)
 	first = do_write(100, 4, 10, 10, 100);
 	do_read(100, 4, 10, 3, 50);
 	do_close(100, 4, 0);
-	do_openat(100, 4);			/* an incarnation without I/O: no row */
+	do_openat(100, 4);			/* held without I/O: a row of its own */
 	set_obj(100, 4, "socket:[900]", IPCPERF_FD_UNIX);
 	last = do_write(100, 4, 20, 20, 300);
 
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 1);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_no_io(row_of(rs, 100, 4, "unknown"));
 	r = row_of(rs, 100, 4, "socket:[900]");
 	ck_assert_int_eq(r->kind, IPCPERF_FD_UNIX);
 	ck_assert_uint_eq(r->ino, 900);
@@ -1104,7 +1116,11 @@ START_TEST(test_dup_family_copies_identity)
 	do_write(100, 41, 6, 6, 100);
 
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 6);
+	ck_assert_uint_eq(rs->n, 7);
+	/* the listening socket accept4 was called on: held, no read or write */
+	r = row_of(rs, 100, 40, "socket:[1]");
+	ck_assert_int_eq(r->kind, IPCPERF_FD_TCP);
+	ck_no_io(r);
 	ck_assert_uint_eq(row_of(rs, 100, 3, "pipe:[77]")->write.bytes, 1);
 	ck_assert_uint_eq(row_of(rs, 100, 4, "pipe:[77]")->write.bytes, 2);
 	ck_assert_uint_eq(row_of(rs, 100, 20, "pipe:[77]")->write.bytes, 3);
@@ -1154,7 +1170,12 @@ START_TEST(test_rows_ordered_by_pid_then_fd)
 }
 END_TEST
 
-START_TEST(test_no_row_without_io)
+/*
+ * fds held without I/O are rows with zero calls (ipcperf-stat(1): "Descriptors
+ * without I/O are included"): 5 opened, 6 and 7 copies of it, 8 named. pid
+ * 200 never did anything of its own: no rows.
+ */
+START_TEST(test_rows_without_io)
 {
 	struct fd_rows *rs;
 	struct sc_rows *sr;
@@ -1169,7 +1190,17 @@ START_TEST(test_no_row_without_io)
 	set_obj(200, 8, "pipe:[1]", IPCPERF_FD_PIPE);
 
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 0);
+	ck_assert_uint_eq(rs->n, 4);
+	for (size_t i = 0; i < rs->n; i++) {
+		ck_assert_int_eq(rs->v[i].r.pid, 100);
+		ck_assert_int_eq(rs->v[i].r.fd, 5 + (int)i);
+		ck_no_io(&rs->v[i].r);
+	}
+	ck_assert_str_eq(rs->v[0].r.object, "unknown");
+	ck_assert_str_eq(rs->v[1].r.object, "unknown");
+	ck_assert_str_eq(rs->v[2].r.object, "unknown");
+	ck_assert_str_eq(rs->v[3].r.object, "pipe:[1]");
+	ck_assert_int_eq(rs->v[3].r.kind, IPCPERF_FD_PIPE);
 	free_fds(rs);
 	/* the calls themselves are still counted */
 	sr = syscalls_of(st);
@@ -1288,7 +1319,10 @@ START_TEST(test_fork_copies_fds)
 	do_write(100, 10, 14, 14, 100);
 
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 4);
+	ck_assert_uint_eq(rs->n, 6);
+	/* the parent held 3 (closed) and 5 (named after the fork) without I/O */
+	ck_no_io(row_of(rs, 100, 3, "pipe:[77]"));
+	ck_no_io(row_of(rs, 100, 5, "pipe:[88]"));
 	r = row_of(rs, 100, 10, "pipe:[77]");
 	ck_assert_uint_eq(r->write.bytes, 14);
 	r = row_of(rs, 200, 3, "pipe:[77]");
@@ -1301,12 +1335,16 @@ START_TEST(test_fork_copies_fds)
 	ck_io(r->write, 1, 11, 0, 100);
 	r = row_of(rs, 200, 5, "unknown");
 	ck_assert_uint_eq(r->write.bytes, 13);
-	/* order: pid 100 first */
+	/* order: pid 100 first (3, 5, 10), then 200 */
 	ck_assert_int_eq(rs->v[0].r.pid, 100);
-	ck_assert_int_eq(rs->v[1].r.pid, 200);
-	ck_assert_int_eq(rs->v[1].r.fd, 3);
-	ck_assert_int_eq(rs->v[2].r.fd, 5);
-	ck_assert_int_eq(rs->v[3].r.fd, 10);
+	ck_assert_int_eq(rs->v[0].r.fd, 3);
+	ck_assert_int_eq(rs->v[1].r.fd, 5);
+	ck_assert_int_eq(rs->v[2].r.pid, 100);
+	ck_assert_int_eq(rs->v[2].r.fd, 10);
+	ck_assert_int_eq(rs->v[3].r.pid, 200);
+	ck_assert_int_eq(rs->v[3].r.fd, 3);
+	ck_assert_int_eq(rs->v[4].r.fd, 5);
+	ck_assert_int_eq(rs->v[5].r.fd, 10);
 	free_fds(rs);
 
 	pr = procs_of(st);
@@ -1368,7 +1406,9 @@ START_TEST(test_exec_ends_incarnations)
 	do_write(200, 3, 4, 4, 100);	/* another process: untouched */
 
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 4);
+	ck_assert_uint_eq(rs->n, 5);
+	/* 4 was held until the exec without I/O */
+	ck_no_io(row_of(rs, 100, 4, "socket:[5]"));
 	ck_assert_uint_eq(count_rows(rs, 100, 3), 2);
 	ck_assert_uint_eq(row_of(rs, 100, 3, "pipe:[77]")->write.bytes, 1);
 	ck_assert_uint_eq(row_of(rs, 100, 3, "unknown")->write.bytes, 2);
@@ -1423,7 +1463,10 @@ START_TEST(test_fork_reused_pid_of_exited_process)
 	/* the second child's 2 bytes must not land in the first child's pipe */
 	ck_assert_uint_eq(row_of(rs, 200, 3, "pipe:[77]")->write.bytes, 1);
 	ck_assert_uint_eq(row_of(rs, 200, 3, "pipe:[88]")->write.bytes, 2);
-	ck_assert_uint_eq(rs->n, 2);
+	/* the parent held both pipes on 3 without I/O */
+	ck_no_io(row_of(rs, 100, 3, "pipe:[77]"));
+	ck_no_io(row_of(rs, 100, 3, "pipe:[88]"));
+	ck_assert_uint_eq(rs->n, 4);
 	free_fds(rs);
 }
 END_TEST
@@ -1446,7 +1489,13 @@ START_TEST(test_fork_reused_tid_of_exited_thread)
 	rs = fds_of(st);
 	ck_assert_uint_eq(row_of(rs, 100, 3, "pipe:[77]")->write.bytes, 1);
 	ck_assert_uint_eq(row_of(rs, 201, 3, "pipe:[88]")->write.bytes, 2);
-	ck_assert_uint_eq(rs->n, 2);
+	/*
+	 * The parent held pipe:[88] on 3 without I/O; the copy the thread's
+	 * clone made under 201 was never 201's as a process: no row.
+	 */
+	ck_no_io(row_of(rs, 100, 3, "pipe:[88]"));
+	ck_assert_uint_eq(count_rows(rs, 201, 3), 1);
+	ck_assert_uint_eq(rs->n, 3);
 	free_fds(rs);
 }
 END_TEST
@@ -1480,7 +1529,12 @@ START_TEST(test_exec_keeps_fds_without_cloexec)
 	do_write(100, 20, 8, 8, 100);
 
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 7);
+	ck_assert_uint_eq(rs->n, 11);
+	/* held until the exec closed them, without I/O */
+	ck_no_io(row_of(rs, 100, 3, "pipe:[77]"));
+	ck_no_io(row_of(rs, 100, 4, "pipe:[77]"));
+	ck_no_io(row_of(rs, 100, 5, "pipe:[77]"));
+	ck_no_io(row_of(rs, 100, 20, "pipe:[77]"));
 	/* the same incarnation before and after exec: one row */
 	ck_io(row_of(rs, 100, 1, "pipe:[77]")->write, 2, 3, 0, 200);
 	ck_assert_uint_eq(row_of(rs, 100, 3, "unknown")->write.bytes, 3);
@@ -1512,7 +1566,13 @@ START_TEST(test_fork_dup2_exec_redirect)
 	do_write(200, 4, 8, 8, 100);
 
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 3);
+	ck_assert_uint_eq(rs->n, 8);
+	/* held without I/O: the parent's 3, 4, 5; the child's 3 (closed) and 4 (until exec) */
+	ck_no_io(row_of(rs, 100, 3, "pipe:[77]"));
+	ck_no_io(row_of(rs, 100, 4, "pipe:[77]"));
+	ck_no_io(row_of(rs, 100, 5, "pipe:[77]"));
+	ck_no_io(row_of(rs, 200, 3, "pipe:[77]"));
+	ck_no_io(row_of(rs, 200, 4, "pipe:[77]"));
 	ck_assert_uint_eq(row_of(rs, 200, 1, "pipe:[77]")->write.bytes, 6);
 	ck_assert_uint_eq(row_of(rs, 200, 1, "pipe:[77]")->ino, 77);
 	ck_assert_uint_eq(row_of(rs, 200, 5, "pipe:[77]")->write.bytes, 7);
@@ -1857,8 +1917,11 @@ START_TEST(test_reset_zeroes_counts_keeps_identity)
 
 	ipcperf_stats__reset(st);
 
+	/* still held, with no calls since the reset */
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 0);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_no_io(row_of(rs, 100, 3, "pipe:[77]"));
+	ck_no_io(row_of(rs, 100, 10, "pipe:[77]"));
 	free_fds(rs);
 	sr = syscalls_of(st);
 	ck_assert_uint_eq(sr->n, 0);
@@ -1877,7 +1940,8 @@ START_TEST(test_reset_zeroes_counts_keeps_identity)
 	/* identities survive the reset */
 	do_write(100, 10, 7, 7, 300);
 	rs = fds_of(st);
-	ck_assert_uint_eq(rs->n, 1);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_no_io(row_of(rs, 100, 3, "pipe:[77]"));
 	r = row_of(rs, 100, 10, "pipe:[77]");
 	ck_assert_int_eq(r->kind, IPCPERF_FD_PIPE);
 	ck_assert_uint_eq(r->ino, 77);
@@ -2332,7 +2396,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_known_incarnations_merged);
 	tcase_add_test(tc, test_dup_family_copies_identity);
 	tcase_add_test(tc, test_rows_ordered_by_pid_then_fd);
-	tcase_add_test(tc, test_no_row_without_io);
+	tcase_add_test(tc, test_rows_without_io);
 	tcase_add_test(tc, test_close_ebadf_keeps_eintr_ends);
 	tcase_add_test(tc, test_set_fd_identity);
 	tcase_add_test(tc, test_on_call);

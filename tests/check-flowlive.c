@@ -419,7 +419,9 @@ static void assert_bytes(json_object *f, int64_t want, const struct output *o)
 static void assert_verdict(json_object *f, const char *want)
 {
 	int64_t w = jint(f, "writer_blocked_ns"), r = jint(f, "reader_blocked_ns");
-	const char *rule = w > 2 * r && w >= 1000000 ? "backpressure"
+	bool none = !jint(f, "bytes") && !jint(f, "bytes_written");
+	const char *rule = none ? "idle"
+			   : w > 2 * r && w >= 1000000 ? "backpressure"
 			   : r > 2 * w && r >= 1000000 ? "consumer-starved" : "balanced";
 
 	ck_assert_msg(!strcmp(jstr(f, "verdict"), rule),
@@ -719,6 +721,69 @@ START_TEST(test_starved)
 	ck_assert_int_eq(jint(f, "capacity"), pipe_capacity(o.err));
 	ck_assert_int_le(jint(f, "max_queued"), 6400);
 	assert_verdict(f, "consumer-starved");
+	/*
+	 * The reader is asleep in read before each write: its read ends before
+	 * the write returns, and the wire time, from the write's start, is
+	 * still more than 0 for every match.
+	 */
+	ck_assert_msg(jint(jmember(f, "wire_ns"), "min") > 0, "wire_ns.min = 0: %s",
+		      json_object_to_json_string(jmember(f, "wire_ns")));
+	assert_wire_positive(f);
+	assert_no_loss(doc);
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
+/*
+ * (b1) a reader asleep in read before one big write: the reads that drain
+ * its first bytes end before the write returns. Their wire time, from the
+ * write's start, is more than 0: min > 0, not only p50.
+ */
+START_TEST(test_wire_blocked_reader)
+{
+	char *cmd[] = { FLOWWORK_PATH, "bigwrite", "-v", NULL };
+	json_object *doc, *flows, *f;
+	struct output o;
+
+	doc = flows_run(cmd, NULL, NULL, &o);
+	flows = flows_of(doc);
+	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	assert_only_pid(f, "writers", role_pid(o.err, "producer"), "producer");
+	assert_only_pid(f, "readers", role_pid(o.err, "consumer"), "consumer");
+	assert_bytes(f, 262144, &o);
+	assert_extra(f, "writes", 1);
+	ck_assert_msg(jint(jmember(f, "wire_ns"), "min") > 0, "wire_ns.min = 0: %s",
+		      json_object_to_json_string(jmember(f, "wire_ns")));
+	assert_wire_positive(f);
+	assert_no_loss(doc);
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
+/* (b2) a pipe no byte goes through, its reader asleep until EOF: idle, not starved. */
+START_TEST(test_idle)
+{
+	char *cmd[] = { FLOWWORK_PATH, "idle", "-v", NULL };
+	json_object *doc, *flows, *f;
+	struct output o;
+	pid_t cons;
+
+	doc = flows_run(cmd, NULL, NULL, &o);
+	flows = flows_of(doc);
+	cons = role_pid(o.err, "consumer");
+	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	ck_assert_int_eq(json_object_array_length(jmember(f, "writers")), 0);
+	assert_only_pid(f, "readers", cons, "consumer");
+	assert_bytes(f, 0, &o);
+	assert_extra(f, "writes", 0);
+	assert_extra(f, "reads", 0);
+	assert_extra(f, "matches", 0);
+	ck_assert_int_ge(jint(f, "reader_blocked_ns"), 50 * 1000000);
+	assert_verdict(f, "idle");
 	assert_no_loss(doc);
 	json_object_put(doc);
 	output_free(&o);
@@ -957,6 +1022,8 @@ Suite *flowlive_suite(void)
 	tcase_add_test(tc, test_backpressure);
 	tcase_add_test(tc, test_stat_flows);
 	tcase_add_test(tc, test_starved);
+	tcase_add_test(tc, test_wire_blocked_reader);
+	tcase_add_test(tc, test_idle);
 	tcase_add_test(tc, test_unix_rr);
 	tcase_add_test(tc, test_tcp);
 	tcase_add_test(tc, test_low_fds);

@@ -12,9 +12,11 @@
  *
  * Every expected number below is worked out by hand from the events: bytes by
  * byte offset (the k-th byte written is the k-th byte read, doc/accuracy.md rule 6),
- * datagrams message by message, wire time = read end - write end (0 when the
- * read finished first), occupancy = written - read, and the verdict rule of
- * ipcperf_flows__new(): backpressure when W > 2R and W >= 1 ms,
+ * datagrams message by message, wire time = read end - write start (never 0:
+ * a read can end before its write returns, never before it started; at
+ * least 1 ns), occupancy = written - read, and the verdict rule of
+ * ipcperf_flows__new(): idle when no byte went in or out, else
+ * backpressure when W > 2R and W >= 1 ms,
  * consumer-starved when R > 2W and R >= 1 ms, balanced otherwise.
  */
 #ifndef _GNU_SOURCE
@@ -346,11 +348,11 @@ START_TEST(test_partial_reads)
 	ck_assert_uint_eq(r->f.bytes_read, 100);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
-	/* wire = read end - write end: 1300 - 1100 and 1500 - 1100 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 200);
-	ck_assert_uint_eq(r->f.wire_ns.max, 400);
-	ck_assert_near(r->f.wire_ns.p50, 200);
-	ck_assert_near(r->f.wire_ns.p99, 400);
+	/* wire = read end - write start: 1300 - 1000 and 1500 - 1000 */
+	ck_assert_uint_eq(r->f.wire_ns.min, 300);
+	ck_assert_uint_eq(r->f.wire_ns.max, 500);
+	ck_assert_near(r->f.wire_ns.p50, 300);
+	ck_assert_near(r->f.wire_ns.p99, 500);
 	ck_assert_int_eq(r->f.capacity, 65536);
 	ck_assert(!r->f.capacity_default);
 	ck_assert_uint_eq(r->f.max_queued, 100);
@@ -391,11 +393,11 @@ START_TEST(test_read_drains_several_writes)
 	ck_assert_uint_eq(r->f.matches, 3);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.max_queued, 60);
-	/* wire: 5100 - 3030, 5100 - 2020, 5100 - 1010 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 2070);
-	ck_assert_uint_eq(r->f.wire_ns.max, 4090);
-	ck_assert_near(r->f.wire_ns.p50, 3080);
-	ck_assert_near(r->f.wire_ns.p99, 4090);
+	/* wire: 5100 - 3000, 5100 - 2000, 5100 - 1000 */
+	ck_assert_uint_eq(r->f.wire_ns.min, 2100);
+	ck_assert_uint_eq(r->f.wire_ns.max, 4100);
+	ck_assert_near(r->f.wire_ns.p50, 3100);
+	ck_assert_near(r->f.wire_ns.p99, 4100);
 }
 END_TEST
 
@@ -488,10 +490,10 @@ START_TEST(test_write_drained_by_several_reads)
 	/* no capacity given: unknown, and no time "full" can be told */
 	ck_assert_int_eq(r->f.capacity, -1);
 	ck_assert_uint_eq(r->f.full_ns, 0);
-	/* wires: 1000 2000 3000 2050 1050 2050 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 1000);
-	ck_assert_uint_eq(r->f.wire_ns.max, 3000);
-	ck_assert_near(r->f.wire_ns.p50, 2000);
+	/* wires (read end - write start): 1100 2100 3100 2100 1100 2100 */
+	ck_assert_uint_eq(r->f.wire_ns.min, 1100);
+	ck_assert_uint_eq(r->f.wire_ns.max, 3100);
+	ck_assert_near(r->f.wire_ns.p50, 2100);
 }
 END_TEST
 
@@ -574,7 +576,7 @@ END_TEST
  * A write of 100 into a full pipe returns only after the reader took the
  * bytes: the read [2000, 3000] is delivered before the write [1000, 5000].
  * It is matched (the write was under way when the read finished), with wire
- * time 0, and nothing is unmatched.
+ * time 3000 - 1000 (from the write's start: not 0), and nothing is unmatched.
  */
 START_TEST(test_read_finishing_before_its_write)
 {
@@ -593,8 +595,8 @@ START_TEST(test_read_finishing_before_its_write)
 	ck_assert_uint_eq(r->f.bytes_read, 100);
 	ck_assert_uint_eq(r->f.matches, 1);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
-	ck_assert_uint_eq(r->f.wire_ns.min, 0);
-	ck_assert_uint_eq(r->f.wire_ns.max, 0);
+	ck_assert_uint_eq(r->f.wire_ns.min, 2000);
+	ck_assert_uint_eq(r->f.wire_ns.max, 2000);
 	ASSERT_WRITERS(r, 10);
 	ASSERT_READERS(r, 20);
 }
@@ -602,8 +604,9 @@ END_TEST
 
 /*
  * A write of 200 [1000, 5000]; one read of 100 ends before it [2000, 3000],
- * another after it [5500, 6000]: the first is matched with wire 0, the rest
- * of the write stays queued and feeds the second (wire 1000).
+ * another after it [5500, 6000]: the first is matched with wire 2000 (from
+ * the write's start), the rest of the write stays queued and feeds the second
+ * (wire 5000).
  */
 START_TEST(test_read_before_write_partial)
 {
@@ -621,9 +624,37 @@ START_TEST(test_read_before_write_partial)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
-	ck_assert_uint_eq(r->f.wire_ns.min, 0);
-	ck_assert_uint_eq(r->f.wire_ns.max, 1000);
+	ck_assert_uint_eq(r->f.wire_ns.min, 2000);
+	ck_assert_uint_eq(r->f.wire_ns.max, 5000);
 	ck_assert_uint_eq(r->f.max_queued, 100);
+}
+END_TEST
+
+/*
+ * A reader asleep in read before the write comes (gzip | wc): the read
+ * [1000, 2050] ends before the write [2000, 2100] returns. Its wire time is
+ * from the write's start, 50, not 0; a read ending just as the write started
+ * still took 1 ns.
+ */
+START_TEST(test_wire_reader_blocked_before_write)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 49, 65536);
+	name_pipe(20, 3, 49, 65536);
+	rd_blocked(20, 3, 100, 1000, 2050, 1000);
+	wr(10, 4, 100, 2000, 2100);
+	rd_blocked(20, 3, 100, 2500, 4000, 1400);
+	wr(10, 4, 100, 4000, 4200);
+	ck_assert_uint_eq(nr_matches, 2);
+	assert_match(0, 10, 2000, 2100, 20, 1000, 2050, 100, 0);
+	assert_match(1, 10, 4000, 4200, 20, 2500, 4000, 100, 0);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.matches, 2);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(r->f.wire_ns.min, 1);
+	ck_assert_uint_eq(r->f.wire_ns.max, 50);
+	ck_assert_uint_gt(r->f.wire_ns.p50, 0);
 }
 END_TEST
 
@@ -673,7 +704,7 @@ START_TEST(test_read_before_write_started_is_unmatched)
 	ck_assert_uint_eq(r->f.bytes_written, 70);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 50);
 	ck_assert_uint_eq(r->f.matches, 1);
-	ck_assert_uint_eq(r->f.wire_ns.min, 1000);
+	ck_assert_uint_eq(r->f.wire_ns.min, 1100);
 	ck_assert_uint_eq(r->f.max_queued, 70);
 }
 END_TEST
@@ -827,8 +858,8 @@ START_TEST(test_socketpair_request_response)
 	ck_assert_uint_eq(ab->f.bytes_read, 128);
 	ck_assert_uint_eq(ab->f.bytes_written, 128);
 	ck_assert_uint_eq(ab->f.matches, 2);
-	ck_assert_uint_eq(ab->f.wire_ns.min, 200);
-	ck_assert_uint_eq(ab->f.wire_ns.max, 200);
+	ck_assert_uint_eq(ab->f.wire_ns.min, 300);
+	ck_assert_uint_eq(ab->f.wire_ns.max, 300);
 	ck_assert_uint_eq(ab->f.max_queued, 64);
 
 	ck_assert_str_eq(ba->object, "socket:[1002]");
@@ -839,8 +870,8 @@ START_TEST(test_socketpair_request_response)
 	ASSERT_READERS(ba, 10);
 	ck_assert_uint_eq(ba->f.bytes_read, 512);
 	ck_assert_uint_eq(ba->f.matches, 2);
-	ck_assert_uint_eq(ba->f.wire_ns.min, 300);
-	ck_assert_uint_eq(ba->f.wire_ns.max, 300);
+	ck_assert_uint_eq(ba->f.wire_ns.min, 400);
+	ck_assert_uint_eq(ba->f.wire_ns.max, 400);
 	ck_assert_uint_eq(ba->f.max_queued, 256);
 }
 END_TEST
@@ -915,8 +946,8 @@ START_TEST(test_datagram_one_message_per_read)
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
 	ck_assert_uint_eq(r->f.max_queued, 140);
-	ck_assert_uint_eq(r->f.wire_ns.min, 1000);
-	ck_assert_uint_eq(r->f.wire_ns.max, 1800);
+	ck_assert_uint_eq(r->f.wire_ns.min, 1100);
+	ck_assert_uint_eq(r->f.wire_ns.max, 1900);
 }
 END_TEST
 
@@ -990,8 +1021,8 @@ START_TEST(test_seqpacket_messages)
 	ck_assert_uint_eq(r->f.bytes_read, 384);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.max_queued, 256);
-	ck_assert_uint_eq(r->f.wire_ns.min, 0);
-	ck_assert_uint_eq(r->f.wire_ns.max, 1800);
+	ck_assert_uint_eq(r->f.wire_ns.min, 600);
+	ck_assert_uint_eq(r->f.wire_ns.max, 1900);
 }
 END_TEST
 
@@ -1111,6 +1142,39 @@ END_TEST
 START_TEST(test_verdict_edge_twice_readers)
 {
 	ck_assert_int_eq(verdict_for(2 * MS, 4 * MS + 1), IPCPERF_VERDICT_CONSUMER_STARVED);
+}
+END_TEST
+
+/*
+ * No byte went through: a reader asleep 10 ms until EOF, a writer whose
+ * write failed. Nobody was held back by anybody: idle, not consumer-starved.
+ */
+START_TEST(test_verdict_idle)
+{
+	const struct flow_rec *r;
+
+	name_pipe(20, 3, 72, 65536);
+	rd_blocked(20, 3, 0, 1000, 1000 + 10 * MS, 10 * MS);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.bytes_read, 0);
+	ck_assert_uint_eq(r->f.bytes_written, 0);
+	ck_assert_uint_eq(r->f.nr_writers, 0);
+	ck_assert_uint_eq(r->f.reader_blocked_ns, 10 * MS);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_IDLE);
+	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_IDLE), "idle");
+}
+END_TEST
+
+/* A write that failed after sleeping 10 ms moved nothing either: idle. */
+START_TEST(test_verdict_idle_failed_write)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 73, 65536);
+	wr_blocked(10, 4, -EPIPE, 1000, 1000 + 10 * MS, 10 * MS);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.writer_blocked_ns, 10 * MS);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_IDLE);
 }
 END_TEST
 
@@ -1423,6 +1487,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_threads_listed_by_process);
 	tcase_add_test(tc, test_read_finishing_before_its_write);
 	tcase_add_test(tc, test_read_before_write_partial);
+	tcase_add_test(tc, test_wire_reader_blocked_before_write);
 	tcase_add_test(tc, test_read_of_data_written_before_capture);
 	tcase_add_test(tc, test_read_before_write_started_is_unmatched);
 	tcase_add_test(tc, test_errors_and_eof_move_nothing);
@@ -1452,6 +1517,8 @@ Suite *flows_suite(void)
 	tc = tcase_create("verdict");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_verdict_backpressure);
+	tcase_add_test(tc, test_verdict_idle);
+	tcase_add_test(tc, test_verdict_idle_failed_write);
 	tcase_add_test(tc, test_verdict_consumer_starved);
 	tcase_add_test(tc, test_verdict_balanced_both);
 	tcase_add_test(tc, test_verdict_balanced_under_1ms);

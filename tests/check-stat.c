@@ -1190,6 +1190,140 @@ END_TEST
 /* Targets, exit statuses, signals                                     */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* Descriptors held without I/O (ipcperf-stat(1), --json)             */
+/* ------------------------------------------------------------------ */
+
+/* The process of @doc with pid @pid. */
+static json_object *proc_by_pid(json_object *doc, int64_t pid)
+{
+	json_object *procs = jget(doc, "processes", json_type_array);
+
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		json_object *p = json_object_array_get_idx(procs, i);
+
+		if (jint(p, "pid") == pid)
+			return p;
+	}
+	ck_abort_msg("pid %" PRId64 " is not among the processes: %s", pid,
+		     json_object_to_json_string(procs));
+	return NULL;
+}
+
+/* The one process of @doc named @comm. */
+static json_object *proc_named(json_object *doc, const char *comm)
+{
+	json_object *found[2];
+
+	ck_assert_msg(procs_named(doc, comm, found, 2) == 1, "want one %s process in %s", comm,
+		      json_object_to_json_string(jget(doc, "processes", json_type_array)));
+	return found[0];
+}
+
+/* The one row of @proc on @fd whose object is @object (or, NULL, whose kind is @kind). */
+static json_object *held_row(json_object *proc, int64_t fd, const char *object, const char *kind)
+{
+	json_object *fds = jget(proc, "fds", json_type_array), *found = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(fds); i++) {
+		json_object *row = json_object_array_get_idx(fds, i);
+
+		if (jint(row, "fd") != fd || (object && strcmp(jstr(row, "object"), object)) ||
+		    (kind && strcmp(jstr(row, "kind"), kind)))
+			continue;
+		ck_assert_msg(!found, "two rows of fd %" PRId64 " %s: %s", fd, object ? object : kind,
+			      json_object_to_json_string(fds));
+		found = row;
+	}
+	ck_assert_msg(found != NULL, "pid %" PRId64 ": no row of fd %" PRId64 " (%s) in %s",
+		      jint(proc, "pid"), fd, object ? object : kind,
+		      json_object_to_json_string_ext(fds, JSON_C_TO_STRING_PRETTY));
+	return found;
+}
+
+/* @row did no I/O: zero calls, bytes and errors on both sides. */
+static void assert_no_io(json_object *row)
+{
+	struct io r = side_io(row, "read"), w = side_io(row, "write");
+
+	ck_assert_msg(!r.ops && !r.bytes && !r.errors && !w.ops && !w.bytes && !w.errors,
+		      "fd %" PRId64 " %s: want no I/O: %s", jint(row, "fd"), jstr(row, "object"),
+		      json_object_to_json_string(row));
+}
+
+/*
+ * `sh -c 'exec 5</etc/passwd; exec 6>FILE; sleep 0.2'`: the shell holds 0
+ * (/dev/null), 1 and 2 (cmd_run's files) from its start and 5 and 6 from
+ * its redirections, and does no I/O on any of them: each is a row with
+ * zero calls, named.
+ */
+START_TEST(test_fds_without_io)
+{
+	char path[] = "/tmp/ipcperf-held-XXXXXX", script[160];
+	char *argv[] = { IPCPERF_PATH, "stat", "--json", "--", "sh", "-c", script, NULL };
+	json_object *doc, *sh;
+	struct result r;
+	int tfd = mkstemp(path);
+
+	ck_assert_int_ge(tfd, 0);
+	close(tfd);
+	snprintf(script, sizeof(script), "exec 5</etc/passwd; exec 6>%s; sleep 0.2", path);
+	cmd_run(argv, &r);
+	unlink(path);
+	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- sh -c: %s; stderr:\n%.2000s",
+		      cmd_status_str(r.status), r.err);
+	doc = parse_json(r.out, r.out_len, "stat --json -- sh -c exec");
+	sh = proc_named(doc, "sh");
+	assert_no_io(held_row(sh, 0, "/dev/null", "file"));
+	for (int fd = 1; fd <= 2; fd++) {
+		json_object *row = held_row(sh, fd, NULL, "file");
+
+		ck_assert_str_ne(jstr(row, "object"), "unknown");
+		assert_no_io(row);
+	}
+	assert_no_io(held_row(sh, 5, "/etc/passwd", "file"));
+	assert_no_io(held_row(sh, 6, path, "file"));
+	json_object_put(doc);
+	cmd_result_free(&r);
+}
+END_TEST
+
+/*
+ * A listening TCP socket and an epoll fd: flowwork tcp's server listens on
+ * fd 3 and only accept()s on it (not a read), waits for the connection on
+ * the epoll fd 4 (epoll_wait is not a read either); its data goes through
+ * the accepted fd 5.
+ */
+START_TEST(test_listening_socket_without_io)
+{
+	char *argv[] = { IPCPERF_PATH, "stat", "--json", "--", FLOWWORK_PATH, "tcp", "-v", NULL };
+	const char *at;
+	json_object *doc, *srv, *lis, *acc;
+	struct result r;
+	int server = 0;
+
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- flowwork tcp: %s; stderr:\n%.2000s",
+		      cmd_status_str(r.status), r.err);
+	at = strstr(r.err, "flowwork: role=server pid=");
+	ck_assert_msg(at && sscanf(at, "flowwork: role=server pid=%d", &server) == 1,
+		      "no server pid in:\n%.2000s", r.err);
+	doc = parse_json(r.out, r.out_len, "stat --json -- flowwork tcp");
+	srv = proc_by_pid(doc, server);
+	lis = held_row(srv, 3, NULL, "tcp");
+	ck_assert_msg(is_inode_name(jstr(lis, "object"), "socket:"), "listening socket: %s",
+		      json_object_to_json_string(lis));
+	assert_no_io(lis);
+	assert_no_io(held_row(srv, 4, "anon_inode:[eventpoll]", NULL));
+	acc = held_row(srv, 5, NULL, "tcp");
+	ck_assert_int_eq(side_io(acc, "read").ops, 10);
+	ck_assert_int_eq(side_io(acc, "write").ops, 10);
+	ck_assert_str_ne(jstr(lis, "object"), jstr(acc, "object"));
+	json_object_put(doc);
+	cmd_result_free(&r);
+}
+END_TEST
+
 static void expect_usage_error(const char *pid_arg)
 {
 	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-p", (char *)pid_arg, NULL };
@@ -1416,6 +1550,8 @@ Suite *stat_suite(void)
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_strace_agrees);
 	tcase_add_test(tc, test_interval_sums);
+	tcase_add_test(tc, test_fds_without_io);
+	tcase_add_test(tc, test_listening_socket_without_io);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 

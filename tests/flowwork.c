@@ -50,6 +50,22 @@
  *		  flow pipe:[A] C -> P: 6400 bytes, writes 64,
  *		  verdict consumer-starved
  *
+ * bigwrite	A pipe. P (role consumer) is asleep in read (4096-byte reads)
+ *		when C (role producer), SETTLE_MS + 50 ms in, writes 262144
+ *		bytes with one write (four times the default capacity; it
+ *		must not be split). The reads that drain the write's first
+ *		bytes end before the write returns (at most a pipe's worth is
+ *		left in it then).
+ *		  flow pipe:[A] C -> P: 262144 bytes, writes 1, every read's
+ *		  wire time > 0 (from the write's start)
+ *
+ * idle		A pipe no byte goes through. C (role producer) holds the write
+ *		end SETTLE_MS + 50 ms and closes it without writing; P (role
+ *		consumer) reads once, asleep in the read until C closes, and
+ *		gets EOF (0 bytes).
+ *		  flow pipe:[A]: 0 bytes, writes 0, reads 0, no writer, reader
+ *		  P (its EOF read), reader blocked >= 50 ms, verdict idle
+ *
  * unix-rr		socketpair(AF_UNIX, SOCK_STREAM). C (role client) sends 20
  *		requests of 64 bytes, each with one write, and reads a 256-byte
  *		response after each; P (role server) reads each 64-byte request
@@ -65,7 +81,10 @@
  *		C (role client), which connects (right after socket(), so the
  *		tracer sees the socket connected), then sends 10 x 1000 bytes,
  *		each with one write, waiting for a 1-byte ack after each; P
- *		accepts, reads each 1000 bytes and acks with a 1-byte write.
+ *		waits for the connection in epoll_wait (an epoll fd made after
+ *		the fork), accepts, reads each 1000 bytes and acks with a
+ *		1-byte write. P's fds: 3 listening (accept only), 4 the epoll
+ *		fd (no read or write), 5 the accepted socket.
  *		  flow socket:[C's] C -> P: 10000 bytes, kind tcp
  *		  flow socket:[P's accepted] P -> C: 10 bytes, kind tcp
  *
@@ -111,6 +130,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -308,6 +328,63 @@ static int starved(void)
 	return 0;
 }
 
+static int bigwrite(void)
+{
+	static char buf[262144];
+	int p[2];
+	pid_t c;
+
+	make_pipe(p);
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		xclose(p[0]);
+		memset(buf, 'b', sizeof(buf));
+		sleep_ms(SETTLE_MS + 50);
+		if (write_all(p[1], buf, sizeof(buf)) != 1)
+			die("the 262144-byte write into a pipe was split");
+		sleep_ms(SETTLE_MS);
+		xclose(p[1]);
+		_exit(0);
+	}
+	role("consumer");
+	xclose(p[1]);
+	sleep_ms(SETTLE_MS);
+	read_exact(p[0], sizeof(buf), 4096);
+	sleep_ms(SETTLE_MS);
+	xclose(p[0]);
+	wait_child(c);
+	return 0;
+}
+
+static int idle(void)
+{
+	char buf[64];
+	ssize_t n;
+	int p[2];
+	pid_t c;
+
+	make_pipe(p);
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		xclose(p[0]);
+		sleep_ms(SETTLE_MS + 50);
+		xclose(p[1]);
+		_exit(0);
+	}
+	role("consumer");
+	xclose(p[1]);
+	while ((n = read(p[0], buf, sizeof(buf))) < 0 && errno == EINTR)
+		;
+	if (n != 0)
+		die("read of the idle pipe: %zd, want EOF", n);
+	sleep_ms(SETTLE_MS);
+	xclose(p[0]);
+	wait_child(c);
+	return 0;
+}
+
 static int pipes(void)
 {
 	static char buf[6000];
@@ -442,7 +519,7 @@ static int tcp(void)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);
 	char msg[1000], ack = 'k';
-	int ls, s, one = 1;
+	int ls, s, ep, one = 1;
 	pid_t c;
 
 	memset(msg, 't', sizeof(msg));
@@ -473,6 +550,13 @@ static int tcp(void)
 		_exit(0);
 	}
 	role("server");
+	/* As a server does: wait in epoll for the connection, then accept it. */
+	ep = epoll_create1(0);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ls, &(struct epoll_event){ .events = EPOLLIN }) < 0)
+		die("epoll: %s", strerror(errno));
+	while (epoll_wait(ep, &(struct epoll_event){ 0 }, 1, -1) < 0)
+		if (errno != EINTR)
+			die("epoll_wait: %s", strerror(errno));
 	s = accept(ls, NULL, NULL);
 	if (s < 0)
 		die("accept: %s", strerror(errno));
@@ -485,6 +569,7 @@ static int tcp(void)
 	}
 	sleep_ms(SETTLE_MS);
 	xclose(s);
+	xclose(ep);
 	xclose(ls);
 	wait_child(c);
 	return 0;
@@ -547,7 +632,7 @@ static int preconnected(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: flowwork backpressure|starved|unix-rr|tcp|pipes|preconnected [-v]\n"
+	fprintf(stderr, "usage: flowwork backpressure|starved|bigwrite|idle|unix-rr|tcp|pipes|preconnected [-v]\n"
 			"       flowwork producer BYTES [-v]\n"
 			"       flowwork consumer [-v]\n");
 	return 2;
@@ -574,6 +659,10 @@ int main(int argc, char **argv)
 		return backpressure();
 	if (!strcmp(scenario, "starved"))
 		return starved();
+	if (!strcmp(scenario, "bigwrite"))
+		return bigwrite();
+	if (!strcmp(scenario, "idle"))
+		return idle();
 	if (!strcmp(scenario, "unix-rr"))
 		return unix_rr();
 	if (!strcmp(scenario, "tcp"))

@@ -7,8 +7,10 @@
 # every row ipcperf must report for it (pid fd kind object detail, ops and
 # bytes each way; see its header).
 #  - live, --scope task and --scope cpu: `stat --json` gives exactly fdwork's
-#    rows (a sorted diff, field by field), plus the dynamic loader's in the
-#    root (libc.so.6 on fd 3, named, not in the truth); no "unknown" object
+#    rows among its rows with I/O (a sorted diff, field by field), plus the
+#    dynamic loader's in the root (libc.so.6 on fd 3, named, not in the
+#    truth); the fds held without I/O are rows too (every process's 1 and 2,
+#    the run's out and err files, with no calls); no "unknown" object
 #    anywhere, no lost events, "fd_identity": "bpf";
 #    the calls paired in the kernel ("syscall_records": "kernel") and the
 #    switches counted there ("sched_records": "totals"); and the same rows
@@ -132,17 +134,34 @@ check_loader() {
 	}
 }
 
-# compare_rows JSON TRUTH WHAT: ipcperf's rows but the loader's are the truth's, exactly.
+# check_held JSON TRUTH WHAT: every process of the truth holds 1 and 2 (the
+# run's out and err files) without I/O: one row each, named, zero calls.
+check_held() {
+	local pid got
+	for pid in $(grep -v '^#' "$2" | cut -f 1 | csort -u); do
+		got=$(jq -r --argjson pid "$pid" "$ROWS"' | map(select(.pid == $pid and
+			(.fd == 1 or .fd == 2))) | sort_by(.fd) |
+			map("\(.fd) \(.kind) \(.object) \(.read.ops + .write.ops)") | join(";")' "$1")
+		[ "$got" = "1 file $T/out 0;2 file $T/err 0" ] ||
+			fail "$3: pid $pid: fds 1 and 2 held without I/O are '$got', not its out and err files with no calls"
+	done
+}
+
+# compare_rows JSON TRUTH WHAT: ipcperf's rows with I/O but the loader's are
+# the truth's, exactly (the truth has the fds fdwork read or wrote); the fds
+# held without I/O are rows too (check_held).
 compare_rows() {
 	local root
 	root=$(root_of "$2")
 	truth_rows "$2" >"$T/want"
 	jq -r --argjson root "$root" "$LOADER $ROWS"' | .[] | select(loader($root) | not) |
+		select(.read.ops + .write.ops > 0) |
 		[.pid, .fd, .kind, .object, .detail, .read.ops, .read.bytes, .write.ops, .write.bytes] |
 		@tsv' "$1" | csort >"$T/got"
 	diff -u "$T/want" "$T/got" >"$T/diff" ||
 		{ cat "$T/diff" >&2; fail "$3: the rows are not fdwork's truth (-: truth, +: ipcperf)"; }
 	check_loader "$1" "$root" "$3"
+	check_held "$1" "$2" "$3"
 }
 
 # ------------------------------------------------------------ live, per task and per CPU
@@ -237,7 +256,8 @@ check_truth "$T/truth-proc" "stat --no-bpf"
 root=$(root_of "$T/truth-proc")
 grep -v '^#' "$T/truth-proc" | cut -f 1-4 | csort -u >"$T/want"
 jq -r --argjson root "$root" "$LOADER $ROWS"' | .[] | select(.object != "unknown") |
-	select(loader($root) | not) | [.pid, .fd, .kind, .object] | @tsv' "$T/proc.json" |
+	select(loader($root) | not) | select(.read.ops + .write.ops > 0) |
+	[.pid, .fd, .kind, .object] | @tsv' "$T/proc.json" |
 	csort -u >"$T/got"
 wrong=$(LC_ALL=C comm -13 "$T/want" "$T/got")
 [ -z "$wrong" ] || fail "stat --no-bpf: rows named what fdwork did not have there (pid fd kind object): $wrong"

@@ -54,7 +54,7 @@ got=$(grep '^ipcperf_fd_bytes_total{comm="ipcwork",kind="pipe",' "$T/m.prom" | g
 got=$(grep '^ipcperf_flow_bytes_total{kind="pipe",' "$T/m.prom" | awk '{ print $NF }' | sort -n | tr '\n' ' ')
 [ "$got" = "1 9100 " ] || fail "flow bytes: '$got', expected 1 and 9100"
 grep -q '^ipcperf_flow_verdict{.*verdict="balanced"} [01]$' "$T/m.prom" || fail "no verdict series"
-[ "$(grep -c '^ipcperf_flow_verdict{' "$T/m.prom")" -eq 6 ] || fail "not three verdict series per flow"
+[ "$(grep -c '^ipcperf_flow_verdict{' "$T/m.prom")" -eq 8 ] || fail "not four verdict series per flow (backpressure, consumer-starved, balanced, idle)"
 grep -q '^ipcperf_perf_task_clock_seconds_total{comm="ipcwork"} [0-9.]*$' "$T/m.prom" || fail "no task-clock of the command"
 grep -q '^ipcperf_lost_events_total 0$' "$T/m.prom" || echo "test-metrics: events were lost on this loaded machine" >&2
 # A counter the machine lacks is absent, never 0.

@@ -943,8 +943,10 @@ IPCPERF_API int ipcperf_stats__set_fd_identity(struct ipcperf_stats *st, pid_t p
 
 /**
  * Call @p cb for each fd row, ordered by pid then fd; rows of one
- * (pid, fd, object) are merged. Rows live only during the call. A non-zero
- * return from @p cb stops the walk and is returned.
+ * (pid, fd, object) are merged. Every fd a seen process held during the
+ * capture has a row, without I/O too (zero ops; since 0.2). Rows live only
+ * during the call. A non-zero return from @p cb stops the walk and is
+ * returned.
  */
 IPCPERF_API int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 					   int (*cb)(void *ctx, const struct ipcperf_fd_row *row),
@@ -1030,9 +1032,10 @@ enum ipcperf_verdict {
 	IPCPERF_VERDICT_BALANCED = 0,
 	IPCPERF_VERDICT_BACKPRESSURE,		/**< writers wait on a full channel: the consumer is slow */
 	IPCPERF_VERDICT_CONSUMER_STARVED,	/**< readers wait on an empty channel: the producer is slow */
+	IPCPERF_VERDICT_IDLE,	/**< since 0.2: no byte was written or read (calls failed, or EOF) */
 };
 
-/** "balanced", "backpressure", "consumer-starved"; static. */
+/** "balanced", "backpressure", "consumer-starved", "idle"; static. */
 IPCPERF_API const char *ipcperf_verdict_name(enum ipcperf_verdict v);
 
 /**
@@ -1054,7 +1057,7 @@ struct ipcperf_flow {
 	uint64_t bytes_read;		/**< the flow's "bytes": what came out */
 	uint64_t unmatched_bytes;	/**< bytes read that no traced write put in (written before the capture) */
 	uint64_t matches;		/**< (write, read) pairs that shared bytes */
-	struct { uint64_t min, p50, p99, max; } wire_ns;	/**< write done to read done, per match */
+	struct { uint64_t min, p50, p99, max; } wire_ns;	/**< write's start to read's end, per match (>= 1) */
 	int64_t capacity;		/**< bytes, -1 unknown */
 	bool capacity_default;		/**< the system default, not read from the channel */
 	uint64_t max_queued;		/**< most bytes in the channel at once (written - read) */
@@ -1086,6 +1089,7 @@ struct ipcperf_flows;
  * Verdict rule: over the flow's whole life, writers' blocked time W (asleep
  * inside writes: a blocking write sleeps only on a full channel) and
  * readers' blocked time R (asleep inside reads: only on an empty one).
+ * idle when no byte was written into the flow or read out of it; else
  * backpressure when W > 2R and W >= 1 ms; consumer-starved when R > 2W and
  * R >= 1 ms; balanced otherwise.
  * @return flows state freed with ipcperf_flows__delete(); NULL with errno.
