@@ -17,9 +17,14 @@
 #include "hist.h"
 #include "internal.h"
 
+/*
+ * Its histogram is made at its first timed call: a process that opens and
+ * closes fds at full speed makes an incarnation per open, and most of them
+ * are never read or written (a histogram is 4 KiB).
+ */
 struct side {
 	uint64_t ops, bytes, errors, time_ns, msgs;
-	struct ipp_hist hist;
+	struct ipp_hist *hist;
 };
 
 /* The counts of one incarnation of an fd (the fd table's index). */
@@ -124,6 +129,12 @@ static void free_proc(struct proc *p)
 	free(p);
 }
 
+static void free_hists(struct inccount *c)
+{
+	free(c->rd.hist);
+	free(c->wr.hist);
+}
+
 void ipcperf_stats__delete(struct ipcperf_stats *st)
 {
 	if (!st)
@@ -131,6 +142,8 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	for (size_t i = 0; i < st->nr_procs; i++)
 		free_proc(st->procs[i]);
 	free(st->procs);
+	for (size_t i = 0; i < st->nr_counts; i++)
+		free_hists(&st->counts[i]);
 	free(st->counts);
 	free(st->threads);
 	ipp_settleq__fini(&st->calls);
@@ -233,8 +246,6 @@ static struct inccount *count_of(struct ipcperf_stats *st, long inc)
 			return NULL;
 		for (size_t i = st->nr_counts; i < need; i++) {
 			memset(&st->counts[i], 0, sizeof(st->counts[i]));
-			ipp_hist_init(&st->counts[i].rd.hist);
-			ipp_hist_init(&st->counts[i].wr.hist);
 		}
 		st->nr_counts = need;
 	}
@@ -310,7 +321,10 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 	/* Entered before the capture: its bytes are real, its duration is not. */
 	if (!ev->started_before_capture) {
 		sd->time_ns += dur;
-		ipp_hist_add(&sd->hist, dur);
+		if (!sd->hist && (sd->hist = malloc(sizeof(*sd->hist))) != NULL)
+			ipp_hist_init(sd->hist);
+		if (sd->hist)
+			ipp_hist_add(sd->hist, dur);
 	}
 	if (ev->ret < 0)
 		sd->errors++;
@@ -689,6 +703,7 @@ static bool same_row(const struct rowref *a, const struct rowref *b)
 	       strcmp(a->id->object, b->id->object) == 0;
 }
 
+/* Add @src into @dst, whose histogram is the caller's. */
 static void add_side(struct side *dst, const struct side *src)
 {
 	dst->ops += src->ops;
@@ -696,7 +711,18 @@ static void add_side(struct side *dst, const struct side *src)
 	dst->errors += src->errors;
 	dst->time_ns += src->time_ns;
 	dst->msgs += src->msgs;
-	ipp_hist_merge(&dst->hist, &src->hist);
+	if (src->hist)
+		ipp_hist_merge(dst->hist, src->hist);
+}
+
+/* @dst (its histogram the caller's) becomes a copy of @src. */
+static void copy_side(struct side *dst, const struct side *src)
+{
+	struct ipp_hist *h = dst->hist;
+
+	*dst = (struct side){ .hist = h };
+	ipp_hist_init(h);
+	add_side(dst, src);
 }
 
 static void io_of(const struct side *sd, struct ipcperf_io *io)
@@ -706,7 +732,7 @@ static void io_of(const struct side *sd, struct ipcperf_io *io)
 	io->errors = sd->errors;
 	io->time_ns = sd->time_ns;
 	io->msgs = sd->msgs;
-	lat_of(&sd->hist, &io->lat_ns);
+	lat_of(sd->hist, &io->lat_ns);
 }
 
 /*
@@ -778,8 +804,8 @@ static int emit_row(const struct ipcperf_stats *st, const struct rowref *v, size
 	};
 	size_t j;
 
-	*rd = c->rd;
-	*wr = c->wr;
+	copy_side(rd, &c->rd);
+	copy_side(wr, &c->wr);
 	for (j = *i + 1; j < n && same_row(&v[*i], &v[j]); j++) {
 		const struct inccount *o = counts_of(st, v[j].inc, zero);
 
@@ -793,8 +819,8 @@ static int emit_row(const struct ipcperf_stats *st, const struct rowref *v, size
 	*i = j;
 	io_of(rd, &row.read);
 	io_of(wr, &row.write);
-	row.read_hist = ipp_as_hist(&rd->hist);
-	row.write_hist = ipp_as_hist(&wr->hist);
+	row.read_hist = ipp_as_hist(rd->hist);
+	row.write_hist = ipp_as_hist(wr->hist);
 	return cb(ctx, &row);
 }
 
@@ -813,20 +839,26 @@ int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 	if (!n)
 		return 0;
 	v = malloc(n * sizeof(*v));
-	rd = malloc(sizeof(*rd));
-	wr = malloc(sizeof(*wr));
+	rd = calloc(1, sizeof(*rd));
+	wr = calloc(1, sizeof(*wr));
 	zero = calloc(1, sizeof(*zero));
-	if (!v || !rd || !wr || !zero) {
+	if (rd)
+		rd->hist = malloc(sizeof(*rd->hist));
+	if (wr)
+		wr->hist = malloc(sizeof(*wr->hist));
+	if (!v || !rd || !wr || !zero || !rd->hist || !wr->hist) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ipp_hist_init(&zero->rd.hist);
-	ipp_hist_init(&zero->wr.hist);
 	n = held_rows(st, v, n);
 	for (size_t i = 0; i < n && !ret;)
 		ret = emit_row(st, v, n, &i, rd, wr, zero, cb, ctx);
 out:
 	free(v);
+	if (rd)
+		free(rd->hist);
+	if (wr)
+		free(wr->hist);
 	free(rd);
 	free(wr);
 	free(zero);
@@ -915,9 +947,8 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 	for (size_t i = 0; i < st->nr_counts; i++) {
 		struct inccount *c = &st->counts[i];
 
+		free_hists(c);
 		memset(c, 0, sizeof(*c));
-		ipp_hist_init(&c->rd.hist);
-		ipp_hist_init(&c->wr.hist);
 	}
 	for (size_t i = 0; i < st->nr_procs; i++) {
 		struct proc *p = st->procs[i];
