@@ -54,7 +54,7 @@
 /* Records taken from a ring before the next ring's turn and a look at the clock. */
 #define RING_CHUNK 64
 /* How long the stop may spend on what is left in the rings; the rest is counted lost. */
-#define DRAIN_NS (200 * IPP_NS_PER_MS)
+#define DRAIN_NS (400 * IPP_NS_PER_MS)
 /* epoll events taken per call. */
 #define EPOLL_BATCH 64
 
@@ -1477,9 +1477,10 @@ static uint64_t read_round(struct ipp_rings *s)
  * Read the rings and deliver what they held up to @horizon, round by round,
  * until they are dry or the clock passes @until: what is still in them waits
  * for the next pass (the kernel counts what no longer fits as lost).
- * @return the events delivered, or -errno.
+ * *@dry (when not NULL): whether they ran dry. @return the events delivered,
+ * or -errno.
  */
-static int read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until)
+static int read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until, bool *dry)
 {
 	uint64_t limit;
 	int n = 0, err;
@@ -1491,6 +1492,8 @@ static int read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until)
 			return err;
 		n += err;
 	} while (limit != UINT64_MAX && ipp_now_ns() < until);
+	if (dry)
+		*dry = limit == UINT64_MAX;
 	return n;
 }
 
@@ -1603,7 +1606,7 @@ static int rings_consume(struct ipp_source *src)
 	if (err)
 		return err;
 	horizon = pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
-	err = read_rings(s, horizon, pass + PASS_NS);
+	err = read_rings(s, horizon, pass + PASS_NS, NULL);
 	if (src->pl->follow)
 		check_targets(s, pass, horizon);
 	return err;
@@ -1894,6 +1897,7 @@ static int sched_at_stop(struct ipp_rings *s)
 static int rings_stop(struct ipp_source *src)
 {
 	struct ipp_rings *s = rings_of(src);
+	bool dry = false;
 	int n;
 
 	perf_evlist__disable(s->evlist);
@@ -1903,12 +1907,16 @@ static int rings_stop(struct ipp_source *src)
 	ipp_counters__enable(s->counters, false);
 	/*
 	 * What is in the rings is read and delivered, in order, for DRAIN_NS at
-	 * most; what is left then is counted as lost.
+	 * most; what is left when the clock ran out is counted as lost. Rings
+	 * that ran dry left nothing behind: a record written after that (a
+	 * thread's last switch) came after the stop, as it did before passes
+	 * were bounded, and the kernel's counts say what the events lost.
 	 */
-	n = read_rings(s, UINT64_MAX, ipp_now_ns() + DRAIN_NS);
+	n = read_rings(s, UINT64_MAX, ipp_now_ns() + DRAIN_NS, &dry);
 	if (n < 0)
 		n = 0;
-	count_left(s);
+	if (!dry)
+		count_left(s);
 	n += ipp_pipeline__deliver(src->pl, UINT64_MAX);
 	n += count_unreported_loss(s);
 	if (s->paired)
