@@ -1194,22 +1194,6 @@ END_TEST
 /* Descriptors held without I/O (ipcperf-stat(1), --json)             */
 /* ------------------------------------------------------------------ */
 
-/* The process of @doc with pid @pid. */
-static json_object *proc_by_pid(json_object *doc, int64_t pid)
-{
-	json_object *procs = jget(doc, "processes", json_type_array);
-
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *p = json_object_array_get_idx(procs, i);
-
-		if (jint(p, "pid") == pid)
-			return p;
-	}
-	ck_abort_msg("pid %" PRId64 " is not among the processes: %s", pid,
-		     json_object_to_json_string(procs));
-	return NULL;
-}
-
 /* The one process of @doc named @comm. */
 static json_object *proc_named(json_object *doc, const char *comm)
 {
@@ -1309,7 +1293,7 @@ START_TEST(test_listening_socket_without_io)
 	ck_assert_msg(at && sscanf(at, "flowwork: role=server pid=%d", &server) == 1,
 		      "no server pid in:\n%.2000s", r.err);
 	doc = parse_json(r.out, r.out_len, "stat --json -- flowwork tcp");
-	srv = proc_by_pid(doc, server);
+	srv = jproc(doc, server);
 	lis = held_row(srv, 3, NULL, "tcp");
 	ck_assert_msg(is_inode_name(jstr(lis, "object"), "socket:"), "listening socket: %s",
 		      json_object_to_json_string(lis));

@@ -218,20 +218,6 @@ static json_object *parse_json_text(const char *text, const char *what)
 	return o;
 }
 
-static json_object *find_proc(json_object *doc, pid_t pid)
-{
-	json_object *procs = jget(doc, "processes", json_type_array);
-
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *p = json_object_array_get_idx(procs, i);
-
-		if (jint(p, "pid") == pid)
-			return p;
-	}
-	ck_abort_msg("no process %d in the JSON output", (int)pid);
-	return NULL;
-}
-
 /* Shape and sanity of one syscall entry (every entry of every output). */
 static void check_entry(json_object *sc, const char *where)
 {
@@ -326,7 +312,7 @@ static void expect_entry(json_object *sc, const struct want *w, const char *wher
  */
 static void expect_worker(json_object *doc, pid_t pid)
 {
-	json_object *proc = find_proc(doc, pid);
+	json_object *proc = jproc(doc, pid);
 	json_object *scs = jget(proc, "syscalls", json_type_array);
 	char where[64], msg[4096] = "";
 	int64_t calls = 0, errors = 0;

@@ -59,3 +59,18 @@ const char *jstr(json_object *o, const char *key)
 {
 	return json_object_get_string(jget(o, key, json_type_string));
 }
+
+json_object *jproc(json_object *doc, int64_t pid)
+{
+	json_object *procs = jget(doc, "processes", json_type_array);
+
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		json_object *p = json_object_array_get_idx(procs, i);
+
+		if (jint(p, "pid") == pid)
+			return p;
+	}
+	ck_abort_msg("pid %" PRId64 " is not among the processes: %s", pid,
+		     json_object_to_json_string(procs));
+	return NULL;
+}

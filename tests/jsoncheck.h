@@ -17,4 +17,6 @@ int64_t jint(json_object *o, const char *key);
 /* An integer >= 0. */
 int64_t jnat(json_object *o, const char *key);
 const char *jstr(json_object *o, const char *key);
+/* The member of "processes" in @doc whose "pid" is @pid (fails the test when none). */
+json_object *jproc(json_object *doc, int64_t pid);
 #endif
