@@ -156,24 +156,26 @@ struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 	return r;
 }
 
-int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const char *name,
-			    const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
-			    const char *format, size_t format_len)
+int ipp_recorder__add_event(struct ipp_recorder *r, const struct ipcperf_event_desc *d)
 {
-	return ipp_pd_writer__add_event(r->w, system, name, attr, attr_size, ids, nr_ids, format,
-					format_len);
+	return ipp_pd_writer__add_event(r->w, d->system, d->name, d->attr, d->attr_size, d->ids,
+					d->nr_ids, d->format, d->format_len);
 }
 
 int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es)
 {
 	for (size_t i = 0; i < es->n; i++) {
 		const struct ipp_event *ev = &es->v[i];
+		const struct ipcperf_event_desc d = {
+			.system = ev->system, .name = ev->name, .id = ev->id, .attr = &ev->attr,
+			.attr_size = sizeof(ev->attr), .ids = ev->ids, .nr_ids = ev->nr_ids,
+			.format = ev->format, .format_len = ev->format_len,
+		};
 		int err;
 
 		if (!ev->opened)
 			continue;
-		err = ipp_recorder__add_event(r, ev->system, ev->name, &ev->attr, sizeof(ev->attr),
-					      ev->ids, ev->nr_ids, ev->format, ev->format_len);
+		err = ipp_recorder__add_event(r, &d);
 		if (err) {
 			ipp_info("cannot describe %s:%s in the capture: %s\n", ev->system, ev->name,
 				 strerror(-err));
