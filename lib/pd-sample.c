@@ -43,34 +43,29 @@ static bool skip_u64s(struct cur *c, uint64_t n)
 	return true;
 }
 
+/*
+ * Where the id is, in u64s: @first with PERF_SAMPLE_IDENTIFIER, else after
+ * @first the fields of @before that @st has; -1 without an id.
+ */
+static int id_pos(uint64_t st, int first, uint64_t before)
+{
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return first;
+	if (!(st & PERF_SAMPLE_ID))
+		return -1;
+	return first + __builtin_popcountll(st & before);
+}
+
 /* Position of PERF_SAMPLE_ID in a sample, in u64 after the header (perf's id_pos). */
 int ipp_pdr_sample_id_pos(uint64_t st)
 {
-	int pos = 0;
-
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 0;
-	if (!(st & PERF_SAMPLE_ID))
-		return -1;
-	pos += !!(st & PERF_SAMPLE_IP);
-	pos += !!(st & PERF_SAMPLE_TID);
-	pos += !!(st & PERF_SAMPLE_TIME);
-	pos += !!(st & PERF_SAMPLE_ADDR);
-	return pos;
+	return id_pos(st, 0, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
 }
 
 /* Position of the id in a sample_id_all trailer, in u64 from the end (1 = last). */
 int ipp_pdr_trailer_id_pos(uint64_t st)
 {
-	int pos = 1;
-
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & PERF_SAMPLE_ID))
-		return -1;
-	pos += !!(st & PERF_SAMPLE_CPU);
-	pos += !!(st & PERF_SAMPLE_STREAM_ID);
-	return pos;
+	return id_pos(st, 1, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
 }
 
 static int bad_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, const char *what)
