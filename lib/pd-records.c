@@ -196,6 +196,19 @@ int ipp_pdr_explain_truncation(struct ipp_pd_reader *r, uint64_t data_off, uint6
 }
 
 /* ipp_pd_reader__next() of a record not wholly in the window, or at the end, or bad. */
+/* The record at r->cur, whose header @h was checked, at @p: into @rec, and step past it. @return 1. */
+static inline int take_record(struct ipp_pd_reader *r, const unsigned char *p,
+			      const struct perf_event_header *h, struct ipp_pd_rec *rec)
+{
+	rec->data = p;
+	rec->size = h->size;
+	rec->type = h->type;
+	rec->misc = h->misc;
+	rec->offset = r->cur;
+	r->cur += h->size;
+	return 1;
+}
+
 static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 {
 	struct perf_event_header h;
@@ -232,13 +245,7 @@ static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct i
 	p = window(r, r->cur, h.size, &err);
 	if (!p)
 		return r->iter_err = err;
-	rec->data = p;
-	rec->size = h.size;
-	rec->type = h.type;
-	rec->misc = h.misc;
-	rec->offset = r->cur;
-	r->cur += h.size;
-	return 1;
+	return take_record(r, p, &h, rec);
 }
 
 int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
@@ -260,13 +267,7 @@ int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 		p = r->win + off;
 		memcpy(&h, p, sizeof(h));
 		if (h.size >= sizeof(h) && h.size <= r->win_len - off && h.type - 1u < 255u) {
-			rec->data = p;
-			rec->size = h.size;
-			rec->type = h.type;
-			rec->misc = h.misc;
-			rec->offset = r->cur;
-			r->cur += h.size;
-			return 1;
+			return take_record(r, p, &h, rec);
 		}
 	}
 	return next_slow(r, rec);

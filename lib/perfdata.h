@@ -116,30 +116,44 @@ enum {
 };
 
 /*
+ * A sample of ipcperf's layout with @ip_size bytes of IP (0 or 8) after the
+ * id: its fields into @out. @return false when @size cannot hold them, or
+ * its raw data.
+ */
+static inline bool ipp_pd_sample_at(const void *rec, size_t size, struct ipp_pd_sample *out,
+				    size_t ip_size)
+{
+	const unsigned char *p = (const unsigned char *)rec;
+	uint32_t raw_size;
+
+	if (size < IPP_PD_OWN_RAW + ip_size)
+		return false;
+	memcpy(&raw_size, p + IPP_PD_OWN_RAW_SIZE + ip_size, 4);
+	if (raw_size > size - IPP_PD_OWN_RAW - ip_size)
+		return false;
+	out->event = NULL;
+	out->sample_type = IPP_PD_OWN_SAMPLE_TYPE | (ip_size ? PERF_SAMPLE_IP : 0);
+	memcpy(&out->id, p + IPP_PD_OWN_ID, 8);
+	out->ip = 0;
+	if (ip_size)
+		memcpy(&out->ip, p + IPP_PD_OWN_ID + 8, 8);
+	memcpy(&out->pid, p + IPP_PD_OWN_PID + ip_size, 4);
+	memcpy(&out->tid, p + IPP_PD_OWN_TID + ip_size, 4);
+	memcpy(&out->time, p + IPP_PD_OWN_TIME + ip_size, 8);
+	memcpy(&out->cpu, p + IPP_PD_OWN_CPU + ip_size, 4);
+	out->period = 0;
+	out->raw = p + IPP_PD_OWN_RAW + ip_size;
+	out->raw_size = raw_size;
+	return true;
+}
+
+/*
  * A sample of ipcperf's layout: its fields into @out (event NULL; ip and
  * period 0). @return false when @size cannot hold them, or its raw data.
  */
 static inline bool ipp_pd_own_sample(const void *rec, size_t size, struct ipp_pd_sample *out)
 {
-	const unsigned char *p = (const unsigned char *)rec;
-	uint32_t raw_size;
-
-	if (size < IPP_PD_OWN_RAW)
-		return false;
-	memcpy(&raw_size, p + IPP_PD_OWN_RAW_SIZE, 4);
-	if (raw_size > size - IPP_PD_OWN_RAW)
-		return false;
-	out->event = NULL;
-	out->sample_type = IPP_PD_OWN_SAMPLE_TYPE;
-	memcpy(&out->id, p + IPP_PD_OWN_ID, 8);
-	memcpy(&out->pid, p + IPP_PD_OWN_PID, 4);
-	memcpy(&out->tid, p + IPP_PD_OWN_TID, 4);
-	memcpy(&out->time, p + IPP_PD_OWN_TIME, 8);
-	memcpy(&out->cpu, p + IPP_PD_OWN_CPU, 4);
-	out->ip = out->period = 0;
-	out->raw = p + IPP_PD_OWN_RAW;
-	out->raw_size = raw_size;
-	return true;
+	return ipp_pd_sample_at(rec, size, out, 0);
 }
 
 /*
@@ -152,26 +166,7 @@ static inline bool ipp_pd_own_sample(const void *rec, size_t size, struct ipp_pd
 
 static inline bool ipp_pd_bpf_sample(const void *rec, size_t size, struct ipp_pd_sample *out)
 {
-	const unsigned char *p = (const unsigned char *)rec;
-	uint32_t raw_size;
-
-	if (size < IPP_PD_OWN_RAW + 8)
-		return false;
-	memcpy(&raw_size, p + IPP_PD_OWN_RAW_SIZE + 8, 4);
-	if (raw_size > size - IPP_PD_OWN_RAW - 8)
-		return false;
-	out->event = NULL;
-	out->sample_type = IPP_PD_BPF_SAMPLE_TYPE;
-	memcpy(&out->id, p + IPP_PD_OWN_ID, 8);
-	memcpy(&out->ip, p + IPP_PD_OWN_ID + 8, 8);
-	memcpy(&out->pid, p + IPP_PD_OWN_PID + 8, 4);
-	memcpy(&out->tid, p + IPP_PD_OWN_TID + 8, 4);
-	memcpy(&out->time, p + IPP_PD_OWN_TIME + 8, 8);
-	memcpy(&out->cpu, p + IPP_PD_OWN_CPU + 8, 4);
-	out->period = 0;
-	out->raw = p + IPP_PD_OWN_RAW + 8;
-	out->raw_size = raw_size;
-	return true;
+	return ipp_pd_sample_at(rec, size, out, 8);
 }
 
 /* Another record's sample_id_all trailer in ipcperf's layout. @return false when too short. */
