@@ -207,7 +207,7 @@ struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
 
 /* ---------------------------------------------------------------- record.c */
 /*
- * Captures: the recorder writes a session's records through lib/perfdata.c
+ * Captures: the recorder writes a session's records through the pd writer (pd-writer.c)
  * and keeps, in the ipcperf feature section, what a replay needs to give the
  * live run's numbers: the session's own counts, the counter values, and every
  * fd identity the stats module read from /proc (the identity log). A replay
