@@ -16,6 +16,7 @@
 #include "fdtable.h"
 #include "hist.h"
 #include "internal.h"
+#include "syscalls.h"
 
 /*
  * Its histogram is made at its first timed call: a process that opens and

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 #include "internal.h"
+#include "syscalls.h"
+#include "decode.h"
 
 struct fld {
 	int off;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "procfd.h"
 #include "fdtable.h"
+#include "syscalls.h"
 
 struct fdslot {
 	int fd;

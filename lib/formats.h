@@ -10,6 +10,7 @@
 
 #include <linux/perf_event.h>
 #include "internal.h"
+#include "decode.h"
 
 /* What an event of the session is for. */
 enum ipp_ev_role {

@@ -91,4 +91,8 @@ unsigned int ipp_hist_index(uint64_t v);
 /* Smallest and largest value of bucket @idx (< IPP_HIST_BUCKETS). */
 void ipp_hist_bucket_bounds(unsigned int idx, uint64_t *lo, uint64_t *hi);
 
+/* A histogram as the public API hands it out (struct ipcperf_hist is opaque). */
+struct ipcperf_hist;
+const struct ipcperf_hist *ipp_as_hist(const struct ipp_hist *h);
+
 #endif /* IPCPERF_HIST_H */

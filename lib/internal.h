@@ -115,136 +115,6 @@ void ipp_print(enum ipcperf_print_level level, const char *fmt, ...);
 #define ipp_info(...) ipp_print(IPCPERF_INFO, __VA_ARGS__)
 #define ipp_debug(...) ipp_print(IPCPERF_DEBUG, __VA_ARGS__)
 
-/* ---------------------------------------------------------------- syscalls.c */
-/* What a call does to the fd table (fdtable.c acts on it). */
-enum ipp_fd_op {
-	IPP_FDOP_NONE = 0,
-	IPP_FDOP_NEW,		/* ret is a new fd of a new object: open, openat, socket, accept */
-	IPP_FDOP_DUP,		/* ret is a copy of the fd argument: dup */
-	IPP_FDOP_DUP2,		/* args[1] becomes a copy of args[0]: dup2, dup3 */
-	IPP_FDOP_PAIR,		/* two new fds written to user memory: pipe, pipe2, socketpair */
-	IPP_FDOP_CLOSE,
-	IPP_FDOP_CONNECT,	/* the socket's peer is known from now on */
-	IPP_FDOP_FCNTL,		/* by command: F_DUPFD* is a dup, F_SETFD sets close-on-exec */
-};
-
-/* A syscall the session traces through its own sys_enter_/sys_exit_ pair. */
-struct ipp_scdesc {
-	const char *name;		/* "write"; tracepoints sys_enter_<name>/sys_exit_<name> */
-	int nr;				/* this architecture's number, -1 if it has none */
-	enum ipcperf_sc_class cls;
-	signed char fd_arg;		/* index of the fd argument, -1 if none */
-	signed char count_arg;		/* index of the requested count, -1 if none */
-	bool ret_is_msgs;		/* ret counts messages (sendmmsg/recvmmsg) */
-	unsigned int set;		/* IPCPERF_EV_IO or IPCPERF_EV_FDS */
-	enum ipp_fd_op fd_op;
-	/*
-	 * Whether a new fd closes at exec: the argument holding the flags and
-	 * the flag that says so (O_CLOEXEC, SOCK_CLOEXEC); flags_arg -1: the
-	 * call gives a new fd that stays open across exec (accept, dup, dup2),
-	 * -2: it cannot be told.
-	 */
-	signed char flags_arg;
-	unsigned int cloexec_flag;
-};
-/* flags_arg of a call whose new fd never closes at exec, and of one that cannot say. */
-#define IPP_CLOEXEC_NEVER (-1)
-#define IPP_CLOEXEC_UNKNOWN (-2)
-extern const struct ipp_scdesc ipp_syscalls[];
-extern const size_t ipp_nr_syscalls;
-const struct ipp_scdesc *ipp_scdesc_by_name(const char *name);
-const struct ipp_scdesc *ipp_scdesc_by_nr(int nr);
-/* Generated at build time from <sys/syscall.h> (syscall-names.c). */
-extern const int ipp_syscall_max;
-extern const char *const ipp_syscall_names[];
-/* Name of any syscall number: from the generated table, else "syscall_N"; static storage. */
-const char *ipp_syscall_name_any(int nr);
-
-/* ---------------------------------------------------------------- decode.c */
-/*
- * Decodes tracepoint raw data (PERF_SAMPLE_RAW) into typed records. Formats
- * are given as text (tracefs "format" files), field offsets are resolved once,
- * and records are dispatched by common_type through a table. Pure: no I/O.
- */
-enum ipp_rec_kind {
-	IPP_REC_NONE = 0,	/* not a tracepoint this decoder knows */
-	IPP_REC_SYS_ENTER,
-	IPP_REC_SYS_EXIT,
-	IPP_REC_SWITCH,
-	IPP_REC_WAKEUP,
-	IPP_REC_FORK,
-	IPP_REC_EXEC,
-	IPP_REC_EXIT,
-};
-
-struct ipp_rec {
-	enum ipp_rec_kind kind;
-	union {
-		struct {
-			int nr;
-			const struct ipp_scdesc *sc;
-			uint64_t args[6];
-			unsigned int nr_args;
-		} enter;
-		struct {
-			int nr;
-			const struct ipp_scdesc *sc;
-			int64_t ret;
-		} exit;
-		struct {
-			char prev_comm[16];
-			pid_t prev_tid;
-			long prev_state;
-			char next_comm[16];
-			pid_t next_tid;
-		} sw;
-		struct {
-			char comm[16];
-			pid_t tid;
-			int target_cpu;
-		} wake;
-		struct {
-			pid_t parent_tid;
-			pid_t child_tid;
-			char child_comm[16];
-		} fork;
-		struct {
-			pid_t tid;
-			pid_t old_tid;
-			char filename[256];
-		} exec;
-		struct {
-			pid_t tid;
-			char comm[16];
-		} pexit;	/* sched_process_exit */
-	};
-};
-
-struct ipp_decoder;
-
-/* @return a decoder, freed with ipp_decoder__delete(); NULL with errno. */
-struct ipp_decoder *ipp_decoder__new(void);
-void ipp_decoder__delete(struct ipp_decoder *d);
-
-/*
- * Parse the format text of tracepoint @system:@name and learn to decode it.
- * Known tracepoints: syscalls:sys_enter_X / sys_exit_X for X in ipp_syscalls,
- * sched:sched_switch, sched_wakeup, sched_process_fork/exec/exit.
- * @return the tracepoint id (>= 0); -EINVAL for unparsable text or an event
- *   this decoder does not know; -EPROTO when a field it needs is missing.
- */
-int ipp_decoder__add_format(struct ipp_decoder *d, const char *system, const char *name,
-			    const char *format, size_t len);
-
-/*
- * Decode the raw bytes of one sample. @raw need not be aligned.
- * @return 0 with @out filled; -ENOENT for an id the decoder does not know
- *   (out->kind = IPP_REC_NONE); -EPROTO when @size is too small for the
- *   fields or a dynamic string points outside the record.
- */
-int ipp_decoder__decode(const struct ipp_decoder *d, const void *raw, size_t size,
-			struct ipp_rec *out);
-
 /* ---------------------------------------------------------------- merge.c */
 /*
  * Orders records from several rings by timestamp. Records are copied in;
@@ -275,99 +145,6 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
  */
 const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon);
 size_t ipp_merge__len(const struct ipp_merge *m);
-
-/* ---------------------------------------------------------------- pair.c */
-/*
- * Pairs sys_enter/sys_exit per thread into completed syscalls, and accounts
- * the time a thread spends switched out inside a call. Pure: no I/O.
- * Feed it records in timestamp order.
- */
-struct ipp_pairer;
-struct ipp_pairer *ipp_pairer__new(void);
-void ipp_pairer__delete(struct ipp_pairer *p);
-
-void ipp_pairer__enter(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
-		       const struct ipp_scdesc *sc, int nr, const uint64_t *args,
-		       unsigned int nr_args);
-/*
- * The thread is inside syscall @nr (as /proc said when the capture started):
- * its exit will complete a call flagged started_before_capture.
- */
-void ipp_pairer__seed(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
-		      const struct ipp_scdesc *sc, int nr, const uint64_t *args,
-		      unsigned int nr_args);
-/*
- * @return true with @out filled when this exit completes a call of the same
- *   nr on the same thread; false (counted as unpaired exit) otherwise.
- */
-bool ipp_pairer__exit(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid, int cpu,
-		      int nr, int64_t ret, struct ipcperf_syscall *out);
-/*
- * The thread left the CPU (@out true; @preempted: still runnable) or came
- * back (@out false).
- */
-void ipp_pairer__switch(struct ipp_pairer *p, uint64_t time, pid_t tid, bool out,
-			bool preempted);
-/* The thread exited: a call still open on it is unpaired. */
-void ipp_pairer__thread_exit(struct ipp_pairer *p, pid_t tid);
-/* End of capture: every open call is unpaired. */
-void ipp_pairer__flush(struct ipp_pairer *p);
-/* Enters whose exit will not come, counted elsewhere (the kernel's paired calls). */
-void ipp_pairer__add_unpaired_enter(struct ipp_pairer *p, uint64_t n);
-uint64_t ipp_pairer__unpaired_enter(const struct ipp_pairer *p);
-uint64_t ipp_pairer__unpaired_exit(const struct ipp_pairer *p);
-
-/* ---------------------------------------------------------------- follow.c */
-/*
- * The target tasks of a CPU-scope session, kept up to date from fork, exec
- * and exit records in timestamp order: whose records to keep.
- */
-struct ipp_follow;
-struct ipp_follow *ipp_follow__new(void);
-void ipp_follow__delete(struct ipp_follow *f);
-/* @return 0 or -ENOMEM; adding a tid already there is a no-op. */
-int ipp_follow__add(struct ipp_follow *f, pid_t tid, pid_t tgid);
-bool ipp_follow__has(const struct ipp_follow *f, pid_t tid);
-/* The command @pid becomes a target at its exec (not before). */
-void ipp_follow__expect_exec(struct ipp_follow *f, pid_t pid);
-/* A target's child (process or thread) is a target. */
-int ipp_follow__fork(struct ipp_follow *f, pid_t parent_tid, pid_t child_tid, pid_t child_tgid);
-/* Process @tgid exec'd in thread @tid (which now has the tgid as its tid). */
-int ipp_follow__exec(struct ipp_follow *f, pid_t tgid, pid_t tid);
-void ipp_follow__exit(struct ipp_follow *f, pid_t tid);
-/*
- * Process start times (clock ticks since boot, /proc/PID/stat) after
- * @start_ticks are the capture's own: resolve() may take such a process
- * for a target's child. 0 (a command's session): every process is.
- */
-void ipp_follow__set_start(struct ipp_follow *f, uint64_t start_ticks);
-/*
- * Compare the targets with /proc at @now (CLOCK_MONOTONIC ns): a task that
- * /proc no longer has, or whose process is a zombie, is marked gone at @now
- * but stays a target until ipp_follow__expire() passes @now, so that the
- * records it made before are still kept. With @deep (side-band records were
- * lost), threads and child processes of targets that the set lacks are
- * added. With @cmd_exec_done, the command is taken as exec'd.
- * @return how many tasks were marked or added, or -ENOMEM.
- */
-int ipp_follow__check(struct ipp_follow *f, uint64_t now, bool deep, bool cmd_exec_done);
-/* Drop the tasks marked gone at or before @horizon. @return how many. */
-int ipp_follow__expire(struct ipp_follow *f, uint64_t horizon);
-enum ipp_follow_whose {
-	IPP_FOLLOW_OTHER = 0,	/* not a target's: its records are foreign */
-	IPP_FOLLOW_TARGET = 1,	/* a target's (it is one now) */
-	IPP_FOLLOW_UNKNOWN = 2,	/* gone before /proc could say: its records may be a target's */
-};
-/*
- * Whose task @tid, not in the set, is, from /proc (after lost side-band
- * records, when its fork may be among them): a thread of a target process,
- * or a process made during the capture with a target among its parents, is
- * added. Answers are remembered. @return enum ipp_follow_whose, or -ENOMEM.
- */
-int ipp_follow__resolve(struct ipp_follow *f, pid_t tid, bool cmd_exec_done);
-/* No target left, and no command waiting for its exec. */
-bool ipp_follow__done(const struct ipp_follow *f);
-size_t ipp_follow__count(const struct ipp_follow *f);
 
 /* ---------------------------------------------------------------- targets.c */
 /* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
@@ -407,11 +184,6 @@ int ipp_cmd__release(struct ipp_cmd *c);
 void ipp_cmd__abort(struct ipp_cmd *c);
 int ipp_cmd__wait(struct ipp_cmd *c, int *status);
 
-/* ---------------------------------------------------------------- hist.c */
-struct ipp_hist;
-/* A histogram as the public API hands it out (struct ipcperf_hist is opaque). */
-const struct ipcperf_hist *ipp_as_hist(const struct ipp_hist *h);
-
 /* ---------------------------------------------------------------- counters.c */
 struct ipp_counters;
 struct perf_cpu_map;
@@ -435,7 +207,7 @@ struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
 
 /* ---------------------------------------------------------------- record.c */
 /*
- * Captures: the recorder writes a session's records through lib/perfdata.c
+ * Captures: the recorder writes a session's records through the pd writer (pd-writer.c)
  * and keeps, in the ipcperf feature section, what a replay needs to give the
  * live run's numbers: the session's own counts, the counter values, and every
  * fd identity the stats module read from /proc (the identity log). A replay

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "fdid-bpf.h"
+#include "syscalls.h"
 
 const char *ipcperf_libperf_version(void)
 {

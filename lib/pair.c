@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include "internal.h"
+#include "syscalls.h"
+#include "pair.h"
 
 struct slot {
 	uint32_t key;		/* tid + 1; 0: empty (tid 0 is the idle task, a valid tid) */

@@ -12,6 +12,9 @@
 
 #include "internal.h"
 #include "perfdata.h"
+#include "decode.h"
+#include "follow.h"
+#include "pair.h"
 
 struct ipp_pipeline {
 	struct ipp_decoder *dec;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Captures of a session: the records through lib/perfdata.c's writer, and
+ * Captures of a session: the records through the pd writer (lib/pd-writer.c), and
  * the ipcperf feature section that lets a replay give the live run's
  * numbers (record.h describes its layout).
  */
@@ -156,24 +156,26 @@ struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 	return r;
 }
 
-int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const char *name,
-			    const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
-			    const char *format, size_t format_len)
+int ipp_recorder__add_event(struct ipp_recorder *r, const struct ipcperf_event_desc *d)
 {
-	return ipp_pd_writer__add_event(r->w, system, name, attr, attr_size, ids, nr_ids, format,
-					format_len);
+	return ipp_pd_writer__add_event(r->w, d->system, d->name, d->attr, d->attr_size, d->ids,
+					d->nr_ids, d->format, d->format_len);
 }
 
 int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es)
 {
 	for (size_t i = 0; i < es->n; i++) {
 		const struct ipp_event *ev = &es->v[i];
+		const struct ipcperf_event_desc d = {
+			.system = ev->system, .name = ev->name, .id = ev->id, .attr = &ev->attr,
+			.attr_size = sizeof(ev->attr), .ids = ev->ids, .nr_ids = ev->nr_ids,
+			.format = ev->format, .format_len = ev->format_len,
+		};
 		int err;
 
 		if (!ev->opened)
 			continue;
-		err = ipp_recorder__add_event(r, ev->system, ev->name, &ev->attr, sizeof(ev->attr),
-					      ev->ids, ev->nr_ids, ev->format, ev->format_len);
+		err = ipp_recorder__add_event(r, &d);
 		if (err) {
 			ipp_info("cannot describe %s:%s in the capture: %s\n", ev->system, ev->name,
 				 strerror(-err));
@@ -322,6 +324,49 @@ static int grow(void **v, size_t *n, size_t size)
 	return 0;
 }
 
+/* The least payload of each entry type the parser knows: a shorter one is malformed. */
+static const size_t entry_min[] = {
+	[IPP_REC_T_SESSION] = sizeof(struct ipp_rec_session),
+	[IPP_REC_T_LOST] = sizeof(struct ipp_rec_lost),
+	[IPP_REC_T_COUNTERS] = sizeof(struct ipp_rec_counters),
+	[IPP_REC_T_IDENT] = sizeof(struct ipp_ident_ans),
+};
+
+/* One entry of the section, of @elen bytes at @e. @return 0, -EPROTO or -ENOMEM. */
+static int parse_entry(struct ipp_rec_data *d, uint32_t type, const unsigned char *e, uint32_t elen)
+{
+	struct ipp_rec_counters c;
+	struct ipp_ident_ans a;
+	int err;
+
+	if (type < IPP_ARRAY_SIZE(entry_min) && elen < entry_min[type])
+		return -EPROTO;
+	switch (type) {
+	case IPP_REC_T_SESSION:
+		memcpy(&d->ss, e, sizeof(d->ss));
+		d->has_session = true;
+		return 0;
+	case IPP_REC_T_LOST:
+		if (!(err = grow((void **)&d->lost, &d->nr_lost, sizeof(*d->lost))))
+			memcpy(&d->lost[d->nr_lost++], e, sizeof(*d->lost));
+		return err;
+	case IPP_REC_T_COUNTERS:
+		memcpy(&c, e, sizeof(c));
+		if (c.nr != IPCPERF_CNT__MAX)
+			return 0;	/* another build's counter list: left out */
+		if (!(err = grow((void **)&d->cnt, &d->nr_cnt, sizeof(*d->cnt))))
+			d->cnt[d->nr_cnt++] = c;
+		return err;
+	case IPP_REC_T_IDENT:
+		memcpy(&a, e, sizeof(a));
+		a.object[sizeof(a.object) - 1] = '\0';
+		a.detail[sizeof(a.detail) - 1] = '\0';
+		return ipp_identlog__add(d->log, &a);
+	default:
+		return 0;
+	}
+}
+
 int ipp_rec_data__parse(struct ipp_rec_data *d, const void *blob, size_t len)
 {
 	const unsigned char *p = blob;
@@ -334,7 +379,6 @@ int ipp_rec_data__parse(struct ipp_rec_data *d, const void *blob, size_t len)
 		return -ENOMEM;
 	while (!err && at < len) {
 		uint32_t type, elen;
-		const unsigned char *e;
 
 		if (len - at < 8) {
 			err = -EPROTO;
@@ -346,54 +390,7 @@ int ipp_rec_data__parse(struct ipp_rec_data *d, const void *blob, size_t len)
 			err = -EPROTO;
 			break;
 		}
-		e = p + at + 8;
-		switch (type) {
-		case IPP_REC_T_SESSION:
-			if (elen < sizeof(d->ss)) {
-				err = -EPROTO;
-				break;
-			}
-			memcpy(&d->ss, e, sizeof(d->ss));
-			d->has_session = true;
-			break;
-		case IPP_REC_T_LOST:
-			if (elen < sizeof(*d->lost)) {
-				err = -EPROTO;
-				break;
-			}
-			if (!(err = grow((void **)&d->lost, &d->nr_lost, sizeof(*d->lost))))
-				memcpy(&d->lost[d->nr_lost++], e, sizeof(*d->lost));
-			break;
-		case IPP_REC_T_COUNTERS: {
-			struct ipp_rec_counters c;
-
-			if (elen < sizeof(c)) {
-				err = -EPROTO;
-				break;
-			}
-			memcpy(&c, e, sizeof(c));
-			if (c.nr != IPCPERF_CNT__MAX)
-				break;	/* another build's counter list: left out */
-			if (!(err = grow((void **)&d->cnt, &d->nr_cnt, sizeof(*d->cnt))))
-				d->cnt[d->nr_cnt++] = c;
-			break;
-		}
-		case IPP_REC_T_IDENT: {
-			struct ipp_ident_ans a;
-
-			if (elen < sizeof(a)) {
-				err = -EPROTO;
-				break;
-			}
-			memcpy(&a, e, sizeof(a));
-			a.object[sizeof(a.object) - 1] = '\0';
-			a.detail[sizeof(a.detail) - 1] = '\0';
-			err = ipp_identlog__add(d->log, &a);
-			break;
-		}
-		default:
-			break;
-		}
+		err = parse_entry(d, type, p + at + 8, elen);
 		at += 8 + ((elen + 7ull) & ~7ull);
 	}
 	if (err)

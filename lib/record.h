@@ -60,9 +60,8 @@ struct ipp_recorder;
  * @return the recorder; NULL with errno, explained through the print function.
  */
 struct ipp_recorder *ipp_recorder__new(const char *path, int fd);
-int ipp_recorder__add_event(struct ipp_recorder *r, const char *system, const char *name,
-			    const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
-			    const char *format, size_t format_len);
+/* Describe the event @d (before any record). @return 0 or the writer's -errno. */
+int ipp_recorder__add_event(struct ipp_recorder *r, const struct ipcperf_event_desc *d);
 /*
  * A ring record, or (NULL, 0) at the end of a pass. Errors are kept for
  * finish; the first is explained through the print function when it happens.

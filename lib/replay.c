@@ -11,6 +11,7 @@
 #include <string.h>
 #include "record.h"
 #include "source.h"
+#include "replay.h"
 
 /* Records read per consume() when the capture has no rounds: keeps each call short. */
 #define REPLAY_BATCH 65536

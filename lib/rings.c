@@ -1265,8 +1265,7 @@ static int bpf_event_desc(const struct ipp_rings *s,
 
 static int add_desc(void *ctx, const struct ipcperf_event_desc *d)
 {
-	return ipp_recorder__add_event(ctx, d->system, d->name, d->attr, d->attr_size, d->ids,
-				       d->nr_ids, d->format, d->format_len);
+	return ipp_recorder__add_event(ctx, d);
 }
 
 /* Open everything; IPCPERF_SCOPE_AUTO falls back from CPU-wide to per task when not allowed. */

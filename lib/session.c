@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "source.h"
+#include "replay.h"
 
 enum state { S_NEW, S_STARTED, S_STOPPED };
 

@@ -65,11 +65,6 @@ void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const voi
 							     size_t size), void *ctx);
 extern const struct ipp_source_ops ipp_rings_ops;
 
-/* The source of ipcperf_session__open_file(). @return it; NULL with errno (explained). */
-struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_opts *opts,
-				   struct ipp_pipeline *pl);
-/* The capture was cut short (its recorder did not finish). */
-bool ipp_replay__partial(const struct ipp_source *src);
-extern const struct ipp_source_ops ipp_replay_ops;
+/* The capture source, ipp_replay__new(): replay.h. */
 
 #endif /* IPCPERF_SOURCE_H */

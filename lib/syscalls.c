@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include "internal.h"
+#include "syscalls.h"
 
 #define NR(name) __NR_##name
 #define IO IPCPERF_EV_IO

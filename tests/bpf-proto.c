@@ -54,6 +54,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "fdid-bpf.h"
+#include "syscalls.h"
 
 #define RING_PAGES IPCPERF_DEFAULT_RING_PAGES
 #define MAX_TPS 64

@@ -15,6 +15,8 @@
 
 #include "internal.h"
 #include "suites.h"
+#include "syscalls.h"
+#include "decode.h"
 
 /* syscalls/sys_enter_write/format */
 static const char fmt_enter_write[] =

@@ -10,6 +10,8 @@
 
 #include "internal.h"
 #include "suites.h"
+#include "syscalls.h"
+#include "pair.h"
 
 static const struct ipp_scdesc *sc(const char *name)
 {

@@ -24,6 +24,7 @@
 #include "pd-synth.h"
 #include "record.h"
 #include "suites.h"
+#include "decode.h"
 
 static char tmpdir[] = "/tmp/ipcperf-pd.XXXXXX";
 static char path[256];

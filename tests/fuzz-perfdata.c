@@ -26,6 +26,7 @@
 #include "internal.h"
 #include "perfdata.h"
 #include "fuzz-perfdata.h"
+#include "decode.h"
 
 /* Every error of the reader names the offset. */
 static void check_error(const struct ipp_pd_reader *r)

@@ -2,7 +2,7 @@
 /*
  * Synthetic captures for the perfdata tests, the fuzz seeds and the bench: a
  * deterministic sequence of records (COMM, sys_enter_write / sys_exit_write
- * samples, LOST) written by lib/perfdata.c's writer, which a test can
+ * samples, LOST) written by lib/pd-writer.c's writer, which a test can
  * regenerate record by record to compare with what the reader gives back.
  * Needs no kernel: the format texts are copies of this machine's tracefs
  * files (kernel 6.18, x86_64). Header-only (static functions).

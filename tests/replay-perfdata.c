@@ -42,6 +42,7 @@
 #include "pd-synth.h"
 #include "fuzz-perfdata.h"
 #include "replay-check.h"
+#include "decode.h"
 
 #ifndef PERFDATA_CORPUS
 #define PERFDATA_CORPUS "tests/perfdata-corpus"
