@@ -9,8 +9,13 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/wait.h>
 #include "cli.h"
 #include "output.h"
@@ -45,6 +50,107 @@ static void catch_stop_signals(void)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
+}
+
+/* ------------------------------------------------------------------ ending everything we started */
+
+/* The command of "-- CMD" while it is not reaped (0: none), for the crash and exit paths. */
+static volatile sig_atomic_t cmd_pid;
+
+/*
+ * Send @sig to each child of ours (not @except) and reap those that exited:
+ * the command's orphans come to us, the subreaper. Async-signal-safe (open,
+ * read, kill, waitpid). @return how many children are left.
+ */
+static unsigned int signal_children(int sig, pid_t except)
+{
+	char path[64] = "/proc/self/task/", buf[4096];
+	unsigned int left = 0;
+	size_t n = strlen(path);
+	pid_t self = getpid(), p = 0;
+	ssize_t len;
+	int fd;
+
+	for (size_t k = 1000000000; k; k /= 10)
+		if ((size_t)self >= k || k == 1)
+			path[n++] = (char)('0' + (size_t)self / k % 10);
+	memcpy(path + n, "/children", sizeof("/children"));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf));
+	close(fd);
+	for (ssize_t i = 0; i < len; i++) {
+		if (buf[i] >= '0' && buf[i] <= '9') {
+			p = p * 10 + (buf[i] - '0');
+			continue;
+		}
+		if (p > 0 && p != except && waitpid(p, NULL, WNOHANG) == 0) {
+			kill(p, sig);
+			left++;
+		}
+		p = 0;
+	}
+	return left;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * End what is left of the command's tree but @except (the command, reaped
+ * by the library): SIGTERM, SIGKILL to what outlives CLI_GRACE_MS, until no
+ * child of ours is left (an orphan's own children come to us in turn).
+ */
+static void end_orphans(pid_t except)
+{
+	for (int ms = 0; ms < 4 * CLI_GRACE_MS; ms += 10) {
+		if (!signal_children(ms < CLI_GRACE_MS ? SIGTERM : SIGKILL, except))
+			return;
+		nap_ms(10);
+	}
+}
+
+/* A crash or an exit() while the command runs: the command and its tree end first. */
+static void end_all(void)
+{
+	pid_t child = (pid_t)cmd_pid;
+
+	if (child <= 0)
+		return;
+	cmd_pid = 0;
+	kill(child, SIGTERM);
+	end_orphans(0);
+}
+
+static void on_crash(int sig)
+{
+	end_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * A crash of ours ends the command, then us as the signal would have. Its
+ * own children are ours once it is gone (we are their subreaper), so they
+ * end too.
+ */
+static void catch_crash_signals(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS,
+				    SIGQUIT, SIGXCPU, SIGXFSZ };
+	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_NODEFER | SA_RESETHAND };
+	static bool registered;
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	if (!registered)
+		registered = atexit(end_all) == 0;
 }
 
 /* Each event takes an fd per CPU per thread: use the hard limit we are allowed. */
@@ -224,6 +330,7 @@ static void wait_command(struct cli_result *res)
 	int err = ipcperf_session__wait_child(res->session, &res->cmd_status);
 
 	res->cmd = err == 0 ? CLI_CMD_EXITED : CLI_CMD_LOST;
+	cmd_pid = 0;
 	if (err < 0)
 		cli_err("cannot wait for the command: %s", strerror(-err));
 }
@@ -257,6 +364,8 @@ static void end_command(struct cli_result *res, pid_t child, int sig)
 			res->cmd_killed = true;
 		}
 	}
+	/* A shell's background jobs outlive it: ours now, and ended too. */
+	end_orphans(child);
 	wait_command(res);
 }
 
@@ -326,10 +435,15 @@ enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, stru
 
 	*res = (struct cli_result){ .end = CLI_END_NOT_RUN };
 	raise_nofile();
+	/* The command's orphans (a shell's background jobs) come to us, to be ended with it. */
+	if (t->argv && !t->input)
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
 	lp.s = session_open(t, run, &res->end);
 	if (!lp.s)
 		return res->end;
+	cmd_pid = t->input ? 0 : ipcperf_session__child_pid(lp.s);
 	catch_stop_signals();
+	catch_crash_signals();
 	if (ipcperf_session__start(lp.s) < 0) {
 		ipcperf_session__delete(lp.s);
 		return res->end;

@@ -4,6 +4,8 @@
 # the capture, which is reported at once, and end the command; a reader of
 # the output that goes away (SIGPIPE) ends the command, then ipcperf (141);
 # SIGKILL of ipcperf while the command is still corked leaves no command;
+# a shell's background jobs end with it; a crash of ipcperf (SIGSEGV...)
+# ends the command and its tree first;
 # -d holds under a target making system calls as fast as it can. Real
 # processes: each command writes its pid into a file, and what is left of
 # them is killed on the way out. Needs root.
@@ -12,7 +14,7 @@
 skip_unless_root "signals and -d on live captures"
 need_exe "$IPCPERF"
 make_tmpdir
-trap 'for f in "$T"/*.pid; do [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
+trap 'for f in "$T"/*.pid "$T"/*.bg "$T"/*.fg; do [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
@@ -110,6 +112,42 @@ run "$IPCPERF" report -i "$T/rhup.out"
 expect_status 0 "report -i (a capture SIGHUP ended)"
 grep -q "^ipcperf stat: capture $T/rhup.out, " "$T/out" || { show; fail "report -i (after SIGHUP): no report"; }
 grep -q "^pid $(cat "$T/rhup.pid") sh" "$T/out" || { show; fail "report -i (after SIGHUP): not the command's"; }
+
+# ------------------------------------------------------------ a shell's background jobs
+# SIGTERM to ipcperf while its command, a shell, waits with a job in the
+# background: the shell ends, and neither sleep survives it (they are
+# ipcperf's once the shell is gone, and it ends them too).
+tree_cmd() { echo "echo \$\$ > $T/$1.pid; sleep 1000 & echo \$! > $T/$1.bg; sleep 1000 & echo \$! > $T/$1.fg; wait"; }
+# Not under timeout, which signals its whole process group: ipcperf alone gets it.
+"$IPCPERF" stat -q -o /dev/null -- sh -c "$(tree_cmd g)" 2>"$T/g.err" &
+ipid=$!
+echo "$ipid" >"$T/ig.pid"
+within 15000 has_pid "$T/g.fg" || fail "stat -- sh -c 'sleep & sleep': the command never started"
+kill -TERM "$ipid"
+for f in g.pid g.bg g.fg; do
+	within 2000 gone "$(cat "$T/$f")" || fail "SIGTERM of ipcperf: $f ($(cat "$T/$f")) of the shell still runs 2 s later"
+done
+wait "$ipid" 2>/dev/null
+
+# ------------------------------------------------------------ a crash of ipcperf
+# A crash (SIGSEGV, SIGABRT, SIGBUS) ends the command and its tree first,
+# then ipcperf as the signal would (128 + the signal).
+for sig in SEGV:11 ABRT:6 BUS:7; do
+	num=${sig#*:} sig=${sig%:*}
+	# Not under timeout either (the trap kills what is left).
+	"$IPCPERF" stat -q -o /dev/null -- sh -c "$(tree_cmd "c$sig")" 2>/dev/null &
+	ipid=$!
+	echo "$ipid" >"$T/i$sig.pid"
+	within 15000 has_pid "$T/c$sig.fg" || fail "SIG$sig: the command never started"
+	kill "-$sig" "$ipid"
+	for f in pid bg fg; do
+		within 2000 gone "$(cat "$T/c$sig.$f")" || fail "SIG$sig of ipcperf: the command's $f still runs 2 s later"
+	done
+	status=0
+	wait "$ipid" || status=$?
+	want=$((128 + num))
+	[ "$status" -eq "$want" ] || fail "SIG$sig of ipcperf: exit $status, expected $want"
+done
 
 # ------------------------------------------------------------ a reader that goes away
 {
