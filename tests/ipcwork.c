@@ -34,6 +34,15 @@
  *	line and pauses too, for a tracer that stops while they are alive;
  *	kill the process.
  *
+ *   ipcwork spin MS --out FILE [--hold]
+ *	One thread, no other: reads the process's CPU clock
+ *	(CLOCK_PROCESS_CPUTIME_ID, the scheduler's runtime of its threads),
+ *	burns MS ms of CPU, reads it again and writes "spin START END" (ns)
+ *	to FILE, then exits 0 (--hold: pauses for good; kill it). A tracer
+ *	that counts the runtime from the exec to the exit call (or the stop)
+ *	counts at least END - START and at most END plus the few us of the
+ *	line's write.
+ *
  * Every transfer is a single write()/read() whose result is checked; anything
  * unexpected exits 3 with a message on stderr. Nothing goes to stdout but the
  * "ready" line, unless -v.
@@ -47,6 +56,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,6 +414,36 @@ static int run_naps(struct naps *z)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- spin */
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) < 0)
+		die("clock_gettime: %s", strerror(errno));
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* @z->n ms of CPU on this thread, between two reads of the process's clock */
+static int run_spin(const struct naps *z)
+{
+	uint64_t start = clock_ns(CLOCK_PROCESS_CPUTIME_ID), end;
+	uint64_t until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)z->n * 1000000ull;
+	FILE *f;
+
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+		;
+	end = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	f = fopen(z->out, "we");
+	if (!f || fprintf(f, "spin %llu %llu\n", (unsigned long long)start,
+			  (unsigned long long)end) < 0 || fclose(f) != 0)
+		die("cannot write %s: %s", z->out, strerror(errno));
+	while (z->hold)
+		pause();
+	return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void usage(const char *fmt, const char *arg)
@@ -414,7 +454,8 @@ static void usage(const char *fmt, const char *arg)
 		"\nusage: ipcwork [pipe] [--exit N] [--hold MS] [-v]\n"
 		"                                          writers -> pipe -> reader, exit N (0..255)\n"
 		"       ipcwork threads [-v]              3 threads write to /dev/null after a byte on stdin\n"
-		"       ipcwork naps N --out FILE [--hold] a thread sleeps N times, FILE gets its switches\n");
+		"       ipcwork naps N --out FILE [--hold] a thread sleeps N times, FILE gets its switches\n"
+		"       ipcwork spin MS --out FILE [--hold] MS ms of CPU, FILE gets the CPU clock around it\n");
 	exit(EXIT_USAGE);
 }
 
@@ -423,19 +464,21 @@ int main(int argc, char **argv)
 	const char *cmd = "pipe";
 	struct naps z = { 0 };
 	int exit_code = 0, hold_ms = 0;
+	bool timed;
 	int i = 1;
 
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = argv[1];
 		i = 2;
 	}
-	if (strcmp(cmd, "pipe") && strcmp(cmd, "threads") && strcmp(cmd, "naps"))
+	timed = !strcmp(cmd, "naps") || !strcmp(cmd, "spin");
+	if (strcmp(cmd, "pipe") && strcmp(cmd, "threads") && !timed)
 		usage("unknown command '%s'", cmd);
-	if (!strcmp(cmd, "naps")) {
+	if (timed) {
 		char *end;
 
 		if (i == argc)
-			usage("%s needs a count", "naps");
+			usage("%s needs a count", cmd);
 		errno = 0;
 		z.n = strtol(argv[i], &end, 10);
 		if (errno || end == argv[i] || *end || z.n < 1 || z.n > 1000000)
@@ -446,11 +489,11 @@ int main(int argc, char **argv)
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			verbose = true;
-		} else if (!strcmp(argv[i], "--out") && !strcmp(cmd, "naps")) {
+		} else if (!strcmp(argv[i], "--out") && timed) {
 			if (++i == argc)
 				usage("%s needs a value", "--out");
 			z.out = argv[i];
-		} else if (!strcmp(argv[i], "--hold") && !strcmp(cmd, "naps")) {
+		} else if (!strcmp(argv[i], "--hold") && timed) {
 			z.hold = true;
 		} else if (!strcmp(argv[i], "--exit") && !strcmp(cmd, "pipe")) {
 			char *end;
@@ -479,10 +522,10 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (!strcmp(cmd, "naps")) {
+	if (timed) {
 		if (!z.out)
-			usage("%s needs --out FILE", "naps");
-		return run_naps(&z);
+			usage("%s needs --out FILE", cmd);
+		return !strcmp(cmd, "naps") ? run_naps(&z) : run_spin(&z);
 	}
 	return !strcmp(cmd, "pipe") ? run_pipe(exit_code, hold_ms) : run_threads();
 }
