@@ -258,7 +258,7 @@ enum ipcperf_event_set {
 	 * Four more records per blocking round trip: leave out if not needed.
 	 */
 	IPCPERF_EV_BLOCKED = 1u << 5,
-	IPCPERF_EV_DEFAULT = 0x2f,
+	IPCPERF_EV_DEFAULT = IPCPERF_EV_IO | IPCPERF_EV_FDS | IPCPERF_EV_SCHED | IPCPERF_EV_TASK | IPCPERF_EV_BLOCKED,
 	/**
 	 * Every system call, through raw_syscalls:sys_enter/sys_exit, instead of
 	 * the per-syscall tracepoints of IPCPERF_EV_IO and IPCPERF_EV_FDS (the
