@@ -46,7 +46,7 @@ void ipp_rings__close_bpf(struct ipp_rings *s)
 
 	ipp_bpf__delete(s->bpf);
 	s->bpf = NULL;
-	s->paired = s->paired_switches = s->sched_counted = s->task_acct = false;
+	ipp_plan__none(&s->plan);
 	free(pl->fdid_ids);
 	pl->fdid_ids = NULL;
 	pl->nr_fdid_ids = 0;
@@ -261,27 +261,6 @@ static int make_maps(struct ipp_rings *s)
 	return s->threads ? 0 : -ENOMEM;
 }
 
-static bool is_syscall_tp(const struct ipp_event *ev)
-{
-	return ev->role == IPP_EV_TRACEPOINT &&
-	       (!strcmp(ev->system, "syscalls") || !strcmp(ev->system, "raw_syscalls"));
-}
-
-/* sched_switch and sched_wakeup: what the kernel's counts of each thread stand in for. */
-static bool is_sched_count_tp(const struct ipp_event *ev)
-{
-	return ev->role == IPP_EV_TRACEPOINT && !strcmp(ev->system, "sched") &&
-	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup"));
-}
-
-/* An event the kernel's call records or counts stand in for: not opened. */
-static bool paired_away(const struct ipp_rings *s, const struct ipp_event *ev)
-{
-	return (s->paired && is_syscall_tp(ev)) ||
-	       (s->paired_switches && ev->role == IPP_EV_SWITCH) ||
-	       (s->sched_counted && is_sched_count_tp(ev));
-}
-
 /* An evsel per event, in the sample or the side-band evlist, on the maps of the scope. */
 static int make_evlists(struct ipp_rings *s, struct perf_evsel **evsels)
 {
@@ -294,7 +273,7 @@ static int make_evlists(struct ipp_rings *s, struct perf_evsel **evsels)
 	for (size_t i = 0; i < s->es.n; i++) {
 		struct perf_event_attr attr;
 
-		if (paired_away(s, &s->es.v[i]))
+		if (!ipp_plan__opens(&s->plan, &s->es.v[i]))
 			continue;	/* evsels[i] stays NULL */
 		ipp_event_attr(&s->es.v[i], &s->mode, &attr);
 		evsels[i] = perf_evsel__new(&attr);
@@ -466,74 +445,11 @@ static int open_counters(struct ipp_rings *s)
 	if (!any)
 		return -ENOMEM;
 	/* the software ones from the kernel's accounting: per-task events only for the others */
-	mask = s->task_acct ? s->counter_mask & ~IPP_SW_COUNTERS : s->counter_mask;
+	mask = s->plan.task_acct ? s->counter_mask & ~IPP_SW_COUNTERS : s->counter_mask;
 	err = mask ? ipp_counters__open(&s->counters, any, s->threads, !s->system_wide, s->has_cmd,
 					mask) : 0;
 	perf_cpu_map__put(any);
 	return err;
-}
-
-/* Why the kernel's fd identity cannot be had, for a message. */
-const char *ipp_rings__bpf_why(int err)
-{
-	switch (err) {
-	case ENOTSUP:
-		return "this libipcperf was built without BPF (configure --enable-bpf)";
-	case EPERM:
-	case EACCES:
-		return "no CAP_BPF and CAP_PERFMON (run as root)";
-	case ENOENT:
-		return "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
-	case EINVAL:
-		return "the kernel refused the program (ipcperf -v says why)";
-	default:
-		return strerror(err);
-	}
-}
-
-/*
- * Whether the kernel is to pair the syscalls: a live session that reads
- * its records itself (a capture and a tap want the samples), asked for the
- * read/write and fd calls and not for the samples, with a sample event
- * left to carry the ring of each CPU.
- */
-static bool want_pairing(const struct ipp_rings *s)
-{
-	if (s->pair_failed || s->syscall_samples || s->recorder || s->tap)
-		return false;
-	for (size_t i = 0; i < s->es.n; i++)
-		if (s->es.v[i].role == IPP_EV_TRACEPOINT && !is_syscall_tp(&s->es.v[i]))
-			return true;
-	return false;
-}
-
-/*
- * Whether the kernel is to count the threads' switches and wakeups too
- * (where it pairs the calls): asked for, and a task tracepoint left to
- * carry the ring of each CPU.
- */
-static bool want_sched_counts(const struct ipp_rings *s)
-{
-	if (!(s->es.events & IPCPERF_EV_SCHED_TOTALS) || !(s->es.events & IPCPERF_EV_SCHED))
-		return false;
-	for (size_t i = 0; i < s->es.n; i++)
-		if (s->es.v[i].role == IPP_EV_TRACEPOINT && !is_syscall_tp(&s->es.v[i]) &&
-		    !is_sched_count_tp(&s->es.v[i]))
-			return true;
-	return false;
-}
-
-/*
- * Whether the software counters come from the kernel's accounting of the
- * counted threads: switches counted in the kernel, counters wanted, and
- * targets that are processes (a command or pids: their counters are the
- * process and its descendants, as an inherited counter's), not tids or
- * the whole machine (counted per CPU, which costs no switch).
- */
-static bool task_acct_ok(const struct ipp_rings *s)
-{
-	return s->sched_counted && s->want_counters && !s->system_wide && !s->nr_tids &&
-	       (s->counter_mask & IPP_SW_COUNTERS);
 }
 
 /*
@@ -572,21 +488,10 @@ static int want_syscalls(struct ipp_rings *s)
 
 static void load_bpf(struct ipp_rings *s);
 
-/*
- * Whether the session is to have the kernel's fd identity: it traces the
- * I/O or fd calls, on their own or among all syscalls (--syscalls classifies
- * them as well: the fd table is the same).
- */
-bool ipp_rings__wants_fdid(const struct ipp_rings *s)
-{
-	return !s->no_bpf &&
-	       (s->es.events & (IPCPERF_EV_IO | IPCPERF_EV_FDS | IPCPERF_EV_ALL_SYSCALLS));
-}
-
 /* Load the fd identity again, without the calls' pairing, which failed. */
 static void load_bpf_unpaired(struct ipp_rings *s)
 {
-	s->pair_failed = true;
+	s->plan.pair_failed = true;
 	load_bpf(s);
 }
 
@@ -598,17 +503,19 @@ static void load_bpf_unpaired(struct ipp_rings *s)
  */
 static void load_bpf(struct ipp_rings *s)
 {
-	bool pair = want_pairing(s);
-	IPP_BPF_OPTS(o, .all_tasks = s->system_wide, .pair_calls = pair,
-		     .pair_switches = pair && (s->es.events & IPCPERF_EV_BLOCKED),
-		     .count_sched = pair && want_sched_counts(s),
-		     .exclude_tgid = s->system_wide && !s->base.pl->include_self ? s->base.pl->self : 0);
+	struct ipp_plan_in in;
+	struct ipp_plan *p = &s->plan;
 
-	if (!ipp_rings__wants_fdid(s))
+	ipp_rings__plan_in(s, &in);
+	ipp_plan__choose(p, &in);
+	if (!p->fdid)
 		return;
+	IPP_BPF_OPTS(o, .all_tasks = s->system_wide, .pair_calls = p->pair,
+		     .pair_switches = p->pair_switches, .count_sched = p->count_sched,
+		     .exclude_tgid = s->system_wide && !s->base.pl->include_self ? s->base.pl->self : 0);
 	s->bpf = ipp_bpf__new(&o);
 	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */
-	if (!s->bpf && pair && errno != EPERM && errno != EACCES && errno != ENOENT &&
+	if (!s->bpf && p->pair && errno != EPERM && errno != EACCES && errno != ENOENT &&
 	    errno != ENOTSUP) {
 		/* a kernel without what the call programs need may still take the fd programs */
 		ipp_debug("cannot pair the syscalls in the kernel (%s): taking their samples\n",
@@ -617,7 +524,7 @@ static void load_bpf(struct ipp_rings *s)
 		return;
 	}
 	if (!s->bpf) {
-		ipp_debug("fd identity from /proc: %s\n", ipp_rings__bpf_why(errno));
+		ipp_debug("fd identity from /proc: %s\n", ipp_plan__bpf_why(errno));
 		return;
 	}
 	if (!ipp_bpf__pairs(s->bpf))
@@ -629,10 +536,20 @@ static void load_bpf(struct ipp_rings *s)
 		load_bpf_unpaired(s);
 		return;
 	}
-	s->paired = true;
-	s->paired_switches = o.pair_switches;
-	s->sched_counted = ipp_bpf__counts_sched(s->bpf);
-	s->task_acct = task_acct_ok(s);
+	ipp_plan__had(p, &in, ipp_bpf__counts_sched(s->bpf));
+}
+
+/* What the plan of the session is chosen from. */
+void ipp_rings__plan_in(const struct ipp_rings *s, struct ipp_plan_in *in)
+{
+	*in = (struct ipp_plan_in){
+		.es = &s->es,
+		.no_bpf = s->no_bpf,
+		.want_samples = s->syscall_samples || s->recorder || s->tap,
+		.system_wide = s->system_wide,
+		.processes = !s->system_wide && !s->nr_tids,
+		.sw_counters = s->want_counters && (s->counter_mask & IPP_SW_COUNTERS),
+	};
 }
 
 /*
@@ -681,10 +598,10 @@ static int connect_bpf(struct ipp_rings *s)
 		return 0;
 	}
 	for (size_t i = 0; !err && !s->system_wide && i < s->nr_targets; i++)
-		err = s->has_cmd && s->paired && s->targets[i] == s->cmd.pid ?
+		err = s->has_cmd && s->plan.paired && s->targets[i] == s->cmd.pid ?
 			      ipp_bpf__add_command(s->bpf, s->targets[i]) :
 			      ipp_bpf__add_target(s->bpf, s->targets[i]);
-	if (!err && s->task_acct && !s->has_cmd)
+	if (!err && s->plan.task_acct && !s->has_cmd)
 		seed_threads(s);
 	for (int i = 0; !err && i < perf_cpu_map__nr(s->cpus); i++)
 		err = ipp_bpf__set_output(s->bpf, perf_cpu_map__cpu(s->cpus, i).cpu, s->ring_fds[i],
@@ -693,20 +610,20 @@ static int connect_bpf(struct ipp_rings *s)
 	if (!err)
 		err = ipp_pipeline__fdid_ids(s->base.pl, ids, nr);
 	if (err) {
-		bool paired = s->paired;
+		bool paired = s->plan.paired;
 
-		ipp_debug("fd identity from /proc: %s\n", ipp_rings__bpf_why(-err));
+		ipp_debug("fd identity from /proc: %s\n", ipp_plan__bpf_why(-err));
 		ipp_rings__close_bpf(s);
 		if (paired) {
-			s->pair_failed = true;
+			s->plan.pair_failed = true;
 			return -EAGAIN;
 		}
 		return 0;
 	}
 	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings%s%s\n",
 		  ipp_bpf__nr_programs(s->bpf), nr,
-		  s->paired ? "; syscalls paired in the kernel" : "",
-		  s->sched_counted ? "; switches and wakeups counted there" : "");
+		  s->plan.paired ? "; syscalls paired in the kernel" : "",
+		  s->plan.sched_counted ? "; switches and wakeups counted there" : "");
 	return 0;
 }
 

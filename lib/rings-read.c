@@ -321,7 +321,7 @@ static uint64_t fired_on(const struct ipp_rings *s, int idx)
 	uint64_t fired = 0, calls = 0;
 
 	/* Call records tried on that CPU: each stands for a syscall sample. */
-	if (s->paired &&
+	if (s->plan.paired &&
 	    ipp_bpf__stat_on_cpu(s->bpf, IPP_FDID_ST_CALLS, perf_cpu_map__cpu(s->cpus, idx).cpu,
 				 &calls) == 0)
 		fired += calls;

@@ -260,7 +260,7 @@ static int rings_start(struct ipp_source *src)
 	s->start_ns = ipp_now_ns();
 	/* The kernel's fd identity first: the calls the events see are described. */
 	if (s->bpf && (err = ipp_bpf__enable(s->bpf)) < 0) {
-		ipp_debug("fd identity from /proc: %s\n", ipp_rings__bpf_why(-err));
+		ipp_debug("fd identity from /proc: %s\n", ipp_plan__bpf_why(-err));
 		ipp_rings__close_bpf(s);
 	}
 	/*
@@ -379,7 +379,7 @@ static int rings_read_counters(const struct ipp_source *src, pid_t pid,
 	bool *use = NULL;
 	int n, err = 0;
 
-	if (!s->counters && !s->task_acct)
+	if (!s->counters && !s->plan.task_acct)
 		return -ENODATA;
 	if (pid) {
 		bool any = false;
@@ -404,7 +404,7 @@ static int rings_read_counters(const struct ipp_source *src, pid_t pid,
 			vals[i] = (struct ipcperf_counter_value){ .status = IPCPERF_CNT_NOT_REQUESTED };
 	}
 	free(use);
-	if (!err && s->task_acct)
+	if (!err && s->plan.task_acct)
 		acct_counters(s, pid, vals);
 	return err;
 }
@@ -513,7 +513,7 @@ static int rings_stop(struct ipp_source *src)
 
 	perf_evlist__disable(s->evlist);
 	perf_evlist__disable(s->sb_evlist);
-	if (s->paired)
+	if (s->plan.paired)
 		ipp_bpf__stop_calls(s->bpf);
 	ipp_counters__enable(s->counters, false);
 	/*
@@ -530,9 +530,9 @@ static int rings_stop(struct ipp_source *src)
 		ipp_rings__count_left(s);
 	n += ipp_pipeline__deliver(src->pl, UINT64_MAX);
 	n += ipp_rings__count_unreported_loss(s);
-	if (s->paired)
+	if (s->plan.paired)
 		calls_under_way(s);
-	if (s->sched_counted)
+	if (s->plan.sched_counted)
 		n += sched_at_stop(s);
 	ipp_pipeline__flush(src->pl);
 	s->stop_ns = ipp_now_ns();
@@ -560,9 +560,9 @@ static void rings_stats(const struct ipp_source *src, bool stopped,
 	if (s->evlist)
 		v->fd_identity = s->bpf ? IPCPERF_FDID_BPF : IPCPERF_FDID_PROC;
 	if (s->evlist)
-		v->syscall_records = s->paired ? IPCPERF_SC_RECORDS_KERNEL : IPCPERF_SC_RECORDS_SAMPLES;
+		v->syscall_records = s->plan.paired ? IPCPERF_SC_RECORDS_KERNEL : IPCPERF_SC_RECORDS_SAMPLES;
 	if (s->evlist && (s->es.events & IPCPERF_EV_SCHED))
-		v->sched_records = s->sched_counted ? IPCPERF_SCHED_RECORDS_TOTALS :
+		v->sched_records = s->plan.sched_counted ? IPCPERF_SCHED_RECORDS_TOTALS :
 						      IPCPERF_SCHED_RECORDS_EVENTS;
 }
 
@@ -610,7 +610,10 @@ static const pid_t *rings_target_pids(const struct ipp_source *src, size_t *nr)
 
 static bool rings_kernel_fdid(const struct ipp_source *src)
 {
-	return ipp_rings__wants_fdid(crings_of(src));
+	struct ipp_plan_in in;
+
+	ipp_rings__plan_in(crings_of(src), &in);
+	return ipp_plan__wants_fdid(&in);
 }
 
 static struct ipp_identlog *rings_identlog(const struct ipp_source *src, bool *replay)

@@ -13,6 +13,7 @@
 #include <perf/mmap.h>
 #include "fdid-bpf.h"
 #include "formats.h"
+#include "plan.h"
 #include "record.h"
 #include "source.h"
 
@@ -41,10 +42,6 @@
 /* epoll events taken per call. */
 #define EPOLL_BATCH 64
 
-/* The counters the kernel's own accounting of a task also gives. */
-#define IPP_SW_COUNTERS                                                                \
-	(IPCPERF_CNT_BIT(IPCPERF_CNT_TASK_CLOCK) | IPCPERF_CNT_BIT(IPCPERF_CNT_PAGE_FAULTS) | \
-	 IPCPERF_CNT_BIT(IPCPERF_CNT_CONTEXT_SWITCHES) | IPCPERF_CNT_BIT(IPCPERF_CNT_CPU_MIGRATIONS))
 
 struct ipp_rings {
 	struct ipp_source base;
@@ -77,23 +74,9 @@ struct ipp_rings {
 	/* The kernel's fd identity (lib/bpf): NULL when it could not be had or no_bpf. */
 	struct ipp_bpf *bpf;
 	bool no_bpf;
-	/*
-	 * Syscalls paired in the kernel (call records into the sample rings)
-	 * in place of their sys_enter/sys_exit samples, which are then not
-	 * opened; and the switch records too, when the calls carry their time
-	 * off CPU. pair_failed: it was tried and could not be had.
-	 */
-	bool paired;
-	bool paired_switches;
-	bool pair_failed;
-	/* ... and the threads' switches and wakeups counted there (IPCPERF_EV_SCHED_TOTALS) */
-	bool sched_counted;
-	/*
-	 * ... and the software counters taken from what the kernel accounts
-	 * to each counted thread, not from per-task events (see task_acct_ok());
-	 * acct_final: the threads alive at the stop are in the sums.
-	 */
-	bool task_acct;
+	/* what the kernel does for the session, and what it had (plan.h) */
+	struct ipp_plan plan;
+	/* the threads alive at the stop are in the sums of plan.task_acct */
 	bool acct_final;
 	bool syscall_samples;	/* asked for the samples (ipcperf_session_opts) */
 	int epfd;
@@ -128,8 +111,7 @@ int ipp_rings__resolve_targets(struct ipp_rings *s);
 /* rings-open.c */
 void ipp_rings__close_bpf(struct ipp_rings *s);
 void ipp_rings__close_events(struct ipp_rings *s);
-const char *ipp_rings__bpf_why(int err);
-bool ipp_rings__wants_fdid(const struct ipp_rings *s);
+void ipp_rings__plan_in(const struct ipp_rings *s, struct ipp_plan_in *in);
 int ipp_rings__open_events(struct ipp_rings *s);
 
 /* rings-read.c */
