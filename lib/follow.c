@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "internal.h"
+#include "targets.h"
 
 #define EMPTY 0
 #define GONE (-1)

@@ -12,10 +12,12 @@
 #include <perf/evlist.h>
 #include <perf/mmap.h>
 #include "fdid-bpf.h"
+#include "counters.h"
 #include "formats.h"
 #include "plan.h"
 #include "record.h"
 #include "source.h"
+#include "targets.h"
 
 #define MAX_RING_PAGES (1u << 16)
 /*

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
+#include "targets.h"
 #include "rings.h"
 #include "fdid-rec.h"
 
