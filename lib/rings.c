@@ -19,6 +19,7 @@
 #include <perf/evsel.h>
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +39,17 @@ static int libperf_print(enum libperf_print_level level, const char *fmt, va_lis
 	return 0;
 }
 
+static void libperf_hook(void)
+{
+	libperf_init(libperf_print);
+}
+
+/* libperf's print hook is the process's: replaced once, whatever thread starts a session. */
 static void libperf_init_once(void)
 {
-	static bool done;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (!done) {
-		libperf_init(libperf_print);
-		done = true;
-	}
+	pthread_once(&once, libperf_hook);
 }
 
 
