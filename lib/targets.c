@@ -120,12 +120,20 @@ void ipp_task_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+const char *ipp_stat_after_comm(const char *buf)
+{
+	const char *p = strrchr(buf, ')');
+
+	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
 int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out)
 {
 	static const char *const csw[] = { "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches" };
 	static const char *const migr[] = { "se.nr_migrations" };
 	unsigned long long minflt, majflt;
-	char buf[1024], *p;
+	char buf[1024];
+	const char *f;
 	uint64_t v;
 	int err;
 
@@ -136,8 +144,8 @@ int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out)
 	/* stat: minflt is field 10, majflt 12; the comm before may hold anything but ')' last */
 	if ((err = task_file(pid, tid, "stat", buf, sizeof(buf))) < 0)
 		return err;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &minflt, &majflt) != 2)
+	f = ipp_stat_after_comm(buf);
+	if (!f || sscanf(f, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &minflt, &majflt) != 2)
 		return -EIO;
 	out->faults = minflt + majflt;
 	if ((err = task_keys(pid, tid, "status", csw, 2, &v)) < 0)
@@ -150,7 +158,8 @@ int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out)
 
 bool ipp_is_kernel_thread(pid_t tid)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[512];
+	const char *p;
 	unsigned int flags = 0;
 	size_t n;
 	FILE *f;
@@ -163,8 +172,8 @@ bool ipp_is_kernel_thread(pid_t tid)
 	fclose(f);
 	buf[n] = '\0';
 	/* flags, the 9th field, after the comm (which may hold spaces and parentheses) */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+	p = ipp_stat_after_comm(buf);
+	if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %u", &flags) != 1)
 		return false;
 	return flags & 0x00200000;	/* PF_KTHREAD */
 }
@@ -172,13 +181,13 @@ bool ipp_is_kernel_thread(pid_t tid)
 /* The state of thread @tid of @pid: 'R', 'S', 'Z'...; 0 when it cannot be read. */
 static char task_state(pid_t pid, pid_t tid)
 {
-	char buf[1024], *p;
+	char buf[1024];
+	const char *p;
 
 	if (task_file(pid, tid, "stat", buf, sizeof(buf)) < 0)
 		return 0;
-	/* after the comm, which may hold spaces and parentheses */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	p = ipp_stat_after_comm(buf);
+	return p ? p[0] : 0;
 }
 
 bool ipp_all_exited(pid_t pid, const pid_t *tids, int n)

@@ -10,6 +10,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/*
+ * The fields of a /proc stat line @buf after the comm (which may hold
+ * spaces and parentheses): from the state on. @return NULL: not a stat line.
+ */
+const char *ipp_stat_after_comm(const char *buf);
 /* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
 int ipp_list_threads(pid_t pid, pid_t **tids);
 /* tgid of thread @tid from /proc, or -errno. */
