@@ -365,4 +365,3 @@ int ipp_rings__count_unreported_loss(struct ipp_rings *s)
 	return delivered;
 }
 
-/* What the kernel accounted to a live counted thread since its base. */

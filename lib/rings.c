@@ -314,68 +314,6 @@ void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const voi
 	rings_of(src)->tap_ctx = ctx;
 }
 
-static int live_acct(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
-{
-	struct ipp_task_acct now = t->ended ? t->end : t->last, *sum = ctx;
-
-	/*
-	 * Alive: the kernel's accounting now, but the switches as at the last
-	 * one counted (the counting has stopped; they stay the switch counts'
-	 * sum). Exited, or past its exit call: as the kernel left them then.
-	 */
-	if (!t->exited && !t->ended && ipp_task_acct_read(t->pid, (pid_t)tid, &now) == 0)
-		now.switches = t->last.switches;
-	sum->runtime_ns += now.runtime_ns - t->base.runtime_ns;
-	sum->faults += now.faults - t->base.faults;
-	sum->switches += now.switches - t->base.switches;
-	sum->migrations += now.migrations - t->base.migrations;
-	return 0;
-}
-
-struct live_root {
-	pid_t root;
-	struct ipp_task_acct sum;
-};
-
-static int live_of_root(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
-{
-	struct live_root *l = ctx;
-
-	return !l->root || t->root == l->root ? live_acct(&l->sum, tid, t) : 0;
-}
-
-/*
- * The software counters of target @pid (0: all) from the kernel's
- * accounting: the threads gone, and unless the stop took them in, those
- * still alive. Not multiplexed: enabled and running are the task-clock.
- */
-static void acct_counters(const struct ipp_rings *s, pid_t pid, struct ipcperf_counter_value *vals)
-{
-	struct ipp_acct_sum sum;
-	struct live_root l = { .root = pid };
-	uint64_t v[IPCPERF_CNT__MAX] = { 0 };
-
-	ipp_pipeline__acct_sum(s->base.pl, pid, &sum);
-	if (!s->acct_final)
-		ipp_bpf__for_each_sched(s->bpf, live_of_root, &l);
-	v[IPCPERF_CNT_TASK_CLOCK] = sum.runtime_ns + l.sum.runtime_ns;
-	v[IPCPERF_CNT_PAGE_FAULTS] = sum.faults + l.sum.faults;
-	v[IPCPERF_CNT_CONTEXT_SWITCHES] = sum.switches + l.sum.switches;
-	v[IPCPERF_CNT_CPU_MIGRATIONS] = sum.migrations + l.sum.migrations;
-	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
-		if (!(IPP_SW_COUNTERS & IPCPERF_CNT_BIT(i)))
-			continue;
-		vals[i] = (struct ipcperf_counter_value){
-			.value = v[i], .enabled_ns = v[IPCPERF_CNT_TASK_CLOCK],
-			.running_ns = v[IPCPERF_CNT_TASK_CLOCK],
-		};
-		if (!(s->counter_mask & IPCPERF_CNT_BIT(i)))
-			vals[i] = (struct ipcperf_counter_value){ .status = IPCPERF_CNT_NOT_REQUESTED };
-		else if (!v[IPCPERF_CNT_TASK_CLOCK])
-			vals[i].status = IPCPERF_CNT_NOT_COUNTED;	/* as a counter never scheduled */
-	}
-}
-
 static int rings_read_counters(const struct ipp_source *src, pid_t pid,
 			       struct ipcperf_counter_value *vals)
 {
@@ -408,8 +346,15 @@ static int rings_read_counters(const struct ipp_source *src, pid_t pid,
 			vals[i] = (struct ipcperf_counter_value){ .status = IPCPERF_CNT_NOT_REQUESTED };
 	}
 	free(use);
-	if (!err && s->plan.task_acct)
-		acct_counters(s, pid, vals);
+	if (!err && s->plan.task_acct) {
+		struct ipp_acct_sum gone;
+		struct ipp_task_acct alive = { 0 };
+
+		ipp_pipeline__acct_sum(s->base.pl, pid, &gone);
+		if (!s->acct_final)
+			ipp_taskacct__alive(s->bpf, pid, &alive);
+		ipp_taskacct__counters(&gone, &alive, s->counter_mask, vals);
+	}
 	return err;
 }
 
@@ -471,7 +416,7 @@ static int sched_alive(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
 
 	memcpy(ev.comm, t->comm, sizeof(ev.comm));
 	ev.comm[sizeof(ev.comm) - 1] = '\0';
-	live_acct(&grown, tid, t);
+	ipp_taskacct__live(&grown, tid, t);
 	if (ipp_pipeline__acct_add(e->pl, t->root, &grown) < 0)
 		ipp_info("cannot keep thread %u's counters: %s\n", tid, strerror(ENOMEM));
 	ipp_pipeline__sched_totals(e->pl, &ev);
