@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "counters.h"
 
 struct ipp_counters {
 	struct perf_evsel *ev[IPCPERF_CNT__MAX];	/* NULL: not supported, or not in mask */

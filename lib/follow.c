@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "follow.h"
+#include "targets.h"
 
 #define EMPTY 0
 #define GONE (-1)
@@ -220,7 +221,8 @@ struct procstat {
 
 static int read_stat(const char *path, struct procstat *ps)
 {
-	char buf[1024], *p;
+	char buf[1024];
+	const char *p;
 	unsigned long long start = 0;
 	int ppid = 0;
 	ssize_t n;
@@ -234,8 +236,8 @@ static int read_stat(const char *path, struct procstat *ps)
 		return -ESRCH;
 	buf[n] = '\0';
 	/* The comm may hold spaces and parentheses: the fields start after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+	p = ipp_stat_after_comm(buf);
+	if (!p || sscanf(p, "%c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
 			 "%*d %*d %*d %*d %llu", &ps->state, &ppid, &start) != 3)
 		return -EPROTO;
 	ps->ppid = (pid_t)ppid;

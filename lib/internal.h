@@ -146,60 +146,6 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon);
 size_t ipp_merge__len(const struct ipp_merge *m);
 
-/* ---------------------------------------------------------------- targets.c */
-/* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
-int ipp_list_threads(pid_t pid, pid_t **tids);
-/* tgid of thread @tid from /proc, or -errno. */
-pid_t ipp_tgid_of(pid_t tid);
-struct ipp_task_acct;
-/*
- * What the kernel has accounted to thread @tid of @pid so far, from /proc
- * (schedstat, stat, status, and sched where the kernel has it: without it
- * migrations stay as @out had them). @return 0, -ESRCH (gone), -errno.
- */
-int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out);
-/* Thread @tid of @pid's name from /proc into @buf ("" when gone). */
-void ipp_task_comm(pid_t pid, pid_t tid, char *buf, size_t len);
-/* @tid is a kernel thread (it makes no system calls). */
-bool ipp_is_kernel_thread(pid_t tid);
-/*
- * Every one of the @n threads @tids of @pid has exited (a zombie, or dead),
- * as a process whose parent has not reaped it yet: nothing left to trace.
- */
-bool ipp_all_exited(pid_t pid, const pid_t *tids, int n);
-
-/* A command forked and held before exec until released. */
-struct ipp_cmd {
-	pid_t pid;
-	int go_fd;	/* parent writes here to release the child */
-	int err_fd;	/* child reports exec's errno here; EOF means exec happened */
-	bool started;
-	bool reaped;
-	int status;
-};
-int ipp_cmd__fork(struct ipp_cmd *c, char *const *argv);
-/* Release the child; @return 0 once it exec'd, -errno of a failed exec. */
-int ipp_cmd__release(struct ipp_cmd *c);
-/* Kill (if never started) and reap. */
-void ipp_cmd__abort(struct ipp_cmd *c);
-int ipp_cmd__wait(struct ipp_cmd *c, int *status);
-
-/* ---------------------------------------------------------------- counters.c */
-struct ipp_counters;
-struct perf_cpu_map;
-struct perf_thread_map;
-/*
- * Open the counters of @mask (IPCPERF_CNT_BIT()s) on @cpus x @threads;
- * unsupported ones are left out.
- */
-int ipp_counters__open(struct ipp_counters **out, struct perf_cpu_map *cpus,
-		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec,
-		       unsigned int mask);
-void ipp_counters__enable(struct ipp_counters *c, bool on);
-/* Sum over CPUs and the threads whose @use_thread entry is true (NULL: all). */
-int ipp_counters__read(const struct ipp_counters *c, const bool *use_thread,
-		       struct ipcperf_counter_value *vals);
-void ipp_counters__delete(struct ipp_counters *c);
 
 /* ---------------------------------------------------------------- account.c */
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */

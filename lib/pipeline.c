@@ -36,7 +36,7 @@ void ipp_pipeline__fini(struct ipp_pipeline *p)
 	free(p->samples_per_cpu);
 	free(p->sc_tp);
 	free(p->fdid_ids);
-	free(p->acct);
+	free(p->acct.v);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -365,39 +365,12 @@ void ipp_pipeline__sched_totals(struct ipp_pipeline *s, const struct ipcperf_sch
 
 int ipp_pipeline__acct_add(struct ipp_pipeline *p, pid_t root, const struct ipp_task_acct *a)
 {
-	struct ipp_acct_sum *s = NULL;
-
-	for (size_t i = 0; i < p->nr_acct && !s; i++)
-		if (p->acct[i].root == root)
-			s = &p->acct[i];
-	if (!s) {
-		if (ipp_grow((void **)&p->acct, &p->cap_acct, p->nr_acct + 1, sizeof(*p->acct)) < 0)
-			return -ENOMEM;
-		s = &p->acct[p->nr_acct++];
-		*s = (struct ipp_acct_sum){ .root = root };
-	}
-	s->runtime_ns += a->runtime_ns;
-	s->faults += a->faults;
-	s->switches += a->switches;
-	s->migrations += a->migrations;
-	return 0;
+	return ipp_taskacct__add(&p->acct, root, a);
 }
 
 size_t ipp_pipeline__acct_sum(const struct ipp_pipeline *p, pid_t root, struct ipp_acct_sum *out)
 {
-	size_t n = 0;
-
-	*out = (struct ipp_acct_sum){ .root = root };
-	for (size_t i = 0; i < p->nr_acct; i++) {
-		if (root && p->acct[i].root != root)
-			continue;
-		out->runtime_ns += p->acct[i].runtime_ns;
-		out->faults += p->acct[i].faults;
-		out->switches += p->acct[i].switches;
-		out->migrations += p->acct[i].migrations;
-		n++;
-	}
-	return n;
+	return ipp_taskacct__sum(&p->acct, root, out);
 }
 
 /* A thread's counts at its exit (struct ipp_sched_rec). @return 1 when delivered, else 0. */

@@ -15,6 +15,7 @@
 #include "decode.h"
 #include "follow.h"
 #include "pair.h"
+#include "taskacct.h"
 
 struct ipp_pipeline {
 	struct ipp_decoder *dec;
@@ -44,14 +45,7 @@ struct ipp_pipeline {
 	uint64_t *fdid_ids;		/* ids of the bpf-output events: fd identity records */
 	size_t nr_fdid_ids;
 	/* What the kernel accounted to the counted threads, by target (sched records). */
-	struct ipp_acct_sum *acct;
-	size_t nr_acct, cap_acct;
-};
-
-/* The task accounting of target @root's threads (and descendants'), summed. */
-struct ipp_acct_sum {
-	pid_t root;
-	uint64_t runtime_ns, faults, switches, migrations;
+	struct ipp_acct_sums acct;
 };
 
 /* The merge's type of an fd identity record (a bpf-output sample): above the kernel's. */

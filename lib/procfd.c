@@ -28,6 +28,7 @@
 #include <sys/xattr.h>
 
 #include "internal.h"
+#include "targets.h"
 #include "procfd.h"
 
 /* ------------------------------------------------------------------ sockets of /proc */
@@ -141,10 +142,10 @@ static bool proc_gone(pid_t pid)
 		return true;
 	buf[n] = '\0';
 	/* "pid (comm) S ...": comm may hold spaces and parentheses. */
-	const char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
+	const char *p = ipp_stat_after_comm(buf);
+	if (!p)
 		return false;
-	return p[2] == 'Z' || p[2] == 'X' || p[2] == 'x';
+	return p[0] == 'Z' || p[0] == 'X' || p[0] == 'x';
 }
 
 static int proc_error(pid_t pid, int err)

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
+#include "targets.h"
+#include "rings.h"
 #include "fdid-rec.h"
 
 int ipp_list_threads(pid_t pid, pid_t **tids)
@@ -118,12 +120,20 @@ void ipp_task_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+const char *ipp_stat_after_comm(const char *buf)
+{
+	const char *p = strrchr(buf, ')');
+
+	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
 int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out)
 {
 	static const char *const csw[] = { "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches" };
 	static const char *const migr[] = { "se.nr_migrations" };
 	unsigned long long minflt, majflt;
-	char buf[1024], *p;
+	char buf[1024];
+	const char *f;
 	uint64_t v;
 	int err;
 
@@ -134,8 +144,8 @@ int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out)
 	/* stat: minflt is field 10, majflt 12; the comm before may hold anything but ')' last */
 	if ((err = task_file(pid, tid, "stat", buf, sizeof(buf))) < 0)
 		return err;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &minflt, &majflt) != 2)
+	f = ipp_stat_after_comm(buf);
+	if (!f || sscanf(f, "%*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &minflt, &majflt) != 2)
 		return -EIO;
 	out->faults = minflt + majflt;
 	if ((err = task_keys(pid, tid, "status", csw, 2, &v)) < 0)
@@ -148,7 +158,8 @@ int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out)
 
 bool ipp_is_kernel_thread(pid_t tid)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[512];
+	const char *p;
 	unsigned int flags = 0;
 	size_t n;
 	FILE *f;
@@ -161,8 +172,8 @@ bool ipp_is_kernel_thread(pid_t tid)
 	fclose(f);
 	buf[n] = '\0';
 	/* flags, the 9th field, after the comm (which may hold spaces and parentheses) */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+	p = ipp_stat_after_comm(buf);
+	if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %u", &flags) != 1)
 		return false;
 	return flags & 0x00200000;	/* PF_KTHREAD */
 }
@@ -170,13 +181,13 @@ bool ipp_is_kernel_thread(pid_t tid)
 /* The state of thread @tid of @pid: 'R', 'S', 'Z'...; 0 when it cannot be read. */
 static char task_state(pid_t pid, pid_t tid)
 {
-	char buf[1024], *p;
+	char buf[1024];
+	const char *p;
 
 	if (task_file(pid, tid, "stat", buf, sizeof(buf)) < 0)
 		return 0;
-	/* after the comm, which may hold spaces and parentheses */
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
+	p = ipp_stat_after_comm(buf);
+	return p ? p[0] : 0;
 }
 
 bool ipp_all_exited(pid_t pid, const pid_t *tids, int n)
@@ -299,5 +310,212 @@ int ipp_cmd__wait(struct ipp_cmd *c, int *status)
 	}
 	if (status)
 		*status = c->status;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ options */
+
+static bool is_pow2(unsigned int v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int check_pids(const pid_t *v, size_t n, const char *what)
+{
+	if (n && !v) {
+		ipp_info("invalid options: nr_%s is %zu but %s is NULL\n", what, n, what);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i] <= 0) {
+			ipp_info("invalid options: %s[%zu] is %d; a pid must be > 0\n", what, i,
+				 (int)v[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int check_targets_given(const struct ipcperf_session_opts *o)
+{
+	int kinds = (o->nr_pids || o->nr_tids) + !!o->system_wide + !!o->argv;
+
+	if (kinds != 1) {
+		ipp_info("invalid options: %s\n", kinds ? "give only one kind of target "
+			 "(pids/tids, argv, or system_wide)" :
+			 "no target (give pids, tids, argv or system_wide)");
+		return -EINVAL;
+	}
+	if (o->argv && !o->argv[0]) {
+		ipp_info("invalid options: argv is empty\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ipp_rings__validate(const struct ipcperf_session_opts *o, struct ipcperf_session_opts *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!o) {
+		ipp_info("invalid options: no target (give pids, tids, argv or system_wide)\n");
+		return -EINVAL;
+	}
+	if (o->sz < offsetof(struct ipcperf_session_opts, nr_pids) + sizeof(o->nr_pids) ||
+	    !ipp_opts_valid(o, o->sz, sizeof(*o))) {
+		ipp_info("invalid options: sz is %zu; set it with IPCPERF_OPTS()\n", o->sz);
+		return -EINVAL;
+	}
+	memcpy(out, o, o->sz < sizeof(*out) ? o->sz : sizeof(*out));
+	out->sz = sizeof(*out);
+	if ((err = check_pids(out->pids, out->nr_pids, "pids")) ||
+	    (err = check_pids(out->tids, out->nr_tids, "tids")) ||
+	    (err = check_targets_given(out)))
+		return err;
+	if (!out->ring_pages)
+		out->ring_pages = IPCPERF_DEFAULT_RING_PAGES;
+	if (!is_pow2(out->ring_pages) || out->ring_pages > MAX_RING_PAGES) {
+		ipp_info("invalid options: ring_pages is %u; it must be a power of two "
+			 "from 1 to %u\n", out->ring_pages, MAX_RING_PAGES);
+		return -EINVAL;
+	}
+	if (out->scope > IPCPERF_SCOPE_CPU) {
+		ipp_info("invalid options: scope is %u; use IPCPERF_SCOPE_AUTO, _TASK or _CPU\n",
+			 out->scope);
+		return -EINVAL;
+	}
+	if (!out->events)
+		out->events = IPCPERF_EV_DEFAULT;
+	if (out->counter_mask & ~(IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1)) {
+		ipp_info("invalid options: unknown bits 0x%x in counter_mask\n",
+			 out->counter_mask & ~(IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1));
+		return -EINVAL;
+	}
+	if (out->events & ~(unsigned int)IPCPERF_EV__ALL) {
+		ipp_info("invalid options: unknown bits 0x%x in events\n",
+			 out->events & ~(unsigned int)IPCPERF_EV__ALL);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ targets */
+
+/* The threads of pid or tid @id, into *@t (NULL for a tid: itself). @return how many, or -errno. */
+static int threads_of(pid_t id, bool is_pid, pid_t **t)
+{
+	int k;
+
+	*t = NULL;
+	if (is_pid) {
+		k = ipp_list_threads(id, t);
+		if (k == -ESRCH)
+			ipp_info("no such process: %d\n", (int)id);
+	} else {
+		k = kill(id, 0) < 0 && errno == ESRCH ? -ESRCH : 1;
+		if (k == -ESRCH)
+			ipp_info("no such thread: %d\n", (int)id);
+	}
+	if (k > 0 && ipp_all_exited(id, *t, k)) {
+		ipp_info("%s %d is a zombie (exited, not reaped): nothing to trace\n",
+			 is_pid ? "pid" : "tid", (int)id);
+		free(*t);
+		*t = NULL;
+		k = -ESRCH;
+	}
+	return k;
+}
+
+/*
+ * Every thread of the pids and the tids: @out, and with @owners the tgid of
+ * each, read once per pid or tid given.
+ */
+int ipp_rings__collect_threads(const struct ipp_rings *s, pid_t **out, pid_t **owners, int *nr)
+{
+	pid_t *all = NULL, *own = NULL;
+	size_t n = 0, cap_all = 0, cap_own = 0;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < s->nr_pids + s->nr_tids; i++) {
+		bool is_pid = i < s->nr_pids;
+		pid_t id = is_pid ? s->pids[i] : s->tids[i - s->nr_pids], tgid = 0, *t;
+		int k = threads_of(id, is_pid, &t);
+
+		if (k < 0) {
+			err = k;
+			break;
+		}
+		if (ipp_grow((void **)&all, &cap_all, n + (size_t)k, sizeof(*all)) < 0 ||
+		    (owners && ipp_grow((void **)&own, &cap_own, n + (size_t)k, sizeof(*own)) < 0)) {
+			free(t);
+			err = -ENOMEM;
+			break;
+		}
+		if (owners)
+			tgid = ipp_tgid_of(id);
+		for (int m = 0; m < k; m++) {
+			all[n + m] = t ? t[m] : id;
+			if (owners)
+				own[n + m] = tgid > 0 ? tgid : all[n + m];
+		}
+		n += (size_t)k;
+		free(t);
+	}
+	if (err) {
+		free(all);
+		free(own);
+		return err;
+	}
+	*out = all;
+	if (owners)
+		*owners = own;
+	*nr = (int)n;
+	return 0;
+}
+
+static void add_target(struct ipp_rings *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i] == pid)
+			return;
+	s->targets[s->nr_targets++] = pid;
+}
+
+pid_t *ipp_rings__copy_pids(const pid_t *v, size_t n)
+{
+	pid_t *c = n ? malloc(n * sizeof(*c)) : NULL;
+
+	if (c)
+		memcpy(c, v, n * sizeof(*c));
+	return c;
+}
+
+/* The target processes of pids and tids; a wrong pid is the likeliest mistake: said first. */
+int ipp_rings__resolve_targets(struct ipp_rings *s)
+{
+	pid_t *t;
+	int n, err = ipp_rings__collect_threads(s, &t, NULL, &n);
+
+	if (err)
+		return err;
+	free(t);
+	s->targets = calloc(s->nr_pids + s->nr_tids, sizeof(pid_t));
+	if (!s->targets)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr_pids + s->nr_tids; i++) {
+		pid_t id = i < s->nr_pids ? s->pids[i] : s->tids[i - s->nr_pids];
+
+		if (ipp_is_kernel_thread(id))
+			ipp_warn("%s %d is a kernel thread: kernel threads make no system "
+				 "calls, so only its scheduling and counters can be seen\n",
+				 i < s->nr_pids ? "pid" : "tid", (int)id);
+	}
+	for (size_t i = 0; i < s->nr_pids; i++)
+		add_target(s, s->pids[i]);
+	for (size_t i = 0; i < s->nr_tids; i++) {
+		pid_t tgid = ipp_tgid_of(s->tids[i]);
+
+		add_target(s, tgid > 0 ? tgid : s->tids[i]);
+	}
 	return 0;
 }

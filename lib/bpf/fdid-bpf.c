@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,14 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level != LIBBPF_DEBUG)
 		ipp_vprint(IPCPERF_DEBUG, fmt, ap);
 	return 0;
+}
+
+/* libbpf's print hook is the process's: set once, whatever thread opens the programs. */
+static pthread_once_t print_once = PTHREAD_ONCE_INIT;
+
+static void set_print(void)
+{
+	libbpf_set_print(libbpf_print);
 }
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group,
@@ -195,7 +204,7 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 	if (!b)
 		return NULL;
 	b->nr_cpus = libbpf_num_possible_cpus();
-	libbpf_set_print(libbpf_print);
+	pthread_once(&print_once, set_print);
 	b->skel = fdid_bpf__open();
 	if (!b->skel || b->nr_cpus <= 0) {
 		err = b->skel ? b->nr_cpus : -errno;

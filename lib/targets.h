@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Targets (targets.c): the threads of existing processes and what /proc
+ * says of them, and a command started corked.
+ */
+#ifndef IPCPERF_TARGETS_H
+#define IPCPERF_TARGETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * The fields of a /proc stat line @buf after the comm (which may hold
+ * spaces and parentheses): from the state on. @return NULL: not a stat line.
+ */
+const char *ipp_stat_after_comm(const char *buf);
+/* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
+int ipp_list_threads(pid_t pid, pid_t **tids);
+/* tgid of thread @tid from /proc, or -errno. */
+pid_t ipp_tgid_of(pid_t tid);
+struct ipp_task_acct;
+/*
+ * What the kernel has accounted to thread @tid of @pid so far, from /proc
+ * (schedstat, stat, status, and sched where the kernel has it: without it
+ * migrations stay as @out had them). @return 0, -ESRCH (gone), -errno.
+ */
+int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out);
+/* Thread @tid of @pid's name from /proc into @buf ("" when gone). */
+void ipp_task_comm(pid_t pid, pid_t tid, char *buf, size_t len);
+/* @tid is a kernel thread (it makes no system calls). */
+bool ipp_is_kernel_thread(pid_t tid);
+/*
+ * Every one of the @n threads @tids of @pid has exited (a zombie, or dead),
+ * as a process whose parent has not reaped it yet: nothing left to trace.
+ */
+bool ipp_all_exited(pid_t pid, const pid_t *tids, int n);
+
+/* A command forked and held before exec until released. */
+struct ipp_cmd {
+	pid_t pid;
+	int go_fd;	/* parent writes here to release the child */
+	int err_fd;	/* child reports exec's errno here; EOF means exec happened */
+	bool started;
+	bool reaped;
+	int status;
+};
+int ipp_cmd__fork(struct ipp_cmd *c, char *const *argv);
+/* Release the child; @return 0 once it exec'd, -errno of a failed exec. */
+int ipp_cmd__release(struct ipp_cmd *c);
+/* Kill (if never started) and reap. */
+void ipp_cmd__abort(struct ipp_cmd *c);
+int ipp_cmd__wait(struct ipp_cmd *c, int *status);
+
+#endif /* IPCPERF_TARGETS_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Task accounting (taskacct.c), beside the counters: the software counters
+ * of a session taken from what the kernel accounted to each counted thread
+ * (lib/bpf's sched slots for the threads alive, sums by target for those
+ * gone) rather than from per-task events.
+ */
+#ifndef IPCPERF_TASKACCT_H
+#define IPCPERF_TASKACCT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "ipcperf/ipcperf.h"
+
+struct ipp_bpf;
+struct ipp_sched_slot;
+struct ipp_task_acct;
+
+/* The task accounting of target @root's threads (and descendants'), summed. */
+struct ipp_acct_sum {
+	pid_t root;
+	uint64_t runtime_ns, faults, switches, migrations;
+};
+
+/* The sums by target of the threads gone. */
+struct ipp_acct_sums {
+	struct ipp_acct_sum *v;
+	size_t nr, cap;
+};
+
+/* Add @a to @root's sum. @return 0 or -ENOMEM. */
+int ipp_taskacct__add(struct ipp_acct_sums *p, pid_t root, const struct ipp_task_acct *a);
+/* The sum of @root (0: of every target) into @out. @return how many targets were summed. */
+size_t ipp_taskacct__sum(const struct ipp_acct_sums *p, pid_t root, struct ipp_acct_sum *out);
+/* Add to @sum what the kernel accounted to counted thread @tid (slot @t) since its base. */
+void ipp_taskacct__live(struct ipp_task_acct *sum, uint32_t tid, const struct ipp_sched_slot *t);
+/* Add to @sum what was accounted to the live threads of target @root (0: all) of @bpf. */
+void ipp_taskacct__alive(const struct ipp_bpf *bpf, pid_t root, struct ipp_task_acct *sum);
+/*
+ * The software counters of @mask into @vals, from the threads @gone and
+ * those @alive. Not multiplexed: enabled and running are the task-clock.
+ */
+void ipp_taskacct__counters(const struct ipp_acct_sum *gone, const struct ipp_task_acct *alive,
+			    unsigned int mask, struct ipcperf_counter_value *vals);
+
+#endif /* IPCPERF_TASKACCT_H */
