@@ -5,19 +5,27 @@
  *
  * The data path, a module a box (headers of their own in brackets):
  *
- *  targets.c      formats.c [formats.h]
- *  (pids, tids,   (tracepoints, dummies,
- *   a command)     attrs, filters)
- *        \           /
- *      rings.c ----------------.        perfdata.c [perfdata.h]  record.c [record.h]
- *      (live source: libperf   |        (perf.data reader/writer; (the capture's
- *       evlists, per-CPU rings)|         ipcperf's sample layout)  ipcperf section)
- *                              |                 \              /
- *                              |              replay.c (capture source)
- *                              v                 |
+ *  targets.c [targets.h]     formats.c [formats.h]
+ *  (options checked, pids,   (tracepoints, dummies,
+ *   tids, a command)          attrs, filters)
+ *        \                    /
+ *      plan.c [plan.h] (what loads, pairs, counts, opens: chosen once)
+ *        |
+ *      rings.c [rings.h] (the live source's operations)
+ *        |- rings-open.c (events, libperf evlists, per-CPU rings, BPF)
+ *        `- rings-read.c (bounded passes over the rings, the stop's drain)
+ *        |
+ *        |        perfdata.h (the format)   record.c [record.h] (ipcperf's section)
+ *        |        pd-writer.c [pd-writer.h]
+ *        |        pd-reader.c -> pd-records.c -> pd-sample.c, pd-sections.c
+ *        |        [pd-reader.h, pd-reader-int.h; pd-file.h shared with the writer]
+ *        |                 \              /
+ *        |              replay.c [replay.h] (capture source)
+ *        v                 |
  *       source.h ----> pipeline.c [pipeline.h] <-'
  *                      merge.c -> follow.c -> decode.c -> pair.c -> handlers
- *                      (by time)  (CPU scope:  (formats,   (enter +
+ *                      (by time)  [follow.h]   [decode.h]  [pair.h]
+ *                                 (CPU scope:  (formats,   (enter +
  *                                  whose?)      typed)      exit)
  *                              |
  *       session.c (the public session over a source and the pipeline)
@@ -25,10 +33,18 @@
  *       handlers: account.c (per-fd, per-process, per-syscall counts)
  *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation)
  *                        `- procfd.c, sockdiag.c [procfd.h] (/proc, sock_diag)
+ *                 callfds.c [callfds.h] (each call with its fds, for trace)
  *                 flows.c (writes matched to reads: wire time, verdicts)
- *       beside it: counters.c (perf counters), hist.c [hist.h] (latencies),
- *                  syscalls.c (the syscall table), machine.c (what this machine
- *                  offers), api.c (version, print function), util.c.
+ *       beside it: counters.c [counters.h] (perf counters), taskacct.c
+ *                  [taskacct.h] (software counters from the kernel's task
+ *                  accounting), hist.c [hist.h] (latencies), syscalls.c
+ *                  [syscalls.h] (the syscall table), machine.c (what this
+ *                  machine offers), api.c (version, print function), util.c.
+ *
+ * What is left here: util.c's and api.c's helpers, which every module
+ * uses; merge.c, the identity log (record.c) and the calls between the
+ * stats, the session and the fd table, which the fd identity's own headers
+ * (a resolver interface) are still to take over.
  */
 #ifndef IPCPERF_INTERNAL_H
 #define IPCPERF_INTERNAL_H
