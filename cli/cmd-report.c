@@ -7,6 +7,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cmds.h"
 
 enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
@@ -20,10 +21,13 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	if (p != CLI_PARSED_RUN)
 		return p;
 	flows = o->view == VIEW_FLOWS;
+	if (!o->input && access(CLI_DEFAULT_CAPTURE, F_OK) == 0)
+		o->input = CLI_DEFAULT_CAPTURE;
 	if (first < argc)
 		cli_err("a report takes no target or command: it reads the capture of -i FILE");
 	else if (!o->input)
-		cli_err("give the capture with -i FILE");
+		cli_err("give the capture with -i FILE (there is no " CLI_DEFAULT_CAPTURE
+			" here, the file ipcperf record writes by default)");
 	else if (!flows && (o->dot || o->trace_out))
 		cli_err("--dot and --trace-out go with --view flows");
 	else if (flows && o->sep)

@@ -79,8 +79,12 @@ int flows_run(const struct flows_opts *o);
 
 /* ------------------------------------------------------------------ record */
 
+/* The capture record writes and report reads when no file is given; the last one is kept as .old. */
+#define CLI_DEFAULT_CAPTURE "ipcperf.data"
+
 struct record_opts {
 	struct cli_target t;		/* t.output is the capture, t.record too */
+	bool keep_old;			/* the default file: an existing one becomes FILE.old */
 	bool all_syscalls;		/* -s */
 	bool quiet, verbose;
 };

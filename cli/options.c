@@ -53,7 +53,7 @@ static const struct cli_word sort_words[] = {
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE", .to = { REPORT(input) },
 	  .set = set_path, .complete = CPL_FILE,
-	  .help = "the capture to read (required)" },
+	  .help = "the capture to read (default: ipcperf.data)" },
 	{ .name = "view", .arg = "VIEW", .to = { REPORT(view) },
 	  .set = cli_opt_enum, .values = view_words, .complete = CPL_WORDS,
 	  .help = "stat (default), syscalls (stat -s) or flows" },
@@ -83,7 +83,8 @@ static const struct cli_option options[] = {
 	{ .name = "output", .letter = 'o', .arg = "FILE", .to = { CAPTURE(output), REPORT(output) },
 	  .set = set_path, .complete = CPL_FILE,
 	  .help = "write to FILE instead of standard output",
-	  .help_for = { { IN(RECORD), NULL, "the capture (required; replaced if it exists)" } } },
+	  .help_for = { { IN(RECORD), NULL, "the capture (replaced if it exists; default:\n"
+					   "ipcperf.data, the last one kept as ipcperf.data.old)" } } },
 	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE,
 	  .help = "run CMD and trace it and its children" },
 	{ .name = "scope", .arg = "auto|cpu|task", .to = { CAPTURE(scope) },
