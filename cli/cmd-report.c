@@ -78,7 +78,7 @@ const struct cli_command cli_cmd_report = {
 	.name = "report",
 	.summary = "the stat, syscalls or flows view of a capture",
 	.usage =
-		"usage: ipcperf report -i FILE [--view stat|syscalls|flows] [OPTIONS]\n\n"
+		"usage: ipcperf report [-i FILE] [--view stat|syscalls|flows] [OPTIONS]\n\n"
 		"Read a capture (ipcperf record, ipcperf stat --record, or perf record -e\n"
 		"syscalls:sys_enter_write -e syscalls:sys_exit_write ...) and give the view\n"
 		"ipcperf stat, stat -s or flows would have given live, with the same numbers.\n"
