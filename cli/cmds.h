@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "options.h"
 #include "syscalls-out.h"
+#include "tracesel.h"
 
 /* ------------------------------------------------------------------ stat */
 
@@ -60,6 +61,7 @@ int stat_run(const struct stat_opts *o);
 struct trace_opts {
 	struct cli_target t;
 	bool all_syscalls;		/* -s */
+	struct tracesel sel;		/* -e trace=SET */
 	bool quiet, verbose;
 };
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o);
