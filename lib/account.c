@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "account.h"
 #include "callfds.h"
 #include "fdtable.h"
 #include "hist.h"
 #include "internal.h"
+#include "session.h"
 #include "syscalls.h"
 
 /*

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "fdid-rec.h"
 #include "fdtable.h"
+#include "merge.h"
 #include "pipeline.h"
 #include "procfd.h"
 

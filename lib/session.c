@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "source.h"
 #include "replay.h"
+#include "session.h"
 
 enum state { S_NEW, S_STARTED, S_STOPPED };
 
