@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "decode.h"
 #include "record.h"
 #include "source.h"
 #include "replay.h"
@@ -78,11 +79,11 @@ static int take_file_record(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 	err = ipp_pd_reader__parse(s->rd, rec, &smp);
 	if (err == -ENOENT || (!err && !(smp.sample_type & PERF_SAMPLE_TIME))) {
 		/* no sample_id_all, or an unknown id: nothing to place in time */
-		pl->records++;
+		ipp_pipeline__skip(pl);
 		return 0;
 	}
 	if (err < 0) {
-		pl->records++;
+		ipp_pipeline__skip(pl);
 		return err;	/* too short for its fields, or a cpu the capture has not */
 	}
 	if (!(smp.sample_type & PERF_SAMPLE_CPU))
@@ -162,7 +163,7 @@ static void load_file_formats(struct ipp_replay *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_pd_format *f = ipp_pd_reader__format(s->rd, i);
 
-		ipp_decoder__add_format(s->base.pl->dec, f->system, f->name, f->text, f->len);
+		ipp_decoder__add_format(ipp_pipeline__decoder(s->base.pl), f->system, f->name, f->text, f->len);
 	}
 }
 
@@ -215,8 +216,7 @@ static int load_section(struct ipp_replay *s, const char *path)
 	}
 	s->has_rec = true;
 	if (s->rec.has_session) {
-		pl->self = s->rec.ss.self;
-		pl->include_self = s->rec.ss.include_self;
+		ipp_pipeline__set_self(pl, s->rec.ss.self, s->rec.ss.include_self);
 		/* 0 from an older recorder; no recorder takes another */
 		if (s->rec.ss.ring_pages && !(s->rec.ss.ring_pages & (s->rec.ss.ring_pages - 1)) &&
 		    s->rec.ss.ring_pages <= MAX_RING_PAGES)
@@ -242,8 +242,7 @@ struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_o
 	}
 	s->base.ops = &ipp_replay_ops;
 	s->base.pl = pl;
-	pl->self = -1;
-	pl->include_self = true;
+	ipp_pipeline__set_self(pl, -1, true);
 	err = ipp_pd_reader__open(s->rd, path);
 	if (err)
 		goto fail;

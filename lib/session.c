@@ -18,7 +18,7 @@ enum state { S_NEW, S_STARTED, S_STOPPED };
 
 struct ipcperf_session {
 	enum state state;
-	struct ipp_pipeline pl;
+	struct ipp_pipeline *pl;
 	struct ipp_source *src;
 	/* ipp_session_on_start(): called once the events are on */
 	struct start_hook {
@@ -36,15 +36,15 @@ static struct ipcperf_session *session_new(struct ipp_source *(*make)(const void
 	struct ipcperf_session *s = calloc(1, sizeof(*s));
 	int err;
 
-	if (!s || (err = ipp_pipeline__init(&s->pl)) < 0) {
+	if (!s || !(s->pl = ipp_pipeline__new())) {
 		free(s);
 		errno = ENOMEM;
 		return NULL;
 	}
-	s->src = make(a, b, &s->pl);
+	s->src = make(a, b, s->pl);
 	if (!s->src) {
 		err = errno;
-		ipp_pipeline__fini(&s->pl);
+		ipp_pipeline__delete(s->pl);
 		free(s);
 		errno = err;
 		return NULL;
@@ -87,7 +87,7 @@ void ipcperf_session__delete(struct ipcperf_session *s)
 	if (s->state == S_STARTED)
 		ipcperf_session__stop(s);
 	s->src->ops->destroy(s->src);
-	ipp_pipeline__fini(&s->pl);
+	ipp_pipeline__delete(s->pl);
 	free(s->hooks);
 	free(s);
 }
@@ -99,7 +99,7 @@ int ipcperf_session__add_handlers(struct ipcperf_session *s, const struct ipcper
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
-	return ipp_pipeline__add_handlers(&s->pl, h);
+	return ipp_pipeline__add_handlers(s->pl, h);
 }
 
 int ipcperf_session__start(struct ipcperf_session *s)
@@ -190,18 +190,10 @@ int ipcperf_session__wait_child(struct ipcperf_session *s, int *status)
 int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_session_stats *st)
 {
 	struct ipcperf_session_stats v = { .sz = sizeof(v) };
-	const struct ipp_pipeline *pl;
 
 	if (!s || !st || st->sz < sizeof(size_t))
 		return -EINVAL;
-	pl = &s->pl;
-	v.records = pl->records;
-	v.lost = pl->lost + pl->unattributed;
-	v.unattributed = pl->unattributed;
-	v.unpaired_enter = ipp_pairer__unpaired_enter(pl->pairer);
-	v.unpaired_exit = ipp_pairer__unpaired_exit(pl->pairer);
-	v.syscalls = pl->syscalls;
-	v.foreign = pl->foreign;
+	ipp_pipeline__stats(s->pl, &v);
 	s->src->ops->stats(s->src, s->state == S_STOPPED, &v);
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
@@ -210,9 +202,12 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 
 uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *s, int cpu)
 {
-	if (!s || cpu < 0 || (size_t)cpu >= s->pl.nr_cpu_slots)
+	uint64_t samples, lost;
+
+	if (!s)
 		return 0;
-	return s->pl.lost_per_cpu[cpu];
+	ipp_pipeline__on_cpu(s->pl, cpu, &samples, &lost);
+	return lost;
 }
 
 int ipcperf_session__read_counters(const struct ipcperf_session *s, pid_t pid,
