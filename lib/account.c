@@ -86,8 +86,10 @@ struct ipcperf_stats {
 	ipp_callfds_fn every_cb;
 	void *every_ctx;
 	struct ipp_callfds every;
-	/* ipcperf_stats__attach(): the session whose targets' fds are read at its start */
-	const struct ipcperf_session *scan_on_start;
+	/* ipcperf_stats__attach(): the targets whose fds are read at the session's start */
+	bool scan_on_start;
+	const pid_t *scan_pids;		/* the session's */
+	size_t nr_scan_pids;
 	/*
 	 * The command the session started, and its first exec: the fds it had
 	 * until then, closed by that exec, were the tracer's, not the command's.
@@ -558,14 +560,11 @@ int ipcperf_stats__set_fd_object(struct ipcperf_stats *st, pid_t pid, int fd, co
 static void scan_started(void *ctx)
 {
 	struct ipcperf_stats *st = ctx;
-	const pid_t *pids;
-	size_t n;
 
 	if (!st->scan_on_start)
 		return;
-	pids = ipp_session_target_pids(st->scan_on_start, &n);
-	st->scan_on_start = NULL;
-	ipp_fdtab__attach_fds(st->fdt, pids, n);
+	st->scan_on_start = false;
+	ipp_fdtab__attach_fds(st->fdt, st->scan_pids, st->nr_scan_pids);
 }
 
 static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
@@ -626,27 +625,27 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task,
 		     .fd_open = h_fd_open, .sched_totals = h_sched_totals);
 	struct ipp_identlog *log;
-	const pid_t *pids;
-	bool replay = false;
-	size_t n;
+	struct ipp_attach at;
+	bool replay;
 	int err;
 
 	if (!st || !s)
 		return -EINVAL;
-	err = ipcperf_session__add_handlers(s, &h);
+	err = ipp_session__attach(s, &h, scan_started, &at);
 	if (err)
 		return err;
-	if (ipp_session_kernel_fdid(s))
+	if (at.kernel_fdid)
 		ipp_fdtab__expect_kernel(st->fdt);
-	st->cmd_pid = ipcperf_session__child_pid(s) > 0 ? ipcperf_session__child_pid(s) : 0;
-	log = st->no_proc ? NULL : ipp_session_identlog(s, &replay);
+	st->cmd_pid = at.cmd_pid;
+	log = st->no_proc ? NULL : at.log;
+	replay = !st->no_proc && at.log_replay;
 	ipp_fdtab__set_log(st->fdt, log, replay);
 	if (log && replay) {
 		ipp_fdtab__attach_replay(st->fdt, set_comm, st);
 		return 0;
 	}
 	/* A capture without a log: its processes are not this machine's now. */
-	if (ipp_session_is_replay(s))
+	if (at.replay)
 		st->no_proc = true;
 	ipp_fdtab__set_no_proc(st->fdt, st->no_proc);
 	/*
@@ -657,11 +656,10 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	 * program loads): their fds are read once the events are on, which see
 	 * every change since.
 	 */
-	pids = ipp_session_target_pids(s, &n);
-	st->scan_on_start = ipcperf_session__child_pid(s) <= 0 ? s : NULL;
-	ipp_fdtab__attach(st->fdt, pids, n, set_comm, st, !st->scan_on_start);
-	if (st->scan_on_start && (err = ipp_session_on_start(s, scan_started, st)) < 0)
-		return err;
+	st->scan_on_start = !at.cmd_pid;
+	st->scan_pids = at.pids;
+	st->nr_scan_pids = at.nr_pids;
+	ipp_fdtab__attach(st->fdt, at.pids, at.nr_pids, set_comm, st, !st->scan_on_start);
 	return 0;
 }
 

@@ -281,16 +281,6 @@ static int replay_start(struct ipp_source *src)
 	return 0;	/* nothing to open: records come from the file at consume() */
 }
 
-static int replay_wait(struct ipp_source *src, int timeout_ms)
-{
-	return 0;	/* a file never makes the reader wait */
-}
-
-static int replay_fd(const struct ipp_source *src)
-{
-	return -EINVAL;
-}
-
 static bool replay_done(const struct ipp_source *src)
 {
 	return creplay_of(src)->eof;
@@ -347,11 +337,6 @@ static pid_t replay_child_pid(const struct ipp_source *src)
 	return s->has_rec && s->rec.has_session && s->rec.ss.cmd_pid > 0 ? s->rec.ss.cmd_pid : -1;
 }
 
-static int replay_wait_child(struct ipp_source *src, int *status)
-{
-	return -ECHILD;	/* the recorded command is not this machine's child */
-}
-
 static int replay_for_each_event(const struct ipp_source *src,
 				 int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx)
 {
@@ -376,21 +361,15 @@ static int replay_for_each_event(const struct ipp_source *src,
 	return 0;
 }
 
-static const pid_t *replay_target_pids(const struct ipp_source *src, size_t *nr)
+static void replay_describe(const struct ipp_source *src, struct ipp_attach *at)
 {
-	*nr = 0;
-	return NULL;
-}
+	const struct ipp_replay *s = creplay_of(src);
 
-static bool replay_kernel_fdid(const struct ipp_source *src)
-{
-	return creplay_of(src)->fdid_bpf;
-}
-
-static struct ipp_identlog *replay_identlog(const struct ipp_source *src, bool *replay)
-{
-	*replay = true;
-	return creplay_of(src)->has_rec ? creplay_of(src)->rec.log : NULL;
+	at->pids = NULL;
+	at->nr_pids = 0;
+	at->kernel_fdid = s->fdid_bpf;
+	at->log = s->has_rec ? s->rec.log : NULL;
+	at->log_replay = true;
 }
 
 static void replay_destroy(struct ipp_source *src)
@@ -406,18 +385,13 @@ static void replay_destroy(struct ipp_source *src)
 const struct ipp_source_ops ipp_replay_ops = {
 	.start = replay_start,
 	.consume = replay_consume,
-	.wait = replay_wait,
-	.fd = replay_fd,
 	.done = replay_done,
 	.stop = replay_stop,
 	.stats = replay_stats,
 	.read_counters = replay_read_counters,
 	.child_pid = replay_child_pid,
-	.wait_child = replay_wait_child,
 	.for_each_event = replay_for_each_event,
-	.target_pids = replay_target_pids,
-	.kernel_fdid = replay_kernel_fdid,
-	.identlog = replay_identlog,
+	.describe = replay_describe,
 	.destroy = replay_destroy,
 	.replay = true,
 };

@@ -525,7 +525,7 @@ static pid_t rings_child_pid(const struct ipp_source *src)
 	return crings_of(src)->has_cmd ? crings_of(src)->cmd.pid : -1;
 }
 
-static int rings_wait_child(struct ipp_source *src, int *status)
+int ipp_rings__wait_child(struct ipp_source *src, int *status)
 {
 	struct ipp_rings *s = rings_of(src);
 
@@ -556,24 +556,17 @@ static int rings_for_each_event(const struct ipp_source *src,
 	return s->bpf ? bpf_event_desc(s, cb, ctx) : 0;
 }
 
-static const pid_t *rings_target_pids(const struct ipp_source *src, size_t *nr)
+static void rings_describe(const struct ipp_source *src, struct ipp_attach *at)
 {
-	*nr = crings_of(src)->nr_targets;
-	return crings_of(src)->targets;
-}
-
-static bool rings_kernel_fdid(const struct ipp_source *src)
-{
+	const struct ipp_rings *s = crings_of(src);
 	struct ipp_plan_in in;
 
-	ipp_rings__plan_in(crings_of(src), &in);
-	return ipp_plan__wants_fdid(&in);
-}
-
-static struct ipp_identlog *rings_identlog(const struct ipp_source *src, bool *replay)
-{
-	*replay = false;
-	return crings_of(src)->recorder ? ipp_recorder__log(crings_of(src)->recorder) : NULL;
+	at->pids = s->targets;
+	at->nr_pids = s->nr_targets;
+	ipp_rings__plan_in(s, &in);
+	at->kernel_fdid = ipp_plan__wants_fdid(&in);
+	at->log = s->recorder ? ipp_recorder__log(s->recorder) : NULL;
+	at->log_replay = false;
 }
 
 static void rings_destroy(struct ipp_source *src)
@@ -594,18 +587,13 @@ static void rings_destroy(struct ipp_source *src)
 const struct ipp_source_ops ipp_rings_ops = {
 	.start = rings_start,
 	.consume = ipp_rings__consume,
-	.wait = ipp_rings__wait,
-	.fd = ipp_rings__fd,
 	.done = ipp_rings__done,
 	.stop = rings_stop,
 	.stats = rings_stats,
 	.read_counters = rings_read_counters,
 	.child_pid = rings_child_pid,
-	.wait_child = rings_wait_child,
 	.for_each_event = rings_for_each_event,
-	.target_pids = rings_target_pids,
-	.kernel_fdid = rings_kernel_fdid,
-	.identlog = rings_identlog,
+	.describe = rings_describe,
 	.destroy = rings_destroy,
 	.replay = false,
 };

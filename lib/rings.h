@@ -124,8 +124,6 @@ int ipp_rings__open_events(struct ipp_rings *s);
 int ipp_rings__read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until, bool *dry);
 void ipp_rings__count_left(struct ipp_rings *s);
 int ipp_rings__consume(struct ipp_source *src);
-int ipp_rings__wait(struct ipp_source *src, int timeout_ms);
-int ipp_rings__fd(const struct ipp_source *src);
 bool ipp_rings__done(const struct ipp_source *src);
 int ipp_rings__count_unreported_loss(struct ipp_rings *s);
 

@@ -20,13 +20,19 @@ struct ipcperf_session {
 	enum state state;
 	struct ipp_pipeline *pl;
 	struct ipp_source *src;
-	/* ipp_session_on_start(): called once the events are on */
+	/* ipp_session__attach()'s on_start: called once the events are on */
 	struct start_hook {
 		void (*fn)(void *ctx);
 		void *ctx;
 	} *hooks;
 	size_t nr_hooks, cap_hooks;
 };
+
+/* Records come from the kernel (rings.c), not from a capture. */
+static bool live(const struct ipcperf_session *s)
+{
+	return !s->src->ops->replay;
+}
 
 /* A session around the source @make gives it; NULL with errno. */
 static struct ipcperf_session *session_new(struct ipp_source *(*make)(const void *a, const void *b,
@@ -119,7 +125,8 @@ int ipcperf_session__start(struct ipcperf_session *s)
 	return 0;
 }
 
-int ipp_session_on_start(struct ipcperf_session *s, void (*fn)(void *ctx), void *ctx)
+/* Call @fn(@ctx) once the session's events are on (now, if they are). @return 0, -ENOMEM. */
+static int session_on_start(struct ipcperf_session *s, void (*fn)(void *ctx), void *ctx)
 {
 	if (s->state != S_NEW) {
 		fn(ctx);
@@ -148,15 +155,16 @@ int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 		return -EINVAL;
 	if (s->state != S_STARTED)
 		return s->state == S_STOPPED ? 0 : -EINVAL;
-	err = s->src->ops->wait(s->src, timeout_ms);
+	/* A capture never makes the reader wait. */
+	err = live(s) ? ipp_rings__wait(s->src, timeout_ms) : 0;
 	return err < 0 ? err : s->src->ops->consume(s->src);
 }
 
 int ipcperf_session__fd(const struct ipcperf_session *s)
 {
-	if (!s || s->state == S_NEW)
+	if (!s || s->state == S_NEW || !live(s))
 		return -EINVAL;
-	return s->src->ops->fd(s->src);
+	return ipp_rings__fd(s->src);
 }
 
 bool ipcperf_session__done(const struct ipcperf_session *s)
@@ -184,7 +192,8 @@ pid_t ipcperf_session__child_pid(const struct ipcperf_session *s)
 
 int ipcperf_session__wait_child(struct ipcperf_session *s, int *status)
 {
-	return s ? s->src->ops->wait_child(s->src, status) : -ECHILD;
+	/* A recorded command is not this machine's child. */
+	return s && live(s) ? ipp_rings__wait_child(s->src, status) : -ECHILD;
 }
 
 int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_session_stats *st)
@@ -229,12 +238,12 @@ int ipcperf_session__for_each_event(const struct ipcperf_session *s,
 
 bool ipcperf_session__partial(const struct ipcperf_session *s)
 {
-	return s && s->src->ops->replay && ipp_replay__partial(s->src);
+	return s && !live(s) && ipp_replay__partial(s->src);
 }
 
 int ipcperf_session__record(struct ipcperf_session *s, const char *path)
 {
-	if (!s || !path || s->src->ops->replay)
+	if (!s || !path || !live(s))
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
@@ -247,7 +256,7 @@ int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *na
 
 	if (fd < 0)
 		return -EBADF;
-	if (!s || !name || s->src->ops->replay)
+	if (!s || !name || !live(s))
 		err = -EINVAL;
 	else if (s->state != S_NEW)
 		err = -EBUSY;
@@ -262,7 +271,7 @@ int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *na
 int ipcperf_session__set_tap(struct ipcperf_session *s,
 			     void (*tap)(void *ctx, const void *rec, size_t size), void *ctx)
 {
-	if (!s || s->src->ops->replay)
+	if (!s || !live(s))
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
@@ -270,24 +279,18 @@ int ipcperf_session__set_tap(struct ipcperf_session *s,
 	return 0;
 }
 
-/* ------------------------------------------------------------------ for the accounting */
+/* ------------------------------------------------------------------ for the consumers */
 
-const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr)
+int ipp_session__attach(struct ipcperf_session *s, const struct ipcperf_handlers *h,
+			void (*on_start)(void *ctx), struct ipp_attach *at)
 {
-	return s->src->ops->target_pids(s->src, nr);
-}
+	pid_t cmd;
+	int err = ipcperf_session__add_handlers(s, h);
 
-bool ipp_session_kernel_fdid(const struct ipcperf_session *s)
-{
-	return s->src->ops->kernel_fdid(s->src);
-}
-
-bool ipp_session_is_replay(const struct ipcperf_session *s)
-{
-	return s && s->src->ops->replay;
-}
-
-struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool *replay)
-{
-	return s->src->ops->identlog(s->src, replay);
+	if (err)
+		return err;
+	cmd = s->src->ops->child_pid(s->src);
+	*at = (struct ipp_attach){ .cmd_pid = cmd > 0 ? cmd : 0, .replay = s->src->ops->replay };
+	s->src->ops->describe(s->src, at);
+	return on_start ? session_on_start(s, on_start, h->ctx) : 0;
 }
