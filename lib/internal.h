@@ -15,22 +15,26 @@
  *        |- rings-open.c (events, libperf evlists, per-CPU rings, BPF)
  *        `- rings-read.c (bounded passes over the rings, the stop's drain)
  *        |
- *        |        perfdata.h (the format)   record.c [record.h] (ipcperf's section)
+ *        |        perfdata.h (the format)   record.c [record.h] (ipcperf's section,
+ *        |                                  identlog.h: the fd identities read)
  *        |        pd-writer.c [pd-writer.h]
  *        |        pd-reader.c -> pd-records.c -> pd-sample.c, pd-sections.c
  *        |        [pd-reader.h, pd-reader-int.h; pd-file.h shared with the writer]
  *        |                 \              /
  *        |              replay.c [replay.h] (capture source)
  *        v                 |
- *       source.h ----> pipeline.c [pipeline.h] <-'
+ *       source.h ----> pipeline.c [pipeline.h] <-'  (opaque: ipp_pipeline__new)
  *                      merge.c -> follow.c -> decode.c -> pair.c -> handlers
  *                      [merge.h]  [follow.h]   [decode.h]  [pair.h]
  *                      (by time)  (CPU scope:  (formats,   (enter +
  *                                  whose?)      typed)      exit)
  *                              |
- *       session.c (the public session over a source and the pipeline)
+ *       session.c [session.h] (the public session over a source and the
+ *                  pipeline; a consumer attaching is handed an ipp_attach)
  *                              |
- *       handlers: account.c (per-fd, per-process, per-syscall counts)
+ *       handlers: account.c [account.h] (per-fd, per-process, per-syscall counts)
+ *                   |- account-attach.c (to a session: handlers, fds at attach)
+ *                   |- account-read.c (rows: per fd, per process, per syscall)
  *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation)
  *                        `- procfd.c, sockdiag.c [procfd.h] (/proc, sock_diag)
  *                 callfds.c [callfds.h] (each call with its fds, for trace)
@@ -42,9 +46,8 @@
  *                  machine offers), api.c (version, print function), util.c.
  *
  * What is left here: util.c's and api.c's helpers, which every module
- * uses. Each object's interface is in its own header: merge.h, identlog.h
- * (the identity log, kept by record.c), session.h (what a consumer learns of
- * its session), account.h (what flows share with the stats).
+ * uses. Each object's interface is in its own header; each .c includes
+ * those it uses.
  */
 #ifndef IPCPERF_INTERNAL_H
 #define IPCPERF_INTERNAL_H
