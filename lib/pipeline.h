@@ -15,6 +15,7 @@
 #include "taskacct.h"
 
 struct ipp_pipeline;
+struct ipp_decoder;
 struct ipp_follow;
 struct ipp_scdesc;
 struct ipp_task_acct;
