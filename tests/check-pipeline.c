@@ -37,19 +37,27 @@ static void take_sample(struct ipp_pipeline *p, int cpu, uint16_t id)
 	ck_assert_int_eq(ipp_pipeline__take(p, PERF_RECORD_SAMPLE, 0, &s, NULL, 0, false), 0);
 }
 
+/* A pipeline with counts for CPUs 0..@nr_cpus-1, where tracepoint 5 is a syscall one. */
+static struct ipp_pipeline *new_pipeline(size_t nr_cpus)
+{
+	struct ipp_pipeline *p = ipp_pipeline__new();
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(ipp_pipeline__cpus(p, nr_cpus), 0);
+	ck_assert_int_eq(ipp_pipeline__syscall_tp(p, 5), 0);
+	return p;
+}
+
 /*
  * Records taken and skipped, losses reported and found, syscall samples by
  * CPU and unpaired enters come out of on_cpu() and stats() exactly.
  */
 START_TEST(test_counts)
 {
-	struct ipp_pipeline *p = ipp_pipeline__new();
+	struct ipp_pipeline *p = new_pipeline(2);
 	struct ipcperf_session_stats v = { .sz = sizeof(v) };
 	uint64_t samples, lost;
 
-	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(ipp_pipeline__cpus(p, 2), 0);
-	ck_assert_int_eq(ipp_pipeline__syscall_tp(p, 5), 0);
 	ck_assert(ipp_pipeline__is_syscall_tp(p, 5));
 	ck_assert(!ipp_pipeline__is_syscall_tp(p, 4));
 	ck_assert(!ipp_pipeline__is_syscall_tp(p, 6));
@@ -89,13 +97,10 @@ END_TEST
 /* The records of the tracing process are dropped unless it asked for them, and counted. */
 START_TEST(test_self_dropped)
 {
-	struct ipp_pipeline *p = ipp_pipeline__new();
+	struct ipp_pipeline *p = new_pipeline(1);
 	struct ipcperf_session_stats v = { .sz = sizeof(v) };
 	uint64_t samples, lost;
 
-	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(ipp_pipeline__cpus(p, 1), 0);
-	ck_assert_int_eq(ipp_pipeline__syscall_tp(p, 5), 0);
 	ipp_pipeline__set_self(p, 7, false);
 	take_sample(p, 0, 5);		/* pid 7: counted as fired, then dropped */
 	ck_assert_int_eq(ipp_pipeline__deliver(p, UINT64_MAX), 0);
