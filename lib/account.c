@@ -3,96 +3,16 @@
  * Accounting: per-(process, fd, object) throughput and latency, per-process
  * scheduling, per-(process, syscall) totals. What each fd is comes from the
  * fd table (fdtable.c); the counts of each of its incarnations are kept here,
- * by the same index.
+ * by the same index. This file: the stats made, fed with events and reset;
+ * attached to a session in account-attach.c, read out in account-read.c.
  */
 #include "config.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "callfds.h"
-#include "fdtable.h"
-#include "hist.h"
-#include "internal.h"
+#include "account.h"
 #include "syscalls.h"
-
-/*
- * Its histogram is made at its first timed call: a process that opens and
- * closes fds at full speed makes an incarnation per open, and most of them
- * are never read or written (a histogram is 4 KiB).
- */
-struct side {
-	uint64_t ops, bytes, errors, time_ns, msgs;
-	struct ipp_hist *hist;
-};
-
-/* The counts of one incarnation of an fd (the fd table's index). */
-struct inccount {
-	uint64_t first_ns, last_ns;
-	struct side rd, wr;
-};
-
-struct scstat {
-	pid_t tid;		/* 0 unless per_thread */
-	int nr;
-	const char *name;
-	uint64_t calls, errors, time_ns;
-	struct ipcperf_errno_count *errnos;	/* ascending by err */
-	size_t nr_errnos;
-	struct ipp_hist hist;
-};
-
-struct proc {
-	pid_t pid;
-	char comm[16];
-	uint64_t vol, invol, wakeups, migrations, syscalls, threads;
-	bool exited;
-	bool seen;		/* had an event of its own (not only created by fork) */
-	uint64_t seen_ns;	/* the time of the first */
-	struct scstat **sc;	/* sorted by (tid, nr) */
-	size_t nr_sc, cap_sc;
-};
-
-struct thread {
-	pid_t tid, pid;
-	int last_cpu;
-};
-
-/* Direct-mapped caches of the last procs and threads looked up, by id modulo this. */
-#define LOOKUP_CACHE 16
-
-struct ipcperf_stats {
-	bool no_proc;
-	bool per_thread;
-	struct proc **procs;
-	size_t nr_procs, cap_procs;
-	struct proc *proc_cache[LOOKUP_CACHE];		/* procs are never freed before the end */
-	struct thread *thread_cache[LOOKUP_CACHE];	/* cleared when threads[] moves */
-	struct ipp_fdtab *fdt;	/* what each fd is */
-	struct inccount *counts;	/* by incarnation */
-	size_t nr_counts, cap_counts;
-	struct thread *threads;
-	size_t nr_threads, cap_threads;
-	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
-	void (*call_cb)(void *ctx, const struct ipcperf_syscall *ev,
-			const struct ipcperf_fd_object *fd);
-	void *call_ctx;
-	struct ipp_settleq calls;
-	/* ipcperf_stats__on_every_call(): every call, until its fds are settled. */
-	ipp_callfds_fn every_cb;
-	void *every_ctx;
-	struct ipp_callfds every;
-	/* ipcperf_stats__attach(): the session whose targets' fds are read at its start */
-	const struct ipcperf_session *scan_on_start;
-	/*
-	 * The command the session started, and its first exec: the fds it had
-	 * until then, closed by that exec, were the tracer's, not the command's.
-	 */
-	pid_t cmd_pid;
-	uint64_t cmd_exec_ns;
-};
 
 struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 {
@@ -170,7 +90,7 @@ static int cmp_thread(const void *key, const void *elem)
 }
 
 /* procs is kept sorted by pid. */
-static struct proc *get_proc(struct ipcperf_stats *st, pid_t pid, bool create)
+struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create)
 {
 	struct proc **c = &st->proc_cache[(unsigned int)pid % LOOKUP_CACHE];
 	struct proc *p;
@@ -382,7 +302,7 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 {
 	struct ipcperf_syscall named;
 	const struct ipcperf_syscall *ev = evp;
-	struct proc *p = get_proc(st, ev->pid, true);
+	struct proc *p = ipp_stats__proc(st, ev->pid, true);
 	struct inccount *c;
 	struct scstat *sc;
 	long inc;
@@ -436,7 +356,7 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 static struct proc *sched_proc(struct ipcperf_stats *st, pid_t pid, pid_t tid,
 			       const char comm[16], uint64_t time)
 {
-	struct proc *p = get_proc(st, pid, true);
+	struct proc *p = ipp_stats__proc(st, pid, true);
 
 	if (!p)
 		return NULL;
@@ -474,7 +394,7 @@ void ipcperf_stats__add_wakeup(struct ipcperf_stats *st, const struct ipcperf_wa
 
 	ipp_fdtab__clock(st->fdt, ev->time_ns);
 	/* Only threads of processes we account for: the woken one may be anybody. */
-	if (!t || !(p = get_proc(st, t->pid, false)))
+	if (!t || !(p = ipp_stats__proc(st, t->pid, false)))
 		return;
 	p->wakeups++;
 }
@@ -494,7 +414,7 @@ void ipcperf_stats__add_sched_totals(struct ipcperf_stats *st,
 
 void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task *ev)
 {
-	struct proc *p = get_proc(st, ev->pid, true), *c;
+	struct proc *p = ipp_stats__proc(st, ev->pid, true), *c;
 
 	ipp_fdtab__task(st->fdt, ev);
 	if (!p)
@@ -504,7 +424,7 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 		see_thread(st, p, ev->tid);
 		if (ev->child_tid == ev->pid)
 			break;
-		c = get_proc(st, ev->child_tid, true);
+		c = ipp_stats__proc(st, ev->child_tid, true);
 		if (!c)
 			break;
 		c->exited = false;
@@ -537,7 +457,7 @@ int ipcperf_stats__set_fd_identity(struct ipcperf_stats *st, pid_t pid, int fd,
 	if (!st || !id || id->sz < offsetof(struct ipcperf_fd_identity, kind) + sizeof(id->kind) ||
 	    !ipp_opts_valid(id, id->sz, sizeof(*id)) || !id->object || fd < 0 || pid <= 0)
 		return -EINVAL;
-	if (!get_proc(st, pid, true))
+	if (!ipp_stats__proc(st, pid, true))
 		return -ENOMEM;
 	return ipp_fdtab__set_identity(st->fdt, pid, fd, id);
 }
@@ -550,37 +470,6 @@ int ipcperf_stats__set_fd_object(struct ipcperf_stats *st, pid_t pid, int fd, co
 	return ipcperf_stats__set_fd_identity(st, pid, fd, &id);
 }
 
-/* ------------------------------------------------------------------ attach */
-
-/* The session's events are on: the fds its running targets have now. */
-static void scan_started(void *ctx)
-{
-	struct ipcperf_stats *st = ctx;
-	const pid_t *pids;
-	size_t n;
-
-	if (!st->scan_on_start)
-		return;
-	pids = ipp_session_target_pids(st->scan_on_start, &n);
-	st->scan_on_start = NULL;
-	ipp_fdtab__attach_fds(st->fdt, pids, n);
-}
-
-static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
-{
-	ipcperf_stats__add_syscall(ctx, ev);
-}
-
-static void h_switch(void *ctx, const struct ipcperf_switch *ev)
-{
-	ipcperf_stats__add_switch(ctx, ev);
-}
-
-static void h_wakeup(void *ctx, const struct ipcperf_wakeup *ev)
-{
-	ipcperf_stats__add_wakeup(ctx, ev);
-}
-
 void ipcperf_stats__add_fd_open(struct ipcperf_stats *st, const struct ipcperf_fd_open *ev)
 {
 	if (!st || !ev)
@@ -589,356 +478,9 @@ void ipcperf_stats__add_fd_open(struct ipcperf_stats *st, const struct ipcperf_f
 		ipp_callfds__late_word(&st->every, st->fdt, ev);
 }
 
-static void h_fd_open(void *ctx, const struct ipcperf_fd_open *ev)
-{
-	ipcperf_stats__add_fd_open(ctx, ev);
-}
-
-static void h_sched_totals(void *ctx, const struct ipcperf_sched_totals *ev)
-{
-	ipcperf_stats__add_sched_totals(ctx, ev);
-}
-
-static void h_task(void *ctx, const struct ipcperf_task *ev)
-{
-	ipcperf_stats__add_task(ctx, ev);
-}
-
-/* A target's name, from /proc at attach (or the capture's log). */
-static void set_comm(void *ctx, pid_t pid, const char *name)
-{
-	struct proc *p = get_proc(ctx, pid, true);
-
-	if (p)
-		snprintf(p->comm, sizeof(p->comm), "%.15s", name);
-}
-
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st)
 {
 	return st->fdt;
-}
-
-int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
-{
-	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = st, .syscall = h_syscall,
-		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task,
-		     .fd_open = h_fd_open, .sched_totals = h_sched_totals);
-	struct ipp_identlog *log;
-	const pid_t *pids;
-	bool replay = false;
-	size_t n;
-	int err;
-
-	if (!st || !s)
-		return -EINVAL;
-	err = ipcperf_session__add_handlers(s, &h);
-	if (err)
-		return err;
-	if (ipp_session_kernel_fdid(s))
-		ipp_fdtab__expect_kernel(st->fdt);
-	st->cmd_pid = ipcperf_session__child_pid(s) > 0 ? ipcperf_session__child_pid(s) : 0;
-	log = st->no_proc ? NULL : ipp_session_identlog(s, &replay);
-	ipp_fdtab__set_log(st->fdt, log, replay);
-	if (log && replay) {
-		ipp_fdtab__attach_replay(st->fdt, set_comm, st);
-		return 0;
-	}
-	/* A capture without a log: its processes are not this machine's now. */
-	if (ipp_session_is_replay(s))
-		st->no_proc = true;
-	ipp_fdtab__set_no_proc(st->fdt, st->no_proc);
-	/*
-	 * fds that exist before the capture, read while they are open. A
-	 * command is held before its exec until the events are on: its fds now
-	 * are those it starts with. Processes that run (-p, -t) may change
-	 * theirs until the events are on, which can take a second (the BPF
-	 * program loads): their fds are read once the events are on, which see
-	 * every change since.
-	 */
-	pids = ipp_session_target_pids(s, &n);
-	st->scan_on_start = ipcperf_session__child_pid(s) <= 0 ? s : NULL;
-	ipp_fdtab__attach(st->fdt, pids, n, set_comm, st, !st->scan_on_start);
-	if (st->scan_on_start && (err = ipp_session_on_start(s, scan_started, st)) < 0)
-		return err;
-	return 0;
-}
-
-/* ------------------------------------------------------------------ reading */
-
-static void lat_of(const struct ipp_hist *h, struct ipcperf_lat *l)
-{
-	l->min = ipp_hist_min(h);
-	l->avg = ipp_hist_avg(h);
-	l->p50 = ipp_hist_percentile(h, 50);
-	l->p99 = ipp_hist_percentile(h, 99);
-	l->max = ipp_hist_max(h);
-}
-
-/* An incarnation (its index) with the identity it is reported under. */
-struct rowref {
-	size_t inc;
-	const struct ipp_inc *in;
-	const struct ipp_ident *id;
-};
-
-static int cmp_rowref(const void *a, const void *b)
-{
-	const struct rowref *x = a, *y = b;
-	int c;
-
-	if (x->in->pid != y->in->pid)
-		return x->in->pid < y->in->pid ? -1 : 1;
-	if (x->in->fd != y->in->fd)
-		return x->in->fd < y->in->fd ? -1 : 1;
-	c = strcmp(x->id->object, y->id->object);
-	if (c)
-		return c;
-	/* Two unknown incarnations are two rows: never merged on a guess. */
-	return (x->inc > y->inc) - (x->inc < y->inc);
-}
-
-static bool same_row(const struct rowref *a, const struct rowref *b)
-{
-	return a->in->pid == b->in->pid && a->in->fd == b->in->fd &&
-	       a->id->state != IPP_ID_UNKNOWN && b->id->state != IPP_ID_UNKNOWN &&
-	       strcmp(a->id->object, b->id->object) == 0;
-}
-
-/* Add @src into @dst, whose histogram is the caller's. */
-static void add_side(struct side *dst, const struct side *src)
-{
-	dst->ops += src->ops;
-	dst->bytes += src->bytes;
-	dst->errors += src->errors;
-	dst->time_ns += src->time_ns;
-	dst->msgs += src->msgs;
-	if (src->hist)
-		ipp_hist_merge(dst->hist, src->hist);
-}
-
-/* @dst (its histogram the caller's) becomes a copy of @src. */
-static void copy_side(struct side *dst, const struct side *src)
-{
-	struct ipp_hist *h = dst->hist;
-
-	*dst = (struct side){ .hist = h };
-	ipp_hist_init(h);
-	add_side(dst, src);
-}
-
-static void io_of(const struct side *sd, struct ipcperf_io *io)
-{
-	io->ops = sd->ops;
-	io->bytes = sd->bytes;
-	io->errors = sd->errors;
-	io->time_ns = sd->time_ns;
-	io->msgs = sd->msgs;
-	lat_of(sd->hist, &io->lat_ns);
-}
-
-/*
- * The counts of incarnation @inc: none yet (@zero, whose histograms are
- * initialized) when it was only held, never read or written.
- */
-static const struct inccount *counts_of(const struct ipcperf_stats *st, size_t inc,
-					const struct inccount *zero)
-{
-	return inc < st->nr_counts ? &st->counts[inc] : zero;
-}
-
-/*
- * Not an fd @p held: one of the command's process that its first exec
- * closed (the tracer's, before the command), or one that ended before the
- * pid did anything of its own (the copy a thread's clone made, under the
- * thread's id, of a table it shares; the fds of an earlier holder of the pid).
- */
-static bool not_held(const struct ipcperf_stats *st, const struct proc *p,
-		     const struct ipp_inc *in)
-{
-	if (in->open)
-		return false;
-	return (st->cmd_exec_ns && in->pid == st->cmd_pid && in->end_ns <= st->cmd_exec_ns) ||
-	       in->end_ns < p->seen_ns;
-}
-
-/* Whether incarnation @inc made any read or write call. */
-static bool has_io(const struct ipcperf_stats *st, size_t inc)
-{
-	return inc < st->nr_counts && (st->counts[inc].rd.ops || st->counts[inc].wr.ops);
-}
-
-/*
- * The incarnations to report, sorted into rows: every fd a process we saw
- * held during the capture, with I/O or without (a thread's copy of its
- * parent's table at clone is never used: its pid is never seen).
- */
-static size_t held_rows(struct ipcperf_stats *st, struct rowref *v, size_t n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct ipp_inc *in = ipp_fdtab__inc(st->fdt, i);
-		const struct proc *p = get_proc(st, in->pid, false);
-
-		if (!p || !p->seen || (not_held(st, p, in) && !has_io(st, i)))
-			continue;
-		v[k].inc = i;
-		v[k].in = in;
-		v[k++].id = ipp_fdtab__reported(st->fdt, i);
-	}
-	if (k > 1)
-		qsort(v, k, sizeof(*v), cmp_rowref);
-	return k;
-}
-
-/* Hand @cb the row of @v[@i] and the incarnations after it that are the same row. */
-static int emit_row(const struct ipcperf_stats *st, const struct rowref *v, size_t n, size_t *i,
-		    struct side *rd, struct side *wr, const struct inccount *zero,
-		    int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
-{
-	const struct inccount *c = counts_of(st, v[*i].inc, zero);
-	const struct ipp_ident *id = v[*i].id;
-	struct ipcperf_fd_row row = {
-		.pid = v[*i].in->pid, .fd = v[*i].in->fd, .object = id->object,
-		.kind = id->kind, .detail = id->detail, .ino = id->ino,
-		.peer_ino = id->peer_ino, .first_ns = c->first_ns, .last_ns = c->last_ns,
-	};
-	size_t j;
-
-	copy_side(rd, &c->rd);
-	copy_side(wr, &c->wr);
-	for (j = *i + 1; j < n && same_row(&v[*i], &v[j]); j++) {
-		const struct inccount *o = counts_of(st, v[j].inc, zero);
-
-		add_side(rd, &o->rd);
-		add_side(wr, &o->wr);
-		if (o->first_ns && (!row.first_ns || o->first_ns < row.first_ns))
-			row.first_ns = o->first_ns;
-		if (o->last_ns > row.last_ns)
-			row.last_ns = o->last_ns;
-	}
-	*i = j;
-	io_of(rd, &row.read);
-	io_of(wr, &row.write);
-	row.read_hist = ipp_as_hist(rd->hist);
-	row.write_hist = ipp_as_hist(wr->hist);
-	return cb(ctx, &row);
-}
-
-int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
-			       int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
-{
-	size_t n;
-	struct rowref *v;
-	struct side *rd, *wr;
-	struct inccount *zero;
-	int ret = 0;
-
-	if (!st || !cb)
-		return -EINVAL;
-	n = ipp_fdtab__count(st->fdt);
-	if (!n)
-		return 0;
-	v = malloc(n * sizeof(*v));
-	rd = calloc(1, sizeof(*rd));
-	wr = calloc(1, sizeof(*wr));
-	zero = calloc(1, sizeof(*zero));
-	if (rd)
-		rd->hist = malloc(sizeof(*rd->hist));
-	if (wr)
-		wr->hist = malloc(sizeof(*wr->hist));
-	if (!v || !rd || !wr || !zero || !rd->hist || !wr->hist) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	n = held_rows(st, v, n);
-	for (size_t i = 0; i < n && !ret;)
-		ret = emit_row(st, v, n, &i, rd, wr, zero, cb, ctx);
-out:
-	free(v);
-	if (rd)
-		free(rd->hist);
-	if (wr)
-		free(wr->hist);
-	free(rd);
-	free(wr);
-	free(zero);
-	return ret;
-}
-
-int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
-				 int (*cb)(void *ctx, const struct ipcperf_proc_row *row), void *ctx)
-{
-	if (!st || !cb)
-		return -EINVAL;
-	for (size_t i = 0; i < st->nr_procs; i++) {
-		const struct proc *p = st->procs[i];
-		struct ipcperf_proc_row row = {
-			.pid = p->pid, .comm = p->comm, .voluntary_cs = p->vol,
-			.involuntary_cs = p->invol, .wakeups = p->wakeups,
-			.migrations = p->migrations, .syscalls = p->syscalls,
-			.threads = p->threads, .exited = p->exited,
-		};
-		int ret;
-
-		if (!p->seen)
-			continue;
-		ret = cb(ctx, &row);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int cmp_sc_name(const void *a, const void *b)
-{
-	const struct scstat *x = *(const struct scstat *const *)a;
-	const struct scstat *y = *(const struct scstat *const *)b;
-	int c;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	return c ? c : (x->nr > y->nr) - (x->nr < y->nr);
-}
-
-int ipcperf_stats__for_each_syscall(struct ipcperf_stats *st,
-				    int (*cb)(void *ctx, const struct ipcperf_syscall_row *row),
-				    void *ctx)
-{
-	if (!st || !cb)
-		return -EINVAL;
-	for (size_t i = 0; i < st->nr_procs; i++) {
-		const struct proc *p = st->procs[i];
-		const struct scstat **v;
-		int ret = 0;
-
-		if (!p->nr_sc)
-			continue;
-		v = malloc(p->nr_sc * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		for (size_t k = 0; k < p->nr_sc; k++)
-			v[k] = p->sc[k];
-		qsort(v, p->nr_sc, sizeof(*v), cmp_sc_name);
-		for (size_t k = 0; k < p->nr_sc && !ret; k++) {
-			struct ipcperf_syscall_row row = {
-				.pid = p->pid, .name = v[k]->name, .calls = v[k]->calls,
-				.errors = v[k]->errors, .time_ns = v[k]->time_ns, .nr = v[k]->nr,
-				.tid = v[k]->tid, .errnos = v[k]->errnos,
-				.nr_errnos = v[k]->nr_errnos,
-			};
-
-			if (!v[k]->calls)
-				continue;
-			lat_of(&v[k]->hist, &row.lat_ns);
-			ret = cb(ctx, &row);
-		}
-		free(v);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 void ipcperf_stats__reset(struct ipcperf_stats *st)

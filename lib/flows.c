@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "account.h"
 #include "chains.h"
 #include "fdtable.h"
 #include "hist.h"

@@ -15,22 +15,26 @@
  *        |- rings-open.c (events, libperf evlists, per-CPU rings, BPF)
  *        `- rings-read.c (bounded passes over the rings, the stop's drain)
  *        |
- *        |        perfdata.h (the format)   record.c [record.h] (ipcperf's section)
+ *        |        perfdata.h (the format)   record.c [record.h] (ipcperf's section,
+ *        |                                  identlog.h: the fd identities read)
  *        |        pd-writer.c [pd-writer.h]
  *        |        pd-reader.c -> pd-records.c -> pd-sample.c, pd-sections.c
  *        |        [pd-reader.h, pd-reader-int.h; pd-file.h shared with the writer]
  *        |                 \              /
  *        |              replay.c [replay.h] (capture source)
  *        v                 |
- *       source.h ----> pipeline.c [pipeline.h] <-'
+ *       source.h ----> pipeline.c [pipeline.h] <-'  (opaque: ipp_pipeline__new)
  *                      merge.c -> follow.c -> decode.c -> pair.c -> handlers
- *                      (by time)  [follow.h]   [decode.h]  [pair.h]
- *                                 (CPU scope:  (formats,   (enter +
+ *                      [merge.h]  [follow.h]   [decode.h]  [pair.h]
+ *                      (by time)  (CPU scope:  (formats,   (enter +
  *                                  whose?)      typed)      exit)
  *                              |
- *       session.c (the public session over a source and the pipeline)
+ *       session.c [session.h] (the public session over a source and the
+ *                  pipeline; a consumer attaching is handed an ipp_attach)
  *                              |
- *       handlers: account.c (per-fd, per-process, per-syscall counts)
+ *       handlers: account.c [account.h] (per-fd, per-process, per-syscall counts)
+ *                   |- account-attach.c (to a session: handlers, fds at attach)
+ *                   |- account-read.c (rows: per fd, per process, per syscall)
  *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation)
  *                        `- procfd.c, sockdiag.c [procfd.h] (/proc, sock_diag)
  *                 callfds.c [callfds.h] (each call with its fds, for trace)
@@ -42,9 +46,8 @@
  *                  machine offers), api.c (version, print function), util.c.
  *
  * What is left here: util.c's and api.c's helpers, which every module
- * uses; merge.c, the identity log (record.c) and the calls between the
- * stats, the session and the fd table, which the fd identity's own headers
- * (a resolver interface) are still to take over.
+ * uses. Each object's interface is in its own header; each .c includes
+ * those it uses.
  */
 #ifndef IPCPERF_INTERNAL_H
 #define IPCPERF_INTERNAL_H
@@ -131,107 +134,10 @@ void ipp_print(enum ipcperf_print_level level, const char *fmt, ...);
 #define ipp_info(...) ipp_print(IPCPERF_INFO, __VA_ARGS__)
 #define ipp_debug(...) ipp_print(IPCPERF_DEBUG, __VA_ARGS__)
 
-/* ---------------------------------------------------------------- merge.c */
 /*
- * Orders records from several rings by timestamp. Records are copied in;
- * ipp_merge__pop() hands out the oldest one not newer than a horizon.
- * Equal timestamps come out in push order. Pure: no I/O.
+ * The fd table (fdtable.c) still takes the identity log through this
+ * header; the resolver interface that is to feed it will include it itself.
  */
-struct ipp_mrec {
-	uint64_t time;
-	uint64_t seq;		/* push order, breaks ties */
-	uint32_t size;		/* bytes in data[] */
-	uint32_t type;		/* PERF_RECORD_* */
-	pid_t pid, tid;
-	int cpu;
-	uint32_t misc;		/* perf_event_header.misc */
-	bool pooled;		/* a block of the merge's free list, not a malloc() of its own */
-	unsigned char data[];	/* RAW bytes of a sample; body of other records */
-};
-
-struct ipp_merge;
-struct ipp_merge *ipp_merge__new(void);
-void ipp_merge__delete(struct ipp_merge *m);
-/* Copy a record in. @return 0 or -ENOMEM. */
-int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t misc,
-		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size);
-/*
- * The oldest record with time <= @horizon, or NULL. The record belongs to the
- * merge and stays valid until the next push or pop.
- */
-const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon);
-size_t ipp_merge__len(const struct ipp_merge *m);
-
-
-/* ---------------------------------------------------------------- account.c */
-/* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
-struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
-
-/* ---------------------------------------------------------------- record.c */
-/*
- * Captures: the recorder writes a session's records through the pd writer (pd-writer.c)
- * and keeps, in the ipcperf feature section, what a replay needs to give the
- * live run's numbers: the session's own counts, the counter values, and every
- * fd identity the stats module read from /proc (the identity log). A replay
- * takes the identities back from the log instead of /proc, in the order they
- * were asked for: the questions are the same because the events are.
- */
-enum ipp_idq {
-	IPP_IDQ_RESOLVE = 1,	/* resolve(): one fd, looked up alone */
-	IPP_IDQ_SCAN = 2,	/* one fd of a scan of a process's fds (attach, exec) */
-	IPP_IDQ_SCAN_END = 4,	/* end of that scan (fd -1) */
-	IPP_IDQ_COMM = 8,	/* a process's name from /proc (object holds it; fd -1) */
-};
-
-/* One answer from /proc, as the stats module used it (fixed layout: stored as is). */
-struct ipp_ident_ans {
-	uint32_t what;		/* enum ipp_idq */
-	int32_t pid, fd;
-	int32_t ok;		/* 1: resolved; 0: could not be (unknown) */
-	uint64_t res_ns;	/* when /proc was read (CLOCK_MONOTONIC) */
-	uint32_t kind;		/* enum ipcperf_fd_kind */
-	int32_t sock_type;
-	uint64_t ino, peer_ino;
-	int64_t capacity;
-	int32_t cap_default, cloexec;
-	char object[IPP_OBJECT_MAX];
-	char detail[IPP_DETAIL_MAX];
-};
-
-struct ipp_identlog;
-struct ipp_identlog *ipp_identlog__new(void);
-void ipp_identlog__delete(struct ipp_identlog *l);
-/* Append (recording). @return 0 or -ENOMEM (the log then stays short: answers go unknown). */
-int ipp_identlog__add(struct ipp_identlog *l, const struct ipp_ident_ans *a);
-/*
- * Replay: the first answer not yet taken whose what is in @what_mask, for
- * @pid and (unless @fd is -1) @fd. @return 0 with @out; -ENOENT.
- */
-int ipp_identlog__take(struct ipp_identlog *l, unsigned int what_mask, pid_t pid, int fd,
-		       struct ipp_ident_ans *out);
-
-/* Replay: the first answer not yet taken whose what is in @what_mask, any pid. */
-int ipp_identlog__take_any(struct ipp_identlog *l, unsigned int what_mask,
-			   struct ipp_ident_ans *out);
-
-/*
- * The session's identity log: recording (@replay false) or replaying (true);
- * NULL when the session neither records nor replays one.
- */
-struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool *replay);
-
-/* ---------------------------------------------------------------- session.c */
-/* The processes a session targets (pids, the command, tgids of tids); session-owned. */
-const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr);
-
-/* The kernel may describe the fds the targets make (ipcperf_handlers.fd_open). */
-bool ipp_session_kernel_fdid(const struct ipcperf_session *s);
-
-/* The session replays a capture (ipcperf_session__open_file): no /proc, no kernel. */
-bool ipp_session_is_replay(const struct ipcperf_session *s);
-
-/* Call @fn(@ctx) once the session's events are on (now, if they are). @return 0, -ENOMEM. */
-int ipp_session_on_start(struct ipcperf_session *s, void (*fn)(void *ctx), void *ctx);
-
+#include "identlog.h"
 
 #endif /* IPCPERF_INTERNAL_H */

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "merge.h"
 
 /*
  * Records are small (tracepoint raw data is tens of bytes) and come and go

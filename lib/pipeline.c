@@ -5,39 +5,107 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include "decode.h"
 #include "fdid-rec.h"
 #include "fdtable.h"
+#include "follow.h"
+#include "merge.h"
+#include "pair.h"
 #include "pipeline.h"
 #include "procfd.h"
 
-int ipp_pipeline__init(struct ipp_pipeline *p)
+struct ipp_pipeline {
+	struct ipp_decoder *dec;
+	struct ipp_merge *merge;
+	struct ipp_pairer *pairer;
+	/* CPU scope: whose records to keep (the live source's); NULL keeps every record. */
+	struct ipp_follow *follow;
+	bool cmd_exec_done;		/* the command exec'd: follow may take it as a target */
+	bool sideband_lost;		/* side-band records were lost: /proc places unknown tasks */
+	pid_t self;			/* the tracing process, whose records are dropped; <= 0: none */
+	bool include_self;
+
+	struct ipcperf_handlers *handlers;
+	size_t nr_handlers;
+
+	uint64_t records;		/* records taken */
+	uint64_t lost;			/* records the kernel (or memory) lost */
+	uint64_t syscalls;		/* completed calls delivered */
+	uint64_t foreign;		/* records of other tasks, dropped */
+	uint64_t unattributed;		/* records nobody could place (counted as lost too) */
+	uint64_t unattr_told;		/* of them, those the lost handlers were told of */
+	uint64_t *lost_per_cpu;
+	uint64_t *samples_per_cpu;	/* samples of syscall tracepoints taken, by CPU */
+	size_t nr_cpu_slots;
+	bool *sc_tp;			/* by tracepoint id: a syscall tracepoint */
+	size_t nr_sc_tp;
+	uint64_t *fdid_ids;		/* ids of the bpf-output events: fd identity records */
+	size_t nr_fdid_ids;
+	/* What the kernel accounted to the counted threads, by target (sched records). */
+	struct ipp_acct_sums acct;
+};
+
+struct ipp_pipeline *ipp_pipeline__new(void)
 {
-	memset(p, 0, sizeof(*p));
+	struct ipp_pipeline *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	p->self = -1;
 	p->include_self = true;
 	p->dec = ipp_decoder__new();
 	p->merge = ipp_merge__new();
 	p->pairer = ipp_pairer__new();
 	if (!p->dec || !p->merge || !p->pairer) {
-		ipp_pipeline__fini(p);
-		return -ENOMEM;
+		ipp_pipeline__delete(p);
+		errno = ENOMEM;
+		return NULL;
 	}
-	return 0;
+	return p;
 }
 
-void ipp_pipeline__fini(struct ipp_pipeline *p)
+void ipp_pipeline__delete(struct ipp_pipeline *p)
 {
+	if (!p)
+		return;
 	ipp_decoder__delete(p->dec);
 	ipp_merge__delete(p->merge);
 	ipp_pairer__delete(p->pairer);
-	ipp_follow__delete(p->follow);
 	free(p->handlers);
 	free(p->lost_per_cpu);
 	free(p->samples_per_cpu);
 	free(p->sc_tp);
 	free(p->fdid_ids);
 	free(p->acct.v);
-	memset(p, 0, sizeof(*p));
+	free(p);
+}
+
+struct ipp_decoder *ipp_pipeline__decoder(struct ipp_pipeline *p)
+{
+	return p->dec;
+}
+
+void ipp_pipeline__set_self(struct ipp_pipeline *p, pid_t self, bool include_self)
+{
+	p->self = self;
+	p->include_self = include_self;
+}
+
+void ipp_pipeline__follow(struct ipp_pipeline *p, struct ipp_follow *f)
+{
+	p->follow = f;
+}
+
+void ipp_pipeline__cmd_released(struct ipp_pipeline *p)
+{
+	p->cmd_exec_done = true;
+}
+
+bool ipp_pipeline__sideband_lost(const struct ipp_pipeline *p)
+{
+	return p->sideband_lost;
 }
 
 int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_handlers *h)
@@ -93,6 +161,13 @@ int ipp_pipeline__fdid_ids(struct ipp_pipeline *p, const uint64_t *ids, size_t n
 	return 0;
 }
 
+void ipp_pipeline__clear_fdid_ids(struct ipp_pipeline *p)
+{
+	free(p->fdid_ids);
+	p->fdid_ids = NULL;
+	p->nr_fdid_ids = 0;
+}
+
 static bool is_fdid_sample(const struct ipp_pipeline *p, uint64_t id)
 {
 	for (size_t i = 0; i < p->nr_fdid_ids; i++)
@@ -116,6 +191,11 @@ int ipp_pipeline__syscall_tp(struct ipp_pipeline *p, int id)
 	}
 	p->sc_tp[id] = true;
 	return 0;
+}
+
+bool ipp_pipeline__is_syscall_tp(const struct ipp_pipeline *p, int id)
+{
+	return id >= 0 && (size_t)id < p->nr_sc_tp && p->sc_tp[id];
 }
 
 static bool is_self(const struct ipp_pipeline *p, pid_t pid)
@@ -186,6 +266,18 @@ static int take_lost(struct ipp_pipeline *p, uint32_t type, const struct ipp_pd_
 			    (pid_t)s->tid, (int)s->cpu, &n, sizeof(n)) < 0)
 		return -ENOMEM;
 	return 0;
+}
+
+void ipp_pipeline__skip(struct ipp_pipeline *p)
+{
+	p->records++;
+}
+
+void ipp_pipeline__seed_call(struct ipp_pipeline *p, uint64_t time, pid_t pid, pid_t tid,
+			     const struct ipp_scdesc *sc, int nr, const uint64_t *args,
+			     unsigned int nr_args)
+{
+	ipp_pairer__seed(p->pairer, time, pid, tid, sc, nr, args, nr_args);
 }
 
 int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
@@ -557,4 +649,31 @@ void ipp_pipeline__lost(struct ipp_pipeline *s, int cpu, uint64_t n)
 void ipp_pipeline__flush(struct ipp_pipeline *p)
 {
 	ipp_pairer__flush(p->pairer);
+}
+
+void ipp_pipeline__unpaired_enters(struct ipp_pipeline *p, uint64_t n)
+{
+	ipp_pairer__add_unpaired_enter(p->pairer, n);
+}
+
+bool ipp_pipeline__on_cpu(const struct ipp_pipeline *p, int cpu, uint64_t *samples,
+			  uint64_t *lost)
+{
+	*samples = *lost = 0;
+	if (cpu < 0 || (size_t)cpu >= p->nr_cpu_slots)
+		return false;
+	*samples = p->samples_per_cpu[cpu];
+	*lost = p->lost_per_cpu[cpu];
+	return true;
+}
+
+void ipp_pipeline__stats(const struct ipp_pipeline *p, struct ipcperf_session_stats *v)
+{
+	v->records = p->records;
+	v->lost = p->lost + p->unattributed;
+	v->unattributed = p->unattributed;
+	v->unpaired_enter = ipp_pairer__unpaired_enter(p->pairer);
+	v->unpaired_exit = ipp_pairer__unpaired_exit(p->pairer);
+	v->syscalls = p->syscalls;
+	v->foreign = p->foreign;
 }

@@ -12,56 +12,46 @@
 
 #include "internal.h"
 #include "perfdata.h"
-#include "decode.h"
-#include "follow.h"
-#include "pair.h"
 #include "taskacct.h"
 
-struct ipp_pipeline {
-	struct ipp_decoder *dec;
-	struct ipp_merge *merge;
-	struct ipp_pairer *pairer;
-	/* CPU scope: whose records to keep (owned); NULL keeps every record. */
-	struct ipp_follow *follow;
-	bool cmd_exec_done;		/* the command exec'd: follow may take it as a target */
-	bool sideband_lost;		/* side-band records were lost: /proc places unknown tasks */
-	pid_t self;			/* the tracing process, whose records are dropped; <= 0: none */
-	bool include_self;
-
-	struct ipcperf_handlers *handlers;
-	size_t nr_handlers;
-
-	uint64_t records;		/* records taken */
-	uint64_t lost;			/* records the kernel (or memory) lost */
-	uint64_t syscalls;		/* completed calls delivered */
-	uint64_t foreign;		/* records of other tasks, dropped */
-	uint64_t unattributed;		/* records nobody could place (counted as lost too) */
-	uint64_t unattr_told;		/* of them, those the lost handlers were told of */
-	uint64_t *lost_per_cpu;
-	uint64_t *samples_per_cpu;	/* samples of syscall tracepoints taken, by CPU */
-	size_t nr_cpu_slots;
-	bool *sc_tp;			/* by tracepoint id: a syscall tracepoint */
-	size_t nr_sc_tp;
-	uint64_t *fdid_ids;		/* ids of the bpf-output events: fd identity records */
-	size_t nr_fdid_ids;
-	/* What the kernel accounted to the counted threads, by target (sched records). */
-	struct ipp_acct_sums acct;
-};
+struct ipp_pipeline;
+struct ipp_decoder;
+struct ipp_follow;
+struct ipp_scdesc;
+struct ipp_task_acct;
 
 /* The merge's type of an fd identity record (a bpf-output sample): above the kernel's. */
 #define IPP_MREC_FDID 0x10001u
 
-/* @return 0 or -ENOMEM (everything undone). */
-int ipp_pipeline__init(struct ipp_pipeline *p);
-void ipp_pipeline__fini(struct ipp_pipeline *p);
+/* @return a pipeline (to be freed with ipp_pipeline__delete()); NULL with errno ENOMEM. */
+struct ipp_pipeline *ipp_pipeline__new(void);
+/* Accepts NULL. */
+void ipp_pipeline__delete(struct ipp_pipeline *p);
+/* The decoder the sources load their tracepoint formats into; the pipeline's. */
+struct ipp_decoder *ipp_pipeline__decoder(struct ipp_pipeline *p);
+/* The records of process @self (<= 0: none) are dropped, unless @include_self. */
+void ipp_pipeline__set_self(struct ipp_pipeline *p, pid_t self, bool include_self);
 /* Register handlers (copied). @return 0, -EINVAL (bad sz), -ENOMEM. */
 int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_handlers *h);
 /* Room for the per-CPU counts of CPUs 0..@n-1. @return 0 or -ENOMEM. */
 int ipp_pipeline__cpus(struct ipp_pipeline *p, size_t n);
 /* Samples with one of these @ids (bpf-output events) are fd identity records. @return 0, -ENOMEM. */
 int ipp_pipeline__fdid_ids(struct ipp_pipeline *p, const uint64_t *ids, size_t n);
-/* Tracepoint @id is a syscall one: its samples count towards samples_per_cpu. */
+/* No sample is an fd identity record any more (the BPF object is gone). */
+void ipp_pipeline__clear_fdid_ids(struct ipp_pipeline *p);
+/* Tracepoint @id is a syscall one: its samples are counted by CPU (ipp_pipeline__on_cpu()). */
 int ipp_pipeline__syscall_tp(struct ipp_pipeline *p, int id);
+bool ipp_pipeline__is_syscall_tp(const struct ipp_pipeline *p, int id);
+
+/*
+ * CPU scope: only the records of @f's targets are kept (NULL: every
+ * record). @f stays the caller's: set NULL before it is deleted.
+ */
+void ipp_pipeline__follow(struct ipp_pipeline *p, struct ipp_follow *f);
+/* The command was released: its exec makes it a target (ipp_follow__resolve()). */
+void ipp_pipeline__cmd_released(struct ipp_pipeline *p);
+/* Side-band records were lost: whose an unknown task is, /proc says. */
+bool ipp_pipeline__sideband_lost(const struct ipp_pipeline *p);
 
 /*
  * One record, of a ring or of a capture: @type and @misc of its header, @s
@@ -74,6 +64,12 @@ int ipp_pipeline__syscall_tp(struct ipp_pipeline *p, int id);
 int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 		       const struct ipp_pd_sample *s, const void *body, size_t body_len,
 		       bool sideband);
+/* A record read that no place in time can be given: counted among the records, left out. */
+void ipp_pipeline__skip(struct ipp_pipeline *p);
+/* Thread @tid is inside call @nr as the capture starts at @time (ipp_pairer__seed()). */
+void ipp_pipeline__seed_call(struct ipp_pipeline *p, uint64_t time, pid_t pid, pid_t tid,
+			     const struct ipp_scdesc *sc, int nr, const uint64_t *args,
+			     unsigned int nr_args);
 /* Hand the handlers every record up to @horizon, in time order. @return events delivered. */
 int ipp_pipeline__deliver(struct ipp_pipeline *p, uint64_t horizon);
 /* @n records lost on @cpu that no LOST record reported: counted, and told the handlers. */
@@ -81,11 +77,24 @@ void ipp_pipeline__lost(struct ipp_pipeline *p, int cpu, uint64_t n);
 /* A thread's scheduling totals to the sched_totals handlers. */
 void ipp_pipeline__sched_totals(struct ipp_pipeline *p, const struct ipcperf_sched_totals *ev);
 /* Add what the kernel accounted to one thread of target @root. @return 0 or -ENOMEM. */
-struct ipp_task_acct;
 int ipp_pipeline__acct_add(struct ipp_pipeline *p, pid_t root, const struct ipp_task_acct *a);
 /* The sums of target @root (0: of every target) into @out. @return the targets summed. */
 size_t ipp_pipeline__acct_sum(const struct ipp_pipeline *p, pid_t root, struct ipp_acct_sum *out);
+/* @n calls under way at the end, whose exits will not come: unpaired enters. */
+void ipp_pipeline__unpaired_enters(struct ipp_pipeline *p, uint64_t n);
 /* The end: calls still open are unpaired. */
 void ipp_pipeline__flush(struct ipp_pipeline *p);
+/*
+ * The syscall samples taken on @cpu and the records lost there, into
+ * *@samples and *@lost. @return false (both 0) for a CPU without counts.
+ */
+bool ipp_pipeline__on_cpu(const struct ipp_pipeline *p, int cpu, uint64_t *samples,
+			  uint64_t *lost);
+/*
+ * The pipeline's part of ipcperf_session__stats() into @v: records, lost
+ * (unattributed records included), unattributed, unpaired enters and
+ * exits, syscalls, foreign.
+ */
+void ipp_pipeline__stats(const struct ipp_pipeline *p, struct ipcperf_session_stats *v);
 
 #endif /* IPCPERF_PIPELINE_H */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include "perfdata.h"
 #include "formats.h"
+#include "identlog.h"
 #include "record.h"
 
 /* ------------------------------------------------------------------ identity log */

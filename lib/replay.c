@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "decode.h"
 #include "record.h"
 #include "source.h"
 #include "replay.h"
@@ -78,11 +79,11 @@ static int take_file_record(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 	err = ipp_pd_reader__parse(s->rd, rec, &smp);
 	if (err == -ENOENT || (!err && !(smp.sample_type & PERF_SAMPLE_TIME))) {
 		/* no sample_id_all, or an unknown id: nothing to place in time */
-		pl->records++;
+		ipp_pipeline__skip(pl);
 		return 0;
 	}
 	if (err < 0) {
-		pl->records++;
+		ipp_pipeline__skip(pl);
 		return err;	/* too short for its fields, or a cpu the capture has not */
 	}
 	if (!(smp.sample_type & PERF_SAMPLE_CPU))
@@ -162,7 +163,7 @@ static void load_file_formats(struct ipp_replay *s)
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_pd_format *f = ipp_pd_reader__format(s->rd, i);
 
-		ipp_decoder__add_format(s->base.pl->dec, f->system, f->name, f->text, f->len);
+		ipp_decoder__add_format(ipp_pipeline__decoder(s->base.pl), f->system, f->name, f->text, f->len);
 	}
 }
 
@@ -215,8 +216,7 @@ static int load_section(struct ipp_replay *s, const char *path)
 	}
 	s->has_rec = true;
 	if (s->rec.has_session) {
-		pl->self = s->rec.ss.self;
-		pl->include_self = s->rec.ss.include_self;
+		ipp_pipeline__set_self(pl, s->rec.ss.self, s->rec.ss.include_self);
 		/* 0 from an older recorder; no recorder takes another */
 		if (s->rec.ss.ring_pages && !(s->rec.ss.ring_pages & (s->rec.ss.ring_pages - 1)) &&
 		    s->rec.ss.ring_pages <= MAX_RING_PAGES)
@@ -242,8 +242,7 @@ struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_o
 	}
 	s->base.ops = &ipp_replay_ops;
 	s->base.pl = pl;
-	pl->self = -1;
-	pl->include_self = true;
+	ipp_pipeline__set_self(pl, -1, true);
 	err = ipp_pd_reader__open(s->rd, path);
 	if (err)
 		goto fail;
@@ -280,16 +279,6 @@ bool ipp_replay__partial(const struct ipp_source *src)
 static int replay_start(struct ipp_source *src)
 {
 	return 0;	/* nothing to open: records come from the file at consume() */
-}
-
-static int replay_wait(struct ipp_source *src, int timeout_ms)
-{
-	return 0;	/* a file never makes the reader wait */
-}
-
-static int replay_fd(const struct ipp_source *src)
-{
-	return -EINVAL;
 }
 
 static bool replay_done(const struct ipp_source *src)
@@ -348,11 +337,6 @@ static pid_t replay_child_pid(const struct ipp_source *src)
 	return s->has_rec && s->rec.has_session && s->rec.ss.cmd_pid > 0 ? s->rec.ss.cmd_pid : -1;
 }
 
-static int replay_wait_child(struct ipp_source *src, int *status)
-{
-	return -ECHILD;	/* the recorded command is not this machine's child */
-}
-
 static int replay_for_each_event(const struct ipp_source *src,
 				 int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx)
 {
@@ -377,21 +361,15 @@ static int replay_for_each_event(const struct ipp_source *src,
 	return 0;
 }
 
-static const pid_t *replay_target_pids(const struct ipp_source *src, size_t *nr)
+static void replay_describe(const struct ipp_source *src, struct ipp_attach *at)
 {
-	*nr = 0;
-	return NULL;
-}
+	const struct ipp_replay *s = creplay_of(src);
 
-static bool replay_kernel_fdid(const struct ipp_source *src)
-{
-	return creplay_of(src)->fdid_bpf;
-}
-
-static struct ipp_identlog *replay_identlog(const struct ipp_source *src, bool *replay)
-{
-	*replay = true;
-	return creplay_of(src)->has_rec ? creplay_of(src)->rec.log : NULL;
+	at->pids = NULL;
+	at->nr_pids = 0;
+	at->kernel_fdid = s->fdid_bpf;
+	at->log = s->has_rec ? s->rec.log : NULL;
+	at->log_replay = true;
 }
 
 static void replay_destroy(struct ipp_source *src)
@@ -407,18 +385,13 @@ static void replay_destroy(struct ipp_source *src)
 const struct ipp_source_ops ipp_replay_ops = {
 	.start = replay_start,
 	.consume = replay_consume,
-	.wait = replay_wait,
-	.fd = replay_fd,
 	.done = replay_done,
 	.stop = replay_stop,
 	.stats = replay_stats,
 	.read_counters = replay_read_counters,
 	.child_pid = replay_child_pid,
-	.wait_child = replay_wait_child,
 	.for_each_event = replay_for_each_event,
-	.target_pids = replay_target_pids,
-	.kernel_fdid = replay_kernel_fdid,
-	.identlog = replay_identlog,
+	.describe = replay_describe,
 	.destroy = replay_destroy,
 	.replay = true,
 };

@@ -42,14 +42,10 @@ static struct perf_cpu_map *cpu_map_any(void)
 
 void ipp_rings__close_bpf(struct ipp_rings *s)
 {
-	struct ipp_pipeline *pl = s->base.pl;
-
 	ipp_bpf__delete(s->bpf);
 	s->bpf = NULL;
 	ipp_plan__none(&s->plan);
-	free(pl->fdid_ids);
-	pl->fdid_ids = NULL;
-	pl->nr_fdid_ids = 0;
+	ipp_pipeline__clear_fdid_ids(s->base.pl);
 }
 
 /*
@@ -86,8 +82,9 @@ void ipp_rings__close_events(struct ipp_rings *s)
 	ipp_rings__close_bpf(s);
 	free(s->ring_fds);
 	s->ring_fds = NULL;
-	ipp_follow__delete(s->base.pl->follow);
-	s->base.pl->follow = NULL;
+	ipp_pipeline__follow(s->base.pl, NULL);
+	ipp_follow__delete(s->follow);
+	s->follow = NULL;
 	ipp_counters__delete(s->counters);
 	s->counters = NULL;
 	free(s->owner);
@@ -512,7 +509,7 @@ static void load_bpf(struct ipp_rings *s)
 		return;
 	IPP_BPF_OPTS(o, .all_tasks = s->system_wide, .pair_calls = p->pair,
 		     .pair_switches = p->pair_switches, .count_sched = p->count_sched,
-		     .exclude_tgid = s->system_wide && !s->base.pl->include_self ? s->base.pl->self : 0);
+		     .exclude_tgid = s->system_wide && !s->include_self ? s->self : 0);
 	s->bpf = ipp_bpf__new(&o);
 	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */
 	if (!s->bpf && p->pair && errno != EPERM && errno != EACCES && errno != ENOENT &&
@@ -648,7 +645,7 @@ static int open_events_once(struct ipp_rings *s)
 	s->mode = (struct ipp_open_mode){
 		.ring_pages = s->ring_pages, .cpu_wide = s->cpu_scope,
 		.system_wide = s->system_wide, .command = s->has_cmd,
-		.include_self = s->base.pl->include_self, .self = s->base.pl->self,
+		.include_self = s->include_self, .self = s->self,
 	};
 	/* Before the events: whether the syscalls' tracepoints are opened depends on it. */
 	if (!err)

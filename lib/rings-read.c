@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <perf/core.h>
 #include <perf/cpumap.h>
 #include <perf/event.h>
@@ -63,13 +64,13 @@ static uint64_t take_record(struct ipp_rings *s, const union perf_event *ev, boo
 	if (s->recorder)
 		ipp_recorder__write(s->recorder, ev, size);
 	if (!own_fields(ev, size, &smp)) {
-		s->base.pl->records++;
+		ipp_pipeline__skip(s->base.pl);
 		return 0;
 	}
 	/* The kernel's fd identity records: their layout has the IP too. */
 	if (s->bpf && ev->header.type == PERF_RECORD_SAMPLE && is_bpf_id(s, smp.id) &&
 	    !ipp_pd_bpf_sample(ev, size, &smp)) {
-		s->base.pl->records++;
+		ipp_pipeline__skip(s->base.pl);
 		return 0;
 	}
 	ipp_pipeline__take(s->base.pl, ev->header.type, ev->header.misc, &smp,
@@ -80,11 +81,11 @@ static uint64_t take_record(struct ipp_rings *s, const union perf_event *ev, boo
 
 /*
  * One ring's turn: up to @max records. *@time: the stamp of the last one
- * taken (left as it was when none had one). @return false when the ring may
- * hold more, true when it ran dry.
+ * taken (left as it was when none had one); *@any set when one was read.
+ * @return false when the ring may hold more, true when it ran dry.
  */
 static bool read_ring(struct ipp_rings *s, struct perf_mmap *map, bool sb, size_t max,
-		      uint64_t *time)
+		      uint64_t *time, bool *any)
 {
 	union perf_event *ev;
 
@@ -102,6 +103,7 @@ static bool read_ring(struct ipp_rings *s, struct perf_mmap *map, bool sb, size_
 
 		if (!(ev = perf_mmap__read_event(map)))
 			return true;
+		*any = true;
 		t = take_record(s, ev, sb);
 		if (t)
 			*time = t;
@@ -118,15 +120,16 @@ static bool read_ring(struct ipp_rings *s, struct perf_mmap *map, bool sb, size_
  */
 static uint64_t read_round(struct ipp_rings *s)
 {
-	uint64_t before = s->base.pl->records, limit = UINT64_MAX;
+	uint64_t limit = UINT64_MAX;
 	struct perf_mmap *map;
+	bool any = false;
 
 	for (int sb = 0; sb < 2; sb++)
 		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false) {
 			uint64_t t = 0;
 
 			/* (A record with no stamp of ours is not the pipeline's: no order to keep.) */
-			if (!read_ring(s, map, sb, RING_CHUNK, &t) && t && t - 1 < limit)
+			if (!read_ring(s, map, sb, RING_CHUNK, &t, &any) && t && t - 1 < limit)
 				limit = t - 1;
 		}
 	/*
@@ -134,7 +137,7 @@ static uint64_t read_round(struct ipp_rings *s)
 	 * (what comes after is stamped later than what came before the mark
 	 * before). A ring left partly read would break that.
 	 */
-	if (limit == UINT64_MAX && s->base.pl->records != before) {
+	if (limit == UINT64_MAX && any) {
 		if (s->tap)
 			s->tap(s->tap_ctx, NULL, 0);
 		if (s->recorder)
@@ -244,7 +247,7 @@ static bool cmd_exited(struct ipp_rings *s)
  */
 static void check_targets(struct ipp_rings *s, uint64_t pass, uint64_t horizon)
 {
-	struct ipp_follow *f = s->base.pl->follow;
+	struct ipp_follow *f = s->follow;
 	bool cmd_now = !s->cmd_exited && cmd_exited(s);
 
 	ipp_follow__expire(f, horizon);
@@ -252,7 +255,7 @@ static void check_targets(struct ipp_rings *s, uint64_t pass, uint64_t horizon)
 		return;
 	/* Stamped with when /proc is read, not @pass: a task may exit in between. */
 	s->check_ns = ipp_now_ns();
-	if (ipp_follow__check(f, s->check_ns, s->base.pl->sideband_lost,
+	if (ipp_follow__check(f, s->check_ns, ipp_pipeline__sideband_lost(s->base.pl),
 			      s->has_cmd && s->cmd.started) > 0)
 		ipp_debug("targets checked against /proc\n");
 }
@@ -274,7 +277,7 @@ int ipp_rings__consume(struct ipp_source *src)
 		return err;
 	horizon = pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
 	err = ipp_rings__read_rings(s, horizon, pass + PASS_NS, NULL);
-	if (src->pl->follow)
+	if (s->follow)
 		check_targets(s, pass, horizon);
 	return err;
 }
@@ -300,8 +303,8 @@ bool ipp_rings__done(const struct ipp_source *src)
 {
 	const struct ipp_rings *s = crings_of(src);
 
-	if (src->pl->follow)
-		return ipp_follow__done(src->pl->follow);
+	if (s->follow)
+		return ipp_follow__done(s->follow);
 	return !s->system_wide && s->nr_live == 0;
 }
 
@@ -316,7 +319,6 @@ bool ipp_rings__done(const struct ipp_source *src)
  */
 static uint64_t fired_on(const struct ipp_rings *s, int idx)
 {
-	const struct ipp_pipeline *pl = s->base.pl;
 	struct perf_evsel *evsel;
 	uint64_t fired = 0, calls = 0;
 
@@ -330,7 +332,7 @@ static uint64_t fired_on(const struct ipp_rings *s, int idx)
 		uint64_t id = perf_evsel__attr(evsel)->config;
 
 		if (perf_evsel__attr(evsel)->type != PERF_TYPE_TRACEPOINT ||
-		    id >= pl->nr_sc_tp || !pl->sc_tp[id])
+		    id > INT_MAX || !ipp_pipeline__is_syscall_tp(s->base.pl, (int)id))
 			continue;
 		for (int t = 0; t < nt; t++) {
 			struct perf_counts_values v = { 0 };
@@ -349,11 +351,11 @@ int ipp_rings__count_unreported_loss(struct ipp_rings *s)
 
 	for (int i = 0; i < perf_cpu_map__nr(s->cpus); i++) {
 		int c = perf_cpu_map__cpu(s->cpus, i).cpu;
-		uint64_t fired = fired_on(s, i), had, extra;
+		uint64_t fired = fired_on(s, i), samples, lost, had, extra;
 
-		if (c < 0 || (size_t)c >= pl->nr_cpu_slots)
+		if (!ipp_pipeline__on_cpu(pl, c, &samples, &lost))
 			continue;
-		had = pl->samples_per_cpu[c] + pl->lost_per_cpu[c];
+		had = samples + lost;
 		if (fired <= had)
 			continue;
 		extra = fired - had;

@@ -82,8 +82,9 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	s->want_counters = o.counters || o.counter_mask;
 	s->counter_mask = o.counter_mask ? o.counter_mask : IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1;
 	s->scope = o.system_wide ? IPCPERF_SCOPE_CPU : o.scope;
-	pl->self = getpid();
-	pl->include_self = o.include_self;
+	s->self = getpid();
+	s->include_self = o.include_self;
+	ipp_pipeline__set_self(pl, s->self, s->include_self);
 	s->pids = ipp_rings__copy_pids(o.pids, o.nr_pids);
 	s->tids = ipp_rings__copy_pids(o.tids, o.nr_tids);
 	s->nr_pids = s->pids ? o.nr_pids : 0;
@@ -93,7 +94,7 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	if (!err && (s->nr_pids || s->nr_tids))
 		err = ipp_rings__resolve_targets(s);
 	if (!err)
-		err = ipp_evset__load(&s->es, o.events, pl->dec);
+		err = ipp_evset__load(&s->es, o.events, ipp_pipeline__decoder(pl));
 	if (!err && o.argv) {
 		err = ipp_cmd__fork(&s->cmd, o.argv);
 		if (err)
@@ -150,8 +151,8 @@ static void seed_calls_in_progress(struct ipp_rings *s)
 				args[k] = a[k];
 			/* Only calls whose exit we will see: ones we trace. */
 			if ((s->es.events & IPCPERF_EV_ALL_SYSCALLS) || (sc && (sc->set & s->es.events)))
-				ipp_pairer__seed(s->base.pl->pairer, s->start_ns, pid, tid, sc,
-						 (int)nr, args, 6);
+				ipp_pipeline__seed_call(s->base.pl, s->start_ns, pid, tid, sc,
+							(int)nr, args, 6);
 		}
 		fclose(f);
 	}
@@ -181,7 +182,8 @@ static int follow_targets(struct ipp_rings *s)
 
 	if (!f)
 		return -ENOMEM;
-	s->base.pl->follow = f;
+	s->follow = f;
+	ipp_pipeline__follow(s->base.pl, f);
 	s->check_ns = ipp_now_ns();
 	if (s->has_cmd) {
 		ipp_follow__expect_exec(f, s->cmd.pid);
@@ -284,7 +286,7 @@ static int rings_start(struct ipp_source *src)
 			ipp_info("cannot run the command: %s\n", strerror(-err));
 			goto fail;
 		}
-		src->pl->cmd_exec_done = true;
+		ipp_pipeline__cmd_released(src->pl);
 	} else {
 		ipp_counters__enable(s->counters, true);
 		if (!s->system_wide)
@@ -360,17 +362,21 @@ static int rings_read_counters(const struct ipp_source *src, pid_t pid,
 /* Counts, counters and the end of the file: what a replay needs besides the records. */
 static int finish_recording(struct ipp_rings *s)
 {
-	const struct ipp_pipeline *pl = s->base.pl;
+	struct ipcperf_session_stats counts = { .sz = sizeof(counts) };
 	struct ipp_rec_session ss = {
-		.start_ns = s->start_ns, .stop_ns = s->stop_ns, .lost = pl->lost,
-		.records = pl->records, .self = pl->self, .cmd_pid = s->has_cmd ? s->cmd.pid : -1,
-		.include_self = pl->include_self,
+		.start_ns = s->start_ns, .stop_ns = s->stop_ns,
+		.self = s->self, .cmd_pid = s->has_cmd ? s->cmd.pid : -1,
+		.include_self = s->include_self,
 		.rings = s->cpus ? (unsigned int)perf_cpu_map__nr(s->cpus) : 0,
 		.skipped = s->es.skipped, .ring_pages = s->ring_pages,
 	};
 	struct ipp_recorder *r = s->recorder;
 	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
 
+	/* The records lost, as the kernel (or memory) lost them: not those nobody could place. */
+	ipp_pipeline__stats(s->base.pl, &counts);
+	ss.lost = counts.lost - counts.unattributed;
+	ss.records = counts.records;
 	if (s->counters) {
 		if (rings_read_counters(&s->base, 0, v) == 0)
 			ipp_recorder__counters(r, 0, v);
@@ -394,7 +400,7 @@ static void calls_under_way(struct ipp_rings *s)
 
 	if (err < 0)
 		ipp_debug("cannot count the calls under way: %s\n", strerror(-err));
-	ipp_pairer__add_unpaired_enter(s->base.pl->pairer, n);
+	ipp_pipeline__unpaired_enters(s->base.pl, n);
 }
 
 struct sched_end {
@@ -519,7 +525,7 @@ static pid_t rings_child_pid(const struct ipp_source *src)
 	return crings_of(src)->has_cmd ? crings_of(src)->cmd.pid : -1;
 }
 
-static int rings_wait_child(struct ipp_source *src, int *status)
+int ipp_rings__wait_child(struct ipp_source *src, int *status)
 {
 	struct ipp_rings *s = rings_of(src);
 
@@ -550,24 +556,17 @@ static int rings_for_each_event(const struct ipp_source *src,
 	return s->bpf ? bpf_event_desc(s, cb, ctx) : 0;
 }
 
-static const pid_t *rings_target_pids(const struct ipp_source *src, size_t *nr)
+static void rings_describe(const struct ipp_source *src, struct ipp_attach *at)
 {
-	*nr = crings_of(src)->nr_targets;
-	return crings_of(src)->targets;
-}
-
-static bool rings_kernel_fdid(const struct ipp_source *src)
-{
+	const struct ipp_rings *s = crings_of(src);
 	struct ipp_plan_in in;
 
-	ipp_rings__plan_in(crings_of(src), &in);
-	return ipp_plan__wants_fdid(&in);
-}
-
-static struct ipp_identlog *rings_identlog(const struct ipp_source *src, bool *replay)
-{
-	*replay = false;
-	return crings_of(src)->recorder ? ipp_recorder__log(crings_of(src)->recorder) : NULL;
+	at->pids = s->targets;
+	at->nr_pids = s->nr_targets;
+	ipp_rings__plan_in(s, &in);
+	at->kernel_fdid = ipp_plan__wants_fdid(&in);
+	at->log = s->recorder ? ipp_recorder__log(s->recorder) : NULL;
+	at->log_replay = false;
 }
 
 static void rings_destroy(struct ipp_source *src)
@@ -588,18 +587,13 @@ static void rings_destroy(struct ipp_source *src)
 const struct ipp_source_ops ipp_rings_ops = {
 	.start = rings_start,
 	.consume = ipp_rings__consume,
-	.wait = ipp_rings__wait,
-	.fd = ipp_rings__fd,
 	.done = ipp_rings__done,
 	.stop = rings_stop,
 	.stats = rings_stats,
 	.read_counters = rings_read_counters,
 	.child_pid = rings_child_pid,
-	.wait_child = rings_wait_child,
 	.for_each_event = rings_for_each_event,
-	.target_pids = rings_target_pids,
-	.kernel_fdid = rings_kernel_fdid,
-	.identlog = rings_identlog,
+	.describe = rings_describe,
 	.destroy = rings_destroy,
 	.replay = false,
 };

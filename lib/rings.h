@@ -13,6 +13,7 @@
 #include <perf/mmap.h>
 #include "fdid-bpf.h"
 #include "counters.h"
+#include "follow.h"
 #include "formats.h"
 #include "plan.h"
 #include "record.h"
@@ -63,7 +64,9 @@ struct ipp_rings {
 	bool want_counters;
 	unsigned int counter_mask;	/* IPCPERF_CNT_BIT()s of the counters to open */
 	unsigned int scope;	/* as asked (enum ipcperf_scope) */
-	bool cpu_scope;		/* events CPU-wide, targets followed by the pipeline's follow */
+	bool cpu_scope;		/* events CPU-wide, targets followed by @follow */
+	pid_t self;		/* the tracing process */
+	bool include_self;	/* its records are kept (ipcperf_session_opts) */
 	struct ipp_open_mode mode;
 	struct ipp_evset es;
 	/* libperf */
@@ -85,6 +88,7 @@ struct ipp_rings {
 	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
 	size_t nr_live;		/* ring fds not hung up */
 	/* CPU scope */
+	struct ipp_follow *follow;	/* the targets, which the pipeline reads */
 	uint64_t check_ns;	/* when the targets were last checked against /proc */
 	bool cmd_exited;	/* the command exited (waitid), whatever the records say */
 	/* the run */
@@ -120,8 +124,6 @@ int ipp_rings__open_events(struct ipp_rings *s);
 int ipp_rings__read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until, bool *dry);
 void ipp_rings__count_left(struct ipp_rings *s);
 int ipp_rings__consume(struct ipp_source *src);
-int ipp_rings__wait(struct ipp_source *src, int timeout_ms);
-int ipp_rings__fd(const struct ipp_source *src);
 bool ipp_rings__done(const struct ipp_source *src);
 int ipp_rings__count_unreported_loss(struct ipp_rings *s);
 

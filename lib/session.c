@@ -12,20 +12,27 @@
 #include <unistd.h>
 #include "source.h"
 #include "replay.h"
+#include "session.h"
 
 enum state { S_NEW, S_STARTED, S_STOPPED };
 
 struct ipcperf_session {
 	enum state state;
-	struct ipp_pipeline pl;
+	struct ipp_pipeline *pl;
 	struct ipp_source *src;
-	/* ipp_session_on_start(): called once the events are on */
+	/* ipp_session__attach()'s on_start: called once the events are on */
 	struct start_hook {
 		void (*fn)(void *ctx);
 		void *ctx;
 	} *hooks;
 	size_t nr_hooks, cap_hooks;
 };
+
+/* Records come from the kernel (rings.c), not from a capture. */
+static bool live(const struct ipcperf_session *s)
+{
+	return !s->src->ops->replay;
+}
 
 /* A session around the source @make gives it; NULL with errno. */
 static struct ipcperf_session *session_new(struct ipp_source *(*make)(const void *a, const void *b,
@@ -35,15 +42,15 @@ static struct ipcperf_session *session_new(struct ipp_source *(*make)(const void
 	struct ipcperf_session *s = calloc(1, sizeof(*s));
 	int err;
 
-	if (!s || (err = ipp_pipeline__init(&s->pl)) < 0) {
+	if (!s || !(s->pl = ipp_pipeline__new())) {
 		free(s);
 		errno = ENOMEM;
 		return NULL;
 	}
-	s->src = make(a, b, &s->pl);
+	s->src = make(a, b, s->pl);
 	if (!s->src) {
 		err = errno;
-		ipp_pipeline__fini(&s->pl);
+		ipp_pipeline__delete(s->pl);
 		free(s);
 		errno = err;
 		return NULL;
@@ -86,7 +93,7 @@ void ipcperf_session__delete(struct ipcperf_session *s)
 	if (s->state == S_STARTED)
 		ipcperf_session__stop(s);
 	s->src->ops->destroy(s->src);
-	ipp_pipeline__fini(&s->pl);
+	ipp_pipeline__delete(s->pl);
 	free(s->hooks);
 	free(s);
 }
@@ -98,7 +105,7 @@ int ipcperf_session__add_handlers(struct ipcperf_session *s, const struct ipcper
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
-	return ipp_pipeline__add_handlers(&s->pl, h);
+	return ipp_pipeline__add_handlers(s->pl, h);
 }
 
 int ipcperf_session__start(struct ipcperf_session *s)
@@ -118,7 +125,8 @@ int ipcperf_session__start(struct ipcperf_session *s)
 	return 0;
 }
 
-int ipp_session_on_start(struct ipcperf_session *s, void (*fn)(void *ctx), void *ctx)
+/* Call @fn(@ctx) once the session's events are on (now, if they are). @return 0, -ENOMEM. */
+static int session_on_start(struct ipcperf_session *s, void (*fn)(void *ctx), void *ctx)
 {
 	if (s->state != S_NEW) {
 		fn(ctx);
@@ -147,15 +155,16 @@ int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 		return -EINVAL;
 	if (s->state != S_STARTED)
 		return s->state == S_STOPPED ? 0 : -EINVAL;
-	err = s->src->ops->wait(s->src, timeout_ms);
+	/* A capture never makes the reader wait. */
+	err = live(s) ? ipp_rings__wait(s->src, timeout_ms) : 0;
 	return err < 0 ? err : s->src->ops->consume(s->src);
 }
 
 int ipcperf_session__fd(const struct ipcperf_session *s)
 {
-	if (!s || s->state == S_NEW)
+	if (!s || s->state == S_NEW || !live(s))
 		return -EINVAL;
-	return s->src->ops->fd(s->src);
+	return ipp_rings__fd(s->src);
 }
 
 bool ipcperf_session__done(const struct ipcperf_session *s)
@@ -183,24 +192,17 @@ pid_t ipcperf_session__child_pid(const struct ipcperf_session *s)
 
 int ipcperf_session__wait_child(struct ipcperf_session *s, int *status)
 {
-	return s ? s->src->ops->wait_child(s->src, status) : -ECHILD;
+	/* A recorded command is not this machine's child. */
+	return s && live(s) ? ipp_rings__wait_child(s->src, status) : -ECHILD;
 }
 
 int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_session_stats *st)
 {
 	struct ipcperf_session_stats v = { .sz = sizeof(v) };
-	const struct ipp_pipeline *pl;
 
 	if (!s || !st || st->sz < sizeof(size_t))
 		return -EINVAL;
-	pl = &s->pl;
-	v.records = pl->records;
-	v.lost = pl->lost + pl->unattributed;
-	v.unattributed = pl->unattributed;
-	v.unpaired_enter = ipp_pairer__unpaired_enter(pl->pairer);
-	v.unpaired_exit = ipp_pairer__unpaired_exit(pl->pairer);
-	v.syscalls = pl->syscalls;
-	v.foreign = pl->foreign;
+	ipp_pipeline__stats(s->pl, &v);
 	s->src->ops->stats(s->src, s->state == S_STOPPED, &v);
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
@@ -209,9 +211,12 @@ int ipcperf_session__stats(const struct ipcperf_session *s, struct ipcperf_sessi
 
 uint64_t ipcperf_session__lost_on_cpu(const struct ipcperf_session *s, int cpu)
 {
-	if (!s || cpu < 0 || (size_t)cpu >= s->pl.nr_cpu_slots)
+	uint64_t samples, lost;
+
+	if (!s)
 		return 0;
-	return s->pl.lost_per_cpu[cpu];
+	ipp_pipeline__on_cpu(s->pl, cpu, &samples, &lost);
+	return lost;
 }
 
 int ipcperf_session__read_counters(const struct ipcperf_session *s, pid_t pid,
@@ -233,12 +238,12 @@ int ipcperf_session__for_each_event(const struct ipcperf_session *s,
 
 bool ipcperf_session__partial(const struct ipcperf_session *s)
 {
-	return s && s->src->ops->replay && ipp_replay__partial(s->src);
+	return s && !live(s) && ipp_replay__partial(s->src);
 }
 
 int ipcperf_session__record(struct ipcperf_session *s, const char *path)
 {
-	if (!s || !path || s->src->ops->replay)
+	if (!s || !path || !live(s))
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
@@ -251,7 +256,7 @@ int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *na
 
 	if (fd < 0)
 		return -EBADF;
-	if (!s || !name || s->src->ops->replay)
+	if (!s || !name || !live(s))
 		err = -EINVAL;
 	else if (s->state != S_NEW)
 		err = -EBUSY;
@@ -266,7 +271,7 @@ int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *na
 int ipcperf_session__set_tap(struct ipcperf_session *s,
 			     void (*tap)(void *ctx, const void *rec, size_t size), void *ctx)
 {
-	if (!s || s->src->ops->replay)
+	if (!s || !live(s))
 		return -EINVAL;
 	if (s->state != S_NEW)
 		return -EBUSY;
@@ -274,24 +279,18 @@ int ipcperf_session__set_tap(struct ipcperf_session *s,
 	return 0;
 }
 
-/* ------------------------------------------------------------------ for the accounting */
+/* ------------------------------------------------------------------ for the consumers */
 
-const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr)
+int ipp_session__attach(struct ipcperf_session *s, const struct ipcperf_handlers *h,
+			void (*on_start)(void *ctx), struct ipp_attach *at)
 {
-	return s->src->ops->target_pids(s->src, nr);
-}
+	pid_t cmd;
+	int err = ipcperf_session__add_handlers(s, h);
 
-bool ipp_session_kernel_fdid(const struct ipcperf_session *s)
-{
-	return s->src->ops->kernel_fdid(s->src);
-}
-
-bool ipp_session_is_replay(const struct ipcperf_session *s)
-{
-	return s && s->src->ops->replay;
-}
-
-struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool *replay)
-{
-	return s->src->ops->identlog(s->src, replay);
+	if (err)
+		return err;
+	cmd = s->src->ops->child_pid(s->src);
+	*at = (struct ipp_attach){ .cmd_pid = cmd > 0 ? cmd : 0, .replay = s->src->ops->replay };
+	s->src->ops->describe(s->src, at);
+	return on_start ? session_on_start(s, on_start, h->ctx) : 0;
 }

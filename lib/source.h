@@ -2,12 +2,15 @@
 /*
  * Where a session's records come from: the live rings of the kernel
  * (rings.c) or a capture (replay.c). session.c drives either through these
- * operations; both feed the session's pipeline (pipeline.h).
+ * operations, which both have; what only one of them does (the live one's
+ * capture, tap, poll fd, wait and command; a replay's partial file) it
+ * calls directly, by name. Both feed the session's pipeline (pipeline.h).
  */
 #ifndef IPCPERF_SOURCE_H
 #define IPCPERF_SOURCE_H
 
 #include "pipeline.h"
+#include "session.h"
 
 struct ipp_source;
 
@@ -16,10 +19,6 @@ struct ipp_source_ops {
 	int (*start)(struct ipp_source *src);
 	/* Read what there is, deliver what is in order. @return events delivered, or -errno. */
 	int (*consume)(struct ipp_source *src);
-	/* Wait up to @timeout_ms for something to read. @return 0, -EINTR, -errno. */
-	int (*wait)(struct ipp_source *src, int timeout_ms);
-	/* The fd to poll, or -EINVAL. */
-	int (*fd)(const struct ipp_source *src);
 	/* Nothing more will come. */
 	bool (*done)(const struct ipp_source *src);
 	/* Read and deliver everything left. @return events delivered, or -errno. */
@@ -28,16 +27,15 @@ struct ipp_source_ops {
 	void (*stats)(const struct ipp_source *src, bool stopped, struct ipcperf_session_stats *v);
 	int (*read_counters)(const struct ipp_source *src, pid_t pid,
 			     struct ipcperf_counter_value *vals);
+	/* The command started (live) or recorded (replay), or -1. */
 	pid_t (*child_pid)(const struct ipp_source *src);
-	int (*wait_child)(struct ipp_source *src, int *status);
 	int (*for_each_event)(const struct ipp_source *src,
 			      int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx);
-	/* The processes targeted (live), for the accounting to read their fds at attach. */
-	const pid_t *(*target_pids)(const struct ipp_source *src, size_t *nr);
-	/* The kernel may describe the fds calls make (ipcperf_handlers.fd_open). */
-	bool (*kernel_fdid)(const struct ipp_source *src);
-	/* The identity log the source records into or replays from; NULL if none. */
-	struct ipp_identlog *(*identlog)(const struct ipp_source *src, bool *replay);
+	/*
+	 * What a consumer attaching now is handed (session.h): the targets,
+	 * whether the kernel describes fds, the identity log.
+	 */
+	void (*describe)(const struct ipp_source *src, struct ipp_attach *at);
 	void (*destroy)(struct ipp_source *src);
 	bool replay;	/* records come from a capture: no /proc, no kernel */
 };
@@ -63,6 +61,12 @@ int ipp_rings__record(struct ipp_source *src, const char *path, int fd);
 /* Live only: every ring record, before any ordering, to @tap. */
 void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const void *rec,
 							     size_t size), void *ctx);
+/* Live only: wait up to @timeout_ms for something to read. @return 0, -EINTR, -errno. */
+int ipp_rings__wait(struct ipp_source *src, int timeout_ms);
+/* Live only: the fd to poll, or -EINVAL. */
+int ipp_rings__fd(const struct ipp_source *src);
+/* Live only: wait for the command (ipcperf_session__wait_child()). @return 0, -ECHILD, -errno. */
+int ipp_rings__wait_child(struct ipp_source *src, int *status);
 extern const struct ipp_source_ops ipp_rings_ops;
 
 /* The capture source, ipp_replay__new(): replay.h. */

@@ -6,6 +6,7 @@ int main(void)
 {
 	SRunner *sr = srunner_create(decode_suite());
 	srunner_add_suite(sr, merge_suite());
+	srunner_add_suite(sr, pipeline_suite());
 	srunner_add_suite(sr, follow_suite());
 	srunner_add_suite(sr, pair_suite());
 	srunner_add_suite(sr, opts_suite());

@@ -6,6 +6,7 @@
 /* Pure modules: no root, no kernel (check-unit). */
 Suite *decode_suite(void);
 Suite *merge_suite(void);
+Suite *pipeline_suite(void);
 Suite *follow_suite(void);
 Suite *pair_suite(void);
 Suite *opts_suite(void);

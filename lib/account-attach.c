@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The stats attached to a session (account.h): its events fed to the
+ * stats' handlers, and the fds of its targets read at attach, or once the
+ * session's events are on, or taken back from a capture's identity log.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include "account.h"
+#include "session.h"
+
+/* The session's events are on: the fds its running targets have now. */
+static void scan_started(void *ctx)
+{
+	struct ipcperf_stats *st = ctx;
+
+	if (!st->scan_on_start)
+		return;
+	st->scan_on_start = false;
+	ipp_fdtab__attach_fds(st->fdt, st->scan_pids, st->nr_scan_pids);
+}
+
+static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
+{
+	ipcperf_stats__add_syscall(ctx, ev);
+}
+
+static void h_switch(void *ctx, const struct ipcperf_switch *ev)
+{
+	ipcperf_stats__add_switch(ctx, ev);
+}
+
+static void h_wakeup(void *ctx, const struct ipcperf_wakeup *ev)
+{
+	ipcperf_stats__add_wakeup(ctx, ev);
+}
+
+static void h_fd_open(void *ctx, const struct ipcperf_fd_open *ev)
+{
+	ipcperf_stats__add_fd_open(ctx, ev);
+}
+
+static void h_sched_totals(void *ctx, const struct ipcperf_sched_totals *ev)
+{
+	ipcperf_stats__add_sched_totals(ctx, ev);
+}
+
+static void h_task(void *ctx, const struct ipcperf_task *ev)
+{
+	ipcperf_stats__add_task(ctx, ev);
+}
+
+/* A target's name, from /proc at attach (or the capture's log). */
+static void set_comm(void *ctx, pid_t pid, const char *name)
+{
+	struct proc *p = ipp_stats__proc(ctx, pid, true);
+
+	if (p)
+		snprintf(p->comm, sizeof(p->comm), "%.15s", name);
+}
+
+int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
+{
+	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = st, .syscall = h_syscall,
+		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task,
+		     .fd_open = h_fd_open, .sched_totals = h_sched_totals);
+	struct ipp_identlog *log;
+	struct ipp_attach at;
+	bool replay;
+	int err;
+
+	if (!st || !s)
+		return -EINVAL;
+	err = ipp_session__attach(s, &h, scan_started, &at);
+	if (err)
+		return err;
+	if (at.kernel_fdid)
+		ipp_fdtab__expect_kernel(st->fdt);
+	st->cmd_pid = at.cmd_pid;
+	log = st->no_proc ? NULL : at.log;
+	replay = !st->no_proc && at.log_replay;
+	ipp_fdtab__set_log(st->fdt, log, replay);
+	if (log && replay) {
+		ipp_fdtab__attach_replay(st->fdt, set_comm, st);
+		return 0;
+	}
+	/* A capture without a log: its processes are not this machine's now. */
+	if (at.replay)
+		st->no_proc = true;
+	ipp_fdtab__set_no_proc(st->fdt, st->no_proc);
+	/*
+	 * fds that exist before the capture, read while they are open. A
+	 * command is held before its exec until the events are on: its fds now
+	 * are those it starts with. Processes that run (-p, -t) may change
+	 * theirs until the events are on, which can take a second (the BPF
+	 * program loads): their fds are read once the events are on, which see
+	 * every change since.
+	 */
+	st->scan_on_start = !at.cmd_pid;
+	st->scan_pids = at.pids;
+	st->nr_scan_pids = at.nr_pids;
+	ipp_fdtab__attach(st->fdt, at.pids, at.nr_pids, set_comm, st, !st->scan_on_start);
+	return 0;
+}

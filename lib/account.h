@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The stats object (struct ipcperf_stats), shared by its files: account.c
+ * (made, fed with events, reset), account-attach.c (attached to a
+ * session), account-read.c (read out as rows). flows.c reads what the fds
+ * are from its fd table.
+ */
+#ifndef IPCPERF_ACCOUNT_H
+#define IPCPERF_ACCOUNT_H
+
+#include "internal.h"
+#include "callfds.h"
+#include "fdtable.h"
+#include "hist.h"
+
+/*
+ * Its histogram is made at its first timed call: a process that opens and
+ * closes fds at full speed makes an incarnation per open, and most of them
+ * are never read or written (a histogram is 4 KiB).
+ */
+struct side {
+	uint64_t ops, bytes, errors, time_ns, msgs;
+	struct ipp_hist *hist;
+};
+
+/* The counts of one incarnation of an fd (the fd table's index). */
+struct inccount {
+	uint64_t first_ns, last_ns;
+	struct side rd, wr;
+};
+
+struct scstat {
+	pid_t tid;		/* 0 unless per_thread */
+	int nr;
+	const char *name;
+	uint64_t calls, errors, time_ns;
+	struct ipcperf_errno_count *errnos;	/* ascending by err */
+	size_t nr_errnos;
+	struct ipp_hist hist;
+};
+
+struct proc {
+	pid_t pid;
+	char comm[16];
+	uint64_t vol, invol, wakeups, migrations, syscalls, threads;
+	bool exited;
+	bool seen;		/* had an event of its own (not only created by fork) */
+	uint64_t seen_ns;	/* the time of the first */
+	struct scstat **sc;	/* sorted by (tid, nr) */
+	size_t nr_sc, cap_sc;
+};
+
+struct thread {
+	pid_t tid, pid;
+	int last_cpu;
+};
+
+/* Direct-mapped caches of the last procs and threads looked up, by id modulo this. */
+#define LOOKUP_CACHE 16
+
+struct ipcperf_stats {
+	bool no_proc;
+	bool per_thread;
+	struct proc **procs;
+	size_t nr_procs, cap_procs;
+	struct proc *proc_cache[LOOKUP_CACHE];		/* procs are never freed before the end */
+	struct thread *thread_cache[LOOKUP_CACHE];	/* cleared when threads[] moves */
+	struct ipp_fdtab *fdt;	/* what each fd is */
+	struct inccount *counts;	/* by incarnation */
+	size_t nr_counts, cap_counts;
+	struct thread *threads;
+	size_t nr_threads, cap_threads;
+	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
+	void (*call_cb)(void *ctx, const struct ipcperf_syscall *ev,
+			const struct ipcperf_fd_object *fd);
+	void *call_ctx;
+	struct ipp_settleq calls;
+	/* ipcperf_stats__on_every_call(): every call, until its fds are settled. */
+	ipp_callfds_fn every_cb;
+	void *every_ctx;
+	struct ipp_callfds every;
+	/* ipcperf_stats__attach(): the targets whose fds are read at the session's start */
+	bool scan_on_start;
+	const pid_t *scan_pids;		/* the session's */
+	size_t nr_scan_pids;
+	/*
+	 * The command the session started, and its first exec: the fds it had
+	 * until then, closed by that exec, were the tracer's, not the command's.
+	 */
+	pid_t cmd_pid;
+	uint64_t cmd_exec_ns;
+};
+
+/* The process @pid's counts; made (zeroed) when @create. NULL: none, or no memory. */
+struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create);
+
+/* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
+struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
+
+#endif /* IPCPERF_ACCOUNT_H */
