@@ -193,8 +193,23 @@ struct ipp_sched_slot {
 	struct ipp_task_acct end;	/* at its exit call */
 };
 
-/* Syscall numbers the programs' by-number maps (want, ret_fd) hold: 0 to IPP_FDID_MAX_NR - 1. */
+/* Syscall numbers the programs' by-number maps (want, fd_calls) hold: 0 to IPP_FDID_MAX_NR - 1. */
 #define IPP_FDID_MAX_NR 1024
+
+/*
+ * What the sys_exit program does for a call, by number (the fd_calls map,
+ * which the loader fills with this architecture's numbers).
+ */
+enum ipp_fdid_call_kind {
+	IPP_FDID_K_NONE = 0,
+	IPP_FDID_K_RET,		/* the return value is a new fd: open, socket, accept, dup, eventfd2, ... */
+	IPP_FDID_K_FCNTL,	/* fcntl: F_DUPFD and F_DUPFD_CLOEXEC return a new fd */
+	IPP_FDID_K_PAIR1,	/* pipe, pipe2: the int[2] of argument 1 */
+	IPP_FDID_K_PAIR4,	/* socketpair: the int[2] of argument 4 */
+	IPP_FDID_K_CONNECT,	/* connect: the fd of argument 1 has a peer now (UPDATE) */
+	IPP_FDID_K_RECVMSG,	/* recvmsg: the fds of its SCM_RIGHTS (and its IO record, if asked) */
+	IPP_FDID_K_IO,		/* read, write, ...: the IO record of argument 1 (when asked) */
+};
 
 /*
  * The calls map's value (task-local storage): a target thread's wanted
