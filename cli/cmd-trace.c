@@ -58,6 +58,7 @@ int trace_run(const struct trace_opts *o)
 			.ctx = st,
 			.setup = cli_setup_stats,	/* the accounting names each call's fds */
 			.progress = "ipcperf trace",
+			.live = o->quiet ? NULL : "ipcperf trace",
 			.events = IPCPERF_EV_TASK | (o->all_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
 							   IPCPERF_EV_IO | IPCPERF_EV_FDS),
 		};
