@@ -266,12 +266,28 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 	free(b);
 }
 
+/* @tgid's bit in the programs' target bitmap (fdid.bpf.c: maybe_target()), in the mmapped .bss. */
+static void mark_target(struct ipp_bpf *b, pid_t tgid, bool on)
+{
+	uint64_t bit = 1ull << ((uint32_t)tgid % 64);
+
+	if ((uint32_t)tgid >= IPP_FDID_TARGET_BITS || !b->skel->bss)
+		return;
+	if (on)
+		__atomic_fetch_or(&b->skel->bss->target_bits[(uint32_t)tgid / 64], bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&b->skel->bss->target_bits[(uint32_t)tgid / 64], ~bit,
+				   __ATOMIC_SEQ_CST);
+}
+
 static int add_target(struct ipp_bpf *b, pid_t tgid, uint32_t val)
 {
 	uint32_t key = (uint32_t)tgid;
 
 	if (tgid <= 0)
 		return -EINVAL;
+	/* before the map: a tgid in the map always has its bit */
+	mark_target(b, tgid, true);
 	if (bpf_map__update_elem(b->skel->maps.targets, &key, sizeof(key), &val, sizeof(val),
 				 BPF_ANY) < 0)
 		return errno == E2BIG ? -ENOSPC : -errno;
@@ -371,6 +387,7 @@ int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid)
 
 	if (bpf_map__delete_elem(b->skel->maps.targets, &key, sizeof(key), 0) < 0)
 		return -errno;
+	mark_target(b, tgid, false);
 	return 0;
 }
 

@@ -195,6 +195,8 @@ struct ipp_sched_slot {
 
 /* Syscall numbers the programs' by-number maps (want, fd_calls) hold: 0 to IPP_FDID_MAX_NR - 1. */
 #define IPP_FDID_MAX_NR 1024
+/* tgids the programs' target bitmap covers: PID_MAX_LIMIT on 64-bit (higher ones: the map only). */
+#define IPP_FDID_TARGET_BITS (1u << 22)
 
 /*
  * What the sys_exit program does for a call, by number (the fd_calls map,

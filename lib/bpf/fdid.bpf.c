@@ -93,6 +93,9 @@ struct {
  */
 #define TARGET_AT_EXEC 1
 
+/* One bit per tgid that may be in targets (maybe_target()); the loader sets them too (mmapped). */
+__u64 target_bits[IPP_FDID_TARGET_BITS / 64];
+
 /* Syscalls to pair, by number (the loader sets them to 1). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -243,11 +246,47 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
+/*
+ * Whether @tgid may be a target: its bit in target_bits, a load and a
+ * test, where the targets map costs a hashed lookup. Every syscall of the
+ * machine asks: an untraced process leaves here. A bit is set before its
+ * tgid enters the targets map and cleared after it leaves, so a clear bit
+ * means "not a target"; a set one is checked in the map.
+ */
+/* @tgid's word in target_bits (@tgid < IPP_FDID_TARGET_BITS). */
+static __always_inline __u32 target_word(__u32 tgid)
+{
+	__u32 w = tgid / 64;
+
+	/* a no-op that clang may not fold away: the bound, for the verifier */
+	asm volatile("" : "+r"(w));
+	return w & (IPP_FDID_TARGET_BITS / 64 - 1);
+}
+
+static __always_inline bool maybe_target(__u32 tgid)
+{
+	if (trace_all || tgid >= IPP_FDID_TARGET_BITS)
+		return true;
+	return target_bits[target_word(tgid)] & (1ull << (tgid % 64));
+}
+
+static __always_inline void mark_target(__u32 tgid, bool on)
+{
+	if (tgid >= IPP_FDID_TARGET_BITS)
+		return;
+	if (on)
+		__sync_fetch_and_or(&target_bits[target_word(tgid)], 1ull << (tgid % 64));
+	else
+		__sync_fetch_and_and(&target_bits[target_word(tgid)], ~(1ull << (tgid % 64)));
+}
+
 static __always_inline bool is_target(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	return trace_all || bpf_map_lookup_elem(&targets, &tgid);
+	if (trace_all)
+		return true;
+	return maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid);
 }
 
 /* A target whose calls are paired: not a command still before its exec (callers check calls_stopped). */
@@ -257,6 +296,8 @@ static __always_inline bool is_call_target(__u32 tgid)
 
 	if (trace_all)
 		return tgid != exclude_tgid || !exclude_tgid;
+	if (!maybe_target(tgid))
+		return false;
 	v = bpf_map_lookup_elem(&targets, &tgid);
 	return v && *v != TARGET_AT_EXEC;
 }
@@ -753,6 +794,9 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	if (!nr_set(&want, id) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
+	/* every other process's calls leave here */
+	if (!maybe_target(pid_tgid >> 32))
+		return 0;
 	task = bpf_get_current_task_btf();
 	/* only targets get a slot: a thread that has one needs no look in the targets map */
 	c = bpf_task_storage_get(&calls, task, 0, 0);
@@ -828,6 +872,8 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	if (!nr_set(&want, nr) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
+	if (!maybe_target(pid_tgid >> 32))
+		return 0;
 	if (!c)
 		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 	if (!c && !is_call_target(pid_tgid >> 32))
@@ -1142,6 +1188,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	    !(v = bpf_map_lookup_elem(&targets, &ptgid)))
 		return 0;
 	val = *v;	/* a child of a command before its exec waits for an exec too */
+	mark_target(ctgid, true);
 	if (bpf_map_update_elem(&targets, &ctgid, &val, BPF_ANY) == 0)
 		count(IPP_FDID_ST_CHILDREN);
 	else
@@ -1157,7 +1204,9 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 	if (trace_all || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	if (bpf_map_delete_elem(&targets, &tgid) == 0)
+	if (bpf_map_delete_elem(&targets, &tgid) == 0) {
+		mark_target(tgid, false);
 		count(IPP_FDID_ST_GONE);
+	}
 	return 0;
 }
