@@ -48,8 +48,7 @@ struct ipp_pipeline {
 	struct ipp_acct_sums acct;
 };
 
-/* The merge's type of an fd identity record (a bpf-output sample): above the kernel's. */
-#define IPP_MREC_FDID 0x10001u
+/* The merge's types of the BPF programs' records: enum ipp_mrec_type (merge.h). */
 
 /* @return 0 or -ENOMEM (everything undone). */
 int ipp_pipeline__init(struct ipp_pipeline *p);

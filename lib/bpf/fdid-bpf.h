@@ -32,6 +32,8 @@
 #include <sys/types.h>
 #include <time.h>
 #include "fdid-rec.h"
+#include "call-rec.h"
+#include "sched-rec.h"
 
 struct ipp_bpf_opts {
 	size_t sz;		/* sizeof(struct ipp_bpf_opts) */

@@ -24,6 +24,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "fdid-rec.h"
+#include "call-rec.h"
+#include "sched-rec.h"
 
 /*
  * The kernel loads programs that use bpf_probe_read_kernel() and
