@@ -20,11 +20,12 @@
  *       sched switch/wakeup/fork/exec/exit, side-band, switch records), plus
  *       the BPF records with --mode fdid (fd-creating exits) or io (and
  *       every read/write exit): the tracer of bench/overhead's proto-* rows.
- *   bpf-proto load [--pair] [--sched] [--io] [--all]
+ *   bpf-proto load [--pair] [--sched] [--io] [--all] [--hold SECS]
  *       loads, attaches and detaches the programs a session would (--pair:
  *       the calls paired; --sched: and the scheduling counted); prints each
  *       program's size and verification (processed insns, time) and the
- *       wall time of each step.
+ *       wall time of each step; --hold keeps them attached (no target) that
+ *       long before detaching, to measure what they cost other processes.
  *
  * Needs root (CAP_BPF, CAP_PERFMON); exits 77 when BPF cannot be loaded.
  */
@@ -1856,6 +1857,7 @@ static int print_load(void *ctx, const char *name, size_t insns, unsigned long p
 static int cmd_load(int argc, char **argv)
 {
 	bool pair = false, sched = false, io = false, all = false;
+	unsigned int hold = 0;
 	uint64_t t0, t1, t2, t3;
 	struct ipp_bpf *b;
 	size_t nprogs;
@@ -1866,6 +1868,8 @@ static int cmd_load(int argc, char **argv)
 		sched |= !strcmp(argv[i], "--sched");
 		io |= !strcmp(argv[i], "--io");
 		all |= !strcmp(argv[i], "--all");
+		if (!strcmp(argv[i], "--hold") && i + 1 < argc)
+			hold = (unsigned int)atoi(argv[++i]);
 	}
 	IPP_BPF_OPTS(o, .pair_calls = pair || sched, .count_sched = sched, .io_records = io,
 		     .all_tasks = all, .load_stats = true);
@@ -1880,6 +1884,9 @@ static int cmd_load(int argc, char **argv)
 		die("cannot attach the programs");
 	t2 = now_ns();
 	ipp_bpf__for_each_load(b, print_load, stdout);
+	fflush(stdout);
+	if (hold)
+		sleep(hold);	/* attached, no target: what the programs cost everyone else */
 	nprogs = ipp_bpf__nr_programs(b);
 	ipp_bpf__delete(b);
 	t3 = now_ns();
