@@ -147,6 +147,21 @@ static int set_fd_calls(struct ipp_bpf *b)
 	return err;
 }
 
+/* call_exit into exit_fd's tail call, when the calls are paired. */
+static int set_exit_next(struct ipp_bpf *b)
+{
+	uint32_t key = 0;
+	int fd;
+
+	if (!b->pairs)
+		return 0;
+	fd = bpf_program__fd(b->skel->progs.call_exit);
+	if (bpf_map__update_elem(b->skel->maps.exit_next, &key, sizeof(key), &fd, sizeof(fd),
+				 BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
 /* Each program's verifier statistics into its part of b->logs. */
 static int keep_logs(struct ipp_bpf *b)
 {
@@ -234,6 +249,8 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 		goto fail;
 	}
 	err = set_fd_calls(b);
+	if (!err)
+		err = set_exit_next(b);
 	if (err)
 		goto fail;
 	b->outs = calloc((size_t)b->nr_cpus, sizeof(*b->outs));
@@ -463,7 +480,9 @@ static int attach_progs(struct ipp_bpf *b, bool calls)
 	bpf_object__for_each_program(p, b->skel->obj) {
 		struct bpf_link *l;
 
-		if (!bpf_program__autoload(p) || is_call_prog(p) != calls)
+		/* exit_fd tail-calls it (set_exit_next()) */
+		if (!bpf_program__autoload(p) || is_call_prog(p) != calls ||
+		    p == b->skel->progs.call_exit)
 			continue;
 		l = bpf_program__attach(p);
 		if (!l) {

@@ -120,6 +120,19 @@ struct {
 } fd_calls SEC(".maps");
 
 /*
+ * call_exit, when the calls are paired: exit_fd, the one program attached
+ * to sys_exit, ends in a tail call to it (the loader fills slot 0), so
+ * that each call of the machine runs one program at its exit, not two,
+ * and a call's fd records still come before its call record.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} exit_next SEC(".maps");
+
+/*
  * Each target thread's call slot, in its task_struct (task-local storage:
  * a pointer away, where a hash map by tid costs a locked update and delete
  * per call). Made at the thread's first paired call, freed with the task.
@@ -853,7 +866,8 @@ static __always_inline long exit_nr(struct pt_regs *regs)
 }
 
 /*
- * sys_exit: the call record, in place of the two samples. A call whose
+ * sys_exit: the call record, in place of the two samples. Not attached
+ * itself: exit_fd tail-calls it. A call whose
  * enter was not seen (under way when the session began, the child's return
  * from fork) says so and the session pairs it as it would the samples.
  */
@@ -916,9 +930,8 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * The fds each call of a target made. Attached before call_exit, whose
- * call record therefore comes after them (a tracepoint runs its probes in
- * the order they were registered).
+ * The fds each call of a target made; then, when the calls are paired,
+ * call_exit by a tail call: its call record comes after them.
  */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
@@ -928,6 +941,8 @@ int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
 
 	if (k && is_target())
 		fd_exit(ctx, nr, ret, k);
+	if (pair_calls)
+		bpf_tail_call(ctx, &exit_next, 0);
 	return 0;
 }
 
