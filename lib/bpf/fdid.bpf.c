@@ -780,7 +780,7 @@ static __always_inline __u8 fd_kind(long nr)
 
 /* ------------------------------------------------------------------ whole calls, paired in the kernel */
 
-/* Whether syscall @nr is set in @map, one of the by-number maps (want, ret_fd). */
+/* Whether syscall @nr is set in @map, one of the by-number maps (want, fd_calls). */
 static __always_inline bool nr_set(void *map, long nr)
 {
 	__u32 k = (__u32)nr;
