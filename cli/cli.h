@@ -113,6 +113,11 @@ struct cli_run {
 	 * every CLI_STATUS_MS (when cli_status_enable() let it). */
 	const char *progress;
 	/*
+	 * If set, one line on stderr as soon as the capture of running targets
+	 * (-p, -t, -a; not a command) is live: "LIVE: live, pid 12 (...)".
+	 */
+	const char *live;
+	/*
 	 * More for the loop to wait on (an HTTP listener): before each wait
 	 * io_fds() fills at most @max pollfds and says how many; after it
 	 * io_ready() gets them back with their revents.

@@ -70,6 +70,7 @@ int record_run(const struct record_opts *o)
 			 */
 			.setup = cli_setup_stats,
 			.ctx = st,
+			.live = o->quiet ? NULL : "ipcperf record",
 		};
 
 		cli_run(&o->t, &run, &res);

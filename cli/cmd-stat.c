@@ -374,6 +374,7 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 		.ctx = c,
 		.tick_ms = o->interval_ms,
 		.progress = "ipcperf stat",
+		.live = o->quiet ? NULL : "ipcperf stat",
 		.io_fds = c->httpd ? stat_io_fds : NULL,
 		.io_ready = stat_io_ready,
 	};

@@ -68,6 +68,7 @@ int trace_run(const struct trace_opts *o)
 			.ctx = st,
 			.setup = cli_setup_stats,	/* the accounting names each call's fds */
 			.progress = "ipcperf trace",
+			.live = o->quiet ? NULL : "ipcperf trace",
 			/* a set of -e chooses among every syscall */
 			.events = IPCPERF_EV_TASK | (o->all_syscalls || o->sel.on ?
 							   IPCPERF_EV_ALL_SYSCALLS :

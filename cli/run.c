@@ -427,6 +427,19 @@ int cli_setup_stats(void *ctx, struct ipcperf_session *s)
 	return err;
 }
 
+/* The capture of running targets is live: said once, so that a user (or a script) may go on. */
+static void say_live(const struct cli_target *t, const struct cli_run *run)
+{
+	char what[256];
+
+	if (!run->live || t->argv || t->input)
+		return;
+	cli_describe_targets(t, what, sizeof(what));
+	cli_status_clear();
+	fprintf(stderr, "%s: live, %s (%s)\n", run->live, what,
+		t->duration > 0 ? "until -d ends it" : "Ctrl-C ends it");
+}
+
 enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res)
 {
 	struct loop lp = { .run = run };
@@ -448,6 +461,7 @@ enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, stru
 		ipcperf_session__delete(lp.s);
 		return res->end;
 	}
+	say_live(t, run);
 	now = cli_now_ms();
 	if (t->duration > 0 && !t->input)
 		lp.deadline = now + (uint64_t)llround(t->duration * CLI_MS_PER_SEC);

@@ -157,27 +157,24 @@ static inline void copy_small(unsigned char *dst, const unsigned char *src, size
 	}
 }
 
-/* @r, a slot or a block, takes the record and the next seq. */
-static inline void fill(struct ipp_merge *m, struct ipp_mrec *r, bool pooled, uint64_t time,
-			uint32_t type, uint32_t misc, pid_t pid, pid_t tid, int cpu,
-			const void *data, uint32_t size)
+/* @r, a slot or a block, takes record @in and the next seq. */
+static inline void fill(struct ipp_merge *m, struct ipp_mrec *r, bool pooled,
+			const struct ipp_mrec_in *in)
 {
 	r->pooled = pooled;
-	r->time = time;
+	r->time = in->time;
 	r->seq = m->seq++;
-	r->size = size;
-	r->type = type;
-	r->misc = misc;
-	r->pid = pid;
-	r->tid = tid;
-	r->cpu = cpu;
-	copy_small(r->data, data, size);
+	r->size = in->size;
+	r->type = in->type;
+	r->misc = in->misc;
+	r->pid = in->pid;
+	r->tid = in->tid;
+	r->cpu = in->cpu;
+	copy_small(r->data, in->data, in->size);
 }
 
 /* A record older than the FIFO's newest, or too large for a slot: onto the heap. */
-static __attribute__((noinline)) int push_heap(struct ipp_merge *m, uint64_t time, uint32_t type,
-						uint32_t misc, pid_t pid, pid_t tid, int cpu,
-						const void *data, uint32_t size)
+static __attribute__((noinline)) int push_heap(struct ipp_merge *m, const struct ipp_mrec_in *in)
 {
 	struct ipp_mrec *r;
 	bool pooled;
@@ -185,10 +182,10 @@ static __attribute__((noinline)) int push_heap(struct ipp_merge *m, uint64_t tim
 
 	if (heap_room(m))
 		return -ENOMEM;
-	r = take_block(m, sizeof(*r) + size, &pooled);
+	r = take_block(m, sizeof(*r) + in->size, &pooled);
 	if (!r)
 		return -ENOMEM;
-	fill(m, r, pooled, time, type, misc, pid, tid, cpu, data, size);
+	fill(m, r, pooled, in);
 	for (i = m->len++; i > 0; i = (i - 1) / 2) {
 		size_t parent = (i - 1) / 2;
 		if (!older(r, m->heap[parent]))
@@ -199,8 +196,7 @@ static __attribute__((noinline)) int push_heap(struct ipp_merge *m, uint64_t tim
 	return 0;
 }
 
-int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t misc,
-		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size)
+int ipp_merge__push(struct ipp_merge *m, const struct ipp_mrec_in *in)
 {
 	struct ipp_mrec *r;
 
@@ -209,14 +205,14 @@ int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t 
 		m->last = NULL;
 	}
 	/* Not older than the FIFO's newest (its seq is larger): it keeps the FIFO sorted. */
-	if (size > SLOT_DATA || (m->fifo_len && time < m->fifo_newest))
-		return push_heap(m, time, type, misc, pid, tid, cpu, data, size);
+	if (in->size > SLOT_DATA || (m->fifo_len && in->time < m->fifo_newest))
+		return push_heap(m, in);
 	if (m->fifo_len == m->fifo_cap && fifo_room(m))
 		return -ENOMEM;
 	r = fifo_slot(m, m->fifo_len);
-	fill(m, r, false, time, type, misc, pid, tid, cpu, data, size);
+	fill(m, r, false, in);
 	m->fifo_len++;
-	m->fifo_newest = time;
+	m->fifo_newest = in->time;
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * merge.c: the records of several rings in timestamp order. Records are
- * copied in; ipp_merge__pop() hands out the oldest one not newer than a
- * horizon. Equal timestamps come out in push order. Pure: no I/O.
+ * The timestamp merge of the per-CPU rings (merge.c). Orders records from
+ * several rings by timestamp. Records are copied in; ipp_merge__pop()
+ * hands out the oldest one not newer than a horizon. Equal timestamps come
+ * out in push order. Pure: no I/O.
  */
 #ifndef IPCPERF_MERGE_H
 #define IPCPERF_MERGE_H
@@ -12,11 +13,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * What a merge record is: a perf record's type (PERF_RECORD_*), or one of
+ * these, above the kernel's: a record of the BPF programs (lib/bpf), each
+ * kind with its own type, told once when it is pushed.
+ */
+enum ipp_mrec_type {
+	IPP_MREC_KFD = 0x10001u,	/* an fd identity record (struct ipp_fdid_rec) */
+	IPP_MREC_KCALL,			/* a call paired in the kernel (struct ipp_call_rec) */
+	IPP_MREC_KSCHED,		/* a thread's counted scheduling (struct ipp_sched_rec) */
+};
+
 struct ipp_mrec {
 	uint64_t time;
 	uint64_t seq;		/* push order, breaks ties */
 	uint32_t size;		/* bytes in data[] */
-	uint32_t type;		/* PERF_RECORD_* */
+	uint32_t type;		/* PERF_RECORD_* or enum ipp_mrec_type */
 	pid_t pid, tid;
 	int cpu;
 	uint32_t misc;		/* perf_event_header.misc */
@@ -24,12 +36,22 @@ struct ipp_mrec {
 	unsigned char data[];	/* RAW bytes of a sample; body of other records */
 };
 
+/* A record to push: the fields of struct ipp_mrec the caller gives, and its bytes. */
+struct ipp_mrec_in {
+	uint64_t time;
+	uint32_t type;		/* PERF_RECORD_* or enum ipp_mrec_type */
+	uint32_t misc;
+	pid_t pid, tid;
+	int cpu;
+	const void *data;
+	uint32_t size;
+};
+
 struct ipp_merge;
 struct ipp_merge *ipp_merge__new(void);
 void ipp_merge__delete(struct ipp_merge *m);
-/* Copy a record in. @return 0 or -ENOMEM. */
-int ipp_merge__push(struct ipp_merge *m, uint64_t time, uint32_t type, uint32_t misc,
-		    pid_t pid, pid_t tid, int cpu, const void *data, uint32_t size);
+/* Copy record @in in. @return 0 or -ENOMEM. */
+int ipp_merge__push(struct ipp_merge *m, const struct ipp_mrec_in *in);
 /*
  * The oldest record with time <= @horizon, or NULL. The record belongs to the
  * merge and stays valid until the next push or pop.

@@ -7,6 +7,8 @@
 #include <string.h>
 #include "decode.h"
 #include "fdid-rec.h"
+#include "call-rec.h"
+#include "sched-rec.h"
 #include "fdtable.h"
 #include "follow.h"
 #include "merge.h"
@@ -212,6 +214,19 @@ static int lost_to_memory(struct ipp_pipeline *p, int cpu)
 	return -ENOMEM;
 }
 
+/* The merge's type of a BPF record, by its kind (krec.h): told once, here. */
+static uint32_t ipp_krec_mrec_type(const void *raw, size_t size)
+{
+	switch (ipp_krec__what(raw, size)) {
+	case IPP_FDID_CALL:
+		return IPP_MREC_KCALL;
+	case IPP_FDID_SCHED:
+		return IPP_MREC_KSCHED;
+	default:
+		return IPP_MREC_KFD;
+	}
+}
+
 static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_pd_sample *s)
 {
 	int cpu = (int)s->cpu;
@@ -221,13 +236,16 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 		return 0;
 	/* An fd identity record of the kernel's (fdid-rec.h): no tracepoint's. */
 	if (p->nr_fdid_ids && is_fdid_sample(p, s->id)) {
+		uint32_t kind = ipp_krec_mrec_type(s->raw, s->raw_size);
+
 		/* A call record stands for a syscall sample: it counts as one. */
-		if (ipp_fdid_rec__is_call(s->raw, s->raw_size) && (size_t)cpu < p->nr_cpu_slots)
+		if (kind == IPP_MREC_KCALL && (size_t)cpu < p->nr_cpu_slots)
 			p->samples_per_cpu[cpu]++;
 		if (is_self(p, (pid_t)s->pid))
 			return 0;
-		if (ipp_merge__push(p->merge, s->time, IPP_MREC_FDID, misc, (pid_t)s->pid,
-				    (pid_t)s->tid, cpu, s->raw, s->raw_size) < 0)
+		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
+				.time = s->time, .type = kind, .misc = misc, .pid = (pid_t)s->pid,
+				.tid = (pid_t)s->tid, .cpu = cpu, .data = s->raw, .size = s->raw_size }) < 0)
 			return lost_to_memory(p, cpu);
 		return 0;
 	}
@@ -237,8 +255,9 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 		p->samples_per_cpu[cpu]++;
 	if (is_self(p, (pid_t)s->pid))
 		return 0;
-	if (ipp_merge__push(p->merge, s->time, PERF_RECORD_SAMPLE, misc, (pid_t)s->pid,
-			    (pid_t)s->tid, cpu, s->raw, s->raw_size) < 0)
+	if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
+			.time = s->time, .type = PERF_RECORD_SAMPLE, .misc = misc, .pid = (pid_t)s->pid,
+			.tid = (pid_t)s->tid, .cpu = cpu, .data = s->raw, .size = s->raw_size }) < 0)
 		return lost_to_memory(p, cpu);
 	return 0;
 }
@@ -262,8 +281,9 @@ static int take_lost(struct ipp_pipeline *p, uint32_t type, const struct ipp_pd_
 			  "now on\n");
 		p->sideband_lost = true;
 	}
-	if (ipp_merge__push(p->merge, s->time, PERF_RECORD_LOST, 0, (pid_t)s->pid,
-			    (pid_t)s->tid, (int)s->cpu, &n, sizeof(n)) < 0)
+	if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
+			.time = s->time, .type = PERF_RECORD_LOST, .pid = (pid_t)s->pid,
+			.tid = (pid_t)s->tid, .cpu = (int)s->cpu, .data = &n, .size = sizeof(n) }) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -297,8 +317,9 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		if (is_self(p, (pid_t)s->pid))
 			return 0;
-		if (ipp_merge__push(p->merge, s->time, PERF_RECORD_SWITCH, misc, (pid_t)s->pid,
-				    (pid_t)s->tid, cpu, NULL, 0) < 0)
+		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
+				.time = s->time, .type = PERF_RECORD_SWITCH, .misc = misc,
+				.pid = (pid_t)s->pid, .tid = (pid_t)s->tid, .cpu = cpu }) < 0)
 			return lost_to_memory(p, cpu);
 		return 0;
 	case PERF_RECORD_FORK:
@@ -306,16 +327,18 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 		/* pid, ppid, tid, ptid: who the targets are, in time order with their records */
 		if (!p->follow || body_len < 16)
 			return 0;
-		if (ipp_merge__push(p->merge, s->time, type, 0, (pid_t)s->pid, (pid_t)s->tid, cpu,
-				    body, 16) < 0)
+		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
+				.time = s->time, .type = type, .pid = (pid_t)s->pid, .tid = (pid_t)s->tid,
+				.cpu = cpu, .data = body, .size = 16 }) < 0)
 			return lost_to_memory(p, cpu);
 		return 0;
 	case PERF_RECORD_COMM:
 		/* pid, tid of an exec */
 		if (!p->follow || !(misc & PERF_RECORD_MISC_COMM_EXEC) || body_len < 8)
 			return 0;
-		if (ipp_merge__push(p->merge, s->time, PERF_RECORD_COMM, 0, (pid_t)s->pid,
-				    (pid_t)s->tid, cpu, body, 8) < 0)
+		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
+				.time = s->time, .type = PERF_RECORD_COMM, .pid = (pid_t)s->pid,
+				.tid = (pid_t)s->tid, .cpu = cpu, .data = body, .size = 8 }) < 0)
 			return lost_to_memory(p, cpu);
 		return 0;
 	default:
@@ -592,18 +615,15 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 				break;
 			n += dispatch_sample(s, r);
 			break;
-		case IPP_MREC_FDID:
+		case IPP_MREC_KSCHED:
 			/* a thread's counts come at its last switch, after its exit record */
-			if (ipp_fdid_rec__is_sched(r->data, r->size)) {
-				n += dispatch_sched(s, r);
-				break;
-			}
+			n += dispatch_sched(s, r);
+			break;
+		case IPP_MREC_KCALL:
+		case IPP_MREC_KFD:
 			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
-			if (ipp_fdid_rec__is_call(r->data, r->size))
-				n += dispatch_call(s, r);
-			else
-				n += dispatch_fdid(s, r);
+			n += r->type == IPP_MREC_KCALL ? dispatch_call(s, r) : dispatch_fdid(s, r);
 			break;
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT:

@@ -20,8 +20,7 @@ struct ipp_follow;
 struct ipp_scdesc;
 struct ipp_task_acct;
 
-/* The merge's type of an fd identity record (a bpf-output sample): above the kernel's. */
-#define IPP_MREC_FDID 0x10001u
+/* The merge's types of the BPF programs' records: enum ipp_mrec_type (merge.h). */
 
 /* @return a pipeline (to be freed with ipp_pipeline__delete()); NULL with errno ENOMEM. */
 struct ipp_pipeline *ipp_pipeline__new(void);

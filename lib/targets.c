@@ -14,7 +14,7 @@
 #include "internal.h"
 #include "targets.h"
 #include "rings.h"
-#include "fdid-rec.h"
+#include "sched-rec.h"
 
 int ipp_list_threads(pid_t pid, pid_t **tids)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "internal.h"
 #include "fdid-bpf.h"
-#include "fdid-rec.h"
+#include "sched-rec.h"
 #include "plan.h"
 #include "targets.h"
 #include "taskacct.h"

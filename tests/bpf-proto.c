@@ -20,6 +20,12 @@
  *       sched switch/wakeup/fork/exec/exit, side-band, switch records), plus
  *       the BPF records with --mode fdid (fd-creating exits) or io (and
  *       every read/write exit): the tracer of bench/overhead's proto-* rows.
+ *   bpf-proto load [--pair] [--sched] [--io] [--all] [--hold SECS]
+ *       loads, attaches and detaches the programs a session would (--pair:
+ *       the calls paired; --sched: and the scheduling counted); prints each
+ *       program's size and verification (processed insns, time) and the
+ *       wall time of each step; --hold keeps them attached (no target) that
+ *       long before detaching, to measure what they cost other processes.
  *
  * Needs root (CAP_BPF, CAP_PERFMON); exits 77 when BPF cannot be loaded.
  */
@@ -840,13 +846,14 @@ static int work_child(struct wk *w, enum group grp)
 		CHECK(k = dup(fd));
 		note_path(note(w, k, SYS_dup, IPP_FDID_NEW, "dup"), w->dir, "file-d");
 		close(k);
-		CHECK(k = (int)syscall(SYS_dup2, fd, 20));
+		/* onto numbers above any the workload inherits (dup3 onto itself is EINVAL) */
+		CHECK(k = (int)syscall(SYS_dup2, fd, 120));
 		note_path(note(w, k, SYS_dup2, IPP_FDID_NEW, "dup2"), w->dir, "file-d");
 		close(k);
-		CHECK(k = dup3(fd, 21, O_CLOEXEC));
+		CHECK(k = dup3(fd, 121, O_CLOEXEC));
 		note_path(note(w, k, SYS_dup3, IPP_FDID_NEW, "dup3"), w->dir, "file-d");
 		close(k);
-		CHECK(k = fcntl(fd, F_DUPFD, 30));
+		CHECK(k = fcntl(fd, F_DUPFD, 130));
 		note_path(note(w, k, SYS_fcntl, IPP_FDID_NEW, "F_DUPFD"), w->dir, "file-d");
 		close(k);
 		CHECK(k = fcntl(fd, F_DUPFD_CLOEXEC, 0));
@@ -993,7 +1000,7 @@ struct got {
 	uint64_t time;
 	int cpu;
 	bool used;
-	int next_exit_nr;	/* nr of the next sys_exit sample of the same tid in the ring; -1 none */
+	int next_exit_nr;	/* nr of the sys_exit sample of the same tid next to it in the ring; -1 none */
 	size_t seq;		/* order read */
 };
 
@@ -1013,6 +1020,15 @@ struct demo {
 	/* the records of each ring still waiting for their tid's next sys_exit */
 	size_t pending[256];
 	size_t nr_pending;
+	/* each thread's last fd sys_exit sample, for the records that come just after it */
+	struct last_exit {
+		pid_t tid;
+		int cpu, nr;
+		int64_t ret;
+		bool early;	/* it took records that came before it: later ones are the next call's */
+	} last[256];
+	size_t nr_last;
+	size_t before, after;
 	uint64_t io_records, io_bad, other_samples;
 	struct tracer *t;
 };
@@ -1022,6 +1038,29 @@ static bool tp_is_fd_exit(const struct demo *d, int common_type)
 	for (size_t i = 0; i < IPP_ARRAY_SIZE(fd_calls); i++)
 		if (d->exit_tp_ids[i] == common_type)
 			return true;
+	return false;
+}
+
+/* Thread @tid's slot in d->last (a new one, the oldest reused when full). */
+static struct last_exit *last_exit_of(struct demo *d, pid_t tid)
+{
+	for (size_t i = 0; i < d->nr_last; i++)
+		if (d->last[i].tid == tid)
+			return &d->last[i];
+	if (d->nr_last < IPP_ARRAY_SIZE(d->last))
+		return &d->last[d->nr_last++];
+	return NULL;
+}
+
+/* Whether record @rec comes just after the sys_exit sample of its own call, on @cpu. */
+static bool after_exit(struct demo *d, const struct ipp_fdid_rec *rec, uint32_t cpu)
+{
+	for (size_t i = 0; i < d->nr_last; i++) {
+		const struct last_exit *l = &d->last[i];
+
+		if (l->tid == rec->tid)
+			return !l->early && l->cpu == (int)cpu && l->nr == rec->nr && l->ret == rec->ret;
+	}
 	return false;
 }
 
@@ -1055,8 +1094,12 @@ static void demo_record(struct tracer *t, struct ring *r, const struct perf_even
 		g->time = s.time;
 		g->cpu = s.cpu;
 		g->next_exit_nr = -1;
-		if (rec.what != IPP_FDID_IO && d->nr_pending < IPP_ARRAY_SIZE(d->pending))
+		if (rec.what != IPP_FDID_IO && after_exit(d, &rec, s.cpu)) {
+			g->next_exit_nr = rec.nr;
+			d->after++;
+		} else if (rec.what != IPP_FDID_IO && d->nr_pending < IPP_ARRAY_SIZE(d->pending)) {
 			d->pending[d->nr_pending++] = d->n;
+		}
 		d->n++;
 		return;
 	}
@@ -1067,12 +1110,22 @@ static void demo_record(struct tracer *t, struct ring *r, const struct perf_even
 		memcpy(&type, s.raw, 2);
 		memcpy(&nr, (const char *)s.raw + 8, 4);
 		if (tp_is_fd_exit(d, type)) {
+			struct last_exit *l = last_exit_of(d, s.tid);
+
+			if (l) {
+				*l = (struct last_exit){ .tid = s.tid, .cpu = (int)s.cpu, .nr = nr };
+				if (s.raw_size >= 24)
+					memcpy(&l->ret, (const char *)s.raw + 16, 8);
+			}
 			/* the records written just before, in this ring, by this thread */
 			for (size_t i = 0; i < d->nr_pending;) {
 				struct got *g = &d->g[d->pending[i]];
 
 				if (g->rec.tid == s.tid && g->cpu == s.cpu && g->time <= s.time) {
 					g->next_exit_nr = nr;
+					d->before++;
+					if (l)
+						l->early = true;
 					d->pending[i] = d->pending[--d->nr_pending];
 				} else {
 					i++;
@@ -1430,8 +1483,9 @@ next_io:;
 	if (io)
 		printf("io records: %zu name the inode of their fd's last fd event, %zu differ, "
 		       "%zu on fds from before the process\n", io_ok, io_bad, io_inherited);
-	printf("order: %zu of %zu records came just before the sys_exit sample of their call "
-	       "in the same ring\n", ordered, records);
+	printf("order: %zu of %zu records came next to the sys_exit sample of their call "
+	       "in the same ring (%zu just before it, %zu just after)\n", ordered, records,
+	       d.before, d.after);
 	printf("processes: %zu (%zu lived under 1 ms), lifetime max %.3f ms, mean %.3f ms\n",
 	       lives, lives_short, life_max / 1e6, lives ? life_sum / 1e6 / (double)lives : 0.0);
 	printf("bpf: emitted %" PRIu64 ", ring full %" PRIu64 ", fd gone %" PRIu64
@@ -1647,7 +1701,7 @@ static int opener(void *arg)
 	int n = oa->n;
 	cpu_set_t set;
 
-	/* on the last CPU: the anchor is this tracer's, the calls another task's elsewhere */
+	/* on the last CPU: the calls are another task's, elsewhere than the tracer */
 	CPU_ZERO(&set);
 	CPU_SET(oa->cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
@@ -1665,7 +1719,8 @@ struct fcount {
 	uint64_t fdid, exits, ordered;
 	int exit_id;
 	pid_t pid;
-	int last_fdid_cpu;	/* -1: none pending */
+	int last_fdid_cpu;	/* a record not yet next to its exit sample, on this CPU; -1 none */
+	int last_exit_cpu;	/* an exit sample not yet next to its record, on this CPU; -1 none */
 };
 
 static void facts_record(struct tracer *t, struct ring *r, const struct perf_event_header *h)
@@ -1677,9 +1732,13 @@ static void facts_record(struct tracer *t, struct ring *r, const struct perf_eve
 	(void)r;
 	if (!parse_sample(t, h, &s) || s.pid != f->pid)
 		return;
+	/* a record and its call's exit sample next to each other, in either order */
 	if (is_bpf_sample(t, &s)) {
 		f->fdid++;
-		f->last_fdid_cpu = s.cpu;
+		if (f->last_exit_cpu == s.cpu)
+			f->ordered++;
+		f->last_fdid_cpu = f->last_exit_cpu == s.cpu ? -1 : s.cpu;
+		f->last_exit_cpu = -1;
 		return;
 	}
 	memcpy(&type, s.raw, 2);
@@ -1687,20 +1746,21 @@ static void facts_record(struct tracer *t, struct ring *r, const struct perf_eve
 		f->exits++;
 		if (f->last_fdid_cpu == s.cpu)
 			f->ordered++;
+		f->last_exit_cpu = f->last_fdid_cpu == s.cpu ? -1 : s.cpu;
 		f->last_fdid_cpu = -1;
 	}
 }
 
 /* Run @n opens in a new process under tracepoint sys_exit_openat (@scope) and the BPF program. */
-static struct fcount facts_run(enum scope scope, bool drop, int n)
+static struct fcount facts_run(enum scope scope, int n)
 {
-	struct fcount f = { .last_fdid_cpu = -1 };
+	struct fcount f = { .last_fdid_cpu = -1, .last_exit_cpu = -1 };
 	struct opener_arg oa = { .n = n, .cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1 };
 	struct tracer t;
 	struct held h;
 	int err;
 
-	IPP_BPF_OPTS(o, .drop_samples = drop);
+	IPP_BPF_OPTS(o);
 	struct ipp_bpf *b = load_bpf(&o);
 
 	tracer_init(&t, scope);
@@ -1735,29 +1795,23 @@ static int cmd_facts(void)
 	struct perf_event_attr a;
 	int ring0, other, bad;
 
-	/* 1, 3, 4: one disabled per-task anchor of ours; another process's calls on another CPU */
-	f = facts_run(SCOPE_CPU, false, n);
-	fact(f.fdid == (uint64_t)n, "a program attached through PERF_EVENT_IOC_SET_BPF on a disabled "
-	     "per-task event of the tracer runs for another process's calls on another CPU "
-	     "(%" PRIu64 " records for %d opens)", f.fdid, n);
+	/* 1, 2, 3: no perf event of ours on the tracepoint; another process's calls on another CPU */
+	f = facts_run(SCOPE_CPU, n);
+	fact(f.fdid == (uint64_t)n, "a tp_btf/sys_exit program (a BPF link, no perf event) runs for "
+	     "another process's calls on another CPU (%" PRIu64 " records for %d opens)", f.fdid, n);
 	fact(f.fdid == (uint64_t)n && f.exits == (uint64_t)n,
-	     "CPU scope: SET_OUTPUT from CPU-wide bpf-output events into CPU-wide tracepoint rings "
-	     "(%" PRIu64 " records, %" PRIu64 " tracepoint samples in the same rings)", f.fdid, f.exits);
-	fact(f.ordered == (uint64_t)n, "each record comes just before its call's sys_exit sample in "
-	     "the same ring (%" PRIu64 " of %d)", f.ordered, n);
-	f = facts_run(SCOPE_TASK, false, n);
+	     "CPU scope: SET_OUTPUT from CPU-wide bpf-output events into CPU-wide tracepoint rings, "
+	     "and the program drops no tracer's samples (%" PRIu64 " records, %" PRIu64
+	     " tracepoint samples in the same rings)", f.fdid, f.exits);
+	fact(f.ordered == (uint64_t)n, "each record is next to its call's sys_exit sample in the same "
+	     "ring, just before or just after (%" PRIu64 " of %d)", f.ordered, n);
+	f = facts_run(SCOPE_TASK, n);
 	fact(f.fdid == (uint64_t)n && f.exits == (uint64_t)n,
 	     "task scope: SET_OUTPUT from CPU-wide bpf-output events into rings of per-task inherited "
 	     "tracepoint events on the same CPU (%" PRIu64 " records, %" PRIu64 " samples)",
 	     f.fdid, f.exits);
-	fact(f.ordered == (uint64_t)n, "task scope: each record just before its sys_exit sample "
+	fact(f.ordered == (uint64_t)n, "task scope: each record next to its sys_exit sample "
 	     "(%" PRIu64 " of %d)", f.ordered, n);
-	/* 2 */
-	f = facts_run(SCOPE_CPU, true, n);
-	fact(f.fdid == (uint64_t)n && f.exits == 0,
-	     "a program returning 0 drops the tracepoint sample for every perf event on it "
-	     "(%" PRIu64 " samples of another tracer's event for %d opens; records %" PRIu64 ")",
-	     f.exits, n, f.fdid);
 
 	/* 5, 6: what SET_OUTPUT refuses, next to what it takes */
 	fill_attr(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, false, false);
@@ -1790,6 +1844,57 @@ static int cmd_facts(void)
 	return facts_failed ? 1 : 0;
 }
 
+/* One line per loaded program: its size and what verifying it took. */
+static int print_load(void *ctx, const char *name, size_t insns, unsigned long processed,
+		      unsigned long verify_us)
+{
+	fprintf(ctx, "load %-18s %5zu insns, verifier processed %7lu, verification %7.2f ms\n",
+		name, insns, processed, (double)verify_us / 1000.0);
+	return 0;
+}
+
+/* Load, attach and detach the programs as a session would: each program's verification, the wall times. */
+static int cmd_load(int argc, char **argv)
+{
+	bool pair = false, sched = false, io = false, all = false;
+	unsigned int hold = 0;
+	uint64_t t0, t1, t2, t3;
+	struct ipp_bpf *b;
+	size_t nprogs;
+	int nr;
+
+	for (int i = 1; i < argc; i++) {
+		pair |= !strcmp(argv[i], "--pair");
+		sched |= !strcmp(argv[i], "--sched");
+		io |= !strcmp(argv[i], "--io");
+		all |= !strcmp(argv[i], "--all");
+		if (!strcmp(argv[i], "--hold") && i + 1 < argc)
+			hold = (unsigned int)atoi(argv[++i]);
+	}
+	IPP_BPF_OPTS(o, .pair_calls = pair || sched, .count_sched = sched, .io_records = io,
+		     .all_tasks = all, .load_stats = true);
+	t0 = now_ns();
+	b = load_bpf(&o);
+	t1 = now_ns();
+	for (size_t i = 0; ipp_bpf__pairs(b) && i < ipp_nr_syscalls; i++)
+		if ((nr = ipp_syscalls[i].nr) >= 0 && nr < IPP_FDID_MAX_NR &&
+		    ipp_bpf__want_syscall(b, nr) < 0)
+			die("want_syscall %d failed", nr);
+	if (ipp_bpf__enable(b) < 0)
+		die("cannot attach the programs");
+	t2 = now_ns();
+	ipp_bpf__for_each_load(b, print_load, stdout);
+	fflush(stdout);
+	if (hold)
+		sleep(hold);	/* attached, no target: what the programs cost everyone else */
+	nprogs = ipp_bpf__nr_programs(b);
+	ipp_bpf__delete(b);
+	t3 = now_ns();
+	printf("load %.1f ms, attach %.1f ms, detach %.1f ms (%zu programs)\n",
+	       (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6, (double)(t3 - t2) / 1e6, nprogs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	ipcperf_set_print(lib_print);
@@ -1804,6 +1909,8 @@ int main(int argc, char **argv)
 		return cmd_demo(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "trace"))
 		return cmd_trace(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "load"))
+		return cmd_load(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
 	return 2;
 }

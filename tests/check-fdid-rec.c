@@ -19,6 +19,8 @@
 #include <check.h>
 
 #include "fdid-rec.h"
+#include "call-rec.h"
+#include "sched-rec.h"
 
 /* A pipe2() read end, fd 3 of pid 100: 129 bytes, padded to 136 as the ring pads RAW data. */
 static const unsigned char pipe_rec[136] = {
@@ -251,8 +253,8 @@ START_TEST(call_bytes)
 	struct ipp_call_rec r;
 	unsigned char buf[sizeof(write_call) + 8];
 
-	ck_assert(ipp_fdid_rec__is_call(write_call, sizeof(write_call)));
-	ck_assert(!ipp_fdid_rec__is_call(pipe_rec, sizeof(pipe_rec)));
+	ck_assert_uint_eq(ipp_krec__what(write_call, sizeof(write_call)), IPP_FDID_CALL);
+	ck_assert_uint_eq(ipp_krec__what(pipe_rec, sizeof(pipe_rec)), IPP_FDID_NEW);
 	ck_assert_int_eq(ipp_call_rec__parse(write_call, sizeof(write_call), &r), 0);
 	ck_assert_int_eq(r.pid, 100);
 	ck_assert_int_eq(r.tid, 101);
@@ -316,9 +318,8 @@ START_TEST(sched_bytes)
 	struct ipp_sched_rec r;
 	unsigned char buf[sizeof(naps_sched) + 8];
 
-	ck_assert(ipp_fdid_rec__is_sched(naps_sched, sizeof(naps_sched)));
-	ck_assert(!ipp_fdid_rec__is_sched(write_call, sizeof(write_call)));
-	ck_assert(!ipp_fdid_rec__is_call(naps_sched, sizeof(naps_sched)));
+	ck_assert_uint_eq(ipp_krec__what(naps_sched, sizeof(naps_sched)), IPP_FDID_SCHED);
+		ck_assert_uint_ne(ipp_krec__what(naps_sched, sizeof(naps_sched)), IPP_FDID_CALL);
 	ck_assert_str_eq(ipp_fdid_rec__what_name(IPP_FDID_SCHED), "sched");
 	/* unaligned, and padded as the ring pads RAW data */
 	memset(buf, 0, sizeof(buf));

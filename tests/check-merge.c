@@ -17,8 +17,9 @@
 /* Push a record whose data is the u32 @tag, so the order can be checked. */
 static void push_tag(struct ipp_merge *m, uint64_t time, int cpu, uint32_t tag)
 {
-	ck_assert_int_eq(ipp_merge__push(m, time, PERF_RECORD_SAMPLE_TYPE, 0, 100, 100 + cpu, cpu,
-					 &tag, sizeof(tag)),
+	ck_assert_int_eq(ipp_merge__push(m, &(struct ipp_mrec_in){
+					 .time = time, .type = PERF_RECORD_SAMPLE_TYPE, .pid = 100,
+					 .tid = 100 + cpu, .cpu = cpu, .data = &tag, .size = sizeof(tag) }),
 			 0);
 }
 
@@ -178,11 +179,18 @@ START_TEST(test_copies_record)
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (unsigned char)(i * 7 + 1);
 	memcpy(want, buf, sizeof(buf));
-	ck_assert_int_eq(ipp_merge__push(m, 777, 9 /* SAMPLE */, 0x2 /* USER */, 4321, 4322, 3,
-					 buf, sizeof(buf)),
+	ck_assert_int_eq(ipp_merge__push(m, &(struct ipp_mrec_in){
+					 .time = 777, .type = 9 /* SAMPLE */, .misc = 0x2 /* USER */,
+					 .pid = 4321, .tid = 4322, .cpu = 3, .data = buf, .size = sizeof(buf) }),
 			 0);
-	ck_assert_int_eq(ipp_merge__push(m, 778, 2 /* LOST */, 0, -1, -1, 7, small, 3), 0);
-	ck_assert_int_eq(ipp_merge__push(m, 779, 14 /* FORK */, 0x8000, 1, 2, 0, small, 0), 0);
+	ck_assert_int_eq(ipp_merge__push(m, &(struct ipp_mrec_in){
+					 .time = 778, .type = 2 /* LOST */, .pid = -1, .tid = -1, .cpu = 7,
+					 .data = small, .size = 3 }),
+			 0);
+	ck_assert_int_eq(ipp_merge__push(m, &(struct ipp_mrec_in){
+					 .time = 779, .type = 14 /* FORK */, .misc = 0x8000, .pid = 1,
+					 .tid = 2, .cpu = 0, .data = small, .size = 0 }),
+			 0);
 	memset(buf, 0xee, sizeof(buf));
 
 	r = ipp_merge__pop(m, UINT64_MAX);
@@ -233,7 +241,10 @@ START_TEST(test_large_record)
 	ck_assert_ptr_nonnull(buf);
 	for (uint32_t i = 0; i < size; i++)
 		buf[i] = (unsigned char)(i ^ (i >> 8));
-	ck_assert_int_eq(ipp_merge__push(m, 1, 9, 0, 1, 1, 0, buf, size), 0);
+	ck_assert_int_eq(ipp_merge__push(m, &(struct ipp_mrec_in){
+					 .time = 1, .type = 9, .pid = 1, .tid = 1, .cpu = 0, .data = buf,
+					 .size = size }),
+			 0);
 	push_tag(m, 2, 0, 2);
 	r = ipp_merge__pop(m, UINT64_MAX);
 	ck_assert_ptr_nonnull(r);

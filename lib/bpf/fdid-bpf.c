@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <tracefs.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -22,7 +21,6 @@
 /* Threads whose switches are counted at once (sched_tot), of targets or of the machine. */
 #define SCHED_THREADS 16384
 #define SCHED_THREADS_ALL 65536
-#define TP_PREFIX "tracepoint/"
 
 struct output {
 	int cpu;
@@ -36,15 +34,17 @@ struct ipp_bpf {
 	struct output *outs;
 	size_t nr_outs;
 	uint64_t *ids;
-	int *anchors;		/* one perf event per attached tracepoint program */
-	size_t nr_anchors;
-	struct bpf_link **links;	/* BTF tracepoint programs */
+	struct bpf_link **links;	/* the programs, each on its BTF tracepoint */
 	size_t nr_links;
 	size_t nr_progs;
 	int nr_cpus;
 	bool pairs;
 	bool counts_sched;
+	char *logs;		/* load_stats: each program's verifier log, LOG_SIZE bytes */
 };
+
+/* A verifier log at level 4 (BPF_LOG_STATS) is its statistics, 3 lines. */
+#define LOG_SIZE 512
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -67,51 +67,6 @@ static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, in
 	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
 }
 
-/* The id of tracepoint @sys/@name from tracefs, or -errno. */
-static int tracepoint_id(const char *sys, const char *name)
-{
-	const char *dir = tracefs_tracing_dir();
-	char path[512];
-	FILE *f;
-	int id = -1;
-
-	if (!dir)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/id", dir, sys, name);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%d", &id) != 1)
-		id = -EINVAL;
-	fclose(f);
-	return id;
-}
-
-/* "tracepoint/syscalls/sys_exit_open" -> id; 1 for a program that is not on a perf tracepoint. */
-static int prog_tracepoint(const struct bpf_program *p, int *id)
-{
-	const char *sec = bpf_program__section_name(p);
-	char sys[64], name[128];
-	const char *slash;
-
-	if (strncmp(sec, TP_PREFIX, strlen(TP_PREFIX)) != 0)
-		return 1;
-	sec += strlen(TP_PREFIX);
-	slash = strchr(sec, '/');
-	if (!slash || (size_t)(slash - sec) >= sizeof(sys) || strlen(slash + 1) >= sizeof(name))
-		return -EINVAL;
-	memcpy(sys, sec, (size_t)(slash - sec));
-	sys[slash - sec] = '\0';
-	snprintf(name, sizeof(name), "%s", slash + 1);
-	*id = tracepoint_id(sys, name);
-	return *id < 0 ? *id : 0;
-}
-
-static bool is_io_prog(const struct bpf_program *p)
-{
-	return strncmp(bpf_program__name(p), "io_", 3) == 0;
-}
-
 /* The programs of the calls paired in the kernel: attached after all others. */
 static bool is_call_prog(const struct bpf_program *p)
 {
@@ -122,14 +77,9 @@ static bool is_call_prog(const struct bpf_program *p)
 static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 {
 	const struct fdid_bpf *k = b->skel;
-	int id;
 
-	if (is_io_prog(p))
-		return k->rodata->io_records;
 	if (p == k->progs.on_fork || p == k->progs.on_exit)
 		return k->rodata->follow_forks && !k->rodata->trace_all;
-	if (p == k->progs.exit_new_fd)
-		return !b->pairs;	/* call_exit does it */
 	if (p == k->progs.call_switch)
 		return b->pairs && k->rodata->pair_switches;
 	if (p == k->progs.sched_count || p == k->progs.sched_woken || p == k->progs.sched_born ||
@@ -137,51 +87,96 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 		return b->counts_sched;
 	if (is_call_prog(p))
 		return b->pairs;
-	if (prog_tracepoint(p, &id) < 0) {
-		/* this kernel (or architecture) has no such syscall */
-		ipp_debug("fdid: no tracepoint for %s: left out\n", bpf_program__section_name(p));
-		return false;
-	}
 	return true;
 }
 
-/*
- * The calls whose return value is a new fd that no exit program of their
- * own describes (see ret_fd in fdid.bpf.c), this architecture's numbers.
- */
-/* Set syscall @nr in @map, one of the program's by-number maps (want, ret_fd). */
-static int set_nr(struct bpf_map *map, int nr)
+/* Set syscall @nr in @map, one of the program's by-number maps (want, fd_calls), to @v. */
+static int set_nr_to(struct bpf_map *map, int nr, uint8_t v)
 {
 	uint32_t key = (uint32_t)nr;
-	uint8_t one = 1;
 
 	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
 		return -EINVAL;
-	if (bpf_map__update_elem(map, &key, sizeof(key), &one, sizeof(one), BPF_ANY) < 0)
+	if (bpf_map__update_elem(map, &key, sizeof(key), &v, sizeof(v), BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }
 
-static int set_ret_fd_calls(struct ipp_bpf *b)
+static int set_nr(struct bpf_map *map, int nr)
 {
-	static const int nrs[] = {
-		__NR_eventfd2, __NR_epoll_create1, __NR_timerfd_create, __NR_inotify_init1,
-		__NR_memfd_create, __NR_pidfd_open,
-#ifdef __NR_eventfd
-		__NR_eventfd,
-#endif
-#ifdef __NR_epoll_create
-		__NR_epoll_create,
-#endif
-#ifdef __NR_inotify_init
-		__NR_inotify_init,
-#endif
-	};
-	int err;
+	return set_nr_to(map, nr, 1);
+}
 
-	for (size_t i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
-		if (nrs[i] < IPP_FDID_MAX_NR && (err = set_nr(b->skel->maps.ret_fd, nrs[i])) < 0)
-			return err;
+struct fd_call {
+	int nr;
+	uint8_t kind;
+};
+
+#define FD_CALL(name, k) { __NR_##name, IPP_FDID_K_##k }
+
+/* The calls that make fds, and what the sys_exit program reads of each (this architecture's numbers). */
+static const struct fd_call fd_calls[] = {
+	FD_CALL(openat, RET), FD_CALL(openat2, RET), FD_CALL(socket, RET), FD_CALL(accept, RET),
+	FD_CALL(accept4, RET), FD_CALL(dup, RET), FD_CALL(dup3, RET), FD_CALL(eventfd2, RET),
+	FD_CALL(epoll_create1, RET), FD_CALL(timerfd_create, RET), FD_CALL(inotify_init1, RET),
+	FD_CALL(memfd_create, RET), FD_CALL(pidfd_open, RET), FD_CALL(fcntl, FCNTL),
+	FD_CALL(pipe2, PAIR1), FD_CALL(socketpair, PAIR4), FD_CALL(connect, CONNECT),
+	FD_CALL(recvmsg, RECVMSG),
+#ifdef __NR_open
+	FD_CALL(open, RET), FD_CALL(creat, RET), FD_CALL(dup2, RET), FD_CALL(pipe, PAIR1),
+	FD_CALL(eventfd, RET), FD_CALL(epoll_create, RET), FD_CALL(inotify_init, RET),
+#endif
+};
+
+/* The read and write calls whose IO record is asked for (io_records). */
+static const int io_calls[] = {
+	__NR_read, __NR_write, __NR_readv, __NR_writev, __NR_pread64, __NR_pwrite64,
+	__NR_preadv, __NR_pwritev, __NR_recvfrom, __NR_sendto, __NR_sendmsg,
+};
+
+static int set_fd_calls(struct ipp_bpf *b)
+{
+	struct bpf_map *m = b->skel->maps.fd_calls;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof(fd_calls) / sizeof(fd_calls[0]); i++)
+		err = set_nr_to(m, fd_calls[i].nr, fd_calls[i].kind);
+	for (size_t i = 0; !err && b->skel->rodata->io_records &&
+			   i < sizeof(io_calls) / sizeof(io_calls[0]); i++)
+		err = set_nr_to(m, io_calls[i], IPP_FDID_K_IO);
+	return err;
+}
+
+/* call_exit into exit_fd's tail call, when the calls are paired. */
+static int set_exit_next(struct ipp_bpf *b)
+{
+	uint32_t key = 0;
+	int fd;
+
+	if (!b->pairs)
+		return 0;
+	fd = bpf_program__fd(b->skel->progs.call_exit);
+	if (bpf_map__update_elem(b->skel->maps.exit_next, &key, sizeof(key), &fd, sizeof(fd),
+				 BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Each program's verifier statistics into its part of b->logs. */
+static int keep_logs(struct ipp_bpf *b)
+{
+	struct bpf_program *p;
+	size_t i = 0;
+
+	b->logs = calloc(b->nr_progs ? b->nr_progs : 1, LOG_SIZE);
+	if (!b->logs)
+		return -ENOMEM;
+	bpf_object__for_each_program(p, b->skel->obj) {
+		if (!bpf_program__autoload(p))
+			continue;
+		bpf_program__set_log_level(p, 4);
+		bpf_program__set_log_buf(p, b->logs + i++ * LOG_SIZE, LOG_SIZE);
+	}
 	return 0;
 }
 
@@ -213,7 +208,6 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 	b->skel->rodata->trace_all = IPP_OPTS_HAS(opts, all_tasks) && opts->all_tasks;
 	b->skel->rodata->follow_forks = !(IPP_OPTS_HAS(opts, user_follow) && opts->user_follow);
 	b->skel->rodata->io_records = IPP_OPTS_HAS(opts, io_records) && opts->io_records;
-	b->skel->rodata->keep_sample = !(IPP_OPTS_HAS(opts, drop_samples) && opts->drop_samples);
 	b->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	if (IPP_OPTS_HAS(opts, max_targets) && opts->max_targets)
 		bpf_map__set_max_entries(b->skel->maps.targets, opts->max_targets);
@@ -242,6 +236,8 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 		bpf_program__set_autoload(p, load);
 		b->nr_progs += load;
 	}
+	if (IPP_OPTS_HAS(opts, load_stats) && opts->load_stats && (err = keep_logs(b)) < 0)
+		goto fail;
 	err = fdid_bpf__load(b->skel);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
@@ -252,14 +248,15 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 				 strerror(-err));
 		goto fail;
 	}
-	err = set_ret_fd_calls(b);
+	err = set_fd_calls(b);
+	if (!err)
+		err = set_exit_next(b);
 	if (err)
 		goto fail;
 	b->outs = calloc((size_t)b->nr_cpus, sizeof(*b->outs));
 	b->ids = calloc((size_t)b->nr_cpus, sizeof(*b->ids));
-	b->anchors = calloc(b->nr_progs, sizeof(*b->anchors));
 	b->links = calloc(b->nr_progs, sizeof(*b->links));
-	if (!b->outs || !b->ids || !b->anchors || !b->links) {
+	if (!b->outs || !b->ids || !b->links) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -276,17 +273,28 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 		return;
 	for (size_t i = 0; i < b->nr_links; i++)
 		bpf_link__destroy(b->links[i]);
-	/* closing the perf event detaches its program */
-	for (size_t i = 0; i < b->nr_anchors; i++)
-		close(b->anchors[i]);
 	for (size_t i = 0; i < b->nr_outs; i++)
 		close(b->outs[i].fd);
 	fdid_bpf__destroy(b->skel);
 	free(b->outs);
 	free(b->ids);
-	free(b->anchors);
 	free(b->links);
+	free(b->logs);
 	free(b);
+}
+
+/* @tgid's bit in the programs' target bitmap (fdid.bpf.c: maybe_target()), in the mmapped .bss. */
+static void mark_target(struct ipp_bpf *b, pid_t tgid, bool on)
+{
+	uint64_t bit = 1ull << ((uint32_t)tgid % 64);
+
+	if ((uint32_t)tgid >= IPP_FDID_TARGET_BITS || !b->skel->bss)
+		return;
+	if (on)
+		__atomic_fetch_or(&b->skel->bss->target_bits[(uint32_t)tgid / 64], bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&b->skel->bss->target_bits[(uint32_t)tgid / 64], ~bit,
+				   __ATOMIC_SEQ_CST);
 }
 
 static int add_target(struct ipp_bpf *b, pid_t tgid, uint32_t val)
@@ -295,6 +303,8 @@ static int add_target(struct ipp_bpf *b, pid_t tgid, uint32_t val)
 
 	if (tgid <= 0)
 		return -EINVAL;
+	/* before the map: a tgid in the map always has its bit */
+	mark_target(b, tgid, true);
 	if (bpf_map__update_elem(b->skel->maps.targets, &key, sizeof(key), &val, sizeof(val),
 				 BPF_ANY) < 0)
 		return errno == E2BIG ? -ENOSPC : -errno;
@@ -394,6 +404,7 @@ int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid)
 
 	if (bpf_map__delete_elem(b->skel->maps.targets, &key, sizeof(key), 0) < 0)
 		return -errno;
+	mark_target(b, tgid, false);
 	return 0;
 }
 
@@ -461,61 +472,26 @@ size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
 	return b->nr_progs;
 }
 
-/* A disabled perf event of this process on tracepoint @id, carrying @prog. */
-static int anchor(int id, int prog_fd)
-{
-	struct perf_event_attr a;
-	int fd, err;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = (uint64_t)id;
-	a.sample_period = 1;
-	/*
-	 * Never enabled, so it never takes a sample: creating it registers the
-	 * tracepoint's perf probe, which runs the tracepoint's programs on
-	 * every hit on every CPU.
-	 */
-	a.disabled = 1;
-	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 /* Attach the loaded programs that are call programs (@calls) or not. @return 0 or -errno. */
 static int attach_progs(struct ipp_bpf *b, bool calls)
 {
 	struct bpf_program *p;
 
 	bpf_object__for_each_program(p, b->skel->obj) {
-		int id, fd, err;
+		struct bpf_link *l;
 
-		if (!bpf_program__autoload(p) || is_call_prog(p) != calls)
+		/* exit_fd tail-calls it (set_exit_next()) */
+		if (!bpf_program__autoload(p) || is_call_prog(p) != calls ||
+		    p == b->skel->progs.call_exit)
 			continue;
-		err = prog_tracepoint(p, &id);
-		if (err == 1) {
-			struct bpf_link *l = bpf_program__attach(p);
+		l = bpf_program__attach(p);
+		if (!l) {
+			int err = -errno;
 
-			if (!l)
-				return -errno;
-			b->links[b->nr_links++] = l;
-			continue;
-		}
-		if (err < 0)
+			ipp_info("cannot attach %s: %s\n", bpf_program__section_name(p), strerror(-err));
 			return err;
-		fd = anchor(id, bpf_program__fd(p));
-		if (fd < 0) {
-			ipp_info("cannot attach %s: %s\n", bpf_program__section_name(p), strerror(-fd));
-			return fd;
 		}
-		b->anchors[b->nr_anchors++] = fd;
+		b->links[b->nr_links++] = l;
 	}
 	return 0;
 }
@@ -540,9 +516,7 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 	if (err) {
 		for (size_t i = 0; i < b->nr_links; i++)
 			bpf_link__destroy(b->links[i]);
-		for (size_t i = 0; i < b->nr_anchors; i++)
-			close(b->anchors[i]);
-		b->nr_links = b->nr_anchors = 0;
+		b->nr_links = 0;
 		return err;
 	}
 	b->enabled = true;
@@ -608,6 +582,37 @@ int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
 		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
 			return -errno;
 		ret = cb(ctx, bpf_program__name(p), info.run_cnt, info.run_time_ns);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The number after @key in verifier log @log, 0 if none. */
+static unsigned long log_number(const char *log, const char *key)
+{
+	const char *at = strstr(log, key);
+
+	return at ? strtoul(at + strlen(key), NULL, 10) : 0;
+}
+
+int ipp_bpf__for_each_load(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, size_t insns,
+				     unsigned long processed, unsigned long verify_us),
+			   void *ctx)
+{
+	struct bpf_program *p;
+	size_t i = 0;
+
+	bpf_object__for_each_program(p, b->skel->obj) {
+		const char *log;
+		int ret;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		log = b->logs ? b->logs + i++ * LOG_SIZE : "";
+		ret = cb(ctx, bpf_program__name(p), bpf_program__insn_cnt(p),
+			 log_number(log, "processed "), log_number(log, "verification time "));
 		if (ret)
 			return ret;
 	}

@@ -32,6 +32,8 @@
 #include <sys/types.h>
 #include <time.h>
 #include "fdid-rec.h"
+#include "call-rec.h"
+#include "sched-rec.h"
 
 struct ipp_bpf_opts {
 	size_t sz;		/* sizeof(struct ipp_bpf_opts) */
@@ -47,13 +49,6 @@ struct ipp_bpf_opts {
 	bool io_records;
 	/* Most targets at once (default 8192). */
 	unsigned int max_targets;
-	/*
-	 * What the syscall programs return for targets: false (default) keeps
-	 * their tracepoint samples; true drops them, for every perf event on
-	 * the tracepoint, other sessions' too (other tasks' samples are always
-	 * kept). Only tests/bpf-proto's check of that kernel behaviour sets it.
-	 */
-	bool drop_samples;
 	/*
 	 * Pair the calls set with ipp_bpf__want_syscall() in the kernel: at
 	 * each one's exit a call record (struct ipp_call_rec) in place of the
@@ -72,6 +67,8 @@ struct ipp_bpf_opts {
 	 * place of the samples of those tracepoints (with exclude_tgid too).
 	 */
 	bool count_sched;
+	/* Keep each program's verifier statistics (ipp_bpf__for_each_load()). */
+	bool load_stats;
 };
 #define IPP_BPF_OPTS(NAME, ...) \
 	struct ipp_bpf_opts NAME = { .sz = sizeof(struct ipp_bpf_opts), __VA_ARGS__ }
@@ -189,6 +186,17 @@ int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS]);
  */
 int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
 			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
+			   void *ctx);
+
+/*
+ * For each loaded program: its instructions, what the verifier processed
+ * and the time it took (its log's "processed N insns", "verification time
+ * N usec"), when the loader was asked for load_stats (else both 0).
+ * @return 0, the first non-zero return of @cb, or -errno.
+ */
+int ipp_bpf__for_each_load(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, size_t insns,
+				     unsigned long processed, unsigned long verify_us),
 			   void *ctx);
 
 /* Programs loaded (and attached by ipp_bpf__enable()). */

@@ -13,31 +13,12 @@
 #include <sys/sysmacros.h>
 #include "fdid-rec.h"
 
-/*
- * The head every record starts with: its version, and the size it says,
- * which the sample must hold. @return 0; -ENOTSUP, -EPROTO.
- */
-static int rec_head(const void *raw, size_t size, uint16_t *rec_size)
-{
-	uint16_t v[2];		/* version, size */
-
-	if (size < sizeof(v))
-		return -EPROTO;
-	memcpy(v, raw, sizeof(v));
-	if (v[0] != IPP_FDID_REC_VERSION)
-		return -ENOTSUP;
-	if (v[1] > size)
-		return -EPROTO;
-	*rec_size = v[1];
-	return 0;
-}
-
 int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 {
 	struct ipp_fdid_rec r;
 	uint16_t rsize;
 	size_t need;
-	int err = rec_head(raw, size, &rsize);
+	int err = ipp_krec__head(raw, size, &rsize);
 
 	if (err)
 		return err;
@@ -61,48 +42,6 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 	return 0;
 }
 
-/*
- * A fixed-size record of kind @what: at least @need bytes, copied into @out.
- * @return 0; -ENOTSUP, -EPROTO.
- */
-static int fixed_rec(const void *raw, size_t size, unsigned int what, size_t need, void *out)
-{
-	uint16_t rsize;
-	int err = rec_head(raw, size, &rsize);
-
-	if (err)
-		return err;
-	if (rsize < need || size <= 4 || ((const unsigned char *)raw)[4] != what)
-		return -EPROTO;
-	memcpy(out, raw, need);
-	return 0;
-}
-
-int ipp_call_rec__parse(const void *raw, size_t size, struct ipp_call_rec *out)
-{
-	return fixed_rec(raw, size, IPP_FDID_CALL, IPP_CALL_REC_SIZE, out);
-}
-
-int ipp_sched_rec__parse(const void *raw, size_t size, struct ipp_sched_rec *out)
-{
-	int err = fixed_rec(raw, size, IPP_FDID_SCHED, IPP_SCHED_REC_SIZE, out);
-
-	if (!err)
-		out->comm[sizeof(out->comm) - 1] = '\0';
-	return err;
-}
-
-const char *ipp_fdid_rec__what_name(unsigned int what)
-{
-	switch (what) {
-	case IPP_FDID_NEW: return "new";
-	case IPP_FDID_UPDATE: return "update";
-	case IPP_FDID_IO: return "io";
-	case IPP_FDID_CALL: return "call";
-	case IPP_FDID_SCHED: return "sched";
-	default: return "?";
-	}
-}
 
 /* lib/procfd.c's convention: a name too long keeps its end, behind "...". */
 static void set_object(struct ipp_fdid *out, const char *s, bool cut)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The record the fd-identity BPF program (fdid.bpf.c) writes, and the only
- * contract between it and userspace: both sides include this header. A
- * record is the RAW data of a PERF_COUNT_SW_BPF_OUTPUT sample, in the same
+ * The fd identity record the BPF programs (fdid.bpf.c) write, its decoder,
+ * and the contract of the programs' maps: both sides include this header.
+ * Every kernel record starts with the header of krec.h; the call record
+ * is in call-rec.h, the sched record in sched-rec.h. A record is the RAW data of a PERF_COUNT_SW_BPF_OUTPUT sample, in the same
  * per-CPU rings (and the same sample layout: IDENTIFIER, TID, TIME, CPU,
  * RAW) as the session's tracepoint samples; the sample's id says it is one.
  *
@@ -24,22 +25,10 @@
 #ifndef IPCPERF_FDID_REC_H
 #define IPCPERF_FDID_REC_H
 
-#ifndef __VMLINUX_H__
-#include <linux/types.h>
-#endif
+#include "krec.h"
 
-#define IPP_FDID_REC_VERSION 1
 /* Bytes of path[], its NUL included: paths longer keep their last 255 bytes. */
 #define IPP_FDID_PATH_MAX 256
-
-/* Why a record was written. */
-enum ipp_fdid_what {
-	IPP_FDID_NEW = 1,	/* fd was created by call nr (each fd of pipe, socketpair, SCM_RIGHTS) */
-	IPP_FDID_UPDATE = 2,	/* the object behind fd changed (connect: now has a peer) */
-	IPP_FDID_IO = 3,	/* a read/write-family call used fd: its object (IO size record) */
-	IPP_FDID_CALL = 4,	/* a whole system call, paired in the kernel (struct ipp_call_rec) */
-	IPP_FDID_SCHED = 5,	/* a thread's switches and wakeups, counted in the kernel (struct ipp_sched_rec) */
-};
 
 /* What the object is. */
 enum ipp_fdid_kind {
@@ -60,13 +49,7 @@ enum ipp_fdid_kind {
 
 struct ipp_fdid_rec {
 	/* --- IO records end after ino (IPP_FDID_REC_IO_SIZE) */
-	__u16 version;		/* IPP_FDID_REC_VERSION */
-	__u16 size;		/* bytes of the record written */
-	__u8 what;		/* enum ipp_fdid_what */
-	__u8 kind;		/* enum ipp_fdid_kind */
-	__u16 flags;		/* IPP_FDID_F_* */
-	__s32 pid;		/* tgid of the caller */
-	__s32 tid;
+	IPP_KREC_HDR(kind);	/* kind: enum ipp_fdid_kind; flags: IPP_FDID_F_*; pid: the caller's tgid */
 	__s32 fd;
 	__s32 nr;		/* syscall number of the call (this architecture's) */
 	__s64 ret;		/* its return value */
@@ -106,118 +89,25 @@ _Static_assert(__builtin_offsetof(struct ipp_fdid_rec, mode) == IPP_FDID_REC_IO_
 _Static_assert(__builtin_offsetof(struct ipp_fdid_rec, path) == IPP_FDID_REC_HDR_SIZE,
 	       "the fixed part ends where path starts");
 
-/*
- * A system call the kernel paired itself (IPP_FDID_CALL): written at its
- * exit, in place of the sys_enter and sys_exit samples, when the session
- * asks for it (live sessions with BPF). Fixed size; the first 16 bytes are
- * those of struct ipp_fdid_rec. Times are CLOCK_MONOTONIC, the rings' clock.
- */
-struct ipp_call_rec {
-	__u16 version;		/* IPP_FDID_REC_VERSION */
-	__u16 size;		/* sizeof(struct ipp_call_rec) or more */
-	__u8 what;		/* IPP_FDID_CALL */
-	__u8 pad0;
-	__u16 flags;		/* IPP_CALL_F_* */
-	__s32 pid;		/* tgid of the caller */
-	__s32 tid;
-	__u32 switches;		/* times switched out inside the call (IPP_CALL_F_SWITCHES) */
-	__s32 nr;		/* syscall number (this architecture's) */
-	__s64 ret;		/* return value */
-	__u64 start_ns;		/* at sys_enter; 0 with IPP_CALL_F_NO_ENTER */
-	__u64 end_ns;		/* at sys_exit, before the output (the call ends at the record's time) */
-	__u64 off_cpu_ns;	/* switched out inside the call (IPP_CALL_F_SWITCHES) */
-	__u64 blocked_ns;	/* the part of off_cpu_ns it slept */
-	__u64 args[6];		/* the arguments at sys_enter; 0 with IPP_CALL_F_NO_ENTER */
-};
-#define IPP_CALL_REC_SIZE 112
-_Static_assert(sizeof(struct ipp_call_rec) == IPP_CALL_REC_SIZE, "the call record's size");
-
-/*
- * What the kernel itself accounts to a thread (task_struct): the software
- * counters' sources. The record carries how much each grew while counted.
- */
-struct ipp_task_acct {
-	__u64 runtime_ns;	/* se.sum_exec_runtime: task-clock */
-	__u64 faults;		/* min_flt + maj_flt: page-faults */
-	__u64 switches;		/* nvcsw + nivcsw: context-switches */
-	__u64 migrations;	/* se.nr_migrations: cpu-migrations */
-};
-
-/*
- * A thread's scheduling, counted in the kernel (IPP_FDID_SCHED): written at
- * the thread's last switch (into TASK_DEAD), in place of its sched_switch
- * and sched_wakeup samples, when the session asks for it; the threads
- * still alive at the end are read from the sched_tot map (struct
- * ipp_sched_slot). Fixed size; the first 16 bytes are those of struct
- * ipp_fdid_rec.
- */
-struct ipp_sched_rec {
-	__u16 version;		/* IPP_FDID_REC_VERSION */
-	__u16 size;		/* sizeof(struct ipp_sched_rec) or more */
-	__u8 what;		/* IPP_FDID_SCHED */
-	__u8 pad0;
-	__u16 flags;		/* 0 */
-	__s32 pid;		/* tgid of the thread */
-	__s32 tid;
-	__u64 voluntary;	/* switched out blocked (sched_switch, not runnable) */
-	__u64 involuntary;	/* switched out still runnable (preempted) */
-	__u64 wakeups;		/* woken (sched_wakeup) */
-	__u64 migrations;	/* switched out on another CPU than the time before */
-	char comm[16];
-	/* --- 64 */
-	__s32 root;		/* the target it descends from (its counters' owner) */
-	__u32 pad1;
-	struct ipp_task_acct acct;	/* grown while counted (the last switch left out) */
-};
-#define IPP_SCHED_REC_SIZE 104
-_Static_assert(sizeof(struct ipp_sched_rec) == IPP_SCHED_REC_SIZE, "the sched record's size");
-
-/*
- * The sched_tot map's value, by tid (a hash map, so that userspace can
- * read the threads still alive at the end).
- */
-struct ipp_sched_slot {
-	__u64 voluntary;
-	__u64 involuntary;
-	__u64 wakeups;
-	__u64 migrations;
-	__s32 pid;		/* tgid */
-	__s32 last_cpu;		/* where it was last switched out; -1 not yet */
-	__u8 exited;		/* its record could not be written: read at the end */
-	__u8 ended;		/* it called exit or exit_group: end is set */
-	__u8 pad[2];
-	__s32 root;		/* the target it descends from */
-	char comm[16];
-	struct ipp_task_acct base;	/* when it was first counted (0: born counted) */
-	struct ipp_task_acct last;	/* at its last switch-out */
-	struct ipp_task_acct end;	/* at its exit call */
-};
-
-/* Syscall numbers the programs' by-number maps (want, ret_fd) hold: 0 to IPP_FDID_MAX_NR - 1. */
+/* Syscall numbers the programs' by-number maps (want, fd_calls) hold: 0 to IPP_FDID_MAX_NR - 1. */
 #define IPP_FDID_MAX_NR 1024
+/* tgids the programs' target bitmap covers: PID_MAX_LIMIT on 64-bit (higher ones: the map only). */
+#define IPP_FDID_TARGET_BITS (1u << 22)
 
 /*
- * The calls map's value (task-local storage): a target thread's wanted
- * call, as its sys_enter found it.
+ * What the sys_exit program does for a call, by number (the fd_calls map,
+ * which the loader fills with this architecture's numbers).
  */
-struct ipp_call_slot {
-	__u64 start;		/* CLOCK_MONOTONIC at sys_enter */
-	__u64 args[6];
-	__u64 off_since;	/* switched out at (off_cpu) */
-	__u64 off_ns;
-	__u64 blocked_ns;
-	__s32 nr;
-	__u32 switches;
-	__u32 pid;		/* tgid */
-	__u8 in_call;		/* inside the call of nr */
-	__u8 off_cpu;
-	__u8 preempted;
-	__u8 pad;
+enum ipp_fdid_call_kind {
+	IPP_FDID_K_NONE = 0,
+	IPP_FDID_K_RET,		/* the return value is a new fd: open, socket, accept, dup, eventfd2, ... */
+	IPP_FDID_K_FCNTL,	/* fcntl: F_DUPFD and F_DUPFD_CLOEXEC return a new fd */
+	IPP_FDID_K_PAIR1,	/* pipe, pipe2: the int[2] of argument 1 */
+	IPP_FDID_K_PAIR4,	/* socketpair: the int[2] of argument 4 */
+	IPP_FDID_K_CONNECT,	/* connect: the fd of argument 1 has a peer now (UPDATE) */
+	IPP_FDID_K_RECVMSG,	/* recvmsg: the fds of its SCM_RIGHTS (and its IO record, if asked) */
+	IPP_FDID_K_IO,		/* read, write, ...: the IO record of argument 1 (when asked) */
 };
-
-/* call record flags */
-#define IPP_CALL_F_NO_ENTER	0x0001	/* its sys_enter was not seen: only nr, ret and end_ns are real */
-#define IPP_CALL_F_SWITCHES	0x0002	/* switches, off_cpu_ns, blocked_ns were counted */
 
 /* Counters the program keeps (a per-CPU array map, "stats"). */
 enum ipp_fdid_stat {
@@ -264,36 +154,6 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out);
  */
 int ipp_fdid_rec__to_fdid(const struct ipp_fdid_rec *r, struct ipp_fdid *out);
 
-/*
- * Check the RAW data of one bpf-output sample that holds a call record
- * (IPP_FDID_CALL) and copy it into @out. Pure.
- * @return 0; -ENOTSUP for another version; -EPROTO when it is not a call
- *   record or is too short.
- */
-int ipp_call_rec__parse(const void *raw, size_t size, struct ipp_call_rec *out);
-
-/* Whether the RAW data of a bpf-output sample is a call record (by its what byte). */
-static inline int ipp_fdid_rec__is_call(const void *raw, size_t size)
-{
-	return size > 4 && ((const unsigned char *)raw)[4] == IPP_FDID_CALL;
-}
-
-/*
- * Check the RAW data of one bpf-output sample that holds a sched record
- * (IPP_FDID_SCHED) and copy it into @out, comm NUL-terminated. Pure.
- * @return 0; -ENOTSUP for another version; -EPROTO when it is not a sched
- *   record or is too short.
- */
-int ipp_sched_rec__parse(const void *raw, size_t size, struct ipp_sched_rec *out);
-
-/* Whether the RAW data of a bpf-output sample is a sched record (by its what byte). */
-static inline int ipp_fdid_rec__is_sched(const void *raw, size_t size)
-{
-	return size > 4 && ((const unsigned char *)raw)[4] == IPP_FDID_SCHED;
-}
-
-/* "new", "update", "io", "call", "sched"; "?" otherwise. Static. */
-const char *ipp_fdid_rec__what_name(unsigned int what);
 #endif
 
 #endif /* IPCPERF_FDID_REC_H */

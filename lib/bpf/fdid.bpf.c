@@ -6,15 +6,16 @@
  * the bpf-output event of the CPU, whose samples go into the session's ring
  * of that CPU. See lib/bpf/README.md.
  *
- * The programs run for every hit of their tracepoint on the machine,
- * whoever opened perf events on it: each one first checks that the caller
- * is a target (the targets map, or trace_all), and returns 1 for every
- * other task, so that no one else's tracepoint samples are ever dropped
- * (0 would drop the sample for every perf event on the tracepoint); for
- * targets it returns keep_sample, 1 unless a test asks.
+ * The programs are BTF tracepoint programs (tp_btf/...), each attached by
+ * a BPF link: no perf event of ours on any tracepoint (closing one took
+ * the kernel 30-70 ms). They run for every hit of their tracepoint on the
+ * machine: the sys_exit ones first look up what the call is (fd_calls,
+ * want: an array, inlined) and then whether the caller is a target (the
+ * targets map, or trace_all); a BTF tracepoint's return value drops no
+ * one's samples.
  *
- * Arguments the exit tracepoints do not carry (the fd of read(), the int[2]
- * of pipe()) come from the task's saved user registers, which the kernel
+ * Arguments sys_exit does not carry (the fd of read(), the int[2] of
+ * pipe()) come from the task's saved user registers, which the kernel
  * leaves as they were at entry: no sys_enter program, no per-thread map.
  */
 #include "vmlinux.h"
@@ -23,6 +24,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "fdid-rec.h"
+#include "call-rec.h"
+#include "sched-rec.h"
 
 /*
  * The kernel loads programs that use bpf_probe_read_kernel() and
@@ -36,7 +39,6 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool trace_all = false;	/* every task is a target: no map lookup */
 const volatile bool follow_forks = true;	/* a target's new process is a target */
 const volatile bool io_records = false;	/* recvmsg also writes its IO record */
-const volatile int keep_sample = 1;	/* what the syscall programs return for targets */
 const volatile __u32 page_size = 4096;
 /* Pair each wanted call in the kernel and write one call record at its exit. */
 const volatile bool pair_calls = false;
@@ -76,6 +78,8 @@ const volatile bool can_pair = false;
 #define PATH_STEPS 40		/* dentries and mount crossings walked at most */
 #define SCM_MAX_CMSGS 4		/* control messages looked at in one recvmsg */
 #define SCM_MAX_FDS 16		/* fds taken from them */
+#define FDS_SLOTS 64		/* scratch.fds: room for any index & FDS_MASK plus SCM_MAX_FDS */
+#define FDS_MASK 31
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -91,6 +95,9 @@ struct {
  */
 #define TARGET_AT_EXEC 1
 
+/* One bit per tgid that may be in targets (maybe_target()); the loader sets them too (mmapped). */
+__u64 target_bits[IPP_FDID_TARGET_BITS / 64];
+
 /* Syscalls to pair, by number (the loader sets them to 1). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -100,18 +107,30 @@ struct {
 } want SEC(".maps");
 
 /*
- * Calls whose return value is a new fd and that have no program of their
- * own on their exit tracepoint (eventfd2, epoll_create1, memfd_create, ...),
- * by number: the loader sets them. One BTF tracepoint program serves them
- * all (exit_new_fd, or call_exit when the calls are paired): no perf event
- * per tracepoint, each of which takes the kernel tens of ms to close.
+ * What the sys_exit program does for each call, by number (enum
+ * ipp_fdid_call_kind, the loader sets them): one BTF tracepoint program for
+ * all, no perf event per tracepoint (each took the kernel 30-70 ms to close:
+ * a perf tracepoint's last user waits for an RCU-tasks grace period).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IPP_FDID_MAX_NR);
 	__type(key, __u32);
 	__type(value, __u8);
-} ret_fd SEC(".maps");
+} fd_calls SEC(".maps");
+
+/*
+ * call_exit, when the calls are paired: exit_fd, the one program attached
+ * to sys_exit, ends in a tail call to it (the loader fills slot 0), so
+ * that each call of the machine runs one program at its exit, not two,
+ * and a call's fd records still come before its call record.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} exit_next SEC(".maps");
 
 /*
  * Each target thread's call slot, in its task_struct (task-local storage:
@@ -136,7 +155,14 @@ struct scratch {
 	struct ipp_fdid_rec rec;
 	/* the path is built backwards, ending at PATH_END */
 	char buf[2 * IPP_FDID_PATH_MAX];
-	int fds[SCM_MAX_FDS];
+	int fds[FDS_SLOTS];	/* the fds a call made (fd_exit()), SCM_RIGHTS's at most SCM_MAX_FDS */
+	/*
+	 * How fd_exit() emits them: here, not on its stack, so that the
+	 * verifier sees one state at its bpf_loop(), whichever call it was.
+	 */
+	__u32 nfds;
+	int what;	/* of each fd ... */
+	int io_first;	/* ... but the first, an IO record */
 };
 #define PATH_END IPP_FDID_PATH_MAX
 
@@ -227,13 +253,6 @@ static __always_inline void sched_end_call(void)
 	t->ended = 1;
 }
 
-/* The layout of every syscalls:sys_exit_* tracepoint. */
-struct sys_exit_args {
-	__u64 common;
-	int nr;
-	long ret;
-};
-
 static __always_inline void count(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
@@ -242,11 +261,47 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
+/*
+ * Whether @tgid may be a target: its bit in target_bits, a load and a
+ * test, where the targets map costs a hashed lookup. Every syscall of the
+ * machine asks: an untraced process leaves here. A bit is set before its
+ * tgid enters the targets map and cleared after it leaves, so a clear bit
+ * means "not a target"; a set one is checked in the map.
+ */
+/* @tgid's word in target_bits (@tgid < IPP_FDID_TARGET_BITS). */
+static __always_inline __u32 target_word(__u32 tgid)
+{
+	__u32 w = tgid / 64;
+
+	/* a no-op that clang may not fold away: the bound, for the verifier */
+	asm volatile("" : "+r"(w));
+	return w & (IPP_FDID_TARGET_BITS / 64 - 1);
+}
+
+static __always_inline bool maybe_target(__u32 tgid)
+{
+	if (trace_all || tgid >= IPP_FDID_TARGET_BITS)
+		return true;
+	return target_bits[target_word(tgid)] & (1ull << (tgid % 64));
+}
+
+static __always_inline void mark_target(__u32 tgid, bool on)
+{
+	if (tgid >= IPP_FDID_TARGET_BITS)
+		return;
+	if (on)
+		__sync_fetch_and_or(&target_bits[target_word(tgid)], 1ull << (tgid % 64));
+	else
+		__sync_fetch_and_and(&target_bits[target_word(tgid)], ~(1ull << (tgid % 64)));
+}
+
 static __always_inline bool is_target(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	return trace_all || bpf_map_lookup_elem(&targets, &tgid);
+	if (trace_all)
+		return true;
+	return maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid);
 }
 
 /* A target whose calls are paired: not a command still before its exec (callers check calls_stopped). */
@@ -256,6 +311,8 @@ static __always_inline bool is_call_target(__u32 tgid)
 
 	if (trace_all)
 		return tgid != exclude_tgid || !exclude_tgid;
+	if (!maybe_target(tgid))
+		return false;
 	v = bpf_map_lookup_elem(&targets, &tgid);
 	return v && *v != TARGET_AT_EXEC;
 }
@@ -559,88 +616,15 @@ static __noinline int emit_fd(void *ctx, int fd, int nr, long ret, int what)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ calls whose return value is the new fd */
+/* ------------------------------------------------------------------ the fds a call made, at its exit */
 
-static __always_inline int ret_is_fd(struct sys_exit_args *ctx)
-{
-	if (!is_target())
-		return 1;
-	if (ctx->ret >= 0)
-		emit_fd(ctx, (int)ctx->ret, ctx->nr, ctx->ret, IPP_FDID_NEW);
-	return keep_sample;
-}
-
-#define RET_IS_FD(call)								\
-	SEC("tracepoint/syscalls/sys_exit_" #call)				\
-	int exit_##call(struct sys_exit_args *ctx)				\
-	{									\
-		return ret_is_fd(ctx);						\
-	}
-
-RET_IS_FD(open)
-RET_IS_FD(openat)
-RET_IS_FD(openat2)
-RET_IS_FD(creat)
-RET_IS_FD(socket)
-RET_IS_FD(accept)
-RET_IS_FD(accept4)
-RET_IS_FD(dup)
-RET_IS_FD(dup2)
-RET_IS_FD(dup3)
-
-SEC("tracepoint/syscalls/sys_exit_fcntl")
-int exit_fcntl(struct sys_exit_args *ctx)
-{
-	unsigned long cmd;
-
-	if (!is_target())
-		return 1;
-	if (ctx->ret < 0)
-		return keep_sample;
-	cmd = sc_arg(2);
-	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
-		emit_fd(ctx, (int)ctx->ret, ctx->nr, ctx->ret, IPP_FDID_NEW);
-	return keep_sample;
-}
-
-/* ------------------------------------------------------------------ calls that write int[2] */
-
-static __always_inline int two_fds(struct sys_exit_args *ctx, int arg)
-{
-	int fds[2];
-
-	if (!is_target())
-		return 1;
-	if (ctx->ret != 0)
-		return keep_sample;
-	/* the kernel has just written them: the page is there */
-	if (bpf_probe_read_user(fds, sizeof(fds), (void *)sc_arg(arg)) == 0) {
-		emit_fd(ctx, fds[0], ctx->nr, ctx->ret, IPP_FDID_NEW);
-		emit_fd(ctx, fds[1], ctx->nr, ctx->ret, IPP_FDID_NEW);
-	}
-	return keep_sample;
-}
-
-SEC("tracepoint/syscalls/sys_exit_pipe")
-int exit_pipe(struct sys_exit_args *ctx) { return two_fds(ctx, 1); }
-SEC("tracepoint/syscalls/sys_exit_pipe2")
-int exit_pipe2(struct sys_exit_args *ctx) { return two_fds(ctx, 1); }
-SEC("tracepoint/syscalls/sys_exit_socketpair")
-int exit_socketpair(struct sys_exit_args *ctx) { return two_fds(ctx, 4); }
-
-/* ------------------------------------------------------------------ connect: the socket now has a peer */
-
-SEC("tracepoint/syscalls/sys_exit_connect")
-int exit_connect(struct sys_exit_args *ctx)
-{
-	if (!is_target())
-		return 1;
-	if (ctx->ret == 0 || ctx->ret == -EINPROGRESS)
-		emit_fd(ctx, (int)sc_arg(1), ctx->nr, ctx->ret, IPP_FDID_UPDATE);
-	return keep_sample;
-}
-
-/* ------------------------------------------------------------------ recvmsg: fds passed with SCM_RIGHTS */
+/*
+ * One sys_exit program (exit_fd, or call_exit when the calls are paired)
+ * serves every call: fd_calls says by number what to do. The fds to
+ * describe are listed in scratch.fds and emitted by one bpf_loop(), so
+ * that emit_fd() and its path walk are verified once, not once per call
+ * site (an unrolled SCM_RIGHTS loop cost the verifier 0.6 s).
+ */
 
 struct cmsg_hdr {
 	__u64 len;
@@ -648,80 +632,155 @@ struct cmsg_hdr {
 	int type;
 };
 
-SEC("tracepoint/syscalls/sys_exit_recvmsg")
-int exit_recvmsg(struct sys_exit_args *ctx)
-{
-	__u32 zero = 0, n = 0;
-	struct user_msghdr msg;
-	struct scratch *s;
-	__u64 off = 0;
+/* Where the walk of the control messages of a recvmsg is (scm_step()'s context). */
+struct scm_walk {
+	void *control;
+	__u64 controllen;
+	__u64 off;
+	__u32 n;	/* fds listed so far (the IO record's first, if any) */
+	__u32 scm;	/* of them, SCM_RIGHTS fds */
+};
 
-	if (!is_target())
-		return 1;
-	if (ctx->ret < 0)
-		return keep_sample;
-	if (io_records)
-		emit_fd(ctx, (int)sc_arg(1), ctx->nr, ctx->ret, IPP_FDID_IO);
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s || bpf_probe_read_user(&msg, sizeof(msg), (void *)sc_arg(2)) < 0 ||
-	    !msg.msg_control)
-		return keep_sample;
+/* One control message: its SCM_RIGHTS fds listed, at most SCM_MAX_FDS in all. 0 goes on. */
+static long scm_step(__u32 i, struct scm_walk *w)
+{
+	__u32 zero = 0, n = w->n, cnt = 0, nfds;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 off = w->off;
+	struct cmsg_hdr c;
+
 	/* msg_controllen is what the kernel wrote back: the bytes of control data */
-	for (int i = 0; i < SCM_MAX_CMSGS; i++) {
-		struct cmsg_hdr c;
-
-		if (off + sizeof(c) > msg.msg_controllen ||
-		    bpf_probe_read_user(&c, sizeof(c), msg.msg_control + off) < 0 ||
-		    c.len < sizeof(c) || off + c.len > msg.msg_controllen)
-			break;
-		if (c.level == SOL_SOCKET && c.type == SCM_RIGHTS) {
-			__u32 nfds = (c.len - sizeof(c)) / sizeof(int);
-
-			for (__u32 j = 0; j < SCM_MAX_FDS && j < nfds && n < SCM_MAX_FDS; j++, n++)
-				bpf_probe_read_user(&s->fds[n & (SCM_MAX_FDS - 1)], sizeof(int),
-						    msg.msg_control + off + sizeof(c) + j * sizeof(int));
-		}
-		off += (c.len + 7) & ~7ull;
-	}
-	/* one call site of emit_fd() for all of them: verified once, not per cmsg */
-	for (__u32 k = 0; k < SCM_MAX_FDS && k < n; k++)
-		emit_fd(ctx, s->fds[k & (SCM_MAX_FDS - 1)], ctx->nr, ctx->ret, IPP_FDID_NEW);
-	return keep_sample;
-}
-
-/* ------------------------------------------------------------------ per-call identity of read/write calls */
-
-static __always_inline int io_call(struct sys_exit_args *ctx)
-{
-	if (!is_target())
+	if (!s || off + sizeof(c) > w->controllen ||
+	    bpf_probe_read_user(&c, sizeof(c), w->control + off) < 0 || c.len < sizeof(c) ||
+	    off + c.len > w->controllen)
 		return 1;
-	emit_fd(ctx, (int)sc_arg(1), ctx->nr, ctx->ret, IPP_FDID_IO);
-	return keep_sample;
+	if (c.level == SOL_SOCKET && c.type == SCM_RIGHTS && w->scm < SCM_MAX_FDS) {
+		nfds = (c.len - sizeof(c)) / sizeof(int);
+		cnt = SCM_MAX_FDS - w->scm;
+		if (nfds < cnt)
+			cnt = nfds;
+		/* a no-op (cnt <= SCM_MAX_FDS) that clang may not drop: bounds for the verifier */
+		asm volatile("" : "+r"(cnt));
+		cnt &= FDS_MASK;
+		if (cnt)
+			bpf_probe_read_user(&s->fds[n & FDS_MASK], cnt * sizeof(int),
+					    w->control + off + sizeof(c));
+	}
+	w->n = n + cnt;
+	w->scm += cnt;
+	w->off = off + ((c.len + 7) & ~7ull);
+	return 0;
 }
 
-/* Loaded only when the loader asks for IO records (bpf_program__set_autoload). */
-#define IO_CALL(call)								\
-	SEC("tracepoint/syscalls/sys_exit_" #call)				\
-	int io_##call(struct sys_exit_args *ctx)				\
-	{									\
-		return io_call(ctx);						\
-	}
+/* recvmsg's SCM_RIGHTS fds, listed after the @n already there. @return how many fds in all. */
+static __always_inline __u32 scm_fds(__u32 n)
+{
+	struct scm_walk w = { .n = n };
+	struct user_msghdr msg;
 
-IO_CALL(read)
-IO_CALL(write)
-IO_CALL(readv)
-IO_CALL(writev)
-IO_CALL(pread64)
-IO_CALL(pwrite64)
-IO_CALL(preadv)
-IO_CALL(pwritev)
-IO_CALL(recvfrom)
-IO_CALL(sendto)
-IO_CALL(sendmsg)
+	if (bpf_probe_read_user(&msg, sizeof(msg), (void *)sc_arg(2)) < 0 || !msg.msg_control)
+		return n;
+	w.control = msg.msg_control;
+	w.controllen = msg.msg_controllen;
+	bpf_loop(SCM_MAX_CMSGS, scm_step, &w, 0);
+	return w.n;
+}
+
+/* What emit_step() emits: the listed fds of call @nr that returned @ret (as scratch says). */
+struct emit_list {
+	void *ctx;
+	long ret;
+	long nr;
+};
+
+static long emit_step(__u32 i, struct emit_list *e)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!s)
+		return 1;
+	emit_fd(e->ctx, s->fds[i & FDS_MASK], (int)e->nr, e->ret,
+		i == 0 && s->io_first ? IPP_FDID_IO : s->what);
+	return 0;
+}
+
+/* The records of call @nr of kind @k (fd_calls) that returned @ret: the caller is a target. */
+static __always_inline void fd_exit(void *ctx, long nr, long ret, __u8 k)
+{
+	struct emit_list e = { .ctx = ctx, .ret = ret, .nr = nr };
+	__u32 zero = 0, n = 1;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	unsigned long cmd;
+
+	if (!s)
+		return;
+	s->what = IPP_FDID_NEW;
+	s->io_first = 0;
+	switch (k) {
+	case IPP_FDID_K_RET:
+		if (ret < 0)
+			return;
+		s->fds[0] = (int)ret;
+		break;
+	case IPP_FDID_K_FCNTL:
+		cmd = sc_arg(2);
+		if (ret < 0 || (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC))
+			return;
+		s->fds[0] = (int)ret;
+		break;
+	case IPP_FDID_K_PAIR1:
+	case IPP_FDID_K_PAIR4:
+		/* the kernel has just written them: the page is there */
+		if (ret != 0 || bpf_probe_read_user(s->fds, 2 * sizeof(int),
+						    (void *)sc_arg(k == IPP_FDID_K_PAIR1 ? 1 : 4)) < 0)
+			return;
+		n = 2;
+		break;
+	case IPP_FDID_K_CONNECT:
+		if (ret != 0 && ret != -EINPROGRESS)
+			return;
+		s->fds[0] = (int)sc_arg(1);
+		s->what = IPP_FDID_UPDATE;
+		break;
+	case IPP_FDID_K_IO:
+		s->fds[0] = (int)sc_arg(1);
+		s->what = IPP_FDID_IO;
+		break;
+	case IPP_FDID_K_RECVMSG:
+		if (ret < 0)
+			return;
+		n = 0;
+		if (io_records) {
+			s->fds[0] = (int)sc_arg(1);
+			s->io_first = 1;
+			n = 1;
+		}
+		n = scm_fds(n);
+		break;
+	default:
+		return;
+	}
+	s->nfds = n;
+	if (n)
+		bpf_loop(s->nfds, emit_step, &e, 0);
+}
+
+/* What the sys_exit program does for call @nr (enum ipp_fdid_call_kind). */
+static __always_inline __u8 fd_kind(long nr)
+{
+	__u32 k = (__u32)nr;
+	__u8 *v;
+
+	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
+		return IPP_FDID_K_NONE;
+	v = bpf_map_lookup_elem(&fd_calls, &k);
+	return v ? *v : IPP_FDID_K_NONE;
+}
 
 /* ------------------------------------------------------------------ whole calls, paired in the kernel */
 
-/* Whether syscall @nr is set in @map, one of the by-number maps (want, ret_fd). */
+/* Whether syscall @nr is set in @map, one of the by-number maps (want, fd_calls). */
 static __always_inline bool nr_set(void *map, long nr)
 {
 	__u32 k = (__u32)nr;
@@ -750,6 +809,9 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	if (!nr_set(&want, id) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
+	/* every other process's calls leave here */
+	if (!maybe_target(pid_tgid >> 32))
+		return 0;
 	task = bpf_get_current_task_btf();
 	/* only targets get a slot: a thread that has one needs no look in the targets map */
 	c = bpf_task_storage_get(&calls, task, 0, 0);
@@ -804,7 +866,8 @@ static __always_inline long exit_nr(struct pt_regs *regs)
 }
 
 /*
- * sys_exit: the call record, in place of the two samples. A call whose
+ * sys_exit: the call record, in place of the two samples. Not attached
+ * itself: exit_fd tail-calls it. A call whose
  * enter was not seen (under way when the session began, the child's return
  * from fork) says so and the session pairs it as it would the samples.
  */
@@ -825,6 +888,8 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	if (!nr_set(&want, nr) || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
+	if (!maybe_target(pid_tgid >> 32))
+		return 0;
 	if (!c)
 		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 	if (!c && !is_call_target(pid_tgid >> 32))
@@ -837,9 +902,6 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	r.tid = (__u32)pid_tgid;
 	r.nr = (__s32)nr;
 	r.ret = ret;
-	/* the fd it made, before the call: as the fd programs' records come before it */
-	if (ret >= 0 && nr_set(&ret_fd, nr))
-		emit_fd(ctx, (int)ret, (int)nr, ret, IPP_FDID_NEW);
 	r.end_ns = bpf_ktime_get_ns();
 	if (c && c->in_call && c->nr == nr) {
 		count(IPP_FDID_ST_DONE);
@@ -867,15 +929,20 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-/* The calls of ret_fd when they are not paired (call_exit does it when they are). */
+/*
+ * The fds each call of a target made; then, when the calls are paired,
+ * call_exit by a tail call: its call record comes after them.
+ */
 SEC("tp_btf/sys_exit")
-int BPF_PROG(exit_new_fd, struct pt_regs *regs, long ret)
+int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
 {
 	long nr = exit_nr(regs);
+	__u8 k = fd_kind(nr);
 
-	if (ret < 0 || !nr_set(&ret_fd, nr) || !is_target())
-		return 0;
-	emit_fd(ctx, (int)ret, (int)nr, ret, IPP_FDID_NEW);
+	if (k && is_target())
+		fd_exit(ctx, nr, ret, k);
+	if (pair_calls)
+		bpf_tail_call(ctx, &exit_next, 0);
 	return 0;
 }
 
@@ -1138,6 +1205,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	    !(v = bpf_map_lookup_elem(&targets, &ptgid)))
 		return 0;
 	val = *v;	/* a child of a command before its exec waits for an exec too */
+	mark_target(ctgid, true);
 	if (bpf_map_update_elem(&targets, &ctgid, &val, BPF_ANY) == 0)
 		count(IPP_FDID_ST_CHILDREN);
 	else
@@ -1153,7 +1221,9 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 	if (trace_all || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	if (bpf_map_delete_elem(&targets, &tgid) == 0)
+	if (bpf_map_delete_elem(&targets, &tgid) == 0) {
+		mark_target(tgid, false);
 		count(IPP_FDID_ST_GONE);
+	}
 	return 0;
 }
