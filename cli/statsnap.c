@@ -175,6 +175,8 @@ static int on_syscall_row(void *ctx, const struct ipcperf_syscall_row *row)
 	struct snap *sn = ctx;
 	struct proc_snap *p = snap_proc(sn, row->pid);
 
+	if (p)
+		p->scs.hists = sn->total_scs.hists;	/* --total merges them */
 	if (!p || sc_rows_add(&p->scs, row) < 0) {
 		sn->oom = true;
 		return -ENOMEM;
@@ -266,6 +268,7 @@ static int proc_arrange(struct snap *sn, struct proc_snap *p, const struct stat_
 	sc_rows_sort(&p->scs, o->sc_sort);
 	if (o->sc_total && sc_rows_merge(&sn->total_scs, &p->scs) < 0)
 		return -ENOMEM;
+	sc_rows_drop_hists(&p->scs);
 	if (o->top && p->nr_fds > o->top) {
 		for (size_t j = o->top; j < p->nr_fds; j++)
 			fd_snap_free(&p->fds[j]);
@@ -298,6 +301,7 @@ int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts 
 {
 	int err;
 
+	sn->total_scs.hists = o->sc_total;
 	if ((err = ipcperf_stats__for_each_proc(st, on_proc_row, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_syscall(st, on_syscall_row, sn)) < 0 ||

@@ -926,7 +926,7 @@ int ipcperf_stats__for_each_syscall(struct ipcperf_stats *st,
 				.pid = p->pid, .name = v[k]->name, .calls = v[k]->calls,
 				.errors = v[k]->errors, .time_ns = v[k]->time_ns, .nr = v[k]->nr,
 				.tid = v[k]->tid, .errnos = v[k]->errnos,
-				.nr_errnos = v[k]->nr_errnos,
+				.nr_errnos = v[k]->nr_errnos, .hist = ipp_as_hist(&v[k]->hist),
 			};
 
 			if (!v[k]->calls)

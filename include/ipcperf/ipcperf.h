@@ -821,6 +821,30 @@ IPCPERF_API uint64_t ipcperf_hist__sum(const struct ipcperf_hist *h);
 IPCPERF_API int ipcperf_hist__count_le(const struct ipcperf_hist *h, const uint64_t *bounds,
 				       size_t n, uint64_t *counts);
 
+/**
+ * An empty histogram of the caller's own, to merge rows' histograms into
+ * (e.g. one syscall over several processes: exact percentiles of the union,
+ * where the largest of the rows' p99s is only an upper bound). About 8 KiB.
+ * @return it, freed with ipcperf_hist__delete(); NULL with errno (ENOMEM).
+ * Since 0.2.
+ */
+IPCPERF_API struct ipcperf_hist *ipcperf_hist__new(void);
+/** Free a histogram of ipcperf_hist__new(); accepts NULL. Since 0.2. */
+IPCPERF_API void ipcperf_hist__delete(struct ipcperf_hist *h);
+/**
+ * Add every sample of @p src (NULL: none) into @p dst, one of
+ * ipcperf_hist__new(): as if each had been counted in @p dst. The result's
+ * count, sum, min and max are exact and its percentiles those of the union,
+ * within 1/64 as any row's. Since 0.2. @return 0; -EINVAL (NULL @p dst).
+ */
+IPCPERF_API int ipcperf_hist__merge(struct ipcperf_hist *dst, const struct ipcperf_hist *src);
+/**
+ * The latencies of @p h as rows report them: exact min, max and avg
+ * (floor of sum / count), p50 and p99 from the buckets; all 0 when empty.
+ * Since 0.2. @return 0; -EINVAL (NULL @p h or @p lat).
+ */
+IPCPERF_API int ipcperf_hist__lat(const struct ipcperf_hist *h, struct ipcperf_lat *lat);
+
 /** One direction (read or write side) of an fd row. */
 struct ipcperf_io {
 	uint64_t ops;		/**< completed calls */
@@ -875,6 +899,11 @@ struct ipcperf_syscall_row {
 	pid_t tid;		/**< the thread, with opts.per_thread; else 0 */
 	const struct ipcperf_errno_count *errnos;	/**< by errno, ascending; lives during the call */
 	size_t nr_errnos;
+	/**
+	 * The latencies of the calls as a distribution, to merge rows with
+	 * ipcperf_hist__merge(); lives during the call. Since 0.2.
+	 */
+	const struct ipcperf_hist *hist;
 };
 
 struct ipcperf_stats;
