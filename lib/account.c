@@ -613,6 +613,19 @@ static void set_comm(void *ctx, pid_t pid, const char *name)
 		snprintf(p->comm, sizeof(p->comm), "%.15s", name);
 }
 
+int ipcperf_stats__proc_comm(struct ipcperf_stats *st, pid_t pid, char *buf, size_t len)
+{
+	struct proc *p;
+
+	if (!st || !buf || !len)
+		return -EINVAL;
+	p = get_proc(st, pid, false);
+	if (!p || !p->comm[0])
+		return -ENOENT;
+	snprintf(buf, len, "%s", p->comm);
+	return 0;
+}
+
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st)
 {
 	return st->fdt;
