@@ -26,4 +26,5 @@ Suite *flowlive_suite(void);
 Suite *syscalls_suite(void);
 Suite *loss_suite(void);
 Suite *sched_suite(void);
+Suite *machine_suite(void);
 #endif

@@ -722,6 +722,55 @@ struct ipcperf_event_info {
 IPCPERF_API int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev),
 				    void *ctx);
 
+/** How one item of the machine check came out. Since 0.2. */
+enum ipcperf_check_status {
+	IPCPERF_CHECK_OK = 0,		/**< what was found works */
+	IPCPERF_CHECK_PROBLEM,		/**< it limits what a capture shows (e.g. no hardware counters) */
+	IPCPERF_CHECK_FATAL,		/**< no capture can work until it is fixed */
+};
+
+/** One item of ipcperf_machine_check(); lives only during the callback. Since 0.2. */
+struct ipcperf_check_item {
+	/**
+	 * What was checked: "tracefs", "perf_event_paranoid", "ring_buffers",
+	 * "events" (they could not be tried), "tracepoints", "software_counters",
+	 * "hardware_counters", "fd_identity", "libperf", "capture".
+	 */
+	const char *name;
+	enum ipcperf_check_status status;
+	/** One line: what was found, or what is wrong and why. */
+	const char *detail;
+	/** Not OK: the command (or step) that fixes it, one line; NULL when OK. */
+	const char *fix;
+};
+
+struct ipcperf_check_opts {
+	size_t sz;
+	/** The ring size to check the mlock limit and the capture with; 0: IPCPERF_DEFAULT_RING_PAGES. */
+	unsigned int ring_pages;
+	/** Leave out the test capture of /bin/true (its item too). */
+	bool no_capture;
+};
+
+/**
+ * Check that this machine and this process can trace, item by item, in this
+ * order: tracefs (mounted or mountable, readable), kernel.perf_event_paranoid
+ * against root and CAP_PERFMON, the mlock limit for the rings, the
+ * tracepoints and counters (ipcperf_list_events()), where fd identities come
+ * from (ipcperf_fd_identity_probe()), the libperf version, and a test capture
+ * of /bin/true through a real session. Each goes to @p cb as it is found; the
+ * fixes name this program (/proc/self/exe) for setcap. Tracepoints this
+ * kernel lacks, and what the library said during a failed capture, go to the
+ * print function (IPCPERF_INFO). A non-zero return from @p cb stops the items
+ * (the checks still run) and is returned. Since 0.2.
+ * @return 1 when tracing works here (the capture succeeded; without one, no
+ *   item IPCPERF_CHECK_FATAL), 0 when it cannot; -EINVAL (NULL @p cb, bad
+ *   opts, ring_pages not a power of two); or what @p cb returned.
+ */
+IPCPERF_API int ipcperf_machine_check(const struct ipcperf_check_opts *opts,
+				      int (*cb)(void *ctx, const struct ipcperf_check_item *item),
+				      void *ctx);
+
 /* ------------------------------------------------------------------ */
 /* Counters (opts.counters)                                            */
 /* ------------------------------------------------------------------ */
