@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
+#include "print.h"
 
 /* Capability bits (linux/capability.h of old systems may lack CAP_PERFMON). */
 enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_PERFMON = 38 };
@@ -541,25 +542,27 @@ static void check_events(struct check *c)
 
 /* ------------------------------------------------------------------ test capture */
 
-static char lib_msg[512];
+/* What the library said during the test capture, for the PROBLEM line. */
+struct lib_msg {
+	char s[512];
+};
 
-/* Keep the library's first explanation for the PROBLEM line. */
-static int capture_print(enum ipcperf_print_level level, const char *fmt, va_list ap)
+/* Keep the library's first explanation (this thread's messages, not DEBUG). */
+static void keep_msg(void *ctx, enum ipcperf_print_level level, const char *fmt, va_list ap)
 {
-	size_t n = strlen(lib_msg);
-	int ret;
+	char *msg = ((struct lib_msg *)ctx)->s;
+	size_t len = sizeof(((struct lib_msg *)ctx)->s), n = strlen(msg);
 
-	if (level == IPCPERF_DEBUG || n >= sizeof(lib_msg) - 1)
-		return 0;
+	if (level == IPCPERF_DEBUG || n >= len - 1)
+		return;
 	if (n) {
-		lib_msg[n++] = ' ';
-		lib_msg[n] = '\0';
+		msg[n++] = ' ';
+		msg[n] = '\0';
 	}
-	ret = vsnprintf(lib_msg + n, sizeof(lib_msg) - n, fmt, ap);
-	n = strlen(lib_msg);
-	while (n && (lib_msg[n - 1] == '\n' || lib_msg[n - 1] == ' '))
-		lib_msg[--n] = '\0';
-	return ret;
+	vsnprintf(msg + n, len - n, fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
 }
 
 static const char *find_true(void)
@@ -620,7 +623,8 @@ static bool check_capture(struct check *c)
 	IPCPERF_OPTS(ipcperf_session_opts, o, .ring_pages = c->ring_pages, .argv = argv);
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct ipcperf_session *s;
-	ipcperf_print_fn_t prev;
+	struct lib_msg said = { "" };
+	const char *lib_msg = said.s;
 	char fix[FIX_LEN];
 	uint64_t deadline;
 	int err, status;
@@ -631,8 +635,7 @@ static bool check_capture(struct check *c)
 	}
 	argv[0] = (char *)path;
 	argv[1] = NULL;
-	lib_msg[0] = '\0';
-	prev = ipcperf_set_print(capture_print);
+	ipp_print_keep(keep_msg, &said);
 	s = ipcperf_session__new(&o);
 	err = s ? ipcperf_session__start(s) : -errno;
 	if (err == 0) {
@@ -650,7 +653,7 @@ static bool check_capture(struct check *c)
 		ipcperf_session__stats(s, &st);
 	}
 	ipcperf_session__delete(s);
-	ipcperf_set_print(prev);
+	ipp_print_keep(NULL, NULL);
 	if (lib_msg[0])
 		ipp_info("check: the library said: %s\n", lib_msg);
 	if (err < 0) {
