@@ -105,7 +105,7 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 	else if (err == 0)
 		flowout_text_report(c->out.f, c->what, &fo, &sum);
 	if (err == 0 && c->dot.f)
-		flowout_dot(c->dot.f, &fo);
+		flowout_dot(c->dot.f, &fo, sum.duration_ns);
 	flowout_free(&fo);
 	if (err < 0) {
 		cli_err("cannot collect the flows: %s", strerror(-err));

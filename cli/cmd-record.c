@@ -16,7 +16,11 @@ enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o)
 	if (p != CLI_PARSED_RUN)
 		return p;
 	out = o->t.output;
-	if (!out || !strcmp(out, "-") || !strcmp(out, "/dev/stdout")) {
+	if (!out) {
+		out = o->t.output = CLI_DEFAULT_CAPTURE;
+		o->keep_old = true;
+	}
+	if (!strcmp(out, "-") || !strcmp(out, "/dev/stdout")) {
 		cli_err("give the capture's file with -o FILE (a capture must be seekable)");
 		return CLI_PARSED_USAGE;
 	}
@@ -46,6 +50,8 @@ int record_run(const struct record_opts *o)
 	struct cli_result res;
 
 	cli_setup_print(o->verbose);
+	if (o->keep_old && cli_user_keep_old(o->t.output) < 0)
+		return EXIT_RUNTIME;
 	st = ipcperf_stats__new(NULL);
 	if (!st) {
 		cli_err("cannot set up the accounting: %s", strerror(errno));
@@ -91,8 +97,9 @@ const struct cli_command cli_cmd_record = {
 	.name = "record",
 	.summary = "write the targets' events into a capture (perf.data format)",
 	.usage =
-		"usage: ipcperf record -o FILE [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
-		"Write what the targets do into FILE, a capture in the perf.data format, for\n"
+		"usage: ipcperf record [-o FILE] [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
+		"Write what the targets do into FILE (default ipcperf.data, the previous one\n"
+		"kept as ipcperf.data.old), a capture in the perf.data format, for\n"
 		"'ipcperf report -i FILE' (the same numbers as ipcperf stat and flows live),\n"
 		"'perf script -i FILE' and 'perf report -i FILE'. The file is private (mode\n"
 		"0600) and holds no buffer contents: only syscall arguments and return values,\n"

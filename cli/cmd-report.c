@@ -7,6 +7,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cmds.h"
 
 enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
@@ -20,10 +21,13 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	if (p != CLI_PARSED_RUN)
 		return p;
 	flows = o->view == VIEW_FLOWS;
+	if (!o->input && access(CLI_DEFAULT_CAPTURE, F_OK) == 0)
+		o->input = CLI_DEFAULT_CAPTURE;
 	if (first < argc)
 		cli_err("a report takes no target or command: it reads the capture of -i FILE");
 	else if (!o->input)
-		cli_err("give the capture with -i FILE");
+		cli_err("give the capture with -i FILE (there is no " CLI_DEFAULT_CAPTURE
+			" here, the file ipcperf record writes by default)");
 	else if (!flows && (o->dot || o->trace_out))
 		cli_err("--dot and --trace-out go with --view flows");
 	else if (flows && o->sep)
@@ -74,7 +78,7 @@ const struct cli_command cli_cmd_report = {
 	.name = "report",
 	.summary = "the stat, syscalls or flows view of a capture",
 	.usage =
-		"usage: ipcperf report -i FILE [--view stat|syscalls|flows] [OPTIONS]\n\n"
+		"usage: ipcperf report [-i FILE] [--view stat|syscalls|flows] [OPTIONS]\n\n"
 		"Read a capture (ipcperf record, ipcperf stat --record, or perf record -e\n"
 		"syscalls:sys_enter_write -e syscalls:sys_exit_write ...) and give the view\n"
 		"ipcperf stat, stat -s or flows would have given live, with the same numbers.\n"

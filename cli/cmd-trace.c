@@ -10,9 +10,17 @@
 #include "traceout.h"
 
 /* A call, once what its fds are is settled (the stats say). */
+struct trace_ctx {
+	FILE *f;
+	const struct tracesel *sel;
+};
+
 static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
 {
-	traceout_call(ctx, ev, fds);
+	const struct trace_ctx *c = ctx;
+
+	if (tracesel_has(c->sel, ev->nr))
+		traceout_call(c->f, ev, fds);
 }
 
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
@@ -41,6 +49,7 @@ int trace_run(const struct trace_opts *o)
 	struct cli_result res;
 	struct ipcperf_stats *st;
 	struct cli_out out;
+	struct trace_ctx tc = { .sel = &o->sel };
 	bool lost;
 
 	cli_setup_print(o->verbose);
@@ -52,13 +61,16 @@ int trace_run(const struct trace_opts *o)
 		ipcperf_stats__delete(st);
 		return EXIT_RUNTIME;
 	}
-	ipcperf_stats__on_every_call(st, on_call, out.f);
+	tc.f = out.f;
+	ipcperf_stats__on_every_call(st, on_call, &tc);
 	{
 		struct cli_run run = {
 			.ctx = st,
 			.setup = cli_setup_stats,	/* the accounting names each call's fds */
 			.progress = "ipcperf trace",
-			.events = IPCPERF_EV_TASK | (o->all_syscalls ? IPCPERF_EV_ALL_SYSCALLS :
+			/* a set of -e chooses among every syscall */
+			.events = IPCPERF_EV_TASK | (o->all_syscalls || o->sel.on ?
+							   IPCPERF_EV_ALL_SYSCALLS :
 							   IPCPERF_EV_IO | IPCPERF_EV_FDS),
 		};
 

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "options.h"
 #include "syscalls-out.h"
+#include "tracesel.h"
 
 /* ------------------------------------------------------------------ stat */
 
@@ -60,6 +61,7 @@ int stat_run(const struct stat_opts *o);
 struct trace_opts {
 	struct cli_target t;
 	bool all_syscalls;		/* -s */
+	struct tracesel sel;		/* -e trace=SET */
 	bool quiet, verbose;
 };
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o);
@@ -79,8 +81,12 @@ int flows_run(const struct flows_opts *o);
 
 /* ------------------------------------------------------------------ record */
 
+/* The capture record writes and report reads when no file is given; the last one is kept as .old. */
+#define CLI_DEFAULT_CAPTURE "ipcperf.data"
+
 struct record_opts {
 	struct cli_target t;		/* t.output is the capture, t.record too */
+	bool keep_old;			/* the default file: an existing one becomes FILE.old */
 	bool all_syscalls;		/* -s */
 	bool quiet, verbose;
 };

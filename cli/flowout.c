@@ -55,6 +55,30 @@ static int json_flow(void *ctx, const struct ipcperf_flow *f)
 	json_u64(j, "reader_ino", f->reader_ino);
 	json_u64(j, "first_ns", f->first_ns);
 	json_u64(j, "last_ns", f->last_ns);
+	json_u64(j, "stage", f->stage);
+	json_object_end(j);
+	return 0;
+}
+
+/* A pid, or null for none (0). */
+static void json_pid_or_null(struct json *j, const char *key, pid_t pid)
+{
+	if (pid)
+		json_i64(j, key, pid);
+	else
+		json_null(j, key);
+}
+
+static int json_neck(void *ctx, const struct ipcperf_bottleneck *b)
+{
+	struct json *j = ctx;
+
+	json_object_begin(j, NULL);
+	json_i64(j, "pid", b->pid);
+	json_pid_or_null(j, "waits_to_write", b->waits_to_write);
+	json_u64(j, "write_wait_ns", b->write_wait_ns);
+	json_pid_or_null(j, "waits_to_read", b->waits_to_read);
+	json_u64(j, "read_wait_ns", b->read_wait_ns);
 	json_object_end(j);
 	return 0;
 }
@@ -66,6 +90,10 @@ int flowout_json(struct json *j, struct ipcperf_flows *fl)
 	json_array_begin(j, "flows");
 	if (fl)
 		err = ipcperf_flows__for_each(fl, json_flow, j);
+	json_array_end(j);
+	json_array_begin(j, "bottlenecks");
+	if (fl && err >= 0)
+		err = ipcperf_flows__for_each_bottleneck(fl, json_neck, j);
 	json_array_end(j);
 	return err < 0 ? err : 0;
 }
@@ -132,6 +160,7 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	d->f.object = d->object;
 	d->f.writers = d->writers;
 	d->f.readers = d->readers;
+	d->rank = fo->nr_flows;
 	return 0;
 }
 
@@ -159,6 +188,27 @@ static int load_proc(void *ctx, const struct ipcperf_proc_row *row)
 	return err < 0 ? (lc->err = err) : 0;
 }
 
+static int load_neck(void *ctx, const struct ipcperf_bottleneck *b)
+{
+	struct load_ctx *lc = ctx;
+	struct flowout *fo = lc->fo;
+
+	if (cli_grow((void **)&fo->necks, &fo->cap_necks, fo->nr_necks + 1, sizeof(*b)) < 0)
+		return lc->err = -ENOMEM;
+	fo->necks[fo->nr_necks++] = *b;
+	return 0;
+}
+
+/* Along the chains, then in the order they came (by first activity). */
+static int cmp_stage(const void *a, const void *b)
+{
+	const struct flowout_flow *x = a, *y = b;
+
+	if (x->f.stage != y->f.stage)
+		return x->f.stage < y->f.stage ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
 int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
 {
 	struct load_ctx lc = { .fo = fo };
@@ -166,6 +216,10 @@ int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_st
 
 	memset(fo, 0, sizeof(*fo));
 	err = ipcperf_flows__for_each(fl, load_flow, &lc);
+	if (err >= 0 && lc.err >= 0)
+		err = ipcperf_flows__for_each_bottleneck(fl, load_neck, &lc);
+	if (fo->flows)
+		qsort(fo->flows, fo->nr_flows, sizeof(*fo->flows), cmp_stage);
 	if (err >= 0 && st)
 		err = ipcperf_stats__for_each_proc(st, load_proc, &lc);
 	if (err < 0 || lc.err < 0) {
@@ -185,6 +239,7 @@ void flowout_free(struct flowout *fo)
 	for (size_t i = 0; i < fo->nr_procs; i++)
 		free(fo->procs[i].comm);
 	free(fo->flows);
+	free(fo->necks);
 	free(fo->procs);
 	memset(fo, 0, sizeof(*fo));
 }
@@ -281,6 +336,48 @@ static void print_row(FILE *f, char (*row)[CELL_LEN], const int *width, bool unm
 	fprintf(f, "%s\n", line);
 }
 
+/* "comm[pid]" of @pid, comm made printable, into @buf. */
+static const char *proc_str(char *buf, size_t len, const struct flowout *fo, pid_t pid)
+{
+	snprintf(buf, len, "%s[%d]", flowout_comm(fo, pid), (int)pid);
+	printable(buf);
+	return buf;
+}
+
+/* "comm[pid]" of @pid into @buf, or @none when no traced process is there (0). */
+static const char *side_of(char *buf, size_t len, const struct flowout *fo, pid_t pid,
+			   const char *none)
+{
+	return pid ? proc_str(buf, len, fo, pid) : none;
+}
+
+void flowout_bottlenecks(FILE *f, const struct flowout *fo)
+{
+	char p[CELL_LEN], o[CELL_LEN], t[CLI_NUM_LEN];
+	bool moved = false;
+
+	for (size_t i = 0; i < fo->nr_necks; i++) {
+		const struct ipcperf_bottleneck *b = &fo->necks[i];
+		bool w = b->waits_to_write || b->write_wait_ns;
+		bool r = b->waits_to_read || b->read_wait_ns;
+
+		fprintf(f, "bottleneck: %s:", proc_str(p, sizeof(p), fo, b->pid));
+		if (w)
+			fprintf(f, " %s waits %s to write into it%s",
+				side_of(o, sizeof(o), fo, b->waits_to_write, "a writer not traced"),
+				fmt_ns(t, sizeof(t), b->write_wait_ns), r ? "," : "");
+		if (r)
+			fprintf(f, " %s waits %s to read from it",
+				side_of(o, sizeof(o), fo, b->waits_to_read, "a reader not traced"),
+				fmt_ns(t, sizeof(t), b->read_wait_ns));
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < fo->nr_flows; i++)
+		moved |= fo->flows[i].f.verdict != IPCPERF_VERDICT_IDLE;
+	if (!fo->nr_necks && moved)
+		fprintf(f, "bottleneck: none (no flow is held back or starved)\n");
+}
+
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 {
 	char (*cell)[NR_COLS][CELL_LEN];
@@ -355,6 +452,8 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	for (size_t i = 0; i < fo->nr_flows; i++)
 		print_row(f, cell[i], width, any_unmatched);
 	free(cell);
+	fputc('\n', f);
+	flowout_bottlenecks(f, fo);
 	fprintf(f, "\nbytes: read out of the channel; wire: start of a write to end of the read "
 		   "that took its bytes; blocked: asleep in the calls\n"
 		   "verdict: idle if no byte went in or out; backpressure if writers blocked W > 2R "
@@ -389,15 +488,20 @@ static void dot_escape(FILE *f, const char *s)
 	}
 }
 
-static void dot_edge(FILE *f, const char *from, const char *to, const struct ipcperf_flow *fw)
+static void dot_edge(FILE *f, const char *from, const char *to, const struct ipcperf_flow *fw,
+		     uint64_t duration_ns)
 {
 	char b[CLI_NUM_LEN], w[CLI_NUM_LEN];
 
 	fprintf(f, "  %s -> %s [label=\"", from, to);
 	dot_escape(f, fw->object);
 	fprintf(f, "\\n%s", fmt_bytes(b, sizeof(b), fw->bytes_read));
+	if (duration_ns)
+		fprintf(f, ", %.2f MB/s", (double)fw->bytes_read / ((double)duration_ns / 1e9) / 1e6);
 	if (fw->matches)
 		fprintf(f, "\\nwire p99 %s", fmt_ns(w, sizeof(w), fw->wire_ns.p99));
+	fprintf(f, "\\nblocked: writer %s", fmt_ns(b, sizeof(b), fw->writer_blocked_ns));
+	fprintf(f, ", reader %s", fmt_ns(w, sizeof(w), fw->reader_blocked_ns));
 	fprintf(f, "\\n%s\"", ipcperf_verdict_name(fw->verdict));
 	switch (fw->verdict) {
 	case IPCPERF_VERDICT_BACKPRESSURE:
@@ -416,6 +520,27 @@ static void dot_edge(FILE *f, const char *from, const char *to, const struct ipc
 	fprintf(f, "];\n");
 }
 
+static bool is_neck(const struct flowout *fo, pid_t pid)
+{
+	for (size_t i = 0; i < fo->nr_necks; i++)
+		if (fo->necks[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* A process's node; a bottleneck's filled and saying so. */
+static void dot_node(FILE *f, const struct flowout *fo, pid_t pid)
+{
+	bool neck = is_neck(fo, pid);
+
+	fprintf(f, "  p%d [label=\"", (int)pid);
+	dot_escape(f, flowout_comm(fo, pid));
+	fprintf(f, "\\n%d%s\"", (int)pid, neck ? "\\nbottleneck" : "");
+	if (neck)
+		fprintf(f, ", style=\"rounded,filled,bold\", fillcolor=\"#ffd6d6\", color=\"red\"");
+	fprintf(f, "];\n");
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -423,7 +548,7 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void flowout_dot(FILE *f, const struct flowout *fo)
+void flowout_dot(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 {
 	pid_t *pids;
 	size_t n = 0, cap = 0;
@@ -450,9 +575,7 @@ void flowout_dot(FILE *f, const struct flowout *fo)
 	for (size_t i = 0; pids && i < n; i++) {
 		if (i && pids[i] == pids[i - 1])
 			continue;
-		fprintf(f, "  p%d [label=\"", (int)pids[i]);
-		dot_escape(f, flowout_comm(fo, pids[i]));
-		fprintf(f, "\\n%d\"];\n", (int)pids[i]);
+		dot_node(f, fo, pids[i]);
 	}
 	free(pids);
 	for (size_t i = 0; i < fo->nr_flows; i++) {
@@ -476,21 +599,14 @@ void flowout_dot(FILE *f, const struct flowout *fo)
 					snprintf(to, sizeof(to), "p%d", (int)fw->readers[b]);
 				else
 					snprintf(to, sizeof(to), "r%zu", i);
-				dot_edge(f, from, to, fw);
+				dot_edge(f, from, to, fw, duration_ns);
 			}
 		}
 	}
-	fprintf(f, "  subgraph cluster_legend {\n"
-		   "    label=\"legend\"; fontsize=10; style=dashed; color=\"grey60\";\n"
-		   "    node [shape=point, width=0.05, color=\"grey40\"];\n"
-		   "    edge [fontsize=9];\n"
-		   "    legend_bp_a -> legend_bp_b [label=\"backpressure: writers wait on a full channel\","
-		   " color=\"red\", fontcolor=\"red\", style=\"bold\", penwidth=3];\n"
-		   "    legend_cs_a -> legend_cs_b [label=\"consumer-starved: readers wait on an empty"
-		   " channel\", color=\"blue\", fontcolor=\"blue\", style=\"dashed\", penwidth=1.5];\n"
-		   "    legend_ba_a -> legend_ba_b [label=\"balanced\", color=\"grey50\","
-		   " fontcolor=\"grey30\"];\n"
-		   "  }\n"
+	fprintf(f, "  legend [shape=plaintext, fontsize=8, fontcolor=\"grey30\", label=\""
+		   "red, bold: backpressure (writers wait on a full channel)\\l"
+		   "blue, dashed: consumer-starved (readers wait on an empty one)\\l"
+		   "grey: balanced; dotted: idle; filled: the bottleneck\\l\"];\n"
 		   "}\n");
 }
 

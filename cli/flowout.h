@@ -32,6 +32,7 @@ struct flowout_flow {
 	struct ipcperf_flow f;	/* object, writers and readers point into this struct's copies */
 	char *object;
 	pid_t *writers, *readers;
+	size_t rank;		/* the order ipcperf_flows__for_each() gave it in */
 };
 
 struct flowout_proc {
@@ -41,8 +42,10 @@ struct flowout_proc {
 
 /* A snapshot of the flows and of the names of the processes, for the table and the graph. */
 struct flowout {
-	struct flowout_flow *flows;	/* ordered by first activity */
+	struct flowout_flow *flows;	/* along the chains (stage), then by first activity */
 	size_t nr_flows, cap_flows;
+	struct ipcperf_bottleneck *necks;	/* by depth along the chains, then pid */
+	size_t nr_necks, cap_necks;
 	struct flowout_proc *procs;	/* ordered by pid */
 	size_t nr_procs, cap_procs;
 };
@@ -60,17 +63,25 @@ const char *flowout_comm(const struct flowout *fo, pid_t pid);
  * when there is none.
  */
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns);
+/*
+ * One line per bottleneck, "bottleneck: gzip[12]: head[11] waits 1.20s to
+ * write into it, wc[13] waits 1.18s to read from it", or "bottleneck: none
+ * (no flow is held back or starved)" when flows moved data and none is.
+ */
+void flowout_bottlenecks(FILE *f, const struct flowout *fo);
 /* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
 			 const struct cli_summary *sum);
 
 /*
- * The Graphviz digraph: processes as nodes, one edge per (writer, reader) of
- * each flow labelled with the object, bytes, wire p99 and verdict;
- * backpressure edges red and bold, consumer-starved edges blue and dashed,
- * balanced grey; a legend. A side nobody traced is drawn as a "not traced" node.
+ * The Graphviz digraph: processes as nodes (a bottleneck filled red and
+ * saying so), one edge per (writer, reader) of each flow labelled with the
+ * object, bytes, MB/s over @duration_ns, wire p99, the blocked times of
+ * each side and the verdict; backpressure edges red and bold,
+ * consumer-starved edges blue and dashed, balanced grey; a small legend.
+ * A side nobody traced is drawn as a "not traced" node.
  */
-void flowout_dot(FILE *f, const struct flowout *fo);
+void flowout_dot(FILE *f, const struct flowout *fo, uint64_t duration_ns);
 
 /*
  * Chrome Trace Event Format timeline (Perfetto UI, chrome://tracing), written

@@ -33,7 +33,7 @@
 #define DURATION_MAX (365.0 * 24 * 3600)
 
 static cli_opt_set_fn set_ids, set_duration, set_pages, set_separator, set_sc_sort, set_events,
-	set_path, set_listen;
+	set_path, set_listen, set_trace_sel;
 
 static const struct cli_word scope_words[] = {
 	{ "auto", IPCPERF_SCOPE_AUTO }, { "cpu", IPCPERF_SCOPE_CPU },
@@ -53,7 +53,7 @@ static const struct cli_word sort_words[] = {
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE", .to = { REPORT(input) },
 	  .set = set_path, .complete = CPL_FILE,
-	  .help = "the capture to read (required)" },
+	  .help = "the capture to read (default: ipcperf.data)" },
 	{ .name = "view", .arg = "VIEW", .to = { REPORT(view) },
 	  .set = cli_opt_enum, .values = view_words, .complete = CPL_WORDS,
 	  .help = "stat (default), syscalls (stat -s) or flows" },
@@ -83,7 +83,8 @@ static const struct cli_option options[] = {
 	{ .name = "output", .letter = 'o', .arg = "FILE", .to = { CAPTURE(output), REPORT(output) },
 	  .set = set_path, .complete = CPL_FILE,
 	  .help = "write to FILE instead of standard output",
-	  .help_for = { { IN(RECORD), NULL, "the capture (required; replaced if it exists)" } } },
+	  .help_for = { { IN(RECORD), NULL, "the capture (replaced if it exists; default:\n"
+					   "ipcperf.data, the last one kept as ipcperf.data.old)" } } },
 	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE,
 	  .help = "run CMD and trace it and its children" },
 	{ .name = "scope", .arg = "auto|cpu|task", .to = { CAPTURE(scope) },
@@ -193,6 +194,12 @@ static const struct cli_option options[] = {
 		  "page-faults, context-switches, cpu-migrations, cycles,\n"
 		  "instructions, cache-references, cache-misses (default:\n"
 		  "all); may be repeated" },
+	{ .name = "trace", .letter = 'e', .arg = "trace=SET", .to = { TRACE(sel) },
+	  .set = set_trace_sel,
+	  .help = "print only these calls, as strace -e trace=: names and\n"
+		  "classes (%file, %desc, %network, %process, %memory,\n"
+		  "%signal, %ipc), comma-separated, '!' first for all but\n"
+		  "them; traces every syscall to choose from; may be repeated" },
 	{ .name = "no-counters", .to = { STAT(no_counters) },
 	  .set = cli_opt_flag,
 	  .help = "open no counters: each is switched in and out with the\n"
@@ -469,6 +476,12 @@ static int set_events(const struct cli_option *o, const char *arg, void *dst)
 		return -1;
 	}
 	return 0;
+}
+
+static int set_trace_sel(const struct cli_option *o, const char *arg, void *dst)
+{
+	(void)o;
+	return tracesel_parse(dst, arg);
 }
 
 /* A FILE: "" names none, a usage error as any other (not a file that cannot be opened). */

@@ -224,10 +224,11 @@ static void put_ret(FILE *f, const struct ipcperf_syscall *ev, const struct ipcp
 	if (ev->ret < 0 && ev->ret >= -MAX_ERRNO) {
 		const char *name = strerrorname_np((int)-ev->ret);
 
+		/* as strace: the name, then what it means */
 		if (name)
-			fprintf(f, ") = -1 %s", name);
+			fprintf(f, ") = -1 %s (%s)", name, strerror((int)-ev->ret));
 		else
-			fprintf(f, ") = -1 E%d", (int)-ev->ret);
+			fprintf(f, ") = -1 E%d (%s)", (int)-ev->ret, strerror((int)-ev->ret));
 		return;
 	}
 	fputs(") = ", f);

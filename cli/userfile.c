@@ -9,6 +9,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <string.h>
 #include <sys/fsuid.h>
@@ -142,6 +143,32 @@ struct ipcperf_session *cli_user_open_capture(const char *path)
 	s = ipcperf_session__open_file(path, NULL);
 	cli_user_rights_leave(&r);
 	return s;
+}
+
+int cli_user_keep_old(const char *path)
+{
+	struct cli_user_rights r;
+	struct stat st;
+	char old[PATH_MAX];
+	int err = 0;
+
+	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old)) {
+		cli_err("cannot keep the last capture: %s.old is too long a path", path);
+		return -1;
+	}
+	if (cli_user_rights_enter(&r) < 0) {
+		cli_err("cannot keep the last capture %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && rename(path, old) < 0)
+		err = errno;
+	cli_user_rights_leave(&r);
+	if (err) {
+		cli_err("cannot keep the last capture as %s: %s; give another file with -o FILE",
+			old, strerror(err));
+		return -1;
+	}
+	return 0;
 }
 
 int cli_user_record(struct ipcperf_session *s, const char *path)

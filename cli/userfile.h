@@ -38,6 +38,13 @@ int cli_user_open(const char *path, int flags, mode_t mode);
  */
 void cli_user_open_failed(const char *what, const char *path, int err, bool seekable);
 
+/*
+ * As perf record does with its default file: an existing regular file
+ * @path becomes "@path.old" (replacing that one), with the user's rights.
+ * @return 0 (also when there is none), or -1 (said).
+ */
+int cli_user_keep_old(const char *path);
+
 /* ipcperf_session__open_file() of @path, which is read with the user's rights. */
 struct ipcperf_session *cli_user_open_capture(const char *path);
 

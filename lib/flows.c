@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "chains.h"
 #include "fdtable.h"
 #include "hist.h"
 #include "internal.h"
@@ -438,10 +439,36 @@ static int cmp_first(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
+/* What the chains need of the @n flows of @v, into @c. */
+static void chain_view(struct flow *const *v, size_t n, struct ipp_chain_flow *c)
+{
+	for (size_t i = 0; i < n; i++)
+		c[i] = (struct ipp_chain_flow){
+			.writers = v[i]->writers.v, .nr_writers = v[i]->writers.n,
+			.readers = v[i]->readers.v, .nr_readers = v[i]->readers.n,
+			.verdict = verdict_of(v[i]),
+			.writer_blocked_ns = v[i]->wblocked, .reader_blocked_ns = v[i]->rblocked,
+		};
+}
+
+static int chain_stages(struct flow *const *v, size_t n, unsigned *stage)
+{
+	struct ipp_chain_flow *c = malloc(n * sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	chain_view(v, n, c);
+	err = ipp_chains__stages(c, n, stage);
+	free(c);
+	return err;
+}
+
 static int walk(struct ipcperf_flows *fl, bool settle_all,
 		int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
 {
 	struct flow **v;
+	unsigned *stage;
 	int ret = 0;
 
 	if (!fl || !cb)
@@ -454,6 +481,8 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 		return -ENOMEM;
 	memcpy(v, fl->flows, fl->nr * sizeof(*v));
 	qsort(v, fl->nr, sizeof(*v), cmp_first);
+	stage = malloc(fl->nr * sizeof(*stage));
+	ret = stage ? chain_stages(v, fl->nr, stage) : -ENOMEM;
 	for (size_t i = 0; i < fl->nr && !ret; i++) {
 		const struct flow *f = v[i];
 		uint64_t unmatched = f->unmatched;
@@ -469,7 +498,7 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			.full_ns = f->full_ns + (f->full_since ? f->last - f->full_since : 0),
 			.writer_blocked_ns = f->wblocked, .reader_blocked_ns = f->rblocked,
 			.verdict = verdict_of(f), .first_ns = f->first, .last_ns = f->last,
-			.wire_hist = ipp_as_hist(&f->wire),
+			.wire_hist = ipp_as_hist(&f->wire), .stage = stage[i],
 		};
 
 		/* Debts still open: read bytes no traced write explains. */
@@ -484,6 +513,7 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 		}
 		ret = cb(ctx, &out);
 	}
+	free(stage);
 	free(v);
 	return ret;
 }
@@ -498,4 +528,25 @@ int ipcperf_flows__for_each_settled(struct ipcperf_flows *fl,
 				    int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
 {
 	return walk(fl, false, cb, ctx);
+}
+
+int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
+				       int (*cb)(void *ctx, const struct ipcperf_bottleneck *b),
+				       void *ctx)
+{
+	struct ipp_chain_flow *c;
+	int err;
+
+	if (!fl || !cb)
+		return -EINVAL;
+	ipp_settleq__drain(&fl->pend, true, process, fl);
+	if (!fl->nr)
+		return 0;
+	c = malloc(fl->nr * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	chain_view(fl->flows, fl->nr, c);
+	err = ipp_chains__bottlenecks(c, fl->nr, cb, ctx);
+	free(c);
+	return err;
 }

@@ -954,6 +954,98 @@ START_TEST(test_shell_pipeline)
 END_TEST
 
 /*
+ * (e2) `producer | relay | consumer` with a relay >10x slower than either
+ * side: the producer's flow is held back, the consumer's starves, and the
+ * relay is the one bottleneck; its waits are the flows' blocked times. The
+ * text report orders the rows along the chain and says so in one line.
+ */
+#define CHAIN_CMD "'" FLOWWORK_PATH "' producer 262144 -v | '" FLOWWORK_PATH "' relay -v | '" \
+	FLOWWORK_PATH "' consumer -v"
+
+/* The row of the text table written by @w and read by @r: where it starts in @out, or NULL. */
+static const char *row_of(const char *out, pid_t w, pid_t r)
+{
+	char start[48], reader[48];
+
+	snprintf(start, sizeof(start), "\n%d flowwork ", (int)w);
+	snprintf(reader, sizeof(reader), "->  %d flowwork ", (int)r);
+	for (const char *p = strstr(out, start); p; p = strstr(p + 1, start)) {
+		const char *eol = strchr(p + 1, '\n'), *q = strstr(p + 1, reader);
+
+		if (q && (!eol || q < eol))
+			return p;
+	}
+	return NULL;
+}
+
+static void assert_chain_text(void)
+{
+	char *argv[] = { IPCPERF_PATH, "flows", "--", "sh", "-c", CHAIN_CMD, NULL };
+	char want[128];
+	struct output o;
+	const char *a, *b, *neck;
+	pid_t prod, relay, cons;
+
+	run(argv, &o);
+	ck_assert_msg(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0, "flows (text): %s",
+		      status_str(o.status));
+	prod = role_pid(o.err, "producer");
+	relay = role_pid(o.err, "relay");
+	cons = role_pid(o.err, "consumer");
+	a = row_of(o.out, prod, relay);
+	b = row_of(o.out, relay, cons);
+	ck_assert_msg(a && b && a < b, "rows not along the chain (%d -> %d, then %d -> %d):\n%s",
+		      (int)prod, (int)relay, (int)relay, (int)cons, o.out);
+	snprintf(want, sizeof(want), "\nbottleneck: flowwork[%d]: flowwork[%d] waits ", (int)relay,
+		 (int)prod);
+	neck = strstr(o.out, want);
+	ck_assert_msg(neck != NULL, "no line '%s' in:\n%s", want + 1, o.out);
+	snprintf(want, sizeof(want), " to write into it, flowwork[%d] waits ", (int)cons);
+	ck_assert_msg(strstr(neck, want) && strstr(neck, " to read from it\n"),
+		      "the bottleneck line does not name the consumer:\n%s", o.out);
+	ck_assert_msg(!strstr(neck + 1, "\nbottleneck:"), "more than one bottleneck:\n%s", o.out);
+	output_free(&o);
+}
+
+START_TEST(test_bottleneck_chain)
+{
+	char *cmd[] = { "sh", "-c", CHAIN_CMD, NULL };
+	json_object *doc, *flows, *necks, *in, *out, *b;
+	struct output o;
+	pid_t prod, relay, cons;
+
+	doc = flows_run(cmd, NULL, NULL, &o);
+	flows = flows_of(doc);
+	prod = role_pid(o.err, "producer");
+	relay = role_pid(o.err, "relay");
+	cons = role_pid(o.err, "consumer");
+	in = flow_written_by(flows, "pipe", prod);
+	out = flow_written_by(flows, "pipe", relay);
+	assert_only_pid(in, "readers", relay, "relay");
+	assert_only_pid(out, "readers", cons, "consumer");
+	assert_bytes(in, 262144, &o);
+	assert_bytes(out, 262144, &o);
+	assert_verdict(in, "backpressure");
+	assert_verdict(out, "consumer-starved");
+	ck_assert_int_eq(jint(in, "stage"), 0);
+	ck_assert_int_eq(jint(out, "stage"), 1);
+	necks = jmember(doc, "bottlenecks");
+	ck_assert_msg(json_object_array_length(necks) == 1, "want one bottleneck: %s",
+		      json_object_to_json_string(necks));
+	b = json_object_array_get_idx(necks, 0);
+	ck_assert_int_eq(jint(b, "pid"), relay);
+	ck_assert_int_eq(jint(b, "waits_to_write"), prod);
+	ck_assert_int_eq(jint(b, "waits_to_read"), cons);
+	ck_assert_int_eq(jint(b, "write_wait_ns"), jint(in, "writer_blocked_ns"));
+	ck_assert_int_eq(jint(b, "read_wait_ns"), jint(out, "reader_blocked_ns"));
+	assert_no_loss(doc);
+	json_object_put(doc);
+	output_free(&o);
+	assert_chain_text();
+}
+END_TEST
+
+/*
  * (f) A unix socketpair connected before the capture: flowwork sets it up,
  * both processes exist, then `ipcperf flows -p P,C` attaches and only then
  * does data move. The ends are known from the scan at the attach (with
@@ -1028,6 +1120,7 @@ Suite *flowlive_suite(void)
 	tcase_add_test(tc, test_tcp);
 	tcase_add_test(tc, test_low_fds);
 	tcase_add_test(tc, test_shell_pipeline);
+	tcase_add_test(tc, test_bottleneck_chain);
 	tcase_add_test(tc, test_preconnected);
 	suite_add_tcase(s, tc);
 	return s;

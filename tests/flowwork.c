@@ -105,6 +105,16 @@
  *		flowwork consumer'`: one pipe flow between sh's two children,
  *		5000 bytes.
  *
+ * relay		One process (role relay): reads stdin with reads of at most
+ *		4096 bytes, sleeps 20 ms after each, and writes what it read
+ *		to stdout, until EOF. As `sh -c 'flowwork producer 262144 |
+ *		flowwork relay | flowwork consumer'`: the relay is >10x slower
+ *		than either side, so the producer waits to write into it
+ *		(backpressure) and the consumer waits to read from it
+ *		(consumer-starved): the relay is the bottleneck.
+ *		  flows pipe:[A] producer -> relay and pipe:[B] relay ->
+ *		  consumer, 262144 bytes each
+ *
  * preconnected	For "a unix socket connected before the capture started".
  *		P makes socketpair(AF_UNIX, SOCK_STREAM) and forks C; C waits
  *		for SIGUSR1. P prints `ready P C` (its pid and C's) on stdout
@@ -467,6 +477,25 @@ static int consumer(void)
 	return 0;
 }
 
+static int relay(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	role("relay");
+	sleep_ms(SETTLE_MS);
+	while ((n = read(0, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("read(0): %s", strerror(errno));
+		sleep_ms(20);
+		write_all(1, buf, (size_t)n);
+	}
+	sleep_ms(SETTLE_MS);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ sockets */
 
 static void make_socketpair(int type, int sv[2])
@@ -671,6 +700,8 @@ int main(int argc, char **argv)
 		return pipes();
 	if (!strcmp(scenario, "producer"))
 		return producer(arg);
+	if (!strcmp(scenario, "relay"))
+		return relay();
 	if (!strcmp(scenario, "consumer"))
 		return consumer();
 	if (!strcmp(scenario, "preconnected"))

@@ -13,6 +13,7 @@ Suite *hist_suite(void);
 Suite *procfd_suite(void);
 Suite *account_suite(void);
 Suite *flows_suite(void);
+Suite *chains_suite(void);
 Suite *perfdata_suite(void);
 Suite *metrics_suite(void);
 Suite *httpd_suite(void);

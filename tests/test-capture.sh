@@ -13,7 +13,9 @@
 #    offset; a killed recorder's capture reports with a "partial" warning;
 #  - rings of one page lose events (50000 getpid calls): the warning of
 #    stat -m 1 says "now 1 page per CPU", and report's of a record -m 1
-#    capture "this capture: 1 page per CPU" (not its own default of 512).
+#    capture "this capture: 1 page per CPU" (not its own default of 512);
+#  - without -o, record writes ipcperf.data and keeps the last as .old;
+#    without -i, report reads it.
 # Needs root (tracepoints), jq and perf; skips (77) otherwise, fails under CI=true.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -95,8 +97,6 @@ jq -e '[.processes[].syscalls[]? | select(.name == "pipe2")] | length > 0' "$T/o
 run "$IPCPERF" report -i "$T/rec.data" --view flows --dot "$T/g.dot"
 expect_status 0 "report --view flows --dot"
 grep -q '^digraph' "$T/g.dot" || fail "report --dot: no graph"
-run "$IPCPERF" record -- "$IPCWORK" pipe
-expect_status 2 "record without -o"
 # -d ends the capture while the command runs: with --keep-running the
 # capture is written and said, then record waits for the command and exits
 # with its status.
@@ -169,4 +169,32 @@ sleep 1.6	# the workload, orphaned, finishes
 run "$IPCPERF" report -i "$T/kill9.data"
 expect_status 0 "report of a SIGKILLed recorder's capture"
 grep -q 'partial capture' "$T/err" || { show; fail "SIGKILLed capture: no partial warning"; }
+
+# Without -o and -i, as perf: record writes ipcperf.data, the last one kept
+# as ipcperf.data.old, and report reads ipcperf.data.
+ipcperf=$(realpath "$IPCPERF") ipcwork=$(realpath "$IPCWORK")
+mkdir "$T/cwd"
+(cd "$T/cwd" && "$ipcperf" record -q -- "$ipcwork" pipe) >/dev/null 2>&1 ||
+	fail "record without -o"
+first=$(stat -c %i "$T/cwd/ipcperf.data")
+(cd "$T/cwd" && "$ipcperf" record -q -- "$ipcwork" pipe --hold 10) >/dev/null 2>&1 ||
+	fail "record without -o, a second time"
+[ "$(stat -c %i "$T/cwd/ipcperf.data.old")" = "$first" ] ||
+	fail "the first ipcperf.data is not ipcperf.data.old after the second record"
+[ "$(stat -c %a "$T/cwd/ipcperf.data")" = 600 ] || fail "ipcperf.data is not mode 0600"
+(cd "$T/cwd" && "$ipcperf" report --json) >"$T/out" 2>"$T/err" || { show; fail "report without -i"; }
+[ "$(fd_sum "$T/out" 11 write bytes)" -eq 9100 ] || { show; fail "report without -i: wrong bytes"; }
+rm "$T/cwd"/ipcperf.data*
+status=0
+(cd "$T/cwd" && "$ipcperf" report) >"$T/out" 2>"$T/err" || status=$?
+expect_status 2 "report without -i and without ipcperf.data"
+grep -q 'give the capture with -i FILE (there is no ipcperf.data here' "$T/err" ||
+	{ show; fail "report without a capture: not the one-line hint"; }
+# The default file is never followed through a link, nor is the link moved.
+ln -s "$T/elsewhere" "$T/cwd/ipcperf.data"
+status=0
+(cd "$T/cwd" && "$ipcperf" record -q -- true) >"$T/out" 2>"$T/err" || status=$?
+expect_status 1 "record onto a symbolic link ipcperf.data"
+[ -L "$T/cwd/ipcperf.data" ] && [ ! -e "$T/elsewhere" ] && [ ! -e "$T/cwd/ipcperf.data.old" ] ||
+	fail "record followed or moved the link ipcperf.data"
 exit 0

@@ -1272,6 +1272,30 @@ struct ipcperf_flow {
 	uint64_t first_ns, last_ns;
 	/** The wire times (ns) of the matches as a distribution (for buckets); since 0.2. */
 	const struct ipcperf_hist *wire_hist;
+	/**
+	 * Since 0.2: where the flow sits along its chain, its writers' depth: 0
+	 * when they read no traced flow, else one more than the deepest writer
+	 * feeding them (`a | b | c`: a -> b is 0, b -> c is 1). A cycle (a client
+	 * and a server talking both ways) is cut at its smallest pid.
+	 */
+	unsigned stage;
+};
+
+/**
+ * Since 0.2: a process that the flows around it wait on. It is one when a
+ * flow into it is held back (backpressure: its writers wait to write into
+ * it) or a flow out of it starves (consumer-starved: its readers wait for
+ * it), and it does not wait itself: no flow into it starves and no flow out
+ * of it is held back. In `a | b | c` with a slow b, b is the bottleneck.
+ */
+struct ipcperf_bottleneck {
+	pid_t pid;
+	/** The writer that waits the longest to write into it, 0 if none; and the writers' time asleep on its held-back input flows. */
+	pid_t waits_to_write;
+	uint64_t write_wait_ns;
+	/** The reader that waits the longest for it, 0 if none; and the readers' time asleep on its starved output flows. */
+	pid_t waits_to_read;
+	uint64_t read_wait_ns;
 };
 
 /** One write whose bytes one read took out (all or part of them). */
@@ -1340,6 +1364,18 @@ IPCPERF_API int ipcperf_flows__for_each(struct ipcperf_flows *fl,
 IPCPERF_API int ipcperf_flows__for_each_settled(struct ipcperf_flows *fl,
 						int (*cb)(void *ctx, const struct ipcperf_flow *f),
 						void *ctx);
+
+/**
+ * Call @p cb for each bottleneck of the flows (struct ipcperf_bottleneck),
+ * by depth along the chains (the stage of the flows it writes), then pid,
+ * over the same flows as ipcperf_flows__for_each(). The data lives for the
+ * call. Since 0.2.
+ * @return 0, the first non-zero value @p cb returned, or -EINVAL / -ENOMEM.
+ */
+IPCPERF_API int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
+						   int (*cb)(void *ctx,
+							     const struct ipcperf_bottleneck *b),
+						   void *ctx);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests of the flows' chains (lib/chains.c): each flow's stage, and
+ * which processes the chains wait on (the rule in chains.h), on hand-built
+ * flows whose answers are worked out by hand.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <check.h>
+
+#include "chains.h"
+#include "suites.h"
+
+#define MS 1000000ull
+#define BP IPCPERF_VERDICT_BACKPRESSURE
+#define CS IPCPERF_VERDICT_CONSUMER_STARVED
+#define BAL IPCPERF_VERDICT_BALANCED
+
+/* Pids live here: a flow points at them. */
+static const pid_t P[] = { 0, 101, 102, 103, 104 };
+
+/* One writer @w, one reader @r. */
+static struct ipp_chain_flow flow(int w, int r, enum ipcperf_verdict v, uint64_t wb, uint64_t rb)
+{
+	return (struct ipp_chain_flow){ .writers = &P[w], .nr_writers = 1, .readers = &P[r],
+					.nr_readers = 1, .verdict = v,
+					.writer_blocked_ns = wb, .reader_blocked_ns = rb };
+}
+
+struct necks {
+	struct ipcperf_bottleneck v[8];
+	size_t n;
+};
+
+static int collect(void *ctx, const struct ipcperf_bottleneck *b)
+{
+	struct necks *nk = ctx;
+
+	ck_assert_uint_lt(nk->n, 8);
+	nk->v[nk->n++] = *b;
+	return 0;
+}
+
+static struct necks necks_of(const struct ipp_chain_flow *v, size_t n)
+{
+	struct necks nk = { .n = 0 };
+
+	ck_assert_int_eq(ipp_chains__bottlenecks(v, n, collect, &nk), 0);
+	return nk;
+}
+
+/* a | b | c with a slow b: a waits to write into b, c waits to read from it. */
+START_TEST(test_slow_middle)
+{
+	/* given out of order: the stage does not come from the order */
+	struct ipp_chain_flow v[] = { flow(2, 3, CS, 5 * MS, 800 * MS),
+				      flow(1, 2, BP, 900 * MS, 10 * MS) };
+	unsigned stage[2];
+	struct necks nk;
+
+	ck_assert_int_eq(ipp_chains__stages(v, 2, stage), 0);
+	ck_assert_uint_eq(stage[0], 1);
+	ck_assert_uint_eq(stage[1], 0);
+	nk = necks_of(v, 2);
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 102);
+	ck_assert_int_eq(nk.v[0].waits_to_write, 101);
+	ck_assert_uint_eq(nk.v[0].write_wait_ns, 900 * MS);
+	ck_assert_int_eq(nk.v[0].waits_to_read, 103);
+	ck_assert_uint_eq(nk.v[0].read_wait_ns, 800 * MS);
+}
+END_TEST
+
+/* The last stage slow: it is the bottleneck, nobody waits to read from it. */
+START_TEST(test_slow_end)
+{
+	struct ipp_chain_flow v[] = { flow(1, 2, BAL, 0, 0), flow(2, 3, BP, 400 * MS, 0) };
+	struct necks nk = necks_of(v, 2);
+
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 103);
+	ck_assert_int_eq(nk.v[0].waits_to_write, 102);
+	ck_assert_uint_eq(nk.v[0].write_wait_ns, 400 * MS);
+	ck_assert_int_eq(nk.v[0].waits_to_read, 0);
+	ck_assert_uint_eq(nk.v[0].read_wait_ns, 0);
+}
+END_TEST
+
+/* A slow source: the first process; a starved middle waits, so it is not one. */
+START_TEST(test_slow_source)
+{
+	struct ipp_chain_flow v[] = { flow(1, 2, CS, 0, 300 * MS), flow(2, 3, CS, 0, 290 * MS) };
+	struct necks nk = necks_of(v, 2);
+
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 101);
+	ck_assert_int_eq(nk.v[0].waits_to_write, 0);
+	ck_assert_int_eq(nk.v[0].waits_to_read, 102);
+	ck_assert_uint_eq(nk.v[0].read_wait_ns, 300 * MS);
+}
+END_TEST
+
+START_TEST(test_balanced_has_none)
+{
+	struct ipp_chain_flow v[] = { flow(1, 2, BAL, 3 * MS, 2 * MS),
+				      flow(2, 3, IPCPERF_VERDICT_IDLE, 0, 0) };
+
+	ck_assert_uint_eq(necks_of(v, 2).n, 0);
+}
+END_TEST
+
+/* Two writers held back by one reader: their waits add up, the longest is named. */
+START_TEST(test_fan_in)
+{
+	struct ipp_chain_flow v[] = { flow(1, 3, BP, 100 * MS, 0), flow(2, 3, BP, 250 * MS, 0) };
+	unsigned stage[2];
+	struct necks nk = necks_of(v, 2);
+
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 103);
+	ck_assert_int_eq(nk.v[0].waits_to_write, 102);
+	ck_assert_uint_eq(nk.v[0].write_wait_ns, 350 * MS);
+	ck_assert_int_eq(ipp_chains__stages(v, 2, stage), 0);
+	ck_assert_uint_eq(stage[0], 0);
+	ck_assert_uint_eq(stage[1], 0);
+}
+END_TEST
+
+/* A longer chain with a shortcut: the stage is the longest way in. */
+START_TEST(test_stages_longest_path)
+{
+	struct ipp_chain_flow v[] = { flow(3, 4, BAL, 0, 0), flow(1, 3, BAL, 0, 0),
+				      flow(2, 3, BAL, 0, 0), flow(1, 2, BAL, 0, 0) };
+	unsigned stage[4];
+
+	ck_assert_int_eq(ipp_chains__stages(v, 4, stage), 0);
+	ck_assert_uint_eq(stage[0], 2);	/* 103 is at depth 2: 101 -> 102 -> 103 */
+	ck_assert_uint_eq(stage[1], 0);
+	ck_assert_uint_eq(stage[2], 1);
+	ck_assert_uint_eq(stage[3], 0);
+}
+END_TEST
+
+/* A client and a server talking both ways: the cycle is cut at the smallest pid. */
+START_TEST(test_cycle)
+{
+	struct ipp_chain_flow v[] = { flow(2, 1, BAL, 0, 0), flow(1, 2, BAL, 0, 0) };
+	unsigned stage[2];
+
+	ck_assert_int_eq(ipp_chains__stages(v, 2, stage), 0);
+	ck_assert_uint_eq(stage[0], 1);
+	ck_assert_uint_eq(stage[1], 0);
+}
+END_TEST
+
+/* A process reading what it wrote itself: no edge, no verdict on itself. */
+START_TEST(test_self_flow)
+{
+	struct ipp_chain_flow v[] = { flow(1, 1, BP, 50 * MS, 0) };
+	unsigned stage[1];
+
+	ck_assert_int_eq(ipp_chains__stages(v, 1, stage), 0);
+	ck_assert_uint_eq(stage[0], 0);
+	ck_assert_uint_eq(necks_of(v, 1).n, 0);
+}
+END_TEST
+
+/* A bottleneck at each end of one chain, the shallower first; then only the end one. */
+START_TEST(test_two_chains)
+{
+	struct ipp_chain_flow v[] = { flow(3, 4, BP, 20 * MS, 0), flow(1, 2, CS, 0, 30 * MS),
+				      flow(2, 3, CS, 0, 30 * MS) };
+	struct necks nk = necks_of(v, 3);
+
+	/* 101 starves 102, which starves 103, which waits on 104 too: two, 101 and 104 */
+	ck_assert_uint_eq(nk.n, 2);
+	ck_assert_int_eq(nk.v[0].pid, 101);
+	ck_assert_int_eq(nk.v[1].pid, 104);
+	ck_assert_int_eq(nk.v[1].waits_to_write, 103);
+	v[1] = flow(1, 2, BAL, 0, 0);
+	v[2] = flow(2, 3, BAL, 0, 0);
+	nk = necks_of(v, 3);
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 104);
+}
+END_TEST
+
+Suite *chains_suite(void)
+{
+	Suite *s = suite_create("chains");
+	TCase *tc = tcase_create("chains");
+
+	tcase_add_test(tc, test_slow_middle);
+	tcase_add_test(tc, test_slow_end);
+	tcase_add_test(tc, test_slow_source);
+	tcase_add_test(tc, test_balanced_has_none);
+	tcase_add_test(tc, test_fan_in);
+	tcase_add_test(tc, test_stages_longest_path);
+	tcase_add_test(tc, test_cycle);
+	tcase_add_test(tc, test_self_flow);
+	tcase_add_test(tc, test_two_chains);
+	suite_add_tcase(s, tc);
+	return s;
+}
