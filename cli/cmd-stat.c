@@ -24,15 +24,13 @@ struct stat_cmd {
 	struct cli_out output;
 	char what[CLI_WHAT_LEN];	/* the targets, for the text header */
 
-	struct ipcperf_stats *total, *delta;
+	struct ipcperf_stats *total;
+	struct ipcperf_interval *iv;	/* -I: the deltas */
 	struct ipcperf_flows *flows;
 	struct cnt_target *cnt_targets;
 	size_t nr_cnt_targets;
-	struct cnt_set all_prev, all_cur, all_delta;	/* pid 0: all targets */
+	struct cnt_set all_cur, all_delta;	/* pid 0: all targets */
 	struct thread_names names;	/* --per-thread */
-
-	/* -I bookkeeping: what the previous interval ended at. */
-	uint64_t last_ns, prev_lost, prev_unpaired, prev_records;
 
 	/* --openmetrics FILE, --listen: the running totals as metrics (cli/metrics.h) */
 	int om_err;			/* the last error writing om_path, said once */
@@ -41,17 +39,30 @@ struct stat_cmd {
 	bool run_over;			/* stopped: the flows settle every call */
 };
 
-/* A target's counters (0: all); with --no-counters, each "not requested". */
-static void read_cnt(const struct stat_cmd *c, struct ipcperf_session *s, pid_t pid,
-		     struct cnt_set *set)
+/* With --no-counters, each counter "not requested". @return true when so. */
+static bool not_requested(const struct stat_cmd *c, struct cnt_set *set)
 {
-	if (!c->o->no_counters) {
-		cnt_read(s, pid, set);
-		return;
-	}
+	if (!c->o->no_counters)
+		return false;
 	set->valid = true;
 	for (int i = 0; i < IPCPERF_CNT__MAX; i++)
 		set->v[i] = (struct ipcperf_counter_value){ .status = IPCPERF_CNT_NOT_REQUESTED };
+	return true;
+}
+
+/* A target's counters (0: all). */
+static void read_cnt(const struct stat_cmd *c, struct ipcperf_session *s, pid_t pid,
+		     struct cnt_set *set)
+{
+	if (!not_requested(c, set))
+		cnt_read(s, pid, set);
+}
+
+/* A target's counters over the interval just closed (0: all). */
+static void interval_cnt(const struct stat_cmd *c, pid_t pid, struct cnt_set *set)
+{
+	if (!not_requested(c, set))
+		set->valid = ipcperf_interval__counters(c->iv, pid, set->v) == 0;
 }
 
 /* ------------------------------------------------------------------ metrics */
@@ -145,52 +156,34 @@ static void stat_io_ready(void *ctx, const struct pollfd *fds, unsigned int n)
 
 /* ------------------------------------------------------------------ the run */
 
-/* Print the deltas since the last interval (or the start) up to @end_ns, then reset them. */
+/* Print the deltas since the last interval (or the start) up to @end_ns, then start the next. */
 static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_t end_ns)
 {
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	struct ipcperf_interval_info in = { .sz = sizeof(in) };
 	struct snap sn = { .is_interval = true };
-	uint64_t unpaired;
 
-	if (ipcperf_session__stats(s, &st) < 0)
+	if (ipcperf_session__stats(s, &st) < 0 || ipcperf_interval__close(c->iv, end_ns, &in) < 0)
 		return;
-	if (!c->last_ns)
-		c->last_ns = st.start_ns;
-	if (end_ns < c->last_ns)
-		end_ns = c->last_ns;
-	unpaired = st.unpaired_enter + st.unpaired_exit;
-	sn.time_ns = end_ns - st.start_ns;
-	sn.duration_ns = end_ns - c->last_ns;
-	sn.lost = st.lost - c->prev_lost;
-	sn.unpaired = unpaired - c->prev_unpaired;
-	sn.records = st.records - c->prev_records;
+	sn.time_ns = in.time_ns;
+	sn.duration_ns = in.end_ns - in.start_ns;
+	sn.lost = in.lost;
+	sn.unpaired = in.unpaired;
+	sn.records = in.records;
 	sn.fd_identity = st.fd_identity;
 	sn.syscall_records = st.syscall_records;
 	sn.sched_records = st.sched_records;
-
-	for (size_t i = 0; i < c->nr_cnt_targets; i++) {
-		struct cnt_target *ct = &c->cnt_targets[i];
-
-		read_cnt(c, s, ct->pid, &ct->cur);
-		cnt_delta(&ct->delta, &ct->cur, &ct->prev);
-	}
-	read_cnt(c, s, 0, &c->all_cur);
-	cnt_delta(&c->all_delta, &c->all_cur, &c->all_prev);
+	for (size_t i = 0; i < c->nr_cnt_targets; i++)
+		interval_cnt(c, c->cnt_targets[i].pid, &c->cnt_targets[i].delta);
+	interval_cnt(c, 0, &c->all_delta);
 	sn.all = &c->all_delta;
 
 	cli_status_clear();
-	if (snap_take(&sn, c->delta, c->o, c->cnt_targets, c->nr_cnt_targets, true) == 0)
+	if (snap_take(&sn, ipcperf_interval__stats(c->iv), c->o, c->cnt_targets,
+		      c->nr_cnt_targets, true) == 0)
 		statout_print(&c->out, &sn);
 	snap_free(&sn);
-
-	for (size_t i = 0; i < c->nr_cnt_targets; i++)
-		cnt_advance(&c->cnt_targets[i].prev, &c->cnt_targets[i].cur);
-	cnt_advance(&c->all_prev, &c->all_cur);
-	ipcperf_stats__reset(c->delta);
-	c->last_ns = end_ns;
-	c->prev_lost = st.lost;
-	c->prev_unpaired = unpaired;
-	c->prev_records = st.records;
+	ipcperf_interval__next(c->iv);
 }
 
 static void stat_tick(void *ctx, struct ipcperf_session *s)
@@ -199,19 +192,23 @@ static void stat_tick(void *ctx, struct ipcperf_session *s)
 	stat_write_om(ctx);
 }
 
-static void read_comm(pid_t pid, char *buf, size_t len)
+/* -I: the intervals, attached after the totals and flows, with the targets' counters. */
+static int stat_interval_new(struct stat_cmd *c, struct ipcperf_session *s)
 {
-	char path[CLI_PROC_PATH_LEN];
-	FILE *f;
+	pid_t *pids = calloc(c->nr_cnt_targets + 1, sizeof(*pids));
+	IPCPERF_OPTS(ipcperf_interval_opts, io, .per_thread = c->o->per_thread, .pids = pids,
+		     .nr_pids = c->nr_cnt_targets);
 
-	buf[0] = 0;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
+	for (size_t i = 0; pids && i < c->nr_cnt_targets; i++)
+		pids[i] = c->cnt_targets[i].pid;
+	int err;
+
+	c->iv = pids ? ipcperf_interval__new(s, &io) : NULL;
+	err = c->iv ? 0 : pids ? errno : ENOMEM;
+	free(pids);
+	if (err)
+		cli_err("cannot set up the accounting: %s", strerror(err));
+	return -err;
 }
 
 static int stat_setup(void *ctx, struct ipcperf_session *s)
@@ -223,8 +220,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	c->sess = s;
 	/* The flows after the totals they take fd identities from. */
 	if ((err = ipcperf_stats__attach(c->total, s)) < 0 ||
-	    (c->flows && (err = ipcperf_flows__attach(c->flows, s)) < 0) ||
-	    (c->delta && (err = ipcperf_stats__attach(c->delta, s)) < 0)) {
+	    (c->flows && (err = ipcperf_flows__attach(c->flows, s)) < 0)) {
 		cli_err("cannot set up the accounting: %s", strerror(-err));
 		return err;
 	}
@@ -246,11 +242,16 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 			goto oom;
 		for (size_t i = 0; i < c->o->t.pids.n; i++) {
 			c->cnt_targets[i].pid = c->o->t.pids.v[i];
-			read_comm(c->o->t.pids.v[i], c->cnt_targets[i].comm,
-				  sizeof(c->cnt_targets[i].comm));
+			/* Its name as read when the totals attached (none: ""). */
+			if (ipcperf_stats__proc_comm(c->total, c->o->t.pids.v[i],
+						     c->cnt_targets[i].comm,
+						     sizeof(c->cnt_targets[i].comm)) < 0)
+				c->cnt_targets[i].comm[0] = '\0';
 		}
 		c->nr_cnt_targets = c->o->t.pids.n;
 	}
+	if (c->o->interval_ms && (err = stat_interval_new(c, s)) < 0)
+		return err;
 	/* A file that cannot be written fails now, before the run, not at its end. */
 	if (stat_write_om(c) < 0)
 		return -EIO;
@@ -304,11 +305,9 @@ static int stat_open(struct stat_cmd *c)
 	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = o->per_thread);
 
 	c->total = ipcperf_stats__new(&so);
-	if (c->total && o->interval_ms)
-		c->delta = ipcperf_stats__new(&so);
 	if (c->total && o->flows)
 		c->flows = ipcperf_flows__new(c->total);
-	if (!c->total || (o->interval_ms && !c->delta) || (o->flows && !c->flows)) {
+	if (!c->total || (o->flows && !c->flows)) {
 		cli_err("cannot set up the accounting: %s", strerror(errno));
 		return -1;
 	}
@@ -332,31 +331,15 @@ static int stat_open(struct stat_cmd *c)
 	return 0;
 }
 
-/* What a capture for @o is made of. */
+/* What a capture for @o is made of: what the accounting needs, as the library says. */
 static unsigned int stat_events(const struct stat_opts *o)
 {
-	/*
-	 * -s: every syscall through raw_syscalls. The I/O and fd calls are
-	 * still classified, so the fd table stays; sched and task events feed
-	 * the context switches and processes. Without -s, the I/O and fd calls
-	 * through raw_syscalls and a kernel filter: half the cost of their own
-	 * tracepoints here. A capture keeps the per-syscall tracepoints, which
-	 * perf script decodes with their argument names.
-	 */
-	unsigned int ev = o->syscalls ? IPCPERF_EV_ALL_SYSCALLS :
-		IPCPERF_EV_IO | IPCPERF_EV_FDS | (o->t.record ? 0 : IPCPERF_EV_RAW_FILTER);
+	IPCPERF_OPTS(ipcperf_stats_events_opts, eo, .every_syscall = o->syscalls,
+		     .recording = o->t.record != NULL, .flows = o->flows,
+		     .running_view = o->interval_ms || o->listen.on);
+	int ev = ipcperf_stats__events(&eo);
 
-	/* Switch records (blocked time) only for --flows' verdicts: four more
-	 * records per blocking round trip. */
-	ev |= IPCPERF_EV_SCHED | IPCPERF_EV_TASK | (o->flows ? IPCPERF_EV_BLOCKED : 0);
-	/*
-	 * Totals at the end only: each thread's switches and wakeups counted
-	 * in the kernel, where it pairs the calls, in place of one sample
-	 * each. -I and --listen show them while the run goes: the samples.
-	 */
-	if (!o->interval_ms && !o->listen.on)
-		ev |= IPCPERF_EV_SCHED_TOTALS;
-	return ev;
+	return ev > 0 ? (unsigned int)ev : 0;
 }
 
 /* The capture, with the live status line while it runs. */
@@ -484,7 +467,7 @@ int stat_run(const struct stat_opts *o)
 	/* The session first: it feeds the accounting; the flows use the totals. */
 	ipcperf_session__delete(res.session);
 	ipcperf_flows__delete(c.flows);
-	ipcperf_stats__delete(c.delta);
+	ipcperf_interval__delete(c.iv);
 	ipcperf_stats__delete(c.total);
 	free(c.cnt_targets);
 	thread_names_free(&c.names);

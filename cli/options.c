@@ -157,9 +157,9 @@ static const struct cli_option options[] = {
 		  "per-process tables; JSON adds\n"
 		  "\"syscalls_total\" and keeps the per-process rows.\n"
 		  "Calls, errors, time, min and max are exact sums and\n"
-		  "extremes; the p99 of a syscall made by several\n"
-		  "processes is the largest of their p99s, an upper\n"
-		  "bound (JSON: \"p99_upper_bound\": true); implies -s" },
+		  "extremes; p50 and p99 are those of all the calls\n"
+		  "together (the processes' histograms merged);\n"
+		  "implies -s" },
 	{ .name = "per-thread", .to = { STAT(per_thread) },
 	  .set = cli_opt_flag, .implies = "syscalls",
 	  .help = "a syscall table per thread, headed \"PID/TID COMM\"\n"

@@ -215,8 +215,7 @@ static void print_text(struct statout *c, const struct snap *sn)
 
 		for (size_t i = 0; i < sn->nr_procs; i++)
 			n += sn->procs[i].scs.n > 0;
-		fprintf(f, "\nsyscalls of all %zu process%s together (p99 of a syscall made by several: "
-			"the largest of theirs, an upper bound)\n", n, n == 1 ? "" : "es");
+		fprintf(f, "\nsyscalls of all %zu process%s together\n", n, n == 1 ? "" : "es");
 		if (sn->total_scs.n)
 			sc_text_table(f, "  ", sn->total_scs.v, sn->total_scs.n, c->o->sc_errnos);
 		else

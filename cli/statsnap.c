@@ -175,6 +175,8 @@ static int on_syscall_row(void *ctx, const struct ipcperf_syscall_row *row)
 	struct snap *sn = ctx;
 	struct proc_snap *p = snap_proc(sn, row->pid);
 
+	if (p)
+		p->scs.hists = sn->total_scs.hists;	/* --total merges them */
 	if (!p || sc_rows_add(&p->scs, row) < 0) {
 		sn->oom = true;
 		return -ENOMEM;
@@ -266,6 +268,7 @@ static int proc_arrange(struct snap *sn, struct proc_snap *p, const struct stat_
 	sc_rows_sort(&p->scs, o->sc_sort);
 	if (o->sc_total && sc_rows_merge(&sn->total_scs, &p->scs) < 0)
 		return -ENOMEM;
+	sc_rows_drop_hists(&p->scs);
 	if (o->top && p->nr_fds > o->top) {
 		for (size_t j = o->top; j < p->nr_fds; j++)
 			fd_snap_free(&p->fds[j]);
@@ -298,6 +301,7 @@ int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts 
 {
 	int err;
 
+	sn->total_scs.hists = o->sc_total;
 	if ((err = ipcperf_stats__for_each_proc(st, on_proc_row, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_syscall(st, on_syscall_row, sn)) < 0 ||
@@ -325,42 +329,3 @@ void cnt_read(struct ipcperf_session *s, pid_t pid, struct cnt_set *set)
 {
 	set->valid = ipcperf_session__read_counters(s, pid, set->v) == 0;
 }
-
-/*
- * @d = @cur - @prev for an interval. The totals are the last read, so the sum
- * of the deltas telescopes to them exactly.
- */
-void cnt_delta(struct cnt_set *d, const struct cnt_set *cur, const struct cnt_set *prev)
-{
-	*d = *cur;
-	if (!cur->valid || !prev->valid)
-		return;
-	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
-		const struct ipcperf_counter_value *a = &cur->v[i], *b = &prev->v[i];
-
-		if (a->status != IPCPERF_CNT_OK || b->status != IPCPERF_CNT_OK)
-			continue;
-		d->v[i].value = a->value >= b->value ? a->value - b->value : 0;
-		d->v[i].enabled_ns = a->enabled_ns >= b->enabled_ns ? a->enabled_ns - b->enabled_ns : 0;
-		d->v[i].running_ns = a->running_ns >= b->running_ns ? a->running_ns - b->running_ns : 0;
-	}
-}
-
-/*
- * After an interval: the next deltas start from @cur. A scaled (multiplexed)
- * value can dip between reads; the baseline keeps the highest value already
- * reported so that a dip and the rise after it are not counted twice.
- */
-void cnt_advance(struct cnt_set *prev, const struct cnt_set *cur)
-{
-	struct cnt_set old = *prev;
-
-	*prev = *cur;
-	if (!old.valid || !cur->valid)
-		return;
-	for (int i = 0; i < IPCPERF_CNT__MAX; i++)
-		if (old.v[i].status == IPCPERF_CNT_OK && cur->v[i].status == IPCPERF_CNT_OK &&
-		    old.v[i].value > cur->v[i].value)
-			prev->v[i].value = old.v[i].value;
-}
-

@@ -1,9 +1,9 @@
 /*
  * What ipcperf stat shows, taken out of the library's accounting: per
  * process its fds, syscalls and counters, sorted and cut as the options say
- * (a snapshot: the totals, or the deltas of one -I interval); the counters
- * of the target processes and their deltas; the names of the threads for
- * --per-thread. The renderers (statout.h) take a snapshot and write it.
+ * (a snapshot: the totals, or the deltas of one -I interval, which the
+ * library's ipcperf_interval keeps); the counters of the target processes;
+ * the names of the threads for --per-thread. The renderers (statout.h) take a snapshot and write it.
  */
 #ifndef IPCPERF_CLI_STATSNAP_H
 #define IPCPERF_CLI_STATSNAP_H
@@ -27,18 +27,11 @@ struct cnt_target {
 	pid_t pid;
 	char comm[CLI_COMM_LEN];	/* in case it never shows up in the accounting */
 	struct cnt_set cur;		/* last read */
-	struct cnt_set prev, delta;	/* -I: the read before, and the difference */
+	struct cnt_set delta;		/* -I: over the last interval (ipcperf_interval__counters()) */
 };
 
 /* Read the counters of @pid (0: all targets) into @set. */
 void cnt_read(struct ipcperf_session *s, pid_t pid, struct cnt_set *set);
-/*
- * @d = @cur - @prev for an interval. The totals are the last read, so the sum
- * of the deltas telescopes to them exactly.
- */
-void cnt_delta(struct cnt_set *d, const struct cnt_set *cur, const struct cnt_set *prev);
-/* After an interval: the next deltas start from @cur. */
-void cnt_advance(struct cnt_set *prev, const struct cnt_set *cur);
 
 /* ------------------------------------------------------------------ snapshots */
 

@@ -82,7 +82,11 @@ int sc_rows_add(struct sc_rows *r, const struct ipcperf_syscall_row *row)
 	d->time_ns = row->time_ns;
 	d->lat_ns = row->lat_ns;
 	d->merged = 1;
+	d->exact = true;
 	r->n++;
+	if (r->hists && row->hist &&
+	    (!(d->hist = ipcperf_hist__new()) || ipcperf_hist__merge(d->hist, row->hist) < 0))
+		return -ENOMEM;	/* the row is in: sc_rows_free() frees it */
 	return 0;
 }
 
@@ -106,26 +110,43 @@ static int errno_add(struct sc_row *row, int err, uint64_t count)
 	return 0;
 }
 
-static void lat_merge(struct sc_row *d, const struct sc_row *s)
+/*
+ * The percentiles of the union, from the rows' histograms merged into @d's;
+ * a row without one leaves an upper bound: the largest of the rows'.
+ */
+static int lat_percentiles(struct sc_row *d, const struct sc_row *s)
+{
+	struct ipcperf_lat l;
+
+	d->exact = (d->exact || !d->merged) && s->exact && s->hist;
+	if (!d->exact) {
+		d->lat_ns.p50 = d->lat_ns.p50 > s->lat_ns.p50 ? d->lat_ns.p50 : s->lat_ns.p50;
+		d->lat_ns.p99 = d->lat_ns.p99 > s->lat_ns.p99 ? d->lat_ns.p99 : s->lat_ns.p99;
+		return 0;
+	}
+	if (!d->hist && !(d->hist = ipcperf_hist__new()))
+		return -ENOMEM;
+	if (ipcperf_hist__merge(d->hist, s->hist) < 0 || ipcperf_hist__lat(d->hist, &l) < 0)
+		return -EINVAL;
+	d->lat_ns.p50 = l.p50;
+	d->lat_ns.p99 = l.p99;
+	return 0;
+}
+
+static int lat_merge(struct sc_row *d, const struct sc_row *s)
 {
 	struct ipcperf_lat *a = &d->lat_ns;
 	const struct ipcperf_lat *b = &s->lat_ns;
 
 	if (!d->calls) {
 		*a = *b;
-		return;
+	} else if (s->calls) {
+		if (b->min < a->min)
+			a->min = b->min;
+		if (b->max > a->max)
+			a->max = b->max;
 	}
-	if (!s->calls)
-		return;
-	if (b->min < a->min)
-		a->min = b->min;
-	if (b->max > a->max)
-		a->max = b->max;
-	/* Percentiles of a union cannot be had from the parts: keep an upper bound. */
-	if (b->p50 > a->p50)
-		a->p50 = b->p50;
-	if (b->p99 > a->p99)
-		a->p99 = b->p99;
+	return lat_percentiles(d, s);
 }
 
 int sc_rows_merge(struct sc_rows *dst, const struct sc_rows *src)
@@ -147,7 +168,8 @@ int sc_rows_merge(struct sc_rows *dst, const struct sc_rows *src)
 				return -ENOMEM;
 			dst->n++;
 		}
-		lat_merge(d, s);
+		if (lat_merge(d, s) < 0)
+			return -ENOMEM;
 		d->calls += s->calls;
 		d->errors += s->errors;
 		d->time_ns += s->time_ns;
@@ -204,8 +226,17 @@ void sc_rows_sort(struct sc_rows *r, enum sc_sort key)
 		qsort_r(r->v, r->n, sizeof(*r->v), cmp_row, &key);
 }
 
+void sc_rows_drop_hists(struct sc_rows *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		ipcperf_hist__delete(r->v[i].hist);
+		r->v[i].hist = NULL;
+	}
+}
+
 void sc_rows_free(struct sc_rows *r)
 {
+	sc_rows_drop_hists(r);
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].name);
 		free(r->v[i].errnos);
@@ -396,7 +427,7 @@ void sc_json_rows(struct json *j, const char *key, const struct sc_row *rows, si
 		json_u64(j, "p99_ns", r->lat_ns.p99);
 		json_u64(j, "max_ns", r->lat_ns.max);
 		if (merged_info)
-			json_bool(j, "p99_upper_bound", r->merged > 1);
+			json_bool(j, "p99_upper_bound", r->merged > 1 && !r->exact);
 		json_lat(j, "lat_ns", &r->lat_ns);
 		json_object_begin(j, "errnos");
 		for (size_t k = 0; k < r->nr_errnos; k++) {

@@ -24,11 +24,14 @@ struct sc_row {
 	uint64_t calls, errors, time_ns;
 	struct ipcperf_lat lat_ns;
 	/*
-	 * Merged rows (--total): how many rows went in. With more than one,
-	 * p50 and p99 are the largest of theirs: an upper bound, not a
-	 * percentile of the union (min, max, calls, errors and time are exact).
+	 * Merged rows (--total): how many rows went in. p50 and p99 are those
+	 * of the union, from the rows' histograms merged; only when a row came
+	 * without one (!exact) are they the largest of theirs, an upper bound
+	 * (min, max, calls, errors and time are exact either way).
 	 */
 	unsigned int merged;
+	bool exact;
+	struct ipcperf_hist *hist;	/* with sc_rows.hists; owned */
 	struct sc_errno *errnos;	/* ascending by err */
 	size_t nr_errnos, cap_errnos;
 };
@@ -37,6 +40,7 @@ struct sc_row {
 struct sc_rows {
 	struct sc_row *v;
 	size_t n, cap;
+	bool hists;		/* rows keep a copy of their histogram, to be merged */
 };
 
 enum sc_sort {
@@ -56,15 +60,18 @@ enum sc_sort {
 /* Parse a -S key (also strace's aliases, e.g. "count", "avg-time"); -1 if unknown. */
 int sc_sort_parse(const char *s, enum sc_sort *out);
 
-/* Append a copy of @row. @return 0 or -ENOMEM. */
+/* Append a copy of @row (with @r->hists, of its histogram too). @return 0 or -ENOMEM. */
 int sc_rows_add(struct sc_rows *r, const struct ipcperf_syscall_row *row);
 /*
  * Merge every row of @src into @dst by syscall name (threads and processes
  * are folded together): sums of calls, errors, time and each errno; min and
- * max exact; p50 and p99 the largest of the rows' (an upper bound).
+ * max exact; p50 and p99 of the merged histograms (an upper bound, the
+ * largest of the rows', only when a row of @src has none).
  * @return 0 or -ENOMEM.
  */
 int sc_rows_merge(struct sc_rows *dst, const struct sc_rows *src);
+/* Free the rows' histograms (once merged). */
+void sc_rows_drop_hists(struct sc_rows *r);
 /* Order by tid (per-thread rows stay grouped), then by @key. */
 void sc_rows_sort(struct sc_rows *r, enum sc_sort key);
 void sc_rows_free(struct sc_rows *r);
@@ -85,7 +92,7 @@ void sc_text_table(FILE *f, const char *indent, const struct sc_row *rows, size_
  * The rows as a JSON array @key: name, calls, errors, time_ns, min_ns,
  * max_ns, p99_ns, avg_ns, lat_ns {min, avg, p50, p99, max}, errnos
  * {"EBADF": N, ...}; "tid" with @with_tid; "p99_upper_bound" on merged rows
- * with @merged_info.
+ * with @merged_info (true only where a row had no histogram).
  */
 void sc_json_rows(struct json *j, const char *key, const struct sc_row *rows, size_t n,
 		  bool with_tid, bool merged_info);

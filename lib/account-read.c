@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "account.h"
@@ -270,7 +271,7 @@ int ipcperf_stats__for_each_syscall(struct ipcperf_stats *st,
 				.pid = p->pid, .name = v[k]->name, .calls = v[k]->calls,
 				.errors = v[k]->errors, .time_ns = v[k]->time_ns, .nr = v[k]->nr,
 				.tid = v[k]->tid, .errnos = v[k]->errnos,
-				.nr_errnos = v[k]->nr_errnos,
+				.nr_errnos = v[k]->nr_errnos, .hist = ipp_as_hist(&v[k]->hist),
 			};
 
 			if (!v[k]->calls)
@@ -282,5 +283,18 @@ int ipcperf_stats__for_each_syscall(struct ipcperf_stats *st,
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+int ipcperf_stats__proc_comm(struct ipcperf_stats *st, pid_t pid, char *buf, size_t len)
+{
+	struct proc *p;
+
+	if (!st || !buf || !len)
+		return -EINVAL;
+	p = ipp_stats__proc(st, pid, false);
+	if (!p || !p->comm[0])
+		return -ENOENT;
+	snprintf(buf, len, "%s", p->comm);
 	return 0;
 }

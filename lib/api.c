@@ -4,8 +4,17 @@
 #include <stdarg.h>
 #include <string.h>
 #include "internal.h"
+#include "print.h"
 
 static ipcperf_print_fn_t print_fn;
+static __thread ipp_print_keep_fn keep_fn;
+static __thread void *keep_ctx;
+
+void ipp_print_keep(ipp_print_keep_fn fn, void *ctx)
+{
+	keep_fn = fn;
+	keep_ctx = ctx;
+}
 
 ipcperf_print_fn_t ipcperf_set_print(ipcperf_print_fn_t fn)
 {
@@ -16,7 +25,9 @@ ipcperf_print_fn_t ipcperf_set_print(ipcperf_print_fn_t fn)
 
 void ipp_vprint(enum ipcperf_print_level level, const char *fmt, va_list ap)
 {
-	if (print_fn)
+	if (keep_fn)
+		keep_fn(keep_ctx, level, fmt, ap);
+	else if (print_fn)
 		print_fn(level, fmt, ap);
 }
 
@@ -24,10 +35,10 @@ void ipp_print(enum ipcperf_print_level level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!print_fn)
+	if (!print_fn && !keep_fn)
 		return;
 	va_start(ap, fmt);
-	print_fn(level, fmt, ap);
+	ipp_vprint(level, fmt, ap);
 	va_end(ap);
 }
 

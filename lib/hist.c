@@ -2,6 +2,7 @@
 /* Log-linear latency histogram: see hist.h for the layout and its error bound. */
 #include "config.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "hist.h"
@@ -260,4 +261,46 @@ int ipcperf_hist__count_le(const struct ipcperf_hist *h, const uint64_t *bounds,
 	if (!h || (n && (!bounds || !counts)))
 		return -EINVAL;
 	return ipp_hist_count_le(of_hist(h), bounds, n, counts) ? 0 : -EINVAL;
+}
+
+static struct ipp_hist *of_hist_mut(struct ipcperf_hist *h)
+{
+	return (struct ipp_hist *)(void *)h;
+}
+
+struct ipcperf_hist *ipcperf_hist__new(void)
+{
+	struct ipp_hist *h = malloc(sizeof(*h));
+
+	if (!h)
+		return NULL;
+	ipp_hist_init(h);
+	return (struct ipcperf_hist *)(void *)h;
+}
+
+void ipcperf_hist__delete(struct ipcperf_hist *h)
+{
+	free(h);
+}
+
+int ipcperf_hist__merge(struct ipcperf_hist *dst, const struct ipcperf_hist *src)
+{
+	if (!dst)
+		return -EINVAL;
+	if (src)
+		ipp_hist_merge(of_hist_mut(dst), of_hist(src));
+	return 0;
+}
+
+int ipcperf_hist__lat(const struct ipcperf_hist *h, struct ipcperf_lat *lat)
+{
+	const struct ipp_hist *p = of_hist(h);
+
+	if (!h || !lat)
+		return -EINVAL;
+	*lat = (struct ipcperf_lat){
+		.min = ipp_hist_min(p), .avg = ipp_hist_avg(p), .max = ipp_hist_max(p),
+		.p50 = ipp_hist_percentile(p, 50), .p99 = ipp_hist_percentile(p, 99),
+	};
+	return 0;
 }

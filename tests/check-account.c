@@ -554,6 +554,56 @@ START_TEST(test_only_errors_still_a_row)
 }
 END_TEST
 
+/* Each syscall row's histogram merged into @ctx (it lives only during the call). */
+static int merge_sc_hist(void *ctx, const struct ipcperf_syscall_row *row)
+{
+	ck_assert_ptr_nonnull(row->hist);
+	ck_assert_uint_eq(ipcperf_hist__count(row->hist), row->calls);
+	ck_assert_int_eq(ipcperf_hist__merge(ctx, row->hist), 0);
+	return 0;
+}
+
+/*
+ * Two processes' rows of one syscall merged: 5 calls of 2 ms in one, 995 of
+ * 1 us in the other. Each row's p99 is its own (2 ms, 1 us); the largest of
+ * them (2 ms) is only an upper bound of the union's, whose 990th call of
+ * 1000 is a 1 us one.
+ */
+START_TEST(test_syscall_rows_merge_exact)
+{
+	struct ipcperf_hist *h = ipcperf_hist__new();
+	struct ipcperf_lat l;
+	struct sc_rows *sr;
+
+	ck_assert_ptr_nonnull(h);
+	for (int i = 0; i < 5; i++)
+		feed_sc((struct ipcperf_syscall[]){ call(100, 100, SYS_getpid, "getpid",
+							 IPCPERF_SC_OTHER, -1, 100, 2000000) });
+	for (int i = 0; i < 995; i++)
+		feed_sc((struct ipcperf_syscall[]){ call(200, 200, SYS_getpid, "getpid",
+							 IPCPERF_SC_OTHER, -1, 200, 1000) });
+	sr = syscalls_of(st);
+	ck_assert_uint_eq(sr->n, 2);
+	ck_assert_uint_eq(sr->v[0].r.lat_ns.p99, 2000000);
+	ck_assert_uint_eq(sr->v[1].r.lat_ns.p99, 1000);
+	free(sr);
+	ck_assert_int_eq(ipcperf_stats__for_each_syscall(st, merge_sc_hist, h), 0);
+	ck_assert_int_eq(ipcperf_hist__lat(h, &l), 0);
+	ck_assert_uint_eq(ipcperf_hist__count(h), 1000);
+	ck_assert_uint_eq(ipcperf_hist__sum(h), 5 * 2000000 + 995 * 1000);
+	ck_lat(l, 1000, (5 * 2000000 + 995 * 1000) / 1000, 2000000);
+	ck_assert_uint_eq(l.p50, 1000);
+	ck_assert_uint_eq(l.p99, 1000);
+	/* NULL: nothing to add; no histogram to add to. */
+	ck_assert_int_eq(ipcperf_hist__merge(h, NULL), 0);
+	ck_assert_uint_eq(ipcperf_hist__count(h), 1000);
+	ck_assert_int_eq(ipcperf_hist__merge(NULL, h), -EINVAL);
+	ck_assert_int_eq(ipcperf_hist__lat(NULL, &l), -EINVAL);
+	ipcperf_hist__delete(h);
+	ipcperf_hist__delete(NULL);
+}
+END_TEST
+
 START_TEST(test_latency_percentiles)
 {
 	enum { N = 301 };
@@ -2386,6 +2436,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_bytes_errors_time);
 	tcase_add_test(tc, test_only_errors_still_a_row);
 	tcase_add_test(tc, test_latency_percentiles);
+	tcase_add_test(tc, test_syscall_rows_merge_exact);
 	tcase_add_test(tc, test_mmsg_counts_messages);
 	suite_add_tcase(s, tc);
 

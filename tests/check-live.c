@@ -26,6 +26,7 @@ int main(void)
 	srunner_add_suite(sr, syscalls_suite());
 	srunner_add_suite(sr, loss_suite());
 	srunner_add_suite(sr, sched_suite());
+	srunner_add_suite(sr, machine_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -584,6 +584,7 @@ END_TEST
 struct sc_count {
 	char name[40];
 	int64_t calls, errors;
+	int64_t p99_lo, p99_hi;	/* the smallest and largest p99 of the rows counted (p99_hi 0: none) */
 };
 
 struct sc_counts {
@@ -843,17 +844,31 @@ START_TEST(test_two_processes_total)
 
 			c->calls += jint(sc, "calls");
 			c->errors += jint(sc, "errors");
+			if (!c->p99_hi || jint(sc, "p99_ns") < c->p99_lo)
+				c->p99_lo = jint(sc, "p99_ns");
+			if (jint(sc, "p99_ns") > c->p99_hi)
+				c->p99_hi = jint(sc, "p99_ns");
 			ck_assert_msg(t != NULL, "%s of pid %" PRId64 " is not in syscalls_total", name,
 				      jint(json_object_array_get_idx(procs, i), "pid"));
 			ck_assert_msg(jint(t, "min_ns") <= jint(sc, "min_ns") &&
-				      jint(t, "max_ns") >= jint(sc, "max_ns") &&
-				      jint(t, "p99_ns") >= jint(sc, "p99_ns"),
-				      "syscalls_total %s: min/p99/max do not bound a process's", name);
+				      jint(t, "max_ns") >= jint(sc, "max_ns"),
+				      "syscalls_total %s: min/max do not bound a process's", name);
 		}
 	}
 	ck_assert_int_eq(sum.n, json_object_array_length(total));
 	for (size_t i = 0; i < sum.n; i++) {
 		json_object *t = find_entry(total, sum.v[i].name, -1);
+
+		/*
+		 * The p99 of a union lies between the smallest and the largest
+		 * of the parts' p99s (each part's share of calls at or below a
+		 * value averages to the union's); 1/64 for the buckets' middles.
+		 */
+		ck_assert_msg(jint(t, "p99_ns") >= sum.v[i].p99_lo - sum.v[i].p99_lo / 64 &&
+			      jint(t, "p99_ns") <= sum.v[i].p99_hi + sum.v[i].p99_hi / 64,
+			      "syscalls_total %s: p99 %" PRId64 " outside the processes' %" PRId64
+			      "..%" PRId64, sum.v[i].name, jint(t, "p99_ns"), sum.v[i].p99_lo,
+			      sum.v[i].p99_hi);
 
 		if (jint(t, "calls") != sum.v[i].calls || jint(t, "errors") != sum.v[i].errors)
 			msg_add(msg, sizeof(msg), "  %s: total %" PRId64 " calls %" PRId64
@@ -868,14 +883,72 @@ START_TEST(test_two_processes_total)
 		ck_assert_msg(jint(t, "calls") >= 2 * counted[i].calls &&
 			      jint(t, "errors") >= 2 * counted[i].errors, "syscalls_total %s too low",
 			      counted[i].name);
-		ck_assert_msg(json_object_get_boolean(jget(t, "p99_upper_bound", json_type_boolean)),
-			      "%s merged from several processes: p99 must be flagged as a bound",
-			      counted[i].name);
+		ck_assert_msg(!json_object_get_boolean(jget(t, "p99_upper_bound", json_type_boolean)),
+			      "%s merged from several processes: p99 is of the merged histograms, "
+			      "not flagged as a bound", counted[i].name);
 	}
 	/* Only the workers call kill: exact. */
 	ck_assert_int_eq(jint(find_entry(total, "kill", -1), "calls"), 18);
 	ck_assert_int_eq(jint(jget(find_entry(total, "kill", -1), "errnos", json_type_object),
 			      "ESRCH"), 8);
+	json_object_put(doc);
+}
+END_TEST
+
+/* The nanosleep row of the process in @procs whose row has @calls calls; NULL if none. */
+static json_object *naps_row(json_object *procs, int64_t calls)
+{
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		json_object *scs, *sc;
+
+		if (!json_object_object_get_ex(json_object_array_get_idx(procs, i), "syscalls", &scs))
+			continue;
+		sc = find_entry(scs, "nanosleep", -1);
+		if (sc && jint(sc, "calls") == calls)
+			return sc;
+	}
+	return NULL;
+}
+
+/*
+ * --total's p99 is that of all the calls together: 5 naps of 50 ms in one
+ * process, 995 of 0 us in another. The 990th of the 1000 is one of the short
+ * ones; the largest of the two processes' p99s (what an upper-bound merge
+ * gives) is a 50 ms one.
+ */
+START_TEST(test_total_exact_p99)
+{
+	static const char *const args[] = { "--total", "--json", NULL };
+	static char script[8300];
+	static const char *cmd[] = { "sh", "-c", script, NULL };
+	struct result r;
+	json_object *doc, *procs, *slow, *fast, *t;
+
+	snprintf(script, sizeof(script), "'%s' naps 5 50000 & '%s' naps 995 0; wait",
+		 scwork_path(), scwork_path());
+	run_stat(args, cmd, &r);
+	doc = parse_json_text(r.out, "stat --total --json");
+	cmd_result_free(&r);
+	procs = jget(doc, "processes", json_type_array);
+	slow = naps_row(procs, 5);
+	fast = naps_row(procs, 995);
+	ck_assert_msg(slow && fast, "no nanosleep rows of 5 and 995 calls");
+	ck_assert_msg(jint(slow, "min_ns") >= 50000000, "a 50 ms nap took %" PRId64 " ns",
+		      jint(slow, "min_ns"));
+	t = find_entry(jget(doc, "syscalls_total", json_type_array), "nanosleep", -1);
+	ck_assert_msg(t != NULL, "no nanosleep in syscalls_total");
+	ck_assert_int_eq(jint(t, "calls"), 1000);
+	ck_assert_int_eq(jint(t, "min_ns"), jint(fast, "min_ns"));
+	ck_assert_int_eq(jint(t, "max_ns"), jint(slow, "max_ns"));
+	/* The union's p99 is a short nap: in the fast process's range (within the
+	 * histogram's 1/64), below any slow one. */
+	ck_assert_msg(jint(t, "p99_ns") >= jint(fast, "min_ns") - jint(fast, "min_ns") / 64 &&
+		      jint(t, "p99_ns") <= jint(fast, "max_ns") + jint(fast, "max_ns") / 64 &&
+		      jint(t, "p99_ns") < jint(slow, "min_ns"),
+		      "--total nanosleep p99 %" PRId64 " ns: not among the 995 short naps (%" PRId64
+		      "..%" PRId64 " ns; the slow ones from %" PRId64 " ns)", jint(t, "p99_ns"),
+		      jint(fast, "min_ns"), jint(fast, "max_ns"), jint(slow, "min_ns"));
+	ck_assert(!json_object_get_boolean(jget(t, "p99_upper_bound", json_type_boolean)));
 	json_object_put(doc);
 }
 END_TEST
@@ -1352,6 +1425,7 @@ Suite *syscalls_suite(void)
 	tcase_add_test(tc, test_exact_json);
 	tcase_add_test(tc, test_strace_agrees);
 	tcase_add_test(tc, test_two_processes_total);
+	tcase_add_test(tc, test_total_exact_p99);
 	tcase_add_test(tc, test_per_thread);
 	tcase_add_test(tc, test_interval_sums);
 	tcase_set_timeout(tc, 90);

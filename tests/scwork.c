@@ -12,6 +12,9 @@
  *                     the other, each making N one-byte writes to /dev/null
  *                     (T x N in all, each returning 1); with "go", only once a
  *                     byte arrives on stdin (so that a tracer can attach first)
+ *   scwork naps N US  N x nanosleep of US microseconds (0..1000000) in this
+ *                     process: a known latency distribution, for --total's
+ *                     merged percentiles
  *
  * The dynamic loader and libc's startup make system calls of their own
  * (openat, read, close, mmap, ...) whose number depends on the machine, so
@@ -321,6 +324,17 @@ static int parse_count(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+/* @n nanosleeps of @us microseconds each, through syscall(): no libc retry. */
+static int run_naps(long n, long us)
+{
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
+
+	for (long i = 0; i < n; i++)
+		if (syscall(SYS_nanosleep, &ts, NULL) < 0)
+			return 3;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n, each;
@@ -337,6 +351,9 @@ int main(int argc, char **argv)
 	if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "go"))) && !strcmp(argv[1], "writes") &&
 	    parse_count(argv[2], 1, 1000, &n) == 0 && parse_count(argv[3], 1, 100000000L, &each) == 0)
 		return run_writes(n, each, argc == 5);
-	fprintf(stderr, "usage: scwork [threads N | loop N | writes THREADS N [go]]\n");
+	if (argc == 4 && !strcmp(argv[1], "naps") && parse_count(argv[2], 1, 1000000L, &n) == 0 &&
+	    parse_count(argv[3], 0, 1000000L, &each) == 0)
+		return run_naps(n, each);
+	fprintf(stderr, "usage: scwork [threads N | loop N | writes THREADS N [go] | naps N US]\n");
 	return 2;
 }

@@ -19,6 +19,7 @@ Suite *perfdata_suite(void);
 Suite *metrics_suite(void);
 Suite *httpd_suite(void);
 Suite *util_suite(void);
+Suite *interval_suite(void);
 
 /* Real tracepoints, rings and processes: root (check-live). */
 Suite *engine_suite(void);
@@ -27,4 +28,5 @@ Suite *flowlive_suite(void);
 Suite *syscalls_suite(void);
 Suite *loss_suite(void);
 Suite *sched_suite(void);
+Suite *machine_suite(void);
 #endif

@@ -722,6 +722,55 @@ struct ipcperf_event_info {
 IPCPERF_API int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev),
 				    void *ctx);
 
+/** How one item of the machine check came out. Since 0.2. */
+enum ipcperf_check_status {
+	IPCPERF_CHECK_OK = 0,		/**< what was found works */
+	IPCPERF_CHECK_PROBLEM,		/**< it limits what a capture shows (e.g. no hardware counters) */
+	IPCPERF_CHECK_FATAL,		/**< no capture can work until it is fixed */
+};
+
+/** One item of ipcperf_machine_check(); lives only during the callback. Since 0.2. */
+struct ipcperf_check_item {
+	/**
+	 * What was checked: "tracefs", "perf_event_paranoid", "ring_buffers",
+	 * "events" (they could not be tried), "tracepoints", "software_counters",
+	 * "hardware_counters", "fd_identity", "libperf", "capture".
+	 */
+	const char *name;
+	enum ipcperf_check_status status;
+	/** One line: what was found, or what is wrong and why. */
+	const char *detail;
+	/** Not OK: the command (or step) that fixes it, one line; NULL when OK. */
+	const char *fix;
+};
+
+struct ipcperf_check_opts {
+	size_t sz;
+	/** The ring size to check the mlock limit and the capture with; 0: IPCPERF_DEFAULT_RING_PAGES. */
+	unsigned int ring_pages;
+	/** Leave out the test capture of /bin/true (its item too). */
+	bool no_capture;
+};
+
+/**
+ * Check that this machine and this process can trace, item by item, in this
+ * order: tracefs (mounted or mountable, readable), kernel.perf_event_paranoid
+ * against root and CAP_PERFMON, the mlock limit for the rings, the
+ * tracepoints and counters (ipcperf_list_events()), where fd identities come
+ * from (ipcperf_fd_identity_probe()), the libperf version, and a test capture
+ * of /bin/true through a real session. Each goes to @p cb as it is found; the
+ * fixes name this program (/proc/self/exe) for setcap. Tracepoints this
+ * kernel lacks, and what the library said during a failed capture, go to the
+ * print function (IPCPERF_INFO). A non-zero return from @p cb stops the items
+ * (the checks still run) and is returned. Since 0.2.
+ * @return 1 when tracing works here (the capture succeeded; without one, no
+ *   item IPCPERF_CHECK_FATAL), 0 when it cannot; -EINVAL (NULL @p cb, bad
+ *   opts, ring_pages not a power of two); or what @p cb returned.
+ */
+IPCPERF_API int ipcperf_machine_check(const struct ipcperf_check_opts *opts,
+				      int (*cb)(void *ctx, const struct ipcperf_check_item *item),
+				      void *ctx);
+
 /* ------------------------------------------------------------------ */
 /* Counters (opts.counters)                                            */
 /* ------------------------------------------------------------------ */
@@ -821,6 +870,30 @@ IPCPERF_API uint64_t ipcperf_hist__sum(const struct ipcperf_hist *h);
 IPCPERF_API int ipcperf_hist__count_le(const struct ipcperf_hist *h, const uint64_t *bounds,
 				       size_t n, uint64_t *counts);
 
+/**
+ * An empty histogram of the caller's own, to merge rows' histograms into
+ * (e.g. one syscall over several processes: exact percentiles of the union,
+ * where the largest of the rows' p99s is only an upper bound). About 8 KiB.
+ * @return it, freed with ipcperf_hist__delete(); NULL with errno (ENOMEM).
+ * Since 0.2.
+ */
+IPCPERF_API struct ipcperf_hist *ipcperf_hist__new(void);
+/** Free a histogram of ipcperf_hist__new(); accepts NULL. Since 0.2. */
+IPCPERF_API void ipcperf_hist__delete(struct ipcperf_hist *h);
+/**
+ * Add every sample of @p src (NULL: none) into @p dst, one of
+ * ipcperf_hist__new(): as if each had been counted in @p dst. The result's
+ * count, sum, min and max are exact and its percentiles those of the union,
+ * within 1/64 as any row's. Since 0.2. @return 0; -EINVAL (NULL @p dst).
+ */
+IPCPERF_API int ipcperf_hist__merge(struct ipcperf_hist *dst, const struct ipcperf_hist *src);
+/**
+ * The latencies of @p h as rows report them: exact min, max and avg
+ * (floor of sum / count), p50 and p99 from the buckets; all 0 when empty.
+ * Since 0.2. @return 0; -EINVAL (NULL @p h or @p lat).
+ */
+IPCPERF_API int ipcperf_hist__lat(const struct ipcperf_hist *h, struct ipcperf_lat *lat);
+
 /** One direction (read or write side) of an fd row. */
 struct ipcperf_io {
 	uint64_t ops;		/**< completed calls */
@@ -875,6 +948,11 @@ struct ipcperf_syscall_row {
 	pid_t tid;		/**< the thread, with opts.per_thread; else 0 */
 	const struct ipcperf_errno_count *errnos;	/**< by errno, ascending; lives during the call */
 	size_t nr_errnos;
+	/**
+	 * The latencies of the calls as a distribution, to merge rows with
+	 * ipcperf_hist__merge(); lives during the call. Since 0.2.
+	 */
+	const struct ipcperf_hist *hist;
 };
 
 struct ipcperf_stats;
@@ -1022,6 +1100,132 @@ IPCPERF_API int ipcperf_stats__on_every_call(struct ipcperf_stats *st,
  * The sum of the counts between resets equals the counts without resets.
  */
 IPCPERF_API void ipcperf_stats__reset(struct ipcperf_stats *st);
+
+/** What an accounting is for (ipcperf_stats__events()). Since 0.2. */
+struct ipcperf_stats_events_opts {
+	size_t sz;
+	/** Count every system call (a strace -c table), not only the I/O and fd calls. */
+	bool every_syscall;
+	/** The session records a capture: per-syscall tracepoints, which perf script names. */
+	bool recording;
+	/** Flows are correlated too (ipcperf_flows): their verdicts need IPCPERF_EV_BLOCKED. */
+	bool flows;
+	/**
+	 * The counts are looked at while the session runs (intervals, live
+	 * metrics), not only at its end: scheduling as events, not per-thread
+	 * totals delivered at the stop (IPCPERF_EV_SCHED_TOTALS).
+	 */
+	bool running_view;
+};
+
+/**
+ * The event set (ipcperf_session_opts.events) a session needs to feed an
+ * ipcperf_stats (and flows) used as @p opts says (NULL: the totals of the
+ * I/O and fd calls at the end of a live run): the I/O and fd calls, through
+ * raw_syscalls with a kernel filter unless recording (half the cost of their
+ * own tracepoints on recent kernels), or every syscall; scheduling and task
+ * events; switch records for flows; kernel-counted scheduling totals unless
+ * there is a running view. Pure. Since 0.2.
+ * @return the enum ipcperf_event_set bits (> 0); -EINVAL (bad sz).
+ */
+IPCPERF_API int ipcperf_stats__events(const struct ipcperf_stats_events_opts *opts);
+
+/**
+ * The name the accounting knows for process @p pid (its
+ * ipcperf_proc_row.comm), copied into @p buf (@p len bytes, NUL-terminated,
+ * cut if short): of a target, read from /proc when attached (a command held
+ * before its exec still has its parent's); each exec renames it (the file's
+ * base name); else the first name its events gave. Since 0.2.
+ * @return 0; -ENOENT (no such process seen, or no name known yet); -EINVAL.
+ */
+IPCPERF_API int ipcperf_stats__proc_comm(struct ipcperf_stats *st, pid_t pid, char *buf,
+					 size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Intervals: the deltas of a running session, tick by tick           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * A session cut into consecutive intervals (ipcperf stat -I): for each, the
+ * accounting of what happened in it, the counters' deltas and the records
+ * read, lost and left unpaired in it. Summed over the intervals, every count
+ * equals the session's totals (a counter's deltas telescope to its last
+ * read). Since 0.2.
+ */
+struct ipcperf_interval;
+
+struct ipcperf_interval_opts {
+	size_t sz;
+	/** Syscall rows per thread, as ipcperf_stats_opts.per_thread. */
+	bool per_thread;
+	/**
+	 * Target processes whose counters are read on their own (with their
+	 * children), as ipcperf_session__read_counters() takes them; pid 0 (all
+	 * targets) is always read. Copied.
+	 */
+	const pid_t *pids;
+	size_t nr_pids;
+};
+
+/** What one interval covered. */
+struct ipcperf_interval_info {
+	size_t sz;
+	uint64_t start_ns;	/**< the end of the interval before, or the session's start */
+	uint64_t end_ns;	/**< as given to ipcperf_interval__close(), never before start_ns */
+	uint64_t time_ns;	/**< from the session's start to end_ns */
+	uint64_t lost;		/**< records lost in the interval */
+	uint64_t unpaired;	/**< syscalls left unpaired (enter or exit) in the interval */
+	uint64_t records;	/**< ring records read in the interval */
+};
+
+/**
+ * Intervals of @p s, which has not started: makes an ipcperf_stats of its own
+ * and attaches it (after whatever the caller attached before, in that order).
+ * Delete the session first. The first interval starts with the session.
+ * @return it, freed with ipcperf_interval__delete(); NULL with errno: EINVAL,
+ *   EBUSY (the session started), ENOMEM.
+ */
+IPCPERF_API struct ipcperf_interval *ipcperf_interval__new(struct ipcperf_session *s,
+							   const struct ipcperf_interval_opts *opts);
+/** Accepts NULL. */
+IPCPERF_API void ipcperf_interval__delete(struct ipcperf_interval *iv);
+
+/**
+ * End the current interval at @p end_ns (CLOCK_MONOTONIC; the stop's time
+ * for the last one): read the session's counts and the counters now, and
+ * keep their differences from the end of the interval before. Fills
+ * @p info (may be NULL; its sz set by the caller). Then read the interval
+ * with ipcperf_interval__stats() and ipcperf_interval__counters(), and start
+ * the next with ipcperf_interval__next() before feeding the session again.
+ * @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_interval__close(struct ipcperf_interval *iv, uint64_t end_ns,
+					struct ipcperf_interval_info *info);
+
+/**
+ * The accounting of the current interval (all fds and processes seen since
+ * the start are kept, with zero counts when idle in it); owned by @p iv.
+ */
+IPCPERF_API struct ipcperf_stats *ipcperf_interval__stats(const struct ipcperf_interval *iv);
+
+/**
+ * The counters' deltas over the closed interval of target @p pid (0: all
+ * targets) into @p vals (IPCPERF_CNT__MAX entries): values, enabled and
+ * running times, for the counters IPCPERF_CNT_OK at both ends; the others as
+ * last read.
+ * @return 0; -EBUSY (not closed); -ENODATA (the session counts nothing);
+ *   -ESRCH (@p pid not given at new); -EINVAL.
+ */
+IPCPERF_API int ipcperf_interval__counters(const struct ipcperf_interval *iv, pid_t pid,
+					   struct ipcperf_counter_value *vals);
+
+/**
+ * Start the next interval after a closed one: zero the accounting (what fds
+ * are is kept) and take the counters' last read as the new baseline (a
+ * multiplexed value that dipped keeps the highest, so no rise counts twice).
+ * Accepts NULL; does nothing unless closed.
+ */
+IPCPERF_API void ipcperf_interval__next(struct ipcperf_interval *iv);
 
 /* ------------------------------------------------------------------ */
 /* IPC flows: who feeds whom, wire time, occupancy, backpressure       */
