@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "callfds.h"
 #include "fdtable.h"
+#include "procres.h"
 #include "hist.h"
 #include "internal.h"
 #include "syscalls.h"
@@ -618,6 +619,19 @@ struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st)
 	return st->fdt;
 }
 
+/*
+ * Without the kernel's words on fds, /proc is read ahead of the merge, as
+ * the session takes its records (procres.h), and the table takes those
+ * answers: one resolver for every stats object of the session.
+ */
+static void attach_read_ahead(struct ipcperf_stats *st, struct ipcperf_session *s)
+{
+	struct ipp_procres *pr = ipp_procres__new();
+
+	ipp_fdtab__set_procres(st->fdt, ipp_session_read_ahead(s, pr));
+	ipp_procres__put(pr);
+}
+
 int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = st, .syscall = h_syscall,
@@ -647,6 +661,8 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	if (ipp_session_is_replay(s))
 		st->no_proc = true;
 	ipp_fdtab__set_no_proc(st->fdt, st->no_proc);
+	if (!st->no_proc && !ipp_session_kernel_fdid(s))
+		attach_read_ahead(st, s);
 	/*
 	 * fds that exist before the capture, read while they are open. A
 	 * command is held before its exec until the events are on: its fds now

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "procfd.h"
+#include "procres.h"
 #include "fdtable.h"
 #include "syscalls.h"
 
@@ -21,6 +22,17 @@ struct fdproc {
 	pid_t pid;
 	struct fdslot *fds;
 	size_t nr_fds, cap_fds;
+	/*
+	 * When each fd number was last closed (whatever it was), and when the
+	 * process began (fork) or exec'd: a /proc answer read before these
+	 * cannot describe an fd first seen after them.
+	 */
+	struct fdclosed {
+		int fd;
+		uint64_t ns;
+	} *closed;
+	size_t nr_closed, cap_closed;
+	uint64_t base_ns;
 };
 
 struct ipp_fdtab {
@@ -30,8 +42,7 @@ struct ipp_fdtab {
 	struct fdproc *last;	/* the last looked up */
 	struct ipp_inc *incs;
 	size_t nr_incs, cap_incs;
-	struct ipp_sockdb *sockdb;
-	uint64_t sockdb_ns;
+	struct ipp_procres *pr;	/* the /proc resolver (procres.h); NULL until needed */
 	uint64_t now_ns;	/* latest event time delivered */
 	/*
 	 * Captures (record.c): recording, every answer read from /proc goes to
@@ -71,9 +82,28 @@ struct ipp_fdtab {
 	size_t nr_early;
 };
 
-static const struct ipp_ident unknown_ident = {
-	.state = IPP_ID_UNKNOWN, .object = "unknown", .capacity = -1, .cloexec = -1,
+/* Why an incarnation is reported unknown (doc/accuracy.md, "fd identity"). */
+enum why_unknown {
+	WHY_NONE,		/* no incarnation */
+	WHY_NOT_READ,		/* /proc was never read for it (--no-proc, a capture without a log) */
+	WHY_CLOSED,		/* its fd was closed before /proc was read */
+	WHY_EXITED,		/* its process was gone before /proc was read */
+	WHY_DENIED,		/* /proc refused (another user's process) */
+	WHY_NOT_FOUND,		/* open as far as the records tell, yet /proc did not have it */
+	WHY_MAX,
 };
+
+#define UNKNOWN_AS(why_) { .state = IPP_ID_UNKNOWN, .object = "unknown", .capacity = -1, \
+			   .cloexec = -1, .detail = why_ }
+static const struct ipp_ident unknown_idents[WHY_MAX] = {
+	[WHY_NONE] = UNKNOWN_AS(""),
+	[WHY_NOT_READ] = UNKNOWN_AS("identity unknown: not-read"),
+	[WHY_CLOSED] = UNKNOWN_AS("identity unknown: closed-before-read"),
+	[WHY_EXITED] = UNKNOWN_AS("identity unknown: exited-before-read"),
+	[WHY_DENIED] = UNKNOWN_AS("identity unknown: denied"),
+	[WHY_NOT_FOUND] = UNKNOWN_AS("identity unknown: not-found"),
+};
+#define unknown_ident (unknown_idents[WHY_NONE])
 
 const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
 {
@@ -101,13 +131,14 @@ void ipp_fdtab__delete(struct ipp_fdtab *t)
 		return;
 	for (size_t i = 0; i < t->nr_procs; i++) {
 		free(t->procs[i]->fds);
+		free(t->procs[i]->closed);
 		free(t->procs[i]);
 	}
 	free(t->procs);
 	free(t->incs);
 	free(t->pend);
 	free(t->lex);
-	ipp_sockdb__delete(t->sockdb);
+	ipp_procres__put(t->pr);
 	free(t);
 }
 
@@ -120,6 +151,20 @@ void ipp_fdtab__set_log(struct ipp_fdtab *t, struct ipp_identlog *log, bool repl
 bool ipp_fdtab__no_proc(const struct ipp_fdtab *t)
 {
 	return t->no_proc;
+}
+
+void ipp_fdtab__set_procres(struct ipp_fdtab *t, struct ipp_procres *pr)
+{
+	ipp_procres__put(t->pr);
+	t->pr = ipp_procres__get(pr);
+}
+
+/* The /proc resolver, made at the first need. NULL: out of memory. */
+static struct ipp_procres *reader(struct ipp_fdtab *t)
+{
+	if (!t->pr)
+		t->pr = ipp_procres__new();
+	return t->pr;
 }
 
 void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc)
@@ -202,6 +247,7 @@ void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t 
 	memset(id, 0, sizeof(*id));
 	id->state = IPP_ID_PROC;
 	id->res_ns = when;
+	id->read_ns = when;
 	id->kind = f->kind;
 	id->ino = (f->kind == IPCPERF_FD_PIPE || f->family) ? f->ino : 0;
 	id->peer_ino = f->peer_ino;
@@ -221,44 +267,6 @@ void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t 
 	}
 }
 
-/* How long one netlink dump of the sockets serves lookups. */
-#define SOCKDB_FRESH_NS (100ull * 1000 * 1000)
-
-static struct ipp_sockdb *fresh_sockdb(struct ipp_fdtab *t)
-{
-	uint64_t now = ipp_now_ns();
-
-	if (!t->sockdb)
-		t->sockdb = ipp_sockdb__new();
-	if (t->sockdb && now - t->sockdb_ns > SOCKDB_FRESH_NS) {
-		ipp_sockdb__refresh(t->sockdb);
-		t->sockdb_ns = now;
-	}
-	return t->sockdb;
-}
-
-/*
- * The socket table for a socket being resolved: asked for only once the fd
- * is held and is a socket (pipes and files need none), so that the dump,
- * which takes milliseconds, cannot outlast the fd.
- */
-static const struct ipp_sockdb *sockdb_for_held(void *ctx)
-{
-	return fresh_sockdb(ctx);
-}
-
-/*
- * A pipe's capacity from F_GETPIPE_SZ on a duplicate of the target's fd
- * (pidfd_getfd); without one, the kernel's default, said so.
- */
-static void set_pipe_capacity(struct ipp_ident *id, pid_t pid, int fd)
-{
-	int cap = ipp_pipe_capacity_via_pidfd(pid, fd);
-
-	id->cap_default = cap <= 0;
-	id->capacity = cap > 0 ? cap : IPP_PIPE_DEFAULT_SIZE;
-}
-
 /* Recording: note what /proc answered (@id NULL or not IPP_ID_PROC: could not be resolved). */
 static void log_answer(struct ipp_fdtab *t, uint32_t what, pid_t pid, int fd,
 		       const struct ipp_ident *id)
@@ -270,6 +278,10 @@ static void log_answer(struct ipp_fdtab *t, uint32_t what, pid_t pid, int fd,
 	if (id && id->state == IPP_ID_PROC) {
 		a.ok = 1;
 		a.res_ns = id->res_ns;
+	} else if (id) {
+		a.res_ns = id->read_ns;	/* when the read that failed was made */
+	}
+	if (id && id->state == IPP_ID_PROC) {
 		a.kind = id->kind;
 		a.sock_type = id->sock_type;
 		a.ino = id->ino;
@@ -292,8 +304,11 @@ static int replay_answer(struct ipp_fdtab *t, unsigned int mask, pid_t pid, int 
 	memset(id, 0, sizeof(*id));
 	id->state = err == 0 && a->ok ? IPP_ID_PROC : IPP_ID_UNKNOWN;
 	id->cloexec = -1;
+	id->read_ns = err == 0 ? a->res_ns : 0;
+	id->read_err = -ENOENT;
 	if (id->state == IPP_ID_UNKNOWN)
 		return err;
+	id->read_err = 0;
 	id->res_ns = a->res_ns;
 	id->kind = (enum ipcperf_fd_kind)a->kind;
 	id->sock_type = a->sock_type;
@@ -307,11 +322,15 @@ static int replay_answer(struct ipp_fdtab *t, unsigned int mask, pid_t pid, int 
 	return 0;
 }
 
-/* Look the fd up in /proc (or the log); the answer is checked against the incarnation's end later. */
-static void resolve(struct ipp_fdtab *t, struct ipp_inc *in)
+/*
+ * Look the fd up: the earliest answer the /proc resolver read ahead since
+ * @floor_ns (when the incarnation may have begun at the earliest), else
+ * /proc now; or the log. The answer is checked against the incarnation's
+ * end later.
+ */
+static void resolve(struct ipp_fdtab *t, struct ipp_inc *in, uint64_t floor_ns)
 {
-	struct ipp_fdid f;
-	uint64_t when;
+	struct ipp_procres *pr;
 
 	if (in->id.state != IPP_ID_NONE)
 		return;
@@ -322,19 +341,15 @@ static void resolve(struct ipp_fdtab *t, struct ipp_inc *in)
 		in->id.auth = (size_t)(in - t->incs);
 		return;
 	}
-	if (t->no_proc) {
+	pr = t->no_proc ? NULL : reader(t);
+	if (!pr) {
 		in->id.state = IPP_ID_UNKNOWN;
 		return;
 	}
-	when = ipp_now_ns();
-	if (ipp_procfd_resolve_held(in->pid, in->fd, sockdb_for_held, t, &f) == 0) {
-		ipp_ident_of_fdid(&in->id, &f, when);
-		in->id.auth = (size_t)(in - t->incs);
-		if (f.kind == IPCPERF_FD_PIPE)
-			set_pipe_capacity(&in->id, in->pid, in->fd);
-	} else {
-		in->id.state = IPP_ID_UNKNOWN;
-	}
+	if (ipp_procres__take(pr, in->pid, in->fd, floor_ns, &in->id) < 0 ||
+	    in->id.state != IPP_ID_PROC)
+		ipp_procres__read(pr, in->pid, in->fd, &in->id);
+	in->id.auth = (size_t)(in - t->incs);
 	log_answer(t, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id);
 }
 
@@ -361,11 +376,45 @@ static struct ipp_inc *new_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, ui
 	return in;
 }
 
+/* @fd of @p was closed (or replaced) by @when, whether or not the table knew it. */
+static void note_closed(struct fdproc *p, int fd, uint64_t when)
+{
+	for (size_t i = 0; i < p->nr_closed; i++) {
+		if (p->closed[i].fd == fd) {
+			if (when > p->closed[i].ns)
+				p->closed[i].ns = when;
+			return;
+		}
+	}
+	/* Out of memory: the floor stays lower, and an answer older than the close may be taken. */
+	if (ipp_grow((void **)&p->closed, &p->cap_closed, p->nr_closed + 1, sizeof(*p->closed)) < 0)
+		return;
+	p->closed[p->nr_closed++] = (struct fdclosed){ .fd = fd, .ns = when };
+}
+
+/*
+ * The earliest time incarnation @in of @p can have begun: its start, or
+ * for one first seen in use (start 0), the last close of its number or the
+ * process's fork or exec. A /proc answer read before is about another.
+ */
+static uint64_t floor_of(const struct fdproc *p, const struct ipp_inc *in)
+{
+	uint64_t floor_ns = p->base_ns;
+
+	if (in->start_ns)
+		return in->start_ns;
+	for (size_t i = 0; i < p->nr_closed; i++)
+		if (p->closed[i].fd == in->fd && p->closed[i].ns > floor_ns)
+			floor_ns = p->closed[i].ns;
+	return floor_ns;
+}
+
 static void end_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when)
 {
 	struct fdslot *s = find_slot(p, fd);
 	struct ipp_inc *in;
 
+	note_closed(p, fd, when);
 	if (!s)
 		return;
 	in = &t->incs[s->inc];
@@ -384,7 +433,7 @@ static struct ipp_inc *cur_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, bo
 		return &t->incs[s->inc];
 	in = new_inc(t, p, fd, 0);
 	if (in && do_resolve)
-		resolve(t, in);
+		resolve(t, in, floor_of(p, in));
 	return in;
 }
 
@@ -401,7 +450,7 @@ static void dup_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, const struct 
 	if (from && (from->state == IPP_ID_FINAL || from->state == IPP_ID_PROC))
 		in->id = *from;		/* IPP_ID_PROC keeps its authority */
 	else
-		resolve(t, in);
+		resolve(t, in, when);
 	if (in->id.state != IPP_ID_UNKNOWN)
 		in->id.cloexec = cloexec;
 }
@@ -418,8 +467,11 @@ static void dup_fd(struct ipp_fdtab *t, struct fdproc *p, int from_fd, int fd, u
 	dup_inc(t, p, fd, s ? &from : NULL, when, cloexec);
 }
 
-/* Look the open incarnation of @fd up again in /proc (what it is connected to changed). */
-static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd)
+/*
+ * Look the open incarnation of @fd up again in /proc (what it is connected
+ * to changed at @when).
+ */
+static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when)
 {
 	struct fdslot *s = find_slot(p, fd);
 	struct ipp_ident before;
@@ -432,8 +484,10 @@ static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd)
 		return;
 	before = in->id;
 	in->id.state = IPP_ID_NONE;
-	t->sockdb_ns = 0;	/* the connection is newer than any table we hold */
-	resolve(t, in);
+	/* the connection is newer than any socket table held */
+	if (!t->replay && reader(t))
+		ipp_procres__stale_sockets(t->pr);
+	resolve(t, in, when);
 	/* Closed since: what was read before still names it, without its peer. */
 	if (in->id.state == IPP_ID_UNKNOWN && before.state == IPP_ID_PROC)
 		in->id = before;
@@ -459,8 +513,12 @@ static void ident_of_open(struct ipp_ident *id, const struct ipcperf_fd_open *ev
 	id->state = ev->gone ? IPP_ID_UNKNOWN : IPP_ID_FINAL;
 	id->cloexec = ev->gone ? -1 : ev->cloexec;
 	id->capacity = -1;
-	if (ev->gone)
+	if (ev->gone) {
+		/* the kernel looked when the call returned: the fd was gone */
+		id->read_ns = ev->time_ns;
+		id->read_err = -ENOENT;
 		return;
+	}
 	id->kind = ev->kind;
 	id->ino = ev->ino;
 	id->peer_ino = ev->peer_ino;
@@ -771,7 +829,7 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 		end_inc(t, p, (int)ev->ret, ev->end_ns);
 		in = new_inc(t, p, (int)ev->ret, ev->end_ns);
 		if (in) {
-			resolve(t, in);
+			resolve(t, in, ev->end_ns);
 			if (in->id.state != IPP_ID_UNKNOWN)
 				in->id.cloexec = new_fd_cloexec(sc, ev);
 		}
@@ -792,12 +850,15 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	case IPP_FDOP_CONNECT:
 		/* A socket looked up before it connected has no peer yet: look again. */
 		if ((ev->ret == 0 || ev->ret == -EINPROGRESS) && ev->fd >= 0)
-			relook(t, p, ev->fd);
+			relook(t, p, ev->fd, ev->end_ns);
 		break;
 	case IPP_FDOP_CLOSE:
 		/* On Linux the fd is gone even when close fails, except with EBADF. */
-		if (ev->fd >= 0 && ev->ret != -EBADF)
+		if (ev->fd >= 0 && ev->ret != -EBADF) {
 			end_inc(t, p, ev->fd, ev->start_ns);
+			/* an answer read while the close ran may still show the fd */
+			note_closed(p, ev->fd, ev->end_ns);
+		}
 		break;
 	case IPP_FDOP_PAIR:
 	case IPP_FDOP_NONE:
@@ -814,7 +875,6 @@ struct fdlist {
 		struct ipp_ident id;
 	} *v;
 	size_t n, cap;
-	uint64_t when;
 };
 
 static int add_fd(struct fdlist *l, int fd, const struct ipp_ident *id)
@@ -826,13 +886,9 @@ static int add_fd(struct fdlist *l, int fd, const struct ipp_ident *id)
 	return 0;
 }
 
-static int collect_fd(void *ctx, int fd, const struct ipp_fdid *f)
+static int collect_fd(void *ctx, int fd, const struct ipp_ident *id)
 {
-	struct fdlist *l = ctx;
-	struct ipp_ident id;
-
-	ipp_ident_of_fdid(&id, f, l->when);
-	return add_fd(l, fd, &id);
+	return add_fd(ctx, fd, id);
 }
 
 /* The fds of process @pid now, from /proc or (replaying) from the log. */
@@ -848,7 +904,7 @@ static void scan_fds(struct ipp_fdtab *t, pid_t pid, struct fdlist *l)
 				break;
 		return;
 	}
-	if (ipp_procfd_scan(pid, fresh_sockdb(t), collect_fd, l) < 0)
+	if (!reader(t) || ipp_procres__scan(t->pr, pid, false, collect_fd, l) < 0)
 		l->n = 0;
 	for (size_t k = 0; k < l->n; k++)
 		log_answer(t, IPP_IDQ_SCAN, pid, l->v[k].fd, &l->v[k].id);
@@ -866,7 +922,7 @@ static void scan_fds(struct ipp_fdtab *t, pid_t pid, struct fdlist *l)
  */
 static void exec_fds(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
 {
-	struct fdlist l = { .when = ipp_now_ns() };
+	struct fdlist l = { 0 };
 	bool scanned = false;
 
 	for (size_t i = p->nr_fds; i-- > 0;) {
@@ -917,6 +973,7 @@ void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
 		 */
 		while (c->nr_fds)
 			end_inc(t, c, c->fds[0].fd, ev->time_ns);
+		c->base_ns = ev->time_ns;
 		p = get_proc(t, ev->pid, false);
 		for (size_t i = 0; p && i < p->nr_fds; i++) {
 			struct ipp_ident from = t->incs[p->fds[i].inc].id;
@@ -926,6 +983,7 @@ void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
 		break;
 	case IPCPERF_TASK_EXEC:
 		exec_fds(t, p, ev->time_ns);
+		p->base_ns = ev->time_ns;
 		break;
 	case IPCPERF_TASK_EXIT:
 		break;
@@ -969,10 +1027,9 @@ int ipp_fdtab__set_identity(struct ipp_fdtab *t, pid_t pid, int fd,
 struct scan_ctx {
 	struct ipp_fdtab *t;
 	pid_t pid;
-	uint64_t when;
 };
 
-static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
+static int scan_one(void *ctx, int fd, const struct ipp_ident *id)
 {
 	struct scan_ctx *sc = ctx;
 	struct fdproc *p = get_proc(sc->t, sc->pid, true);
@@ -982,10 +1039,8 @@ static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
 		return -ENOMEM;
 	in = cur_inc(sc->t, p, fd, false);
 	if (in && in->id.state == IPP_ID_NONE) {
-		ipp_ident_of_fdid(&in->id, f, sc->when);
+		in->id = *id;
 		in->id.auth = (size_t)(in - sc->t->incs);
-		if (f->kind == IPCPERF_FD_PIPE)
-			set_pipe_capacity(&in->id, sc->pid, fd);
 		log_answer(sc->t, IPP_IDQ_SCAN, sc->pid, fd, &in->id);
 	}
 	return 0;
@@ -993,12 +1048,12 @@ static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
 
 void ipp_fdtab__attach_fds(struct ipp_fdtab *t, const pid_t *pids, size_t n)
 {
-	if (t->no_proc)
+	if (t->no_proc || !reader(t))
 		return;
 	for (size_t i = 0; i < n; i++) {
-		struct scan_ctx sc = { .t = t, .pid = pids[i], .when = ipp_now_ns() };
+		struct scan_ctx sc = { .t = t, .pid = pids[i] };
 
-		ipp_procfd_scan(pids[i], fresh_sockdb(t), scan_one, &sc);
+		ipp_procres__scan(t->pr, pids[i], true, scan_one, &sc);
 		log_answer(t, IPP_IDQ_SCAN_END, pids[i], -1, NULL);
 	}
 }
@@ -1071,11 +1126,47 @@ static bool ident_valid(const struct ipp_fdtab *t, const struct ipp_ident *id)
 	return a->open || a->end_ns >= id->res_ns;
 }
 
+/*
+ * Why incarnation @in is unknown: the records say its fd (or, for a copy,
+ * the fd it was copied from) closed before /proc was read, or what the
+ * read said.
+ */
+static enum why_unknown why_unknown(const struct ipp_fdtab *t, const struct ipp_inc *in)
+{
+	const struct ipp_ident *id = &in->id;
+	const struct ipp_inc *a = in;
+
+	if (id->state == IPP_ID_PROC && id->auth < t->nr_incs)
+		a = &t->incs[id->auth];	/* it outlived its authority: closed before the read */
+	if (!id->read_ns)
+		return id->state == IPP_ID_PROC ? WHY_CLOSED : WHY_NOT_READ;
+	if (!a->open && a->end_ns < id->read_ns)
+		return WHY_CLOSED;
+	switch (id->read_err) {
+	case -ESRCH:
+		return WHY_EXITED;
+	case -EACCES:
+	case -EPERM:
+		return WHY_DENIED;
+	default:
+		return WHY_NOT_FOUND;
+	}
+}
+
+/* What incarnation @inc is reported as: its identity, or unknown and why. */
+static const struct ipp_ident *as_reported(const struct ipp_fdtab *t, size_t inc)
+{
+	const struct ipp_ident *id;
+
+	if (inc >= t->nr_incs)
+		return &unknown_ident;
+	id = &t->incs[inc].id;
+	return ident_valid(t, id) ? id : &unknown_idents[why_unknown(t, &t->incs[inc])];
+}
+
 const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t inc)
 {
-	const struct ipp_ident *id = inc < t->nr_incs ? &t->incs[inc].id : NULL;
-
-	return id && ident_valid(t, id) ? id : &unknown_ident;
+	return as_reported(t, inc);
 }
 
 size_t ipp_fdtab__made_early(const struct ipp_fdtab *t, const int **fds)
@@ -1110,7 +1201,7 @@ int ipp_fdtab__settled(const struct ipp_fdtab *t, long inc, bool final,
 	if (id->state == IPP_ID_PROC && id->auth < t->nr_incs && !final &&
 	    t->incs[id->auth].open && t->now_ns < id->res_ns)
 		return 0;
-	*out = ident_valid(t, id) ? id : &unknown_ident;
+	*out = as_reported(t, (size_t)inc);
 	return 1;
 }
 

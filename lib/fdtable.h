@@ -47,6 +47,8 @@ struct ipp_ident {
 	bool cap_default;	/* capacity is the system default, not measured */
 	int cloexec;		/* the fd closes at exec: 1, 0, or -1 unknown */
 	size_t auth;		/* IPP_ID_PROC: the incarnation /proc described (index) */
+	uint64_t read_ns;	/* when /proc was read for it, named or not; 0 never */
+	int read_err;		/* IPP_ID_UNKNOWN: why the read failed (-ENOENT, -ESRCH...) */
 	char object[IPP_OBJECT_MAX];
 	char detail[IPP_DETAIL_MAX];	/* "addr:port -> addr:port", "peer socket:[N]" */
 };
@@ -63,6 +65,7 @@ struct ipp_inc {
 
 struct ipp_fdtab;
 struct ipp_fdid;
+struct ipp_procres;
 
 /* What /proc (or the kernel, through fdid-rec.c) said of an fd, as an identity read at @when. */
 void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when);
@@ -81,6 +84,12 @@ void ipp_fdtab__delete(struct ipp_fdtab *t);
  */
 void ipp_fdtab__set_log(struct ipp_fdtab *t, struct ipp_identlog *log, bool replay);
 bool ipp_fdtab__no_proc(const struct ipp_fdtab *t);
+/*
+ * Take /proc answers from @pr (procres.h: shared, read ahead of the merge
+ * by the pipeline) instead of a resolver of the table's own. A reference
+ * is taken; NULL goes back to a resolver of its own.
+ */
+void ipp_fdtab__set_procres(struct ipp_fdtab *t, struct ipp_procres *pr);
 void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc);
 
 /* Events, in timestamp order. */
@@ -140,7 +149,11 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
 /* Every incarnation so far, by index (stable; the pointer is not, past the next event). */
 size_t ipp_fdtab__count(const struct ipp_fdtab *t);
 const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc);
-/* What incarnation @inc is reported as: its identity if valid, else the unknown one. */
+/*
+ * What incarnation @inc is reported as: its identity if valid, else an
+ * unknown one whose detail says why ("identity unknown: closed-before-read",
+ * doc/accuracy.md).
+ */
 const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t inc);
 
 /*

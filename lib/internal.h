@@ -220,6 +220,14 @@ int ipp_identlog__take_any(struct ipp_identlog *l, unsigned int what_mask,
  */
 struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool *replay);
 
+/*
+ * Have @pr read /proc ahead of the merge as the session's records are
+ * taken (procres.h); the first resolver set stays. Live sessions not
+ * started yet only. @return the resolver in use, or NULL (none).
+ */
+struct ipp_procres;
+struct ipp_procres *ipp_session_read_ahead(struct ipcperf_session *s, struct ipp_procres *pr);
+
 /* ---------------------------------------------------------------- session.c */
 /* The processes a session targets (pids, the command, tgids of tids); session-owned. */
 const pid_t *ipp_session_target_pids(const struct ipcperf_session *s, size_t *nr);

@@ -9,6 +9,7 @@
 #include "fdtable.h"
 #include "pipeline.h"
 #include "procfd.h"
+#include "procres.h"
 
 int ipp_pipeline__init(struct ipp_pipeline *p)
 {
@@ -37,6 +38,7 @@ void ipp_pipeline__fini(struct ipp_pipeline *p)
 	free(p->sc_tp);
 	free(p->fdid_ids);
 	free(p->acct.v);
+	ipp_procres__put(p->procres);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -118,6 +120,42 @@ int ipp_pipeline__syscall_tp(struct ipp_pipeline *p, int id)
 	return 0;
 }
 
+struct ipp_procres *ipp_pipeline__read_ahead(struct ipp_pipeline *p, struct ipp_procres *pr)
+{
+	if (!p->procres)
+		p->procres = ipp_procres__get(pr);
+	return p->procres;
+}
+
+/* The /proc resolver sees a syscall record as it is taken, ahead of the merge. */
+static void read_ahead_sample(struct ipp_pipeline *p, const struct ipp_pd_sample *s)
+{
+	struct ipp_rec rec;
+
+	if (ipp_decoder__decode(p->dec, s->raw, s->raw_size, &rec) < 0)
+		return;
+	if (rec.kind == IPP_REC_SYS_ENTER)
+		ipp_procres__on_enter(p->procres, rec.enter.sc, (pid_t)s->pid, (pid_t)s->tid,
+				      rec.enter.args, rec.enter.nr_args, s->time);
+	else if (rec.kind == IPP_REC_SYS_EXIT)
+		ipp_procres__on_exit(p->procres, rec.exit.sc, (pid_t)s->pid, (pid_t)s->tid,
+				     rec.exit.ret);
+}
+
+/* Same, for a call the kernel paired. */
+static void read_ahead_call(struct ipp_pipeline *p, const struct ipp_pd_sample *s)
+{
+	struct ipp_call_rec rec;
+	uint64_t args[6];
+
+	if (ipp_call_rec__parse(s->raw, s->raw_size, &rec) < 0)
+		return;
+	for (int i = 0; i < 6; i++)
+		args[i] = rec.args[i];
+	ipp_procres__on_call(p->procres, ipp_scdesc_by_nr(rec.nr), rec.pid, rec.tid, args, 6,
+			     rec.ret, rec.start_ns);
+}
+
 static bool is_self(const struct ipp_pipeline *p, pid_t pid)
 {
 	return !p->include_self && p->self > 0 && pid == p->self;
@@ -146,6 +184,8 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 			p->samples_per_cpu[cpu]++;
 		if (is_self(p, (pid_t)s->pid))
 			return 0;
+		if (p->procres && ipp_fdid_rec__is_call(s->raw, s->raw_size))
+			read_ahead_call(p, s);
 		if (ipp_merge__push(p->merge, s->time, IPP_MREC_FDID, misc, (pid_t)s->pid,
 				    (pid_t)s->tid, cpu, s->raw, s->raw_size) < 0)
 			return lost_to_memory(p, cpu);
@@ -157,6 +197,8 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 		p->samples_per_cpu[cpu]++;
 	if (is_self(p, (pid_t)s->pid))
 		return 0;
+	if (p->procres && id < p->nr_sc_tp && p->sc_tp[id])
+		read_ahead_sample(p, s);
 	if (ipp_merge__push(p->merge, s->time, PERF_RECORD_SAMPLE, misc, (pid_t)s->pid,
 			    (pid_t)s->tid, cpu, s->raw, s->raw_size) < 0)
 		return lost_to_memory(p, cpu);

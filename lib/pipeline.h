@@ -46,6 +46,8 @@ struct ipp_pipeline {
 	size_t nr_fdid_ids;
 	/* What the kernel accounted to the counted threads, by target (sched records). */
 	struct ipp_acct_sums acct;
+	/* Reads /proc ahead of the merge, as records are taken (procres.h); NULL: none. */
+	struct ipp_procres *procres;
 };
 
 /* The merge's type of an fd identity record (a bpf-output sample): above the kernel's. */
@@ -60,6 +62,13 @@ int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_hand
 int ipp_pipeline__cpus(struct ipp_pipeline *p, size_t n);
 /* Samples with one of these @ids (bpf-output events) are fd identity records. @return 0, -ENOMEM. */
 int ipp_pipeline__fdid_ids(struct ipp_pipeline *p, const uint64_t *ids, size_t n);
+/*
+ * Show @pr (a reference is taken) each syscall record as it is taken, so
+ * that it reads /proc before the merge hands the record out. Live only.
+ * @return the resolver in use (the first one set stays), or NULL.
+ */
+struct ipp_procres;
+struct ipp_procres *ipp_pipeline__read_ahead(struct ipp_pipeline *p, struct ipp_procres *pr);
 /* Tracepoint @id is a syscall one: its samples count towards samples_per_cpu. */
 int ipp_pipeline__syscall_tp(struct ipp_pipeline *p, int id);
 

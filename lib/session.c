@@ -291,6 +291,13 @@ bool ipp_session_is_replay(const struct ipcperf_session *s)
 	return s && s->src->ops->replay;
 }
 
+struct ipp_procres *ipp_session_read_ahead(struct ipcperf_session *s, struct ipp_procres *pr)
+{
+	if (s->src->ops->replay || s->state != S_NEW)
+		return NULL;
+	return ipp_pipeline__read_ahead(&s->pl, pr);
+}
+
 struct ipp_identlog *ipp_session_identlog(const struct ipcperf_session *s, bool *replay)
 {
 	return s->src->ops->identlog(s->src, replay);
