@@ -348,7 +348,7 @@ static void resolve(struct ipp_fdtab *t, struct ipp_inc *in, uint64_t floor_ns)
 	}
 	if (ipp_procres__take(pr, in->pid, in->fd, floor_ns, &in->id) < 0 ||
 	    in->id.state != IPP_ID_PROC)
-		ipp_procres__read(pr, in->pid, in->fd, &in->id);
+		ipp_procres__read(pr, in->pid, in->fd, floor_ns, &in->id);
 	in->id.auth = (size_t)(in - t->incs);
 	log_answer(t, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id);
 }

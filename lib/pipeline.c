@@ -139,7 +139,7 @@ static void read_ahead_sample(struct ipp_pipeline *p, const struct ipp_pd_sample
 				      rec.enter.args, rec.enter.nr_args, s->time);
 	else if (rec.kind == IPP_REC_SYS_EXIT)
 		ipp_procres__on_exit(p->procres, rec.exit.sc, (pid_t)s->pid, (pid_t)s->tid,
-				     rec.exit.ret);
+				     rec.exit.ret, s->time);
 }
 
 /* Same, for a call the kernel paired. */
@@ -153,7 +153,7 @@ static void read_ahead_call(struct ipp_pipeline *p, const struct ipp_pd_sample *
 	for (int i = 0; i < 6; i++)
 		args[i] = rec.args[i];
 	ipp_procres__on_call(p->procres, ipp_scdesc_by_nr(rec.nr), rec.pid, rec.tid, args, 6,
-			     rec.ret, rec.start_ns);
+			     rec.ret, rec.start_ns, s->time);
 }
 
 static bool is_self(const struct ipp_pipeline *p, pid_t pid)

@@ -111,11 +111,24 @@ static void set_pipe_capacity(struct ipp_ident *id, pid_t pid, int fd)
 	id->capacity = cap > 0 ? cap : IPP_PIPE_DEFAULT_SIZE;
 }
 
-int ipp_procres__read(struct ipp_procres *r, pid_t pid, int fd, struct ipp_ident *id)
+/* An inet socket the socket table lacks: not in the kernel's tables, or newer than the dump. */
+static bool inet_undiagnosed(const struct ipp_fdid *f)
+{
+	return (f->kind == IPCPERF_FD_TCP || f->kind == IPCPERF_FD_UDP) && !f->diag;
+}
+
+int ipp_procres__read(struct ipp_procres *r, pid_t pid, int fd, uint64_t since_ns,
+		      struct ipp_ident *id)
 {
 	uint64_t when = ipp_now_ns();
 	struct ipp_fdid f;
 	int err = ipp_procfd_resolve_held(pid, fd, sockdb_for_held, r, &f);
+
+	/* A table dumped before the socket may have been made cannot tell: dump again. */
+	if (err == 0 && inet_undiagnosed(&f) && r->sockdb_ns < since_ns) {
+		r->sockdb_ns = 0;
+		err = ipp_procfd_resolve_held(pid, fd, sockdb_for_held, r, &f);
+	}
 
 	if (err == 0) {
 		ipp_ident_of_fdid(id, &f, when);
@@ -227,7 +240,7 @@ static uint64_t ans_time(const struct ipp_ident *id)
 }
 
 /* Read @fd of @pid now and keep the answer. */
-static void read_ahead(struct ipp_procres *r, pid_t pid, int fd)
+static void read_ahead(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
 {
 	struct fdans *a = fd >= 0 ? fdans_of(r, pid, fd, true) : NULL;
 
@@ -239,18 +252,18 @@ static void read_ahead(struct ipp_procres *r, pid_t pid, int fd)
 		memmove(&a->v[0], &a->v[1], (ANS_MAX - 1) * sizeof(*a->v));
 		a->n--;
 	}
-	ipp_procres__read(r, pid, fd, &a->v[a->n++]);
+	ipp_procres__read(r, pid, fd, time, &a->v[a->n++]);
 	r->reads_ahead++;
 }
 
 /* The first call seen on @fd since its last close: read it, unless read since. */
-static void first_use(struct ipp_procres *r, pid_t pid, int fd)
+static void first_use(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
 {
 	struct fdans *a = fdans_of(r, pid, fd, false);
 
 	if (fd < 0 || (a && a->n && ans_time(&a->v[a->n - 1]) > a->closed_ns))
 		return;
-	read_ahead(r, pid, fd);
+	read_ahead(r, pid, fd, time);
 }
 
 static void closed(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
@@ -277,13 +290,13 @@ static void connecting(struct ipp_procres *r, pid_t pid, pid_t tid, int fd)
 	r->conn[i] = (struct connecting){ .tid = tid, .pid = pid, .fd = fd };
 }
 
-static void connected(struct ipp_procres *r, pid_t tid, int64_t ret)
+static void connected(struct ipp_procres *r, pid_t tid, int64_t ret, uint64_t time)
 {
 	for (size_t i = 0; i < r->nr_conn; i++) {
 		if (r->conn[i].tid != tid)
 			continue;
 		if (ret == 0 || ret == -EINPROGRESS)
-			read_ahead(r, r->conn[i].pid, r->conn[i].fd);
+			read_ahead(r, r->conn[i].pid, r->conn[i].fd, time);
 		r->conn[i] = r->conn[--r->nr_conn];
 		return;
 	}
@@ -312,7 +325,7 @@ void ipp_procres__on_enter(struct ipp_procres *r, const struct ipp_scdesc *sc, p
 		return;
 	fd = fd_arg(sc, args, nr_args);
 	if (io_call(sc))
-		first_use(r, pid, fd);
+		first_use(r, pid, fd, time);
 	else if (sc->fd_op == IPP_FDOP_CLOSE && fd >= 0)
 		closed(r, pid, fd, time);
 	else if (sc->fd_op == IPP_FDOP_CONNECT && fd >= 0)
@@ -320,19 +333,19 @@ void ipp_procres__on_enter(struct ipp_procres *r, const struct ipp_scdesc *sc, p
 }
 
 void ipp_procres__on_exit(struct ipp_procres *r, const struct ipp_scdesc *sc, pid_t pid,
-			  pid_t tid, int64_t ret)
+			  pid_t tid, int64_t ret, uint64_t time)
 {
 	if (!r || !sc)
 		return;
 	if ((sc->fd_op == IPP_FDOP_NEW || sc->fd_op == IPP_FDOP_DUP) && ret >= 0)
-		read_ahead(r, pid, (int)ret);
+		read_ahead(r, pid, (int)ret, time);
 	else if (sc->fd_op == IPP_FDOP_CONNECT)
-		connected(r, tid, ret);
+		connected(r, tid, ret, time);
 }
 
 void ipp_procres__on_call(struct ipp_procres *r, const struct ipp_scdesc *sc, pid_t pid,
 			  pid_t tid, const uint64_t *args, unsigned int nr_args, int64_t ret,
-			  uint64_t start_ns)
+			  uint64_t start_ns, uint64_t end_ns)
 {
 	int fd;
 
@@ -341,11 +354,11 @@ void ipp_procres__on_call(struct ipp_procres *r, const struct ipp_scdesc *sc, pi
 	fd = fd_arg(sc, args, nr_args);
 	if (sc->fd_op == IPP_FDOP_CONNECT) {
 		if (fd >= 0 && (ret == 0 || ret == -EINPROGRESS))
-			read_ahead(r, pid, fd);
+			read_ahead(r, pid, fd, end_ns);
 		return;
 	}
 	ipp_procres__on_enter(r, sc, pid, tid, args, nr_args, start_ns);
-	ipp_procres__on_exit(r, sc, pid, tid, ret);
+	ipp_procres__on_exit(r, sc, pid, tid, ret, end_ns);
 }
 
 /* ------------------------------------------------------------------ taking answers */

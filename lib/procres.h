@@ -37,9 +37,13 @@ void ipp_procres__put(struct ipp_procres *r);
  * Read @fd of @pid from /proc now into @id: IPP_ID_PROC with res_ns the
  * time of the read, or IPP_ID_UNKNOWN with read_ns and read_err saying when
  * and why not (-ENOENT not open, -ESRCH no such process, -EACCES...).
- * A pipe's capacity is asked for with pidfd_getfd. @return 0 or the -errno.
+ * A pipe's capacity is asked for with pidfd_getfd. @since_ns: the fd may
+ * have been made then (a record's time; 0: long before): a TCP or UDP socket
+ * the socket table lacks is looked up again in a new dump when the table
+ * is older. @return 0 or the -errno.
  */
-int ipp_procres__read(struct ipp_procres *r, pid_t pid, int fd, struct ipp_ident *id);
+int ipp_procres__read(struct ipp_procres *r, pid_t pid, int fd, uint64_t since_ns,
+		      struct ipp_ident *id);
 /* The socket table is older than the connection just made: the next socket read refreshes it. */
 void ipp_procres__stale_sockets(struct ipp_procres *r);
 /*
@@ -51,17 +55,17 @@ int ipp_procres__scan(struct ipp_procres *r, pid_t pid, bool pipe_cap,
 
 /*
  * Read ahead, from a record taken from a ring (any order between rings):
- * an enter (@enter true, @args of the call) or an exit (@ret) of syscall
- * @sc by thread @tid of @pid at @time.
+ * an enter (@args of the call) or an exit (@ret) of syscall @sc by thread
+ * @tid of @pid at @time.
  */
 void ipp_procres__on_enter(struct ipp_procres *r, const struct ipp_scdesc *sc, pid_t pid,
 			   pid_t tid, const uint64_t *args, unsigned int nr_args, uint64_t time);
 void ipp_procres__on_exit(struct ipp_procres *r, const struct ipp_scdesc *sc, pid_t pid,
-			  pid_t tid, int64_t ret);
+			  pid_t tid, int64_t ret, uint64_t time);
 /* A call whose enter and exit come as one record (the kernel paired it). */
 void ipp_procres__on_call(struct ipp_procres *r, const struct ipp_scdesc *sc, pid_t pid,
 			  pid_t tid, const uint64_t *args, unsigned int nr_args, int64_t ret,
-			  uint64_t start_ns);
+			  uint64_t start_ns, uint64_t end_ns);
 
 /*
  * The answer read ahead for @fd of @pid that can describe an incarnation

@@ -120,8 +120,8 @@
  *		client socket (fd C) connects, the server end is accepted (fd S),
  *		write(C, 1 byte), read(S, 4096) = 1, both are held open for
  *		IOWORK_HOLD_MS ms (default 30), then closed. fd numbers are reused
- *		by each connection; each end of each connection is a row. With
- *		-v, each connection is listed on stderr as
+ *		by each connection; each end of each connection is a row. Each
+ *		connection is listed on stderr (stdout may be a tracer's) as
  *		"iowork: hold: client fd C A -> B, server fd S B -> A".
  *		  fd C socket:[Xi] tcp: write 1 op, 1 byte      (N rows)
  *		  fd S socket:[Yi] tcp: read 1 op, 1 byte       (N rows)
@@ -913,9 +913,8 @@ static void hold_one(int lfd, const struct sockaddr_in *addr, long ms)
 		die("getsockname/getpeername: %s", strerror(errno));
 	addr_str(&la, l, sizeof(l));
 	addr_str(&ra, r, sizeof(r));
-	if (verbose)
-		fprintf(stderr, "iowork: hold: client fd %d %s -> %s, server fd %d %s -> %s\n",
-			c, l, r, s, r, l);
+	fprintf(stderr, "iowork: hold: client fd %d %s -> %s, server fd %d %s -> %s\n",
+		c, l, r, s, r, l);
 	while (nanosleep(&ts, &ts) < 0)
 		if (errno != EINTR)
 			die("nanosleep: %s", strerror(errno));
