@@ -104,6 +104,8 @@ static const struct ipp_ident unknown_idents[WHY_MAX] = {
 	[WHY_NOT_FOUND] = UNKNOWN_AS("identity unknown: not-found"),
 };
 #define unknown_ident (unknown_idents[WHY_NONE])
+/* The detail of a socket named whose addresses could not be read before it closed. */
+#define ADDRESSES_CLOSED "addresses unknown: closed-before-read"
 
 const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
 {
@@ -261,6 +263,7 @@ void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t 
 		ipp_sockaddr_str(&f->local, l, sizeof(l));
 		ipp_sockaddr_str(&f->remote, r, sizeof(r));
 		snprintf(id->detail, sizeof(id->detail), "%s -> %s", l, r);
+		id->partial = !f->diag;
 	} else if (f->kind == IPCPERF_FD_UNIX && f->peer_ino) {
 		snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]",
 			 (unsigned long long)f->peer_ino);
@@ -420,6 +423,9 @@ static void end_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when
 	in = &t->incs[s->inc];
 	in->open = false;
 	in->end_ns = when;
+	/* Its addresses were looked for again (at its connect) only after it closed. */
+	if (in->id.state == IPP_ID_PROC && in->id.partial && in->id.read_ns > when)
+		snprintf(in->id.detail, sizeof(in->id.detail), "%s", ADDRESSES_CLOSED);
 	*s = p->fds[--p->nr_fds];
 }
 
@@ -488,10 +494,26 @@ static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when)
 	if (!t->replay && reader(t))
 		ipp_procres__stale_sockets(t->pr);
 	resolve(t, in, when);
-	/* Closed since: what was read before still names it, without its peer. */
-	if (in->id.state == IPP_ID_UNKNOWN && before.state == IPP_ID_PROC)
+	/*
+	 * Read after the connect with its addresses, what was read before
+	 * stays unless this has them too (the same question is asked either
+	 * way: a capture's log answers it).
+	 */
+	if (before.state == IPP_ID_PROC && !before.partial && before.res_ns >= when &&
+	    (in->id.state != IPP_ID_PROC || in->id.partial)) {
 		in->id = before;
-	else if (in->id.state != IPP_ID_UNKNOWN)
+		return;
+	}
+	/*
+	 * Closed since: what was read before still names it, without its peer;
+	 * when this read was, is kept for the report.
+	 */
+	if (in->id.state == IPP_ID_UNKNOWN && before.state == IPP_ID_PROC) {
+		uint64_t read_ns = in->id.read_ns;
+
+		in->id = before;
+		in->id.read_ns = read_ns;
+	} else if (in->id.state != IPP_ID_UNKNOWN)
 		in->id.cloexec = before.cloexec;
 }
 

@@ -49,6 +49,7 @@ struct ipp_ident {
 	size_t auth;		/* IPP_ID_PROC: the incarnation /proc described (index) */
 	uint64_t read_ns;	/* when /proc was read for it, named or not; 0 never */
 	int read_err;		/* IPP_ID_UNKNOWN: why the read failed (-ENOENT, -ESRCH...) */
+	bool partial;		/* a TCP/UDP socket sock_diag did not find: no addresses */
 	char object[IPP_OBJECT_MAX];
 	char detail[IPP_DETAIL_MAX];	/* "addr:port -> addr:port", "peer socket:[N]" */
 };

@@ -132,6 +132,12 @@ static void read_ahead_sample(struct ipp_pipeline *p, const struct ipp_pd_sample
 {
 	struct ipp_rec rec;
 
+	/*
+	 * CPU scope: another task's (as far as the side-band records taken so
+	 * far tell) is not read for; a target not yet known is read at the merge.
+	 */
+	if (p->follow && !ipp_follow__has(p->follow, (pid_t)s->tid))
+		return;
 	if (ipp_decoder__decode(p->dec, s->raw, s->raw_size, &rec) < 0)
 		return;
 	if (rec.kind == IPP_REC_SYS_ENTER)
@@ -148,7 +154,8 @@ static void read_ahead_call(struct ipp_pipeline *p, const struct ipp_pd_sample *
 	struct ipp_call_rec rec;
 	uint64_t args[6];
 
-	if (ipp_call_rec__parse(s->raw, s->raw_size, &rec) < 0)
+	if ((p->follow && !ipp_follow__has(p->follow, (pid_t)s->tid)) ||
+	    ipp_call_rec__parse(s->raw, s->raw_size, &rec) < 0)
 		return;
 	for (int i = 0; i < 6; i++)
 		args[i] = rec.args[i];

@@ -29,9 +29,17 @@ struct ipp_procres {
 	size_t nr_slots, used;
 	struct ipp_sockdb *sockdb;
 	uint64_t sockdb_ns;
+	/*
+	 * A connect's enter and exit can be taken in either order (one ring
+	 * per CPU, and the thread may move while it waits): whichever comes
+	 * first waits here for the other.
+	 */
 	struct connecting {
 		pid_t tid, pid;
-		int fd;
+		int fd;			/* the enter came: its fd; else -1 */
+		bool exited;		/* the exit came: its result and time */
+		int64_t ret;
+		uint64_t exit_ns, enter_ns;
 	} conn[CONNECTS_MAX];
 	size_t nr_conn;
 	uint64_t reads_ahead;
@@ -77,10 +85,9 @@ static struct ipp_sockdb *fresh_sockdb(struct ipp_procres *r)
 
 	if (!r->sockdb)
 		r->sockdb = ipp_sockdb__new();
-	if (r->sockdb && now - r->sockdb_ns > SOCKDB_FRESH_NS) {
-		ipp_sockdb__refresh(r->sockdb);
+	/* A dump that failed (it can, under load) leaves the old table, and its time. */
+	if (r->sockdb && now - r->sockdb_ns > SOCKDB_FRESH_NS && ipp_sockdb__refresh(r->sockdb) >= 0)
 		r->sockdb_ns = now;
-	}
 	return r->sockdb;
 }
 
@@ -274,32 +281,55 @@ static void closed(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
 		a->closed_ns = time;
 }
 
-/* A connect is under way on @fd of thread @tid: read at its exit. */
-static void connecting(struct ipp_procres *r, pid_t pid, pid_t tid, int fd)
+/* The connect of thread @tid waiting for its other half, made if @create. */
+static struct connecting *connect_of(struct ipp_procres *r, pid_t tid, bool create)
 {
 	size_t i;
 
 	for (i = 0; i < r->nr_conn && r->conn[i].tid != tid; i++)
 		;
-	if (i == r->nr_conn) {
-		if (r->nr_conn == CONNECTS_MAX)
-			i = (size_t)tid % CONNECTS_MAX;	/* a thread whose exit never came: overwrite */
-		else
-			r->nr_conn++;
-	}
-	r->conn[i] = (struct connecting){ .tid = tid, .pid = pid, .fd = fd };
+	if (i < r->nr_conn)
+		return &r->conn[i];
+	if (!create)
+		return NULL;
+	if (r->nr_conn == CONNECTS_MAX)
+		i = (size_t)tid % CONNECTS_MAX;	/* a half whose other never came: overwrite */
+	else
+		r->nr_conn++;
+	r->conn[i] = (struct connecting){ .tid = tid, .fd = -1 };
+	return &r->conn[i];
 }
 
-static void connected(struct ipp_procres *r, pid_t tid, int64_t ret, uint64_t time)
+/* Both halves of the connect @c came: read the socket if it connected. */
+static void connect_done(struct ipp_procres *r, struct connecting *c)
 {
-	for (size_t i = 0; i < r->nr_conn; i++) {
-		if (r->conn[i].tid != tid)
-			continue;
-		if (ret == 0 || ret == -EINPROGRESS)
-			read_ahead(r, r->conn[i].pid, r->conn[i].fd, time);
-		r->conn[i] = r->conn[--r->nr_conn];
-		return;
-	}
+	if (c->exit_ns >= c->enter_ns && (c->ret == 0 || c->ret == -EINPROGRESS))
+		read_ahead(r, c->pid, c->fd, c->exit_ns);
+	*c = r->conn[--r->nr_conn];
+}
+
+static void connect_enter(struct ipp_procres *r, pid_t pid, pid_t tid, int fd, uint64_t time)
+{
+	struct connecting *c = connect_of(r, tid, true);
+
+	if (c->exited && c->exit_ns < time)
+		*c = (struct connecting){ .tid = tid, .fd = -1 };	/* an older call's exit */
+	c->pid = pid;
+	c->fd = fd;
+	c->enter_ns = time;
+	if (c->exited)
+		connect_done(r, c);
+}
+
+static void connect_exit(struct ipp_procres *r, pid_t tid, int64_t ret, uint64_t time)
+{
+	struct connecting *c = connect_of(r, tid, true);
+
+	c->exited = true;
+	c->ret = ret;
+	c->exit_ns = time;
+	if (c->fd >= 0)
+		connect_done(r, c);
 }
 
 /* ------------------------------------------------------------------ records */
@@ -329,7 +359,7 @@ void ipp_procres__on_enter(struct ipp_procres *r, const struct ipp_scdesc *sc, p
 	else if (sc->fd_op == IPP_FDOP_CLOSE && fd >= 0)
 		closed(r, pid, fd, time);
 	else if (sc->fd_op == IPP_FDOP_CONNECT && fd >= 0)
-		connecting(r, pid, tid, fd);
+		connect_enter(r, pid, tid, fd, time);
 }
 
 void ipp_procres__on_exit(struct ipp_procres *r, const struct ipp_scdesc *sc, pid_t pid,
@@ -340,7 +370,7 @@ void ipp_procres__on_exit(struct ipp_procres *r, const struct ipp_scdesc *sc, pi
 	if ((sc->fd_op == IPP_FDOP_NEW || sc->fd_op == IPP_FDOP_DUP) && ret >= 0)
 		read_ahead(r, pid, (int)ret, time);
 	else if (sc->fd_op == IPP_FDOP_CONNECT)
-		connected(r, tid, ret, time);
+		connect_exit(r, tid, ret, time);
 }
 
 void ipp_procres__on_call(struct ipp_procres *r, const struct ipp_scdesc *sc, pid_t pid,
@@ -382,10 +412,13 @@ int ipp_procres__take(struct ipp_procres *r, pid_t pid, int fd, uint64_t floor_n
 	if (!a)
 		return -ENOENT;
 	drop_older(a, floor_ns);
-	for (unsigned int k = 0; k < a->n; k++) {
-		if (a->v[k].state == IPP_ID_PROC) {
-			*id = a->v[k];
-			return 0;
+	/* A socket read with a table older than it has no addresses: a later read may have them. */
+	for (int partial = 0; partial <= 1; partial++) {
+		for (unsigned int k = 0; k < a->n; k++) {
+			if (a->v[k].state == IPP_ID_PROC && a->v[k].partial == partial) {
+				*id = a->v[k];
+				return 0;
+			}
 		}
 	}
 	if (!a->n)

@@ -70,7 +70,8 @@ void ipp_procres__on_call(struct ipp_procres *r, const struct ipp_scdesc *sc, pi
 /*
  * The answer read ahead for @fd of @pid that can describe an incarnation
  * that began no earlier than @floor_ns: the earliest successful one read at
- * or after @floor_ns, else the latest failed one. Answers read before
+ * or after @floor_ns (one with a socket's addresses before one without),
+ * else the latest failed one. Answers read before
  * @floor_ns are dropped (no later incarnation can use them).
  * @return 0 with *@id (as ipp_procres__read() gives it); -ENOENT: none.
  */
