@@ -15,6 +15,7 @@
 #include "callfds.h"
 #include "fdtable.h"
 #include "procres.h"
+#include "resolve.h"
 #include "hist.h"
 #include "internal.h"
 #include "syscalls.h"
@@ -95,6 +96,32 @@ struct ipcperf_stats {
 	uint64_t cmd_exec_ns;
 };
 
+/*
+ * The table asks /proc what its fds are; recording, each answer also goes
+ * to the capture's @log. Without the kernel's words on fds, /proc is read
+ * ahead of the merge, as session @s takes its records (procres.h), and
+ * the table takes those answers: one resolver for every stats object of
+ * the session.
+ */
+static void proc_resolver(struct ipcperf_stats *st, struct ipcperf_session *s,
+			  struct ipp_identlog *log)
+{
+	struct ipp_procres *pr = ipp_procres__new(), *use = pr;
+	struct ipp_resolver *res;
+
+	if (s && pr && !ipp_session_kernel_fdid(s)) {
+		struct ipp_procres *shared = ipp_session_read_ahead(s, pr);
+
+		if (shared)
+			use = shared;
+	}
+	res = ipp_procres__resolver(use);
+	ipp_procres__put(pr);
+	if (res && log)
+		res = ipp_logres__record(log, res);
+	ipp_fdtab__set_resolver(st->fdt, res);
+}
+
 struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 {
 	struct ipcperf_stats *st;
@@ -110,12 +137,15 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	}
 	st->no_proc = IPP_OPTS_HAS(opts, no_proc) && opts->no_proc;
 	st->per_thread = IPP_OPTS_HAS(opts, per_thread) && opts->per_thread;
-	st->fdt = ipp_fdtab__new(st->no_proc);
+	st->fdt = ipp_fdtab__new();
 	if (!st->fdt) {
 		free(st);
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* Not attached to a session: /proc, read when an fd is first seen. */
+	if (!st->no_proc)
+		proc_resolver(st, NULL, NULL);
 	ipp_settleq__init(&st->calls, st->fdt);
 	ipp_callfds__init(&st->every, st->fdt);
 	return st;
@@ -619,19 +649,6 @@ struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st)
 	return st->fdt;
 }
 
-/*
- * Without the kernel's words on fds, /proc is read ahead of the merge, as
- * the session takes its records (procres.h), and the table takes those
- * answers: one resolver for every stats object of the session.
- */
-static void attach_read_ahead(struct ipcperf_stats *st, struct ipcperf_session *s)
-{
-	struct ipp_procres *pr = ipp_procres__new();
-
-	ipp_fdtab__set_procres(st->fdt, ipp_session_read_ahead(s, pr));
-	ipp_procres__put(pr);
-}
-
 int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = st, .syscall = h_syscall,
@@ -652,17 +669,18 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 		ipp_fdtab__expect_kernel(st->fdt);
 	st->cmd_pid = ipcperf_session__child_pid(s) > 0 ? ipcperf_session__child_pid(s) : 0;
 	log = st->no_proc ? NULL : ipp_session_identlog(s, &replay);
-	ipp_fdtab__set_log(st->fdt, log, replay);
 	if (log && replay) {
+		ipp_fdtab__set_resolver(st->fdt, ipp_logres__replay(log));
 		ipp_fdtab__attach_replay(st->fdt, set_comm, st);
 		return 0;
 	}
 	/* A capture without a log: its processes are not this machine's now. */
 	if (ipp_session_is_replay(s))
 		st->no_proc = true;
-	ipp_fdtab__set_no_proc(st->fdt, st->no_proc);
-	if (!st->no_proc && !ipp_session_kernel_fdid(s))
-		attach_read_ahead(st, s);
+	if (st->no_proc)
+		ipp_fdtab__set_resolver(st->fdt, NULL);
+	else
+		proc_resolver(st, s, log);
 	/*
 	 * fds that exist before the capture, read while they are open. A
 	 * command is held before its exec until the events are on: its fds now

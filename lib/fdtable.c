@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "procfd.h"
-#include "procres.h"
+#include "resolve.h"
 #include "fdtable.h"
 #include "syscalls.h"
 
@@ -36,21 +36,14 @@ struct fdproc {
 };
 
 struct ipp_fdtab {
-	bool no_proc;
 	struct fdproc **procs;	/* sorted by pid */
 	size_t nr_procs, cap_procs;
 	struct fdproc *last;	/* the last looked up */
 	struct ipp_inc *incs;
 	size_t nr_incs, cap_incs;
-	struct ipp_procres *pr;	/* the /proc resolver (procres.h); NULL until needed */
+	/* Who says what an fd is (resolve.h: /proc, a capture's log); NULL: nobody. */
+	struct ipp_resolver *res;
 	uint64_t now_ns;	/* latest event time delivered */
-	/*
-	 * Captures (record.c): recording, every answer read from /proc goes to
-	 * the log; replaying (@replay), answers come from the log instead, in the
-	 * order they were asked for, and /proc is never read.
-	 */
-	struct ipp_identlog *log;
-	bool replay;
 	/*
 	 * What the kernel said the fds a call made are (ipcperf_fd_open), in
 	 * the moment before that call's exit arrives: applied at the exit of
@@ -118,13 +111,9 @@ const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
 	return (unsigned int)kind < IPP_ARRAY_SIZE(names) ? names[kind] : "unknown";
 }
 
-struct ipp_fdtab *ipp_fdtab__new(bool no_proc)
+struct ipp_fdtab *ipp_fdtab__new(void)
 {
-	struct ipp_fdtab *t = calloc(1, sizeof(*t));
-
-	if (t)
-		t->no_proc = no_proc;
-	return t;
+	return calloc(1, sizeof(struct ipp_fdtab));
 }
 
 void ipp_fdtab__delete(struct ipp_fdtab *t)
@@ -140,38 +129,19 @@ void ipp_fdtab__delete(struct ipp_fdtab *t)
 	free(t->incs);
 	free(t->pend);
 	free(t->lex);
-	ipp_procres__put(t->pr);
+	ipp_resolver__put(t->res);
 	free(t);
 }
 
-void ipp_fdtab__set_log(struct ipp_fdtab *t, struct ipp_identlog *log, bool replay)
+void ipp_fdtab__set_resolver(struct ipp_fdtab *t, struct ipp_resolver *r)
 {
-	t->log = log;
-	t->replay = replay && log;
+	ipp_resolver__put(t->res);
+	t->res = r;
 }
 
-bool ipp_fdtab__no_proc(const struct ipp_fdtab *t)
+bool ipp_fdtab__has_resolver(const struct ipp_fdtab *t)
 {
-	return t->no_proc;
-}
-
-void ipp_fdtab__set_procres(struct ipp_fdtab *t, struct ipp_procres *pr)
-{
-	ipp_procres__put(t->pr);
-	t->pr = ipp_procres__get(pr);
-}
-
-/* The /proc resolver, made at the first need. NULL: out of memory. */
-static struct ipp_procres *reader(struct ipp_fdtab *t)
-{
-	if (!t->pr)
-		t->pr = ipp_procres__new();
-	return t->pr;
-}
-
-void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc)
-{
-	t->no_proc = no_proc;
+	return t->res != NULL;
 }
 
 void ipp_fdtab__expect_kernel(struct ipp_fdtab *t)
@@ -270,90 +240,20 @@ void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t 
 	}
 }
 
-/* Recording: note what /proc answered (@id NULL or not IPP_ID_PROC: could not be resolved). */
-static void log_answer(struct ipp_fdtab *t, uint32_t what, pid_t pid, int fd,
-		       const struct ipp_ident *id)
-{
-	struct ipp_ident_ans a = { .what = what, .pid = pid, .fd = fd };
-
-	if (!t->log || t->replay)
-		return;
-	if (id && id->state == IPP_ID_PROC) {
-		a.ok = 1;
-		a.res_ns = id->res_ns;
-	} else if (id) {
-		a.res_ns = id->read_ns;	/* when the read that failed was made */
-	}
-	if (id && id->state == IPP_ID_PROC) {
-		a.kind = id->kind;
-		a.sock_type = id->sock_type;
-		a.ino = id->ino;
-		a.peer_ino = id->peer_ino;
-		a.capacity = id->capacity;
-		a.cap_default = id->cap_default;
-		a.cloexec = id->cloexec;
-		memcpy(a.object, id->object, sizeof(a.object));
-		memcpy(a.detail, id->detail, sizeof(a.detail));
-	}
-	ipp_identlog__add(t->log, &a);
-}
-
-/* Replay: the answer logged for the same question, into @id (unknown if none). */
-static int replay_answer(struct ipp_fdtab *t, unsigned int mask, pid_t pid, int fd,
-			 struct ipp_ident *id, struct ipp_ident_ans *a)
-{
-	int err = ipp_identlog__take(t->log, mask, pid, fd, a);
-
-	memset(id, 0, sizeof(*id));
-	id->state = err == 0 && a->ok ? IPP_ID_PROC : IPP_ID_UNKNOWN;
-	id->cloexec = -1;
-	id->read_ns = err == 0 ? a->res_ns : 0;
-	id->read_err = -ENOENT;
-	if (id->state == IPP_ID_UNKNOWN)
-		return err;
-	id->read_err = 0;
-	id->res_ns = a->res_ns;
-	id->kind = (enum ipcperf_fd_kind)a->kind;
-	id->sock_type = a->sock_type;
-	id->ino = a->ino;
-	id->peer_ino = a->peer_ino;
-	id->capacity = a->capacity;
-	id->cap_default = a->cap_default;
-	id->cloexec = a->cloexec;
-	memcpy(id->object, a->object, sizeof(id->object));
-	memcpy(id->detail, a->detail, sizeof(id->detail));
-	return 0;
-}
-
 /*
- * Look the fd up: the earliest answer the /proc resolver read ahead since
- * @floor_ns (when the incarnation may have begun at the earliest), else
- * /proc now; or the log. The answer is checked against the incarnation's
- * end later.
+ * Ask the resolver what the fd is, for an incarnation that began no earlier
+ * than @floor_ns. The answer is checked against the incarnation's end later.
  */
 static void resolve(struct ipp_fdtab *t, struct ipp_inc *in, uint64_t floor_ns)
 {
-	struct ipp_procres *pr;
-
 	if (in->id.state != IPP_ID_NONE)
 		return;
-	if (t->replay) {
-		struct ipp_ident_ans a;
-
-		replay_answer(t, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id, &a);
-		in->id.auth = (size_t)(in - t->incs);
-		return;
-	}
-	pr = t->no_proc ? NULL : reader(t);
-	if (!pr) {
+	if (!t->res) {
 		in->id.state = IPP_ID_UNKNOWN;
 		return;
 	}
-	if (ipp_procres__take(pr, in->pid, in->fd, floor_ns, &in->id) < 0 ||
-	    in->id.state != IPP_ID_PROC)
-		ipp_procres__read(pr, in->pid, in->fd, floor_ns, &in->id);
+	t->res->ops->resolve(t->res, in->pid, in->fd, floor_ns, &in->id);
 	in->id.auth = (size_t)(in - t->incs);
-	log_answer(t, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id);
 }
 
 /* ------------------------------------------------------------------ incarnations */
@@ -483,16 +383,14 @@ static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when)
 	struct ipp_ident before;
 	struct ipp_inc *in;
 
-	if (!s || (t->no_proc && !t->replay))
+	if (!s || !t->res)
 		return;
 	in = &t->incs[s->inc];
 	if (in->id.state == IPP_ID_FINAL)
 		return;
 	before = in->id;
 	in->id.state = IPP_ID_NONE;
-	/* the connection is newer than any socket table held */
-	if (!t->replay && reader(t))
-		ipp_procres__stale_sockets(t->pr);
+	t->res->ops->connected(t->res);	/* newer than any socket table held */
 	resolve(t, in, when);
 	/*
 	 * Read after the connect with its addresses, what was read before
@@ -913,24 +811,10 @@ static int collect_fd(void *ctx, int fd, const struct ipp_ident *id)
 	return add_fd(ctx, fd, id);
 }
 
-/* The fds of process @pid now, from /proc or (replaying) from the log. */
+/* The fds of process @pid now, from the resolver. */
 static void scan_fds(struct ipp_fdtab *t, pid_t pid, struct fdlist *l)
 {
-	if (t->replay) {
-		struct ipp_ident_ans a;
-		struct ipp_ident id;
-
-		while (replay_answer(t, IPP_IDQ_SCAN | IPP_IDQ_SCAN_END, pid, -1, &id, &a) == 0 &&
-		       a.what == IPP_IDQ_SCAN)
-			if (id.state == IPP_ID_PROC && add_fd(l, a.fd, &id) < 0)
-				break;
-		return;
-	}
-	if (!reader(t) || ipp_procres__scan(t->pr, pid, false, collect_fd, l) < 0)
-		l->n = 0;
-	for (size_t k = 0; k < l->n; k++)
-		log_answer(t, IPP_IDQ_SCAN, pid, l->v[k].fd, &l->v[k].id);
-	log_answer(t, IPP_IDQ_SCAN_END, pid, -1, NULL);
+	t->res->ops->scan(t->res, pid, false, collect_fd, l);
 }
 
 /*
@@ -956,7 +840,7 @@ static void exec_fds(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
 		}
 		if (in->id.state != IPP_ID_NONE && in->id.state != IPP_ID_UNKNOWN)
 			continue;
-		if (!scanned && (!t->no_proc || t->replay)) {
+		if (!scanned && t->res) {
 			scanned = true;
 			scan_fds(t, p->pid, &l);
 		}
@@ -1063,64 +947,48 @@ static int scan_one(void *ctx, int fd, const struct ipp_ident *id)
 	if (in && in->id.state == IPP_ID_NONE) {
 		in->id = *id;
 		in->id.auth = (size_t)(in - sc->t->incs);
-		log_answer(sc->t, IPP_IDQ_SCAN, sc->pid, fd, &in->id);
 	}
 	return 0;
 }
 
 void ipp_fdtab__attach_fds(struct ipp_fdtab *t, const pid_t *pids, size_t n)
 {
-	if (t->no_proc || !reader(t))
-		return;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; t->res && i < n; i++) {
 		struct scan_ctx sc = { .t = t, .pid = pids[i] };
 
-		ipp_procres__scan(t->pr, pids[i], true, scan_one, &sc);
-		log_answer(t, IPP_IDQ_SCAN_END, pids[i], -1, NULL);
+		t->res->ops->scan(t->res, pids[i], true, scan_one, &sc);
 	}
 }
 
 void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
 		       void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx, bool fds)
 {
-	if (t->no_proc)
+	if (!t->res)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		struct ipp_ident cid = { .state = IPP_ID_UNKNOWN };
-		char path[64], name[32] = "";
-		FILE *f;
+		char name[32] = "";
 
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
-		f = fopen(path, "re");
-		if (f) {
-			if (fgets(name, sizeof(name), f)) {
-				name[strcspn(name, "\n")] = '\0';
-				cid.state = IPP_ID_PROC;
-				snprintf(cid.object, sizeof(cid.object), "%s", name);
-			}
-			fclose(f);
+		if (t->res->ops->comm(t->res, pids[i], name, sizeof(name)) == 0)
 			comm(ctx, pids[i], name);
-		}
-		log_answer(t, IPP_IDQ_COMM, pids[i], -1, &cid);
 	}
 	if (fds)
 		ipp_fdtab__attach_fds(t, pids, n);
 }
 
-
 void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 			      void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx)
 {
-	struct ipp_ident_ans a;
+	char name[IPP_OBJECT_MAX];
+	pid_t pid;
 
 	/* The recorder logged, per target, its name and then its fds. */
-	while (ipp_identlog__take_any(t->log, IPP_IDQ_COMM, &a) == 0) {
-		struct fdproc *p = get_proc(t, a.pid, true);
+	while (t->res && t->res->ops->next_proc(t->res, &pid, name, sizeof(name)) == 0) {
+		struct fdproc *p = get_proc(t, pid, true);
 		struct fdlist l = { 0 };
 
-		if (a.ok)
-			comm(ctx, a.pid, a.object);
-		scan_fds(t, a.pid, &l);
+		if (name[0])
+			comm(ctx, pid, name);
+		scan_fds(t, pid, &l);
 		for (size_t k = 0; p && k < l.n; k++) {
 			struct ipp_inc *in = cur_inc(t, p, l.v[k].fd, false);
 

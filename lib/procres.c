@@ -3,9 +3,11 @@
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "procfd.h"
 #include "procres.h"
+#include "resolve.h"
 #include "syscalls.h"
 
 /* Answers kept per fd: a few incarnations' worth, the oldest dropped first. */
@@ -24,6 +26,7 @@ struct fdans {
 };
 
 struct ipp_procres {
+	struct ipp_resolver base;	/* its face to the fd table (resolve.h) */
 	int refs;
 	struct fdans *slots;	/* open addressing, a power of two */
 	size_t nr_slots, used;
@@ -45,12 +48,16 @@ struct ipp_procres {
 	uint64_t reads_ahead;
 };
 
+static const struct ipp_resolver_ops proc_ops;
+
 struct ipp_procres *ipp_procres__new(void)
 {
 	struct ipp_procres *r = calloc(1, sizeof(*r));
 
-	if (r)
+	if (r) {
+		r->base.ops = &proc_ops;
 		r->refs = 1;
+	}
 	return r;
 }
 
@@ -425,4 +432,70 @@ int ipp_procres__take(struct ipp_procres *r, pid_t pid, int fd, uint64_t floor_n
 		return -ENOENT;
 	*id = a->v[a->n - 1];
 	return 0;
+}
+
+/* ------------------------------------------------------------------ the resolver */
+
+/* The earliest answer read ahead since @floor_ns; else /proc now. */
+static void proc_resolve(struct ipp_resolver *base, pid_t pid, int fd, uint64_t floor_ns,
+			 struct ipp_ident *id)
+{
+	struct ipp_procres *r = (struct ipp_procres *)base;
+
+	if (ipp_procres__take(r, pid, fd, floor_ns, id) < 0 || id->state != IPP_ID_PROC)
+		ipp_procres__read(r, pid, fd, floor_ns, id);
+}
+
+static void proc_scan(struct ipp_resolver *base, pid_t pid, bool pipe_cap, ipp_ident_cb cb,
+		      void *ctx)
+{
+	ipp_procres__scan((struct ipp_procres *)base, pid, pipe_cap, cb, ctx);
+}
+
+static int proc_comm(struct ipp_resolver *base, pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+	int err = 0;
+
+	(void)base;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f))
+		err = -ENODATA;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return err;
+}
+
+static int proc_next_proc(struct ipp_resolver *base, pid_t *pid, char *buf, size_t len)
+{
+	(void)base;
+	(void)pid;
+	(void)buf;
+	(void)len;
+	return -ENOENT;	/* /proc names the processes it is asked about, no others */
+}
+
+static void proc_connected(struct ipp_resolver *base)
+{
+	ipp_procres__stale_sockets((struct ipp_procres *)base);
+}
+
+static void proc_put(struct ipp_resolver *base)
+{
+	ipp_procres__put((struct ipp_procres *)base);
+}
+
+static const struct ipp_resolver_ops proc_ops = {
+	.resolve = proc_resolve, .scan = proc_scan, .comm = proc_comm,
+	.next_proc = proc_next_proc, .connected = proc_connected, .put = proc_put,
+};
+
+struct ipp_resolver *ipp_procres__resolver(struct ipp_procres *r)
+{
+	return r ? &ipp_procres__get(r)->base : NULL;
 }

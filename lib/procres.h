@@ -77,6 +77,13 @@ void ipp_procres__on_call(struct ipp_procres *r, const struct ipp_scdesc *sc, pi
  */
 int ipp_procres__take(struct ipp_procres *r, pid_t pid, int fd, uint64_t floor_ns,
 		      struct ipp_ident *id);
+/*
+ * @r as the fd table's resolver (resolve.h): the earliest answer read ahead
+ * that can describe the incarnation, else /proc now. A reference is taken,
+ * dropped by the resolver's put. NULL: NULL.
+ */
+struct ipp_resolver;
+struct ipp_resolver *ipp_procres__resolver(struct ipp_procres *r);
 /* How many /proc reads were made ahead (for the tests and -v). */
 uint64_t ipp_procres__reads_ahead(const struct ipp_procres *r);
 
