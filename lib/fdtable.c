@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "procfd.h"
 #include "resolve.h"
+#include "resolve-kernel.h"
 #include "fdtable.h"
 #include "syscalls.h"
 
@@ -44,31 +45,7 @@ struct ipp_fdtab {
 	/* Who says what an fd is (resolve.h: /proc, a capture's log); NULL: nobody. */
 	struct ipp_resolver *res;
 	uint64_t now_ns;	/* latest event time delivered */
-	/*
-	 * What the kernel said the fds a call made are (ipcperf_fd_open), in
-	 * the moment before that call's exit arrives: applied at the exit of
-	 * the same call on the same thread, dropped at any other.
-	 */
-	struct pending_fd {
-		pid_t pid, tid;
-		int fd, nr;
-		int64_t ret;
-		struct ipp_ident id;
-	} *pend;
-	size_t nr_pend, cap_pend;
-	/*
-	 * The last exit of each thread, for the kernel's words that come after
-	 * their call's exit (the order of the tracepoints' probes decides):
-	 * sorted by tid.
-	 */
-	struct lastexit {
-		pid_t tid, pid;
-		int nr;
-		int64_t ret;
-		uint64_t end_ns;
-		enum { LE_OPEN, LE_EARLY, LE_LATE } state;
-	} *lex;
-	size_t nr_lex, cap_lex;
+	struct ipp_kwords *kw;	/* the kernel's words waiting for their exits (resolve-kernel.h) */
 	bool kernel_words;	/* the kernel describes fds (ipp_fdtab__expect_kernel) */
 	/* The fds the kernel described before the exit of the last call fed. */
 	int early[IPP_MAX_CALL_FDS];
@@ -113,7 +90,13 @@ const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
 
 struct ipp_fdtab *ipp_fdtab__new(void)
 {
-	return calloc(1, sizeof(struct ipp_fdtab));
+	struct ipp_fdtab *t = calloc(1, sizeof(*t));
+
+	if (t && !(t->kw = ipp_kwords__new())) {
+		free(t);
+		t = NULL;
+	}
+	return t;
 }
 
 void ipp_fdtab__delete(struct ipp_fdtab *t)
@@ -127,8 +110,7 @@ void ipp_fdtab__delete(struct ipp_fdtab *t)
 	}
 	free(t->procs);
 	free(t->incs);
-	free(t->pend);
-	free(t->lex);
+	ipp_kwords__delete(t->kw);
 	ipp_resolver__put(t->res);
 	free(t);
 }
@@ -426,167 +408,45 @@ static void set_cloexec(struct ipp_fdtab *t, struct fdproc *p, int fd, int cloex
 
 /* ------------------------------------------------------------------ events */
 
-/* What the kernel said: exact (or unknown, for an fd gone before it could be looked at). */
-static void ident_of_open(struct ipp_ident *id, const struct ipcperf_fd_open *ev)
-{
-	memset(id, 0, sizeof(*id));
-	id->state = ev->gone ? IPP_ID_UNKNOWN : IPP_ID_FINAL;
-	id->cloexec = ev->gone ? -1 : ev->cloexec;
-	id->capacity = -1;
-	if (ev->gone) {
-		/* the kernel looked when the call returned: the fd was gone */
-		id->read_ns = ev->time_ns;
-		id->read_err = -ENOENT;
-		return;
-	}
-	id->kind = ev->kind;
-	id->ino = ev->ino;
-	id->peer_ino = ev->peer_ino;
-	id->sock_type = ev->sock_type;
-	id->capacity = ev->capacity;
-	snprintf(id->object, sizeof(id->object), "%s", ev->object ? ev->object : "unknown");
-	snprintf(id->detail, sizeof(id->detail), "%s", ev->detail ? ev->detail : "");
-}
-
-/* "A -> B" and "B -> A": the two ends of one inet connection. */
-static bool mirrored(const char *a, const char *b)
-{
-	const char *sa = strstr(a, " -> "), *sb = strstr(b, " -> ");
-	size_t la, lb;
-
-	if (!sa || !sb)
-		return false;
-	la = (size_t)(sa - a);
-	lb = (size_t)(sb - b);
-	/* Unconnected ("A -> "): no peer to find. */
-	return sa[4] && strlen(sa + 4) == lb && !strncmp(sa + 4, b, lb) &&
-	       strlen(sb + 4) == la && !strncmp(sb + 4, a, la);
-}
-
-/*
- * The kernel names a TCP or UDP socket by its addresses, not its peer: the
- * peer is the open socket whose addresses are this one's mirrored (a
- * loopback connection has both ends here), as sock_diag pairs them.
- */
-static void link_inet_peer(struct ipp_fdtab *t, struct ipp_inc *in)
-{
-	struct ipp_ident *id = &in->id;
-
-	if ((id->kind != IPCPERF_FD_TCP && id->kind != IPCPERF_FD_UDP) || id->peer_ino ||
-	    id->state != IPP_ID_FINAL || !strstr(id->detail, " -> "))
-		return;
-	for (size_t i = 0; i < t->nr_incs; i++) {
-		struct ipp_ident *o = &t->incs[i].id;
-
-		if (!t->incs[i].open || &t->incs[i] == in || o->kind != id->kind ||
-		    o->state != IPP_ID_FINAL || !mirrored(id->detail, o->detail))
-			continue;
-		id->peer_ino = o->ino;
-		if (!o->peer_ino)
-			o->peer_ino = id->ino;
-		return;
-	}
-}
-
-static bool unix_connected(const struct ipp_ident *id)
-{
-	return id->kind == IPCPERF_FD_UNIX && id->state == IPP_ID_FINAL &&
-	       (id->sock_type == SOCK_STREAM || id->sock_type == SOCK_SEQPACKET);
-}
-
-static void set_unix_peer(struct ipp_ident *id, uint64_t peer_ino)
-{
-	id->peer_ino = peer_ino;
-	snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]", (unsigned long long)peer_ino);
-}
-
-/*
- * A unix stream client is connected to an embryo until the server accepts
- * it: the kernel names no peer at its connect (peer_ino 0), and names the
- * client as the peer of the accepted socket. Connected unix stream and
- * seqpacket sockets are each other's peers: what one end says completes
- * the other, whichever of the two the kernel described first.
- */
-static void link_unix_peer(struct ipp_fdtab *t, struct ipp_inc *in)
-{
-	struct ipp_ident *id = &in->id;
-
-	if (!unix_connected(id) || !id->ino)
-		return;
-	for (size_t i = 0; i < t->nr_incs; i++) {
-		struct ipp_ident *o = &t->incs[i].id;
-
-		if (!t->incs[i].open || &t->incs[i] == in || !unix_connected(o))
-			continue;
-		if (id->peer_ino && o->ino == id->peer_ino && !o->peer_ino)
-			set_unix_peer(o, id->ino);	/* every copy of the other end */
-		else if (!id->peer_ino && o->peer_ino == id->ino && o->ino)
-			set_unix_peer(id, o->ino);
-	}
-}
-
 /* What one end's identity tells of its peer's, and back. */
 static void link_peer(struct ipp_fdtab *t, struct ipp_inc *in)
 {
-	link_inet_peer(t, in);
-	link_unix_peer(t, in);
-}
-
-static int cmp_lastexit(const void *key, const void *elem)
-{
-	pid_t a = *(const pid_t *)key, b = ((const struct lastexit *)elem)->tid;
-
-	return (a > b) - (a < b);
-}
-
-/* The last exit of thread @tid, made if @create; NULL if none (or out of memory). */
-static struct lastexit *last_exit(struct ipp_fdtab *t, pid_t tid, bool create)
-{
-	size_t at;
-
-	if (ipp_bsearch_at(&tid, t->lex, t->nr_lex, sizeof(*t->lex), cmp_lastexit, &at))
-		return &t->lex[at];
-	if (!create ||
-	    ipp_grow((void **)&t->lex, &t->cap_lex, t->nr_lex + 1, sizeof(*t->lex)) < 0)
-		return NULL;
-	memmove(&t->lex[at + 1], &t->lex[at], (t->nr_lex - at) * sizeof(*t->lex));
-	t->nr_lex++;
-	t->lex[at] = (struct lastexit){ .tid = tid };
-	return &t->lex[at];
+	ipp_kernel_link_peer(t->incs, t->nr_incs, in);
 }
 
 /*
- * The kernel's word on @ev->fd comes after the exit @l of its call: what
- * that exit made the fd (looked up in /proc, or nothing: pipe2) becomes
- * exact, from the exit's time.
+ * The kernel's word on @ev->fd comes after the exit (of @pid, at @end_ns)
+ * of its call: what that exit made the fd (looked up in /proc, or nothing:
+ * pipe2) becomes exact, from the exit's time.
  */
-static void apply_late(struct ipp_fdtab *t, const struct lastexit *l,
+static void apply_late(struct ipp_fdtab *t, pid_t pid, uint64_t end_ns,
 		       const struct ipcperf_fd_open *ev)
 {
-	struct fdproc *p = get_proc(t, l->pid, true);
+	struct fdproc *p = get_proc(t, pid, true);
 	struct fdslot *s = p ? find_slot(p, ev->fd) : NULL;
 	struct ipp_inc *in;
 
 	if (!p)
 		return;
-	if (s && t->incs[s->inc].start_ns == l->end_ns) {
-		ident_of_open(&t->incs[s->inc].id, ev);
+	if (s && t->incs[s->inc].start_ns == end_ns) {
+		ipp_ident_of_open(&t->incs[s->inc].id, ev);
 		link_peer(t, &t->incs[s->inc]);
 		return;
 	}
-	end_inc(t, p, ev->fd, l->end_ns);
-	in = new_inc(t, p, ev->fd, l->end_ns);
+	end_inc(t, p, ev->fd, end_ns);
+	in = new_inc(t, p, ev->fd, end_ns);
 	if (in) {
-		ident_of_open(&in->id, ev);
+		ipp_ident_of_open(&in->id, ev);
 		link_peer(t, in);
 	}
 }
 
 bool ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 {
-	struct lastexit *l;
 	struct fdproc *p;
 	struct fdslot *s;
+	uint64_t end_ns;
+	pid_t pid;
 
 	t->now_ns = ev->time_ns;
 	t->kernel_words = true;
@@ -599,63 +459,37 @@ bool ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 		if (s && !ev->gone) {
 			int cloexec = t->incs[s->inc].id.cloexec;
 
-			ident_of_open(&t->incs[s->inc].id, ev);
+			ipp_ident_of_open(&t->incs[s->inc].id, ev);
 			t->incs[s->inc].id.cloexec = cloexec;
 			link_peer(t, &t->incs[s->inc]);
 		}
 		return false;
 	}
-	/*
-	 * After its call's exit: the thread's last exit is that call, unless
-	 * that exit already took words that came before it (then these are
-	 * the next call's, which has not exited yet).
-	 */
-	l = last_exit(t, ev->tid, false);
-	if (l && l->state != LE_EARLY && l->nr == ev->nr && l->ret == ev->ret &&
-	    l->pid == ev->pid) {
-		l->state = LE_LATE;
-		apply_late(t, l, ev);
-		return true;
-	}
-	if (ipp_grow((void **)&t->pend, &t->cap_pend, t->nr_pend + 1, sizeof(*t->pend)) < 0)
-		return false;	/* out of memory: the fd is resolved from /proc as without the kernel's word */
-	t->pend[t->nr_pend] = (struct pending_fd){ .pid = ev->pid, .tid = ev->tid, .fd = ev->fd,
-						   .nr = ev->nr, .ret = ev->ret };
-	ident_of_open(&t->pend[t->nr_pend].id, ev);
-	t->nr_pend++;
-	return false;
+	if (!ipp_kwords__word(t->kw, ev, &pid, &end_ns))
+		return false;	/* held for its call's exit */
+	apply_late(t, pid, end_ns, ev);
+	return true;
 }
 
-/*
- * The fds the kernel described for the call that ends with @ev: new
- * incarnations, exact. Descriptions of another call of that thread (whose
- * exit never came) are dropped. @return how many fds, listed in @fds.
- */
-static size_t apply_pending(struct ipp_fdtab *t, struct fdproc *p,
-			    const struct ipcperf_syscall *ev, int *fds)
+struct early_ctx {
+	struct ipp_fdtab *t;
+	struct fdproc *p;
+	uint64_t when;
+};
+
+/* A new fd the kernel described before its call's exit: a new incarnation, exact. */
+static void apply_early(void *ctx, int fd, const struct ipp_ident *id)
 {
-	size_t n = 0, kept = 0;
+	struct early_ctx *e = ctx;
+	struct ipp_inc *in;
 
-	for (size_t i = 0; i < t->nr_pend; i++) {
-		struct pending_fd *pf = &t->pend[i];
-		struct ipp_inc *in;
-
-		if (pf->tid != ev->tid) {
-			t->pend[kept++] = *pf;
-			continue;
-		}
-		if (pf->nr != ev->nr || pf->ret != ev->ret || pf->pid != ev->pid || n == IPP_MAX_CALL_FDS)
-			continue;
-		end_inc(t, p, pf->fd, ev->end_ns);
-		in = new_inc(t, p, pf->fd, ev->end_ns);
-		if (in) {
-			in->id = pf->id;
-			link_peer(t, in);
-		}
-		fds[n++] = pf->fd;
+	end_inc(e->t, e->p, fd, e->when);
+	in = new_inc(e->t, e->p, fd, e->when);
+	if (in) {
+		in->id = *id;
+		link_peer(e->t, in);
 	}
-	t->nr_pend = kept;
-	return n;
+	e->t->early[e->t->nr_early++] = fd;
 }
 
 static bool in_fds(const int *fds, size_t n, long fd)
@@ -710,23 +544,16 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	const struct ipp_scdesc *sc;
 	struct fdproc *p = get_proc(t, ev->pid, true);
 	struct ipp_inc *in;
-	int *known = t->early;
-	size_t nr_known = 0;
+	struct early_ctx early = { .t = t, .p = p, .when = ev->end_ns };
+	const int *known = t->early;
+	size_t nr_known;
 
 	t->now_ns = ev->end_ns;
 	t->nr_early = 0;
 	if (!p)
 		return -ENOMEM;
-	if (t->nr_pend)
-		t->nr_early = nr_known = apply_pending(t, p, ev, known);
-	if (t->kernel_words) {
-		struct lastexit *l = last_exit(t, ev->tid, true);
-
-		if (l)
-			*l = (struct lastexit){ .tid = ev->tid, .pid = ev->pid, .nr = ev->nr,
-						.ret = ev->ret, .end_ns = ev->end_ns,
-						.state = nr_known ? LE_EARLY : LE_OPEN };
-	}
+	/* The new fds the kernel described before this exit; the exit is its thread's last. */
+	nr_known = ipp_kwords__exit(t->kw, ev, t->kernel_words, apply_early, &early);
 	if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE) {
 		if (ev->fd < 0)
 			return -1;

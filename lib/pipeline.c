@@ -8,8 +8,8 @@
 #include "fdid-rec.h"
 #include "fdtable.h"
 #include "pipeline.h"
-#include "procfd.h"
 #include "procres.h"
+#include "resolve-kernel.h"
 
 int ipp_pipeline__init(struct ipp_pipeline *p)
 {
@@ -449,34 +449,11 @@ static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
  */
 static int dispatch_fdid(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
-	struct ipp_fdid_rec rec;
-	struct ipp_fdid f;
-	struct ipp_ident id = { .capacity = -1 };
 	struct ipcperf_fd_open ev;
+	struct ipp_ident id;
 
-	if (ipp_fdid_rec__parse(r->data, r->size, &rec) < 0 || rec.what == IPP_FDID_IO)
+	if (ipp_kernel_fd_open(r->data, r->size, r->time, &ev, &id) < 0)
 		return 0;
-	ev = (struct ipcperf_fd_open){
-		.time_ns = r->time, .pid = rec.pid, .tid = rec.tid, .fd = rec.fd, .nr = rec.nr,
-		.ret = rec.ret, .update = rec.what == IPP_FDID_UPDATE, .object = "unknown",
-		.kind = IPCPERF_FD_UNKNOWN, .detail = "", .capacity = -1,
-		.cloexec = rec.flags & IPP_FDID_F_CLOEXEC,
-	};
-	if (ipp_fdid_rec__to_fdid(&rec, &f) == 0) {
-		ipp_ident_of_fdid(&id, &f, r->time);
-		/* A pipe's size comes with it; sockets have their send buffer. */
-		if ((rec.kind == IPP_FDID_PIPE || rec.kind == IPP_FDID_FIFO) && rec.capacity)
-			id.capacity = rec.capacity;
-		ev.object = id.object;
-		ev.kind = id.kind;
-		ev.detail = id.detail;
-		ev.ino = id.ino;
-		ev.peer_ino = id.peer_ino;
-		ev.sock_type = id.sock_type;
-		ev.capacity = id.capacity;
-	} else {
-		ev.gone = true;
-	}
 	EMIT(s, fd_open, &ev);
 	return 1;
 }
