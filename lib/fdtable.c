@@ -52,28 +52,6 @@ struct ipp_fdtab {
 	size_t nr_early;
 };
 
-/* Why an incarnation is reported unknown (doc/accuracy.md, "fd identity"). */
-enum why_unknown {
-	WHY_NONE,		/* no incarnation */
-	WHY_NOT_READ,		/* /proc was never read for it (--no-proc, a capture without a log) */
-	WHY_CLOSED,		/* its fd was closed before /proc was read */
-	WHY_EXITED,		/* its process was gone before /proc was read */
-	WHY_DENIED,		/* /proc refused (another user's process) */
-	WHY_NOT_FOUND,		/* open as far as the records tell, yet /proc did not have it */
-	WHY_MAX,
-};
-
-#define UNKNOWN_AS(why_) { .state = IPP_ID_UNKNOWN, .object = "unknown", .capacity = -1, \
-			   .cloexec = -1, .detail = why_ }
-static const struct ipp_ident unknown_idents[WHY_MAX] = {
-	[WHY_NONE] = UNKNOWN_AS(""),
-	[WHY_NOT_READ] = UNKNOWN_AS("identity unknown: not-read"),
-	[WHY_CLOSED] = UNKNOWN_AS("identity unknown: closed-before-read"),
-	[WHY_EXITED] = UNKNOWN_AS("identity unknown: exited-before-read"),
-	[WHY_DENIED] = UNKNOWN_AS("identity unknown: denied"),
-	[WHY_NOT_FOUND] = UNKNOWN_AS("identity unknown: not-found"),
-};
-#define unknown_ident (unknown_idents[WHY_NONE])
 /* The detail of a socket named whose addresses could not be read before it closed. */
 #define ADDRESSES_CLOSED "addresses unknown: closed-before-read"
 
@@ -195,32 +173,6 @@ const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc)
 }
 
 /* ------------------------------------------------------------------ resolvers */
-
-void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when)
-{
-	memset(id, 0, sizeof(*id));
-	id->state = IPP_ID_PROC;
-	id->res_ns = when;
-	id->read_ns = when;
-	id->kind = f->kind;
-	id->ino = (f->kind == IPCPERF_FD_PIPE || f->family) ? f->ino : 0;
-	id->peer_ino = f->peer_ino;
-	id->sock_type = f->type;
-	id->capacity = f->sndbuf ? (int64_t)f->sndbuf : -1;
-	id->cloexec = f->flags < 0 ? -1 : !!(f->flags & O_CLOEXEC);
-	snprintf(id->object, sizeof(id->object), "%s", f->object);
-	if (f->kind == IPCPERF_FD_TCP || f->kind == IPCPERF_FD_UDP) {
-		char l[IPP_ADDR_MAX] = "", r[IPP_ADDR_MAX] = "";
-
-		ipp_sockaddr_str(&f->local, l, sizeof(l));
-		ipp_sockaddr_str(&f->remote, r, sizeof(r));
-		snprintf(id->detail, sizeof(id->detail), "%s -> %s", l, r);
-		id->partial = !f->diag;
-	} else if (f->kind == IPCPERF_FD_UNIX && f->peer_ino) {
-		snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]",
-			 (unsigned long long)f->peer_ino);
-	}
-}
 
 /*
  * Ask the resolver what the fd is, for an incarnation that began no earlier
@@ -830,62 +782,6 @@ void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 
 /* ------------------------------------------------------------------ queries */
 
-/* Does @id say what its incarnation is? A /proc answer only while its authority was open. */
-static bool ident_valid(const struct ipp_fdtab *t, const struct ipp_ident *id)
-{
-	const struct ipp_inc *a;
-
-	if (id->state == IPP_ID_FINAL)
-		return true;
-	if (id->state != IPP_ID_PROC || id->auth >= t->nr_incs)
-		return false;
-	a = &t->incs[id->auth];
-	return a->open || a->end_ns >= id->res_ns;
-}
-
-/*
- * Why incarnation @in is unknown: the records say its fd (or, for a copy,
- * the fd it was copied from) closed before /proc was read, or what the
- * read said.
- */
-static enum why_unknown why_unknown(const struct ipp_fdtab *t, const struct ipp_inc *in)
-{
-	const struct ipp_ident *id = &in->id;
-	const struct ipp_inc *a = in;
-
-	if (id->state == IPP_ID_PROC && id->auth < t->nr_incs)
-		a = &t->incs[id->auth];	/* it outlived its authority: closed before the read */
-	if (!id->read_ns)
-		return id->state == IPP_ID_PROC ? WHY_CLOSED : WHY_NOT_READ;
-	if (!a->open && a->end_ns < id->read_ns)
-		return WHY_CLOSED;
-	switch (id->read_err) {
-	case -ESRCH:
-		return WHY_EXITED;
-	case -EACCES:
-	case -EPERM:
-		return WHY_DENIED;
-	default:
-		return WHY_NOT_FOUND;
-	}
-}
-
-/* What incarnation @inc is reported as: its identity, or unknown and why. */
-static const struct ipp_ident *as_reported(const struct ipp_fdtab *t, size_t inc)
-{
-	const struct ipp_ident *id;
-
-	if (inc >= t->nr_incs)
-		return &unknown_ident;
-	id = &t->incs[inc].id;
-	return ident_valid(t, id) ? id : &unknown_idents[why_unknown(t, &t->incs[inc])];
-}
-
-const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t inc)
-{
-	return as_reported(t, inc);
-}
-
 size_t ipp_fdtab__made_early(const struct ipp_fdtab *t, const int **fds)
 {
 	*fds = t->early;
@@ -900,61 +796,4 @@ bool ipp_fdtab__kernel_words(const struct ipp_fdtab *t)
 uint64_t ipp_fdtab__now(const struct ipp_fdtab *t)
 {
 	return t->now_ns;
-}
-
-int ipp_fdtab__settled(const struct ipp_fdtab *t, long inc, bool final,
-		       const struct ipp_ident **out)
-{
-	const struct ipp_ident *id;
-
-	if (inc < 0 || (size_t)inc >= t->nr_incs) {
-		*out = &unknown_ident;
-		return 1;
-	}
-	id = &t->incs[inc].id;
-	if (id->state == IPP_ID_NONE && !final)
-		return 0;
-	/* Its authority still open and the events not yet at the answer's time: wait. */
-	if (id->state == IPP_ID_PROC && id->auth < t->nr_incs && !final &&
-	    t->incs[id->auth].open && t->now_ns < id->res_ns)
-		return 0;
-	*out = as_reported(t, (size_t)inc);
-	return 1;
-}
-
-/* ------------------------------------------------------------------ settling */
-
-void ipp_settleq__init(struct ipp_settleq *q, const struct ipp_fdtab *t)
-{
-	memset(q, 0, sizeof(*q));
-	q->t = t;
-}
-
-void ipp_settleq__fini(struct ipp_settleq *q)
-{
-	free(q->v);
-	memset(q, 0, sizeof(*q));
-}
-
-int ipp_settleq__push(struct ipp_settleq *q, const struct ipcperf_syscall *ev, long inc)
-{
-	if (ipp_ring_reserve((void **)&q->v, &q->cap, &q->head, q->len, sizeof(*q->v), 256) < 0)
-		return -ENOMEM;
-	q->v[(q->head + q->len) % q->cap] = (struct ipp_settle_call){ .ev = *ev, .inc = inc };
-	q->len++;
-	return 0;
-}
-
-void ipp_settleq__drain(struct ipp_settleq *q, bool final, ipp_settled_fn cb, void *ctx)
-{
-	while (q->len) {
-		struct ipp_settle_call *c = &q->v[q->head];
-		const struct ipp_ident *id;
-
-		if (!ipp_fdtab__settled(q->t, c->inc, final, &id))
-			break;
-		q->head = (q->head + 1) % q->cap;
-		q->len--;
-		cb(ctx, &c->ev, id);
-	}
 }

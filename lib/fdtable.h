@@ -144,6 +144,7 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
 /* Every incarnation so far, by index (stable; the pointer is not, past the next event). */
 size_t ipp_fdtab__count(const struct ipp_fdtab *t);
 const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc);
+/* fdreport.c: what an incarnation is reported as, and the calls waiting for it. */
 /*
  * What incarnation @inc is reported as: its identity if valid, else an
  * unknown one whose detail says why ("identity unknown: closed-before-read",

@@ -2,6 +2,7 @@
 /* The /proc resolver of fd identity, reading ahead of the merge (procres.h). */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,6 +86,33 @@ uint64_t ipp_procres__reads_ahead(const struct ipp_procres *r)
 }
 
 /* ------------------------------------------------------------------ reading /proc */
+
+void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when)
+{
+	memset(id, 0, sizeof(*id));
+	id->state = IPP_ID_PROC;
+	id->res_ns = when;
+	id->read_ns = when;
+	id->kind = f->kind;
+	id->ino = (f->kind == IPCPERF_FD_PIPE || f->family) ? f->ino : 0;
+	id->peer_ino = f->peer_ino;
+	id->sock_type = f->type;
+	id->capacity = f->sndbuf ? (int64_t)f->sndbuf : -1;
+	id->cloexec = f->flags < 0 ? -1 : !!(f->flags & O_CLOEXEC);
+	snprintf(id->object, sizeof(id->object), "%s", f->object);
+	if (f->kind == IPCPERF_FD_TCP || f->kind == IPCPERF_FD_UDP) {
+		char l[IPP_ADDR_MAX] = "", r[IPP_ADDR_MAX] = "";
+
+		ipp_sockaddr_str(&f->local, l, sizeof(l));
+		ipp_sockaddr_str(&f->remote, r, sizeof(r));
+		snprintf(id->detail, sizeof(id->detail), "%s -> %s", l, r);
+		id->partial = !f->diag;
+	} else if (f->kind == IPCPERF_FD_UNIX && f->peer_ino) {
+		snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]",
+			 (unsigned long long)f->peer_ino);
+	}
+}
+
 
 static struct ipp_sockdb *fresh_sockdb(struct ipp_procres *r)
 {
