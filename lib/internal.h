@@ -31,8 +31,13 @@
  *       session.c (the public session over a source and the pipeline)
  *                              |
  *       handlers: account.c (per-fd, per-process, per-syscall counts)
- *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation)
- *                        `- procfd.c, sockdiag.c [procfd.h] (/proc, sock_diag)
+ *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation),
+ *                      fdreport.c (what it is reported as, once settled)
+ *                        `- its resolver [resolve.h]: procres.c [procres.h] (/proc,
+ *                           read ahead of the merge) over procfd.c, sockdiag.c
+ *                           [procfd.h] (/proc, sock_diag), or resolve-log.c (a
+ *                           capture's log); resolve-kernel.c [resolve-kernel.h]
+ *                           (the kernel's records, paired with their calls)
  *                 callfds.c [callfds.h] (each call with its fds, for trace)
  *                 flows.c (writes matched to reads: wire time, verdicts)
  *       beside it: counters.c [counters.h] (perf counters), taskacct.c
