@@ -159,15 +159,19 @@ static bool inet_undiagnosed(const struct ipp_fdid *f)
 	return (f->kind == IPCPERF_FD_TCP || f->kind == IPCPERF_FD_UDP) && !f->diag;
 }
 
-int ipp_procres__read(struct ipp_procres *r, pid_t pid, int fd, uint64_t since_ns,
-		      struct ipp_ident *id)
+int ipp_procres__read(struct ipp_procres *r, pid_t pid, int fd, struct ipp_ident *id)
 {
 	uint64_t when = ipp_now_ns();
 	struct ipp_fdid f;
 	int err = ipp_procfd_resolve_held(pid, fd, sockdb_for_held, r, &f);
 
-	/* A table dumped before the socket may have been made cannot tell: dump again. */
-	if (err == 0 && inet_undiagnosed(&f) && r->sockdb_ns < since_ns) {
+	/*
+	 * A table dumped before this read cannot tell whether the socket is in
+	 * no kernel table (never bound nor connected) or newer than the dump:
+	 * dump again. (A socket an old record makes us read may be one made
+	 * since, with the same number.)
+	 */
+	if (err == 0 && inet_undiagnosed(&f) && r->sockdb_ns < when) {
 		r->sockdb_ns = 0;
 		err = ipp_procfd_resolve_held(pid, fd, sockdb_for_held, r, &f);
 	}
@@ -282,7 +286,7 @@ static uint64_t ans_time(const struct ipp_ident *id)
 }
 
 /* Read @fd of @pid now and keep the answer. */
-static void read_ahead(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
+static void read_ahead(struct ipp_procres *r, pid_t pid, int fd)
 {
 	struct fdans *a = fd >= 0 ? fdans_of(r, pid, fd, true) : NULL;
 
@@ -294,18 +298,18 @@ static void read_ahead(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
 		memmove(&a->v[0], &a->v[1], (ANS_MAX - 1) * sizeof(*a->v));
 		a->n--;
 	}
-	ipp_procres__read(r, pid, fd, time, &a->v[a->n++]);
+	ipp_procres__read(r, pid, fd, &a->v[a->n++]);
 	r->reads_ahead++;
 }
 
 /* The first call seen on @fd since its last close: read it, unless read since. */
-static void first_use(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
+static void first_use(struct ipp_procres *r, pid_t pid, int fd)
 {
 	struct fdans *a = fdans_of(r, pid, fd, false);
 
 	if (fd < 0 || (a && a->n && ans_time(&a->v[a->n - 1]) > a->closed_ns))
 		return;
-	read_ahead(r, pid, fd, time);
+	read_ahead(r, pid, fd);
 }
 
 static void closed(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
@@ -339,7 +343,7 @@ static struct connecting *connect_of(struct ipp_procres *r, pid_t tid, bool crea
 static void connect_done(struct ipp_procres *r, struct connecting *c)
 {
 	if (c->exit_ns >= c->enter_ns && (c->ret == 0 || c->ret == -EINPROGRESS))
-		read_ahead(r, c->pid, c->fd, c->exit_ns);
+		read_ahead(r, c->pid, c->fd);
 	*c = r->conn[--r->nr_conn];
 }
 
@@ -390,7 +394,7 @@ void ipp_procres__on_enter(struct ipp_procres *r, const struct ipp_scdesc *sc, p
 		return;
 	fd = fd_arg(sc, args, nr_args);
 	if (io_call(sc))
-		first_use(r, pid, fd, time);
+		first_use(r, pid, fd);
 	else if (sc->fd_op == IPP_FDOP_CLOSE && fd >= 0)
 		closed(r, pid, fd, time);
 	else if (sc->fd_op == IPP_FDOP_CONNECT && fd >= 0)
@@ -403,7 +407,7 @@ void ipp_procres__on_exit(struct ipp_procres *r, const struct ipp_scdesc *sc, pi
 	if (!r || !sc)
 		return;
 	if ((sc->fd_op == IPP_FDOP_NEW || sc->fd_op == IPP_FDOP_DUP) && ret >= 0)
-		read_ahead(r, pid, (int)ret, time);
+		read_ahead(r, pid, (int)ret);
 	else if (sc->fd_op == IPP_FDOP_CONNECT)
 		connect_exit(r, tid, ret, time);
 }
@@ -419,7 +423,7 @@ void ipp_procres__on_call(struct ipp_procres *r, const struct ipp_scdesc *sc, pi
 	fd = fd_arg(sc, args, nr_args);
 	if (sc->fd_op == IPP_FDOP_CONNECT) {
 		if (fd >= 0 && (ret == 0 || ret == -EINPROGRESS))
-			read_ahead(r, pid, fd, end_ns);
+			read_ahead(r, pid, fd);
 		return;
 	}
 	ipp_procres__on_enter(r, sc, pid, tid, args, nr_args, start_ns);
@@ -471,7 +475,7 @@ static void proc_resolve(struct ipp_resolver *base, pid_t pid, int fd, uint64_t 
 	struct ipp_procres *r = (struct ipp_procres *)base;
 
 	if (ipp_procres__take(r, pid, fd, floor_ns, id) < 0 || id->state != IPP_ID_PROC)
-		ipp_procres__read(r, pid, fd, floor_ns, id);
+		ipp_procres__read(r, pid, fd, id);
 }
 
 static void proc_scan(struct ipp_resolver *base, pid_t pid, bool pipe_cap, ipp_ident_cb cb,

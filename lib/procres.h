@@ -37,13 +37,11 @@ void ipp_procres__put(struct ipp_procres *r);
  * Read @fd of @pid from /proc now into @id: IPP_ID_PROC with res_ns the
  * time of the read, or IPP_ID_UNKNOWN with read_ns and read_err saying when
  * and why not (-ENOENT not open, -ESRCH no such process, -EACCES...).
- * A pipe's capacity is asked for with pidfd_getfd. @since_ns: the fd may
- * have been made then (a record's time; 0: long before): a TCP or UDP socket
+ * A pipe's capacity is asked for with pidfd_getfd. A TCP or UDP socket
  * the socket table lacks is looked up again in a new dump when the table
- * is older. @return 0 or the -errno.
+ * is older than the read. @return 0 or the -errno.
  */
-int ipp_procres__read(struct ipp_procres *r, pid_t pid, int fd, uint64_t since_ns,
-		      struct ipp_ident *id);
+int ipp_procres__read(struct ipp_procres *r, pid_t pid, int fd, struct ipp_ident *id);
 /* The socket table is older than the connection just made: the next socket read refreshes it. */
 void ipp_procres__stale_sockets(struct ipp_procres *r);
 /*
