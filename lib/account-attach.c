@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include "account.h"
+#include "procres.h"
+#include "resolve.h"
 #include "session.h"
 
 /* The session's events are on: the fds its running targets have now. */
@@ -52,6 +54,18 @@ static void h_task(void *ctx, const struct ipcperf_task *ev)
 }
 
 /* A target's name, from /proc at attach (or the capture's log). */
+void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shared,
+			      struct ipp_identlog *log)
+{
+	struct ipp_procres *pr = shared ? NULL : ipp_procres__new();
+	struct ipp_resolver *res = ipp_procres__resolver(shared ? shared : pr);
+
+	ipp_procres__put(pr);
+	if (res && log)
+		res = ipp_logres__record(log, res);
+	ipp_fdtab__set_resolver(st->fdt, res);
+}
+
 static void set_comm(void *ctx, pid_t pid, const char *name)
 {
 	struct proc *p = ipp_stats__proc(ctx, pid, true);
@@ -80,15 +94,18 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	st->cmd_pid = at.cmd_pid;
 	log = st->no_proc ? NULL : at.log;
 	replay = !st->no_proc && at.log_replay;
-	ipp_fdtab__set_log(st->fdt, log, replay);
 	if (log && replay) {
+		ipp_fdtab__set_resolver(st->fdt, ipp_logres__replay(log));
 		ipp_fdtab__attach_replay(st->fdt, set_comm, st);
 		return 0;
 	}
 	/* A capture without a log: its processes are not this machine's now. */
 	if (at.replay)
 		st->no_proc = true;
-	ipp_fdtab__set_no_proc(st->fdt, st->no_proc);
+	if (st->no_proc)
+		ipp_fdtab__set_resolver(st->fdt, NULL);
+	else
+		ipp_stats__proc_resolver(st, at.procres, log);
 	/*
 	 * fds that exist before the capture, read while they are open. A
 	 * command is held before its exec until the events are on: its fds now

@@ -29,12 +29,15 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	}
 	st->no_proc = IPP_OPTS_HAS(opts, no_proc) && opts->no_proc;
 	st->per_thread = IPP_OPTS_HAS(opts, per_thread) && opts->per_thread;
-	st->fdt = ipp_fdtab__new(st->no_proc);
+	st->fdt = ipp_fdtab__new();
 	if (!st->fdt) {
 		free(st);
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* Not attached to a session: /proc, read when an fd is first seen. */
+	if (!st->no_proc)
+		ipp_stats__proc_resolver(st, NULL, NULL);
 	ipp_settleq__init(&st->calls, st->fdt);
 	ipp_callfds__init(&st->every, st->fdt);
 	return st;

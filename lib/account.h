@@ -93,6 +93,15 @@ struct ipcperf_stats {
 
 /* The process @pid's counts; made (zeroed) when @create. NULL: none, or no memory. */
 struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create);
+/*
+ * The table asks /proc what its fds are: through @shared (the session's
+ * resolver reading ahead of the merge) when given, else its own; recording,
+ * each answer also goes to the capture's @log (account-attach.c).
+ */
+struct ipp_procres;
+struct ipp_identlog;
+void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shared,
+			      struct ipp_identlog *log);
 
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);

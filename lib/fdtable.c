@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "procfd.h"
+#include "resolve.h"
+#include "resolve-kernel.h"
 #include "fdtable.h"
 #include "syscalls.h"
 
@@ -21,59 +23,37 @@ struct fdproc {
 	pid_t pid;
 	struct fdslot *fds;
 	size_t nr_fds, cap_fds;
+	/*
+	 * When each fd number was last closed (whatever it was), and when the
+	 * process began (fork) or exec'd: a /proc answer read before these
+	 * cannot describe an fd first seen after them.
+	 */
+	struct fdclosed {
+		int fd;
+		uint64_t ns;
+	} *closed;
+	size_t nr_closed, cap_closed;
+	uint64_t base_ns;
 };
 
 struct ipp_fdtab {
-	bool no_proc;
 	struct fdproc **procs;	/* sorted by pid */
 	size_t nr_procs, cap_procs;
 	struct fdproc *last;	/* the last looked up */
 	struct ipp_inc *incs;
 	size_t nr_incs, cap_incs;
-	struct ipp_sockdb *sockdb;
-	uint64_t sockdb_ns;
+	/* Who says what an fd is (resolve.h: /proc, a capture's log); NULL: nobody. */
+	struct ipp_resolver *res;
 	uint64_t now_ns;	/* latest event time delivered */
-	/*
-	 * Captures (record.c): recording, every answer read from /proc goes to
-	 * the log; replaying (@replay), answers come from the log instead, in the
-	 * order they were asked for, and /proc is never read.
-	 */
-	struct ipp_identlog *log;
-	bool replay;
-	/*
-	 * What the kernel said the fds a call made are (ipcperf_fd_open), in
-	 * the moment before that call's exit arrives: applied at the exit of
-	 * the same call on the same thread, dropped at any other.
-	 */
-	struct pending_fd {
-		pid_t pid, tid;
-		int fd, nr;
-		int64_t ret;
-		struct ipp_ident id;
-	} *pend;
-	size_t nr_pend, cap_pend;
-	/*
-	 * The last exit of each thread, for the kernel's words that come after
-	 * their call's exit (the order of the tracepoints' probes decides):
-	 * sorted by tid.
-	 */
-	struct lastexit {
-		pid_t tid, pid;
-		int nr;
-		int64_t ret;
-		uint64_t end_ns;
-		enum { LE_OPEN, LE_EARLY, LE_LATE } state;
-	} *lex;
-	size_t nr_lex, cap_lex;
+	struct ipp_kwords *kw;	/* the kernel's words waiting for their exits (resolve-kernel.h) */
 	bool kernel_words;	/* the kernel describes fds (ipp_fdtab__expect_kernel) */
 	/* The fds the kernel described before the exit of the last call fed. */
 	int early[IPP_MAX_CALL_FDS];
 	size_t nr_early;
 };
 
-static const struct ipp_ident unknown_ident = {
-	.state = IPP_ID_UNKNOWN, .object = "unknown", .capacity = -1, .cloexec = -1,
-};
+/* The detail of a socket named whose addresses could not be read before it closed. */
+#define ADDRESSES_CLOSED "addresses unknown: closed-before-read"
 
 const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
 {
@@ -86,12 +66,14 @@ const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
 	return (unsigned int)kind < IPP_ARRAY_SIZE(names) ? names[kind] : "unknown";
 }
 
-struct ipp_fdtab *ipp_fdtab__new(bool no_proc)
+struct ipp_fdtab *ipp_fdtab__new(void)
 {
 	struct ipp_fdtab *t = calloc(1, sizeof(*t));
 
-	if (t)
-		t->no_proc = no_proc;
+	if (t && !(t->kw = ipp_kwords__new())) {
+		free(t);
+		t = NULL;
+	}
 	return t;
 }
 
@@ -101,30 +83,25 @@ void ipp_fdtab__delete(struct ipp_fdtab *t)
 		return;
 	for (size_t i = 0; i < t->nr_procs; i++) {
 		free(t->procs[i]->fds);
+		free(t->procs[i]->closed);
 		free(t->procs[i]);
 	}
 	free(t->procs);
 	free(t->incs);
-	free(t->pend);
-	free(t->lex);
-	ipp_sockdb__delete(t->sockdb);
+	ipp_kwords__delete(t->kw);
+	ipp_resolver__put(t->res);
 	free(t);
 }
 
-void ipp_fdtab__set_log(struct ipp_fdtab *t, struct ipp_identlog *log, bool replay)
+void ipp_fdtab__set_resolver(struct ipp_fdtab *t, struct ipp_resolver *r)
 {
-	t->log = log;
-	t->replay = replay && log;
+	ipp_resolver__put(t->res);
+	t->res = r;
 }
 
-bool ipp_fdtab__no_proc(const struct ipp_fdtab *t)
+bool ipp_fdtab__has_resolver(const struct ipp_fdtab *t)
 {
-	return t->no_proc;
-}
-
-void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc)
-{
-	t->no_proc = no_proc;
+	return t->res != NULL;
 }
 
 void ipp_fdtab__expect_kernel(struct ipp_fdtab *t)
@@ -197,145 +174,20 @@ const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc)
 
 /* ------------------------------------------------------------------ resolvers */
 
-void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when)
-{
-	memset(id, 0, sizeof(*id));
-	id->state = IPP_ID_PROC;
-	id->res_ns = when;
-	id->kind = f->kind;
-	id->ino = (f->kind == IPCPERF_FD_PIPE || f->family) ? f->ino : 0;
-	id->peer_ino = f->peer_ino;
-	id->sock_type = f->type;
-	id->capacity = f->sndbuf ? (int64_t)f->sndbuf : -1;
-	id->cloexec = f->flags < 0 ? -1 : !!(f->flags & O_CLOEXEC);
-	snprintf(id->object, sizeof(id->object), "%s", f->object);
-	if (f->kind == IPCPERF_FD_TCP || f->kind == IPCPERF_FD_UDP) {
-		char l[IPP_ADDR_MAX] = "", r[IPP_ADDR_MAX] = "";
-
-		ipp_sockaddr_str(&f->local, l, sizeof(l));
-		ipp_sockaddr_str(&f->remote, r, sizeof(r));
-		snprintf(id->detail, sizeof(id->detail), "%s -> %s", l, r);
-	} else if (f->kind == IPCPERF_FD_UNIX && f->peer_ino) {
-		snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]",
-			 (unsigned long long)f->peer_ino);
-	}
-}
-
-/* How long one netlink dump of the sockets serves lookups. */
-#define SOCKDB_FRESH_NS (100ull * 1000 * 1000)
-
-static struct ipp_sockdb *fresh_sockdb(struct ipp_fdtab *t)
-{
-	uint64_t now = ipp_now_ns();
-
-	if (!t->sockdb)
-		t->sockdb = ipp_sockdb__new();
-	if (t->sockdb && now - t->sockdb_ns > SOCKDB_FRESH_NS) {
-		ipp_sockdb__refresh(t->sockdb);
-		t->sockdb_ns = now;
-	}
-	return t->sockdb;
-}
-
 /*
- * The socket table for a socket being resolved: asked for only once the fd
- * is held and is a socket (pipes and files need none), so that the dump,
- * which takes milliseconds, cannot outlast the fd.
+ * Ask the resolver what the fd is, for an incarnation that began no earlier
+ * than @floor_ns. The answer is checked against the incarnation's end later.
  */
-static const struct ipp_sockdb *sockdb_for_held(void *ctx)
+static void resolve(struct ipp_fdtab *t, struct ipp_inc *in, uint64_t floor_ns)
 {
-	return fresh_sockdb(ctx);
-}
-
-/*
- * A pipe's capacity from F_GETPIPE_SZ on a duplicate of the target's fd
- * (pidfd_getfd); without one, the kernel's default, said so.
- */
-static void set_pipe_capacity(struct ipp_ident *id, pid_t pid, int fd)
-{
-	int cap = ipp_pipe_capacity_via_pidfd(pid, fd);
-
-	id->cap_default = cap <= 0;
-	id->capacity = cap > 0 ? cap : IPP_PIPE_DEFAULT_SIZE;
-}
-
-/* Recording: note what /proc answered (@id NULL or not IPP_ID_PROC: could not be resolved). */
-static void log_answer(struct ipp_fdtab *t, uint32_t what, pid_t pid, int fd,
-		       const struct ipp_ident *id)
-{
-	struct ipp_ident_ans a = { .what = what, .pid = pid, .fd = fd };
-
-	if (!t->log || t->replay)
-		return;
-	if (id && id->state == IPP_ID_PROC) {
-		a.ok = 1;
-		a.res_ns = id->res_ns;
-		a.kind = id->kind;
-		a.sock_type = id->sock_type;
-		a.ino = id->ino;
-		a.peer_ino = id->peer_ino;
-		a.capacity = id->capacity;
-		a.cap_default = id->cap_default;
-		a.cloexec = id->cloexec;
-		memcpy(a.object, id->object, sizeof(a.object));
-		memcpy(a.detail, id->detail, sizeof(a.detail));
-	}
-	ipp_identlog__add(t->log, &a);
-}
-
-/* Replay: the answer logged for the same question, into @id (unknown if none). */
-static int replay_answer(struct ipp_fdtab *t, unsigned int mask, pid_t pid, int fd,
-			 struct ipp_ident *id, struct ipp_ident_ans *a)
-{
-	int err = ipp_identlog__take(t->log, mask, pid, fd, a);
-
-	memset(id, 0, sizeof(*id));
-	id->state = err == 0 && a->ok ? IPP_ID_PROC : IPP_ID_UNKNOWN;
-	id->cloexec = -1;
-	if (id->state == IPP_ID_UNKNOWN)
-		return err;
-	id->res_ns = a->res_ns;
-	id->kind = (enum ipcperf_fd_kind)a->kind;
-	id->sock_type = a->sock_type;
-	id->ino = a->ino;
-	id->peer_ino = a->peer_ino;
-	id->capacity = a->capacity;
-	id->cap_default = a->cap_default;
-	id->cloexec = a->cloexec;
-	memcpy(id->object, a->object, sizeof(id->object));
-	memcpy(id->detail, a->detail, sizeof(id->detail));
-	return 0;
-}
-
-/* Look the fd up in /proc (or the log); the answer is checked against the incarnation's end later. */
-static void resolve(struct ipp_fdtab *t, struct ipp_inc *in)
-{
-	struct ipp_fdid f;
-	uint64_t when;
-
 	if (in->id.state != IPP_ID_NONE)
 		return;
-	if (t->replay) {
-		struct ipp_ident_ans a;
-
-		replay_answer(t, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id, &a);
-		in->id.auth = (size_t)(in - t->incs);
-		return;
-	}
-	if (t->no_proc) {
+	if (!t->res) {
 		in->id.state = IPP_ID_UNKNOWN;
 		return;
 	}
-	when = ipp_now_ns();
-	if (ipp_procfd_resolve_held(in->pid, in->fd, sockdb_for_held, t, &f) == 0) {
-		ipp_ident_of_fdid(&in->id, &f, when);
-		in->id.auth = (size_t)(in - t->incs);
-		if (f.kind == IPCPERF_FD_PIPE)
-			set_pipe_capacity(&in->id, in->pid, in->fd);
-	} else {
-		in->id.state = IPP_ID_UNKNOWN;
-	}
-	log_answer(t, IPP_IDQ_RESOLVE, in->pid, in->fd, &in->id);
+	t->res->ops->resolve(t->res, in->pid, in->fd, floor_ns, &in->id);
+	in->id.auth = (size_t)(in - t->incs);
 }
 
 /* ------------------------------------------------------------------ incarnations */
@@ -361,16 +213,53 @@ static struct ipp_inc *new_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, ui
 	return in;
 }
 
+/* @fd of @p was closed (or replaced) by @when, whether or not the table knew it. */
+static void note_closed(struct fdproc *p, int fd, uint64_t when)
+{
+	for (size_t i = 0; i < p->nr_closed; i++) {
+		if (p->closed[i].fd == fd) {
+			if (when > p->closed[i].ns)
+				p->closed[i].ns = when;
+			return;
+		}
+	}
+	/* Out of memory: the floor stays lower, and an answer older than the close may be taken. */
+	if (ipp_grow((void **)&p->closed, &p->cap_closed, p->nr_closed + 1, sizeof(*p->closed)) < 0)
+		return;
+	p->closed[p->nr_closed++] = (struct fdclosed){ .fd = fd, .ns = when };
+}
+
+/*
+ * The earliest time incarnation @in of @p can have begun: its start, or
+ * for one first seen in use (start 0), the last close of its number or the
+ * process's fork or exec. A /proc answer read before is about another.
+ */
+static uint64_t floor_of(const struct fdproc *p, const struct ipp_inc *in)
+{
+	uint64_t floor_ns = p->base_ns;
+
+	if (in->start_ns)
+		return in->start_ns;
+	for (size_t i = 0; i < p->nr_closed; i++)
+		if (p->closed[i].fd == in->fd && p->closed[i].ns > floor_ns)
+			floor_ns = p->closed[i].ns;
+	return floor_ns;
+}
+
 static void end_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when)
 {
 	struct fdslot *s = find_slot(p, fd);
 	struct ipp_inc *in;
 
+	note_closed(p, fd, when);
 	if (!s)
 		return;
 	in = &t->incs[s->inc];
 	in->open = false;
 	in->end_ns = when;
+	/* Its addresses were looked for again (at its connect) only after it closed. */
+	if (in->id.state == IPP_ID_PROC && in->id.partial && in->id.read_ns > when)
+		snprintf(in->id.detail, sizeof(in->id.detail), "%s", ADDRESSES_CLOSED);
 	*s = p->fds[--p->nr_fds];
 }
 
@@ -384,7 +273,7 @@ static struct ipp_inc *cur_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, bo
 		return &t->incs[s->inc];
 	in = new_inc(t, p, fd, 0);
 	if (in && do_resolve)
-		resolve(t, in);
+		resolve(t, in, floor_of(p, in));
 	return in;
 }
 
@@ -401,7 +290,7 @@ static void dup_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, const struct 
 	if (from && (from->state == IPP_ID_FINAL || from->state == IPP_ID_PROC))
 		in->id = *from;		/* IPP_ID_PROC keeps its authority */
 	else
-		resolve(t, in);
+		resolve(t, in, when);
 	if (in->id.state != IPP_ID_UNKNOWN)
 		in->id.cloexec = cloexec;
 }
@@ -418,26 +307,45 @@ static void dup_fd(struct ipp_fdtab *t, struct fdproc *p, int from_fd, int fd, u
 	dup_inc(t, p, fd, s ? &from : NULL, when, cloexec);
 }
 
-/* Look the open incarnation of @fd up again in /proc (what it is connected to changed). */
-static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd)
+/*
+ * Look the open incarnation of @fd up again in /proc (what it is connected
+ * to changed at @when).
+ */
+static void relook(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when)
 {
 	struct fdslot *s = find_slot(p, fd);
 	struct ipp_ident before;
 	struct ipp_inc *in;
 
-	if (!s || (t->no_proc && !t->replay))
+	if (!s || !t->res)
 		return;
 	in = &t->incs[s->inc];
 	if (in->id.state == IPP_ID_FINAL)
 		return;
 	before = in->id;
 	in->id.state = IPP_ID_NONE;
-	t->sockdb_ns = 0;	/* the connection is newer than any table we hold */
-	resolve(t, in);
-	/* Closed since: what was read before still names it, without its peer. */
-	if (in->id.state == IPP_ID_UNKNOWN && before.state == IPP_ID_PROC)
+	t->res->ops->connected(t->res);	/* newer than any socket table held */
+	resolve(t, in, when);
+	/*
+	 * Read after the connect with its addresses, what was read before
+	 * stays unless this has them too (the same question is asked either
+	 * way: a capture's log answers it).
+	 */
+	if (before.state == IPP_ID_PROC && !before.partial && before.res_ns >= when &&
+	    (in->id.state != IPP_ID_PROC || in->id.partial)) {
 		in->id = before;
-	else if (in->id.state != IPP_ID_UNKNOWN)
+		return;
+	}
+	/*
+	 * Closed since: what was read before still names it, without its peer;
+	 * when this read was, is kept for the report.
+	 */
+	if (in->id.state == IPP_ID_UNKNOWN && before.state == IPP_ID_PROC) {
+		uint64_t read_ns = in->id.read_ns;
+
+		in->id = before;
+		in->id.read_ns = read_ns;
+	} else if (in->id.state != IPP_ID_UNKNOWN)
 		in->id.cloexec = before.cloexec;
 }
 
@@ -452,163 +360,45 @@ static void set_cloexec(struct ipp_fdtab *t, struct fdproc *p, int fd, int cloex
 
 /* ------------------------------------------------------------------ events */
 
-/* What the kernel said: exact (or unknown, for an fd gone before it could be looked at). */
-static void ident_of_open(struct ipp_ident *id, const struct ipcperf_fd_open *ev)
-{
-	memset(id, 0, sizeof(*id));
-	id->state = ev->gone ? IPP_ID_UNKNOWN : IPP_ID_FINAL;
-	id->cloexec = ev->gone ? -1 : ev->cloexec;
-	id->capacity = -1;
-	if (ev->gone)
-		return;
-	id->kind = ev->kind;
-	id->ino = ev->ino;
-	id->peer_ino = ev->peer_ino;
-	id->sock_type = ev->sock_type;
-	id->capacity = ev->capacity;
-	snprintf(id->object, sizeof(id->object), "%s", ev->object ? ev->object : "unknown");
-	snprintf(id->detail, sizeof(id->detail), "%s", ev->detail ? ev->detail : "");
-}
-
-/* "A -> B" and "B -> A": the two ends of one inet connection. */
-static bool mirrored(const char *a, const char *b)
-{
-	const char *sa = strstr(a, " -> "), *sb = strstr(b, " -> ");
-	size_t la, lb;
-
-	if (!sa || !sb)
-		return false;
-	la = (size_t)(sa - a);
-	lb = (size_t)(sb - b);
-	/* Unconnected ("A -> "): no peer to find. */
-	return sa[4] && strlen(sa + 4) == lb && !strncmp(sa + 4, b, lb) &&
-	       strlen(sb + 4) == la && !strncmp(sb + 4, a, la);
-}
-
-/*
- * The kernel names a TCP or UDP socket by its addresses, not its peer: the
- * peer is the open socket whose addresses are this one's mirrored (a
- * loopback connection has both ends here), as sock_diag pairs them.
- */
-static void link_inet_peer(struct ipp_fdtab *t, struct ipp_inc *in)
-{
-	struct ipp_ident *id = &in->id;
-
-	if ((id->kind != IPCPERF_FD_TCP && id->kind != IPCPERF_FD_UDP) || id->peer_ino ||
-	    id->state != IPP_ID_FINAL || !strstr(id->detail, " -> "))
-		return;
-	for (size_t i = 0; i < t->nr_incs; i++) {
-		struct ipp_ident *o = &t->incs[i].id;
-
-		if (!t->incs[i].open || &t->incs[i] == in || o->kind != id->kind ||
-		    o->state != IPP_ID_FINAL || !mirrored(id->detail, o->detail))
-			continue;
-		id->peer_ino = o->ino;
-		if (!o->peer_ino)
-			o->peer_ino = id->ino;
-		return;
-	}
-}
-
-static bool unix_connected(const struct ipp_ident *id)
-{
-	return id->kind == IPCPERF_FD_UNIX && id->state == IPP_ID_FINAL &&
-	       (id->sock_type == SOCK_STREAM || id->sock_type == SOCK_SEQPACKET);
-}
-
-static void set_unix_peer(struct ipp_ident *id, uint64_t peer_ino)
-{
-	id->peer_ino = peer_ino;
-	snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]", (unsigned long long)peer_ino);
-}
-
-/*
- * A unix stream client is connected to an embryo until the server accepts
- * it: the kernel names no peer at its connect (peer_ino 0), and names the
- * client as the peer of the accepted socket. Connected unix stream and
- * seqpacket sockets are each other's peers: what one end says completes
- * the other, whichever of the two the kernel described first.
- */
-static void link_unix_peer(struct ipp_fdtab *t, struct ipp_inc *in)
-{
-	struct ipp_ident *id = &in->id;
-
-	if (!unix_connected(id) || !id->ino)
-		return;
-	for (size_t i = 0; i < t->nr_incs; i++) {
-		struct ipp_ident *o = &t->incs[i].id;
-
-		if (!t->incs[i].open || &t->incs[i] == in || !unix_connected(o))
-			continue;
-		if (id->peer_ino && o->ino == id->peer_ino && !o->peer_ino)
-			set_unix_peer(o, id->ino);	/* every copy of the other end */
-		else if (!id->peer_ino && o->peer_ino == id->ino && o->ino)
-			set_unix_peer(id, o->ino);
-	}
-}
-
 /* What one end's identity tells of its peer's, and back. */
 static void link_peer(struct ipp_fdtab *t, struct ipp_inc *in)
 {
-	link_inet_peer(t, in);
-	link_unix_peer(t, in);
-}
-
-static int cmp_lastexit(const void *key, const void *elem)
-{
-	pid_t a = *(const pid_t *)key, b = ((const struct lastexit *)elem)->tid;
-
-	return (a > b) - (a < b);
-}
-
-/* The last exit of thread @tid, made if @create; NULL if none (or out of memory). */
-static struct lastexit *last_exit(struct ipp_fdtab *t, pid_t tid, bool create)
-{
-	size_t at;
-
-	if (ipp_bsearch_at(&tid, t->lex, t->nr_lex, sizeof(*t->lex), cmp_lastexit, &at))
-		return &t->lex[at];
-	if (!create ||
-	    ipp_grow((void **)&t->lex, &t->cap_lex, t->nr_lex + 1, sizeof(*t->lex)) < 0)
-		return NULL;
-	memmove(&t->lex[at + 1], &t->lex[at], (t->nr_lex - at) * sizeof(*t->lex));
-	t->nr_lex++;
-	t->lex[at] = (struct lastexit){ .tid = tid };
-	return &t->lex[at];
+	ipp_kernel_link_peer(t->incs, t->nr_incs, in);
 }
 
 /*
- * The kernel's word on @ev->fd comes after the exit @l of its call: what
- * that exit made the fd (looked up in /proc, or nothing: pipe2) becomes
- * exact, from the exit's time.
+ * The kernel's word on @ev->fd comes after the exit (of @pid, at @end_ns)
+ * of its call: what that exit made the fd (looked up in /proc, or nothing:
+ * pipe2) becomes exact, from the exit's time.
  */
-static void apply_late(struct ipp_fdtab *t, const struct lastexit *l,
+static void apply_late(struct ipp_fdtab *t, pid_t pid, uint64_t end_ns,
 		       const struct ipcperf_fd_open *ev)
 {
-	struct fdproc *p = get_proc(t, l->pid, true);
+	struct fdproc *p = get_proc(t, pid, true);
 	struct fdslot *s = p ? find_slot(p, ev->fd) : NULL;
 	struct ipp_inc *in;
 
 	if (!p)
 		return;
-	if (s && t->incs[s->inc].start_ns == l->end_ns) {
-		ident_of_open(&t->incs[s->inc].id, ev);
+	if (s && t->incs[s->inc].start_ns == end_ns) {
+		ipp_ident_of_open(&t->incs[s->inc].id, ev);
 		link_peer(t, &t->incs[s->inc]);
 		return;
 	}
-	end_inc(t, p, ev->fd, l->end_ns);
-	in = new_inc(t, p, ev->fd, l->end_ns);
+	end_inc(t, p, ev->fd, end_ns);
+	in = new_inc(t, p, ev->fd, end_ns);
 	if (in) {
-		ident_of_open(&in->id, ev);
+		ipp_ident_of_open(&in->id, ev);
 		link_peer(t, in);
 	}
 }
 
 bool ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 {
-	struct lastexit *l;
 	struct fdproc *p;
 	struct fdslot *s;
+	uint64_t end_ns;
+	pid_t pid;
 
 	t->now_ns = ev->time_ns;
 	t->kernel_words = true;
@@ -621,63 +411,37 @@ bool ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 		if (s && !ev->gone) {
 			int cloexec = t->incs[s->inc].id.cloexec;
 
-			ident_of_open(&t->incs[s->inc].id, ev);
+			ipp_ident_of_open(&t->incs[s->inc].id, ev);
 			t->incs[s->inc].id.cloexec = cloexec;
 			link_peer(t, &t->incs[s->inc]);
 		}
 		return false;
 	}
-	/*
-	 * After its call's exit: the thread's last exit is that call, unless
-	 * that exit already took words that came before it (then these are
-	 * the next call's, which has not exited yet).
-	 */
-	l = last_exit(t, ev->tid, false);
-	if (l && l->state != LE_EARLY && l->nr == ev->nr && l->ret == ev->ret &&
-	    l->pid == ev->pid) {
-		l->state = LE_LATE;
-		apply_late(t, l, ev);
-		return true;
-	}
-	if (ipp_grow((void **)&t->pend, &t->cap_pend, t->nr_pend + 1, sizeof(*t->pend)) < 0)
-		return false;	/* out of memory: the fd is resolved from /proc as without the kernel's word */
-	t->pend[t->nr_pend] = (struct pending_fd){ .pid = ev->pid, .tid = ev->tid, .fd = ev->fd,
-						   .nr = ev->nr, .ret = ev->ret };
-	ident_of_open(&t->pend[t->nr_pend].id, ev);
-	t->nr_pend++;
-	return false;
+	if (!ipp_kwords__word(t->kw, ev, &pid, &end_ns))
+		return false;	/* held for its call's exit */
+	apply_late(t, pid, end_ns, ev);
+	return true;
 }
 
-/*
- * The fds the kernel described for the call that ends with @ev: new
- * incarnations, exact. Descriptions of another call of that thread (whose
- * exit never came) are dropped. @return how many fds, listed in @fds.
- */
-static size_t apply_pending(struct ipp_fdtab *t, struct fdproc *p,
-			    const struct ipcperf_syscall *ev, int *fds)
+struct early_ctx {
+	struct ipp_fdtab *t;
+	struct fdproc *p;
+	uint64_t when;
+};
+
+/* A new fd the kernel described before its call's exit: a new incarnation, exact. */
+static void apply_early(void *ctx, int fd, const struct ipp_ident *id)
 {
-	size_t n = 0, kept = 0;
+	struct early_ctx *e = ctx;
+	struct ipp_inc *in;
 
-	for (size_t i = 0; i < t->nr_pend; i++) {
-		struct pending_fd *pf = &t->pend[i];
-		struct ipp_inc *in;
-
-		if (pf->tid != ev->tid) {
-			t->pend[kept++] = *pf;
-			continue;
-		}
-		if (pf->nr != ev->nr || pf->ret != ev->ret || pf->pid != ev->pid || n == IPP_MAX_CALL_FDS)
-			continue;
-		end_inc(t, p, pf->fd, ev->end_ns);
-		in = new_inc(t, p, pf->fd, ev->end_ns);
-		if (in) {
-			in->id = pf->id;
-			link_peer(t, in);
-		}
-		fds[n++] = pf->fd;
+	end_inc(e->t, e->p, fd, e->when);
+	in = new_inc(e->t, e->p, fd, e->when);
+	if (in) {
+		in->id = *id;
+		link_peer(e->t, in);
 	}
-	t->nr_pend = kept;
-	return n;
+	e->t->early[e->t->nr_early++] = fd;
 }
 
 static bool in_fds(const int *fds, size_t n, long fd)
@@ -732,23 +496,16 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	const struct ipp_scdesc *sc;
 	struct fdproc *p = get_proc(t, ev->pid, true);
 	struct ipp_inc *in;
-	int *known = t->early;
-	size_t nr_known = 0;
+	struct early_ctx early = { .t = t, .p = p, .when = ev->end_ns };
+	const int *known = t->early;
+	size_t nr_known;
 
 	t->now_ns = ev->end_ns;
 	t->nr_early = 0;
 	if (!p)
 		return -ENOMEM;
-	if (t->nr_pend)
-		t->nr_early = nr_known = apply_pending(t, p, ev, known);
-	if (t->kernel_words) {
-		struct lastexit *l = last_exit(t, ev->tid, true);
-
-		if (l)
-			*l = (struct lastexit){ .tid = ev->tid, .pid = ev->pid, .nr = ev->nr,
-						.ret = ev->ret, .end_ns = ev->end_ns,
-						.state = nr_known ? LE_EARLY : LE_OPEN };
-	}
+	/* The new fds the kernel described before this exit; the exit is its thread's last. */
+	nr_known = ipp_kwords__exit(t->kw, ev, t->kernel_words, apply_early, &early);
 	if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE) {
 		if (ev->fd < 0)
 			return -1;
@@ -771,7 +528,7 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 		end_inc(t, p, (int)ev->ret, ev->end_ns);
 		in = new_inc(t, p, (int)ev->ret, ev->end_ns);
 		if (in) {
-			resolve(t, in);
+			resolve(t, in, ev->end_ns);
 			if (in->id.state != IPP_ID_UNKNOWN)
 				in->id.cloexec = new_fd_cloexec(sc, ev);
 		}
@@ -792,12 +549,15 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	case IPP_FDOP_CONNECT:
 		/* A socket looked up before it connected has no peer yet: look again. */
 		if ((ev->ret == 0 || ev->ret == -EINPROGRESS) && ev->fd >= 0)
-			relook(t, p, ev->fd);
+			relook(t, p, ev->fd, ev->end_ns);
 		break;
 	case IPP_FDOP_CLOSE:
 		/* On Linux the fd is gone even when close fails, except with EBADF. */
-		if (ev->fd >= 0 && ev->ret != -EBADF)
+		if (ev->fd >= 0 && ev->ret != -EBADF) {
 			end_inc(t, p, ev->fd, ev->start_ns);
+			/* an answer read while the close ran may still show the fd */
+			note_closed(p, ev->fd, ev->end_ns);
+		}
 		break;
 	case IPP_FDOP_PAIR:
 	case IPP_FDOP_NONE:
@@ -814,7 +574,6 @@ struct fdlist {
 		struct ipp_ident id;
 	} *v;
 	size_t n, cap;
-	uint64_t when;
 };
 
 static int add_fd(struct fdlist *l, int fd, const struct ipp_ident *id)
@@ -826,33 +585,15 @@ static int add_fd(struct fdlist *l, int fd, const struct ipp_ident *id)
 	return 0;
 }
 
-static int collect_fd(void *ctx, int fd, const struct ipp_fdid *f)
+static int collect_fd(void *ctx, int fd, const struct ipp_ident *id)
 {
-	struct fdlist *l = ctx;
-	struct ipp_ident id;
-
-	ipp_ident_of_fdid(&id, f, l->when);
-	return add_fd(l, fd, &id);
+	return add_fd(ctx, fd, id);
 }
 
-/* The fds of process @pid now, from /proc or (replaying) from the log. */
+/* The fds of process @pid now, from the resolver. */
 static void scan_fds(struct ipp_fdtab *t, pid_t pid, struct fdlist *l)
 {
-	if (t->replay) {
-		struct ipp_ident_ans a;
-		struct ipp_ident id;
-
-		while (replay_answer(t, IPP_IDQ_SCAN | IPP_IDQ_SCAN_END, pid, -1, &id, &a) == 0 &&
-		       a.what == IPP_IDQ_SCAN)
-			if (id.state == IPP_ID_PROC && add_fd(l, a.fd, &id) < 0)
-				break;
-		return;
-	}
-	if (ipp_procfd_scan(pid, fresh_sockdb(t), collect_fd, l) < 0)
-		l->n = 0;
-	for (size_t k = 0; k < l->n; k++)
-		log_answer(t, IPP_IDQ_SCAN, pid, l->v[k].fd, &l->v[k].id);
-	log_answer(t, IPP_IDQ_SCAN_END, pid, -1, NULL);
+	t->res->ops->scan(t->res, pid, false, collect_fd, l);
 }
 
 /*
@@ -866,7 +607,7 @@ static void scan_fds(struct ipp_fdtab *t, pid_t pid, struct fdlist *l)
  */
 static void exec_fds(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
 {
-	struct fdlist l = { .when = ipp_now_ns() };
+	struct fdlist l = { 0 };
 	bool scanned = false;
 
 	for (size_t i = p->nr_fds; i-- > 0;) {
@@ -878,7 +619,7 @@ static void exec_fds(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
 		}
 		if (in->id.state != IPP_ID_NONE && in->id.state != IPP_ID_UNKNOWN)
 			continue;
-		if (!scanned && (!t->no_proc || t->replay)) {
+		if (!scanned && t->res) {
 			scanned = true;
 			scan_fds(t, p->pid, &l);
 		}
@@ -917,6 +658,7 @@ void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
 		 */
 		while (c->nr_fds)
 			end_inc(t, c, c->fds[0].fd, ev->time_ns);
+		c->base_ns = ev->time_ns;
 		p = get_proc(t, ev->pid, false);
 		for (size_t i = 0; p && i < p->nr_fds; i++) {
 			struct ipp_ident from = t->incs[p->fds[i].inc].id;
@@ -926,6 +668,7 @@ void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
 		break;
 	case IPCPERF_TASK_EXEC:
 		exec_fds(t, p, ev->time_ns);
+		p->base_ns = ev->time_ns;
 		break;
 	case IPCPERF_TASK_EXIT:
 		break;
@@ -969,10 +712,9 @@ int ipp_fdtab__set_identity(struct ipp_fdtab *t, pid_t pid, int fd,
 struct scan_ctx {
 	struct ipp_fdtab *t;
 	pid_t pid;
-	uint64_t when;
 };
 
-static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
+static int scan_one(void *ctx, int fd, const struct ipp_ident *id)
 {
 	struct scan_ctx *sc = ctx;
 	struct fdproc *p = get_proc(sc->t, sc->pid, true);
@@ -982,68 +724,50 @@ static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
 		return -ENOMEM;
 	in = cur_inc(sc->t, p, fd, false);
 	if (in && in->id.state == IPP_ID_NONE) {
-		ipp_ident_of_fdid(&in->id, f, sc->when);
+		in->id = *id;
 		in->id.auth = (size_t)(in - sc->t->incs);
-		if (f->kind == IPCPERF_FD_PIPE)
-			set_pipe_capacity(&in->id, sc->pid, fd);
-		log_answer(sc->t, IPP_IDQ_SCAN, sc->pid, fd, &in->id);
 	}
 	return 0;
 }
 
 void ipp_fdtab__attach_fds(struct ipp_fdtab *t, const pid_t *pids, size_t n)
 {
-	if (t->no_proc)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		struct scan_ctx sc = { .t = t, .pid = pids[i], .when = ipp_now_ns() };
+	for (size_t i = 0; t->res && i < n; i++) {
+		struct scan_ctx sc = { .t = t, .pid = pids[i] };
 
-		ipp_procfd_scan(pids[i], fresh_sockdb(t), scan_one, &sc);
-		log_answer(t, IPP_IDQ_SCAN_END, pids[i], -1, NULL);
+		t->res->ops->scan(t->res, pids[i], true, scan_one, &sc);
 	}
 }
 
 void ipp_fdtab__attach(struct ipp_fdtab *t, const pid_t *pids, size_t n,
 		       void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx, bool fds)
 {
-	if (t->no_proc)
+	if (!t->res)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		struct ipp_ident cid = { .state = IPP_ID_UNKNOWN };
-		char path[64], name[32] = "";
-		FILE *f;
+		char name[32] = "";
 
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
-		f = fopen(path, "re");
-		if (f) {
-			if (fgets(name, sizeof(name), f)) {
-				name[strcspn(name, "\n")] = '\0';
-				cid.state = IPP_ID_PROC;
-				snprintf(cid.object, sizeof(cid.object), "%s", name);
-			}
-			fclose(f);
+		if (t->res->ops->comm(t->res, pids[i], name, sizeof(name)) == 0)
 			comm(ctx, pids[i], name);
-		}
-		log_answer(t, IPP_IDQ_COMM, pids[i], -1, &cid);
 	}
 	if (fds)
 		ipp_fdtab__attach_fds(t, pids, n);
 }
 
-
 void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 			      void (*comm)(void *ctx, pid_t pid, const char *name), void *ctx)
 {
-	struct ipp_ident_ans a;
+	char name[IPP_OBJECT_MAX];
+	pid_t pid;
 
 	/* The recorder logged, per target, its name and then its fds. */
-	while (ipp_identlog__take_any(t->log, IPP_IDQ_COMM, &a) == 0) {
-		struct fdproc *p = get_proc(t, a.pid, true);
+	while (t->res && t->res->ops->next_proc(t->res, &pid, name, sizeof(name)) == 0) {
+		struct fdproc *p = get_proc(t, pid, true);
 		struct fdlist l = { 0 };
 
-		if (a.ok)
-			comm(ctx, a.pid, a.object);
-		scan_fds(t, a.pid, &l);
+		if (name[0])
+			comm(ctx, pid, name);
+		scan_fds(t, pid, &l);
 		for (size_t k = 0; p && k < l.n; k++) {
 			struct ipp_inc *in = cur_inc(t, p, l.v[k].fd, false);
 
@@ -1057,26 +781,6 @@ void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 }
 
 /* ------------------------------------------------------------------ queries */
-
-/* Does @id say what its incarnation is? A /proc answer only while its authority was open. */
-static bool ident_valid(const struct ipp_fdtab *t, const struct ipp_ident *id)
-{
-	const struct ipp_inc *a;
-
-	if (id->state == IPP_ID_FINAL)
-		return true;
-	if (id->state != IPP_ID_PROC || id->auth >= t->nr_incs)
-		return false;
-	a = &t->incs[id->auth];
-	return a->open || a->end_ns >= id->res_ns;
-}
-
-const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t inc)
-{
-	const struct ipp_ident *id = inc < t->nr_incs ? &t->incs[inc].id : NULL;
-
-	return id && ident_valid(t, id) ? id : &unknown_ident;
-}
 
 size_t ipp_fdtab__made_early(const struct ipp_fdtab *t, const int **fds)
 {
@@ -1092,61 +796,4 @@ bool ipp_fdtab__kernel_words(const struct ipp_fdtab *t)
 uint64_t ipp_fdtab__now(const struct ipp_fdtab *t)
 {
 	return t->now_ns;
-}
-
-int ipp_fdtab__settled(const struct ipp_fdtab *t, long inc, bool final,
-		       const struct ipp_ident **out)
-{
-	const struct ipp_ident *id;
-
-	if (inc < 0 || (size_t)inc >= t->nr_incs) {
-		*out = &unknown_ident;
-		return 1;
-	}
-	id = &t->incs[inc].id;
-	if (id->state == IPP_ID_NONE && !final)
-		return 0;
-	/* Its authority still open and the events not yet at the answer's time: wait. */
-	if (id->state == IPP_ID_PROC && id->auth < t->nr_incs && !final &&
-	    t->incs[id->auth].open && t->now_ns < id->res_ns)
-		return 0;
-	*out = ident_valid(t, id) ? id : &unknown_ident;
-	return 1;
-}
-
-/* ------------------------------------------------------------------ settling */
-
-void ipp_settleq__init(struct ipp_settleq *q, const struct ipp_fdtab *t)
-{
-	memset(q, 0, sizeof(*q));
-	q->t = t;
-}
-
-void ipp_settleq__fini(struct ipp_settleq *q)
-{
-	free(q->v);
-	memset(q, 0, sizeof(*q));
-}
-
-int ipp_settleq__push(struct ipp_settleq *q, const struct ipcperf_syscall *ev, long inc)
-{
-	if (ipp_ring_reserve((void **)&q->v, &q->cap, &q->head, q->len, sizeof(*q->v), 256) < 0)
-		return -ENOMEM;
-	q->v[(q->head + q->len) % q->cap] = (struct ipp_settle_call){ .ev = *ev, .inc = inc };
-	q->len++;
-	return 0;
-}
-
-void ipp_settleq__drain(struct ipp_settleq *q, bool final, ipp_settled_fn cb, void *ctx)
-{
-	while (q->len) {
-		struct ipp_settle_call *c = &q->v[q->head];
-		const struct ipp_ident *id;
-
-		if (!ipp_fdtab__settled(q->t, c->inc, final, &id))
-			break;
-		q->head = (q->head + 1) % q->cap;
-		q->len--;
-		cb(ctx, &c->ev, id);
-	}
 }

@@ -10,19 +10,19 @@
  * incarnation refers to comes from a resolver:
  *  - the caller (ipcperf_stats__set_fd_identity()): exact;
  *  - the incarnation it was duplicated from (dup, dup2, fork): a copy;
- *  - /proc (procfd.c): read when the incarnation is first seen, for fds
- *    that existed before the capture or were made by a call whose result
- *    the records do not carry;
- *  - a capture's identity log (record.c): the /proc answers the recording
- *    session got, in the order it asked, replayed instead of /proc.
+ *  - /proc (procres.c, through resolve.h): read ahead of the merge, or
+ *    when the incarnation is first seen, for fds that existed before the
+ *    capture or were made by a call whose result the records do not carry;
+ *  - a capture's identity log (resolve-log.c): the /proc answers the
+ *    recording session got, in the order it asked, replayed instead of /proc.
  * A /proc answer read at time T describes the incarnation open at T. The
  * events reach us late, so the incarnation looked up (the answer's
  * authority) may turn out to have ended before T: then the answer was
  * about a later object, and the authority and every copy made of it are
  * reported as unknown. Until the events reach T, the answer is not settled.
  *
- * Driven by the syscall table's fd_op (syscalls.c), not by names. Pure but
- * for the /proc resolver, which no_proc turns off.
+ * Driven by the syscall table's fd_op (syscalls.c), not by names. Pure: the
+ * table reads nothing itself; it asks its resolver (resolve.h).
  */
 #ifndef IPCPERF_FDTABLE_H
 #define IPCPERF_FDTABLE_H
@@ -47,6 +47,9 @@ struct ipp_ident {
 	bool cap_default;	/* capacity is the system default, not measured */
 	int cloexec;		/* the fd closes at exec: 1, 0, or -1 unknown */
 	size_t auth;		/* IPP_ID_PROC: the incarnation /proc described (index) */
+	uint64_t read_ns;	/* when /proc was read for it, named or not; 0 never */
+	int read_err;		/* IPP_ID_UNKNOWN: why the read failed (-ENOENT, -ESRCH...) */
+	bool partial;		/* a TCP/UDP socket sock_diag did not find: no addresses */
 	char object[IPP_OBJECT_MAX];
 	char detail[IPP_DETAIL_MAX];	/* "addr:port -> addr:port", "peer socket:[N]" */
 };
@@ -63,25 +66,26 @@ struct ipp_inc {
 
 struct ipp_fdtab;
 struct ipp_fdid;
+struct ipp_procres;
 
 /* What /proc (or the kernel, through fdid-rec.c) said of an fd, as an identity read at @when. */
 void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when);
 
 /*
- * @no_proc: never read /proc (replays without a log, tests): identities
- * then come only from the caller and from duplication.
- * @return the table, freed with ipp_fdtab__delete(); NULL (ENOMEM).
+ * @return an empty table, freed with ipp_fdtab__delete(), that resolves
+ * nothing until it is given a resolver; NULL (ENOMEM).
  */
-struct ipp_fdtab *ipp_fdtab__new(bool no_proc);
+struct ipp_fdtab *ipp_fdtab__new(void);
 void ipp_fdtab__delete(struct ipp_fdtab *t);
 
 /*
- * Take /proc answers from, or give them to, a capture's identity log
- * (@replay: take them; else record them). NULL: neither.
+ * Who the table asks what an fd is (resolve.h: /proc, a capture's log):
+ * the reference @r is taken over, the last one put. NULL: nobody (fds then
+ * are known only from the caller, the kernel and duplication).
  */
-void ipp_fdtab__set_log(struct ipp_fdtab *t, struct ipp_identlog *log, bool replay);
-bool ipp_fdtab__no_proc(const struct ipp_fdtab *t);
-void ipp_fdtab__set_no_proc(struct ipp_fdtab *t, bool no_proc);
+struct ipp_resolver;
+void ipp_fdtab__set_resolver(struct ipp_fdtab *t, struct ipp_resolver *r);
+bool ipp_fdtab__has_resolver(const struct ipp_fdtab *t);
 
 /* Events, in timestamp order. */
 /*
@@ -140,7 +144,12 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
 /* Every incarnation so far, by index (stable; the pointer is not, past the next event). */
 size_t ipp_fdtab__count(const struct ipp_fdtab *t);
 const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc);
-/* What incarnation @inc is reported as: its identity if valid, else the unknown one. */
+/* fdreport.c: what an incarnation is reported as, and the calls waiting for it. */
+/*
+ * What incarnation @inc is reported as: its identity if valid, else an
+ * unknown one whose detail says why ("identity unknown: closed-before-read",
+ * doc/accuracy.md).
+ */
 const struct ipp_ident *ipp_fdtab__reported(const struct ipp_fdtab *t, size_t inc);
 
 /*

@@ -35,15 +35,23 @@
  *       handlers: account.c [account.h] (per-fd, per-process, per-syscall counts)
  *                   |- account-attach.c (to a session: handlers, fds at attach)
  *                   |- account-read.c (rows: per fd, per process, per syscall)
- *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation)
- *                        `- procfd.c, sockdiag.c [procfd.h] (/proc, sock_diag)
+ *                   |- interval.c (one interval of a stat: deltas, the event set)
+ *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation),
+ *                      fdreport.c (what it is reported as, once settled)
+ *                        `- its resolver [resolve.h]: procres.c [procres.h] (/proc,
+ *                           read ahead of the merge) over procfd.c, sockdiag.c
+ *                           [procfd.h] (/proc, sock_diag), or resolve-log.c (a
+ *                           capture's log); resolve-kernel.c [resolve-kernel.h]
+ *                           (the kernel's records, paired with their calls)
  *                 callfds.c [callfds.h] (each call with its fds, for trace)
- *                 flows.c (writes matched to reads: wire time, verdicts)
+ *                 flows.c (writes matched to reads: wire time, verdicts) over
+ *                   chains.c [chains.h] (each flow's stage, the bottlenecks)
  *       beside it: counters.c [counters.h] (perf counters), taskacct.c
  *                  [taskacct.h] (software counters from the kernel's task
  *                  accounting), hist.c [hist.h] (latencies), syscalls.c
  *                  [syscalls.h] (the syscall table), machine.c (what this
- *                  machine offers), api.c (version, print function), util.c.
+ *                  machine offers), check.c (the machine check's items), api.c
+ *                  (version, print function; print.h: a thread's own hook), util.c.
  *
  * What is left here: util.c's and api.c's helpers, which every module
  * uses. Each object's interface is in its own header; each .c includes
@@ -133,11 +141,5 @@ void ipp_print(enum ipcperf_print_level level, const char *fmt, ...);
 #define ipp_warn(...) ipp_print(IPCPERF_WARN, __VA_ARGS__)
 #define ipp_info(...) ipp_print(IPCPERF_INFO, __VA_ARGS__)
 #define ipp_debug(...) ipp_print(IPCPERF_DEBUG, __VA_ARGS__)
-
-/*
- * The fd table (fdtable.c) still takes the identity log through this
- * header; the resolver interface that is to feed it will include it itself.
- */
-#include "identlog.h"
 
 #endif /* IPCPERF_INTERNAL_H */

@@ -14,7 +14,8 @@
 #include "merge.h"
 #include "pair.h"
 #include "pipeline.h"
-#include "procfd.h"
+#include "procres.h"
+#include "resolve-kernel.h"
 
 struct ipp_pipeline {
 	struct ipp_decoder *dec;
@@ -45,6 +46,8 @@ struct ipp_pipeline {
 	size_t nr_fdid_ids;
 	/* What the kernel accounted to the counted threads, by target (sched records). */
 	struct ipp_acct_sums acct;
+	/* Reads /proc ahead of the merge, as records are taken (procres.h); NULL: none. */
+	struct ipp_procres *procres;
 };
 
 struct ipp_pipeline *ipp_pipeline__new(void)
@@ -81,6 +84,7 @@ void ipp_pipeline__delete(struct ipp_pipeline *p)
 	free(p->sc_tp);
 	free(p->fdid_ids);
 	free(p->acct.v);
+	ipp_procres__put(p->procres);
 	free(p);
 }
 
@@ -200,6 +204,49 @@ bool ipp_pipeline__is_syscall_tp(const struct ipp_pipeline *p, int id)
 	return id >= 0 && (size_t)id < p->nr_sc_tp && p->sc_tp[id];
 }
 
+struct ipp_procres *ipp_pipeline__read_ahead(struct ipp_pipeline *p, struct ipp_procres *pr)
+{
+	if (!p->procres)
+		p->procres = ipp_procres__get(pr);
+	return p->procres;
+}
+
+/* The /proc resolver sees a syscall record as it is taken, ahead of the merge. */
+static void read_ahead_sample(struct ipp_pipeline *p, const struct ipp_pd_sample *s)
+{
+	struct ipp_rec rec;
+
+	/*
+	 * CPU scope: another task's (as far as the side-band records taken so
+	 * far tell) is not read for; a target not yet known is read at the merge.
+	 */
+	if (p->follow && !ipp_follow__has(p->follow, (pid_t)s->tid))
+		return;
+	if (ipp_decoder__decode(p->dec, s->raw, s->raw_size, &rec) < 0)
+		return;
+	if (rec.kind == IPP_REC_SYS_ENTER)
+		ipp_procres__on_enter(p->procres, rec.enter.sc, (pid_t)s->pid, (pid_t)s->tid,
+				      rec.enter.args, rec.enter.nr_args, s->time);
+	else if (rec.kind == IPP_REC_SYS_EXIT)
+		ipp_procres__on_exit(p->procres, rec.exit.sc, (pid_t)s->pid, (pid_t)s->tid,
+				     rec.exit.ret, s->time);
+}
+
+/* Same, for a call the kernel paired. */
+static void read_ahead_call(struct ipp_pipeline *p, const struct ipp_pd_sample *s)
+{
+	struct ipp_call_rec rec;
+	uint64_t args[6];
+
+	if ((p->follow && !ipp_follow__has(p->follow, (pid_t)s->tid)) ||
+	    ipp_call_rec__parse(s->raw, s->raw_size, &rec) < 0)
+		return;
+	for (int i = 0; i < 6; i++)
+		args[i] = rec.args[i];
+	ipp_procres__on_call(p->procres, ipp_scdesc_by_nr(rec.nr), rec.pid, rec.tid, args, 6,
+			     rec.ret, rec.start_ns, s->time);
+}
+
 static bool is_self(const struct ipp_pipeline *p, pid_t pid)
 {
 	return !p->include_self && p->self > 0 && pid == p->self;
@@ -243,6 +290,8 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 			p->samples_per_cpu[cpu]++;
 		if (is_self(p, (pid_t)s->pid))
 			return 0;
+		if (p->procres && kind == IPP_MREC_KCALL)
+			read_ahead_call(p, s);
 		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
 				.time = s->time, .type = kind, .misc = misc, .pid = (pid_t)s->pid,
 				.tid = (pid_t)s->tid, .cpu = cpu, .data = s->raw, .size = s->raw_size }) < 0)
@@ -255,6 +304,8 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 		p->samples_per_cpu[cpu]++;
 	if (is_self(p, (pid_t)s->pid))
 		return 0;
+	if (p->procres && id < p->nr_sc_tp && p->sc_tp[id])
+		read_ahead_sample(p, s);
 	if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
 			.time = s->time, .type = PERF_RECORD_SAMPLE, .misc = misc, .pid = (pid_t)s->pid,
 			.tid = (pid_t)s->tid, .cpu = cpu, .data = s->raw, .size = s->raw_size }) < 0)
@@ -515,34 +566,11 @@ static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
  */
 static int dispatch_fdid(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
-	struct ipp_fdid_rec rec;
-	struct ipp_fdid f;
-	struct ipp_ident id = { .capacity = -1 };
 	struct ipcperf_fd_open ev;
+	struct ipp_ident id;
 
-	if (ipp_fdid_rec__parse(r->data, r->size, &rec) < 0 || rec.what == IPP_FDID_IO)
+	if (ipp_kernel_fd_open(r->data, r->size, r->time, &ev, &id) < 0)
 		return 0;
-	ev = (struct ipcperf_fd_open){
-		.time_ns = r->time, .pid = rec.pid, .tid = rec.tid, .fd = rec.fd, .nr = rec.nr,
-		.ret = rec.ret, .update = rec.what == IPP_FDID_UPDATE, .object = "unknown",
-		.kind = IPCPERF_FD_UNKNOWN, .detail = "", .capacity = -1,
-		.cloexec = rec.flags & IPP_FDID_F_CLOEXEC,
-	};
-	if (ipp_fdid_rec__to_fdid(&rec, &f) == 0) {
-		ipp_ident_of_fdid(&id, &f, r->time);
-		/* A pipe's size comes with it; sockets have their send buffer. */
-		if ((rec.kind == IPP_FDID_PIPE || rec.kind == IPP_FDID_FIFO) && rec.capacity)
-			id.capacity = rec.capacity;
-		ev.object = id.object;
-		ev.kind = id.kind;
-		ev.detail = id.detail;
-		ev.ino = id.ino;
-		ev.peer_ino = id.peer_ino;
-		ev.sock_type = id.sock_type;
-		ev.capacity = id.capacity;
-	} else {
-		ev.gone = true;
-	}
 	EMIT(s, fd_open, &ev);
 	return 1;
 }

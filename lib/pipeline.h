@@ -36,6 +36,13 @@ int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_hand
 int ipp_pipeline__cpus(struct ipp_pipeline *p, size_t n);
 /* Samples with one of these @ids (bpf-output events) are fd identity records. @return 0, -ENOMEM. */
 int ipp_pipeline__fdid_ids(struct ipp_pipeline *p, const uint64_t *ids, size_t n);
+/*
+ * Show @pr (a reference is taken) each syscall record as it is taken, so
+ * that it reads /proc before the merge hands the record out. Live only.
+ * @return the resolver in use (the first one set stays), or NULL.
+ */
+struct ipp_procres;
+struct ipp_procres *ipp_pipeline__read_ahead(struct ipp_pipeline *p, struct ipp_procres *pr);
 /* No sample is an fd identity record any more (the BPF object is gone). */
 void ipp_pipeline__clear_fdid_ids(struct ipp_pipeline *p);
 /* Tracepoint @id is a syscall one: its samples are counted by CPU (ipp_pipeline__on_cpu()). */

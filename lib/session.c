@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "source.h"
 #include "replay.h"
+#include "procres.h"
 #include "session.h"
 
 enum state { S_NEW, S_STARTED, S_STOPPED };
@@ -292,5 +293,12 @@ int ipp_session__attach(struct ipcperf_session *s, const struct ipcperf_handlers
 	cmd = s->src->ops->child_pid(s->src);
 	*at = (struct ipp_attach){ .cmd_pid = cmd > 0 ? cmd : 0, .replay = s->src->ops->replay };
 	s->src->ops->describe(s->src, at);
+	if (live(s) && s->state == S_NEW && !at->kernel_fdid) {
+		struct ipp_procres *pr = ipp_procres__new();
+
+		if (pr)
+			at->procres = ipp_pipeline__read_ahead(s->pl, pr);
+		ipp_procres__put(pr);
+	}
 	return on_start ? session_on_start(s, on_start, h->ctx) : 0;
 }

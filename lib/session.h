@@ -10,6 +10,7 @@
 #include "internal.h"
 
 struct ipp_identlog;
+struct ipp_procres;
 
 struct ipp_attach {
 	/*
@@ -27,6 +28,13 @@ struct ipp_attach {
 	 */
 	struct ipp_identlog *log;
 	bool log_replay;
+	/*
+	 * Live, not started, and without the kernel's words on fds: the /proc
+	 * resolver that reads ahead of the merge as the session's records are
+	 * taken, one for all its consumers (the session's: take a reference
+	 * with ipp_procres__get()); NULL otherwise.
+	 */
+	struct ipp_procres *procres;
 };
 
 /*

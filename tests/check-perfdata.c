@@ -23,6 +23,7 @@
 #include "perfdata.h"
 #include "pd-synth.h"
 #include "record.h"
+#include "identlog.h"
 #include "suites.h"
 #include "decode.h"
 

@@ -115,6 +115,18 @@
  *		  fd 25 socket:[S] tcp: write 1 op, 80 bytes
  *		  fd 26 socket:[T] tcp: read 1 op, 80 bytes (lives microseconds)
  *
+ * tcp-hold [N]	One process. A TCP listener on 127.0.0.1 (fd L, as socket() gives
+ *		it), then N (default 20) connections one after the other: a
+ *		client socket (fd C) connects, the server end is accepted (fd S),
+ *		write(C, 1 byte), read(S, 4096) = 1, both are held open for
+ *		IOWORK_HOLD_MS ms (default 30), then closed. fd numbers are reused
+ *		by each connection; each end of each connection is a row. Each
+ *		connection is listed on stderr (stdout may be a tracer's) as
+ *		"iowork: hold: client fd C A -> B, server fd S B -> A".
+ *		  fd C socket:[Xi] tcp: write 1 op, 1 byte      (N rows)
+ *		  fd S socket:[Yi] tcp: read 1 op, 1 byte       (N rows)
+ *		  fd L socket:[L] tcp (listening): no reads or writes
+ *
  * syscalls	A mix of the syscalls ipcperf traces, to compare with strace -c.
  *		P, none blocking, in this order (fd 20 /dev/zero, fd 21
  *		/dev/null, fds 24/25 a unix datagram socketpair):
@@ -850,6 +862,86 @@ static int run_syscalls(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------ tcp-hold */
+
+/* "127.0.0.1:80" of @a into @buf. */
+static void addr_str(const struct sockaddr_in *a, char *buf, size_t len)
+{
+	char ip[INET_ADDRSTRLEN] = "?";
+
+	inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s:%u", ip, ntohs(a->sin_port));
+}
+
+/* The milliseconds of IOWORK_HOLD_MS, default 30. */
+static long hold_ms(void)
+{
+	const char *v = getenv("IOWORK_HOLD_MS");
+	char *end;
+	long ms;
+
+	if (!v || !*v)
+		return 30;
+	errno = 0;
+	ms = strtol(v, &end, 10);
+	if (errno || *end || ms < 0 || ms > 600000)
+		die("IOWORK_HOLD_MS: bad number of milliseconds '%s'", v);
+	return ms;
+}
+
+/* One connection to @addr, held @ms ms: client and server ends listed with -v. */
+static void hold_one(int lfd, const struct sockaddr_in *addr, long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	struct sockaddr_in la = { 0 }, ra = { 0 };
+	socklen_t alen = sizeof(la);
+	char l[64], r[64];
+	int c, s;
+
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (c < 0)
+		die("socket: %s", strerror(errno));
+	if (connect(c, (const struct sockaddr *)addr, sizeof(*addr)) < 0)
+		die("connect 127.0.0.1:%u: %s", ntohs(addr->sin_port), strerror(errno));
+	s = accept(lfd, NULL, NULL);
+	if (s < 0)
+		die("accept: %s", strerror(errno));
+	do_write(c, 1, 1, 0);
+	do_read(s, 4096, 1, 0);
+	if (getsockname(c, (struct sockaddr *)&la, &alen) < 0 ||
+	    getpeername(c, (struct sockaddr *)&ra, &(socklen_t){ sizeof(ra) }) < 0)
+		die("getsockname/getpeername: %s", strerror(errno));
+	addr_str(&la, l, sizeof(l));
+	addr_str(&ra, r, sizeof(r));
+	fprintf(stderr, "iowork: hold: client fd %d %s -> %s, server fd %d %s -> %s\n",
+		c, l, r, s, r, l);
+	while (nanosleep(&ts, &ts) < 0)
+		if (errno != EINTR)
+			die("nanosleep: %s", strerror(errno));
+	xclose(c);
+	xclose(s);
+}
+
+static int run_tcp_hold(long n)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(addr);
+	long ms = hold_ms();
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (lfd < 0)
+		die("socket: %s", strerror(errno));
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(lfd, 4) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0)
+		die("listen on 127.0.0.1:0: %s", strerror(errno));
+	for (long i = 0; i < n; i++)
+		hold_one(lfd, &addr, ms);
+	xclose(lfd);
+	note("%ld connections held %ld ms each", n, ms);
+	return 0;
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -873,32 +965,35 @@ __attribute__((noreturn))
 static void usage(const char *what, const char *arg)
 {
 	fprintf(stderr, "iowork: %s '%s'\nusage: iowork SCENARIO [-v]\n"
-		"       iowork pingpong [N] [-v]\nscenarios:", what, arg);
+		"       iowork pingpong|tcp-hold [N] [-v]\nscenarios:", what, arg);
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		fprintf(stderr, " %s", scenarios[i].name);
-	fprintf(stderr, " pingpong\n");
+	fprintf(stderr, " pingpong tcp-hold\n");
 	exit(EXIT_USAGE);
 }
 
 int main(int argc, char **argv)
 {
 	const char *cmd;
-	long n = 100000;
-	bool have_n = false;
+	bool counted, have_n = false;
+	long n;
 
 	if (argc < 2)
 		usage("missing", "SCENARIO");
 	cmd = argv[1];
+	/* The scenarios that take a count, and their defaults. */
+	counted = !strcmp(cmd, "pingpong") || !strcmp(cmd, "tcp-hold");
+	n = !strcmp(cmd, "tcp-hold") ? 20 : 100000;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			verbose = true;
-		} else if (!strcmp(cmd, "pingpong") && !have_n) {
+		} else if (counted && !have_n) {
 			char *end;
 
 			errno = 0;
 			n = strtol(argv[i], &end, 10);
 			if (errno || end == argv[i] || *end || n < 1)
-				usage("bad round-trip count", argv[i]);
+				usage("bad count", argv[i]);
 			have_n = true;
 		} else {
 			usage("unknown argument", argv[i]);
@@ -906,6 +1001,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "pingpong"))
 		return run_pingpong(n);
+	if (!strcmp(cmd, "tcp-hold"))
+		return run_tcp_hold(n);
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		if (!strcmp(cmd, scenarios[i].name))
 			return scenarios[i].fn();
