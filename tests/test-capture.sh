@@ -5,7 +5,9 @@
 #    --json` gives the same JSON document, field by field (only exit_status,
 #    the command's status, is not in a capture), with the fd objects the live
 #    run resolved; perf script and perf report read the capture cleanly;
-#  - `ipcperf record` captures give the stat, syscalls and flows views;
+#  - `ipcperf record` captures give the stat, syscalls and flows views; its
+#    calls come from raw_syscalls (perf evlist), perf script shows the 18
+#    writes to fd 11, and report gives live stat's fd rows, exactly;
 #  - a `perf record` capture of ipcwork gives the exact per-fd ops and bytes
 #    (18 writes, 9100 bytes on fd 11; 11 reads, 9100 bytes on fd 10) and says
 #    what it cannot give without ipcperf's section;
@@ -109,6 +111,37 @@ run "$IPCPERF" report -i "$T/d.data"
 expect_status 0 "report -i (a capture that -d ended)"
 run "$IPCPERF" report -i "$T/rec.data" --dot "$T/g.dot"
 expect_status 2 "report --dot without --view flows"
+
+# ------------------------------------------------------------ record: raw_syscalls, the live numbers
+# The calls come from raw_syscalls with an id filter (2 tracepoints, not an
+# enter/exit pair per call, whose closes took 3 s): perf reads them, and the
+# report gives what live stat gives of the same workload, fd by fd.
+fd_rows='[.processes[] | {comm, fds: [.fds[]? | {fd, kind, r: .read.ops, rb: .read.bytes,
+	w: .write.ops, wb: .write.bytes}]}] | sort_by(.comm, .fds)'
+run "$IPCPERF" stat -q --json -- "$IPCWORK" pipe
+expect_status 0 "stat --json -- ipcwork pipe"
+jq -S "$fd_rows" "$T/out" >"$T/live-rows"
+run "$IPCPERF" record -q -o "$T/raw.data" -- "$IPCWORK" pipe
+expect_status 0 "record -q -- ipcwork pipe"
+run perf evlist -i "$T/raw.data"
+expect_status 0 "perf evlist -i (record capture)"
+grep -qx 'raw_syscalls:sys_enter' "$T/out" && grep -qx 'raw_syscalls:sys_exit' "$T/out" ||
+	{ show; fail "record: no raw_syscalls events in the capture"; }
+grep -q '^syscalls:' "$T/out" && { show; fail "record: per-syscall tracepoints in the capture"; }
+run perf script -i "$T/raw.data"
+expect_status 0 "perf script -i (record capture)"
+[ -s "$T/err" ] && { show; fail "perf script (record capture) printed on stderr"; }
+if [ "$(uname -m)" = x86_64 ]; then	# write is call 1 there
+	n=$(grep -c 'raw_syscalls:sys_enter: NR 1 (b,' "$T/out")
+	[ "$n" -eq 18 ] || { show; fail "perf script (record capture): $n writes to fd 11, not 18"; }
+fi
+run "$IPCPERF" report -i "$T/raw.data" --json
+expect_status 0 "report -i (record capture) --json"
+[ "$(fd_sum "$T/out" 11 write ops)" -eq 18 ] || { show; fail "record: not 18 writes on fd 11"; }
+[ "$(fd_sum "$T/out" 11 write bytes)" -eq 9100 ] || { show; fail "record: not 9100 bytes on fd 11"; }
+[ "$(fd_sum "$T/out" 10 read ops)" -eq 11 ] || { show; fail "record: not 11 reads on fd 10"; }
+jq -S "$fd_rows" "$T/out" >"$T/rec-rows"
+diff -u "$T/live-rows" "$T/rec-rows" >"$T/diff" || { cat "$T/diff" >&2; fail "record: fds differ from live stat"; }
 
 # ------------------------------------------------------------ lost events: the ring size
 run timeout 120 "$IPCPERF" stat -m 1 -s -- "$SCWORK" loop 50000
