@@ -29,7 +29,8 @@ static size_t node_of(const struct graph *g, pid_t pid)
 
 static bool has_pid(const pid_t *v, size_t n, pid_t pid)
 {
-	return bsearch(&pid, v, n, sizeof(pid), cmp_pid) != NULL;
+	/* a side nobody traced has no array at all */
+	return n && bsearch(&pid, v, n, sizeof(pid), cmp_pid) != NULL;
 }
 
 /* Every writer and reader of the flows, once. @return 0 or -ENOMEM. */
@@ -44,10 +45,11 @@ static int graph_nodes(struct graph *g, const struct ipp_chain_flow *v, size_t n
 	if (!g->pids || !g->depth)
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
-		memcpy(g->pids + n, v[i].writers, v[i].nr_writers * sizeof(pid_t));
-		n += v[i].nr_writers;
-		memcpy(g->pids + n, v[i].readers, v[i].nr_readers * sizeof(pid_t));
-		n += v[i].nr_readers;
+		/* a side nobody traced has no array at all */
+		for (size_t k = 0; k < v[i].nr_writers; k++)
+			g->pids[n++] = v[i].writers[k];
+		for (size_t k = 0; k < v[i].nr_readers; k++)
+			g->pids[n++] = v[i].readers[k];
 	}
 	qsort(g->pids, n, sizeof(pid_t), cmp_pid);
 	g->n = 0;

@@ -186,6 +186,28 @@ START_TEST(test_two_chains)
 }
 END_TEST
 
+/* A side nobody traced (written before the capture): no array at all, and no one named. */
+START_TEST(test_untraced_side)
+{
+	struct ipp_chain_flow v[] = { { .writers = NULL, .nr_writers = 0, .readers = &P[1],
+					.nr_readers = 1, .verdict = BP,
+					.writer_blocked_ns = 70 * MS },
+				      { .writers = &P[2], .nr_writers = 1, .readers = NULL,
+					.nr_readers = 0, .verdict = BAL } };
+	unsigned stage[2];
+	struct necks nk;
+
+	ck_assert_int_eq(ipp_chains__stages(v, 2, stage), 0);
+	ck_assert_uint_eq(stage[0], 0);
+	ck_assert_uint_eq(stage[1], 0);
+	nk = necks_of(v, 2);
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 101);
+	ck_assert_int_eq(nk.v[0].waits_to_write, 0);
+	ck_assert_uint_eq(nk.v[0].write_wait_ns, 70 * MS);
+}
+END_TEST
+
 Suite *chains_suite(void)
 {
 	Suite *s = suite_create("chains");
@@ -200,6 +222,7 @@ Suite *chains_suite(void)
 	tcase_add_test(tc, test_cycle);
 	tcase_add_test(tc, test_self_flow);
 	tcase_add_test(tc, test_two_chains);
+	tcase_add_test(tc, test_untraced_side);
 	suite_add_tcase(s, tc);
 	return s;
 }
