@@ -54,10 +54,62 @@ static void text_side(FILE *f, const struct ipcperf_io *io, uint64_t dur_ns)
 		fmt_ns(p, sizeof(p), io->lat_ns.p99));
 }
 
-static void text_counters(FILE *f, const struct cnt_set *set, const char *title)
+/* A rate as perf stat gives it: "12.345 K/sec". */
+static void put_rate(char *buf, size_t len, double per_sec)
 {
+	static const char *const unit[] = { "", "K", "M", "G" };
+	int u = 0;
+
+	while (per_sec >= 1000 && u < 3) {
+		per_sec /= 1000;
+		u++;
+	}
+	snprintf(buf, len, "    # %8.3f %s/sec", per_sec, unit[u]);
+}
+
+/*
+ * What perf stat writes after a count: CPUs utilized for task-clock (of
+ * @elapsed_ns, the time the counts cover), GHz for cycles (of task-clock),
+ * insn per cycle, the share of cache misses, a rate for the others.
+ */
+static void text_ratio(char *buf, size_t len, const struct cnt_set *set,
+		       enum ipcperf_counter id, uint64_t elapsed_ns)
+{
+	const struct ipcperf_counter_value *v = &set->v[id];
+	const struct ipcperf_counter_value *clk = &set->v[IPCPERF_CNT_TASK_CLOCK];
 	const struct ipcperf_counter_value *cyc = &set->v[IPCPERF_CNT_CYCLES];
-	const struct ipcperf_counter_value *ins = &set->v[IPCPERF_CNT_INSTRUCTIONS];
+	const struct ipcperf_counter_value *refs = &set->v[IPCPERF_CNT_CACHE_REFERENCES];
+
+	switch (id) {
+	case IPCPERF_CNT_TASK_CLOCK:
+		if (elapsed_ns)
+			snprintf(buf, len, "    # %8.3f CPUs utilized",
+				 (double)v->value / (double)elapsed_ns);
+		break;
+	case IPCPERF_CNT_CYCLES:
+		if (clk->status == IPCPERF_CNT_OK && clk->value)
+			snprintf(buf, len, "    # %8.3f GHz", (double)v->value / (double)clk->value);
+		break;
+	case IPCPERF_CNT_INSTRUCTIONS:
+		if (cyc->status == IPCPERF_CNT_OK && cyc->value)
+			snprintf(buf, len, "    # %8.2f insn per cycle",
+				 (double)v->value / (double)cyc->value);
+		break;
+	case IPCPERF_CNT_CACHE_MISSES:
+		if (refs->status == IPCPERF_CNT_OK && refs->value)
+			snprintf(buf, len, "    # %8.3f %% of all cache refs",
+				 100.0 * (double)v->value / (double)refs->value);
+		break;
+	default:
+		if (elapsed_ns)
+			put_rate(buf, len, (double)v->value / ((double)elapsed_ns / 1e9));
+		break;
+	}
+}
+
+static void text_counters(FILE *f, const struct cnt_set *set, const char *title,
+			  uint64_t elapsed_ns)
+{
 	size_t asked = 0;
 
 	for (size_t k = 0; k < NR_CNT_INFO; k++)
@@ -68,7 +120,7 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title)
 	for (size_t k = 0; k < NR_CNT_INFO; k++) {
 		unsigned int i = cnt_text_order[k];
 		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
-		char num[48];
+		char num[48], ratio[64] = "";
 
 		switch (v->status) {
 		case IPCPERF_CNT_NOT_REQUESTED:
@@ -86,10 +138,8 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title)
 			snprintf(num, sizeof(num), "%.3f msec", v->value / 1e6);
 		else
 			snprintf(num, sizeof(num), "%" PRIu64 "     ", v->value);
-		fprintf(f, "  %25s %s", num, cnt_info[i].text);
-		if (cnt_info[i].id == IPCPERF_CNT_INSTRUCTIONS && cyc->status == IPCPERF_CNT_OK &&
-		    cyc->value)
-			fprintf(f, "    # %.2f insn per cycle", (double)ins->value / cyc->value);
+		text_ratio(ratio, sizeof(ratio), set, cnt_info[i].id, elapsed_ns);
+		fprintf(f, ratio[0] ? "  %25s %-18s%s" : "  %25s %s%s", num, cnt_info[i].text, ratio);
 		if (v->enabled_ns && v->running_ns < v->enabled_ns)
 			fprintf(f, "    (%.2f%%)", 100.0 * v->running_ns / v->enabled_ns);
 		fputc('\n', f);
@@ -205,7 +255,8 @@ static void print_text(struct statout *c, const struct snap *sn)
 			text_syscalls(c, p);
 		if (p->cnt) {
 			any_cnt = true;
-			text_counters(f, p->cnt, "counters (this process and its children)");
+			text_counters(f, p->cnt, "counters (this process and its children)",
+				      sn->duration_ns);
 		}
 	}
 	if (!shown)
@@ -224,8 +275,10 @@ static void print_text(struct statout *c, const struct snap *sn)
 	if (!any_cnt && sn->all && sn->all->valid) {
 		fputc('\n', f);
 		text_counters(f, sn->all, c->o->t.system_wide ? "counters (whole system)"
-						       : "counters (all targets)");
+						       : "counters (all targets)", sn->duration_ns);
 	}
+	/* as perf stat ends */
+	fprintf(f, "\n  %17.9f seconds time elapsed\n", sn->duration_ns / 1e9);
 	fprintf(f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n", sn->lost,
 		sn->unpaired);
 	if (sn->is_interval)

@@ -123,7 +123,20 @@ promtool check metrics <"$T/body" >"$T/lint" 2>&1 || { cat "$T/lint" >&2; fail "
 # -e: only the counters asked for; the others are not 'not supported'.
 run "$IPCPERF" stat --scope task -e task-clock,page-faults -- "$IPCWORK" pipe
 expect_status 0 "stat -e task-clock,page-faults"
-grep -q ' task-clock$' "$T/out" && grep -q ' page-faults$' "$T/out" || { show; fail "-e: chosen counters missing"; }
+grep -Eq ' task-clock +# +[0-9.]+ CPUs utilized$' "$T/out" &&
+	grep -Eq ' page-faults +# +[0-9.]+ [KMG]?/sec$' "$T/out" || { show; fail "-e: chosen counters missing"; }
+# As perf stat: CPUs utilized is task-clock over the time elapsed, a rate is
+# the count over it, and the report ends with the time elapsed.
+elapsed=$(sed -nE 's/^ +([0-9]+\.[0-9]{9}) seconds time elapsed$/\1/p' "$T/out")
+[ -n "$elapsed" ] || { show; fail "no 'N seconds time elapsed' line"; }
+awk -v el="$elapsed" '
+	/ msec task-clock / { n++; want = $1 / 1000 / el; got = $(NF - 2)
+		if (got < want - 0.0011 || got > want + 0.0011) bad = bad " task-clock " got " != " want }
+	/ page-faults / { n++; want = $1 / el; got = $(NF - 1); u = $NF
+		if (u == "K/sec") got *= 1e3; else if (u == "M/sec") got *= 1e6
+		if (got < want * 0.999 - 0.001 || got > want * 1.001 + 0.001) bad = bad " page-faults " got " != " want }
+	END { if (n < 2 || bad != "") { print "ratios:" bad " (lines " n ")"; exit 1 } }' "$T/out" ||
+	{ show; fail "stat: a ratio is not the count over the time elapsed"; }
 grep -Eq 'cycles|instructions|cache-|<not' "$T/out" && { show; fail "-e: counters not chosen are shown"; }
 run "$IPCPERF" stat --scope task --json -e cycles -- "$IPCWORK" pipe
 expect_status 0 "stat --json -e cycles"
