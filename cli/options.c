@@ -138,13 +138,19 @@ static const struct cli_option options[] = {
 	{ .name = "top", .arg = "N", .to = { STAT(top) },
 	  .set = cli_opt_uint, .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
 	  .help = "at most N fd rows per process (in every format)" },
-	{ .name = "syscalls", .letter = 's', .to = { STAT(syscalls) },
+	/* One meaning everywhere: every syscall, not only the I/O and fd calls. */
+	{ .name = "syscalls", .letter = 's', .alias = "all-syscalls",
+	  .to = { STAT(syscalls), TRACE(all_syscalls), RECORD(all_syscalls) },
 	  .set = cli_opt_flag,
 	  .help = "trace every system call (raw_syscalls) and add the\n"
 		  "strace -c -w view: per process, per syscall, % time,\n"
 		  "seconds, usecs/call, min, p99 and max (usecs), calls,\n"
 		  "errors, and a total row. Without -s, JSON still lists\n"
-		  "the calls traced for the fd table (I/O and fd calls)" },
+		  "the calls traced for the fd table (I/O and fd calls)",
+	  .help_for = { { IN(TRACE), NULL, "every syscall (raw_syscalls), not only I/O and fd calls" },
+			{ IN(RECORD), NULL,
+			  "every syscall (raw_syscalls), not only I/O and fd calls,\n"
+			  "for report --view syscalls" } } },
 	{ .name = "summary-sort-by", .letter = 'S', .arg = "KEY", .to = { STAT(sc_sort) },
 	  .set = set_sc_sort, .words = SC_SORT_KEYS, .complete = CPL_WORDS, .implies = "syscalls",
 	  .help = "order of the syscall rows: time (default), calls,\n"
@@ -232,11 +238,6 @@ static const struct cli_option options[] = {
 	  .set = cli_opt_flag,
 	  .help = "a pid label on the fd, process and counter metrics\n"
 		  "(by default processes of one name are summed)" },
-	{ .name = "all-syscalls", .letter = 's', .to = { TRACE(all_syscalls), RECORD(all_syscalls) },
-	  .set = cli_opt_flag,
-	  .help = "every syscall (raw_syscalls), not only I/O and fd calls",
-	  .help_for = { { IN(RECORD), NULL,
-			  "every syscall (raw_syscalls), for report --view syscalls" } } },
 	{ .name = "quiet", .letter = 'q',
 	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), RECORD(quiet) },
 	  .set = cli_opt_flag,

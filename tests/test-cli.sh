@@ -88,6 +88,16 @@ n=$(wc -l <"$T/reads")
 sum=$(awk '{ s += $5 } END { print s + 0 }' "$T/reads")
 [ "$sum" -eq 9100 ] || { show; fail "trace: reads on fd 10 return $sum bytes in all, expected 9100"; }
 
+# -s is every syscall in trace, record and stat alike, under both long names.
+for name in --syscalls --all-syscalls; do
+	run "$IPCPERF" trace "$name" -- "$IPCWORK" pipe
+	expect_status 0 "ipcperf trace $name"
+	grep -qE "^$num/$num (brk|mmap)\(" "$T/out" || { show; fail "trace $name: no brk or mmap line"; }
+	run "$IPCPERF" stat -q --json "$name" -- "$IPCWORK" pipe
+	expect_status 0 "ipcperf stat $name"
+	grep -q '"name": *"mmap"' "$T/out" || { show; fail "stat $name: no mmap row"; }
+done
+
 # A file the command creates and writes: the flags and mode of its open, the
 # path on every call that uses the fd, through the dup2 onto stdout.
 if [ "${IPCPERF_BUILT_BPF:-no}" = yes ]; then
