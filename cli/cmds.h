@@ -44,6 +44,7 @@ struct stat_opts {
 	bool flows;			/* --flows */
 	unsigned int counter_mask;	/* -e: the counters to open; 0 = all */
 	bool no_counters;		/* --no-counters */
+	bool no_fds;			/* --no-fds: the text without the fd tables */
 	const char *om_path;		/* --openmetrics FILE */
 	bool om_pid;			/* --openmetrics-pid */
 	struct stat_listen listen;	/* --listen [ADDR:]PORT */

@@ -206,6 +206,11 @@ static const struct cli_option options[] = {
 		  "classes (%file, %desc, %network, %process, %memory,\n"
 		  "%signal, %ipc), comma-separated, '!' first for all but\n"
 		  "them; traces every syscall to choose from; may be repeated" },
+	{ .name = "no-fds", .to = { STAT(no_fds) },
+	  .set = cli_opt_flag,
+	  .help = "the text report without the fd tables: per process its\n"
+		  "scheduling and counters, as perf stat prints them (JSON\n"
+		  "and CSV keep every row)" },
 	{ .name = "no-counters", .to = { STAT(no_counters) },
 	  .set = cli_opt_flag,
 	  .help = "open no counters: each is switched in and out with the\n"

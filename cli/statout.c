@@ -247,7 +247,8 @@ static void print_text(struct statout *c, const struct snap *sn)
 			continue;
 		shown++;
 		fprintf(f, "\npid %d %s%s\n", (int)p->pid, p->comm, p->exited ? " (exited)" : "");
-		text_fds(c, sn, p);
+		if (!c->o->no_fds)
+			text_fds(c, sn, p);
 		fprintf(f, "  context switches: %" PRIu64 " voluntary, %" PRIu64 " involuntary;"
 			" wakeups: %" PRIu64 "; cpu migrations: %" PRIu64 "\n", p->voluntary,
 			p->involuntary, p->wakeups, p->migrations);

@@ -138,6 +138,12 @@ awk -v el="$elapsed" '
 	END { if (n < 2 || bad != "") { print "ratios:" bad " (lines " n ")"; exit 1 } }' "$T/out" ||
 	{ show; fail "stat: a ratio is not the count over the time elapsed"; }
 grep -Eq 'cycles|instructions|cache-|<not' "$T/out" && { show; fail "-e: counters not chosen are shown"; }
+# --no-fds: the same report without its fd tables.
+run "$IPCPERF" stat --scope task --no-fds -- "$IPCWORK" pipe
+expect_status 0 "stat --no-fds"
+grep -q 'task-clock' "$T/out" && grep -q 'context switches:' "$T/out" ||
+	{ show; fail "--no-fds: the counters or the scheduling are missing"; }
+grep -Eq 'fd kind|pipe:\[|fds without I/O' "$T/out" && { show; fail "--no-fds: an fd table is shown"; }
 run "$IPCPERF" stat --scope task --json -e cycles -- "$IPCWORK" pipe
 expect_status 0 "stat --json -e cycles"
 [ "$(jq -r '.processes[] | select(.counters_status) | .counters_status.task_clock_ns' "$T/out")" = "not requested" ] ||
