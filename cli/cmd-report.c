@@ -48,6 +48,7 @@ int report_run(const struct report_opts *o)
 			.trace_out = o->trace_out,
 			.quiet = true,
 			.verbose = o->verbose,
+			.wide = o->wide,
 		};
 
 		return flows_run(&fo);
@@ -62,6 +63,7 @@ int report_run(const struct report_opts *o)
 		so.syscalls = o->view == VIEW_SYSCALLS;
 		so.quiet = true;
 		so.verbose = o->verbose;
+		so.wide = o->wide;
 		return stat_run(&so);
 	}
 }

@@ -453,6 +453,8 @@ int stat_run(const struct stat_opts *o)
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	bool failed = false;
 
+	cli_set_wide(o->wide);
+
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
 	cli_setup_print(o->verbose);
 	if (stat_open(&c) == 0) {

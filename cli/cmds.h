@@ -49,6 +49,7 @@ struct stat_opts {
 	bool om_pid;			/* --openmetrics-pid */
 	struct stat_listen listen;	/* --listen [ADDR:]PORT */
 	unsigned int linger_s;		/* --listen-linger SECS */
+	bool wide;			/* --wide: tables never fitted to the terminal */
 	bool quiet, verbose;
 };
 void stat_opts_init(struct stat_opts *o);
@@ -75,6 +76,7 @@ struct flows_opts {
 	bool json;
 	const char *dot;		/* --dot FILE */
 	const char *trace_out;		/* --trace-out FILE */
+	bool wide;			/* --wide: tables never fitted to the terminal */
 	bool quiet, verbose;
 };
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);
@@ -106,6 +108,7 @@ struct report_opts {
 	const char *output;		/* -o FILE */
 	const char *dot, *trace_out;	/* the flows view's --dot, --trace-out */
 	bool verbose;
+	bool wide;			/* --wide */
 };
 enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o);
 int report_run(const struct report_opts *o);

@@ -208,6 +208,7 @@ int cli_out_open(struct cli_out *o, const char *path, const char *what)
 	/* A stream of our own knows no terminal: lines as they come, as stdout does there. */
 	if (isatty(o->fd))
 		setvbuf(o->f, NULL, _IOLBF, 0);
+	cli_set_term_fd(o->fd);
 	return 0;
 }
 

@@ -316,13 +316,13 @@ static void printable(char *s)
 }
 
 /* One line of the table (the titles when @row is NULL), without trailing blanks. */
-static void print_row(FILE *f, char (*row)[CELL_LEN], const int *width, bool unmatched_col)
+static void print_row(FILE *f, char (*row)[CELL_LEN], const int *width, const bool *hide)
 {
 	char line[NR_COLS * (CELL_LEN + 4)];
 	size_t off = 0;
 
 	for (int c = 0; c < NR_COLS && off < sizeof(line); c++) {
-		if (c == COL_UNMATCHED && !unmatched_col)
+		if (hide[c])
 			continue;
 		off += (size_t)snprintf(line + off, sizeof(line) - off, "%s%*s", c ? "  " : "",
 					cols[c].right ? width[c] : -width[c],
@@ -353,24 +353,28 @@ static const char *side_of(char *buf, size_t len, const struct flowout *fo, pid_
 
 void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 {
-	char p[CELL_LEN], o[CELL_LEN], t[CLI_NUM_LEN];
+	char p[CELL_LEN], o[CELL_LEN], t[CLI_NUM_LEN], line[4 * CELL_LEN];
 	bool moved = false;
 
 	for (size_t i = 0; i < fo->nr_necks; i++) {
 		const struct ipcperf_bottleneck *b = &fo->necks[i];
 		bool w = b->waits_to_write || b->write_wait_ns;
 		bool r = b->waits_to_read || b->read_wait_ns;
+		size_t n;
 
-		fprintf(f, "bottleneck: %s:", proc_str(p, sizeof(p), fo, b->pid));
-		if (w)
-			fprintf(f, " %s waits %s to write into it%s",
-				side_of(o, sizeof(o), fo, b->waits_to_write, "a writer not traced"),
-				fmt_ns(t, sizeof(t), b->write_wait_ns), r ? "," : "");
-		if (r)
-			fprintf(f, " %s waits %s to read from it",
-				side_of(o, sizeof(o), fo, b->waits_to_read, "a reader not traced"),
-				fmt_ns(t, sizeof(t), b->read_wait_ns));
-		fputc('\n', f);
+		n = (size_t)snprintf(line, sizeof(line), "bottleneck: %s:",
+				     proc_str(p, sizeof(p), fo, b->pid));
+		if (w && n < sizeof(line))
+			n += (size_t)snprintf(line + n, sizeof(line) - n,
+					      " %s waits %s to write into it%s",
+					      side_of(o, sizeof(o), fo, b->waits_to_write,
+						      "a writer not traced"),
+					      fmt_ns(t, sizeof(t), b->write_wait_ns), r ? "," : "");
+		if (r && n < sizeof(line))
+			snprintf(line + n, sizeof(line) - n, " %s waits %s to read from it",
+				 side_of(o, sizeof(o), fo, b->waits_to_read, "a reader not traced"),
+				 fmt_ns(t, sizeof(t), b->read_wait_ns));
+		cli_put_folded(f, line, cli_term_width(f), "  ");
 	}
 	for (size_t i = 0; i < fo->nr_flows; i++)
 		moved |= fo->flows[i].f.verdict != IPCPERF_VERDICT_IDLE;
@@ -378,10 +382,34 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 		fprintf(f, "bottleneck: none (no flow is held back or starved)\n");
 }
 
+/*
+ * On a terminal narrower than the table, columns go in this order until it
+ * fits (ipcperf-flows(1)): wire p50, MB/s, kind, max queued, wire p99, the
+ * object, the arrow.
+ */
+static const int drop_order[] = { COL_P50, COL_RATE, COL_KIND, COL_QUEUE, COL_P99, COL_OBJ,
+				  COL_ARROW };
+
+static void fit_columns(const int *width, bool *hide, bool unmatched_col, int term)
+{
+	int total = 0;
+
+	for (int c = 0; c < NR_COLS; c++) {
+		hide[c] = c == COL_UNMATCHED && !unmatched_col;
+		total += hide[c] ? 0 : width[c] + (c ? 2 : 0);
+	}
+	for (size_t k = 0; term > 0 && total > term && k < sizeof(drop_order) / sizeof(*drop_order);
+	     k++) {
+		hide[drop_order[k]] = true;
+		total -= width[drop_order[k]] + 2;
+	}
+}
+
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 {
 	char (*cell)[NR_COLS][CELL_LEN];
-	int width[NR_COLS];
+	int width[NR_COLS], term = cli_term_width(f);
+	bool hide[NR_COLS];
 	bool any_unmatched = false;
 
 	if (!fo->nr_flows) {
@@ -448,20 +476,22 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 				width[c] = l;
 		}
 	}
-	print_row(f, NULL, width, any_unmatched);
+	fit_columns(width, hide, any_unmatched, term);
+	print_row(f, NULL, width, hide);
 	for (size_t i = 0; i < fo->nr_flows; i++)
-		print_row(f, cell[i], width, any_unmatched);
+		print_row(f, cell[i], width, hide);
 	free(cell);
 	fputc('\n', f);
 	flowout_bottlenecks(f, fo);
-	fprintf(f, "\nbytes: read out of the channel; wire: start of a write to end of the read "
-		   "that took its bytes; blocked: asleep in the calls\n"
-		   "verdict: idle if no byte went in or out; backpressure if writers blocked W > 2R "
-		   "and W >= 1 ms; consumer-starved if readers blocked R > 2W and R >= 1 ms; else "
-		   "balanced\n");
+	fputc('\n', f);
+	cli_put_folded(f, "bytes: read out of the channel; wire: start of a write to end of the "
+		       "read that took its bytes; blocked: asleep in the calls", term, "  ");
+	cli_put_folded(f, "verdict: idle if no byte went in or out; backpressure if writers "
+		       "blocked W > 2R and W >= 1 ms; consumer-starved if readers blocked R > 2W "
+		       "and R >= 1 ms; else balanced", term, "  ");
 	if (any_unmatched)
-		fprintf(f, "unmatched: bytes read that no traced write put in (written before the "
-			   "capture, or by a process not traced)\n");
+		cli_put_folded(f, "unmatched: bytes read that no traced write put in (written "
+			       "before the capture, or by a process not traced)", term, "  ");
 }
 
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,

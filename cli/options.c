@@ -206,6 +206,11 @@ static const struct cli_option options[] = {
 		  "classes (%file, %desc, %network, %process, %memory,\n"
 		  "%signal, %ipc), comma-separated, '!' first for all but\n"
 		  "them; traces every syscall to choose from; may be repeated" },
+	{ .name = "wide", .to = { STAT(wide), FLOWS(wide), REPORT(wide) },
+	  .set = cli_opt_flag,
+	  .help = "every column of the tables: on a terminal narrower than a\n"
+		  "table, some columns are left out (by default) in the\n"
+		  "order the manual page gives; not on a file or a pipe" },
 	{ .name = "no-fds", .to = { STAT(no_fds) },
 	  .set = cli_opt_flag,
 	  .help = "the text report without the fd tables: per process its\n"

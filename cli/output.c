@@ -2,8 +2,11 @@
 #include "config.h"
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <ipcperf/ipcperf.h>
 #include "output.h"
 
@@ -322,4 +325,57 @@ void cli_status_clear(void)
 	fputs("\r\033[K", stderr);
 	fflush(stderr);
 	status_shown = false;
+}
+
+static bool wide_tables;
+static int report_fd = -1;
+
+void cli_set_wide(bool wide)
+{
+	wide_tables = wide;
+}
+
+void cli_set_term_fd(int fd)
+{
+	report_fd = fd;
+}
+
+int cli_term_width(FILE *f)
+{
+	struct winsize ws;
+	const char *cols;
+	int fd = fileno(f) >= 0 ? fileno(f) : report_fd;
+
+	if (wide_tables || fd < 0 || !isatty(fd))
+		return 0;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	cols = getenv("COLUMNS");
+	if (cols && atoi(cols) > 0)
+		return atoi(cols);
+	return 80;
+}
+
+void cli_put_folded(FILE *f, const char *text, int width, const char *indent)
+{
+	int col = 0, ind = (int)strlen(indent);
+
+	while (*text) {
+		const char *sp = strchr(text, ' ');
+		int word = sp ? (int)(sp - text) : (int)strlen(text);
+
+		if (width > 0 && col > ind && col + 1 + word > width) {
+			fprintf(f, "\n%s", indent);
+			col = ind;
+		} else if (col) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", word, text);
+		col += word;
+		text += word;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
 }

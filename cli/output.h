@@ -81,6 +81,21 @@ const char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
  * call cli_status_clear() first.
  */
 void cli_status_enable(bool on);
+
+/*
+ * The columns the text tables may take on @f: its terminal's width
+ * (TIOCGWINSZ, else $COLUMNS, else 80), or 0 for no limit when @f is not a
+ * terminal or --wide was given (cli_set_wide()).
+ */
+int cli_term_width(FILE *f);
+void cli_set_wide(bool wide);
+/* The fd behind the report's own stream (a cookie stream has none), for cli_term_width(). */
+void cli_set_term_fd(int fd);
+/*
+ * @text and a newline on @f, folded at spaces into lines of at most @width
+ * columns (0: not folded), the lines after the first indented by @indent.
+ */
+void cli_put_folded(FILE *f, const char *text, int width, const char *indent);
 __attribute__((format(printf, 1, 2))) void cli_status_show(const char *fmt, ...);
 void cli_status_clear(void);
 

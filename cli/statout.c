@@ -37,21 +37,100 @@ static double mb_per_s(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes / ((double)ns / 1e9) / 1e6 : 0.0;
 }
 
-static void text_side(FILE *f, const struct ipcperf_io *io, uint64_t dur_ns)
+/* Which columns of the fd table are shown, and how wide the object is (fit_fds()). */
+struct fdcols {
+	bool rate, avg, p99, detail;
+	int ow;
+};
+
+static void text_side(FILE *f, const struct ipcperf_io *io, uint64_t dur_ns,
+		      const struct fdcols *k)
 {
 	char a[32], p[32];
 
 	if (!io->ops) {
-		fprintf(f, " %8s %10s %9s %8s %8s", "0", "0", "-", "-", "-");
+		fprintf(f, " %8s %10s", "0", "0");
+		if (k->rate)
+			fprintf(f, " %9s", "-");
+		if (k->avg)
+			fprintf(f, " %8s", "-");
+		if (k->p99)
+			fprintf(f, " %8s", "-");
 		return;
 	}
 	fprintf(f, " %8" PRIu64 " %10" PRIu64, io->ops, io->bytes);
-	if (dur_ns)
+	if (k->rate && dur_ns)
 		fprintf(f, " %9.2f", mb_per_s(io->bytes, dur_ns));
-	else
+	else if (k->rate)
 		fprintf(f, " %9s", "-");
-	fprintf(f, " %8s %8s", fmt_ns(a, sizeof(a), io->lat_ns.avg),
-		fmt_ns(p, sizeof(p), io->lat_ns.p99));
+	if (k->avg)
+		fprintf(f, " %8s", fmt_ns(a, sizeof(a), io->lat_ns.avg));
+	if (k->p99)
+		fprintf(f, " %8s", fmt_ns(p, sizeof(p), io->lat_ns.p99));
+}
+
+/* Columns of one side (read or write), its leading space included. */
+static int side_width(const struct fdcols *k)
+{
+	return 1 + 8 + 1 + 10 + (k->rate ? 10 : 0) + (k->avg ? 9 : 0) + (k->p99 ? 9 : 0);
+}
+
+/* The whole row: fd, kind, object, both sides, errors, and the longest detail. */
+static int fds_width(const struct fdcols *k, int detail_w)
+{
+	return 2 + 5 + 1 + 7 + 1 + k->ow + 1 + side_width(k) + 1 + side_width(k) + 1 + 7 +
+	       (k->detail && detail_w ? 2 + detail_w : 0);
+}
+
+/*
+ * On a terminal narrower than the table, columns go in this order until it
+ * fits (ipcperf-stat(1)): the detail, MB/s, avg, p99; then the object is cut
+ * (to 12 at the least).
+ */
+static void fit_fds(struct fdcols *k, int detail_w, int term)
+{
+	bool *drop[] = { &k->detail, &k->rate, &k->avg, &k->p99 };
+	int over;
+
+	for (size_t i = 0; term > 0 && fds_width(k, detail_w) > term && i < 4; i++)
+		*drop[i] = false;
+	over = term > 0 ? fds_width(k, detail_w) - term : 0;
+	if (over > 0)
+		k->ow = k->ow - over < 12 ? (k->ow < 12 ? k->ow : 12) : k->ow - over;
+}
+
+/* "------ read ------" over @w columns, the word in the middle. */
+static void side_title(FILE *f, const char *word, int w)
+{
+	int dashes = w - (int)strlen(word) - 2, left = dashes / 2;
+
+	for (int i = 0; i < left; i++)
+		fputc('-', f);
+	fprintf(f, " %s ", word);
+	for (int i = 0; i < dashes - left; i++)
+		fputc('-', f);
+}
+
+static void text_fds_head(FILE *f, const struct fdcols *k)
+{
+	fprintf(f, "  %5s %-7s %-*s  ", "", "", k->ow, "");
+	side_title(f, "read", side_width(k) - 1);
+	fputs("  ", f);
+	side_title(f, "write", side_width(k) - 1);
+	fputc('\n', f);
+	fprintf(f, "  %5s %-7s %-*s ", "fd", "kind", k->ow, "object");
+	for (int side = 0; side < 2; side++) {
+		fprintf(f, " %8s %10s", "ops", "bytes");
+		if (k->rate)
+			fprintf(f, " %9s", "MB/s");
+		if (k->avg)
+			fprintf(f, " %8s", "avg");
+		if (k->p99)
+			fprintf(f, " %8s", "p99");
+		if (!side)
+			fputc(' ', f);
+	}
+	fprintf(f, " %7s%s\n", "errors", k->detail ? "  detail" : "");
 }
 
 /* A rate as perf stat gives it: "12.345 K/sec". */
@@ -149,27 +228,25 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title,
 static void text_fds(struct statout *c, const struct snap *sn, const struct proc_snap *p)
 {
 	FILE *f = c->f;
-	int ow = 6;
+	struct fdcols k = { .rate = true, .avg = true, .p99 = true, .detail = true, .ow = 6 };
 	size_t shown = 0, hidden = 0;
+	int detail_w = 0;
 
 	for (size_t i = 0; i < p->nr_fds; i++) {
-		int l = (int)strlen(p->fds[i].object);
+		int l = (int)strlen(p->fds[i].object), d = (int)strlen(p->fds[i].detail);
 
 		if (!fd_active(&p->fds[i]) && !c->o->verbose)
 			continue;
 		shown++;
-		if (l > ow)
-			ow = l > 40 ? 40 : l;
+		if (l > k.ow)
+			k.ow = l > 40 ? 40 : l;
+		if (d > detail_w)
+			detail_w = d;
 	}
 	hidden = p->nr_fds - shown;
-	if (shown) {
-		fprintf(f, "  %5s %-7s %-*s  %-47s  %-47s\n", "", "", ow, "",
-			"-------------------- read ---------------------",
-			"-------------------- write --------------------");
-		fprintf(f, "  %5s %-7s %-*s  %8s %10s %9s %8s %8s  %8s %10s %9s %8s %8s %7s  %s\n",
-			"fd", "kind", ow, "object", "ops", "bytes", "MB/s", "avg", "p99",
-			"ops", "bytes", "MB/s", "avg", "p99", "errors", "detail");
-	}
+	fit_fds(&k, detail_w, cli_term_width(f));
+	if (shown)
+		text_fds_head(f, &k);
 	for (size_t i = 0; i < p->nr_fds; i++) {
 		const struct fd_snap *fd = &p->fds[i];
 		const char *obj = fd->object;
@@ -177,17 +254,17 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 
 		if (!fd_active(fd) && !c->o->verbose)
 			continue;
-		if ((int)strlen(obj) > ow) {
+		if ((int)strlen(obj) > k.ow) {
 			/* A long path: keep its end, which tells most. */
-			snprintf(cut, sizeof(cut), "...%s", obj + strlen(obj) - (size_t)(ow - 3));
+			snprintf(cut, sizeof(cut), "...%s", obj + strlen(obj) - (size_t)(k.ow - 3));
 			obj = cut;
 		}
-		fprintf(f, "  %5d %-7s %-*s ", fd->fd, ipcperf_fd_kind_name(fd->kind), ow, obj);
-		text_side(f, &fd->read, sn->duration_ns);
+		fprintf(f, "  %5d %-7s %-*s ", fd->fd, ipcperf_fd_kind_name(fd->kind), k.ow, obj);
+		text_side(f, &fd->read, sn->duration_ns, &k);
 		fputc(' ', f);
-		text_side(f, &fd->write, sn->duration_ns);
+		text_side(f, &fd->write, sn->duration_ns, &k);
 		fprintf(f, " %7" PRIu64 "%s%s\n", fd->read.errors + fd->write.errors,
-			*fd->detail ? "  " : "", fd->detail);
+			k.detail && *fd->detail ? "  " : "", k.detail ? fd->detail : "");
 	}
 	if (p->fds_omitted)
 		fprintf(f, "  (%zu more fd row%s left out by --top)\n", p->fds_omitted,
