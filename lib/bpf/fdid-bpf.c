@@ -278,7 +278,6 @@ static int load_obj(struct ipp_bpf *b, int o)
 		bpf_program__set_autoload(p, load);
 		b->obj_progs[o] += load;
 	}
-	b->nr_progs += b->obj_progs[o];
 	if (b->load_stats && (err = keep_logs(b, o)) < 0)
 		return err;
 	err = bpf_object__load_skeleton(b->skels[o]);
@@ -288,11 +287,9 @@ static int load_obj(struct ipp_bpf *b, int o)
 	return 0;
 }
 
-/* Open the objects of the jobs asked for (the fd object first, opened by the caller) and load each. */
-static int load_objs(struct ipp_bpf *b)
+/* Open the objects of the jobs asked for, other than the fd one (opened by the caller). */
+static int open_objs(struct ipp_bpf *b)
 {
-	int err;
-
 	b->objs[OBJ_FDID] = b->skel->obj;
 	b->skels[OBJ_FDID] = b->skel->skeleton;
 	if (b->counts_sched) {
@@ -311,10 +308,48 @@ static int load_objs(struct ipp_bpf *b)
 		b->objs[OBJ_CALLS] = b->calls->obj;
 		b->skels[OBJ_CALLS] = b->calls->skeleton;
 	}
-	for (int o = 0; o < NR_OBJS; o++)
-		if (b->objs[o] && (err = load_obj(b, o)) < 0)
-			return err;
 	return 0;
+}
+
+struct load_job {
+	struct ipp_bpf *b;
+	int obj;
+	int err;
+};
+
+static void *load_thread(void *arg)
+{
+	struct load_job *j = arg;
+
+	j->err = load_obj(j->b, j->obj);
+	return NULL;
+}
+
+/*
+ * Load the objects: the fd one first (it makes the maps), then the sched
+ * and calls ones, side by side when both are asked for (each parses the
+ * kernel's BTF, about 10 ms: on a thread of its own, the sched one).
+ */
+static int load_objs(struct ipp_bpf *b)
+{
+	struct load_job j = { .b = b, .obj = OBJ_SCHED };
+	pthread_t t;
+	bool apart;
+	int err;
+
+	if ((err = open_objs(b)) < 0 || (err = load_obj(b, OBJ_FDID)) < 0)
+		return err;
+	apart = b->objs[OBJ_SCHED] && b->objs[OBJ_CALLS] &&
+		pthread_create(&t, NULL, load_thread, &j) == 0;
+	if (!apart && b->objs[OBJ_SCHED])
+		j.err = load_obj(b, OBJ_SCHED);
+	if (b->objs[OBJ_CALLS])
+		err = load_obj(b, OBJ_CALLS);
+	if (apart)
+		pthread_join(t, NULL);
+	for (int o = 0; o < NR_OBJS; o++)
+		b->nr_progs += b->obj_progs[o];
+	return err ? err : j.err;
 }
 
 static void load_failed(int err)
