@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "internal.h"
 #include "fdid-bpf.h"
+#include "maps.skel.h"
 #include "fdid.skel.h"
 #include "calls.skel.h"
 #include "sched.skel.h"
@@ -35,7 +36,8 @@ enum { OBJ_FDID, OBJ_SCHED, OBJ_CALLS, NR_OBJS };
 static const char *const obj_names[NR_OBJS] = { "fdid", "sched", "calls" };
 
 struct ipp_bpf {
-	struct fdid_bpf *skel;		/* fd identity, always: it makes the maps the others reuse */
+	struct maps_bpf *maps;		/* no program: the maps, made once, every object reuses them */
+	struct fdid_bpf *skel;		/* fd identity, always */
 	struct calls_bpf *calls;	/* the calls paired (pairs) */
 	struct sched_bpf *sched;	/* the scheduling totals (counts_sched) */
 	struct bpf_object *objs[NR_OBJS];	/* those loaded, NULL the others */
@@ -219,10 +221,10 @@ static void set_fdid_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	r->nr_rt_sigreturn = SYS_rt_sigreturn;
 }
 
-/* The fd object's maps' sizes: it makes the maps every object uses. */
+/* The maps' sizes, in the maps object (which makes them), by what was asked. */
 static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 {
-	struct fdid_bpf *k = b->skel;
+	struct maps_bpf *k = b->maps;
 
 	if (IPP_OPTS_HAS(opts, max_targets) && opts->max_targets)
 		bpf_map__set_max_entries(k->maps.targets, opts->max_targets);
@@ -232,13 +234,13 @@ static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	/* the threads at once: of the targets, or of the machine */
 	bpf_map__set_max_entries(k->maps.sched_tot,
 				 !b->counts_sched ? 1 :
-				 k->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
+				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
 }
 
 /*
- * Object @obj (not the fd one) to use the fd object's maps, made once: the
- * .bss too (target_bits, the stop flags: common.bpf.h, the same layout),
- * not its own .rodata (the loader's settings, copied).
+ * Object @obj to use the maps object's maps, made once: the .bss too
+ * (target_bits, the stop flags: common.bpf.h, the same layout), not its
+ * .rodata (each object's own: the loader's settings, copied).
  */
 static int reuse_maps(struct ipp_bpf *b, struct bpf_object *obj)
 {
@@ -250,11 +252,11 @@ static int reuse_maps(struct ipp_bpf *b, struct bpf_object *obj)
 
 		if (strstr(name, ".rodata"))
 			continue;
-		from = strstr(name, ".bss") ? b->skel->maps.bss :
-					      bpf_object__find_map_by_name(b->skel->obj, name);
+		from = strstr(name, ".bss") ? b->maps->maps.bss :
+					      bpf_object__find_map_by_name(b->maps->obj, name);
 		if (!from || bpf_map__value_size(from) != bpf_map__value_size(m) ||
 		    bpf_map__key_size(from) != bpf_map__key_size(m)) {
-			ipp_info("BPF map %s is not the fd object's\n", name);
+			ipp_info("BPF map %s is not the maps object's\n", name);
 			return -EINVAL;
 		}
 		if (bpf_map__reuse_fd(m, bpf_map__fd(from)) < 0)
@@ -270,7 +272,7 @@ static int load_obj(struct ipp_bpf *b, int o)
 	uint64_t t0 = ipp_now_ns();
 	int err;
 
-	if (o != OBJ_FDID && (err = reuse_maps(b, b->objs[o])) < 0)
+	if ((err = reuse_maps(b, b->objs[o])) < 0)
 		return err;
 	bpf_object__for_each_program(p, b->objs[o]) {
 		bool load = wanted_prog(b, p);
@@ -313,40 +315,50 @@ static int open_objs(struct ipp_bpf *b)
 
 struct load_job {
 	struct ipp_bpf *b;
-	int obj;
 	int err;
 };
+
+/* The sched and calls objects, those asked for, one after the other. */
+static int load_others(struct ipp_bpf *b)
+{
+	int err = 0;
+
+	for (int o = OBJ_FDID + 1; !err && o < NR_OBJS; o++)
+		if (b->objs[o])
+			err = load_obj(b, o);
+	return err;
+}
 
 static void *load_thread(void *arg)
 {
 	struct load_job *j = arg;
 
-	j->err = load_obj(j->b, j->obj);
+	j->err = load_others(j->b);
 	return NULL;
 }
 
 /*
- * Load the objects: the fd one first (it makes the maps), then the sched
- * and calls ones, side by side when both are asked for (each parses the
- * kernel's BTF, about 10 ms: on a thread of its own, the sched one).
+ * Load the objects: the maps object first (no program: no kernel BTF to
+ * parse), then the fd object and, side by side on a thread of their own
+ * when asked for, the sched and calls ones (each load parses the kernel's
+ * BTF, about 10 ms, and verifies its programs; exit_fd alone takes 20).
  */
 static int load_objs(struct ipp_bpf *b)
 {
-	struct load_job j = { .b = b, .obj = OBJ_SCHED };
+	struct load_job j = { .b = b };
 	pthread_t t;
 	bool apart;
 	int err;
 
-	if ((err = open_objs(b)) < 0 || (err = load_obj(b, OBJ_FDID)) < 0)
+	if ((err = maps_bpf__load(b->maps)) < 0 || (err = open_objs(b)) < 0)
 		return err;
-	apart = b->objs[OBJ_SCHED] && b->objs[OBJ_CALLS] &&
+	apart = (b->objs[OBJ_SCHED] || b->objs[OBJ_CALLS]) &&
 		pthread_create(&t, NULL, load_thread, &j) == 0;
-	if (!apart && b->objs[OBJ_SCHED])
-		j.err = load_obj(b, OBJ_SCHED);
-	if (b->objs[OBJ_CALLS])
-		err = load_obj(b, OBJ_CALLS);
+	err = load_obj(b, OBJ_FDID);
 	if (apart)
 		pthread_join(t, NULL);
+	else if (!err)
+		j.err = load_others(b);
 	for (int o = 0; o < NR_OBJS; o++)
 		b->nr_progs += b->obj_progs[o];
 	return err ? err : j.err;
@@ -381,7 +393,8 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 		return NULL;
 	b->nr_cpus = libbpf_num_possible_cpus();
 	pthread_once(&print_once, set_print);
-	b->skel = fdid_bpf__open();
+	b->maps = maps_bpf__open();
+	b->skel = b->maps ? fdid_bpf__open() : NULL;
 	if (!b->skel || b->nr_cpus <= 0) {
 		err = b->skel ? b->nr_cpus : -errno;
 		goto fail;
@@ -424,6 +437,7 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 	calls_bpf__destroy(b->calls);
 	sched_bpf__destroy(b->sched);
 	fdid_bpf__destroy(b->skel);
+	maps_bpf__destroy(b->maps);
 	free(b->outs);
 	free(b->ids);
 	free(b->links);
