@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Loader of the fd-identity BPF program: see fdid-bpf.h. */
+/* Loader of the BPF objects (fd identity, calls paired, scheduling totals): see fdid-bpf.h. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,10 @@
 #include <bpf/libbpf.h>
 #include "internal.h"
 #include "fdid-bpf.h"
+#include "maps.skel.h"
 #include "fdid.skel.h"
+#include "calls.skel.h"
+#include "sched.skel.h"
 
 #define DEFAULT_MAX_TARGETS 8192
 /* Threads whose switches are counted at once (sched_tot), of targets or of the machine. */
@@ -28,8 +31,19 @@ struct output {
 	uint64_t id;
 };
 
+/* The objects, one per job, in the order they load and attach (calls last: see ipp_bpf__enable()). */
+enum { OBJ_FDID, OBJ_SCHED, OBJ_CALLS, NR_OBJS };
+static const char *const obj_names[NR_OBJS] = { "fdid", "sched", "calls" };
+
 struct ipp_bpf {
-	struct fdid_bpf *skel;
+	struct maps_bpf *maps;		/* no program: the maps, made once, every object reuses them */
+	struct fdid_bpf *skel;		/* fd identity, always */
+	struct calls_bpf *calls;	/* the calls paired (pairs) */
+	struct sched_bpf *sched;	/* the scheduling totals (counts_sched) */
+	struct bpf_object *objs[NR_OBJS];	/* those loaded, NULL the others */
+	struct bpf_object_skeleton *skels[NR_OBJS];
+	uint64_t load_ns[NR_OBJS];	/* what each object's load took */
+	size_t obj_progs[NR_OBJS];	/* its programs loaded */
 	bool enabled;
 	struct output *outs;
 	size_t nr_outs;
@@ -40,7 +54,8 @@ struct ipp_bpf {
 	int nr_cpus;
 	bool pairs;
 	bool counts_sched;
-	char *logs;		/* load_stats: each program's verifier log, LOG_SIZE bytes */
+	bool load_stats;
+	char *logs[NR_OBJS];	/* load_stats: each program's verifier log, LOG_SIZE bytes */
 };
 
 /* A verifier log at level 4 (BPF_LOG_STATS) is its statistics, 3 lines. */
@@ -67,26 +82,16 @@ static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, in
 	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
 }
 
-/* The programs of the calls paired in the kernel: attached after all others. */
-static bool is_call_prog(const struct bpf_program *p)
-{
-	return strncmp(bpf_program__name(p), "call_", 5) == 0;
-}
-
-/* Whether program @p is to be loaded, by what was asked. */
+/* Whether program @p of a loaded object is to be loaded, by what was asked (an object's job is). */
 static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 {
 	const struct fdid_bpf *k = b->skel;
+	const char *name = bpf_program__name(p);
 
-	if (p == k->progs.on_fork || p == k->progs.on_exit)
+	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit"))
 		return k->rodata->follow_forks && !k->rodata->trace_all;
-	if (p == k->progs.call_switch)
-		return b->pairs && k->rodata->pair_switches;
-	if (p == k->progs.sched_count || p == k->progs.sched_woken || p == k->progs.sched_born ||
-	    p == k->progs.sched_exec_start)
-		return b->counts_sched;
-	if (is_call_prog(p))
-		return b->pairs;
+	if (!strcmp(name, "call_switch"))
+		return k->rodata->pair_switches;
 	return true;
 }
 
@@ -155,35 +160,223 @@ static int set_exit_next(struct ipp_bpf *b)
 
 	if (!b->pairs)
 		return 0;
-	fd = bpf_program__fd(b->skel->progs.call_exit);
+	fd = bpf_program__fd(b->calls->progs.call_exit);
 	if (bpf_map__update_elem(b->skel->maps.exit_next, &key, sizeof(key), &fd, sizeof(fd),
 				 BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }
 
-/* Each program's verifier statistics into its part of b->logs. */
-static int keep_logs(struct ipp_bpf *b)
+/* Each program of object @o's verifier statistics into its part of b->logs[@o]. */
+static int keep_logs(struct ipp_bpf *b, int o)
 {
 	struct bpf_program *p;
 	size_t i = 0;
 
-	b->logs = calloc(b->nr_progs ? b->nr_progs : 1, LOG_SIZE);
-	if (!b->logs)
+	b->logs[o] = calloc(b->obj_progs[o] ? b->obj_progs[o] : 1, LOG_SIZE);
+	if (!b->logs[o])
 		return -ENOMEM;
-	bpf_object__for_each_program(p, b->skel->obj) {
+	bpf_object__for_each_program(p, b->objs[o]) {
 		if (!bpf_program__autoload(p))
 			continue;
 		bpf_program__set_log_level(p, 4);
-		bpf_program__set_log_buf(p, b->logs + i++ * LOG_SIZE, LOG_SIZE);
+		bpf_program__set_log_buf(p, b->logs[o] + i++ * LOG_SIZE, LOG_SIZE);
 	}
 	return 0;
+}
+
+/* The loader's settings (.rodata, common.bpf.h) of the fd object into object @dst's, alike. */
+#define COPY_RODATA(dst, src) do {				\
+	(dst)->trace_all = (src)->trace_all;			\
+	(dst)->follow_forks = (src)->follow_forks;		\
+	(dst)->io_records = (src)->io_records;			\
+	(dst)->page_size = (src)->page_size;			\
+	(dst)->pair_calls = (src)->pair_calls;			\
+	(dst)->pair_switches = (src)->pair_switches;		\
+	(dst)->count_sched = (src)->count_sched;		\
+	(dst)->exclude_tgid = (src)->exclude_tgid;		\
+	(dst)->nr_exit = (src)->nr_exit;			\
+	(dst)->nr_exit_group = (src)->nr_exit_group;		\
+	(dst)->nr_rt_sigreturn = (src)->nr_rt_sigreturn;	\
+} while (0)
+
+/* The fd object's settings, by what was asked. */
+static void set_fdid_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
+{
+	struct fdid_bpf__rodata *r = b->skel->rodata;
+
+	r->trace_all = IPP_OPTS_HAS(opts, all_tasks) && opts->all_tasks;
+	r->follow_forks = !(IPP_OPTS_HAS(opts, user_follow) && opts->user_follow);
+	r->io_records = IPP_OPTS_HAS(opts, io_records) && opts->io_records;
+	r->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	b->pairs = IPP_OPTS_HAS(opts, pair_calls) && opts->pair_calls && r->can_pair;
+	r->pair_calls = b->pairs;
+	r->pair_switches = b->pairs && IPP_OPTS_HAS(opts, pair_switches) && opts->pair_switches;
+	if (IPP_OPTS_HAS(opts, exclude_tgid) && opts->exclude_tgid > 0)
+		r->exclude_tgid = (uint32_t)opts->exclude_tgid;
+	b->counts_sched = IPP_OPTS_HAS(opts, count_sched) && opts->count_sched && b->pairs;
+	r->count_sched = b->counts_sched;
+	r->nr_exit = SYS_exit;
+	r->nr_exit_group = SYS_exit_group;
+	r->nr_rt_sigreturn = SYS_rt_sigreturn;
+}
+
+/* The maps' sizes, in the maps object (which makes them), by what was asked. */
+static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
+{
+	struct maps_bpf *k = b->maps;
+
+	if (IPP_OPTS_HAS(opts, max_targets) && opts->max_targets)
+		bpf_map__set_max_entries(k->maps.targets, opts->max_targets);
+	else
+		bpf_map__set_max_entries(k->maps.targets, DEFAULT_MAX_TARGETS);
+	bpf_map__set_max_entries(k->maps.fdid_out, (uint32_t)b->nr_cpus);
+	/* the threads at once: of the targets, or of the machine */
+	bpf_map__set_max_entries(k->maps.sched_tot,
+				 !b->counts_sched ? 1 :
+				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
+}
+
+/*
+ * Object @obj to use the maps object's maps, made once: the .bss too
+ * (target_bits, the stop flags: common.bpf.h, the same layout), not its
+ * .rodata (each object's own: the loader's settings, copied).
+ */
+static int reuse_maps(struct ipp_bpf *b, struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		const char *name = bpf_map__name(m);
+		const struct bpf_map *from;
+
+		if (strstr(name, ".rodata"))
+			continue;
+		from = strstr(name, ".bss") ? b->maps->maps.bss :
+					      bpf_object__find_map_by_name(b->maps->obj, name);
+		if (!from || bpf_map__value_size(from) != bpf_map__value_size(m) ||
+		    bpf_map__key_size(from) != bpf_map__key_size(m)) {
+			ipp_info("BPF map %s is not the maps object's\n", name);
+			return -EINVAL;
+		}
+		if (bpf_map__reuse_fd(m, bpf_map__fd(from)) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Load object @o (opened, its settings made): the programs it is asked for, timed. */
+static int load_obj(struct ipp_bpf *b, int o)
+{
+	struct bpf_program *p;
+	uint64_t t0 = ipp_now_ns();
+	int err;
+
+	if ((err = reuse_maps(b, b->objs[o])) < 0)
+		return err;
+	bpf_object__for_each_program(p, b->objs[o]) {
+		bool load = wanted_prog(b, p);
+
+		bpf_program__set_autoload(p, load);
+		b->obj_progs[o] += load;
+	}
+	if (b->load_stats && (err = keep_logs(b, o)) < 0)
+		return err;
+	err = bpf_object__load_skeleton(b->skels[o]);
+	if (err)
+		return err;
+	b->load_ns[o] = ipp_now_ns() - t0;
+	return 0;
+}
+
+/* Open the objects of the jobs asked for, other than the fd one (opened by the caller). */
+static int open_objs(struct ipp_bpf *b)
+{
+	b->objs[OBJ_FDID] = b->skel->obj;
+	b->skels[OBJ_FDID] = b->skel->skeleton;
+	if (b->counts_sched) {
+		b->sched = sched_bpf__open();
+		if (!b->sched)
+			return -errno;
+		COPY_RODATA(b->sched->rodata, b->skel->rodata);
+		b->objs[OBJ_SCHED] = b->sched->obj;
+		b->skels[OBJ_SCHED] = b->sched->skeleton;
+	}
+	if (b->pairs) {
+		b->calls = calls_bpf__open();
+		if (!b->calls)
+			return -errno;
+		COPY_RODATA(b->calls->rodata, b->skel->rodata);
+		b->objs[OBJ_CALLS] = b->calls->obj;
+		b->skels[OBJ_CALLS] = b->calls->skeleton;
+	}
+	return 0;
+}
+
+struct load_job {
+	struct ipp_bpf *b;
+	int err;
+};
+
+/* The sched and calls objects, those asked for, one after the other. */
+static int load_others(struct ipp_bpf *b)
+{
+	int err = 0;
+
+	for (int o = OBJ_FDID + 1; !err && o < NR_OBJS; o++)
+		if (b->objs[o])
+			err = load_obj(b, o);
+	return err;
+}
+
+static void *load_thread(void *arg)
+{
+	struct load_job *j = arg;
+
+	j->err = load_others(j->b);
+	return NULL;
+}
+
+/*
+ * Load the objects: the maps object first (no program: no kernel BTF to
+ * parse), then the fd object and, side by side on a thread of their own
+ * when asked for, the sched and calls ones (each load parses the kernel's
+ * BTF, about 10 ms, and verifies its programs; exit_fd alone takes 20).
+ */
+static int load_objs(struct ipp_bpf *b)
+{
+	struct load_job j = { .b = b };
+	pthread_t t;
+	bool apart;
+	int err;
+
+	if ((err = maps_bpf__load(b->maps)) < 0 || (err = open_objs(b)) < 0)
+		return err;
+	apart = (b->objs[OBJ_SCHED] || b->objs[OBJ_CALLS]) &&
+		pthread_create(&t, NULL, load_thread, &j) == 0;
+	err = load_obj(b, OBJ_FDID);
+	if (apart)
+		pthread_join(t, NULL);
+	else if (!err)
+		j.err = load_others(b);
+	for (int o = 0; o < NR_OBJS; o++)
+		b->nr_progs += b->obj_progs[o];
+	return err ? err : j.err;
+}
+
+static void load_failed(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		ipp_info("cannot load the fd identity BPF program (%s): needs CAP_BPF and "
+			 "CAP_PERFMON; fd identity from /proc\n", strerror(-err));
+	else
+		ipp_info("cannot load the fd identity BPF program: %s; fd identity from /proc\n",
+			 strerror(-err));
 }
 
 struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 {
 	struct ipp_bpf *b;
-	struct bpf_program *p;
 	int err;
 
 	if (!ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(*opts))) {
@@ -200,52 +393,18 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 		return NULL;
 	b->nr_cpus = libbpf_num_possible_cpus();
 	pthread_once(&print_once, set_print);
-	b->skel = fdid_bpf__open();
+	b->maps = maps_bpf__open();
+	b->skel = b->maps ? fdid_bpf__open() : NULL;
 	if (!b->skel || b->nr_cpus <= 0) {
 		err = b->skel ? b->nr_cpus : -errno;
 		goto fail;
 	}
-	b->skel->rodata->trace_all = IPP_OPTS_HAS(opts, all_tasks) && opts->all_tasks;
-	b->skel->rodata->follow_forks = !(IPP_OPTS_HAS(opts, user_follow) && opts->user_follow);
-	b->skel->rodata->io_records = IPP_OPTS_HAS(opts, io_records) && opts->io_records;
-	b->skel->rodata->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
-	if (IPP_OPTS_HAS(opts, max_targets) && opts->max_targets)
-		bpf_map__set_max_entries(b->skel->maps.targets, opts->max_targets);
-	else
-		bpf_map__set_max_entries(b->skel->maps.targets, DEFAULT_MAX_TARGETS);
-	bpf_map__set_max_entries(b->skel->maps.fdid_out, (uint32_t)b->nr_cpus);
-	b->pairs = IPP_OPTS_HAS(opts, pair_calls) && opts->pair_calls && b->skel->rodata->can_pair;
-	b->skel->rodata->pair_calls = b->pairs;
-	b->skel->rodata->pair_switches = b->pairs && IPP_OPTS_HAS(opts, pair_switches) &&
-					 opts->pair_switches;
-	if (IPP_OPTS_HAS(opts, exclude_tgid) && opts->exclude_tgid > 0)
-		b->skel->rodata->exclude_tgid = (uint32_t)opts->exclude_tgid;
-	b->counts_sched = IPP_OPTS_HAS(opts, count_sched) && opts->count_sched && b->pairs;
-	b->skel->rodata->count_sched = b->counts_sched;
-	b->skel->rodata->nr_exit = SYS_exit;
-	b->skel->rodata->nr_exit_group = SYS_exit_group;
-	b->skel->rodata->nr_rt_sigreturn = SYS_rt_sigreturn;
-	/* the threads at once: of the targets, or of the machine */
-	bpf_map__set_max_entries(b->skel->maps.sched_tot,
-				 !b->counts_sched ? 1 :
-				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
-
-	bpf_object__for_each_program(p, b->skel->obj) {
-		bool load = wanted_prog(b, p);
-
-		bpf_program__set_autoload(p, load);
-		b->nr_progs += load;
-	}
-	if (IPP_OPTS_HAS(opts, load_stats) && opts->load_stats && (err = keep_logs(b)) < 0)
-		goto fail;
-	err = fdid_bpf__load(b->skel);
+	set_fdid_rodata(b, opts);
+	set_map_sizes(b, opts);
+	b->load_stats = IPP_OPTS_HAS(opts, load_stats) && opts->load_stats;
+	err = load_objs(b);
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			ipp_info("cannot load the fd identity BPF program (%s): needs CAP_BPF and "
-				 "CAP_PERFMON; fd identity from /proc\n", strerror(-err));
-		else
-			ipp_info("cannot load the fd identity BPF program: %s; fd identity from /proc\n",
-				 strerror(-err));
+		load_failed(err);
 		goto fail;
 	}
 	err = set_fd_calls(b);
@@ -275,11 +434,15 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 		bpf_link__destroy(b->links[i]);
 	for (size_t i = 0; i < b->nr_outs; i++)
 		close(b->outs[i].fd);
+	calls_bpf__destroy(b->calls);
+	sched_bpf__destroy(b->sched);
 	fdid_bpf__destroy(b->skel);
+	maps_bpf__destroy(b->maps);
 	free(b->outs);
 	free(b->ids);
 	free(b->links);
-	free(b->logs);
+	for (int o = 0; o < NR_OBJS; o++)
+		free(b->logs[o]);
 	free(b);
 }
 
@@ -472,17 +635,16 @@ size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
 	return b->nr_progs;
 }
 
-/* Attach the loaded programs that are call programs (@calls) or not. @return 0 or -errno. */
-static int attach_progs(struct ipp_bpf *b, bool calls)
+/* Attach object @o's loaded programs. @return 0 or -errno. */
+static int attach_progs(struct ipp_bpf *b, int o)
 {
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, b->skel->obj) {
+	bpf_object__for_each_program(p, b->objs[o]) {
 		struct bpf_link *l;
 
 		/* exit_fd tail-calls it (set_exit_next()) */
-		if (!bpf_program__autoload(p) || is_call_prog(p) != calls ||
-		    p == b->skel->progs.call_exit)
+		if (!bpf_program__autoload(p) || (b->calls && p == b->calls->progs.call_exit))
 			continue;
 		l = bpf_program__attach(p);
 		if (!l) {
@@ -506,13 +668,14 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 		if (ioctl(b->outs[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
 	/*
-	 * The call programs last, so that on sys_exit the fd records' perf
+	 * The call programs (the calls object) last, so that on sys_exit the fd records' perf
 	 * probe runs before the call record's (a tracepoint's probes run in
 	 * the order they were registered): each fd record precedes its call.
 	 */
-	err = attach_progs(b, false);
-	if (!err)
-		err = attach_progs(b, true);
+	err = 0;
+	for (int o = 0; !err && o < NR_OBJS; o++)
+		if (b->objs[o])
+			err = attach_progs(b, o);
 	if (err) {
 		for (size_t i = 0; i < b->nr_links; i++)
 			bpf_link__destroy(b->links[i]);
@@ -565,13 +728,13 @@ int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS])
 	return err;
 }
 
-int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
-			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
-			   void *ctx)
+/* ipp_bpf__for_each_prog() for object @obj. */
+static int obj_each_prog(struct bpf_object *obj,
+			 int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns), void *ctx)
 {
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, b->skel->obj) {
+	bpf_object__for_each_program(p, obj) {
 		struct bpf_prog_info info;
 		uint32_t len = sizeof(info);
 		int ret;
@@ -588,6 +751,18 @@ int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
 	return 0;
 }
 
+int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
+			   void *ctx)
+{
+	int ret = 0;
+
+	for (int o = 0; !ret && o < NR_OBJS; o++)
+		if (b->objs[o])
+			ret = obj_each_prog(b->objs[o], cb, ctx);
+	return ret;
+}
+
 /* The number after @key in verifier log @log, 0 if none. */
 static unsigned long log_number(const char *log, const char *key)
 {
@@ -596,25 +771,51 @@ static unsigned long log_number(const char *log, const char *key)
 	return at ? strtoul(at + strlen(key), NULL, 10) : 0;
 }
 
-int ipp_bpf__for_each_load(const struct ipp_bpf *b,
-			   int (*cb)(void *ctx, const char *name, size_t insns,
-				     unsigned long processed, unsigned long verify_us),
-			   void *ctx)
+/* ipp_bpf__for_each_load() for object @o. */
+static int obj_each_load(const struct ipp_bpf *b, int o,
+			 int (*cb)(void *ctx, const char *name, size_t insns,
+				   unsigned long processed, unsigned long verify_us),
+			 void *ctx)
 {
 	struct bpf_program *p;
 	size_t i = 0;
 
-	bpf_object__for_each_program(p, b->skel->obj) {
+	bpf_object__for_each_program(p, b->objs[o]) {
 		const char *log;
 		int ret;
 
 		if (!bpf_program__autoload(p))
 			continue;
-		log = b->logs ? b->logs + i++ * LOG_SIZE : "";
+		log = b->logs[o] ? b->logs[o] + i++ * LOG_SIZE : "";
 		ret = cb(ctx, bpf_program__name(p), bpf_program__insn_cnt(p),
 			 log_number(log, "processed "), log_number(log, "verification time "));
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+int ipp_bpf__for_each_load(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, size_t insns,
+				     unsigned long processed, unsigned long verify_us),
+			   void *ctx)
+{
+	int ret = 0;
+
+	for (int o = 0; !ret && o < NR_OBJS; o++)
+		if (b->objs[o])
+			ret = obj_each_load(b, o, cb, ctx);
+	return ret;
+}
+
+int ipp_bpf__for_each_object(const struct ipp_bpf *b,
+			     int (*cb)(void *ctx, const char *name, size_t progs, uint64_t load_ns),
+			     void *ctx)
+{
+	int ret = 0;
+
+	for (int o = 0; !ret && o < NR_OBJS; o++)
+		if (b->objs[o])
+			ret = cb(ctx, obj_names[o], b->obj_progs[o], b->load_ns[o]);
+	return ret;
 }

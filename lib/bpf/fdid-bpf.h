@@ -199,6 +199,16 @@ int ipp_bpf__for_each_load(const struct ipp_bpf *b,
 				     unsigned long processed, unsigned long verify_us),
 			   void *ctx);
 
+/*
+ * For each object loaded, one per job ("fdid" always, "sched" with
+ * count_sched, "calls" with pair_calls; in the order they load): its
+ * programs loaded and what its load took (its maps, relocations and
+ * verification, not the open). @return 0 or the first non-zero return of @cb.
+ */
+int ipp_bpf__for_each_object(const struct ipp_bpf *b,
+			     int (*cb)(void *ctx, const char *name, size_t progs, uint64_t load_ns),
+			     void *ctx);
+
 /* Programs loaded (and attached by ipp_bpf__enable()). */
 size_t ipp_bpf__nr_programs(const struct ipp_bpf *b);
 

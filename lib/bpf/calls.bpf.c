@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Calls paired in the kernel: call_enter on sys_enter keeps each wanted
+ * call's start and arguments in the thread's slot; call_exit, reached by
+ * exit_fd's tail call (fdid.bpf.c, the exit_next program array), writes
+ * the call record after the call's fd records; call_switch adds the time
+ * switched out; call_exec starts a command's pairing at its exec. Loaded
+ * only when the calls are paired. See lib/bpf/README.md.
+ */
+#include "common.bpf.h"
+
+/*
+ * sys_enter of any call on the machine: for a wanted call of a target,
+ * keep its arguments and start in the thread's slot. The raw tracepoint:
+ * no record is built for anyone, the cheapest hook there is.
+ */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(call_enter, struct pt_regs *regs, long id)
+{
+	struct task_struct *task;
+	struct ipp_call_slot *c;
+	__u64 pid_tgid;
+
+	if (count_sched && (id == nr_exit || id == nr_exit_group) && !sched_stopped)
+		sched_end_call();
+	if (!nr_set(&want, id) || calls_stopped)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	/* every other process's calls leave here */
+	if (!maybe_target(pid_tgid >> 32))
+		return 0;
+	task = bpf_get_current_task_btf();
+	/* only targets get a slot: a thread that has one needs no look in the targets map */
+	c = bpf_task_storage_get(&calls, task, 0, 0);
+	if (!c) {
+		if (!is_call_target(pid_tgid >> 32))
+			return 0;
+		c = bpf_task_storage_get(&calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!c) {
+			count(IPP_FDID_ST_CALLS_FULL);
+			return 0;
+		}
+	}
+	/* a slot still in a call: that call's exit was never seen (counted as entered, not done) */
+	count(IPP_FDID_ST_ENTERED);
+	c->start = bpf_ktime_get_ns();
+	c->nr = (__s32)id;
+	c->pid = pid_tgid >> 32;
+	c->switches = 0;
+	c->off_ns = 0;
+	c->blocked_ns = 0;
+	c->off_cpu = 0;
+	/* typed pointers of a BTF tracepoint: plain loads, no helper call */
+#if defined(__TARGET_ARCH_x86)
+	c->args[0] = regs->di;
+	c->args[1] = regs->si;
+	c->args[2] = regs->dx;
+	c->args[3] = regs->r10;
+	c->args[4] = regs->r8;
+	c->args[5] = regs->r9;
+#elif defined(__TARGET_ARCH_arm64)
+	c->args[0] = regs->orig_x0;
+	c->args[1] = regs->regs[1];
+	c->args[2] = regs->regs[2];
+	c->args[3] = regs->regs[3];
+	c->args[4] = regs->regs[4];
+	c->args[5] = regs->regs[5];
+#endif
+	c->in_call = 1;
+	return 0;
+}
+
+/*
+ * sys_exit: the call record, in place of the two samples. Not attached
+ * itself: exit_fd tail-calls it. A call whose
+ * enter was not seen (under way when the session began, the child's return
+ * from fork) says so and the session pairs it as it would the samples.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
+{
+	long nr = exit_nr(regs);
+	struct ipp_call_rec r;
+	struct ipp_call_slot *c = NULL;
+	__u64 pid_tgid;
+
+	/* rt_sigreturn restored registers that say "no call": it is the call the slot is in */
+	if (nr == -1 && nr_rt_sigreturn >= 0 && nr_set(&want, nr_rt_sigreturn)) {
+		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+		if (c && c->in_call && c->nr == nr_rt_sigreturn)
+			nr = nr_rt_sigreturn;
+	}
+	if (!nr_set(&want, nr) || calls_stopped)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (!maybe_target(pid_tgid >> 32))
+		return 0;
+	if (!c)
+		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+	if (!c && !is_call_target(pid_tgid >> 32))
+		return 0;
+	__builtin_memset(&r, 0, sizeof(r));
+	r.version = IPP_FDID_REC_VERSION;
+	r.size = sizeof(r);
+	r.what = IPP_FDID_CALL;
+	r.pid = pid_tgid >> 32;
+	r.tid = (__u32)pid_tgid;
+	r.nr = (__s32)nr;
+	r.ret = ret;
+	r.end_ns = bpf_ktime_get_ns();
+	if (c && c->in_call && c->nr == nr) {
+		count(IPP_FDID_ST_DONE);
+		r.start_ns = c->start;
+		r.args[0] = c->args[0];
+		r.args[1] = c->args[1];
+		r.args[2] = c->args[2];
+		r.args[3] = c->args[3];
+		r.args[4] = c->args[4];
+		r.args[5] = c->args[5];
+		if (pair_switches) {
+			r.flags |= IPP_CALL_F_SWITCHES;
+			r.switches = c->switches;
+			r.off_cpu_ns = c->off_ns;
+			r.blocked_ns = c->blocked_ns;
+		}
+	} else {
+		r.flags |= IPP_CALL_F_NO_ENTER;
+	}
+	if (c)
+		c->in_call = 0;
+	count(IPP_FDID_ST_CALLS);
+	if (bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r)) < 0)
+		count(IPP_FDID_ST_CALL_FAIL);
+	return 0;
+}
+
+/*
+ * Time inside a call spent switched out, as the session's switch records
+ * would give it: out when the thread leaves the CPU, back when it returns;
+ * preempted (still runnable) or blocked.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct ipp_call_slot *c = bpf_task_storage_get(&calls, prev, 0, 0);
+	__u64 now = 0;
+
+	if (c && c->in_call) {
+		now = bpf_ktime_get_ns();
+		if (!c->off_cpu)
+			c->switches++;
+		c->off_cpu = 1;
+		c->preempted = preempt || prev_state == 0;
+		c->off_since = now;
+	}
+	c = bpf_task_storage_get(&calls, next, 0, 0);
+	if (c && c->in_call && c->off_cpu) {
+		__u64 from = c->off_since > c->start ? c->off_since : c->start, d;
+
+		if (!now)
+			now = bpf_ktime_get_ns();
+		d = now > from ? now - from : 0;
+		c->off_cpu = 0;
+		c->off_ns += d;
+		if (!c->preempted)
+			c->blocked_ns += d;
+	}
+	return 0;
+}
+
+/*
+ * A command's exec: its calls are paired from here on, as its events
+ * switch on at exec (the exec's own exit comes without its enter).
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid), zero = 0;
+	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
+
+	if (v && *v == TARGET_AT_EXEC)
+		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
+	return 0;
+}

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the three BPF objects share (fdid.bpf.c, calls.bpf.c, sched.bpf.c):
+ * the loader's settings (.rodata, set alike in each object), the .bss
+ * (target_bits, the stop flags: one map, made by the fd object and reused
+ * by the others, so the same layout in each), the maps (made once by the fd
+ * object, reused by the others: bpf_map__reuse_fd()) and the helpers. Each
+ * object is verified, loaded and measured alone. See lib/bpf/README.md.
+ */
+#ifndef IPP_COMMON_BPF_H
+#define IPP_COMMON_BPF_H
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
+#include "fdid-rec.h"
+#include "call-rec.h"
+#include "sched-rec.h"
+
+/*
+ * The kernel loads programs that use bpf_probe_read_kernel() and
+ * bpf_perf_event_output() only under a GPL-compatible license string; this
+ * file is LGPL-2.1-or-later, which may be used under the GPL (LGPL 2.1,
+ * section 3).
+ */
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by the loader before loading. */
+const volatile bool trace_all = false;	/* every task is a target: no map lookup */
+const volatile bool follow_forks = true;	/* a target's new process is a target */
+const volatile bool io_records = false;	/* recvmsg also writes its IO record */
+const volatile __u32 page_size = 4096;
+/* Pair each wanted call in the kernel and write one call record at its exit. */
+const volatile bool pair_calls = false;
+/* ... with the time it spent switched out (sched_switch). */
+const volatile bool pair_switches = false;
+/* Count each target thread's switches and wakeups in the kernel (sched_tot). */
+const volatile bool count_sched = false;
+const volatile __u32 exclude_tgid = 0;	/* with trace_all: the tracer's own calls are not paired */
+/* Set by the loader at the end of a session: no more call records. */
+volatile bool calls_stopped = false;
+/* ... and no more counting of switches and wakeups: userspace reads sched_tot. */
+volatile bool sched_stopped = false;
+/* This architecture's exit and exit_group (the loader sets them): where a counter stops. */
+const volatile long nr_exit = -1;
+const volatile long nr_exit_group = -1;
+/* rt_sigreturn (the loader sets it): its exit comes with no number (-1), the registers restored. */
+const volatile long nr_rt_sigreturn = -1;
+#if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
+const volatile bool can_pair = true;	/* the loader reads it: the call programs know the registers */
+#else
+const volatile bool can_pair = false;
+#endif
+
+#define S_IFMT 00170000
+#define S_IFSOCK 0140000
+#define S_IFIFO 0010000
+#define PIPEFS_MAGIC 0x50495045
+#define AF_UNIX 1
+#define AF_INET 2
+#define AF_INET6 10
+#define F_DUPFD 0
+#define F_DUPFD_CLOEXEC 1030
+#define SOL_SOCKET 1
+#define SCM_RIGHTS 1
+#define EINPROGRESS 115
+
+#define PATH_STEPS 40		/* dentries and mount crossings walked at most */
+#define SCM_MAX_CMSGS 4		/* control messages looked at in one recvmsg */
+#define SCM_MAX_FDS 16		/* fds taken from them */
+#define FDS_SLOTS 64		/* scratch.fds: room for any index & FDS_MASK plus SCM_MAX_FDS */
+#define FDS_MASK 31
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);	/* the loader may change it */
+	__type(key, __u32);		/* tgid */
+	__type(value, __u32);		/* 0 */
+} targets SEC(".maps");
+
+/*
+ * Target values: 0 a target; TARGET_AT_EXEC a command not yet exec'd,
+ * whose calls are not paired until it execs (as its tracepoint events
+ * switch on at exec). The fd-creating programs look at presence only.
+ */
+#define TARGET_AT_EXEC 1
+
+/* One bit per tgid that may be in targets (maybe_target()); the loader sets them too (mmapped). */
+__u64 target_bits[IPP_FDID_TARGET_BITS / 64];
+
+/* Syscalls to pair, by number (the loader sets them to 1). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IPP_FDID_MAX_NR);
+	__type(key, __u32);
+	__type(value, __u8);
+} want SEC(".maps");
+
+/*
+ * What the sys_exit program does for each call, by number (enum
+ * ipp_fdid_call_kind, the loader sets them): one BTF tracepoint program for
+ * all, no perf event per tracepoint (each took the kernel 30-70 ms to close:
+ * a perf tracepoint's last user waits for an RCU-tasks grace period).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IPP_FDID_MAX_NR);
+	__type(key, __u32);
+	__type(value, __u8);
+} fd_calls SEC(".maps");
+
+/*
+ * call_exit, when the calls are paired: exit_fd, the one program attached
+ * to sys_exit, ends in a tail call to it (the loader fills slot 0), so
+ * that each call of the machine runs one program at its exit, not two,
+ * and a call's fd records still come before its call record.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} exit_next SEC(".maps");
+
+/*
+ * Each target thread's call slot, in its task_struct (task-local storage:
+ * a pointer away, where a hash map by tid costs a locked update and delete
+ * per call). Made at the thread's first paired call, freed with the task.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct ipp_call_slot);	/* fdid-rec.h */
+} calls SEC(".maps");
+
+/* One bpf-output event per CPU, by CPU number; the loader fills it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} fdid_out SEC(".maps");
+
+struct scratch {
+	struct ipp_fdid_rec rec;
+	/* the path is built backwards, ending at PATH_END */
+	char buf[2 * IPP_FDID_PATH_MAX];
+	int fds[FDS_SLOTS];	/* the fds a call made (fd_exit()), SCM_RIGHTS's at most SCM_MAX_FDS */
+	/*
+	 * How fd_exit() emits them: here, not on its stack, so that the
+	 * verifier sees one state at its bpf_loop(), whichever call it was.
+	 */
+	__u32 nfds;
+	int what;	/* of each fd ... */
+	int io_first;	/* ... but the first, an IO record */
+};
+#define PATH_END IPP_FDID_PATH_MAX
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IPP_FDID_NR_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/*
+ * Each target thread's switches and wakeups, by tid (struct ipp_sched_slot).
+ * A hash map, not task-local storage: userspace reads the threads still
+ * alive at the end. A thread's entry goes at its exit, with its record.
+ */
+/*
+ * The task each CPU switched to last, with its runtime then (exact: it was
+ * not running) and the time: a running task's runtime now, which the
+ * kernel updates only at ticks and switches, is that plus the time since.
+ * A command's exec and a thread's exit call are counted so.
+ */
+struct oncpu {
+	__u64 at_ns;
+	__u64 runtime_ns;
+	__u32 tid;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct oncpu);
+} oncpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* the loader sets it */
+	__type(key, __u32);		/* tid */
+	__type(value, struct ipp_sched_slot);
+} sched_tot SEC(".maps");
+
+/* What the kernel accounted to @p so far (the software counters' sources). */
+static __always_inline void read_acct(struct task_struct *p, struct ipp_task_acct *a)
+{
+	a->runtime_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
+	a->faults = BPF_CORE_READ(p, min_flt) + BPF_CORE_READ(p, maj_flt);
+	a->switches = BPF_CORE_READ(p, nvcsw) + BPF_CORE_READ(p, nivcsw);
+	a->migrations = BPF_CORE_READ(p, se.nr_migrations);
+}
+
+/* What the kernel accounted to @p, the current task, up to now (its runtime: since its switch-in). */
+static __always_inline void read_acct_now(struct task_struct *p, __u32 tid, struct ipp_task_acct *a)
+{
+	__u32 zero = 0;
+	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
+
+	read_acct(p, a);
+	if (o && o->tid == tid) {
+		__u64 run = o->runtime_ns + (bpf_ktime_get_ns() - o->at_ns);
+
+		if (run > a->runtime_ns)
+			a->runtime_ns = run;
+	}
+}
+
+/*
+ * A counted thread calls exit or exit_group: what the kernel accounted to it
+ * until now is its end, as a counter stops at about this point (before the
+ * exit frees its memory); its last switch writes it.
+ */
+static __always_inline void sched_end_call(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ipp_sched_slot *t = bpf_map_lookup_elem(&sched_tot, &tid);
+
+	if (!t || t->exited || t->ended)
+		return;
+	read_acct_now(task, tid, &t->end);
+	t->ended = 1;
+}
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		*v += 1;
+}
+
+/*
+ * Whether @tgid may be a target: its bit in target_bits, a load and a
+ * test, where the targets map costs a hashed lookup. Every syscall of the
+ * machine asks: an untraced process leaves here. A bit is set before its
+ * tgid enters the targets map and cleared after it leaves, so a clear bit
+ * means "not a target"; a set one is checked in the map.
+ */
+/* @tgid's word in target_bits (@tgid < IPP_FDID_TARGET_BITS). */
+static __always_inline __u32 target_word(__u32 tgid)
+{
+	__u32 w = tgid / 64;
+
+	/* a no-op that clang may not fold away: the bound, for the verifier */
+	asm volatile("" : "+r"(w));
+	return w & (IPP_FDID_TARGET_BITS / 64 - 1);
+}
+
+static __always_inline bool maybe_target(__u32 tgid)
+{
+	if (trace_all || tgid >= IPP_FDID_TARGET_BITS)
+		return true;
+	return target_bits[target_word(tgid)] & (1ull << (tgid % 64));
+}
+
+static __always_inline void mark_target(__u32 tgid, bool on)
+{
+	if (tgid >= IPP_FDID_TARGET_BITS)
+		return;
+	if (on)
+		__sync_fetch_and_or(&target_bits[target_word(tgid)], 1ull << (tgid % 64));
+	else
+		__sync_fetch_and_and(&target_bits[target_word(tgid)], ~(1ull << (tgid % 64)));
+}
+
+static __always_inline bool is_target(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (trace_all)
+		return true;
+	return maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid);
+}
+
+/* A target whose calls are paired: not a command still before its exec (callers check calls_stopped). */
+static __always_inline bool is_call_target(__u32 tgid)
+{
+	__u32 *v;
+
+	if (trace_all)
+		return tgid != exclude_tgid || !exclude_tgid;
+	if (!maybe_target(tgid))
+		return false;
+	v = bpf_map_lookup_elem(&targets, &tgid);
+	return v && *v != TARGET_AT_EXEC;
+}
+
+/* Argument @n (1-based) of the current syscall, from the saved user registers. */
+static __always_inline unsigned long sc_arg(int n)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	switch (n) {
+	case 1: return PT_REGS_PARM1_CORE_SYSCALL(regs);
+	case 2: return PT_REGS_PARM2_CORE_SYSCALL(regs);
+	case 3: return PT_REGS_PARM3_CORE_SYSCALL(regs);
+	default: return PT_REGS_PARM4_CORE_SYSCALL(regs);
+	}
+}
+
+/* Whether syscall @nr is set in @map, one of the by-number maps (want, fd_calls). */
+static __always_inline bool nr_set(void *map, long nr)
+{
+	__u32 k = (__u32)nr;
+	__u8 *w;
+
+	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
+		return false;
+	w = bpf_map_lookup_elem(map, &k);
+	return w && *w;
+}
+
+
+/* The syscall number the exit is of, from the registers (what the exit tracepoint says). */
+static __always_inline long exit_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (long)regs->orig_ax;
+#elif defined(__TARGET_ARCH_arm64)
+	return (long)regs->syscallno;
+#else
+	return -1;
+#endif
+}
+
+#endif
