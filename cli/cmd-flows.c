@@ -121,12 +121,11 @@ int flows_run(const struct flows_opts *o)
 {
 	struct flows_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
-
-	cli_set_wide(o->wide);
 	struct cli_run run = { .setup = flows_setup, .ctx = &c, .progress = "ipcperf flows",
 			       .live = o->quiet ? NULL : "ipcperf flows" };
 	bool failed = false;
 
+	cli_set_wide(o->wide);
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
 	cli_setup_print(o->verbose);
 	if (flows_open(&c) == 0) {

@@ -454,7 +454,6 @@ int stat_run(const struct stat_opts *o)
 	bool failed = false;
 
 	cli_set_wide(o->wide);
-
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
 	cli_setup_print(o->verbose);
 	if (stat_open(&c) == 0) {

@@ -497,7 +497,12 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
 			 const struct cli_summary *sum)
 {
-	fprintf(f, "ipcperf flows: %s, %.3f s\n\n", what, sum->duration_ns / 1e9);
+	char head[CLI_WHAT_LEN + 64];
+
+	/* a long command is folded on a narrow terminal, as the notes are */
+	snprintf(head, sizeof(head), "ipcperf flows: %s, %.3f s", what, sum->duration_ns / 1e9);
+	cli_put_folded(f, head, cli_term_width(f), "  ");
+	fputc('\n', f);
 	flowout_text(f, fo, sum->duration_ns);
 	fprintf(f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n", sum->lost,
 		sum->unpaired);

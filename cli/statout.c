@@ -111,6 +111,15 @@ static void side_title(FILE *f, const char *word, int w)
 		fputc('-', f);
 }
 
+/* "ipcperf stat: WHAT, N s", folded on a narrow terminal (a long command). */
+static void text_heading(FILE *f, const char *what, uint64_t duration_ns)
+{
+	char head[CLI_WHAT_LEN + 64];
+
+	snprintf(head, sizeof(head), "ipcperf stat: %s, %.3f s", what, duration_ns / 1e9);
+	cli_put_folded(f, head, cli_term_width(f), "  ");
+}
+
 static void text_fds_head(FILE *f, const struct fdcols *k)
 {
 	fprintf(f, "  %5s %-7s %-*s  ", "", "", k->ow, "");
@@ -315,7 +324,7 @@ static void print_text(struct statout *c, const struct snap *sn)
 	else if (c->o->interval_ms)
 		fprintf(f, "--- total: %s, %.3f s ---\n", c->what, sn->duration_ns / 1e9);
 	else
-		fprintf(f, "ipcperf stat: %s, %.3f s\n", c->what, sn->duration_ns / 1e9);
+		text_heading(f, c->what, sn->duration_ns);
 
 	for (size_t i = 0; i < sn->nr_procs; i++) {
 		const struct proc_snap *p = &sn->procs[i];
