@@ -357,7 +357,7 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 
 /* Thread @tid of @pid was scheduled (named @comm then), at @time: its process, seen. */
 static struct proc *sched_proc(struct ipcperf_stats *st, pid_t pid, pid_t tid,
-			       const char comm[16], uint64_t time)
+			       const char comm[IPP_COMM_MAX], uint64_t time)
 {
 	struct proc *p = ipp_stats__proc(st, pid, true);
 

@@ -41,7 +41,7 @@ struct scstat {
 
 struct proc {
 	pid_t pid;
-	char comm[16];
+	char comm[IPP_COMM_MAX];
 	uint64_t vol, invol, wakeups, migrations, syscalls, threads;
 	bool exited;
 	bool seen;		/* had an event of its own (not only created by fork) */

@@ -75,7 +75,7 @@
 /* A syscall's return value is an error when it is -1..-IPP_MAX_ERRNO (larger negatives are values). */
 #define IPP_MAX_ERRNO 4095
 /* Sizes of the names the modules pass around, with their NUL. */
-#define IPP_COMM_MAX 16		/* a task's comm (TASK_COMM_LEN) */
+#define IPP_COMM_MAX IPCPERF_COMM_LEN	/* a task's comm (TASK_COMM_LEN) */
 #define IPP_OBJECT_MAX 128	/* an fd's object: "pipe:[N]", "socket:[N]", "/path" */
 #define IPP_ADDR_MAX 64		/* a socket address as text: "[v6]:port", "/path", "@name" */
 #define IPP_DETAIL_MAX (2 * IPP_ADDR_MAX + 8)	/* "ADDR -> ADDR", "peer socket:[N]" */

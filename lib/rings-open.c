@@ -563,7 +563,7 @@ static void seed_threads(struct ipp_rings *s)
 	for (int i = 0; i < n; i++) {
 		pid_t tid = perf_thread_map__pid(s->threads, i), pid = s->owner[i];
 		struct ipp_task_acct base = { 0 };
-		char comm[16];
+		char comm[IPP_COMM_MAX];
 		int err;
 
 		if (ipp_task_acct_read(pid, tid, &base) < 0)

@@ -81,6 +81,9 @@ enum ipcperf_sc_class {
 	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands) */
 };
 
+/** Bytes of a task's name (comm) with its NUL: the kernel's TASK_COMM_LEN. Since 0.2. */
+#define IPCPERF_COMM_LEN 16
+
 /**
  * One completed system call: its sys_enter and sys_exit records, paired per
  * thread after all rings were merged by timestamp. It is delivered at its
@@ -122,8 +125,8 @@ struct ipcperf_switch {
 	bool preempted;		/**< true: involuntary (still runnable); false: it blocked (voluntary) */
 	long prev_state;	/**< raw prev_state */
 	pid_t next_tid;		/**< thread switched in */
-	char prev_comm[16];
-	char next_comm[16];
+	char prev_comm[IPCPERF_COMM_LEN];
+	char next_comm[IPCPERF_COMM_LEN];
 };
 
 /**
@@ -140,7 +143,7 @@ struct ipcperf_sched_totals {
 	uint64_t involuntary;	/**< switched out still runnable (preempted) */
 	uint64_t wakeups;	/**< woken (sched_wakeup of this thread) */
 	uint64_t migrations;	/**< switched out on another CPU than its switch-out before */
-	char comm[16];
+	char comm[IPCPERF_COMM_LEN];
 };
 
 /** @p tid was woken (sched:sched_wakeup) by @p waker_tid. */
@@ -150,7 +153,7 @@ struct ipcperf_wakeup {
 	pid_t waker_tid;
 	pid_t tid;		/**< woken thread */
 	int target_cpu;
-	char comm[16];		/**< of the woken thread */
+	char comm[IPCPERF_COMM_LEN];		/**< of the woken thread */
 };
 
 enum ipcperf_task_kind {
