@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "httpd.h"
@@ -63,6 +64,24 @@ static void interval_cnt(const struct stat_cmd *c, pid_t pid, struct cnt_set *se
 {
 	if (!not_requested(c, set))
 		set->valid = ipcperf_interval__counters(c->iv, pid, set->v) == 0;
+}
+
+/*
+ * The command's user and system time once it was reaped: what this process's
+ * children used (the command, and its orphans this process reaped as their
+ * subreaper), as perf stat reports its workload's.
+ */
+static void command_times(const struct cli_result *res, struct snap *sn)
+{
+	struct rusage ru;
+
+	if (!cli_cmd_status(res) || getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return;
+	sn->has_times = true;
+	sn->user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+		      (uint64_t)ru.ru_utime.tv_usec * 1000ull;
+	sn->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+		     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
 }
 
 /* ------------------------------------------------------------------ metrics */
@@ -433,6 +452,7 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	sn.flows = c->flows;
 	sn.flow_stats = c->total;
 	sn.exit_status = cli_cmd_status(res);
+	command_times(res, &sn);
 	if (snap_take(&sn, c->total, c->o, c->cnt_targets, c->nr_cnt_targets, false) == 0) {
 		statout_print(&c->out, &sn);
 		c->run_over = true;

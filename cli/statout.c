@@ -366,6 +366,9 @@ static void print_text(struct statout *c, const struct snap *sn)
 	}
 	/* as perf stat ends */
 	fprintf(f, "\n  %17.9f seconds time elapsed\n", sn->duration_ns / 1e9);
+	if (sn->has_times)
+		fprintf(f, "\n  %17.9f seconds user\n  %17.9f seconds sys\n", sn->user_ns / 1e9,
+			sn->sys_ns / 1e9);
 	fprintf(f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n", sn->lost,
 		sn->unpaired);
 	if (sn->is_interval)

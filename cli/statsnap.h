@@ -61,6 +61,9 @@ struct snap {
 	uint64_t time_ns;		/* from the start to the end of what this covers */
 	uint64_t duration_ns;		/* length of what this covers */
 	uint64_t lost, unpaired, records;
+	/* The command's CPU time, as perf stat ends with it (its rusage once reaped). */
+	bool has_times;
+	uint64_t user_ns, sys_ns;
 	unsigned int fd_identity;	/* enum ipcperf_fdid_source, 0 unknown */
 	unsigned int syscall_records;	/* enum ipcperf_sc_records, 0 unknown */
 	unsigned int sched_records;	/* enum ipcperf_sched_records, 0 unknown */

@@ -138,6 +138,19 @@ awk -v el="$elapsed" '
 	END { if (n < 2 || bad != "") { print "ratios:" bad " (lines " n ")"; exit 1 } }' "$T/out" ||
 	{ show; fail "stat: a ratio is not the count over the time elapsed"; }
 grep -Eq 'cycles|instructions|cache-|<not' "$T/out" && { show; fail "-e: counters not chosen are shown"; }
+# The command's user and system seconds, as perf stat ends: together, the CPU
+# time the command itself measured (ipcwork spin), plus its start (< 60 ms).
+run "$IPCPERF" stat -q --no-fds -- "$IPCWORK" spin 200 --out "$T/spin"
+expect_status 0 "stat -- ipcwork spin 200"
+read -r _ s0 s1 <"$T/spin" || fail "ipcwork spin wrote nothing"
+u=$(sed -nE 's/^ +([0-9.]+) seconds user$/\1/p' "$T/out")
+y=$(sed -nE 's/^ +([0-9.]+) seconds sys$/\1/p' "$T/out")
+[ -n "$u" ] && [ -n "$y" ] || { show; fail "no 'seconds user' and 'seconds sys' lines"; }
+awk -v u="$u" -v y="$y" -v s0="$s0" -v s1="$s1" 'BEGIN {
+	spin = (s1 - s0) / 1e9; cpu = u + y
+	exit !(cpu >= spin - 0.002 && cpu <= spin + 0.06) }' ||
+	{ show; fail "user $u + sys $y s is not the command's own CPU time $(( (s1 - s0) / 1000 )) us"; }
+
 # --no-fds: the same report without its fd tables.
 run "$IPCPERF" stat --scope task --no-fds -- "$IPCWORK" pipe
 expect_status 0 "stat --no-fds"
