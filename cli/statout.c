@@ -95,8 +95,8 @@ static void fit_fds(struct fdcols *k, int detail_w, int term)
 	for (size_t i = 0; term > 0 && fds_width(k, detail_w) > term && i < 4; i++)
 		*drop[i] = false;
 	over = term > 0 ? fds_width(k, detail_w) - term : 0;
-	if (over > 0)
-		k->ow = k->ow - over < 12 ? (k->ow < 12 ? k->ow : 12) : k->ow - over;
+	if (over > 0 && k->ow > 12)
+		k->ow = k->ow - over > 12 ? k->ow - over : 12;
 }
 
 /* "------ read ------" over @w columns, the word in the middle. */
