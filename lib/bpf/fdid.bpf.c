@@ -405,6 +405,7 @@ static __always_inline void fd_exit(void *ctx, long nr, long ret, __u8 k)
 
 	if (!s)
 		return;
+	s->nfds = 0;	/* call_exit asks: none of this call's yet */
 	s->what = IPP_FDID_NEW;
 	s->io_first = 0;
 	switch (k) {
@@ -518,6 +519,9 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 	if (trace_all || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
+	/* before its fds close (exit_files() comes after this tracepoint): their sums */
+	if (agg_calls && maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid))
+		agg_flush_range(ctx, tgid, 0, 0x7fffffff);
 	if (bpf_map_delete_elem(&targets, &tgid) == 0) {
 		mark_target(tgid, false);
 		count(IPP_FDID_ST_GONE);
