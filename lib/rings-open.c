@@ -620,9 +620,10 @@ static int connect_bpf(struct ipp_rings *s)
 		}
 		return 0;
 	}
-	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings%s%s\n",
+	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings%s%s%s\n",
 		  ipp_bpf__nr_programs(s->bpf), nr,
 		  s->plan.paired ? "; syscalls paired in the kernel" : "",
+		  s->plan.summed ? "; read/write calls added up per fd there" : "",
 		  s->plan.sched_counted ? "; switches and wakeups counted there" : "");
 	return 0;
 }
