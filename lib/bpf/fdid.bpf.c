@@ -478,7 +478,14 @@ int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
 {
 	long nr = exit_nr(regs);
 	__u8 k = fd_kind(nr);
+	__u32 tgid;
 
+	if (!k && !pair_calls)
+		return 0;
+	/* every other process's calls leave here: no tail call for them */
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!maybe_target(tgid))
+		return 0;
 	if (k && is_target())
 		fd_exit(ctx, nr, ret, k);
 	if (pair_calls)
