@@ -413,6 +413,9 @@ void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r)
 	p->syscalls += r->ops;
 	see_thread(st, p, r->tid);
 	sum_row(p, r);
+	/* as ipp_fdtab__syscall() counts a call to an incarnation: the read/write family's */
+	if (r->fd < 0 || !desc || (desc->cls != IPCPERF_SC_READ && desc->cls != IPCPERF_SC_WRITE))
+		return;
 	c = count_of(st, ipp_fdtab__sum_inc(st->fdt, r->pid, r->fd, r->first_ns));
 	if (!c)
 		return;
@@ -420,7 +423,7 @@ void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r)
 		c->first_ns = r->first_ns;
 	if (r->last_ns > c->last_ns)
 		c->last_ns = r->last_ns;
-	account_sum(desc && desc->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, r);
+	account_sum(desc->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, r);
 }
 
 bool ipp_stats__takes_sums(void *ctx)

@@ -98,9 +98,9 @@ static __always_inline bool received_fds(void)
 static __always_inline bool added_up(struct ipp_call_slot *c, __u8 w, long nr, long ret,
 				     __u64 pid_tgid, __u64 now)
 {
-	if ((w != WANT_SUM && w != WANT_SUM_NOFDS) || !c || !c->in_call || c->nr != nr ||
-	    (ret < 0 && ret != -EAGAIN) || (w == WANT_SUM_NOFDS && received_fds()) ||
-	    !agg_add(c, nr, ret, pid_tgid, now))
+	if ((w != WANT_SUM && w != WANT_SUM_NOFDS && w != WANT_SUM_ANY) || !c || !c->in_call ||
+	    c->nr != nr || (ret < 0 && ret != -EAGAIN) || (w == WANT_SUM_NOFDS && received_fds()) ||
+	    !agg_add(c, nr, ret, pid_tgid, now, w == WANT_SUM_ANY ? -1 : (__s32)c->args[0]))
 		return false;
 	c->in_call = 0;
 	count(IPP_FDID_ST_DONE);

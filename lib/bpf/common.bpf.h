@@ -431,14 +431,14 @@ static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)
 }
 
 /*
- * Add call @nr of @tid (slot @c: its start and fd), which returned @ret
- * at @now, to its fd's sums. @return false when it was not added: no room,
+ * Add call @nr of @tid (slot @c: its start), which returned @ret at @now,
+ * to the sums of @fd (-1: a call on no fd). @return false when it was not added: no room,
  * or its duration's bucket outside the sums' window; a call record then.
  */
 static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, __u64 pid_tgid,
-				    __u64 now)
+				    __u64 now, __s32 fd)
 {
-	struct ipp_sum_key k = { .tgid = pid_tgid >> 32, .fd = (__s32)c->args[0], .nr = (__s32)nr };
+	struct ipp_sum_key k = { .tgid = pid_tgid >> 32, .fd = fd, .nr = (__s32)nr };
 	__u64 d = now > c->start ? now - c->start : 0;
 	__u32 b = sum_bucket(d), rel;
 	struct ipp_sum_rec *v = sum_of(&k);

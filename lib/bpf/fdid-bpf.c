@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "internal.h"
+#include "syscalls.h"
 #include "fdid-bpf.h"
 #include "maps.skel.h"
 #include "fdid.skel.h"
@@ -512,6 +513,30 @@ static const int sum_calls[] = {
 	__NR_sendmsg, __NR_recvmsg,
 };
 
+/*
+ * Whether call @nr, wanted by -s and not one of the table's (lib/syscalls.c:
+ * those are the I/O and fd calls), may be added up under no fd: not one
+ * whose record the session reads for more than its row (a new process,
+ * an exec, the registers restored).
+ */
+static bool summable_other(int nr)
+{
+	static const int keep[] = {
+		__NR_execve, __NR_execveat, __NR_clone, __NR_clone3, __NR_rt_sigreturn,
+#ifdef __NR_fork
+		__NR_fork,
+#endif
+#ifdef __NR_vfork
+		__NR_vfork,
+#endif
+	};
+
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(keep); i++)
+		if (nr == keep[i])
+			return false;
+	return true;
+}
+
 /* What want is to say of call @nr (enum ipp_sum_want). */
 static uint8_t want_of(const struct ipp_bpf *b, int nr)
 {
@@ -526,7 +551,7 @@ static uint8_t want_of(const struct ipp_bpf *b, int nr)
 		return WANT_FLUSH_FD2;
 	if (nr == __NR_close_range)
 		return WANT_FLUSH_RANGE;
-	return WANT_CALL;
+	return ipp_scdesc_by_nr(nr) || !summable_other(nr) ? WANT_CALL : WANT_SUM_ANY;
 }
 
 static int set_want(struct ipp_bpf *b, int nr, uint8_t w)
@@ -588,7 +613,8 @@ static int check_sums(struct ipp_bpf *b)
 	ipp_debug("the calls are not added up in the kernel: close, dup2 or dup3 not traced\n");
 	b->aggs = false;
 	for (int nr = 0; !err && nr < IPP_FDID_MAX_NR; nr++)
-		if (b->want[nr] == WANT_SUM || b->want[nr] == WANT_SUM_NOFDS)
+		if (b->want[nr] == WANT_SUM || b->want[nr] == WANT_SUM_NOFDS ||
+		    b->want[nr] == WANT_SUM_ANY)
 			err = set_want(b, nr, WANT_CALL);
 	if (!err && b->want[__NR_close_range] == WANT_FLUSH_ONLY_RANGE)
 		err = set_want(b, __NR_close_range, 0);

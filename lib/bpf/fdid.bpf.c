@@ -526,9 +526,9 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 	if (trace_all || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	/* before its fds close (exit_files() comes after this tracepoint): their sums */
+	/* before its fds close (exit_files() comes after this tracepoint): their sums, and those on no fd */
 	if (agg_calls && maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid))
-		agg_flush_range(ctx, tgid, 0, 0x7fffffff);
+		agg_flush_range(ctx, tgid, -1, 0x7fffffff);
 	if (bpf_map_delete_elem(&targets, &tgid) == 0) {
 		mark_target(tgid, false);
 		count(IPP_FDID_ST_GONE);

@@ -60,6 +60,7 @@ enum ipp_sum_want {
 	WANT_FLUSH_FD2,		/* ... of argument 2 when it returned >= 0 and is not argument 1 (dup2, dup3) */
 	WANT_FLUSH_RANGE,	/* ... of the fds of arguments 1 to 2 when it returned 0 (close_range) */
 	WANT_FLUSH_ONLY_RANGE,	/* the same, and no call record: not a call the session traces */
+	WANT_SUM_ANY,		/* added up as WANT_SUM, under fd -1: a call of -s that uses no fd of the table's */
 };
 
 #ifndef __bpf__
