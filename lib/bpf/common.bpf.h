@@ -395,8 +395,13 @@ struct {
 
 #define AGG_MAX_CPUS 1024	/* the flush's bound; nr_cpus is the real one */
 
-/* lib/hist.c's bucket of @v: 32 exact, then 32 per power of two (hist_index() there). */
-static __always_inline __u32 sum_bucket(__u64 v)
+/*
+ * lib/hist.c's bucket of @v: 32 exact, then 32 per power of two
+ * (hist_index() there). A global function: verified once, not once per
+ * path of its caller (its six branches made call_exit's 64 times).
+ */
+#ifndef IPP_BPF_MAPS_ONLY	/* the maps object has no program: no function either */
+__noinline __u32 sum_bucket(__u64 v)
 {
 	__u64 x = v;
 	__u32 e = 0, shift;
@@ -413,6 +418,9 @@ static __always_inline __u32 sum_bucket(__u64 v)
 	shift = e - 5;
 	return (shift + 1) * 32 + (__u32)(v >> shift) - 32;
 }
+#else
+__u32 sum_bucket(__u64 v);
+#endif
 
 /* The current CPU's sums of @k, made when there are none. NULL: the map is full. */
 static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)
