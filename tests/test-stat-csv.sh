@@ -61,7 +61,8 @@ while IFS=, read -r val unit ev run pct mv mu; do
 	[ "$unit" = "$punit" ] || fail "$ev: unit '$unit', perf's '$punit'"
 	[ "$(form "$val")" = "$(form "$pval")" ] ||
 		fail "$ev: value '$val' is not of the form of perf's '$pval'"
-	[ "$mu" = "$pmu" ] || fail "$ev: metric unit '$mu', perf's '$pmu'"
+	# a rate's prefix (K/sec, M/sec) follows its size, which differs run to run
+	[ "${mu#[KMG]}" = "${pmu#[KMG]}" ] || fail "$ev: metric unit '$mu', perf's '$pmu'"
 	case $val in
 	'<'*)
 		[ "$val,$unit,$ev,$run,$pct,$mv,$mu" = "$line" ] ||
