@@ -256,7 +256,7 @@ int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 	if (v && *v == TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
 	/* its close-on-exec fds were closed just now: every fd's sums, before the exec's record */
-	else if (v && agg_calls)
+	else if (v && agg_calls && !calls_stopped)
 		agg_flush_range(ctx, tgid, 0, 0x7fffffff);
 	return 0;
 }

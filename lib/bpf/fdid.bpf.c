@@ -526,8 +526,11 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 	if (trace_all || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	/* before its fds close (exit_files() comes after this tracepoint): their sums, and those on no fd */
-	if (agg_calls && maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid))
+	/*
+	 * before its fds close (exit_files() comes after this tracepoint): their
+	 * sums, and those on no fd; after the stop they stay for its read
+	 */
+	if (agg_calls && !calls_stopped && maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid))
 		agg_flush_range(ctx, tgid, -1, 0x7fffffff);
 	if (bpf_map_delete_elem(&targets, &tgid) == 0) {
 		mark_target(tgid, false);
