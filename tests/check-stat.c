@@ -973,14 +973,16 @@ END_TEST
 
 /*
  * The default live stat adds the calls up in the kernel where it can (-v
- * says so), and the same run with --syscall-samples does not: the tests
- * above so check the kernel's sums, not only the per-call path.
+ * says so), and the same run with --syscall-samples, --per-thread or -I
+ * does not: the tests above so check the kernel's sums, not only the
+ * per-call path.
  */
 START_TEST(test_sum_used)
 {
 	char *argv[] = { IPCPERF_PATH, "stat", "-v", "--json", NULL, "--", IOWORK_PATH,
 			 "sum-reuse", NULL };
 	static const char said[] = "read/write calls added up per fd there";
+	static const char *const per_call[] = { "--syscall-samples", "--per-thread", "-I1000" };
 	struct result r;
 
 	argv[4] = "--scope=auto";
@@ -994,13 +996,16 @@ START_TEST(test_sum_used)
 	ck_assert_msg(strstr(r.err, said), "stat -v does not say the calls were added up; "
 		      "stderr:\n%.2000s", r.err);
 	cmd_result_free(&r);
-	argv[4] = "--syscall-samples";
-	cmd_run(argv, &r);
-	ck_assert_msg(cmd_exited_with(&r, 0), "stat -v --syscall-samples: %s",
-		      cmd_status_str(r.status));
-	ck_assert_msg(!strstr(r.err, said), "stat --syscall-samples added the calls up; "
-		      "stderr:\n%.2000s", r.err);
-	cmd_result_free(&r);
+	/* those that need each call: the samples, per-thread rows, intervals */
+	for (size_t i = 0; i < sizeof(per_call) / sizeof(per_call[0]); i++) {
+		argv[4] = (char *)per_call[i];
+		cmd_run(argv, &r);
+		ck_assert_msg(cmd_exited_with(&r, 0), "stat -v %s: %s", per_call[i],
+			      cmd_status_str(r.status));
+		ck_assert_msg(!strstr(r.err, said), "stat %s added the calls up; stderr:\n%.2000s",
+			      per_call[i], r.err);
+		cmd_result_free(&r);
+	}
 }
 END_TEST
 
