@@ -212,6 +212,23 @@ bool ipp_hist_count_le(const struct ipp_hist *h, const uint64_t *bounds, size_t 
 	return true;
 }
 
+void ipp_hist_add_buckets(struct ipp_hist *h, uint64_t n, uint64_t sum, uint64_t min, uint64_t max,
+			  unsigned int first, const uint32_t *counts, size_t nb)
+{
+	if (!n)
+		return;
+	h->count += n;
+	h->sum_lo += sum;
+	h->sum_hi += h->sum_lo < sum;	/* carry */
+	if (min < h->min)
+		h->min = min;
+	if (max > h->max)
+		h->max = max;
+	for (size_t i = 0; i < nb && first + i < IPP_HIST_BUCKETS; i++)
+		if (counts[i])
+			bucket_add(h, first + (unsigned int)i, counts[i]);
+}
+
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
 {
 	if (!src->count)

@@ -292,7 +292,13 @@ enum ipcperf_event_set {
 	 * the traced program a map update instead of a sample. With counters
 	 * and process targets, the software counters then come from what the
 	 * kernel accounts to each counted thread, not from per-task events
-	 * (see libipcperf-session(3)). Since 0.2.
+	 * (see libipcperf-session(3)). When the session's only syscall
+	 * consumer is an ipcperf_stats attached to it (no other handler with
+	 * a syscall callback, no ipcperf_stats__on_call() or
+	 * __on_every_call(), no per_thread rows) and the targets are
+	 * processes, the kernel also adds the read/write family's calls up
+	 * per process, fd and syscall: the same counts and histograms, no
+	 * record per call. Since 0.2.
 	 */
 	IPCPERF_EV_SCHED_TOTALS = 1u << 7,
 	IPCPERF_EV__ALL = 0xff,
