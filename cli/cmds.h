@@ -38,6 +38,7 @@ struct stat_opts {
 	enum stat_sort sort;
 	unsigned int top;		/* at most this many fd rows per process; 0 = all */
 	unsigned int interval_ms;	/* -I: 0 = no intervals */
+	bool interval_full;		/* --interval-full: -I's text as the full tables */
 	bool syscalls;			/* -s, or implied by -S, --total, --per-thread, --errno */
 	enum sc_sort sc_sort;		/* -S */
 	bool sc_total, per_thread, sc_errnos;

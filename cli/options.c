@@ -111,9 +111,16 @@ static const struct cli_option options[] = {
 	  .to = { STAT(interval_ms) },
 	  .set = cli_opt_uint, .min = 10, .max = 3600000, .complete = CPL_NOTHING,
 	  .help = "print the deltas every MS milliseconds (>= 10), then the\n"
-		  "totals; with --json one object per line (\"interval\": true,\n"
+		  "totals: in text one line per process and interval (exact\n"
+		  "counts, rates, the busiest fd; --interval-full: the full\n"
+		  "tables); with --json one object per line (\"interval\": true,\n"
 		  "and false for the totals); with -x a leading time column\n"
 		  "(\"total\" on the rows of the totals)" },
+	{ .name = "interval-full", .to = { STAT(interval_full) },
+	  .set = cli_opt_flag,
+	  .help = "with -I in text, every interval as the full tables of\n"
+		  "the totals (by default one line per process and\n"
+		  "interval: exact counts, rates and the busiest fd)" },
 	{ .name = "json", .letter = 'j', .to = { STAT(json), FLOWS(json), REPORT(json), LIST(json) },
 	  .set = cli_opt_flag,
 	  .help = "JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
