@@ -83,6 +83,22 @@ struct flows_opts {
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);
 int flows_run(const struct flows_opts *o);
 
+/* ------------------------------------------------------------------ top */
+
+/* What top's rows are ordered by (-s, and the keys o b t c), largest first. */
+enum top_key { TOP_KEY_BYTES, TOP_KEY_OPS, TOP_KEY_TIME, TOP_KEY_SWITCHES, TOP_KEY__MAX };
+
+struct top_opts {
+	struct cli_target t;		/* no target: -a */
+	double delay;			/* -d SECS between frames; 0 = the default, 1 s */
+	enum top_key key;		/* -s */
+	bool batch;			/* -b: frames as plain text, one per interval */
+	unsigned int frames;		/* -n N: end after N frames; 0 = never */
+	bool verbose;
+};
+enum cli_parsed top_parse(int argc, char **argv, struct top_opts *o);
+int top_run(const struct top_opts *o);
+
 /* ------------------------------------------------------------------ record */
 
 /* The capture record writes and report reads when no file is given; the last one is kept as .old. */
