@@ -489,8 +489,10 @@ static void draw_procs(struct topview *tv, struct frame *fr, const struct top_pr
 	struct proc_cols k = proc_cols(fr->width, tv->key);
 	char io[32] = "", cs[32] = "", r1[16], r2[16], r3[16], r4[16];
 
-	snprintf(io, sizeof(io), k.io ? " %5s" : "", "IO%");
-	snprintf(cs, sizeof(cs), k.cs ? " %6s" : "", "CS/s");
+	if (k.io)
+		snprintf(io, sizeof(io), " %5s", "IO%");
+	if (k.cs)
+		snprintf(cs, sizeof(cs), " %6s", "CS/s");
 	line(fr, "%7s %-15s %7s %8s %8s%s%s %9s %11s", "PID", "COMM", "OPS/s", "READ/s", "WRITE/s",
 	     io, cs, "OPS", "BYTES");
 	for (size_t i = 0; i < n; i++) {
