@@ -50,6 +50,17 @@ set -- $producer
 consumer_lines=$(awk -v p="$1" '$1 != p { print $2 }' "$T/sums")
 [ "$consumer_lines" -ge 5 ] || { cat "$T/lines" >&2; fail "the consumer in $consumer_lines intervals, expected >= 5"; }
 
+# Many lines: the header again before every 25th line (as perf stat -I repeats its own).
+run timeout 60 "$IPCPERF" stat -I 40 -- "$FLOWWORK" backpressure
+expect_status 0 "stat -I 40 -- flowwork backpressure"
+sed '/^--- total/,$d' "$T/out" >"$T/lines"
+n=$(grep -vc '^#' "$T/lines")
+h=$(grep -c '^#' "$T/lines")
+[ "$n" -gt 25 ] && [ "$h" -eq $(((n + 24) / 25)) ] ||
+	{ show; fail "-I 40: $h headers for $n lines, expected one before every 25th"; }
+awk '/^#/ { if (NR > 1 && (NR - 1 - h) % 25) bad = 1; h++ } END { exit bad }' "$T/lines" ||
+	{ show; fail "-I 40: a header not before the 25th line after the last"; }
+
 run timeout 60 "$IPCPERF" stat -I 200 --interval-full -- "$FLOWWORK" backpressure
 expect_status 0 "stat -I 200 --interval-full"
 grep -q -- '^--- .* interval of' "$T/out" && ! grep -q '^# *time  process' "$T/out" ||
