@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "httpd.h"
+#include "intervalout.h"
 #include "metrics.h"
 #include "output.h"
 #include "statout.h"
@@ -22,6 +23,7 @@
 struct stat_cmd {
 	const struct stat_opts *o;
 	struct statout out;
+	struct intervalout iout;	/* -I in text: the compact lines */
 	struct cli_out output;
 	char what[CLI_WHAT_LEN];	/* the targets, for the text header */
 
@@ -199,8 +201,12 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 
 	cli_status_clear();
 	if (snap_take(&sn, ipcperf_interval__stats(c->iv), c->o, c->cnt_targets,
-		      c->nr_cnt_targets, true) == 0)
-		statout_print(&c->out, &sn);
+		      c->nr_cnt_targets, true) == 0) {
+		if (c->out.fmt == FMT_TEXT && !c->o->interval_full)
+			intervalout_print(&c->iout, &sn);
+		else
+			statout_print(&c->out, &sn);
+	}
 	snap_free(&sn);
 	ipcperf_interval__next(c->iv);
 }
@@ -347,6 +353,7 @@ static int stat_open(struct stat_cmd *c)
 		.what = c->what,
 		.names = &c->names,
 	};
+	c->iout = (struct intervalout){ .f = c->output.f };
 	return 0;
 }
 

@@ -258,11 +258,23 @@ static void drop_idle_fds(struct proc_snap *p)
 	p->nr_fds = k;
 }
 
+/* The sums of the fds of @p, before --top cuts them (stat -I's compact lines, top). */
+static void proc_sum_fds(struct proc_snap *p)
+{
+	for (size_t j = 0; j < p->nr_fds; j++) {
+		p->read_ops += p->fds[j].read.ops;
+		p->read_bytes += p->fds[j].read.bytes;
+		p->write_ops += p->fds[j].write.ops;
+		p->write_bytes += p->fds[j].write.bytes;
+	}
+}
+
 /* Sort the rows of @p, merge its syscalls into --total's, keep --top of its fds. */
 static int proc_arrange(struct snap *sn, struct proc_snap *p, const struct stat_opts *o)
 {
 	enum stat_sort sort = o->sort;
 
+	proc_sum_fds(p);
 	if (p->nr_fds > 1)	/* qsort_r's array may not be NULL, even when empty */
 		qsort_r(p->fds, p->nr_fds, sizeof(*p->fds), cmp_fd, &sort);
 	sc_rows_sort(&p->scs, o->sc_sort);

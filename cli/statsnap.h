@@ -50,6 +50,7 @@ struct proc_snap {
 	struct fd_snap *fds;
 	size_t nr_fds, cap_fds, fds_omitted;
 	struct sc_rows scs;		/* per syscall (per thread with --per-thread), sorted by -S */
+	uint64_t read_ops, read_bytes, write_ops, write_bytes;	/* of all its fds, before --top */
 	const struct cnt_set *cnt;	/* its counters (a target: with its children), or NULL */
 };
 
