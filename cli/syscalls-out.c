@@ -408,54 +408,52 @@ static void sc_text_head(FILE *f, const char *indent, const struct sccols *k)
 	sc_rule(f, indent, k);
 }
 
-/* One row: its share of the time, seconds, latencies, calls, errors. */
+/* Row @r: its share of @all the time, seconds, latencies, calls, errors; @p99: it has one. */
 static void sc_text_row(FILE *f, const char *indent, const struct sccols *k, uint64_t all,
-			uint64_t time, uint64_t calls, uint64_t errors, const struct ipcperf_lat *l,
-			bool p99, const char *name)
+			const struct sc_row *r, bool p99)
 {
-	fprintf(f, "%s%6.2f %11.6f", indent, all ? 100.0 * time / all : 0.0, time / 1e9);
-	usec_cell(f, 11, calls ? time / calls : 0);
+	fprintf(f, "%s%6.2f %11.6f", indent, all ? 100.0 * r->time_ns / all : 0.0, r->time_ns / 1e9);
+	usec_cell(f, 11, r->calls ? r->time_ns / r->calls : 0);
 	if (k->min)
-		usec_cell(f, 10, l->min);
+		usec_cell(f, 10, r->lat_ns.min);
 	if (k->p99 && p99)
-		usec_cell(f, 10, l->p99);
+		usec_cell(f, 10, r->lat_ns.p99);
 	else if (k->p99)
 		fprintf(f, " %10s", "-");
 	if (k->max)
-		usec_cell(f, 10, l->max);
-	fprintf(f, " %9" PRIu64, calls);
-	if (errors)
-		fprintf(f, " %9" PRIu64, errors);
+		usec_cell(f, 10, r->lat_ns.max);
+	fprintf(f, " %9" PRIu64, r->calls);
+	if (r->errors)
+		fprintf(f, " %9" PRIu64, r->errors);
 	else
 		fprintf(f, " %9s", "");
-	fprintf(f, " %s\n", name);
+	fprintf(f, " %s\n", r->name);
 }
 
 void sc_text_table(FILE *f, const char *indent, const struct sc_row *rows, size_t n, bool errnos)
 {
-	uint64_t time = 0, calls = 0, errors = 0;
-	struct ipcperf_lat tot = { .min = UINT64_MAX };
+	char total[] = "total";
+	struct sc_row tot = { .name = total, .lat_ns.min = UINT64_MAX };
 	struct sccols k = { true, true, true, 16 };
 
 	for (size_t i = 0; i < n; i++) {
-		time += rows[i].time_ns;
-		calls += rows[i].calls;
-		errors += rows[i].errors;
-		if (rows[i].calls && rows[i].lat_ns.min < tot.min)
-			tot.min = rows[i].lat_ns.min;
-		if (rows[i].lat_ns.max > tot.max)
-			tot.max = rows[i].lat_ns.max;
+		tot.time_ns += rows[i].time_ns;
+		tot.calls += rows[i].calls;
+		tot.errors += rows[i].errors;
+		if (rows[i].calls && rows[i].lat_ns.min < tot.lat_ns.min)
+			tot.lat_ns.min = rows[i].lat_ns.min;
+		if (rows[i].lat_ns.max > tot.lat_ns.max)
+			tot.lat_ns.max = rows[i].lat_ns.max;
 	}
-	if (!calls)
-		tot.min = 0;
+	if (!tot.calls)
+		tot.lat_ns.min = 0;
 	fit_syscalls(&k, indent, rows, n, cli_term_width(f));
 	sc_text_head(f, indent, &k);
 	for (size_t i = 0; i < n; i++)
-		sc_text_row(f, indent, &k, time, rows[i].time_ns, rows[i].calls, rows[i].errors,
-			    &rows[i].lat_ns, true, rows[i].name);
+		sc_text_row(f, indent, &k, tot.time_ns, &rows[i], true);
 	sc_rule(f, indent, &k);
 	/* A p99 over all syscalls cannot be had from the rows: "-". */
-	sc_text_row(f, indent, &k, time, time, calls, errors, &tot, false, "total");
+	sc_text_row(f, indent, &k, tot.time_ns, &tot, false);
 	if (errnos)
 		text_errnos(f, indent, rows, n);
 }

@@ -239,11 +239,6 @@ static void count_errnos(struct scstat *sc, int err, uint64_t n)
 	sc->nr_errnos++;
 }
 
-static void count_errno(struct scstat *sc, int err)
-{
-	count_errnos(sc, err, 1);
-}
-
 static void account(struct side *sd, const struct ipcperf_syscall *ev)
 {
 	uint64_t dur = ev->end_ns - ev->start_ns;
@@ -337,7 +332,7 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 		}
 		if (ev->ret < 0 && ev->ret >= -IPP_MAX_ERRNO) {
 			sc->errors++;
-			count_errno(sc, (int)-ev->ret);
+			count_errnos(sc, (int)-ev->ret, 1);
 		}
 	}
 	if (st->every_cb) {
