@@ -151,6 +151,17 @@ awk -v u="$u" -v y="$y" -v s0="$s0" -v s1="$s1" 'BEGIN {
 	exit !(cpu >= spin - 0.002 && cpu <= spin + 0.06) }' ||
 	{ show; fail "user $u + sys $y s is not the command's own CPU time $(( (s1 - s0) / 1000 )) us"; }
 
+# A shell that has reaped a busy child and then execs ipcperf passes that
+# child's time on to it (getrusage's children survive exec): not the command's.
+run sh -c '"$1" spin 300 --out "$2/spin0" && exec "$3" stat -q --no-fds -- true' sh \
+	"$IPCWORK" "$T" "$IPCPERF"
+expect_status 0 "sh -c 'ipcwork spin 300; exec ipcperf stat -- true'"
+u=$(sed -nE 's/^ +([0-9.]+) seconds user$/\1/p' "$T/out")
+y=$(sed -nE 's/^ +([0-9.]+) seconds sys$/\1/p' "$T/out")
+[ -n "$u" ] && [ -n "$y" ] || { show; fail "exec'd: no 'seconds user' and 'seconds sys' lines"; }
+awk -v u="$u" -v y="$y" 'BEGIN { exit !(u + y < 0.06) }' ||
+	{ show; fail "exec'd after a 300 ms child: true took user $u + sys $y s"; }
+
 # --no-fds: the same report without its fd tables.
 run "$IPCPERF" stat --scope task --no-fds -- "$IPCWORK" pipe
 expect_status 0 "stat --no-fds"
