@@ -580,12 +580,14 @@ static int emit_group(struct ipcperf_stats *st, const struct ipp_rowref *v, cons
 	const struct ipp_ident *id = v[r->start].id;
 	struct ipcperf_fd_group grp = {
 		.pid = r->pid, .kind = id->kind, .role = r->role, .endpoint = r->endpoint,
-		.fd = s->fd, .detail = "", .peer_pid = r->peer, .peer_comm = r->peer_comm,
-		.conns = s->end - s->first,
+		.fd = s->fd, .object = "", .detail = "", .peer_pid = r->peer,
+		.peer_comm = r->peer_comm, .conns = s->end - s->first,
 	};
 
-	if (r->role == IPCPERF_GROUP_ONE) {
+	if (r->role == IPCPERF_GROUP_ONE)
 		grp.endpoint = id->object;
+	if (grp.conns == 1) {
+		grp.object = id->object;
 		grp.detail = id->detail;
 	}
 	ipp_rowsum__reset(sum);

@@ -964,8 +964,9 @@ struct ipcperf_fd_group {
 	enum ipcperf_fd_group_role role;
 	/** SERVED: the local address ("127.0.0.1:6379"); CLIENT: the remote one; UNIX: ""; ONE: the row's object. */
 	const char *endpoint;
-	int fd;			/**< ONE: the row's fd; else the lowest fd of the group */
-	const char *detail;	/**< ONE: the row's detail; else "" */
+	int fd;			/**< the row's fd (conns 1); else the lowest fd of the group */
+	const char *object;	/**< the row's object when conns is 1, else "" */
+	const char *detail;	/**< the row's detail when conns is 1, else "" */
 	pid_t peer_pid;		/**< as ipcperf_fd_row.peer_pid: the same for every row of the group */
 	const char *peer_comm;
 	uint64_t conns;		/**< fd rows added up (1 for ONE) */
