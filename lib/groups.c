@@ -32,10 +32,11 @@ struct addrref {
 	bool io;
 };
 
-/* What one scan of /proc found for an inode: its two lowest holders (0: none). */
+/* What one scan of /proc found for an inode: its two oldest holders (pid 0: none). */
 struct peerent {
 	uint64_t ino;
 	pid_t pid[2];
+	uint64_t start[2];	/* their start times (clock ticks after boot) */
 	char comm[2][IPP_COMM_MAX];
 };
 
@@ -234,18 +235,51 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 	fclose(f);
 }
 
-/* @pid holds @e's inode: keep the two lowest pids. */
+/* When @pid started (field 22 of /proc/PID/stat); UINT64_MAX unknown. */
+static uint64_t start_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long t;
+	const char *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return UINT64_MAX;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* after the comm: state (3) ... starttime (22) */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p && sscanf(p, " %llu", &t) == 1 ? t : UINT64_MAX;
+}
+
+/*
+ * @pid holds @e's inode: keep the two oldest holders, the ones a program
+ * made the channel for (not the short-lived children it forks with its
+ * fds: pids wrap, start times do not).
+ */
 static void note_holder(struct peerent *e, pid_t pid)
 {
+	uint64_t t;
+
 	if (e->pid[0] == pid || e->pid[1] == pid)
 		return;
-	if (!e->pid[0] || pid < e->pid[0]) {
+	t = start_of(pid);
+	if (!e->pid[0] || t < e->start[0]) {
 		e->pid[1] = e->pid[0];
+		e->start[1] = e->start[0];
 		memcpy(e->comm[1], e->comm[0], sizeof(e->comm[1]));
 		e->pid[0] = pid;
+		e->start[0] = t;
 		read_comm(pid, e->comm[0], sizeof(e->comm[0]));
-	} else if (!e->pid[1] || pid < e->pid[1]) {
+	} else if (!e->pid[1] || t < e->start[1]) {
 		e->pid[1] = pid;
+		e->start[1] = t;
 		read_comm(pid, e->comm[1], sizeof(e->comm[1]));
 	}
 }

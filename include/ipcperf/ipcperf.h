@@ -928,8 +928,8 @@ struct ipcperf_fd_row {
 	 * A traced process is known from the fd table; others from one scan of
 	 * /proc/<pid>/fd made at the first walk that needs it, for the peers still
 	 * unknown, never for a stats object that reads no /proc (no_proc,
-	 * replays). Of several holders: one that read or wrote it, then the
-	 * lowest pid.
+	 * replays). Of several traced holders: one that read or wrote it,
+	 * then the lowest pid; of untraced ones, the one started first.
 	 */
 	pid_t peer_pid;
 	/** Its name ("" when unknown, or not known to the accounting nor /proc). Since 0.2. */
