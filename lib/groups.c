@@ -263,31 +263,45 @@ static uint64_t start_of(pid_t pid)
  * made the channel for (not the short-lived children it forks with its
  * fds: pids wrap, start times do not).
  */
-static void note_holder(struct peerent *e, pid_t pid)
-{
-	uint64_t t;
+/* A process being scanned: its start and name read once, at its first inode wanted. */
+struct holder {
+	pid_t pid;
+	bool read;
+	uint64_t start;
+	char comm[IPP_COMM_MAX];
+};
 
-	if (e->pid[0] == pid || e->pid[1] == pid)
+static void note_holder(struct peerent *e, struct holder *h)
+{
+	int i;
+
+	if (e->pid[0] == h->pid || e->pid[1] == h->pid)
 		return;
-	t = start_of(pid);
-	if (!e->pid[0] || t < e->start[0]) {
+	if (!h->read) {
+		h->start = start_of(h->pid);
+		read_comm(h->pid, h->comm, sizeof(h->comm));
+		h->read = true;
+	}
+	if (!e->pid[0] || h->start < e->start[0]) {
 		e->pid[1] = e->pid[0];
 		e->start[1] = e->start[0];
 		memcpy(e->comm[1], e->comm[0], sizeof(e->comm[1]));
-		e->pid[0] = pid;
-		e->start[0] = t;
-		read_comm(pid, e->comm[0], sizeof(e->comm[0]));
-	} else if (!e->pid[1] || t < e->start[1]) {
-		e->pid[1] = pid;
-		e->start[1] = t;
-		read_comm(pid, e->comm[1], sizeof(e->comm[1]));
+		i = 0;
+	} else if (!e->pid[1] || h->start < e->start[1]) {
+		i = 1;
+	} else {
+		return;
 	}
+	e->pid[i] = h->pid;
+	e->start[i] = h->start;
+	memcpy(e->comm[i], h->comm, sizeof(e->comm[i]));
 }
 
 /* Every fd of process @pid whose inode is one of @c's entries in [@from, end). */
 static void scan_pid(struct ipp_peercache *c, size_t from, pid_t pid)
 {
 	char path[64], lnk[64];
+	struct holder h = { .pid = pid };
 	struct dirent *d;
 	DIR *dir;
 
@@ -308,7 +322,7 @@ static void scan_pid(struct ipp_peercache *c, size_t from, pid_t pid)
 		e = cache_find(&(struct ipp_peercache){ .v = c->v + from, .n = c->n - from },
 			       link_ino(lnk));
 		if (e)
-			note_holder(e, pid);
+			note_holder(e, &h);
 	}
 	closedir(dir);
 }
