@@ -397,7 +397,8 @@ static int ask_proc(struct ipp_peers *pe, const struct ipp_rowref *v, size_t n)
 	return err;
 }
 
-struct ipp_peers *ipp_peers__new(struct ipcperf_stats *st, const struct ipp_rowref *v, size_t n)
+static struct ipp_peers *peers_new(struct ipcperf_stats *st, const struct ipp_rowref *v, size_t n,
+				   bool scan)
 {
 	struct ipp_peers *pe = calloc(1, sizeof(*pe));
 
@@ -412,11 +413,16 @@ struct ipp_peers *ipp_peers__new(struct ipcperf_stats *st, const struct ipp_rowr
 	}
 	index_rows(pe, v, n);
 	/* /proc failing leaves those peers unknown: not an error of the walk. */
-	if (!st->no_proc && ask_proc(pe, v, n) == -ENOMEM) {
+	if (scan && !st->no_proc && ask_proc(pe, v, n) == -ENOMEM) {
 		ipp_peers__delete(pe);
 		return NULL;
 	}
 	return pe;
+}
+
+struct ipp_peers *ipp_peers__new(struct ipcperf_stats *st, const struct ipp_rowref *v, size_t n)
+{
+	return peers_new(st, v, n, true);
 }
 
 void ipp_peers__delete(struct ipp_peers *pe)
@@ -679,4 +685,39 @@ int ipcperf_stats__for_each_fd_group(struct ipcperf_stats *st,
 	free(v);
 	ipp_rowsum__fini(&sum);
 	return ret;
+}
+
+/* ------------------------------------------------------------------ one fd */
+
+pid_t ipcperf_stats__fd_peer(struct ipcperf_stats *st, pid_t pid,
+			     const struct ipcperf_fd_object *fd, bool may_scan, char *comm,
+			     size_t len)
+{
+	struct ipp_ident id = { .state = IPP_ID_FINAL };
+	struct ipp_inc in = { .pid = pid, .fd = -1 };
+	struct ipp_rowref r = { .inc = SIZE_MAX, .in = &in, .id = &id };
+	struct ipp_rowref *v;
+	struct ipp_peers *pe;
+	const char *name = "";
+	size_t n;
+	pid_t peer = 0;
+
+	if (!st || !fd || (len && !comm))
+		return -EINVAL;
+	if (len)
+		comm[0] = '\0';
+	id.kind = fd->kind;
+	id.ino = fd->ino;
+	id.peer_ino = fd->peer_ino;
+	snprintf(id.detail, sizeof(id.detail), "%s", fd->detail ? fd->detail : "");
+	if (fd->kind == IPCPERF_FD_UNKNOWN || !(v = ipp_rows__held(st, &n)))
+		return 0;
+	pe = peers_new(st, v, n, may_scan);
+	if (pe)
+		peer = ipp_peers__of(pe, &r, &name);
+	if (peer && len)
+		snprintf(comm, len, "%s", name);
+	ipp_peers__delete(pe);
+	free(v);
+	return peer;
 }

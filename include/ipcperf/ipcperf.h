@@ -1210,6 +1210,23 @@ IPCPERF_API int ipcperf_stats__events(const struct ipcperf_stats_events_opts *op
 IPCPERF_API int ipcperf_stats__proc_comm(struct ipcperf_stats *st, pid_t pid, char *buf,
 					 size_t len);
 
+/**
+ * The process at the other end of what an fd of process @p pid refers to
+ * (@p fd, as ipcperf_stats__on_call() and ipcperf_stats__on_every_call()
+ * hand it), found as ipcperf_fd_row.peer_pid is, with its name copied into
+ * @p comm (@p len bytes, may be 0): for strace -yy-like names. Among the
+ * fds the accounting knows now (each call looks through them: its cost
+ * grows with them), else among what /proc said before; with @p may_scan,
+ * a peer not looked for yet is looked for in /proc at once, with every
+ * other peer of the fds known now that is not (one scan of every
+ * process's fds: milliseconds; later calls reuse the answers). Never for a
+ * stats object that reads no /proc. Since 0.2.
+ * @return the peer's pid (> 0); 0 when not known; -EINVAL.
+ */
+IPCPERF_API pid_t ipcperf_stats__fd_peer(struct ipcperf_stats *st, pid_t pid,
+					 const struct ipcperf_fd_object *fd, bool may_scan,
+					 char *comm, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Intervals: the deltas of a running session, tick by tick           */
 /* ------------------------------------------------------------------ */
