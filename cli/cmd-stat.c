@@ -108,7 +108,7 @@ static int stat_metrics(struct stat_cmd *c, FILE *f, const char *path, enum metr
 	struct cnt_set *sets = calloc(n, sizeof(*sets));
 	struct metrics_src src = {
 		.stats = c->total, .flows = c->flows, .final = c->run_over,
-		.pid_label = c->o->om_pid,
+		.pid_label = c->o->om_pid, .object_label = c->o->metrics_per_fd,
 	};
 	int err;
 

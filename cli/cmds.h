@@ -52,6 +52,8 @@ struct stat_opts {
 	unsigned int linger_s;		/* --listen-linger SECS */
 	bool wide;			/* --wide: tables never fitted to the terminal */
 	bool quiet, verbose;
+	bool per_fd;			/* --per-fd: the text's fd tables a row per fd, not per group */
+	bool metrics_per_fd;		/* --metrics-per-fd: an object label on fd and flow metrics */
 };
 void stat_opts_init(struct stat_opts *o);
 enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o);

@@ -246,6 +246,12 @@ static const struct cli_option options[] = {
 	  .help = "the text report without the fd tables: per process its\n"
 		  "scheduling and counters, as perf stat prints them (JSON\n"
 		  "and CSV keep every row)" },
+	{ .name = "per-fd", .to = { STAT(per_fd) },
+	  .set = cli_opt_flag,
+	  .help = "the text's fd tables with a row per fd: by default the\n"
+		  "connections of a process to one endpoint with one peer\n"
+		  "process are one row (\"127.0.0.1:6379 <- redis-benchmark[42]\",\n"
+		  "N conns); JSON has both (fds and groups)" },
 	{ .name = "no-counters", .to = { STAT(no_counters) },
 	  .set = cli_opt_flag,
 	  .help = "open no counters: each is switched in and out with the\n"
@@ -278,6 +284,11 @@ static const struct cli_option options[] = {
 	  .set = cli_opt_flag,
 	  .help = "a pid label on the fd, process and counter metrics\n"
 		  "(by default processes of one name are summed)" },
+	{ .name = "metrics-per-fd", .to = { STAT(metrics_per_fd) },
+	  .set = cli_opt_flag,
+	  .help = "an object label (the fd's object: an inode, a path) on\n"
+		  "the fd and flow metrics: a series per fd and per flow,\n"
+		  "which thousands of connections make thousands of" },
 	{ .name = "quiet", .letter = 'q',
 	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), RECORD(quiet) },
 	  .set = cli_opt_flag,

@@ -260,50 +260,101 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title,
 	}
 }
 
+/* "comm[pid]" of a row's peer, "?" when unknown. */
+static void peer_name(char *buf, size_t len, const struct fd_snap *fd)
+{
+	if (fd->peer_pid)
+		snprintf(buf, len, "%s[%d]", fd->peer_comm, (int)fd->peer_pid);
+	else
+		snprintf(buf, len, "?");
+}
+
+/*
+ * What the table shows of row @fd: its object and detail, with its peer; a
+ * group of several connections as "ENDPOINT <- peer[pid]" (served),
+ * "-> ENDPOINT peer[pid]" (made), "peer[pid]" (unix), and "N conns".
+ */
+static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det, size_t dlen)
+{
+	char peer[CLI_COMM_LEN + 16];
+
+	peer_name(peer, sizeof(peer), fd);
+	if (fd->conns > 1) {
+		if (fd->role == IPCPERF_GROUP_SERVED)
+			snprintf(obj, olen, "%s <- %s", fd->endpoint, peer);
+		else if (fd->role == IPCPERF_GROUP_CLIENT)
+			snprintf(obj, olen, "-> %s %s", fd->endpoint, peer);
+		else
+			snprintf(obj, olen, "unix peer %s", peer);
+		snprintf(det, dlen, "%" PRIu64 " conns", fd->conns);
+		return;
+	}
+	snprintf(obj, olen, "%s", fd->object);
+	if (!fd->peer_pid)
+		snprintf(det, dlen, "%s", fd->detail);
+	else if (!strncmp(fd->detail, "peer ", 5))
+		snprintf(det, dlen, "%s %s", fd->detail, peer);
+	else
+		snprintf(det, dlen, "%s%speer %s", fd->detail, *fd->detail ? ", " : "", peer);
+}
+
+#define ROW_TEXT_LEN 320
+
 static void text_fds(struct statout *c, const struct snap *sn, const struct proc_snap *p)
 {
 	FILE *f = c->f;
 	struct fdcols k = { .rate = true, .avg = true, .p99 = true, .detail = true, .ow = 6 };
 	size_t shown = 0, hidden = 0;
 	int detail_w = 0;
+	const struct fd_snap *rows = c->o->per_fd ? p->fds : p->groups;
+	size_t nr = c->o->per_fd ? p->nr_fds : p->nr_groups;
+	size_t omitted = c->o->per_fd ? p->fds_omitted : p->groups_omitted;
 
-	for (size_t i = 0; i < p->nr_fds; i++) {
-		int l = (int)strlen(p->fds[i].object), d = (int)strlen(p->fds[i].detail);
+	for (size_t i = 0; i < nr; i++) {
+		char o[ROW_TEXT_LEN], dt[ROW_TEXT_LEN];
+		int l, d;
 
-		if (!fd_active(&p->fds[i]) && !c->o->verbose)
+		if (!fd_active(&rows[i]) && !c->o->verbose)
 			continue;
+		row_text(&rows[i], o, sizeof(o), dt, sizeof(dt));
+		l = (int)strlen(o);
+		d = (int)strlen(dt);
 		shown++;
 		if (l > k.ow)
 			k.ow = l > 40 ? 40 : l;
 		if (d > detail_w)
 			detail_w = d;
 	}
-	hidden = p->nr_fds - shown;
+	hidden = nr - shown;
 	fit_fds(&k, detail_w, cli_term_width(f));
 	if (shown)
 		text_fds_head(f, &k);
-	for (size_t i = 0; i < p->nr_fds; i++) {
-		const struct fd_snap *fd = &p->fds[i];
-		const char *obj = fd->object;
+	for (size_t i = 0; i < nr; i++) {
+		const struct fd_snap *fd = &rows[i];
+		char o[ROW_TEXT_LEN], dt[ROW_TEXT_LEN], fdn[CLI_INT_LEN];
+		const char *obj = o;
 		char cut[48];
 
 		if (!fd_active(fd) && !c->o->verbose)
 			continue;
+		row_text(fd, o, sizeof(o), dt, sizeof(dt));
 		if ((int)strlen(obj) > k.ow) {
 			/* A long path: keep its end, which tells most. */
 			snprintf(cut, sizeof(cut), "...%s", obj + strlen(obj) - (size_t)(k.ow - 3));
 			obj = cut;
 		}
-		fprintf(f, "  %5d %-7s %-*s ", fd->fd, ipcperf_fd_kind_name(fd->kind), k.ow, obj);
+		/* A group of connections has no one fd. */
+		snprintf(fdn, sizeof(fdn), fd->conns > 1 ? "*" : "%d", fd->fd);
+		fprintf(f, "  %5s %-7s %-*s ", fdn, ipcperf_fd_kind_name(fd->kind), k.ow, obj);
 		text_side(f, &fd->read, sn->duration_ns, &k);
 		fputc(' ', f);
 		text_side(f, &fd->write, sn->duration_ns, &k);
 		fprintf(f, " %7" PRIu64 "%s%s\n", fd->read.errors + fd->write.errors,
-			k.detail && *fd->detail ? "  " : "", k.detail ? fd->detail : "");
+			k.detail && *dt ? "  " : "", k.detail ? dt : "");
 	}
-	if (p->fds_omitted)
-		fprintf(f, "  (%zu more fd row%s left out by --top)\n", p->fds_omitted,
-			p->fds_omitted == 1 ? "" : "s");
+	if (omitted)
+		fprintf(f, "  (%zu more fd row%s left out by --top)\n", omitted,
+			omitted == 1 ? "" : "s");
 	if (hidden)
 		fprintf(f, "  (%zu fd%s without I/O not shown: -v shows them)\n", hidden,
 			hidden == 1 ? "" : "s");
@@ -446,6 +497,18 @@ static void json_counter_status(struct json *j, const char *key, const struct cn
 	json_object_end(j);
 }
 
+/* The process at the other end: its pid and name, null when not known. */
+static void json_peer(struct json *j, const struct fd_snap *fd)
+{
+	if (fd->peer_pid) {
+		json_i64(j, "peer_pid", fd->peer_pid);
+		json_str(j, "peer_comm", fd->peer_comm);
+	} else {
+		json_null(j, "peer_pid");
+		json_null(j, "peer_comm");
+	}
+}
+
 static void json_fd(struct json *j, const struct fd_snap *fd)
 {
 	json_object_begin(j, NULL);
@@ -455,6 +518,29 @@ static void json_fd(struct json *j, const struct fd_snap *fd)
 	json_str(j, "detail", fd->detail);
 	json_io(j, "read", &fd->read);
 	json_io(j, "write", &fd->write);
+	json_peer(j, fd);
+	json_object_end(j);
+}
+
+static const char *const group_roles[] = {
+	[IPCPERF_GROUP_ONE] = "fd", [IPCPERF_GROUP_SERVED] = "served",
+	[IPCPERF_GROUP_CLIENT] = "client", [IPCPERF_GROUP_UNIX] = "unix",
+};
+
+static void json_group(struct json *j, const struct fd_snap *g)
+{
+	json_object_begin(j, NULL);
+	json_str(j, "kind", ipcperf_fd_kind_name(g->kind));
+	json_str(j, "grouped", (size_t)g->role < sizeof(group_roles) / sizeof(group_roles[0]) &&
+			       group_roles[g->role] ? group_roles[g->role] : "fd");
+	json_str(j, "endpoint", g->endpoint);
+	json_u64(j, "conns", g->conns);
+	json_i64(j, "fd", g->fd);
+	json_str(j, "object", g->object);
+	json_str(j, "detail", g->detail);
+	json_peer(j, g);
+	json_io(j, "read", &g->read);
+	json_io(j, "write", &g->write);
 	json_object_end(j);
 }
 
@@ -480,6 +566,12 @@ static void json_proc(struct statout *c, struct json *j, const struct proc_snap 
 	json_array_end(j);
 	if (p->fds_omitted)
 		json_u64(j, "fds_omitted", p->fds_omitted);
+	json_array_begin(j, "groups");
+	for (size_t k = 0; k < p->nr_groups; k++)
+		json_group(j, &p->groups[k]);
+	json_array_end(j);
+	if (p->groups_omitted)
+		json_u64(j, "groups_omitted", p->groups_omitted);
 	sc_json_rows(j, "syscalls", p->scs.v, p->scs.n, c->o->per_thread, false);
 	json_object_end(j);
 }

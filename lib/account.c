@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "account.h"
+#include "groups.h"
 #include "syscalls.h"
 #include "sum-rec.h"
 
@@ -74,6 +75,7 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	ipp_settleq__fini(&st->calls);
 	ipp_callfds__fini(&st->every);
 	ipp_fdtab__delete(st->fdt);
+	ipp_peercache__free(st->peercache);
 	free(st);
 }
 

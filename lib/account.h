@@ -66,6 +66,7 @@ struct ipcperf_stats {
 	struct proc *proc_cache[LOOKUP_CACHE];		/* procs are never freed before the end */
 	struct thread *thread_cache[LOOKUP_CACHE];	/* cleared when threads[] moves */
 	struct ipp_fdtab *fdt;	/* what each fd is */
+	struct ipp_peercache *peercache;	/* groups.c: the peers /proc was asked about */
 	struct inccount *counts;	/* by incarnation */
 	size_t nr_counts, cap_counts;
 	struct thread *threads;
