@@ -283,6 +283,31 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 			hidden == 1 ? "" : "s");
 }
 
+/* One line: the fds whose bytes zero-copy calls moved, and how many; io_uring's blind spot. */
+static void text_moved(FILE *f, const struct proc_snap *p)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < p->nr_fds; i++) {
+		const struct fd_snap *fd = &p->fds[i];
+		const struct ipcperf_moved *mv[2] = { &fd->read_moved, &fd->write_moved };
+
+		for (int s = 0; s < 2; s++) {
+			if (!mv[s]->ops)
+				continue;
+			fprintf(f, "%s fd %d %s %" PRIu64 " B in %" PRIu64 " call%s",
+				any ? ";" : "  zero-copy (sendfile, splice, ...):", fd->fd,
+				s ? "written" : "read", mv[s]->bytes, mv[s]->ops,
+				mv[s]->ops == 1 ? "" : "s");
+			any = true;
+		}
+	}
+	if (any)
+		fputc('\n', f);
+	if (p->uring_unaccounted)
+		fprintf(f, "  io_uring ops not accounted: %" PRIu64 "\n", p->uring_unaccounted);
+}
+
 /* The syscall table of a process, or with --per-thread one table per thread. */
 static void text_syscalls(struct statout *c, const struct proc_snap *p)
 {
@@ -335,6 +360,7 @@ static void print_text(struct statout *c, const struct snap *sn)
 		fprintf(f, "\npid %d %s%s\n", (int)p->pid, p->comm, p->exited ? " (exited)" : "");
 		if (!c->o->no_fds)
 			text_fds(c, sn, p);
+		text_moved(f, p);
 		fprintf(f, "  context switches: %" PRIu64 " voluntary, %" PRIu64 " involuntary;"
 			" wakeups: %" PRIu64 "; cpu migrations: %" PRIu64 "\n", p->voluntary,
 			p->involuntary, p->wakeups, p->migrations);
@@ -377,7 +403,8 @@ static void print_text(struct statout *c, const struct snap *sn)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_io(struct json *j, const char *key, const struct ipcperf_io *io)
+static void json_io(struct json *j, const char *key, const struct ipcperf_io *io,
+		    const struct ipcperf_moved *mv)
 {
 	json_object_begin(j, key);
 	json_u64(j, "ops", io->ops);
@@ -386,6 +413,8 @@ static void json_io(struct json *j, const char *key, const struct ipcperf_io *io
 	json_u64(j, "time_ns", io->time_ns);
 	json_lat(j, "lat_ns", &io->lat_ns);
 	json_u64(j, "msgs", io->msgs);
+	json_u64(j, "zero_copy_ops", mv->ops);
+	json_u64(j, "zero_copy_bytes", mv->bytes);
 	json_object_end(j);
 }
 
@@ -427,8 +456,8 @@ static void json_fd(struct json *j, const struct fd_snap *fd)
 	json_str(j, "object", fd->object);
 	json_str(j, "kind", ipcperf_fd_kind_name(fd->kind));
 	json_str(j, "detail", fd->detail);
-	json_io(j, "read", &fd->read);
-	json_io(j, "write", &fd->write);
+	json_io(j, "read", &fd->read, &fd->read_moved);
+	json_io(j, "write", &fd->write, &fd->write_moved);
 	json_object_end(j);
 }
 
@@ -445,6 +474,7 @@ static void json_proc(struct statout *c, struct json *j, const struct proc_snap 
 	json_object_end(j);
 	json_u64(j, "cpu_migrations", p->migrations);
 	json_u64(j, "wakeups", p->wakeups);
+	json_u64(j, "io_uring_unaccounted", p->uring_unaccounted);
 	json_counters(j, "counters", p->cnt);
 	if (p->cnt && p->cnt->valid)
 		json_counter_status(j, "counters_status", p->cnt);

@@ -143,6 +143,7 @@ static int on_proc_row(void *ctx, const struct ipcperf_proc_row *row)
 	p->migrations = row->migrations;
 	p->syscalls = row->syscalls;
 	p->threads = row->threads;
+	p->uring_unaccounted = row->uring_unaccounted;
 	p->exited = row->exited;
 	return 0;
 }
@@ -167,6 +168,8 @@ static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 	f->kind = row->kind;
 	f->read = row->read;
 	f->write = row->write;
+	f->read_moved = row->read_moved;
+	f->write_moved = row->write_moved;
 	return 0;
 }
 

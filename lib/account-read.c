@@ -57,6 +57,8 @@ static void add_side(struct side *dst, const struct side *src)
 	dst->errors += src->errors;
 	dst->time_ns += src->time_ns;
 	dst->msgs += src->msgs;
+	dst->mv_ops += src->mv_ops;
+	dst->mv_bytes += src->mv_bytes;
 	if (src->hist)
 		ipp_hist_merge(dst->hist, src->hist);
 }
@@ -167,6 +169,8 @@ static int emit_row(const struct ipcperf_stats *st, const struct rowref *v, size
 	io_of(wr, &row.write);
 	row.read_hist = ipp_as_hist(rd->hist);
 	row.write_hist = ipp_as_hist(wr->hist);
+	row.read_moved = (struct ipcperf_moved){ .ops = rd->mv_ops, .bytes = rd->mv_bytes };
+	row.write_moved = (struct ipcperf_moved){ .ops = wr->mv_ops, .bytes = wr->mv_bytes };
 	return cb(ctx, &row);
 }
 
@@ -223,6 +227,7 @@ int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
 			.involuntary_cs = p->invol, .wakeups = p->wakeups,
 			.migrations = p->migrations, .syscalls = p->syscalls,
 			.threads = p->threads, .exited = p->exited,
+			.uring_unaccounted = p->uring_ops,
 		};
 		int ret;
 

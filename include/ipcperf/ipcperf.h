@@ -79,6 +79,13 @@ enum ipcperf_sc_class {
 	IPCPERF_SC_FD_DUP2,	/**< makes args[1] a copy of args[0]: dup2, dup3 */
 	IPCPERF_SC_FD_CLOSE,	/**< close */
 	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands) */
+	/**
+	 * Moves data from one fd (ipcperf_syscall.fd) into another (out_fd)
+	 * inside the kernel: sendfile, splice, tee, copy_file_range; vmsplice
+	 * (out_fd -1) into a pipe or out of one, as the pipe end was opened.
+	 * Since 0.2.
+	 */
+	IPCPERF_SC_MOVE,
 };
 
 /** Bytes of a task's name (comm) with its NUL: the kernel's TASK_COMM_LEN. Since 0.2. */
@@ -114,6 +121,11 @@ struct ipcperf_syscall {
 	 * Its result is real; its duration is not (keep it out of latencies).
 	 */
 	bool started_before_capture;
+	/**
+	 * IPCPERF_SC_MOVE: the fd the bytes went into (fd is the one they came
+	 * from); -1 for vmsplice and the other classes. Since 0.2.
+	 */
+	int out_fd;
 };
 
 /** The thread @p prev_tid was switched out on @p cpu (sched:sched_switch). */
@@ -223,6 +235,8 @@ struct ipcperf_fd_open {
 	int sock_type;		/**< SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; 0 otherwise */
 	int64_t capacity;	/**< pipes: bytes they hold; sockets: the send buffer; -1 unknown */
 	bool cloexec;		/**< the fd closes at exec */
+	/** O_RDONLY, O_WRONLY or O_RDWR as the file was opened (a pipe's end); -1 unknown. Since 0.2. */
+	int accmode;
 };
 
 /**
@@ -920,6 +934,16 @@ struct ipcperf_fd_row {
 	uint64_t first_ns, last_ns;	/**< first call's start, last call's end */
 	/** The latencies of read and write as a distribution (for buckets); since 0.2. */
 	const struct ipcperf_hist *read_hist, *write_hist;
+	/**
+	 * The part of read and write that zero-copy calls (IPCPERF_SC_MOVE:
+	 * sendfile, splice, tee, vmsplice, copy_file_range) moved: a move
+	 * counts as a read of its source fd and a write of its destination,
+	 * its ops, errors, time and bytes in both. Since 0.2.
+	 */
+	struct ipcperf_moved {
+		uint64_t ops;		/**< move calls, failed ones included */
+		uint64_t bytes;		/**< bytes they moved */
+	} read_moved, write_moved;
 };
 
 /** Per process (tgid). */
@@ -933,6 +957,12 @@ struct ipcperf_proc_row {
 	uint64_t syscalls;		/**< completed traced syscalls */
 	uint64_t threads;		/**< threads seen */
 	bool exited;
+	/**
+	 * io_uring requests it submitted (the sum of io_uring_enter's return
+	 * values), whose bytes no fd row counts. A ring polled by the kernel
+	 * (IORING_SETUP_SQPOLL) submits without the call: not counted. Since 0.2.
+	 */
+	uint64_t uring_unaccounted;
 };
 
 /** How often a syscall failed with one errno. */
@@ -1083,6 +1113,8 @@ struct ipcperf_call_fds {
 	unsigned int nr_new;
 	const int *new_fds;
 	const struct ipcperf_fd_object *new_objects;
+	/** IPCPERF_SC_MOVE: the fd the bytes went into (ev->out_fd >= 0); NULL if none. Since 0.2. */
+	const struct ipcperf_fd_object *out_fd;
 };
 
 /**
