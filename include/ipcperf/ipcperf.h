@@ -265,7 +265,7 @@ struct ipcperf_session;
 
 /** Event groups a session opens. */
 enum ipcperf_event_set {
-	IPCPERF_EV_IO = 1u << 0,	/**< read/write family and socket send/recv syscalls */
+	IPCPERF_EV_IO = 1u << 0,	/**< read/write family, socket send/recv, zero-copy moves (IPCPERF_SC_MOVE), io_uring_enter */
 	IPCPERF_EV_FDS = 1u << 1,	/**< fd lifecycle: close, dup*, fcntl, pipe2, socketpair, socket, accept*, connect, openat */
 	IPCPERF_EV_SCHED = 1u << 2,	/**< sched_switch, sched_wakeup */
 	IPCPERF_EV_TASK = 1u << 3,	/**< sched_process_fork/exec/exit */
@@ -1081,7 +1081,8 @@ struct ipcperf_fd_object {
 };
 
 /**
- * Call @p cb for each read/write-family call fed to @p st (with ev->fd >= 0),
+ * Call @p cb for each read/write-family call or move (IPCPERF_SC_MOVE: @p fd
+ * is its source) fed to @p st (with ev->fd >= 0),
  * with what its fd referred to at that call, as soon as that is settled: at
  * once when it is known exactly, else when the events have caught up with
  * the moment /proc was read (tens of ms). Calls come in the order they were
