@@ -10,6 +10,7 @@
 #    vmsplice, drained by read, splice and vmsplice; tee takes nothing out),
 #    pipe B (filled by tee) and the TCP connection (written by sendfile and
 #    splice) each matched to the byte, nothing unmatched;
+#  - `stat -x ,`: the zero-copy columns of fd 20's and fd 25's rows;
 #  - the same two from a capture: `record`, then `report --json` and
 #    `report --view flows --json`;
 #  - `trace`: sendfile named with both fds' objects;
@@ -87,6 +88,16 @@ check_flows() {
 run timeout 60 "$IPCPERF" stat --json -o "$T/stat.json" -- "$ZCWORK" moves "$T"
 expect_status 0 "stat -- zcwork moves"
 check_stat "$T/stat.json" "stat live"
+
+run timeout 60 "$IPCPERF" stat -x , -o "$T/stat.csv" -- "$ZCWORK" moves "$T"
+expect_status 0 "stat -x , -- zcwork moves"
+got=$(awk -F, '$1 == "fd" && $3 == "zcwork" && ($4 == 20 || $4 == 25) {
+	print $4, $7, $8, $9, $10, $(NF - 1), $NF }' "$T/stat.csv")
+want='20 read 5 32768 1 5 32768
+20 write 3 12288 0 0 0
+25 read 0 0 0 0 0
+25 write 3 16384 1 3 16384'
+[ "$got" = "$want" ] || fail "stat -x: fds 20 and 25:"$'\n'"$got"$'\n'"expected:"$'\n'"$want"
 
 run timeout 60 "$IPCPERF" flows --json -o "$T/flows.json" -- "$ZCWORK" moves "$T"
 expect_status 0 "flows -- zcwork moves"
