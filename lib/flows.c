@@ -22,10 +22,12 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include "account.h"
 #include "chains.h"
 #include "fdtable.h"
@@ -344,7 +346,9 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 {
 	struct ipcperf_flows *fl = ctx;
 	struct flow *f;
-	bool writing = ev->cls == IPCPERF_SC_WRITE;
+	/* vmsplice (a move with one fd): out of a pipe's read end, else into the pipe */
+	bool writing = ev->cls == IPCPERF_SC_WRITE ||
+		       (ev->cls == IPCPERF_SC_MOVE && ch->accmode != O_RDONLY + 1);
 	uint64_t key;
 
 	if (ch->state == IPP_ID_UNKNOWN || !ch->ino)
@@ -390,16 +394,45 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 		on_read(fl, f, ev);
 }
 
+/* Queue @ev as a call on @fd of class @cls. */
+static void pend(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, int fd,
+		 enum ipcperf_sc_class cls)
+{
+	struct ipcperf_syscall half = *ev;
+	long inc = ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, fd);
+
+	half.fd = fd;
+	half.cls = cls;
+	if (inc >= 0)
+		ipp_settleq__push(&fl->pend, &half, inc);
+}
+
+/*
+ * A move between two fds: a read of its source, then a write of its
+ * destination, each with the call's times (its blocked time on both: the
+ * call does not say which end it waited for). tee leaves its bytes in the
+ * source pipe: only its write.
+ */
+static void pend_move(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
+{
+	if (ev->out_fd < 0) {
+		pend(fl, ev, ev->fd, IPCPERF_SC_MOVE);	/* vmsplice: its way by the pipe end */
+		return;
+	}
+	if (ev->nr != __NR_tee)
+		pend(fl, ev, ev->fd, IPCPERF_SC_READ);
+	pend(fl, ev, ev->out_fd, IPCPERF_SC_WRITE);
+}
+
 void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
 {
-	long inc;
-
-	if (!fl || (ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE) || ev->fd < 0 ||
-	    ev->ret_is_msgs)
+	if (!fl || (ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE &&
+		    ev->cls != IPCPERF_SC_MOVE) || ev->fd < 0 || ev->ret_is_msgs)
 		return;
-	inc = ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, ev->fd);
-	if (inc >= 0)
-		ipp_settleq__push(&fl->pend, ev, inc);
+	if (ev->cls == IPCPERF_SC_MOVE)
+		pend_move(fl, ev);
+	else
+		pend(fl, ev, ev->fd, ev->cls);
 	ipp_settleq__drain(&fl->pend, false, process, fl);
 }
 

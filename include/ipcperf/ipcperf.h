@@ -79,6 +79,13 @@ enum ipcperf_sc_class {
 	IPCPERF_SC_FD_DUP2,	/**< makes args[1] a copy of args[0]: dup2, dup3 */
 	IPCPERF_SC_FD_CLOSE,	/**< close */
 	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands) */
+	/**
+	 * Moves data from one fd (ipcperf_syscall.fd) into another (out_fd)
+	 * inside the kernel: sendfile, splice, tee, copy_file_range; vmsplice
+	 * (out_fd -1) into a pipe or out of one, as the pipe end was opened.
+	 * Since 0.2.
+	 */
+	IPCPERF_SC_MOVE,
 };
 
 /** Bytes of a task's name (comm) with its NUL: the kernel's TASK_COMM_LEN. Since 0.2. */
@@ -114,6 +121,11 @@ struct ipcperf_syscall {
 	 * Its result is real; its duration is not (keep it out of latencies).
 	 */
 	bool started_before_capture;
+	/**
+	 * IPCPERF_SC_MOVE: the fd the bytes went into (fd is the one they came
+	 * from); -1 for vmsplice and the other classes. Since 0.2.
+	 */
+	int out_fd;
 };
 
 /** The thread @p prev_tid was switched out on @p cpu (sched:sched_switch). */
@@ -223,6 +235,8 @@ struct ipcperf_fd_open {
 	int sock_type;		/**< SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; 0 otherwise */
 	int64_t capacity;	/**< pipes: bytes they hold; sockets: the send buffer; -1 unknown */
 	bool cloexec;		/**< the fd closes at exec */
+	/** O_RDONLY, O_WRONLY or O_RDWR as the file was opened (a pipe's end); -1 unknown. Since 0.2. */
+	int accmode;
 };
 
 /**
@@ -251,7 +265,7 @@ struct ipcperf_session;
 
 /** Event groups a session opens. */
 enum ipcperf_event_set {
-	IPCPERF_EV_IO = 1u << 0,	/**< read/write family and socket send/recv syscalls */
+	IPCPERF_EV_IO = 1u << 0,	/**< read/write family, socket send/recv, zero-copy moves (IPCPERF_SC_MOVE), io_uring_enter */
 	IPCPERF_EV_FDS = 1u << 1,	/**< fd lifecycle: close, dup*, fcntl, pipe2, socketpair, socket, accept*, connect, openat */
 	IPCPERF_EV_SCHED = 1u << 2,	/**< sched_switch, sched_wakeup */
 	IPCPERF_EV_TASK = 1u << 3,	/**< sched_process_fork/exec/exit */
@@ -913,6 +927,17 @@ struct ipcperf_io {
 	uint64_t msgs;		/**< sendmmsg/recvmmsg: messages moved (their bytes are unknown) */
 };
 
+/**
+ * The part of one side of an fd that zero-copy calls (IPCPERF_SC_MOVE:
+ * sendfile, splice, tee, vmsplice, copy_file_range) moved: a move counts as
+ * a read of its source fd and a write of its destination, its ops, errors,
+ * time and bytes in both. Since 0.2.
+ */
+struct ipcperf_moved {
+	uint64_t ops;		/**< move calls, failed ones included */
+	uint64_t bytes;		/**< bytes they moved */
+};
+
 /** One row per (process, fd, object): an fd reused for another object is another row. */
 struct ipcperf_fd_row {
 	pid_t pid;
@@ -940,6 +965,8 @@ struct ipcperf_fd_row {
 	pid_t peer_pid;
 	/** Its name ("" when unknown, or not known to the accounting nor /proc). Since 0.2. */
 	const char *peer_comm;
+	/** The zero-copy part of read and write (struct ipcperf_moved). Since 0.2. */
+	struct ipcperf_moved read_moved, write_moved;
 };
 
 /** How the connections of an fd group (ipcperf_fd_group) were grouped. Since 0.2. */
@@ -979,6 +1006,7 @@ struct ipcperf_fd_group {
 	struct ipcperf_io read, write;	/**< sums of the rows'; latencies of the merged distributions */
 	uint64_t first_ns, last_ns;
 	const struct ipcperf_hist *read_hist, *write_hist;	/**< the rows' merged */
+	struct ipcperf_moved read_moved, write_moved;	/**< the rows' zero-copy parts added up */
 };
 
 /** Per process (tgid). */
@@ -992,6 +1020,12 @@ struct ipcperf_proc_row {
 	uint64_t syscalls;		/**< completed traced syscalls */
 	uint64_t threads;		/**< threads seen */
 	bool exited;
+	/**
+	 * io_uring requests it submitted (the sum of io_uring_enter's return
+	 * values), whose bytes no fd row counts. A ring polled by the kernel
+	 * (IORING_SETUP_SQPOLL) submits without the call: not counted. Since 0.2.
+	 */
+	uint64_t uring_unaccounted;
 };
 
 /** How often a syscall failed with one errno. */
@@ -1123,7 +1157,8 @@ struct ipcperf_fd_object {
 };
 
 /**
- * Call @p cb for each read/write-family call fed to @p st (with ev->fd >= 0),
+ * Call @p cb for each read/write-family call or move (IPCPERF_SC_MOVE: @p fd
+ * is its source) fed to @p st (with ev->fd >= 0),
  * with what its fd referred to at that call, as soon as that is settled: at
  * once when it is known exactly, else when the events have caught up with
  * the moment /proc was read (tens of ms). Calls come in the order they were
@@ -1155,6 +1190,8 @@ struct ipcperf_call_fds {
 	unsigned int nr_new;
 	const int *new_fds;
 	const struct ipcperf_fd_object *new_objects;
+	/** IPCPERF_SC_MOVE: the fd the bytes went into (ev->out_fd >= 0); NULL if none. Since 0.2. */
+	const struct ipcperf_fd_object *out_fd;
 };
 
 /**
