@@ -77,9 +77,11 @@ static const struct cli_option options[] = {
 	{ .name = "mmap-pages", .letter = 'm', .arg = "PAGES",
 	  .to = { CAPTURE(ring_pages), CHECK(ring_pages) },
 	  .set = set_pages, .max = RING_PAGES_MAX, .complete = CPL_POW2,
-	  .help = "pages per CPU ring, a power of two (default 512)",
+	  .help = "pages per CPU ring, a power of two (default: the most\n"
+		  "the memlock limit lets ipcperf lock, up to 8192; root:\n"
+		  "up to 256 MiB for all CPUs together)",
 	  .help_for = { { IN(CHECK), NULL, "ring size to check, pages per CPU, a power of two\n"
-					   "(default 512)" } } },
+					   "(default: the other commands' default)" } } },
 	{ .name = "output", .letter = 'o', .arg = "FILE", .to = { CAPTURE(output), REPORT(output) },
 	  .set = set_path, .complete = CPL_FILE,
 	  .help = "write to FILE instead of standard output",
