@@ -88,7 +88,8 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(RECORD), NULL, "the capture (replaced if it exists; default:\n"
 					   "ipcperf.data, the last one kept as ipcperf.data.old)" } } },
 	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE,
-	  .help = "run CMD and trace it and its children" },
+	  .help = "run CMD and trace it and its children (with -p/-t:\n"
+		  "those from now, CMD from its exec; CMD's end ends the run)" },
 	{ .name = "scope", .arg = "auto|cpu|task", .to = { CAPTURE(scope) },
 	  .set = cli_opt_enum, .values = scope_words, .complete = CPL_WORDS,
 	  .help = "tracepoints on every CPU, keeping the targets' records\n"

@@ -413,11 +413,12 @@ static int check_pids(const pid_t *v, size_t n, const char *what)
 
 static int check_targets_given(const struct ipcperf_session_opts *o)
 {
-	int kinds = (o->nr_pids || o->nr_tids) + !!o->system_wide + !!o->argv;
+	/* pids/tids and argv together: a server traced from now, its client from its exec */
+	int kinds = ((o->nr_pids || o->nr_tids) || o->argv) + !!o->system_wide;
 
 	if (kinds != 1) {
 		ipp_info("invalid options: %s\n", kinds ? "give only one kind of target "
-			 "(pids/tids, argv, or system_wide)" :
+			 "(pids/tids and argv, or system_wide)" :
 			 "no target (give pids, tids, argv or system_wide)");
 		return -EINVAL;
 	}

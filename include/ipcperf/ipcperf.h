@@ -350,7 +350,9 @@ struct ipcperf_session_opts {
 	bool system_wide;
 	/**
 	 * Command to start corked: forked at ipcperf_session__new(), held before
-	 * exec until ipcperf_session__start(). NULL-terminated; excludes pids/tids.
+	 * exec until ipcperf_session__start(). NULL-terminated. With pids/tids
+	 * (a server and its client): those are traced from the start, the
+	 * command from its exec, and the session is done when it exits.
 	 */
 	char *const *argv;
 	/** Pages of each per-CPU ring: a power of two; 0 = sized from the memlock limit (IPCPERF_DEFAULT_RING_PAGES). */
