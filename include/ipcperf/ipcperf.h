@@ -348,7 +348,14 @@ enum ipcperf_scope {
 	IPCPERF_SCOPE_CPU = 2,
 };
 
-/** Pages of each per-CPU ring when ipcperf_session_opts.ring_pages is 0 (2 MiB of 4 KiB pages). */
+/**
+ * The fixed ring size that ring_pages 0 meant up to 0.2 (2 MiB of 4 KiB
+ * pages). ring_pages 0 now takes the largest power of two, up to 8192
+ * pages per CPU, whose rings this process may lock: perf_event_mlock_kb
+ * per online CPU plus RLIMIT_MEMLOCK, or, with CAP_IPC_LOCK (root) or
+ * perf_event_paranoid -1, 256 MiB for all CPUs together;
+ * ipcperf_session_stats.ring_pages says what a session took.
+ */
 #define IPCPERF_DEFAULT_RING_PAGES 512
 
 struct ipcperf_session_opts {
@@ -363,10 +370,12 @@ struct ipcperf_session_opts {
 	bool system_wide;
 	/**
 	 * Command to start corked: forked at ipcperf_session__new(), held before
-	 * exec until ipcperf_session__start(). NULL-terminated; excludes pids/tids.
+	 * exec until ipcperf_session__start(). NULL-terminated. With pids/tids
+	 * (a server and its client): those are traced from the start, the
+	 * command from its exec, and the session is done when it exits.
 	 */
 	char *const *argv;
-	/** Pages of each per-CPU ring: a power of two; 0 = IPCPERF_DEFAULT_RING_PAGES. */
+	/** Pages of each per-CPU ring: a power of two; 0 = sized from the memlock limit (IPCPERF_DEFAULT_RING_PAGES). */
 	unsigned int ring_pages;
 	/** Which events to open (enum ipcperf_event_set); 0 = IPCPERF_EV_DEFAULT. */
 	unsigned int events;
@@ -769,7 +778,7 @@ struct ipcperf_check_item {
 
 struct ipcperf_check_opts {
 	size_t sz;
-	/** The ring size to check the mlock limit and the capture with; 0: IPCPERF_DEFAULT_RING_PAGES. */
+	/** The ring size to check the mlock limit and the capture with; 0: a session's default (IPCPERF_DEFAULT_RING_PAGES). */
 	unsigned int ring_pages;
 	/** Leave out the test capture of /bin/true (its item too). */
 	bool no_capture;
