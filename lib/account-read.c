@@ -19,11 +19,16 @@ static void lat_of(const struct ipp_hist *h, struct ipcperf_lat *l)
 	l->max = ipp_hist_max(h);
 }
 
-/* An incarnation (its index) with the identity it is reported under. */
+/*
+ * An incarnation held (its index), or the folded counts of retired ones
+ * (inc SIZE_MAX), with the identity it is reported under.
+ */
 struct rowref {
 	size_t inc;
-	const struct ipp_inc *in;
+	pid_t pid;
+	int fd;
 	const struct ipp_ident *id;
+	const struct inccount *c;	/* NULL: none yet */
 };
 
 static int cmp_rowref(const void *a, const void *b)
@@ -31,10 +36,10 @@ static int cmp_rowref(const void *a, const void *b)
 	const struct rowref *x = a, *y = b;
 	int c;
 
-	if (x->in->pid != y->in->pid)
-		return x->in->pid < y->in->pid ? -1 : 1;
-	if (x->in->fd != y->in->fd)
-		return x->in->fd < y->in->fd ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
 	c = strcmp(x->id->object, y->id->object);
 	if (c)
 		return c;
@@ -44,7 +49,7 @@ static int cmp_rowref(const void *a, const void *b)
 
 static bool same_row(const struct rowref *a, const struct rowref *b)
 {
-	return a->in->pid == b->in->pid && a->in->fd == b->in->fd &&
+	return a->pid == b->pid && a->fd == b->fd &&
 	       a->id->state != IPP_ID_UNKNOWN && b->id->state != IPP_ID_UNKNOWN &&
 	       strcmp(a->id->object, b->id->object) == 0;
 }
@@ -81,14 +86,10 @@ static void io_of(const struct side *sd, struct ipcperf_io *io)
 	lat_of(sd->hist, &io->lat_ns);
 }
 
-/*
- * The counts of incarnation @inc: none yet (@zero, whose histograms are
- * initialized) when it was only held, never read or written.
- */
-static const struct inccount *counts_of(const struct ipcperf_stats *st, size_t inc,
-					const struct inccount *zero)
+/* The counts of @r: none yet (@zero) when it was only held, never read or written. */
+static const struct inccount *counts_of(const struct rowref *r, const struct inccount *zero)
 {
-	return inc < st->nr_counts ? &st->counts[inc] : zero;
+	return r->c ? r->c : zero;
 }
 
 /*
@@ -123,17 +124,109 @@ static size_t held_rows(struct ipcperf_stats *st, struct rowref *v, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_inc *in = ipp_fdtab__inc(st->fdt, i);
-		const struct proc *p = ipp_stats__proc(st, in->pid, false);
+		const struct proc *p = in ? ipp_stats__proc(st, in->pid, false) : NULL;
 
 		if (!p || !p->seen || (not_held(st, p, in) && !has_io(st, i)))
 			continue;
-		v[k].inc = i;
-		v[k].in = in;
-		v[k++].id = ipp_fdtab__reported(st->fdt, i);
+		v[k++] = (struct rowref){ .inc = i, .pid = in->pid, .fd = in->fd,
+					  .id = ipp_fdtab__reported(st->fdt, i),
+					  .c = i < st->nr_counts ? &st->counts[i] : NULL };
+	}
+	for (size_t i = 0; i < st->nr_folds; i++) {
+		const struct foldrow *f = &st->folds[i];
+
+		v[k++] = (struct rowref){ .inc = SIZE_MAX, .pid = f->pid, .fd = f->fd, .id = &f->id,
+					  .c = &f->c };
 	}
 	if (k > 1)
 		qsort(v, k, sizeof(*v), cmp_rowref);
 	return k;
+}
+
+/* ------------------------------------------------------------------ folding */
+
+static int cmp_fold(const void *key, const void *elem)
+{
+	const struct foldrow *k = key, *e = elem;
+
+	if (k->pid != e->pid)
+		return k->pid < e->pid ? -1 : 1;
+	if (k->fd != e->fd)
+		return k->fd < e->fd ? -1 : 1;
+	return strcmp(k->id.object, e->id.object);
+}
+
+/* The folded row of (@pid, @fd, @id's object), made when new. NULL: no memory. */
+static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
+				const struct ipp_ident *id)
+{
+	struct foldrow key = { .pid = pid, .fd = fd, .id = *id };
+	size_t at;
+
+	if (ipp_bsearch_at(&key, st->folds, st->nr_folds, sizeof(*st->folds), cmp_fold, &at))
+		return &st->folds[at];
+	if (ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0)
+		return NULL;
+	memmove(&st->folds[at + 1], &st->folds[at], (st->nr_folds - at) * sizeof(*st->folds));
+	st->folds[at] = key;
+	st->nr_folds++;
+	return &st->folds[at];
+}
+
+/* @src's counts into @dst; its histogram taken over or merged and freed. */
+static void fold_side(struct side *dst, struct side *src)
+{
+	struct ipp_hist *h = dst->hist;
+
+	dst->ops += src->ops;
+	dst->bytes += src->bytes;
+	dst->errors += src->errors;
+	dst->time_ns += src->time_ns;
+	dst->msgs += src->msgs;
+	if (src->hist && h) {
+		ipp_hist_merge(h, src->hist);
+		free(src->hist);
+	} else if (src->hist) {
+		dst->hist = src->hist;
+	}
+	src->hist = NULL;
+}
+
+static void fold_counts(struct inccount *dst, struct inccount *src)
+{
+	if (src->first_ns && (!dst->first_ns || src->first_ns < dst->first_ns))
+		dst->first_ns = src->first_ns;
+	if (src->last_ns > dst->last_ns)
+		dst->last_ns = src->last_ns;
+	fold_side(&dst->rd, &src->rd);
+	fold_side(&dst->wr, &src->wr);
+}
+
+/* Incarnation @inc retires: its counts into its row, or gone if no row would show it. */
+static void retire(void *ctx, size_t inc, const struct ipp_inc *in, const struct ipp_ident *id)
+{
+	struct ipcperf_stats *st = ctx;
+	struct inccount *c = inc < st->nr_counts ? &st->counts[inc] : NULL;
+	const struct proc *p = ipp_stats__proc(st, in->pid, false);
+	struct foldrow *f;
+
+	if ((!p || !p->seen || not_held(st, p, in)) && !has_io(st, inc))
+		f = NULL;
+	else
+		f = fold_row(st, in->pid, in->fd, id);
+	if (f && c)
+		fold_counts(&f->c, c);
+	if (c) {
+		free(c->rd.hist);
+		free(c->wr.hist);
+		memset(c, 0, sizeof(*c));
+	}
+}
+
+void ipp_stats__sweep(struct ipcperf_stats *st)
+{
+	ipp_fdtab__sweep(st->fdt, retire, st);
+	st->sweep_at = 2 * ipp_fdtab__nr_closed(st->fdt) + 256;
 }
 
 /* Hand @cb the row of @v[@i] and the incarnations after it that are the same row. */
@@ -141,10 +234,10 @@ static int emit_row(const struct ipcperf_stats *st, const struct rowref *v, size
 		    struct side *rd, struct side *wr, const struct inccount *zero,
 		    int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
 {
-	const struct inccount *c = counts_of(st, v[*i].inc, zero);
+	const struct inccount *c = counts_of(&v[*i], zero);
 	const struct ipp_ident *id = v[*i].id;
 	struct ipcperf_fd_row row = {
-		.pid = v[*i].in->pid, .fd = v[*i].in->fd, .object = id->object,
+		.pid = v[*i].pid, .fd = v[*i].fd, .object = id->object,
 		.kind = id->kind, .detail = id->detail, .ino = id->ino,
 		.peer_ino = id->peer_ino, .first_ns = c->first_ns, .last_ns = c->last_ns,
 	};
@@ -153,7 +246,7 @@ static int emit_row(const struct ipcperf_stats *st, const struct rowref *v, size
 	copy_side(rd, &c->rd);
 	copy_side(wr, &c->wr);
 	for (j = *i + 1; j < n && same_row(&v[*i], &v[j]); j++) {
-		const struct inccount *o = counts_of(st, v[j].inc, zero);
+		const struct inccount *o = counts_of(&v[j], zero);
 
 		add_side(rd, &o->rd);
 		add_side(wr, &o->wr);
@@ -182,9 +275,9 @@ int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 	if (!st || !cb)
 		return -EINVAL;
 	n = ipp_fdtab__count(st->fdt);
-	if (!n)
+	if (!n && !st->nr_folds)
 		return 0;
-	v = malloc(n * sizeof(*v));
+	v = malloc((n + st->nr_folds) * sizeof(*v));
 	rd = calloc(1, sizeof(*rd));
 	wr = calloc(1, sizeof(*wr));
 	zero = calloc(1, sizeof(*zero));

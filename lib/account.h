@@ -29,6 +29,17 @@ struct inccount {
 	struct side rd, wr;
 };
 
+/*
+ * The counts of closed incarnations folded into their row (pid, fd,
+ * object): what a retired incarnation (ipp_fdtab__sweep()) leaves.
+ */
+struct foldrow {
+	pid_t pid;
+	int fd;
+	struct ipp_ident id;	/* valid: exact, or a /proc answer that held */
+	struct inccount c;
+};
+
 struct scstat {
 	pid_t tid;		/* 0 unless per_thread */
 	int nr;
@@ -68,6 +79,9 @@ struct ipcperf_stats {
 	struct ipp_fdtab *fdt;	/* what each fd is */
 	struct inccount *counts;	/* by incarnation */
 	size_t nr_counts, cap_counts;
+	struct foldrow *folds;	/* sorted by (pid, fd, object) */
+	size_t nr_folds, cap_folds;
+	size_t sweep_at;	/* closed incarnations that make the next sweep */
 	struct thread *threads;
 	size_t nr_threads, cap_threads;
 	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
@@ -102,6 +116,13 @@ struct ipp_procres;
 struct ipp_identlog;
 void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shared,
 			      struct ipp_identlog *log);
+
+/*
+ * Fold the closed incarnations whose report is settled into their rows,
+ * or drop them when no row would show them, and free them (account-read.c).
+ * Done when enough have closed since the last time.
+ */
+void ipp_stats__sweep(struct ipcperf_stats *st);
 
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
