@@ -32,6 +32,7 @@ struct ipp_plan {
 	bool pair;		/* ... and have it pair the syscalls */
 	bool pair_switches;	/* ... and the switches (the calls carry their time off CPU) */
 	bool count_sched;	/* ... and count the threads' switches and wakeups */
+	bool task_recs;		/* ... and write the targets' forks, execs and exits */
 	/*
 	 * had, once loaded (ipp_plan__had()): the syscalls paired in the kernel
 	 * (call records into the sample rings) in place of their sys_enter/
@@ -44,6 +45,13 @@ struct ipp_plan {
 	bool paired_switches;
 	bool sched_counted;
 	bool task_acct;
+	/*
+	 * The forks, execs and exits from the kernel's task records: their
+	 * sched_process_* tracepoints are not opened (closing the perf event of
+	 * a tracepoint waits for an RCU grace period, ~35-70 ms each here); a
+	 * dummy event (IPP_EV_RING) carries the sample ring of each CPU.
+	 */
+	bool paired_tasks;
 	bool pair_failed;	/* pairing was tried and could not be had: not chosen again */
 };
 
