@@ -194,8 +194,8 @@ int ipp_evset__load(struct ipp_evset *es, unsigned int events, struct ipp_decode
 				 "mount -t tracefs nodev /sys/kernel/tracing\n");
 		return -ENOENT;
 	}
-	/* Each syscall's enter and exit, 5 sched tracepoints, 2 raw_syscalls, 2 dummies. */
-	es->v = calloc(2 * ipp_nr_syscalls + 9, sizeof(*es->v));
+	/* Each syscall's enter and exit, 5 sched tracepoints, 2 raw_syscalls, 3 dummies. */
+	es->v = calloc(2 * ipp_nr_syscalls + 10, sizeof(*es->v));
 	if (!es->v)
 		return -ENOMEM;
 	if (!(events & IPCPERF_EV_ALL_SYSCALLS) && (events & IPCPERF_EV_RAW_FILTER) &&
@@ -218,6 +218,9 @@ int ipp_evset__load(struct ipp_evset *es, unsigned int events, struct ipp_decode
 	add_dummy(es, IPP_EV_SIDEBAND);
 	if (events & IPCPERF_EV_BLOCKED)
 		add_dummy(es, IPP_EV_SWITCH);
+	/* opened only where the kernel's task records replace the task tracepoints */
+	if (events & IPCPERF_EV_TASK)
+		add_dummy(es, IPP_EV_RING);
 	return 0;
 }
 

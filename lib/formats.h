@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The events a live session opens: its tracepoints, with their formats read
- * from tracefs (and learnt by the decoder), and its two dummy events; how
+ * from tracefs (and learnt by the decoder), and its dummy events; how
  * each is opened (perf_event_attr) and filtered in the kernel. Nothing here
  * opens an event: rings.c does.
  */
@@ -23,6 +23,12 @@ enum ipp_ev_role {
 	IPP_EV_SIDEBAND,
 	/* The SWITCH records of IPCPERF_EV_BLOCKED: a dummy event in the sample rings. */
 	IPP_EV_SWITCH,
+	/*
+	 * A dummy event that only owns the sample ring of each CPU, for the
+	 * kernel's records, when no tracepoint of the session is opened
+	 * (ipp_plan.paired_tasks).
+	 */
+	IPP_EV_RING,
 };
 
 struct ipp_event {

@@ -23,6 +23,7 @@ enum ipp_mrec_type {
 	IPP_MREC_KCALL,			/* a call paired in the kernel (struct ipp_call_rec) */
 	IPP_MREC_KSCHED,		/* a thread's counted scheduling (struct ipp_sched_rec) */
 	IPP_MREC_KSUM,			/* one fd's calls added up in the kernel (struct ipp_sum_rec) */
+	IPP_MREC_KTASK,			/* a target's fork, exec or exit (struct ipp_task_rec) */
 };
 
 struct ipp_mrec {

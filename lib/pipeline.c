@@ -10,6 +10,7 @@
 #include "call-rec.h"
 #include "sched-rec.h"
 #include "sum-rec.h"
+#include "task-rec.h"
 #include "fdtable.h"
 #include "follow.h"
 #include "merge.h"
@@ -277,6 +278,8 @@ static uint32_t ipp_krec_mrec_type(const void *raw, size_t size)
 		return IPP_MREC_KSCHED;
 	case IPP_FDID_SUM:
 		return IPP_MREC_KSUM;
+	case IPP_FDID_TASK:
+		return IPP_MREC_KTASK;
 	default:
 		return IPP_MREC_KFD;
 	}
@@ -587,6 +590,39 @@ size_t ipp_pipeline__acct_sum(const struct ipp_pipeline *p, pid_t root, struct i
 	return ipp_taskacct__sum(&p->acct, root, out);
 }
 
+/*
+ * A target's fork, exec or exit from the kernel (struct ipp_task_rec), in
+ * place of its sched_process_* sample: the same event to the task handlers.
+ * @return 1 when delivered, else 0.
+ */
+static int dispatch_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_task_rec rec;
+	struct ipcperf_task ev;
+
+	if (ipp_task_rec__parse(r->data, r->size, &rec) < 0)
+		return 0;
+	ev = (struct ipcperf_task){
+		.kind = (enum ipcperf_task_kind)rec.kind, .time_ns = r->time, .pid = rec.pid,
+		.tid = rec.tid,
+	};
+	switch (rec.kind) {
+	case IPP_TASK_REC_FORK:
+		ev.child_tid = rec.child_tid;
+		ev.comm = rec.comm;
+		break;
+	case IPP_TASK_REC_EXEC:
+		ev.filename = rec.filename;
+		break;
+	default:
+		ev.comm = rec.comm;
+		ipp_pairer__thread_exit(s->pairer, rec.tid);
+		break;
+	}
+	EMIT(s, task, &ev);
+	return 1;
+}
+
 /* A thread's counts at its exit (struct ipp_sched_rec). @return 1 when delivered, else 0. */
 static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -700,9 +736,11 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 			break;
 		case IPP_MREC_KCALL:
 		case IPP_MREC_KFD:
+		case IPP_MREC_KTASK:
 			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
-			n += r->type == IPP_MREC_KCALL ? dispatch_call(s, r) : dispatch_fdid(s, r);
+			n += r->type == IPP_MREC_KCALL ? dispatch_call(s, r) :
+			     r->type == IPP_MREC_KTASK ? dispatch_task(s, r) : dispatch_fdid(s, r);
 			break;
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT:

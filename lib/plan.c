@@ -20,6 +20,13 @@ static bool is_sched_count_tp(const struct ipp_event *ev)
 	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup"));
 }
 
+/* sched_process_fork, exec and exit: what the kernel's task records stand in for. */
+static bool is_task_tp(const struct ipp_event *ev)
+{
+	return ev->role == IPP_EV_TRACEPOINT && !strcmp(ev->system, "sched") &&
+	       !strncmp(ev->name, "sched_process_", 14);
+}
+
 /*
  * Whether the kernel is to pair the syscalls: a live session that reads
  * its records itself (a capture and a tap want the samples), asked for the
@@ -84,6 +91,7 @@ void ipp_plan__choose(struct ipp_plan *p, const struct ipp_plan_in *in)
 	p->pair_switches = p->pair && (in->es->events & IPCPERF_EV_BLOCKED);
 	p->count_sched = p->pair && want_sched_counts(in);
 	p->sums = p->pair && want_sums(in);
+	p->task_recs = p->pair && (in->es->events & IPCPERF_EV_TASK);
 }
 
 /*
@@ -104,13 +112,17 @@ void ipp_plan__had(struct ipp_plan *p, const struct ipp_plan_in *in, bool sched_
 void ipp_plan__none(struct ipp_plan *p)
 {
 	p->paired = p->paired_switches = p->sched_counted = p->task_acct = p->summed = false;
+	p->paired_tasks = false;
 }
 
 bool ipp_plan__opens(const struct ipp_plan *p, const struct ipp_event *ev)
 {
+	if (ev->role == IPP_EV_RING)
+		return p->paired_tasks;
 	return !((p->paired && is_syscall_tp(ev)) ||
 		 (p->paired_switches && ev->role == IPP_EV_SWITCH) ||
-		 (p->sched_counted && is_sched_count_tp(ev)));
+		 (p->sched_counted && is_sched_count_tp(ev)) ||
+		 (p->paired_tasks && is_task_tp(ev)));
 }
 
 const char *ipp_plan__bpf_why(int err)

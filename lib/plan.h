@@ -34,6 +34,7 @@ struct ipp_plan {
 	bool pair_switches;	/* ... and the switches (the calls carry their time off CPU) */
 	bool count_sched;	/* ... and count the threads' switches and wakeups */
 	bool sums;		/* ... and add the read/write family's calls up per fd (sum-rec.h) */
+	bool task_recs;		/* ... and write the targets' forks, execs and exits */
 	/*
 	 * had, once loaded (ipp_plan__had()): the syscalls paired in the kernel
 	 * (call records into the sample rings) in place of their sys_enter/
@@ -47,6 +48,13 @@ struct ipp_plan {
 	bool sched_counted;
 	bool task_acct;
 	bool summed;		/* the calls added up in the kernel: its sums read at the stop */
+	/*
+	 * The forks, execs and exits from the kernel's task records: their
+	 * sched_process_* tracepoints are not opened (closing the perf event of
+	 * a tracepoint waits for an RCU grace period, ~35-70 ms each here); a
+	 * dummy event (IPP_EV_RING) carries the sample ring of each CPU.
+	 */
+	bool paired_tasks;
 	bool pair_failed;	/* pairing was tried and could not be had: not chosen again */
 };
 

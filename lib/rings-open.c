@@ -529,6 +529,7 @@ static void load_bpf(struct ipp_rings *s)
 	IPP_BPF_OPTS(o, .all_tasks = s->system_wide, .pair_calls = p->pair,
 		     .pair_switches = p->pair_switches, .count_sched = p->count_sched,
 		     .agg_calls = p->sums,
+		     .task_records = p->task_recs,
 		     .exclude_tgid = s->system_wide && !s->include_self ? s->self : 0);
 	s->bpf = ipp_bpf__new(&o);
 	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */
@@ -555,6 +556,7 @@ static void load_bpf(struct ipp_rings *s)
 	}
 	ipp_plan__had(p, &in, ipp_bpf__counts_sched(s->bpf));
 	p->summed = ipp_bpf__settle_sums(s->bpf) > 0;
+	p->paired_tasks = ipp_bpf__task_records(s->bpf);
 }
 
 /* What the plan of the session is chosen from. */

@@ -584,6 +584,114 @@ START_TEST(test_pipe_own_poll)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* Forks, execs and exits                                              */
+/* ------------------------------------------------------------------ */
+
+struct tasks_seen {
+	unsigned int forks, execs, exits, other_comm;
+	pid_t fork_parent[8], fork_child[8], exit_tid[8];
+	char exec_file[256];
+	pid_t exec_pid;
+};
+
+static void tasks_on_task(void *ctx, const struct ipcperf_task *ev)
+{
+	struct tasks_seen *t = ctx;
+
+	switch (ev->kind) {
+	case IPCPERF_TASK_FORK:
+		if (t->forks < 8) {
+			t->fork_parent[t->forks] = ev->pid;
+			t->fork_child[t->forks] = ev->child_tid;
+		}
+		t->forks++;
+		break;
+	case IPCPERF_TASK_EXEC:
+		t->execs++;
+		t->exec_pid = ev->pid;
+		snprintf(t->exec_file, sizeof(t->exec_file), "%s", ev->filename ? ev->filename : "");
+		break;
+	case IPCPERF_TASK_EXIT:
+		if (t->exits < 8)
+			t->exit_tid[t->exits] = ev->tid;
+		t->exits++;
+		t->other_comm += !ev->comm || strcmp(ev->comm, "ipcwork") != 0;
+		break;
+	}
+}
+
+/* The tracepoints sched_process_fork/exec/exit among the events @s opened. */
+static int count_task_tps(void *ctx, const struct ipcperf_event_desc *d)
+{
+	if (!strcmp(d->system, "sched") && !strncmp(d->name, "sched_process_", 14))
+		++*(unsigned int *)ctx;
+	return 0;
+}
+
+static bool forked(const struct tasks_seen *t, pid_t parent, pid_t child)
+{
+	for (unsigned int i = 0; i < t->forks && i < 8; i++)
+		if (t->fork_parent[i] == parent && t->fork_child[i] == child)
+			return true;
+	return false;
+}
+
+/*
+ * Where the kernel pairs the calls, the forks, execs and exits come from its
+ * task records, and none of the sched_process_* tracepoints is opened
+ * (closing each waits for an RCU grace period: tens of ms at every exit);
+ * elsewhere from those tracepoints. The events are the same either way:
+ * ipcwork pipe (P0 forks W and R; W starts thread T and forks G) makes 4
+ * forks, 1 exec (the command's) and 5 exits, each named ipcwork.
+ */
+START_TEST(test_task_events)
+{
+	char *argv[] = { IPCWORK_PATH, "pipe", NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv, .scope = scopes[_i]);
+	struct ipcperf_session_stats st;
+	struct tasks_seen t = { 0 };
+	struct collect c = { 0 };
+	struct ipcperf_session *s = ipcperf_session__new(&opts);
+	unsigned int task_tps = 0;
+	int status = -1;
+	pid_t p0;
+
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	add_handlers(s, &c);
+	ck_assert_int_eq(ipcperf_session__add_handlers(s, &(struct ipcperf_handlers){
+		.sz = sizeof(struct ipcperf_handlers), .ctx = &t, .task = tasks_on_task }), 0);
+	p0 = ipcperf_session__child_pid(s);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	ck_assert_int_eq(ipcperf_session__for_each_event(s, count_task_tps, &task_tps), 0);
+	get_stats(s, &st);
+	if (st.syscall_records == IPCPERF_SC_RECORDS_KERNEL)
+		ck_assert_uint_eq(task_tps, 0);
+	else
+		ck_assert_uint_eq(task_tps, 3);
+	stop_and_check(s, &c, drive_with_poll(s), &st);
+	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (nothing_lost(&c, &st)) {
+		ck_assert_uint_eq(t.execs, 1);
+		ck_assert_int_eq(t.exec_pid, p0);
+		ck_assert_str_eq(t.exec_file, IPCWORK_PATH);
+		ck_assert_uint_eq(t.forks, 4);
+		ck_assert_uint_eq(t.exits, 5);
+		ck_assert_uint_eq(t.other_comm, 0);
+		ck_assert(forked(&t, p0, t.fork_child[0]) && forked(&t, p0, t.fork_child[1]));
+		for (unsigned int i = 2; i < 4; i++)
+			ck_assert_msg(t.fork_parent[i] == t.fork_child[0] ||
+				      t.fork_parent[i] == t.fork_child[1],
+				      "fork %u: parent %d is neither child of %d", i,
+				      (int)t.fork_parent[i], (int)p0);
+		ck_assert_int_eq(t.exit_tid[t.exits - 1], p0);
+	}
+	ipcperf_session__delete(s);
+	collect_free(&c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* An existing multi-threaded process                                  */
 /* ------------------------------------------------------------------ */
 
@@ -1087,6 +1195,7 @@ Suite *engine_suite(void)
 	tcase_add_loop_test(tc, test_pipe_command, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_loop_test(tc, test_pipe_own_poll, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_loop_test(tc, test_existing_threads, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
+	tcase_add_loop_test(tc, test_task_events, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_pid_does_not_exist);
 	tcase_add_test(tc, test_record_no_follow);

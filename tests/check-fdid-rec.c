@@ -23,6 +23,7 @@
 #include "sched-rec.h"
 #include "sum-rec.h"
 #include "hist.h"
+#include "task-rec.h"
 
 /* A pipe2() read end, fd 3 of pid 100: 129 bytes, padded to 136 as the ring pads RAW data. */
 static const unsigned char pipe_rec[136] = {
@@ -446,6 +447,61 @@ START_TEST(sum_bytes)
 }
 END_TEST
 
+/* A task record as the kernel writes it: the bytes of one exec, then a fork and an exit. */
+static void task_head(unsigned char *b, unsigned int kind, int pid, int tid)
+{
+	memset(b, 0, IPP_TASK_REC_SIZE);
+	b[0] = 1;				/* version 1 */
+	b[2] = IPP_TASK_REC_SIZE & 0xff;	/* size 296 */
+	b[3] = IPP_TASK_REC_SIZE >> 8;
+	b[4] = IPP_FDID_TASK;
+	b[5] = (unsigned char)kind;
+	memcpy(b + 8, &pid, 4);
+	memcpy(b + 12, &tid, 4);
+}
+
+START_TEST(task_bytes)
+{
+	unsigned char buf[IPP_TASK_REC_SIZE + 8], *b = buf + 1;
+	struct ipp_task_rec r;
+	int child = 303;
+
+	ck_assert_uint_eq(IPP_TASK_REC_SIZE, 296);
+	ck_assert_str_eq(ipp_fdid_rec__what_name(IPP_FDID_TASK), "task");
+	/* exec of /usr/bin/true by 100: unaligned, and padded as the ring pads RAW data */
+	task_head(b, IPP_TASK_REC_EXEC, 100, 100);
+	memcpy(b + 40, "/usr/bin/true", 14);
+	ck_assert_uint_eq(ipp_krec__what(b, IPP_TASK_REC_SIZE), IPP_FDID_TASK);
+	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE + 7, &r), 0);
+	ck_assert_uint_eq(r.kind, IPP_TASK_REC_EXEC);
+	ck_assert_int_eq(r.pid, 100);
+	ck_assert_int_eq(r.tid, 100);
+	ck_assert_str_eq(r.filename, "/usr/bin/true");
+	/* fork of 303 by thread 101 of 100: a comm of 16 bytes with no NUL is cut at 15 */
+	task_head(b, IPP_TASK_REC_FORK, 100, 101);
+	memcpy(b + 16, &child, 4);
+	memcpy(b + 24, "abcdefghijklmnop", 16);
+	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE, &r), 0);
+	ck_assert_uint_eq(r.kind, IPP_TASK_REC_FORK);
+	ck_assert_int_eq(r.tid, 101);
+	ck_assert_int_eq(r.child_tid, 303);
+	ck_assert_str_eq(r.comm, "abcdefghijklmno");
+	/* a filename that fills its field is cut too */
+	task_head(b, IPP_TASK_REC_EXIT, 100, 100);
+	memset(b + 40, 'x', IPP_TASK_REC_FILENAME);
+	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE, &r), 0);
+	ck_assert_uint_eq(strlen(r.filename), IPP_TASK_REC_FILENAME - 1);
+	/* short, an unknown kind, another version, another record */
+	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE - 1, &r), -EPROTO);
+	b[5] = 3;
+	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE, &r), -EPROTO);
+	b[5] = IPP_TASK_REC_EXIT;
+	b[0] = 2;
+	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE, &r), -ENOTSUP);
+	ck_assert_int_eq(ipp_task_rec__parse(naps_sched, sizeof(naps_sched), &r), -EPROTO);
+}
+END_TEST
+
 static Suite *fdid_rec_suite(void)
 {
 	Suite *s = suite_create("fdid-rec");
@@ -461,6 +517,7 @@ static Suite *fdid_rec_suite(void)
 	tcase_add_test(tc, call_bytes);
 	tcase_add_test(tc, sched_bytes);
 	tcase_add_test(tc, sum_bytes);
+	tcase_add_test(tc, task_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -475,3 +532,4 @@ int main(void)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+

@@ -244,8 +244,9 @@ int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_st
 }
 
 /*
- * A command's exec: its calls are paired from here on, as its events
- * switch on at exec (the exec's own exit comes without its enter).
+ * A target's exec: its task record, when the session takes them; a
+ * command's calls are paired from here on, as its events switch on at
+ * exec (the exec's own exit comes without its enter).
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -253,6 +254,7 @@ int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 	__u32 tgid = BPF_CORE_READ(p, tgid), zero = 0;
 	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
 
+	task_record(ctx, IPP_TASK_REC_EXEC, p, tgid, NULL, BPF_CORE_READ(bprm, filename));
 	if (v && *v == TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
 	/* its close-on-exec fds were closed just now: every fd's sums, before the exec's record */

@@ -18,6 +18,7 @@
 #include "call-rec.h"
 #include "sched-rec.h"
 #include "sum-rec.h"
+#include "task-rec.h"
 
 /*
  * The kernel loads programs that use bpf_probe_read_kernel() and
@@ -39,6 +40,8 @@ const volatile bool pair_switches = false;
 /* Count each target thread's switches and wakeups in the kernel (sched_tot). */
 const volatile bool count_sched = false;
 const volatile __u32 exclude_tgid = 0;	/* with trace_all: the tracer's own calls are not paired */
+/* A task record at each fork, exec and exit of a target (with pair_calls: calls_stopped ends them). */
+const volatile bool task_records = false;
 /* Set by the loader at the end of a session: no more call records. */
 volatile bool calls_stopped = false;
 /* ... and no more counting of switches and wakeups: userspace reads sched_tot. */
@@ -309,6 +312,35 @@ static __always_inline bool is_target(void)
 	if (trace_all)
 		return true;
 	return maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid);
+}
+
+/*
+ * A task record (task-rec.h) of @kind for the thread @t, of tgid @tgid
+ * (for a fork: the parent; a target, or every task with trace_all), in
+ * place of the sched_process_* sample: into the CPU's ring, lost like one
+ * when it has no room (a LOST record says so).
+ */
+static __always_inline void task_record(void *ctx, __u8 kind, struct task_struct *t, __u32 tgid,
+					 struct task_struct *child, const char *filename)
+{
+	struct ipp_task_rec r = {
+		.version = IPP_FDID_REC_VERSION, .size = sizeof(r), .what = IPP_FDID_TASK,
+		.kind = kind, .pid = (__s32)tgid, .tid = BPF_CORE_READ(t, pid),
+	};
+
+	if (!task_records || calls_stopped || (trace_all && tgid == exclude_tgid && exclude_tgid))
+		return;
+	if (!trace_all && !(maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid)))
+		return;
+	if (child) {
+		r.child_tid = BPF_CORE_READ(child, pid);
+		bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), child->comm);
+	} else if (filename) {
+		bpf_probe_read_kernel_str(r.filename, sizeof(r.filename), filename);
+	} else {
+		bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), t->comm);
+	}
+	bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r));
 }
 
 /* A target whose calls are paired: not a command still before its exec (callers check calls_stopped). */

@@ -94,7 +94,7 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 	const char *name = bpf_program__name(p);
 
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit"))
-		return k->rodata->follow_forks && !k->rodata->trace_all;
+		return (k->rodata->follow_forks && !k->rodata->trace_all) || k->rodata->task_records;
 	if (!strcmp(name, "call_switch"))
 		return k->rodata->pair_switches;
 	return true;
@@ -195,6 +195,7 @@ static int keep_logs(struct ipp_bpf *b, int o)
 	(dst)->pair_switches = (src)->pair_switches;		\
 	(dst)->count_sched = (src)->count_sched;		\
 	(dst)->exclude_tgid = (src)->exclude_tgid;		\
+	(dst)->task_records = (src)->task_records;		\
 	(dst)->nr_exit = (src)->nr_exit;			\
 	(dst)->nr_exit_group = (src)->nr_exit_group;		\
 	(dst)->nr_rt_sigreturn = (src)->nr_rt_sigreturn;	\
@@ -218,6 +219,7 @@ static void set_fdid_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 		r->exclude_tgid = (uint32_t)opts->exclude_tgid;
 	b->counts_sched = IPP_OPTS_HAS(opts, count_sched) && opts->count_sched && b->pairs;
 	r->count_sched = b->counts_sched;
+	r->task_records = b->pairs && IPP_OPTS_HAS(opts, task_records) && opts->task_records;
 	r->nr_exit = SYS_exit;
 	r->nr_exit_group = SYS_exit_group;
 	r->nr_rt_sigreturn = SYS_rt_sigreturn;
@@ -649,6 +651,11 @@ int ipp_bpf__seed_thread(struct ipp_bpf *b, pid_t tid, pid_t tgid, pid_t root,
 bool ipp_bpf__counts_sched(const struct ipp_bpf *b)
 {
 	return b->counts_sched;
+}
+
+bool ipp_bpf__task_records(const struct ipp_bpf *b)
+{
+	return b->skel->rodata->task_records;
 }
 
 int ipp_bpf__for_each_sched(const struct ipp_bpf *b,

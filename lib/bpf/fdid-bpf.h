@@ -78,6 +78,12 @@ struct ipp_bpf_opts {
 	 * all_tasks, user_follow or io_records; ipp_bpf__sums() says.
 	 */
 	bool agg_calls;
+	/*
+	 * With pair_calls: a task record (struct ipp_task_rec) at each fork,
+	 * exec and exit of a target, in place of the sched_process_fork/exec/
+	 * exit samples, which the session then need not open.
+	 */
+	bool task_records;
 };
 #define IPP_BPF_OPTS(NAME, ...) \
 	struct ipp_bpf_opts NAME = { .sz = sizeof(struct ipp_bpf_opts), __VA_ARGS__ }
@@ -164,6 +170,8 @@ int ipp_bpf__seed_thread(struct ipp_bpf *b, pid_t tid, pid_t tgid, pid_t root,
 
 /* Whether @b counts the threads' switches and wakeups (opts.count_sched). */
 bool ipp_bpf__counts_sched(const struct ipp_bpf *b);
+/* Whether @b writes the targets' task records (opts.task_records, with the calls paired). */
+bool ipp_bpf__task_records(const struct ipp_bpf *b);
 
 /*
  * Call @cb for each thread whose counts are still in the map: alive at the

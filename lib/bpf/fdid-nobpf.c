@@ -111,6 +111,11 @@ bool ipp_bpf__counts_sched(const struct ipp_bpf *b)
 	return false;
 }
 
+bool ipp_bpf__task_records(const struct ipp_bpf *b)
+{
+	return false;
+}
+
 int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
 			    int (*cb)(void *ctx, uint32_t tid, const struct ipp_sched_slot *t),
 			    void *ctx)

@@ -498,7 +498,8 @@ int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
 /*
  * A new process of a target is a target from its first instruction: a
  * child that lives less than a millisecond would be gone before userspace
- * could add it. Threads need nothing: they share the tgid.
+ * could add it. Threads need nothing: they share the tgid. First the
+ * fork's task record, when the session takes them.
  */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
@@ -506,6 +507,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u32 *v, val;
 
+	task_record(ctx, IPP_TASK_REC_FORK, parent, ptgid, child, NULL);
 	if (trace_all || !follow_forks || ptgid == ctgid ||
 	    !(v = bpf_map_lookup_elem(&targets, &ptgid)))
 		return 0;
@@ -518,13 +520,14 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* The last thread of a target process exited: its pid may be reused. */
+/* A target's thread exited (its task record); the last one: its pid may be reused. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *task)
 {
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
-	if (trace_all || BPF_CORE_READ(task, signal, live.counter) != 0)
+	task_record(ctx, IPP_TASK_REC_EXIT, task, tgid, NULL, NULL);
+	if (trace_all || !follow_forks || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
 	/*
 	 * before its fds close (exit_files() comes after this tracepoint): their
