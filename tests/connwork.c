@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 {
 	char sock[4096];
 	long n;
-	int lfd, st;
+	int lfd = -1, st;
 	pid_t srv;
 	FILE *f;
 
