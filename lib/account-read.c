@@ -104,6 +104,10 @@ void ipp_rowsum__add(struct ipp_rowsum *s, const struct ipp_rowref *r)
 
 	add_side(&s->rd, &c->rd);
 	add_side(&s->wr, &c->wr);
+	if (r->packed[0])
+		ipp_hist_merge_packed(s->rd.hist, r->packed[0]);
+	if (r->packed[1])
+		ipp_hist_merge_packed(s->wr.hist, r->packed[1]);
 	if (c->first_ns && (!s->first_ns || c->first_ns < s->first_ns))
 		s->first_ns = c->first_ns;
 	if (c->last_ns > s->last_ns)
@@ -175,7 +179,8 @@ struct ipp_rowref *ipp_rows__held(struct ipcperf_stats *st, size_t *nr)
 		const struct foldrow *f = &st->folds[i];
 
 		v[k++] = (struct ipp_rowref){ .inc = SIZE_MAX, .pid = f->pid, .fd = f->fd,
-					      .id = &f->id, .c = &f->c };
+					      .id = &f->id, .c = &f->c,
+					      .packed = { f->packed[0], f->packed[1] } };
 	}
 	if (k > 1)
 		qsort(v, k, sizeof(*v), cmp_rowref);
@@ -185,39 +190,76 @@ struct ipp_rowref *ipp_rows__held(struct ipcperf_stats *st, size_t *nr)
 
 /* ------------------------------------------------------------------ folding */
 
-static int cmp_fold(const void *key, const void *elem)
+static size_t fold_hash(pid_t pid, int fd, const char *object)
 {
-	const struct foldrow *k = key, *e = elem;
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
 
-	if (k->pid != e->pid)
-		return k->pid < e->pid ? -1 : 1;
-	if (k->fd != e->fd)
-		return k->fd < e->fd ? -1 : 1;
-	return strcmp(k->id.object, e->id.object);
+	h = (h ^ (uint32_t)pid) * 1099511628211ull;
+	h = (h ^ (uint32_t)fd) * 1099511628211ull;
+	for (const char *c = object; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	return (size_t)h;
 }
 
-/* The folded row of (@pid, @fd, @id's object), made when new. NULL: no memory. */
+/* Index fold @i in the hash (slots hold index + 1, 0 free; at most half full). */
+static void fold_index(struct ipcperf_stats *st, size_t i)
+{
+	const struct foldrow *f = &st->folds[i];
+	size_t h = fold_hash(f->pid, f->fd, f->id.object) & (st->cap_fold_idx - 1);
+
+	while (st->fold_idx[h])
+		h = (h + 1) & (st->cap_fold_idx - 1);
+	st->fold_idx[h] = i + 1;
+}
+
+/* Room in the hash for one more fold. @return 0 or -ENOMEM. */
+static int fold_room(struct ipcperf_stats *st)
+{
+	size_t cap = st->cap_fold_idx ? st->cap_fold_idx : 64;
+	size_t *idx;
+
+	if (2 * (st->nr_folds + 1) <= st->cap_fold_idx)
+		return 0;
+	while (2 * (st->nr_folds + 1) > cap)
+		cap *= 2;
+	idx = calloc(cap, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	free(st->fold_idx);
+	st->fold_idx = idx;
+	st->cap_fold_idx = cap;
+	for (size_t i = 0; i < st->nr_folds; i++)
+		fold_index(st, i);
+	return 0;
+}
+
+/*
+ * The folded row of (@pid, @fd, @id's object), made when new (the folds
+ * are in the order they were made; the row walk sorts). NULL: no memory.
+ */
 static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
 				const struct ipp_ident *id)
 {
-	struct foldrow key = { .pid = pid, .fd = fd, .id = *id };
-	size_t at;
+	size_t h;
 
-	if (ipp_bsearch_at(&key, st->folds, st->nr_folds, sizeof(*st->folds), cmp_fold, &at))
-		return &st->folds[at];
-	if (ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0)
+	if (fold_room(st) < 0 ||
+	    ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0)
 		return NULL;
-	memmove(&st->folds[at + 1], &st->folds[at], (st->nr_folds - at) * sizeof(*st->folds));
-	st->folds[at] = key;
-	st->nr_folds++;
-	return &st->folds[at];
+	h = fold_hash(pid, fd, id->object) & (st->cap_fold_idx - 1);
+	for (; st->fold_idx[h]; h = (h + 1) & (st->cap_fold_idx - 1)) {
+		struct foldrow *f = &st->folds[st->fold_idx[h] - 1];
+
+		if (f->pid == pid && f->fd == fd && strcmp(f->id.object, id->object) == 0)
+			return f;
+	}
+	st->folds[st->nr_folds] = (struct foldrow){ .pid = pid, .fd = fd, .id = *id };
+	st->fold_idx[h] = ++st->nr_folds;
+	return &st->folds[st->nr_folds - 1];
 }
 
 /* @src's counts into @dst; its histogram taken over or merged and freed. */
-static void fold_side(struct side *dst, struct side *src)
+static void fold_side(struct side *dst, struct ipp_hist_packed **ph, struct side *src)
 {
-	struct ipp_hist *h = dst->hist;
-
 	dst->ops += src->ops;
 	dst->bytes += src->bytes;
 	dst->errors += src->errors;
@@ -225,23 +267,35 @@ static void fold_side(struct side *dst, struct side *src)
 	dst->msgs += src->msgs;
 	dst->mv_ops += src->mv_ops;
 	dst->mv_bytes += src->mv_bytes;
-	if (src->hist && h) {
-		ipp_hist_merge(h, src->hist);
+	if (!src->hist)
+		return;
+	/* The row's histogram is packed (*@ph), or dense (dst->hist) if packing had no memory. */
+	if (*ph) {
+		ipp_hist_merge_packed(src->hist, *ph);
+		free(*ph);
+		*ph = NULL;
+	}
+	if (dst->hist) {
+		ipp_hist_merge(dst->hist, src->hist);
 		free(src->hist);
-	} else if (src->hist) {
+	} else if (src->hist->count && !(*ph = ipp_hist_pack(src->hist))) {
 		dst->hist = src->hist;
+	} else {
+		free(src->hist);
 	}
 	src->hist = NULL;
 }
 
-static void fold_counts(struct inccount *dst, struct inccount *src)
+static void fold_counts(struct foldrow *f, struct inccount *src)
 {
+	struct inccount *dst = &f->c;
+
 	if (src->first_ns && (!dst->first_ns || src->first_ns < dst->first_ns))
 		dst->first_ns = src->first_ns;
 	if (src->last_ns > dst->last_ns)
 		dst->last_ns = src->last_ns;
-	fold_side(&dst->rd, &src->rd);
-	fold_side(&dst->wr, &src->wr);
+	fold_side(&dst->rd, &f->packed[0], &src->rd);
+	fold_side(&dst->wr, &f->packed[1], &src->wr);
 }
 
 /* Incarnation @inc retires: its counts into its row, or gone if no row would show it. */
@@ -257,7 +311,7 @@ static void retire(void *ctx, size_t inc, const struct ipp_inc *in, const struct
 	else
 		f = fold_row(st, in->pid, in->fd, id);
 	if (f && c)
-		fold_counts(&f->c, c);
+		fold_counts(f, c);
 	if (c) {
 		free(c->rd.hist);
 		free(c->wr.hist);

@@ -63,6 +63,15 @@ static void free_hists(struct inccount *c)
 	free(c->wr.hist);
 }
 
+/* A fold's histograms, dense or packed: freed and NULL. */
+static void free_fold(struct foldrow *f)
+{
+	free_hists(&f->c);
+	free(f->packed[0]);
+	free(f->packed[1]);
+	f->packed[0] = f->packed[1] = NULL;
+}
+
 void ipcperf_stats__delete(struct ipcperf_stats *st)
 {
 	if (!st)
@@ -74,8 +83,9 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 		free_hists(&st->counts[i]);
 	free(st->counts);
 	for (size_t i = 0; i < st->nr_folds; i++)
-		free_hists(&st->folds[i].c);
+		free_fold(&st->folds[i]);
 	free(st->folds);
+	free(st->fold_idx);
 	free(st->threads);
 	ipp_settleq__fini(&st->calls);
 	ipp_callfds__fini(&st->every);
@@ -634,7 +644,7 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 		memset(c, 0, sizeof(*c));
 	}
 	for (size_t i = 0; i < st->nr_folds; i++) {
-		free_hists(&st->folds[i].c);
+		free_fold(&st->folds[i]);
 		memset(&st->folds[i].c, 0, sizeof(st->folds[i].c));
 	}
 	for (size_t i = 0; i < st->nr_procs; i++) {

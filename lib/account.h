@@ -38,7 +38,8 @@ struct foldrow {
 	pid_t pid;
 	int fd;
 	struct ipp_ident id;	/* valid: exact, or a /proc answer that held */
-	struct inccount c;
+	struct inccount c;	/* its histograms NULL unless packing them had no memory */
+	struct ipp_hist_packed *packed[2];	/* the read and write latencies, packed */
 };
 
 struct scstat {
@@ -82,8 +83,10 @@ struct ipcperf_stats {
 	struct ipp_peercache *peercache;	/* groups.c: the peers /proc was asked about */
 	struct inccount *counts;	/* by incarnation */
 	size_t nr_counts, cap_counts;
-	struct foldrow *folds;	/* sorted by (pid, fd, object) */
+	struct foldrow *folds;	/* in the order they were made */
 	size_t nr_folds, cap_folds;
+	size_t *fold_idx;	/* hash of (pid, fd, object): fold index + 1, 0 free */
+	size_t cap_fold_idx;	/* a power of two, at least twice nr_folds */
 	size_t sweep_at;	/* closed incarnations that make the next sweep */
 	struct thread *threads;
 	size_t nr_threads, cap_threads;

@@ -20,6 +20,7 @@ struct ipp_rowref {
 	int fd;
 	const struct ipp_ident *id;
 	const struct inccount *c;	/* NULL: none yet */
+	const struct ipp_hist_packed *packed[2];	/* a fold's read and write latencies */
 };
 
 /*

@@ -244,6 +244,40 @@ void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
 			bucket_add(dst, i, src->bucket[i]);
 }
 
+struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h)
+{
+	struct ipp_hist_packed *p;
+	unsigned int first, last;
+
+	errno = 0;
+	if (!h->count)
+		return NULL;
+	first = ipp_hist_index(h->min);
+	last = ipp_hist_index(h->max);
+	p = malloc(sizeof(*p) + (last - first + 1) * sizeof(p->bucket[0]));
+	if (!p)
+		return NULL;
+	*p = (struct ipp_hist_packed){
+		.count = h->count, .sum_lo = h->sum_lo, .sum_hi = h->sum_hi, .min = h->min,
+		.max = h->max, .bucketed = h->bucketed, .saturated = h->saturated,
+		.first = first, .n = last - first + 1,
+	};
+	memcpy(p->bucket, &h->bucket[first], p->n * sizeof(p->bucket[0]));
+	return p;
+}
+
+void ipp_hist_merge_packed(struct ipp_hist *dst, const struct ipp_hist_packed *src)
+{
+	if (!src->count)
+		return;
+	add_totals(dst, src->count, src->sum_lo, src->sum_hi, src->min, src->max);
+	if (src->saturated)
+		dst->saturated = true;
+	for (unsigned int i = 0; i < src->n; i++)
+		if (src->bucket[i])
+			bucket_add(dst, src->first + i, src->bucket[i]);
+}
+
 /* ---------------------------------------------------------------- public */
 
 /* The public face of a histogram is the histogram itself (ipp_as_hist()). */

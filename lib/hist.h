@@ -95,6 +95,24 @@ void ipp_hist_add_buckets(struct ipp_hist *h, uint64_t n, uint64_t sum, uint64_t
 /* Add every sample of @src to @dst, as if each had been ipp_hist_add()ed. */
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src);
 
+/*
+ * A histogram kept small: its totals and only the buckets from its least
+ * sample's to its largest's (a row's calls span a few octaves: some
+ * hundred bytes, not the ~7.7 KB of struct ipp_hist). For what is kept
+ * long and read rarely (closed fds' rows, account-read.c).
+ */
+struct ipp_hist_packed {
+	uint64_t count, sum_lo, sum_hi, min, max, bucketed;
+	bool saturated;
+	unsigned int first, n;		/* bucket[i] is bucket first + i */
+	uint32_t bucket[];
+};
+
+/* @h packed, or NULL (no memory, errno ENOMEM; or @h empty, errno 0). Free with free(). */
+struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h);
+/* Add every sample of @src to @dst, as ipp_hist_merge() would. */
+void ipp_hist_merge_packed(struct ipp_hist *dst, const struct ipp_hist_packed *src);
+
 /* Bucket index of value @v, in [0, IPP_HIST_BUCKETS). */
 unsigned int ipp_hist_index(uint64_t v);
 /* Smallest and largest value of bucket @idx (< IPP_HIST_BUCKETS). */
