@@ -57,6 +57,7 @@ static void add_side(struct side *dst, const struct side *src)
 	dst->errors += src->errors;
 	dst->time_ns += src->time_ns;
 	dst->msgs += src->msgs;
+	dst->again += src->again;
 	if (src->hist)
 		ipp_hist_merge(dst->hist, src->hist);
 }
@@ -78,6 +79,7 @@ static void io_of(const struct side *sd, struct ipcperf_io *io)
 	io->errors = sd->errors;
 	io->time_ns = sd->time_ns;
 	io->msgs = sd->msgs;
+	io->again = sd->again;
 	lat_of(sd->hist, &io->lat_ns);
 }
 

@@ -250,6 +250,8 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 		if (sd->hist)
 			ipp_hist_add(sd->hist, dur);
 	}
+	if (ev->ret == -EAGAIN)
+		sd->again++;	/* a refusal, and an error */
 	if (ev->ret < 0)
 		sd->errors++;
 	else if (ev->ret_is_msgs)

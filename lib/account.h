@@ -20,6 +20,7 @@
  */
 struct side {
 	uint64_t ops, bytes, errors, time_ns, msgs;
+	uint64_t again;		/* refused with EAGAIN: also in errors */
 	struct ipp_hist *hist;
 };
 

@@ -19,6 +19,7 @@
 #define NR(name) __NR_##name
 #define IO IPCPERF_EV_IO
 #define FDS IPCPERF_EV_FDS
+#define WAITS IPCPERF_EV_WAITS
 #define NEVER IPP_CLOEXEC_NEVER
 #define NOFLAG IPP_CLOEXEC_UNKNOWN
 
@@ -87,6 +88,15 @@ const struct ipp_scdesc ipp_syscalls[] = {
 	FDC(memfd_create, FD_NEW, -1, NEW, 1, MFD_CLOEXEC),
 	/* always close-on-exec: the kernel's record says so */
 	FDC(pidfd_open, FD_NEW, -1, NEW, NOFLAG, 0),
+	/* an event loop's calls: the fds each epoll fd watches, and its waits (flows) */
+	SC(epoll_ctl, FD_OTHER, 0, -1, false, WAITS),
+#ifdef __NR_epoll_wait
+	SC(epoll_wait, WAIT, 0, -1, false, WAITS),
+#endif
+	SC(epoll_pwait, WAIT, 0, -1, false, WAITS),
+#ifdef __NR_epoll_pwait2
+	SC(epoll_pwait2, WAIT, 0, -1, false, WAITS),
+#endif
 };
 const size_t ipp_nr_syscalls = IPP_ARRAY_SIZE(ipp_syscalls);
 

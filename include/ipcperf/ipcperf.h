@@ -78,7 +78,8 @@ enum ipcperf_sc_class {
 	IPCPERF_SC_FD_PAIR,	/**< creates two fds in user memory: pipe2, socketpair */
 	IPCPERF_SC_FD_DUP2,	/**< makes args[1] a copy of args[0]: dup2, dup3 */
 	IPCPERF_SC_FD_CLOSE,	/**< close */
-	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands) */
+	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands), epoll_ctl */
+	IPCPERF_SC_WAIT,	/**< waits for fds to be ready: epoll_wait, epoll_pwait, epoll_pwait2 (since 0.2) */
 };
 
 /** Bytes of a task's name (comm) with its NUL: the kernel's TASK_COMM_LEN. Since 0.2. */
@@ -295,7 +296,13 @@ enum ipcperf_event_set {
 	 * (see libipcperf-session(3)). Since 0.2.
 	 */
 	IPCPERF_EV_SCHED_TOTALS = 1u << 7,
-	IPCPERF_EV__ALL = 0xff,
+	/**
+	 * The calls of an event loop: epoll_ctl (which fds each epoll fd
+	 * watches) and epoll_wait, epoll_pwait, epoll_pwait2 (the waits), for
+	 * flows to put the time waited on the fds that became ready. Since 0.2.
+	 */
+	IPCPERF_EV_WAITS = 1u << 8,
+	IPCPERF_EV__ALL = 0x1ff,
 };
 
 /**
@@ -905,6 +912,11 @@ struct ipcperf_io {
 	uint64_t time_ns;	/**< total time in the calls */
 	struct ipcperf_lat lat_ns;
 	uint64_t msgs;		/**< sendmmsg/recvmmsg: messages moved (their bytes are unknown) */
+	/**
+	 * Calls refused with EAGAIN (EWOULDBLOCK): a non-blocking fd found
+	 * empty (read) or full (write). Also counted in errors. Since 0.2.
+	 */
+	uint64_t again;
 };
 
 /** One row per (process, fd, object): an fd reused for another object is another row. */
@@ -1127,7 +1139,8 @@ struct ipcperf_stats_events_opts {
  * I/O and fd calls at the end of a live run): the I/O and fd calls, through
  * raw_syscalls with a kernel filter unless recording (half the cost of their
  * own tracepoints on recent kernels), or every syscall; scheduling and task
- * events; switch records for flows; kernel-counted scheduling totals unless
+ * events; switch records for flows; the epoll calls (IPCPERF_EV_WAITS) for
+ * flows and recordings; kernel-counted scheduling totals unless
  * there is a running view. Pure. Since 0.2.
  * @return the enum ipcperf_event_set bits (> 0); -EINVAL (bad sz).
  */
@@ -1282,6 +1295,20 @@ struct ipcperf_flow {
 	 * and a server talking both ways) is cut at its smallest pid.
 	 */
 	unsigned stage;
+	/**
+	 * Since 0.2, non-blocking ends: writes refused with EAGAIN (the channel
+	 * was full) and reads that found it empty (EAGAIN).
+	 */
+	uint64_t write_again, read_again;
+	/**
+	 * Since 0.2, event loops (IPCPERF_EV_WAITS): the time asleep in
+	 * epoll waits that ended with this channel ready, and how many such
+	 * waits. A wait is put on each fd of its epoll set that its thread
+	 * then wrote (write side) or read (read side) first, before its next
+	 * wait: the writer waited for room, the reader for bytes.
+	 */
+	uint64_t write_wait_ns, read_wait_ns;
+	uint64_t write_waits, read_waits;
 };
 
 /**
