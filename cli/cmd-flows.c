@@ -121,8 +121,10 @@ int flows_run(const struct flows_opts *o)
 {
 	struct flows_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
+	/* The default events, and an event loop's epoll calls (where its waits go). */
 	struct cli_run run = { .setup = flows_setup, .ctx = &c, .progress = "ipcperf flows",
-			       .live = o->quiet ? NULL : "ipcperf flows" };
+			       .live = o->quiet ? NULL : "ipcperf flows",
+			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS };
 	bool failed = false;
 
 	cli_set_wide(o->wide);
