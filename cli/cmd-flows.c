@@ -176,11 +176,14 @@ const struct cli_command cli_cmd_flows = {
 		"reads it out, the bytes, MB/s over the capture, the wire time (from the start of\n"
 		"a write to the end of the read that took its bytes: p50, p99), the most bytes\n"
 		"queued in the channel against its capacity, the time writers and readers slept\n"
-		"inside their calls, and a verdict:\n"
-		"  backpressure      writers' blocked time W > 2 x readers' R, and W >= 1 ms\n"
+		"inside their calls or in epoll waits for it, and a verdict:\n"
+		"  backpressure      writers' waits W > 2 x readers' R, and W >= 1 ms\n"
 		"                    (the consumer is slow: writers wait on a full channel)\n"
 		"  consumer-starved  R > 2 x W, and R >= 1 ms (the producer is slow)\n"
-		"  balanced          otherwise\n"
+		"  balanced          otherwise; for non-blocking ends (refused with EAGAIN\n"
+		"                    or waiting in epoll), backpressure when writes were\n"
+		"                    refused > 2 x as often as reads or the channel sat full,\n"
+		"                    consumer-starved when reads were refused > 2 x as often\n"
 		"  idle              no byte went in or out (whatever W and R)\n\n"
 		"Options:\n",
 	.epilog =
