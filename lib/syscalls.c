@@ -88,8 +88,12 @@ const struct ipp_scdesc ipp_syscalls[] = {
 	FDC(memfd_create, FD_NEW, -1, NEW, 1, MFD_CLOEXEC),
 	/* always close-on-exec: the kernel's record says so */
 	FDC(pidfd_open, FD_NEW, -1, NEW, NOFLAG, 0),
-	/* an event loop's calls: the fds each epoll fd watches, and its waits (flows) */
-	SC(epoll_ctl, FD_OTHER, 0, -1, false, WAITS),
+	/*
+	 * An event loop's calls (flows): the fds each epoll fd watches, and
+	 * the waits. poll and select take no fd argument (their sets are in
+	 * user memory).
+	 */
+	SC(epoll_ctl, OTHER, 0, -1, false, WAITS),
 #ifdef __NR_epoll_wait
 	SC(epoll_wait, WAIT, 0, -1, false, WAITS),
 #endif
@@ -97,6 +101,14 @@ const struct ipp_scdesc ipp_syscalls[] = {
 #ifdef __NR_epoll_pwait2
 	SC(epoll_pwait2, WAIT, 0, -1, false, WAITS),
 #endif
+#ifdef __NR_poll
+	SC(poll, WAIT, -1, -1, false, WAITS),
+#endif
+	SC(ppoll, WAIT, -1, -1, false, WAITS),
+#ifdef __NR_select
+	SC(select, WAIT, -1, -1, false, WAITS),
+#endif
+	SC(pselect6, WAIT, -1, -1, false, WAITS),
 };
 const size_t ipp_nr_syscalls = IPP_ARRAY_SIZE(ipp_syscalls);
 

@@ -20,6 +20,12 @@ struct epset {
 	struct fdset fds;
 };
 
+/* A process's fds whose last write was refused (EAGAIN): they wait for room. */
+struct refused {
+	pid_t pid;
+	struct fdset fds;
+};
+
 /* A thread's last wait that returned ready fds, and the fds served since. */
 struct twait {
 	pid_t tid, pid;
@@ -34,6 +40,8 @@ struct ipp_waits {
 	size_t nr_sets, cap_sets;
 	struct twait *threads;	/* ascending by tid */
 	size_t nr_threads, cap_threads;
+	struct refused *refused;
+	size_t nr_refused, cap_refused;
 };
 
 struct ipp_waits *ipp_waits__new(void)
@@ -49,6 +57,9 @@ void ipp_waits__delete(struct ipp_waits *w)
 		free(w->sets[i].fds.v);
 	for (size_t i = 0; i < w->nr_threads; i++)
 		free(w->threads[i].served.v);
+	for (size_t i = 0; i < w->nr_refused; i++)
+		free(w->refused[i].fds.v);
+	free(w->refused);
 	free(w->sets);
 	free(w->threads);
 	free(w);
@@ -124,6 +135,21 @@ static void drop_set(struct ipp_waits *w, struct epset *e)
 	*e = w->sets[--w->nr_sets];
 }
 
+static struct fdset *refused_of(struct ipp_waits *w, pid_t pid, bool create)
+{
+	struct refused *r;
+
+	for (size_t i = 0; i < w->nr_refused; i++)
+		if (w->refused[i].pid == pid)
+			return &w->refused[i].fds;
+	if (!create || ipp_grow((void **)&w->refused, &w->cap_refused, w->nr_refused + 1,
+				sizeof(*w->refused)) < 0)
+		return NULL;
+	r = &w->refused[w->nr_refused++];
+	*r = (struct refused){ .pid = pid };
+	return &r->fds;
+}
+
 static struct twait *get_thread(struct ipp_waits *w, pid_t tid, bool create)
 {
 	size_t lo = 0, hi = w->nr_threads;
@@ -158,8 +184,8 @@ static bool is_epoll_create(const struct ipcperf_syscall *ev)
 
 bool ipp_waits__follows(const struct ipcperf_syscall *ev)
 {
-	return ev->name && (ev->cls == IPCPERF_SC_WAIT || ev->cls == IPCPERF_SC_FD_CLOSE ||
-			    is_epoll_create(ev) || !strcmp(ev->name, "epoll_ctl"));
+	return ev->cls == IPCPERF_SC_WAIT || ev->cls == IPCPERF_SC_FD_CLOSE ||
+	       (ev->name && (is_epoll_create(ev) || !strcmp(ev->name, "epoll_ctl")));
 }
 
 static void on_ctl(struct ipp_waits *w, const struct ipcperf_syscall *ev)
@@ -181,6 +207,10 @@ static void on_ctl(struct ipp_waits *w, const struct ipcperf_syscall *ev)
 /* A close: an epoll fd's set goes; a watched fd leaves the sets of its process. */
 static void on_close(struct ipp_waits *w, const struct ipcperf_syscall *ev)
 {
+	struct fdset *r = refused_of(w, ev->pid, false);
+
+	if (r)
+		fdset_del(r, ev->fd);
 	for (size_t i = 0; i < w->nr_sets; i++) {
 		struct epset *e = &w->sets[i];
 
@@ -234,20 +264,40 @@ void ipp_waits__call(struct ipp_waits *w, const struct ipcperf_syscall *ev)
 	}
 }
 
+/* Whether the read or write @ev is the first on its fd since its thread's wait, which watched it. */
+static bool served(struct ipp_waits *w, const struct ipcperf_syscall *ev, bool room,
+		   uint64_t *blocked_ns)
+{
+	struct twait *t = get_thread(w, ev->tid, false);
+	struct epset *e;
+
+	if (!t || !t->active || t->pid != ev->pid || fdset_has(&t->served, ev->fd))
+		return false;
+	e = t->epfd >= 0 ? get_set(w, t->pid, t->epfd, false) : NULL;
+	/* poll, select, a set made before the capture (never created): any fd */
+	if (e && e->known && !fdset_has(&e->fds, ev->fd))
+		return false;
+	/* the thread did something with the fd: a later call is not this wait's */
+	fdset_add(&t->served, ev->fd);
+	*blocked_ns = t->blocked_ns;
+	/* a writer waits for room only once it was refused */
+	return ev->cls == IPCPERF_SC_READ || room;
+}
+
 bool ipp_waits__served(struct ipp_waits *w, const struct ipcperf_syscall *ev,
 		       uint64_t *blocked_ns)
 {
-	struct twait *t = w ? get_thread(w, ev->tid, false) : NULL;
-	struct epset *e;
+	struct fdset *r;
+	bool room, yes;
 
-	if (!t || !t->active || t->pid != ev->pid || ev->fd < 0 ||
-	    fdset_has(&t->served, ev->fd))
+	if (!w || ev->fd < 0)
 		return false;
-	e = get_set(w, t->pid, t->epfd, false);
-	/* a set made before the capture (never created, only added to): any fd */
-	if (e && e->known && !fdset_has(&e->fds, ev->fd))
-		return false;
-	fdset_add(&t->served, ev->fd);
-	*blocked_ns = t->blocked_ns;
-	return true;
+	r = refused_of(w, ev->pid, ev->cls == IPCPERF_SC_WRITE && ev->ret == -EAGAIN);
+	room = r && fdset_has(r, ev->fd);
+	yes = served(w, ev, room, blocked_ns);
+	if (r && ev->cls == IPCPERF_SC_WRITE && ev->ret == -EAGAIN)
+		fdset_add(r, ev->fd);
+	else if (r && ev->cls == IPCPERF_SC_WRITE)
+		fdset_del(r, ev->fd);
+	return yes;
 }

@@ -78,8 +78,8 @@ enum ipcperf_sc_class {
 	IPCPERF_SC_FD_PAIR,	/**< creates two fds in user memory: pipe2, socketpair */
 	IPCPERF_SC_FD_DUP2,	/**< makes args[1] a copy of args[0]: dup2, dup3 */
 	IPCPERF_SC_FD_CLOSE,	/**< close */
-	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands), epoll_ctl */
-	IPCPERF_SC_WAIT,	/**< waits for fds to be ready: epoll_wait, epoll_pwait, epoll_pwait2 (since 0.2) */
+	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands) */
+	IPCPERF_SC_WAIT,	/**< waits for fds to be ready: epoll_wait, epoll_pwait, epoll_pwait2, poll, ppoll, select, pselect6 (since 0.2) */
 };
 
 /** Bytes of a task's name (comm) with its NUL: the kernel's TASK_COMM_LEN. Since 0.2. */
@@ -298,8 +298,9 @@ enum ipcperf_event_set {
 	IPCPERF_EV_SCHED_TOTALS = 1u << 7,
 	/**
 	 * The calls of an event loop: epoll_ctl (which fds each epoll fd
-	 * watches) and epoll_wait, epoll_pwait, epoll_pwait2 (the waits), for
-	 * flows to put the time waited on the fds that became ready. Since 0.2.
+	 * watches) and the waits (IPCPERF_SC_WAIT: epoll_wait, epoll_pwait,
+	 * epoll_pwait2, poll, ppoll, select, pselect6), for flows to put the
+	 * time waited on the fds that became ready. Since 0.2.
 	 */
 	IPCPERF_EV_WAITS = 1u << 8,
 	IPCPERF_EV__ALL = 0x1ff,
@@ -1302,10 +1303,12 @@ struct ipcperf_flow {
 	uint64_t write_again, read_again;
 	/**
 	 * Since 0.2, event loops (IPCPERF_EV_WAITS): the time asleep in
-	 * epoll waits that ended with this channel ready, and how many such
-	 * waits. A wait is put on each fd of its epoll set that its thread
-	 * then wrote (write side) or read (read side) first, before its next
-	 * wait: the writer waited for room, the reader for bytes.
+	 * waits (epoll, poll, select) that ended with this channel ready, and
+	 * how many such waits. A wait that returned ready fds is put on each
+	 * fd of its set (for poll, select and an epoll fd made before the
+	 * capture: any fd) that its thread then reads, or writes after a write
+	 * on it was refused (EAGAIN), first before its next wait: the reader
+	 * waited for bytes, the writer for room.
 	 */
 	uint64_t write_wait_ns, read_wait_ns;
 	uint64_t write_waits, read_waits;
