@@ -1164,15 +1164,20 @@ static void check_ev_flow(json_object *doc, const struct output *work, const cha
 	assert_no_loss(doc);
 }
 
-static void ev_live(const char *kind, bool flood)
+static void ev_live_as(const char *scenario, const char *kind, bool flood)
 {
-	char *cmd[] = { FLOWWORK_PATH, flood ? "evflood" : "evtrickle", (char *)kind, "-v", NULL };
+	char *cmd[] = { FLOWWORK_PATH, (char *)scenario, (char *)kind, "-v", NULL };
 	struct output o;
 	json_object *doc = flows_run(cmd, NULL, NULL, &o);
 
 	check_ev_flow(doc, &o, kind, flood);
 	json_object_put(doc);
 	output_free(&o);
+}
+
+static void ev_live(const char *kind, bool flood)
+{
+	ev_live_as(flood ? "evflood" : "evtrickle", kind, flood);
 }
 
 /* A non-blocking producer flooding an epoll consumer that reads slowly: backpressure. */
@@ -1186,6 +1191,19 @@ END_TEST
 START_TEST(test_ev_trickle)
 {
 	ev_live(ev_chans[_i], false);
+}
+END_TEST
+
+/* The same with poll() in place of epoll. */
+START_TEST(test_poll_flood)
+{
+	ev_live_as("pollflood", ev_chans[_i], true);
+}
+END_TEST
+
+START_TEST(test_poll_trickle)
+{
+	ev_live_as("polltrickle", ev_chans[_i], false);
 }
 END_TEST
 
@@ -1310,6 +1328,8 @@ Suite *flowlive_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_ev_flood, 0, 3);
 	tcase_add_loop_test(tc, test_ev_trickle, 0, 3);
+	tcase_add_loop_test(tc, test_poll_flood, 0, 3);
+	tcase_add_loop_test(tc, test_poll_trickle, 0, 3);
 	tcase_add_loop_test(tc, test_ev_flood_capture, 0, 3);
 	tcase_add_loop_test(tc, test_ev_trickle_capture, 0, 3);
 	tcase_add_loop_test(tc, test_ev_stat_again, 0, 6);

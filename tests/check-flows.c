@@ -1614,7 +1614,11 @@ START_TEST(test_waits_put_on_ready_fds)
 }
 END_TEST
 
-/* The writer's waits outweigh the reader's: backpressure, with no blocked time at all. */
+/*
+ * The writer, refused, waits for room each time, 3 ms, and the reader takes
+ * 100 bytes after each: backpressure, with no time blocked in the calls.
+ * Refusals alone would say balanced: 4 writes and 4 reads refused.
+ */
 START_TEST(test_waits_verdict_backpressure)
 {
 	const struct flow_rec *r;
@@ -1626,14 +1630,51 @@ START_TEST(test_waits_verdict_backpressure)
 	for (uint64_t i = 0; i < 4; i++) {
 		uint64_t t = 1000 + i * 10 * MS;
 
-		ep_wait(10, 5, 1, t, t + 3 * MS, 3 * MS);
-		wr(10, 4, 100, t + 3 * MS, t + 3 * MS + 100);
+		wr(10, 4, -EAGAIN, t, t + 100);
+		ep_wait(10, 5, 1, t + 200, t + 3 * MS + 200, 3 * MS);
+		wr(10, 4, 100, t + 3 * MS + 300, t + 3 * MS + 400);
 		rd(20, 3, 100, t + 4 * MS, t + 4 * MS + 100);
+		rd(20, 3, -EAGAIN, t + 4 * MS + 200, t + 4 * MS + 300);
 	}
 	r = only_flow();
 	ck_assert_uint_eq(r->f.write_wait_ns, 12 * MS);
 	ck_assert_uint_eq(r->f.write_waits, 4);
+	ck_assert_uint_eq(r->f.write_again, 4);
+	ck_assert_uint_eq(r->f.read_again, 4);
 	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
+/*
+ * A relay: poll (no fd set known) says its input is readable; it reads it,
+ * then writes its output. The wait goes to the read only: the write was not
+ * refused before, so it did not wait for room.
+ */
+START_TEST(test_waits_poll_and_unrefused_write)
+{
+	name_pipe(10, 4, 89, 65536);	/* into the relay */
+	name_pipe(20, 3, 89, 65536);
+	name_pipe(20, 5, 90, 65536);	/* out of it */
+	name_pipe(30, 3, 90, 65536);
+	wr(10, 4, 100, 100, 200);
+	ev_call(20, "poll", SYS_poll, IPCPERF_SC_WAIT, -1, 2, 1000, 1, 50, 4 * MS, 4 * MS);
+	rd(20, 3, 100, 4 * MS + 100, 4 * MS + 200);
+	wr(20, 5, 100, 4 * MS + 300, 4 * MS + 400);
+	rd(30, 3, 100, 4 * MS + 500, 4 * MS + 600);
+	/* refused, it waits again (ppoll): the next write is the one the room was for */
+	wr(20, 5, -EAGAIN, 5 * MS, 5 * MS + 100);
+	ev_call(20, "ppoll", SYS_ppoll, IPCPERF_SC_WAIT, -1, 1, 0, 1, 5 * MS + 200, 7 * MS,
+		MS);
+	wr(20, 5, 100, 7 * MS + 100, 7 * MS + 200);
+	rd(30, 3, 100, 7 * MS + 300, 7 * MS + 400);
+	ck_assert_uint_eq(snapshot(), 2);
+	ck_assert_uint_eq(flow_of(89)->f.read_waits, 1);
+	ck_assert_uint_eq(flow_of(89)->f.read_wait_ns, 4 * MS);
+	ck_assert_int_eq(flow_of(89)->f.verdict, IPCPERF_VERDICT_CONSUMER_STARVED);
+	ck_assert_uint_eq(flow_of(90)->f.write_waits, 1);
+	ck_assert_uint_eq(flow_of(90)->f.write_wait_ns, MS);
+	ck_assert_uint_eq(flow_of(90)->f.write_again, 1);
+	ck_assert_int_eq(flow_of(90)->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
 }
 END_TEST
 
@@ -1780,6 +1821,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_again_verdict_no_refusal);
 	tcase_add_test(tc, test_waits_put_on_ready_fds);
 	tcase_add_test(tc, test_waits_verdict_backpressure);
+	tcase_add_test(tc, test_waits_poll_and_unrefused_write);
 	tcase_add_test(tc, test_waits_timeout_and_del);
 	tcase_add_test(tc, test_waits_unknown_set_and_close);
 	tcase_add_test(tc, test_full_channel_is_backpressure);

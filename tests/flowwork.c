@@ -153,6 +153,10 @@
  *		  flow CHAN C -> P: 3200 bytes, write_again = write_waits = 0,
  *		  read_again = P's again > 0, read_waits = P's waits,
  *		  verdict consumer-starved
+ *
+ * pollflood CHAN, polltrickle CHAN
+ *		The same, each process waiting in poll() on its one fd
+ *		(POLLOUT, POLLIN) instead of epoll: no epoll fd.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -771,10 +775,20 @@ static void ev_chan_split(struct evchan *ch, bool producer)
 	set_nonblock(producer ? ch->wr : ch->rd);
 }
 
-/* An epoll fd watching @fd for @events. */
+/* poll() in place of epoll (pollflood, polltrickle): the one fd and what it waits for. */
+static bool use_poll;
+static struct pollfd poll_on;
+
+/* An epoll fd watching @fd for @events (with use_poll: -1, the fd kept for poll()). */
 static int ev_epoll(int fd, uint32_t events)
 {
-	int ep = epoll_create1(0);
+	int ep;
+
+	if (use_poll) {
+		poll_on = (struct pollfd){ .fd = fd, .events = events == EPOLLIN ? POLLIN : POLLOUT };
+		return -1;
+	}
+	ep = epoll_create1(0);
 
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &(struct epoll_event){ .events = events }) < 0)
 		die("epoll: %s", strerror(errno));
@@ -787,9 +801,9 @@ static unsigned int ev_wait(int ep)
 	struct epoll_event e;
 	int n;
 
-	while ((n = epoll_wait(ep, &e, 1, -1)) < 0)
+	while ((n = use_poll ? poll(&poll_on, 1, -1) : epoll_wait(ep, &e, 1, -1)) < 0)
 		if (errno != EINTR)
-			die("epoll_wait: %s", strerror(errno));
+			die("%s: %s", use_poll ? "poll" : "epoll_wait", strerror(errno));
 	if (n != 1)
 		die("epoll_wait returned %d", n);
 	return 1;
@@ -909,7 +923,8 @@ static int evloop(const char *kind, bool flood)
 			trickle_producer(ch.wr);
 		sleep_ms(SETTLE_MS);
 		xclose(ch.wr);
-		xclose(ep);
+		if (ep >= 0)
+			xclose(ep);
 		_exit(0);
 	}
 	role("consumer");
@@ -922,7 +937,8 @@ static int evloop(const char *kind, bool flood)
 		trickle_consumer(ch.rd, ep);
 	sleep_ms(SETTLE_MS);
 	xclose(ch.rd);
-	xclose(ep);
+	if (ep >= 0)
+		xclose(ep);
 	wait_child(c);
 	return 0;
 }
@@ -932,7 +948,7 @@ static int usage(void)
 	fprintf(stderr, "usage: flowwork backpressure|starved|bigwrite|idle|unix-rr|tcp|pipes|preconnected [-v]\n"
 			"       flowwork producer BYTES [-v]\n"
 			"       flowwork consumer [-v]\n"
-			"       flowwork evflood|evtrickle pipe|unix|tcp [-v]\n");
+			"       flowwork evflood|evtrickle|pollflood|polltrickle pipe|unix|tcp [-v]\n");
 	return 2;
 }
 
@@ -978,6 +994,11 @@ int main(int argc, char **argv)
 	if (!strcmp(scenario, "evflood"))
 		return evloop(arg, true);
 	if (!strcmp(scenario, "evtrickle"))
+		return evloop(arg, false);
+	use_poll = true;
+	if (!strcmp(scenario, "pollflood"))
+		return evloop(arg, true);
+	if (!strcmp(scenario, "polltrickle"))
 		return evloop(arg, false);
 	return usage();
 }
