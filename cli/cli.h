@@ -124,6 +124,12 @@ struct cli_run {
 	 */
 	unsigned int (*io_fds)(void *ctx, struct pollfd *fds, unsigned int max);
 	void (*io_ready)(void *ctx, const struct pollfd *fds, unsigned int n);
+	/*
+	 * If set, asked after each wait and tick: true ends the capture as the
+	 * end of -d does (the command of -- CMD gets SIGTERM, and its end so
+	 * counts as a success): top's q, its -n frames.
+	 */
+	bool (*stop)(void *ctx);
 };
 /* Most pollfds io_fds() may fill. */
 #define CLI_RUN_IO_FDS 16

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "httpd.h"
+#include "intervalout.h"
 #include "metrics.h"
 #include "output.h"
 #include "statout.h"
@@ -22,6 +23,7 @@
 struct stat_cmd {
 	const struct stat_opts *o;
 	struct statout out;
+	struct intervalout iout;	/* -I in text: the compact lines */
 	struct cli_out output;
 	char what[CLI_WHAT_LEN];	/* the targets, for the text header */
 
@@ -38,6 +40,8 @@ struct stat_cmd {
 	struct httpd *httpd;
 	struct ipcperf_session *sess;	/* for the counters and losses at a scrape */
 	bool run_over;			/* stopped: the flows settle every call */
+	/* what this process's children had used before the command: exec keeps it */
+	struct rusage ru0;
 };
 
 /* With --no-counters, each counter "not requested". @return true when so. */
@@ -66,22 +70,27 @@ static void interval_cnt(const struct stat_cmd *c, pid_t pid, struct cnt_set *se
 		set->valid = ipcperf_interval__counters(c->iv, pid, set->v) == 0;
 }
 
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
 /*
  * The command's user and system time once it was reaped: what this process's
  * children used (the command, and its orphans this process reaped as their
- * subreaper), as perf stat reports its workload's.
+ * subreaper), as perf stat reports its workload's. Less what they had used
+ * when stat began (@c->ru0): a shell that execs ipcperf passes on its own
+ * children's times.
  */
-static void command_times(const struct cli_result *res, struct snap *sn)
+static void command_times(const struct stat_cmd *c, const struct cli_result *res, struct snap *sn)
 {
 	struct rusage ru;
 
 	if (!cli_cmd_status(res) || getrusage(RUSAGE_CHILDREN, &ru) < 0)
 		return;
 	sn->has_times = true;
-	sn->user_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-		      (uint64_t)ru.ru_utime.tv_usec * 1000ull;
-	sn->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-		     (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+	sn->user_ns = tv_ns(&ru.ru_utime) - tv_ns(&c->ru0.ru_utime);
+	sn->sys_ns = tv_ns(&ru.ru_stime) - tv_ns(&c->ru0.ru_stime);
 }
 
 /* ------------------------------------------------------------------ metrics */
@@ -99,7 +108,7 @@ static int stat_metrics(struct stat_cmd *c, FILE *f, const char *path, enum metr
 	struct cnt_set *sets = calloc(n, sizeof(*sets));
 	struct metrics_src src = {
 		.stats = c->total, .flows = c->flows, .final = c->run_over,
-		.pid_label = c->o->om_pid,
+		.pid_label = c->o->om_pid, .object_label = c->o->metrics_per_fd,
 	};
 	int err;
 
@@ -199,8 +208,12 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 
 	cli_status_clear();
 	if (snap_take(&sn, ipcperf_interval__stats(c->iv), c->o, c->cnt_targets,
-		      c->nr_cnt_targets, true) == 0)
-		statout_print(&c->out, &sn);
+		      c->nr_cnt_targets, true) == 0) {
+		if (c->out.fmt == FMT_TEXT && !c->o->interval_full)
+			intervalout_print(&c->iout, &sn);
+		else
+			statout_print(&c->out, &sn);
+	}
 	snap_free(&sn);
 	ipcperf_interval__next(c->iv);
 }
@@ -347,6 +360,7 @@ static int stat_open(struct stat_cmd *c)
 		.what = c->what,
 		.names = &c->names,
 	};
+	c->iout = (struct intervalout){ .f = c->output.f };
 	return 0;
 }
 
@@ -452,7 +466,7 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	sn.flows = c->flows;
 	sn.flow_stats = c->total;
 	sn.exit_status = cli_cmd_status(res);
-	command_times(res, &sn);
+	command_times(c, res, &sn);
 	if (snap_take(&sn, c->total, c->o, c->cnt_targets, c->nr_cnt_targets, false) == 0) {
 		statout_print(&c->out, &sn);
 		c->run_over = true;
@@ -472,6 +486,8 @@ int stat_run(const struct stat_opts *o)
 	struct stat_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	bool failed = false;
+
+	getrusage(RUSAGE_CHILDREN, &c.ru0);	/* on failure, zeros: nothing to take off */
 
 	cli_set_wide(o->wide);
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));

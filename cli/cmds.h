@@ -38,6 +38,7 @@ struct stat_opts {
 	enum stat_sort sort;
 	unsigned int top;		/* at most this many fd rows per process; 0 = all */
 	unsigned int interval_ms;	/* -I: 0 = no intervals */
+	bool interval_full;		/* --interval-full: -I's text as the full tables */
 	bool syscalls;			/* -s, or implied by -S, --total, --per-thread, --errno */
 	enum sc_sort sc_sort;		/* -S */
 	bool sc_total, per_thread, sc_errnos;
@@ -51,6 +52,8 @@ struct stat_opts {
 	unsigned int linger_s;		/* --listen-linger SECS */
 	bool wide;			/* --wide: tables never fitted to the terminal */
 	bool quiet, verbose;
+	bool per_fd;			/* --per-fd: the text's fd tables a row per fd, not per group */
+	bool metrics_per_fd;		/* --metrics-per-fd: an object label on fd and flow metrics */
 };
 void stat_opts_init(struct stat_opts *o);
 enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o);
@@ -81,6 +84,22 @@ struct flows_opts {
 };
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);
 int flows_run(const struct flows_opts *o);
+
+/* ------------------------------------------------------------------ top */
+
+/* What top's rows are ordered by (-s, and the keys o b t c), largest first. */
+enum top_key { TOP_KEY_BYTES, TOP_KEY_OPS, TOP_KEY_TIME, TOP_KEY_SWITCHES, TOP_KEY__MAX };
+
+struct top_opts {
+	struct cli_target t;		/* no target: -a */
+	double delay;			/* -d SECS between frames; 0 = the default, 1 s */
+	enum top_key key;		/* -s */
+	bool batch;			/* -b: frames as plain text, one per interval */
+	unsigned int frames;		/* -n N: end after N frames; 0 = never */
+	bool verbose;
+};
+enum cli_parsed top_parse(int argc, char **argv, struct top_opts *o);
+int top_run(const struct top_opts *o);
 
 /* ------------------------------------------------------------------ record */
 

@@ -459,7 +459,8 @@ static int fd_side(struct walk *w, const struct ipcperf_fd_row *row, const char 
 	if (w->src->pid_label)
 		sb_pid(&key, row->pid);
 	sb_label(&key, "kind", ipcperf_fd_kind_name(row->kind));
-	sb_label(&key, "object", row->object ? row->object : "unknown");
+	if (w->src->object_label)
+		sb_label(&key, "object", row->object ? row->object : "unknown");
 	sb_label(&key, "direction", dir);
 	v = agg_add(&w->fds, &key);
 	if (!v)
@@ -526,7 +527,8 @@ static int on_flow(void *ctx, const struct ipcperf_flow *f)
 	uint64_t *v;
 
 	sb_label(&key, "kind", ipcperf_fd_kind_name(f->kind));
-	sb_label(&key, "object", f->object);
+	if (w->src->object_label)
+		sb_label(&key, "object", f->object);
 	sb_comms(&key, "writer_comm", &w->comms, f->writers, f->nr_writers);
 	sb_comms(&key, "reader_comm", &w->comms, f->readers, f->nr_readers);
 	v = agg_add(&w->flows, &key);

@@ -40,6 +40,7 @@ struct metrics_src {
 	uint64_t lost_events;
 	uint64_t unpaired_syscalls;
 	bool pid_label;				/* a pid label on fd, process and counter series */
+	bool object_label;			/* an object label on fd and flow series (a series per fd) */
 };
 
 /*

@@ -20,6 +20,7 @@
 #define REPORT(f) [CMD_REPORT] = offsetof(struct report_opts, f) + 1
 #define LIST(f) [CMD_LIST] = offsetof(struct list_opts, f) + 1
 #define CHECK(f) [CMD_CHECK] = offsetof(struct check_opts, f) + 1
+#define TOP(f) [CMD_TOP] = offsetof(struct top_opts, f) + 1
 /* A field of the struct cli_target of the commands that capture. */
 #define CAPTURE(f) STAT(t.f), TRACE(t.f), FLOWS(t.f), RECORD(t.f)
 
@@ -42,6 +43,11 @@ static const struct cli_word scope_words[] = {
 static const struct cli_word view_words[] = {
 	{ "stat", VIEW_STAT }, { "syscalls", VIEW_SYSCALLS }, { "flows", VIEW_FLOWS }, { NULL, 0 },
 };
+static const struct cli_word top_key_words[] = {
+	{ "bytes", TOP_KEY_BYTES }, { "ops", TOP_KEY_OPS }, { "time", TOP_KEY_TIME },
+	{ "switches", TOP_KEY_SWITCHES }, { "b", TOP_KEY_BYTES }, { "o", TOP_KEY_OPS },
+	{ "t", TOP_KEY_TIME }, { "c", TOP_KEY_SWITCHES }, { NULL, 0 },
+};
 static const struct cli_word sort_words[] = {
 	{ "ops", SORT_OPS }, { "bytes", SORT_BYTES }, { "time", SORT_TIME }, { NULL, 0 },
 };
@@ -57,15 +63,16 @@ static const struct cli_option options[] = {
 	{ .name = "view", .arg = "VIEW", .to = { REPORT(view) },
 	  .set = cli_opt_enum, .values = view_words, .complete = CPL_WORDS,
 	  .help = "stat (default), syscalls (stat -s) or flows" },
-	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]", .to = { CAPTURE(pids) },
+	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]", .to = { CAPTURE(pids), TOP(t.pids) },
 	  .set = set_ids, .complete = CPL_PID,
 	  .help = "trace these processes (all their threads)" },
-	{ .name = "tid", .letter = 't', .arg = "TID[,TID...]", .to = { CAPTURE(tids) },
+	{ .name = "tid", .letter = 't', .arg = "TID[,TID...]", .to = { CAPTURE(tids), TOP(t.tids) },
 	  .set = set_ids, .complete = CPL_TID,
 	  .help = "trace these threads" },
-	{ .name = "all-cpus", .letter = 'a', .to = { CAPTURE(system_wide) },
+	{ .name = "all-cpus", .letter = 'a', .to = { CAPTURE(system_wide), TOP(t.system_wide) },
 	  .set = cli_opt_flag,
-	  .help = "trace the whole system" },
+	  .help = "trace the whole system",
+	  .help_for = { { IN(TOP), NULL, "watch the whole system (the default: needs root)" } } },
 	{ .name = "duration", .letter = 'd', .arg = "SECS", .to = { CAPTURE(duration) },
 	  .set = set_duration, .complete = CPL_NOTHING,
 	  .help = "stop after SECS seconds (and end the command of\n"
@@ -74,8 +81,24 @@ static const struct cli_option options[] = {
 	  .set = cli_opt_flag,
 	  .help = "when -d ends the capture, leave the command of -- CMD\n"
 		  "running: report, then wait for it and exit with its status" },
+	{ .name = "delay", .letter = 'd', .arg = "SECS", .to = { TOP(delay) },
+	  .set = set_duration, .complete = CPL_NOTHING,
+	  .help = "seconds between two frames, as top's (default 1;\n"
+		  "fractions too: -d 0.5)" },
+	{ .name = "sort-key", .letter = 's', .arg = "KEY", .to = { TOP(key) },
+	  .set = cli_opt_enum, .values = top_key_words, .complete = CPL_WORDS,
+	  .help = "order the rows by bytes (b, the default), ops (o),\n"
+		  "time in the calls (t) or context switches (c) per\n"
+		  "second, largest first; the same keys change it live" },
+	{ .name = "batch", .letter = 'b', .to = { TOP(batch) },
+	  .set = cli_opt_flag,
+	  .help = "no full screen: print each frame as text on standard\n"
+		  "output (every row), then a last one at the end" },
+	{ .name = "iterations", .letter = 'n', .arg = "N", .to = { TOP(frames) },
+	  .set = cli_opt_uint, .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
+	  .help = "end after N frames (and end the command of -- CMD)" },
 	{ .name = "mmap-pages", .letter = 'm', .arg = "PAGES",
-	  .to = { CAPTURE(ring_pages), CHECK(ring_pages) },
+	  .to = { CAPTURE(ring_pages), CHECK(ring_pages), TOP(t.ring_pages) },
 	  .set = set_pages, .max = RING_PAGES_MAX, .complete = CPL_POW2,
 	  .help = "pages per CPU ring, a power of two (default 512)",
 	  .help_for = { { IN(CHECK), NULL, "ring size to check, pages per CPU, a power of two\n"
@@ -85,9 +108,9 @@ static const struct cli_option options[] = {
 	  .help = "write to FILE instead of standard output",
 	  .help_for = { { IN(RECORD), NULL, "the capture (replaced if it exists; default:\n"
 					   "ipcperf.data, the last one kept as ipcperf.data.old)" } } },
-	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE,
+	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE | IN(TOP),
 	  .help = "run CMD and trace it and its children" },
-	{ .name = "scope", .arg = "auto|cpu|task", .to = { CAPTURE(scope) },
+	{ .name = "scope", .arg = "auto|cpu|task", .to = { CAPTURE(scope), TOP(t.scope) },
 	  .set = cli_opt_enum, .values = scope_words, .complete = CPL_WORDS,
 	  .help = "tracepoints on every CPU, keeping the targets' records\n"
 		  "(cpu: cheaper for the targets; needs root or CAP_PERFMON),\n"
@@ -96,7 +119,7 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(RECORD), "auto|task",
 			  "per task (auto and task alike: a capture holds the\n"
 			  "targets' records only; cpu is refused)" } } },
-	{ .name = "no-bpf", .to = { CAPTURE(no_bpf) },
+	{ .name = "no-bpf", .to = { CAPTURE(no_bpf), TOP(t.no_bpf) },
 	  .set = cli_opt_flag,
 	  .help = "name fds from /proc only, not from the kernel's records\n"
 		  "at the call (ipcperf check says which this machine gets)" },
@@ -111,9 +134,16 @@ static const struct cli_option options[] = {
 	  .to = { STAT(interval_ms) },
 	  .set = cli_opt_uint, .min = 10, .max = 3600000, .complete = CPL_NOTHING,
 	  .help = "print the deltas every MS milliseconds (>= 10), then the\n"
-		  "totals; with --json one object per line (\"interval\": true,\n"
+		  "totals: in text one line per process and interval (exact\n"
+		  "counts, rates, the busiest fd; --interval-full: the full\n"
+		  "tables); with --json one object per line (\"interval\": true,\n"
 		  "and false for the totals); with -x a leading time column\n"
 		  "(\"total\" on the rows of the totals)" },
+	{ .name = "interval-full", .to = { STAT(interval_full) },
+	  .set = cli_opt_flag,
+	  .help = "with -I in text, every interval as the full tables of\n"
+		  "the totals (by default one line per process and\n"
+		  "interval: exact counts, rates and the busiest fd)" },
 	{ .name = "json", .letter = 'j', .to = { STAT(json), FLOWS(json), REPORT(json), LIST(json) },
 	  .set = cli_opt_flag,
 	  .help = "JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
@@ -216,6 +246,12 @@ static const struct cli_option options[] = {
 	  .help = "the text report without the fd tables: per process its\n"
 		  "scheduling and counters, as perf stat prints them (JSON\n"
 		  "and CSV keep every row)" },
+	{ .name = "per-fd", .to = { STAT(per_fd) },
+	  .set = cli_opt_flag,
+	  .help = "the text's fd tables with a row per fd: by default the\n"
+		  "connections of a process to one endpoint with one peer\n"
+		  "process are one row (\"127.0.0.1:6379 <- redis-benchmark[42]\",\n"
+		  "N conns); JSON has both (fds and groups)" },
 	{ .name = "no-counters", .to = { STAT(no_counters) },
 	  .set = cli_opt_flag,
 	  .help = "open no counters: each is switched in and out with the\n"
@@ -248,6 +284,11 @@ static const struct cli_option options[] = {
 	  .set = cli_opt_flag,
 	  .help = "a pid label on the fd, process and counter metrics\n"
 		  "(by default processes of one name are summed)" },
+	{ .name = "metrics-per-fd", .to = { STAT(metrics_per_fd) },
+	  .set = cli_opt_flag,
+	  .help = "an object label (the fd's object: an inode, a path) on\n"
+		  "the fd and flow metrics: a series per fd and per flow,\n"
+		  "which thousands of connections make thousands of" },
 	{ .name = "quiet", .letter = 'q',
 	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), RECORD(quiet) },
 	  .set = cli_opt_flag,
@@ -258,7 +299,7 @@ static const struct cli_option options[] = {
 		  { IN(RECORD), NULL, "no summary line on stderr" } } },
 	{ .name = "verbose", .letter = 'v',
 	  .to = { STAT(verbose), TRACE(verbose), FLOWS(verbose), RECORD(verbose), REPORT(verbose),
-		  LIST(verbose), CHECK(verbose) },
+		  LIST(verbose), CHECK(verbose), TOP(verbose) },
 	  .set = cli_opt_flag,
 	  .help = "more diagnostics",
 	  .help_for = {

@@ -291,6 +291,10 @@ static int loop_run(struct loop *lp, bool replay)
 		}
 		if (lp->deadline && lp->deadline - now < (uint64_t)timeout)
 			timeout = (int)(lp->deadline - now);
+		if (run->stop && run->stop(run->ctx)) {
+			lp->deadline_hit = true;
+			break;
+		}
 		if (timer_due(&lp->next_tick, run->tick_ms, now, &timeout)) {
 			ipcperf_session__consume(lp->s);
 			run->tick(run->ctx, lp->s);

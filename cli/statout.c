@@ -142,8 +142,15 @@ static void text_fds_head(FILE *f, const struct fdcols *k)
 	fprintf(f, " %7s%s\n", "errors", k->detail ? "  detail" : "");
 }
 
-/* A rate as perf stat gives it: "12.345 K/sec". */
-static void put_rate(char *buf, size_t len, double per_sec)
+/* What perf stat writes after a count: a value and its unit ("CPUs utilized", "K/sec"). */
+struct cnt_metric {
+	double value;
+	char unit[24];
+	int prec;	/* decimals, as perf stat prints them */
+};
+
+/* A rate as perf stat gives it: 12.345 "K/sec". */
+static void rate_metric(struct cnt_metric *m, double per_sec)
 {
 	static const char *const unit[] = { "", "K", "M", "G" };
 	int u = 0;
@@ -152,47 +159,66 @@ static void put_rate(char *buf, size_t len, double per_sec)
 		per_sec /= 1000;
 		u++;
 	}
-	snprintf(buf, len, "    # %8.3f %s/sec", per_sec, unit[u]);
+	m->value = per_sec;
+	snprintf(m->unit, sizeof(m->unit), "%s/sec", unit[u]);
+}
+
+/* @a / @b into @m as @unit, when @b's counter counted and is not 0. */
+static bool ratio_metric(struct cnt_metric *m, double a, const struct ipcperf_counter_value *b,
+			 double scale, const char *unit, int prec)
+{
+	if (b->status != IPCPERF_CNT_OK || !b->value)
+		return false;
+	m->value = scale * a / (double)b->value;
+	m->prec = prec;
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	return true;
 }
 
 /*
- * What perf stat writes after a count: CPUs utilized for task-clock (of
+ * The metric perf stat gives a counter: CPUs utilized for task-clock (of
  * @elapsed_ns, the time the counts cover), GHz for cycles (of task-clock),
  * insn per cycle, the share of cache misses, a rate for the others.
+ * @return false when there is none (nothing to divide by).
  */
+static bool cnt_metric(struct cnt_metric *m, const struct cnt_set *set, enum ipcperf_counter id,
+		       uint64_t elapsed_ns)
+{
+	double v = (double)set->v[id].value;
+
+	m->prec = 3;
+	switch (id) {
+	case IPCPERF_CNT_TASK_CLOCK:
+		if (!elapsed_ns)
+			return false;
+		m->value = v / (double)elapsed_ns;
+		snprintf(m->unit, sizeof(m->unit), "CPUs utilized");
+		return true;
+	case IPCPERF_CNT_CYCLES:
+		return ratio_metric(m, v, &set->v[IPCPERF_CNT_TASK_CLOCK], 1, "GHz", 3);
+	case IPCPERF_CNT_INSTRUCTIONS:
+		return ratio_metric(m, v, &set->v[IPCPERF_CNT_CYCLES], 1, "insn per cycle", 2);
+	case IPCPERF_CNT_CACHE_MISSES:
+		return ratio_metric(m, v, &set->v[IPCPERF_CNT_CACHE_REFERENCES], 100,
+				    "of all cache refs", 3);
+	default:
+		if (!elapsed_ns)
+			return false;
+		rate_metric(m, v / ((double)elapsed_ns / 1e9));
+		return true;
+	}
+}
+
+/* The metric as the text table shows it: "    #    0.300 CPUs utilized". */
 static void text_ratio(char *buf, size_t len, const struct cnt_set *set,
 		       enum ipcperf_counter id, uint64_t elapsed_ns)
 {
-	const struct ipcperf_counter_value *v = &set->v[id];
-	const struct ipcperf_counter_value *clk = &set->v[IPCPERF_CNT_TASK_CLOCK];
-	const struct ipcperf_counter_value *cyc = &set->v[IPCPERF_CNT_CYCLES];
-	const struct ipcperf_counter_value *refs = &set->v[IPCPERF_CNT_CACHE_REFERENCES];
+	struct cnt_metric m;
 
-	switch (id) {
-	case IPCPERF_CNT_TASK_CLOCK:
-		if (elapsed_ns)
-			snprintf(buf, len, "    # %8.3f CPUs utilized",
-				 (double)v->value / (double)elapsed_ns);
-		break;
-	case IPCPERF_CNT_CYCLES:
-		if (clk->status == IPCPERF_CNT_OK && clk->value)
-			snprintf(buf, len, "    # %8.3f GHz", (double)v->value / (double)clk->value);
-		break;
-	case IPCPERF_CNT_INSTRUCTIONS:
-		if (cyc->status == IPCPERF_CNT_OK && cyc->value)
-			snprintf(buf, len, "    # %8.2f insn per cycle",
-				 (double)v->value / (double)cyc->value);
-		break;
-	case IPCPERF_CNT_CACHE_MISSES:
-		if (refs->status == IPCPERF_CNT_OK && refs->value)
-			snprintf(buf, len, "    # %8.3f %% of all cache refs",
-				 100.0 * (double)v->value / (double)refs->value);
-		break;
-	default:
-		if (elapsed_ns)
-			put_rate(buf, len, (double)v->value / ((double)elapsed_ns / 1e9));
-		break;
-	}
+	if (!cnt_metric(&m, set, id, elapsed_ns))
+		return;
+	snprintf(buf, len, "    # %8.*f %s%s", m.prec, m.value,
+		 id == IPCPERF_CNT_CACHE_MISSES ? "% " : "", m.unit);
 }
 
 static void text_counters(FILE *f, const struct cnt_set *set, const char *title,
@@ -234,50 +260,101 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title,
 	}
 }
 
+/* "comm[pid]" of a row's peer, "?" when unknown. */
+static void peer_name(char *buf, size_t len, const struct fd_snap *fd)
+{
+	if (fd->peer_pid)
+		snprintf(buf, len, "%s[%d]", fd->peer_comm, (int)fd->peer_pid);
+	else
+		snprintf(buf, len, "?");
+}
+
+/*
+ * What the table shows of row @fd: its object and detail, with its peer; a
+ * group of several connections as "ENDPOINT <- peer[pid]" (served),
+ * "-> ENDPOINT peer[pid]" (made), "peer[pid]" (unix), and "N conns".
+ */
+static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det, size_t dlen)
+{
+	char peer[CLI_COMM_LEN + 16];
+
+	peer_name(peer, sizeof(peer), fd);
+	if (fd->conns > 1) {
+		if (fd->role == IPCPERF_GROUP_SERVED)
+			snprintf(obj, olen, "%s <- %s", fd->endpoint, peer);
+		else if (fd->role == IPCPERF_GROUP_CLIENT)
+			snprintf(obj, olen, "-> %s %s", fd->endpoint, peer);
+		else
+			snprintf(obj, olen, "unix peer %s", peer);
+		snprintf(det, dlen, "%" PRIu64 " conns", fd->conns);
+		return;
+	}
+	snprintf(obj, olen, "%s", fd->object);
+	if (!fd->peer_pid)
+		snprintf(det, dlen, "%s", fd->detail);
+	else if (!strncmp(fd->detail, "peer ", 5))
+		snprintf(det, dlen, "%s %s", fd->detail, peer);
+	else
+		snprintf(det, dlen, "%s%speer %s", fd->detail, *fd->detail ? ", " : "", peer);
+}
+
+#define ROW_TEXT_LEN 320
+
 static void text_fds(struct statout *c, const struct snap *sn, const struct proc_snap *p)
 {
 	FILE *f = c->f;
 	struct fdcols k = { .rate = true, .avg = true, .p99 = true, .detail = true, .ow = 6 };
 	size_t shown = 0, hidden = 0;
 	int detail_w = 0;
+	const struct fd_snap *rows = c->o->per_fd ? p->fds : p->groups;
+	size_t nr = c->o->per_fd ? p->nr_fds : p->nr_groups;
+	size_t omitted = c->o->per_fd ? p->fds_omitted : p->groups_omitted;
 
-	for (size_t i = 0; i < p->nr_fds; i++) {
-		int l = (int)strlen(p->fds[i].object), d = (int)strlen(p->fds[i].detail);
+	for (size_t i = 0; i < nr; i++) {
+		char o[ROW_TEXT_LEN], dt[ROW_TEXT_LEN];
+		int l, d;
 
-		if (!fd_active(&p->fds[i]) && !c->o->verbose)
+		if (!fd_active(&rows[i]) && !c->o->verbose)
 			continue;
+		row_text(&rows[i], o, sizeof(o), dt, sizeof(dt));
+		l = (int)strlen(o);
+		d = (int)strlen(dt);
 		shown++;
 		if (l > k.ow)
 			k.ow = l > 40 ? 40 : l;
 		if (d > detail_w)
 			detail_w = d;
 	}
-	hidden = p->nr_fds - shown;
+	hidden = nr - shown;
 	fit_fds(&k, detail_w, cli_term_width(f));
 	if (shown)
 		text_fds_head(f, &k);
-	for (size_t i = 0; i < p->nr_fds; i++) {
-		const struct fd_snap *fd = &p->fds[i];
-		const char *obj = fd->object;
+	for (size_t i = 0; i < nr; i++) {
+		const struct fd_snap *fd = &rows[i];
+		char o[ROW_TEXT_LEN], dt[ROW_TEXT_LEN], fdn[CLI_INT_LEN];
+		const char *obj = o;
 		char cut[48];
 
 		if (!fd_active(fd) && !c->o->verbose)
 			continue;
+		row_text(fd, o, sizeof(o), dt, sizeof(dt));
 		if ((int)strlen(obj) > k.ow) {
 			/* A long path: keep its end, which tells most. */
 			snprintf(cut, sizeof(cut), "...%s", obj + strlen(obj) - (size_t)(k.ow - 3));
 			obj = cut;
 		}
-		fprintf(f, "  %5d %-7s %-*s ", fd->fd, ipcperf_fd_kind_name(fd->kind), k.ow, obj);
+		/* A group of connections has no one fd. */
+		snprintf(fdn, sizeof(fdn), fd->conns > 1 ? "*" : "%d", fd->fd);
+		fprintf(f, "  %5s %-7s %-*s ", fdn, ipcperf_fd_kind_name(fd->kind), k.ow, obj);
 		text_side(f, &fd->read, sn->duration_ns, &k);
 		fputc(' ', f);
 		text_side(f, &fd->write, sn->duration_ns, &k);
 		fprintf(f, " %7" PRIu64 "%s%s\n", fd->read.errors + fd->write.errors,
-			k.detail && *fd->detail ? "  " : "", k.detail ? fd->detail : "");
+			k.detail && *dt ? "  " : "", k.detail ? dt : "");
 	}
-	if (p->fds_omitted)
-		fprintf(f, "  (%zu more fd row%s left out by --top)\n", p->fds_omitted,
-			p->fds_omitted == 1 ? "" : "s");
+	if (omitted)
+		fprintf(f, "  (%zu more fd row%s left out by --top)\n", omitted,
+			omitted == 1 ? "" : "s");
 	if (hidden)
 		fprintf(f, "  (%zu fd%s without I/O not shown: -v shows them)\n", hidden,
 			hidden == 1 ? "" : "s");
@@ -421,6 +498,18 @@ static void json_counter_status(struct json *j, const char *key, const struct cn
 	json_object_end(j);
 }
 
+/* The process at the other end: its pid and name, null when not known. */
+static void json_peer(struct json *j, const struct fd_snap *fd)
+{
+	if (fd->peer_pid) {
+		json_i64(j, "peer_pid", fd->peer_pid);
+		json_str(j, "peer_comm", fd->peer_comm);
+	} else {
+		json_null(j, "peer_pid");
+		json_null(j, "peer_comm");
+	}
+}
+
 static void json_fd(struct json *j, const struct fd_snap *fd)
 {
 	json_object_begin(j, NULL);
@@ -430,6 +519,29 @@ static void json_fd(struct json *j, const struct fd_snap *fd)
 	json_str(j, "detail", fd->detail);
 	json_io(j, "read", &fd->read);
 	json_io(j, "write", &fd->write);
+	json_peer(j, fd);
+	json_object_end(j);
+}
+
+static const char *const group_roles[] = {
+	[IPCPERF_GROUP_ONE] = "fd", [IPCPERF_GROUP_SERVED] = "served",
+	[IPCPERF_GROUP_CLIENT] = "client", [IPCPERF_GROUP_UNIX] = "unix",
+};
+
+static void json_group(struct json *j, const struct fd_snap *g)
+{
+	json_object_begin(j, NULL);
+	json_str(j, "kind", ipcperf_fd_kind_name(g->kind));
+	json_str(j, "grouped", (size_t)g->role < sizeof(group_roles) / sizeof(group_roles[0]) &&
+			       group_roles[g->role] ? group_roles[g->role] : "fd");
+	json_str(j, "endpoint", g->endpoint);
+	json_u64(j, "conns", g->conns);
+	json_i64(j, "fd", g->fd);
+	json_str(j, "object", g->object);
+	json_str(j, "detail", g->detail);
+	json_peer(j, g);
+	json_io(j, "read", &g->read);
+	json_io(j, "write", &g->write);
 	json_object_end(j);
 }
 
@@ -455,6 +567,12 @@ static void json_proc(struct statout *c, struct json *j, const struct proc_snap 
 	json_array_end(j);
 	if (p->fds_omitted)
 		json_u64(j, "fds_omitted", p->fds_omitted);
+	json_array_begin(j, "groups");
+	for (size_t k = 0; k < p->nr_groups; k++)
+		json_group(j, &p->groups[k]);
+	json_array_end(j);
+	if (p->groups_omitted)
+		json_u64(j, "groups_omitted", p->groups_omitted);
 	sc_json_rows(j, "syscalls", p->scs.v, p->scs.n, c->o->per_thread, false);
 	json_object_end(j);
 }
@@ -536,7 +654,7 @@ static void csv_header(struct statout *c)
 		("fd,pid,comm,fd,kind,object,side,ops,bytes,errors,time_ns,lat_min_ns,lat_avg_ns,"
 		 "lat_p50_ns,lat_p99_ns,lat_max_ns,detail,again"),
 		"sched,pid,comm,voluntary_cs,involuntary_cs,wakeups,cpu_migrations",
-		"counter,pid,comm,value,unit,event,running_pct",
+		"counter,pid,comm,value,unit,event,run_ns,running_pct,metric_value,metric_unit",
 		/* Fields after lat_p99_ns were added later: appended, so old readers still work. */
 		("syscall,pid,comm,name,calls,errors,time_ns,lat_avg_ns,lat_p99_ns,lat_min_ns,"
 		 "lat_max_ns,errnos,tid"),
@@ -546,7 +664,7 @@ static void csv_header(struct statout *c)
 	};
 	FILE *f = c->f;
 
-	fprintf(f, "# ipcperf %s stat, schema 1: one header per kind of row, named by its first "
+	fprintf(f, "# ipcperf %s stat, schema 2: one header per kind of row, named by its first "
 		   "field%s\n", ipcperf_version(), c->o->interval_ms ? " after the time" : "");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *r = rows[i];
@@ -568,31 +686,49 @@ static void csv_header(struct statout *c)
 
 #define U(buf, v) (snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)(v)), buf)
 
+/*
+ * A counter's value as perf stat -x writes it: task-clock in msec with 2
+ * decimals, counts as integers, <not supported> or <not counted>.
+ */
+static void csv_cnt_value(char *val, size_t len, const struct ipcperf_counter_value *v,
+			  bool clock)
+{
+	if (v->status == IPCPERF_CNT_NOT_SUPPORTED)
+		snprintf(val, len, "<not supported>");
+	else if (v->status == IPCPERF_CNT_NOT_COUNTED)
+		snprintf(val, len, "<not counted>");
+	else if (clock)
+		snprintf(val, len, "%.2f", v->value / 1e6);
+	else
+		snprintf(val, len, "%" PRIu64, v->value);
+}
+
+/* A counter row: pid and comm, then perf stat -x's fields. */
 static void csv_counters(struct statout *c, const struct snap *sn, pid_t pid, const char *comm,
 			 const struct cnt_set *set)
 {
-	char ps[16], val[32], pct[16];
+	char ps[16], val[32], run[CLI_INT_LEN], pct[16], mv[32];
 
 	snprintf(ps, sizeof(ps), "%d", (int)pid);
 	for (size_t k = 0; k < NR_CNT_INFO; k++) {
 		unsigned int i = cnt_text_order[k];
-		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
+		enum ipcperf_counter id = cnt_info[i].id;
+		const struct ipcperf_counter_value *v = &set->v[id];
+		struct cnt_metric m = { .unit = "" };
+		bool ok = v->status == IPCPERF_CNT_OK;
 
-		pct[0] = 0;
 		if (v->status == IPCPERF_CNT_NOT_REQUESTED)
 			continue;	/* left out by -e */
-		if (v->status == IPCPERF_CNT_NOT_SUPPORTED) {
-			snprintf(val, sizeof(val), "<not supported>");
-		} else if (v->status == IPCPERF_CNT_NOT_COUNTED) {
-			snprintf(val, sizeof(val), "<not counted>");
-		} else {
-			U(val, v->value);
-			if (v->enabled_ns)
-				snprintf(pct, sizeof(pct), "%.2f", 100.0 * v->running_ns / v->enabled_ns);
-		}
-		csv_row(c, sn, "counter", ps, comm, val,
-			cnt_info[i].id == IPCPERF_CNT_TASK_CLOCK ? "ns" : "", cnt_info[i].json, pct,
-			NULL);
+		csv_cnt_value(val, sizeof(val), v, id == IPCPERF_CNT_TASK_CLOCK);
+		U(run, ok ? v->running_ns : 0);
+		snprintf(pct, sizeof(pct), "%.2f",
+			 !ok ? (v->status == IPCPERF_CNT_NOT_SUPPORTED ? 100.0 : 0.0)
+			     : v->enabled_ns ? 100.0 * v->running_ns / v->enabled_ns : 100.0);
+		mv[0] = 0;
+		if (ok && cnt_metric(&m, set, id, sn->duration_ns))
+			snprintf(mv, sizeof(mv), "%.*f", m.prec, m.value);
+		csv_row(c, sn, "counter", ps, comm, val, id == IPCPERF_CNT_TASK_CLOCK ? "msec" : "",
+			cnt_info[i].text, run, pct, mv, m.unit, NULL);
 	}
 }
 

@@ -78,14 +78,19 @@ static void fd_snap_free(struct fd_snap *f)
 {
 	free(f->object);
 	free(f->detail);
+	free(f->peer_comm);
+	free(f->endpoint);
 }
 
 static void proc_snap_free(struct proc_snap *p)
 {
 	for (size_t k = 0; k < p->nr_fds; k++)
 		fd_snap_free(&p->fds[k]);
+	for (size_t k = 0; k < p->nr_groups; k++)
+		fd_snap_free(&p->groups[k]);
 	sc_rows_free(&p->scs);
 	free(p->fds);
+	free(p->groups);
 	free(p->comm);
 }
 
@@ -167,6 +172,34 @@ static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 	f->kind = row->kind;
 	f->read = row->read;
 	f->write = row->write;
+	f->peer_pid = row->peer_pid;
+	f->peer_comm = xstrdup_or(row->peer_comm, "", sn);
+	f->conns = 1;
+	f->endpoint = xstrdup_or(row->object, "unknown", sn);
+	return 0;
+}
+
+static int on_group(void *ctx, const struct ipcperf_fd_group *g)
+{
+	struct snap *sn = ctx;
+	struct proc_snap *p = snap_proc(sn, g->pid);
+	struct fd_snap *f;
+
+	if (!p)
+		return -ENOMEM;
+	if (cli_grow((void **)&p->groups, &p->cap_groups, p->nr_groups + 1, sizeof(*p->groups)) < 0) {
+		sn->oom = true;
+		return -ENOMEM;
+	}
+	f = &p->groups[p->nr_groups++];
+	*f = (struct fd_snap){
+		.fd = g->fd, .kind = g->kind, .read = g->read, .write = g->write,
+		.peer_pid = g->peer_pid, .conns = g->conns, .role = g->role,
+	};
+	f->object = xstrdup_or(g->object, "", sn);
+	f->detail = xstrdup_or(g->detail, "", sn);
+	f->peer_comm = xstrdup_or(g->peer_comm, "", sn);
+	f->endpoint = xstrdup_or(g->endpoint, "", sn);
 	return 0;
 }
 
@@ -244,37 +277,62 @@ static int snap_counters(struct snap *sn, const struct cnt_target *cts, size_t n
 	return 0;
 }
 
-/* Drop the fds of @p that did nothing. */
-static void drop_idle_fds(struct proc_snap *p)
+/* Drop the rows of @v that did nothing. */
+static void drop_idle(struct fd_snap *v, size_t *n)
 {
 	size_t k = 0;
 
-	for (size_t j = 0; j < p->nr_fds; j++) {
-		if (fd_active(&p->fds[j]))
-			p->fds[k++] = p->fds[j];
+	for (size_t j = 0; j < *n; j++) {
+		if (fd_active(&v[j]))
+			v[k++] = v[j];
 		else
-			fd_snap_free(&p->fds[j]);
+			fd_snap_free(&v[j]);
 	}
-	p->nr_fds = k;
+	*n = k;
+}
+
+static void drop_idle_fds(struct proc_snap *p)
+{
+	drop_idle(p->fds, &p->nr_fds);
+	drop_idle(p->groups, &p->nr_groups);
+}
+
+/* Sort the rows @v as -S says and keep --top of them (*@omitted the others). */
+static void arrange_rows(struct fd_snap *v, size_t *n, size_t *omitted, const struct stat_opts *o)
+{
+	enum stat_sort sort = o->sort;
+
+	if (*n > 1)	/* qsort_r's array may not be NULL, even when empty */
+		qsort_r(v, *n, sizeof(*v), cmp_fd, &sort);
+	if (o->top && *n > o->top) {
+		for (size_t j = o->top; j < *n; j++)
+			fd_snap_free(&v[j]);
+		*omitted = *n - o->top;
+		*n = o->top;
+	}
+}
+
+/* The sums of the fds of @p, before --top cuts them (stat -I's compact lines, top). */
+static void proc_sum_fds(struct proc_snap *p)
+{
+	for (size_t j = 0; j < p->nr_fds; j++) {
+		p->read_ops += p->fds[j].read.ops;
+		p->read_bytes += p->fds[j].read.bytes;
+		p->write_ops += p->fds[j].write.ops;
+		p->write_bytes += p->fds[j].write.bytes;
+	}
 }
 
 /* Sort the rows of @p, merge its syscalls into --total's, keep --top of its fds. */
 static int proc_arrange(struct snap *sn, struct proc_snap *p, const struct stat_opts *o)
 {
-	enum stat_sort sort = o->sort;
-
-	if (p->nr_fds > 1)	/* qsort_r's array may not be NULL, even when empty */
-		qsort_r(p->fds, p->nr_fds, sizeof(*p->fds), cmp_fd, &sort);
+	proc_sum_fds(p);
+	arrange_rows(p->fds, &p->nr_fds, &p->fds_omitted, o);
+	arrange_rows(p->groups, &p->nr_groups, &p->groups_omitted, o);
 	sc_rows_sort(&p->scs, o->sc_sort);
 	if (o->sc_total && sc_rows_merge(&sn->total_scs, &p->scs) < 0)
 		return -ENOMEM;
 	sc_rows_drop_hists(&p->scs);
-	if (o->top && p->nr_fds > o->top) {
-		for (size_t j = o->top; j < p->nr_fds; j++)
-			fd_snap_free(&p->fds[j]);
-		p->fds_omitted = p->nr_fds - o->top;
-		p->nr_fds = o->top;
-	}
 	if (!p->comm && !(p->comm = strdup("")))
 		return -ENOMEM;
 	return 0;
@@ -304,6 +362,7 @@ int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts 
 	sn->total_scs.hists = o->sc_total;
 	if ((err = ipcperf_stats__for_each_proc(st, on_proc_row, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0 ||
+	    (err = ipcperf_stats__for_each_fd_group(st, on_group, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_syscall(st, on_syscall_row, sn)) < 0 ||
 	    (err = sn->oom ? -ENOMEM : 0) < 0 ||
 	    (err = snap_counters(sn, cts, nr, interval)) < 0)

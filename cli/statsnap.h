@@ -40,6 +40,12 @@ struct fd_snap {
 	char *object, *detail;
 	enum ipcperf_fd_kind kind;
 	struct ipcperf_io read, write;
+	pid_t peer_pid;			/* the process at the other end, 0 unknown */
+	char *peer_comm;
+	/* A group (proc_snap.groups): its rows, how they were grouped, its endpoint. */
+	uint64_t conns;
+	enum ipcperf_fd_group_role role;
+	char *endpoint;
 };
 
 struct proc_snap {
@@ -49,7 +55,15 @@ struct proc_snap {
 	bool exited;
 	struct fd_snap *fds;
 	size_t nr_fds, cap_fds, fds_omitted;
+	/*
+	 * The fd rows grouped (ipcperf_stats__for_each_fd_group()): object is
+	 * what the table shows ("127.0.0.1:6379 <- comm[pid]" for a group of
+	 * several connections), detail the row's detail with its peer.
+	 */
+	struct fd_snap *groups;
+	size_t nr_groups, cap_groups, groups_omitted;
 	struct sc_rows scs;		/* per syscall (per thread with --per-thread), sorted by -S */
+	uint64_t read_ops, read_bytes, write_ops, write_bytes;	/* of all its fds, before --top */
 	const struct cnt_set *cnt;	/* its counters (a target: with its children), or NULL */
 };
 

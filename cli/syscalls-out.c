@@ -304,8 +304,6 @@ char *sc_errnos_str(const struct sc_row *row)
 
 /* ------------------------------------------------------------------ text */
 
-#define RULE "------ ----------- ----------- ---------- ---------- ---------- --------- --------- ----------------"
-
 static void usec_cell(FILE *f, int width, uint64_t ns)
 {
 	fprintf(f, " %*.2f", width, ns / 1e3);
@@ -355,53 +353,107 @@ static void text_errnos(FILE *f, const char *indent, const struct sc_row *rows, 
 	}
 }
 
-void sc_text_table(FILE *f, const char *indent, const struct sc_row *rows, size_t n, bool errnos)
+/* Which latency columns the table shows (fit_syscalls()). */
+struct sccols {
+	bool min, p99, max;
+	int name_w;	/* the rule over the names: strace's 16, the longest name when fitted */
+};
+
+/*
+ * Leave columns out until the table fits @width (0: no limit): min, then
+ * max, then p99, down to strace -c's columns.
+ */
+static void fit_syscalls(struct sccols *k, const char *indent, const struct sc_row *rows,
+			 size_t n, int width)
 {
-	uint64_t time = 0, calls = 0, errors = 0, min = UINT64_MAX, max = 0;
+	int name_w = 7;	/* "syscall" */
+	int w;
 
-	for (size_t i = 0; i < n; i++) {
-		time += rows[i].time_ns;
-		calls += rows[i].calls;
-		errors += rows[i].errors;
-		if (rows[i].calls && rows[i].lat_ns.min < min)
-			min = rows[i].lat_ns.min;
-		if (rows[i].lat_ns.max > max)
-			max = rows[i].lat_ns.max;
-	}
-	if (!calls)
-		min = 0;
-	fprintf(f, "%s%-6s %11s %11s %10s %10s %10s %9s %9s %s\n", indent, "% time", "seconds",
-		"usecs/call", "min(us)", "p99(us)", "max(us)", "calls", "errors", "syscall");
-	fprintf(f, "%s%s\n", indent, RULE);
-	for (size_t i = 0; i < n; i++) {
-		const struct sc_row *r = &rows[i];
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(rows[i].name) > name_w)
+			name_w = (int)strlen(rows[i].name);
+	if (width > 0 && name_w < 16)
+		k->name_w = name_w;
+	w = (int)strlen(indent) + 6 + 12 + 12 + 10 + 10 + 1 + name_w + 33;
+	if (width <= 0 || w <= width)
+		return;
+	k->min = false;
+	if ((w -= 11) <= width)
+		return;
+	k->max = false;
+	if ((w -= 11) <= width)
+		return;
+	k->p99 = false;
+}
 
-		fprintf(f, "%s%6.2f %11.6f", indent, time ? 100.0 * r->time_ns / time : 0.0,
-			r->time_ns / 1e9);
-		usec_cell(f, 11, r->calls ? r->time_ns / r->calls : 0);
+/* The rule under the heading and over the total. */
+static void sc_rule(FILE *f, const char *indent, const struct sccols *k)
+{
+	fprintf(f, "%s------ ----------- -----------", indent);
+	for (int i = 0; i < k->min + k->p99 + k->max; i++)
+		fprintf(f, " ----------");
+	fprintf(f, " --------- --------- %.*s\n", k->name_w, "----------------");
+}
+
+static void sc_text_head(FILE *f, const char *indent, const struct sccols *k)
+{
+	fprintf(f, "%s%-6s %11s %11s", indent, "% time", "seconds", "usecs/call");
+	if (k->min)
+		fprintf(f, " %10s", "min(us)");
+	if (k->p99)
+		fprintf(f, " %10s", "p99(us)");
+	if (k->max)
+		fprintf(f, " %10s", "max(us)");
+	fprintf(f, " %9s %9s %s\n", "calls", "errors", "syscall");
+	sc_rule(f, indent, k);
+}
+
+/* Row @r: its share of @all the time, seconds, latencies, calls, errors; @p99: it has one. */
+static void sc_text_row(FILE *f, const char *indent, const struct sccols *k, uint64_t all,
+			const struct sc_row *r, bool p99)
+{
+	fprintf(f, "%s%6.2f %11.6f", indent, all ? 100.0 * r->time_ns / all : 0.0, r->time_ns / 1e9);
+	usec_cell(f, 11, r->calls ? r->time_ns / r->calls : 0);
+	if (k->min)
 		usec_cell(f, 10, r->lat_ns.min);
+	if (k->p99 && p99)
 		usec_cell(f, 10, r->lat_ns.p99);
+	else if (k->p99)
+		fprintf(f, " %10s", "-");
+	if (k->max)
 		usec_cell(f, 10, r->lat_ns.max);
-		fprintf(f, " %9" PRIu64, r->calls);
-		if (r->errors)
-			fprintf(f, " %9" PRIu64, r->errors);
-		else
-			fprintf(f, " %9s", "");
-		fprintf(f, " %s\n", r->name);
-	}
-	fprintf(f, "%s%s\n", indent, RULE);
-	/* A p99 over all syscalls cannot be had from the rows: "-". */
-	fprintf(f, "%s%6.2f %11.6f", indent, time ? 100.0 : 0.0, time / 1e9);
-	usec_cell(f, 11, calls ? time / calls : 0);
-	usec_cell(f, 10, min);
-	fprintf(f, " %10s", "-");
-	usec_cell(f, 10, max);
-	fprintf(f, " %9" PRIu64, calls);
-	if (errors)
-		fprintf(f, " %9" PRIu64, errors);
+	fprintf(f, " %9" PRIu64, r->calls);
+	if (r->errors)
+		fprintf(f, " %9" PRIu64, r->errors);
 	else
 		fprintf(f, " %9s", "");
-	fprintf(f, " total\n");
+	fprintf(f, " %s\n", r->name);
+}
+
+void sc_text_table(FILE *f, const char *indent, const struct sc_row *rows, size_t n, bool errnos)
+{
+	char total[] = "total";
+	struct sc_row tot = { .name = total, .lat_ns.min = UINT64_MAX };
+	struct sccols k = { true, true, true, 16 };
+
+	for (size_t i = 0; i < n; i++) {
+		tot.time_ns += rows[i].time_ns;
+		tot.calls += rows[i].calls;
+		tot.errors += rows[i].errors;
+		if (rows[i].calls && rows[i].lat_ns.min < tot.lat_ns.min)
+			tot.lat_ns.min = rows[i].lat_ns.min;
+		if (rows[i].lat_ns.max > tot.lat_ns.max)
+			tot.lat_ns.max = rows[i].lat_ns.max;
+	}
+	if (!tot.calls)
+		tot.lat_ns.min = 0;
+	fit_syscalls(&k, indent, rows, n, cli_term_width(f));
+	sc_text_head(f, indent, &k);
+	for (size_t i = 0; i < n; i++)
+		sc_text_row(f, indent, &k, tot.time_ns, &rows[i], true);
+	sc_rule(f, indent, &k);
+	/* A p99 over all syscalls cannot be had from the rows: "-". */
+	sc_text_row(f, indent, &k, tot.time_ns, &tot, false);
 	if (errnos)
 		text_errnos(f, indent, rows, n);
 }

@@ -89,6 +89,7 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	err = ipp_session__attach(s, &h, scan_started, &at);
 	if (err)
 		return err;
+	ipp_session__take_sums(s, ipp_stats__add_sum, ipp_stats__takes_sums, st);
 	if (at.kernel_fdid)
 		ipp_fdtab__expect_kernel(st->fdt);
 	st->cmd_pid = at.cmd_pid;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "account.h"
+#include "groups.h"
 
 static void lat_of(const struct ipp_hist *h, struct ipcperf_lat *l)
 {
@@ -19,16 +20,9 @@ static void lat_of(const struct ipp_hist *h, struct ipcperf_lat *l)
 	l->max = ipp_hist_max(h);
 }
 
-/* An incarnation (its index) with the identity it is reported under. */
-struct rowref {
-	size_t inc;
-	const struct ipp_inc *in;
-	const struct ipp_ident *id;
-};
-
 static int cmp_rowref(const void *a, const void *b)
 {
-	const struct rowref *x = a, *y = b;
+	const struct ipp_rowref *x = a, *y = b;
 	int c;
 
 	if (x->in->pid != y->in->pid)
@@ -42,7 +36,7 @@ static int cmp_rowref(const void *a, const void *b)
 	return (x->inc > y->inc) - (x->inc < y->inc);
 }
 
-static bool same_row(const struct rowref *a, const struct rowref *b)
+bool ipp_rows__same(const struct ipp_rowref *a, const struct ipp_rowref *b)
 {
 	return a->in->pid == b->in->pid && a->in->fd == b->in->fd &&
 	       a->id->state != IPP_ID_UNKNOWN && b->id->state != IPP_ID_UNKNOWN &&
@@ -62,16 +56,6 @@ static void add_side(struct side *dst, const struct side *src)
 		ipp_hist_merge(dst->hist, src->hist);
 }
 
-/* @dst (its histogram the caller's) becomes a copy of @src. */
-static void copy_side(struct side *dst, const struct side *src)
-{
-	struct ipp_hist *h = dst->hist;
-
-	*dst = (struct side){ .hist = h };
-	ipp_hist_init(h);
-	add_side(dst, src);
-}
-
 static void io_of(const struct side *sd, struct ipcperf_io *io)
 {
 	io->ops = sd->ops;
@@ -83,14 +67,53 @@ static void io_of(const struct side *sd, struct ipcperf_io *io)
 	lat_of(sd->hist, &io->lat_ns);
 }
 
-/*
- * The counts of incarnation @inc: none yet (@zero, whose histograms are
- * initialized) when it was only held, never read or written.
- */
-static const struct inccount *counts_of(const struct ipcperf_stats *st, size_t inc,
-					const struct inccount *zero)
+int ipp_rowsum__init(struct ipp_rowsum *s)
 {
-	return inc < st->nr_counts ? &st->counts[inc] : zero;
+	memset(s, 0, sizeof(*s));
+	s->rd.hist = malloc(sizeof(*s->rd.hist));
+	s->wr.hist = malloc(sizeof(*s->wr.hist));
+	if (!s->rd.hist || !s->wr.hist) {
+		ipp_rowsum__fini(s);
+		return -ENOMEM;
+	}
+	ipp_rowsum__reset(s);
+	return 0;
+}
+
+void ipp_rowsum__fini(struct ipp_rowsum *s)
+{
+	free(s->rd.hist);
+	free(s->wr.hist);
+	memset(s, 0, sizeof(*s));
+}
+
+void ipp_rowsum__reset(struct ipp_rowsum *s)
+{
+	struct ipp_hist *r = s->rd.hist, *w = s->wr.hist;
+
+	*s = (struct ipp_rowsum){ .rd.hist = r, .wr.hist = w };
+	ipp_hist_init(r);
+	ipp_hist_init(w);
+}
+
+/* The counts of incarnation @inc: none yet when it was only held, never read or written. */
+void ipp_rowsum__add(struct ipp_rowsum *s, const struct ipcperf_stats *st, size_t inc)
+{
+	static const struct inccount zero;
+	const struct inccount *c = inc < st->nr_counts ? &st->counts[inc] : &zero;
+
+	add_side(&s->rd, &c->rd);
+	add_side(&s->wr, &c->wr);
+	if (c->first_ns && (!s->first_ns || c->first_ns < s->first_ns))
+		s->first_ns = c->first_ns;
+	if (c->last_ns > s->last_ns)
+		s->last_ns = c->last_ns;
+}
+
+void ipp_rowsum__io(const struct ipp_rowsum *s, struct ipcperf_io *rd, struct ipcperf_io *wr)
+{
+	io_of(&s->rd, rd);
+	io_of(&s->wr, wr);
 }
 
 /*
@@ -108,8 +131,7 @@ static bool not_held(const struct ipcperf_stats *st, const struct proc *p,
 	       in->end_ns < p->seen_ns;
 }
 
-/* Whether incarnation @inc made any read or write call. */
-static bool has_io(const struct ipcperf_stats *st, size_t inc)
+bool ipp_rows__has_io(const struct ipcperf_stats *st, size_t inc)
 {
 	return inc < st->nr_counts && (st->counts[inc].rd.ops || st->counts[inc].wr.ops);
 }
@@ -119,15 +141,19 @@ static bool has_io(const struct ipcperf_stats *st, size_t inc)
  * held during the capture, with I/O or without (a thread's copy of its
  * parent's table at clone is never used: its pid is never seen).
  */
-static size_t held_rows(struct ipcperf_stats *st, struct rowref *v, size_t n)
+struct ipp_rowref *ipp_rows__held(struct ipcperf_stats *st, size_t *nr)
 {
-	size_t k = 0;
+	size_t n = ipp_fdtab__count(st->fdt), k = 0;
+	struct ipp_rowref *v = malloc((n ? n : 1) * sizeof(*v));
 
+	*nr = 0;
+	if (!v)
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_inc *in = ipp_fdtab__inc(st->fdt, i);
 		const struct proc *p = ipp_stats__proc(st, in->pid, false);
 
-		if (!p || !p->seen || (not_held(st, p, in) && !has_io(st, i)))
+		if (!p || !p->seen || (not_held(st, p, in) && !ipp_rows__has_io(st, i)))
 			continue;
 		v[k].inc = i;
 		v[k].in = in;
@@ -135,40 +161,33 @@ static size_t held_rows(struct ipcperf_stats *st, struct rowref *v, size_t n)
 	}
 	if (k > 1)
 		qsort(v, k, sizeof(*v), cmp_rowref);
-	return k;
+	*nr = k;
+	return v;
 }
 
 /* Hand @cb the row of @v[@i] and the incarnations after it that are the same row. */
-static int emit_row(const struct ipcperf_stats *st, const struct rowref *v, size_t n, size_t *i,
-		    struct side *rd, struct side *wr, const struct inccount *zero,
+static int emit_row(const struct ipcperf_stats *st, const struct ipp_rowref *v, size_t n,
+		    size_t *i, struct ipp_rowsum *sum, struct ipp_peers *pe,
 		    int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
 {
-	const struct inccount *c = counts_of(st, v[*i].inc, zero);
 	const struct ipp_ident *id = v[*i].id;
 	struct ipcperf_fd_row row = {
 		.pid = v[*i].in->pid, .fd = v[*i].in->fd, .object = id->object,
 		.kind = id->kind, .detail = id->detail, .ino = id->ino,
-		.peer_ino = id->peer_ino, .first_ns = c->first_ns, .last_ns = c->last_ns,
+		.peer_ino = id->peer_ino,
 	};
 	size_t j;
 
-	copy_side(rd, &c->rd);
-	copy_side(wr, &c->wr);
-	for (j = *i + 1; j < n && same_row(&v[*i], &v[j]); j++) {
-		const struct inccount *o = counts_of(st, v[j].inc, zero);
-
-		add_side(rd, &o->rd);
-		add_side(wr, &o->wr);
-		if (o->first_ns && (!row.first_ns || o->first_ns < row.first_ns))
-			row.first_ns = o->first_ns;
-		if (o->last_ns > row.last_ns)
-			row.last_ns = o->last_ns;
-	}
+	ipp_rowsum__reset(sum);
+	for (j = *i; j < n && (j == *i || ipp_rows__same(&v[*i], &v[j])); j++)
+		ipp_rowsum__add(sum, st, v[j].inc);
+	row.peer_pid = ipp_peers__of(pe, &v[*i], &row.peer_comm);
 	*i = j;
-	io_of(rd, &row.read);
-	io_of(wr, &row.write);
-	row.read_hist = ipp_as_hist(rd->hist);
-	row.write_hist = ipp_as_hist(wr->hist);
+	row.first_ns = sum->first_ns;
+	row.last_ns = sum->last_ns;
+	ipp_rowsum__io(sum, &row.read, &row.write);
+	row.read_hist = ipp_as_hist(sum->rd.hist);
+	row.write_hist = ipp_as_hist(sum->wr.hist);
 	return cb(ctx, &row);
 }
 
@@ -176,40 +195,28 @@ int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 			       int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
 {
 	size_t n;
-	struct rowref *v;
-	struct side *rd, *wr;
-	struct inccount *zero;
+	struct ipp_rowref *v;
+	struct ipp_rowsum sum;
+	struct ipp_peers *pe = NULL;
 	int ret = 0;
 
 	if (!st || !cb)
 		return -EINVAL;
-	n = ipp_fdtab__count(st->fdt);
-	if (!n)
+	if (!ipp_fdtab__count(st->fdt))
 		return 0;
-	v = malloc(n * sizeof(*v));
-	rd = calloc(1, sizeof(*rd));
-	wr = calloc(1, sizeof(*wr));
-	zero = calloc(1, sizeof(*zero));
-	if (rd)
-		rd->hist = malloc(sizeof(*rd->hist));
-	if (wr)
-		wr->hist = malloc(sizeof(*wr->hist));
-	if (!v || !rd || !wr || !zero || !rd->hist || !wr->hist) {
-		ret = -ENOMEM;
-		goto out;
+	v = ipp_rows__held(st, &n);
+	if (!v || ipp_rowsum__init(&sum) < 0) {
+		free(v);
+		return -ENOMEM;
 	}
-	n = held_rows(st, v, n);
+	pe = ipp_peers__new(st, v, n);
+	if (!pe)
+		ret = -ENOMEM;
 	for (size_t i = 0; i < n && !ret;)
-		ret = emit_row(st, v, n, &i, rd, wr, zero, cb, ctx);
-out:
+		ret = emit_row(st, v, n, &i, &sum, pe, cb, ctx);
+	ipp_peers__delete(pe);
+	ipp_rowsum__fini(&sum);
 	free(v);
-	if (rd)
-		free(rd->hist);
-	if (wr)
-		free(wr->hist);
-	free(rd);
-	free(wr);
-	free(zero);
 	return ret;
 }
 

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "account.h"
+#include "groups.h"
 #include "syscalls.h"
+#include "sum-rec.h"
 
 struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 {
@@ -73,6 +75,7 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	ipp_settleq__fini(&st->calls);
 	ipp_callfds__fini(&st->every);
 	ipp_fdtab__delete(st->fdt);
+	ipp_peercache__free(st->peercache);
 	free(st);
 }
 
@@ -217,7 +220,8 @@ static struct scstat *get_sc(struct proc *p, pid_t tid, int nr, const char *name
 	return sc;
 }
 
-static void count_errno(struct scstat *sc, int err)
+/* @n more calls of @sc failed with @err. */
+static void count_errnos(struct scstat *sc, int err, uint64_t n)
 {
 	size_t i;
 	struct ipcperf_errno_count *v;
@@ -225,7 +229,7 @@ static void count_errno(struct scstat *sc, int err)
 	for (i = 0; i < sc->nr_errnos && sc->errnos[i].err < err; i++)
 		;
 	if (i < sc->nr_errnos && sc->errnos[i].err == err) {
-		sc->errnos[i].count++;
+		sc->errnos[i].count += n;
 		return;
 	}
 	v = realloc(sc->errnos, (sc->nr_errnos + 1) * sizeof(*v));
@@ -233,7 +237,7 @@ static void count_errno(struct scstat *sc, int err)
 		return;
 	sc->errnos = v;
 	memmove(&v[i + 1], &v[i], (sc->nr_errnos - i) * sizeof(*v));
-	v[i] = (struct ipcperf_errno_count){ .err = err, .count = 1 };
+	v[i] = (struct ipcperf_errno_count){ .err = err, .count = n };
 	sc->nr_errnos++;
 }
 
@@ -332,7 +336,7 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 		}
 		if (ev->ret < 0 && ev->ret >= -IPP_MAX_ERRNO) {
 			sc->errors++;
-			count_errno(sc, (int)-ev->ret);
+			count_errnos(sc, (int)-ev->ret, 1);
 		}
 	}
 	if (st->every_cb) {
@@ -355,6 +359,77 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 		c->first_ns = ev->start_ns;
 	c->last_ns = ev->end_ns;
 	account(ev->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, ev);
+}
+
+/* ------------------------------------------------------------------ the kernel's sums */
+
+/* The durations of @r's calls into @h, as ipp_hist_add() would have put each. */
+static void sum_hist(struct ipp_hist *h, const struct ipp_sum_rec *r)
+{
+	ipp_hist_add_buckets(h, r->ops, r->time_ns, r->min_ns, r->max_ns, r->base, r->hist,
+			     IPP_SUM_BUCKETS);
+}
+
+/* @r's calls into side @sd, as account() would have added them one by one. */
+static void account_sum(struct side *sd, const struct ipp_sum_rec *r)
+{
+	sd->ops += r->ops;
+	sd->time_ns += r->time_ns;
+	sd->errors += r->eagain;
+	sd->bytes += r->bytes;
+	if (!sd->hist && (sd->hist = malloc(sizeof(*sd->hist))) != NULL)
+		ipp_hist_init(sd->hist);
+	if (sd->hist)
+		sum_hist(sd->hist, r);
+}
+
+/* @r's calls into their syscall's row, as ipcperf_stats__add_syscall() would have. */
+static void sum_row(struct proc *p, const struct ipp_sum_rec *r)
+{
+	struct scstat *sc = get_sc(p, 0, r->nr, NULL);
+
+	if (!sc)
+		return;
+	sc->calls += r->ops;
+	sc->time_ns += r->time_ns;
+	sum_hist(&sc->hist, r);
+	if (r->eagain) {
+		sc->errors += r->eagain;
+		count_errnos(sc, EAGAIN, r->eagain);
+	}
+}
+
+void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r)
+{
+	struct ipcperf_stats *st = ctx;
+	const struct ipp_scdesc *desc = ipp_scdesc_by_nr(r->nr);
+	struct proc *p = ipp_stats__proc(st, r->pid, true);
+	struct inccount *c;
+
+	if (!p || !r->ops)
+		return;
+	see_proc(p, r->first_ns);
+	p->syscalls += r->ops;
+	see_thread(st, p, r->tid);
+	sum_row(p, r);
+	/* as ipp_fdtab__syscall() counts a call to an incarnation: the read/write family's */
+	if (r->fd < 0 || !desc || (desc->cls != IPCPERF_SC_READ && desc->cls != IPCPERF_SC_WRITE))
+		return;
+	c = count_of(st, ipp_fdtab__sum_inc(st->fdt, r->pid, r->fd, r->first_ns));
+	if (!c)
+		return;
+	if (!c->first_ns || r->first_ns < c->first_ns)
+		c->first_ns = r->first_ns;
+	if (r->last_ns > c->last_ns)
+		c->last_ns = r->last_ns;
+	account_sum(desc->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, r);
+}
+
+bool ipp_stats__takes_sums(void *ctx)
+{
+	const struct ipcperf_stats *st = ctx;
+
+	return !st->per_thread && !st->call_cb && !st->every_cb;
 }
 
 /* Thread @tid of @pid was scheduled (named @comm then), at @time: its process, seen. */

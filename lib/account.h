@@ -67,6 +67,7 @@ struct ipcperf_stats {
 	struct proc *proc_cache[LOOKUP_CACHE];		/* procs are never freed before the end */
 	struct thread *thread_cache[LOOKUP_CACHE];	/* cleared when threads[] moves */
 	struct ipp_fdtab *fdt;	/* what each fd is */
+	struct ipp_peercache *peercache;	/* groups.c: the peers /proc was asked about */
 	struct inccount *counts;	/* by incarnation */
 	size_t nr_counts, cap_counts;
 	struct thread *threads;
@@ -103,6 +104,17 @@ struct ipp_procres;
 struct ipp_identlog;
 void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shared,
 			      struct ipp_identlog *log);
+
+/*
+ * The calls the kernel added up on one fd (a summary, lib/bpf/sum-rec.h)
+ * into @ctx, a stats object: the N calls it stands for, to the incarnation
+ * of the fd current now (or the last, ended since the calls: exit, exec),
+ * the syscall's row, the process. The session's sum taker (pipeline.h).
+ */
+struct ipp_sum_rec;
+void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r);
+/* Whether the stats @ctx can take sums now: no per-thread rows, no per-call callback. */
+bool ipp_stats__takes_sums(void *ctx);
 
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);

@@ -162,6 +162,29 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd)
 	return s ? (long)s->inc : -ENOENT;
 }
 
+static struct ipp_inc *cur_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, bool do_resolve);
+
+long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns)
+{
+	struct fdproc *p = get_proc(t, pid, true);
+	struct fdslot *s = p ? find_slot(p, fd) : NULL;
+	struct ipp_inc *in;
+
+	if (!p)
+		return -ENOMEM;
+	if (s)
+		return (long)s->inc;
+	for (size_t i = t->nr_incs; i-- > 0;) {
+		if (t->incs[i].pid != pid || t->incs[i].fd != fd)
+			continue;
+		if (t->incs[i].end_ns >= first_ns)
+			return (long)i;
+		break;
+	}
+	in = cur_inc(t, p, fd, true);
+	return in ? (long)(in - t->incs) : -ENOMEM;
+}
+
 size_t ipp_fdtab__count(const struct ipp_fdtab *t)
 {
 	return t->nr_incs;

@@ -141,6 +141,14 @@ uint64_t ipp_fdtab__now(const struct ipp_fdtab *t);
 
 /* The incarnation of @fd of @pid open now (an index), or -ENOENT. */
 long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
+/*
+ * The incarnation of @fd of @pid that calls added up since @first_ns (a
+ * summary, delivered later) went to: the open one; else the last one,
+ * when it ended after @first_ns (its process's exit or exec was read
+ * before the summary); else one started as a read or write of an unknown
+ * fd would start it. @return its index, or -ENOMEM.
+ */
+long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns);
 /* Every incarnation so far, by index (stable; the pointer is not, past the next event). */
 size_t ipp_fdtab__count(const struct ipp_fdtab *t);
 const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc);

@@ -56,17 +56,24 @@ static inline void bucket_add(struct ipp_hist *h, unsigned int idx, uint64_t n)
 	h->bucketed += n;
 }
 
+/* @n samples whose sum is @sum_hi:@sum_lo, the least @min and the largest @max, into @h's totals. */
+static inline void add_totals(struct ipp_hist *h, uint64_t n, uint64_t sum_lo, uint64_t sum_hi,
+			      uint64_t min, uint64_t max)
+{
+	h->count += n;
+	h->sum_lo += sum_lo;
+	h->sum_hi += sum_hi + (h->sum_lo < sum_lo);	/* carry */
+	if (min < h->min)
+		h->min = min;
+	if (max > h->max)
+		h->max = max;
+}
+
 void ipp_hist_add(struct ipp_hist *h, uint64_t v)
 {
 	unsigned int idx = hist_index(v);
 
-	h->count++;
-	h->sum_lo += v;
-	h->sum_hi += h->sum_lo < v;	/* carry */
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
+	add_totals(h, 1, v, 0, v, v);
 	if (__builtin_expect(h->bucket[idx] == UINT32_MAX, 0))
 		h->saturated = true;
 	else {
@@ -212,17 +219,22 @@ bool ipp_hist_count_le(const struct ipp_hist *h, const uint64_t *bounds, size_t 
 	return true;
 }
 
+void ipp_hist_add_buckets(struct ipp_hist *h, uint64_t n, uint64_t sum, uint64_t min, uint64_t max,
+			  unsigned int first, const uint32_t *counts, size_t nb)
+{
+	if (!n)
+		return;
+	add_totals(h, n, sum, 0, min, max);
+	for (size_t i = 0; i < nb && first + i < IPP_HIST_BUCKETS; i++)
+		if (counts[i])
+			bucket_add(h, first + (unsigned int)i, counts[i]);
+}
+
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
 {
 	if (!src->count)
 		return;
-	dst->count += src->count;
-	dst->sum_lo += src->sum_lo;
-	dst->sum_hi += src->sum_hi + (dst->sum_lo < src->sum_lo);
-	if (src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
+	add_totals(dst, src->count, src->sum_lo, src->sum_hi, src->min, src->max);
 	if (src->saturated)
 		dst->saturated = true;
 

@@ -83,6 +83,15 @@ uint64_t ipp_hist_percentile(const struct ipp_hist *h, double p);
 bool ipp_hist_count_le(const struct ipp_hist *h, const uint64_t *bounds, size_t n,
 		       uint64_t *out);
 
+/*
+ * Add @n samples summing to @sum, of least @min and greatest @max, of which
+ * @counts[i] fall in bucket @first + i (i < @nb, inside the buckets; the
+ * caller checks they add up to @n), as if each had been ipp_hist_add()ed:
+ * sums made elsewhere with the same buckets (the kernel's, lib/bpf/sum-rec.h).
+ */
+void ipp_hist_add_buckets(struct ipp_hist *h, uint64_t n, uint64_t sum, uint64_t min, uint64_t max,
+			  unsigned int first, const uint32_t *counts, size_t nb);
+
 /* Add every sample of @src to @dst, as if each had been ipp_hist_add()ed. */
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src);
 

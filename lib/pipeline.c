@@ -9,6 +9,7 @@
 #include "fdid-rec.h"
 #include "call-rec.h"
 #include "sched-rec.h"
+#include "sum-rec.h"
 #include "fdtable.h"
 #include "follow.h"
 #include "merge.h"
@@ -48,6 +49,11 @@ struct ipp_pipeline {
 	struct ipp_acct_sums acct;
 	/* Reads /proc ahead of the merge, as records are taken (procres.h); NULL: none. */
 	struct ipp_procres *procres;
+	/* Who takes the calls the kernel added up (ipp_pipeline__take_sums()); NULL: nobody. */
+	ipp_sum_fn sum_fn;
+	bool (*sum_ok)(void *ctx);
+	void *sum_ctx;
+	bool sum_many;			/* a second taker asked: nobody takes them */
 };
 
 struct ipp_pipeline *ipp_pipeline__new(void)
@@ -269,6 +275,8 @@ static uint32_t ipp_krec_mrec_type(const void *raw, size_t size)
 		return IPP_MREC_KCALL;
 	case IPP_FDID_SCHED:
 		return IPP_MREC_KSCHED;
+	case IPP_FDID_SUM:
+		return IPP_MREC_KSUM;
 	default:
 		return IPP_MREC_KFD;
 	}
@@ -524,6 +532,46 @@ static int dispatch_call(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	return 1;
 }
 
+void ipp_pipeline__take_sums(struct ipp_pipeline *p, ipp_sum_fn fn, bool (*ok)(void *ctx),
+			     void *ctx)
+{
+	if (p->sum_fn)
+		p->sum_many = true;
+	p->sum_fn = fn;
+	p->sum_ok = ok;
+	p->sum_ctx = ctx;
+}
+
+bool ipp_pipeline__takes_sums(const struct ipp_pipeline *p)
+{
+	if (!p->sum_fn || p->sum_many || !p->sum_ok(p->sum_ctx))
+		return false;
+	/* the calls go to nobody else: no other syscall handler would see them */
+	for (size_t i = 0; i < p->nr_handlers; i++)
+		if (p->handlers[i].syscall && p->handlers[i].ctx != p->sum_ctx)
+			return false;
+	return true;
+}
+
+int ipp_pipeline__sum(struct ipp_pipeline *p, const struct ipp_sum_rec *r)
+{
+	if (!p->sum_fn)
+		return 0;
+	p->syscalls += r->ops;
+	p->sum_fn(p->sum_ctx, r);
+	return 1;
+}
+
+/* One fd's calls the kernel added up (struct ipp_sum_rec). @return 1 when delivered, else 0. */
+static int dispatch_sum(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_sum_rec rec;
+
+	if (ipp_sum_rec__parse(r->data, r->size, &rec) < 0)
+		return 0;
+	return ipp_pipeline__sum(s, &rec);
+}
+
 void ipp_pipeline__sched_totals(struct ipp_pipeline *s, const struct ipcperf_sched_totals *ev)
 {
 	EMIT(s, sched_totals, ev);
@@ -646,6 +694,9 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 		case IPP_MREC_KSCHED:
 			/* a thread's counts come at its last switch, after its exit record */
 			n += dispatch_sched(s, r);
+			break;
+		case IPP_MREC_KSUM:
+			n += dispatch_sum(s, r);
 			break;
 		case IPP_MREC_KCALL:
 		case IPP_MREC_KFD:

@@ -30,6 +30,21 @@ void ipp_pipeline__delete(struct ipp_pipeline *p);
 struct ipp_decoder *ipp_pipeline__decoder(struct ipp_pipeline *p);
 /* The records of process @self (<= 0: none) are dropped, unless @include_self. */
 void ipp_pipeline__set_self(struct ipp_pipeline *p, pid_t self, bool include_self);
+/*
+ * The calls the kernel added up (sum-rec.h), each summary handed to @fn
+ * with @ctx (the stats' own entry: no public handler has them). @ok says
+ * whether @ctx can take them now (asked at the session's start). A second
+ * taker makes nobody take them.
+ */
+struct ipp_sum_rec;
+typedef void (*ipp_sum_fn)(void *ctx, const struct ipp_sum_rec *r);
+void ipp_pipeline__take_sums(struct ipp_pipeline *p, ipp_sum_fn fn, bool (*ok)(void *ctx),
+			     void *ctx);
+/* Whether the calls may be added up: one taker, who can, and no other syscall handler. */
+bool ipp_pipeline__takes_sums(const struct ipp_pipeline *p);
+/* A summary to its taker (the merge's, or one read from the map at the end). @return 1 if taken. */
+int ipp_pipeline__sum(struct ipp_pipeline *p, const struct ipp_sum_rec *r);
+
 /* Register handlers (copied). @return 0, -EINVAL (bad sz), -ENOMEM. */
 int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_handlers *h);
 /* Room for the per-CPU counts of CPUs 0..@n-1. @return 0 or -ENOMEM. */

@@ -55,6 +55,18 @@ static bool want_sched_counts(const struct ipp_plan_in *in)
 }
 
 /*
+ * Whether the kernel is to add the read/write family's calls up per fd
+ * (where it pairs them): the session's only syscall consumer takes them
+ * so (an ipcperf_stats with no per-call callback, no per-thread rows),
+ * wants totals at the end only (IPCPERF_EV_SCHED_TOTALS: no view while it
+ * runs, no intervals), and the targets are processes the kernel follows.
+ */
+static bool want_sums(const struct ipp_plan_in *in)
+{
+	return in->sums_ok && (in->es->events & IPCPERF_EV_SCHED_TOTALS) && !in->system_wide;
+}
+
+/*
  * Whether the session is to have the kernel's fd identity: it traces the
  * I/O or fd calls, on their own or among all syscalls (--syscalls classifies
  * them as well: the fd table is the same).
@@ -71,6 +83,7 @@ void ipp_plan__choose(struct ipp_plan *p, const struct ipp_plan_in *in)
 	p->pair = p->fdid && want_pairing(p, in);
 	p->pair_switches = p->pair && (in->es->events & IPCPERF_EV_BLOCKED);
 	p->count_sched = p->pair && want_sched_counts(in);
+	p->sums = p->pair && want_sums(in);
 }
 
 /*
@@ -90,7 +103,7 @@ void ipp_plan__had(struct ipp_plan *p, const struct ipp_plan_in *in, bool sched_
 
 void ipp_plan__none(struct ipp_plan *p)
 {
-	p->paired = p->paired_switches = p->sched_counted = p->task_acct = false;
+	p->paired = p->paired_switches = p->sched_counted = p->task_acct = p->summed = false;
 }
 
 bool ipp_plan__opens(const struct ipp_plan *p, const struct ipp_event *ev)

@@ -24,6 +24,7 @@ struct ipp_plan_in {
 	bool system_wide;
 	bool processes;		/* the targets are processes (pids or a command), not tids */
 	bool sw_counters;	/* software counters wanted (ipcperf_session_opts.counter_mask) */
+	bool sums_ok;		/* the calls' one consumer takes them added up (ipp_pipeline__takes_sums()) */
 };
 
 struct ipp_plan {
@@ -32,6 +33,7 @@ struct ipp_plan {
 	bool pair;		/* ... and have it pair the syscalls */
 	bool pair_switches;	/* ... and the switches (the calls carry their time off CPU) */
 	bool count_sched;	/* ... and count the threads' switches and wakeups */
+	bool sums;		/* ... and add the read/write family's calls up per fd (sum-rec.h) */
 	/*
 	 * had, once loaded (ipp_plan__had()): the syscalls paired in the kernel
 	 * (call records into the sample rings) in place of their sys_enter/
@@ -44,6 +46,7 @@ struct ipp_plan {
 	bool paired_switches;
 	bool sched_counted;
 	bool task_acct;
+	bool summed;		/* the calls added up in the kernel: its sums read at the stop */
 	bool pair_failed;	/* pairing was tried and could not be had: not chosen again */
 };
 

@@ -509,6 +509,7 @@ static void load_bpf(struct ipp_rings *s)
 		return;
 	IPP_BPF_OPTS(o, .all_tasks = s->system_wide, .pair_calls = p->pair,
 		     .pair_switches = p->pair_switches, .count_sched = p->count_sched,
+		     .agg_calls = p->sums,
 		     .exclude_tgid = s->system_wide && !s->include_self ? s->self : 0);
 	s->bpf = ipp_bpf__new(&o);
 	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */
@@ -534,6 +535,7 @@ static void load_bpf(struct ipp_rings *s)
 		return;
 	}
 	ipp_plan__had(p, &in, ipp_bpf__counts_sched(s->bpf));
+	p->summed = ipp_bpf__settle_sums(s->bpf) > 0;
 }
 
 /* What the plan of the session is chosen from. */
@@ -546,6 +548,7 @@ void ipp_rings__plan_in(const struct ipp_rings *s, struct ipp_plan_in *in)
 		.system_wide = s->system_wide,
 		.processes = !s->system_wide && !s->nr_tids,
 		.sw_counters = s->want_counters && (s->counter_mask & IPP_SW_COUNTERS),
+		.sums_ok = ipp_pipeline__takes_sums(s->base.pl),
 	};
 }
 
@@ -617,9 +620,10 @@ static int connect_bpf(struct ipp_rings *s)
 		}
 		return 0;
 	}
-	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings%s%s\n",
+	ipp_debug("fd identity from the kernel: %zu programs, records into %zu rings%s%s%s\n",
 		  ipp_bpf__nr_programs(s->bpf), nr,
 		  s->plan.paired ? "; syscalls paired in the kernel" : "",
+		  s->plan.summed ? "; read/write calls added up per fd there" : "",
 		  s->plan.sched_counted ? "; switches and wakeups counted there" : "");
 	return 0;
 }

@@ -165,6 +165,7 @@ int ipp_rings__read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until,
 			return err;
 		n += err;
 	} while (limit != UINT64_MAX && ipp_now_ns() < until);
+	s->delivered_ns = limit < horizon ? limit : horizon;
 	if (dry)
 		*dry = limit == UINT64_MAX;
 	return n;
@@ -277,8 +278,14 @@ int ipp_rings__consume(struct ipp_source *src)
 		return err;
 	horizon = pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
 	err = ipp_rings__read_rings(s, horizon, pass + PASS_NS, NULL);
+	/*
+	 * A target /proc showed gone is forgotten once every record stamped
+	 * before is delivered: not at the horizon when the pass left records in
+	 * the rings (a reader behind, under load), which would forget it before
+	 * its last records and take those for another task's (foreign).
+	 */
 	if (s->follow)
-		check_targets(s, pass, horizon);
+		check_targets(s, pass, s->delivered_ns);
 	return err;
 }
 

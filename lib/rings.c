@@ -459,6 +459,24 @@ static int sched_at_stop(struct ipp_rings *s)
 	return e.n;
 }
 
+static int sum_left(void *ctx, const struct ipp_sum_rec *r)
+{
+	ipp_pipeline__sum(ctx, r);
+	return 0;
+}
+
+/*
+ * The calls the kernel added up that no fd-ending call flushed: after
+ * every record, so to the incarnations open at the end.
+ */
+static void sums_at_stop(struct ipp_rings *s)
+{
+	int err = ipp_bpf__for_each_sum(s->bpf, sum_left, s->base.pl);
+
+	if (err < 0)
+		ipp_info("cannot read the calls added up in the kernel: %s\n", strerror(-err));
+}
+
 static int rings_stop(struct ipp_source *src)
 {
 	struct ipp_rings *s = rings_of(src);
@@ -483,6 +501,8 @@ static int rings_stop(struct ipp_source *src)
 	if (!dry)
 		ipp_rings__count_left(s);
 	n += ipp_pipeline__deliver(src->pl, UINT64_MAX);
+	if (s->plan.summed)
+		sums_at_stop(s);
 	n += ipp_rings__count_unreported_loss(s);
 	if (s->plan.paired)
 		calls_under_way(s);

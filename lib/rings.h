@@ -90,6 +90,7 @@ struct ipp_rings {
 	/* CPU scope */
 	struct ipp_follow *follow;	/* the targets, which the pipeline reads */
 	uint64_t check_ns;	/* when the targets were last checked against /proc */
+	uint64_t delivered_ns;	/* every record stamped before it has been delivered (the last read) */
 	bool cmd_exited;	/* the command exited (waitid), whatever the records say */
 	/* the run */
 	uint64_t start_ns, stop_ns;

@@ -282,6 +282,12 @@ int ipcperf_session__set_tap(struct ipcperf_session *s,
 
 /* ------------------------------------------------------------------ for the consumers */
 
+void ipp_session__take_sums(struct ipcperf_session *s, ipp_sum_fn fn, bool (*ok)(void *ctx),
+			    void *ctx)
+{
+	ipp_pipeline__take_sums(s->pl, fn, ok, ctx);
+}
+
 int ipp_session__attach(struct ipcperf_session *s, const struct ipcperf_handlers *h,
 			void (*on_start)(void *ctx), struct ipp_attach *at)
 {

@@ -8,6 +8,7 @@
 #define IPCPERF_SESSION_H
 
 #include "internal.h"
+#include "pipeline.h"
 
 struct ipp_identlog;
 struct ipp_procres;
@@ -45,5 +46,11 @@ struct ipp_attach {
  */
 int ipp_session__attach(struct ipcperf_session *s, const struct ipcperf_handlers *h,
 			void (*on_start)(void *ctx), struct ipp_attach *at);
+/*
+ * @fn takes the calls the kernel added up (pipeline.h), when @ok says
+ * @ctx can at the start: the stats' entry. Before the start.
+ */
+void ipp_session__take_sums(struct ipcperf_session *s, ipp_sum_fn fn, bool (*ok)(void *ctx),
+			    void *ctx);
 
 #endif /* IPCPERF_SESSION_H */

@@ -1016,6 +1016,134 @@ START_TEST(test_kernel_tcp_peers)
 }
 END_TEST
 
+/* The groups of a stats object, copied (the strings cut to 64). */
+struct grp {
+	pid_t pid, peer;
+	enum ipcperf_fd_group_role role;
+	enum ipcperf_fd_kind kind;
+	char endpoint[64], peer_comm[16], object[64];
+	uint64_t conns, rops, rbytes, wops, wbytes;
+	int fd;
+};
+
+struct grps {
+	struct grp v[32];
+	size_t n;
+};
+
+static int collect_group(void *ctx, const struct ipcperf_fd_group *g)
+{
+	struct grps *gs = ctx;
+	struct grp *d = &gs->v[gs->n++];
+
+	ck_assert_uint_le(gs->n, 32);
+	*d = (struct grp){ .pid = g->pid, .peer = g->peer_pid, .role = g->role, .kind = g->kind,
+			   .conns = g->conns, .rops = g->read.ops, .rbytes = g->read.bytes,
+			   .wops = g->write.ops, .wbytes = g->write.bytes, .fd = g->fd };
+	snprintf(d->endpoint, sizeof(d->endpoint), "%s", g->endpoint);
+	snprintf(d->peer_comm, sizeof(d->peer_comm), "%s", g->peer_comm);
+	snprintf(d->object, sizeof(d->object), "%s", g->object);
+	return 0;
+}
+
+/*
+ * A server (300) with five loopback connections from a client (200), each
+ * closed after 100 bytes in and 200 out, a pipe from the client to the
+ * server, and a connection whose ports are both ephemeral: each side's
+ * connections are one group (the server's under its local address, the
+ * client's under the remote one), exact, naming the other process; the
+ * pipe and the odd connection are rows of their own; the peer of one fd
+ * is asked by its object (ipcperf_stats__fd_peer()), closed connections too.
+ */
+START_TEST(test_groups_and_peers)
+{
+	IPCPERF_OPTS(ipcperf_fd_identity, pipe_id, .object = "pipe:[77]", .kind = IPCPERF_FD_PIPE,
+		     .ino = 77);
+	struct ipcperf_fd_object q = { .object = "socket:[952]", .kind = IPCPERF_FD_TCP,
+				       .detail = "127.0.0.1:5000 -> 127.0.0.1:41002", .ino = 952 };
+	char obj[32], det[64], comm[16];
+	struct grps gs = { .n = 0 };
+
+	do_exec(200, "/usr/bin/cli");
+	do_exec(300, "/usr/bin/srv");
+	for (int i = 0; i < 5; i++) {
+		/* the kernel's word on each new fd, then its call (stands for socket()) */
+		snprintf(obj, sizeof(obj), "socket:[%d]", 900 + i);
+		snprintf(det, sizeof(det), "127.0.0.1:%d -> 127.0.0.1:5000", 41000 + i);
+		fd_open(200, 3 + i, SYS_openat, 3 + i, obj, IPCPERF_FD_TCP, 900 + i, det);
+		do_openat(200, 3 + i);
+		snprintf(obj, sizeof(obj), "socket:[%d]", 950 + i);
+		snprintf(det, sizeof(det), "127.0.0.1:5000 -> 127.0.0.1:%d", 41000 + i);
+		fd_open(300, 10 + i, SYS_accept4, 10 + i, obj, IPCPERF_FD_TCP, 950 + i, det);
+		do_accept4(300, 5, 10 + i);
+		do_write(200, 3 + i, 100, 100, 1000);
+		do_read(300, 10 + i, 100, 100, 1000);
+		do_write(300, 10 + i, 200, 200, 1000);
+		do_read(200, 3 + i, 200, 200, 1000);
+		do_close(200, 3 + i, 0);
+		do_close(300, 10 + i, 0);
+	}
+	for (size_t i = 0; i < nr_sinks; i++) {
+		ck_assert_int_eq(ipcperf_stats__set_fd_identity(sink[i], 200, 20, &pipe_id), 0);
+		ck_assert_int_eq(ipcperf_stats__set_fd_identity(sink[i], 300, 21, &pipe_id), 0);
+	}
+	do_write(200, 20, 64, 64, 500);
+	do_read(300, 21, 64, 64, 500);
+	fd_open(200, 30, SYS_openat, 30, "socket:[990]", IPCPERF_FD_TCP, 990,
+		"127.0.0.1:40000 -> 127.0.0.1:40001");
+	do_openat(200, 30);
+	do_write(200, 30, 1, 1, 100);
+
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_group(st, collect_group, &gs), 0);
+	ck_assert_uint_eq(gs.n, 5);
+	/* the client: its connections (lowest fd 3), the pipe, the odd connection */
+	ck_assert_int_eq(gs.v[0].pid, 200);
+	ck_assert_int_eq(gs.v[0].role, IPCPERF_GROUP_CLIENT);
+	ck_assert_str_eq(gs.v[0].endpoint, "127.0.0.1:5000");
+	ck_assert_int_eq(gs.v[0].fd, 3);
+	ck_assert_uint_eq(gs.v[0].conns, 5);
+	ck_assert_int_eq(gs.v[0].peer, 300);
+	ck_assert_str_eq(gs.v[0].peer_comm, "srv");
+	ck_assert_str_eq(gs.v[0].object, "");
+	ck_assert_uint_eq(gs.v[0].rops, 5);
+	ck_assert_uint_eq(gs.v[0].rbytes, 1000);
+	ck_assert_uint_eq(gs.v[0].wops, 5);
+	ck_assert_uint_eq(gs.v[0].wbytes, 500);
+	ck_assert_int_eq(gs.v[1].role, IPCPERF_GROUP_ONE);
+	ck_assert_str_eq(gs.v[1].endpoint, "pipe:[77]");
+	ck_assert_str_eq(gs.v[1].object, "pipe:[77]");
+	ck_assert_int_eq(gs.v[1].peer, 300);
+	ck_assert_uint_eq(gs.v[1].wbytes, 64);
+	ck_assert_int_eq(gs.v[2].role, IPCPERF_GROUP_ONE);
+	ck_assert_int_eq(gs.v[2].fd, 30);
+	ck_assert_int_eq(gs.v[2].peer, 0);
+	ck_assert_uint_eq(gs.v[2].conns, 1);
+	/* the server: its connections, the pipe */
+	ck_assert_int_eq(gs.v[3].pid, 300);
+	ck_assert_int_eq(gs.v[3].role, IPCPERF_GROUP_SERVED);
+	ck_assert_str_eq(gs.v[3].endpoint, "127.0.0.1:5000");
+	ck_assert_uint_eq(gs.v[3].conns, 5);
+	ck_assert_int_eq(gs.v[3].peer, 200);
+	ck_assert_str_eq(gs.v[3].peer_comm, "cli");
+	ck_assert_uint_eq(gs.v[3].rbytes, 500);
+	ck_assert_uint_eq(gs.v[3].wbytes, 1000);
+	ck_assert_int_eq(gs.v[4].pid, 300);
+	ck_assert_int_eq(gs.v[4].peer, 200);
+	ck_assert_uint_eq(gs.v[4].rbytes, 64);
+
+	ck_assert_int_eq(ipcperf_stats__fd_peer(st, 300, &q, true, comm, sizeof(comm)), 200);
+	ck_assert_str_eq(comm, "cli");
+	q = (struct ipcperf_fd_object){ .object = "pipe:[77]", .kind = IPCPERF_FD_PIPE, .ino = 77 };
+	ck_assert_int_eq(ipcperf_stats__fd_peer(st, 200, &q, false, comm, sizeof(comm)), 300);
+	ck_assert_str_eq(comm, "srv");
+	q = (struct ipcperf_fd_object){ .object = "socket:[990]", .kind = IPCPERF_FD_TCP,
+					.detail = "127.0.0.1:40000 -> 127.0.0.1:40001", .ino = 990 };
+	ck_assert_int_eq(ipcperf_stats__fd_peer(st, 200, &q, false, comm, sizeof(comm)), 0);
+	ck_assert_str_eq(comm, "");
+	ck_assert_int_eq(ipcperf_stats__fd_peer(NULL, 200, &q, false, comm, sizeof(comm)), -EINVAL);
+}
+END_TEST
+
 /* The kernel's word on a unix socket @ino: its peer (0: none, or not accepted yet). */
 static void fd_open_unix(pid_t pid, int fd, int nr, int64_t ret, uint64_t ino, uint64_t peer_ino,
 			 int type, bool update)
@@ -2492,6 +2620,7 @@ Suite *account_suite(void)
 	tc = tcase_create("api");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_callback_stops_walk);
+	tcase_add_test(tc, test_groups_and_peers);
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_new_and_delete);
 	tcase_add_test(tc, test_kind_names);

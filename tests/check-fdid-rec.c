@@ -21,6 +21,8 @@
 #include "fdid-rec.h"
 #include "call-rec.h"
 #include "sched-rec.h"
+#include "sum-rec.h"
+#include "hist.h"
 
 /* A pipe2() read end, fd 3 of pid 100: 129 bytes, padded to 136 as the ring pads RAW data. */
 static const unsigned char pipe_rec[136] = {
@@ -357,6 +359,93 @@ START_TEST(sched_bytes)
 }
 END_TEST
 
+/*
+ * 3 x write(4, ...) by pid 100 (last by tid 101), added up in the kernel on
+ * CPU 1: 30 bytes, 1000 + 1100 + 1200 ns; the header byte by byte, the
+ * buckets (lib/hist.c's: 1000 -> 190, 1100 -> 194, 1200 -> 197) from base 0.
+ */
+static unsigned char three_writes[IPP_SUM_REC_SIZE] = {
+	0x01, 0x00, 0x60, 0x08, 0x06, 0x00, 0x00, 0x00,	/* version 1, size 2144, SUM */
+	0x64, 0x00, 0x00, 0x00, 0x65, 0x00, 0x00, 0x00,	/* pid 100, tid 101 */
+	0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,	/* fd 4, nr 1 (write on x86-64) */
+	0x03, 0, 0, 0, 0, 0, 0, 0,			/* ops 3 */
+	0x1e, 0, 0, 0, 0, 0, 0, 0,			/* bytes 30 */
+	0, 0, 0, 0, 0, 0, 0, 0,				/* eagain 0 */
+	0xe4, 0x0c, 0, 0, 0, 0, 0, 0,			/* time 3300 */
+	0xe8, 0x03, 0, 0, 0, 0, 0, 0,			/* min 1000 */
+	0xb0, 0x04, 0, 0, 0, 0, 0, 0,			/* max 1200 */
+	0x88, 0x13, 0, 0, 0, 0, 0, 0,			/* first 5000 */
+	0x28, 0x23, 0, 0, 0, 0, 0, 0,			/* last 9000 */
+	0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,	/* base 0, cpu 1 */
+	[96 + 4 * 190] = 1, [96 + 4 * 194] = 1, [96 + 4 * 197] = 1,
+};
+
+START_TEST(sum_bytes)
+{
+	struct ipp_sum_rec r;
+	unsigned char *buf = calloc(1, sizeof(three_writes) + 8);
+	struct ipp_hist one, all;
+	const uint64_t d[] = { 1000, 1100, 1200 };
+
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(ipp_krec__what(three_writes, sizeof(three_writes)), IPP_FDID_SUM);
+	ck_assert_str_eq(ipp_fdid_rec__what_name(IPP_FDID_SUM), "sum");
+	/* unaligned, and padded as the ring pads RAW data */
+	memcpy(buf + 1, three_writes, sizeof(three_writes));
+	ck_assert_int_eq(ipp_sum_rec__parse(buf + 1, sizeof(three_writes) + 7, &r), 0);
+	ck_assert_int_eq(r.pid, 100);
+	ck_assert_int_eq(r.tid, 101);
+	ck_assert_int_eq(r.fd, 4);
+	ck_assert_int_eq(r.nr, 1);
+	ck_assert_uint_eq(r.ops, 3);
+	ck_assert_uint_eq(r.bytes, 30);
+	ck_assert_uint_eq(r.eagain, 0);
+	ck_assert_uint_eq(r.time_ns, 3300);
+	ck_assert_uint_eq(r.min_ns, 1000);
+	ck_assert_uint_eq(r.max_ns, 1200);
+	ck_assert_uint_eq(r.first_ns, 5000);
+	ck_assert_uint_eq(r.last_ns, 9000);
+	ck_assert_uint_eq(r.base, 0);
+	ck_assert_uint_eq(r.cpu, 1);
+	/* the buckets are hist.c's: the sums give the histogram the calls one by one would */
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(r.hist[ipp_hist_index(d[i])], 1);
+	ipp_hist_init(&one);
+	ipp_hist_init(&all);
+	for (int i = 0; i < 3; i++)
+		ipp_hist_add(&one, d[i]);
+	ipp_hist_add_buckets(&all, r.ops, r.time_ns, r.min_ns, r.max_ns, r.base, r.hist,
+			     IPP_SUM_BUCKETS);
+	ck_assert_int_eq(memcmp(&one, &all, sizeof(one)), 0);
+	/* too short, another version, not a summary */
+	ck_assert_int_eq(ipp_sum_rec__parse(three_writes, sizeof(three_writes) - 1, &r), -EPROTO);
+	memcpy(buf, three_writes, sizeof(three_writes));
+	buf[0] = 2;
+	ck_assert_int_eq(ipp_sum_rec__parse(buf, sizeof(three_writes), &r), -ENOTSUP);
+	ck_assert_int_eq(ipp_sum_rec__parse(write_call, sizeof(write_call), &r), -EPROTO);
+	/* counts that do not hold together: buckets other than ops, a base off 32, past the last bucket */
+	memcpy(buf, three_writes, sizeof(three_writes));
+	buf[24] = 4;
+	ck_assert_int_eq(ipp_sum_rec__parse(buf, sizeof(three_writes), &r), -EPROTO);
+	memcpy(buf, three_writes, sizeof(three_writes));
+	buf[88] = 16;
+	ck_assert_int_eq(ipp_sum_rec__parse(buf, sizeof(three_writes), &r), -EPROTO);
+	memcpy(buf, three_writes, sizeof(three_writes));
+	buf[88] = (IPP_HIST_BUCKETS - 32) & 0xff;
+	buf[89] = (IPP_HIST_BUCKETS - 32) >> 8;
+	ck_assert_int_eq(ipp_sum_rec__parse(buf, sizeof(three_writes), &r), -EPROTO);
+	/* and the other decoders refuse it */
+	{
+		struct ipp_call_rec c;
+		struct ipp_sched_rec t;
+
+		ck_assert_int_eq(ipp_call_rec__parse(three_writes, sizeof(three_writes), &c), -EPROTO);
+		ck_assert_int_eq(ipp_sched_rec__parse(three_writes, sizeof(three_writes), &t), -EPROTO);
+	}
+	free(buf);
+}
+END_TEST
+
 static Suite *fdid_rec_suite(void)
 {
 	Suite *s = suite_create("fdid-rec");
@@ -371,6 +460,7 @@ static Suite *fdid_rec_suite(void)
 	tcase_add_test(tc, bad_records);
 	tcase_add_test(tc, call_bytes);
 	tcase_add_test(tc, sched_bytes);
+	tcase_add_test(tc, sum_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }

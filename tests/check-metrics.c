@@ -193,8 +193,9 @@ static void small_input(struct metrics_src *src, struct metrics_counters *mc,
 	io(10, 3, false, 0, 600);
 	cnt_values(v);
 	*mc = (struct metrics_counters){ .pid = 10, .comm = "cat", .v = v };
+	/* An object label (--metrics-per-fd): the series per fd, as before 0.2. */
 	*src = (struct metrics_src){ .stats = st, .cnt = mc, .nr_cnt = 1, .lost_events = 2,
-				     .unpaired_syscalls = 1 };
+				     .unpaired_syscalls = 1, .object_label = true };
 }
 
 /* The whole text for a small input; a counter not OK (any reason) has no family at all. */
@@ -258,7 +259,7 @@ END_TEST
  */
 START_TEST(test_aggregate)
 {
-	struct metrics_src src = { .stats = st };
+	struct metrics_src src = { .stats = st, .object_label = true };
 	char *text;
 
 	proc(100, "writer");
@@ -302,7 +303,7 @@ END_TEST
 /* Backslash, double quote and newline escaped; bytes that are not UTF-8 become U+FFFD. */
 START_TEST(test_escaping)
 {
-	struct metrics_src src = { .stats = st };
+	struct metrics_src src = { .stats = st, .object_label = true };
 	char *text;
 
 	proc(10, "a\"b\\c");
@@ -312,6 +313,47 @@ START_TEST(test_escaping)
 	ck_assert(strstr(text, "ipcperf_fd_bytes_total{comm=\"a\\\"b\\\\c\",kind=\"file\","
 			       "object=\"/tmp/x\\ny\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\","
 			       "direction=\"write\"} 5\n"));
+	free(text);
+}
+END_TEST
+
+/*
+ * By default no label names an fd's object: the fds (and the flows) of one
+ * process name, kind and direction are one series, their values summed, so
+ * that a thousand connections add no series.
+ */
+START_TEST(test_no_object_by_default)
+{
+	struct metrics_src src = { .stats = st };
+	char obj[32], *text;
+	size_t series = 0;
+
+	proc(10, "srv");
+	for (int fd = 3; fd < 1003; fd++) {
+		snprintf(obj, sizeof(obj), "socket:[%d]", 5000 + fd);
+		object(10, fd, obj, IPCPERF_FD_TCP);
+		io(10, fd, false, 100, 1000);
+		io(10, fd, true, 200, 2000);
+	}
+	text = expose(&src, METRICS_TEXT);
+	ck_assert(!strstr(text, "object="));
+	ck_assert(!strstr(text, "socket:["));
+	ck_assert_double_eq(value_of(text, "ipcperf_fd_bytes_total{comm=\"srv\",kind=\"tcp\","
+					  "direction=\"read\"}"), 100000);
+	ck_assert_double_eq(value_of(text, "ipcperf_fd_bytes_total{comm=\"srv\",kind=\"tcp\","
+					  "direction=\"write\"}"), 200000);
+	ck_assert_double_eq(value_of(text, "ipcperf_fd_latency_seconds_count{comm=\"srv\","
+					  "kind=\"tcp\",direction=\"write\"}"), 1000);
+	for (const char *l = text; (l = strchr(l, '\n')); l++)
+		series += l[1] && l[1] != '#';
+	/* 2 directions x (ops, bytes, errors, 20 buckets, count, sum), the rest fixed. */
+	ck_assert_uint_lt(series, 80);
+	free(text);
+
+	src.object_label = true;
+	text = expose(&src, METRICS_TEXT);
+	ck_assert_double_eq(value_of(text, "ipcperf_fd_bytes_total{comm=\"srv\",kind=\"tcp\","
+					  "object=\"socket:[5003]\",direction=\"read\"}"), 100);
 	free(text);
 }
 END_TEST
@@ -428,6 +470,7 @@ Suite *metrics_suite(void)
 	tcase_add_test(tc, test_openmetrics);
 	tcase_add_test(tc, test_aggregate);
 	tcase_add_test(tc, test_escaping);
+	tcase_add_test(tc, test_no_object_by_default);
 	tcase_add_test(tc, test_buckets);
 	tcase_add_test(tc, test_unlabelled_counters);
 	tcase_add_test(tc, test_file_atomic);

@@ -870,6 +870,145 @@ START_TEST(test_fork_late)
 }
 END_TEST
 
+/*
+ * The calls the kernel adds up per (process, fd, syscall) (lib/bpf/README.md):
+ * each way an fd's incarnation ends, the same syscall on the same fd number
+ * before and after, and each incarnation exact. The same numbers as the
+ * per-call path gives (--syscall-samples, --no-bpf), which runs them too.
+ */
+static const char *const sum_opts[] = { "--scope=cpu", "--scope=task", "--syscall-samples",
+					"--no-bpf" };
+#define NR_SUM_OPTS ((int)(sizeof(sum_opts) / sizeof(sum_opts[0])))
+
+START_TEST(test_sum_reuse)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "file", "/dev/null", NONE, { 5, 50, 0 } },
+		{ 20, "file", "/dev/zero", NONE, { 3, 21, 0 } },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+
+	json_object_put(stat_scenario("sum-reuse", NULL, want, 1, found));
+}
+END_TEST
+
+START_TEST(test_sum_dup2)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "file", "/dev/null", NONE, { 4, 32, 0 } },
+		{ 20, "pipe", "pipe:[*]", NONE, { 2, 18, 0 } },
+		{ 21, "pipe", "pipe:[*]", { 1, 18, 0 }, NONE },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+
+	json_object_put(stat_scenario("sum-dup2", NULL, want, 1, found));
+}
+END_TEST
+
+START_TEST(test_sum_close_range)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "file", "/dev/null", NONE, { 6, 18, 0 } },
+		{ 20, "file", "/dev/zero", NONE, { 2, 8, 0 } },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+
+	json_object_put(stat_scenario("sum-close-range", NULL, want, 1, found));
+}
+END_TEST
+
+START_TEST(test_sum_exec)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "file", "/dev/null", NONE, { 5, 10, 0 } },
+		{ 20, "file", "/dev/zero", NONE, { 3, 12, 0 } },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+
+	json_object_put(stat_scenario("sum-exec", NULL, want, 1, found));
+}
+END_TEST
+
+START_TEST(test_sum_exit)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "file", "/dev/zero", NONE, { 1, 5, 0 } },
+	};
+	static const struct want_row c[] = {
+		{ 20, "file", "/dev/null", NONE, { 7, 21, 0 } },
+	};
+	static const struct want_proc want[] = { WANT("P", p), WANT("C", c) };
+	struct match found[2];
+
+	json_object_put(stat_scenario("sum-exit", NULL, want, 2, found));
+}
+END_TEST
+
+START_TEST(test_sum_eagain)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "pipe", "pipe:[*]", { 5, 10, 4 }, NONE },
+		{ 21, "pipe", "pipe:[*]", NONE, { 1, 10, 0 } },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+	json_object *doc = stat_scenario("sum-eagain", NULL, want, 1, found);
+	struct io rd = proc_syscall(found[0].proc, "read");
+
+	/* the loader's reads succeed: the 4 EAGAIN are all the read errors */
+	ck_assert_msg(rd.errors == 4, "read errors: %" PRId64 ", expected 4 (EAGAIN)", rd.errors);
+	json_object_put(doc);
+}
+END_TEST
+
+/*
+ * The default live stat adds the calls up in the kernel where it can (-v
+ * says so), and the same run with --syscall-samples, --per-thread or -I
+ * does not: the tests above so check the kernel's sums, not only the
+ * per-call path.
+ */
+START_TEST(test_sum_used)
+{
+	char *argv[] = { IPCPERF_PATH, "stat", "-v", "--json", NULL, "--", IOWORK_PATH,
+			 "sum-reuse", NULL };
+	static const char said[] = "read/write calls added up per fd there";
+	static const char *const per_call[] = { "--syscall-samples", "--per-thread", "-I1000" };
+	struct result r;
+
+	argv[4] = "--scope=auto";
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 0), "stat -v: %s", cmd_status_str(r.status));
+	if (!strstr(r.err, "fd identity from the kernel")) {
+		/* no BPF here (a build or a kernel without it): nothing is added up */
+		cmd_result_free(&r);
+		return;
+	}
+	ck_assert_msg(strstr(r.err, said), "stat -v does not say the calls were added up; "
+		      "stderr:\n%.2000s", r.err);
+	cmd_result_free(&r);
+	/* those that need each call: the samples, per-thread rows, intervals */
+	for (size_t i = 0; i < sizeof(per_call) / sizeof(per_call[0]); i++) {
+		argv[4] = (char *)per_call[i];
+		cmd_run(argv, &r);
+		ck_assert_msg(cmd_exited_with(&r, 0), "stat -v %s: %s", per_call[i],
+			      cmd_status_str(r.status));
+		ck_assert_msg(!strstr(r.err, said), "stat %s added the calls up; stderr:\n%.2000s",
+			      per_call[i], r.err);
+		cmd_result_free(&r);
+	}
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	scope_opt = scopes[_i];
@@ -1677,6 +1816,13 @@ Suite *stat_suite(void)
 	tcase_add_loop_test(tc, test_threads, 0, NR_SCOPES);
 	tcase_add_loop_test(tc, test_fork_late, 0, NR_SCOPES);
 	tcase_add_loop_test(tc, test_errors, 0, NR_SCOPES);
+	tcase_add_loop_test(tc, test_sum_reuse, 0, NR_SUM_OPTS);
+	tcase_add_loop_test(tc, test_sum_dup2, 0, NR_SUM_OPTS);
+	tcase_add_loop_test(tc, test_sum_close_range, 0, NR_SUM_OPTS);
+	tcase_add_loop_test(tc, test_sum_exec, 0, NR_SUM_OPTS);
+	tcase_add_loop_test(tc, test_sum_exit, 0, NR_SUM_OPTS);
+	tcase_add_loop_test(tc, test_sum_eagain, 0, NR_SUM_OPTS);
+	tcase_add_test(tc, test_sum_used);
 	tcase_add_test(tc, test_pingpong);
 	tcase_add_test(tc, test_counters);
 	tcase_add_test(tc, test_strace_agrees);

@@ -147,6 +147,41 @@
  *		then forks C: write(21, 2 bytes) x 100, read(20, 4) x 10, exit;
  *		P waits, then closes 20, 21, 24, 25.
  *
+ *
+ * The sum-* scenarios are for the calls the kernel adds up per (process,
+ * fd, syscall) (lib/bpf/README.md): an fd number whose incarnations the
+ * same syscall uses one after the other, ended by each way an fd ends.
+ * "fd 20 by open" means fds 3..19 are made busy first (dup of fd 0) so that
+ * open() itself returns 20: no dup2 ends anything there.
+ * sum-reuse	fd 20 by open /dev/null: write 5 x 10; close; fd 20 by open
+ *		/dev/zero (O_WRONLY): write 3 x 7; close.
+ *		  fd 20 /dev/null: write 5 ops, 50 bytes
+ *		  fd 20 /dev/zero: write 3 ops, 21 bytes
+ * sum-dup2	/dev/null on fd 20: write 4 x 8; a pipe, read end fd 21, write
+ *		end fd 22; dup2(22, 20) while /dev/null is there; write 2 x 9
+ *		to fd 20; read(21, 4096) = 18.
+ *		  fd 20 /dev/null: write 4 ops, 32 bytes
+ *		  fd 20 pipe:[A]:  write 2 ops, 18 bytes
+ *		  fd 21 pipe:[A]:  read 1 op, 18 bytes
+ * sum-close-range  fd 20 by open /dev/null: write 6 x 3; close_range(20,
+ *		20, 0); fd 20 by open /dev/zero: write 2 x 4; close.
+ *		  fd 20 /dev/null: write 6 ops, 18 bytes
+ *		  fd 20 /dev/zero: write 2 ops, 8 bytes
+ * sum-exec	fd 20 by open /dev/null with O_CLOEXEC (3..19 close-on-exec
+ *		too): write 5 x 2; exec of iowork sum-exec-2 (the same
+ *		process), which makes 3..19 busy again and opens /dev/zero
+ *		(O_WRONLY): fd 20 again: write 3 x 4; close.
+ *		  fd 20 /dev/null: write 5 ops, 10 bytes
+ *		  fd 20 /dev/zero: write 3 ops, 12 bytes
+ * sum-exit	P forks C; C puts /dev/null on fd 20, writes 7 x 3 and exits
+ *		without closing it; P waits, then puts /dev/zero (O_WRONLY) on
+ *		fd 20 and writes 1 x 5.
+ *		  C fd 20 /dev/null: write 7 ops, 21 bytes
+ *		  P fd 20 /dev/zero: write 1 op, 5 bytes
+ * sum-eagain	A pipe, read end fd 20 (O_NONBLOCK), write end fd 21: 4 x
+ *		read(20, 10) fail with EAGAIN; write(21, 10); read(20, 4096) = 10.
+ *		  fd 20 pipe:[A]: read 5 ops, 10 bytes, 4 errors (EAGAIN)
+ *		  fd 21 pipe:[A]: write 1 op, 10 bytes
  * Exit status: 0 when every call did what is written above; 3 otherwise
  * (with a message); 2 for a usage error.
  */
@@ -166,6 +201,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -942,6 +978,126 @@ static int run_tcp_hold(long n)
 	return 0;
 }
 
+/* ------------------------------------------------------------ calls added up */
+
+/* fds 3..19 busy (a dup of fd 0 each where free, @flags O_CLOEXEC or 0): the next open() gives fd 20. */
+static void busy_below_20_flags(int flags)
+{
+	for (int fd = 3; fd < 20; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && dup3(0, fd, flags) < 0)
+			die("dup3(0, %d): %s", fd, strerror(errno));
+}
+
+static void busy_below_20(void)
+{
+	busy_below_20_flags(0);
+}
+
+/* open() that must give fd 20 (busy_below_20() first). */
+static void open_20(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd != 20)
+		die("open %s gave fd %d, not 20: %s", path, fd, strerror(errno));
+}
+
+static void writes(int fd, int n, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		do_write(fd, len, (ssize_t)len, 0);
+}
+
+static int run_sum_reuse(void)
+{
+	busy_below_20();
+	open_20("/dev/null", O_WRONLY);
+	writes(20, 5, 10);
+	xclose(20);
+	open_20("/dev/zero", O_WRONLY);
+	writes(20, 3, 7);
+	xclose(20);
+	return 0;
+}
+
+static int run_sum_dup2(void)
+{
+	open_at("/dev/null", O_WRONLY, 20);
+	writes(20, 4, 8);
+	pipe_at(21, 22);
+	if (dup2(22, 20) != 20)
+		die("dup2(22, 20): %s", strerror(errno));
+	writes(20, 2, 9);
+	do_read(21, 4096, 18, 0);
+	xclose(20);
+	xclose(22);
+	xclose(21);
+	return 0;
+}
+
+static int run_sum_close_range(void)
+{
+	busy_below_20();
+	open_20("/dev/null", O_WRONLY);
+	writes(20, 6, 3);
+	if (syscall(SYS_close_range, 20u, 20u, 0u) != 0)
+		die("close_range(20, 20): %s", strerror(errno));
+	open_20("/dev/zero", O_WRONLY);
+	writes(20, 2, 4);
+	xclose(20);
+	return 0;
+}
+
+static const char *self_path;
+
+static int run_sum_exec(void)
+{
+	/* closed by the exec too: the new image's loader takes fd 3, not 20 */
+	busy_below_20_flags(O_CLOEXEC);
+	open_20("/dev/null", O_WRONLY | O_CLOEXEC);
+	writes(20, 5, 2);
+	execl(self_path, self_path, "sum-exec-2", verbose ? "-v" : (char *)NULL, (char *)NULL);
+	die("exec %s: %s", self_path, strerror(errno));
+}
+
+static int run_sum_exec_2(void)
+{
+	busy_below_20();
+	open_20("/dev/zero", O_WRONLY);
+	writes(20, 3, 4);
+	xclose(20);
+	return 0;
+}
+
+static int run_sum_exit(void)
+{
+	pid_t c = xfork("C");
+
+	if (c == 0) {
+		open_at("/dev/null", O_WRONLY, 20);
+		writes(20, 7, 3);
+		_exit(0);
+	}
+	reap(c);
+	open_at("/dev/zero", O_WRONLY, 20);
+	writes(20, 1, 5);
+	return 0;
+}
+
+static int run_sum_eagain(void)
+{
+	pipe_at(20, 21);
+	if (fcntl(20, F_SETFL, O_NONBLOCK) < 0)
+		die("fcntl(20, O_NONBLOCK): %s", strerror(errno));
+	for (int i = 0; i < 4; i++)
+		do_read(20, 10, -1, EAGAIN);
+	do_write(21, 10, 10, 0);
+	do_read(20, 4096, 10, 0);
+	xclose(20);
+	xclose(21);
+	return 0;
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -959,6 +1115,13 @@ static const struct {
 	{ "wait-go", run_wait_go },
 	{ "late-connect", run_late_connect },
 	{ "syscalls", run_syscalls },
+	{ "sum-reuse", run_sum_reuse },
+	{ "sum-dup2", run_sum_dup2 },
+	{ "sum-close-range", run_sum_close_range },
+	{ "sum-exec", run_sum_exec },
+	{ "sum-exec-2", run_sum_exec_2 },
+	{ "sum-exit", run_sum_exit },
+	{ "sum-eagain", run_sum_eagain },
 };
 
 __attribute__((noreturn))
@@ -981,6 +1144,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage("missing", "SCENARIO");
 	cmd = argv[1];
+	self_path = argv[0];
 	/* The scenarios that take a count, and their defaults. */
 	counted = !strcmp(cmd, "pingpong") || !strcmp(cmd, "tcp-hold");
 	n = !strcmp(cmd, "tcp-hold") ? 20 : 100000;

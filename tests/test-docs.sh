@@ -12,7 +12,7 @@ make_tmpdir
 doc=$top_srcdir/doc/json.md
 [ -f "$doc" ] || fail "no $doc"
 
-for cmd in stat trace flows record report list check; do
+for cmd in stat trace flows top record report list check; do
 	"$IPCPERF" "$cmd" --help >"$T/help" 2>&1
 	grep -q "DESIGN" "$T/help" && fail "ipcperf $cmd --help names DESIGN.md, which is not in the project"
 	for d in $(grep -o 'doc/[a-z-]*\.md' "$T/help"); do

@@ -39,8 +39,8 @@ sum_of() {
 	awk -v sel="$2" 'index($0, sel) == 1 { s += $NF; n++ } END { if (n) printf "%d\n", s; else print "none" }' "$1"
 }
 
-# The totals: exact, and what promtool accepts.
-run "$IPCPERF" stat --scope task --flows --openmetrics "$T/m.prom" -o "$T/report" -- "$IPCWORK" pipe --hold 100
+# The totals, a series per fd and flow (--metrics-per-fd): exact, and what promtool accepts.
+run "$IPCPERF" stat --scope task --flows --metrics-per-fd --openmetrics "$T/m.prom" -o "$T/report" -- "$IPCWORK" pipe --hold 100
 expect_status 0 "stat --openmetrics"
 promtool check metrics <"$T/m.prom" >"$T/lint" 2>&1 || { cat "$T/lint" >&2; fail "promtool check metrics rejects the file"; }
 [ "$(tail -n 1 "$T/m.prom")" = "# EOF" ] || fail "the file does not end with '# EOF'"
@@ -63,8 +63,21 @@ if grep -q '<not supported>.*cycles' "$T/report"; then
 fi
 ls -A "$T" | grep -q '^\.m\.prom\.' && fail "a temporary file was left beside the metrics"
 
+# By default no object label: the two pipes of ipcwork (the go byte and the
+# data) are one series per direction, their sums; the flows likewise.
+run "$IPCPERF" stat --scope task --flows --openmetrics "$T/d.prom" -o /dev/null -- "$IPCWORK" pipe --hold 100
+expect_status 0 "stat --openmetrics (default labels)"
+promtool check metrics <"$T/d.prom" >"$T/lint" 2>&1 || { cat "$T/lint" >&2; fail "promtool check metrics rejects the default file"; }
+grep -q 'object=' "$T/d.prom" && { cat "$T/d.prom" >&2; fail "an object label without --metrics-per-fd"; }
+got=$(grep '^ipcperf_fd_bytes_total{comm="ipcwork",kind="pipe",direction="write"}' "$T/d.prom" | awk '{ print $NF }' | tr '\n' ' ')
+[ "$got" = "9101 " ] || { cat "$T/d.prom" >&2; fail "written into pipes (default labels): '$got', expected one series of 9101"; }
+got=$(grep '^ipcperf_fd_bytes_total{comm="ipcwork",kind="pipe",direction="read"}' "$T/d.prom" | awk '{ print $NF }' | tr '\n' ' ')
+[ "$got" = "9101 " ] || fail "read from pipes (default labels): '$got', expected one series of 9101"
+got=$(grep '^ipcperf_flow_bytes_total{kind="pipe",' "$T/d.prom" | awk '{ print $NF }' | tr '\n' ' ')
+[ "$got" = "9101 " ] || fail "flow bytes (default labels): '$got', expected one series of 9101"
+
 # -I: the file is replaced every interval; every version a reader opens is whole.
-"$IPCPERF" stat --scope task -I 20 --openmetrics "$T/i.prom" -o /dev/null -- "$IPCWORK" pipe --hold 1200 2>"$T/err" &
+"$IPCPERF" stat --scope task -I 20 --metrics-per-fd --openmetrics "$T/i.prom" -o /dev/null -- "$IPCWORK" pipe --hold 1200 2>"$T/err" &
 pid=$!
 inodes=
 reads=0
@@ -150,6 +163,17 @@ awk -v u="$u" -v y="$y" -v s0="$s0" -v s1="$s1" 'BEGIN {
 	spin = (s1 - s0) / 1e9; cpu = u + y
 	exit !(cpu >= spin - 0.002 && cpu <= spin + 0.06) }' ||
 	{ show; fail "user $u + sys $y s is not the command's own CPU time $(( (s1 - s0) / 1000 )) us"; }
+
+# A shell that has reaped a busy child and then execs ipcperf passes that
+# child's time on to it (getrusage's children survive exec): not the command's.
+run sh -c '"$1" spin 300 --out "$2/spin0" && exec "$3" stat -q --no-fds -- true' sh \
+	"$IPCWORK" "$T" "$IPCPERF"
+expect_status 0 "sh -c 'ipcwork spin 300; exec ipcperf stat -- true'"
+u=$(sed -nE 's/^ +([0-9.]+) seconds user$/\1/p' "$T/out")
+y=$(sed -nE 's/^ +([0-9.]+) seconds sys$/\1/p' "$T/out")
+[ -n "$u" ] && [ -n "$y" ] || { show; fail "exec'd: no 'seconds user' and 'seconds sys' lines"; }
+awk -v u="$u" -v y="$y" 'BEGIN { exit !(u + y < 0.06) }' ||
+	{ show; fail "exec'd after a 300 ms child: true took user $u + sys $y s"; }
 
 # --no-fds: the same report without its fd tables.
 run "$IPCPERF" stat --scope task --no-fds -- "$IPCWORK" pipe

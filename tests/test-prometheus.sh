@@ -31,7 +31,7 @@ stop() {
 trap 'stop "$ipp_pid"; stop "$prom_pid"; rm -rf "$T"' EXIT
 start=$(date +%s)
 
-"$IPCPERF" stat --scope task --flows --listen 127.0.0.1:0 --listen-linger 50 -o "$T/report" -- \
+"$IPCPERF" stat --scope task --flows --metrics-per-fd --listen 127.0.0.1:0 --listen-linger 50 -o "$T/report" -- \
 	"$IPCWORK" pipe --hold 100 2>"$T/ipcperf.err" &
 ipp_pid=$!
 for _ in $(seq 100); do grep -q 'serving metrics at' "$T/ipcperf.err" && break; sleep 0.1; done

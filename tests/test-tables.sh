@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The text tables fit the terminal: in a tmux pane 80 columns wide, the
 # stat and flows reports of the demo workloads have no line over 80 columns
-# (columns left out in the documented order: stat's MB/s, flows' wire p50),
+# (columns left out in the documented order: stat's MB/s, flows' wire p50,
+# the syscall table's min, max and p99),
 # and the long notes are folded; with --wide, every column is there again
 # and the lines run over. On a file nothing is fitted (the other tests).
 set -u
@@ -50,6 +51,27 @@ in_pane 80 "$ipcperf" stat --wide -- "$ipcwork" pipe
 grep -q 'MB/s' "$T/screen" && grep -q 'detail' "$T/screen" ||
 	{ cat "$T/screen" >&2; fail "stat --wide: columns missing"; }
 [ "$(longest)" -gt 80 ] || { cat "$T/screen" >&2; fail "stat --wide at 80 columns: nothing over 80"; }
+
+# The syscall table of -s: min, then max, then p99 left out, down to strace -c's columns.
+in_pane 80 "$ipcperf" stat -s -- "$ipcwork" pipe
+grep -q '% time' "$T/screen" && grep -q 'usecs/call' "$T/screen" && grep -q ' total$' "$T/screen" ||
+	{ cat "$T/screen" >&2; fail "stat -s at 80 columns: no syscall table"; }
+grep -Eq 'min\(us\)|max\(us\)' "$T/screen" &&
+	{ cat "$T/screen" >&2; fail "stat -s at 80 columns: min and max not left out"; }
+grep -q 'p99(us)' "$T/screen" || { cat "$T/screen" >&2; fail "stat -s at 80 columns: p99 left out too"; }
+[ "$(longest)" -le 80 ] || { cat "$T/screen" >&2; fail "stat -s at 80 columns: a line of $(longest)"; }
+in_pane 70 "$ipcperf" stat -s --no-fds -- "$ipcwork" pipe
+grep -q 'p99(us)' "$T/screen" && { cat "$T/screen" >&2; fail "stat -s at 70 columns: p99 not left out"; }
+sc_longest=$(awk '/% time/ { on = 1 } on { sub(/ +$/, ""); if (length($0) > n) n = length($0) }
+	/ total$/ { on = 0 } END { print n + 0 }' "$T/screen")
+[ "$sc_longest" -le 70 ] || { cat "$T/screen" >&2; fail "stat -s at 70 columns: a syscall row of $sc_longest"; }
+in_pane 96 "$ipcperf" stat -s --no-fds -- "$ipcwork" pipe
+grep -q 'p99(us)' "$T/screen" && ! grep -q 'min(us)' "$T/screen" ||
+	{ cat "$T/screen" >&2; fail "stat -s at 96 columns: not min alone left out"; }
+[ "$(longest)" -le 96 ] || { cat "$T/screen" >&2; fail "stat -s at 96 columns: a line of $(longest)"; }
+in_pane 80 "$ipcperf" stat -s --wide -- "$ipcwork" pipe
+grep -q 'min(us)' "$T/screen" && grep -q 'max(us)' "$T/screen" && grep -q 'p99(us)' "$T/screen" ||
+	{ cat "$T/screen" >&2; fail "stat -s --wide: latency columns missing"; }
 
 in_pane 80 "$ipcperf" flows -- "$flowwork" backpressure
 grep -q 'verdict' "$T/screen" && grep -q 'backpressure' "$T/screen" ||

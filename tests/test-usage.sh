@@ -30,6 +30,18 @@ done
 for n in ' 5' '5 ' 0x10 1e3 +5 -5 0 2147483648 2.5 ''; do
 	refused --top stat -q --top "$n" -- true
 done
+# top: -d is the delay between frames (at least 0.1 s), -s a key, -n a count.
+for d in ' 1' 0 0.05 -1 1e1 inf; do
+	refused -d top -b -d "$d" -- true
+done
+for k in '' bytes, x B switch; do
+	refused -s top -b -s "$k" -- true
+done
+for n in 0 -1 1.5 ' 2' 2147483648; do
+	refused -n top -b -n "$n" -- true
+done
+refused "not a terminal" top -- true
+refused "one kind of target" top -b -a -- true
 for n in ' 50' 50. 1e2 0x10 9 3600001; do
 	refused -I stat -q -I "$n" -- true
 done

@@ -293,7 +293,13 @@ enum ipcperf_event_set {
 	 * the traced program a map update instead of a sample. With counters
 	 * and process targets, the software counters then come from what the
 	 * kernel accounts to each counted thread, not from per-task events
-	 * (see libipcperf-session(3)). Since 0.2.
+	 * (see libipcperf-session(3)). When the session's only syscall
+	 * consumer is an ipcperf_stats attached to it (no other handler with
+	 * a syscall callback, no ipcperf_stats__on_call() or
+	 * __on_every_call(), no per_thread rows) and the targets are
+	 * processes, the kernel also adds the read/write family's calls up
+	 * per process, fd and syscall: the same counts and histograms, no
+	 * record per call. Since 0.2.
 	 */
 	IPCPERF_EV_SCHED_TOTALS = 1u << 7,
 	/**
@@ -933,6 +939,59 @@ struct ipcperf_fd_row {
 	uint64_t first_ns, last_ns;	/**< first call's start, last call's end */
 	/** The latencies of read and write as a distribution (for buckets); since 0.2. */
 	const struct ipcperf_hist *read_hist, *write_hist;
+	/**
+	 * Since 0.2: the process at the other end, as `ss -p` names it; 0 when
+	 * not known. A unix or TCP/UDP socket: a holder of the peer socket (the
+	 * peer inode; for inet, the socket whose addresses are this one's
+	 * mirrored); a pipe: a process other than this one holding the pipe.
+	 * A traced process is known from the fd table; others from one scan of
+	 * /proc/<pid>/fd made at the first walk that needs it, for the peers still
+	 * unknown, never for a stats object that reads no /proc (no_proc,
+	 * replays). Of several traced holders: one that read or wrote it,
+	 * then the lowest pid; of untraced ones, the one started first.
+	 */
+	pid_t peer_pid;
+	/** Its name ("" when unknown, or not known to the accounting nor /proc). Since 0.2. */
+	const char *peer_comm;
+};
+
+/** How the connections of an fd group (ipcperf_fd_group) were grouped. Since 0.2. */
+enum ipcperf_fd_group_role {
+	/** Not grouped: one fd row (pipes, files, listening sockets, the rest). */
+	IPCPERF_GROUP_ONE = 0,
+	/**
+	 * Connections to an endpoint of the process (a server's accepted
+	 * sockets): inet sockets whose remote port is in the machine's
+	 * ephemeral range (net.ipv4.ip_local_port_range) and whose local port
+	 * is not; the endpoint is the local address.
+	 */
+	IPCPERF_GROUP_SERVED,
+	/** Connections the process made: its local port ephemeral, the remote not; the endpoint is the remote address. */
+	IPCPERF_GROUP_CLIENT,
+	/** Connected unix stream or seqpacket sockets, grouped by the peer process; no endpoint. */
+	IPCPERF_GROUP_UNIX,
+};
+
+/**
+ * The fd rows of one process that are connections of one kind to one
+ * endpoint with one peer process, added up (ipcperf_stats__for_each_fd_group()).
+ * Since 0.2.
+ */
+struct ipcperf_fd_group {
+	pid_t pid;
+	enum ipcperf_fd_kind kind;
+	enum ipcperf_fd_group_role role;
+	/** SERVED: the local address ("127.0.0.1:6379"); CLIENT: the remote one; UNIX: ""; ONE: the row's object. */
+	const char *endpoint;
+	int fd;			/**< the row's fd (conns 1); else the lowest fd of the group */
+	const char *object;	/**< the row's object when conns is 1, else "" */
+	const char *detail;	/**< the row's detail when conns is 1, else "" */
+	pid_t peer_pid;		/**< as ipcperf_fd_row.peer_pid: the same for every row of the group */
+	const char *peer_comm;
+	uint64_t conns;		/**< fd rows added up (1 for ONE) */
+	struct ipcperf_io read, write;	/**< sums of the rows'; latencies of the merged distributions */
+	uint64_t first_ns, last_ns;
+	const struct ipcperf_hist *read_hist, *write_hist;	/**< the rows' merged */
 };
 
 /** Per process (tgid). */
@@ -1045,6 +1104,19 @@ IPCPERF_API int ipcperf_stats__set_fd_identity(struct ipcperf_stats *st, pid_t p
 IPCPERF_API int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 					   int (*cb)(void *ctx, const struct ipcperf_fd_row *row),
 					   void *ctx);
+/**
+ * Call @p cb for each group of fd rows: the rows of one process that share
+ * a kind, an endpoint and a peer process (enum ipcperf_fd_group_role says
+ * how), each row in exactly one group, so that summed over the groups every
+ * count equals the rows' sum. Ordered by pid, then the group's lowest fd.
+ * Groups live only during the call. A non-zero return from @p cb stops the
+ * walk and is returned. Since 0.2.
+ * @return 0, what @p cb returned, -EINVAL or -ENOMEM.
+ */
+IPCPERF_API int ipcperf_stats__for_each_fd_group(struct ipcperf_stats *st,
+						 int (*cb)(void *ctx,
+							   const struct ipcperf_fd_group *g),
+						 void *ctx);
 /** Same, for each process that was seen, ordered by pid. */
 IPCPERF_API int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
 					     int (*cb)(void *ctx, const struct ipcperf_proc_row *row),
@@ -1157,6 +1229,23 @@ IPCPERF_API int ipcperf_stats__events(const struct ipcperf_stats_events_opts *op
  */
 IPCPERF_API int ipcperf_stats__proc_comm(struct ipcperf_stats *st, pid_t pid, char *buf,
 					 size_t len);
+
+/**
+ * The process at the other end of what an fd of process @p pid refers to
+ * (@p fd, as ipcperf_stats__on_call() and ipcperf_stats__on_every_call()
+ * hand it), found as ipcperf_fd_row.peer_pid is, with its name copied into
+ * @p comm (@p len bytes, may be 0): for strace -yy-like names. Among the
+ * fds the accounting knows now (each call looks through them: its cost
+ * grows with them), else among what /proc said before; with @p may_scan,
+ * a peer not looked for yet is looked for in /proc at once, with every
+ * other peer of the fds known now that is not (one scan of every
+ * process's fds: milliseconds; later calls reuse the answers). Never for a
+ * stats object that reads no /proc. Since 0.2.
+ * @return the peer's pid (> 0); 0 when not known; -EINVAL.
+ */
+IPCPERF_API pid_t ipcperf_stats__fd_peer(struct ipcperf_stats *st, pid_t pid,
+					 const struct ipcperf_fd_object *fd, bool may_scan,
+					 char *comm, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Intervals: the deltas of a running session, tick by tick           */

@@ -4,8 +4,11 @@
  * call's start and arguments in the thread's slot; call_exit, reached by
  * exit_fd's tail call (fdid.bpf.c, the exit_next program array), writes
  * the call record after the call's fd records; call_switch adds the time
- * switched out; call_exec starts a command's pairing at its exec. Loaded
- * only when the calls are paired. See lib/bpf/README.md.
+ * switched out; call_exec starts a command's pairing at its exec. With
+ * agg_calls, call_exit adds the hot calls up per fd in place of their
+ * records (common.bpf.h, agg) and writes an fd's sums before the record of
+ * the call that ends it. Loaded only when the calls are paired. See
+ * lib/bpf/README.md.
  */
 #include "common.bpf.h"
 
@@ -70,11 +73,67 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
+/* Argument @n (1 or 2) of the call, from the typed registers (plain loads). */
+static __always_inline long reg_arg(struct pt_regs *regs, int n)
+{
+#if defined(__TARGET_ARCH_x86)
+	return n == 1 ? (long)regs->di : (long)regs->si;
+#elif defined(__TARGET_ARCH_arm64)
+	return n == 1 ? (long)regs->orig_x0 : (long)regs->regs[1];
+#else
+	return -1;
+#endif
+}
+
+/* Whether the fds scratch holds are this recvmsg's: it received some (their records wait for its exit). */
+static __always_inline bool received_fds(void)
+{
+	__u32 zero = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	return !s || s->nfds;
+}
+
+/* An added-up call of slot @c: @return true when added (no call record then). */
+static __always_inline bool added_up(struct ipp_call_slot *c, __u8 w, long nr, long ret,
+				     __u64 pid_tgid, __u64 now)
+{
+	if ((w != WANT_SUM && w != WANT_SUM_NOFDS && w != WANT_SUM_ANY) || !c || !c->in_call ||
+	    c->nr != nr || (ret < 0 && ret != -EAGAIN) || (w == WANT_SUM_NOFDS && received_fds()) ||
+	    !agg_add(c, nr, ret, pid_tgid, now, w == WANT_SUM_ANY ? -1 : (__s32)c->args[0]))
+		return false;
+	c->in_call = 0;
+	count(IPP_FDID_ST_DONE);
+	return true;
+}
+
+/* Before the record of a call that ends fds (WANT_FLUSH_*): their sums. */
+static __always_inline void flush_before(void *ctx, struct pt_regs *regs, __u8 w, long ret,
+					 __u32 tgid)
+{
+	long a1, a2;
+
+	if (w == WANT_FLUSH_FD1) {
+		agg_flush_fd(ctx, tgid, (__s32)reg_arg(regs, 1));
+	} else if (w == WANT_FLUSH_FD2) {
+		a1 = reg_arg(regs, 1);
+		a2 = reg_arg(regs, 2);
+		if (ret >= 0 && a1 != a2)
+			agg_flush_fd(ctx, tgid, (__s32)a2);
+	} else if ((w == WANT_FLUSH_RANGE || w == WANT_FLUSH_ONLY_RANGE) && ret == 0) {
+		a1 = (__u32)reg_arg(regs, 1);
+		a2 = (__u32)reg_arg(regs, 2);
+		agg_flush_range(ctx, tgid, (__s32)a1, a2 > 0x7fffffff ? 0x7fffffff : (__s32)a2);
+	}
+}
+
 /*
  * sys_exit: the call record, in place of the two samples. Not attached
  * itself: exit_fd tail-calls it. A call whose
  * enter was not seen (under way when the session began, the child's return
  * from fork) says so and the session pairs it as it would the samples.
+ * With agg_calls, the calls marked WANT_SUM are added up instead, and the
+ * calls that end fds write those fds' sums first.
  */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
@@ -82,7 +141,8 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	long nr = exit_nr(regs);
 	struct ipp_call_rec r;
 	struct ipp_call_slot *c = NULL;
-	__u64 pid_tgid;
+	__u64 pid_tgid, now;
+	__u8 w;
 
 	/* rt_sigreturn restored registers that say "no call": it is the call the slot is in */
 	if (nr == -1 && nr_rt_sigreturn >= 0 && nr_set(&want, nr_rt_sigreturn)) {
@@ -90,7 +150,8 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 		if (c && c->in_call && c->nr == nr_rt_sigreturn)
 			nr = nr_rt_sigreturn;
 	}
-	if (!nr_set(&want, nr) || calls_stopped)
+	w = nr_value(&want, nr);
+	if (!w || calls_stopped)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (!maybe_target(pid_tgid >> 32))
@@ -99,6 +160,19 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 	if (!c && !is_call_target(pid_tgid >> 32))
 		return 0;
+	now = bpf_ktime_get_ns();
+	if (agg_calls) {
+		if (added_up(c, w, nr, ret, pid_tgid, now))
+			return 0;
+		flush_before(ctx, regs, w, ret, pid_tgid >> 32);
+		if (w == WANT_FLUSH_ONLY_RANGE) {
+			if (c && c->in_call && c->nr == nr)
+				count(IPP_FDID_ST_DONE);
+			if (c)
+				c->in_call = 0;
+			return 0;
+		}
+	}
 	__builtin_memset(&r, 0, sizeof(r));
 	r.version = IPP_FDID_REC_VERSION;
 	r.size = sizeof(r);
@@ -107,7 +181,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	r.tid = (__u32)pid_tgid;
 	r.nr = (__s32)nr;
 	r.ret = ret;
-	r.end_ns = bpf_ktime_get_ns();
+	r.end_ns = now;
 	if (c && c->in_call && c->nr == nr) {
 		count(IPP_FDID_ST_DONE);
 		r.start_ns = c->start;
@@ -181,5 +255,8 @@ int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 
 	if (v && *v == TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
+	/* its close-on-exec fds were closed just now: every fd's sums, before the exec's record */
+	else if (v && agg_calls && !calls_stopped)
+		agg_flush_range(ctx, tgid, 0, 0x7fffffff);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "fdid-rec.h"
 #include "call-rec.h"
 #include "sched-rec.h"
+#include "sum-rec.h"
 
 /*
  * The kernel loads programs that use bpf_probe_read_kernel() and
@@ -47,6 +48,16 @@ const volatile long nr_exit = -1;
 const volatile long nr_exit_group = -1;
 /* rt_sigreturn (the loader sets it): its exit comes with no number (-1), the registers restored. */
 const volatile long nr_rt_sigreturn = -1;
+/*
+ * Add up the calls want marks WANT_SUM in the kernel (agg), per (tgid, fd,
+ * nr), in place of a call record each; the fd-ending calls flush them.
+ */
+const volatile bool agg_calls = false;
+/* The calls added up (.bss: the loader sets them with want): a close flushes each for its fd. */
+volatile __s32 agg_nrs[IPP_SUM_MAX_NRS];
+volatile __u32 n_agg_nrs;
+/* CPUs whose per-CPU sums a flush reads (the loader sets it). */
+const volatile __u32 nr_cpus = 1;
 #if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
 const volatile bool can_pair = true;	/* the loader reads it: the call programs know the registers */
 #else
@@ -65,6 +76,7 @@ const volatile bool can_pair = false;
 #define SOL_SOCKET 1
 #define SCM_RIGHTS 1
 #define EINPROGRESS 115
+#define EAGAIN 11
 
 #define PATH_STEPS 40		/* dentries and mount crossings walked at most */
 #define SCM_MAX_CMSGS 4		/* control messages looked at in one recvmsg */
@@ -89,7 +101,11 @@ struct {
 /* One bit per tgid that may be in targets (maybe_target()); the loader sets them too (mmapped). */
 __u64 target_bits[IPP_FDID_TARGET_BITS / 64];
 
-/* Syscalls to pair, by number (the loader sets them to 1). */
+/*
+ * Syscalls to pair, by number: what the loader set (enum ipp_sum_want). A call added
+ * up has no call record; the fd-ending ones flush the sums of the fds they
+ * end before their own record.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IPP_FDID_MAX_NR);
@@ -321,16 +337,22 @@ static __always_inline unsigned long sc_arg(int n)
 	}
 }
 
-/* Whether syscall @nr is set in @map, one of the by-number maps (want, fd_calls). */
-static __always_inline bool nr_set(void *map, long nr)
+/* What @map, one of the by-number maps (want, fd_calls), says of syscall @nr; 0 nothing. */
+static __always_inline __u8 nr_value(void *map, long nr)
 {
 	__u32 k = (__u32)nr;
 	__u8 *w;
 
 	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
-		return false;
+		return 0;
 	w = bpf_map_lookup_elem(map, &k);
-	return w && *w;
+	return w ? *w : 0;
+}
+
+/* Whether syscall @nr is set in @map. */
+static __always_inline bool nr_set(void *map, long nr)
+{
+	return nr_value(map, nr) != 0;
 }
 
 
@@ -344,6 +366,201 @@ static __always_inline long exit_nr(struct pt_regs *regs)
 #else
 	return -1;
 #endif
+}
+
+/* ------------------------------------------------------------------ calls added up (agg) */
+
+/*
+ * Each (tgid, fd, nr)'s sums, one copy per CPU (no atomics: a program
+ * runs on one CPU at a time, and is not preempted on this kernel's
+ * voluntary preemption). The value is the summary record itself: a flush
+ * fills in its header and writes it as it is. Allocated at a key's first
+ * call (no prealloc: 2 KiB a CPU each).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);	/* the loader sets it */
+	__type(key, struct ipp_sum_key);
+	__type(value, struct ipp_sum_rec);
+} agg SEC(".maps");
+
+/* A summary of zeros, what a new key starts from (never written). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ipp_sum_rec);
+} agg_zero SEC(".maps");
+
+#define AGG_MAX_CPUS 1024	/* the flush's bound; nr_cpus is the real one */
+
+/*
+ * lib/hist.c's bucket of @v: 32 exact, then 32 per power of two
+ * (hist_index() there). A global function: verified once, not once per
+ * path of its caller (its six branches made call_exit's 64 times).
+ */
+#ifndef IPP_BPF_MAPS_ONLY	/* the maps object has no program: no function either */
+__noinline __u32 sum_bucket(__u64 v)
+{
+	__u64 x = v;
+	__u32 e = 0, shift;
+
+	if (v < 32)
+		return (__u32)v;
+	if (x >> 32) { x >>= 32; e += 32; }
+	if (x >> 16) { x >>= 16; e += 16; }
+	if (x >> 8) { x >>= 8; e += 8; }
+	if (x >> 4) { x >>= 4; e += 4; }
+	if (x >> 2) { x >>= 2; e += 2; }
+	if (x >> 1)
+		e += 1;
+	shift = e - 5;
+	return (shift + 1) * 32 + (__u32)(v >> shift) - 32;
+}
+#else
+__u32 sum_bucket(__u64 v);
+#endif
+
+/* The current CPU's sums of @k, made when there are none. NULL: the map is full. */
+static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)
+{
+	struct ipp_sum_rec *v = bpf_map_lookup_elem(&agg, k), *z;
+	__u32 zero = 0;
+
+	if (v)
+		return v;
+	z = bpf_map_lookup_elem(&agg_zero, &zero);
+	if (!z)
+		return NULL;
+	/* EEXIST: another CPU made it meanwhile */
+	bpf_map_update_elem(&agg, k, z, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&agg, k);
+}
+
+/*
+ * Add call @nr of @tid (slot @c: its start), which returned @ret at @now,
+ * to the sums of @fd (-1: a call on no fd). @return false when it was not added: no room,
+ * or its duration's bucket outside the sums' window; a call record then.
+ */
+static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, __u64 pid_tgid,
+				    __u64 now, __s32 fd)
+{
+	struct ipp_sum_key k = { .tgid = pid_tgid >> 32, .fd = fd, .nr = (__s32)nr };
+	__u64 d = now > c->start ? now - c->start : 0;
+	__u32 b = sum_bucket(d), rel;
+	struct ipp_sum_rec *v = sum_of(&k);
+
+	if (!v) {
+		count(IPP_FDID_ST_SUM_FULL);
+		return false;
+	}
+	if (!v->ops) {
+		v->base = b / 32 > IPP_SUM_BELOW ? (b / 32 - IPP_SUM_BELOW) * 32 : 0;
+		v->min_ns = d;
+		v->first_ns = c->start;
+	}
+	if (b < v->base || b - v->base >= IPP_SUM_BUCKETS)
+		return false;
+	rel = b - v->base;
+	v->hist[rel & (IPP_SUM_BUCKETS - 1)]++;
+	v->ops++;
+	if (ret < 0)
+		v->eagain++;
+	else
+		v->bytes += ret;
+	v->time_ns += d;
+	if (d < v->min_ns)
+		v->min_ns = d;
+	if (d > v->max_ns)
+		v->max_ns = d;
+	v->last_ns = now;
+	v->tid = (__u32)pid_tgid;
+	return true;
+}
+
+struct agg_flush {
+	void *ctx;
+	struct ipp_sum_key k;
+};
+
+/* CPU @cpu's sums of f->k, written as a summary record when it has any. */
+static long flush_cpu(__u32 cpu, struct agg_flush *f)
+{
+	struct ipp_sum_rec *v = bpf_map_lookup_percpu_elem(&agg, &f->k, cpu);
+
+	if (!v || !v->ops)
+		return 0;
+	v->version = IPP_FDID_REC_VERSION;
+	v->size = sizeof(*v);
+	v->what = IPP_FDID_SUM;
+	v->pid = (__s32)f->k.tgid;
+	v->fd = f->k.fd;
+	v->nr = f->k.nr;
+	v->cpu = cpu;
+	count(IPP_FDID_ST_SUMS);
+	if (bpf_perf_event_output(f->ctx, &fdid_out, BPF_F_CURRENT_CPU, v, sizeof(*v)) < 0)
+		count(IPP_FDID_ST_SUM_FAIL);
+	return 0;
+}
+
+/* Every CPU's sums of @k written, in the current CPU's ring, and the key gone. */
+static __always_inline void flush_key(void *ctx, const struct ipp_sum_key *k)
+{
+	struct agg_flush f = { .ctx = ctx, .k = *k };
+
+	bpf_loop(nr_cpus < AGG_MAX_CPUS ? nr_cpus : AGG_MAX_CPUS, flush_cpu, &f, 0);
+	bpf_map_delete_elem(&agg, &f.k);
+}
+
+struct agg_fd {
+	void *ctx;
+	__u32 tgid;
+	__s32 fd;
+};
+
+static long flush_nr(__u32 i, struct agg_fd *a)
+{
+	struct ipp_sum_key k = { .tgid = a->tgid, .fd = a->fd, .nr = agg_nrs[i & (IPP_SUM_MAX_NRS - 1)] };
+
+	/* the key is there (whichever CPUs have counts) or not */
+	if (bpf_map_lookup_elem(&agg, &k))
+		flush_key(a->ctx, &k);
+	return 0;
+}
+
+/* The sums of @fd of @tgid, each call's, written before what ends that fd. */
+static __always_inline void agg_flush_fd(void *ctx, __u32 tgid, __s32 fd)
+{
+	struct agg_fd a = { .ctx = ctx, .tgid = tgid, .fd = fd };
+
+	bpf_loop(n_agg_nrs < IPP_SUM_MAX_NRS ? n_agg_nrs : IPP_SUM_MAX_NRS, flush_nr, &a, 0);
+}
+
+struct agg_range {
+	void *ctx;
+	__u32 tgid;
+	__s32 lo, hi;
+};
+
+static long flush_each(struct bpf_map *map, struct ipp_sum_key *key, struct ipp_sum_rec *v,
+		       struct agg_range *a)
+{
+	if (key->tgid == a->tgid && key->fd >= a->lo && key->fd <= a->hi)
+		flush_key(a->ctx, key);
+	return 0;
+}
+
+/*
+ * The sums of @tgid's fds @lo to @hi written (close_range, exec: any of
+ * them may close; the process's exit: all): a walk of the whole map, at
+ * calls rarer than those added up.
+ */
+static __always_inline void agg_flush_range(void *ctx, __u32 tgid, __s32 lo, __s32 hi)
+{
+	struct agg_range a = { .ctx = ctx, .tgid = tgid, .lo = lo, .hi = hi };
+
+	bpf_for_each_map_elem(&agg, flush_each, &a, 0);
 }
 
 #endif

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "internal.h"
+#include "syscalls.h"
 #include "fdid-bpf.h"
 #include "maps.skel.h"
 #include "fdid.skel.h"
@@ -24,6 +25,8 @@
 /* Threads whose switches are counted at once (sched_tot), of targets or of the machine. */
 #define SCHED_THREADS 16384
 #define SCHED_THREADS_ALL 65536
+/* (tgid, fd, nr) sums at once; a call that finds no room gets a call record */
+#define AGG_KEYS 16384
 
 struct output {
 	int cpu;
@@ -53,6 +56,8 @@ struct ipp_bpf {
 	size_t nr_progs;
 	int nr_cpus;
 	bool pairs;
+	bool aggs;		/* the hot calls added up in the kernel (opts.agg_calls) */
+	uint8_t want[IPP_FDID_MAX_NR];	/* what want says of each call (enum ipp_sum_want) */
 	bool counts_sched;
 	bool load_stats;
 	char *logs[NR_OBJS];	/* load_stats: each program's verifier log, LOG_SIZE bytes */
@@ -105,11 +110,6 @@ static int set_nr_to(struct bpf_map *map, int nr, uint8_t v)
 	if (bpf_map__update_elem(map, &key, sizeof(key), &v, sizeof(v), BPF_ANY) < 0)
 		return -errno;
 	return 0;
-}
-
-static int set_nr(struct bpf_map *map, int nr)
-{
-	return set_nr_to(map, nr, 1);
 }
 
 struct fd_call {
@@ -198,6 +198,8 @@ static int keep_logs(struct ipp_bpf *b, int o)
 	(dst)->nr_exit = (src)->nr_exit;			\
 	(dst)->nr_exit_group = (src)->nr_exit_group;		\
 	(dst)->nr_rt_sigreturn = (src)->nr_rt_sigreturn;	\
+	(dst)->agg_calls = (src)->agg_calls;			\
+	(dst)->nr_cpus = (src)->nr_cpus;			\
 } while (0)
 
 /* The fd object's settings, by what was asked. */
@@ -219,6 +221,11 @@ static void set_fdid_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	r->nr_exit = SYS_exit;
 	r->nr_exit_group = SYS_exit_group;
 	r->nr_rt_sigreturn = SYS_rt_sigreturn;
+	/* the sums' flushes follow the targets' exits in the kernel: not with all tasks, nor IO records */
+	b->aggs = b->pairs && IPP_OPTS_HAS(opts, agg_calls) && opts->agg_calls && !r->trace_all &&
+		  r->follow_forks && !r->io_records;
+	r->agg_calls = b->aggs;
+	r->nr_cpus = (uint32_t)b->nr_cpus;
 }
 
 /* The maps' sizes, in the maps object (which makes them), by what was asked. */
@@ -235,6 +242,8 @@ static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	bpf_map__set_max_entries(k->maps.sched_tot,
 				 !b->counts_sched ? 1 :
 				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
+	/* allocated as keys come (no prealloc): the bound only */
+	bpf_map__set_max_entries(k->maps.agg, b->aggs ? AGG_KEYS : 1);
 }
 
 /*
@@ -489,9 +498,128 @@ bool ipp_bpf__pairs(const struct ipp_bpf *b)
 	return b->pairs;
 }
 
+#ifdef __NR_dup2
+#define IS_DUP2(nr) ((nr) == __NR_dup2)
+#define DUP2_WANTED(b) ((b)->want[__NR_dup2] != 0)
+#else
+#define IS_DUP2(nr) false
+#define DUP2_WANTED(b) true
+#endif
+
+/* The calls added up: the read/write family on one fd (recvmsg unless it received fds). */
+static const int sum_calls[] = {
+	__NR_read, __NR_write, __NR_readv, __NR_writev, __NR_pread64, __NR_pwrite64,
+	__NR_preadv, __NR_pwritev, __NR_preadv2, __NR_pwritev2, __NR_recvfrom, __NR_sendto,
+	__NR_sendmsg, __NR_recvmsg,
+};
+
+/*
+ * Whether call @nr, wanted by -s and not one of the table's (lib/syscalls.c:
+ * those are the I/O and fd calls), may be added up under no fd: not one
+ * whose record the session reads for more than its row (a new process,
+ * an exec, the registers restored).
+ */
+static bool summable_other(int nr)
+{
+	static const int keep[] = {
+		__NR_execve, __NR_execveat, __NR_clone, __NR_clone3, __NR_rt_sigreturn,
+#ifdef __NR_fork
+		__NR_fork,
+#endif
+#ifdef __NR_vfork
+		__NR_vfork,
+#endif
+	};
+
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(keep); i++)
+		if (nr == keep[i])
+			return false;
+	return true;
+}
+
+/* What want is to say of call @nr (enum ipp_sum_want). */
+static uint8_t want_of(const struct ipp_bpf *b, int nr)
+{
+	if (!b->aggs)
+		return WANT_CALL;
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(sum_calls); i++)
+		if (nr == sum_calls[i])
+			return nr == __NR_recvmsg ? WANT_SUM_NOFDS : WANT_SUM;
+	if (nr == __NR_close)
+		return WANT_FLUSH_FD1;
+	if (nr == __NR_dup3 || IS_DUP2(nr))
+		return WANT_FLUSH_FD2;
+	if (nr == __NR_close_range)
+		return WANT_FLUSH_RANGE;
+	return ipp_scdesc_by_nr(nr) || !summable_other(nr) ? WANT_CALL : WANT_SUM_ANY;
+}
+
+static int set_want(struct ipp_bpf *b, int nr, uint8_t w)
+{
+	int err = set_nr_to(b->skel->maps.want, nr, w);
+
+	if (err)
+		return err;
+	b->want[nr] = w;
+	if ((w == WANT_SUM || w == WANT_SUM_NOFDS) && b->skel->bss->n_agg_nrs < IPP_SUM_MAX_NRS)
+		b->skel->bss->agg_nrs[b->skel->bss->n_agg_nrs++] = nr;
+	return 0;
+}
+
 int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr)
 {
-	return b->pairs ? set_nr(b->skel->maps.want, nr) : -EINVAL;
+	if (!b->pairs)
+		return -EINVAL;
+	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
+		return -EINVAL;
+	if (b->want[nr])
+		return 0;
+	/* close_range: its fds' sums, with no record (the session does not trace it) */
+	if (b->aggs && !b->want[__NR_close_range] && nr != __NR_close_range) {
+		int err = set_want(b, __NR_close_range, WANT_FLUSH_ONLY_RANGE);
+
+		if (err)
+			return err;
+	}
+	return set_want(b, nr, want_of(b, nr));
+}
+
+bool ipp_bpf__sums(const struct ipp_bpf *b)
+{
+	return b->aggs;
+}
+
+static int check_sums(struct ipp_bpf *b);
+
+int ipp_bpf__settle_sums(struct ipp_bpf *b)
+{
+	int err = check_sums(b);
+
+	return err < 0 ? err : b->aggs;
+}
+
+/*
+ * Once every call is set: the sums only when every fd-ending call is
+ * paired too (close, dup2, dup3; exec and exit flush by themselves),
+ * else no call is added up.
+ */
+static int check_sums(struct ipp_bpf *b)
+{
+	int err = 0;
+
+	if (!b->aggs || (b->want[__NR_close] && b->want[__NR_dup3] &&
+			 DUP2_WANTED(b)))
+		return 0;
+	ipp_debug("the calls are not added up in the kernel: close, dup2 or dup3 not traced\n");
+	b->aggs = false;
+	for (int nr = 0; !err && nr < IPP_FDID_MAX_NR; nr++)
+		if (b->want[nr] == WANT_SUM || b->want[nr] == WANT_SUM_NOFDS ||
+		    b->want[nr] == WANT_SUM_ANY)
+			err = set_want(b, nr, WANT_CALL);
+	if (!err && b->want[__NR_close_range] == WANT_FLUSH_ONLY_RANGE)
+		err = set_want(b, __NR_close_range, 0);
+	b->skel->bss->n_agg_nrs = 0;
+	return err;
 }
 
 void ipp_bpf__stop_calls(struct ipp_bpf *b)
@@ -543,6 +671,52 @@ int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
 			return ret;
 	}
 	return err == -ENOENT ? 0 : err;
+}
+
+/* The per-CPU copies of one key's sums, each with calls, to @cb. */
+static int each_cpu_sum(const struct ipp_bpf *b, const struct ipp_sum_key *k,
+			struct ipp_sum_rec *v, ipp_bpf_sum_fn cb, void *ctx)
+{
+	int ret;
+
+	if (bpf_map__lookup_elem(b->skel->maps.agg, k, sizeof(*k), v,
+				 sizeof(*v) * (size_t)b->nr_cpus, 0) < 0)
+		return 0;	/* flushed since */
+	for (int c = 0; c < b->nr_cpus; c++) {
+		if (!v[c].ops)
+			continue;
+		v[c].version = IPP_FDID_REC_VERSION;
+		v[c].size = sizeof(v[c]);
+		v[c].what = IPP_FDID_SUM;
+		v[c].pid = (int32_t)k->tgid;
+		v[c].fd = k->fd;
+		v[c].nr = k->nr;
+		v[c].cpu = (uint32_t)c;
+		if ((ret = cb(ctx, &v[c])) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+int ipp_bpf__for_each_sum(const struct ipp_bpf *b, ipp_bpf_sum_fn cb, void *ctx)
+{
+	const struct bpf_map *m = b->skel->maps.agg;
+	struct ipp_sum_key key, next;
+	struct ipp_sum_rec *v;
+	int err, ret = 0;
+
+	if (!b->aggs)
+		return 0;
+	v = calloc((size_t)b->nr_cpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (err = bpf_map__get_next_key(m, NULL, &next, sizeof(next)); err == 0 && !ret;
+	     err = bpf_map__get_next_key(m, &key, &next, sizeof(next))) {
+		key = next;
+		ret = each_cpu_sum(b, &key, v, cb, ctx);
+	}
+	free(v);
+	return ret ? ret : err == -ENOENT ? 0 : err;
 }
 
 int ipp_bpf__calls_under_way(const struct ipp_bpf *b, uint64_t *n)
@@ -664,6 +838,8 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 
 	if (b->enabled)
 		return -EBUSY;
+	if ((err = check_sums(b)) < 0)
+		return err;
 	for (size_t i = 0; i < b->nr_outs; i++)
 		if (ioctl(b->outs[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;

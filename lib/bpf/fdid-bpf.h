@@ -34,6 +34,7 @@
 #include "fdid-rec.h"
 #include "call-rec.h"
 #include "sched-rec.h"
+#include "sum-rec.h"
 
 struct ipp_bpf_opts {
 	size_t sz;		/* sizeof(struct ipp_bpf_opts) */
@@ -69,6 +70,14 @@ struct ipp_bpf_opts {
 	bool count_sched;
 	/* Keep each program's verifier statistics (ipp_bpf__for_each_load()). */
 	bool load_stats;
+	/*
+	 * With pair_calls: add the read/write family's calls up in the kernel,
+	 * per (tgid, fd, nr), in place of a call record each (sum-rec.h); the
+	 * calls that end an fd write its sums first (a summary record), the
+	 * rest is read at the end with ipp_bpf__for_each_sum(). Not with
+	 * all_tasks, user_follow or io_records; ipp_bpf__sums() says.
+	 */
+	bool agg_calls;
 };
 #define IPP_BPF_OPTS(NAME, ...) \
 	struct ipp_bpf_opts NAME = { .sz = sizeof(struct ipp_bpf_opts), __VA_ARGS__ }
@@ -165,6 +174,22 @@ int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
 			    int (*cb)(void *ctx, uint32_t tid, const struct ipp_sched_slot *t),
 			    void *ctx);
 
+/* Whether @b adds the hot calls up (opts.agg_calls, and close, dup2, dup3 paired: else not, from ipp_bpf__enable()). */
+bool ipp_bpf__sums(const struct ipp_bpf *b);
+/*
+ * Once every call is wanted (ipp_bpf__want_syscall()): whether the calls
+ * are added up after all (close, dup2, dup3 paired too; else none is).
+ * ipp_bpf__enable() settles it too. @return 1 yes, 0 no, -errno.
+ */
+int ipp_bpf__settle_sums(struct ipp_bpf *b);
+typedef int (*ipp_bpf_sum_fn)(void *ctx, const struct ipp_sum_rec *r);
+/*
+ * Call @cb with each sum still in the map (one per key and CPU that has
+ * calls), as a summary record would carry it. After ipp_bpf__stop_calls():
+ * what no fd-ending call flushed. @return 0, the first non-zero return of
+ * @cb, or -errno.
+ */
+int ipp_bpf__for_each_sum(const struct ipp_bpf *b, ipp_bpf_sum_fn cb, void *ctx);
 /*
  * How many paired calls were entered and never ended (still under way at
  * the end of a session, or whose exit was not seen): sys_enter samples

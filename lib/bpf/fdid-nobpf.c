@@ -117,3 +117,18 @@ int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
 {
 	return -ENOTSUP;
 }
+
+bool ipp_bpf__sums(const struct ipp_bpf *b)
+{
+	return false;
+}
+
+int ipp_bpf__for_each_sum(const struct ipp_bpf *b, ipp_bpf_sum_fn cb, void *ctx)
+{
+	return -ENOTSUP;
+}
+
+int ipp_bpf__settle_sums(struct ipp_bpf *b)
+{
+	return 0;
+}

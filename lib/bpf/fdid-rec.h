@@ -125,6 +125,9 @@ enum ipp_fdid_stat {
 	IPP_FDID_ST_DONE,		/* ... whose exit was paired with them: the rest never ended */
 	IPP_FDID_ST_SCHED_FULL,		/* switches and wakeups not counted: sched_tot was full */
 	IPP_FDID_ST_SCHED_LOST,		/* exited threads' counts dropped: no room for their record, tid reused */
+	IPP_FDID_ST_SUMS,		/* fd summary records written or tried */
+	IPP_FDID_ST_SUM_FAIL,		/* fd summary records the ring had no room for: their calls lost */
+	IPP_FDID_ST_SUM_FULL,		/* calls not added up (the agg map full): a call record each */
 	IPP_FDID_NR_STATS,
 };
 

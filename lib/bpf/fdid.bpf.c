@@ -405,6 +405,7 @@ static __always_inline void fd_exit(void *ctx, long nr, long ret, __u8 k)
 
 	if (!s)
 		return;
+	s->nfds = 0;	/* call_exit asks: none of this call's yet */
 	s->what = IPP_FDID_NEW;
 	s->io_first = 0;
 	switch (k) {
@@ -477,7 +478,14 @@ int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
 {
 	long nr = exit_nr(regs);
 	__u8 k = fd_kind(nr);
+	__u32 tgid;
 
+	if (!k && !pair_calls)
+		return 0;
+	/* every other process's calls leave here: no tail call for them */
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!maybe_target(tgid))
+		return 0;
 	if (k && is_target())
 		fd_exit(ctx, nr, ret, k);
 	if (pair_calls)
@@ -518,6 +526,12 @@ int BPF_PROG(on_exit, struct task_struct *task)
 
 	if (trace_all || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
+	/*
+	 * before its fds close (exit_files() comes after this tracepoint): their
+	 * sums, and those on no fd; after the stop they stay for its read
+	 */
+	if (agg_calls && !calls_stopped && maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid))
+		agg_flush_range(ctx, tgid, -1, 0x7fffffff);
 	if (bpf_map_delete_elem(&targets, &tgid) == 0) {
 		mark_target(tgid, false);
 		count(IPP_FDID_ST_GONE);

@@ -6,4 +6,5 @@
  * three objects of the jobs reuse them and load side by side. See
  * lib/bpf/README.md.
  */
+#define IPP_BPF_MAPS_ONLY 1
 #include "common.bpf.h"

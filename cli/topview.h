@@ -1,0 +1,91 @@
+/*
+ * What ipcperf top shows: its processes, fds and flows, with what each did
+ * in the last interval (per second) and since the start (exact totals:
+ * the sums of the intervals), and how a frame of them is drawn to fit a
+ * screen. Pure: no I/O but the FILE a frame is drawn on; the terminal is
+ * cmd-top.c's.
+ */
+#ifndef IPCPERF_CLI_TOPVIEW_H
+#define IPCPERF_CLI_TOPVIEW_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <ipcperf/ipcperf.h>
+#include "cmds.h"
+#include "util.h"
+
+/* How many frames an exited process stays on the screen once it is idle. */
+#define TOPVIEW_KEEP_FRAMES 10
+
+/* What a row did: its calls, bytes (read and written), time in the calls. */
+struct top_io {
+	uint64_t ops, bytes, time_ns;
+};
+
+struct top_proc {
+	pid_t pid;
+	char comm[CLI_COMM_LEN];
+	bool exited;
+	unsigned int idle;		/* frames in a row it did nothing */
+	struct top_io now;		/* the last interval, over all its fds */
+	uint64_t rd, wr;		/* the last interval's bytes read and written */
+	uint64_t cs;			/* the last interval's context switches */
+	uint64_t total_ops, total_bytes, total_cs;
+};
+
+struct top_fd {
+	pid_t pid;
+	int fd;
+	enum ipcperf_fd_kind kind;
+	char *object;			/* the row's key: the library's object */
+	char *shown;			/* what it is, as shown: a socket's addresses, or the object */
+	struct top_io now;
+	uint64_t total_ops, total_bytes;
+};
+
+struct top_flow {
+	char *object;
+	uint64_t ino;
+	enum ipcperf_fd_kind kind;
+	char *who;			/* "12,13 -> 14" */
+	uint64_t bytes, delta;		/* bytes read out: since the start, in the last interval */
+	bool seen;			/* in the last walk */
+};
+
+struct topview {
+	struct top_proc *procs;		/* by pid */
+	size_t nr_procs, cap_procs;
+	struct top_fd *fds;		/* by pid, fd, object */
+	size_t nr_fds, cap_fds;
+	struct top_flow *flows;		/* by object, ino */
+	size_t nr_flows, cap_flows;
+	enum top_key key;
+	const char *what;		/* the targets in words */
+	double delay;			/* seconds between frames, for the heading */
+	uint64_t interval_ns, time_ns;	/* the last interval's length; since the start */
+	uint64_t records, lost;		/* in the last interval */
+	unsigned int frames;		/* updates so far */
+	bool oom;
+};
+
+/*
+ * Take in one closed interval: @st its accounting (ipcperf_interval__stats()),
+ * @fl the flows (NULL: none), @in what it covered. @return 0, or -ENOMEM.
+ */
+int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_flows *fl,
+		   const struct ipcperf_interval_info *in);
+
+/*
+ * Draw a frame on @f: @width columns (0: lines never cut), @height lines
+ * (0: every row, for -b). With @screen, each line ends by clearing the rest
+ * of it, at most @height - 1 lines are written (the screen never scrolls),
+ * and the rest of the screen is cleared after them.
+ */
+void topview_draw(struct topview *tv, FILE *f, int width, int height, bool screen);
+
+void topview_free(struct topview *tv);
+
+/* The key's name in the heading: "bytes", "ops", "time", "switches". */
+const char *topview_key_name(enum top_key key);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Decoding of the fd summary record (sum-rec.h). Pure. */
+#include "config.h"
+#include <errno.h>
+#include "hist.h"
+#include "sum-rec.h"
+
+/* Whether the counts of @r hold together: a window inside hist.c's buckets, as many bucketed as added. */
+static bool sum_consistent(const struct ipp_sum_rec *r)
+{
+	uint64_t n = 0;
+
+	if (r->base % IPP_HIST_SUB || r->base >= IPP_HIST_BUCKETS)
+		return false;
+	for (unsigned int i = 0; i < IPP_SUM_BUCKETS; i++) {
+		if (r->hist[i] && r->base + i >= IPP_HIST_BUCKETS)
+			return false;
+		n += r->hist[i];
+	}
+	return n == r->ops && r->eagain <= r->ops && (!r->ops || r->min_ns <= r->max_ns);
+}
+
+int ipp_sum_rec__parse(const void *raw, size_t size, struct ipp_sum_rec *out)
+{
+	int err = ipp_krec__fixed(raw, size, IPP_FDID_SUM, IPP_SUM_REC_SIZE, out);
+
+	if (err)
+		return err;
+	return sum_consistent(out) ? 0 : -EPROTO;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The fd summary record (IPP_FDID_SUM): the calls of one syscall on one fd
+ * of one process that the kernel added up itself (calls.bpf.c) in place of
+ * a call record each, written when that fd's incarnation ends (close, dup2
+ * or dup3 onto it, close_range, exec, the process's exit) or read out of
+ * the map at the end. It is also the map's value (agg in common.bpf.h), one
+ * per CPU. Both sides include it; the decoder is sum-rec.c.
+ */
+#ifndef IPCPERF_SUM_REC_H
+#define IPCPERF_SUM_REC_H
+
+#include "krec.h"
+
+/*
+ * Latency buckets kept per summary: a window of lib/hist.c's buckets
+ * (the same boundaries: 32 exact, then 32 per power of two), from @base.
+ * 512 of them are 16 powers of two; a call whose bucket falls outside the
+ * window is not added up but written as a call record of its own.
+ */
+#define IPP_SUM_BUCKETS 512
+/* The window starts this many powers of two below the first call's. */
+#define IPP_SUM_BELOW 6
+
+struct ipp_sum_rec {
+	IPP_KREC_HDR(pad0);	/* what: IPP_FDID_SUM; pid: tgid; tid: the last caller */
+	__s32 fd;
+	__s32 nr;		/* syscall number (this architecture's) */
+	__u64 ops;		/* calls added up: each had its sys_enter seen */
+	__u64 bytes;		/* sum of the non-negative returns */
+	__u64 eagain;		/* calls that failed with EAGAIN (the only errors added up) */
+	__u64 time_ns;		/* sum of their durations */
+	__u64 min_ns, max_ns;	/* of the durations */
+	__u64 first_ns;		/* the first call's start */
+	__u64 last_ns;		/* the last call's end */
+	__u32 base;		/* the window's first bucket (a multiple of 32) */
+	__u32 cpu;		/* whose per-CPU copy */
+	__u32 hist[IPP_SUM_BUCKETS];	/* calls in bucket base + i */
+};
+#define IPP_SUM_REC_SIZE (96 + 4 * IPP_SUM_BUCKETS)
+_Static_assert(sizeof(struct ipp_sum_rec) == IPP_SUM_REC_SIZE, "the summary record's size");
+
+/* Syscalls added up at most (agg_nrs: what a close flushes). */
+#define IPP_SUM_MAX_NRS 16
+
+/* The agg map's key. */
+struct ipp_sum_key {
+	__u32 tgid;
+	__s32 fd;
+	__s32 nr;
+	__u32 pad;	/* 0 */
+};
+
+/* What the want map says of each syscall, by number (0: not paired). */
+enum ipp_sum_want {
+	WANT_CALL = 1,		/* a call record */
+	WANT_SUM,		/* added up into agg, when its enter was seen and it did not fail but EAGAIN */
+	WANT_SUM_NOFDS,		/* the same, unless it received fds (recvmsg: their records wait for its exit) */
+	WANT_FLUSH_FD1,		/* a call record, after the sums of the fd of argument 1 (close) */
+	WANT_FLUSH_FD2,		/* ... of argument 2 when it returned >= 0 and is not argument 1 (dup2, dup3) */
+	WANT_FLUSH_RANGE,	/* ... of the fds of arguments 1 to 2 when it returned 0 (close_range) */
+	WANT_FLUSH_ONLY_RANGE,	/* the same, and no call record: not a call the session traces */
+	WANT_SUM_ANY,		/* added up as WANT_SUM, under fd -1: a call of -s that uses no fd of the table's */
+};
+
+#ifndef __bpf__
+/* ---------------------------------------------------------------- userspace: lib/bpf/sum-rec.c */
+#include <stddef.h>
+
+/*
+ * Check the RAW data of one bpf-output sample that holds a summary record
+ * and copy it into @out. Pure.
+ * @return 0; -ENOTSUP for another version; -EPROTO when it is not a
+ *   summary, is too short, or its window or counts do not hold together
+ *   (buckets past lib/hist.c's last, a bucket sum other than ops, min > max).
+ */
+int ipp_sum_rec__parse(const void *raw, size_t size, struct ipp_sum_rec *out);
+
+#endif
+
+#endif /* IPCPERF_SUM_REC_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The fd rows read out (account-read.c) and what groups.c builds on them:
+ * who is at the other end of each row (its peer process), and the groups
+ * of rows that are connections of one process to one endpoint with one
+ * peer (ipcperf_stats__for_each_fd_group()).
+ */
+#ifndef IPCPERF_GROUPS_H
+#define IPCPERF_GROUPS_H
+
+#include "account.h"
+
+/* An incarnation (its index) with the identity it is reported under. */
+struct ipp_rowref {
+	size_t inc;
+	const struct ipp_inc *in;
+	const struct ipp_ident *id;
+};
+
+/*
+ * The incarnations to report, sorted into rows (pid, fd, object; the
+ * incarnations of one row next to each other, ipp_rows__same()).
+ * @return them (*@nr), freed with free(); NULL (ENOMEM).
+ */
+struct ipp_rowref *ipp_rows__held(struct ipcperf_stats *st, size_t *nr);
+bool ipp_rows__same(const struct ipp_rowref *a, const struct ipp_rowref *b);
+/* Whether incarnation @inc made any read or write call. */
+bool ipp_rows__has_io(const struct ipcperf_stats *st, size_t inc);
+
+/* The counts of some incarnations added up, with histograms of its own. */
+struct ipp_rowsum {
+	struct side rd, wr;
+	uint64_t first_ns, last_ns;
+};
+
+/* @return 0 or -ENOMEM (then nothing to free). */
+int ipp_rowsum__init(struct ipp_rowsum *s);
+void ipp_rowsum__fini(struct ipp_rowsum *s);
+void ipp_rowsum__reset(struct ipp_rowsum *s);
+void ipp_rowsum__add(struct ipp_rowsum *s, const struct ipcperf_stats *st, size_t inc);
+void ipp_rowsum__io(const struct ipp_rowsum *s, struct ipcperf_io *rd, struct ipcperf_io *wr);
+
+/*
+ * Who holds what, for one walk over the rows @v (groups.c): the peers the
+ * fd table knows, and, unless @st reads no /proc, those /proc knows for the
+ * rest (one scan of every process's fds, remembered in @st: an inode is
+ * looked for once). @return it, freed with ipp_peers__delete(); NULL (ENOMEM).
+ */
+struct ipp_peers;
+struct ipp_peers *ipp_peers__new(struct ipcperf_stats *st, const struct ipp_rowref *v, size_t n);
+void ipp_peers__delete(struct ipp_peers *pe);
+/* The peer process of row @r, 0 if unknown; *@comm its name ("" unknown), valid for the walk. */
+pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char **comm);
+
+/* What /proc said of the peers looked for (struct ipcperf_stats.peercache). Accepts NULL. */
+struct ipp_peercache;
+void ipp_peercache__free(struct ipp_peercache *c);
+
+#endif /* IPCPERF_GROUPS_H */

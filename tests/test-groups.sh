@@ -1,0 +1,148 @@
+#!/bin/sh
+# Thousands of connections stay readable, and the process at the other end
+# is named (issue 22, items 3 and 6), on real processes with exact bytes:
+#  - tests/connwork tcp 3000: a server accepts 3000 loopback connections
+#    from a client (100 bytes in, 200 out on each). stat groups each side's
+#    connections into one row: the server's "127.0.0.1:PORT <- connwork[C]"
+#    and the client's "-> 127.0.0.1:PORT connwork[S]", 3000 conns each, with
+#    the exact bytes; the table stays a few dozen lines (6,000 rows with
+#    --per-fd); every fd row names its peer; the groups add up to the rows;
+#    the metrics (--flows too) stay under 300 series with no object label,
+#    their sums exact.
+#  - tests/connwork unix 3000: the same over a unix stream socket.
+#  - tests/ipcwork pipe: the reader's pipe names the writer as its peer.
+#  - a pipe whose other end only an untraced process holds: named from /proc.
+# Needs root, BPF fd identity (the connections close in microseconds) and jq.
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+CONNWORK=$top_builddir/tests/connwork
+N=3000
+
+not_here() {
+	[ "${CI:-}" = true ] && [ "${IPCPERF_BUILT_BPF:-}" = yes ] &&
+		fail "CI=true on a build with BPF, but $*"
+	skip "$*"
+}
+
+need_exe "$IPCPERF"
+need_exe "$CONNWORK"
+need_exe "$IPCWORK"
+[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
+command -v jq >/dev/null 2>&1 || not_here "jq is not installed"
+make_tmpdir
+run timeout 60 "$IPCPERF" list
+case $(tail -n 1 "$T/out") in
+"# fd identity: bpf"*) ;;
+*) not_here "ipcperf list ends with '$(tail -n 1 "$T/out")', not '# fd identity: bpf'" ;;
+esac
+
+# jqv FILE EXPR: the value of EXPR in FILE, compact.
+jqv() {
+	jq -c "$2" "$1" 2>/dev/null
+}
+
+# The rings sized so that 3000 connections (36,000 records in half a second) lose nothing.
+STAT="timeout 120 $IPCPERF stat -q -m 8192"
+
+# ---------------------------------------------------------------- tcp
+run $STAT --flows -j -o "$T/tcp.json" --openmetrics "$T/tcp.prom" -- "$CONNWORK" tcp $N --out "$T/tcp.info"
+expect_status 0 "stat -j --openmetrics -- connwork tcp $N"
+srv=$(awk '$1 == "server" { print $2 }' "$T/tcp.info")
+cli=$(awk '$1 == "client" { print $2 }' "$T/tcp.info")
+port=$(awk '$1 == "port" { print $2 }' "$T/tcp.info")
+[ -n "$srv" ] && [ -n "$cli" ] && [ -n "$port" ] || fail "connwork wrote no pids and port: $(cat "$T/tcp.info")"
+[ "$(jqv "$T/tcp.json" .lost_events)" = 0 ] || fail "tcp: $(jqv "$T/tcp.json" .lost_events) events lost: nothing can be exact"
+
+# check_groups FILE PID GROUPED ENDPOINT PEER IN OUT: the one group of
+# PID's connections, exact.
+check_groups() {
+	got=$(jqv "$1" "[.processes[] | select(.pid == $2) | .groups[] | select(.grouped == \"$3\")
+		| {endpoint, conns, peer_pid, peer_comm, rb: .read.bytes, wb: .write.bytes, wo: .write.ops}]")
+	want="[{\"endpoint\":\"$4\",\"conns\":$N,\"peer_pid\":$5,\"peer_comm\":\"connwork\",\"rb\":$6,\"wb\":$7,\"wo\":$N}]"
+	[ "$got" = "$want" ] || fail "$1: pid $2: groups '$got', expected '$want'"
+}
+check_groups "$T/tcp.json" "$srv" served "127.0.0.1:$port" "$cli" $((100 * N)) $((200 * N))
+check_groups "$T/tcp.json" "$cli" client "127.0.0.1:$port" "$srv" $((200 * N)) $((100 * N))
+
+# Every row of a connection names the process at its other end.
+for p in "$srv:$cli" "$cli:$srv"; do
+	got=$(jqv "$T/tcp.json" "[.processes[] | select(.pid == ${p%:*}) | .fds[]
+		| select(.kind == \"tcp\" and (.detail | test(\":$port\$|:$port \"))) | .peer_pid] | group_by(.) | map({(.[0] | tostring): length}) | add")
+	[ "$got" = "{\"${p#*:}\":$N}" ] || fail "tcp: the connection rows of ${p%:*} name peers $got, expected ${p#*:} on all $N"
+done
+
+# The groups add up to the rows, per process: ops, bytes, errors, both sides.
+sums='[.processes[] | {pid, f: ([.fds[] | [.read.ops, .read.bytes, .read.errors, .write.ops, .write.bytes, .write.errors]] | transpose | map(add)),
+	g: ([.groups[] | [.read.ops, .read.bytes, .read.errors, .write.ops, .write.bytes, .write.errors]] | transpose | map(add))} | select(.f != .g)]'
+[ "$(jqv "$T/tcp.json" "$sums")" = "[]" ] || fail "tcp: the groups do not add up to the fd rows: $(jqv "$T/tcp.json" "$sums")"
+
+# The metrics: bounded, no object, the exact sums (both processes are connwork).
+series=$(grep -vc '^#' "$T/tcp.prom")
+[ "$series" -le 300 ] || fail "tcp: $series series for $N connections, expected at most 300"
+grep -q 'object=\|socket:\[' "$T/tcp.prom" && fail "tcp: a series names an object"
+for d in read:$((300 * N)) write:$((300 * N)); do
+	got=$(awk -v sel="ipcperf_fd_bytes_total{comm=\"connwork\",kind=\"tcp\",direction=\"${d%:*}\"}" \
+		'index($0, sel) == 1 { print $NF }' "$T/tcp.prom")
+	[ "$got" = "${d#*:}" ] || fail "tcp: ${d%:*} bytes in the metrics '$got', expected ${d#*:}"
+done
+got=$(awk 'index($0, "ipcperf_flow_bytes_total{kind=\"tcp\"") == 1 { s += $NF } END { print s }' "$T/tcp.prom")
+[ "$got" = $((300 * N)) ] || fail "tcp: flow bytes in the metrics '$got', expected $((300 * N))"
+
+# The table: a row for each side's connections; --per-fd gives today's rows.
+run $STAT -o "$T/tcp.txt" -- "$CONNWORK" tcp $N --out "$T/tcp2.info"
+expect_status 0 "stat -- connwork tcp $N"
+srv=$(awk '$1 == "server" { print $2 }' "$T/tcp2.info")
+cli=$(awk '$1 == "client" { print $2 }' "$T/tcp2.info")
+port=$(awk '$1 == "port" { print $2 }' "$T/tcp2.info")
+grep -q '^lost events: 0,' "$T/tcp.txt" || fail "tcp: events lost in the table's run: $(tail -n 1 "$T/tcp.txt")"
+lines=$(wc -l <"$T/tcp.txt")
+[ "$lines" -le 60 ] || { head -n 80 "$T/tcp.txt" >&2; fail "tcp: the table has $lines lines for $N connections, expected at most 60"; }
+grep -Eq "^ +\* tcp +127\.0\.0\.1:$port <- connwork\[$cli\] +$N +$((100 * N)) .* $N +$((200 * N)) .*  $N conns$" "$T/tcp.txt" ||
+	{ cat "$T/tcp.txt" >&2; fail "tcp: no server row '127.0.0.1:$port <- connwork[$cli]' of $N conns with the exact bytes"; }
+grep -Eq "^ +\* tcp +-> 127\.0\.0\.1:$port connwork\[$srv\] +$N +$((200 * N)) .* $N +$((100 * N)) .*  $N conns$" "$T/tcp.txt" ||
+	{ cat "$T/tcp.txt" >&2; fail "tcp: no client row '-> 127.0.0.1:$port connwork[$srv]' of $N conns with the exact bytes"; }
+run $STAT --per-fd -o "$T/tcp-fd.txt" -- "$CONNWORK" tcp $N --out "$T/tcp3.info"
+expect_status 0 "stat --per-fd -- connwork tcp $N"
+rows=$(grep -c '^ *[0-9]* tcp .*127\.0\.0\.1:[0-9]* -> 127\.0\.0\.1:[0-9]*, peer connwork\[[0-9]*\]$' "$T/tcp-fd.txt")
+[ "$rows" -eq $((2 * N)) ] || fail "tcp --per-fd: $rows connection rows naming their peer, expected $((2 * N))"
+
+# ---------------------------------------------------------------- unix
+run $STAT -j -o "$T/unix.json" -- "$CONNWORK" unix $N --out "$T/unix.info"
+expect_status 0 "stat -j -- connwork unix $N"
+srv=$(awk '$1 == "server" { print $2 }' "$T/unix.info")
+cli=$(awk '$1 == "client" { print $2 }' "$T/unix.info")
+[ "$(jqv "$T/unix.json" .lost_events)" = 0 ] || fail "unix: events lost: nothing can be exact"
+check_groups "$T/unix.json" "$srv" unix "" "$cli" $((100 * N)) $((200 * N))
+check_groups "$T/unix.json" "$cli" unix "" "$srv" $((200 * N)) $((100 * N))
+[ "$(jqv "$T/unix.json" "$sums")" = "[]" ] || fail "unix: the groups do not add up to the fd rows"
+
+# ---------------------------------------------------------------- pipes
+# ipcwork pipe: R (reads fd 10) is fed by W (writes fd 11, its thread and child G too).
+run $STAT -j -o "$T/pipe.json" -- "$IPCWORK" pipe
+expect_status 0 "stat -j -- ipcwork pipe"
+r=$(jqv "$T/pipe.json" '[.processes[] | select(any(.fds[]; .fd == 10 and .read.bytes == 9100)) | .pid] | .[0]')
+w=$(jqv "$T/pipe.json" '[.processes[] | select(any(.fds[]; .fd == 11 and .write.bytes == 7000)) | .pid] | .[0]')
+got=$(jqv "$T/pipe.json" "[.processes[] | select(.pid == $r) | .fds[] | select(.fd == 10) | {peer_pid, peer_comm}]")
+[ "$got" = "[{\"peer_pid\":$w,\"peer_comm\":\"ipcwork\"}]" ] || fail "pipe: the reader's fd 10 names '$got', expected the writer $w"
+
+# A pipe whose writer is not traced: its peer comes from /proc.
+sh -c 'while :; do echo x; sleep 0.05; done | cat >/dev/null' &
+shpid=$!
+wpid=
+catpid=
+trap 'kill $shpid $wpid $catpid 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 50); do
+	catpid=$(pgrep -P $shpid -x cat)
+	wpid=$(pgrep -P $shpid -x sh)
+	[ -n "$catpid" ] && [ -n "$wpid" ] && break
+	sleep 0.1
+done
+[ -n "$catpid" ] && [ -n "$wpid" ] || fail "the shell pipeline did not start"
+run $STAT -d 1 -j -o "$T/untraced.json" -p "$catpid"
+kill "$shpid" "$wpid" "$catpid" 2>/dev/null
+got=$(jqv "$T/untraced.json" "[.processes[] | select(.pid == $catpid) | .fds[] | select(.fd == 0) | {kind, peer_pid, peer_comm}]")
+[ "$got" = "[{\"kind\":\"pipe\",\"peer_pid\":$wpid,\"peer_comm\":\"sh\"}]" ] ||
+	fail "an untraced writer: cat's fd 0 names '$got', expected the shell $wpid (from /proc)"
+
+echo "test-groups: $N tcp and unix connections in one group a side, exact; peers named (traced, and from /proc)"
