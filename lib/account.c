@@ -376,6 +376,7 @@ static void account_sum(struct side *sd, const struct ipp_sum_rec *r)
 	sd->ops += r->ops;
 	sd->time_ns += r->time_ns;
 	sd->errors += r->eagain;
+	sd->again += r->eagain;	/* the only errors the kernel adds up: refusals */
 	sd->bytes += r->bytes;
 	if (!sd->hist && (sd->hist = malloc(sizeof(*sd->hist))) != NULL)
 		ipp_hist_init(sd->hist);
