@@ -513,7 +513,8 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 		       "read that took its bytes; blocked: asleep in the calls", term, "  ");
 	if (any_evloop)
 		cli_put_folded(f, "again: writes refused (full) / reads that found it empty "
-			       "(EAGAIN); epoll: asleep in epoll waits that ended with it writable / "
+			       "(EAGAIN); epoll: asleep in waits (epoll, poll, select) that ended with it "
+			       "writable / "
 			       "readable", term, "  ");
 	cli_put_folded(f, "verdict: idle if no byte went in or out; backpressure if writers "
 		       "waited W > 2R and W >= 1 ms; consumer-starved if readers waited R > 2W "
