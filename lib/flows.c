@@ -63,6 +63,7 @@ struct flow {
 	bool cap_default;
 	uint64_t queued, max_queued;
 	uint64_t full_since, full_ns;
+	uint64_t full_end;	/* when it last stopped being full */
 	uint64_t wblocked, rblocked;
 	uint64_t wagain, ragain;	/* refused with EAGAIN: full, empty */
 	uint64_t wwait, rwait, wwaits, rwaits;	/* epoll waits that ended ready for it */
@@ -71,10 +72,10 @@ struct flow {
 	struct fifo debts;	/* read before their write was seen */
 };
 
-/* What the waits said of a queued call: the epoll wait it was served after. */
+/* What the waits said of a queued call: the wait it was served after. */
 struct served {
 	bool waited;
-	uint64_t blocked_ns;
+	struct ipp_waited w;
 };
 
 struct ipcperf_flows {
@@ -250,6 +251,7 @@ static void set_queued(struct flow *f, uint64_t queued, uint64_t when)
 	else if (!full && f->full_since) {
 		f->full_ns += when - f->full_since;
 		f->full_since = 0;
+		f->full_end = when;
 	}
 }
 
@@ -377,12 +379,15 @@ static void add_waits(struct flow *f, const struct ipcperf_syscall *ev, const st
 		(*(writing ? &f->wagain : &f->ragain))++;
 	if (!sv->waited)
 		return;
-	if (writing) {
-		f->wwait += sv->blocked_ns;
-		f->wwaits++;
-	} else {
-		f->rwait += sv->blocked_ns;
+	if (!writing) {
+		f->rwait += sv->w.blocked_ns;
 		f->rwaits++;
+		return;
+	}
+	/* a writer waited for room: refused, or the channel full while it waited */
+	if (sv->w.refused || f->full_since || (f->full_end && f->full_end >= sv->w.start_ns)) {
+		f->wwait += sv->w.blocked_ns;
+		f->wwaits++;
 	}
 }
 
@@ -446,7 +451,7 @@ static void push(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, lon
 	size_t len = fl->pend.len;
 
 	/* asked in the thread's order, as the calls come */
-	sv.waited = ipp_waits__served(fl->waits, ev, &sv.blocked_ns);
+	sv.waited = ipp_waits__served(fl->waits, ev, &sv.w);
 	if (inc < 0 || ipp_ring_reserve((void **)&fl->served, &fl->served_cap, &fl->served_head,
 					len, sizeof(*fl->served), 256) < 0)
 		return;

@@ -31,7 +31,7 @@ struct twait {
 	pid_t tid, pid;
 	bool active;
 	int epfd;
-	uint64_t blocked_ns;
+	uint64_t start_ns, blocked_ns;
 	struct fdset served;
 };
 
@@ -235,6 +235,7 @@ static void on_wait(struct ipp_waits *w, const struct ipcperf_syscall *ev)
 	t->active = ev->ret > 0;
 	t->pid = ev->pid;
 	t->epfd = ev->fd;
+	t->start_ns = ev->start_ns;
 	t->blocked_ns = ev->blocked_ns;
 	t->served.n = 0;
 }
@@ -266,7 +267,7 @@ void ipp_waits__call(struct ipp_waits *w, const struct ipcperf_syscall *ev)
 
 /* Whether the read or write @ev is the first on its fd since its thread's wait, which watched it. */
 static bool served(struct ipp_waits *w, const struct ipcperf_syscall *ev, bool room,
-		   uint64_t *blocked_ns)
+		   struct ipp_waited *out)
 {
 	struct twait *t = get_thread(w, ev->tid, false);
 	struct epset *e;
@@ -279,13 +280,15 @@ static bool served(struct ipp_waits *w, const struct ipcperf_syscall *ev, bool r
 		return false;
 	/* the thread did something with the fd: a later call is not this wait's */
 	fdset_add(&t->served, ev->fd);
-	*blocked_ns = t->blocked_ns;
-	/* a writer waits for room only once it was refused */
-	return ev->cls == IPCPERF_SC_READ || room;
+	out->start_ns = t->start_ns;
+	out->blocked_ns = t->blocked_ns;
+	/* a writer surely waited for room when it was refused; else flows judges by the fill */
+	out->refused = ev->cls == IPCPERF_SC_WRITE && room;
+	return true;
 }
 
 bool ipp_waits__served(struct ipp_waits *w, const struct ipcperf_syscall *ev,
-		       uint64_t *blocked_ns)
+		       struct ipp_waited *out)
 {
 	struct fdset *r;
 	bool room, yes;
@@ -294,7 +297,7 @@ bool ipp_waits__served(struct ipp_waits *w, const struct ipcperf_syscall *ev,
 		return false;
 	r = refused_of(w, ev->pid, ev->cls == IPCPERF_SC_WRITE && ev->ret == -EAGAIN);
 	room = r && fdset_has(r, ev->fd);
-	yes = served(w, ev, room, blocked_ns);
+	yes = served(w, ev, room, out);
 	if (r && ev->cls == IPCPERF_SC_WRITE && ev->ret == -EAGAIN)
 		fdset_add(r, ev->fd);
 	else if (r && ev->cls == IPCPERF_SC_WRITE)

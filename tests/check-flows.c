@@ -1678,6 +1678,31 @@ START_TEST(test_waits_poll_and_unrefused_write)
 }
 END_TEST
 
+/*
+ * A relay (socat) that selects on its output before writing: never
+ * refused, it waits 3 ms for room on a full channel while its reader is
+ * slow. The wait goes to its next write, the channel having been full
+ * during it: backpressure, not balanced.
+ */
+START_TEST(test_waits_select_room_while_full)
+{
+	name_pipe(20, 5, 90, 1000);	/* out of the relay */
+	name_pipe(30, 3, 90, 1000);
+	wr(20, 5, 1000, 100, 200);	/* full */
+	ev_call(20, "select", SYS_select, IPCPERF_SC_WAIT, -1, 6, 0x7ffd3000, 1, 300,
+		3 * MS + 300, 3 * MS);
+	rd(30, 3, 1000, 3 * MS, 3 * MS + 100);	/* room at last */
+	wr(20, 5, 100, 3 * MS + 400, 3 * MS + 500);
+	rd(30, 3, 100, 3 * MS + 600, 3 * MS + 700);
+	ck_assert_uint_eq(snapshot(), 1);
+	ck_assert_uint_eq(flow_of(90)->f.write_again, 0);
+	ck_assert_uint_eq(flow_of(90)->f.write_waits, 1);
+	ck_assert_uint_eq(flow_of(90)->f.write_wait_ns, 3 * MS);
+	ck_assert_uint_eq(flow_of(90)->f.read_waits, 0);
+	ck_assert_int_eq(flow_of(90)->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
 /* A timeout (0 ready) or an error readies nothing; a fd taken out of the set is not waited for. */
 START_TEST(test_waits_timeout_and_del)
 {
@@ -1822,6 +1847,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_waits_put_on_ready_fds);
 	tcase_add_test(tc, test_waits_verdict_backpressure);
 	tcase_add_test(tc, test_waits_poll_and_unrefused_write);
+	tcase_add_test(tc, test_waits_select_room_while_full);
 	tcase_add_test(tc, test_waits_timeout_and_del);
 	tcase_add_test(tc, test_waits_unknown_set_and_close);
 	tcase_add_test(tc, test_full_channel_is_backpressure);

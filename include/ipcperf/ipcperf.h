@@ -1396,8 +1396,9 @@ struct ipcperf_flow {
 	 * how many such waits. A wait that returned ready fds is put on each
 	 * fd of its set (for poll, select and an epoll fd made before the
 	 * capture: any fd) that its thread then reads, or writes after a write
-	 * on it was refused (EAGAIN), first before its next wait: the reader
-	 * waited for bytes, the writer for room.
+	 * on it was refused (EAGAIN) or while its channel was full during the
+	 * wait, first before its next wait: the reader waited for bytes, the
+	 * writer for room.
 	 */
 	uint64_t write_wait_ns, read_wait_ns;
 	uint64_t write_waits, read_waits;
