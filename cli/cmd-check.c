@@ -11,8 +11,6 @@
 #include "cmds.h"
 #include "util.h"
 
-/* The library's ring size for ring_pages = 0 (ipcperf.h). */
-#define DEFAULT_RING_PAGES ((unsigned int)IPCPERF_DEFAULT_RING_PAGES)
 
 /* One line per item: "OK      what" or "PROBLEM what — fix: how"; each out at once. */
 static int print_item(void *ctx, const struct ipcperf_check_item *it)
@@ -32,7 +30,7 @@ enum cli_parsed check_parse(int argc, char **argv, struct check_opts *o)
 	enum cli_parsed p;
 	int first;
 
-	*o = (struct check_opts){ .ring_pages = DEFAULT_RING_PAGES };
+	*o = (struct check_opts){ .ring_pages = 0 };
 	p = cli_options_parse(CMD_CHECK, argc, argv, o, &first);
 	if (p == CLI_PARSED_RUN && first < argc) {
 		cli_err("check takes no arguments ('%s')", argv[first]);

@@ -48,13 +48,14 @@ int cli_target_finish(struct cli_target *t, int argc, char **argv, int first)
 
 	if (first < argc)
 		t->argv = argv + first;
-	kinds = (t->pids.n || t->tids.n) + t->system_wide + !!t->argv;
+	/* -p/-t with -- CMD: a server traced from now, its client from its exec */
+	kinds = (t->pids.n || t->tids.n || t->argv) + t->system_wide;
 	if (kinds == 0) {
 		cli_err("no target: give -p PID, -t TID, -a, or -- CMD [ARGS]");
 		return -1;
 	}
 	if (kinds > 1) {
-		cli_err("give one kind of target: -p/-t, -a, or -- CMD");
+		cli_err("-a traces every process: give it without -p/-t or -- CMD");
 		return -1;
 	}
 	if (t->record && t->scope == IPCPERF_SCOPE_CPU && !t->system_wide) {
@@ -81,13 +82,15 @@ void cli_describe_targets(const struct cli_target *t, char *w, size_t len)
 		for (char **a = t->argv; *a && n < len; a++)
 			n += (size_t)snprintf(w + n, len - n, "%s%s", a == t->argv ? "" : " ", *a);
 		if (n < len)
-			snprintf(w + n, len - n, "'");
-		return;
+			n += (size_t)snprintf(w + n, len - n, "'");
+		if ((!t->pids.n && !t->tids.n) || n >= len)
+			return;
+		n += (size_t)snprintf(w + n, len - n, " and ");
 	}
-	{
+	if (n < len) {
 		const struct cli_ids *ids = t->pids.n ? &t->pids : &t->tids;
 
-		n = (size_t)snprintf(w, len, "%s ", t->pids.n ? "pid" : "tid");
+		n += (size_t)snprintf(w + n, len - n, "%s ", t->pids.n ? "pid" : "tid");
 		for (size_t i = 0; i < ids->n && n < len; i++)
 			n += (size_t)snprintf(w + n, len - n, "%s%d", i ? "," : "", (int)ids->v[i]);
 	}

@@ -100,16 +100,19 @@ static const struct cli_option options[] = {
 	{ .name = "mmap-pages", .letter = 'm', .arg = "PAGES",
 	  .to = { CAPTURE(ring_pages), CHECK(ring_pages), TOP(t.ring_pages) },
 	  .set = set_pages, .max = RING_PAGES_MAX, .complete = CPL_POW2,
-	  .help = "pages per CPU ring, a power of two (default 512)",
+	  .help = "pages per CPU ring, a power of two (default: the most\n"
+		  "the memlock limit lets ipcperf lock, up to 8192; root:\n"
+		  "up to 256 MiB for all CPUs together)",
 	  .help_for = { { IN(CHECK), NULL, "ring size to check, pages per CPU, a power of two\n"
-					   "(default 512)" } } },
+					   "(default: the other commands' default)" } } },
 	{ .name = "output", .letter = 'o', .arg = "FILE", .to = { CAPTURE(output), REPORT(output) },
 	  .set = set_path, .complete = CPL_FILE,
 	  .help = "write to FILE instead of standard output",
 	  .help_for = { { IN(RECORD), NULL, "the capture (replaced if it exists; default:\n"
 					   "ipcperf.data, the last one kept as ipcperf.data.old)" } } },
 	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE | IN(TOP),
-	  .help = "run CMD and trace it and its children" },
+	  .help = "run CMD and trace it and its children (with -p/-t:\n"
+		  "those from now, CMD from its exec; CMD's end ends the run)" },
 	{ .name = "scope", .arg = "auto|cpu|task", .to = { CAPTURE(scope), TOP(t.scope) },
 	  .set = cli_opt_enum, .values = scope_words, .complete = CPL_WORDS,
 	  .help = "tracepoints on every CPU, keeping the targets' records\n"

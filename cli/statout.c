@@ -360,6 +360,31 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 			hidden == 1 ? "" : "s");
 }
 
+/* One line: the fds whose bytes zero-copy calls moved, and how many; io_uring's blind spot. */
+static void text_moved(FILE *f, const struct proc_snap *p)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < p->nr_fds; i++) {
+		const struct fd_snap *fd = &p->fds[i];
+		const struct ipcperf_moved *mv[2] = { &fd->read_moved, &fd->write_moved };
+
+		for (int s = 0; s < 2; s++) {
+			if (!mv[s]->ops)
+				continue;
+			fprintf(f, "%s fd %d %s %" PRIu64 " B in %" PRIu64 " call%s",
+				any ? ";" : "  zero-copy (sendfile, splice, ...):", fd->fd,
+				s ? "written" : "read", mv[s]->bytes, mv[s]->ops,
+				mv[s]->ops == 1 ? "" : "s");
+			any = true;
+		}
+	}
+	if (any)
+		fputc('\n', f);
+	if (p->uring_unaccounted)
+		fprintf(f, "  io_uring ops not accounted: %" PRIu64 "\n", p->uring_unaccounted);
+}
+
 /* The syscall table of a process, or with --per-thread one table per thread. */
 static void text_syscalls(struct statout *c, const struct proc_snap *p)
 {
@@ -412,6 +437,7 @@ static void print_text(struct statout *c, const struct snap *sn)
 		fprintf(f, "\npid %d %s%s\n", (int)p->pid, p->comm, p->exited ? " (exited)" : "");
 		if (!c->o->no_fds)
 			text_fds(c, sn, p);
+		text_moved(f, p);
 		fprintf(f, "  context switches: %" PRIu64 " voluntary, %" PRIu64 " involuntary;"
 			" wakeups: %" PRIu64 "; cpu migrations: %" PRIu64 "\n", p->voluntary,
 			p->involuntary, p->wakeups, p->migrations);
@@ -454,7 +480,8 @@ static void print_text(struct statout *c, const struct snap *sn)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_io(struct json *j, const char *key, const struct ipcperf_io *io)
+static void json_io(struct json *j, const char *key, const struct ipcperf_io *io,
+		    const struct ipcperf_moved *mv)
 {
 	json_object_begin(j, key);
 	json_u64(j, "ops", io->ops);
@@ -463,6 +490,8 @@ static void json_io(struct json *j, const char *key, const struct ipcperf_io *io
 	json_u64(j, "time_ns", io->time_ns);
 	json_lat(j, "lat_ns", &io->lat_ns);
 	json_u64(j, "msgs", io->msgs);
+	json_u64(j, "zero_copy_ops", mv->ops);
+	json_u64(j, "zero_copy_bytes", mv->bytes);
 	json_u64(j, "again", io->again);
 	json_object_end(j);
 }
@@ -517,8 +546,8 @@ static void json_fd(struct json *j, const struct fd_snap *fd)
 	json_str(j, "object", fd->object);
 	json_str(j, "kind", ipcperf_fd_kind_name(fd->kind));
 	json_str(j, "detail", fd->detail);
-	json_io(j, "read", &fd->read);
-	json_io(j, "write", &fd->write);
+	json_io(j, "read", &fd->read, &fd->read_moved);
+	json_io(j, "write", &fd->write, &fd->write_moved);
 	json_peer(j, fd);
 	json_object_end(j);
 }
@@ -540,8 +569,8 @@ static void json_group(struct json *j, const struct fd_snap *g)
 	json_str(j, "object", g->object);
 	json_str(j, "detail", g->detail);
 	json_peer(j, g);
-	json_io(j, "read", &g->read);
-	json_io(j, "write", &g->write);
+	json_io(j, "read", &g->read, &g->read_moved);
+	json_io(j, "write", &g->write, &g->write_moved);
 	json_object_end(j);
 }
 
@@ -558,6 +587,7 @@ static void json_proc(struct statout *c, struct json *j, const struct proc_snap 
 	json_object_end(j);
 	json_u64(j, "cpu_migrations", p->migrations);
 	json_u64(j, "wakeups", p->wakeups);
+	json_u64(j, "io_uring_unaccounted", p->uring_unaccounted);
 	json_counters(j, "counters", p->cnt);
 	if (p->cnt && p->cnt->valid)
 		json_counter_status(j, "counters_status", p->cnt);
@@ -652,7 +682,7 @@ static void csv_header(struct statout *c)
 {
 	static const char *const rows[] = {
 		("fd,pid,comm,fd,kind,object,side,ops,bytes,errors,time_ns,lat_min_ns,lat_avg_ns,"
-		 "lat_p50_ns,lat_p99_ns,lat_max_ns,detail,again"),
+		 "lat_p50_ns,lat_p99_ns,lat_max_ns,detail,zero_copy_ops,zero_copy_bytes,again"),
 		"sched,pid,comm,voluntary_cs,involuntary_cs,wakeups,cpu_migrations",
 		"counter,pid,comm,value,unit,event,run_ns,running_pct,metric_value,metric_unit",
 		/* Fields after lat_p99_ns were added later: appended, so old readers still work. */
@@ -741,7 +771,8 @@ static void csv_fd(struct statout *c, const struct snap *sn, const struct proc_s
 	snprintf(fds, sizeof(fds), "%d", fd->fd);
 	for (int side = 0; side < 2; side++) {
 		const struct ipcperf_io *io = side ? &fd->write : &fd->read;
-		char o[CLI_INT_LEN], by[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN],
+		const struct ipcperf_moved *mv = side ? &fd->write_moved : &fd->read_moved;
+		char zo[CLI_INT_LEN], zb[CLI_INT_LEN], o[CLI_INT_LEN], by[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN],
 		     l1[CLI_INT_LEN], l2[CLI_INT_LEN], l3[CLI_INT_LEN], l4[CLI_INT_LEN],
 		     l5[CLI_INT_LEN], ag[CLI_INT_LEN];
 
@@ -749,7 +780,7 @@ static void csv_fd(struct statout *c, const struct snap *sn, const struct proc_s
 			side ? "write" : "read", U(o, io->ops), U(by, io->bytes), U(er, io->errors),
 			U(t, io->time_ns), U(l1, io->lat_ns.min), U(l2, io->lat_ns.avg),
 			U(l3, io->lat_ns.p50), U(l4, io->lat_ns.p99), U(l5, io->lat_ns.max),
-			fd->detail, U(ag, io->again), NULL);
+			fd->detail, U(zo, mv->ops), U(zb, mv->bytes), U(ag, io->again), NULL);
 	}
 }
 

@@ -148,6 +148,7 @@ static int on_proc_row(void *ctx, const struct ipcperf_proc_row *row)
 	p->migrations = row->migrations;
 	p->syscalls = row->syscalls;
 	p->threads = row->threads;
+	p->uring_unaccounted = row->uring_unaccounted;
 	p->exited = row->exited;
 	return 0;
 }
@@ -172,6 +173,8 @@ static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 	f->kind = row->kind;
 	f->read = row->read;
 	f->write = row->write;
+	f->read_moved = row->read_moved;
+	f->write_moved = row->write_moved;
 	f->peer_pid = row->peer_pid;
 	f->peer_comm = xstrdup_or(row->peer_comm, "", sn);
 	f->conns = 1;
@@ -195,6 +198,7 @@ static int on_group(void *ctx, const struct ipcperf_fd_group *g)
 	*f = (struct fd_snap){
 		.fd = g->fd, .kind = g->kind, .read = g->read, .write = g->write,
 		.peer_pid = g->peer_pid, .conns = g->conns, .role = g->role,
+		.read_moved = g->read_moved, .write_moved = g->write_moved,
 	};
 	f->object = xstrdup_or(g->object, "", sn);
 	f->detail = xstrdup_or(g->detail, "", sn);

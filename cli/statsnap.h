@@ -46,12 +46,14 @@ struct fd_snap {
 	uint64_t conns;
 	enum ipcperf_fd_group_role role;
 	char *endpoint;
+	struct ipcperf_moved read_moved, write_moved;	/* the zero-copy part of each */
 };
 
 struct proc_snap {
 	pid_t pid;
 	char *comm;
 	uint64_t voluntary, involuntary, wakeups, migrations, syscalls, threads;
+	uint64_t uring_unaccounted;	/* io_uring requests whose bytes no fd row has */
 	bool exited;
 	struct fd_snap *fds;
 	size_t nr_fds, cap_fds, fds_omitted;

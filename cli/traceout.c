@@ -219,6 +219,43 @@ static void put_fd_call_args(FILE *f, const struct ipcperf_syscall *ev,
 	}
 }
 
+/*
+ * A zero-copy move's arguments, as strace prints them: both fds with what
+ * they are, offsets and the iovec as addresses (NULL), the rest as numbers.
+ */
+static void put_move_args(FILE *f, const struct ipcperf_syscall *ev,
+			  const struct ipcperf_call_fds *fds)
+{
+	static const struct {
+		const char *name;
+		unsigned int nargs, in, out, ptrs;	/* ptrs: a bit per pointer argument */
+	} mv[] = {
+		{ "sendfile", 4, 1, 0, 1u << 2 },
+		{ "splice", 6, 0, 2, 1u << 1 | 1u << 3 },
+		{ "tee", 4, 0, 1, 0 },
+		{ "copy_file_range", 6, 0, 2, 1u << 1 | 1u << 3 },
+		{ "vmsplice", 4, 0, 9, 1u << 1 },
+	};
+	size_t k = 0;
+
+	while (k < sizeof(mv) / sizeof(mv[0]) - 1 && strcmp(mv[k].name, ev->name))
+		k++;
+	for (unsigned int i = 0; i < mv[k].nargs && i < ev->nr_args; i++) {
+		if (i)
+			fputs(", ", f);
+		if (i == mv[k].in)
+			put_fd(f, ev->fd, arg_obj(fds));
+		else if (i == mv[k].out)
+			put_fd(f, ev->out_fd, fds ? fds->out_fd : NULL);
+		else if ((mv[k].ptrs >> i & 1) && !ev->args[i])
+			fputs("NULL", f);
+		else if (mv[k].ptrs >> i & 1)
+			fprintf(f, "%#" PRIx64, ev->args[i]);
+		else
+			fprintf(f, "%" PRIu64, ev->args[i]);
+	}
+}
+
 static void put_ret(FILE *f, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
 {
 	if (ev->ret < 0 && ev->ret >= -MAX_ERRNO) {
@@ -263,6 +300,8 @@ void traceout_call(FILE *f, const struct ipcperf_syscall *ev, const struct ipcpe
 		put_fd(f, ev->fd, arg_obj(fds));
 		if (ev->nr_args > 2)
 			fprintf(f, ", %" PRIu64, ev->count);
+	} else if (ev->cls == IPCPERF_SC_MOVE) {
+		put_move_args(f, ev, fds);
 	} else {
 		put_fd_call_args(f, ev, fds);
 	}

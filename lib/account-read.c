@@ -51,6 +51,8 @@ static void add_side(struct side *dst, const struct side *src)
 	dst->errors += src->errors;
 	dst->time_ns += src->time_ns;
 	dst->msgs += src->msgs;
+	dst->mv_ops += src->mv_ops;
+	dst->mv_bytes += src->mv_bytes;
 	dst->again += src->again;
 	if (src->hist)
 		ipp_hist_merge(dst->hist, src->hist);
@@ -114,6 +116,13 @@ void ipp_rowsum__io(const struct ipp_rowsum *s, struct ipcperf_io *rd, struct ip
 {
 	io_of(&s->rd, rd);
 	io_of(&s->wr, wr);
+}
+
+void ipp_rowsum__moved(const struct ipp_rowsum *s, struct ipcperf_moved *rd,
+		       struct ipcperf_moved *wr)
+{
+	*rd = (struct ipcperf_moved){ .ops = s->rd.mv_ops, .bytes = s->rd.mv_bytes };
+	*wr = (struct ipcperf_moved){ .ops = s->wr.mv_ops, .bytes = s->wr.mv_bytes };
 }
 
 /*
@@ -188,6 +197,7 @@ static int emit_row(const struct ipcperf_stats *st, const struct ipp_rowref *v, 
 	ipp_rowsum__io(sum, &row.read, &row.write);
 	row.read_hist = ipp_as_hist(sum->rd.hist);
 	row.write_hist = ipp_as_hist(sum->wr.hist);
+	ipp_rowsum__moved(sum, &row.read_moved, &row.write_moved);
 	return cb(ctx, &row);
 }
 
@@ -232,6 +242,7 @@ int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
 			.involuntary_cs = p->invol, .wakeups = p->wakeups,
 			.migrations = p->migrations, .syscalls = p->syscalls,
 			.threads = p->threads, .exited = p->exited,
+			.uring_unaccounted = p->uring_ops,
 		};
 		int ret;
 

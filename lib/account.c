@@ -8,9 +8,11 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include "account.h"
 #include "groups.h"
 #include "syscalls.h"
@@ -264,6 +266,42 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 		sd->bytes += (uint64_t)ev->ret;
 }
 
+/*
+ * A zero-copy move: a read of its source (@in_inc), a write of its
+ * destination, each with the call's ops, errors, time and bytes. vmsplice
+ * has one fd: a pipe's read end is read from, else it is written to.
+ */
+static void account_move(struct ipcperf_stats *st, const struct ipcperf_syscall *ev, long in_inc)
+{
+	long out_inc = ev->out_fd >= 0 ? ipp_fdtab__inc_of(st->fdt, ev->pid, ev->out_fd) : -1;
+	struct inccount *in, *out;
+	struct side *sd[2] = { NULL, NULL };
+
+	/* the higher index first: the counts may move while they grow */
+	if (!count_of(st, out_inc > in_inc ? out_inc : in_inc) || !(in = count_of(st, in_inc)))
+		return;
+	out = out_inc >= 0 ? count_of(st, out_inc) : NULL;
+	if (ev->out_fd < 0)
+		sd[0] = ipp_fdtab__inc(st->fdt, (size_t)in_inc)->id.accmode == O_RDONLY + 1 ?
+			&in->rd : &in->wr;
+	else
+		sd[0] = &in->rd;
+	if (out) {
+		if (!out->first_ns)
+			out->first_ns = ev->start_ns;
+		out->last_ns = ev->end_ns;
+		sd[1] = &out->wr;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!sd[i])
+			continue;
+		account(sd[i], ev);
+		sd[i]->mv_ops++;
+		if (ev->ret > 0)
+			sd[i]->mv_bytes += (uint64_t)ev->ret;
+	}
+}
+
 static void call_settled(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *id)
 {
 	struct ipcperf_stats *st = ctx;
@@ -327,6 +365,8 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 	see_proc(p, ev->start_ns);
 	p->syscalls++;
 	see_thread(st, p, ev->tid);
+	if (ev->nr == __NR_io_uring_enter && ev->ret > 0)
+		p->uring_ops += (uint64_t)ev->ret;
 	sc = get_sc(p, st->per_thread ? ev->tid : 0, ev->nr, ev->name);
 	if (sc) {
 		sc->calls++;
@@ -358,7 +398,10 @@ void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_s
 	if (!c->first_ns)
 		c->first_ns = ev->start_ns;
 	c->last_ns = ev->end_ns;
-	account(ev->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, ev);
+	if (ev->cls == IPCPERF_SC_MOVE)
+		account_move(st, ev, inc);
+	else
+		account(ev->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, ev);
 }
 
 /* ------------------------------------------------------------------ the kernel's sums */
@@ -577,7 +620,7 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 	for (size_t i = 0; i < st->nr_procs; i++) {
 		struct proc *p = st->procs[i];
 
-		p->vol = p->invol = p->wakeups = p->migrations = p->syscalls = 0;
+		p->vol = p->invol = p->wakeups = p->migrations = p->syscalls = p->uring_ops = 0;
 		for (size_t k = 0; k < p->nr_sc; k++) {
 			struct scstat *sc = p->sc[k];
 

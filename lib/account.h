@@ -20,6 +20,7 @@
  */
 struct side {
 	uint64_t ops, bytes, errors, time_ns, msgs;
+	uint64_t mv_ops, mv_bytes;	/* the part zero-copy moves made (IPCPERF_SC_MOVE) */
 	uint64_t again;		/* refused with EAGAIN: also in errors */
 	struct ipp_hist *hist;
 };
@@ -44,6 +45,7 @@ struct proc {
 	pid_t pid;
 	char comm[IPP_COMM_MAX];
 	uint64_t vol, invol, wakeups, migrations, syscalls, threads;
+	uint64_t uring_ops;	/* io_uring requests submitted: their bytes are not seen */
 	bool exited;
 	bool seen;		/* had an event of its own (not only created by fork) */
 	uint64_t seen_ns;	/* the time of the first */

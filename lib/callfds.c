@@ -34,7 +34,8 @@ long ipp_callfds__arg_inc(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 {
 	long inc;
 
-	if (ev->fd < 0 || ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE)
+	if (ev->fd < 0 || ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE ||
+	    ev->cls == IPCPERF_SC_MOVE)
 		return -1;	/* data calls: the table's answer, after it took the call */
 	inc = ipp_fdtab__inc_of(t, ev->pid, ev->fd);
 	return inc < 0 ? -1 : inc;
@@ -99,8 +100,13 @@ int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct i
 	c = at(q, q->len);
 	*c = (struct ipp_callfds_call){
 		.ev = *ev,
-		.arg_inc = ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE ? data_inc : arg_inc,
+		.arg_inc = ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE ||
+			   ev->cls == IPCPERF_SC_MOVE ? data_inc : arg_inc,
+		.out_inc = ev->cls == IPCPERF_SC_MOVE && ev->out_fd >= 0 ?
+			   ipp_fdtab__inc_of(t, ev->pid, ev->out_fd) : -1,
 	};
+	if (c->out_inc < 0)
+		c->out_inc = -1;
 	q->len++;
 	nr_early = ipp_fdtab__made_early(t, &early);
 	for (size_t i = 0; i < nr_early; i++)
@@ -133,6 +139,8 @@ static bool settled(const struct ipp_callfds *q, const struct ipp_callfds_call *
 	*arg = NULL;
 	if (c->arg_inc >= 0 && !ipp_fdtab__settled(q->t, c->arg_inc, final, arg))
 		return false;
+	if (c->out_inc >= 0 && !ipp_fdtab__settled(q->t, c->out_inc, final, &made[IPP_CALL_MADE]))
+		return false;
 	for (unsigned int i = 0; i < c->nr_made; i++)
 		if (!ipp_fdtab__settled(q->t, c->made_inc[i], final, &made[i]))
 			return false;
@@ -151,8 +159,9 @@ void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, vo
 {
 	while (q->len) {
 		struct ipp_callfds_call c = *at(q, 0);
-		const struct ipp_ident *arg, *made[IPP_CALL_MADE];
-		struct ipcperf_fd_object argo, mo[IPP_CALL_MADE];
+		/* made[IPP_CALL_MADE]: a move's destination */
+		const struct ipp_ident *arg, *made[IPP_CALL_MADE + 1];
+		struct ipcperf_fd_object argo, outo, mo[IPP_CALL_MADE];
 		struct ipcperf_call_fds fds = { .nr_new = c.nr_made, .new_fds = c.made_fd,
 						.new_objects = mo };
 
@@ -171,6 +180,10 @@ void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, vo
 		}
 		for (unsigned int i = 0; i < c.nr_made; i++)
 			object_of(&mo[i], made[i]);
+		if (c.out_inc >= 0) {
+			object_of(&outo, made[IPP_CALL_MADE]);
+			fds.out_fd = &outo;
+		}
 		cb(ctx, &c.ev, &fds);
 	}
 }

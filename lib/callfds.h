@@ -20,6 +20,7 @@
 struct ipp_callfds_call {
 	struct ipcperf_syscall ev;
 	long arg_inc;			/* the incarnation of ev.fd at the call; -1: none */
+	long out_inc;			/* a move's: the incarnation of ev.out_fd; -1: none */
 	unsigned int nr_made;
 	int made_fd[IPP_CALL_MADE];
 	long made_inc[IPP_CALL_MADE];

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "print.h"
+#include "targets.h"
 
 /* Capability bits (linux/capability.h of old systems may lack CAP_PERFMON). */
 enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_PERFMON = 38 };
@@ -676,7 +677,7 @@ int ipcperf_machine_check(const struct ipcperf_check_opts *opts,
 			  int (*cb)(void *ctx, const struct ipcperf_check_item *item), void *ctx)
 {
 	struct check c = { .cb = cb, .ctx = ctx, .capture = true,
-			   .ring_pages = IPCPERF_DEFAULT_RING_PAGES };
+			   .ring_pages = ipp_default_ring_pages() };
 	bool works;
 
 	if (!cb || (opts && (opts->sz < sizeof(size_t) ||

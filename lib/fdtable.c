@@ -529,9 +529,13 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 		return -ENOMEM;
 	/* The new fds the kernel described before this exit; the exit is its thread's last. */
 	nr_known = ipp_kwords__exit(t->kw, ev, t->kernel_words, apply_early, &early);
-	if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE) {
+	if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE || ev->cls == IPCPERF_SC_MOVE) {
 		if (ev->fd < 0)
 			return -1;
+		/* A move's destination first (ipp_fdtab__inc_of() finds it): incs may move. */
+		if (ev->cls == IPCPERF_SC_MOVE && ev->out_fd >= 0 && ev->out_fd != ev->fd &&
+		    !cur_inc(t, p, ev->out_fd, true))
+			return -ENOMEM;
 		in = cur_inc(t, p, ev->fd, true);
 		return in ? (long)(in - t->incs) : -ENOMEM;
 	}

@@ -46,6 +46,7 @@ struct ipp_ident {
 	int64_t capacity;	/* bytes the channel holds; -1 unknown */
 	bool cap_default;	/* capacity is the system default, not measured */
 	int cloexec;		/* the fd closes at exec: 1, 0, or -1 unknown */
+	signed char accmode;	/* (open flags & O_ACCMODE) + 1; 0 unknown (vmsplice's way) */
 	size_t auth;		/* IPP_ID_PROC: the incarnation /proc described (index) */
 	uint64_t read_ns;	/* when /proc was read for it, named or not; 0 never */
 	int read_err;		/* IPP_ID_UNKNOWN: why the read failed (-ENOENT, -ESRCH...) */

@@ -22,10 +22,12 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include "account.h"
 #include "chains.h"
 #include "fdtable.h"
@@ -396,7 +398,9 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 {
 	struct ipcperf_flows *fl = ctx;
 	struct flow *f;
-	bool writing = ev->cls == IPCPERF_SC_WRITE;
+	/* vmsplice (a move with one fd): out of a pipe's read end, else into the pipe */
+	bool writing = ev->cls == IPCPERF_SC_WRITE ||
+		       (ev->cls == IPCPERF_SC_MOVE && ch->accmode != O_RDONLY + 1);
 	struct served sv = pop_served(fl);
 	uint64_t key;
 
@@ -460,6 +464,34 @@ static void push(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, lon
 	fl->served[(fl->served_head + len) % fl->served_cap] = sv;
 }
 
+/* Queue @ev as a call on @fd of class @cls. */
+static void pend(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, int fd,
+		 enum ipcperf_sc_class cls)
+{
+	struct ipcperf_syscall half = *ev;
+
+	half.fd = fd;
+	half.cls = cls;
+	push(fl, &half, ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, fd));
+}
+
+/*
+ * A move between two fds: a read of its source, then a write of its
+ * destination, each with the call's times (its blocked time on both: the
+ * call does not say which end it waited for). tee leaves its bytes in the
+ * source pipe: only its write.
+ */
+static void pend_move(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
+{
+	if (ev->out_fd < 0) {
+		pend(fl, ev, ev->fd, IPCPERF_SC_MOVE);	/* vmsplice: its way by the pipe end */
+		return;
+	}
+	if (ev->nr != __NR_tee)
+		pend(fl, ev, ev->fd, IPCPERF_SC_READ);
+	pend(fl, ev, ev->out_fd, IPCPERF_SC_WRITE);
+}
+
 void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
 {
 	if (!fl)
@@ -468,10 +500,13 @@ void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_s
 		ipp_waits__call(fl->waits, ev);
 		return;
 	}
-	if ((ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE) || ev->fd < 0 ||
-	    ev->ret_is_msgs)
+	if ((ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE &&
+	     ev->cls != IPCPERF_SC_MOVE) || ev->fd < 0 || ev->ret_is_msgs)
 		return;
-	push(fl, ev, ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, ev->fd));
+	if (ev->cls == IPCPERF_SC_MOVE)
+		pend_move(fl, ev);
+	else
+		pend(fl, ev, ev->fd, ev->cls);
 	ipp_settleq__drain(&fl->pend, false, process, fl);
 }
 

@@ -149,8 +149,8 @@ static int add_syscall_tps(struct ipp_evset *es, struct ipp_decoder *dec)
 
 		if (!(sc->set & es->events) || sc->nr < 0)
 			continue;
-		snprintf(enter, sizeof(enter), "sys_enter_%s", sc->name);
-		snprintf(exit_, sizeof(exit_), "sys_exit_%s", sc->name);
+		snprintf(enter, sizeof(enter), "sys_enter_%s", ipp_scdesc_tp(sc));
+		snprintf(exit_, sizeof(exit_), "sys_exit_%s", ipp_scdesc_tp(sc));
 		if ((err = add_tp(es, dec, "syscalls", enter, false)) < 0)
 			return err;
 		if (err == 0 && (err = add_tp(es, dec, "syscalls", exit_, false)) < 0)

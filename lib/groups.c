@@ -653,6 +653,7 @@ static int emit_group(struct ipcperf_stats *st, const struct ipp_rowref *v, cons
 	ipp_rowsum__io(sum, &grp.read, &grp.write);
 	grp.read_hist = ipp_as_hist(sum->rd.hist);
 	grp.write_hist = ipp_as_hist(sum->wr.hist);
+	ipp_rowsum__moved(sum, &grp.read_moved, &grp.write_moved);
 	return cb(ctx, &grp);
 }
 

@@ -39,6 +39,9 @@ void ipp_rowsum__fini(struct ipp_rowsum *s);
 void ipp_rowsum__reset(struct ipp_rowsum *s);
 void ipp_rowsum__add(struct ipp_rowsum *s, const struct ipcperf_stats *st, size_t inc);
 void ipp_rowsum__io(const struct ipp_rowsum *s, struct ipcperf_io *rd, struct ipcperf_io *wr);
+/* The zero-copy parts of the sum's read and write. */
+void ipp_rowsum__moved(const struct ipp_rowsum *s, struct ipcperf_moved *rd,
+		       struct ipcperf_moved *wr);
 
 /*
  * Who holds what, for one walk over the rows @v (groups.c): the peers the

@@ -87,10 +87,10 @@ int ipcperf_list_events(int (*cb)(void *ctx, const struct ipcperf_event_info *ev
 
 		if (ipp_syscalls[i].nr < 0)
 			continue;
-		snprintf(name, sizeof(name), "sys_enter_%s", ipp_syscalls[i].name);
+		snprintf(name, sizeof(name), "sys_enter_%s", ipp_scdesc_tp(&ipp_syscalls[i]));
 		if ((ret = tracepoint("syscalls", name, cb, ctx)))
 			return ret;
-		snprintf(name, sizeof(name), "sys_exit_%s", ipp_syscalls[i].name);
+		snprintf(name, sizeof(name), "sys_exit_%s", ipp_scdesc_tp(&ipp_syscalls[i]));
 		if ((ret = tracepoint("syscalls", name, cb, ctx)))
 			return ret;
 	}

@@ -232,6 +232,8 @@ bool ipp_pairer__exit(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
 	out->cls = sc ? sc->cls : IPCPERF_SC_OTHER;
 	out->fd = sc && sc->fd_arg >= 0 && (unsigned int)sc->fd_arg < s->nr_args ?
 		  (int)s->args[(int)sc->fd_arg] : -1;
+	out->out_fd = sc && sc->out_arg >= 0 && (unsigned int)sc->out_arg < s->nr_args ?
+		      (int)s->args[(int)sc->out_arg] : -1;
 	out->count = sc && sc->count_arg >= 0 && (unsigned int)sc->count_arg < s->nr_args ?
 		     s->args[(int)sc->count_arg] : 0;
 	out->ret = ret;

@@ -99,6 +99,7 @@ void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t 
 	id->sock_type = f->type;
 	id->capacity = f->sndbuf ? (int64_t)f->sndbuf : -1;
 	id->cloexec = f->flags < 0 ? -1 : !!(f->flags & O_CLOEXEC);
+	id->accmode = f->flags < 0 ? 0 : (signed char)((f->flags & O_ACCMODE) + 1);
 	snprintf(id->object, sizeof(id->object), "%s", f->object);
 	if (f->kind == IPCPERF_FD_TCP || f->kind == IPCPERF_FD_UDP) {
 		char l[IPP_ADDR_MAX] = "", r[IPP_ADDR_MAX] = "";
@@ -375,7 +376,8 @@ static void connect_exit(struct ipp_procres *r, pid_t tid, int64_t ret, uint64_t
 
 static bool io_call(const struct ipp_scdesc *sc)
 {
-	return sc->cls == IPCPERF_SC_READ || sc->cls == IPCPERF_SC_WRITE;
+	return sc->cls == IPCPERF_SC_READ || sc->cls == IPCPERF_SC_WRITE ||
+	       sc->cls == IPCPERF_SC_MOVE;
 }
 
 static int fd_arg(const struct ipp_scdesc *sc, const uint64_t *args, unsigned int nr_args)
@@ -393,8 +395,12 @@ void ipp_procres__on_enter(struct ipp_procres *r, const struct ipp_scdesc *sc, p
 	if (!r || !sc)
 		return;
 	fd = fd_arg(sc, args, nr_args);
-	if (io_call(sc))
+	if (io_call(sc)) {
 		first_use(r, pid, fd);
+		/* a move's destination too */
+		if (sc->out_arg >= 0 && (unsigned int)sc->out_arg < nr_args)
+			first_use(r, pid, (int)(int64_t)args[(int)sc->out_arg]);
+	}
 	else if (sc->fd_op == IPP_FDOP_CLOSE && fd >= 0)
 		closed(r, pid, fd, time);
 	else if (sc->fd_op == IPP_FDOP_CONNECT && fd >= 0)

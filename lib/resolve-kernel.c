@@ -2,6 +2,7 @@
 /* The kernel-records source of fd identity (resolve-kernel.h). */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ int ipp_kernel_fd_open(const void *raw, size_t size, uint64_t time, struct ipcpe
 		.time_ns = time, .pid = rec.pid, .tid = rec.tid, .fd = rec.fd, .nr = rec.nr,
 		.ret = rec.ret, .update = rec.what == IPP_FDID_UPDATE, .object = "unknown",
 		.kind = IPCPERF_FD_UNKNOWN, .detail = "", .capacity = -1,
-		.cloexec = rec.flags & IPP_FDID_F_CLOEXEC,
+		.cloexec = rec.flags & IPP_FDID_F_CLOEXEC, .accmode = -1,
 	};
 	if (ipp_fdid_rec__to_fdid(&rec, &f) < 0) {
 		ev->gone = true;
@@ -41,6 +42,7 @@ int ipp_kernel_fd_open(const void *raw, size_t size, uint64_t time, struct ipcpe
 	ev->peer_ino = buf->peer_ino;
 	ev->sock_type = buf->sock_type;
 	ev->capacity = buf->capacity;
+	ev->accmode = (int)(rec.f_flags & O_ACCMODE);
 	return 0;
 }
 
@@ -64,6 +66,7 @@ void ipp_ident_of_open(struct ipp_ident *id, const struct ipcperf_fd_open *ev)
 	id->peer_ino = ev->peer_ino;
 	id->sock_type = ev->sock_type;
 	id->capacity = ev->capacity;
+	id->accmode = ev->accmode >= 0 ? (signed char)((ev->accmode & O_ACCMODE) + 1) : 0;
 	snprintf(id->object, sizeof(id->object), "%s", ev->object ? ev->object : "unknown");
 	snprintf(id->detail, sizeof(id->detail), "%s", ev->detail ? ev->detail : "");
 }

@@ -232,6 +232,23 @@ static int note_ids(struct ipp_event *ev, struct fdset *known, const char *filte
 	return ev->ids ? 0 : -ENOMEM;
 }
 
+/* The command after the @n threads of the running targets, in *@t and the owners. */
+static int append_cmd(struct ipp_rings *s, pid_t **t, int n)
+{
+	pid_t *nt = realloc(*t, ((size_t)n + 1) * sizeof(pid_t));
+	pid_t *no = nt ? realloc(s->owner, ((size_t)n + 1) * sizeof(pid_t)) : NULL;
+
+	if (nt)
+		*t = nt;
+	if (!no) {
+		free(*t);
+		return -ENOMEM;
+	}
+	s->owner = no;
+	nt[n] = no[n] = s->cmd.pid;
+	return 0;
+}
+
 /* The cpu map, the thread map of the targets, and the tgid of each thread. */
 static int make_maps(struct ipp_rings *s)
 {
@@ -240,7 +257,7 @@ static int make_maps(struct ipp_rings *s)
 		return -ENOMEM;
 	if (s->system_wide) {
 		s->threads = perf_thread_map__new_dummy();
-	} else if (s->has_cmd) {
+	} else if (s->has_cmd && !ipp_rings__mixed(s)) {
 		s->threads = perf_thread_map__new_array(1, &s->cmd.pid);
 		s->owner = malloc(sizeof(pid_t));
 		if (!s->owner)
@@ -250,6 +267,8 @@ static int make_maps(struct ipp_rings *s)
 		pid_t *t;
 		int n, err = ipp_rings__collect_threads(s, &t, &s->owner, &n);
 
+		if (!err && s->has_cmd)
+			err = append_cmd(s, &t, n++);
 		if (err)
 			return err;
 		s->threads = perf_thread_map__new_array(n, t);
@@ -443,8 +462,8 @@ static int open_counters(struct ipp_rings *s)
 		return -ENOMEM;
 	/* the software ones from the kernel's accounting: per-task events only for the others */
 	mask = s->plan.task_acct ? s->counter_mask & ~IPP_SW_COUNTERS : s->counter_mask;
-	err = mask ? ipp_counters__open(&s->counters, any, s->threads, !s->system_wide, s->has_cmd,
-					mask) : 0;
+	err = mask ? ipp_counters__open(&s->counters, any, s->threads, !s->system_wide,
+					s->has_cmd && !ipp_rings__mixed(s), mask) : 0;
 	perf_cpu_map__put(any);
 	return err;
 }
@@ -601,7 +620,7 @@ static int connect_bpf(struct ipp_rings *s)
 		err = s->has_cmd && s->plan.paired && s->targets[i] == s->cmd.pid ?
 			      ipp_bpf__add_command(s->bpf, s->targets[i]) :
 			      ipp_bpf__add_target(s->bpf, s->targets[i]);
-	if (!err && s->plan.task_acct && !s->has_cmd)
+	if (!err && s->plan.task_acct && (!s->has_cmd || ipp_rings__mixed(s)))
 		seed_threads(s);
 	for (int i = 0; !err && i < perf_cpu_map__nr(s->cpus); i++)
 		err = ipp_bpf__set_output(s->bpf, perf_cpu_map__cpu(s->cpus, i).cpu, s->ring_fds[i],
@@ -648,7 +667,7 @@ static int open_events_once(struct ipp_rings *s)
 
 	s->mode = (struct ipp_open_mode){
 		.ring_pages = s->ring_pages, .cpu_wide = s->cpu_scope,
-		.system_wide = s->system_wide, .command = s->has_cmd,
+		.system_wide = s->system_wide, .command = s->has_cmd && !ipp_rings__mixed(s),
 		.include_self = s->include_self, .self = s->self,
 	};
 	/* Before the events: whether the syscalls' tracepoints are opened depends on it. */

@@ -310,6 +310,9 @@ bool ipp_rings__done(const struct ipp_source *src)
 {
 	const struct ipp_rings *s = crings_of(src);
 
+	/* Running targets with a command: the command's exit ends the run. */
+	if (ipp_rings__mixed(s))
+		return s->cmd_exited || ipp_follow__done(s->follow);
 	if (s->follow)
 		return ipp_follow__done(s->follow);
 	return !s->system_wide && s->nr_live == 0;

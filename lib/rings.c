@@ -60,6 +60,7 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 {
 	struct ipcperf_session_opts o;
 	struct ipp_rings *s;
+	pid_t *t;
 	int err = ipp_rings__validate(user, &o);
 
 	if (err) {
@@ -99,10 +100,10 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 		err = ipp_cmd__fork(&s->cmd, o.argv);
 		if (err)
 			ipp_info("cannot fork the command: %s\n", strerror(-err));
-		else if (!(s->targets = malloc(sizeof(pid_t))))
+		else if (!(t = realloc(s->targets, (s->nr_targets + 1) * sizeof(pid_t))))
 			err = -ENOMEM;
 		else
-			s->targets[s->nr_targets++] = s->cmd.pid;
+			(s->targets = t)[s->nr_targets++] = s->cmd.pid;
 		s->has_cmd = s->cmd.pid > 0;
 	}
 	if (err) {
@@ -187,9 +188,11 @@ static int follow_targets(struct ipp_rings *s)
 	s->check_ns = ipp_now_ns();
 	if (s->has_cmd) {
 		ipp_follow__expect_exec(f, s->cmd.pid);
-		return 0;
+		if (!ipp_rings__mixed(s))
+			return 0;
+	} else {
+		ipp_follow__set_start(f, boot_ticks_now());
 	}
-	ipp_follow__set_start(f, boot_ticks_now());
 	err = ipp_rings__collect_threads(s, &now, &tgid, &n);
 	if (err == -ESRCH)
 		return 0;	/* gone already: done() says so */
@@ -271,15 +274,22 @@ static int rings_start(struct ipp_source *src)
 	/*
 	 * Per-task events of a command (and its counters) switch on at its
 	 * exec (enable_on_exec); everything else now. CPU-wide, the command's
-	 * records before its exec are dropped as not yet a target's.
+	 * records before its exec are dropped as not yet a target's; so they
+	 * are per task when running targets come with the command (mixed):
+	 * those are traced from now.
 	 */
-	if (!s->has_cmd || (s->cpu_scope && !s->system_wide)) {
+	if (!s->has_cmd || (s->cpu_scope && !s->system_wide) || ipp_rings__mixed(s)) {
 		/* Side-band first: no fork goes unseen while samples already flow. */
 		perf_evlist__enable(s->sb_evlist);
 		perf_evlist__enable(s->evlist);
 	}
-	if (s->cpu_scope && !s->system_wide && (err = follow_targets(s)) < 0)
+	if (((s->cpu_scope && !s->system_wide) || ipp_rings__mixed(s)) &&
+	    (err = follow_targets(s)) < 0)
 		goto fail;
+	if (ipp_rings__mixed(s)) {
+		ipp_counters__enable(s->counters, true);
+		seed_calls_in_progress(s);
+	}
 	if (s->has_cmd) {
 		err = ipp_cmd__release(&s->cmd);
 		if (err) {

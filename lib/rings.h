@@ -109,6 +109,12 @@ static inline const struct ipp_rings *crings_of(const struct ipp_source *src)
 	return (const struct ipp_rings *)src;
 }
 
+/* Targets running already (-p, -t) and a command: each traced its own way. */
+static inline bool ipp_rings__mixed(const struct ipp_rings *s)
+{
+	return s->has_cmd && (s->nr_pids || s->nr_tids);
+}
+
 /* targets.c */
 int ipp_rings__validate(const struct ipcperf_session_opts *o, struct ipcperf_session_opts *out);
 int ipp_rings__collect_threads(const struct ipp_rings *s, pid_t **out, pid_t **owners, int *nr);

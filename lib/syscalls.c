@@ -25,10 +25,16 @@
 
 /* name, nr, class, fd arg, count arg, ret counts messages, event set */
 #define SC(n, cls, fd, cnt, msgs, set) \
-	{ #n, NR(n), IPCPERF_SC_##cls, fd, cnt, msgs, set, IPP_FDOP_NONE, NOFLAG, 0 }
+	{ #n, NR(n), IPCPERF_SC_##cls, fd, cnt, msgs, set, IPP_FDOP_NONE, NOFLAG, 0, -1, NULL }
 /* An fd call: what it does to the fd table, and where it says close-on-exec. */
 #define FDC(n, cls, fd, op, flags_arg, cloexec) \
-	{ #n, NR(n), IPCPERF_SC_##cls, fd, -1, false, FDS, IPP_FDOP_##op, flags_arg, cloexec }
+	{ #n, NR(n), IPCPERF_SC_##cls, fd, -1, false, FDS, IPP_FDOP_##op, flags_arg, cloexec, -1, NULL }
+/*
+ * A zero-copy move: bytes from the fd of argument @in into that of @out
+ * (-1: one fd, which way by its open mode), counted from the return value.
+ */
+#define MV(n, tpname, in, out, cnt) \
+	{ #n, NR(n), IPCPERF_SC_MOVE, in, cnt, false, IO, IPP_FDOP_NONE, NOFLAG, 0, out, tpname }
 
 const struct ipp_scdesc ipp_syscalls[] = {
 	SC(read, READ, 0, 2, false, IO),
@@ -45,6 +51,15 @@ const struct ipp_scdesc ipp_syscalls[] = {
 	SC(recvmsg, READ, 0, -1, false, IO),
 	SC(sendmmsg, WRITE, 0, 2, true, IO),
 	SC(recvmmsg, READ, 0, 2, true, IO),
+	/* sendfile(out, in, off, count): on 64-bit its tracepoints say sendfile64 */
+	MV(sendfile, "sendfile64", 1, 0, 3),
+	MV(splice, NULL, 0, 2, 4),		/* splice(in, off_in, out, off_out, len, flags) */
+	MV(tee, NULL, 0, 1, 2),			/* tee(in, out, len, flags) */
+	MV(copy_file_range, NULL, 0, 2, 4),	/* copy_file_range(in, off_in, out, off_out, len, flags) */
+	/* vmsplice(fd, iov, nr_segs, flags): into a pipe's write end, out of its read end */
+	MV(vmsplice, NULL, 0, -1, 2),
+	/* its requests' bytes are not seen: its return value counts them as not accounted */
+	SC(io_uring_enter, OTHER, 0, 1, false, IO),
 	FDC(close, FD_CLOSE, 0, CLOSE, NOFLAG, 0),
 	FDC(dup, FD_NEW, 0, DUP, NEVER, 0),
 #ifdef __NR_dup2
@@ -115,9 +130,15 @@ const size_t ipp_nr_syscalls = IPP_ARRAY_SIZE(ipp_syscalls);
 const struct ipp_scdesc *ipp_scdesc_by_name(const char *name)
 {
 	for (size_t i = 0; i < ipp_nr_syscalls; i++)
-		if (strcmp(ipp_syscalls[i].name, name) == 0)
+		if (strcmp(ipp_syscalls[i].name, name) == 0 ||
+		    (ipp_syscalls[i].tp && strcmp(ipp_syscalls[i].tp, name) == 0))
 			return &ipp_syscalls[i];
 	return NULL;
+}
+
+const char *ipp_scdesc_tp(const struct ipp_scdesc *sc)
+{
+	return sc->tp ? sc->tp : sc->name;
 }
 
 /* By number: built once, as every decoded raw_syscalls record looks its call up. */

@@ -37,13 +37,20 @@ struct ipp_scdesc {
 	 */
 	signed char flags_arg;
 	unsigned int cloexec_flag;
+	/* IPCPERF_SC_MOVE: the argument of the fd the bytes go into (fd_arg: they come from); -1 */
+	signed char out_arg;
+	/* its tracepoints' name when not the call's (sendfile: sys_enter_sendfile64); NULL */
+	const char *tp;
 };
 /* flags_arg of a call whose new fd never closes at exec, and of one that cannot say. */
 #define IPP_CLOEXEC_NEVER (-1)
 #define IPP_CLOEXEC_UNKNOWN (-2)
 extern const struct ipp_scdesc ipp_syscalls[];
 extern const size_t ipp_nr_syscalls;
+/* By the call's name or its tracepoints' (ipp_scdesc_tp()). */
 const struct ipp_scdesc *ipp_scdesc_by_name(const char *name);
+/* The name in its tracepoints: sys_enter_<this>, sys_exit_<this>. */
+const char *ipp_scdesc_tp(const struct ipp_scdesc *sc);
 const struct ipp_scdesc *ipp_scdesc_by_nr(int nr);
 /* Generated at build time from <sys/syscall.h> (syscall-names.c). */
 extern const int ipp_syscall_max;

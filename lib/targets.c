@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "targets.h"
 #include "rings.h"
 #include "sched-rec.h"
+#include "formats.h"
 
 int ipp_list_threads(pid_t pid, pid_t **tids)
 {
@@ -320,6 +322,80 @@ static bool is_pow2(unsigned int v)
 	return v && !(v & (v - 1));
 }
 
+/* A number read from a one-line file (/proc/sys), or @dflt. */
+static long long read_ll(const char *path, long long dflt)
+{
+	FILE *f = fopen(path, "re");
+	long long v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/* CAP_IPC_LOCK in the effective set, or perf_event_paranoid -1: the kernel does not limit. */
+static bool ring_lock_unlimited(void)
+{
+	char line[128];
+	unsigned long long eff;
+	bool cap = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			cap = eff & (1ull << 14);	/* CAP_IPC_LOCK */
+	if (f)
+		fclose(f);
+	return cap || read_ll("/proc/sys/kernel/perf_event_paranoid", 2) <= -1;
+}
+
+/*
+ * KiB of rings this process may lock: perf_event_mlock_kb per online CPU
+ * plus RLIMIT_MEMLOCK (the kernel's charge, as check.c explains), or the
+ * budget IPP_RING_BUDGET_KB when nothing limits it.
+ */
+static unsigned long long ring_lock_budget_kb(long ncpus)
+{
+	struct rlimit rl;
+	long long mlock_kb = read_ll("/proc/sys/kernel/perf_event_mlock_kb", 516);
+
+	if (ring_lock_unlimited() || getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return IPP_RING_BUDGET_KB;
+	if (mlock_kb < 0)
+		mlock_kb = 0;
+	return (unsigned long long)mlock_kb * (unsigned long long)ncpus + rl.rlim_cur / 1024;
+}
+
+unsigned int ipp_ring_pages_fit(unsigned long long budget_kb, long ncpus, unsigned long long page_kb)
+{
+	unsigned int fit = 1;
+
+	if (ncpus < 1)
+		ncpus = 1;
+	if (budget_kb > IPP_RING_BUDGET_KB)
+		budget_kb = IPP_RING_BUDGET_KB;
+	/* Each CPU maps a ring and a side-band ring, each one page more than its data. */
+	for (unsigned int p = 1; p <= IPP_RING_PAGES_MAX_DEFAULT; p <<= 1)
+		if ((p + 1ull + ipp_sideband_pages(p) + 1ull) * page_kb * (unsigned long long)ncpus <=
+		    budget_kb)
+			fit = p;
+	return fit;
+}
+
+unsigned int ipp_default_ring_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE), ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (ncpus < 1)
+		ncpus = 1;
+	return ipp_ring_pages_fit(ring_lock_budget_kb(ncpus), ncpus,
+				  page >= 1024 ? (unsigned long long)page / 1024 : 4);
+}
+
 static int check_pids(const pid_t *v, size_t n, const char *what)
 {
 	if (n && !v) {
@@ -337,11 +413,12 @@ static int check_pids(const pid_t *v, size_t n, const char *what)
 
 static int check_targets_given(const struct ipcperf_session_opts *o)
 {
-	int kinds = (o->nr_pids || o->nr_tids) + !!o->system_wide + !!o->argv;
+	/* pids/tids and argv together: a server traced from now, its client from its exec */
+	int kinds = ((o->nr_pids || o->nr_tids) || o->argv) + !!o->system_wide;
 
 	if (kinds != 1) {
 		ipp_info("invalid options: %s\n", kinds ? "give only one kind of target "
-			 "(pids/tids, argv, or system_wide)" :
+			 "(pids/tids and argv, or system_wide)" :
 			 "no target (give pids, tids, argv or system_wide)");
 		return -EINVAL;
 	}
@@ -373,7 +450,7 @@ int ipp_rings__validate(const struct ipcperf_session_opts *o, struct ipcperf_ses
 	    (err = check_targets_given(out)))
 		return err;
 	if (!out->ring_pages)
-		out->ring_pages = IPCPERF_DEFAULT_RING_PAGES;
+		out->ring_pages = ipp_default_ring_pages();
 	if (!is_pow2(out->ring_pages) || out->ring_pages > MAX_RING_PAGES) {
 		ipp_info("invalid options: ring_pages is %u; it must be a power of two "
 			 "from 1 to %u\n", out->ring_pages, MAX_RING_PAGES);

@@ -502,6 +502,96 @@ static uint64_t rng(void)
 	return rng_state * 2685821657736338717ull;
 }
 
+static void do_pipe2(pid_t pid);
+
+/* A zero-copy move: {in, out} in ev.fd, ev.out_fd (-1: vmsplice, one fd). */
+static void do_move(pid_t pid, int nr, const char *name, int in, int out, int64_t ret,
+		    uint64_t dur)
+{
+	struct ipcperf_syscall ev = call(pid, pid, nr, name, IPCPERF_SC_MOVE, in, ret, dur);
+
+	ev.out_fd = out;
+	ev.nr_args = 4;
+	feed_sc(&ev);
+}
+
+/* What the kernel said of @fd: a pipe end opened with @accmode. */
+static void pipe_end(pid_t pid, int fd, uint64_t ino, int accmode)
+{
+	char obj[32];
+	struct ipcperf_fd_open ev = {
+		.time_ns = clk, .pid = pid, .tid = pid, .fd = fd, .nr = SYS_pipe2, .ret = 0,
+		.object = obj, .kind = IPCPERF_FD_PIPE, .ino = ino, .detail = "",
+		.capacity = 65536, .accmode = accmode,
+	};
+
+	snprintf(obj, sizeof(obj), "pipe:[%llu]", (unsigned long long)ino);
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__add_fd_open(sink[i], &ev);
+}
+
+/*
+ * A move counts as a read of its source and a write of its destination,
+ * ops, errors, time and bytes on both, and says so in read_moved and
+ * write_moved; a failed one is an error on both. vmsplice has one fd: the
+ * pipe's read end is read from, its write end written to. io_uring_enter's
+ * returns add up to the requests not accounted.
+ */
+START_TEST(test_moves_count_both_sides)
+{
+	const struct ipcperf_fd_row *r;
+	const struct ipcperf_proc_row *p;
+	struct proc_rows *ps;
+	struct fd_rows *rs;
+
+	set_obj(100, 3, "/srv/f", IPCPERF_FD_FILE);
+	set_obj(100, 4, "socket:[9]", IPCPERF_FD_TCP);
+	pipe_end(100, 5, 7, O_RDONLY);
+	pipe_end(100, 6, 7, O_WRONLY);
+	do_pipe2(100);
+	do_write(100, 4, 10, 10, 100);				/* a plain write */
+	do_move(100, SYS_sendfile, "sendfile", 3, 4, 1000, 500);
+	do_move(100, SYS_splice, "splice", 3, 6, 300, 400);
+	do_move(100, SYS_splice, "splice", 3, 4, -EINVAL, 100);
+	do_move(100, SYS_vmsplice, "vmsplice", 6, -1, 50, 70);	/* into the pipe */
+	do_move(100, SYS_vmsplice, "vmsplice", 5, -1, 60, 80);	/* out of it */
+	do_move(100, SYS_copy_file_range, "copy_file_range", 3, 3, 20, 30);
+	for (int64_t ret = 3; ret >= -1; ret -= 2) {		/* 3, 1, -1 */
+		struct ipcperf_syscall ev = call(100, 100, SYS_io_uring_enter, "io_uring_enter",
+						 IPCPERF_SC_OTHER, 7, ret < 0 ? -EBUSY : ret, 10);
+
+		feed_sc(&ev);
+	}
+
+	rs = fds_of(st);
+	r = row_of(rs, 100, 3, "/srv/f");
+	ck_io(r->read, 4, 1320, 1, 500 + 400 + 100 + 30);
+	ck_assert_uint_eq(r->read_moved.ops, 4);
+	ck_assert_uint_eq(r->read_moved.bytes, 1320);
+	ck_io(r->write, 1, 20, 0, 30);				/* copy_file_range onto itself */
+	ck_assert_uint_eq(r->write_moved.ops, 1);
+	ck_assert_uint_eq(r->write_moved.bytes, 20);
+	r = row_of(rs, 100, 4, "socket:[9]");
+	ck_io(r->write, 3, 1010, 1, 100 + 500 + 100);
+	ck_assert_uint_eq(r->write_moved.ops, 2);
+	ck_assert_uint_eq(r->write_moved.bytes, 1000);
+	ck_io(r->read, 0, 0, 0, 0);
+	r = row_of(rs, 100, 6, "pipe:[7]");
+	ck_io(r->write, 2, 350, 0, 400 + 70);
+	ck_assert_uint_eq(r->write_moved.bytes, 350);
+	ck_io(r->read, 0, 0, 0, 0);
+	r = row_of(rs, 100, 5, "pipe:[7]");
+	ck_io(r->read, 1, 60, 0, 80);
+	ck_assert_uint_eq(r->read_moved.ops, 1);
+	ck_io(r->write, 0, 0, 0, 0);
+	free_fds(rs);
+	ps = procs_of(st);
+	p = proc_of(ps, 100);
+	ck_assert_uint_eq(p->uring_unaccounted, 4);
+	free(ps);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ bytes, errors, time */
 
 START_TEST(test_bytes_errors_time)
@@ -2566,6 +2656,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_latency_percentiles);
 	tcase_add_test(tc, test_syscall_rows_merge_exact);
 	tcase_add_test(tc, test_mmsg_counts_messages);
+	tcase_add_test(tc, test_moves_count_both_sides);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("identity");

@@ -711,6 +711,76 @@ START_TEST(test_read_before_write_started_is_unmatched)
 END_TEST
 
 /* Errors and EOF move no bytes and match nothing; they still name the process. */
+/* A zero-copy move of @ret bytes from @in to @out (-1: vmsplice, on @in alone). */
+static void mv(pid_t pid, int nr, const char *name, int in, int out, int64_t ret, uint64_t start,
+	       uint64_t end, uint64_t blocked)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = pid, .nr = nr, .name = name,
+		.cls = IPCPERF_SC_MOVE, .fd = in, .out_fd = out, .ret = ret, .nr_args = 4,
+		.blocked_ns = blocked, .off_cpu_ns = blocked, .switches = blocked ? 1 : 0,
+	};
+
+	feed(&ev);
+}
+
+/*
+ * Moves feed flows as reads of their source and writes of their
+ * destination: a pipe filled by splice from a file and drained by a read,
+ * a socket written by sendfile from the pipe, tee writing a second pipe
+ * without taking anything out of the first (its later read drains it), a
+ * vmsplice into the pipe's write end (no open mode known: a write). The
+ * file is no flow. A failed move moves nothing. A move's blocked time
+ * counts for both channels.
+ */
+START_TEST(test_moves_feed_flows)
+{
+	IPCPERF_OPTS(ipcperf_fd_identity, file, .object = "/srv/f", .kind = IPCPERF_FD_FILE);
+	const struct flow_rec *f;
+
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, 100, 3, &file), 0);
+	name_pipe(100, 4, 70, 65536);		/* read end */
+	name_pipe(100, 5, 70, 65536);		/* write end */
+	name_pipe(100, 7, 71, 65536);		/* pipe B, write end */
+	name_pipe(200, 8, 71, 65536);		/* pipe B, read end */
+	name_sock(100, 6, IPCPERF_FD_TCP, 80, 81, SOCK_STREAM, 0);
+	name_sock(200, 9, IPCPERF_FD_TCP, 81, 80, SOCK_STREAM, 0);
+	mv(100, SYS_splice, "splice", 3, 5, 1000, 1 * MS, 2 * MS, 0);	/* file -> pipe A */
+	mv(100, SYS_tee, "tee", 4, 7, 600, 3 * MS, 4 * MS, 0);		/* A -> B, A keeps them */
+	mv(100, SYS_splice, "splice", 4, 6, 600, 5 * MS, 6 * MS, 0);	/* A -> socket */
+	mv(100, SYS_splice, "splice", 4, 6, -EINVAL, 7 * MS, 8 * MS, 0);
+	rd(100, 4, 400, 9 * MS, 10 * MS);
+	mv(100, SYS_vmsplice, "vmsplice", 5, -1, 50, 11 * MS, 12 * MS, 0);
+	rd(100, 4, 50, 13 * MS, 14 * MS);
+	rd(200, 8, 600, 15 * MS, 16 * MS);
+	/* sendfile from the file into the socket, asleep 3 ms for room */
+	mv(100, SYS_sendfile, "sendfile", 3, 6, 2000, 17 * MS, 21 * MS, 3 * MS);
+	rd(200, 9, 2600, 22 * MS, 23 * MS);
+
+	ck_assert_uint_eq(snapshot(), 3);
+	f = flow_of(70);
+	ck_assert_uint_eq(f->f.bytes_written, 1050);
+	ck_assert_uint_eq(f->f.bytes_read, 1050);
+	ck_assert_uint_eq(f->f.writes, 2);
+	ck_assert_uint_eq(f->f.reads, 3);
+	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(f->f.max_queued, 1000);
+	f = flow_of(71);
+	ck_assert_uint_eq(f->f.bytes_written, 600);
+	ck_assert_uint_eq(f->f.bytes_read, 600);
+	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
+	f = flow_of(80);
+	ck_assert_uint_eq(f->f.bytes_written, 2600);
+	ck_assert_uint_eq(f->f.bytes_read, 2600);
+	ck_assert_uint_eq(f->f.writes, 2);
+	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
+	ck_assert_uint_eq(f->f.writer_blocked_ns, 3 * MS);
+	ck_assert_int_eq(f->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+	ASSERT_WRITERS(f, 100);
+	ASSERT_READERS(f, 200);
+}
+END_TEST
+
 START_TEST(test_errors_and_eof_move_nothing)
 {
 	const struct flow_rec *r;
@@ -1800,6 +1870,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_read_of_data_written_before_capture);
 	tcase_add_test(tc, test_read_before_write_started_is_unmatched);
 	tcase_add_test(tc, test_errors_and_eof_move_nothing);
+	tcase_add_test(tc, test_moves_feed_flows);
 	tcase_add_test(tc, test_fd_without_identity_ignored);
 	tcase_add_test(tc, test_closed_fd_leaves_the_flow);
 	tcase_add_test(tc, test_fork_and_dup2_follow_the_pipe);

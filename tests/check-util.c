@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "internal.h"
+#include "targets.h"
 #include "../cli/util.h"
 #include "suites.h"
 
@@ -83,6 +84,31 @@ START_TEST(test_parse_number)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ the default ring */
+
+/*
+ * ring_pages 0: the most pages per CPU (data + side-band rings, one page
+ * more each) that the lock budget holds, a power of two, up to 8192.
+ */
+START_TEST(test_ring_pages_fit)
+{
+	/* Debian's non-root default here: 516 KiB x 2 CPUs + RLIMIT_MEMLOCK 8 MiB. */
+	ck_assert_uint_eq(ipp_ring_pages_fit(516 * 2 + 8192, 2, 4), 512);
+	/* 1024 pages need (1025 + 129) x 4 KiB x 2 = 9232 KiB: 8 KiB short. */
+	ck_assert_uint_eq(ipp_ring_pages_fit(9231, 2, 4), 512);
+	ck_assert_uint_eq(ipp_ring_pages_fit(9232, 2, 4), 1024);
+	/* Root: 256 MiB in all, 8192 pages on 2 CPUs, fewer on many. */
+	ck_assert_uint_eq(ipp_ring_pages_fit(IPP_RING_BUDGET_KB, 2, 4), 8192);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 2, 4), 8192);
+	ck_assert_uint_eq(ipp_ring_pages_fit(IPP_RING_BUDGET_KB, 7, 4), 8192);
+	ck_assert_uint_eq(ipp_ring_pages_fit(IPP_RING_BUDGET_KB, 8, 4), 4096);
+	ck_assert_uint_eq(ipp_ring_pages_fit(IPP_RING_BUDGET_KB, 64, 4), 512);
+	/* Nothing fits: one page, and opening says what to raise. */
+	ck_assert_uint_eq(ipp_ring_pages_fit(0, 2, 4), 1);
+	ck_assert_uint_eq(ipp_ring_pages_fit(8, 0, 4), 1);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -93,6 +119,9 @@ Suite *util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("number");
 	tcase_add_test(tc, test_parse_number);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ring_default");
+	tcase_add_test(tc, test_ring_pages_fit);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -41,7 +41,7 @@ for n in 0 -1 1.5 ' 2' 2147483648; do
 	refused -n top -b -n "$n" -- true
 done
 refused "not a terminal" top -- true
-refused "one kind of target" top -b -a -- true
+refused "-a traces every process" top -b -a -- true
 for n in ' 50' 50. 1e2 0x10 9 3600001; do
 	refused -I stat -q -I "$n" -- true
 done

@@ -79,6 +79,13 @@ enum ipcperf_sc_class {
 	IPCPERF_SC_FD_DUP2,	/**< makes args[1] a copy of args[0]: dup2, dup3 */
 	IPCPERF_SC_FD_CLOSE,	/**< close */
 	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands) */
+	/**
+	 * Moves data from one fd (ipcperf_syscall.fd) into another (out_fd)
+	 * inside the kernel: sendfile, splice, tee, copy_file_range; vmsplice
+	 * (out_fd -1) into a pipe or out of one, as the pipe end was opened.
+	 * Since 0.2.
+	 */
+	IPCPERF_SC_MOVE,
 	IPCPERF_SC_WAIT,	/**< waits for fds to be ready: epoll_wait, epoll_pwait, epoll_pwait2, poll, ppoll, select, pselect6 (since 0.2) */
 };
 
@@ -115,6 +122,11 @@ struct ipcperf_syscall {
 	 * Its result is real; its duration is not (keep it out of latencies).
 	 */
 	bool started_before_capture;
+	/**
+	 * IPCPERF_SC_MOVE: the fd the bytes went into (fd is the one they came
+	 * from); -1 for vmsplice and the other classes. Since 0.2.
+	 */
+	int out_fd;
 };
 
 /** The thread @p prev_tid was switched out on @p cpu (sched:sched_switch). */
@@ -224,6 +236,8 @@ struct ipcperf_fd_open {
 	int sock_type;		/**< SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; 0 otherwise */
 	int64_t capacity;	/**< pipes: bytes they hold; sockets: the send buffer; -1 unknown */
 	bool cloexec;		/**< the fd closes at exec */
+	/** O_RDONLY, O_WRONLY or O_RDWR as the file was opened (a pipe's end); -1 unknown. Since 0.2. */
+	int accmode;
 };
 
 /**
@@ -252,7 +266,7 @@ struct ipcperf_session;
 
 /** Event groups a session opens. */
 enum ipcperf_event_set {
-	IPCPERF_EV_IO = 1u << 0,	/**< read/write family and socket send/recv syscalls */
+	IPCPERF_EV_IO = 1u << 0,	/**< read/write family, socket send/recv, zero-copy moves (IPCPERF_SC_MOVE), io_uring_enter */
 	IPCPERF_EV_FDS = 1u << 1,	/**< fd lifecycle: close, dup*, fcntl, pipe2, socketpair, socket, accept*, connect, openat */
 	IPCPERF_EV_SCHED = 1u << 2,	/**< sched_switch, sched_wakeup */
 	IPCPERF_EV_TASK = 1u << 3,	/**< sched_process_fork/exec/exit */
@@ -342,7 +356,14 @@ enum ipcperf_scope {
 	IPCPERF_SCOPE_CPU = 2,
 };
 
-/** Pages of each per-CPU ring when ipcperf_session_opts.ring_pages is 0 (2 MiB of 4 KiB pages). */
+/**
+ * The fixed ring size that ring_pages 0 meant up to 0.2 (2 MiB of 4 KiB
+ * pages). ring_pages 0 now takes the largest power of two, up to 8192
+ * pages per CPU, whose rings this process may lock: perf_event_mlock_kb
+ * per online CPU plus RLIMIT_MEMLOCK, or, with CAP_IPC_LOCK (root) or
+ * perf_event_paranoid -1, 256 MiB for all CPUs together;
+ * ipcperf_session_stats.ring_pages says what a session took.
+ */
 #define IPCPERF_DEFAULT_RING_PAGES 512
 
 struct ipcperf_session_opts {
@@ -357,10 +378,12 @@ struct ipcperf_session_opts {
 	bool system_wide;
 	/**
 	 * Command to start corked: forked at ipcperf_session__new(), held before
-	 * exec until ipcperf_session__start(). NULL-terminated; excludes pids/tids.
+	 * exec until ipcperf_session__start(). NULL-terminated. With pids/tids
+	 * (a server and its client): those are traced from the start, the
+	 * command from its exec, and the session is done when it exits.
 	 */
 	char *const *argv;
-	/** Pages of each per-CPU ring: a power of two; 0 = IPCPERF_DEFAULT_RING_PAGES. */
+	/** Pages of each per-CPU ring: a power of two; 0 = sized from the memlock limit (IPCPERF_DEFAULT_RING_PAGES). */
 	unsigned int ring_pages;
 	/** Which events to open (enum ipcperf_event_set); 0 = IPCPERF_EV_DEFAULT. */
 	unsigned int events;
@@ -763,7 +786,7 @@ struct ipcperf_check_item {
 
 struct ipcperf_check_opts {
 	size_t sz;
-	/** The ring size to check the mlock limit and the capture with; 0: IPCPERF_DEFAULT_RING_PAGES. */
+	/** The ring size to check the mlock limit and the capture with; 0: a session's default (IPCPERF_DEFAULT_RING_PAGES). */
 	unsigned int ring_pages;
 	/** Leave out the test capture of /bin/true (its item too). */
 	bool no_capture;
@@ -926,6 +949,17 @@ struct ipcperf_io {
 	uint64_t again;
 };
 
+/**
+ * The part of one side of an fd that zero-copy calls (IPCPERF_SC_MOVE:
+ * sendfile, splice, tee, vmsplice, copy_file_range) moved: a move counts as
+ * a read of its source fd and a write of its destination, its ops, errors,
+ * time and bytes in both. Since 0.2.
+ */
+struct ipcperf_moved {
+	uint64_t ops;		/**< move calls, failed ones included */
+	uint64_t bytes;		/**< bytes they moved */
+};
+
 /** One row per (process, fd, object): an fd reused for another object is another row. */
 struct ipcperf_fd_row {
 	pid_t pid;
@@ -953,6 +987,8 @@ struct ipcperf_fd_row {
 	pid_t peer_pid;
 	/** Its name ("" when unknown, or not known to the accounting nor /proc). Since 0.2. */
 	const char *peer_comm;
+	/** The zero-copy part of read and write (struct ipcperf_moved). Since 0.2. */
+	struct ipcperf_moved read_moved, write_moved;
 };
 
 /** How the connections of an fd group (ipcperf_fd_group) were grouped. Since 0.2. */
@@ -992,6 +1028,7 @@ struct ipcperf_fd_group {
 	struct ipcperf_io read, write;	/**< sums of the rows'; latencies of the merged distributions */
 	uint64_t first_ns, last_ns;
 	const struct ipcperf_hist *read_hist, *write_hist;	/**< the rows' merged */
+	struct ipcperf_moved read_moved, write_moved;	/**< the rows' zero-copy parts added up */
 };
 
 /** Per process (tgid). */
@@ -1005,6 +1042,12 @@ struct ipcperf_proc_row {
 	uint64_t syscalls;		/**< completed traced syscalls */
 	uint64_t threads;		/**< threads seen */
 	bool exited;
+	/**
+	 * io_uring requests it submitted (the sum of io_uring_enter's return
+	 * values), whose bytes no fd row counts. A ring polled by the kernel
+	 * (IORING_SETUP_SQPOLL) submits without the call: not counted. Since 0.2.
+	 */
+	uint64_t uring_unaccounted;
 };
 
 /** How often a syscall failed with one errno. */
@@ -1136,7 +1179,8 @@ struct ipcperf_fd_object {
 };
 
 /**
- * Call @p cb for each read/write-family call fed to @p st (with ev->fd >= 0),
+ * Call @p cb for each read/write-family call or move (IPCPERF_SC_MOVE: @p fd
+ * is its source) fed to @p st (with ev->fd >= 0),
  * with what its fd referred to at that call, as soon as that is settled: at
  * once when it is known exactly, else when the events have caught up with
  * the moment /proc was read (tens of ms). Calls come in the order they were
@@ -1168,6 +1212,8 @@ struct ipcperf_call_fds {
 	unsigned int nr_new;
 	const int *new_fds;
 	const struct ipcperf_fd_object *new_objects;
+	/** IPCPERF_SC_MOVE: the fd the bytes went into (ev->out_fd >= 0); NULL if none. Since 0.2. */
+	const struct ipcperf_fd_object *out_fd;
 };
 
 /**
