@@ -25,10 +25,10 @@ static int cmp_rowref(const void *a, const void *b)
 	const struct ipp_rowref *x = a, *y = b;
 	int c;
 
-	if (x->in->pid != y->in->pid)
-		return x->in->pid < y->in->pid ? -1 : 1;
-	if (x->in->fd != y->in->fd)
-		return x->in->fd < y->in->fd ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
 	c = strcmp(x->id->object, y->id->object);
 	if (c)
 		return c;
@@ -38,7 +38,7 @@ static int cmp_rowref(const void *a, const void *b)
 
 bool ipp_rows__same(const struct ipp_rowref *a, const struct ipp_rowref *b)
 {
-	return a->in->pid == b->in->pid && a->in->fd == b->in->fd &&
+	return a->pid == b->pid && a->fd == b->fd &&
 	       a->id->state != IPP_ID_UNKNOWN && b->id->state != IPP_ID_UNKNOWN &&
 	       strcmp(a->id->object, b->id->object) == 0;
 }
@@ -98,11 +98,11 @@ void ipp_rowsum__reset(struct ipp_rowsum *s)
 	ipp_hist_init(w);
 }
 
-/* The counts of incarnation @inc: none yet when it was only held, never read or written. */
-void ipp_rowsum__add(struct ipp_rowsum *s, const struct ipcperf_stats *st, size_t inc)
+/* The counts of @r: none yet when it was only held, never read or written. */
+void ipp_rowsum__add(struct ipp_rowsum *s, const struct ipp_rowref *r)
 {
 	static const struct inccount zero;
-	const struct inccount *c = inc < st->nr_counts ? &st->counts[inc] : &zero;
+	const struct inccount *c = r->c ? r->c : &zero;
 
 	add_side(&s->rd, &c->rd);
 	add_side(&s->wr, &c->wr);
@@ -145,6 +145,11 @@ bool ipp_rows__has_io(const struct ipcperf_stats *st, size_t inc)
 	return inc < st->nr_counts && (st->counts[inc].rd.ops || st->counts[inc].wr.ops);
 }
 
+bool ipp_rowref__has_io(const struct ipp_rowref *r)
+{
+	return r->c && (r->c->rd.ops || r->c->wr.ops);
+}
+
 /*
  * The incarnations to report, sorted into rows: every fd a process we saw
  * held during the capture, with I/O or without (a thread's copy of its
@@ -153,25 +158,119 @@ bool ipp_rows__has_io(const struct ipcperf_stats *st, size_t inc)
 struct ipp_rowref *ipp_rows__held(struct ipcperf_stats *st, size_t *nr)
 {
 	size_t n = ipp_fdtab__count(st->fdt), k = 0;
-	struct ipp_rowref *v = malloc((n ? n : 1) * sizeof(*v));
+	struct ipp_rowref *v = malloc((n + st->nr_folds ? n + st->nr_folds : 1) * sizeof(*v));
 
 	*nr = 0;
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_inc *in = ipp_fdtab__inc(st->fdt, i);
-		const struct proc *p = ipp_stats__proc(st, in->pid, false);
+		const struct proc *p = in ? ipp_stats__proc(st, in->pid, false) : NULL;
 
 		if (!p || !p->seen || (not_held(st, p, in) && !ipp_rows__has_io(st, i)))
 			continue;
-		v[k].inc = i;
-		v[k].in = in;
-		v[k++].id = ipp_fdtab__reported(st->fdt, i);
+		v[k++] = (struct ipp_rowref){ .inc = i, .pid = in->pid, .fd = in->fd,
+					      .id = ipp_fdtab__reported(st->fdt, i),
+					      .c = i < st->nr_counts ? &st->counts[i] : NULL };
+	}
+	for (size_t i = 0; i < st->nr_folds; i++) {
+		const struct foldrow *f = &st->folds[i];
+
+		v[k++] = (struct ipp_rowref){ .inc = SIZE_MAX, .pid = f->pid, .fd = f->fd,
+					      .id = &f->id, .c = &f->c };
 	}
 	if (k > 1)
 		qsort(v, k, sizeof(*v), cmp_rowref);
 	*nr = k;
 	return v;
+}
+
+/* ------------------------------------------------------------------ folding */
+
+static int cmp_fold(const void *key, const void *elem)
+{
+	const struct foldrow *k = key, *e = elem;
+
+	if (k->pid != e->pid)
+		return k->pid < e->pid ? -1 : 1;
+	if (k->fd != e->fd)
+		return k->fd < e->fd ? -1 : 1;
+	return strcmp(k->id.object, e->id.object);
+}
+
+/* The folded row of (@pid, @fd, @id's object), made when new. NULL: no memory. */
+static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
+				const struct ipp_ident *id)
+{
+	struct foldrow key = { .pid = pid, .fd = fd, .id = *id };
+	size_t at;
+
+	if (ipp_bsearch_at(&key, st->folds, st->nr_folds, sizeof(*st->folds), cmp_fold, &at))
+		return &st->folds[at];
+	if (ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0)
+		return NULL;
+	memmove(&st->folds[at + 1], &st->folds[at], (st->nr_folds - at) * sizeof(*st->folds));
+	st->folds[at] = key;
+	st->nr_folds++;
+	return &st->folds[at];
+}
+
+/* @src's counts into @dst; its histogram taken over or merged and freed. */
+static void fold_side(struct side *dst, struct side *src)
+{
+	struct ipp_hist *h = dst->hist;
+
+	dst->ops += src->ops;
+	dst->bytes += src->bytes;
+	dst->errors += src->errors;
+	dst->time_ns += src->time_ns;
+	dst->msgs += src->msgs;
+	dst->mv_ops += src->mv_ops;
+	dst->mv_bytes += src->mv_bytes;
+	if (src->hist && h) {
+		ipp_hist_merge(h, src->hist);
+		free(src->hist);
+	} else if (src->hist) {
+		dst->hist = src->hist;
+	}
+	src->hist = NULL;
+}
+
+static void fold_counts(struct inccount *dst, struct inccount *src)
+{
+	if (src->first_ns && (!dst->first_ns || src->first_ns < dst->first_ns))
+		dst->first_ns = src->first_ns;
+	if (src->last_ns > dst->last_ns)
+		dst->last_ns = src->last_ns;
+	fold_side(&dst->rd, &src->rd);
+	fold_side(&dst->wr, &src->wr);
+}
+
+/* Incarnation @inc retires: its counts into its row, or gone if no row would show it. */
+static void retire(void *ctx, size_t inc, const struct ipp_inc *in, const struct ipp_ident *id)
+{
+	struct ipcperf_stats *st = ctx;
+	struct inccount *c = inc < st->nr_counts ? &st->counts[inc] : NULL;
+	const struct proc *p = ipp_stats__proc(st, in->pid, false);
+	struct foldrow *f;
+
+	if ((!p || !p->seen || not_held(st, p, in)) && !ipp_rows__has_io(st, inc))
+		f = NULL;
+	else
+		f = fold_row(st, in->pid, in->fd, id);
+	if (f && c)
+		fold_counts(&f->c, c);
+	if (c) {
+		free(c->rd.hist);
+		free(c->wr.hist);
+		memset(c, 0, sizeof(*c));
+	}
+}
+
+void ipp_stats__sweep(struct ipcperf_stats *st)
+{
+	ipp_fdtab__sweep(st->fdt, retire, st);
+	st->sweep_at = 2 * ipp_fdtab__nr_closed(st->fdt) + 256;
 }
 
 /* Hand @cb the row of @v[@i] and the incarnations after it that are the same row. */
@@ -181,7 +280,7 @@ static int emit_row(const struct ipcperf_stats *st, const struct ipp_rowref *v, 
 {
 	const struct ipp_ident *id = v[*i].id;
 	struct ipcperf_fd_row row = {
-		.pid = v[*i].in->pid, .fd = v[*i].in->fd, .object = id->object,
+		.pid = v[*i].pid, .fd = v[*i].fd, .object = id->object,
 		.kind = id->kind, .detail = id->detail, .ino = id->ino,
 		.peer_ino = id->peer_ino,
 	};
@@ -189,7 +288,7 @@ static int emit_row(const struct ipcperf_stats *st, const struct ipp_rowref *v, 
 
 	ipp_rowsum__reset(sum);
 	for (j = *i; j < n && (j == *i || ipp_rows__same(&v[*i], &v[j])); j++)
-		ipp_rowsum__add(sum, st, v[j].inc);
+		ipp_rowsum__add(sum, &v[j]);
 	row.peer_pid = ipp_peers__of(pe, &v[*i], &row.peer_comm);
 	*i = j;
 	row.first_ns = sum->first_ns;
@@ -212,7 +311,7 @@ int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 
 	if (!st || !cb)
 		return -EINVAL;
-	if (!ipp_fdtab__count(st->fdt))
+	if (!ipp_fdtab__count(st->fdt) && !st->nr_folds)
 		return 0;
 	v = ipp_rows__held(st, &n);
 	if (!v || ipp_rowsum__init(&sum) < 0) {

@@ -73,6 +73,9 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	for (size_t i = 0; i < st->nr_counts; i++)
 		free_hists(&st->counts[i]);
 	free(st->counts);
+	for (size_t i = 0; i < st->nr_folds; i++)
+		free_hists(&st->folds[i].c);
+	free(st->folds);
 	free(st->threads);
 	ipp_settleq__fini(&st->calls);
 	ipp_callfds__fini(&st->every);
@@ -345,7 +348,16 @@ void ipcperf_stats__settle_calls(struct ipcperf_stats *st)
 		ipp_callfds__drain(&st->every, true, st->every_cb, st->every_ctx);
 }
 
+static void add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *evp);
+static void sweep_after(struct ipcperf_stats *st);
+
 void ipcperf_stats__add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *evp)
+{
+	add_syscall(st, evp);
+	sweep_after(st);
+}
+
+static void add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *evp)
 {
 	struct ipcperf_syscall named;
 	const struct ipcperf_syscall *ev = evp;
@@ -476,6 +488,12 @@ bool ipp_stats__takes_sums(void *ctx)
 	return !st->per_thread && !st->call_cb && !st->every_cb;
 }
 
+static void sweep_after(struct ipcperf_stats *st)
+{
+	if (ipp_fdtab__nr_closed(st->fdt) >= st->sweep_at)
+		ipp_stats__sweep(st);
+}
+
 /* Thread @tid of @pid was scheduled (named @comm then), at @time: its process, seen. */
 static struct proc *sched_proc(struct ipcperf_stats *st, pid_t pid, pid_t tid,
 			       const char comm[IPP_COMM_MAX], uint64_t time)
@@ -573,6 +591,7 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 		}
 		break;
 	}
+	sweep_after(st);
 }
 
 int ipcperf_stats__set_fd_identity(struct ipcperf_stats *st, pid_t pid, int fd,
@@ -616,6 +635,10 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 
 		free_hists(c);
 		memset(c, 0, sizeof(*c));
+	}
+	for (size_t i = 0; i < st->nr_folds; i++) {
+		free_hists(&st->folds[i].c);
+		memset(&st->folds[i].c, 0, sizeof(st->folds[i].c));
 	}
 	for (size_t i = 0; i < st->nr_procs; i++) {
 		struct proc *p = st->procs[i];

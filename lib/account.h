@@ -31,6 +31,17 @@ struct inccount {
 	struct side rd, wr;
 };
 
+/*
+ * The counts of closed incarnations folded into their row (pid, fd,
+ * object): what a retired incarnation (ipp_fdtab__sweep()) leaves.
+ */
+struct foldrow {
+	pid_t pid;
+	int fd;
+	struct ipp_ident id;	/* valid: exact, or a /proc answer that held */
+	struct inccount c;
+};
+
 struct scstat {
 	pid_t tid;		/* 0 unless per_thread */
 	int nr;
@@ -72,6 +83,9 @@ struct ipcperf_stats {
 	struct ipp_peercache *peercache;	/* groups.c: the peers /proc was asked about */
 	struct inccount *counts;	/* by incarnation */
 	size_t nr_counts, cap_counts;
+	struct foldrow *folds;	/* sorted by (pid, fd, object) */
+	size_t nr_folds, cap_folds;
+	size_t sweep_at;	/* closed incarnations that make the next sweep */
 	struct thread *threads;
 	size_t nr_threads, cap_threads;
 	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
@@ -117,6 +131,13 @@ struct ipp_sum_rec;
 void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r);
 /* Whether the stats @ctx can take sums now: no per-thread rows, no per-call callback. */
 bool ipp_stats__takes_sums(void *ctx);
+
+/*
+ * Fold the closed incarnations whose report is settled into their rows,
+ * or drop them when no row would show them, and free them (account-read.c).
+ * Done when enough have closed since the last time.
+ */
+void ipp_stats__sweep(struct ipcperf_stats *st);
 
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);

@@ -52,6 +52,7 @@ static void add_made(struct ipp_callfds_call *c, struct ipp_fdtab *t, int fd)
 		return;
 	c->made_fd[c->nr_made] = fd;
 	c->made_inc[c->nr_made++] = inc;
+	ipp_fdtab__pin(t, inc, 1);
 }
 
 /* The fd a call made that its arguments or return value name, or -1. */
@@ -108,6 +109,7 @@ int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct i
 	if (c->out_inc < 0)
 		c->out_inc = -1;
 	q->len++;
+	ipp_fdtab__pin(t, c->arg_inc, 1);
 	nr_early = ipp_fdtab__made_early(t, &early);
 	for (size_t i = 0; i < nr_early; i++)
 		add_made(c, t, early[i]);
@@ -169,6 +171,9 @@ void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, vo
 			break;
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
+		ipp_fdtab__pin(q->t, c.arg_inc, -1);
+		for (unsigned int i = 0; i < c.nr_made; i++)
+			ipp_fdtab__pin(q->t, c.made_inc[i], -1);
 		if (arg) {
 			object_of(&argo, arg);
 			fds.fd = &argo;

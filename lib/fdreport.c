@@ -128,6 +128,7 @@ int ipp_settleq__push(struct ipp_settleq *q, const struct ipcperf_syscall *ev, l
 		return -ENOMEM;
 	q->v[(q->head + q->len) % q->cap] = (struct ipp_settle_call){ .ev = *ev, .inc = inc };
 	q->len++;
+	ipp_fdtab__pin(q->t, inc, 1);
 	return 0;
 }
 
@@ -141,6 +142,7 @@ void ipp_settleq__drain(struct ipp_settleq *q, bool final, ipp_settled_fn cb, vo
 			break;
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
+		ipp_fdtab__pin(q->t, c->inc, -1);
 		cb(ctx, &c->ev, id);
 	}
 }

@@ -42,6 +42,10 @@ struct ipp_fdtab {
 	struct fdproc *last;	/* the last looked up */
 	struct ipp_inc *incs;
 	size_t nr_incs, cap_incs;
+	size_t *closed;		/* closed incarnations not retired yet */
+	size_t nr_closed, cap_closed;
+	size_t *free_incs;	/* retired slots, taken again by new incarnations */
+	size_t nr_free, cap_free;
 	/* Who says what an fd is (resolve.h: /proc, a capture's log); NULL: nobody. */
 	struct ipp_resolver *res;
 	uint64_t now_ns;	/* latest event time delivered */
@@ -88,6 +92,8 @@ void ipp_fdtab__delete(struct ipp_fdtab *t)
 	}
 	free(t->procs);
 	free(t->incs);
+	free(t->closed);
+	free(t->free_incs);
 	ipp_kwords__delete(t->kw);
 	ipp_resolver__put(t->res);
 	free(t);
@@ -169,18 +175,22 @@ long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_n
 	struct fdproc *p = get_proc(t, pid, true);
 	struct fdslot *s = p ? find_slot(p, fd) : NULL;
 	struct ipp_inc *in;
+	long last = -1;
 
 	if (!p)
 		return -ENOMEM;
 	if (s)
 		return (long)s->inc;
-	for (size_t i = t->nr_incs; i-- > 0;) {
-		if (t->incs[i].pid != pid || t->incs[i].fd != fd)
-			continue;
-		if (t->incs[i].end_ns >= first_ns)
-			return (long)i;
-		break;
+	/* Slots are reused once retired: the last one is the one that ended last. */
+	for (size_t i = 0; i < t->nr_incs; i++) {
+		const struct ipp_inc *c = &t->incs[i];
+
+		if (!c->retired && c->pid == pid && c->fd == fd &&
+		    (last < 0 || c->end_ns >= t->incs[last].end_ns))
+			last = (long)i;
 	}
+	if (last >= 0 && t->incs[last].end_ns >= first_ns)
+		return last;
 	in = cur_inc(t, p, fd, true);
 	return in ? (long)(in - t->incs) : -ENOMEM;
 }
@@ -192,7 +202,18 @@ size_t ipp_fdtab__count(const struct ipp_fdtab *t)
 
 const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc)
 {
-	return inc < t->nr_incs ? &t->incs[inc] : NULL;
+	return inc < t->nr_incs && !t->incs[inc].retired ? &t->incs[inc] : NULL;
+}
+
+void ipp_fdtab__pin(const struct ipp_fdtab *t, long inc, int delta)
+{
+	if (inc >= 0 && (size_t)inc < t->nr_incs)
+		t->incs[inc].pins += (uint32_t)delta;
+}
+
+size_t ipp_fdtab__nr_closed(const struct ipp_fdtab *t)
+{
+	return t->nr_closed;
 }
 
 /* ------------------------------------------------------------------ resolvers */
@@ -219,11 +240,17 @@ static struct ipp_inc *new_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, ui
 {
 	struct ipp_inc *in;
 	struct fdslot *s;
+	size_t at = t->nr_free ? t->free_incs[t->nr_free - 1] : t->nr_incs;
 
-	if (ipp_grow((void **)&t->incs, &t->cap_incs, t->nr_incs + 1, sizeof(*t->incs)) < 0 ||
+	if ((!t->nr_free &&
+	     ipp_grow((void **)&t->incs, &t->cap_incs, t->nr_incs + 1, sizeof(*t->incs)) < 0) ||
 	    ipp_grow((void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0)
 		return NULL;
-	in = &t->incs[t->nr_incs];
+	if (t->nr_free)
+		t->nr_free--;
+	else
+		t->nr_incs++;
+	in = &t->incs[at];
 	memset(in, 0, sizeof(*in));
 	in->pid = p->pid;
 	in->fd = fd;
@@ -232,7 +259,7 @@ static struct ipp_inc *new_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, ui
 	in->id.cloexec = -1;
 	s = &p->fds[p->nr_fds++];
 	s->fd = fd;
-	s->inc = t->nr_incs++;
+	s->inc = at;
 	return in;
 }
 
@@ -280,6 +307,9 @@ static void end_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when
 	in = &t->incs[s->inc];
 	in->open = false;
 	in->end_ns = when;
+	/* Out of memory: it is never retired, and stays as it was before. */
+	if (ipp_grow((void **)&t->closed, &t->cap_closed, t->nr_closed + 1, sizeof(*t->closed)) == 0)
+		t->closed[t->nr_closed++] = s->inc;
 	/* Its addresses were looked for again (at its connect) only after it closed. */
 	if (in->id.state == IPP_ID_PROC && in->id.partial && in->id.read_ns > when)
 		snprintf(in->id.detail, sizeof(in->id.detail), "%s", ADDRESSES_CLOSED);
@@ -310,8 +340,11 @@ static void dup_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, const struct 
 	in = new_inc(t, p, fd, when);
 	if (!in)
 		return;
-	if (from && (from->state == IPP_ID_FINAL || from->state == IPP_ID_PROC))
+	if (from && (from->state == IPP_ID_FINAL || from->state == IPP_ID_PROC)) {
 		in->id = *from;		/* IPP_ID_PROC keeps its authority */
+		if (from->state == IPP_ID_PROC && from->auth < t->nr_incs)
+			t->incs[from->auth].was_auth = true;
+	}
 	else
 		resolve(t, in, when);
 	if (in->id.state != IPP_ID_UNKNOWN)
@@ -641,6 +674,7 @@ static void exec_fds(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
 		struct ipp_inc *in = &t->incs[p->fds[i].inc];
 
 		if (in->id.cloexec != 0) {
+			in->by_task = true;
 			end_inc(t, p, in->fd, when);
 			continue;
 		}
@@ -683,8 +717,10 @@ void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
 		 * A pid we knew (an exited process, or a thread's copy) is reused:
 		 * the new process has its parent's fds, not the old holder's.
 		 */
-		while (c->nr_fds)
+		while (c->nr_fds) {
+			t->incs[c->fds[0].inc].by_task = true;
 			end_inc(t, c, c->fds[0].fd, ev->time_ns);
+		}
 		c->base_ns = ev->time_ns;
 		p = get_proc(t, ev->pid, false);
 		for (size_t i = 0; p && i < p->nr_fds; i++) {
@@ -805,6 +841,46 @@ void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 		}
 		free(l.v);
 	}
+}
+
+/* ------------------------------------------------------------------ retiring */
+
+/* Closed @in (index @i) is reported as @*id from now on, whatever comes. */
+static bool retirable(const struct ipp_fdtab *t, size_t i, const struct ipp_ident **id)
+{
+	const struct ipp_inc *in = &t->incs[i];
+
+	if (in->open || in->retired || in->pins || in->was_auth || in->by_task)
+		return false;
+	if (in->id.state != IPP_ID_FINAL &&
+	    (in->id.state != IPP_ID_PROC || in->id.auth != i || in->end_ns < in->id.res_ns))
+		return false;
+	*id = ipp_fdtab__reported(t, i);
+	return true;
+}
+
+size_t ipp_fdtab__sweep(struct ipp_fdtab *t, ipp_retire_fn cb, void *ctx)
+{
+	size_t k = 0, done = 0;
+
+	for (size_t j = 0; j < t->nr_closed; j++) {
+		size_t i = t->closed[j];
+		const struct ipp_ident *id;
+
+		if (!retirable(t, i, &id) ||
+		    ipp_grow((void **)&t->free_incs, &t->cap_free, t->nr_free + 1,
+			     sizeof(*t->free_incs)) < 0) {
+			t->closed[k++] = i;
+			continue;
+		}
+		cb(ctx, i, &t->incs[i], id);
+		memset(&t->incs[i], 0, sizeof(t->incs[i]));
+		t->incs[i].retired = true;
+		t->free_incs[t->nr_free++] = i;
+		done++;
+	}
+	t->nr_closed = k;
+	return done;
 }
 
 /* ------------------------------------------------------------------ queries */

@@ -63,6 +63,10 @@ struct ipp_inc {
 	uint64_t start_ns;	/* 0: open since before we looked */
 	uint64_t end_ns;
 	struct ipp_ident id;
+	uint32_t pins;		/* calls queued for it (settleq, callfds): not retired before */
+	bool was_auth;		/* a copy took its /proc answer: kept, its end is that copy's check */
+	bool retired;		/* its slot is free (ipp_fdtab__sweep()) */
+	bool by_task;		/* ended by an exec or a reused pid: a summary may still come */
 };
 
 struct ipp_fdtab;
@@ -145,14 +149,33 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
 /*
  * The incarnation of @fd of @pid that calls added up since @first_ns (a
  * summary, delivered later) went to: the open one; else the last one,
- * when it ended after @first_ns (its process's exit or exec was read
- * before the summary); else one started as a read or write of an unknown
- * fd would start it. @return its index, or -ENOMEM.
+ * when it ended after @first_ns (its process's exec was read before the
+ * summary: such an incarnation is never retired); else one started as a
+ * read or write of an unknown fd would start it. @return its index, or
+ * -ENOMEM.
  */
 long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns);
-/* Every incarnation so far, by index (stable; the pointer is not, past the next event). */
+/*
+ * The incarnations held, by index: 0 to ipp_fdtab__count() - 1, NULL for a
+ * free slot. An index is stable until ipp_fdtab__sweep() retires it (the
+ * pointer is not, past the next event); a later incarnation may take it.
+ */
 size_t ipp_fdtab__count(const struct ipp_fdtab *t);
 const struct ipp_inc *ipp_fdtab__inc(const struct ipp_fdtab *t, size_t inc);
+/* A call queued for (+1) or handed out of a queue (-1) with incarnation @inc. */
+void ipp_fdtab__pin(const struct ipp_fdtab *t, long inc, int delta);
+/* Closed incarnations not yet retired. */
+size_t ipp_fdtab__nr_closed(const struct ipp_fdtab *t);
+/*
+ * Retire the closed incarnations whose report cannot change any more: no
+ * call queued for them, no copy checking its /proc answer against their
+ * end, and their identity exact, or their own /proc answer, valid. @cb gets
+ * each with the identity it is reported as (valid for the call), then its
+ * slot is freed for a later incarnation. @return how many were retired.
+ */
+typedef void (*ipp_retire_fn)(void *ctx, size_t inc, const struct ipp_inc *in,
+			      const struct ipp_ident *id);
+size_t ipp_fdtab__sweep(struct ipp_fdtab *t, ipp_retire_fn cb, void *ctx);
 /* fdreport.c: what an incarnation is reported as, and the calls waiting for it. */
 /*
  * What incarnation @inc is reported as: its identity if valid, else an

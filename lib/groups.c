@@ -97,15 +97,15 @@ static void index_rows(struct ipp_peers *pe, const struct ipp_rowref *v, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_ident *id = v[i].id;
-		bool io = ipp_rows__has_io(pe->st, v[i].inc);
+		bool io = ipp_rowref__has_io(&v[i]);
 
 		if (id->state == IPP_ID_UNKNOWN)
 			continue;
 		if (id->ino)
-			pe->inos[pe->nr_inos++] = (struct inoref){ id->ino, v[i].in->pid, io };
+			pe->inos[pe->nr_inos++] = (struct inoref){ id->ino, v[i].pid, io };
 		if (is_inet(id->kind) && strstr(id->detail, " -> "))
 			pe->addrs[pe->nr_addrs++] = (struct addrref){ id->detail, id->ino,
-								      v[i].in->pid, io };
+								      v[i].pid, io };
 	}
 	if (pe->nr_inos > 1)
 		qsort(pe->inos, pe->nr_inos, sizeof(*pe->inos), cmp_inoref);
@@ -197,7 +197,7 @@ static pid_t known_peer(const struct ipp_peers *pe, const struct ipp_rowref *r)
 	if (id->state == IPP_ID_UNKNOWN)
 		return 0;
 	if (key)
-		pid = traced_holder(pe, key, id->kind == IPCPERF_FD_PIPE ? r->in->pid : 0);
+		pid = traced_holder(pe, key, id->kind == IPCPERF_FD_PIPE ? r->pid : 0);
 	if (!pid && is_inet(id->kind))
 		pid = mirror_holder(pe, id);
 	return pid;
@@ -452,7 +452,7 @@ pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char
 		return 0;
 	/* A pipe's other holders: not the row's own process. */
 	for (int i = 0; i < 2; i++)
-		if (e->pid[i] && (r->id->kind != IPCPERF_FD_PIPE || e->pid[i] != r->in->pid)) {
+		if (e->pid[i] && (r->id->kind != IPCPERF_FD_PIPE || e->pid[i] != r->pid)) {
 			*comm = e->comm[i];
 			return e->pid[i];
 		}
@@ -589,8 +589,8 @@ static struct grow *group_rows(struct ipcperf_stats *st, const struct ipp_rowref
 	for (size_t i = 0; i < n; k++) {
 		struct grow *r = &g[k];
 
-		r->pid = v[i].in->pid;
-		r->fd = v[i].in->fd;
+		r->pid = v[i].pid;
+		r->fd = v[i].fd;
 		r->kind = v[i].id->kind;
 		r->peer = ipp_peers__of(pe, &v[i], &r->peer_comm);
 		group_key(r, &v[i], &pp);
@@ -647,7 +647,7 @@ static int emit_group(struct ipcperf_stats *st, const struct ipp_rowref *v, cons
 	ipp_rowsum__reset(sum);
 	for (size_t k = s->first; k < s->end; k++)
 		for (size_t i = g[k].start; i < g[k].end; i++)
-			ipp_rowsum__add(sum, st, v[i].inc);
+			ipp_rowsum__add(sum, &v[i]);
 	grp.first_ns = sum->first_ns;
 	grp.last_ns = sum->last_ns;
 	ipp_rowsum__io(sum, &grp.read, &grp.write);
@@ -671,7 +671,7 @@ int ipcperf_stats__for_each_fd_group(struct ipcperf_stats *st,
 
 	if (!st || !cb)
 		return -EINVAL;
-	if (!ipp_fdtab__count(st->fdt))
+	if (!ipp_fdtab__count(st->fdt) && !st->nr_folds)
 		return 0;
 	if (ipp_rowsum__init(&sum) < 0)
 		return -ENOMEM;
@@ -695,8 +695,7 @@ pid_t ipcperf_stats__fd_peer(struct ipcperf_stats *st, pid_t pid,
 			     size_t len)
 {
 	struct ipp_ident id = { .state = IPP_ID_FINAL };
-	struct ipp_inc in = { .pid = pid, .fd = -1 };
-	struct ipp_rowref r = { .inc = SIZE_MAX, .in = &in, .id = &id };
+	struct ipp_rowref r = { .inc = SIZE_MAX, .pid = pid, .fd = -1, .id = &id };
 	struct ipp_rowref *v;
 	struct ipp_peers *pe;
 	const char *name = "";

@@ -10,11 +10,16 @@
 
 #include "account.h"
 
-/* An incarnation (its index) with the identity it is reported under. */
+/*
+ * An incarnation held (its index), or the folded counts of retired ones
+ * (inc SIZE_MAX, ipp_stats__sweep()), with the identity it is reported under.
+ */
 struct ipp_rowref {
 	size_t inc;
-	const struct ipp_inc *in;
+	pid_t pid;
+	int fd;
 	const struct ipp_ident *id;
+	const struct inccount *c;	/* NULL: none yet */
 };
 
 /*
@@ -26,6 +31,8 @@ struct ipp_rowref *ipp_rows__held(struct ipcperf_stats *st, size_t *nr);
 bool ipp_rows__same(const struct ipp_rowref *a, const struct ipp_rowref *b);
 /* Whether incarnation @inc made any read or write call. */
 bool ipp_rows__has_io(const struct ipcperf_stats *st, size_t inc);
+/* Whether the incarnations of @r made any read or write call. */
+bool ipp_rowref__has_io(const struct ipp_rowref *r);
 
 /* The counts of some incarnations added up, with histograms of its own. */
 struct ipp_rowsum {
@@ -37,7 +44,7 @@ struct ipp_rowsum {
 int ipp_rowsum__init(struct ipp_rowsum *s);
 void ipp_rowsum__fini(struct ipp_rowsum *s);
 void ipp_rowsum__reset(struct ipp_rowsum *s);
-void ipp_rowsum__add(struct ipp_rowsum *s, const struct ipcperf_stats *st, size_t inc);
+void ipp_rowsum__add(struct ipp_rowsum *s, const struct ipp_rowref *r);
 void ipp_rowsum__io(const struct ipp_rowsum *s, struct ipcperf_io *rd, struct ipcperf_io *wr);
 /* The zero-copy parts of the sum's read and write. */
 void ipp_rowsum__moved(const struct ipp_rowsum *s, struct ipcperf_moved *rd,

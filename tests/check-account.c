@@ -12,6 +12,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1012,6 +1013,109 @@ START_TEST(test_kernel_fd_identity)
 	r = row_of(rs, 100, 7, "unknown");
 	ck_io(r->read, 1, 1, 0, 100);
 	free_fds(rs);
+}
+END_TEST
+
+/* Bytes the heap holds now (0 where the allocator does not say: ASan, valgrind). */
+static size_t heap_in_use(void)
+{
+	return mallinfo2().uordblks;
+}
+
+/*
+ * @n times: open fd 3 (the kernel names it /dev/null after the exit; the
+ * first time before, which tells the table the kernel speaks), read it on
+ * every other pass, close it; every 1000th pass fd 4 too, written once.
+ */
+static void churn(pid_t pid, unsigned int n)
+{
+	fd_open(pid, 3, SYS_openat, 3, "/dev/null", IPCPERF_FD_FILE, 0, NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		do_openat(pid, 3);
+		if (i)
+			fd_open(pid, 3, SYS_openat, 3, "/dev/null", IPCPERF_FD_FILE, 0, NULL);
+		if (i % 2 == 0)
+			do_read(pid, 3, 10, 10, 100);
+		if (i % 1000 == 0) {
+			do_openat(pid, 4);
+			fd_open(pid, 4, SYS_openat, 4, "/etc/passwd", IPCPERF_FD_FILE, 0, NULL);
+			do_write(pid, 4, 1, 1, 200);
+			do_close(pid, 4, 0);
+		}
+		do_close(pid, 3, 0);
+	}
+}
+
+/*
+ * A closed fd's counts fold into its row (pid, fd, object) and its state is
+ * freed: the rows of 100,000 opens are exact, and the heap after them holds
+ * what it held after 10,000 (a retired incarnation cost ~500 bytes before).
+ */
+START_TEST(test_closed_fds_folded)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+	size_t after_10k;
+
+	churn(100, 10000);
+	after_10k = heap_in_use();
+	churn(100, 90000);
+	ck_assert_uint_le(heap_in_use(), after_10k + 64 * 1024);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 2);
+	r = row_of(rs, 100, 3, "/dev/null");
+	ck_io(r->read, 50000, 500000, 0, 50000 * 100);
+	ck_assert_uint_eq(r->read.lat_ns.max, 100);
+	ck_assert_uint_eq(r->write.ops, 0);
+	r = row_of(rs, 100, 4, "/etc/passwd");
+	ck_io(r->write, 100, 100, 0, 100 * 200);
+	free_fds(rs);
+	/* reset: the folded counts go too, the rows stay */
+	ipcperf_stats__reset(st);
+	do_openat(100, 3);
+	fd_open(100, 3, SYS_openat, 3, "/dev/null", IPCPERF_FD_FILE, 0, NULL);
+	do_read(100, 3, 10, 4, 100);
+	rs = fds_of(st);
+	r = row_of(rs, 100, 3, "/dev/null");
+	ck_io(r->read, 1, 4, 0, 100);
+	r = row_of(rs, 100, 4, "/etc/passwd");
+	ck_io(r->write, 0, 0, 0, 0);
+	free_fds(rs);
+}
+END_TEST
+
+static void count_call(void *ctx, const struct ipcperf_syscall *ev,
+		       const struct ipcperf_fd_object *fd)
+{
+	(void)ev;
+	if (!strcmp(fd->object, "/dev/null"))
+		(*(unsigned int *)ctx)++;
+}
+
+static void count_every(void *ctx, const struct ipcperf_syscall *ev,
+			const struct ipcperf_call_fds *fds)
+{
+	(void)ev;
+	if (fds->fd && !strcmp(fds->fd->object, "/dev/null"))
+		(*(unsigned int *)ctx)++;
+}
+
+/* The same with calls waiting for their fds (on_call, on_every_call): freed once handed out. */
+START_TEST(test_closed_fds_freed_with_calls)
+{
+	unsigned int reads = 0, every = 0;
+	size_t after_10k;
+
+	ck_assert_int_eq(ipcperf_stats__on_call(st, count_call, &reads), 0);
+	ck_assert_int_eq(ipcperf_stats__on_every_call(st, count_every, &every), 0);
+	churn(100, 10000);
+	after_10k = heap_in_use();
+	churn(100, 90000);
+	ipcperf_stats__settle_calls(st);
+	ck_assert_uint_le(heap_in_use(), after_10k + 64 * 1024);
+	ck_assert_uint_eq(reads, 50000);
+	/* every call on fd 3 but its opens: the reads and the closes */
+	ck_assert_uint_eq(every, 150000);
 }
 END_TEST
 
@@ -2671,6 +2775,8 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_set_fd_identity);
 	tcase_add_test(tc, test_on_call);
 	tcase_add_test(tc, test_kernel_fd_identity);
+	tcase_add_test(tc, test_closed_fds_folded);
+	tcase_add_test(tc, test_closed_fds_freed_with_calls);
 	tcase_add_test(tc, test_on_every_call);
 	tcase_add_test(tc, test_kernel_tcp_peers);
 	tcase_add_test(tc, test_kernel_unix_pending_peer);

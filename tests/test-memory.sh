@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A tracer left running keeps bounded memory (doc/accuracy.md, "Memory"):
+# the closed fds' incarnations are folded into their rows and freed.
+# bench/open-loop opens and closes one file N times; ipcperf stat traces it
+# with its default options, once with N = 100,000 and once with N = 1,000,000.
+#  - the peak RSS of ipcperf (wait4's ru_maxrss) after 1M open/close is
+#    within 10 MB of the peak after 100k (before the fold: 51 MB and 427 MB);
+#  - both runs lose nothing; the N + 1 incarnations of the file's fd make
+#    one row, no fd is unknown, and openat and close are counted exactly.
+# Needs root, jq and a C compiler ($CC) for the two small programs.
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+skip_unless_root "tracing open-loop"
+need_exe "$IPCPERF"
+command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
+make_tmpdir
+# Under AddressSanitizer freed memory waits in a quarantine (256 MB): that
+# would be the sanitizer's growth, not ipcperf's.
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
+CC=${CC:-cc}
+"$CC" -O2 -o "$T/open-loop" "$top_srcdir/bench/open-loop.c" ||
+	fail "$CC cannot build bench/open-loop.c"
+cat >"$T/maxrss.c" <<'EOC'
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+/* maxrss CMD ARGS: run CMD; print its peak RSS in KiB; exit with its status. */
+int main(int argc, char **argv)
+{
+	struct rusage ru;
+	int st;
+	pid_t pid;
+
+	if (argc < 2 || (pid = fork()) < 0)
+		return 125;
+	if (pid == 0) {
+		execvp(argv[1], argv + 1);
+		_exit(127);
+	}
+	if (wait4(pid, &st, 0, &ru) != pid)
+		return 125;
+	fprintf(stderr, "maxrss %ld\n", ru.ru_maxrss);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 126;
+}
+EOC
+"$CC" -O2 -o "$T/maxrss" "$T/maxrss.c" || fail "$CC cannot build the maxrss helper"
+
+# rss N: ipcperf stat of open-loop N; its peak RSS in KiB on stdout.
+rss() {
+	local kb
+	run "$T/maxrss" "$IPCPERF" stat -q -j -o "$T/stat-$1.json" -- "$T/open-loop" "$1"
+	expect_status 0 "stat -- open-loop $1"
+	kb=$(sed -n 's/^maxrss \([0-9]*\)$/\1/p' "$T/err")
+	[ -n "$kb" ] || { show; fail "open-loop $1: no peak RSS"; }
+	[ "$(jq -r .lost_events "$T/stat-$1.json")" = 0 ] ||
+		fail "open-loop $1: events were lost"
+	# fd 3: ld.so.cache, then libc, then the file N + 1 times (one untimed
+	# open first): one row for the file, whatever N; no fd unknown
+	got=$(jq -r --arg f "$T/open-loop" '.processes[] | select(.comm == "open-loop") |
+		[([.fds[] | select(.fd == 3 and .object == $f)] | length),
+		 ([.fds[] | select(.object == "unknown")] | length),
+		 (.syscalls[] | select(.name == "openat" or .name == "close") |
+		  "\(.name)=\(.calls)")] | map(tostring) | join(" ")' "$T/stat-$1.json")
+	[ "$got" = "1 0 openat=$(($1 + 3)) close=$(($1 + 3))" ] ||
+		fail "open-loop $1: '$got', not '1 0 openat=$(($1 + 3)) close=$(($1 + 3))'"
+	echo "$kb"
+}
+
+small=$(rss 100000) || exit 1
+large=$(rss 1000000) || exit 1
+[ "$large" -le $((small + 10240)) ] ||
+	fail "peak RSS $large KiB after 1M open/close, $small KiB after 100k: more than 10 MB apart"
+echo "peak RSS: $small KiB after 100k open/close, $large KiB after 1M"
