@@ -121,8 +121,10 @@ int flows_run(const struct flows_opts *o)
 {
 	struct flows_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
+	/* The default events, and an event loop's epoll calls (where its waits go). */
 	struct cli_run run = { .setup = flows_setup, .ctx = &c, .progress = "ipcperf flows",
-			       .live = o->quiet ? NULL : "ipcperf flows" };
+			       .live = o->quiet ? NULL : "ipcperf flows",
+			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS };
 	bool failed = false;
 
 	cli_set_wide(o->wide);
@@ -174,11 +176,14 @@ const struct cli_command cli_cmd_flows = {
 		"reads it out, the bytes, MB/s over the capture, the wire time (from the start of\n"
 		"a write to the end of the read that took its bytes: p50, p99), the most bytes\n"
 		"queued in the channel against its capacity, the time writers and readers slept\n"
-		"inside their calls, and a verdict:\n"
-		"  backpressure      writers' blocked time W > 2 x readers' R, and W >= 1 ms\n"
+		"inside their calls or in waits (epoll, poll, select) for it, and a verdict:\n"
+		"  backpressure      writers' waits W > 2 x readers' R, and W >= 1 ms\n"
 		"                    (the consumer is slow: writers wait on a full channel)\n"
 		"  consumer-starved  R > 2 x W, and R >= 1 ms (the producer is slow)\n"
-		"  balanced          otherwise\n"
+		"  balanced          otherwise; for non-blocking ends (refused with EAGAIN\n"
+		"                    or waiting), backpressure when writes were\n"
+		"                    refused > 2 x as often as reads or the channel sat full,\n"
+		"                    consumer-starved when reads were refused > 2 x as often\n"
 		"  idle              no byte went in or out (whatever W and R)\n\n"
 		"Options:\n",
 	.epilog =

@@ -61,11 +61,13 @@ int record_run(const struct record_opts *o)
 		struct cli_run run = {
 			/*
 			 * What stat and flows need: I/O and fd calls, scheduling,
-			 * tasks, blocked time. The calls through raw_syscalls and a
+			 * tasks, blocked time, an event loop's epoll calls. The calls
+			 * through raw_syscalls and a
 			 * kernel filter on their ids: 2 tracepoints in place of one
 			 * enter/exit pair per call, whose closes take seconds.
 			 */
 			.events = IPCPERF_EV_DEFAULT | IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
+				  IPCPERF_EV_WAITS |
 				  (o->all_syscalls ? IPCPERF_EV_ALL_SYSCALLS : IPCPERF_EV_RAW_FILTER),
 			.counters = true,
 			/*

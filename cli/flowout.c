@@ -56,6 +56,12 @@ static int json_flow(void *ctx, const struct ipcperf_flow *f)
 	json_u64(j, "first_ns", f->first_ns);
 	json_u64(j, "last_ns", f->last_ns);
 	json_u64(j, "stage", f->stage);
+	json_u64(j, "write_again", f->write_again);
+	json_u64(j, "read_again", f->read_again);
+	json_u64(j, "write_wait_ns", f->write_wait_ns);
+	json_u64(j, "read_wait_ns", f->read_wait_ns);
+	json_u64(j, "write_waits", f->write_waits);
+	json_u64(j, "read_waits", f->read_waits);
 	json_object_end(j);
 	return 0;
 }
@@ -264,7 +270,8 @@ const char *flowout_comm(const struct flowout *fo, pid_t pid)
 /* ------------------------------------------------------------------ text */
 
 enum { COL_W, COL_ARROW, COL_R, COL_OBJ, COL_KIND, COL_BYTES, COL_RATE, COL_P50, COL_P99,
-       COL_QUEUE, COL_WBLK, COL_RBLK, COL_VERDICT, COL_UNMATCHED, NR_COLS };
+       COL_QUEUE, COL_WBLK, COL_RBLK, COL_AGAIN, COL_WAITED, COL_VERDICT, COL_UNMATCHED,
+       NR_COLS };
 
 static const struct {
 	const char *title;
@@ -282,6 +289,8 @@ static const struct {
 	[COL_QUEUE] = { "max queued / capacity", false },
 	[COL_WBLK] = { "wr blocked", true },
 	[COL_RBLK] = { "rd blocked", true },
+	[COL_AGAIN] = { "again w/r", true },
+	[COL_WAITED] = { "epoll w/r", true },
 	[COL_VERDICT] = { "verdict", false },
 	[COL_UNMATCHED] = { "unmatched", true },
 };
@@ -390,12 +399,14 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 static const int drop_order[] = { COL_P50, COL_RATE, COL_KIND, COL_QUEUE, COL_P99, COL_OBJ,
 				  COL_ARROW };
 
-static void fit_columns(const int *width, bool *hide, bool unmatched_col, int term)
+static void fit_columns(const int *width, bool *hide, bool unmatched_col, bool evloop_cols,
+			int term)
 {
 	int total = 0;
 
 	for (int c = 0; c < NR_COLS; c++) {
-		hide[c] = c == COL_UNMATCHED && !unmatched_col;
+		hide[c] = (c == COL_UNMATCHED && !unmatched_col) ||
+			  ((c == COL_AGAIN || c == COL_WAITED) && !evloop_cols);
 		total += hide[c] ? 0 : width[c] + (c ? 2 : 0);
 	}
 	for (size_t k = 0; term > 0 && total > term && k < sizeof(drop_order) / sizeof(*drop_order);
@@ -405,12 +416,60 @@ static void fit_columns(const int *width, bool *hide, bool unmatched_col, int te
 	}
 }
 
+/* The cells of flow @fw's row. */
+static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
+		     const struct ipcperf_flow *fw, uint64_t duration_ns)
+{
+	char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
+
+	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers);
+	snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
+	side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers);
+	snprintf(row[COL_OBJ], sizeof(row[COL_OBJ]), "%s", fw->object);
+	snprintf(row[COL_KIND], sizeof(row[COL_KIND]), "%s%s", ipcperf_fd_kind_name(fw->kind),
+		 fw->datagram ? "/dgram" : "");
+	snprintf(row[COL_BYTES], sizeof(row[COL_BYTES]), "%" PRIu64, fw->bytes_read);
+	if (duration_ns)
+		snprintf(row[COL_RATE], sizeof(row[COL_RATE]), "%.2f",
+			 (double)fw->bytes_read / ((double)duration_ns / 1e9) / 1e6);
+	else
+		snprintf(row[COL_RATE], sizeof(row[COL_RATE]), "-");
+	if (fw->matches) {
+		snprintf(row[COL_P50], sizeof(row[COL_P50]), "%s",
+			 fmt_ns(a, sizeof(a), fw->wire_ns.p50));
+		snprintf(row[COL_P99], sizeof(row[COL_P99]), "%s",
+			 fmt_ns(b, sizeof(b), fw->wire_ns.p99));
+	} else {
+		snprintf(row[COL_P50], sizeof(row[COL_P50]), "-");
+		snprintf(row[COL_P99], sizeof(row[COL_P99]), "-");
+	}
+	if (fw->capacity >= 0)
+		snprintf(row[COL_QUEUE], sizeof(row[COL_QUEUE]), "%" PRIu64 " / %" PRId64 "%s",
+			 fw->max_queued, fw->capacity,
+			 fw->capacity_default ? " (default)" : "");
+	else
+		snprintf(row[COL_QUEUE], sizeof(row[COL_QUEUE]), "%" PRIu64 " / ?",
+			 fw->max_queued);
+	snprintf(row[COL_WBLK], sizeof(row[COL_WBLK]), "%s",
+		 fmt_ns(a, sizeof(a), fw->writer_blocked_ns));
+	snprintf(row[COL_RBLK], sizeof(row[COL_RBLK]), "%s",
+		 fmt_ns(b, sizeof(b), fw->reader_blocked_ns));
+	snprintf(row[COL_VERDICT], sizeof(row[COL_VERDICT]), "%s",
+		 ipcperf_verdict_name(fw->verdict));
+	snprintf(row[COL_UNMATCHED], sizeof(row[COL_UNMATCHED]), "%" PRIu64,
+		 fw->unmatched_bytes);
+	snprintf(row[COL_AGAIN], CELL_LEN, "%" PRIu64 " / %" PRIu64, fw->write_again,
+		 fw->read_again);
+	snprintf(row[COL_WAITED], CELL_LEN, "%s / %s", fmt_ns(a, sizeof(a), fw->write_wait_ns),
+		 fmt_ns(b, sizeof(b), fw->read_wait_ns));
+}
+
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 {
 	char (*cell)[NR_COLS][CELL_LEN];
 	int width[NR_COLS], term = cli_term_width(f);
 	bool hide[NR_COLS];
-	bool any_unmatched = false;
+	bool any_unmatched = false, any_evloop = false;
 
 	if (!fo->nr_flows) {
 		fprintf(f, "(no flows: no traced process wrote into or read from a pipe or socket"
@@ -427,46 +486,12 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	for (size_t i = 0; i < fo->nr_flows; i++) {
 		const struct ipcperf_flow *fw = &fo->flows[i].f;
 		char (*row)[CELL_LEN] = cell[i];
-		char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
 
-		side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers);
-		snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
-		side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers);
-		snprintf(row[COL_OBJ], sizeof(row[COL_OBJ]), "%s", fw->object);
-		snprintf(row[COL_KIND], sizeof(row[COL_KIND]), "%s%s", ipcperf_fd_kind_name(fw->kind),
-			 fw->datagram ? "/dgram" : "");
-		snprintf(row[COL_BYTES], sizeof(row[COL_BYTES]), "%" PRIu64, fw->bytes_read);
-		if (duration_ns)
-			snprintf(row[COL_RATE], sizeof(row[COL_RATE]), "%.2f",
-				 (double)fw->bytes_read / ((double)duration_ns / 1e9) / 1e6);
-		else
-			snprintf(row[COL_RATE], sizeof(row[COL_RATE]), "-");
-		if (fw->matches) {
-			snprintf(row[COL_P50], sizeof(row[COL_P50]), "%s",
-				 fmt_ns(a, sizeof(a), fw->wire_ns.p50));
-			snprintf(row[COL_P99], sizeof(row[COL_P99]), "%s",
-				 fmt_ns(b, sizeof(b), fw->wire_ns.p99));
-		} else {
-			snprintf(row[COL_P50], sizeof(row[COL_P50]), "-");
-			snprintf(row[COL_P99], sizeof(row[COL_P99]), "-");
-		}
-		if (fw->capacity >= 0)
-			snprintf(row[COL_QUEUE], sizeof(row[COL_QUEUE]), "%" PRIu64 " / %" PRId64 "%s",
-				 fw->max_queued, fw->capacity,
-				 fw->capacity_default ? " (default)" : "");
-		else
-			snprintf(row[COL_QUEUE], sizeof(row[COL_QUEUE]), "%" PRIu64 " / ?",
-				 fw->max_queued);
-		snprintf(row[COL_WBLK], sizeof(row[COL_WBLK]), "%s",
-			 fmt_ns(a, sizeof(a), fw->writer_blocked_ns));
-		snprintf(row[COL_RBLK], sizeof(row[COL_RBLK]), "%s",
-			 fmt_ns(b, sizeof(b), fw->reader_blocked_ns));
-		snprintf(row[COL_VERDICT], sizeof(row[COL_VERDICT]), "%s",
-			 ipcperf_verdict_name(fw->verdict));
-		snprintf(row[COL_UNMATCHED], sizeof(row[COL_UNMATCHED]), "%" PRIu64,
-			 fw->unmatched_bytes);
+		fill_row(row, fo, fw, duration_ns);
 		if (fw->unmatched_bytes)
 			any_unmatched = true;
+		if (fw->write_again || fw->read_again || fw->write_waits || fw->read_waits)
+			any_evloop = true;
 		for (int c = 0; c < NR_COLS; c++) {
 			int l;
 
@@ -476,7 +501,7 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 				width[c] = l;
 		}
 	}
-	fit_columns(width, hide, any_unmatched, term);
+	fit_columns(width, hide, any_unmatched, any_evloop, term);
 	print_row(f, NULL, width, hide);
 	for (size_t i = 0; i < fo->nr_flows; i++)
 		print_row(f, cell[i], width, hide);
@@ -486,9 +511,17 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	fputc('\n', f);
 	cli_put_folded(f, "bytes: read out of the channel; wire: start of a write to end of the "
 		       "read that took its bytes; blocked: asleep in the calls", term, "  ");
+	if (any_evloop)
+		cli_put_folded(f, "again: writes refused (full) / reads that found it empty "
+			       "(EAGAIN); epoll: asleep in waits (epoll, poll, select) that ended with it "
+			       "writable / "
+			       "readable", term, "  ");
 	cli_put_folded(f, "verdict: idle if no byte went in or out; backpressure if writers "
-		       "blocked W > 2R and W >= 1 ms; consumer-starved if readers blocked R > 2W "
-		       "and R >= 1 ms; else balanced", term, "  ");
+		       "waited W > 2R and W >= 1 ms; consumer-starved if readers waited R > 2W "
+		       "and R >= 1 ms; W and R: blocked plus epoll; else, for non-blocking ends, "
+		       "backpressure if writes were refused more than twice as often as reads or "
+		       "the channel sat full half its life, consumer-starved if reads found it "
+		       "empty more than twice as often; else balanced", term, "  ");
 	if (any_unmatched)
 		cli_put_folded(f, "unmatched: bytes read that no traced write put in (written "
 			       "before the capture, or by a process not traced)", term, "  ");

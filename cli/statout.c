@@ -492,6 +492,7 @@ static void json_io(struct json *j, const char *key, const struct ipcperf_io *io
 	json_u64(j, "msgs", io->msgs);
 	json_u64(j, "zero_copy_ops", mv->ops);
 	json_u64(j, "zero_copy_bytes", mv->bytes);
+	json_u64(j, "again", io->again);
 	json_object_end(j);
 }
 
@@ -681,7 +682,7 @@ static void csv_header(struct statout *c)
 {
 	static const char *const rows[] = {
 		("fd,pid,comm,fd,kind,object,side,ops,bytes,errors,time_ns,lat_min_ns,lat_avg_ns,"
-		 "lat_p50_ns,lat_p99_ns,lat_max_ns,detail,zero_copy_ops,zero_copy_bytes"),
+		 "lat_p50_ns,lat_p99_ns,lat_max_ns,detail,zero_copy_ops,zero_copy_bytes,again"),
 		"sched,pid,comm,voluntary_cs,involuntary_cs,wakeups,cpu_migrations",
 		"counter,pid,comm,value,unit,event,run_ns,running_pct,metric_value,metric_unit",
 		/* Fields after lat_p99_ns were added later: appended, so old readers still work. */
@@ -773,13 +774,13 @@ static void csv_fd(struct statout *c, const struct snap *sn, const struct proc_s
 		const struct ipcperf_moved *mv = side ? &fd->write_moved : &fd->read_moved;
 		char zo[CLI_INT_LEN], zb[CLI_INT_LEN], o[CLI_INT_LEN], by[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN],
 		     l1[CLI_INT_LEN], l2[CLI_INT_LEN], l3[CLI_INT_LEN], l4[CLI_INT_LEN],
-		     l5[CLI_INT_LEN];
+		     l5[CLI_INT_LEN], ag[CLI_INT_LEN];
 
 		csv_row(c, sn, "fd", ps, p->comm, fds, ipcperf_fd_kind_name(fd->kind), fd->object,
 			side ? "write" : "read", U(o, io->ops), U(by, io->bytes), U(er, io->errors),
 			U(t, io->time_ns), U(l1, io->lat_ns.min), U(l2, io->lat_ns.avg),
 			U(l3, io->lat_ns.p50), U(l4, io->lat_ns.p99), U(l5, io->lat_ns.max),
-			fd->detail, U(zo, mv->ops), U(zb, mv->bytes), NULL);
+			fd->detail, U(zo, mv->ops), U(zb, mv->bytes), U(ag, io->again), NULL);
 	}
 }
 

@@ -290,7 +290,7 @@ void traceout_call(FILE *f, const struct ipcperf_syscall *ev, const struct ipcpe
 	uint64_t ns = ev->end_ns - ev->start_ns;
 
 	fprintf(f, "%d/%d %s(", (int)ev->pid, (int)ev->tid, ev->name);
-	if (!ev->name[0] || ev->cls == IPCPERF_SC_OTHER) {
+	if (!ev->name[0] || ev->cls == IPCPERF_SC_OTHER || ev->cls == IPCPERF_SC_WAIT) {
 		/* A call we know nothing of: its raw arguments. */
 		for (unsigned int i = 0; i < ev->nr_args && i < 3; i++)
 			fprintf(f, "%s0x%" PRIx64, i ? ", " : "", ev->args[i]);

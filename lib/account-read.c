@@ -53,6 +53,7 @@ static void add_side(struct side *dst, const struct side *src)
 	dst->msgs += src->msgs;
 	dst->mv_ops += src->mv_ops;
 	dst->mv_bytes += src->mv_bytes;
+	dst->again += src->again;
 	if (src->hist)
 		ipp_hist_merge(dst->hist, src->hist);
 }
@@ -64,6 +65,7 @@ static void io_of(const struct side *sd, struct ipcperf_io *io)
 	io->errors = sd->errors;
 	io->time_ns = sd->time_ns;
 	io->msgs = sd->msgs;
+	io->again = sd->again;
 	lat_of(sd->hist, &io->lat_ns);
 }
 

@@ -269,6 +269,8 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 		if (sd->hist)
 			ipp_hist_add(sd->hist, dur);
 	}
+	if (ev->ret == -EAGAIN)
+		sd->again++;	/* a refusal, and an error */
 	if (ev->ret < 0)
 		sd->errors++;
 	else if (ev->ret_is_msgs)
@@ -439,6 +441,7 @@ static void account_sum(struct side *sd, const struct ipp_sum_rec *r)
 	sd->ops += r->ops;
 	sd->time_ns += r->time_ns;
 	sd->errors += r->eagain;
+	sd->again += r->eagain;	/* the only errors the kernel adds up: refusals */
 	sd->bytes += r->bytes;
 	if (!sd->hist && (sd->hist = malloc(sizeof(*sd->hist))) != NULL)
 		ipp_hist_init(sd->hist);

@@ -21,6 +21,7 @@
 struct side {
 	uint64_t ops, bytes, errors, time_ns, msgs;
 	uint64_t mv_ops, mv_bytes;	/* the part zero-copy moves made (IPCPERF_SC_MOVE) */
+	uint64_t again;		/* refused with EAGAIN: also in errors */
 	struct ipp_hist *hist;
 };
 

@@ -33,6 +33,7 @@
 #include "fdtable.h"
 #include "hist.h"
 #include "internal.h"
+#include "waits.h"
 
 #define BLOCKED_MIN_NS 1000000ull	/* 1 ms: less than this decides nothing */
 
@@ -64,15 +65,27 @@ struct flow {
 	bool cap_default;
 	uint64_t queued, max_queued;
 	uint64_t full_since, full_ns;
+	uint64_t full_end;	/* when it last stopped being full */
 	uint64_t wblocked, rblocked;
+	uint64_t wagain, ragain;	/* refused with EAGAIN: full, empty */
+	uint64_t wwait, rwait, wwaits, rwaits;	/* epoll waits that ended ready for it */
 	uint64_t first, last;
 	struct fifo segs;	/* written, not yet read */
 	struct fifo debts;	/* read before their write was seen */
 };
 
+/* What the waits said of a queued call: the wait it was served after. */
+struct served {
+	bool waited;
+	struct ipp_waited w;
+};
+
 struct ipcperf_flows {
 	struct ipcperf_stats *st;
 	struct ipp_settleq pend;	/* calls whose fd is not settled yet */
+	struct served *served;		/* one for each call in pend, in its order */
+	size_t served_head, served_cap;
+	struct ipp_waits *waits;
 	struct take { struct seg w; uint64_t bytes; } *takes;	/* one read's matches */
 	size_t cap_takes;
 	struct flow **flows;	/* sorted by ino */
@@ -105,6 +118,12 @@ struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
 		return NULL;
 	}
 	fl->st = st;
+	fl->waits = ipp_waits__new();
+	if (!fl->waits) {
+		free(fl);
+		errno = ENOMEM;
+		return NULL;
+	}
 	ipp_settleq__init(&fl->pend, ipp_stats_fdtab(st));
 	return fl;
 }
@@ -124,6 +143,8 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 	}
 	free(fl->flows);
 	ipp_settleq__fini(&fl->pend);
+	free(fl->served);
+	ipp_waits__delete(fl->waits);
 	free(fl->takes);
 	free(fl);
 }
@@ -232,6 +253,7 @@ static void set_queued(struct flow *f, uint64_t queued, uint64_t when)
 	else if (!full && f->full_since) {
 		f->full_ns += when - f->full_since;
 		f->full_since = 0;
+		f->full_end = when;
 	}
 }
 
@@ -341,6 +363,36 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 		fifo_push(&f->debts, &r);
 }
 
+/* What the waits said of the call at the front of pend (it leaves it now). */
+static struct served pop_served(struct ipcperf_flows *fl)
+{
+	struct served sv = fl->served[fl->served_head];
+
+	fl->served_head = (fl->served_head + 1) % fl->served_cap;
+	return sv;
+}
+
+/* Refusals and waits of the call @ev, on @f. */
+static void add_waits(struct flow *f, const struct ipcperf_syscall *ev, const struct served *sv)
+{
+	bool writing = ev->cls == IPCPERF_SC_WRITE;
+
+	if (ev->ret == -EAGAIN)
+		(*(writing ? &f->wagain : &f->ragain))++;
+	if (!sv->waited)
+		return;
+	if (!writing) {
+		f->rwait += sv->w.blocked_ns;
+		f->rwaits++;
+		return;
+	}
+	/* a writer waited for room: refused, or the channel full while it waited */
+	if (sv->w.refused || f->full_since || (f->full_end && f->full_end >= sv->w.start_ns)) {
+		f->wwait += sv->w.blocked_ns;
+		f->wwaits++;
+	}
+}
+
 /* A call whose fd is settled: its bytes into the channel's flow. */
 static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch)
 {
@@ -349,6 +401,7 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 	/* vmsplice (a move with one fd): out of a pipe's read end, else into the pipe */
 	bool writing = ev->cls == IPCPERF_SC_WRITE ||
 		       (ev->cls == IPCPERF_SC_MOVE && ch->accmode != O_RDONLY + 1);
+	struct served sv = pop_served(fl);
 	uint64_t key;
 
 	if (ch->state == IPP_ID_UNKNOWN || !ch->ino)
@@ -386,6 +439,7 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 		f->wblocked += ev->blocked_ns;
 	else
 		f->rblocked += ev->blocked_ns;
+	add_waits(f, ev, &sv);
 	if (ev->ret <= 0)
 		return;	/* errors and EOF move nothing */
 	if (writing)
@@ -394,17 +448,31 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 		on_read(fl, f, ev);
 }
 
+/* Queue @ev (its fd is incarnation @inc) with what the waits say of it. */
+static void push(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, long inc)
+{
+	struct served sv = { 0 };
+	size_t len = fl->pend.len;
+
+	/* asked in the thread's order, as the calls come */
+	sv.waited = ipp_waits__served(fl->waits, ev, &sv.w);
+	if (inc < 0 || ipp_ring_reserve((void **)&fl->served, &fl->served_cap, &fl->served_head,
+					len, sizeof(*fl->served), 256) < 0)
+		return;
+	if (ipp_settleq__push(&fl->pend, ev, inc) < 0)
+		return;
+	fl->served[(fl->served_head + len) % fl->served_cap] = sv;
+}
+
 /* Queue @ev as a call on @fd of class @cls. */
 static void pend(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, int fd,
 		 enum ipcperf_sc_class cls)
 {
 	struct ipcperf_syscall half = *ev;
-	long inc = ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, fd);
 
 	half.fd = fd;
 	half.cls = cls;
-	if (inc >= 0)
-		ipp_settleq__push(&fl->pend, &half, inc);
+	push(fl, &half, ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, fd));
 }
 
 /*
@@ -426,8 +494,14 @@ static void pend_move(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev
 
 void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
 {
-	if (!fl || (ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE &&
-		    ev->cls != IPCPERF_SC_MOVE) || ev->fd < 0 || ev->ret_is_msgs)
+	if (!fl)
+		return;
+	if (ipp_waits__follows(ev)) {
+		ipp_waits__call(fl->waits, ev);
+		return;
+	}
+	if ((ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE &&
+	     ev->cls != IPCPERF_SC_MOVE) || ev->fd < 0 || ev->ret_is_msgs)
 		return;
 	if (ev->cls == IPCPERF_SC_MOVE)
 		pend_move(fl, ev);
@@ -452,14 +526,46 @@ int ipcperf_flows__attach(struct ipcperf_flows *fl, struct ipcperf_session *s)
 
 /* ------------------------------------------------------------------ reading */
 
+/* Writers' time asleep for room: in their writes, and in epoll waits that ended writable. */
+static uint64_t held_ns(const struct flow *f)
+{
+	return f->wblocked + f->wwait;
+}
+
+/* Readers' time asleep for bytes: in their reads, and in epoll waits that ended readable. */
+static uint64_t starved_ns(const struct flow *f)
+{
+	return f->rblocked + f->rwait;
+}
+
+static uint64_t full_ns_of(const struct flow *f)
+{
+	return f->full_ns + (f->full_since ? f->last - f->full_since : 0);
+}
+
+/*
+ * doc/accuracy.md, "Verdicts": the time each side slept waiting for the
+ * other first; then, for non-blocking ends, who was refused more, and a
+ * channel that sat full half its life. Ends that never were refused nor
+ * waited in epoll (blocking programs) are judged on the time alone.
+ */
 static enum ipcperf_verdict verdict_of(const struct flow *f)
 {
+	uint64_t held = held_ns(f), starved = starved_ns(f), life = f->last - f->first;
+
 	/* No byte went in or came out: nobody held anybody back. */
 	if (!f->bytes_w && !f->bytes_r)
 		return IPCPERF_VERDICT_IDLE;
-	if (f->wblocked >= BLOCKED_MIN_NS && f->wblocked > 2 * f->rblocked)
+	if (held >= BLOCKED_MIN_NS && held > 2 * starved)
 		return IPCPERF_VERDICT_BACKPRESSURE;
-	if (f->rblocked >= BLOCKED_MIN_NS && f->rblocked > 2 * f->wblocked)
+	if (starved >= BLOCKED_MIN_NS && starved > 2 * held)
+		return IPCPERF_VERDICT_CONSUMER_STARVED;
+	if (!f->wagain && !f->ragain && !f->wwaits && !f->rwaits)
+		return IPCPERF_VERDICT_BALANCED;
+	if (f->wagain > 2 * f->ragain ||
+	    (full_ns_of(f) >= BLOCKED_MIN_NS && 2 * full_ns_of(f) >= life))
+		return IPCPERF_VERDICT_BACKPRESSURE;
+	if (f->ragain > 2 * f->wagain)
 		return IPCPERF_VERDICT_CONSUMER_STARVED;
 	return IPCPERF_VERDICT_BALANCED;
 }
@@ -481,7 +587,7 @@ static void chain_view(struct flow *const *v, size_t n, struct ipp_chain_flow *c
 			.writers = v[i]->writers.v, .nr_writers = v[i]->writers.n,
 			.readers = v[i]->readers.v, .nr_readers = v[i]->readers.n,
 			.verdict = verdict_of(v[i]),
-			.writer_blocked_ns = v[i]->wblocked, .reader_blocked_ns = v[i]->rblocked,
+			.writer_blocked_ns = held_ns(v[i]), .reader_blocked_ns = starved_ns(v[i]),
 		};
 }
 
@@ -529,10 +635,13 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			.bytes_read = f->bytes_r, .matches = f->matches,
 			.capacity = f->capacity, .capacity_default = f->cap_default,
 			.max_queued = f->max_queued,
-			.full_ns = f->full_ns + (f->full_since ? f->last - f->full_since : 0),
+			.full_ns = full_ns_of(f),
 			.writer_blocked_ns = f->wblocked, .reader_blocked_ns = f->rblocked,
 			.verdict = verdict_of(f), .first_ns = f->first, .last_ns = f->last,
 			.wire_hist = ipp_as_hist(&f->wire), .stage = stage[i],
+			.write_again = f->wagain, .read_again = f->ragain,
+			.write_wait_ns = f->wwait, .read_wait_ns = f->rwait,
+			.write_waits = f->wwaits, .read_waits = f->rwaits,
 		};
 
 		/* Debts still open: read bytes no traced write explains. */

@@ -33,6 +33,9 @@ int ipcperf_stats__events(const struct ipcperf_stats_events_opts *opts)
 	/* Switch records (blocked time) only for flows' verdicts: four more
 	 * records per blocking round trip. */
 	ev |= IPCPERF_EV_SCHED | IPCPERF_EV_TASK | (flows ? IPCPERF_EV_BLOCKED : 0);
+	/* An event loop's epoll calls: where flows put the waits of non-blocking ends. */
+	if (flows || rec)
+		ev |= IPCPERF_EV_WAITS;
 	/*
 	 * Totals at the end only: each thread's switches and wakeups counted
 	 * in the kernel, in place of one sample each. A view while the run

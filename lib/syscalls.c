@@ -19,6 +19,7 @@
 #define NR(name) __NR_##name
 #define IO IPCPERF_EV_IO
 #define FDS IPCPERF_EV_FDS
+#define WAITS IPCPERF_EV_WAITS
 #define NEVER IPP_CLOEXEC_NEVER
 #define NOFLAG IPP_CLOEXEC_UNKNOWN
 
@@ -102,6 +103,27 @@ const struct ipp_scdesc ipp_syscalls[] = {
 	FDC(memfd_create, FD_NEW, -1, NEW, 1, MFD_CLOEXEC),
 	/* always close-on-exec: the kernel's record says so */
 	FDC(pidfd_open, FD_NEW, -1, NEW, NOFLAG, 0),
+	/*
+	 * An event loop's calls (flows): the fds each epoll fd watches, and
+	 * the waits. poll and select take no fd argument (their sets are in
+	 * user memory).
+	 */
+	SC(epoll_ctl, OTHER, 0, -1, false, WAITS),
+#ifdef __NR_epoll_wait
+	SC(epoll_wait, WAIT, 0, -1, false, WAITS),
+#endif
+	SC(epoll_pwait, WAIT, 0, -1, false, WAITS),
+#ifdef __NR_epoll_pwait2
+	SC(epoll_pwait2, WAIT, 0, -1, false, WAITS),
+#endif
+#ifdef __NR_poll
+	SC(poll, WAIT, -1, -1, false, WAITS),
+#endif
+	SC(ppoll, WAIT, -1, -1, false, WAITS),
+#ifdef __NR_select
+	SC(select, WAIT, -1, -1, false, WAITS),
+#endif
+	SC(pselect6, WAIT, -1, -1, false, WAITS),
 };
 const size_t ipp_nr_syscalls = IPP_ARRAY_SIZE(ipp_syscalls);
 

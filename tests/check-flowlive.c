@@ -1105,6 +1105,216 @@ START_TEST(test_preconnected)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Event loops: non-blocking ends waiting in epoll (flowwork ev*)       */
+/* ------------------------------------------------------------------ */
+
+static const char *const ev_chans[] = { "pipe", "unix", "tcp" };
+
+/* What flowwork's @role said it got: "flowwork: again role=ROLE again=N waits=W". */
+static void ev_said(const char *err, const char *role, int64_t *again, int64_t *waits)
+{
+	char key[64];
+	const char *p;
+	long a, w;
+
+	snprintf(key, sizeof(key), "flowwork: again role=%s ", role);
+	p = strstr(err, key);
+	ck_assert_msg(p && sscanf(p + strlen(key), "again=%ld waits=%ld", &a, &w) == 2,
+		      "flowwork -v did not say what the %s was refused:\n%.2000s", role, err);
+	*again = a;
+	*waits = w;
+}
+
+/*
+ * The flow of an evflood (@flood) or evtrickle run over @kind, from @doc:
+ * the bytes, every refusal and every wait exactly as the workload counted
+ * them, and the verdict.
+ */
+static void check_ev_flow(json_object *doc, const struct output *work, const char *kind,
+			  bool flood)
+{
+	json_object *flows = flows_of(doc), *f;
+	pid_t prod = role_pid(work->err, "producer"), cons = role_pid(work->err, "consumer");
+	int64_t pa, pw, ca, cw;
+
+	ev_said(work->err, "producer", &pa, &pw);
+	ev_said(work->err, "consumer", &ca, &cw);
+	f = flow_written_by(flows, kind, prod);
+	assert_only_pid(f, "readers", cons, "consumer");
+	assert_bytes(f, flood ? 1048576 : 3200, work);
+	ck_assert_int_eq(jint(f, "write_again"), pa);
+	ck_assert_int_eq(jint(f, "read_again"), ca);
+	ck_assert_int_eq(jint(f, "write_waits"), pw);
+	ck_assert_int_eq(jint(f, "read_waits"), cw);
+	if (flood) {
+		/* refused, each refusal a wait for room; the consumer never found it empty */
+		ck_assert_int_gt(pa, 0);
+		ck_assert_int_eq(pw, pa);
+		ck_assert_int_ge(jint(f, "write_wait_ns"), 1000000);
+	} else {
+		ck_assert_int_eq(pa, 0);
+		ck_assert_int_eq(pw, 0);
+		ck_assert_int_gt(ca, 0);
+		ck_assert_int_ge(jint(f, "read_wait_ns"), 1000000);
+	}
+	ck_assert_msg(!strcmp(jstr(f, "verdict"), flood ? "backpressure" : "consumer-starved"),
+		      "%s %s: verdict %s; the flow:\n%s", flood ? "evflood" : "evtrickle", kind,
+		      jstr(f, "verdict"), json_object_to_json_string_ext(f, JSON_C_TO_STRING_PRETTY));
+	assert_no_loss(doc);
+}
+
+static void ev_live_as(const char *scenario, const char *kind, bool flood)
+{
+	char *cmd[] = { FLOWWORK_PATH, (char *)scenario, (char *)kind, "-v", NULL };
+	struct output o;
+	json_object *doc = flows_run(cmd, NULL, NULL, &o);
+
+	check_ev_flow(doc, &o, kind, flood);
+	json_object_put(doc);
+	output_free(&o);
+}
+
+static void ev_live(const char *kind, bool flood)
+{
+	ev_live_as(flood ? "evflood" : "evtrickle", kind, flood);
+}
+
+/* A non-blocking producer flooding an epoll consumer that reads slowly: backpressure. */
+START_TEST(test_ev_flood)
+{
+	ev_live(ev_chans[_i], true);
+}
+END_TEST
+
+/* An epoll consumer fed by a slow producer: consumer-starved. */
+START_TEST(test_ev_trickle)
+{
+	ev_live(ev_chans[_i], false);
+}
+END_TEST
+
+/* The same with poll() in place of epoll. */
+START_TEST(test_poll_flood)
+{
+	ev_live_as("pollflood", ev_chans[_i], true);
+}
+END_TEST
+
+START_TEST(test_poll_trickle)
+{
+	ev_live_as("polltrickle", ev_chans[_i], false);
+}
+END_TEST
+
+/* `ipcperf record` of the run, then `report --view flows --json`: the same flow. */
+static void ev_capture(const char *kind, bool flood)
+{
+	char data[64];
+	char *rec[] = { IPCPERF_PATH, "record", "-q", "-o", data, "--", FLOWWORK_PATH,
+			flood ? "evflood" : "evtrickle", (char *)kind, "-v", NULL };
+	char *rep[] = { IPCPERF_PATH, "report", "-i", data, "--view", "flows", "--json", NULL };
+	struct output orec, orep;
+	json_object *doc;
+
+	temp_path(data, sizeof(data), ".data");
+	run(rec, &orec);
+	ck_assert_msg(WIFEXITED(orec.status) && WEXITSTATUS(orec.status) == 0,
+		      "ipcperf record: %s; stderr:\n%.2000s", status_str(orec.status), orec.err);
+	run(rep, &orep);
+	ck_assert_msg(WIFEXITED(orep.status) && WEXITSTATUS(orep.status) == 0,
+		      "ipcperf report: %s; stderr:\n%.2000s", status_str(orep.status), orep.err);
+	doc = parse_json(orep.out, orep.out_len, "ipcperf report --view flows --json");
+	check_ev_flow(doc, &orec, kind, flood);
+	unlink(data);
+	json_object_put(doc);
+	output_free(&orec);
+	output_free(&orep);
+}
+
+START_TEST(test_ev_flood_capture)
+{
+	ev_capture(ev_chans[_i], true);
+}
+END_TEST
+
+START_TEST(test_ev_trickle_capture)
+{
+	ev_capture(ev_chans[_i], false);
+}
+END_TEST
+
+/* The fd row of @pid whose @side ("read", "write") made calls on a @kind, in stat's JSON. */
+static json_object *ev_fd_row(json_object *doc, pid_t pid, const char *kind, const char *side)
+{
+	json_object *procs = jmember(doc, "processes"), *found = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		json_object *p = json_object_array_get_idx(procs, i), *fds;
+
+		if (jint(p, "pid") != pid)
+			continue;
+		fds = jmember(p, "fds");
+		for (size_t k = 0; k < json_object_array_length(fds); k++) {
+			json_object *fd = json_object_array_get_idx(fds, k);
+
+			if (!strcmp(jstr(fd, "kind"), kind) && jint(jmember(fd, side), "ops") > 0) {
+				ck_assert_msg(!found, "two %s rows of %d with %s calls", kind,
+					      (int)pid, side);
+				found = fd;
+			}
+		}
+	}
+	ck_assert_msg(found != NULL, "no %s row of %d with %s calls in:\n%.3000s", kind, (int)pid,
+		      side, json_object_to_json_string(procs));
+	return found;
+}
+
+/*
+ * stat: the EAGAIN count of each fd side, exactly the workload's, from the
+ * kernel's sums (the default) and from a record per call (--no-bpf).
+ */
+START_TEST(test_ev_stat_again)
+{
+	const char *kind = ev_chans[_i / 2 % 3];
+	bool flood = _i % 2 == 0;
+	char *argv[10] = { IPCPERF_PATH, "stat", "--json" };
+	size_t n = 3;
+	struct output o;
+	json_object *doc, *w, *r;
+	pid_t prod, cons;
+	int64_t pa, pw, ca, cw;
+
+	if (_i >= 6)
+		argv[n++] = "--no-bpf";
+	argv[n++] = "--";
+	argv[n++] = FLOWWORK_PATH;
+	argv[n++] = flood ? "evflood" : "evtrickle";
+	argv[n++] = (char *)kind;
+	argv[n++] = "-v";
+	run(argv, &o);
+	ck_assert_msg(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0,
+		      "ipcperf stat: %s; stderr:\n%.2000s", status_str(o.status), o.err);
+	doc = parse_json(o.out, o.out_len, "ipcperf stat --json");
+	prod = role_pid(o.err, "producer");
+	cons = role_pid(o.err, "consumer");
+	ev_said(o.err, "producer", &pa, &pw);
+	ev_said(o.err, "consumer", &ca, &cw);
+	w = ev_fd_row(doc, prod, kind, "write");
+	r = ev_fd_row(doc, cons, kind, "read");
+	ck_assert_int_eq(jint(jmember(w, "write"), "again"), pa);
+	ck_assert_int_eq(jint(jmember(w, "write"), "errors"), pa);
+	ck_assert_int_eq(jint(jmember(w, "write"), "bytes"), flood ? 1048576 : 3200);
+	ck_assert_int_eq(jint(jmember(r, "read"), "again"), ca);
+	ck_assert_int_eq(jint(jmember(r, "read"), "errors"), ca);
+	ck_assert_int_eq(jint(jmember(r, "read"), "bytes"), flood ? 1048576 : 3200);
+	ck_assert_int_gt(flood ? pa : ca, 0);
+	ck_assert_int_eq(jint(doc, "lost_events"), 0);
+	json_object_put(doc);
+	output_free(&o);
+}
+END_TEST
+
 Suite *flowlive_suite(void)
 {
 	Suite *s = suite_create("flowlive");
@@ -1122,6 +1332,17 @@ Suite *flowlive_suite(void)
 	tcase_add_test(tc, test_shell_pipeline);
 	tcase_add_test(tc, test_bottleneck_chain);
 	tcase_add_test(tc, test_preconnected);
+	suite_add_tcase(s, tc);
+	/* Event loops: each channel kind, live and from a capture; stat's EAGAIN counts. */
+	tc = tcase_create("evloop");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_ev_flood, 0, 3);
+	tcase_add_loop_test(tc, test_ev_trickle, 0, 3);
+	tcase_add_loop_test(tc, test_poll_flood, 0, 3);
+	tcase_add_loop_test(tc, test_poll_trickle, 0, 3);
+	tcase_add_loop_test(tc, test_ev_flood_capture, 0, 3);
+	tcase_add_loop_test(tc, test_ev_trickle_capture, 0, 3);
+	tcase_add_loop_test(tc, test_ev_stat_again, 0, 12);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1540,6 +1541,314 @@ START_TEST(test_exec_then_fd_reuse)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ event loops */
+
+/* A call of @pid's event loop: @name of class @cls, args @a0..@a2, returning @ret. */
+static void ev_call(pid_t pid, const char *name, int nr, enum ipcperf_sc_class cls, int fd,
+		    uint64_t a1, uint64_t a2, int64_t ret, uint64_t start, uint64_t end,
+		    uint64_t blocked)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = pid, .nr = nr, .name = name,
+		.cls = cls, .fd = fd, .ret = ret, .nr_args = 4, .blocked_ns = blocked,
+		.off_cpu_ns = blocked, .switches = blocked ? 1 : 0,
+	};
+
+	ev.args[0] = (uint64_t)(fd < 0 ? 0 : fd);
+	ev.args[1] = a1;
+	ev.args[2] = a2;
+	ev.args[3] = 0x7ffd2000;	/* the struct epoll_event, in user memory */
+	feed(&ev);
+}
+
+static void ep_create(pid_t pid, int epfd, uint64_t at)
+{
+	ev_call(pid, "epoll_create1", SYS_epoll_create1, IPCPERF_SC_FD_NEW, -1, 0, 0, epfd, at,
+		at + 100, 0);
+}
+
+/* epoll_ctl(@epfd, @op, @fd, ...) = 0 */
+static void ep_ctl(pid_t pid, int epfd, int op, int fd, uint64_t at)
+{
+	ev_call(pid, "epoll_ctl", SYS_epoll_ctl, IPCPERF_SC_FD_OTHER, epfd, (uint64_t)op,
+		(uint64_t)fd, 0, at, at + 100, 0);
+}
+
+/* epoll_pwait(@epfd, ...) = @ready, asleep @blocked of [start, end] */
+static void ep_wait(pid_t pid, int epfd, int64_t ready, uint64_t start, uint64_t end,
+		    uint64_t blocked)
+{
+	ev_call(pid, "epoll_pwait", SYS_epoll_pwait, IPCPERF_SC_WAIT, epfd, 0x7ffd3000, 8, ready,
+		start, end, blocked);
+}
+
+/* Refusals: 3 writes found the pipe full, 1 read found it empty; they move nothing. */
+START_TEST(test_again_counts)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 80, 65536);
+	name_pipe(20, 3, 80, 65536);
+	rd(20, 3, -EAGAIN, 100, 200);
+	wr(10, 4, 100, 300, 400);
+	wr(10, 4, -EAGAIN, 500, 600);
+	wr(10, 4, -EAGAIN, 700, 800);
+	wr(10, 4, -EAGAIN, 900, 1000);
+	rd(20, 3, 100, 1100, 1200);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.write_again, 3);
+	ck_assert_uint_eq(r->f.read_again, 1);
+	ck_assert_uint_eq(r->f.writes, 1);
+	ck_assert_uint_eq(r->f.bytes_read, 100);
+	ck_assert_uint_eq(r->f.write_waits + r->f.read_waits, 0);
+	/* refused 3 > 2 x 1: the writer was held back, though nobody slept */
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
+/* @w writes and @r reads refused on a pipe where 100 bytes went through: the verdict. */
+static enum ipcperf_verdict verdict_for_again(unsigned int w, unsigned int r)
+{
+	uint64_t t = 1000;
+
+	name_pipe(10, 4, 81, 65536);
+	name_pipe(20, 3, 81, 65536);
+	wr(10, 4, 100, t, t + 100);
+	for (unsigned int i = 0; i < w; i++, t += 200)
+		wr(10, 4, -EAGAIN, t + 200, t + 300);
+	for (unsigned int i = 0; i < r; i++, t += 200)
+		rd(20, 3, -EAGAIN, t + 200, t + 300);
+	rd(20, 3, 100, t + 200, t + 300);
+	return only_flow()->f.verdict;
+}
+
+START_TEST(test_again_verdict_edge)
+{
+	/* 2 is not more than twice 1 */
+	ck_assert_int_eq(verdict_for_again(2, 1), IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+START_TEST(test_again_verdict_starved)
+{
+	ck_assert_int_eq(verdict_for_again(1, 3), IPCPERF_VERDICT_CONSUMER_STARVED);
+}
+END_TEST
+
+START_TEST(test_again_verdict_no_refusal)
+{
+	ck_assert_int_eq(verdict_for_again(0, 0), IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+/*
+ * Writer 10 waits for room on fd 4 (its epoll fd 5), reader 20 for bytes on
+ * fd 3 (its epoll fd 6); each wait goes to the first call on a watched fd
+ * after it, once.
+ */
+START_TEST(test_waits_put_on_ready_fds)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 82, 65536);
+	name_pipe(20, 3, 82, 65536);
+	name_pipe(20, 7, 83, 65536);	/* another pipe 20 reads, not watched */
+	ep_create(10, 5, 100);
+	ep_ctl(10, 5, EPOLL_CTL_ADD, 4, 200);
+	ep_create(20, 6, 300);
+	ep_ctl(20, 6, EPOLL_CTL_ADD, 3, 400);
+	wr(10, 4, -EAGAIN, 1000, 1100);
+	ep_wait(10, 5, 1, 1200, 1200 + 8 * MS, 8 * MS);
+	wr(10, 4, 100, 9 * MS, 9 * MS + 100);
+	wr(10, 4, 100, 9 * MS + 200, 9 * MS + 300);	/* not a second wait */
+	ep_wait(20, 6, 1, 500, 10 * MS, 5 * MS);
+	rd(20, 7, -EAGAIN, 10 * MS + 100, 10 * MS + 200);	/* not in the set */
+	rd(20, 3, 200, 10 * MS + 300, 10 * MS + 400);
+	rd(20, 3, -EAGAIN, 10 * MS + 500, 10 * MS + 600);
+	ck_assert_uint_eq(snapshot(), 2);
+	r = flow_of(82);
+	ck_assert_uint_eq(r->f.write_wait_ns, 8 * MS);
+	ck_assert_uint_eq(r->f.write_waits, 1);
+	ck_assert_uint_eq(r->f.read_wait_ns, 5 * MS);
+	ck_assert_uint_eq(r->f.read_waits, 1);
+	ck_assert_uint_eq(r->f.write_again, 1);
+	ck_assert_uint_eq(r->f.read_again, 1);
+	/* the waits are not blocked time in the calls */
+	ck_assert_uint_eq(r->f.writer_blocked_ns, 0);
+	ck_assert_uint_eq(r->f.reader_blocked_ns, 0);
+	/* W = 8 ms is not more than twice R = 5 ms; 1 refusal each */
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
+	r = flow_of(83);
+	ck_assert_uint_eq(r->f.read_waits, 0);
+	ck_assert_uint_eq(r->f.read_again, 1);
+}
+END_TEST
+
+/*
+ * The writer, refused, waits for room each time, 3 ms, and the reader takes
+ * 100 bytes after each: backpressure, with no time blocked in the calls.
+ * Refusals alone would say balanced: 4 writes and 4 reads refused.
+ */
+START_TEST(test_waits_verdict_backpressure)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 84, 65536);
+	name_pipe(20, 3, 84, 65536);
+	ep_create(10, 5, 100);
+	ep_ctl(10, 5, EPOLL_CTL_ADD, 4, 200);
+	for (uint64_t i = 0; i < 4; i++) {
+		uint64_t t = 1000 + i * 10 * MS;
+
+		wr(10, 4, -EAGAIN, t, t + 100);
+		ep_wait(10, 5, 1, t + 200, t + 3 * MS + 200, 3 * MS);
+		wr(10, 4, 100, t + 3 * MS + 300, t + 3 * MS + 400);
+		rd(20, 3, 100, t + 4 * MS, t + 4 * MS + 100);
+		rd(20, 3, -EAGAIN, t + 4 * MS + 200, t + 4 * MS + 300);
+	}
+	r = only_flow();
+	ck_assert_uint_eq(r->f.write_wait_ns, 12 * MS);
+	ck_assert_uint_eq(r->f.write_waits, 4);
+	ck_assert_uint_eq(r->f.write_again, 4);
+	ck_assert_uint_eq(r->f.read_again, 4);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
+/*
+ * A relay: poll (no fd set known) says its input is readable; it reads it,
+ * then writes its output. The wait goes to the read only: the write was not
+ * refused before, so it did not wait for room.
+ */
+START_TEST(test_waits_poll_and_unrefused_write)
+{
+	name_pipe(10, 4, 89, 65536);	/* into the relay */
+	name_pipe(20, 3, 89, 65536);
+	name_pipe(20, 5, 90, 65536);	/* out of it */
+	name_pipe(30, 3, 90, 65536);
+	wr(10, 4, 100, 100, 200);
+	ev_call(20, "poll", SYS_poll, IPCPERF_SC_WAIT, -1, 2, 1000, 1, 50, 4 * MS, 4 * MS);
+	rd(20, 3, 100, 4 * MS + 100, 4 * MS + 200);
+	wr(20, 5, 100, 4 * MS + 300, 4 * MS + 400);
+	rd(30, 3, 100, 4 * MS + 500, 4 * MS + 600);
+	/* refused, it waits again (ppoll): the next write is the one the room was for */
+	wr(20, 5, -EAGAIN, 5 * MS, 5 * MS + 100);
+	ev_call(20, "ppoll", SYS_ppoll, IPCPERF_SC_WAIT, -1, 1, 0, 1, 5 * MS + 200, 7 * MS,
+		MS);
+	wr(20, 5, 100, 7 * MS + 100, 7 * MS + 200);
+	rd(30, 3, 100, 7 * MS + 300, 7 * MS + 400);
+	ck_assert_uint_eq(snapshot(), 2);
+	ck_assert_uint_eq(flow_of(89)->f.read_waits, 1);
+	ck_assert_uint_eq(flow_of(89)->f.read_wait_ns, 4 * MS);
+	ck_assert_int_eq(flow_of(89)->f.verdict, IPCPERF_VERDICT_CONSUMER_STARVED);
+	ck_assert_uint_eq(flow_of(90)->f.write_waits, 1);
+	ck_assert_uint_eq(flow_of(90)->f.write_wait_ns, MS);
+	ck_assert_uint_eq(flow_of(90)->f.write_again, 1);
+	ck_assert_int_eq(flow_of(90)->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
+/*
+ * A relay (socat) that selects on its output before writing: never
+ * refused, it waits 3 ms for room on a full channel while its reader is
+ * slow. The wait goes to its next write, the channel having been full
+ * during it: backpressure, not balanced.
+ */
+START_TEST(test_waits_select_room_while_full)
+{
+	name_pipe(20, 5, 90, 1000);	/* out of the relay */
+	name_pipe(30, 3, 90, 1000);
+	wr(20, 5, 1000, 100, 200);	/* full */
+	ev_call(20, "select", SYS_select, IPCPERF_SC_WAIT, -1, 6, 0x7ffd3000, 1, 300,
+		3 * MS + 300, 3 * MS);
+	rd(30, 3, 1000, 3 * MS, 3 * MS + 100);	/* room at last */
+	wr(20, 5, 100, 3 * MS + 400, 3 * MS + 500);
+	rd(30, 3, 100, 3 * MS + 600, 3 * MS + 700);
+	ck_assert_uint_eq(snapshot(), 1);
+	ck_assert_uint_eq(flow_of(90)->f.write_again, 0);
+	ck_assert_uint_eq(flow_of(90)->f.write_waits, 1);
+	ck_assert_uint_eq(flow_of(90)->f.write_wait_ns, 3 * MS);
+	ck_assert_uint_eq(flow_of(90)->f.read_waits, 0);
+	ck_assert_int_eq(flow_of(90)->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
+/* A timeout (0 ready) or an error readies nothing; a fd taken out of the set is not waited for. */
+START_TEST(test_waits_timeout_and_del)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 85, 65536);
+	name_pipe(20, 3, 85, 65536);
+	ep_create(20, 6, 100);
+	ep_ctl(20, 6, EPOLL_CTL_ADD, 3, 200);
+	wr(10, 4, 300, 300, 400);
+	ep_wait(20, 6, 0, 500, 3 * MS, 2 * MS);
+	rd(20, 3, 100, 3 * MS + 100, 3 * MS + 200);
+	ep_wait(20, 6, -EINTR, 4 * MS, 6 * MS, 2 * MS);
+	rd(20, 3, 100, 6 * MS + 100, 6 * MS + 200);
+	ep_ctl(20, 6, EPOLL_CTL_DEL, 3, 7 * MS);
+	ep_wait(20, 6, 1, 8 * MS, 10 * MS, 2 * MS);
+	rd(20, 3, 100, 10 * MS + 100, 10 * MS + 200);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.read_waits, 0);
+	ck_assert_uint_eq(r->f.read_wait_ns, 0);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+/*
+ * An epoll fd made before the capture (no epoll_create seen): its set is not
+ * known, so it watches any fd. A close takes a fd out of a known set.
+ */
+START_TEST(test_waits_unknown_set_and_close)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 86, 65536);
+	name_pipe(20, 3, 86, 65536);
+	wr(10, 4, 300, 100, 200);
+	ep_wait(20, 9, 1, 300, 4 * MS, 3 * MS);	/* epoll fd 9: from before */
+	rd(20, 3, 100, 4 * MS + 100, 4 * MS + 200);
+	ep_create(20, 6, 5 * MS);
+	ep_ctl(20, 6, EPOLL_CTL_ADD, 11, 5 * MS + 200);
+	do_close(20, 11, 5 * MS + 400);
+	name_pipe(20, 11, 88, 65536);	/* fd 11 again, not added again */
+	ep_ctl(20, 6, EPOLL_CTL_ADD, 12, 5 * MS + 600);
+	ep_wait(20, 6, 1, 6 * MS, 9 * MS, 3 * MS);
+	rd(20, 11, -EAGAIN, 9 * MS + 50, 9 * MS + 60);
+	rd(20, 3, 100, 9 * MS + 100, 9 * MS + 200);	/* 3 is not in 6's set */
+	ck_assert_uint_eq(snapshot(), 2);
+	ck_assert_uint_eq(flow_of(88)->f.read_waits, 0);
+	ck_assert_uint_eq(flow_of(88)->f.read_again, 1);
+	r = flow_of(86);
+	ck_assert_uint_eq(r->f.read_waits, 1);
+	ck_assert_uint_eq(r->f.read_wait_ns, 3 * MS);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_CONSUMER_STARVED);
+}
+END_TEST
+
+/*
+ * Non-blocking ends, nobody asleep, one read refused: the pipe sat full
+ * (at capacity from 200 to the last call's end, 9 ms + 100, of a life from 50) decides
+ * backpressure before the refused read would say consumer-starved.
+ */
+START_TEST(test_full_channel_is_backpressure)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 87, 1000);
+	name_pipe(20, 3, 87, 1000);
+	rd(20, 3, -EAGAIN, 50, 60);
+	wr(10, 4, 1000, 100, 200);
+	rd(20, 3, 1000, 9 * MS, 9 * MS + 100);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.full_ns, 9 * MS - 100);
+	ck_assert_uint_eq(r->f.read_again, 1);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+}
+END_TEST
+
 Suite *flows_suite(void)
 {
 	Suite *s = suite_create("flows");
@@ -1598,6 +1907,21 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_verdict_edge_twice);
 	tcase_add_test(tc, test_verdict_edge_twice_readers);
 	tcase_add_test(tc, test_blocked_time_sums);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("evloop");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_again_counts);
+	tcase_add_test(tc, test_again_verdict_edge);
+	tcase_add_test(tc, test_again_verdict_starved);
+	tcase_add_test(tc, test_again_verdict_no_refusal);
+	tcase_add_test(tc, test_waits_put_on_ready_fds);
+	tcase_add_test(tc, test_waits_verdict_backpressure);
+	tcase_add_test(tc, test_waits_poll_and_unrefused_write);
+	tcase_add_test(tc, test_waits_select_room_while_full);
+	tcase_add_test(tc, test_waits_timeout_and_del);
+	tcase_add_test(tc, test_waits_unknown_set_and_close);
+	tcase_add_test(tc, test_full_channel_is_backpressure);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("api");

@@ -31,7 +31,7 @@ START_TEST(test_stats_events)
 	{
 		IPCPERF_OPTS(ipcperf_stats_events_opts, o, .recording = true, .flows = true);
 		ck_assert_int_eq(ipcperf_stats__events(&o), EV_IO_FDS | EV_SCHED_TASK |
-				 IPCPERF_EV_BLOCKED | IPCPERF_EV_SCHED_TOTALS);
+				 IPCPERF_EV_BLOCKED | IPCPERF_EV_WAITS | IPCPERF_EV_SCHED_TOTALS);
 	}
 	{
 		IPCPERF_OPTS(ipcperf_stats_events_opts, o, .running_view = true);
@@ -42,7 +42,7 @@ START_TEST(test_stats_events)
 		IPCPERF_OPTS(ipcperf_stats_events_opts, o, .every_syscall = true, .recording = true,
 			     .flows = true, .running_view = true);
 		ck_assert_int_eq(ipcperf_stats__events(&o), IPCPERF_EV_ALL_SYSCALLS | EV_SCHED_TASK |
-				 IPCPERF_EV_BLOCKED);
+				 IPCPERF_EV_BLOCKED | IPCPERF_EV_WAITS);
 	}
 	ck_assert_int_eq(ipcperf_stats__events(&bad), -EINVAL);
 }

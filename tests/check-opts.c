@@ -253,7 +253,7 @@ START_TEST(test_unknown_events)
 
 	opts.events = 1u << 20;
 	EXPECT_EINVAL(&opts, "events");
-	opts.events = IPCPERF_EV__ALL | 1u << 8;
+	opts.events = IPCPERF_EV__ALL | 1u << 9;
 	EXPECT_EINVAL(&opts, "events");
 }
 END_TEST

@@ -967,6 +967,9 @@ START_TEST(test_sum_eagain)
 
 	/* the loader's reads succeed: the 4 EAGAIN are all the read errors */
 	ck_assert_msg(rd.errors == 4, "read errors: %" PRId64 ", expected 4 (EAGAIN)", rd.errors);
+	/* and the fd's side counts them as refusals, the kernel's sums as a record per call */
+	ck_assert_int_eq(jint(jget(found[0].rows[0], "read", json_type_object), "again"), 4);
+	ck_assert_int_eq(jint(jget(found[0].rows[1], "write", json_type_object), "again"), 0);
 	json_object_put(doc);
 }
 END_TEST

@@ -124,6 +124,39 @@
  *		bytes with 4096-byte reads. P waits for C and exits.
  *		  flow socket:[C's end] C -> P: 5000 bytes
  *		EOF on stdin instead of the byte: exit 3.
+ *
+ * Event loops: CHAN is pipe, unix (socketpair, stream) or tcp (127.0.0.1,
+ * C connects to P, both buffers set to 32768 so that the channel fills).
+ * Both ends are non-blocking and each process waits in epoll_wait on its
+ * own epoll fd (level-triggered): the producer C for EPOLLOUT on the
+ * writing end, the consumer P for EPOLLIN on the reading end. At its end,
+ * each says what it was refused and how many of its waits returned ready:
+ *   flowwork: again role=ROLE again=N waits=W
+ * Every wait that returns is followed by a read or write on the fd.
+ *
+ * evflood CHAN	C (role producer) writes 1 MiB in writes of 16384 bytes
+ *		as fast as it can: refused (EAGAIN, counted), it waits in
+ *		epoll for room, once per refusal (waits == again). P (role
+ *		consumer) starts SETTLE_MS + 50 ms after C, and then, until it
+ *		has 1 MiB, waits in epoll (the channel is never empty: no
+ *		sleep there), reads once (at most 16384 bytes) and sleeps
+ *		2 ms: >= 64 rounds, C waits in epoll >= 100 ms.
+ *		  flow CHAN C -> P: 1048576 bytes, write_again = C's again > 0,
+ *		  write_waits = C's waits, read_again, read_waits = P's,
+ *		  verdict backpressure
+ *
+ * evtrickle CHAN	C (role producer) writes 32 x 100 bytes, one write each,
+ *		20 ms apart, never refused and never waiting. P (role
+ *		consumer), until it has 3200 bytes, waits in epoll (~20 ms
+ *		each time) and reads with 4096-byte reads until one is
+ *		refused (EAGAIN, counted).
+ *		  flow CHAN C -> P: 3200 bytes, write_again = write_waits = 0,
+ *		  read_again = P's again > 0, read_waits = P's waits,
+ *		  verdict consumer-starved
+ *
+ * pollflood CHAN, polltrickle CHAN
+ *		The same, each process waiting in poll() on its one fd
+ *		(POLLOUT, POLLIN) instead of epoll: no epoll fd.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -659,11 +692,263 @@ static int preconnected(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ event loops */
+
+#define EV_TOTAL (1024 * 1024)
+#define EV_CHUNK 16384
+#define EV_SOCKBUF 32768
+#define TRICKLE_WRITES 32
+#define TRICKLE_BYTES 100
+
+/* An event-loop channel: after ev_chan_split(), the process's own end. */
+struct evchan {
+	const char *kind;
+	int rd, wr, ls;
+	struct sockaddr_in a;
+};
+
+static void set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		die("O_NONBLOCK on %d: %s", fd, strerror(errno));
+}
+
+static void set_buf(int fd, int opt)
+{
+	int v = EV_SOCKBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v)) < 0)
+		die("setsockopt(%d): %s", fd, strerror(errno));
+}
+
+/* Before the fork: the pipe, the socketpair, or P's listening socket. */
+static void ev_chan_make(struct evchan *ch, const char *kind)
+{
+	socklen_t alen = sizeof(ch->a);
+	int sv[2];
+
+	ch->kind = kind ? kind : "?";
+	ch->rd = ch->wr = ch->ls = -1;
+	if (!strcmp(ch->kind, "pipe")) {
+		make_pipe(sv);
+	} else if (!strcmp(ch->kind, "unix")) {
+		make_socketpair(SOCK_STREAM, sv);
+	} else if (!strcmp(ch->kind, "tcp")) {
+		ch->a = (struct sockaddr_in){ .sin_family = AF_INET,
+					      .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		ch->ls = socket(AF_INET, SOCK_STREAM, 0);
+		if (ch->ls < 0)
+			die("socket: %s", strerror(errno));
+		set_buf(ch->ls, SO_RCVBUF);
+		if (bind(ch->ls, (struct sockaddr *)&ch->a, sizeof(ch->a)) < 0 ||
+		    listen(ch->ls, 1) < 0 || getsockname(ch->ls, (struct sockaddr *)&ch->a, &alen) < 0)
+			die("listen on 127.0.0.1: %s", strerror(errno));
+		return;
+	} else {
+		die("channel '%s': want pipe, unix or tcp", ch->kind);
+	}
+	ch->rd = sv[0];
+	ch->wr = sv[1];
+}
+
+/* After the fork: the producer keeps (or connects) the writing end, the consumer the reading one. */
+static void ev_chan_split(struct evchan *ch, bool producer)
+{
+	if (ch->ls >= 0 && producer) {
+		xclose(ch->ls);
+		ch->wr = socket(AF_INET, SOCK_STREAM, 0);
+		if (ch->wr < 0)
+			die("socket: %s", strerror(errno));
+		set_buf(ch->wr, SO_SNDBUF);
+		if (connect(ch->wr, (struct sockaddr *)&ch->a, sizeof(ch->a)) < 0)
+			die("connect: %s", strerror(errno));
+	} else if (ch->ls >= 0) {
+		ch->rd = accept(ch->ls, NULL, NULL);
+		if (ch->rd < 0)
+			die("accept: %s", strerror(errno));
+		xclose(ch->ls);
+	} else {
+		xclose(producer ? ch->rd : ch->wr);
+	}
+	set_nonblock(producer ? ch->wr : ch->rd);
+}
+
+/* poll() in place of epoll (pollflood, polltrickle): the one fd and what it waits for. */
+static bool use_poll;
+static struct pollfd poll_on;
+
+/* An epoll fd watching @fd for @events (with use_poll: -1, the fd kept for poll()). */
+static int ev_epoll(int fd, uint32_t events)
+{
+	int ep;
+
+	if (use_poll) {
+		poll_on = (struct pollfd){ .fd = fd, .events = events == EPOLLIN ? POLLIN : POLLOUT };
+		return -1;
+	}
+	ep = epoll_create1(0);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &(struct epoll_event){ .events = events }) < 0)
+		die("epoll: %s", strerror(errno));
+	return ep;
+}
+
+/* Wait in epoll until the fd is ready; @return 1 (the waits that returned it). */
+static unsigned int ev_wait(int ep)
+{
+	struct epoll_event e;
+	int n;
+
+	while ((n = use_poll ? poll(&poll_on, 1, -1) : epoll_wait(ep, &e, 1, -1)) < 0)
+		if (errno != EINTR)
+			die("%s: %s", use_poll ? "poll" : "epoll_wait", strerror(errno));
+	if (n != 1)
+		die("epoll_wait returned %d", n);
+	return 1;
+}
+
+static void ev_said(const char *name, unsigned int again, unsigned int waits)
+{
+	if (verbose)
+		fprintf(stderr, "flowwork: again role=%s again=%u waits=%u\n", name, again, waits);
+}
+
+/* C of evflood: 1 MiB as fast as the channel takes it, waiting for room when refused. */
+static void flood_producer(int fd, int ep)
+{
+	static char buf[EV_CHUNK];
+	unsigned int again = 0, waits = 0;
+	size_t left = EV_TOTAL;
+
+	memset(buf, 'f', sizeof(buf));
+	while (left) {
+		ssize_t n = write(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
+
+		if (n < 0 && errno == EAGAIN) {
+			again++;
+			waits += ev_wait(ep);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("write(%d): %s", fd, n < 0 ? strerror(errno) : "returned 0");
+		left -= (size_t)n;
+	}
+	ev_said("producer", again, waits);
+}
+
+/* P of evflood: a wait, one read, 2 ms of work, until 1 MiB came. */
+static void flood_consumer(int fd, int ep)
+{
+	static char buf[EV_CHUNK];
+	unsigned int again = 0, waits = 0;
+	size_t left = EV_TOTAL;
+
+	while (left) {
+		ssize_t n;
+
+		waits += ev_wait(ep);
+		n = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
+		if (n < 0 && errno == EAGAIN)
+			again++;
+		else if (n <= 0 && !(n < 0 && errno == EINTR))
+			die("read(%d): %s", fd, n < 0 ? strerror(errno) : "EOF");
+		else if (n > 0)
+			left -= (size_t)n;
+		sleep_ms(2);
+	}
+	ev_said("consumer", again, waits);
+}
+
+/* C of evtrickle: 32 writes of 100 bytes, 20 ms apart. */
+static void trickle_producer(int fd)
+{
+	char msg[TRICKLE_BYTES];
+
+	memset(msg, 's', sizeof(msg));
+	for (int i = 0; i < TRICKLE_WRITES; i++) {
+		if (i)
+			sleep_ms(20);
+		if (write_all(fd, msg, sizeof(msg)) != 1)
+			die("a %zu-byte write was refused or split", sizeof(msg));
+	}
+	ev_said("producer", 0, 0);
+}
+
+/* P of evtrickle: wait, then read until the channel is empty (refused). */
+static void trickle_consumer(int fd, int ep)
+{
+	char buf[4096];
+	unsigned int again = 0, waits = 0;
+	size_t left = TRICKLE_WRITES * TRICKLE_BYTES;
+
+	while (left) {
+		waits += ev_wait(ep);
+		for (;;) {
+			ssize_t n = read(fd, buf, sizeof(buf));
+
+			if (n < 0 && errno == EAGAIN) {
+				again++;
+				break;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0 || (size_t)n > left)
+				die("read(%d): %s", fd, n < 0 ? strerror(errno) : "EOF or too much");
+			left -= (size_t)n;
+		}
+	}
+	ev_said("consumer", again, waits);
+}
+
+static int evloop(const char *kind, bool flood)
+{
+	struct evchan ch;
+	pid_t c;
+	int ep;
+
+	ev_chan_make(&ch, kind);
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		ev_chan_split(&ch, true);
+		ep = ev_epoll(ch.wr, EPOLLOUT);
+		sleep_ms(SETTLE_MS);
+		if (flood)
+			flood_producer(ch.wr, ep);
+		else
+			trickle_producer(ch.wr);
+		sleep_ms(SETTLE_MS);
+		xclose(ch.wr);
+		if (ep >= 0)
+			xclose(ep);
+		_exit(0);
+	}
+	role("consumer");
+	ev_chan_split(&ch, false);
+	ep = ev_epoll(ch.rd, EPOLLIN);
+	sleep_ms(SETTLE_MS + (flood ? 50 : 0));
+	if (flood)
+		flood_consumer(ch.rd, ep);
+	else
+		trickle_consumer(ch.rd, ep);
+	sleep_ms(SETTLE_MS);
+	xclose(ch.rd);
+	if (ep >= 0)
+		xclose(ep);
+	wait_child(c);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: flowwork backpressure|starved|bigwrite|idle|unix-rr|tcp|pipes|preconnected [-v]\n"
 			"       flowwork producer BYTES [-v]\n"
-			"       flowwork consumer [-v]\n");
+			"       flowwork consumer [-v]\n"
+			"       flowwork evflood|evtrickle|pollflood|polltrickle pipe|unix|tcp [-v]\n");
 	return 2;
 }
 
@@ -706,5 +991,14 @@ int main(int argc, char **argv)
 		return consumer();
 	if (!strcmp(scenario, "preconnected"))
 		return preconnected();
+	if (!strcmp(scenario, "evflood"))
+		return evloop(arg, true);
+	if (!strcmp(scenario, "evtrickle"))
+		return evloop(arg, false);
+	use_poll = true;
+	if (!strcmp(scenario, "pollflood"))
+		return evloop(arg, true);
+	if (!strcmp(scenario, "polltrickle"))
+		return evloop(arg, false);
 	return usage();
 }

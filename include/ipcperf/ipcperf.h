@@ -86,6 +86,7 @@ enum ipcperf_sc_class {
 	 * Since 0.2.
 	 */
 	IPCPERF_SC_MOVE,
+	IPCPERF_SC_WAIT,	/**< waits for fds to be ready: epoll_wait, epoll_pwait, epoll_pwait2, poll, ppoll, select, pselect6 (since 0.2) */
 };
 
 /** Bytes of a task's name (comm) with its NUL: the kernel's TASK_COMM_LEN. Since 0.2. */
@@ -315,7 +316,14 @@ enum ipcperf_event_set {
 	 * record per call. Since 0.2.
 	 */
 	IPCPERF_EV_SCHED_TOTALS = 1u << 7,
-	IPCPERF_EV__ALL = 0xff,
+	/**
+	 * The calls of an event loop: epoll_ctl (which fds each epoll fd
+	 * watches) and the waits (IPCPERF_SC_WAIT: epoll_wait, epoll_pwait,
+	 * epoll_pwait2, poll, ppoll, select, pselect6), for flows to put the
+	 * time waited on the fds that became ready. Since 0.2.
+	 */
+	IPCPERF_EV_WAITS = 1u << 8,
+	IPCPERF_EV__ALL = 0x1ff,
 };
 
 /**
@@ -934,6 +942,11 @@ struct ipcperf_io {
 	uint64_t time_ns;	/**< total time in the calls */
 	struct ipcperf_lat lat_ns;
 	uint64_t msgs;		/**< sendmmsg/recvmmsg: messages moved (their bytes are unknown) */
+	/**
+	 * Calls refused with EAGAIN (EWOULDBLOCK): a non-blocking fd found
+	 * empty (read) or full (write). Also counted in errors. Since 0.2.
+	 */
+	uint64_t again;
 };
 
 /**
@@ -1245,7 +1258,8 @@ struct ipcperf_stats_events_opts {
  * I/O and fd calls at the end of a live run): the I/O and fd calls, through
  * raw_syscalls with a kernel filter unless recording (half the cost of their
  * own tracepoints on recent kernels), or every syscall; scheduling and task
- * events; switch records for flows; kernel-counted scheduling totals unless
+ * events; switch records for flows; the epoll calls (IPCPERF_EV_WAITS) for
+ * flows and recordings; kernel-counted scheduling totals unless
  * there is a running view. Pure. Since 0.2.
  * @return the enum ipcperf_event_set bits (> 0); -EINVAL (bad sz).
  */
@@ -1417,6 +1431,23 @@ struct ipcperf_flow {
 	 * and a server talking both ways) is cut at its smallest pid.
 	 */
 	unsigned stage;
+	/**
+	 * Since 0.2, non-blocking ends: writes refused with EAGAIN (the channel
+	 * was full) and reads that found it empty (EAGAIN).
+	 */
+	uint64_t write_again, read_again;
+	/**
+	 * Since 0.2, event loops (IPCPERF_EV_WAITS): the time asleep in
+	 * waits (epoll, poll, select) that ended with this channel ready, and
+	 * how many such waits. A wait that returned ready fds is put on each
+	 * fd of its set (for poll, select and an epoll fd made before the
+	 * capture: any fd) that its thread then reads, or writes after a write
+	 * on it was refused (EAGAIN) or while its channel was full during the
+	 * wait, first before its next wait: the reader waited for bytes, the
+	 * writer for room.
+	 */
+	uint64_t write_wait_ns, read_wait_ns;
+	uint64_t write_waits, read_waits;
 };
 
 /**
