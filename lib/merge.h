@@ -22,6 +22,7 @@ enum ipp_mrec_type {
 	IPP_MREC_KFD = 0x10001u,	/* an fd identity record (struct ipp_fdid_rec) */
 	IPP_MREC_KCALL,			/* a call paired in the kernel (struct ipp_call_rec) */
 	IPP_MREC_KSCHED,		/* a thread's counted scheduling (struct ipp_sched_rec) */
+	IPP_MREC_KARGS,			/* a call's user memory (struct ipp_args_rec) */
 };
 
 struct ipp_mrec {

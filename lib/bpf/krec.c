@@ -42,6 +42,7 @@ const char *ipp_fdid_rec__what_name(unsigned int what)
 	case IPP_FDID_IO: return "io";
 	case IPP_FDID_CALL: return "call";
 	case IPP_FDID_SCHED: return "sched";
+	case IPP_FDID_ARGS: return "args";
 	default: return "?";
 	}
 }

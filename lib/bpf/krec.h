@@ -3,7 +3,8 @@
  * The header every record of the BPF programs (fdid.bpf.c) starts with, in
  * the RAW data of a bpf-output sample: version, size, what (the kind of
  * record, which says its type: struct ipp_fdid_rec in fdid-rec.h,
- * struct ipp_call_rec in call-rec.h, struct ipp_sched_rec in sched-rec.h),
+ * struct ipp_call_rec in call-rec.h, struct ipp_sched_rec in sched-rec.h,
+ * struct ipp_args_rec in args-rec.h),
  * flags, pid and tid. Both the programs and userspace include it.
  */
 #ifndef IPCPERF_KREC_H
@@ -22,6 +23,7 @@ enum ipp_fdid_what {
 	IPP_FDID_IO = 3,	/* a read/write-family call used fd: its object (IO size record) */
 	IPP_FDID_CALL = 4,	/* a whole system call, paired in the kernel (struct ipp_call_rec) */
 	IPP_FDID_SCHED = 5,	/* a thread's switches and wakeups, counted in the kernel (struct ipp_sched_rec) */
+	IPP_FDID_ARGS = 6,	/* the user memory of a call's arguments (struct ipp_args_rec) */
 };
 
 /*
@@ -67,7 +69,7 @@ int ipp_krec__head(const void *raw, size_t size, uint16_t *rec_size);
  */
 int ipp_krec__fixed(const void *raw, size_t size, unsigned int what, size_t need, void *out);
 
-/* "new", "update", "io", "call", "sched"; "?" otherwise. Static. */
+/* "new", "update", "io", "call", "sched", "args"; "?" otherwise. Static. */
 const char *ipp_fdid_rec__what_name(unsigned int what);
 #endif
 
