@@ -169,9 +169,20 @@ static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_
 	__u64 ptr = sl->rec.args[s->arg & 7];
 	struct count_ctx c = { .base = ptr };
 
-	if (s->kind == IPP_ARG_NONE || s->arg > 5 || at_enter != enter || !ptr)
+	/*
+	 * A string or buffer whose page was not in at sys_enter (the program
+	 * cannot fault it in) is read again at sys_exit: the call has faulted
+	 * it in by then, and its pointer is still the caller's.
+	 */
+	bool again = !enter && at_enter && (it->flags & IPP_ARG_F_FAULT) &&
+		     (s->kind == IPP_ARG_STR || s->kind == IPP_ARG_IN) &&
+		     sl->rec.nr != nr_execve && sl->rec.nr != nr_execveat;	/* a new image */
+
+	if (s->kind == IPP_ARG_NONE || s->arg > 5 || (at_enter != enter && !again) || !ptr)
 		return;
-	if (!enter && ret < 0)
+	if (again)
+		it->flags = 0;
+	if (!enter && ret < 0 && !again)
 		return;
 	it->arg = s->arg;
 	it->kind = s->kind;
