@@ -169,7 +169,10 @@ static void put_fd_arg(const struct traceargs *a, unsigned int arg)
 	int fd = (int)a->ev->args[arg];
 	const struct ipcperf_fd_object *o = NULL;
 
-	if (fd >= 0 && fd == a->ev->fd && a->fds)
+	/* connect's socket as it was before the call (the library's is the one connected) */
+	if (fd >= 0 && !strcmp(a->ev->name, "connect") && a->fd_object)
+		o = a->fd_object(a->ctx, a->ev->pid, fd);
+	if (!o && fd >= 0 && fd == a->ev->fd && a->fds)
 		o = a->fds->fd;
 	if ((!o || o->kind == IPCPERF_FD_UNKNOWN) && fd >= 0 && a->fd_object)
 		o = a->fd_object(a->ctx, a->ev->pid, fd);
@@ -314,6 +317,7 @@ static void put_code(const struct traceargs *a, char code, unsigned int i)
 	case 'e': tf_domain(f, v); break;
 	case 't': tf_sock_type(f, v); break;
 	case 'i': tf_protocol(f, a->ev->args[0], v); break;
+	case 'v': tf_fadvice(f, v); break;
 	case 'T': tf_bits(f, v, open_flags, TF_N(open_flags), "0"); break;
 	default: fprintf(f, "%#" PRIx64, v); break;
 	}
@@ -340,8 +344,8 @@ static const struct {
 	{ "exit", "d" }, { "socket", "eti" }, { "connect", "fZu" }, { "bind", "fZu" },
 	{ "listen", "fd" }, { "shutdown", "fh" }, { "sendto", "fWuMZu" },
 	{ "recvfrom", "fRuMzp" }, { "getsockname", "fzp" }, { "getpeername", "fzp" },
-	{ "accept", "fzp" }, { "accept4", "fzpt" }, { "dup", "f" }, { "dup2", "fd" },
-	{ "dup3", "fdT" }, { "pipe", "2" }, { "pipe2", "2T" }, { "socketpair", "eti2" },
+	{ "accept", "fzp" }, { "accept4", "fzpt" }, { "dup", "f" }, { "dup2", "ff" },
+	{ "dup3", "ffT" }, { "pipe", "2" }, { "pipe2", "2T" }, { "socketpair", "eti2" },
 	{ "unlink", "P" }, { "unlinkat", "DPa" }, { "mkdir", "Po" }, { "mkdirat", "DPo" },
 	{ "rmdir", "P" }, { "chdir", "P" }, { "fchdir", "f" }, { "chmod", "Po" },
 	{ "fchmod", "fo" }, { "readlink", "PRu" }, { "readlinkat", "DPRu" },
@@ -354,7 +358,7 @@ static const struct {
 	{ "setsid", "" }, { "fork", "" }, { "vfork", "" }, { "sync", "" }, { "pause", "" },
 	{ "setpgid", "dd" }, { "getpgid", "d" }, { "getsid", "d" }, { "setuid", "d" },
 	{ "setgid", "d" }, { "alarm", "u" }, { "memfd_create", "sx" }, { "epoll_create1", "x" },
-	{ "eventfd2", "ux" }, { "getcwd", "Ru" },
+	{ "eventfd2", "ux" }, { "getcwd", "Ru" }, { "fadvise64", "fllv" },
 };
 
 static const char *codes_of(const char *name)
@@ -461,6 +465,11 @@ static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 {
 	const char *arrow = o->detail ? strstr(o->detail, " -> ") : NULL;
 	const char *proto = o->kind == IPCPERF_FD_TCP ? "TCP" : "UDP";
+	size_t rl = arrow ? strlen(arrow + 4) : 0;
+
+	/* not connected (no peer, port 0): strace names it by its inode */
+	if (arrow && (!rl || (rl >= 2 && !strcmp(arrow + 4 + rl - 2, ":0"))))
+		arrow = NULL;
 
 	if (o->kind == IPCPERF_FD_UNIX) {
 		fprintf(f, "UNIX-STREAM:[%" PRIu64, o->ino);

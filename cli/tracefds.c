@@ -106,7 +106,8 @@ void tracefds_take(struct tracefds *t, const struct ipcperf_syscall *ev,
 		tracefds_drop(t, ev->pid, ev->fd);
 		return;
 	}
-	if (ev->fd >= 0 && fds->fd && !find(t, ev->pid, ev->fd))
+	/* what the call said last: connect's is the socket connected */
+	if (ev->fd >= 0 && fds->fd && fds->fd->kind != IPCPERF_FD_UNKNOWN)
 		tracefds_set(t, ev->pid, ev->fd, fds->fd);
 	for (unsigned int i = 0; i < fds->nr_new; i++)
 		tracefds_set(t, ev->pid, fds->new_fds[i], &fds->new_objects[i]);

@@ -520,3 +520,13 @@ void tf_statx(FILE *f, const unsigned char *p)
 	tf_mode(f, mode);
 	fprintf(f, ", stx_size=%" PRIu64 ", ...}", size);
 }
+
+void tf_fadvice(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0, "POSIX_FADV_NORMAL" }, { 1, "POSIX_FADV_RANDOM" }, { 2, "POSIX_FADV_SEQUENTIAL" },
+		{ 3, "POSIX_FADV_WILLNEED" }, { 4, "POSIX_FADV_DONTNEED" }, { 5, "POSIX_FADV_NOREUSE" },
+	};
+
+	tf_value(f, v, m, TF_N(m), "POSIX_FADV_???");
+}

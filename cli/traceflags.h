@@ -50,6 +50,7 @@ void tf_fcntl_cmd(FILE *f, uint64_t cmd);	/* F_DUPFD */
 void tf_domain(FILE *f, uint64_t d);		/* AF_INET */
 void tf_sock_type(FILE *f, uint64_t t);		/* SOCK_STREAM|SOCK_CLOEXEC */
 void tf_sockaddr(FILE *f, const unsigned char *p, size_t len);	/* {sa_family=AF_INET, ...} */
+void tf_fadvice(FILE *f, uint64_t v);		/* POSIX_FADV_SEQUENTIAL */
 void tf_statx_mask(FILE *f, uint64_t v);	/* STATX_TYPE|STATX_MODE, STATX_BASIC_STATS */
 void tf_statx_flags(FILE *f, uint64_t v);	/* AT_STATX_SYNC_AS_STAT|AT_NO_AUTOMOUNT */
 void tf_statx(FILE *f, const unsigned char *p);	/* {stx_mask=..., stx_attributes=..., stx_mode=..., stx_size=N, ...} */
