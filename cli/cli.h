@@ -102,6 +102,7 @@ struct cli_run {
 	unsigned int events;			/* enum ipcperf_event_set, 0 = default */
 	bool counters;				/* opts.counters */
 	unsigned int counter_mask;		/* opts.counter_mask: 0 = all */
+	bool call_memory;			/* opts.call_memory */
 	void *ctx;				/* of every callback below */
 	/* Called after the session is created, before it starts (e.g. to attach
 	 * accounting); a negative return ends the run (CLI_END_NOT_RUN). */

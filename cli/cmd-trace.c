@@ -11,21 +11,21 @@
 
 /* A call, once what its fds are is settled (the stats say). */
 struct trace_ctx {
-	FILE *f;
+	struct traceout out;
 	const struct tracesel *sel;
 };
 
 static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
 {
-	const struct trace_ctx *c = ctx;
+	struct trace_ctx *c = ctx;
 
 	if (tracesel_has(c->sel, ev->nr))
-		traceout_call(c->f, ev, fds);
+		traceout_call(&c->out, ev, fds);
 }
 
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
 {
-	*o = (struct trace_opts){ 0 };
+	*o = (struct trace_opts){ .strsize = 32 };
 	return cli_options_parse_capture(CMD_TRACE, argc, argv, o, &o->t);
 }
 
@@ -61,7 +61,12 @@ int trace_run(const struct trace_opts *o)
 		ipcperf_stats__delete(st);
 		return EXIT_RUNTIME;
 	}
-	tc.f = out.f;
+	if (traceout_init(&tc.out, out.f, o->strsize, o->times, o->stamps) < 0) {
+		cli_err("out of memory");
+		cli_out_close(&out);
+		ipcperf_stats__delete(st);
+		return EXIT_RUNTIME;
+	}
 	ipcperf_stats__on_every_call(st, on_call, &tc);
 	{
 		struct cli_run run = {
@@ -69,10 +74,10 @@ int trace_run(const struct trace_opts *o)
 			.setup = cli_setup_stats,	/* the accounting names each call's fds */
 			.progress = "ipcperf trace",
 			.live = o->quiet ? NULL : "ipcperf trace",
-			/* a set of -e chooses among every syscall */
-			.events = IPCPERF_EV_TASK | (o->all_syscalls || o->sel.on ?
-							   IPCPERF_EV_ALL_SYSCALLS :
-							   IPCPERF_EV_IO | IPCPERF_EV_FDS),
+			/* every syscall, as strace; -e chooses among them */
+			.events = IPCPERF_EV_TASK | IPCPERF_EV_ALL_SYSCALLS,
+			/* the paths, strings and structs the arguments point to */
+			.call_memory = true,
 		};
 
 		/* Not when the trace lines themselves go to the terminal: they would mix. */
@@ -90,6 +95,7 @@ int trace_run(const struct trace_opts *o)
 	cli_wait_command(&res);
 	ipcperf_session__delete(res.session);
 	ipcperf_stats__delete(st);
+	traceout_fini(&tc.out);
 	return cli_exit(&res, lost);
 }
 
@@ -107,11 +113,13 @@ const struct cli_command cli_cmd_trace = {
 	.name = "trace",
 	.summary = "print each completed syscall of the targets, strace-style",
 	.usage = "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
-		 "Print each completed read/write/send/recv and fd syscall of the targets,\n"
-		 "with what each fd is (as strace -y) and open flags decoded:\n"
-		 "  PID/TID NAME(FD<OBJECT>, COUNT) = RET <SECONDS>\n"
-		 "  PID/TID openat(AT_FDCWD, ADDR, O_RDONLY|O_CLOEXEC) = 3</etc/hosts> <SECONDS>\n"
-		 "  PID/TID pipe2([3<pipe:[N]>, 4<pipe:[N]>], O_CLOEXEC) = 0 <SECONDS>\n\n"
+		 "Print every syscall of the targets as strace -f -yy does: strings, paths\n"
+		 "and structs read in the kernel at the call, flags by name, each fd with\n"
+		 "what it is, \"[pid  N] \" first once more than one task is traced:\n"
+		 "  openat(AT_FDCWD</tmp>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts>\n"
+		 "  read(3</etc/hosts>, \"127.0.0.1\\tlocalhost\\n\"..., 4096) = 174\n"
+		 "  [pid  812] write(1<pipe:[9031]>, \"hi\\n\", 3) = 3\n"
+		 "  [pid  812] +++ exited with 0 +++\n\n"
 		 "Options:\n",
 	.epilog = "",
 	.main = trace_main,

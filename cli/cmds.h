@@ -63,9 +63,17 @@ int stat_run(const struct stat_opts *o);
 
 /* ------------------------------------------------------------------ trace */
 
+/* trace's --timestamps: none, as strace -t, -tt, -ttt. */
+enum trace_stamp { TRACE_STAMP_NONE, TRACE_STAMP_TIME, TRACE_STAMP_US, TRACE_STAMP_UNIX };
+/* The largest -s of trace: what the kernel reads of a buffer (IPCPERF_CALL_MEM_MAX). */
+#define TRACE_STR_MAX 256
+
 struct trace_opts {
 	struct cli_target t;
-	bool all_syscalls;		/* -s */
+	bool all_syscalls;		/* --all-syscalls: the default, kept */
+	unsigned int strsize;		/* -s SIZE (default 32) */
+	bool times;			/* -T */
+	int stamps;			/* --timestamps (enum trace_stamp) */
 	struct tracesel sel;		/* -e trace=SET */
 	bool quiet, verbose;
 };

@@ -48,6 +48,10 @@ static const struct cli_word top_key_words[] = {
 	{ "switches", TOP_KEY_SWITCHES }, { "b", TOP_KEY_BYTES }, { "o", TOP_KEY_OPS },
 	{ "t", TOP_KEY_TIME }, { "c", TOP_KEY_SWITCHES }, { NULL, 0 },
 };
+static const struct cli_word stamp_words[] = {
+	{ "time", TRACE_STAMP_TIME }, { "us", TRACE_STAMP_US }, { "unix", TRACE_STAMP_UNIX },
+	{ NULL, 0 },
+};
 static const struct cli_word sort_words[] = {
 	{ "ops", SORT_OPS }, { "bytes", SORT_BYTES }, { "time", SORT_TIME }, { NULL, 0 },
 };
@@ -173,15 +177,14 @@ static const struct cli_option options[] = {
 	  .help = "at most N fd rows per process (in every format)" },
 	/* One meaning everywhere: every syscall, not only the I/O and fd calls. */
 	{ .name = "syscalls", .letter = 's', .alias = "all-syscalls",
-	  .to = { STAT(syscalls), TRACE(all_syscalls), RECORD(all_syscalls) },
+	  .to = { STAT(syscalls), RECORD(all_syscalls) },
 	  .set = cli_opt_flag,
 	  .help = "trace every system call (raw_syscalls) and add the\n"
 		  "strace -c -w view: per process, per syscall, % time,\n"
 		  "seconds, usecs/call, min, p99 and max (usecs), calls,\n"
 		  "errors, and a total row. Without -s, JSON still lists\n"
 		  "the calls traced for the fd table (I/O and fd calls)",
-	  .help_for = { { IN(TRACE), NULL, "every syscall (raw_syscalls), not only I/O and fd calls" },
-			{ IN(RECORD), NULL,
+	  .help_for = { { IN(RECORD), NULL,
 			  "every syscall (raw_syscalls), not only I/O and fd calls,\n"
 			  "for report --view syscalls" } } },
 	{ .name = "summary-sort-by", .letter = 'S', .arg = "KEY", .to = { STAT(sc_sort) },
@@ -233,6 +236,24 @@ static const struct cli_option options[] = {
 		  "page-faults, context-switches, cpu-migrations, cycles,\n"
 		  "instructions, cache-references, cache-misses (default:\n"
 		  "all); may be repeated" },
+	/* trace: strace's -s, -T and timestamps; every syscall is traced by default. */
+	{ .name = "string-limit", .letter = 's', .arg = "SIZE", .to = { TRACE(strsize) },
+	  .set = cli_opt_uint, .min = 0, .max = TRACE_STR_MAX, .complete = CPL_NOTHING,
+	  .help = "print at most SIZE bytes of each string and buffer\n"
+		  "(default 32, as strace -s), then \"...\"; paths in full" },
+	{ .name = "syscall-times", .letter = 'T', .to = { TRACE(times) },
+	  .set = cli_opt_flag,
+	  .help = "the time spent in each call, \" <0.000012>\" after it,\n"
+		  "as strace -T" },
+	{ .name = "timestamps", .arg = "FORMAT", .to = { TRACE(stamps) },
+	  .set = cli_opt_enum, .values = stamp_words, .complete = CPL_WORDS,
+	  .help = "start each line with the time the call began: time\n"
+		  "(HH:MM:SS, strace -t), us (HH:MM:SS.uuuuuu, -tt) or unix\n"
+		  "(seconds since 1970 with microseconds, -ttt)" },
+	{ .name = "all-syscalls", .alias = "syscalls", .to = { TRACE(all_syscalls) },
+	  .set = cli_opt_flag,
+	  .help = "every syscall: the default now, kept for scripts\n"
+		  "(-e trace=%desc gives the I/O and fd calls of old)" },
 	{ .name = "trace", .letter = 'e', .arg = "trace=SET", .to = { TRACE(sel) },
 	  .set = set_trace_sel,
 	  .help = "print only these calls, as strace -e trace=: names and\n"

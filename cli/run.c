@@ -186,6 +186,7 @@ static struct ipcperf_session *session_open(const struct cli_target *t, const st
 		.scope = t->scope,
 		.no_bpf = t->no_bpf,
 		.syscall_samples = t->syscall_samples,
+		.call_memory = run->call_memory,
 	);
 	struct ipcperf_session *s;
 	int err;

@@ -1,313 +1,274 @@
 /* The lines of ipcperf trace (traceout.h). */
 #include "config.h"
-#include <fcntl.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmds.h"
+#include "traceargs.h"
 #include "traceout.h"
 
-/* The largest errno a call returns as -errno (the kernel's MAX_ERRNO). */
-#define MAX_ERRNO 4095
+/* Where strace puts " = ": the return value at column 40. */
+#define RET_COLUMN 39
 
-/* The kernel's O_ values (x86 and most others; glibc hides some, O_LARGEFILE is 0 in it). */
-#define K_O_LARGEFILE 0100000u
-#define K_O_SYNC_ONLY 04000000u	/* __O_SYNC: O_SYNC is it with O_DSYNC */
-#define K_O_TMPFILE_ONLY 020000000u
-
-struct flag_name {
-	uint64_t bit;
-	const char *name;
-};
-
-static const struct flag_name open_flags[] = {
-	{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" }, { O_NOCTTY, "O_NOCTTY" },
-	{ O_TRUNC, "O_TRUNC" }, { O_APPEND, "O_APPEND" }, { O_NONBLOCK, "O_NONBLOCK" },
-	{ O_DSYNC, "O_DSYNC" }, { 040000, "O_DIRECT" }, { K_O_LARGEFILE, "O_LARGEFILE" },
-	{ O_DIRECTORY, "O_DIRECTORY" }, { O_NOFOLLOW, "O_NOFOLLOW" }, { 01000000, "O_NOATIME" },
-	{ O_CLOEXEC, "O_CLOEXEC" }, { K_O_SYNC_ONLY, "O_SYNC" }, { 010000000, "O_PATH" },
-	{ K_O_TMPFILE_ONLY, "O_TMPFILE" },
-};
-
-/* Append "|NAME" for each bit of @flags named in @tab, then what is left in hex. */
-static void put_bits(char *buf, size_t len, size_t *at, uint64_t flags,
-		     const struct flag_name *tab, size_t n)
+static int64_t clock_ns(clockid_t c)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!(flags & tab[i].bit))
-			continue;
-		if (*at < len)
-			*at += (size_t)snprintf(buf + *at, len - *at, "%s%s", *at ? "|" : "",
-						tab[i].name);
-		flags &= ~tab[i].bit;
-	}
-	if (flags && *at < len)
-		*at += (size_t)snprintf(buf + *at, len - *at, "%s%#" PRIx64, *at ? "|" : "", flags);
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-const char *traceout_open_flags(char *buf, size_t len, uint64_t flags)
+int traceout_init(struct traceout *t, FILE *f, unsigned int strsize, bool times, int stamps)
 {
-	static const char *const acc[] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
-	size_t at;
+	char buf[PATH_MAX];
 
-	/* O_SYNC carries O_DSYNC: named once, as O_SYNC. */
-	if ((flags & (K_O_SYNC_ONLY | O_DSYNC)) == (K_O_SYNC_ONLY | O_DSYNC))
-		flags &= ~(uint64_t)O_DSYNC;
-	/* O_TMPFILE carries O_DIRECTORY. */
-	if (flags & K_O_TMPFILE_ONLY)
-		flags &= ~(uint64_t)O_DIRECTORY;
-	at = (size_t)snprintf(buf, len, "%s", acc[flags & O_ACCMODE]);
-	put_bits(buf, len, &at, flags & ~(uint64_t)O_ACCMODE, open_flags,
-		 sizeof(open_flags) / sizeof(open_flags[0]));
-	return buf;
+	*t = (struct traceout){ .f = f, .strsize = strsize, .times = times, .stamps = stamps };
+	t->real_minus_mono = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	if (getcwd(buf, sizeof(buf)) && !(t->first_cwd = strdup(buf)))
+		return -ENOMEM;
+	return 0;
 }
 
-static const char *domain_name(uint64_t d)
+void traceout_fini(struct traceout *t)
 {
-	switch (d) {
-	case AF_UNIX: return "AF_UNIX";
-	case AF_INET: return "AF_INET";
-	case AF_INET6: return "AF_INET6";
-	case AF_NETLINK: return "AF_NETLINK";
-	case AF_PACKET: return "AF_PACKET";
-	default: return NULL;
-	}
+	for (size_t i = 0; i < t->nr_tasks; i++)
+		free(t->tasks[i].cwd);
+	free(t->tasks);
+	free(t->first_cwd);
+	tracefds_fini(&t->fds);
+	memset(t, 0, sizeof(*t));
 }
 
-static void put_domain(FILE *f, uint64_t d)
+static struct traceout_task *task_of(struct traceout *t, pid_t tid)
 {
-	const char *n = domain_name(d);
-
-	if (n)
-		fputs(n, f);
-	else
-		fprintf(f, "%" PRIu64, d);
-}
-
-static void put_sock_type(FILE *f, uint64_t t)
-{
-	static const char *const types[] = { NULL, "SOCK_STREAM", "SOCK_DGRAM", "SOCK_RAW",
-					     "SOCK_RDM", "SOCK_SEQPACKET" };
-	static const struct flag_name fl[] = { { SOCK_NONBLOCK, "SOCK_NONBLOCK" },
-					       { SOCK_CLOEXEC, "SOCK_CLOEXEC" } };
-	uint64_t base = t & 0xf;
-	char buf[64];
-	size_t at;
-
-	if (base < sizeof(types) / sizeof(types[0]) && types[base])
-		at = (size_t)snprintf(buf, sizeof(buf), "%s", types[base]);
-	else
-		at = (size_t)snprintf(buf, sizeof(buf), "%" PRIu64, base);
-	put_bits(buf, sizeof(buf), &at, t & ~(uint64_t)0xf, fl, 2);
-	fputs(buf, f);
-}
-
-static void put_fcntl_cmd(FILE *f, uint64_t cmd)
-{
-	static const char *const cmds[] = { "F_DUPFD", "F_GETFD", "F_SETFD", "F_GETFL",
-					    "F_SETFL", "F_GETLK", "F_SETLK", "F_SETLKW" };
-
-	if (cmd < sizeof(cmds) / sizeof(cmds[0]))
-		fputs(cmds[cmd], f);
-	else if (cmd == F_DUPFD_CLOEXEC)
-		fputs("F_DUPFD_CLOEXEC", f);
-	else
-		fprintf(f, "%" PRIu64, cmd);
-}
-
-/* An fd and, when known, what it is: 3</etc/hosts>, as strace -y. */
-static void put_fd(FILE *f, int fd, const struct ipcperf_fd_object *o)
-{
-	fprintf(f, "%d", fd);
-	if (o && o->kind != IPCPERF_FD_UNKNOWN && o->object && strcmp(o->object, "unknown"))
-		fprintf(f, "<%s>", o->object);
-}
-
-/* The object of new fd @fd, if @fds has it. */
-static const struct ipcperf_fd_object *made(const struct ipcperf_call_fds *fds, int fd)
-{
-	for (unsigned int i = 0; fds && i < fds->nr_new; i++)
-		if (fds->new_fds[i] == fd)
-			return &fds->new_objects[i];
+	for (size_t i = 0; i < t->nr_tasks; i++)
+		if (t->tasks[i].tid == tid)
+			return &t->tasks[i];
 	return NULL;
 }
 
-/* The arguments of a call that makes fds in user memory: [3<pipe:[1]>, 4<pipe:[1]>]. */
-static void put_pair(FILE *f, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds,
-		     uint64_t ptr)
+/* The working directory of @pid as known: a task of it, /proc, else ours. */
+static char *cwd_of(struct traceout *t, pid_t pid)
 {
-	if (ev->ret < 0 || !fds || fds->nr_new < 2) {
-		fprintf(f, "%#" PRIx64, ptr);	/* where the fds went: the kernel did not say */
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	for (size_t i = 0; i < t->nr_tasks; i++)
+		if (t->tasks[i].pid == pid && t->tasks[i].cwd)
+			return strdup(t->tasks[i].cwd);
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)pid);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		return strdup(buf);
+	}
+	return t->first_cwd ? strdup(t->first_cwd) : NULL;
+}
+
+/* Task @tid of @pid is alive (from its first call, or its clone's return); @cwd its own, or NULL. */
+static struct traceout_task *add_task(struct traceout *t, pid_t tid, pid_t pid, const char *cwd)
+{
+	struct traceout_task *k = task_of(t, tid);
+
+	if (k)
+		return k;
+	if (t->nr_tasks == t->cap_tasks) {
+		size_t cap = t->cap_tasks ? 2 * t->cap_tasks : 16;
+		struct traceout_task *v = realloc(t->tasks, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->tasks = v;
+		t->cap_tasks = cap;
+	}
+	k = &t->tasks[t->nr_tasks++];
+	*k = (struct traceout_task){ .tid = tid, .pid = pid,
+				     .cwd = cwd ? strdup(cwd) : cwd_of(t, pid) };
+	return k;
+}
+
+/* exit_group: every task of the process is gone; exit: the thread. */
+static void drop_tasks(struct traceout *t, const struct ipcperf_syscall *ev)
+{
+	bool group = !strcmp(ev->name, "exit_group");
+
+	for (size_t i = 0; i < t->nr_tasks;) {
+		struct traceout_task *k = &t->tasks[i];
+
+		if (group ? k->pid != ev->pid : k->tid != ev->tid) {
+			i++;
+			continue;
+		}
+		free(k->cwd);
+		*k = t->tasks[--t->nr_tasks];
+	}
+}
+
+/* Where chdir or fchdir took the process: /proc while it runs, else from the call. */
+static char *new_cwd(const struct traceout_task *k, const struct ipcperf_syscall *ev,
+		     const struct ipcperf_call_fds *fds)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/cwd", (int)ev->pid);
+	if ((n = readlink(link, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = '\0';
+		return strdup(buf);
+	}
+	if (!strcmp(ev->name, "fchdir"))
+		return fds && fds->fd && fds->fd->object && fds->fd->object[0] == '/' ?
+			       strdup(fds->fd->object) : NULL;
+	for (unsigned int i = 0; i < ev->nr_mem; i++) {
+		const struct ipcperf_call_mem *m = &ev->mem[i];
+
+		if (m->kind != IPCPERF_MEM_STRING || m->arg != 0)
+			continue;
+		if (m->data[0] == '/')
+			snprintf(buf, sizeof(buf), "%.*s", (int)m->len, (const char *)m->data);
+		else
+			snprintf(buf, sizeof(buf), "%s/%.*s", k->cwd ? k->cwd : "", (int)m->len,
+				 (const char *)m->data);
+		return strdup(buf);
+	}
+	return NULL;
+}
+
+/* chdir or fchdir that worked: the process's new directory, for AT_FDCWD<...>. */
+static void moved(struct traceout *t, struct traceout_task *k, const struct ipcperf_syscall *ev,
+		  const struct ipcperf_call_fds *fds)
+{
+	char *to;
+
+	if (ev->ret != 0 || (strcmp(ev->name, "chdir") && strcmp(ev->name, "fchdir")))
+		return;
+	if (!(to = new_cwd(k, ev, fds)))
+		return;
+	for (size_t i = 0; i < t->nr_tasks; i++)
+		if (t->tasks[i].pid == k->pid) {
+			free(t->tasks[i].cwd);
+			t->tasks[i].cwd = strdup(to);
+		}
+	free(to);
+}
+
+static bool makes_task(const struct ipcperf_syscall *ev)
+{
+	return ev->ret > 0 && (!strcmp(ev->name, "clone") || !strcmp(ev->name, "clone3") ||
+			       !strcmp(ev->name, "fork") || !strcmp(ev->name, "vfork"));
+}
+
+/* [pid  N] and the time the call began, as -f and -t, -tt, -ttt. */
+static void put_leader(const struct traceout *t, FILE *m, const struct ipcperf_syscall *ev)
+{
+	int64_t ns = (int64_t)ev->start_ns + t->real_minus_mono;
+	time_t sec = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	if (t->nr_tasks > 1)
+		fprintf(m, "[pid %5d] ", (int)ev->tid);
+	if (t->stamps == TRACE_STAMP_NONE)
+		return;
+	if (t->stamps == TRACE_STAMP_UNIX) {
+		fprintf(m, "%lld.%06lld ", (long long)sec, (long long)(ns / 1000 % 1000000));
 		return;
 	}
-	fputc('[', f);
-	put_fd(f, fds->new_fds[0], &fds->new_objects[0]);
-	fputs(", ", f);
-	put_fd(f, fds->new_fds[1], &fds->new_objects[1]);
-	fputc(']', f);
-}
-
-static const struct ipcperf_fd_object *arg_obj(const struct ipcperf_call_fds *fds)
-{
-	return fds ? fds->fd : NULL;
-}
-
-static void put_dirfd(FILE *f, int64_t dirfd)
-{
-	if ((int)dirfd == AT_FDCWD)
-		fputs("AT_FDCWD", f);
-	else
-		fprintf(f, "%d", (int)dirfd);
-}
-
-/* open, openat: the path is in user memory (its address here); the new fd says what it is. */
-static void put_open_args(FILE *f, const struct ipcperf_syscall *ev)
-{
-	bool at = !strcmp(ev->name, "openat");
-	unsigned int fl = at ? 2 : 1;
-	char buf[256];
-
-	if (at)
-		put_dirfd(f, (int64_t)ev->args[0]);
-	fprintf(f, "%s%#" PRIx64 ", %s", at ? ", " : "", ev->args[fl - 1],
-		traceout_open_flags(buf, sizeof(buf), ev->args[fl]));
-	if (ev->args[fl] & (O_CREAT | K_O_TMPFILE_ONLY))
-		fprintf(f, ", %#" PRIo64, ev->args[fl + 1]);
-}
-
-/* The arguments of an fd call (ev->cls is one of IPCPERF_SC_FD_*). */
-static void put_fd_call_args(FILE *f, const struct ipcperf_syscall *ev,
-			     const struct ipcperf_call_fds *fds)
-{
-	const char *n = ev->name;
-	char buf[256];
-
-	if (!strcmp(n, "open") || !strcmp(n, "openat")) {
-		put_open_args(f, ev);
-	} else if (!strcmp(n, "socket")) {
-		put_domain(f, ev->args[0]);
-		fputs(", ", f);
-		put_sock_type(f, ev->args[1]);
-		fprintf(f, ", %" PRIu64, ev->args[2]);
-	} else if (!strcmp(n, "socketpair")) {
-		put_domain(f, ev->args[0]);
-		fputs(", ", f);
-		put_sock_type(f, ev->args[1]);
-		fprintf(f, ", %" PRIu64 ", ", ev->args[2]);
-		put_pair(f, ev, fds, ev->args[3]);
-	} else if (!strcmp(n, "pipe2") || !strcmp(n, "pipe")) {
-		put_pair(f, ev, fds, ev->args[0]);
-		if (!strcmp(n, "pipe2")) {	/* pipe has no flags */
-			size_t at = 0;
-
-			buf[0] = '\0';
-			put_bits(buf, sizeof(buf), &at, ev->args[1], open_flags,
-				 sizeof(open_flags) / sizeof(open_flags[0]));
-			fprintf(f, ", %s", at ? buf : "0");
-		}
-	} else if (ev->fd >= 0) {
-		put_fd(f, ev->fd, arg_obj(fds));
-		if (ev->cls == IPCPERF_SC_FD_DUP2)
-			fprintf(f, ", %d", (int)ev->args[1]);
-		if (!strcmp(n, "dup3"))
-			fprintf(f, ", %s", ev->args[2] == O_CLOEXEC ? "O_CLOEXEC" : "0");
-		if (!strcmp(n, "fcntl")) {
-			fputs(", ", f);
-			put_fcntl_cmd(f, ev->args[1]);
-			if (ev->args[1] != F_GETFD && ev->args[1] != F_GETFL)
-				fprintf(f, ", %" PRIu64, ev->args[2]);
-		}
-	}
+	localtime_r(&sec, &tm);
+	fprintf(m, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	if (t->stamps == TRACE_STAMP_US)
+		fprintf(m, ".%06lld", (long long)(ns / 1000 % 1000000));
+	fputc(' ', m);
 }
 
 /*
- * A zero-copy move's arguments, as strace prints them: both fds with what
- * they are, offsets and the iovec as addresses (NULL), the rest as numbers.
+ * What fd @fd of @pid is when no call said it yet (an fd it had before
+ * the trace): /proc while it runs, else, for 0, 1 and 2 of a command, ours,
+ * which it inherited. Kept from then on.
  */
-static void put_move_args(FILE *f, const struct ipcperf_syscall *ev,
-			  const struct ipcperf_call_fds *fds)
+static const struct ipcperf_fd_object *fd_object(void *ctx, pid_t pid, int fd)
 {
-	static const struct {
-		const char *name;
-		unsigned int nargs, in, out, ptrs;	/* ptrs: a bit per pointer argument */
-	} mv[] = {
-		{ "sendfile", 4, 1, 0, 1u << 2 },
-		{ "splice", 6, 0, 2, 1u << 1 | 1u << 3 },
-		{ "tee", 4, 0, 1, 0 },
-		{ "copy_file_range", 6, 0, 2, 1u << 1 | 1u << 3 },
-		{ "vmsplice", 4, 0, 9, 1u << 1 },
-	};
-	size_t k = 0;
+	struct traceout *t = ctx;
+	const struct ipcperf_fd_object *o = tracefds_get(&t->fds, pid, fd);
+	struct ipcperf_fd_object made = { .kind = IPCPERF_FD_FILE, .detail = "" };
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
 
-	while (k < sizeof(mv) / sizeof(mv[0]) - 1 && strcmp(mv[k].name, ev->name))
-		k++;
-	for (unsigned int i = 0; i < mv[k].nargs && i < ev->nr_args; i++) {
-		if (i)
-			fputs(", ", f);
-		if (i == mv[k].in)
-			put_fd(f, ev->fd, arg_obj(fds));
-		else if (i == mv[k].out)
-			put_fd(f, ev->out_fd, fds ? fds->out_fd : NULL);
-		else if ((mv[k].ptrs >> i & 1) && !ev->args[i])
-			fputs("NULL", f);
-		else if (mv[k].ptrs >> i & 1)
-			fprintf(f, "%#" PRIx64, ev->args[i]);
-		else
-			fprintf(f, "%" PRIu64, ev->args[i]);
+	if (o)
+		return o;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)pid, fd);
+	if ((n = readlink(link, buf, sizeof(buf) - 1)) <= 0 && fd <= 2) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, buf, sizeof(buf) - 1);
+	}
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	made.object = buf;
+	if (!strncmp(buf, "pipe:[", 6))
+		made.kind = IPCPERF_FD_PIPE;
+	else if (buf[0] != '/')
+		made.kind = IPCPERF_FD_OTHER;
+	tracefds_set(&t->fds, pid, fd, &made);
+	return tracefds_get(&t->fds, pid, fd);
+}
+
+/* The line of one call, into @m. */
+static void put_line(struct traceout *t, FILE *m, const struct traceout_task *k,
+		     const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
+{
+	struct traceargs a = { .f = m, .ev = ev, .fds = fds, .strsize = t->strsize,
+			       .cwd = k ? k->cwd : NULL, .fd_object = fd_object, .ctx = t };
+	long col;
+
+	put_leader(t, m, ev);
+	traceargs_call(&a);
+	col = ftell(m);
+	fprintf(m, "%*s= ", col < RET_COLUMN ? (int)(RET_COLUMN - col) + 1 : 1, "");
+	traceargs_ret(&a);
+	if (t->times && ev->never_returns)
+		fputs(" <unfinished ...>", m);
+	else if (t->times && ev->started_before_capture)
+		fputs(" <entered before the capture>", m);	/* its duration is unknown */
+	else if (t->times)
+		fprintf(m, " <%" PRIu64 ".%06" PRIu64 ">", (ev->end_ns - ev->start_ns) / 1000000000,
+			(ev->end_ns - ev->start_ns) / 1000 % 1000000);
+	fputc('\n', m);
+	if (ev->never_returns) {
+		if (t->nr_tasks > 1)
+			fprintf(m, "[pid %5d] ", (int)ev->tid);
+		fprintf(m, "+++ exited with %d +++\n", (int)(ev->args[0] & 0xff));
 	}
 }
 
-static void put_ret(FILE *f, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
+void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
+		   const struct ipcperf_call_fds *fds)
 {
-	if (ev->ret < 0 && ev->ret >= -MAX_ERRNO) {
-		const char *name = strerrorname_np((int)-ev->ret);
+	struct traceout_task *k = add_task(t, ev->tid, ev->pid, NULL);
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&line, &len);
 
-		/* as strace: the name, then what it means */
-		if (name)
-			fprintf(f, ") = -1 %s (%s)", name, strerror((int)-ev->ret));
-		else
-			fprintf(f, ") = -1 E%d (%s)", (int)-ev->ret, strerror((int)-ev->ret));
+	if (!m)
 		return;
+	put_line(t, m, k, ev, fds);
+	if (fclose(m) == 0)
+		fwrite(line, 1, len, t->f);
+	free(line);
+	tracefds_take(&t->fds, ev, fds);
+	if (makes_task(ev) && !(ev->args[0] & 0x10000 && !strcmp(ev->name, "clone"))) {
+		add_task(t, (pid_t)ev->ret, (pid_t)ev->ret, k ? k->cwd : NULL);
+		tracefds_fork(&t->fds, ev->pid, (pid_t)ev->ret);
+	} else if (makes_task(ev)) {
+		add_task(t, (pid_t)ev->ret, ev->pid, k ? k->cwd : NULL);	/* a thread */
 	}
-	fputs(") = ", f);
-	if (ev->cls == IPCPERF_SC_FD_NEW || ev->cls == IPCPERF_SC_FD_DUP2)
-		put_fd(f, (int)ev->ret, made(fds, (int)ev->ret));
-	else
-		fprintf(f, "%" PRId64, ev->ret);
-	/* fds received (SCM_RIGHTS) */
-	if (ev->cls == IPCPERF_SC_READ && fds && fds->nr_new) {
-		fputs(" (SCM_RIGHTS [", f);
-		for (unsigned int i = 0; i < fds->nr_new; i++) {
-			if (i)
-				fputs(", ", f);
-			put_fd(f, fds->new_fds[i], &fds->new_objects[i]);
-		}
-		fputs("])", f);
-	}
-}
-
-void traceout_call(FILE *f, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
-{
-	uint64_t ns = ev->end_ns - ev->start_ns;
-
-	fprintf(f, "%d/%d %s(", (int)ev->pid, (int)ev->tid, ev->name);
-	if (!ev->name[0] || ev->cls == IPCPERF_SC_OTHER || ev->cls == IPCPERF_SC_WAIT) {
-		/* A call we know nothing of: its raw arguments. */
-		for (unsigned int i = 0; i < ev->nr_args && i < 3; i++)
-			fprintf(f, "%s0x%" PRIx64, i ? ", " : "", ev->args[i]);
-		if (ev->nr_args > 3)
-			fputs(", ...", f);
-	} else if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE) {
-		put_fd(f, ev->fd, arg_obj(fds));
-		if (ev->nr_args > 2)
-			fprintf(f, ", %" PRIu64, ev->count);
-	} else if (ev->cls == IPCPERF_SC_MOVE) {
-		put_move_args(f, ev, fds);
-	} else {
-		put_fd_call_args(f, ev, fds);
-	}
-	put_ret(f, ev, fds);
-	if (ev->started_before_capture)
-		fputs(" <entered before the capture>\n", f);	/* its duration is unknown */
-	else
-		fprintf(f, " <%" PRIu64 ".%06" PRIu64 ">\n", ns / 1000000000, ns / 1000 % 1000000);
+	if (ev->never_returns && !strcmp(ev->name, "exit_group"))
+		tracefds_drop(&t->fds, ev->pid, -1);
+	if (ev->never_returns)
+		drop_tasks(t, ev);
+	else if ((k = task_of(t, ev->tid)))
+		moved(t, k, ev, fds);
 }

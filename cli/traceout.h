@@ -1,18 +1,43 @@
-/* The lines of ipcperf trace: one call each, as strace -y prints it. */
+/* The lines of ipcperf trace: one call each, as strace -f -yy prints them (traceout.c). */
 #ifndef IPCPERF_CLI_TRACEOUT_H
 #define IPCPERF_CLI_TRACEOUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <ipcperf/ipcperf.h>
+#include "tracefds.h"
+
+/* A task seen, its process, and that process's working directory as last known. */
+struct traceout_task {
+	pid_t tid, pid;
+	char *cwd;
+};
+
+/* What the lines are printed with, and the tasks traced so far. */
+struct traceout {
+	FILE *f;
+	unsigned int strsize;		/* -s */
+	bool times;			/* -T */
+	int stamps;			/* --timestamps (enum trace_stamp) */
+	int64_t real_minus_mono;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+	struct traceout_task *tasks;	/* alive (their exit not printed yet) */
+	size_t nr_tasks, cap_tasks;
+	char *first_cwd;		/* ours: the command's, the fallback */
+	struct tracefds fds;		/* what each process's fds are, as its calls said */
+};
+
+/* Set up @t to print on @f. @return 0, -ENOMEM. */
+int traceout_init(struct traceout *t, FILE *f, unsigned int strsize, bool times, int stamps);
+void traceout_fini(struct traceout *t);
 
 /*
- * PID/TID NAME(ARGS) = RET <SECONDS>, fds with what they are (3</etc/hosts>,
- * 4<pipe:[123]>), the flags of open, socket, pipe2 and fcntl decoded;
- * @fds NULL: plain fd numbers.
+ * [pid  N] (when more than one task is alive) HH:MM:SS.uuuuuu NAME(ARGS)
+ * = RET <SECONDS>, as strace -f -yy: fds with what they are, strings from
+ * the call's memory, the return at column 40; "+++ exited with N +++"
+ * after exit and exit_group. @fds NULL: plain fd numbers.
  */
-void traceout_call(FILE *f, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds);
-
-/* The symbolic form of open flags: "O_WRONLY|O_CREAT|O_CLOEXEC" (@buf, @len). */
-const char *traceout_open_flags(char *buf, size_t len, uint64_t flags);
+void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
+		   const struct ipcperf_call_fds *fds);
 
 #endif

@@ -21,6 +21,8 @@ void ipp_callfds__init(struct ipp_callfds *q, const struct ipp_fdtab *t)
 
 void ipp_callfds__fini(struct ipp_callfds *q)
 {
+	for (size_t i = 0; i < q->len; i++)
+		free(q->v[(q->head + i) % q->cap].mem);
 	free(q->v);
 	memset(q, 0, sizeof(*q));
 }
@@ -39,6 +41,35 @@ long ipp_callfds__arg_inc(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 		return -1;	/* data calls: the table's answer, after it took the call */
 	inc = ipp_fdtab__inc_of(t, ev->pid, ev->fd);
 	return inc < 0 ? -1 : inc;
+}
+
+/*
+ * The call's memory, copied: it lives only for the handler's call, and
+ * this one may wait. One block, the pieces then their bytes. @return 0, -ENOMEM.
+ */
+static int copy_mem(struct ipp_callfds_call *c)
+{
+	size_t bytes = 0, at;
+	struct ipcperf_call_mem *m;
+
+	if (!c->ev.nr_mem)
+		return 0;
+	for (unsigned int i = 0; i < c->ev.nr_mem; i++)
+		bytes += c->ev.mem[i].len;
+	at = c->ev.nr_mem * sizeof(*m);
+	if (!(m = c->mem = malloc(at + bytes))) {
+		c->ev.nr_mem = 0;
+		c->ev.mem = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < c->ev.nr_mem; i++) {
+		m[i] = c->ev.mem[i];
+		m[i].data = (unsigned char *)m + at;
+		memcpy((unsigned char *)m + at, c->ev.mem[i].data, m[i].len);
+		at += m[i].len;
+	}
+	c->ev.mem = m;
+	return 0;
 }
 
 static void add_made(struct ipp_callfds_call *c, struct ipp_fdtab *t, int fd)
@@ -110,6 +141,7 @@ int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct i
 		c->out_inc = -1;
 	q->len++;
 	ipp_fdtab__pin(t, c->arg_inc, 1);
+	copy_mem(c);	/* without memory, the call still goes: only its pieces are lost */
 	nr_early = ipp_fdtab__made_early(t, &early);
 	for (size_t i = 0; i < nr_early; i++)
 		add_made(c, t, early[i]);
@@ -190,5 +222,6 @@ void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, vo
 			fds.out_fd = &outo;
 		}
 		cb(ctx, &c.ev, &fds);
+		free(c.mem);
 	}
 }

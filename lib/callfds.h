@@ -25,6 +25,7 @@ struct ipp_callfds_call {
 	int made_fd[IPP_CALL_MADE];
 	long made_inc[IPP_CALL_MADE];
 	bool await_words;		/* the kernel's words on its new fds may still come */
+	void *mem;			/* ev.mem and its bytes, a copy owned here (one block) */
 };
 
 struct ipp_callfds {

@@ -24,6 +24,7 @@ enum ipp_mrec_type {
 	IPP_MREC_KSCHED,		/* a thread's counted scheduling (struct ipp_sched_rec) */
 	IPP_MREC_KSUM,			/* one fd's calls added up in the kernel (struct ipp_sum_rec) */
 	IPP_MREC_KTASK,			/* a target's fork, exec or exit (struct ipp_task_rec) */
+	IPP_MREC_KARGS,			/* a call's user memory (struct ipp_args_rec) */
 };
 
 struct ipp_mrec {

@@ -249,6 +249,9 @@ bool ipp_pairer__exit(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
 		p->unpaired_exit++;
 	}
 	out->blocked_ns = s->blocked_ns;
+	out->nr_mem = 0;
+	out->mem = NULL;
+	out->never_returns = false;
 	return true;
 }
 

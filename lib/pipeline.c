@@ -11,6 +11,7 @@
 #include "sched-rec.h"
 #include "sum-rec.h"
 #include "task-rec.h"
+#include "callmem.h"
 #include "fdtable.h"
 #include "follow.h"
 #include "merge.h"
@@ -55,6 +56,8 @@ struct ipp_pipeline {
 	bool (*sum_ok)(void *ctx);
 	void *sum_ctx;
 	bool sum_many;			/* a second taker asked: nobody takes them */
+	/* The arg records waiting for their calls (ipcperf_session_opts.call_memory). */
+	struct ipp_callmem mem;
 };
 
 struct ipp_pipeline *ipp_pipeline__new(void)
@@ -85,6 +88,7 @@ void ipp_pipeline__delete(struct ipp_pipeline *p)
 	ipp_decoder__delete(p->dec);
 	ipp_merge__delete(p->merge);
 	ipp_pairer__delete(p->pairer);
+	ipp_callmem__fini(&p->mem);
 	free(p->handlers);
 	free(p->lost_per_cpu);
 	free(p->samples_per_cpu);
@@ -280,6 +284,8 @@ static uint32_t ipp_krec_mrec_type(const void *raw, size_t size)
 		return IPP_MREC_KSUM;
 	case IPP_FDID_TASK:
 		return IPP_MREC_KTASK;
+	case IPP_FDID_ARGS:
+		return IPP_MREC_KARGS;
 	default:
 		return IPP_MREC_KFD;
 	}
@@ -510,11 +516,20 @@ static int dispatch_call(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	struct ipp_call_rec rec;
 	const struct ipp_scdesc *desc;
 	struct ipcperf_syscall sc;
+	struct ipcperf_call_mem mem[IPP_ARGS_ITEMS];
+	const struct ipp_args_rec *ar;
 	uint64_t args[6];
 
 	if (ipp_call_rec__parse(r->data, r->size, &rec) < 0)
 		return 0;
 	desc = ipp_scdesc_by_nr(rec.nr);
+	ar = ipp_callmem__claim(&s->mem, rec.tid, rec.nr);
+	/* a command's exec: its entry, before the calls were paired, is the arg record's */
+	if ((rec.flags & IPP_CALL_F_NO_ENTER) && ar && ar->start_ns) {
+		rec.flags &= ~IPP_CALL_F_NO_ENTER;
+		rec.start_ns = ar->start_ns;
+		memcpy(rec.args, ar->args, sizeof(rec.args));
+	}
 	for (int i = 0; i < 6; i++)
 		args[i] = rec.args[i];
 	if (!(rec.flags & IPP_CALL_F_NO_ENTER))
@@ -530,6 +545,10 @@ static int dispatch_call(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		sc.switches = rec.switches;
 		sc.off_cpu_ns = rec.off_cpu_ns;
 		sc.blocked_ns = rec.blocked_ns;
+	}
+	if (ar) {
+		sc.nr_mem = ipp_callmem__pieces(ar, mem);
+		sc.mem = sc.nr_mem ? mem : NULL;
 	}
 	emit_syscall(s, desc, &sc);
 	return 1;
@@ -573,6 +592,39 @@ static int dispatch_sum(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	if (ipp_sum_rec__parse(r->data, r->size, &rec) < 0)
 		return 0;
 	return ipp_pipeline__sum(s, &rec);
+}
+
+/*
+ * A call's user memory (struct ipp_args_rec): kept for its call record,
+ * which comes next for its thread; that of exit and exit_group, which
+ * never return, is their call, handed now.
+ * @return 1 when an event went to the handlers, else 0.
+ */
+static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipcperf_call_mem mem[IPP_ARGS_ITEMS];
+	const struct ipp_args_rec *ar;
+	struct ipcperf_syscall sc;
+	uint64_t args[6];
+	int err;
+
+	ar = ipp_callmem__take(&s->mem, r->data, r->size, &err);
+	if (err == -ENOMEM)
+		lost_to_memory(s, r->cpu);
+	if (!ar)
+		return 0;
+	for (int i = 0; i < 6; i++)
+		args[i] = ar->args[i];
+	ipp_pairer__enter(s->pairer, ar->start_ns, ar->pid, ar->tid, ipp_scdesc_by_nr(ar->nr), ar->nr,
+			  args, 6);
+	if (!ipp_pairer__exit(s->pairer, ar->start_ns, ar->pid, ar->tid, r->cpu, ar->nr, 0, &sc))
+		return 0;
+	sc.never_returns = true;
+	sc.nr_mem = ipp_callmem__pieces(ar, mem);
+	sc.mem = sc.nr_mem ? mem : NULL;
+	s->syscalls++;
+	EMIT(s, syscall, &sc);
+	return 1;
 }
 
 void ipp_pipeline__sched_totals(struct ipp_pipeline *s, const struct ipcperf_sched_totals *ev)
@@ -737,10 +789,12 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 		case IPP_MREC_KCALL:
 		case IPP_MREC_KFD:
 		case IPP_MREC_KTASK:
+		case IPP_MREC_KARGS:
 			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
 			n += r->type == IPP_MREC_KCALL ? dispatch_call(s, r) :
-			     r->type == IPP_MREC_KTASK ? dispatch_task(s, r) : dispatch_fdid(s, r);
+			     r->type == IPP_MREC_KTASK ? dispatch_task(s, r) :
+			     r->type == IPP_MREC_KARGS ? dispatch_args(s, r) : dispatch_fdid(s, r);
 			break;
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT:

@@ -530,6 +530,7 @@ static void load_bpf(struct ipp_rings *s)
 		     .pair_switches = p->pair_switches, .count_sched = p->count_sched,
 		     .agg_calls = p->sums,
 		     .task_records = p->task_recs,
+		     .call_args = s->call_memory,
 		     .exclude_tgid = s->system_wide && !s->include_self ? s->self : 0);
 	s->bpf = ipp_bpf__new(&o);
 	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */

@@ -79,6 +79,7 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	s->system_wide = o.system_wide;
 	s->no_bpf = o.no_bpf;
 	s->syscall_samples = o.syscall_samples;
+	s->call_memory = o.call_memory;
 	s->ring_pages = o.ring_pages;
 	s->want_counters = o.counters || o.counter_mask;
 	s->counter_mask = o.counter_mask ? o.counter_mask : IPCPERF_CNT_BIT(IPCPERF_CNT__MAX) - 1;

@@ -84,6 +84,7 @@ struct ipp_rings {
 	/* the threads alive at the stop are in the sums of plan.task_acct */
 	bool acct_final;
 	bool syscall_samples;	/* asked for the samples (ipcperf_session_opts) */
+	bool call_memory;	/* the calls' user memory too (ipcperf_session_opts) */
 	int epfd;
 	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
 	size_t nr_live;		/* ring fds not hung up */

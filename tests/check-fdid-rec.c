@@ -24,6 +24,8 @@
 #include "sum-rec.h"
 #include "hist.h"
 #include "task-rec.h"
+#include "args-rec.h"
+#include "callmem.h"
 
 /* A pipe2() read end, fd 3 of pid 100: 129 bytes, padded to 136 as the ring pads RAW data. */
 static const unsigned char pipe_rec[136] = {
@@ -502,6 +504,118 @@ START_TEST(task_bytes)
 }
 END_TEST
 
+/*
+ * Thread 101 of pid 100: openat(AT_FDCWD, "/etc/hosts", O_RDONLY) entered
+ * at 1000 ns, its path read at sys_enter: one item, so 144 + 256 bytes.
+ */
+static const unsigned char openat_head[96] = {
+	0x01, 0x00, 0x90, 0x01, 0x08, 0x01, 0x00, 0x00,	/* version 1, size 400, ARGS, 1 item */
+	0x64, 0x00, 0x00, 0x00, 0x65, 0x00, 0x00, 0x00,	/* pid 100, tid 101 */
+	0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* nr 257 (openat), pad */
+	0xe8, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* start_ns 1000 */
+	0x9c, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* args[0] AT_FDCWD (-100) */
+	0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* args[1] 0x2000 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* args[2] O_RDONLY */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x01, 0x01, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00,	/* item 0: arg 1, STR, 10 bytes, no flags */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* count 0 */
+};
+
+static void openat_rec(unsigned char *buf)
+{
+	memset(buf, 0, 400);
+	memcpy(buf, openat_head, sizeof(openat_head));
+	memcpy(buf + 144, "/etc/hosts", 10);
+}
+
+START_TEST(args_bytes)
+{
+	unsigned char buf[400 + 8];
+	struct ipp_args_rec r;
+
+	openat_rec(buf);
+	ck_assert_uint_eq(ipp_krec__what(buf, 400), IPP_FDID_ARGS);
+	ck_assert_int_eq(ipp_args_rec__parse(buf, 400, &r), 0);
+	ck_assert_int_eq(r.pid, 100);
+	ck_assert_int_eq(r.tid, 101);
+	ck_assert_int_eq(r.nr, 257);
+	ck_assert_uint_eq(r.nr_items, 1);
+	ck_assert_uint_eq(r.start_ns, 1000);
+	ck_assert_int_eq((int)r.args[0], -100);
+	ck_assert_uint_eq(r.args[1], 0x2000);
+	ck_assert_uint_eq(r.items[0].arg, 1);
+	ck_assert_uint_eq(r.items[0].kind, IPP_ARG_STR);
+	ck_assert_uint_eq(r.items[0].len, 10);
+	ck_assert_mem_eq(r.data[0], "/etc/hosts", 10);
+	ck_assert_uint_eq(r.items[1].kind, IPP_ARG_NONE);
+	ck_assert_uint_eq(r.data[1][0], 0);	/* past the record's size: zeroed */
+	/* padded as the ring pads RAW data */
+	ck_assert_int_eq(ipp_args_rec__parse(buf, sizeof(buf), &r), 0);
+	/* too short for its size, another version, a call record's bytes */
+	ck_assert_int_eq(ipp_args_rec__parse(buf, 399, &r), -EPROTO);
+	buf[0] = 2;
+	ck_assert_int_eq(ipp_args_rec__parse(buf, 400, &r), -ENOTSUP);
+	ck_assert_int_eq(ipp_args_rec__parse(write_call, sizeof(write_call), &r), -EPROTO);
+	/* two items in the size of one; an item longer than its slot */
+	openat_rec(buf);
+	buf[5] = 2;
+	ck_assert_int_eq(ipp_args_rec__parse(buf, 400, &r), -EPROTO);
+	openat_rec(buf);
+	buf[82] = 0x01;
+	buf[83] = 0x01;	/* 257 bytes */
+	ck_assert_int_eq(ipp_args_rec__parse(buf, 400, &r), -EPROTO);
+	/* a kind past the last */
+	openat_rec(buf);
+	buf[81] = IPP_ARG__MAX;
+	ck_assert_int_eq(ipp_args_rec__parse(buf, 400, &r), -EPROTO);
+}
+END_TEST
+
+/* The record waits for its thread's call; the pieces are the public ones. */
+START_TEST(args_claimed)
+{
+	struct ipcperf_call_mem m[IPP_ARGS_ITEMS];
+	struct ipp_callmem q = { 0 };
+	const struct ipp_args_rec *r;
+	unsigned char buf[400];
+	int err;
+
+	openat_rec(buf);
+	ck_assert_ptr_null(ipp_callmem__take(&q, buf, sizeof(buf), &err));
+	ck_assert_int_eq(err, 0);
+	/* another thread's call, another call of the thread: not its */
+	ck_assert_ptr_null(ipp_callmem__claim(&q, 102, 257));
+	r = ipp_callmem__claim(&q, 101, 257);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(ipp_callmem__pieces(r, m), 1);
+	ck_assert_uint_eq(m[0].arg, 1);
+	ck_assert_uint_eq(m[0].kind, IPCPERF_MEM_STRING);
+	ck_assert_uint_eq(m[0].len, 10);
+	ck_assert(!m[0].truncated && !m[0].fault);
+	ck_assert_mem_eq(m[0].data, "/etc/hosts", 10);
+	/* claimed once */
+	ck_assert_ptr_null(ipp_callmem__claim(&q, 101, 257));
+	/* a record for a call that is not the next one's is dropped at that call */
+	ck_assert_ptr_null(ipp_callmem__take(&q, buf, sizeof(buf), &err));
+	ck_assert_ptr_null(ipp_callmem__claim(&q, 101, 0));
+	ck_assert_ptr_null(ipp_callmem__claim(&q, 101, 257));
+	/* exit_group's, written at its entry: handed back at once */
+	buf[6] = IPP_ARGS_F_NORETURN;
+	buf[16] = 231;
+	buf[17] = 0;
+	r = ipp_callmem__take(&q, buf, sizeof(buf), &err);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->nr, 231);
+	ck_assert_ptr_null(ipp_callmem__claim(&q, 101, 231));
+	/* not an arg record */
+	ck_assert_ptr_null(ipp_callmem__take(&q, write_call, sizeof(write_call), &err));
+	ck_assert_int_eq(err, -EPROTO);
+	ipp_callmem__fini(&q);
+}
+END_TEST
+
 static Suite *fdid_rec_suite(void)
 {
 	Suite *s = suite_create("fdid-rec");
@@ -518,6 +632,8 @@ static Suite *fdid_rec_suite(void)
 	tcase_add_test(tc, sched_bytes);
 	tcase_add_test(tc, sum_bytes);
 	tcase_add_test(tc, task_bytes);
+	tcase_add_test(tc, args_bytes);
+	tcase_add_test(tc, args_claimed);
 	suite_add_tcase(s, tc);
 	return s;
 }

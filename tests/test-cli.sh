@@ -41,58 +41,62 @@ skip_unless_root "ipcperf trace"
 need_exe "$IPCWORK"
 
 # The workload's exit status comes back as ipcperf's.
-run "$IPCPERF" trace -- "$IPCWORK" pipe --exit 5
+run "$IPCPERF" trace -T -- "$IPCWORK" pipe --exit 5
 expect_status 5 "ipcperf trace -- ipcwork pipe --exit 5"
 
-# PID/TID NAME(FD<OBJECT>, COUNT) = RET <SECONDS>: what each fd is, as strace -y
-# prints it. With BPF every fd is named at its call; from /proc (a build
+# [pid  TID] NAME(FD<OBJECT>, ARGS) = RET <SECONDS> (-T): what each fd is, as
+# strace -f -yy prints it; "[pid N] " once more than one task is alive. With BPF every fd is named at its call; from /proc (a build
 # without BPF) an fd whose process is gone before /proc is read is a bare number.
 num='[0-9]+'
 secs='<[0-9]+\.[0-9]{6}>'
+pfx="^(\\[pid +$num\\] )?"
 if [ "${IPCPERF_BUILT_BPF:-no}" = yes ]; then
 	# The first pipe of ipcwork: pipe2 makes it, fcntl and dup2 move it onto 10 and 11.
-	line=$(grep -m1 -E "^$num/$num pipe2\(\[3<pipe:\[$num\]>, 4<pipe:\[$num\]>\], 0\) = 0 $secs\$" "$T/out") ||
+	line=$(grep -m1 -E "${pfx}pipe2\(\[3<pipe:\[$num\]>, 4<pipe:\[$num\]>\], 0\) += 0 $secs\$" "$T/out") ||
 		{ show; fail "trace: no line 'pipe2([3<pipe:[N]>, 4<pipe:[N]>], 0) = 0'"; }
 	ino=$(sed -E 's/.*\[3<pipe:\[([0-9]+)\]>, 4<pipe:\[([0-9]+)\]>.*/\1 \2/' <<<"$line")
 	[ "${ino% *}" = "${ino#* }" ] || { show; fail "trace: the two ends of one pipe2 name two pipes: $line"; }
 	ino=${ino% *}
 	pipe="<pipe:\[$ino\]>"
-	grep -qE "^$num/$num fcntl\(3$pipe, F_DUPFD, 64\) = 64$pipe $secs\$" "$T/out" ||
+	grep -qE "${pfx}fcntl\(3$pipe, F_DUPFD, 64\) += 64$pipe $secs\$" "$T/out" ||
 		{ show; fail "trace: no 'fcntl(3<pipe:[$ino]>, F_DUPFD, 64) = 64<pipe:[$ino]>'"; }
-	grep -qE "^$num/$num dup2\(64$pipe, 10\) = 10$pipe $secs\$" "$T/out" ||
+	grep -qE "${pfx}dup2\(64$pipe, 10\) += 10$pipe $secs\$" "$T/out" ||
 		{ show; fail "trace: no 'dup2(64<pipe:[$ino]>, 10) = 10<pipe:[$ino]>'"; }
-	# The loader's libc: openat with its flags decoded, the fd named by what it opened.
-	grep -qE "^$num/$num openat\(AT_FDCWD, 0x[0-9a-f]+, O_RDONLY\|O_CLOEXEC\) = 3</[^>]*/libc\.so\.6> $secs\$" "$T/out" ||
-		{ show; fail "trace: no 'openat(AT_FDCWD, ADDR, O_RDONLY|O_CLOEXEC) = 3<.../libc.so.6>'"; }
-	grep -qE "^$num/$num close\(3</[^>]*/libc\.so\.6>\) = 0 $secs\$" "$T/out" ||
+	# The loader's libc: openat with its path and flags, the fd named by what it opened.
+	grep -qE "${pfx}openat\(AT_FDCWD<$PWD>, \"/[^\"]*/libc\.so\.6\", O_RDONLY\|O_CLOEXEC\) = 3</[^>]*/libc\.so\.6> $secs\$" "$T/out" ||
+		{ show; fail "trace: no 'openat(AT_FDCWD<CWD>, \"/.../libc.so.6\", O_RDONLY|O_CLOEXEC) = 3<.../libc.so.6>'"; }
+	grep -qE "${pfx}close\(3</[^>]*/libc\.so\.6>\) += 0 $secs\$" "$T/out" ||
 		{ show; fail "trace: no 'close(3<.../libc.so.6>) = 0'"; }
 else
 	pipe='(<pipe:\[[0-9]+\]>)?'
 fi
-grep -E "^$num/$num write\(11$pipe, $num\) = $num $secs\$" "$T/out" >"$T/writes"
-grep -E "read\(10$pipe, 1000\) = " "$T/out" >"$T/reads"
+grep -E "${pfx}write\(11$pipe, (\"[^\"]*\"(\.\.\.)?|0x[0-9a-f]+), $num\) += $num $secs\$" "$T/out" >"$T/writes"
+grep -E "read\(10$pipe, (\"[^\"]*\"(\.\.\.)?|0x[0-9a-f]+), 1000\) += " "$T/out" >"$T/reads"
+# the return value of each line, and its tid ("[pid  TID] ")
+rets() { sed -E 's/.* = ([0-9]+) <.*/\1/' "$1"; }
 
 # 18 writes into the pipe: W 10 (5500 bytes), its thread T 5 (1500), its child G 3 (2100).
 n=$(wc -l <"$T/writes")
 [ "$n" -eq 18 ] || { show; fail "trace: $n lines of write(11, ...), expected 18"; }
-sum=$(awk '{ s += $5 } END { print s + 0 }' "$T/writes")
+sum=$(rets "$T/writes" | awk '{ s += $1 } END { print s + 0 }')
 [ "$sum" -eq 9100 ] || { show; fail "trace: writes on fd 11 return $sum bytes in all, expected 9100"; }
-per_thread=$(awk '{ n[$1]++; b[$1] += $5 } END { for (t in n) print n[t] ":" b[t] }' "$T/writes" |
-	sort -n | tr '\n' ' ')
+per_thread=$(sed -E 's/^\[pid +([0-9]+)\] .* = ([0-9]+) <.*/\1 \2/' "$T/writes" |
+	awk '{ n[$1]++; b[$1] += $2 } END { for (t in n) print n[t] ":" b[t] }' | sort -n | tr '\n' ' ')
 [ "$per_thread" = "3:2100 5:1500 10:5500 " ] ||
 	{ show; fail "trace: writes per thread (ops:bytes) are '$per_thread', expected '3:2100 5:1500 10:5500'"; }
 
 # 11 reads by R: 9 x 1000, 100, and 0 at EOF.
 n=$(wc -l <"$T/reads")
 [ "$n" -eq 11 ] || { show; fail "trace: $n lines of read(10, 1000), expected 11"; }
-sum=$(awk '{ s += $5 } END { print s + 0 }' "$T/reads")
+sum=$(rets "$T/reads" | awk '{ s += $1 } END { print s + 0 }')
 [ "$sum" -eq 9100 ] || { show; fail "trace: reads on fd 10 return $sum bytes in all, expected 9100"; }
 
-# -s is every syscall in trace, record and stat alike, under both long names.
+# Every syscall in trace (by default, and under both long names of record's
+# and stat's -s), record and stat alike.
 for name in --syscalls --all-syscalls; do
 	run "$IPCPERF" trace "$name" -- "$IPCWORK" pipe
 	expect_status 0 "ipcperf trace $name"
-	grep -qE "^$num/$num (brk|mmap)\(" "$T/out" || { show; fail "trace $name: no brk or mmap line"; }
+	grep -qE "${pfx}(brk|mmap)\(" "$T/out" || { show; fail "trace $name: no brk or mmap line"; }
 	run "$IPCPERF" stat -q --json "$name" -- "$IPCWORK" pipe
 	expect_status 0 "ipcperf stat $name"
 	grep -q '"name": *"mmap"' "$T/out" || { show; fail "stat $name: no mmap row"; }
@@ -101,18 +105,18 @@ done
 # A file the command creates and writes: the flags and mode of its open, the
 # path on every call that uses the fd, through the dup2 onto stdout.
 if [ "${IPCPERF_BUILT_BPF:-no}" = yes ]; then
-	run "$IPCPERF" trace -- sh -c "echo hi > $T/made"
+	run "$IPCPERF" trace -T -- sh -c "echo hi > $T/made"
 	expect_status 0 "ipcperf trace -- sh -c 'echo hi > FILE'"
-	grep -qE "^$num/$num openat\(AT_FDCWD, 0x[0-9a-f]+, O_WRONLY\|O_CREAT\|O_TRUNC, 0666\) = 3<$T/made> $secs\$" "$T/out" ||
-		{ show; fail "trace: no 'openat(AT_FDCWD, ADDR, O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3<$T/made>'"; }
-	grep -qE "^$num/$num dup2\(3<$T/made>, 1\) = 1<$T/made> $secs\$" "$T/out" ||
+	grep -qE "${pfx}openat\(AT_FDCWD<$PWD>, \"$T/made\", O_WRONLY\|O_CREAT\|O_TRUNC, 0666\) = 3<$T/made> $secs\$" "$T/out" ||
+		{ show; fail "trace: no 'openat(AT_FDCWD<CWD>, \"$T/made\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3<$T/made>'"; }
+	grep -qE "${pfx}dup2\(3<$T/made>, 1(<.*>)?\) += 1<$T/made> $secs\$" "$T/out" ||
 		{ show; fail "trace: no 'dup2(3<$T/made>, 1) = 1<$T/made>'"; }
-	grep -qE "^$num/$num write\(1<$T/made>, 3\) = 3 $secs\$" "$T/out" ||
-		{ show; fail "trace: no 'write(1<$T/made>, 3) = 3'"; }
+	grep -qE "${pfx}write\(1<$T/made>, \"hi\\\\n\", 3\) += 3 $secs\$" "$T/out" ||
+		{ show; fail "trace: no 'write(1<$T/made>, \"hi\\n\", 3) = 3'"; }
 	# --no-bpf: the same run from /proc, which this sh outlives: no pipe2 fds, fds bare or named.
-	run "$IPCPERF" trace --no-bpf -- "$IPCWORK" pipe
+	run "$IPCPERF" trace -T --no-bpf -- "$IPCWORK" pipe
 	expect_status 0 "ipcperf trace --no-bpf -- ipcwork pipe"
-	grep -qE "^$num/$num pipe2\(0x[0-9a-f]+, 0\) = 0 $secs\$" "$T/out" ||
+	grep -qE "${pfx}pipe2\(0x[0-9a-f]+, 0\) += 0 $secs\$" "$T/out" ||
 		{ show; fail "trace --no-bpf: pipe2's fds are not said (the kernel's records are off)"; }
 fi
 

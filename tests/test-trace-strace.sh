@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
-# ipcperf trace against strace, on programs whose calls do not depend on
-# timing (ls /, the demo workload ipcwork pipe with its thread and
-# grandchild, flowwork unix-rr over a unix socketpair): with the same
-# -e trace=SET, both print the same calls with the same results, strace's
-# errno names and their meaning ("-1 ENOENT (No such file or directory)")
-# included. Compared per program as sorted (name, result) lines, since the
-# two interleave processes differently; addresses and pids are masked.
-# Then -e trace= usage errors: one line, exit 2.
+# ipcperf trace against strace.
+#
+# 1. Line by line, as strace -f -yy draws them, on three programs run under
+#    both tools: ls of a directory the test makes, a TCP client (connects to
+#    a local listener, writes, reads: tests/tcpclient) and a pipeline
+#    (sh -c 'echo ... | cat'). Each task's lines, in its own order, must be
+#    equal (strace -ff writes one file per task; ipcperf's are split by its
+#    "[pid N] " prefix), after tests/trace-norm.pl normalises only what
+#    differs from run to run (addresses, pids, inodes, the local port,
+#    getrandom's bytes) and leaves out what ipcperf does not show, said
+#    there: signal lines, and rt_sigreturn, whose mask strace reads from
+#    the signal frame. The one-task programs are also compared as printed
+#    whole (no prefix, the return value in column 40).
+# 2. With the same -e trace=SET, on programs whose calls do not depend on
+#    timing (ls /, the demo workload ipcwork pipe with its thread and
+#    grandchild, flowwork unix-rr over a unix socketpair), both print the
+#    same calls with the same results, strace's errno names and their
+#    meaning ("-1 ENOENT (No such file or directory)") included. Compared
+#    per program as sorted (name, result) lines; addresses and pids masked.
+# 3. -e trace=, -s and --timestamps usage errors: one line, exit 2.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -22,9 +34,82 @@ for e in trace=nosuchcall trace= trace=read,,write trace=%bogus signal=SIGINT; d
 	expect_status 2 "trace -e $e"
 	[ "$(wc -l <"$T/err")" -eq 1 ] || { show; fail "trace -e $e: not one line on stderr"; }
 done
+for o in "-s 257" "-s x" "-s -1" "--timestamps=ms"; do
+	# shellcheck disable=SC2086 # the option and its value, split
+	run "$IPCPERF" trace -q $o -- true
+	expect_status 2 "trace $o"
+	[ "$(wc -l <"$T/err")" -eq 1 ] || { show; fail "trace $o: not one line on stderr"; }
+done
 
 skip_unless_root "ipcperf trace and strace side by side"
 command -v strace >/dev/null || fail "strace is not installed (scripts/install-deps installs it)"
+
+NORM=$(realpath "${top_srcdir:-$(dirname "$0")/..}/tests/trace-norm.pl")
+TCPCLIENT=$(realpath "$top_builddir/tests/tcpclient")
+need_exe "$TCPCLIENT"
+IPCPERF_ABS=$(realpath "$IPCPERF")
+command -v perl >/dev/null || fail "perl is not installed"
+
+# side_by_side NAME CMD...: CMD under strace -ff -yy and under ipcperf trace,
+# in $T (the working directory of both), its stdout and stderr into the same
+# files each time (so that fds 1 and 2 name the same paths); each task's
+# lines equal once normalised. With a single task, the lines as printed too.
+lines=0
+side_by_side() {
+	local name=$1 tasks
+	shift
+	rm -rf "$T/$name" && mkdir "$T/$name"
+	(cd "$T" && strace -q -ff -yy -o "$T/$name/s" "$@" >"$T/out.$name" 2>"$T/err.$name") ||
+		fail "strace -ff -yy $* failed"
+	(cd "$T" && "$IPCPERF_ABS" trace -q -o "$T/$name/i" -- "$@" >"$T/out.$name" 2>"$T/err.$name") ||
+		{ cat "$T/err.$name" >&2; fail "ipcperf trace -- $* failed"; }
+	perl "$NORM" strace "$T/$name"/s.* >"$T/$name/s.n" || fail "trace-norm.pl on strace's $name"
+	perl "$NORM" ipcperf "$T/$name/i" >"$T/$name/i.n" || fail "trace-norm.pl on ipcperf's $name"
+	[ "$(wc -l <"$T/$name/s.n")" -gt 20 ] || fail "strace printed almost nothing for $name"
+	diff -u "$T/$name/s.n" "$T/$name/i.n" >"$T/$name/diff" ||
+		{ head -n 60 "$T/$name/diff" >&2; fail "$name: ipcperf trace draws lines strace -f -yy does not"; }
+	lines=$((lines + $(wc -l <"$T/$name/i.n")))
+	tasks=$(ls "$T/$name"/s.* | wc -l)
+	[ "$tasks" -gt 1 ] && return
+	# one task: no "[pid N] " on any line, the return in strace's column
+	grep -q '^\[pid ' "$T/$name/i" && fail "$name: a [pid N] prefix with a single task"
+	(cd "$T" && strace -q -f -yy "$@" >"$T/out.$name" 2>"$T/err.$name") || fail "strace -f -yy $* failed"
+	cp "$T/err.$name" "$T/$name/s.raw"
+	perl "$NORM" ipcperf "$T/$name/s.raw" >"$T/$name/s.rn"
+	perl "$NORM" ipcperf "$T/$name/i" >"$T/$name/i.rn"
+	diff -u "$T/$name/s.rn" "$T/$name/i.rn" >"$T/$name/diff" ||
+		{ head -n 40 "$T/$name/diff" >&2; fail "$name: the lines as printed differ from strace -f -yy's"; }
+}
+
+mkdir "$T/dir" && touch "$T/dir/a" "$T/dir/b b" "$T/dir/c"
+side_by_side ls ls "$T/dir"
+# a listener that answers each of the two clients (strace's, ipcperf's), untraced
+python3 -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+for _ in range(2):
+    c, _ = s.accept()
+    c.recv(64)
+    c.sendall(b"pong\n")
+    c.recv(64)
+    c.close()
+' "$T/port.tmp" &
+listener=$!
+for _ in $(seq 50); do [ -s "$T/port.tmp" ] && break; sleep 0.1; done
+[ -s "$T/port.tmp" ] || { kill "$listener"; fail "the listener did not start"; }
+side_by_side tcp "$TCPCLIENT" "$(cat "$T/port.tmp")"
+wait "$listener" || fail "the listener did not serve both clients"
+grep -q '^T0 connect(3<TCP:\[INO\]>, {sa_family=AF_INET, sin_port=htons([0-9]*), sin_addr=inet_addr("127.0.0.1")}, 16) = 0$' "$T/tcp/i.n" ||
+	{ cat "$T/tcp/i.n" >&2; fail "tcp: no connect line as strace -yy draws it"; }
+grep -q '^T0 read(3<TCP:\[127.0.0.1:PORT->127.0.0.1:[0-9]*\]>, "pong\\n", 64) = 5$' "$T/tcp/i.n" ||
+	{ cat "$T/tcp/i.n" >&2; fail "tcp: no read of \"pong\\n\" on the named socket"; }
+side_by_side pipeline sh -c 'echo hi there | cat'
+grep -q '^T1 write(1<pipe:\[INO\]>, "hi there\\n", 9) = 9$' "$T/pipeline/i.n" ||
+	{ cat "$T/pipeline/i.n" >&2; fail "pipeline: no write of the echo into the pipe"; }
+echo "test-trace-strace: $lines lines drawn as strace -f -yy draws them"
 
 # name result [ERRNO (meaning)] per call, sorted; "ADDR" for addresses, "PID" for pids.
 calls() {
@@ -60,11 +145,11 @@ compare "$set_fd" ls /
 compare "$set_fd" "$IPCWORK" pipe
 compare "$set_fd" "$FLOWWORK" unix-rr
 compare '%network' "$FLOWWORK" unix-rr
-# All but some: what the command runs before its exec (execve) and the calls
-# that never return (exit_group) are not traced by ipcperf, so left out here.
-compare '!read,write,execve,exit_group' "$FLOWWORK" unix-rr
+# All but some: the command's execve and the calls that never return are
+# traced too now.
+compare '!read,write' "$FLOWWORK" unix-rr
 # The meaning of an errno, as strace prints it, on a call that fails for sure.
-"$IPCPERF" trace -q -e trace=openat -o "$T/i" -- ls /nonexistent-ipcperf-test >/dev/null 2>&1
+"$IPCPERF" trace -q -T -e trace=openat -o "$T/i" -- ls /nonexistent-ipcperf-test >/dev/null 2>&1
 grep -q 'openat(.*) = -1 ENOENT (No such file or directory) <' "$T/i" ||
 	{ cat "$T/i" >&2; fail "trace: no '= -1 ENOENT (No such file or directory)'"; }
 echo "test-trace-strace: $n calls, the same as strace's"

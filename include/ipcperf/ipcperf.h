@@ -127,6 +127,45 @@ struct ipcperf_syscall {
 	 * from); -1 for vmsplice and the other classes. Since 0.2.
 	 */
 	int out_fd;
+	/**
+	 * The user memory its arguments pointed to, read in the kernel at the
+	 * call (ipcperf_session_opts.call_memory): nr_mem pieces, NULL and 0
+	 * without. Lives only for the callback it is handed to. Since 0.2.
+	 */
+	unsigned int nr_mem;
+	const struct ipcperf_call_mem *mem;
+	/**
+	 * exit or exit_group, which never return: handed at their entry
+	 * (end_ns = start_ns, ret 0) with call_memory only. Since 0.2.
+	 */
+	bool never_returns;
+};
+
+/** The most bytes of one piece of a call's memory (ipcperf_call_mem.len). */
+#define IPCPERF_CALL_MEM_MAX 256
+
+/** What a piece of a call's memory is (ipcperf_call_mem.kind). Since 0.2. */
+enum ipcperf_mem_kind {
+	IPCPERF_MEM_STRING = 1,	/**< a NUL-terminated string at entry (path, name), without its NUL */
+	IPCPERF_MEM_IN = 2,	/**< bytes at entry: what the call was given (a write's buffer, a sockaddr) */
+	IPCPERF_MEM_OUT = 3,	/**< bytes at exit, when it succeeded: what it wrote (a read's buffer, a struct stat) */
+	IPCPERF_MEM_SOCKADDR = 4, /**< a sockaddr the call wrote (accept, recvfrom), its length the kernel's */
+	IPCPERF_MEM_STRV = 5,	/**< an argv at entry: count strings, each NUL-ended, in data */
+	IPCPERF_MEM_NPTR = 6,	/**< an envp at entry: count pointers before its NULL; no data */
+	IPCPERF_MEM_DIRENTS = 7, /**< getdents64's buffer at exit: count entries; no data */
+};
+
+/** One piece of a call's user memory (ipcperf_syscall.mem). Since 0.2. */
+struct ipcperf_call_mem {
+	unsigned int arg;	/**< the argument (0-5) that pointed to it */
+	unsigned int kind;	/**< enum ipcperf_mem_kind */
+	unsigned int len;	/**< bytes in data, at most IPCPERF_CALL_MEM_MAX */
+	/** STRV, NPTR, DIRENTS: how many; IN, OUT, SOCKADDR: the bytes there were (len or more) */
+	uint32_t count;
+	bool truncated;		/**< there was more than len (a string: longer than the kernel kept) */
+	bool fault;		/**< the memory could not be read (a bad pointer): len is 0 */
+	bool more;		/**< STRV, NPTR, DIRENTS: count stopped at the kernel's limit */
+	const unsigned char *data;
 };
 
 /** The thread @p prev_tid was switched out on @p cpu (sched:sched_switch). */
@@ -420,6 +459,17 @@ struct ipcperf_session_opts {
 	 * always take the samples. Since 0.2.
 	 */
 	bool syscall_samples;
+	/**
+	 * Also read the user memory each call's arguments point to, in the
+	 * kernel at the call (paths and strings at its entry, the buffers and
+	 * structs it wrote at its exit, as ipcperf trace prints them), and hand
+	 * it with the call: ipcperf_syscall.mem. Only where the kernel pairs
+	 * the calls (IPCPERF_SC_RECORDS_KERNEL); elsewhere nr_mem stays 0.
+	 * Costs a record and up to 1 KiB of copies per call that has such
+	 * arguments. Also hands exit and exit_group, which never return, as
+	 * calls with never_returns set. Since 0.2.
+	 */
+	bool call_memory;
 };
 
 /**

@@ -16,10 +16,12 @@
 #include "internal.h"
 #include "syscalls.h"
 #include "fdid-bpf.h"
+#include "syscalls.h"
 #include "maps.skel.h"
 #include "fdid.skel.h"
 #include "calls.skel.h"
 #include "sched.skel.h"
+#include "args.skel.h"
 
 #define DEFAULT_MAX_TARGETS 8192
 /* Threads whose switches are counted at once (sched_tot), of targets or of the machine. */
@@ -35,14 +37,15 @@ struct output {
 };
 
 /* The objects, one per job, in the order they load and attach (calls last: see ipp_bpf__enable()). */
-enum { OBJ_FDID, OBJ_SCHED, OBJ_CALLS, NR_OBJS };
-static const char *const obj_names[NR_OBJS] = { "fdid", "sched", "calls" };
+enum { OBJ_FDID, OBJ_SCHED, OBJ_CALLS, OBJ_ARGS, NR_OBJS };
+static const char *const obj_names[NR_OBJS] = { "fdid", "sched", "calls", "args" };
 
 struct ipp_bpf {
 	struct maps_bpf *maps;		/* no program: the maps, made once, every object reuses them */
 	struct fdid_bpf *skel;		/* fd identity, always */
 	struct calls_bpf *calls;	/* the calls paired (pairs) */
 	struct sched_bpf *sched;	/* the scheduling totals (counts_sched) */
+	struct args_bpf *args;		/* the calls' user memory (call_args) */
 	struct bpf_object *objs[NR_OBJS];	/* those loaded, NULL the others */
 	struct bpf_object_skeleton *skels[NR_OBJS];
 	uint64_t load_ns[NR_OBJS];	/* what each object's load took */
@@ -60,6 +63,7 @@ struct ipp_bpf {
 	uint8_t want[IPP_FDID_MAX_NR];	/* what want says of each call (enum ipp_sum_want) */
 	bool counts_sched;
 	bool load_stats;
+	bool want_args;
 	char *logs[NR_OBJS];	/* load_stats: each program's verifier log, LOG_SIZE bytes */
 };
 
@@ -150,6 +154,44 @@ static int set_fd_calls(struct ipp_bpf *b)
 			   i < sizeof(io_calls) / sizeof(io_calls[0]); i++)
 		err = set_nr_to(m, io_calls[i], IPP_FDID_K_IO);
 	return err;
+}
+
+struct specs_ctx {
+	struct bpf_map *map;
+	int err;
+};
+
+/* Syscall @name's number on this architecture, or -1. */
+static int nr_of(const char *name)
+{
+	for (int nr = 0; nr <= ipp_syscall_max; nr++)
+		if (ipp_syscall_names[nr] && !strcmp(ipp_syscall_names[nr], name))
+			return nr;
+	return -1;
+}
+
+static void set_one_spec(void *ctx, const char *name, const struct ipp_arg_spec *spec)
+{
+	struct specs_ctx *c = ctx;
+	uint32_t key;
+	int nr = nr_of(name);
+
+	if (nr < 0 || nr >= IPP_FDID_MAX_NR || c->err)
+		return;	/* not a call of this architecture */
+	key = (uint32_t)nr;
+	if (bpf_map__update_elem(c->map, &key, sizeof(key), spec, sizeof(*spec), BPF_ANY) < 0)
+		c->err = -errno;
+}
+
+/* What the args object reads of each call (args-rec.c), by this architecture's numbers. */
+static int set_arg_specs(struct ipp_bpf *b)
+{
+	struct specs_ctx c = { .map = b->args ? b->args->maps.arg_specs : NULL };
+
+	if (!b->args)
+		return 0;
+	ipp_args_for_each_spec(set_one_spec, &c);
+	return c.err;
 }
 
 /* call_exit into exit_fd's tail call, when the calls are paired. */
@@ -261,7 +303,8 @@ static int reuse_maps(struct ipp_bpf *b, struct bpf_object *obj)
 		const char *name = bpf_map__name(m);
 		const struct bpf_map *from;
 
-		if (strstr(name, ".rodata"))
+		/* the args object's own maps (arg_specs, arg_slots) */
+		if (strstr(name, ".rodata") || !strncmp(name, "arg_", 4))
 			continue;
 		from = strstr(name, ".bss") ? b->maps->maps.bss :
 					      bpf_object__find_map_by_name(b->maps->obj, name);
@@ -300,6 +343,22 @@ static int load_obj(struct ipp_bpf *b, int o)
 	return 0;
 }
 
+/* The args object, with the calls paired when asked for (call_args). */
+static int open_args(struct ipp_bpf *b)
+{
+	if (!b->want_args || !b->pairs)
+		return 0;
+	b->args = args_bpf__open();
+	if (!b->args)
+		return -errno;
+	COPY_RODATA(b->args->rodata, b->skel->rodata);
+	b->args->rodata->nr_execve = SYS_execve;
+	b->args->rodata->nr_execveat = SYS_execveat;
+	b->objs[OBJ_ARGS] = b->args->obj;
+	b->skels[OBJ_ARGS] = b->args->skeleton;
+	return 0;
+}
+
 /* Open the objects of the jobs asked for, other than the fd one (opened by the caller). */
 static int open_objs(struct ipp_bpf *b)
 {
@@ -321,7 +380,7 @@ static int open_objs(struct ipp_bpf *b)
 		b->objs[OBJ_CALLS] = b->calls->obj;
 		b->skels[OBJ_CALLS] = b->calls->skeleton;
 	}
-	return 0;
+	return open_args(b);
 }
 
 struct load_job {
@@ -363,7 +422,7 @@ static int load_objs(struct ipp_bpf *b)
 
 	if ((err = maps_bpf__load(b->maps)) < 0 || (err = open_objs(b)) < 0)
 		return err;
-	apart = (b->objs[OBJ_SCHED] || b->objs[OBJ_CALLS]) &&
+	apart = (b->objs[OBJ_SCHED] || b->objs[OBJ_CALLS] || b->objs[OBJ_ARGS]) &&
 		pthread_create(&t, NULL, load_thread, &j) == 0;
 	err = load_obj(b, OBJ_FDID);
 	if (apart)
@@ -413,6 +472,7 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 	set_fdid_rodata(b, opts);
 	set_map_sizes(b, opts);
 	b->load_stats = IPP_OPTS_HAS(opts, load_stats) && opts->load_stats;
+	b->want_args = IPP_OPTS_HAS(opts, call_args) && opts->call_args;
 	err = load_objs(b);
 	if (err) {
 		load_failed(err);
@@ -421,6 +481,8 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 	err = set_fd_calls(b);
 	if (!err)
 		err = set_exit_next(b);
+	if (!err)
+		err = set_arg_specs(b);
 	if (err)
 		goto fail;
 	b->outs = calloc((size_t)b->nr_cpus, sizeof(*b->outs));
@@ -447,6 +509,7 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 		close(b->outs[i].fd);
 	calls_bpf__destroy(b->calls);
 	sched_bpf__destroy(b->sched);
+	args_bpf__destroy(b->args);
 	fdid_bpf__destroy(b->skel);
 	maps_bpf__destroy(b->maps);
 	free(b->outs);
@@ -856,7 +919,10 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 	 * the order they were registered): each fd record precedes its call.
 	 */
 	err = 0;
-	for (int o = 0; !err && o < NR_OBJS; o++)
+	/* The args object first: its record comes before the call's fd and call records. */
+	if (b->objs[OBJ_ARGS])
+		err = attach_progs(b, OBJ_ARGS);
+	for (int o = 0; !err && o < OBJ_ARGS; o++)
 		if (b->objs[o])
 			err = attach_progs(b, o);
 	if (err) {

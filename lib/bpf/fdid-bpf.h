@@ -35,6 +35,7 @@
 #include "call-rec.h"
 #include "sched-rec.h"
 #include "sum-rec.h"
+#include "args-rec.h"
 
 struct ipp_bpf_opts {
 	size_t sz;		/* sizeof(struct ipp_bpf_opts) */
@@ -84,6 +85,12 @@ struct ipp_bpf_opts {
 	 * exit samples, which the session then need not open.
 	 */
 	bool task_records;
+	/*
+	 * With pair_calls: the args object too, an arg record (struct
+	 * ipp_args_rec) before each call record of a call args-rec.c has a
+	 * spec for, and one at the sys_enter of exit and exit_group.
+	 */
+	bool call_args;
 };
 #define IPP_BPF_OPTS(NAME, ...) \
 	struct ipp_bpf_opts NAME = { .sz = sizeof(struct ipp_bpf_opts), __VA_ARGS__ }

@@ -44,6 +44,7 @@ const char *ipp_fdid_rec__what_name(unsigned int what)
 	case IPP_FDID_SCHED: return "sched";
 	case IPP_FDID_SUM: return "sum";
 	case IPP_FDID_TASK: return "task";
+	case IPP_FDID_ARGS: return "args";
 	default: return "?";
 	}
 }

@@ -1,0 +1,596 @@
+/* The arguments and return value of a call, as strace -yy prints them (traceargs.h). */
+#include "config.h"
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "traceargs.h"
+#include "traceflags.h"
+
+/* The largest errno a call returns as -errno (the kernel's MAX_ERRNO). */
+#define MAX_ERRNO 4095
+
+/* The kernel's O_ values (x86 and most others; glibc hides some, O_LARGEFILE is 0 in it). */
+#define K_O_LARGEFILE 0100000u
+#define K_O_SYNC_ONLY 04000000u	/* __O_SYNC: O_SYNC is it with O_DSYNC */
+#define K_O_TMPFILE_ONLY 020000000u
+
+/* In strace's order. */
+static const struct tf_name open_flags[] = {
+	{ O_CREAT, "O_CREAT" }, { O_EXCL, "O_EXCL" }, { O_NOCTTY, "O_NOCTTY" },
+	{ O_TRUNC, "O_TRUNC" }, { O_APPEND, "O_APPEND" }, { O_NONBLOCK, "O_NONBLOCK" },
+	{ K_O_SYNC_ONLY, "O_SYNC" }, { O_DSYNC, "O_DSYNC" }, { 020000, "O_ASYNC" },
+	{ 040000, "O_DIRECT" }, { K_O_LARGEFILE, "O_LARGEFILE" }, { O_NOFOLLOW, "O_NOFOLLOW" },
+	{ 01000000, "O_NOATIME" }, { O_CLOEXEC, "O_CLOEXEC" }, { 010000000, "O_PATH" },
+	{ K_O_TMPFILE_ONLY, "O_TMPFILE" }, { O_DIRECTORY, "O_DIRECTORY" },
+};
+
+const char *traceout_open_flags(char *buf, size_t len, uint64_t flags)
+{
+	static const char *const acc[] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
+	FILE *f = fmemopen(buf, len, "w");
+
+	if (!f) {
+		snprintf(buf, len, "%#" PRIx64, flags);
+		return buf;
+	}
+	/* O_SYNC carries O_DSYNC: named once, as O_SYNC; O_TMPFILE carries O_DIRECTORY. */
+	if ((flags & (K_O_SYNC_ONLY | O_DSYNC)) == (K_O_SYNC_ONLY | O_DSYNC))
+		flags &= ~(uint64_t)O_DSYNC;
+	if (flags & K_O_TMPFILE_ONLY)
+		flags &= ~(uint64_t)O_DIRECTORY;
+	fputs(acc[flags & O_ACCMODE], f);
+	if (flags & ~(uint64_t)O_ACCMODE) {
+		fputc('|', f);
+		tf_bits(f, flags & ~(uint64_t)O_ACCMODE, open_flags, TF_N(open_flags), NULL);
+	}
+	fclose(f);
+	return buf;
+}
+
+static void put_open_flags(FILE *f, uint64_t flags)
+{
+	char buf[512];
+
+	fputs(traceout_open_flags(buf, sizeof(buf), flags), f);
+}
+
+void traceargs_quote(FILE *f, const unsigned char *s, size_t len, bool more, bool hex)
+{
+	static const char esc[] = "\f\n\r\t\v";
+	static const char name[] = "fnrtv";
+
+	fputc('"', f);
+	for (size_t i = 0; i < len; i++) {
+		unsigned int c = s[i];
+		const char *e = c ? strchr(esc, (int)c) : NULL;
+
+		if (hex)
+			fprintf(f, "\\x%02x", c);
+		else if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (e)
+			fprintf(f, "\\%c", name[e - esc]);
+		else if (c >= ' ' && c < 0x7f)
+			fputc((int)c, f);
+		else if (i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '7')
+			fprintf(f, "\\%03o", c);	/* a digit follows: all three */
+		else
+			fprintf(f, "\\%o", c);
+	}
+	fputc('"', f);
+	if (more)
+		fputs("...", f);
+}
+
+/* The piece of the call's memory argument @arg pointed to, of @kind (0: any). */
+static const struct ipcperf_call_mem *mem_of(const struct ipcperf_syscall *ev, unsigned int arg,
+					     unsigned int kind)
+{
+	for (unsigned int i = 0; i < ev->nr_mem; i++)
+		if (ev->mem[i].arg == arg && (!kind || ev->mem[i].kind == kind) && !ev->mem[i].fault)
+			return &ev->mem[i];
+	return NULL;
+}
+
+static void put_ptr(FILE *f, uint64_t p)
+{
+	if (p)
+		fprintf(f, "%#" PRIx64, p);
+	else
+		fputs("NULL", f);
+}
+
+/* A string argument: in full (a path, @limit 0) or at most @limit bytes, as strace -s. */
+static void put_string(const struct traceargs *a, unsigned int arg, unsigned int limit)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_STRING);
+	size_t n;
+
+	if (!m) {
+		put_ptr(a->f, a->ev->args[arg]);
+		return;
+	}
+	n = limit && m->len > limit ? limit : m->len;
+	traceargs_quote(a->f, m->data, n, n < m->len || m->truncated, false);
+}
+
+/* A buffer of @kind (IN before the call, OUT after it) of @total bytes, at most -s of them. */
+static void put_buffer(const struct traceargs *a, unsigned int arg, unsigned int kind,
+		       uint64_t total, bool hex)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, kind);
+	size_t n;
+
+	if (!m || (kind == IPCPERF_MEM_OUT && a->ev->ret < 0)) {
+		put_ptr(a->f, a->ev->args[arg]);
+		return;
+	}
+	n = total < m->len ? (size_t)total : m->len;
+	if (n > a->strsize)
+		n = a->strsize;
+	traceargs_quote(a->f, m->data, n, total > n, hex);
+}
+
+/* A struct the call wrote (OUT) or was given (IN), by @put; its address when not read. */
+static void put_struct(const struct traceargs *a, unsigned int arg, unsigned int kind, size_t need,
+		       void (*put)(FILE *f, const unsigned char *p))
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, kind);
+
+	if (m && m->len >= need && !(kind == IPCPERF_MEM_OUT && a->ev->ret < 0))
+		put(a->f, m->data);
+	else
+		put_ptr(a->f, a->ev->args[arg]);
+}
+
+/* A struct the call read or wrote: the piece there is (OUT after IN), else its address. */
+static void put_either(const struct traceargs *a, unsigned int arg, size_t need,
+		       void (*put)(FILE *f, const unsigned char *p))
+{
+	put_struct(a, arg, mem_of(a->ev, arg, IPCPERF_MEM_OUT) ? IPCPERF_MEM_OUT : IPCPERF_MEM_IN,
+		   need, put);
+}
+
+/* The object of new fd @fd, if the call's fds have it. */
+static const struct ipcperf_fd_object *made(const struct ipcperf_call_fds *fds, int fd)
+{
+	for (unsigned int i = 0; fds && i < fds->nr_new; i++)
+		if (fds->new_fds[i] == fd)
+			return &fds->new_objects[i];
+	return NULL;
+}
+
+/* Argument @arg as an fd: its object when it is the call's fd argument. */
+static void put_fd_arg(const struct traceargs *a, unsigned int arg)
+{
+	int fd = (int)a->ev->args[arg];
+	const struct ipcperf_fd_object *o = NULL;
+
+	/* connect's socket as it was before the call (the library's is the one connected) */
+	if (fd >= 0 && !strcmp(a->ev->name, "connect") && a->fd_object)
+		o = a->fd_object(a->ctx, a->ev->pid, fd);
+	if (!o && fd >= 0 && fd == a->ev->fd && a->fds)
+		o = a->fds->fd;
+	if ((!o || o->kind == IPCPERF_FD_UNKNOWN) && fd >= 0 && a->fd_object)
+		o = a->fd_object(a->ctx, a->ev->pid, fd);
+	traceargs_fd(a->f, fd, o);
+}
+
+static void put_dirfd(const struct traceargs *a, unsigned int arg)
+{
+	if ((int)a->ev->args[arg] != AT_FDCWD) {
+		put_fd_arg(a, arg);
+		return;
+	}
+	fputs("AT_FDCWD", a->f);
+	if (a->cwd)
+		fprintf(a->f, "<%s>", a->cwd);
+}
+
+static void put_sockaddr(const struct traceargs *a, unsigned int arg, unsigned int kind)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, kind);
+
+	if (!m || (kind == IPCPERF_MEM_SOCKADDR && a->ev->ret < 0))
+		put_ptr(a->f, a->ev->args[arg]);
+	else
+		tf_sockaddr(a->f, m->data, m->len);
+}
+
+/* argv: ["ls", "/"], each string at most -s bytes. */
+static void put_argv(const struct traceargs *a, unsigned int arg)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_STRV);
+	size_t at = 0;
+
+	if (!m) {
+		put_ptr(a->f, a->ev->args[arg]);
+		return;
+	}
+	fputc('[', a->f);
+	for (uint32_t i = 0; i < m->count && at < m->len; i++) {
+		size_t n = strnlen((const char *)m->data + at, m->len - at);
+		size_t shown = n > a->strsize ? a->strsize : n;
+
+		fputs(i ? ", " : "", a->f);
+		traceargs_quote(a->f, m->data + at, shown, shown < n || at + n >= m->len, false);
+		at += n + 1;
+	}
+	if (m->more || m->truncated)
+		fputs(", ...", a->f);
+	fputc(']', a->f);
+}
+
+static void put_envp(const struct traceargs *a, unsigned int arg)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_NPTR);
+
+	put_ptr(a->f, a->ev->args[arg]);
+	if (m)
+		fprintf(a->f, " /* %" PRIu32 "%s vars */", m->count, m->more ? "+" : "");
+}
+
+static void put_dirents(const struct traceargs *a, unsigned int arg)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_DIRENTS);
+
+	put_ptr(a->f, a->ev->args[arg]);
+	if (m && a->ev->ret >= 0)
+		fprintf(a->f, " /* %" PRIu32 "%s entries */", m->count, m->more ? "+" : "");
+}
+
+/* The pair of fds a call wrote: [3<pipe:[1]>, 4<pipe:[1]>], as the kernel described them. */
+static void put_pair(const struct traceargs *a, unsigned int arg)
+{
+	const struct ipcperf_call_fds *fds = a->fds;
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_OUT);
+	int v[2];
+
+	if (a->ev->ret < 0 || (!m && (!fds || fds->nr_new < 2))) {
+		put_ptr(a->f, a->ev->args[arg]);
+		return;
+	}
+	if (m && m->len >= sizeof(v))
+		memcpy(v, m->data, sizeof(v));
+	else
+		v[0] = fds->new_fds[0], v[1] = fds->new_fds[1];
+	fputc('[', a->f);
+	traceargs_fd(a->f, v[0], made(fds, v[0]));
+	fputs(", ", a->f);
+	traceargs_fd(a->f, v[1], made(fds, v[1]));
+	fputc(']', a->f);
+}
+
+/* The codes of the generic formats (see calls[] below), one argument each. */
+static void put_code(const struct traceargs *a, char code, unsigned int i)
+{
+	FILE *f = a->f;
+	uint64_t v = a->ev->args[i];
+
+	switch (code) {
+	case 'd': fprintf(f, "%d", (int)v); break;
+	case 'u': fprintf(f, "%" PRIu64, v); break;
+	case 'l': fprintf(f, "%" PRId64, (int64_t)v); break;
+	case 'x': fprintf(f, "%#" PRIx64, v); break;
+	case 'o': fprintf(f, "%#03" PRIo64, v); break;
+	case 'p': put_ptr(f, v); break;
+	case 'f': put_fd_arg(a, i); break;
+	case 'D': put_dirfd(a, i); break;
+	case 'P': put_string(a, i, 0); break;
+	case 's': put_string(a, i, a->strsize); break;
+	case 'W': put_buffer(a, i, IPCPERF_MEM_IN, a->ev->args[i + 1], false); break;
+	case 'R': put_buffer(a, i, IPCPERF_MEM_OUT, (uint64_t)a->ev->ret, false); break;
+	case 'X': put_buffer(a, i, IPCPERF_MEM_OUT, (uint64_t)a->ev->ret, true); break;
+	case 'O': put_open_flags(f, v); break;
+	case 'A': tf_access(f, v); break;
+	case 'a': tf_at_flags(f, v); break;
+	case 'r': tf_prot(f, v); break;
+	case 'm': tf_map_flags(f, v); break;
+	case 'S': put_struct(a, i, IPCPERF_MEM_OUT, 64, tf_stat); break;
+	case 'Y': put_struct(a, i, IPCPERF_MEM_OUT, 64, tf_statx); break;
+	case 'j': tf_statx_flags(f, v); break;
+	case 'k': tf_statx_mask(f, v); break;
+	case 'L': tf_rlimit_res(f, v); break;
+	case 'K': put_either(a, i, 16, tf_rlimit); break;
+	case 'g': tf_grnd(f, v); break;
+	case 'c': tf_arch_prctl(f, v); break;
+	case 'I': tf_ioctl(f, v); break;
+	case 'n': put_dirents(a, i); break;
+	case 'Z': put_sockaddr(a, i, IPCPERF_MEM_IN); break;
+	case 'z': put_sockaddr(a, i, IPCPERF_MEM_SOCKADDR); break;
+	case 'h': tf_shutdown(f, v); break;
+	case 'M': tf_msg_flags(f, v); break;
+	case 'G': tf_signal(f, v); break;
+	case 'Q': put_struct(a, i, i == 1 ? IPCPERF_MEM_IN : IPCPERF_MEM_OUT, 32, tf_sigaction); break;
+	case 'q': put_struct(a, i, i == 1 ? IPCPERF_MEM_IN : IPCPERF_MEM_OUT, 8, tf_sigset); break;
+	case 'H': tf_sigprocmask_how(f, v); break;
+	case 'w': put_struct(a, i, IPCPERF_MEM_OUT, 4, tf_wait_status); break;
+	case 'y': tf_wait_options(f, v); break;
+	case 'F': tf_futex_op(f, v); break;
+	case 'V': put_argv(a, i); break;
+	case 'E': put_envp(a, i); break;
+	case '2': put_pair(a, i); break;
+	case 'C': tf_fcntl_cmd(f, v); break;
+	case 'e': tf_domain(f, v); break;
+	case 't': tf_sock_type(f, v); break;
+	case 'i': tf_protocol(f, a->ev->args[0], v); break;
+	case 'v': tf_fadvice(f, v); break;
+	case 'T': tf_bits(f, v, open_flags, TF_N(open_flags), "0"); break;
+	default: fprintf(f, "%#" PRIx64, v); break;
+	}
+}
+
+/*
+ * What each call's arguments are, a code each (put_code()); the calls not
+ * here print their six raw arguments. As strace's formats for x86-64.
+ */
+static const struct {
+	const char *name;
+	const char *codes;
+} calls[] = {
+	{ "read", "fRu" }, { "write", "fWu" }, { "pread64", "fRul" }, { "pwrite64", "fWul" },
+	{ "close", "f" }, { "open", "PO" }, { "openat", "DPO" }, { "creat", "Po" },
+	{ "access", "PA" }, { "faccessat", "DPA" }, { "faccessat2", "DPAa" },
+	{ "statx", "DPjkY" }, { "stat", "PS" }, { "lstat", "PS" }, { "fstat", "fS" }, { "newfstatat", "DPSa" },
+	{ "statfs", "Pp" }, { "fstatfs", "fp" }, { "execve", "PVE" }, { "execveat", "DPVEa" },
+	{ "brk", "p" }, { "mmap", "purmfx" }, { "munmap", "pu" }, { "mprotect", "pur" },
+	{ "madvise", "pud" }, { "mremap", "puux" }, { "arch_prctl", "cx" },
+	{ "set_tid_address", "p" }, { "set_robust_list", "pu" }, { "rseq", "pxdx" },
+	{ "prlimit64", "dLKK" }, { "getrlimit", "LK" }, { "getrandom", "Xug" },
+	{ "ioctl", "fIp" }, { "getdents64", "fnu" }, { "lseek", "fld" }, { "exit_group", "d" },
+	{ "exit", "d" }, { "socket", "eti" }, { "connect", "fZu" }, { "bind", "fZu" },
+	{ "listen", "fd" }, { "shutdown", "fh" }, { "sendto", "fWuMZu" },
+	{ "recvfrom", "fRuMzp" }, { "getsockname", "fzp" }, { "getpeername", "fzp" },
+	{ "accept", "fzp" }, { "accept4", "fzpt" }, { "dup", "f" }, { "dup2", "ff" },
+	{ "dup3", "ffT" }, { "pipe", "2" }, { "pipe2", "2T" }, { "socketpair", "eti2" },
+	{ "unlink", "P" }, { "unlinkat", "DPa" }, { "mkdir", "Po" }, { "mkdirat", "DPo" },
+	{ "rmdir", "P" }, { "chdir", "P" }, { "fchdir", "f" }, { "chmod", "Po" },
+	{ "fchmod", "fo" }, { "readlink", "PRu" }, { "readlinkat", "DPRu" },
+	{ "rename", "PP" }, { "renameat", "DPDP" }, { "symlink", "PP" }, { "link", "PP" },
+	{ "truncate", "Pl" }, { "ftruncate", "fl" }, { "fsync", "f" }, { "fdatasync", "f" },
+	{ "rt_sigaction", "GQQu" }, { "rt_sigprocmask", "Hqqu" }, { "wait4", "dwyp" },
+	{ "kill", "dG" }, { "tgkill", "ddG" }, { "umask", "o" }, { "sched_yield", "" },
+	{ "getpid", "" }, { "getppid", "" }, { "gettid", "" }, { "getuid", "" },
+	{ "geteuid", "" }, { "getgid", "" }, { "getegid", "" }, { "getpgrp", "" },
+	{ "setsid", "" }, { "fork", "" }, { "vfork", "" }, { "sync", "" }, { "pause", "" },
+	{ "setpgid", "dd" }, { "getpgid", "d" }, { "getsid", "d" }, { "setuid", "d" },
+	{ "setgid", "d" }, { "alarm", "u" }, { "memfd_create", "sx" }, { "epoll_create1", "x" },
+	{ "eventfd2", "ux" }, { "getcwd", "Ru" }, { "fadvise64", "fllv" },
+};
+
+static const char *codes_of(const char *name)
+{
+	for (size_t i = 0; i < TF_N(calls); i++)
+		if (!strcmp(calls[i].name, name))
+			return calls[i].codes;
+	return NULL;
+}
+
+static void put_codes(const struct traceargs *a, const char *codes)
+{
+	for (unsigned int i = 0; codes[i] && i < 6; i++) {
+		if (i)
+			fputs(", ", a->f);
+		put_code(a, codes[i], i);
+	}
+}
+
+/* open, openat, creat: the mode only with O_CREAT or O_TMPFILE, as strace. */
+static void put_open(const struct traceargs *a, unsigned int flags_arg)
+{
+	put_codes(a, flags_arg == 2 ? "DPO" : "PO");
+	if (a->ev->args[flags_arg] & (O_CREAT | K_O_TMPFILE_ONLY))
+		fprintf(a->f, ", %#03" PRIo64, a->ev->args[flags_arg + 1]);
+}
+
+/* fcntl: the third argument by command. */
+static void put_fcntl(const struct traceargs *a)
+{
+	uint64_t cmd = a->ev->args[1];
+
+	put_codes(a, "fC");
+	if (cmd == F_GETFD || cmd == F_GETFL || cmd == F_GETOWN || cmd == F_GETSIG ||
+	    cmd == F_GETLEASE || cmd == F_GETPIPE_SZ)
+		return;
+	if (cmd == F_SETFD)
+		fputs(a->ev->args[2] & FD_CLOEXEC ? ", FD_CLOEXEC" : ", 0", a->f);
+	else if (cmd == F_SETFL) {
+		fputs(", ", a->f);
+		put_open_flags(a->f, a->ev->args[2]);
+	} else
+		fprintf(a->f, ", %" PRIu64, a->ev->args[2]);
+}
+
+/* futex: the arguments each operation takes. */
+static void put_futex(const struct traceargs *a)
+{
+	unsigned int op = (unsigned int)a->ev->args[1] & 0x7f;
+
+	put_codes(a, "pF");
+	fprintf(a->f, ", %u", (unsigned int)a->ev->args[2]);
+	if (op == 0 || op == 9) {	/* WAIT, WAIT_BITSET */
+		fputs(", ", a->f);
+		put_ptr(a->f, a->ev->args[3]);
+		if (op == 9)
+			fputs(a->ev->args[5] == 0xffffffffu ? ", FUTEX_BITSET_MATCH_ANY" : ", ?", a->f);
+	}
+}
+
+/* clone (x86-64: flags, stack, parent_tid, child_tid, tls), as strace names them. */
+static void put_clone(const struct traceargs *a)
+{
+	const uint64_t *v = a->ev->args;
+
+	fputs("child_stack=", a->f);
+	put_ptr(a->f, v[1]);
+	fputs(", flags=", a->f);
+	tf_clone_flags(a->f, v[0]);
+	if (v[0] & 0x100000)
+		fprintf(a->f, ", parent_tid=%#" PRIx64, v[2]);
+	if (v[0] & (0x200000 | 0x1000000))
+		fprintf(a->f, ", child_tidptr=%#" PRIx64, v[3]);
+	if (v[0] & 0x80000)
+		fprintf(a->f, ", tls=%#" PRIx64, v[4]);
+}
+
+void traceargs_call(const struct traceargs *a)
+{
+	const struct ipcperf_syscall *ev = a->ev;
+	const char *codes = codes_of(ev->name);
+
+	fprintf(a->f, "%s(", ev->name);
+	if (!strcmp(ev->name, "openat"))
+		put_open(a, 2);
+	else if (!strcmp(ev->name, "open"))
+		put_open(a, 1);
+	else if (!strcmp(ev->name, "fcntl"))
+		put_fcntl(a);
+	else if (!strcmp(ev->name, "futex"))
+		put_futex(a);
+	else if (!strcmp(ev->name, "clone"))
+		put_clone(a);
+	else if (codes)
+		put_codes(a, codes);
+	else
+		for (unsigned int i = 0; i < ev->nr_args && i < 6; i++)
+			fprintf(a->f, "%s%#" PRIx64, i ? ", " : "", ev->args[i]);
+	fputc(')', a->f);
+}
+
+/* A socket as strace -yy names it: TCP:[1.2.3.4:5->6.7.8.9:10], UNIX-STREAM:[N->M]. */
+static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
+{
+	const char *arrow = o->detail ? strstr(o->detail, " -> ") : NULL;
+	const char *proto = o->kind == IPCPERF_FD_TCP ? "TCP" : "UDP";
+	size_t rl = arrow ? strlen(arrow + 4) : 0;
+
+	/* not connected (no peer, port 0): strace names it by its inode */
+	if (arrow && (!rl || (rl >= 2 && !strcmp(arrow + 4 + rl - 2, ":0"))))
+		arrow = NULL;
+
+	if (o->kind == IPCPERF_FD_UNIX) {
+		fprintf(f, "UNIX-STREAM:[%" PRIu64, o->ino);
+		if (o->peer_ino)
+			fprintf(f, "->%" PRIu64, o->peer_ino);
+		fputc(']', f);
+	} else if (arrow) {
+		/* v6 addresses are bracketed: [::1]:80 */
+		fprintf(f, "%s%s:[%.*s->%s]", proto, o->detail[0] == '[' ? "v6" : "",
+			(int)(arrow - o->detail), o->detail, arrow + 4);
+	} else {
+		fprintf(f, "%s:[%" PRIu64 "]", proto, o->ino);
+	}
+}
+
+/* A device's numbers, as -yy adds them: <char 1:3>. */
+static void put_device(FILE *f, const char *path)
+{
+	struct stat st;
+
+	if (strncmp(path, "/dev/", 5) || stat(path, &st) < 0 ||
+	    !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+		return;
+	fprintf(f, "<%s %u:%u>", S_ISCHR(st.st_mode) ? "char" : "block", major(st.st_rdev),
+		minor(st.st_rdev));
+}
+
+void traceargs_fd(FILE *f, int fd, const struct ipcperf_fd_object *o)
+{
+	fprintf(f, "%d", fd);
+	if (!o || o->kind == IPCPERF_FD_UNKNOWN || !o->object || !strcmp(o->object, "unknown"))
+		return;
+	fputc('<', f);
+	if (o->kind == IPCPERF_FD_TCP || o->kind == IPCPERF_FD_UDP || o->kind == IPCPERF_FD_UNIX) {
+		put_socket(f, o);
+	} else {
+		fputs(o->object, f);
+		put_device(f, o->object);
+	}
+	fputc('>', f);
+}
+
+/* The kernel's restart codes, which a traced call may end with: strace's "= ? ERESTARTSYS (...)". */
+static bool put_restart(FILE *f, int64_t ret)
+{
+	static const struct tf_name r[] = {
+		{ 512, "ERESTARTSYS (To be restarted if SA_RESTART is set)" },
+		{ 513, "ERESTARTNOINTR (To be restarted)" },
+		{ 514, "ERESTARTNOHAND (To be restarted if no handler)" },
+		{ 516, "ERESTART_RESTARTBLOCK (Interrupted by signal)" },
+	};
+
+	for (size_t i = 0; i < TF_N(r); i++)
+		if ((uint64_t)-ret == r[i].v) {
+			fprintf(f, "? %s", r[i].name);
+			return true;
+		}
+	return false;
+}
+
+static void put_error(FILE *f, int64_t ret)
+{
+	const char *name = strerrorname_np((int)-ret);
+
+	if (put_restart(f, ret))
+		return;
+	/* as strace: the name, then what it means */
+	if (name)
+		fprintf(f, "-1 %s (%s)", name, strerror((int)-ret));
+	else
+		fprintf(f, "-1 E%d (%s)", (int)-ret, strerror((int)-ret));
+}
+
+/* fcntl's F_GETFD and F_GETFL: the flags, as strace adds them. */
+static bool put_fcntl_ret(const struct traceargs *a)
+{
+	int64_t r = a->ev->ret;
+
+	if (strcmp(a->ev->name, "fcntl") || r < 0)
+		return false;
+	if (a->ev->args[1] == F_GETFD) {
+		fprintf(a->f, r ? "%#" PRIx64 " (flags FD_CLOEXEC)" : "0", (uint64_t)r);
+		return true;
+	}
+	if (a->ev->args[1] == F_GETFL) {
+		fprintf(a->f, "%#" PRIx64 " (flags ", (uint64_t)r);
+		put_open_flags(a->f, (uint64_t)r);
+		fputc(')', a->f);
+		return true;
+	}
+	return false;
+}
+
+static bool ret_is_address(const char *name)
+{
+	return !strcmp(name, "mmap") || !strcmp(name, "brk") || !strcmp(name, "mremap") ||
+	       !strcmp(name, "shmat");
+}
+
+void traceargs_ret(const struct traceargs *a)
+{
+	const struct ipcperf_syscall *ev = a->ev;
+
+	if (ev->never_returns)
+		fputc('?', a->f);
+	else if (ev->ret < 0 && ev->ret >= -MAX_ERRNO)
+		put_error(a->f, ev->ret);
+	else if (ev->cls == IPCPERF_SC_FD_NEW || ev->cls == IPCPERF_SC_FD_DUP2)
+		traceargs_fd(a->f, (int)ev->ret, made(a->fds, (int)ev->ret));
+	else if (ret_is_address(ev->name))
+		fprintf(a->f, "%#" PRIx64, (uint64_t)ev->ret);
+	else if (!put_fcntl_ret(a))
+		fprintf(a->f, "%" PRId64, ev->ret);
+	/* fds received (SCM_RIGHTS) */
+	if (ev->cls == IPCPERF_SC_READ && a->fds && a->fds->nr_new) {
+		fputs(" (SCM_RIGHTS [", a->f);
+		for (unsigned int i = 0; i < a->fds->nr_new; i++) {
+			if (i)
+				fputs(", ", a->f);
+			traceargs_fd(a->f, a->fds->new_fds[i], &a->fds->new_objects[i]);
+		}
+		fputs("])", a->f);
+	}
+}

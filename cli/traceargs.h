@@ -1,0 +1,41 @@
+/*
+ * The arguments of a call as strace -yy prints them (traceargs.c): strings
+ * and buffers from the call's memory (ipcperf_syscall.mem) escaped as
+ * strace escapes them, flags by name, common structs, fds with what they
+ * are; the return value likewise.
+ */
+#ifndef IPCPERF_CLI_TRACEARGS_H
+#define IPCPERF_CLI_TRACEARGS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <ipcperf/ipcperf.h>
+
+/* What the line of one call is printed with. */
+struct traceargs {
+	FILE *f;
+	const struct ipcperf_syscall *ev;
+	const struct ipcperf_call_fds *fds;
+	unsigned int strsize;		/* -s */
+	const char *cwd;		/* the process's working directory (AT_FDCWD<...>), or NULL */
+	/* What fd @fd of the caller is, when the call does not say (NULL: unknown). */
+	const struct ipcperf_fd_object *(*fd_object)(void *ctx, pid_t pid, int fd);
+	void *ctx;
+};
+
+/* NAME(ARGS): the name, its arguments and the closing parenthesis. */
+void traceargs_call(const struct traceargs *a);
+
+/* What follows " = ": the return value as strace prints it (-1 ENOENT (No such ...)). */
+void traceargs_ret(const struct traceargs *a);
+
+/* @len bytes of @s as a quoted C string, strace's way, "..." after when @more. */
+void traceargs_quote(FILE *f, const unsigned char *s, size_t len, bool more, bool hex);
+
+/* The symbolic form of open flags: "O_WRONLY|O_CREAT|O_CLOEXEC" (@buf, @len). */
+const char *traceout_open_flags(char *buf, size_t len, uint64_t flags);
+
+/* An fd and what it is, as strace -yy: 3</etc/hosts>, 4<TCP:[1.2.3.4:5->6.7.8.9:10]>. */
+void traceargs_fd(FILE *f, int fd, const struct ipcperf_fd_object *o);
+
+#endif

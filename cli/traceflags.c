@@ -1,0 +1,532 @@
+/* Flags, constants and structs of trace's arguments, by name as strace prints them (traceflags.h). */
+#include "config.h"
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include "traceargs.h"
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "traceflags.h"
+
+void tf_bits(FILE *f, uint64_t v, const struct tf_name *tab, size_t n, const char *zero)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if ((v & tab[i].v) != tab[i].v || !tab[i].v)
+			continue;
+		fprintf(f, "%s%s", any ? "|" : "", tab[i].name);
+		v &= ~tab[i].v;
+		any = true;
+	}
+	if (v || !any) {
+		if (v || !zero)
+			fprintf(f, "%s%#" PRIx64, any ? "|" : "", v);
+		else
+			fputs(zero, f);
+	}
+}
+
+bool tf_one(FILE *f, uint64_t v, const struct tf_name *tab, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tab[i].v == v) {
+			fputs(tab[i].name, f);
+			return true;
+		}
+	return false;
+}
+
+void tf_value(FILE *f, uint64_t v, const struct tf_name *tab, size_t n, const char *unknown)
+{
+	if (!tf_one(f, v, tab, n))
+		fprintf(f, "%#" PRIx64 " /* %s */", v, unknown);
+}
+
+static const struct tf_name prot[] = {
+	{ 1, "PROT_READ" }, { 2, "PROT_WRITE" }, { 4, "PROT_EXEC" }, { 0x1000000, "PROT_GROWSDOWN" },
+	{ 0x2000000, "PROT_GROWSUP" },
+};
+
+void tf_prot(FILE *f, uint64_t v)
+{
+	tf_bits(f, v, prot, TF_N(prot), "PROT_NONE");
+}
+
+static const struct tf_name map_flags[] = {
+	{ 0x10, "MAP_FIXED" }, { 0x20, "MAP_ANONYMOUS" }, { 0x40, "MAP_32BIT" },
+	{ 0x100, "MAP_GROWSDOWN" }, { 0x800, "MAP_DENYWRITE" }, { 0x1000, "MAP_EXECUTABLE" },
+	{ 0x2000, "MAP_LOCKED" }, { 0x4000, "MAP_NORESERVE" }, { 0x8000, "MAP_POPULATE" },
+	{ 0x10000, "MAP_NONBLOCK" }, { 0x20000, "MAP_STACK" }, { 0x40000, "MAP_HUGETLB" },
+	{ 0x80000, "MAP_SYNC" }, { 0x100000, "MAP_FIXED_NOREPLACE" },
+};
+
+void tf_map_flags(FILE *f, uint64_t v)
+{
+	static const char *const type[] = { "0", "MAP_SHARED", "MAP_PRIVATE", "MAP_SHARED_VALIDATE" };
+
+	fputs(type[v & 3], f);
+	if (v & ~3ull) {
+		fputc('|', f);
+		tf_bits(f, v & ~3ull, map_flags, TF_N(map_flags), NULL);
+	}
+}
+
+void tf_access(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = { { 4, "R_OK" }, { 2, "W_OK" }, { 1, "X_OK" } };
+
+	tf_bits(f, v, m, TF_N(m), "F_OK");
+}
+
+void tf_at_flags(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0x100, "AT_SYMLINK_NOFOLLOW" }, { 0x200, "AT_REMOVEDIR" }, { 0x400, "AT_SYMLINK_FOLLOW" },
+		{ 0x800, "AT_NO_AUTOMOUNT" }, { 0x1000, "AT_EMPTY_PATH" }, { 0x8000, "AT_RECURSIVE" },
+	};
+
+	tf_bits(f, v, m, TF_N(m), "0");
+}
+
+void tf_grnd(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 1, "GRND_NONBLOCK" }, { 2, "GRND_RANDOM" }, { 4, "GRND_INSECURE" },
+	};
+
+	tf_bits(f, v, m, TF_N(m), "0");
+}
+
+void tf_arch_prctl(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0x1001, "ARCH_SET_GS" }, { 0x1002, "ARCH_SET_FS" }, { 0x1003, "ARCH_GET_FS" },
+		{ 0x1004, "ARCH_GET_GS" }, { 0x1011, "ARCH_GET_CPUID" }, { 0x1012, "ARCH_SET_CPUID" },
+	};
+
+	tf_value(f, v, m, TF_N(m), "ARCH_???");
+}
+
+void tf_ioctl(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0x5401, "TCGETS" }, { 0x5402, "TCSETS" }, { 0x5403, "TCSETSW" }, { 0x5404, "TCSETSF" },
+		{ 0x540f, "TIOCGPGRP" }, { 0x5410, "TIOCSPGRP" }, { 0x5413, "TIOCGWINSZ" },
+		{ 0x5414, "TIOCSWINSZ" }, { 0x541b, "FIONREAD" }, { 0x5421, "FIONBIO" },
+		{ 0x5450, "FIONCLEX" }, { 0x5451, "FIOCLEX" },
+	};
+
+	if (!tf_one(f, v & 0xffffffffu, m, TF_N(m)))
+		fprintf(f, "%#" PRIx64, v);
+}
+
+void tf_rlimit_res(FILE *f, uint64_t v)
+{
+	static const char *const r[] = {
+		"RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_CORE",
+		"RLIMIT_RSS", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_MEMLOCK", "RLIMIT_AS",
+		"RLIMIT_LOCKS", "RLIMIT_SIGPENDING", "RLIMIT_MSGQUEUE", "RLIMIT_NICE",
+		"RLIMIT_RTPRIO", "RLIMIT_RTTIME",
+	};
+
+	if (v < TF_N(r))
+		fputs(r[v], f);
+	else
+		fprintf(f, "%#" PRIx64 " /* RLIMIT_??? */", v);
+}
+
+/* A limit: RLIM64_INFINITY, N*1024 when it divides, else N. */
+static void rlim_value(FILE *f, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		fputs("RLIM64_INFINITY", f);
+	else if (v && v % 1024 == 0)
+		fprintf(f, "%" PRIu64 "*1024", v / 1024);
+	else
+		fprintf(f, "%" PRIu64, v);
+}
+
+void tf_rlimit(FILE *f, const unsigned char *p)
+{
+	uint64_t v[2];
+
+	memcpy(v, p, sizeof(v));
+	fputs("{rlim_cur=", f);
+	rlim_value(f, v[0]);
+	fputs(", rlim_max=", f);
+	rlim_value(f, v[1]);
+	fputc('}', f);
+}
+
+/* S_IFREG|0644, S_IFCHR|S_ISUID|0755, as strace gives st_mode. */
+void tf_mode(FILE *f, uint64_t m)
+{
+	static const struct tf_name types[] = {
+		{ S_IFREG, "S_IFREG" }, { S_IFDIR, "S_IFDIR" }, { S_IFCHR, "S_IFCHR" },
+		{ S_IFBLK, "S_IFBLK" }, { S_IFIFO, "S_IFIFO" }, { S_IFLNK, "S_IFLNK" },
+		{ S_IFSOCK, "S_IFSOCK" },
+	};
+
+	if (!tf_one(f, m & S_IFMT, types, TF_N(types)))
+		fprintf(f, "%#" PRIo64, m & S_IFMT);
+	if (m & S_ISUID)
+		fputs("|S_ISUID", f);
+	if (m & S_ISGID)
+		fputs("|S_ISGID", f);
+	if (m & S_ISVTX)
+		fputs("|S_ISVTX", f);
+	fprintf(f, "|%#03" PRIo64, m & 0777);
+}
+
+void tf_stat(FILE *f, const unsigned char *p)
+{
+	struct stat st;
+
+	memcpy(&st, p, sizeof(st));
+	fputs("{st_mode=", f);
+	tf_mode(f, st.st_mode);
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		fprintf(f, ", st_rdev=makedev(%#x, %#x)", major(st.st_rdev), minor(st.st_rdev));
+	else
+		fprintf(f, ", st_size=%lld", (long long)st.st_size);
+	fputs(", ...}", f);
+}
+
+static const char *const signames[] = {
+	NULL, "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV",
+	"USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU",
+	"URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+};
+
+/* A signal's name without SIG: HUP, RTMIN, RT_3; NULL past 64. */
+static void sig_short(FILE *f, unsigned int s)
+{
+	if (s < TF_N(signames) && signames[s])
+		fputs(signames[s], f);
+	else if (s == 32)
+		fputs("RTMIN", f);
+	else
+		fprintf(f, "RT_%u", s - 32);
+}
+
+void tf_signal(FILE *f, uint64_t s)
+{
+	if (s >= 1 && s <= 64) {
+		fputs("SIG", f);
+		sig_short(f, (unsigned int)s);
+	} else {
+		fprintf(f, "%" PRIu64, s);
+	}
+}
+
+/* A 64-signal mask: [INT QUIT], or ~[RTMIN RT_1] when most are set, as strace. */
+void tf_sigset(FILE *f, const unsigned char *p)
+{
+	uint64_t m;
+	bool first = true, inv;
+
+	memcpy(&m, p, sizeof(m));
+	inv = __builtin_popcountll(m) > 32;
+	if (inv)
+		m = ~m;
+	fputs(inv ? "~[" : "[", f);
+	for (unsigned int s = 1; s <= 64; s++) {
+		if (!(m >> (s - 1) & 1))
+			continue;
+		if (!first)
+			fputc(' ', f);
+		sig_short(f, s);
+		first = false;
+	}
+	fputc(']', f);
+}
+
+void tf_sigaction(FILE *f, const unsigned char *p)
+{
+	static const struct tf_name fl[] = {
+		{ 0x04000000, "SA_RESTORER" }, { 0x08000000, "SA_ONSTACK" }, { 0x10000000, "SA_RESTART" },
+		{ 0x40000000, "SA_NODEFER" }, { 0x80000000, "SA_RESETHAND" }, { 4, "SA_SIGINFO" },
+		{ 1, "SA_NOCLDSTOP" }, { 2, "SA_NOCLDWAIT" },
+	};
+	uint64_t v[3];		/* handler, flags, restorer; then the mask */
+
+	memcpy(v, p, sizeof(v));
+	fputs("{sa_handler=", f);
+	if (v[0] == 0 || v[0] == 1)
+		fputs(v[0] ? "SIG_IGN" : "SIG_DFL", f);
+	else
+		fprintf(f, "%#" PRIx64, v[0]);
+	fputs(", sa_mask=", f);
+	tf_sigset(f, p + 24);
+	fputs(", sa_flags=", f);
+	tf_bits(f, v[1], fl, TF_N(fl), "0");
+	if (v[1] & 0x04000000)
+		fprintf(f, ", sa_restorer=%#" PRIx64, v[2]);
+	fputc('}', f);
+}
+
+void tf_sigprocmask_how(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = { { 0, "SIG_BLOCK" }, { 1, "SIG_UNBLOCK" }, { 2, "SIG_SETMASK" } };
+
+	tf_value(f, v, m, TF_N(m), "SIG_???");
+}
+
+void tf_wait_status(FILE *f, const unsigned char *p)
+{
+	int s;
+
+	memcpy(&s, p, sizeof(s));
+	if ((s & 0x7f) == 0) {
+		fprintf(f, "[{WIFEXITED(s) && WEXITSTATUS(s) == %d}]", (s >> 8) & 0xff);
+		return;
+	}
+	if ((s & 0xff) == 0x7f) {
+		fputs("[{WIFSTOPPED(s) && WSTOPSIG(s) == ", f);
+		tf_signal(f, (unsigned int)(s >> 8) & 0xff);
+		fputs("}]", f);
+		return;
+	}
+	fputs("[{WIFSIGNALED(s) && WTERMSIG(s) == ", f);
+	tf_signal(f, (unsigned int)s & 0x7f);
+	fputs(s & 0x80 ? " && WCOREDUMP(s)}]" : "}]", f);
+}
+
+void tf_wait_options(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 1, "WNOHANG" }, { 2, "WSTOPPED" }, { 4, "WEXITED" }, { 8, "WCONTINUED" },
+		{ 0x01000000, "WNOWAIT" }, { 0x20000000, "__WNOTHREAD" }, { 0x40000000, "__WALL" },
+		{ 0x80000000, "__WCLONE" },
+	};
+
+	tf_bits(f, v, m, TF_N(m), "0");
+}
+
+void tf_clone_flags(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0x100, "CLONE_VM" }, { 0x200, "CLONE_FS" }, { 0x400, "CLONE_FILES" },
+		{ 0x800, "CLONE_SIGHAND" }, { 0x1000, "CLONE_PIDFD" }, { 0x2000, "CLONE_PTRACE" },
+		{ 0x4000, "CLONE_VFORK" }, { 0x8000, "CLONE_PARENT" }, { 0x10000, "CLONE_THREAD" },
+		{ 0x20000, "CLONE_NEWNS" }, { 0x40000, "CLONE_SYSVSEM" }, { 0x80000, "CLONE_SETTLS" },
+		{ 0x100000, "CLONE_PARENT_SETTID" }, { 0x200000, "CLONE_CHILD_CLEARTID" },
+		{ 0x400000, "CLONE_DETACHED" }, { 0x800000, "CLONE_UNTRACED" },
+		{ 0x1000000, "CLONE_CHILD_SETTID" }, { 0x2000000, "CLONE_NEWCGROUP" },
+		{ 0x4000000, "CLONE_NEWUTS" }, { 0x8000000, "CLONE_NEWIPC" },
+		{ 0x10000000, "CLONE_NEWUSER" }, { 0x20000000, "CLONE_NEWPID" },
+		{ 0x40000000, "CLONE_NEWNET" }, { 0x80000000, "CLONE_IO" },
+	};
+	uint64_t sig = v & 0xff;
+
+	if (v & ~0xffull)
+		tf_bits(f, v & ~0xffull, m, TF_N(m), NULL);
+	if (sig) {
+		if (v & ~0xffull)
+			fputc('|', f);
+		tf_signal(f, sig);
+	} else if (!(v & ~0xffull)) {
+		fputc('0', f);
+	}
+}
+
+void tf_futex_op(FILE *f, uint64_t v)
+{
+	static const char *const ops[] = {
+		"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
+		"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI",
+		"FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
+		"FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2",
+	};
+	uint64_t op = v & 0x7f;
+
+	if (op < TF_N(ops))
+		fputs(ops[op], f);
+	else
+		fprintf(f, "%#" PRIx64, op);
+	if (v & 128)
+		fputs("_PRIVATE", f);
+	if (v & 256)
+		fputs("|FUTEX_CLOCK_REALTIME", f);
+}
+
+void tf_shutdown(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = { { 0, "SHUT_RD" }, { 1, "SHUT_WR" }, { 2, "SHUT_RDWR" } };
+
+	tf_value(f, v, m, TF_N(m), "SHUT_???");
+}
+
+void tf_msg_flags(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 1, "MSG_OOB" }, { 2, "MSG_PEEK" }, { 4, "MSG_DONTROUTE" }, { 8, "MSG_CTRUNC" },
+		{ 0x20, "MSG_TRUNC" }, { 0x40, "MSG_DONTWAIT" }, { 0x80, "MSG_EOR" },
+		{ 0x100, "MSG_WAITALL" }, { 0x4000, "MSG_NOSIGNAL" }, { 0x8000, "MSG_MORE" },
+		{ 0x40000000, "MSG_CMSG_CLOEXEC" },
+	};
+
+	tf_bits(f, v, m, TF_N(m), "0");
+}
+
+/* A protocol: what strace names for AF_INET and AF_INET6, else the number. */
+void tf_protocol(FILE *f, uint64_t domain, uint64_t p)
+{
+	static const struct tf_name m[] = {
+		{ 0, "IPPROTO_IP" }, { 1, "IPPROTO_ICMP" }, { 6, "IPPROTO_TCP" }, { 17, "IPPROTO_UDP" },
+		{ 58, "IPPROTO_ICMPV6" }, { 132, "IPPROTO_SCTP" }, { 262, "IPPROTO_MPTCP" },
+	};
+
+	if ((domain == AF_INET || domain == AF_INET6) && tf_one(f, p, m, TF_N(m)))
+		return;
+	fprintf(f, "%" PRIu64, p);
+}
+
+void tf_fcntl_cmd(FILE *f, uint64_t cmd)
+{
+	static const struct tf_name m[] = {
+		{ F_DUPFD, "F_DUPFD" }, { F_GETFD, "F_GETFD" }, { F_SETFD, "F_SETFD" },
+		{ F_GETFL, "F_GETFL" }, { F_SETFL, "F_SETFL" }, { F_GETLK, "F_GETLK" },
+		{ F_SETLK, "F_SETLK" }, { F_SETLKW, "F_SETLKW" }, { F_SETOWN, "F_SETOWN" },
+		{ F_GETOWN, "F_GETOWN" }, { F_SETSIG, "F_SETSIG" }, { F_GETSIG, "F_GETSIG" },
+		{ F_DUPFD_CLOEXEC, "F_DUPFD_CLOEXEC" }, { F_SETPIPE_SZ, "F_SETPIPE_SZ" },
+		{ F_GETPIPE_SZ, "F_GETPIPE_SZ" }, { F_SETLEASE, "F_SETLEASE" },
+		{ F_GETLEASE, "F_GETLEASE" }, { 37, "F_OFD_GETLK" }, { 38, "F_OFD_SETLK" },
+		{ 39, "F_OFD_SETLKW" }, { 1033, "F_ADD_SEALS" }, { 1034, "F_GET_SEALS" },
+	};
+
+	if (!tf_one(f, cmd, m, TF_N(m)))
+		fprintf(f, "%" PRIu64, cmd);
+}
+
+void tf_domain(FILE *f, uint64_t d)
+{
+	static const struct tf_name m[] = {
+		{ AF_UNIX, "AF_UNIX" }, { AF_INET, "AF_INET" }, { AF_INET6, "AF_INET6" },
+		{ AF_NETLINK, "AF_NETLINK" }, { AF_PACKET, "AF_PACKET" }, { AF_UNSPEC, "AF_UNSPEC" },
+		{ AF_VSOCK, "AF_VSOCK" },
+	};
+
+	if (!tf_one(f, d, m, TF_N(m)))
+		fprintf(f, "%" PRIu64 " /* AF_??? */", d);
+}
+
+void tf_sock_type(FILE *f, uint64_t t)
+{
+	static const struct tf_name types[] = {
+		{ SOCK_STREAM, "SOCK_STREAM" }, { SOCK_DGRAM, "SOCK_DGRAM" }, { SOCK_RAW, "SOCK_RAW" },
+		{ SOCK_RDM, "SOCK_RDM" }, { SOCK_SEQPACKET, "SOCK_SEQPACKET" },
+		{ SOCK_PACKET, "SOCK_PACKET" },
+	};
+	static const struct tf_name fl[] = {
+		{ SOCK_CLOEXEC, "SOCK_CLOEXEC" }, { SOCK_NONBLOCK, "SOCK_NONBLOCK" },
+	};
+
+	if (!tf_one(f, t & 0xf, types, TF_N(types)))
+		fprintf(f, "%#" PRIx64 " /* SOCK_??? */", t & 0xf);
+	if (t & ~0xfull) {
+		fputc('|', f);
+		tf_bits(f, t & ~0xfull, fl, TF_N(fl), NULL);
+	}
+}
+
+/* {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, as strace. */
+void tf_sockaddr(FILE *f, const unsigned char *p, size_t len)
+{
+	struct sockaddr_storage ss = { 0 };
+	char buf[INET6_ADDRSTRLEN];
+
+	memcpy(&ss, p, len < sizeof(ss) ? len : sizeof(ss));
+	fputs("{sa_family=", f);
+	tf_domain(f, ss.ss_family);
+	if (ss.ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)&ss;
+
+		fprintf(f, ", sin_port=htons(%u), sin_addr=inet_addr(\"%s\")", ntohs(in->sin_port),
+			inet_ntop(AF_INET, &in->sin_addr, buf, sizeof(buf)));
+	} else if (ss.ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in = (const void *)&ss;
+
+		fprintf(f, ", sin6_port=htons(%u), sin6_flowinfo=htonl(%u), inet_pton(AF_INET6, "
+			"\"%s\", &sin6_addr), sin6_scope_id=%u", ntohs(in->sin6_port),
+			ntohl(in->sin6_flowinfo), inet_ntop(AF_INET6, &in->sin6_addr, buf, sizeof(buf)),
+			in->sin6_scope_id);
+	} else if (ss.ss_family == AF_UNIX && len > 2) {
+		const struct sockaddr_un *un = (const void *)&ss;
+		size_t n = strnlen(un->sun_path, len - 2);
+		bool abstract = !un->sun_path[0] && len > 3;
+
+		fputs(abstract ? ", sun_path=@" : ", sun_path=", f);
+		if (abstract)
+			n = len - 3;
+		tf_quote(f, (const unsigned char *)un->sun_path + abstract, n);
+	}
+	fputc('}', f);
+}
+
+static const struct tf_name statx_mask[] = {
+	{ 0x7ff, "STATX_BASIC_STATS" }, { 1, "STATX_TYPE" }, { 2, "STATX_MODE" },
+	{ 4, "STATX_NLINK" }, { 8, "STATX_UID" }, { 0x10, "STATX_GID" }, { 0x20, "STATX_ATIME" },
+	{ 0x40, "STATX_MTIME" }, { 0x80, "STATX_CTIME" }, { 0x100, "STATX_INO" },
+	{ 0x200, "STATX_SIZE" }, { 0x400, "STATX_BLOCKS" }, { 0x800, "STATX_BTIME" },
+	{ 0x1000, "STATX_MNT_ID" }, { 0x2000, "STATX_DIOALIGN" }, { 0x4000, "STATX_MNT_ID_UNIQUE" },
+};
+
+void tf_statx_mask(FILE *f, uint64_t v)
+{
+	tf_bits(f, v, statx_mask, TF_N(statx_mask), "0");
+}
+
+/* statx's flags: the sync type first (AT_STATX_SYNC_AS_STAT is 0), then the AT_ ones. */
+void tf_statx_flags(FILE *f, uint64_t v)
+{
+	static const char *const sync[] = { "AT_STATX_SYNC_AS_STAT", "AT_STATX_FORCE_SYNC",
+					    "AT_STATX_DONT_SYNC", "0x6000" };
+
+	fputs(sync[(v >> 13) & 3], f);
+	if (v & ~0x6000ull) {
+		fputc('|', f);
+		tf_at_flags(f, v & ~0x6000ull);
+	}
+}
+
+void tf_statx(FILE *f, const unsigned char *p)
+{
+	static const struct tf_name attrs[] = {
+		{ 0x4, "STATX_ATTR_COMPRESSED" }, { 0x10, "STATX_ATTR_IMMUTABLE" },
+		{ 0x20, "STATX_ATTR_APPEND" }, { 0x40, "STATX_ATTR_NODUMP" },
+		{ 0x800, "STATX_ATTR_ENCRYPTED" }, { 0x1000, "STATX_ATTR_AUTOMOUNT" },
+		{ 0x2000, "STATX_ATTR_MOUNT_ROOT" }, { 0x100000, "STATX_ATTR_VERITY" },
+		{ 0x200000, "STATX_ATTR_DAX" },
+	};
+	uint32_t mask;
+	uint64_t at, size;
+	uint16_t mode;
+
+	memcpy(&mask, p, sizeof(mask));
+	memcpy(&at, p + 8, sizeof(at));
+	memcpy(&mode, p + 28, sizeof(mode));
+	memcpy(&size, p + 40, sizeof(size));
+	fputs("{stx_mask=", f);
+	tf_statx_mask(f, mask);
+	fputs(", stx_attributes=", f);
+	tf_bits(f, at, attrs, TF_N(attrs), "0");
+	fputs(", stx_mode=", f);
+	tf_mode(f, mode);
+	fprintf(f, ", stx_size=%" PRIu64 ", ...}", size);
+}
+
+void tf_fadvice(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0, "POSIX_FADV_NORMAL" }, { 1, "POSIX_FADV_RANDOM" }, { 2, "POSIX_FADV_SEQUENTIAL" },
+		{ 3, "POSIX_FADV_WILLNEED" }, { 4, "POSIX_FADV_DONTNEED" }, { 5, "POSIX_FADV_NOREUSE" },
+	};
+
+	tf_value(f, v, m, TF_N(m), "POSIX_FADV_???");
+}

@@ -1,0 +1,60 @@
+/*
+ * Flags, constants and structs of trace's arguments, printed as strace
+ * prints them (traceflags.c): tables of names, and the structs a call's
+ * memory holds (struct stat, rlimit, sigaction, wait status).
+ */
+#ifndef IPCPERF_CLI_TRACEFLAGS_H
+#define IPCPERF_CLI_TRACEFLAGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct tf_name {
+	uint64_t v;
+	const char *name;
+};
+#define TF_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The names of the bits of @v in @tab's order, '|' between, what is left in hex; @zero for 0. */
+void tf_bits(FILE *f, uint64_t v, const struct tf_name *tab, size_t n, const char *zero);
+/* The name of @v in @tab. @return whether it had one (nothing printed otherwise). */
+bool tf_one(FILE *f, uint64_t v, const struct tf_name *tab, size_t n);
+/* The name of @v, else its number in hex and @unknown in a comment. */
+void tf_value(FILE *f, uint64_t v, const struct tf_name *tab, size_t n, const char *unknown);
+
+void tf_prot(FILE *f, uint64_t v);		/* PROT_READ|PROT_WRITE, PROT_NONE */
+void tf_map_flags(FILE *f, uint64_t v);		/* MAP_PRIVATE|MAP_ANONYMOUS */
+void tf_access(FILE *f, uint64_t v);		/* R_OK|W_OK, F_OK */
+void tf_at_flags(FILE *f, uint64_t v);		/* AT_EMPTY_PATH */
+void tf_grnd(FILE *f, uint64_t v);		/* GRND_NONBLOCK */
+void tf_arch_prctl(FILE *f, uint64_t v);	/* ARCH_SET_FS */
+void tf_ioctl(FILE *f, uint64_t v);		/* TCGETS */
+void tf_rlimit_res(FILE *f, uint64_t v);	/* RLIMIT_STACK */
+void tf_rlimit(FILE *f, const unsigned char *p);	/* {rlim_cur=8192*1024, rlim_max=RLIM64_INFINITY} */
+void tf_mode(FILE *f, uint64_t m);		/* S_IFREG|0644 */
+void tf_stat(FILE *f, const unsigned char *p);	/* {st_mode=S_IFREG|0644, st_size=N, ...} */
+void tf_signal(FILE *f, uint64_t s);		/* SIGCHLD, SIGRTMIN, SIGRT_2 */
+void tf_sigset(FILE *f, const unsigned char *p);	/* [INT QUIT], ~[RTMIN RT_1] */
+void tf_sigaction(FILE *f, const unsigned char *p);	/* {sa_handler=..., sa_mask=..., sa_flags=...} */
+void tf_sigprocmask_how(FILE *f, uint64_t v);	/* SIG_SETMASK */
+void tf_wait_status(FILE *f, const unsigned char *p);	/* [{WIFEXITED(s) && WEXITSTATUS(s) == 0}] */
+void tf_wait_options(FILE *f, uint64_t v);	/* WNOHANG */
+void tf_clone_flags(FILE *f, uint64_t v);	/* CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD */
+void tf_futex_op(FILE *f, uint64_t v);		/* FUTEX_WAKE_PRIVATE */
+void tf_shutdown(FILE *f, uint64_t v);		/* SHUT_WR */
+void tf_msg_flags(FILE *f, uint64_t v);		/* MSG_DONTWAIT */
+void tf_protocol(FILE *f, uint64_t domain, uint64_t p);	/* IPPROTO_IP for AF_INET, else the number */
+void tf_fcntl_cmd(FILE *f, uint64_t cmd);	/* F_DUPFD */
+void tf_domain(FILE *f, uint64_t d);		/* AF_INET */
+void tf_sock_type(FILE *f, uint64_t t);		/* SOCK_STREAM|SOCK_CLOEXEC */
+void tf_sockaddr(FILE *f, const unsigned char *p, size_t len);	/* {sa_family=AF_INET, ...} */
+void tf_fadvice(FILE *f, uint64_t v);		/* POSIX_FADV_SEQUENTIAL */
+void tf_statx_mask(FILE *f, uint64_t v);	/* STATX_TYPE|STATX_MODE, STATX_BASIC_STATS */
+void tf_statx_flags(FILE *f, uint64_t v);	/* AT_STATX_SYNC_AS_STAT|AT_NO_AUTOMOUNT */
+void tf_statx(FILE *f, const unsigned char *p);	/* {stx_mask=..., stx_attributes=..., stx_mode=..., stx_size=N, ...} */
+/* @len bytes as a quoted string (traceargs_quote()). */
+#define tf_quote(f, s, len) traceargs_quote(f, s, len, false, false)
+
+#endif

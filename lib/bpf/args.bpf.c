@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The args object (loaded for ipcperf trace only): the user memory a
+ * call's arguments point to, read at the call, as strace shows it. At
+ * sys_enter, args_enter reads what the call's spec (arg_specs, by number,
+ * the loader's) says is there before the call (paths, strings, buffers
+ * written, argv) into the thread's slot; at sys_exit, args_exit adds what
+ * the call wrote (buffers read, struct stat, sockaddrs) and writes the arg
+ * record (args-rec.h). The object attaches before the fd object, so on
+ * sys_exit its record comes before the call's fd records and call record,
+ * in the same ring. exit and exit_group never return: their record is
+ * written at sys_enter. Nothing of calls.bpf.c is touched: these are
+ * programs of their own on the same hooks. See lib/bpf/README.md.
+ */
+#include "common.bpf.h"
+#include "args-rec.h"
+
+/* Set by the loader: this architecture's execve and execveat (a command's, before its exec). */
+const volatile long nr_execve = -1;
+const volatile long nr_execveat = -1;
+
+/* What to read of each call, by number (the loader fills it; an empty spec: nothing). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, IPP_FDID_MAX_NR);
+	__type(key, __u32);
+	__type(value, struct ipp_arg_spec);
+} arg_specs SEC(".maps");
+
+/*
+ * A target thread's call under way: its record being made. The spill
+ * after it is room for what a masked length lets the verifier think a
+ * read may reach; the reads themselves stop at each slot's end.
+ */
+struct arg_slot {
+	struct ipp_args_rec rec;
+	__u8 spill[1024];
+	__u8 in_call;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct arg_slot);
+} arg_slots SEC(".maps");
+
+#define NPTR_MAX 4096		/* envp entries counted at most */
+#define DIRENTS_MAX 4096	/* dirents counted at most */
+#define STRV_MAX 16		/* argv strings read at most */
+
+/* A length clamped to a slot, for the verifier's sake masked too. */
+static __always_inline __u32 cap_len(__u64 len)
+{
+	__u32 l = len > IPP_ARGS_CAP ? IPP_ARGS_CAP : (__u32)len;
+
+	asm volatile("" : "+r"(l));
+	return l & 0x1ff;
+}
+
+struct count_ctx {
+	__u64 base;	/* user address */
+	__u64 end;	/* DIRENTS: base + ret */
+	__u32 n;
+	__u32 done;
+};
+
+static long count_ptr(__u64 i, struct count_ctx *c)
+{
+	__u64 p = 0;
+
+	if (bpf_probe_read_user(&p, sizeof(p), (void *)(c->base + i * 8)) < 0 || !p) {
+		c->done = 1;
+		return 1;
+	}
+	c->n++;
+	return 0;
+}
+
+static long count_dirent(__u64 i, struct count_ctx *c)
+{
+	__u16 reclen = 0;
+
+	if (c->base >= c->end ||
+	    bpf_probe_read_user(&reclen, sizeof(reclen), (void *)(c->base + 16)) < 0 || !reclen) {
+		c->done = 1;
+		return 1;
+	}
+	c->n++;
+	c->base += reclen;
+	return 0;
+}
+
+/* argv: each string after the other, NUL-separated, as many as fit. */
+static __always_inline void read_strv(__u8 *dst, struct ipp_arg_item *it, __u64 base)
+{
+	__u32 off = 0;
+
+	for (int i = 0; i < STRV_MAX; i++) {
+		__u64 p = 0;
+		__u32 room;
+		long n;
+
+		if (bpf_probe_read_user(&p, sizeof(p), (void *)(base + i * 8)) < 0) {
+			it->flags |= IPP_ARG_F_FAULT;
+			break;
+		}
+		if (!p)
+			break;
+		if (off >= IPP_ARGS_CAP) {
+			it->flags |= IPP_ARG_F_TRUNC;
+			break;
+		}
+		room = IPP_ARGS_CAP - off;
+		asm volatile("" : "+r"(room));	/* the mask below, kept for the verifier */
+		n = bpf_probe_read_user_str(dst + (off & 0xff), room & 0x1ff, (void *)p);
+		if (n <= 0) {
+			it->flags |= IPP_ARG_F_FAULT;
+			break;
+		}
+		it->count++;
+		off += (__u32)n;
+	}
+	if (it->count == STRV_MAX)
+		it->flags |= IPP_ARG_F_MORE;
+	it->len = off > IPP_ARGS_CAP ? IPP_ARGS_CAP : off;
+}
+
+/* Bytes @len of @ptr into @dst, said in @it. */
+static __always_inline void read_bytes(__u8 *dst, struct ipp_arg_item *it, __u64 ptr, __u64 len)
+{
+	__u32 l = cap_len(len);
+
+	it->count = len > 0xffffffffull ? 0xffffffffu : (__u32)len;
+	if (len > IPP_ARGS_CAP)
+		it->flags |= IPP_ARG_F_TRUNC;
+	if (l && bpf_probe_read_user(dst, l, (void *)ptr) < 0) {
+		it->flags |= IPP_ARG_F_FAULT;
+		l = 0;
+	}
+	it->len = (__u16)l;
+}
+
+/* The length an IN or OUT item of spec @s reads. */
+static __always_inline __u64 spec_len(const struct ipp_args_rec *r,
+				      const struct ipp_arg_spec_item *s, long ret)
+{
+	__u64 n;
+
+	if (s->lenarg == IPP_ARGS_NO_LEN)
+		return s->size;
+	if (s->lenarg == IPP_ARGS_LEN_RET)
+		n = (__u64)ret;
+	else if (s->lenarg < 6)
+		n = r->args[s->lenarg & 7];
+	else
+		return 0;
+	return n * (s->size ? s->size : 1);
+}
+
+/* Item @i at sys_enter (@enter) or sys_exit. */
+static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_spec *sp, int i,
+				      bool enter, long ret)
+{
+	const struct ipp_arg_spec_item *s = &sp->item[i];
+	struct ipp_arg_item *it = &sl->rec.items[i];
+	bool at_enter = s->kind == IPP_ARG_STR || s->kind == IPP_ARG_IN ||
+			s->kind == IPP_ARG_STRV || s->kind == IPP_ARG_NPTR;
+	__u64 ptr = sl->rec.args[s->arg & 7];
+	struct count_ctx c = { .base = ptr };
+
+	/*
+	 * A string or buffer whose page was not in at sys_enter (the program
+	 * cannot fault it in) is read again at sys_exit: the call has faulted
+	 * it in by then, and its pointer is still the caller's.
+	 */
+	bool again = !enter && at_enter && (it->flags & IPP_ARG_F_FAULT) &&
+		     (s->kind == IPP_ARG_STR || s->kind == IPP_ARG_IN) &&
+		     sl->rec.nr != nr_execve && sl->rec.nr != nr_execveat;	/* a new image */
+
+	if (s->kind == IPP_ARG_NONE || s->arg > 5 || (at_enter != enter && !again) || !ptr)
+		return;
+	if (again)
+		it->flags = 0;
+	if (!enter && ret < 0 && !again)
+		return;
+	it->arg = s->arg;
+	it->kind = s->kind;
+	switch (s->kind) {
+	case IPP_ARG_STR: {
+		long n = bpf_probe_read_user_str(sl->rec.data[i], IPP_ARGS_CAP, (void *)ptr);
+
+		if (n <= 0) {
+			it->flags |= IPP_ARG_F_FAULT;
+			break;
+		}
+		if (n == IPP_ARGS_CAP)
+			it->flags |= IPP_ARG_F_TRUNC;
+		it->len = (__u16)(n - 1);
+		break;
+	}
+	case IPP_ARG_IN:
+	case IPP_ARG_OUT:
+		read_bytes(sl->rec.data[i], it, ptr, spec_len(&sl->rec, s, ret));
+		break;
+	case IPP_ARG_ADDR_OUT: {
+		__u64 lp = sl->rec.args[s->lenarg & 7];
+		__u32 alen = 0;
+
+		if (s->lenarg > 5 || !lp || bpf_probe_read_user(&alen, sizeof(alen), (void *)lp) < 0) {
+			it->kind = IPP_ARG_NONE;
+			break;
+		}
+		read_bytes(sl->rec.data[i], it, ptr, alen);
+		break;
+	}
+	case IPP_ARG_STRV:
+		read_strv(sl->rec.data[i], it, ptr);
+		break;
+	case IPP_ARG_NPTR:
+		bpf_loop(NPTR_MAX, count_ptr, &c, 0);
+		it->count = c.n;
+		it->flags |= c.done ? 0 : IPP_ARG_F_MORE;
+		break;
+	case IPP_ARG_DIRENTS:
+		c.end = ptr + (__u64)ret;
+		bpf_loop(DIRENTS_MAX, count_dirent, &c, 0);
+		it->count = c.n;
+		it->flags |= c.done ? 0 : IPP_ARG_F_MORE;
+		break;
+	}
+}
+
+static __always_inline void read_items(struct arg_slot *sl, const struct ipp_arg_spec *sp,
+				       bool enter, long ret)
+{
+	read_item(sl, sp, 0, enter, ret);
+	read_item(sl, sp, 1, enter, ret);
+	read_item(sl, sp, 2, enter, ret);
+	read_item(sl, sp, 3, enter, ret);
+}
+
+/* Write the slot's record: its items up to the last one read. */
+static __always_inline void emit(void *ctx, struct arg_slot *sl)
+{
+	__u32 n = 0, size;
+
+	for (int i = 0; i < IPP_ARGS_ITEMS; i++)
+		if (sl->rec.items[i].kind != IPP_ARG_NONE)
+			n = i + 1;
+	sl->rec.nr_items = (__u8)n;
+	size = IPP_ARGS_REC_HEAD + (n & 7) * IPP_ARGS_CAP;
+	sl->rec.size = (__u16)size;
+	if (size > IPP_ARGS_REC_SIZE)
+		return;
+	bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &sl->rec, size);
+}
+
+/* A target whose calls are traced, or a command's exec (its calls start there). */
+static __always_inline bool wanted(__u32 tgid, long id)
+{
+	__u32 *v;
+
+	if (trace_all)
+		return !exclude_tgid || tgid != exclude_tgid;
+	if (!maybe_target(tgid))
+		return false;
+	v = bpf_map_lookup_elem(&targets, &tgid);
+	return v && (*v != TARGET_AT_EXEC || id == nr_execve || id == nr_execveat);
+}
+
+static __always_inline void fill_args(struct ipp_args_rec *r, struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	r->args[0] = regs->di;
+	r->args[1] = regs->si;
+	r->args[2] = regs->dx;
+	r->args[3] = regs->r10;
+	r->args[4] = regs->r8;
+	r->args[5] = regs->r9;
+#elif defined(__TARGET_ARCH_arm64)
+	r->args[0] = regs->orig_x0;
+	r->args[1] = regs->regs[1];
+	r->args[2] = regs->regs[2];
+	r->args[3] = regs->regs[3];
+	r->args[4] = regs->regs[4];
+	r->args[5] = regs->regs[5];
+#endif
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(args_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	bool noreturn = id == nr_exit || id == nr_exit_group;
+	const struct ipp_arg_spec *sp;
+	struct arg_slot *sl;
+	__u32 k = (__u32)id;
+
+	if (calls_stopped || id < 0 || id >= IPP_FDID_MAX_NR || !wanted(pid_tgid >> 32, id))
+		return 0;
+	sp = bpf_map_lookup_elem(&arg_specs, &k);
+	if (!sp || (sp->item[0].kind == IPP_ARG_NONE && !noreturn))
+		return 0;
+	sl = bpf_task_storage_get(&arg_slots, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!sl)
+		return 0;
+	__builtin_memset(&sl->rec, 0, IPP_ARGS_REC_HEAD);
+	sl->rec.version = IPP_FDID_REC_VERSION;
+	sl->rec.what = IPP_FDID_ARGS;
+	sl->rec.pid = pid_tgid >> 32;
+	sl->rec.tid = (__u32)pid_tgid;
+	sl->rec.nr = (__s32)id;
+	sl->rec.start_ns = bpf_ktime_get_ns();
+	fill_args(&sl->rec, regs);
+	read_items(sl, sp, true, 0);
+	sl->in_call = 1;
+	if (noreturn) {
+		sl->rec.flags = IPP_ARGS_F_NORETURN;
+		sl->in_call = 0;
+		emit(ctx, sl);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
+{
+	long nr = exit_nr(regs);
+	struct arg_slot *sl;
+	const struct ipp_arg_spec *sp;
+	__u32 k;
+
+	if (calls_stopped || !maybe_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	sl = bpf_task_storage_get(&arg_slots, bpf_get_current_task_btf(), 0, 0);
+	if (!sl || !sl->in_call)
+		return 0;
+	sl->in_call = 0;
+	/* rt_sigreturn's exit says -1; a call whose exit is another's was not this one */
+	if (nr != sl->rec.nr)
+		return 0;
+	k = (__u32)nr;
+	sp = bpf_map_lookup_elem(&arg_specs, &k);
+	if (!sp)
+		return 0;
+	read_items(sl, sp, false, ret);
+	emit(ctx, sl);
+	return 0;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/perl
+# trace-norm.pl TOOL FILE...: the lines of one run of strace -ff (TOOL
+# strace: FILE... are its per-task files PREFIX.TID) or of ipcperf trace
+# (TOOL ipcperf: one FILE), per task, for tests/test-trace-strace.sh.
+#
+# Out: "T<n> LINE", the tasks numbered in the order of their tids (tids
+# grow in a short run), each task's lines in its own order. ipcperf's
+# "[pid N] " is taken off and the return value put back in column 40 as
+# strace -ff writes a task's file (without any prefix); an unprefixed
+# line is the one task then alive's, as ipcperf prints them.
+#
+# Normalised ONLY: what differs from run to run: addresses (0x...), the
+# tids (and the pids that are them: set_tid_address, getpid, clone,
+# wait4 return them; getppid's is the tracer), inode numbers of pipes and
+# sockets, the local port of a TCP connection, getrandom's bytes. Left
+# out, and said so here: signal lines ("--- SIGCHLD ... ---", which
+# ipcperf does not show) and rt_sigreturn (strace reads the mask from the
+# signal frame on the stack, which ipcperf does not read).
+use strict;
+use warnings;
+
+my ($tool, @files) = @ARGV;
+my %lines;	# tid -> [lines]
+
+sub realign {
+	my ($l) = @_;
+	# "call(...)   = ret": the padding before " = " as for a line without a prefix
+	return $l unless $l =~ /^(.*?\))( +)= (.*)$/s && $1 !~ /^\+\+\+/;
+	my ($call, $ret) = ($1, $3);
+	# the last ") = " of the line is the return's: take it greedily
+	if ($l =~ /^(.*\)) +=( .*)$/) {
+		($call, $ret) = ($1, substr($2, 1));
+	}
+	my $pad = length($call) < 39 ? 39 - length($call) + 1 : 1;
+	return $call . (' ' x $pad) . '= ' . $ret;
+}
+
+if ($tool eq 'strace') {
+	for my $f (@files) {
+		my ($tid) = $f =~ /\.(\d+)$/ or die "$f: not PREFIX.TID\n";
+		open my $in, '<', $f or die "$f: $!\n";
+		chomp(my @l = <$in>);
+		$lines{$tid} = \@l;
+	}
+} else {
+	open my $in, '<', $files[0] or die "$files[0]: $!\n";
+	my (%alive, @orphans, $root);
+	while (my $l = <$in>) {
+		chomp $l;
+		my $tid;
+		if ($l =~ s/^\[pid +(\d+)\] //) {
+			$tid = $1;
+			$l = realign($l);
+		} else {
+			my @a = keys %alive;
+			$tid = @a == 1 ? $a[0] : $root;
+		}
+		if (!defined $tid) {
+			push @orphans, $l;	# the first task's, before its tid is known
+			next;
+		}
+		$alive{$tid} = 1;
+		push @{$lines{$tid}}, $l;
+		$alive{$1} = 1 if $l =~ /^(?:clone|clone3|fork|vfork)\(.*\) += (\d+)$/;
+		delete $alive{$tid} if $l =~ /^\+\+\+ /;
+		$root //= $tid;
+	}
+	# a single task: its tid is set_tid_address's return
+	if (!defined $root) {
+		my ($t) = map { /^set_tid_address\(.*\) += (\d+)$/ ? $1 : () } @orphans;
+		$root = $t // 0;
+	}
+	unshift @{$lines{$root}}, @orphans;
+}
+
+my @tids = sort { $a <=> $b } keys %lines;
+my %name = map { $tids[$_] => "T$_" } 0 .. $#tids;
+for my $tid (@tids) {
+	for my $l (@{$lines{$tid}}) {
+		next if $l =~ /^--- / || $l =~ /^rt_sigreturn\(/;
+		$l =~ s/\b(\d+)\b/exists $name{$1} ? $name{$1} : $1/ge
+			if $l =~ /^(set_tid_address|getpid|gettid|clone|clone3|fork|vfork|wait4|kill|tgkill)\(/;
+		$l =~ s/^(getppid\(\) += )\d+$/${1}PPID/;
+		$l =~ s/0x[0-9a-f]+/ADDR/g;
+		$l =~ s/((?:pipe|TCP|TCPv6|UDP|UNIX-STREAM|UNIX):\[)\d+(->\d+)?\]/$1INO]/g;
+		$l =~ s/(TCP:\[127\.0\.0\.1:)\d+(->)/$1PORT$2/g;
+		$l =~ s/^(getrandom\(")(?:\\x[0-9a-f]{2})+/$1BYTES/;
+		print "$name{$tid} $l\n";
+	}
+}
