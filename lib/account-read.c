@@ -267,6 +267,7 @@ static void fold_side(struct side *dst, struct ipp_hist_packed **ph, struct side
 	dst->errors += src->errors;
 	dst->time_ns += src->time_ns;
 	dst->msgs += src->msgs;
+	dst->again += src->again;
 	dst->mv_ops += src->mv_ops;
 	dst->mv_bytes += src->mv_bytes;
 	if (!src->hist)
