@@ -244,8 +244,7 @@ static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
 {
 	size_t h;
 
-	if (fold_room(st) < 0 ||
-	    ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0)
+	if (fold_room(st) < 0)
 		return NULL;
 	h = fold_hash(pid, fd, id->object) & (st->cap_fold_idx - 1);
 	for (; st->fold_idx[h]; h = (h + 1) & (st->cap_fold_idx - 1)) {
@@ -254,6 +253,8 @@ static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
 		if (f->pid == pid && f->fd == fd && strcmp(f->id.object, id->object) == 0)
 			return f;
 	}
+	if (ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0)
+		return NULL;
 	st->folds[st->nr_folds] = (struct foldrow){ .pid = pid, .fd = fd, .id = *id };
 	st->fold_idx[h] = ++st->nr_folds;
 	return &st->folds[st->nr_folds - 1];
@@ -346,12 +347,7 @@ static int emit_row(const struct ipcperf_stats *st, const struct ipp_rowref *v, 
 		ipp_rowsum__add(sum, &v[j]);
 	row.peer_pid = ipp_peers__of(pe, &v[*i], &row.peer_comm);
 	*i = j;
-	row.first_ns = sum->first_ns;
-	row.last_ns = sum->last_ns;
-	ipp_rowsum__io(sum, &row.read, &row.write);
-	row.read_hist = ipp_as_hist(sum->rd.hist);
-	row.write_hist = ipp_as_hist(sum->wr.hist);
-	ipp_rowsum__moved(sum, &row.read_moved, &row.write_moved);
+	IPP_ROWSUM_OUT(sum, &row);
 	return cb(ctx, &row);
 }
 

@@ -648,12 +648,7 @@ static int emit_group(struct ipcperf_stats *st, const struct ipp_rowref *v, cons
 	for (size_t k = s->first; k < s->end; k++)
 		for (size_t i = g[k].start; i < g[k].end; i++)
 			ipp_rowsum__add(sum, &v[i]);
-	grp.first_ns = sum->first_ns;
-	grp.last_ns = sum->last_ns;
-	ipp_rowsum__io(sum, &grp.read, &grp.write);
-	grp.read_hist = ipp_as_hist(sum->rd.hist);
-	grp.write_hist = ipp_as_hist(sum->wr.hist);
-	ipp_rowsum__moved(sum, &grp.read_moved, &grp.write_moved);
+	IPP_ROWSUM_OUT(sum, &grp);
 	return cb(ctx, &grp);
 }
 

@@ -50,6 +50,19 @@ void ipp_rowsum__io(const struct ipp_rowsum *s, struct ipcperf_io *rd, struct ip
 /* The zero-copy parts of the sum's read and write. */
 void ipp_rowsum__moved(const struct ipp_rowsum *s, struct ipcperf_moved *rd,
 		       struct ipcperf_moved *wr);
+/*
+ * The sum @s into @out, a struct ipcperf_fd_row or ipcperf_fd_group (the
+ * fields of a sum have the same names in both): times, I/O, latencies
+ * (valid while @s is), zero-copy parts.
+ */
+#define IPP_ROWSUM_OUT(s, out) do {						\
+		(out)->first_ns = (s)->first_ns;				\
+		(out)->last_ns = (s)->last_ns;					\
+		ipp_rowsum__io((s), &(out)->read, &(out)->write);		\
+		(out)->read_hist = ipp_as_hist((s)->rd.hist);			\
+		(out)->write_hist = ipp_as_hist((s)->wr.hist);			\
+		ipp_rowsum__moved((s), &(out)->read_moved, &(out)->write_moved); \
+	} while (0)
 
 /*
  * Who holds what, for one walk over the rows @v (groups.c): the peers the
