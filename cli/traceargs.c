@@ -174,6 +174,8 @@ static void put_fd_arg(const struct traceargs *a, unsigned int arg)
 		o = a->fd_object(a->ctx, a->ev->pid, fd);
 	if (!o && fd >= 0 && fd == a->ev->fd && a->fds)
 		o = a->fds->fd;
+	if (!o && fd >= 0 && fd == a->ev->out_fd && a->fds)
+		o = a->fds->out_fd;	/* a zero-copy move's destination */
 	if ((!o || o->kind == IPCPERF_FD_UNKNOWN) && fd >= 0 && a->fd_object)
 		o = a->fd_object(a->ctx, a->ev->pid, fd);
 	traceargs_fd(a->f, fd, o);
@@ -359,6 +361,8 @@ static const struct {
 	{ "setpgid", "dd" }, { "getpgid", "d" }, { "getsid", "d" }, { "setuid", "d" },
 	{ "setgid", "d" }, { "alarm", "u" }, { "memfd_create", "sx" }, { "epoll_create1", "x" },
 	{ "eventfd2", "ux" }, { "getcwd", "Ru" }, { "fadvise64", "fllv" },
+	{ "sendfile", "ffpu" }, { "splice", "fpfpux" }, { "tee", "ffux" },
+	{ "copy_file_range", "fpfpux" }, { "vmsplice", "fpux" },
 };
 
 static const char *codes_of(const char *name)

@@ -13,7 +13,7 @@
 #  - `stat -x ,`: the zero-copy columns of fd 20's and fd 25's rows;
 #  - the same two from a capture: `record`, then `report --json` and
 #    `report --view flows --json`;
-#  - `trace`: sendfile named with both fds' objects;
+#  - `trace`: sendfile named with both fds' objects, as strace -yy names them;
 #  - `stat --json -- zcwork uring 7`: "io_uring_unaccounted": 7 (three
 #    io_uring_enter calls submitted 3, 3 and 1), and no write counted on the
 #    ring's fd 21 (/dev/null).
@@ -121,7 +121,7 @@ check_flows "$T/rflows.json" "report (flows)"
 
 run timeout 60 "$IPCPERF" trace -o "$T/trace.txt" -- "$ZCWORK" moves "$T"
 expect_status 0 "trace -- zcwork moves"
-grep -Eq "sendfile\(25<socket:\[[0-9]+\]>, 20<$T/zcwork-f\.[0-9]+>, 0x[0-9a-f]+, 12288\) = 12288 " \
+grep -Eq "^([0-9]+ +)?sendfile\(25<TCP:\[127\.0\.0\.1:[0-9]+->127\.0\.0\.1:[0-9]+\]>, 20<$T/zcwork-f\.[0-9]+>, 0x[0-9a-f]+, 12288\) = 12288\$" \
 	"$T/trace.txt" || { cat "$T/trace.txt" >&2; fail "trace: sendfile without both fds named"; }
 
 run timeout 60 "$IPCPERF" stat --json -o "$T/uring.json" -- "$ZCWORK" uring 7
