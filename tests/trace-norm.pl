@@ -3,8 +3,9 @@
 # strace: FILE... are its per-task files PREFIX.TID) or of ipcperf trace
 # (TOOL ipcperf: one FILE), per task, for tests/test-trace-strace.sh.
 #
-# Out: "T<n> LINE", the tasks numbered in the order of their tids (tids
-# grow in a short run), each task's lines in its own order. ipcperf's
+# Out: "T<n> LINE", the tasks numbered in the order they were made (the
+# root first, then each task's children as its clones returned them,
+# depth first), each task's lines in its own order. ipcperf's
 # "[pid N] " is taken off and the return value put back in column 40 as
 # strace -ff writes a task's file (without any prefix); an unprefixed
 # line is the one task then alive's, as ipcperf prints them.
@@ -73,7 +74,24 @@ if ($tool eq 'strace') {
 	unshift @{$lines{$root}}, @orphans;
 }
 
-my @tids = sort { $a <=> $b } keys %lines;
+# Tasks in the order they were made, not by tid (tids wrap at pid_max,
+# and a long test run gets there): the root (the task no clone made), then
+# each task's children in the order its clone, fork or vfork returned them.
+my %made;
+for my $t (keys %lines) {
+	for my $l (@{$lines{$t}}) {
+		push @{$made{$t}}, $1
+			if $l =~ /^(?:clone|clone3|fork|vfork)\(.*\) += (\d+)\s*$/ && exists $lines{$1};
+	}
+}
+my %child = map { $_ => 1 } map { @$_ } values %made;
+my @tids;
+my @todo = sort { $a <=> $b } grep { !$child{$_} } keys %lines;
+while (@todo) {
+	my $t = shift @todo;
+	push @tids, $t;
+	unshift @todo, @{$made{$t} // []};
+}
 my %name = map { $tids[$_] => "T$_" } 0 .. $#tids;
 for my $tid (@tids) {
 	for my $l (@{$lines{$tid}}) {
