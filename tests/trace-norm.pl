@@ -58,6 +58,12 @@ if ($tool eq 'strace') {
 		}
 		if (!defined $tid) {
 			push @orphans, $l;	# the first task's, before its tid is known
+			# its tid is its set_tid_address's return (ld.so's, before any clone)
+			next unless $l =~ /^set_tid_address\(.*\) += (\d+)$/;
+			$root = $1;
+			$alive{$root} = 1;
+			push @{$lines{$root}}, @orphans;
+			@orphans = ();
 			next;
 		}
 		$alive{$tid} = 1;
@@ -66,12 +72,8 @@ if ($tool eq 'strace') {
 		delete $alive{$tid} if $l =~ /^\+\+\+ /;
 		$root //= $tid;
 	}
-	# a single task: its tid is set_tid_address's return
-	if (!defined $root) {
-		my ($t) = map { /^set_tid_address\(.*\) += (\d+)$/ ? $1 : () } @orphans;
-		$root = $t // 0;
-	}
-	unshift @{$lines{$root}}, @orphans;
+	# no set_tid_address: the first task's lines go to the first tid seen
+	unshift @{$lines{$root // 0}}, @orphans if @orphans;
 }
 
 # Tasks in the order they were made, not by tid (tids wrap at pid_max,
