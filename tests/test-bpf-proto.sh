@@ -43,11 +43,11 @@ load_objects() {
 	got=$(sed -n 's/^object \([a-z]*\) *\([0-9]*\) programs, load .* ms$/\1 \2/p' "$T/out" | tr '\n' ' ')
 	[ "$got" = "$*" ] || { show; fail "load$args: objects '$got', expected '$*'"; }
 }
-load_objects -- "fdid 3 "
-load_objects --pair -- "fdid 3 calls 3 "
-load_objects --pair --sched -- "fdid 3 sched 4 calls 3 "
-load_objects --pair --sched --all -- "fdid 1 sched 4 calls 3 "
+load_objects -- "fdid 4 "
+load_objects --pair -- "fdid 4 calls 3 "
+load_objects --pair --sched -- "fdid 4 sched 4 calls 3 "
+load_objects --pair --sched --all -- "fdid 2 sched 4 calls 3 "
 progs=$(sed -n 's/^load \([a-z_]*\) .* insns, .*/\1/p' "$T/out" | tr '\n' ' ')
-[ "$progs" = "exit_fd sched_count sched_woken sched_born sched_exec_start call_enter call_exit call_exec " ] ||
+[ "$progs" = "exit_gate exit_fd sched_count sched_woken sched_born sched_exec_start call_enter call_exit call_exec " ] ||
 	{ show; fail "load --pair --sched --all: programs '$progs'"; }
 exit 0

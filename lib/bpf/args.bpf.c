@@ -297,7 +297,7 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 	struct arg_slot *sl;
 	__u32 k = (__u32)id;
 
-	if (calls_stopped || id < 0 || id >= IPP_FDID_MAX_NR || !wanted(pid_tgid >> 32, id))
+	if (id < 0 || id >= IPP_FDID_MAX_NR || !wanted(pid_tgid >> 32, id) || calls_stopped)
 		return 0;
 	sp = bpf_map_lookup_elem(&arg_specs, &k);
 	if (!sp || (sp->item[0].kind == IPP_ARG_NONE && !noreturn))
@@ -332,7 +332,7 @@ int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
 	const struct ipp_arg_spec *sp;
 	__u32 k;
 
-	if (calls_stopped || !maybe_target(bpf_get_current_pid_tgid() >> 32))
+	if (!maybe_target(bpf_get_current_pid_tgid() >> 32) || calls_stopped)
 		return 0;
 	sl = bpf_task_storage_get(&arg_slots, bpf_get_current_task_btf(), 0, 0);
 	if (!sl || !sl->in_call)

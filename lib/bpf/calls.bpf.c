@@ -23,14 +23,18 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	struct task_struct *task;
 	struct ipp_call_slot *c;
 	__u64 pid_tgid;
+	bool target;
 
+	/*
+	 * Every other process's calls leave here, having touched one page of
+	 * ours (its word of target_bits): each page a program touches costs a
+	 * TLB miss on a machine that flushes the TLB at every kernel entry.
+	 */
+	pid_tgid = bpf_get_current_pid_tgid();
+	target = maybe_target(pid_tgid >> 32);
 	if (count_sched && (id == nr_exit || id == nr_exit_group) && !sched_stopped)
 		sched_end_call();
-	if (!nr_set(&want, id) || calls_stopped)
-		return 0;
-	pid_tgid = bpf_get_current_pid_tgid();
-	/* every other process's calls leave here */
-	if (!maybe_target(pid_tgid >> 32))
+	if (!target || !nr_set(&want, id) || calls_stopped)
 		return 0;
 	task = bpf_get_current_task_btf();
 	/* only targets get a slot: a thread that has one needs no look in the targets map */

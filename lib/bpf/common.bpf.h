@@ -130,14 +130,18 @@ struct {
 } fd_calls SEC(".maps");
 
 /*
- * call_exit, when the calls are paired: exit_fd, the one program attached
- * to sys_exit, ends in a tail call to it (the loader fills slot 0), so
- * that each call of the machine runs one program at its exit, not two,
- * and a call's fd records still come before its call record.
+ * What runs at a call's exit, by tail calls (the loader fills the slots):
+ * exit_gate, the one program attached to sys_exit, goes on to exit_fd
+ * (EXIT_NEXT_FD) for a process that may be a target, and exit_fd, when the
+ * calls are paired, to call_exit (EXIT_NEXT_CALL). So every call of the
+ * machine runs one small program at its exit, and a call's fd records
+ * come before its call record.
  */
+#define EXIT_NEXT_FD 0
+#define EXIT_NEXT_CALL 1
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u32);
 } exit_next SEC(".maps");
@@ -271,13 +275,6 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
-/*
- * Whether @tgid may be a target: its bit in target_bits, a load and a
- * test, where the targets map costs a hashed lookup. Every syscall of the
- * machine asks: an untraced process leaves here. A bit is set before its
- * tgid enters the targets map and cleared after it leaves, so a clear bit
- * means "not a target"; a set one is checked in the map.
- */
 /* @tgid's word in target_bits (@tgid < IPP_FDID_TARGET_BITS). */
 static __always_inline __u32 target_word(__u32 tgid)
 {
@@ -288,9 +285,19 @@ static __always_inline __u32 target_word(__u32 tgid)
 	return w & (IPP_FDID_TARGET_BITS / 64 - 1);
 }
 
+/*
+ * Whether @tgid may be a target: its bit in target_bits, a load and a
+ * test, where the targets map costs a hashed lookup. Every syscall of the
+ * machine asks: an untraced process leaves here. A bit is set before its
+ * tgid enters the targets map and cleared after it leaves, so a clear bit
+ * means "not a target"; a set one is checked in the map. With trace_all
+ * the loader sets every bit and nothing clears them: no look at .rodata
+ * here, whose load the verifier keeps (its branch joins a live one), a
+ * page more for every call of the machine.
+ */
 static __always_inline bool maybe_target(__u32 tgid)
 {
-	if (trace_all || tgid >= IPP_FDID_TARGET_BITS)
+	if (tgid >= IPP_FDID_TARGET_BITS)
 		return true;
 	return target_bits[target_word(tgid)] & (1ull << (tgid % 64));
 }

@@ -194,19 +194,35 @@ static int set_arg_specs(struct ipp_bpf *b)
 	return c.err;
 }
 
-/* call_exit into exit_fd's tail call, when the calls are paired. */
-static int set_exit_next(struct ipp_bpf *b)
+/* With trace_all, every tgid may be a target: maybe_target() looks only at its bit. */
+static void set_all_bits(struct ipp_bpf *b)
 {
-	uint32_t key = 0;
-	int fd;
+	if (b->skel->rodata->trace_all && b->skel->bss)
+		memset(b->skel->bss->target_bits, 0xff, sizeof(b->skel->bss->target_bits));
+}
 
-	if (!b->pairs)
-		return 0;
-	fd = bpf_program__fd(b->calls->progs.call_exit);
+/* Program @p into slot @key of exit_next. */
+static int set_next(struct ipp_bpf *b, uint32_t key, const struct bpf_program *p)
+{
+	int fd = bpf_program__fd(p);
+
 	if (bpf_map__update_elem(b->skel->maps.exit_next, &key, sizeof(key), &fd, sizeof(fd),
 				 BPF_ANY) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * exit_fd into exit_gate's tail call; call_exit into exit_fd's, when the
+ * calls are paired (common.bpf.h, exit_next).
+ */
+static int set_exit_next(struct ipp_bpf *b)
+{
+	int err = set_next(b, 0, b->skel->progs.exit_fd);
+
+	if (!err && b->pairs)
+		err = set_next(b, 1, b->calls->progs.call_exit);
+	return err;
 }
 
 /* Each program of object @o's verifier statistics into its part of b->logs[@o]. */
@@ -478,6 +494,7 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 		load_failed(err);
 		goto fail;
 	}
+	set_all_bits(b);
 	err = set_fd_calls(b);
 	if (!err)
 		err = set_exit_next(b);
@@ -525,8 +542,8 @@ static void mark_target(struct ipp_bpf *b, pid_t tgid, bool on)
 {
 	uint64_t bit = 1ull << ((uint32_t)tgid % 64);
 
-	if ((uint32_t)tgid >= IPP_FDID_TARGET_BITS || !b->skel->bss)
-		return;
+	if ((uint32_t)tgid >= IPP_FDID_TARGET_BITS || !b->skel->bss || b->skel->rodata->trace_all)
+		return;	/* with trace_all every bit is set (set_all_bits()) */
 	if (on)
 		__atomic_fetch_or(&b->skel->bss->target_bits[(uint32_t)tgid / 64], bit, __ATOMIC_SEQ_CST);
 	else
@@ -887,8 +904,9 @@ static int attach_progs(struct ipp_bpf *b, int o)
 	bpf_object__for_each_program(p, b->objs[o]) {
 		struct bpf_link *l;
 
-		/* exit_fd tail-calls it (set_exit_next()) */
-		if (!bpf_program__autoload(p) || (b->calls && p == b->calls->progs.call_exit))
+		/* reached by tail calls (set_exit_next()) */
+		if (!bpf_program__autoload(p) || p == b->skel->progs.exit_fd ||
+		    (b->calls && p == b->calls->progs.call_exit))
 			continue;
 		l = bpf_program__attach(p);
 		if (!l) {

@@ -470,26 +470,39 @@ static __always_inline __u8 fd_kind(long nr)
 }
 
 /*
+ * The one program attached to sys_exit. Every call of the machine runs
+ * it, so it is as small as a program gets: one page of code, and of ours
+ * one page of data, its word of target_bits. On a machine that flushes the
+ * TLB at every kernel entry each page touched is a page walk, and a large
+ * program's early return jumps to an epilogue pages away. A process that
+ * may be a target goes on to exit_fd.
+ */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(exit_gate, struct pt_regs *regs, long ret)
+{
+	if (maybe_target(bpf_get_current_pid_tgid() >> 32))
+		bpf_tail_call(ctx, &exit_next, EXIT_NEXT_FD);
+	return 0;
+}
+
+/*
  * The fds each call of a target made; then, when the calls are paired,
- * call_exit by a tail call: its call record comes after them.
+ * call_exit by a tail call: its call record comes after them. Reached
+ * from exit_gate, not attached.
  */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
 {
 	long nr = exit_nr(regs);
-	__u8 k = fd_kind(nr);
-	__u32 tgid;
+	__u8 k;
 
+	k = fd_kind(nr);
 	if (!k && !pair_calls)
-		return 0;
-	/* every other process's calls leave here: no tail call for them */
-	tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!maybe_target(tgid))
 		return 0;
 	if (k && is_target())
 		fd_exit(ctx, nr, ret, k);
 	if (pair_calls)
-		bpf_tail_call(ctx, &exit_next, 0);
+		bpf_tail_call(ctx, &exit_next, EXIT_NEXT_CALL);
 	return 0;
 }
 

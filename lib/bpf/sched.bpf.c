@@ -95,17 +95,24 @@ int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_st
 	     unsigned int prev_state)
 {
 	__u32 zero = 0, tid;
-	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
+	struct oncpu *o;
 	struct ipp_sched_slot *t;
 	bool runnable = preempt;
 	__s32 cpu;
 
-	if (o) {
+	/*
+	 * Every switch of the machine comes here: one that involves no target
+	 * leaves after a look at target_bits. A thread's last switch (into
+	 * TASK_DEAD) always goes on: its process may have left the targets at
+	 * its exit, just before, and this switch writes its record.
+	 */
+	if (maybe_target(next->tgid) && (o = bpf_map_lookup_elem(&oncpu, &zero))) {
 		o->at_ns = bpf_ktime_get_ns();
 		o->runtime_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
 		o->tid = BPF_CORE_READ(next, pid);
 	}
-	if (sched_stopped || !(t = sched_slot(ctx, prev)))
+	if (sched_stopped || (!(prev_state & TASK_DEAD) && !maybe_target(prev->tgid)) ||
+	    !(t = sched_slot(ctx, prev)))
 		return 0;
 	read_acct(prev, &t->last);
 	if (prev_state & TASK_DEAD) {
@@ -142,7 +149,8 @@ int BPF_PROG(sched_woken, struct task_struct *p)
 {
 	struct ipp_sched_slot *t;
 
-	if (!sched_stopped && (t = sched_slot(ctx, p)) && !t->ended)
+	/* every wakeup of the machine comes here: one of no target leaves after a look at target_bits */
+	if (maybe_target(p->tgid) && !sched_stopped && (t = sched_slot(ctx, p)) && !t->ended)
 		t->wakeups++;
 	return 0;
 }
