@@ -104,14 +104,15 @@ int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_st
 	 * Every switch of the machine comes here: one that involves no target
 	 * leaves after a look at target_bits. A thread's last switch (into
 	 * TASK_DEAD) always goes on: its process may have left the targets at
-	 * its exit, just before, and this switch writes its record.
+	 * its exit, just before, and this switch writes its record. Without
+	 * follow_forks a counted child may not have its bit yet: all go on.
 	 */
-	if (maybe_target(next->tgid) && (o = bpf_map_lookup_elem(&oncpu, &zero))) {
+	if ((maybe_target(next->tgid) || !follow_forks) && (o = bpf_map_lookup_elem(&oncpu, &zero))) {
 		o->at_ns = bpf_ktime_get_ns();
 		o->runtime_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
 		o->tid = BPF_CORE_READ(next, pid);
 	}
-	if (sched_stopped || (!(prev_state & TASK_DEAD) && !maybe_target(prev->tgid)) ||
+	if (sched_stopped || (!(prev_state & TASK_DEAD) && !maybe_target(prev->tgid) && follow_forks) ||
 	    !(t = sched_slot(ctx, prev)))
 		return 0;
 	read_acct(prev, &t->last);
@@ -150,7 +151,7 @@ int BPF_PROG(sched_woken, struct task_struct *p)
 	struct ipp_sched_slot *t;
 
 	/* every wakeup of the machine comes here: one of no target leaves after a look at target_bits */
-	if (maybe_target(p->tgid) && !sched_stopped && (t = sched_slot(ctx, p)) && !t->ended)
+	if ((maybe_target(p->tgid) || !follow_forks) && !sched_stopped && (t = sched_slot(ctx, p)) && !t->ended)
 		t->wakeups++;
 	return 0;
 }
