@@ -23,6 +23,17 @@ static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 		traceout_call(&c->out, ev, fds);
 }
 
+/* Signals and exits, whatever -e trace= chose, as strace. */
+static void on_signal(void *ctx, const struct ipcperf_signal *ev)
+{
+	traceout_signal(&((struct trace_ctx *)ctx)->out, ev);
+}
+
+static void on_exit_task(void *ctx, const struct ipcperf_task *ev)
+{
+	traceout_exit(&((struct trace_ctx *)ctx)->out, ev);
+}
+
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
 {
 	*o = (struct trace_opts){ .strsize = 32 };
@@ -68,6 +79,8 @@ int trace_run(const struct trace_opts *o)
 		return EXIT_RUNTIME;
 	}
 	ipcperf_stats__on_every_call(st, on_call, &tc);
+	ipcperf_stats__on_every_signal(st, on_signal, &tc);
+	ipcperf_stats__on_every_exit(st, on_exit_task, &tc);
 	{
 		struct cli_run run = {
 			.ctx = st,

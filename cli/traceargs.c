@@ -440,6 +440,46 @@ static void put_clone(const struct traceargs *a)
 		fprintf(a->f, ", tls=%#" PRIx64, v[4]);
 }
 
+/* prctl: the options whose arguments are known (dumpable, the parent-death signal); else all six. */
+static void put_prctl(const struct traceargs *a)
+{
+	static const char *const dump[] = { "SUID_DUMP_DISABLE", "SUID_DUMP_USER", "SUID_DUMP_ROOT" };
+	const uint64_t *v = a->ev->args;
+
+	switch (v[0]) {
+	case 1:
+		fputs("PR_SET_PDEATHSIG, ", a->f);
+		tf_signal(a->f, v[1]);
+		return;
+	case 3:
+		fputs("PR_GET_DUMPABLE", a->f);
+		return;
+	case 4:
+		fputs("PR_SET_DUMPABLE, ", a->f);
+		if (v[1] < TF_N(dump))
+			fputs(dump[v[1]], a->f);
+		else
+			fprintf(a->f, "%#" PRIx64 " /* SUID_DUMP_??? */", v[1]);
+		return;
+	default:
+		for (unsigned int i = 0; i < 6; i++)
+			fprintf(a->f, "%s%#" PRIx64, i ? ", " : "", v[i]);
+	}
+}
+
+/* rt_sigreturn: the mask its signal frame restores, as strace reads it from the frame. */
+static void put_sigreturn(const struct traceargs *a)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, 0, IPCPERF_MEM_SIGMASK);
+
+	fputs("{mask=", a->f);
+	if (m && m->len >= 8)
+		tf_sigset(a->f, m->data);
+	else
+		fputc('?', a->f);
+	fputc('}', a->f);
+}
+
 void traceargs_call(const struct traceargs *a)
 {
 	const struct ipcperf_syscall *ev = a->ev;
@@ -456,6 +496,10 @@ void traceargs_call(const struct traceargs *a)
 		put_futex(a);
 	else if (!strcmp(ev->name, "clone"))
 		put_clone(a);
+	else if (!strcmp(ev->name, "rt_sigreturn"))
+		put_sigreturn(a);
+	else if (!strcmp(ev->name, "prctl"))
+		put_prctl(a);
 	else if (codes)
 		put_codes(a, codes);
 	else

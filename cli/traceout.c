@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "traceargs.h"
 #include "traceout.h"
+#include "tracesig.h"
 
 /* Where strace puts " = ": the return value at column 40. */
 #define RET_COLUMN 39
@@ -91,21 +92,15 @@ static struct traceout_task *add_task(struct traceout *t, pid_t tid, pid_t pid, 
 	return k;
 }
 
-/* exit_group: every task of the process is gone; exit: the thread. */
-static void drop_tasks(struct traceout *t, const struct ipcperf_syscall *ev)
+/* Task @tid is gone (its exit printed): the others of its process are not, yet. */
+static void drop_task(struct traceout *t, pid_t tid)
 {
-	bool group = !strcmp(ev->name, "exit_group");
+	struct traceout_task *k = task_of(t, tid);
 
-	for (size_t i = 0; i < t->nr_tasks;) {
-		struct traceout_task *k = &t->tasks[i];
-
-		if (group ? k->pid != ev->pid : k->tid != ev->tid) {
-			i++;
-			continue;
-		}
-		free(k->cwd);
-		*k = t->tasks[--t->nr_tasks];
-	}
+	if (!k)
+		return;
+	free(k->cwd);
+	*k = t->tasks[--t->nr_tasks];
 }
 
 /* Where chdir or fchdir took the process: /proc while it runs, else from the call. */
@@ -162,15 +157,15 @@ static bool makes_task(const struct ipcperf_syscall *ev)
 			       !strcmp(ev->name, "fork") || !strcmp(ev->name, "vfork"));
 }
 
-/* [pid  N] and the time the call began, as -f and -t, -tt, -ttt. */
-static void put_leader(const struct traceout *t, FILE *m, const struct ipcperf_syscall *ev)
+/* [pid  N] of task @tid and the time @mono_ns (CLOCK_MONOTONIC), as -f and -t, -tt, -ttt. */
+static void put_leader(const struct traceout *t, FILE *m, pid_t tid, uint64_t mono_ns)
 {
-	int64_t ns = (int64_t)ev->start_ns + t->real_minus_mono;
+	int64_t ns = (int64_t)mono_ns + t->real_minus_mono;
 	time_t sec = (time_t)(ns / 1000000000);
 	struct tm tm;
 
 	if (t->nr_tasks > 1)
-		fprintf(m, "[pid %5d] ", (int)ev->tid);
+		fprintf(m, "[pid %5d] ", (int)tid);
 	if (t->stamps == TRACE_STAMP_NONE)
 		return;
 	if (t->stamps == TRACE_STAMP_UNIX) {
@@ -224,7 +219,7 @@ static void put_line(struct traceout *t, FILE *m, const struct traceout_task *k,
 			       .cwd = k ? k->cwd : NULL, .fd_object = fd_object, .ctx = t };
 	long col;
 
-	put_leader(t, m, ev);
+	put_leader(t, m, ev->tid, ev->start_ns);
 	traceargs_call(&a);
 	col = ftell(m);
 	fprintf(m, "%*s= ", col < RET_COLUMN ? (int)(RET_COLUMN - col) + 1 : 1, "");
@@ -242,6 +237,50 @@ static void put_line(struct traceout *t, FILE *m, const struct traceout_task *k,
 			fprintf(m, "[pid %5d] ", (int)ev->tid);
 		fprintf(m, "+++ exited with %d +++\n", (int)(ev->args[0] & 0xff));
 	}
+}
+
+/* The leader of a line of task @tid at @mono_ns, as a string (the caller frees it); NULL: no memory. */
+static char *leader_of(const struct traceout *t, pid_t tid, uint64_t mono_ns)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+
+	if (!m)
+		return NULL;
+	put_leader(t, m, tid, mono_ns);
+	if (fclose(m) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void traceout_signal(struct traceout *t, const struct ipcperf_signal *ev)
+{
+	char *leader;
+
+	add_task(t, ev->tid, ev->pid, NULL);
+	if (!(leader = leader_of(t, ev->tid, ev->time_ns)))
+		return;
+	tracesig_lines(t->f, leader, ev);
+	free(leader);
+}
+
+void traceout_exit(struct traceout *t, const struct ipcperf_task *ev)
+{
+	char *leader;
+
+	/* gone already: its exit or exit_group said so */
+	if (!task_of(t, ev->tid))
+		return;
+	if (ev->exit_status >= 0 && (leader = leader_of(t, ev->tid, ev->time_ns))) {
+		tracesig_exit(t->f, leader, ev->exit_status);
+		free(leader);
+	}
+	drop_task(t, ev->tid);
+	if (ev->tid == ev->pid)
+		tracefds_drop(&t->fds, ev->pid, -1);
 }
 
 void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
@@ -268,7 +307,7 @@ void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
 	if (ev->never_returns && !strcmp(ev->name, "exit_group"))
 		tracefds_drop(&t->fds, ev->pid, -1);
 	if (ev->never_returns)
-		drop_tasks(t, ev);
+		drop_task(t, ev->tid);	/* the process's other threads: at their exits */
 	else if ((k = task_of(t, ev->tid)))
 		moved(t, k, ev, fds);
 }

@@ -40,4 +40,14 @@ void traceout_fini(struct traceout *t);
 void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
 		   const struct ipcperf_call_fds *fds);
 
+/* "--- SIGCHLD {si_signo=SIGCHLD, ...} ---" (and "--- stopped by SIGSTOP ---"), as strace -f. */
+void traceout_signal(struct traceout *t, const struct ipcperf_signal *ev);
+
+/*
+ * Task @ev->tid ended: "+++ exited with N +++" or "+++ killed by SIGKILL
+ * +++" when its status is known and its exit or exit_group did not say it
+ * already; from now on it is no longer traced.
+ */
+void traceout_exit(struct traceout *t, const struct ipcperf_task *ev);
+
 #endif

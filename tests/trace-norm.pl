@@ -1,7 +1,8 @@
 #!/usr/bin/perl
-# trace-norm.pl TOOL FILE...: the lines of one run of strace -ff (TOOL
-# strace: FILE... are its per-task files PREFIX.TID) or of ipcperf trace
-# (TOOL ipcperf: one FILE), per task, for tests/test-trace-strace.sh.
+# trace-norm.pl [--async SIG] TOOL FILE...: the lines of one run of strace
+# -ff (TOOL strace: FILE... are its per-task files PREFIX.TID) or of
+# ipcperf trace (TOOL ipcperf: one FILE), per task, for
+# tests/test-trace-strace.sh.
 #
 # Out: "T<n> LINE", the tasks numbered in the order they were made (the
 # root first, then each task's children as its clones returned them,
@@ -12,14 +13,20 @@
 #
 # Normalised ONLY: what differs from run to run: addresses (0x...), the
 # tids (and the pids that are them: set_tid_address, getpid, clone,
-# wait4 return them; getppid's is the tracer), inode numbers of pipes and
-# sockets, the local port of a TCP connection, getrandom's bytes. Left
-# out, and said so here: signal lines ("--- SIGCHLD ... ---", which
-# ipcperf does not show) and rt_sigreturn (strace reads the mask from the
-# signal frame on the stack, which ipcperf does not read).
+# wait4 return them, a siginfo's si_pid; getppid's is the tracer), inode
+# numbers of pipes and sockets, the local port of a TCP connection,
+# getrandom's bytes, a SIGCHLD's si_utime and si_stime (CPU ticks).
+# With --async SIG (a signal whose place among a task's calls is timing's,
+# such as the SIGCHLDs of a shell whose children run beside it): its
+# "--- SIG ... ---" lines, and the rt_sigreturn after each (which returns
+# what the call it came after returned), are left out.
 use strict;
 use warnings;
 
+my $async;
+if (@ARGV && $ARGV[0] eq '--async') {
+	(undef, $async) = splice @ARGV, 0, 2;
+}
 my ($tool, @files) = @ARGV;
 my %lines;	# tid -> [lines]
 
@@ -96,10 +103,20 @@ while (@todo) {
 }
 my %name = map { $tids[$_] => "T$_" } 0 .. $#tids;
 for my $tid (@tids) {
+	my $in_async = 0;
 	for my $l (@{$lines{$tid}}) {
-		next if $l =~ /^--- / || $l =~ /^rt_sigreturn\(/;
+		if ($async && $l =~ /^--- \Q$async\E /) {
+			$in_async = 1;
+			next;
+		}
+		if ($in_async && $l =~ /^rt_sigreturn\(/) {
+			$in_async = 0;
+			next;
+		}
 		$l =~ s/\b(\d+)\b/exists $name{$1} ? $name{$1} : $1/ge
 			if $l =~ /^(set_tid_address|getpid|gettid|clone|clone3|fork|vfork|wait4|kill|tgkill)\(/;
+		$l =~ s/\b(si_pid=)(\d+)/$1 . (exists $name{$2} ? $name{$2} : $2)/ge;
+		$l =~ s/\b(si_[us]time=)\d+/${1}TICKS/g;
 		$l =~ s/^(getppid\(\) += )\d+$/${1}PPID/;
 		$l =~ s/0x[0-9a-f]+/ADDR/g;
 		$l =~ s/((?:pipe|TCP|TCPv6|UDP|UNIX-STREAM|UNIX):\[)\d+(->\d+)?\]/$1INO]/g;
