@@ -360,6 +360,18 @@ int ipcperf_stats__on_every_signal(struct ipcperf_stats *st,
 	return 0;
 }
 
+int ipcperf_stats__on_every_call_entered(struct ipcperf_stats *st,
+					 void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
+						    const struct ipcperf_call_fds *fds),
+					 void *ctx)
+{
+	if (!st)
+		return -EINVAL;
+	st->every.entered_cb = cb;
+	st->every.entered_ctx = ctx;
+	return 0;
+}
+
 int ipcperf_stats__on_every_exit(struct ipcperf_stats *st,
 				 void (*cb)(void *ctx, const struct ipcperf_task *ev), void *ctx)
 {
@@ -376,6 +388,14 @@ void ipcperf_stats__settle_calls(struct ipcperf_stats *st)
 		ipp_settleq__drain(&st->calls, true, call_settled, st);
 	if (st)
 		ipp_callfds__drain(&st->every, true);
+}
+
+void ipcperf_stats__add_call_entered(struct ipcperf_stats *st, const struct ipcperf_syscall *ev)
+{
+	if (!st || !ev || !st->every.entered_cb)
+		return;
+	if (ipp_callfds__push_entered(&st->every, st->fdt, ev) == 0)
+		ipp_callfds__drain(&st->every, false);
 }
 
 void ipcperf_stats__add_signal(struct ipcperf_stats *st, const struct ipcperf_signal *ev)

@@ -189,6 +189,24 @@ int ipp_callfds__push_exit(struct ipp_callfds *q, const struct ipcperf_task *ev)
 	return 0;
 }
 
+int ipp_callfds__push_entered(struct ipp_callfds *q, struct ipp_fdtab *t,
+			      const struct ipcperf_syscall *ev)
+{
+	struct ipp_callfds_call *c = push_other(q, IPP_CALLFDS_ENTERED);
+	long inc;
+
+	if (!c)
+		return -ENOMEM;
+	c->ev = *ev;
+	if (ev->fd >= 0 && (inc = ipp_fdtab__inc_of(t, ev->pid, ev->fd)) >= 0)
+		c->arg_inc = inc;
+	if (ev->out_fd >= 0 && (inc = ipp_fdtab__inc_of(t, ev->pid, ev->out_fd)) >= 0)
+		c->out_inc = inc;
+	ipp_fdtab__pin(t, c->arg_inc, 1);	/* as a call's: its out_inc is not pinned */
+	copy_mem(c);	/* without memory, the call still goes: only its pieces are lost */
+	return 0;
+}
+
 void ipp_callfds__late_word(struct ipp_callfds *q, struct ipp_fdtab *t,
 			    const struct ipcperf_fd_open *ev)
 {
@@ -207,7 +225,7 @@ static bool settled(const struct ipp_callfds *q, const struct ipp_callfds_call *
 		    const struct ipp_ident **arg, const struct ipp_ident **made)
 {
 	*arg = NULL;
-	if (c->kind != IPP_CALLFDS_CALL)
+	if (c->kind == IPP_CALLFDS_SIGNAL || c->kind == IPP_CALLFDS_EXIT)
 		return true;
 	if (!final && c->await_words && ipp_fdtab__now(q->t) < c->ev.end_ns + IPP_LATE_WORD_NS)
 		return false;
@@ -254,7 +272,7 @@ void ipp_callfds__drain(struct ipp_callfds *q, bool final)
 			break;
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
-		if (c.kind != IPP_CALLFDS_CALL) {
+		if (c.kind == IPP_CALLFDS_SIGNAL || c.kind == IPP_CALLFDS_EXIT) {
 			hand_other(q, &c);
 			continue;
 		}
@@ -276,7 +294,9 @@ void ipp_callfds__drain(struct ipp_callfds *q, bool final)
 			object_of(&outo, made[IPP_CALL_MADE]);
 			fds.out_fd = &outo;
 		}
-		if (q->call_cb)
+		if (c.kind == IPP_CALLFDS_ENTERED && q->entered_cb)
+			q->entered_cb(q->entered_ctx, &c.ev, &fds);
+		else if (c.kind == IPP_CALLFDS_CALL && q->call_cb)
 			q->call_cb(q->call_ctx, &c.ev, &fds);
 		free(c.mem);
 	}

@@ -25,6 +25,7 @@ enum ipp_callfds_kind {
 	IPP_CALLFDS_CALL = 0,		/* a call: ev */
 	IPP_CALLFDS_SIGNAL,		/* a signal delivered: sig */
 	IPP_CALLFDS_EXIT,		/* a thread's exit: task, its comm in comm */
+	IPP_CALLFDS_ENTERED,		/* a call under way: ev, its fd and out_fd (arg_inc, out_inc) */
 };
 
 struct ipp_callfds_call {
@@ -56,6 +57,8 @@ struct ipp_callfds {
 	void *signal_ctx;
 	void (*exit_cb)(void *ctx, const struct ipcperf_task *ev);
 	void *exit_ctx;
+	ipp_callfds_fn entered_cb;
+	void *entered_ctx;
 };
 
 void ipp_callfds__init(struct ipp_callfds *q, const struct ipp_fdtab *t);
@@ -71,6 +74,9 @@ int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct i
 /* Queue signal @ev, or exit @ev, behind the calls before it (@q's signal_cb, exit_cb). @return 0, -ENOMEM. */
 int ipp_callfds__push_signal(struct ipp_callfds *q, const struct ipcperf_signal *ev);
 int ipp_callfds__push_exit(struct ipp_callfds *q, const struct ipcperf_task *ev);
+/* Queue call @ev under way (@q's entered_cb), with what its fds are now in @t. @return 0, -ENOMEM. */
+int ipp_callfds__push_entered(struct ipp_callfds *q, struct ipp_fdtab *t,
+			      const struct ipcperf_syscall *ev);
 /* The kernel's word on a new fd of the thread's last call, taken after its exit. */
 void ipp_callfds__late_word(struct ipp_callfds *q, struct ipp_fdtab *t,
 			    const struct ipcperf_fd_open *ev);

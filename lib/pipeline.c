@@ -600,7 +600,9 @@ static int dispatch_sum(struct ipp_pipeline *s, const struct ipp_mrec *r)
 /*
  * A call's user memory (struct ipp_args_rec): kept for its call record,
  * which comes next for its thread; that of exit and exit_group, which
- * never return, is their call, handed now.
+ * never return, is their call, handed now; that of a call its thread was
+ * switched out in is the call under way, handed to call_entered (ret 0,
+ * end_ns the switch).
  * @return 1 when an event went to the handlers, else 0.
  */
 static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
@@ -609,6 +611,7 @@ static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	const struct ipp_args_rec *ar;
 	struct ipcperf_syscall sc;
 	uint64_t args[6];
+	bool entered;
 	int err;
 
 	ar = ipp_callmem__take(&s->mem, r->data, r->size, &err);
@@ -616,15 +619,22 @@ static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		lost_to_memory(s, r->cpu);
 	if (!ar)
 		return 0;
+	entered = ar->flags & IPP_ARGS_F_ENTERED;
 	for (int i = 0; i < 6; i++)
 		args[i] = ar->args[i];
+	/* the pairer makes the event: entered and left at once, its slot as it was */
 	ipp_pairer__enter(s->pairer, ar->start_ns, ar->pid, ar->tid, ipp_scdesc_by_nr(ar->nr), ar->nr,
 			  args, 6);
-	if (!ipp_pairer__exit(s->pairer, ar->start_ns, ar->pid, ar->tid, r->cpu, ar->nr, 0, &sc))
+	if (!ipp_pairer__exit(s->pairer, entered ? r->time : ar->start_ns, ar->pid, ar->tid, r->cpu,
+			      ar->nr, 0, &sc))
 		return 0;
-	sc.never_returns = true;
+	sc.never_returns = !entered;
 	sc.nr_mem = ipp_callmem__pieces(ar, mem);
 	sc.mem = sc.nr_mem ? mem : NULL;
+	if (entered) {
+		EMIT(s, call_entered, &sc);
+		return 1;
+	}
 	s->syscalls++;
 	EMIT(s, syscall, &sc);
 	return 1;

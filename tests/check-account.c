@@ -1263,6 +1263,48 @@ START_TEST(test_on_every_signal_and_exit)
 }
 END_TEST
 
+static void log_entered(void *ctx, const struct ipcperf_syscall *ev,
+			const struct ipcperf_call_fds *fds)
+{
+	struct every_log *l = ctx;
+
+	ck_assert_uint_lt(l->n, 16);
+	snprintf(l->lines[l->n++], 160, "entered %s %d<%s>", ev->name, ev->fd,
+		 fds->fd ? fds->fd->object : "-");
+}
+
+/* A call under way comes in its place too, with its fd as it is then. */
+START_TEST(test_on_every_call_entered)
+{
+	static const char *const want[] = {
+		"pipe2 = 3<pipe:[500]> 4<pipe:[500]>",
+		"openat = 5</etc/hostname>",
+		"entered read 5</etc/hostname>",
+		"write 4<pipe:[500]>",
+		"read 5</etc/hostname>",
+	};
+	struct every_log l = { .n = 0 };
+	struct ipcperf_syscall rd;
+
+	ck_assert_int_eq(ipcperf_stats__on_every_call_entered(NULL, log_entered, &l), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__on_every_call(st, log_every, &l), 0);
+	ck_assert_int_eq(ipcperf_stats__on_every_call_entered(st, log_entered, &l), 0);
+	fd_open(100, 3, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	fd_open(100, 4, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	do_pipe2(100);
+	do_openat(100, 5);
+	fd_open(100, 5, SYS_openat, 5, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+	rd = call(100, 101, SYS_read, "read", IPCPERF_SC_READ, 5, 0, 1000);
+	ipcperf_stats__add_call_entered(st, &rd);
+	do_write(100, 4, 10, 10, 100);
+	do_io(100, 101, SYS_read, "read", IPCPERF_SC_READ, 5, 100, 7, 100);
+	ipcperf_stats__settle_calls(st);
+	ck_assert_uint_eq(l.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < l.n; i++)
+		ck_assert_str_eq(l.lines[i], want[i]);
+}
+END_TEST
+
 /* The kernel names inet sockets by their addresses: mirrored addresses make two ends peers. */
 START_TEST(test_kernel_tcp_peers)
 {
@@ -2858,6 +2900,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_closed_fds_freed_with_calls);
 	tcase_add_test(tc, test_on_every_call);
 	tcase_add_test(tc, test_on_every_signal_and_exit);
+	tcase_add_test(tc, test_on_every_call_entered);
 	tcase_add_test(tc, test_kernel_tcp_peers);
 	tcase_add_test(tc, test_kernel_unix_pending_peer);
 	tcase_add_test(tc, test_on_call_waits_for_proc);

@@ -671,6 +671,18 @@ START_TEST(args_claimed)
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(r->nr, 231);
 	ck_assert_ptr_null(ipp_callmem__claim(&q, 101, 231));
+	/* a call under way, told at its thread's switch: handed back, kept for no call */
+	openat_rec(buf);
+	ck_assert_ptr_null(ipp_callmem__take(&q, buf, sizeof(buf), &err));
+	buf[6] = IPP_ARGS_F_ENTERED;
+	r = ipp_callmem__take(&q, buf, sizeof(buf), &err);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->flags, IPP_ARGS_F_ENTERED);
+	ck_assert_int_eq(r->nr, 257);
+	/* the thread's record before it is still the one its call claims */
+	r = ipp_callmem__claim(&q, 101, 257);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->flags, 0);
 	/* not an arg record */
 	ck_assert_ptr_null(ipp_callmem__take(&q, write_call, sizeof(write_call), &err));
 	ck_assert_int_eq(err, -EPROTO);

@@ -343,6 +343,14 @@ struct ipcperf_handlers {
 	void (*sched_totals)(void *ctx, const struct ipcperf_sched_totals *ev);
 	/** A signal delivered to a target thread (since 0.2; ipcperf_session_opts.call_memory only). */
 	void (*signal)(void *ctx, const struct ipcperf_signal *ev);
+	/**
+	 * A call under way: its thread was switched out inside it (it blocks,
+	 * or was preempted), the first time in that call. What was known at
+	 * its entry: args, and the memory read then (mem); ret 0, end_ns the
+	 * switch. The call itself comes to syscall at its exit (unless the
+	 * thread dies in it). Since 0.2; ipcperf_session_opts.call_memory only.
+	 */
+	void (*call_entered)(void *ctx, const struct ipcperf_syscall *ev);
 };
 
 /* ------------------------------------------------------------------ */
@@ -517,8 +525,10 @@ struct ipcperf_session_opts {
 	 * arguments. Also hands exit and exit_group, which never return, as
 	 * calls with never_returns set; the signals delivered to the targets
 	 * (ipcperf_handlers.signal; a program on the signal_deliver
-	 * tracepoint); and each thread's exit with its status
-	 * (ipcperf_task.exit_status). Since 0.2.
+	 * tracepoint); each thread's exit with its status
+	 * (ipcperf_task.exit_status); and the calls a thread is switched out
+	 * in, when it is (ipcperf_handlers.call_entered; a program on
+	 * sched_switch). Since 0.2.
 	 */
 	bool call_memory;
 };
@@ -1214,6 +1224,9 @@ IPCPERF_API void ipcperf_stats__add_fd_open(struct ipcperf_stats *st,
 /** A signal delivered: counts nothing; for ipcperf_stats__on_every_signal(). Since 0.2. */
 IPCPERF_API void ipcperf_stats__add_signal(struct ipcperf_stats *st,
 					   const struct ipcperf_signal *ev);
+/** A call under way (ipcperf_handlers.call_entered): counts nothing; for __on_every_call_entered(). Since 0.2. */
+IPCPERF_API void ipcperf_stats__add_call_entered(struct ipcperf_stats *st,
+						 const struct ipcperf_syscall *ev);
 
 /**
  * Tell what @p fd of process @p pid refers to from now on (until it is
@@ -1343,6 +1356,20 @@ IPCPERF_API int ipcperf_stats__on_every_call(struct ipcperf_stats *st,
 IPCPERF_API int ipcperf_stats__on_every_signal(struct ipcperf_stats *st,
 					       void (*cb)(void *ctx, const struct ipcperf_signal *ev),
 					       void *ctx);
+
+/**
+ * The same for every call under way fed to @p st
+ * (ipcperf_stats__add_call_entered()), with what its fds are at the time
+ * (no new fd: the call has made none yet): what strace -f prints as
+ * "read(3</dev/tty>,  <unfinished ...>" when another thread's line comes
+ * before the call ends. The call itself comes later to the
+ * ipcperf_stats__on_every_call() callback. Since 0.2. @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_stats__on_every_call_entered(struct ipcperf_stats *st,
+						     void (*cb)(void *ctx,
+								const struct ipcperf_syscall *ev,
+								const struct ipcperf_call_fds *fds),
+						     void *ctx);
 
 /**
  * The same for every thread's exit fed to @p st (ipcperf_task of kind

@@ -65,8 +65,9 @@ _Static_assert(sizeof(struct ipp_arg_item) == 16, "an arg item");
 /*
  * The user memory of a call (IPP_FDID_ARGS), written at its exit just
  * before its call record (for exit and exit_group, which never return: at
- * their sys_enter, flag NORETURN). Variable size: the header and the
- * items, then data[i] for each item up to the last one read (size says).
+ * their sys_enter, flag NORETURN), and, flag ENTERED, when its thread is
+ * first switched out inside it. Variable size: the header and the items,
+ * then data[i] for each item up to the last one read (size says).
  */
 struct ipp_args_rec {
 	IPP_KREC_HDR(nr_items);	/* what: IPP_FDID_ARGS; flags: IPP_ARGS_F_* */
@@ -83,6 +84,12 @@ _Static_assert(sizeof(struct ipp_args_rec) == IPP_ARGS_REC_SIZE, "the arg record
 
 /* arg record flags */
 #define IPP_ARGS_F_NORETURN 0x1	/* written at sys_enter of a call that does not return */
+/*
+ * Written at the first switch-out of its thread inside the call: what was
+ * read at sys_enter; the call is under way (its own record and call record
+ * come at its exit, this one is not for them).
+ */
+#define IPP_ARGS_F_ENTERED 0x2
 
 /* What a delivered signal does (the signal record's sub byte): the action the thread has for it. */
 enum ipp_sig_action {

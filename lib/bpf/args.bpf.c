@@ -9,7 +9,10 @@
  * record (args-rec.h). The object attaches before the fd object, so on
  * sys_exit its record comes before the call's fd records and call record,
  * in the same ring. exit and exit_group never return: their record is
- * written at sys_enter. At signal_deliver, args_signal writes the signal
+ * written at sys_enter. A call its thread is switched out in (blocked, or
+ * preempted) has its record written a first time then, by args_switch,
+ * flag ENTERED, with what was read at sys_enter: the call is under way,
+ * its exit comes later. At signal_deliver, args_signal writes the signal
  * record (args-rec.h) of a signal a target thread takes. Nothing of
  * calls.bpf.c is touched: these are programs of their own on the same
  * hooks. See lib/bpf/README.md.
@@ -38,6 +41,8 @@ struct arg_slot {
 	struct ipp_args_rec rec;
 	__u8 spill[1024];
 	__u8 in_call;
+	__u8 has_items;		/* its spec reads memory: a record at its exit */
+	__u8 told_entered;	/* its ENTERED record is written */
 };
 
 struct {
@@ -316,13 +321,16 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 
 	if (calls_stopped || id < 0 || id >= IPP_FDID_MAX_NR || !wanted(pid_tgid >> 32, id))
 		return 0;
+	/* every call: one it is switched out in is told at the switch */
 	sp = bpf_map_lookup_elem(&arg_specs, &k);
-	if (!sp || (sp->item[0].kind == IPP_ARG_NONE && !noreturn))
+	if (!sp)
 		return 0;
 	sl = bpf_task_storage_get(&arg_slots, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!sl)
 		return 0;
+	sl->has_items = sp->item[0].kind != IPP_ARG_NONE;
+	sl->told_entered = 0;
 	__builtin_memset(&sl->rec, 0, IPP_ARGS_REC_HEAD);
 	sl->rec.version = IPP_FDID_REC_VERSION;
 	sl->rec.what = IPP_FDID_ARGS;
@@ -361,7 +369,7 @@ int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
 	 */
 	if (nr == -1 && sl->rec.nr == nr_rt_sigreturn)
 		nr = nr_rt_sigreturn;
-	if (nr != sl->rec.nr)
+	if (nr != sl->rec.nr || !sl->has_items)
 		return 0;
 	k = (__u32)nr;
 	sp = bpf_map_lookup_elem(&arg_specs, &k);
@@ -369,6 +377,31 @@ int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
 		return 0;
 	read_items(sl, sp, false, ret, 0);
 	emit(ctx, sl);
+	return 0;
+}
+
+/*
+ * A target thread switched out inside a call (it blocks, or is
+ * preempted), the first time in that call: its record as it stands, flag
+ * ENTERED, so that the call can be drawn as under way ("<unfinished ...>")
+ * while other threads' calls come. Runs at every switch on the machine:
+ * the target bit first.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(args_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct arg_slot *sl;
+
+	if (calls_stopped || !maybe_target(prev->tgid))
+		return 0;
+	sl = bpf_task_storage_get(&arg_slots, prev, 0, 0);
+	if (!sl || !sl->in_call || sl->told_entered)
+		return 0;
+	sl->told_entered = 1;
+	sl->rec.flags = IPP_ARGS_F_ENTERED;
+	emit(ctx, sl);
+	sl->rec.flags = 0;
 	return 0;
 }
 
