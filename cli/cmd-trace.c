@@ -23,6 +23,15 @@ static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 		traceout_call(&c->out, ev, fds);
 }
 
+static void on_entered(void *ctx, const struct ipcperf_syscall *ev,
+		       const struct ipcperf_call_fds *fds)
+{
+	struct trace_ctx *c = ctx;
+
+	if (tracesel_has(c->sel, ev->nr))
+		traceout_entered(&c->out, ev, fds);
+}
+
 /* Signals and exits, whatever -e trace= chose, as strace. */
 static void on_signal(void *ctx, const struct ipcperf_signal *ev)
 {
@@ -79,6 +88,7 @@ int trace_run(const struct trace_opts *o)
 		return EXIT_RUNTIME;
 	}
 	ipcperf_stats__on_every_call(st, on_call, &tc);
+	ipcperf_stats__on_every_call_entered(st, on_entered, &tc);
 	ipcperf_stats__on_every_signal(st, on_signal, &tc);
 	ipcperf_stats__on_every_exit(st, on_exit_task, &tc);
 	{
@@ -101,6 +111,7 @@ int trace_run(const struct trace_opts *o)
 	}
 	/* The calls still waiting for what their fds are: as known now. */
 	ipcperf_stats__settle_calls(st);
+	traceout_flush(&tc.out);
 	if (res.session)
 		say_losses(res.session);
 	/* The trace is complete before a command that outlived it is waited for. */

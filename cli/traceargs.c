@@ -321,6 +321,10 @@ static void put_code(const struct traceargs *a, char code, unsigned int i)
 	case 'i': tf_protocol(f, a->ev->args[0], v); break;
 	case 'v': tf_fadvice(f, v); break;
 	case 'T': tf_bits(f, v, open_flags, TF_N(open_flags), "0"); break;
+	case 'b': tf_clockid(f, v); break;
+	case 'N': tf_timer_flags(f, v); break;
+	case 'J': put_struct(a, i, IPCPERF_MEM_IN, 16, tf_timespec); break;
+	case 'U': put_ptr(f, v); break;	/* written by the call, not read here */
 	default: fprintf(f, "%#" PRIx64, v); break;
 	}
 }
@@ -363,6 +367,7 @@ static const struct {
 	{ "eventfd2", "ux" }, { "getcwd", "Ru" }, { "fadvise64", "fllv" },
 	{ "sendfile", "ffpu" }, { "splice", "fpfpux" }, { "tee", "ffux" },
 	{ "copy_file_range", "fpfpux" }, { "vmsplice", "fpux" },
+	{ "nanosleep", "JU" }, { "clock_nanosleep", "bNJU" },
 };
 
 static const char *codes_of(const char *name)
@@ -373,11 +378,25 @@ static const char *codes_of(const char *name)
 	return NULL;
 }
 
+/* Whether code @c, argument @i of call @name, is one the call writes: strace prints it, and what follows, at the exit. */
+static bool written(const char *name, char c, unsigned int i)
+{
+	if (strchr("RXSYnzw2U", c))
+		return true;
+	if (c == 'Q' || c == 'q')
+		return i == 2;	/* rt_sigaction's oldact, rt_sigprocmask's oldset */
+	if (c == 'K')
+		return i == 3 || !strcmp(name, "getrlimit");
+	return false;
+}
+
 static void put_codes(const struct traceargs *a, const char *codes)
 {
 	for (unsigned int i = 0; codes[i] && i < 6; i++) {
 		if (i)
 			fputs(", ", a->f);
+		if (a->split && *a->split < 0 && written(a->ev->name, codes[i], i))
+			*a->split = ftell(a->f);
 		put_code(a, codes[i], i);
 	}
 }
@@ -485,6 +504,8 @@ void traceargs_call(const struct traceargs *a)
 	const struct ipcperf_syscall *ev = a->ev;
 	const char *codes = codes_of(ev->name);
 
+	if (a->split)
+		*a->split = -1;
 	fprintf(a->f, "%s(", ev->name);
 	if (!strcmp(ev->name, "openat"))
 		put_open(a, 2);
@@ -505,6 +526,8 @@ void traceargs_call(const struct traceargs *a)
 	else
 		for (unsigned int i = 0; i < ev->nr_args && i < 6; i++)
 			fprintf(a->f, "%s%#" PRIx64, i ? ", " : "", ev->args[i]);
+	if (a->split && *a->split < 0)
+		*a->split = ftell(a->f);
 	fputc(')', a->f);
 }
 

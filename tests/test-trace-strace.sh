@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # ipcperf trace against strace.
 #
-# 1. Line by line, as strace -f -yy draws them, on four programs run under
+# 1. Line by line, as strace -f -yy draws them, on five programs run under
 #    both tools: ls of a directory the test makes, a TCP client (connects to
 #    a local listener, writes, reads: tests/tcpclient), a pipeline
-#    (sh -c 'echo ... | cat') and tests/sigwork (a parent that handles
-#    SIGCHLD; children stopped and killed, killed by SIGSEGV and by
-#    SIGTERM). Each task's lines, in its own order, must be equal (strace
-#    -ff writes one file per task; ipcperf's are split by its "[pid N] "
-#    prefix), signal lines ("--- SIG ... ---", "--- stopped by ..."),
-#    rt_sigreturn's mask and "+++ killed by ... +++" included, after
+#    (sh -c 'echo ... | cat'), a shell blocked in wait4 while its child
+#    sleeps and prints (its wait4 drawn "<unfinished ...>", then
+#    "<... wait4 resumed>" after the child's lines) and tests/sigwork (a
+#    parent that handles SIGCHLD; children stopped and killed, killed by
+#    SIGSEGV and by SIGTERM). Each task's lines, in its own order, must be
+#    equal (strace -ff writes one file per task, each call whole; ipcperf's
+#    are split by its "[pid N] " prefix, its halves joined), signal lines
+#    ("--- SIG ... ---", "--- stopped by ..."), rt_sigreturn's mask and
+#    "+++ killed by ... +++" included, after
 #    tests/trace-norm.pl normalises only what differs from run to run
 #    (addresses, pids, inodes, the local port, getrandom's bytes, CPU
 #    ticks). The pipeline's SIGCHLDs come where timing puts them, and as
@@ -125,6 +128,20 @@ grep -q '^T1 write(1<pipe:\[INO\]>, "hi there\\n", 9) = 9$' "$T/pipeline/i.n" ||
 grep -Eq '^--- SIGCHLD \{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=[0-9]+, si_uid=[0-9]+, si_status=0, si_utime=[0-9]+, si_stime=[0-9]+\} ---$' "$T/pipeline/i" &&
 	grep -q '^rt_sigreturn({mask=\[\]}) *= ' "$T/pipeline/i" ||
 	{ cat "$T/pipeline/i" >&2; fail "pipeline: no SIGCHLD of the shell's children, or no rt_sigreturn"; }
+# A shell blocked in wait4 while its child (a subshell) sleeps, then prints:
+# its wait4 is drawn in two halves, as strace -f draws it, "wait4(-1,
+# <unfinished ...>" before the child's lines and "<... wait4 resumed>" after
+# them; joined, each task's lines are strace -ff's (side_by_side).
+NORM_OPTS="--async SIGCHLD" side_by_side blocked sh -c '(sleep 0.1; echo one; echo two); echo three'
+u=$(grep -n -m1 '^\[pid *[0-9]*\] wait4(-1,  <unfinished \.\.\.>$' "$T/blocked/i") ||
+	{ cat "$T/blocked/i" >&2; fail "blocked: no wait4 drawn <unfinished ...>"; }
+p=$(sed 's/^[0-9]*:\[pid *\([0-9]*\)\].*/\1/' <<<"$u")
+w=$(grep -n -m1 'write(1<[^>]*>, "one\\n", 4) *= 4$' "$T/blocked/i") ||
+	{ cat "$T/blocked/i" >&2; fail "blocked: the child's write of \"one\" is not there"; }
+r=$(grep -n -E "^(\[pid +$p\] )?<\.\.\. wait4 resumed>\[\{WIFEXITED\(s\) && WEXITSTATUS\(s\) == 0\}\], 0, NULL\) += [0-9]+$" "$T/blocked/i" | tail -n 1) ||
+	{ cat "$T/blocked/i" >&2; fail "blocked: no \"<... wait4 resumed>\" of $p"; }
+[ "${u%%:*}" -lt "${w%%:*}" ] && [ "${w%%:*}" -lt "${r%%:*}" ] ||
+	{ cat "$T/blocked/i" >&2; fail "blocked: wait4 not drawn unfinished, then the child's lines, then resumed"; }
 side_by_side signals "$SIGWORK"
 for l in 'T1 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=T1, si_uid=0} ---' \
 	'T1 --- stopped by SIGSTOP ---' 'T1 +++ killed by SIGKILL +++' \
@@ -139,10 +156,12 @@ done
 echo "test-trace-strace: $lines lines drawn as strace -f -yy draws them"
 
 # name result [ERRNO (meaning)] per call, sorted; "ADDR" for addresses, "PID" for pids.
+# A call drawn in halves counts once, by its second ("<... NAME resumed>").
 calls() {
 	perl -ne 'next if /^(\d+ +)?(---|\+\+\+)/;
 		s/^(\d+\/\d+ |\[pid +\d+\] )//;
-		next unless /^(\w+)\(/; my $n = $1;
+		next if / <unfinished \.\.\.>$/;
+		next unless /^(\w+)\(/ || /^<\.\.\. (\w+) resumed>/; my $n = $1;
 		/.* = (0x[0-9a-f]+|-?\d+|\?)( (E[A-Z0-9]+ \([^)]*\)))?/ or next;
 		my $r = $1;
 		$r = "ADDR" if $r =~ /^0x/ || $r > 65536;

@@ -9,7 +9,10 @@
 # depth first), each task's lines in its own order. ipcperf's
 # "[pid N] " is taken off and the return value put back in column 40 as
 # strace -ff writes a task's file (without any prefix); an unprefixed
-# line is the one task then alive's, as ipcperf prints them.
+# line is the one task then alive's, as ipcperf prints them. A call drawn
+# in two halves (strace -f's "NAME(ARGS <unfinished ...>", then the task's
+# "<... NAME resumed>REST") is joined into its line, as strace -ff writes
+# it whole.
 #
 # Normalised ONLY: what differs from run to run: addresses (0x...), the
 # tids (and the pids that are them: set_tid_address, getpid, clone,
@@ -75,12 +78,36 @@ if ($tool eq 'strace') {
 		}
 		$alive{$tid} = 1;
 		push @{$lines{$tid}}, $l;
-		$alive{$1} = 1 if $l =~ /^(?:clone|clone3|fork|vfork)\(.*\) += (\d+)$/;
+		$alive{$1} = 1
+			if $l =~ /^(?:(?:clone|clone3|fork|vfork)\(|<\.\.\. (?:clone|clone3|fork|vfork) resumed>).*\) += (\d+)$/;
 		delete $alive{$tid} if $l =~ /^\+\+\+ /;
 		$root //= $tid;
 	}
 	# no set_tid_address: the first task's lines go to the first tid seen
 	unshift @{$lines{$root // 0}}, @orphans if @orphans;
+}
+
+# Each task's halves joined: the first ends " <unfinished ...>", the next
+# line of the task says "<... NAME resumed>" and the rest (of a task that
+# died in the call: " <unfinished ...>) = ?").
+for my $t (keys %lines) {
+	my (@out, $held);
+	for my $l (@{$lines{$t}}) {
+		if (defined $held && $l =~ /^<\.\.\. \w+ resumed>(.*)$/s) {
+			push @out, realign($held . $1);
+			undef $held;
+			next;
+		}
+		push @out, $held if defined $held;
+		undef $held;
+		if ($l =~ /^(.*) <unfinished \.\.\.>$/s && $l !~ /^<\.\.\./) {
+			$held = $1;
+			next;
+		}
+		push @out, $l;
+	}
+	push @out, "$held <unfinished ...>" if defined $held;
+	$lines{$t} = \@out;
 }
 
 # Tasks in the order they were made, not by tid (tids wrap at pid_max,
