@@ -531,7 +531,7 @@ void traceargs_call(const struct traceargs *a)
 	fputc(')', a->f);
 }
 
-/* A socket as strace -yy names it: TCP:[1.2.3.4:5->6.7.8.9:10], UNIX-STREAM:[N->M]. */
+/* A socket as strace -yy names it: TCP:[1.2.3.4:5->6.7.8.9:10], UNIX-STREAM:[N->M], UNIX:[N]. */
 static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 {
 	const char *arrow = o->detail ? strstr(o->detail, " -> ") : NULL;
@@ -543,7 +543,9 @@ static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 		arrow = NULL;
 
 	if (o->kind == IPCPERF_FD_UNIX) {
-		fprintf(f, "UNIX-STREAM:[%" PRIu64, o->ino);
+		/* the kernel's protocol names: datagram and seqpacket sockets share "UNIX" */
+		fprintf(f, "%s:[%" PRIu64,
+			o->sock_type && o->sock_type != SOCK_STREAM ? "UNIX" : "UNIX-STREAM", o->ino);
 		if (o->peer_ino)
 			fprintf(f, "->%" PRIu64, o->peer_ino);
 		fputc(']', f);

@@ -320,7 +320,7 @@ static void call_settled(void *ctx, const struct ipcperf_syscall *ev, const stru
 	struct ipcperf_stats *st = ctx;
 	struct ipcperf_fd_object fd = {
 		.object = id->object, .kind = id->kind, .detail = id->detail, .ino = id->ino,
-		.peer_ino = id->peer_ino,
+		.peer_ino = id->peer_ino, .sock_type = id->sock_type,
 	};
 
 	st->call_cb(st->call_ctx, ev, &fd);

@@ -243,7 +243,7 @@ static void object_of(struct ipcperf_fd_object *o, const struct ipp_ident *id)
 {
 	*o = (struct ipcperf_fd_object){
 		.object = id->object, .kind = id->kind, .detail = id->detail, .ino = id->ino,
-		.peer_ino = id->peer_ino,
+		.peer_ino = id->peer_ino, .sock_type = id->sock_type,
 	};
 }
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # ipcperf trace against strace.
 #
-# 1. Line by line, as strace -f -yy draws them, on five programs run under
+# 1. Line by line, as strace -f -yy draws them, on six programs run under
 #    both tools: ls of a directory the test makes, a TCP client (connects to
 #    a local listener, writes, reads: tests/tcpclient), a pipeline
 #    (sh -c 'echo ... | cat'), a shell blocked in wait4 while its child
 #    sleeps and prints (its wait4 drawn "<unfinished ...>", then
-#    "<... wait4 resumed>" after the child's lines) and tests/sigwork (a
+#    "<... wait4 resumed>" after the child's lines), tests/dgramwork (unix
+#    datagram and seqpacket sockets, which strace -yy names "UNIX:[N->M]")
+#    and tests/sigwork (a
 #    parent that handles SIGCHLD; children stopped and killed, killed by
 #    SIGSEGV and by SIGTERM). Each task's lines, in its own order, must be
 #    equal (strace -ff writes one file per task, each call whole; ipcperf's
@@ -57,6 +59,8 @@ TCPCLIENT=$(realpath "$top_builddir/tests/tcpclient")
 need_exe "$TCPCLIENT"
 SIGWORK=$(realpath "$top_builddir/tests/sigwork")
 need_exe "$SIGWORK"
+DGRAMWORK=$(realpath "$top_builddir/tests/dgramwork")
+need_exe "$DGRAMWORK"
 IPCPERF_ABS=$(realpath "$IPCPERF")
 command -v perl >/dev/null || fail "perl is not installed"
 
@@ -142,6 +146,11 @@ r=$(grep -n -E "^(\[pid +$p\] )?<\.\.\. wait4 resumed>\[\{WIFEXITED\(s\) && WEXI
 	{ cat "$T/blocked/i" >&2; fail "blocked: no \"<... wait4 resumed>\" of $p"; }
 [ "${u%%:*}" -lt "${w%%:*}" ] && [ "${w%%:*}" -lt "${r%%:*}" ] ||
 	{ cat "$T/blocked/i" >&2; fail "blocked: wait4 not drawn unfinished, then the child's lines, then resumed"; }
+# Unix datagram and seqpacket sockets: "UNIX:[N->M]", the kernel's name for them.
+side_by_side dgram "$DGRAMWORK"
+grep -q '^T0 socketpair(AF_UNIX, SOCK_DGRAM, 0, \[3<UNIX:\[INO\]>, 4<UNIX:\[INO\]>\]) = 0$' "$T/dgram/i.n" &&
+	grep -q '^T0 read(3<UNIX:\[INO\]>, "pong", 64) *= 4$' "$T/dgram/i.n" ||
+	{ cat "$T/dgram/i.n" >&2; fail "dgram: the datagram socketpair not named UNIX:[N->M]"; }
 side_by_side signals "$SIGWORK"
 for l in 'T1 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=T1, si_uid=0} ---' \
 	'T1 --- stopped by SIGSTOP ---' 'T1 +++ killed by SIGKILL +++' \

@@ -1293,6 +1293,8 @@ struct ipcperf_fd_object {
 	const char *detail;	/**< as ipcperf_fd_row.detail */
 	uint64_t ino;		/**< inode of pipes and sockets, 0 if unknown */
 	uint64_t peer_ino;	/**< unix sockets: the peer's inode, 0 if none or unknown */
+	/** Sockets: SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET; 0 otherwise or unknown. Since 0.2. */
+	int sock_type;
 };
 
 /**
