@@ -139,11 +139,14 @@ const struct cli_command cli_cmd_trace = {
 	.usage = "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
 		 "Print every syscall of the targets as strace -f -yy does: strings, paths\n"
 		 "and structs read in the kernel at the call, flags by name, each fd with\n"
-		 "what it is, \"[pid  N] \" first once more than one task is traced:\n"
+		 "what it is, \"[pid  N] \" first once more than one task is traced; the\n"
+		 "signals they take, how each task ends, a call another task's line\n"
+		 "interrupts in halves (<unfinished ...>, <... NAME resumed>):\n"
 		 "  openat(AT_FDCWD</tmp>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts>\n"
 		 "  read(3</etc/hosts>, \"127.0.0.1\\tlocalhost\\n\"..., 4096) = 174\n"
 		 "  [pid  812] write(1<pipe:[9031]>, \"hi\\n\", 3) = 3\n"
-		 "  [pid  812] +++ exited with 0 +++\n\n"
+		 "  [pid  812] +++ exited with 0 +++\n"
+		 "  --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=812, ...} ---\n\n"
 		 "Options:\n",
 	.epilog = "",
 	.main = trace_main,
