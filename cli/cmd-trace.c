@@ -23,6 +23,26 @@ static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 		traceout_call(&c->out, ev, fds);
 }
 
+static void on_entered(void *ctx, const struct ipcperf_syscall *ev,
+		       const struct ipcperf_call_fds *fds)
+{
+	struct trace_ctx *c = ctx;
+
+	if (tracesel_has(c->sel, ev->nr))
+		traceout_entered(&c->out, ev, fds);
+}
+
+/* Signals and exits, whatever -e trace= chose, as strace. */
+static void on_signal(void *ctx, const struct ipcperf_signal *ev)
+{
+	traceout_signal(&((struct trace_ctx *)ctx)->out, ev);
+}
+
+static void on_exit_task(void *ctx, const struct ipcperf_task *ev)
+{
+	traceout_exit(&((struct trace_ctx *)ctx)->out, ev);
+}
+
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
 {
 	*o = (struct trace_opts){ .strsize = 32 };
@@ -68,6 +88,9 @@ int trace_run(const struct trace_opts *o)
 		return EXIT_RUNTIME;
 	}
 	ipcperf_stats__on_every_call(st, on_call, &tc);
+	ipcperf_stats__on_every_call_entered(st, on_entered, &tc);
+	ipcperf_stats__on_every_signal(st, on_signal, &tc);
+	ipcperf_stats__on_every_exit(st, on_exit_task, &tc);
 	{
 		struct cli_run run = {
 			.ctx = st,
@@ -88,6 +111,7 @@ int trace_run(const struct trace_opts *o)
 	}
 	/* The calls still waiting for what their fds are: as known now. */
 	ipcperf_stats__settle_calls(st);
+	traceout_flush(&tc.out);
 	if (res.session)
 		say_losses(res.session);
 	/* The trace is complete before a command that outlived it is waited for. */
@@ -115,11 +139,14 @@ const struct cli_command cli_cmd_trace = {
 	.usage = "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
 		 "Print every syscall of the targets as strace -f -yy does: strings, paths\n"
 		 "and structs read in the kernel at the call, flags by name, each fd with\n"
-		 "what it is, \"[pid  N] \" first once more than one task is traced:\n"
+		 "what it is, \"[pid  N] \" first once more than one task is traced; the\n"
+		 "signals they take, how each task ends, a call another task's line\n"
+		 "interrupts in halves (<unfinished ...>, <... NAME resumed>):\n"
 		 "  openat(AT_FDCWD</tmp>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts>\n"
 		 "  read(3</etc/hosts>, \"127.0.0.1\\tlocalhost\\n\"..., 4096) = 174\n"
 		 "  [pid  812] write(1<pipe:[9031]>, \"hi\\n\", 3) = 3\n"
-		 "  [pid  812] +++ exited with 0 +++\n\n"
+		 "  [pid  812] +++ exited with 0 +++\n"
+		 "  --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=812, ...} ---\n\n"
 		 "Options:\n",
 	.epilog = "",
 	.main = trace_main,

@@ -321,6 +321,10 @@ static void put_code(const struct traceargs *a, char code, unsigned int i)
 	case 'i': tf_protocol(f, a->ev->args[0], v); break;
 	case 'v': tf_fadvice(f, v); break;
 	case 'T': tf_bits(f, v, open_flags, TF_N(open_flags), "0"); break;
+	case 'b': tf_clockid(f, v); break;
+	case 'N': tf_timer_flags(f, v); break;
+	case 'J': put_struct(a, i, IPCPERF_MEM_IN, 16, tf_timespec); break;
+	case 'U': put_ptr(f, v); break;	/* written by the call, not read here */
 	default: fprintf(f, "%#" PRIx64, v); break;
 	}
 }
@@ -363,6 +367,7 @@ static const struct {
 	{ "eventfd2", "ux" }, { "getcwd", "Ru" }, { "fadvise64", "fllv" },
 	{ "sendfile", "ffpu" }, { "splice", "fpfpux" }, { "tee", "ffux" },
 	{ "copy_file_range", "fpfpux" }, { "vmsplice", "fpux" },
+	{ "nanosleep", "JU" }, { "clock_nanosleep", "bNJU" },
 };
 
 static const char *codes_of(const char *name)
@@ -373,11 +378,25 @@ static const char *codes_of(const char *name)
 	return NULL;
 }
 
+/* Whether code @c, argument @i of call @name, is one the call writes: strace prints it, and what follows, at the exit. */
+static bool written(const char *name, char c, unsigned int i)
+{
+	if (strchr("RXSYnzw2U", c))
+		return true;
+	if (c == 'Q' || c == 'q')
+		return i == 2;	/* rt_sigaction's oldact, rt_sigprocmask's oldset */
+	if (c == 'K')
+		return i == 3 || !strcmp(name, "getrlimit");
+	return false;
+}
+
 static void put_codes(const struct traceargs *a, const char *codes)
 {
 	for (unsigned int i = 0; codes[i] && i < 6; i++) {
 		if (i)
 			fputs(", ", a->f);
+		if (a->split && *a->split < 0 && written(a->ev->name, codes[i], i))
+			*a->split = ftell(a->f);
 		put_code(a, codes[i], i);
 	}
 }
@@ -440,11 +459,53 @@ static void put_clone(const struct traceargs *a)
 		fprintf(a->f, ", tls=%#" PRIx64, v[4]);
 }
 
+/* prctl: the options whose arguments are known (dumpable, the parent-death signal); else all six. */
+static void put_prctl(const struct traceargs *a)
+{
+	static const char *const dump[] = { "SUID_DUMP_DISABLE", "SUID_DUMP_USER", "SUID_DUMP_ROOT" };
+	const uint64_t *v = a->ev->args;
+
+	switch (v[0]) {
+	case 1:
+		fputs("PR_SET_PDEATHSIG, ", a->f);
+		tf_signal(a->f, v[1]);
+		return;
+	case 3:
+		fputs("PR_GET_DUMPABLE", a->f);
+		return;
+	case 4:
+		fputs("PR_SET_DUMPABLE, ", a->f);
+		if (v[1] < TF_N(dump))
+			fputs(dump[v[1]], a->f);
+		else
+			fprintf(a->f, "%#" PRIx64 " /* SUID_DUMP_??? */", v[1]);
+		return;
+	default:
+		for (unsigned int i = 0; i < 6; i++)
+			fprintf(a->f, "%s%#" PRIx64, i ? ", " : "", v[i]);
+	}
+}
+
+/* rt_sigreturn: the mask its signal frame restores, as strace reads it from the frame. */
+static void put_sigreturn(const struct traceargs *a)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, 0, IPCPERF_MEM_SIGMASK);
+
+	fputs("{mask=", a->f);
+	if (m && m->len >= 8)
+		tf_sigset(a->f, m->data);
+	else
+		fputc('?', a->f);
+	fputc('}', a->f);
+}
+
 void traceargs_call(const struct traceargs *a)
 {
 	const struct ipcperf_syscall *ev = a->ev;
 	const char *codes = codes_of(ev->name);
 
+	if (a->split)
+		*a->split = -1;
 	fprintf(a->f, "%s(", ev->name);
 	if (!strcmp(ev->name, "openat"))
 		put_open(a, 2);
@@ -456,15 +517,21 @@ void traceargs_call(const struct traceargs *a)
 		put_futex(a);
 	else if (!strcmp(ev->name, "clone"))
 		put_clone(a);
+	else if (!strcmp(ev->name, "rt_sigreturn"))
+		put_sigreturn(a);
+	else if (!strcmp(ev->name, "prctl"))
+		put_prctl(a);
 	else if (codes)
 		put_codes(a, codes);
 	else
 		for (unsigned int i = 0; i < ev->nr_args && i < 6; i++)
 			fprintf(a->f, "%s%#" PRIx64, i ? ", " : "", ev->args[i]);
+	if (a->split && *a->split < 0)
+		*a->split = ftell(a->f);
 	fputc(')', a->f);
 }
 
-/* A socket as strace -yy names it: TCP:[1.2.3.4:5->6.7.8.9:10], UNIX-STREAM:[N->M]. */
+/* A socket as strace -yy names it: TCP:[1.2.3.4:5->6.7.8.9:10], UNIX-STREAM:[N->M], UNIX:[N]. */
 static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 {
 	const char *arrow = o->detail ? strstr(o->detail, " -> ") : NULL;
@@ -476,7 +543,9 @@ static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 		arrow = NULL;
 
 	if (o->kind == IPCPERF_FD_UNIX) {
-		fprintf(f, "UNIX-STREAM:[%" PRIu64, o->ino);
+		/* the kernel's protocol names: datagram and seqpacket sockets share "UNIX" */
+		fprintf(f, "%s:[%" PRIu64,
+			o->sock_type && o->sock_type != SOCK_STREAM ? "UNIX" : "UNIX-STREAM", o->ino);
 		if (o->peer_ino)
 			fprintf(f, "->%" PRIu64, o->peer_ino);
 		fputc(']', f);

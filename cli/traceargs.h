@@ -21,6 +21,14 @@ struct traceargs {
 	/* What fd @fd of the caller is, when the call does not say (NULL: unknown). */
 	const struct ipcperf_fd_object *(*fd_object)(void *ctx, pid_t pid, int fd);
 	void *ctx;
+	/*
+	 * Set by traceargs_call() when not NULL: where, in @f's position
+	 * (ftell()), what strace prints at the call's exit begins: the first
+	 * argument the call writes (read's buffer, wait4's status), else its
+	 * closing parenthesis. What comes before it is what strace -f prints
+	 * at the entry, "read(3</dev/tty>, " before " <unfinished ...>".
+	 */
+	long *split;
 };
 
 /* NAME(ARGS): the name, its arguments and the closing parenthesis. */

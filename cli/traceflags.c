@@ -530,3 +530,31 @@ void tf_fadvice(FILE *f, uint64_t v)
 
 	tf_value(f, v, m, TF_N(m), "POSIX_FADV_???");
 }
+
+void tf_clockid(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0, "CLOCK_REALTIME" }, { 1, "CLOCK_MONOTONIC" }, { 2, "CLOCK_PROCESS_CPUTIME_ID" },
+		{ 3, "CLOCK_THREAD_CPUTIME_ID" }, { 4, "CLOCK_MONOTONIC_RAW" },
+		{ 5, "CLOCK_REALTIME_COARSE" }, { 6, "CLOCK_MONOTONIC_COARSE" },
+		{ 7, "CLOCK_BOOTTIME" }, { 8, "CLOCK_REALTIME_ALARM" }, { 9, "CLOCK_BOOTTIME_ALARM" },
+		{ 11, "CLOCK_TAI" },
+	};
+
+	tf_value(f, v, m, TF_N(m), "CLOCK_???");
+}
+
+void tf_timer_flags(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = { { 1, "TIMER_ABSTIME" } };
+
+	tf_bits(f, v, m, TF_N(m), "0");
+}
+
+void tf_timespec(FILE *f, const unsigned char *p)
+{
+	int64_t v[2];
+
+	memcpy(v, p, sizeof(v));
+	fprintf(f, "{tv_sec=%" PRId64 ", tv_nsec=%" PRId64 "}", v[0], v[1]);
+}

@@ -10,6 +10,7 @@
 #include "cmds.h"
 #include "traceargs.h"
 #include "traceout.h"
+#include "tracesig.h"
 
 /* Where strace puts " = ": the return value at column 40. */
 #define RET_COLUMN 39
@@ -35,6 +36,9 @@ int traceout_init(struct traceout *t, FILE *f, unsigned int strsize, bool times,
 
 void traceout_fini(struct traceout *t)
 {
+	for (size_t i = 0; i < t->nr_entries; i++)
+		free(t->entries[i].text);
+	free(t->entries);
 	for (size_t i = 0; i < t->nr_tasks; i++)
 		free(t->tasks[i].cwd);
 	free(t->tasks);
@@ -91,21 +95,15 @@ static struct traceout_task *add_task(struct traceout *t, pid_t tid, pid_t pid, 
 	return k;
 }
 
-/* exit_group: every task of the process is gone; exit: the thread. */
-static void drop_tasks(struct traceout *t, const struct ipcperf_syscall *ev)
+/* Task @tid is gone (its exit printed): the others of its process are not, yet. */
+static void drop_task(struct traceout *t, pid_t tid)
 {
-	bool group = !strcmp(ev->name, "exit_group");
+	struct traceout_task *k = task_of(t, tid);
 
-	for (size_t i = 0; i < t->nr_tasks;) {
-		struct traceout_task *k = &t->tasks[i];
-
-		if (group ? k->pid != ev->pid : k->tid != ev->tid) {
-			i++;
-			continue;
-		}
-		free(k->cwd);
-		*k = t->tasks[--t->nr_tasks];
-	}
+	if (!k)
+		return;
+	free(k->cwd);
+	*k = t->tasks[--t->nr_tasks];
 }
 
 /* Where chdir or fchdir took the process: /proc while it runs, else from the call. */
@@ -162,15 +160,15 @@ static bool makes_task(const struct ipcperf_syscall *ev)
 			       !strcmp(ev->name, "fork") || !strcmp(ev->name, "vfork"));
 }
 
-/* [pid  N] and the time the call began, as -f and -t, -tt, -ttt. */
-static void put_leader(const struct traceout *t, FILE *m, const struct ipcperf_syscall *ev)
+/* [pid  N] of task @tid and the time @mono_ns (CLOCK_MONOTONIC), as -f and -t, -tt, -ttt. */
+static void put_leader(const struct traceout *t, FILE *m, pid_t tid, uint64_t mono_ns)
 {
-	int64_t ns = (int64_t)ev->start_ns + t->real_minus_mono;
+	int64_t ns = (int64_t)mono_ns + t->real_minus_mono;
 	time_t sec = (time_t)(ns / 1000000000);
 	struct tm tm;
 
 	if (t->nr_tasks > 1)
-		fprintf(m, "[pid %5d] ", (int)ev->tid);
+		fprintf(m, "[pid %5d] ", (int)tid);
 	if (t->stamps == TRACE_STAMP_NONE)
 		return;
 	if (t->stamps == TRACE_STAMP_UNIX) {
@@ -216,18 +214,60 @@ static const struct ipcperf_fd_object *fd_object(void *ctx, pid_t pid, int fd)
 	return tracefds_get(&t->fds, pid, fd);
 }
 
-/* The line of one call, into @m. */
+/* NAME(ARGS) of call @ev, a new string (NULL: no memory); *@split: where its exit's part begins. */
+static char *call_text(struct traceout *t, const struct traceout_task *k,
+		       const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds,
+		       long *split)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+	struct traceargs a = { .f = m, .ev = ev, .fds = fds, .strsize = t->strsize,
+			       .cwd = k ? k->cwd : NULL, .fd_object = fd_object, .ctx = t,
+			       .split = split };
+
+	if (!m)
+		return NULL;
+	traceargs_call(&a);
+	if (fclose(m) != 0) {
+		free(s);
+		return NULL;
+	}
+	if (*split < 0 || (size_t)*split > len)
+		*split = (long)len;
+	return s;
+}
+
+/* " = " at strace's column, the line in @m being that far. */
+static void put_equals(FILE *m)
+{
+	long col = ftell(m);
+
+	fprintf(m, "%*s= ", col < RET_COLUMN ? (int)(RET_COLUMN - col) + 1 : 1, "");
+}
+
+/*
+ * The line of one call, into @m: whole, or (@resumed) what strace prints
+ * at its exit after another task's line came, "<... NAME resumed>" first.
+ */
 static void put_line(struct traceout *t, FILE *m, const struct traceout_task *k,
-		     const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
+		     const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds,
+		     bool resumed)
 {
 	struct traceargs a = { .f = m, .ev = ev, .fds = fds, .strsize = t->strsize,
 			       .cwd = k ? k->cwd : NULL, .fd_object = fd_object, .ctx = t };
-	long col;
+	long split;
+	char *text = call_text(t, k, ev, fds, &split);
 
-	put_leader(t, m, ev);
-	traceargs_call(&a);
-	col = ftell(m);
-	fprintf(m, "%*s= ", col < RET_COLUMN ? (int)(RET_COLUMN - col) + 1 : 1, "");
+	if (!text)
+		return;
+	put_leader(t, m, ev->tid, resumed ? ev->end_ns : ev->start_ns);
+	if (resumed)
+		fprintf(m, "<... %s resumed>%s", ev->name, text + split);
+	else
+		fputs(text, m);
+	free(text);
+	put_equals(m);
 	traceargs_ret(&a);
 	if (t->times && ev->never_returns)
 		fputs(" <unfinished ...>", m);
@@ -244,17 +284,188 @@ static void put_line(struct traceout *t, FILE *m, const struct traceout_task *k,
 	}
 }
 
+/* The leader of a line of task @tid at @mono_ns, as a string (the caller frees it); NULL: no memory. */
+static char *leader_of(const struct traceout *t, pid_t tid, uint64_t mono_ns)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&s, &len);
+
+	if (!m)
+		return NULL;
+	put_leader(t, m, tid, mono_ns);
+	if (fclose(m) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* ------------------------------------------------------------------ calls under way */
+
+static struct traceout_entry *entry_of(struct traceout *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->nr_entries; i++)
+		if (t->entries[i].tid == tid)
+			return &t->entries[i];
+	return NULL;
+}
+
+static void drop_entry(struct traceout *t, struct traceout_entry *e)
+{
+	size_t i = (size_t)(e - t->entries);
+
+	free(e->text);
+	memmove(e, e + 1, (t->nr_entries - i - 1) * sizeof(*e));
+	t->nr_entries--;
+}
+
+/* @e is not shown yet, and is the last entry not shown: strace's line still open. */
+static bool open_line(const struct traceout *t, const struct traceout_entry *e)
+{
+	if (e->shown)
+		return false;
+	for (const struct traceout_entry *x = e + 1; x < t->entries + t->nr_entries; x++)
+		if (!x->shown)
+			return false;
+	return true;
+}
+
+/*
+ * Another line comes: the entries not shown yet, but @keep, are printed in
+ * the order they came, each " <unfinished ...>", as strace -f ends the
+ * line of a call when another task's line comes before its exit.
+ */
+static void show_entries(struct traceout *t, const struct traceout_entry *keep)
+{
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct traceout_entry *e = &t->entries[i];
+
+		if (e->shown || e == keep)
+			continue;
+		put_leader(t, t->f, e->tid, e->start_ns);
+		fprintf(t->f, "%s <unfinished ...>\n", e->text);
+		e->shown = true;
+	}
+}
+
+void traceout_entered(struct traceout *t, const struct ipcperf_syscall *ev,
+		      const struct ipcperf_call_fds *fds)
+{
+	struct traceout_task *k = add_task(t, ev->tid, ev->pid, NULL);
+	struct traceout_entry *e = entry_of(t, ev->tid);
+	long split;
+	char *text;
+
+	if (e)
+		drop_entry(t, e);	/* its call never came */
+	if (t->nr_entries == t->cap_entries) {
+		size_t cap = t->cap_entries ? 2 * t->cap_entries : 8;
+		struct traceout_entry *v = realloc(t->entries, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		t->entries = v;
+		t->cap_entries = cap;
+	}
+	if (!(text = call_text(t, k, ev, fds, &split)))
+		return;
+	text[split] = '\0';
+	t->entries[t->nr_entries++] = (struct traceout_entry){
+		.tid = ev->tid, .nr = ev->nr, .name = ev->name, .start_ns = ev->start_ns,
+		.text = text,
+	};
+}
+
+void traceout_flush(struct traceout *t)
+{
+	show_entries(t, NULL);
+}
+
+/*
+ * Before task @tid's end: its call under way, if any, ends unfinished, as
+ * strace -f says it ("= ?"); every other entry is shown.
+ */
+static void end_entry(struct traceout *t, pid_t tid, uint64_t ns)
+{
+	struct traceout_entry *e = entry_of(t, tid);
+	char *line = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	show_entries(t, e && open_line(t, e) ? e : NULL);
+	if (!e || !(m = open_memstream(&line, &len)))
+		return;
+	put_leader(t, m, tid, ns);
+	if (e->shown)
+		fprintf(m, "<... %s resumed> <unfinished ...>)", e->name);
+	else
+		fprintf(m, "%s <unfinished ...>)", e->text);
+	put_equals(m);
+	fputs("?\n", m);
+	if (fclose(m) == 0)
+		fwrite(line, 1, len, t->f);
+	free(line);
+	drop_entry(t, e);
+}
+
+/* ------------------------------------------------------------------ signals, ends */
+
+void traceout_signal(struct traceout *t, const struct ipcperf_signal *ev)
+{
+	char *leader;
+
+	add_task(t, ev->tid, ev->pid, NULL);
+	show_entries(t, NULL);
+	if (!(leader = leader_of(t, ev->tid, ev->time_ns)))
+		return;
+	tracesig_lines(t->f, leader, ev);
+	free(leader);
+}
+
+void traceout_exit(struct traceout *t, const struct ipcperf_task *ev)
+{
+	char *leader;
+
+	/* gone already: its exit or exit_group said so */
+	if (!task_of(t, ev->tid))
+		return;
+	end_entry(t, ev->tid, ev->time_ns);
+	if (ev->exit_status >= 0 && (leader = leader_of(t, ev->tid, ev->time_ns))) {
+		tracesig_exit(t->f, leader, ev->exit_status);
+		free(leader);
+	}
+	drop_task(t, ev->tid);
+	if (ev->tid == ev->pid)
+		tracefds_drop(&t->fds, ev->pid, -1);
+}
+
 void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
 		   const struct ipcperf_call_fds *fds)
 {
 	struct traceout_task *k = add_task(t, ev->tid, ev->pid, NULL);
+	struct traceout_entry *e = entry_of(t, ev->tid);
 	char *line = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&line, &len);
+	bool resumed = false;
+	FILE *m;
 
-	if (!m)
+	if (e && e->nr != ev->nr) {
+		drop_entry(t, e);	/* a call whose end never came */
+		e = NULL;
+	}
+	/* strace's open line is this call's: the others end unfinished, this one whole */
+	if (e && open_line(t, e)) {
+		show_entries(t, e);
+	} else {
+		show_entries(t, NULL);
+		resumed = e != NULL;
+	}
+	if (e)
+		drop_entry(t, e);
+	if (!(m = open_memstream(&line, &len)))
 		return;
-	put_line(t, m, k, ev, fds);
+	put_line(t, m, k, ev, fds, resumed);
 	if (fclose(m) == 0)
 		fwrite(line, 1, len, t->f);
 	free(line);
@@ -268,7 +479,7 @@ void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
 	if (ev->never_returns && !strcmp(ev->name, "exit_group"))
 		tracefds_drop(&t->fds, ev->pid, -1);
 	if (ev->never_returns)
-		drop_tasks(t, ev);
+		drop_task(t, ev->tid);	/* the process's other threads: at their exits */
 	else if ((k = task_of(t, ev->tid)))
 		moved(t, k, ev, fds);
 }

@@ -14,6 +14,19 @@ struct traceout_task {
 	char *cwd;
 };
 
+/*
+ * A call under way (traceout_entered()): what strace -f prints at its
+ * entry, which the next line of another task ends with " <unfinished ...>".
+ */
+struct traceout_entry {
+	pid_t tid;
+	int nr;
+	const char *name;		/* static storage */
+	uint64_t start_ns;
+	char *text;			/* NAME(ARGS up to the first one the call writes */
+	bool shown;			/* printed: its end is "<... NAME resumed>" */
+};
+
 /* What the lines are printed with, and the tasks traced so far. */
 struct traceout {
 	FILE *f;
@@ -25,6 +38,8 @@ struct traceout {
 	size_t nr_tasks, cap_tasks;
 	char *first_cwd;		/* ours: the command's, the fallback */
 	struct tracefds fds;		/* what each process's fds are, as its calls said */
+	struct traceout_entry *entries;	/* calls under way, in the order they came */
+	size_t nr_entries, cap_entries;
 };
 
 /* Set up @t to print on @f. @return 0, -ENOMEM. */
@@ -39,5 +54,29 @@ void traceout_fini(struct traceout *t);
  */
 void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
 		   const struct ipcperf_call_fds *fds);
+
+/*
+ * A call under way (its thread was switched out in it): strace -f prints
+ * what it knows at a call's entry at once, and ends that line with
+ * " <unfinished ...>" when another task's line comes before the call's
+ * exit, whose line then starts "<... NAME resumed>". Lines are written at
+ * calls' exits here: the call's entry is kept, printed so only when
+ * another task's line does come first.
+ */
+void traceout_entered(struct traceout *t, const struct ipcperf_syscall *ev,
+		      const struct ipcperf_call_fds *fds);
+
+/* The end of the trace: the calls still under way, " <unfinished ...>". */
+void traceout_flush(struct traceout *t);
+
+/* "--- SIGCHLD {si_signo=SIGCHLD, ...} ---" (and "--- stopped by SIGSTOP ---"), as strace -f. */
+void traceout_signal(struct traceout *t, const struct ipcperf_signal *ev);
+
+/*
+ * Task @ev->tid ended: "+++ exited with N +++" or "+++ killed by SIGKILL
+ * +++" when its status is known and its exit or exit_group did not say it
+ * already; from now on it is no longer traced.
+ */
+void traceout_exit(struct traceout *t, const struct ipcperf_task *ev);
 
 #endif

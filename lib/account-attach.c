@@ -53,6 +53,16 @@ static void h_task(void *ctx, const struct ipcperf_task *ev)
 	ipcperf_stats__add_task(ctx, ev);
 }
 
+static void h_signal(void *ctx, const struct ipcperf_signal *ev)
+{
+	ipcperf_stats__add_signal(ctx, ev);
+}
+
+static void h_call_entered(void *ctx, const struct ipcperf_syscall *ev)
+{
+	ipcperf_stats__add_call_entered(ctx, ev);
+}
+
 /* A target's name, from /proc at attach (or the capture's log). */
 void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shared,
 			      struct ipp_identlog *log)
@@ -78,7 +88,8 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = st, .syscall = h_syscall,
 		     .sched_switch = h_switch, .wakeup = h_wakeup, .task = h_task,
-		     .fd_open = h_fd_open, .sched_totals = h_sched_totals);
+		     .fd_open = h_fd_open, .sched_totals = h_sched_totals, .signal = h_signal,
+		     .call_entered = h_call_entered);
 	struct ipp_identlog *log;
 	struct ipp_attach at;
 	bool replay;

@@ -320,7 +320,7 @@ static void call_settled(void *ctx, const struct ipcperf_syscall *ev, const stru
 	struct ipcperf_stats *st = ctx;
 	struct ipcperf_fd_object fd = {
 		.object = id->object, .kind = id->kind, .detail = id->detail, .ino = id->ino,
-		.peer_ino = id->peer_ino,
+		.peer_ino = id->peer_ino, .sock_type = id->sock_type,
 	};
 
 	st->call_cb(st->call_ctx, ev, &fd);
@@ -345,8 +345,40 @@ int ipcperf_stats__on_every_call(struct ipcperf_stats *st,
 {
 	if (!st)
 		return -EINVAL;
-	st->every_cb = cb;
-	st->every_ctx = ctx;
+	st->every.call_cb = cb;
+	st->every.call_ctx = ctx;
+	return 0;
+}
+
+int ipcperf_stats__on_every_signal(struct ipcperf_stats *st,
+				   void (*cb)(void *ctx, const struct ipcperf_signal *ev), void *ctx)
+{
+	if (!st)
+		return -EINVAL;
+	st->every.signal_cb = cb;
+	st->every.signal_ctx = ctx;
+	return 0;
+}
+
+int ipcperf_stats__on_every_call_entered(struct ipcperf_stats *st,
+					 void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
+						    const struct ipcperf_call_fds *fds),
+					 void *ctx)
+{
+	if (!st)
+		return -EINVAL;
+	st->every.entered_cb = cb;
+	st->every.entered_ctx = ctx;
+	return 0;
+}
+
+int ipcperf_stats__on_every_exit(struct ipcperf_stats *st,
+				 void (*cb)(void *ctx, const struct ipcperf_task *ev), void *ctx)
+{
+	if (!st)
+		return -EINVAL;
+	st->every.exit_cb = cb;
+	st->every.exit_ctx = ctx;
 	return 0;
 }
 
@@ -354,8 +386,24 @@ void ipcperf_stats__settle_calls(struct ipcperf_stats *st)
 {
 	if (st && st->call_cb)
 		ipp_settleq__drain(&st->calls, true, call_settled, st);
-	if (st && st->every_cb)
-		ipp_callfds__drain(&st->every, true, st->every_cb, st->every_ctx);
+	if (st)
+		ipp_callfds__drain(&st->every, true);
+}
+
+void ipcperf_stats__add_call_entered(struct ipcperf_stats *st, const struct ipcperf_syscall *ev)
+{
+	if (!st || !ev || !st->every.entered_cb)
+		return;
+	if (ipp_callfds__push_entered(&st->every, st->fdt, ev) == 0)
+		ipp_callfds__drain(&st->every, false);
+}
+
+void ipcperf_stats__add_signal(struct ipcperf_stats *st, const struct ipcperf_signal *ev)
+{
+	if (!st || !ev || !st->every.signal_cb)
+		return;
+	if (ipp_callfds__push_signal(&st->every, ev) == 0)
+		ipp_callfds__drain(&st->every, false);
 }
 
 static void add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *evp);
@@ -401,12 +449,12 @@ static void add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *
 			count_errnos(sc, (int)-ev->ret, 1);
 		}
 	}
-	if (st->every_cb) {
+	if (st->every.call_cb) {
 		long arg_inc = ipp_callfds__arg_inc(st->fdt, ev);
 
 		inc = ipp_fdtab__syscall(st->fdt, ev);
 		ipp_callfds__push(&st->every, st->fdt, ev, arg_inc, inc);
-		ipp_callfds__drain(&st->every, false, st->every_cb, st->every_ctx);
+		ipp_callfds__drain(&st->every, false);
 	} else {
 		inc = ipp_fdtab__syscall(st->fdt, ev);
 	}
@@ -495,7 +543,7 @@ bool ipp_stats__takes_sums(void *ctx)
 {
 	const struct ipcperf_stats *st = ctx;
 
-	return !st->per_thread && !st->call_cb && !st->every_cb;
+	return !st->per_thread && !st->call_cb && !st->every.call_cb;
 }
 
 static void sweep_after(struct ipcperf_stats *st)
@@ -599,6 +647,8 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 			if (ev->comm && !p->comm[0])
 				snprintf(p->comm, sizeof(p->comm), "%s", ev->comm);
 		}
+		if (st->every.exit_cb && ipp_callfds__push_exit(&st->every, ev) == 0)
+			ipp_callfds__drain(&st->every, false);
 		break;
 	}
 	sweep_after(st);
@@ -627,7 +677,7 @@ void ipcperf_stats__add_fd_open(struct ipcperf_stats *st, const struct ipcperf_f
 {
 	if (!st || !ev)
 		return;
-	if (ipp_fdtab__fd_open(st->fdt, ev) && st->every_cb)
+	if (ipp_fdtab__fd_open(st->fdt, ev) && st->every.call_cb)
 		ipp_callfds__late_word(&st->every, st->fdt, ev);
 }
 

@@ -96,9 +96,11 @@ struct ipcperf_stats {
 			const struct ipcperf_fd_object *fd);
 	void *call_ctx;
 	struct ipp_settleq calls;
-	/* ipcperf_stats__on_every_call(): every call, until its fds are settled. */
-	ipp_callfds_fn every_cb;
-	void *every_ctx;
+	/*
+	 * ipcperf_stats__on_every_call(): every call, until its fds are
+	 * settled; __on_every_signal(), __on_every_exit(): in their place
+	 * among them. The callbacks are the queue's.
+	 */
 	struct ipp_callfds every;
 	/* ipcperf_stats__attach(): the targets whose fds are read at the session's start */
 	bool scan_on_start;

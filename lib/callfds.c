@@ -2,6 +2,7 @@
 /* Every call with what its fds are, once that is settled (callfds.h). */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "callfds.h"
@@ -125,12 +126,13 @@ int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct i
 		return -ENOMEM;
 	/* The thread's earlier call: its words would have come before this exit. */
 	for (size_t i = q->len; i-- > 0;)
-		if (at(q, i)->ev.tid == ev->tid) {
+		if (at(q, i)->kind == IPP_CALLFDS_CALL && at(q, i)->ev.tid == ev->tid) {
 			at(q, i)->await_words = false;
 			break;
 		}
 	c = at(q, q->len);
 	*c = (struct ipp_callfds_call){
+		.kind = IPP_CALLFDS_CALL,
 		.ev = *ev,
 		.arg_inc = ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE ||
 			   ev->cls == IPCPERF_SC_MOVE ? data_inc : arg_inc,
@@ -151,13 +153,67 @@ int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct i
 	return 0;
 }
 
+/* A signal or an exit: settled as it comes, handed once the calls before it are. */
+static struct ipp_callfds_call *push_other(struct ipp_callfds *q, enum ipp_callfds_kind kind)
+{
+	struct ipp_callfds_call *c;
+
+	if (ipp_ring_reserve((void **)&q->v, &q->cap, &q->head, q->len, sizeof(*q->v), 256) < 0)
+		return NULL;
+	c = at(q, q->len++);
+	*c = (struct ipp_callfds_call){ .kind = kind, .arg_inc = -1, .out_inc = -1 };
+	return c;
+}
+
+int ipp_callfds__push_signal(struct ipp_callfds *q, const struct ipcperf_signal *ev)
+{
+	struct ipp_callfds_call *c = push_other(q, IPP_CALLFDS_SIGNAL);
+
+	if (!c)
+		return -ENOMEM;
+	c->sig = *ev;
+	return 0;
+}
+
+int ipp_callfds__push_exit(struct ipp_callfds *q, const struct ipcperf_task *ev)
+{
+	struct ipp_callfds_call *c = push_other(q, IPP_CALLFDS_EXIT);
+
+	if (!c)
+		return -ENOMEM;
+	c->task = *ev;
+	c->task.filename = NULL;
+	if (ev->comm)
+		snprintf(c->comm, sizeof(c->comm), "%s", ev->comm);
+	c->task.comm = ev->comm ? c->comm : NULL;	/* pointed to again when handed */
+	return 0;
+}
+
+int ipp_callfds__push_entered(struct ipp_callfds *q, struct ipp_fdtab *t,
+			      const struct ipcperf_syscall *ev)
+{
+	struct ipp_callfds_call *c = push_other(q, IPP_CALLFDS_ENTERED);
+	long inc;
+
+	if (!c)
+		return -ENOMEM;
+	c->ev = *ev;
+	if (ev->fd >= 0 && (inc = ipp_fdtab__inc_of(t, ev->pid, ev->fd)) >= 0)
+		c->arg_inc = inc;
+	if (ev->out_fd >= 0 && (inc = ipp_fdtab__inc_of(t, ev->pid, ev->out_fd)) >= 0)
+		c->out_inc = inc;
+	ipp_fdtab__pin(t, c->arg_inc, 1);	/* as a call's: its out_inc is not pinned */
+	copy_mem(c);	/* without memory, the call still goes: only its pieces are lost */
+	return 0;
+}
+
 void ipp_callfds__late_word(struct ipp_callfds *q, struct ipp_fdtab *t,
 			    const struct ipcperf_fd_open *ev)
 {
 	for (size_t i = q->len; i-- > 0;) {
 		struct ipp_callfds_call *c = at(q, i);
 
-		if (c->ev.tid != ev->tid)
+		if (c->kind != IPP_CALLFDS_CALL || c->ev.tid != ev->tid)
 			continue;
 		if (c->await_words && c->ev.nr == ev->nr && c->ev.ret == ev->ret)
 			add_made(c, t, ev->fd);
@@ -168,9 +224,11 @@ void ipp_callfds__late_word(struct ipp_callfds *q, struct ipp_fdtab *t,
 static bool settled(const struct ipp_callfds *q, const struct ipp_callfds_call *c, bool final,
 		    const struct ipp_ident **arg, const struct ipp_ident **made)
 {
+	*arg = NULL;
+	if (c->kind == IPP_CALLFDS_SIGNAL || c->kind == IPP_CALLFDS_EXIT)
+		return true;
 	if (!final && c->await_words && ipp_fdtab__now(q->t) < c->ev.end_ns + IPP_LATE_WORD_NS)
 		return false;
-	*arg = NULL;
 	if (c->arg_inc >= 0 && !ipp_fdtab__settled(q->t, c->arg_inc, final, arg))
 		return false;
 	if (c->out_inc >= 0 && !ipp_fdtab__settled(q->t, c->out_inc, final, &made[IPP_CALL_MADE]))
@@ -185,11 +243,22 @@ static void object_of(struct ipcperf_fd_object *o, const struct ipp_ident *id)
 {
 	*o = (struct ipcperf_fd_object){
 		.object = id->object, .kind = id->kind, .detail = id->detail, .ino = id->ino,
-		.peer_ino = id->peer_ino,
+		.peer_ino = id->peer_ino, .sock_type = id->sock_type,
 	};
 }
 
-void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, void *ctx)
+/* A signal or an exit, to its callback. */
+static void hand_other(const struct ipp_callfds *q, struct ipp_callfds_call *c)
+{
+	if (c->kind == IPP_CALLFDS_SIGNAL && q->signal_cb) {
+		q->signal_cb(q->signal_ctx, &c->sig);
+	} else if (c->kind == IPP_CALLFDS_EXIT && q->exit_cb) {
+		c->task.comm = c->task.comm ? c->comm : NULL;
+		q->exit_cb(q->exit_ctx, &c->task);
+	}
+}
+
+void ipp_callfds__drain(struct ipp_callfds *q, bool final)
 {
 	while (q->len) {
 		struct ipp_callfds_call c = *at(q, 0);
@@ -203,6 +272,10 @@ void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, vo
 			break;
 		q->head = (q->head + 1) % q->cap;
 		q->len--;
+		if (c.kind == IPP_CALLFDS_SIGNAL || c.kind == IPP_CALLFDS_EXIT) {
+			hand_other(q, &c);
+			continue;
+		}
 		ipp_fdtab__pin(q->t, c.arg_inc, -1);
 		for (unsigned int i = 0; i < c.nr_made; i++)
 			ipp_fdtab__pin(q->t, c.made_inc[i], -1);
@@ -221,7 +294,10 @@ void ipp_callfds__drain(struct ipp_callfds *q, bool final, ipp_callfds_fn cb, vo
 			object_of(&outo, made[IPP_CALL_MADE]);
 			fds.out_fd = &outo;
 		}
-		cb(ctx, &c.ev, &fds);
+		if (c.kind == IPP_CALLFDS_ENTERED && q->entered_cb)
+			q->entered_cb(q->entered_ctx, &c.ev, &fds);
+		else if (c.kind == IPP_CALLFDS_CALL && q->call_cb)
+			q->call_cb(q->call_ctx, &c.ev, &fds);
 		free(c.mem);
 	}
 }

@@ -46,23 +46,25 @@ static struct ipp_callmem_slot *new_slot(struct ipp_callmem *m)
 const struct ipp_args_rec *ipp_callmem__take(struct ipp_callmem *m, const void *raw, size_t size,
 					     int *err)
 {
-	static __thread struct ipp_args_rec noreturn;
+	static __thread struct ipp_args_rec rec;
 	struct ipp_callmem_slot *s;
 
-	*err = ipp_args_rec__parse(raw, size, &noreturn);
+	*err = ipp_args_rec__parse(raw, size, &rec);
 	if (*err)
 		return NULL;
-	if (noreturn.flags & IPP_ARGS_F_NORETURN) {
-		ipp_callmem__forget(m, noreturn.tid);
-		return &noreturn;
+	if (rec.flags & IPP_ARGS_F_ENTERED)
+		return &rec;
+	if (rec.flags & IPP_ARGS_F_NORETURN) {
+		ipp_callmem__forget(m, rec.tid);
+		return &rec;
 	}
-	s = slot_of(m, noreturn.tid);
+	s = slot_of(m, rec.tid);
 	if (!s && !(s = new_slot(m))) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	s->tid = noreturn.tid;
-	s->rec = noreturn;
+	s->tid = rec.tid;
+	s->rec = rec;
 	return NULL;
 }
 

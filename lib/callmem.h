@@ -28,10 +28,11 @@ void ipp_callmem__fini(struct ipp_callmem *m);
 /*
  * Keep the arg record in @raw, @size bytes, for its thread's call (its
  * last one replaces any earlier it has, whose call never came).
- * @return the record when it is one of a call that does not return
- *   (IPP_ARGS_F_NORETURN), which nothing will claim (valid until the next
- *   call); NULL otherwise, or when it was not an arg record (@err -EPROTO)
- *   or out of memory (-ENOMEM). @err is 0 otherwise.
+ * @return the record when it is one nothing will claim (valid until the
+ *   next call): of a call that does not return (IPP_ARGS_F_NORETURN), or of
+ *   a call under way (IPP_ARGS_F_ENTERED: its own comes at its exit); NULL
+ *   otherwise, or when it was not an arg record (@err -EPROTO) or out of
+ *   memory (-ENOMEM). @err is 0 otherwise.
  */
 const struct ipp_args_rec *ipp_callmem__take(struct ipp_callmem *m, const void *raw, size_t size,
 					     int *err);

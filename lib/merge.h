@@ -25,6 +25,7 @@ enum ipp_mrec_type {
 	IPP_MREC_KSUM,			/* one fd's calls added up in the kernel (struct ipp_sum_rec) */
 	IPP_MREC_KTASK,			/* a target's fork, exec or exit (struct ipp_task_rec) */
 	IPP_MREC_KARGS,			/* a call's user memory (struct ipp_args_rec) */
+	IPP_MREC_KSIG,			/* a signal delivered (struct ipp_sig_rec) */
 };
 
 struct ipp_mrec {

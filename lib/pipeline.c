@@ -2,6 +2,7 @@
 /* The pipeline both sources of records feed (pipeline.h). */
 #include "config.h"
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,8 @@ static uint32_t ipp_krec_mrec_type(const void *raw, size_t size)
 		return IPP_MREC_KTASK;
 	case IPP_FDID_ARGS:
 		return IPP_MREC_KARGS;
+	case IPP_FDID_SIGNAL:
+		return IPP_MREC_KSIG;
 	default:
 		return IPP_MREC_KFD;
 	}
@@ -492,7 +495,7 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	case IPP_REC_EXIT: {
 		struct ipcperf_task ev = {
 			.kind = IPCPERF_TASK_EXIT, .time_ns = r->time, .pid = r->pid,
-			.tid = rec.pexit.tid, .comm = rec.pexit.comm,
+			.tid = rec.pexit.tid, .comm = rec.pexit.comm, .exit_status = -1,
 		};
 		ipp_pairer__thread_exit(s->pairer, rec.pexit.tid);
 		EMIT(s, task, &ev);
@@ -597,7 +600,9 @@ static int dispatch_sum(struct ipp_pipeline *s, const struct ipp_mrec *r)
 /*
  * A call's user memory (struct ipp_args_rec): kept for its call record,
  * which comes next for its thread; that of exit and exit_group, which
- * never return, is their call, handed now.
+ * never return, is their call, handed now; that of a call its thread was
+ * switched out in is the call under way, handed to call_entered (ret 0,
+ * end_ns the switch).
  * @return 1 when an event went to the handlers, else 0.
  */
 static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
@@ -606,6 +611,7 @@ static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	const struct ipp_args_rec *ar;
 	struct ipcperf_syscall sc;
 	uint64_t args[6];
+	bool entered;
 	int err;
 
 	ar = ipp_callmem__take(&s->mem, r->data, r->size, &err);
@@ -613,15 +619,22 @@ static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		lost_to_memory(s, r->cpu);
 	if (!ar)
 		return 0;
+	entered = ar->flags & IPP_ARGS_F_ENTERED;
 	for (int i = 0; i < 6; i++)
 		args[i] = ar->args[i];
+	/* the pairer makes the event: entered and left at once, its slot as it was */
 	ipp_pairer__enter(s->pairer, ar->start_ns, ar->pid, ar->tid, ipp_scdesc_by_nr(ar->nr), ar->nr,
 			  args, 6);
-	if (!ipp_pairer__exit(s->pairer, ar->start_ns, ar->pid, ar->tid, r->cpu, ar->nr, 0, &sc))
+	if (!ipp_pairer__exit(s->pairer, entered ? r->time : ar->start_ns, ar->pid, ar->tid, r->cpu,
+			      ar->nr, 0, &sc))
 		return 0;
-	sc.never_returns = true;
+	sc.never_returns = !entered;
 	sc.nr_mem = ipp_callmem__pieces(ar, mem);
 	sc.mem = sc.nr_mem ? mem : NULL;
+	if (entered) {
+		EMIT(s, call_entered, &sc);
+		return 1;
+	}
 	s->syscalls++;
 	EMIT(s, syscall, &sc);
 	return 1;
@@ -656,7 +669,7 @@ static int dispatch_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		return 0;
 	ev = (struct ipcperf_task){
 		.kind = (enum ipcperf_task_kind)rec.kind, .time_ns = r->time, .pid = rec.pid,
-		.tid = rec.tid,
+		.tid = rec.tid, .exit_status = -1,
 	};
 	switch (rec.kind) {
 	case IPP_TASK_REC_FORK:
@@ -668,10 +681,33 @@ static int dispatch_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		break;
 	default:
 		ev.comm = rec.comm;
+		if (rec.flags & IPP_TASK_REC_F_CODE)
+			ev.exit_status = rec.exit_code;
 		ipp_pairer__thread_exit(s->pairer, rec.tid);
 		break;
 	}
 	EMIT(s, task, &ev);
+	return 1;
+}
+
+/* A signal delivered to a target thread (struct ipp_sig_rec). @return 1 when delivered, else 0. */
+static int dispatch_signal(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_sig_rec rec;
+	struct ipcperf_signal ev;
+
+	if (ipp_sig_rec__parse(r->data, r->size, &rec) < 0)
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.time_ns = r->time;
+	ev.pid = rec.pid;
+	ev.tid = rec.tid;
+	ev.signo = rec.signo;
+	ev.action = (enum ipcperf_signal_action)rec.action;
+	_Static_assert(sizeof(ev.info) == sizeof(siginfo_t) && sizeof(ev.info) >= IPP_SIG_INFO,
+		       "a siginfo_t, which holds the kernel's");
+	memcpy(ev.info, rec.info, IPP_SIG_INFO);
+	EMIT(s, signal, &ev);
 	return 1;
 }
 
@@ -790,11 +826,13 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 		case IPP_MREC_KFD:
 		case IPP_MREC_KTASK:
 		case IPP_MREC_KARGS:
+		case IPP_MREC_KSIG:
 			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
 				break;
 			n += r->type == IPP_MREC_KCALL ? dispatch_call(s, r) :
 			     r->type == IPP_MREC_KTASK ? dispatch_task(s, r) :
-			     r->type == IPP_MREC_KARGS ? dispatch_args(s, r) : dispatch_fdid(s, r);
+			     r->type == IPP_MREC_KARGS ? dispatch_args(s, r) :
+			     r->type == IPP_MREC_KSIG ? dispatch_signal(s, r) : dispatch_fdid(s, r);
 			break;
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT:

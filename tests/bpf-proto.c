@@ -20,10 +20,11 @@
  *       sched switch/wakeup/fork/exec/exit, side-band, switch records), plus
  *       the BPF records with --mode fdid (fd-creating exits) or io (and
  *       every read/write exit): the tracer of bench/overhead's proto-* rows.
- *   bpf-proto load [--pair] [--sched] [--sum] [--io] [--all] [--hold SECS]
+ *   bpf-proto load [--pair] [--sched] [--sum] [--args] [--io] [--all] [--hold SECS]
  *       loads, attaches and detaches the programs a session would (--pair:
  *       the calls paired; --sched: and the scheduling counted; --sum: and
- *       the read/write calls added up, as live stat has them); prints each
+ *       the read/write calls added up, as live stat has them; --args: and
+ *       the calls' user memory and signals, as trace has them); prints each
  *       program's size and verification (processed insns, time) and the
  *       wall time of each step; --hold keeps them attached (no target) that
  *       long before detaching, to measure what they cost other processes.
@@ -1865,7 +1866,7 @@ static int print_object(void *ctx, const char *name, size_t progs, uint64_t load
 /* Load, attach and detach the programs as a session would: each program's verification, the wall times. */
 static int cmd_load(int argc, char **argv)
 {
-	bool pair = false, sched = false, io = false, all = false, sum = false;
+	bool pair = false, sched = false, io = false, all = false, sum = false, args = false;
 	unsigned int hold = 0;
 	uint64_t t0, t1, t2, t3;
 	struct ipp_bpf *b;
@@ -1876,13 +1877,15 @@ static int cmd_load(int argc, char **argv)
 		pair |= !strcmp(argv[i], "--pair");
 		sched |= !strcmp(argv[i], "--sched");
 		sum |= !strcmp(argv[i], "--sum");
+		args |= !strcmp(argv[i], "--args");
 		io |= !strcmp(argv[i], "--io");
 		all |= !strcmp(argv[i], "--all");
 		if (!strcmp(argv[i], "--hold") && i + 1 < argc)
 			hold = (unsigned int)atoi(argv[++i]);
 	}
-	IPP_BPF_OPTS(o, .pair_calls = pair || sched || sum, .count_sched = sched, .io_records = io,
-		     .all_tasks = all, .load_stats = true, .agg_calls = sum);
+	IPP_BPF_OPTS(o, .pair_calls = pair || sched || sum || args, .count_sched = sched,
+		     .io_records = io, .all_tasks = all, .load_stats = true, .agg_calls = sum,
+		     .call_args = args);
 	t0 = now_ns();
 	b = load_bpf(&o);
 	t1 = now_ns();

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1177,6 +1178,126 @@ START_TEST(test_on_every_call)
 	do_read(100, 9, 100, 7, 100);
 	do_close(100, 9, 0);
 	do_read(100, 9, 100, 7, 100);
+	ipcperf_stats__settle_calls(st);
+	ck_assert_uint_eq(l.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < l.n; i++)
+		ck_assert_str_eq(l.lines[i], want[i]);
+}
+END_TEST
+
+static void log_signal(void *ctx, const struct ipcperf_signal *ev)
+{
+	struct every_log *l = ctx;
+	siginfo_t si;
+
+	ck_assert_uint_lt(l->n, 16);
+	memcpy(&si, ev->info, sizeof(si));
+	snprintf(l->lines[l->n++], 160, "signal %d to %d from %d", ev->signo, (int)ev->tid,
+		 (int)si.si_pid);
+}
+
+/* @sig with si_pid @from, as the kernel's siginfo says it. */
+static void sig_from(struct ipcperf_signal *sig, int signo, pid_t from)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	si.si_signo = signo;
+	si.si_pid = from;
+	sig->signo = signo;
+	memcpy(sig->info, &si, sizeof(si));
+}
+
+static void log_exit(void *ctx, const struct ipcperf_task *ev)
+{
+	struct every_log *l = ctx;
+
+	ck_assert_uint_lt(l->n, 16);
+	snprintf(l->lines[l->n++], 160, "exit %d %s status %#x", (int)ev->tid,
+		 ev->comm ? ev->comm : "-", (unsigned int)ev->exit_status);
+}
+
+/* Signals and exits come in their place among the calls: behind a call that waits for its fd. */
+START_TEST(test_on_every_signal_and_exit)
+{
+	static const char *const want[] = {
+		"pipe2 = 3<pipe:[500]> 4<pipe:[500]>",
+		"openat = 5</etc/hostname>",
+		"signal 17 to 100 from 101",
+		"exit 101 child status 0x9",
+		"read 5</etc/hostname>",
+		"signal 15 to 100 from 100",
+	};
+	struct every_log l = { .n = 0 };
+	struct ipcperf_signal sig = { .time_ns = 10, .pid = 100, .tid = 100, .signo = SIGCHLD };
+	struct ipcperf_task ex = { .kind = IPCPERF_TASK_EXIT, .time_ns = 11, .pid = 101,
+				   .tid = 101, .comm = "child", .exit_status = SIGKILL };
+	char comm[16] = "child";
+
+	ck_assert_int_eq(ipcperf_stats__on_every_signal(NULL, log_signal, &l), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__on_every_exit(NULL, log_exit, &l), -EINVAL);
+	/* without a callback, nothing waits for them */
+	ipcperf_stats__add_signal(st, &sig);
+	ck_assert_int_eq(ipcperf_stats__on_every_call(st, log_every, &l), 0);
+	ck_assert_int_eq(ipcperf_stats__on_every_signal(st, log_signal, &l), 0);
+	ck_assert_int_eq(ipcperf_stats__on_every_exit(st, log_exit, &l), 0);
+	/* the kernel describes fds: a call that makes one waits for its word */
+	fd_open(100, 3, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	fd_open(100, 4, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	do_pipe2(100);
+	do_openat(100, 5);
+	sig_from(&sig, SIGCHLD, 101);
+	ipcperf_stats__add_signal(st, &sig);
+	ex.comm = comm;
+	ipcperf_stats__add_task(st, &ex);
+	memset(comm, 0, sizeof(comm));	/* handed only for the call: copied */
+	ck_assert_uint_eq(l.n, 1);
+	fd_open(100, 5, SYS_openat, 5, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+	do_read(100, 5, 100, 7, 100);
+	sig_from(&sig, SIGTERM, 100);
+	ipcperf_stats__add_signal(st, &sig);
+	ipcperf_stats__settle_calls(st);
+	ck_assert_uint_eq(l.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < l.n; i++)
+		ck_assert_str_eq(l.lines[i], want[i]);
+}
+END_TEST
+
+static void log_entered(void *ctx, const struct ipcperf_syscall *ev,
+			const struct ipcperf_call_fds *fds)
+{
+	struct every_log *l = ctx;
+
+	ck_assert_uint_lt(l->n, 16);
+	snprintf(l->lines[l->n++], 160, "entered %s %d<%s>", ev->name, ev->fd,
+		 fds->fd ? fds->fd->object : "-");
+}
+
+/* A call under way comes in its place too, with its fd as it is then. */
+START_TEST(test_on_every_call_entered)
+{
+	static const char *const want[] = {
+		"pipe2 = 3<pipe:[500]> 4<pipe:[500]>",
+		"openat = 5</etc/hostname>",
+		"entered read 5</etc/hostname>",
+		"write 4<pipe:[500]>",
+		"read 5</etc/hostname>",
+	};
+	struct every_log l = { .n = 0 };
+	struct ipcperf_syscall rd;
+
+	ck_assert_int_eq(ipcperf_stats__on_every_call_entered(NULL, log_entered, &l), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__on_every_call(st, log_every, &l), 0);
+	ck_assert_int_eq(ipcperf_stats__on_every_call_entered(st, log_entered, &l), 0);
+	fd_open(100, 3, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	fd_open(100, 4, SYS_pipe2, 0, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	do_pipe2(100);
+	do_openat(100, 5);
+	fd_open(100, 5, SYS_openat, 5, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+	rd = call(100, 101, SYS_read, "read", IPCPERF_SC_READ, 5, 0, 1000);
+	ipcperf_stats__add_call_entered(st, &rd);
+	do_write(100, 4, 10, 10, 100);
+	do_io(100, 101, SYS_read, "read", IPCPERF_SC_READ, 5, 100, 7, 100);
 	ipcperf_stats__settle_calls(st);
 	ck_assert_uint_eq(l.n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < l.n; i++)
@@ -2778,6 +2899,8 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_closed_fds_folded);
 	tcase_add_test(tc, test_closed_fds_freed_with_calls);
 	tcase_add_test(tc, test_on_every_call);
+	tcase_add_test(tc, test_on_every_signal_and_exit);
+	tcase_add_test(tc, test_on_every_call_entered);
 	tcase_add_test(tc, test_kernel_tcp_peers);
 	tcase_add_test(tc, test_kernel_unix_pending_peer);
 	tcase_add_test(tc, test_on_call_waits_for_proc);

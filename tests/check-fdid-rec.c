@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,6 +494,13 @@ START_TEST(task_bytes)
 	memset(b + 40, 'x', IPP_TASK_REC_FILENAME);
 	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE, &r), 0);
 	ck_assert_uint_eq(strlen(r.filename), IPP_TASK_REC_FILENAME - 1);
+	ck_assert_uint_eq(r.flags, 0);	/* an exit without its code: not known */
+	/* killed by SIGSEGV, core dumped (0x8b), said with its flag */
+	b[6] = IPP_TASK_REC_F_CODE;
+	b[20] = 0x8b;
+	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE, &r), 0);
+	ck_assert_uint_eq(r.flags, IPP_TASK_REC_F_CODE);
+	ck_assert_int_eq(r.exit_code, 0x8b);
 	/* short, an unknown kind, another version, another record */
 	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE - 1, &r), -EPROTO);
 	b[5] = 3;
@@ -501,6 +509,60 @@ START_TEST(task_bytes)
 	b[0] = 2;
 	ck_assert_int_eq(ipp_task_rec__parse(b, IPP_TASK_REC_SIZE, &r), -ENOTSUP);
 	ck_assert_int_eq(ipp_task_rec__parse(naps_sched, sizeof(naps_sched), &r), -EPROTO);
+}
+END_TEST
+
+/* SIGCHLD delivered to thread 101 of pid 100, to run its handler: CLD_EXITED by 303, status 0. */
+static const unsigned char sigchld_rec[72] = {
+	0x01, 0x00, 0x48, 0x00, 0x09, 0x00, 0x00, 0x00,	/* version 1, size 72, SIGNAL, HANDLER */
+	0x64, 0x00, 0x00, 0x00, 0x65, 0x00, 0x00, 0x00,	/* pid 100, tid 101 */
+	0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* signo 17, pad */
+	0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* si_signo 17, si_errno 0 */
+	0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* si_code CLD_EXITED, pad */
+	0x2f, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* si_pid 303, si_uid 0 */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* si_status 0, pad */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* si_utime 2 */
+	0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* si_stime 3 */
+};
+
+START_TEST(sig_bytes)
+{
+	unsigned char buf[80];
+	struct ipp_sig_rec r;
+	siginfo_t si;
+
+	ck_assert_str_eq(ipp_fdid_rec__what_name(IPP_FDID_SIGNAL), "signal");
+	memcpy(buf, sigchld_rec, sizeof(sigchld_rec));
+	ck_assert_uint_eq(ipp_krec__what(buf, 72), IPP_FDID_SIGNAL);
+	ck_assert_int_eq(ipp_sig_rec__parse(buf, 72, &r), 0);
+	ck_assert_int_eq(r.pid, 100);
+	ck_assert_int_eq(r.tid, 101);
+	ck_assert_int_eq(r.signo, SIGCHLD);
+	ck_assert_uint_eq(r.action, IPP_SIG_HANDLER);
+	/* the kernel's siginfo is a siginfo_t's first bytes, as glibc reads it */
+	memset(&si, 0, sizeof(si));
+	memcpy(&si, r.info, IPP_SIG_INFO);
+	ck_assert_int_eq(si.si_signo, SIGCHLD);
+	ck_assert_int_eq(si.si_code, CLD_EXITED);
+	ck_assert_int_eq(si.si_pid, 303);
+	ck_assert_int_eq(si.si_status, 0);
+	ck_assert_int_eq(si.si_utime, 2);
+	ck_assert_int_eq(si.si_stime, 3);
+	/* padded as the ring pads RAW data */
+	ck_assert_int_eq(ipp_sig_rec__parse(buf, sizeof(buf), &r), 0);
+	/* short, an unknown action, no signal, another version, another record */
+	ck_assert_int_eq(ipp_sig_rec__parse(buf, 71, &r), -EPROTO);
+	buf[5] = 3;
+	ck_assert_int_eq(ipp_sig_rec__parse(buf, 72, &r), -EPROTO);
+	buf[5] = IPP_SIG_DEFAULT;
+	buf[16] = 0;
+	ck_assert_int_eq(ipp_sig_rec__parse(buf, 72, &r), -EPROTO);
+	buf[16] = 65;
+	ck_assert_int_eq(ipp_sig_rec__parse(buf, 72, &r), -EPROTO);
+	buf[16] = 17;
+	buf[0] = 2;
+	ck_assert_int_eq(ipp_sig_rec__parse(buf, 72, &r), -ENOTSUP);
+	ck_assert_int_eq(ipp_sig_rec__parse(naps_sched, sizeof(naps_sched), &r), -EPROTO);
 }
 END_TEST
 
@@ -609,6 +671,18 @@ START_TEST(args_claimed)
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(r->nr, 231);
 	ck_assert_ptr_null(ipp_callmem__claim(&q, 101, 231));
+	/* a call under way, told at its thread's switch: handed back, kept for no call */
+	openat_rec(buf);
+	ck_assert_ptr_null(ipp_callmem__take(&q, buf, sizeof(buf), &err));
+	buf[6] = IPP_ARGS_F_ENTERED;
+	r = ipp_callmem__take(&q, buf, sizeof(buf), &err);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->flags, IPP_ARGS_F_ENTERED);
+	ck_assert_int_eq(r->nr, 257);
+	/* the thread's record before it is still the one its call claims */
+	r = ipp_callmem__claim(&q, 101, 257);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->flags, 0);
 	/* not an arg record */
 	ck_assert_ptr_null(ipp_callmem__take(&q, write_call, sizeof(write_call), &err));
 	ck_assert_int_eq(err, -EPROTO);
@@ -633,6 +707,7 @@ static Suite *fdid_rec_suite(void)
 	tcase_add_test(tc, sum_bytes);
 	tcase_add_test(tc, task_bytes);
 	tcase_add_test(tc, args_bytes);
+	tcase_add_test(tc, sig_bytes);
 	tcase_add_test(tc, args_claimed);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
 # ipcperf trace against strace.
 #
-# 1. Line by line, as strace -f -yy draws them, on three programs run under
+# 1. Line by line, as strace -f -yy draws them, on six programs run under
 #    both tools: ls of a directory the test makes, a TCP client (connects to
-#    a local listener, writes, reads: tests/tcpclient) and a pipeline
-#    (sh -c 'echo ... | cat'). Each task's lines, in its own order, must be
-#    equal (strace -ff writes one file per task; ipcperf's are split by its
-#    "[pid N] " prefix), after tests/trace-norm.pl normalises only what
-#    differs from run to run (addresses, pids, inodes, the local port,
-#    getrandom's bytes) and leaves out what ipcperf does not show, said
-#    there: signal lines, and rt_sigreturn, whose mask strace reads from
-#    the signal frame. The one-task programs are also compared as printed
-#    whole (no prefix, the return value in column 40).
+#    a local listener, writes, reads: tests/tcpclient), a pipeline
+#    (sh -c 'echo ... | cat'), a shell blocked in wait4 while its child
+#    sleeps and prints (its wait4 drawn "<unfinished ...>", then
+#    "<... wait4 resumed>" after the child's lines), tests/dgramwork (unix
+#    datagram and seqpacket sockets, which strace -yy names "UNIX:[N->M]")
+#    and tests/sigwork (a
+#    parent that handles SIGCHLD; children stopped and killed, killed by
+#    SIGSEGV and by SIGTERM). Each task's lines, in its own order, must be
+#    equal (strace -ff writes one file per task, each call whole; ipcperf's
+#    are split by its "[pid N] " prefix, its halves joined), signal lines
+#    ("--- SIG ... ---", "--- stopped by ..."), rt_sigreturn's mask and
+#    "+++ killed by ... +++" included, after
+#    tests/trace-norm.pl normalises only what differs from run to run
+#    (addresses, pids, inodes, the local port, getrandom's bytes, CPU
+#    ticks). The pipeline's SIGCHLDs come where timing puts them, and as
+#    many as the shell's children exits were not merged into one: they
+#    are left out of its comparison (trace-norm.pl --async), and checked
+#    apart. The one-task programs are also compared as printed whole (no
+#    prefix, the return value in column 40).
 # 2. With the same -e trace=SET, on programs whose calls do not depend on
 #    timing (ls /, the demo workload ipcwork pipe with its thread and
 #    grandchild, flowwork unix-rr over a unix socketpair), both print the
@@ -47,24 +57,33 @@ command -v strace >/dev/null || fail "strace is not installed (scripts/install-d
 NORM=$(realpath "${top_srcdir:-$(dirname "$0")/..}/tests/trace-norm.pl")
 TCPCLIENT=$(realpath "$top_builddir/tests/tcpclient")
 need_exe "$TCPCLIENT"
+SIGWORK=$(realpath "$top_builddir/tests/sigwork")
+need_exe "$SIGWORK"
+DGRAMWORK=$(realpath "$top_builddir/tests/dgramwork")
+need_exe "$DGRAMWORK"
 IPCPERF_ABS=$(realpath "$IPCPERF")
 command -v perl >/dev/null || fail "perl is not installed"
 
 # side_by_side NAME CMD...: CMD under strace -ff -yy and under ipcperf trace,
 # in $T (the working directory of both), its stdout and stderr into the same
 # files each time (so that fds 1 and 2 name the same paths); each task's
-# lines equal once normalised. With a single task, the lines as printed too.
+# lines equal once normalised ($NORM_OPTS: trace-norm.pl's options). With a
+# single task, the lines as printed too.
 lines=0
 side_by_side() {
 	local name=$1 tasks
+	local -a norm
+	read -r -a norm <<<"${NORM_OPTS:-}"
 	shift
 	rm -rf "$T/$name" && mkdir "$T/$name"
 	(cd "$T" && strace -q -ff -yy -o "$T/$name/s" "$@" >"$T/out.$name" 2>"$T/err.$name") ||
 		fail "strace -ff -yy $* failed"
 	(cd "$T" && "$IPCPERF_ABS" trace -q -o "$T/$name/i" -- "$@" >"$T/out.$name" 2>"$T/err.$name") ||
 		{ cat "$T/err.$name" >&2; fail "ipcperf trace -- $* failed"; }
-	perl "$NORM" strace "$T/$name"/s.* >"$T/$name/s.n" || fail "trace-norm.pl on strace's $name"
-	perl "$NORM" ipcperf "$T/$name/i" >"$T/$name/i.n" || fail "trace-norm.pl on ipcperf's $name"
+	perl "$NORM" "${norm[@]}" strace "$T/$name"/s.* >"$T/$name/s.n" ||
+		fail "trace-norm.pl on strace's $name"
+	perl "$NORM" "${norm[@]}" ipcperf "$T/$name/i" >"$T/$name/i.n" ||
+		fail "trace-norm.pl on ipcperf's $name"
 	[ "$(wc -l <"$T/$name/s.n")" -gt 20 ] || fail "strace printed almost nothing for $name"
 	diff -u "$T/$name/s.n" "$T/$name/i.n" >"$T/$name/diff" ||
 		{ head -n 60 "$T/$name/diff" >&2; fail "$name: ipcperf trace draws lines strace -f -yy does not"; }
@@ -106,16 +125,52 @@ grep -q '^T0 connect(3<TCP:\[INO\]>, {sa_family=AF_INET, sin_port=htons([0-9]*),
 	{ cat "$T/tcp/i.n" >&2; fail "tcp: no connect line as strace -yy draws it"; }
 grep -q '^T0 read(3<TCP:\[127.0.0.1:PORT->127.0.0.1:[0-9]*\]>, "pong\\n", 64) = 5$' "$T/tcp/i.n" ||
 	{ cat "$T/tcp/i.n" >&2; fail "tcp: no read of \"pong\\n\" on the named socket"; }
-side_by_side pipeline sh -c 'echo hi there | cat'
+NORM_OPTS="--async SIGCHLD" side_by_side pipeline sh -c 'echo hi there | cat'
 grep -q '^T1 write(1<pipe:\[INO\]>, "hi there\\n", 9) = 9$' "$T/pipeline/i.n" ||
 	{ cat "$T/pipeline/i.n" >&2; fail "pipeline: no write of the echo into the pipe"; }
+# the shell's SIGCHLDs, wherever they came: its handler ran, and returned
+grep -Eq '^--- SIGCHLD \{si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=[0-9]+, si_uid=[0-9]+, si_status=0, si_utime=[0-9]+, si_stime=[0-9]+\} ---$' "$T/pipeline/i" &&
+	grep -q '^rt_sigreturn({mask=\[\]}) *= ' "$T/pipeline/i" ||
+	{ cat "$T/pipeline/i" >&2; fail "pipeline: no SIGCHLD of the shell's children, or no rt_sigreturn"; }
+# A shell blocked in wait4 while its child (a subshell) sleeps, then prints:
+# its wait4 is drawn in two halves, as strace -f draws it, "wait4(-1,
+# <unfinished ...>" before the child's lines and "<... wait4 resumed>" after
+# them; joined, each task's lines are strace -ff's (side_by_side).
+NORM_OPTS="--async SIGCHLD" side_by_side blocked sh -c '(sleep 0.1; echo one; echo two); echo three'
+u=$(grep -n -m1 '^\[pid *[0-9]*\] wait4(-1,  <unfinished \.\.\.>$' "$T/blocked/i") ||
+	{ cat "$T/blocked/i" >&2; fail "blocked: no wait4 drawn <unfinished ...>"; }
+p=$(sed 's/^[0-9]*:\[pid *\([0-9]*\)\].*/\1/' <<<"$u")
+w=$(grep -n -m1 'write(1<[^>]*>, "one\\n", 4) *= 4$' "$T/blocked/i") ||
+	{ cat "$T/blocked/i" >&2; fail "blocked: the child's write of \"one\" is not there"; }
+r=$(grep -n -E "^(\[pid +$p\] )?<\.\.\. wait4 resumed>\[\{WIFEXITED\(s\) && WEXITSTATUS\(s\) == 0\}\], 0, NULL\) += [0-9]+$" "$T/blocked/i" | tail -n 1) ||
+	{ cat "$T/blocked/i" >&2; fail "blocked: no \"<... wait4 resumed>\" of $p"; }
+[ "${u%%:*}" -lt "${w%%:*}" ] && [ "${w%%:*}" -lt "${r%%:*}" ] ||
+	{ cat "$T/blocked/i" >&2; fail "blocked: wait4 not drawn unfinished, then the child's lines, then resumed"; }
+# Unix datagram and seqpacket sockets: "UNIX:[N->M]", the kernel's name for them.
+side_by_side dgram "$DGRAMWORK"
+grep -q '^T0 socketpair(AF_UNIX, SOCK_DGRAM, 0, \[3<UNIX:\[INO\]>, 4<UNIX:\[INO\]>\]) = 0$' "$T/dgram/i.n" &&
+	grep -q '^T0 read(3<UNIX:\[INO\]>, "pong", 64) *= 4$' "$T/dgram/i.n" ||
+	{ cat "$T/dgram/i.n" >&2; fail "dgram: the datagram socketpair not named UNIX:[N->M]"; }
+side_by_side signals "$SIGWORK"
+for l in 'T1 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=T1, si_uid=0} ---' \
+	'T1 --- stopped by SIGSTOP ---' 'T1 +++ killed by SIGKILL +++' \
+	'T2 --- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL} ---' \
+	'T2 +++ killed by SIGSEGV +++' \
+	'T3 --- SIGTERM {si_signo=SIGTERM, si_code=SI_USER, si_pid=T3, si_uid=0} ---' \
+	'T3 +++ killed by SIGTERM +++' \
+	'T0 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_STOPPED, si_pid=T1, si_uid=0, si_status=SIGSTOP, si_utime=TICKS, si_stime=TICKS} ---' \
+	'T0 rt_sigreturn({mask=[]})                 = 0'; do
+	grep -qxF "$l" "$T/signals/i.n" || { cat "$T/signals/i.n" >&2; fail "signals: no line '$l'"; }
+done
 echo "test-trace-strace: $lines lines drawn as strace -f -yy draws them"
 
 # name result [ERRNO (meaning)] per call, sorted; "ADDR" for addresses, "PID" for pids.
+# A call drawn in halves counts once, by its second ("<... NAME resumed>").
 calls() {
 	perl -ne 'next if /^(\d+ +)?(---|\+\+\+)/;
 		s/^(\d+\/\d+ |\[pid +\d+\] )//;
-		next unless /^(\w+)\(/; my $n = $1;
+		next if / <unfinished \.\.\.>$/;
+		next unless /^(\w+)\(/ || /^<\.\.\. (\w+) resumed>/; my $n = $1;
 		/.* = (0x[0-9a-f]+|-?\d+|\?)( (E[A-Z0-9]+ \([^)]*\)))?/ or next;
 		my $r = $1;
 		$r = "ADDR" if $r =~ /^0x/ || $r > 65536;

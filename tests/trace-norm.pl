@@ -1,25 +1,35 @@
 #!/usr/bin/perl
-# trace-norm.pl TOOL FILE...: the lines of one run of strace -ff (TOOL
-# strace: FILE... are its per-task files PREFIX.TID) or of ipcperf trace
-# (TOOL ipcperf: one FILE), per task, for tests/test-trace-strace.sh.
+# trace-norm.pl [--async SIG] TOOL FILE...: the lines of one run of strace
+# -ff (TOOL strace: FILE... are its per-task files PREFIX.TID) or of
+# ipcperf trace (TOOL ipcperf: one FILE), per task, for
+# tests/test-trace-strace.sh.
 #
 # Out: "T<n> LINE", the tasks numbered in the order they were made (the
 # root first, then each task's children as its clones returned them,
 # depth first), each task's lines in its own order. ipcperf's
 # "[pid N] " is taken off and the return value put back in column 40 as
 # strace -ff writes a task's file (without any prefix); an unprefixed
-# line is the one task then alive's, as ipcperf prints them.
+# line is the one task then alive's, as ipcperf prints them. A call drawn
+# in two halves (strace -f's "NAME(ARGS <unfinished ...>", then the task's
+# "<... NAME resumed>REST") is joined into its line, as strace -ff writes
+# it whole.
 #
 # Normalised ONLY: what differs from run to run: addresses (0x...), the
 # tids (and the pids that are them: set_tid_address, getpid, clone,
-# wait4 return them; getppid's is the tracer), inode numbers of pipes and
-# sockets, the local port of a TCP connection, getrandom's bytes. Left
-# out, and said so here: signal lines ("--- SIGCHLD ... ---", which
-# ipcperf does not show) and rt_sigreturn (strace reads the mask from the
-# signal frame on the stack, which ipcperf does not read).
+# wait4 return them, a siginfo's si_pid; getppid's is the tracer), inode
+# numbers of pipes and sockets, the local port of a TCP connection,
+# getrandom's bytes, a SIGCHLD's si_utime and si_stime (CPU ticks).
+# With --async SIG (a signal whose place among a task's calls is timing's,
+# such as the SIGCHLDs of a shell whose children run beside it): its
+# "--- SIG ... ---" lines, and the rt_sigreturn after each (which returns
+# what the call it came after returned), are left out.
 use strict;
 use warnings;
 
+my $async;
+if (@ARGV && $ARGV[0] eq '--async') {
+	(undef, $async) = splice @ARGV, 0, 2;
+}
 my ($tool, @files) = @ARGV;
 my %lines;	# tid -> [lines]
 
@@ -68,12 +78,36 @@ if ($tool eq 'strace') {
 		}
 		$alive{$tid} = 1;
 		push @{$lines{$tid}}, $l;
-		$alive{$1} = 1 if $l =~ /^(?:clone|clone3|fork|vfork)\(.*\) += (\d+)$/;
+		$alive{$1} = 1
+			if $l =~ /^(?:(?:clone|clone3|fork|vfork)\(|<\.\.\. (?:clone|clone3|fork|vfork) resumed>).*\) += (\d+)$/;
 		delete $alive{$tid} if $l =~ /^\+\+\+ /;
 		$root //= $tid;
 	}
 	# no set_tid_address: the first task's lines go to the first tid seen
 	unshift @{$lines{$root // 0}}, @orphans if @orphans;
+}
+
+# Each task's halves joined: the first ends " <unfinished ...>", the next
+# line of the task says "<... NAME resumed>" and the rest (of a task that
+# died in the call: " <unfinished ...>) = ?").
+for my $t (keys %lines) {
+	my (@out, $held);
+	for my $l (@{$lines{$t}}) {
+		if (defined $held && $l =~ /^<\.\.\. \w+ resumed>(.*)$/s) {
+			push @out, realign($held . $1);
+			undef $held;
+			next;
+		}
+		push @out, $held if defined $held;
+		undef $held;
+		if ($l =~ /^(.*) <unfinished \.\.\.>$/s && $l !~ /^<\.\.\./) {
+			$held = $1;
+			next;
+		}
+		push @out, $l;
+	}
+	push @out, "$held <unfinished ...>" if defined $held;
+	$lines{$t} = \@out;
 }
 
 # Tasks in the order they were made, not by tid (tids wrap at pid_max,
@@ -96,10 +130,20 @@ while (@todo) {
 }
 my %name = map { $tids[$_] => "T$_" } 0 .. $#tids;
 for my $tid (@tids) {
+	my $in_async = 0;
 	for my $l (@{$lines{$tid}}) {
-		next if $l =~ /^--- / || $l =~ /^rt_sigreturn\(/;
+		if ($async && $l =~ /^--- \Q$async\E /) {
+			$in_async = 1;
+			next;
+		}
+		if ($in_async && $l =~ /^rt_sigreturn\(/) {
+			$in_async = 0;
+			next;
+		}
 		$l =~ s/\b(\d+)\b/exists $name{$1} ? $name{$1} : $1/ge
 			if $l =~ /^(set_tid_address|getpid|gettid|clone|clone3|fork|vfork|wait4|kill|tgkill)\(/;
+		$l =~ s/\b(si_pid=)(\d+)/$1 . (exists $name{$2} ? $name{$2} : $2)/ge;
+		$l =~ s/\b(si_[us]time=)\d+/${1}TICKS/g;
 		$l =~ s/^(getppid\(\) += )\d+$/${1}PPID/;
 		$l =~ s/0x[0-9a-f]+/ADDR/g;
 		$l =~ s/((?:pipe|TCP|TCPv6|UDP|UNIX-STREAM|UNIX):\[)\d+(->\d+)?\]/$1INO]/g;

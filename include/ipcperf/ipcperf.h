@@ -153,6 +153,8 @@ enum ipcperf_mem_kind {
 	IPCPERF_MEM_STRV = 5,	/**< an argv at entry: count strings, each NUL-ended, in data */
 	IPCPERF_MEM_NPTR = 6,	/**< an envp at entry: count pointers before its NULL; no data */
 	IPCPERF_MEM_DIRENTS = 7, /**< getdents64's buffer at exit: count entries; no data */
+	/** rt_sigreturn: the signal mask its signal frame restores, 8 bytes (arg 0). Since 0.2. */
+	IPCPERF_MEM_SIGMASK = 8,
 };
 
 /** One piece of a call's user memory (ipcperf_syscall.mem). Since 0.2. */
@@ -223,6 +225,50 @@ struct ipcperf_task {
 	pid_t child_tid;	/**< FORK only */
 	const char *comm;	/**< comm (FORK: of the child) */
 	const char *filename;	/**< EXEC only */
+	/**
+	 * EXIT only: how the thread ended, as wait(2) tells it (WIFEXITED()
+	 * and WEXITSTATUS(), or WIFSIGNALED(), WTERMSIG() and WCOREDUMP());
+	 * -1 when not known: the sched_process_exit tracepoint does not say
+	 * it; where the calls are paired in the kernel
+	 * (IPCPERF_SC_RECORDS_KERNEL), its record of the exit does. Since 0.2.
+	 */
+	int exit_status;
+};
+
+/** Bytes of ipcperf_signal.info: a siginfo_t's on Linux. Since 0.2. */
+#define IPCPERF_SIGINFO_SIZE 128
+
+/** What a delivered signal does (ipcperf_signal.action). Since 0.2. */
+enum ipcperf_signal_action {
+	IPCPERF_SIG_HANDLER = 0,	/**< runs the thread's handler */
+	IPCPERF_SIG_DEFAULT = 1,	/**< its default action: stop, terminate, dump core, or nothing */
+	IPCPERF_SIG_IGNORED = 2,	/**< ignored (SIG_IGN) */
+};
+
+/**
+ * A signal delivered to a target thread (ipcperf_session_opts.call_memory):
+ * taken off its queue as the thread returns to user space, to run its
+ * handler or its default action, at the signal_deliver tracepoint. A
+ * signal that kills its process without a handler (SIGTERM, SIGPIPE, ...)
+ * is handed once, in the thread it was sent to (a signal sent to the
+ * process: its leader), when the kernel still had it queued; SIGKILL is
+ * not handed (the thread's exit says it: ipcperf_task.exit_status). A
+ * signal the kernel discards when it is sent (ignored, or SIGCHLD and the
+ * like with no handler) is never delivered, so never handed. Since 0.2.
+ */
+struct ipcperf_signal {
+	uint64_t time_ns;
+	pid_t pid;		/**< process (tgid) */
+	pid_t tid;		/**< the thread it was delivered to */
+	int signo;
+	enum ipcperf_signal_action action;
+	/**
+	 * What the kernel tells a SA_SIGINFO handler, the bytes of a
+	 * siginfo_t (copy them into one): si_signo, si_errno, si_code and the
+	 * fields of its kind (si_pid and si_uid of a sender; si_status,
+	 * si_utime and si_stime of SIGCHLD; si_addr of a fault; ...).
+	 */
+	unsigned char info[IPCPERF_SIGINFO_SIZE];
 };
 
 /**
@@ -295,6 +341,16 @@ struct ipcperf_handlers {
 	void (*fd_open)(void *ctx, const struct ipcperf_fd_open *ev);
 	/** A thread's switches and wakeups (since 0.2; IPCPERF_EV_SCHED_TOTALS only). */
 	void (*sched_totals)(void *ctx, const struct ipcperf_sched_totals *ev);
+	/** A signal delivered to a target thread (since 0.2; ipcperf_session_opts.call_memory only). */
+	void (*signal)(void *ctx, const struct ipcperf_signal *ev);
+	/**
+	 * A call under way: its thread was switched out inside it (it blocks,
+	 * or was preempted), the first time in that call. What was known at
+	 * its entry: args, and the memory read then (mem); ret 0, end_ns the
+	 * switch. The call itself comes to syscall at its exit (unless the
+	 * thread dies in it). Since 0.2; ipcperf_session_opts.call_memory only.
+	 */
+	void (*call_entered)(void *ctx, const struct ipcperf_syscall *ev);
 };
 
 /* ------------------------------------------------------------------ */
@@ -467,7 +523,12 @@ struct ipcperf_session_opts {
 	 * the calls (IPCPERF_SC_RECORDS_KERNEL); elsewhere nr_mem stays 0.
 	 * Costs a record and up to 1 KiB of copies per call that has such
 	 * arguments. Also hands exit and exit_group, which never return, as
-	 * calls with never_returns set. Since 0.2.
+	 * calls with never_returns set; the signals delivered to the targets
+	 * (ipcperf_handlers.signal; a program on the signal_deliver
+	 * tracepoint); each thread's exit with its status
+	 * (ipcperf_task.exit_status); and the calls a thread is switched out
+	 * in, when it is (ipcperf_handlers.call_entered; a program on
+	 * sched_switch). Since 0.2.
 	 */
 	bool call_memory;
 };
@@ -1160,6 +1221,12 @@ IPCPERF_API void ipcperf_stats__add_sched_totals(struct ipcperf_stats *st,
 /** What the kernel said a new fd is; feed it before the syscall event of the call that made it. Since 0.2. */
 IPCPERF_API void ipcperf_stats__add_fd_open(struct ipcperf_stats *st,
 					    const struct ipcperf_fd_open *ev);
+/** A signal delivered: counts nothing; for ipcperf_stats__on_every_signal(). Since 0.2. */
+IPCPERF_API void ipcperf_stats__add_signal(struct ipcperf_stats *st,
+					   const struct ipcperf_signal *ev);
+/** A call under way (ipcperf_handlers.call_entered): counts nothing; for __on_every_call_entered(). Since 0.2. */
+IPCPERF_API void ipcperf_stats__add_call_entered(struct ipcperf_stats *st,
+						 const struct ipcperf_syscall *ev);
 
 /**
  * Tell what @p fd of process @p pid refers to from now on (until it is
@@ -1226,6 +1293,8 @@ struct ipcperf_fd_object {
 	const char *detail;	/**< as ipcperf_fd_row.detail */
 	uint64_t ino;		/**< inode of pipes and sockets, 0 if unknown */
 	uint64_t peer_ino;	/**< unix sockets: the peer's inode, 0 if none or unknown */
+	/** Sockets: SOCK_STREAM, SOCK_DGRAM or SOCK_SEQPACKET; 0 otherwise or unknown. Since 0.2. */
+	int sock_type;
 };
 
 /**
@@ -1277,6 +1346,40 @@ struct ipcperf_call_fds {
 IPCPERF_API int ipcperf_stats__on_every_call(struct ipcperf_stats *st,
 					     void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
 							const struct ipcperf_call_fds *fds),
+					     void *ctx);
+
+/**
+ * Call @p cb for every signal fed to @p st (ipcperf_stats__add_signal()) in
+ * its place among the calls ipcperf_stats__on_every_call() hands: after
+ * every call fed before it, before every call fed after it (it waits for
+ * them as they wait for their fds). Data lives only during the call. A new
+ * callback replaces the last; NULL stops. Since 0.2. @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_stats__on_every_signal(struct ipcperf_stats *st,
+					       void (*cb)(void *ctx, const struct ipcperf_signal *ev),
+					       void *ctx);
+
+/**
+ * The same for every call under way fed to @p st
+ * (ipcperf_stats__add_call_entered()), with what its fds are at the time
+ * (no new fd: the call has made none yet): what strace -f prints as
+ * "read(3</dev/tty>,  <unfinished ...>" when another thread's line comes
+ * before the call ends. The call itself comes later to the
+ * ipcperf_stats__on_every_call() callback. Since 0.2. @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_stats__on_every_call_entered(struct ipcperf_stats *st,
+						     void (*cb)(void *ctx,
+								const struct ipcperf_syscall *ev,
+								const struct ipcperf_call_fds *fds),
+						     void *ctx);
+
+/**
+ * The same for every thread's exit fed to @p st (ipcperf_task of kind
+ * IPCPERF_TASK_EXIT; its exit_status says how it ended, when known): in
+ * its place among the calls. Since 0.2. @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_stats__on_every_exit(struct ipcperf_stats *st,
+					     void (*cb)(void *ctx, const struct ipcperf_task *ev),
 					     void *ctx);
 
 /**

@@ -31,6 +31,17 @@ int ipp_args_rec__parse(const void *raw, size_t size, struct ipp_args_rec *out)
 	return 0;
 }
 
+int ipp_sig_rec__parse(const void *raw, size_t size, struct ipp_sig_rec *out)
+{
+	int err = ipp_krec__fixed(raw, size, IPP_FDID_SIGNAL, IPP_SIG_REC_SIZE, out);
+
+	if (err)
+		return err;
+	if (out->action > IPP_SIG_IGNORE || out->signo <= 0 || out->signo > 64)
+		return -EPROTO;
+	return 0;
+}
+
 /* Spec items: a string, bytes in (before the call), bytes out (after it), ... */
 #define S(a) { a, IPP_ARG_STR, IPP_ARGS_NO_LEN, 0, 0, 0 }
 #define IN(a, len, sz) { a, IPP_ARG_IN, len, 0, sz, 0 }
@@ -42,6 +53,7 @@ int ipp_args_rec__parse(const void *raw, size_t size, struct ipp_args_rec *out)
 #define STRV(a) { a, IPP_ARG_STRV, IPP_ARGS_NO_LEN, 0, 0, 0 }
 #define NPTR(a) { a, IPP_ARG_NPTR, IPP_ARGS_NO_LEN, 0, 0, 0 }
 #define DENTS(a) { a, IPP_ARG_DIRENTS, IPP_ARGS_NO_LEN, 0, 0, 0 }
+#define SIGMASK { 0, IPP_ARG_SIGMASK, IPP_ARGS_NO_LEN, 0, 8, 0 }
 
 /* The sizes of the kernel's structs on 64-bit Linux (x86-64, arm64). */
 #define STAT_SZ 144		/* struct stat */
@@ -92,7 +104,7 @@ static const struct {
 	{ "pipe", { { OUTF(0, 8) } } }, { "pipe2", { { OUTF(0, 8) } } },
 	{ "socketpair", { { OUTF(3, 8) } } }, { "uname", { { OUTF(0, UTS_SZ) } } },
 	{ "rt_sigaction", { { INF(1, SIGACT_SZ), OUTF(2, SIGACT_SZ) } } },
-	{ "rt_sigprocmask", { { INF(1, 8), OUTF(2, 8) } } },
+	{ "rt_sigprocmask", { { INF(1, 8), OUTF(2, 8) } } }, { "rt_sigreturn", { { SIGMASK } } },
 	{ "nanosleep", { { INF(0, TS_SZ) } } }, { "clock_nanosleep", { { INF(2, TS_SZ) } } },
 	{ "sethostname", { { IN(0, 1, 1) } } },
 };

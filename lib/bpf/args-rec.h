@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The arg record of the BPF programs (args.bpf.c): the user memory a
- * call's arguments point to, read in the kernel at the call (strings and
- * paths at sys_enter, while their pointers are valid; output buffers at
- * sys_exit), what to read of each call (its spec, set by the loader), and
- * the decoder (args-rec.c). Both sides include it.
+ * The records of the args object (args.bpf.c): the arg record, the user
+ * memory a call's arguments point to, read in the kernel at the call
+ * (strings and paths at sys_enter, while their pointers are valid; output
+ * buffers at sys_exit), with what to read of each call (its spec, set by
+ * the loader); and the signal record, a signal delivered to a target
+ * thread. Their decoders are args-rec.c. Both sides include it.
  */
 #ifndef IPCPERF_ARGS_REC_H
 #define IPCPERF_ARGS_REC_H
@@ -26,6 +27,7 @@ enum ipp_arg_kind {
 	IPP_ARG_STRV = 5,	/* enter: a NULL-ended array of strings (argv): count, strings NUL-separated */
 	IPP_ARG_NPTR = 6,	/* enter: a NULL-ended array of pointers (envp): count only */
 	IPP_ARG_DIRENTS = 7,	/* exit: the linux_dirent64 entries in ret bytes: count only */
+	IPP_ARG_SIGMASK = 8,	/* enter, rt_sigreturn: the mask its signal frame restores (8 bytes) */
 	IPP_ARG__MAX,
 };
 
@@ -63,8 +65,9 @@ _Static_assert(sizeof(struct ipp_arg_item) == 16, "an arg item");
 /*
  * The user memory of a call (IPP_FDID_ARGS), written at its exit just
  * before its call record (for exit and exit_group, which never return: at
- * their sys_enter, flag NORETURN). Variable size: the header and the
- * items, then data[i] for each item up to the last one read (size says).
+ * their sys_enter, flag NORETURN), and, flag ENTERED, when its thread is
+ * first switched out inside it. Variable size: the header and the items,
+ * then data[i] for each item up to the last one read (size says).
  */
 struct ipp_args_rec {
 	IPP_KREC_HDR(nr_items);	/* what: IPP_FDID_ARGS; flags: IPP_ARGS_F_* */
@@ -81,6 +84,36 @@ _Static_assert(sizeof(struct ipp_args_rec) == IPP_ARGS_REC_SIZE, "the arg record
 
 /* arg record flags */
 #define IPP_ARGS_F_NORETURN 0x1	/* written at sys_enter of a call that does not return */
+/*
+ * Written at the first switch-out of its thread inside the call: what was
+ * read at sys_enter; the call is under way (its own record and call record
+ * come at its exit, this one is not for them).
+ */
+#define IPP_ARGS_F_ENTERED 0x2
+
+/* What a delivered signal does (the signal record's sub byte): the action the thread has for it. */
+enum ipp_sig_action {
+	IPP_SIG_HANDLER = 0,	/* runs the thread's handler */
+	IPP_SIG_DEFAULT = 1,	/* its default action (stop, terminate, dump core, or nothing) */
+	IPP_SIG_IGNORE = 2,	/* SIG_IGN */
+};
+
+#define IPP_SIG_INFO 48		/* the kernel's siginfo (struct kernel_siginfo): a siginfo_t's first bytes */
+
+/*
+ * A signal delivered to a target thread (IPP_FDID_SIGNAL), at the
+ * signal_deliver tracepoint: taken off its queue in the thread's return
+ * to user space, or found there when a fatal signal killed the process
+ * without being taken off (see args.bpf.c). Fixed size.
+ */
+struct ipp_sig_rec {
+	IPP_KREC_HDR(action);	/* what: IPP_FDID_SIGNAL; action: enum ipp_sig_action; flags 0 */
+	__s32 signo;
+	__u32 pad;
+	__u8 info[IPP_SIG_INFO];	/* si_signo, si_errno, si_code, then the fields of its kind */
+};
+#define IPP_SIG_REC_SIZE 72
+_Static_assert(sizeof(struct ipp_sig_rec) == IPP_SIG_REC_SIZE, "the signal record's size");
 
 #ifndef __bpf__
 /* ---------------------------------------------------------------- userspace: lib/bpf/args-rec.c */
@@ -94,6 +127,14 @@ _Static_assert(sizeof(struct ipp_args_rec) == IPP_ARGS_REC_SIZE, "the arg record
  *   record, is too short for its items, or an item says more than its slot.
  */
 int ipp_args_rec__parse(const void *raw, size_t size, struct ipp_args_rec *out);
+
+/*
+ * Check the RAW data of one bpf-output sample that holds a signal record
+ * (IPP_FDID_SIGNAL) and copy it into @out. Pure. @return 0; -ENOTSUP for
+ * another version; -EPROTO when it is not a signal record, is too short,
+ * or says an unknown action or a signal number out of range.
+ */
+int ipp_sig_rec__parse(const void *raw, size_t size, struct ipp_sig_rec *out);
 
 /* The spec of syscall @name (what args.bpf.c reads of it); NULL for none. Static. */
 const struct ipp_arg_spec *ipp_args_spec_of(const char *name);

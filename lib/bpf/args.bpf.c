@@ -9,8 +9,13 @@
  * record (args-rec.h). The object attaches before the fd object, so on
  * sys_exit its record comes before the call's fd records and call record,
  * in the same ring. exit and exit_group never return: their record is
- * written at sys_enter. Nothing of calls.bpf.c is touched: these are
- * programs of their own on the same hooks. See lib/bpf/README.md.
+ * written at sys_enter. A call its thread is switched out in (blocked, or
+ * preempted) has its record written a first time then, by args_switch,
+ * flag ENTERED, with what was read at sys_enter: the call is under way,
+ * its exit comes later. At signal_deliver, args_signal writes the signal
+ * record (args-rec.h) of a signal a target thread takes. Nothing of
+ * calls.bpf.c is touched: these are programs of their own on the same
+ * hooks. See lib/bpf/README.md.
  */
 #include "common.bpf.h"
 #include "args-rec.h"
@@ -36,6 +41,8 @@ struct arg_slot {
 	struct ipp_args_rec rec;
 	__u8 spill[1024];
 	__u8 in_call;
+	__u8 has_items;		/* its spec reads memory: a record at its exit */
+	__u8 told_entered;	/* its ENTERED record is written */
 };
 
 struct {
@@ -158,15 +165,29 @@ static __always_inline __u64 spec_len(const struct ipp_args_rec *r,
 	return n * (s->size ? s->size : 1);
 }
 
-/* Item @i at sys_enter (@enter) or sys_exit. */
+/*
+ * Where rt_sigreturn, entered with the user stack pointer @usp, finds the
+ * mask to restore: in the signal frame its handler returned from (x86-64:
+ * the frame starts under the return address the handler's ret popped).
+ */
+static __always_inline __u64 sigmask_at(__u64 usp)
+{
+#if defined(__TARGET_ARCH_x86)
+	usp -= 8;
+#endif
+	return usp ? usp + __builtin_offsetof(struct rt_sigframe, uc.uc_sigmask) : 0;
+}
+
+/* Item @i at sys_enter (@enter; @usp: the user stack pointer) or sys_exit. */
 static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_spec *sp, int i,
-				      bool enter, long ret)
+				      bool enter, long ret, __u64 usp)
 {
 	const struct ipp_arg_spec_item *s = &sp->item[i];
 	struct ipp_arg_item *it = &sl->rec.items[i];
 	bool at_enter = s->kind == IPP_ARG_STR || s->kind == IPP_ARG_IN ||
-			s->kind == IPP_ARG_STRV || s->kind == IPP_ARG_NPTR;
-	__u64 ptr = sl->rec.args[s->arg & 7];
+			s->kind == IPP_ARG_STRV || s->kind == IPP_ARG_NPTR ||
+			s->kind == IPP_ARG_SIGMASK;
+	__u64 ptr = s->kind == IPP_ARG_SIGMASK ? sigmask_at(usp) : sl->rec.args[s->arg & 7];
 	struct count_ctx c = { .base = ptr };
 
 	/*
@@ -201,6 +222,7 @@ static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_
 	}
 	case IPP_ARG_IN:
 	case IPP_ARG_OUT:
+	case IPP_ARG_SIGMASK:
 		read_bytes(sl->rec.data[i], it, ptr, spec_len(&sl->rec, s, ret));
 		break;
 	case IPP_ARG_ADDR_OUT: {
@@ -232,12 +254,12 @@ static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_
 }
 
 static __always_inline void read_items(struct arg_slot *sl, const struct ipp_arg_spec *sp,
-				       bool enter, long ret)
+				       bool enter, long ret, __u64 usp)
 {
-	read_item(sl, sp, 0, enter, ret);
-	read_item(sl, sp, 1, enter, ret);
-	read_item(sl, sp, 2, enter, ret);
-	read_item(sl, sp, 3, enter, ret);
+	read_item(sl, sp, 0, enter, ret, usp);
+	read_item(sl, sp, 1, enter, ret, usp);
+	read_item(sl, sp, 2, enter, ret, usp);
+	read_item(sl, sp, 3, enter, ret, usp);
 }
 
 /* Write the slot's record: its items up to the last one read. */
@@ -299,13 +321,16 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 
 	if (id < 0 || id >= IPP_FDID_MAX_NR || !wanted(pid_tgid >> 32, id) || calls_stopped)
 		return 0;
+	/* every call: one it is switched out in is told at the switch */
 	sp = bpf_map_lookup_elem(&arg_specs, &k);
-	if (!sp || (sp->item[0].kind == IPP_ARG_NONE && !noreturn))
+	if (!sp)
 		return 0;
 	sl = bpf_task_storage_get(&arg_slots, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!sl)
 		return 0;
+	sl->has_items = sp->item[0].kind != IPP_ARG_NONE;
+	sl->told_entered = 0;
 	__builtin_memset(&sl->rec, 0, IPP_ARGS_REC_HEAD);
 	sl->rec.version = IPP_FDID_REC_VERSION;
 	sl->rec.what = IPP_FDID_ARGS;
@@ -314,7 +339,7 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 	sl->rec.nr = (__s32)id;
 	sl->rec.start_ns = bpf_ktime_get_ns();
 	fill_args(&sl->rec, regs);
-	read_items(sl, sp, true, 0);
+	read_items(sl, sp, true, 0, PT_REGS_SP_CORE(regs));
 	sl->in_call = 1;
 	if (noreturn) {
 		sl->rec.flags = IPP_ARGS_F_NORETURN;
@@ -338,14 +363,127 @@ int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
 	if (!sl || !sl->in_call)
 		return 0;
 	sl->in_call = 0;
-	/* rt_sigreturn's exit says -1; a call whose exit is another's was not this one */
-	if (nr != sl->rec.nr)
+	/*
+	 * rt_sigreturn restored registers that say "no call" (-1): it is the
+	 * call the slot is in; a call whose exit is another's was not this one
+	 */
+	if (nr == -1 && sl->rec.nr == nr_rt_sigreturn)
+		nr = nr_rt_sigreturn;
+	if (nr != sl->rec.nr || !sl->has_items)
 		return 0;
 	k = (__u32)nr;
 	sp = bpf_map_lookup_elem(&arg_specs, &k);
 	if (!sp)
 		return 0;
-	read_items(sl, sp, false, ret);
+	read_items(sl, sp, false, ret, 0);
 	emit(ctx, sl);
+	return 0;
+}
+
+/*
+ * A target thread switched out inside a call (it blocks, or is
+ * preempted), the first time in that call: its record as it stands, flag
+ * ENTERED, so that the call can be drawn as under way ("<unfinished ...>")
+ * while other threads' calls come. Runs at every switch on the machine:
+ * the target bit first.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(args_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct arg_slot *sl;
+
+	if (calls_stopped || !maybe_target(prev->tgid))
+		return 0;
+	sl = bpf_task_storage_get(&arg_slots, prev, 0, 0);
+	if (!sl || !sl->in_call || sl->told_entered)
+		return 0;
+	sl->told_entered = 1;
+	sl->rec.flags = IPP_ARGS_F_ENTERED;
+	emit(ctx, sl);
+	sl->rec.flags = 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- signals */
+
+#define SIGKILL 9
+#define SIGQ_MAX 8	/* pending signals looked through for a fatal one's siginfo */
+
+/* Copy the siginfo of signal @signo from the pending queue @q into @out, if it is queued there. */
+static __always_inline bool find_queued(struct sigpending *q, int signo, void *out)
+{
+	__u64 head = (__u64)&q->list;
+	struct list_head *pos = BPF_CORE_READ(q, list.next);
+
+	for (int i = 0; i < SIGQ_MAX && pos && (__u64)pos != head; i++) {
+		/* list is a sigqueue's first field */
+		struct sigqueue *e = (struct sigqueue *)pos;
+
+		if (BPF_CORE_READ(e, info.si_signo) == signo)
+			return !bpf_probe_read_kernel(out, IPP_SIG_INFO, &e->info);
+		pos = BPF_CORE_READ(pos, next);
+	}
+	return false;
+}
+
+/*
+ * A thread killed with its whole process (signal_deliver says SIGKILL,
+ * without siginfo): which fatal signal did it, and its siginfo, when that
+ * signal is still queued: a signal whose default action kills, sent to a
+ * process with no handler for it, is not taken off its queue but turned
+ * into a SIGKILL of every thread (complete_signal()). Nothing for a real
+ * SIGKILL, an exit_group or exec of another thread, or the other threads of
+ * a core dump (their signal was taken off by the thread that dumps). A
+ * signal sent to the process is told in its leader only.
+ */
+static __always_inline int fatal_signal(struct task_struct *t, __u32 tid, __u32 tgid, void *info)
+{
+	int code = BPF_CORE_READ(t, signal, group_exit_code), sig = code & 0x7f;
+
+	if (!sig || sig == SIGKILL)
+		return 0;
+	if (find_queued(&t->pending, sig, info))
+		return sig;
+	if (tid == tgid && find_queued(&t->signal->shared_pending, sig, info))
+		return sig;
+	return 0;
+}
+
+_Static_assert(sizeof(struct kernel_siginfo) == IPP_SIG_INFO, "the kernel's siginfo");
+
+/*
+ * A signal a target thread takes, to run its handler or its default action
+ * (or to be ignored): its signal record. Runs for every delivery on the
+ * machine: the target bit first.
+ */
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(args_signal, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct ipp_sig_rec r;
+	unsigned long h;
+
+	if (calls_stopped || !is_call_target(pid_tgid >> 32))
+		return 0;
+	__builtin_memset(&r, 0, sizeof(r));
+	r.version = IPP_FDID_REC_VERSION;
+	r.size = sizeof(r);
+	r.what = IPP_FDID_SIGNAL;
+	r.pid = pid_tgid >> 32;
+	r.tid = (__u32)pid_tgid;
+	if ((unsigned long)info <= 1) {	/* SEND_SIG_NOINFO, SEND_SIG_PRIV */
+		sig = fatal_signal(bpf_get_current_task_btf(), r.tid, r.pid, r.info);
+		if (!sig)
+			return 0;
+		r.action = IPP_SIG_DEFAULT;
+	} else {
+		if (bpf_probe_read_kernel(r.info, IPP_SIG_INFO, info))
+			return 0;
+		h = (unsigned long)BPF_CORE_READ(ka, sa.sa_handler);
+		r.action = h == 0 ? IPP_SIG_DEFAULT : h == 1 ? IPP_SIG_IGNORE : IPP_SIG_HANDLER;
+	}
+	r.signo = sig;
+	bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r));
 	return 0;
 }

@@ -347,6 +347,11 @@ static __always_inline void task_record(void *ctx, __u8 kind, struct task_struct
 	} else {
 		bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), t->comm);
 	}
+	if (kind == IPP_TASK_REC_EXIT) {
+		/* do_exit() set it before this tracepoint: how wait(2) will tell it */
+		r.exit_code = BPF_CORE_READ(t, exit_code);
+		r.flags = IPP_TASK_REC_F_CODE;
+	}
 	bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r));
 }
 

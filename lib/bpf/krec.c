@@ -45,6 +45,7 @@ const char *ipp_fdid_rec__what_name(unsigned int what)
 	case IPP_FDID_SUM: return "sum";
 	case IPP_FDID_TASK: return "task";
 	case IPP_FDID_ARGS: return "args";
+	case IPP_FDID_SIGNAL: return "signal";
 	default: return "?";
 	}
 }

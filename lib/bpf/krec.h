@@ -5,7 +5,7 @@
  * record, which says its type: struct ipp_fdid_rec in fdid-rec.h,
  * struct ipp_call_rec in call-rec.h, struct ipp_sched_rec in sched-rec.h,
  * struct ipp_sum_rec in sum-rec.h, struct ipp_task_rec in task-rec.h,
- * struct ipp_args_rec in args-rec.h),
+ * struct ipp_args_rec and struct ipp_sig_rec in args-rec.h),
  * flags, pid and tid. Both the programs and userspace include it.
  */
 #ifndef IPCPERF_KREC_H
@@ -27,6 +27,7 @@ enum ipp_fdid_what {
 	IPP_FDID_SUM = 6,	/* one fd's calls of one syscall, added up in the kernel (struct ipp_sum_rec) */
 	IPP_FDID_TASK = 7,	/* a target's fork, exec or exit (struct ipp_task_rec) */
 	IPP_FDID_ARGS = 8,	/* the user memory of a call's arguments (struct ipp_args_rec) */
+	IPP_FDID_SIGNAL = 9,	/* a signal delivered to a target thread (struct ipp_sig_rec) */
 };
 
 /*
@@ -72,7 +73,7 @@ int ipp_krec__head(const void *raw, size_t size, uint16_t *rec_size);
  */
 int ipp_krec__fixed(const void *raw, size_t size, unsigned int what, size_t need, void *out);
 
-/* "new", "update", "io", "call", "sched", "sum", "task", "args"; "?" otherwise. Static. */
+/* "new", "update", "io", "call", "sched", "sum", "task", "args", "signal"; "?" otherwise. Static. */
 const char *ipp_fdid_rec__what_name(unsigned int what);
 #endif
 

@@ -21,14 +21,17 @@ enum ipp_task_rec_kind {
 
 #define IPP_TASK_REC_FILENAME 256	/* as the decoder keeps the tracepoint's (decode.h) */
 
+/* flags */
+#define IPP_TASK_REC_F_CODE 0x1	/* EXIT: exit_code is the thread's (records before it: 0, unknown) */
+
 /*
  * pid and tid: the thread it happened in (of a fork, the parent; of an
  * exec, the thread that now has the process's tid). Fixed size.
  */
 struct ipp_task_rec {
-	IPP_KREC_HDR(kind);	/* what: IPP_FDID_TASK; kind: enum ipp_task_rec_kind; flags 0 */
+	IPP_KREC_HDR(kind);	/* what: IPP_FDID_TASK; kind: enum ipp_task_rec_kind; flags IPP_TASK_REC_F_* */
 	__s32 child_tid;	/* FORK */
-	__u32 pad0;
+	__s32 exit_code;	/* EXIT, with IPP_TASK_REC_F_CODE: the kernel's, a wait(2) status */
 	char comm[16];		/* FORK: the child's; EXIT: the thread's; EXEC: empty */
 	char filename[IPP_TASK_REC_FILENAME];	/* EXEC, NUL-terminated */
 };
