@@ -269,8 +269,8 @@ static void put_line(struct traceout *t, FILE *m, const struct traceout_task *k,
 	free(text);
 	put_equals(m);
 	traceargs_ret(&a);
-	if (t->times && ev->never_returns)
-		fputs(" <unfinished ...>", m);
+	if (ev->never_returns)
+		;	/* exit, exit_group: "= ?" and no time, as strace -T */
 	else if (t->times && ev->started_before_capture)
 		fputs(" <entered before the capture>", m);	/* its duration is unknown */
 	else if (t->times)

@@ -43,6 +43,21 @@ need_exe "$IPCWORK"
 # The workload's exit status comes back as ipcperf's.
 run "$IPCPERF" trace -T -- "$IPCWORK" pipe --exit 5
 expect_status 5 "ipcperf trace -- ipcwork pipe --exit 5"
+# A call another task's line came into is drawn in halves, as strace -f
+# draws it: "[pid N] read(10<...>,  <unfinished ...>", later "[pid N] <...
+# read resumed>"...", 1000) = 1000 <T>". Each task's halves joined in place
+# of its first half, so that the lines below are the calls whole.
+perl -ne '
+	my ($p, $l) = /^(\[pid +(\d+)\] )?(.*)$/s ? ($1 // "", $3) : ("", $_);
+	my ($tid) = $p =~ /(\d+)/; $tid //= 0;
+	if (exists $held{$tid} && $l =~ /^<\.\.\. \w+ resumed>(.*)$/s) {
+		$out[$held{$tid}] .= $1; delete $held{$tid}; next;
+	}
+	if ($l =~ /^(.*) <unfinished \.\.\.>$/s) { push @out, "$p$1"; $held{$tid} = $#out; next; }
+	push @out, $_;
+	END { $out[$_] .= "\n" for values %held; print for @out }' "$T/out" >"$T/joined" || fail "cannot join the halves of trace's calls"
+mv "$T/out" "$T/raw"
+mv "$T/joined" "$T/out"
 
 # [pid  TID] NAME(FD<OBJECT>, ARGS) = RET <SECONDS> (-T): what each fd is, as
 # strace -f -yy prints it; "[pid N] " once more than one task is alive. With BPF every fd is named at its call; from /proc (a build
@@ -84,6 +99,10 @@ per_thread=$(sed -E 's/^\[pid +([0-9]+)\] .* = ([0-9]+) <.*/\1 \2/' "$T/writes" 
 	awk '{ n[$1]++; b[$1] += $2 } END { for (t in n) print n[t] ":" b[t] }' | sort -n | tr '\n' ' ')
 [ "$per_thread" = "3:2100 5:1500 10:5500 " ] ||
 	{ show; fail "trace: writes per thread (ops:bytes) are '$per_thread', expected '3:2100 5:1500 10:5500'"; }
+
+# exit_group never returns: "= ?" and, as strace -T, no time after it.
+grep -qE "${pfx}exit_group\(5\) += \?$" "$T/raw" ||
+	{ show; fail "trace -T: no line 'exit_group(5) = ?' ending there"; }
 
 # 11 reads by R: 9 x 1000, 100, and 0 at EOF.
 n=$(wc -l <"$T/reads")

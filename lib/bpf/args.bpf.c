@@ -393,7 +393,7 @@ int BPF_PROG(args_switch, bool preempt, struct task_struct *prev, struct task_st
 {
 	struct arg_slot *sl;
 
-	if (calls_stopped || !maybe_target(prev->tgid))
+	if (!maybe_target(prev->tgid) || calls_stopped)
 		return 0;
 	sl = bpf_task_storage_get(&arg_slots, prev, 0, 0);
 	if (!sl || !sl->in_call || sl->told_entered)
@@ -464,7 +464,7 @@ int BPF_PROG(args_signal, int sig, struct kernel_siginfo *info, struct k_sigacti
 	struct ipp_sig_rec r;
 	unsigned long h;
 
-	if (calls_stopped || !is_call_target(pid_tgid >> 32))
+	if (!is_call_target(pid_tgid >> 32) || calls_stopped)
 		return 0;
 	__builtin_memset(&r, 0, sizeof(r));
 	r.version = IPP_FDID_REC_VERSION;
