@@ -481,7 +481,7 @@ void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r)
 	/* as ipp_fdtab__syscall() counts a call to an incarnation: the read/write family's */
 	if (r->fd < 0 || !desc || (desc->cls != IPCPERF_SC_READ && desc->cls != IPCPERF_SC_WRITE))
 		return;
-	c = count_of(st, ipp_fdtab__sum_inc(st->fdt, r->pid, r->fd, r->first_ns));
+	c = count_of(st, ipp_fdtab__sum_inc(st->fdt, r->pid, r->fd, r->first_ns, r->last_ns));
 	if (!c)
 		return;
 	if (!c->first_ns || r->first_ns < c->first_ns)

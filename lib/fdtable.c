@@ -170,7 +170,8 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd)
 
 static struct ipp_inc *cur_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, bool do_resolve);
 
-long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns)
+long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns,
+			uint64_t last_ns)
 {
 	struct fdproc *p = get_proc(t, pid, true);
 	struct fdslot *s = p ? find_slot(p, fd) : NULL;
@@ -179,7 +180,7 @@ long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_n
 
 	if (!p)
 		return -ENOMEM;
-	if (s)
+	if (s && t->incs[s->inc].start_ns <= last_ns)
 		return (long)s->inc;
 	/* Slots are reused once retired: the last one is the one that ended last. */
 	for (size_t i = 0; i < t->nr_incs; i++) {
@@ -314,6 +315,14 @@ static void end_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when
 	if (in->id.state == IPP_ID_PROC && in->id.partial && in->id.read_ns > when)
 		snprintf(in->id.detail, sizeof(in->id.detail), "%s", ADDRESSES_CLOSED);
 	*s = p->fds[--p->nr_fds];
+}
+
+/* Whether the open incarnation of @fd of @p began after @ns. */
+static bool began_after(const struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t ns)
+{
+	const struct fdslot *s = find_slot(p, fd);
+
+	return s && t->incs[s->inc].start_ns > ns;
 }
 
 /* The open incarnation of @fd, starting one if there is none. */
@@ -612,8 +621,14 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 			relook(t, p, ev->fd, ev->end_ns);
 		break;
 	case IPP_FDOP_CLOSE:
-		/* On Linux the fd is gone even when close fails, except with EBADF. */
-		if (ev->fd >= 0 && ev->ret != -EBADF) {
+		/*
+		 * On Linux the fd is gone even when close fails, except with
+		 * EBADF. It is gone early in the call: another thread's call can
+		 * take its number and return before this exit. An incarnation
+		 * begun after this call began is that one: what this call closed
+		 * ended when it began.
+		 */
+		if (ev->fd >= 0 && ev->ret != -EBADF && !began_after(t, p, ev->fd, ev->start_ns)) {
 			end_inc(t, p, ev->fd, ev->start_ns);
 			/* an answer read while the close ran may still show the fd */
 			note_closed(p, ev->fd, ev->end_ns);

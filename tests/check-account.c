@@ -5,7 +5,8 @@
  * ipcperf_stats__add_*(); rows are collected and checked for exact values.
  * No root, no kernel, no /proc (no_proc): what an fd refers to comes only
  * from ipcperf_stats__set_fd_object() and fd duplication; one test reads
- * /proc about an fd of its own process.
+ * /proc about an fd of its own process. The calls the kernel adds up reach
+ * the stats through the library's own entry (ipp_stats__add_sum()).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,6 +25,8 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
+#include "account.h"
+#include "bpf/sum-rec.h"
 #include "suites.h"
 
 /* ------------------------------------------------------------------ feeding */
@@ -1116,6 +1119,101 @@ START_TEST(test_closed_fds_freed_with_calls)
 	ck_assert_uint_eq(reads, 50000);
 	/* every call on fd 3 but its opens: the reads and the closes */
 	ck_assert_uint_eq(every, 150000);
+}
+END_TEST
+
+/* A call of thread @tid of @pid from @start to @end (the clock is left as it is). */
+static struct ipcperf_syscall call_at(pid_t pid, pid_t tid, int nr, const char *name,
+				      enum ipcperf_sc_class cls, int fd, int64_t ret,
+				      uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .cpu = 0, .nr = nr,
+		.name = name, .cls = cls, .fd = fd, .ret = ret, .nr_args = 3,
+		.args = { (uint64_t)fd, 0x7ffd1000, ret > 0 ? (uint64_t)ret : 0 },
+	};
+
+	return ev;
+}
+
+/* The kernel's sums of @ops calls of @nr on @fd of @pid, @bytes each, @dur ns each, in [@first, @last]. */
+static void sum_of(pid_t pid, int fd, int nr, uint64_t ops, uint64_t bytes, uint64_t dur,
+		   uint64_t first, uint64_t last)
+{
+	static struct ipp_sum_rec r;
+	unsigned int b = ipp_hist_index(dur);
+
+	memset(&r, 0, sizeof(r));
+	r.pid = pid;
+	r.tid = pid;
+	r.fd = fd;
+	r.nr = nr;
+	r.ops = ops;
+	r.bytes = ops * bytes;
+	r.time_ns = ops * dur;
+	r.min_ns = r.max_ns = dur;
+	r.first_ns = first;
+	r.last_ns = last;
+	r.base = b & ~31u;
+	r.hist[b - r.base] = (uint32_t)ops;
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipp_stats__add_sum(sink[i], &r);
+}
+
+/*
+ * Thread 101 closes socket fd 6 of a server; the fd is gone early in the
+ * call, and thread 102's openat takes the number and returns before the
+ * close does. The close ends the socket, not the file, whose reads before
+ * and after the close's exit are the file's; the kernel's sums of the
+ * socket's writes, written at the close's exit (after the openat's), are
+ * the socket's. Before: the file's incarnation was ended by the close (its
+ * next read went to a row "unknown"), and the socket's writes were the file's.
+ */
+START_TEST(test_close_racing_new_fd)
+{
+	struct ipcperf_syscall ev;
+	uint64_t t0;
+	struct fd_rows *rs;
+
+	/* the word before its exit: the table learns that the kernel speaks */
+	fd_open(100, 6, SYS_accept4, 6, "socket:[900]", IPCPERF_FD_TCP, 900,
+		"127.0.0.1:80 -> 127.0.0.1:40000");
+	do_accept4(100, 3, 6);
+	do_io(100, 101, SYS_recvfrom, "recvfrom", IPCPERF_SC_READ, 6, 100, 90, 500);
+	t0 = clk;
+	/* the socket's two sendtos, added up in the kernel */
+	clk += 2000;
+	/* the close of thread 101: [t0 + 3000, t0 + 9000] */
+	/* the openat of thread 102: [t0 + 4000, t0 + 5000], its word after its exit */
+	ev = call_at(100, 102, SYS_openat, "openat", IPCPERF_SC_FD_NEW, -1, 6, t0 + 4000, t0 + 5000);
+	feed_sc(&ev);
+	{
+		struct ipcperf_fd_open w = {
+			.time_ns = t0 + 5001, .pid = 100, .tid = 102, .fd = 6, .nr = SYS_openat,
+			.ret = 6, .object = "/etc/hostname", .kind = IPCPERF_FD_FILE,
+			.detail = "", .capacity = -1,
+		};
+
+		for (size_t i = 0; i < nr_sinks; i++)
+			ipcperf_stats__add_fd_open(sink[i], &w);
+	}
+	ev = call_at(100, 102, SYS_read, "read", IPCPERF_SC_READ, 6, 7, t0 + 6000, t0 + 6500);
+	feed_sc(&ev);
+	sum_of(100, 6, SYS_sendto, 2, 150, 300, t0 + 500, t0 + 2500);
+	ev = call_at(100, 101, SYS_close, "close", IPCPERF_SC_FD_CLOSE, 6, 0, t0 + 3000, t0 + 9000);
+	ev.nr_args = 1;
+	feed_sc(&ev);
+	ev = call_at(100, 102, SYS_read, "read", IPCPERF_SC_READ, 6, 5, t0 + 9500, t0 + 9900);
+	feed_sc(&ev);
+	clk = t0 + 10000;
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_io(row_of(rs, 100, 6, "socket:[900]")->read, 1, 90, 0, 500);
+	ck_io(row_of(rs, 100, 6, "socket:[900]")->write, 2, 300, 0, 600);
+	ck_io(row_of(rs, 100, 6, "/etc/hostname")->read, 2, 12, 0, 900);
+	ck_assert_uint_eq(row_of(rs, 100, 6, "/etc/hostname")->write.ops, 0);
+	free_fds(rs);
 }
 END_TEST
 
@@ -2777,6 +2875,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_kernel_fd_identity);
 	tcase_add_test(tc, test_closed_fds_folded);
 	tcase_add_test(tc, test_closed_fds_freed_with_calls);
+	tcase_add_test(tc, test_close_racing_new_fd);
 	tcase_add_test(tc, test_on_every_call);
 	tcase_add_test(tc, test_kernel_tcp_peers);
 	tcase_add_test(tc, test_kernel_unix_pending_peer);
