@@ -161,7 +161,7 @@ static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 
 	if (!p)
 		return -ENOMEM;
-	if (cli_grow((void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0) {
+	if (cli_grow_from(4, (void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0) {
 		sn->oom = true;
 		return -ENOMEM;
 	}
@@ -190,7 +190,9 @@ static int on_group(void *ctx, const struct ipcperf_fd_group *g)
 
 	if (!p)
 		return -ENOMEM;
-	if (cli_grow((void **)&p->groups, &p->cap_groups, p->nr_groups + 1, sizeof(*p->groups)) < 0) {
+	/* from 4: thousands of exited processes have a few rows each */
+	if (cli_grow_from(4, (void **)&p->groups, &p->cap_groups, p->nr_groups + 1,
+			  sizeof(*p->groups)) < 0) {
 		sn->oom = true;
 		return -ENOMEM;
 	}

@@ -32,13 +32,22 @@ struct inccount {
 };
 
 /*
+ * An identity that folded rows share: thousands of exited processes' rows
+ * are the same /dev/null or libc (account-read.c). Freed with its last row.
+ */
+struct sharedid {
+	size_t refs;
+	struct ipp_ident id;	/* what is reported: the times and authority of a /proc answer zeroed */
+};
+
+/*
  * The counts of closed incarnations folded into their row (pid, fd,
  * object): what a retired incarnation (ipp_fdtab__sweep()) leaves.
  */
 struct foldrow {
 	pid_t pid;
 	int fd;
-	struct ipp_ident id;	/* valid: exact, or a /proc answer that held */
+	const struct ipp_ident *id;	/* valid: exact, or a /proc answer that held (shared) */
 	struct inccount c;	/* its histograms NULL unless packing them had no memory */
 	struct ipp_hist_packed *packed[2];	/* the read and write latencies, packed */
 };
@@ -50,7 +59,14 @@ struct scstat {
 	uint64_t calls, errors, time_ns;
 	struct ipcperf_errno_count *errnos;	/* ascending by err */
 	size_t nr_errnos;
-	struct ipp_hist hist;
+	/*
+	 * The latencies: dense from the first timed call while the process
+	 * lives, packed once it has exited (a command of thousands of short
+	 * processes keeps each one's rows until the report: a dense histogram
+	 * is ~7.7 KB). Both NULL while empty.
+	 */
+	struct ipp_hist *hist;
+	struct ipp_hist_packed *packed;
 };
 
 struct proc {
@@ -78,7 +94,7 @@ struct ipcperf_stats {
 	bool per_thread;
 	struct proc **procs;
 	size_t nr_procs, cap_procs;
-	struct proc *proc_cache[LOOKUP_CACHE];		/* procs are never freed before the end */
+	struct proc *proc_cache[LOOKUP_CACHE];		/* cleared of a thread's entry freed at its exit */
 	struct thread *thread_cache[LOOKUP_CACHE];	/* cleared when threads[] moves */
 	struct ipp_fdtab *fdt;	/* what each fd is */
 	struct ipp_peercache *peercache;	/* groups.c: the peers /proc was asked about */
@@ -87,6 +103,8 @@ struct ipcperf_stats {
 	struct foldrow *folds;	/* in the order they were made */
 	size_t nr_folds, cap_folds;
 	size_t *fold_idx;	/* hash of (pid, fd, object): fold index + 1, 0 free */
+	struct sharedid **ids;	/* the folds' identities, a hash: NULL free, at most half full */
+	size_t nr_ids, cap_ids;	/* cap_ids: a power of two */
 	size_t cap_fold_idx;	/* a power of two, at least twice nr_folds */
 	size_t sweep_at;	/* closed incarnations that make the next sweep */
 	struct thread *threads;
@@ -144,5 +162,8 @@ void ipp_stats__sweep(struct ipcperf_stats *st);
 
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
+
+/* The shared identities freed (ipcperf_stats__delete()). */
+void ipp_stats__free_ids(struct ipcperf_stats *st);
 
 #endif /* IPCPERF_ACCOUNT_H */

@@ -150,8 +150,8 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
  * The incarnation of @fd of @pid that calls added up from @first_ns to
  * @last_ns (a summary, delivered later) went to: the open one, unless it
  * began after @last_ns; else the last one, when it ended after @first_ns
- * (the summary comes after what ended it: its process's exec read before
- * it, such an incarnation is never retired; or, in another thread, a new
+ * (the summary comes after what ended it: an exec or exit read before it,
+ * which keeps it a second before it retires; or, in another thread, a new
  * fd given the same number while the close that flushed the summary ran);
  * else one started as a read or write of an unknown fd would start it.
  * @return its index, or -ENOMEM.

@@ -295,6 +295,7 @@ struct fd_rec {
 struct fd_rows {
 	size_t n, cap;
 	struct fd_rec *v;
+	pid_t pid;		/* fds_of_pid(): the process whose rows are kept */
 };
 
 static int collect_fd(void *ctx, const struct ipcperf_fd_row *row)
@@ -328,6 +329,30 @@ static struct fd_rows *fds_of(struct ipcperf_stats *s)
 		rs->v[i].r.detail = rs->v[i].detail;
 	}
 	return rs;
+}
+
+static int collect_fd_of(void *ctx, const struct ipcperf_fd_row *row);
+
+/* The rows of @pid only (a stats object with more rows than fds_of() should copy). */
+static struct fd_rows *fds_of_pid(struct ipcperf_stats *s, pid_t pid)
+{
+	struct fd_rows *rs = calloc(1, sizeof(*rs));
+
+	ck_assert_ptr_nonnull(rs);
+	rs->pid = pid;
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(s, collect_fd_of, rs), 0);
+	for (size_t i = 0; i < rs->n; i++) {
+		rs->v[i].r.object = rs->v[i].object;
+		rs->v[i].r.detail = rs->v[i].detail;
+	}
+	return rs;
+}
+
+static int collect_fd_of(void *ctx, const struct ipcperf_fd_row *row)
+{
+	struct fd_rows *rs = ctx;
+
+	return row->pid == rs->pid ? collect_fd(ctx, row) : 0;
 }
 
 static void free_fds(struct fd_rows *rs)
@@ -1119,6 +1144,107 @@ START_TEST(test_closed_fds_freed_with_calls)
 	ck_assert_uint_eq(reads, 50000);
 	/* every call on fd 3 but its opens: the reads and the closes */
 	ck_assert_uint_eq(every, 150000);
+}
+END_TEST
+
+/* How many fd rows a stats object reports (any number: no copies kept). */
+static int count_row(void *ctx, const struct ipcperf_fd_row *row)
+{
+	(void)row;
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+static size_t nr_rows(struct ipcperf_stats *s)
+{
+	size_t n = 0;
+
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(s, count_row, &n), 0);
+	return n;
+}
+
+/* @n threads of @pid, from @first_tid on: each cloned, writes 10 bytes on fd 1, exits. */
+static void thread_churn(pid_t pid, pid_t first_tid, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		pid_t tid = first_tid + (pid_t)i;
+
+		do_fork(pid, pid, tid, "srv");
+		do_io(pid, tid, SYS_write, "write", IPCPERF_SC_WRITE, 1, 10, 10, 100);
+		do_exit(pid, tid, "srv");
+	}
+}
+
+/*
+ * A server that makes a thread per request: each clone makes a copy of the
+ * process's fd table under the thread's id (the event does not say it is
+ * a thread), never used; it goes with the thread, with the thread's other
+ * entries (its process entry, the kernel's words' last exit). Per thread
+ * the heap keeps its threads-table entry (16 bytes), where it kept ~2 KB.
+ */
+START_TEST(test_thread_copies_freed)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+	size_t after_2k;
+
+	do_switch(100, 100, 0, false, "srv");
+	for (int fd = 0; fd < 8; fd++)
+		set_obj(100, fd, "/dev/null", IPCPERF_FD_FILE);
+	/* the kernel speaks: the table keeps each thread's last exit */
+	do_openat(100, 9);
+	fd_open(100, 9, SYS_openat, 9, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+	thread_churn(100, 1000, 2000);
+	after_2k = heap_in_use();
+	thread_churn(100, 3000, 18000);
+	ck_assert_uint_le(heap_in_use(), after_2k + 18000 * 64);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 9);
+	r = row_of(rs, 100, 1, "/dev/null");
+	ck_io(r->write, 20000, 200000, 0, 20000 * 100);
+	free_fds(rs);
+}
+END_TEST
+
+/* @n processes, forked by 100 from pid @first on: each writes 2 bytes on fd 1 (1 ms) and exits. */
+static void proc_churn(pid_t first, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		pid_t pid = first + (pid_t)i;
+
+		do_fork(100, 100, pid, "sh");
+		do_io(pid, pid, SYS_write, "write", IPCPERF_SC_WRITE, 1, 2, 2, 1000000);
+		do_exit(pid, pid, "echo");
+	}
+}
+
+/*
+ * Short-lived processes (a shell's commands): each one's fds end with it
+ * and fold into its rows, a second of events after its exit (the kernel's
+ * sums come just after an exit's record), and its syscall rows keep their
+ * latencies packed. Per process the heap keeps its rows (here 3, of which
+ * one written, and a syscall row: well under 2 KB), where it kept every fd
+ * open and two dense histograms of ~7.7 KB.
+ */
+START_TEST(test_exited_processes_folded)
+{
+	struct fd_rows *rs;
+	size_t after_1k;
+
+	do_switch(100, 100, 0, false, "sh");
+	for (int fd = 0; fd < 3; fd++)
+		set_obj(100, fd, "/dev/null", IPCPERF_FD_FILE);
+	proc_churn(1000, 1000);
+	after_1k = heap_in_use();
+	proc_churn(2000, 9000);
+	ck_assert_uint_le(heap_in_use(), after_1k + 9000 * 2048);
+	ck_assert_uint_eq(nr_rows(st), 3 + 10000 * 3);
+	/* the last ones are rows too, as they were */
+	rs = fds_of_pid(st, 10999);
+	ck_assert_uint_eq(rs->n, 3);
+	ck_io(row_of(rs, 10999, 1, "/dev/null")->write, 1, 2, 0, 1000000);
+	ck_no_io(row_of(rs, 10999, 2, "/dev/null"));
+	free_fds(rs);
 }
 END_TEST
 
@@ -2875,6 +3001,8 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_kernel_fd_identity);
 	tcase_add_test(tc, test_closed_fds_folded);
 	tcase_add_test(tc, test_closed_fds_freed_with_calls);
+	tcase_add_test(tc, test_thread_copies_freed);
+	tcase_add_test(tc, test_exited_processes_folded);
 	tcase_add_test(tc, test_close_racing_new_fd);
 	tcase_add_test(tc, test_on_every_call);
 	tcase_add_test(tc, test_kernel_tcp_peers);
