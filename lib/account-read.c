@@ -316,6 +316,27 @@ static const struct ipp_ident *share_id(struct ipcperf_stats *st, const struct i
 	return &(*slot)->id;
 }
 
+/* One row less shares @id: freed with its last; the hash rebuilt around the hole. */
+static void unshare_id(struct ipcperf_stats *st, const struct ipp_ident *id)
+{
+	struct sharedid **slot = id_slot(st, id), *gone = *slot;
+	size_t h;
+
+	if (!gone || --gone->refs)
+		return;
+	*slot = NULL;
+	st->nr_ids--;
+	free(gone);
+	/* open addressing: the entries after the hole move back where a lookup finds them */
+	for (h = ((size_t)(slot - st->ids) + 1) & (st->cap_ids - 1); st->ids[h];
+	     h = (h + 1) & (st->cap_ids - 1)) {
+		struct sharedid *e = st->ids[h];
+
+		st->ids[h] = NULL;
+		*id_slot(st, &e->id) = e;
+	}
+}
+
 void ipp_stats__free_ids(struct ipcperf_stats *st)
 {
 	for (size_t i = 0; i < st->cap_ids; i++)
@@ -419,6 +440,32 @@ void ipp_stats__sweep(struct ipcperf_stats *st)
 {
 	ipp_fdtab__sweep(st->fdt, retire, st);
 	st->sweep_at = 2 * ipp_fdtab__nr_closed(st->fdt) + 256;
+	if (st->fold_conns && st->nr_folds >= st->compact_at)
+		ipp_stats__compact(st);
+}
+
+void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < st->nr_folds; i++) {
+		struct foldrow *f = &st->folds[i];
+
+		if (keep[i]) {
+			st->folds[k++] = *f;
+			continue;
+		}
+		free(f->c.rd.hist);
+		free(f->c.wr.hist);
+		free(f->packed[0]);
+		free(f->packed[1]);
+		unshare_id(st, f->id);
+	}
+	st->nr_folds = k;
+	if (st->fold_idx)
+		memset(st->fold_idx, 0, st->cap_fold_idx * sizeof(*st->fold_idx));
+	for (size_t i = 0; i < k; i++)
+		fold_index(st, i);
 }
 
 /* Hand @cb the row of @v[@i] and the incarnations after it that are the same row. */

@@ -33,6 +33,8 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	}
 	st->no_proc = IPP_OPTS_HAS(opts, no_proc) && opts->no_proc;
 	st->per_thread = IPP_OPTS_HAS(opts, per_thread) && opts->per_thread;
+	st->fold_conns = IPP_OPTS_HAS(opts, fold_conns) && opts->fold_conns;
+	st->compact_at = IPP_COMPACT_FIRST;
 	st->fdt = ipp_fdtab__new();
 	if (!st->fdt) {
 		free(st);
@@ -88,6 +90,11 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 		free_fold(&st->folds[i]);
 	free(st->folds);
 	ipp_stats__free_ids(st);
+	for (size_t i = 0; i < st->nr_cfolds; i++) {
+		free(st->cfolds[i].packed[0]);
+		free(st->cfolds[i].packed[1]);
+	}
+	free(st->cfolds);
 	free(st->fold_idx);
 	free(st->threads);
 	ipp_settleq__fini(&st->calls);
@@ -726,6 +733,14 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 	for (size_t i = 0; i < st->nr_folds; i++) {
 		free_fold(&st->folds[i]);
 		memset(&st->folds[i].c, 0, sizeof(st->folds[i].c));
+	}
+	for (size_t i = 0; i < st->nr_cfolds; i++) {
+		struct connfold *cf = &st->cfolds[i];
+
+		free(cf->packed[0]);
+		free(cf->packed[1]);
+		cf->packed[0] = cf->packed[1] = NULL;
+		memset(&cf->c, 0, sizeof(cf->c));
 	}
 	for (size_t i = 0; i < st->nr_procs; i++) {
 		struct proc *p = st->procs[i];

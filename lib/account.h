@@ -52,6 +52,23 @@ struct foldrow {
 	struct ipp_hist_packed *packed[2];	/* the read and write latencies, packed */
 };
 
+/*
+ * Closed connections folded into their group (ipcperf_stats_opts.fold_conns,
+ * connfold.c): what a group of retired rows leaves, with the key the group
+ * walk (groups.c) would give each of them.
+ */
+struct connfold {
+	pid_t pid, peer;	/* peer 0: not known */
+	int role, fd;		/* enum ipcperf_fd_group_role; the lowest fd of its rows */
+	uint64_t conns;		/* rows folded */
+	char endpoint[IPP_OBJECT_MAX];
+	char peer_comm[IPP_COMM_MAX];
+	/* kind, and object and detail of its first row; state IPP_ID_UNKNOWN: no walk takes it as a holder */
+	struct ipp_ident id;
+	struct inccount c;	/* its histograms NULL */
+	struct ipp_hist_packed *packed[2];
+};
+
 struct scstat {
 	pid_t tid;		/* 0 unless per_thread */
 	int nr;
@@ -107,6 +124,10 @@ struct ipcperf_stats {
 	size_t nr_ids, cap_ids;	/* cap_ids: a power of two */
 	size_t cap_fold_idx;	/* a power of two, at least twice nr_folds */
 	size_t sweep_at;	/* closed incarnations that make the next sweep */
+	bool fold_conns;	/* closed connections' rows fold into their groups */
+	struct connfold *cfolds;
+	size_t nr_cfolds, cap_cfolds;
+	size_t compact_at;	/* folds that make the next ipp_stats__compact() */
 	struct thread *threads;
 	size_t nr_threads, cap_threads;
 	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
@@ -163,6 +184,17 @@ void ipp_stats__sweep(struct ipcperf_stats *st);
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
 
+/*
+ * fold_conns: the folded rows of closed connections (those that group,
+ * groups.c) into their groups, unless a traced process holds their other
+ * end in an fd not folded yet (the group walk would name it from that
+ * fd). connfold.c.
+ */
+void ipp_stats__compact(struct ipcperf_stats *st);
+/* Folds that make the first compaction; then twice those left after it, plus as many. */
+#define IPP_COMPACT_FIRST 1024
+/* Keep the folds whose @keep is true, the others' memory freed; the hash rebuilt. account-read.c. */
+void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep);
 /* The shared identities freed (ipcperf_stats__delete()). */
 void ipp_stats__free_ids(struct ipcperf_stats *st);
 

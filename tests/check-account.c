@@ -2890,6 +2890,77 @@ START_TEST(test_callback_stops_walk)
 }
 END_TEST
 
+/* Connections @from to @to - 1 of a client 200 (fd 3) to a server 300 (fd 10, from listener 5). */
+static void conn_churn(unsigned int from, unsigned int to)
+{
+	char obj[32], det[64];
+
+	for (unsigned int i = from; i < to; i++) {
+		snprintf(obj, sizeof(obj), "socket:[%u]", 100000 + 2 * i);
+		snprintf(det, sizeof(det), "127.0.0.1:%u -> 127.0.0.1:5000", 33000 + i);
+		fd_open(200, 3, SYS_openat, 3, obj, IPCPERF_FD_TCP, 100000 + 2 * i, det);
+		do_openat(200, 3);	/* stands for socket() */
+		snprintf(obj, sizeof(obj), "socket:[%u]", 100001 + 2 * i);
+		snprintf(det, sizeof(det), "127.0.0.1:5000 -> 127.0.0.1:%u", 33000 + i);
+		fd_open(300, 10, SYS_accept4, 10, obj, IPCPERF_FD_TCP, 100001 + 2 * i, det);
+		do_accept4(300, 5, 10);
+		do_write(200, 3, 100, 100, 1000);
+		do_read(300, 10, 100, 100, 1000);
+		do_write(300, 10, 200, 200, 1000);
+		do_read(200, 3, 200, 200, 1000);
+		do_close(200, 3, 0);
+		do_close(300, 10, 0);
+	}
+}
+
+/*
+ * fold_conns: a client and a server, both traced, over 10,000 connections
+ * one after the other. The rows of closed connections fold into their
+ * groups once both ends are folded rows: the groups are those the rows
+ * would make, exact, each naming the other process; the per-fd rows are
+ * only those not folded yet, and the heap after 10,000 connections holds
+ * what it held after 1,000, where each connection kept two rows (~1 KB).
+ */
+START_TEST(test_closed_conns_fold_into_groups)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true, .fold_conns = true);
+	struct grps gs = { .n = 0 };
+	size_t after_1k;
+
+	ipcperf_stats__delete(st);
+	st = sink[0] = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+	do_exec(200, "/usr/bin/cli");
+	do_exec(300, "/usr/bin/srv");
+	conn_churn(0, 1000);
+	after_1k = heap_in_use();
+	conn_churn(1000, 10000);
+	ck_assert_uint_le(heap_in_use(), after_1k + 512 * 1024);
+	ck_assert_uint_lt(nr_rows(st), 2 * 3000);
+
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_group(st, collect_group, &gs), 0);
+	ck_assert_uint_eq(gs.n, 2);
+	ck_assert_int_eq(gs.v[0].pid, 200);
+	ck_assert_int_eq(gs.v[0].role, IPCPERF_GROUP_CLIENT);
+	ck_assert_str_eq(gs.v[0].endpoint, "127.0.0.1:5000");
+	ck_assert_int_eq(gs.v[0].fd, 3);
+	ck_assert_uint_eq(gs.v[0].conns, 10000);
+	ck_assert_int_eq(gs.v[0].peer, 300);
+	ck_assert_str_eq(gs.v[0].peer_comm, "srv");
+	ck_assert_uint_eq(gs.v[0].rops, 10000);
+	ck_assert_uint_eq(gs.v[0].rbytes, 2000000);
+	ck_assert_uint_eq(gs.v[0].wops, 10000);
+	ck_assert_uint_eq(gs.v[0].wbytes, 1000000);
+	ck_assert_int_eq(gs.v[1].pid, 300);
+	ck_assert_int_eq(gs.v[1].role, IPCPERF_GROUP_SERVED);
+	ck_assert_uint_eq(gs.v[1].conns, 10000);
+	ck_assert_int_eq(gs.v[1].peer, 200);
+	ck_assert_str_eq(gs.v[1].peer_comm, "cli");
+	ck_assert_uint_eq(gs.v[1].rbytes, 1000000);
+	ck_assert_uint_eq(gs.v[1].wbytes, 2000000);
+}
+END_TEST
+
 START_TEST(test_null_args)
 {
 	struct stopper s = { .stop_at = 1, .ret = 1 };
@@ -3045,6 +3116,7 @@ Suite *account_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_callback_stops_walk);
 	tcase_add_test(tc, test_groups_and_peers);
+	tcase_add_test(tc, test_closed_conns_fold_into_groups);
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_new_and_delete);
 	tcase_add_test(tc, test_kind_names);
