@@ -330,11 +330,18 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
 }
 
+bool stat_rows_by_group(const struct stat_opts *o)
+{
+	return !o->json && !o->sep && !o->per_fd && !o->interval_ms && !o->om_path &&
+	       !o->listen.on;
+}
+
 /* The accounting, the metrics listener and the output, before the capture. @return 0, or -1 (said). */
 static int stat_open(struct stat_cmd *c)
 {
 	const struct stat_opts *o = c->o;
-	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = o->per_thread);
+	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = o->per_thread,
+		     .fold_conns = stat_rows_by_group(o));
 
 	c->total = ipcperf_stats__new(&so);
 	if (c->total && o->flows)

@@ -364,6 +364,7 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 {
 	char p[CELL_LEN], o[CELL_LEN], t[CLI_NUM_LEN], line[4 * CELL_LEN];
 	bool moved = false;
+	size_t waiting = 0;
 
 	for (size_t i = 0; i < fo->nr_necks; i++) {
 		const struct ipcperf_bottleneck *b = &fo->necks[i];
@@ -385,10 +386,20 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 				 fmt_ns(t, sizeof(t), b->read_wait_ns));
 		cli_put_folded(f, line, cli_term_width(f), "  ");
 	}
-	for (size_t i = 0; i < fo->nr_flows; i++)
-		moved |= fo->flows[i].f.verdict != IPCPERF_VERDICT_IDLE;
-	if (!fo->nr_necks && moved)
+	for (size_t i = 0; i < fo->nr_flows; i++) {
+		enum ipcperf_verdict v = fo->flows[i].f.verdict;
+
+		moved |= v != IPCPERF_VERDICT_IDLE;
+		waiting += v == IPCPERF_VERDICT_BACKPRESSURE || v == IPCPERF_VERDICT_CONSUMER_STARVED;
+	}
+	if (fo->nr_necks || !moved)
+		return;
+	if (!waiting)
 		fprintf(f, "bottleneck: none (no flow is held back or starved)\n");
+	else
+		fprintf(f, "bottleneck: none (%zu flow%s held back or starved, each by a process "
+			"that waits on another flow itself: a cycle, as requests and their answers)\n",
+			waiting, waiting == 1 ? "" : "s");
 }
 
 /*

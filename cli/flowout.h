@@ -65,8 +65,10 @@ const char *flowout_comm(const struct flowout *fo, pid_t pid);
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns);
 /*
  * One line per bottleneck, "bottleneck: gzip[12]: head[11] waits 1.20s to
- * write into it, wc[13] waits 1.18s to read from it", or "bottleneck: none
- * (no flow is held back or starved)" when flows moved data and none is.
+ * write into it, wc[13] waits 1.18s to read from it", or, when flows moved
+ * data and none is a bottleneck, "bottleneck: none (no flow is held back or
+ * starved)" or, when some are, why none is: each process they wait on
+ * waits on another flow (a client and its server, each waiting on the other).
  */
 void flowout_bottlenecks(FILE *f, const struct flowout *fo);
 /* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */

@@ -360,20 +360,33 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 			hidden == 1 ? "" : "s");
 }
 
-/* One line: the fds whose bytes zero-copy calls moved, and how many; io_uring's blind spot. */
-static void text_moved(FILE *f, const struct proc_snap *p)
+/*
+ * One line: the fds (the rows the table shows: a group of connections as
+ * its table row) whose bytes zero-copy calls moved, and how many;
+ * io_uring's blind spot.
+ */
+static void text_moved(FILE *f, const struct proc_snap *p, bool per_fd)
 {
+	const struct fd_snap *rows = per_fd ? p->fds : p->groups;
+	size_t nr = per_fd ? p->nr_fds : p->nr_groups;
 	bool any = false;
 
-	for (size_t i = 0; i < p->nr_fds; i++) {
-		const struct fd_snap *fd = &p->fds[i];
+	for (size_t i = 0; i < nr; i++) {
+		const struct fd_snap *fd = &rows[i];
 		const struct ipcperf_moved *mv[2] = { &fd->read_moved, &fd->write_moved };
+		char o[ROW_TEXT_LEN], dt[ROW_TEXT_LEN], which[2 * ROW_TEXT_LEN + 8];
 
+		if (fd->conns > 1) {
+			row_text(fd, o, sizeof(o), dt, sizeof(dt));
+			snprintf(which, sizeof(which), "%s (%s)", o, dt);
+		} else {
+			snprintf(which, sizeof(which), "fd %d", fd->fd);
+		}
 		for (int s = 0; s < 2; s++) {
 			if (!mv[s]->ops)
 				continue;
-			fprintf(f, "%s fd %d %s %" PRIu64 " B in %" PRIu64 " call%s",
-				any ? ";" : "  zero-copy (sendfile, splice, ...):", fd->fd,
+			fprintf(f, "%s %s %s %" PRIu64 " B in %" PRIu64 " call%s",
+				any ? ";" : "  zero-copy (sendfile, splice, ...):", which,
 				s ? "written" : "read", mv[s]->bytes, mv[s]->ops,
 				mv[s]->ops == 1 ? "" : "s");
 			any = true;
@@ -437,7 +450,7 @@ static void print_text(struct statout *c, const struct snap *sn)
 		fprintf(f, "\npid %d %s%s\n", (int)p->pid, p->comm, p->exited ? " (exited)" : "");
 		if (!c->o->no_fds)
 			text_fds(c, sn, p);
-		text_moved(f, p);
+		text_moved(f, p, c->o->per_fd);
 		fprintf(f, "  context switches: %" PRIu64 " voluntary, %" PRIu64 " involuntary;"
 			" wakeups: %" PRIu64 "; cpu migrations: %" PRIu64 "\n", p->voluntary,
 			p->involuntary, p->wakeups, p->migrations);

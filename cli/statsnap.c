@@ -161,7 +161,7 @@ static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 
 	if (!p)
 		return -ENOMEM;
-	if (cli_grow((void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0) {
+	if (cli_grow_from(4, (void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0) {
 		sn->oom = true;
 		return -ENOMEM;
 	}
@@ -190,7 +190,9 @@ static int on_group(void *ctx, const struct ipcperf_fd_group *g)
 
 	if (!p)
 		return -ENOMEM;
-	if (cli_grow((void **)&p->groups, &p->cap_groups, p->nr_groups + 1, sizeof(*p->groups)) < 0) {
+	/* from 4: thousands of exited processes have a few rows each */
+	if (cli_grow_from(4, (void **)&p->groups, &p->cap_groups, p->nr_groups + 1,
+			  sizeof(*p->groups)) < 0) {
 		sn->oom = true;
 		return -ENOMEM;
 	}
@@ -235,6 +237,10 @@ bool proc_active(const struct proc_snap *p)
 {
 	for (size_t i = 0; i < p->nr_fds; i++)
 		if (fd_active(&p->fds[i]))
+			return true;
+	/* the rows of closed connections may be in their groups only (fold_conns) */
+	for (size_t i = 0; i < p->nr_groups; i++)
+		if (fd_active(&p->groups[i]))
 			return true;
 	return p->syscalls || p->voluntary || p->involuntary || p->wakeups || p->migrations;
 }
@@ -365,7 +371,7 @@ int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts 
 
 	sn->total_scs.hists = o->sc_total;
 	if ((err = ipcperf_stats__for_each_proc(st, on_proc_row, sn)) < 0 ||
-	    (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0 ||
+	    (!stat_rows_by_group(o) && (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0) ||
 	    (err = ipcperf_stats__for_each_fd_group(st, on_group, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_syscall(st, on_syscall_row, sn)) < 0 ||
 	    (err = sn->oom ? -ENOMEM : 0) < 0 ||

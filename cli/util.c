@@ -24,7 +24,12 @@ uint64_t cli_now_ms(void)
 
 int cli_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
-	size_t room = *cap ? *cap : GROW_FIRST;
+	return cli_grow_from(GROW_FIRST, v, cap, need, elem);
+}
+
+int cli_grow_from(size_t first, void **v, size_t *cap, size_t need, size_t elem)
+{
+	size_t room = *cap ? *cap : first;
 	void *nv;
 
 	if (need <= *cap)

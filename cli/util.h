@@ -40,6 +40,8 @@ uint64_t cli_now_ms(void);
  * @return 0, or -ENOMEM.
  */
 int cli_grow(void **v, size_t *cap, size_t need, size_t elem);
+/* The same, the room from @first (> 0) when there is none yet. */
+int cli_grow_from(size_t first, void **v, size_t *cap, size_t need, size_t elem);
 
 /*
  * Binary search of @key in @base (@n elements of @size bytes, sorted as

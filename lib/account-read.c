@@ -181,7 +181,7 @@ struct ipp_rowref *ipp_rows__held(struct ipcperf_stats *st, size_t *nr)
 		const struct foldrow *f = &st->folds[i];
 
 		v[k++] = (struct ipp_rowref){ .inc = SIZE_MAX, .pid = f->pid, .fd = f->fd,
-					      .id = &f->id, .c = &f->c,
+					      .id = f->id, .c = &f->c,
 					      .packed = { f->packed[0], f->packed[1] } };
 	}
 	if (k > 1)
@@ -207,7 +207,7 @@ static size_t fold_hash(pid_t pid, int fd, const char *object)
 static void fold_index(struct ipcperf_stats *st, size_t i)
 {
 	const struct foldrow *f = &st->folds[i];
-	size_t h = fold_hash(f->pid, f->fd, f->id.object) & (st->cap_fold_idx - 1);
+	size_t h = fold_hash(f->pid, f->fd, f->id->object) & (st->cap_fold_idx - 1);
 
 	while (st->fold_idx[h])
 		h = (h + 1) & (st->cap_fold_idx - 1);
@@ -235,6 +235,117 @@ static int fold_room(struct ipcperf_stats *st)
 	return 0;
 }
 
+/* @id as it is reported, with what only its check needed zeroed (padding too: compared whole). */
+static void reported_id(struct ipp_ident *out, const struct ipp_ident *id)
+{
+	memset(out, 0, sizeof(*out));
+	out->state = id->state;
+	out->kind = id->kind;
+	out->ino = id->ino;
+	out->peer_ino = id->peer_ino;
+	out->sock_type = id->sock_type;
+	out->capacity = id->capacity;
+	out->cap_default = id->cap_default;
+	out->cloexec = id->cloexec;
+	out->accmode = id->accmode;
+	out->read_err = id->read_err;
+	out->partial = id->partial;
+	snprintf(out->object, sizeof(out->object), "%s", id->object);
+	snprintf(out->detail, sizeof(out->detail), "%s", id->detail);
+}
+
+static size_t id_hash(const struct ipp_ident *id)
+{
+	const unsigned char *b = (const unsigned char *)id;
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a over the whole struct */
+
+	for (size_t i = 0; i < sizeof(*id); i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return (size_t)h;
+}
+
+/* The slot of @id (reported_id()) in the hash: its entry, or the free slot where it goes. */
+static struct sharedid **id_slot(const struct ipcperf_stats *st, const struct ipp_ident *id)
+{
+	size_t h = id_hash(id) & (st->cap_ids - 1);
+
+	while (st->ids[h] && memcmp(&st->ids[h]->id, id, sizeof(*id)))
+		h = (h + 1) & (st->cap_ids - 1);
+	return &st->ids[h];
+}
+
+/* Room in the hash of shared identities for one more. @return 0 or -ENOMEM. */
+static int id_room(struct ipcperf_stats *st)
+{
+	size_t cap = st->cap_ids ? st->cap_ids * 2 : 64, old = st->cap_ids;
+	struct sharedid **v, **prev = st->ids;
+
+	if (2 * (st->nr_ids + 1) <= st->cap_ids)
+		return 0;
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	st->ids = v;
+	st->cap_ids = cap;
+	for (size_t i = 0; i < old; i++)
+		if (prev[i])
+			*id_slot(st, &prev[i]->id) = prev[i];
+	free(prev);
+	return 0;
+}
+
+/* @id shared by one more row. NULL: no memory. */
+static const struct ipp_ident *share_id(struct ipcperf_stats *st, const struct ipp_ident *id)
+{
+	struct ipp_ident key;
+	struct sharedid **slot;
+
+	if (id_room(st) < 0)
+		return NULL;
+	reported_id(&key, id);
+	slot = id_slot(st, &key);
+	if (!*slot) {
+		*slot = malloc(sizeof(**slot));
+		if (!*slot)
+			return NULL;
+		(*slot)->refs = 0;
+		(*slot)->id = key;
+		st->nr_ids++;
+	}
+	(*slot)->refs++;
+	return &(*slot)->id;
+}
+
+/* One row less shares @id: freed with its last; the hash rebuilt around the hole. */
+static void unshare_id(struct ipcperf_stats *st, const struct ipp_ident *id)
+{
+	struct sharedid **slot = id_slot(st, id), *gone = *slot;
+	size_t h;
+
+	if (!gone || --gone->refs)
+		return;
+	*slot = NULL;
+	st->nr_ids--;
+	free(gone);
+	/* open addressing: the entries after the hole move back where a lookup finds them */
+	for (h = ((size_t)(slot - st->ids) + 1) & (st->cap_ids - 1); st->ids[h];
+	     h = (h + 1) & (st->cap_ids - 1)) {
+		struct sharedid *e = st->ids[h];
+
+		st->ids[h] = NULL;
+		*id_slot(st, &e->id) = e;
+	}
+}
+
+void ipp_stats__free_ids(struct ipcperf_stats *st)
+{
+	for (size_t i = 0; i < st->cap_ids; i++)
+		free(st->ids[i]);
+	free(st->ids);
+	st->ids = NULL;
+	st->nr_ids = st->cap_ids = 0;
+}
+
 /*
  * The folded row of (@pid, @fd, @id's object), made when new (the folds
  * are in the order they were made; the row walk sorts). NULL: no memory.
@@ -242,6 +353,7 @@ static int fold_room(struct ipcperf_stats *st)
 static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
 				const struct ipp_ident *id)
 {
+	const struct ipp_ident *shared;
 	size_t h;
 
 	if (fold_room(st) < 0)
@@ -250,12 +362,13 @@ static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
 	for (; st->fold_idx[h]; h = (h + 1) & (st->cap_fold_idx - 1)) {
 		struct foldrow *f = &st->folds[st->fold_idx[h] - 1];
 
-		if (f->pid == pid && f->fd == fd && strcmp(f->id.object, id->object) == 0)
+		if (f->pid == pid && f->fd == fd && strcmp(f->id->object, id->object) == 0)
 			return f;
 	}
-	if (ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0)
+	if (ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0 ||
+	    !(shared = share_id(st, id)))
 		return NULL;
-	st->folds[st->nr_folds] = (struct foldrow){ .pid = pid, .fd = fd, .id = *id };
+	st->folds[st->nr_folds] = (struct foldrow){ .pid = pid, .fd = fd, .id = shared };
 	st->fold_idx[h] = ++st->nr_folds;
 	return &st->folds[st->nr_folds - 1];
 }
@@ -327,6 +440,32 @@ void ipp_stats__sweep(struct ipcperf_stats *st)
 {
 	ipp_fdtab__sweep(st->fdt, retire, st);
 	st->sweep_at = 2 * ipp_fdtab__nr_closed(st->fdt) + 256;
+	if (st->fold_conns && st->nr_folds >= st->compact_at)
+		ipp_stats__compact(st);
+}
+
+void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < st->nr_folds; i++) {
+		struct foldrow *f = &st->folds[i];
+
+		if (keep[i]) {
+			st->folds[k++] = *f;
+			continue;
+		}
+		free(f->c.rd.hist);
+		free(f->c.wr.hist);
+		free(f->packed[0]);
+		free(f->packed[1]);
+		unshare_id(st, f->id);
+	}
+	st->nr_folds = k;
+	if (st->fold_idx)
+		memset(st->fold_idx, 0, st->cap_fold_idx * sizeof(*st->fold_idx));
+	for (size_t i = 0; i < k; i++)
+		fold_index(st, i);
 }
 
 /* Hand @cb the row of @v[@i] and the incarnations after it that are the same row. */
@@ -417,43 +556,67 @@ static int cmp_sc_name(const void *a, const void *b)
 	return c ? c : (x->nr > y->nr) - (x->nr < y->nr);
 }
 
+/*
+ * @sc's latencies as a dense histogram: its own, or its packed one (an
+ * exited process's) unpacked into @scratch, or @scratch empty.
+ */
+static const struct ipp_hist *sc_dense(const struct scstat *sc, struct ipp_hist *scratch)
+{
+	if (sc->hist)
+		return sc->hist;
+	ipp_hist_init(scratch);
+	if (sc->packed)
+		ipp_hist_merge_packed(scratch, sc->packed);
+	return scratch;
+}
+
+/* The syscall rows of @p, by (tid, name), to @cb; @scratch for packed histograms. */
+static int proc_syscalls(const struct proc *p, struct ipp_hist *scratch,
+			 int (*cb)(void *ctx, const struct ipcperf_syscall_row *row), void *ctx)
+{
+	const struct scstat **v = malloc(p->nr_sc * sizeof(*v));
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t k = 0; k < p->nr_sc; k++)
+		v[k] = p->sc[k];
+	qsort(v, p->nr_sc, sizeof(*v), cmp_sc_name);
+	for (size_t k = 0; k < p->nr_sc && !ret; k++) {
+		const struct ipp_hist *h = sc_dense(v[k], scratch);
+		struct ipcperf_syscall_row row = {
+			.pid = p->pid, .name = v[k]->name, .calls = v[k]->calls,
+			.errors = v[k]->errors, .time_ns = v[k]->time_ns, .nr = v[k]->nr,
+			.tid = v[k]->tid, .errnos = v[k]->errnos,
+			.nr_errnos = v[k]->nr_errnos, .hist = ipp_as_hist(h),
+		};
+
+		if (!v[k]->calls)
+			continue;
+		lat_of(h, &row.lat_ns);
+		ret = cb(ctx, &row);
+	}
+	free(v);
+	return ret;
+}
+
 int ipcperf_stats__for_each_syscall(struct ipcperf_stats *st,
 				    int (*cb)(void *ctx, const struct ipcperf_syscall_row *row),
 				    void *ctx)
 {
+	struct ipp_hist *scratch;
+	int ret = 0;
+
 	if (!st || !cb)
 		return -EINVAL;
-	for (size_t i = 0; i < st->nr_procs; i++) {
-		const struct proc *p = st->procs[i];
-		const struct scstat **v;
-		int ret = 0;
-
-		if (!p->nr_sc)
-			continue;
-		v = malloc(p->nr_sc * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		for (size_t k = 0; k < p->nr_sc; k++)
-			v[k] = p->sc[k];
-		qsort(v, p->nr_sc, sizeof(*v), cmp_sc_name);
-		for (size_t k = 0; k < p->nr_sc && !ret; k++) {
-			struct ipcperf_syscall_row row = {
-				.pid = p->pid, .name = v[k]->name, .calls = v[k]->calls,
-				.errors = v[k]->errors, .time_ns = v[k]->time_ns, .nr = v[k]->nr,
-				.tid = v[k]->tid, .errnos = v[k]->errnos,
-				.nr_errnos = v[k]->nr_errnos, .hist = ipp_as_hist(&v[k]->hist),
-			};
-
-			if (!v[k]->calls)
-				continue;
-			lat_of(&v[k]->hist, &row.lat_ns);
-			ret = cb(ctx, &row);
-		}
-		free(v);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	scratch = malloc(sizeof(*scratch));
+	if (!scratch)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->nr_procs && !ret; i++)
+		if (st->procs[i]->nr_sc)
+			ret = proc_syscalls(st->procs[i], scratch, cb, ctx);
+	free(scratch);
+	return ret;
 }
 
 int ipcperf_stats__proc_comm(struct ipcperf_stats *st, pid_t pid, char *buf, size_t len)

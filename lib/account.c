@@ -33,6 +33,8 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	}
 	st->no_proc = IPP_OPTS_HAS(opts, no_proc) && opts->no_proc;
 	st->per_thread = IPP_OPTS_HAS(opts, per_thread) && opts->per_thread;
+	st->fold_conns = IPP_OPTS_HAS(opts, fold_conns) && opts->fold_conns;
+	st->compact_at = IPP_COMPACT_FIRST;
 	st->fdt = ipp_fdtab__new();
 	if (!st->fdt) {
 		free(st);
@@ -51,6 +53,8 @@ static void free_proc(struct proc *p)
 {
 	for (size_t i = 0; i < p->nr_sc; i++) {
 		free(p->sc[i]->errnos);
+		free(p->sc[i]->hist);
+		free(p->sc[i]->packed);
 		free(p->sc[i]);
 	}
 	free(p->sc);
@@ -85,6 +89,12 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	for (size_t i = 0; i < st->nr_folds; i++)
 		free_fold(&st->folds[i]);
 	free(st->folds);
+	ipp_stats__free_ids(st);
+	for (size_t i = 0; i < st->nr_cfolds; i++) {
+		free(st->cfolds[i].packed[0]);
+		free(st->cfolds[i].packed[1]);
+	}
+	free(st->cfolds);
 	free(st->fold_idx);
 	free(st->threads);
 	ipp_settleq__fini(&st->calls);
@@ -228,11 +238,53 @@ static struct scstat *get_sc(struct proc *p, pid_t tid, int nr, const char *name
 	sc->tid = tid;
 	sc->nr = nr;
 	sc->name = name ? name : ipp_syscall_name_any(nr);
-	ipp_hist_init(&sc->hist);
 	memmove(&p->sc[lo + 1], &p->sc[lo], (p->nr_sc - lo) * sizeof(*p->sc));
 	p->sc[lo] = sc;
 	p->nr_sc++;
 	return sc;
+}
+
+/*
+ * The dense histogram of @sc, to add to: made at its first timed call, or
+ * from its packed one (a call of its process seen after the exit). NULL:
+ * no memory (the call's latency is left out, its counts are not).
+ */
+static struct ipp_hist *sc_hist(struct scstat *sc)
+{
+	if (sc->hist)
+		return sc->hist;
+	sc->hist = malloc(sizeof(*sc->hist));
+	if (!sc->hist)
+		return NULL;
+	ipp_hist_init(sc->hist);
+	if (sc->packed)
+		ipp_hist_merge_packed(sc->hist, sc->packed);
+	free(sc->packed);
+	sc->packed = NULL;
+	return sc->hist;
+}
+
+/* @sc's histogram packed, its dense one freed (kept when packing had no memory). */
+static void pack_sc(struct scstat *sc)
+{
+	struct ipp_hist_packed *ph;
+
+	if (!sc->hist)
+		return;
+	ph = ipp_hist_pack(sc->hist);
+	if (!ph && errno)
+		return;
+	free(sc->packed);	/* NULL: sc_hist() took it in */
+	sc->packed = ph;
+	free(sc->hist);
+	sc->hist = NULL;
+}
+
+/* An exited process's rows keep their latencies packed until the report. */
+static void pack_proc(struct proc *p)
+{
+	for (size_t i = 0; i < p->nr_sc; i++)
+		pack_sc(p->sc[i]);
 }
 
 /* @n more calls of @sc failed with @err. */
@@ -441,13 +493,18 @@ static void add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *
 	if (sc) {
 		sc->calls++;
 		if (!ev->started_before_capture) {
+			struct ipp_hist *h = sc_hist(sc);
+
 			sc->time_ns += ev->end_ns - ev->start_ns;
-			ipp_hist_add(&sc->hist, ev->end_ns - ev->start_ns);
+			if (h)
+				ipp_hist_add(h, ev->end_ns - ev->start_ns);
 		}
 		if (ev->ret < 0 && ev->ret >= -IPP_MAX_ERRNO) {
 			sc->errors++;
 			count_errnos(sc, (int)-ev->ret, 1);
 		}
+		if (p->exited)
+			pack_sc(sc);
 	}
 	if (st->every.call_cb) {
 		long arg_inc = ipp_callfds__arg_inc(st->fdt, ev);
@@ -501,16 +558,20 @@ static void account_sum(struct side *sd, const struct ipp_sum_rec *r)
 static void sum_row(struct proc *p, const struct ipp_sum_rec *r)
 {
 	struct scstat *sc = get_sc(p, 0, r->nr, NULL);
+	struct ipp_hist *h;
 
 	if (!sc)
 		return;
 	sc->calls += r->ops;
 	sc->time_ns += r->time_ns;
-	sum_hist(&sc->hist, r);
+	if ((h = sc_hist(sc)) != NULL)
+		sum_hist(h, r);
 	if (r->eagain) {
 		sc->errors += r->eagain;
 		count_errnos(sc, EAGAIN, r->eagain);
 	}
+	if (p->exited)
+		pack_sc(sc);
 }
 
 void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r)
@@ -529,7 +590,7 @@ void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r)
 	/* as ipp_fdtab__syscall() counts a call to an incarnation: the read/write family's */
 	if (r->fd < 0 || !desc || (desc->cls != IPCPERF_SC_READ && desc->cls != IPCPERF_SC_WRITE))
 		return;
-	c = count_of(st, ipp_fdtab__sum_inc(st->fdt, r->pid, r->fd, r->first_ns));
+	c = count_of(st, ipp_fdtab__sum_inc(st->fdt, r->pid, r->fd, r->first_ns, r->last_ns));
 	if (!c)
 		return;
 	if (!c->first_ns || r->first_ns < c->first_ns)
@@ -612,6 +673,26 @@ void ipcperf_stats__add_sched_totals(struct ipcperf_stats *st,
 	p->migrations += ev->migrations;
 }
 
+/*
+ * Thread @tid exited: the entry its clone made under its id, as it could
+ * have been a process, goes unless it had events of its own (it never
+ * does: its calls carry its process's pid).
+ */
+static void drop_thread_proc(struct ipcperf_stats *st, pid_t tid)
+{
+	struct proc **c = &st->proc_cache[(unsigned int)tid % LOOKUP_CACHE];
+	size_t at;
+
+	if (!ipp_bsearch_at(&tid, st->procs, st->nr_procs, sizeof(*st->procs), cmp_proc, &at) ||
+	    st->procs[at]->seen)
+		return;
+	if (*c == st->procs[at])
+		*c = NULL;
+	free_proc(st->procs[at]);
+	memmove(&st->procs[at], &st->procs[at + 1], (st->nr_procs - at - 1) * sizeof(*st->procs));
+	st->nr_procs--;
+}
+
 void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task *ev)
 {
 	struct proc *p = ipp_stats__proc(st, ev->pid, true), *c;
@@ -642,8 +723,11 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 		break;
 	}
 	case IPCPERF_TASK_EXIT:
+		if (ev->tid != ev->pid)
+			drop_thread_proc(st, ev->tid);
 		if (ev->tid == ev->pid) {
 			p->exited = true;
+			pack_proc(p);
 			if (ev->comm && !p->comm[0])
 				snprintf(p->comm, sizeof(p->comm), "%s", ev->comm);
 		}
@@ -700,6 +784,14 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 		free_fold(&st->folds[i]);
 		memset(&st->folds[i].c, 0, sizeof(st->folds[i].c));
 	}
+	for (size_t i = 0; i < st->nr_cfolds; i++) {
+		struct connfold *cf = &st->cfolds[i];
+
+		free(cf->packed[0]);
+		free(cf->packed[1]);
+		cf->packed[0] = cf->packed[1] = NULL;
+		memset(&cf->c, 0, sizeof(cf->c));
+	}
 	for (size_t i = 0; i < st->nr_procs; i++) {
 		struct proc *p = st->procs[i];
 
@@ -711,7 +803,10 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 			free(sc->errnos);
 			sc->errnos = NULL;
 			sc->nr_errnos = 0;
-			ipp_hist_init(&sc->hist);
+			free(sc->hist);
+			free(sc->packed);
+			sc->hist = NULL;
+			sc->packed = NULL;
 		}
 	}
 }

@@ -32,15 +32,41 @@ struct inccount {
 };
 
 /*
+ * An identity that folded rows share: thousands of exited processes' rows
+ * are the same /dev/null or libc (account-read.c). Freed with its last row.
+ */
+struct sharedid {
+	size_t refs;
+	struct ipp_ident id;	/* what is reported: the times and authority of a /proc answer zeroed */
+};
+
+/*
  * The counts of closed incarnations folded into their row (pid, fd,
  * object): what a retired incarnation (ipp_fdtab__sweep()) leaves.
  */
 struct foldrow {
 	pid_t pid;
 	int fd;
-	struct ipp_ident id;	/* valid: exact, or a /proc answer that held */
+	const struct ipp_ident *id;	/* valid: exact, or a /proc answer that held (shared) */
 	struct inccount c;	/* its histograms NULL unless packing them had no memory */
 	struct ipp_hist_packed *packed[2];	/* the read and write latencies, packed */
+};
+
+/*
+ * Closed connections folded into their group (ipcperf_stats_opts.fold_conns,
+ * connfold.c): what a group of retired rows leaves, with the key the group
+ * walk (groups.c) would give each of them.
+ */
+struct connfold {
+	pid_t pid, peer;	/* peer 0: not known */
+	int role, fd;		/* enum ipcperf_fd_group_role; the lowest fd of its rows */
+	uint64_t conns;		/* rows folded */
+	char endpoint[IPP_OBJECT_MAX];
+	char peer_comm[IPP_COMM_MAX];
+	/* kind, and object and detail of its first row; state IPP_ID_UNKNOWN: no walk takes it as a holder */
+	struct ipp_ident id;
+	struct inccount c;	/* its histograms NULL */
+	struct ipp_hist_packed *packed[2];
 };
 
 struct scstat {
@@ -50,7 +76,14 @@ struct scstat {
 	uint64_t calls, errors, time_ns;
 	struct ipcperf_errno_count *errnos;	/* ascending by err */
 	size_t nr_errnos;
-	struct ipp_hist hist;
+	/*
+	 * The latencies: dense from the first timed call while the process
+	 * lives, packed once it has exited (a command of thousands of short
+	 * processes keeps each one's rows until the report: a dense histogram
+	 * is ~7.7 KB). Both NULL while empty.
+	 */
+	struct ipp_hist *hist;
+	struct ipp_hist_packed *packed;
 };
 
 struct proc {
@@ -78,7 +111,7 @@ struct ipcperf_stats {
 	bool per_thread;
 	struct proc **procs;
 	size_t nr_procs, cap_procs;
-	struct proc *proc_cache[LOOKUP_CACHE];		/* procs are never freed before the end */
+	struct proc *proc_cache[LOOKUP_CACHE];		/* cleared of a thread's entry freed at its exit */
 	struct thread *thread_cache[LOOKUP_CACHE];	/* cleared when threads[] moves */
 	struct ipp_fdtab *fdt;	/* what each fd is */
 	struct ipp_peercache *peercache;	/* groups.c: the peers /proc was asked about */
@@ -87,8 +120,14 @@ struct ipcperf_stats {
 	struct foldrow *folds;	/* in the order they were made */
 	size_t nr_folds, cap_folds;
 	size_t *fold_idx;	/* hash of (pid, fd, object): fold index + 1, 0 free */
+	struct sharedid **ids;	/* the folds' identities, a hash: NULL free, at most half full */
+	size_t nr_ids, cap_ids;	/* cap_ids: a power of two */
 	size_t cap_fold_idx;	/* a power of two, at least twice nr_folds */
 	size_t sweep_at;	/* closed incarnations that make the next sweep */
+	bool fold_conns;	/* closed connections' rows fold into their groups */
+	struct connfold *cfolds;
+	size_t nr_cfolds, cap_cfolds;
+	size_t compact_at;	/* folds that make the next ipp_stats__compact() */
 	struct thread *threads;
 	size_t nr_threads, cap_threads;
 	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
@@ -146,5 +185,19 @@ void ipp_stats__sweep(struct ipcperf_stats *st);
 
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
+
+/*
+ * fold_conns: the folded rows of closed connections (those that group,
+ * groups.c) into their groups, unless a traced process holds their other
+ * end in an fd not folded yet (the group walk would name it from that
+ * fd). connfold.c.
+ */
+void ipp_stats__compact(struct ipcperf_stats *st);
+/* Folds that make the first compaction; then twice those left after it, plus as many. */
+#define IPP_COMPACT_FIRST 1024
+/* Keep the folds whose @keep is true, the others' memory freed; the hash rebuilt. account-read.c. */
+void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep);
+/* The shared identities freed (ipcperf_stats__delete()). */
+void ipp_stats__free_ids(struct ipcperf_stats *st);
 
 #endif /* IPCPERF_ACCOUNT_H */

@@ -170,7 +170,8 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd)
 
 static struct ipp_inc *cur_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, bool do_resolve);
 
-long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns)
+long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns,
+			uint64_t last_ns)
 {
 	struct fdproc *p = get_proc(t, pid, true);
 	struct fdslot *s = p ? find_slot(p, fd) : NULL;
@@ -179,7 +180,7 @@ long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_n
 
 	if (!p)
 		return -ENOMEM;
-	if (s)
+	if (s && t->incs[s->inc].start_ns <= last_ns)
 		return (long)s->inc;
 	/* Slots are reused once retired: the last one is the one that ended last. */
 	for (size_t i = 0; i < t->nr_incs; i++) {
@@ -314,6 +315,14 @@ static void end_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t when
 	if (in->id.state == IPP_ID_PROC && in->id.partial && in->id.read_ns > when)
 		snprintf(in->id.detail, sizeof(in->id.detail), "%s", ADDRESSES_CLOSED);
 	*s = p->fds[--p->nr_fds];
+}
+
+/* Whether the open incarnation of @fd of @p began after @ns. */
+static bool began_after(const struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t ns)
+{
+	const struct fdslot *s = find_slot(p, fd);
+
+	return s && t->incs[s->inc].start_ns > ns;
 }
 
 /* The open incarnation of @fd, starting one if there is none. */
@@ -612,8 +621,14 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 			relook(t, p, ev->fd, ev->end_ns);
 		break;
 	case IPP_FDOP_CLOSE:
-		/* On Linux the fd is gone even when close fails, except with EBADF. */
-		if (ev->fd >= 0 && ev->ret != -EBADF) {
+		/*
+		 * On Linux the fd is gone even when close fails, except with
+		 * EBADF. It is gone early in the call: another thread's call can
+		 * take its number and return before this exit. An incarnation
+		 * begun after this call began is that one: what this call closed
+		 * ended when it began.
+		 */
+		if (ev->fd >= 0 && ev->ret != -EBADF && !began_after(t, p, ev->fd, ev->start_ns)) {
 			end_inc(t, p, ev->fd, ev->start_ns);
 			/* an answer read while the close ran may still show the fd */
 			note_closed(p, ev->fd, ev->end_ns);
@@ -694,6 +709,43 @@ static void exec_fds(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
 	free(l.v);
 }
 
+/*
+ * Every fd of @p ended at @when by a task event (an exit, or a reused pid):
+ * the kernel's sums for them may come just after (by_task, retirable()).
+ */
+static void end_all(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
+{
+	while (p->nr_fds) {
+		t->incs[p->fds[0].inc].by_task = true;
+		end_inc(t, p, p->fds[0].fd, when);
+	}
+}
+
+/*
+ * The copy of its process's table a thread's clone made under the
+ * thread's id (never used: its calls carry the process's pid), gone with
+ * the thread: its incarnations end (retired with no row, ipp_fdtab__sweep())
+ * and the thread's entry goes.
+ */
+static void drop_copy(struct ipp_fdtab *t, pid_t tid, uint64_t when)
+{
+	struct fdproc *p;
+	size_t at;
+
+	if (!ipp_bsearch_at(&tid, t->procs, t->nr_procs, sizeof(*t->procs), cmp_fdproc_pid, &at))
+		return;
+	p = t->procs[at];
+	while (p->nr_fds)
+		end_inc(t, p, p->fds[0].fd, when);
+	if (t->last == p)
+		t->last = NULL;
+	free(p->fds);
+	free(p->closed);
+	free(p);
+	memmove(&t->procs[at], &t->procs[at + 1], (t->nr_procs - at - 1) * sizeof(*t->procs));
+	t->nr_procs--;
+}
+
 void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
 {
 	struct fdproc *p = get_proc(t, ev->pid, true), *c;
@@ -717,10 +769,7 @@ void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
 		 * A pid we knew (an exited process, or a thread's copy) is reused:
 		 * the new process has its parent's fds, not the old holder's.
 		 */
-		while (c->nr_fds) {
-			t->incs[c->fds[0].inc].by_task = true;
-			end_inc(t, c, c->fds[0].fd, ev->time_ns);
-		}
+		end_all(t, c, ev->time_ns);
 		c->base_ns = ev->time_ns;
 		p = get_proc(t, ev->pid, false);
 		for (size_t i = 0; p && i < p->nr_fds; i++) {
@@ -734,6 +783,12 @@ void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)
 		p->base_ns = ev->time_ns;
 		break;
 	case IPCPERF_TASK_EXIT:
+		/* The process's fds close as it exits: folded into their rows once retired. */
+		ipp_kwords__gone(t->kw, ev->tid);
+		if (ev->tid != ev->pid)
+			drop_copy(t, ev->tid, ev->time_ns);
+		else
+			end_all(t, p, ev->time_ns);
 		break;
 	}
 }
@@ -845,15 +900,39 @@ void ipp_fdtab__attach_replay(struct ipp_fdtab *t,
 
 /* ------------------------------------------------------------------ retiring */
 
+/*
+ * How long, in the events' time, an incarnation ended by an exec or an
+ * exit waits before it retires: the kernel writes the sums of the calls
+ * it added up (live stat) just after that task's record, microseconds
+ * later, and they must find it.
+ */
+#define BY_TASK_NS 1000000000ull
+
+/*
+ * A /proc answer that holds for good: its authority (@in itself or the
+ * incarnation it was copied from, which is kept while copies of it live)
+ * was open when /proc was read, and the events have gone past that read.
+ */
+static bool answer_holds(const struct ipp_fdtab *t, size_t i)
+{
+	const struct ipp_inc *in = &t->incs[i];
+	const struct ipp_inc *a = in->id.auth < t->nr_incs ? &t->incs[in->id.auth] : NULL;
+
+	if (in->id.auth == i)
+		return in->end_ns >= in->id.res_ns;
+	return a && !a->retired && t->now_ns >= in->id.res_ns &&
+	       (a->open || a->end_ns >= in->id.res_ns);
+}
+
 /* Closed @in (index @i) is reported as @*id from now on, whatever comes. */
 static bool retirable(const struct ipp_fdtab *t, size_t i, const struct ipp_ident **id)
 {
 	const struct ipp_inc *in = &t->incs[i];
 
-	if (in->open || in->retired || in->pins || in->was_auth || in->by_task)
+	if (in->open || in->retired || in->pins || in->was_auth ||
+	    (in->by_task && t->now_ns < in->end_ns + BY_TASK_NS))
 		return false;
-	if (in->id.state != IPP_ID_FINAL &&
-	    (in->id.state != IPP_ID_PROC || in->id.auth != i || in->end_ns < in->id.res_ns))
+	if (in->id.state != IPP_ID_FINAL && (in->id.state != IPP_ID_PROC || !answer_holds(t, i)))
 		return false;
 	*id = ipp_fdtab__reported(t, i);
 	return true;

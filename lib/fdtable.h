@@ -147,14 +147,17 @@ uint64_t ipp_fdtab__now(const struct ipp_fdtab *t);
 /* The incarnation of @fd of @pid open now (an index), or -ENOENT. */
 long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
 /*
- * The incarnation of @fd of @pid that calls added up since @first_ns (a
- * summary, delivered later) went to: the open one; else the last one,
- * when it ended after @first_ns (its process's exec was read before the
- * summary: such an incarnation is never retired); else one started as a
- * read or write of an unknown fd would start it. @return its index, or
- * -ENOMEM.
+ * The incarnation of @fd of @pid that calls added up from @first_ns to
+ * @last_ns (a summary, delivered later) went to: the open one, unless it
+ * began after @last_ns; else the last one, when it ended after @first_ns
+ * (the summary comes after what ended it: an exec or exit read before it,
+ * which keeps it a second before it retires; or, in another thread, a new
+ * fd given the same number while the close that flushed the summary ran);
+ * else one started as a read or write of an unknown fd would start it.
+ * @return its index, or -ENOMEM.
  */
-long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns);
+long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns,
+			uint64_t last_ns);
 /*
  * The incarnations held, by index: 0 to ipp_fdtab__count() - 1, NULL for a
  * free slot. An index is stable until ipp_fdtab__sweep() retires it (the

@@ -60,7 +60,14 @@ struct flow {
 	bool datagram;
 	struct pidset writers, readers;
 	uint64_t writes, reads, bytes_w, bytes_r, unmatched, matches;
-	struct ipp_hist wire;
+	/*
+	 * The wire times: dense while the flow moves bytes, packed once it
+	 * has been still for a while (cool()): a server's flows, two per
+	 * connection, are kept to the report (a dense histogram is ~7.7 KB).
+	 * Both NULL while empty.
+	 */
+	struct ipp_hist *wire;
+	struct ipp_hist_packed *wire_packed;
 	int64_t capacity;
 	bool cap_default;
 	uint64_t queued, max_queued;
@@ -90,6 +97,10 @@ struct ipcperf_flows {
 	size_t cap_takes;
 	struct flow **flows;	/* sorted by ino */
 	size_t nr, cap;
+	size_t made;		/* flows made: every COOL_EVERY of them, cool() */
+	uint64_t now;		/* the latest call's end */
+	struct flow **warm;	/* the flows whose wire histogram is dense: what cool() visits */
+	size_t nr_warm, cap_warm;
 	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
 	void *match_ctx;
 };
@@ -139,9 +150,12 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 		free(f->readers.v);
 		free(f->segs.v);
 		free(f->debts.v);
+		free(f->wire);
+		free(f->wire_packed);
 		free(f);
 	}
 	free(fl->flows);
+	free(fl->warm);
 	ipp_settleq__fini(&fl->pend);
 	free(fl->served);
 	ipp_waits__delete(fl->waits);
@@ -157,6 +171,43 @@ int ipcperf_flows__on_match(struct ipcperf_flows *fl,
 	fl->match_cb = cb;
 	fl->match_ctx = ctx;
 	return 0;
+}
+
+/* Flows made between two cool() passes; still for this long (the events' time, 100 ms), a flow is packed. */
+#define COOL_EVERY 256
+#define COOL_NS 100000000ull
+
+static void fifo_release(struct fifo *q)
+{
+	if (q->len)
+		return;
+	free(q->v);
+	*q = (struct fifo){ 0 };
+}
+
+/*
+ * The warm flows still for COOL_NS: their wire histograms packed, their
+ * empty queues freed (a flow that moves bytes again takes them back).
+ */
+static void cool(struct ipcperf_flows *fl)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < fl->nr_warm; i++) {
+		struct flow *f = fl->warm[i];
+		struct ipp_hist_packed *p = NULL;
+
+		if (f->last + COOL_NS > fl->now || (!(p = ipp_hist_pack(f->wire)) && errno)) {
+			fl->warm[k++] = f;
+			continue;
+		}
+		fifo_release(&f->segs);
+		fifo_release(&f->debts);
+		f->wire_packed = p;
+		free(f->wire);
+		f->wire = NULL;
+	}
+	fl->nr_warm = k;
 }
 
 /* ------------------------------------------------------------------ containers */
@@ -221,14 +272,37 @@ static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create
 		return NULL;
 	f->ino = ino;
 	f->capacity = -1;
-	ipp_hist_init(&f->wire);
 	memmove(&fl->flows[lo + 1], &fl->flows[lo], (fl->nr - lo) * sizeof(*fl->flows));
 	fl->flows[lo] = f;
 	fl->nr++;
+	if (++fl->made % COOL_EVERY == 0)
+		cool(fl);
 	return f;
 }
 
 /* ------------------------------------------------------------------ matching */
+
+/*
+ * The dense wire histogram of @f to add to: made, or taken back from its
+ * packed one; the flow is warm. NULL: no memory.
+ */
+static struct ipp_hist *wire_of(struct ipcperf_flows *fl, struct flow *f)
+{
+	if (f->wire)
+		return f->wire;
+	if (ipp_grow((void **)&fl->warm, &fl->cap_warm, fl->nr_warm + 1, sizeof(*fl->warm)) < 0)
+		return NULL;
+	f->wire = malloc(sizeof(*f->wire));
+	if (!f->wire)
+		return NULL;
+	fl->warm[fl->nr_warm++] = f;
+	ipp_hist_init(f->wire);
+	if (f->wire_packed)
+		ipp_hist_merge_packed(f->wire, f->wire_packed);
+	free(f->wire_packed);
+	f->wire_packed = NULL;
+	return f->wire;
+}
 
 static void set_queued(struct flow *f, uint64_t queued, uint64_t when)
 {
@@ -267,8 +341,10 @@ static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 	 * 1 ns: bytes that crossed took time.
 	 */
 	uint64_t wire = r->end > w->start ? r->end - w->start : 1;
+	struct ipp_hist *h = wire_of(fl, f);
 
-	ipp_hist_add(&f->wire, wire);
+	if (h)
+		ipp_hist_add(h, wire);
 	f->matches++;
 	if (fl->match_cb) {
 		struct ipcperf_flow_match m = {
@@ -404,6 +480,8 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 	struct served sv = pop_served(fl);
 	uint64_t key;
 
+	if (ev->end_ns > fl->now)
+		fl->now = ev->end_ns;
 	if (ch->state == IPP_ID_UNKNOWN || !ch->ino)
 		return;
 	if (ch->kind != IPCPERF_FD_PIPE && ch->kind != IPCPERF_FD_UNIX &&
@@ -604,10 +682,22 @@ static int chain_stages(struct flow *const *v, size_t n, unsigned *stage)
 	return err;
 }
 
+/* The wire times of @f as a dense histogram: its own, or its packed one in @scratch. */
+static const struct ipp_hist *dense_wire(const struct flow *f, struct ipp_hist *scratch)
+{
+	if (f->wire)
+		return f->wire;
+	ipp_hist_init(scratch);
+	if (f->wire_packed)
+		ipp_hist_merge_packed(scratch, f->wire_packed);
+	return scratch;
+}
+
 static int walk(struct ipcperf_flows *fl, bool settle_all,
 		int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
 {
 	struct flow **v;
+	struct ipp_hist *scratch;
 	unsigned *stage;
 	int ret = 0;
 
@@ -622,9 +712,11 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 	memcpy(v, fl->flows, fl->nr * sizeof(*v));
 	qsort(v, fl->nr, sizeof(*v), cmp_first);
 	stage = malloc(fl->nr * sizeof(*stage));
-	ret = stage ? chain_stages(v, fl->nr, stage) : -ENOMEM;
+	scratch = malloc(sizeof(*scratch));
+	ret = stage && scratch ? chain_stages(v, fl->nr, stage) : -ENOMEM;
 	for (size_t i = 0; i < fl->nr && !ret; i++) {
 		const struct flow *f = v[i];
+		const struct ipp_hist *wire = dense_wire(f, scratch);
 		uint64_t unmatched = f->unmatched;
 		struct ipcperf_flow out = {
 			.object = f->object, .kind = f->kind, .ino = f->ino,
@@ -638,7 +730,7 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			.full_ns = full_ns_of(f),
 			.writer_blocked_ns = f->wblocked, .reader_blocked_ns = f->rblocked,
 			.verdict = verdict_of(f), .first_ns = f->first, .last_ns = f->last,
-			.wire_hist = ipp_as_hist(&f->wire), .stage = stage[i],
+			.wire_hist = ipp_as_hist(wire), .stage = stage[i],
 			.write_again = f->wagain, .read_again = f->ragain,
 			.write_wait_ns = f->wwait, .read_wait_ns = f->rwait,
 			.write_waits = f->wwaits, .read_waits = f->rwaits,
@@ -649,13 +741,14 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			unmatched += f->debts.v[(f->debts.head + k) % f->debts.cap].left;
 		out.unmatched_bytes = unmatched;
 		if (f->matches) {
-			out.wire_ns.min = ipp_hist_min(&f->wire);
-			out.wire_ns.p50 = ipp_hist_percentile(&f->wire, 50);
-			out.wire_ns.p99 = ipp_hist_percentile(&f->wire, 99);
-			out.wire_ns.max = ipp_hist_max(&f->wire);
+			out.wire_ns.min = ipp_hist_min(wire);
+			out.wire_ns.p50 = ipp_hist_percentile(wire, 50);
+			out.wire_ns.p99 = ipp_hist_percentile(wire, 99);
+			out.wire_ns.max = ipp_hist_max(wire);
 		}
 		ret = cb(ctx, &out);
 	}
+	free(scratch);
 	free(stage);
 	free(v);
 	return ret;

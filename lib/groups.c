@@ -22,6 +22,7 @@ struct inoref {
 	uint64_t ino;
 	pid_t pid;
 	bool io;
+	bool held;	/* an incarnation, not a fold */
 };
 
 /* An inet socket by its addresses ("L -> R"), to find its mirror. */
@@ -30,6 +31,7 @@ struct addrref {
 	uint64_t ino;
 	pid_t pid;
 	bool io;
+	bool held;
 };
 
 /* What one scan of /proc found for an inode: its two oldest holders (pid 0: none). */
@@ -97,15 +99,15 @@ static void index_rows(struct ipp_peers *pe, const struct ipp_rowref *v, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_ident *id = v[i].id;
-		bool io = ipp_rowref__has_io(&v[i]);
+		bool io = ipp_rowref__has_io(&v[i]), held = v[i].inc != SIZE_MAX;
 
 		if (id->state == IPP_ID_UNKNOWN)
 			continue;
 		if (id->ino)
-			pe->inos[pe->nr_inos++] = (struct inoref){ id->ino, v[i].pid, io };
+			pe->inos[pe->nr_inos++] = (struct inoref){ id->ino, v[i].pid, io, held };
 		if (is_inet(id->kind) && strstr(id->detail, " -> "))
 			pe->addrs[pe->nr_addrs++] = (struct addrref){ id->detail, id->ino,
-								      v[i].pid, io };
+								      v[i].pid, io, held };
 	}
 	if (pe->nr_inos > 1)
 		qsort(pe->inos, pe->nr_inos, sizeof(*pe->inos), cmp_inoref);
@@ -113,11 +115,10 @@ static void index_rows(struct ipp_peers *pe, const struct ipp_rowref *v, size_t 
 		qsort(pe->addrs, pe->nr_addrs, sizeof(*pe->addrs), cmp_addrref);
 }
 
-/* Of the holders of @ino other than @not: one with I/O, else the lowest pid; 0 none. */
-static pid_t traced_holder(const struct ipp_peers *pe, uint64_t ino, pid_t not)
+/* The first entry of @pe->inos for @ino. */
+static size_t first_ino(const struct ipp_peers *pe, uint64_t ino)
 {
 	size_t lo = 0, hi = pe->nr_inos;
-	pid_t any = 0;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -127,8 +128,19 @@ static pid_t traced_holder(const struct ipp_peers *pe, uint64_t ino, pid_t not)
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < pe->nr_inos && pe->inos[i].ino == ino; i++) {
-		if (pe->inos[i].pid == not)
+	return lo;
+}
+
+/*
+ * Of the holders of @ino other than @not: one with I/O, else the lowest pid;
+ * 0 none. With @held_only, only incarnations count.
+ */
+static pid_t traced_holder(const struct ipp_peers *pe, uint64_t ino, pid_t not, bool held_only)
+{
+	pid_t any = 0;
+
+	for (size_t i = first_ino(pe, ino); i < pe->nr_inos && pe->inos[i].ino == ino; i++) {
+		if (pe->inos[i].pid == not || (held_only && !pe->inos[i].held))
 			continue;
 		if (pe->inos[i].io)
 			return pe->inos[i].pid;
@@ -138,19 +150,31 @@ static pid_t traced_holder(const struct ipp_peers *pe, uint64_t ino, pid_t not)
 	return any;
 }
 
-/* The holder of the inet socket whose addresses mirror @detail ("L -> R": "R -> L"). */
-static pid_t mirror_holder(const struct ipp_peers *pe, const struct ipp_ident *id)
+/* "R -> L" of @id's "L -> R" into @want. @return false when @id has no such detail. */
+static bool mirrored(const struct ipp_ident *id, char want[IPP_DETAIL_MAX])
 {
 	const char *arrow = strstr(id->detail, " -> ");
+
+	if (!arrow || !arrow[4])
+		return false;
+	snprintf(want, IPP_DETAIL_MAX, "%s -> %.*s", arrow + 4, (int)(arrow - id->detail),
+		 id->detail);
+	return true;
+}
+
+/*
+ * The holder of the inet socket whose addresses mirror @detail ("L -> R":
+ * "R -> L"). With @held_only, only incarnations count.
+ */
+static pid_t mirror_holder(const struct ipp_peers *pe, const struct ipp_ident *id, bool held_only)
+{
 	char want[IPP_DETAIL_MAX];
 	struct addrref key = { .detail = want };
 	pid_t any = 0;
 	size_t lo = 0, hi = pe->nr_addrs;
 
-	if (!arrow || !arrow[4])
+	if (!mirrored(id, want))
 		return 0;
-	snprintf(want, sizeof(want), "%s -> %.*s", arrow + 4, (int)(arrow - id->detail),
-		 id->detail);
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -160,7 +184,7 @@ static pid_t mirror_holder(const struct ipp_peers *pe, const struct ipp_ident *i
 			hi = mid;
 	}
 	for (size_t i = lo; i < pe->nr_addrs && !strcmp(pe->addrs[i].detail, want); i++) {
-		if (pe->addrs[i].ino == id->ino && id->ino)
+		if ((pe->addrs[i].ino == id->ino && id->ino) || (held_only && !pe->addrs[i].held))
 			continue;
 		if (pe->addrs[i].io)
 			return pe->addrs[i].pid;
@@ -168,6 +192,18 @@ static pid_t mirror_holder(const struct ipp_peers *pe, const struct ipp_ident *i
 			any = pe->addrs[i].pid;
 	}
 	return any;
+}
+
+static struct peerent *cache_find(const struct ipp_peercache *c, uint64_t ino);
+
+void ipp_peercache__forget(struct ipp_peercache *c, const struct ipp_rowref *r)
+{
+	struct peerent *e = r->id->state != IPP_ID_UNKNOWN ? cache_find(c, peer_key(r->id)) : NULL;
+
+	if (!e)
+		return;
+	memmove(e, e + 1, (size_t)(c->v + c->n - (e + 1)) * sizeof(*e));
+	c->n--;
 }
 
 static struct peerent *cache_find(const struct ipp_peercache *c, uint64_t ino)
@@ -197,10 +233,21 @@ static pid_t known_peer(const struct ipp_peers *pe, const struct ipp_rowref *r)
 	if (id->state == IPP_ID_UNKNOWN)
 		return 0;
 	if (key)
-		pid = traced_holder(pe, key, id->kind == IPCPERF_FD_PIPE ? r->pid : 0);
+		pid = traced_holder(pe, key, id->kind == IPCPERF_FD_PIPE ? r->pid : 0, false);
 	if (!pid && is_inet(id->kind))
-		pid = mirror_holder(pe, id);
+		pid = mirror_holder(pe, id, false);
 	return pid;
+}
+
+bool ipp_peers__held_peer(const struct ipp_peers *pe, const struct ipp_rowref *r)
+{
+	const struct ipp_ident *id = r->id;
+	uint64_t key = peer_key(id);
+
+	if (id->state == IPP_ID_UNKNOWN)
+		return false;
+	return (key && traced_holder(pe, key, id->kind == IPCPERF_FD_PIPE ? r->pid : 0, true)) ||
+	       (is_inet(id->kind) && mirror_holder(pe, id, true));
 }
 
 /* ------------------------------------------------------------------ /proc */
@@ -461,27 +508,23 @@ pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char
 
 /* ------------------------------------------------------------------ groups */
 
-/* The ephemeral ports (net.ipv4.ip_local_port_range), the kernel's default if unread. */
-struct ports {
-	unsigned lo, hi;
-};
-
-static void read_ports(struct ports *p, bool proc)
+void ipp_ports__read(struct ipp_ports *p, bool proc)
 {
 	FILE *f = proc ? fopen("/proc/sys/net/ipv4/ip_local_port_range", "re") : NULL;
 
-	*p = (struct ports){ 32768, 60999 };
+	*p = (struct ipp_ports){ 32768, 60999 };
 	if (f && fscanf(f, "%u %u", &p->lo, &p->hi) != 2)
-		*p = (struct ports){ 32768, 60999 };
+		*p = (struct ipp_ports){ 32768, 60999 };
 	if (f)
 		fclose(f);
 }
 
-/* One row (incarnations v[start, end)) with the key of its group. */
+/* One row (incarnations v[start, end)), or a fold of closed connections, with the key of its group. */
 struct grow {
 	pid_t pid, peer;
 	int kind, role, fd;
 	size_t start, end;
+	uint64_t conns;		/* 1, or the connections folded */
 	const char *peer_comm;
 	char endpoint[IPP_OBJECT_MAX];
 };
@@ -494,13 +537,13 @@ static long port_of(const char *s, size_t len)
 	return c && c + 1 < s + len && isdigit((unsigned char)c[1]) ? strtol(c + 1, NULL, 10) : -1;
 }
 
-static bool ephemeral(const struct ports *p, long port)
+static bool ephemeral(const struct ipp_ports *p, long port)
 {
 	return port >= (long)p->lo && port <= (long)p->hi;
 }
 
-/* How inet row @g groups: a server's connection (remote port ephemeral), a client's, or alone. */
-static void inet_role(struct grow *g, const struct ipp_ident *id, const struct ports *pp)
+/* How inet row @id groups: a server's connection (remote port ephemeral), a client's, or alone. */
+static int inet_role(const struct ipp_ident *id, const struct ipp_ports *pp, char *endpoint)
 {
 	const char *arrow = strstr(id->detail, " -> ");
 	size_t ll = arrow ? (size_t)(arrow - id->detail) : 0;
@@ -508,29 +551,31 @@ static void inet_role(struct grow *g, const struct ipp_ident *id, const struct p
 	long rp = arrow ? port_of(arrow + 4, strlen(arrow + 4)) : -1;
 
 	if (lp <= 0 || rp <= 0)
-		return;
+		return IPCPERF_GROUP_ONE;
 	if (ephemeral(pp, rp) && !ephemeral(pp, lp)) {
-		g->role = IPCPERF_GROUP_SERVED;
-		snprintf(g->endpoint, sizeof(g->endpoint), "%.*s", (int)ll, id->detail);
-	} else if (ephemeral(pp, lp) && !ephemeral(pp, rp)) {
-		g->role = IPCPERF_GROUP_CLIENT;
-		snprintf(g->endpoint, sizeof(g->endpoint), "%s", arrow + 4);
+		snprintf(endpoint, IPP_OBJECT_MAX, "%.*s", (int)ll, id->detail);
+		return IPCPERF_GROUP_SERVED;
 	}
+	if (ephemeral(pp, lp) && !ephemeral(pp, rp)) {
+		snprintf(endpoint, IPP_OBJECT_MAX, "%s", arrow + 4);
+		return IPCPERF_GROUP_CLIENT;
+	}
+	return IPCPERF_GROUP_ONE;
 }
 
-static void group_key(struct grow *g, const struct ipp_rowref *r, const struct ports *pp)
+int ipp_group__key(const struct ipp_rowref *r, const struct ipp_ports *pp, char *endpoint)
 {
 	const struct ipp_ident *id = r->id;
 
-	g->role = IPCPERF_GROUP_ONE;
-	g->endpoint[0] = '\0';
+	endpoint[0] = '\0';
 	if (id->state == IPP_ID_UNKNOWN)
-		return;
+		return IPCPERF_GROUP_ONE;
 	if (is_inet(id->kind))
-		inet_role(g, id, pp);
-	else if (id->kind == IPCPERF_FD_UNIX && id->peer_ino &&
-		 (id->sock_type == SOCK_STREAM || id->sock_type == SOCK_SEQPACKET))
-		g->role = IPCPERF_GROUP_UNIX;
+		return inet_role(id, pp, endpoint);
+	if (id->kind == IPCPERF_FD_UNIX && id->peer_ino &&
+	    (id->sock_type == SOCK_STREAM || id->sock_type == SOCK_SEQPACKET))
+		return IPCPERF_GROUP_UNIX;
+	return IPCPERF_GROUP_ONE;
 }
 
 static int cmp_grow(const void *a, const void *b)
@@ -557,11 +602,12 @@ static bool same_group(const struct grow *a, const struct grow *b)
 	       a->kind == b->kind && a->peer == b->peer && !strcmp(a->endpoint, b->endpoint);
 }
 
-/* A group: rows g[first, end) of the sorted rows, with its lowest fd. */
+/* A group: rows g[first, end) of the sorted rows, with its lowest fd and its connections. */
 struct gspan {
 	size_t first, end;
 	pid_t pid;
 	int fd;
+	uint64_t conns;
 };
 
 static int cmp_gspan(const void *a, const void *b)
@@ -580,21 +626,30 @@ static struct grow *group_rows(struct ipcperf_stats *st, const struct ipp_rowref
 			       struct ipp_peers *pe, size_t *nr)
 {
 	struct grow *g = malloc((n ? n : 1) * sizeof(*g));
-	struct ports pp;
+	struct ipp_ports pp;
 	size_t k = 0;
 
 	if (!g)
 		return NULL;
-	read_ports(&pp, !st->no_proc);
+	ipp_ports__read(&pp, !st->no_proc);
 	for (size_t i = 0; i < n; k++) {
 		struct grow *r = &g[k];
 
 		r->pid = v[i].pid;
 		r->fd = v[i].fd;
 		r->kind = v[i].id->kind;
-		r->peer = ipp_peers__of(pe, &v[i], &r->peer_comm);
-		group_key(r, &v[i], &pp);
 		r->start = i;
+		r->conns = v[i].cf ? v[i].cf->conns : 1;
+		if (v[i].cf) {
+			r->peer = v[i].cf->peer;
+			r->peer_comm = v[i].cf->peer_comm;
+			r->role = v[i].cf->role;
+			snprintf(r->endpoint, sizeof(r->endpoint), "%s", v[i].cf->endpoint);
+			r->end = ++i;
+			continue;
+		}
+		r->peer = ipp_peers__of(pe, &v[i], &r->peer_comm);
+		r->role = ipp_group__key(&v[i], &pp, r->endpoint);
 		for (i++; i < n && ipp_rows__same(&v[r->start], &v[i]); i++)
 			;
 		r->end = i;
@@ -614,10 +669,13 @@ static struct gspan *spans_of(const struct grow *g, size_t n, size_t *nr)
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < n; k++) {
-		s[k] = (struct gspan){ .first = i, .pid = g[i].pid, .fd = g[i].fd };
-		for (i++; i < n && same_group(&g[s[k].first], &g[i]); i++)
+		s[k] = (struct gspan){ .first = i, .pid = g[i].pid, .fd = g[i].fd,
+				       .conns = g[i].conns };
+		for (i++; i < n && same_group(&g[s[k].first], &g[i]); i++) {
 			if (g[i].fd < s[k].fd)
 				s[k].fd = g[i].fd;
+			s[k].conns += g[i].conns;
+		}
 		s[k].end = i;
 	}
 	if (k > 1)
@@ -635,7 +693,7 @@ static int emit_group(struct ipcperf_stats *st, const struct ipp_rowref *v, cons
 	struct ipcperf_fd_group grp = {
 		.pid = r->pid, .kind = id->kind, .role = r->role, .endpoint = r->endpoint,
 		.fd = s->fd, .object = "", .detail = "", .peer_pid = r->peer,
-		.peer_comm = r->peer_comm, .conns = s->end - s->first,
+		.peer_comm = r->peer_comm, .conns = s->conns,
 	};
 
 	if (r->role == IPCPERF_GROUP_ONE)
@@ -652,6 +710,30 @@ static int emit_group(struct ipcperf_stats *st, const struct ipp_rowref *v, cons
 	return cb(ctx, &grp);
 }
 
+/*
+ * Rows @v (*@n of them) and after them the folds of closed connections
+ * (ipp_stats__compact()), each a row of its group that merges with no
+ * other. @return the rows, or NULL (@v freed).
+ */
+static struct ipp_rowref *with_cfolds(const struct ipcperf_stats *st, struct ipp_rowref *v,
+				      size_t *n)
+{
+	struct ipp_rowref *w = st->nr_cfolds ? realloc(v, (*n + st->nr_cfolds) * sizeof(*v)) : v;
+
+	if (!w) {
+		free(v);
+		return NULL;
+	}
+	for (size_t i = 0; i < st->nr_cfolds; i++) {
+		const struct connfold *cf = &st->cfolds[i];
+
+		w[(*n)++] = (struct ipp_rowref){ .inc = SIZE_MAX, .pid = cf->pid, .fd = cf->fd,
+						 .id = &cf->id, .c = &cf->c,
+						 .packed = { cf->packed[0], cf->packed[1] }, .cf = cf };
+	}
+	return w;
+}
+
 int ipcperf_stats__for_each_fd_group(struct ipcperf_stats *st,
 				     int (*cb)(void *ctx, const struct ipcperf_fd_group *g),
 				     void *ctx)
@@ -666,12 +748,13 @@ int ipcperf_stats__for_each_fd_group(struct ipcperf_stats *st,
 
 	if (!st || !cb)
 		return -EINVAL;
-	if (!ipp_fdtab__count(st->fdt) && !st->nr_folds)
+	if (!ipp_fdtab__count(st->fdt) && !st->nr_folds && !st->nr_cfolds)
 		return 0;
 	if (ipp_rowsum__init(&sum) < 0)
 		return -ENOMEM;
 	if ((v = ipp_rows__held(st, &n)) && (pe = ipp_peers__new(st, v, n)) &&
-	    (g = group_rows(st, v, n, pe, &ng)) && (s = spans_of(g, ng, &ns)))
+	    (v = with_cfolds(st, v, &n)) && (g = group_rows(st, v, n, pe, &ng)) &&
+	    (s = spans_of(g, ng, &ns)))
 		ret = 0;
 	for (size_t i = 0; i < ns && !ret; i++)
 		ret = emit_group(st, v, g, &s[i], &sum, cb, ctx);

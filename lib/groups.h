@@ -12,7 +12,9 @@
 
 /*
  * An incarnation held (its index), or the folded counts of retired ones
- * (inc SIZE_MAX, ipp_stats__sweep()), with the identity it is reported under.
+ * (inc SIZE_MAX, ipp_stats__sweep()), with the identity it is reported
+ * under; or, in the group walk only, closed connections folded into their
+ * group (cf, ipp_stats__compact()).
  */
 struct ipp_rowref {
 	size_t inc;
@@ -21,6 +23,7 @@ struct ipp_rowref {
 	const struct ipp_ident *id;
 	const struct inccount *c;	/* NULL: none yet */
 	const struct ipp_hist_packed *packed[2];	/* a fold's read and write latencies */
+	const struct connfold *cf;
 };
 
 /*
@@ -76,8 +79,27 @@ void ipp_peers__delete(struct ipp_peers *pe);
 /* The peer process of row @r, 0 if unknown; *@comm its name ("" unknown), valid for the walk. */
 pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char **comm);
 
+/*
+ * Whether a traced process holds the other end of connection @r in an fd
+ * not folded yet (an incarnation, open or about to retire).
+ */
+bool ipp_peers__held_peer(const struct ipp_peers *pe, const struct ipp_rowref *r);
+
 /* What /proc said of the peers looked for (struct ipcperf_stats.peercache). Accepts NULL. */
 struct ipp_peercache;
 void ipp_peercache__free(struct ipp_peercache *c);
+/* What /proc said of the peer of @r, forgotten: no row will ask again. */
+void ipp_peercache__forget(struct ipp_peercache *c, const struct ipp_rowref *r);
+
+/* The ephemeral ports (net.ipv4.ip_local_port_range; the kernel's default when unread). */
+struct ipp_ports {
+	unsigned lo, hi;
+};
+void ipp_ports__read(struct ipp_ports *p, bool proc);
+/*
+ * How row @r groups (enum ipcperf_fd_group_role) and its endpoint into
+ * @endpoint (IPP_OBJECT_MAX bytes; "" for IPCPERF_GROUP_ONE and unix).
+ */
+int ipp_group__key(const struct ipp_rowref *r, const struct ipp_ports *pp, char *endpoint);
 
 #endif /* IPCPERF_GROUPS_H */

@@ -276,3 +276,17 @@ size_t ipp_kwords__exit(struct ipp_kwords *k, const struct ipcperf_syscall *ev, 
 	}
 	return n;
 }
+
+void ipp_kwords__gone(struct ipp_kwords *k, pid_t tid)
+{
+	size_t at, kept = 0;
+
+	if (ipp_bsearch_at(&tid, k->lex, k->nr_lex, sizeof(*k->lex), cmp_lastexit, &at)) {
+		memmove(&k->lex[at], &k->lex[at + 1], (k->nr_lex - at - 1) * sizeof(*k->lex));
+		k->nr_lex--;
+	}
+	for (size_t i = 0; i < k->nr_pend; i++)
+		if (k->pend[i].tid != tid)
+			k->pend[kept++] = k->pend[i];
+	k->nr_pend = kept;
+}

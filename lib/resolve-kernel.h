@@ -58,5 +58,7 @@ bool ipp_kwords__word(struct ipp_kwords *k, const struct ipcperf_fd_open *ev, pi
  */
 size_t ipp_kwords__exit(struct ipp_kwords *k, const struct ipcperf_syscall *ev, bool track,
 			void (*apply)(void *ctx, int fd, const struct ipp_ident *id), void *ctx);
+/* Thread @tid exited: its last exit, and any word held for a call it never ended, go. */
+void ipp_kwords__gone(struct ipp_kwords *k, pid_t tid);
 
 #endif /* IPCPERF_RESOLVE_KERNEL_H */

@@ -5,7 +5,8 @@
  * ipcperf_stats__add_*(); rows are collected and checked for exact values.
  * No root, no kernel, no /proc (no_proc): what an fd refers to comes only
  * from ipcperf_stats__set_fd_object() and fd duplication; one test reads
- * /proc about an fd of its own process.
+ * /proc about an fd of its own process. The calls the kernel adds up reach
+ * the stats through the library's own entry (ipp_stats__add_sum()).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,6 +26,8 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
+#include "account.h"
+#include "bpf/sum-rec.h"
 #include "suites.h"
 
 /* ------------------------------------------------------------------ feeding */
@@ -293,6 +296,7 @@ struct fd_rec {
 struct fd_rows {
 	size_t n, cap;
 	struct fd_rec *v;
+	pid_t pid;		/* fds_of_pid(): the process whose rows are kept */
 };
 
 static int collect_fd(void *ctx, const struct ipcperf_fd_row *row)
@@ -326,6 +330,30 @@ static struct fd_rows *fds_of(struct ipcperf_stats *s)
 		rs->v[i].r.detail = rs->v[i].detail;
 	}
 	return rs;
+}
+
+static int collect_fd_of(void *ctx, const struct ipcperf_fd_row *row);
+
+/* The rows of @pid only (a stats object with more rows than fds_of() should copy). */
+static struct fd_rows *fds_of_pid(struct ipcperf_stats *s, pid_t pid)
+{
+	struct fd_rows *rs = calloc(1, sizeof(*rs));
+
+	ck_assert_ptr_nonnull(rs);
+	rs->pid = pid;
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(s, collect_fd_of, rs), 0);
+	for (size_t i = 0; i < rs->n; i++) {
+		rs->v[i].r.object = rs->v[i].object;
+		rs->v[i].r.detail = rs->v[i].detail;
+	}
+	return rs;
+}
+
+static int collect_fd_of(void *ctx, const struct ipcperf_fd_row *row)
+{
+	struct fd_rows *rs = ctx;
+
+	return row->pid == rs->pid ? collect_fd(ctx, row) : 0;
 }
 
 static void free_fds(struct fd_rows *rs)
@@ -1117,6 +1145,202 @@ START_TEST(test_closed_fds_freed_with_calls)
 	ck_assert_uint_eq(reads, 50000);
 	/* every call on fd 3 but its opens: the reads and the closes */
 	ck_assert_uint_eq(every, 150000);
+}
+END_TEST
+
+/* How many fd rows a stats object reports (any number: no copies kept). */
+static int count_row(void *ctx, const struct ipcperf_fd_row *row)
+{
+	(void)row;
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+static size_t nr_rows(struct ipcperf_stats *s)
+{
+	size_t n = 0;
+
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(s, count_row, &n), 0);
+	return n;
+}
+
+/* @n threads of @pid, from @first_tid on: each cloned, writes 10 bytes on fd 1, exits. */
+static void thread_churn(pid_t pid, pid_t first_tid, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		pid_t tid = first_tid + (pid_t)i;
+
+		do_fork(pid, pid, tid, "srv");
+		do_io(pid, tid, SYS_write, "write", IPCPERF_SC_WRITE, 1, 10, 10, 100);
+		do_exit(pid, tid, "srv");
+	}
+}
+
+/*
+ * A server that makes a thread per request: each clone makes a copy of the
+ * process's fd table under the thread's id (the event does not say it is
+ * a thread), never used; it goes with the thread, with the thread's other
+ * entries (its process entry, the kernel's words' last exit). Per thread
+ * the heap keeps its threads-table entry (16 bytes), where it kept ~2 KB.
+ */
+START_TEST(test_thread_copies_freed)
+{
+	const struct ipcperf_fd_row *r;
+	struct fd_rows *rs;
+	size_t after_2k;
+
+	do_switch(100, 100, 0, false, "srv");
+	for (int fd = 0; fd < 8; fd++)
+		set_obj(100, fd, "/dev/null", IPCPERF_FD_FILE);
+	/* the kernel speaks: the table keeps each thread's last exit */
+	do_openat(100, 9);
+	fd_open(100, 9, SYS_openat, 9, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+	thread_churn(100, 1000, 2000);
+	after_2k = heap_in_use();
+	thread_churn(100, 3000, 18000);
+	ck_assert_uint_le(heap_in_use(), after_2k + 18000 * 64);
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 9);
+	r = row_of(rs, 100, 1, "/dev/null");
+	ck_io(r->write, 20000, 200000, 0, 20000 * 100);
+	free_fds(rs);
+}
+END_TEST
+
+/* @n processes, forked by 100 from pid @first on: each writes 2 bytes on fd 1 (1 ms) and exits. */
+static void proc_churn(pid_t first, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		pid_t pid = first + (pid_t)i;
+
+		do_fork(100, 100, pid, "sh");
+		do_io(pid, pid, SYS_write, "write", IPCPERF_SC_WRITE, 1, 2, 2, 1000000);
+		do_exit(pid, pid, "echo");
+	}
+}
+
+/*
+ * Short-lived processes (a shell's commands): each one's fds end with it
+ * and fold into its rows, a second of events after its exit (the kernel's
+ * sums come just after an exit's record), and its syscall rows keep their
+ * latencies packed. Per process the heap keeps its rows (here 3, of which
+ * one written, and a syscall row: well under 2 KB), where it kept every fd
+ * open and two dense histograms of ~7.7 KB.
+ */
+START_TEST(test_exited_processes_folded)
+{
+	struct fd_rows *rs;
+	size_t after_1k;
+
+	do_switch(100, 100, 0, false, "sh");
+	for (int fd = 0; fd < 3; fd++)
+		set_obj(100, fd, "/dev/null", IPCPERF_FD_FILE);
+	proc_churn(1000, 1000);
+	after_1k = heap_in_use();
+	proc_churn(2000, 9000);
+	ck_assert_uint_le(heap_in_use(), after_1k + 9000 * 2048);
+	ck_assert_uint_eq(nr_rows(st), 3 + 10000 * 3);
+	/* the last ones are rows too, as they were */
+	rs = fds_of_pid(st, 10999);
+	ck_assert_uint_eq(rs->n, 3);
+	ck_io(row_of(rs, 10999, 1, "/dev/null")->write, 1, 2, 0, 1000000);
+	ck_no_io(row_of(rs, 10999, 2, "/dev/null"));
+	free_fds(rs);
+}
+END_TEST
+
+/* A call of thread @tid of @pid from @start to @end (the clock is left as it is). */
+static struct ipcperf_syscall call_at(pid_t pid, pid_t tid, int nr, const char *name,
+				      enum ipcperf_sc_class cls, int fd, int64_t ret,
+				      uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .cpu = 0, .nr = nr,
+		.name = name, .cls = cls, .fd = fd, .ret = ret, .nr_args = 3,
+		.args = { (uint64_t)fd, 0x7ffd1000, ret > 0 ? (uint64_t)ret : 0 },
+	};
+
+	return ev;
+}
+
+/* The kernel's sums of @ops calls of @nr on @fd of @pid, @bytes each, @dur ns each, in [@first, @last]. */
+static void sum_of(pid_t pid, int fd, int nr, uint64_t ops, uint64_t bytes, uint64_t dur,
+		   uint64_t first, uint64_t last)
+{
+	static struct ipp_sum_rec r;
+	unsigned int b = ipp_hist_index(dur);
+
+	memset(&r, 0, sizeof(r));
+	r.pid = pid;
+	r.tid = pid;
+	r.fd = fd;
+	r.nr = nr;
+	r.ops = ops;
+	r.bytes = ops * bytes;
+	r.time_ns = ops * dur;
+	r.min_ns = r.max_ns = dur;
+	r.first_ns = first;
+	r.last_ns = last;
+	r.base = b & ~31u;
+	r.hist[b - r.base] = (uint32_t)ops;
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipp_stats__add_sum(sink[i], &r);
+}
+
+/*
+ * Thread 101 closes socket fd 6 of a server; the fd is gone early in the
+ * call, and thread 102's openat takes the number and returns before the
+ * close does. The close ends the socket, not the file, whose reads before
+ * and after the close's exit are the file's; the kernel's sums of the
+ * socket's writes, written at the close's exit (after the openat's), are
+ * the socket's. Before: the file's incarnation was ended by the close (its
+ * next read went to a row "unknown"), and the socket's writes were the file's.
+ */
+START_TEST(test_close_racing_new_fd)
+{
+	struct ipcperf_syscall ev;
+	uint64_t t0;
+	struct fd_rows *rs;
+
+	/* the word before its exit: the table learns that the kernel speaks */
+	fd_open(100, 6, SYS_accept4, 6, "socket:[900]", IPCPERF_FD_TCP, 900,
+		"127.0.0.1:80 -> 127.0.0.1:40000");
+	do_accept4(100, 3, 6);
+	do_io(100, 101, SYS_recvfrom, "recvfrom", IPCPERF_SC_READ, 6, 100, 90, 500);
+	t0 = clk;
+	/* the socket's two sendtos, added up in the kernel */
+	clk += 2000;
+	/* the close of thread 101: [t0 + 3000, t0 + 9000] */
+	/* the openat of thread 102: [t0 + 4000, t0 + 5000], its word after its exit */
+	ev = call_at(100, 102, SYS_openat, "openat", IPCPERF_SC_FD_NEW, -1, 6, t0 + 4000, t0 + 5000);
+	feed_sc(&ev);
+	{
+		struct ipcperf_fd_open w = {
+			.time_ns = t0 + 5001, .pid = 100, .tid = 102, .fd = 6, .nr = SYS_openat,
+			.ret = 6, .object = "/etc/hostname", .kind = IPCPERF_FD_FILE,
+			.detail = "", .capacity = -1,
+		};
+
+		for (size_t i = 0; i < nr_sinks; i++)
+			ipcperf_stats__add_fd_open(sink[i], &w);
+	}
+	ev = call_at(100, 102, SYS_read, "read", IPCPERF_SC_READ, 6, 7, t0 + 6000, t0 + 6500);
+	feed_sc(&ev);
+	sum_of(100, 6, SYS_sendto, 2, 150, 300, t0 + 500, t0 + 2500);
+	ev = call_at(100, 101, SYS_close, "close", IPCPERF_SC_FD_CLOSE, 6, 0, t0 + 3000, t0 + 9000);
+	ev.nr_args = 1;
+	feed_sc(&ev);
+	ev = call_at(100, 102, SYS_read, "read", IPCPERF_SC_READ, 6, 5, t0 + 9500, t0 + 9900);
+	feed_sc(&ev);
+	clk = t0 + 10000;
+
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 2);
+	ck_io(row_of(rs, 100, 6, "socket:[900]")->read, 1, 90, 0, 500);
+	ck_io(row_of(rs, 100, 6, "socket:[900]")->write, 2, 300, 0, 600);
+	ck_io(row_of(rs, 100, 6, "/etc/hostname")->read, 2, 12, 0, 900);
+	ck_assert_uint_eq(row_of(rs, 100, 6, "/etc/hostname")->write.ops, 0);
+	free_fds(rs);
 }
 END_TEST
 
@@ -2787,6 +3011,77 @@ START_TEST(test_callback_stops_walk)
 }
 END_TEST
 
+/* Connections @from to @to - 1 of a client 200 (fd 3) to a server 300 (fd 10, from listener 5). */
+static void conn_churn(unsigned int from, unsigned int to)
+{
+	char obj[32], det[64];
+
+	for (unsigned int i = from; i < to; i++) {
+		snprintf(obj, sizeof(obj), "socket:[%u]", 100000 + 2 * i);
+		snprintf(det, sizeof(det), "127.0.0.1:%u -> 127.0.0.1:5000", 33000 + i);
+		fd_open(200, 3, SYS_openat, 3, obj, IPCPERF_FD_TCP, 100000 + 2 * i, det);
+		do_openat(200, 3);	/* stands for socket() */
+		snprintf(obj, sizeof(obj), "socket:[%u]", 100001 + 2 * i);
+		snprintf(det, sizeof(det), "127.0.0.1:5000 -> 127.0.0.1:%u", 33000 + i);
+		fd_open(300, 10, SYS_accept4, 10, obj, IPCPERF_FD_TCP, 100001 + 2 * i, det);
+		do_accept4(300, 5, 10);
+		do_write(200, 3, 100, 100, 1000);
+		do_read(300, 10, 100, 100, 1000);
+		do_write(300, 10, 200, 200, 1000);
+		do_read(200, 3, 200, 200, 1000);
+		do_close(200, 3, 0);
+		do_close(300, 10, 0);
+	}
+}
+
+/*
+ * fold_conns: a client and a server, both traced, over 10,000 connections
+ * one after the other. The rows of closed connections fold into their
+ * groups once both ends are folded rows: the groups are those the rows
+ * would make, exact, each naming the other process; the per-fd rows are
+ * only those not folded yet, and the heap after 10,000 connections holds
+ * what it held after 1,000, where each connection kept two rows (~1 KB).
+ */
+START_TEST(test_closed_conns_fold_into_groups)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true, .fold_conns = true);
+	struct grps gs = { .n = 0 };
+	size_t after_1k;
+
+	ipcperf_stats__delete(st);
+	st = sink[0] = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+	do_exec(200, "/usr/bin/cli");
+	do_exec(300, "/usr/bin/srv");
+	conn_churn(0, 1000);
+	after_1k = heap_in_use();
+	conn_churn(1000, 10000);
+	ck_assert_uint_le(heap_in_use(), after_1k + 512 * 1024);
+	ck_assert_uint_lt(nr_rows(st), 2 * 3000);
+
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_group(st, collect_group, &gs), 0);
+	ck_assert_uint_eq(gs.n, 2);
+	ck_assert_int_eq(gs.v[0].pid, 200);
+	ck_assert_int_eq(gs.v[0].role, IPCPERF_GROUP_CLIENT);
+	ck_assert_str_eq(gs.v[0].endpoint, "127.0.0.1:5000");
+	ck_assert_int_eq(gs.v[0].fd, 3);
+	ck_assert_uint_eq(gs.v[0].conns, 10000);
+	ck_assert_int_eq(gs.v[0].peer, 300);
+	ck_assert_str_eq(gs.v[0].peer_comm, "srv");
+	ck_assert_uint_eq(gs.v[0].rops, 10000);
+	ck_assert_uint_eq(gs.v[0].rbytes, 2000000);
+	ck_assert_uint_eq(gs.v[0].wops, 10000);
+	ck_assert_uint_eq(gs.v[0].wbytes, 1000000);
+	ck_assert_int_eq(gs.v[1].pid, 300);
+	ck_assert_int_eq(gs.v[1].role, IPCPERF_GROUP_SERVED);
+	ck_assert_uint_eq(gs.v[1].conns, 10000);
+	ck_assert_int_eq(gs.v[1].peer, 200);
+	ck_assert_str_eq(gs.v[1].peer_comm, "cli");
+	ck_assert_uint_eq(gs.v[1].rbytes, 1000000);
+	ck_assert_uint_eq(gs.v[1].wbytes, 2000000);
+}
+END_TEST
+
 START_TEST(test_null_args)
 {
 	struct stopper s = { .stop_at = 1, .ret = 1 };
@@ -2898,6 +3193,9 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_kernel_fd_identity);
 	tcase_add_test(tc, test_closed_fds_folded);
 	tcase_add_test(tc, test_closed_fds_freed_with_calls);
+	tcase_add_test(tc, test_thread_copies_freed);
+	tcase_add_test(tc, test_exited_processes_folded);
+	tcase_add_test(tc, test_close_racing_new_fd);
 	tcase_add_test(tc, test_on_every_call);
 	tcase_add_test(tc, test_on_every_signal_and_exit);
 	tcase_add_test(tc, test_on_every_call_entered);
@@ -2941,6 +3239,7 @@ Suite *account_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_callback_stops_walk);
 	tcase_add_test(tc, test_groups_and_peers);
+	tcase_add_test(tc, test_closed_conns_fold_into_groups);
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_new_and_delete);
 	tcase_add_test(tc, test_kind_names);

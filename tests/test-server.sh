@@ -10,7 +10,10 @@
 #  - flows --json: no event lost; one flow each way per connection (100),
 #    every byte matched, client -> server and server -> client totals equal
 #    to the client's counts, between exactly those two pids;
-#  - record, then report --json: the same bytes on both sides.
+#  - record, then report --json: the same bytes on both sides; report
+#    --view flows in text: the flows wait on each other (consumer-starved),
+#    and the bottleneck line says no process is one because each waits on
+#    the other (it said that no flow was held back or starved).
 # With the old fixed ring of 512 pages, flows lost ~12,000 events here.
 # Needs root and jq.
 set -u
@@ -105,6 +108,14 @@ client_counts record
 CP=$(jq --argjson s "$SP" '[.processes[] | select(.pid != $s and .comm == "servework") | .pid][0]' \
 	"$T/report.json")
 check_sides report "$T/report.json" "$CP"
+# Its flows in text: requests and answers, each side waiting on the other.
+# No bottleneck, and the line says why, not that nothing waits.
+"$IPCPERF" report --view flows -i "$T/cap.data" -o "$T/report.txt" 2>"$T/err" ||
+	{ show; fail "report --view flows of the capture failed"; }
+waiting=$(grep -cE ' (backpressure|consumer-starved)$' "$T/report.txt")
+[ "$waiting" -gt 0 ] || { cat "$T/report.txt" >&2; fail "report --view flows: no flow waits"; }
+grep -qx "bottleneck: none ($waiting flows held back or starved, each by a process that waits on another flow itself: a cycle, as requests and their answers)" "$T/report.txt" ||
+	{ cat "$T/report.txt" >&2; fail "report --view flows: the bottleneck line is not the cycle's"; }
 
 kill "$SP"
 wait "$SP" || fail "the server failed: $(cat "$T/server.err")"

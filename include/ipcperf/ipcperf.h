@@ -1196,6 +1196,18 @@ struct ipcperf_stats_opts {
 	bool no_proc;
 	/** Keep syscall rows per thread (ipcperf_syscall_row.tid) instead of per process. */
 	bool per_thread;
+	/**
+	 * Fold the rows of closed connections (the rows that group:
+	 * ipcperf_fd_group.role IPCPERF_GROUP_SERVED, _CLIENT or _UNIX) into
+	 * their groups, in batches once a thousand or more have closed, so
+	 * that a server traced for hours keeps its open fds and its groups,
+	 * not a row per connection it ever served. Those rows are then in
+	 * ipcperf_stats__for_each_fd_group() only, not in
+	 * ipcperf_stats__for_each_fd(). A group's peer is named when its rows
+	 * fold (a traced process's connection waits for its other end to
+	 * close too). Since 0.2.
+	 */
+	bool fold_conns;
 };
 
 /** @return accounting state, freed with ipcperf_stats__delete(); NULL with errno. */
