@@ -424,6 +424,10 @@ static void say_losses(const struct stat_cmd *c, const struct ipcperf_session_st
 		cli_err("warning: %" PRIu64 " syscalls unpaired (%" PRIu64 " already under way at "
 			"the start, %" PRIu64 " unfinished at the end): left out of the latencies",
 			st->unpaired_enter + st->unpaired_exit, st->unpaired_exit, st->unpaired_enter);
+	if (st->bpf_missed && st->sched_records == IPCPERF_SCHED_RECORDS_TOTALS)
+		cli_err("warning: the kernel skipped %" PRIu64 " runs of ipcperf's BPF programs "
+			"(a wakeup in an interrupt during another): wakeups may be short by as many",
+			st->bpf_missed);
 	if (c->o->verbose)
 		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %u "
 			"tracepoints missing in this kernel\n", cli_prog, st->records, st->rings,

@@ -359,7 +359,7 @@ struct naps {
 	bool hold;
 	struct rusage ru;
 	pid_t tid;
-	volatile int counted;	/* --hold: the thread's count is in ru */
+	int counted[2];		/* --hold: a pipe, a byte once the thread's count is in ru */
 };
 
 static void write_naps(const struct naps *z)
@@ -386,7 +386,8 @@ static void *nap_main(void *arg)
 	if (!z->hold)
 		return NULL;
 	/* the main thread writes the line: a file write may block, pause() blocks once */
-	__atomic_store_n(&z->counted, 1, __ATOMIC_RELEASE);
+	if (write(z->counted[1], "c", 1) != 1)
+		die("write: %s", strerror(errno));
 	for (;;)
 		pause();
 }
@@ -394,15 +395,22 @@ static void *nap_main(void *arg)
 static int run_naps(struct naps *z)
 {
 	pthread_t t;
-	int err = pthread_create(&t, NULL, nap_main, z);
+	int err;
+	char c;
 
+	/*
+	 * The main thread blocks while the other naps: a timer's wakeup in an
+	 * interrupt that comes while a target runs is that target's sample.
+	 */
+	if (z->hold && pipe2(z->counted, O_CLOEXEC) < 0)
+		die("pipe2: %s", strerror(errno));
+	err = pthread_create(&t, NULL, nap_main, z);
 	if (err)
 		die("pthread_create: %s", strerror(err));
 	if (z->hold) {
-		const struct timespec tick = { .tv_nsec = 1000000 };
-
-		while (!__atomic_load_n(&z->counted, __ATOMIC_ACQUIRE))
-			nanosleep(&tick, NULL);
+		while (read(z->counted[0], &c, 1) != 1)
+			if (errno != EINTR)
+				die("read: %s", strerror(errno));
 		write_naps(z);
 		for (;;)
 			pause();

@@ -712,6 +712,15 @@ struct ipcperf_session_stats {
 	 * before start, or without IPCPERF_EV_SCHED. Since 0.2.
 	 */
 	unsigned int sched_records;
+	/**
+	 * Runs of the session's BPF programs that the kernel skipped because
+	 * the same program was already running on that CPU (a wakeup in an
+	 * interrupt that came during another wakeup's run): the kernel's
+	 * switch and wakeup totals (IPCPERF_SCHED_RECORDS_TOTALS) may be short
+	 * by as many. Counted over every process the programs saw, targets or
+	 * not, so an upper bound; 0 without BPF. Since 0.2.
+	 */
+	uint64_t bpf_missed;
 };
 
 /** Fill @p st (whose sz the caller set). @return 0 or -EINVAL. */

@@ -1030,6 +1030,28 @@ int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
 	return ret;
 }
 
+uint64_t ipp_bpf__missed(const struct ipp_bpf *b)
+{
+	uint64_t n = 0;
+
+	for (int o = 0; o < NR_OBJS; o++) {
+		struct bpf_program *p;
+
+		if (!b->objs[o])
+			continue;
+		bpf_object__for_each_program(p, b->objs[o]) {
+			struct bpf_prog_info info;
+			uint32_t len = sizeof(info);
+
+			memset(&info, 0, sizeof(info));
+			if (bpf_program__autoload(p) &&
+			    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+				n += info.recursion_misses;
+		}
+	}
+	return n;
+}
+
 /* The number after @key in verifier log @log, 0 if none. */
 static unsigned long log_number(const char *log, const char *key)
 {

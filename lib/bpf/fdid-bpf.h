@@ -249,6 +249,13 @@ int ipp_bpf__for_each_object(const struct ipp_bpf *b,
 			     int (*cb)(void *ctx, const char *name, size_t progs, uint64_t load_ns),
 			     void *ctx);
 
+/*
+ * Runs of the programs loaded that the kernel skipped because another run
+ * of the same program was under way on that CPU (a wakeup in an interrupt
+ * that came during one in a task), whoever they were for. 0 if unknown.
+ */
+uint64_t ipp_bpf__missed(const struct ipp_bpf *b);
+
 /* Programs loaded (and attached by ipp_bpf__enable()). */
 size_t ipp_bpf__nr_programs(const struct ipp_bpf *b);
 

@@ -95,6 +95,11 @@ int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
 	return -ENOTSUP;
 }
 
+uint64_t ipp_bpf__missed(const struct ipp_bpf *b)
+{
+	return 0;
+}
+
 size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
 {
 	return 0;
