@@ -11,6 +11,7 @@
 #include "traceargs.h"
 #include "traceout.h"
 #include "tracesig.h"
+#include "util.h"
 
 /* Where strace puts " = ": the return value at column 40. */
 #define RET_COLUMN 39
@@ -80,15 +81,8 @@ static struct traceout_task *add_task(struct traceout *t, pid_t tid, pid_t pid, 
 
 	if (k)
 		return k;
-	if (t->nr_tasks == t->cap_tasks) {
-		size_t cap = t->cap_tasks ? 2 * t->cap_tasks : 16;
-		struct traceout_task *v = realloc(t->tasks, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->tasks = v;
-		t->cap_tasks = cap;
-	}
+	if (cli_grow((void **)&t->tasks, &t->cap_tasks, t->nr_tasks + 1, sizeof(*t->tasks)) < 0)
+		return NULL;
 	k = &t->tasks[t->nr_tasks++];
 	*k = (struct traceout_task){ .tid = tid, .pid = pid,
 				     .cwd = cwd ? strdup(cwd) : cwd_of(t, pid) };

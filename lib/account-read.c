@@ -46,14 +46,7 @@ bool ipp_rows__same(const struct ipp_rowref *a, const struct ipp_rowref *b)
 /* Add @src into @dst, whose histogram is the caller's. */
 static void add_side(struct side *dst, const struct side *src)
 {
-	dst->ops += src->ops;
-	dst->bytes += src->bytes;
-	dst->errors += src->errors;
-	dst->time_ns += src->time_ns;
-	dst->msgs += src->msgs;
-	dst->mv_ops += src->mv_ops;
-	dst->mv_bytes += src->mv_bytes;
-	dst->again += src->again;
+	ipp_side_add(dst, src);
 	if (src->hist)
 		ipp_hist_merge(dst->hist, src->hist);
 }
@@ -376,14 +369,7 @@ static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
 /* @src's counts into @dst; its histogram taken over or merged and freed. */
 static void fold_side(struct side *dst, struct ipp_hist_packed **ph, struct side *src)
 {
-	dst->ops += src->ops;
-	dst->bytes += src->bytes;
-	dst->errors += src->errors;
-	dst->time_ns += src->time_ns;
-	dst->msgs += src->msgs;
-	dst->again += src->again;
-	dst->mv_ops += src->mv_ops;
-	dst->mv_bytes += src->mv_bytes;
+	ipp_side_add(dst, src);
 	if (!src->hist)
 		return;
 	/* The row's histogram is packed (*@ph), or dense (dst->hist) if packing had no memory. */

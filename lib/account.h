@@ -25,6 +25,19 @@ struct side {
 	struct ipp_hist *hist;
 };
 
+/* Add @src's counts into @dst's; the histograms are the caller's. */
+static inline void ipp_side_add(struct side *dst, const struct side *src)
+{
+	dst->ops += src->ops;
+	dst->bytes += src->bytes;
+	dst->errors += src->errors;
+	dst->time_ns += src->time_ns;
+	dst->msgs += src->msgs;
+	dst->mv_ops += src->mv_ops;
+	dst->mv_bytes += src->mv_bytes;
+	dst->again += src->again;
+}
+
 /* The counts of one incarnation of an fd (the fd table's index). */
 struct inccount {
 	uint64_t first_ns, last_ns;

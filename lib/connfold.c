@@ -51,18 +51,6 @@ static int merge_packed(struct ipp_hist_packed **dst, const struct ipp_hist_pack
 	return 0;
 }
 
-static void add_side(struct side *dst, const struct side *src)
-{
-	dst->ops += src->ops;
-	dst->bytes += src->bytes;
-	dst->errors += src->errors;
-	dst->time_ns += src->time_ns;
-	dst->msgs += src->msgs;
-	dst->again += src->again;
-	dst->mv_ops += src->mv_ops;
-	dst->mv_bytes += src->mv_bytes;
-}
-
 /*
  * A fold's counts and latencies into @cf. The fold's histograms are packed
  * (a dense one is left where packing had no memory: merged in too). @return
@@ -82,7 +70,7 @@ static int add_fold(struct connfold *cf, const struct inccount *c,
 	for (int s = 0; s < 2; s++) {
 		struct ipp_hist_packed *dense = src[s]->hist ? ipp_hist_pack(src[s]->hist) : NULL;
 
-		add_side(dst[s], src[s]);
+		ipp_side_add(dst[s], src[s]);
 		if (merge_packed(&cf->packed[s], packed[s], scratch) < 0 ||
 		    (src[s]->hist && src[s]->hist->count && !dense) ||
 		    merge_packed(&cf->packed[s], dense, scratch) < 0)
