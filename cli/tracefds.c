@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tracefds.h"
+#include "util.h"
 
 static void clear(struct tracefd *e)
 {
@@ -28,15 +29,8 @@ static struct tracefd *find(const struct tracefds *t, pid_t pid, int fd)
 
 static struct tracefd *add(struct tracefds *t)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct tracefd *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (cli_grow_from(64, (void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
+		return NULL;
 	return &t->v[t->n++];
 }
 
@@ -87,11 +81,14 @@ void tracefds_fork(struct tracefds *t, pid_t parent, pid_t child)
 {
 	size_t n = t->n;
 
-	tracefds_drop(t, child, -1);
+	/*
+	 * The child runs on another CPU at once: its first calls may come
+	 * before the parent's fork returns, and what they said stands.
+	 */
 	for (size_t i = 0; i < n; i++) {
 		struct tracefd *e;
 
-		if (t->v[i].pid != parent || !(e = add(t)))
+		if (t->v[i].pid != parent || find(t, child, t->v[i].fd) || !(e = add(t)))
 			continue;
 		copy_to(e, child, t->v[i].fd, &t->v[i].o);
 	}

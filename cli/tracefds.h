@@ -28,7 +28,10 @@ void tracefds_set(struct tracefds *t, pid_t pid, int fd, const struct ipcperf_fd
 void tracefds_drop(struct tracefds *t, pid_t pid, int fd);
 /* What fd @fd of @pid is, as last said; NULL when unknown. */
 const struct ipcperf_fd_object *tracefds_get(const struct tracefds *t, pid_t pid, int fd);
-/* A new process @child: its fds are @parent's, as fork copies them. */
+/*
+ * A new process @child: its fds are @parent's, as fork copies them, but
+ * for those its own calls said already (they came before the fork's return).
+ */
 void tracefds_fork(struct tracefds *t, pid_t parent, pid_t child);
 /* What the call @ev with @fds said of its process's fds. */
 void tracefds_take(struct tracefds *t, const struct ipcperf_syscall *ev,

@@ -18,6 +18,7 @@ Suite *chains_suite(void);
 Suite *perfdata_suite(void);
 Suite *metrics_suite(void);
 Suite *httpd_suite(void);
+Suite *tracefds_suite(void);
 Suite *util_suite(void);
 Suite *interval_suite(void);
 

@@ -1,0 +1,94 @@
+/* Unit tests of trace's table of fds (cli/tracefds.c). */
+#include "config.h"
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include "tracefds.h"
+#include "suites.h"
+
+static void set(struct tracefds *t, pid_t pid, int fd, const char *path)
+{
+	struct ipcperf_fd_object o = { .kind = IPCPERF_FD_FILE, .object = path, .detail = "" };
+
+	tracefds_set(t, pid, fd, &o);
+}
+
+static const char *object(const struct tracefds *t, pid_t pid, int fd)
+{
+	const struct ipcperf_fd_object *o = tracefds_get(t, pid, fd);
+
+	return o ? o->object : NULL;
+}
+
+/* fork copies the parent's fds to the child */
+START_TEST(test_fork_copies)
+{
+	struct tracefds t = { 0 };
+
+	set(&t, 10, 0, "/dev/null");
+	set(&t, 10, 3, "/etc/passwd");
+	set(&t, 20, 3, "/tmp/other");
+	tracefds_fork(&t, 10, 11);
+	ck_assert_str_eq(object(&t, 11, 0), "/dev/null");
+	ck_assert_str_eq(object(&t, 11, 3), "/etc/passwd");
+	ck_assert_ptr_null(object(&t, 11, 4));
+	ck_assert_uint_eq(t.n, 5);
+	/* the copies are the child's own: the parent's close leaves them */
+	tracefds_drop(&t, 10, -1);
+	ck_assert_str_eq(object(&t, 11, 3), "/etc/passwd");
+	ck_assert_str_eq(object(&t, 20, 3), "/tmp/other");
+	tracefds_fini(&t);
+}
+END_TEST
+
+/*
+ * The child's first calls came before the parent's fork returned (it ran on
+ * another CPU): the fd it opened stays what its call said, not the parent's.
+ */
+START_TEST(test_fork_after_childs_calls)
+{
+	struct tracefds t = { 0 };
+
+	set(&t, 10, 3, "/etc/passwd");
+	set(&t, 10, 4, "/etc/group");
+	set(&t, 11, 3, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	tracefds_fork(&t, 10, 11);
+	ck_assert_str_eq(object(&t, 11, 3), "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	ck_assert_str_eq(object(&t, 11, 4), "/etc/group");
+	ck_assert_str_eq(object(&t, 10, 3), "/etc/passwd");
+	ck_assert_uint_eq(t.n, 4);
+	tracefds_fini(&t);
+}
+END_TEST
+
+/* many fds: the table grows, every one kept */
+START_TEST(test_many)
+{
+	struct tracefds t = { 0 };
+	char path[32];
+
+	for (int fd = 0; fd < 1000; fd++) {
+		snprintf(path, sizeof(path), "/f%d", fd);
+		set(&t, 10, fd, path);
+	}
+	tracefds_fork(&t, 10, 11);
+	ck_assert_uint_eq(t.n, 2000);
+	ck_assert_str_eq(object(&t, 11, 999), "/f999");
+	tracefds_drop(&t, 11, 500);
+	ck_assert_ptr_null(object(&t, 11, 500));
+	ck_assert_str_eq(object(&t, 10, 500), "/f500");
+	tracefds_fini(&t);
+}
+END_TEST
+
+Suite *tracefds_suite(void)
+{
+	Suite *s = suite_create("tracefds");
+	TCase *tc = tcase_create("table");
+
+	tcase_add_test(tc, test_fork_copies);
+	tcase_add_test(tc, test_fork_after_childs_calls);
+	tcase_add_test(tc, test_many);
+	suite_add_tcase(s, tc);
+	return s;
+}
