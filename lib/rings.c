@@ -519,6 +519,8 @@ static int rings_stop(struct ipp_source *src)
 		calls_under_way(s);
 	if (s->plan.sched_counted)
 		n += sched_at_stop(s);
+	if (s->bpf)
+		s->bpf_missed = ipp_bpf__missed(s->bpf);
 	ipp_pipeline__flush(src->pl);
 	s->stop_ns = ipp_now_ns();
 	if (s->recorder) {
@@ -546,8 +548,7 @@ static void rings_stats(const struct ipp_source *src, bool stopped,
 		v->fd_identity = s->bpf ? IPCPERF_FDID_BPF : IPCPERF_FDID_PROC;
 	if (s->evlist)
 		v->syscall_records = s->plan.paired ? IPCPERF_SC_RECORDS_KERNEL : IPCPERF_SC_RECORDS_SAMPLES;
-	if (s->bpf)
-		v->bpf_missed = ipp_bpf__missed(s->bpf);
+	v->bpf_missed = s->bpf_missed;
 	if (s->evlist && (s->es.events & IPCPERF_EV_SCHED))
 		v->sched_records = s->plan.sched_counted ? IPCPERF_SCHED_RECORDS_TOTALS :
 						      IPCPERF_SCHED_RECORDS_EVENTS;

@@ -95,6 +95,7 @@ struct ipp_rings {
 	bool cmd_exited;	/* the command exited (waitid), whatever the records say */
 	/* the run */
 	uint64_t start_ns, stop_ns;
+	uint64_t bpf_missed;	/* the BPF programs' skipped runs, read at the stop */
 	void (*tap)(void *ctx, const void *rec, size_t size);
 	void *tap_ctx;
 	struct ipp_recorder *recorder;

@@ -718,7 +718,8 @@ struct ipcperf_session_stats {
 	 * interrupt that came during another wakeup's run): the kernel's
 	 * switch and wakeup totals (IPCPERF_SCHED_RECORDS_TOTALS) may be short
 	 * by as many. Counted over every process the programs saw, targets or
-	 * not, so an upper bound; 0 without BPF. Since 0.2.
+	 * not, so an upper bound; read at the stop (0 before it, and without
+	 * BPF). Since 0.2.
 	 */
 	uint64_t bpf_missed;
 };

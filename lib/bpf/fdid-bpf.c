@@ -995,45 +995,11 @@ int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS])
 	return err;
 }
 
-/* ipp_bpf__for_each_prog() for object @obj. */
-static int obj_each_prog(struct bpf_object *obj,
-			 int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns), void *ctx)
+typedef int (*prog_info_fn)(void *ctx, const struct bpf_program *p, const struct bpf_prog_info *info);
+
+/* @cb with each loaded program's kernel info, in load order. @return 0, -errno or @cb's first non-zero. */
+static int each_prog_info(const struct ipp_bpf *b, prog_info_fn cb, void *ctx)
 {
-	struct bpf_program *p;
-
-	bpf_object__for_each_program(p, obj) {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		int ret;
-
-		if (!bpf_program__autoload(p))
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
-			return -errno;
-		ret = cb(ctx, bpf_program__name(p), info.run_cnt, info.run_time_ns);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
-			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
-			   void *ctx)
-{
-	int ret = 0;
-
-	for (int o = 0; !ret && o < NR_OBJS; o++)
-		if (b->objs[o])
-			ret = obj_each_prog(b->objs[o], cb, ctx);
-	return ret;
-}
-
-uint64_t ipp_bpf__missed(const struct ipp_bpf *b)
-{
-	uint64_t n = 0;
-
 	for (int o = 0; o < NR_OBJS; o++) {
 		struct bpf_program *p;
 
@@ -1042,13 +1008,53 @@ uint64_t ipp_bpf__missed(const struct ipp_bpf *b)
 		bpf_object__for_each_program(p, b->objs[o]) {
 			struct bpf_prog_info info;
 			uint32_t len = sizeof(info);
+			int ret;
 
+			if (!bpf_program__autoload(p))
+				continue;
 			memset(&info, 0, sizeof(info));
-			if (bpf_program__autoload(p) &&
-			    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
-				n += info.recursion_misses;
+			if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
+				return -errno;
+			if ((ret = cb(ctx, p, &info)))
+				return ret;
 		}
 	}
+	return 0;
+}
+
+struct prog_runs {
+	int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns);
+	void *ctx;
+};
+
+static int prog_runs(void *ctx, const struct bpf_program *p, const struct bpf_prog_info *info)
+{
+	const struct prog_runs *r = ctx;
+
+	return r->cb(r->ctx, bpf_program__name(p), info->run_cnt, info->run_time_ns);
+}
+
+int ipp_bpf__for_each_prog(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, uint64_t runs, uint64_t ns),
+			   void *ctx)
+{
+	struct prog_runs r = { .cb = cb, .ctx = ctx };
+
+	return each_prog_info(b, prog_runs, &r);
+}
+
+static int add_misses(void *ctx, const struct bpf_program *p, const struct bpf_prog_info *info)
+{
+	(void)p;
+	*(uint64_t *)ctx += info->recursion_misses;
+	return 0;
+}
+
+uint64_t ipp_bpf__missed(const struct ipp_bpf *b)
+{
+	uint64_t n = 0;
+
+	each_prog_info(b, add_misses, &n);
 	return n;
 }
 
