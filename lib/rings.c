@@ -499,6 +499,8 @@ static int rings_stop(struct ipp_source *src)
 	if (s->plan.paired)
 		ipp_bpf__stop_calls(s->bpf);
 	ipp_counters__enable(s->counters, false);
+	/* the capture ends here: what follows only reads what it holds */
+	s->stop_ns = ipp_now_ns();
 	/*
 	 * What is in the rings is read and delivered, in order, for DRAIN_NS at
 	 * most; what is left when the clock ran out is counted as lost. Rings
@@ -522,7 +524,6 @@ static int rings_stop(struct ipp_source *src)
 	if (s->bpf)
 		s->bpf_missed = ipp_bpf__missed(s->bpf);
 	ipp_pipeline__flush(src->pl);
-	s->stop_ns = ipp_now_ns();
 	if (s->recorder) {
 		int err = finish_recording(s);
 

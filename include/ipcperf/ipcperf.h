@@ -683,7 +683,7 @@ struct ipcperf_session_stats {
 	uint64_t unpaired_exit;		/**< sys_exit without sys_enter (attached mid-call, or lost enter) */
 	uint64_t syscalls;		/**< completed syscalls delivered */
 	uint64_t start_ns;		/**< CLOCK_MONOTONIC when enabled */
-	uint64_t stop_ns;		/**< CLOCK_MONOTONIC when stopped (0 while running) */
+	uint64_t stop_ns;		/**< CLOCK_MONOTONIC when the events stopped, before the rings were read dry (0 while running) */
 	unsigned int rings;		/**< number of rings */
 	unsigned int skipped_events;	/**< tracepoints this kernel lacks */
 	unsigned int scope;		/**< the scope in use (IPCPERF_SCOPE_TASK or _CPU), 0 before start */

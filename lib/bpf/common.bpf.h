@@ -195,21 +195,13 @@ struct {
 } stats SEC(".maps");
 
 /*
- * Each target thread's switches and wakeups, by tid (struct ipp_sched_slot).
- * A hash map, not task-local storage: userspace reads the threads still
- * alive at the end. A thread's entry goes at its exit, with its record.
- */
-/*
- * The task each CPU switched to last, with its runtime then (exact: it was
- * not running) and the time: a running task's runtime now, which the
- * kernel updates only at ticks and switches, is that plus the time since.
- * A command's exec and a thread's exit call are counted so.
+ * Each CPU's scheduler clock (its run queue's) less the BPF clock, taken at
+ * a switch, where the kernel has just brought the run queue's clock up to
+ * date: the scheduler's clock now, to the nanosecond the two clocks agree.
  */
 struct oncpu {
-	__u64 at_ns;
-	__u64 runtime_ns;
-	__u32 tid;
-	__u32 pad;
+	__u64 clock_off;	/* rq->clock - bpf_ktime_get_ns(), modulo 2^64 */
+	__u64 at_ns;		/* when taken; 0: not yet on this CPU */
 };
 
 struct {
@@ -219,6 +211,42 @@ struct {
 	__type(value, struct oncpu);
 } oncpu SEC(".maps");
 
+/*
+ * The clocks of @p's run queue (through its fair-class queue: the kernel
+ * need not name per-CPU data to BPF). @return false where there is none.
+ */
+static __always_inline bool rq_clocks(struct task_struct *p, __u64 *clock, __u64 *clock_task)
+{
+	struct rq *rq;
+
+	if (!bpf_core_field_exists(struct cfs_rq, rq))
+		return false;
+	rq = BPF_CORE_READ(p, se.cfs_rq, rq);
+	if (!rq)
+		return false;
+	*clock = BPF_CORE_READ(rq, clock);
+	*clock_task = BPF_CORE_READ(rq, clock_task);
+	return true;
+}
+
+/* At a switch to @next on this CPU: the offset of its scheduler clock. */
+static __always_inline void oncpu_mark(struct task_struct *next)
+{
+	__u32 zero = 0;
+	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
+	__u64 clock, clock_task;
+
+	if (!o || !rq_clocks(next, &clock, &clock_task))
+		return;
+	o->at_ns = bpf_ktime_get_ns();
+	o->clock_off = clock - o->at_ns;
+}
+
+/*
+ * Each target thread's switches and wakeups, by tid (struct ipp_sched_slot).
+ * A hash map, not task-local storage: userspace reads the threads still
+ * alive at the end. A thread's entry goes at its exit, with its record.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);	/* the loader sets it */
@@ -235,19 +263,30 @@ static __always_inline void read_acct(struct task_struct *p, struct ipp_task_acc
 	a->migrations = BPF_CORE_READ(p, se.nr_migrations);
 }
 
-/* What the kernel accounted to @p, the current task, up to now (its runtime: since its switch-in). */
-static __always_inline void read_acct_now(struct task_struct *p, __u32 tid, struct ipp_task_acct *a)
+/*
+ * What the kernel accounted to @p, the current task, up to now. Its runtime
+ * is as the kernel brings it up to date (a thread's CPU clock): the task's
+ * sum, plus its run queue's task clock since the sum was last updated, plus
+ * the time since that clock was: not the time since the task's switch-in,
+ * which holds the interrupts and the time the hypervisor took the CPU.
+ */
+static __always_inline void read_acct_now(struct task_struct *p, struct ipp_task_acct *a)
 {
 	__u32 zero = 0;
 	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
+	__u64 clock, clock_task, start, now;
 
 	read_acct(p, a);
-	if (o && o->tid == tid) {
-		__u64 run = o->runtime_ns + (bpf_ktime_get_ns() - o->at_ns);
-
-		if (run > a->runtime_ns)
-			a->runtime_ns = run;
-	}
+	if (!rq_clocks(p, &clock, &clock_task))
+		return;
+	start = BPF_CORE_READ(p, se.exec_start);
+	if (clock_task > start)
+		a->runtime_ns += clock_task - start;
+	if (!o || !o->at_ns)
+		return;
+	now = bpf_ktime_get_ns() + o->clock_off;
+	if ((__s64)(now - clock) > 0)
+		a->runtime_ns += now - clock;
 }
 
 /*
@@ -263,7 +302,7 @@ static __always_inline void sched_end_call(void)
 
 	if (!t || t->exited || t->ended)
 		return;
-	read_acct_now(task, tid, &t->end);
+	read_acct_now(task, &t->end);
 	t->ended = 1;
 }
 

@@ -94,10 +94,9 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 zero = 0, tid;
-	struct oncpu *o;
 	struct ipp_sched_slot *t;
 	bool runnable = preempt;
+	__u32 tid;
 	__s32 cpu;
 
 	/*
@@ -107,11 +106,8 @@ int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_st
 	 * its exit, just before, and this switch writes its record. Without
 	 * follow_forks a counted child may not have its bit yet: all go on.
 	 */
-	if ((maybe_target(next->tgid) || !follow_forks) && (o = bpf_map_lookup_elem(&oncpu, &zero))) {
-		o->at_ns = bpf_ktime_get_ns();
-		o->runtime_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
-		o->tid = BPF_CORE_READ(next, pid);
-	}
+	if (maybe_target(next->tgid) || !follow_forks)
+		oncpu_mark(next);
 	if (sched_stopped || (!(prev_state & TASK_DEAD) && !maybe_target(prev->tgid) && follow_forks) ||
 	    !(t = sched_slot(ctx, prev)))
 		return 0;
@@ -199,7 +195,7 @@ int BPF_PROG(sched_exec_start, struct task_struct *task, const char *comm)
 		return 0;
 	t = new_slot(task, tid, (__s32)tgid, false);
 	if (t) {
-		read_acct_now(task, tid, &t->base);
+		read_acct_now(task, &t->base);
 		t->last = t->base;
 	}
 	return 0;
