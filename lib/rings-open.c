@@ -109,6 +109,9 @@ void ipp_rings__close_events(struct ipp_rings *s)
 	if (s->tick_fd >= 0)
 		close(s->tick_fd);
 	s->tick_fd = -1;
+	if (s->cmd_pidfd >= 0)
+		close(s->cmd_pidfd);
+	s->cmd_pidfd = -1;
 	s->nr_live = 0;
 	for (size_t i = 0; i < s->es.n; i++)
 		s->es.v[i].opened = false;
@@ -446,6 +449,24 @@ static int start_tick(struct ipp_rings *s)
 }
 
 /*
+ * The command's exit wakes the reader (its pidfd in the epoll set, once):
+ * a SIGCHLD that came between two waits would leave it asleep until a
+ * tick or a ring's wakeup mark, and the end of a short run that much later.
+ */
+static int watch_command(struct ipp_rings *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT };
+
+	if (!s->has_cmd || s->cmd.pid <= 0)
+		return 0;
+	s->cmd_pidfd = (int)syscall(SYS_pidfd_open, s->cmd.pid, 0);
+	if (s->cmd_pidfd < 0)
+		return 0;	/* before Linux 5.3: SIGCHLD and the rings end the run */
+	ev.data.fd = s->cmd_pidfd;
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->cmd_pidfd, &ev) < 0 ? -errno : 0;
+}
+
+/*
  * Counting needs no ring, so a task's counters need no per-CPU instances:
  * one "any CPU" instance per thread is enabled exactly while the task runs.
  * Per-CPU instances would each be enabled the whole time but run only on
@@ -691,6 +712,8 @@ static int open_events_once(struct ipp_rings *s)
 		err = connect_bpf(s);
 	if (!err && s->cpu_scope && !s->system_wide)
 		err = start_tick(s);
+	if (!err)
+		err = watch_command(s);
 	if (!err && s->want_counters)
 		err = open_counters(s);
 	if (!err)

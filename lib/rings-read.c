@@ -205,7 +205,7 @@ void ipp_rings__count_left(struct ipp_rings *s)
 static void reap_hangups(struct ipp_rings *s, const struct epoll_event *evs, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
+		if ((evs[i].events & (EPOLLHUP | EPOLLERR)) && evs[i].data.fd != s->cmd_pidfd) {
 			epoll_ctl(s->epfd, EPOLL_CTL_DEL, evs[i].data.fd, NULL);
 			if (s->nr_live)
 				s->nr_live--;
@@ -246,10 +246,9 @@ static bool cmd_exited(struct ipp_rings *s)
  * stamped before it was seen gone has been delivered. After lost side-band
  * records, targets' threads and children the set lacks are looked for too.
  */
-static void check_targets(struct ipp_rings *s, uint64_t pass, uint64_t horizon)
+static void check_targets(struct ipp_rings *s, uint64_t pass, uint64_t horizon, bool cmd_now)
 {
 	struct ipp_follow *f = s->follow;
-	bool cmd_now = !s->cmd_exited && cmd_exited(s);
 
 	ipp_follow__expire(f, horizon);
 	if (ipp_follow__done(f) || (!cmd_now && pass - s->check_ns < CHECK_NS))
@@ -265,6 +264,7 @@ int ipp_rings__consume(struct ipp_source *src)
 {
 	struct ipp_rings *s = rings_of(src);
 	uint64_t pass = ipp_now_ns(), horizon;
+	bool cmd_now;
 	int err;
 
 	if (s->tick_fd >= 0) {
@@ -276,7 +276,14 @@ int ipp_rings__consume(struct ipp_source *src)
 	err = check_hangups(s);
 	if (err)
 		return err;
-	horizon = pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
+	/*
+	 * The pass that first sees the command gone takes every record stamped
+	 * before it, not only those older than the slack: the command's last
+	 * ones (its exit) are written, and waiting out the slack would hold the
+	 * end of a short run by that much.
+	 */
+	cmd_now = s->follow && !s->cmd_exited && cmd_exited(s);
+	horizon = cmd_now ? pass : pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
 	err = ipp_rings__read_rings(s, horizon, pass + PASS_NS, NULL);
 	/*
 	 * A target /proc showed gone is forgotten once every record stamped
@@ -285,7 +292,7 @@ int ipp_rings__consume(struct ipp_source *src)
 	 * its last records and take those for another task's (foreign).
 	 */
 	if (s->follow)
-		check_targets(s, pass, s->delivered_ns);
+		check_targets(s, pass, s->delivered_ns, cmd_now);
 	return err;
 }
 

@@ -74,7 +74,7 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	}
 	s->base.ops = &ipp_rings_ops;
 	s->base.pl = pl;
-	s->epfd = s->tick_fd = -1;
+	s->epfd = s->tick_fd = s->cmd_pidfd = -1;
 	s->cmd.pid = -1;
 	s->system_wide = o.system_wide;
 	s->no_bpf = o.no_bpf;

@@ -87,6 +87,7 @@ struct ipp_rings {
 	bool call_memory;	/* the calls' user memory too (ipcperf_session_opts) */
 	int epfd;
 	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
+	int cmd_pidfd;		/* -- CMD: makes epfd readable when the command exits */
 	size_t nr_live;		/* ring fds not hung up */
 	/* CPU scope */
 	struct ipp_follow *follow;	/* the targets, which the pipeline reads */

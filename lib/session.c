@@ -150,7 +150,7 @@ int ipcperf_session__consume(struct ipcperf_session *s)
 
 int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 {
-	int err;
+	int err, n;
 
 	if (!s)
 		return -EINVAL;
@@ -158,7 +158,14 @@ int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 		return s->state == S_STOPPED ? 0 : -EINVAL;
 	/* A capture never makes the reader wait. */
 	err = live(s) ? ipp_rings__wait(s->src, timeout_ms) : 0;
-	return err < 0 ? err : s->src->ops->consume(s->src);
+	if (err < 0 && err != -EINTR)
+		return err;
+	/*
+	 * A signal is news too (SIGCHLD: the command exited, its last records
+	 * in the rings, short of their wakeup mark): read them now, not a wait later.
+	 */
+	n = s->src->ops->consume(s->src);
+	return n < 0 || !err ? n : err;
 }
 
 int ipcperf_session__fd(const struct ipcperf_session *s)

@@ -582,8 +582,9 @@ IPCPERF_API int ipcperf_session__fd(const struct ipcperf_session *s);
 
 /**
  * Wait up to @p timeout_ms (-1: forever) for data, then consume it.
- * @return number of events delivered (>= 0); -EINTR when interrupted by a
- *   signal; other -errno on failure.
+ * @return number of events delivered (>= 0); -EINTR when a signal
+ *   interrupted the wait (what the rings held is consumed all the same);
+ *   other -errno on failure.
  */
 IPCPERF_API int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms);
 
