@@ -573,9 +573,10 @@ IPCPERF_API int ipcperf_session__add_handlers(struct ipcperf_session *s,
 IPCPERF_API int ipcperf_session__start(struct ipcperf_session *s);
 
 /**
- * A file descriptor that becomes readable when a ring holds data or a target
- * hangs up (IPCPERF_SCOPE_CPU: also every 50 ms, as its rings never hang
- * up); poll it in your own loop, then call ipcperf_session__consume().
+ * A file descriptor that becomes readable when a ring holds data, a target
+ * hangs up or the session's command exits (IPCPERF_SCOPE_CPU: also every
+ * 50 ms, as its rings never hang up); poll it in your own loop, then call
+ * ipcperf_session__consume().
  * Owned by the session. -EINVAL before start.
  */
 IPCPERF_API int ipcperf_session__fd(const struct ipcperf_session *s);
