@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -854,6 +855,51 @@ START_TEST(test_existing_threads)
 }
 END_TEST
 
+/*
+ * The command's exit is news the reader is woken for: once the command has
+ * exited (seen here on a pidfd of our own), the session's fd is readable at
+ * once, and one ipcperf_session__poll() that does not wait leaves the
+ * session done. Before, in CPU scope (where done means the targets' exits
+ * delivered), the fd waited for the 50 ms tick, and a read held back the
+ * records of the last 20 ms (the merge's slack), the exit among them: not
+ * done. In task scope the rings hang up at the exit.
+ */
+START_TEST(test_poll_at_exit)
+{
+	char *argv[] = { "/bin/true", NULL };
+	IPCPERF_OPTS(ipcperf_session_opts, opts, .argv = argv, .scope = scopes[_i],
+		     .events = IPCPERF_EV_IO | IPCPERF_EV_TASK);
+	struct tasks_seen seen = { 0 };
+	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = &seen, .task = tasks_on_task);
+	struct ipcperf_session *s = ipcperf_session__new(&opts);
+	struct pollfd pfd = { .events = POLLIN };
+	int n, status;
+
+	ck_assert_msg(s != NULL, "ipcperf_session__new: %s", strerror(errno));
+	ck_assert_int_eq(ipcperf_session__add_handlers(s, &h), 0);
+	pfd.fd = (int)syscall(SYS_pidfd_open, ipcperf_session__child_pid(s), 0);
+	ck_assert_int_ge(pfd.fd, 0);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	while ((n = poll(&pfd, 1, 10000)) < 0 && errno == EINTR)
+		;
+	ck_assert_int_eq(n, 1);
+	close(pfd.fd);
+	/* the session's fd is readable at once, and one read without waiting finds it done */
+	pfd.fd = ipcperf_session__fd(s);
+	ck_assert_int_ge(pfd.fd, 0);
+	ck_assert_int_eq(poll(&pfd, 1, 0), 1);
+	n = ipcperf_session__poll(s, 0);
+	ck_assert_msg(n >= 0, "poll: %s", strerror(-n));
+	ck_assert_msg(ipcperf_session__done(s), "the command exited, and one poll later the "
+		      "session is not done (%u exits seen)", seen.exits);
+	ck_assert_int_ge(ipcperf_session__stop(s), 0);
+	ck_assert_uint_eq(seen.exits, 1);
+	ck_assert_int_eq(ipcperf_session__wait_child(s, &status), 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ipcperf_session__delete(s);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Failures                                                            */
 /* ------------------------------------------------------------------ */
@@ -1196,6 +1242,7 @@ Suite *engine_suite(void)
 	tcase_add_loop_test(tc, test_pipe_own_poll, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_loop_test(tc, test_existing_threads, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_loop_test(tc, test_task_events, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
+	tcase_add_loop_test(tc, test_poll_at_exit, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_pid_does_not_exist);
 	tcase_add_test(tc, test_record_no_follow);
