@@ -459,7 +459,9 @@ static int watch_command(struct ipp_rings *s)
 
 	if (!s->has_cmd || s->cmd.pid <= 0)
 		return 0;
+#ifdef SYS_pidfd_open
 	s->cmd_pidfd = (int)syscall(SYS_pidfd_open, s->cmd.pid, 0);
+#endif
 	if (s->cmd_pidfd < 0)
 		return 0;	/* before Linux 5.3: SIGCHLD and the rings end the run */
 	ev.data.fd = s->cmd_pidfd;
