@@ -189,6 +189,12 @@ static inline const int *cli_cmd_status(const struct cli_result *res)
  */
 void cli_wait_command(struct cli_result *res);
 /*
+ * ipcperf_session__delete(@s) without waiting for the kernel to release
+ * its tracepoints: a child that shares our memory holds its perf events
+ * until we have exited (cli/release.c). Call it when the output is out.
+ */
+void cli_session_release(struct ipcperf_session *s);
+/*
  * The exit code after the run: EXIT_USAGE or EXIT_RUNTIME when it never
  * ran; a command's own (its signal re-raised, so call this last, when all
  * is freed), except that @failed (the report or an output failed, said) or

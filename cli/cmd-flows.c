@@ -149,7 +149,7 @@ int flows_run(const struct flows_opts *o)
 	failed |= cli_out_close(&c.trace) < 0;
 	cli_wait_command(&res);
 	/* The session first: it feeds the others. */
-	ipcperf_session__delete(res.session);
+	cli_session_release(res.session);
 	flowout_trace_delete(c.tr);
 	ipcperf_flows__delete(c.fl);
 	ipcperf_stats__delete(c.st);

@@ -86,7 +86,7 @@ int record_run(const struct record_opts *o)
 		say_capture(o, &res);
 	/* The capture is said before a command that outlived it is waited for. */
 	cli_wait_command(&res);
-	ipcperf_session__delete(res.session);
+	cli_session_release(res.session);
 	ipcperf_stats__delete(st);
 	return cli_exit(&res, false);
 }

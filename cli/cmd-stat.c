@@ -513,7 +513,7 @@ int stat_run(const struct stat_opts *o)
 	httpd_delete(c.httpd);
 	cli_wait_command(&res);
 	/* The session first: it feeds the accounting; the flows use the totals. */
-	ipcperf_session__delete(res.session);
+	cli_session_release(res.session);
 	ipcperf_flows__delete(c.flows);
 	ipcperf_interval__delete(c.iv);
 	ipcperf_stats__delete(c.total);

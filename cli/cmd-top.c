@@ -331,7 +331,7 @@ int top_run(const struct top_opts *o)
 	term_leave();
 	last_frame(&c, res.session);
 	cli_wait_command(&res);
-	ipcperf_session__delete(res.session);
+	cli_session_release(res.session);
 	ipcperf_flows__delete(c.fl);
 	ipcperf_interval__delete(c.iv);
 	topview_free(&c.tv);

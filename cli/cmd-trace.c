@@ -117,7 +117,7 @@ int trace_run(const struct trace_opts *o)
 	/* The trace is complete before a command that outlived it is waited for. */
 	lost = cli_out_close(&out) < 0;
 	cli_wait_command(&res);
-	ipcperf_session__delete(res.session);
+	cli_session_release(res.session);
 	ipcperf_stats__delete(st);
 	traceout_fini(&tc.out);
 	return cli_exit(&res, lost);
