@@ -189,6 +189,13 @@ static inline const int *cli_cmd_status(const struct cli_result *res)
  */
 void cli_wait_command(struct cli_result *res);
 /*
+ * Around a live session's open and start (cli/heap.c): the large blocks of
+ * the BPF loads from one heap, kept and backed by huge pages; then the
+ * heap as the C library would have it after them, the unused part given back.
+ */
+void cli_heap_load_begin(void);
+void cli_heap_load_end(void);
+/*
  * ipcperf_session__delete(@s) without waiting for the kernel to release
  * its tracepoints: a child that shares our memory holds its perf events
  * until we have exited (cli/release.c). Call it when the output is out.

@@ -452,20 +452,27 @@ enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, stru
 {
 	struct loop lp = { .run = run };
 	uint64_t now;
-	int err;
+	int err = 0;
 
 	*res = (struct cli_result){ .end = CLI_END_NOT_RUN };
 	raise_nofile();
 	/* The command's orphans (a shell's background jobs) come to us, to be ended with it. */
 	if (t->argv && !t->input)
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (!t->input)
+		cli_heap_load_begin();
 	lp.s = session_open(t, run, &res->end);
+	if (lp.s) {
+		cmd_pid = t->input ? 0 : ipcperf_session__child_pid(lp.s);
+		catch_stop_signals();
+		catch_crash_signals();
+		err = ipcperf_session__start(lp.s);
+	}
+	if (!t->input)
+		cli_heap_load_end();
 	if (!lp.s)
 		return res->end;
-	cmd_pid = t->input ? 0 : ipcperf_session__child_pid(lp.s);
-	catch_stop_signals();
-	catch_crash_signals();
-	if (ipcperf_session__start(lp.s) < 0) {
+	if (err < 0) {
 		ipcperf_session__delete(lp.s);
 		return res->end;
 	}
