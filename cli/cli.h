@@ -1,4 +1,7 @@
-/* Shared layer of the ipcperf CLI: messages, targets, outputs (common.c), the run (run.c). */
+/*
+ * Shared layer of the ipcperf CLI: messages, targets, outputs (common.c), the
+ * run (run.c), the heap while a session loads (heap.c), its end (release.c).
+ */
 #ifndef IPCPERF_CLI_H
 #define IPCPERF_CLI_H
 #include <stdbool.h>
