@@ -44,9 +44,10 @@ static char *holder_stack;
 
 /*
  * The child: raw system calls only, and no libc state touched, since it
- * shares our memory while we go on and exit. Nothing here fails but a read
- * interrupted by a signal, which ends the wait early: the closes are then
- * ours again, as before.
+ * shares our memory while we go on and exit. It starts with every signal
+ * blocked: our handlers were copied, and must not run here on our memory (a
+ * Ctrl-C to the process group, say). SIGKILL still ends it, and the
+ * release then happens in its exit all the same.
  */
 static int hold(void *arg)
 {
@@ -108,6 +109,7 @@ static long list_fds(void)
 /* Start the child that holds our perf events past our exit; false if there is none. */
 static bool hand_over(void)
 {
+	sigset_t all, was;
 	int p[2];
 	pid_t pid;
 
@@ -119,7 +121,10 @@ static bool hand_over(void)
 		goto fail;
 	holder.close[holder.nr_close++] = p[1];
 	holder.wait_fd = p[0];
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &was);
 	pid = clone(hold, holder_stack + HOLDER_STACK, CLONE_VM | SIGCHLD, NULL);
+	sigprocmask(SIG_SETMASK, &was, NULL);
 	if (pid < 0)
 		goto fail;
 	close(p[0]);
