@@ -12,9 +12,10 @@
  * which is kept (no trim) and one for all threads (the loader's too); its
  * first 30 MB are backed by transparent huge pages where the kernel offers
  * them (madvise mode: a fault per 2 MB). Once the session runs, the
- * thresholds are what the C library's own would have grown to after those
- * blocks (it raises them as mmap'd blocks are freed), the unused heap is
- * given back, and later growth is in small pages again.
+ * thresholds are about what the C library's own would have grown to after
+ * those blocks (it raises them as mmap'd blocks are freed), the unused heap
+ * is given back, and later growth is in small pages again. Under a
+ * sanitizer's allocator the settings do nothing, and nothing breaks.
  */
 #include "config.h"
 #include <malloc.h>
