@@ -553,10 +553,6 @@ static struct io proc_syscall(json_object *proc, const char *name)
 }
 
 /*
- * Run SCENARIO under `ipcperf stat --json`, check the document and the
- * roles; @found receives the processes and rows. Returns the document (put it).
- */
-/*
  * Runs of a scenario while CPU-wide rings lose records. Those rings (every
  * scope but --scope=task; root's default is cpu) hold every process's
  * records on each CPU, and the suite's own parallel jobs (a compile beside
@@ -573,6 +569,10 @@ static bool rings_cpu_wide(void)
 	return strcmp(scope_opt, "--scope=task") != 0;
 }
 
+/*
+ * Run SCENARIO under `ipcperf stat --json`, check the document and the
+ * roles; @found receives the processes and rows. Returns the document (put it).
+ */
 static json_object *stat_scenario(const char *scenario, const char *arg,
 				  const struct want_proc *want, size_t nr, struct match *found)
 {
