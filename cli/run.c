@@ -265,14 +265,10 @@ static int wait_io(struct loop *lp, int timeout)
 	unsigned int n = run->io_fds(run->ctx, fds + 1, CLI_RUN_IO_FDS);
 
 	fds[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-	if (poll(fds, n + 1, sfd < 0 ? 0 : timeout) < 0 && errno == EINTR) {
-		/* a signal (SIGCHLD: the command exited): what the rings hold is read all the same */
-		ipcperf_session__poll(lp->s, 0);
-		return -EINTR;
-	}
-	if (n)
+	/* Interrupted (SIGCHLD: the command exited), the fds have nothing to serve. */
+	if (poll(fds, n + 1, sfd < 0 ? 0 : timeout) >= 0 && n)
 		run->io_ready(run->ctx, fds + 1, n);
-	/* Without waiting, which also takes the rings' hangups. */
+	/* Without waiting, which also takes the rings' hangups; after a signal too. */
 	return ipcperf_session__poll(lp->s, 0);
 }
 
