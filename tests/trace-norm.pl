@@ -18,7 +18,9 @@
 # tids (and the pids that are them: set_tid_address, getpid, clone,
 # wait4 return them, a siginfo's si_pid; getppid's is the tracer), inode
 # numbers of pipes and sockets, the local port of a TCP connection,
-# getrandom's bytes, a SIGCHLD's si_utime and si_stime (CPU ticks).
+# getrandom's bytes, a SIGCHLD's si_utime and si_stime (CPU ticks), and
+# the padding before a return value in column 40 that their widths moved
+# (pids wrap from 5 digits to 4 at pid_max 32768).
 # With --async SIG (a signal whose place among a task's calls is timing's,
 # such as the SIGCHLDs of a shell whose children run beside it): its
 # "--- SIG ... ---" lines, and the rt_sigreturn after each (which returns
@@ -140,6 +142,9 @@ for my $tid (@tids) {
 			$in_async = 0;
 			next;
 		}
+		# a line in column 40 stays there once its pids, addresses and inodes
+		# are names (their widths are the run's); a line off it stays off
+		my $aligned = realign($l) eq $l;
 		$l =~ s/\b(\d+)\b/exists $name{$1} ? $name{$1} : $1/ge
 			if $l =~ /^(set_tid_address|getpid|gettid|clone|clone3|fork|vfork|wait4|kill|tgkill)\(/;
 		$l =~ s/\b(si_pid=)(\d+)/$1 . (exists $name{$2} ? $name{$2} : $2)/ge;
@@ -149,6 +154,7 @@ for my $tid (@tids) {
 		$l =~ s/((?:pipe|TCP|TCPv6|UDP|UNIX-STREAM|UNIX):\[)\d+(->\d+)?\]/$1INO]/g;
 		$l =~ s/(TCP:\[127\.0\.0\.1:)\d+(->)/$1PORT$2/g;
 		$l =~ s/^(getrandom\(")(?:\\x[0-9a-f]{2})+/$1BYTES/;
+		$l = realign($l) if $aligned;
 		print "$name{$tid} $l\n";
 	}
 }
