@@ -1273,7 +1273,15 @@ static json_object *ev_fd_row(json_object *doc, pid_t pid, const char *kind, con
 /*
  * stat: the EAGAIN count of each fd side, exactly the workload's, from the
  * kernel's sums (the default) and from a record per call (--no-bpf).
+ * Without BPF the rings are CPU-wide (root's default scope) and hold every
+ * process's reads and writes, so the suite's other jobs (a compile beside
+ * us) can fill them before they are read: such a run says so in
+ * lost_events and is made again, up to EV_LOSSY_RUNS runs in all, as
+ * check-stat does. The kernel's sums hold the targets' calls alone: there
+ * nothing may be lost, at the first run.
  */
+#define EV_LOSSY_RUNS 3
+
 START_TEST(test_ev_stat_again)
 {
 	const char *kind = ev_chans[_i / 2 % 3];
@@ -1292,10 +1300,19 @@ START_TEST(test_ev_stat_again)
 	argv[n++] = flood ? "evflood" : "evtrickle";
 	argv[n++] = (char *)kind;
 	argv[n++] = "-v";
-	run(argv, &o);
-	ck_assert_msg(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0,
-		      "ipcperf stat: %s; stderr:\n%.2000s", status_str(o.status), o.err);
-	doc = parse_json(o.out, o.out_len, "ipcperf stat --json");
+	for (int run_nr = 1;; run_nr++) {
+		run(argv, &o);
+		ck_assert_msg(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0,
+			      "ipcperf stat: %s; stderr:\n%.2000s", status_str(o.status), o.err);
+		doc = parse_json(o.out, o.out_len, "ipcperf stat --json");
+		if (_i < 6 || run_nr == EV_LOSSY_RUNS || jint(doc, "lost_events") == 0)
+			break;
+		fprintf(stderr, "ev_stat_again %s %s --no-bpf: %" PRId64 " events lost CPU-wide "
+			"to the machine's load; run %d of %d\n", flood ? "evflood" : "evtrickle",
+			kind, jint(doc, "lost_events"), run_nr + 1, EV_LOSSY_RUNS);
+		json_object_put(doc);
+		output_free(&o);
+	}
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
 	ev_said(o.err, "producer", &pa, &pw);
