@@ -1273,19 +1273,14 @@ static json_object *ev_fd_row(json_object *doc, pid_t pid, const char *kind, con
 /*
  * stat: the EAGAIN count of each fd side, exactly the workload's, from the
  * kernel's sums (the default) and from a record per call (--no-bpf).
- * Without BPF the rings are CPU-wide (root's default scope) and hold every
- * process's reads and writes, so the suite's other jobs (a compile beside
- * us) can fill them before they are read: such a run says so in
- * lost_events and is made again, up to EV_LOSSY_RUNS runs in all, as
- * check-stat does. The kernel's sums hold the targets' calls alone: there
- * nothing may be lost, at the first run.
+ * Without BPF the rings are CPU-wide (root's default scope): a run that
+ * lost records is made again (LOSSY_RUNS, suites.h). The kernel's sums
+ * hold the targets' calls alone: there nothing may be lost.
  */
-#define EV_LOSSY_RUNS 3
-
 START_TEST(test_ev_stat_again)
 {
 	const char *kind = ev_chans[_i / 2 % 3];
-	bool flood = _i % 2 == 0;
+	bool flood = _i % 2 == 0, no_bpf = _i >= 6;
 	char *argv[10] = { IPCPERF_PATH, "stat", "--json" };
 	size_t n = 3;
 	struct output o;
@@ -1293,7 +1288,7 @@ START_TEST(test_ev_stat_again)
 	pid_t prod, cons;
 	int64_t pa, pw, ca, cw;
 
-	if (_i >= 6)
+	if (no_bpf)
 		argv[n++] = "--no-bpf";
 	argv[n++] = "--";
 	argv[n++] = FLOWWORK_PATH;
@@ -1305,11 +1300,11 @@ START_TEST(test_ev_stat_again)
 		ck_assert_msg(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0,
 			      "ipcperf stat: %s; stderr:\n%.2000s", status_str(o.status), o.err);
 		doc = parse_json(o.out, o.out_len, "ipcperf stat --json");
-		if (_i < 6 || run_nr == EV_LOSSY_RUNS || jint(doc, "lost_events") == 0)
+		if (!no_bpf || run_nr == LOSSY_RUNS || jint(doc, "lost_events") == 0)
 			break;
 		fprintf(stderr, "ev_stat_again %s %s --no-bpf: %" PRId64 " events lost CPU-wide "
 			"to the machine's load; run %d of %d\n", flood ? "evflood" : "evtrickle",
-			kind, jint(doc, "lost_events"), run_nr + 1, EV_LOSSY_RUNS);
+			kind, jint(doc, "lost_events"), run_nr + 1, LOSSY_RUNS);
 		json_object_put(doc);
 		output_free(&o);
 	}

@@ -553,17 +553,10 @@ static struct io proc_syscall(json_object *proc, const char *name)
 }
 
 /*
- * Runs of a scenario while CPU-wide rings lose records. Those rings (every
- * scope but --scope=task; root's default is cpu) hold every process's
- * records on each CPU, and the suite's own parallel jobs (a compile beside
- * us) can fill them before they are read: the loss is then reported, as
- * check-engine's nothing_lost() allows. The rows can only be exact on a
- * capture that lost nothing, so such a run is made again, up to this many
- * runs in all; per task the rings hold the targets alone, and nothing may
- * be lost.
+ * Whether the rings are CPU-wide (root's default scope is cpu): their loss
+ * is reported, as check-engine's nothing_lost() allows, and the run is made
+ * again (LOSSY_RUNS, suites.h).
  */
-#define LOSSY_RUNS 3
-
 static bool rings_cpu_wide(void)
 {
 	return strcmp(scope_opt, "--scope=task") != 0;
