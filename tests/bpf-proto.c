@@ -1855,14 +1855,6 @@ static int print_load(void *ctx, const char *name, size_t insns, unsigned long p
 	return 0;
 }
 
-/* One line per loaded object (one per job): its programs and its load time. */
-static int print_object(void *ctx, const char *name, size_t progs, uint64_t load_ns)
-{
-	fprintf(ctx, "object %-6s %2zu programs, load %7.2f ms\n", name, progs,
-		(double)load_ns / 1e6);
-	return 0;
-}
-
 /* Load, attach and detach the programs as a session would: each program's verification, the wall times. */
 static int cmd_load(int argc, char **argv)
 {
@@ -1897,7 +1889,8 @@ static int cmd_load(int argc, char **argv)
 		die("cannot attach the programs");
 	t2 = now_ns();
 	ipp_bpf__for_each_load(b, print_load, stdout);
-	ipp_bpf__for_each_object(b, print_object, stdout);
+	printf("object: %zu programs, load %.2f ms\n", ipp_bpf__nr_programs(b),
+	       (double)ipp_bpf__load_ns(b) / 1e6);
 	fflush(stdout);
 	if (hold)
 		sleep(hold);	/* attached, no target: what the programs cost everyone else */

@@ -5,10 +5,10 @@
 #    in the kernel: every fd the workload made is described exactly
 #    (0 unknown, 0 wrong, 0 extra), each record in its ring just before its
 #    call's sys_exit sample;
-#  - load: one BPF object per job, each loaded only when its job is asked
-#    for, with exactly its programs: fdid (exit_fd, on_fork, on_exit)
-#    always, sched (4 programs) with --sched, calls (call_enter, call_exit,
-#    call_exec) with --pair.
+#  - load: of the one BPF object, exactly the programs of the jobs asked
+#    for: the fd job's (exit_gate, exit_fd, on_fork, on_exit) always, the
+#    calls job's (call_enter, call_exit, call_exec) with --pair, the sched
+#    job's (4) with --sched, the args job's (4) with --args.
 # Needs root (CAP_BPF, CAP_PERFMON): skips (77) otherwise, fails under CI=true.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -32,22 +32,29 @@ for scope in cpu task; do
 	done
 done
 
-# load_objects ARGS -- EXPECTED: the "object NAME N programs" lines of bpf-proto load ARGS
-load_objects() {
+# load_progs ARGS -- EXPECTED: the programs bpf-proto load ARGS loaded, by name
+load_progs() {
 	args=
 	while [ "$1" != -- ]; do args="$args $1"; shift; done
 	shift
 	# shellcheck disable=SC2086
 	run "$PROTO" load $args
 	[ "$status" -eq 0 ] || { show; fail "load$args: exit $status"; }
-	got=$(sed -n 's/^object \([a-z]*\) *\([0-9]*\) programs, load .* ms$/\1 \2/p' "$T/out" | tr '\n' ' ')
-	[ "$got" = "$*" ] || { show; fail "load$args: objects '$got', expected '$*'"; }
+	got=$(sed -n 's/^load \([a-z_]*\) .* insns, .*/\1/p' "$T/out" | LC_ALL=C sort | tr '\n' ' ')
+	[ "$got" = "$* " ] || { show; fail "load$args: programs '$got', expected '$* '"; }
+	n=$(sed -n 's/^object: \([0-9]*\) programs, load .* ms$/\1/p' "$T/out")
+	[ "$n" = "$#" ] || { show; fail "load$args: the object says $n programs, expected $#"; }
 }
-load_objects -- "fdid 4 "
-load_objects --pair -- "fdid 4 calls 3 "
-load_objects --pair --sched -- "fdid 4 sched 4 calls 3 "
-load_objects --pair --sched --all -- "fdid 2 sched 4 calls 3 "
-progs=$(sed -n 's/^load \([a-z_]*\) .* insns, .*/\1/p' "$T/out" | tr '\n' ' ')
-[ "$progs" = "exit_gate exit_fd sched_count sched_woken sched_born sched_exec_start call_enter call_exit call_exec " ] ||
-	{ show; fail "load --pair --sched --all: programs '$progs'"; }
+fd_progs="exit_fd exit_gate on_exit on_fork"
+call_progs="call_enter call_exec call_exit"
+sched_progs="sched_born sched_count sched_exec_start sched_woken"
+args_progs="args_enter args_exit args_signal args_switch"
+# shellcheck disable=SC2086
+{
+load_progs -- $fd_progs
+load_progs --pair -- $call_progs $fd_progs
+load_progs --pair --sched -- $call_progs $fd_progs $sched_progs
+load_progs --pair --sched --all -- $call_progs exit_fd exit_gate $sched_progs
+load_progs --pair --args -- $args_progs $call_progs $fd_progs
+}
 exit 0

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The args object (loaded for ipcperf trace only): the user memory a
+ * The args job (loaded for ipcperf trace only): the user memory a
  * call's arguments point to, read at the call, as strace shows it. At
  * sys_enter, args_enter reads what the call's spec (arg_specs, by number,
  * the loader's) says is there before the call (paths, strings, buffers
  * written, argv) into the thread's slot; at sys_exit, args_exit adds what
  * the call wrote (buffers read, struct stat, sockaddrs) and writes the arg
- * record (args-rec.h). The object attaches before the fd object, so on
+ * record (args-rec.h). The job attaches before the fd job, so on
  * sys_exit its record comes before the call's fd records and call record,
  * in the same ring. exit and exit_group never return: their record is
  * written at sys_enter. A call its thread is switched out in (blocked, or

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the three BPF objects share (fdid.bpf.c, calls.bpf.c, sched.bpf.c):
- * the loader's settings (.rodata, set alike in each object), the .bss
- * (target_bits, the stop flags: one map, made by the fd object and reused
- * by the others, so the same layout in each), the maps (made once by the fd
- * object, reused by the others: bpf_map__reuse_fd()) and the helpers. Each
- * object is verified, loaded and measured alone. See lib/bpf/README.md.
+ * What the jobs' programs share (fdid.bpf.c, sched.bpf.c, calls.bpf.c,
+ * args.bpf.c): the loader's settings (.rodata), the .bss (target_bits, the
+ * stop flags), the maps and the helpers. The four files make one object
+ * (progs.bpf.c): one parse of the kernel's BTF per load, and the loader
+ * loads of it the programs each session asks for. See lib/bpf/README.md.
  */
 #ifndef IPP_COMMON_BPF_H
 #define IPP_COMMON_BPF_H
@@ -483,7 +482,6 @@ struct {
  * (hist_index() there). A global function: verified once, not once per
  * path of its caller (its six branches made call_exit's 64 times).
  */
-#ifndef IPP_BPF_MAPS_ONLY	/* the maps object has no program: no function either */
 __noinline __u32 sum_bucket(__u64 v)
 {
 	__u64 x = v;
@@ -501,9 +499,6 @@ __noinline __u32 sum_bucket(__u64 v)
 	shift = e - 5;
 	return (shift + 1) * 32 + (__u32)(v >> shift) - 32;
 }
-#else
-__u32 sum_bucket(__u64 v);
-#endif
 
 /* The current CPU's sums of @k, made when there are none. NULL: the map is full. */
 static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Loader of the BPF objects (fd identity, calls paired, scheduling totals): see fdid-bpf.h. */
+/* Loader of the BPF programs (fd identity, calls paired, scheduling totals, arguments): see fdid-bpf.h. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -17,11 +17,7 @@
 #include "syscalls.h"
 #include "fdid-bpf.h"
 #include "syscalls.h"
-#include "maps.skel.h"
-#include "fdid.skel.h"
-#include "calls.skel.h"
-#include "sched.skel.h"
-#include "args.skel.h"
+#include "progs.skel.h"
 
 #define DEFAULT_MAX_TARGETS 8192
 /* Threads whose switches are counted at once (sched_tot), of targets or of the machine. */
@@ -36,20 +32,15 @@ struct output {
 	uint64_t id;
 };
 
-/* The objects, one per job, in the order they load and attach (calls last: see ipp_bpf__enable()). */
-enum { OBJ_FDID, OBJ_SCHED, OBJ_CALLS, OBJ_ARGS, NR_OBJS };
-static const char *const obj_names[NR_OBJS] = { "fdid", "sched", "calls", "args" };
+/*
+ * The jobs, in the order their programs attach (see ipp_bpf__enable()): a
+ * program's job is its name's prefix (progs.bpf.c).
+ */
+enum job { JOB_ARGS, JOB_FDID, JOB_SCHED, JOB_CALLS, NR_JOBS };
 
 struct ipp_bpf {
-	struct maps_bpf *maps;		/* no program: the maps, made once, every object reuses them */
-	struct fdid_bpf *skel;		/* fd identity, always */
-	struct calls_bpf *calls;	/* the calls paired (pairs) */
-	struct sched_bpf *sched;	/* the scheduling totals (counts_sched) */
-	struct args_bpf *args;		/* the calls' user memory (call_args) */
-	struct bpf_object *objs[NR_OBJS];	/* those loaded, NULL the others */
-	struct bpf_object_skeleton *skels[NR_OBJS];
-	uint64_t load_ns[NR_OBJS];	/* what each object's load took */
-	size_t obj_progs[NR_OBJS];	/* its programs loaded */
+	struct progs_bpf *skel;		/* the object: every job's programs, those asked for loaded */
+	uint64_t load_ns;		/* what its load took */
 	bool enabled;
 	struct output *outs;
 	size_t nr_outs;
@@ -63,8 +54,8 @@ struct ipp_bpf {
 	uint8_t want[IPP_FDID_MAX_NR];	/* what want says of each call (enum ipp_sum_want) */
 	bool counts_sched;
 	bool load_stats;
-	bool want_args;
-	char *logs[NR_OBJS];	/* load_stats: each program's verifier log, LOG_SIZE bytes */
+	bool want_args;		/* the args job (call_args), when the calls are paired */
+	char *logs;		/* load_stats: each program's verifier log, LOG_SIZE bytes */
 };
 
 /* A verifier log at level 4 (BPF_LOG_STATS) is its statistics, 3 lines. */
@@ -91,12 +82,42 @@ static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, in
 	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
 }
 
-/* Whether program @p of a loaded object is to be loaded, by what was asked (an object's job is). */
-static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
+/* Program @p's job, by its name (progs.bpf.c). */
+static enum job job_of(const struct bpf_program *p)
 {
-	const struct fdid_bpf *k = b->skel;
 	const char *name = bpf_program__name(p);
 
+	if (!strncmp(name, "args_", 5))
+		return JOB_ARGS;
+	if (!strncmp(name, "sched_", 6))
+		return JOB_SCHED;
+	if (!strncmp(name, "call_", 5))
+		return JOB_CALLS;
+	return JOB_FDID;
+}
+
+/* Whether program @p is to be loaded, by what was asked: its job, then the program. */
+static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
+{
+	const struct progs_bpf *k = b->skel;
+	const char *name = bpf_program__name(p);
+
+	switch (job_of(p)) {
+	case JOB_ARGS:
+		if (!b->want_args)
+			return false;
+		break;
+	case JOB_SCHED:
+		if (!b->counts_sched)
+			return false;
+		break;
+	case JOB_CALLS:
+		if (!b->pairs)
+			return false;
+		break;
+	default:
+		break;
+	}
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit"))
 		return (k->rodata->follow_forks && !k->rodata->trace_all) || k->rodata->task_records;
 	if (!strcmp(name, "call_switch"))
@@ -186,9 +207,9 @@ static void set_one_spec(void *ctx, const char *name, const struct ipp_arg_spec 
 /* What the args object reads of each call (args-rec.c), by this architecture's numbers. */
 static int set_arg_specs(struct ipp_bpf *b)
 {
-	struct specs_ctx c = { .map = b->args ? b->args->maps.arg_specs : NULL };
+	struct specs_ctx c = { .map = b->skel->maps.arg_specs };
 
-	if (!b->args)
+	if (!b->want_args)
 		return 0;
 	ipp_args_for_each_spec(set_one_spec, &c);
 	return c.err;
@@ -221,50 +242,32 @@ static int set_exit_next(struct ipp_bpf *b)
 	int err = set_next(b, 0, b->skel->progs.exit_fd);
 
 	if (!err && b->pairs)
-		err = set_next(b, 1, b->calls->progs.call_exit);
+		err = set_next(b, 1, b->skel->progs.call_exit);
 	return err;
 }
 
-/* Each program of object @o's verifier statistics into its part of b->logs[@o]. */
-static int keep_logs(struct ipp_bpf *b, int o)
+/* Each program's verifier statistics into its part of b->logs. */
+static int keep_logs(struct ipp_bpf *b)
 {
 	struct bpf_program *p;
 	size_t i = 0;
 
-	b->logs[o] = calloc(b->obj_progs[o] ? b->obj_progs[o] : 1, LOG_SIZE);
-	if (!b->logs[o])
+	b->logs = calloc(b->nr_progs ? b->nr_progs : 1, LOG_SIZE);
+	if (!b->logs)
 		return -ENOMEM;
-	bpf_object__for_each_program(p, b->objs[o]) {
+	bpf_object__for_each_program(p, b->skel->obj) {
 		if (!bpf_program__autoload(p))
 			continue;
 		bpf_program__set_log_level(p, 4);
-		bpf_program__set_log_buf(p, b->logs[o] + i++ * LOG_SIZE, LOG_SIZE);
+		bpf_program__set_log_buf(p, b->logs + i++ * LOG_SIZE, LOG_SIZE);
 	}
 	return 0;
 }
 
-/* The loader's settings (.rodata, common.bpf.h) of the fd object into object @dst's, alike. */
-#define COPY_RODATA(dst, src) do {				\
-	(dst)->trace_all = (src)->trace_all;			\
-	(dst)->follow_forks = (src)->follow_forks;		\
-	(dst)->io_records = (src)->io_records;			\
-	(dst)->page_size = (src)->page_size;			\
-	(dst)->pair_calls = (src)->pair_calls;			\
-	(dst)->pair_switches = (src)->pair_switches;		\
-	(dst)->count_sched = (src)->count_sched;		\
-	(dst)->exclude_tgid = (src)->exclude_tgid;		\
-	(dst)->task_records = (src)->task_records;		\
-	(dst)->nr_exit = (src)->nr_exit;			\
-	(dst)->nr_exit_group = (src)->nr_exit_group;		\
-	(dst)->nr_rt_sigreturn = (src)->nr_rt_sigreturn;	\
-	(dst)->agg_calls = (src)->agg_calls;			\
-	(dst)->nr_cpus = (src)->nr_cpus;			\
-} while (0)
-
-/* The fd object's settings, by what was asked. */
-static void set_fdid_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
+/* The programs' settings, by what was asked. */
+static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 {
-	struct fdid_bpf__rodata *r = b->skel->rodata;
+	struct progs_bpf__rodata *r = b->skel->rodata;
 
 	r->trace_all = IPP_OPTS_HAS(opts, all_tasks) && opts->all_tasks;
 	r->follow_forks = !(IPP_OPTS_HAS(opts, user_follow) && opts->user_follow);
@@ -281,17 +284,20 @@ static void set_fdid_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	r->nr_exit = SYS_exit;
 	r->nr_exit_group = SYS_exit_group;
 	r->nr_rt_sigreturn = SYS_rt_sigreturn;
+	r->nr_execve = SYS_execve;
+	r->nr_execveat = SYS_execveat;
 	/* the sums' flushes follow the targets' exits in the kernel: not with all tasks, nor IO records */
 	b->aggs = b->pairs && IPP_OPTS_HAS(opts, agg_calls) && opts->agg_calls && !r->trace_all &&
 		  r->follow_forks && !r->io_records;
 	r->agg_calls = b->aggs;
 	r->nr_cpus = (uint32_t)b->nr_cpus;
+	b->want_args = b->pairs && IPP_OPTS_HAS(opts, call_args) && opts->call_args;
 }
 
-/* The maps' sizes, in the maps object (which makes them), by what was asked. */
+/* The maps' sizes, by what was asked; the args job's made only for it. */
 static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 {
-	struct maps_bpf *k = b->maps;
+	struct progs_bpf *k = b->skel;
 
 	if (IPP_OPTS_HAS(opts, max_targets) && opts->max_targets)
 		bpf_map__set_max_entries(k->maps.targets, opts->max_targets);
@@ -304,150 +310,33 @@ static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
 	/* allocated as keys come (no prealloc): the bound only */
 	bpf_map__set_max_entries(k->maps.agg, b->aggs ? AGG_KEYS : 1);
+	bpf_map__set_autocreate(k->maps.arg_specs, b->want_args);
+	bpf_map__set_autocreate(k->maps.arg_slots, b->want_args);
 }
 
 /*
- * Object @obj to use the maps object's maps, made once: the .bss too
- * (target_bits, the stop flags: common.bpf.h, the same layout), not its
- * .rodata (each object's own: the loader's settings, copied).
+ * Load the object: the programs asked for, timed. One load, one parse of
+ * the kernel's BTF (progs.bpf.c); exit_fd's verification is most of it.
  */
-static int reuse_maps(struct ipp_bpf *b, struct bpf_object *obj)
-{
-	struct bpf_map *m;
-
-	bpf_object__for_each_map(m, obj) {
-		const char *name = bpf_map__name(m);
-		const struct bpf_map *from;
-
-		/* the args object's own maps (arg_specs, arg_slots) */
-		if (strstr(name, ".rodata") || !strncmp(name, "arg_", 4))
-			continue;
-		from = strstr(name, ".bss") ? b->maps->maps.bss :
-					      bpf_object__find_map_by_name(b->maps->obj, name);
-		if (!from || bpf_map__value_size(from) != bpf_map__value_size(m) ||
-		    bpf_map__key_size(from) != bpf_map__key_size(m)) {
-			ipp_info("BPF map %s is not the maps object's\n", name);
-			return -EINVAL;
-		}
-		if (bpf_map__reuse_fd(m, bpf_map__fd(from)) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
-/* Load object @o (opened, its settings made): the programs it is asked for, timed. */
-static int load_obj(struct ipp_bpf *b, int o)
+static int load_progs(struct ipp_bpf *b)
 {
 	struct bpf_program *p;
 	uint64_t t0 = ipp_now_ns();
 	int err;
 
-	if ((err = reuse_maps(b, b->objs[o])) < 0)
-		return err;
-	bpf_object__for_each_program(p, b->objs[o]) {
+	bpf_object__for_each_program(p, b->skel->obj) {
 		bool load = wanted_prog(b, p);
 
 		bpf_program__set_autoload(p, load);
-		b->obj_progs[o] += load;
+		b->nr_progs += load;
 	}
-	if (b->load_stats && (err = keep_logs(b, o)) < 0)
+	if (b->load_stats && (err = keep_logs(b)) < 0)
 		return err;
-	err = bpf_object__load_skeleton(b->skels[o]);
+	err = progs_bpf__load(b->skel);
 	if (err)
 		return err;
-	b->load_ns[o] = ipp_now_ns() - t0;
+	b->load_ns = ipp_now_ns() - t0;
 	return 0;
-}
-
-/* The args object, with the calls paired when asked for (call_args). */
-static int open_args(struct ipp_bpf *b)
-{
-	if (!b->want_args || !b->pairs)
-		return 0;
-	b->args = args_bpf__open();
-	if (!b->args)
-		return -errno;
-	COPY_RODATA(b->args->rodata, b->skel->rodata);
-	b->args->rodata->nr_execve = SYS_execve;
-	b->args->rodata->nr_execveat = SYS_execveat;
-	b->objs[OBJ_ARGS] = b->args->obj;
-	b->skels[OBJ_ARGS] = b->args->skeleton;
-	return 0;
-}
-
-/* Open the objects of the jobs asked for, other than the fd one (opened by the caller). */
-static int open_objs(struct ipp_bpf *b)
-{
-	b->objs[OBJ_FDID] = b->skel->obj;
-	b->skels[OBJ_FDID] = b->skel->skeleton;
-	if (b->counts_sched) {
-		b->sched = sched_bpf__open();
-		if (!b->sched)
-			return -errno;
-		COPY_RODATA(b->sched->rodata, b->skel->rodata);
-		b->objs[OBJ_SCHED] = b->sched->obj;
-		b->skels[OBJ_SCHED] = b->sched->skeleton;
-	}
-	if (b->pairs) {
-		b->calls = calls_bpf__open();
-		if (!b->calls)
-			return -errno;
-		COPY_RODATA(b->calls->rodata, b->skel->rodata);
-		b->objs[OBJ_CALLS] = b->calls->obj;
-		b->skels[OBJ_CALLS] = b->calls->skeleton;
-	}
-	return open_args(b);
-}
-
-struct load_job {
-	struct ipp_bpf *b;
-	int err;
-};
-
-/* The sched and calls objects, those asked for, one after the other. */
-static int load_others(struct ipp_bpf *b)
-{
-	int err = 0;
-
-	for (int o = OBJ_FDID + 1; !err && o < NR_OBJS; o++)
-		if (b->objs[o])
-			err = load_obj(b, o);
-	return err;
-}
-
-static void *load_thread(void *arg)
-{
-	struct load_job *j = arg;
-
-	j->err = load_others(j->b);
-	return NULL;
-}
-
-/*
- * Load the objects: the maps object first (no program: no kernel BTF to
- * parse), then the fd object and, side by side on a thread of their own
- * when asked for, the sched and calls ones (each load parses the kernel's
- * BTF, about 10 ms, and verifies its programs; exit_fd alone takes 20).
- */
-static int load_objs(struct ipp_bpf *b)
-{
-	struct load_job j = { .b = b };
-	pthread_t t;
-	bool apart;
-	int err;
-
-	if ((err = maps_bpf__load(b->maps)) < 0 || (err = open_objs(b)) < 0)
-		return err;
-	apart = (b->objs[OBJ_SCHED] || b->objs[OBJ_CALLS] || b->objs[OBJ_ARGS]) &&
-		pthread_create(&t, NULL, load_thread, &j) == 0;
-	err = load_obj(b, OBJ_FDID);
-	if (apart)
-		pthread_join(t, NULL);
-	else if (!err)
-		j.err = load_others(b);
-	for (int o = 0; o < NR_OBJS; o++)
-		b->nr_progs += b->obj_progs[o];
-	return err ? err : j.err;
 }
 
 static void load_failed(int err)
@@ -479,17 +368,15 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 		return NULL;
 	b->nr_cpus = libbpf_num_possible_cpus();
 	pthread_once(&print_once, set_print);
-	b->maps = maps_bpf__open();
-	b->skel = b->maps ? fdid_bpf__open() : NULL;
+	b->skel = progs_bpf__open();
 	if (!b->skel || b->nr_cpus <= 0) {
 		err = b->skel ? b->nr_cpus : -errno;
 		goto fail;
 	}
-	set_fdid_rodata(b, opts);
+	set_rodata(b, opts);
 	set_map_sizes(b, opts);
 	b->load_stats = IPP_OPTS_HAS(opts, load_stats) && opts->load_stats;
-	b->want_args = IPP_OPTS_HAS(opts, call_args) && opts->call_args;
-	err = load_objs(b);
+	err = load_progs(b);
 	if (err) {
 		load_failed(err);
 		goto fail;
@@ -524,16 +411,11 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 		bpf_link__destroy(b->links[i]);
 	for (size_t i = 0; i < b->nr_outs; i++)
 		close(b->outs[i].fd);
-	calls_bpf__destroy(b->calls);
-	sched_bpf__destroy(b->sched);
-	args_bpf__destroy(b->args);
-	fdid_bpf__destroy(b->skel);
-	maps_bpf__destroy(b->maps);
+	progs_bpf__destroy(b->skel);
 	free(b->outs);
 	free(b->ids);
 	free(b->links);
-	for (int o = 0; o < NR_OBJS; o++)
-		free(b->logs[o]);
+	free(b->logs);
 	free(b);
 }
 
@@ -896,17 +778,17 @@ size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
 	return b->nr_progs;
 }
 
-/* Attach object @o's loaded programs. @return 0 or -errno. */
-static int attach_progs(struct ipp_bpf *b, int o)
+/* Attach job @j's loaded programs. @return 0 or -errno. */
+static int attach_progs(struct ipp_bpf *b, enum job j)
 {
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, b->objs[o]) {
+	bpf_object__for_each_program(p, b->skel->obj) {
 		struct bpf_link *l;
 
 		/* reached by tail calls (set_exit_next()) */
-		if (!bpf_program__autoload(p) || p == b->skel->progs.exit_fd ||
-		    (b->calls && p == b->calls->progs.call_exit))
+		if (!bpf_program__autoload(p) || job_of(p) != j || p == b->skel->progs.exit_fd ||
+		    p == b->skel->progs.call_exit)
 			continue;
 		l = bpf_program__attach(p);
 		if (!l) {
@@ -932,17 +814,15 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 		if (ioctl(b->outs[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
 	/*
-	 * The call programs (the calls object) last, so that on sys_exit the fd records' perf
-	 * probe runs before the call record's (a tracepoint's probes run in
-	 * the order they were registered): each fd record precedes its call.
+	 * Job by job (enum job): the args job first, its record comes before
+	 * the call's fd and call records; the calls job last, so that on
+	 * sys_exit the fd records' probe runs before the call record's (a
+	 * tracepoint's probes run in the order they were registered): each fd
+	 * record precedes its call.
 	 */
 	err = 0;
-	/* The args object first: its record comes before the call's fd and call records. */
-	if (b->objs[OBJ_ARGS])
-		err = attach_progs(b, OBJ_ARGS);
-	for (int o = 0; !err && o < OBJ_ARGS; o++)
-		if (b->objs[o])
-			err = attach_progs(b, o);
+	for (int j = 0; !err && j < NR_JOBS; j++)
+		err = attach_progs(b, (enum job)j);
 	if (err) {
 		for (size_t i = 0; i < b->nr_links; i++)
 			bpf_link__destroy(b->links[i]);
@@ -1000,24 +880,20 @@ typedef int (*prog_info_fn)(void *ctx, const struct bpf_program *p, const struct
 /* @cb with each loaded program's kernel info, in load order. @return 0, -errno or @cb's first non-zero. */
 static int each_prog_info(const struct ipp_bpf *b, prog_info_fn cb, void *ctx)
 {
-	for (int o = 0; o < NR_OBJS; o++) {
-		struct bpf_program *p;
+	struct bpf_program *p;
 
-		if (!b->objs[o])
+	bpf_object__for_each_program(p, b->skel->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int ret;
+
+		if (!bpf_program__autoload(p))
 			continue;
-		bpf_object__for_each_program(p, b->objs[o]) {
-			struct bpf_prog_info info;
-			uint32_t len = sizeof(info);
-			int ret;
-
-			if (!bpf_program__autoload(p))
-				continue;
-			memset(&info, 0, sizeof(info));
-			if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
-				return -errno;
-			if ((ret = cb(ctx, p, &info)))
-				return ret;
-		}
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len) < 0)
+			return -errno;
+		if ((ret = cb(ctx, p, &info)))
+			return ret;
 	}
 	return 0;
 }
@@ -1066,22 +942,21 @@ static unsigned long log_number(const char *log, const char *key)
 	return at ? strtoul(at + strlen(key), NULL, 10) : 0;
 }
 
-/* ipp_bpf__for_each_load() for object @o. */
-static int obj_each_load(const struct ipp_bpf *b, int o,
-			 int (*cb)(void *ctx, const char *name, size_t insns,
-				   unsigned long processed, unsigned long verify_us),
-			 void *ctx)
+int ipp_bpf__for_each_load(const struct ipp_bpf *b,
+			   int (*cb)(void *ctx, const char *name, size_t insns,
+				     unsigned long processed, unsigned long verify_us),
+			   void *ctx)
 {
 	struct bpf_program *p;
 	size_t i = 0;
 
-	bpf_object__for_each_program(p, b->objs[o]) {
+	bpf_object__for_each_program(p, b->skel->obj) {
 		const char *log;
 		int ret;
 
 		if (!bpf_program__autoload(p))
 			continue;
-		log = b->logs[o] ? b->logs[o] + i++ * LOG_SIZE : "";
+		log = b->logs ? b->logs + i++ * LOG_SIZE : "";
 		ret = cb(ctx, bpf_program__name(p), bpf_program__insn_cnt(p),
 			 log_number(log, "processed "), log_number(log, "verification time "));
 		if (ret)
@@ -1090,27 +965,7 @@ static int obj_each_load(const struct ipp_bpf *b, int o,
 	return 0;
 }
 
-int ipp_bpf__for_each_load(const struct ipp_bpf *b,
-			   int (*cb)(void *ctx, const char *name, size_t insns,
-				     unsigned long processed, unsigned long verify_us),
-			   void *ctx)
+uint64_t ipp_bpf__load_ns(const struct ipp_bpf *b)
 {
-	int ret = 0;
-
-	for (int o = 0; !ret && o < NR_OBJS; o++)
-		if (b->objs[o])
-			ret = obj_each_load(b, o, cb, ctx);
-	return ret;
-}
-
-int ipp_bpf__for_each_object(const struct ipp_bpf *b,
-			     int (*cb)(void *ctx, const char *name, size_t progs, uint64_t load_ns),
-			     void *ctx)
-{
-	int ret = 0;
-
-	for (int o = 0; !ret && o < NR_OBJS; o++)
-		if (b->objs[o])
-			ret = cb(ctx, obj_names[o], b->obj_progs[o], b->load_ns[o]);
-	return ret;
+	return b->load_ns;
 }

@@ -86,7 +86,7 @@ struct ipp_bpf_opts {
 	 */
 	bool task_records;
 	/*
-	 * With pair_calls: the args object too, an arg record (struct
+	 * With pair_calls: the args programs too, an arg record (struct
 	 * ipp_args_rec) before each call record of a call args-rec.c has a
 	 * spec for, and one at the sys_enter of exit and exit_group.
 	 */
@@ -240,14 +240,10 @@ int ipp_bpf__for_each_load(const struct ipp_bpf *b,
 			   void *ctx);
 
 /*
- * For each object loaded, one per job ("fdid" always, "sched" with
- * count_sched, "calls" with pair_calls; in the order they load): its
- * programs loaded and what its load took (its maps, relocations and
- * verification, not the open). @return 0 or the first non-zero return of @cb.
+ * What the load of the object took (its maps, relocations and the
+ * verification of the programs asked for, not the open), in ns.
  */
-int ipp_bpf__for_each_object(const struct ipp_bpf *b,
-			     int (*cb)(void *ctx, const char *name, size_t progs, uint64_t load_ns),
-			     void *ctx);
+uint64_t ipp_bpf__load_ns(const struct ipp_bpf *b);
 
 /*
  * Runs of the programs loaded that the kernel skipped because another run
