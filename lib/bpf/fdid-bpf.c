@@ -204,7 +204,7 @@ static void set_one_spec(void *ctx, const char *name, const struct ipp_arg_spec 
 		c->err = -errno;
 }
 
-/* What the args object reads of each call (args-rec.c), by this architecture's numbers. */
+/* What the args job reads of each call (args-rec.c), by this architecture's numbers. */
 static int set_arg_specs(struct ipp_bpf *b)
 {
 	struct specs_ctx c = { .map = b->skel->maps.arg_specs };

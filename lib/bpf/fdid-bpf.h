@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Loader of the fd-identity BPF program (fdid.bpf.c): loads it, keeps its
+ * Loader of the BPF programs (progs.bpf.c: fd identity, calls paired,
+ * scheduling totals, arguments): loads those asked for, keeps their
  * target map, opens one bpf-output event per CPU and points each into the
  * caller's ring of that CPU, and attaches the programs to their
  * tracepoints. The records it makes are struct ipp_fdid_rec
