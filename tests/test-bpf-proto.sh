@@ -7,7 +7,7 @@
 #    call's sys_exit sample;
 #  - load: of the one BPF object, exactly the programs of the jobs asked
 #    for: the fd job's (exit_gate, exit_fd, on_fork, on_exit) always, the
-#    calls job's (call_enter, call_exit, call_exec) with --pair, the sched
+#    calls job's (call_enter, call_exit, call_switch, call_exec) with --pair, the sched
 #    job's (4) with --sched, the args job's (4) with --args.
 # Needs root (CAP_BPF, CAP_PERFMON): skips (77) otherwise, fails under CI=true.
 set -u
@@ -46,7 +46,7 @@ load_progs() {
 	[ "$n" = "$#" ] || { show; fail "load$args: the object says $n programs, expected $#"; }
 }
 fd_progs="exit_fd exit_gate on_exit on_fork"
-call_progs="call_enter call_exec call_exit"
+call_progs="call_enter call_exec call_exit call_switch"
 sched_progs="sched_born sched_count sched_exec_start sched_woken"
 args_progs="args_enter args_exit args_signal args_switch"
 # shellcheck disable=SC2086

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Calls paired in the kernel: call_enter on sys_enter keeps each wanted
- * call's start and arguments in the thread's slot; call_exit, reached by
- * exit_fd's tail call (fdid.bpf.c, the exit_next program array), writes
- * the call record after the call's fd records; call_switch adds the time
- * switched out; call_exec starts a command's pairing at its exec. With
+ * call's start and arguments in its CPU's slot (common.bpf.h, cpu_calls);
+ * call_switch moves the slot into the thread's task storage when it leaves
+ * the CPU inside the call, and adds the time switched out; call_exit,
+ * reached by exit_fd's tail call (fdid.bpf.c, the exit_next program array),
+ * writes the call record after the call's fd records, from whichever slot
+ * holds the call; call_exec starts a command's pairing at its exec. With
  * agg_calls, call_exit adds the hot calls up per fd in place of their
  * records (common.bpf.h, agg) and writes an fd's sums before the record of
  * the call that ends it. Loaded only when the calls are paired. See
@@ -20,9 +22,10 @@
 SEC("tp_btf/sys_enter")
 int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 {
-	struct task_struct *task;
 	struct ipp_call_slot *c;
+	struct cpu_call *p;
 	__u64 pid_tgid;
+	__u32 tgid, zero = 0;
 	bool target;
 
 	/*
@@ -36,18 +39,19 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 		sched_end_call();
 	if (!target || !nr_set(&want, id) || calls_stopped)
 		return 0;
-	task = bpf_get_current_task_btf();
-	/* only targets get a slot: a thread that has one needs no look in the targets map */
-	c = bpf_task_storage_get(&calls, task, 0, 0);
-	if (!c) {
-		if (!is_call_target(pid_tgid >> 32))
+	p = bpf_map_lookup_elem(&cpu_calls, &zero);
+	if (!p)
+		return 0;
+	/* the memo spares the targets map a lookup per call (cpu_calls) */
+	tgid = pid_tgid >> 32;
+	if (p->memo_tgid != tgid || p->memo_gone != targets_gone) {
+		if (!is_call_target(tgid))
 			return 0;
-		c = bpf_task_storage_get(&calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (!c) {
-			count(IPP_FDID_ST_CALLS_FULL);
-			return 0;
-		}
+		p->memo_tgid = tgid;
+		p->memo_gone = targets_gone;
 	}
+	c = &p->c;
+	p->tid = (__u32)pid_tgid;
 	/* a slot still in a call: that call's exit was never seen (counted as entered, not done) */
 	count(IPP_FDID_ST_ENTERED);
 	c->start = bpf_ktime_get_ns();
@@ -87,6 +91,21 @@ static __always_inline long reg_arg(struct pt_regs *regs, int n)
 #else
 	return -1;
 #endif
+}
+
+/*
+ * The slot of the call thread @tid is in: its CPU's when it entered the
+ * call on this CPU and has not left it since, else its task storage's
+ * (call_switch moved it there), else NULL.
+ */
+static __always_inline struct ipp_call_slot *call_slot(__u32 tid)
+{
+	__u32 zero = 0;
+	struct cpu_call *p = bpf_map_lookup_elem(&cpu_calls, &zero);
+
+	if (p && p->c.in_call && p->tid == tid)
+		return &p->c;
+	return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 }
 
 /* Whether the fds scratch holds are this recvmsg's: it received some (their records wait for its exit). */
@@ -150,7 +169,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 
 	/* rt_sigreturn restored registers that say "no call": it is the call the slot is in */
 	if (nr == -1 && nr_rt_sigreturn >= 0 && nr_set(&want, nr_rt_sigreturn)) {
-		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+		c = call_slot((__u32)bpf_get_current_pid_tgid());
 		if (c && c->in_call && c->nr == nr_rt_sigreturn)
 			nr = nr_rt_sigreturn;
 	}
@@ -161,7 +180,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	if (!maybe_target(pid_tgid >> 32))
 		return 0;
 	if (!c)
-		c = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+		c = call_slot((__u32)pid_tgid);
 	if (!c && !is_call_target(pid_tgid >> 32))
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -213,17 +232,49 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * Time inside a call spent switched out, as the session's switch records
- * would give it: out when the thread leaves the CPU, back when it returns;
- * preempted (still runnable) or blocked.
+ * A thread that leaves its CPU inside the call it entered there: its slot
+ * moves from the CPU's into its task storage, where call_exit finds it on
+ * whatever CPU the call ends. NULL when there is no room (counted, unless
+ * the thread is exiting: its last call never ends).
+ */
+static __always_inline struct ipp_call_slot *move_slot(struct cpu_call *p, struct task_struct *prev)
+{
+	struct ipp_call_slot *c = bpf_task_storage_get(&calls, prev, 0,
+						       BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	p->c.in_call = 0;
+	if (!c) {
+		if (!(prev->flags & 0x00000004 /* PF_EXITING */))
+			count(IPP_FDID_ST_CALLS_FULL);
+		return NULL;
+	}
+	__builtin_memcpy(c, &p->c, sizeof(*c));
+	c->in_call = 1;
+	return c;
+}
+
+/*
+ * At each switch: the slot of a thread leaving its CPU inside a call moved
+ * (move_slot()); with pair_switches, the time inside a call spent switched
+ * out, as the session's switch records would give it: out when the thread
+ * leaves the CPU, back when it returns; preempted (still runnable) or
+ * blocked.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	struct ipp_call_slot *c = bpf_task_storage_get(&calls, prev, 0, 0);
+	__u32 zero = 0;
+	struct cpu_call *p = bpf_map_lookup_elem(&cpu_calls, &zero);
+	struct ipp_call_slot *c = NULL;
 	__u64 now = 0;
 
+	if (p && p->c.in_call && p->tid == (__u32)prev->pid)
+		c = move_slot(p, prev);
+	else if (pair_switches)
+		c = bpf_task_storage_get(&calls, prev, 0, 0);
+	if (!pair_switches)
+		return 0;
 	if (c && c->in_call) {
 		now = bpf_ktime_get_ns();
 		if (!c->off_cpu)

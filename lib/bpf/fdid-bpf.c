@@ -120,8 +120,6 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 	}
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit"))
 		return (k->rodata->follow_forks && !k->rodata->trace_all) || k->rodata->task_records;
-	if (!strcmp(name, "call_switch"))
-		return k->rodata->pair_switches;
 	return true;
 }
 
@@ -711,6 +709,9 @@ int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid)
 	if (bpf_map__delete_elem(b->skel->maps.targets, &key, sizeof(key), 0) < 0)
 		return -errno;
 	mark_target(b, tgid, false);
+	/* the programs' memo of call targets (common.bpf.h, cpu_calls) ages */
+	if (b->skel->bss)
+		__atomic_fetch_add(&b->skel->bss->targets_gone, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -778,28 +779,41 @@ size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
 	return b->nr_progs;
 }
 
-/* Attach job @j's loaded programs. @return 0 or -errno. */
+/* Attach program @p. @return 0 or -errno. */
+static int attach_one(struct ipp_bpf *b, struct bpf_program *p)
+{
+	struct bpf_link *l = bpf_program__attach(p);
+
+	if (!l) {
+		int err = -errno;
+
+		ipp_info("cannot attach %s: %s\n", bpf_program__section_name(p), strerror(-err));
+		return err;
+	}
+	b->links[b->nr_links++] = l;
+	return 0;
+}
+
+/*
+ * Attach job @j's loaded programs. Of the calls job, call_switch first: a
+ * call entered once call_enter runs has its slot moved at any switch
+ * (common.bpf.h, cpu_calls). @return 0 or -errno.
+ */
 static int attach_progs(struct ipp_bpf *b, enum job j)
 {
-	struct bpf_program *p;
+	struct bpf_program *p, *first = j == JOB_CALLS ? b->skel->progs.call_switch : NULL;
+	int err = 0;
 
+	if (first && bpf_program__autoload(first))
+		err = attach_one(b, first);
 	bpf_object__for_each_program(p, b->skel->obj) {
-		struct bpf_link *l;
-
-		/* reached by tail calls (set_exit_next()) */
-		if (!bpf_program__autoload(p) || job_of(p) != j || p == b->skel->progs.exit_fd ||
-		    p == b->skel->progs.call_exit)
+		/* exit_fd and call_exit: reached by tail calls (set_exit_next()) */
+		if (err || !bpf_program__autoload(p) || job_of(p) != j || p == first ||
+		    p == b->skel->progs.exit_fd || p == b->skel->progs.call_exit)
 			continue;
-		l = bpf_program__attach(p);
-		if (!l) {
-			int err = -errno;
-
-			ipp_info("cannot attach %s: %s\n", bpf_program__section_name(p), strerror(-err));
-			return err;
-		}
-		b->links[b->nr_links++] = l;
+		err = attach_one(b, p);
 	}
-	return 0;
+	return err;
 }
 
 int ipp_bpf__enable(struct ipp_bpf *b)

@@ -550,6 +550,7 @@ int BPF_PROG(on_exit, struct task_struct *task)
 		agg_flush_range(ctx, tgid, -1, 0x7fffffff);
 	if (bpf_map_delete_elem(&targets, &tgid) == 0) {
 		mark_target(tgid, false);
+		__sync_fetch_and_add(&targets_gone, 1);
 		count(IPP_FDID_ST_GONE);
 	}
 	return 0;
