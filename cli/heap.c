@@ -1,15 +1,16 @@
 /*
  * The heap while a session loads.
  *
- * Loading the BPF programs parses the kernel's BTF once per object (libbpf
- * reads /sys/kernel/btf/vmlinux, ~5 MB, and copies it): about 30 MB of
+ * Loading the BPF programs parses the kernel's BTF (libbpf reads
+ * /sys/kernel/btf/vmlinux, ~5 MB, and copies it; once per object, and
+ * there were three objects until 2026-12-06, one since): about 30 MB of
  * memory the process had never touched, freed at once. On a guest whose
  * page faults cost ~15 us (the 2-CPU VM of bench/overhead), those ~7,000
  * faults were half of `stat -- true`'s 170 ms. The C library gives each of
  * those buffers fresh pages (mmap) and takes them back (munmap).
  *
  * So while the session opens and starts, large blocks come from the heap,
- * which is kept (no trim) and one for all threads (the loader's too); its
+ * which is kept (no trim) and one for all threads; its
  * first 30 MB are backed by transparent huge pages where the kernel offers
  * them (madvise mode: a fault per 2 MB). Once the session runs, the
  * thresholds are about what the C library's own would have grown to after

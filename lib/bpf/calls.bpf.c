@@ -26,6 +26,7 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	struct cpu_call *p;
 	__u64 pid_tgid;
 	__u32 tgid, zero = 0;
+	__u64 gone;
 	bool target;
 
 	/*
@@ -44,11 +45,12 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 		return 0;
 	/* the memo spares the targets map a lookup per call (cpu_calls) */
 	tgid = pid_tgid >> 32;
-	if (p->memo_tgid != tgid || p->memo_gone != targets_gone) {
+	gone = targets_gone;	/* read once: the memo is of the count it was checked under */
+	if (p->memo_tgid != tgid || p->memo_gone != gone) {
 		if (!is_call_target(tgid))
 			return 0;
 		p->memo_tgid = tgid;
-		p->memo_gone = targets_gone;
+		p->memo_gone = gone;
 	}
 	c = &p->c;
 	p->tid = (__u32)pid_tgid;
@@ -242,14 +244,11 @@ static __always_inline struct ipp_call_slot *move_slot(struct cpu_call *p, struc
 	struct ipp_call_slot *c = bpf_task_storage_get(&calls, prev, 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 
+	if (c)
+		__builtin_memcpy(c, &p->c, sizeof(*c));
+	else if (!(prev->flags & 0x00000004 /* PF_EXITING */))
+		count(IPP_FDID_ST_CALLS_FULL);
 	p->c.in_call = 0;
-	if (!c) {
-		if (!(prev->flags & 0x00000004 /* PF_EXITING */))
-			count(IPP_FDID_ST_CALLS_FULL);
-		return NULL;
-	}
-	__builtin_memcpy(c, &p->c, sizeof(*c));
-	c->in_call = 1;
 	return c;
 }
 

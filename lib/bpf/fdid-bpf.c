@@ -101,23 +101,11 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 {
 	const struct progs_bpf *k = b->skel;
 	const char *name = bpf_program__name(p);
+	enum job j = job_of(p);
 
-	switch (job_of(p)) {
-	case JOB_ARGS:
-		if (!b->want_args)
-			return false;
-		break;
-	case JOB_SCHED:
-		if (!b->counts_sched)
-			return false;
-		break;
-	case JOB_CALLS:
-		if (!b->pairs)
-			return false;
-		break;
-	default:
-		break;
-	}
+	if ((j == JOB_ARGS && !b->want_args) || (j == JOB_SCHED && !b->counts_sched) ||
+	    (j == JOB_CALLS && !b->pairs))
+		return false;
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit"))
 		return (k->rodata->follow_forks && !k->rodata->trace_all) || k->rodata->task_records;
 	return true;
