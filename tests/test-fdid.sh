@@ -11,7 +11,8 @@
 #    dynamic loader's in the root (libc.so.6 on fd 3, named, not in the
 #    truth); the fds held without I/O are rows too (every process's 1 and 2,
 #    the run's out and err files, with no calls); no "unknown" object
-#    anywhere, no lost events, "fd_identity": "bpf";
+#    anywhere, no lost events (a CPU-wide run of every call's samples that
+#    lost some is made again, up to 3 runs: lossy below), "fd_identity": "bpf";
 #    the calls paired in the kernel ("syscall_records": "kernel") and the
 #    switches counted there ("sched_records": "totals"); and the same rows
 #    with --syscall-samples, which takes the calls' samples (and "events");
@@ -164,6 +165,25 @@ compare_rows() {
 	check_held "$1" "$2" "$3"
 }
 
+# lossy WHAT FN: FN (a run whose JSON is left in $T/out) made again while
+# it reported events lost, up to LOSSY_RUNS runs in all, as check-stat and
+# check-flowlive do (tests/suites.h). For the runs that take every call's
+# samples in CPU-wide rings (root's default scope): those hold every
+# process's samples, and the suite's other jobs can fill them. The last run
+# is checked whatever it lost (check_doc fails on a loss).
+LOSSY_RUNS=3
+lossy() {
+	local i lost
+	for i in $(seq "$LOSSY_RUNS"); do
+		"$2"
+		lost=$(jq -r .lost_events "$T/out")
+		if [ "$lost" = 0 ] || [ "$i" = "$LOSSY_RUNS" ]; then
+			return
+		fi
+		echo "test-fdid: $1: $lost events lost CPU-wide to the machine's load; run $((i + 1)) of $LOSSY_RUNS" >&2
+	done
+}
+
 # ------------------------------------------------------------ live, per task and per CPU
 for scope in task cpu; do
 	run timeout 60 "$IPCPERF" stat --json --scope $scope -- "$FDWORK" "$T/truth-$scope"
@@ -178,8 +198,12 @@ for scope in task cpu; do
 	lives "$T/truth-$scope" "stat --scope $scope"
 done
 # The calls from their samples: the same rows.
-run timeout 60 "$IPCPERF" stat --json --syscall-samples -- "$FDWORK" "$T/truth-samples"
-expect_status 0 "stat --json --syscall-samples -- fdwork"
+# shellcheck disable=SC2317 # called through lossy
+samples_run() {
+	run timeout 60 "$IPCPERF" stat --json --syscall-samples -- "$FDWORK" "$T/truth-samples"
+	expect_status 0 "stat --json --syscall-samples -- fdwork"
+}
+lossy "stat --syscall-samples" samples_run
 cp "$T/out" "$T/samples.json"
 check_truth "$T/truth-samples" "stat --syscall-samples"
 check_doc "$T/samples.json" "stat --syscall-samples" samples
@@ -199,11 +223,15 @@ for scope in task cpu; do
 done
 
 # ------------------------------------------------------------ from a capture
-run timeout 60 "$IPCPERF" record -o "$T/fdwork.data" -- "$FDWORK" "$T/truth-record"
-expect_status 0 "record -- fdwork"
+# shellcheck disable=SC2317 # called through lossy
+record_run() {
+	run timeout 60 "$IPCPERF" record -o "$T/fdwork.data" -- "$FDWORK" "$T/truth-record"
+	expect_status 0 "record -- fdwork"
+	run timeout 60 "$IPCPERF" report -i "$T/fdwork.data" --json
+	expect_status 0 "report -i (the capture of fdwork) --json"
+}
+lossy "record, then report" record_run
 check_truth "$T/truth-record" "record"
-run timeout 60 "$IPCPERF" report -i "$T/fdwork.data" --json
-expect_status 0 "report -i (the capture of fdwork) --json"
 cp "$T/out" "$T/report.json"
 check_doc "$T/report.json" "report" samples
 compare_rows "$T/report.json" "$T/truth-record" "report of a record capture"
