@@ -182,6 +182,16 @@
  *		read(20, 10) fail with EAGAIN; write(21, 10); read(20, 4096) = 10.
  *		  fd 20 pipe:[A]: read 5 ops, 10 bytes, 4 errors (EAGAIN)
  *		  fd 21 pipe:[A]: write 1 op, 10 bytes
+ * sum-many	More fds than the kernel's fast sums have slots (IPP_SUM_FAST in
+ *		lib/bpf/sum-rec.h, 128): /dev/null (O_WRONLY) dup2()ed onto
+ *		fds 100..399 (free then), fd 100+i written (i % 5) + 1 times
+ *		with (i % 3) + 1 bytes, round by round over all of them; the
+ *		even ones closed; the odd ones written once more with 1 byte;
+ *		then /dev/zero (O_WRONLY) dup2()ed onto the even ones (free
+ *		again), each written 2 x 4; nothing closed after that.
+ *		  fd 100+i, i odd:  /dev/null: write (i%5)+2 ops, ((i%5)+1)*((i%3)+1)+1 bytes
+ *		  fd 100+i, i even: /dev/null: write (i%5)+1 ops, ((i%5)+1)*((i%3)+1) bytes
+ *		                    /dev/zero: write 2 ops, 8 bytes
  * Exit status: 0 when every call did what is written above; 3 otherwise
  * (with a message); 2 for a usage error.
  */
@@ -1098,6 +1108,39 @@ static int run_sum_eagain(void)
 	return 0;
 }
 
+/* The fds of sum-many: 100 + 0 .. SUM_MANY - 1. */
+#define SUM_MANY 300
+
+static int run_sum_many(void)
+{
+	int null = open("/dev/null", O_WRONLY), zero;
+
+	if (null < 0)
+		die("open /dev/null: %s", strerror(errno));
+	for (int i = 0; i < SUM_MANY; i++)
+		if (dup2(null, 100 + i) != 100 + i)
+			die("dup2(%d, %d): %s", null, 100 + i, strerror(errno));
+	xclose(null);
+	for (int r = 0; r < 5; r++)
+		for (int i = 0; i < SUM_MANY; i++)
+			if (r < i % 5 + 1)
+				do_write(100 + i, (size_t)(i % 3 + 1), i % 3 + 1, 0);
+	for (int i = 0; i < SUM_MANY; i += 2)
+		xclose(100 + i);
+	for (int i = 1; i < SUM_MANY; i += 2)
+		do_write(100 + i, 1, 1, 0);
+	zero = open("/dev/zero", O_WRONLY);
+	if (zero < 0)
+		die("open /dev/zero: %s", strerror(errno));
+	for (int i = 0; i < SUM_MANY; i += 2) {
+		if (dup2(zero, 100 + i) != 100 + i)
+			die("dup2(%d, %d): %s", zero, 100 + i, strerror(errno));
+		writes(100 + i, 2, 4);
+	}
+	xclose(zero);
+	return 0;
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -1122,6 +1165,7 @@ static const struct {
 	{ "sum-exec-2", run_sum_exec_2 },
 	{ "sum-exit", run_sum_exit },
 	{ "sum-eagain", run_sum_eagain },
+	{ "sum-many", run_sum_many },
 };
 
 __attribute__((noreturn))

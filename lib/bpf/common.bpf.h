@@ -529,12 +529,87 @@ __noinline __u32 sum_bucket(__u64 v)
 	return (shift + 1) * 32 + (__u32)(v >> shift) - 32;
 }
 
+/*
+ * The fast slots (sum-rec.h): which key each is for, on every CPU (its tag;
+ * 0: free). A key's first call claims a free one of its pair; the flush of
+ * the key frees it. Each CPU's copy carries the tag too: a copy whose tag is
+ * not its slot's key is what an earlier key left, and starts again from
+ * zero at its CPU's next call.
+ */
+__u64 agg_owner[IPP_SUM_FAST];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);	/* the loader sets it: IPP_SUM_FAST with the sums */
+	__type(key, __u32);
+	__type(value, struct ipp_sum_slot);
+} agg_fast SEC(".maps");
+
+/* @k's tag (sum-rec.h), 0 when it cannot have one. */
+static __always_inline __u64 sum_tag(const struct ipp_sum_key *k)
+{
+	if (!k->tgid || k->tgid >= (1u << 22) || k->nr < 0 || k->nr >= 1024)
+		return 0;
+	return IPP_SUM_TAG(k->tgid, k->fd, k->nr);
+}
+
+/* The first slot of @tag's pair (an even index). */
+static __always_inline __u32 fast_pair(__u64 tag)
+{
+	return (__u32)((tag * 0x9E3779B97F4A7C15ull) >> 40) & (IPP_SUM_FAST - 2);
+}
+
+/* The slot of @tag's pair it owns, or claims; IPP_SUM_FAST when both are another key's. */
+static __always_inline __u32 fast_slot(__u64 tag)
+{
+	__u32 i = fast_pair(tag);
+	__u64 own;
+
+	if (agg_owner[i] == tag)
+		return i;
+	if (agg_owner[i + 1] == tag)
+		return i + 1;
+	/* another CPU may claim the same slot for the same key meanwhile: then it is ours too */
+	own = __sync_val_compare_and_swap(&agg_owner[i], 0, tag);
+	if (!own || own == tag)
+		return i;
+	own = __sync_val_compare_and_swap(&agg_owner[i + 1], 0, tag);
+	if (!own || own == tag)
+		return i + 1;
+	return IPP_SUM_FAST;
+}
+
+/* The current CPU's sums of @k in its fast slot; NULL when it has none. */
+static __always_inline struct ipp_sum_rec *fast_sums(const struct ipp_sum_key *k)
+{
+	__u64 tag = sum_tag(k);
+	__u32 i, zero = 0;
+	struct ipp_sum_slot *s;
+	struct ipp_sum_rec *z;
+
+	if (!tag || (i = fast_slot(tag)) >= IPP_SUM_FAST)
+		return NULL;
+	s = bpf_map_lookup_elem(&agg_fast, &i);
+	if (!s)
+		return NULL;
+	if (s->tag != tag) {
+		z = bpf_map_lookup_elem(&agg_zero, &zero);
+		if (!z || bpf_probe_read_kernel(&s->v, sizeof(s->v), z) < 0)
+			return NULL;
+		s->tag = tag;
+	}
+	return &s->v;
+}
+
 /* The current CPU's sums of @k, made when there are none. NULL: the map is full. */
 static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)
 {
-	struct ipp_sum_rec *v = bpf_map_lookup_elem(&agg, k), *z;
+	struct ipp_sum_rec *v = fast_sums(k), *z;
 	__u32 zero = 0;
 
+	if (v)
+		return v;
+	v = bpf_map_lookup_elem(&agg, k);
 	if (v)
 		return v;
 	z = bpf_map_lookup_elem(&agg_zero, &zero);
@@ -586,36 +661,76 @@ static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, 
 	return true;
 }
 
+/* @v, CPU @cpu's sums of @k, written as a summary record when it has any. */
+static __always_inline void emit_sum(void *ctx, struct ipp_sum_rec *v, const struct ipp_sum_key *k,
+				     __u32 cpu)
+{
+	if (!v->ops)
+		return;
+	v->version = IPP_FDID_REC_VERSION;
+	v->size = sizeof(*v);
+	v->what = IPP_FDID_SUM;
+	v->pid = (__s32)k->tgid;
+	v->fd = k->fd;
+	v->nr = k->nr;
+	v->cpu = cpu;
+	count(IPP_FDID_ST_SUMS);
+	if (bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, v, sizeof(*v)) < 0)
+		count(IPP_FDID_ST_SUM_FAIL);
+}
+
 struct agg_flush {
 	void *ctx;
 	struct ipp_sum_key k;
+	__u32 slot;	/* the fast slot being flushed */
+	__u64 tag;	/* its tag */
 };
 
-/* CPU @cpu's sums of f->k, written as a summary record when it has any. */
+/* CPU @cpu's sums of f->k in the agg map written. */
 static long flush_cpu(__u32 cpu, struct agg_flush *f)
 {
 	struct ipp_sum_rec *v = bpf_map_lookup_percpu_elem(&agg, &f->k, cpu);
 
-	if (!v || !v->ops)
-		return 0;
-	v->version = IPP_FDID_REC_VERSION;
-	v->size = sizeof(*v);
-	v->what = IPP_FDID_SUM;
-	v->pid = (__s32)f->k.tgid;
-	v->fd = f->k.fd;
-	v->nr = f->k.nr;
-	v->cpu = cpu;
-	count(IPP_FDID_ST_SUMS);
-	if (bpf_perf_event_output(f->ctx, &fdid_out, BPF_F_CURRENT_CPU, v, sizeof(*v)) < 0)
-		count(IPP_FDID_ST_SUM_FAIL);
+	if (v)
+		emit_sum(f->ctx, v, &f->k, cpu);
 	return 0;
 }
 
-/* Every CPU's sums of @k written, in the current CPU's ring, and the key gone. */
+/* CPU @cpu's copy of fast slot f->slot written, when it is f->tag's, and let go. */
+static long flush_fast_cpu(__u32 cpu, struct agg_flush *f)
+{
+	struct ipp_sum_slot *s = bpf_map_lookup_percpu_elem(&agg_fast, &f->slot, cpu);
+
+	if (!s || s->tag != f->tag)
+		return 0;
+	emit_sum(f->ctx, &s->v, &f->k, cpu);
+	s->tag = 0;
+	return 0;
+}
+
+/* Fast slot @i written on every CPU and freed, when it is @tag's. */
+static __always_inline void flush_slot(struct agg_flush *f, __u32 i, __u64 tag)
+{
+	if (i >= IPP_SUM_FAST || !tag || agg_owner[i] != tag)
+		return;
+	f->slot = i;
+	f->tag = tag;
+	bpf_loop(nr_cpus < AGG_MAX_CPUS ? nr_cpus : AGG_MAX_CPUS, flush_fast_cpu, f, 0);
+	__sync_val_compare_and_swap(&agg_owner[i], tag, 0);
+}
+
+/* Every CPU's sums of @k written, in the current CPU's ring: its fast slots freed, its key gone. */
 static __always_inline void flush_key(void *ctx, const struct ipp_sum_key *k)
 {
 	struct agg_flush f = { .ctx = ctx, .k = *k };
+	__u64 tag = sum_tag(k);
+	__u32 i = fast_pair(tag);
 
+	flush_slot(&f, i, tag);
+	flush_slot(&f, i + 1, tag);
+	/* the key is in the map (whichever CPUs have counts) or not */
+	if (!bpf_map_lookup_elem(&agg, &f.k))
+		return;
 	bpf_loop(nr_cpus < AGG_MAX_CPUS ? nr_cpus : AGG_MAX_CPUS, flush_cpu, &f, 0);
 	bpf_map_delete_elem(&agg, &f.k);
 }
@@ -630,9 +745,7 @@ static long flush_nr(__u32 i, struct agg_fd *a)
 {
 	struct ipp_sum_key k = { .tgid = a->tgid, .fd = a->fd, .nr = agg_nrs[i & (IPP_SUM_MAX_NRS - 1)] };
 
-	/* the key is there (whichever CPUs have counts) or not */
-	if (bpf_map_lookup_elem(&agg, &k))
-		flush_key(a->ctx, &k);
+	flush_key(a->ctx, &k);
 	return 0;
 }
 
@@ -658,15 +771,28 @@ static long flush_each(struct bpf_map *map, struct ipp_sum_key *key, struct ipp_
 	return 0;
 }
 
+/* Fast slot @i's key, flushed when it is one of a->tgid's fds a->lo to a->hi. */
+static long flush_owned(__u32 i, struct agg_range *a)
+{
+	__u64 tag = agg_owner[i & (IPP_SUM_FAST - 1)];
+	struct ipp_sum_key k = { .tgid = IPP_SUM_TAG_TGID(tag), .fd = IPP_SUM_TAG_FD(tag),
+				 .nr = IPP_SUM_TAG_NR(tag) };
+
+	if (tag && k.tgid == a->tgid && k.fd >= a->lo && k.fd <= a->hi)
+		flush_key(a->ctx, &k);
+	return 0;
+}
+
 /*
  * The sums of @tgid's fds @lo to @hi written (close_range, exec: any of
- * them may close; the process's exit: all): a walk of the whole map, at
- * calls rarer than those added up.
+ * them may close; the process's exit: all): a walk of the fast slots and of
+ * the whole map, at calls rarer than those added up.
  */
 static __always_inline void agg_flush_range(void *ctx, __u32 tgid, __s32 lo, __s32 hi)
 {
 	struct agg_range a = { .ctx = ctx, .tgid = tgid, .lo = lo, .hi = hi };
 
+	bpf_loop(IPP_SUM_FAST, flush_owned, &a, 0);
 	bpf_for_each_map_elem(&agg, flush_each, &a, 0);
 }
 

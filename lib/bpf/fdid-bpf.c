@@ -296,6 +296,7 @@ static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
 	/* allocated as keys come (no prealloc): the bound only */
 	bpf_map__set_max_entries(k->maps.agg, b->aggs ? AGG_KEYS : 1);
+	bpf_map__set_max_entries(k->maps.agg_fast, b->aggs ? IPP_SUM_FAST : 1);
 	bpf_map__set_autocreate(k->maps.arg_specs, b->want_args);
 	bpf_map__set_autocreate(k->maps.arg_slots, b->want_args);
 }
@@ -628,29 +629,58 @@ int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
 	return err == -ENOENT ? 0 : err;
 }
 
+/* @v, CPU @cpu's copy of the sums of (@tgid, @fd, @nr), to @cb when it has calls. */
+static int cpu_sum(struct ipp_sum_rec *v, uint32_t tgid, int32_t fd, int32_t nr, int cpu,
+		   ipp_bpf_sum_fn cb, void *ctx)
+{
+	if (!v->ops)
+		return 0;
+	v->version = IPP_FDID_REC_VERSION;
+	v->size = sizeof(*v);
+	v->what = IPP_FDID_SUM;
+	v->pid = (int32_t)tgid;
+	v->fd = fd;
+	v->nr = nr;
+	v->cpu = (uint32_t)cpu;
+	return cb(ctx, v);
+}
+
 /* The per-CPU copies of one key's sums, each with calls, to @cb. */
 static int each_cpu_sum(const struct ipp_bpf *b, const struct ipp_sum_key *k,
 			struct ipp_sum_rec *v, ipp_bpf_sum_fn cb, void *ctx)
 {
-	int ret;
+	int ret = 0;
 
 	if (bpf_map__lookup_elem(b->skel->maps.agg, k, sizeof(*k), v,
 				 sizeof(*v) * (size_t)b->nr_cpus, 0) < 0)
 		return 0;	/* flushed since */
-	for (int c = 0; c < b->nr_cpus; c++) {
-		if (!v[c].ops)
-			continue;
-		v[c].version = IPP_FDID_REC_VERSION;
-		v[c].size = sizeof(v[c]);
-		v[c].what = IPP_FDID_SUM;
-		v[c].pid = (int32_t)k->tgid;
-		v[c].fd = k->fd;
-		v[c].nr = k->nr;
-		v[c].cpu = (uint32_t)c;
-		if ((ret = cb(ctx, &v[c])) != 0)
-			return ret;
+	for (int c = 0; c < b->nr_cpus && !ret; c++)
+		ret = cpu_sum(&v[c], k->tgid, k->fd, k->nr, c, cb, ctx);
+	return ret;
+}
+
+/* The fast slots' sums (sum-rec.h), each CPU's copy that has calls, to @cb. */
+static int each_fast_sum(const struct ipp_bpf *b, ipp_bpf_sum_fn cb, void *ctx)
+{
+	struct ipp_sum_slot *s = calloc((size_t)b->nr_cpus, sizeof(*s));
+	int ret = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < IPP_SUM_FAST && !ret; i++) {
+		if (bpf_map__lookup_elem(b->skel->maps.agg_fast, &i, sizeof(i), s,
+					 sizeof(*s) * (size_t)b->nr_cpus, 0) < 0) {
+			ret = -errno;
+			break;
+		}
+		for (int c = 0; c < b->nr_cpus && !ret; c++)
+			if (s[c].tag)
+				ret = cpu_sum(&s[c].v, IPP_SUM_TAG_TGID(s[c].tag),
+					      IPP_SUM_TAG_FD(s[c].tag), IPP_SUM_TAG_NR(s[c].tag),
+					      c, cb, ctx);
 	}
-	return 0;
+	free(s);
+	return ret;
 }
 
 int ipp_bpf__for_each_sum(const struct ipp_bpf *b, ipp_bpf_sum_fn cb, void *ctx)
@@ -658,10 +688,13 @@ int ipp_bpf__for_each_sum(const struct ipp_bpf *b, ipp_bpf_sum_fn cb, void *ctx)
 	const struct bpf_map *m = b->skel->maps.agg;
 	struct ipp_sum_key key, next;
 	struct ipp_sum_rec *v;
-	int err, ret = 0;
+	int err, ret;
 
 	if (!b->aggs)
 		return 0;
+	ret = each_fast_sum(b, cb, ctx);
+	if (ret)
+		return ret;
 	v = calloc((size_t)b->nr_cpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;

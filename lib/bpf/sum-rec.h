@@ -51,6 +51,28 @@ struct ipp_sum_key {
 	__u32 pad;	/* 0 */
 };
 
+/*
+ * The fast sums (agg_fast in common.bpf.h): a per-CPU array of slots, in
+ * pairs, that a key takes before the agg map: an array's slot is a few
+ * instructions away, where the hash map costs a hash, a bucket walk and the
+ * pages between (~80 ns a call here). A key goes to the slot pair its tag
+ * hashes to; when both are another key's, to agg. A slot's tag is its key
+ * packed in 64 bits (IPP_SUM_TAG): tgid < 2^22 (PID_MAX_LIMIT), nr < 1024
+ * (IPP_FDID_MAX_NR); 0 is a free slot.
+ */
+#define IPP_SUM_FAST 128
+#define IPP_SUM_TAG(tgid, fd, nr) \
+	(((__u64)(tgid) << 42) | ((__u64)((__u32)(nr) & 1023) << 32) | (__u64)(__u32)(fd))
+#define IPP_SUM_TAG_TGID(t) ((__u32)((t) >> 42))
+#define IPP_SUM_TAG_NR(t) ((__s32)(((t) >> 32) & 1023))
+#define IPP_SUM_TAG_FD(t) ((__s32)(__u32)(t))
+
+/* A fast slot on one CPU: the sums of the key @tag names (another tag's: stale, not counted). */
+struct ipp_sum_slot {
+	__u64 tag;
+	struct ipp_sum_rec v;
+};
+
 /* What the want map says of each syscall, by number (0: not paired). */
 enum ipp_sum_want {
 	WANT_CALL = 1,		/* a call record */
