@@ -53,7 +53,6 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 		p->memo_gone = gone;
 	}
 	c = &p->c;
-	p->tid = (__u32)pid_tgid;
 	/* a slot still in a call: that call's exit was never seen (counted as entered, not done) */
 	count(IPP_FDID_ST_ENTERED);
 	c->start = bpf_ktime_get_ns();
@@ -96,16 +95,19 @@ static __always_inline long reg_arg(struct pt_regs *regs, int n)
 }
 
 /*
- * The slot of the call thread @tid is in: its CPU's when it entered the
- * call on this CPU and has not left it since, else its task storage's
- * (call_switch moved it there), else NULL.
+ * The slot of the current thread's call (@tgid: its process's): its
+ * CPU's when it entered the call on this CPU and has not left it since,
+ * else its task storage's (call_switch moved it there), else NULL. A CPU's
+ * slot in a call is the running thread's: call_switch moves it at any
+ * switch. Told by the process, not the thread: an exec by a thread that is
+ * not the leader takes the leader's tid inside the call.
  */
-static __always_inline struct ipp_call_slot *call_slot(__u32 tid)
+static __always_inline struct ipp_call_slot *call_slot(__u32 tgid)
 {
 	__u32 zero = 0;
 	struct cpu_call *p = bpf_map_lookup_elem(&cpu_calls, &zero);
 
-	if (p && p->c.in_call && p->tid == tid)
+	if (p && p->c.in_call && p->c.pid == tgid)
 		return &p->c;
 	return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 }
@@ -171,7 +173,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 
 	/* rt_sigreturn restored registers that say "no call": it is the call the slot is in */
 	if (nr == -1 && nr_rt_sigreturn >= 0 && nr_set(&want, nr_rt_sigreturn)) {
-		c = call_slot((__u32)bpf_get_current_pid_tgid());
+		c = call_slot(bpf_get_current_pid_tgid() >> 32);
 		if (c && c->in_call && c->nr == nr_rt_sigreturn)
 			nr = nr_rt_sigreturn;
 	}
@@ -182,7 +184,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	if (!maybe_target(pid_tgid >> 32))
 		return 0;
 	if (!c)
-		c = call_slot((__u32)pid_tgid);
+		c = call_slot(pid_tgid >> 32);
 	if (!c && !is_call_target(pid_tgid >> 32))
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -268,7 +270,7 @@ int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_st
 	struct ipp_call_slot *c = NULL;
 	__u64 now = 0;
 
-	if (p && p->c.in_call && p->tid == (__u32)prev->pid)
+	if (p && p->c.in_call && p->c.pid == (__u32)prev->tgid)
 		c = move_slot(p, prev);
 	else if (pair_switches)
 		c = bpf_task_storage_get(&calls, prev, 0, 0);

@@ -163,7 +163,8 @@ struct {
 
 /*
  * The call under way on each CPU: the slot of the thread that entered it
- * on this CPU and has not left the CPU since (tid), written by call_enter,
+ * on this CPU and has not left the CPU since (c.pid: its process),
+ * written by call_enter,
  * read by call_exit, moved into the thread's task storage (calls) by
  * call_switch when the thread leaves the CPU inside the call. A call that
  * ends on the CPU it began on, most of them, touches no task storage (two
@@ -174,8 +175,8 @@ struct {
  */
 struct cpu_call {
 	struct ipp_call_slot c;
-	__u32 tid;
 	__u32 memo_tgid;
+	__u32 pad;
 	__u64 memo_gone;
 };
 
