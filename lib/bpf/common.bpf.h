@@ -250,11 +250,11 @@ static __always_inline bool rq_clocks(struct task_struct *p, __u64 *clock, __u64
 
 	if (!bpf_core_field_exists(struct cfs_rq, rq))
 		return false;
-	rq = BPF_CORE_READ(p, se.cfs_rq, rq);
+	rq = p->se.cfs_rq->rq;
 	if (!rq)
 		return false;
-	*clock = BPF_CORE_READ(rq, clock);
-	*clock_task = BPF_CORE_READ(rq, clock_task);
+	*clock = rq->clock;
+	*clock_task = rq->clock_task;
 	return true;
 }
 
@@ -286,10 +286,10 @@ struct {
 /* What the kernel accounted to @p so far (the software counters' sources). */
 static __always_inline void read_acct(struct task_struct *p, struct ipp_task_acct *a)
 {
-	a->runtime_ns = BPF_CORE_READ(p, se.sum_exec_runtime);
-	a->faults = BPF_CORE_READ(p, min_flt) + BPF_CORE_READ(p, maj_flt);
-	a->switches = BPF_CORE_READ(p, nvcsw) + BPF_CORE_READ(p, nivcsw);
-	a->migrations = BPF_CORE_READ(p, se.nr_migrations);
+	a->runtime_ns = p->se.sum_exec_runtime;
+	a->faults = p->min_flt + p->maj_flt;
+	a->switches = p->nvcsw + p->nivcsw;
+	a->migrations = p->se.nr_migrations;
 }
 
 /*
@@ -308,7 +308,7 @@ static __always_inline void read_acct_now(struct task_struct *p, struct ipp_task
 	read_acct(p, a);
 	if (!rq_clocks(p, &clock, &clock_task))
 		return;
-	start = BPF_CORE_READ(p, se.exec_start);
+	start = p->se.exec_start;
 	if (clock_task > start)
 		a->runtime_ns += clock_task - start;
 	if (!o || !o->at_ns)

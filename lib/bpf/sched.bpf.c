@@ -66,7 +66,7 @@ static __always_inline struct ipp_sched_slot *new_slot(struct task_struct *p, __
  */
 static __always_inline struct ipp_sched_slot *sched_slot(void *ctx, struct task_struct *p)
 {
-	__u32 tid = BPF_CORE_READ(p, pid), tgid;
+	__u32 tid = p->pid, tgid;
 	struct ipp_sched_slot *t = bpf_map_lookup_elem(&sched_tot, &tid);
 
 	if (t && !t->exited)
@@ -76,7 +76,7 @@ static __always_inline struct ipp_sched_slot *sched_slot(void *ctx, struct task_
 			count(IPP_FDID_ST_SCHED_LOST);
 		bpf_map_delete_elem(&sched_tot, &tid);
 	}
-	tgid = BPF_CORE_READ(p, tgid);
+	tgid = p->tgid;
 	if (!is_call_target(tgid))
 		return NULL;
 	return new_slot(p, tid, (__s32)tgid, false);
@@ -118,7 +118,7 @@ int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_st
 		else
 			t->last.switches--;	/* this one, as a counter does not see it either */
 		BPF_CORE_READ_STR_INTO(&t->comm, prev, comm);	/* its name now */
-		tid = BPF_CORE_READ(prev, pid);
+		tid = prev->pid;
 		if (emit_sched(ctx, tid, t) < 0)
 			t->exited = 1;
 		else
@@ -128,7 +128,7 @@ int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_st
 	if (t->ended)
 		return 0;	/* on its way out since its exit call: as its counters */
 	if (!preempt && !(prev_state & (TASK_REPORT | TASK_RTLOCK_WAIT)))
-		runnable = !(BPF_CORE_READ(prev, exit_state) & TASK_REPORT);
+		runnable = !(prev->exit_state & TASK_REPORT);
 	if (runnable)
 		t->involuntary++;
 	else
