@@ -7,8 +7,9 @@
 #    call's sys_exit sample;
 #  - load: of the one BPF object, exactly the programs of the jobs asked
 #    for: the fd job's (exit_gate, exit_fd, on_fork, on_exit) always, the
-#    calls job's (call_enter, call_exit, call_switch, call_exec) with --pair, the sched
-#    job's (4) with --sched, the args job's (4) with --args.
+#    calls job's (call_enter, call_exit, call_switch, call_exec) with --pair,
+#    and call_flush with --sum too (the calls added up), the sched job's (4)
+#    with --sched, the args job's (4) with --args.
 # Needs root (CAP_BPF, CAP_PERFMON): skips (77) otherwise, fails under CI=true.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -54,6 +55,8 @@ args_progs="args_enter args_exit args_signal args_switch"
 load_progs -- $fd_progs
 load_progs --pair -- $call_progs $fd_progs
 load_progs --pair --sched -- $call_progs $fd_progs $sched_progs
+load_progs --pair --sum -- call_enter call_exec call_exit call_flush call_switch $fd_progs
+load_progs --pair --sched --sum -- call_enter call_exec call_exit call_flush call_switch $fd_progs $sched_progs
 load_progs --pair --sched --all -- $call_progs exit_fd exit_gate $sched_progs
 load_progs --pair --args -- $args_progs $call_progs $fd_progs
 }

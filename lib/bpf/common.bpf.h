@@ -134,15 +134,17 @@ struct {
  * What runs at a call's exit, by tail calls (the loader fills the slots):
  * exit_gate, the one program attached to sys_exit, goes on to exit_fd
  * (EXIT_NEXT_FD) for a process that may be a target, and exit_fd, when the
- * calls are paired, to call_exit (EXIT_NEXT_CALL). So every call of the
- * machine runs one small program at its exit, and a call's fd records
- * come before its call record.
+ * calls are paired, to call_exit (EXIT_NEXT_CALL), which goes on to
+ * call_flush (EXIT_NEXT_FLUSH) for a call that ends fds when the calls are
+ * added up. So every call of the machine runs one small program at its
+ * exit, and a call's fd records come before its call record.
  */
 #define EXIT_NEXT_FD 0
 #define EXIT_NEXT_CALL 1
+#define EXIT_NEXT_FLUSH 2
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 3);
 	__type(key, __u32);
 	__type(value, __u32);
 } exit_next SEC(".maps");
@@ -178,6 +180,7 @@ struct cpu_call {
 	__u32 memo_tgid;
 	__u32 pad;
 	__u64 memo_gone;
+	__u64 exit_now;		/* call_exit's clock, for call_flush (its tail call) */
 };
 
 struct {
@@ -241,21 +244,35 @@ struct {
 } oncpu SEC(".maps");
 
 /*
- * The clocks of @p's run queue (through its fair-class queue: the kernel
- * need not name per-CPU data to BPF). @return false where there is none.
+ * Two ways to read a field of a task or run queue. The typed pointers' own
+ * loads cost no helper call, for the programs of every switch; probe reads
+ * (BPF_CORE_READ) cost the verifier no walk of task_struct's BTF per field
+ * (~1 ms each here), for the rare paths (an exit call, an exec).
  */
+#define LOAD_READ(p, ...) LOAD_READ_N(__VA_ARGS__, LOAD_READ2, LOAD_READ1)(p, __VA_ARGS__)
+#define LOAD_READ_N(a, b, n, ...) n
+#define LOAD_READ1(p, f) ((p)->f)
+#define LOAD_READ2(p, f, g) ((p)->f->g)
+
+/*
+ * The clocks of @p's run queue (through its fair-class queue: the kernel
+ * need not name per-CPU data to BPF), read with @rd (LOAD_READ or
+ * BPF_CORE_READ). False where there is none.
+ */
+#define RQ_CLOCKS(rd, p, clk, clk_task)                                       \
+	({                                                                    \
+		struct rq *rq_ = bpf_core_field_exists(struct cfs_rq, rq) ?   \
+				 rd(p, se.cfs_rq, rq) : NULL;                 \
+		if (rq_) {                                                    \
+			*(clk) = rd(rq_, clock);                              \
+			*(clk_task) = rd(rq_, clock_task);                    \
+		}                                                             \
+		rq_ != NULL;                                                  \
+	})
+
 static __always_inline bool rq_clocks(struct task_struct *p, __u64 *clock, __u64 *clock_task)
 {
-	struct rq *rq;
-
-	if (!bpf_core_field_exists(struct cfs_rq, rq))
-		return false;
-	rq = p->se.cfs_rq->rq;
-	if (!rq)
-		return false;
-	*clock = rq->clock;
-	*clock_task = rq->clock_task;
-	return true;
+	return RQ_CLOCKS(LOAD_READ, p, clock, clock_task);
 }
 
 /* At a switch to @next on this CPU: the offset of its scheduler clock. */
@@ -283,13 +300,18 @@ struct {
 	__type(value, struct ipp_sched_slot);
 } sched_tot SEC(".maps");
 
-/* What the kernel accounted to @p so far (the software counters' sources). */
+/* What the kernel accounted to @p so far (the software counters' sources), read with @rd. */
+#define READ_ACCT(rd, p, a)                                                   \
+	do {                                                                  \
+		(a)->runtime_ns = rd(p, se.sum_exec_runtime);                 \
+		(a)->faults = rd(p, min_flt) + rd(p, maj_flt);                \
+		(a)->switches = rd(p, nvcsw) + rd(p, nivcsw);                 \
+		(a)->migrations = rd(p, se.nr_migrations);                    \
+	} while (0)
+
 static __always_inline void read_acct(struct task_struct *p, struct ipp_task_acct *a)
 {
-	a->runtime_ns = p->se.sum_exec_runtime;
-	a->faults = p->min_flt + p->maj_flt;
-	a->switches = p->nvcsw + p->nivcsw;
-	a->migrations = p->se.nr_migrations;
+	READ_ACCT(LOAD_READ, p, a);
 }
 
 /*
@@ -305,10 +327,10 @@ static __always_inline void read_acct_now(struct task_struct *p, struct ipp_task
 	struct oncpu *o = bpf_map_lookup_elem(&oncpu, &zero);
 	__u64 clock, clock_task, start, now;
 
-	read_acct(p, a);
-	if (!rq_clocks(p, &clock, &clock_task))
+	READ_ACCT(BPF_CORE_READ, p, a);
+	if (!RQ_CLOCKS(BPF_CORE_READ, p, &clock, &clock_task))
 		return;
-	start = p->se.exec_start;
+	start = BPF_CORE_READ(p, se.exec_start);
 	if (clock_task > start)
 		a->runtime_ns += clock_task - start;
 	if (!o || !o->at_ns)
@@ -560,8 +582,12 @@ static __always_inline __u32 fast_pair(__u64 tag)
 	return (__u32)((tag * 0x9E3779B97F4A7C15ull) >> 40) & (IPP_SUM_FAST - 2);
 }
 
-/* The slot of @tag's pair it owns, or claims; IPP_SUM_FAST when both are another key's. */
-static __always_inline __u32 fast_slot(__u64 tag)
+/*
+ * The slot of @tag's pair it owns, or claims; IPP_SUM_FAST when both are
+ * another key's. A global function, as sum_bucket(): its paths are
+ * verified once, not once per path of its callers.
+ */
+__noinline __u32 fast_slot(__u64 tag)
 {
 	__u32 i = fast_pair(tag);
 	__u64 own;
@@ -622,29 +648,26 @@ static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)
 }
 
 /*
- * Add call @nr of @tid (slot @c: its start), which returned @ret at @now,
- * to the sums of @fd (-1: a call on no fd). @return false when it was not added: no room,
- * or its duration's bucket outside the sums' window; a call record then.
+ * Add to @v a call of thread @tid that began at @start, ended at @now and
+ * returned @ret. A global function: verified once, where each sums map
+ * sum_of() may return from made a path of its own through the caller.
+ * @return 1 when added; 0 when its duration's bucket is outside the sums'
+ * window or @v is NULL.
  */
-static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, __u64 pid_tgid,
-				    __u64 now, __s32 fd)
+__noinline int sum_add(struct ipp_sum_rec *v, __u64 start, __u64 now, long ret, __u32 tid)
 {
-	struct ipp_sum_key k = { .tgid = pid_tgid >> 32, .fd = fd, .nr = (__s32)nr };
-	__u64 d = now > c->start ? now - c->start : 0;
+	__u64 d = now > start ? now - start : 0;
 	__u32 b = sum_bucket(d), rel;
-	struct ipp_sum_rec *v = sum_of(&k);
 
-	if (!v) {
-		count(IPP_FDID_ST_SUM_FULL);
-		return false;
-	}
+	if (!v)
+		return 0;
 	if (!v->ops) {
 		v->base = b / 32 > IPP_SUM_BELOW ? (b / 32 - IPP_SUM_BELOW) * 32 : 0;
 		v->min_ns = d;
-		v->first_ns = c->start;
+		v->first_ns = start;
 	}
 	if (b < v->base || b - v->base >= IPP_SUM_BUCKETS)
-		return false;
+		return 0;
 	rel = b - v->base;
 	v->hist[rel & (IPP_SUM_BUCKETS - 1)]++;
 	v->ops++;
@@ -658,8 +681,26 @@ static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, 
 	if (d > v->max_ns)
 		v->max_ns = d;
 	v->last_ns = now;
-	v->tid = (__u32)pid_tgid;
-	return true;
+	v->tid = tid;
+	return 1;
+}
+
+/*
+ * Add call @nr of @tid (slot @c: its start), which returned @ret at @now,
+ * to the sums of @fd (-1: a call on no fd). @return false when it was not added: no room,
+ * or its duration's bucket outside the sums' window; a call record then.
+ */
+static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, __u64 pid_tgid,
+				    __u64 now, __s32 fd)
+{
+	struct ipp_sum_key k = { .tgid = pid_tgid >> 32, .fd = fd, .nr = (__s32)nr };
+	struct ipp_sum_rec *v = sum_of(&k);
+
+	if (!v) {
+		count(IPP_FDID_ST_SUM_FULL);
+		return false;
+	}
+	return sum_add(v, c->start, now, ret, (__u32)pid_tgid);
 }
 
 /* @v, CPU @cpu's sums of @k, written as a summary record when it has any. */
@@ -720,8 +761,8 @@ static __always_inline void flush_slot(struct agg_flush *f, __u32 i, __u64 tag)
 	__sync_val_compare_and_swap(&agg_owner[i], tag, 0);
 }
 
-/* Every CPU's sums of @k written, in the current CPU's ring: its fast slots freed, its key gone. */
-static __always_inline void flush_key(void *ctx, const struct ipp_sum_key *k)
+/* Every CPU's sums of @k in its fast slots written, in the current CPU's ring, and the slots freed. */
+static __always_inline void flush_fast(void *ctx, const struct ipp_sum_key *k)
 {
 	struct agg_flush f = { .ctx = ctx, .k = *k };
 	__u64 tag = sum_tag(k);
@@ -729,6 +770,13 @@ static __always_inline void flush_key(void *ctx, const struct ipp_sum_key *k)
 
 	flush_slot(&f, i, tag);
 	flush_slot(&f, i + 1, tag);
+}
+
+/* Every CPU's sums of @k in agg written, in the current CPU's ring, and the key gone. */
+static __always_inline void flush_hashed(void *ctx, const struct ipp_sum_key *k)
+{
+	struct agg_flush f = { .ctx = ctx, .k = *k };
+
 	/* the key is in the map (whichever CPUs have counts) or not */
 	if (!bpf_map_lookup_elem(&agg, &f.k))
 		return;
@@ -746,7 +794,8 @@ static long flush_nr(__u32 i, struct agg_fd *a)
 {
 	struct ipp_sum_key k = { .tgid = a->tgid, .fd = a->fd, .nr = agg_nrs[i & (IPP_SUM_MAX_NRS - 1)] };
 
-	flush_key(a->ctx, &k);
+	flush_fast(a->ctx, &k);
+	flush_hashed(a->ctx, &k);
 	return 0;
 }
 
@@ -768,7 +817,7 @@ static long flush_each(struct bpf_map *map, struct ipp_sum_key *key, struct ipp_
 		       struct agg_range *a)
 {
 	if (key->tgid == a->tgid && key->fd >= a->lo && key->fd <= a->hi)
-		flush_key(a->ctx, key);
+		flush_hashed(a->ctx, key);
 	return 0;
 }
 
@@ -780,7 +829,7 @@ static long flush_owned(__u32 i, struct agg_range *a)
 				 .nr = IPP_SUM_TAG_NR(tag) };
 
 	if (tag && k.tgid == a->tgid && k.fd >= a->lo && k.fd <= a->hi)
-		flush_key(a->ctx, &k);
+		flush_fast(a->ctx, &k);
 	return 0;
 }
 

@@ -106,6 +106,9 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 	if ((j == JOB_ARGS && !b->want_args) || (j == JOB_SCHED && !b->counts_sched) ||
 	    (j == JOB_CALLS && !b->pairs))
 		return false;
+	/* only call_exit goes there, and only for the sums' flushes */
+	if (!strcmp(name, "call_flush"))
+		return b->aggs;
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit"))
 		return (k->rodata->follow_forks && !k->rodata->trace_all) || k->rodata->task_records;
 	return true;
@@ -229,6 +232,8 @@ static int set_exit_next(struct ipp_bpf *b)
 
 	if (!err && b->pairs)
 		err = set_next(b, 1, b->skel->progs.call_exit);
+	if (!err && b->pairs && bpf_program__autoload(b->skel->progs.call_flush))
+		err = set_next(b, 2, b->skel->progs.call_flush);
 	return err;
 }
 
@@ -828,9 +833,10 @@ static int attach_progs(struct ipp_bpf *b, enum job j)
 	if (first && bpf_program__autoload(first))
 		err = attach_one(b, first);
 	bpf_object__for_each_program(p, b->skel->obj) {
-		/* exit_fd and call_exit: reached by tail calls (set_exit_next()) */
+		/* exit_fd, call_exit, call_flush: reached by tail calls (set_exit_next()) */
 		if (err || !bpf_program__autoload(p) || job_of(p) != j || p == first ||
-		    p == b->skel->progs.exit_fd || p == b->skel->progs.call_exit)
+		    p == b->skel->progs.exit_fd || p == b->skel->progs.call_exit ||
+		    p == b->skel->progs.call_flush)
 			continue;
 		err = attach_one(b, p);
 	}
