@@ -24,7 +24,9 @@
 # With --async SIG (a signal whose place among a task's calls is timing's,
 # such as the SIGCHLDs of a shell whose children run beside it): its
 # "--- SIG ... ---" lines, and the rt_sigreturn after each (which returns
-# what the call it came after returned), are left out.
+# what the call it came after returned), are left out; so is a call such a
+# signal interrupted and the kernel restarts ("= ? ERESTART..."): whether a
+# fork is caught by its sibling's SIGCHLD is timing's too.
 use strict;
 use warnings;
 
@@ -142,6 +144,7 @@ for my $tid (@tids) {
 			$in_async = 0;
 			next;
 		}
+		next if $async && $l =~ /= \? ERESTART\w* \(/;
 		# a line in column 40 stays there once its pids, addresses and inodes
 		# are names (their widths are the run's); a line off it stays off
 		my $aligned = realign($l) eq $l;
