@@ -88,6 +88,7 @@ bool ipp_hist_count_le(const struct ipp_hist *h, const uint64_t *bounds, size_t 
  * @counts[i] fall in bucket @first + i (i < @nb, inside the buckets; the
  * caller checks they add up to @n), as if each had been ipp_hist_add()ed:
  * sums made elsewhere with the same buckets (the kernel's, lib/bpf/sum-rec.h).
+ * Only the buckets from @min's to @max's are read: no sample lies outside.
  */
 void ipp_hist_add_buckets(struct ipp_hist *h, uint64_t n, uint64_t sum, uint64_t min, uint64_t max,
 			  unsigned int first, const uint32_t *counts, size_t nb);
