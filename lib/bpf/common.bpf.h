@@ -560,10 +560,12 @@ __noinline __u32 sum_bucket(__u64 v)
  * zero at its CPU's next call.
  */
 __u64 agg_owner[IPP_SUM_FAST];
+/* The fast slots there are (a power of two, 2 to IPP_SUM_FAST): the loader sets it by the CPUs. */
+const volatile __u32 fast_slots = IPP_SUM_FAST;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);	/* the loader sets it: IPP_SUM_FAST with the sums */
+	__uint(max_entries, 1);	/* the loader sets it: fast_slots with the sums */
 	__type(key, __u32);
 	__type(value, struct ipp_sum_slot);
 } agg_fast SEC(".maps");
@@ -579,7 +581,7 @@ static __always_inline __u64 sum_tag(const struct ipp_sum_key *k)
 /* The first slot of @tag's pair (an even index). */
 static __always_inline __u32 fast_pair(__u64 tag)
 {
-	return (__u32)((tag * 0x9E3779B97F4A7C15ull) >> 40) & (IPP_SUM_FAST - 2);
+	return (__u32)((tag * 0x9E3779B97F4A7C15ull) >> 40) & (fast_slots - 2) & (IPP_SUM_FAST - 2);
 }
 
 /*
@@ -842,7 +844,7 @@ static __always_inline void agg_flush_range(void *ctx, __u32 tgid, __s32 lo, __s
 {
 	struct agg_range a = { .ctx = ctx, .tgid = tgid, .lo = lo, .hi = hi };
 
-	bpf_loop(IPP_SUM_FAST, flush_owned, &a, 0);
+	bpf_loop(fast_slots < IPP_SUM_FAST ? fast_slots : IPP_SUM_FAST, flush_owned, &a, 0);
 	bpf_for_each_map_elem(&agg, flush_each, &a, 0);
 }
 

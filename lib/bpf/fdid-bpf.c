@@ -256,6 +256,21 @@ static int keep_logs(struct ipp_bpf *b)
 }
 
 /* The programs' settings, by what was asked. */
+/*
+ * The fast slots for @nr_cpus CPUs: as many as IPP_SUM_FAST_BYTES holds on
+ * all of them (each CPU has its copy of each), a power of two, 2 to
+ * IPP_SUM_FAST.
+ */
+static uint32_t fast_slots(int nr_cpus)
+{
+	size_t fit = IPP_SUM_FAST_BYTES / (sizeof(struct ipp_sum_slot) * (size_t)(nr_cpus > 0 ? nr_cpus : 1));
+	uint32_t n = IPP_SUM_FAST;
+
+	while (n > 2 && n > fit)
+		n /= 2;
+	return n;
+}
+
 static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 {
 	struct progs_bpf__rodata *r = b->skel->rodata;
@@ -282,6 +297,7 @@ static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 		  r->follow_forks && !r->io_records;
 	r->agg_calls = b->aggs;
 	r->nr_cpus = (uint32_t)b->nr_cpus;
+	r->fast_slots = fast_slots(b->nr_cpus);
 	b->want_args = b->pairs && IPP_OPTS_HAS(opts, call_args) && opts->call_args;
 }
 
@@ -301,7 +317,7 @@ static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
 	/* allocated as keys come (no prealloc): the bound only */
 	bpf_map__set_max_entries(k->maps.agg, b->aggs ? AGG_KEYS : 1);
-	bpf_map__set_max_entries(k->maps.agg_fast, b->aggs ? IPP_SUM_FAST : 1);
+	bpf_map__set_max_entries(k->maps.agg_fast, b->aggs ? k->rodata->fast_slots : 1);
 	bpf_map__set_autocreate(k->maps.arg_specs, b->want_args);
 	bpf_map__set_autocreate(k->maps.arg_slots, b->want_args);
 }
@@ -672,7 +688,7 @@ static int each_fast_sum(const struct ipp_bpf *b, ipp_bpf_sum_fn cb, void *ctx)
 
 	if (!s)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < IPP_SUM_FAST && !ret; i++) {
+	for (uint32_t i = 0; i < bpf_map__max_entries(b->skel->maps.agg_fast) && !ret; i++) {
 		if (bpf_map__lookup_elem(b->skel->maps.agg_fast, &i, sizeof(i), s,
 					 sizeof(*s) * (size_t)b->nr_cpus, 0) < 0) {
 			ret = -errno;

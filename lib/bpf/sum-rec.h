@@ -60,7 +60,9 @@ struct ipp_sum_key {
  * packed in 64 bits (IPP_SUM_TAG): tgid < 2^22 (PID_MAX_LIMIT), nr < 1024
  * (IPP_FDID_MAX_NR); 0 is a free slot.
  */
-#define IPP_SUM_FAST 128
+#define IPP_SUM_FAST 128	/* at most: the loader takes fewer on many CPUs (IPP_SUM_FAST_BYTES) */
+/* What the fast slots may take on all CPUs together: 128 of them up to 30 CPUs, 2 on 1000. */
+#define IPP_SUM_FAST_BYTES (8u << 20)
 #define IPP_SUM_TAG(tgid, fd, nr) \
 	(((__u64)(tgid) << 42) | ((__u64)((__u32)(nr) & 1023) << 32) | (__u64)(__u32)(fd))
 #define IPP_SUM_TAG_TGID(t) ((__u32)((t) >> 42))
