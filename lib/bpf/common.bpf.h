@@ -763,7 +763,7 @@ static __always_inline void flush_slot(struct agg_flush *f, __u32 i, __u64 tag)
 	__sync_val_compare_and_swap(&agg_owner[i], tag, 0);
 }
 
-/* Every CPU's sums of @k in its fast slots written, in the current CPU's ring, and the slots freed. */
+/* Every CPU's sums of @k in its fast slots written, in the current CPU's ring; the slots freed. */
 static __always_inline void flush_fast(void *ctx, const struct ipp_sum_key *k)
 {
 	struct agg_flush f = { .ctx = ctx, .k = *k };

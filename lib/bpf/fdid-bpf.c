@@ -255,7 +255,6 @@ static int keep_logs(struct ipp_bpf *b)
 	return 0;
 }
 
-/* The programs' settings, by what was asked. */
 /*
  * The fast slots for @nr_cpus CPUs: as many as IPP_SUM_FAST_BYTES holds on
  * all of them (each CPU has its copy of each), a power of two, 2 to
@@ -263,14 +262,15 @@ static int keep_logs(struct ipp_bpf *b)
  */
 static uint32_t fast_slots(int nr_cpus)
 {
-	size_t fit = IPP_SUM_FAST_BYTES / (sizeof(struct ipp_sum_slot) * (size_t)(nr_cpus > 0 ? nr_cpus : 1));
+	size_t per_slot = sizeof(struct ipp_sum_slot) * (size_t)(nr_cpus > 0 ? nr_cpus : 1);
 	uint32_t n = IPP_SUM_FAST;
 
-	while (n > 2 && n > fit)
+	while (n > 2 && n > IPP_SUM_FAST_BYTES / per_slot)
 		n /= 2;
 	return n;
 }
 
+/* The programs' settings, by what was asked. */
 static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 {
 	struct progs_bpf__rodata *r = b->skel->rodata;
