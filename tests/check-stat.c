@@ -563,25 +563,51 @@ static bool rings_cpu_wide(void)
 }
 
 /*
- * `ipcperf stat --json SCOPE -- iowork SCENARIO [ARG]`, made again when a
- * CPU-wide run lost events (up to LOSSY_RUNS runs), its header checked.
+ * The summary of @run_once(@ctx), made again while it lost events, up to
+ * LOSSY_RUNS runs, when the rings are CPU-wide (@cpu_wide: every process's
+ * records are in them, the machine's load too); @what names the run in the
+ * note on stderr. @return the last summary, whatever it lost.
  */
-static json_object *stat_doc(const char *scenario, const char *arg)
+static json_object *until_whole(json_object *(*run_once)(void *ctx), void *ctx, bool cpu_wide,
+				const char *what)
 {
+	for (int run = 1;; run++) {
+		json_object *doc = run_once(ctx);
+
+		if (run == LOSSY_RUNS || !cpu_wide || jint(doc, "lost_events") == 0)
+			return doc;
+		fprintf(stderr, "%s: %" PRId64 " events lost CPU-wide to the machine's load; "
+			"run %d of %d\n", what, jint(doc, "lost_events"), run + 1, LOSSY_RUNS);
+		json_object_put(doc);
+	}
+}
+
+struct scenario_run {
+	const char *scenario, *arg;
+};
+
+/* `ipcperf stat --json SCOPE -- iowork SCENARIO [ARG]` once: its summary. */
+static json_object *scenario_once(void *ctx)
+{
+	const struct scenario_run *sr = ctx;
 	struct result r;
 	json_object *doc;
 
-	for (int run = 1;; run++) {
-		stat_iowork(scenario, arg, &r);
-		doc = parse_json(r.out, r.out_len, scenario);
-		cmd_result_free(&r);
-		if (run == LOSSY_RUNS || !rings_cpu_wide() || jint(doc, "lost_events") == 0)
-			break;
-		fprintf(stderr, "%s %s: %" PRId64 " events lost CPU-wide to the machine's load; "
-			"run %d of %d\n", scenario, scope_opt, jint(doc, "lost_events"), run + 1,
-			LOSSY_RUNS);
-		json_object_put(doc);
-	}
+	stat_iowork(sr->scenario, sr->arg, &r);
+	doc = parse_json(r.out, r.out_len, sr->scenario);
+	cmd_result_free(&r);
+	return doc;
+}
+
+/* The summary of a scenario (until_whole()), its header checked. */
+static json_object *stat_doc(const char *scenario, const char *arg)
+{
+	struct scenario_run sr = { scenario, arg };
+	char what[128];
+	json_object *doc;
+
+	snprintf(what, sizeof(what), "%s %s", scenario, scope_opt);
+	doc = until_whole(scenario_once, &sr, rings_cpu_wide(), what);
 	/* Traced from exec to exit, and nothing traced is in flight at either end. */
 	check_header(doc, 0, scenario);
 	return doc;
@@ -1824,13 +1850,20 @@ static const char *const pid_variants[][2] = {
 };
 #define NR_PID_VARIANTS ((int)(sizeof(pid_variants) / sizeof(pid_variants[0])))
 
+struct pid_exits_run {
+	const char *const *opt;	/* ipcperf's options */
+	pid_t pid;		/* out: iowork's */
+};
+
 /*
- * One run of test_pid_exits with @opt: iowork wait-go attached to while
- * its read(0) is under way, then let go; ipcperf must end by itself once
- * its only target is gone. @return the summary; @pid: iowork's.
+ * One run of test_pid_exits (@ctx: struct pid_exits_run): iowork wait-go
+ * attached to while its read(0) is under way, then let go; ipcperf must
+ * end by itself once its only target is gone. @return the summary.
  */
-static json_object *pid_exits_run(const char *const *opt, pid_t *pid)
+static json_object *pid_exits_once(void *ctx)
 {
+	struct pid_exits_run *pr = ctx;
+	const char *const *opt = pr->opt;
 	static const long read_nr[] = { SYS_read };
 	char *work_argv[] = { IOWORK_PATH, "wait-go", NULL };
 	char pidbuf[16];
@@ -1858,7 +1891,7 @@ static json_object *pid_exits_run(const char *const *opt, pid_t *pid)
 		      "stderr:\n%.2000s", pidbuf, cmd_status_str(r.status), r.err);
 	doc = parse_json(r.out, r.out_len, "summary after the target exited");
 	cmd_result_free(&r);
-	*pid = wk.pid;
+	pr->pid = wk.pid;
 	return doc;
 }
 
@@ -1879,25 +1912,15 @@ START_TEST(test_pid_exits)
 		{ 27, "tcp", "socket:[*]", { 1, 70, 0 }, NONE },
 	};
 	static const struct want_proc want[] = { WANT("P", p) };
+	struct pid_exits_run pr = { .opt = opt };
 	struct match found[1];
-	json_object *doc;
-	pid_t pid;
+	json_object *doc = until_whole(pid_exits_once, &pr, !task_scope, "stat -p of wait-go");
 
-	/* CPU-wide rings hold every process's samples: a run that lost some is made again */
-	for (int run = 1;; run++) {
-		doc = pid_exits_run(opt, &pid);
-		if (run == LOSSY_RUNS || task_scope || jint(doc, "lost_events") == 0)
-			break;
-		fprintf(stderr, "stat -p of wait-go %s %s: %" PRId64 " events lost CPU-wide to the "
-			"machine's load; run %d of %d\n", opt[0] ? opt[0] : "", opt[1] ? opt[1] : "",
-			jint(doc, "lost_events"), run + 1, LOSSY_RUNS);
-		json_object_put(doc);
-	}
 	/* The read of stdin was under way at the attach: its exit has no enter. */
 	check_header(doc, 1, "stat -p of wait-go");
 	match_roles(doc, "wait-go (-p)", want, 1, false, found);
-	ck_assert_msg(jint(found[0].proc, "pid") == pid, "pid %" PRId64 ", expected %d",
-		      jint(found[0].proc, "pid"), (int)pid);
+	ck_assert_msg(jint(found[0].proc, "pid") == pr.pid, "pid %" PRId64 ", expected %d",
+		      jint(found[0].proc, "pid"), (int)pr.pid);
 	check_objects(found[0].rows[1], found[0].rows[2], true, "the two ends of the pipe");
 	check_objects(found[0].rows[3], found[0].rows[4], false, "the two ends of the socketpair");
 	check_objects(found[0].rows[5], found[0].rows[6], false, "client and server sockets");

@@ -121,6 +121,22 @@ static __always_inline bool received_fds(void)
 	return !s || s->nfds;
 }
 
+/*
+ * Slot @c (NULL: none) done with call @nr: @return whether it held that
+ * call (its enter seen: counted done). A slot in another call is left too:
+ * that call's exit never came.
+ */
+static __always_inline bool call_done(struct ipp_call_slot *c, long nr)
+{
+	bool held = c && c->in_call && c->nr == nr;
+
+	if (held)
+		count(IPP_FDID_ST_DONE);
+	if (c)
+		c->in_call = 0;
+	return held;
+}
+
 /* An added-up call of slot @c: @return true when added (no call record then). */
 static __always_inline bool added_up(struct ipp_call_slot *c, __u8 w, long nr, long ret,
 				     __u64 pid_tgid, __u64 now)
@@ -129,9 +145,7 @@ static __always_inline bool added_up(struct ipp_call_slot *c, __u8 w, long nr, l
 	    c->nr != nr || (ret < 0 && ret != -EAGAIN) || (w == WANT_SUM_NOFDS && received_fds()) ||
 	    !agg_add(c, nr, ret, pid_tgid, now, w == WANT_SUM_ANY ? -1 : (__s32)c->args[0]))
 		return false;
-	c->in_call = 0;
-	count(IPP_FDID_ST_DONE);
-	return true;
+	return call_done(c, nr);
 }
 
 /*
@@ -172,8 +186,7 @@ static __always_inline void call_record(void *ctx, struct ipp_call_slot *c, long
 	r.nr = (__s32)nr;
 	r.ret = ret;
 	r.end_ns = now;
-	if (c && c->in_call && c->nr == nr) {
-		count(IPP_FDID_ST_DONE);
+	if (call_done(c, nr) && c) {
 		r.start_ns = c->start;
 		r.args[0] = c->args[0];
 		r.args[1] = c->args[1];
@@ -190,20 +203,9 @@ static __always_inline void call_record(void *ctx, struct ipp_call_slot *c, long
 	} else {
 		r.flags |= IPP_CALL_F_NO_ENTER;
 	}
-	if (c)
-		c->in_call = 0;
 	count(IPP_FDID_ST_CALLS);
 	if (bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r)) < 0)
 		count(IPP_FDID_ST_CALL_FAIL);
-}
-
-/* A call that has no record (WANT_FLUSH_ONLY_RANGE): its slot done with it. */
-static __always_inline void call_unrecorded(struct ipp_call_slot *c, long nr)
-{
-	if (c && c->in_call && c->nr == nr)
-		count(IPP_FDID_ST_DONE);
-	if (c)
-		c->in_call = 0;
 }
 
 /* Whether call_flush can go on from here: @now kept for it in the CPU's slot. */
@@ -259,7 +261,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 			bpf_tail_call(ctx, &exit_next, EXIT_NEXT_FLUSH);
 		/* not reached unless call_flush could not be: the record without the sums */
 		if (w == WANT_FLUSH_ONLY_RANGE) {
-			call_unrecorded(c, nr);
+			call_done(c, nr);	/* no record: not a call the session traces */
 			return 0;
 		}
 	}
@@ -290,7 +292,7 @@ int BPF_PROG(call_flush, struct pt_regs *regs, long ret)
 	now = p->exit_now;
 	flush_before(ctx, regs, w, ret, pid_tgid >> 32);
 	if (w == WANT_FLUSH_ONLY_RANGE)
-		call_unrecorded(c, nr);
+		call_done(c, nr);
 	else
 		call_record(ctx, c, nr, ret, pid_tgid, now);
 	return 0;

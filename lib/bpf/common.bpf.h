@@ -249,20 +249,17 @@ struct {
  * (BPF_CORE_READ) cost the verifier no walk of task_struct's BTF per field
  * (~1 ms each here), for the rare paths (an exit call, an exec).
  */
-#define LOAD_READ(p, ...) LOAD_READ_N(__VA_ARGS__, LOAD_READ2, LOAD_READ1)(p, __VA_ARGS__)
-#define LOAD_READ_N(a, b, n, ...) n
-#define LOAD_READ1(p, f) ((p)->f)
-#define LOAD_READ2(p, f, g) ((p)->f->g)
+#define LOAD_READ(p, f) ((p)->f)
 
 /*
- * The clocks of @p's run queue (through its fair-class queue: the kernel
- * need not name per-CPU data to BPF), read with @rd (LOAD_READ or
- * BPF_CORE_READ). False where there is none.
+ * The clocks of a task's run queue, @rq_of_task (its fair-class queue's:
+ * the kernel need not name per-CPU data to BPF), read with @rd (LOAD_READ
+ * or BPF_CORE_READ). False where there is none.
  */
-#define RQ_CLOCKS(rd, p, clk, clk_task)                                       \
+#define RQ_CLOCKS(rd, rq_of_task, clk, clk_task)                              \
 	({                                                                    \
 		struct rq *rq_ = bpf_core_field_exists(struct cfs_rq, rq) ?   \
-				 rd(p, se.cfs_rq, rq) : NULL;                 \
+				 (rq_of_task) : NULL;                         \
 		if (rq_) {                                                    \
 			*(clk) = rd(rq_, clock);                              \
 			*(clk_task) = rd(rq_, clock_task);                    \
@@ -272,7 +269,7 @@ struct {
 
 static __always_inline bool rq_clocks(struct task_struct *p, __u64 *clock, __u64 *clock_task)
 {
-	return RQ_CLOCKS(LOAD_READ, p, clock, clock_task);
+	return RQ_CLOCKS(LOAD_READ, p->se.cfs_rq->rq, clock, clock_task);
 }
 
 /* At a switch to @next on this CPU: the offset of its scheduler clock. */
@@ -328,7 +325,7 @@ static __always_inline void read_acct_now(struct task_struct *p, struct ipp_task
 	__u64 clock, clock_task, start, now;
 
 	READ_ACCT(BPF_CORE_READ, p, a);
-	if (!RQ_CLOCKS(BPF_CORE_READ, p, &clock, &clock_task))
+	if (!RQ_CLOCKS(BPF_CORE_READ, BPF_CORE_READ(p, se.cfs_rq, rq), &clock, &clock_task))
 		return;
 	start = BPF_CORE_READ(p, se.exec_start);
 	if (clock_task > start)
