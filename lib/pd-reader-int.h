@@ -2,7 +2,8 @@
 /*
  * pd-reader-int: the reader's struct and what its files (pd-reader.c: open;
  * pd-records.c: file and records; pd-sample.c: samples; pd-sections.c:
- * feature sections) call of one another. Private to them.
+ * feature sections; pd-unpack.c: compressed records) call of one another.
+ * Private to them.
  */
 #ifndef IPCPERF_PD_READER_INT_H
 #define IPCPERF_PD_READER_INT_H
@@ -37,6 +38,28 @@ struct idslot {
 	const struct layout *lay;	/* ev's */
 };
 
+struct ZSTD_DCtx_s;
+
+/*
+ * The records of perf record -z: one zstd stream through the data section,
+ * a piece of it in each PERF_RECORD_COMPRESSED (pd-unpack.c says how).
+ */
+struct pd_unpack {
+	struct ZSTD_DCtx_s *zs;	/* made at the first COMPRESSED record */
+	unsigned char *in;	/* the payload of the COMPRESSED record at in_off (a copy) */
+	size_t in_len, in_pos;
+	uint64_t in_off;
+	uint64_t in_given;	/* bytes it has given so far */
+	bool more;		/* zstd may hold more of its output: the last call filled @out */
+	bool busy;		/* records or input left: ipp_pd_reader__next() asks here first */
+	unsigned char *out;	/* decompressed: [out_head, out_len) not handed out yet */
+	size_t out_head, out_len;
+	uint64_t head_pos;	/* out_head's place in the decompressed stream */
+	/* HEADER_COMPRESSED: the compression type; the size of the rings (one record's most) */
+	bool has_feature;
+	uint32_t type, mmap_len;
+	bool warned_tail;
+};
 
 struct ipp_pd_reader {
 	bool open;
@@ -80,6 +103,7 @@ struct ipp_pd_reader {
 	size_t win_len;
 	unsigned char *buf;
 	size_t buf_cap;		/* min(RBUF_SIZE, file size): holds any record */
+	struct pd_unpack unpack;
 };
 
 #define RBUF_SIZE (1u << 20)
@@ -135,5 +159,19 @@ int ipp_pdr_parse_tracing_data(struct ipp_pd_reader *r, const unsigned char *p, 
 			       uint64_t base);
 /* Every feature section the header's bitmap names, from the table at @table. */
 int ipp_pdr_read_features(struct ipp_pd_reader *r, uint64_t table);
+
+/* pd-unpack.c */
+/* The HEADER_COMPRESSED feature section at file offset @off. */
+int ipp_pdr_unpack_feature(struct ipp_pd_reader *r, const unsigned char *p, size_t len,
+			   uint64_t off);
+/* Take the COMPRESSED record @h at @p, file offset @off: its payload is the stream's next piece. */
+int ipp_pdr_unpack_feed(struct ipp_pd_reader *r, const unsigned char *p,
+			const struct perf_event_header *h, uint64_t off);
+/* The stream's next record into @rec. @return 1; 0 when the piece is used up; -EPROTO. */
+int ipp_pdr_unpack_next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec);
+/* The data section ends: a record cut in the stream is an error (a warning when partial). */
+int ipp_pdr_unpack_end(struct ipp_pd_reader *r);
+/* Back to the stream's start (@all: and free everything, for the reader's reset). */
+void ipp_pdr_unpack_reset(struct ipp_pd_reader *r, bool all);
 
 #endif /* IPCPERF_PD_READER_INT_H */

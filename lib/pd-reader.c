@@ -74,6 +74,7 @@ static void reset(struct ipp_pd_reader *r)
 	free(r->blob);
 	free(r->buf);
 	free(r->path);
+	ipp_pdr_unpack_reset(r, true);
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }

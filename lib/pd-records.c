@@ -195,7 +195,6 @@ int ipp_pdr_explain_truncation(struct ipp_pd_reader *r, uint64_t data_off, uint6
 		    "section ends at %#llx (truncated file)", (unsigned long long)data_end);
 }
 
-/* ipp_pd_reader__next() of a record not wholly in the window, or at the end, or bad. */
 /* The record at r->cur, whose header @h was checked, at @p: into @rec, and step past it. @return 1. */
 static inline int take_record(struct ipp_pd_reader *r, const unsigned char *p,
 			      const struct perf_event_header *h, struct ipp_pd_rec *rec)
@@ -209,43 +208,73 @@ static inline int take_record(struct ipp_pd_reader *r, const unsigned char *p,
 	return 1;
 }
 
-static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
+/* The record at r->cur runs past the data section (@h->size 0: not even its header is there). */
+static int next_cut(struct ipp_pd_reader *r, const struct perf_event_header *h)
+{
+	if (r->info.partial) {
+		/* What a killed writer leaves: the last record is incomplete. */
+		if (!r->warned_tail)
+			ipp_warn("%s: offset 0x%llx: partial capture: the last record (%llu of %u "
+				 "bytes) is incomplete and was skipped\n",
+				 r->path, (unsigned long long)r->cur,
+				 (unsigned long long)(r->data_end - r->cur), h->size);
+		r->warned_tail = true;
+		return ipp_pdr_unpack_end(r);
+	}
+	if (!h->size)
+		return ipp_pdr_fail(r, -EPROTO, r->cur,
+				    "%llu stray bytes at the end of the data section: not a record header",
+				    (unsigned long long)(r->data_end - r->cur));
+	return ipp_pdr_fail(r, -EPROTO, r->cur,
+			    "record type %u (%s): size %u runs past the end of the data section at %#llx",
+			    h->type, ipp_pd_record_name(h->type), h->size,
+			    (unsigned long long)r->data_end);
+}
+
+/*
+ * The next record of the file (its first record that is not COMPRESSED, or
+ * the first record a COMPRESSED one holds). @return 1, 0 at the end, -errno.
+ */
+static int next_file_record(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 {
 	struct perf_event_header h;
 	const unsigned char *p = NULL;
 	int ret, err = 0;
 
-	if (r->cur >= r->data_end)
-		return 0;
-	ret = peek_record(r, r->cur, r->data_end, &h, &p);
-	if (ret < 0)
-		return r->iter_err = ret;
-	if (ret == 0) {
-		if (r->info.partial) {
-			/* What a killed writer leaves: the last record is incomplete. */
-			if (!r->warned_tail)
-				ipp_warn("%s: offset 0x%llx: partial capture: the last record (%llu of %u "
-					 "bytes) is incomplete and was skipped\n",
-					 r->path, (unsigned long long)r->cur,
-					 (unsigned long long)(r->data_end - r->cur), h.size);
-			r->warned_tail = true;
-			return 0;
-		}
-		if (!h.size)
-			return r->iter_err = ipp_pdr_fail(r, -EPROTO, r->cur,
-						  "%llu stray bytes at the end of the data section: "
-						  "not a record header",
-						  (unsigned long long)(r->data_end - r->cur));
-		return r->iter_err = ipp_pdr_fail(r, -EPROTO, r->cur,
-					  "record type %u (%s): size %u runs past the end of the "
-					  "data section at %#llx",
-					  h.type, ipp_pd_record_name(h.type), h.size,
-					  (unsigned long long)r->data_end);
+	for (;;) {
+		if (r->cur >= r->data_end)
+			return ipp_pdr_unpack_end(r);
+		ret = peek_record(r, r->cur, r->data_end, &h, &p);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			return next_cut(r, &h);
+		p = window(r, r->cur, h.size, &err);
+		if (!p)
+			return err;
+		if (h.type != IPP_PD_RECORD_COMPRESSED)
+			return take_record(r, p, &h, rec);
+		ret = ipp_pdr_unpack_feed(r, p, &h, r->cur);
+		r->cur += h.size;
+		if (!ret)
+			ret = ipp_pdr_unpack_next(r, rec);
+		if (ret)
+			return ret;
 	}
-	p = window(r, r->cur, h.size, &err);
-	if (!p)
-		return r->iter_err = err;
-	return take_record(r, p, &h, rec);
+}
+
+/* ipp_pd_reader__next() of a record not wholly in the window, or at the end, or bad, or compressed. */
+static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
+{
+	int ret = 0;
+
+	if (r->unpack.busy)
+		ret = ipp_pdr_unpack_next(r, rec);
+	if (!ret)
+		ret = next_file_record(r, rec);
+	if (ret < 0)
+		r->iter_err = ret;
+	return ret;
 }
 
 int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
@@ -266,7 +295,9 @@ int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 	if (off < r->win_len && r->win_len - off >= sizeof(h)) {
 		p = r->win + off;
 		memcpy(&h, p, sizeof(h));
-		if (h.size >= sizeof(h) && h.size <= r->win_len - off && h.type - 1u < 255u) {
+		/* A COMPRESSED record, and the records one holds, go the slow way. */
+		if (h.size >= sizeof(h) && h.size <= r->win_len - off && h.type - 1u < 255u &&
+		    h.type != IPP_PD_RECORD_COMPRESSED && !r->unpack.busy) {
 			return take_record(r, p, &h, rec);
 		}
 	}
@@ -279,6 +310,7 @@ int ipp_pd_reader__rewind(struct ipp_pd_reader *r)
 		return -EINVAL;
 	r->cur = r->info.data_offset;
 	r->iter_err = 0;
+	ipp_pdr_unpack_reset(r, false);
 	/* Read again from the file, as the first time. */
 	r->win_off = 0;
 	r->win_len = 0;

@@ -326,6 +326,7 @@ static const char *feature_name(unsigned int feat)
 	case IPP_PD_FEAT_ARCH: return "arch";
 	case IPP_PD_FEAT_NRCPUS: return "nrcpus";
 	case IPP_PD_FEAT_EVENT_DESC: return "event description";
+	case IPP_PD_FEAT_COMPRESSED: return "compressed";
 	case IPP_PD_FEAT_IPCPERF: return "ipcperf section";
 	default: return "feature";
 	}
@@ -345,6 +346,7 @@ static int parse_feature(struct ipp_pd_reader *r, unsigned int feat, uint64_t of
 	case IPP_PD_FEAT_ARCH:
 	case IPP_PD_FEAT_NRCPUS:
 	case IPP_PD_FEAT_EVENT_DESC:
+	case IPP_PD_FEAT_COMPRESSED:
 	case IPP_PD_FEAT_IPCPERF:
 		break;
 	default:
@@ -386,6 +388,9 @@ static int parse_feature(struct ipp_pd_reader *r, unsigned int feat, uint64_t of
 		break;
 	case IPP_PD_FEAT_EVENT_DESC:
 		err = parse_event_desc(r, p, size, off);
+		break;
+	case IPP_PD_FEAT_COMPRESSED:
+		err = ipp_pdr_unpack_feature(r, p, size, off);
 		break;
 	case IPP_PD_FEAT_IPCPERF:
 		err = parse_blob(r, p, size, off);

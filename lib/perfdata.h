@@ -49,6 +49,7 @@ enum {
 	IPP_PD_FEAT_ARCH = 6,
 	IPP_PD_FEAT_NRCPUS = 7,
 	IPP_PD_FEAT_EVENT_DESC = 12,
+	IPP_PD_FEAT_COMPRESSED = 27,	/* perf record -z: read only (pd-unpack.c) */
 	/* ipcperf's own section: far above perf's last feature (32 in 6.1), below 256. */
 	IPP_PD_FEAT_IPCPERF = 200,
 	IPP_PD_FEAT_BITS = 256,
@@ -58,6 +59,7 @@ enum {
 enum {
 	IPP_PD_RECORD_USER_TYPE_START = 64,
 	IPP_PD_RECORD_FINISHED_ROUND = 68,
+	IPP_PD_RECORD_COMPRESSED = 81,	/* perf record -z: a piece of a zstd stream of records */
 	IPP_PD_RECORD_HEADER_MAX = 83,	/* perf 6.1 aborts at types >= this */
 };
 
