@@ -22,6 +22,7 @@
 #include "internal.h"
 #include "perfdata.h"
 #include "pd-synth.h"
+#include "pd-zsynth.h"
 #include "record.h"
 #include "identlog.h"
 #include "suites.h"
@@ -796,6 +797,189 @@ START_TEST(test_corrupt_format)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ perf record -z */
+
+/* The synthetic capture of @n records (no ipcperf section), compressed as @o says: a new image. */
+static unsigned char *zcapture(uint64_t n, const struct pdz_opts *o, size_t *len)
+{
+	unsigned char *img, *z;
+	size_t ilen;
+
+	write_synth(n, false, false);
+	img = slurp(path, &ilen);
+	z = pdz_compress(img, ilen, o, len);
+	free(img);
+	ck_assert_ptr_nonnull(z);
+	return z;
+}
+
+/* Read @z to its end: @return the error (0 at a clean end), with the records read in *@n. */
+static int zread(struct ipp_pd_reader *r, const unsigned char *z, size_t len, uint64_t *n)
+{
+	struct ipp_pd_rec rec;
+	int ret;
+
+	*n = 0;
+	ck_assert_int_eq(ipp_pd_reader__open_mem(r, z, len), 0);
+	while ((ret = ipp_pd_reader__next(r, &rec)) == 1) {
+		CHECK(rec.type != IPP_PD_RECORD_COMPRESSED);
+		(*n)++;
+	}
+	return ret;
+}
+
+/*
+ * The records a compressed capture holds come back as the ones that went in,
+ * byte for byte and parsed, whether a piece ends inside a record (997), holds
+ * them all (1 MiB) or less than a header (5), with the compressed feature or
+ * without it, from memory and from a file, and again after a rewind.
+ */
+START_TEST(test_zstd_records)
+{
+	static const struct { size_t piece; uint32_t mmap_len; } cases[] = {
+		{ 997, 4096 }, { 1u << 20, 1u << 20 }, { 5, 0 },
+	};
+
+	for (size_t c = 0; c < IPP_ARRAY_SIZE(cases); c++)
+		for (int file = 0; file < 2; file++) {
+			struct pdz_opts o = { .piece = cases[c].piece, .mmap_len = cases[c].mmap_len };
+			struct ipp_pd_reader *r = ipp_pd_reader__new();
+			size_t len;
+			unsigned char *z = zcapture(500, &o, &len);
+
+			ck_assert_int_eq(open_image(r, z, len, file), 0);
+			ck_assert(!ipp_pd_reader__info(r)->partial);
+			check_sequence(r, 500, true);
+			ck_assert_int_eq(ipp_pd_reader__rewind(r), 0);
+			check_sequence(r, 500, true);
+			ipp_pd_reader__delete(r);
+			free(z);
+		}
+}
+END_TEST
+
+/* The error of reading @z: one line naming the COMPRESSED record at @off and @what. */
+static void zfails(const unsigned char *z, size_t len, uint64_t off, const char *what,
+		   uint64_t max_records)
+{
+	struct ipp_pd_reader *r = ipp_pd_reader__new();
+	struct ipp_pd_rec rec;
+	char at[64];
+	uint64_t n;
+
+	ck_assert_int_eq(zread(r, z, len, &n), -EPROTO);
+	ck_assert_uint_le(n, max_records);
+	snprintf(at, sizeof(at), ": offset 0x%llx: record type 81 (COMPRESSED)", (unsigned long long)off);
+	ck_assert_msg(strstr(ipp_pd_reader__error(r), at), "'%s' lacks '%s'", ipp_pd_reader__error(r), at);
+	ck_assert_msg(strstr(ipp_pd_reader__error(r), what), "'%s' lacks '%s'", ipp_pd_reader__error(r),
+		      what);
+	ck_assert_ptr_null(strchr(ipp_pd_reader__error(r), '\n'));
+	/* The same error again, never a record after it. */
+	ck_assert_int_eq(ipp_pd_reader__next(r, &rec), -EPROTO);
+	ipp_pd_reader__delete(r);
+}
+
+/* Corrupt zstd data, a stream that ends inside a record, a record compressed twice, another type. */
+START_TEST(test_zstd_corrupt)
+{
+	unsigned char twice[16] = { IPP_PD_RECORD_COMPRESSED, 0, 0, 0, 0, 0, 16, 0 };
+	struct pdz_opts o = { .piece = 997, .mmap_len = 4096 };
+	unsigned char *z, *img;
+	uint64_t data_off, data_size;
+	size_t len, ilen;
+
+	z = zcapture(500, &o, &len);
+	memcpy(&data_off, z + 40, 8);
+	z[data_off + 8] ^= 0xff;	/* the zstd magic of the first piece */
+	zfails(z, len, data_off, "its zstd data cannot be decompressed", 0);
+	z[data_off + 8] ^= 0xff;
+	memcpy(z + len - 16, &(uint32_t){ 2 }, 4);	/* the compressed feature's type */
+	zfails(z, len, data_off, "only zstd (1) is known", 0);
+	free(z);
+
+	write_synth(500, false, false);
+	img = slurp(path, &ilen);
+	memcpy(&data_size, img + 48, 8);
+	o.data = img + data_off;
+	o.data_len = (size_t)data_size - 20;	/* the last record cut */
+	z = pdz_compress(img, ilen, &o, &len);
+	ck_assert_ptr_nonnull(z);
+	{
+		struct ipp_pd_reader *r = ipp_pd_reader__new();
+		uint64_t n, all;
+
+		ck_assert_int_eq(zread(r, img, ilen, &all), 0);
+		ipp_pd_reader__delete(r);
+		r = ipp_pd_reader__new();
+		ck_assert_int_eq(zread(r, z, len, &n), -EPROTO);
+		ck_assert_msg(strstr(ipp_pd_reader__error(r), "bytes into record type 9 (SAMPLE)"),
+			      "%s", ipp_pd_reader__error(r));
+		/* Every record before the cut one was read. */
+		ck_assert_uint_eq(n, all - 1);
+		ipp_pd_reader__delete(r);
+	}
+	free(z);
+	o.data = twice;
+	o.data_len = sizeof(twice);
+	z = pdz_compress(img, ilen, &o, &len);
+	ck_assert_ptr_nonnull(z);
+	zfails(z, len, data_off, "(compressed twice)", 0);
+	free(z);
+	free(img);
+}
+END_TEST
+
+/*
+ * A decompression bomb: 1 MiB of FINISHED_ROUNDs in a piece of a few hundred
+ * bytes, where the compressed feature says a ring holds 64 KiB. One error,
+ * before a record is handed out.
+ */
+START_TEST(test_zstd_bomb)
+{
+	const size_t n = (1u << 20) / 8;
+	struct perf_event_header *rounds = calloc(n, sizeof(*rounds));
+	struct pdz_opts o = { .piece = n * 8, .mmap_len = 65536, .data = rounds, .data_len = n * 8 };
+	unsigned char *img, *z;
+	uint64_t data_off, compressed;
+	size_t len, ilen;
+
+	ck_assert_ptr_nonnull(rounds);
+	for (size_t i = 0; i < n; i++)
+		rounds[i] = (struct perf_event_header){ .type = IPP_PD_RECORD_FINISHED_ROUND, .size = 8 };
+	write_synth(10, false, false);
+	img = slurp(path, &ilen);
+	z = pdz_compress(img, ilen, &o, &len);
+	ck_assert_ptr_nonnull(z);
+	memcpy(&data_off, z + 40, 8);
+	memcpy(&compressed, z + 48, 8);
+	ck_assert_uint_lt(compressed, 4096);
+	zfails(z, len, data_off, "decompresses to more than the 65536 bytes of a ring", 0);
+	free(z);
+	free(img);
+	free(rounds);
+}
+END_TEST
+
+/* A -z capture whose recorder was killed: its records up to the last whole one, with a warning. */
+START_TEST(test_zstd_partial)
+{
+	struct pdz_opts o = { .piece = 997, .mmap_len = 4096 };
+	struct ipp_pd_reader *r = ipp_pd_reader__new();
+	uint64_t data_off, zero = 0, n;
+	size_t len;
+	unsigned char *z = zcapture(500, &o, &len);
+
+	memcpy(&data_off, z + 40, 8);
+	memcpy(z + 48, &zero, 8);
+	/* Cut 1000 bytes into the compressed records: inside a piece. */
+	ck_assert_int_eq(zread(r, z, (size_t)data_off + 1000, &n), 0);
+	ck_assert(ipp_pd_reader__info(r)->partial);
+	ck_assert_uint_gt(n, 0);
+	ipp_pd_reader__delete(r);
+	free(z);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ perf's sample layouts */
 
 /*
@@ -1411,6 +1595,10 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_corrupt_cpu);
 	tcase_add_test(tc, test_corrupt_header);
 	tcase_add_test(tc, test_corrupt_format);
+	tcase_add_test(tc, test_zstd_records);
+	tcase_add_test(tc, test_zstd_corrupt);
+	tcase_add_test(tc, test_zstd_bomb);
+	tcase_add_test(tc, test_zstd_partial);
 	tcase_add_test(tc, test_parse_perf_layout);
 	tcase_add_test(tc, test_writer_args);
 	tcase_add_test(tc, test_writer_no_follow);
