@@ -133,11 +133,12 @@ static int unpack_more(struct ipp_pd_reader *r)
 	u->more = o.pos == o.size;
 	if (u->in_given > unpack_limit(u))
 		return ipp_pdr_fail(r, -EPROTO, u->in_off, "record type %u (COMPRESSED) of %zu "
-				    "bytes decompresses to more than the %llu bytes of a ring%s "
-				    "(corrupt capture, or a decompression bomb)",
-				    IPP_PD_RECORD_COMPRESSED, u->in_len + 8,
-				    (unsigned long long)unpack_limit(u),
-				    u->has_feature ? " (its compressed feature's mmap_len)" : "");
+				    "bytes decompresses to more than %llu bytes, %s: corrupt "
+				    "capture, or a decompression bomb", IPP_PD_RECORD_COMPRESSED,
+				    u->in_len + 8, (unsigned long long)unpack_limit(u),
+				    u->has_feature && u->mmap_len ?
+				    "the size of a ring in its compressed feature (mmap_len)" :
+				    "the most a ring can hold");
 	return 0;
 }
 

@@ -55,6 +55,24 @@ const char *ipp_pd_record_name(uint32_t type)
 	return "unknown";
 }
 
+bool ipp_pd_record_skippable(uint32_t type)
+{
+	switch (type) {
+	case 71:	/* AUXTRACE: hardware trace data */
+	case 72:	/* AUXTRACE_ERROR */
+	case 75:	/* STAT_CONFIG, STAT, STAT_ROUND: perf stat record's counts */
+	case 76:
+	case 77:
+	case IPP_PD_RECORD_COMPRESSED:	/* the reader unpacks them: none gets here */
+		return false;
+	default:
+		break;
+	}
+	if (type < IPP_PD_RECORD_USER_TYPE_START)
+		return type < IPP_ARRAY_SIZE(kernel_names) && kernel_names[type];
+	return type < IPP_PD_RECORD_HEADER_MAX;
+}
+
 /* ================================================================ helpers */
 
 char *ipp_pd_memdup0(const char *s, size_t len)

@@ -194,6 +194,15 @@ static inline bool ipp_pd_own_trailer(const void *rec, size_t size, struct ipp_p
 /* "SAMPLE", "FINISHED_ROUND", ...; "unknown" for others; static. */
 const char *ipp_pd_record_name(uint32_t type);
 
+/*
+ * Whether a reader of tracepoints may pass a record of @type over without a
+ * word: a kernel record with a name (the pipeline takes those it needs) or
+ * perf's own bookkeeping (rounds, maps, ids, features). The others, a type
+ * nobody named or perf's AUX trace and stat records, hold data a replay
+ * leaves out: it counts them and says so.
+ */
+bool ipp_pd_record_skippable(uint32_t type);
+
 #include "pd-writer.h"
 #include "pd-reader.h"
 

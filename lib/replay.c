@@ -31,6 +31,7 @@ struct ipp_replay {
 	int replay_err;			/* the error that ended the replay, explained once */
 	unsigned int ring_pages;	/* of the recording session; 0 unknown */
 	bool fdid_bpf;			/* the capture holds the kernel's fd identity records */
+	uint64_t unread[256];		/* records of each type left out (not skippable) */
 };
 
 static struct ipp_replay *replay_of(struct ipp_source *src)
@@ -74,6 +75,8 @@ static int take_file_record(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 	struct ipp_pd_sample smp;
 	int err;
 
+	if (!ipp_pd_record_skippable(rec->type))
+		s->unread[rec->type & 255]++;
 	if (rec->type >= IPP_PD_RECORD_USER_TYPE_START)
 		return 0;	/* perf's own records (FINISHED_ROUND handled by the caller) */
 	err = ipp_pd_reader__parse(s->rd, rec, &smp);
@@ -116,6 +119,19 @@ static int replay_end_losses(struct ipp_replay *s)
 	return n;
 }
 
+/* The records left out, once at the end: a capture of only those must not look empty. */
+static void replay_say_unread(struct ipp_replay *s)
+{
+	for (unsigned int t = 0; t < IPP_ARRAY_SIZE(s->unread); t++)
+		if (s->unread[t]) {
+			ipp_warn("%s: %llu record%s of type %u (%s) left out: ipcperf does not read "
+				 "%s\n", ipp_pd_reader__path(s->rd), (unsigned long long)s->unread[t],
+				 s->unread[t] == 1 ? "" : "s", t, ipp_pd_record_name(t),
+				 s->unread[t] == 1 ? "it" : "them");
+			s->unread[t] = 0;
+		}
+}
+
 /*
  * Read the capture up to the end of a round (or a batch), and deliver what is
  * surely in order: perf's rule, everything up to the latest time read before
@@ -151,6 +167,7 @@ static int replay_consume(struct ipp_source *src)
 	if (s->eof) {
 		n += ipp_pipeline__deliver(src->pl, UINT64_MAX);
 		n += replay_end_losses(s);
+		replay_say_unread(s);
 	}
 	return n;
 }

@@ -953,7 +953,7 @@ START_TEST(test_zstd_bomb)
 	memcpy(&data_off, z + 40, 8);
 	memcpy(&compressed, z + 48, 8);
 	ck_assert_uint_lt(compressed, 4096);
-	zfails(z, len, data_off, "decompresses to more than the 65536 bytes of a ring", 0);
+	zfails(z, len, data_off, "decompresses to more than 65536 bytes, the size of a ring", 0);
 	free(z);
 	free(img);
 	free(rounds);

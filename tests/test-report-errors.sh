@@ -8,6 +8,12 @@
 #    a word);
 #  - every ok-* and partial-* capture: exit 0, and whatever is on stderr says
 #    "warning:";
+#  - perf record -z's captures (made of the synthetic records): the same
+#    report as the uncompressed capture of those records, and for each way
+#    their compressed records can be wrong, its one line (a report used to
+#    give "(no activity)" and exit 0 for any of them);
+#  - records of types no report reads are counted in a warning, never
+#    passed over without a word;
 #  - the lost-events warning of a report names the ring size the capture was
 #    recorded with ("1 page per CPU"), in the stat and the flows view, and no
 #    size at all for a capture that does not record it (never the 512 pages
@@ -77,6 +83,40 @@ expect_error bad-hostname-at-0.data 1 \
 	"offset 0x0: hostname: string of 1179796816 bytes runs past the section"
 expect_error bad-system-name.data 1 \
 	"offset 0x42a: tracing data: system name holds byte 0xa: not text"
+
+# perf record -z: the records of ok-synthetic.data, compressed (tests/pd-zsynth.h).
+report "$CORPUS/ok-synthetic.data"
+sed 1d "$T/out" >"$T/plain"
+report "$CORPUS/ok-zstd-synthetic.data"
+expect_status 0 "report -i ok-zstd-synthetic.data"
+sed 1d "$T/out" >"$T/unpacked"
+grep -q '^     11 unknown unknown  *0  *0  .*  10  *3100 ' "$T/unpacked" ||
+	{ show; fail "ok-zstd-synthetic.data: not pid 101's 10 writes of 3100 bytes to fd 11"; }
+cmp -s "$T/plain" "$T/unpacked" ||
+	{ diff "$T/plain" "$T/unpacked"; fail "ok-zstd-synthetic.data: not the report of ok-synthetic.data"; }
+expect_error bad-zstd-magic.data 2 \
+	"offset 0xe58: record type 81 (COMPRESSED): its zstd data cannot be decompressed: Unknown frame descriptor (corrupt capture)"
+expect_error bad-zstd-cut.data 2 \
+	"offset 0x11e9: record type 81 (COMPRESSED): the compressed records end 68 bytes into record type 9 (SAMPLE) of 88 bytes (truncated or corrupt compressed data)"
+expect_error bad-zstd-twice.data 2 \
+	"offset 0xe58: record type 81 (COMPRESSED): the records it holds are corrupt: record type 81 (COMPRESSED) of size 16 at byte 0 of the decompressed stream (compressed twice)"
+expect_error bad-zstd-type.data 2 \
+	"offset 0xe58: record type 81 (COMPRESSED), but the compressed feature says compression type 2: only zstd (1) is known"
+expect_error bad-zstd-bomb.data 2 \
+	"offset 0xe58: record type 81 (COMPRESSED) of 119 bytes decompresses to more than 65536 bytes, the size of a ring in its compressed feature (mmap_len): corrupt capture, or a decompression bomb"
+report "$CORPUS/partial-zstd-killed.data"
+expect_status 0 "report -i partial-zstd-killed.data"
+grep -q '^ipcperf: warning: .*: offset 0x[0-9a-f]*: partial capture: the compressed records end 20 bytes into a record (of 72 bytes), which was skipped$' \
+	"$T/err" || { show; fail "partial-zstd-killed.data: no warning of the record cut in the stream"; }
+
+# Records no report reads: counted, and said.
+report "$CORPUS/ok-unknown-types.data"
+expect_status 0 "report -i ok-unknown-types.data"
+for w in "3 records of type 30 (unknown) left out: ipcperf does not read them" \
+	 "1 record of type 100 (unknown) left out: ipcperf does not read it"; do
+	grep -qxF "ipcperf: warning: $CORPUS/ok-unknown-types.data: $w" "$T/err" ||
+		{ show; fail "ok-unknown-types.data: no warning '$w'"; }
+done
 
 # The sound captures: warnings at most.
 n=0
