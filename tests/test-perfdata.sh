@@ -9,7 +9,12 @@
 #    which finds both events with their ids and formats, and the decoder
 #    sees the same 18 writes of 9100 bytes;
 #  - a capture whose recorder "was killed" reads as partial, with every
-#    record; a capture cut at 75% is one error naming the offset.
+#    record; a capture cut at 75% is one error naming the offset;
+#  - the same workload recorded by perf record -z (its records zstd-compressed)
+#    and without -z: ipcperf report gives both the same exact writes (it used
+#    to give "(no activity)" and exit 0 for the -z capture); the -z capture
+#    with its first compressed record's zstd data corrupted, or cut inside that
+#    record, is one error line naming the record and exit 1.
 # Needs root (tracepoints) and perf; skips (77) otherwise, fails under CI=true.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -96,6 +101,54 @@ for ev in sys_enter_write sys_exit_write; do
 done
 grep -qx 'records [0-9]* samples 38 unparsed 0' "$T/out" || { show; fail "perf capture: expected 38 samples, all parsed"; }
 grep -qx "writes fd 11: $WRITES, $BYTES bytes requested" "$T/out" || { show; fail "perf capture: wrong writes to fd 11"; }
+
+# ------------------------------------------------------------ perf record -z, read by ipcperf report
+EVENTS=syscalls:sys_enter_write,syscalls:sys_exit_write
+run perf record -q -z -o "$T/z.data" -e "$EVENTS" -- "$IPCWORK" pipe
+expect_status 0 "perf record -z -- ipcwork pipe"
+run perf report -i "$T/z.data" --header-only
+grep -q '^# compressed : Zstd' "$T/out" || { show; fail "perf record -z: the capture is not compressed"; }
+run perf record -q -o "$T/plain.data" -e "$EVENTS" -- "$IPCWORK" pipe
+expect_status 0 "perf record -- ipcwork pipe"
+
+# fds FILE: each process's fds by their writes and reads, "fd ops bytes errors ops bytes", sorted.
+fds() {
+	run "$IPCPERF" report -i "$1" --json
+	expect_status 0 "ipcperf report -i ${1##*/} --json"
+	jq -r '.lost_events, (.processes[].fds[] |
+		"\(.fd) \(.write.ops) \(.write.bytes) \(.write.errors) \(.read.ops) \(.read.bytes)")' \
+		"$T/out" | sort
+}
+fds "$T/z.data" >"$T/z.fds"
+fds "$T/plain.data" >"$T/plain.fds"
+# W and T write 10 + 5 buffers to fd 11 in one process, G 3 in another; P0 the go byte to fd 13.
+printf '%s\n' 0 "11 15 7000 0 0 0" "11 3 2100 0 0 0" "13 1 1 0 0 0" | sort >"$T/want.fds"
+cmp -s "$T/want.fds" "$T/plain.fds" || { diff "$T/want.fds" "$T/plain.fds"; fail "report of perf record: not the workload's writes"; }
+cmp -s "$T/want.fds" "$T/z.fds" || { diff "$T/want.fds" "$T/z.fds"; fail "report of perf record -z: not the workload's writes"; }
+
+# The first compressed record of FILE: "offset size".
+first_compressed() {
+	perl -e 'open(my $f, "<:raw", $ARGV[0]) or die "$ARGV[0]: $!"; local $/; my $d = <$f>;
+		my ($at, $size) = unpack("Q<Q<", substr($d, 40, 16)); my $end = $at + $size;
+		while ($at + 8 <= $end) { my ($type, $misc, $len) = unpack("Vvv", substr($d, $at, 8));
+			if ($type == 81) { print "$at $len\n"; exit 0 } last if $len < 8; $at += $len }
+		exit 1' "$1"
+}
+read -r at len < <(first_compressed "$T/z.data") || fail "perf record -z: no COMPRESSED record in the capture"
+hex=$(printf '%x' "$at")
+cp "$T/z.data" "$T/zbad.data"
+# Its zstd data: the frame's magic, 28 b5 2f fd, turned into 00 00 00 00.
+printf '\0\0\0\0' | dd of="$T/zbad.data" bs=1 seek=$((at + 8)) conv=notrunc status=none
+head -c $((at + len / 2)) "$T/z.data" >"$T/zcut.data"
+for f in zbad zcut; do
+	run "$IPCPERF" report -i "$T/$f.data"
+	expect_status 1 "ipcperf report -i $f.data"
+	[ -s "$T/out" ] && { show; fail "$f.data: a report was printed"; }
+	grep -v '^ipcperf: warning: ' "$T/err" >"$T/errors"
+	[ "$(grep -c '' "$T/errors")" -eq 1 ] || { show; fail "$f.data: expected one error line"; }
+	grep -q "^ipcperf: $T/$f.data: offset 0x$hex: record type 81 (COMPRESSED)" "$T/errors" ||
+		{ show; fail "$f.data: the error does not name the COMPRESSED record at 0x$hex"; }
+done
 
 # ------------------------------------------------------------ damaged captures
 run "$PD_RECORD" -k -o "$T/killed.data" -- "$IPCWORK" pipe
