@@ -106,10 +106,14 @@ int ipp_pd_reader__blob(const struct ipp_pd_reader *r, uint32_t *version, const 
 /*
  * The next data record, in file order (FINISHED_ROUND included: records are
  * in time order only within each ring; merge across a round as perf does).
+ * The records of PERF_RECORD_COMPRESSED (perf record -z) come out of it in
+ * their place, each with the offset of the compressed record that held it
+ * (or held its end); the compressed records themselves are never given.
  * @rec's data stays valid until the next call.
  * @return 1 with @rec filled; 0 at the end; -EPROTO for a corrupt record
- *   (size below 8, past the data section, type 0 or >= 256), the same error
- *   again on every later call.
+ *   (size below 8, past the data section, type 0 or >= 256; compressed data
+ *   that does not decompress, gives more than a ring held, or ends inside a
+ *   record), the same error again on every later call; -ENOMEM.
  */
 int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec);
 

@@ -25,7 +25,8 @@
  *
  * This header: the format's numbers and ipcperf's own sample layout, which
  * live rings are parsed by too. The writer is pd-writer.h (pd-writer.c), the
- * reader pd-reader.h (pd-reader.c, pd-records.c, pd-sample.c, pd-sections.c);
+ * reader pd-reader.h (pd-reader.c, pd-records.c, pd-sample.c, pd-sections.c,
+ * pd-unpack.c: perf record -z's compressed records);
  * both are included below, for the modules that use either.
  *
  * Pure file I/O: no session, no tracefs. Not thread-safe (one object, one
