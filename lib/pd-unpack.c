@@ -56,23 +56,23 @@ static int unpack_fail_zstd(struct ipp_pd_reader *r, size_t ret)
 			    IPP_PD_RECORD_COMPRESSED, ZSTD_getErrorName(ret));
 }
 
-/* The stream's decoder and buffers, made at the first COMPRESSED record. */
+/* The stream's decoder and buffers, made at the first COMPRESSED record (what is missing of them). */
 static int unpack_init(struct ipp_pd_reader *r, uint64_t off)
 {
 	struct pd_unpack *u = &r->unpack;
-	size_t ret;
 
-	if (u->zs)
-		return 0;
-	u->zs = ZSTD_createDCtx();
-	u->in = malloc(UINT16_MAX);
-	u->out = malloc(UNPACK_BUF);
+	if (!u->zs && (u->zs = ZSTD_createDCtx()) &&
+	    ZSTD_isError(ZSTD_DCtx_setParameter(u->zs, ZSTD_d_windowLogMax, UNPACK_WINDOW_LOG))) {
+		ZSTD_freeDCtx(u->zs);
+		u->zs = NULL;
+	}
+	if (!u->in)
+		u->in = malloc(UINT16_MAX);
+	if (!u->out)
+		u->out = malloc(UNPACK_BUF);
 	if (!u->zs || !u->in || !u->out)
 		return ipp_pdr_fail(r, -ENOMEM, off, "out of memory for the decompression of "
 				    "record type %u (COMPRESSED)", IPP_PD_RECORD_COMPRESSED);
-	ret = ZSTD_DCtx_setParameter(u->zs, ZSTD_d_windowLogMax, UNPACK_WINDOW_LOG);
-	if (ZSTD_isError(ret))
-		return ipp_pdr_fail(r, -ENOMEM, off, "zstd: %s", ZSTD_getErrorName(ret));
 	return 0;
 }
 
