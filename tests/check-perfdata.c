@@ -6,7 +6,10 @@
  * records byte for byte, the ipcperf section), a capture whose writer never
  * finished must read up to its last complete record, and every truncation
  * and corruption must give one error naming the file offset (and the record
- * type when a record is at fault), never a crash. Run under ASan as well.
+ * type when a record is at fault), never a crash. The same records compressed
+ * as perf record -z writes them (tests/pd-zsynth.h) read back the same, and
+ * compressed data that is corrupt, cut or a bomb is one error too. Run under
+ * ASan as well.
  */
 #include "config.h"
 #include <errno.h>
