@@ -82,7 +82,8 @@ struct trace_opts {
 	bool all_syscalls;		/* --all-syscalls: the default, kept */
 	unsigned int strsize;		/* -s SIZE (default 32) */
 	bool times;			/* -T */
-	int stamps;			/* --timestamps (enum trace_stamp) */
+	int stamps;			/* --timestamps (enum trace_stamp); -tt, -ttt */
+	bool strace_habit;		/* -f, -y, -yy: what trace does anyway */
 	struct tracesel sel;		/* -e trace=SET */
 	bool quiet, verbose;
 };

@@ -3,6 +3,7 @@
  * getopt_long() loop, the --help texts, the words of the bash completion.
  */
 #include "config.h"
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -245,6 +246,14 @@ static const struct cli_option options[] = {
 	  .set = cli_opt_flag,
 	  .help = "the time spent in each call, \" <0.000012>\" after it,\n"
 		  "as strace -T" },
+	{ .name = "follow-forks", .letter = 'f', .to = { TRACE(strace_habit) },
+	  .set = cli_opt_flag,
+	  .help = "accepted as strace -f: children are always followed" },
+	{ .name = "decode-fds", .letter = 'y', .to = { TRACE(strace_habit) },
+	  .set = cli_opt_flag,
+	  .help = "accepted as strace -y and -yy: every fd is always\n"
+		  "named (path, socket endpoints); -tt and -ttt are\n"
+		  "--timestamps us and unix (-t stays --tid)" },
 	{ .name = "timestamps", .arg = "FORMAT", .to = { TRACE(stamps) },
 	  .set = cli_opt_enum, .values = stamp_words, .complete = CPL_WORDS,
 	  .help = "start each line with the time the call began: time\n"
@@ -454,17 +463,51 @@ static int add_id(const struct cli_option *o, const char *tok, void *dst)
 	return 0;
 }
 
-/* -p, -t: "1,2,3" into a list of ids. */
+/*
+ * @arg with each run of blanks made one comma, and blanks at either end or
+ * beside a comma dropped: "1 2", " 1", "1, 2" read as perf reads them, so
+ * that -p "$(pidof nginx)" works. NULL (errno set) if out of memory.
+ */
+static char *blanks_to_commas(const char *arg)
+{
+	char *out = malloc(strlen(arg) + 1), *w = out;
+	bool blank = false;
+
+	if (!out)
+		return NULL;
+	for (const char *r = arg; *r; r++) {
+		if (isspace((unsigned char)*r)) {
+			blank = true;
+			continue;
+		}
+		if (blank && w > out && w[-1] != ',' && *r != ',')
+			*w++ = ',';
+		blank = false;
+		*w++ = *r;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* -p, -t: "1,2,3" (or "1 2 3", as pidof prints them) into a list of ids. */
 static int set_ids(const struct cli_option *o, const char *arg, void *dst)
 {
-	char name[32];
+	char name[32], *ids = blanks_to_commas(arg);
+	int ret;
 
-	if (!*arg) {
-		cli_opt_name(o, name, sizeof(name));
-		cli_err("%s needs at least one id, e.g. %s 1234", name, name);
+	if (!ids) {
+		cli_err("cannot read %s: %s", arg, strerror(errno));
 		return -1;
 	}
-	return each_item(arg, add_id, o, dst);
+	if (!*ids) {
+		cli_opt_name(o, name, sizeof(name));
+		cli_err("%s needs at least one id, e.g. %s 1234", name, name);
+		free(ids);
+		return -1;
+	}
+	ret = each_item(ids, add_id, o, dst);
+	free(ids);
+	return ret;
 }
 
 static int set_duration(const struct cli_option *o, const char *arg, void *dst)
@@ -646,6 +689,35 @@ static void getopt_spec(enum cli_cmd_id cmd, char *optstring, struct option *lon
 	longopts[n] = (struct option){ 0 };
 }
 
+/*
+ * Words that getopt would misread, taken as another spelling first: strace's
+ * -tt and -ttt would be -t (--tid) with the value "t".
+ */
+static const struct {
+	enum cli_cmd_id cmd;
+	const char *word;
+	char *as;
+} respelled[] = {
+	{ CMD_TRACE, "-tt", (char *)"--timestamps=us" },
+	{ CMD_TRACE, "-ttt", (char *)"--timestamps=unix" },
+};
+
+/*
+ * Respell the word getopt reads next, @argv[@optind], if it is one of the
+ * above. Only a whole word: one that is an option's value was consumed with
+ * its option, and getopt is never inside a word of these between two calls.
+ */
+static void respell_next(enum cli_cmd_id cmd, int argc, char **argv)
+{
+	int i = optind ? optind : 1;
+
+	if (i >= argc)
+		return;
+	for (size_t k = 0; k < sizeof(respelled) / sizeof(respelled[0]); k++)
+		if (respelled[k].cmd == cmd && !strcmp(argv[i], respelled[k].word))
+			argv[i] = respelled[k].as;
+}
+
 /* Store the value of @o (given @arg) in @opts, and what it implies. */
 static int apply(enum cli_cmd_id cmd, const struct cli_option *o, const char *arg, void *opts)
 {
@@ -669,7 +741,8 @@ enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, vo
 	snprintf(prog, sizeof(prog), "%s %s", cli_prog, cli_command(cmd)->name);
 	argv[0] = prog;
 	optind = 0;	/* from the start, whatever parsed before */
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+	for (; respell_next(cmd, argc, argv),
+	       (c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1;) {
 		const struct cli_option *o = c >= OPT_VAL(0) ? &options[c - OPT_VAL(0)] :
 					     find_letter(cmd, c);
 

@@ -57,7 +57,8 @@ for p in ' 9633' 0x10 9633.0 +9633 65536 127.0.0.1:1e3; do
 done
 
 # Lists of ids and of counters: an empty item, a bad id.
-for ids in 1,,2 1, ,1 , '' ' 1' 1,' 2' 0 +1 0x1 1e3 2147483648; do
+# Blanks separate ids as commas do (below, as root); an empty item is still one.
+for ids in 1,,2 1, ,1 , '' ' ' 1,' ,2' 0 +1 0x1 1e3 2147483648; do
 	refused -p stat -q -p "$ids"
 	refused -t trace -q -t "$ids"
 done
@@ -87,6 +88,35 @@ done
 
 # ------------------------------------------------------------ as root
 skip_unless_root "ipcperf stat -p (a zombie)"
+
+# -p and -t take blanks between ids as perf does: -p "$(pidof nginx)".
+sleep 30 &
+s1=$!
+sleep 30 &
+s2=$!
+trap 'kill "$s1" "$s2" 2>/dev/null; rm -rf "$T"' EXIT
+for ids in "$s1 $s2" " $s1  $s2 " "$s1, $s2" "$(printf '%s\t%s\n' "$s1" "$s2")"; do
+	run "$IPCPERF" stat -q -j -p "$ids" -d 0.2
+	expect_status 0 "ipcperf stat -p '$ids'"
+	[ "$(jq -c '[.processes[].pid] | sort' "$T/out")" = "[$s1,$s2]" ] ||
+		{ show; fail "ipcperf stat -p '$ids': not the processes $s1 and $s2"; }
+	run "$IPCPERF" stat -q -t "$ids" -d 0.2
+	expect_status 0 "ipcperf stat -t '$ids'"
+	grep -q "^ipcperf stat: tid $s1,$s2, " "$T/out" ||
+		{ show; fail "ipcperf stat -t '$ids': not the threads $s1 and $s2"; }
+done
+kill "$s1" "$s2"
+
+# strace's habits in trace: -f and -y/-yy (what trace does anyway), -T, and
+# -tt/-ttt as --timestamps us/unix (while -t alone stays --tid).
+run "$IPCPERF" trace -f -yy -tt -T -e trace=write -- sh -c 'echo hi'
+expect_status 0 "ipcperf trace -f -yy -tt -T"
+grep -Eq '^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} write\(1<[^>]*>, "hi\\n", 3\) = 3 <[0-9]+\.[0-9]{6}>$' "$T/out" ||
+	{ show; fail "ipcperf trace -f -yy -tt -T: no write line as strace -f -yy -tt -T prints it"; }
+run "$IPCPERF" trace -y -ttt -e trace=write -- sh -c 'echo hi'
+expect_status 0 "ipcperf trace -y -ttt"
+grep -Eq '^[0-9]{10}\.[0-9]{6} write\(1<[^>]*>, "hi\\n", 3\) = 3$' "$T/out" ||
+	{ show; fail "ipcperf trace -y -ttt: no write line with seconds since 1970"; }
 
 # A zombie: its parent (a shell that became sleep) never waits for it. The
 # child outlives the shell's exec, which could otherwise reap it.
