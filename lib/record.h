@@ -70,6 +70,14 @@ struct ipp_evset;
 /* Every event of @es that was opened, before any record. @return 0 or -errno (explained). */
 int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es);
 void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size);
+/*
+ * A COMM record, at time 0, for thread @tid of @pid named @comm, that was
+ * running before the capture began: perf script names its records by it, as
+ * perf record's own capture does. @id: an event of the capture, whose
+ * sample_id_all trailer the record carries.
+ */
+void ipp_recorder__comm(struct ipp_recorder *r, pid_t pid, pid_t tid, const char *comm,
+			uint64_t id);
 struct ipp_identlog *ipp_recorder__log(struct ipp_recorder *r);
 void ipp_recorder__lost(struct ipp_recorder *r, int cpu, uint64_t lost);
 void ipp_recorder__counters(struct ipp_recorder *r, pid_t pid,

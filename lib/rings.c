@@ -224,6 +224,54 @@ static int add_desc(void *ctx, const struct ipcperf_event_desc *d)
 	return ipp_recorder__add_event(ctx, d);
 }
 
+/* An id of the capture's first event, for the trailer of the records it gets made up. */
+static uint64_t first_id(const struct ipp_rings *s)
+{
+	for (size_t i = 0; i < s->es.n; i++)
+		if (s->es.v[i].opened && s->es.v[i].nr_ids)
+			return s->es.v[i].ids[0];
+	return 0;
+}
+
+/* The COMM records of the threads of @pid, running before the capture. */
+static void record_comms_of(struct ipp_rings *s, pid_t pid, uint64_t id)
+{
+	char comm[16];
+	pid_t *tids;
+	int n = ipp_list_threads(pid, &tids);
+
+	for (int i = 0; i < n; i++) {
+		ipp_task_comm(pid, tids[i], comm, sizeof(comm));
+		if (comm[0])
+			ipp_recorder__comm(s->recorder, pid, tids[i], comm, id);
+	}
+	if (n > 0)
+		free(tids);
+}
+
+/*
+ * The names of the targets already running (every process with -a) into
+ * the capture, as perf record writes them: else perf script shows their
+ * records as ":PID". The command has none yet: its exec gives its name.
+ */
+static void record_comms(struct ipp_rings *s)
+{
+	uint64_t id = first_id(s);
+	pid_t *pids = NULL;
+	int n;
+
+	if (s->system_wide) {
+		n = ipp_list_processes(&pids);
+		for (int i = 0; i < n; i++)
+			record_comms_of(s, pids[i], id);
+		free(pids);
+		return;
+	}
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (!s->has_cmd || s->targets[i] != s->cmd.pid)
+			record_comms_of(s, s->targets[i], id);
+}
+
 /* Open everything; IPCPERF_SCOPE_AUTO falls back from CPU-wide to per task when not allowed. */
 static int open_scoped(struct ipp_rings *s)
 {
@@ -254,6 +302,9 @@ static int open_scoped(struct ipp_rings *s)
 		err = ipp_recorder__add_events(s->recorder, &s->es);
 	if (!err && s->recorder && s->bpf)
 		err = bpf_event_desc(s, add_desc, s->recorder);
+	/* After every event is described: the first record begins the file. */
+	if (!err && s->recorder)
+		record_comms(s);
 	return err;
 }
 

@@ -52,6 +52,33 @@ int ipp_list_threads(pid_t pid, pid_t **tids)
 	return (int)n;
 }
 
+int ipp_list_processes(pid_t **pids)
+{
+	struct dirent *de;
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		if (ipp_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
+			free(v);
+			closedir(dir);
+			return -ENOMEM;
+		}
+		v[n++] = (pid_t)pid;
+	}
+	closedir(dir);
+	*pids = v;
+	return (int)n;
+}
+
 pid_t ipp_tgid_of(pid_t tid)
 {
 	char path[64], line[256];

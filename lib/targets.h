@@ -17,6 +17,8 @@
 const char *ipp_stat_after_comm(const char *buf);
 /* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
 int ipp_list_threads(pid_t pid, pid_t **tids);
+/* Every process of /proc into *@pids (to free). @return their number, or -errno. */
+int ipp_list_processes(pid_t **pids);
 /* tgid of thread @tid from /proc, or -errno. */
 pid_t ipp_tgid_of(pid_t tid);
 struct ipp_task_acct;

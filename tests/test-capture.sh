@@ -135,6 +135,17 @@ if [ "$(uname -m)" = x86_64 ]; then	# write is call 1 there
 	n=$(grep -c 'raw_syscalls:sys_enter: NR 1 (b,' "$T/out")
 	[ "$n" -eq 18 ] || { show; fail "perf script (record capture): $n writes to fd 11, not 18"; }
 fi
+# A process that ran before the capture has its name in it, as perf record
+# writes it: perf script names its records (not ":PID").
+sh -c 'while :; do echo x >/dev/null; sleep 0.02; done' &
+loop=$!
+run "$IPCPERF" record -q -o "$T/pre.data" -p "$loop" -d 0.3
+kill "$loop"
+expect_status 0 "record -p (a process started before)"
+run perf script -i "$T/pre.data"
+expect_status 0 "perf script -i (record -p capture)"
+grep -Eq "^ +sh +$loop +\[" "$T/out" || { show; fail "perf script: the records of $loop are not named sh"; }
+grep -q ":$loop " "$T/out" && { show; fail "perf script: records of $loop without its name"; }
 run "$IPCPERF" report -i "$T/raw.data" --json
 expect_status 0 "report -i (record capture) --json"
 [ "$(fd_sum "$T/out" 11 write ops)" -eq 18 ] || { show; fail "record: not 18 writes on fd 11"; }
