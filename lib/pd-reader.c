@@ -35,6 +35,14 @@ int ipp_pdr_fail(struct ipp_pd_reader *r, int err, uint64_t off, const char *fmt
 	return err;
 }
 
+/* The file itself could not be had (@what: "open", "stat"): no offset to give. */
+static int fail_file(struct ipp_pd_reader *r, int err, const char *what)
+{
+	snprintf(r->err, sizeof(r->err), "cannot %s %s: %s", what, r->path, strerror(-err));
+	ipp_info("%s\n", r->err);
+	return err;
+}
+
 struct ipp_pd_reader *ipp_pd_reader__new(void)
 {
 	struct ipp_pd_reader *r = calloc(1, sizeof(*r));
@@ -466,12 +474,12 @@ int ipp_pd_reader__open(struct ipp_pd_reader *r, const char *path)
 	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
 		err = -errno;
-		ipp_pdr_fail(r, err, 0, "cannot open: %s", strerror(-err));
+		fail_file(r, err, "open");
 		goto out;
 	}
 	if (fstat(r->fd, &st) < 0) {
 		err = -errno;
-		ipp_pdr_fail(r, err, 0, "cannot stat: %s", strerror(-err));
+		fail_file(r, err, "stat");
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {

@@ -32,6 +32,13 @@ report() {
 	run timeout 60 "$IPCPERF" report -i "$f" "$@"
 }
 
+# A file that is not there: its name and why, no offset (there is no file to
+# have one).
+report "$T/missing.data"
+expect_status 1 "report -i (a missing file)"
+[ "$(cat "$T/err")" = "ipcperf: cannot open $T/missing.data: No such file or directory" ] ||
+	{ show; fail "report -i of a missing file: not 'cannot open FILE: No such file or directory'"; }
+
 # The corrupt captures: one error line each, with the offset.
 n=0
 for f in "$CORPUS"/bad-*.data; do
