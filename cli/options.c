@@ -82,7 +82,7 @@ static const struct cli_option options[] = {
 	  .set = set_duration, .complete = CPL_NOTHING,
 	  .help = "stop after SECS seconds (and end the command of\n"
 		  "-- CMD: SIGTERM, SIGKILL 0.5 s later)" },
-	{ .name = "keep-running", .to = { CAPTURE(keep_running) },
+	{ .name = "keep-running", .more = IN(STAT), .to = { CAPTURE(keep_running) },
 	  .set = cli_opt_flag,
 	  .help = "when -d ends the capture, leave the command of -- CMD\n"
 		  "running: report, then wait for it and exit with its status" },
@@ -102,7 +102,7 @@ static const struct cli_option options[] = {
 	{ .name = "iterations", .letter = 'n', .arg = "N", .to = { TOP(frames) },
 	  .set = cli_opt_uint, .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
 	  .help = "end after N frames (and end the command of -- CMD)" },
-	{ .name = "mmap-pages", .letter = 'm', .arg = "PAGES",
+	{ .name = "mmap-pages", .more = IN(STAT), .letter = 'm', .arg = "PAGES",
 	  .to = { CAPTURE(ring_pages), CHECK(ring_pages), TOP(t.ring_pages) },
 	  .set = set_pages, .max = RING_PAGES_MAX, .complete = CPL_POW2,
 	  .help = "pages per CPU ring, a power of two (default: the most\n"
@@ -118,7 +118,7 @@ static const struct cli_option options[] = {
 	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE | IN(TOP),
 	  .help = "run CMD and trace it and its children (with -p/-t:\n"
 		  "those from now, CMD from its exec; CMD's end ends the run)" },
-	{ .name = "scope", .arg = "auto|cpu|task", .to = { CAPTURE(scope), TOP(t.scope) },
+	{ .name = "scope", .more = IN(STAT), .arg = "auto|cpu|task", .to = { CAPTURE(scope), TOP(t.scope) },
 	  .set = cli_opt_enum, .values = scope_words, .complete = CPL_WORDS,
 	  .help = "tracepoints on every CPU, keeping the targets' records\n"
 		  "(cpu: cheaper for the targets; needs root or CAP_PERFMON),\n"
@@ -127,11 +127,11 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(RECORD), "auto|task",
 			  "per task (auto and task alike: a capture holds the\n"
 			  "targets' records only; cpu is refused)" } } },
-	{ .name = "no-bpf", .to = { CAPTURE(no_bpf), TOP(t.no_bpf) },
+	{ .name = "no-bpf", .more = IN(STAT), .to = { CAPTURE(no_bpf), TOP(t.no_bpf) },
 	  .set = cli_opt_flag,
 	  .help = "name fds from /proc only, not from the kernel's records\n"
 		  "at the call (ipcperf check says which this machine gets)" },
-	{ .name = "syscall-samples",
+	{ .name = "syscall-samples", .more = IN(STAT),
 	  .to = { STAT(t.syscall_samples), TRACE(t.syscall_samples), FLOWS(t.syscall_samples) },
 	  .set = cli_opt_flag,
 	  .help = "take each call from its sys_enter and sys_exit samples,\n"
@@ -147,7 +147,7 @@ static const struct cli_option options[] = {
 		  "tables); with --json one object per line (\"interval\": true,\n"
 		  "and false for the totals); with -x a leading time column\n"
 		  "(\"total\" on the rows of the totals)" },
-	{ .name = "interval-full", .to = { STAT(interval_full) },
+	{ .name = "interval-full", .more = IN(STAT), .to = { STAT(interval_full) },
 	  .set = cli_opt_flag,
 	  .help = "with -I in text, every interval as the full tables of\n"
 		  "the totals (by default one line per process and\n"
@@ -170,10 +170,10 @@ static const struct cli_option options[] = {
 		  "with the lost events; lines starting with '#' name\n"
 		  "the fields of each kind of row",
 	  .help_for = { { IN(REPORT), NULL, "rows of fields separated by SEP (stat and syscalls)" } } },
-	{ .name = "sort", .arg = "ops|bytes|time", .to = { STAT(sort) },
+	{ .name = "sort", .more = IN(STAT), .arg = "ops|bytes|time", .to = { STAT(sort) },
 	  .set = cli_opt_enum, .values = sort_words, .complete = CPL_WORDS,
 	  .help = "order of the fd rows, largest first (default: bytes)" },
-	{ .name = "top", .arg = "N", .to = { STAT(top) },
+	{ .name = "top", .more = IN(STAT), .arg = "N", .to = { STAT(top) },
 	  .set = cli_opt_uint, .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
 	  .help = "at most N fd rows per process (in every format)" },
 	/* One meaning everywhere: every syscall, not only the I/O and fd calls. */
@@ -188,12 +188,12 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(RECORD), NULL,
 			  "every syscall (raw_syscalls), not only I/O and fd calls,\n"
 			  "for report --view syscalls" } } },
-	{ .name = "summary-sort-by", .letter = 'S', .arg = "KEY", .to = { STAT(sc_sort) },
+	{ .name = "summary-sort-by", .more = IN(STAT), .letter = 'S', .arg = "KEY", .to = { STAT(sc_sort) },
 	  .set = set_sc_sort, .words = SC_SORT_KEYS, .complete = CPL_WORDS, .implies = "syscalls",
 	  .help = "order of the syscall rows: time (default), calls,\n"
 		  "errors, avg, max, min, p99 (largest first) or name\n"
 		  "(A to Z); implies -s" },
-	{ .name = "total", .to = { STAT(sc_total) },
+	{ .name = "total", .more = IN(STAT), .to = { STAT(sc_total) },
 	  .set = cli_opt_flag, .implies = "syscalls",
 	  .help = "one syscall table for all processes together (rows\n"
 		  "merged by name), as strace -c -f, in place of the\n"
@@ -203,11 +203,11 @@ static const struct cli_option options[] = {
 		  "extremes; p50 and p99 are those of all the calls\n"
 		  "together (the processes' histograms merged);\n"
 		  "implies -s" },
-	{ .name = "per-thread", .to = { STAT(per_thread) },
+	{ .name = "per-thread", .more = IN(STAT), .to = { STAT(per_thread) },
 	  .set = cli_opt_flag, .implies = "syscalls",
 	  .help = "a syscall table per thread, headed \"PID/TID COMM\"\n"
 		  "(JSON and CSV rows carry the tid); implies -s" },
-	{ .name = "errno", .alias = "errno-summary", .to = { STAT(sc_errnos) },
+	{ .name = "errno", .more = IN(STAT), .alias = "errno-summary", .to = { STAT(sc_errnos) },
 	  .set = cli_opt_flag, .implies = "syscalls",
 	  .help = "after each table, the errors of each syscall by errno\n"
 		  "name (EBADF, ENOENT, ...); JSON and CSV always have\n"
@@ -269,12 +269,12 @@ static const struct cli_option options[] = {
 		  "classes (%file, %desc, %network, %process, %memory,\n"
 		  "%signal, %ipc), comma-separated, '!' first for all but\n"
 		  "them; traces every syscall to choose from; may be repeated" },
-	{ .name = "wide", .to = { STAT(wide), FLOWS(wide), REPORT(wide) },
+	{ .name = "wide", .more = IN(STAT), .to = { STAT(wide), FLOWS(wide), REPORT(wide) },
 	  .set = cli_opt_flag,
 	  .help = "every column of the tables: on a terminal narrower than a\n"
 		  "table, some columns are left out (by default) in the\n"
 		  "order the manual page gives; not on a file or a pipe" },
-	{ .name = "no-fds", .to = { STAT(no_fds) },
+	{ .name = "no-fds", .more = IN(STAT), .to = { STAT(no_fds) },
 	  .set = cli_opt_flag,
 	  .help = "the text report without the fd tables: per process its\n"
 		  "scheduling and counters, as perf stat prints them (JSON\n"
@@ -285,17 +285,17 @@ static const struct cli_option options[] = {
 		  "connections of a process to one endpoint with one peer\n"
 		  "process are one row (\"127.0.0.1:6379 <- redis-benchmark[42]\",\n"
 		  "N conns); JSON has both (fds and groups)" },
-	{ .name = "no-counters", .to = { STAT(no_counters) },
+	{ .name = "no-counters", .more = IN(STAT), .to = { STAT(no_counters) },
 	  .set = cli_opt_flag,
 	  .help = "open no counters: each is switched in and out with the\n"
 		  "targets at every context switch, which a program that\n"
 		  "blocks often pays for" },
-	{ .name = "record", .arg = "FILE", .to = { STAT(t.record) },
+	{ .name = "record", .more = IN(STAT), .arg = "FILE", .to = { STAT(t.record) },
 	  .set = set_path, .complete = CPL_FILE,
 	  .help = "also write the capture to FILE (perf.data format, mode\n"
 		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
 		  "then gives the same numbers" },
-	{ .name = "openmetrics", .arg = "FILE", .to = { STAT(om_path) },
+	{ .name = "openmetrics", .more = IN(STAT), .arg = "FILE", .to = { STAT(om_path) },
 	  .set = set_path, .complete = CPL_FILE,
 	  .help = "also write the totals as metrics (Prometheus text format\n"
 		  "0.0.4, ending in '# EOF'; doc/metrics.md) to FILE: at the\n"
@@ -303,21 +303,21 @@ static const struct cli_option options[] = {
 		  "start, not the deltas), and at the end; each time to a\n"
 		  "temporary file renamed over FILE, as node_exporter's\n"
 		  "textfile collector expects" },
-	{ .name = "listen", .arg = "[ADDR:]PORT", .to = { STAT(listen) },
+	{ .name = "listen", .more = IN(STAT), .arg = "[ADDR:]PORT", .to = { STAT(listen) },
 	  .set = set_listen, .complete = CPL_NOTHING,
 	  .help = "serve the running totals at http://ADDR:PORT/metrics\n"
 		  "while the capture runs (ADDR: default 127.0.0.1; PORT 0:\n"
 		  "any free port); OpenMetrics to scrapers that ask for it\n"
 		  "(Prometheus does), else the text format" },
-	{ .name = "listen-linger", .arg = "SECS", .to = { STAT(linger_s) },
+	{ .name = "listen-linger", .more = IN(STAT), .arg = "SECS", .to = { STAT(linger_s) },
 	  .set = cli_opt_uint, .min = 0, .max = 86400, .complete = CPL_NOTHING,
 	  .help = "after the capture, go on serving its final totals until\n"
 		  "one scrape has fetched them, at most SECS seconds" },
-	{ .name = "openmetrics-pid", .to = { STAT(om_pid) },
+	{ .name = "openmetrics-pid", .more = IN(STAT), .to = { STAT(om_pid) },
 	  .set = cli_opt_flag,
 	  .help = "a pid label on the fd, process and counter metrics\n"
 		  "(by default processes of one name are summed)" },
-	{ .name = "metrics-per-fd", .to = { STAT(metrics_per_fd) },
+	{ .name = "metrics-per-fd", .more = IN(STAT), .to = { STAT(metrics_per_fd) },
 	  .set = cli_opt_flag,
 	  .help = "an object label (the fd's object: an inode, a path) on\n"
 		  "the fd and flow metrics: a series per fd and per flow,\n"
@@ -812,14 +812,28 @@ static void help_option(FILE *f, const struct cli_option *o, enum cli_cmd_id cmd
 	}
 }
 
+/* The options of @cmd that are (@more) or are not among its "More options". */
+static void help_options(FILE *f, enum cli_cmd_id cmd, bool more)
+{
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		if (takes(&options[i], cmd) && !!((options[i].more >> cmd) & 1) == more)
+			help_option(f, &options[i], cmd);
+}
+
+/* The common options first, the rest under a heading of their own. */
 void cli_options_help(FILE *f, enum cli_cmd_id cmd)
 {
 	const struct cli_command *c = cli_command(cmd);
+	bool any_more = false;
 
-	fputs(c->usage, f);
 	for (size_t i = 0; i < NR_OPTIONS; i++)
-		if (takes(&options[i], cmd))
-			help_option(f, &options[i], cmd);
+		any_more |= takes(&options[i], cmd) && ((options[i].more >> cmd) & 1);
+	fputs(c->usage, f);
+	help_options(f, cmd, false);
+	if (any_more) {
+		fputs("\nMore options:\n", f);
+		help_options(f, cmd, true);
+	}
 	fputs(c->epilog, f);
 }
 

@@ -79,6 +79,7 @@ struct cli_option {
 	char letter;			/* short name, or 0 */
 	const char *alias;		/* another long name, shown in the help after it */
 	const char *compat;		/* another long name, accepted and not shown */
+	unsigned int more;		/* IN(cmd)s whose help shows it under "More options" */
 	const char *arg;		/* the value's name (NULL: it takes none) */
 	/*
 	 * Where the value goes in the options struct of each command that takes

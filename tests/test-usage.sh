@@ -86,6 +86,20 @@ for args in "-d 5" "-d 0.25" "-d 31536000" "-I 10" "--top 1" "--top 2147483647" 
 	grep -q 'no target' "$T/err" || { show; fail "ipcperf stat $args: refused an option, not the missing target"; }
 done
 
+# stat --help: the common options first; the rest under "More options:".
+run "$IPCPERF" stat --help
+expect_status 0 "ipcperf stat --help"
+common=$(sed '/^More options:$/,$d' "$T/out")
+more=$(sed -n '/^More options:$/,$p' "$T/out")
+[ -n "$more" ] || { show; fail "stat --help: no 'More options:' heading"; }
+for o in '-p, --pid' '-d, --duration' '-I, --interval' '-j, --json' '-s, --syscalls' '-o, --output'; do
+	grep -q -- "^  $o" <<<"$common" || { show; fail "stat --help: $o is not among the common options"; }
+done
+for o in --listen --scope --no-bpf --openmetrics --mmap-pages --record --interval-full; do
+	grep -q -- "^ *\(-., \)\?$o" <<<"$more" || { show; fail "stat --help: $o is not under More options"; }
+done
+[ "$(grep -c '' <<<"$common")" -le 60 ] || { show; fail "stat --help: more than 60 lines before More options"; }
+
 # ------------------------------------------------------------ as root
 skip_unless_root "ipcperf stat -p (a zombie)"
 
