@@ -404,11 +404,13 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 
 /*
  * On a terminal narrower than the table, columns go in this order until it
- * fits (ipcperf-flows(1)): wire p50, MB/s, kind, max queued, wire p99, the
- * object, the arrow.
+ * fits (ipcperf-flows(1)), the lesser first, so that the wire times, the
+ * flows' headline figures, go last: kind, max queued, MB/s, the event
+ * loop's refused writes and waits, unmatched, the object, the arrow, the
+ * blocked times, wire p99.
  */
-static const int drop_order[] = { COL_P50, COL_RATE, COL_KIND, COL_QUEUE, COL_P99, COL_OBJ,
-				  COL_ARROW };
+static const int drop_order[] = { COL_KIND, COL_QUEUE, COL_RATE, COL_AGAIN, COL_WAITED,
+				  COL_UNMATCHED, COL_OBJ, COL_ARROW, COL_WBLK, COL_RBLK, COL_P99 };
 
 static void fit_columns(const int *width, bool *hide, bool unmatched_col, bool evloop_cols,
 			int term)
@@ -422,6 +424,8 @@ static void fit_columns(const int *width, bool *hide, bool unmatched_col, bool e
 	}
 	for (size_t k = 0; term > 0 && total > term && k < sizeof(drop_order) / sizeof(*drop_order);
 	     k++) {
+		if (hide[drop_order[k]])
+			continue;
 		hide[drop_order[k]] = true;
 		total -= width[drop_order[k]] + 2;
 	}
