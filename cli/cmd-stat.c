@@ -256,31 +256,25 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 		cli_err("cannot set up the accounting: %s", strerror(-err));
 		return err;
 	}
-	/* Whose counters are read on their own: the command, or each -p process. */
+	/* Whose counters are read on their own: each -p process, and the command. */
+	c->cnt_targets = calloc(c->o->t.pids.n + 1, sizeof(*c->cnt_targets));
+	if (!c->cnt_targets)
+		goto oom;
+	for (size_t i = 0; i < c->o->t.pids.n; i++) {
+		struct cnt_target *t = &c->cnt_targets[c->nr_cnt_targets++];
+
+		t->pid = c->o->t.pids.v[i];
+		/* Its name as read when the totals attached (none: ""). */
+		if (ipcperf_stats__proc_comm(c->total, t->pid, t->comm, sizeof(t->comm)) < 0)
+			t->comm[0] = '\0';
+	}
 	if (child > 0) {
 		const char *b = c->o->t.argv ? strrchr(c->o->t.argv[0], '/') : NULL;
 		const char *name = c->o->t.argv ? c->o->t.argv[0] : "";	/* a report: from the capture */
+		struct cnt_target *t = &c->cnt_targets[c->nr_cnt_targets++];
 
-		c->cnt_targets = calloc(1, sizeof(*c->cnt_targets));
-		if (!c->cnt_targets)
-			goto oom;
-		c->cnt_targets[0].pid = child;
-		snprintf(c->cnt_targets[0].comm, sizeof(c->cnt_targets[0].comm), "%s",
-			 b ? b + 1 : name);
-		c->nr_cnt_targets = 1;
-	} else if (c->o->t.pids.n) {
-		c->cnt_targets = calloc(c->o->t.pids.n, sizeof(*c->cnt_targets));
-		if (!c->cnt_targets)
-			goto oom;
-		for (size_t i = 0; i < c->o->t.pids.n; i++) {
-			c->cnt_targets[i].pid = c->o->t.pids.v[i];
-			/* Its name as read when the totals attached (none: ""). */
-			if (ipcperf_stats__proc_comm(c->total, c->o->t.pids.v[i],
-						     c->cnt_targets[i].comm,
-						     sizeof(c->cnt_targets[i].comm)) < 0)
-				c->cnt_targets[i].comm[0] = '\0';
-		}
-		c->nr_cnt_targets = c->o->t.pids.n;
+		t->pid = child;
+		snprintf(t->comm, sizeof(t->comm), "%s", b ? b + 1 : name);
 	}
 	if (c->o->interval_ms && (err = stat_interval_new(c, s)) < 0)
 		return err;

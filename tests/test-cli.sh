@@ -173,4 +173,18 @@ grep -q "pid $kthread is a kernel thread" "$T/err" || { show; fail "stat -p $kth
 unpaired=$(jq .unpaired_syscalls "$T/k.json")
 [ "$unpaired" = 0 ] || { show; fail "stat -p $kthread: $unpaired unpaired syscalls, expected 0"; }
 
+# -p with -- CMD: the -p process gets counters of its own, as the help says
+# ("with -p under each PID"), beside the command's. Its context switches: at
+# least the 10 sleeps it makes while traced.
+sh -c 'while :; do echo x >/dev/null; sleep 0.05; done' &
+loop=$!
+run "$IPCPERF" stat -q -j -p "$loop" -- "$IPCWORK" pipe --hold 600
+kill "$loop"
+expect_status 0 "stat -p PID -- ipcwork"
+jq -e --argjson p "$loop" '.processes[] | select(.pid == $p) | .counters.task_clock_ns > 0 and
+	.counters.context_switches >= 10' "$T/out" >/dev/null ||
+	{ show; fail "stat -p $loop -- ipcwork: no counters for the -p process"; }
+jq -e 'any(.processes[]; .comm == "ipcwork" and .counters.task_clock_ns > 0)' "$T/out" >/dev/null ||
+	{ show; fail "stat -p $loop -- ipcwork: no counters for the command"; }
+
 exit 0
