@@ -398,7 +398,7 @@ static const char *comm_of(const struct comms *c, pid_t pid)
 }
 
 enum { P_VOL, P_INVOL, P_WAKEUPS, P_MIGRATIONS, NR_P };
-enum { F_OPS, F_BYTES, F_ERRORS, F_LAT, NR_F = F_LAT + 2 + NR_BOUNDS };
+enum { F_OPS, F_BYTES, F_ERRORS, F_AGAIN, F_LAT, NR_F = F_LAT + 2 + NR_BOUNDS };
 enum {
 	W_BYTES, W_WRITTEN, W_WIRE, W_MAXQ = W_WIRE + 2 + NR_BOUNDS, W_CAP, W_WBLOCKED, W_RBLOCKED,
 	W_VERDICT, NR_W
@@ -468,6 +468,7 @@ static int fd_side(struct walk *w, const struct ipcperf_fd_row *row, const char 
 	v[F_OPS] = io->ops;
 	v[F_BYTES] = io->bytes;
 	v[F_ERRORS] = io->errors;
+	v[F_AGAIN] = io->again;
 	return hist_values(h, &v[F_LAT]);
 }
 
@@ -579,7 +580,11 @@ static void write_fds(const struct out *o, const struct agg *a)
 		       "Bytes moved through an fd object: the sum of the calls' positive return values.",
 		       false);
 	counter_family(o, a, F_ERRORS, "ipcperf_fd_errors", NULL,
-		       "Calls on an fd object that failed (they move nothing).", false);
+		       "Calls on an fd object that failed (they move nothing), EAGAIN left out.",
+		       false);
+	counter_family(o, a, F_AGAIN, "ipcperf_fd_would_block", NULL,
+		       "Calls on a non-blocking fd object refused with EAGAIN: it was empty (read) "
+		       "or full (write).", false);
 	histogram_family(o, a, F_LAT, "ipcperf_fd_latency_seconds",
 			 "Time inside the read- and write-family calls on an fd object (calls "
 			 "under way at the start left out); a call within 1/64 of a bucket "

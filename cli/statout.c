@@ -277,7 +277,18 @@ static void peer_name(char *buf, size_t len, const struct fd_snap *fd)
 static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det, size_t dlen)
 {
 	char peer[CLI_COMM_LEN + 16];
+	uint64_t again = fd->read.again + fd->write.again;
+	int n;
 
+	/* Refusals of a non-blocking fd are no errors: said first in the detail. */
+	if (again) {
+		n = snprintf(det, dlen, "%" PRIu64 " would-block%s", again,
+			     fd->conns > 1 || *fd->detail || fd->peer_pid ? ", " : "");
+		if (n > 0 && (size_t)n < dlen) {
+			det += n;
+			dlen -= (size_t)n;
+		}
+	}
 	peer_name(peer, sizeof(peer), fd);
 	if (fd->conns > 1) {
 		if (fd->role == IPCPERF_GROUP_SERVED)

@@ -322,8 +322,8 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 			ipp_hist_add(sd->hist, dur);
 	}
 	if (ev->ret == -EAGAIN)
-		sd->again++;	/* a refusal, and an error */
-	if (ev->ret < 0)
+		sd->again++;	/* a refusal: would block, not an error */
+	else if (ev->ret < 0)
 		sd->errors++;
 	else if (ev->ret_is_msgs)
 		sd->msgs += (uint64_t)ev->ret;
@@ -545,8 +545,7 @@ static void account_sum(struct side *sd, const struct ipp_sum_rec *r)
 {
 	sd->ops += r->ops;
 	sd->time_ns += r->time_ns;
-	sd->errors += r->eagain;
-	sd->again += r->eagain;	/* the only errors the kernel adds up: refusals */
+	sd->again += r->eagain;	/* the only failures the kernel adds up: refusals */
 	sd->bytes += r->bytes;
 	if (!sd->hist && (sd->hist = malloc(sizeof(*sd->hist))) != NULL)
 		ipp_hist_init(sd->hist);

@@ -142,9 +142,14 @@ static const char *const small_text =
 	"positive return values.\n"
 	"# TYPE ipcperf_fd_bytes_total counter\n"
 	"ipcperf_fd_bytes_total{comm=\"cat\",kind=\"pipe\",object=\"pipe:[5]\",direction=\"read\"} 100\n"
-	"# HELP ipcperf_fd_errors_total Calls on an fd object that failed (they move nothing).\n"
+	"# HELP ipcperf_fd_errors_total Calls on an fd object that failed (they move nothing), "
+	"EAGAIN left out.\n"
 	"# TYPE ipcperf_fd_errors_total counter\n"
 	"ipcperf_fd_errors_total{comm=\"cat\",kind=\"pipe\",object=\"pipe:[5]\",direction=\"read\"} 0\n"
+	"# HELP ipcperf_fd_would_block_total Calls on a non-blocking fd object refused with EAGAIN: "
+	"it was empty (read) or full (write).\n"
+	"# TYPE ipcperf_fd_would_block_total counter\n"
+	"ipcperf_fd_would_block_total{comm=\"cat\",kind=\"pipe\",object=\"pipe:[5]\",direction=\"read\"} 0\n"
 	"# HELP ipcperf_fd_latency_seconds Time inside the read- and write-family calls on an fd "
 	"object (calls under way at the start left out); a call within 1/64 of a bucket bound may "
 	"be counted on the other side of it.\n"
@@ -272,6 +277,9 @@ START_TEST(test_aggregate)
 	io(300, 4, true, 50, 3000);
 	io(300, 4, true, -32, 500);
 	io(200, 3, false, 150, 700000);
+	/* a refusal of a non-blocking read: would block, no error */
+	object(200, 5, "pipe:[8]", IPCPERF_FD_PIPE);
+	io(200, 5, false, -EAGAIN, 1000);
 	text = expose(&src, METRICS_TEXT);
 #define W "{comm=\"writer\",kind=\"pipe\",object=\"pipe:[7]\",direction=\"write\"}"
 #define R "{comm=\"reader\",kind=\"pipe\",object=\"pipe:[7]\",direction=\"read\"}"
@@ -279,6 +287,11 @@ START_TEST(test_aggregate)
 	ck_assert_double_eq(value_of(text, "ipcperf_fd_ops_total" W), 3);
 	ck_assert_double_eq(value_of(text, "ipcperf_fd_errors_total" W), 1);
 	ck_assert_double_eq(value_of(text, "ipcperf_fd_bytes_total" R), 150);
+#define R8 "{comm=\"reader\",kind=\"pipe\",object=\"pipe:[8]\",direction=\"read\"}"
+	ck_assert_double_eq(value_of(text, "ipcperf_fd_would_block_total" R8), 1);
+	ck_assert_double_eq(value_of(text, "ipcperf_fd_errors_total" R8), 0);
+	ck_assert_double_eq(value_of(text, "ipcperf_fd_would_block_total" W), 0);
+#undef R8
 	ck_assert_double_eq(value_of(text, "ipcperf_fd_latency_seconds_count" W), 3);
 	ck_assert_double_eq(value_of(text, "ipcperf_fd_latency_seconds_sum" W), 0.000005);
 	ck_assert_double_eq(value_of(text, "ipcperf_process_context_switches_total{comm=\"writer\","

@@ -1061,13 +1061,14 @@ IPCPERF_API int ipcperf_hist__lat(const struct ipcperf_hist *h, struct ipcperf_l
 struct ipcperf_io {
 	uint64_t ops;		/**< completed calls */
 	uint64_t bytes;		/**< bytes actually moved: sum of positive return values */
-	uint64_t errors;	/**< calls that returned an error (they add no bytes) */
+	uint64_t errors;	/**< calls that returned an error other than EAGAIN (no bytes) */
 	uint64_t time_ns;	/**< total time in the calls */
 	struct ipcperf_lat lat_ns;
 	uint64_t msgs;		/**< sendmmsg/recvmmsg: messages moved (their bytes are unknown) */
 	/**
 	 * Calls refused with EAGAIN (EWOULDBLOCK): a non-blocking fd found
-	 * empty (read) or full (write). Also counted in errors. Since 0.2.
+	 * empty (read) or full (write). Since 0.2; not counted in errors
+	 * since 0.2.1 (an event loop's refusals are its way of working).
 	 */
 	uint64_t again;
 };
