@@ -462,6 +462,7 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	sn.all = &c->all_cur;
 	sn.duration_ns = st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0;
 	sn.time_ns = sn.duration_ns;
+	sn.start_ns = st.start_ns;
 	sn.lost = st.lost;
 	sn.unpaired = st.unpaired_enter + st.unpaired_exit;
 	sn.records = st.records;

@@ -64,6 +64,35 @@ static void say_losses(struct ipcperf_session *s)
 			st.unpaired_exit);
 }
 
+struct left_ctx {
+	uint64_t start_ns;
+};
+
+/* A process that left what the user may see (ipcperf_proc_row.left_ns): said, and when. */
+static int say_left(void *ctx, const struct ipcperf_proc_row *row)
+{
+	const struct left_ctx *l = ctx;
+
+	if (row->left_ns)
+		fprintf(stderr, "%s: pid %d (%s) left what uid %u may see at %.3f s: it executed a "
+			"set-user-ID, set-group-ID or file-capability program; not traced from there on\n",
+			cli_prog, (int)row->pid, row->comm ? row->comm : "?", (unsigned int)getuid(),
+			(row->left_ns > l->start_ns ? row->left_ns - l->start_ns : 0) / 1e9);
+	return 0;
+}
+
+/* After the capture: what was lost or left unpaired, and who left the user's view, on stderr. */
+static void say_ends(struct ipcperf_session *s, struct ipcperf_stats *stats)
+{
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	struct left_ctx l = { 0 };
+
+	if (ipcperf_session__stats(s, &st) == 0)
+		l.start_ns = st.start_ns;
+	ipcperf_stats__for_each_proc(stats, say_left, &l);
+	say_losses(s);
+}
+
 int trace_run(const struct trace_opts *o)
 {
 	struct cli_result res;
@@ -113,7 +142,7 @@ int trace_run(const struct trace_opts *o)
 	ipcperf_stats__settle_calls(st);
 	traceout_flush(&tc.out);
 	if (res.session)
-		say_losses(res.session);
+		say_ends(res.session, st);
 	/* The trace is complete before a command that outlived it is waited for. */
 	lost = cli_out_close(&out) < 0;
 	cli_wait_command(&res);

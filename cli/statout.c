@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include "flowout.h"
 #include "output.h"
 #include "statout.h"
@@ -376,6 +377,12 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
  * its table row) whose bytes zero-copy calls moved, and how many;
  * io_uring's blind spot.
  */
+/* When @p left what the user may see (proc_snap.left_ns), from the session's start. */
+static uint64_t left_after_ns(const struct snap *sn, const struct proc_snap *p)
+{
+	return p->left_ns > sn->start_ns ? p->left_ns - sn->start_ns : 0;
+}
+
 static void text_moved(FILE *f, const struct proc_snap *p, bool per_fd)
 {
 	const struct fd_snap *rows = per_fd ? p->fds : p->groups;
@@ -455,10 +462,14 @@ static void print_text(struct statout *c, const struct snap *sn)
 	for (size_t i = 0; i < sn->nr_procs; i++) {
 		const struct proc_snap *p = &sn->procs[i];
 
-		if (!c->o->verbose && !proc_active(p) && !p->cnt)
+		if (!c->o->verbose && !proc_active(p) && !p->cnt && !p->left_ns)
 			continue;
 		shown++;
 		fprintf(f, "\npid %d %s%s\n", (int)p->pid, p->comm, p->exited ? " (exited)" : "");
+		if (p->left_ns)
+			fprintf(f, "  left what uid %u may see at %.3f s: it executed a set-user-ID, "
+				"set-group-ID or file-capability program; nothing of it after\n",
+				(unsigned int)getuid(), left_after_ns(sn, p) / 1e9);
 		if (!c->o->no_fds)
 			text_fds(c, sn, p);
 		text_moved(f, p, c->o->per_fd);
@@ -598,7 +609,8 @@ static void json_group(struct json *j, const struct fd_snap *g)
 	json_object_end(j);
 }
 
-static void json_proc(struct statout *c, struct json *j, const struct proc_snap *p)
+static void json_proc(struct statout *c, struct json *j, const struct snap *sn,
+		      const struct proc_snap *p)
 {
 	json_object_begin(j, NULL);
 	json_i64(j, "pid", p->pid);
@@ -612,6 +624,8 @@ static void json_proc(struct statout *c, struct json *j, const struct proc_snap 
 	json_u64(j, "cpu_migrations", p->migrations);
 	json_u64(j, "wakeups", p->wakeups);
 	json_u64(j, "io_uring_unaccounted", p->uring_unaccounted);
+	if (p->left_ns)
+		json_u64(j, "left_after_ns", left_after_ns(sn, p));
 	json_counters(j, "counters", p->cnt);
 	if (p->cnt && p->cnt->valid)
 		json_counter_status(j, "counters_status", p->cnt);
@@ -652,7 +666,7 @@ static void print_json(struct statout *c, const struct snap *sn)
 	json_doc_summary(&j, &sum);
 	json_array_begin(&j, "processes");
 	for (size_t i = 0; i < sn->nr_procs; i++)
-		json_proc(c, &j, &sn->procs[i]);
+		json_proc(c, &j, sn, &sn->procs[i]);
 	json_array_end(&j);
 	if (c->o->sc_total)
 		sc_json_rows(&j, "syscalls_total", sn->total_scs.v, sn->total_scs.n, false, true);

@@ -149,6 +149,7 @@ static int on_proc_row(void *ctx, const struct ipcperf_proc_row *row)
 	p->syscalls = row->syscalls;
 	p->threads = row->threads;
 	p->uring_unaccounted = row->uring_unaccounted;
+	p->left_ns = row->left_ns;
 	p->exited = row->exited;
 	return 0;
 }

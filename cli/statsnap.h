@@ -54,6 +54,7 @@ struct proc_snap {
 	char *comm;
 	uint64_t voluntary, involuntary, wakeups, migrations, syscalls, threads;
 	uint64_t uring_unaccounted;	/* io_uring requests whose bytes no fd row has */
+	uint64_t left_ns;		/* when it left what the user may see (CLOCK_MONOTONIC), or 0 */
 	bool exited;
 	struct fd_snap *fds;
 	size_t nr_fds, cap_fds, fds_omitted;
@@ -76,6 +77,7 @@ struct snap {
 	bool is_interval;		/* deltas of one -I interval */
 	uint64_t time_ns;		/* from the start to the end of what this covers */
 	uint64_t duration_ns;		/* length of what this covers */
+	uint64_t start_ns;		/* the totals: the session's start (CLOCK_MONOTONIC) */
 	uint64_t lost, unpaired, records;
 	/* The command's CPU time, as perf stat ends with it (its rusage once reaped). */
 	bool has_times;

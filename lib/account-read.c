@@ -517,7 +517,7 @@ int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
 			.involuntary_cs = p->invol, .wakeups = p->wakeups,
 			.migrations = p->migrations, .syscalls = p->syscalls,
 			.threads = p->threads, .exited = p->exited,
-			.uring_unaccounted = p->uring_ops,
+			.uring_unaccounted = p->uring_ops, .left_ns = p->left_ns,
 		};
 		int ret;
 

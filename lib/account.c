@@ -719,6 +719,8 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 			st->cmd_exec_ns = ev->time_ns;
 		if (ev->filename)
 			snprintf(p->comm, sizeof(p->comm), "%s", base ? base + 1 : ev->filename);
+		if (ev->left_view)
+			p->left_ns = ev->time_ns;
 		break;
 	}
 	case IPCPERF_TASK_EXIT:

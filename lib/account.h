@@ -104,6 +104,7 @@ struct proc {
 	char comm[IPP_COMM_MAX];
 	uint64_t vol, invol, wakeups, migrations, syscalls, threads;
 	uint64_t uring_ops;	/* io_uring requests submitted: their bytes are not seen */
+	uint64_t left_ns;	/* when it left what the caller may see (ipcperf_task.left_view), or 0 */
 	bool exited;
 	bool seen;		/* had an event of its own (not only created by fork) */
 	uint64_t seen_ns;	/* the time of the first */

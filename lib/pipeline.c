@@ -678,6 +678,7 @@ static int dispatch_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		break;
 	case IPP_TASK_REC_EXEC:
 		ev.filename = rec.filename;
+		ev.left_view = rec.flags & IPP_TASK_REC_F_LEFT;
 		break;
 	default:
 		ev.comm = rec.comm;
@@ -803,6 +804,19 @@ static int report_unattributed(struct ipp_pipeline *s)
 	return 1;
 }
 
+/*
+ * The exec of a target that left what the caller may see (flag LEFT): the
+ * kernel writes it for targets only, and a command's comes before any
+ * side-band record of its exec, which the kernel drops with its events.
+ */
+static bool left_view(const struct ipp_mrec *r)
+{
+	struct ipp_task_rec rec;
+
+	return r->type == IPP_MREC_KTASK && ipp_task_rec__parse(r->data, r->size, &rec) == 0 &&
+	       rec.kind == IPP_TASK_REC_EXEC && (rec.flags & IPP_TASK_REC_F_LEFT);
+}
+
 int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 {
 	const struct ipp_mrec *r;
@@ -827,7 +841,8 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 		case IPP_MREC_KTASK:
 		case IPP_MREC_KARGS:
 		case IPP_MREC_KSIG:
-			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
+			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !left_view(r) &&
+			    !untracked_task(s, r))
 				break;
 			n += r->type == IPP_MREC_KCALL ? dispatch_call(s, r) :
 			     r->type == IPP_MREC_KTASK ? dispatch_task(s, r) :

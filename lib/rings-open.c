@@ -554,6 +554,7 @@ static void load_bpf(struct ipp_rings *s)
 		     .agg_calls = p->sums,
 		     .task_records = p->task_recs,
 		     .call_args = s->call_memory,
+		     .restricted = ipp_caller_restricted(),
 		     .exclude_tgid = s->system_wide && !s->include_self ? s->self : 0);
 	s->bpf = ipp_bpf__new(&o);
 	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */

@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/fsuid.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -594,6 +598,84 @@ pid_t *ipp_rings__copy_pids(const pid_t *v, size_t n)
 	return c;
 }
 
+bool ipp_caller_restricted(void)
+{
+	return getuid() != 0;
+}
+
+/* This thread's capabilities: @set into @h's, or (@set NULL) read into @out. */
+static int caps_of_thread(struct __user_cap_data_struct *out, const struct __user_cap_data_struct *set)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+
+	if (set)
+		return syscall(SYS_capset, &h, set) ? -errno : 0;
+	return syscall(SYS_capget, &h, out) ? -errno : 0;
+}
+
+/*
+ * /proc/PID/environ opens only for a reader the kernel lets read the
+ * process's memory (PTRACE_MODE_READ_FSCREDS): opened with the real ids as
+ * this thread's filesystem ids and no capability in force, it is the
+ * kernel's test for the user who runs ipcperf. Filesystem ids and
+ * capabilities are the thread's own: put back after.
+ */
+int ipp_may_read_process(pid_t pid)
+{
+	struct __user_cap_data_struct saved[2], none[2];
+	char path[64];
+	int fd, err, fsuid, fsgid;
+
+	if ((err = caps_of_thread(saved, NULL)) < 0)
+		return err;
+	memcpy(none, saved, sizeof(none));
+	none[0].effective = none[1].effective = 0;
+	if ((err = caps_of_thread(NULL, none)) < 0)
+		return err;
+	fsgid = setfsgid(getgid());
+	fsuid = setfsuid(getuid());
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? (errno == ENOENT ? -ESRCH : -errno) : 0;
+	setfsuid((uid_t)fsuid);
+	setfsgid((gid_t)fsgid);
+	caps_of_thread(NULL, saved);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* The owner of process @pid (its /proc directory's, as ps shows it), or -1. */
+static long owner_of(pid_t pid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) ? -1 : (long)st.st_uid;
+}
+
+/*
+ * The calls' memory (trace) of target @pid for a caller without root's
+ * rights: only of a process the kernel lets that user read, else refused,
+ * in one line. @return 0 or -errno.
+ */
+static int check_readable(pid_t pid)
+{
+	int err = ipp_may_read_process(pid);
+
+	if (err == -EACCES || err == -EPERM)
+		ipp_info("pid %d is not yours to read: uid %u may not read its memory (its "
+			 "owner is uid %ld), which trace shows; trace it as root or as its owner\n",
+			 (int)pid, (unsigned int)getuid(), owner_of(pid));
+	else if (err == -ESRCH)
+		ipp_info("no such process: %d\n", (int)pid);
+	else if (err < 0)
+		ipp_info("cannot tell whether uid %u may read pid %d: %s\n", (unsigned int)getuid(),
+			 (int)pid, strerror(-err));
+	return err;
+}
+
 /* The target processes of pids and tids; a wrong pid is the likeliest mistake: said first. */
 int ipp_rings__resolve_targets(struct ipp_rings *s)
 {
@@ -621,5 +703,8 @@ int ipp_rings__resolve_targets(struct ipp_rings *s)
 
 		add_target(s, tgid > 0 ? tgid : s->tids[i]);
 	}
+	for (size_t i = 0; s->call_memory && ipp_caller_restricted() && i < s->nr_targets; i++)
+		if ((err = check_readable(s->targets[i])) < 0)
+			return err;
 	return 0;
 }

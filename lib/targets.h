@@ -37,6 +37,18 @@ bool ipp_is_kernel_thread(pid_t tid);
  * as a process whose parent has not reaped it yet: nothing left to trace.
  */
 bool ipp_all_exited(pid_t pid, const pid_t *tids, int n);
+/*
+ * The caller has not root's rights (its real uid is not 0, whatever its
+ * effective ids and capabilities, which a setcap or setuid binary has):
+ * it may see the memory of the processes it may read only.
+ */
+bool ipp_caller_restricted(void);
+/*
+ * Whether the caller may read process @pid's memory, by the kernel's own
+ * test (PTRACE_MODE_READ) with the caller's real uid and gid and no
+ * capability. @return 0 yes, -EACCES or -EPERM no, -ESRCH gone, -errno.
+ */
+int ipp_may_read_process(pid_t pid);
 
 /*
  * The ring size a session takes when it is given none (ring_pages 0): the

@@ -233,6 +233,15 @@ struct ipcperf_task {
 	 * (IPCPERF_SC_RECORDS_KERNEL), its record of the exit does. Since 0.2.
 	 */
 	int exit_status;
+	/**
+	 * EXEC only: the program made the process one the caller may not
+	 * read (set-user-ID, set-group-ID, file capabilities) while the caller
+	 * has not root's rights (its real uid is not 0). The kernel ends its
+	 * perf events there, and the session stops tracing it and its new
+	 * children: this is its last event. Told where the calls are paired
+	 * in the kernel (IPCPERF_SC_RECORDS_KERNEL). Since 0.2.
+	 */
+	bool left_view;
 };
 
 /** Bytes of ipcperf_signal.info: a siginfo_t's on Linux. Since 0.2. */
@@ -1172,6 +1181,12 @@ struct ipcperf_proc_row {
 	 * (IORING_SETUP_SQPOLL) submits without the call: not counted. Since 0.2.
 	 */
 	uint64_t uring_unaccounted;
+	/**
+	 * When (CLOCK_MONOTONIC, ns) it left what the caller may see
+	 * (ipcperf_task.left_view): nothing of it after; 0 when it did not.
+	 * Since 0.2.
+	 */
+	uint64_t left_ns;
 };
 
 /** How often a syscall failed with one errno. */

@@ -318,6 +318,7 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 	const struct ipp_arg_spec *sp;
 	struct arg_slot *sl;
 	__u32 k = (__u32)id;
+	bool hide;
 
 	if (id < 0 || id >= IPP_FDID_MAX_NR || !wanted(pid_tgid >> 32, id) || calls_stopped)
 		return 0;
@@ -329,7 +330,9 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!sl)
 		return 0;
-	sl->has_items = sp->item[0].kind != IPP_ARG_NONE;
+	/* a task the caller may not read: its call without its memory */
+	hide = restricted && !caller_may_read(bpf_get_current_task_btf());
+	sl->has_items = sp->item[0].kind != IPP_ARG_NONE && !hide;
 	sl->told_entered = 0;
 	__builtin_memset(&sl->rec, 0, IPP_ARGS_REC_HEAD);
 	sl->rec.version = IPP_FDID_REC_VERSION;
@@ -339,7 +342,8 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 	sl->rec.nr = (__s32)id;
 	sl->rec.start_ns = bpf_ktime_get_ns();
 	fill_args(&sl->rec, regs);
-	read_items(sl, sp, true, 0, PT_REGS_SP_CORE(regs));
+	if (!hide)
+		read_items(sl, sp, true, 0, PT_REGS_SP_CORE(regs));
 	sl->in_call = 1;
 	if (noreturn) {
 		sl->rec.flags = IPP_ARGS_F_NORETURN;
@@ -370,6 +374,9 @@ int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
 	if (nr == -1 && sl->rec.nr == nr_rt_sigreturn)
 		nr = nr_rt_sigreturn;
 	if (nr != sl->rec.nr || !sl->has_items)
+		return 0;
+	/* the call made it one the caller may not read (a set-user-ID exec) */
+	if (restricted && !caller_may_read(bpf_get_current_task_btf()))
 		return 0;
 	k = (__u32)nr;
 	sp = bpf_map_lookup_elem(&arg_specs, &k);

@@ -363,6 +363,24 @@ int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_st
 }
 
 /*
+ * A target that executed a program the restricted caller may not read: its
+ * sums, its exec's record (flag LEFT), and it is no target any more. The
+ * kernel has just ended its perf events (begin_new_exec()) for the same
+ * reason; its children are not followed either.
+ */
+static __always_inline void leave(void *ctx, struct task_struct *p, __u32 tgid, __u32 at_exec,
+			     const char *filename)
+{
+	if (agg_calls && !calls_stopped && !at_exec)
+		agg_flush_range(ctx, tgid, -1, 0x7fffffff);
+	task_record(ctx, IPP_TASK_REC_EXEC, p, tgid, NULL, filename, IPP_TASK_REC_F_LEFT);
+	if (bpf_map_delete_elem(&targets, &tgid) == 0) {
+		mark_target(tgid, false);
+		__sync_fetch_and_add(&targets_gone, 1);
+	}
+}
+
+/*
  * A target's exec: its task record, when the session takes them; a
  * command's calls are paired from here on, as its events switch on at
  * exec (the exec's own exit comes without its enter).
@@ -373,7 +391,11 @@ int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 	__u32 tgid = BPF_CORE_READ(p, tgid), zero = 0;
 	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
 
-	task_record(ctx, IPP_TASK_REC_EXEC, p, tgid, NULL, BPF_CORE_READ(bprm, filename));
+	if (restricted && !trace_all && v && !caller_may_read(p)) {
+		leave(ctx, p, tgid, *v == TARGET_AT_EXEC, BPF_CORE_READ(bprm, filename));
+		return 0;
+	}
+	task_record(ctx, IPP_TASK_REC_EXEC, p, tgid, NULL, BPF_CORE_READ(bprm, filename), 0);
 	if (v && *v == TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
 	/* its close-on-exec fds were closed just now: every fd's sums, before the exec's record */

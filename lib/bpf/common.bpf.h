@@ -68,6 +68,16 @@ const volatile bool can_pair = true;	/* the loader reads it: the call programs k
 const volatile bool can_pair = false;
 #endif
 
+/*
+ * A caller without root's rights (the loader sets them: its real ids): the
+ * user memory of a task is read only when the kernel would let the caller
+ * read it (caller_may_read()). Root's sessions leave it false, and the
+ * verifier drops every test of it.
+ */
+const volatile bool restricted = false;
+const volatile __u32 caller_uid = 0;
+const volatile __u32 caller_gid = 0;
+
 #define S_IFMT 00170000
 #define S_IFSOCK 0140000
 #define S_IFIFO 0010000
@@ -412,14 +422,14 @@ static __always_inline bool is_target(void)
  * A task record (task-rec.h) of @kind for the thread @t, of tgid @tgid
  * (for a fork: the parent; a target, or every task with trace_all), in
  * place of the sched_process_* sample: into the CPU's ring, lost like one
- * when it has no room (a LOST record says so).
+ * when it has no room (a LOST record says so). @flags: IPP_TASK_REC_F_*.
  */
 static __always_inline void task_record(void *ctx, __u8 kind, struct task_struct *t, __u32 tgid,
-					 struct task_struct *child, const char *filename)
+					 struct task_struct *child, const char *filename, __u8 flags)
 {
 	struct ipp_task_rec r = {
 		.version = IPP_FDID_REC_VERSION, .size = sizeof(r), .what = IPP_FDID_TASK,
-		.kind = kind, .pid = (__s32)tgid, .tid = BPF_CORE_READ(t, pid),
+		.kind = kind, .flags = flags, .pid = (__s32)tgid, .tid = BPF_CORE_READ(t, pid),
 	};
 
 	if (!task_records || calls_stopped || (trace_all && tgid == exclude_tgid && exclude_tgid))
@@ -437,9 +447,39 @@ static __always_inline void task_record(void *ctx, __u8 kind, struct task_struct
 	if (kind == IPP_TASK_REC_EXIT) {
 		/* do_exit() set it before this tracepoint: how wait(2) will tell it */
 		r.exit_code = BPF_CORE_READ(t, exit_code);
-		r.flags = IPP_TASK_REC_F_CODE;
+		r.flags |= IPP_TASK_REC_F_CODE;
 	}
 	bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &r, sizeof(r));
+}
+
+#define MMF_DUMPABLE_MASK 3	/* the low bits of mm->flags: get_dumpable() */
+#define SUID_DUMP_USER 1
+
+/*
+ * Whether the caller (restricted: its real ids caller_uid, caller_gid) may
+ * read @t's memory, as ptrace_may_access(PTRACE_MODE_READ_REALCREDS) would
+ * say for a caller without CAP_SYS_PTRACE: every uid of @t (real,
+ * effective, saved) the caller's, every gid its group, and @t dumpable,
+ * which a set-user-ID or set-group-ID exec, or a program with file
+ * capabilities, makes it not. mm->flags is an unsigned long, or (6.18) a
+ * bitmap whose first word it is: read as a word either way.
+ */
+static __noinline bool caller_may_read(struct task_struct *t)
+{
+	const struct cred *c = BPF_CORE_READ(t, cred);
+	struct mm_struct *mm = BPF_CORE_READ(t, mm);
+	unsigned long flags = 0;
+
+	if (BPF_CORE_READ(c, uid.val) != caller_uid || BPF_CORE_READ(c, euid.val) != caller_uid ||
+	    BPF_CORE_READ(c, suid.val) != caller_uid || BPF_CORE_READ(c, gid.val) != caller_gid ||
+	    BPF_CORE_READ(c, egid.val) != caller_gid || BPF_CORE_READ(c, sgid.val) != caller_gid)
+		return false;
+	if (!mm)
+		return true;	/* a kernel thread: no user memory */
+	if (bpf_probe_read_kernel(&flags, sizeof(flags),
+				  (void *)mm + bpf_core_field_offset(struct mm_struct, flags)))
+		return false;
+	return (flags & MMF_DUMPABLE_MASK) == SUID_DUMP_USER;
 }
 
 /* A target whose calls are paired: not a command still before its exec (callers check calls_stopped). */

@@ -299,6 +299,9 @@ static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	r->nr_cpus = (uint32_t)b->nr_cpus;
 	r->fast_slots = fast_slots(b->nr_cpus);
 	b->want_args = b->pairs && IPP_OPTS_HAS(opts, call_args) && opts->call_args;
+	r->restricted = IPP_OPTS_HAS(opts, restricted) && opts->restricted;
+	r->caller_uid = (uint32_t)getuid();
+	r->caller_gid = (uint32_t)getgid();
 }
 
 /* The maps' sizes, by what was asked; the args job's made only for it. */

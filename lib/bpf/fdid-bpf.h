@@ -92,6 +92,14 @@ struct ipp_bpf_opts {
 	 * spec for, and one at the sys_enter of exit and exit_group.
 	 */
 	bool call_args;
+	/*
+	 * The caller has not root's rights: the programs read a task's user
+	 * memory (call_args) only when the kernel would let the caller, by its
+	 * real uid and gid, read that task's (PTRACE_MODE_READ), and a target
+	 * that executes a program the caller may not read (set-user-ID, ...)
+	 * stops being one, its exec's task record flagged LEFT.
+	 */
+	bool restricted;
 };
 #define IPP_BPF_OPTS(NAME, ...) \
 	struct ipp_bpf_opts NAME = { .sz = sizeof(struct ipp_bpf_opts), __VA_ARGS__ }

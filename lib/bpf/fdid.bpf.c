@@ -520,7 +520,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u32 *v, val;
 
-	task_record(ctx, IPP_TASK_REC_FORK, parent, ptgid, child, NULL);
+	task_record(ctx, IPP_TASK_REC_FORK, parent, ptgid, child, NULL, 0);
 	if (trace_all || !follow_forks || ptgid == ctgid ||
 	    !(v = bpf_map_lookup_elem(&targets, &ptgid)))
 		return 0;
@@ -539,7 +539,7 @@ int BPF_PROG(on_exit, struct task_struct *task)
 {
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
-	task_record(ctx, IPP_TASK_REC_EXIT, task, tgid, NULL, NULL);
+	task_record(ctx, IPP_TASK_REC_EXIT, task, tgid, NULL, NULL, 0);
 	if (trace_all || !follow_forks || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
 	/*

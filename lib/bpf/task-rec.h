@@ -23,6 +23,12 @@ enum ipp_task_rec_kind {
 
 /* flags */
 #define IPP_TASK_REC_F_CODE 0x1	/* EXIT: exit_code is the thread's (records before it: 0, unknown) */
+/*
+ * EXEC, restricted sessions only (common.bpf.h): the program it executed
+ * left the task one the caller may not read (set-user-ID, set-group-ID,
+ * file capabilities): it is no target from here on, its last record.
+ */
+#define IPP_TASK_REC_F_LEFT 0x2
 
 /*
  * pid and tid: the thread it happened in (of a fork, the parent; of an
