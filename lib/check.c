@@ -30,7 +30,7 @@ enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_P
 #define CAPTURE_TIMEOUT_MS 5000
 #define CAPTURE_POLL_MS 100
 /* A fix: one command line. */
-#define FIX_LEN 768
+#define FIX_LEN 1536
 /* An item's detail: one line. */
 #define CHECK_LINE_LEN 1024
 
@@ -119,6 +119,14 @@ static const char *errno_name(int err)
 }
 
 /*
+ * A binary with capabilities shows whoever runs it every process's calls
+ * (ipcperf(1), PERMISSIONS): for the users of one group only, as the
+ * manual asks. Its arguments: the binary twice, the capabilities, the binary.
+ */
+#define GROUP_SETCAP "sudo chgrp GROUP %s && sudo chmod 0750 %s && sudo setcap %s+ep %s, " \
+	"with the users who may see every process's calls in GROUP"
+
+/*
  * The capabilities of a binary for other users, each for one thing:
  * CAP_PERFMON opens tracepoints and counters (of any process: CPU-wide),
  * CAP_BPF (with CAP_PERFMON) loads the fd identity program. Neither reads
@@ -126,7 +134,8 @@ static const char *errno_name(int err)
  */
 static void setcap_fix(const struct check *c, const char *caps, char *buf, size_t len)
 {
-	snprintf(buf, len, "run as root (sudo ipcperf ...), or: sudo setcap %s+ep %s", caps, c->exe);
+	snprintf(buf, len, "run as root (sudo ipcperf ...), or: " GROUP_SETCAP, c->exe, c->exe, caps,
+		 c->exe);
 }
 
 /*
@@ -137,9 +146,9 @@ static void setcap_fix(const struct check *c, const char *caps, char *buf, size_
 static void tracefs_fix(const struct check *c, char *buf, size_t len)
 {
 	snprintf(buf, len, "sudo mount -o remount,gid=GROUP,mode=0750 %s, with the user in GROUP "
-		 "(or run as root, or: sudo setcap cap_perfmon,cap_bpf,cap_dac_read_search+ep %s; "
-		 "CAP_DAC_READ_SEARCH is for tracefs only)", c->tracefs_dir[0] ? c->tracefs_dir :
-		 "/sys/kernel/tracing", c->exe);
+		 "(or run as root, or: " GROUP_SETCAP "; CAP_DAC_READ_SEARCH is for tracefs only)",
+		 c->tracefs_dir[0] ? c->tracefs_dir : "/sys/kernel/tracing", c->exe, c->exe,
+		 "cap_perfmon,cap_bpf,cap_dac_read_search", c->exe);
 }
 
 /* The fix for tracepoints denied: tracefs's when that is what denied them. */
@@ -344,7 +353,8 @@ static void check_paranoid(struct check *c)
 		return;
 	}
 	snprintf(fix, sizeof(fix), "sudo sysctl -w kernel.perf_event_paranoid=-1 (or run as root, or "
-		 "give the binary CAP_PERFMON: sudo setcap cap_perfmon,cap_bpf+ep %s)", c->exe);
+		 "give the binary CAP_PERFMON: " GROUP_SETCAP ")", c->exe, c->exe, "cap_perfmon,cap_bpf",
+		 c->exe);
 	if (c->paranoid >= 2)
 		problem(c, "perf_event_paranoid", true, fix, "kernel.perf_event_paranoid = %d and %s lacks CAP_PERFMON: "
 			"it may not open kernel tracepoints%s", c->paranoid, c->who,
