@@ -679,6 +679,8 @@ static int dispatch_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	case IPP_TASK_REC_EXEC:
 		ev.filename = rec.filename;
 		ev.left_view = rec.flags & IPP_TASK_REC_F_LEFT;
+		if (ev.left_view)	/* its exec never returns in sight: not unfinished */
+			ipp_pairer__thread_exit(s->pairer, rec.tid);
 		break;
 	default:
 		ev.comm = rec.comm;

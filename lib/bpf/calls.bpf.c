@@ -371,6 +371,11 @@ int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_st
 static __always_inline void leave(void *ctx, struct task_struct *p, __u32 tgid, __u32 at_exec,
 			     const char *filename)
 {
+	struct ipp_call_slot *c = call_slot(tgid);
+
+	/* its exec, whose exit no program will see: done, not left unfinished */
+	if (c && c->in_call)
+		call_done(c, c->nr);
 	if (agg_calls && !calls_stopped && !at_exec)
 		agg_flush_range(ctx, tgid, -1, 0x7fffffff);
 	task_record(ctx, IPP_TASK_REC_EXEC, p, tgid, NULL, filename, IPP_TASK_REC_F_LEFT);
