@@ -20,11 +20,12 @@
  *       sched switch/wakeup/fork/exec/exit, side-band, switch records), plus
  *       the BPF records with --mode fdid (fd-creating exits) or io (and
  *       every read/write exit): the tracer of bench/overhead's proto-* rows.
- *   bpf-proto load [--pair] [--sched] [--sum] [--args] [--io] [--all] [--hold SECS]
+ *   bpf-proto load [--pair] [--sched] [--sum] [--args] [--io] [--all] [--restricted] [--hold SECS]
  *       loads, attaches and detaches the programs a session would (--pair:
  *       the calls paired; --sched: and the scheduling counted; --sum: and
  *       the read/write calls added up, as live stat has them; --args: and
- *       the calls' user memory and signals, as trace has them); prints each
+ *       the calls' user memory and signals, as trace has them; --restricted:
+ *       as for a caller that is not root); prints each
  *       program's size and verification (processed insns, time) and the
  *       wall time of each step; --hold keeps them attached (no target) that
  *       long before detaching, to measure what they cost other processes.
@@ -1859,6 +1860,7 @@ static int print_load(void *ctx, const char *name, size_t insns, unsigned long p
 static int cmd_load(int argc, char **argv)
 {
 	bool pair = false, sched = false, io = false, all = false, sum = false, args = false;
+	bool restricted = false;
 	unsigned int hold = 0;
 	uint64_t t0, t1, t2, t3;
 	struct ipp_bpf *b;
@@ -1872,12 +1874,13 @@ static int cmd_load(int argc, char **argv)
 		args |= !strcmp(argv[i], "--args");
 		io |= !strcmp(argv[i], "--io");
 		all |= !strcmp(argv[i], "--all");
+		restricted |= !strcmp(argv[i], "--restricted");	/* as for a caller that is not root */
 		if (!strcmp(argv[i], "--hold") && i + 1 < argc)
 			hold = (unsigned int)atoi(argv[++i]);
 	}
 	IPP_BPF_OPTS(o, .pair_calls = pair || sched || sum || args, .count_sched = sched,
 		     .io_records = io, .all_tasks = all, .load_stats = true, .agg_calls = sum,
-		     .call_args = args);
+		     .call_args = args, .restricted = restricted);
 	t0 = now_ns();
 	b = load_bpf(&o);
 	t1 = now_ns();

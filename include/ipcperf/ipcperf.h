@@ -538,6 +538,14 @@ struct ipcperf_session_opts {
 	 * (ipcperf_task.exit_status); and the calls a thread is switched out
 	 * in, when it is (ipcperf_handlers.call_entered; a program on
 	 * sched_switch). Since 0.2.
+	 *
+	 * A caller without root's rights (its real uid is not 0, whatever
+	 * capabilities or setuid bit the binary has) gets the memory of the
+	 * processes the kernel lets it read only (PTRACE_MODE_READ, by its
+	 * real ids: its own processes, not set-user-ID ones): a pid or tid of
+	 * another's makes ipcperf_session__new() fail, errno EACCES (or
+	 * EPERM), said in one line; with system_wide, another's calls come
+	 * without their memory.
 	 */
 	bool call_memory;
 };

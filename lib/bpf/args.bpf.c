@@ -310,15 +310,19 @@ static __always_inline void fill_args(struct ipp_args_rec *r, struct pt_regs *re
 #endif
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(args_enter, struct pt_regs *regs, long id)
+/*
+ * A target's call at sys_enter: its slot filled, what the spec says is
+ * there before the call read. @hide (a constant of each program): the
+ * caller is restricted, and the memory of a task it may not read is left
+ * unread; root's program is the one without the test.
+ */
+static __always_inline int enter(void *ctx, struct pt_regs *regs, long id, bool hide)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	bool noreturn = id == nr_exit || id == nr_exit_group;
 	const struct ipp_arg_spec *sp;
 	struct arg_slot *sl;
 	__u32 k = (__u32)id;
-	bool hide;
 
 	if (id < 0 || id >= IPP_FDID_MAX_NR || !wanted(pid_tgid >> 32, id) || calls_stopped)
 		return 0;
@@ -330,9 +334,7 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!sl)
 		return 0;
-	/* a task the caller may not read: its call without its memory */
-	hide = restricted && !caller_may_read(bpf_get_current_task_btf());
-	sl->has_items = sp->item[0].kind != IPP_ARG_NONE && !hide;
+	sl->has_items = sp->item[0].kind != IPP_ARG_NONE;
 	sl->told_entered = 0;
 	__builtin_memset(&sl->rec, 0, IPP_ARGS_REC_HEAD);
 	sl->rec.version = IPP_FDID_REC_VERSION;
@@ -342,7 +344,10 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 	sl->rec.nr = (__s32)id;
 	sl->rec.start_ns = bpf_ktime_get_ns();
 	fill_args(&sl->rec, regs);
-	if (!hide)
+	/* a task the caller may not read: its call without its memory */
+	if (hide && !caller_may_read(bpf_get_current_task_btf()))
+		sl->has_items = 0;
+	else
 		read_items(sl, sp, true, 0, PT_REGS_SP_CORE(regs));
 	sl->in_call = 1;
 	if (noreturn) {
@@ -351,6 +356,20 @@ int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 		emit(ctx, sl);
 	}
 	return 0;
+}
+
+/* The caller may read every task (root): the loader loads this one, or args_enter_r. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(args_enter, struct pt_regs *regs, long id)
+{
+	return enter(ctx, regs, id, false);
+}
+
+/* The caller is restricted (common.bpf.h): the loader loads this one instead. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(args_enter_r, struct pt_regs *regs, long id)
+{
+	return enter(ctx, regs, id, true);
 }
 
 SEC("tp_btf/sys_exit")
@@ -373,10 +392,12 @@ int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
 	 */
 	if (nr == -1 && sl->rec.nr == nr_rt_sigreturn)
 		nr = nr_rt_sigreturn;
+	/*
+	 * has_items says whether the caller may read the task, as of the
+	 * call's entry: a call that changes that (a set-user-ID exec) has no
+	 * item read at its exit
+	 */
 	if (nr != sl->rec.nr || !sl->has_items)
-		return 0;
-	/* the call made it one the caller may not read (a set-user-ID exec) */
-	if (restricted && !caller_may_read(bpf_get_current_task_btf()))
 		return 0;
 	k = (__u32)nr;
 	sp = bpf_map_lookup_elem(&arg_specs, &k);

@@ -464,7 +464,7 @@ static __always_inline void task_record(void *ctx, __u8 kind, struct task_struct
  * capabilities, makes it not. mm->flags is an unsigned long, or (6.18) a
  * bitmap whose first word it is: read as a word either way.
  */
-static __noinline bool caller_may_read(struct task_struct *t)
+static __always_inline bool caller_may_read(struct task_struct *t)
 {
 	const struct cred *c = BPF_CORE_READ(t, cred);
 	struct mm_struct *mm = BPF_CORE_READ(t, mm);

@@ -109,6 +109,9 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 	/* only call_exit goes there, and only for the sums' flushes */
 	if (!strcmp(name, "call_flush"))
 		return b->aggs;
+	/* one of the two, by whether the caller may read every task's memory */
+	if (!strcmp(name, "args_enter") || !strcmp(name, "args_enter_r"))
+		return k->rodata->restricted == !strcmp(name, "args_enter_r");
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit"))
 		return (k->rodata->follow_forks && !k->rodata->trace_all) || k->rodata->task_records;
 	return true;
