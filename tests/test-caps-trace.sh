@@ -11,6 +11,7 @@
 #  - a set-user-ID command: trace says it in that line, stat in its process
 #    row and in the JSON (left_after_ns);
 #  - check's fix for the capabilities puts the binary in a group, mode 0750.
+# trace -p is refused the same way by a copy installed setuid root.
 # Needs root (setcap, a user to switch to, root's processes), the BPF build
 # (the calls' memory is read in the kernel) and jq.
 set -u
@@ -69,6 +70,13 @@ expect_status 1 "trace -p of root's process as nobody"
 [ "$(grep -c '' "$T/err")" -eq 1 ] || { show; fail "trace -p of root's process: not a one-line refusal"; }
 grep -qF "ipcperf: pid $ROOT_PID is not yours to read: uid $NOBODY_UID may not read its memory (its owner is uid 0)" "$T/err" ||
 	{ show; fail "trace -p of root's process: the refusal does not say whose process it is"; }
+# installed setuid root instead: the same, by the user's real ids
+cp -p "$IPCPERF" "$T/bin/ipcperf-suid" && chmod 4755 "$T/bin/ipcperf-suid" || fail "cp, chmod"
+run as_nobody "$T/bin/ipcperf-suid" trace -s 64 -p "$ROOT_PID" -d 2
+expect_status 1 "setuid: trace -p of root's process as nobody"
+[ ! -s "$T/out" ] && [ "$(grep -c '' "$T/err")" -eq 1 ] &&
+	grep -qF "ipcperf: pid $ROOT_PID is not yours to read: uid $NOBODY_UID may not" "$T/err" ||
+	{ show; fail "setuid: trace -p of root's process: not refused in one line"; }
 # nobody's own process: traced with its buffers
 run as_nobody "$BIN" trace -s 64 -e trace=read -p "$OWN_PID" -d 1
 expect_status 0 "trace -p of nobody's own process"
