@@ -195,6 +195,7 @@ static void emit_interval(struct stat_cmd *c, struct ipcperf_session *s, uint64_
 		return;
 	sn.time_ns = in.time_ns;
 	sn.duration_ns = in.end_ns - in.start_ns;
+	sn.start_ns = st.start_ns;
 	sn.lost = in.lost;
 	sn.unpaired = in.unpaired;
 	sn.records = in.records;

@@ -77,7 +77,7 @@ struct snap {
 	bool is_interval;		/* deltas of one -I interval */
 	uint64_t time_ns;		/* from the start to the end of what this covers */
 	uint64_t duration_ns;		/* length of what this covers */
-	uint64_t start_ns;		/* the totals: the session's start (CLOCK_MONOTONIC) */
+	uint64_t start_ns;		/* the session's start (CLOCK_MONOTONIC) */
 	uint64_t lost, unpaired, records;
 	/* The command's CPU time, as perf stat ends with it (its rusage once reaped). */
 	bool has_times;
