@@ -457,6 +457,10 @@ static int add_id(const struct cli_option *o, const char *tok, void *dst)
 			name, name);
 		return -1;
 	}
+	/* A repeated id is the same target: once, or every per-target cost is paid again. */
+	for (size_t i = 0; i < ids->n; i++)
+		if (ids->v[i] == (pid_t)v)
+			return 0;
 	if (cli_grow((void **)&ids->v, &ids->cap, ids->n + 1, sizeof(*ids->v)) < 0)
 		return -1;
 	ids->v[ids->n++] = (pid_t)v;

@@ -87,11 +87,9 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	s->self = getpid();
 	s->include_self = o.include_self;
 	ipp_pipeline__set_self(pl, s->self, s->include_self);
-	s->pids = ipp_rings__copy_pids(o.pids, o.nr_pids);
-	s->tids = ipp_rings__copy_pids(o.tids, o.nr_tids);
-	s->nr_pids = s->pids ? o.nr_pids : 0;
-	s->nr_tids = s->tids ? o.nr_tids : 0;
-	if (s->nr_pids != o.nr_pids || s->nr_tids != o.nr_tids)
+	s->pids = ipp_rings__copy_pids(o.pids, o.nr_pids, &s->nr_pids);
+	s->tids = ipp_rings__copy_pids(o.tids, o.nr_tids, &s->nr_tids);
+	if ((o.nr_pids && !s->pids) || (o.nr_tids && !s->tids))
 		err = -ENOMEM;
 	if (!err && (s->nr_pids || s->nr_tids))
 		err = ipp_rings__resolve_targets(s);

@@ -121,7 +121,8 @@ static inline bool ipp_rings__mixed(const struct ipp_rings *s)
 /* targets.c */
 int ipp_rings__validate(const struct ipcperf_session_opts *o, struct ipcperf_session_opts *out);
 int ipp_rings__collect_threads(const struct ipp_rings *s, pid_t **out, pid_t **owners, int *nr);
-pid_t *ipp_rings__copy_pids(const pid_t *v, size_t n);
+/* A copy of the @n ids of @v, each once, in their order; *@nr: how many (0 on failure). */
+pid_t *ipp_rings__copy_pids(const pid_t *v, size_t n, size_t *nr);
 int ipp_rings__resolve_targets(struct ipp_rings *s);
 
 /* rings-open.c */

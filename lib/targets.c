@@ -589,12 +589,21 @@ static void add_target(struct ipp_rings *s, pid_t pid)
 	s->targets[s->nr_targets++] = pid;
 }
 
-pid_t *ipp_rings__copy_pids(const pid_t *v, size_t n)
+pid_t *ipp_rings__copy_pids(const pid_t *v, size_t n, size_t *nr)
 {
 	pid_t *c = n ? malloc(n * sizeof(*c)) : NULL;
+	size_t k = 0;
 
-	if (c)
-		memcpy(c, v, n * sizeof(*c));
+	/* A repeated id is one target: each repeat would read /proc and open events again. */
+	for (size_t i = 0; c && i < n; i++) {
+		size_t j = 0;
+
+		while (j < k && c[j] != v[i])
+			j++;
+		if (j == k)
+			c[k++] = v[i];
+	}
+	*nr = c ? k : 0;
 	return c;
 }
 
