@@ -350,8 +350,8 @@ static int stat_open(struct stat_cmd *c)
 		c->httpd = httpd_new(&o->listen.addr, o->listen.len, stat_http_body, c);
 		if (!c->httpd)
 			return -1;
-		if (!o->quiet)
-			fprintf(stderr, "%s: serving metrics at %s\n", cli_prog, httpd_url(c->httpd));
+		/* Said with -q too: with port 0 it is the only place that names the port. */
+		fprintf(stderr, "%s: serving metrics at %s\n", cli_prog, httpd_url(c->httpd));
 	}
 	if (cli_open_output(&c->output, &o->t) < 0)
 		return -1;
