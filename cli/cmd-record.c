@@ -2,8 +2,10 @@
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 #include "cmds.h"
+#include "output.h"
 
 enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o)
 {
@@ -32,6 +34,7 @@ enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o)
 static void say_capture(const struct record_opts *o, const struct cli_result *res)
 {
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	char path[CLI_ESC_LEN(PATH_MAX)];
 
 	if (ipcperf_session__stats(res->session, &st) < 0)
 		return;
@@ -40,7 +43,7 @@ static void say_capture(const struct record_opts *o, const struct cli_result *re
 			st.lost);
 	if (!o->quiet && !res->capture_failed)
 		fprintf(stderr, "%s: wrote %s: %" PRIu64 " records, %.3f s\n", cli_prog,
-			o->t.output, st.records,
+			cli_esc(path, sizeof(path), o->t.output), st.records,
 			(st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0) / 1e9);
 }
 

@@ -15,6 +15,22 @@
 const char *cli_prog = "ipcperf";
 static bool verbose_print;
 
+/*
+ * A message on stderr: a path or a command line it names may hold control
+ * bytes, shown escaped; its own line breaks and tabs are kept.
+ */
+static int put_message(const char *fmt, va_list ap)
+{
+	char *m;
+	int n = vasprintf(&m, fmt, ap);
+
+	if (n < 0)
+		return n;
+	cli_put_escaped(stderr, m, (size_t)n, CLI_ESC_LAYOUT, NULL);
+	free(m);
+	return n;
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -22,7 +38,7 @@ void cli_err(const char *fmt, ...)
 	cli_status_clear();
 	fprintf(stderr, "%s: ", cli_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_message(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -33,7 +49,7 @@ static int print_fn(enum ipcperf_print_level level, const char *fmt, va_list ap)
 		return 0;
 	cli_status_clear();
 	fprintf(stderr, "%s: %s", cli_prog, level == IPCPERF_WARN ? "warning: " : "");
-	return vfprintf(stderr, fmt, ap);
+	return put_message(fmt, ap);
 }
 
 void cli_setup_print(bool verbose)
@@ -69,8 +85,11 @@ void cli_describe_targets(const struct cli_target *t, char *w, size_t len)
 {
 	size_t n = 0;
 
+	char e[CLI_ESC_LEN(256)];
+
+	/* what the headers say: the command line and the capture's path shown, not obeyed */
 	if (t->input) {
-		snprintf(w, len, "capture %s", t->input);
+		snprintf(w, len, "capture %s", cli_esc(e, sizeof(e), t->input));
 		return;
 	}
 	if (t->system_wide) {
@@ -80,7 +99,8 @@ void cli_describe_targets(const struct cli_target *t, char *w, size_t len)
 	if (t->argv) {
 		n = (size_t)snprintf(w, len, "command '");
 		for (char **a = t->argv; *a && n < len; a++)
-			n += (size_t)snprintf(w + n, len - n, "%s%s", a == t->argv ? "" : " ", *a);
+			n += (size_t)snprintf(w + n, len - n, "%s%s", a == t->argv ? "" : " ",
+					      cli_esc(e, sizeof(e), *a));
 		if (n < len)
 			n += (size_t)snprintf(w + n, len - n, "'");
 		if ((!t->pids.n && !t->tids.n) || n >= len)

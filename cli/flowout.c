@@ -303,6 +303,7 @@ static const struct {
 static void side_str(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n)
 {
 	size_t off = 0;
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
 
 	if (!n) {
 		snprintf(buf, len, "(not traced)");
@@ -311,17 +312,9 @@ static void side_str(char *buf, size_t len, const struct flowout *fo, const pid_
 	buf[0] = 0;
 	for (size_t i = 0; i < n && i < MAX_SIDE_SHOWN && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%d %s", i ? ", " : "", (int)v[i],
-					flowout_comm(fo, v[i]));
+					cli_esc(comm, sizeof(comm), flowout_comm(fo, v[i])));
 	if (n > MAX_SIDE_SHOWN && off < len)
 		snprintf(buf + off, len - off, " (+%zu)", n - MAX_SIDE_SHOWN);
-}
-
-/* Comms are bytes a process chose: keep the table on its lines. */
-static void printable(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
 }
 
 /* One line of the table (the titles when @row is NULL), without trailing blanks. */
@@ -345,11 +338,12 @@ static void print_row(FILE *f, char (*row)[CELL_LEN], const int *width, const bo
 	fprintf(f, "%s\n", line);
 }
 
-/* "comm[pid]" of @pid, comm made printable, into @buf. */
+/* "comm[pid]" of @pid, comm escaped (bytes a process chose), into @buf. */
 static const char *proc_str(char *buf, size_t len, const struct flowout *fo, pid_t pid)
 {
-	snprintf(buf, len, "%s[%d]", flowout_comm(fo, pid), (int)pid);
-	printable(buf);
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
+
+	snprintf(buf, len, "%s[%d]", cli_esc(comm, sizeof(comm), flowout_comm(fo, pid)), (int)pid);
 	return buf;
 }
 
@@ -440,7 +434,7 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers);
 	snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
 	side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers);
-	snprintf(row[COL_OBJ], sizeof(row[COL_OBJ]), "%s", fw->object);
+	cli_esc(row[COL_OBJ], sizeof(row[COL_OBJ]), fw->object);
 	snprintf(row[COL_KIND], sizeof(row[COL_KIND]), "%s%s", ipcperf_fd_kind_name(fw->kind),
 		 fw->datagram ? "/dgram" : "");
 	snprintf(row[COL_BYTES], sizeof(row[COL_BYTES]), "%" PRIu64, fw->bytes_read);
@@ -508,10 +502,8 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 		if (fw->write_again || fw->read_again || fw->write_waits || fw->read_waits)
 			any_evloop = true;
 		for (int c = 0; c < NR_COLS; c++) {
-			int l;
+			int l = (int)strlen(row[c]);
 
-			printable(row[c]);
-			l = (int)strlen(row[c]);
 			if (l > width[c])
 				width[c] = l;
 		}

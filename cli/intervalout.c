@@ -20,13 +20,14 @@ void interval_sums_of(const struct proc_snap *p, struct interval_sums *s)
 static void busiest(char *buf, size_t len, const struct proc_snap *p)
 {
 	const struct fd_snap *f = p->nr_fds ? &p->fds[0] : NULL;
+	char name[320];
 
 	if (!f || !fd_active(f)) {
 		snprintf(buf, len, "-");
 		return;
 	}
 	snprintf(buf, len, "%d %s %s", f->fd, ipcperf_fd_kind_name(f->kind),
-		 f->detail && *f->detail ? f->detail : f->object);
+		 cli_esc(name, sizeof(name), f->detail && *f->detail ? f->detail : f->object));
 }
 
 /* @line on c->f, cut to the terminal's width (not on a file or a pipe). */
@@ -50,13 +51,15 @@ static void put_header(struct intervalout *c)
 
 static void put_proc(struct intervalout *c, const struct snap *sn, const struct proc_snap *p)
 {
-	char line[LINE_MAX_LEN], who[CLI_COMM_LEN + CLI_INT_LEN + 4], fd[320];
+	char line[LINE_MAX_LEN], who[CLI_ESC_LEN(CLI_COMM_LEN) + CLI_INT_LEN + 4], fd[320];
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
 	struct interval_sums s;
 	double mbs;
 
 	interval_sums_of(p, &s);
 	mbs = sn->duration_ns ? (double)(s.in + s.out) / ((double)sn->duration_ns / 1e9) / 1e6 : 0;
-	snprintf(who, sizeof(who), "%s[%d]", p->comm && *p->comm ? p->comm : "?", (int)p->pid);
+	snprintf(who, sizeof(who), "%s[%d]",
+		 p->comm && *p->comm ? cli_esc(comm, sizeof(comm), p->comm) : "?", (int)p->pid);
 	busiest(fd, sizeof(fd), p);
 	snprintf(line, sizeof(line),
 		 "%10.3f  %-18s %8" PRIu64 " %10" PRIu64 " %10" PRIu64 " %6" PRIu64 " %7.2f  %s",

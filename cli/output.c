@@ -228,23 +228,129 @@ void json_doc_summary(struct json *j, const struct cli_summary *sum)
 		json_u64(j, "exit_status", (uint64_t)WEXITSTATUS(*sum->exit_status));
 }
 
+/* ------------------------------------------------------------------ names */
+
+/*
+ * The escape of the text at @p (of @left bytes) into @out (at least 5
+ * bytes): "" when it needs none. @return the bytes of @p it stands for.
+ */
+static size_t esc_next(const unsigned char *p, size_t left, unsigned int how, const char *also,
+		       char *out)
+{
+	static const char named[] = "\f\n\r\t\v", name[] = "fnrtv";
+	const char *e = *p ? strchr(named, *p) : NULL;
+	bool layout = how & CLI_ESC_LAYOUT;
+	size_t n = 1;
+
+	out[0] = '\0';
+	if (*p >= 0x80 && !(how & CLI_ESC_ASCII) && left >= 2) {
+		/* NUL-terminated or not, a sequence never reads past @left. */
+		unsigned char seq[5] = { 0 };
+
+		memcpy(seq, p, left < 4 ? left : 4);
+		n = utf8_seq_len(seq);
+		/* U+0080..U+009F are the C1 controls: a terminal may act on them */
+		if (n > 1 && !(n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			return n;
+		n = 1;
+	}
+	if (layout && (*p == '\n' || *p == '\t'))
+		return n;
+	if ((*p == '\\' && !layout) || (*p == '"' && (how & CLI_ESC_QUOTED)))
+		snprintf(out, 5, "\\%c", *p);
+	else if (e)
+		snprintf(out, 5, "\\%c", name[e - named]);
+	else if (*p < 0x20 || *p >= 0x7f || (*p && also && strchr(also, *p)))
+		/* all three digits when a digit follows, or it would read as part of them */
+		snprintf(out, 5, left > 1 && p[1] >= '0' && p[1] <= '7' ? "\\%03o" : "\\%o", *p);
+	return n;
+}
+
+void cli_put_escaped(FILE *f, const char *s, size_t len, unsigned int how, const char *also)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char e[5];
+
+	for (size_t i = 0; i < len;) {
+		size_t n = esc_next(p + i, len - i, how, also, e);
+
+		if (e[0])
+			fputs(e, f);
+		else
+			fwrite(p + i, 1, n, f);
+		i += n;
+	}
+}
+
+void cli_put_name(FILE *f, const char *s)
+{
+	if (s)
+		cli_put_escaped(f, s, strlen(s), 0, NULL);
+}
+
+/* cli_esc() with @how. */
+static const char *esc_into(char *buf, size_t size, const char *s, unsigned int how)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t len = strlen((const char *)p), at = 0;
+	char e[5];
+
+	if (!size)
+		return buf;
+	for (size_t i = 0; i < len;) {
+		size_t n = esc_next(p + i, len - i, how, NULL, e), w = e[0] ? strlen(e) : n;
+
+		if (at + w >= size)
+			break;
+		memcpy(buf + at, e[0] ? e : (const char *)p + i, w);
+		at += w;
+		i += n;
+	}
+	buf[at] = '\0';
+	return buf;
+}
+
+const char *cli_esc(char *buf, size_t size, const char *s)
+{
+	return esc_into(buf, size, s, 0);
+}
+
 /* ------------------------------------------------------------------ CSV */
+
+/* Whether @s has a byte that is not printable ASCII, nor a newline or a tab. */
+static bool csv_needs_escape(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p >= 0x7f)
+			return true;
+	return false;
+}
 
 void csv_field(FILE *f, const char *s, const char *sep)
 {
+	char *esc = NULL;
+
 	if (!s)
 		s = "";
+	/* a path or a comm printed on a terminal: its control bytes as escapes, not obeyed */
+	if (csv_needs_escape(s)) {
+		size_t size = CLI_ESC_LEN(strlen(s));
+
+		esc = malloc(size);
+		s = esc ? esc_into(esc, size, s, CLI_ESC_LAYOUT) : "?";
+	}
 	if (!strpbrk(s, "\"\r\n") && !(*sep && strstr(s, sep))) {
 		fputs(s, f);
-		return;
+	} else {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
 	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	free(esc);
 }
 
 /* ------------------------------------------------------------------ numbers */

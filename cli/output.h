@@ -67,6 +67,26 @@ void json_doc_summary(struct json *j, const struct cli_summary *sum);
  */
 void json_write_string(FILE *f, const char *s);
 
+/*
+ * Names from outside (paths, comms, argv, socket names) in a human output:
+ * every byte that could drive a terminal (the C0 controls, DEL, the C1
+ * controls, a byte that is not UTF-8) is written as a C escape, \n \t
+ * \r \f \v by name and the others in octal (\33, \7, \302\233), and a
+ * backslash as \\, so that a file named to set a terminal's title or clear
+ * its screen shows as its name and does nothing. @how: CLI_ESC_* bits;
+ * @also: more characters to escape (in octal), or NULL.
+ */
+#define CLI_ESC_ASCII	0x1u	/* every byte past ASCII escaped too (as strace in the C locale) */
+#define CLI_ESC_QUOTED	0x2u	/* " escaped too: the text is written between quotes */
+#define CLI_ESC_LAYOUT	0x4u	/* \n, \t and \ kept: a message's own lines */
+/* The most bytes @n bytes take escaped, with the NUL. */
+#define CLI_ESC_LEN(n)	(4 * (n) + 1)
+void cli_put_escaped(FILE *f, const char *s, size_t len, unsigned int how, const char *also);
+/* @s as a name on @f (valid UTF-8 kept). */
+void cli_put_name(FILE *f, const char *s);
+/* @s as a name into @buf of @size, cut before an escape that does not fit; @return @buf. */
+const char *cli_esc(char *buf, size_t size, const char *s);
+
 /* One CSV field: quoted (with "" for ") when it holds @sep, a quote or a line break. */
 void csv_field(FILE *f, const char *s, const char *sep);
 

@@ -261,11 +261,17 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title,
 	}
 }
 
+/* The most a row's object or detail shows. */
+#define ROW_TEXT_LEN 320
+
 /* "comm[pid]" of a row's peer, "?" when unknown. */
 static void peer_name(char *buf, size_t len, const struct fd_snap *fd)
 {
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
+
 	if (fd->peer_pid)
-		snprintf(buf, len, "%s[%d]", fd->peer_comm, (int)fd->peer_pid);
+		snprintf(buf, len, "%s[%d]", cli_esc(comm, sizeof(comm), fd->peer_comm),
+			 (int)fd->peer_pid);
 	else
 		snprintf(buf, len, "?");
 }
@@ -277,8 +283,9 @@ static void peer_name(char *buf, size_t len, const struct fd_snap *fd)
  */
 static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det, size_t dlen)
 {
-	char peer[CLI_COMM_LEN + 16];
+	char peer[CLI_ESC_LEN(CLI_COMM_LEN) + 16], buf[ROW_TEXT_LEN];
 	uint64_t again = fd->read.again + fd->write.again;
+	const char *e;
 	int n;
 
 	/* Refusals of a non-blocking fd are no errors: said first in the detail. */
@@ -292,25 +299,25 @@ static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det
 	}
 	peer_name(peer, sizeof(peer), fd);
 	if (fd->conns > 1) {
+		e = cli_esc(buf, sizeof(buf), fd->endpoint);
 		if (fd->role == IPCPERF_GROUP_SERVED)
-			snprintf(obj, olen, "%s <- %s", fd->endpoint, peer);
+			snprintf(obj, olen, "%s <- %s", e, peer);
 		else if (fd->role == IPCPERF_GROUP_CLIENT)
-			snprintf(obj, olen, "-> %s %s", fd->endpoint, peer);
+			snprintf(obj, olen, "-> %s %s", e, peer);
 		else
 			snprintf(obj, olen, "unix peer %s", peer);
 		snprintf(det, dlen, "%" PRIu64 " conns", fd->conns);
 		return;
 	}
-	snprintf(obj, olen, "%s", fd->object);
+	cli_esc(obj, olen, fd->object);
+	e = cli_esc(buf, sizeof(buf), fd->detail);
 	if (!fd->peer_pid)
-		snprintf(det, dlen, "%s", fd->detail);
+		snprintf(det, dlen, "%s", e);
 	else if (!strncmp(fd->detail, "peer ", 5))
-		snprintf(det, dlen, "%s %s", fd->detail, peer);
+		snprintf(det, dlen, "%s %s", e, peer);
 	else
-		snprintf(det, dlen, "%s%speer %s", fd->detail, *fd->detail ? ", " : "", peer);
+		snprintf(det, dlen, "%s%speer %s", e, *e ? ", " : "", peer);
 }
-
-#define ROW_TEXT_LEN 320
 
 static void text_fds(struct statout *c, const struct snap *sn, const struct proc_snap *p)
 {
@@ -421,6 +428,7 @@ static void text_syscalls(struct statout *c, const struct proc_snap *p)
 {
 	FILE *f = c->f;
 	size_t i = 0;
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
 
 	if (!p->scs.n) {
 		fprintf(f, "  (no syscalls)\n");
@@ -439,7 +447,7 @@ static void text_syscalls(struct statout *c, const struct proc_snap *p)
 			k++;
 		tc = thread_names_get(c->names, p->scs.v[i].tid);
 		fprintf(f, "%s  syscalls of %d/%d %s\n", i ? "\n" : "", (int)p->pid,
-			(int)p->scs.v[i].tid, tc ? tc : p->comm);
+			(int)p->scs.v[i].tid, cli_esc(comm, sizeof(comm), tc ? tc : p->comm));
 		sc_text_table(f, "  ", &p->scs.v[i], k - i, c->o->sc_errnos);
 		i = k;
 	}
@@ -450,6 +458,7 @@ static void print_text(struct statout *c, const struct snap *sn)
 	FILE *f = c->f;
 	bool any_cnt = false;
 	size_t shown = 0;
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
 
 	if (sn->is_interval)
 		fprintf(f, "--- %.3f s: interval of %.3f s ---\n", sn->time_ns / 1e9,
@@ -465,7 +474,8 @@ static void print_text(struct statout *c, const struct snap *sn)
 		if (!c->o->verbose && !proc_active(p) && !p->cnt && !p->left_ns)
 			continue;
 		shown++;
-		fprintf(f, "\npid %d %s%s\n", (int)p->pid, p->comm, p->exited ? " (exited)" : "");
+		fprintf(f, "\npid %d %s%s\n", (int)p->pid, cli_esc(comm, sizeof(comm), p->comm),
+			p->exited ? " (exited)" : "");
 		if (p->left_ns)
 			fprintf(f, "  left what uid %u may see at %.3f s: it executed a set-user-ID, "
 				"set-group-ID or file-capability program; nothing of it after\n",

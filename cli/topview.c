@@ -2,6 +2,7 @@
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -488,6 +489,7 @@ static void draw_procs(struct topview *tv, struct frame *fr, const struct top_pr
 {
 	struct proc_cols k = proc_cols(fr->width, tv->key);
 	char io[32] = "", cs[32] = "", r1[16], r2[16], r3[16], r4[16];
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
 
 	if (k.io)
 		snprintf(io, sizeof(io), " %5s", "IO%");
@@ -503,7 +505,7 @@ static void draw_procs(struct topview *tv, struct frame *fr, const struct top_pr
 		if (k.cs)
 			snprintf(cs, sizeof(cs), " %6s", rate(r4, sizeof(r4), p->cs, tv->interval_ns));
 		line(fr, "%7d %-15s %7s %8s %8s%s%s %9" PRIu64 " %11" PRIu64, (int)p->pid,
-		     p->comm[0] ? p->comm : "?", rate(r1, sizeof(r1), p->now.ops, tv->interval_ns),
+		     p->comm[0] ? cli_esc(comm, sizeof(comm), p->comm) : "?", rate(r1, sizeof(r1), p->now.ops, tv->interval_ns),
 		     byte_rate(r2, sizeof(r2), p->rd, tv->interval_ns),
 		     byte_rate(r3, sizeof(r3), p->wr, tv->interval_ns), io, cs,
 		     p->total_ops, p->total_bytes);
@@ -512,7 +514,7 @@ static void draw_procs(struct topview *tv, struct frame *fr, const struct top_pr
 
 static void draw_fds(struct topview *tv, struct frame *fr, const struct top_fd **v, size_t n)
 {
-	char r1[16], r2[16];
+	char r1[16], r2[16], name[CLI_ESC_LEN(PATH_MAX)];
 
 	line(fr, "%7s %5s %-5s %7s %8s %5s %9s %11s  %s", "PID", "FD", "KIND", "OPS/s", "BYTES/s",
 	     "IO%", "OPS", "BYTES", "OBJECT");
@@ -524,20 +526,21 @@ static void draw_fds(struct topview *tv, struct frame *fr, const struct top_fd *
 		     rate(r1, sizeof(r1), f->now.ops, tv->interval_ns),
 		     byte_rate(r2, sizeof(r2), f->now.bytes, tv->interval_ns),
 		     busy_pct(f->now.time_ns, tv->interval_ns), f->total_ops, f->total_bytes,
-		     f->shown);
+		     cli_esc(name, sizeof(name), f->shown));
 	}
 }
 
 static void draw_flows(struct topview *tv, struct frame *fr, const struct top_flow **v, size_t n)
 {
-	char r[16];
+	char r[16], name[CLI_ESC_LEN(PATH_MAX)];
 
 	line(fr, "%8s %13s %-5s %-24s %s", "BYTES/s", "BYTES", "KIND", "WRITERS -> READERS",
 	     "FLOW");
 	for (size_t i = 0; i < n; i++)
 		line(fr, "%8s %13" PRIu64 " %-5s %-24s %s",
 		     byte_rate(r, sizeof(r), v[i]->delta, tv->interval_ns), v[i]->bytes,
-		     ipcperf_fd_kind_name(v[i]->kind), v[i]->who ? v[i]->who : "", v[i]->object);
+		     ipcperf_fd_kind_name(v[i]->kind), v[i]->who ? v[i]->who : "",
+		     cli_esc(name, sizeof(name), v[i]->object));
 }
 
 static void draw_heading(struct topview *tv, struct frame *fr)

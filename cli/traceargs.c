@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "output.h"
 #include "traceargs.h"
 #include "traceflags.h"
 
@@ -59,30 +60,21 @@ static void put_open_flags(FILE *f, uint64_t flags)
 
 void traceargs_quote(FILE *f, const unsigned char *s, size_t len, bool more, bool hex)
 {
-	static const char esc[] = "\f\n\r\t\v";
-	static const char name[] = "fnrtv";
-
 	fputc('"', f);
-	for (size_t i = 0; i < len; i++) {
-		unsigned int c = s[i];
-		const char *e = c ? strchr(esc, (int)c) : NULL;
-
-		if (hex)
-			fprintf(f, "\\x%02x", c);
-		else if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (e)
-			fprintf(f, "\\%c", name[e - esc]);
-		else if (c >= ' ' && c < 0x7f)
-			fputc((int)c, f);
-		else if (i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '7')
-			fprintf(f, "\\%03o", c);	/* a digit follows: all three */
-		else
-			fprintf(f, "\\%o", c);
-	}
+	if (hex)
+		for (size_t i = 0; i < len; i++)
+			fprintf(f, "\\x%02x", s[i]);
+	else
+		cli_put_escaped(f, (const char *)s, len, CLI_ESC_ASCII | CLI_ESC_QUOTED, NULL);
 	fputc('"', f);
 	if (more)
 		fputs("...", f);
+}
+
+/* A path inside <...>, as strace -yy writes it: as a string, and < and > escaped too. */
+static void put_path(FILE *f, const char *path)
+{
+	cli_put_escaped(f, path, strlen(path), CLI_ESC_ASCII | CLI_ESC_QUOTED, "<>");
 }
 
 /* The piece of the call's memory argument @arg pointed to, of @kind (0: any). */
@@ -188,8 +180,11 @@ static void put_dirfd(const struct traceargs *a, unsigned int arg)
 		return;
 	}
 	fputs("AT_FDCWD", a->f);
-	if (a->cwd)
-		fprintf(a->f, "<%s>", a->cwd);
+	if (a->cwd) {
+		fputc('<', a->f);
+		put_path(a->f, a->cwd);
+		fputc('>', a->f);
+	}
 }
 
 static void put_sockaddr(const struct traceargs *a, unsigned int arg, unsigned int kind)
@@ -579,7 +574,7 @@ void traceargs_fd(FILE *f, int fd, const struct ipcperf_fd_object *o)
 	if (o->kind == IPCPERF_FD_TCP || o->kind == IPCPERF_FD_UDP || o->kind == IPCPERF_FD_UNIX) {
 		put_socket(f, o);
 	} else {
-		fputs(o->object, f);
+		put_path(f, o->object);
 		put_device(f, o->object);
 	}
 	fputc('>', f);
