@@ -282,12 +282,6 @@ void cli_put_escaped(FILE *f, const char *s, size_t len, unsigned int how, const
 	}
 }
 
-void cli_put_name(FILE *f, const char *s)
-{
-	if (s)
-		cli_put_escaped(f, s, strlen(s), 0, NULL);
-}
-
 /* cli_esc() with @how. */
 static const char *esc_into(char *buf, size_t size, const char *s, unsigned int how)
 {

@@ -82,12 +82,14 @@ void json_write_string(FILE *f, const char *s);
 /* The most bytes @n bytes take escaped, with the NUL. */
 #define CLI_ESC_LEN(n)	(4 * (n) + 1)
 void cli_put_escaped(FILE *f, const char *s, size_t len, unsigned int how, const char *also);
-/* @s as a name on @f (valid UTF-8 kept). */
-void cli_put_name(FILE *f, const char *s);
 /* @s as a name into @buf of @size, cut before an escape that does not fit; @return @buf. */
 const char *cli_esc(char *buf, size_t size, const char *s);
 
-/* One CSV field: quoted (with "" for ") when it holds @sep, a quote or a line break. */
+/*
+ * One CSV field: quoted (with "" for ") when it holds @sep, a quote or a
+ * newline; its other control bytes, DEL, C1 controls and bytes that are not
+ * UTF-8 escaped as cli_put_escaped() does with CLI_ESC_LAYOUT.
+ */
 void csv_field(FILE *f, const char *s, const char *sep);
 
 /* "850ns", "12.3us", "4.56ms", "1.23s": at most 7 characters. */
