@@ -951,6 +951,60 @@ START_TEST(test_pid_does_not_exist)
 }
 END_TEST
 
+/*
+ * A pid given 10,000 times is one target: its events are opened once (10,000
+ * sets per task were past the fd limit), and each of its 8 writes of 100
+ * bytes to /dev/null is seen once.
+ */
+START_TEST(test_pid_repeated)
+{
+	enum { REPEATS = 10000, WRITES = 8 };
+	pid_t *pids = malloc(REPEATS * sizeof(*pids)), child;
+	struct ipcperf_session_stats st;
+	struct collect c = { 0 };
+	struct ipcperf_session *s;
+	int go[2], null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	unsigned long delivered;
+	size_t seen = 0;
+	char b = 0;
+
+	ck_assert(pids && null >= 0 && pipe2(go, O_CLOEXEC) == 0);
+	if ((child = fork()) == 0) {
+		char buf[100] = { 0 };
+
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		for (int i = 0; i < WRITES; i++)
+			if (write(null, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+				_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_gt(child, 0);
+	for (int i = 0; i < REPEATS; i++)
+		pids[i] = child;
+	s = ipcperf_session__new(&(struct ipcperf_session_opts){
+		.sz = sizeof(struct ipcperf_session_opts), .pids = pids, .nr_pids = REPEATS,
+		.scope = scopes[_i], .events = IPCPERF_EV_IO });
+	ck_assert_msg(s != NULL, "a session on one pid given %d times: %s", REPEATS, strerror(errno));
+	add_handlers(s, &c);
+	ck_assert_int_eq(ipcperf_session__start(s), 0);
+	ck_assert_int_eq(write(go[1], &b, 1), 1);
+	delivered = drive_with_poll(s);
+	stop_and_check(s, &c, delivered, &st);
+	for (size_t i = 0; i < c.nr_sc; i++)
+		seen += c.sc[i].pid == child && c.sc[i].cls == IPCPERF_SC_WRITE &&
+			c.sc[i].fd == null && c.sc[i].ret == 100;
+	ck_assert_uint_eq(seen, WRITES);
+	ipcperf_session__delete(s);
+	ck_assert_int_eq(waitpid(child, NULL, 0), child);
+	collect_free(&c);
+	free(pids);
+	close(null);
+	close(go[0]);
+	close(go[1]);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Where a capture goes                                                */
 /* ------------------------------------------------------------------ */
@@ -1245,6 +1299,7 @@ Suite *engine_suite(void)
 	tcase_add_loop_test(tc, test_poll_at_exit, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_pid_does_not_exist);
+	tcase_add_loop_test(tc, test_pid_repeated, 0, (int)(sizeof(scopes) / sizeof(scopes[0])));
 	tcase_add_test(tc, test_record_no_follow);
 	tcase_add_test(tc, test_record_write_fails);
 	tcase_add_test(tc, test_record_fd);
