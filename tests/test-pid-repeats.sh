@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A pid given 10,000 times (-p P,P,P,...) is one target, traced once: a
 # workload that writes exactly 64 x 4096 bytes to /dev/null on fd 20 once a
-# go file exists is reported once with those numbers by stat (its header
-# names the pid once), by stat -I (which opens counters per target: 10,000
-# sets of them ran out of fds) and by top -b -n 2; -t of its one thread
+# go file exists is reported once with those numbers by stat per task (10,000
+# sets of its events ran out of fds), whose header names the pid once, by
+# stat -I (10,000 sets of counters) and by top -b -n 2; -t of its one thread
 # 10,000 times is one thread. Needs root.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -77,7 +77,7 @@ mv "$T/last" "$T/out"
 [ "$(fd20)" = "64 262144" ] || fail "stat -I: fd 20's writes are '$(fd20)', expected '64 262144'"
 
 # top -b: two frames and the last one, in which the workload is one row.
-timeout 120 "$IPCPERF" top -b -n 2 -d 2 --scope task -p "$pids" >"$T/out" 2>"$T/err" &
+timeout 120 "$IPCPERF" top -b -n 2 -d 3 --scope task -p "$pids" >"$T/out" 2>"$T/err" &
 ipp=$!
 for _ in $(seq 600); do grep -q '^ipcperf top: ' "$T/out" && break; sleep 0.1; done
 touch "$T/go"
