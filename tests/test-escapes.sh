@@ -17,7 +17,7 @@ skip_unless_root "captures of a live workload"
 command -v python3 >/dev/null || fail "python3 is not installed"
 make_tmpdir
 esc=$(printf '\033')
-D="$T/esc$esc[2J$(printf '\302\233')d"
+D="$T/esc${esc}[2J$(printf '\302\233')d"
 file_esc='\33]0;PWNED\7\33[2Jx'
 comm_esc='\33]0;PW\7\33[2J\233'
 dir_esc='esc\33[2J\302\233d'
@@ -78,7 +78,8 @@ has() {
 capture() {
 	local what=$1
 	shift
-	rm -rf "$D" && mkdir "$D" || fail "cannot make $D"
+	rm -rf "$D"
+	mkdir "$D" || fail "cannot make $D"
 	run timeout 120 "$IPCPERF" "$@" -- "$py" -S "$T/work.py" "$D"
 	expect_status 0 "$what"
 	clean "$what (stdout)" "$T/out"
@@ -115,7 +116,7 @@ capture "top -b" top -b -n 2 -d 1
 has "top -b" "$T/out" "/$file_esc"
 has "top -b" "$T/out" "$T/$dir_esc"
 
-cap="$T/cap$esc[2J.data"
+cap="$T/cap${esc}[2J.data"
 capture record record -o "$cap"
 has record "$T/err" "wrote $T/cap\\33[2J.data: "
 for view in stat syscalls flows; do
