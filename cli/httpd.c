@@ -277,10 +277,53 @@ static enum metrics_format negotiate(const char *req)
 	return METRICS_TEXT;
 }
 
+/*
+ * What is wrong with the request's Content-Length (RFC 9112, 6.3), or NULL:
+ * every value, in one field or in several, as a list ("0, 0") or not, must
+ * be the same number. Two that differ are how a request is smuggled past a
+ * proxy that reads the other one, so they are refused, not guessed between.
+ */
+static const char *length_error(const char *req)
+{
+	static const char name[] = "Content-Length:";
+	const char *first = NULL;
+	size_t first_len = 0;
+
+	/* Each header line up to the blank one that ends the head. */
+	for (const char *l = strchr(req, '\n'); l && l[1] && l[1] != '\r' && l[1] != '\n';
+	     l = strchr(l + 1, '\n')) {
+		const char *v = l + 1;
+
+		if (strncasecmp(v, name, sizeof(name) - 1))
+			continue;
+		for (v += sizeof(name) - 1;; v++) {
+			size_t digits, zeros;
+
+			v += strspn(v, " \t");
+			digits = strspn(v, "0123456789");
+			if (!digits)
+				return "Content-Length is not a number";
+			zeros = strspn(v, "0");
+			if (zeros == digits)
+				zeros--;	/* "000" is 0 */
+			if (first && (digits - zeros != first_len || memcmp(v + zeros, first, first_len)))
+				return "two Content-Length values that differ";
+			first = v + zeros;
+			first_len = digits - zeros;
+			v += digits + strspn(v + digits, " \t");
+			if (*v != ',')
+				break;
+		}
+		if (*v != '\r' && *v != '\n')
+			return "Content-Length is not a number";
+	}
+	return NULL;
+}
+
 static void handle(struct httpd *h, struct conn *c)
 {
-	char method[16], target[256];
-	const char *p = c->req, *sp1, *sp2;
+	char method[16], target[256], text[80];
+	const char *p = c->req, *sp1, *sp2, *why;
 	size_t path_len;
 	bool head;
 
@@ -288,6 +331,11 @@ static void handle(struct httpd *h, struct conn *c)
 	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
 	if (!sp1 || !sp2 || (size_t)(sp1 - p) >= sizeof(method) || strncmp(sp2 + 1, "HTTP/", 5)) {
 		respond_text(c, "400 Bad Request", NULL, "bad request\n", false);
+		return;
+	}
+	if ((why = length_error(c->req))) {
+		snprintf(text, sizeof(text), "bad request: %s\n", why);
+		respond_text(c, "400 Bad Request", NULL, text, false);
 		return;
 	}
 	if ((size_t)(sp2 - sp1 - 1) >= sizeof(target)) {

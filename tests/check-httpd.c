@@ -188,6 +188,56 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/*
+ * Two Content-Length values that differ, as fields or as a list in one
+ * field, or one that is not a number: the framing is broken (RFC 9112,
+ * 6.3), a 400 whatever the method, and the connection closed. The same
+ * value repeated is allowed (RFC 9110, 8.6) and served.
+ */
+START_TEST(test_content_length)
+{
+	static const char bad[] = "HTTP/1.1 400 Bad Request\r\n"
+				  "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 51\r\n"
+				  "Connection: close\r\n\r\n"
+				  "bad request: two Content-Length values that differ\n";
+	static const char *const differ[] = {
+		"GET /metrics HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\ncontent-length: 5\r\nHost: x\r\nCONTENT-LENGTH: 0\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nContent-Length: 0, 1\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 0, 7\r\n\r\n",
+		"POST /metrics HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+	};
+	static const char *const same[] = {
+		"GET /metrics HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nContent-Length: 0, 00\r\ncontent-length:0\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
+	};
+	struct httpd *h = start();
+	char *r;
+
+	bodies = 0;
+	for (size_t i = 0; i < sizeof(differ) / sizeof(differ[0]); i++) {
+		r = get(h, differ[i]);	/* returns once the server closed */
+		ck_assert_msg(!strcmp(r, bad), "request %zu: got '%s'", i, r);
+		free(r);
+	}
+	ck_assert_int_eq(bodies, 0);
+	ck_assert_uint_eq(httpd_served(h), 0);
+	/* Not a number: broken framing too, said as such. */
+	r = get(h, "GET /metrics HTTP/1.1\r\nContent-Length: 1x\r\n\r\n");
+	ck_assert_msg(!strncmp(r, "HTTP/1.1 400 Bad Request\r\n", 26) &&
+		      strstr(r, "\r\n\r\nbad request: Content-Length is not a number\n"), "got '%s'", r);
+	free(r);
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		r = get(h, same[i]);
+		ck_assert_msg(!strncmp(r, "HTTP/1.1 200 OK\r\n", 17), "request %zu: got '%s'", i, r);
+		free(r);
+		ck_assert_uint_eq(httpd_served(h), i + 1);
+	}
+	httpd_delete(h);
+}
+END_TEST
+
 START_TEST(test_addresses)
 {
 	struct sockaddr_storage ss;
@@ -450,6 +500,7 @@ Suite *httpd_suite(void)
 
 	tcase_add_test(tc, test_metrics);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_content_length);
 	tcase_add_test(tc, test_addresses);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("slow");
