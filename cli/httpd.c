@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,13 @@
 
 /*
  * The defence against slow clients (a slowloris sends a byte a second to
- * hold a slot): a deadline on the whole request from accept, not reset by
- * each byte, and when every slot is taken the oldest connection still
- * sending its request makes room for the new one, so that a scraper, whose
- * request takes a millisecond, always gets in.
+ * hold a slot) and floods (thousands of connects a second): a deadline on
+ * the whole request from accept, not reset by each byte; a connection that
+ * sends nothing stays in the kernel, not in a slot, for a while; and when
+ * every slot is taken one that is still sending its request makes room for
+ * the new one, after a last read that answers it if its request came whole.
+ * So a scraper, whose request takes a millisecond, always gets in and is
+ * answered.
  */
 #define MAX_CONNS 128
 /* A scraper's request is a few hundred bytes: anything past this is not one. */
@@ -33,10 +37,14 @@
 /* Well past the slots: a burst of reconnects between two polls (25 ms) must
  * not fill it, or the kernel drops a scraper's SYN, which it resends 1 s later. */
 #define BACKLOG 1024
+/* TCP_DEFER_ACCEPT: the kernel hands a connection over at its first byte, or
+ * this long after the connect if none came (then REQUEST_MS more). */
+#define DEFER_S 1
 
 struct conn {
 	int fd;				/* -1: a free slot */
 	uint64_t accepted_ms;
+	unsigned long nth;		/* accepted nth: a flood takes hundreds in one ms */
 	bool out;			/* waited on for POLLOUT (answered, sending) */
 	char req[MAX_REQUEST + 1];
 	size_t req_len;
@@ -51,7 +59,7 @@ struct httpd {
 	httpd_body_fn body;
 	void *ctx;
 	char url[96];
-	unsigned long served;
+	unsigned long served, accepted;
 	struct conn conns[MAX_CONNS];
 };
 
@@ -157,6 +165,8 @@ struct httpd *httpd_new(const struct sockaddr_storage *ss, socklen_t len, httpd_
 	h->fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (h->ep < 0 || h->fd < 0 ||
 	    setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    setsockopt(h->fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &(int){ DEFER_S },
+		       sizeof(int)) < 0 ||
 	    bind(h->fd, (const struct sockaddr *)ss, len) < 0 || listen(h->fd, BACKLOG) < 0 ||
 	    getsockname(h->fd, (struct sockaddr *)&bound, &blen) < 0 ||
 	    epoll_ctl(h->ep, EPOLL_CTL_ADD, h->fd,
@@ -441,7 +451,39 @@ static void conn_write(struct httpd *h, struct conn *c)
 	conn_close(c);
 }
 
-/* The slot to free for a new connection: the oldest still sending its request, else the oldest. */
+/* Read or write @c, as epoll said it can. */
+static void conn_ready(struct httpd *h, struct conn *c)
+{
+	if (c->fd < 0)
+		return;	/* closed earlier in this round */
+	if (!c->resp)
+		conn_read(h, c);
+	/* Answered now: try to send at once, most responses fit the socket. */
+	if (c->fd >= 0 && c->resp)
+		conn_write(h, c);
+	if (c->fd >= 0 && c->resp && !c->out) {
+		c->out = true;
+		if (epoll_ctl(h->ep, EPOLL_CTL_MOD, c->fd, &(struct epoll_event){
+				.events = EPOLLOUT, .data.u32 = (uint32_t)(c - h->conns) + 1 }) < 0)
+			conn_close(c);
+	}
+}
+
+/*
+ * Which connection gives its slot up first, lowest first: one that sent part
+ * of a request head (a scraper sends its request in one piece, so this is
+ * not one), then one the loop has read nothing from (silent for DEFER_S,
+ * or its bytes not read yet: free_slot() reads them), and only when every
+ * slot is answering, one whose client does not read its response.
+ */
+static int evict_rank(const struct conn *c)
+{
+	if (c->resp)
+		return 2;
+	return c->req_len ? 0 : 1;
+}
+
+/* A free slot, else the connection to evict: the lowest rank, the oldest within it. */
 static struct conn *victim(struct httpd *h)
 {
 	struct conn *v = NULL;
@@ -449,30 +491,50 @@ static struct conn *victim(struct httpd *h)
 	for (int i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &h->conns[i];
 
-		if (!v || (!c->resp && v->resp) ||
-		    (!c->resp == !v->resp && c->accepted_ms < v->accepted_ms))
+		if (c->fd < 0)
+			return c;
+		if (!v || evict_rank(c) < evict_rank(v) ||
+		    (evict_rank(c) == evict_rank(v) && c->nth < v->nth))
 			v = c;
 	}
 	return v;
 }
 
-static void accept_all(struct httpd *h)
+/*
+ * A slot for a new connection. Under a flood the one to evict may hold a
+ * whole request the loop has not read yet (it came in the same round as the
+ * flood): it is read first, and answered if whole, never dropped unanswered.
+ * Each turn frees a slot or answers one more request: MAX_CONNS turns at most.
+ */
+static struct conn *free_slot(struct httpd *h)
 {
 	for (;;) {
+		struct conn *c = victim(h);
+
+		if (c->fd >= 0 && !c->resp) {
+			conn_ready(h, c);
+			if (c->fd < 0 || c->resp)
+				continue;	/* its slot is free now, or it is being answered */
+		}
+		if (c->fd >= 0)
+			conn_close(c);
+		return c;
+	}
+}
+
+/* At most what the listen queue holds: a flood faster than that cannot keep the loop here. */
+static void accept_all(struct httpd *h)
+{
+	for (int i = 0; i < BACKLOG; i++) {
 		int fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct conn *c = NULL;
+		struct conn *c;
 
 		if (fd < 0)
 			return;	/* EAGAIN: all taken; anything else: the next poll says again */
-		for (int i = 0; i < MAX_CONNS && !c; i++)
-			if (h->conns[i].fd < 0)
-				c = &h->conns[i];
-		if (!c) {
-			c = victim(h);
-			conn_close(c);
-		}
+		c = free_slot(h);
 		c->fd = fd;
 		c->accepted_ms = now_ms();
+		c->nth = h->accepted++;
 		if (epoll_ctl(h->ep, EPOLL_CTL_ADD, fd, &(struct epoll_event){
 				.events = EPOLLIN, .data.u32 = (uint32_t)(c - h->conns) + 1 }) < 0)
 			conn_close(c);
@@ -516,27 +578,10 @@ unsigned int httpd_pollfds(struct httpd *h, struct pollfd *fds, unsigned int max
 	return 1;
 }
 
-/* Read or write @c, as epoll said it can. */
-static void conn_ready(struct httpd *h, struct conn *c)
-{
-	if (c->fd < 0)
-		return;	/* closed earlier in this round */
-	if (!c->resp)
-		conn_read(h, c);
-	/* Answered now: try to send at once, most responses fit the socket. */
-	if (c->fd >= 0 && c->resp)
-		conn_write(h, c);
-	if (c->fd >= 0 && c->resp && !c->out) {
-		c->out = true;
-		if (epoll_ctl(h->ep, EPOLL_CTL_MOD, c->fd, &(struct epoll_event){
-				.events = EPOLLOUT, .data.u32 = (uint32_t)(c - h->conns) + 1 }) < 0)
-			conn_close(c);
-	}
-}
-
 void httpd_ready(struct httpd *h, const struct pollfd *fds, unsigned int n)
 {
 	struct epoll_event ev[MAX_CONNS + 1];
+	bool listener = false;
 	int got;
 
 	if (!n || fds[0].fd != h->ep || !fds[0].revents)
@@ -544,10 +589,13 @@ void httpd_ready(struct httpd *h, const struct pollfd *fds, unsigned int n)
 	got = epoll_wait(h->ep, ev, MAX_CONNS + 1, 0);
 	for (int k = 0; k < got; k++) {
 		if (ev[k].data.u32 == 0)
-			accept_all(h);
+			listener = true;
 		else if (ev[k].data.u32 <= MAX_CONNS)
 			conn_ready(h, &h->conns[ev[k].data.u32 - 1]);
 	}
+	/* The requests that came whole are answered before new connections take slots. */
+	if (listener)
+		accept_all(h);
 }
 
 bool httpd_linger(struct httpd *h, unsigned int ms)

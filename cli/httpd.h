@@ -3,9 +3,11 @@
  * thread, non-blocking sockets behind one epoll fd, at most 128 connections,
  * each closed after its response (HTTP/1.0 style). A connection that has not
  * sent its whole request head (8 KiB at most) 2 s after accept is dropped,
- * one not answered whole in 10 s too; when all 128 are taken, a new one
- * evicts the oldest still sending its request. So slow or silent clients
- * never hold the capture up, nor keep a scraper out.
+ * one not answered whole in 10 s too; one that sends nothing waits in the
+ * kernel's queue for 1 s first, taking no slot. When all 128 are taken, a
+ * new one evicts the oldest still sending its request, read one last time:
+ * a request come whole is answered, never dropped. So slow, silent or
+ * flooding clients never hold the capture up, nor keep a scraper out.
  */
 #ifndef IPCPERF_CLI_HTTPD_H
 #define IPCPERF_CLI_HTTPD_H

@@ -493,6 +493,113 @@ START_TEST(test_full)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ a flood */
+
+/*
+ * A connection flood on loopback: bursts of connects, more than the slots,
+ * every other one sending part of a request head and the rest nothing, each
+ * closed (reset) once FLOOD_FDS newer ones are open.
+ */
+enum { FLOOD_FDS = 512, FLOOD_BURST = 320, FLOOD_STEP = 16 };
+
+struct flood {
+	int fd[FLOOD_FDS];
+	unsigned long opened;
+};
+
+static void flood_open(struct flood *f, const struct httpd *h, int n)
+{
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+
+	for (int i = 0; i < n; i++, f->opened++) {
+		int *fd = &f->fd[f->opened % FLOOD_FDS];
+
+		if (f->opened >= FLOOD_FDS) {
+			setsockopt(*fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+			close(*fd);
+		}
+		*fd = connect_nb(h);
+		if (f->opened % 2)
+			(void)!send(*fd, slow_line, sizeof(slow_line) - 1, MSG_NOSIGNAL);
+	}
+}
+
+static void flood_close(struct flood *f)
+{
+	for (unsigned long i = 0; i < f->opened && i < FLOOD_FDS; i++)
+		close(f->fd[i]);
+}
+
+/*
+ * Scrape @h once while the flood goes on: a burst of it right after the
+ * connect, then more at each round of the server. The whole request goes at
+ * connect, or with @late once the server has taken the burst in (a scraper
+ * slow between its connect and its request). The response (to free()), or
+ * what came before the server closed or reset the connection, in 3 s at most.
+ */
+static char *flood_scrape(struct httpd *h, struct flood *f, bool late)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	uint64_t end = ms_now() + 3000;
+	int fd = connect_nb(h);
+	char *resp = calloc(1, 4096);
+	size_t sent = 0, got = 0;
+	ssize_t r;
+
+	for (int round = 0; ms_now() < end; round++) {
+		if (sent < sizeof(req) - 1 && (!late || round > 0)) {
+			r = send(fd, req + sent, sizeof(req) - 1 - sent, MSG_NOSIGNAL);
+			sent += r > 0 ? (size_t)r : 0;
+		}
+		if (!round)
+			flood_open(f, h, FLOOD_BURST);
+		serve(h, 1);
+		flood_open(f, h, FLOOD_STEP);
+		r = recv(fd, resp + got, 4095 - got, MSG_DONTWAIT);
+		if (r > 0)
+			got += (size_t)r;
+		else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+			break;
+	}
+	close(fd);
+	return resp;
+}
+
+/*
+ * 100 scrapes, each while a flood of idle and half-sent connections
+ * outnumbers the slots, every other one sending its request late: a
+ * request come whole is answered before any of the flood keeps its slot,
+ * and a connection that has sent nothing yet takes no slot, so every scrape
+ * is answered.
+ */
+START_TEST(test_flood)
+{
+	enum { SCRAPES = 100 };
+	struct httpd *h = start();
+	struct flood f = { .opened = 0 };
+	int answered[2] = { 0, 0 };
+	char first[80] = "";
+
+	bodies = 0;
+	for (int i = 0; i < SCRAPES; i++) {
+		char *r = flood_scrape(h, &f, i % 2), want[64];
+
+		snprintf(want, sizeof(want), "\r\n\r\nm_total %d\n", bodies);
+		if (!strncmp(r, "HTTP/1.1 200 OK\r\n", 17) && strstr(r, want))
+			answered[i % 2]++;
+		else if (!first[0])
+			snprintf(first, sizeof(first), "scrape %d got '%.40s'", i + 1, r);
+		free(r);
+	}
+	ck_assert_msg(answered[0] + answered[1] == SCRAPES, "%d of %d scrapes answered (%d of "
+		      "%d sent late) among %lu flood connections; first failed: %s",
+		      answered[0] + answered[1], SCRAPES, answered[1], SCRAPES / 2, f.opened, first);
+	ck_assert_uint_eq(httpd_served(h), SCRAPES);
+	flood_close(&f);
+	httpd_delete(h);
+}
+END_TEST
+
 Suite *httpd_suite(void)
 {
 	Suite *s = suite_create("httpd");
@@ -506,6 +613,7 @@ Suite *httpd_suite(void)
 	tc = tcase_create("slow");
 	tcase_add_test(tc, test_slowloris);
 	tcase_add_test(tc, test_full);
+	tcase_add_test(tc, test_flood);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return s;
