@@ -498,7 +498,8 @@ END_TEST
 /*
  * A connection flood on loopback: bursts of connects, more than the slots,
  * every other one sending part of a request head and the rest nothing, each
- * closed (reset) once FLOOD_FDS newer ones are open.
+ * closed (reset) once FLOOD_FDS newer ones are open. The silent ones wait in
+ * the listener's SYN queue, which the listen backlog (1024) sizes.
  */
 enum { FLOOD_FDS = 512, FLOOD_BURST = 320, FLOOD_STEP = 16 };
 
