@@ -187,4 +187,20 @@ jq -e --argjson p "$loop" '.processes[] | select(.pid == $p) | .counters.task_cl
 jq -e 'any(.processes[]; .comm == "ipcwork" and .counters.task_clock_ns > 0)' "$T/out" >/dev/null ||
 	{ show; fail "stat -p $loop -- ipcwork: no counters for the command"; }
 
+# Attached to a busy process (a ping-pong over a socket pair, a call every
+# few microseconds): a call can be under way at the start only in a thread
+# that was inside it then, one per thread, and one at the end. The kernel's
+# exit programs attach before its enter program; the calls that ended in
+# between are not the capture's (they were 10 to 12,000 "under way").
+"$top_builddir/tests/iowork" pingpong 2000000000 >/dev/null 2>&1 &
+pp=$!
+sleep 0.2
+for i in 1 2 3; do
+	run "$IPCPERF" stat -q -j -p "$pp" -d 0.2
+	expect_status 0 "stat -p (a busy ping-pong), run $i"
+	u=$(jq .unpaired_syscalls "$T/out")
+	[ "$u" -le 2 ] || { kill "$pp"; show; fail "stat -p of a one-thread ping-pong: $u unpaired calls, at most 2 can be"; }
+done
+kill "$pp"
+
 exit 0

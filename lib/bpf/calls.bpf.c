@@ -253,6 +253,10 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 		c = call_slot(pid_tgid >> 32);
 	if (!c && !is_call_target(pid_tgid >> 32))
 		return 0;
+	if (!calls_started) {
+		call_done(c, nr);	/* before the session: no record, its enter (if seen) done */
+		return 0;
+	}
 	now = bpf_ktime_get_ns();
 	if (agg_calls) {
 		if (added_up(c, w, nr, ret, pid_tgid, now))

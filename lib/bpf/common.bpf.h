@@ -41,6 +41,12 @@ const volatile bool count_sched = false;
 const volatile __u32 exclude_tgid = 0;	/* with trace_all: the tracer's own calls are not paired */
 /* A task record at each fork, exec and exit of a target (with pair_calls: calls_stopped ends them). */
 const volatile bool task_records = false;
+/*
+ * Set by the loader once every program is attached: before, the exit
+ * programs may run while call_enter is not attached yet, and a call that
+ * ends then is no call under way at the start but one of before it.
+ */
+volatile bool calls_started = false;
 /* Set by the loader at the end of a session: no more call records. */
 volatile bool calls_stopped = false;
 /* ... and no more counting of switches and wakeups: userspace reads sched_tot. */

@@ -892,6 +892,13 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 		b->nr_links = 0;
 		return err;
 	}
+	/*
+	 * The calls from now: the exit chain (fdid job) was attached before
+	 * call_enter (calls job), and the calls that ended in between had no
+	 * enter: they were not under way at the start, but before it.
+	 */
+	if (b->pairs && b->skel->bss)
+		__atomic_store_n(&b->skel->bss->calls_started, true, __ATOMIC_SEQ_CST);
 	b->enabled = true;
 	return 0;
 }
