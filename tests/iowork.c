@@ -182,6 +182,22 @@
  *		read(20, 10) fail with EAGAIN; write(21, 10); read(20, 4096) = 10.
  *		  fd 20 pipe:[A]: read 5 ops, 10 bytes, 4 errors (EAGAIN)
  *		  fd 21 pipe:[A]: write 1 op, 10 bytes
+ * race-close [N]  A read under way while another thread ends its fd: the
+ *		call goes on with the object it began with, whatever the fd
+ *		number names by its end. N (default 100) rounds, fds 3..19 busy:
+ *		a pipe, read end fd 20, write end fd 21; thread R blocks in
+ *		read(20, 4096); once R sleeps in it (/proc/self/task/R/stat and
+ *		syscall say so), P closes fd 20, opens this program's own file
+ *		(argv[0], O_RDONLY), which takes fd 20, and writes 77 bytes to
+ *		fd 21: R's read returns them, from the pipe. P then closes fds
+ *		20 and 21 (the file, the pipe) for the next round.
+ *		  fd 20 pipe:[Ai]:   read 1 op, 77 bytes     (N rows)
+ *		  fd 21 pipe:[Ai]:   write 1 op, 77 bytes    (N rows)
+ *		  fd 20 the file:    no reads or writes      (N rows)
+ *		(/proc's files, read on fd 22 while R goes to sleep, on top)
+ * race-dup2 [N]  The same, but P opens the file (fd 22) and dup2()s it onto
+ *		fd 20 while R sleeps in its read, then closes fd 22: the same
+ *		rows.
  * sum-many	More fds than the kernel's fast sums have slots (IPP_SUM_FAST in
  *		lib/bpf/sum-rec.h, 128): /dev/null (O_WRONLY) dup2()ed onto
  *		fds 100..399 (free then), fd 100+i written (i % 5) + 1 times
@@ -1141,6 +1157,108 @@ static int run_sum_many(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------ race-close, race-dup2 */
+
+enum { RACE_LEN = 77 };
+
+static pthread_barrier_t race_go, race_done;
+static pid_t race_tid;
+static long race_rounds;
+
+/* R: one read of fd 20 a round, between P's barriers. */
+static void *race_reader(void *arg)
+{
+	(void)arg;
+	/* P reads it after the first barrier */
+	race_tid = (pid_t)syscall(SYS_gettid);
+	for (long i = 0; i < race_rounds; i++) {
+		pthread_barrier_wait(&race_go);
+		do_read(20, 4096, RACE_LEN, 0);
+		pthread_barrier_wait(&race_done);
+	}
+	return NULL;
+}
+
+/* The first @len - 1 bytes of /proc file @path into @buf; false if it cannot be read. */
+static bool read_proc(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, len - 1);
+	xclose(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/* Whether thread @tid sleeps in read(@fd): past the fd's lookup, waiting for data. */
+static bool asleep_in_read(pid_t tid, int fd)
+{
+	char path[64], line[512], *state;
+	long nr = -1;
+	unsigned long arg = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	if (!read_proc(path, line, sizeof(line)) || !(state = strrchr(line, ')')) ||
+	    state[1] != ' ' || state[2] != 'S')
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	return read_proc(path, line, sizeof(line)) && sscanf(line, "%ld 0x%lx", &nr, &arg) == 2 &&
+	       nr == SYS_read && arg == (unsigned long)fd;
+}
+
+/* While R sleeps in its read of fd 20: fd 20 made this program's file (@dup2: by dup2). */
+static void race_swap(bool by_dup2)
+{
+	int fd;
+
+	if (!by_dup2) {
+		xclose(20);
+		open_20(self_path, O_RDONLY);
+		return;
+	}
+	fd = open(self_path, O_RDONLY);
+	if (fd < 0)
+		die("open %s: %s", self_path, strerror(errno));
+	if (dup2(fd, 20) != 20)
+		die("dup2(%d, 20): %s", fd, strerror(errno));
+	xclose(fd);
+}
+
+static int run_race(long n, bool by_dup2)
+{
+	const struct timespec poll_ts = { 0, 100000 };
+	pthread_t r;
+	int err;
+
+	busy_below_20();
+	race_rounds = n;
+	if ((err = pthread_barrier_init(&race_go, NULL, 2)) ||
+	    (err = pthread_barrier_init(&race_done, NULL, 2)) ||
+	    (err = pthread_create(&r, NULL, race_reader, NULL)))
+		die("pthread: %s", strerror(err));
+	for (long i = 0; i < n; i++) {
+		pipe_at(20, 21);
+		pthread_barrier_wait(&race_go);
+		while (!asleep_in_read(race_tid, 20))
+			nanosleep(&poll_ts, NULL);
+		race_swap(by_dup2);
+		do_write(21, RACE_LEN, RACE_LEN, 0);
+		pthread_barrier_wait(&race_done);
+		xclose(20);
+		xclose(21);
+	}
+	if ((err = pthread_join(r, NULL)))
+		die("pthread_join: %s", strerror(err));
+	note("%ld reads of %d bytes on fd 20 while it was %s", n, RACE_LEN,
+	     by_dup2 ? "dup2'ed over" : "closed and opened again");
+	return 0;
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -1172,10 +1290,10 @@ __attribute__((noreturn))
 static void usage(const char *what, const char *arg)
 {
 	fprintf(stderr, "iowork: %s '%s'\nusage: iowork SCENARIO [-v]\n"
-		"       iowork pingpong|tcp-hold [N] [-v]\nscenarios:", what, arg);
+		"       iowork pingpong|tcp-hold|race-close|race-dup2 [N] [-v]\nscenarios:", what, arg);
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		fprintf(stderr, " %s", scenarios[i].name);
-	fprintf(stderr, " pingpong tcp-hold\n");
+	fprintf(stderr, " pingpong tcp-hold race-close race-dup2\n");
 	exit(EXIT_USAGE);
 }
 
@@ -1190,8 +1308,9 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	self_path = argv[0];
 	/* The scenarios that take a count, and their defaults. */
-	counted = !strcmp(cmd, "pingpong") || !strcmp(cmd, "tcp-hold");
-	n = !strcmp(cmd, "tcp-hold") ? 20 : 100000;
+	counted = !strcmp(cmd, "pingpong") || !strcmp(cmd, "tcp-hold") ||
+		  !strcmp(cmd, "race-close") || !strcmp(cmd, "race-dup2");
+	n = !strcmp(cmd, "tcp-hold") ? 20 : !strncmp(cmd, "race-", 5) ? 100 : 100000;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			verbose = true;
@@ -1211,6 +1330,8 @@ int main(int argc, char **argv)
 		return run_pingpong(n);
 	if (!strcmp(cmd, "tcp-hold"))
 		return run_tcp_hold(n);
+	if (!strcmp(cmd, "race-close") || !strcmp(cmd, "race-dup2"))
+		return run_race(n, !strcmp(cmd, "race-dup2"));
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		if (!strcmp(cmd, scenarios[i].name))
 			return scenarios[i].fn();
