@@ -339,6 +339,65 @@ static struct ipp_inc *cur_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, bo
 	return in;
 }
 
+/*
+ * The closed incarnation @fd of @p had when a call that began at @start
+ * looked it up, and that ended while the call ran; NULL if the table no
+ * longer holds it.
+ */
+static struct ipp_inc *ended_during(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t start)
+{
+	struct ipp_inc *best = NULL;
+
+	for (size_t j = 0; j < t->nr_closed; j++) {
+		struct ipp_inc *in = &t->incs[t->closed[j]];
+
+		if (in->pid == p->pid && in->fd == fd && in->start_ns <= start &&
+		    in->end_ns >= start && (!best || in->start_ns > best->start_ns))
+			best = in;
+	}
+	return best;
+}
+
+/*
+ * A closed incarnation of @fd, of no identity, for a call that began at
+ * @start on an fd whose incarnation then is no longer held: the bytes of
+ * that call are not the open incarnation's (it began after @start).
+ */
+static struct ipp_inc *lost_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t start,
+				uint64_t end)
+{
+	struct ipp_inc *in = new_inc(t, p, fd, start);
+
+	if (!in)
+		return NULL;
+	p->nr_fds--;	/* new_inc() put its slot last: it is not the open one */
+	in->open = false;
+	in->end_ns = end;
+	in->id.state = IPP_ID_UNKNOWN;
+	in->id.read_ns = end + 1;	/* reported as closed before it was read */
+	if (ipp_grow((void **)&t->closed, &t->cap_closed, t->nr_closed + 1, sizeof(*t->closed)) == 0)
+		t->closed[t->nr_closed++] = (size_t)(in - t->incs);
+	return in;
+}
+
+/*
+ * The incarnation of @fd a read/write-family call that began at @start
+ * used: the kernel looks the fd up as the call begins and holds that file
+ * to its end, whatever another thread makes of the fd number meanwhile
+ * (close and open again, dup2 over it). The open one unless it began after
+ * @start; then the one that ended while the call ran.
+ */
+static struct ipp_inc *inc_at(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t start)
+{
+	struct fdslot *s = find_slot(p, fd);
+	struct ipp_inc *in;
+
+	if (!s || !start || t->incs[s->inc].start_ns <= start)
+		return cur_inc(t, p, fd, true);
+	in = ended_during(t, p, fd, start);
+	return in ? in : lost_inc(t, p, fd, start, t->incs[s->inc].start_ns);
+}
+
 /* Start an incarnation of @fd that refers to what @from refers to (dup, dup2, fork). */
 static void dup_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, const struct ipp_ident *from,
 		    uint64_t when, int cloexec)
@@ -578,7 +637,7 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 		if (ev->cls == IPCPERF_SC_MOVE && ev->out_fd >= 0 && ev->out_fd != ev->fd &&
 		    !cur_inc(t, p, ev->out_fd, true))
 			return -ENOMEM;
-		in = cur_inc(t, p, ev->fd, true);
+		in = inc_at(t, p, ev->fd, ev->start_ns);
 		return in ? (long)(in - t->incs) : -ENOMEM;
 	}
 	sc = desc_of(ev);
@@ -938,15 +997,23 @@ static bool retirable(const struct ipp_fdtab *t, size_t i, const struct ipp_iden
 	return true;
 }
 
+/*
+ * The incarnations closed last are kept, however retirable: a call under
+ * way on the fd when it closed (in another thread) still ends there, and
+ * its exit comes after the close (inc_at()).
+ */
+#define KEEP_CLOSED 64
+
 size_t ipp_fdtab__sweep(struct ipp_fdtab *t, ipp_retire_fn cb, void *ctx)
 {
 	size_t k = 0, done = 0;
+	size_t keep_from = t->nr_closed > KEEP_CLOSED ? t->nr_closed - KEEP_CLOSED : 0;
 
 	for (size_t j = 0; j < t->nr_closed; j++) {
 		size_t i = t->closed[j];
 		const struct ipp_ident *id;
 
-		if (!retirable(t, i, &id) ||
+		if (j >= keep_from || !retirable(t, i, &id) ||
 		    ipp_grow((void **)&t->free_incs, &t->cap_free, t->nr_free + 1,
 			     sizeof(*t->free_incs)) < 0) {
 			t->closed[k++] = i;
