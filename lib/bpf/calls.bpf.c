@@ -143,26 +143,32 @@ static __always_inline bool added_up(struct ipp_call_slot *c, __u8 w, long nr, l
 {
 	if ((w != WANT_SUM && w != WANT_SUM_NOFDS && w != WANT_SUM_ANY) || !c || !c->in_call ||
 	    c->nr != nr || (ret < 0 && ret != -EAGAIN) || (w == WANT_SUM_NOFDS && received_fds()) ||
+	    (w != WANT_SUM_ANY && fd_ended_since(pid_tgid >> 32, (__s32)c->args[0], c->start)) ||
 	    !agg_add(c, nr, ret, pid_tgid, now, w == WANT_SUM_ANY ? -1 : (__s32)c->args[0]))
 		return false;
 	return call_done(c, nr);
 }
 
 /*
- * Before the record of a call that ends fds (WANT_FLUSH_*): their sums.
- * One call site for each flush: each is verified once per site.
+ * Before the record of a call that ends fds (WANT_FLUSH_*): their sums,
+ * and the time they ended (@now, the call's exit), for the calls under way
+ * on them in other threads (fd_ended_since()). One call site for each
+ * flush: each is verified once per site.
  */
 static __always_inline void flush_before(void *ctx, struct pt_regs *regs, __u8 w, long ret,
-					 __u32 tgid)
+					 __u32 tgid, __u64 now)
 {
 	long a1 = reg_arg(regs, 1), a2 = reg_arg(regs, 2);
 	bool one = w == WANT_FLUSH_FD1 || (w == WANT_FLUSH_FD2 && ret >= 0 && a1 != a2);
+	__s32 fd = (__s32)(w == WANT_FLUSH_FD1 ? a1 : a2);
 
 	if (one) {
-		agg_flush_fd(ctx, tgid, (__s32)(w == WANT_FLUSH_FD1 ? a1 : a2));
+		fd_end_ns[fd_end_slot(tgid, fd)] = now;	/* before the flush: fd_ended_since() */
+		agg_flush_fd(ctx, tgid, fd);
 	} else if ((w == WANT_FLUSH_RANGE || w == WANT_FLUSH_ONLY_RANGE) && ret == 0) {
 		a1 = (__u32)a1;
 		a2 = (__u32)a2;
+		range_end_ns = now;
 		agg_flush_range(ctx, tgid, (__s32)a1, a2 > 0x7fffffff ? 0x7fffffff : (__s32)a2);
 	}
 }
@@ -294,7 +300,7 @@ int BPF_PROG(call_flush, struct pt_regs *regs, long ret)
 	if (!p)
 		return 0;
 	now = p->exit_now;
-	flush_before(ctx, regs, w, ret, pid_tgid >> 32);
+	flush_before(ctx, regs, w, ret, pid_tgid >> 32, now);
 	if (w == WANT_FLUSH_ONLY_RANGE)
 		call_done(c, nr);
 	else

@@ -603,6 +603,32 @@ __noinline __u32 sum_bucket(__u64 v)
  * zero at its CPU's next call.
  */
 __u64 agg_owner[IPP_SUM_FAST];
+/*
+ * When an fd was last ended (closed, dup2'ed over) by a call of its process,
+ * by a hash of (tgid, fd): call_flush's clock. A call of another thread on
+ * that fd under way meanwhile holds the file it began with, which is no
+ * longer what the fd names: it is not added up under the fd's key (whose
+ * sums go to the fd's next incarnation) but written as a call record, which
+ * the fd table charges to the incarnation open at the call's start. Two
+ * fds that share a slot only send a few more calls to records. close_range
+ * stamps range_end_ns, for every fd.
+ */
+#define FD_ENDS 256
+__u64 fd_end_ns[FD_ENDS];
+__u64 range_end_ns;
+
+static __always_inline __u32 fd_end_slot(__u32 tgid, __s32 fd)
+{
+	return (__u32)((((__u64)tgid << 32 | (__u32)fd) * 0x9E3779B97F4A7C15ull) >> 56) &
+	       (FD_ENDS - 1);
+}
+
+/* Whether @fd of @tgid may have been ended since @start: a call begun then used another file. */
+static __always_inline bool fd_ended_since(__u32 tgid, __s32 fd, __u64 start)
+{
+	return fd_end_ns[fd_end_slot(tgid, fd)] >= start || range_end_ns >= start;
+}
+
 /* The fast slots there are (a power of two, 2 to IPP_SUM_FAST): the loader sets it by the CPUs. */
 const volatile __u32 fast_slots = IPP_SUM_FAST;
 
