@@ -1232,6 +1232,8 @@ static void race_swap(bool by_dup2)
 static int run_race(long n, bool by_dup2)
 {
 	const struct timespec poll_ts = { 0, 100000 };
+	long ms = getenv("IOWORK_HOLD_MS") ? hold_ms() : 0;
+	const struct timespec hold = { ms / 1000, (ms % 1000) * 1000000L };
 	pthread_t r;
 	int err;
 
@@ -1246,7 +1248,9 @@ static int run_race(long n, bool by_dup2)
 		pthread_barrier_wait(&race_go);
 		while (!asleep_in_read(race_tid, 20))
 			nanosleep(&poll_ts, NULL);
+		nanosleep(&hold, NULL);
 		race_swap(by_dup2);
+		nanosleep(&hold, NULL);
 		do_write(21, RACE_LEN, RACE_LEN, 0);
 		pthread_barrier_wait(&race_done);
 		xclose(20);
