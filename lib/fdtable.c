@@ -168,6 +168,22 @@ long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd)
 	return s ? (long)s->inc : -ENOENT;
 }
 
+static struct ipp_inc *ended_during(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t start);
+
+long ipp_fdtab__inc_at(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t start_ns)
+{
+	struct fdproc *p = get_proc(t, pid, false);
+	struct fdslot *s = p ? find_slot(p, fd) : NULL;
+	struct ipp_inc *in;
+
+	if (!p)
+		return -ENOENT;
+	if (s && (!start_ns || t->incs[s->inc].start_ns <= start_ns))
+		return (long)s->inc;
+	in = ended_during(t, p, fd, start_ns);
+	return in ? (long)(in - t->incs) : -ENOENT;
+}
+
 static struct ipp_inc *cur_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, bool do_resolve);
 
 long ipp_fdtab__sum_inc(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t first_ns,

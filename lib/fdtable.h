@@ -147,6 +147,13 @@ uint64_t ipp_fdtab__now(const struct ipp_fdtab *t);
 /* The incarnation of @fd of @pid open now (an index), or -ENOENT. */
 long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
 /*
+ * The incarnation of @fd of @pid a call that began at @start_ns used (an
+ * index; 0: the open one), as ipp_fdtab__syscall() took it: the open one
+ * unless it began after, else the one that ended while the call ran; or
+ * -ENOENT.
+ */
+long ipp_fdtab__inc_at(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t start_ns);
+/*
  * The incarnation of @fd of @pid that calls added up from @first_ns to
  * @last_ns (a summary, delivered later) went to: the open one, unless it
  * began after @last_ns; else the last one, when it ended after @first_ns

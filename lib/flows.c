@@ -550,7 +550,8 @@ static void pend(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, int
 
 	half.fd = fd;
 	half.cls = cls;
-	push(fl, &half, ipp_fdtab__inc_of(ipp_stats_fdtab(fl->st), ev->pid, fd));
+	/* the file the call began with: another thread may have ended the fd meanwhile */
+	push(fl, &half, ipp_fdtab__inc_at(ipp_stats_fdtab(fl->st), ev->pid, fd, ev->start_ns));
 }
 
 /*

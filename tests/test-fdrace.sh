@@ -13,6 +13,8 @@
 #  - live, the default: the calls paired and the reads added up in the
 #    kernel ("syscall_records": "kernel");
 #  - live with --syscall-samples (the calls' tracepoint samples);
+#  - `flows --json`: N pipe flows, each of 77 bytes written and read, none
+#    unmatched (the reads were no flow's before the fix);
 #  - from a capture: `record`, then `report --json`;
 #  - live with --no-bpf, 10 rounds, each fd held 30 ms so that /proc can
 #    name it: the file still gets no read; fd 20's reads, 10 and 770 bytes,
@@ -93,6 +95,13 @@ for sc in race-close race-dup2; do
 
 	lossless "$IPCPERF" stat --syscall-samples --json -o "$T/json" -- "$IOWORK" $sc $N
 	check "stat --syscall-samples -- iowork $sc" "$T/json" "$bpf_want"
+
+	lossless "$IPCPERF" flows --json -o "$T/json" -- "$IOWORK" $sc $N
+	got=$(jq -r '[.flows[] | select(.kind == "pipe")] | [length, (map(.bytes) | add),
+		(map(.bytes_written) | add), (map(.unmatched_bytes) | add)] | map(tostring) |
+		join(" ")' "$T/json")
+	[ "$got" = "$N $((77 * N)) $((77 * N)) 0" ] ||
+		fail "flows -- iowork $sc: pipe flows, bytes read, written, unmatched: '$got'"
 
 	run timeout 120 "$IPCPERF" record -o "$T/cap.data" -- "$IOWORK" $sc $N
 	expect_status 0 "record -- iowork $sc"
