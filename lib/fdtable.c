@@ -54,7 +54,21 @@ struct ipp_fdtab {
 	/* The fds the kernel described before the exit of the last call fed. */
 	int early[IPP_MAX_CALL_FDS];
 	size_t nr_early;
+	/*
+	 * The incarnations retired last, as they were reported: a call under
+	 * way on one when it closed (in another thread) ends after the close,
+	 * maybe after the sweep that retired it (inc_at()).
+	 */
+	struct retired {
+		pid_t pid;
+		int fd;
+		uint64_t start_ns, end_ns;
+		struct ipp_ident id;
+	} *recent;		/* RECENT of them, allocated at the first retirement */
+	size_t recent_at;	/* where the next one goes */
 };
+
+#define RECENT 256
 
 /* The detail of a socket named whose addresses could not be read before it closed. */
 #define ADDRESSES_CLOSED "addresses unknown: closed-before-read"
@@ -94,6 +108,7 @@ void ipp_fdtab__delete(struct ipp_fdtab *t)
 	free(t->incs);
 	free(t->closed);
 	free(t->free_incs);
+	free(t->recent);
 	ipp_kwords__delete(t->kw);
 	ipp_resolver__put(t->res);
 	free(t);
@@ -374,23 +389,44 @@ static struct ipp_inc *ended_during(struct ipp_fdtab *t, struct fdproc *p, int f
 	return best;
 }
 
+/* The recently retired incarnation of @fd of @p a call that began at @start used; NULL if none. */
+static const struct retired *retired_at(const struct ipp_fdtab *t, pid_t pid, int fd,
+					uint64_t start)
+{
+	for (size_t i = 0; t->recent && i < RECENT; i++) {
+		const struct retired *r = &t->recent[i];
+
+		if (r->pid == pid && r->fd == fd && r->start_ns <= start && r->end_ns >= start)
+			return r;
+	}
+	return NULL;
+}
+
 /*
- * A closed incarnation of @fd, of no identity, for a call that began at
- * @start on an fd whose incarnation then is no longer held: the bytes of
- * that call are not the open incarnation's (it began after @start).
+ * A closed incarnation of @fd again, for a call that began at @start on an
+ * fd whose incarnation then is no longer held: the bytes of that call are
+ * not the open incarnation's (it began after @start). It is the retired
+ * one as it was reported (its row takes the call when it retires again),
+ * or, retired too long ago, one of no identity ending at @end.
  */
 static struct ipp_inc *lost_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, uint64_t start,
 				uint64_t end)
 {
-	struct ipp_inc *in = new_inc(t, p, fd, start);
+	const struct retired *r = retired_at(t, p->pid, fd, start);
+	struct ipp_inc *in = new_inc(t, p, fd, r ? r->start_ns : start);
 
 	if (!in)
 		return NULL;
 	p->nr_fds--;	/* new_inc() put its slot last: it is not the open one */
 	in->open = false;
-	in->end_ns = end;
-	in->id.state = IPP_ID_UNKNOWN;
-	in->id.read_ns = end + 1;	/* reported as closed before it was read */
+	in->end_ns = r ? r->end_ns : end;
+	if (r && r->id.state != IPP_ID_UNKNOWN) {
+		in->id = r->id;
+		in->id.state = IPP_ID_FINAL;	/* what its row is named: settled */
+	} else {
+		in->id.state = IPP_ID_UNKNOWN;
+		in->id.read_ns = in->end_ns + 1;	/* reported as closed before it was read */
+	}
 	if (ipp_grow((void **)&t->closed, &t->cap_closed, t->nr_closed + 1, sizeof(*t->closed)) == 0)
 		t->closed[t->nr_closed++] = (size_t)(in - t->incs);
 	return in;
@@ -1013,29 +1049,37 @@ static bool retirable(const struct ipp_fdtab *t, size_t i, const struct ipp_iden
 	return true;
 }
 
-/*
- * The incarnations closed last are kept, however retirable: a call under
- * way on the fd when it closed (in another thread) still ends there, and
- * its exit comes after the close (inc_at()).
- */
-#define KEEP_CLOSED 64
+/* Retired @in, reported as @id, kept among the recent ones (out of memory: not kept). */
+static void remember(struct ipp_fdtab *t, const struct ipp_inc *in, const struct ipp_ident *id)
+{
+	struct retired *r;
+
+	if (!t->recent && !(t->recent = calloc(RECENT, sizeof(*t->recent))))
+		return;
+	r = &t->recent[t->recent_at++ % RECENT];
+	r->pid = in->pid;
+	r->fd = in->fd;
+	r->start_ns = in->start_ns;
+	r->end_ns = in->end_ns;
+	r->id = *id;
+}
 
 size_t ipp_fdtab__sweep(struct ipp_fdtab *t, ipp_retire_fn cb, void *ctx)
 {
 	size_t k = 0, done = 0;
-	size_t keep_from = t->nr_closed > KEEP_CLOSED ? t->nr_closed - KEEP_CLOSED : 0;
 
 	for (size_t j = 0; j < t->nr_closed; j++) {
 		size_t i = t->closed[j];
 		const struct ipp_ident *id;
 
-		if (j >= keep_from || !retirable(t, i, &id) ||
+		if (!retirable(t, i, &id) ||
 		    ipp_grow((void **)&t->free_incs, &t->cap_free, t->nr_free + 1,
 			     sizeof(*t->free_incs)) < 0) {
 			t->closed[k++] = i;
 			continue;
 		}
 		cb(ctx, i, &t->incs[i], id);
+		remember(t, &t->incs[i], id);
 		memset(&t->incs[i], 0, sizeof(t->incs[i]));
 		t->incs[i].retired = true;
 		t->free_incs[t->nr_free++] = i;

@@ -1343,6 +1343,49 @@ START_TEST(test_close_racing_new_fd)
 	free_fds(rs);
 }
 END_TEST
+/*
+ * A read of thread 101 under way on fd 3, a pipe, while thread 100 ends
+ * the fd (close and open again, or dup2 over it, _i & 1) and makes it a
+ * file; the read returns after: the kernel held the pipe, the read is the
+ * pipe's. With _i & 2, 300 files opened and closed on fd 4 meanwhile: a
+ * sweep (at 256 closed) retires the pipe's incarnation before the read's
+ * exit comes.
+ */
+START_TEST(test_read_across_fd_end)
+{
+	struct ipcperf_syscall ev;
+	struct fd_rows *rs;
+	uint64_t t0;
+
+	fd_open(100, 3, SYS_openat, 3, "pipe:[500]", IPCPERF_FD_PIPE, 500, NULL);
+	do_openat(100, 3);
+	t0 = clk;
+	clk += 1000;
+	if (_i & 1) {
+		fd_open(100, 4, SYS_openat, 4, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+		do_openat(100, 4);
+		do_dup2(100, 4, 3);
+		do_close(100, 4, 0);
+	} else {
+		do_close(100, 3, 0);
+		fd_open(100, 3, SYS_openat, 3, "/etc/hostname", IPCPERF_FD_FILE, 0, NULL);
+		do_openat(100, 3);
+	}
+	for (int i = 0; (_i & 2) && i < 300; i++) {
+		fd_open(100, 4, SYS_openat, 4, "/dev/null", IPCPERF_FD_FILE, 0, NULL);
+		do_openat(100, 4);
+		do_close(100, 4, 0);
+	}
+	ev = call_at(100, 101, SYS_read, "read", IPCPERF_SC_READ, 3, 77, t0, clk);
+	ev.args[0] = 3;
+	ev.nr_args = 3;
+	feed_sc(&ev);
+	rs = fds_of(st);
+	ck_io(row_of(rs, 100, 3, "pipe:[500]")->read, 1, 77, 0, clk - t0);
+	ck_io(row_of(rs, 100, 3, "/etc/hostname")->read, 0, 0, 0, 0);
+	free_fds(rs);
+}
+END_TEST
 
 /* ipcperf_stats__on_every_call(): each call as "name fd<object> = new<object>...", in order. */
 struct every_log {
@@ -3196,6 +3239,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_thread_copies_freed);
 	tcase_add_test(tc, test_exited_processes_folded);
 	tcase_add_test(tc, test_close_racing_new_fd);
+	tcase_add_loop_test(tc, test_read_across_fd_end, 0, 4);
 	tcase_add_test(tc, test_on_every_call);
 	tcase_add_test(tc, test_on_every_signal_and_exit);
 	tcase_add_test(tc, test_on_every_call_entered);
