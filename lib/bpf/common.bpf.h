@@ -613,7 +613,7 @@ __u64 agg_owner[IPP_SUM_FAST];
  * fds that share a slot only send a few more calls to records. close_range
  * stamps range_end_ns, for every fd.
  */
-#define FD_ENDS 256
+#define FD_ENDS 1024
 __u64 fd_end_ns[FD_ENDS];
 __u64 range_end_ns;
 
