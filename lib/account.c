@@ -338,7 +338,8 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
  */
 static void account_move(struct ipcperf_stats *st, const struct ipcperf_syscall *ev, long in_inc)
 {
-	long out_inc = ev->out_fd >= 0 ? ipp_fdtab__inc_of(st->fdt, ev->pid, ev->out_fd) : -1;
+	long out_inc = ev->out_fd >= 0 ?
+		       ipp_fdtab__inc_at(st->fdt, ev->pid, ev->out_fd, ev->start_ns) : -1;
 	struct inccount *in, *out;
 	struct side *sd[2] = { NULL, NULL };
 

@@ -685,9 +685,9 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	if (ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE || ev->cls == IPCPERF_SC_MOVE) {
 		if (ev->fd < 0)
 			return -1;
-		/* A move's destination first (ipp_fdtab__inc_of() finds it): incs may move. */
+		/* A move's destination first (ipp_fdtab__inc_at() finds it): incs may move. */
 		if (ev->cls == IPCPERF_SC_MOVE && ev->out_fd >= 0 && ev->out_fd != ev->fd &&
-		    !cur_inc(t, p, ev->out_fd, true))
+		    !inc_at(t, p, ev->out_fd, ev->start_ns))
 			return -ENOMEM;
 		in = inc_at(t, p, ev->fd, ev->start_ns);
 		return in ? (long)(in - t->incs) : -ENOMEM;
