@@ -137,7 +137,7 @@ int ipp_callfds__push(struct ipp_callfds *q, struct ipp_fdtab *t, const struct i
 		.arg_inc = ev->cls == IPCPERF_SC_READ || ev->cls == IPCPERF_SC_WRITE ||
 			   ev->cls == IPCPERF_SC_MOVE ? data_inc : arg_inc,
 		.out_inc = ev->cls == IPCPERF_SC_MOVE && ev->out_fd >= 0 ?
-			   ipp_fdtab__inc_of(t, ev->pid, ev->out_fd) : -1,
+			   ipp_fdtab__inc_at(t, ev->pid, ev->out_fd, ev->start_ns) : -1,
 	};
 	if (c->out_inc < 0)
 		c->out_inc = -1;
