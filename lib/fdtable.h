@@ -148,9 +148,9 @@ uint64_t ipp_fdtab__now(const struct ipp_fdtab *t);
 long ipp_fdtab__inc_of(struct ipp_fdtab *t, pid_t pid, int fd);
 /*
  * The incarnation of @fd of @pid a call that began at @start_ns used (an
- * index; 0: the open one), as ipp_fdtab__syscall() took it: the open one
- * unless it began after, else the one that ended while the call ran; or
- * -ENOENT.
+ * index), as ipp_fdtab__syscall() took it: the open one unless it began
+ * after @start_ns (0: the open one), else the one that ended while the
+ * call ran; or -ENOENT.
  */
 long ipp_fdtab__inc_at(struct ipp_fdtab *t, pid_t pid, int fd, uint64_t start_ns);
 /*

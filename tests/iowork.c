@@ -195,6 +195,9 @@
  *		  fd 21 pipe:[Ai]:   write 1 op, 77 bytes    (N rows)
  *		  fd 20 the file:    no reads or writes      (N rows)
  *		(/proc's files, read on fd 22 while R goes to sleep, on top)
+ *		With IOWORK_HOLD_MS set, P waits that long once R sleeps and
+ *		again once fd 20 is the file, so that a tracer reading /proc
+ *		can name both.
  * race-dup2 [N]  The same, but P opens the file (fd 22) and dup2()s it onto
  *		fd 20 while R sleeps in its read, then closes fd 22: the same
  *		rows.
