@@ -123,8 +123,9 @@ for sc in race-close race-dup2; do
 	read -r _ _ pops pbytes fops fbytes uops ubytes _ <<EOF
 $got
 EOF
-	[ "$fops $fbytes" = "0 0" ] && [ $((pops + uops)) -eq 10 ] &&
-		[ $((pbytes + ubytes)) -eq 770 ] ||
+	if [ "$fops $fbytes" != "0 0" ] || [ $((pops + uops)) -ne 10 ] ||
+		[ $((pbytes + ubytes)) -ne 770 ]; then
 		fail "stat --no-bpf -- iowork $sc: fd 20 gives '$got'"
+	fi
 done
 exit 0
