@@ -261,6 +261,145 @@ static void put_pair(const struct traceargs *a, unsigned int arg)
 	fputc(']', a->f);
 }
 
+/* Fd @fd of the caller, with what it is when known. */
+static void put_fd_num(const struct traceargs *a, int fd)
+{
+	const struct ipcperf_fd_object *o = NULL;
+
+	if (fd >= 0 && a->fd_object)
+		o = a->fd_object(a->ctx, a->ev->pid, fd);
+	traceargs_fd(a->f, fd, o);
+}
+
+/* The buffer of iovec @k (at @base, @want bytes of it meant), from the piece of @kind read. */
+static void put_iov_base(const struct traceargs *a, unsigned int arg, unsigned int kind,
+			 uint32_t k, uint64_t base, uint64_t want)
+{
+	for (unsigned int i = 0; i < a->ev->nr_mem; i++) {
+		const struct ipcperf_call_mem *m = &a->ev->mem[i];
+		size_t n = want < m->len ? (size_t)want : m->len;
+
+		if (m->arg != arg || m->kind != kind || m->count != k || m->fault)
+			continue;
+		if (n > a->strsize)
+			n = a->strsize;
+		traceargs_quote(a->f, m->data, n, want > n, false);
+		return;
+	}
+	put_ptr(a->f, base);
+}
+
+/* An iovec array, IN (writev) or OUT (readv): [{iov_base="...", iov_len=N}, ...]. */
+static void put_iov(const struct traceargs *a, unsigned int arg, bool out)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, out ? IPCPERF_MEM_IOV_OUT : IPCPERF_MEM_IOV_IN);
+	uint64_t left = a->ev->ret > 0 ? (uint64_t)a->ev->ret : 0, v[2];
+	uint32_t n;
+
+	if (!m) {
+		put_ptr(a->f, a->ev->args[arg]);
+		return;
+	}
+	n = m->count < m->len / 16 ? m->count : m->len / 16;
+	fputc('[', a->f);
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t want;
+
+		memcpy(v, m->data + k * 16, sizeof(v));
+		want = !out ? v[1] : v[1] < left ? v[1] : left;
+		left -= out ? want : 0;
+		fputs(k ? ", {iov_base=" : "{iov_base=", a->f);
+		put_iov_base(a, arg, out ? IPCPERF_MEM_IOVB_OUT : IPCPERF_MEM_IOVB_IN, k, v[0], want);
+		fprintf(a->f, ", iov_len=%" PRIu64 "}", v[1]);
+	}
+	fputs(m->count > n ? ", ...]" : "]", a->f);
+}
+
+/* epoll_wait's events: as many as it returned. */
+static void put_epoll_events(const struct traceargs *a, unsigned int arg)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_OUT);
+	int64_t n;
+
+	if (!m || a->ev->ret < 0) {
+		put_ptr(a->f, a->ev->args[arg]);
+		return;
+	}
+	n = a->ev->ret < (int64_t)(m->len / 12) ? a->ev->ret : (int64_t)(m->len / 12);
+	fputc('[', a->f);
+	for (int64_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", a->f);
+		tf_epoll_event(a->f, m->data + i * 12);
+	}
+	fputs(a->ev->ret > n ? ", ...]" : "]", a->f);
+}
+
+/* poll's fds as given: [{fd=3</path>, events=POLLIN}, ...]. */
+static void put_pollfds(const struct traceargs *a, unsigned int arg)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_IN);
+	uint64_t n;
+
+	if (!m) {
+		put_ptr(a->f, a->ev->args[arg]);
+		return;
+	}
+	n = a->ev->args[arg + 1] < m->len / 8 ? a->ev->args[arg + 1] : m->len / 8;
+	fputc('[', a->f);
+	for (uint64_t i = 0; i < n; i++) {
+		int fd;
+		int16_t ev;
+
+		memcpy(&fd, m->data + i * 8, sizeof(fd));
+		memcpy(&ev, m->data + i * 8 + 4, sizeof(ev));
+		fputs(i ? ", {fd=" : "{fd=", a->f);
+		put_fd_num(a, fd);
+		fputs(", events=", a->f);
+		tf_poll_events(a->f, (uint16_t)ev);
+		fputc('}', a->f);
+	}
+	fputs(a->ev->args[arg + 1] > n ? ", ...]" : "]", a->f);
+}
+
+/* setsockopt's and getsockopt's value, @len bytes of piece @m: [int] when it is one, as strace. */
+static void put_optval(const struct traceargs *a, const struct ipcperf_call_mem *m, uint64_t len)
+{
+	int v;
+
+	if (len == sizeof(v) && m->len >= sizeof(v)) {
+		memcpy(&v, m->data, sizeof(v));
+		if (a->ev->args[1] == SOL_SOCKET && a->ev->args[2] == SO_ERROR && v > 0 &&
+		    strerrorname_np(v))
+			fprintf(a->f, "[%s]", strerrorname_np(v));
+		else
+			fprintf(a->f, "[%d]", v);
+		return;
+	}
+	traceargs_quote(a->f, m->data, len < m->len ? (size_t)len : m->len, len > m->len, false);
+}
+
+/* setsockopt's optval (@out false) or getsockopt's. */
+static void put_sockopt(const struct traceargs *a, unsigned int arg, bool out)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, out ? IPCPERF_MEM_SOCKADDR : IPCPERF_MEM_IN);
+
+	if (!m || (out && a->ev->ret < 0))
+		put_ptr(a->f, a->ev->args[arg]);
+	else
+		put_optval(a, m, out ? m->count : a->ev->args[arg + 1]);
+}
+
+/* The length a call wrote at argument @arg (accept's addrlen, getsockopt's optlen): [16]. */
+static void put_len_out(const struct traceargs *a, unsigned int arg)
+{
+	const struct ipcperf_call_mem *m = arg ? mem_of(a->ev, arg - 1, IPCPERF_MEM_SOCKADDR) : NULL;
+
+	if (m && a->ev->ret >= 0)
+		fprintf(a->f, "[%" PRIu32 "]", m->count);
+	else
+		put_ptr(a->f, a->ev->args[arg]);
+}
+
 /* The codes of the generic formats (see calls[] below), one argument each. */
 static void put_code(const struct traceargs *a, char code, unsigned int i)
 {
@@ -320,6 +459,19 @@ static void put_code(const struct traceargs *a, char code, unsigned int i)
 	case 'N': tf_timer_flags(f, v); break;
 	case 'J': put_struct(a, i, IPCPERF_MEM_IN, 16, tf_timespec); break;
 	case 'U': put_ptr(f, v); break;	/* written by the call, not read here */
+	case '4': tf_sock_flags(f, v); break;
+	case '5': tf_epoll_op(f, v); break;
+	case '6': tf_epoll_flags(f, v); break;
+	case '7': put_struct(a, i, IPCPERF_MEM_IN, 12, tf_epoll_event); break;
+	case '8': put_epoll_events(a, i); break;
+	case '9': put_pollfds(a, i); break;
+	case '0': tf_sockopt_level(f, v); break;
+	case '1': tf_sockopt_name(f, a->ev->args[1], v); break;
+	case '!': put_sockopt(a, i, false); break;
+	case '@': put_sockopt(a, i, true); break;
+	case '#': put_len_out(a, i); break;
+	case '<': put_iov(a, i, false); break;
+	case '>': put_iov(a, i, true); break;
 	default: fprintf(f, "%#" PRIx64, v); break;
 	}
 }
@@ -344,8 +496,8 @@ static const struct {
 	{ "ioctl", "fIp" }, { "getdents64", "fnu" }, { "lseek", "fld" }, { "exit_group", "d" },
 	{ "exit", "d" }, { "socket", "eti" }, { "connect", "fZu" }, { "bind", "fZu" },
 	{ "listen", "fd" }, { "shutdown", "fh" }, { "sendto", "fWuMZu" },
-	{ "recvfrom", "fRuMzp" }, { "getsockname", "fzp" }, { "getpeername", "fzp" },
-	{ "accept", "fzp" }, { "accept4", "fzpt" }, { "dup", "f" }, { "dup2", "ff" },
+	{ "recvfrom", "fRuMzp" }, { "getsockname", "fz#" }, { "getpeername", "fz#" },
+	{ "accept", "fz#" }, { "accept4", "fz#4" }, { "dup", "f" }, { "dup2", "ff" },
 	{ "dup3", "ffT" }, { "pipe", "2" }, { "pipe2", "2T" }, { "socketpair", "eti2" },
 	{ "unlink", "P" }, { "unlinkat", "DPa" }, { "mkdir", "Po" }, { "mkdirat", "DPo" },
 	{ "rmdir", "P" }, { "chdir", "P" }, { "fchdir", "f" }, { "chmod", "Po" },
@@ -358,11 +510,14 @@ static const struct {
 	{ "geteuid", "" }, { "getgid", "" }, { "getegid", "" }, { "getpgrp", "" },
 	{ "setsid", "" }, { "fork", "" }, { "vfork", "" }, { "sync", "" }, { "pause", "" },
 	{ "setpgid", "dd" }, { "getpgid", "d" }, { "getsid", "d" }, { "setuid", "d" },
-	{ "setgid", "d" }, { "alarm", "u" }, { "memfd_create", "sx" }, { "epoll_create1", "x" },
+	{ "setgid", "d" }, { "alarm", "u" }, { "memfd_create", "sx" }, { "epoll_create1", "6" },
 	{ "eventfd2", "ux" }, { "getcwd", "Ru" }, { "fadvise64", "fllv" },
 	{ "sendfile", "ffpu" }, { "splice", "fpfpux" }, { "tee", "ffux" },
 	{ "copy_file_range", "fpfpux" }, { "vmsplice", "fpux" },
 	{ "nanosleep", "JU" }, { "clock_nanosleep", "bNJU" },
+	{ "readv", "f>d" }, { "writev", "f<d" }, { "epoll_ctl", "f5f7" }, { "epoll_wait", "f8dd" },
+	{ "epoll_pwait", "f8ddpu" }, { "poll", "9ud" }, { "setsockopt", "f01!u" },
+	{ "getsockopt", "f01@#" },
 };
 
 static const char *codes_of(const char *name)
@@ -376,7 +531,7 @@ static const char *codes_of(const char *name)
 /* Whether code @c, argument @i of call @name, is one the call writes: strace prints it, and what follows, at the exit. */
 static bool written(const char *name, char c, unsigned int i)
 {
-	if (strchr("RXSYnzw2U", c))
+	if (strchr("RXSYnzw2U8@#>", c))
 		return true;
 	if (c == 'Q' || c == 'q')
 		return i == 2;	/* rt_sigaction's oldact, rt_sigprocmask's oldset */
@@ -631,6 +786,35 @@ static bool put_fcntl_ret(const struct traceargs *a)
 	return false;
 }
 
+/* What poll returned: " (Timeout)", or the fds with events: " ([{fd=3, revents=POLLIN}])". */
+static void put_poll_ret(const struct traceargs *a)
+{
+	const struct ipcperf_call_mem *m = mem_of(a->ev, 0, IPCPERF_MEM_OUT);
+	bool any = false;
+
+	if (!a->ev->ret) {
+		fputs(" (Timeout)", a->f);
+		return;
+	}
+	if (!m)
+		return;
+	fputs(" ([", a->f);
+	for (unsigned int i = 0; i + 8 <= m->len && i / 8 < a->ev->args[1]; i += 8) {
+		int fd;
+		int16_t rev;
+
+		memcpy(&fd, m->data + i, sizeof(fd));
+		memcpy(&rev, m->data + i + 6, sizeof(rev));
+		if (!rev)
+			continue;
+		fprintf(a->f, "%s{fd=%d, revents=", any ? ", " : "", fd);
+		tf_poll_events(a->f, (uint16_t)rev);
+		fputc('}', a->f);
+		any = true;
+	}
+	fputs("])", a->f);
+}
+
 static bool ret_is_address(const char *name)
 {
 	return !strcmp(name, "mmap") || !strcmp(name, "brk") || !strcmp(name, "mremap") ||
@@ -651,6 +835,8 @@ void traceargs_ret(const struct traceargs *a)
 		fprintf(a->f, "%#" PRIx64, (uint64_t)ev->ret);
 	else if (!put_fcntl_ret(a))
 		fprintf(a->f, "%" PRId64, ev->ret);
+	if (!strcmp(ev->name, "poll") && ev->ret >= 0)
+		put_poll_ret(a);
 	/* fds received (SCM_RIGHTS) */
 	if (ev->cls == IPCPERF_SC_READ && a->fds && a->fds->nr_new) {
 		fputs(" (SCM_RIGHTS [", a->f);

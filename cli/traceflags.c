@@ -423,16 +423,22 @@ void tf_sock_type(FILE *f, uint64_t t)
 		{ SOCK_RDM, "SOCK_RDM" }, { SOCK_SEQPACKET, "SOCK_SEQPACKET" },
 		{ SOCK_PACKET, "SOCK_PACKET" },
 	};
-	static const struct tf_name fl[] = {
-		{ SOCK_CLOEXEC, "SOCK_CLOEXEC" }, { SOCK_NONBLOCK, "SOCK_NONBLOCK" },
-	};
 
 	if (!tf_one(f, t & 0xf, types, TF_N(types)))
 		fprintf(f, "%#" PRIx64 " /* SOCK_??? */", t & 0xf);
 	if (t & ~0xfull) {
 		fputc('|', f);
-		tf_bits(f, t & ~0xfull, fl, TF_N(fl), NULL);
+		tf_sock_flags(f, t & ~0xfull);
 	}
+}
+
+void tf_sock_flags(FILE *f, uint64_t v)
+{
+	static const struct tf_name fl[] = {
+		{ SOCK_CLOEXEC, "SOCK_CLOEXEC" }, { SOCK_NONBLOCK, "SOCK_NONBLOCK" },
+	};
+
+	tf_bits(f, v, fl, TF_N(fl), "0");
 }
 
 /* {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, as strace. */
@@ -557,4 +563,92 @@ void tf_timespec(FILE *f, const unsigned char *p)
 
 	memcpy(v, p, sizeof(v));
 	fprintf(f, "{tv_sec=%" PRId64 ", tv_nsec=%" PRId64 "}", v[0], v[1]);
+}
+
+void tf_epoll_op(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 1, "EPOLL_CTL_ADD" }, { 2, "EPOLL_CTL_DEL" }, { 3, "EPOLL_CTL_MOD" },
+	};
+
+	tf_value(f, v, m, TF_N(m), "EPOLL_CTL_???");
+}
+
+void tf_epoll_flags(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = { { 0x80000, "EPOLL_CLOEXEC" } };
+
+	tf_bits(f, v, m, TF_N(m), "0");
+}
+
+/* {events=EPOLLIN|EPOLLET, data={u32=3, u64=3}}: 12 bytes, packed (x86-64). */
+void tf_epoll_event(FILE *f, const unsigned char *p)
+{
+	static const struct tf_name m[] = {
+		{ 0x1, "EPOLLIN" }, { 0x2, "EPOLLPRI" }, { 0x4, "EPOLLOUT" }, { 0x8, "EPOLLERR" },
+		{ 0x10, "EPOLLHUP" }, { 0x20, "EPOLLNVAL" }, { 0x40, "EPOLLRDNORM" },
+		{ 0x80, "EPOLLRDBAND" }, { 0x100, "EPOLLWRNORM" }, { 0x200, "EPOLLWRBAND" },
+		{ 0x400, "EPOLLMSG" }, { 0x2000, "EPOLLRDHUP" }, { 1u << 28, "EPOLLEXCLUSIVE" },
+		{ 1u << 29, "EPOLLWAKEUP" }, { 1u << 30, "EPOLLONESHOT" }, { 1u << 31, "EPOLLET" },
+	};
+	uint32_t ev;
+	uint64_t data;
+
+	memcpy(&ev, p, sizeof(ev));
+	memcpy(&data, p + 4, sizeof(data));
+	fputs("{events=", f);
+	tf_bits(f, ev, m, TF_N(m), "0");
+	fprintf(f, ", data={u32=%" PRIu32 ", u64=%" PRIu64 "}}", (uint32_t)data, data);
+}
+
+void tf_poll_events(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0x1, "POLLIN" }, { 0x2, "POLLPRI" }, { 0x4, "POLLOUT" }, { 0x8, "POLLERR" },
+		{ 0x10, "POLLHUP" }, { 0x20, "POLLNVAL" }, { 0x40, "POLLRDNORM" },
+		{ 0x80, "POLLRDBAND" }, { 0x100, "POLLWRNORM" }, { 0x200, "POLLWRBAND" },
+		{ 0x400, "POLLMSG" }, { 0x1000, "POLLREMOVE" }, { 0x2000, "POLLRDHUP" },
+	};
+
+	tf_bits(f, v, m, TF_N(m), "0");
+}
+
+void tf_sockopt_level(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = {
+		{ 0, "SOL_IP" }, { 1, "SOL_SOCKET" }, { 6, "SOL_TCP" }, { 17, "SOL_UDP" },
+		{ 41, "SOL_IPV6" }, { 255, "SOL_RAW" }, { 263, "SOL_PACKET" }, { 282, "SOL_TLS" },
+	};
+
+	if (!tf_one(f, v, m, TF_N(m)))
+		fprintf(f, "%#" PRIx64 " /* SOL_??? */", v);
+}
+
+/* Option @v of level @level (SOL_SOCKET, SOL_TCP: by name), else its number. */
+void tf_sockopt_name(FILE *f, uint64_t level, uint64_t v)
+{
+	static const struct tf_name so[] = {
+		{ 1, "SO_DEBUG" }, { 2, "SO_REUSEADDR" }, { 3, "SO_TYPE" }, { 4, "SO_ERROR" },
+		{ 5, "SO_DONTROUTE" }, { 6, "SO_BROADCAST" }, { 7, "SO_SNDBUF" }, { 8, "SO_RCVBUF" },
+		{ 9, "SO_KEEPALIVE" }, { 10, "SO_OOBINLINE" }, { 11, "SO_NO_CHECK" },
+		{ 12, "SO_PRIORITY" }, { 13, "SO_LINGER" }, { 14, "SO_BSDCOMPAT" },
+		{ 15, "SO_REUSEPORT" }, { 16, "SO_PASSCRED" }, { 17, "SO_PEERCRED" },
+		{ 18, "SO_RCVLOWAT" }, { 19, "SO_SNDLOWAT" }, { 20, "SO_RCVTIMEO_OLD" },
+		{ 21, "SO_SNDTIMEO_OLD" }, { 25, "SO_BINDTODEVICE" }, { 30, "SO_ACCEPTCONN" },
+		{ 32, "SO_SNDBUFFORCE" }, { 33, "SO_RCVBUFFORCE" }, { 38, "SO_PROTOCOL" },
+		{ 39, "SO_DOMAIN" }, { 46, "SO_BUSY_POLL" }, { 47, "SO_MAX_PACING_RATE" },
+	};
+	static const struct tf_name tcp[] = {
+		{ 1, "TCP_NODELAY" }, { 2, "TCP_MAXSEG" }, { 3, "TCP_CORK" }, { 4, "TCP_KEEPIDLE" },
+		{ 5, "TCP_KEEPINTVL" }, { 6, "TCP_KEEPCNT" }, { 7, "TCP_SYNCNT" }, { 8, "TCP_LINGER2" },
+		{ 9, "TCP_DEFER_ACCEPT" }, { 10, "TCP_WINDOW_CLAMP" }, { 11, "TCP_INFO" },
+		{ 12, "TCP_QUICKACK" }, { 13, "TCP_CONGESTION" }, { 18, "TCP_USER_TIMEOUT" },
+		{ 23, "TCP_FASTOPEN" }, { 25, "TCP_NOTSENT_LOWAT" },
+	};
+
+	if (level == 1 && tf_one(f, v, so, TF_N(so)))
+		return;
+	if (level == 6 && tf_one(f, v, tcp, TF_N(tcp)))
+		return;
+	fprintf(f, "%" PRIu64, v);
 }

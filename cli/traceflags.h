@@ -49,6 +49,13 @@ void tf_protocol(FILE *f, uint64_t domain, uint64_t p);	/* IPPROTO_IP for AF_INE
 void tf_fcntl_cmd(FILE *f, uint64_t cmd);	/* F_DUPFD */
 void tf_domain(FILE *f, uint64_t d);		/* AF_INET */
 void tf_sock_type(FILE *f, uint64_t t);		/* SOCK_STREAM|SOCK_CLOEXEC */
+void tf_sock_flags(FILE *f, uint64_t v);	/* SOCK_CLOEXEC|SOCK_NONBLOCK, 0 */
+void tf_epoll_op(FILE *f, uint64_t v);		/* EPOLL_CTL_ADD */
+void tf_epoll_flags(FILE *f, uint64_t v);	/* EPOLL_CLOEXEC, 0 */
+void tf_epoll_event(FILE *f, const unsigned char *p);	/* {events=EPOLLIN, data={u32=3, u64=3}} */
+void tf_poll_events(FILE *f, uint64_t v);	/* POLLIN|POLLOUT */
+void tf_sockopt_level(FILE *f, uint64_t v);	/* SOL_SOCKET, SOL_TCP */
+void tf_sockopt_name(FILE *f, uint64_t level, uint64_t v);	/* SO_ERROR, TCP_NODELAY */
 void tf_sockaddr(FILE *f, const unsigned char *p, size_t len);	/* {sa_family=AF_INET, ...} */
 void tf_fadvice(FILE *f, uint64_t v);		/* POSIX_FADV_SEQUENTIAL */
 void tf_clockid(FILE *f, uint64_t v);		/* CLOCK_MONOTONIC */

@@ -8,7 +8,8 @@
 
 _Static_assert((int)IPCPERF_MEM_STRING == (int)IPP_ARG_STR &&
 	       (int)IPCPERF_MEM_DIRENTS == (int)IPP_ARG_DIRENTS &&
-	       (int)IPCPERF_MEM_SOCKADDR == (int)IPP_ARG_ADDR_OUT, "the public kinds are the record's");
+	       (int)IPCPERF_MEM_SOCKADDR == (int)IPP_ARG_ADDR_OUT &&
+	       (int)IPCPERF_MEM_IOVB_OUT == (int)IPP_ARG_IOVB_OUT, "the public kinds are the record's");
 _Static_assert(IPCPERF_CALL_MEM_MAX == IPP_ARGS_CAP, "a piece's bytes");
 
 void ipp_callmem__fini(struct ipp_callmem *m)

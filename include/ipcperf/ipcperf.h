@@ -149,12 +149,28 @@ enum ipcperf_mem_kind {
 	IPCPERF_MEM_STRING = 1,	/**< a NUL-terminated string at entry (path, name), without its NUL */
 	IPCPERF_MEM_IN = 2,	/**< bytes at entry: what the call was given (a write's buffer, a sockaddr) */
 	IPCPERF_MEM_OUT = 3,	/**< bytes at exit, when it succeeded: what it wrote (a read's buffer, a struct stat) */
-	IPCPERF_MEM_SOCKADDR = 4, /**< a sockaddr the call wrote (accept, recvfrom), its length the kernel's */
+	IPCPERF_MEM_SOCKADDR = 4, /**< a sockaddr the call wrote (accept, recvfrom; getsockopt's optval), its length the kernel's */
 	IPCPERF_MEM_STRV = 5,	/**< an argv at entry: count strings, each NUL-ended, in data */
 	IPCPERF_MEM_NPTR = 6,	/**< an envp at entry: count pointers before its NULL; no data */
 	IPCPERF_MEM_DIRENTS = 7, /**< getdents64's buffer at exit: count entries; no data */
 	/** rt_sigreturn: the signal mask its signal frame restores, 8 bytes (arg 0). Since 0.2. */
 	IPCPERF_MEM_SIGMASK = 8,
+	/**
+	 * An iovec array (writev, readv): its struct iovec entries as the
+	 * caller's, the first 16 at most; count: the entries there were. IN
+	 * at entry (writev), OUT at exit, whatever the call returned (readv).
+	 * Since 0.2.
+	 */
+	IPCPERF_MEM_IOV_IN = 9,
+	IPCPERF_MEM_IOV_OUT = 10,
+	/**
+	 * The buffer of one entry of such an array (the first three entries
+	 * only), count: the entry's index. IN at entry: its iov_len bytes; OUT
+	 * at exit, when the call succeeded: what of its return filled this
+	 * entry (the entries fill in order). Since 0.2.
+	 */
+	IPCPERF_MEM_IOVB_IN = 11,
+	IPCPERF_MEM_IOVB_OUT = 12,
 };
 
 /** One piece of a call's user memory (ipcperf_syscall.mem). Since 0.2. */
@@ -162,7 +178,7 @@ struct ipcperf_call_mem {
 	unsigned int arg;	/**< the argument (0-5) that pointed to it */
 	unsigned int kind;	/**< enum ipcperf_mem_kind */
 	unsigned int len;	/**< bytes in data, at most IPCPERF_CALL_MEM_MAX */
-	/** STRV, NPTR, DIRENTS: how many; IN, OUT, SOCKADDR: the bytes there were (len or more) */
+	/** STRV, NPTR, DIRENTS, IOV: how many; IOVB: the entry's index; IN, OUT, SOCKADDR: the bytes there were (len or more) */
 	uint32_t count;
 	bool truncated;		/**< there was more than len (a string: longer than the kernel kept) */
 	bool fault;		/**< the memory could not be read (a bad pointer): len is 0 */

@@ -54,6 +54,9 @@ int ipp_sig_rec__parse(const void *raw, size_t size, struct ipp_sig_rec *out)
 #define NPTR(a) { a, IPP_ARG_NPTR, IPP_ARGS_NO_LEN, 0, 0, 0 }
 #define DENTS(a) { a, IPP_ARG_DIRENTS, IPP_ARGS_NO_LEN, 0, 0, 0 }
 #define SIGMASK { 0, IPP_ARG_SIGMASK, IPP_ARGS_NO_LEN, 0, 8, 0 }
+/* An iovec array, argument a, its entries' count argument n: the array, then its first three buffers. */
+#define IOVS(a, n, k) { { a, IPP_ARG_IOV_##k, n, 0, 0, 0 }, { a, IPP_ARG_IOVB_##k, n, 0, 0, 0 }, \
+		       { a, IPP_ARG_IOVB_##k, n, 1, 0, 0 }, { a, IPP_ARG_IOVB_##k, n, 2, 0, 0 } }
 
 /* The sizes of the kernel's structs on 64-bit Linux (x86-64, arm64). */
 #define STAT_SZ 144		/* struct stat */
@@ -91,6 +94,8 @@ static const struct {
 	{ "umount2", { { S(0) } } }, { "mount", { { S(0), S(1), S(2) } } },
 	{ "read", { { OUTR(1, 1) } } }, { "pread64", { { OUTR(1, 1) } } },
 	{ "write", { { IN(1, 2, 1) } } }, { "pwrite64", { { IN(1, 2, 1) } } },
+	{ "writev", { IOVS(1, 2, IN) } }, { "readv", { IOVS(1, 2, OUT) } },
+	{ "getsockopt", { { ADDR(3, 4) } } }, { "setsockopt", { { IN(3, 4, 1) } } },
 	{ "recvfrom", { { OUTR(1, 1), ADDR(4, 5) } } }, { "sendto", { { IN(1, 2, 1), IN(4, 5, 1) } } },
 	{ "connect", { { IN(1, 2, 1) } } }, { "bind", { { IN(1, 2, 1) } } },
 	{ "accept", { { ADDR(1, 2) } } }, { "accept4", { { ADDR(1, 2) } } },

@@ -16,6 +16,7 @@
 #define IPP_ARGS_CAP 256	/* bytes kept of each */
 #define IPP_ARGS_NO_LEN 0xff	/* a spec's lenarg: no length argument (the size is fixed) */
 #define IPP_ARGS_LEN_RET 0xfe	/* ... the return value is the length (read, recvfrom) */
+#define IPP_ARGS_IOV_MAX 16	/* iovec entries kept (16 bytes each: a slot) */
 
 /* What to read, and when (a spec item's kind, an item's kind). */
 enum ipp_arg_kind {
@@ -28,6 +29,20 @@ enum ipp_arg_kind {
 	IPP_ARG_NPTR = 6,	/* enter: a NULL-ended array of pointers (envp): count only */
 	IPP_ARG_DIRENTS = 7,	/* exit: the linux_dirent64 entries in ret bytes: count only */
 	IPP_ARG_SIGMASK = 8,	/* enter, rt_sigreturn: the mask its signal frame restores (8 bytes) */
+	/*
+	 * An iovec array (writev, readv), args[lenarg] entries of it: the
+	 * entries themselves (struct iovec, IPP_ARGS_IOV_MAX at most), count
+	 * the entries there were; IN at enter, OUT at exit whatever it returned
+	 */
+	IPP_ARG_IOV_IN = 9,
+	IPP_ARG_IOV_OUT = 10,
+	/*
+	 * The buffer of the array's entry @sub (count: @sub): IN at enter, its
+	 * iov_len bytes; OUT at exit when ret >= 0, what the call put there of
+	 * ret (the entries fill in order)
+	 */
+	IPP_ARG_IOVB_IN = 11,
+	IPP_ARG_IOVB_OUT = 12,
 	IPP_ARG__MAX,
 };
 
@@ -36,7 +51,7 @@ struct ipp_arg_spec_item {
 	__u8 arg;		/* 0-5; IPP_ARG_NONE kinds end the spec */
 	__u8 kind;		/* enum ipp_arg_kind */
 	__u8 lenarg;		/* the argument giving the length, IPP_ARGS_NO_LEN, IPP_ARGS_LEN_RET */
-	__u8 pad;
+	__u8 sub;		/* IOVB: the iovec's index in the array */
 	__u16 size;		/* fixed size, or the size of one element with lenarg */
 	__u16 pad2;
 };
@@ -53,7 +68,7 @@ struct ipp_arg_item {
 	__u16 len;		/* bytes in the record's data[i] */
 	__u16 flags;		/* IPP_ARG_F_* */
 	__u16 pad;
-	__u32 count;		/* STRV, NPTR, DIRENTS: how many; else the bytes there were */
+	__u32 count;		/* STRV, NPTR, DIRENTS, IOV: how many; IOVB: its index; else the bytes there were */
 	__u32 pad2;
 };
 _Static_assert(sizeof(struct ipp_arg_item) == 16, "an arg item");

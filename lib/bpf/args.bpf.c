@@ -148,6 +148,33 @@ static __always_inline void read_bytes(__u8 *dst, struct ipp_arg_item *it, __u64
 	it->len = (__u16)l;
 }
 
+/*
+ * The buffer of iovec @j of the array at @ptr (@n entries), into @dst: at
+ * enter all of its iov_len, at exit (@enter false) what of @ret the
+ * entries before it left it. The item's count is @j.
+ */
+static __always_inline void read_iovb(__u8 *dst, struct ipp_arg_item *it, __u64 ptr, __u64 n,
+				      __u32 j, bool enter, long ret)
+{
+	__u64 v[2] = {}, left = enter ? 0 : (__u64)ret;
+
+	if (j >= n || j >= IPP_ARGS_IOV_MAX) {
+		it->kind = IPP_ARG_NONE;
+		return;
+	}
+	for (__u32 k = 0; !enter && k < j && k < 3; k++) {
+		if (bpf_probe_read_user(v, sizeof(v), (void *)(ptr + k * 16)) < 0)
+			break;
+		left = left > v[1] ? left - v[1] : 0;
+	}
+	if (bpf_probe_read_user(v, sizeof(v), (void *)(ptr + j * 16)) < 0) {
+		it->flags |= IPP_ARG_F_FAULT;
+		return;
+	}
+	read_bytes(dst, it, v[0], enter || v[1] < left ? v[1] : left);
+	it->count = j;
+}
+
 /* The length an IN or OUT item of spec @s reads. */
 static __always_inline __u64 spec_len(const struct ipp_args_rec *r,
 				      const struct ipp_arg_spec_item *s, long ret)
@@ -186,7 +213,8 @@ static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_
 	struct ipp_arg_item *it = &sl->rec.items[i];
 	bool at_enter = s->kind == IPP_ARG_STR || s->kind == IPP_ARG_IN ||
 			s->kind == IPP_ARG_STRV || s->kind == IPP_ARG_NPTR ||
-			s->kind == IPP_ARG_SIGMASK;
+			s->kind == IPP_ARG_SIGMASK || s->kind == IPP_ARG_IOV_IN ||
+			s->kind == IPP_ARG_IOVB_IN;
 	__u64 ptr = s->kind == IPP_ARG_SIGMASK ? sigmask_at(usp) : sl->rec.args[s->arg & 7];
 	struct count_ctx c = { .base = ptr };
 
@@ -196,14 +224,15 @@ static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_
 	 * it in by then, and its pointer is still the caller's.
 	 */
 	bool again = !enter && at_enter && (it->flags & IPP_ARG_F_FAULT) &&
-		     (s->kind == IPP_ARG_STR || s->kind == IPP_ARG_IN) &&
+		     (s->kind == IPP_ARG_STR || s->kind == IPP_ARG_IN || s->kind == IPP_ARG_IOV_IN ||
+		      s->kind == IPP_ARG_IOVB_IN) &&
 		     sl->rec.nr != nr_execve && sl->rec.nr != nr_execveat;	/* a new image */
 
 	if (s->kind == IPP_ARG_NONE || s->arg > 5 || (at_enter != enter && !again) || !ptr)
 		return;
 	if (again)
 		it->flags = 0;
-	if (!enter && ret < 0 && !again)
+	if (!enter && ret < 0 && !again && s->kind != IPP_ARG_IOV_OUT)
 		return;
 	it->arg = s->arg;
 	it->kind = s->kind;
@@ -236,6 +265,18 @@ static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_
 		read_bytes(sl->rec.data[i], it, ptr, alen);
 		break;
 	}
+	case IPP_ARG_IOV_IN:
+	case IPP_ARG_IOV_OUT: {
+		__u64 n = sl->rec.args[s->lenarg & 7];
+
+		read_bytes(sl->rec.data[i], it, ptr, n * 16);
+		it->count = n > 0xffffffffull ? 0xffffffffu : (__u32)n;
+		break;
+	}
+	case IPP_ARG_IOVB_IN:
+	case IPP_ARG_IOVB_OUT:
+		read_iovb(sl->rec.data[i], it, ptr, sl->rec.args[s->lenarg & 7], s->sub, enter, ret);
+		break;
 	case IPP_ARG_STRV:
 		read_strv(sl->rec.data[i], it, ptr);
 		break;
