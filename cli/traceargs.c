@@ -161,8 +161,9 @@ static void put_fd_arg(const struct traceargs *a, unsigned int arg)
 	int fd = (int)a->ev->args[arg];
 	const struct ipcperf_fd_object *o = NULL;
 
-	/* connect's socket as it was before the call (the library's is the one connected) */
-	if (fd >= 0 && !strcmp(a->ev->name, "connect") && a->fd_object)
+	/* connect's and bind's socket as it was before the call (the library's is the one after) */
+	if (fd >= 0 && (!strcmp(a->ev->name, "connect") || !strcmp(a->ev->name, "bind")) &&
+	    a->fd_object)
 		o = a->fd_object(a->ctx, a->ev->pid, fd);
 	if (!o && fd >= 0 && fd == a->ev->fd && a->fds)
 		o = a->fds->fd;
@@ -687,10 +688,17 @@ static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 	const char *arrow = o->detail ? strstr(o->detail, " -> ") : NULL;
 	const char *proto = o->kind == IPCPERF_FD_TCP ? "TCP" : "UDP";
 	size_t rl = arrow ? strlen(arrow + 4) : 0;
+	int ll = arrow ? (int)(arrow - o->detail) : 0;
+	bool v6 = o->detail && o->detail[0] == '[';
 
-	/* not connected (no peer, port 0): strace names it by its inode */
-	if (arrow && (!rl || (rl >= 2 && !strcmp(arrow + 4 + rl - 2, ":0"))))
+	/* not connected (no peer, port 0): strace names it by its address when bound, else its inode */
+	if (arrow && (!rl || (rl >= 2 && !strcmp(arrow + 4 + rl - 2, ":0")))) {
+		if (ll > 2 && strncmp(arrow - 2, ":0", 2)) {
+			fprintf(f, "%s%s:[%.*s]", proto, v6 ? "v6" : "", ll, o->detail);
+			return;
+		}
 		arrow = NULL;
+	}
 
 	if (o->kind == IPCPERF_FD_UNIX) {
 		/* the kernel's protocol names: datagram and seqpacket sockets share "UNIX" */
@@ -701,8 +709,7 @@ static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 		fputc(']', f);
 	} else if (arrow) {
 		/* v6 addresses are bracketed: [::1]:80 */
-		fprintf(f, "%s%s:[%.*s->%s]", proto, o->detail[0] == '[' ? "v6" : "",
-			(int)(arrow - o->detail), o->detail, arrow + 4);
+		fprintf(f, "%s%s:[%.*s->%s]", proto, v6 ? "v6" : "", ll, o->detail, arrow + 4);
 	} else {
 		fprintf(f, "%s:[%" PRIu64 "]", proto, o->ino);
 	}

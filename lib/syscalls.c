@@ -77,6 +77,8 @@ const struct ipp_scdesc ipp_syscalls[] = {
 	FDC(accept, FD_NEW, 0, NEW, NEVER, 0),
 	FDC(accept4, FD_NEW, 0, NEW, 3, SOCK_CLOEXEC),
 	FDC(connect, FD_OTHER, 0, CONNECT, NOFLAG, 0),
+	/* bind: the socket has its address now (a port of its own, for port 0) */
+	FDC(bind, FD_OTHER, 0, CONNECT, NOFLAG, 0),
 #ifdef __NR_open
 	FDC(open, FD_NEW, -1, NEW, 1, O_CLOEXEC),
 #endif

@@ -143,6 +143,7 @@ static const struct fd_call fd_calls[] = {
 	FD_CALL(epoll_create1, RET), FD_CALL(timerfd_create, RET), FD_CALL(inotify_init1, RET),
 	FD_CALL(memfd_create, RET), FD_CALL(pidfd_open, RET), FD_CALL(fcntl, FCNTL),
 	FD_CALL(pipe2, PAIR1), FD_CALL(socketpair, PAIR4), FD_CALL(connect, CONNECT),
+	FD_CALL(bind, CONNECT),
 	FD_CALL(recvmsg, RECVMSG),
 #ifdef __NR_open
 	FD_CALL(open, RET), FD_CALL(creat, RET), FD_CALL(dup2, RET), FD_CALL(pipe, PAIR1),

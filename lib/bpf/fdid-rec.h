@@ -104,7 +104,7 @@ enum ipp_fdid_call_kind {
 	IPP_FDID_K_FCNTL,	/* fcntl: F_DUPFD and F_DUPFD_CLOEXEC return a new fd */
 	IPP_FDID_K_PAIR1,	/* pipe, pipe2: the int[2] of argument 1 */
 	IPP_FDID_K_PAIR4,	/* socketpair: the int[2] of argument 4 */
-	IPP_FDID_K_CONNECT,	/* connect: the fd of argument 1 has a peer now (UPDATE) */
+	IPP_FDID_K_CONNECT,	/* connect, bind: the fd of argument 1 has a peer, or an address, now (UPDATE) */
 	IPP_FDID_K_RECVMSG,	/* recvmsg: the fds of its SCM_RIGHTS (and its IO record, if asked) */
 	IPP_FDID_K_IO,		/* read, write, ...: the IO record of argument 1 (when asked) */
 };
