@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # ipcperf trace against strace.
 #
-# 1. Line by line, as strace -f -yy draws them, on six programs run under
+# 1. Line by line, as strace -f -yy draws them, on seven programs run under
 #    both tools: ls of a directory the test makes, a TCP client (connects to
 #    a local listener, writes, reads: tests/tcpclient), a pipeline
 #    (sh -c 'echo ... | cat'), a shell blocked in wait4 while its child
 #    sleeps and prints (its wait4 drawn "<unfinished ...>", then
 #    "<... wait4 resumed>" after the child's lines), tests/dgramwork (unix
-#    datagram and seqpacket sockets, which strace -yy names "UNIX:[N->M]")
+#    datagram and seqpacket sockets, which strace -yy names "UNIX:[N->M]"),
+#    tests/loopwork (an epoll server and its client over TCP loopback:
+#    accept4, epoll_*, poll, readv, writev, getsockopt, setsockopt)
 #    and tests/sigwork (a
 #    parent that handles SIGCHLD; children stopped and killed, killed by
 #    SIGSEGV and by SIGTERM). Each task's lines, in its own order, must be
@@ -61,6 +63,8 @@ SIGWORK=$(realpath "$top_builddir/tests/sigwork")
 need_exe "$SIGWORK"
 DGRAMWORK=$(realpath "$top_builddir/tests/dgramwork")
 need_exe "$DGRAMWORK"
+LOOPWORK=$(realpath "$top_builddir/tests/loopwork")
+need_exe "$LOOPWORK"
 IPCPERF_ABS=$(realpath "$IPCPERF")
 command -v perl >/dev/null || fail "perl is not installed"
 
@@ -151,6 +155,27 @@ side_by_side dgram "$DGRAMWORK"
 grep -q '^T0 socketpair(AF_UNIX, SOCK_DGRAM, 0, \[3<UNIX:\[INO\]>, 4<UNIX:\[INO\]>\]) = 0$' "$T/dgram/i.n" &&
 	grep -q '^T0 read(3<UNIX:\[INO\]>, "pong", 64) *= 4$' "$T/dgram/i.n" ||
 	{ cat "$T/dgram/i.n" >&2; fail "dgram: the datagram socketpair not named UNIX:[N->M]"; }
+# An event loop's calls (tests/loopwork: an epoll server and its client over
+# TCP loopback): accept4's flags, epoll_create1, epoll_ctl and epoll_wait's
+# events, poll's fds and revents, readv and writev's iovecs with their
+# bytes, getsockopt and setsockopt's values, each fd named, the listener
+# by its address.
+NORM_OPTS="--ports" side_by_side loop "$LOOPWORK"
+for l in 'T0 setsockopt(3<TCP:[INO]>, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0' \
+	'T0 listen(3<TCP:[127.0.0.1:P1]>, 8)        = 0' \
+	'T0 getsockopt(4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, SOL_SOCKET, SO_ERROR, [0], [4]) = 0' \
+	'T0 poll([{fd=4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, events=POLLIN|POLLOUT}], 1, 1000) = 1 ([{fd=4, revents=POLLOUT}])' \
+	'T0 epoll_create1(EPOLL_CLOEXEC)            = 5<anon_inode:[eventpoll]>' \
+	'T0 epoll_wait(5<anon_inode:[eventpoll]>, [{events=EPOLLIN, data={u32=3, u64=3}}], 4, 1000) = 1' \
+	'T0 accept4(3<TCP:[127.0.0.1:P1]>, {sa_family=AF_INET, sin_port=htons(P2), sin_addr=inet_addr("127.0.0.1")}, [16], SOCK_CLOEXEC|SOCK_NONBLOCK) = 6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>' \
+	'T0 setsockopt(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, SOL_TCP, TCP_NODELAY, [1], 4) = 0' \
+	'T0 epoll_ctl(5<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, {events=EPOLLIN|EPOLLRDHUP|EPOLLET, data={u32=6, u64=6}}) = 0' \
+	'T0 writev(4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, [{iov_base="GET / HTTP/1.0\r\n", iov_len=16}, {iov_base="Host: localhost\r\nUser-Agent: loo"..., iov_len=41}], 2) = 57' \
+	'T0 readv(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base="GET / HT", iov_len=8}, {iov_base="TP/1.0\r\nHost: localhost\r\nUser-Ag"..., iov_len=128}], 2) = 57' \
+	'T0 readv(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base=ADDR, iov_len=8}, {iov_base=ADDR, iov_len=128}], 2) = -1 EAGAIN (Resource temporarily unavailable)' \
+	'T0 poll([{fd=4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, events=POLLIN}], 1, 0) = 0 (Timeout)'; do
+	grep -qxF "$l" "$T/loop/i.n" || { cat "$T/loop/i.n" >&2; fail "loop: no line '$l'"; }
+done
 side_by_side signals "$SIGWORK"
 for l in 'T1 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=T1, si_uid=0} ---' \
 	'T1 --- stopped by SIGSTOP ---' 'T1 +++ killed by SIGKILL +++' \

@@ -1,5 +1,5 @@
 #!/usr/bin/perl
-# trace-norm.pl [--async SIG] TOOL FILE...: the lines of one run of strace
+# trace-norm.pl [--async SIG] [--ports] TOOL FILE...: the lines of one run of strace
 # -ff (TOOL strace: FILE... are its per-task files PREFIX.TID) or of
 # ipcperf trace (TOOL ipcperf: one FILE), per task, for
 # tests/test-trace-strace.sh.
@@ -21,6 +21,9 @@
 # getrandom's bytes, a SIGCHLD's si_utime and si_stime (CPU ticks), and
 # the padding before a return value in column 40 that their widths moved
 # (pids wrap from 5 digits to 4 at pid_max 32768).
+# With --ports (a program that listens on a port of its own): each port
+# number but 0 on 127.0.0.1 and in htons() named P1, P2, ... in the order they
+# come, so that one port keeps its name on each line it is on.
 # With --async SIG (a signal whose place among a task's calls is timing's,
 # such as the SIGCHLDs of a shell whose children run beside it): its
 # "--- SIG ... ---" lines, and the rt_sigreturn after each (which returns
@@ -30,9 +33,20 @@
 use strict;
 use warnings;
 
-my $async;
-if (@ARGV && $ARGV[0] eq '--async') {
-	(undef, $async) = splice @ARGV, 0, 2;
+my ($async, $ports);
+while (@ARGV && $ARGV[0] =~ /^--(async|ports)$/) {
+	if (shift @ARGV eq '--async') {
+		$async = shift @ARGV;
+	} else {
+		$ports = 1;
+	}
+}
+my %port;	# --ports: port number -> P<n>, in the order they come
+
+sub port_name {
+	my ($p) = @_;
+	$port{$p} = 'P' . (scalar(keys %port) + 1) unless exists $port{$p};
+	return $port{$p};
 }
 my ($tool, @files) = @ARGV;
 my %lines;	# tid -> [lines]
@@ -155,6 +169,9 @@ for my $tid (@tids) {
 		$l =~ s/^(getppid\(\) += )\d+$/${1}PPID/;
 		$l =~ s/0x[0-9a-f]+/ADDR/g;
 		$l =~ s/((?:pipe|TCP|TCPv6|UDP|UNIX-STREAM|UNIX):\[)\d+(->\d+)?\]/$1INO]/g;
+		if ($ports) {
+			$l =~ s/(127\.0\.0\.1:|htons\()([1-9]\d*)/$1 . port_name($2)/ge;
+		}
 		$l =~ s/(TCP:\[127\.0\.0\.1:)\d+(->)/$1PORT$2/g;
 		$l =~ s/^(getrandom\(")(?:\\x[0-9a-f]{2})+/$1BYTES/;
 		$l = realign($l) if $aligned;
