@@ -149,18 +149,29 @@ static __always_inline void read_bytes(__u8 *dst, struct ipp_arg_item *it, __u64
 }
 
 /*
- * The buffer of iovec @j of the array at @ptr (@n entries), into @dst: at
- * enter all of its iov_len, at exit (@enter false) what of @ret the
- * entries before it left it. The item's count is @j.
+ * Item @i of @sl by spec item @s: the buffer of iovec s->sub of the array
+ * argument s->arg points to (args[s->lenarg] entries), into its data: at
+ * enter all of its iov_len, at exit (@enter 0) what of @ret the entries
+ * before it left it. The item's count is its index. Global: verified once,
+ * not at each item.
  */
-static __always_inline void read_iovb(__u8 *dst, struct ipp_arg_item *it, __u64 ptr, __u64 n,
-				      __u32 j, bool enter, long ret)
+__noinline int read_iovb(struct arg_slot *sl, const struct ipp_arg_spec_item *s, __u32 i,
+			 __u32 enter, long ret)
 {
-	__u64 v[2] = {}, left = enter ? 0 : (__u64)ret;
+	__u64 v[2] = {}, left = enter ? 0 : (__u64)ret, ptr, n;
+	struct ipp_arg_item *it;
+	__u32 j;
 
+	if (!sl || !s)
+		return 0;
+	i &= IPP_ARGS_ITEMS - 1;
+	it = &sl->rec.items[i];
+	ptr = sl->rec.args[s->arg & 7];
+	n = sl->rec.args[s->lenarg & 7];
+	j = s->sub;
 	if (j >= n || j >= IPP_ARGS_IOV_MAX) {
 		it->kind = IPP_ARG_NONE;
-		return;
+		return 0;
 	}
 	for (__u32 k = 0; !enter && k < j && k < 3; k++) {
 		if (bpf_probe_read_user(v, sizeof(v), (void *)(ptr + k * 16)) < 0)
@@ -169,10 +180,11 @@ static __always_inline void read_iovb(__u8 *dst, struct ipp_arg_item *it, __u64 
 	}
 	if (bpf_probe_read_user(v, sizeof(v), (void *)(ptr + j * 16)) < 0) {
 		it->flags |= IPP_ARG_F_FAULT;
-		return;
+		return 0;
 	}
-	read_bytes(dst, it, v[0], enter || v[1] < left ? v[1] : left);
+	read_bytes(sl->rec.data[i], it, v[0], enter || v[1] < left ? v[1] : left);
 	it->count = j;
+	return 0;
 }
 
 /* The length an IN or OUT item of spec @s reads. */
@@ -275,7 +287,7 @@ static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_
 	}
 	case IPP_ARG_IOVB_IN:
 	case IPP_ARG_IOVB_OUT:
-		read_iovb(sl->rec.data[i], it, ptr, sl->rec.args[s->lenarg & 7], s->sub, enter, ret);
+		read_iovb(sl, s, i, enter, ret);
 		break;
 	case IPP_ARG_STRV:
 		read_strv(sl->rec.data[i], it, ptr);
