@@ -527,7 +527,7 @@ static struct ipp_bpf *load_bpf(const struct ipp_bpf_opts *o)
 
 static const char *const fd_calls[] = {
 	"open", "openat", "openat2", "creat", "socket", "accept", "accept4", "dup", "dup2",
-	"dup3", "fcntl", "pipe", "pipe2", "socketpair", "connect", "recvmsg",
+	"dup3", "fcntl", "pipe", "pipe2", "socketpair", "connect", "bind", "recvmsg",
 };
 
 static const char *sc_name(int nr)
@@ -724,6 +724,8 @@ static void unix_server(struct wk *w, int type, const char *what)
 	snprintf(lab, sizeof(lab), "%s:listen", what);
 	note(w, s, SYS_socket, IPP_FDID_NEW, lab);
 	CHECK(bind(s, (struct sockaddr *)&sa, len));
+	snprintf(lab, sizeof(lab), "%s:bound", what);
+	note(w, s, SYS_bind, IPP_FDID_UPDATE, lab);
 	CHECK(listen(s, 4));
 	CHECK(c = socket(AF_UNIX, type | SOCK_CLOEXEC, 0));
 	snprintf(lab, sizeof(lab), "%s:client", what);
@@ -770,6 +772,9 @@ static void inet_pair(struct wk *w, int family, int type, const char *what)
 	e = note(w, s, SYS_socket, IPP_FDID_NEW, lab);
 	note_inet(e, s);	/* unbound yet, as at the exit of socket() */
 	CHECK(bind(s, &sa.sa, len));
+	snprintf(lab, sizeof(lab), "%s:bind", what);
+	e = note(w, s, SYS_bind, IPP_FDID_UPDATE, lab);
+	note_inet(e, s);	/* its address, a port of its own */
 	CHECK(getsockname(s, &sa.sa, &len));
 	if (type == SOCK_STREAM)
 		CHECK(listen(s, 4));
