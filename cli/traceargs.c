@@ -390,13 +390,27 @@ static void put_sockopt(const struct traceargs *a, unsigned int arg, bool out)
 		put_optval(a, m, out ? m->count : a->ev->args[arg + 1]);
 }
 
-/* The length a call wrote at argument @arg (accept's addrlen, getsockopt's optlen): [16]. */
+/*
+ * The length at argument @arg, given to the call and written by it
+ * (accept's addrlen, getsockopt's optlen): [16], [128 => 16] when it
+ * changed, what it was given when the call failed.
+ */
 static void put_len_out(const struct traceargs *a, unsigned int arg)
 {
-	const struct ipcperf_call_mem *m = arg ? mem_of(a->ev, arg - 1, IPCPERF_MEM_SOCKADDR) : NULL;
+	const struct ipcperf_call_mem *out = arg ? mem_of(a->ev, arg - 1, IPCPERF_MEM_SOCKADDR) : NULL;
+	const struct ipcperf_call_mem *in = mem_of(a->ev, arg, IPCPERF_MEM_IN);
+	uint32_t given = 0;
 
-	if (m && a->ev->ret >= 0)
-		fprintf(a->f, "[%" PRIu32 "]", m->count);
+	if (in && in->len >= sizeof(given))
+		memcpy(&given, in->data, sizeof(given));
+	else
+		in = NULL;
+	if (out && a->ev->ret >= 0 && (!in || given == out->count))
+		fprintf(a->f, "[%" PRIu32 "]", out->count);
+	else if (out && a->ev->ret >= 0)
+		fprintf(a->f, "[%" PRIu32 " => %" PRIu32 "]", given, out->count);
+	else if (in)
+		fprintf(a->f, "[%" PRIu32 "]", given);
 	else
 		put_ptr(a->f, a->ev->args[arg]);
 }

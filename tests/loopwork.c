@@ -6,10 +6,10 @@
  *
  *   loopwork
  *
- * A listener on 127.0.0.1 (SO_REUSEADDR, port 0) watched by epoll; a
- * client connects, waits for POLLOUT with poll and reads SO_ERROR; the
- * server takes the connection with accept4(SOCK_NONBLOCK|SOCK_CLOEXEC),
- * sets TCP_NODELAY, and watches it (EPOLL_CTL_ADD, MOD, DEL; EPOLLIN,
+ * A non-blocking listener on 127.0.0.1 (SO_REUSEADDR, port 0) watched by
+ * epoll; a client connects, waits for POLLOUT with poll and reads SO_ERROR;
+ * the server takes the connection with accept4(SOCK_NONBLOCK|SOCK_CLOEXEC)
+ * (a second accept4 fails, EAGAIN), sets TCP_NODELAY, and watches it (EPOLL_CTL_ADD, MOD, DEL; EPOLLIN,
  * EPOLLOUT, EPOLLRDHUP, EPOLLET). The client sends a request in two
  * pieces with writev; the server reads it with readv (then EAGAIN), answers
  * with writev in three pieces; the client polls and reads it with readv,
@@ -44,17 +44,20 @@ static int fail(const char *what)
 /* The listener on 127.0.0.1, its port in @sa. */
 static int listener(struct sockaddr_in *sa)
 {
-	socklen_t len = sizeof(*sa);
-	int one = 1, l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int one = 1, l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
 		return -1;
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
 	sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* the room of any address, the length of this one: [128 => 16] */
 	if (bind(l, (struct sockaddr *)sa, sizeof(*sa)) < 0 || listen(l, 8) < 0 ||
-	    getsockname(l, (struct sockaddr *)sa, &len) < 0)
+	    getsockname(l, (struct sockaddr *)&ss, &len) < 0 || len != sizeof(*sa))
 		return -1;
+	memcpy(sa, &ss, sizeof(*sa));
 	return l;
 }
 
@@ -138,6 +141,10 @@ int main(void)
 	s = accept4(l, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (s < 0 || setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
 		return fail("accept4");
+	len = sizeof(peer) + 4;
+	if (accept4(l, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC) != -1 ||
+	    errno != EAGAIN)
+		return fail("accept4 of no connection");
 	if (watch(ep, EPOLL_CTL_ADD, s, EPOLLIN | EPOLLET) < 0 || epoll_ctl(ep, EPOLL_CTL_DEL, l, NULL) < 0)
 		return fail("epoll_ctl");
 	if (exchange(ep, s, c))

@@ -156,7 +156,7 @@ grep -q '^T0 socketpair(AF_UNIX, SOCK_DGRAM, 0, \[3<UNIX:\[INO\]>, 4<UNIX:\[INO\
 	grep -q '^T0 read(3<UNIX:\[INO\]>, "pong", 64) *= 4$' "$T/dgram/i.n" ||
 	{ cat "$T/dgram/i.n" >&2; fail "dgram: the datagram socketpair not named UNIX:[N->M]"; }
 # An event loop's calls (tests/loopwork: an epoll server and its client over
-# TCP loopback): accept4's flags, epoll_create1, epoll_ctl and epoll_wait's
+# TCP loopback): accept4's flags and lengths, epoll_create1, epoll_ctl and epoll_wait's
 # events, poll's fds and revents, readv and writev's iovecs with their
 # bytes, getsockopt and setsockopt's values, each fd named, the listener
 # by its address.
@@ -168,6 +168,8 @@ for l in 'T0 setsockopt(3<TCP:[INO]>, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0' \
 	'T0 epoll_create1(EPOLL_CLOEXEC)            = 5<anon_inode:[eventpoll]>' \
 	'T0 epoll_wait(5<anon_inode:[eventpoll]>, [{events=EPOLLIN, data={u32=3, u64=3}}], 4, 1000) = 1' \
 	'T0 accept4(3<TCP:[127.0.0.1:P1]>, {sa_family=AF_INET, sin_port=htons(P2), sin_addr=inet_addr("127.0.0.1")}, [16], SOCK_CLOEXEC|SOCK_NONBLOCK) = 6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>' \
+	'T0 accept4(3<TCP:[127.0.0.1:P1]>, ADDR, [20], SOCK_CLOEXEC|SOCK_NONBLOCK) = -1 EAGAIN (Resource temporarily unavailable)' \
+	'T0 getsockname(3<TCP:[127.0.0.1:P1]>, {sa_family=AF_INET, sin_port=htons(P1), sin_addr=inet_addr("127.0.0.1")}, [128 => 16]) = 0' \
 	'T0 setsockopt(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, SOL_TCP, TCP_NODELAY, [1], 4) = 0' \
 	'T0 epoll_ctl(5<anon_inode:[eventpoll]>, EPOLL_CTL_MOD, 6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, {events=EPOLLIN|EPOLLRDHUP|EPOLLET, data={u32=6, u64=6}}) = 0' \
 	'T0 writev(4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, [{iov_base="GET / HTTP/1.0\r\n", iov_len=16}, {iov_base="Host: localhost\r\nUser-Agent: loo"..., iov_len=41}], 2) = 57' \
