@@ -21,6 +21,7 @@ int main(void)
 	srunner_add_suite(sr, util_suite());
 	srunner_add_suite(sr, interval_suite());
 	srunner_add_suite(sr, tracefds_suite());
+	srunner_add_suite(sr, traceargs_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

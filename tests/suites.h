@@ -19,6 +19,7 @@ Suite *perfdata_suite(void);
 Suite *metrics_suite(void);
 Suite *httpd_suite(void);
 Suite *tracefds_suite(void);
+Suite *traceargs_suite(void);
 Suite *util_suite(void);
 Suite *interval_suite(void);
 
