@@ -150,9 +150,10 @@ static __always_inline void read_bytes(__u8 *dst, struct ipp_arg_item *it, __u64
 
 /*
  * Item @i of @sl by spec item @s: the buffer of iovec s->sub of the array
- * argument s->arg points to (args[s->lenarg] entries), into its data: at
- * enter all of its iov_len, at exit (@enter 0) what of @ret the entries
- * before it left it. The item's count is its index. Global: verified once,
+ * argument s->arg points to (args[s->lenarg] entries), into its data: all
+ * of its iov_len (@enter: an IN item, at the entry or read again at the
+ * exit), else (an OUT item, at the exit) what of @ret the entries before
+ * it left it. The item's count is its index. Global: verified once,
  * not at each item.
  */
 __noinline int read_iovb(struct arg_slot *sl, const struct ipp_arg_spec_item *s, __u32 i,
@@ -287,7 +288,7 @@ static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_
 	}
 	case IPP_ARG_IOVB_IN:
 	case IPP_ARG_IOVB_OUT:
-		read_iovb(sl, s, i, enter, ret);
+		read_iovb(sl, s, i, s->kind == IPP_ARG_IOVB_IN, ret);
 		break;
 	case IPP_ARG_STRV:
 		read_strv(sl->rec.data[i], it, ptr);
