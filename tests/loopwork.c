@@ -12,7 +12,8 @@
  * (a second accept4 fails, EAGAIN), sets TCP_NODELAY, and watches it (EPOLL_CTL_ADD, MOD, DEL; EPOLLIN,
  * EPOLLOUT, EPOLLRDHUP, EPOLLET). The client sends a request in two
  * pieces with writev; the server reads it with readv (then EAGAIN), answers
- * with writev in three pieces; the client polls and reads it with readv,
+ * with writev in three pieces (the last from a file mapped beforehand, its
+ * page not yet in when the call begins); the client polls and reads it with readv,
  * then closes; the server sees the end (readv returns 0). Raw system
  * calls through libc, no stdio until an error: the same calls on every
  * run. A call that fails is said on stderr, exit 1.
@@ -24,7 +25,9 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -76,6 +79,24 @@ static int client(const struct sockaddr_in *sa)
 	return c;
 }
 
+/*
+ * REP3 in a file of the working directory, mapped and never touched here:
+ * the page is not in the process's page tables when writev begins (the
+ * call faults it in). NULL on failure.
+ */
+static const char *untouched(void)
+{
+	int fd = open("loopwork.tmp", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	void *p;
+
+	if (fd < 0 || write(fd, REP3, strlen(REP3)) != (ssize_t)strlen(REP3))
+		return NULL;
+	p = mmap(NULL, strlen(REP3), PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED || close(fd) < 0 || unlink("loopwork.tmp") < 0)
+		return NULL;
+	return p;
+}
+
 /* Wait for one event on @ep: its events, 0 on none. */
 static unsigned int wait_one(int ep, int fd)
 {
@@ -98,12 +119,16 @@ static int exchange(int ep, int s, int c)
 {
 	char a[8], b[128], d[64];
 	struct iovec req[2] = { { REQ1, strlen(REQ1) }, { REQ2, strlen(REQ2) } };
-	struct iovec rep[3] = { { REP1, strlen(REP1) }, { REP2, strlen(REP2) }, { REP3, strlen(REP3) } };
+	const char *rep3 = untouched();
+	struct iovec rep[3] = { { REP1, strlen(REP1) }, { REP2, strlen(REP2) },
+				{ (void *)rep3, strlen(REP3) } };
 	struct iovec in[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
 	struct iovec back[1] = { { d, sizeof(d) } };
 	struct pollfd p = { .fd = c, .events = POLLIN };
 	size_t nreq = strlen(REQ1) + strlen(REQ2), nrep = strlen(REP1) + strlen(REP2) + strlen(REP3);
 
+	if (!rep3)
+		return fail("the reply's file");
 	if (poll(&p, 1, 0) != 0)
 		return fail("poll before the reply");
 	if (writev(c, req, 2) != (ssize_t)nreq)

@@ -158,8 +158,8 @@ grep -q '^T0 socketpair(AF_UNIX, SOCK_DGRAM, 0, \[3<UNIX:\[INO\]>, 4<UNIX:\[INO\
 # An event loop's calls (tests/loopwork: an epoll server and its client over
 # TCP loopback): accept4's flags and lengths, epoll_create1, epoll_ctl and epoll_wait's
 # events, poll's fds and revents, readv and writev's iovecs with their
-# bytes, getsockopt and setsockopt's values, each fd named, the listener
-# by its address.
+# bytes (one of them in a page the call faults in), getsockopt and
+# setsockopt's values, each fd named, the listener by its address.
 NORM_OPTS="--ports" side_by_side loop "$LOOPWORK"
 for l in 'T0 setsockopt(3<TCP:[INO]>, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0' \
 	'T0 listen(3<TCP:[127.0.0.1:P1]>, 8)        = 0' \
@@ -175,7 +175,8 @@ for l in 'T0 setsockopt(3<TCP:[INO]>, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0' \
 	'T0 writev(4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, [{iov_base="GET / HTTP/1.0\r\n", iov_len=16}, {iov_base="Host: localhost\r\nUser-Agent: loo"..., iov_len=41}], 2) = 57' \
 	'T0 readv(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base="GET / HT", iov_len=8}, {iov_base="TP/1.0\r\nHost: localhost\r\nUser-Ag"..., iov_len=128}], 2) = 57' \
 	'T0 readv(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base=ADDR, iov_len=8}, {iov_base=ADDR, iov_len=128}], 2) = -1 EAGAIN (Resource temporarily unavailable)' \
-	'T0 poll([{fd=4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, events=POLLIN}], 1, 0) = 0 (Timeout)'; do
+	'T0 poll([{fd=4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, events=POLLIN}], 1, 0) = 0 (Timeout)' \
+	'T0 writev(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base="HTTP/1.0 200 OK\r\n", iov_len=17}, {iov_base="Content-Length: 6\r\n\r\n", iov_len=21}, {iov_base="hello\n", iov_len=6}], 3) = 44'; do
 	grep -qxF "$l" "$T/loop/i.n" || { cat "$T/loop/i.n" >&2; fail "loop: no line '$l'"; }
 done
 side_by_side signals "$SIGWORK"
