@@ -26,12 +26,17 @@ struct refused {
 	struct fdset fds;
 };
 
-/* A thread's last wait that returned ready fds, and the fds served since. */
+/*
+ * A thread's last wait that returned ready fds, and the fds served since.
+ * Its time asleep is one stretch: split in @ready equal shares (the number
+ * the wait returned), one for each of the first @ready fds served.
+ */
 struct twait {
 	pid_t tid, pid;
 	bool active;
 	int epfd;
 	uint64_t start_ns, blocked_ns;
+	uint64_t ready, given;	/* fds the wait said were ready; shares given */
 	struct fdset served;
 };
 
@@ -237,6 +242,8 @@ static void on_wait(struct ipp_waits *w, const struct ipcperf_syscall *ev)
 	t->epfd = ev->fd;
 	t->start_ns = ev->start_ns;
 	t->blocked_ns = ev->blocked_ns;
+	t->ready = ev->ret > 0 ? (uint64_t)ev->ret : 0;
+	t->given = 0;
 	t->served.n = 0;
 }
 
@@ -265,7 +272,18 @@ void ipp_waits__call(struct ipp_waits *w, const struct ipcperf_syscall *ev)
 	}
 }
 
-/* Whether the read or write @ev is the first on its fd since its thread's wait, which watched it. */
+/* The next share of @t's time asleep: q or q + 1 ns, all @t->ready of them adding up to it. */
+static uint64_t next_share(struct twait *t)
+{
+	uint64_t q = t->blocked_ns / t->ready, r = t->blocked_ns % t->ready;
+
+	return q + (t->given++ < r ? 1 : 0);
+}
+
+/*
+ * Whether the read or write @ev is the first on its fd since its thread's
+ * wait, which watched it, and one of the fds that wait readied.
+ */
 static bool served(struct ipp_waits *w, const struct ipcperf_syscall *ev, bool room,
 		   struct ipp_waited *out)
 {
@@ -280,8 +298,11 @@ static bool served(struct ipp_waits *w, const struct ipcperf_syscall *ev, bool r
 		return false;
 	/* the thread did something with the fd: a later call is not this wait's */
 	fdset_add(&t->served, ev->fd);
+	/* refused: this fd was not ready; or all the fds the wait readied were served */
+	if (ev->ret == -EAGAIN || t->given >= t->ready)
+		return false;
 	out->start_ns = t->start_ns;
-	out->blocked_ns = t->blocked_ns;
+	out->blocked_ns = next_share(t);
 	/* a writer surely waited for room when it was refused; else flows judges by the fill */
 	out->refused = ev->cls == IPCPERF_SC_WRITE && room;
 	return true;

@@ -1773,6 +1773,71 @@ START_TEST(test_waits_select_room_while_full)
 }
 END_TEST
 
+/*
+ * One epoll_wait of 100 ms (and 3 ns) returns 4 ready fds, pipes 91..94
+ * that reader 20 then reads: a wait is one stretch of time, split in 4
+ * shares that add up to it (the 3 ns to the first three), not 4 x 100 ms.
+ */
+START_TEST(test_waits_split_among_ready_fds)
+{
+	static const int fds[4] = { 3, 4, 5, 7 };
+	uint64_t sum = 0, n = 0;
+
+	ep_create(20, 6, 100);
+	for (int i = 0; i < 4; i++) {
+		name_pipe(10, 10 + i, 91 + (uint64_t)i, 65536);
+		name_pipe(20, fds[i], 91 + (uint64_t)i, 65536);
+		ep_ctl(20, 6, EPOLL_CTL_ADD, fds[i], 200 + (uint64_t)i * 100);
+		wr(10, 10 + i, 100, 1000 + (uint64_t)i * 100, 1050 + (uint64_t)i * 100);
+	}
+	ep_wait(20, 6, 4, 900, 900 + 100 * MS + 3, 100 * MS + 3);
+	for (int i = 0; i < 4; i++)
+		rd(20, fds[i], 100, 101 * MS + (uint64_t)i * 100, 101 * MS + (uint64_t)i * 100 + 50);
+	ck_assert_uint_eq(snapshot(), 4);
+	for (uint64_t ino = 91; ino <= 94; ino++) {
+		const struct flow_rec *r = flow_of(ino);
+
+		ck_assert_uint_eq(r->f.read_waits, 1);
+		ck_assert_uint_eq(r->f.read_wait_ns, 25 * MS + (ino < 94 ? 1 : 0));
+		ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_CONSUMER_STARVED);
+		sum += r->f.read_wait_ns;
+		n += r->f.read_waits;
+	}
+	ck_assert_uint_eq(sum, 100 * MS + 3);
+	ck_assert_uint_eq(n, 4);
+}
+END_TEST
+
+/*
+ * poll (no fd set known) returns 2 ready fds; the thread tries pipe 95
+ * first, refused (it was not one of them), then reads 96 and 97, then 98:
+ * the two shares go to 96 and 97, none to 95 nor to 98, which came after
+ * the wait's fds were all served.
+ */
+START_TEST(test_waits_shares_end_with_ready_count)
+{
+	for (int i = 0; i < 4; i++) {
+		name_pipe(10, 10 + i, 95 + (uint64_t)i, 65536);
+		name_pipe(20, 3 + i, 95 + (uint64_t)i, 65536);
+		if (i)
+			wr(10, 10 + i, 100, 100 + (uint64_t)i * 100, 150 + (uint64_t)i * 100);
+	}
+	ev_call(20, "poll", SYS_poll, IPCPERF_SC_WAIT, -1, 4, 1000, 2, 50, 6 * MS, 6 * MS);
+	rd(20, 3, -EAGAIN, 6 * MS + 100, 6 * MS + 200);
+	rd(20, 4, 100, 6 * MS + 300, 6 * MS + 400);
+	rd(20, 5, 100, 6 * MS + 500, 6 * MS + 600);
+	rd(20, 6, 100, 6 * MS + 700, 6 * MS + 800);
+	ck_assert_uint_eq(snapshot(), 4);
+	ck_assert_uint_eq(flow_of(95)->f.read_waits, 0);
+	ck_assert_uint_eq(flow_of(95)->f.read_again, 1);
+	ck_assert_uint_eq(flow_of(96)->f.read_wait_ns, 3 * MS);
+	ck_assert_uint_eq(flow_of(97)->f.read_wait_ns, 3 * MS);
+	ck_assert_uint_eq(flow_of(96)->f.read_waits + flow_of(97)->f.read_waits, 2);
+	ck_assert_uint_eq(flow_of(98)->f.read_waits, 0);
+	ck_assert_uint_eq(flow_of(98)->f.read_wait_ns, 0);
+}
+END_TEST
+
 /* A timeout (0 ready) or an error readies nothing; a fd taken out of the set is not waited for. */
 START_TEST(test_waits_timeout_and_del)
 {
@@ -1919,6 +1984,8 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_waits_verdict_backpressure);
 	tcase_add_test(tc, test_waits_poll_and_unrefused_write);
 	tcase_add_test(tc, test_waits_select_room_while_full);
+	tcase_add_test(tc, test_waits_split_among_ready_fds);
+	tcase_add_test(tc, test_waits_shares_end_with_ready_count);
 	tcase_add_test(tc, test_waits_timeout_and_del);
 	tcase_add_test(tc, test_waits_unknown_set_and_close);
 	tcase_add_test(tc, test_full_channel_is_backpressure);
