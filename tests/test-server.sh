@@ -9,7 +9,11 @@
 #    printed, and the server's read and wrote exactly those;
 #  - flows --json: no event lost; one flow each way per connection (100),
 #    every byte matched, client -> server and server -> client totals equal
-#    to the client's counts, between exactly those two pids;
+#    to the client's counts, between exactly those two pids; the waits
+#    each process's one thread spent in epoll_wait, as its flows carry them
+#    (read_wait_ns where it reads, write_wait_ns where it writes), add up to
+#    no more than the run (each wait was put on every fd it readied in full:
+#    ~310 s of waits in the 10 s run);
 #  - record, then report --json: the same bytes on both sides; report
 #    --view flows in text: the flows wait on each other (consumer-starved),
 #    and the bottleneck line says no process is one because each waits on
@@ -97,6 +101,17 @@ to_client=$(jq --argjson s "$SP" --argjson c "$CP" '[.flows[] | select(.writers 
 	.readers == [$c]) | .bytes] | add' "$F")
 [ "$to_server" = "$OUT" ] || fail "flows: client -> server $to_server bytes, want $OUT"
 [ "$to_client" = "$IN" ] || fail "flows: server -> client $to_client bytes, want $IN"
+# waits_of PID: the epoll waits of PID's flows, ns.
+waits_of() {
+	jq --argjson p "$1" '[.flows[] | select(.readers == [$p]) | .read_wait_ns] +
+		[.flows[] | select(.writers == [$p]) | .write_wait_ns] | add' "$F"
+}
+D=$(jq .duration_ns "$F")
+for P in "$SP" "$CP"; do
+	W=$(waits_of "$P")
+	[ "$W" -gt 0 ] && [ "$W" -le "$D" ] ||
+		fail "flows: pid $P's epoll waits add up to $W ns in a run of $D ns (one thread)"
+done
 
 # --- record, report
 run timeout 60 "$IPCPERF" record -o "$T/cap.data" -p "$SP" -- "$SERVEWORK" client "$SOCK" 4 1 2
