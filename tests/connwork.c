@@ -17,6 +17,20 @@
  *	The same over a unix stream socket bound to FILE.sock (removed at
  *	the end), with "path FILE.sock" as the last line.
  *
+ *   connwork listen N --out FILE [--early K --go GO]
+ *	A server alone, on a port the kernel picks (bind to port 0: one in
+ *	net.ipv4.ip_local_port_range): it listens on 127.0.0.1:PORT, writes
+ *	"server PID\nport PORT\n" to FILE (whole, by a rename), serves N
+ *	connections as tcp's S does and exits 0. With --early, it first
+ *	accepts K connections and keeps them, creates FILE.held, waits until
+ *	the file GO exists, and serves those K (in accept order) before the N.
+ *
+ *   connwork connect PORT N --out FILE [--early K --go GO]
+ *	Its client: writes "client PID\n" to FILE, then makes N connections
+ *	to 127.0.0.1:PORT as tcp's M does and exits 0. With --early, it first
+ *	makes K connections, waits until GO exists, and asks on each of them
+ *	(in order) before the N.
+ *
  * Reads loop until they have their bytes (a stream may cut them);
  * anything unexpected exits 3 with a message on stderr.
  */
@@ -27,6 +41,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +145,47 @@ static void serve(int lfd, long n)
 	exit(0);
 }
 
+/* Until the file @path exists (a minute at most). */
+static void wait_for(const char *path)
+{
+	for (int i = 0; access(path, F_OK) < 0; i++) {
+		if (i == 6000)
+			die("%s never came", path);
+		usleep(10000);
+	}
+}
+
+static int listen_any(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	addr.in.sin_family = AF_INET;
+	addr.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addr.in.sin_port = 0;
+	addr_len = sizeof(addr.in);
+	if (bind(fd, &addr.sa, addr_len) < 0 || listen(fd, 128) < 0 ||
+	    getsockname(fd, &addr.sa, &addr_len) < 0)
+		die("bind 127.0.0.1:0, listen: %s", strerror(errno));
+	return fd;
+}
+
+/* One exchange on each of @fds (@n of them), the server's side or the client's, then closed. */
+static void exchange(const int *fds, long n, bool server)
+{
+	for (long i = 0; i < n; i++) {
+		if (server) {
+			read_exactly(fds[i], ASK);
+			write_all(fds[i], ANSWER);
+		} else {
+			write_all(fds[i], ASK);
+			read_exactly(fds[i], ANSWER);
+		}
+		close(fds[i]);
+	}
+}
+
 static void ask(long n)
 {
 	for (long i = 0; i < n; i++) {
@@ -145,8 +201,100 @@ static void ask(long n)
 
 static void usage(const char *what)
 {
-	fprintf(stderr, "connwork: %s\nusage: connwork tcp|unix N --out FILE\n", what);
+	fprintf(stderr, "connwork: %s\nusage: connwork tcp|unix N --out FILE\n"
+		"       connwork listen N --out FILE [--early K --go GO]\n"
+		"       connwork connect PORT N --out FILE [--early K --go GO]\n", what);
 	exit(EXIT_USAGE);
+}
+
+/* FILE of --out written whole: a reader polling for it never sees it half written. */
+static void write_info(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) || rename(tmp, path) < 0)
+		die("%s: %s", path, strerror(errno));
+}
+
+/* The K connections of --early (accepted from @lfd, or made), then the file GO awaited. */
+static int *early_fds(int lfd, long k, const char *held, const char *go)
+{
+	int *fds = calloc((size_t)k + 1, sizeof(*fds));
+
+	if (!fds)
+		die("out of memory");
+	for (long i = 0; i < k; i++) {
+		fds[i] = lfd >= 0 ? accept(lfd, NULL, NULL) : socket(AF_INET, SOCK_STREAM, 0);
+		if (fds[i] < 0 || (lfd < 0 && connect(fds[i], &addr.sa, addr_len) < 0))
+			die("early connection %ld: %s", i, strerror(errno));
+	}
+	if (held)
+		write_info(held, "");
+	wait_for(go);
+	return fds;
+}
+
+/* The options after --out FILE of listen and connect. */
+struct apart_opts {
+	long early;
+	const char *go;
+};
+
+static void apart_opts(int argc, char **argv, int i, struct apart_opts *o)
+{
+	for (; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--early"))
+			o->early = strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--go"))
+			o->go = argv[i + 1];
+		else
+			usage("wrong arguments");
+	}
+	if (i != argc || (o->early && !o->go) || (!o->early && o->go))
+		usage("wrong arguments: --early K and --go GO go together");
+	if (o->early < 0 || o->early > 1000)
+		usage("K: 1..1000");
+}
+
+/* listen and connect: argv[i...] is N --out FILE [--early K --go GO]. */
+static int apart(int argc, char **argv, int i)
+{
+	bool server = !strcmp(argv[1], "listen");
+	long n = strtol(argv[i], NULL, 10);
+	struct apart_opts o = { 0 };
+	char text[128], held[4096];
+	int lfd = -1, *fds = NULL;
+
+	if (argc < i + 3 || strcmp(argv[i + 1], "--out"))
+		usage("wrong arguments");
+	apart_opts(argc, argv, i + 3, &o);
+	if (n < 1 || n > 100000)
+		usage("N: 1..100000");
+	family = AF_INET;
+	if (server) {
+		lfd = listen_any();
+		snprintf(text, sizeof(text), "server %d\nport %d\n", (int)getpid(),
+			 ntohs(addr.in.sin_port));
+	} else {
+		addr.in.sin_family = AF_INET;
+		addr.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		addr.in.sin_port = htons((uint16_t)strtol(argv[2], NULL, 10));
+		addr_len = sizeof(addr.in);
+		snprintf(text, sizeof(text), "client %d\n", (int)getpid());
+	}
+	write_info(argv[i + 2], text);
+	snprintf(held, sizeof(held), "%s.held", argv[i + 2]);
+	if (o.early)
+		fds = early_fds(lfd, o.early, server ? held : NULL, o.go);
+	exchange(fds, o.early, server);
+	free(fds);
+	if (server)
+		serve(lfd, n);
+	ask(n);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -157,6 +305,10 @@ int main(int argc, char **argv)
 	pid_t srv;
 	FILE *f;
 
+	if (argc > 2 && !strcmp(argv[1], "listen"))
+		return apart(argc, argv, 2);
+	if (argc > 3 && !strcmp(argv[1], "connect"))
+		return apart(argc, argv, 3);
 	if (argc != 5 || strcmp(argv[3], "--out"))
 		usage("wrong arguments");
 	n = strtol(argv[2], NULL, 10);
