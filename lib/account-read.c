@@ -241,6 +241,7 @@ static void reported_id(struct ipp_ident *out, const struct ipp_ident *id)
 	out->cap_default = id->cap_default;
 	out->cloexec = id->cloexec;
 	out->accmode = id->accmode;
+	out->origin = id->origin;
 	out->read_err = id->read_err;
 	out->partial = id->partial;
 	snprintf(out->object, sizeof(out->object), "%s", id->object);

@@ -74,6 +74,7 @@ struct connfold {
 	pid_t pid, peer;	/* peer 0: not known */
 	int role, fd;		/* enum ipcperf_fd_group_role; the lowest fd of its rows */
 	uint64_t conns;		/* rows folded */
+	uint64_t by_ports;	/* of them, those grouped by their ports (ipp_group__by_ports()) */
 	char endpoint[IPP_OBJECT_MAX];
 	char peer_comm[IPP_COMM_MAX];
 	/* kind, and object and detail of its first row; state IPP_ID_UNKNOWN: no walk takes it as a holder */

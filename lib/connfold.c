@@ -114,6 +114,7 @@ static bool take_row(struct ipcperf_stats *st, struct ipp_peers *pe, const struc
 	if (r->fd < cf->fd)
 		cf->fd = r->fd;
 	cf->conns++;
+	cf->by_ports += ipp_group__by_ports(r);
 	add_fold(cf, &f->c, f->packed, scratch);
 	return true;
 }

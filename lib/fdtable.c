@@ -469,6 +469,8 @@ static void dup_inc(struct ipp_fdtab *t, struct fdproc *p, int fd, const struct 
 		resolve(t, in, when);
 	if (in->id.state != IPP_ID_UNKNOWN)
 		in->id.cloexec = cloexec;
+	if (from)
+		in->id.origin = from->origin;
 }
 
 /* @fd of @p becomes a copy of @from_fd of @p. */
@@ -557,7 +559,10 @@ static void apply_late(struct ipp_fdtab *t, pid_t pid, uint64_t end_ns,
 	if (!p)
 		return;
 	if (s && t->incs[s->inc].start_ns == end_ns) {
+		signed char origin = t->incs[s->inc].id.origin;	/* an accept's, marked at the exit */
+
 		ipp_ident_of_open(&t->incs[s->inc].id, ev);
+		t->incs[s->inc].id.origin = origin;
 		link_peer(t, &t->incs[s->inc]);
 		return;
 	}
@@ -589,6 +594,7 @@ bool ipp_fdtab__fd_open(struct ipp_fdtab *t, const struct ipcperf_fd_open *ev)
 
 			ipp_ident_of_open(&t->incs[s->inc].id, ev);
 			t->incs[s->inc].id.cloexec = cloexec;
+			t->incs[s->inc].id.origin = IPP_ORIGIN_CONNECTED;
 			link_peer(t, &t->incs[s->inc]);
 		}
 		return false;
@@ -667,6 +673,29 @@ static void fcntl_call(struct ipp_fdtab *t, struct fdproc *p, const struct ipcpe
 	}
 }
 
+/*
+ * Which end of its connection the socket @ev made or connected is: a new
+ * fd made from an fd argument is accept's (accept, accept4: the listener's);
+ * a connect that succeeded or is under way (EINPROGRESS) made its caller's.
+ */
+static void mark_origin(struct ipp_fdtab *t, struct fdproc *p, const struct ipp_scdesc *sc,
+			const struct ipcperf_syscall *ev)
+{
+	struct fdslot *s = NULL;
+	enum ipp_origin o = IPP_ORIGIN_UNSEEN;
+
+	if (sc->fd_op == IPP_FDOP_NEW && sc->fd_arg >= 0 && ev->ret >= 0) {
+		s = find_slot(p, (int)ev->ret);
+		o = IPP_ORIGIN_ACCEPTED;
+	} else if (sc->fd_op == IPP_FDOP_CONNECT && (ev->ret == 0 || ev->ret == -EINPROGRESS) &&
+		   ev->fd >= 0) {
+		s = find_slot(p, ev->fd);
+		o = IPP_ORIGIN_CONNECTED;
+	}
+	if (s)
+		t->incs[s->inc].id.origin = (signed char)o;
+}
+
 long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 {
 	const struct ipp_scdesc *sc;
@@ -699,8 +728,10 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 	if (nr_known && ev->ret >= 0 && sc->fd_op != IPP_FDOP_CLOSE &&
 	    (in_fds(known, nr_known, ev->ret) ||
 	     (sc->fd_op == IPP_FDOP_DUP2 && ev->nr_args >= 2 &&
-	      in_fds(known, nr_known, (long)ev->args[1]))))
+	      in_fds(known, nr_known, (long)ev->args[1])))) {
+		mark_origin(t, p, sc, ev);
 		return -1;
+	}
 	switch (sc->fd_op) {
 	case IPP_FDOP_NEW:
 		if (ev->ret < 0)
@@ -750,6 +781,7 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 		/* The new fds are in user memory: resolved when first used. */
 		break;
 	}
+	mark_origin(t, p, sc, ev);
 	return -1;
 }
 

@@ -36,6 +36,16 @@ enum ipp_ident_state {
 	IPP_ID_UNKNOWN,
 };
 
+/*
+ * Which end of a connection a socket is, as the call that made it showed:
+ * what groups.c groups inet connections by before their port numbers.
+ */
+enum ipp_origin {
+	IPP_ORIGIN_UNSEEN = 0,	/* no accept or connect seen: made before the capture, passed in */
+	IPP_ORIGIN_ACCEPTED,	/* accept or accept4 returned it: its listener's end */
+	IPP_ORIGIN_CONNECTED,	/* connect was called on it: the end that connected */
+};
+
 /* What an incarnation refers to. */
 struct ipp_ident {
 	enum ipp_ident_state state;
@@ -47,6 +57,7 @@ struct ipp_ident {
 	bool cap_default;	/* capacity is the system default, not measured */
 	int cloexec;		/* the fd closes at exec: 1, 0, or -1 unknown */
 	signed char accmode;	/* (open flags & O_ACCMODE) + 1; 0 unknown (vmsplice's way) */
+	signed char origin;	/* enum ipp_origin: kept by copies (dup, fork), not by a new answer */
 	size_t auth;		/* IPP_ID_PROC: the incarnation /proc described (index) */
 	uint64_t read_ns;	/* when /proc was read for it, named or not; 0 never */
 	int read_err;		/* IPP_ID_UNKNOWN: why the read failed (-ENOENT, -ESRCH...) */

@@ -525,6 +525,7 @@ struct grow {
 	int kind, role, fd;
 	size_t start, end;
 	uint64_t conns;		/* 1, or the connections folded */
+	uint64_t by_ports;	/* of conns, those grouped by their ports (ipp_group__by_ports()) */
 	const char *peer_comm;
 	char endpoint[IPP_OBJECT_MAX];
 };
@@ -542,25 +543,55 @@ static bool ephemeral(const struct ipp_ports *p, long port)
 	return port >= (long)p->lo && port <= (long)p->hi;
 }
 
-/* How inet row @id groups: a server's connection (remote port ephemeral), a client's, or alone. */
-static int inet_role(const struct ipp_ident *id, const struct ipp_ports *pp, char *endpoint)
+/*
+ * The addresses of inet row @id ("L -> R"): the remote one, with *@ll the
+ * length of L and the ports *@lp, *@rp (-1 where none); NULL if it has none.
+ */
+static const char *inet_ports(const struct ipp_ident *id, size_t *ll, long *lp, long *rp)
 {
 	const char *arrow = strstr(id->detail, " -> ");
-	size_t ll = arrow ? (size_t)(arrow - id->detail) : 0;
-	long lp = arrow ? port_of(id->detail, ll) : -1;
-	long rp = arrow ? port_of(arrow + 4, strlen(arrow + 4)) : -1;
 
-	if (lp <= 0 || rp <= 0)
+	*ll = arrow ? (size_t)(arrow - id->detail) : 0;
+	*lp = arrow ? port_of(id->detail, *ll) : -1;
+	*rp = arrow ? port_of(arrow + 4, strlen(arrow + 4)) : -1;
+	return *lp > 0 && *rp > 0 ? arrow + 4 : NULL;
+}
+
+/*
+ * How inet row @id groups: a server's connection (accepted; or, its origin
+ * not seen, its remote port ephemeral and its local port not), a client's
+ * (connected; or the other way round), or alone.
+ */
+static int inet_role(const struct ipp_ident *id, const struct ipp_ports *pp, char *endpoint)
+{
+	size_t ll;
+	long lp, rp;
+	const char *remote = inet_ports(id, &ll, &lp, &rp);
+	bool unseen = id->origin == IPP_ORIGIN_UNSEEN;
+
+	if (!remote)
 		return IPCPERF_GROUP_ONE;
-	if (ephemeral(pp, rp) && !ephemeral(pp, lp)) {
+	if (id->origin == IPP_ORIGIN_ACCEPTED ||
+	    (unseen && ephemeral(pp, rp) && !ephemeral(pp, lp))) {
 		snprintf(endpoint, IPP_OBJECT_MAX, "%.*s", (int)ll, id->detail);
 		return IPCPERF_GROUP_SERVED;
 	}
-	if (ephemeral(pp, lp) && !ephemeral(pp, rp)) {
-		snprintf(endpoint, IPP_OBJECT_MAX, "%s", arrow + 4);
+	if (id->origin == IPP_ORIGIN_CONNECTED ||
+	    (unseen && ephemeral(pp, lp) && !ephemeral(pp, rp))) {
+		snprintf(endpoint, IPP_OBJECT_MAX, "%s", remote);
 		return IPCPERF_GROUP_CLIENT;
 	}
 	return IPCPERF_GROUP_ONE;
+}
+
+bool ipp_group__by_ports(const struct ipp_rowref *r)
+{
+	const struct ipp_ident *id = r->id;
+	size_t ll;
+	long lp, rp;
+
+	return id->state != IPP_ID_UNKNOWN && is_inet(id->kind) &&
+	       id->origin == IPP_ORIGIN_UNSEEN && inet_ports(id, &ll, &lp, &rp);
 }
 
 int ipp_group__key(const struct ipp_rowref *r, const struct ipp_ports *pp, char *endpoint)
@@ -607,7 +638,7 @@ struct gspan {
 	size_t first, end;
 	pid_t pid;
 	int fd;
-	uint64_t conns;
+	uint64_t conns, by_ports;
 };
 
 static int cmp_gspan(const void *a, const void *b)
@@ -641,6 +672,7 @@ static struct grow *group_rows(struct ipcperf_stats *st, const struct ipp_rowref
 		r->start = i;
 		r->conns = v[i].cf ? v[i].cf->conns : 1;
 		if (v[i].cf) {
+			r->by_ports = v[i].cf->by_ports;
 			r->peer = v[i].cf->peer;
 			r->peer_comm = v[i].cf->peer_comm;
 			r->role = v[i].cf->role;
@@ -650,6 +682,7 @@ static struct grow *group_rows(struct ipcperf_stats *st, const struct ipp_rowref
 		}
 		r->peer = ipp_peers__of(pe, &v[i], &r->peer_comm);
 		r->role = ipp_group__key(&v[i], &pp, r->endpoint);
+		r->by_ports = ipp_group__by_ports(&v[i]);
 		for (i++; i < n && ipp_rows__same(&v[r->start], &v[i]); i++)
 			;
 		r->end = i;
@@ -670,11 +703,12 @@ static struct gspan *spans_of(const struct grow *g, size_t n, size_t *nr)
 		return NULL;
 	for (size_t i = 0; i < n; k++) {
 		s[k] = (struct gspan){ .first = i, .pid = g[i].pid, .fd = g[i].fd,
-				       .conns = g[i].conns };
+				       .conns = g[i].conns, .by_ports = g[i].by_ports };
 		for (i++; i < n && same_group(&g[s[k].first], &g[i]); i++) {
 			if (g[i].fd < s[k].fd)
 				s[k].fd = g[i].fd;
 			s[k].conns += g[i].conns;
+			s[k].by_ports += g[i].by_ports;
 		}
 		s[k].end = i;
 	}
@@ -693,7 +727,7 @@ static int emit_group(struct ipcperf_stats *st, const struct ipp_rowref *v, cons
 	struct ipcperf_fd_group grp = {
 		.pid = r->pid, .kind = id->kind, .role = r->role, .endpoint = r->endpoint,
 		.fd = s->fd, .object = "", .detail = "", .peer_pid = r->peer,
-		.peer_comm = r->peer_comm, .conns = s->conns,
+		.peer_comm = r->peer_comm, .conns = s->conns, .by_ports = s->by_ports,
 	};
 
 	if (r->role == IPCPERF_GROUP_ONE)

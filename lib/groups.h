@@ -98,8 +98,16 @@ struct ipp_ports {
 void ipp_ports__read(struct ipp_ports *p, bool proc);
 /*
  * How row @r groups (enum ipcperf_fd_group_role) and its endpoint into
- * @endpoint (IPP_OBJECT_MAX bytes; "" for IPCPERF_GROUP_ONE and unix).
+ * @endpoint (IPP_OBJECT_MAX bytes; "" for IPCPERF_GROUP_ONE and unix): an
+ * inet connection by the call that made it (accepted: served; connected:
+ * client), else by its ports (@pp).
  */
 int ipp_group__key(const struct ipp_rowref *r, const struct ipp_ports *pp, char *endpoint);
+/*
+ * Whether row @r is an inet connection whose accept or connect was not seen
+ * (made before the capture, or passed in): ipp_group__key() grouped it by
+ * its ports alone.
+ */
+bool ipp_group__by_ports(const struct ipp_rowref *r);
 
 #endif /* IPCPERF_GROUPS_H */

@@ -1607,7 +1607,7 @@ struct grp {
 	enum ipcperf_fd_group_role role;
 	enum ipcperf_fd_kind kind;
 	char endpoint[64], peer_comm[16], object[64];
-	uint64_t conns, rops, rbytes, wops, wbytes;
+	uint64_t conns, rops, rbytes, wops, wbytes, by_ports;
 	int fd;
 };
 
@@ -1624,7 +1624,8 @@ static int collect_group(void *ctx, const struct ipcperf_fd_group *g)
 	ck_assert_uint_le(gs->n, 32);
 	*d = (struct grp){ .pid = g->pid, .peer = g->peer_pid, .role = g->role, .kind = g->kind,
 			   .conns = g->conns, .rops = g->read.ops, .rbytes = g->read.bytes,
-			   .wops = g->write.ops, .wbytes = g->write.bytes, .fd = g->fd };
+			   .wops = g->write.ops, .wbytes = g->write.bytes, .fd = g->fd,
+			   .by_ports = g->by_ports };
 	snprintf(d->endpoint, sizeof(d->endpoint), "%s", g->endpoint);
 	snprintf(d->peer_comm, sizeof(d->peer_comm), "%s", g->peer_comm);
 	snprintf(d->object, sizeof(d->object), "%s", g->object);
@@ -1726,6 +1727,109 @@ START_TEST(test_groups_and_peers)
 	ck_assert_int_eq(ipcperf_stats__fd_peer(st, 200, &q, false, comm, sizeof(comm)), 0);
 	ck_assert_str_eq(comm, "");
 	ck_assert_int_eq(ipcperf_stats__fd_peer(NULL, 200, &q, false, comm, sizeof(comm)), -EINVAL);
+}
+END_TEST
+
+/*
+ * connect(@fd) = 0 by @pid, and the kernel's word on what it is connected
+ * to now (@detail), before its exit (@word_first) or after it.
+ */
+static void do_connect_tcp(pid_t pid, int fd, const char *object, uint64_t ino,
+			   const char *detail, bool word_first)
+{
+	struct ipcperf_syscall ev = call(pid, pid, SYS_connect, "connect", IPCPERF_SC_FD_OTHER, fd,
+					 0, 3000);
+	struct ipcperf_fd_open w = {
+		.time_ns = word_first ? ev.start_ns + 1 : ev.end_ns + 1, .pid = pid, .tid = pid,
+		.fd = fd, .nr = SYS_connect, .update = true, .object = object,
+		.kind = IPCPERF_FD_TCP, .ino = ino, .detail = detail, .capacity = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	ev.nr_args = 3;
+	if (!word_first)
+		feed_sc(&ev);
+	for (size_t i = 0; i < nr_sinks; i++)
+		ipcperf_stats__add_fd_open(sink[i], &w);
+	if (word_first)
+		feed_sc(&ev);
+}
+
+/*
+ * A server (300) listening on an ephemeral port (45000, as bind to port 0
+ * or gRPC's 50051 gives) with four connections from a client (200): both
+ * ports of each are ephemeral, yet the accepted sockets are one group
+ * under the listener's address and the connected ones one under the
+ * remote address, whichever way the kernel's words and the exits come.
+ * Two connections whose accept or connect was not seen fall back to the
+ * ports: the server's (both ephemeral) stays a row, the client's (to port
+ * 6000) groups as a client's; both say so (by_ports). Before, the four
+ * connections were eight rows.
+ */
+START_TEST(test_groups_by_origin)
+{
+	char obj[32], det[64];
+	struct grps gs = { .n = 0 };
+
+	do_exec(200, "/usr/bin/cli");
+	do_exec(300, "/usr/bin/srv");
+	for (int i = 0; i < 4; i++) {
+		snprintf(obj, sizeof(obj), "socket:[%d]", 900 + i);
+		fd_open(200, 3 + i, SYS_openat, 3 + i, obj, IPCPERF_FD_TCP, 900 + i, "");
+		do_openat(200, 3 + i);	/* stands for socket() */
+		snprintf(det, sizeof(det), "127.0.0.1:%d -> 127.0.0.1:45000", 51000 + i);
+		do_connect_tcp(200, 3 + i, obj, 900 + i, det, i % 2);
+		snprintf(obj, sizeof(obj), "socket:[%d]", 950 + i);
+		snprintf(det, sizeof(det), "127.0.0.1:45000 -> 127.0.0.1:%d", 51000 + i);
+		if (i % 2)
+			fd_open(300, 10 + i, SYS_accept4, 10 + i, obj, IPCPERF_FD_TCP, 950 + i, det);
+		do_accept4(300, 5, 10 + i);
+		if (!(i % 2))
+			fd_open(300, 10 + i, SYS_accept4, 10 + i, obj, IPCPERF_FD_TCP, 950 + i, det);
+		do_write(200, 3 + i, 100, 100, 1000);
+		do_read(300, 10 + i, 100, 100, 1000);
+		do_write(300, 10 + i, 200, 200, 1000);
+		do_read(200, 3 + i, 200, 200, 1000);
+		do_close(200, 3 + i, 0);
+		do_close(300, 10 + i, 0);
+	}
+	/* fds first seen made by another call (openat stands for it): their origin unseen */
+	fd_open(300, 20, SYS_openat, 20, "socket:[980]", IPCPERF_FD_TCP, 980,
+		"127.0.0.1:45000 -> 127.0.0.1:52000");
+	do_openat(300, 20);
+	do_read(300, 20, 7, 7, 100);
+	fd_open(200, 21, SYS_openat, 21, "socket:[981]", IPCPERF_FD_TCP, 981,
+		"127.0.0.1:52001 -> 127.0.0.1:6000");
+	do_openat(200, 21);
+	do_write(200, 21, 9, 9, 100);
+
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_group(st, collect_group, &gs), 0);
+	ck_assert_uint_eq(gs.n, 4);
+	ck_assert_int_eq(gs.v[0].pid, 200);
+	ck_assert_int_eq(gs.v[0].role, IPCPERF_GROUP_CLIENT);
+	ck_assert_str_eq(gs.v[0].endpoint, "127.0.0.1:45000");
+	ck_assert_uint_eq(gs.v[0].conns, 4);
+	ck_assert_uint_eq(gs.v[0].by_ports, 0);
+	ck_assert_int_eq(gs.v[0].peer, 300);
+	ck_assert_uint_eq(gs.v[0].rbytes, 800);
+	ck_assert_uint_eq(gs.v[0].wbytes, 400);
+	ck_assert_int_eq(gs.v[1].role, IPCPERF_GROUP_CLIENT);
+	ck_assert_str_eq(gs.v[1].endpoint, "127.0.0.1:6000");
+	ck_assert_uint_eq(gs.v[1].conns, 1);
+	ck_assert_uint_eq(gs.v[1].by_ports, 1);
+	ck_assert_uint_eq(gs.v[1].wbytes, 9);
+	ck_assert_int_eq(gs.v[2].pid, 300);
+	ck_assert_int_eq(gs.v[2].role, IPCPERF_GROUP_SERVED);
+	ck_assert_str_eq(gs.v[2].endpoint, "127.0.0.1:45000");
+	ck_assert_uint_eq(gs.v[2].conns, 4);
+	ck_assert_uint_eq(gs.v[2].by_ports, 0);
+	ck_assert_int_eq(gs.v[2].peer, 200);
+	ck_assert_uint_eq(gs.v[2].rbytes, 400);
+	ck_assert_uint_eq(gs.v[2].wbytes, 800);
+	ck_assert_int_eq(gs.v[3].role, IPCPERF_GROUP_ONE);
+	ck_assert_int_eq(gs.v[3].fd, 20);
+	ck_assert_uint_eq(gs.v[3].by_ports, 1);
+	ck_assert_uint_eq(gs.v[3].rbytes, 7);
 }
 END_TEST
 
@@ -3125,6 +3229,9 @@ START_TEST(test_closed_conns_fold_into_groups)
 	ck_assert_str_eq(gs.v[1].peer_comm, "cli");
 	ck_assert_uint_eq(gs.v[1].rbytes, 1000000);
 	ck_assert_uint_eq(gs.v[1].wbytes, 2000000);
+	/* the client's sockets stand for socket() and no connect: grouped by their ports */
+	ck_assert_uint_eq(gs.v[0].by_ports, 10000);
+	ck_assert_uint_eq(gs.v[1].by_ports, 0);
 }
 END_TEST
 
@@ -3286,6 +3393,7 @@ Suite *account_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_callback_stops_walk);
 	tcase_add_test(tc, test_groups_and_peers);
+	tcase_add_test(tc, test_groups_by_origin);
 	tcase_add_test(tc, test_closed_conns_fold_into_groups);
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_new_and_delete);

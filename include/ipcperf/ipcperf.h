@@ -1154,12 +1154,19 @@ enum ipcperf_fd_group_role {
 	IPCPERF_GROUP_ONE = 0,
 	/**
 	 * Connections to an endpoint of the process (a server's accepted
-	 * sockets): inet sockets whose remote port is in the machine's
-	 * ephemeral range (net.ipv4.ip_local_port_range) and whose local port
-	 * is not; the endpoint is the local address.
+	 * sockets): inet sockets that accept or accept4 returned, whatever
+	 * their ports; the endpoint is the local address. A connection whose
+	 * accept or connect was not seen (made before the capture) is one
+	 * when its remote port is in the machine's ephemeral range
+	 * (net.ipv4.ip_local_port_range) and its local port is not
+	 * (ipcperf_fd_group.by_ports).
 	 */
 	IPCPERF_GROUP_SERVED,
-	/** Connections the process made: its local port ephemeral, the remote not; the endpoint is the remote address. */
+	/**
+	 * Connections the process made: inet sockets it called connect on;
+	 * one whose origin was not seen, by its ports: its local port
+	 * ephemeral, the remote not. The endpoint is the remote address.
+	 */
 	IPCPERF_GROUP_CLIENT,
 	/** Connected unix stream or seqpacket sockets, grouped by the peer process; no endpoint. */
 	IPCPERF_GROUP_UNIX,
@@ -1186,6 +1193,12 @@ struct ipcperf_fd_group {
 	uint64_t first_ns, last_ns;
 	const struct ipcperf_hist *read_hist, *write_hist;	/**< the rows' merged */
 	struct ipcperf_moved read_moved, write_moved;	/**< the rows' zero-copy parts added up */
+	/**
+	 * Of conns, the inet connections whose accept or connect the capture
+	 * did not see (made before it, or passed in): grouped by their port
+	 * numbers alone (ipcperf_fd_group_role). 0 for the others. Since 0.2.
+	 */
+	uint64_t by_ports;
 };
 
 /** Per process (tgid). */
