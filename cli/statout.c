@@ -324,6 +324,7 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 	FILE *f = c->f;
 	struct fdcols k = { .rate = true, .avg = true, .p99 = true, .detail = true, .ow = 6 };
 	size_t shown = 0, hidden = 0;
+	uint64_t by_ports = 0;
 	int detail_w = 0;
 	const struct fd_snap *rows = c->o->per_fd ? p->fds : p->groups;
 	size_t nr = c->o->per_fd ? p->nr_fds : p->nr_groups;
@@ -339,6 +340,7 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 		l = (int)strlen(o);
 		d = (int)strlen(dt);
 		shown++;
+		by_ports += rows[i].by_ports;
 		if (l > k.ow)
 			k.ow = l > 40 ? 40 : l;
 		if (d > detail_w)
@@ -371,6 +373,10 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 		fprintf(f, " %7" PRIu64 "%s%s\n", fd->read.errors + fd->write.errors,
 			k.detail && *dt ? "  " : "", k.detail ? dt : "");
 	}
+	if (by_ports)
+		fprintf(f, "  (%" PRIu64 " connection%s made before the capture (no accept or connect "
+			"seen): grouped by port, net.ipv4.ip_local_port_range)\n", by_ports,
+			by_ports == 1 ? "" : "s");
 	if (omitted)
 		fprintf(f, "  (%zu more fd row%s left out by --top)\n", omitted,
 			omitted == 1 ? "" : "s");
@@ -610,6 +616,7 @@ static void json_group(struct json *j, const struct fd_snap *g)
 			       group_roles[g->role] ? group_roles[g->role] : "fd");
 	json_str(j, "endpoint", g->endpoint);
 	json_u64(j, "conns", g->conns);
+	json_u64(j, "by_ports", g->by_ports);
 	json_i64(j, "fd", g->fd);
 	json_str(j, "object", g->object);
 	json_str(j, "detail", g->detail);

@@ -200,7 +200,7 @@ static int on_group(void *ctx, const struct ipcperf_fd_group *g)
 	f = &p->groups[p->nr_groups++];
 	*f = (struct fd_snap){
 		.fd = g->fd, .kind = g->kind, .read = g->read, .write = g->write,
-		.peer_pid = g->peer_pid, .conns = g->conns, .role = g->role,
+		.peer_pid = g->peer_pid, .conns = g->conns, .role = g->role, .by_ports = g->by_ports,
 		.read_moved = g->read_moved, .write_moved = g->write_moved,
 	};
 	f->object = xstrdup_or(g->object, "", sn);

@@ -44,6 +44,7 @@ struct fd_snap {
 	char *peer_comm;
 	/* A group (proc_snap.groups): its rows, how they were grouped, its endpoint. */
 	uint64_t conns;
+	uint64_t by_ports;		/* of conns, those grouped by their ports (ipcperf_fd_group) */
 	enum ipcperf_fd_group_role role;
 	char *endpoint;
 	struct ipcperf_moved read_moved, write_moved;	/* the zero-copy part of each */
