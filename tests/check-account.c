@@ -1833,6 +1833,40 @@ START_TEST(test_groups_by_origin)
 }
 END_TEST
 
+/*
+ * An accepted socket's copies are accepted sockets too: the child a server
+ * forks with it (a pre-forking server) and a dup of it in that child group
+ * as the server's connections, though both its ports are ephemeral.
+ */
+START_TEST(test_groups_origin_copied)
+{
+	struct grps gs = { .n = 0 };
+
+	do_exec(300, "/usr/bin/srv");
+	fd_open(300, 10, SYS_accept4, 10, "socket:[950]", IPCPERF_FD_TCP, 950,
+		"127.0.0.1:45000 -> 127.0.0.1:51000");
+	do_accept4(300, 5, 10);
+	do_fork(300, 300, 301, "srv");
+	do_dup(301, 10, 11);
+	do_read(300, 10, 100, 100, 1000);
+	do_read(301, 11, 50, 50, 1000);
+	do_write(301, 10, 20, 20, 1000);
+
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_group(st, collect_group, &gs), 0);
+	ck_assert_uint_eq(gs.n, 2);
+	for (size_t i = 0; i < gs.n; i++) {
+		ck_assert_int_eq(gs.v[i].pid, 300 + (int)i);
+		ck_assert_int_eq(gs.v[i].role, IPCPERF_GROUP_SERVED);
+		ck_assert_str_eq(gs.v[i].endpoint, "127.0.0.1:45000");
+		ck_assert_uint_eq(gs.v[i].by_ports, 0);
+	}
+	ck_assert_uint_eq(gs.v[0].rbytes, 100);
+	ck_assert_uint_eq(gs.v[1].conns, 2);
+	ck_assert_uint_eq(gs.v[1].rbytes, 50);
+	ck_assert_uint_eq(gs.v[1].wbytes, 20);
+}
+END_TEST
+
 /* The kernel's word on a unix socket @ino: its peer (0: none, or not accepted yet). */
 static void fd_open_unix(pid_t pid, int fd, int nr, int64_t ret, uint64_t ino, uint64_t peer_ino,
 			 int type, bool update)
@@ -3394,6 +3428,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_callback_stops_walk);
 	tcase_add_test(tc, test_groups_and_peers);
 	tcase_add_test(tc, test_groups_by_origin);
+	tcase_add_test(tc, test_groups_origin_copied);
 	tcase_add_test(tc, test_closed_conns_fold_into_groups);
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_new_and_delete);
