@@ -98,6 +98,18 @@
  *		pipes 0..3, two for 4 and 5).
  *		  flow pipe:[ino of k] C -> P: (k + 1) x 1000 bytes, k = 0..5
  *
+ * deepqueue	A unix socketpair (stream) whose writing end gets an 8 MiB send
+ *		buffer (SO_SNDBUFFORCE: root), deeper than all the bytes. C
+ *		(role producer) writes 2 MiB in 32 writes of 65536 bytes as
+ *		fast as it can: none waits for room. P (role consumer) starts
+ *		SETTLE_MS + 100 ms in, when every byte is in the socket, and
+ *		reads 4096 bytes every 2 ms (512 reads, ~1.1 s): no read waits
+ *		for bytes. Neither side sleeps in a call, yet the bytes wait
+ *		in the channel for the slow reader (the median ~0.5 s, some
+ *		250 of its reads).
+ *		  flow socket:[C's end] C -> P: 2097152 bytes, writes 32,
+ *		  reads 512, verdict backpressure by queue residence
+ *
  * producer N	One process (role producer): writes N bytes of 'x' to stdout
  *		in writes of at most 1024 bytes, then exits.
  * consumer	One process (role consumer): reads stdin with 4096-byte reads
@@ -182,6 +194,8 @@
 #include <unistd.h>
 
 #define SETTLE_MS 300
+#define DEEP_TOTAL (2 * 1024 * 1024)
+#define DEEP_WRITE 65536
 
 static bool verbose;
 static const char *scenario = "?";
@@ -576,6 +590,45 @@ static int unix_rr(void)
 	return 0;
 }
 
+/*
+ * A deep channel and a slow reader: the writer never waits, the bytes do.
+ * SO_SNDBUFFORCE, not SO_SNDBUF: the latter is capped at wmem_max (~200 KB).
+ */
+static int deepqueue(void)
+{
+	static char buf[DEEP_WRITE];
+	int sv[2], big = 8 << 20;
+	pid_t c;
+
+	make_socketpair(SOCK_STREAM, sv);
+	if (setsockopt(sv[1], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
+		die("SO_SNDBUFFORCE of 8 MiB (needs CAP_NET_ADMIN): %s", strerror(errno));
+	c = xfork();
+	if (c == 0) {
+		role("producer");
+		xclose(sv[0]);
+		memset(buf, 'q', sizeof(buf));
+		sleep_ms(SETTLE_MS);
+		for (int i = 0; i < DEEP_TOTAL / DEEP_WRITE; i++)
+			if (write_all(sv[1], buf, sizeof(buf)) != 1)
+				die("a %d-byte write into a deep socket was split", DEEP_WRITE);
+		sleep_ms(SETTLE_MS);
+		xclose(sv[1]);
+		_exit(0);
+	}
+	role("consumer");
+	xclose(sv[1]);
+	sleep_ms(SETTLE_MS + 100);
+	for (int i = 0; i < DEEP_TOTAL / 4096; i++) {
+		read_exact(sv[0], 4096, 4096);
+		sleep_ms(2);
+	}
+	sleep_ms(SETTLE_MS);
+	xclose(sv[0]);
+	wait_child(c);
+	return 0;
+}
+
 static int tcp(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -945,7 +998,7 @@ static int evloop(const char *kind, bool flood)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: flowwork backpressure|starved|bigwrite|idle|unix-rr|tcp|pipes|preconnected [-v]\n"
+	fprintf(stderr, "usage: flowwork backpressure|starved|bigwrite|idle|unix-rr|tcp|deepqueue|pipes|preconnected [-v]\n"
 			"       flowwork producer BYTES [-v]\n"
 			"       flowwork consumer [-v]\n"
 			"       flowwork evflood|evtrickle|pollflood|polltrickle pipe|unix|tcp [-v]\n");
@@ -981,6 +1034,8 @@ int main(int argc, char **argv)
 		return unix_rr();
 	if (!strcmp(scenario, "tcp"))
 		return tcp();
+	if (!strcmp(scenario, "deepqueue"))
+		return deepqueue();
 	if (!strcmp(scenario, "pipes"))
 		return pipes();
 	if (!strcmp(scenario, "producer"))
