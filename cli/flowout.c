@@ -17,6 +17,24 @@ static void json_pids(struct json *j, const char *key, const pid_t *v, size_t n)
 	json_array_end(j);
 }
 
+/* What the verdict weighed beyond the blocked times: the paces, the queue, the margin. */
+static void json_judged(struct json *j, const struct ipcperf_flow *f)
+{
+	bool marginal = f->marginal != IPCPERF_VERDICT_BALANCED;
+
+	json_u64(j, "write_pace_ns", f->write_pace_ns);
+	json_u64(j, "read_pace_ns", f->read_pace_ns);
+	json_fixed(j, "queue_residence", f->queue_residence, 2);
+	json_bool(j, "verdict_by_queue", f->by_queue);
+	if (marginal) {
+		json_fixed(j, "verdict_margin", f->margin, 2);
+		json_str(j, "verdict_marginal", ipcperf_verdict_name(f->marginal));
+	} else {
+		json_null(j, "verdict_margin");
+		json_null(j, "verdict_marginal");
+	}
+}
+
 static int json_flow(void *ctx, const struct ipcperf_flow *f)
 {
 	struct json *j = ctx;
@@ -62,6 +80,7 @@ static int json_flow(void *ctx, const struct ipcperf_flow *f)
 	json_u64(j, "read_wait_ns", f->read_wait_ns);
 	json_u64(j, "write_waits", f->write_waits);
 	json_u64(j, "read_waits", f->read_waits);
+	json_judged(j, f);
 	json_object_end(j);
 	return 0;
 }
@@ -358,7 +377,7 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 {
 	char p[CELL_LEN], o[CELL_LEN], t[CLI_NUM_LEN], line[4 * CELL_LEN];
 	bool moved = false;
-	size_t waiting = 0;
+	size_t waiting = 0, marginal = 0;
 
 	for (size_t i = 0; i < fo->nr_necks; i++) {
 		const struct ipcperf_bottleneck *b = &fo->necks[i];
@@ -382,13 +401,19 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 	}
 	for (size_t i = 0; i < fo->nr_flows; i++) {
 		enum ipcperf_verdict v = fo->flows[i].f.verdict;
+		bool clear = fo->flows[i].f.marginal == IPCPERF_VERDICT_BALANCED;
 
 		moved |= v != IPCPERF_VERDICT_IDLE;
-		waiting += v == IPCPERF_VERDICT_BACKPRESSURE || v == IPCPERF_VERDICT_CONSUMER_STARVED;
+		waiting += clear && (v == IPCPERF_VERDICT_BACKPRESSURE ||
+				     v == IPCPERF_VERDICT_CONSUMER_STARVED);
+		marginal += !clear;
 	}
 	if (fo->nr_necks || !moved)
 		return;
-	if (!waiting)
+	if (!waiting && marginal)
+		fprintf(f, "bottleneck: none (no flow is clearly held back or starved: %zu marginal, "
+			"near the line)\n", marginal);
+	else if (!waiting)
 		fprintf(f, "bottleneck: none (no flow is held back or starved)\n");
 	else
 		fprintf(f, "bottleneck: none (%zu flow%s held back or starved, each by a process "
@@ -423,6 +448,23 @@ static void fit_columns(const int *width, bool *hide, bool unmatched_col, bool e
 		hide[drop_order[k]] = true;
 		total -= width[drop_order[k]] + 2;
 	}
+}
+
+/*
+ * "backpressure", "backpressure (queue: 262x)" from the queue residence,
+ * or, near the line, the verdict it points to: "backpressure (marginal:
+ * 1.9x)", the same on both sides of the line.
+ */
+static void verdict_str(char *buf, size_t len, const struct ipcperf_flow *fw)
+{
+	if (fw->marginal != IPCPERF_VERDICT_BALANCED)
+		snprintf(buf, len, "%s (%smarginal: %.1fx)", ipcperf_verdict_name(fw->marginal),
+			 fw->by_queue ? "queue, " : "", fw->margin);
+	else if (fw->by_queue)
+		snprintf(buf, len, "%s (queue: %.0fx)", ipcperf_verdict_name(fw->verdict),
+			 fw->queue_residence);
+	else
+		snprintf(buf, len, "%s", ipcperf_verdict_name(fw->verdict));
 }
 
 /* The cells of flow @fw's row. */
@@ -463,8 +505,7 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 		 fmt_ns(a, sizeof(a), fw->writer_blocked_ns));
 	snprintf(row[COL_RBLK], sizeof(row[COL_RBLK]), "%s",
 		 fmt_ns(b, sizeof(b), fw->reader_blocked_ns));
-	snprintf(row[COL_VERDICT], sizeof(row[COL_VERDICT]), "%s",
-		 ipcperf_verdict_name(fw->verdict));
+	verdict_str(row[COL_VERDICT], sizeof(row[COL_VERDICT]), fw);
 	snprintf(row[COL_UNMATCHED], sizeof(row[COL_UNMATCHED]), "%" PRIu64,
 		 fw->unmatched_bytes);
 	snprintf(row[COL_AGAIN], CELL_LEN, "%" PRIu64 " / %" PRIu64, fw->write_again,

@@ -147,6 +147,12 @@ void json_i64(struct json *j, const char *key, int64_t v)
 	fprintf(j->f, "%" PRId64, v);
 }
 
+void json_fixed(struct json *j, const char *key, double v, int decimals)
+{
+	json_value_start(j, key);
+	fprintf(j->f, "%.*f", decimals, v);
+}
+
 void json_str(struct json *j, const char *key, const char *s)
 {
 	json_value_start(j, key);

@@ -29,6 +29,8 @@ void json_i64(struct json *j, const char *key, int64_t v);
 void json_str(struct json *j, const char *key, const char *s);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
+/* A number with @decimals digits after the point (C locale: the CLI sets none). */
+void json_fixed(struct json *j, const char *key, double v, int decimals);
 /* Finish a top-level value: a newline (one JSON text per line with !pretty). */
 void json_end_document(struct json *j);
 

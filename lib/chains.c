@@ -172,9 +172,16 @@ static bool judge(const struct ipp_chain_flow *v, size_t nr, pid_t pid, struct i
 	for (size_t i = 0; i < nr; i++) {
 		bool in = has_pid(v[i].readers, v[i].nr_readers, pid);
 		bool out = has_pid(v[i].writers, v[i].nr_writers, pid);
+		enum ipcperf_verdict leans = v[i].marginal;
 
 		if (in == out)		/* not its flow, or it feeds itself */
 			continue;
+		if (leans != IPCPERF_VERDICT_BALANCED) {
+			/* near the line: it may wait, it is not waited on */
+			waits |= (in && leans == IPCPERF_VERDICT_CONSUMER_STARVED) ||
+				 (out && leans == IPCPERF_VERDICT_BACKPRESSURE);
+			continue;
+		}
 		if (in && v[i].verdict == IPCPERF_VERDICT_BACKPRESSURE) {
 			waited_on = true;
 			b->write_wait_ns += v[i].writer_blocked_ns;

@@ -9,7 +9,10 @@
  * pid). A process is a bottleneck when a flow into it is held back
  * (backpressure: its writer waits on it) or a flow out of it starves
  * (consumer-starved: its reader waits on it), and it is not itself waiting:
- * no flow into it starves and no flow out of it is held back.
+ * no flow into it starves and no flow out of it is held back. Only a
+ * clear verdict holds back or starves; a marginal one (near its line)
+ * still counts as its process waiting, so that a flow that flips from one
+ * run to the next names nobody.
  *
  * Pure: no I/O; it allocates only for the call.
  */
@@ -23,6 +26,8 @@ struct ipp_chain_flow {
 	const pid_t *writers, *readers;	/* ascending */
 	size_t nr_writers, nr_readers;
 	enum ipcperf_verdict verdict;
+	/* near its line: the verdict it points to (ipcperf_flow.marginal); BALANCED: clear */
+	enum ipcperf_verdict marginal;
 	uint64_t writer_blocked_ns, reader_blocked_ns;
 };
 

@@ -23,6 +23,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@
 #include "waits.h"
 
 #define BLOCKED_MIN_NS 1000000ull	/* 1 ms: less than this decides nothing */
+/* A verdict's line: one side's figure over the other's; within MARGIN of it, marginal. */
+#define LINE 2.0
+#define MARGIN 1.25
 
 struct seg {
 	uint64_t start, end;	/* of the call that wrote (or read, for debts) */
@@ -77,6 +81,7 @@ struct flow {
 	uint64_t wagain, ragain;	/* refused with EAGAIN: full, empty */
 	uint64_t wwait, rwait, wwaits, rwaits;	/* epoll waits that ended ready for it */
 	uint64_t first, last;
+	uint64_t wfirst, wlast, rfirst, rlast;	/* the successful writes' and reads' span */
 	struct fifo segs;	/* written, not yet read */
 	struct fifo debts;	/* read before their write was seen */
 };
@@ -358,6 +363,15 @@ static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 	}
 }
 
+/* One side's calls' span, [*@first, *@last], to take in @ev. */
+static void span_add(uint64_t *first, uint64_t *last, const struct ipcperf_syscall *ev)
+{
+	if (!*first || ev->start_ns < *first)
+		*first = ev->start_ns ? ev->start_ns : 1;
+	if (ev->end_ns > *last)
+		*last = ev->end_ns;
+}
+
 static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
 {
 	struct seg w = { .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
@@ -366,6 +380,7 @@ static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcp
 
 	f->writes++;
 	f->bytes_w += w.left;
+	span_add(&f->wfirst, &f->wlast, ev);
 	/* Reads that finished before this write could not have been fed by it. */
 	while ((d = fifo_front(&f->debts)) && d->end < w.start) {
 		f->unmatched += d->left;
@@ -398,6 +413,7 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 
 	f->reads++;
 	f->bytes_r += r.left;
+	span_add(&f->rfirst, &f->rlast, ev);
 	if (f->datagram) {
 		/* One read, one message: whatever its size, the whole message leaves. */
 		struct seg msg;
@@ -622,23 +638,73 @@ static uint64_t full_ns_of(const struct flow *f)
 	return f->full_ns + (f->full_since ? f->last - f->full_since : 0);
 }
 
-/*
- * doc/accuracy.md, "Verdicts": the time each side slept waiting for the
- * other first; then, for non-blocking ends, who was refused more, and a
- * channel that sat full half its life. Ends that never were refused nor
- * waited in epoll (blocking programs) are judged on the time alone.
- */
-static enum ipcperf_verdict verdict_of(const struct flow *f)
-{
-	uint64_t held = held_ns(f), starved = starved_ns(f), life = f->last - f->first;
+/* What the verdict rule makes of a flow (doc/accuracy.md, "Verdicts"). */
+struct judged {
+	enum ipcperf_verdict verdict, marginal;
+	double margin, residence;
+	bool by_queue;
+	uint64_t write_pace, read_pace;
+};
 
-	/* No byte went in or came out: nobody held anybody back. */
-	if (!f->bytes_w && !f->bytes_r)
-		return IPCPERF_VERDICT_IDLE;
-	if (held >= BLOCKED_MIN_NS && held > 2 * starved)
-		return IPCPERF_VERDICT_BACKPRESSURE;
-	if (starved >= BLOCKED_MIN_NS && starved > 2 * held)
-		return IPCPERF_VERDICT_CONSUMER_STARVED;
+/* One side's time per call over its calls' span; 0 without calls. */
+static uint64_t pace_of(uint64_t first, uint64_t last, uint64_t calls)
+{
+	return calls && last > first ? (last - first) / calls : 0;
+}
+
+/* @a over @b; past any line when only @b is 0. */
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : a ? DBL_MAX : 0;
+}
+
+/*
+ * The queue residence: the median wire time @p50 over the slower side's
+ * pace, the calls the bytes waited in the channel for; 0 without two
+ * reads to give the reader's pace, or under 1 ms (nothing waited long).
+ */
+static double residence_of(const struct flow *f, uint64_t p50, struct judged *j)
+{
+	uint64_t pace;
+
+	j->write_pace = pace_of(f->wfirst, f->wlast, f->writes);
+	j->read_pace = pace_of(f->rfirst, f->rlast, f->reads);
+	pace = j->write_pace > j->read_pace ? j->write_pace : j->read_pace;
+	if (f->reads < 2 || p50 < BLOCKED_MIN_NS || !pace)
+		return 0;
+	return (double)p50 / (double)pace;
+}
+
+/* The verdict @v, decided by ratio @r past the line: marginal when @r is close to it. */
+static void decided(struct judged *j, enum ipcperf_verdict v, double r, bool by_queue)
+{
+	j->verdict = v;
+	j->by_queue = by_queue;
+	if (r < LINE * MARGIN) {
+		j->marginal = v;
+		j->margin = r;
+	}
+}
+
+/* No line crossed: ratio @r (when it @counts) close below the line of @v, the closest kept. */
+static void near(struct judged *j, bool counts, double r, enum ipcperf_verdict v, bool by_queue)
+{
+	if (!counts || r < LINE / MARGIN || r <= j->margin)
+		return;
+	j->marginal = v;
+	j->margin = r;
+	j->by_queue = by_queue;
+}
+
+/*
+ * Non-blocking ends, when the times decided nothing: who was refused
+ * more, and a channel that sat full half its life. Ends that never were
+ * refused nor waited in epoll (blocking programs) stay balanced.
+ */
+static enum ipcperf_verdict refusals_verdict(const struct flow *f)
+{
+	uint64_t life = f->last - f->first;
+
 	if (!f->wagain && !f->ragain && !f->wwaits && !f->rwaits)
 		return IPCPERF_VERDICT_BALANCED;
 	if (f->wagain > 2 * f->ragain ||
@@ -649,38 +715,42 @@ static enum ipcperf_verdict verdict_of(const struct flow *f)
 	return IPCPERF_VERDICT_BALANCED;
 }
 
-static int cmp_first(const void *a, const void *b)
+/*
+ * doc/accuracy.md, "Verdicts": the time each side slept waiting for the
+ * other first, then the queue residence (@p50: the median wire time),
+ * then the refusals; each ratio against its line of 2, marginal within
+ * a factor MARGIN of it.
+ */
+static struct judged judge(const struct flow *f, uint64_t p50)
 {
-	const struct flow *x = *(const struct flow *const *)a, *y = *(const struct flow *const *)b;
+	uint64_t held = held_ns(f), starved = starved_ns(f);
+	double wr = ratio(held, starved), rw = ratio(starved, held);
+	struct judged j = { .verdict = IPCPERF_VERDICT_BALANCED,
+			    .marginal = IPCPERF_VERDICT_BALANCED };
 
-	if (x->first != y->first)
-		return x->first < y->first ? -1 : 1;
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
-/* What the chains need of the @n flows of @v, into @c. */
-static void chain_view(struct flow *const *v, size_t n, struct ipp_chain_flow *c)
-{
-	for (size_t i = 0; i < n; i++)
-		c[i] = (struct ipp_chain_flow){
-			.writers = v[i]->writers.v, .nr_writers = v[i]->writers.n,
-			.readers = v[i]->readers.v, .nr_readers = v[i]->readers.n,
-			.verdict = verdict_of(v[i]),
-			.writer_blocked_ns = held_ns(v[i]), .reader_blocked_ns = starved_ns(v[i]),
-		};
-}
-
-static int chain_stages(struct flow *const *v, size_t n, unsigned *stage)
-{
-	struct ipp_chain_flow *c = malloc(n * sizeof(*c));
-	int err;
-
-	if (!c)
-		return -ENOMEM;
-	chain_view(v, n, c);
-	err = ipp_chains__stages(c, n, stage);
-	free(c);
-	return err;
+	j.residence = residence_of(f, p50, &j);
+	/* No byte went in or came out: nobody held anybody back. */
+	if (!f->bytes_w && !f->bytes_r) {
+		j.verdict = IPCPERF_VERDICT_IDLE;
+	} else if (held >= BLOCKED_MIN_NS && wr > LINE) {
+		decided(&j, IPCPERF_VERDICT_BACKPRESSURE, wr, false);
+	} else if (starved >= BLOCKED_MIN_NS && rw > LINE) {
+		decided(&j, IPCPERF_VERDICT_CONSUMER_STARVED, rw, false);
+	} else if (j.residence > LINE) {
+		decided(&j, IPCPERF_VERDICT_BACKPRESSURE, j.residence, true);
+	} else {
+		near(&j, held >= BLOCKED_MIN_NS, wr, IPCPERF_VERDICT_BACKPRESSURE, false);
+		near(&j, starved >= BLOCKED_MIN_NS, rw, IPCPERF_VERDICT_CONSUMER_STARVED, false);
+		near(&j, true, j.residence, IPCPERF_VERDICT_BACKPRESSURE, true);
+		j.verdict = refusals_verdict(f);
+		if (j.verdict != IPCPERF_VERDICT_BALANCED) {
+			/* the refusals decided it, clearly: the times' closeness is beside it */
+			j.marginal = IPCPERF_VERDICT_BALANCED;
+			j.margin = 0;
+			j.by_queue = false;
+		}
+	}
+	return j;
 }
 
 /* The wire times of @f as a dense histogram: its own, or its packed one in @scratch. */
@@ -692,6 +762,67 @@ static const struct ipp_hist *dense_wire(const struct flow *f, struct ipp_hist *
 	if (f->wire_packed)
 		ipp_hist_merge_packed(scratch, f->wire_packed);
 	return scratch;
+}
+
+/* The median wire time of @f (0 without matches); @scratch for a packed histogram. */
+static uint64_t wire_p50(const struct flow *f, struct ipp_hist *scratch)
+{
+	return f->matches ? ipp_hist_percentile(dense_wire(f, scratch), 50) : 0;
+}
+
+static int cmp_first(const void *a, const void *b)
+{
+	const struct flow *x = *(const struct flow *const *)a, *y = *(const struct flow *const *)b;
+
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* What the chains need of the @n flows of @v, into @c. @return 0 or -ENOMEM. */
+static int chain_view(struct flow *const *v, size_t n, struct ipp_chain_flow *c)
+{
+	struct ipp_hist *scratch = malloc(sizeof(*scratch));
+
+	if (!scratch)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct judged j = judge(v[i], wire_p50(v[i], scratch));
+
+		c[i] = (struct ipp_chain_flow){
+			.writers = v[i]->writers.v, .nr_writers = v[i]->writers.n,
+			.readers = v[i]->readers.v, .nr_readers = v[i]->readers.n,
+			.verdict = j.verdict, .marginal = j.marginal,
+			.writer_blocked_ns = held_ns(v[i]), .reader_blocked_ns = starved_ns(v[i]),
+		};
+	}
+	free(scratch);
+	return 0;
+}
+
+static int chain_stages(struct flow *const *v, size_t n, unsigned *stage)
+{
+	struct ipp_chain_flow *c = malloc(n * sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	err = chain_view(v, n, c);
+	if (!err)
+		err = ipp_chains__stages(c, n, stage);
+	free(c);
+	return err;
+}
+
+static void put_judged(struct ipcperf_flow *out, struct judged j)
+{
+	out->verdict = j.verdict;
+	out->marginal = j.marginal;
+	out->margin = j.margin;
+	out->by_queue = j.by_queue;
+	out->queue_residence = j.residence;
+	out->write_pace_ns = j.write_pace;
+	out->read_pace_ns = j.read_pace;
 }
 
 static int walk(struct ipcperf_flows *fl, bool settle_all,
@@ -730,7 +861,7 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			.max_queued = f->max_queued,
 			.full_ns = full_ns_of(f),
 			.writer_blocked_ns = f->wblocked, .reader_blocked_ns = f->rblocked,
-			.verdict = verdict_of(f), .first_ns = f->first, .last_ns = f->last,
+			.first_ns = f->first, .last_ns = f->last,
 			.wire_hist = ipp_as_hist(wire), .stage = stage[i],
 			.write_again = f->wagain, .read_again = f->ragain,
 			.write_wait_ns = f->wwait, .read_wait_ns = f->rwait,
@@ -747,6 +878,7 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			out.wire_ns.p99 = ipp_hist_percentile(wire, 99);
 			out.wire_ns.max = ipp_hist_max(wire);
 		}
+		put_judged(&out, judge(f, out.wire_ns.p50));
 		ret = cb(ctx, &out);
 	}
 	free(scratch);
@@ -782,8 +914,9 @@ int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
 	c = malloc(fl->nr * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	chain_view(fl->flows, fl->nr, c);
-	err = ipp_chains__bottlenecks(c, fl->nr, cb, ctx);
+	err = chain_view(fl->flows, fl->nr, c);
+	if (!err)
+		err = ipp_chains__bottlenecks(c, fl->nr, cb, ctx);
 	free(c);
 	return err;
 }

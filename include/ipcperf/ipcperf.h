@@ -1678,6 +1678,36 @@ struct ipcperf_flow {
 	 */
 	uint64_t write_wait_ns, read_wait_ns;
 	uint64_t write_waits, read_waits;
+	/**
+	 * Since 0.3, each side's pace: the span of its successful calls (the
+	 * first one's start to the last one's end) over their number, in ns; 0
+	 * with no such call.
+	 */
+	uint64_t write_pace_ns, read_pace_ns;
+	/**
+	 * Since 0.3, the queue residence: the median wire time (wire_ns.p50)
+	 * over the slower side's pace, how many of its calls the bytes waited
+	 * in the channel; 0 when there is no such measure (fewer than 2
+	 * reads, or a median under 1 ms). Bytes that wait for many of the
+	 * reader's reads in a channel deep enough that the writers never
+	 * wait show the consumer is slow (the verdict rule).
+	 */
+	double queue_residence;
+	/**
+	 * Since 0.3: a verdict near its line. When the ratio the verdict rule
+	 * weighs (W / R, R / W, or queue_residence; the line is 2) lies
+	 * within a factor of 1.25 of the line (1.6 to 2.5), @p marginal is
+	 * the verdict that ratio points to (backpressure or consumer-starved,
+	 * whichever side of the line it is on) and @p margin the ratio;
+	 * otherwise BALANCED and 0.
+	 */
+	enum ipcperf_verdict marginal;
+	double margin;
+	/**
+	 * Since 0.3: the verdict (backpressure), or the marginal one, comes
+	 * from the queue residence, not from the time the sides waited.
+	 */
+	bool by_queue;
 };
 
 /**
@@ -1718,7 +1748,12 @@ struct ipcperf_flows;
  * readers' blocked time R (asleep inside reads: only on an empty one).
  * idle when no byte was written into the flow or read out of it; else
  * backpressure when W > 2R and W >= 1 ms; consumer-starved when R > 2W and
- * R >= 1 ms; balanced otherwise.
+ * R >= 1 ms; else backpressure when the queue residence is over 2 (the
+ * bytes waited in the channel for more than two of the slower side's
+ * calls: a slow reader behind a deep buffer); balanced otherwise (then,
+ * with non-blocking ends, the refusals and the full channel:
+ * doc/accuracy.md). A ratio within 1.25x of its line of 2 is marginal
+ * (struct ipcperf_flow, marginal); a marginal flow makes no bottleneck.
  * @return flows state freed with ipcperf_flows__delete(); NULL with errno.
  */
 IPCPERF_API struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st);
