@@ -180,11 +180,17 @@ const struct cli_command cli_cmd_flows = {
 		"  backpressure      writers' waits W > 2 x readers' R, and W >= 1 ms\n"
 		"                    (the consumer is slow: writers wait on a full channel)\n"
 		"  consumer-starved  R > 2 x W, and R >= 1 ms (the producer is slow)\n"
+		"  backpressure (queue: Nx)  else, when the bytes waited in the channel (wire\n"
+		"                    p50, >= 1 ms) N > 2 x the slower side's time per call\n"
+		"                    (a slow reader behind a deep buffer)\n"
 		"  balanced          otherwise; for non-blocking ends (refused with EAGAIN\n"
 		"                    or waiting), backpressure when writes were\n"
 		"                    refused > 2 x as often as reads or the channel sat full,\n"
 		"                    consumer-starved when reads were refused > 2 x as often\n"
-		"  idle              no byte went in or out (whatever W and R)\n\n"
+		"  idle              no byte went in or out (whatever W and R)\n"
+		"A ratio within 1.25x of its line of 2 (1.6x to 2.5x) is marginal, as in\n"
+		"\"backpressure (marginal: 1.9x)\" on either side of the line; it names no\n"
+		"bottleneck.\n\n"
 		"Options:\n",
 	.epilog =
 		"\n"

@@ -104,6 +104,7 @@ static int json_neck(void *ctx, const struct ipcperf_bottleneck *b)
 	json_u64(j, "write_wait_ns", b->write_wait_ns);
 	json_pid_or_null(j, "waits_to_read", b->waits_to_read);
 	json_u64(j, "read_wait_ns", b->read_wait_ns);
+	json_u64(j, "queue_wait_ns", b->queue_wait_ns);
 	json_object_end(j);
 	return 0;
 }
@@ -387,7 +388,13 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 
 		n = (size_t)snprintf(line, sizeof(line), "bottleneck: %s:",
 				     proc_str(p, sizeof(p), fo, b->pid));
-		if (w && n < sizeof(line))
+		if (w && b->queue_wait_ns && !b->write_wait_ns && n < sizeof(line))
+			n += (size_t)snprintf(line + n, sizeof(line) - n,
+					      " the bytes of %s wait %s (median) in the channel for it%s",
+					      side_of(o, sizeof(o), fo, b->waits_to_write,
+						      "a writer not traced"),
+					      fmt_ns(t, sizeof(t), b->queue_wait_ns), r ? "," : "");
+		else if (w && n < sizeof(line))
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
 					      " %s waits %s to write into it%s",
 					      side_of(o, sizeof(o), fo, b->waits_to_write,
@@ -566,10 +573,14 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 			       "readable", term, "  ");
 	cli_put_folded(f, "verdict: idle if no byte went in or out; backpressure if writers "
 		       "waited W > 2R and W >= 1 ms; consumer-starved if readers waited R > 2W "
-		       "and R >= 1 ms; W and R: blocked plus epoll; else, for non-blocking ends, "
+		       "and R >= 1 ms; W and R: blocked plus epoll; else backpressure (queue: Nx) if "
+		       "the bytes waited in the channel (wire p50, >= 1 ms) N > 2 times the slower "
+		       "side's time per call; else, for non-blocking ends, "
 		       "backpressure if writes were refused more than twice as often as reads or "
 		       "the channel sat full half its life, consumer-starved if reads found it "
-		       "empty more than twice as often; else balanced", term, "  ");
+		       "empty more than twice as often; else balanced; marginal: a ratio within "
+		       "1.25x of its line of 2 (1.6x to 2.5x), named by the side it leans to, "
+		       "is no bottleneck", term, "  ");
 	if (any_unmatched)
 		cli_put_folded(f, "unmatched: bytes read that no traced write put in (written "
 			       "before the capture, or by a process not traced)", term, "  ");

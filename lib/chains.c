@@ -185,6 +185,8 @@ static bool judge(const struct ipp_chain_flow *v, size_t nr, pid_t pid, struct i
 		if (in && v[i].verdict == IPCPERF_VERDICT_BACKPRESSURE) {
 			waited_on = true;
 			b->write_wait_ns += v[i].writer_blocked_ns;
+			if (v[i].by_queue && v[i].wire_p50 > b->queue_wait_ns)
+				b->queue_wait_ns = v[i].wire_p50;
 			if (v[i].writer_blocked_ns >= most_w) {
 				most_w = v[i].writer_blocked_ns;
 				b->waits_to_write = other(v[i].writers, v[i].nr_writers, pid);

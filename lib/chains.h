@@ -29,6 +29,8 @@ struct ipp_chain_flow {
 	/* near its line: the verdict it points to (ipcperf_flow.marginal); BALANCED: clear */
 	enum ipcperf_verdict marginal;
 	uint64_t writer_blocked_ns, reader_blocked_ns;
+	bool by_queue;			/* the verdict from the queue residence */
+	uint64_t wire_p50;		/* the median wire time, the bytes' wait then */
 };
 
 /* The stage of each of the @n flows of @v into @stage. @return 0 or -ENOMEM. */

@@ -40,6 +40,8 @@
 /* A verdict's line: one side's figure over the other's; within MARGIN of it, marginal. */
 #define LINE 2.0
 #define MARGIN 1.25
+/* The reads a reader's pace is measured over, at least: fewer say little of it. */
+#define PACE_MIN_READS 8
 
 struct seg {
 	uint64_t start, end;	/* of the call that wrote (or read, for debts) */
@@ -660,8 +662,9 @@ static double ratio(uint64_t a, uint64_t b)
 
 /*
  * The queue residence: the median wire time @p50 over the slower side's
- * pace, the calls the bytes waited in the channel for; 0 without two
- * reads to give the reader's pace, or under 1 ms (nothing waited long).
+ * pace, the calls the bytes waited in the channel for; 0 without
+ * PACE_MIN_READS reads to give the reader's pace, or under 1 ms (nothing
+ * waited long).
  */
 static double residence_of(const struct flow *f, uint64_t p50, struct judged *j)
 {
@@ -670,7 +673,7 @@ static double residence_of(const struct flow *f, uint64_t p50, struct judged *j)
 	j->write_pace = pace_of(f->wfirst, f->wlast, f->writes);
 	j->read_pace = pace_of(f->rfirst, f->rlast, f->reads);
 	pace = j->write_pace > j->read_pace ? j->write_pace : j->read_pace;
-	if (f->reads < 2 || p50 < BLOCKED_MIN_NS || !pace)
+	if (f->reads < PACE_MIN_READS || p50 < BLOCKED_MIN_NS || !pace)
 		return 0;
 	return (double)p50 / (double)pace;
 }
@@ -787,12 +790,14 @@ static int chain_view(struct flow *const *v, size_t n, struct ipp_chain_flow *c)
 	if (!scratch)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		struct judged j = judge(v[i], wire_p50(v[i], scratch));
+		uint64_t p50 = wire_p50(v[i], scratch);
+		struct judged j = judge(v[i], p50);
 
 		c[i] = (struct ipp_chain_flow){
 			.writers = v[i]->writers.v, .nr_writers = v[i]->writers.n,
 			.readers = v[i]->readers.v, .nr_readers = v[i]->readers.n,
 			.verdict = j.verdict, .marginal = j.marginal,
+			.by_queue = j.by_queue, .wire_p50 = p50,
 			.writer_blocked_ns = held_ns(v[i]), .reader_blocked_ns = starved_ns(v[i]),
 		};
 	}

@@ -208,6 +208,71 @@ START_TEST(test_untraced_side)
 }
 END_TEST
 
+/* A flow near its line (marginal), leaning to @lean, its verdict by the rule @v. */
+static struct ipp_chain_flow near_line(int w, int r, enum ipcperf_verdict v,
+				       enum ipcperf_verdict lean, uint64_t wb, uint64_t rb)
+{
+	struct ipp_chain_flow f = flow(w, r, v, wb, rb);
+
+	f.marginal = lean;
+	return f;
+}
+
+/* A reader that holds its writer back only marginally (2.1x) is no bottleneck; 3x, it is. */
+START_TEST(test_marginal_is_none)
+{
+	struct ipp_chain_flow v[] = { near_line(1, 2, BP, BP, 210 * MS, 100 * MS) };
+	struct necks nk = necks_of(v, 1);
+
+	ck_assert_uint_eq(nk.n, 0);
+	v[0] = flow(1, 2, BP, 300 * MS, 100 * MS);
+	nk = necks_of(v, 1);
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 102);
+}
+END_TEST
+
+/*
+ * seq | sort | uniq: uniq starves its reader clearly, and waits for sort
+ * near the line. On either side of that line (balanced at 1.9x,
+ * consumer-starved at 2.1x) uniq may be waiting: it is never named, and
+ * sort, near the line too, neither.
+ */
+START_TEST(test_marginal_wait_names_nobody)
+{
+	struct ipp_chain_flow v[] = { near_line(1, 2, BAL, CS, 100 * MS, 190 * MS),
+				      flow(2, 3, CS, 0, 500 * MS) };
+	struct necks nk = necks_of(v, 2);
+
+	ck_assert_uint_eq(nk.n, 0);
+	v[0] = near_line(1, 2, CS, CS, 100 * MS, 210 * MS);
+	nk = necks_of(v, 2);
+	ck_assert_uint_eq(nk.n, 0);
+	/* clear both ways: sort starves uniq, which starves its reader: sort alone */
+	v[0] = flow(1, 2, CS, 100 * MS, 300 * MS);
+	nk = necks_of(v, 2);
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 101);
+}
+END_TEST
+
+/* Held back by its queue (the writer never waited): the bytes' median wait is the figure. */
+START_TEST(test_queue_wait)
+{
+	struct ipp_chain_flow v[] = { flow(1, 2, BP, 0, 0) };
+	struct necks nk;
+
+	v[0].by_queue = true;
+	v[0].wire_p50 = 560 * MS;
+	nk = necks_of(v, 1);
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, 102);
+	ck_assert_int_eq(nk.v[0].waits_to_write, 101);
+	ck_assert_uint_eq(nk.v[0].write_wait_ns, 0);
+	ck_assert_uint_eq(nk.v[0].queue_wait_ns, 560 * MS);
+}
+END_TEST
+
 Suite *chains_suite(void)
 {
 	Suite *s = suite_create("chains");
@@ -223,6 +288,9 @@ Suite *chains_suite(void)
 	tcase_add_test(tc, test_self_flow);
 	tcase_add_test(tc, test_two_chains);
 	tcase_add_test(tc, test_untraced_side);
+	tcase_add_test(tc, test_marginal_is_none);
+	tcase_add_test(tc, test_marginal_wait_names_nobody);
+	tcase_add_test(tc, test_queue_wait);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1153,7 +1153,8 @@ END_TEST
 
 /* ------------------------------------------------------------------ verdicts */
 
-static enum ipcperf_verdict verdict_for(uint64_t wblocked, uint64_t rblocked)
+/* One write and one read of 100 bytes on a pipe, the writer asleep @wblocked, the reader @rblocked. */
+static const struct flow_rec *flow_for(uint64_t wblocked, uint64_t rblocked)
 {
 	const struct flow_rec *r;
 
@@ -1164,7 +1165,12 @@ static enum ipcperf_verdict verdict_for(uint64_t wblocked, uint64_t rblocked)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.writer_blocked_ns, wblocked);
 	ck_assert_uint_eq(r->f.reader_blocked_ns, rblocked);
-	return r->f.verdict;
+	return r;
+}
+
+static enum ipcperf_verdict verdict_for(uint64_t wblocked, uint64_t rblocked)
+{
+	return flow_for(wblocked, rblocked)->f.verdict;
 }
 
 START_TEST(test_verdict_backpressure)
@@ -1268,6 +1274,162 @@ START_TEST(test_blocked_time_sums)
 	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_BACKPRESSURE), "backpressure");
 	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_CONSUMER_STARVED), "consumer-starved");
 	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_BALANCED), "balanced");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ margins */
+
+/*
+ * A ratio within 1.25x of its line of 2 (1.6 to 2.5) is marginal
+ * (doc/accuracy.md, "Verdicts"): the flow names the verdict it is near, on
+ * either side of the line, and the ratio; the verdict itself keeps the rule.
+ */
+static void assert_margin(uint64_t w, uint64_t r, enum ipcperf_verdict verdict,
+			  enum ipcperf_verdict marginal, double margin)
+{
+	const struct flow_rec *f = flow_for(w, r);
+
+	ck_assert_int_eq(f->f.verdict, verdict);
+	ck_assert_int_eq(f->f.marginal, marginal);
+	ck_assert_msg(f->f.margin > margin - 1e-9 && f->f.margin < margin + 1e-9,
+		      "W %llu, R %llu: margin %.6f, want %.6f", (unsigned long long)w,
+		      (unsigned long long)r, f->f.margin, margin);
+	ck_assert(!f->f.by_queue);
+}
+
+START_TEST(test_margin_below_line)
+{
+	assert_margin(19 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 1.9);
+}
+END_TEST
+
+START_TEST(test_margin_on_line)
+{
+	assert_margin(20 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 2.0);
+}
+END_TEST
+
+START_TEST(test_margin_above_line)
+{
+	assert_margin(21 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE,
+		      IPCPERF_VERDICT_BACKPRESSURE, 2.1);
+}
+END_TEST
+
+START_TEST(test_margin_clear)
+{
+	assert_margin(30 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE, IPCPERF_VERDICT_BALANCED, 0);
+}
+END_TEST
+
+/* The band's ends: 1.6 in, 2.5 out; below 1.6 nothing is near. */
+START_TEST(test_margin_band_ends)
+{
+	assert_margin(16 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 1.6);
+}
+END_TEST
+
+START_TEST(test_margin_band_top)
+{
+	assert_margin(25 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE, IPCPERF_VERDICT_BALANCED, 0);
+}
+END_TEST
+
+START_TEST(test_margin_far_below)
+{
+	assert_margin(15 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BALANCED, 0);
+}
+END_TEST
+
+/* The readers' side: R / W = 1.9 leans to consumer-starved; 2.1 is it, marginally. */
+START_TEST(test_margin_readers)
+{
+	assert_margin(10 * MS, 19 * MS, IPCPERF_VERDICT_BALANCED,
+		      IPCPERF_VERDICT_CONSUMER_STARVED, 1.9);
+}
+END_TEST
+
+START_TEST(test_margin_readers_above)
+{
+	assert_margin(10 * MS, 21 * MS, IPCPERF_VERDICT_CONSUMER_STARVED,
+		      IPCPERF_VERDICT_CONSUMER_STARVED, 2.1);
+}
+END_TEST
+
+/* Under 1 ms nothing is decided, so nothing is near either: R = 0 and W 0.9 ms. */
+START_TEST(test_margin_needs_1ms)
+{
+	assert_margin(MS - 1, 0, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BALANCED, 0);
+}
+END_TEST
+
+/*
+ * A slow reader behind a deep channel: 8 writes of 4096 bytes, 10 us each,
+ * back to back from 1 us; 8 reads of 4096 bytes, 10 us each, one every 2 ms
+ * from 10 ms. Nobody sleeps in a call (W = R = 0), yet the bytes wait 10 to
+ * 24 ms: the queue residence is the median wire time over the slower
+ * side's pace, the reader's (14.01 ms of reads / 8 = 1751250 ns; the
+ * writer's 80 us / 8 = 10000 ns), some 9 of the reader's reads: backpressure.
+ */
+START_TEST(test_queue_residence)
+{
+	const struct flow_rec *f;
+
+	name_pipe(10, 4, 70, 1 << 20);
+	name_pipe(20, 3, 70, 1 << 20);
+	for (uint64_t k = 0; k < 8; k++)
+		wr(10, 4, 4096, 1000 + k * 10000, 11000 + k * 10000);
+	for (uint64_t k = 0; k < 8; k++)
+		rd(20, 3, 4096, 10 * MS + 2 * k * MS, 10 * MS + 2 * k * MS + 10000);
+	f = only_flow();
+	ck_assert_uint_eq(f->f.writer_blocked_ns + f->f.reader_blocked_ns, 0);
+	ck_assert_uint_eq(f->f.write_pace_ns, 10000);
+	ck_assert_uint_eq(f->f.read_pace_ns, 1751250);
+	ck_assert_msg(f->f.queue_residence == (double)f->f.wire_ns.p50 / 1751250.0,
+		      "queue residence %.4f, wire p50 %llu", f->f.queue_residence,
+		      (unsigned long long)f->f.wire_ns.p50);
+	ck_assert_msg(f->f.queue_residence > 8 && f->f.queue_residence < 10,
+		      "queue residence %.4f, want ~9", f->f.queue_residence);
+	ck_assert_int_eq(f->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+	ck_assert(f->f.by_queue);
+	ck_assert_int_eq(f->f.marginal, IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+/*
+ * A reader that keeps up: each 4096-byte write, every 2 ms, is read 100 us
+ * after it ends: the bytes wait less than one read, no queue.
+ */
+START_TEST(test_queue_residence_keeping_up)
+{
+	const struct flow_rec *f;
+
+	name_pipe(10, 4, 70, 65536);
+	name_pipe(20, 3, 70, 65536);
+	for (uint64_t k = 0; k < 8; k++) {
+		wr(10, 4, 4096, 2 * k * MS, 2 * k * MS + 10000);
+		rd(20, 3, 4096, 2 * k * MS + 110000, 2 * k * MS + 120000);
+	}
+	f = only_flow();
+	ck_assert_msg(f->f.queue_residence == 0, "residence %.4f: wire p50 %llu is under 1 ms",
+		      f->f.queue_residence, (unsigned long long)f->f.wire_ns.p50);
+	ck_assert_int_eq(f->f.verdict, IPCPERF_VERDICT_BALANCED);
+	ck_assert_int_eq(f->f.marginal, IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+/* One read gives no pace (8 are needed): bytes that waited 50 ms for it decide nothing. */
+START_TEST(test_queue_residence_one_read)
+{
+	const struct flow_rec *f;
+
+	name_pipe(10, 4, 70, 65536);
+	name_pipe(20, 3, 70, 65536);
+	wr(10, 4, 100, 1000, 2000);
+	rd(20, 3, 100, 50 * MS, 50 * MS + 1000);
+	f = only_flow();
+	ck_assert(f->f.queue_residence == 0);
+	ck_assert_int_eq(f->f.verdict, IPCPERF_VERDICT_BALANCED);
 }
 END_TEST
 
@@ -1972,6 +2134,23 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_verdict_edge_twice);
 	tcase_add_test(tc, test_verdict_edge_twice_readers);
 	tcase_add_test(tc, test_blocked_time_sums);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("margins");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_margin_below_line);
+	tcase_add_test(tc, test_margin_on_line);
+	tcase_add_test(tc, test_margin_above_line);
+	tcase_add_test(tc, test_margin_clear);
+	tcase_add_test(tc, test_margin_band_ends);
+	tcase_add_test(tc, test_margin_band_top);
+	tcase_add_test(tc, test_margin_far_below);
+	tcase_add_test(tc, test_margin_readers);
+	tcase_add_test(tc, test_margin_readers_above);
+	tcase_add_test(tc, test_margin_needs_1ms);
+	tcase_add_test(tc, test_queue_residence);
+	tcase_add_test(tc, test_queue_residence_keeping_up);
+	tcase_add_test(tc, test_queue_residence_one_read);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("evloop");

@@ -1687,7 +1687,7 @@ struct ipcperf_flow {
 	/**
 	 * Since 0.3, the queue residence: the median wire time (wire_ns.p50)
 	 * over the slower side's pace, how many of its calls the bytes waited
-	 * in the channel; 0 when there is no such measure (fewer than 2
+	 * in the channel; 0 when there is no such measure (fewer than 8
 	 * reads, or a median under 1 ms). Bytes that wait for many of the
 	 * reader's reads in a channel deep enough that the writers never
 	 * wait show the consumer is slow (the verdict rule).
@@ -1725,6 +1725,12 @@ struct ipcperf_bottleneck {
 	/** The reader that waits the longest for it, 0 if none; and the readers' time asleep on its starved output flows. */
 	pid_t waits_to_read;
 	uint64_t read_wait_ns;
+	/**
+	 * Since 0.3: the longest median wire time of its input flows held
+	 * back by their queue (verdict by_queue: the bytes, not the writers,
+	 * wait for it), 0 if none.
+	 */
+	uint64_t queue_wait_ns;
 };
 
 /** One write whose bytes one read took out (all or part of them). */
