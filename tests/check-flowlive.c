@@ -415,14 +415,26 @@ static void assert_bytes(json_object *f, int64_t want, const struct output *o)
 	assert_extra(f, "unmatched_bytes", 0);
 }
 
-/* The verdict printed must follow the documented rule applied to the printed times. */
+/* A number member of @f, integer or not; 0 when the output lacks it. */
+static double jnum(json_object *f, const char *key)
+{
+	json_object *v = NULL;
+
+	return json_object_object_get_ex(f, key, &v) && v ? json_object_get_double(v) : 0;
+}
+
+/*
+ * The verdict printed must follow the documented rule applied to the printed
+ * times, and the queue residence (doc/accuracy.md, "Verdicts").
+ */
 static void assert_verdict(json_object *f, const char *want)
 {
 	int64_t w = jint(f, "writer_blocked_ns"), r = jint(f, "reader_blocked_ns");
 	bool none = !jint(f, "bytes") && !jint(f, "bytes_written");
 	const char *rule = none ? "idle"
 			   : w > 2 * r && w >= 1000000 ? "backpressure"
-			   : r > 2 * w && r >= 1000000 ? "consumer-starved" : "balanced";
+			   : r > 2 * w && r >= 1000000 ? "consumer-starved"
+			   : jnum(f, "queue_residence") > 2 ? "backpressure" : "balanced";
 
 	ck_assert_msg(!strcmp(jstr(f, "verdict"), rule),
 		      "flow %s: verdict %s, but the rule gives %s for writers %" PRId64
@@ -1046,6 +1058,61 @@ START_TEST(test_bottleneck_chain)
 END_TEST
 
 /*
+ * (e3) A slow reader behind a channel deeper than all its bytes (flowwork
+ * deepqueue: 2 MiB into a unix socket with an 8 MiB send buffer, read 4 KiB
+ * every 2 ms). Neither side sleeps in a call, the bytes wait in the channel
+ * (the median ~0.5 s): backpressure from the queue residence, its figure in
+ * the JSON and in the table, and the reader the bottleneck.
+ */
+START_TEST(test_deep_queue)
+{
+	char *cmd[] = { FLOWWORK_PATH, "deepqueue", "-v", NULL };
+	char *text_argv[] = { IPCPERF_PATH, "flows", "--", FLOWWORK_PATH, "deepqueue", "-v", NULL };
+	json_object *doc, *flows, *f, *necks;
+	struct output o, t;
+	pid_t prod, cons;
+	char want[96];
+	double q;
+
+	doc = flows_run(cmd, NULL, NULL, &o);
+	flows = flows_of(doc);
+	prod = role_pid(o.err, "producer");
+	cons = role_pid(o.err, "consumer");
+	f = flow_written_by(flows, "unix", prod);
+	assert_only_pid(f, "readers", cons, "consumer");
+	assert_bytes(f, 2097152, &o);
+	assert_extra(f, "writes", 32);
+	assert_extra(f, "reads", 512);
+	q = jnum(f, "queue_residence");
+	/* 512 reads 2 ms apart: ~1.1 s; the median byte waits a good half of it, ~100 reads */
+	ck_assert_msg(q > 20, "queue residence %.2f, want the bytes to wait for many reads: %s", q,
+		      json_object_to_json_string_ext(f, JSON_C_TO_STRING_PRETTY));
+	ck_assert_msg(jint(f, "read_pace_ns") >= 2000000, "read pace %" PRId64 " ns, the reader "
+		      "sleeps 2 ms after each read", jint(f, "read_pace_ns"));
+	ck_assert(json_object_get_boolean(jmember(f, "verdict_by_queue")));
+	assert_verdict(f, "backpressure");
+	necks = jmember(doc, "bottlenecks");
+	ck_assert_msg(json_object_array_length(necks) == 1, "want one bottleneck: %s",
+		      json_object_to_json_string(necks));
+	ck_assert_int_eq(jint(json_object_array_get_idx(necks, 0), "pid"), cons);
+	ck_assert_int_eq(jint(json_object_array_get_idx(necks, 0), "queue_wait_ns"),
+			 jint(jmember(f, "wire_ns"), "p50"));
+	assert_no_loss(doc);
+	json_object_put(doc);
+	output_free(&o);
+
+	run(text_argv, &t);
+	ck_assert_msg(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0, "flows (text): %s",
+		      status_str(t.status));
+	ck_assert_msg(strstr(t.out, "  backpressure (queue: "), "no queue figure in:\n%s", t.out);
+	snprintf(want, sizeof(want), "\nbottleneck: flowwork[%d]: the bytes of flowwork[%d] wait ",
+		 (int)role_pid(t.err, "consumer"), (int)role_pid(t.err, "producer"));
+	ck_assert_msg(strstr(t.out, want), "no line '%s' in:\n%s", want + 1, t.out);
+	output_free(&t);
+}
+END_TEST
+
+/*
  * (f) A unix socketpair connected before the capture: flowwork sets it up,
  * both processes exist, then `ipcperf flows -p P,C` attaches and only then
  * does data move. The ends are known from the scan at the attach (with
@@ -1343,6 +1410,7 @@ Suite *flowlive_suite(void)
 	tcase_add_test(tc, test_low_fds);
 	tcase_add_test(tc, test_shell_pipeline);
 	tcase_add_test(tc, test_bottleneck_chain);
+	tcase_add_test(tc, test_deep_queue);
 	tcase_add_test(tc, test_preconnected);
 	suite_add_tcase(s, tc);
 	/* Event loops: each channel kind, live and from a capture; stat's EAGAIN counts. */
