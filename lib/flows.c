@@ -663,8 +663,9 @@ static double ratio(uint64_t a, uint64_t b)
 /*
  * The queue residence: the median wire time @p50 over the slower side's
  * pace, the calls the bytes waited in the channel for; 0 without
- * PACE_MIN_READS reads to give the reader's pace, or under 1 ms (nothing
- * waited long).
+ * PACE_MIN_READS reads to give the reader's pace, under 1 ms (nothing
+ * waited long), or when the writers met a full channel (waited 1 ms, or
+ * were refused): then the channel filled, and W and R say who held whom.
  */
 static double residence_of(const struct flow *f, uint64_t p50, struct judged *j)
 {
@@ -673,7 +674,8 @@ static double residence_of(const struct flow *f, uint64_t p50, struct judged *j)
 	j->write_pace = pace_of(f->wfirst, f->wlast, f->writes);
 	j->read_pace = pace_of(f->rfirst, f->rlast, f->reads);
 	pace = j->write_pace > j->read_pace ? j->write_pace : j->read_pace;
-	if (f->reads < PACE_MIN_READS || p50 < BLOCKED_MIN_NS || !pace)
+	if (f->reads < PACE_MIN_READS || p50 < BLOCKED_MIN_NS || !pace ||
+	    held_ns(f) >= BLOCKED_MIN_NS || f->wagain)
 		return 0;
 	return (double)p50 / (double)pace;
 }

@@ -1418,6 +1418,32 @@ START_TEST(test_queue_residence_keeping_up)
 }
 END_TEST
 
+/*
+ * The same slow reader, but its writer met a full channel (asleep 2 ms in
+ * its last write): the residence is not counted (a full channel's bytes wait
+ * behind a buffer's worth of reads), W and R decide: backpressure by W.
+ */
+START_TEST(test_queue_residence_full_channel)
+{
+	const struct flow_rec *f;
+
+	name_pipe(10, 4, 70, 65536);
+	name_pipe(20, 3, 70, 65536);
+	for (uint64_t k = 0; k < 7; k++)
+		wr(10, 4, 4096, 1000 + k * 10000, 11000 + k * 10000);
+	for (uint64_t k = 0; k < 8; k++) {
+		rd(20, 3, 4096, 10 * MS + 2 * k * MS, 10 * MS + 2 * k * MS + 10000);
+		if (k == 0)	/* the last write, asleep from 8 ms until the first read made room */
+			wr_blocked(10, 4, 4096, 8 * MS, 10 * MS + 20000, 2 * MS);
+	}
+	f = only_flow();
+	ck_assert_uint_eq(f->f.writer_blocked_ns, 2 * MS);
+	ck_assert(f->f.queue_residence == 0);
+	ck_assert_int_eq(f->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+	ck_assert(!f->f.by_queue);
+}
+END_TEST
+
 /* One read gives no pace (8 are needed): bytes that waited 50 ms for it decide nothing. */
 START_TEST(test_queue_residence_one_read)
 {
@@ -2151,6 +2177,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_queue_residence);
 	tcase_add_test(tc, test_queue_residence_keeping_up);
 	tcase_add_test(tc, test_queue_residence_one_read);
+	tcase_add_test(tc, test_queue_residence_full_channel);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("evloop");

@@ -1687,8 +1687,9 @@ struct ipcperf_flow {
 	/**
 	 * Since 0.3, the queue residence: the median wire time (wire_ns.p50)
 	 * over the slower side's pace, how many of its calls the bytes waited
-	 * in the channel; 0 when there is no such measure (fewer than 8
-	 * reads, or a median under 1 ms). Bytes that wait for many of the
+	 * in the channel; 0 when it is not counted: fewer than 8 reads, a
+	 * median under 1 ms, or writers that met a full channel (asleep 1 ms
+	 * or more, or refused), whose W and R say who held whom. Bytes that wait for many of the
 	 * reader's reads in a channel deep enough that the writers never
 	 * wait show the consumer is slow (the verdict rule).
 	 */
