@@ -365,7 +365,7 @@ static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 	}
 }
 
-/* One side's calls' span, [*@first, *@last], to take in @ev. */
+/* One side's calls' span, [*@first, *@last], to take in @ev (0: none yet; a call from 0 counts from 1 ns). */
 static void span_add(uint64_t *first, uint64_t *last, const struct ipcperf_syscall *ev)
 {
 	if (!*first || ev->start_ns < *first)
@@ -821,6 +821,7 @@ static int chain_stages(struct flow *const *v, size_t n, unsigned *stage)
 	return err;
 }
 
+/* What judge() made of a flow, into what the walk hands out. */
 static void put_judged(struct ipcperf_flow *out, struct judged j)
 {
 	out->verdict = j.verdict;
