@@ -172,33 +172,51 @@ int ipp_rings__read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until,
 }
 
 /*
- * At the stop, what the bounded drain left in the rings: counted, by CPU,
- * as lost (and a LOST record as what it reports), never read.
+ * What ring @map holds, never read: added to @left by CPU (the last slot:
+ * records without one), a LOST record as what it reports.
  */
-void ipp_rings__count_left(struct ipp_rings *s)
+static void left_in(struct ipp_rings *s, struct perf_mmap *map, uint64_t *left, int nr)
 {
+	union perf_event *ev;
+
+	if (perf_mmap__read_init(map) < 0)
+		return;
+	while ((ev = perf_mmap__read_event(map)) != NULL) {
+		struct ipp_pd_sample smp = { .cpu = (uint32_t)-1 };
+
+		own_fields(ev, ev->header.size, &smp);
+		left[smp.cpu < (uint32_t)nr ? (int)smp.cpu : nr] +=
+			ev->header.type == PERF_RECORD_LOST ? ev->lost.lost : 1;
+		perf_mmap__consume(map);
+	}
+}
+
+/*
+ * At the stop, what the bounded drain left in the rings: counted as lost,
+ * one report a CPU (not one a record: a full ring holds ~100,000), never
+ * read. @return the reports the lost handlers were given.
+ */
+int ipp_rings__count_left(struct ipp_rings *s)
+{
+	int nr = perf_cpu_map__max(s->cpus).cpu + 1, told = 0;
+	uint64_t *left = calloc((size_t)nr + 1, sizeof(*left));
 	struct perf_mmap *map;
 
+	if (!left)
+		return 0;
 	for (int sb = 0; sb < 2; sb++)
-		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false) {
-			union perf_event *ev;
-
-			if (perf_mmap__read_init(map) < 0)
-				continue;
-			while ((ev = perf_mmap__read_event(map)) != NULL) {
-				struct ipp_pd_sample smp = { .cpu = (uint32_t)-1 };
-				size_t size = ev->header.size;
-				uint64_t n = 1;
-
-				own_fields(ev, size, &smp);
-				if (ev->header.type == PERF_RECORD_LOST)
-					n = ev->lost.lost;
-				if (s->recorder)
-					ipp_recorder__lost(s->recorder, (int)smp.cpu, n);
-				ipp_pipeline__lost(s->base.pl, (int)smp.cpu, n);
-				perf_mmap__consume(map);
-			}
-		}
+		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false)
+			left_in(s, map, left, nr);
+	for (int c = 0; c <= nr; c++) {
+		if (!left[c])
+			continue;
+		if (s->recorder)
+			ipp_recorder__lost(s->recorder, c < nr ? c : -1, left[c]);
+		ipp_pipeline__lost(s->base.pl, c < nr ? c : -1, left[c]);
+		told++;
+	}
+	free(left);
+	return told;
 }
 
 /* Note rings whose targets all exited: they stop counting towards done(). */

@@ -561,7 +561,7 @@ static int rings_stop(struct ipp_source *src)
 	if (n < 0)
 		n = 0;
 	if (!dry)
-		ipp_rings__count_left(s);
+		n += ipp_rings__count_left(s);
 	n += ipp_pipeline__deliver(src->pl, UINT64_MAX);
 	if (s->plan.summed)
 		sums_at_stop(s);

@@ -133,7 +133,7 @@ int ipp_rings__open_events(struct ipp_rings *s);
 
 /* rings-read.c */
 int ipp_rings__read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until, bool *dry);
-void ipp_rings__count_left(struct ipp_rings *s);
+int ipp_rings__count_left(struct ipp_rings *s);
 int ipp_rings__consume(struct ipp_source *src);
 bool ipp_rings__done(const struct ipp_source *src);
 int ipp_rings__count_unreported_loss(struct ipp_rings *s);

@@ -994,7 +994,11 @@ START_TEST(test_pid_repeated)
 	for (size_t i = 0; i < c.nr_sc; i++)
 		seen += c.sc[i].pid == child && c.sc[i].cls == IPCPERF_SC_WRITE &&
 			c.sc[i].fd == null && c.sc[i].ret == 100;
-	ck_assert_uint_eq(seen, WRITES);
+	/* each once: never more, and fewer only for what CPU-wide rings lost */
+	if (nothing_lost(&c, &st))
+		ck_assert_uint_eq(seen, WRITES);
+	else
+		check_calls_lost(&c, IPCPERF_SC_WRITE, null, WRITES, st.lost);
 	ipcperf_session__delete(s);
 	ck_assert_int_eq(waitpid(child, NULL, 0), child);
 	collect_free(&c);
