@@ -134,6 +134,12 @@ struct cli_run {
 	 * counts as a success): top's q, its -n frames.
 	 */
 	bool (*stop)(void *ctx);
+	/*
+	 * If set, called when a crash of ours (SIGSEGV, SIGABRT...) is about to
+	 * end us, to put back what setup() changed: top's terminal. It runs in
+	 * a signal handler: async-signal-safe calls only.
+	 */
+	void (*restore)(void);
 };
 /* Most pollfds io_fds() may fill. */
 #define CLI_RUN_IO_FDS 16
@@ -167,12 +173,17 @@ struct cli_result {
 };
 /* How long a command we end has between its SIGTERM (or stop signal) and SIGKILL. */
 #define CLI_GRACE_MS 500
+/* The nice value of a live capture's reader when it may raise itself (root, CAP_SYS_NICE). */
+#define CLI_NICE (-10)
 
 /*
  * Create a session for @t with what @run says, and run it until the targets
- * exit, -d expires, or SIGINT/SIGTERM/SIGHUP/SIGPIPE arrives; then stop and
- * drain, and settle the command of -- CMD: a stop signal goes on to it
- * (SIGPIPE as SIGTERM), the end of -d or a failed read sends it SIGTERM
+ * exit (the command of -- CMD and what it left in its session: daemons are
+ * not waited for), -d expires, or a signal whose default action ends a
+ * process arrives (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, ...); then
+ * stop and drain, and settle the command: a stop signal goes on to it
+ * first (SIGINT, SIGHUP themselves, any other as SIGTERM), the end of -d
+ * or a failed read sends it SIGTERM
  * (unless --keep-running: then it outlives the capture, CLI_CMD_RUNNING),
  * SIGKILL follows CLI_GRACE_MS later; then it is reaped. Fills @res.
  * @return res->end.

@@ -37,8 +37,9 @@ struct top_cmd {
 
 /*
  * The terminal as it was, to put back: at the end, and from atexit() for an
- * exit() on the way. What the library and ipcperf say on stderr while the
- * screen is up goes to a file and is written out once it is restored.
+ * exit() on the way, and from a crash's handler. What the library and
+ * ipcperf say on stderr while the screen is up goes to a file and is
+ * written out once it is restored.
  */
 static struct termios term_saved;
 static bool term_on;
@@ -68,26 +69,31 @@ static void put(const char *s)
 	}
 }
 
-/* Stderr back on the terminal, with what was said while the screen was up. */
+/* Stderr back on the terminal, with what was said while the screen was up. Async-signal-safe. */
 static void err_release(void)
 {
 	char buf[4096];
-	size_t n;
+	off_t at = 0;
+	ssize_t n;
 
 	if (err_saved < 0)
 		return;
-	fflush(stderr);
 	dup2(err_saved, STDERR_FILENO);
 	close(err_saved);
 	err_saved = -1;
-	rewind(err_held);
-	while ((n = fread(buf, 1, sizeof(buf), err_held)) > 0)
-		fwrite(buf, 1, n, stderr);
-	fclose(err_held);
-	err_held = NULL;
+	/* By the file's fd: a crash may come with its FILE in any state. */
+	while ((n = pread(fileno(err_held), buf, sizeof(buf), at)) > 0) {
+		if (write(STDERR_FILENO, buf, (size_t)n) != n)
+			break;
+		at += n;
+	}
 }
 
-static void term_leave(void)
+/*
+ * The terminal as it was: the cursor, the screen, the modes, stderr.
+ * Async-signal-safe: a crash puts them back too (cli_run.restore).
+ */
+static void term_restore(void)
 {
 	if (!term_on)
 		return;
@@ -95,6 +101,16 @@ static void term_leave(void)
 	put("\033[?25h\033[?1049l");	/* the cursor, the screen as it was */
 	tcsetattr(STDIN_FILENO, TCSANOW, &term_saved);
 	err_release();
+}
+
+static void term_leave(void)
+{
+	fflush(stderr);
+	term_restore();
+	if (err_held && err_saved < 0) {
+		fclose(err_held);
+		err_held = NULL;
+	}
 }
 
 /* Stderr into a file while the screen is up (a line there would be drawn over). */
@@ -322,6 +338,7 @@ int top_run(const struct top_opts *o)
 		.io_fds = c.screen ? top_io_fds : NULL,
 		.io_ready = top_io_ready,
 		.stop = top_stop,
+		.restore = term_restore,
 	};
 
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
@@ -387,7 +404,8 @@ const struct cli_command cli_cmd_top = {
 		"the whole system (as -a: root only).\n\n"
 		"Keys: b, o, t, c order the rows by bytes, ops, time in the calls, context\n"
 		"switches; q quits. The terminal is put back as it was however top ends\n"
-		"(q, Ctrl-C, SIGTERM, SIGHUP, the end of the command, an error).\n\n"
+		"(q, Ctrl-C, Ctrl-\\, any other signal that ends it, the end of the command,\n"
+		"an error).\n\n"
 		"Options:\n",
 	.epilog =
 		"\n"

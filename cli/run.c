@@ -39,35 +39,92 @@ static void on_signal(int sig)
 /*
  * SIGINT, SIGTERM and SIGHUP stop the capture, which is then reported; so
  * does SIGPIPE, once what reads our output is gone (its write fails with
- * EPIPE, and ipcperf ends as SIGPIPE would have ended it, exit 141). Caught,
- * not ignored: a command we start must not inherit SIG_IGN across exec.
+ * EPIPE, and ipcperf ends as SIGPIPE would have ended it, exit 141); and so
+ * does every other signal whose default action ends a process (SIGQUIT,
+ * SIGUSR1, SIGALRM, the real-time signals...): uncaught, it would end us
+ * with nothing written and the command left running. Caught, not ignored:
+ * a command we start must not inherit SIG_IGN across exec.
  */
 static void catch_stop_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	static const int sigs[] = {
+		SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+		SIGPROF, SIGIO, SIGXCPU, SIGXFSZ,
+#ifdef SIGPWR
+		SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+		SIGSTKFLT,
+#endif
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
+	/* Those below SIGRTMIN are the C library's own. */
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaction(sig, &sa, NULL);
+}
+
+/*
+ * The signal a stop signal sends on to the command: SIGINT, SIGTERM and
+ * SIGHUP themselves (as perf does); any other was meant for us (SIGPIPE:
+ * our reader is gone; SIGUSR1 may mean "print your progress" to the
+ * command), and the command gets SIGTERM.
+ */
+static int command_signal(int sig)
+{
+	return sig == SIGINT || sig == SIGHUP ? sig : SIGTERM;
 }
 
 /* ------------------------------------------------------------------ ending everything we started */
 
 /* The command of "-- CMD" while it is not reaped (0: none), for the crash and exit paths. */
 static volatile sig_atomic_t cmd_pid;
+/* The command's session, once it exited (0: ask the command while it runs). */
+static volatile sig_atomic_t cmd_sid;
 
 /*
- * Send @sig to each child of ours (not @except) and reap those that exited:
- * the command's orphans come to us, the subreaper. Async-signal-safe (open,
- * read, kill, waitpid). @return how many children are left.
+ * The session of the command's tree. A process that left it (setsid(), as
+ * a daemon does) is no longer the command's: never ended by us, never
+ * waited for. 0 when there is no command.
  */
-static unsigned int signal_children(int sig, pid_t except)
+static pid_t command_session(void)
+{
+	pid_t sid = (pid_t)cmd_sid;
+
+	if (sid <= 0 && cmd_pid > 0)
+		sid = getsid((pid_t)cmd_pid);
+	return sid > 0 ? sid : 0;
+}
+
+/* The command's session, kept before it is reaped (a zombie still has one). */
+static void keep_session(pid_t child)
+{
+	pid_t sid;
+
+	if (!cmd_sid && child > 0 && (sid = getsid(child)) > 0)
+		cmd_sid = sid;
+}
+
+/* Children of ours alive, by whether they are of the command's session. */
+struct children {
+	unsigned int in;	/* in its session (all of them when it has none) */
+	unsigned int out;	/* in sessions of their own */
+};
+
+/*
+ * Each child of ours (not @except) alive, the zombies reaped: the command's
+ * orphans come to us, the subreaper. Those in the command's session get
+ * @sig (0: none). Async-signal-safe (open, read, kill, waitpid, getsid).
+ */
+static struct children scan_children(int sig, pid_t except)
 {
 	char path[64] = "/proc/self/task/", buf[4096];
-	unsigned int left = 0;
+	struct children c = { 0 };
 	size_t n = strlen(path);
-	pid_t self = getpid(), p = 0;
+	pid_t self = getpid(), sid = command_session(), p = 0;
 	ssize_t len;
 	int fd;
 
@@ -77,7 +134,7 @@ static unsigned int signal_children(int sig, pid_t except)
 	memcpy(path + n, "/children", sizeof("/children"));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return c;
 	len = read(fd, buf, sizeof(buf));
 	close(fd);
 	for (ssize_t i = 0; i < len; i++) {
@@ -86,12 +143,47 @@ static unsigned int signal_children(int sig, pid_t except)
 			continue;
 		}
 		if (p > 0 && p != except && waitpid(p, NULL, WNOHANG) == 0) {
-			kill(p, sig);
-			left++;
+			if (sid && getsid(p) != sid) {
+				c.out++;
+			} else {
+				c.in++;
+				if (sig)
+					kill(p, sig);
+			}
 		}
 		p = 0;
 	}
-	return left;
+	return c;
+}
+
+/*
+ * Has the command not exited yet? Asked with WNOWAIT: the library reaps it
+ * (ipcperf_session__wait_child()), and a command reaped here would leave it
+ * nothing to wait for, and us without the command's status.
+ */
+static bool child_running(pid_t child)
+{
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
+/*
+ * Is the command over while what it left behind goes on? It exited, and so
+ * did every process it left in its session (a shell's background jobs, ours
+ * once it is gone), but some that left the session (daemons) still run and
+ * keep the capture open: the run ends here. With none of those, the rings
+ * hang up and the run ends once every record is read, as it always did.
+ */
+static bool command_over(pid_t child)
+{
+	struct children c;
+
+	if (child_running(child))
+		return false;
+	keep_session(child);
+	c = scan_children(0, child);
+	return !c.in && c.out;
 }
 
 static void nap_ms(long ms)
@@ -104,12 +196,13 @@ static void nap_ms(long ms)
 /*
  * End what is left of the command's tree but @except (the command, reaped
  * by the library): SIGTERM, SIGKILL to what outlives CLI_GRACE_MS, until no
- * child of ours is left (an orphan's own children come to us in turn).
+ * child of ours in the command's session is left (an orphan's own children
+ * come to us in turn). Those that left it are not ours to end.
  */
 static void end_orphans(pid_t except)
 {
 	for (int ms = 0; ms < 4 * CLI_GRACE_MS; ms += 10) {
-		if (!signal_children(ms < CLI_GRACE_MS ? SIGTERM : SIGKILL, except))
+		if (!scan_children(ms < CLI_GRACE_MS ? SIGTERM : SIGKILL, except).in)
 			return;
 		nap_ms(10);
 	}
@@ -122,13 +215,19 @@ static void end_all(void)
 
 	if (child <= 0)
 		return;
+	keep_session(child);
 	cmd_pid = 0;
 	kill(child, SIGTERM);
 	end_orphans(0);
 }
 
+/* What a crash must put back before we end (async-signal-safe; NULL: nothing). */
+static void (*crash_restore)(void);
+
 static void on_crash(int sig)
 {
+	if (crash_restore)
+		crash_restore();
 	end_all();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -139,13 +238,13 @@ static void on_crash(int sig)
  * own children are ours once it is gone (we are their subreaper), so they
  * end too.
  */
-static void catch_crash_signals(void)
+static void catch_crash_signals(void (*restore)(void))
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS,
-				    SIGQUIT, SIGXCPU, SIGXFSZ };
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS };
 	struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_NODEFER | SA_RESETHAND };
 	static bool registered;
 
+	crash_restore = restore;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
@@ -221,6 +320,7 @@ struct loop {
 	const struct cli_run *run;
 	uint64_t deadline;		/* cli_now_ms() when -d expires; 0: never */
 	uint64_t next_tick, next_status;	/* 0: no such timer */
+	pid_t cmd;			/* the command of -- CMD (0: none) */
 	bool deadline_hit;
 };
 
@@ -291,6 +391,8 @@ static int loop_run(struct loop *lp, bool replay)
 		}
 		if (lp->deadline && lp->deadline - now < (uint64_t)timeout)
 			timeout = (int)(lp->deadline - now);
+		if (lp->cmd > 0 && command_over(lp->cmd))
+			break;
 		if (run->stop && run->stop(run->ctx)) {
 			lp->deadline_hit = true;
 			break;
@@ -317,21 +419,12 @@ static int loop_run(struct loop *lp, bool replay)
 
 /* ------------------------------------------------------------------ the command */
 
-/*
- * Has the command not exited yet? Asked with WNOWAIT: the library reaps it
- * (ipcperf_session__wait_child()), and a command reaped here would leave it
- * nothing to wait for, and us without the command's status.
- */
-static bool child_running(pid_t child)
-{
-	siginfo_t si = { 0 };
-
-	return waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
-}
-
 static void wait_command(struct cli_result *res)
 {
-	int err = ipcperf_session__wait_child(res->session, &res->cmd_status);
+	int err;
+
+	keep_session((pid_t)cmd_pid);
+	err = ipcperf_session__wait_child(res->session, &res->cmd_status);
 
 	res->cmd = err == 0 ? CLI_CMD_EXITED : CLI_CMD_LOST;
 	cmd_pid = 0;
@@ -352,18 +445,31 @@ static bool child_exits_within(pid_t child, unsigned int ms)
 	return true;
 }
 
+/* When the command was sent the signal that ends it (0: not yet). */
+static uint64_t cmd_signalled_ms;
+
+/* Send the command what ends it on @sig (command_signal()), once. */
+static void signal_command(pid_t child, int sig)
+{
+	if (cmd_signalled_ms || !child_running(child))
+		return;
+	kill(child, command_signal(sig));
+	cmd_signalled_ms = cli_now_ms();
+}
+
 /*
- * End the command: @sig, then SIGKILL if it has not exited CLI_GRACE_MS
- * later; then reap it. The signal a stop signal sends on: itself, but a
- * SIGPIPE of ours is no business of the command's, which gets SIGTERM.
+ * End the command: its signal for @sig (if not sent yet), then SIGKILL if
+ * it has not exited CLI_GRACE_MS after that; then reap it.
  */
 static void end_command(struct cli_result *res, pid_t child, int sig)
 {
-	if (sig == SIGPIPE)
-		sig = SIGTERM;
+	uint64_t waited;
+
+	signal_command(child, sig);
 	if (child_running(child)) {
-		kill(child, sig);
-		if (!child_exits_within(child, CLI_GRACE_MS)) {
+		waited = cli_now_ms() - cmd_signalled_ms;
+		if (waited >= CLI_GRACE_MS ||
+		    !child_exits_within(child, CLI_GRACE_MS - (unsigned int)waited)) {
 			kill(child, SIGKILL);
 			res->cmd_killed = true;
 		}
@@ -444,6 +550,54 @@ static void say_live(const struct cli_target *t, const struct cli_run *run)
 		t->duration > 0 ? "until -d ends it" : "Ctrl-C ends it");
 }
 
+/*
+ * Ahead of the targets, when we may (root, CAP_SYS_NICE): on a machine
+ * they saturate (thousands of threads making calls) the reader would get
+ * one share of the CPUs among thousands, its rings would overflow, and a
+ * stop signal would wait seconds for it to run. This thread only: the
+ * command, forked already, keeps the priority it was given.
+ */
+static void raise_priority(void)
+{
+	errno = 0;
+	if (getpriority(PRIO_PROCESS, 0) > CLI_NICE || errno)
+		setpriority(PRIO_PROCESS, 0, CLI_NICE);
+}
+
+/* Said once the run is over: daemons the command started run on, untraced. */
+static void say_outlived(pid_t child)
+{
+	unsigned int n;
+
+	if (child <= 0 || !(n = scan_children(0, 0).out))
+		return;
+	cli_status_clear();
+	fprintf(stderr, "%s: %u descendant%s of the command outlived it, in a session of %s own: "
+		"left running, untraced since the command's end\n", cli_prog, n, n == 1 ? "" : "s",
+		n == 1 ? "its" : "their");
+}
+
+/* After the loop: the capture stopped and drained, the command settled. */
+static void run_end(const struct cli_target *t, struct loop *lp, int err, struct cli_result *res)
+{
+	/* A stop signal ends the command first: one that saturates the machine ends sooner. */
+	if (stop_signal && lp->cmd > 0)
+		signal_command(lp->cmd, stop_signal);
+	/* A capture that could not be written was said by the library, errno and all. */
+	if (ipcperf_session__stop(lp->s) < 0 && t->record)
+		res->capture_failed = true;
+	res->session = lp->s;
+	res->end = err < 0 ? CLI_END_FAILED : CLI_END_DONE;
+	if (t->input && err < 0) {
+		/* Nothing to report from a corrupt capture. */
+		ipcperf_session__delete(lp->s);
+		res->session = NULL;
+	} else if (!t->input) {
+		settle_command(t, res, lp->deadline_hit, err < 0);
+		say_outlived(lp->cmd);
+	}
+}
+
 enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res)
 {
 	struct loop lp = { .run = run };
@@ -460,8 +614,11 @@ enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, stru
 	lp.s = session_open(t, run, &res->end);
 	if (lp.s) {
 		cmd_pid = t->input ? 0 : ipcperf_session__child_pid(lp.s);
+		lp.cmd = cmd_pid > 0 ? (pid_t)cmd_pid : 0;
 		catch_stop_signals();
-		catch_crash_signals();
+		catch_crash_signals(run->restore);
+		if (!t->input)
+			raise_priority();
 		err = ipcperf_session__start(lp.s);
 	}
 	if (!t->input)
@@ -481,27 +638,19 @@ enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, stru
 	if (run->progress)
 		lp.next_status = now + CLI_STATUS_MS;
 	err = loop_run(&lp, t->input);
-	/* A capture that could not be written was said by the library, errno and all. */
-	if (ipcperf_session__stop(lp.s) < 0 && t->record)
-		res->capture_failed = true;
-	res->session = lp.s;
-	res->end = err < 0 ? CLI_END_FAILED : CLI_END_DONE;
-	if (t->input && err < 0) {
-		/* Nothing to report from a corrupt capture. */
-		ipcperf_session__delete(lp.s);
-		res->session = NULL;
-	} else if (!t->input) {
-		settle_command(t, res, lp.deadline_hit, err < 0);
-	}
+	run_end(t, &lp, err, res);
 	return res->end;
 }
 
 /* End by @sig, as it would have ended us uncaught (128 + @sig if that returns). */
 static int exit_by(int sig)
 {
+	struct rlimit no_core = { 0, 0 };
 	sigset_t set;
 
 	fflush(NULL);
+	/* Not a crash of ours (SIGQUIT, a command's SIGSEGV): no core file of ipcperf. */
+	setrlimit(RLIMIT_CORE, &no_core);
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -525,6 +674,14 @@ static bool ended_by_us(const struct cli_result *res)
 	       (WTERMSIG(res->cmd_status) == SIGTERM || WTERMSIG(res->cmd_status) == SIGKILL);
 }
 
+/* A stop signal we sent on as another (SIGTERM) ended the command. */
+static bool ended_by_relay(const struct cli_result *res)
+{
+	return stop_signal && command_signal(stop_signal) != stop_signal &&
+	       res->cmd == CLI_CMD_EXITED && WIFSIGNALED(res->cmd_status) &&
+	       (WTERMSIG(res->cmd_status) == SIGTERM || WTERMSIG(res->cmd_status) == SIGKILL);
+}
+
 int cli_exit(const struct cli_result *res, bool failed)
 {
 	bool ok = !failed && !res->capture_failed;
@@ -538,8 +695,12 @@ int cli_exit(const struct cli_result *res, bool failed)
 	case CLI_END_FAILED:
 		break;
 	}
-	/* Our output's reader is gone, or a command ignored the stop signal it was sent. */
-	if (stop_signal == SIGPIPE || (stop_signal && res->cmd_killed))
+	/*
+	 * Our output's reader is gone, a command ignored the stop signal it was
+	 * sent, or the command ended by the SIGTERM another signal of ours
+	 * (SIGUSR1, SIGQUIT...) sent it on: we end by that signal.
+	 */
+	if (stop_signal == SIGPIPE || (stop_signal && res->cmd_killed) || ended_by_relay(res))
 		return exit_by(stop_signal);
 	switch (res->cmd) {
 	case CLI_CMD_NONE:
