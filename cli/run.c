@@ -569,11 +569,11 @@ static void say_outlived(pid_t child)
 {
 	unsigned int n;
 
-	if (child <= 0 || !(n = scan_children(0, 0).out))
+	if (child <= 0 || !(n = scan_children(0, child).out))
 		return;
 	cli_status_clear();
 	fprintf(stderr, "%s: %u descendant%s of the command outlived it, in a session of %s own: "
-		"left running, untraced since the command's end\n", cli_prog, n, n == 1 ? "" : "s",
+		"left running, untraced from the end of the run\n", cli_prog, n, n == 1 ? "" : "s",
 		n == 1 ? "its" : "their");
 }
 

@@ -9,7 +9,8 @@
 #    ones) stops the capture as SIGTERM does: the output complete, the
 #    command ended, ipcperf out with 128 + the signal;
 #  - on a machine saturated by a command of 1,000 threads making calls,
-#    SIGTERM ends the command and brings the report within 2 s.
+#    SIGTERM ends the command and brings the report within 3 s (it took
+#    55 s when the reader ran at the threads' priority and drained first).
 # Needs root.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -124,6 +125,6 @@ within 20000 gone "$ipid" || fail "saturation: ipcperf still runs 20 s after SIG
 status=0
 wait "$ipid" || status=$?
 [ "$status" -eq 143 ] || { cat "$T/sat.err" >&2; fail "saturation: exit $status, expected 143"; }
-[ "$lat" -le 2000 ] || fail "saturation: the command ended and the report written ${lat} ms after SIGTERM"
+[ "$lat" -le 3000 ] || fail "saturation: the command ended and the report written ${lat} ms after SIGTERM"
 grep -q "^ipcperf stat: command '.*stormwork 1000 " "$T/sat.out" || fail "saturation: no report"
 echo "test-signals-all: a daemon outlives its command; $n signals stop as SIGTERM; SIGTERM at saturation acted on in $lat ms"
