@@ -230,7 +230,7 @@ static int stat_interval_new(struct stat_cmd *c, struct ipcperf_session *s)
 {
 	pid_t *pids = calloc(c->nr_cnt_targets + 1, sizeof(*pids));
 	IPCPERF_OPTS(ipcperf_interval_opts, io, .per_thread = c->o->per_thread, .pids = pids,
-		     .nr_pids = c->nr_cnt_targets);
+		     .nr_pids = c->nr_cnt_targets, .fold_exited = stat_folds_exited(c->o));
 
 	for (size_t i = 0; pids && i < c->nr_cnt_targets; i++)
 		pids[i] = c->cnt_targets[i].pid;
@@ -331,12 +331,17 @@ bool stat_rows_by_group(const struct stat_opts *o)
 	       !o->listen.on;
 }
 
+bool stat_folds_exited(const struct stat_opts *o)
+{
+	return o->interval_ms || o->om_path || o->listen.on;
+}
+
 /* The accounting, the metrics listener and the output, before the capture. @return 0, or -1 (said). */
 static int stat_open(struct stat_cmd *c)
 {
 	const struct stat_opts *o = c->o;
 	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = o->per_thread,
-		     .fold_conns = stat_rows_by_group(o));
+		     .fold_conns = stat_rows_by_group(o), .fold_exited = stat_folds_exited(o));
 
 	c->total = ipcperf_stats__new(&so);
 	if (c->total && o->flows)

@@ -68,6 +68,13 @@ int stat_check_format(bool json, const char *sep);
  * the report takes no per-fd rows.
  */
 bool stat_rows_by_group(const struct stat_opts *o);
+/*
+ * Whether @o keeps a running view (-I, --openmetrics, --listen): then an
+ * exited process folds into the row of the exited processes of its comm
+ * once its report is settled, so that a tracer left running keeps what
+ * lives plus a row per comm (doc/accuracy.md, "Memory").
+ */
+bool stat_folds_exited(const struct stat_opts *o);
 int stat_run(const struct stat_opts *o);
 
 /* ------------------------------------------------------------------ trace */

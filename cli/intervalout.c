@@ -51,15 +51,19 @@ static void put_header(struct intervalout *c)
 
 static void put_proc(struct intervalout *c, const struct snap *sn, const struct proc_snap *p)
 {
-	char line[LINE_MAX_LEN], who[CLI_ESC_LEN(CLI_COMM_LEN) + CLI_INT_LEN + 4], fd[320];
+	char line[LINE_MAX_LEN], who[CLI_ESC_LEN(CLI_COMM_LEN) + CLI_INT_LEN + 24], fd[320];
 	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
 	struct interval_sums s;
 	double mbs;
 
 	interval_sums_of(p, &s);
 	mbs = sn->duration_ns ? (double)(s.in + s.out) / ((double)sn->duration_ns / 1e9) / 1e6 : 0;
-	snprintf(who, sizeof(who), "%s[%d]",
-		 p->comm && *p->comm ? cli_esc(comm, sizeof(comm), p->comm) : "?", (int)p->pid);
+	if (p->folded)	/* the exited processes of one comm folded in this interval */
+		snprintf(who, sizeof(who), "%s[%" PRIu64 " exited]",
+			 p->comm && *p->comm ? cli_esc(comm, sizeof(comm), p->comm) : "?", p->folded);
+	else
+		snprintf(who, sizeof(who), "%s[%d]",
+			 p->comm && *p->comm ? cli_esc(comm, sizeof(comm), p->comm) : "?", (int)p->pid);
 	busiest(fd, sizeof(fd), p);
 	snprintf(line, sizeof(line),
 		 "%10.3f  %-18s %8" PRIu64 " %10" PRIu64 " %10" PRIu64 " %6" PRIu64 " %7.2f  %s",

@@ -480,8 +480,13 @@ static void print_text(struct statout *c, const struct snap *sn)
 		if (!c->o->verbose && !proc_active(p) && !p->cnt && !p->left_ns)
 			continue;
 		shown++;
-		fprintf(f, "\npid %d %s%s\n", (int)p->pid, cli_esc(comm, sizeof(comm), p->comm),
-			p->exited ? " (exited)" : "");
+		if (p->folded)
+			fprintf(f, "\n%s: %" PRIu64 " exited process%s folded\n",
+				cli_esc(comm, sizeof(comm), p->comm), p->folded,
+				p->folded == 1 ? "" : "es");
+		else
+			fprintf(f, "\npid %d %s%s\n", (int)p->pid, cli_esc(comm, sizeof(comm), p->comm),
+				p->exited ? " (exited)" : "");
 		if (p->left_ns)
 			fprintf(f, "  left what uid %u may see at %.3f s: it executed a set-user-ID, "
 				"set-group-ID or file-capability program; nothing of it after\n",
@@ -633,6 +638,8 @@ static void json_proc(struct statout *c, struct json *j, const struct snap *sn,
 	json_i64(j, "pid", p->pid);
 	json_str(j, "comm", p->comm);
 	json_bool(j, "exited", p->exited);
+	if (p->folded)
+		json_u64(j, "folded_processes", p->folded);
 	json_u64(j, "threads", p->threads);
 	json_object_begin(j, "context_switches");
 	json_u64(j, "voluntary", p->voluntary);

@@ -151,6 +151,7 @@ static int on_proc_row(void *ctx, const struct ipcperf_proc_row *row)
 	p->uring_unaccounted = row->uring_unaccounted;
 	p->left_ns = row->left_ns;
 	p->exited = row->exited;
+	p->folded = row->folded;
 	return 0;
 }
 

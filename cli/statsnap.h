@@ -57,6 +57,7 @@ struct proc_snap {
 	uint64_t uring_unaccounted;	/* io_uring requests whose bytes no fd row has */
 	uint64_t left_ns;		/* when it left what the user may see (CLOCK_MONOTONIC), or 0 */
 	bool exited;
+	uint64_t folded;		/* a row of exited processes of one comm: how many (pid < 0) */
 	struct fd_snap *fds;
 	size_t nr_fds, cap_fds, fds_omitted;
 	/*

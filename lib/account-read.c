@@ -32,6 +32,9 @@ static int cmp_rowref(const void *a, const void *b)
 	c = strcmp(x->id->object, y->id->object);
 	if (c)
 		return c;
+	/* the rows of folded exited processes: one a kind, object "" */
+	if (x->id->kind != y->id->kind)
+		return x->id->kind < y->id->kind ? -1 : 1;
 	/* Two unknown incarnations are two rows: never merged on a guess. */
 	return (x->inc > y->inc) - (x->inc < y->inc);
 }
@@ -40,7 +43,7 @@ bool ipp_rows__same(const struct ipp_rowref *a, const struct ipp_rowref *b)
 {
 	return a->pid == b->pid && a->fd == b->fd &&
 	       a->id->state != IPP_ID_UNKNOWN && b->id->state != IPP_ID_UNKNOWN &&
-	       strcmp(a->id->object, b->id->object) == 0;
+	       a->id->kind == b->id->kind && strcmp(a->id->object, b->id->object) == 0;
 }
 
 /* Add @src into @dst, whose histogram is the caller's. */
@@ -340,12 +343,8 @@ void ipp_stats__free_ids(struct ipcperf_stats *st)
 	st->nr_ids = st->cap_ids = 0;
 }
 
-/*
- * The folded row of (@pid, @fd, @id's object), made when new (the folds
- * are in the order they were made; the row walk sorts). NULL: no memory.
- */
-static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
-				const struct ipp_ident *id)
+struct foldrow *ipp_stats__fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
+				    const struct ipp_ident *id)
 {
 	const struct ipp_ident *shared;
 	size_t h;
@@ -356,7 +355,8 @@ static struct foldrow *fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
 	for (; st->fold_idx[h]; h = (h + 1) & (st->cap_fold_idx - 1)) {
 		struct foldrow *f = &st->folds[st->fold_idx[h] - 1];
 
-		if (f->pid == pid && f->fd == fd && strcmp(f->id->object, id->object) == 0)
+		if (f->pid == pid && f->fd == fd && f->id->kind == id->kind &&
+		    strcmp(f->id->object, id->object) == 0)
 			return f;
 	}
 	if (ipp_grow((void **)&st->folds, &st->cap_folds, st->nr_folds + 1, sizeof(*st->folds)) < 0 ||
@@ -413,7 +413,7 @@ static void retire(void *ctx, size_t inc, const struct ipp_inc *in, const struct
 	if ((!p || !p->seen || not_held(st, p, in)) && !ipp_rows__has_io(st, inc))
 		f = NULL;
 	else
-		f = fold_row(st, in->pid, in->fd, id);
+		f = ipp_stats__fold_row(st, in->pid, in->fd, id);
 	if (f && c)
 		fold_counts(f, c);
 	if (c) {
@@ -429,6 +429,8 @@ void ipp_stats__sweep(struct ipcperf_stats *st)
 	st->sweep_at = 2 * ipp_fdtab__nr_closed(st->fdt) + 256;
 	if (st->fold_conns && st->nr_folds >= st->compact_at)
 		ipp_stats__compact(st);
+	if (st->fold_exited)
+		ipp_stats__fold_exited(st);
 }
 
 void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep)
@@ -506,19 +508,29 @@ int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 	return ret;
 }
 
+/*
+ * The process of rank @i in pid order: the rows of folded exited
+ * processes first (pids -nr_exited to -1), then the others.
+ */
+static const struct proc *proc_at(const struct ipcperf_stats *st, size_t i)
+{
+	return i < st->nr_exited ? st->exited[st->nr_exited - 1 - i] : st->procs[i - st->nr_exited];
+}
+
 int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
 				 int (*cb)(void *ctx, const struct ipcperf_proc_row *row), void *ctx)
 {
 	if (!st || !cb)
 		return -EINVAL;
-	for (size_t i = 0; i < st->nr_procs; i++) {
-		const struct proc *p = st->procs[i];
+	for (size_t i = 0; i < st->nr_exited + st->nr_procs; i++) {
+		const struct proc *p = proc_at(st, i);
 		struct ipcperf_proc_row row = {
 			.pid = p->pid, .comm = p->comm, .voluntary_cs = p->vol,
 			.involuntary_cs = p->invol, .wakeups = p->wakeups,
 			.migrations = p->migrations, .syscalls = p->syscalls,
 			.threads = p->threads, .exited = p->exited,
 			.uring_unaccounted = p->uring_ops, .left_ns = p->left_ns,
+			.folded = p->folded,
 		};
 		int ret;
 
@@ -599,9 +611,9 @@ int ipcperf_stats__for_each_syscall(struct ipcperf_stats *st,
 	scratch = malloc(sizeof(*scratch));
 	if (!scratch)
 		return -ENOMEM;
-	for (size_t i = 0; i < st->nr_procs && !ret; i++)
-		if (st->procs[i]->nr_sc)
-			ret = proc_syscalls(st->procs[i], scratch, cb, ctx);
+	for (size_t i = 0; i < st->nr_exited + st->nr_procs && !ret; i++)
+		if (proc_at(st, i)->nr_sc)
+			ret = proc_syscalls(proc_at(st, i), scratch, cb, ctx);
 	free(scratch);
 	return ret;
 }

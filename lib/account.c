@@ -34,6 +34,7 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	st->no_proc = IPP_OPTS_HAS(opts, no_proc) && opts->no_proc;
 	st->per_thread = IPP_OPTS_HAS(opts, per_thread) && opts->per_thread;
 	st->fold_conns = IPP_OPTS_HAS(opts, fold_conns) && opts->fold_conns;
+	st->fold_exited = IPP_OPTS_HAS(opts, fold_exited) && opts->fold_exited;
 	st->compact_at = IPP_COMPACT_FIRST;
 	st->fdt = ipp_fdtab__new();
 	if (!st->fdt) {
@@ -49,7 +50,7 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	return st;
 }
 
-static void free_proc(struct proc *p)
+void ipp_proc__free(struct proc *p)
 {
 	for (size_t i = 0; i < p->nr_sc; i++) {
 		free(p->sc[i]->errnos);
@@ -81,8 +82,11 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	if (!st)
 		return;
 	for (size_t i = 0; i < st->nr_procs; i++)
-		free_proc(st->procs[i]);
+		ipp_proc__free(st->procs[i]);
 	free(st->procs);
+	for (size_t i = 0; i < st->nr_exited; i++)
+		ipp_proc__free(st->exited[i]);
+	free(st->exited);
 	for (size_t i = 0; i < st->nr_counts; i++)
 		free_hists(&st->counts[i]);
 	free(st->counts);
@@ -244,6 +248,11 @@ static struct scstat *get_sc(struct proc *p, pid_t tid, int nr, const char *name
 	return sc;
 }
 
+struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name)
+{
+	return get_sc(p, tid, nr, name);
+}
+
 /*
  * The dense histogram of @sc, to add to: made at its first timed call, or
  * from its packed one (a call of its process seen after the exit). NULL:
@@ -306,6 +315,11 @@ static void count_errnos(struct scstat *sc, int err, uint64_t n)
 	memmove(&v[i + 1], &v[i], (sc->nr_errnos - i) * sizeof(*v));
 	v[i] = (struct ipcperf_errno_count){ .err = err, .count = n };
 	sc->nr_errnos++;
+}
+
+void ipp_scstat__errnos(struct scstat *sc, int err, uint64_t n)
+{
+	count_errnos(sc, err, n);
 }
 
 static void account(struct side *sd, const struct ipcperf_syscall *ev)
@@ -688,7 +702,7 @@ static void drop_thread_proc(struct ipcperf_stats *st, pid_t tid)
 		return;
 	if (*c == st->procs[at])
 		*c = NULL;
-	free_proc(st->procs[at]);
+	ipp_proc__free(st->procs[at]);
 	memmove(&st->procs[at], &st->procs[at + 1], (st->nr_procs - at - 1) * sizeof(*st->procs));
 	st->nr_procs--;
 }
@@ -709,6 +723,7 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 		if (!c)
 			break;
 		c->exited = false;
+		c->exit_ns = 0;
 		if (ev->comm)
 			snprintf(c->comm, sizeof(c->comm), "%s", ev->comm);
 		break;
@@ -729,6 +744,7 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 			drop_thread_proc(st, ev->tid);
 		if (ev->tid == ev->pid) {
 			p->exited = true;
+			p->exit_ns = ev->time_ns;
 			pack_proc(p);
 			if (ev->comm && !p->comm[0])
 				snprintf(p->comm, sizeof(p->comm), "%s", ev->comm);
@@ -794,21 +810,28 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 		cf->packed[0] = cf->packed[1] = NULL;
 		memset(&cf->c, 0, sizeof(cf->c));
 	}
-	for (size_t i = 0; i < st->nr_procs; i++) {
-		struct proc *p = st->procs[i];
+	for (size_t i = 0; i < st->nr_procs; i++)
+		ipp_proc__reset(st->procs[i]);
+	for (size_t i = 0; i < st->nr_exited; i++) {
+		ipp_proc__reset(st->exited[i]);
+		st->exited[i]->threads = 0;	/* those of the processes folded since */
+	}
+}
 
-		p->vol = p->invol = p->wakeups = p->migrations = p->syscalls = p->uring_ops = 0;
-		for (size_t k = 0; k < p->nr_sc; k++) {
-			struct scstat *sc = p->sc[k];
+void ipp_proc__reset(struct proc *p)
+{
+	p->vol = p->invol = p->wakeups = p->migrations = p->syscalls = p->uring_ops = 0;
+	p->folded = 0;
+	for (size_t k = 0; k < p->nr_sc; k++) {
+		struct scstat *sc = p->sc[k];
 
-			sc->calls = sc->errors = sc->time_ns = 0;
-			free(sc->errnos);
-			sc->errnos = NULL;
-			sc->nr_errnos = 0;
-			free(sc->hist);
-			free(sc->packed);
-			sc->hist = NULL;
-			sc->packed = NULL;
-		}
+		sc->calls = sc->errors = sc->time_ns = 0;
+		free(sc->errnos);
+		sc->errnos = NULL;
+		sc->nr_errnos = 0;
+		free(sc->hist);
+		free(sc->packed);
+		sc->hist = NULL;
+		sc->packed = NULL;
 	}
 }

@@ -107,6 +107,8 @@ struct proc {
 	uint64_t uring_ops;	/* io_uring requests submitted: their bytes are not seen */
 	uint64_t left_ns;	/* when it left what the caller may see (ipcperf_task.left_view), or 0 */
 	bool exited;
+	uint64_t exit_ns;	/* its main thread's exit (0: none seen) */
+	uint64_t folded;	/* a row of exited processes (fold_exited): how many */
 	bool seen;		/* had an event of its own (not only created by fork) */
 	uint64_t seen_ns;	/* the time of the first */
 	struct scstat **sc;	/* sorted by (tid, nr) */
@@ -143,6 +145,10 @@ struct ipcperf_stats {
 	struct connfold *cfolds;
 	size_t nr_cfolds, cap_cfolds;
 	size_t compact_at;	/* folds that make the next ipp_stats__compact() */
+	/* fold_exited: exited processes folded into a row per comm (exitfold.c), pid -(index + 1) */
+	bool fold_exited;
+	struct proc **exited;
+	size_t nr_exited, cap_exited;
 	struct thread *threads;
 	size_t nr_threads, cap_threads;
 	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
@@ -214,5 +220,39 @@ void ipp_stats__compact(struct ipcperf_stats *st);
 void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep);
 /* The shared identities freed (ipcperf_stats__delete()). */
 void ipp_stats__free_ids(struct ipcperf_stats *st);
+
+/*
+ * The folded row of (@pid, @fd, @id's object and kind), made when new (the
+ * folds are in the order they were made, so an index stays valid; the
+ * array may move). NULL: no memory. account-read.c.
+ */
+struct foldrow *ipp_stats__fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
+				    const struct ipp_ident *id);
+/*
+ * A fold's counts and latencies (@c, its histograms packed in @packed, or
+ * dense where packing had no memory) added into @dc and @dp, packed.
+ * @scratch: a dense histogram to do it in. @return 0, or -ENOMEM (then the
+ * latencies miss some calls; the counts do not). connfold.c.
+ */
+int ipp_fold__add(struct inccount *dc, struct ipp_hist_packed *dp[2], const struct inccount *c,
+		  struct ipp_hist_packed *const packed[2], struct ipp_hist *scratch);
+
+/* account.c's, for exitfold.c: */
+/* The row of (@tid, @nr) of @p, made when new; NULL: no memory. */
+struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name);
+/* @n more calls of @sc failed with @err. */
+void ipp_scstat__errnos(struct scstat *sc, int err, uint64_t n);
+void ipp_proc__free(struct proc *p);
+/* Its counts, its syscall rows' counts and latencies, zeroed. */
+void ipp_proc__reset(struct proc *p);
+
+/*
+ * fold_exited: the exited processes whose report is settled (no
+ * incarnation left in the fd table, a second of events past the exit)
+ * folded into the rows of their comms, and freed. exitfold.c.
+ */
+void ipp_stats__fold_exited(struct ipcperf_stats *st);
+/* How long after its exit, in the events' time, a process may fold (the kernel's sums come first). */
+#define IPP_EXIT_SETTLE_NS 1000000000ull
 
 #endif /* IPCPERF_ACCOUNT_H */

@@ -51,29 +51,24 @@ static int merge_packed(struct ipp_hist_packed **dst, const struct ipp_hist_pack
 	return 0;
 }
 
-/*
- * A fold's counts and latencies into @cf. The fold's histograms are packed
- * (a dense one is left where packing had no memory: merged in too). @return
- * 0, or -ENOMEM (then @cf's latencies miss some calls; its counts do not).
- */
-static int add_fold(struct connfold *cf, const struct inccount *c,
-		    struct ipp_hist_packed *const packed[2], struct ipp_hist *scratch)
+int ipp_fold__add(struct inccount *dc, struct ipp_hist_packed *dp[2], const struct inccount *c,
+		  struct ipp_hist_packed *const packed[2], struct ipp_hist *scratch)
 {
 	const struct side *src[2] = { &c->rd, &c->wr };
-	struct side *dst[2] = { &cf->c.rd, &cf->c.wr };
+	struct side *dst[2] = { &dc->rd, &dc->wr };
 	int err = 0;
 
-	if (c->first_ns && (!cf->c.first_ns || c->first_ns < cf->c.first_ns))
-		cf->c.first_ns = c->first_ns;
-	if (c->last_ns > cf->c.last_ns)
-		cf->c.last_ns = c->last_ns;
+	if (c->first_ns && (!dc->first_ns || c->first_ns < dc->first_ns))
+		dc->first_ns = c->first_ns;
+	if (c->last_ns > dc->last_ns)
+		dc->last_ns = c->last_ns;
 	for (int s = 0; s < 2; s++) {
 		struct ipp_hist_packed *dense = src[s]->hist ? ipp_hist_pack(src[s]->hist) : NULL;
 
 		ipp_side_add(dst[s], src[s]);
-		if (merge_packed(&cf->packed[s], packed[s], scratch) < 0 ||
+		if (merge_packed(&dp[s], packed[s], scratch) < 0 ||
 		    (src[s]->hist && src[s]->hist->count && !dense) ||
-		    merge_packed(&cf->packed[s], dense, scratch) < 0)
+		    merge_packed(&dp[s], dense, scratch) < 0)
 			err = -ENOMEM;
 		free(dense);
 	}
@@ -115,7 +110,7 @@ static bool take_row(struct ipcperf_stats *st, struct ipp_peers *pe, const struc
 		cf->fd = r->fd;
 	cf->conns++;
 	cf->by_ports += ipp_group__by_ports(r);
-	add_fold(cf, &f->c, f->packed, scratch);
+	ipp_fold__add(&cf->c, cf->packed, &f->c, f->packed, scratch);
 	return true;
 }
 

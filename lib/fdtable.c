@@ -864,6 +864,20 @@ static void end_all(struct ipp_fdtab *t, struct fdproc *p, uint64_t when)
 	}
 }
 
+/* The entry of procs[@at], without fds, freed and gone. */
+static void remove_proc(struct ipp_fdtab *t, size_t at)
+{
+	struct fdproc *p = t->procs[at];
+
+	if (t->last == p)
+		t->last = NULL;
+	free(p->fds);
+	free(p->closed);
+	free(p);
+	memmove(&t->procs[at], &t->procs[at + 1], (t->nr_procs - at - 1) * sizeof(*t->procs));
+	t->nr_procs--;
+}
+
 /*
  * The copy of its process's table a thread's clone made under the
  * thread's id (never used: its calls carry the process's pid), gone with
@@ -880,13 +894,16 @@ static void drop_copy(struct ipp_fdtab *t, pid_t tid, uint64_t when)
 	p = t->procs[at];
 	while (p->nr_fds)
 		end_inc(t, p, p->fds[0].fd, when);
-	if (t->last == p)
-		t->last = NULL;
-	free(p->fds);
-	free(p->closed);
-	free(p);
-	memmove(&t->procs[at], &t->procs[at + 1], (t->nr_procs - at - 1) * sizeof(*t->procs));
-	t->nr_procs--;
+	remove_proc(t, at);
+}
+
+void ipp_fdtab__forget(struct ipp_fdtab *t, pid_t pid)
+{
+	size_t at;
+
+	if (ipp_bsearch_at(&pid, t->procs, t->nr_procs, sizeof(*t->procs), cmp_fdproc_pid, &at) &&
+	    !t->procs[at]->nr_fds)
+		remove_proc(t, at);
 }
 
 void ipp_fdtab__task(struct ipp_fdtab *t, const struct ipcperf_task *ev)

@@ -152,6 +152,11 @@ int ipp_fdtab__set_identity(struct ipp_fdtab *t, pid_t pid, int fd,
 size_t ipp_fdtab__made_early(const struct ipp_fdtab *t, const int **fds);
 /* Whether the kernel's words came (ipp_fdtab__fd_open(), ipp_fdtab__expect_kernel()). */
 bool ipp_fdtab__kernel_words(const struct ipp_fdtab *t);
+/*
+ * The entry of @pid, an exited process with no fd open (its close times,
+ * its start), freed: a later process of that pid starts afresh, as after a fork.
+ */
+void ipp_fdtab__forget(struct ipp_fdtab *t, pid_t pid);
 /* The time of the latest event fed. */
 uint64_t ipp_fdtab__now(const struct ipp_fdtab *t);
 

@@ -76,7 +76,8 @@ static int interval_fill(struct ipcperf_interval *iv, struct ipcperf_session *s,
 	bool per_thread = IPP_OPTS_HAS(opts, per_thread) && opts->per_thread;
 	size_t nr = IPP_OPTS_HAS(opts, nr_pids) && IPP_OPTS_HAS(opts, pids) && opts->pids ?
 		    opts->nr_pids : 0;
-	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = per_thread);
+	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = per_thread,
+		     .fold_exited = IPP_OPTS_HAS(opts, fold_exited) && opts->fold_exited);
 	int err;
 
 	iv->s = s;

@@ -1224,6 +1224,13 @@ struct ipcperf_proc_row {
 	 * Since 0.2.
 	 */
 	uint64_t left_ns;
+	/**
+	 * Exited processes of one comm added up (ipcperf_stats_opts.fold_exited):
+	 * how many; 0 for a process of its own. Such a row's pid is negative,
+	 * -1, -2, ... one per comm, and its fd rows, groups and syscall rows
+	 * carry the same pid. Since 0.2.
+	 */
+	uint64_t folded;
 };
 
 /** How often a syscall failed with one errno. */
@@ -1273,6 +1280,16 @@ struct ipcperf_stats_opts {
 	 * close too). Since 0.2.
 	 */
 	bool fold_conns;
+	/**
+	 * Fold each exited process, once its report is settled (its fds
+	 * retired, a second of events after its exit), into the row of the
+	 * exited processes of its comm (ipcperf_proc_row.folded): its counts,
+	 * its syscall rows by syscall, its fd rows by kind (fd -1, object "",
+	 * no peer) added up exactly, its own rows freed. A tracer left on a
+	 * machine that runs short-lived processes then keeps what lives plus a
+	 * row per comm, not a row per process it ever saw. Since 0.2.
+	 */
+	bool fold_exited;
 };
 
 /** @return accounting state, freed with ipcperf_stats__delete(); NULL with errno. */
@@ -1547,6 +1564,12 @@ struct ipcperf_interval_opts {
 	 */
 	const pid_t *pids;
 	size_t nr_pids;
+	/**
+	 * Fold exited processes into the rows of their comms, as
+	 * ipcperf_stats_opts.fold_exited: a row's folded counts the processes
+	 * folded during the interval. Since 0.2.
+	 */
+	bool fold_exited;
 };
 
 /** What one interval covered. */
