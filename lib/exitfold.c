@@ -238,8 +238,8 @@ void ipp_stats__fold_exited(struct ipcperf_stats *st)
 	struct ipp_hist *scratch = NULL;
 	bool *keep = NULL;
 	size_t n = 0, nr_folds = st->nr_folds;
-	/* room for a row a fold or connection fold may make for its comm */
-	size_t room = nr_folds + st->nr_cfolds + 1;
+	/* room for the rows the folds and connection folds may make for their comms, one each */
+	size_t room = 2 * nr_folds + st->nr_cfolds + 1;
 	pid_t *pids = settled_exits(st, &n);
 
 	if (!pids || !(scratch = malloc(sizeof(*scratch))) ||
