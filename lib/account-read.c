@@ -427,6 +427,7 @@ void ipp_stats__sweep(struct ipcperf_stats *st)
 {
 	ipp_fdtab__sweep(st->fdt, retire, st);
 	st->sweep_at = 2 * ipp_fdtab__nr_closed(st->fdt) + 256;
+	st->swept_ns = ipp_fdtab__now(st->fdt);
 	if (st->fold_conns && st->nr_folds >= st->compact_at)
 		ipp_stats__compact(st);
 	if (st->fold_exited)

@@ -621,9 +621,19 @@ bool ipp_stats__takes_sums(void *ctx)
 	return !st->per_thread && !st->call_cb && !st->every.call_cb;
 }
 
+/*
+ * Sweep once enough incarnations have closed; with fold_exited, also once
+ * a second of events has gone by since the last sweep: an exit's fds wait
+ * that second, and the sweeps by count alone would let a steady stream of
+ * exits pile up three times as many before they fold.
+ */
 static void sweep_after(struct ipcperf_stats *st)
 {
-	if (ipp_fdtab__nr_closed(st->fdt) >= st->sweep_at)
+	size_t closed = ipp_fdtab__nr_closed(st->fdt);
+
+	if (closed >= st->sweep_at ||
+	    (st->fold_exited && closed &&
+	     ipp_fdtab__now(st->fdt) >= st->swept_ns + IPP_EXIT_SETTLE_NS))
 		ipp_stats__sweep(st);
 }
 

@@ -141,6 +141,7 @@ struct ipcperf_stats {
 	size_t nr_ids, cap_ids;	/* cap_ids: a power of two */
 	size_t cap_fold_idx;	/* a power of two, at least twice nr_folds */
 	size_t sweep_at;	/* closed incarnations that make the next sweep */
+	uint64_t swept_ns;	/* the events' time at the last sweep */
 	bool fold_conns;	/* closed connections' rows fold into their groups */
 	struct connfold *cfolds;
 	size_t nr_cfolds, cap_cfolds;
