@@ -22,65 +22,53 @@
 #include "sched-rec.h"
 #include "formats.h"
 
-int ipp_list_threads(pid_t pid, pid_t **tids)
-{
-	char path[64];
-	struct dirent *de;
-	pid_t *v = NULL;
-	size_t n = 0, cap = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((de = readdir(dir))) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-
-		if (*end || tid <= 0)
-			continue;
-		if (ipp_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
-			free(v);
-			closedir(dir);
-			return -ENOMEM;
-		}
-		v[n++] = (pid_t)tid;
-	}
-	closedir(dir);
-	if (!n) {
-		free(v);
-		return -ESRCH;	/* a zombie has no threads left to trace */
-	}
-	*tids = v;
-	return (int)n;
-}
-
-int ipp_list_processes(pid_t **pids)
+/* The numeric entries of directory @path into *@ids (to free). @return their number, or -errno. */
+static int list_ids(const char *path, pid_t **ids)
 {
 	struct dirent *de;
 	pid_t *v = NULL;
 	size_t n = 0, cap = 0;
-	DIR *dir = opendir("/proc");
+	DIR *dir = opendir(path);
 
 	if (!dir)
 		return -errno;
 	while ((de = readdir(dir))) {
 		char *end;
-		long pid = strtol(de->d_name, &end, 10);
+		long id = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0)
+		if (*end || id <= 0)
 			continue;
 		if (ipp_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
 			free(v);
 			closedir(dir);
 			return -ENOMEM;
 		}
-		v[n++] = (pid_t)pid;
+		v[n++] = (pid_t)id;
 	}
 	closedir(dir);
-	*pids = v;
+	*ids = v;
 	return (int)n;
+}
+
+int ipp_list_threads(pid_t pid, pid_t **tids)
+{
+	char path[64];
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	n = list_ids(path, tids);
+	if (n == -ENOENT)
+		return -ESRCH;
+	if (n == 0) {
+		free(*tids);
+		return -ESRCH;	/* a zombie has no threads left to trace */
+	}
+	return n;
+}
+
+int ipp_list_processes(pid_t **pids)
+{
+	return list_ids("/proc", pids);
 }
 
 pid_t ipp_tgid_of(pid_t tid)
