@@ -515,10 +515,15 @@ static void sb_comms(struct sbuf *b, const char *label, const struct comms *c, c
 	free(names);
 }
 
-/* A verdict's rank among merged flows (the largest wins): idle yields to any other. */
+/*
+ * A verdict's rank among merged flows (the largest wins): unmeasured (0: no
+ * verdict gauge is 1) yields to any other, idle to any measured one.
+ */
 static uint64_t verdict_rank(enum ipcperf_verdict v)
 {
-	return v == IPCPERF_VERDICT_IDLE ? 0 : (uint64_t)v + 1;
+	if (v == IPCPERF_VERDICT_UNMEASURED)
+		return 0;
+	return v == IPCPERF_VERDICT_IDLE ? 1 : (uint64_t)v + 2;
 }
 
 static int on_flow(void *ctx, const struct ipcperf_flow *f)

@@ -42,6 +42,12 @@
 #define MARGIN 1.25
 /* The reads a reader's pace is measured over, at least: fewer say little of it. */
 #define PACE_MIN_READS 8
+/*
+ * The key of a flow read from a socket whose peer is not known: the
+ * reader's inode with this bit, apart from the flows keyed by a writing
+ * end (the kernel numbers socket inodes with 32 bits: get_next_ino()).
+ */
+#define UNPEERED (1ull << 63)
 
 struct seg {
 	uint64_t start, end;	/* of the call that wrote (or read, for debts) */
@@ -118,6 +124,7 @@ const char *ipcperf_verdict_name(enum ipcperf_verdict v)
 	case IPCPERF_VERDICT_BACKPRESSURE: return "backpressure";
 	case IPCPERF_VERDICT_CONSUMER_STARVED: return "consumer-starved";
 	case IPCPERF_VERDICT_IDLE: return "idle";
+	case IPCPERF_VERDICT_UNMEASURED: return "unmeasured";
 	default: return "balanced";
 	}
 }
@@ -508,14 +515,14 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 	/* A pipe is one channel; a socket's data goes from the writing end to its peer. */
 	key = ch->kind == IPCPERF_FD_PIPE || writing ? ch->ino : ch->peer_ino;
 	if (!key)
-		return;
+		key = ch->ino | UNPEERED;	/* a peer not known (not traced): by the reader */
 	f = get_flow(fl, key, true);
 	if (!f)
 		return;
 	if (!f->first) {
 		f->kind = ch->kind;
 		f->datagram = ch->sock_type == SOCK_DGRAM || ch->sock_type == SOCK_SEQPACKET;
-		if (ch->kind == IPCPERF_FD_PIPE || writing)
+		if (ch->kind == IPCPERF_FD_PIPE || writing || (key & UNPEERED))
 			snprintf(f->object, sizeof(f->object), "%s", ch->object);
 		else
 			snprintf(f->object, sizeof(f->object), "socket:[%llu]",
@@ -737,6 +744,11 @@ static struct judged judge(const struct flow *f, uint64_t p50)
 	/* No byte went in or came out: nobody held anybody back. */
 	if (!f->bytes_w && !f->bytes_r) {
 		j.verdict = IPCPERF_VERDICT_IDLE;
+	} else if (!f->writers.n || !f->readers.n) {
+		/* a side nobody traced: its half of the rule was not measured */
+		j.verdict = IPCPERF_VERDICT_UNMEASURED;
+		j.residence = 0;
+		j.by_queue = false;
 	} else if (held >= BLOCKED_MIN_NS && wr > LINE) {
 		decided(&j, IPCPERF_VERDICT_BACKPRESSURE, wr, false);
 	} else if (starved >= BLOCKED_MIN_NS && rw > LINE) {
@@ -859,7 +871,8 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 		const struct ipp_hist *wire = dense_wire(f, scratch);
 		uint64_t unmatched = f->unmatched;
 		struct ipcperf_flow out = {
-			.object = f->object, .kind = f->kind, .ino = f->ino,
+			.object = f->object, .kind = f->kind,
+			.ino = f->ino & UNPEERED ? 0 : f->ino,
 			.reader_ino = f->reader_ino, .datagram = f->datagram,
 			.writers = f->writers.v, .nr_writers = f->writers.n,
 			.readers = f->readers.v, .nr_readers = f->readers.n,

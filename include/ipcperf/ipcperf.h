@@ -1642,9 +1642,14 @@ enum ipcperf_verdict {
 	IPCPERF_VERDICT_BACKPRESSURE,		/**< writers wait on a full channel: the consumer is slow */
 	IPCPERF_VERDICT_CONSUMER_STARVED,	/**< readers wait on an empty channel: the producer is slow */
 	IPCPERF_VERDICT_IDLE,	/**< since 0.2: no byte was written or read (calls failed, or EOF) */
+	/**
+	 * Since 0.2: no traced process wrote into the flow, or none read from
+	 * it: one side's waits are unknown, so no verdict was measured.
+	 */
+	IPCPERF_VERDICT_UNMEASURED,
 };
 
-/** "balanced", "backpressure", "consumer-starved", "idle"; static. */
+/** "balanced", "backpressure", "consumer-starved", "idle", "unmeasured"; static. */
 IPCPERF_API const char *ipcperf_verdict_name(enum ipcperf_verdict v);
 
 /**
@@ -1652,9 +1657,14 @@ IPCPERF_API const char *ipcperf_verdict_name(enum ipcperf_verdict v);
  * socket end to its peer (a socketpair carries two flows, one each way).
  */
 struct ipcperf_flow {
-	const char *object;		/**< "pipe:[123]", or the writing end "socket:[456]" */
+	/**
+	 * "pipe:[123]", or the writing end "socket:[456]"; since 0.2, the
+	 * reading end when the writing end is not known (a TCP peer that is
+	 * not traced): ino is then 0.
+	 */
+	const char *object;
 	enum ipcperf_fd_kind kind;	/**< PIPE, UNIX, TCP, UDP */
-	uint64_t ino;			/**< pipe inode, or the writing socket's inode */
+	uint64_t ino;			/**< pipe inode, or the writing socket's inode (0: not known) */
 	uint64_t reader_ino;		/**< the reading end's inode (== ino for a pipe) */
 	bool datagram;			/**< messages are matched one by one, not byte by byte */
 	const pid_t *writers;		/**< processes that wrote, ascending */
@@ -1784,6 +1794,11 @@ struct ipcperf_flows;
  * with non-blocking ends, the refusals and the full channel:
  * doc/accuracy.md). A ratio within 1.25x of its line of 2 is marginal
  * (struct ipcperf_flow, marginal); a marginal flow makes no bottleneck.
+ * A flow that no traced process wrote into, or none read from, is
+ * unmeasured: the other side's time is not known. A read on a socket
+ * whose peer is not known (a TCP connection whose other end is not
+ * traced) still makes a flow, keyed by the reading end, so that both
+ * directions of a traced side are reported.
  * @return flows state freed with ipcperf_flows__delete(); NULL with errno.
  */
 IPCPERF_API struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st);
