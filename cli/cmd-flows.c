@@ -98,10 +98,10 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 		return -1;
 	}
 	cli_summary_of(&sum, &st, cli_cmd_status(res));
-	if (!c->o->json || c->dot.f)
-		err = flowout_load(&fo, c->fl, c->st);
+	err = flowout_load(&fo, c->fl, c->st);
+	fo.per_flow = c->o->per_flow;
 	if (err == 0 && c->o->json)
-		err = flowout_json_doc(c->out.f, &sum, c->st, c->fl);
+		err = flowout_json_doc(c->out.f, &sum, c->st, c->fl, &fo);
 	else if (err == 0)
 		flowout_text_report(c->out.f, c->what, &fo, &sum);
 	if (err == 0 && c->dot.f)

@@ -105,6 +105,7 @@ struct flows_opts {
 	const char *dot;		/* --dot FILE */
 	const char *trace_out;		/* --trace-out FILE */
 	bool wide;			/* --wide: tables never fitted to the terminal */
+	bool per_flow;			/* --per-flow: the text's table a row per flow, not per group */
 	bool quiet, verbose;
 };
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);

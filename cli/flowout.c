@@ -35,9 +35,38 @@ static void json_judged(struct json *j, const struct ipcperf_flow *f)
 	}
 }
 
+/* What a flow's JSON is written with: the document, and the snapshot that names untraced sides. */
+struct json_ctx {
+	struct json *j;
+	const struct flowout *fo;	/* NULL: no peers */
+};
+
+/* "peer_pid", "peer_comm": the process at the side of @f nobody traced, or nulls. */
+static void json_untraced_peer(struct json *j, pid_t pid, const char *comm, bool one_sided)
+{
+	if (one_sided && pid) {
+		json_i64(j, "peer_pid", pid);
+		json_str(j, "peer_comm", comm);
+	} else {
+		json_null(j, "peer_pid");
+		json_null(j, "peer_comm");
+	}
+}
+
+static int json_flow_peer(void *ctx, const struct ipcperf_flow *f);
+
 static int json_flow(void *ctx, const struct ipcperf_flow *f)
 {
-	struct json *j = ctx;
+	struct json_ctx jc = { .j = ctx };
+
+	return json_flow_peer(&jc, f);
+}
+
+static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
+{
+	struct json_ctx *jc = ctx;
+	struct json *j = jc->j;
+	const struct flowpeer *peer = jc->fo ? flowpeers_of(&jc->fo->peers, f) : NULL;
 
 	json_object_begin(j, NULL);
 	/* Schema 1 (doc/json.md) first, in its order. */
@@ -81,6 +110,9 @@ static int json_flow(void *ctx, const struct ipcperf_flow *f)
 	json_u64(j, "write_waits", f->write_waits);
 	json_u64(j, "read_waits", f->read_waits);
 	json_judged(j, f);
+	if (jc->fo)
+		json_untraced_peer(j, peer ? peer->pid : 0, peer ? peer->comm : "",
+				   !f->nr_writers || !f->nr_readers);
 	json_object_end(j);
 	return 0;
 }
@@ -135,8 +167,86 @@ static int json_proc(void *ctx, const struct ipcperf_proc_row *row)
 	return 0;
 }
 
+static const char *untraced_side(const struct ipcperf_flow *f)
+{
+	return !f->nr_writers ? "writer" : !f->nr_readers ? "reader" : NULL;
+}
+
+/* "verdicts": how many of the group's flows have each verdict (those it has). */
+static void json_verdicts(struct json *j, const struct flowgroup *g)
+{
+	json_object_begin(j, "verdicts");
+	for (int v = 0; v < FLOWGROUP_VERDICTS; v++)
+		if (g->verdicts[v])
+			json_u64(j, ipcperf_verdict_name((enum ipcperf_verdict)v), g->verdicts[v]);
+	json_object_end(j);
+}
+
+static void json_group(struct json *j, const struct flowgroup *g)
+{
+	const struct ipcperf_flow *f = &g->f;
+
+	json_object_begin(j, NULL);
+	json_pids(j, "writers", f->writers, f->nr_writers);
+	json_pids(j, "readers", f->readers, f->nr_readers);
+	if (untraced_side(f))
+		json_str(j, "untraced", untraced_side(f));
+	else
+		json_null(j, "untraced");
+	json_untraced_peer(j, g->peer_pid, g->peer_comm, untraced_side(f) != NULL);
+	json_str(j, "kind", ipcperf_fd_kind_name(f->kind));
+	json_bool(j, "datagram", f->datagram);
+	json_str(j, "endpoint", g->endpoint);
+	json_u64(j, "flows", g->flows);
+	json_str(j, "object", g->flows == 1 ? g->object : "");
+	json_u64(j, "bytes", f->bytes_read);
+	json_u64(j, "bytes_written", f->bytes_written);
+	json_u64(j, "unmatched_bytes", f->unmatched_bytes);
+	json_u64(j, "writes", f->writes);
+	json_u64(j, "reads", f->reads);
+	json_u64(j, "matches", f->matches);
+	json_object_begin(j, "wire_ns");
+	json_u64(j, "min", f->wire_ns.min);
+	json_u64(j, "p50", f->wire_ns.p50);
+	json_u64(j, "p99", f->wire_ns.p99);
+	json_u64(j, "max", f->wire_ns.max);
+	json_object_end(j);
+	json_u64(j, "max_queued", f->max_queued);
+	json_u64(j, "writer_blocked_ns", f->writer_blocked_ns);
+	json_u64(j, "reader_blocked_ns", f->reader_blocked_ns);
+	json_u64(j, "write_again", f->write_again);
+	json_u64(j, "read_again", f->read_again);
+	json_u64(j, "write_wait_ns", f->write_wait_ns);
+	json_u64(j, "read_wait_ns", f->read_wait_ns);
+	json_str(j, "verdict", g->mixed ? "mixed" : ipcperf_verdict_name(f->verdict));
+	json_verdicts(j, g);
+	json_u64(j, "first_ns", f->first_ns);
+	json_u64(j, "last_ns", f->last_ns);
+	json_u64(j, "stage", f->stage);
+	json_object_end(j);
+}
+
+static int json_flows_doc(struct json *j, struct ipcperf_flows *fl, const struct flowout *fo)
+{
+	struct json_ctx jc = { .j = j, .fo = fo };
+	int err;
+
+	json_array_begin(j, "flows");
+	err = ipcperf_flows__for_each(fl, json_flow_peer, &jc);
+	json_array_end(j);
+	json_array_begin(j, "bottlenecks");
+	if (err >= 0)
+		err = ipcperf_flows__for_each_bottleneck(fl, json_neck, j);
+	json_array_end(j);
+	json_array_begin(j, "flow_groups");
+	for (size_t i = 0; i < fo->groups.n; i++)
+		json_group(j, &fo->groups.v[i]);
+	json_array_end(j);
+	return err < 0 ? err : 0;
+}
+
 int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
-		     struct ipcperf_flows *fl)
+		     struct ipcperf_flows *fl, const struct flowout *fo)
 {
 	struct json j;
 	int err;
@@ -148,7 +258,7 @@ int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stat
 	err = ipcperf_stats__for_each_proc(st, json_proc, &j);
 	json_array_end(&j);
 	if (err >= 0)
-		err = flowout_json(&j, fl);
+		err = json_flows_doc(&j, fl, fo);
 	json_object_end(&j);
 	json_end_document(&j);
 	return err;
@@ -186,7 +296,10 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	d->f.object = d->object;
 	d->f.writers = d->writers;
 	d->f.readers = d->readers;
+	d->f.wire_hist = NULL;	/* it lives only for the call: its group has it */
 	d->rank = fo->nr_flows;
+	if (flowgroups_add(&fo->groups, f, flowpeers_of(&fo->peers, f), d->rank) < 0)
+		return lc->err = -ENOMEM;
 	return 0;
 }
 
@@ -241,13 +354,20 @@ int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_st
 	int err;
 
 	memset(fo, 0, sizeof(*fo));
-	err = ipcperf_flows__for_each(fl, load_flow, &lc);
+	/* the processes' names and the fds' peers first: the groups are made as the flows come */
+	if (st)
+		err = ipcperf_stats__for_each_proc(st, load_proc, &lc);
+	else
+		err = 0;
+	if (err >= 0 && lc.err >= 0)
+		err = flowpeers_load(&fo->peers, st);
+	if (err >= 0 && lc.err >= 0)
+		err = ipcperf_flows__for_each(fl, load_flow, &lc);
 	if (err >= 0 && lc.err >= 0)
 		err = ipcperf_flows__for_each_bottleneck(fl, load_neck, &lc);
 	if (fo->flows)
 		qsort(fo->flows, fo->nr_flows, sizeof(*fo->flows), cmp_stage);
-	if (err >= 0 && st)
-		err = ipcperf_stats__for_each_proc(st, load_proc, &lc);
+	flowgroups_sort(&fo->groups);
 	if (err < 0 || lc.err < 0) {
 		flowout_free(fo);
 		return err < 0 ? err : lc.err;
@@ -267,6 +387,8 @@ void flowout_free(struct flowout *fo)
 	free(fo->flows);
 	free(fo->necks);
 	free(fo->procs);
+	flowpeers_free(&fo->peers);
+	flowgroups_free(&fo->groups);
 	memset(fo, 0, sizeof(*fo));
 }
 
@@ -319,14 +441,26 @@ static const struct {
 /* A cell of the text table: a side, an object (cut to fit), a number. */
 #define CELL_LEN 128
 
-/* "1234 head, 1240 sh (+2)", or "-" when nobody traced did it. */
-static void side_str(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n)
+/* "sh[12] (not traced)", the process at a side nobody traced, or "(not traced)" when not known. */
+static void untraced_str(char *buf, size_t len, pid_t pid, const char *comm)
+{
+	char esc[CLI_ESC_LEN(CLI_COMM_LEN)];
+
+	if (pid)
+		snprintf(buf, len, "%s[%d] (not traced)", cli_esc(esc, sizeof(esc), comm), (int)pid);
+	else
+		snprintf(buf, len, "(not traced)");
+}
+
+/* "1234 head, 1240 sh (+2)", or the untraced side (@peer) when nobody traced did it. */
+static void side_str(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n,
+		     const struct flowpeer *peer)
 {
 	size_t off = 0;
 	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
 
 	if (!n) {
-		snprintf(buf, len, "(not traced)");
+		untraced_str(buf, len, peer ? peer->pid : 0, peer ? peer->comm : "");
 		return;
 	}
 	buf[0] = 0;
@@ -410,7 +544,7 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 		enum ipcperf_verdict v = fo->flows[i].f.verdict;
 		bool clear = fo->flows[i].f.marginal == IPCPERF_VERDICT_BALANCED;
 
-		moved |= v != IPCPERF_VERDICT_IDLE;
+		moved |= v != IPCPERF_VERDICT_IDLE && v != IPCPERF_VERDICT_UNMEASURED;
 		waiting += clear && (v == IPCPERF_VERDICT_BACKPRESSURE ||
 				     v == IPCPERF_VERDICT_CONSUMER_STARVED);
 		marginal += !clear;
@@ -479,17 +613,19 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 		     const struct ipcperf_flow *fw, uint64_t duration_ns)
 {
 	char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
+	const struct flowpeer *peer = flowpeers_of(&fo->peers, fw);
+	uint64_t bytes = flowgroup_bytes(fw);
 
-	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers);
+	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers, peer);
 	snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
-	side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers);
+	side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers, peer);
 	cli_esc(row[COL_OBJ], sizeof(row[COL_OBJ]), fw->object);
 	snprintf(row[COL_KIND], sizeof(row[COL_KIND]), "%s%s", ipcperf_fd_kind_name(fw->kind),
 		 fw->datagram ? "/dgram" : "");
-	snprintf(row[COL_BYTES], sizeof(row[COL_BYTES]), "%" PRIu64, fw->bytes_read);
+	snprintf(row[COL_BYTES], sizeof(row[COL_BYTES]), "%" PRIu64, bytes);
 	if (duration_ns)
 		snprintf(row[COL_RATE], sizeof(row[COL_RATE]), "%.2f",
-			 (double)fw->bytes_read / ((double)duration_ns / 1e9) / 1e6);
+			 (double)bytes / ((double)duration_ns / 1e9) / 1e6);
 	else
 		snprintf(row[COL_RATE], sizeof(row[COL_RATE]), "-");
 	if (fw->matches) {
@@ -521,12 +657,79 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 		 fmt_ns(b, sizeof(b), fw->read_wait_ns));
 }
 
+/* "nginx[12], nginx[13] (+2)": a group's traced side, comm[pid] each. */
+static void group_side(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n)
+{
+	char p[CELL_LEN];
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < n && i < MAX_SIDE_SHOWN && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					proc_str(p, sizeof(p), fo, v[i]));
+	if (n > MAX_SIDE_SHOWN && off < len)
+		snprintf(buf + off, len - off, " (+%zu)", n - MAX_SIDE_SHOWN);
+}
+
+/* The cells of group @g's row: its sums as a flow's, its sides, "N conns", its verdict. */
+static void fill_group_row(char (*row)[CELL_LEN], const struct flowout *fo,
+			   const struct flowgroup *g, uint64_t duration_ns)
+{
+	const struct ipcperf_flow *fw = &g->f;
+	char ep[CLI_ESC_LEN(FLOWGROUP_EP_LEN)];
+
+	fill_row(row, fo, fw, duration_ns);
+	if (fw->nr_writers)
+		group_side(row[COL_W], CELL_LEN, fo, fw->writers, fw->nr_writers);
+	else
+		untraced_str(row[COL_W], CELL_LEN, g->peer_pid, g->peer_comm);
+	if (fw->nr_readers)
+		group_side(row[COL_R], CELL_LEN, fo, fw->readers, fw->nr_readers);
+	else
+		untraced_str(row[COL_R], CELL_LEN, g->peer_pid, g->peer_comm);
+	if (g->flows > 1)
+		snprintf(row[COL_OBJ], CELL_LEN, "%zu %s%s%s", g->flows,
+			 fw->kind == IPCPERF_FD_PIPE ? "pipes" : "conns", g->endpoint[0] ? " " : "",
+			 cli_esc(ep, sizeof(ep), g->endpoint));
+	if (g->mixed)
+		snprintf(row[COL_VERDICT], CELL_LEN, "mixed");
+}
+
+static bool any_unmeasured(const struct flowout *fo)
+{
+	for (size_t i = 0; i < fo->nr_flows; i++)
+		if (fo->flows[i].f.verdict == IPCPERF_VERDICT_UNMEASURED)
+			return true;
+	return false;
+}
+
+/* The rows of the table, per flow or per group, into @cell; @any: the optional columns' use. */
+static size_t fill_rows(char (*cell)[NR_COLS][CELL_LEN], const struct flowout *fo,
+			uint64_t duration_ns, bool *any_unmatched, bool *any_evloop)
+{
+	size_t n = fo->per_flow ? fo->nr_flows : fo->groups.n;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ipcperf_flow *fw = fo->per_flow ? &fo->flows[i].f : &fo->groups.v[i].f;
+
+		if (fo->per_flow)
+			fill_row(cell[i], fo, fw, duration_ns);
+		else
+			fill_group_row(cell[i], fo, &fo->groups.v[i], duration_ns);
+		*any_unmatched |= fw->unmatched_bytes != 0;
+		*any_evloop |= fw->write_again || fw->read_again || fw->write_waits ||
+			       fw->read_waits;
+	}
+	return n;
+}
+
 void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 {
 	char (*cell)[NR_COLS][CELL_LEN];
 	int width[NR_COLS], term = cli_term_width(f);
 	bool hide[NR_COLS];
-	bool any_unmatched = false, any_evloop = false;
+	bool any_unmatched = false, any_evloop = false, any_groups = false;
+	size_t n;
 
 	if (!fo->nr_flows) {
 		fprintf(f, "(no flows: no traced process wrote into or read from a pipe or socket"
@@ -540,15 +743,11 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	}
 	for (int c = 0; c < NR_COLS; c++)
 		width[c] = (int)strlen(cols[c].title);
-	for (size_t i = 0; i < fo->nr_flows; i++) {
-		const struct ipcperf_flow *fw = &fo->flows[i].f;
+	n = fill_rows(cell, fo, duration_ns, &any_unmatched, &any_evloop);
+	for (size_t i = 0; i < n; i++) {
 		char (*row)[CELL_LEN] = cell[i];
 
-		fill_row(row, fo, fw, duration_ns);
-		if (fw->unmatched_bytes)
-			any_unmatched = true;
-		if (fw->write_again || fw->read_again || fw->write_waits || fw->read_waits)
-			any_evloop = true;
+		any_groups |= !fo->per_flow && fo->groups.v[i].flows > 1;
 		for (int c = 0; c < NR_COLS; c++) {
 			int l = (int)strlen(row[c]);
 
@@ -558,14 +757,19 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	}
 	fit_columns(width, hide, any_unmatched, any_evloop, term);
 	print_row(f, NULL, width, hide);
-	for (size_t i = 0; i < fo->nr_flows; i++)
+	for (size_t i = 0; i < n; i++)
 		print_row(f, cell[i], width, hide);
 	free(cell);
 	fputc('\n', f);
 	flowout_bottlenecks(f, fo);
 	fputc('\n', f);
-	cli_put_folded(f, "bytes: read out of the channel; wire: start of a write to end of the "
-		       "read that took its bytes; blocked: asleep in the calls", term, "  ");
+	if (any_groups)
+		cli_put_folded(f, "a row: the flows of one writer side, reader side, kind and "
+			       "endpoint, added up (--per-flow: a row each); wire: of all their "
+			       "matches; verdict: theirs, or mixed", term, "  ");
+	cli_put_folded(f, "bytes: read out of the channel (written into it when nobody traced "
+		       "read it); wire: start of a write to end of the read that took its bytes; "
+		       "blocked: asleep in the calls", term, "  ");
 	if (any_evloop)
 		cli_put_folded(f, "again: writes refused (full) / reads that found it empty "
 			       "(EAGAIN); epoll: asleep in waits (epoll, poll, select) that ended with it "
@@ -581,6 +785,9 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 		       "empty more than twice as often; else balanced; marginal: a ratio within "
 		       "1.25x of its line of 2 (1.6x to 2.5x), named by the side it leans to, "
 		       "is no bottleneck", term, "  ");
+	if (any_unmeasured(fo))
+		cli_put_folded(f, "unmeasured: nobody traced wrote into the channel, or nobody "
+			       "traced read it: the other side's waits are not known", term, "  ");
 	if (any_unmatched)
 		cli_put_folded(f, "unmatched: bytes read that no traced write put in (written "
 			       "before the capture, or by a process not traced)", term, "  ");

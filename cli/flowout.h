@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <ipcperf/ipcperf.h>
+#include "flowgroup.h"
 #include "output.h"
 
 /*
@@ -19,13 +20,16 @@
  */
 int flowout_json(struct json *j, struct ipcperf_flows *fl);
 
+struct flowout;
+
 /*
  * The JSON document of ipcperf flows (schema 1, doc/json.md): the summary,
- * the processes of @st, the flows of @fl. @return 0, or -errno when the
- * processes or flows could not be read.
+ * the processes of @st, the flows of @fl (each with the process at its
+ * untraced side, from @fo), and @fo's flow groups ("flow_groups").
+ * @return 0, or -errno when the processes or flows could not be read.
  */
 int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
-		     struct ipcperf_flows *fl);
+		     struct ipcperf_flows *fl, const struct flowout *fo);
 
 /* One flow, copied out of ipcperf_flows__for_each() (whose data lives only for the call). */
 struct flowout_flow {
@@ -48,6 +52,9 @@ struct flowout {
 	size_t nr_necks, cap_necks;
 	struct flowout_proc *procs;	/* ordered by pid */
 	size_t nr_procs, cap_procs;
+	struct flowpeers peers;		/* the traced ends' peers and endpoints */
+	struct flowgroups groups;	/* the flows grouped (flowgroup.h) */
+	bool per_flow;			/* the text table: a row per flow, not per group */
 };
 
 /* Fill @fo from @fl and @st (comms); free with flowout_free(). @return 0 or -errno. */
@@ -57,7 +64,10 @@ void flowout_free(struct flowout *fo);
 const char *flowout_comm(const struct flowout *fo, pid_t pid);
 
 /*
- * The text table: one row per flow (writers -> readers, object, kind, bytes,
+ * The text table: one row per group of flows (writers -> readers, "N conns"
+ * and the endpoint, or the object of a group of one, kind, bytes, MB/s,
+ * the merged wire p50/p99, ...), or with @fo->per_flow one row per flow
+ * (writers -> readers, object, kind, bytes,
  * MB/s over @duration_ns, wire p50/p99, max queued / capacity, blocked
  * times, verdict), then a line with the verdict rule. Prints "(no flows ...)"
  * when there is none.

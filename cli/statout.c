@@ -926,6 +926,7 @@ void statout_print(struct statout *c, const struct snap *sn)
 			struct flowout fo;
 
 			if (flowout_load(&fo, sn->flows, sn->flow_stats) == 0) {
+				fo.per_flow = true;	/* stat's flows: a row each, as its --per-fd rows */
 				fprintf(c->f, "\nflows:\n");
 				flowout_text(c->f, &fo, sn->duration_ns);
 				flowout_free(&fo);
