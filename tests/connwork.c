@@ -30,6 +30,12 @@
  *	to 127.0.0.1:PORT as tcp's M does and exits 0. With --early, it first
  *	makes K connections, waits until GO exists, and asks on each of them
  *	(in order) before the N.
+ *   connwork tcp|unix N --out FILE --hold
+ *	For a server traced alone (-p S): M writes "server PID\n" to
+ *	FILE.pid once S is forked and connects only when FILE.go exists;
+ *	it keeps each connection open (N <= 1000: its fds) until FILE is
+ *	written and FILE.release exists, so that its sockets can still be
+ *	found at the end of a capture.
  *
  * Reads loop until they have their bytes (a stream may cut them);
  * anything unexpected exits 3 with a message on stderr.
@@ -186,7 +192,7 @@ static void exchange(const int *fds, long n, bool server)
 	}
 }
 
-static void ask(long n)
+static void ask(long n, bool hold)
 {
 	for (long i = 0; i < n; i++) {
 		int c = socket(family, SOCK_STREAM, 0);
@@ -195,13 +201,38 @@ static void ask(long n)
 			die("connect: %s", strerror(errno));
 		write_all(c, ASK);
 		read_exactly(c, ANSWER);
-		close(c);
+		if (!hold)
+			close(c);
 	}
+}
+
+/* Wait until @path exists (made by the test), for at most a minute. */
+static void wait_for(const char *path)
+{
+	for (int i = 0; access(path, F_OK); i++) {
+		if (i == 6000)
+			die("%s never came", path);
+		usleep(10000);
+	}
+}
+
+/* With --hold: "server PID" into FILE.pid, then FILE.go awaited. */
+static void hold_start(const char *out, pid_t srv)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.pid", out);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "server %d\n", (int)srv) < 0 || fclose(f))
+		die("%s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "%s.go", out);
+	wait_for(path);
 }
 
 static void usage(const char *what)
 {
-	fprintf(stderr, "connwork: %s\nusage: connwork tcp|unix N --out FILE\n"
+	fprintf(stderr, "connwork: %s\nusage: connwork tcp|unix N --out FILE [--hold]\n"
 		"       connwork listen N --out FILE [--early K --go GO]\n"
 		"       connwork connect PORT N --out FILE [--early K --go GO]\n", what);
 	exit(EXIT_USAGE);
@@ -302,6 +333,7 @@ int main(int argc, char **argv)
 	char sock[4096];
 	long n;
 	int lfd = -1, st;
+	bool hold;
 	pid_t srv;
 	FILE *f;
 
@@ -309,11 +341,13 @@ int main(int argc, char **argv)
 		return apart(argc, argv, 2);
 	if (argc > 3 && !strcmp(argv[1], "connect"))
 		return apart(argc, argv, 3);
-	if (argc != 5 || strcmp(argv[3], "--out"))
+	if ((argc != 5 && argc != 6) || strcmp(argv[3], "--out") ||
+	    (argc == 6 && strcmp(argv[5], "--hold")))
 		usage("wrong arguments");
+	hold = argc == 6;
 	n = strtol(argv[2], NULL, 10);
-	if (n < 1 || n > 100000)
-		usage("N: 1..100000");
+	if (n < 1 || n > (hold ? 1000 : 100000))
+		usage("N: 1..100000 (1..1000 with --hold)");
 	snprintf(sock, sizeof(sock), "%s.sock", argv[4]);
 	if (!strcmp(argv[1], "tcp"))
 		family = AF_INET, lfd = listen_tcp();
@@ -329,7 +363,9 @@ int main(int argc, char **argv)
 	if (!srv)
 		serve(lfd, n);
 	close(lfd);
-	ask(n);
+	if (hold)
+		hold_start(argv[4], srv);
+	ask(n, hold);
 	if (waitpid(srv, &st, 0) != srv || !WIFEXITED(st) || WEXITSTATUS(st))
 		die("the server failed");
 	f = fopen(argv[4], "w");
@@ -340,5 +376,11 @@ int main(int argc, char **argv)
 		fprintf(f, "port %d\n", ntohs(addr.in.sin_port));
 	else
 		fprintf(f, "path %s\n", sock), unlink(sock);
-	return fclose(f) ? EXIT_BROKEN : 0;
+	if (fclose(f))
+		return EXIT_BROKEN;
+	if (hold) {
+		snprintf(sock, sizeof(sock), "%s.release", argv[4]);
+		wait_for(sock);
+	}
+	return 0;
 }
