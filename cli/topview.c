@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "flowgroup.h"
 #include "output.h"
 #include "topview.h"
 
@@ -134,38 +135,59 @@ static int on_fd(void *ctx, const struct ipcperf_fd_row *row)
 	return 0;
 }
 
-/* "12,13 -> 14": at most a few pids of each side. */
-static char *flow_who(const struct ipcperf_flow *fl)
+/* "sh[12], cat[13]": a flow's side, comm[pid] each, at most a few; "(not traced)" when nobody traced did it. */
+static size_t side_who(struct topview *tv, char *buf, size_t len, const pid_t *v, size_t n)
 {
-	char buf[128];
-	size_t n = 0;
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
+	size_t off = 0;
+	size_t at;
 
-	for (size_t i = 0; i < fl->nr_writers && n < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d", i ? "," : "",
-				      (int)fl->writers[i]);
+	if (!n)
+		return (size_t)snprintf(buf, len, "(not traced)");
+	for (size_t i = 0; i < n && i < 3 && off < len; i++) {
+		bool known = cli_bsearch(&v[i], tv->procs, tv->nr_procs, sizeof(*tv->procs),
+					 cmp_proc_key, &at) && tv->procs[at].comm[0];
+
+		off += (size_t)snprintf(buf + off, len - off, "%s%s[%d]", i ? ", " : "",
+					known ? cli_esc(comm, sizeof(comm), tv->procs[at].comm) : "?",
+					(int)v[i]);
+	}
+	if (n > 3 && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " (+%zu)", n - 3);
+	return off < len ? off : len - 1;
+}
+
+/* "sh[12] -> wc[14]": the sides of @fl, the key of its group with its kind. */
+static char *flow_who(struct topview *tv, const struct ipcperf_flow *fl)
+{
+	char buf[256];
+	size_t n = side_who(tv, buf, sizeof(buf), fl->writers, fl->nr_writers);
+
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n, " -> ");
 	if (n < sizeof(buf))
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s->", fl->nr_writers ? " " : "? ");
-	for (size_t i = 0; i < fl->nr_readers && n < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %d%s", (int)fl->readers[i],
-				      i + 1 < fl->nr_readers ? "," : "");
-	if (!fl->nr_readers && n < sizeof(buf))
-		snprintf(buf + n, sizeof(buf) - n, " ?");
+		side_who(tv, buf + n, sizeof(buf) - n, fl->readers, fl->nr_readers);
 	return strdup(buf);
 }
 
-static struct top_flow *flow_of(struct topview *tv, const struct ipcperf_flow *fl)
+static struct top_flow *flow_of(struct topview *tv, const struct ipcperf_flow *fl, char *who)
 {
 	struct top_flow *f;
 
 	for (size_t i = 0; i < tv->nr_flows; i++)
-		if (tv->flows[i].ino == fl->ino && !strcmp(tv->flows[i].object, fl->object))
+		if (tv->flows[i].kind == fl->kind && !strcmp(tv->flows[i].who, who)) {
+			free(who);
 			return &tv->flows[i];
-	if (cli_grow((void **)&tv->flows, &tv->cap_flows, tv->nr_flows + 1, sizeof(*f)) < 0)
+		}
+	if (cli_grow((void **)&tv->flows, &tv->cap_flows, tv->nr_flows + 1, sizeof(*f)) < 0) {
+		free(who);
 		return NULL;
+	}
 	f = &tv->flows[tv->nr_flows];
-	*f = (struct top_flow){ .object = strdup(fl->object), .ino = fl->ino, .kind = fl->kind };
-	if (!f->object)
+	*f = (struct top_flow){ .object = strdup(fl->object), .who = who, .kind = fl->kind };
+	if (!f->object) {
+		free(who);
 		return NULL;
+	}
 	tv->nr_flows++;
 	return f;
 }
@@ -173,20 +195,30 @@ static struct top_flow *flow_of(struct topview *tv, const struct ipcperf_flow *f
 static int on_flow(void *ctx, const struct ipcperf_flow *fl)
 {
 	struct topview *tv = ctx;
-	struct top_flow *f = flow_of(tv, fl);
-	char *who = flow_who(fl);
+	char *who = flow_who(tv, fl);
+	struct top_flow *f = who ? flow_of(tv, fl, who) : NULL;
 
-	if (!f || !who) {
-		free(who);
+	if (!f) {
 		tv->oom = true;
 		return -ENOMEM;
 	}
-	free(f->who);
-	f->who = who;
-	f->delta = fl->bytes_read > f->bytes ? fl->bytes_read - f->bytes : 0;
-	f->bytes = fl->bytes_read;
+	f->sum += flowgroup_bytes(fl);
+	f->conns++;
 	f->seen = true;
 	return 0;
+}
+
+/* The groups' bytes of this walk against the last one's. */
+static void flows_taken(struct topview *tv)
+{
+	for (size_t i = 0; i < tv->nr_flows; i++) {
+		struct top_flow *f = &tv->flows[i];
+
+		if (!f->seen)
+			continue;
+		f->delta = f->sum > f->bytes ? f->sum - f->bytes : 0;
+		f->bytes = f->sum;
+	}
 }
 
 /* The last interval's counts to zero, before the next is taken in. */
@@ -201,7 +233,7 @@ static void reset_now(struct topview *tv)
 	for (size_t i = 0; i < tv->nr_fds; i++)
 		tv->fds[i].now = (struct top_io){ 0 };
 	for (size_t i = 0; i < tv->nr_flows; i++) {
-		tv->flows[i].delta = 0;
+		tv->flows[i].delta = tv->flows[i].sum = tv->flows[i].conns = 0;
 		tv->flows[i].seen = false;
 	}
 }
@@ -252,6 +284,7 @@ int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_
 		return err;
 	if (tv->oom)
 		return -ENOMEM;
+	flows_taken(tv);
 	prune(tv);
 	tv->interval_ns = in->end_ns - in->start_ns;
 	tv->time_ns = in->time_ns;
@@ -408,7 +441,7 @@ static int cmp_flows(const void *a, const void *b)
 		return x->delta > y->delta ? -1 : 1;
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
-	return strcmp(x->object, y->object);
+	return strcmp(x->who, y->who);
 }
 
 /* Pointers to @n elements of @size bytes at @base, sorted; NULL when out of memory (or none). */
@@ -534,13 +567,18 @@ static void draw_flows(struct topview *tv, struct frame *fr, const struct top_fl
 {
 	char r[16], name[CLI_ESC_LEN(PATH_MAX)];
 
-	line(fr, "%8s %13s %-5s %-24s %s", "BYTES/s", "BYTES", "KIND", "WRITERS -> READERS",
-	     "FLOW");
-	for (size_t i = 0; i < n; i++)
-		line(fr, "%8s %13" PRIu64 " %-5s %-24s %s",
+	line(fr, "%8s %13s %-5s %-40s %s", "BYTES/s", "BYTES", "KIND", "WRITERS -> READERS",
+	     "FLOWS");
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]->conns > 1)
+			snprintf(name, sizeof(name), "%" PRIu64 " %s", v[i]->conns,
+				 v[i]->kind == IPCPERF_FD_PIPE ? "pipes" : "conns");
+		else
+			cli_esc(name, sizeof(name), v[i]->object);
+		line(fr, "%8s %13" PRIu64 " %-5s %-40s %s",
 		     byte_rate(r, sizeof(r), v[i]->delta, tv->interval_ns), v[i]->bytes,
-		     ipcperf_fd_kind_name(v[i]->kind), v[i]->who ? v[i]->who : "",
-		     cli_esc(name, sizeof(name), v[i]->object));
+		     ipcperf_fd_kind_name(v[i]->kind), v[i]->who, name);
+	}
 }
 
 static void draw_heading(struct topview *tv, struct frame *fr)

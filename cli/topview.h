@@ -43,12 +43,14 @@ struct top_fd {
 	uint64_t total_ops, total_bytes;
 };
 
+/* The flows of one writer side, reader side and kind, as flows groups them (flowgroup.h). */
 struct top_flow {
-	char *object;
-	uint64_t ino;
+	char *object;			/* its first flow's, shown when it has one flow */
 	enum ipcperf_fd_kind kind;
-	char *who;			/* "12,13 -> 14" */
+	char *who;			/* the key with kind: "sh[12], cat[13] -> wc[14]" */
+	uint64_t conns;			/* its flows, in the last walk */
 	uint64_t bytes, delta;		/* bytes read out: since the start, in the last interval */
+	uint64_t sum;			/* the last walk's sum, while it goes */
 	bool seen;			/* in the last walk */
 };
 
@@ -57,7 +59,7 @@ struct topview {
 	size_t nr_procs, cap_procs;
 	struct top_fd *fds;		/* by pid, fd, object */
 	size_t nr_fds, cap_fds;
-	struct top_flow *flows;		/* by object, ino */
+	struct top_flow *flows;		/* by who, kind */
 	size_t nr_flows, cap_flows;
 	enum top_key key;
 	const char *what;		/* the targets in words */

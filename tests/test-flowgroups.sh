@@ -6,7 +6,8 @@
 #    ("connwork[C] -> connwork[S]", "1000 conns 127.0.0.1:PORT", the exact
 #    bytes), --per-flow the 2,000 rows of one flow each, --json both: the
 #    2,000 "flows" and two "flow_groups" whose bytes, calls and wire
-#    min/max are those of their flows, added up.
+#    min/max are those of their flows, added up; top's flow pane the same
+#    two rows, named by comm[pid].
 #  - connwork unix 300 --hold, the server alone traced (-p): each direction
 #    of its connections is there with its exact bytes (what it read, what
 #    it wrote), the client named from the fd's peer and marked not traced,
@@ -93,6 +94,21 @@ sums='[.flow_groups[] as $g | [.flows[] | select(.writers == $g.writers and .rea
 [ "$(jqv "$T/g.json" "$sums")" = "[]" ] || fail "json: the groups are not their flows added up: $(jqv "$T/g.json" "$sums")"
 bad=$(jqv "$T/g.json" '[.flow_groups[] | select(.wire_ns.p50 < .wire_ns.min or .wire_ns.p99 < .wire_ns.p50 or .wire_ns.max < .wire_ns.p99)]')
 [ "$bad" = "[]" ] || fail "json: wire times out of order: $bad"
+
+# top's flow pane: the same groups, named by comm[pid].
+run timeout 120 "$IPCPERF" top -b -d 0.3 -- "$CONNWORK" tcp $N --out "$T/top.info"
+expect_status 0 "top -b -- connwork tcp $N"
+srv=$(info "$T/top.info" server)
+cli=$(info "$T/top.info" client)
+awk '/WRITERS -> READERS/ { n = 0; delete pane; on = 1; next } on && NF { pane[++n] = $0 }
+	END { for (i = 1; i <= n; i++) print pane[i] }' "$T/out" >"$T/pane"
+rows=$(grep -c '' "$T/pane")
+[ "$rows" -eq 2 ] || { cat "$T/pane" >&2; fail "top: the last frame's flow pane has $rows rows, expected 2"; }
+for r in "$cli:$srv:$((100 * N))" "$srv:$cli:$((200 * N))"; do
+	w=${r%%:*} rest=${r#*:}
+	grep -Eq "^ *[^ ]+ [^ ]+ +${rest#*:} tcp +connwork\[$w\] -> connwork\[${rest%%:*}\] +$N conns$" "$T/pane" ||
+		{ cat "$T/pane" >&2; fail "top: no flow row '${rest#*:} tcp connwork[$w] -> connwork[${rest%%:*}] $N conns'"; }
+done
 
 # ---------------------------------------------------------------- item 6: one traced side
 # hold KIND OUT [OPTION]: connwork KIND H --hold, its server alone traced
