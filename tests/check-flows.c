@@ -1255,6 +1255,39 @@ START_TEST(test_verdict_idle_failed_write)
 }
 END_TEST
 
+/*
+ * A server traced alone (issue 38): its TCP socket's peer is not known. It
+ * reads 100 bytes asleep 10 ms and writes 200: both directions are flows,
+ * with its exact bytes, and neither gets a verdict from its one side.
+ */
+START_TEST(test_verdict_one_side)
+{
+	const struct flow_rec *in = NULL, *out = NULL;
+
+	name_sock(30, 5, IPCPERF_FD_TCP, 81, 0, SOCK_STREAM, 4096);
+	rd_blocked(30, 5, 100, 1000, 1000 + 10 * MS, 10 * MS);
+	wr(30, 5, 200, 2000 + 10 * MS, 3000 + 10 * MS);
+	ck_assert_uint_eq(snapshot(), 2);
+	for (size_t i = 0; i < 2; i++)
+		*(flows[i].f.nr_writers ? &out : &in) = &flows[i];
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_str_eq(in->object, "socket:[81]");
+	ck_assert_uint_eq(in->f.ino, 0);
+	ck_assert_uint_eq(in->f.reader_ino, 81);
+	ck_assert_uint_eq(in->f.nr_readers, 1);
+	ck_assert_uint_eq(in->f.bytes_read, 100);
+	ck_assert_uint_eq(in->f.unmatched_bytes, 100);
+	ck_assert_uint_eq(in->f.reader_blocked_ns, 10 * MS);
+	ck_assert_int_eq(in->f.verdict, IPCPERF_VERDICT_UNMEASURED);
+	ck_assert_uint_eq(out->f.ino, 81);
+	ck_assert_uint_eq(out->f.nr_readers, 0);
+	ck_assert_uint_eq(out->f.bytes_written, 200);
+	ck_assert_int_eq(out->f.verdict, IPCPERF_VERDICT_UNMEASURED);
+	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_UNMEASURED), "unmeasured");
+}
+END_TEST
+
 /* Blocked time adds up over calls, failed ones and EOF included; names are static. */
 START_TEST(test_blocked_time_sums)
 {
@@ -2152,6 +2185,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_verdict_backpressure);
 	tcase_add_test(tc, test_verdict_idle);
 	tcase_add_test(tc, test_verdict_idle_failed_write);
+	tcase_add_test(tc, test_verdict_one_side);
 	tcase_add_test(tc, test_verdict_consumer_starved);
 	tcase_add_test(tc, test_verdict_balanced_both);
 	tcase_add_test(tc, test_verdict_balanced_under_1ms);

@@ -1644,7 +1644,8 @@ enum ipcperf_verdict {
 	IPCPERF_VERDICT_IDLE,	/**< since 0.2: no byte was written or read (calls failed, or EOF) */
 	/**
 	 * Since 0.2: no traced process wrote into the flow, or none read from
-	 * it: one side's waits are unknown, so no verdict was measured.
+	 * it, and bytes moved: one side's waits are unknown, so no verdict
+	 * was measured.
 	 */
 	IPCPERF_VERDICT_UNMEASURED,
 };
@@ -1795,7 +1796,7 @@ struct ipcperf_flows;
  * doc/accuracy.md). A ratio within 1.25x of its line of 2 is marginal
  * (struct ipcperf_flow, marginal); a marginal flow makes no bottleneck.
  * A flow that no traced process wrote into, or none read from, is
- * unmeasured: the other side's time is not known. A read on a socket
+ * unmeasured unless idle: the other side's time is not known. A read on a socket
  * whose peer is not known (a TCP connection whose other end is not
  * traced) still makes a flow, keyed by the reading end, so that both
  * directions of a traced side are reported.
