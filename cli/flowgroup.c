@@ -226,7 +226,11 @@ static void group_add(struct flowgroup *gr, const struct ipcperf_flow *f)
 	s->last_ns = max64(s->last_ns, f->last_ns);
 	if (f->capacity != s->capacity || f->capacity_default != s->capacity_default)
 		s->capacity = -1;
-	gr->mixed |= f->verdict != s->verdict;
+	/* idle flows (a connection closed before a byte) yield to the others */
+	if (s->verdict == IPCPERF_VERDICT_IDLE)
+		s->verdict = f->verdict;
+	else if (f->verdict != IPCPERF_VERDICT_IDLE)
+		gr->mixed |= f->verdict != s->verdict;
 	if ((unsigned)f->verdict < FLOWGROUP_VERDICTS)
 		gr->verdicts[f->verdict]++;
 	gr->flows++;

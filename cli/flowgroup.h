@@ -56,7 +56,8 @@ struct flowgroup {
 	 * the smallest; first_ns, last_ns: the earliest and the latest;
 	 * capacity: its flows' one, -1 when they differ; wire_ns from the
 	 * merged wire times (wire_hist); verdict: its flows' one when they all
-	 * have it (mixed is false). object, writers, readers: its first flow's.
+	 * have it, idle ones aside (mixed is false); idle when all are.
+	 * object, writers, readers: its first flow's.
 	 */
 	struct ipcperf_flow f;
 	char *object;

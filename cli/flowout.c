@@ -441,26 +441,33 @@ static const struct {
 /* A cell of the text table: a side, an object (cut to fit), a number. */
 #define CELL_LEN 128
 
-/* "sh[12] (not traced)", the process at a side nobody traced, or "(not traced)" when not known. */
-static void untraced_str(char *buf, size_t len, pid_t pid, const char *comm)
+/*
+ * "sh[12] (not traced)", the process at a side nobody traced (the @writer
+ * side or the reader), or "(not traced)" when not known; a traced process
+ * there made no such call: "ab[12] (wrote nothing)".
+ */
+static void untraced_str(char *buf, size_t len, const struct flowout *fo, pid_t pid,
+			 const char *comm, bool writer)
 {
 	char esc[CLI_ESC_LEN(CLI_COMM_LEN)];
+	bool traced = pid && strcmp(flowout_comm(fo, pid), "?");
 
 	if (pid)
-		snprintf(buf, len, "%s[%d] (not traced)", cli_esc(esc, sizeof(esc), comm), (int)pid);
+		snprintf(buf, len, "%s[%d] (%s)", cli_esc(esc, sizeof(esc), comm), (int)pid,
+			 !traced ? "not traced" : writer ? "wrote nothing" : "read nothing");
 	else
 		snprintf(buf, len, "(not traced)");
 }
 
 /* "1234 head, 1240 sh (+2)", or the untraced side (@peer) when nobody traced did it. */
 static void side_str(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n,
-		     const struct flowpeer *peer)
+		     const struct flowpeer *peer, bool writer)
 {
 	size_t off = 0;
 	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
 
 	if (!n) {
-		untraced_str(buf, len, peer ? peer->pid : 0, peer ? peer->comm : "");
+		untraced_str(buf, len, fo, peer ? peer->pid : 0, peer ? peer->comm : "", writer);
 		return;
 	}
 	buf[0] = 0;
@@ -616,9 +623,9 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 	const struct flowpeer *peer = flowpeers_of(&fo->peers, fw);
 	uint64_t bytes = flowgroup_bytes(fw);
 
-	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers, peer);
+	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers, peer, true);
 	snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
-	side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers, peer);
+	side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers, peer, false);
 	cli_esc(row[COL_OBJ], sizeof(row[COL_OBJ]), fw->object);
 	snprintf(row[COL_KIND], sizeof(row[COL_KIND]), "%s%s", ipcperf_fd_kind_name(fw->kind),
 		 fw->datagram ? "/dgram" : "");
@@ -682,11 +689,11 @@ static void fill_group_row(char (*row)[CELL_LEN], const struct flowout *fo,
 	if (fw->nr_writers)
 		group_side(row[COL_W], CELL_LEN, fo, fw->writers, fw->nr_writers);
 	else
-		untraced_str(row[COL_W], CELL_LEN, g->peer_pid, g->peer_comm);
+		untraced_str(row[COL_W], CELL_LEN, fo, g->peer_pid, g->peer_comm, true);
 	if (fw->nr_readers)
 		group_side(row[COL_R], CELL_LEN, fo, fw->readers, fw->nr_readers);
 	else
-		untraced_str(row[COL_R], CELL_LEN, g->peer_pid, g->peer_comm);
+		untraced_str(row[COL_R], CELL_LEN, fo, g->peer_pid, g->peer_comm, false);
 	if (g->flows > 1)
 		snprintf(row[COL_OBJ], CELL_LEN, "%zu %s%s%s", g->flows,
 			 fw->kind == IPCPERF_FD_PIPE ? "pipes" : "conns", g->endpoint[0] ? " " : "",
@@ -766,7 +773,7 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	if (any_groups)
 		cli_put_folded(f, "a row: the flows of one writer side, reader side, kind and "
 			       "endpoint, added up (--per-flow: a row each); wire: of all their "
-			       "matches; verdict: theirs, or mixed", term, "  ");
+			       "matches; verdict: theirs (idle ones aside), or mixed", term, "  ");
 	cli_put_folded(f, "bytes: read out of the channel (written into it when nobody traced "
 		       "read it); wire: start of a write to end of the read that took its bytes; "
 		       "blocked: asleep in the calls", term, "  ");
