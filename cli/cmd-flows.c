@@ -98,7 +98,11 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 		return -1;
 	}
 	cli_summary_of(&sum, &st, cli_cmd_status(res));
-	err = flowout_load(&fo, c->fl, c->st);
+	/* the JSON streams its flows: it needs their groups only, unless a graph is drawn too */
+	if (c->o->json && !c->dot.f)
+		err = flowout_load_groups(&fo, c->fl, c->st);
+	else
+		err = flowout_load(&fo, c->fl, c->st);
 	fo.per_flow = c->o->per_flow;
 	if (err == 0 && c->o->json)
 		err = flowout_json_doc(c->out.f, &sum, c->st, c->fl, &fo);

@@ -269,6 +269,8 @@ int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stat
 struct load_ctx {
 	struct flowout *fo;
 	int err;
+	bool groups_only;	/* the flows into their groups, not copied */
+	size_t seen;		/* flows walked */
 };
 
 static int load_flow(void *ctx, const struct ipcperf_flow *f)
@@ -277,6 +279,11 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	struct flowout *fo = lc->fo;
 	struct flowout_flow *d;
 
+	if (lc->groups_only) {
+		if (flowgroups_add(&fo->groups, f, flowpeers_of(&fo->peers, f), ++lc->seen) < 0)
+			return lc->err = -ENOMEM;
+		return 0;
+	}
 	if (cli_grow((void **)&fo->flows, &fo->cap_flows, fo->nr_flows + 1, sizeof(*d)) < 0)
 		return lc->err = -ENOMEM;
 	d = &fo->flows[fo->nr_flows];
@@ -348,9 +355,10 @@ static int cmp_stage(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
+static int load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
+		bool groups_only)
 {
-	struct load_ctx lc = { .fo = fo };
+	struct load_ctx lc = { .fo = fo, .groups_only = groups_only };
 	int err;
 
 	memset(fo, 0, sizeof(*fo));
@@ -373,6 +381,16 @@ int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_st
 		return err < 0 ? err : lc.err;
 	}
 	return 0;
+}
+
+int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
+{
+	return load(fo, fl, st, false);
+}
+
+int flowout_load_groups(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
+{
+	return load(fo, fl, st, true);
 }
 
 void flowout_free(struct flowout *fo)

@@ -59,6 +59,11 @@ struct flowout {
 
 /* Fill @fo from @fl and @st (comms); free with flowout_free(). @return 0 or -errno. */
 int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st);
+/*
+ * Only the processes, the peers and the groups of a snapshot (no flow is
+ * copied: what the JSON needs beside the flows it streams). @return 0 or -errno.
+ */
+int flowout_load_groups(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st);
 void flowout_free(struct flowout *fo);
 /* The comm of @pid in @fo, or "?" when it was never seen. */
 const char *flowout_comm(const struct flowout *fo, pid_t pid);
