@@ -460,9 +460,9 @@ static const struct {
 #define CELL_LEN 128
 
 /*
- * "sh[12] (not traced)", the process at a side nobody traced (the @writer
+ * "12 sh (not traced)", the process at a side nobody traced (the @writer
  * side or the reader), or "(not traced)" when not known; a traced process
- * there made no such call: "ab[12] (wrote nothing)".
+ * there made no such call: "12 ab (wrote nothing)".
  */
 static void untraced_str(char *buf, size_t len, const struct flowout *fo, pid_t pid,
 			 const char *comm, bool writer)
@@ -471,7 +471,7 @@ static void untraced_str(char *buf, size_t len, const struct flowout *fo, pid_t 
 	bool traced = pid && strcmp(flowout_comm(fo, pid), "?");
 
 	if (pid)
-		snprintf(buf, len, "%s[%d] (%s)", cli_esc(esc, sizeof(esc), comm), (int)pid,
+		snprintf(buf, len, "%d %s (%s)", (int)pid, cli_esc(esc, sizeof(esc), comm),
 			 !traced ? "not traced" : writer ? "wrote nothing" : "read nothing");
 	else
 		snprintf(buf, len, "(not traced)");
@@ -682,20 +682,6 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 		 fmt_ns(b, sizeof(b), fw->read_wait_ns));
 }
 
-/* "nginx[12], nginx[13] (+2)": a group's traced side, comm[pid] each. */
-static void group_side(char *buf, size_t len, const struct flowout *fo, const pid_t *v, size_t n)
-{
-	char p[CELL_LEN];
-	size_t off = 0;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < n && i < MAX_SIDE_SHOWN && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-					proc_str(p, sizeof(p), fo, v[i]));
-	if (n > MAX_SIDE_SHOWN && off < len)
-		snprintf(buf + off, len - off, " (+%zu)", n - MAX_SIDE_SHOWN);
-}
-
 /* The cells of group @g's row: its sums as a flow's, its sides, "N conns", its verdict. */
 static void fill_group_row(char (*row)[CELL_LEN], const struct flowout *fo,
 			   const struct flowgroup *g, uint64_t duration_ns)
@@ -704,13 +690,9 @@ static void fill_group_row(char (*row)[CELL_LEN], const struct flowout *fo,
 	char ep[CLI_ESC_LEN(FLOWGROUP_EP_LEN)];
 
 	fill_row(row, fo, fw, duration_ns);
-	if (fw->nr_writers)
-		group_side(row[COL_W], CELL_LEN, fo, fw->writers, fw->nr_writers);
-	else
+	if (!fw->nr_writers)
 		untraced_str(row[COL_W], CELL_LEN, fo, g->peer_pid, g->peer_comm, true);
-	if (fw->nr_readers)
-		group_side(row[COL_R], CELL_LEN, fo, fw->readers, fw->nr_readers);
-	else
+	if (!fw->nr_readers)
 		untraced_str(row[COL_R], CELL_LEN, fo, g->peer_pid, g->peer_comm, false);
 	if (g->flows > 1)
 		snprintf(row[COL_OBJ], CELL_LEN, "%zu %s%s%s", g->flows,

@@ -3,7 +3,7 @@
 # shows what it did (issue 38, items 5 and 6), on real processes with exact
 # bytes (tests/connwork: 100 bytes in, 200 out on each connection):
 #  - connwork tcp 1000, both sides traced: the table is a row each way
-#    ("connwork[C] -> connwork[S]", "1000 conns 127.0.0.1:PORT", the exact
+#    ("C connwork -> S connwork", "1000 conns 127.0.0.1:PORT", the exact
 #    bytes), --per-flow the 2,000 rows of one flow each, --json both: the
 #    2,000 "flows" and two "flow_groups" whose bytes, calls and wire
 #    min/max are those of their flows, added up; top's flow pane the same
@@ -64,8 +64,8 @@ rows=$(grep -c ' -> ' "$T/g.txt")
 [ "$rows" -eq 2 ] || { cat "$T/g.txt" >&2; fail "groups: $rows rows, expected 2 (one each way)"; }
 for r in "$cli:$srv:$((100 * N))" "$srv:$cli:$((200 * N))"; do
 	w=${r%%:*} rest=${r#*:}
-	grep -Eq "^connwork\[$w\] +-> +connwork\[${rest%%:*}\] +$N conns 127\.0\.0\.1:$port +tcp +${rest#*:} " "$T/g.txt" ||
-		{ cat "$T/g.txt" >&2; fail "groups: no row 'connwork[$w] -> connwork[${rest%%:*}]  $N conns 127.0.0.1:$port  tcp  ${rest#*:}'"; }
+	grep -Eq "^$w connwork +-> +${rest%%:*} connwork +$N conns 127\.0\.0\.1:$port +tcp +${rest#*:} " "$T/g.txt" ||
+		{ cat "$T/g.txt" >&2; fail "groups: no row '$w connwork -> ${rest%%:*} connwork  $N conns 127.0.0.1:$port  tcp  ${rest#*:}'"; }
 done
 
 run $FLOWS --per-flow -o "$T/p.txt" -- "$CONNWORK" tcp $N --out "$T/p.info"
@@ -155,10 +155,10 @@ one_sided() {
 hold unix "$T/u.json" -j
 one_sided "$T/u.json" "unix -p SERVER" yes
 hold unix "$T/u.txt"
-grep -Eq "^connwork\[$cli\] \(not traced\) +-> +connwork\[$srv\] +$H conns +unix +$((100 * H)) .* unmeasured( |$)" "$T/u.txt" ||
-	{ cat "$T/u.txt" >&2; fail "unix -p SERVER: no row 'connwork[$cli] (not traced) -> connwork[$srv]  $H conns  unix  $((100 * H)) ... unmeasured'"; }
-grep -Eq "^connwork\[$srv\] +-> +connwork\[$cli\] \(not traced\) +$H conns +unix +$((200 * H)) .* unmeasured( |$)" "$T/u.txt" ||
-	{ cat "$T/u.txt" >&2; fail "unix -p SERVER: no row 'connwork[$srv] -> connwork[$cli] (not traced)  $H conns  unix  $((200 * H)) ... unmeasured'"; }
+grep -Eq "^$cli connwork \(not traced\) +-> +$srv connwork +$H conns +unix +$((100 * H)) .* unmeasured( |$)" "$T/u.txt" ||
+	{ cat "$T/u.txt" >&2; fail "unix -p SERVER: no row '$cli connwork (not traced) -> $srv connwork  $H conns  unix  $((100 * H)) ... unmeasured'"; }
+grep -Eq "^$srv connwork +-> +$cli connwork \(not traced\) +$H conns +unix +$((200 * H)) .* unmeasured( |$)" "$T/u.txt" ||
+	{ cat "$T/u.txt" >&2; fail "unix -p SERVER: no row '$srv connwork -> $cli connwork (not traced)  $H conns  unix  $((200 * H)) ... unmeasured'"; }
 grep ' -> ' "$T/u.txt" | grep -Eq ' (balanced|backpressure|consumer-starved|idle)( |$)' &&
 	{ cat "$T/u.txt" >&2; fail "unix -p SERVER: a verdict from one side"; }
 
