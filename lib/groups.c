@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "groups.h"
+#include "procfd.h"
 
 /* ------------------------------------------------------------------ peers */
 
@@ -42,10 +43,22 @@ struct peerent {
 	char comm[2][IPP_COMM_MAX];
 };
 
+/*
+ * An inet socket's peer found by its addresses in a sock_diag dump (the
+ * peer end no traced process holds): the peer's own "L -> R", its inode (0:
+ * not found, not looked for again).
+ */
+struct mirrorent {
+	char detail[IPP_DETAIL_MAX];
+	uint64_t ino;
+};
+
 struct ipp_peercache {
 	struct peerent *v;	/* sorted by ino */
 	size_t n, cap;
 	uint64_t scans;
+	struct mirrorent *mv;	/* sorted by detail */
+	size_t mn, mcap;
 };
 
 struct ipp_peers {
@@ -58,8 +71,10 @@ struct ipp_peers {
 
 void ipp_peercache__free(struct ipp_peercache *c)
 {
-	if (c)
+	if (c) {
 		free(c->v);
+		free(c->mv);
+	}
 	free(c);
 }
 
@@ -221,6 +236,22 @@ static struct peerent *cache_find(const struct ipp_peercache *c, uint64_t ino)
 			hi = mid;
 	}
 	return NULL;
+}
+
+static int cmp_mirror(const void *a, const void *b)
+{
+	return strcmp(((const struct mirrorent *)a)->detail, ((const struct mirrorent *)b)->detail);
+}
+
+/* The entry of @c for the peer of inet @id by its addresses, NULL when never looked for. */
+static const struct mirrorent *mirror_find(const struct ipp_peercache *c,
+					   const struct ipp_ident *id)
+{
+	struct mirrorent key;
+
+	if (!c || !c->mn || !is_inet(id->kind) || id->peer_ino || !mirrored(id, key.detail))
+		return NULL;
+	return bsearch(&key, c->mv, c->mn, sizeof(*c->mv), cmp_mirror);
 }
 
 /* The peer of @r that the fd table knows, 0 if none. */
@@ -416,6 +447,66 @@ static size_t distinct(uint64_t *v, size_t n)
 	return j;
 }
 
+/* A TCP row whose peer end no traced process holds, not looked for by its addresses yet. */
+static bool wants_mirror(const struct ipp_peers *pe, const struct ipp_rowref *r)
+{
+	const struct ipp_ident *id = r->id;
+
+	return id->kind == IPCPERF_FD_TCP && id->state != IPP_ID_UNKNOWN && !id->peer_ino &&
+	       strstr(id->detail, " -> ") && !known_peer(pe, r) &&
+	       !mirror_find(pe->st->peercache, id);
+}
+
+/* @m entries of @c for @det, the peers' "L -> R", found at @inos (0: none). */
+static int add_mirrors(struct ipp_peercache *c, char (*det)[IPP_DETAIL_MAX],
+		       const uint64_t *inos, size_t m)
+{
+	if (ipp_grow((void **)&c->mv, &c->mcap, c->mn + m, sizeof(*c->mv)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < m; i++) {
+		memcpy(c->mv[c->mn].detail, det[i], IPP_DETAIL_MAX);
+		c->mv[c->mn++].ino = inos[i];
+	}
+	qsort(c->mv, c->mn, sizeof(*c->mv), cmp_mirror);
+	return 0;
+}
+
+/*
+ * The peer ends of TCP rows that no traced process holds: found by their
+ * addresses (mirrored) in one sock_diag dump, remembered, and their inodes
+ * put in @want (*@k so far) for the /proc scan to name their holders.
+ */
+static int ask_mirrors(struct ipp_peers *pe, const struct ipp_rowref *v, size_t n,
+		       uint64_t *want, size_t *k)
+{
+	char (*det)[IPP_DETAIL_MAX] = malloc((n ? n : 1) * IPP_DETAIL_MAX);
+	const char **dp = malloc((n ? n : 1) * sizeof(*dp));
+	uint64_t *inos = malloc((n ? n : 1) * sizeof(*inos));
+	struct ipp_sockdb *db = NULL;
+	size_t m = 0;
+	int err = det && dp && inos ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < n; i++)
+		if (wants_mirror(pe, &v[i]) && mirrored(v[i].id, det[m]))
+			dp[m] = det[m], m++;
+	if (m && !err) {
+		db = ipp_sockdb__new();
+		err = !db ? -ENOMEM : ipp_sockdb__refresh(db) < 0 ? -EIO : 0;
+	}
+	if (m && !err)
+		err = ipp_sockdb__find_addrs(db, IPCPERF_FD_TCP, dp, m, inos);
+	if (m && !err)
+		err = add_mirrors(pe->st->peercache, det, inos, m);
+	for (size_t i = 0; m && !err && i < m; i++)
+		if (inos[i] && !cache_find(pe->st->peercache, inos[i]))
+			want[(*k)++] = inos[i];
+	ipp_sockdb__delete(db);
+	free(det);
+	free(dp);
+	free(inos);
+	return err;
+}
+
 /* The inodes of rows whose peers the fd table does not know and /proc was never asked about. */
 static int ask_proc(struct ipp_peers *pe, const struct ipp_rowref *v, size_t n)
 {
@@ -426,6 +517,15 @@ static int ask_proc(struct ipp_peers *pe, const struct ipp_rowref *v, size_t n)
 
 	if (!want)
 		return -ENOMEM;
+	if (!st->peercache && !(st->peercache = calloc(1, sizeof(*st->peercache)))) {
+		free(want);
+		return -ENOMEM;
+	}
+	/* a failed dump leaves those peers unknown, as /proc failing does */
+	if (ask_mirrors(pe, v, n, want, &k) == -ENOMEM) {
+		free(want);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key = peer_key(v[i].id);
 
@@ -481,6 +581,14 @@ void ipp_peers__delete(struct ipp_peers *pe)
 	free(pe);
 }
 
+/* The inode whose holders /proc was asked about for @id: its peer key, or its mirror's. */
+static uint64_t scan_key(const struct ipp_peers *pe, const struct ipp_ident *id)
+{
+	const struct mirrorent *m = peer_key(id) ? NULL : mirror_find(pe->st->peercache, id);
+
+	return m ? m->ino : peer_key(id);
+}
+
 pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char **comm)
 {
 	pid_t pid = pe ? known_peer(pe, r) : 0;
@@ -493,7 +601,7 @@ pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char
 		*comm = p ? p->comm : "";
 		return pid;
 	}
-	e = pe && r->id->state != IPP_ID_UNKNOWN ? cache_find(pe->st->peercache, peer_key(r->id))
+	e = pe && r->id->state != IPP_ID_UNKNOWN ? cache_find(pe->st->peercache, scan_key(pe, r->id))
 						 : NULL;
 	if (!e)
 		return 0;

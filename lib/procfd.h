@@ -112,6 +112,15 @@ size_t ipp_sockdb__count(const struct ipp_sockdb *db);
 int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdid *out);
 
 /*
+ * The inodes of the open inet sockets of @kind (tcp or udp) whose addresses
+ * read @details[i] ("LOCAL -> REMOTE", as an fd's detail gives them), into
+ * @inos[i]; 0 for none. One pass over @db for all @n of them.
+ * @return 0 or -ENOMEM.
+ */
+int ipp_sockdb__find_addrs(const struct ipp_sockdb *db, enum ipcperf_fd_kind kind,
+			   const char *const *details, size_t n, uint64_t *inos);
+
+/*
  * Ask the kernel about the one socket of inode @ino (of @kind: unix, tcp or
  * udp): a unix socket is one request by inode, tcp and udp need dumps of
  * that protocol, since sock_diag cannot look inet sockets up by inode.

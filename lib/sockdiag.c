@@ -716,3 +716,59 @@ int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *o
 	free(tmp.ents);
 	return err;
 }
+
+/* ------------------------------------------------------------------ by addresses */
+
+struct addrino {
+	char detail[IPP_DETAIL_MAX];
+	uint64_t ino;
+};
+
+static int cmp_addrino(const void *a, const void *b)
+{
+	return strcmp(((const struct addrino *)a)->detail, ((const struct addrino *)b)->detail);
+}
+
+/* "L -> R" of every inet socket of @kind in @db, sorted; NULL with *@n 0 when none or no memory. */
+static struct addrino *addr_index(const struct ipp_sockdb *db, enum ipcperf_fd_kind kind,
+				  size_t *n)
+{
+	struct addrino *v = malloc((db->n ? db->n : 1) * sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < db->n; i++) {
+		struct ipp_fdid f;
+		char l[IPP_ADDR_MAX] = "", r[IPP_ADDR_MAX] = "";
+
+		if (db->ents[i].family == AF_UNIX || ipp_sockdb__lookup(db, db->ents[i].ino, &f) ||
+		    f.kind != kind)
+			continue;
+		ipp_sockaddr_str(&f.local, l, sizeof(l));
+		ipp_sockaddr_str(&f.remote, r, sizeof(r));
+		snprintf(v[*n].detail, sizeof(v[*n].detail), "%s -> %s", l, r);
+		v[(*n)++].ino = f.ino;
+	}
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_addrino);
+	return v;
+}
+
+int ipp_sockdb__find_addrs(const struct ipp_sockdb *db, enum ipcperf_fd_kind kind,
+			   const char *const *details, size_t n, uint64_t *inos)
+{
+	size_t nr;
+	struct addrino *v = addr_index(db, kind, &nr);
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct addrino key;
+		const struct addrino *e;
+
+		snprintf(key.detail, sizeof(key.detail), "%s", details[i]);
+		e = nr ? bsearch(&key, v, nr, sizeof(*v), cmp_addrino) : NULL;
+		inos[i] = e ? e->ino : 0;
+	}
+	free(v);
+	return 0;
+}

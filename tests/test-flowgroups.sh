@@ -13,7 +13,8 @@
 #    it wrote), the client named from the fd's peer and marked not traced,
 #    and no verdict: "unmeasured", never "balanced" from one side.
 #  - the same over tcp: the direction towards the server, whose client end
-#    no traced process holds, is there too.
+#    no traced process holds, is there too, and the client is named (its
+#    socket found by its addresses with sock_diag, its holder in /proc).
 # Needs root, BPF fd identity (the connections close in microseconds) and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -163,6 +164,6 @@ grep ' -> ' "$T/u.txt" | grep -Eq ' (balanced|backpressure|consumer-starved|idle
 	{ cat "$T/u.txt" >&2; fail "unix -p SERVER: a verdict from one side"; }
 
 hold tcp "$T/t.json" -j
-one_sided "$T/t.json" "tcp -p SERVER" no
+one_sided "$T/t.json" "tcp -p SERVER" yes
 
 echo "test-flowgroups: $N tcp connections in one row each way, exact; a server traced alone: both directions, exact, unmeasured"
