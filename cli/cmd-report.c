@@ -28,8 +28,8 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	else if (!o->input)
 		cli_err("give the capture with -i FILE (there is no " CLI_DEFAULT_CAPTURE
 			" here, the file ipcperf record writes by default)");
-	else if (!flows && (o->dot || o->trace_out || o->per_flow))
-		cli_err("--dot, --trace-out and --per-flow go with --view flows");
+	else if (!flows && (o->dot || o->trace_out))
+		cli_err("--dot and --trace-out go with --view flows");
 	else if (flows && o->sep)
 		cli_err("the flows view has no -x output: use --json");
 	else if (flows || stat_check_format(o->json, o->sep) == 0)
@@ -49,7 +49,8 @@ int report_run(const struct report_opts *o)
 			.quiet = true,
 			.verbose = o->verbose,
 			.wide = o->wide,
-			.per_flow = o->per_flow,
+			/* a capture's flows a row each, as stat's flows are */
+			.per_flow = true,
 		};
 
 		return flows_run(&fo);

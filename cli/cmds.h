@@ -154,7 +154,6 @@ struct report_opts {
 	const char *dot, *trace_out;	/* the flows view's --dot, --trace-out */
 	bool verbose;
 	bool wide;			/* --wide */
-	bool per_flow;			/* --per-flow */
 };
 enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o);
 int report_run(const struct report_opts *o);

@@ -285,13 +285,12 @@ static const struct cli_option options[] = {
 		  "connections of a process to one endpoint with one peer\n"
 		  "process are one row (\"127.0.0.1:6379 <- redis-benchmark[42]\",\n"
 		  "N conns); JSON has both (fds and groups)" },
-	{ .name = "per-flow", .to = { FLOWS(per_flow), REPORT(per_flow) },
+	{ .name = "per-flow", .to = { FLOWS(per_flow) },
 	  .set = cli_opt_flag,
 	  .help = "the text's flow table with a row per flow: by default the\n"
 		  "flows of one writer side, reader side, kind and endpoint\n"
 		  "are one row (N conns, their wire times merged, their bytes\n"
-		  "added up); JSON has both (flows and flow_groups); report:\n"
-		  "with --view flows" },
+		  "added up); JSON has both (flows and flow_groups)" },
 	{ .name = "no-counters", .more = IN(STAT), .to = { STAT(no_counters) },
 	  .set = cli_opt_flag,
 	  .help = "open no counters: each is switched in and out with the\n"
