@@ -206,16 +206,6 @@ static void ask(long n, bool hold)
 	}
 }
 
-/* Wait until @path exists (made by the test), for at most a minute. */
-static void wait_for(const char *path)
-{
-	for (int i = 0; access(path, F_OK); i++) {
-		if (i == 6000)
-			die("%s never came", path);
-		usleep(10000);
-	}
-}
-
 /* With --hold: "server PID" into FILE.pid, then FILE.go awaited. */
 static void hold_start(const char *out, pid_t srv)
 {
@@ -324,7 +314,7 @@ static int apart(int argc, char **argv, int i)
 	free(fds);
 	if (server)
 		serve(lfd, n);
-	ask(n);
+	ask(n, false);
 	return 0;
 }
 
