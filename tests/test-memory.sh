@@ -121,15 +121,20 @@ int main(int argc, char **argv)
 EOC
 "$CC" -O2 -o "$T/maxrss" "$T/maxrss.c" || fail "$CC cannot build the maxrss helper"
 
-# rss N: ipcperf stat of open-loop N; its peak anonymous RSS in KiB on stdout.
+# rss N [RUN]: ipcperf stat of open-loop N; its peak anonymous RSS in KiB on
+# stdout. A run that lost events (the suite's load, the sanitized build's
+# pace) says so and returns 2 while RUN is below 3: the pair is made again.
 rss() {
 	local kb
 	run "$T/maxrss" "$IPCPERF" stat -q -j -o "$T/stat-$1.json" -- "$T/open-loop" "$1"
 	expect_status 0 "stat -- open-loop $1"
 	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
 	[ -n "$kb" ] || { show; fail "open-loop $1: no peak anonymous RSS"; }
-	[ "$(jq -r .lost_events "$T/stat-$1.json")" = 0 ] ||
-		fail "open-loop $1: events were lost"
+	if [ "$(jq -r .lost_events "$T/stat-$1.json")" != 0 ]; then
+		[ "${2:-3}" -lt 3 ] || fail "open-loop $1: events were lost"
+		echo "open-loop $1: events lost (run $2 of 3): made again" >&2
+		return 2
+	fi
 	# fd 3: ld.so.cache, then libc, then the file N + 1 times (one untimed
 	# open first): one row for the file, whatever N; no fd unknown
 	got=$(jq -r --arg f "$T/open-loop" '.processes[] | select(.comm == "open-loop") |
@@ -143,8 +148,10 @@ rss() {
 }
 
 for run in 1 2 3; do
-	small=$(rss 100000) || exit 1
-	large=$(rss 1000000) || exit 1
+	r=0
+	small=$(rss 100000 $run) && large=$(rss 1000000 $run) || r=$?
+	[ $r -eq 2 ] && continue
+	[ $r -eq 0 ] || exit 1
 	again "$large" "$small" 10240 $run || break
 done
 within "$large" "$small" 10240 \
@@ -163,9 +170,16 @@ peak() {
 	echo "$kb"
 }
 
+# Each process holds a copy of the fds it inherits (the test harness's and
+# make's jobserver pipes among them: from 3 to 9 here), and so does its row:
+# the loops run with 0, 1 and 2 only, so that the bound is ipcperf's, the
+# same wherever the suite runs.
+loop='for fd in /proc/self/fd/*; do fd=${fd##*/}
+	[ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
+	for i in $(seq "$0"); do /bin/true; done'
 for run in 1 2 3; do
-	few=$(peak p500 sh -c 'for i in $(seq 500); do /bin/true; done') || exit 1
-	many=$(peak p3000 sh -c 'for i in $(seq 3000); do /bin/true; done') || exit 1
+	few=$(peak p500 bash -c "$loop" 500) || exit 1
+	many=$(peak p3000 bash -c "$loop" 3000) || exit 1
 	again "$many" "$few" 25600 $run || break
 done
 within "$many" "$few" 25600 \
