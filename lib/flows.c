@@ -187,9 +187,9 @@ int ipcperf_flows__on_match(struct ipcperf_flows *fl,
 	return 0;
 }
 
-/* Flows made between two cool() passes; still for this long (the events' time, 100 ms), a flow is packed. */
+/* Flows made between two cool() passes; still for this long (the events' time, 10 ms), a flow is packed. */
 #define COOL_EVERY 256
-#define COOL_NS 100000000ull
+#define COOL_NS 10000000ull
 
 static void fifo_release(struct fifo *q)
 {
