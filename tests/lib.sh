@@ -63,3 +63,22 @@ expect_status() {
 	show
 	fail "$2: exit status $status, expected $1"
 }
+
+# run_alone [PATTERN]: wait, up to 10 minutes, until the test harness runs no
+# other test beside this one (test-driver processes but our parent), those
+# whose command line matches PATTERN (grep -E) aside: for a test whose
+# figures another test's load would move (a peak of memory, a capture at a
+# million calls a second), or whose load would move theirs. Run alone, or
+# by hand, there is nothing to wait for.
+run_alone() {
+	local others i
+	for i in $(seq 6000); do
+		# the drivers themselves ("SHELL .../build-aux/test-driver --test-name
+		# T ..."), not make's recipe shells that start them
+		others=$(pgrep -af 'build-aux/test-driver' |
+			awk -v me="$PPID" '$1 != me && $3 ~ /build-aux\/test-driver$/' |
+			{ if [ -n "${1:-}" ]; then grep -Ev -- "$1"; else cat; fi; })
+		[ -z "$others" ] && return 0
+		sleep 0.1
+	done
+}

@@ -110,10 +110,7 @@ grep -q "^pid $(cat "$T/rusr2.pid") sh" "$T/out" || { show; fail "report -i (aft
 # This is the suite's last test (Makefile.am): it waits here, up to 10
 # minutes, for the others the test harness runs beside it to end. Run
 # alone, or by hand, there are none.
-for _ in $(seq 6000); do
-	[ -z "$(pgrep -f 'build-aux/test-driver' | grep -vx "$PPID")" ] && break
-	sleep 0.1
-done
+run_alone
 # 1,000 threads writing as fast as they can, on a machine of a few CPUs:
 # every CPU is taken. SIGTERM then ends the command at once and the report
 # follows; measured from a watcher that runs ahead of the threads.
