@@ -62,6 +62,17 @@ static int json_flow(void *ctx, const struct ipcperf_flow *f)
 	return json_flow_peer(&jc, f);
 }
 
+/* "wire_ns": a flow's or a group's wire times. */
+static void json_wire(struct json *j, const struct ipcperf_flow *f)
+{
+	json_object_begin(j, "wire_ns");
+	json_u64(j, "min", f->wire_ns.min);
+	json_u64(j, "p50", f->wire_ns.p50);
+	json_u64(j, "p99", f->wire_ns.p99);
+	json_u64(j, "max", f->wire_ns.max);
+	json_object_end(j);
+}
+
 static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
 {
 	struct json_ctx *jc = ctx;
@@ -75,12 +86,7 @@ static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
 	json_pids(j, "writers", f->writers, f->nr_writers);
 	json_pids(j, "readers", f->readers, f->nr_readers);
 	json_u64(j, "bytes", f->bytes_read);
-	json_object_begin(j, "wire_ns");
-	json_u64(j, "min", f->wire_ns.min);
-	json_u64(j, "p50", f->wire_ns.p50);
-	json_u64(j, "p99", f->wire_ns.p99);
-	json_u64(j, "max", f->wire_ns.max);
-	json_object_end(j);
+	json_wire(j, f);
 	if (f->capacity >= 0)
 		json_i64(j, "capacity", f->capacity);
 	else
@@ -205,12 +211,7 @@ static void json_group(struct json *j, const struct flowgroup *g)
 	json_u64(j, "writes", f->writes);
 	json_u64(j, "reads", f->reads);
 	json_u64(j, "matches", f->matches);
-	json_object_begin(j, "wire_ns");
-	json_u64(j, "min", f->wire_ns.min);
-	json_u64(j, "p50", f->wire_ns.p50);
-	json_u64(j, "p99", f->wire_ns.p99);
-	json_u64(j, "max", f->wire_ns.max);
-	json_object_end(j);
+	json_wire(j, f);
 	json_u64(j, "max_queued", f->max_queued);
 	json_u64(j, "writer_blocked_ns", f->writer_blocked_ns);
 	json_u64(j, "reader_blocked_ns", f->reader_blocked_ns);

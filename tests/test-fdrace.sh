@@ -28,11 +28,6 @@ set -u
 IOWORK=$top_builddir/tests/iowork
 N=50
 
-not_here() {
-	[ "${CI:-}" = true ] && [ "${IPCPERF_BUILT_BPF:-}" = yes ] &&
-		fail "CI=true on a build with BPF, but $*"
-	skip "$*"
-}
 
 need_exe "$IPCPERF"
 need_exe "$IOWORK"

@@ -23,22 +23,13 @@ CONNWORK=$top_builddir/tests/connwork
 N=3000
 K=3
 
-not_here() {
-	[ "${CI:-}" = true ] && [ "${IPCPERF_BUILT_BPF:-}" = yes ] &&
-		fail "CI=true on a build with BPF, but $*"
-	skip "$*"
-}
 
 need_exe "$IPCPERF"
 need_exe "$CONNWORK"
 [ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
 command -v jq >/dev/null 2>&1 || not_here "jq is not installed"
 make_tmpdir
-run timeout 60 "$IPCPERF" list
-case $(tail -n 1 "$T/out") in
-"# fd identity: bpf"*) ;;
-*) not_here "ipcperf list ends with '$(tail -n 1 "$T/out")', not '# fd identity: bpf'" ;;
-esac
+need_bpf_fdid
 
 SP=
 CP=

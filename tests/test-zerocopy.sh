@@ -25,11 +25,6 @@ set -u
 
 ZCWORK=$top_builddir/tests/zcwork
 
-not_here() {
-	[ "${CI:-}" = true ] && [ "${IPCPERF_BUILT_BPF:-}" = yes ] &&
-		fail "CI=true on a build with BPF, but $*"
-	skip "$*"
-}
 
 need_exe "$IPCPERF"
 need_exe "$ZCWORK"
