@@ -82,21 +82,23 @@ static int command_signal(int sig)
 
 /* The command of "-- CMD" while it is not reaped (0: none), for the crash and exit paths. */
 static volatile sig_atomic_t cmd_pid;
-/* The command's session, once it exited (0: ask the command while it runs). */
-static volatile sig_atomic_t cmd_sid;
+/* The command's session, once it exited (-1: ask the command while it runs). */
+static volatile sig_atomic_t cmd_sid = -1;
 
 /*
  * The session of the command's tree. A process that left it (setsid(), as
  * a daemon does) is no longer the command's: never ended by us, never
- * waited for. 0 when there is no command.
+ * waited for. -1 when there is no command. Session 0 is one like any
+ * other: the kernel's, which everything under an init that never called
+ * setsid() is in (a CI runner's tree, a usermode helper's).
  */
 static pid_t command_session(void)
 {
 	pid_t sid = (pid_t)cmd_sid;
 
-	if (sid <= 0 && cmd_pid > 0)
+	if (sid < 0 && cmd_pid > 0)
 		sid = getsid((pid_t)cmd_pid);
-	return sid > 0 ? sid : 0;
+	return sid >= 0 ? sid : -1;
 }
 
 /* The command's session, kept before it is reaped (a zombie still has one). */
@@ -104,7 +106,7 @@ static void keep_session(pid_t child)
 {
 	pid_t sid;
 
-	if (!cmd_sid && child > 0 && (sid = getsid(child)) > 0)
+	if (cmd_sid < 0 && child > 0 && (sid = getsid(child)) >= 0)
 		cmd_sid = sid;
 }
 
@@ -143,7 +145,7 @@ static struct children scan_children(int sig, pid_t except)
 			continue;
 		}
 		if (p > 0 && p != except && waitpid(p, NULL, WNOHANG) == 0) {
-			if (sid && getsid(p) != sid) {
+			if (sid >= 0 && getsid(p) != sid) {
 				c.out++;
 			} else {
 				c.in++;

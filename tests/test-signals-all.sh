@@ -56,6 +56,23 @@ grep -q '^ipcperf: 1 descendant of the command outlived it, in a session of its 
 	{ show; fail "daemon: not said to have outlived the command"; }
 kill "$(cat "$T/dm.pid")"
 
+# The same in session 0, the kernel's: a CI runner started by an init that
+# never called setsid() runs its whole tree there. In a new PID namespace
+# the session we inherit is out of sight, and getsid() says 0 as it does
+# there. Session 0 was taken for "no session": the daemon counted as the
+# command's, and the run waited for it (60 s).
+if unshare -pf --mount-proc true 2>/dev/null; then
+	run timeout 8 unshare -pf --mount-proc sh -c \
+		'[ "$(ps -o sid= -p $$ | tr -d " ")" = 0 ] || { echo "session not 0"; exit 99; }
+		 exec "$@"' sh "$IPCPERF" stat -o "$T/d0.out" -- sh -c "$(daemon_cmd d0 'sleep 0.5')"
+	expect_status 0 "stat -- (a command that starts a daemon, all in session 0)"
+	grep -q '^ipcperf: 1 descendant of the command outlived it' "$T/err" ||
+		{ show; fail "daemon, session 0: not said to have outlived the command"; }
+	grep -q "^ipcperf stat: command 'sh -c " "$T/d0.out" || { show; fail "daemon, session 0: no report"; }
+else
+	fail "unshare -pf --mount-proc failed as root: no PID namespace for the session-0 case"
+fi
+
 # SIGINT while the command and its daemon run: the command ends, the daemon goes on.
 "$IPCPERF" stat -q -o /dev/null -- \
 	sh -c "$(daemon_cmd di "echo \$\$ > $T/dc.pid; while :; do sleep 0.1; done")" 2>"$T/di.err" &
