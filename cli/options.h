@@ -5,7 +5,9 @@
  * --help and the bash completion are all made from it.
  *
  * Adding an option: an entry in the table and a field in the options
- * struct of each command that takes it (cmds.h).
+ * struct of each command that takes it (cmds.h). The entry's setter and
+ * fields are bound with CLI_OPT_STORE(): a field of another type than the
+ * setter stores does not compile (tests/test-option-types.sh).
  */
 #ifndef IPCPERF_CLI_OPTIONS_H
 #define IPCPERF_CLI_OPTIONS_H
@@ -133,11 +135,61 @@ void cli_options_list(FILE *f, enum cli_cmd_id cmd);
  */
 int cli_options_bash(FILE *f);
 
+/*
+ * A row's setter and the fields it stores to, bound at compile time:
+ *
+ *	CLI_OPT_STORE(cli_opt_flag, CLI_OPT_AT(CMD_STAT, struct stat_opts, json), ...)
+ *
+ * gives the row's .set and .to (one CLI_OPT_AT() a command, at most 8), and
+ * does not compile ("static assertion failed: ... is not of the type
+ * cli_opt_flag stores") when a field is not of the type the setter writes:
+ * each setter S says which in a macro S_stores(p), true when @p points to
+ * such a field. The setters write through void *, so without this a row
+ * that paired a setter with a field of another type would compile and
+ * overwrite the fields beside it.
+ */
+#define CLI_OPT_AT(cmd, type, field) (cmd, type, field)
+#define CLI_OPT_STORE(setter, ...) \
+	.set = setter, .to = { CLI_OPT_MAP_(setter, __VA_ARGS__) }
+/* Whether @p points to a @type. */
+#define CLI_OPT_IS(p, type) _Generic((p), type *: 1, default: 0)
+
+/* CLI_OPT_BIND_() on each CLI_OPT_AT() of a row: the preprocessor counts them first. */
+#define CLI_OPT_MAP_(s, ...) CLI_OPT_MAP_N_(CLI_OPT_COUNT_(__VA_ARGS__), s, __VA_ARGS__)
+#define CLI_OPT_MAP_N_(n, s, ...) CLI_OPT_MAP_N__(n, s, __VA_ARGS__)
+#define CLI_OPT_MAP_N__(n, s, ...) CLI_OPT_MAP_##n(s, __VA_ARGS__)
+#define CLI_OPT_COUNT_(...) CLI_OPT_COUNT__(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define CLI_OPT_COUNT__(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+#define CLI_OPT_MAP_1(s, a) CLI_OPT_BIND_(s, CLI_OPT_UNPACK_ a)
+#define CLI_OPT_MAP_2(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_1(s, __VA_ARGS__)
+#define CLI_OPT_MAP_3(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_2(s, __VA_ARGS__)
+#define CLI_OPT_MAP_4(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_3(s, __VA_ARGS__)
+#define CLI_OPT_MAP_5(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_4(s, __VA_ARGS__)
+#define CLI_OPT_MAP_6(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_5(s, __VA_ARGS__)
+#define CLI_OPT_MAP_7(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_6(s, __VA_ARGS__)
+#define CLI_OPT_MAP_8(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_7(s, __VA_ARGS__)
+#define CLI_OPT_UNPACK_(...) __VA_ARGS__
+#define CLI_OPT_BIND_(...) CLI_OPT_BIND__(__VA_ARGS__)
+/* [cmd] = offset + 1, plus 0 times the size of a struct that holds the check. */
+#define CLI_OPT_BIND__(s, cmd, type, field) \
+	[cmd] = offsetof(type, field) + 1 + 0 * sizeof(struct { \
+		_Static_assert(s##_stores(&((type *)0)->field), \
+			       #type "." #field " is not of the type " #s " stores"); \
+		char c; })
+
 /* Setters for the table (a usage error names the option as given, e.g. "-I"). */
 cli_opt_set_fn cli_opt_flag;	/* bool = true */
+#define cli_opt_flag_stores(p) CLI_OPT_IS(p, bool)
 cli_opt_set_fn cli_opt_string;	/* const char * = arg */
+#define cli_opt_string_stores(p) CLI_OPT_IS(p, const char *)
 cli_opt_set_fn cli_opt_uint;	/* unsigned int from min to max */
-cli_opt_set_fn cli_opt_enum;	/* int = the value of one of @values */
+#define cli_opt_uint_stores(p) CLI_OPT_IS(p, unsigned int)
+/*
+ * An int = the value of one of @values: into an int, or an enum (of the
+ * size of an int, compatible with int or unsigned int as its values say).
+ */
+cli_opt_set_fn cli_opt_enum;
+#define cli_opt_enum_stores(p) (CLI_OPT_IS(p, int) || CLI_OPT_IS(p, unsigned int))
 
 /* How messages name an option: "-I" when it has a short name, else "--top". */
 const char *cli_opt_name(const struct cli_option *o, char *buf, size_t len);
