@@ -325,12 +325,6 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
 }
 
-bool stat_rows_by_group(const struct stat_opts *o)
-{
-	return !o->json && !o->sep && !o->per_fd && !o->interval_ms && !o->om_path &&
-	       !o->listen.on;
-}
-
 bool stat_folds_exited(const struct stat_opts *o)
 {
 	return o->interval_ms || o->om_path || o->listen.on;
@@ -341,7 +335,7 @@ static int stat_open(struct stat_cmd *c)
 {
 	const struct stat_opts *o = c->o;
 	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = o->per_thread,
-		     .fold_conns = stat_rows_by_group(o), .fold_exited = stat_folds_exited(o));
+		     .fold_conns = snap_rows_by_group(o), .fold_exited = stat_folds_exited(o));
 
 	c->total = ipcperf_stats__new(&so);
 	if (c->total && o->flows)

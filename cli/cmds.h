@@ -60,15 +60,6 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o);
 /* -j and -x together are a usage error, said: @return -1 then, else 0. */
 int stat_check_format(bool json, const char *sep);
 /*
- * Whether every output of @o shows the fd rows by group only (the text
- * tables of the totals without --per-fd; not -I, --listen or
- * --openmetrics, which add up the rows): then the rows of closed
- * connections fold into their groups as they pile up (a server traced for
- * hours costs its open fds and its groups, not a row per connection), and
- * the report takes no per-fd rows.
- */
-bool stat_rows_by_group(const struct stat_opts *o);
-/*
  * Whether @o keeps a running view (-I, --openmetrics, --listen): then an
  * exited process folds into the row of the exited processes of its comm
  * once its report is settled, so that a tracer left running keeps what

@@ -98,6 +98,15 @@ struct snap {
 };
 
 /*
+ * Whether every output of @o shows the fd rows by group only (the text
+ * tables of the totals without --per-fd; not -I, --listen or
+ * --openmetrics, which add up the rows): then the rows of closed
+ * connections fold into their groups as they pile up (a server traced for
+ * hours costs its open fds and its groups, not a row per connection), and
+ * the report takes no per-fd rows.
+ */
+bool snap_rows_by_group(const struct stat_opts *o);
+/*
  * Read @st into @sn, then: attach the counters of the @nr target processes
  * @cts (their deltas for an @interval), drop what did nothing (intervals
  * only: the totals list every fd), sort the fd and syscall rows and keep
