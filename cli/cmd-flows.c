@@ -22,7 +22,7 @@ struct flows_cmd {
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o)
 {
 	*o = (struct flows_opts){ 0 };
-	return cli_options_parse_capture(CMD_FLOWS, argc, argv, o, &o->t);
+	return cli_options_parse_capture(&cli_cmd_flows, argc, argv, o, &o->t);
 }
 
 /*
@@ -171,6 +171,7 @@ static int flows_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_flows = {
+	.id = CMD_FLOWS,
 	.name = "flows",
 	.summary = "who feeds whom through pipes and sockets: wire time, backpressure",
 	.usage =

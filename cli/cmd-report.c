@@ -17,7 +17,7 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	int first;
 
 	*o = (struct report_opts){ .view = VIEW_STAT };
-	p = cli_options_parse(CMD_REPORT, argc, argv, o, &first);
+	p = cli_options_parse(&cli_cmd_report, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
 	flows = o->view == VIEW_FLOWS;
@@ -79,6 +79,7 @@ static int report_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_report = {
+	.id = CMD_REPORT,
 	.name = "report",
 	.summary = "the stat, syscalls or flows view of a capture",
 	.usage =

@@ -308,7 +308,7 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 	int first;
 
 	stat_opts_init(o);
-	p = cli_options_parse(CMD_STAT, argc, argv, o, &first);
+	p = cli_options_parse(&cli_cmd_stat, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
 	/* In this order: the errors of the options, then those of the targets. */
@@ -528,6 +528,7 @@ static int stat_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_stat = {
+	.id = CMD_STAT,
 	.name = "stat",
 	.summary = "per-fd throughput and latency, scheduling and counters of the targets",
 	.usage =

@@ -19,6 +19,10 @@
 #include "syscalls-out.h"
 #include "tracesel.h"
 
+/* Each subcommand, defined by its cmd-*.c. */
+extern const struct cli_command cli_cmd_stat, cli_cmd_trace, cli_cmd_flows, cli_cmd_top,
+	cli_cmd_record, cli_cmd_report, cli_cmd_list, cli_cmd_check;
+
 /* ------------------------------------------------------------------ stat */
 
 /* Where --listen serves the metrics. */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "options.h"
+#include "cmds.h"
 
 static const struct cli_command *const cmds[CMD__MAX] = {
 	[CMD_STAT] = &cli_cmd_stat,
@@ -16,11 +16,6 @@ static const struct cli_command *const cmds[CMD__MAX] = {
 	[CMD_LIST] = &cli_cmd_list,
 	[CMD_CHECK] = &cli_cmd_check,
 };
-
-const struct cli_command *cli_command(enum cli_cmd_id id)
-{
-	return cmds[id];
-}
 
 /* The subcommand called @name; CMD__MAX when there is none. */
 static enum cli_cmd_id command_named(const char *name)
@@ -66,7 +61,7 @@ static int hidden(int argc, char **argv)
 	enum cli_cmd_id id;
 
 	if (!strcmp(argv[1], "--bash-completion") && argc == 2) {
-		if (cli_options_bash(stdout) == 0)
+		if (cli_options_bash(stdout, cmds) == 0)
 			return EXIT_OK;
 		cli_err("cannot make the completion: %s", strerror(ENOMEM));
 		return EXIT_RUNTIME;
@@ -75,7 +70,7 @@ static int hidden(int argc, char **argv)
 		cli_err("give --list-options one COMMAND");
 		return EXIT_USAGE;
 	}
-	cli_options_list(stdout, id);
+	cli_options_list(stdout, cmds[id]);
 	return EXIT_OK;
 }
 

@@ -28,20 +28,19 @@ enum cli_cmd_id {
 	CMD__MAX
 };
 
-/* A subcommand: its name and the text of its --help around the options. */
+/*
+ * A subcommand: its name and the text of its --help around the options.
+ * Each cmd-*.c defines its own (cmds.h); the functions below are handed
+ * the command, so that they call nothing above them.
+ */
 struct cli_command {
+	enum cli_cmd_id id;
 	const char *name;		/* "stat" */
 	const char *summary;		/* its line in ipcperf --help */
 	const char *usage;		/* its --help up to and with "Options:\n" */
 	const char *epilog;		/* its --help after the options: "" or "\n..." */
 	int (*main)(int argc, char **argv);
 };
-/* Defined by each cmd-*.c. */
-extern const struct cli_command cli_cmd_stat, cli_cmd_trace, cli_cmd_flows, cli_cmd_top,
-	cli_cmd_record, cli_cmd_report, cli_cmd_list, cli_cmd_check;
-/* The subcommand @id. */
-const struct cli_command *cli_command(enum cli_cmd_id id);
-
 struct cli_option;
 
 /*
@@ -116,24 +115,24 @@ int cli_parsed_exit(enum cli_parsed p);
  * help. Stops at the first argument that is not an option, or after "--":
  * *@first is its index.
  */
-enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
-				  int *first);
+enum cli_parsed cli_options_parse(const struct cli_command *cmd, int argc, char **argv,
+				  void *opts, int *first);
 
 /* The same for a command that captures: then the targets of @t (in @opts), cli_target_finish(). */
 struct cli_target;
-enum cli_parsed cli_options_parse_capture(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
-					  struct cli_target *t);
+enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int argc, char **argv,
+					  void *opts, struct cli_target *t);
 
 /* The --help of @cmd: its usage, the options of the table, its epilog. */
-void cli_options_help(FILE *f, enum cli_cmd_id cmd);
+void cli_options_help(FILE *f, const struct cli_command *cmd);
 /* Every option word of @cmd that the completion offers ("-p", "--pid", "--"), a line each. */
-void cli_options_list(FILE *f, enum cli_cmd_id cmd);
+void cli_options_list(FILE *f, const struct cli_command *cmd);
 /*
  * The part of contrib/bash-completion/ipcperf that comes from the table:
- * the subcommands, their options, how each option's value is completed.
- * @return 0, or -ENOMEM.
+ * the subcommands @cmds (by id), their options, how each option's value is
+ * completed. @return 0, or -ENOMEM.
  */
-int cli_options_bash(FILE *f);
+int cli_options_bash(FILE *f, const struct cli_command *const cmds[CMD__MAX]);
 
 /*
  * A row's setter and the fields it stores to, bound at compile time:
