@@ -160,6 +160,23 @@ int flows_run(const struct flows_opts *o)
 	return cli_exit(&res, failed);
 }
 
+int flows_replay(const struct report_opts *o)
+{
+	struct flows_opts fo = {
+		.t = { .input = o->input, .output = o->output },
+		.json = o->json,
+		.dot = o->dot,
+		.trace_out = o->trace_out,
+		.quiet = true,
+		.verbose = o->verbose,
+		.wide = o->wide,
+		/* a capture's flows a row each, as stat's flows are */
+		.per_flow = true,
+	};
+
+	return flows_run(&fo);
+}
+
 static int flows_main(int argc, char **argv)
 {
 	struct flows_opts o;

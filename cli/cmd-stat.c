@@ -293,13 +293,20 @@ void stat_opts_init(struct stat_opts *o)
 	*o = (struct stat_opts){ .sort = SORT_BYTES, .sc_sort = SC_SORT_TIME };
 }
 
-int stat_check_format(bool json, const char *sep)
+int stat_replay(const struct report_opts *o)
 {
-	if (json && sep) {
-		cli_err("give either --json or -x, not both");
-		return -1;
-	}
-	return 0;
+	struct stat_opts so;
+
+	stat_opts_init(&so);
+	so.t.input = o->input;
+	so.t.output = o->output;
+	so.json = o->json;
+	so.sep = o->sep;
+	so.syscalls = o->view == VIEW_SYSCALLS;
+	so.quiet = true;
+	so.verbose = o->verbose;
+	so.wide = o->wide;
+	return stat_run(&so);
 }
 
 enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
@@ -312,7 +319,7 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 	if (p != CLI_PARSED_RUN)
 		return p;
 	/* In this order: the errors of the options, then those of the targets. */
-	if (stat_check_format(o->json, o->sep) < 0)
+	if (cli_check_format(o->json, o->sep) < 0)
 		return CLI_PARSED_USAGE;
 	if (o->linger_s && !o->listen.on) {
 		cli_err("--listen-linger needs --listen");

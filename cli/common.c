@@ -52,6 +52,15 @@ static int print_fn(enum ipcperf_print_level level, const char *fmt, va_list ap)
 	return put_message(fmt, ap);
 }
 
+int cli_check_format(bool json, const char *sep)
+{
+	if (json && sep) {
+		cli_err("give either --json or -x, not both");
+		return -1;
+	}
+	return 0;
+}
+
 void cli_setup_print(bool verbose)
 {
 	verbose_print = verbose;

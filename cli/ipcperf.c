@@ -17,6 +17,12 @@ static const struct cli_command *const cmds[CMD__MAX] = {
 	[CMD_CHECK] = &cli_cmd_check,
 };
 
+/*
+ * report runs another command's view of a capture: handed to it here, so
+ * that no command calls another.
+ */
+static const struct report_views report_views = { .stat = stat_replay, .flows = flows_replay };
+
 /* The subcommand called @name; CMD__MAX when there is none. */
 static enum cli_cmd_id command_named(const char *name)
 {
@@ -93,6 +99,8 @@ static int run(int argc, char **argv)
 	if (!strcmp(argv[1], "--bash-completion") || !strcmp(argv[1], "--list-options"))
 		return hidden(argc, argv);
 	id = command_named(argv[1]);
+	if (id == CMD_REPORT)
+		return report_main(argc - 1, argv + 1, &report_views);
 	if (id < CMD__MAX)
 		return cmds[id]->main(argc - 1, argv + 1);
 	cli_err("unknown command '%s'; run 'ipcperf --help' for the list", argv[1]);

@@ -39,7 +39,7 @@ struct cli_command {
 	const char *summary;		/* its line in ipcperf --help */
 	const char *usage;		/* its --help up to and with "Options:\n" */
 	const char *epilog;		/* its --help after the options: "" or "\n..." */
-	int (*main)(int argc, char **argv);
+	int (*main)(int argc, char **argv);	/* NULL: report's, report_main() (cmds.h) */
 };
 struct cli_option;
 
