@@ -58,19 +58,6 @@ static void put_open_flags(FILE *f, uint64_t flags)
 	fputs(traceout_open_flags(buf, sizeof(buf), flags), f);
 }
 
-void traceargs_quote(FILE *f, const unsigned char *s, size_t len, bool more, bool hex)
-{
-	fputc('"', f);
-	if (hex)
-		for (size_t i = 0; i < len; i++)
-			fprintf(f, "\\x%02x", s[i]);
-	else
-		cli_put_escaped(f, (const char *)s, len, CLI_ESC_ASCII | CLI_ESC_QUOTED, NULL);
-	fputc('"', f);
-	if (more)
-		fputs("...", f);
-}
-
 /* A path inside <...>, as strace -yy writes it: as a string, and < and > escaped too. */
 static void put_path(FILE *f, const char *path)
 {
@@ -106,7 +93,7 @@ static void put_string(const struct traceargs *a, unsigned int arg, unsigned int
 		return;
 	}
 	n = limit && m->len > limit ? limit : m->len;
-	traceargs_quote(a->f, m->data, n, n < m->len || m->truncated, false);
+	tf_quote_mem(a->f, m->data, n, n < m->len || m->truncated, false);
 }
 
 /* A buffer of @kind (IN before the call, OUT after it) of @total bytes, at most -s of them. */
@@ -123,7 +110,7 @@ static void put_buffer(const struct traceargs *a, unsigned int arg, unsigned int
 	n = total < m->len ? (size_t)total : m->len;
 	if (n > a->strsize)
 		n = a->strsize;
-	traceargs_quote(a->f, m->data, n, total > n, hex);
+	tf_quote_mem(a->f, m->data, n, total > n, hex);
 }
 
 /* A struct the call wrote (OUT) or was given (IN), by @put; its address when not read. */
@@ -214,7 +201,7 @@ static void put_argv(const struct traceargs *a, unsigned int arg)
 		size_t shown = n > a->strsize ? a->strsize : n;
 
 		fputs(i ? ", " : "", a->f);
-		traceargs_quote(a->f, m->data + at, shown, shown < n || at + n >= m->len, false);
+		tf_quote_mem(a->f, m->data + at, shown, shown < n || at + n >= m->len, false);
 		at += n + 1;
 	}
 	if (m->more || m->truncated)
@@ -284,7 +271,7 @@ static void put_iov_base(const struct traceargs *a, unsigned int arg, unsigned i
 			continue;
 		if (n > a->strsize)
 			n = a->strsize;
-		traceargs_quote(a->f, m->data, n, want > n, false);
+		tf_quote_mem(a->f, m->data, n, want > n, false);
 		return;
 	}
 	put_ptr(a->f, base);
@@ -376,7 +363,7 @@ static void put_optval(const struct traceargs *a, const struct ipcperf_call_mem 
 			fprintf(a->f, "[%d]", v);
 		return;
 	}
-	traceargs_quote(a->f, m->data, len < m->len ? (size_t)len : m->len, len > m->len, false);
+	tf_quote_mem(a->f, m->data, len < m->len ? (size_t)len : m->len, len > m->len, false);
 }
 
 /* setsockopt's optval (@out false) or getsockopt's. */

@@ -37,9 +37,6 @@ void traceargs_call(const struct traceargs *a);
 /* What follows " = ": the return value as strace prints it (-1 ENOENT (No such ...)). */
 void traceargs_ret(const struct traceargs *a);
 
-/* @len bytes of @s as a quoted C string, strace's way, "..." after when @more. */
-void traceargs_quote(FILE *f, const unsigned char *s, size_t len, bool more, bool hex);
-
 /* The symbolic form of open flags: "O_WRONLY|O_CREAT|O_CLOEXEC" (@buf, @len). */
 const char *traceout_open_flags(char *buf, size_t len, uint64_t flags);
 
