@@ -1,16 +1,15 @@
 /*
  * The option table of every subcommand, and what is made from it: the
  * getopt_long() loop, the --help texts, the words of the bash completion.
+ * The setters that convert and store the values are options-set.c's.
  */
 #include "config.h"
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
-#include "httpd.h"
 #include "util.h"
 
 /*
@@ -37,21 +36,6 @@
 
 /* The largest ring -m takes, in pages. */
 #define RING_PAGES_MAX 65536
-/* The longest -d, in seconds: a year. */
-#define DURATION_MAX (365.0 * 24 * 3600)
-
-/* The setters of this file, and the type each one stores (see cli_opt_flag_stores). */
-static cli_opt_set_fn set_ids, set_duration, set_pages, set_separator, set_sc_sort, set_events,
-	set_path, set_listen, set_trace_sel;
-#define set_ids_stores(p) CLI_OPT_IS(p, struct cli_ids)
-#define set_duration_stores(p) CLI_OPT_IS(p, double)
-#define set_pages_stores(p) CLI_OPT_IS(p, unsigned int)
-#define set_separator_stores(p) CLI_OPT_IS(p, const char *)
-#define set_sc_sort_stores(p) CLI_OPT_IS(p, enum sc_sort)
-#define set_events_stores(p) CLI_OPT_IS(p, unsigned int)
-#define set_path_stores(p) CLI_OPT_IS(p, const char *)
-#define set_listen_stores(p) CLI_OPT_IS(p, struct stat_listen)
-#define set_trace_sel_stores(p) CLI_OPT_IS(p, struct tracesel)
 
 static const struct cli_word scope_words[] = {
 	{ "auto", IPCPERF_SCOPE_AUTO }, { "cpu", IPCPERF_SCOPE_CPU },
@@ -79,23 +63,23 @@ static const struct cli_word sort_words[] = {
  */
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE",
-	  STORE(set_path, REPORT(input)), .complete = CPL_FILE,
+	  STORE(cli_opt_path, REPORT(input)), .complete = CPL_FILE,
 	  .help = "the capture to read (default: ipcperf.data)" },
 	{ .name = "view", .arg = "VIEW",
 	  STORE(cli_opt_enum, REPORT(view)), .values = view_words, .complete = CPL_WORDS,
 	  .help = "stat (default), syscalls (stat -s) or flows" },
 	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]",
-	  STORE(set_ids, CAPTURE(pids), TOP(t.pids)), .complete = CPL_PID,
+	  STORE(cli_opt_ids, CAPTURE(pids), TOP(t.pids)), .complete = CPL_PID,
 	  .help = "trace these processes (all their threads)" },
 	{ .name = "tid", .letter = 't', .arg = "TID[,TID...]",
-	  STORE(set_ids, CAPTURE(tids), TOP(t.tids)), .complete = CPL_TID,
+	  STORE(cli_opt_ids, CAPTURE(tids), TOP(t.tids)), .complete = CPL_TID,
 	  .help = "trace these threads" },
 	{ .name = "all-cpus", .letter = 'a',
 	  STORE(cli_opt_flag, CAPTURE(system_wide), TOP(t.system_wide)),
 	  .help = "trace the whole system",
 	  .help_for = { { IN(TOP), NULL, "watch the whole system (the default: needs root)" } } },
 	{ .name = "duration", .letter = 'd', .arg = "SECS",
-	  STORE(set_duration, CAPTURE(duration)), .complete = CPL_NOTHING,
+	  STORE(cli_opt_duration, CAPTURE(duration)), .complete = CPL_NOTHING,
 	  .help = "stop after SECS seconds (and end the command of\n"
 		  "-- CMD: SIGTERM, SIGKILL 0.5 s later)" },
 	{ .name = "keep-running", .more = IN(STAT),
@@ -103,7 +87,7 @@ static const struct cli_option options[] = {
 	  .help = "when -d ends the capture, leave the command of -- CMD\n"
 		  "running: report, then wait for it and exit with its status" },
 	{ .name = "delay", .letter = 'd', .arg = "SECS",
-	  STORE(set_duration, TOP(delay)), .complete = CPL_NOTHING,
+	  STORE(cli_opt_duration, TOP(delay)), .complete = CPL_NOTHING,
 	  .help = "seconds between two frames, as top's (default 1;\n"
 		  "fractions too: -d 0.5)" },
 	{ .name = "sort-key", .letter = 's', .arg = "KEY",
@@ -119,7 +103,7 @@ static const struct cli_option options[] = {
 	  STORE(cli_opt_uint, TOP(frames)), .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
 	  .help = "end after N frames (and end the command of -- CMD)" },
 	{ .name = "mmap-pages", .more = IN(STAT), .letter = 'm', .arg = "PAGES",
-	  STORE(set_pages, CAPTURE(ring_pages), CHECK(ring_pages), TOP(t.ring_pages)),
+	  STORE(cli_opt_pages, CAPTURE(ring_pages), CHECK(ring_pages), TOP(t.ring_pages)),
 	  .max = RING_PAGES_MAX, .complete = CPL_POW2,
 	  .help = "pages per CPU ring, a power of two (default: the most\n"
 		  "the memlock limit lets ipcperf lock, up to 8192; root:\n"
@@ -127,7 +111,7 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(CHECK), NULL, "ring size to check, pages per CPU, a power of two\n"
 					   "(default: the other commands' default)" } } },
 	{ .name = "output", .letter = 'o', .arg = "FILE",
-	  STORE(set_path, CAPTURE(output), REPORT(output)), .complete = CPL_FILE,
+	  STORE(cli_opt_path, CAPTURE(output), REPORT(output)), .complete = CPL_FILE,
 	  .help = "write to FILE instead of standard output",
 	  .help_for = { { IN(RECORD), NULL, "the capture (replaced if it exists; default:\n"
 					   "ipcperf.data, the last one kept as ipcperf.data.old)" } } },
@@ -181,7 +165,7 @@ static const struct cli_option options[] = {
 				    "\"supported\", \"not_supported\", \"denied\",\n"
 				    "\"fd_identity\": {\"source\", \"why\"}}" } } },
 	{ .name = "field-separator", .letter = 'x', .arg = "SEP",
-	  STORE(set_separator, STAT(sep), REPORT(sep)), .complete = CPL_NOTHING,
+	  STORE(cli_opt_separator, STAT(sep), REPORT(sep)), .complete = CPL_NOTHING,
 	  .help = "rows of fields separated by SEP, as perf stat -x: per\n"
 		  "fd side, per process (sched), per counter, a summary\n"
 		  "with the lost events; lines starting with '#' name\n"
@@ -205,7 +189,7 @@ static const struct cli_option options[] = {
 			  "every syscall (raw_syscalls), not only I/O and fd calls,\n"
 			  "for report --view syscalls" } } },
 	{ .name = "summary-sort-by", .more = IN(STAT), .letter = 'S', .arg = "KEY",
-	  STORE(set_sc_sort, STAT(sc_sort)),
+	  STORE(cli_opt_sc_sort, STAT(sc_sort)),
 	  .words = SC_SORT_KEYS, .complete = CPL_WORDS, .implies = "syscalls",
 	  .help = "order of the syscall rows: time (default), calls,\n"
 		  "errors, avg, max, min, p99 (largest first) or name\n"
@@ -236,19 +220,19 @@ static const struct cli_option options[] = {
 		  "--json (empty without --flows); records switch-in/out\n"
 		  "for blocked times, which costs more records" },
 	{ .name = "dot", .arg = "FILE",
-	  STORE(set_path, FLOWS(dot), REPORT(dot)), .complete = CPL_FILE,
+	  STORE(cli_opt_path, FLOWS(dot), REPORT(dot)), .complete = CPL_FILE,
 	  .help = "also write the flow graph for Graphviz to FILE\n"
 		  "(dot -Tsvg FILE > flows.svg)",
 	  .help_for = { { IN(REPORT), NULL, "flows: the flow graph in Graphviz DOT" } } },
 	{ .name = "trace-out", .arg = "FILE",
-	  STORE(set_path, FLOWS(trace_out), REPORT(trace_out)), .complete = CPL_FILE,
+	  STORE(cli_opt_path, FLOWS(trace_out), REPORT(trace_out)), .complete = CPL_FILE,
 	  .help = "also write a timeline in the Chrome Trace Event Format\n"
 		  "to FILE, for Perfetto UI or chrome://tracing: read and\n"
 		  "write calls per thread, an arrow from each write to each\n"
 		  "read that took its bytes, queued bytes per channel",
 	  .help_for = { { IN(REPORT), NULL, "flows: the timeline (Chrome trace JSON)" } } },
 	{ .name = "event", .letter = 'e', .arg = "EVENT[,EVENT...]",
-	  STORE(set_events, STAT(counter_mask)), .complete = CPL_COUNTERS,
+	  STORE(cli_opt_events, STAT(counter_mask)), .complete = CPL_COUNTERS,
 	  .help = "count only these counters, by perf's names (as ipcperf\n"
 		  "list and perf stat -e give them): task-clock,\n"
 		  "page-faults, context-switches, cpu-migrations, cycles,\n"
@@ -282,7 +266,7 @@ static const struct cli_option options[] = {
 	  .help = "every syscall: the default now, kept for scripts\n"
 		  "(-e trace=%desc gives the I/O and fd calls of old)" },
 	{ .name = "trace", .letter = 'e', .arg = "trace=SET",
-	  STORE(set_trace_sel, TRACE(sel)),
+	  STORE(cli_opt_trace_sel, TRACE(sel)),
 	  .help = "print only these calls, as strace -e trace=: names and\n"
 		  "classes (%file, %desc, %network, %process, %memory,\n"
 		  "%signal, %ipc), comma-separated, '!' first for all but\n"
@@ -315,12 +299,12 @@ static const struct cli_option options[] = {
 		  "targets at every context switch, which a program that\n"
 		  "blocks often pays for" },
 	{ .name = "record", .more = IN(STAT), .arg = "FILE",
-	  STORE(set_path, STAT(t.record)), .complete = CPL_FILE,
+	  STORE(cli_opt_path, STAT(t.record)), .complete = CPL_FILE,
 	  .help = "also write the capture to FILE (perf.data format, mode\n"
 		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
 		  "then gives the same numbers" },
 	{ .name = "openmetrics", .more = IN(STAT), .arg = "FILE",
-	  STORE(set_path, STAT(om_path)), .complete = CPL_FILE,
+	  STORE(cli_opt_path, STAT(om_path)), .complete = CPL_FILE,
 	  .help = "also write the totals as metrics (Prometheus text format\n"
 		  "0.0.4, ending in '# EOF'; doc/metrics.md) to FILE: at the\n"
 		  "start, every -I interval (the running totals since the\n"
@@ -328,7 +312,7 @@ static const struct cli_option options[] = {
 		  "temporary file renamed over FILE, as node_exporter's\n"
 		  "textfile collector expects" },
 	{ .name = "listen", .more = IN(STAT), .arg = "[ADDR:]PORT",
-	  STORE(set_listen, STAT(listen)), .complete = CPL_NOTHING,
+	  STORE(cli_opt_listen, STAT(listen)), .complete = CPL_NOTHING,
 	  .help = "serve the running totals at http://ADDR:PORT/metrics\n"
 		  "while the capture runs (ADDR: default 127.0.0.1; PORT 0:\n"
 		  "any free port); OpenMetrics to scrapers that ask for it\n"
@@ -381,277 +365,6 @@ static bool takes(const struct cli_option *o, enum cli_cmd_id cmd)
 static bool is_dashdash(const struct cli_option *o)
 {
 	return !o->name;
-}
-
-const char *cli_opt_name(const struct cli_option *o, char *buf, size_t len)
-{
-	if (o->letter)
-		snprintf(buf, len, "-%c", o->letter);
-	else
-		snprintf(buf, len, "--%s", o->name);
-	return buf;
-}
-
-/* ------------------------------------------------------------------ setters */
-
-int cli_opt_flag(const struct cli_option *o, const char *arg, void *dst)
-{
-	*(bool *)dst = true;
-	return 0;
-}
-
-int cli_opt_string(const struct cli_option *o, const char *arg, void *dst)
-{
-	*(const char **)dst = arg;
-	return 0;
-}
-
-int cli_opt_uint(const struct cli_option *o, const char *arg, void *dst)
-{
-	char name[32];
-	double v;
-
-	if (cli_parse_number(arg, false, (double)o->max, &v) < 0 || v < (double)o->min) {
-		cli_err("invalid value '%s' for %s: give a number from %lu to %lu, in digits only", arg,
-			cli_opt_name(o, name, sizeof(name)), o->min, o->max);
-		return -1;
-	}
-	*(unsigned int *)dst = (unsigned int)v;
-	return 0;
-}
-
-int cli_opt_enum(const struct cli_option *o, const char *arg, void *dst)
-{
-	char name[32], words[128];
-	size_t n = 0;
-
-	for (const struct cli_word *w = o->values; w->word; w++) {
-		if (!strcmp(arg, w->word)) {
-			*(int *)dst = w->value;
-			return 0;
-		}
-	}
-	/* "give a, b or c" */
-	for (const struct cli_word *w = o->values; w->word && n < sizeof(words); w++)
-		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s",
-				      w == o->values ? "" : w[1].word ? ", " : " or ", w->word);
-	cli_err("invalid value '%s' for %s: give %s", arg, cli_opt_name(o, name, sizeof(name)),
-		words);
-	return -1;
-}
-
-/*
- * Each item of the comma-separated list @arg to @item, until one fails; an
- * empty item ("1,,2", "1,") is a usage error. @return 0, or -1.
- */
-static int each_item(const char *arg, int (*item)(const struct cli_option *o, const char *tok,
-						 void *dst), const struct cli_option *o, void *dst)
-{
-	char *copy = strdup(arg), *tok = copy, *comma;
-	char name[32];
-	int ret = copy ? 0 : -1;
-
-	for (; tok && !ret; tok = comma ? comma + 1 : NULL) {
-		if ((comma = strchr(tok, ',')))
-			*comma = '\0';
-		if (!*tok) {
-			cli_err("invalid list '%s' for %s: an empty item; give items separated by "
-				"single commas", arg, cli_opt_name(o, name, sizeof(name)));
-			ret = -1;
-		} else {
-			ret = item(o, tok, dst);
-		}
-	}
-	free(copy);
-	return ret;
-}
-
-/* An id of -p or -t: a positive number; a usage error names the bad item. */
-static int add_id(const struct cli_option *o, const char *tok, void *dst)
-{
-	struct cli_ids *ids = dst;
-	char name[32];
-	double v;
-
-	if (cli_parse_number(tok, false, INT_MAX, &v) < 0 || v < 1) {
-		cli_opt_name(o, name, sizeof(name));
-		cli_err("invalid id '%s' in %s: give positive numbers in digits, e.g. %s 1234,5678", tok,
-			name, name);
-		return -1;
-	}
-	/* A repeated id is the same target: once, or every per-target cost is paid again. */
-	for (size_t i = 0; i < ids->n; i++)
-		if (ids->v[i] == (pid_t)v)
-			return 0;
-	if (cli_grow((void **)&ids->v, &ids->cap, ids->n + 1, sizeof(*ids->v)) < 0)
-		return -1;
-	ids->v[ids->n++] = (pid_t)v;
-	return 0;
-}
-
-/*
- * @arg with each run of blanks made one comma, and blanks at either end or
- * beside a comma dropped: "1 2", " 1", "1, 2" read as perf reads them, so
- * that -p "$(pidof nginx)" works. NULL (errno set) if out of memory.
- */
-static char *blanks_to_commas(const char *arg)
-{
-	char *out = malloc(strlen(arg) + 1), *w = out;
-	bool blank = false;
-
-	if (!out)
-		return NULL;
-	for (const char *r = arg; *r; r++) {
-		if (isspace((unsigned char)*r)) {
-			blank = true;
-			continue;
-		}
-		if (blank && w > out && w[-1] != ',' && *r != ',')
-			*w++ = ',';
-		blank = false;
-		*w++ = *r;
-	}
-	*w = '\0';
-	return out;
-}
-
-/* -p, -t: "1,2,3" (or "1 2 3", as pidof prints them) into a list of ids. */
-static int set_ids(const struct cli_option *o, const char *arg, void *dst)
-{
-	char name[32], *ids = blanks_to_commas(arg);
-	int ret;
-
-	if (!ids) {
-		cli_err("cannot read %s: %s", arg, strerror(errno));
-		return -1;
-	}
-	if (!*ids) {
-		cli_opt_name(o, name, sizeof(name));
-		cli_err("%s needs at least one id, e.g. %s 1234", name, name);
-		free(ids);
-		return -1;
-	}
-	ret = each_item(ids, add_id, o, dst);
-	free(ids);
-	return ret;
-}
-
-static int set_duration(const struct cli_option *o, const char *arg, void *dst)
-{
-	double v;
-
-	if (cli_parse_number(arg, true, DURATION_MAX, &v) < 0 || !(v > 0)) {
-		cli_err("invalid duration '%s' for -d: give seconds in digits, > 0 and at most %.0f "
-			"(a year), e.g. -d 2.5", arg, DURATION_MAX);
-		return -1;
-	}
-	*(double *)dst = v;
-	return 0;
-}
-
-static int set_pages(const struct cli_option *o, const char *arg, void *dst)
-{
-	unsigned long v;
-	double d;
-
-	v = cli_parse_number(arg, false, (double)o->max, &d) < 0 ? 0 : (unsigned long)d;
-	if (!v || (v & (v - 1))) {
-		cli_err("invalid ring size '%s' for -m: give a power of two from 1 to %lu pages, in digits",
-			arg, o->max);
-		return -1;
-	}
-	*(unsigned int *)dst = (unsigned int)v;
-	return 0;
-}
-
-/* A string that may not be empty: "-x needs a separator, e.g. -x ,". */
-static int set_nonempty(const struct cli_option *o, const char *arg, void *dst, const char *what,
-			const char *example)
-{
-	char name[32];
-
-	if (!*arg) {
-		cli_opt_name(o, name, sizeof(name));
-		cli_err("%s needs %s, e.g. %s %s", name, what, name, example);
-		return -1;
-	}
-	return cli_opt_string(o, arg, dst);
-}
-
-static int set_separator(const struct cli_option *o, const char *arg, void *dst)
-{
-	return set_nonempty(o, arg, dst, "a separator", ",");
-}
-
-static int set_sc_sort(const struct cli_option *o, const char *arg, void *dst)
-{
-	if (sc_sort_parse(arg, dst) < 0) {
-		cli_err("invalid value '%s' for -S: give " SC_SORT_KEYS, arg);
-		return -1;
-	}
-	return 0;
-}
-
-/* A counter of -e, by perf's name; a usage error lists the valid names. */
-static int add_event(const struct cli_option *o, const char *tok, void *dst)
-{
-	char names[256];
-	size_t n = 0;
-
-	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
-		if (!strcmp(tok, ipcperf_counter_perf_name(i))) {
-			*(unsigned int *)dst |= IPCPERF_CNT_BIT(i);
-			return 0;
-		}
-	}
-	for (int k = 0; k < IPCPERF_CNT__MAX; k++)
-		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", k ? "," : "",
-				      ipcperf_counter_perf_name(k));
-	cli_err("unknown event '%s' for -e: give some of %s", tok, names);
-	return -1;
-}
-
-/* -e a,b,...: perf's names of counters into a mask. */
-static int set_events(const struct cli_option *o, const char *arg, void *dst)
-{
-	if (each_item(arg, add_event, o, dst) < 0)
-		return -1;
-	if (!*(unsigned int *)dst) {
-		cli_err("-e needs at least one event, e.g. -e task-clock,page-faults");
-		return -1;
-	}
-	return 0;
-}
-
-static int set_trace_sel(const struct cli_option *o, const char *arg, void *dst)
-{
-	(void)o;
-	return tracesel_parse(dst, arg);
-}
-
-/* A FILE: "" names none, a usage error as any other (not a file that cannot be opened). */
-static int set_path(const struct cli_option *o, const char *arg, void *dst)
-{
-	static const char *const examples[][2] = {
-		{ "input", "capture.data" }, { "record", "capture.data" }, { "dot", "flows.dot" },
-		{ "trace-out", "trace.json" }, { "openmetrics", "ipcperf.prom" },
-	};
-	const char *example = "out.txt";
-
-	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
-		if (!strcmp(o->name, examples[i][0]))
-			example = examples[i][1];
-	return set_nonempty(o, arg, dst, "a file", example);
-}
-
-static int set_listen(const struct cli_option *o, const char *arg, void *dst)
-{
-	struct stat_listen *l = dst;
-
-	if (httpd_parse_addr(arg, &l->addr, &l->len) < 0)
-		return -1;
-	l->on = true;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ parsing */

@@ -189,6 +189,33 @@ cli_opt_set_fn cli_opt_uint;	/* unsigned int from min to max */
  */
 cli_opt_set_fn cli_opt_enum;
 #define cli_opt_enum_stores(p) (CLI_OPT_IS(p, int) || CLI_OPT_IS(p, unsigned int))
+/* -p, -t: a list of ids, "1,2,3" or "1 2 3" (pidof's), into a struct cli_ids. */
+cli_opt_set_fn cli_opt_ids;
+#define cli_opt_ids_stores(p) CLI_OPT_IS(p, struct cli_ids)
+/* -d: seconds, > 0, fractions too, into a double. */
+cli_opt_set_fn cli_opt_duration;
+#define cli_opt_duration_stores(p) CLI_OPT_IS(p, double)
+/* -m: a power of two of pages up to max, into an unsigned int. */
+cli_opt_set_fn cli_opt_pages;
+#define cli_opt_pages_stores(p) CLI_OPT_IS(p, unsigned int)
+/* -x: a separator, not empty. */
+cli_opt_set_fn cli_opt_separator;
+#define cli_opt_separator_stores(p) CLI_OPT_IS(p, const char *)
+/* -S: a key of the syscall rows, into an enum sc_sort. */
+cli_opt_set_fn cli_opt_sc_sort;
+#define cli_opt_sc_sort_stores(p) CLI_OPT_IS(p, enum sc_sort)
+/* -e: perf's names of counters, added to a mask (unsigned int). */
+cli_opt_set_fn cli_opt_events;
+#define cli_opt_events_stores(p) CLI_OPT_IS(p, unsigned int)
+/* A FILE: not empty. */
+cli_opt_set_fn cli_opt_path;
+#define cli_opt_path_stores(p) CLI_OPT_IS(p, const char *)
+/* --listen [ADDR:]PORT, into a struct stat_listen. */
+cli_opt_set_fn cli_opt_listen;
+#define cli_opt_listen_stores(p) CLI_OPT_IS(p, struct stat_listen)
+/* trace's -e trace=SET, added to a struct tracesel. */
+cli_opt_set_fn cli_opt_trace_sel;
+#define cli_opt_trace_sel_stores(p) CLI_OPT_IS(p, struct tracesel)
 
 /* How messages name an option: "-I" when it has a short name, else "--top". */
 const char *cli_opt_name(const struct cli_option *o, char *buf, size_t len);

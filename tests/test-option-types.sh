@@ -32,7 +32,7 @@ swap json cli_opt_flag cli_opt_uint
 compile "$T/options.c" && fail "the table compiled with --json's setter storing an unsigned int into a bool"
 grep -q "struct stat_opts.json is not of the type cli_opt_uint stores" "$T/err" ||
 	{ cat "$T/err" >&2; fail "--json swapped: not the expected message"; }
-swap duration set_duration cli_opt_uint
+swap duration cli_opt_duration cli_opt_uint
 compile "$T/options.c" && fail "the table compiled with -d's setter storing an unsigned int into a double"
 grep -q "struct stat_opts.t.duration is not of the type cli_opt_uint stores" "$T/err" ||
 	{ cat "$T/err" >&2; fail "-d swapped: not the expected message"; }
