@@ -5,7 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
-#include "flowout.h"
+#include "flowout-dot.h"
+#include "flowout-trace.h"
 #include "output.h"
 #include "util.h"
 
