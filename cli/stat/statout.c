@@ -1,4 +1,4 @@
-/* The renderers of ipcperf stat: a snapshot as the text tables, JSON (schema 1) or CSV. */
+/* The renderers of ipcperf stat: a snapshot as the text tables (JSON: statout-json.c, CSV: statout-csv.c). */
 #include "config.h"
 #include <inttypes.h>
 #include <stdarg.h>
@@ -9,27 +9,6 @@
 #include "flowout.h"
 #include "output.h"
 #include "statout.h"
-
-/* The counters in the order of the JSON schema, with their names there and in text. */
-static const struct {
-	enum ipcperf_counter id;
-	const char *json;
-	const char *text;
-} cnt_info[] = {
-	{ IPCPERF_CNT_CYCLES, "cycles", "cycles" },
-	{ IPCPERF_CNT_INSTRUCTIONS, "instructions", "instructions" },
-	{ IPCPERF_CNT_CACHE_REFERENCES, "cache_references", "cache-references" },
-	{ IPCPERF_CNT_CACHE_MISSES, "cache_misses", "cache-misses" },
-	{ IPCPERF_CNT_PAGE_FAULTS, "page_faults", "page-faults" },
-	{ IPCPERF_CNT_TASK_CLOCK, "task_clock_ns", "task-clock" },
-	/* Not in schema 1's list: added, as the schema allows. */
-	{ IPCPERF_CNT_CONTEXT_SWITCHES, "context_switches", "context-switches" },
-	{ IPCPERF_CNT_CPU_MIGRATIONS, "cpu_migrations", "cpu-migrations" },
-};
-#define NR_CNT_INFO (sizeof(cnt_info) / sizeof(cnt_info[0]))
-/* perf stat's order for the text table: indexes into cnt_info. */
-static const unsigned int cnt_text_order[] = { 5, 6, 7, 4, 0, 1, 2, 3 };
-
 
 /* ------------------------------------------------------------------ text */
 
@@ -143,80 +122,13 @@ static void text_fds_head(FILE *f, const struct fdcols *k)
 	fprintf(f, " %7s%s\n", "errors", k->detail ? "  detail" : "");
 }
 
-/* What perf stat writes after a count: a value and its unit ("CPUs utilized", "K/sec"). */
-struct cnt_metric {
-	double value;
-	char unit[24];
-	int prec;	/* decimals, as perf stat prints them */
-};
-
-/* A rate as perf stat gives it: 12.345 "K/sec". */
-static void rate_metric(struct cnt_metric *m, double per_sec)
-{
-	static const char *const unit[] = { "", "K", "M", "G" };
-	int u = 0;
-
-	while (per_sec >= 1000 && u < 3) {
-		per_sec /= 1000;
-		u++;
-	}
-	m->value = per_sec;
-	snprintf(m->unit, sizeof(m->unit), "%s/sec", unit[u]);
-}
-
-/* @a / @b into @m as @unit, when @b's counter counted and is not 0. */
-static bool ratio_metric(struct cnt_metric *m, double a, const struct ipcperf_counter_value *b,
-			 double scale, const char *unit, int prec)
-{
-	if (b->status != IPCPERF_CNT_OK || !b->value)
-		return false;
-	m->value = scale * a / (double)b->value;
-	m->prec = prec;
-	snprintf(m->unit, sizeof(m->unit), "%s", unit);
-	return true;
-}
-
-/*
- * The metric perf stat gives a counter: CPUs utilized for task-clock (of
- * @elapsed_ns, the time the counts cover), GHz for cycles (of task-clock),
- * insn per cycle, the share of cache misses, a rate for the others.
- * @return false when there is none (nothing to divide by).
- */
-static bool cnt_metric(struct cnt_metric *m, const struct cnt_set *set, enum ipcperf_counter id,
-		       uint64_t elapsed_ns)
-{
-	double v = (double)set->v[id].value;
-
-	m->prec = 3;
-	switch (id) {
-	case IPCPERF_CNT_TASK_CLOCK:
-		if (!elapsed_ns)
-			return false;
-		m->value = v / (double)elapsed_ns;
-		snprintf(m->unit, sizeof(m->unit), "CPUs utilized");
-		return true;
-	case IPCPERF_CNT_CYCLES:
-		return ratio_metric(m, v, &set->v[IPCPERF_CNT_TASK_CLOCK], 1, "GHz", 3);
-	case IPCPERF_CNT_INSTRUCTIONS:
-		return ratio_metric(m, v, &set->v[IPCPERF_CNT_CYCLES], 1, "insn per cycle", 2);
-	case IPCPERF_CNT_CACHE_MISSES:
-		return ratio_metric(m, v, &set->v[IPCPERF_CNT_CACHE_REFERENCES], 100,
-				    "of all cache refs", 3);
-	default:
-		if (!elapsed_ns)
-			return false;
-		rate_metric(m, v / ((double)elapsed_ns / 1e9));
-		return true;
-	}
-}
-
 /* The metric as the text table shows it: "    #    0.300 CPUs utilized". */
 static void text_ratio(char *buf, size_t len, const struct cnt_set *set,
 		       enum ipcperf_counter id, uint64_t elapsed_ns)
 {
-	struct cnt_metric m;
+	struct statout_metric m;
 
-	if (!cnt_metric(&m, set, id, elapsed_ns))
+	if (!statout_cnt_metric(&m, set, id, elapsed_ns))
 		return;
 	snprintf(buf, len, "    # %8.*f %s%s", m.prec, m.value,
 		 id == IPCPERF_CNT_CACHE_MISSES ? "% " : "", m.unit);
@@ -227,34 +139,34 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title,
 {
 	size_t asked = 0;
 
-	for (size_t k = 0; k < NR_CNT_INFO; k++)
-		asked += set->v[cnt_info[k].id].status != IPCPERF_CNT_NOT_REQUESTED;
+	for (size_t k = 0; k < STATOUT_NR_CNT; k++)
+		asked += set->v[statout_cnt_info[k].id].status != IPCPERF_CNT_NOT_REQUESTED;
 	if (!asked)
 		return;	/* --no-counters */
 	fprintf(f, "  %s:\n", title);
-	for (size_t k = 0; k < NR_CNT_INFO; k++) {
-		unsigned int i = cnt_text_order[k];
-		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
+	for (size_t k = 0; k < STATOUT_NR_CNT; k++) {
+		unsigned int i = statout_cnt_text_order[k];
+		const struct ipcperf_counter_value *v = &set->v[statout_cnt_info[i].id];
 		char num[48], ratio[64] = "";
 
 		switch (v->status) {
 		case IPCPERF_CNT_NOT_REQUESTED:
 			continue;	/* left out by -e */
 		case IPCPERF_CNT_NOT_SUPPORTED:
-			fprintf(f, "  %20s      %s\n", "<not supported>", cnt_info[i].text);
+			fprintf(f, "  %20s      %s\n", "<not supported>", statout_cnt_info[i].text);
 			continue;
 		case IPCPERF_CNT_NOT_COUNTED:
-			fprintf(f, "  %20s      %s\n", "<not counted>", cnt_info[i].text);
+			fprintf(f, "  %20s      %s\n", "<not counted>", statout_cnt_info[i].text);
 			continue;
 		default:
 			break;
 		}
-		if (cnt_info[i].id == IPCPERF_CNT_TASK_CLOCK)
+		if (statout_cnt_info[i].id == IPCPERF_CNT_TASK_CLOCK)
 			snprintf(num, sizeof(num), "%.3f msec", v->value / 1e6);
 		else
 			snprintf(num, sizeof(num), "%" PRIu64 "     ", v->value);
-		text_ratio(ratio, sizeof(ratio), set, cnt_info[i].id, elapsed_ns);
-		fprintf(f, ratio[0] ? "  %25s %-18s%s" : "  %25s %s%s", num, cnt_info[i].text, ratio);
+		text_ratio(ratio, sizeof(ratio), set, statout_cnt_info[i].id, elapsed_ns);
+		fprintf(f, ratio[0] ? "  %25s %-18s%s" : "  %25s %s%s", num, statout_cnt_info[i].text, ratio);
 		if (v->enabled_ns && v->running_ns < v->enabled_ns)
 			fprintf(f, "    (%.2f%%)", 100.0 * v->running_ns / v->enabled_ns);
 		fputc('\n', f);
@@ -390,12 +302,6 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
  * its table row) whose bytes zero-copy calls moved, and how many;
  * io_uring's blind spot.
  */
-/* When @p left what the user may see (proc_snap.left_ns), from the session's start. */
-static uint64_t left_after_ns(const struct snap *sn, const struct proc_snap *p)
-{
-	return p->left_ns > sn->start_ns ? p->left_ns - sn->start_ns : 0;
-}
-
 static void text_moved(FILE *f, const struct proc_snap *p, bool per_fd)
 {
 	const struct fd_snap *rows = per_fd ? p->fds : p->groups;
@@ -490,7 +396,7 @@ static void print_text(struct statout *c, const struct snap *sn)
 		if (p->left_ns)
 			fprintf(f, "  left what uid %u may see at %.3f s: it executed a set-user-ID, "
 				"set-group-ID or file-capability program; nothing of it after\n",
-				(unsigned int)getuid(), left_after_ns(sn, p) / 1e9);
+				(unsigned int)getuid(), snap_left_after_ns(sn, p) / 1e9);
 		if (!c->o->no_fds)
 			text_fds(c, sn, p);
 		text_moved(f, p, c->o->per_fd);
@@ -534,391 +440,14 @@ static void print_text(struct statout *c, const struct snap *sn)
 		fputc('\n', f);
 }
 
-/* ------------------------------------------------------------------ JSON */
-
-static void json_io(struct json *j, const char *key, const struct ipcperf_io *io,
-		    const struct ipcperf_moved *mv)
-{
-	json_object_begin(j, key);
-	json_u64(j, "ops", io->ops);
-	json_u64(j, "bytes", io->bytes);
-	json_u64(j, "errors", io->errors);
-	json_u64(j, "time_ns", io->time_ns);
-	json_lat(j, "lat_ns", &io->lat_ns);
-	json_u64(j, "msgs", io->msgs);
-	json_u64(j, "zero_copy_ops", mv->ops);
-	json_u64(j, "zero_copy_bytes", mv->bytes);
-	json_u64(j, "again", io->again);
-	json_object_end(j);
-}
-
-/* Counters as schema 1 has them: a number, or null when not supported, not counted, or none. */
-static void json_counters(struct json *j, const char *key, const struct cnt_set *set)
-{
-	json_object_begin(j, key);
-	for (size_t i = 0; i < NR_CNT_INFO; i++) {
-		const struct ipcperf_counter_value *v = set && set->valid ? &set->v[cnt_info[i].id]
-									   : NULL;
-
-		if (v && v->status == IPCPERF_CNT_OK)
-			json_u64(j, cnt_info[i].json, v->value);
-		else
-			json_null(j, cnt_info[i].json);
-	}
-	json_object_end(j);
-}
-
-/* Why a counter is null, for those who need to tell "not supported" from "not counted". */
-static void json_counter_status(struct json *j, const char *key, const struct cnt_set *set)
-{
-	json_object_begin(j, key);
-	for (size_t i = 0; i < NR_CNT_INFO; i++) {
-		const struct ipcperf_counter_value *v = &set->v[cnt_info[i].id];
-
-		json_str(j, cnt_info[i].json, v->status == IPCPERF_CNT_OK ? "ok"
-					      : v->status == IPCPERF_CNT_NOT_SUPPORTED ? "not supported"
-					      : v->status == IPCPERF_CNT_NOT_REQUESTED ? "not requested"
-					      : "not counted");
-	}
-	json_object_end(j);
-}
-
-/* The process at the other end: its pid and name, null when not known. */
-static void json_peer(struct json *j, const struct fd_snap *fd)
-{
-	if (fd->peer_pid) {
-		json_i64(j, "peer_pid", fd->peer_pid);
-		json_str(j, "peer_comm", fd->peer_comm);
-	} else {
-		json_null(j, "peer_pid");
-		json_null(j, "peer_comm");
-	}
-}
-
-static void json_fd(struct json *j, const struct fd_snap *fd)
-{
-	json_object_begin(j, NULL);
-	json_i64(j, "fd", fd->fd);
-	json_str(j, "object", fd->object);
-	json_str(j, "kind", ipcperf_fd_kind_name(fd->kind));
-	json_str(j, "detail", fd->detail);
-	json_io(j, "read", &fd->read, &fd->read_moved);
-	json_io(j, "write", &fd->write, &fd->write_moved);
-	json_peer(j, fd);
-	json_object_end(j);
-}
-
-static const char *const group_roles[] = {
-	[IPCPERF_GROUP_ONE] = "fd", [IPCPERF_GROUP_SERVED] = "served",
-	[IPCPERF_GROUP_CLIENT] = "client", [IPCPERF_GROUP_UNIX] = "unix",
-};
-
-static void json_group(struct json *j, const struct fd_snap *g)
-{
-	json_object_begin(j, NULL);
-	json_str(j, "kind", ipcperf_fd_kind_name(g->kind));
-	json_str(j, "grouped", (size_t)g->role < sizeof(group_roles) / sizeof(group_roles[0]) &&
-			       group_roles[g->role] ? group_roles[g->role] : "fd");
-	json_str(j, "endpoint", g->endpoint);
-	json_u64(j, "conns", g->conns);
-	json_u64(j, "by_ports", g->by_ports);
-	json_i64(j, "fd", g->fd);
-	json_str(j, "object", g->object);
-	json_str(j, "detail", g->detail);
-	json_peer(j, g);
-	json_io(j, "read", &g->read, &g->read_moved);
-	json_io(j, "write", &g->write, &g->write_moved);
-	json_object_end(j);
-}
-
-static void json_proc(struct statout *c, struct json *j, const struct snap *sn,
-		      const struct proc_snap *p)
-{
-	json_object_begin(j, NULL);
-	json_i64(j, "pid", p->pid);
-	json_str(j, "comm", p->comm);
-	json_bool(j, "exited", p->exited);
-	if (p->folded)
-		json_u64(j, "folded_processes", p->folded);
-	json_u64(j, "threads", p->threads);
-	json_object_begin(j, "context_switches");
-	json_u64(j, "voluntary", p->voluntary);
-	json_u64(j, "involuntary", p->involuntary);
-	json_object_end(j);
-	json_u64(j, "cpu_migrations", p->migrations);
-	json_u64(j, "wakeups", p->wakeups);
-	json_u64(j, "io_uring_unaccounted", p->uring_unaccounted);
-	if (p->left_ns)
-		json_u64(j, "left_after_ns", left_after_ns(sn, p));
-	json_counters(j, "counters", p->cnt);
-	if (p->cnt && p->cnt->valid)
-		json_counter_status(j, "counters_status", p->cnt);
-	json_array_begin(j, "fds");
-	for (size_t k = 0; k < p->nr_fds; k++)
-		json_fd(j, &p->fds[k]);
-	json_array_end(j);
-	if (p->fds_omitted)
-		json_u64(j, "fds_omitted", p->fds_omitted);
-	json_array_begin(j, "groups");
-	for (size_t k = 0; k < p->nr_groups; k++)
-		json_group(j, &p->groups[k]);
-	json_array_end(j);
-	if (p->groups_omitted)
-		json_u64(j, "groups_omitted", p->groups_omitted);
-	sc_json_rows(j, "syscalls", p->scs.v, p->scs.n, c->o->per_thread, false);
-	json_object_end(j);
-}
-
-static void print_json(struct statout *c, const struct snap *sn)
-{
-	const struct cli_summary sum = {
-		.duration_ns = sn->duration_ns, .lost = sn->lost, .unpaired = sn->unpaired,
-		.records = sn->records, .fd_identity = sn->fd_identity,
-		.syscall_records = sn->syscall_records,
-		.sched_records = sn->sched_records,
-		.exit_status = sn->exit_status,
-	};
-	struct json j;
-
-	/* With -I, one document a line (NDJSON). */
-	json_init(&j, c->f, !c->o->interval_ms);
-	json_doc_begin(&j);
-	if (c->o->interval_ms) {
-		json_bool(&j, "interval", sn->is_interval);
-		json_u64(&j, "time_ns", sn->time_ns);
-	}
-	json_doc_summary(&j, &sum);
-	json_array_begin(&j, "processes");
-	for (size_t i = 0; i < sn->nr_procs; i++)
-		json_proc(c, &j, sn, &sn->procs[i]);
-	json_array_end(&j);
-	if (c->o->sc_total)
-		sc_json_rows(&j, "syscalls_total", sn->total_scs.v, sn->total_scs.n, false, true);
-	/* Over all targets (-a: the whole system); a process's own are under it. */
-	json_counters(&j, "counters", sn->all);
-	if (sn->all && sn->all->valid)
-		json_counter_status(&j, "counters_status", sn->all);
-	if (sn->flows) {
-		flowout_json(&j, sn->flows);
-	} else {
-		/* The contract's key is always there; flows are computed with --flows. */
-		json_array_begin(&j, "flows");
-		json_array_end(&j);
-	}
-	json_object_end(&j);
-	json_end_document(&j);
-}
-
-/* ------------------------------------------------------------------ CSV */
-
-static void csv_time(struct statout *c, const struct snap *sn)
-{
-	if (!c->o->interval_ms)
-		return;
-	if (sn->is_interval)
-		fprintf(c->f, "%.6f%s", sn->time_ns / 1e9, c->o->sep);
-	else
-		fprintf(c->f, "total%s", c->o->sep);
-}
-
-/* Fields of one row; NULL ends the list. */
-static void csv_row(struct statout *c, const struct snap *sn, ...)
-{
-	va_list ap;
-	const char *s;
-	bool first = true;
-
-	csv_time(c, sn);
-	va_start(ap, sn);
-	while ((s = va_arg(ap, const char *))) {
-		if (!first)
-			fputs(c->o->sep, c->f);
-		csv_field(c->f, s, c->o->sep);
-		first = false;
-	}
-	va_end(ap);
-	fputc('\n', c->f);
-}
-
-static void csv_header(struct statout *c)
-{
-	static const char *const rows[] = {
-		("fd,pid,comm,fd,kind,object,side,ops,bytes,errors,time_ns,lat_min_ns,lat_avg_ns,"
-		 "lat_p50_ns,lat_p99_ns,lat_max_ns,detail,zero_copy_ops,zero_copy_bytes,again"),
-		"sched,pid,comm,voluntary_cs,involuntary_cs,wakeups,cpu_migrations",
-		"counter,pid,comm,value,unit,event,run_ns,running_pct,metric_value,metric_unit",
-		/* Fields after lat_p99_ns were added later: appended, so old readers still work. */
-		("syscall,pid,comm,name,calls,errors,time_ns,lat_avg_ns,lat_p99_ns,lat_min_ns,"
-		 "lat_max_ns,errnos,tid"),
-		("syscall_total,name,calls,errors,time_ns,lat_avg_ns,lat_p99_ns,lat_min_ns,lat_max_ns,"
-		 "errnos,merged_rows"),
-		"summary,duration_ns,lost_events,unpaired_syscalls",
-	};
-	FILE *f = c->f;
-
-	fprintf(f, "# ipcperf %s stat, schema 2: one header per kind of row, named by its first "
-		   "field%s\n", ipcperf_version(), c->o->interval_ms ? " after the time" : "");
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const char *r = rows[i];
-
-		if ((i == 3 && !c->o->syscalls) || (i == 4 && !c->o->sc_total))
-			continue;
-		fputc('#', f);
-		if (c->o->interval_ms)
-			fprintf(f, "time%s", c->o->sep);
-		for (; *r; r++) {
-			if (*r == ',')
-				fputs(c->o->sep, f);
-			else
-				fputc(*r, f);
-		}
-		fputc('\n', f);
-	}
-}
-
-#define U(buf, v) (snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)(v)), buf)
-
-/*
- * A counter's value as perf stat -x writes it: task-clock in msec with 2
- * decimals, counts as integers, <not supported> or <not counted>.
- */
-static void csv_cnt_value(char *val, size_t len, const struct ipcperf_counter_value *v,
-			  bool clock)
-{
-	if (v->status == IPCPERF_CNT_NOT_SUPPORTED)
-		snprintf(val, len, "<not supported>");
-	else if (v->status == IPCPERF_CNT_NOT_COUNTED)
-		snprintf(val, len, "<not counted>");
-	else if (clock)
-		snprintf(val, len, "%.2f", v->value / 1e6);
-	else
-		snprintf(val, len, "%" PRIu64, v->value);
-}
-
-/* A counter row: pid and comm, then perf stat -x's fields. */
-static void csv_counters(struct statout *c, const struct snap *sn, pid_t pid, const char *comm,
-			 const struct cnt_set *set)
-{
-	char ps[16], val[32], run[CLI_INT_LEN], pct[16], mv[32];
-
-	snprintf(ps, sizeof(ps), "%d", (int)pid);
-	for (size_t k = 0; k < NR_CNT_INFO; k++) {
-		unsigned int i = cnt_text_order[k];
-		enum ipcperf_counter id = cnt_info[i].id;
-		const struct ipcperf_counter_value *v = &set->v[id];
-		struct cnt_metric m = { .unit = "" };
-		bool ok = v->status == IPCPERF_CNT_OK;
-
-		if (v->status == IPCPERF_CNT_NOT_REQUESTED)
-			continue;	/* left out by -e */
-		csv_cnt_value(val, sizeof(val), v, id == IPCPERF_CNT_TASK_CLOCK);
-		U(run, ok ? v->running_ns : 0);
-		snprintf(pct, sizeof(pct), "%.2f",
-			 !ok ? (v->status == IPCPERF_CNT_NOT_SUPPORTED ? 100.0 : 0.0)
-			     : v->enabled_ns ? 100.0 * v->running_ns / v->enabled_ns : 100.0);
-		mv[0] = 0;
-		if (ok && cnt_metric(&m, set, id, sn->duration_ns))
-			snprintf(mv, sizeof(mv), "%.*f", m.prec, m.value);
-		csv_row(c, sn, "counter", ps, comm, val, id == IPCPERF_CNT_TASK_CLOCK ? "msec" : "",
-			cnt_info[i].text, run, pct, mv, m.unit, NULL);
-	}
-}
-
-/* The two rows of an fd, a side each. */
-static void csv_fd(struct statout *c, const struct snap *sn, const struct proc_snap *p,
-		   const char *ps, const struct fd_snap *fd)
-{
-	char fds[CLI_INT_LEN];
-
-	snprintf(fds, sizeof(fds), "%d", fd->fd);
-	for (int side = 0; side < 2; side++) {
-		const struct ipcperf_io *io = side ? &fd->write : &fd->read;
-		const struct ipcperf_moved *mv = side ? &fd->write_moved : &fd->read_moved;
-		char zo[CLI_INT_LEN], zb[CLI_INT_LEN], o[CLI_INT_LEN], by[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN],
-		     l1[CLI_INT_LEN], l2[CLI_INT_LEN], l3[CLI_INT_LEN], l4[CLI_INT_LEN],
-		     l5[CLI_INT_LEN], ag[CLI_INT_LEN];
-
-		csv_row(c, sn, "fd", ps, p->comm, fds, ipcperf_fd_kind_name(fd->kind), fd->object,
-			side ? "write" : "read", U(o, io->ops), U(by, io->bytes), U(er, io->errors),
-			U(t, io->time_ns), U(l1, io->lat_ns.min), U(l2, io->lat_ns.avg),
-			U(l3, io->lat_ns.p50), U(l4, io->lat_ns.p99), U(l5, io->lat_ns.max),
-			fd->detail, U(zo, mv->ops), U(zb, mv->bytes), U(ag, io->again), NULL);
-	}
-}
-
-static void csv_syscall(struct statout *c, const struct snap *sn, const struct proc_snap *p,
-			const char *ps, const struct sc_row *sc)
-{
-	char n[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN], av[CLI_INT_LEN], q[CLI_INT_LEN],
-	     mn[CLI_INT_LEN], mx[CLI_INT_LEN], tid[CLI_INT_LEN] = "";
-	char *errs = sc_errnos_str(sc);
-
-	if (c->o->per_thread)
-		snprintf(tid, sizeof(tid), "%d", (int)sc->tid);
-	csv_row(c, sn, "syscall", ps, p->comm, sc->name, U(n, sc->calls), U(er, sc->errors),
-		U(t, sc->time_ns), U(av, sc->lat_ns.avg), U(q, sc->lat_ns.p99),
-		U(mn, sc->lat_ns.min), U(mx, sc->lat_ns.max), errs ? errs : "", tid, NULL);
-	free(errs);
-}
-
-static void csv_syscall_total(struct statout *c, const struct snap *sn, const struct sc_row *sc)
-{
-	char n[CLI_INT_LEN], er[CLI_INT_LEN], t[CLI_INT_LEN], av[CLI_INT_LEN], q[CLI_INT_LEN],
-	     mn[CLI_INT_LEN], mx[CLI_INT_LEN], m[CLI_INT_LEN];
-	char *errs = sc_errnos_str(sc);
-
-	csv_row(c, sn, "syscall_total", sc->name, U(n, sc->calls), U(er, sc->errors),
-		U(t, sc->time_ns), U(av, sc->lat_ns.avg), U(q, sc->lat_ns.p99),
-		U(mn, sc->lat_ns.min), U(mx, sc->lat_ns.max), errs ? errs : "", U(m, sc->merged),
-		NULL);
-	free(errs);
-}
-
-/* The rows of a process: its fds, its scheduling, its syscalls, its counters. */
-static void csv_proc(struct statout *c, const struct snap *sn, const struct proc_snap *p)
-{
-	char ps[CLI_INT_LEN], a[CLI_INT_LEN], b[CLI_INT_LEN], d[CLI_INT_LEN], e[CLI_INT_LEN];
-
-	snprintf(ps, sizeof(ps), "%d", (int)p->pid);
-	for (size_t k = 0; k < p->nr_fds; k++)
-		csv_fd(c, sn, p, ps, &p->fds[k]);
-	csv_row(c, sn, "sched", ps, p->comm, U(a, p->voluntary), U(b, p->involuntary),
-		U(d, p->wakeups), U(e, p->migrations), NULL);
-	for (size_t k = 0; c->o->syscalls && k < p->scs.n; k++)
-		csv_syscall(c, sn, p, ps, &p->scs.v[k]);
-	if (p->cnt && p->cnt->valid)
-		csv_counters(c, sn, p->pid, p->comm, p->cnt);
-}
-
-static void print_csv(struct statout *c, const struct snap *sn)
-{
-	char d[CLI_INT_LEN], l[CLI_INT_LEN], u[CLI_INT_LEN];
-	bool any_cnt = false;
-
-	if (!c->csv_header_done) {
-		csv_header(c);
-		c->csv_header_done = true;
-	}
-	for (size_t i = 0; i < sn->nr_procs; i++) {
-		csv_proc(c, sn, &sn->procs[i]);
-		any_cnt |= sn->procs[i].cnt && sn->procs[i].cnt->valid;
-	}
-	for (size_t k = 0; c->o->sc_total && k < sn->total_scs.n; k++)
-		csv_syscall_total(c, sn, &sn->total_scs.v[k]);
-	/* No target process of its own (-t, -a): the sum, under pid 0. */
-	if (!any_cnt && sn->all && sn->all->valid)
-		csv_counters(c, sn, 0, c->o->t.system_wide ? "system" : "all", sn->all);
-	csv_row(c, sn, "summary", U(d, sn->duration_ns), U(l, sn->lost), U(u, sn->unpaired), NULL);
-}
-
 void statout_print(struct statout *c, const struct snap *sn)
 {
 	switch (c->fmt) {
 	case FMT_JSON:
-		print_json(c, sn);
+		statout_json(c, sn);
 		break;
 	case FMT_CSV:
-		print_csv(c, sn);
+		statout_csv(c, sn);
 		break;
 	default:
 		print_text(c, sn);

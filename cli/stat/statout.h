@@ -26,4 +26,40 @@ struct statout {
 /* Write @sn in c->fmt, then flush. */
 void statout_print(struct statout *c, const struct snap *sn);
 
+/* ------------------------------------------------------------------ for the renderers */
+
+/* The text tables are statout.c's; the JSON and CSV: */
+void statout_json(struct statout *c, const struct snap *sn);
+void statout_csv(struct statout *c, const struct snap *sn);
+
+/*
+ * The counters' names and metrics, which every renderer uses (statout-cnt.c).
+ * A counter's names in JSON and text; statout_cnt_info has them in the
+ * order of the JSON schema.
+ */
+struct statout_cnt {
+	enum ipcperf_counter id;
+	const char *json;
+	const char *text;
+};
+#define STATOUT_NR_CNT 8
+extern const struct statout_cnt statout_cnt_info[STATOUT_NR_CNT];
+/* perf stat's order for the text table: indexes into statout_cnt_info. */
+extern const unsigned int statout_cnt_text_order[STATOUT_NR_CNT];
+
+/* What perf stat writes after a count: a value and its unit ("CPUs utilized", "K/sec"). */
+struct statout_metric {
+	double value;
+	char unit[24];
+	int prec;	/* decimals, as perf stat prints them */
+};
+/*
+ * The metric perf stat gives a counter: CPUs utilized for task-clock (of
+ * @elapsed_ns, the time the counts cover), GHz for cycles (of task-clock),
+ * insn per cycle, the share of cache misses, a rate for the others.
+ * @return false when there is none (nothing to divide by).
+ */
+bool statout_cnt_metric(struct statout_metric *m, const struct cnt_set *set,
+			enum ipcperf_counter id, uint64_t elapsed_ns);
+
 #endif

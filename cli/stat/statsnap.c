@@ -366,6 +366,11 @@ static void drop_idle_procs(struct snap *sn)
 	sn->nr_procs = k;
 }
 
+uint64_t snap_left_after_ns(const struct snap *sn, const struct proc_snap *p)
+{
+	return p->left_ns > sn->start_ns ? p->left_ns - sn->start_ns : 0;
+}
+
 bool snap_rows_by_group(const struct stat_opts *o)
 {
 	return !o->json && !o->sep && !o->per_fd && !o->interval_ms && !o->om_path &&

@@ -116,6 +116,9 @@ int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts 
 	      const struct cnt_target *cts, size_t nr, bool interval);
 void snap_free(struct snap *sn);
 
+/* When @p left what the user may see (proc_snap.left_ns), from the session's start. */
+uint64_t snap_left_after_ns(const struct snap *sn, const struct proc_snap *p);
+
 bool fd_active(const struct fd_snap *f);
 bool proc_active(const struct proc_snap *p);
 
