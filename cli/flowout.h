@@ -1,7 +1,7 @@
 /*
  * Renderers of IPC flows, shared by `ipcperf flows` and `ipcperf stat`: the
- * JSON "flows" array of doc/json.md, the text table, the Graphviz flow graph,
- * and the Chrome Trace Event timeline (streamed while the capture runs).
+ * JSON "flows" array of doc/json.md (flowout-json.c), the text table
+ * (flowout.c). Those of flows only, its graph and timeline, are in flows/.
  */
 #ifndef IPCPERF_CLI_FLOWOUT_H
 #define IPCPERF_CLI_FLOWOUT_H
@@ -65,6 +65,8 @@ int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_st
  */
 int flowout_load_groups(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st);
 void flowout_free(struct flowout *fo);
+/* Add the process of @row (its pid and comm) to @fo. @return 0 or -ENOMEM. */
+int flowout_add_proc(struct flowout *fo, const struct ipcperf_proc_row *row);
 /* The comm of @pid in @fo, or "?" when it was never seen. */
 const char *flowout_comm(const struct flowout *fo, pid_t pid);
 
@@ -89,41 +91,5 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo);
 /* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
 			 const struct cli_summary *sum);
-
-/*
- * The Graphviz digraph: processes as nodes (a bottleneck filled red and
- * saying so), one edge per (writer, reader) of each flow labelled with the
- * object, bytes, MB/s over @duration_ns, wire p99, the blocked times of
- * each side and the verdict; backpressure edges red and bold,
- * consumer-starved edges blue and dashed, balanced grey; a small legend.
- * A side nobody traced is drawn as a "not traced" node.
- */
-void flowout_dot(FILE *f, const struct flowout *fo, uint64_t duration_ns);
-
-/*
- * Chrome Trace Event Format timeline (Perfetto UI, chrome://tracing), written
- * to its file as events arrive: a track per thread with its read/write
- * syscall slices, a flow arrow from each write to each read that took bytes
- * of it, and a counter of queued bytes per channel. Memory: a little per
- * thread, per open fd and per channel, never per event.
- */
-struct flowout_trace;
-
-/* @f is written, not closed. NULL with errno. */
-struct flowout_trace *flowout_trace_new(FILE *f);
-/*
- * Register on @s and @fl (call after ipcperf_stats__attach() and
- * ipcperf_flows__attach(): the slices need what the stats know of each fd).
- * @return 0 or -errno.
- */
-int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
-			 struct ipcperf_flows *fl, struct ipcperf_stats *st);
-/*
- * Write the process and thread names and close the document.
- * @return 0, or -EIO when the file could not be written.
- */
-int flowout_trace_finish(struct flowout_trace *t);
-/* Accepts NULL. Does not close the file. */
-void flowout_trace_delete(struct flowout_trace *t);
 
 #endif

@@ -5,7 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
-#include "flowout.h"
+#include "flowout-dot.h"
+#include "flowout-trace.h"
 #include "output.h"
 #include "util.h"
 
@@ -22,7 +23,7 @@ struct flows_cmd {
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o)
 {
 	*o = (struct flows_opts){ 0 };
-	return cli_options_parse_capture(CMD_FLOWS, argc, argv, o, &o->t);
+	return cli_options_parse_capture(&cli_cmd_flows, argc, argv, o, &o->t);
 }
 
 /*
@@ -160,6 +161,23 @@ int flows_run(const struct flows_opts *o)
 	return cli_exit(&res, failed);
 }
 
+int flows_replay(const struct report_opts *o)
+{
+	struct flows_opts fo = {
+		.t = { .input = o->input, .output = o->output },
+		.json = o->json,
+		.dot = o->dot,
+		.trace_out = o->trace_out,
+		.quiet = true,
+		.verbose = o->verbose,
+		.wide = o->wide,
+		/* a capture's flows a row each, as stat's flows are */
+		.per_flow = true,
+	};
+
+	return flows_run(&fo);
+}
+
 static int flows_main(int argc, char **argv)
 {
 	struct flows_opts o;
@@ -171,6 +189,7 @@ static int flows_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_flows = {
+	.id = CMD_FLOWS,
 	.name = "flows",
 	.summary = "who feeds whom through pipes and sockets: wire time, backpressure",
 	.usage =
