@@ -148,7 +148,7 @@ static const struct cli_option options[] = {
 		  "and false for the totals); with -x a leading time column\n"
 		  "(\"total\" on the rows of the totals)",
 	  .help_for = { { IN(FLOWS), NULL,
-			  "every MS milliseconds (>= 10), the flows that moved in\n"
+			  "every MS milliseconds (>= 10), the flows with a call in\n"
 			  "the interval, each with its bytes, waits, wire times\n"
 			  "and verdict in it (the phases of a program), then the\n"
 			  "whole run's table; with --json, the document's\n"
