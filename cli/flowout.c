@@ -813,7 +813,6 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 {
 	int term = cli_term_width(f);
 	struct table_notes tn = { 0 };
-	bool any_unmatched, any_evloop, any_groups;
 
 	if (!fo->nr_flows) {
 		fprintf(f, "(no flows: no traced process wrote into or read from a pipe or socket"
@@ -822,20 +821,17 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	}
 	if (text_table(f, fo, duration_ns, &tn) < 0)
 		return;
-	any_unmatched = tn.unmatched;
-	any_evloop = tn.evloop;
-	any_groups = tn.groups;
 	fputc('\n', f);
 	flowout_bottlenecks(f, fo);
 	fputc('\n', f);
-	if (any_groups)
+	if (tn.groups)
 		cli_put_folded(f, "a row: the flows of one writer side, reader side, kind and "
 			       "endpoint, added up (--per-flow: a row each); wire: of all their "
 			       "matches; verdict: theirs (idle ones aside), or mixed", term, "  ");
 	cli_put_folded(f, "bytes: read out of the channel (written into it when nobody traced "
 		       "read it); wire: start of a write to end of the read that took its bytes; "
 		       "blocked: asleep in the calls", term, "  ");
-	if (any_evloop)
+	if (tn.evloop)
 		cli_put_folded(f, "again: writes refused (full) / reads that found it empty "
 			       "(EAGAIN); epoll: asleep in waits (epoll, poll, select) that ended with it "
 			       "writable / "
@@ -853,7 +849,7 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	if (any_unmeasured(fo))
 		cli_put_folded(f, "unmeasured: nobody traced wrote into the channel, or nobody "
 			       "traced read it: the other side's waits are not known", term, "  ");
-	if (any_unmatched)
+	if (tn.unmatched)
 		cli_put_folded(f, "unmatched: bytes read that no traced write put in (written "
 			       "before the capture, or by a process not traced)", term, "  ");
 }
