@@ -102,6 +102,7 @@ struct flows_opts {
 	const char *trace_out;		/* --trace-out FILE */
 	bool wide;			/* --wide: tables never fitted to the terminal */
 	bool per_flow;			/* --per-flow: the text's table a row per flow, not per group */
+	unsigned int interval_ms;	/* -I: 0 = no intervals */
 	bool quiet, verbose;
 };
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);

@@ -247,7 +247,8 @@ static int json_flows_doc(struct json *j, struct ipcperf_flows *fl, const struct
 }
 
 int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
-		     struct ipcperf_flows *fl, const struct flowout *fo)
+		     struct ipcperf_flows *fl, const struct flowout *fo,
+		     const struct flowout_intervals *iv)
 {
 	struct json j;
 	int err;
@@ -260,7 +261,32 @@ int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stat
 	json_array_end(&j);
 	if (err >= 0)
 		err = json_flows_doc(&j, fl, fo);
+	if (iv) {
+		json_array_begin(&j, "intervals");
+		json_splice(&j, iv->text, iv->len);
+		json_array_end(&j);
+	}
 	json_object_end(&j);
 	json_end_document(&j);
 	return err;
+}
+
+void flowout_interval_json(struct json *j, const struct flowout *fo, const struct flowout_span *sp)
+{
+	struct json_ctx jc = { .j = j, .fo = fo };
+
+	json_object_begin(j, NULL);
+	json_u64(j, "interval", sp->n);
+	json_u64(j, "time_ns", sp->time_ns);
+	json_u64(j, "duration_ns", sp->duration_ns);
+	json_u64(j, "lost_events", sp->lost);
+	json_array_begin(j, "flows");
+	for (size_t i = 0; i < fo->nr_flows; i++)
+		json_flow_peer(&jc, &fo->flows[i].f);
+	json_array_end(j);
+	json_array_begin(j, "flow_groups");
+	for (size_t i = 0; i < fo->groups.n; i++)
+		json_group(j, &fo->groups.v[i]);
+	json_array_end(j);
+	json_object_end(j);
 }

@@ -102,8 +102,11 @@ static int cmp_stage(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* What load() walks: the flows and bottlenecks; an interval's flows, settling nothing or all. */
+enum load_walk { LOAD_RUN, LOAD_INTERVAL_SETTLED, LOAD_INTERVAL_LAST };
+
 static int load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
-		bool groups_only)
+		bool groups_only, enum load_walk walk)
 {
 	struct load_ctx lc = { .fo = fo, .groups_only = groups_only };
 	int err;
@@ -116,9 +119,12 @@ static int load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_sta
 		err = 0;
 	if (err >= 0 && lc.err >= 0)
 		err = flowpeers_load(&fo->peers, st);
-	if (err >= 0 && lc.err >= 0)
+	if (err >= 0 && lc.err >= 0 && walk == LOAD_INTERVAL_SETTLED)
+		err = ipcperf_flows__for_each_settled(fl, load_flow, &lc);
+	else if (err >= 0 && lc.err >= 0)
 		err = ipcperf_flows__for_each(fl, load_flow, &lc);
-	if (err >= 0 && lc.err >= 0)
+	/* Not an interval's: a walk of the bottlenecks settles every call. */
+	if (err >= 0 && lc.err >= 0 && walk == LOAD_RUN)
 		err = ipcperf_flows__for_each_bottleneck(fl, load_neck, &lc);
 	if (fo->flows)
 		qsort(fo->flows, fo->nr_flows, sizeof(*fo->flows), cmp_stage);
@@ -132,12 +138,18 @@ static int load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_sta
 
 int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
 {
-	return load(fo, fl, st, false);
+	return load(fo, fl, st, false, LOAD_RUN);
 }
 
 int flowout_load_groups(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
 {
-	return load(fo, fl, st, true);
+	return load(fo, fl, st, true, LOAD_RUN);
+}
+
+int flowout_load_interval(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
+			  bool last)
+{
+	return load(fo, fl, st, false, last ? LOAD_INTERVAL_LAST : LOAD_INTERVAL_SETTLED);
 }
 
 void flowout_free(struct flowout *fo)
@@ -469,31 +481,31 @@ static size_t fill_rows(char (*cell)[NR_COLS][CELL_LEN], const struct flowout *f
 	return n;
 }
 
-void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
+/* Which notes the table needs: its optional columns, and rows of groups. */
+struct table_notes {
+	bool unmatched, evloop, groups;
+};
+
+/* The table of @fo's flows (it has some), its titles first. @return -1 (said) without memory. */
+static int text_table(FILE *f, const struct flowout *fo, uint64_t duration_ns,
+		      struct table_notes *tn)
 {
-	char (*cell)[NR_COLS][CELL_LEN];
-	int width[NR_COLS], term = cli_term_width(f);
+	char (*cell)[NR_COLS][CELL_LEN] = calloc(fo->nr_flows, sizeof(*cell));
+	int width[NR_COLS];
 	bool hide[NR_COLS];
-	bool any_unmatched = false, any_evloop = false, any_groups = false;
 	size_t n;
 
-	if (!fo->nr_flows) {
-		fprintf(f, "(no flows: no traced process wrote into or read from a pipe or socket"
-			   " that ipcperf could follow)\n");
-		return;
-	}
-	cell = calloc(fo->nr_flows, sizeof(*cell));
 	if (!cell) {
 		fprintf(f, "(out of memory)\n");
-		return;
+		return -1;
 	}
 	for (int c = 0; c < NR_COLS; c++)
 		width[c] = (int)strlen(cols[c].title);
-	n = fill_rows(cell, fo, duration_ns, &any_unmatched, &any_evloop);
+	n = fill_rows(cell, fo, duration_ns, &tn->unmatched, &tn->evloop);
 	for (size_t i = 0; i < n; i++) {
 		char (*row)[CELL_LEN] = cell[i];
 
-		any_groups |= !fo->per_flow && fo->groups.v[i].flows > 1;
+		tn->groups |= !fo->per_flow && fo->groups.v[i].flows > 1;
 		for (int c = 0; c < NR_COLS; c++) {
 			int l = (int)strlen(row[c]);
 
@@ -501,22 +513,37 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 				width[c] = l;
 		}
 	}
-	fit_columns(width, hide, any_unmatched, any_evloop, term);
+	fit_columns(width, hide, tn->unmatched, tn->evloop, cli_term_width(f));
 	print_row(f, NULL, width, hide);
 	for (size_t i = 0; i < n; i++)
 		print_row(f, cell[i], width, hide);
 	free(cell);
+	return 0;
+}
+
+void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
+{
+	int term = cli_term_width(f);
+	struct table_notes tn = { 0 };
+
+	if (!fo->nr_flows) {
+		fprintf(f, "(no flows: no traced process wrote into or read from a pipe or socket"
+			   " that ipcperf could follow)\n");
+		return;
+	}
+	if (text_table(f, fo, duration_ns, &tn) < 0)
+		return;
 	fputc('\n', f);
 	flowout_bottlenecks(f, fo);
 	fputc('\n', f);
-	if (any_groups)
+	if (tn.groups)
 		cli_put_folded(f, "a row: the flows of one writer side, reader side, kind and "
 			       "endpoint, added up (--per-flow: a row each); wire: of all their "
 			       "matches; verdict: theirs (idle ones aside), or mixed", term, "  ");
 	cli_put_folded(f, "bytes: read out of the channel (written into it when nobody traced "
 		       "read it); wire: start of a write to end of the read that took its bytes; "
 		       "blocked: asleep in the calls", term, "  ");
-	if (any_evloop)
+	if (tn.evloop)
 		cli_put_folded(f, "again: writes refused (full) / reads that found it empty "
 			       "(EAGAIN); epoll: asleep in waits (epoll, poll, select) that ended with it "
 			       "writable / "
@@ -534,9 +561,24 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	if (any_unmeasured(fo))
 		cli_put_folded(f, "unmeasured: nobody traced wrote into the channel, or nobody "
 			       "traced read it: the other side's waits are not known", term, "  ");
-	if (any_unmatched)
+	if (tn.unmatched)
 		cli_put_folded(f, "unmatched: bytes read that no traced write put in (written "
 			       "before the capture, or by a process not traced)", term, "  ");
+}
+
+void flowout_interval_text(FILE *f, const struct flowout *fo, const struct flowout_span *sp)
+{
+	struct table_notes tn = { 0 };
+
+	fprintf(f, "--- %.3f s: interval of %.3f s ---\n", sp->time_ns / 1e9, sp->duration_ns / 1e9);
+	if (!fo->nr_flows)
+		fprintf(f, "(no flow had a call in the interval)\n");
+	else
+		text_table(f, fo, sp->duration_ns, &tn);
+	if (sp->lost)
+		fprintf(f, "lost events in the interval: %" PRIu64 "\n", sp->lost);
+	fputc('\n', f);
+	fflush(f);
 }
 
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,

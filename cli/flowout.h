@@ -23,13 +23,24 @@ int flowout_json(struct json *j, struct ipcperf_flows *fl);
 struct flowout;
 
 /*
+ * The objects of the "intervals" array of ipcperf flows -I --json, written
+ * apart while the capture runs (a json_init_inside() writer, 2 deep).
+ */
+struct flowout_intervals {
+	const char *text;
+	size_t len;
+};
+
+/*
  * The JSON document of ipcperf flows (schema 1, doc/json.md): the summary,
  * the processes of @st, the flows of @fl (each with the process at its
- * untraced side, from @fo), and @fo's flow groups ("flow_groups").
+ * untraced side, from @fo), @fo's flow groups ("flow_groups"), and with
+ * @iv (NULL: none) the "intervals".
  * @return 0, or -errno when the processes or flows could not be read.
  */
 int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
-		     struct ipcperf_flows *fl, const struct flowout *fo);
+		     struct ipcperf_flows *fl, const struct flowout *fo,
+		     const struct flowout_intervals *iv);
 
 /* One flow, copied out of ipcperf_flows__for_each() (whose data lives only for the call). */
 struct flowout_flow {
@@ -64,6 +75,14 @@ int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_st
  * copied: what the JSON needs beside the flows it streams). @return 0 or -errno.
  */
 int flowout_load_groups(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st);
+/*
+ * The flows @fl has had since its last reset (ipcperf_flows__reset()),
+ * with their groups, and no bottlenecks: while the session runs, settling
+ * nothing (a call whose fd is not settled yet goes to the next interval);
+ * with @last (after the stop), all. @return 0 or -errno.
+ */
+int flowout_load_interval(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
+			  bool last);
 void flowout_free(struct flowout *fo);
 /* Add the process of @row (its pid and comm) to @fo. @return 0 or -ENOMEM. */
 int flowout_add_proc(struct flowout *fo, const struct ipcperf_proc_row *row);
@@ -88,6 +107,23 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns);
  * waits on another flow (a client and its server, each waiting on the other).
  */
 void flowout_bottlenecks(FILE *f, const struct flowout *fo);
+/* One interval of ipcperf flows -I: its number (from 1), its end since the start, its length, its losses. */
+struct flowout_span {
+	unsigned int n;
+	uint64_t time_ns, duration_ns, lost;
+};
+/*
+ * "--- 0.600 s: interval of 0.300 s ---", then the table of @fo (loaded
+ * with flowout_load_interval()) as flowout_text() makes it, without the
+ * bottlenecks and notes, or a line saying no flow had a call in it.
+ */
+void flowout_interval_text(FILE *f, const struct flowout *fo, const struct flowout_span *sp);
+/*
+ * The interval as an object of the "intervals" array (doc/json.md):
+ * "interval", "time_ns", "duration_ns", "lost_events", its "flows" and
+ * "flow_groups".
+ */
+void flowout_interval_json(struct json *j, const struct flowout *fo, const struct flowout_span *sp);
 /* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
 			 const struct cli_summary *sum);

@@ -140,14 +140,20 @@ static const struct cli_option options[] = {
 		  "the kernel (the default with BPF: the same calls, half\n"
 		  "the ring records)" },
 	{ .name = "interval", .letter = 'I', .compat = "interval-print", .arg = "MS",
-	  STORE(cli_opt_uint, STAT(interval_ms)),
+	  STORE(cli_opt_uint, STAT(interval_ms), FLOWS(interval_ms)),
 	  .min = 10, .max = 3600000, .complete = CPL_NOTHING,
 	  .help = "print the deltas every MS milliseconds (>= 10), then the\n"
 		  "totals: in text one line per process and interval (exact\n"
 		  "counts, rates, the busiest fd; --interval-full: the full\n"
 		  "tables); with --json one object per line (\"interval\": true,\n"
 		  "and false for the totals); with -x a leading time column\n"
-		  "(\"total\" on the rows of the totals)" },
+		  "(\"total\" on the rows of the totals)",
+	  .help_for = { { IN(FLOWS), NULL,
+			  "every MS milliseconds (>= 10), the flows with a call in\n"
+			  "the interval, each with its bytes, waits, wire times\n"
+			  "and verdict in it (the phases of a program), then the\n"
+			  "whole run's table; with --json, the document's\n"
+			  "\"intervals\" array" } } },
 	{ .name = "interval-full", .more = IN(STAT),
 	  STORE(cli_opt_flag, STAT(interval_full)),
 	  .help = "with -I in text, every interval as the full tables of\n"
