@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "perfdata.h"
+#include "capture/perfdata.h"
 #include "pd-synth.h"
 
 static double now_s(void)

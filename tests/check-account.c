@@ -26,7 +26,7 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
-#include "account.h"
+#include "stats/account.h"
 #include "bpf/sum-rec.h"
 #include "suites.h"
 

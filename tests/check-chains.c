@@ -9,7 +9,7 @@
 #include <string.h>
 #include <check.h>
 
-#include "chains.h"
+#include "flows/chains.h"
 #include "suites.h"
 
 #define MS 1000000ull

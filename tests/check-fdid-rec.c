@@ -26,7 +26,7 @@
 #include "hist.h"
 #include "task-rec.h"
 #include "args-rec.h"
-#include "callmem.h"
+#include "pipeline/callmem.h"
 
 /* A pipe2() read end, fd 3 of pid 100: 129 bytes, padded to 136 as the ring pads RAW data. */
 static const unsigned char pipe_rec[136] = {

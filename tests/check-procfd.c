@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <check.h>
 
-#include "procfd.h"
+#include "fd/procfd.h"
 #include "suites.h"
 
 

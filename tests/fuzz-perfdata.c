@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "perfdata.h"
+#include "capture/perfdata.h"
 #include "fuzz-perfdata.h"
-#include "decode.h"
+#include "pipeline/decode.h"
 
 /* Every error of the reader names the offset. */
 static void check_error(const struct ipp_pd_reader *r)

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "formats.h"
-#include "perfdata.h"
+#include "source/formats.h"
+#include "capture/perfdata.h"
 
 struct rec_ctx {
 	struct ipp_pd_writer *w;

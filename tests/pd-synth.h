@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "perfdata.h"
+#include "capture/perfdata.h"
 
 enum { PDS_ID_ENTER_WRITE = 840, PDS_ID_EXIT_WRITE = 839, PDS_ID_PROCESS_EXIT = 369 };
 
