@@ -125,7 +125,7 @@ START_TEST(path_cut)
 	in.flags = IPP_FDID_F_PATH_TRUNC;
 	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
 	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
-	/* lib/procfd.c's convention: "..." and the end of the name */
+	/* lib/fd/procfd.c's convention: "..." and the end of the name */
 	ck_assert(id.truncated);
 	ck_assert_uint_eq(strlen(id.object), sizeof(id.object) - 1);
 	ck_assert(!strncmp(id.object, "...aaa", 6));

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Decoding of the fd-identity records (fdid-rec.h) into what lib/procfd.c
+ * Decoding of the fd-identity records (fdid-rec.h) into what lib/fd/procfd.c
  * gives from /proc. Pure: bytes in, struct out.
  */
 #include "config.h"
@@ -43,7 +43,7 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 }
 
 
-/* lib/procfd.c's convention: a name too long keeps its end, behind "...". */
+/* lib/fd/procfd.c's convention: a name too long keeps its end, behind "...". */
 static void set_object(struct ipp_fdid *out, const char *s, bool cut)
 {
 	size_t len = strlen(s);

@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
+ * lib/capture/: captures in perf.data. The format (perfdata.c), its writer
+ * (pd-writer.c), its reader (pd-reader.c and the pd-*.c beside it),
+ * ipcperf's own section and the recorder (record.c), and the replay source
+ * that feeds a capture's records to a session (replay.c). This folder may
+ * call pipeline/ (the replay feeds the pipeline as the live rings do),
+ * source/ (the recorder copies the tracefs formats formats.c names) and the
+ * ground floor (lib/).
+ *
  * perfdata: captures in the perf.data file format (perf 6.1's reading of it:
  * tools/perf/util/header.c, session.c, trace-event-read.c).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Captures of a session: the records through the pd writer (lib/pd-writer.c), and
+ * Captures of a session: the records through the pd writer (lib/capture/pd-writer.c), and
  * the ipcperf feature section that lets a replay give the live run's
  * numbers (record.h describes its layout).
  */

@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
+ * lib/fd/: what each fd is. The fd table (fdtable.c) and what an fd is
+ * reported as once settled (fdreport.c); the resolvers it asks (resolve.h):
+ * /proc (procres.c over procfd.c and sockdiag.c), a capture's log
+ * (resolve-log.c), and the kernel's records (resolve-kernel.c); each call
+ * with its fds, for trace (callfds.c). This folder may call capture/ (the
+ * identity log a capture keeps), source/ (targets.c's /proc helper),
+ * bpf/ (the records' types) and the ground floor (lib/).
+ *
  * fd identity: what each fd of each traced process refers to, at every
  * moment of the capture (accuracy rule 2 of doc/accuracy.md).
  *

@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include "stats/account.h"
+#include "flows/flows.h"
 #include "flows/chains.h"
 #include "fd/fdtable.h"
 #include "hist.h"

@@ -1,5 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
+ * lib/pipeline/: the path every record takes, whichever source it comes
+ * from: merged by time (merge.c), followed (follow.c), decoded (decode.c),
+ * its enter and exit paired (pair.c), its arguments' memory joined to its
+ * call (callmem.c), handed to the handlers (pipeline.c); and the public
+ * session over a source and the pipeline (session.c, source.h). This folder
+ * may call source/ and capture/ (the session opens the live source or a
+ * replay; follow.c asks targets.c about threads), fd/ (procres.c, read
+ * ahead of the merge; the kernel's fd records), bpf/ (the records'
+ * decoders) and the ground floor (lib/).
+ *
  * The pipeline both sources of records feed (rings.c live, replay.c from a
  * capture): each record, its sample fields parsed once, goes into the merge
  * (merge.c, by timestamp); records old enough to be in order come out to be

@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
+ * lib/source/: where live records come from. The targets are checked and
+ * resolved (targets.c), the events chosen with their formats and filters
+ * (formats.c), what to load decided once (plan.c), and the kernel's events,
+ * counters and rings opened and read (rings.c, rings-open.c, rings-read.c,
+ * counters.c, taskacct.c). This folder may call pipeline/ (the records and
+ * follow set it hands on), capture/ (the recorder a live session writes
+ * through), bpf/ (the programs' loader) and the ground floor (lib/).
+ *
  * The live source's private parts, shared by rings.c (the source's
  * operations, start and stop), rings-open.c (the events, maps, rings,
  * counters and BPF opened), rings-read.c (the rings read into the
