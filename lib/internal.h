@@ -8,9 +8,10 @@
  * go down the data path; the handlers attach to the session.
  *
  *  source/ [rings.h]          capture/ [perfdata.h]
- *  targets.c formats.c        perfdata.c, pd-writer.c, pd-reader.c
- *  plan.c rings*.c            and pd-*.c (the reader), record.c
- *  counters.c taskacct.c      (ipcperf's section), replay.c (source)
+ *  targets.c cmd.c            perfdata.c, pd-writer.c, pd-reader.c
+ *  formats.c evset.c plan.c   and pd-*.c (the reader), record.c
+ *  rings*.c counters.c        (the recorder), rec-data.c (ipcperf's
+ *  taskacct.c                 section), identlog.c, replay.c (source)
  *  (the live source)                |
  *        \                          |
  *         `--> pipeline/ [pipeline.h] <--'
@@ -24,10 +25,10 @@
  *                  interval.c                    |
  *                        \                      /
  *                         fd/ [fdtable.h]  (what each fd is)
- *                         fdtable.c fdreport.c callfds.c, the
- *                         resolvers [resolve.h]: procres.c over
- *                         procfd.c sockdiag.c, resolve-log.c,
- *                         resolve-kernel.c
+ *                         fdtable.c fdtable-report.c settleq.c
+ *                         callfds.c, the resolvers [resolve.h]:
+ *                         procres.c over procfd.c sockdb.c,
+ *                         resolve-log.c, resolve-kernel.c kwords.c
  *
  *  bpf/ [fdid-bpf.h]: the BPF programs, their loader (driven by source/)
  *  and their records' decoders (used by pipeline/, fd/ and stats/).

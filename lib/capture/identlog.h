@@ -36,6 +36,8 @@ struct ipp_ident_ans {
 struct ipp_identlog;
 struct ipp_identlog *ipp_identlog__new(void);
 void ipp_identlog__delete(struct ipp_identlog *l);
+/* Every answer added, in the order added, *@n of them: valid until the next add. */
+const struct ipp_ident_ans *ipp_identlog__answers(const struct ipp_identlog *l, size_t *n);
 /* Append (recording). @return 0 or -ENOMEM (the log then stays short: answers go unknown). */
 int ipp_identlog__add(struct ipp_identlog *l, const struct ipp_ident_ans *a);
 /*

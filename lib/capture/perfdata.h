@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * lib/capture/: captures in perf.data. The format (perfdata.c), its writer
- * (pd-writer.c), its reader (pd-reader.c and the pd-*.c beside it),
- * ipcperf's own section and the recorder (record.c), and the replay source
+ * (pd-writer.c), its reader (pd-reader.c and the pd-*.c beside it), the
+ * recorder (record.c), ipcperf's own section read back (rec-data.c), the
+ * fd identities a session asked for (identlog.c), and the replay source
  * that feeds a capture's records to a session (replay.c). This folder may
  * call pipeline/ (the replay feeds the pipeline as the live rings do),
  * source/ (the recorder copies the tracefs formats formats.c names) and the

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Captures of a session: the records through the pd writer (lib/capture/pd-writer.c), and
- * the ipcperf feature section that lets a replay give the live run's
- * numbers (record.h describes its layout).
+ * The recorder: a session's capture, its records through the pd writer
+ * (pd-writer.c), and at its end the ipcperf feature section that lets a
+ * replay give the live run's numbers (record.h describes its layout;
+ * rec-data.c reads it back).
  */
 #include "config.h"
 #include <errno.h>
@@ -14,77 +15,6 @@
 #include "source/formats.h"
 #include "capture/identlog.h"
 #include "capture/record.h"
-
-/* ------------------------------------------------------------------ identity log */
-
-struct ipp_identlog {
-	struct ipp_ident_ans *v;
-	bool *taken;
-	size_t n, cap;
-	size_t low;		/* every answer before it was taken */
-};
-
-struct ipp_identlog *ipp_identlog__new(void)
-{
-	return calloc(1, sizeof(struct ipp_identlog));
-}
-
-void ipp_identlog__delete(struct ipp_identlog *l)
-{
-	if (!l)
-		return;
-	free(l->v);
-	free(l->taken);
-	free(l);
-}
-
-int ipp_identlog__add(struct ipp_identlog *l, const struct ipp_ident_ans *a)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct ipp_ident_ans *v = realloc(l->v, cap * sizeof(*v));
-		bool *t;
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		t = realloc(l->taken, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		l->taken = t;
-		l->cap = cap;
-	}
-	l->v[l->n] = *a;
-	l->taken[l->n++] = false;
-	return 0;
-}
-
-int ipp_identlog__take(struct ipp_identlog *l, unsigned int what_mask, pid_t pid, int fd,
-		       struct ipp_ident_ans *out)
-{
-	for (size_t i = l->low; i < l->n; i++) {
-		const struct ipp_ident_ans *a = &l->v[i];
-
-		if (l->taken[i] || !(a->what & what_mask) || a->pid != pid ||
-		    (fd != -1 && a->fd != fd && !(a->what & IPP_IDQ_SCAN_END)))
-			continue;
-		l->taken[i] = true;
-		while (l->low < l->n && l->taken[l->low])
-			l->low++;
-		*out = *a;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-int ipp_identlog__take_any(struct ipp_identlog *l, unsigned int what_mask,
-			   struct ipp_ident_ans *out)
-{
-	for (size_t i = l->low; i < l->n; i++)
-		if (!l->taken[i] && (l->v[i].what & what_mask))
-			return ipp_identlog__take(l, l->v[i].what, l->v[i].pid, l->v[i].fd, out);
-	return -ENOENT;
-}
 
 /* ------------------------------------------------------------------ recorder */
 
@@ -286,6 +216,8 @@ static void put_entry(struct buf *b, uint32_t type, const void *data, uint32_t l
 int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *ss)
 {
 	struct buf b = { 0 };
+	const struct ipp_ident_ans *ans;
+	size_t nr_ans;
 	int err;
 
 	ipp_recorder__write(r, NULL, 0);	/* the last round */
@@ -294,8 +226,9 @@ int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *s
 		put_entry(&b, IPP_REC_T_LOST, &r->lost[i], sizeof(r->lost[i]));
 	for (size_t i = 0; i < r->nr_cnt; i++)
 		put_entry(&b, IPP_REC_T_COUNTERS, &r->cnt[i], sizeof(r->cnt[i]));
-	for (size_t i = 0; i < r->log->n; i++)
-		put_entry(&b, IPP_REC_T_IDENT, &r->log->v[i], sizeof(r->log->v[i]));
+	ans = ipp_identlog__answers(r->log, &nr_ans);
+	for (size_t i = 0; i < nr_ans; i++)
+		put_entry(&b, IPP_REC_T_IDENT, &ans[i], sizeof(ans[i]));
 	if (b.oom && !r->err)
 		r->err = -ENOMEM;
 	if (!r->err && (err = ipp_pd_writer__set_blob(r->w, IPP_REC_BLOB_VERSION, b.p, b.len)))
@@ -324,96 +257,3 @@ void ipp_recorder__delete(struct ipp_recorder *r)
 	free(r);
 }
 
-/* ------------------------------------------------------------------ replay */
-
-void ipp_rec_data__free(struct ipp_rec_data *d)
-{
-	free(d->lost);
-	free(d->cnt);
-	ipp_identlog__delete(d->log);
-	memset(d, 0, sizeof(*d));
-}
-
-static int grow(void **v, size_t *n, size_t size)
-{
-	void *p = realloc(*v, (*n + 1) * size);
-
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	return 0;
-}
-
-/* The least payload of each entry type the parser knows: a shorter one is malformed. */
-static const size_t entry_min[] = {
-	[IPP_REC_T_SESSION] = sizeof(struct ipp_rec_session),
-	[IPP_REC_T_LOST] = sizeof(struct ipp_rec_lost),
-	[IPP_REC_T_COUNTERS] = sizeof(struct ipp_rec_counters),
-	[IPP_REC_T_IDENT] = sizeof(struct ipp_ident_ans),
-};
-
-/* One entry of the section, of @elen bytes at @e. @return 0, -EPROTO or -ENOMEM. */
-static int parse_entry(struct ipp_rec_data *d, uint32_t type, const unsigned char *e, uint32_t elen)
-{
-	struct ipp_rec_counters c;
-	struct ipp_ident_ans a;
-	int err;
-
-	if (type < IPP_ARRAY_SIZE(entry_min) && elen < entry_min[type])
-		return -EPROTO;
-	switch (type) {
-	case IPP_REC_T_SESSION:
-		memcpy(&d->ss, e, sizeof(d->ss));
-		d->has_session = true;
-		return 0;
-	case IPP_REC_T_LOST:
-		if (!(err = grow((void **)&d->lost, &d->nr_lost, sizeof(*d->lost))))
-			memcpy(&d->lost[d->nr_lost++], e, sizeof(*d->lost));
-		return err;
-	case IPP_REC_T_COUNTERS:
-		memcpy(&c, e, sizeof(c));
-		if (c.nr != IPCPERF_CNT__MAX)
-			return 0;	/* another build's counter list: left out */
-		if (!(err = grow((void **)&d->cnt, &d->nr_cnt, sizeof(*d->cnt))))
-			d->cnt[d->nr_cnt++] = c;
-		return err;
-	case IPP_REC_T_IDENT:
-		memcpy(&a, e, sizeof(a));
-		a.object[sizeof(a.object) - 1] = '\0';
-		a.detail[sizeof(a.detail) - 1] = '\0';
-		return ipp_identlog__add(d->log, &a);
-	default:
-		return 0;
-	}
-}
-
-int ipp_rec_data__parse(struct ipp_rec_data *d, const void *blob, size_t len)
-{
-	const unsigned char *p = blob;
-	size_t at = 0;
-	int err = 0;
-
-	memset(d, 0, sizeof(*d));
-	d->log = ipp_identlog__new();
-	if (!d->log)
-		return -ENOMEM;
-	while (!err && at < len) {
-		uint32_t type, elen;
-
-		if (len - at < 8) {
-			err = -EPROTO;
-			break;
-		}
-		memcpy(&type, p + at, 4);
-		memcpy(&elen, p + at + 4, 4);
-		if (elen > len - at - 8) {
-			err = -EPROTO;
-			break;
-		}
-		err = parse_entry(d, type, p + at + 8, elen);
-		at += 8 + ((elen + 7ull) & ~7ull);
-	}
-	if (err)
-		ipp_rec_data__free(d);
-	return err;
-}

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/fd/: what each fd is. The fd table (fdtable.c) and what an fd is
- * reported as once settled (fdreport.c); the resolvers it asks (resolve.h):
- * /proc (procres.c over procfd.c and sockdiag.c), a capture's log
- * (resolve-log.c), and the kernel's records (resolve-kernel.c); each call
- * with its fds, for trace (callfds.c). This folder may call capture/ (the
- * identity log a capture keeps), source/ (targets.c's /proc helper),
- * bpf/ (the records' types) and the ground floor (lib/).
+ * lib/fd/: what each fd is. The fd table (fdtable.c), what an fd is
+ * reported as once settled (fdtable-report.c) and the calls waiting for it
+ * (settleq.c); the resolvers it asks (resolve.h): /proc (procres.c over
+ * procfd.c and sockdb.c), a capture's log (resolve-log.c), and the
+ * kernel's records (resolve-kernel.c, kwords.c); each call with its fds,
+ * for trace (callfds.c). This folder may call capture/ (the identity log a
+ * capture keeps), source/ (targets.c's /proc helper), bpf/ (the records'
+ * types) and the ground floor (lib/).
  *
  * fd identity: what each fd of each traced process refers to, at every
  * moment of the capture (accuracy rule 2 of doc/accuracy.md).
@@ -210,7 +211,7 @@ size_t ipp_fdtab__nr_closed(const struct ipp_fdtab *t);
 typedef void (*ipp_retire_fn)(void *ctx, size_t inc, const struct ipp_inc *in,
 			      const struct ipp_ident *id);
 size_t ipp_fdtab__sweep(struct ipp_fdtab *t, ipp_retire_fn cb, void *ctx);
-/* fdreport.c: what an incarnation is reported as, and the calls waiting for it. */
+/* fdtable-report.c: what an incarnation is reported as; settleq.c: the calls waiting for it. */
 /*
  * What incarnation @inc is reported as: its identity if valid, else an
  * unknown one whose detail says why ("identity unknown: closed-before-read",

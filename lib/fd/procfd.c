@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What an fd of a process is, from /proc/PID/fd and fdinfo (sockets
- * described through sockdiag.c), and a pipe's capacity through pidfd_getfd
+ * described through sockdb.c), and a pipe's capacity through pidfd_getfd
  * (procfd.h).
  */
 #ifndef _GNU_SOURCE

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What an fd of a process refers to, from /proc/PID/fd, /proc/PID/fdinfo
- * (procfd.c) and NETLINK_SOCK_DIAG (sockdiag.c). Not pure: it reads /proc
+ * (procfd.c) and NETLINK_SOCK_DIAG (sockdb.c). Not pure: it reads /proc
  * and talks to the kernel, but opens no perf events and needs no privilege
  * for the caller's own processes.
  *

@@ -138,7 +138,7 @@ static const struct ipp_resolver_ops replay_ops = {
 	.next_proc = replay_next_proc, .connected = replay_connected, .put = logres_put,
 };
 
-struct ipp_resolver *ipp_logres__replay(struct ipp_identlog *log)
+struct ipp_resolver *ipp_resolve_log__replay(struct ipp_identlog *log)
 {
 	struct logres *l = calloc(1, sizeof(*l));
 
@@ -219,7 +219,7 @@ static const struct ipp_resolver_ops record_ops = {
 	.next_proc = record_next_proc, .connected = record_connected, .put = logres_put,
 };
 
-struct ipp_resolver *ipp_logres__record(struct ipp_identlog *log, struct ipp_resolver *inner)
+struct ipp_resolver *ipp_resolve_log__record(struct ipp_identlog *log, struct ipp_resolver *inner)
 {
 	struct logres *l = calloc(1, sizeof(*l));
 

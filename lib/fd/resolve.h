@@ -65,7 +65,7 @@ static inline void ipp_resolver__put(struct ipp_resolver *r)
  * @return a resolver with one reference; NULL (ENOMEM: @inner is put).
  */
 struct ipp_identlog;
-struct ipp_resolver *ipp_logres__replay(struct ipp_identlog *log);
-struct ipp_resolver *ipp_logres__record(struct ipp_identlog *log, struct ipp_resolver *inner);
+struct ipp_resolver *ipp_resolve_log__replay(struct ipp_identlog *log);
+struct ipp_resolver *ipp_resolve_log__record(struct ipp_identlog *log, struct ipp_resolver *inner);
 
 #endif /* IPCPERF_RESOLVE_H */

@@ -150,7 +150,7 @@ struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
 		errno = ENOMEM;
 		return NULL;
 	}
-	ipp_settleq__init(&fl->pend, ipp_stats_fdtab(st));
+	ipp_settleq__init(&fl->pend, ipp_stats__fdtab(st));
 	return fl;
 }
 
@@ -577,7 +577,7 @@ static void pend(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, int
 	half.fd = fd;
 	half.cls = cls;
 	/* the file the call began with: another thread may have ended the fd meanwhile */
-	push(fl, &half, ipp_fdtab__inc_at(ipp_stats_fdtab(fl->st), ev->pid, fd, ev->start_ns));
+	push(fl, &half, ipp_fdtab__inc_at(ipp_stats__fdtab(fl->st), ev->pid, fd, ev->start_ns));
 }
 
 /*

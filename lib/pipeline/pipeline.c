@@ -274,7 +274,7 @@ static int lost_to_memory(struct ipp_pipeline *p, int cpu)
 }
 
 /* The merge's type of a BPF record, by its kind (krec.h): told once, here. */
-static uint32_t ipp_krec_mrec_type(const void *raw, size_t size)
+static uint32_t mrec_type_of_krec(const void *raw, size_t size)
 {
 	switch (ipp_krec__what(raw, size)) {
 	case IPP_FDID_CALL:
@@ -303,7 +303,7 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 		return 0;
 	/* An fd identity record of the kernel's (fdid-rec.h): no tracepoint's. */
 	if (p->nr_fdid_ids && is_fdid_sample(p, s->id)) {
-		uint32_t kind = ipp_krec_mrec_type(s->raw, s->raw_size);
+		uint32_t kind = mrec_type_of_krec(s->raw, s->raw_size);
 
 		/* A call record stands for a syscall sample: it counts as one. */
 		if (kind == IPP_MREC_KCALL && (size_t)cpu < p->nr_cpu_slots)

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/source/: where live records come from. The targets are checked and
- * resolved (targets.c), the events chosen with their formats and filters
- * (formats.c), what to load decided once (plan.c), and the kernel's events,
- * counters and rings opened and read (rings.c, rings-open.c, rings-read.c,
- * counters.c, taskacct.c). This folder may call pipeline/ (the records and
+ * lib/source/: where live records come from. The targets read from /proc
+ * (targets.c) and a command started corked (cmd.c), the events chosen with
+ * their formats and filters (formats.c, evset.c), what to load decided
+ * once (plan.c), and the kernel's events, counters and rings opened and
+ * read (rings.c, rings-targets.c, rings-open.c, rings-read.c, counters.c,
+ * taskacct.c). This folder may call pipeline/ (the records and
  * follow set it hands on), capture/ (the recorder a live session writes
  * through), bpf/ (the programs' loader) and the ground floor (lib/).
  *
  * The live source's private parts, shared by rings.c (the source's
  * operations, start and stop), rings-open.c (the events, maps, rings,
  * counters and BPF opened), rings-read.c (the rings read into the
- * pipeline, losses counted) and targets.c (the options checked, the
+ * pipeline, losses counted) and rings-targets.c (the options checked, the
  * targets resolved).
  */
 #ifndef IPCPERF_RINGS_H
@@ -126,7 +127,7 @@ static inline bool ipp_rings__mixed(const struct ipp_rings *s)
 	return s->has_cmd && (s->nr_pids || s->nr_tids);
 }
 
-/* targets.c */
+/* rings-targets.c */
 int ipp_rings__validate(const struct ipcperf_session_opts *o, struct ipcperf_session_opts *out);
 int ipp_rings__collect_threads(const struct ipp_rings *s, pid_t **out, pid_t **owners, int *nr);
 /* A copy of the @n ids of @v, each once, in their order; *@nr: how many (0 on failure). */

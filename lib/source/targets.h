@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Targets (targets.c): the threads of existing processes and what /proc
- * says of them, and a command started corked.
+ * says of them; a command started corked (cmd.c); the ring size a session
+ * takes (rings-targets.c).
  */
 #ifndef IPCPERF_TARGETS_H
 #define IPCPERF_TARGETS_H

@@ -72,7 +72,7 @@ void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shar
 
 	ipp_procres__put(pr);
 	if (res && log)
-		res = ipp_logres__record(log, res);
+		res = ipp_resolve_log__record(log, res);
 	ipp_fdtab__set_resolver(st->fdt, res);
 }
 
@@ -107,7 +107,7 @@ int ipcperf_stats__attach(struct ipcperf_stats *st, struct ipcperf_session *s)
 	log = st->no_proc ? NULL : at.log;
 	replay = !st->no_proc && at.log_replay;
 	if (log && replay) {
-		ipp_fdtab__set_resolver(st->fdt, ipp_logres__replay(log));
+		ipp_fdtab__set_resolver(st->fdt, ipp_resolve_log__replay(log));
 		ipp_fdtab__attach_replay(st->fdt, set_comm, st);
 		return 0;
 	}

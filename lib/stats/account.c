@@ -793,7 +793,7 @@ void ipcperf_stats__add_fd_open(struct ipcperf_stats *st, const struct ipcperf_f
 		ipp_callfds__late_word(&st->every, st->fdt, ev);
 }
 
-struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st)
+struct ipp_fdtab *ipp_stats__fdtab(struct ipcperf_stats *st)
 {
 	return st->fdt;
 }

@@ -215,7 +215,7 @@ bool ipp_stats__takes_sums(void *ctx);
 void ipp_stats__sweep(struct ipcperf_stats *st);
 
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
-struct ipp_fdtab *ipp_stats_fdtab(struct ipcperf_stats *st);
+struct ipp_fdtab *ipp_stats__fdtab(struct ipcperf_stats *st);
 
 /*
  * fold_conns: the folded rows of closed connections (those that group,
