@@ -25,8 +25,9 @@
  *                  interval.c                    |
  *                        \                      /
  *                         fd/ [fdtable.h]  (what each fd is)
- *                         fdtable.c fdtable-report.c settleq.c
- *                         callfds.c, the resolvers [resolve.h]:
+ *                         fdtable.c fdtable-calls.c settleq.c
+ *                         fdtable-report.c callfds.c, the
+ *                         resolvers [resolve.h]:
  *                         procres.c over procfd.c sockdb.c,
  *                         resolve-log.c, resolve-kernel.c kwords.c
  *

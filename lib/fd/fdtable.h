@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/fd/: what each fd is. The fd table (fdtable.c), what an fd is
- * reported as once settled (fdtable-report.c) and the calls waiting for it
- * (settleq.c); the resolvers it asks (resolve.h): /proc (procres.c over
- * procfd.c and sockdb.c), a capture's log (resolve-log.c), and the
- * kernel's records (resolve-kernel.c, kwords.c); each call with its fds,
- * for trace (callfds.c). This folder may call capture/ (the identity log a
+ * lib/fd/: what each fd is. The fd table (fdtable.c, fdtable-calls.c),
+ * what an fd is reported as once settled (fdtable-report.c) and the calls
+ * waiting for it (settleq.c); the resolvers it asks (resolve.h): /proc
+ * (procres.c over procfd.c and sockdb.c), a capture's log (resolve-log.c),
+ * and the kernel's records (resolve-kernel.c, kwords.c); each call with
+ * its fds, for trace (callfds.c). This folder may call capture/ (the identity log a
  * capture keeps), source/ (targets.c's /proc helper), bpf/ (the records'
  * types) and the ground floor (lib/).
  *
