@@ -20,7 +20,8 @@
  *              (the public session over a source and the pipeline)
  *                    |
  *        handlers: stats/ [account.h]      flows/ [flows.h]
- *                  account*.c groups.c     flows.c chains.c waits.c
+ *                  account*.c groups.c     flows.c flows-read.c
+ *                                          chains.c waits.c
  *                  connfold.c exitfold.c         |
  *                  interval.c                    |
  *                        \                      /
