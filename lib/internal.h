@@ -20,9 +20,10 @@
  *              (the public session over a source and the pipeline)
  *                    |
  *        handlers: stats/ [account.h]      flows/ [flows.h]
- *                  account*.c groups.c     flows.c flows-read.c
+ *                  account*.c peers.c      flows.c flows-read.c
  *                                          chains.c waits.c
- *                  connfold.c exitfold.c         |
+ *                  groups.c connfold.c           |
+ *                  exitfold.c                    |
  *                  interval.c                    |
  *                        \                      /
  *                         fd/ [fdtable.h]  (what each fd is)

@@ -24,8 +24,8 @@
 #    feature sections, unpacking), each named for its part.
 #  - sig-rec in bpf/args-rec: the signal record comes from args.bpf.c with
 #    the arg record, and is declared beside it in args-rec.h.
-#  - rows, rowref, rowsum in stats/account-read, stats/groups; proc, scstat
-#    in stats/account; peers, peercache, ports in stats/groups: the parts
+#  - rows, rowref, rowsum in stats/account-read; proc, scstat in
+#    stats/account; peercache in stats/peers; ports in stats/groups: the parts
 #    of the stats object, used by its files alone, which the reshaping of
 #    stats/ (into a one-way pipeline of its own) renames; until then they
 #    stay where they are, listed here.
@@ -36,15 +36,11 @@ pd-reader capture/pd-records
 pd-reader capture/pd-sample
 sig-rec bpf/args-rec
 rows stats/account-read
-rows stats/groups
 rowref stats/account-read
-rowref stats/groups
 rowsum stats/account-read
-rowsum stats/groups
 proc stats/account
 scstat stats/account
-peers stats/groups
-peercache stats/groups
+peercache stats/peers
 ports stats/groups
 '
 

@@ -2,10 +2,10 @@
 /*
  * lib/stats/: the counts a stat shows. Per fd, per process and per
  * syscall (account.c, attached in account-attach.c, read in
- * account-read.c), the rows grouped by peer and endpoint (groups.c), the
- * closed connections folded into their groups (connfold.c), the exited
- * processes folded into a row per comm (exitfold.c), and a stat's
- * intervals (interval.c). This folder may call fd/ (the fd table it feeds),
+ * account-read.c), each row's peer (peers.c), the rows grouped by peer
+ * and endpoint (groups.c), the closed connections folded into their
+ * groups (connfold.c), the exited processes folded into a row per comm
+ * (exitfold.c), and a stat's intervals (interval.c). This folder may call fd/ (the fd table it feeds),
  * pipeline/ (the session it attaches to), bpf/ (the kernel's sums) and the
  * ground floor (lib/).
  *

@@ -10,6 +10,12 @@
 
 #include "stats/account.h"
 
+/* Whether an fd of kind @k is an inet socket (TCP or UDP). */
+static inline bool ipp_is_inet(enum ipcperf_fd_kind k)
+{
+	return k == IPCPERF_FD_TCP || k == IPCPERF_FD_UDP;
+}
+
 /*
  * An incarnation held (its index), or the folded counts of retired ones
  * (inc SIZE_MAX, ipp_stats__sweep()), with the identity it is reported
@@ -68,7 +74,7 @@ void ipp_rowsum__moved(const struct ipp_rowsum *s, struct ipcperf_moved *rd,
 	} while (0)
 
 /*
- * Who holds what, for one walk over the rows @v (groups.c): the peers the
+ * Who holds what, for one walk over the rows @v (peers.c): the peers the
  * fd table knows, and, unless @st reads no /proc, those /proc knows for the
  * rest (one scan of every process's fds, remembered in @st: an inode is
  * looked for once). @return it, freed with ipp_peers__delete(); NULL (ENOMEM).
