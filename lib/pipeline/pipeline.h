@@ -5,10 +5,11 @@
  * its enter and exit paired (pair.c), its arguments' memory joined to its
  * call (callmem.c), taken in and handed to the handlers (pipeline.c,
  * pipeline-deliver.c); and the public session over a source and the
- * pipeline (session.c, source.h). This folder may call source/ and capture/ (the session opens the live source or a
- * replay; follow.c asks targets.c about threads), fd/ (procres.c, read
- * ahead of the merge; the kernel's fd records), bpf/ (the records'
- * decoders) and the ground floor (lib/).
+ * pipeline (session.c, source.h). This folder may call source/ and
+ * capture/ (the session opens the live source or a replay; follow.c asks
+ * targets.c about threads), fd/ (procres.c, read ahead of the merge; the
+ * kernel's fd records), bpf/ (the records' decoders) and the ground floor
+ * (lib/).
  *
  * The pipeline both sources of records feed (rings.c live, replay.c from a
  * capture): each record, its sample fields parsed once, goes into the merge
