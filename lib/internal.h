@@ -20,9 +20,10 @@
  *              (the public session over a source and the pipeline)
  *                    |
  *        handlers: stats/ [account.h]      flows/ [flows.h]
- *                  account*.c peers.c      flows.c flows-read.c
+ *                  stats.c account*.c      flows.c flows-read.c
  *                                          chains.c waits.c
- *                  groups.c connfold.c           |
+ *                  peers.c groups.c              |
+ *                  connfold.c                    |
  *                  exitfold.c                    |
  *                  interval.c                    |
  *                        \                      /

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/stats/: the counts a stat shows. Per fd, per process and per
- * syscall (account.c, attached in account-attach.c, read in
- * account-read.c), each row's peer (peers.c), the rows grouped by peer
- * and endpoint (groups.c), the closed connections folded into their
- * groups (connfold.c), the exited processes folded into a row per comm
- * (exitfold.c), and a stat's intervals (interval.c). This folder may call fd/ (the fd table it feeds),
- * pipeline/ (the session it attaches to), bpf/ (the kernel's sums) and the
- * ground floor (lib/).
+ * lib/stats/: the counts a stat shows. Per fd, per process and per syscall
+ * (made in stats.c, fed in account.c, attached in account-attach.c, read in
+ * account-read.c), each row's peer (peers.c), the rows grouped by peer and
+ * endpoint (groups.c), the closed connections folded into their groups
+ * (connfold.c), the exited processes folded into a row per comm
+ * (exitfold.c), and a stat's intervals (interval.c). This folder may call
+ * fd/ (the fd table it feeds), pipeline/ (the session it attaches to), bpf/
+ * (the kernel's sums) and the ground floor (lib/).
  *
- * The stats object (struct ipcperf_stats), shared by its files: account.c
- * (made, fed with events, reset), account-attach.c (attached to a
- * session), account-read.c (read out as rows). flows.c reads what the fds
- * are from its fd table.
+ * The stats object (struct ipcperf_stats), shared by its files: stats.c
+ * (made, reset, freed), account.c (fed with events), account-attach.c
+ * (attached to a session), account-read.c (read out as rows). flows.c reads
+ * what the fds are from its fd table.
  */
 #ifndef IPCPERF_ACCOUNT_H
 #define IPCPERF_ACCOUNT_H
