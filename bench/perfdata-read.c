@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata-read: how fast lib/perfdata.c reads a capture. Writes a synthetic
+ * perfdata-read: how fast lib/capture/perfdata.c reads a capture. Writes a synthetic
  * capture (tests/pd-synth.h: sys_enter_write / sys_exit_write samples in
  * ipcperf's layout, COMM, LOST, a FINISHED_ROUND every 16 records) of N
  * records, then times, over several passes from the page cache:
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "perfdata.h"
+#include "capture/perfdata.h"
 #include "pd-synth.h"
 
 static double now_s(void)

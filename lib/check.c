@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "print.h"
-#include "targets.h"
+#include "source/targets.h"
 
 /* Capability bits (linux/capability.h of old systems may lack CAP_PERFMON). */
 enum { CAPB_DAC_READ_SEARCH = 2, CAPB_IPC_LOCK = 14, CAPB_SYS_ADMIN = 21, CAPB_PERFMON = 38 };

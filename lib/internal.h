@@ -3,55 +3,46 @@
  * Private interfaces between libipcperf's modules. Internal non-static names
  * carry the ipp_ prefix; nothing here is exported from the shared library.
  *
- * The data path, a module a box (headers of their own in brackets):
+ * The library is a folder a job; each folder's main header (named below)
+ * opens with what the folder does and which folders it may call. Records
+ * go down the data path; the handlers attach to the session.
  *
- *  targets.c [targets.h]     formats.c [formats.h]
- *  (options checked, pids,   (tracepoints, dummies,
- *   tids, a command)          attrs, filters)
- *        \                    /
- *      plan.c [plan.h] (what loads, pairs, counts, opens: chosen once)
- *        |
- *      rings.c [rings.h] (the live source's operations)
- *        |- rings-open.c (events, libperf evlists, per-CPU rings, BPF)
- *        `- rings-read.c (bounded passes over the rings, the stop's drain)
- *        |
- *        |        perfdata.h (the format)   record.c [record.h] (ipcperf's section,
- *        |                                  identlog.h: the fd identities read)
- *        |        pd-writer.c [pd-writer.h]
- *        |        pd-reader.c -> pd-records.c -> pd-sample.c, pd-sections.c
- *        |        [pd-reader.h, pd-reader-int.h; pd-file.h shared with the writer]
- *        |                 \              /
- *        |              replay.c [replay.h] (capture source)
- *        v                 |
- *       source.h ----> pipeline.c [pipeline.h] <-'  (opaque: ipp_pipeline__new)
- *                      merge.c -> follow.c -> decode.c -> pair.c -> handlers
- *                      [merge.h]  [follow.h]   [decode.h]  [pair.h]
- *                      (by time)  (CPU scope:  (formats,   (enter +
- *                                  whose?)      typed)      exit)
- *                              |
- *       session.c [session.h] (the public session over a source and the
- *                  pipeline; a consumer attaching is handed an ipp_attach)
- *                              |
- *       handlers: account.c [account.h] (per-fd, per-process, per-syscall counts)
- *                   |- account-attach.c (to a session: handlers, fds at attach)
- *                   |- account-read.c (rows: per fd, per process, per syscall)
- *                   |- interval.c (one interval of a stat: deltas, the event set)
- *                   `- fdtable.c [fdtable.h] (what each fd is, by incarnation),
- *                      fdreport.c (what it is reported as, once settled)
- *                        `- its resolver [resolve.h]: procres.c [procres.h] (/proc,
- *                           read ahead of the merge) over procfd.c, sockdiag.c
- *                           [procfd.h] (/proc, sock_diag), or resolve-log.c (a
- *                           capture's log); resolve-kernel.c [resolve-kernel.h]
- *                           (the kernel's records, paired with their calls)
- *                 callfds.c [callfds.h] (each call with its fds, for trace)
- *                 flows.c (writes matched to reads: wire time, verdicts) over
- *                   chains.c [chains.h] (each flow's stage, the bottlenecks)
- *       beside it: counters.c [counters.h] (perf counters), taskacct.c
- *                  [taskacct.h] (software counters from the kernel's task
- *                  accounting), hist.c [hist.h] (latencies), syscalls.c
- *                  [syscalls.h] (the syscall table), machine.c (what this
- *                  machine offers), check.c (the machine check's items), api.c
- *                  (version, print function; print.h: a thread's own hook), util.c.
+ *  source/ [rings.h]          capture/ [perfdata.h]
+ *  targets.c cmd.c            perfdata.c, pd-writer.c, pd-reader.c
+ *  formats.c evset.c plan.c   and pd-*.c (the reader), record.c
+ *  rings*.c counters.c        (the recorder), rec-data.c (ipcperf's
+ *  taskacct.c                 section), identlog.c, replay.c (source)
+ *  (the live source)                |
+ *        \                          |
+ *         `--> pipeline/ [pipeline.h] <--'
+ *              merge.c -> follow.c -> decode.c -> pair.c -> handlers;
+ *              callmem.c (call memory); session.c [session.h, source.h]
+ *              (the public session over a source and the pipeline)
+ *                    |
+ *        handlers: stats/ [account.h]      flows/ [flows.h]
+ *                  stats.c account*.c      flows.c flows-read.c
+ *                                          chains.c waits.c
+ *                  peers.c groups.c              |
+ *                  connfold.c                    |
+ *                  exitfold.c                    |
+ *                  interval.c                    |
+ *                        \                      /
+ *                         fd/ [fdtable.h]  (what each fd is)
+ *                         fdtable.c fdtable-calls.c settleq.c
+ *                         fdtable-report.c callfds.c, the
+ *                         resolvers [resolve.h]:
+ *                         procres.c over procfd.c sockdb.c,
+ *                         resolve-log.c, resolve-kernel.c kwords.c
+ *
+ *  bpf/ [fdid-bpf.h]: the BPF programs, their loader (driven by source/)
+ *  and their records' decoders (used by pipeline/, fd/ and stats/).
+ *
+ *  The ground floor, here in lib/: util.c, api.c (version, print function;
+ *  print.h: a thread's own hook), hist.c [hist.h] (latencies), syscalls.c
+ *  [syscalls.h] (the syscall table); they call no folder. Beside them, two
+ *  services over the whole library: machine.c (what this machine offers)
+ *  and check.c (the machine check's items), which open counters and a
+ *  session as any caller would.
  *
  * What is left here: util.c's and api.c's helpers, which every module
  * uses. Each object's interface is in its own header; each .c includes

@@ -10,7 +10,7 @@
 #include <tracefs.h>
 #include <unistd.h>
 #include "internal.h"
-#include "fdid-bpf.h"
+#include "bpf/fdid-bpf.h"
 #include "syscalls.h"
 
 const char *ipcperf_libperf_version(void)

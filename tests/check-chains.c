@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of the flows' chains (lib/chains.c): each flow's stage, and
+ * Unit tests of the flows' chains (lib/flows/chains.c): each flow's stage, and
  * which processes the chains wait on (the rule in chains.h), on hand-built
  * flows whose answers are worked out by hand.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <check.h>
 
-#include "chains.h"
+#include "flows/chains.h"
 #include "suites.h"
 
 #define MS 1000000ull

@@ -16,7 +16,7 @@
 #include "internal.h"
 #include "suites.h"
 #include "syscalls.h"
-#include "decode.h"
+#include "pipeline/decode.h"
 
 /* syscalls/sys_enter_write/format */
 static const char fmt_enter_write[] =

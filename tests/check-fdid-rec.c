@@ -26,7 +26,7 @@
 #include "hist.h"
 #include "task-rec.h"
 #include "args-rec.h"
-#include "callmem.h"
+#include "pipeline/callmem.h"
 
 /* A pipe2() read end, fd 3 of pid 100: 129 bytes, padded to 136 as the ring pads RAW data. */
 static const unsigned char pipe_rec[136] = {
@@ -125,7 +125,7 @@ START_TEST(path_cut)
 	in.flags = IPP_FDID_F_PATH_TRUNC;
 	ck_assert_int_eq(ipp_fdid_rec__parse(&in, n, &r), 0);
 	ck_assert_int_eq(ipp_fdid_rec__to_fdid(&r, &id), 0);
-	/* lib/procfd.c's convention: "..." and the end of the name */
+	/* lib/fd/procfd.c's convention: "..." and the end of the name */
 	ck_assert(id.truncated);
 	ck_assert_uint_eq(strlen(id.object), sizeof(id.object) - 1);
 	ck_assert(!strncmp(id.object, "...aaa", 6));

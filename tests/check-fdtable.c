@@ -15,8 +15,8 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
-#include "fdtable.h"
-#include "resolve.h"
+#include "fd/fdtable.h"
+#include "fd/resolve.h"
 #include "syscalls.h"
 #include "suites.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of flow correlation (lib/flows.c) through the public API.
+ * Unit tests of flow correlation (lib/flows/flows.c) through the public API.
  *
  * A stats object made with no_proc learns what each fd is only from
  * ipcperf_stats__set_fd_identity() (and from the fd events it is fed: fork,

@@ -18,7 +18,7 @@
 
 #include "internal.h"
 #include "suites.h"
-#include "follow.h"
+#include "pipeline/follow.h"
 
 static struct ipp_follow *new_follow(void)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The library's stat helpers (lib/interval.c): the event set an accounting
+ * The library's stat helpers (lib/stats/interval.c): the event set an accounting
  * needs, process names, and intervals whose deltas add up to the totals
  * (driven by the replay of a capture: no root, no kernel).
  */

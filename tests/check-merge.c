@@ -9,7 +9,7 @@
 #include <check.h>
 
 #include "internal.h"
-#include "merge.h"
+#include "pipeline/merge.h"
 #include "suites.h"
 
 #define PERF_RECORD_SAMPLE_TYPE 9u	/* PERF_RECORD_SAMPLE */

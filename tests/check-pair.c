@@ -11,7 +11,7 @@
 #include "internal.h"
 #include "suites.h"
 #include "syscalls.h"
-#include "pair.h"
+#include "pipeline/pair.h"
 
 static const struct ipp_scdesc *sc(const char *name)
 {

@@ -23,13 +23,13 @@
 #include <check.h>
 
 #include "internal.h"
-#include "perfdata.h"
+#include "capture/perfdata.h"
 #include "pd-synth.h"
 #include "pd-zsynth.h"
-#include "record.h"
-#include "identlog.h"
+#include "capture/record.h"
+#include "capture/identlog.h"
 #include "suites.h"
-#include "decode.h"
+#include "pipeline/decode.h"
 
 static char tmpdir[] = "/tmp/ipcperf-pd.XXXXXX";
 static char path[256];

@@ -10,8 +10,8 @@
 #include <check.h>
 
 #include "internal.h"
-#include "pipeline.h"
-#include "session.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/session.h"
 #include "suites.h"
 
 /* A PERF_RECORD_LOST of @n records on @cpu into @p. */

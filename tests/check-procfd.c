@@ -1,5 +1,5 @@
 /*
- * Tests of fd identity (lib/procfd.c, lib/sockdiag.c) on the test's own process and on forked
+ * Tests of fd identity (lib/fd/procfd.c, lib/fd/sockdb.c) on the test's own process and on forked
  * children: /proc and sock_diag, no root needed (one case also runs as root
  * to check EACCES after dropping to nobody).
  */
@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <check.h>
 
-#include "procfd.h"
+#include "fd/procfd.h"
 #include "suites.h"
 
 

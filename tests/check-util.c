@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "internal.h"
-#include "targets.h"
+#include "source/targets.h"
 #include "../cli/util.h"
 #include "suites.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target for the perf.data reader (lib/perfdata.c): the input is a
+ * libFuzzer target for the perf.data reader (lib/capture/perfdata.c): the input is a
  * whole file. It is opened from memory and, through a memfd, as a file; every
  * record is iterated and parsed, and the tracepoint formats go through the
  * decoder with the samples' raw data, as `ipcperf report` does. Errors are
@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "perfdata.h"
+#include "capture/perfdata.h"
 #include "fuzz-perfdata.h"
-#include "decode.h"
+#include "pipeline/decode.h"
 
 /* Every error of the reader names the offset. */
 static void check_error(const struct ipp_pd_reader *r)

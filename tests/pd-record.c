@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * pd-record: record a command into a perf.data file through a session's tap
- * and lib/pd-writer.c's writer, for tests/test-perfdata.sh (perf script and
+ * and lib/capture/pd-writer.c's writer, for tests/test-perfdata.sh (perf script and
  * perf report must read the result).
  *
  *   pd-record [-e SETS] [-b TEXT] [-k] -o FILE -- CMD ARGS...
@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "formats.h"
-#include "perfdata.h"
+#include "source/formats.h"
+#include "capture/perfdata.h"
 
 struct rec_ctx {
 	struct ipp_pd_writer *w;

@@ -2,7 +2,7 @@
 /*
  * Synthetic captures for the perfdata tests, the fuzz seeds and the bench: a
  * deterministic sequence of records (COMM, sys_enter_write / sys_exit_write
- * samples, LOST) written by lib/pd-writer.c's writer, which a test can
+ * samples, LOST) written by lib/capture/pd-writer.c's writer, which a test can
  * regenerate record by record to compare with what the reader gives back.
  * Needs no kernel: the format texts are copies of this machine's tracefs
  * files (kernel 6.18, x86_64). Header-only (static functions).
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "perfdata.h"
+#include "capture/perfdata.h"
 
 enum { PDS_ID_ENTER_WRITE = 840, PDS_ID_EXIT_WRITE = 839, PDS_ID_PROCESS_EXIT = 369 };
 
@@ -84,7 +84,7 @@ static const struct pds_event {
 #define PDS_NR_EVENTS 3
 #define PDS_NR_CPUS 2
 
-/* ipcperf's sample layout (lib/perfdata.h): header, id, pid, tid, time, cpu, res, raw. */
+/* ipcperf's sample layout (lib/capture/perfdata.h): header, id, pid, tid, time, cpu, res, raw. */
 #define PDS_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "perfdata.h"
+#include "capture/perfdata.h"
 
 struct pdz_opts {
 	size_t piece;		/* uncompressed bytes per flush (per ring read, in perf) */

@@ -37,13 +37,13 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "perfdata.h"
-#include "record.h"
+#include "capture/perfdata.h"
+#include "capture/record.h"
 #include "pd-synth.h"
 #include "pd-zsynth.h"
 #include "fuzz-perfdata.h"
 #include "replay-check.h"
-#include "decode.h"
+#include "pipeline/decode.h"
 
 #ifndef PERFDATA_CORPUS
 #define PERFDATA_CORPUS "tests/perfdata-corpus"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Captures in the perf.data format, against perf itself (Debian linux-perf):
-#  - a capture written through a session's tap and lib/pd-writer.c
+#  - a capture written through a session's tap and lib/capture/pd-writer.c
 #    (tests/pd-record) of `ipcwork pipe` is private (mode 0600), and
 #    `perf script` and `perf report --stdio` read it with exit 0 and nothing on
 #    stderr; perf script shows the workload's 18 writes to fd 11 (0xb);

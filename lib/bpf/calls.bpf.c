@@ -8,11 +8,12 @@
  * writes the call record after the call's fd records, from whichever slot
  * holds the call; call_exec starts a command's pairing at its exec. With
  * agg_calls, call_exit adds the hot calls up per fd in place of their
- * records (common.bpf.h, agg) and writes an fd's sums before the record of
+ * records (agg.bpf.h) and writes an fd's sums before the record of
  * the call that ends it. Loaded only when the calls are paired. See
  * lib/bpf/README.md.
  */
 #include "common.bpf.h"
+#include "agg.bpf.h"
 
 /*
  * sys_enter of any call on the machine: for a wanted call of a target,

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
+ * lib/bpf/: the BPF programs, their loader and their records' decoders
+ * (README.md). This folder may call the ground floor (lib/) only; its
+ * records' types name fd/procfd.h's limits.
+ *
  * Loader of the BPF programs (progs.bpf.c: fd identity, calls paired,
  * scheduling totals, arguments): loads those asked for, keeps their
  * target map, opens one bpf-output event per CPU and points each into the

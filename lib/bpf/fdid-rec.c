@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Decoding of the fd-identity records (fdid-rec.h) into what lib/procfd.c
+ * Decoding of the fd-identity records (fdid-rec.h) into what lib/fd/procfd.c
  * gives from /proc. Pure: bytes in, struct out.
  */
 #include "config.h"
@@ -43,7 +43,7 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 }
 
 
-/* lib/procfd.c's convention: a name too long keeps its end, behind "...". */
+/* lib/fd/procfd.c's convention: a name too long keeps its end, behind "...". */
 static void set_object(struct ipp_fdid *out, const char *s, bool cut)
 {
 	size_t len = strlen(s);
@@ -156,4 +156,20 @@ int ipp_fdid_rec__to_fdid(const struct ipp_fdid_rec *r, struct ipp_fdid *out)
 	set_object(&id, name, (r->flags & IPP_FDID_F_PATH_TRUNC) != 0);
 	*out = id;
 	return 0;
+}
+
+const char *ipp_fdid_rec__what_name(unsigned int what)
+{
+	switch (what) {
+	case IPP_FDID_NEW: return "new";
+	case IPP_FDID_UPDATE: return "update";
+	case IPP_FDID_IO: return "io";
+	case IPP_FDID_CALL: return "call";
+	case IPP_FDID_SCHED: return "sched";
+	case IPP_FDID_SUM: return "sum";
+	case IPP_FDID_TASK: return "task";
+	case IPP_FDID_ARGS: return "args";
+	case IPP_FDID_SIGNAL: return "signal";
+	default: return "?";
+	}
 }

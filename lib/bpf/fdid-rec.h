@@ -134,7 +134,7 @@ enum ipp_fdid_stat {
 #ifndef __bpf__
 /* ---------------------------------------------------------------- userspace: lib/bpf/fdid-rec.c */
 #include <stddef.h>
-#include "procfd.h"
+#include "fd/procfd.h"
 
 /*
  * Check the RAW data of one bpf-output sample (@size bytes, not aligned)
@@ -147,7 +147,7 @@ enum ipp_fdid_stat {
 int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out);
 
 /*
- * What a NEW or UPDATE record says, as lib/procfd.c says it from /proc and
+ * What a NEW or UPDATE record says, as lib/fd/procfd.c says it from /proc and
  * sock_diag: kind, object ("pipe:[N]", "socket:[N]", "/path" with
  * " (deleted)", "anon_inode:[eventfd]"), ino, dev, flags, and for sockets
  * family, type, protocol, state, local and remote addresses, unix peer,

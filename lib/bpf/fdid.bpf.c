@@ -19,6 +19,7 @@
  * leaves as they were at entry: no sys_enter program, no per-thread map.
  */
 #include "common.bpf.h"
+#include "agg.bpf.h"
 
 /* The kernel's dev_t (major << 20 | minor) as stat(2) encodes it. */
 static __always_inline __u64 user_dev(__u32 kdev)

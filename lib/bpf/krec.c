@@ -33,19 +33,3 @@ int ipp_krec__fixed(const void *raw, size_t size, unsigned int what, size_t need
 	memcpy(out, raw, need);
 	return 0;
 }
-
-const char *ipp_fdid_rec__what_name(unsigned int what)
-{
-	switch (what) {
-	case IPP_FDID_NEW: return "new";
-	case IPP_FDID_UPDATE: return "update";
-	case IPP_FDID_IO: return "io";
-	case IPP_FDID_CALL: return "call";
-	case IPP_FDID_SCHED: return "sched";
-	case IPP_FDID_SUM: return "sum";
-	case IPP_FDID_TASK: return "task";
-	case IPP_FDID_ARGS: return "args";
-	case IPP_FDID_SIGNAL: return "signal";
-	default: return "?";
-	}
-}

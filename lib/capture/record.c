@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The recorder: a session's capture, its records through the pd writer
+ * (pd-writer.c), and at its end the ipcperf feature section that lets a
+ * replay give the live run's numbers (record.h describes its layout;
+ * rec-data.c reads it back).
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "capture/perfdata.h"
+#include "source/formats.h"
+#include "capture/identlog.h"
+#include "capture/record.h"
+
+/* ------------------------------------------------------------------ recorder */
+
+struct ipp_recorder {
+	struct ipp_pd_writer *w;
+	struct ipp_identlog *log;
+	struct ipp_rec_lost *lost;
+	size_t nr_lost;
+	struct ipp_rec_counters *cnt;
+	size_t nr_cnt;
+	int err;
+	bool err_said;		/* the first write error went to the print function */
+	char *path;
+	char *header_page, *header_event;
+};
+
+/* Once, when it happens: a recorder of a long run hears of a full disk at once. */
+static void write_failed(struct ipp_recorder *r, int err)
+{
+	if (!r->err)
+		r->err = err;
+	if (r->err_said)
+		return;
+	r->err_said = true;
+	ipp_info("cannot write the capture to %s: %s\n", r->path, strerror(-r->err));
+}
+
+
+struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
+{
+	struct ipp_pd_writer_opts o = { .sz = sizeof(o) };
+	struct ipp_recorder *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->log = ipp_identlog__new();
+	r->path = strdup(path);
+	if (!r->log || !r->path) {
+		ipp_recorder__delete(r);
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->header_page = ipp_tracefs_events_file("header_page", &o.header_page_len);
+	r->header_event = ipp_tracefs_events_file("header_event", &o.header_event_len);
+	o.header_page = r->header_page;
+	o.header_event = r->header_event;
+	o.kernel_text = ipp_pd_kernel_text();
+	r->w = fd >= 0 ? ipp_pd_writer__new_fd(fd, &o) : ipp_pd_writer__new(path, &o);
+	if (!r->w) {
+		struct stat st;
+
+		err = errno;
+		if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			ipp_info("refusing to write the capture to %s: it is a symbolic link, which "
+				 "is never followed; remove it, or give the path of the file it "
+				 "points to\n", path);
+		else if (err == ESPIPE || (err == ENXIO && lstat(path, &st) == 0 &&
+					    S_ISFIFO(st.st_mode)))
+			ipp_info("cannot write the capture to %s: a capture must be a seekable "
+				 "file, such as a regular file\n", path);
+		else
+			ipp_info("cannot write the capture to %s: %s\n", path, strerror(err));
+		ipp_recorder__delete(r);
+		errno = err;
+		return NULL;
+	}
+	return r;
+}
+
+int ipp_recorder__add_event(struct ipp_recorder *r, const struct ipcperf_event_desc *d)
+{
+	return ipp_pd_writer__add_event(r->w, d->system, d->name, d->attr, d->attr_size, d->ids,
+					d->nr_ids, d->format, d->format_len);
+}
+
+int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es)
+{
+	for (size_t i = 0; i < es->n; i++) {
+		const struct ipp_event *ev = &es->v[i];
+		const struct ipcperf_event_desc d = {
+			.system = ev->system, .name = ev->name, .id = ev->id, .attr = &ev->attr,
+			.attr_size = sizeof(ev->attr), .ids = ev->ids, .nr_ids = ev->nr_ids,
+			.format = ev->format, .format_len = ev->format_len,
+		};
+		int err;
+
+		if (!ev->opened)
+			continue;
+		err = ipp_recorder__add_event(r, &d);
+		if (err) {
+			ipp_info("cannot describe %s:%s in the capture: %s\n", ev->system, ev->name,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size)
+{
+	int err;
+
+	if (r->err)
+		return;
+	err = ipp_pd_writer__write(r->w, rec, size);
+	if (err)
+		write_failed(r, err);
+}
+
+void ipp_recorder__comm(struct ipp_recorder *r, pid_t pid, pid_t tid, const char *comm,
+			uint64_t id)
+{
+	/* header, pid, tid, the name with its NUL padded to 8 bytes, the trailer */
+	unsigned char rec[8 + 8 + 24 + IPP_PD_OWN_TRAILER] = { 0 };
+	size_t name = strnlen(comm, 15), off = 16 + ((name + 8) & ~(size_t)7);
+	struct perf_event_header h = { .type = PERF_RECORD_COMM,
+				       .size = (uint16_t)(off + IPP_PD_OWN_TRAILER) };
+	uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
+
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + 8, ids, sizeof(ids));
+	memcpy(rec + 16, comm, name);
+	/* trailer: pid, tid, time 0 (before any record), cpu 0, res, id */
+	memcpy(rec + off, ids, sizeof(ids));
+	memcpy(rec + off + 24, &id, sizeof(id));
+	ipp_recorder__write(r, rec, h.size);
+}
+
+struct ipp_identlog *ipp_recorder__log(struct ipp_recorder *r)
+{
+	return r->log;
+}
+
+void ipp_recorder__lost(struct ipp_recorder *r, int cpu, uint64_t lost)
+{
+	struct ipp_rec_lost *v = realloc(r->lost, (r->nr_lost + 1) * sizeof(*v));
+
+	if (!v) {
+		r->err = r->err ? r->err : -ENOMEM;
+		return;
+	}
+	r->lost = v;
+	v[r->nr_lost++] = (struct ipp_rec_lost){ .cpu = (uint32_t)cpu, .lost = lost };
+}
+
+void ipp_recorder__counters(struct ipp_recorder *r, pid_t pid,
+			    const struct ipcperf_counter_value *vals)
+{
+	struct ipp_rec_counters *v = realloc(r->cnt, (r->nr_cnt + 1) * sizeof(*v));
+
+	if (!v) {
+		r->err = r->err ? r->err : -ENOMEM;
+		return;
+	}
+	r->cnt = v;
+	memset(&v[r->nr_cnt], 0, sizeof(*v));
+	v[r->nr_cnt].pid = pid;
+	v[r->nr_cnt].nr = IPCPERF_CNT__MAX;
+	memcpy(v[r->nr_cnt].v, vals, sizeof(v->v));
+	r->nr_cnt++;
+}
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put_entry(struct buf *b, uint32_t type, const void *data, uint32_t len)
+{
+	size_t need = 8 + ((len + 7u) & ~7u);
+
+	if (b->oom)
+		return;
+	if (b->len + need > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		unsigned char *p;
+
+		while (cap < b->len + need)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, &type, 4);
+	memcpy(b->p + b->len + 4, &len, 4);
+	memcpy(b->p + b->len + 8, data, len);
+	memset(b->p + b->len + 8 + len, 0, need - 8 - len);
+	b->len += need;
+}
+
+int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *ss)
+{
+	struct buf b = { 0 };
+	const struct ipp_ident_ans *ans;
+	size_t nr_ans;
+	int err;
+
+	ipp_recorder__write(r, NULL, 0);	/* the last round */
+	put_entry(&b, IPP_REC_T_SESSION, ss, sizeof(*ss));
+	for (size_t i = 0; i < r->nr_lost; i++)
+		put_entry(&b, IPP_REC_T_LOST, &r->lost[i], sizeof(r->lost[i]));
+	for (size_t i = 0; i < r->nr_cnt; i++)
+		put_entry(&b, IPP_REC_T_COUNTERS, &r->cnt[i], sizeof(r->cnt[i]));
+	ans = ipp_identlog__answers(r->log, &nr_ans);
+	for (size_t i = 0; i < nr_ans; i++)
+		put_entry(&b, IPP_REC_T_IDENT, &ans[i], sizeof(ans[i]));
+	if (b.oom && !r->err)
+		r->err = -ENOMEM;
+	if (!r->err && (err = ipp_pd_writer__set_blob(r->w, IPP_REC_BLOB_VERSION, b.p, b.len)))
+		r->err = err;
+	free(b.p);
+	err = ipp_pd_writer__close(r->w);
+	r->w = NULL;
+	if (err || r->err)
+		write_failed(r, err);
+	err = r->err;
+	ipp_recorder__delete(r);
+	return err;
+}
+
+void ipp_recorder__delete(struct ipp_recorder *r)
+{
+	if (!r)
+		return;
+	ipp_pd_writer__delete(r->w);
+	ipp_identlog__delete(r->log);
+	free(r->lost);
+	free(r->cnt);
+	free(r->header_page);
+	free(r->header_event);
+	free(r->path);
+	free(r);
+}
+

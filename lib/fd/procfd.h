@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What an fd of a process refers to, from /proc/PID/fd, /proc/PID/fdinfo
+ * (procfd.c) and NETLINK_SOCK_DIAG (sockdb.c). Not pure: it reads /proc
+ * and talks to the kernel, but opens no perf events and needs no privilege
+ * for the caller's own processes.
+ *
+ * Objects are named as the JSON contract wants them: "pipe:[123]",
+ * "socket:[456]", "/path" (the text of the /proc link), or "unknown".
+ *
+ * Limits:
+ *  - sock_diag answers for the caller's network namespace only. A socket of
+ *    a process in another netns is not found there: its kind, family and
+ *    type then come from the socket's protocol name (xattr
+ *    system.sockprotoname: "TCP", "UDPv6", "UNIX-STREAM", ...), diag is
+ *    false and addresses, peer and buffer sizes are unknown (0).
+ *  - Sockets that are in no kernel lookup table are not in sock_diag dumps
+ *    either: a TCP socket never bound nor connected, an unbound UDP socket.
+ *    Same fallback as above.
+ *  - Socket inodes are 32-bit in sock_diag; sockfs inode numbers are too.
+ */
+#ifndef IPCPERF_PROCFD_H
+#define IPCPERF_PROCFD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <sys/un.h>
+#include "ipcperf/ipcperf.h"
+
+/*
+ * A socket address. sa.sa_family says which member is valid; AF_UNSPEC
+ * (0) when unknown or none. Ports and addresses are in network order, as
+ * from getsockname(). For AF_UNIX, un.sun_path is NUL-terminated text: a
+ * path, or an abstract name shown with a leading '@' (as ss does; NULs inside
+ * the name also become '@'); "" for an unbound socket.
+ */
+union ipp_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+	struct sockaddr_un un;
+};
+
+struct ipp_fdid {
+	enum ipcperf_fd_kind kind;
+	uint64_t ino;		/* st_ino of the object (pipe/socket inode, file inode) */
+	uint64_t dev;		/* st_dev of the object */
+	char object[128];	/* "pipe:[N]", "socket:[N]", "/path", "anon_inode:[eventfd]", "unknown" */
+	bool truncated;		/* the path did not fit: object is "..." and its last 124 bytes */
+	int flags;		/* open flags from fdinfo (O_ACCMODE, O_NONBLOCK...), -1 if unknown */
+
+	/* Sockets (family == 0 otherwise). */
+	int family;		/* AF_UNIX, AF_INET, AF_INET6, AF_NETLINK...; 0 unknown */
+	int type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET...; 0 unknown */
+	int protocol;		/* IPPROTO_TCP / IPPROTO_UDP for inet, else 0 */
+	int state;		/* TCP_* of <netinet/tcp.h> (unix: TCP_LISTEN, TCP_ESTABLISHED,
+				 * TCP_CLOSE...); -1 unknown */
+	bool diag;		/* the fields below came from sock_diag; false: all unknown */
+	/*
+	 * Inode of the socket at the other end, on this host; 0 if none or
+	 * unknown. unix: UNIX_DIAG_PEER. tcp/udp: the socket whose local and
+	 * remote address:port are this one's remote and local (so a loopback
+	 * connection names both its ends).
+	 */
+	uint64_t peer_ino;
+	union ipp_sockaddr local;	/* inet: getsockname(); unix: our bound name */
+	union ipp_sockaddr remote;	/* inet: getpeername() (port 0 unconnected); unix: the peer's name */
+	/* inet: traffic stays on this host (an address is loopback, or the peer is local). */
+	bool loopback;
+	uint32_t rcvbuf;	/* SO_RCVBUF as the kernel holds it (SK_MEMINFO_RCVBUF); 0 unknown */
+	uint32_t sndbuf;	/* SO_SNDBUF (SK_MEMINFO_SNDBUF); 0 unknown */
+	uint32_t rqueue;	/* bytes waiting to be read (listening: pending connections) */
+	uint32_t wqueue;	/* bytes sent but not yet taken / acked (listening: backlog) */
+};
+
+/*
+ * Format @a as "127.0.0.1:80", "[::1]:80", "/path", "@name", or "" (none)
+ * into @buf of @len bytes (always NUL-terminated when len > 0).
+ * @return the length it needed, as snprintf.
+ */
+int ipp_sockaddr_str(const union ipp_sockaddr *a, char *buf, size_t len);
+
+/*
+ * A snapshot of every unix, TCP and UDP (IPv4 and IPv6) socket of the
+ * caller's network namespace, looked up by inode: one set of netlink dumps
+ * answers any number of resolutions.
+ */
+struct ipp_sockdb;
+
+/* @return an empty db, freed with ipp_sockdb__delete(); NULL with errno (ENOMEM). */
+struct ipp_sockdb *ipp_sockdb__new(void);
+/* Accepts NULL. */
+void ipp_sockdb__delete(struct ipp_sockdb *db);
+/*
+ * Replace the contents with fresh dumps: unix, tcp, tcp6, udp, udp6. A
+ * family this kernel cannot dump (no IPv6, no udp_diag) is left out.
+ * @return the number of sockets (>= 0), or -errno (the old contents stay):
+ *   -ENOMEM, or the netlink socket's error.
+ */
+int ipp_sockdb__refresh(struct ipp_sockdb *db);
+/* Number of sockets of the last successful refresh. */
+size_t ipp_sockdb__count(const struct ipp_sockdb *db);
+/*
+ * Describe the socket of inode @ino: fills every member of @out (object
+ * "socket:[ino]", flags -1, dev 0, diag true).
+ * @return 0, or -ENOENT when the snapshot has no such socket (@out untouched).
+ */
+int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdid *out);
+
+/*
+ * The inodes of the open inet sockets of @kind (tcp or udp) whose addresses
+ * read @details[i] ("LOCAL -> REMOTE", as an fd's detail gives them), into
+ * @inos[i]; 0 for none. One pass over @db for all @n of them.
+ * @return 0 or -ENOMEM.
+ */
+int ipp_sockdb__find_addrs(const struct ipp_sockdb *db, enum ipcperf_fd_kind kind,
+			   const char *const *details, size_t n, uint64_t *inos);
+
+/*
+ * Ask the kernel about the one socket of inode @ino (of @kind: unix, tcp or
+ * udp): a unix socket is one request by inode, tcp and udp need dumps of
+ * that protocol, since sock_diag cannot look inet sockets up by inode.
+ * @return 0 with @out filled as ipp_sockdb__lookup() does; -ENOENT (not
+ *   found, or another kind); the netlink socket's -errno.
+ */
+int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *out);
+
+/*
+ * Identify fd @fd of process @pid.
+ * @db: a snapshot to look sockets up in, or NULL to ask the kernel about this
+ *   one socket (a unix socket: one request by inode; tcp/udp: dumps of that
+ *   protocol, as sock_diag cannot look inet sockets up by inode). With a db,
+ *   a socket it lacks is asked about only when it is a unix socket (cheap);
+ *   for tcp/udp the fallback of the header comment applies: refresh the db
+ *   when sockets may be newer than it.
+ * @return 0 with @out filled; -ENOENT when @fd is not open; -ESRCH when the
+ *   process does not exist or has exited (zombie); -EACCES when /proc denies
+ *   it (another user's process, without CAP_SYS_PTRACE); -EINVAL for a
+ *   negative fd or pid <= 0. @out is only written on success.
+ */
+int ipp_procfd_resolve(pid_t pid, int fd, const struct ipp_sockdb *db, struct ipp_fdid *out);
+
+/*
+ * ipp_procfd_resolve(), with the socket table asked of @get_db(@ctx) only
+ * once the fd's object is held and found to be a socket: a table made
+ * (a dump of every socket of the machine takes milliseconds) before the
+ * object was held would give the fd that time to be closed. @get_db may
+ * return NULL (then the one socket is asked about, as with @db NULL).
+ */
+int ipp_procfd_resolve_held(pid_t pid, int fd, const struct ipp_sockdb *(*get_db)(void *ctx),
+			    void *ctx, struct ipp_fdid *out);
+
+/*
+ * Call @cb for every open fd of @pid, in increasing fd order. @id lives only
+ * for the call. An fd closed while scanning is skipped. With @db NULL, one
+ * snapshot is taken (at the first socket) and used for the whole scan.
+ * When @pid is the caller itself, the fd of the /proc directory being read
+ * is left out.
+ * @return the number of fds reported; the first non-zero return of @cb,
+ *   which stops the scan; or -ESRCH / -EACCES / -ENOMEM (the callback may
+ *   have been called for some fds by then).
+ */
+int ipp_procfd_scan(pid_t pid, const struct ipp_sockdb *db,
+		  int (*cb)(void *ctx, int fd, const struct ipp_fdid *id), void *ctx);
+
+/*
+ * Capacity in bytes of the pipe at fd @fd of process @pid (a tgid): a copy of
+ * the fd is taken with pidfd_open + pidfd_getfd, asked F_GETPIPE_SZ, closed.
+ * Needs ptrace access to @pid (same user, or CAP_SYS_PTRACE; always true
+ * for the caller's own process). The copy is closed before returning; while
+ * it is held (microseconds) a reader would not yet see EOF if the target
+ * closed its last write end at that very moment.
+ * @return bytes (> 0); -ESRCH (no such process), -EBADF (@fd not open),
+ *   -EPERM (no ptrace access), -EINVAL (not a pipe, or @pid not a tgid),
+ *   -ENOSYS (kernel older than 5.6). Falling back, e.g. to 65536 (16 pages,
+ *   the default size of a new pipe), is the caller's decision.
+ */
+int ipp_pipe_capacity_via_pidfd(pid_t pid, int fd);
+
+#endif /* IPCPERF_PROCFD_H */

@@ -1,0 +1,774 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * NETLINK_SOCK_DIAG: what each unix, TCP and UDP socket of this network
+ * namespace is bound and connected to, looked up by inode (procfd.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/tcp.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+
+#include "internal.h"
+#include "fd/procfd.h"
+
+int ipp_sockaddr_str(const union ipp_sockaddr *a, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	switch (a->sa.sa_family) {
+	case AF_INET:
+		inet_ntop(AF_INET, &a->in.sin_addr, ip, sizeof(ip));
+		return snprintf(buf, len, "%s:%u", ip, ntohs(a->in.sin_port));
+	case AF_INET6:
+		inet_ntop(AF_INET6, &a->in6.sin6_addr, ip, sizeof(ip));
+		return snprintf(buf, len, "[%s]:%u", ip, ntohs(a->in6.sin6_port));
+	case AF_UNIX:
+		return snprintf(buf, len, "%.*s", (int)sizeof(a->un.sun_path), a->un.sun_path);
+	default:
+		return snprintf(buf, len, "%s", "");
+	}
+}
+
+/* ------------------------------------------------------------------ netlink */
+
+/* Big enough for the largest dump skb the kernel builds for us (32 KiB). */
+#define NL_BUFSZ (64 * 1024)
+
+struct nl {
+	int fd;
+	uint32_t seq;
+	char *buf;
+};
+
+static int nl_open(struct nl *nl)
+{
+	nl->seq = 0;
+	nl->buf = malloc(NL_BUFSZ);
+	if (!nl->buf)
+		return -ENOMEM;
+	nl->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl->fd < 0) {
+		int err = -errno;
+		free(nl->buf);
+		return err;
+	}
+	return 0;
+}
+
+static void nl_close(struct nl *nl)
+{
+	close(nl->fd);
+	free(nl->buf);
+}
+
+typedef int (*nl_cb_t)(void *ctx, const struct nlmsghdr *h);
+
+/*
+ * Send @req (which starts with a struct nlmsghdr, @len bytes in all) and hand
+ * every reply to @cb until the dump ends (@dump) or the one reply came.
+ * @return 0, the first non-zero return of @cb, or the kernel's -errno.
+ */
+static int nl_query(struct nl *nl, void *req, size_t len, bool dump, nl_cb_t cb, void *ctx)
+{
+	struct nlmsghdr *rh = req;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	uint32_t seq = ++nl->seq;
+
+	rh->nlmsg_len = (uint32_t)len;
+	rh->nlmsg_flags = NLM_F_REQUEST | (dump ? NLM_F_DUMP : 0);
+	rh->nlmsg_seq = seq;
+	for (;;) {
+		if (sendto(nl->fd, req, len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) >= 0)
+			break;
+		if (errno != EINTR)
+			return -errno;
+	}
+
+	for (;;) {
+		struct iovec iov = { .iov_base = nl->buf, .iov_len = NL_BUFSZ };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(nl->fd, &msg, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (msg.msg_flags & MSG_TRUNC)
+			return -EMSGSIZE;
+		if (n == 0)
+			return -EPROTO;
+
+		size_t off = 0;
+		while ((size_t)n - off >= sizeof(struct nlmsghdr)) {
+			const struct nlmsghdr *h = (const void *)(nl->buf + off);
+
+			if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > (size_t)n - off)
+				return -EPROTO;
+			off += NLMSG_ALIGN(h->nlmsg_len);
+			if (h->nlmsg_seq != seq)
+				continue;	/* left over from an earlier query */
+			if (h->nlmsg_type == NLMSG_DONE) {
+				int err = 0;
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
+					memcpy(&err, NLMSG_DATA(h), sizeof(err));
+				return err < 0 ? err : 0;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr e;
+				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
+					return -EPROTO;
+				memcpy(&e, NLMSG_DATA(h), sizeof(e));
+				return e.error;
+			}
+			int r = cb(ctx, h);
+			if (r)
+				return r;
+			if (!dump)
+				return 0;
+		}
+	}
+}
+
+/*
+ * The next attribute of message @h at *@off (start: NLMSG_ALIGN of the fixed
+ * header's size), its payload size in *@alen; NULL at the end or on a
+ * malformed attribute.
+ */
+static const struct nlattr *attr_next(const struct nlmsghdr *h, size_t *off, size_t *alen)
+{
+	size_t plen = h->nlmsg_len - NLMSG_HDRLEN;
+	const struct nlattr *a;
+
+	if (*off + NLA_HDRLEN > plen)
+		return NULL;
+	a = (const void *)((const char *)NLMSG_DATA(h) + *off);
+	if (a->nla_len < NLA_HDRLEN || a->nla_len > plen - *off)
+		return NULL;
+	*alen = a->nla_len - NLA_HDRLEN;
+	*off += NLA_ALIGN(a->nla_len);
+	return a;
+}
+
+static const void *attr_data(const struct nlattr *a)
+{
+	return (const char *)a + NLA_HDRLEN;
+}
+
+/* ------------------------------------------------------------------ sockdb */
+
+union inaddr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
+struct sockent {
+	uint32_t ino;
+	uint32_t peer;		/* unix: UNIX_DIAG_PEER; inet: set by link_inet_peers() */
+	uint8_t family, type, protocol, state;
+	uint32_t rcvbuf, sndbuf, rqueue, wqueue;
+	union {
+		struct {
+			union inaddr local, remote;
+		} in;
+		char name[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	};
+};
+
+struct ipp_sockdb {
+	struct sockent *ents;	/* sorted by ino once finished */
+	size_t n, cap;
+};
+
+struct ipp_sockdb *ipp_sockdb__new(void)
+{
+	return calloc(1, sizeof(struct ipp_sockdb));
+}
+
+void ipp_sockdb__delete(struct ipp_sockdb *db)
+{
+	if (!db)
+		return;
+	free(db->ents);
+	free(db);
+}
+
+size_t ipp_sockdb__count(const struct ipp_sockdb *db)
+{
+	return db->n;
+}
+
+static struct sockent *db_push(struct ipp_sockdb *db)
+{
+	if (ipp_grow((void **)&db->ents, &db->cap, db->n + 1, sizeof(*db->ents)) < 0)
+		return NULL;
+	struct sockent *e = &db->ents[db->n++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+/* UNIX_DIAG_NAME bytes → text: a path up to its NUL, or "@" + an abstract name. */
+static void unix_name(char *dst, size_t size, const unsigned char *src, size_t len)
+{
+	size_t o = 0;
+
+	if (len && src[0] == '\0') {
+		for (size_t i = 0; i < len && o + 1 < size; i++)
+			dst[o++] = src[i] ? (char)src[i] : '@';
+	} else {
+		for (size_t i = 0; i < len && src[i] && o + 1 < size; i++)
+			dst[o++] = (char)src[i];
+	}
+	dst[o] = '\0';
+}
+
+static int add_unix(void *ctx, const struct nlmsghdr *h)
+{
+	struct ipp_sockdb *db = ctx;
+	const struct unix_diag_msg *m = NLMSG_DATA(h);
+	const struct nlattr *a;
+	size_t off = NLMSG_ALIGN(sizeof(*m)), alen;
+
+	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+		return -EPROTO;
+
+	struct sockent *e = db_push(db);
+	if (!e)
+		return -ENOMEM;
+	e->ino = m->udiag_ino;
+	e->family = AF_UNIX;
+	e->type = m->udiag_type;
+	e->state = m->udiag_state;
+	while ((a = attr_next(h, &off, &alen))) {
+		const void *p = attr_data(a);
+		uint32_t mem[SK_MEMINFO_VARS];
+		struct unix_diag_rqlen rq;
+
+		switch (a->nla_type & NLA_TYPE_MASK) {
+		case UNIX_DIAG_NAME:
+			unix_name(e->name, sizeof(e->name), p, alen);
+			break;
+		case UNIX_DIAG_PEER:
+			if (alen >= sizeof(e->peer))
+				memcpy(&e->peer, p, sizeof(e->peer));
+			break;
+		case UNIX_DIAG_RQLEN:
+			if (alen >= sizeof(rq)) {
+				memcpy(&rq, p, sizeof(rq));
+				e->rqueue = rq.udiag_rqueue;
+				e->wqueue = rq.udiag_wqueue;
+			}
+			break;
+		case UNIX_DIAG_MEMINFO:
+			if (alen >= (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t)) {
+				memcpy(mem, p, (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t));
+				e->rcvbuf = mem[SK_MEMINFO_RCVBUF];
+				e->sndbuf = mem[SK_MEMINFO_SNDBUF];
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+struct inet_ctx {
+	struct ipp_sockdb *db;
+	uint8_t protocol;
+};
+
+static void set_inaddr(union inaddr *a, int family, const __be32 *addr, __be16 port, uint32_t ifindex)
+{
+	memset(a, 0, sizeof(*a));
+	if (family == AF_INET) {
+		a->in.sin_family = AF_INET;
+		a->in.sin_port = port;
+		memcpy(&a->in.sin_addr, addr, 4);
+	} else {
+		a->in6.sin6_family = AF_INET6;
+		a->in6.sin6_port = port;
+		memcpy(&a->in6.sin6_addr, addr, 16);
+		/* getsockname() gives a scope only to link-local addresses. */
+		if (IN6_IS_ADDR_LINKLOCAL(&a->in6.sin6_addr))
+			a->in6.sin6_scope_id = ifindex;
+	}
+}
+
+static int add_inet(void *ctx, const struct nlmsghdr *h)
+{
+	struct inet_ctx *ic = ctx;
+	const struct inet_diag_msg *m = NLMSG_DATA(h);
+	const struct nlattr *a;
+	size_t off = NLMSG_ALIGN(sizeof(*m)), alen;
+
+	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+		return -EPROTO;
+	/* TIME_WAIT and request sockets have no inode and no fd. */
+	if (!m->idiag_inode || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
+		return 0;
+
+	struct sockent *e = db_push(ic->db);
+	if (!e)
+		return -ENOMEM;
+	e->ino = m->idiag_inode;
+	e->family = m->idiag_family;
+	e->protocol = ic->protocol;
+	e->type = ic->protocol == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM;
+	e->state = m->idiag_state;
+	e->rqueue = m->idiag_rqueue;
+	e->wqueue = m->idiag_wqueue;
+	set_inaddr(&e->in.local, e->family, m->id.idiag_src, m->id.idiag_sport, m->id.idiag_if);
+	set_inaddr(&e->in.remote, e->family, m->id.idiag_dst, m->id.idiag_dport, m->id.idiag_if);
+	while ((a = attr_next(h, &off, &alen))) {
+		uint32_t mem[SK_MEMINFO_VARS];
+
+		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_SKMEMINFO &&
+		    alen >= (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t)) {
+			memcpy(mem, attr_data(a), (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t));
+			e->rcvbuf = mem[SK_MEMINFO_RCVBUF];
+			e->sndbuf = mem[SK_MEMINFO_SNDBUF];
+		}
+	}
+	return 0;
+}
+
+enum {
+	DUMP_UNIX = 1u << 0,
+	DUMP_TCP4 = 1u << 1,
+	DUMP_TCP6 = 1u << 2,
+	DUMP_UDP4 = 1u << 3,
+	DUMP_UDP6 = 1u << 4,
+	DUMP_ALL = 0x1f,
+};
+
+#define UNIX_SHOW (UDIAG_SHOW_NAME | UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN | UDIAG_SHOW_MEMINFO)
+
+/* The unix socket of inode @ino only (0: dump them all). */
+static int query_unix(struct nl *nl, struct ipp_sockdb *db, uint32_t ino)
+{
+	struct {
+		struct nlmsghdr h;
+		struct unix_diag_req r;
+	} req = {
+		.h.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		.r = {
+			.sdiag_family = AF_UNIX,
+			.udiag_states = ~0u,
+			.udiag_ino = ino,
+			.udiag_show = UNIX_SHOW,
+			.udiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+		},
+	};
+	return nl_query(nl, &req, sizeof(req), ino == 0, add_unix, db);
+}
+
+static int dump_inet(struct nl *nl, struct ipp_sockdb *db, int family, uint8_t protocol)
+{
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.h.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		.r = {
+			.sdiag_family = (uint8_t)family,
+			.sdiag_protocol = protocol,
+			.idiag_ext = 1u << (INET_DIAG_SKMEMINFO - 1),
+			/* Every state but those of sockets without an fd. */
+			.idiag_states = ~((1u << TCP_TIME_WAIT) | (1u << 12 /* TCP_NEW_SYN_RECV */)),
+		},
+	};
+	struct inet_ctx ic = { .db = db, .protocol = protocol };
+	return nl_query(nl, &req, sizeof(req), true, add_inet, &ic);
+}
+
+/* Errors that mean "this kernel cannot dump that family": leave it out. */
+static bool dump_unsupported(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -EPROTONOSUPPORT ||
+	       err == -EAFNOSUPPORT || err == -EINVAL;
+}
+
+static int dump(struct nl *nl, struct ipp_sockdb *db, unsigned int mask)
+{
+	static const struct {
+		unsigned int bit;
+		int family;
+		uint8_t protocol;
+	} inet[] = {
+		{ DUMP_TCP4, AF_INET, IPPROTO_TCP },
+		{ DUMP_TCP6, AF_INET6, IPPROTO_TCP },
+		{ DUMP_UDP4, AF_INET, IPPROTO_UDP },
+		{ DUMP_UDP6, AF_INET6, IPPROTO_UDP },
+	};
+	int err;
+
+	if (mask & DUMP_UNIX) {
+		err = query_unix(nl, db, 0);
+		if (err < 0 && !dump_unsupported(err))
+			return err;
+	}
+	for (size_t i = 0; i < sizeof(inet) / sizeof(inet[0]); i++) {
+		if (!(mask & inet[i].bit))
+			continue;
+		err = dump_inet(nl, db, inet[i].family, inet[i].protocol);
+		if (err < 0 && !dump_unsupported(err))
+			return err;
+	}
+	return 0;
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	uint32_t x = ((const struct sockent *)a)->ino, y = ((const struct sockent *)b)->ino;
+	return x < y ? -1 : x > y;
+}
+
+static const struct sockent *db_find(const struct ipp_sockdb *db, uint64_t ino)
+{
+	if (ino == 0 || ino > UINT32_MAX || !db->n)
+		return NULL;
+	struct sockent key = { .ino = (uint32_t)ino };
+	return bsearch(&key, db->ents, db->n, sizeof(key), cmp_ino);
+}
+
+/* An inet endpoint as 16 address bytes (IPv4 as ::ffff:a.b.c.d) and a port. */
+struct endpoint {
+	uint8_t addr[16];
+	uint8_t port[2];
+};
+
+static void endpoint_of(struct endpoint *ep, const union inaddr *a)
+{
+	if (a->sa.sa_family == AF_INET) {
+		memset(ep->addr, 0, 10);
+		ep->addr[10] = ep->addr[11] = 0xff;
+		memcpy(ep->addr + 12, &a->in.sin_addr, 4);
+		memcpy(ep->port, &a->in.sin_port, 2);
+	} else {
+		memcpy(ep->addr, &a->in6.sin6_addr, 16);
+		memcpy(ep->port, &a->in6.sin6_port, 2);
+	}
+}
+
+static bool endpoint_any_port(const struct endpoint *ep)
+{
+	return ep->port[0] == 0 && ep->port[1] == 0;
+}
+
+static bool addr_is_v4(const uint8_t a[16])
+{
+	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
+	return !memcmp(a, v4map, 12);
+}
+
+/* @a is the wildcard address of a socket that would receive traffic to @to. */
+static bool addr_is_any_for(const uint8_t a[16], const uint8_t to[16])
+{
+	static const uint8_t zero[16], v4any[16] = { [10] = 0xff, [11] = 0xff };
+	return !memcmp(a, zero, 16) || (!memcmp(a, v4any, 16) && addr_is_v4(to));
+}
+
+static bool addr_is_loopback(const uint8_t a[16])
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+	return !memcmp(a, v6lo, 16) || (addr_is_v4(a) && a[12] == 127);
+}
+
+/* Sort key of a connection: protocol, local endpoint, remote endpoint. */
+struct conn_key {
+	uint8_t b[1 + 2 * sizeof(struct endpoint)];
+	uint32_t idx;
+};
+
+static void conn_key(struct conn_key *k, uint8_t protocol, const struct endpoint *a,
+		     const struct endpoint *b)
+{
+	k->b[0] = protocol;
+	memcpy(k->b + 1, a, sizeof(*a));
+	memcpy(k->b + 1 + sizeof(*a), b, sizeof(*b));
+}
+
+static int cmp_conn(const void *a, const void *b)
+{
+	return memcmp(((const struct conn_key *)a)->b, ((const struct conn_key *)b)->b,
+		      sizeof(((const struct conn_key *)a)->b));
+}
+
+/*
+ * The UDP socket a datagram to @to would be delivered to: the one unconnected
+ * socket bound to exactly that address and port, or else the one bound to the
+ * wildcard address on that port. 0 when none, or several (SO_REUSEPORT).
+ */
+static uint32_t udp_receiver(const struct ipp_sockdb *db, const struct endpoint *to, size_t self)
+{
+	uint32_t exact = 0, wild = 0;
+	unsigned int n_exact = 0, n_wild = 0;
+
+	for (size_t i = 0; i < db->n; i++) {
+		const struct sockent *e = &db->ents[i];
+		struct endpoint l, r;
+
+		if (i == self || e->protocol != IPPROTO_UDP)
+			continue;
+		endpoint_of(&r, &e->in.remote);
+		if (!endpoint_any_port(&r))
+			continue;
+		endpoint_of(&l, &e->in.local);
+		if (memcmp(l.port, to->port, 2))
+			continue;
+		if (!memcmp(l.addr, to->addr, 16)) {
+			exact = e->ino;
+			n_exact++;
+		} else if (addr_is_any_for(l.addr, to->addr)) {
+			wild = e->ino;
+			n_wild++;
+		}
+	}
+	if (n_exact)
+		return n_exact == 1 ? exact : 0;
+	return n_wild == 1 ? wild : 0;
+}
+
+/*
+ * Give each connected inet socket the inode of its other end when that end is
+ * a socket of this host: the socket whose endpoints are this one's, swapped.
+ */
+static int link_inet_peers(struct ipp_sockdb *db)
+{
+	struct conn_key *keys;
+	size_t nk = 0;
+
+	keys = malloc((db->n ? db->n : 1) * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < db->n; i++) {
+		const struct sockent *e = &db->ents[i];
+		struct endpoint l, r;
+
+		if (e->family != AF_INET && e->family != AF_INET6)
+			continue;
+		endpoint_of(&l, &e->in.local);
+		endpoint_of(&r, &e->in.remote);
+		conn_key(&keys[nk], e->protocol, &l, &r);
+		keys[nk++].idx = (uint32_t)i;
+	}
+	qsort(keys, nk, sizeof(*keys), cmp_conn);
+
+	for (size_t i = 0; i < db->n; i++) {
+		struct sockent *e = &db->ents[i];
+		struct endpoint l, r;
+		struct conn_key k;
+
+		if (e->family != AF_INET && e->family != AF_INET6)
+			continue;
+		endpoint_of(&l, &e->in.local);
+		endpoint_of(&r, &e->in.remote);
+		if (endpoint_any_port(&r))
+			continue;
+		conn_key(&k, e->protocol, &r, &l);
+		const struct conn_key *m = bsearch(&k, keys, nk, sizeof(k), cmp_conn);
+		if (m && m->idx != i)
+			e->peer = db->ents[m->idx].ino;
+		else if (e->protocol == IPPROTO_UDP)
+			e->peer = udp_receiver(db, &r, i);
+	}
+	free(keys);
+	return 0;
+}
+
+/* Sort by inode and link inet peers: the db can then answer lookups. */
+static int db_finish(struct ipp_sockdb *db)
+{
+	if (!db->n)
+		return 0;	/* and ents may be NULL, which qsort must not get */
+	qsort(db->ents, db->n, sizeof(*db->ents), cmp_ino);
+	return link_inet_peers(db);
+}
+
+int ipp_sockdb__refresh(struct ipp_sockdb *db)
+{
+	struct ipp_sockdb fresh = { 0 };
+	struct nl nl;
+	int err;
+
+	err = nl_open(&nl);
+	if (err)
+		return err;
+	err = dump(&nl, &fresh, DUMP_ALL);
+	nl_close(&nl);
+	if (!err)
+		err = db_finish(&fresh);
+	if (err) {
+		free(fresh.ents);
+		return err;
+	}
+	free(db->ents);
+	*db = fresh;
+	return db->n > INT_MAX ? INT_MAX : (int)db->n;
+}
+
+/* Only the socket members of @out. */
+static void fill_socket(const struct ipp_sockdb *db, const struct sockent *e, struct ipp_fdid *out)
+{
+	out->family = e->family;
+	out->type = e->type;
+	out->protocol = e->protocol;
+	out->state = e->state;
+	out->diag = true;
+	out->peer_ino = e->peer;
+	out->rcvbuf = e->rcvbuf;
+	out->sndbuf = e->sndbuf;
+	out->rqueue = e->rqueue;
+	out->wqueue = e->wqueue;
+	out->loopback = false;
+	memset(&out->local, 0, sizeof(out->local));
+	memset(&out->remote, 0, sizeof(out->remote));
+
+	if (e->family == AF_UNIX) {
+		out->kind = IPCPERF_FD_UNIX;
+		out->local.un.sun_family = AF_UNIX;
+		memcpy(out->local.un.sun_path, e->name, sizeof(e->name));
+		const struct sockent *p = e->peer ? db_find(db, e->peer) : NULL;
+		if (p && p->family == AF_UNIX) {
+			out->remote.un.sun_family = AF_UNIX;
+			memcpy(out->remote.un.sun_path, p->name, sizeof(p->name));
+		}
+		return;
+	}
+
+	struct endpoint l, r;
+	out->kind = e->protocol == IPPROTO_TCP ? IPCPERF_FD_TCP : IPCPERF_FD_UDP;
+	memcpy(&out->local, &e->in.local, sizeof(e->in.local));
+	memcpy(&out->remote, &e->in.remote, sizeof(e->in.remote));
+	endpoint_of(&l, &e->in.local);
+	endpoint_of(&r, &e->in.remote);
+	out->loopback = addr_is_loopback(l.addr) || addr_is_loopback(r.addr) || e->peer;
+}
+
+int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdid *out)
+{
+	const struct sockent *e = db_find(db, ino);
+
+	if (!e)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->ino = ino;
+	out->flags = -1;
+	snprintf(out->object, sizeof(out->object), "socket:[%llu]", (unsigned long long)ino);
+	fill_socket(db, e, out);
+	return 0;
+}
+
+int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *out)
+{
+	struct ipp_sockdb tmp = { 0 };
+	struct nl nl;
+	int err;
+
+	if (kind != IPCPERF_FD_UNIX && kind != IPCPERF_FD_TCP && kind != IPCPERF_FD_UDP)
+		return -ENOENT;
+	err = nl_open(&nl);
+	if (err)
+		return err;
+	if (kind == IPCPERF_FD_UNIX) {
+		err = query_unix(&nl, &tmp, ino);
+		/* The peer too, for its name. */
+		if (!err && tmp.n == 1 && tmp.ents[0].peer)
+			(void)query_unix(&nl, &tmp, tmp.ents[0].peer);
+	} else if (kind == IPCPERF_FD_TCP) {
+		/* Both families: the other end of a connection may be in either. */
+		err = dump(&nl, &tmp, DUMP_TCP4 | DUMP_TCP6);
+	} else {
+		err = dump(&nl, &tmp, DUMP_UDP4 | DUMP_UDP6);
+	}
+	nl_close(&nl);
+	if (!err)
+		err = db_finish(&tmp);
+	if (!err) {
+		const struct sockent *e = db_find(&tmp, ino);
+		if (e)
+			fill_socket(&tmp, e, out);
+		else
+			err = -ENOENT;
+	}
+	free(tmp.ents);
+	return err;
+}
+
+/* ------------------------------------------------------------------ by addresses */
+
+struct addrino {
+	char detail[IPP_DETAIL_MAX];
+	uint64_t ino;
+};
+
+static int cmp_addrino(const void *a, const void *b)
+{
+	return strcmp(((const struct addrino *)a)->detail, ((const struct addrino *)b)->detail);
+}
+
+/* "L -> R" of every inet socket of @kind in @db, sorted; NULL with *@n 0 when none or no memory. */
+static struct addrino *addr_index(const struct ipp_sockdb *db, enum ipcperf_fd_kind kind,
+				  size_t *n)
+{
+	struct addrino *v = malloc((db->n ? db->n : 1) * sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < db->n; i++) {
+		struct ipp_fdid f;
+		char l[IPP_ADDR_MAX] = "", r[IPP_ADDR_MAX] = "";
+
+		if (db->ents[i].family == AF_UNIX || ipp_sockdb__lookup(db, db->ents[i].ino, &f) ||
+		    f.kind != kind)
+			continue;
+		ipp_sockaddr_str(&f.local, l, sizeof(l));
+		ipp_sockaddr_str(&f.remote, r, sizeof(r));
+		snprintf(v[*n].detail, sizeof(v[*n].detail), "%s -> %s", l, r);
+		v[(*n)++].ino = f.ino;
+	}
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), cmp_addrino);
+	return v;
+}
+
+int ipp_sockdb__find_addrs(const struct ipp_sockdb *db, enum ipcperf_fd_kind kind,
+			   const char *const *details, size_t n, uint64_t *inos)
+{
+	size_t nr;
+	struct addrino *v = addr_index(db, kind, &nr);
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct addrino key;
+		const struct addrino *e;
+
+		snprintf(key.detail, sizeof(key.detail), "%s", details[i]);
+		e = nr ? bsearch(&key, v, nr, sizeof(*v), cmp_addrino) : NULL;
+		inos[i] = e ? e->ino : 0;
+	}
+	free(v);
+	return 0;
+}

@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Flow correlation: links each read on a channel to the write(s) it drained.
+ *
+ * Byte streams (pipes, stream sockets) are matched by byte offset: the k-th
+ * byte written into a channel is the k-th byte read out (doc/accuracy.md,
+ * rule 6), so every channel keeps a FIFO of the written segments not yet read
+ * and each read takes its bytes from the front. Datagrams are matched message
+ * by message. A pipe is one flow; a socket end carries the flow from itself
+ * to its peer, keyed by the writing end's inode.
+ *
+ * Events arrive in the order calls finish. A read can finish before the write
+ * that fed it (a large write into a full pipe returns only after the reader
+ * has drained part of it): such read bytes wait as "debt" for a write that
+ * was already under way when the read finished; bytes no traced write can
+ * explain were written before the capture and count as unmatched.
+ *
+ * What an fd is may be settled only some time after the call (see fdtable.h:
+ * a /proc answer is confirmed when the events reach the time it was read),
+ * so calls wait in arrival order until their fd is settled; a call on an fd
+ * that turns out unknown is left out.
+ */
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include "stats/account.h"
+#include "flows/flows.h"
+#include "flows/chains.h"
+#include "fd/fdtable.h"
+#include "hist.h"
+#include "internal.h"
+#include "flows/waits.h"
+
+const char *ipcperf_verdict_name(enum ipcperf_verdict v)
+{
+	switch (v) {
+	case IPCPERF_VERDICT_BACKPRESSURE: return "backpressure";
+	case IPCPERF_VERDICT_CONSUMER_STARVED: return "consumer-starved";
+	case IPCPERF_VERDICT_IDLE: return "idle";
+	case IPCPERF_VERDICT_UNMEASURED: return "unmeasured";
+	default: return "balanced";
+	}
+}
+
+struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
+{
+	struct ipcperf_flows *fl;
+
+	if (!st) {
+		errno = EINVAL;
+		return NULL;
+	}
+	fl = calloc(1, sizeof(*fl));
+	if (!fl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fl->st = st;
+	fl->waits = ipp_waits__new();
+	if (!fl->waits) {
+		free(fl);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ipp_settleq__init(&fl->pend, ipp_stats__fdtab(st));
+	return fl;
+}
+
+void ipcperf_flows__delete(struct ipcperf_flows *fl)
+{
+	if (!fl)
+		return;
+	for (size_t i = 0; i < fl->nr; i++) {
+		struct flow *f = fl->flows[i];
+
+		free(f->writers.v);
+		free(f->readers.v);
+		free(f->segs.v);
+		free(f->debts.v);
+		free(f->wire);
+		free(f->wire_packed);
+		free(f);
+	}
+	free(fl->flows);
+	free(fl->warm);
+	ipp_settleq__fini(&fl->pend);
+	free(fl->served);
+	ipp_waits__delete(fl->waits);
+	free(fl->takes);
+	free(fl);
+}
+
+int ipcperf_flows__on_match(struct ipcperf_flows *fl,
+			    void (*cb)(void *ctx, const struct ipcperf_flow_match *m), void *ctx)
+{
+	if (!fl)
+		return -EINVAL;
+	fl->match_cb = cb;
+	fl->match_ctx = ctx;
+	return 0;
+}
+
+/* Flows made between two cool() passes; still for this long (the events' time, 10 ms), a flow is packed. */
+#define COOL_EVERY 256
+#define COOL_NS 10000000ull
+
+static void fifo_release(struct fifo *q)
+{
+	if (q->len)
+		return;
+	free(q->v);
+	*q = (struct fifo){ 0 };
+}
+
+/*
+ * The warm flows still for COOL_NS: their wire histograms packed, their
+ * empty queues freed (a flow that moves bytes again takes them back).
+ */
+static void cool(struct ipcperf_flows *fl)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < fl->nr_warm; i++) {
+		struct flow *f = fl->warm[i];
+		struct ipp_hist_packed *p = NULL;
+
+		if (f->last + COOL_NS > fl->now || (!(p = ipp_hist_pack(f->wire)) && errno)) {
+			fl->warm[k++] = f;
+			continue;
+		}
+		fifo_release(&f->segs);
+		fifo_release(&f->debts);
+		f->wire_packed = p;
+		free(f->wire);
+		f->wire = NULL;
+	}
+	fl->nr_warm = k;
+}
+
+/* ------------------------------------------------------------------ containers */
+
+static struct seg *fifo_front(struct fifo *q)
+{
+	return q->len ? &q->v[q->head] : NULL;
+}
+
+static void fifo_pop(struct fifo *q)
+{
+	q->head = (q->head + 1) % q->cap;
+	q->len--;
+}
+
+static int fifo_push(struct fifo *q, const struct seg *s)
+{
+	if (ipp_ring_reserve((void **)&q->v, &q->cap, &q->head, q->len, sizeof(*q->v),
+			     IPP_GROW_MIN) < 0)
+		return -ENOMEM;
+	q->v[(q->head + q->len) % q->cap] = *s;
+	q->len++;
+	return 0;
+}
+
+static void pidset_add(struct pidset *s, pid_t pid)
+{
+	size_t i = 0;
+
+	while (i < s->n && s->v[i] < pid)
+		i++;
+	if (i < s->n && s->v[i] == pid)
+		return;
+	if (ipp_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
+		return;
+	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
+	s->v[i] = pid;
+	s->n++;
+}
+
+static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create)
+{
+	size_t lo = 0, hi = fl->nr;
+	struct flow *f;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (fl->flows[mid]->ino == ino)
+			return fl->flows[mid];
+		if (fl->flows[mid]->ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!create)
+		return NULL;
+	if (ipp_grow((void **)&fl->flows, &fl->cap, fl->nr + 1, sizeof(*fl->flows)) < 0)
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->ino = ino;
+	f->capacity = -1;
+	memmove(&fl->flows[lo + 1], &fl->flows[lo], (fl->nr - lo) * sizeof(*fl->flows));
+	fl->flows[lo] = f;
+	fl->nr++;
+	if (++fl->made % COOL_EVERY == 0)
+		cool(fl);
+	return f;
+}
+
+/* ------------------------------------------------------------------ matching */
+
+/*
+ * The dense wire histogram of @f to add to: made, or taken back from its
+ * packed one; the flow is warm. NULL: no memory.
+ */
+static struct ipp_hist *wire_of(struct ipcperf_flows *fl, struct flow *f)
+{
+	if (f->wire)
+		return f->wire;
+	if (ipp_grow((void **)&fl->warm, &fl->cap_warm, fl->nr_warm + 1, sizeof(*fl->warm)) < 0)
+		return NULL;
+	f->wire = malloc(sizeof(*f->wire));
+	if (!f->wire)
+		return NULL;
+	fl->warm[fl->nr_warm++] = f;
+	ipp_hist_init(f->wire);
+	if (f->wire_packed)
+		ipp_hist_merge_packed(f->wire, f->wire_packed);
+	free(f->wire_packed);
+	f->wire_packed = NULL;
+	return f->wire;
+}
+
+static void set_queued(struct flow *f, uint64_t queued, uint64_t when)
+{
+	bool full;
+
+	f->queued = queued;
+	/*
+	 * Calls are seen as they end: a writer woken by a reader can return
+	 * before that reader does, and the estimate overshoots by a write. A
+	 * pipe whose size we read cannot hold more than that size.
+	 */
+	if (f->kind == IPCPERF_FD_PIPE && !f->cap_default && f->capacity > 0 &&
+	    queued > (uint64_t)f->capacity)
+		queued = (uint64_t)f->capacity;
+	if (queued > f->max_queued)
+		f->max_queued = queued;
+	if (f->capacity <= 0)
+		return;
+	full = queued * 10 >= (uint64_t)f->capacity * 9;
+	if (full && !f->full_since)
+		f->full_since = when ? when : 1;
+	else if (!full && f->full_since) {
+		f->full_ns += when - f->full_since;
+		f->full_since = 0;
+		f->full_end = when;
+	}
+}
+
+static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
+		  const struct seg *r, uint64_t bytes)
+{
+	/*
+	 * From the write's start (its bytes begin to go in) to the read's end
+	 * (they are out): bytes can leave before the write that put them in
+	 * returns (a reader blocked in read), never before it started. At least
+	 * 1 ns: bytes that crossed took time.
+	 */
+	uint64_t wire = r->end > w->start ? r->end - w->start : 1;
+	struct ipp_hist *h = wire_of(fl, f);
+
+	if (h)
+		ipp_hist_add(h, wire);
+	f->matches++;
+	if (fl->match_cb) {
+		struct ipcperf_flow_match m = {
+			.object = f->object, .wpid = w->pid, .wtid = w->tid, .rpid = r->pid,
+			.rtid = r->tid, .write_start_ns = w->start, .write_end_ns = w->end,
+			.read_start_ns = r->start, .read_end_ns = r->end, .bytes = bytes,
+			.queued = f->queued,
+		};
+
+		fl->match_cb(fl->match_ctx, &m);
+	}
+}
+
+/* One side's calls' span, [*@first, *@last], to take in @ev (0: none yet; a call from 0 counts from 1 ns). */
+static void span_add(uint64_t *first, uint64_t *last, const struct ipcperf_syscall *ev)
+{
+	if (!*first || ev->start_ns < *first)
+		*first = ev->start_ns ? ev->start_ns : 1;
+	if (ev->end_ns > *last)
+		*last = ev->end_ns;
+}
+
+static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
+{
+	struct seg w = { .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
+			 .left = (uint64_t)ev->ret };
+	struct seg *d;
+
+	f->writes++;
+	f->bytes_w += w.left;
+	span_add(&f->wfirst, &f->wlast, ev);
+	/* Reads that finished before this write could not have been fed by it. */
+	while ((d = fifo_front(&f->debts)) && d->end < w.start) {
+		f->unmatched += d->left;
+		fifo_pop(&f->debts);
+	}
+	while (w.left && (d = fifo_front(&f->debts))) {
+		/* A datagram read took what it took of the message, and the whole message left. */
+		uint64_t take = d->left < w.left ? d->left : w.left;
+		struct seg rd = *d;
+
+		w.left = f->datagram ? 0 : w.left - take;
+		d->left -= take;
+		if (!d->left || f->datagram)
+			fifo_pop(&f->debts);
+		match(fl, f, &w, &rd, take);
+	}
+	if (!w.left && !f->datagram)
+		return;
+	if (f->datagram && w.left != (uint64_t)ev->ret)
+		return;	/* the message was taken by a read already */
+	fifo_push(&f->segs, &w);
+	set_queued(f, f->queued + w.left, w.end);
+}
+
+static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
+{
+	struct seg r = { .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
+			 .left = (uint64_t)ev->ret };
+	struct seg *w;
+
+	f->reads++;
+	f->bytes_r += r.left;
+	span_add(&f->rfirst, &f->rlast, ev);
+	if (f->datagram) {
+		/* One read, one message: whatever its size, the whole message leaves. */
+		struct seg msg;
+
+		w = fifo_front(&f->segs);
+		if (!w) {
+			fifo_push(&f->debts, &r);
+			return;
+		}
+		msg = *w;
+		fifo_pop(&f->segs);
+		set_queued(f, f->queued - msg.left, r.end);
+		match(fl, f, &msg, &r, r.left);
+		return;
+	}
+	/* Take the bytes first, report the matches after: "queued" is what the read left. */
+	{
+		size_t n = 0;
+		uint64_t total = 0;
+
+		while (r.left && (w = fifo_front(&f->segs))) {
+			uint64_t take = w->left < r.left ? w->left : r.left;
+
+			if (ipp_grow((void **)&fl->takes, &fl->cap_takes, n + 1, sizeof(*fl->takes)) < 0)
+				break;	/* out of memory: the rest stays queued */
+			fl->takes[n].w = *w;
+			fl->takes[n++].bytes = take;
+			total += take;
+			w->left -= take;
+			r.left -= take;
+			if (!w->left)
+				fifo_pop(&f->segs);
+		}
+		set_queued(f, f->queued - total, r.end);
+		for (size_t i = 0; i < n; i++)
+			match(fl, f, &fl->takes[i].w, &r, fl->takes[i].bytes);
+	}
+	if (r.left)
+		fifo_push(&f->debts, &r);
+}
+
+/* What the waits said of the call at the front of pend (it leaves it now). */
+static struct served pop_served(struct ipcperf_flows *fl)
+{
+	struct served sv = fl->served[fl->served_head];
+
+	fl->served_head = (fl->served_head + 1) % fl->served_cap;
+	return sv;
+}
+
+/* Refusals and waits of the call @ev, on @f. */
+static void add_waits(struct flow *f, const struct ipcperf_syscall *ev, const struct served *sv)
+{
+	bool writing = ev->cls == IPCPERF_SC_WRITE;
+
+	if (ev->ret == -EAGAIN)
+		(*(writing ? &f->wagain : &f->ragain))++;
+	if (!sv->waited)
+		return;
+	if (!writing) {
+		f->rwait += sv->w.blocked_ns;
+		f->rwaits++;
+		return;
+	}
+	/* a writer waited for room: refused, or the channel full while it waited */
+	if (sv->w.refused || f->full_since || (f->full_end && f->full_end >= sv->w.start_ns)) {
+		f->wwait += sv->w.blocked_ns;
+		f->wwaits++;
+	}
+}
+
+/* A call whose fd is settled: its bytes into the channel's flow. */
+void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch)
+{
+	struct ipcperf_flows *fl = ctx;
+	struct flow *f;
+	/* vmsplice (a move with one fd): out of a pipe's read end, else into the pipe */
+	bool writing = ev->cls == IPCPERF_SC_WRITE ||
+		       (ev->cls == IPCPERF_SC_MOVE && ch->accmode != O_RDONLY + 1);
+	struct served sv = pop_served(fl);
+	uint64_t key;
+
+	if (ev->end_ns > fl->now)
+		fl->now = ev->end_ns;
+	if (ch->state == IPP_ID_UNKNOWN || !ch->ino)
+		return;
+	if (ch->kind != IPCPERF_FD_PIPE && ch->kind != IPCPERF_FD_UNIX &&
+	    ch->kind != IPCPERF_FD_TCP && ch->kind != IPCPERF_FD_UDP)
+		return;
+	/* A pipe is one channel; a socket's data goes from the writing end to its peer. */
+	key = ch->kind == IPCPERF_FD_PIPE || writing ? ch->ino : ch->peer_ino;
+	if (!key)
+		key = ch->ino | UNPEERED;	/* a peer not known (not traced): by the reader */
+	f = get_flow(fl, key, true);
+	if (!f)
+		return;
+	if (!f->object[0]) {
+		f->kind = ch->kind;
+		f->datagram = ch->sock_type == SOCK_DGRAM || ch->sock_type == SOCK_SEQPACKET;
+		if (ch->kind == IPCPERF_FD_PIPE || writing || (key & UNPEERED))
+			snprintf(f->object, sizeof(f->object), "%s", ch->object);
+		else
+			snprintf(f->object, sizeof(f->object), "socket:[%llu]",
+				 (unsigned long long)key);
+		f->reader_ino = ch->kind == IPCPERF_FD_PIPE ? ch->ino : ch->peer_ino;
+	}
+	if (!f->active) {
+		f->active = true;
+		f->first = ev->start_ns;
+	}
+	if (!writing && ch->kind != IPCPERF_FD_PIPE)
+		f->reader_ino = ch->ino;
+	if (f->capacity < 0 && ch->capacity > 0 && (writing || ch->kind == IPCPERF_FD_PIPE)) {
+		f->capacity = ch->capacity;
+		f->cap_default = ch->cap_default;
+	}
+	f->last = ev->end_ns;
+	pidset_add(writing ? &f->writers : &f->readers, ev->pid);
+	*(writing ? &f->traced_w : &f->traced_r) = true;
+	if (writing)
+		f->wblocked += ev->blocked_ns;
+	else
+		f->rblocked += ev->blocked_ns;
+	add_waits(f, ev, &sv);
+	if (ev->ret <= 0)
+		return;	/* errors and EOF move nothing */
+	if (writing)
+		on_write(fl, f, ev);
+	else
+		on_read(fl, f, ev);
+}
+
+/* Queue @ev (its fd is incarnation @inc) with what the waits say of it. */
+static void push(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, long inc)
+{
+	struct served sv = { 0 };
+	size_t len = fl->pend.len;
+
+	/* asked in the thread's order, as the calls come */
+	sv.waited = ipp_waits__served(fl->waits, ev, &sv.w);
+	if (inc < 0 || ipp_ring_reserve((void **)&fl->served, &fl->served_cap, &fl->served_head,
+					len, sizeof(*fl->served), 256) < 0)
+		return;
+	if (ipp_settleq__push(&fl->pend, ev, inc) < 0)
+		return;
+	fl->served[(fl->served_head + len) % fl->served_cap] = sv;
+}
+
+/* Queue @ev as a call on @fd of class @cls. */
+static void pend(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev, int fd,
+		 enum ipcperf_sc_class cls)
+{
+	struct ipcperf_syscall half = *ev;
+
+	half.fd = fd;
+	half.cls = cls;
+	/* the file the call began with: another thread may have ended the fd meanwhile */
+	push(fl, &half, ipp_fdtab__inc_at(ipp_stats__fdtab(fl->st), ev->pid, fd, ev->start_ns));
+}
+
+/*
+ * A move between two fds: a read of its source, then a write of its
+ * destination, each with the call's times (its blocked time on both: the
+ * call does not say which end it waited for). tee leaves its bytes in the
+ * source pipe: only its write.
+ */
+static void pend_move(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
+{
+	if (ev->out_fd < 0) {
+		pend(fl, ev, ev->fd, IPCPERF_SC_MOVE);	/* vmsplice: its way by the pipe end */
+		return;
+	}
+	if (ev->nr != __NR_tee)
+		pend(fl, ev, ev->fd, IPCPERF_SC_READ);
+	pend(fl, ev, ev->out_fd, IPCPERF_SC_WRITE);
+}
+
+void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_syscall *ev)
+{
+	if (!fl)
+		return;
+	if (ipp_waits__follows(ev)) {
+		ipp_waits__call(fl->waits, ev);
+		return;
+	}
+	if ((ev->cls != IPCPERF_SC_READ && ev->cls != IPCPERF_SC_WRITE &&
+	     ev->cls != IPCPERF_SC_MOVE) || ev->fd < 0 || ev->ret_is_msgs)
+		return;
+	if (ev->cls == IPCPERF_SC_MOVE)
+		pend_move(fl, ev);
+	else
+		pend(fl, ev, ev->fd, ev->cls);
+	ipp_settleq__drain(&fl->pend, false, ipp_flows__process, fl);
+}
+
+static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
+{
+	ipcperf_flows__add_syscall(ctx, ev);
+}
+
+int ipcperf_flows__attach(struct ipcperf_flows *fl, struct ipcperf_session *s)
+{
+	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = fl, .syscall = h_syscall);
+
+	if (!fl || !s)
+		return -EINVAL;
+	return ipcperf_session__add_handlers(s, &h);
+}
+
+/* ------------------------------------------------------------------ intervals */
+
+/*
+ * Zero what @f counted, keep what the matching carries into the next
+ * interval: the bytes queued, the reads waiting for their write, the
+ * capacity, and a channel still full, full from @now on.
+ */
+static void flow_reset(struct flow *f, uint64_t now)
+{
+	f->writers.n = f->readers.n = 0;
+	f->writes = f->reads = f->bytes_w = f->bytes_r = f->unmatched = f->matches = 0;
+	if (f->wire)
+		ipp_hist_init(f->wire);
+	free(f->wire_packed);
+	f->wire_packed = NULL;
+	f->max_queued = f->queued;
+	if (f->kind == IPCPERF_FD_PIPE && !f->cap_default && f->capacity > 0 &&
+	    f->max_queued > (uint64_t)f->capacity)
+		f->max_queued = (uint64_t)f->capacity;
+	f->full_ns = 0;
+	if (f->full_since)
+		f->full_since = now ? now : 1;
+	f->wblocked = f->rblocked = f->wagain = f->ragain = 0;
+	f->wwait = f->rwait = f->wwaits = f->rwaits = 0;
+	f->wfirst = f->wlast = f->rfirst = f->rlast = 0;
+	f->first = f->last = 0;
+	f->active = false;
+}
+
+void ipcperf_flows__reset(struct ipcperf_flows *fl)
+{
+	if (!fl)
+		return;
+	for (size_t i = 0; i < fl->nr; i++)
+		flow_reset(fl->flows[i], fl->now);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * lib/flows/: IPC flows. Each read matched to the writes it drained
+ * (flows.c), the flows read out with their verdicts (flows-read.c), each
+ * flow's place along its chain and the bottlenecks (chains.c), and an
+ * event loop's waits put on the fds that became ready (waits.c). This folder may call stats/ (the fd table of a stats object),
+ * fd/ (what the fds are, once settled), pipeline/ (the session it attaches
+ * to) and the ground floor (lib/).
+ *
+ * The flows object (struct ipcperf_flows) is public and opaque: the rest of
+ * the library does not call into this folder. This header holds its
+ * insides, shared by flows.c (calls matched, flows kept) and flows-read.c
+ * (the flows read out, with their verdicts).
+ */
+#ifndef IPCPERF_FLOWS_H
+#define IPCPERF_FLOWS_H
+
+#include "internal.h"
+#include "fd/fdtable.h"
+#include "hist.h"
+#include "flows/waits.h"
+
+/*
+ * The key of a flow read from a socket whose peer is not known: the
+ * reader's inode with this bit, apart from the flows keyed by a writing
+ * end (the kernel numbers socket inodes with 32 bits: get_next_ino()).
+ */
+#define UNPEERED (1ull << 63)
+
+struct seg {
+	uint64_t start, end;	/* of the call that wrote (or read, for debts) */
+	pid_t pid, tid;
+	uint64_t left;		/* bytes not matched yet */
+};
+
+struct fifo {
+	struct seg *v;
+	size_t head, len, cap;
+};
+
+struct pidset {
+	pid_t *v;
+	size_t n, cap;
+};
+
+struct flow {
+	uint64_t ino, reader_ino;
+	char object[128];
+	enum ipcperf_fd_kind kind;
+	bool datagram;
+	struct pidset writers, readers;
+	uint64_t writes, reads, bytes_w, bytes_r, unmatched, matches;
+	/*
+	 * The wire times: dense while the flow moves bytes, packed once it
+	 * has been still for a while (cool()): a server's flows, two per
+	 * connection, are kept to the report (a dense histogram is ~7.7 KB).
+	 * Both NULL while empty.
+	 */
+	struct ipp_hist *wire;
+	struct ipp_hist_packed *wire_packed;
+	int64_t capacity;
+	bool cap_default;
+	uint64_t queued, max_queued;
+	uint64_t full_since, full_ns;
+	uint64_t full_end;	/* when it last stopped being full */
+	uint64_t wblocked, rblocked;
+	uint64_t wagain, ragain;	/* refused with EAGAIN: full, empty */
+	uint64_t wwait, rwait, wwaits, rwaits;	/* epoll waits that ended ready for it */
+	uint64_t first, last;
+	uint64_t wfirst, wlast, rfirst, rlast;	/* the successful writes' and reads' span */
+	bool active;		/* a call since it was made or since ipcperf_flows__reset() */
+	/* A traced process wrote into it, read from it: ever, not reset with the pidsets. */
+	bool traced_w, traced_r;
+	struct fifo segs;	/* written, not yet read */
+	struct fifo debts;	/* read before their write was seen */
+};
+
+/* What the waits said of a queued call: the wait it was served after. */
+struct served {
+	bool waited;
+	struct ipp_waited w;
+};
+
+struct ipcperf_flows {
+	struct ipcperf_stats *st;
+	struct ipp_settleq pend;	/* calls whose fd is not settled yet */
+	struct served *served;		/* one for each call in pend, in its order */
+	size_t served_head, served_cap;
+	struct ipp_waits *waits;
+	struct take { struct seg w; uint64_t bytes; } *takes;	/* one read's matches */
+	size_t cap_takes;
+	struct flow **flows;	/* sorted by ino */
+	size_t nr, cap;
+	size_t made;		/* flows made: every COOL_EVERY of them, cool() */
+	uint64_t now;		/* the latest call's end */
+	struct flow **warm;	/* the flows whose wire histogram is dense: what cool() visits */
+	size_t nr_warm, cap_warm;
+	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
+	void *match_ctx;
+};
+
+/*
+ * One call whose fd is settled (ipp_settled_fn of the settle queue): its
+ * bytes matched, its flow's figures updated. @ctx is the flows object.
+ */
+void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch);
+
+#endif /* IPCPERF_FLOWS_H */

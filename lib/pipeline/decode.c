@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tracepoint decoding. libtraceevent parses each format once; we keep only
+ * the offsets and sizes of the fields we use, in a table indexed by the
+ * tracepoint id (common_type, the first u16 of every raw record). Decoding a
+ * record is then a table lookup and a few memcpy()s, with no name lookups.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include "internal.h"
+#include "syscalls.h"
+#include "pipeline/decode.h"
+
+struct fld {
+	int off;
+	int size;
+	bool is_signed;
+	bool dyn;	/* __data_loc: u32 (len << 16 | offset) */
+	bool rel;	/* __rel_loc: offset counts from the end of the field */
+};
+
+/* Field slots of each known tracepoint kind. */
+enum { F_NR = 0, F_RET = 1 };				/* sys_enter/exit: args in arg[] */
+enum { F_PREV_COMM, F_PREV_PID, F_PREV_STATE, F_NEXT_COMM, F_NEXT_PID };
+enum { F_W_COMM, F_W_PID, F_W_CPU };
+enum { F_PARENT_PID, F_CHILD_PID, F_CHILD_COMM };
+enum { F_FILENAME, F_E_PID, F_OLD_PID };
+enum { F_X_PID, F_X_COMM };
+#define MAX_FLDS 5
+
+struct tpdesc {
+	enum ipp_rec_kind kind;
+	const struct ipp_scdesc *sc;
+	struct fld f[MAX_FLDS];
+	struct fld arg[6];
+	unsigned int nr_args;
+	unsigned int min_size;	/* the record must hold every fixed field */
+	bool raw;		/* raw_syscalls: the syscall comes from the id field */
+	bool args8;		/* every arg is 8 bytes wide (they always are): a plain load each */
+};
+
+struct ipp_decoder {
+	struct tpdesc **by_id;
+	size_t nr_ids;
+};
+
+struct ipp_decoder *ipp_decoder__new(void)
+{
+	struct ipp_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		errno = ENOMEM;
+	return d;
+}
+
+void ipp_decoder__delete(struct ipp_decoder *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nr_ids; i++)
+		free(d->by_id[i]);
+	free(d->by_id);
+	free(d);
+}
+
+static int set_fld(struct tpdesc *t, struct fld *f, const struct tep_format_field *tf)
+{
+	if (!tf)
+		return -EPROTO;
+	f->off = tf->offset;
+	f->size = tf->size;
+	f->is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
+	f->dyn = tf->flags & TEP_FIELD_IS_DYNAMIC;
+	f->rel = tf->flags & TEP_FIELD_IS_RELATIVE;
+	if (f->off < 0 || f->size <= 0)
+		return -EPROTO;
+	if ((unsigned int)(f->off + f->size) > t->min_size)
+		t->min_size = f->off + f->size;
+	return 0;
+}
+
+static int need(struct tpdesc *t, struct tep_event *ev, int slot, const char *name)
+{
+	return set_fld(t, &t->f[slot], tep_find_field(ev, name));
+}
+
+/* Either name, for fields renamed across kernel versions. */
+static int need2(struct tpdesc *t, struct tep_event *ev, int slot, const char *a, const char *b)
+{
+	struct tep_format_field *tf = tep_find_field(ev, a);
+
+	return set_fld(t, &t->f[slot], tf ? tf : tep_find_field(ev, b));
+}
+
+static int describe_syscall(struct tpdesc *t, struct tep_event *ev, bool enter)
+{
+	struct tep_format_field *tf;
+	int err = need(t, ev, F_NR, "__syscall_nr");
+
+	if (err)
+		return err;
+	if (!enter)
+		return need(t, ev, F_RET, "ret");
+	/* The arguments are the fields after __syscall_nr, each 8 bytes wide. */
+	for (tf = ev->format.fields; tf && t->nr_args < 6; tf = tf->next) {
+		if (strcmp(tf->name, "__syscall_nr") == 0 || (tf->flags & TEP_FIELD_IS_DYNAMIC))
+			continue;
+		err = set_fld(t, &t->arg[t->nr_args], tf);
+		if (err)
+			return err;
+		t->nr_args++;
+	}
+	return 0;
+}
+
+/* raw_syscalls:sys_enter (id, args[6]) and sys_exit (id, ret): every syscall. */
+static int describe_raw(struct tpdesc *t, struct tep_event *ev, bool enter)
+{
+	struct tep_format_field *args;
+	int err = need(t, ev, F_NR, "id");
+
+	if (err)
+		return err;
+	if (!enter)
+		return need(t, ev, F_RET, "ret");
+	args = tep_find_field(ev, "args");
+	if (!args || args->size < 8 || args->size % 8)
+		return -EPROTO;
+	t->nr_args = args->size / 8 > 6 ? 6 : (unsigned int)args->size / 8;
+	for (unsigned int i = 0; i < t->nr_args; i++) {
+		t->arg[i] = (struct fld){ .off = args->offset + 8 * (int)i, .size = 8 };
+		if ((unsigned int)(t->arg[i].off + 8) > t->min_size)
+			t->min_size = t->arg[i].off + 8;
+	}
+	return 0;
+}
+
+static int describe(struct tpdesc *t, const char *system, struct tep_event *ev)
+{
+	const char *name = ev->name;
+	int err;
+
+	if (strcmp(system, "raw_syscalls") == 0) {
+		bool enter = strcmp(name, "sys_enter") == 0;
+
+		if (!enter && strcmp(name, "sys_exit") != 0)
+			return -EINVAL;
+		t->kind = enter ? IPP_REC_SYS_ENTER : IPP_REC_SYS_EXIT;
+		t->raw = true;
+		return describe_raw(t, ev, enter);
+	}
+
+	if (strcmp(system, "syscalls") == 0) {
+		bool enter = strncmp(name, "sys_enter_", 10) == 0;
+
+		if (!enter && strncmp(name, "sys_exit_", 9) != 0)
+			return -EINVAL;
+		t->sc = ipp_scdesc_by_name(name + (enter ? 10 : 9));
+		if (!t->sc)
+			return -EINVAL;
+		t->kind = enter ? IPP_REC_SYS_ENTER : IPP_REC_SYS_EXIT;
+		return describe_syscall(t, ev, enter);
+	}
+	if (strcmp(system, "sched") != 0)
+		return -EINVAL;
+	if (strcmp(name, "sched_switch") == 0) {
+		t->kind = IPP_REC_SWITCH;
+		if ((err = need(t, ev, F_PREV_COMM, "prev_comm")) ||
+		    (err = need(t, ev, F_PREV_PID, "prev_pid")) ||
+		    (err = need(t, ev, F_PREV_STATE, "prev_state")) ||
+		    (err = need(t, ev, F_NEXT_COMM, "next_comm")) ||
+		    (err = need(t, ev, F_NEXT_PID, "next_pid")))
+			return err;
+		return 0;
+	}
+	if (strcmp(name, "sched_wakeup") == 0) {
+		t->kind = IPP_REC_WAKEUP;
+		if ((err = need(t, ev, F_W_COMM, "comm")) ||
+		    (err = need(t, ev, F_W_PID, "pid")) ||
+		    (err = need2(t, ev, F_W_CPU, "target_cpu", "cpu")))
+			return err;
+		return 0;
+	}
+	if (strcmp(name, "sched_process_fork") == 0) {
+		t->kind = IPP_REC_FORK;
+		if ((err = need(t, ev, F_PARENT_PID, "parent_pid")) ||
+		    (err = need(t, ev, F_CHILD_PID, "child_pid")) ||
+		    (err = need(t, ev, F_CHILD_COMM, "child_comm")))
+			return err;
+		return 0;
+	}
+	if (strcmp(name, "sched_process_exec") == 0) {
+		t->kind = IPP_REC_EXEC;
+		if ((err = need(t, ev, F_FILENAME, "filename")) ||
+		    (err = need(t, ev, F_E_PID, "pid")) ||
+		    (err = need(t, ev, F_OLD_PID, "old_pid")))
+			return err;
+		return 0;
+	}
+	if (strcmp(name, "sched_process_exit") == 0) {
+		t->kind = IPP_REC_EXIT;
+		if ((err = need(t, ev, F_X_PID, "pid")) ||
+		    (err = need(t, ev, F_X_COMM, "comm")))
+			return err;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int ipp_decoder__add_format(struct ipp_decoder *d, const char *system, const char *name,
+			    const char *format, size_t len)
+{
+	/*
+	 * A parser of its own for each format: only offsets are kept, and a
+	 * format refused here leaves nothing behind that would block a retry.
+	 */
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *ev;
+	struct tpdesc *t;
+	int err, id;
+
+	if (!tep)
+		return -ENOMEM;
+	/*
+	 * Only the fields are used: the "print fmt:" line and what follows is
+	 * left to nobody. libtraceevent 1.7's printf-format parser divides by
+	 * zero on some malformed text (found by fuzzing captures).
+	 */
+	{
+		const char *pf = memmem(format, len, "\nprint fmt:", 11);
+
+		if (pf)
+			len = (size_t)(pf - format) + 1;
+	}
+	if (tep_parse_event(tep, format, len, system) != 0 ||
+	    !(ev = tep_find_event_by_name(tep, system, name)) || ev->id < 0 || ev->id > 0xffff) {
+		tep_free(tep);
+		return -EINVAL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		tep_free(tep);
+		return -ENOMEM;
+	}
+	err = describe(t, system, ev);
+	id = ev->id;
+	t->args8 = true;
+	for (unsigned int i = 0; i < t->nr_args; i++)
+		t->args8 = t->args8 && t->arg[i].size == 8;
+	tep_free(tep);
+	if (err) {
+		free(t);
+		return err;
+	}
+	if ((size_t)id >= d->nr_ids) {
+		size_t n = (size_t)id + 1;
+		struct tpdesc **tab = realloc(d->by_id, n * sizeof(*tab));
+
+		if (!tab) {
+			free(t);
+			return -ENOMEM;
+		}
+		memset(tab + d->nr_ids, 0, (n - d->nr_ids) * sizeof(*tab));
+		d->by_id = tab;
+		d->nr_ids = n;
+	}
+	free(d->by_id[id]);
+	d->by_id[id] = t;
+	return id;
+}
+
+static inline __attribute__((always_inline)) int64_t get_int(const unsigned char *raw,
+								const struct fld *f)
+{
+	switch (f->size) {
+	case 1: { uint8_t v; memcpy(&v, raw + f->off, 1); return f->is_signed ? (int64_t)(int8_t)v : (int64_t)v; }
+	case 2: { uint16_t v; memcpy(&v, raw + f->off, 2); return f->is_signed ? (int64_t)(int16_t)v : (int64_t)v; }
+	case 4: { uint32_t v; memcpy(&v, raw + f->off, 4); return f->is_signed ? (int64_t)(int32_t)v : (int64_t)v; }
+	default: { uint64_t v; memcpy(&v, raw + f->off, 8); return (int64_t)v; }
+	}
+}
+
+/* Copy a char[N] or __data_loc/__rel_loc string into @dst, NUL-terminated. */
+static int get_str(const unsigned char *raw, size_t size, const struct fld *f,
+		   char *dst, size_t dst_size)
+{
+	const unsigned char *src = raw + f->off;
+	size_t n = f->size;
+
+	if (f->dyn) {
+		uint32_t loc;
+		size_t off;
+
+		memcpy(&loc, src, sizeof(loc));
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (f->rel)
+			off += f->off + f->size;
+		if (off > size || n > size - off)
+			return -EPROTO;
+		src = raw + off;
+	}
+	if (n >= dst_size)
+		n = dst_size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+int ipp_decoder__decode(const struct ipp_decoder *d, const void *rawp, size_t size,
+			struct ipp_rec *out)
+{
+	const unsigned char *raw = rawp;
+	const struct tpdesc *t;
+	uint16_t id;
+
+	out->kind = IPP_REC_NONE;
+	if (size < sizeof(id))
+		return -EPROTO;
+	memcpy(&id, raw, sizeof(id));
+	if (id >= d->nr_ids || !(t = d->by_id[id]))
+		return -ENOENT;
+	if (size < t->min_size)
+		return -EPROTO;
+
+	switch (t->kind) {
+	case IPP_REC_SYS_ENTER:
+		out->enter.nr = (int)get_int(raw, &t->f[F_NR]);
+		out->enter.sc = t->raw ? ipp_scdesc_by_nr(out->enter.nr) : t->sc;
+		out->enter.nr_args = t->nr_args;
+		if (t->args8) {
+			memset(out->enter.args, 0, sizeof(out->enter.args));
+			for (unsigned int i = 0; i < t->nr_args; i++)
+				memcpy(&out->enter.args[i], raw + t->arg[i].off, 8);
+			break;
+		}
+		for (unsigned int i = 0; i < 6; i++)
+			out->enter.args[i] = i < t->nr_args ? (uint64_t)get_int(raw, &t->arg[i]) : 0;
+		break;
+	case IPP_REC_SYS_EXIT:
+		out->exit.nr = (int)get_int(raw, &t->f[F_NR]);
+		out->exit.sc = t->raw ? ipp_scdesc_by_nr(out->exit.nr) : t->sc;
+		out->exit.ret = get_int(raw, &t->f[F_RET]);
+		break;
+	case IPP_REC_SWITCH:
+		if (get_str(raw, size, &t->f[F_PREV_COMM], out->sw.prev_comm, sizeof(out->sw.prev_comm)) ||
+		    get_str(raw, size, &t->f[F_NEXT_COMM], out->sw.next_comm, sizeof(out->sw.next_comm)))
+			return -EPROTO;
+		out->sw.prev_tid = (pid_t)get_int(raw, &t->f[F_PREV_PID]);
+		out->sw.prev_state = (long)get_int(raw, &t->f[F_PREV_STATE]);
+		out->sw.next_tid = (pid_t)get_int(raw, &t->f[F_NEXT_PID]);
+		break;
+	case IPP_REC_WAKEUP:
+		if (get_str(raw, size, &t->f[F_W_COMM], out->wake.comm, sizeof(out->wake.comm)))
+			return -EPROTO;
+		out->wake.tid = (pid_t)get_int(raw, &t->f[F_W_PID]);
+		out->wake.target_cpu = (int)get_int(raw, &t->f[F_W_CPU]);
+		break;
+	case IPP_REC_FORK:
+		if (get_str(raw, size, &t->f[F_CHILD_COMM], out->fork.child_comm,
+			    sizeof(out->fork.child_comm)))
+			return -EPROTO;
+		out->fork.parent_tid = (pid_t)get_int(raw, &t->f[F_PARENT_PID]);
+		out->fork.child_tid = (pid_t)get_int(raw, &t->f[F_CHILD_PID]);
+		break;
+	case IPP_REC_EXEC:
+		if (get_str(raw, size, &t->f[F_FILENAME], out->exec.filename,
+			    sizeof(out->exec.filename)))
+			return -EPROTO;
+		out->exec.tid = (pid_t)get_int(raw, &t->f[F_E_PID]);
+		out->exec.old_tid = (pid_t)get_int(raw, &t->f[F_OLD_PID]);
+		break;
+	case IPP_REC_EXIT:
+		if (get_str(raw, size, &t->f[F_X_COMM], out->pexit.comm, sizeof(out->pexit.comm)))
+			return -EPROTO;
+		out->pexit.tid = (pid_t)get_int(raw, &t->f[F_X_PID]);
+		break;
+	default:
+		return -ENOENT;
+	}
+	out->kind = t->kind;
+	return 0;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The live source's plan (plan.c): what of the kernel's help it loads (the
+ * fd identity, the calls paired, the switches and wakeups counted), and so
+ * which events it opens; chosen once from the options and the events, then
+ * read by the opening, the reading and the stop (rings.h).
+ */
+#ifndef IPCPERF_PLAN_H
+#define IPCPERF_PLAN_H
+
+#include <stdbool.h>
+#include "source/formats.h"
+
+/* The counters the kernel's own accounting of a task also gives. */
+#define IPP_SW_COUNTERS                                                                \
+	(IPCPERF_CNT_BIT(IPCPERF_CNT_TASK_CLOCK) | IPCPERF_CNT_BIT(IPCPERF_CNT_PAGE_FAULTS) | \
+	 IPCPERF_CNT_BIT(IPCPERF_CNT_CONTEXT_SWITCHES) | IPCPERF_CNT_BIT(IPCPERF_CNT_CPU_MIGRATIONS))
+
+/* What the plan is chosen from. */
+struct ipp_plan_in {
+	const struct ipp_evset *es;
+	bool no_bpf;
+	bool want_samples;	/* the syscalls' samples: asked for, or a capture or a tap reads them */
+	bool system_wide;
+	bool processes;		/* the targets are processes (pids or a command), not tids */
+	bool sw_counters;	/* software counters wanted (ipcperf_session_opts.counter_mask) */
+	bool sums_ok;		/* the calls' one consumer takes them added up (ipp_pipeline__takes_sums()) */
+};
+
+struct ipp_plan {
+	/* chosen (ipp_plan__choose()) */
+	bool fdid;		/* load the kernel's fd identity (lib/bpf) */
+	bool pair;		/* ... and have it pair the syscalls */
+	bool pair_switches;	/* ... and the switches (the calls carry their time off CPU) */
+	bool count_sched;	/* ... and count the threads' switches and wakeups */
+	bool sums;		/* ... and add the read/write family's calls up per fd (sum-rec.h) */
+	bool task_recs;		/* ... and write the targets' forks, execs and exits */
+	/*
+	 * had, once loaded (ipp_plan__had()): the syscalls paired in the kernel
+	 * (call records into the sample rings) in place of their sys_enter/
+	 * sys_exit samples, which are then not opened; the switch records too;
+	 * the threads' switches and wakeups counted there
+	 * (IPCPERF_EV_SCHED_TOTALS); the software counters taken from what the
+	 * kernel accounts to each counted thread, not from per-task events.
+	 */
+	bool paired;
+	bool paired_switches;
+	bool sched_counted;
+	bool task_acct;
+	bool summed;		/* the calls added up in the kernel: its sums read at the stop */
+	/*
+	 * The forks, execs and exits from the kernel's task records: their
+	 * sched_process_* tracepoints are not opened (closing the perf event of
+	 * a tracepoint waits for an RCU grace period, ~35-70 ms each here); a
+	 * dummy event (IPP_EV_RING) carries the sample ring of each CPU.
+	 */
+	bool paired_tasks;
+	bool pair_failed;	/* pairing was tried and could not be had: not chosen again */
+};
+
+/* Whether the session is to have the kernel's fd identity at all. */
+bool ipp_plan__wants_fdid(const struct ipp_plan_in *in);
+/* Choose what to load into @p (what it had is left as it was). */
+void ipp_plan__choose(struct ipp_plan *p, const struct ipp_plan_in *in);
+/* What loaded: the calls (and switches, as chosen) paired, the scheduling counted or not. */
+void ipp_plan__had(struct ipp_plan *p, const struct ipp_plan_in *in, bool sched_counted);
+/* Nothing of the kernel's help is had (any more). */
+void ipp_plan__none(struct ipp_plan *p);
+/* Whether event @ev is opened: not when the kernel's records or counts stand in for it. */
+bool ipp_plan__opens(const struct ipp_plan *p, const struct ipp_event *ev);
+/* Why the kernel's fd identity could not be had, for -@err. */
+const char *ipp_plan__bpf_why(int err);
+
+#endif /* IPCPERF_PLAN_H */

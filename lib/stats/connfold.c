@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Closed connections folded into their groups (ipcperf_stats_opts.fold_conns):
+ * a server traced for hours closes a connection per request, and each one
+ * is a row of its own (its own socket). Once enough folded rows of closed
+ * connections have piled up, they are grouped as the group walk would
+ * group them at the report (groups.c: process, kind, endpoint, peer
+ * process) and added into one fold per group, their rows freed.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stats/groups.h"
+
+/* The fold of the group of @key, made when new. NULL: no memory. */
+static struct connfold *cfold_of(struct ipcperf_stats *st, const struct connfold *key)
+{
+	for (size_t i = 0; i < st->nr_cfolds; i++) {
+		struct connfold *cf = &st->cfolds[i];
+
+		if (cf->pid == key->pid && cf->role == key->role && cf->id.kind == key->id.kind &&
+		    cf->peer == key->peer && !strcmp(cf->endpoint, key->endpoint))
+			return cf;
+	}
+	if (ipp_grow((void **)&st->cfolds, &st->cap_cfolds, st->nr_cfolds + 1,
+		     sizeof(*st->cfolds)) < 0)
+		return NULL;
+	st->cfolds[st->nr_cfolds] = *key;
+	return &st->cfolds[st->nr_cfolds++];
+}
+
+/* @src added to *@dst, both packed (NULL: empty); @scratch a dense histogram to do it in. */
+static int merge_packed(struct ipp_hist_packed **dst, const struct ipp_hist_packed *src,
+			struct ipp_hist *scratch)
+{
+	struct ipp_hist_packed *p;
+
+	if (!src)
+		return 0;
+	ipp_hist_init(scratch);
+	if (*dst)
+		ipp_hist_merge_packed(scratch, *dst);
+	ipp_hist_merge_packed(scratch, src);
+	p = ipp_hist_pack(scratch);
+	if (!p)
+		return -ENOMEM;
+	free(*dst);
+	*dst = p;
+	return 0;
+}
+
+int ipp_fold__add(struct inccount *dc, struct ipp_hist_packed *dp[2], const struct inccount *c,
+		  struct ipp_hist_packed *const packed[2], struct ipp_hist *scratch)
+{
+	const struct side *src[2] = { &c->rd, &c->wr };
+	struct side *dst[2] = { &dc->rd, &dc->wr };
+	int err = 0;
+
+	if (c->first_ns && (!dc->first_ns || c->first_ns < dc->first_ns))
+		dc->first_ns = c->first_ns;
+	if (c->last_ns > dc->last_ns)
+		dc->last_ns = c->last_ns;
+	for (int s = 0; s < 2; s++) {
+		struct ipp_hist_packed *dense = src[s]->hist ? ipp_hist_pack(src[s]->hist) : NULL;
+
+		ipp_side_add(dst[s], src[s]);
+		if (merge_packed(&dp[s], packed[s], scratch) < 0 ||
+		    (src[s]->hist && src[s]->hist->count && !dense) ||
+		    merge_packed(&dp[s], dense, scratch) < 0)
+			err = -ENOMEM;
+		free(dense);
+	}
+	return err;
+}
+
+/* The fold (index) a row of the walk stands for. */
+static size_t fold_index(const struct ipcperf_stats *st, const struct ipp_rowref *r)
+{
+	return (size_t)((const struct foldrow *)((const char *)r->c -
+						 offsetof(struct foldrow, c)) - st->folds);
+}
+
+/*
+ * Row @r (a fold) into the fold of its group, unless it stays a row: it
+ * groups with no other (IPCPERF_GROUP_ONE), or a traced process still
+ * holds its other end (so that the walk at the report names that peer,
+ * and that peer's row names this process). @return whether it was taken.
+ */
+static bool take_row(struct ipcperf_stats *st, struct ipp_peers *pe, const struct ipp_ports *pp,
+		     const struct ipp_rowref *r, struct ipp_hist *scratch)
+{
+	const struct foldrow *f = &st->folds[fold_index(st, r)];
+	struct connfold key = { .pid = r->pid, .fd = r->fd, .conns = 0 };
+	struct connfold *cf;
+	const char *comm;
+
+	key.role = ipp_group__key(r, pp, key.endpoint);
+	if (key.role == IPCPERF_GROUP_ONE || ipp_peers__held_peer(pe, r))
+		return false;
+	key.peer = ipp_peers__of(pe, r, &comm);
+	snprintf(key.peer_comm, sizeof(key.peer_comm), "%s", comm);
+	key.id = *r->id;
+	key.id.state = IPP_ID_UNKNOWN;
+	cf = cfold_of(st, &key);
+	if (!cf)
+		return false;
+	if (r->fd < cf->fd)
+		cf->fd = r->fd;
+	cf->conns++;
+	cf->by_ports += ipp_group__by_ports(r);
+	ipp_fold__add(&cf->c, cf->packed, &f->c, f->packed, scratch);
+	return true;
+}
+
+void ipp_stats__compact(struct ipcperf_stats *st)
+{
+	struct ipp_hist *scratch = malloc(sizeof(*scratch));
+	struct ipp_rowref *v = NULL;
+	struct ipp_peers *pe = NULL;
+	bool *keep = calloc(st->nr_folds ? st->nr_folds : 1, sizeof(*keep));
+	struct ipp_ports pp;
+	size_t n = 0;
+
+	if (!scratch || !keep || !(v = ipp_rows__held(st, &n)) || !(pe = ipp_peers__new(st, v, n)))
+		goto out;
+	ipp_ports__read(&pp, !st->no_proc);
+	for (size_t i = 0; i < st->nr_folds; i++)
+		keep[i] = true;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].inc != SIZE_MAX || !take_row(st, pe, &pp, &v[i], scratch))
+			continue;
+		keep[fold_index(st, &v[i])] = false;
+		ipp_peercache__forget(st->peercache, &v[i]);
+	}
+	ipp_stats__keep_folds(st, keep);
+out:
+	st->compact_at = 2 * st->nr_folds + IPP_COMPACT_FIRST;
+	ipp_peers__delete(pe);
+	free(v);
+	free(keep);
+	free(scratch);
+}

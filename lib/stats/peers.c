@@ -1,0 +1,644 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Who is at the other end of each fd row (groups.h): the peers the fd table
+ * knows, and those one scan of /proc finds for the rest, remembered in the
+ * stats object's peer cache.
+ */
+#include "config.h"
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "stats/groups.h"
+#include "fd/procfd.h"
+
+/* ------------------------------------------------------------------ peers */
+
+/* An inode held by a process (the fd table's incarnations). */
+struct inoref {
+	uint64_t ino;
+	pid_t pid;
+	bool io;
+	bool held;	/* an incarnation, not a fold */
+};
+
+/* An inet socket by its addresses ("L -> R"), to find its mirror. */
+struct addrref {
+	const char *detail;
+	uint64_t ino;
+	pid_t pid;
+	bool io;
+	bool held;
+};
+
+/* What one scan of /proc found for an inode: its two oldest holders (pid 0: none). */
+struct peerent {
+	uint64_t ino;
+	pid_t pid[2];
+	uint64_t start[2];	/* their start times (clock ticks after boot) */
+	char comm[2][IPP_COMM_MAX];
+};
+
+/*
+ * An inet socket's peer found by its addresses in a sock_diag dump (the
+ * peer end no traced process holds): the peer's own "L -> R", its inode (0:
+ * not found, not looked for again).
+ */
+struct mirrorent {
+	char detail[IPP_DETAIL_MAX];
+	uint64_t ino;
+};
+
+struct ipp_peercache {
+	struct peerent *v;	/* sorted by ino */
+	size_t n, cap;
+	uint64_t scans;
+	struct mirrorent *mv;	/* sorted by detail */
+	size_t mn, mcap;
+};
+
+struct ipp_peers {
+	struct ipcperf_stats *st;
+	struct inoref *inos;
+	size_t nr_inos;
+	struct addrref *addrs;
+	size_t nr_addrs;
+};
+
+void ipp_peercache__free(struct ipp_peercache *c)
+{
+	if (c) {
+		free(c->v);
+		free(c->mv);
+	}
+	free(c);
+}
+
+static int cmp_inoref(const void *a, const void *b)
+{
+	const struct inoref *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int cmp_addrref(const void *a, const void *b)
+{
+	const struct addrref *x = a, *y = b;
+	int c = strcmp(x->detail, y->detail);
+
+	return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The inode whose holders are the peers of @id: the peer socket's, or a pipe's own. */
+static uint64_t peer_key(const struct ipp_ident *id)
+{
+	if (id->kind == IPCPERF_FD_PIPE)
+		return id->ino;
+	if (id->kind == IPCPERF_FD_UNIX || ipp_is_inet(id->kind))
+		return id->peer_ino;
+	return 0;
+}
+
+static void index_rows(struct ipp_peers *pe, const struct ipp_rowref *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ipp_ident *id = v[i].id;
+		bool io = ipp_rowref__has_io(&v[i]), held = v[i].inc != SIZE_MAX;
+
+		if (id->state == IPP_ID_UNKNOWN)
+			continue;
+		if (id->ino)
+			pe->inos[pe->nr_inos++] = (struct inoref){ id->ino, v[i].pid, io, held };
+		if (ipp_is_inet(id->kind) && strstr(id->detail, " -> "))
+			pe->addrs[pe->nr_addrs++] = (struct addrref){ id->detail, id->ino,
+								      v[i].pid, io, held };
+	}
+	if (pe->nr_inos > 1)
+		qsort(pe->inos, pe->nr_inos, sizeof(*pe->inos), cmp_inoref);
+	if (pe->nr_addrs > 1)
+		qsort(pe->addrs, pe->nr_addrs, sizeof(*pe->addrs), cmp_addrref);
+}
+
+/* The first entry of @pe->inos for @ino. */
+static size_t first_ino(const struct ipp_peers *pe, uint64_t ino)
+{
+	size_t lo = 0, hi = pe->nr_inos;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pe->inos[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Of the holders of @ino other than @not: one with I/O, else the lowest pid;
+ * 0 none. With @held_only, only incarnations count.
+ */
+static pid_t traced_holder(const struct ipp_peers *pe, uint64_t ino, pid_t not, bool held_only)
+{
+	pid_t any = 0;
+
+	for (size_t i = first_ino(pe, ino); i < pe->nr_inos && pe->inos[i].ino == ino; i++) {
+		if (pe->inos[i].pid == not || (held_only && !pe->inos[i].held))
+			continue;
+		if (pe->inos[i].io)
+			return pe->inos[i].pid;
+		if (!any)
+			any = pe->inos[i].pid;
+	}
+	return any;
+}
+
+/* "R -> L" of @id's "L -> R" into @want. @return false when @id has no such detail. */
+static bool mirrored(const struct ipp_ident *id, char want[IPP_DETAIL_MAX])
+{
+	const char *arrow = strstr(id->detail, " -> ");
+
+	if (!arrow || !arrow[4])
+		return false;
+	snprintf(want, IPP_DETAIL_MAX, "%s -> %.*s", arrow + 4, (int)(arrow - id->detail),
+		 id->detail);
+	return true;
+}
+
+/*
+ * The holder of the inet socket whose addresses mirror @detail ("L -> R":
+ * "R -> L"). With @held_only, only incarnations count.
+ */
+static pid_t mirror_holder(const struct ipp_peers *pe, const struct ipp_ident *id, bool held_only)
+{
+	char want[IPP_DETAIL_MAX];
+	struct addrref key = { .detail = want };
+	pid_t any = 0;
+	size_t lo = 0, hi = pe->nr_addrs;
+
+	if (!mirrored(id, want))
+		return 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cmp_addrref(&pe->addrs[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < pe->nr_addrs && !strcmp(pe->addrs[i].detail, want); i++) {
+		if ((pe->addrs[i].ino == id->ino && id->ino) || (held_only && !pe->addrs[i].held))
+			continue;
+		if (pe->addrs[i].io)
+			return pe->addrs[i].pid;
+		if (!any)
+			any = pe->addrs[i].pid;
+	}
+	return any;
+}
+
+static struct peerent *cache_find(const struct ipp_peercache *c, uint64_t ino);
+
+void ipp_peercache__forget(struct ipp_peercache *c, const struct ipp_rowref *r)
+{
+	struct peerent *e = r->id->state != IPP_ID_UNKNOWN ? cache_find(c, peer_key(r->id)) : NULL;
+
+	if (!e)
+		return;
+	memmove(e, e + 1, (size_t)(c->v + c->n - (e + 1)) * sizeof(*e));
+	c->n--;
+}
+
+static struct peerent *cache_find(const struct ipp_peercache *c, uint64_t ino)
+{
+	size_t lo = 0, hi = c ? c->n : 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->v[mid].ino == ino)
+			return &c->v[mid];
+		if (c->v[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int cmp_mirror(const void *a, const void *b)
+{
+	return strcmp(((const struct mirrorent *)a)->detail, ((const struct mirrorent *)b)->detail);
+}
+
+/* The entry of @c for the peer of inet @id by its addresses, NULL when never looked for. */
+static const struct mirrorent *mirror_find(const struct ipp_peercache *c,
+					   const struct ipp_ident *id)
+{
+	struct mirrorent key;
+
+	if (!c || !c->mn || !ipp_is_inet(id->kind) || id->peer_ino || !mirrored(id, key.detail))
+		return NULL;
+	return bsearch(&key, c->mv, c->mn, sizeof(*c->mv), cmp_mirror);
+}
+
+/* The peer of @r that the fd table knows, 0 if none. */
+static pid_t known_peer(const struct ipp_peers *pe, const struct ipp_rowref *r)
+{
+	const struct ipp_ident *id = r->id;
+	uint64_t key = peer_key(id);
+	pid_t pid = 0;
+
+	if (id->state == IPP_ID_UNKNOWN)
+		return 0;
+	if (key)
+		pid = traced_holder(pe, key, id->kind == IPCPERF_FD_PIPE ? r->pid : 0, false);
+	if (!pid && ipp_is_inet(id->kind))
+		pid = mirror_holder(pe, id, false);
+	return pid;
+}
+
+bool ipp_peers__held_peer(const struct ipp_peers *pe, const struct ipp_rowref *r)
+{
+	const struct ipp_ident *id = r->id;
+	uint64_t key = peer_key(id);
+
+	if (id->state == IPP_ID_UNKNOWN)
+		return false;
+	return (key && traced_holder(pe, key, id->kind == IPCPERF_FD_PIPE ? r->pid : 0, true)) ||
+	       (ipp_is_inet(id->kind) && mirror_holder(pe, id, true));
+}
+
+/* ------------------------------------------------------------------ /proc */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "socket:[N]" or "pipe:[N]": N; else 0. */
+static uint64_t link_ino(const char *l)
+{
+	const char *p = !strncmp(l, "socket:[", 8) ? l + 8 : !strncmp(l, "pipe:[", 6) ? l + 6 : NULL;
+
+	return p ? strtoull(p, NULL, 10) : 0;
+}
+
+static void read_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* When @pid started (field 22 of /proc/PID/stat); UINT64_MAX unknown. */
+static uint64_t start_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long t;
+	const char *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return UINT64_MAX;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* after the comm: state (3) ... starttime (22) */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p && sscanf(p, " %llu", &t) == 1 ? t : UINT64_MAX;
+}
+
+/*
+ * @pid holds @e's inode: keep the two oldest holders, the ones a program
+ * made the channel for (not the short-lived children it forks with its
+ * fds: pids wrap, start times do not).
+ */
+/* A process being scanned: its start and name read once, at its first inode wanted. */
+struct holder {
+	pid_t pid;
+	bool read;
+	uint64_t start;
+	char comm[IPP_COMM_MAX];
+};
+
+static void note_holder(struct peerent *e, struct holder *h)
+{
+	int i;
+
+	if (e->pid[0] == h->pid || e->pid[1] == h->pid)
+		return;
+	if (!h->read) {
+		h->start = start_of(h->pid);
+		read_comm(h->pid, h->comm, sizeof(h->comm));
+		h->read = true;
+	}
+	if (!e->pid[0] || h->start < e->start[0]) {
+		e->pid[1] = e->pid[0];
+		e->start[1] = e->start[0];
+		memcpy(e->comm[1], e->comm[0], sizeof(e->comm[1]));
+		i = 0;
+	} else if (!e->pid[1] || h->start < e->start[1]) {
+		i = 1;
+	} else {
+		return;
+	}
+	e->pid[i] = h->pid;
+	e->start[i] = h->start;
+	memcpy(e->comm[i], h->comm, sizeof(e->comm[i]));
+}
+
+/* Every fd of process @pid whose inode is one of @c's entries in [@from, end). */
+static void scan_pid(struct ipp_peercache *c, size_t from, pid_t pid)
+{
+	char path[64], lnk[64];
+	struct holder h = { .pid = pid };
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		ssize_t l;
+		struct peerent *e;
+
+		if (d->d_name[0] == '.')
+			continue;
+		l = readlinkat(dirfd(dir), d->d_name, lnk, sizeof(lnk) - 1);
+		if (l <= 0)
+			continue;
+		lnk[l] = '\0';
+		e = cache_find(&(struct ipp_peercache){ .v = c->v + from, .n = c->n - from },
+			       link_ino(lnk));
+		if (e)
+			note_holder(e, &h);
+	}
+	closedir(dir);
+}
+
+/*
+ * One pass over /proc/<pid>/fd of every process but this one, for the
+ * inodes @want (sorted, distinct, none in the cache yet): each gets an
+ * entry, holders found or not, so that it is never looked for again.
+ */
+static int proc_scan(struct ipp_peercache *c, const uint64_t *want, size_t n)
+{
+	size_t from = c->n;
+	struct dirent *d;
+	pid_t self = getpid();
+	DIR *proc;
+
+	if (ipp_grow((void **)&c->v, &c->cap, c->n + n, sizeof(*c->v)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		c->v[c->n++] = (struct peerent){ .ino = want[i] };
+	c->scans++;
+	proc = opendir("/proc");
+	while (proc && (d = readdir(proc))) {
+		pid_t pid = isdigit((unsigned char)d->d_name[0]) ? (pid_t)atoi(d->d_name) : 0;
+
+		if (pid > 0 && pid != self)
+			scan_pid(c, from, pid);
+	}
+	if (proc)
+		closedir(proc);
+	/* Merge the new entries (sorted) into the old ones. */
+	qsort(c->v, c->n, sizeof(*c->v), cmp_u64);
+	return 0;
+}
+
+/* Drop the repeats of sorted @v. @return how many are left. */
+static size_t distinct(uint64_t *v, size_t n)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!j || v[j - 1] != v[i])
+			v[j++] = v[i];
+	return j;
+}
+
+/* A TCP row whose peer end no traced process holds, not looked for by its addresses yet. */
+static bool wants_mirror(const struct ipp_peers *pe, const struct ipp_rowref *r)
+{
+	const struct ipp_ident *id = r->id;
+
+	return id->kind == IPCPERF_FD_TCP && id->state != IPP_ID_UNKNOWN && !id->peer_ino &&
+	       strstr(id->detail, " -> ") && !known_peer(pe, r) &&
+	       !mirror_find(pe->st->peercache, id);
+}
+
+/* @m entries of @c for @det, the peers' "L -> R", found at @inos (0: none). */
+static int add_mirrors(struct ipp_peercache *c, char (*det)[IPP_DETAIL_MAX],
+		       const uint64_t *inos, size_t m)
+{
+	if (ipp_grow((void **)&c->mv, &c->mcap, c->mn + m, sizeof(*c->mv)) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < m; i++) {
+		memcpy(c->mv[c->mn].detail, det[i], IPP_DETAIL_MAX);
+		c->mv[c->mn++].ino = inos[i];
+	}
+	qsort(c->mv, c->mn, sizeof(*c->mv), cmp_mirror);
+	return 0;
+}
+
+/*
+ * The peer ends of TCP rows that no traced process holds: found by their
+ * addresses (mirrored) in one sock_diag dump, remembered, and their inodes
+ * put in @want (*@k so far) for the /proc scan to name their holders.
+ */
+static int ask_mirrors(struct ipp_peers *pe, const struct ipp_rowref *v, size_t n,
+		       uint64_t *want, size_t *k)
+{
+	char (*det)[IPP_DETAIL_MAX] = malloc((n ? n : 1) * IPP_DETAIL_MAX);
+	const char **dp = malloc((n ? n : 1) * sizeof(*dp));
+	uint64_t *inos = malloc((n ? n : 1) * sizeof(*inos));
+	struct ipp_sockdb *db = NULL;
+	size_t m = 0;
+	int err = det && dp && inos ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < n; i++)
+		if (wants_mirror(pe, &v[i]) && mirrored(v[i].id, det[m]))
+			dp[m] = det[m], m++;
+	if (m && !err) {
+		db = ipp_sockdb__new();
+		err = !db ? -ENOMEM : ipp_sockdb__refresh(db) < 0 ? -EIO : 0;
+	}
+	if (m && !err)
+		err = ipp_sockdb__find_addrs(db, IPCPERF_FD_TCP, dp, m, inos);
+	if (m && !err)
+		err = add_mirrors(pe->st->peercache, det, inos, m);
+	for (size_t i = 0; m && !err && i < m; i++)
+		if (inos[i] && !cache_find(pe->st->peercache, inos[i]))
+			want[(*k)++] = inos[i];
+	ipp_sockdb__delete(db);
+	free(det);
+	free(dp);
+	free(inos);
+	return err;
+}
+
+/* The inodes of rows whose peers the fd table does not know and /proc was never asked about. */
+static int ask_proc(struct ipp_peers *pe, const struct ipp_rowref *v, size_t n)
+{
+	struct ipcperf_stats *st = pe->st;
+	uint64_t *want = malloc((n ? n : 1) * sizeof(*want));
+	size_t k = 0;
+	int err = 0;
+
+	if (!want)
+		return -ENOMEM;
+	if (!st->peercache && !(st->peercache = calloc(1, sizeof(*st->peercache)))) {
+		free(want);
+		return -ENOMEM;
+	}
+	/* a failed dump leaves those peers unknown, as /proc failing does */
+	if (ask_mirrors(pe, v, n, want, &k) == -ENOMEM) {
+		free(want);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = peer_key(v[i].id);
+
+		if (key && v[i].id->state != IPP_ID_UNKNOWN && !known_peer(pe, &v[i]) &&
+		    !cache_find(st->peercache, key))
+			want[k++] = key;
+	}
+	if (k > 1)
+		qsort(want, k, sizeof(*want), cmp_u64);
+	k = distinct(want, k);
+	if (k && !st->peercache && !(st->peercache = calloc(1, sizeof(*st->peercache))))
+		err = -ENOMEM;
+	if (k && !err)
+		err = proc_scan(st->peercache, want, k);
+	free(want);
+	return err;
+}
+
+static struct ipp_peers *peers_new(struct ipcperf_stats *st, const struct ipp_rowref *v, size_t n,
+				   bool scan)
+{
+	struct ipp_peers *pe = calloc(1, sizeof(*pe));
+
+	if (!pe)
+		return NULL;
+	pe->st = st;
+	pe->inos = malloc((n ? n : 1) * sizeof(*pe->inos));
+	pe->addrs = malloc((n ? n : 1) * sizeof(*pe->addrs));
+	if (!pe->inos || !pe->addrs) {
+		ipp_peers__delete(pe);
+		return NULL;
+	}
+	index_rows(pe, v, n);
+	/* /proc failing leaves those peers unknown: not an error of the walk. */
+	if (scan && !st->no_proc && ask_proc(pe, v, n) == -ENOMEM) {
+		ipp_peers__delete(pe);
+		return NULL;
+	}
+	return pe;
+}
+
+struct ipp_peers *ipp_peers__new(struct ipcperf_stats *st, const struct ipp_rowref *v, size_t n)
+{
+	return peers_new(st, v, n, true);
+}
+
+void ipp_peers__delete(struct ipp_peers *pe)
+{
+	if (!pe)
+		return;
+	free(pe->inos);
+	free(pe->addrs);
+	free(pe);
+}
+
+/* The inode whose holders /proc was asked about for @id: its peer key, or its mirror's. */
+static uint64_t scan_key(const struct ipp_peers *pe, const struct ipp_ident *id)
+{
+	const struct mirrorent *m = peer_key(id) ? NULL : mirror_find(pe->st->peercache, id);
+
+	return m ? m->ino : peer_key(id);
+}
+
+pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char **comm)
+{
+	pid_t pid = pe ? known_peer(pe, r) : 0;
+	const struct peerent *e;
+	const struct proc *p;
+
+	*comm = "";
+	if (pid) {
+		p = ipp_stats__proc(pe->st, pid, false);
+		*comm = p ? p->comm : "";
+		return pid;
+	}
+	e = pe && r->id->state != IPP_ID_UNKNOWN ? cache_find(pe->st->peercache, scan_key(pe, r->id))
+						 : NULL;
+	if (!e)
+		return 0;
+	/* A pipe's other holders: not the row's own process. */
+	for (int i = 0; i < 2; i++)
+		if (e->pid[i] && (r->id->kind != IPCPERF_FD_PIPE || e->pid[i] != r->pid)) {
+			*comm = e->comm[i];
+			return e->pid[i];
+		}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ one fd */
+
+pid_t ipcperf_stats__fd_peer(struct ipcperf_stats *st, pid_t pid,
+			     const struct ipcperf_fd_object *fd, bool may_scan, char *comm,
+			     size_t len)
+{
+	struct ipp_ident id = { .state = IPP_ID_FINAL };
+	struct ipp_rowref r = { .inc = SIZE_MAX, .pid = pid, .fd = -1, .id = &id };
+	struct ipp_rowref *v;
+	struct ipp_peers *pe;
+	const char *name = "";
+	size_t n;
+	pid_t peer = 0;
+
+	if (!st || !fd || (len && !comm))
+		return -EINVAL;
+	if (len)
+		comm[0] = '\0';
+	id.kind = fd->kind;
+	id.ino = fd->ino;
+	id.peer_ino = fd->peer_ino;
+	snprintf(id.detail, sizeof(id.detail), "%s", fd->detail ? fd->detail : "");
+	if (fd->kind == IPCPERF_FD_UNKNOWN || !(v = ipp_rows__held(st, &n)))
+		return 0;
+	pe = peers_new(st, v, n, may_scan);
+	if (pe)
+		peer = ipp_peers__of(pe, &r, &name);
+	if (peer && len)
+		snprintf(comm, len, "%s", name);
+	ipp_peers__delete(pe);
+	free(v);
+	return peer;
+}
