@@ -1008,6 +1008,25 @@ START_TEST(test_close_range_reuse)
 }
 END_TEST
 
+/*
+ * close_range with CLOSE_RANGE_CLOEXEC closes nothing until the exec; then
+ * its fd is gone, the others go on (tests/iowork.c, close-range-exec).
+ */
+START_TEST(test_close_range_cloexec)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "file", "/dev/null", NONE, { 2, 6, 0 } },
+		{ 20, "unknown", "unknown", NONE, { 1, 0, 1 } },
+		{ 21, "file", "/dev/zero", NONE, { 1, 5, 0 } },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+
+	json_object_put(stat_scenario("close-range-exec", NULL, want, 1, found));
+}
+END_TEST
+
 START_TEST(test_sum_exec)
 {
 	scope_opt = sum_opts[_i];
@@ -1979,6 +1998,7 @@ Suite *stat_suite(void)
 	tcase_add_loop_test(tc, test_sum_dup2, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_close_range, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_close_range_reuse, 0, NR_SUM_OPTS);
+	tcase_add_loop_test(tc, test_close_range_cloexec, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_exec, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_exit, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_eagain, 0, NR_SUM_OPTS);

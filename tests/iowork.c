@@ -228,6 +228,15 @@
  *		  fd 20 pipe:[B]:  read 1 op, 11 bytes
  *		  fd 21 pipe:[B]:  write 1 op, 11 bytes
  *		  fd 22 /dev/zero: write 1 op, 6 bytes
+ * close-range-exec  fds 3..19 busy, close-on-exec; /dev/null on fd 20 and
+ *		/dev/zero (O_WRONLY) on fd 21, neither close-on-exec: write 1
+ *		x 3 to 20; close_range(20, 20, CLOSE_RANGE_CLOEXEC); write 1 x
+ *		3 to 20 (still open); exec of iowork close-range-exec-2 (the
+ *		same process): write(20, 4) fails with EBADF (the exec closed
+ *		it); write 1 x 5 to 21 (it survived); close 21.
+ *		  fd 20 /dev/null: write 2 ops, 6 bytes
+ *		  fd 20 unknown:   write 1 op, 0 bytes, 1 error (EBADF)
+ *		  fd 21 /dev/zero: write 1 op, 5 bytes
  * Exit status: 0 when every call did what is written above; 3 otherwise
  * (with a message); 2 for a usage error.
  */
@@ -1153,6 +1162,29 @@ static int run_sum_exec_2(void)
 	return 0;
 }
 
+static int run_close_range_exec(void)
+{
+	busy_below_20_flags(O_CLOEXEC);
+	open_20("/dev/null", O_WRONLY);
+	if (open("/dev/zero", O_WRONLY) != 21)
+		die("open /dev/zero: not fd 21");
+	writes(20, 1, 3);
+	if (syscall(SYS_close_range, 20u, 20u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0)
+		die("close_range(20, 20, CLOSE_RANGE_CLOEXEC): %s", strerror(errno));
+	writes(20, 1, 3);
+	execl(self_path, self_path, "close-range-exec-2", verbose ? "-v" : (char *)NULL,
+	      (char *)NULL);
+	die("exec %s: %s", self_path, strerror(errno));
+}
+
+static int run_close_range_exec_2(void)
+{
+	do_write(20, 4, -1, EBADF);
+	writes(21, 1, 5);
+	xclose(21);
+	return 0;
+}
+
 static int run_sum_exit(void)
 {
 	pid_t c = xfork("C");
@@ -1342,6 +1374,8 @@ static const struct {
 	{ "sum-dup2", run_sum_dup2 },
 	{ "sum-close-range", run_sum_close_range },
 	{ "close-range", run_close_range },
+	{ "close-range-exec", run_close_range_exec },
+	{ "close-range-exec-2", run_close_range_exec_2 },
 	{ "sum-exec", run_sum_exec },
 	{ "sum-exec-2", run_sum_exec_2 },
 	{ "sum-exit", run_sum_exit },
