@@ -321,26 +321,6 @@ static void closed(struct ipp_procres *r, pid_t pid, int fd, uint64_t time)
 		a->closed_ns = time;
 }
 
-/*
- * close_range(args[0], args[1], flags) entered at @time: each fd of @pid in
- * the range as closed(), unless CLOSE_RANGE_CLOEXEC (4) only marks them.
- * A walk of the answers: close_range is rare (a child before its exec).
- */
-static void closed_range(struct ipp_procres *r, pid_t pid, const uint64_t *args,
-			 unsigned int nr_args, uint64_t time)
-{
-	if (nr_args < 3 || (args[2] & 4))
-		return;
-	for (size_t i = 0; i < r->nr_slots; i++) {
-		struct fdans *a = &r->slots[i];
-		uint32_t fd = (uint32_t)a->key - 1;	/* key_of() */
-
-		if (a->key && (pid_t)(a->key >> 32) == pid && fd >= (uint32_t)args[0] &&
-		    fd <= (uint32_t)args[1] && time > a->closed_ns)
-			a->closed_ns = time;
-	}
-}
-
 /* The connect of thread @tid waiting for its other half, made if @create. */
 static struct connecting *connect_of(struct ipp_procres *r, pid_t tid, bool create)
 {
@@ -423,8 +403,6 @@ void ipp_procres__on_enter(struct ipp_procres *r, const struct ipp_scdesc *sc, p
 	}
 	else if (sc->fd_op == IPP_FDOP_CLOSE && fd >= 0)
 		closed(r, pid, fd, time);
-	else if (sc->fd_op == IPP_FDOP_CLOSE_RANGE)
-		closed_range(r, pid, args, nr_args, time);
 	else if (sc->fd_op == IPP_FDOP_CONNECT && fd >= 0)
 		connect_enter(r, pid, tid, fd, time);
 }
