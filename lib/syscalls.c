@@ -61,6 +61,10 @@ const struct ipp_scdesc ipp_syscalls[] = {
 	/* its requests' bytes are not seen: its return value counts them as not accounted */
 	SC(io_uring_enter, OTHER, 0, 1, false, IO),
 	FDC(close, FD_CLOSE, 0, CLOSE, NOFLAG, 0),
+#ifdef __NR_close_range
+	/* close_range(first, last, flags): no one fd (its fd is -1), a range */
+	FDC(close_range, FD_CLOSE, -1, CLOSE_RANGE, NOFLAG, 0),
+#endif
 	FDC(dup, FD_NEW, 0, DUP, NEVER, 0),
 #ifdef __NR_dup2
 	FDC(dup2, FD_DUP2, 0, DUP2, NEVER, 0),

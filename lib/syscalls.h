@@ -17,6 +17,7 @@ enum ipp_fd_op {
 	IPP_FDOP_CLOSE,
 	IPP_FDOP_CONNECT,	/* the socket's peer is known from now on */
 	IPP_FDOP_FCNTL,		/* by command: F_DUPFD* is a dup, F_SETFD sets close-on-exec */
+	IPP_FDOP_CLOSE_RANGE,	/* the fds args[0] to args[1] end, or get close-on-exec */
 };
 
 /* A syscall the session traces through its own sys_enter_/sys_exit_ pair. */

@@ -322,32 +322,181 @@ START_TEST(test_close_ends_incarnation)
 }
 END_TEST
 
-/*
- * The table has no close_range: the session does not trace it (the
- * syscall table has no entry). Its fds end when their numbers are given
- * out again, and what a reused number refers to is asked afresh.
- */
-START_TEST(test_close_range_unseen_then_reused)
+#define CLOSE_RANGE_UNSHARE_FLAG 2u
+#define CLOSE_RANGE_CLOEXEC_FLAG 4u
+
+static void do_close_range(pid_t pid, unsigned int first, unsigned int last, uint64_t flags,
+			   int64_t ret, uint64_t start, uint64_t end)
 {
-	size_t a, c;
+	ck_assert_int_eq(CALL(pid, "close_range", ret, start, end, first, last, flags), -1);
+}
 
-	ck_assert_ptr_null(ipp_scdesc_by_name("close_range"));
+/*
+ * close_range(first, last, 0): each open fd in the range ends at the
+ * call's start, as close's fd does; the others go on. An fd another
+ * thread's call made on a freed number while it ran is not its.
+ */
+START_TEST(test_close_range_ends_fds)
+{
+	size_t i3, i4, i5, i7, n5, u6;
+
+	ck_assert_ptr_nonnull(ipp_scdesc_by_name("close_range"));
 	answer(P, 3, "/a", 110, 0);
-	answer(P, 3, "/c", 300, 0);
+	answer(P, 4, "/b", 120, 0);
+	answer(P, 5, "/c", 130, 0);
+	answer(P, 7, "/e", 140, 0);
+	answer(P, 5, "/new", 205, 0);
 	do_open(P, 3, O_RDONLY, 110);
-	a = open_inc(P, 3);
-	ck_assert_int_eq(do_write(P, 3, 10, 150, 160), (long)a);
-	ck_assert_int_eq(CALL(P, "close_range", 0, 200, 205, 3, ~0u, 0), -1);
+	do_open(P, 4, O_RDONLY, 120);
+	do_open(P, 5, O_RDONLY, 130);
+	do_open(P, 7, O_RDONLY, 140);
+	i3 = open_inc(P, 3);
+	i4 = open_inc(P, 4);
+	i5 = open_inc(P, 5);
+	i7 = open_inc(P, 7);
+	ck_assert_int_eq(do_write(P, 4, 10, 150, 160), (long)i4);
 
-	do_open(P, 3, O_RDONLY, 300);
-	c = open_inc(P, 3);
-	ck_assert_uint_ne(c, a);
-	ck_assert_uint_eq(inc(a)->end_ns, 300);
-	ck_assert_str_eq(reported(a), "/a");
-	ck_assert_str_eq(reported(c), "/c");
-	ck_assert_int_eq(do_write(P, 3, 5, 400, 410), (long)c);
-	ck_assert_uint_eq(res.nr_asked, 2);
-	ck_assert_uint_eq(res.asked[1].floor_ns, 300);
+	/* another thread's open took 5, freed early in the call, before the call's exit */
+	do_open(P, 5, O_RDONLY, 205);
+	n5 = open_inc(P, 5);
+	do_close_range(P, 4, 6, 0, 0, 200, 210);
+	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 4), -ENOENT);
+	ck_assert(!inc(i4)->open);
+	ck_assert_uint_eq(inc(i4)->end_ns, 200);
+	ck_assert(!inc(i4)->by_task);
+	ck_assert_str_eq(reported(i4), "/b");
+	ck_assert_uint_eq(inc(i5)->end_ns, 205);	/* ended by the open, as before */
+	ck_assert_uint_eq(open_inc(P, 5), n5);
+	ck_assert_str_eq(reported(n5), "/new");
+	/* outside the range: untouched */
+	ck_assert_uint_eq(open_inc(P, 3), i3);
+	ck_assert_uint_eq(open_inc(P, 7), i7);
+	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 2);
+
+	/* a range past the last open fd closes nothing */
+	do_close_range(P, 8, ~0u, 0, 0, 220, 225);
+	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 2);
+	ck_assert_uint_eq(open_inc(P, 7), i7);
+
+	/*
+	 * 4 and 6 used with no open seen: new incarnations, for which /proc
+	 * must have been read after the call's exit, whether the table held
+	 * the number (4) or not (6).
+	 */
+	ck_assert_int_ne(do_write(P, 4, 1, 300, 310), (long)i4);
+	u6 = (size_t)do_write(P, 6, 1, 320, 330);
+	ck_assert_uint_eq(inc(u6)->start_ns, 0);
+	ck_assert_uint_eq(res.nr_asked, 7);
+	ck_assert_int_eq(res.asked[5].fd, 4);
+	ck_assert_uint_eq(res.asked[5].floor_ns, 210);
+	ck_assert_int_eq(res.asked[6].fd, 6);
+	ck_assert_uint_eq(res.asked[6].floor_ns, 210);
+	/* a number past every range: from the process's start */
+	do_write(P, 2, 1, 340, 350);
+	ck_assert_uint_eq(res.asked[7].floor_ns, 0);
+}
+END_TEST
+
+/* What the children of fork call before exec: close_range(3, ~0U, 0), and with CLOSE_RANGE_UNSHARE. */
+START_TEST(test_close_range_all_above)
+{
+	size_t i0, i3, i9, i12;
+
+	answer(P, 0, "/dev/null", 50, 0);
+	answer(P, 3, "/a", 110, 0);
+	answer(P, 9, "/b", 120, 0);
+	answer(P, 12, "/c", 130, 0);
+	i0 = (size_t)do_write(P, 0, 1, 40, 50);
+	do_open(P, 3, O_RDONLY, 110);
+	do_open(P, 9, O_RDONLY, 120);
+	do_open(P, 12, O_RDONLY, 130);
+	i3 = open_inc(P, 3);
+	i9 = open_inc(P, 9);
+	i12 = open_inc(P, 12);
+	do_close_range(P, 10, ~0u, CLOSE_RANGE_UNSHARE_FLAG, 0, 150, 155);
+	ck_assert_uint_eq(inc(i12)->end_ns, 150);
+	ck_assert_uint_eq(open_inc(P, 9), i9);
+	do_close_range(P, 3, ~0u, 0, 0, 200, 205);
+	ck_assert_uint_eq(inc(i3)->end_ns, 200);
+	ck_assert_uint_eq(inc(i9)->end_ns, 200);
+	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 3), -ENOENT);
+	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 9), -ENOENT);
+	ck_assert_uint_eq(open_inc(P, 0), i0);
+	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 3);
+	ck_assert_str_eq(reported(i3), "/a");
+	ck_assert_str_eq(reported(i9), "/b");
+	ck_assert_str_eq(reported(i12), "/c");
+}
+END_TEST
+
+/* A close_range that failed closed nothing: EINVAL for first above last, or a flag it does not know. */
+START_TEST(test_close_range_failed)
+{
+	size_t i3, i4;
+
+	answer(P, 3, "/a", 110, 0);
+	answer(P, 4, "/b", 120, 0);
+	do_open(P, 3, O_RDONLY, 110);
+	do_open(P, 4, O_RDONLY, 120);
+	i3 = open_inc(P, 3);
+	i4 = open_inc(P, 4);
+	do_close_range(P, 4, 3, 0, -EINVAL, 200, 205);
+	do_close_range(P, 3, ~0u, 8, -EINVAL, 210, 215);
+	do_close_range(P, 3, ~0u, CLOSE_RANGE_CLOEXEC_FLAG | 8, -EINVAL, 220, 225);
+	ck_assert_uint_eq(open_inc(P, 3), i3);
+	ck_assert_uint_eq(open_inc(P, 4), i4);
+	ck_assert_int_eq(inc(i3)->id.cloexec, 0);
+	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 0);
+	ck_assert_int_eq(do_write(P, 4, 3, 300, 310), (long)i4);
+	do_task(IPCPERF_TASK_EXEC, P, 0, 400);
+	ck_assert_uint_eq(open_inc(P, 3), i3);
+	ck_assert_uint_eq(open_inc(P, 4), i4);
+}
+END_TEST
+
+/*
+ * close_range(first, last, CLOSE_RANGE_CLOEXEC) closes nothing: the fds in
+ * the range get close-on-exec and end at the exec; the others survive it.
+ */
+START_TEST(test_close_range_cloexec_then_exec)
+{
+	size_t i3, i4, i5, i9;
+
+	answer(P, 3, "/a", 110, 0);
+	answer(P, 4, "/b", 120, 0);
+	answer(P, 5, "/c", 130, 0);
+	answer(P, 9, "/d", 140, 0);
+	do_open(P, 3, O_RDONLY, 110);
+	do_open(P, 4, O_RDONLY, 120);
+	do_open(P, 5, O_RDONLY | O_CLOEXEC, 130);
+	do_open(P, 9, O_RDONLY, 140);
+	i3 = open_inc(P, 3);
+	i4 = open_inc(P, 4);
+	i5 = open_inc(P, 5);
+	i9 = open_inc(P, 9);
+
+	do_close_range(P, 4, 8, CLOSE_RANGE_CLOEXEC_FLAG, 0, 200, 205);
+	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 0);
+	ck_assert_uint_eq(open_inc(P, 4), i4);
+	ck_assert_int_eq(inc(i4)->id.cloexec, 1);
+	ck_assert_int_eq(inc(i5)->id.cloexec, 1);
+	ck_assert_int_eq(inc(i3)->id.cloexec, 0);
+	ck_assert_int_eq(inc(i9)->id.cloexec, 0);
+	/* still the same files until the exec */
+	ck_assert_int_eq(do_write(P, 4, 7, 300, 310), (long)i4);
+
+	do_task(IPCPERF_TASK_EXEC, P, 0, 500);
+	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 4), -ENOENT);
+	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 5), -ENOENT);
+	ck_assert_uint_eq(inc(i4)->end_ns, 500);
+	ck_assert_uint_eq(inc(i5)->end_ns, 500);
+	ck_assert(inc(i4)->by_task);
+	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 2);
+	ck_assert_uint_eq(open_inc(P, 3), i3);
+	ck_assert_uint_eq(open_inc(P, 9), i9);
+	ck_assert_str_eq(reported(i4), "/b");
+	ck_assert_int_eq(do_write(P, 9, 2, 600, 610), (long)i9);
+	ck_assert_uint_eq(res.nr_asked, 4);
 }
 END_TEST
 
@@ -717,7 +866,10 @@ Suite *fdtable_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_open_starts_incarnation);
 	tcase_add_test(tc, test_close_ends_incarnation);
-	tcase_add_test(tc, test_close_range_unseen_then_reused);
+	tcase_add_test(tc, test_close_range_ends_fds);
+	tcase_add_test(tc, test_close_range_all_above);
+	tcase_add_test(tc, test_close_range_failed);
+	tcase_add_test(tc, test_close_range_cloexec_then_exec);
 	tcase_add_test(tc, test_dup_family);
 	tcase_add_test(tc, test_exec_ends_cloexec);
 	tcase_add_test(tc, test_fork_copies_table);

@@ -978,6 +978,55 @@ START_TEST(test_sum_close_range)
 }
 END_TEST
 
+/*
+ * fds closed by close_range, then their numbers given out again by calls
+ * that end nothing (pipe2) or used with no file there: the old rows end
+ * at the close_range, the new ones are their own, and a write to a closed
+ * fd is no file's (tests/iowork.c, close-range).
+ */
+START_TEST(test_close_range_reuse)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "file", "/dev/null", NONE, { 2, 10, 0 } },
+		{ 21, "pipe", "pipe:[*]", { 1, 7, 0 }, NONE },
+		{ 22, "pipe", "pipe:[*]", NONE, { 1, 7, 0 } },
+		{ 23, "file", "/dev/zero", NONE, { 1, 3, 0 } },
+		{ 23, "unknown", "unknown", NONE, { 1, 0, 1 } },
+		{ 20, "pipe", "pipe:[*]", { 1, 11, 0 }, NONE },
+		{ 21, "pipe", "pipe:[*]", NONE, { 1, 11, 0 } },
+		{ 22, "file", "/dev/zero", NONE, { 1, 6, 0 } },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+	json_object *doc = stat_scenario("close-range", NULL, want, 1, found);
+
+	check_objects(found[0].rows[1], found[0].rows[2], true, "the first pipe's ends");
+	check_objects(found[0].rows[5], found[0].rows[6], true, "the second pipe's ends");
+	check_objects(found[0].rows[1], found[0].rows[5], false, "the two pipes");
+	json_object_put(doc);
+}
+END_TEST
+
+/*
+ * close_range with CLOSE_RANGE_CLOEXEC closes nothing until the exec; then
+ * its fd is gone, the others go on (tests/iowork.c, close-range-exec).
+ */
+START_TEST(test_close_range_cloexec)
+{
+	scope_opt = sum_opts[_i];
+	static const struct want_row p[] = {
+		{ 20, "file", "/dev/null", NONE, { 2, 6, 0 } },
+		{ 20, "unknown", "unknown", NONE, { 1, 0, 1 } },
+		{ 21, "file", "/dev/zero", NONE, { 1, 5, 0 } },
+	};
+	static const struct want_proc want[] = { WANT("P", p) };
+	struct match found[1];
+
+	json_object_put(stat_scenario("close-range-exec", NULL, want, 1, found));
+}
+END_TEST
+
 START_TEST(test_sum_exec)
 {
 	scope_opt = sum_opts[_i];
@@ -1948,6 +1997,8 @@ Suite *stat_suite(void)
 	tcase_add_loop_test(tc, test_sum_reuse, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_dup2, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_close_range, 0, NR_SUM_OPTS);
+	tcase_add_loop_test(tc, test_close_range_reuse, 0, NR_SUM_OPTS);
+	tcase_add_loop_test(tc, test_close_range_cloexec, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_exec, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_exit, 0, NR_SUM_OPTS);
 	tcase_add_loop_test(tc, test_sum_eagain, 0, NR_SUM_OPTS);

@@ -211,6 +211,32 @@
  *		  fd 100+i, i odd:  /dev/null: write (i%5)+2 ops, ((i%5)+1)*((i%3)+1)+1 bytes
  *		  fd 100+i, i even: /dev/null: write (i%5)+1 ops, ((i%5)+1)*((i%3)+1) bytes
  *		                    /dev/zero: write 2 ops, 8 bytes
+ * close-range  What a child does before exec, then fds on the same
+ *		numbers: fds 3..19 busy; /dev/null on fd 20 (open): write 2 x
+ *		5; a pipe (pipe2 gives fds 21, 22): write 7 to 22, read them
+ *		from 21; /dev/zero (O_WRONLY) on fd 23: write 1 x 3.
+ *		close_range(20, ~0U, 0). write(23, 4) fails with EBADF: no file
+ *		there any more. A pipe again: pipe2 gives fds 20, 21 (no call
+ *		ends anything on them): write 11 to 21, read them from 20;
+ *		/dev/zero (O_WRONLY) on fd 22 by open: write 1 x 6.
+ *		close_range(20, ~0U, 0) again.
+ *		  fd 20 /dev/null: write 2 ops, 10 bytes
+ *		  fd 21 pipe:[A]:  read 1 op, 7 bytes
+ *		  fd 22 pipe:[A]:  write 1 op, 7 bytes
+ *		  fd 23 /dev/zero: write 1 op, 3 bytes
+ *		  fd 23 unknown:   write 1 op, 0 bytes, 1 error (EBADF)
+ *		  fd 20 pipe:[B]:  read 1 op, 11 bytes
+ *		  fd 21 pipe:[B]:  write 1 op, 11 bytes
+ *		  fd 22 /dev/zero: write 1 op, 6 bytes
+ * close-range-exec  fds 3..19 busy, close-on-exec; /dev/null on fd 20 and
+ *		/dev/zero (O_WRONLY) on fd 21, neither close-on-exec: write 1
+ *		x 3 to 20; close_range(20, 20, CLOSE_RANGE_CLOEXEC); write 1 x
+ *		3 to 20 (still open); exec of iowork close-range-exec-2 (the
+ *		same process): write(20, 4) fails with EBADF (the exec closed
+ *		it); write 1 x 5 to 21 (it survived); close 21.
+ *		  fd 20 /dev/null: write 2 ops, 6 bytes
+ *		  fd 20 unknown:   write 1 op, 0 bytes, 1 error (EBADF)
+ *		  fd 21 /dev/zero: write 1 op, 5 bytes
  * Exit status: 0 when every call did what is written above; 3 otherwise
  * (with a message); 2 for a usage error.
  */
@@ -1077,6 +1103,44 @@ static int run_sum_close_range(void)
 	return 0;
 }
 
+/* pipe2() that must give fds @rd and @wr. */
+static void pipe_is(int rd, int wr)
+{
+	int p[2];
+
+	if (pipe2(p, 0) < 0 || p[0] != rd || p[1] != wr)
+		die("pipe2 gave fds %d, %d, not %d, %d: %s", p[0], p[1], rd, wr, strerror(errno));
+}
+
+static void close_from_20(void)
+{
+	if (syscall(SYS_close_range, 20u, ~0u, 0u) != 0)
+		die("close_range(20, ~0U): %s", strerror(errno));
+}
+
+static int run_close_range(void)
+{
+	busy_below_20();
+	open_20("/dev/null", O_WRONLY);
+	writes(20, 2, 5);
+	pipe_is(21, 22);
+	do_write(22, 7, 7, 0);
+	do_read(21, 4096, 7, 0);
+	if (open("/dev/zero", O_WRONLY) != 23)
+		die("open /dev/zero: not fd 23");
+	writes(23, 1, 3);
+	close_from_20();
+	do_write(23, 4, -1, EBADF);
+	pipe_is(20, 21);
+	do_write(21, 11, 11, 0);
+	do_read(20, 4096, 11, 0);
+	if (open("/dev/zero", O_WRONLY) != 22)
+		die("open /dev/zero: not fd 22");
+	writes(22, 1, 6);
+	close_from_20();
+	return 0;
+}
+
 static const char *self_path;
 
 static int run_sum_exec(void)
@@ -1095,6 +1159,29 @@ static int run_sum_exec_2(void)
 	open_20("/dev/zero", O_WRONLY);
 	writes(20, 3, 4);
 	xclose(20);
+	return 0;
+}
+
+static int run_close_range_exec(void)
+{
+	busy_below_20_flags(O_CLOEXEC);
+	open_20("/dev/null", O_WRONLY);
+	if (open("/dev/zero", O_WRONLY) != 21)
+		die("open /dev/zero: not fd 21");
+	writes(20, 1, 3);
+	if (syscall(SYS_close_range, 20u, 20u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0)
+		die("close_range(20, 20, CLOSE_RANGE_CLOEXEC): %s", strerror(errno));
+	writes(20, 1, 3);
+	execl(self_path, self_path, "close-range-exec-2", verbose ? "-v" : (char *)NULL,
+	      (char *)NULL);
+	die("exec %s: %s", self_path, strerror(errno));
+}
+
+static int run_close_range_exec_2(void)
+{
+	do_write(20, 4, -1, EBADF);
+	writes(21, 1, 5);
+	xclose(21);
 	return 0;
 }
 
@@ -1286,6 +1373,9 @@ static const struct {
 	{ "sum-reuse", run_sum_reuse },
 	{ "sum-dup2", run_sum_dup2 },
 	{ "sum-close-range", run_sum_close_range },
+	{ "close-range", run_close_range },
+	{ "close-range-exec", run_close_range_exec },
+	{ "close-range-exec-2", run_close_range_exec_2 },
 	{ "sum-exec", run_sum_exec },
 	{ "sum-exec-2", run_sum_exec_2 },
 	{ "sum-exit", run_sum_exit },

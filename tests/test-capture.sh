@@ -11,6 +11,8 @@
 #  - a `perf record` capture of ipcwork gives the exact per-fd ops and bytes
 #    (18 writes, 9100 bytes on fd 11; 11 reads, 9100 bytes on fd 10) and says
 #    what it cannot give without ipcperf's section;
+#  - a record of iowork close-range: close_range ends its fds, the writes
+#    of each fd number go to the file of their time;
 #  - a capture cut at 75% or at 64 bytes: exit 1, one error line with the
 #    offset; a killed recorder's capture reports with a "partial" warning;
 #  - rings of one page lose events (50000 getpid calls): the warning of
@@ -153,6 +155,22 @@ expect_status 0 "report -i (record capture) --json"
 [ "$(fd_sum "$T/out" 10 read ops)" -eq 11 ] || { show; fail "record: not 11 reads on fd 10"; }
 jq -S "$fd_rows" "$T/out" >"$T/rec-rows"
 diff -u "$T/live-rows" "$T/rec-rows" >"$T/diff" || { cat "$T/diff" >&2; fail "record: fds differ from live stat"; }
+
+# ------------------------------------------------------------ record: close_range
+# The capture holds close_range (iowork close-range: fds 20 to 23 closed by
+# it, 20 to 22 given out again by pipe2 and open, a write to the closed fd
+# 23): report ends the fds of its range there, as live stat does, and the
+# bytes and errors of each fd number stay with the file of their time.
+IOWORK=$top_builddir/tests/iowork
+need_exe "$IOWORK"
+run "$IPCPERF" record -q -o "$T/cr.data" -- "$IOWORK" close-range
+expect_status 0 "record -q -- iowork close-range"
+run "$IPCPERF" report -i "$T/cr.data" --json
+expect_status 0 "report -i (close-range capture) --json"
+got=$(jq -c '[.processes[] | select(.comm == "iowork") | .fds[] | select(.fd >= 20 and .fd <= 23)
+	| select(.write.ops > 0) | [.fd, .write.ops, .write.bytes, .write.errors]] | sort' "$T/out")
+want='[[20,2,10,0],[21,1,11,0],[22,1,6,0],[22,1,7,0],[23,1,0,1],[23,1,3,0]]'
+[ "$got" = "$want" ] || { show; fail "report of close-range: writes by fd $got, not $want"; }
 
 # ------------------------------------------------------------ lost events: the ring size
 run timeout 120 "$IPCPERF" stat -m 1 -s -- "$SCWORK" loop 50000

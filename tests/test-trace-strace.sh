@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ipcperf trace against strace.
 #
-# 1. Line by line, as strace -f -yy draws them, on seven programs run under
+# 1. Line by line, as strace -f -yy draws them, on eight programs run under
 #    both tools: ls of a directory the test makes, a TCP client (connects to
 #    a local listener, writes, reads: tests/tcpclient), a pipeline
 #    (sh -c 'echo ... | cat'), a shell blocked in wait4 while its child
@@ -9,7 +9,9 @@
 #    "<... wait4 resumed>" after the child's lines), tests/dgramwork (unix
 #    datagram and seqpacket sockets, which strace -yy names "UNIX:[N->M]"),
 #    tests/loopwork (an epoll server and its client over TCP loopback:
-#    accept4, epoll_*, poll, readv, writev, getsockopt, setsockopt)
+#    accept4, epoll_*, poll, readv, writev, getsockopt, setsockopt),
+#    tests/iowork close-range (close_range, then fds on the numbers it
+#    freed; and close-range-exec's CLOSE_RANGE_CLOEXEC, its line alone)
 #    and tests/sigwork (a
 #    parent that handles SIGCHLD; children stopped and killed, killed by
 #    SIGSEGV and by SIGTERM). Each task's lines, in its own order, must be
@@ -65,6 +67,8 @@ DGRAMWORK=$(realpath "$top_builddir/tests/dgramwork")
 need_exe "$DGRAMWORK"
 LOOPWORK=$(realpath "$top_builddir/tests/loopwork")
 need_exe "$LOOPWORK"
+IOWORK=$(realpath "$top_builddir/tests/iowork")
+need_exe "$IOWORK"
 IPCPERF_ABS=$(realpath "$IPCPERF")
 command -v perl >/dev/null || fail "perl is not installed"
 
@@ -190,6 +194,22 @@ for l in 'T1 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=T1, si_uid=0
 	'T0 rt_sigreturn({mask=[]})                 = 0'; do
 	grep -qxF "$l" "$T/signals/i.n" || { cat "$T/signals/i.n" >&2; fail "signals: no line '$l'"; }
 done
+# close_range, as strace draws it: its numbers unsigned, no fd names; the
+# fds of its range no longer named after it (iowork close-range: a write to
+# fd 23 it closed, then pipe2 given fds 20 and 21 again).
+side_by_side closerange "$IOWORK" close-range
+[ "$(grep -cxF 'T0 close_range(20, 4294967295, 0)          = 0' "$T/closerange/i.n")" -eq 2 ] &&
+	grep -qxF 'T0 write(23, "\0\0\0\0", 4)                = -1 EBADF (Bad file descriptor)' \
+		"$T/closerange/i.n" ||
+	{ cat "$T/closerange/i.n" >&2; fail "closerange: not two close_range lines and the write to fd 23 unnamed"; }
+# Its flags by name (iowork close-range-exec: CLOSE_RANGE_CLOEXEC).
+(cd "$T" && strace -q -e trace=close_range -o "$T/cr.s" "$IOWORK" close-range-exec) ||
+	fail "strace -e trace=close_range iowork close-range-exec failed"
+(cd "$T" && "$IPCPERF_ABS" trace -q -e trace=close_range -o "$T/cr.i" -- "$IOWORK" close-range-exec) ||
+	fail "ipcperf trace -e trace=close_range -- iowork close-range-exec failed"
+diff -u "$T/cr.s" "$T/cr.i" >&2 || fail "close-range-exec: ipcperf trace draws close_range as strace does not"
+grep -qx 'close_range(20, 20, CLOSE_RANGE_CLOEXEC) = 0' "$T/cr.i" ||
+	{ cat "$T/cr.i" >&2; fail "close-range-exec: no close_range(20, 20, CLOSE_RANGE_CLOEXEC) line"; }
 echo "test-trace-strace: $lines lines drawn as strace -f -yy draws them"
 
 # name result [ERRNO (meaning)] per call, sorted; "ADDR" for addresses, "PID" for pids.

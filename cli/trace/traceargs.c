@@ -574,6 +574,13 @@ static void put_fcntl(const struct traceargs *a)
 		fprintf(a->f, ", %" PRIu64, a->ev->args[2]);
 }
 
+/* close_range: its numbers as unsigned ints, as strace prints them (no fd names, even with -yy). */
+static void put_close_range(const struct traceargs *a)
+{
+	fprintf(a->f, "%u, %u, ", (unsigned int)a->ev->args[0], (unsigned int)a->ev->args[1]);
+	tf_close_range_flags(a->f, a->ev->args[2]);
+}
+
 /* futex: the arguments each operation takes. */
 static void put_futex(const struct traceargs *a)
 {
@@ -662,6 +669,8 @@ void traceargs_call(const struct traceargs *a)
 		put_fcntl(a);
 	else if (!strcmp(ev->name, "futex"))
 		put_futex(a);
+	else if (!strcmp(ev->name, "close_range"))
+		put_close_range(a);
 	else if (!strcmp(ev->name, "clone"))
 		put_clone(a);
 	else if (!strcmp(ev->name, "rt_sigreturn"))

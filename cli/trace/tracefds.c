@@ -94,9 +94,30 @@ void tracefds_fork(struct tracefds *t, pid_t parent, pid_t child)
 	}
 }
 
+/* close_range(args[0], args[1], flags) = 0: its range closed, unless it only set close-on-exec (4). */
+static void take_range(struct tracefds *t, const struct ipcperf_syscall *ev)
+{
+	uint32_t lo = (uint32_t)ev->args[0], hi = (uint32_t)ev->args[1];
+
+	if (ev->ret != 0 || ev->nr_args < 3 || (ev->args[2] & 4))
+		return;
+	for (size_t i = 0; i < t->n;) {
+		if (t->v[i].pid == ev->pid && (uint32_t)t->v[i].fd >= lo && (uint32_t)t->v[i].fd <= hi) {
+			clear(&t->v[i]);
+			t->v[i] = t->v[--t->n];
+		} else {
+			i++;
+		}
+	}
+}
+
 void tracefds_take(struct tracefds *t, const struct ipcperf_syscall *ev,
 		   const struct ipcperf_call_fds *fds)
 {
+	if (ev->cls == IPCPERF_SC_FD_CLOSE && ev->fd < 0) {
+		take_range(t, ev);
+		return;
+	}
 	if (ev->ret < 0 || !fds)
 		return;
 	if (ev->cls == IPCPERF_SC_FD_CLOSE && ev->fd >= 0) {

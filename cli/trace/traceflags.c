@@ -563,6 +563,17 @@ void tf_clockid(FILE *f, uint64_t v)
 	tf_value(f, v, m, TF_N(m), "CLOCK_???");
 }
 
+void tf_close_range_flags(FILE *f, uint64_t v)
+{
+	static const struct tf_name m[] = { { 2, "CLOSE_RANGE_UNSHARE" }, { 4, "CLOSE_RANGE_CLOEXEC" } };
+
+	v = (uint32_t)v;	/* an unsigned int */
+	if (v && !(v & (2 | 4)))
+		fprintf(f, "%#" PRIx64 " /* CLOSE_RANGE_??? */", v);
+	else
+		tf_bits(f, v, m, TF_N(m), "0");
+}
+
 void tf_timer_flags(FILE *f, uint64_t v)
 {
 	static const struct tf_name m[] = { { 1, "TIMER_ABSTIME" } };

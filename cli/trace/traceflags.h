@@ -60,6 +60,7 @@ void tf_sockaddr(FILE *f, const unsigned char *p, size_t len);	/* {sa_family=AF_
 void tf_fadvice(FILE *f, uint64_t v);		/* POSIX_FADV_SEQUENTIAL */
 void tf_clockid(FILE *f, uint64_t v);		/* CLOCK_MONOTONIC */
 void tf_timer_flags(FILE *f, uint64_t v);	/* TIMER_ABSTIME, 0 */
+void tf_close_range_flags(FILE *f, uint64_t v);	/* CLOSE_RANGE_UNSHARE|CLOSE_RANGE_CLOEXEC, 0 */
 void tf_timespec(FILE *f, const unsigned char *p);	/* {tv_sec=1, tv_nsec=500000000} */
 void tf_statx_mask(FILE *f, uint64_t v);	/* STATX_TYPE|STATX_MODE, STATX_BASIC_STATS */
 void tf_statx_flags(FILE *f, uint64_t v);	/* AT_STATX_SYNC_AS_STAT|AT_NO_AUTOMOUNT */

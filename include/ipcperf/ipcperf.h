@@ -77,7 +77,7 @@ enum ipcperf_sc_class {
 	IPCPERF_SC_FD_NEW,	/**< returns a new fd: openat, socket, accept, accept4, dup, fcntl(F_DUPFD*) */
 	IPCPERF_SC_FD_PAIR,	/**< creates two fds in user memory: pipe2, socketpair */
 	IPCPERF_SC_FD_DUP2,	/**< makes args[1] a copy of args[0]: dup2, dup3 */
-	IPCPERF_SC_FD_CLOSE,	/**< close */
+	IPCPERF_SC_FD_CLOSE,	/**< close; close_range (fd -1: it closes args[0] to args[1]; since 0.2.1) */
 	IPCPERF_SC_FD_OTHER,	/**< uses an fd without moving data: connect, fcntl (other commands) */
 	/**
 	 * Moves data from one fd (ipcperf_syscall.fd) into another (out_fd)

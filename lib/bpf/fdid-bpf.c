@@ -516,9 +516,10 @@ int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr)
 		return -EINVAL;
 	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
 		return -EINVAL;
-	if (b->want[nr])
+	/* close_range, flushed before it was asked for: its record from now on */
+	if (b->want[nr] && !(nr == __NR_close_range && b->want[nr] == WANT_FLUSH_ONLY_RANGE))
 		return 0;
-	/* close_range: its fds' sums, with no record (the session does not trace it) */
+	/* close_range: its fds' sums, with no record unless the session traces it too */
 	if (b->aggs && !b->want[__NR_close_range] && nr != __NR_close_range) {
 		int err = set_want(b, __NR_close_range, WANT_FLUSH_ONLY_RANGE);
 

@@ -17,6 +17,11 @@
 #include "fd/fdtable-int.h"
 #include "syscalls.h"
 
+/* close_range()'s flag (linux/close_range.h), for C libraries that do not define it. */
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
 /* ------------------------------------------------------------------ events */
 
 /* What one end's identity tells of its peer's, and back. */
@@ -154,6 +159,67 @@ static void fcntl_call(struct ipp_fdtab *t, struct fdproc *p, const struct ipcpe
 	}
 }
 
+/* The numbers @lo to @hi of @p were closed by @when, held in the table or not. */
+static void note_range(struct fdproc *p, unsigned int lo, unsigned int hi, uint64_t when)
+{
+	size_t k = 0;
+
+	/* A range inside this one says nothing more: a child's close_range(3, ~0U) stays one entry. */
+	for (size_t i = 0; i < p->nr_ranges; i++)
+		if (p->ranges[i].lo < lo || p->ranges[i].hi > hi || p->ranges[i].ns > when)
+			p->ranges[k++] = p->ranges[i];
+	p->nr_ranges = k;
+	/* Out of memory: the floor stays lower, as in note_closed(). */
+	if (ipp_grow((void **)&p->ranges, &p->cap_ranges, p->nr_ranges + 1, sizeof(*p->ranges)) < 0)
+		return;
+	p->ranges[p->nr_ranges++] = (struct fdrange){ .lo = lo, .hi = hi, .ns = when };
+}
+
+/*
+ * close_range(first, last, flags) returned 0: each fd of @p from first to
+ * last ends at the call's start, as close's fd does (the kernel takes each
+ * one out of the table as it goes; an incarnation begun after the start is
+ * another thread's new fd on a number already freed). With
+ * CLOSE_RANGE_CLOEXEC they stay open with close-on-exec set, and end at the
+ * exec. CLOSE_RANGE_UNSHARE needs nothing more: the caller first gets its
+ * own copy of an fd table it shared, and closes the fds there, which is
+ * what the close does here. The one table this keeps per process cannot
+ * hold a thread's private copy; the callers that unshare (a child between
+ * fork or clone and exec) share their table with no other process seen. A
+ * call that failed (EINVAL: first above last, an unknown flag; ENOMEM)
+ * changed nothing.
+ */
+static void close_range_call(struct ipp_fdtab *t, struct fdproc *p,
+			     const struct ipcperf_syscall *ev)
+{
+	unsigned int first, last;
+	bool cloexec;
+
+	if (ev->ret != 0 || ev->nr_args < 3)
+		return;
+	/* unsigned int arguments: what the registers hold above them is not the call's */
+	first = (unsigned int)ev->args[0];
+	last = (unsigned int)ev->args[1];
+	cloexec = ev->args[2] & CLOSE_RANGE_CLOEXEC;
+	/* Backwards: end_inc() moves the last slot into the one it frees. */
+	for (size_t i = p->nr_fds; i-- > 0;) {
+		struct ipp_inc *in = &t->incs[p->fds[i].inc];
+
+		if ((unsigned int)in->fd < first || (unsigned int)in->fd > last ||
+		    in->start_ns > ev->start_ns)
+			continue;
+		if (cloexec) {
+			in->id.cloexec = 1;
+			continue;
+		}
+		ipp_fdt_end_inc(t, p, in->fd, ev->start_ns);
+		/* an answer read while the call ran may still show the fd */
+		ipp_fdt_note_closed(p, in->fd, ev->end_ns);
+	}
+	if (!cloexec)
+		note_range(p, first, last, ev->end_ns);
+}
+
 /*
  * Which end of its connection the socket @ev made or connected is: a new
  * fd made from an fd argument is accept's (accept, accept4: the listener's);
@@ -207,6 +273,7 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 		return -1;
 	/* The new fd the kernel described is already in the table, exactly. */
 	if (nr_known && ev->ret >= 0 && sc->fd_op != IPP_FDOP_CLOSE &&
+	    sc->fd_op != IPP_FDOP_CLOSE_RANGE &&
 	    (in_fds(known, nr_known, ev->ret) ||
 	     (sc->fd_op == IPP_FDOP_DUP2 && ev->nr_args >= 2 &&
 	      in_fds(known, nr_known, (long)ev->args[1])))) {
@@ -256,6 +323,9 @@ long ipp_fdtab__syscall(struct ipp_fdtab *t, const struct ipcperf_syscall *ev)
 			/* an answer read while the close ran may still show the fd */
 			ipp_fdt_note_closed(p, ev->fd, ev->end_ns);
 		}
+		break;
+	case IPP_FDOP_CLOSE_RANGE:
+		close_range_call(t, p, ev);
 		break;
 	case IPP_FDOP_PAIR:
 	case IPP_FDOP_NONE:
@@ -354,6 +424,7 @@ static void remove_proc(struct ipp_fdtab *t, size_t at)
 		t->last = NULL;
 	free(p->fds);
 	free(p->closed);
+	free(p->ranges);
 	free(p);
 	memmove(&t->procs[at], &t->procs[at + 1], (t->nr_procs - at - 1) * sizeof(*t->procs));
 	t->nr_procs--;

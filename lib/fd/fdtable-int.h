@@ -31,6 +31,15 @@ struct fdproc {
 	} *closed;
 	size_t nr_closed, cap_closed;
 	uint64_t base_ns;
+	/*
+	 * The ranges close_range() closed, and when: the numbers in them
+	 * closed that the table never held (close_range_call()).
+	 */
+	struct fdrange {
+		unsigned int lo, hi;
+		uint64_t ns;
+	} *ranges;
+	size_t nr_ranges, cap_ranges;
 };
 
 struct ipp_fdtab {

@@ -53,6 +53,7 @@ void ipp_fdtab__delete(struct ipp_fdtab *t)
 	for (size_t i = 0; i < t->nr_procs; i++) {
 		free(t->procs[i]->fds);
 		free(t->procs[i]->closed);
+		free(t->procs[i]->ranges);
 		free(t->procs[i]);
 	}
 	free(t->procs);
@@ -268,6 +269,10 @@ static uint64_t floor_of(const struct fdproc *p, const struct ipp_inc *in)
 	for (size_t i = 0; i < p->nr_closed; i++)
 		if (p->closed[i].fd == in->fd && p->closed[i].ns > floor_ns)
 			floor_ns = p->closed[i].ns;
+	for (size_t i = 0; i < p->nr_ranges; i++)
+		if ((unsigned int)in->fd >= p->ranges[i].lo && (unsigned int)in->fd <= p->ranges[i].hi &&
+		    p->ranges[i].ns > floor_ns)
+			floor_ns = p->ranges[i].ns;
 	return floor_ns;
 }
 
