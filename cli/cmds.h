@@ -111,6 +111,17 @@ struct flows_opts {
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);
 int flows_run(const struct flows_opts *o);
 
+/* ------------------------------------------------------------------ paths */
+
+struct paths_opts {
+	struct cli_target t;
+	bool json;
+	bool requests;			/* --requests: with --json, every request */
+	bool quiet, verbose;
+};
+enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o);
+int paths_run(const struct paths_opts *o);
+
 /* ------------------------------------------------------------------ top */
 
 /* What top's rows are ordered by (-s, and the keys o b t c), largest first. */

@@ -17,16 +17,17 @@
 #define STAT(f) [CMD_STAT] = offsetof(struct stat_opts, f) + 1
 #define TRACE(f) [CMD_TRACE] = offsetof(struct trace_opts, f) + 1
 #define FLOWS(f) [CMD_FLOWS] = offsetof(struct flows_opts, f) + 1
+#define PATHS(f) [CMD_PATHS] = offsetof(struct paths_opts, f) + 1
 #define RECORD(f) [CMD_RECORD] = offsetof(struct record_opts, f) + 1
 #define REPORT(f) [CMD_REPORT] = offsetof(struct report_opts, f) + 1
 #define LIST(f) [CMD_LIST] = offsetof(struct list_opts, f) + 1
 #define CHECK(f) [CMD_CHECK] = offsetof(struct check_opts, f) + 1
 #define TOP(f) [CMD_TOP] = offsetof(struct top_opts, f) + 1
 /* A field of the struct cli_target of the commands that capture. */
-#define CAPTURE(f) STAT(t.f), TRACE(t.f), FLOWS(t.f), RECORD(t.f)
+#define CAPTURE(f) STAT(t.f), TRACE(t.f), FLOWS(t.f), PATHS(t.f), RECORD(t.f)
 
 #define IN(cmd) (1u << CMD_##cmd)
-#define IN_CAPTURE (IN(STAT) | IN(TRACE) | IN(FLOWS) | IN(RECORD))
+#define IN_CAPTURE (IN(STAT) | IN(TRACE) | IN(FLOWS) | IN(PATHS) | IN(RECORD))
 #define IN_ALL ((1u << CMD__MAX) - 1)
 
 /* The largest ring -m takes, in pages. */
@@ -152,12 +153,14 @@ static const struct cli_option options[] = {
 	  .help = "with -I in text, every interval as the full tables of\n"
 		  "the totals (by default one line per process and\n"
 		  "interval: exact counts, rates and the busiest fd)" },
-	{ .name = "json", .letter = 'j', .to = { STAT(json), FLOWS(json), REPORT(json), LIST(json) },
+	{ .name = "json", .letter = 'j',
+	  .to = { STAT(json), FLOWS(json), PATHS(json), REPORT(json), LIST(json) },
 	  .set = cli_opt_flag,
 	  .help = "JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
 		  "added, never renamed); fds without I/O included",
 	  .help_for = {
-		  { IN(FLOWS), NULL, "JSON, schema 1 (fields: ipcperf-flows(1), doc/json.md)" },
+		  { IN(FLOWS) | IN(PATHS), NULL,
+		    "JSON, schema 1 (fields: the command's man page, doc/json.md)" },
 		  { IN(REPORT), NULL, "JSON, as the view's --json" },
 		  { IN(LIST), NULL, "one JSON document: {\"schema\": 1, \"events\": [{\"name\",\n"
 				    "\"group\", \"status\", \"errno\", \"reason\", \"fix\"}],\n"
@@ -328,8 +331,11 @@ static const struct cli_option options[] = {
 	  .help = "an object label (the fd's object: an inode, a path) on\n"
 		  "the fd and flow metrics: a series per fd and per flow,\n"
 		  "which thousands of connections make thousands of" },
+	{ .name = "requests", .to = { PATHS(requests) },
+	  .set = cli_opt_flag,
+	  .help = "with --json, every request too: its hops, their times" },
 	{ .name = "quiet", .letter = 'q',
-	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), RECORD(quiet) },
+	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), PATHS(quiet), RECORD(quiet) },
 	  .set = cli_opt_flag,
 	  .help = "no live status line on the terminal",
 	  .help_for = {
@@ -337,7 +343,8 @@ static const struct cli_option options[] = {
 				     "trace itself goes to a file or a pipe)" },
 		  { IN(RECORD), NULL, "no summary line on stderr" } } },
 	{ .name = "verbose", .letter = 'v',
-	  .to = { STAT(verbose), TRACE(verbose), FLOWS(verbose), RECORD(verbose), REPORT(verbose),
+	  .to = { STAT(verbose), TRACE(verbose), FLOWS(verbose), PATHS(verbose), RECORD(verbose),
+		  REPORT(verbose),
 		  LIST(verbose), CHECK(verbose), TOP(verbose) },
 	  .set = cli_opt_flag,
 	  .help = "more diagnostics",

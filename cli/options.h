@@ -18,6 +18,7 @@ enum cli_cmd_id {
 	CMD_STAT,
 	CMD_TRACE,
 	CMD_FLOWS,
+	CMD_PATHS,
 	CMD_TOP,
 	CMD_RECORD,
 	CMD_REPORT,
@@ -35,7 +36,8 @@ struct cli_command {
 	int (*main)(int argc, char **argv);
 };
 /* Defined by each cmd-*.c. */
-extern const struct cli_command cli_cmd_stat, cli_cmd_trace, cli_cmd_flows, cli_cmd_top,
+extern const struct cli_command cli_cmd_stat, cli_cmd_trace, cli_cmd_flows, cli_cmd_paths,
+	cli_cmd_top,
 	cli_cmd_record, cli_cmd_report, cli_cmd_list, cli_cmd_check;
 /* The subcommand @id. */
 const struct cli_command *cli_command(enum cli_cmd_id id);

@@ -35,6 +35,7 @@
 #include "hist.h"
 #include "internal.h"
 #include "waits.h"
+#include "paths/flowtap.h"
 
 #define BLOCKED_MIN_NS 1000000ull	/* 1 ms: less than this decides nothing */
 /* A verdict's line: one side's figure over the other's; within MARGIN of it, marginal. */
@@ -116,6 +117,7 @@ struct ipcperf_flows {
 	size_t nr_warm, cap_warm;
 	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
 	void *match_ctx;
+	struct ipp_flowtap tap;		/* the request paths' (paths/flowtap.h) */
 };
 
 const char *ipcperf_verdict_name(enum ipcperf_verdict v)
@@ -185,6 +187,16 @@ int ipcperf_flows__on_match(struct ipcperf_flows *fl,
 	fl->match_cb = cb;
 	fl->match_ctx = ctx;
 	return 0;
+}
+
+void ipp_flows__tap(struct ipcperf_flows *fl, const struct ipp_flowtap *t)
+{
+	fl->tap = t ? *t : (struct ipp_flowtap){ 0 };
+}
+
+struct ipcperf_stats *ipp_flows__stats(struct ipcperf_flows *fl)
+{
+	return fl->st;
 }
 
 /* Flows made between two cool() passes; still for this long (the events' time, 10 ms), a flow is packed. */
@@ -360,7 +372,7 @@ static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 	if (h)
 		ipp_hist_add(h, wire);
 	f->matches++;
-	if (fl->match_cb) {
+	if (fl->match_cb || fl->tap.match) {
 		struct ipcperf_flow_match m = {
 			.object = f->object, .wpid = w->pid, .wtid = w->tid, .rpid = r->pid,
 			.rtid = r->tid, .write_start_ns = w->start, .write_end_ns = w->end,
@@ -368,7 +380,10 @@ static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 			.queued = f->queued,
 		};
 
-		fl->match_cb(fl->match_ctx, &m);
+		if (fl->tap.match)
+			fl->tap.match(fl->tap.ctx, f->ino, &m);
+		if (fl->match_cb)
+			fl->match_cb(fl->match_ctx, &m);
 	}
 }
 
@@ -545,6 +560,8 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 	add_waits(f, ev, &sv);
 	if (ev->ret <= 0)
 		return;	/* errors and EOF move nothing */
+	if (fl->tap.call)
+		fl->tap.call(fl->tap.ctx, ev, ch, key, writing);
 	if (writing)
 		on_write(fl, f, ev);
 	else
