@@ -15,8 +15,15 @@
  *
  * Each role is its own process, started through a symbolic link of its
  * name (client, proxy, backend) so that its comm says its role. When the
- * clients are done, the proxy and the backend are stopped, and the line
- * "requests N" is printed: the ground truth. Exit status 1 on any failure.
+ * clients are done, the proxy and the backend are stopped; each prints
+ * the median of its own time per request as it measured it ("proxy self
+ * p50 NS": from the return of the read of a request to the write to the
+ * backend, and from the return of the backend's answer to the write that
+ * relays it; "backend self p50 NS": from the return of the read to the
+ * write of the answer; the writes themselves are left out: a write on
+ * loopback TCP may return after its reader has its bytes, and went on
+ * with them); then the line "requests N". That is the ground truth.
+ * Exit status 1 on any failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,6 +55,12 @@ struct cfg {
 	int lfd;		/* the listening socket handed down */
 };
 
+/* Each request's own time in this process, in ns: its median is printed at SIGTERM. */
+static pthread_mutex_t selves_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *selves;
+static size_t nr_selves, cap_selves;
+static volatile sig_atomic_t stopping;
+
 static void die(const char *what)
 {
 	fprintf(stderr, "pathwork: %s: %s\n", what, strerror(errno));
@@ -71,6 +84,60 @@ static void spin(long us)
 	while (now_us() < end)
 		for (int i = 0; i < 200; i++)
 			sink += (unsigned long)i;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static void self_add(uint64_t ns)
+{
+	pthread_mutex_lock(&selves_lock);
+	if (nr_selves == cap_selves) {
+		cap_selves = cap_selves ? 2 * cap_selves : 1024;
+		selves = realloc(selves, cap_selves * sizeof(*selves));
+		if (!selves)
+			die("realloc");
+	}
+	selves[nr_selves++] = ns;
+	pthread_mutex_unlock(&selves_lock);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Stopped: the median of the requests' own times (the lower one of an even count), and exit. */
+static void self_report(const char *role)
+{
+	pthread_mutex_lock(&selves_lock);
+	qsort(selves, nr_selves, sizeof(*selves), cmp_u64);
+	printf("%s self p50 %llu\n", role,
+	       nr_selves ? (unsigned long long)selves[(nr_selves - 1) / 2] : 0ull);
+	fflush(stdout);
+	_exit(0);
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* SIGTERM stops the accept or wait of the main thread (no SA_RESTART): it reports then. */
+static void catch_term(void)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 static int read_full(int fd, char *buf, size_t len)
@@ -185,7 +252,10 @@ static void *backend_conn(void *p)
 			       .tv_nsec = (a->g->y_us % 1000000) * 1000 };
 
 	while (read_full(a->fd, req, REQ) > 0) {
+		uint64_t t0 = now_ns();
+
 		nanosleep(&ts, NULL);
+		self_add(now_ns() - t0);
 		if (write_full(a->fd, ans, ANS) < 0)
 			break;
 	}
@@ -194,14 +264,20 @@ static void *backend_conn(void *p)
 	return NULL;
 }
 
-/* Accept connections for ever, a thread each running @fn. */
-static void serve_threads(const struct cfg *g, void *(*fn)(void *))
+/* Accept connections until SIGTERM, a thread each running @fn. */
+static void serve_threads(const struct cfg *g, void *(*fn)(void *), const char *role)
 {
+	sigset_t term, old;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
 	for (;;) {
 		struct conn_arg *a;
 		pthread_t t;
 		int fd = accept(g->lfd, NULL, NULL);
 
+		if (stopping)
+			self_report(role);
 		if (fd < 0) {
 			if (errno == EINTR)
 				continue;
@@ -212,8 +288,11 @@ static void serve_threads(const struct cfg *g, void *(*fn)(void *))
 		if (!a)
 			die("malloc");
 		*a = (struct conn_arg){ .g = g, .fd = fd };
+		/* the threads leave SIGTERM to the main thread: it is the one to stop */
+		pthread_sigmask(SIG_BLOCK, &term, &old);
 		if (pthread_create(&t, NULL, fn, a))
 			die("pthread_create");
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		pthread_detach(t);
 	}
 }
@@ -227,9 +306,15 @@ static void *proxy_conn(void *p)
 	char req[REQ], ans[ANS];
 
 	while (read_full(a->fd, req, REQ) > 0) {
+		uint64_t t0 = now_ns(), t1, t2;
+
 		spin(a->g->x_us);
-		if (write_full(up, req, REQ) < 0 || read_full(up, ans, ANS) <= 0 ||
-		    write_full(a->fd, ans, ANS) < 0)
+		t1 = now_ns();
+		if (write_full(up, req, REQ) < 0 || read_full(up, ans, ANS) <= 0)
+			break;
+		t2 = now_ns();
+		self_add(t1 - t0 + now_ns() - t2);
+		if (write_full(a->fd, ans, ANS) < 0)
 			break;
 	}
 	close(up);
@@ -242,6 +327,7 @@ static void *proxy_conn(void *p)
 struct ep_conn {
 	int fd, partner;
 	bool client;
+	uint64_t self;		/* the client's: the request's own time until it went to the backend */
 };
 
 static void ep_add(int ep, struct ep_conn *c)
@@ -273,6 +359,7 @@ static void ep_ready(const struct cfg *g, int ep, struct ep_conn *c)
 {
 	char buf[ANS];
 	size_t len = c->client ? REQ : ANS;
+	uint64_t t0;
 
 	if (read_full(c->fd, buf, len) <= 0) {
 		/* the client is gone: both ends go (closing an fd takes it off the set) */
@@ -284,8 +371,13 @@ static void ep_ready(const struct cfg *g, int ep, struct ep_conn *c)
 		}
 		return;
 	}
+	t0 = now_ns();
 	if (c->client)
 		spin(g->x_us);
+	if (c->client)
+		c->self = now_ns() - t0;
+	if (!c->client)
+		self_add(c[-1].self + now_ns() - t0);	/* c[-1]: its client, made with it */
 	if (write_full(c->partner, buf, len) < 0)
 		die("write");
 }
@@ -301,6 +393,8 @@ static void proxy_epoll(const struct cfg *g)
 		struct epoll_event ev[16];
 		int n = epoll_wait(ep, ev, 16, -1);
 
+		if (stopping)
+			self_report("proxy");
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -365,12 +459,13 @@ static int role_main(const char *role, char **argv)
 			 .y_us = atol(argv[6]), .lfd = atoi(argv[8]) };
 
 	snprintf(g.addr, sizeof(g.addr), "%s", argv[7]);
+	catch_term();
 	if (!strcmp(role, "backend"))
-		serve_threads(&g, backend_conn);
+		serve_threads(&g, backend_conn, role);
 	else if (!strcmp(role, "proxy") && g.epoll)
 		proxy_epoll(&g);
 	else if (!strcmp(role, "proxy"))
-		serve_threads(&g, proxy_conn);
+		serve_threads(&g, proxy_conn, role);
 	else if (!strcmp(role, "client"))
 		return client_run(&g) == g.n ? 0 : 1;
 	return 1;
