@@ -159,8 +159,8 @@ static const struct cli_option options[] = {
 	  .help = "JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
 		  "added, never renamed); fds without I/O included",
 	  .help_for = {
-		  { IN(FLOWS) | IN(PATHS), NULL,
-		    "JSON, schema 1 (fields: the command's man page, doc/json.md)" },
+		  { IN(FLOWS), NULL, "JSON, schema 1 (fields: ipcperf-flows(1), doc/json.md)" },
+		  { IN(PATHS), NULL, "JSON, schema 1 (fields: ipcperf-paths(1), doc/json.md)" },
 		  { IN(REPORT), NULL, "JSON, as the view's --json" },
 		  { IN(LIST), NULL, "one JSON document: {\"schema\": 1, \"events\": [{\"name\",\n"
 				    "\"group\", \"status\", \"errno\", \"reason\", \"fix\"}],\n"
