@@ -86,6 +86,38 @@ static int add_kid(struct ipp_xchg *parent, struct ipp_xchg *x)
 	return 0;
 }
 
+struct suspects {
+	pid_t pid;
+	size_t n;
+};
+
+/* A request @ctx's process holds, unanswered: the one an unexplained call may be for. */
+static void suspect(void *ctx, void *val)
+{
+	struct suspects *s = ctx;
+	struct ipp_xchg *x = val;
+
+	if (x->req.read && x->req.rpid == s->pid && !x->answered) {
+		if (!x->drop)
+			x->drop = IPP_DROP_NO_CAUSE;
+		s->n++;
+	}
+}
+
+/*
+ * A process that serves requests started @x, and no rule says for which:
+ * none of the requests it holds can be told complete without it, so each
+ * is left out (no_cause), and @x with them; @x is counted itself only
+ * when its process held none.
+ */
+static void unexplained(struct ipcperf_paths *p, struct ipp_xchg *x, pid_t pid)
+{
+	struct suspects s = { .pid = pid };
+
+	ipp_idmap__each(&p->live, suspect, &s);
+	x->drop = s.n ? IPP_DROP_PART : IPP_DROP_NO_CAUSE;
+}
+
 /*
  * What the request @x, just started by @ev, belongs to: the request its
  * thread holds, if it still may; else it is an originator's, or (when its
@@ -101,7 +133,7 @@ static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x,
 	    add_kid(held, x) == 0)
 		return;
 	if (ipp_idmap__get(&p->servers, (uint64_t)ev->pid))
-		x->drop = IPP_DROP_NO_CAUSE;
+		unexplained(p, x, ev->pid);
 }
 
 static void new_request(struct ipcperf_paths *p, struct ipp_conn *c,

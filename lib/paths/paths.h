@@ -60,6 +60,7 @@ enum ipp_drop {
 	IPP_DROP_UNREAD,
 	IPP_DROP_NO_CAUSE,
 	IPP_DROP_LOST,
+	IPP_DROP_PART,		/* a part of requests counted already: not counted again */
 };
 
 struct ipp_conn;
