@@ -558,10 +558,10 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 	else
 		f->rblocked += ev->blocked_ns;
 	add_waits(f, ev, &sv);
+	if (fl->tap.call && ev->ret >= 0)
+		fl->tap.call(fl->tap.ctx, ev, ch, key, writing);
 	if (ev->ret <= 0)
 		return;	/* errors and EOF move nothing */
-	if (fl->tap.call)
-		fl->tap.call(fl->tap.ctx, ev, ch, key, writing);
 	if (writing)
 		on_write(fl, f, ev);
 	else

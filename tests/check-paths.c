@@ -256,6 +256,56 @@ START_TEST(next_request_completes)
 }
 END_TEST
 
+/* A read that returns 0: end of file on a socket. */
+static void eof(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_read,
+		.name = "read", .cls = IPCPERF_SC_READ, .fd = fd, .count = 100, .ret = 0,
+		.nr_args = 3, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * The client closes after its answer: the proxy's end of file completes
+ * its exchange, the backend's (the proxy closed too) the backend's: the
+ * path goes out then, not at the flush.
+ */
+START_TEST(closed_completes)
+{
+	request_in();
+	rest_of_chain();
+	eof(200, 201, 5, 5900, 6000);
+	ck_assert_uint_eq(nr_got, 0);
+	eof(300, 301, 5, 5600, 6100);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
+/* A request ended by a half close: the server's end of file before its answer ends nothing. */
+START_TEST(half_close)
+{
+	request_in();
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	eof(300, 301, 5, 2450, 2500);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -267,6 +317,8 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, turn_before_read);
 	tcase_add_test(tc, no_response);
 	tcase_add_test(tc, next_request_completes);
+	tcase_add_test(tc, closed_completes);
+	tcase_add_test(tc, half_close);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -131,13 +132,20 @@ static void on_term(int sig)
 	stopping = 1;
 }
 
-/* SIGTERM stops the accept or wait of the main thread (no SA_RESTART): it reports then. */
+/*
+ * SIGTERM is blocked but in the main thread's waits (ppoll, epoll_pwait),
+ * which it ends: the main thread reports then, whenever it came.
+ */
 static void catch_term(void)
 {
 	struct sigaction sa = { .sa_handler = on_term };
+	sigset_t term;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
 }
 
 static int read_full(int fd, char *buf, size_t len)
@@ -267,32 +275,31 @@ static void *backend_conn(void *p)
 /* Accept connections until SIGTERM, a thread each running @fn. */
 static void serve_threads(const struct cfg *g, void *(*fn)(void *), const char *role)
 {
-	sigset_t term, old;
+	sigset_t none;
 
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
+	sigemptyset(&none);
 	for (;;) {
+		struct pollfd pfd = { .fd = g->lfd, .events = POLLIN };
 		struct conn_arg *a;
 		pthread_t t;
-		int fd = accept(g->lfd, NULL, NULL);
+		int fd;
 
+		if (ppoll(&pfd, 1, NULL, &none) < 0 && errno != EINTR)
+			die("ppoll");
 		if (stopping)
 			self_report(role);
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
+		if (!(pfd.revents & POLLIN))
+			continue;
+		fd = accept(g->lfd, NULL, NULL);
+		if (fd < 0)
 			die("accept");
-		}
 		set_nodelay(g, fd);
 		a = malloc(sizeof(*a));
 		if (!a)
 			die("malloc");
 		*a = (struct conn_arg){ .g = g, .fd = fd };
-		/* the threads leave SIGTERM to the main thread: it is the one to stop */
-		pthread_sigmask(SIG_BLOCK, &term, &old);
 		if (pthread_create(&t, NULL, fn, a))
 			die("pthread_create");
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		pthread_detach(t);
 	}
 }
@@ -386,12 +393,14 @@ static void proxy_epoll(const struct cfg *g)
 {
 	int ep = epoll_create1(0);
 	struct epoll_event lev = { .events = EPOLLIN, .data.ptr = NULL };
+	sigset_t none;
 
+	sigemptyset(&none);
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, g->lfd, &lev) < 0)
 		die("epoll");
 	for (;;) {
 		struct epoll_event ev[16];
-		int n = epoll_wait(ep, ev, 16, -1);
+		int n = epoll_pwait(ep, ev, 16, -1, &none);
 
 		if (stopping)
 			self_report("proxy");

@@ -184,6 +184,40 @@ static void on_write(struct ipcperf_paths *p, const struct ipcperf_syscall *ev,
 	/* else: a response to a request written before we looked: no exchange */
 }
 
+/* The exchange under way on @c ends with the connection (or the capture). */
+static void close_cur(struct ipcperf_paths *p, struct ipp_conn *c)
+{
+	struct ipp_xchg *x = c->cur;
+
+	/* its tree may go out now: the connection lets go of it first */
+	c->cur = NULL;
+	if (!x || x->closed)
+		return;
+	if (!x->answered && !x->drop)
+		x->drop = IPP_DROP_NO_RESPONSE;
+	ipp_xchg__close(p, x);
+}
+
+/*
+ * A read on @ch found the end of the stream: its peer closed, or shut
+ * down its writing side. Once the exchange under way was answered, it is
+ * complete, and the connection is forgotten (its inodes may name new
+ * sockets later); before, the caller may still wait for the answer (a
+ * request ended by a half close).
+ */
+static void end_of_file(struct ipcperf_paths *p, const struct ipp_ident *ch)
+{
+	struct ipp_conn *c = ipp_idmap__get(&p->conns, ch->ino);
+
+	if (!c || (c->cur && !c->cur->answered))
+		return;
+	close_cur(p, c);
+	ipp_idmap__del(&p->conns, c->end[0]);
+	if (c->end[1])
+		ipp_idmap__del(&p->conns, c->end[1]);
+	free(c);
+}
+
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing)
 {
@@ -193,6 +227,11 @@ void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struc
 	if ((ch->kind != IPCPERF_FD_UNIX && ch->kind != IPCPERF_FD_TCP) ||
 	    ch->sock_type != SOCK_STREAM || !ch->ino)
 		return;
+	if (!ev->ret) {
+		if (!writing)
+			end_of_file(p, ch);
+		return;
+	}
 	if (!writing) {
 		conn_of(p, ch, false);
 		/* its matches follow: they say the thread, not the fd */
@@ -267,22 +306,9 @@ static void each_conn(struct ipcperf_paths *p, void (*fn)(struct ipcperf_paths *
 	}
 }
 
-static void close_conn(struct ipcperf_paths *p, struct ipp_conn *c)
-{
-	struct ipp_xchg *x = c->cur;
-
-	/* its tree may go out now: the connection lets go of it first */
-	c->cur = NULL;
-	if (!x || x->closed)
-		return;
-	if (!x->answered && !x->drop)
-		x->drop = IPP_DROP_NO_RESPONSE;
-	ipp_xchg__close(p, x);
-}
-
 void ipp_paths__close_all(struct ipcperf_paths *p)
 {
-	each_conn(p, close_conn);
+	each_conn(p, close_cur);
 }
 
 static void free_conn(struct ipcperf_paths *p, struct ipp_conn *c)

@@ -17,10 +17,10 @@ struct ipp_ident;
 struct ipp_flowtap {
 	void *ctx;
 	/*
-	 * A settled call with bytes (@ev->ret > 0) on a pipe or socket @ch,
-	 * into the flow keyed @key (the writing end's inode, or the reading
-	 * end's with bit 63 when its peer is not known): before the matches
-	 * it makes. @writing: bytes into the channel.
+	 * A settled call that succeeded (@ev->ret >= 0: 0 is a read's end of
+	 * file) on a pipe or socket @ch, into the flow keyed @key (the writing
+	 * end's inode, or the reading end's with bit 63 when its peer is not
+	 * known): before the matches it makes. @writing: bytes into the channel.
 	 */
 	void (*call)(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 		     uint64_t key, bool writing);
