@@ -306,6 +306,43 @@ START_TEST(half_close)
 }
 END_TEST
 
+/*
+ * The capture began as the backend answered a request of before: the first
+ * write seen on the proxy's connection to it is the backend's. The end a
+ * listener accepted is the server's all the same: that answer belongs to no
+ * exchange, and the chain after it is whole.
+ */
+START_TEST(accepted_end_writes_first)
+{
+	struct ipcperf_syscall acc = {
+		.start_ns = 10, .end_ns = 20, .pid = 300, .tid = 301, .nr = SYS_accept4,
+		.name = "accept4", .cls = IPCPERF_SC_FD_NEW, .fd = 4, .ret = 5, .nr_args = 4,
+		.out_fd = -1,
+	};
+
+	struct ipcperf_fd_open op = {
+		.time_ns = 20, .pid = 300, .tid = 301, .fd = 5, .nr = SYS_accept4, .ret = 5,
+		.object = "socket:[2002]", .kind = IPCPERF_FD_UNIX, .detail = "", .ino = 2002,
+		.peer_ino = 2001, .sock_type = SOCK_STREAM, .capacity = -1, .accmode = -1,
+	};
+
+	acc.args[0] = 4;
+	/* what the kernel said of the new fd, at the accept's exit, then the accept */
+	ipcperf_stats__add_fd_open(st, &op);
+	feed(&acc);
+	io(300, 301, true, 5, 200, 100, 150);
+	io(200, 201, false, 7, 200, 90, 160);
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(got_hops[0][1].pid, 300);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -319,6 +356,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, next_request_completes);
 	tcase_add_test(tc, closed_completes);
 	tcase_add_test(tc, half_close);
+	tcase_add_test(tc, accepted_end_writes_first);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,20 +24,28 @@
 #include "fdtable.h"
 #include "paths/paths.h"
 
-/* @c's other end is @ino now known (a socket whose peer was known only after its first call). */
+/* @ino, when not known yet, is @c's end whose inode was missing (a peer known only later). */
 static void learn_end(struct ipcperf_paths *p, struct ipp_conn *c, uint64_t ino)
 {
-	if (!ino || ino == c->end[0] || c->end[1])
+	int slot = !c->end[0] ? 0 : !c->end[1] ? 1 : -1;
+
+	if (!ino || ino == c->end[0] || ino == c->end[1] || slot < 0)
 		return;
 	if (ipp_idmap__get(&p->conns, ino) || ipp_idmap__put(&p->conns, ino, c) < 0)
 		return;	/* taken by a connection of its own: the two stay apart */
-	c->end[1] = ino;
+	c->end[slot] = ino;
 }
 
-/* The connection of the socket @ch, made (when @create) with @ch its caller's end. */
+/*
+ * The connection of the socket @ch; made (when @create) at its first
+ * write. The caller's end is the one that connected, and the other the
+ * one a listener accepted; of a connection made before the capture (or a
+ * socket pair), the end that writes first.
+ */
 static struct ipp_conn *conn_of(struct ipcperf_paths *p, const struct ipp_ident *ch, bool create)
 {
 	struct ipp_conn *c = ipp_idmap__get(&p->conns, ch->ino);
+	int me;
 
 	if (!c && ch->peer_ino)
 		c = ipp_idmap__get(&p->conns, ch->peer_ino);
@@ -51,7 +59,8 @@ static struct ipp_conn *conn_of(struct ipcperf_paths *p, const struct ipp_ident 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->end[0] = ch->ino;
+	me = ch->origin == IPP_ORIGIN_ACCEPTED;
+	c->end[me] = ch->ino;
 	c->kind = ch->kind;
 	if (ipp_idmap__put(&p->conns, ch->ino, c) < 0) {
 		free(c);
@@ -167,7 +176,7 @@ static void on_write(struct ipcperf_paths *p, const struct ipcperf_syscall *ev,
 
 	if (!c)
 		return;
-	dir = ch->ino == c->end[0] ? 0 : 1;
+	dir = ch->ino == c->end[1] ? 1 : 0;
 	off = c->woff[dir];
 	c->woff[dir] += (uint64_t)ev->ret;
 	x = c->cur;
@@ -212,9 +221,9 @@ static void end_of_file(struct ipcperf_paths *p, const struct ipp_ident *ch)
 	if (!c || (c->cur && !c->cur->answered))
 		return;
 	close_cur(p, c);
-	ipp_idmap__del(&p->conns, c->end[0]);
-	if (c->end[1])
-		ipp_idmap__del(&p->conns, c->end[1]);
+	for (int i = 0; i < 2; i++)
+		if (c->end[i])
+			ipp_idmap__del(&p->conns, c->end[i]);
 	free(c);
 }
 
@@ -281,7 +290,7 @@ void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_matc
 
 	if (!c)
 		return;
-	dir = key == c->end[0] ? 0 : 1;
+	dir = key == c->end[1] ? 1 : 0;
 	off = c->roff[dir];
 	c->roff[dir] += m->bytes;
 	x = c->cur;
@@ -294,14 +303,14 @@ void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_matc
 	took(p, x, dir, g, off, m);
 }
 
-/* A connection is in the map under both its ends: @fn visits it once, under its first. */
+/* A connection is in the map under each end known: @fn visits it once, under the first known. */
 static void each_conn(struct ipcperf_paths *p, void (*fn)(struct ipcperf_paths *p,
 							   struct ipp_conn *c))
 {
 	for (size_t i = 0; i < p->conns.cap; i++) {
 		struct ipp_conn *c = p->conns.v[i].val;
 
-		if (p->conns.v[i].key && p->conns.v[i].key == c->end[0])
+		if (p->conns.v[i].key && p->conns.v[i].key == (c->end[0] ? c->end[0] : c->end[1]))
 			fn(p, c);
 	}
 }

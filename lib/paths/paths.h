@@ -81,7 +81,7 @@ struct ipp_xchg {
 
 /* A stream connection: its ends (the caller's first) and the exchange under way. */
 struct ipp_conn {
-	uint64_t end[2];		/* [0] the end that wrote first: the caller's */
+	uint64_t end[2];		/* inodes: [0] the caller's, [1] the server's; 0 not known yet */
 	uint64_t woff[2], roff[2];	/* bytes written, read, from end[i] */
 	enum ipcperf_fd_kind kind;
 	struct ipp_xchg *cur;		/* the exchange under way, or the last one */
