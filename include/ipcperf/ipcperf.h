@@ -1866,8 +1866,10 @@ IPCPERF_API int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
  * and the exchange its caller made with it over a stream channel.
  *
  * On a stream socket an *exchange* is a request (bytes one way) and its
- * response (the bytes back): turn-taking delimits the messages, the side
- * that wrote first is the caller. A process holds a request from the read
+ * response (the bytes back): turn-taking delimits the messages. The caller
+ * is the end that connected (the server the end a listener accepted); of a
+ * connection made before the capture, or a socket pair, the side that wrote
+ * first. A process holds a request from the read
  * that took its first byte to the write that completed its response. The
  * exchanges it makes on other channels while it holds the request are the
  * hops under it (their @p parent is its index). The times of one hop nest:
