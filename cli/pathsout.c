@@ -322,7 +322,8 @@ static void text_shape(FILE *f, const struct shape *s)
 
 static uint64_t unattributed(const struct ipcperf_paths_stats *ps)
 {
-	return ps->no_response + ps->untraced_hop + ps->unread + ps->no_cause + ps->lost;
+	return ps->no_response + ps->untraced_hop + ps->unread + ps->no_cause + ps->lost +
+	       ps->late;
 }
 
 static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
@@ -330,9 +331,9 @@ static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
 	if (!unattributed(ps))
 		return;
 	fprintf(f, "\nnot attributed: %" PRIu64 " (no response %" PRIu64 ", untraced hop %" PRIu64
-		", response not read %" PRIu64 ", no cause %" PRIu64 ", events lost %" PRIu64 ")\n",
-		unattributed(ps), ps->no_response, ps->untraced_hop, ps->unread, ps->no_cause,
-		ps->lost);
+		", response not read %" PRIu64 ", no cause %" PRIu64 ", events lost %" PRIu64
+		", late %" PRIu64 ")\n", unattributed(ps), ps->no_response, ps->untraced_hop,
+		ps->unread, ps->no_cause, ps->lost, ps->late);
 }
 
 void pathsout_text(FILE *f, const struct pathsout *po, const char *what,
@@ -464,6 +465,7 @@ void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_path
 	json_u64(&j, "unread", ps->unread);
 	json_u64(&j, "no_cause", ps->no_cause);
 	json_u64(&j, "lost", ps->lost);
+	json_u64(&j, "late", ps->late);
 	json_object_end(&j);
 	json_array_begin(&j, "shapes");
 	for (size_t i = 0; i < po->nr; i++)

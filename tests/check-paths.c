@@ -6,7 +6,9 @@
  * connected to the proxy's fd 5, socket:[1002]; the proxy's fd 7 is
  * socket:[2001], connected to the backend's fd 5, socket:[2002]. Every call
  * goes to the stats, the flows and the paths in that order, in the order
- * the calls end, as the engine delivers them.
+ * the calls end, as the engine delivers them. The paths hand a call on
+ * once the calls have gone 20 ms past it: tick() moves them on, with a read
+ * of a fourth process on a socket nobody writes into.
  *
  * The times of the chain (ns), and what they make:
  *   client  write 100 B [1000, 1100]             read 200 B [1200, 5900]
@@ -81,6 +83,7 @@ static void setup(void)
 	name_sock(200, 5, 1002, 1001);
 	name_sock(200, 7, 2001, 2002);
 	name_sock(300, 5, 2002, 2001);
+	name_sock(400, 3, 3001, 3002);
 }
 
 static void teardown(void)
@@ -123,6 +126,14 @@ static void wait_ready(pid_t pid, pid_t tid, uint64_t start, uint64_t end)
 
 	ev.args[0] = 9;
 	feed(&ev);
+}
+
+#define MS 1000000ull
+
+/* The calls have come up to @t: what happened before @t - 20 ms is handed on. */
+static void tick(uint64_t t)
+{
+	io(400, 400, false, 3, 10, t, t);
 }
 
 /* The request's way in: the client writes, the proxy reads it (tid 201). */
@@ -245,6 +256,8 @@ START_TEST(next_request_completes)
 	/* the proxy's next call to the backend closes the backend's exchange */
 	io(100, 100, true, 3, 100, 6000, 6100);
 	io(200, 201, false, 5, 100, 5900, 6200);
+	ck_assert_uint_eq(nr_got, 0);	/* not before the calls went 20 ms past it */
+	tick(30 * MS);
 	ck_assert_uint_eq(nr_got, 0);
 	io(200, 201, true, 7, 100, 6300, 6400);
 	ck_assert_uint_eq(nr_got, 1);
@@ -279,8 +292,10 @@ START_TEST(closed_completes)
 	request_in();
 	rest_of_chain();
 	eof(200, 201, 5, 5900, 6000);
+	tick(30 * MS);
 	ck_assert_uint_eq(nr_got, 0);
 	eof(300, 301, 5, 5600, 6100);
+	tick(31 * MS);
 	ck_assert_uint_eq(nr_got, 1);
 	ck_assert_uint_eq(got[0].nr_hops, 2);
 	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
@@ -343,6 +358,80 @@ START_TEST(accepted_end_writes_first)
 }
 END_TEST
 
+/* @pid accepted its fd @fd, socket:[@ino] connected to socket:[@peer], at @t: the server's end. */
+static void accepted(pid_t pid, int fd, uint64_t ino, uint64_t peer, uint64_t t)
+{
+	char obj[64];
+	struct ipcperf_syscall acc = {
+		.start_ns = t - 10, .end_ns = t, .pid = pid, .tid = pid + 1, .nr = SYS_accept4,
+		.name = "accept4", .cls = IPCPERF_SC_FD_NEW, .fd = 4, .ret = fd, .nr_args = 4,
+		.out_fd = -1,
+	};
+	struct ipcperf_fd_open op = {
+		.time_ns = t, .pid = pid, .tid = pid + 1, .fd = fd, .nr = SYS_accept4, .ret = fd,
+		.object = obj, .kind = IPCPERF_FD_UNIX, .detail = "", .ino = ino, .peer_ino = peer,
+		.sock_type = SOCK_STREAM, .capacity = -1, .accmode = -1,
+	};
+
+	snprintf(obj, sizeof(obj), "socket:[%llu]", (unsigned long long)ino);
+	acc.args[0] = 4;
+	/* what the kernel said of the new fd, at the accept's exit, then the accept */
+	ipcperf_stats__add_fd_open(st, &op);
+	feed(&acc);
+}
+
+/*
+ * The proxy's answer returns late (8000), after the client read it (5900)
+ * and sent its next request (6100): the answer began at 5700, before that
+ * request, which is a second exchange, not more of the first.
+ */
+START_TEST(answer_returns_late)
+{
+	request_in();
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	io(100, 100, true, 3, 100, 6000, 6100);
+	io(200, 201, true, 5, 200, 5700, 8000);
+	io(200, 201, false, 5, 100, 8100, 8200);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got_hops[0][0].request_bytes, 100);
+	ck_assert_uint_eq(got_hops[0][0].response_bytes, 200);
+	/* kept within the call: the client had it all at 5900 */
+	ck_assert_uint_eq(got_hops[0][0].end_ns, 5900);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 5900 - 1200 - 3400);
+	ck_assert_uint_eq(counts().no_response, 1);
+}
+END_TEST
+
+/*
+ * The client's request returns late (9000), after the proxy served it
+ * whole: its bytes were there from 1000, so the proxy held it from its
+ * read (1200) and its call to the backend is the request's.
+ */
+START_TEST(request_returns_late)
+{
+	accepted(200, 5, 1002, 1001, 400);
+	io(200, 201, false, 5, 100, 500, 1200);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, true, 3, 100, 1000, 9000);
+	io(100, 100, false, 3, 200, 9100, 9200);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got_hops[0][0].request_ns, 200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -357,6 +446,8 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, closed_completes);
 	tcase_add_test(tc, half_close);
 	tcase_add_test(tc, accepted_end_writes_first);
+	tcase_add_test(tc, answer_returns_late);
+	tcase_add_test(tc, request_returns_late);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1937,6 +1937,12 @@ struct ipcperf_paths_stats {
 	 */
 	uint64_t no_cause;
 	uint64_t lost;		/**< requests that were under way when events were lost */
+	/**
+	 * Requests one of whose calls returned so long after it happened (a
+	 * write's start, a read's end: more than 20 ms of events later) that
+	 * the turns of its connection were already taken without it.
+	 */
+	uint64_t late;
 };
 
 struct ipcperf_paths;

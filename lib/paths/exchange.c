@@ -70,18 +70,19 @@ static struct ipp_conn *conn_of(struct ipcperf_paths *p, const struct ipp_ident 
 	return c;
 }
 
-static void msg_start(struct ipp_msg *m, const struct ipcperf_syscall *ev, uint64_t off)
+static void msg_start(struct ipp_msg *m, const struct ipp_item *it)
 {
-	*m = (struct ipp_msg){ .off0 = off, .off1 = off + (uint64_t)ev->ret,
-			       .w_start = ev->start_ns, .w_end = ev->end_ns, .wpid = ev->pid,
-			       .wtid = ev->tid, .wfd = ev->fd, .rfd = -1 };
+	*m = (struct ipp_msg){ .off0 = it->off, .off1 = it->off + it->bytes,
+			       .w_start = it->start, .w_end = it->end, .wpid = it->pid,
+			       .wtid = it->tid, .wfd = it->fd, .rfd = -1 };
 }
 
-static void msg_extend(struct ipp_msg *m, const struct ipcperf_syscall *ev)
+static void msg_extend(struct ipp_msg *m, const struct ipp_item *it)
 {
-	m->off1 += (uint64_t)ev->ret;
-	if (ev->end_ns > m->w_end)
-		m->w_end = ev->end_ns;
+	if (it->off + it->bytes > m->off1)
+		m->off1 = it->off + it->bytes;
+	if (it->end > m->w_end)
+		m->w_end = it->end;
 }
 
 static int add_kid(struct ipp_xchg *parent, struct ipp_xchg *x)
@@ -132,21 +133,19 @@ static void unexplained(struct ipcperf_paths *p, struct ipp_xchg *x, pid_t pid)
  * thread holds, if it still may; else it is an originator's, or (when its
  * process serves requests) one no rule explains.
  */
-static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x,
-			   const struct ipcperf_syscall *ev)
+static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const struct ipp_item *it)
 {
-	struct ipp_thr *t = ipp_paths__thr(p, ev->tid);
+	struct ipp_thr *t = ipp_paths__thr(p, it->tid);
 	struct ipp_xchg *held = t && t->held ? ipp_idmap__get(&p->live, t->held) : NULL;
 
-	if (held && !held->answered && !ipp_thr__waited(t, t->held_at, ev->start_ns) &&
+	if (held && !held->answered && !ipp_thr__waited(t, t->held_at, it->start) &&
 	    add_kid(held, x) == 0)
 		return;
-	if (ipp_idmap__get(&p->servers, (uint64_t)ev->pid))
-		unexplained(p, x, ev->pid);
+	if (ipp_idmap__get(&p->servers, (uint64_t)it->pid))
+		unexplained(p, x, it->pid);
 }
 
-static void new_request(struct ipcperf_paths *p, struct ipp_conn *c,
-			const struct ipcperf_syscall *ev, uint64_t off)
+static void new_request(struct ipcperf_paths *p, struct ipp_conn *c, const struct ipp_item *it)
 {
 	struct ipp_xchg *x = calloc(1, sizeof(*x));
 
@@ -155,7 +154,7 @@ static void new_request(struct ipcperf_paths *p, struct ipp_conn *c,
 	x->id = ++p->next_id;
 	x->kind = c->kind;
 	x->open = 1;
-	msg_start(&x->req, ev, off);
+	msg_start(&x->req, it);
 	if (ipp_idmap__put(&p->live, x->id, x) < 0) {
 		free(x);
 		return;
@@ -163,32 +162,24 @@ static void new_request(struct ipcperf_paths *p, struct ipp_conn *c,
 	if (c->cur)
 		ipp_xchg__close(p, c->cur);
 	c->cur = x;
-	attach_request(p, x, ev);
+	attach_request(p, x, it);
 }
 
-static void on_write(struct ipcperf_paths *p, const struct ipcperf_syscall *ev,
-		     const struct ipp_ident *ch)
+/* A write, at its start: a request begins or goes on, a response begins or goes on. */
+static void on_write(struct ipcperf_paths *p, const struct ipp_item *it)
 {
-	struct ipp_conn *c = conn_of(p, ch, true);
-	struct ipp_xchg *x;
-	int dir;
-	uint64_t off;
+	struct ipp_conn *c = it->c;
+	struct ipp_xchg *x = c->cur;
 
-	if (!c)
-		return;
-	dir = ch->ino == c->end[1] ? 1 : 0;
-	off = c->woff[dir];
-	c->woff[dir] += (uint64_t)ev->ret;
-	x = c->cur;
-	if (dir == 0 && (!x || x->answered)) {
-		new_request(p, c, ev, off);
-	} else if (dir == 0) {
-		msg_extend(&x->req, ev);
+	if (it->dir == 0 && (!x || x->answered)) {
+		new_request(p, c, it);
+	} else if (it->dir == 0) {
+		msg_extend(&x->req, it);
 	} else if (x && !x->answered) {
 		x->answered = true;
-		msg_start(&x->resp, ev, off);
+		msg_start(&x->resp, it);
 	} else if (x) {
-		msg_extend(&x->resp, ev);
+		msg_extend(&x->resp, it);
 	}
 	/* else: a response to a request written before we looked: no exchange */
 }
@@ -208,99 +199,155 @@ static void close_cur(struct ipcperf_paths *p, struct ipp_conn *c)
 }
 
 /*
- * A read on @ch found the end of the stream: its peer closed, or shut
- * down its writing side. Once the exchange under way was answered, it is
- * complete, and the connection is forgotten (its inodes may name new
- * sockets later); before, the caller may still wait for the answer (a
- * request ended by a half close).
+ * A read found the end of the stream: its peer closed, or shut down its
+ * writing side. Once the exchange under way was answered, it is complete,
+ * and the connection is forgotten (its inodes may name new sockets later);
+ * before, the caller may still wait for the answer (a request ended by a
+ * half close).
  */
-static void end_of_file(struct ipcperf_paths *p, const struct ipp_ident *ch)
+static void end_of_file(struct ipcperf_paths *p, struct ipp_conn *c)
 {
-	struct ipp_conn *c = ipp_idmap__get(&p->conns, ch->ino);
-
-	if (!c || (c->cur && !c->cur->answered))
+	if (c->gone || (c->cur && !c->cur->answered))
 		return;
 	close_cur(p, c);
 	for (int i = 0; i < 2; i++)
-		if (c->end[i])
+		if (c->end[i] && ipp_idmap__get(&p->conns, c->end[i]) == c)
 			ipp_idmap__del(&p->conns, c->end[i]);
-	free(c);
+	c->gone = true;
+}
+
+void ipp_conn__put(struct ipcperf_paths *p, struct ipp_conn *c)
+{
+	(void)p;
+	if (!--c->refs && c->gone)
+		free(c);
+}
+
+void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c)
+{
+	if (c->cur && !c->cur->drop)
+		c->cur->drop = IPP_DROP_LATE;
+	(void)p;
+}
+
+/* A call's item, with what it always carries. */
+static struct ipp_item item_of(enum ipp_item_kind kind, struct ipp_conn *c, const struct ipp_ident *ch,
+			       const struct ipcperf_syscall *ev)
+{
+	return (struct ipp_item){
+		.kind = kind, .c = c, .dir = ch->ino == c->end[1] ? 1 : 0, .pid = ev->pid,
+		.tid = ev->tid, .fd = ev->fd, .start = ev->start_ns, .end = ev->end_ns,
+		.bytes = ev->ret > 0 ? (uint64_t)ev->ret : 0,
+	};
 }
 
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing)
 {
 	struct ipcperf_paths *p = ctx;
+	struct ipp_conn *c;
+	struct ipp_item it;
 
 	(void)key;
 	if ((ch->kind != IPCPERF_FD_UNIX && ch->kind != IPCPERF_FD_TCP) ||
 	    ch->sock_type != SOCK_STREAM || !ch->ino)
 		return;
-	if (!ev->ret) {
-		if (!writing)
-			end_of_file(p, ch);
+	c = conn_of(p, ch, writing && ev->ret > 0);
+	if (!c) {
+		ipp_order__tick(p, ev->end_ns);
 		return;
 	}
 	if (!writing) {
-		conn_of(p, ch, false);
 		/* its matches follow: they say the thread, not the fd */
 		p->rd_tid = ev->tid;
 		p->rd_start = ev->start_ns;
 		p->rd_fd = ev->fd;
+	}
+	if (writing && !ev->ret)
+		return;
+	if (writing) {
+		it = item_of(IPP_IT_WRITE, c, ch, ev);
+		it.off = c->woff[it.dir];
+		c->woff[it.dir] += it.bytes;
+		it.eff = ev->start_ns;
+	} else if (!ev->ret) {
+		it = item_of(IPP_IT_EOF, c, ch, ev);
+		it.eff = ev->end_ns;
+	} else {
 		return;
 	}
-	on_write(p, ev, ch);
+	ipp_order__push(p, &it, ev->end_ns);
 }
 
-/* A read took bytes [@off, @off + @m->bytes) of message @g (of exchange @x, @dir). */
-static void took(struct ipcperf_paths *p, struct ipp_xchg *x, int dir, struct ipp_msg *g,
-		 uint64_t off, const struct ipcperf_flow_match *m)
+/* A read (@it) took bytes [@it->off, + @it->bytes) of message @g (of exchange @x). */
+static void took(struct ipcperf_paths *p, struct ipp_xchg *x, struct ipp_msg *g,
+		 const struct ipp_item *it)
 {
-	struct ipp_thr *t = ipp_paths__thr(p, m->rtid);
+	struct ipp_thr *t = ipp_paths__thr(p, it->tid);
 
-	g->rd += m->bytes;
-	if (m->read_end_ns > g->r_last)
-		g->r_last = m->read_end_ns;
-	if (off == g->off0 && !g->read) {
+	g->rd += it->bytes;
+	if (it->end > g->r_last)
+		g->r_last = it->end;
+	if (it->off == g->off0 && !g->read) {
 		g->read = true;
-		g->r_first = m->read_end_ns;
-		g->rpid = m->rpid;
-		g->rtid = m->rtid;
-		g->rfd = p->rd_tid == m->rtid && p->rd_start == m->read_start_ns ? p->rd_fd : -1;
-		if (dir == 0)
-			ipp_idmap__put(&p->servers, (uint64_t)m->rpid, (void *)1);
+		g->r_first = it->end;
+		g->rpid = it->pid;
+		g->rtid = it->tid;
+		g->rfd = it->fd;
+		if (it->dir == 0)
+			ipp_idmap__put(&p->servers, (uint64_t)it->pid, (void *)1);
 	}
 	if (!t)
 		return;
-	if (dir == 0 && off == g->off0)
-		ipp_thr__hold(t, x, m->read_end_ns);	/* the server span begins */
-	else if (dir == 1 && x->parent)
-		ipp_thr__hold(t, x->parent, m->read_end_ns);	/* back to what it called for */
+	if (it->dir == 0 && it->off == g->off0)
+		ipp_thr__hold(t, x, it->end);	/* the server span begins */
+	else if (it->dir == 1 && x->parent)
+		ipp_thr__hold(t, x->parent, it->end);	/* back to what it called for */
+}
+
+static void on_match(struct ipcperf_paths *p, const struct ipp_item *it)
+{
+	struct ipp_xchg *x = it->c->cur;
+	struct ipp_msg *g;
+
+	if (!x || (it->dir == 1 && !x->answered))
+		return;
+	g = it->dir == 0 ? &x->req : &x->resp;
+	/* bytes of an exchange closed already, or from before we looked */
+	if (it->off < g->off0 || it->off >= g->off1)
+		return;
+	took(p, x, g, it);
 }
 
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m)
 {
 	struct ipcperf_paths *p = ctx;
 	struct ipp_conn *c = ipp_idmap__get(&p->conns, key);
-	struct ipp_xchg *x;
-	struct ipp_msg *g;
-	uint64_t off;
-	int dir;
-
+	struct ipp_item it;
 
 	if (!c)
 		return;
-	dir = key == c->end[1] ? 1 : 0;
-	off = c->roff[dir];
-	c->roff[dir] += m->bytes;
-	x = c->cur;
-	if (!x || (dir == 1 && !x->answered))
+	it = (struct ipp_item){
+		.kind = IPP_IT_MATCH, .c = c, .dir = key == c->end[1] ? 1 : 0, .bytes = m->bytes,
+		.pid = m->rpid, .tid = m->rtid, .start = m->read_start_ns, .end = m->read_end_ns,
+		.eff = m->read_end_ns,
+		.fd = p->rd_tid == m->rtid && p->rd_start == m->read_start_ns ? p->rd_fd : -1,
+	};
+	it.off = c->roff[it.dir];
+	c->roff[it.dir] += m->bytes;
+	ipp_order__push(p, &it, m->read_end_ns > m->write_end_ns ? m->read_end_ns : m->write_end_ns);
+}
+
+void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it)
+{
+	if (it->c->gone)
 		return;
-	g = dir == 0 ? &x->req : &x->resp;
-	/* bytes of an exchange closed already, or from before we looked */
-	if (off < g->off0 || off >= g->off1)
-		return;
-	took(p, x, dir, g, off, m);
+	if (it->kind == IPP_IT_WRITE)
+		on_write(p, it);
+	else if (it->kind == IPP_IT_MATCH)
+		on_match(p, it);
+	else
+		end_of_file(p, it->c);
 }
 
 /* A connection is in the map under each end known: @fn visits it once, under the first known. */

@@ -79,6 +79,7 @@ void ipcperf_paths__delete(struct ipcperf_paths *p)
 	if (!p)
 		return;
 	ipp_flows__tap(p->fl, NULL);
+	ipp_order__fini(p);
 	free_live(p);
 	ipp_paths__free_conns(p);
 	ipp_idmap__each(&p->thrs, free_thr, NULL);
@@ -221,6 +222,7 @@ int ipcperf_paths__flush(struct ipcperf_paths *p)
 	err = ipcperf_flows__for_each(p->fl, settle_none, NULL);
 	if (err < 0)
 		return err;
+	ipp_order__flush(p);
 	ipp_paths__close_all(p);
 	return 0;
 }

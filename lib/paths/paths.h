@@ -5,6 +5,8 @@
  *
  *   paths.c     the public object: its tap on the flows, its handlers, the
  *               threads (what each holds; its waits' returns), the flush
+ *   order.c     the tap's calls and matches put back in the order they
+ *               happened (a write's start, a read's end)
  *   exchange.c  connections and their messages: turn-taking cuts each
  *               direction's bytes into requests and responses; a request
  *               that starts is an exchange, hung under what its thread holds
@@ -61,6 +63,7 @@ enum ipp_drop {
 	IPP_DROP_NO_CAUSE,
 	IPP_DROP_LOST,
 	IPP_DROP_PART,		/* a part of requests counted already: not counted again */
+	IPP_DROP_LATE,
 };
 
 struct ipp_conn;
@@ -85,6 +88,29 @@ struct ipp_conn {
 	uint64_t woff[2], roff[2];	/* bytes written, read, from end[i] */
 	enum ipcperf_fd_kind kind;
 	struct ipp_xchg *cur;		/* the exchange under way, or the last one */
+	size_t refs;			/* items waiting in order.c that name it */
+	bool gone;			/* out of the map (closed): freed with its last item */
+};
+
+/* A write, a match or an end of file, by the moment it happened (order.c). */
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF };
+
+struct ipp_item {
+	uint64_t eff;			/* a write's start, a read's end */
+	uint64_t seq;			/* as it came */
+	enum ipp_item_kind kind;
+	struct ipp_conn *c;		/* a reference (refs) */
+	int dir;			/* 0: from the caller's end; 1: from the server's */
+	uint64_t off, bytes;		/* the bytes, in their direction */
+	pid_t pid, tid;			/* the writer's; a match: the reader's */
+	int fd;				/* the writer's; a match: the reader's (-1: not known) */
+	uint64_t start, end;		/* the call's; a match: the read's */
+};
+
+struct ipp_order {
+	struct ipp_item *v;		/* a heap, the earliest first */
+	size_t n, cap;
+	uint64_t seq, now, done;	/* the latest call's end; the latest moment handed on */
 };
 
 /* A thread: the request it holds, and the returns of its waits. */
@@ -103,6 +129,7 @@ struct ipcperf_paths {
 	struct ipp_idmap thrs;		/* tid -> ipp_thr */
 	struct ipp_idmap servers;	/* pid -> (void *)1: it served a request */
 	struct ipp_idmap live;		/* exchange id -> ipp_xchg, until its tree is out */
+	struct ipp_order order;
 	uint64_t next_id;
 	/* the read call being matched: its fd, known by its thread and start */
 	pid_t rd_tid;
@@ -125,12 +152,25 @@ bool ipp_thr__waited(const struct ipp_thr *t, uint64_t from, uint64_t to);
 /* @t holds exchange @x's request since @at. */
 void ipp_thr__hold(struct ipp_thr *t, const struct ipp_xchg *x, uint64_t at);
 
+/* order.c: take @it (its conn referenced here) at @now (the latest call's end). */
+void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now);
+/* The calls have come up to @now: hand on what is old enough. */
+void ipp_order__tick(struct ipcperf_paths *p, uint64_t now);
+void ipp_order__flush(struct ipcperf_paths *p);
+void ipp_order__fini(struct ipcperf_paths *p);
+
 /* exchange.c: the flows' tap */
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing);
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m);
 /* Close every exchange under way (the flush). */
 void ipp_paths__close_all(struct ipcperf_paths *p);
+/* An item of order.c, in the order of the moments. */
+void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it);
+/* An item of @c came too late: the exchange under way there is left out. */
+void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
+/* An item lets go of @c: the last one frees it once it is gone. */
+void ipp_conn__put(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__free_conns(struct ipcperf_paths *p);
 
 /* tree.c */

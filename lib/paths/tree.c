@@ -122,6 +122,7 @@ static void count_drop(struct ipcperf_paths *p, enum ipp_drop d)
 	case IPP_DROP_UNREAD: p->counts.unread++; break;
 	case IPP_DROP_NO_CAUSE: p->counts.no_cause++; break;
 	case IPP_DROP_LOST: p->counts.lost++; break;
+	case IPP_DROP_LATE: p->counts.late++; break;
 	default: break;
 	}
 }
