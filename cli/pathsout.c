@@ -330,29 +330,57 @@ static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
 {
 	if (!unattributed(ps))
 		return;
-	fprintf(f, "\nnot attributed: %" PRIu64 " (no response %" PRIu64 ", untraced hop %" PRIu64
-		", response not read %" PRIu64 ", no cause %" PRIu64 ", events lost %" PRIu64
-		", late %" PRIu64 ")\n", unattributed(ps), ps->no_response, ps->untraced_hop,
-		ps->unread, ps->no_cause, ps->lost, ps->late);
+	const struct { const char *what; uint64_t n; } why[] = {
+		{ "no response", ps->no_response }, { "untraced hop", ps->untraced_hop },
+		{ "response not read", ps->unread }, { "no cause", ps->no_cause },
+		{ "events lost", ps->lost }, { "late", ps->late },
+	};
+	const char *sep = "";
+
+	/* the reasons that count, so that the line stays short */
+	fprintf(f, "\nnot attributed: %" PRIu64 " (", unattributed(ps));
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		if (!why[i].n)
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, why[i].what, why[i].n);
+		sep = ", ";
+	}
+	fputs(")\n", f);
+}
+
+/* The most requests first; of as many, the one seen first. */
+static int cmp_count(const void *a, const void *b)
+{
+	const struct shape *x = *(const struct shape *const *)a, *y = *(const struct shape *const *)b;
+
+	if (x->e2e.n != y->e2e.n)
+		return x->e2e.n > y->e2e.n ? -1 : 1;
+	return x < y ? -1 : x > y;
 }
 
 void pathsout_text(FILE *f, const struct pathsout *po, const char *what,
 		   const struct ipcperf_paths_stats *ps, const struct cli_summary *sum)
 {
-	const struct shape *top = NULL;
+	const struct shape *top = NULL, **order = calloc(po->nr + 1, sizeof(*order));
 	struct most tm = { 0 };
 
 	fprintf(f, "Request paths of %s: %" PRIu64 " requests in %zu shapes\n", what, ps->paths,
 		po->nr);
+	for (size_t i = 0; order && i < po->nr; i++)
+		order[i] = &po->shapes[i];
+	if (order)
+		qsort(order, po->nr, sizeof(*order), cmp_count);
 	for (size_t i = 0; i < po->nr; i++) {
-		struct most m = most_of(&po->shapes[i]);
+		const struct shape *s = order ? order[i] : &po->shapes[i];
+		struct most m = most_of(s);
 
-		text_shape(f, &po->shapes[i]);
+		text_shape(f, s);
 		if (!top || m.ns > tm.ns) {
-			top = &po->shapes[i];
+			top = s;
 			tm = m;
 		}
 	}
+	free(order);
 	text_unattributed(f, ps);
 	fprintf(f, "\n%" PRIu64 " events lost\n", sum->lost);
 	if (!top)

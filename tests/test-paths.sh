@@ -12,6 +12,9 @@
 #  - with --requests, each request's hops' channel and self times add up
 #    to its end-to-end time, to the nanosecond, and each hop is on the
 #    transport asked for.
+# Then the text report (its block, its last line, 100 columns), and a run
+# cut by -d: the requests under way then (one per client at most) are
+# counted without an answer, the others are paths.
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -87,3 +90,15 @@ grep -q '^client -> proxy -> backend: 20 requests$' "$T/paths.txt" ||
 grep -q '^most time: backend.s own time' "$T/paths.txt" ||
 	{ cat "$T/paths.txt" >&2; fail "the text report does not end with where the time goes"; }
 awk 'length > 100 { exit 1 }' "$T/paths.txt" || fail "the text report is wider than 100 columns"
+
+# Cut by -d with requests under way: at most one per client (2) is left
+# without its answer, counted as such, never handed out half.
+run timeout 120 "$IPCPERF" paths --json -q -d 0.4 -o "$T/cut.json" -- "$PATHWORK" -n 100000 -c 2 -x 0.2 -y 0.2
+expect_status 0 "paths -d 0.4"
+got=$(jq .requests "$T/cut.json")
+nr=$(jq .unattributed.no_response "$T/cut.json")
+[ "$got" -gt 10 ] && [ "$nr" -le 2 ] && [ "$(jq '.unattributed | add' "$T/cut.json")" = "$nr" ] ||
+	fail "paths -d 0.4: $got requests, unattributed $(jq -c .unattributed "$T/cut.json")"
+[ "$(jq '[.shapes[] | select(.shape != "client -> proxy -> backend")] | length' "$T/cut.json")" = 0 ] ||
+	fail "paths -d 0.4: shapes $(jq -c '[.shapes[].shape]' "$T/cut.json")"
+echo "test-paths: cut by -d: $got requests, $nr without an answer"
