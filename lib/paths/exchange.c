@@ -2,14 +2,17 @@
 /*
  * Connections and their exchanges, from the flows' tap.
  *
- * A stream socket's two directions are one connection: the end that wrote
- * first is the caller's. Turn-taking cuts each direction's bytes into
- * messages: a write from the caller's end after bytes went the other way
- * starts a request (and closes the exchange before it), a write from the
- * other end starts the response of the exchange under way. Writes are
- * numbered by byte offset as they come; the flows' matches come in the
- * order of each direction's bytes, so a match's offset says which message
- * it read and whether it took that message's first byte.
+ * A stream socket's two directions are one connection: the end that
+ * connected is the caller's, the end a listener accepted the server's (of
+ * a connection made before the capture, or a socket pair: the end that
+ * wrote first). Writes and matches are numbered by byte offset as they
+ * come (the flows' matches come in the order of each direction's bytes),
+ * then wait in order.c to be taken in the order they happened. Turn-taking
+ * cuts each direction's bytes into messages: a write from the caller's end
+ * after bytes went the other way starts a request (and closes the exchange
+ * before it), a write from the other end starts the response of the
+ * exchange under way. A match's offset says which message it read and
+ * whether it took that message's first byte.
  *
  * A read that took a request's first byte makes its thread hold that
  * request (the server span begins); a read of a response makes the caller's
