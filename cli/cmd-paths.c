@@ -2,17 +2,23 @@
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "otlpout.h"
 #include "output.h"
 #include "pathsout.h"
+#include "perfettoout.h"
 #include "util.h"
 
 /* A run of paths: the accounting under it, the paths, what is gathered of them. */
 struct paths_cmd {
 	const struct paths_opts *o;
-	struct cli_out out;
+	struct cli_out out, otlp, perfetto;
+	int64_t real_minus_mono;	/* the wall clock less the paths' clock, at the start */
 	struct ipcperf_stats *st;
 	struct ipcperf_flows *fl;
 	struct ipcperf_paths *pa;
@@ -26,19 +32,90 @@ enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o)
 	return cli_options_parse_capture(CMD_PATHS, argc, argv, o, &o->t);
 }
 
-/* The accounting, the paths and the output, before the capture. @return 0, or -1 (said). */
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * The accounting, the paths and every output, before the capture, so that
+ * a bad path costs no run. @return 0, or -1 (said).
+ */
 static int paths_open(struct paths_cmd *c)
 {
+	const struct paths_opts *o = c->o;
+	/* The traces and the timeline are drawn from every request, kept. */
+	bool keep = (o->json && o->requests) || o->otlp || o->otlp_endpoint || o->perfetto;
+
 	c->st = ipcperf_stats__new(NULL);
 	c->fl = c->st ? ipcperf_flows__new(c->st) : NULL;
 	c->pa = c->fl ? ipcperf_paths__new(c->fl) : NULL;
-	c->po = c->pa ? pathsout_new(c->o->json && c->o->requests) : NULL;
+	c->po = c->pa ? pathsout_new(keep) : NULL;
 	if (!c->po) {
 		cli_err("cannot set up the request paths: %s", strerror(errno ? errno : ENOMEM));
 		return -1;
 	}
 	ipcperf_paths__on_path(c->pa, pathsout_add, c->po);
-	return cli_open_output(&c->out, &c->o->t);
+	c->real_minus_mono = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	if (cli_open_output(&c->out, &o->t) < 0 ||
+	    (o->otlp && cli_out_open(&c->otlp, o->otlp, "the traces") < 0) ||
+	    (o->perfetto && cli_out_open(&c->perfetto, o->perfetto, "the timeline") < 0))
+		return -1;
+	return 0;
+}
+
+/* The traces as OTLP/JSON, in memory: one document for the file and the collector. */
+static char *otlp_doc(const struct paths_cmd *c, size_t *len)
+{
+	uint64_t seed = 0;
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+	int err;
+
+	if (!m)
+		return NULL;
+	/* Ids of one run apart from another's; without randomness, the clock's. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)clock_ns(CLOCK_REALTIME);
+	err = otlpout_write(m, c->po, c->real_minus_mono, seed);
+	if (fclose(m) != 0 || err < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * The traces and the timeline, after the report: the file first, the POST
+ * last, so that a collector that cannot be reached costs no file.
+ * @return 0, or -1 (said).
+ */
+static int paths_traces(struct paths_cmd *c)
+{
+	const struct paths_opts *o = c->o;
+	size_t len = 0;
+	char *doc = NULL;
+	int ret = 0;
+
+	if (o->perfetto && perfettoout_write(c->perfetto.f, c->po) < 0) {
+		cli_err("cannot write the timeline: %s", strerror(ENOMEM));
+		ret = -1;
+	}
+	if (!o->otlp && !o->otlp_endpoint)
+		return ret;
+	if (!(doc = otlp_doc(c, &len))) {
+		cli_err("cannot make the traces: %s", strerror(ENOMEM));
+		return -1;
+	}
+	if (o->otlp)
+		fwrite(doc, 1, len, c->otlp.f);
+	if (o->otlp_endpoint && otlpout_post(o->otlp_endpoint, doc, len) < 0)
+		ret = -1;
+	free(doc);
+	return ret;
 }
 
 static int paths_setup(void *ctx, struct ipcperf_session *s)
@@ -97,7 +174,7 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 	else
 		pathsout_text(c->out.f, c->po, c->what, &ps, &sum);
 	say_losses(c, &st);
-	return 0;
+	return paths_traces(c);
 }
 
 int paths_run(const struct paths_opts *o)
@@ -125,6 +202,8 @@ int paths_run(const struct paths_opts *o)
 			failed = paths_report(&c, &res) < 0;
 	}
 	failed |= cli_out_close(&c.out) < 0;
+	failed |= cli_out_close(&c.otlp) < 0;
+	failed |= cli_out_close(&c.perfetto) < 0;
 	cli_wait_command(&res);
 	/* The session first: it feeds the others; the paths before the flows they tap. */
 	cli_session_release(res.session);

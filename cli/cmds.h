@@ -117,6 +117,9 @@ struct paths_opts {
 	struct cli_target t;
 	bool json;
 	bool requests;			/* --requests: with --json, every request */
+	const char *otlp;		/* --otlp FILE: OpenTelemetry traces, OTLP/JSON */
+	const char *otlp_endpoint;	/* --otlp-endpoint URL: the same, POSTed */
+	const char *perfetto;		/* --perfetto FILE: a timeline, Chrome trace JSON */
 	bool quiet, verbose;
 };
 enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o);

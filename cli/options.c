@@ -36,7 +36,7 @@
 #define DURATION_MAX (365.0 * 24 * 3600)
 
 static cli_opt_set_fn set_ids, set_duration, set_pages, set_separator, set_sc_sort, set_events,
-	set_path, set_listen, set_trace_sel;
+	set_path, set_url, set_listen, set_trace_sel;
 
 static const struct cli_word scope_words[] = {
 	{ "auto", IPCPERF_SCOPE_AUTO }, { "cpu", IPCPERF_SCOPE_CPU },
@@ -334,6 +334,20 @@ static const struct cli_option options[] = {
 	{ .name = "requests", .to = { PATHS(requests) },
 	  .set = cli_opt_flag,
 	  .help = "with --json, every request too: its hops, their times" },
+	{ .name = "otlp", .arg = "FILE", .to = { PATHS(otlp) },
+	  .set = set_path, .complete = CPL_FILE,
+	  .help = "also write the requests as OpenTelemetry traces to FILE\n"
+		  "(OTLP/JSON, an ExportTraceServiceRequest): a trace per\n"
+		  "request, a resource per process, server and client spans" },
+	{ .name = "otlp-endpoint", .arg = "URL", .to = { PATHS(otlp_endpoint) },
+	  .set = set_url, .complete = CPL_NOTHING,
+	  .help = "also POST those traces to an OTLP/HTTP collector, as\n"
+		  "JSON (http://127.0.0.1:4318/v1/traces)" },
+	{ .name = "perfetto", .arg = "FILE", .to = { PATHS(perfetto) },
+	  .set = set_path, .complete = CPL_FILE,
+	  .help = "also write the requests as a timeline to FILE (Chrome\n"
+		  "trace JSON, for ui.perfetto.dev or chrome://tracing): a\n"
+		  "track per thread, a slice per span, an arrow per message" },
 	{ .name = "quiet", .letter = 'q',
 	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), PATHS(quiet), RECORD(quiet) },
 	  .set = cli_opt_flag,
@@ -626,6 +640,7 @@ static int set_path(const struct cli_option *o, const char *arg, void *dst)
 	static const char *const examples[][2] = {
 		{ "input", "capture.data" }, { "record", "capture.data" }, { "dot", "flows.dot" },
 		{ "trace-out", "trace.json" }, { "openmetrics", "ipcperf.prom" },
+		{ "otlp", "traces.json" }, { "perfetto", "paths.json" },
 	};
 	const char *example = "out.txt";
 
@@ -633,6 +648,20 @@ static int set_path(const struct cli_option *o, const char *arg, void *dst)
 		if (!strcmp(o->name, examples[i][0]))
 			example = examples[i][1];
 	return set_nonempty(o, arg, dst, "a file", example);
+}
+
+/* An http:// or https:// URL (what libcurl is given). */
+static int set_url(const struct cli_option *o, const char *arg, void *dst)
+{
+	char name[32];
+
+	if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8)) {
+		cli_err("invalid URL '%s' for %s: give http://HOST:PORT/PATH, as "
+			"http://127.0.0.1:4318/v1/traces", arg, cli_opt_name(o, name, sizeof(name)));
+		return -1;
+	}
+	*(const char **)dst = arg;
+	return 0;
 }
 
 static int set_listen(const struct cli_option *o, const char *arg, void *dst)

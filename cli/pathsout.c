@@ -80,6 +80,16 @@ void pathsout_delete(struct pathsout *po)
 	free(po);
 }
 
+size_t pathsout_nr_requests(const struct pathsout *po)
+{
+	return po->nr_reqs;
+}
+
+const struct ipcperf_path *pathsout_request(const struct pathsout *po, size_t i)
+{
+	return &po->reqs[i].path;
+}
+
 bool pathsout_failed(const struct pathsout *po)
 {
 	return po->failed;

@@ -17,6 +17,9 @@ struct pathsout *pathsout_new(bool keep);
 void pathsout_delete(struct pathsout *po);
 /* The callback of ipcperf_paths__on_path(): @ctx is the collection. */
 void pathsout_add(void *ctx, const struct ipcperf_path *path);
+/* The requests kept (pathsout_new(true)), in the order they completed. */
+size_t pathsout_nr_requests(const struct pathsout *po);
+const struct ipcperf_path *pathsout_request(const struct pathsout *po, size_t i);
 /* Out of memory while adding: the report would be short. */
 bool pathsout_failed(const struct pathsout *po);
 
