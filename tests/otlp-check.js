@@ -9,14 +9,14 @@
 // through the protobuf binary form unchanged (a misspelt key would not), with
 // N traces, each the chain client(CLIENT) -> proxy(SERVER) -> proxy(CLIENT)
 // -> backend(SERVER) on TRANSPORT, all within [T0_NS, T1_NS] of the wall
-// clock. Prints "otlp-check: ok ..." or one line of what is wrong, exit 1.
+// clock, each span within its parent. Prints "otlp-check: ok ..." or one line of what is wrong, exit 1.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const util = require('util');
 
 const modules = process.env.OTLP_NODE_MODULES;
-const root = require(path.join(modules, '@opentelemetry/otlp-transformer/build/src/generated/root.js'));
+const root = require(path.resolve(modules, '@opentelemetry/otlp-transformer/build/src/generated/root.js'));
 const T = root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 function fail(msg) {
@@ -68,7 +68,7 @@ if (!util.isDeepStrictEqual(back, doc))
 	fail('it does not survive a round trip through the schema (a key or a type it does not know)');
 
 // The traces, span by span.
-const spans = new Map(), traces = new Map(), names = new Set();
+const spans = new Map(), traces = new Map(), names = new Set(), pids = new Set();
 function attrs(list) {
 	const a = {};
 	for (const kv of list || [])
@@ -79,6 +79,9 @@ for (const rs of doc.resourceSpans) {
 	const ra = attrs(rs.resource.attributes);
 	if (!ra['service.name'] || !/^[0-9]+$/.test(ra['process.pid'] || ''))
 		fail('a resource without service.name or process.pid: ' + JSON.stringify(ra));
+	if (pids.has(ra['process.pid']))
+		fail('two resources of process ' + ra['process.pid']);
+	pids.add(ra['process.pid']);
 	names.add(ra['service.name']);
 	for (const ss of rs.scopeSpans) {
 		for (const s of ss.spans) {
@@ -115,8 +118,10 @@ for (const [id, list] of traces) {
 	const got = chain.map(s => [s.service, s.kind]);
 	if (list.length !== 4 || !util.isDeepStrictEqual(got, want))
 		fail(`trace ${id}: ${JSON.stringify(list.map(s => [s.service, s.kind, s.spanId, s.parentSpanId || null]))}`);
+	// A child lies in its parent: a server's span in its caller's exchange, an exchange in the span it serves.
 	for (let i = 1; i < 4; i++)
-		if (chain[i].startTimeUnixNano < chain[i - 1].startTimeUnixNano && BigInt(chain[i].startTimeUnixNano) < BigInt(chain[i - 1].startTimeUnixNano))
-			fail(`trace ${id}: span ${chain[i].spanId} starts before its parent`);
+		if (BigInt(chain[i].startTimeUnixNano) < BigInt(chain[i - 1].startTimeUnixNano) ||
+		    BigInt(chain[i].endTimeUnixNano) > BigInt(chain[i - 1].endTimeUnixNano))
+			fail(`trace ${id}: span ${chain[i].spanId} is not within its parent ${chain[i - 1].spanId}`);
 }
 console.log(`otlp-check: ok: ${traces.size} traces, ${spans.size} spans, resources ${[...names].join(', ')}`);
