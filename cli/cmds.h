@@ -20,7 +20,8 @@
 #include "tracesel.h"
 
 /* Each subcommand, defined by its cmd-*.c. */
-extern const struct cli_command cli_cmd_stat, cli_cmd_trace, cli_cmd_flows, cli_cmd_top,
+extern const struct cli_command cli_cmd_stat, cli_cmd_trace, cli_cmd_flows, cli_cmd_paths,
+	cli_cmd_top,
 	cli_cmd_record, cli_cmd_report, cli_cmd_list, cli_cmd_check;
 
 /* ------------------------------------------------------------------ stat */
@@ -109,6 +110,20 @@ enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);
 int flows_run(const struct flows_opts *o);
 /* The flows view of a capture (ipcperf report), a row per flow. */
 int flows_replay(const struct report_opts *o);
+
+/* ------------------------------------------------------------------ paths */
+
+struct paths_opts {
+	struct cli_target t;
+	bool json;
+	bool requests;			/* --requests: with --json, every request */
+	const char *otlp;		/* --otlp FILE: OpenTelemetry traces, OTLP/JSON */
+	const char *otlp_endpoint;	/* --otlp-endpoint URL: the same, POSTed */
+	const char *perfetto;		/* --perfetto FILE: a timeline, Chrome trace JSON */
+	bool quiet, verbose;
+};
+enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o);
+int paths_run(const struct paths_opts *o);
 
 /* ------------------------------------------------------------------ top */
 

@@ -10,6 +10,7 @@ static const struct cli_command *const cmds[CMD__MAX] = {
 	[CMD_STAT] = &cli_cmd_stat,
 	[CMD_TRACE] = &cli_cmd_trace,
 	[CMD_FLOWS] = &cli_cmd_flows,
+	[CMD_PATHS] = &cli_cmd_paths,
 	[CMD_TOP] = &cli_cmd_top,
 	[CMD_RECORD] = &cli_cmd_record,
 	[CMD_REPORT] = &cli_cmd_report,

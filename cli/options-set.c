@@ -267,6 +267,7 @@ int cli_opt_path(const struct cli_option *o, const char *arg, void *dst)
 	static const char *const examples[][2] = {
 		{ "input", "capture.data" }, { "record", "capture.data" }, { "dot", "flows.dot" },
 		{ "trace-out", "trace.json" }, { "openmetrics", "ipcperf.prom" },
+		{ "otlp", "traces.json" }, { "perfetto", "paths.json" },
 	};
 	const char *example = "out.txt";
 
@@ -284,4 +285,16 @@ int cli_opt_listen(const struct cli_option *o, const char *arg, void *dst)
 		return -1;
 	l->on = true;
 	return 0;
+}
+
+int cli_opt_url(const struct cli_option *o, const char *arg, void *dst)
+{
+	char name[32];
+
+	if (strncmp(arg, "http://", 7) && strncmp(arg, "https://", 8)) {
+		cli_err("invalid URL '%s' for %s: give http://HOST:PORT/PATH, as "
+			"http://127.0.0.1:4318/v1/traces", arg, cli_opt_name(o, name, sizeof(name)));
+		return -1;
+	}
+	return cli_opt_string(o, arg, dst);
 }

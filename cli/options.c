@@ -22,16 +22,17 @@
 #define STAT(f) CLI_OPT_AT(CMD_STAT, struct stat_opts, f)
 #define TRACE(f) CLI_OPT_AT(CMD_TRACE, struct trace_opts, f)
 #define FLOWS(f) CLI_OPT_AT(CMD_FLOWS, struct flows_opts, f)
+#define PATHS(f) CLI_OPT_AT(CMD_PATHS, struct paths_opts, f)
 #define RECORD(f) CLI_OPT_AT(CMD_RECORD, struct record_opts, f)
 #define REPORT(f) CLI_OPT_AT(CMD_REPORT, struct report_opts, f)
 #define LIST(f) CLI_OPT_AT(CMD_LIST, struct list_opts, f)
 #define CHECK(f) CLI_OPT_AT(CMD_CHECK, struct check_opts, f)
 #define TOP(f) CLI_OPT_AT(CMD_TOP, struct top_opts, f)
 /* A field of the struct cli_target of the commands that capture. */
-#define CAPTURE(f) STAT(t.f), TRACE(t.f), FLOWS(t.f), RECORD(t.f)
+#define CAPTURE(f) STAT(t.f), TRACE(t.f), FLOWS(t.f), PATHS(t.f), RECORD(t.f)
 
 #define IN(cmd) (1u << CMD_##cmd)
-#define IN_CAPTURE (IN(STAT) | IN(TRACE) | IN(FLOWS) | IN(RECORD))
+#define IN_CAPTURE (IN(STAT) | IN(TRACE) | IN(FLOWS) | IN(PATHS) | IN(RECORD))
 #define IN_ALL ((1u << CMD__MAX) - 1)
 
 /* The largest ring -m takes, in pages. */
@@ -160,11 +161,12 @@ static const struct cli_option options[] = {
 		  "the totals (by default one line per process and\n"
 		  "interval: exact counts, rates and the busiest fd)" },
 	{ .name = "json", .letter = 'j',
-	  STORE(cli_opt_flag, STAT(json), FLOWS(json), REPORT(json), LIST(json)),
+	  STORE(cli_opt_flag, STAT(json), FLOWS(json), PATHS(json), REPORT(json), LIST(json)),
 	  .help = "JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
 		  "added, never renamed); fds without I/O included",
 	  .help_for = {
 		  { IN(FLOWS), NULL, "JSON, schema 1 (fields: ipcperf-flows(1), doc/json.md)" },
+		  { IN(PATHS), NULL, "JSON, schema 1 (fields: ipcperf-paths(1), doc/json.md)" },
 		  { IN(REPORT), NULL, "JSON, as the view's --json" },
 		  { IN(LIST), NULL, "one JSON document: {\"schema\": 1, \"events\": [{\"name\",\n"
 				    "\"group\", \"status\", \"errno\", \"reason\", \"fix\"}],\n"
@@ -336,15 +338,33 @@ static const struct cli_option options[] = {
 	  .help = "an object label (the fd's object: an inode, a path) on\n"
 		  "the fd and flow metrics: a series per fd and per flow,\n"
 		  "which thousands of connections make thousands of" },
+	{ .name = "requests",
+	  STORE(cli_opt_flag, PATHS(requests)),
+	  .help = "with --json, every request too: its hops, their times" },
+	{ .name = "otlp", .arg = "FILE",
+	  STORE(cli_opt_path, PATHS(otlp)), .complete = CPL_FILE,
+	  .help = "also write the requests as OpenTelemetry traces to FILE\n"
+		  "(OTLP/JSON, an ExportTraceServiceRequest): a trace per\n"
+		  "request, a resource per process, server and client spans" },
+	{ .name = "otlp-endpoint", .arg = "URL",
+	  STORE(cli_opt_url, PATHS(otlp_endpoint)), .complete = CPL_NOTHING,
+	  .help = "also POST those traces to an OTLP/HTTP collector, as\n"
+		  "JSON (http://127.0.0.1:4318/v1/traces)" },
+	{ .name = "perfetto", .arg = "FILE",
+	  STORE(cli_opt_path, PATHS(perfetto)), .complete = CPL_FILE,
+	  .help = "also write the requests as a timeline to FILE (Chrome\n"
+		  "trace JSON, for ui.perfetto.dev or chrome://tracing): a\n"
+		  "track per thread, a slice per span, an arrow per message" },
 	{ .name = "quiet", .letter = 'q',
-	  STORE(cli_opt_flag, STAT(quiet), TRACE(quiet), FLOWS(quiet), RECORD(quiet)),
+	  STORE(cli_opt_flag, STAT(quiet), TRACE(quiet), FLOWS(quiet), PATHS(quiet), RECORD(quiet)),
 	  .help = "no live status line on the terminal",
 	  .help_for = {
 		  { IN(TRACE), NULL, "no live status line (shown on a terminal when the\n"
 				     "trace itself goes to a file or a pipe)" },
 		  { IN(RECORD), NULL, "no summary line on stderr" } } },
 	{ .name = "verbose", .letter = 'v',
-	  STORE(cli_opt_flag, STAT(verbose), TRACE(verbose), FLOWS(verbose), RECORD(verbose),
+	  STORE(cli_opt_flag, STAT(verbose), TRACE(verbose), FLOWS(verbose), PATHS(verbose),
+		RECORD(verbose),
 		REPORT(verbose), LIST(verbose), CHECK(verbose), TOP(verbose)),
 	  .help = "more diagnostics",
 	  .help_for = {

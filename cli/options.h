@@ -20,6 +20,7 @@ enum cli_cmd_id {
 	CMD_STAT,
 	CMD_TRACE,
 	CMD_FLOWS,
+	CMD_PATHS,
 	CMD_TOP,
 	CMD_RECORD,
 	CMD_REPORT,
@@ -139,7 +140,7 @@ int cli_options_bash(FILE *f, const struct cli_command *const cmds[CMD__MAX]);
  *
  *	CLI_OPT_STORE(cli_opt_flag, CLI_OPT_AT(CMD_STAT, struct stat_opts, json), ...)
  *
- * gives the row's .set and .to (one CLI_OPT_AT() a command, at most 8), and
+ * gives the row's .set and .to (one CLI_OPT_AT() a command, at most 10), and
  * does not compile ("static assertion failed: ... is not of the type
  * cli_opt_flag stores") when a field is not of the type the setter writes:
  * each setter S says which in a macro S_stores(p), true when @p points to
@@ -157,8 +158,8 @@ int cli_options_bash(FILE *f, const struct cli_command *const cmds[CMD__MAX]);
 #define CLI_OPT_MAP_(s, ...) CLI_OPT_MAP_N_(CLI_OPT_COUNT_(__VA_ARGS__), s, __VA_ARGS__)
 #define CLI_OPT_MAP_N_(n, s, ...) CLI_OPT_MAP_N__(n, s, __VA_ARGS__)
 #define CLI_OPT_MAP_N__(n, s, ...) CLI_OPT_MAP_##n(s, __VA_ARGS__)
-#define CLI_OPT_COUNT_(...) CLI_OPT_COUNT__(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define CLI_OPT_COUNT__(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+#define CLI_OPT_COUNT_(...) CLI_OPT_COUNT__(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define CLI_OPT_COUNT__(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, n, ...) n
 #define CLI_OPT_MAP_1(s, a) CLI_OPT_BIND_(s, CLI_OPT_UNPACK_ a)
 #define CLI_OPT_MAP_2(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_1(s, __VA_ARGS__)
 #define CLI_OPT_MAP_3(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_2(s, __VA_ARGS__)
@@ -167,6 +168,8 @@ int cli_options_bash(FILE *f, const struct cli_command *const cmds[CMD__MAX]);
 #define CLI_OPT_MAP_6(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_5(s, __VA_ARGS__)
 #define CLI_OPT_MAP_7(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_6(s, __VA_ARGS__)
 #define CLI_OPT_MAP_8(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_7(s, __VA_ARGS__)
+#define CLI_OPT_MAP_9(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_8(s, __VA_ARGS__)
+#define CLI_OPT_MAP_10(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_9(s, __VA_ARGS__)
 #define CLI_OPT_UNPACK_(...) __VA_ARGS__
 #define CLI_OPT_BIND_(...) CLI_OPT_BIND__(__VA_ARGS__)
 /* [cmd] = offset + 1, plus 0 times the size of a struct that holds the check. */
@@ -210,6 +213,9 @@ cli_opt_set_fn cli_opt_events;
 /* A FILE: not empty. */
 cli_opt_set_fn cli_opt_path;
 #define cli_opt_path_stores(p) CLI_OPT_IS(p, const char *)
+/* A URL: http:// or https://. */
+cli_opt_set_fn cli_opt_url;
+#define cli_opt_url_stores(p) CLI_OPT_IS(p, const char *)
 /* --listen [ADDR:]PORT, into a struct stat_listen. */
 cli_opt_set_fn cli_opt_listen;
 #define cli_opt_listen_stores(p) CLI_OPT_IS(p, struct stat_listen)

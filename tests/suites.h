@@ -15,6 +15,7 @@ Suite *procfd_suite(void);
 Suite *account_suite(void);
 Suite *fdtable_suite(void);
 Suite *flows_suite(void);
+Suite *paths_suite(void);
 Suite *chains_suite(void);
 Suite *flowout_suite(void);
 Suite *perfdata_suite(void);

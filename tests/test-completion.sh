@@ -59,7 +59,7 @@ bash -c 'source "$1" && complete -p ipcperf' x "$completion" | grep -q -- '-F _i
 expect_words st :: stat
 expect_words stat --j :: --json
 expect_words tr :: trace
-expect_words '' :: check flows list record report stat top trace
+expect_words '' :: check flows list paths record report stat top trace
 expect_words report --view '' :: flows stat syscalls
 expect_words --h :: --help
 expect_words stat --js :: --json

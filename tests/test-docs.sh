@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # doc/json.md documents every member ipcperf's JSON has: every key of real
-# stat --json (with --flows, --syscalls, --per-thread, --total, -I) and flows
-# --json (and -I) documents is named in it; and no help text points at a document
+# stat --json (with --flows, --syscalls, --per-thread, --total, -I), flows
+# --json (and -I) and paths --json --requests documents is named in it; and no
+# help text points at a document
 # the project does not have.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -12,7 +13,7 @@ make_tmpdir
 doc=$top_srcdir/doc/json.md
 [ -f "$doc" ] || fail "no $doc"
 
-for cmd in stat trace flows top record report list check; do
+for cmd in stat trace flows paths top record report list check; do
 	"$IPCPERF" "$cmd" --help >"$T/help" 2>&1
 	grep -q "DESIGN" "$T/help" && fail "ipcperf $cmd --help names DESIGN.md, which is not in the project"
 	for d in $(grep -o 'doc/[a-z-]*\.md' "$T/help"); do
@@ -31,9 +32,12 @@ expect_status 0 "flows --json"
 run "$IPCPERF" flows --json -I 50 -o "$T/d.json" -- "$IPCWORK" pipe --hold 100
 expect_status 0 "flows --json -I 50"
 jq -e '.intervals[0].flows' "$T/d.json" >/dev/null || fail "flows --json -I 50: no intervals"
+need_exe "$top_builddir/tests/pathwork"
+run "$IPCPERF" paths --json --requests -o "$T/e.json" -- "$top_builddir/tests/pathwork" -n 4 -c 2
+expect_status 0 "paths --json --requests"
 # Every object key, except the errno names (keys of "errnos") and the counters' names (listed once).
 jq -r '[paths(type != "array") | map(select(type == "string"))] | .[] |
-	select(.[-2] != "errnos") | .[-1]' "$T/a.json" "$T/b.json" "$T/c.json" "$T/d.json" |
+	select(.[-2] != "errnos") | .[-1]' "$T/a.json" "$T/b.json" "$T/c.json" "$T/d.json" "$T/e.json" |
 	sort -u >"$T/keys"
 [ -s "$T/keys" ] || fail "no keys found in the documents"
 missing=

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Attached to a running process (-p), stat, trace, flows and record say on
+# Attached to a running process (-p), stat, trace, flows, paths and record say on
 # stderr, once, that the capture is live, while it runs (issue 21): not
 # with -q, not for a command of their own (-- CMD).
 set -u
@@ -13,7 +13,7 @@ sleep 60 &
 target=$!
 trap 'kill $target 2>/dev/null; rm -rf "$T"' EXIT
 
-for cmd in stat trace flows record; do
+for cmd in stat trace flows paths record; do
 	out=$T/$cmd.out
 	[ $cmd = record ] && out=$T/c.data
 	t0=${EPOCHREALTIME/./}

@@ -1880,6 +1880,140 @@ IPCPERF_API int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
  */
 IPCPERF_API void ipcperf_flows__reset(struct ipcperf_flows *fl);
 
+/* ------------------------------------------------------------------ */
+/* Request paths: each request followed from process to process        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * One hop of a request: the process that served it (its *server span*)
+ * and the exchange its caller made with it over a stream channel.
+ *
+ * On a stream socket an *exchange* is a request (bytes one way) and its
+ * response (the bytes back): turn-taking delimits the messages. The caller
+ * is the end that connected (the server the end a listener accepted); of a
+ * connection made before the capture, or a socket pair, the side that wrote
+ * first. A process holds a request from the read
+ * that took its first byte to the write that completed its response. The
+ * exchanges it makes on other channels while it holds the request are the
+ * hops under it (their @p parent is its index). The times of one hop nest:
+ * call_start_ns <= start_ns <= end_ns <= call_end_ns, and a hop's calls lie
+ * in its span; so along a chain of single calls, a request's end-to-end
+ * time is the sum over its hops of request_ns + self_ns + response_ns.
+ * Since 0.2.
+ */
+struct ipcperf_path_hop {
+	int parent;		/**< index of the calling hop in ipcperf_path.hops; -1: the originator */
+	pid_t pid, tid;		/**< the server: its process, the thread that read the request's first byte */
+	const char *comm;	/**< its process's name ("" when not known) */
+	int fd;			/**< the server's fd of the channel; -1 when not known */
+	pid_t caller_pid, caller_tid;	/**< who wrote the request's first byte */
+	int caller_fd;		/**< the caller's fd of the channel */
+	enum ipcperf_fd_kind kind;	/**< the channel: IPCPERF_FD_UNIX or IPCPERF_FD_TCP */
+	uint64_t request_bytes, response_bytes;
+	uint64_t call_start_ns;	/**< the caller's write of the request's first byte began */
+	uint64_t start_ns;	/**< the server's read of the request's first byte ended */
+	uint64_t end_ns;	/**< the server's write that completed the response ended */
+	uint64_t call_end_ns;	/**< the caller's read of the response's last byte ended */
+	uint64_t request_ns;	/**< start_ns - call_start_ns: the request in the channel */
+	uint64_t response_ns;	/**< call_end_ns - end_ns: the response in the channel */
+	/**
+	 * The span (end_ns - start_ns) less the time of its calls to the next
+	 * hops (their union): the server's own time for the request.
+	 */
+	uint64_t self_ns;
+	/**
+	 * When @p split: self_ns divided into the time its thread ran, waited
+	 * to run (runnable, not running) and slept. Not split yet (false, all
+	 * 0): reserved for the scheduler's part.
+	 */
+	bool split;
+	uint64_t cpu_ns, runq_ns, blocked_ns;
+};
+
+/**
+ * A completed request: its originator (a process that made the exchange
+ * without holding a request of its own) and the hops it went through,
+ * depth first from the first server (hops[0]). Since 0.2.
+ */
+struct ipcperf_path {
+	pid_t pid, tid;		/**< the originator */
+	const char *comm;	/**< its name ("" when not known) */
+	int fd;			/**< its fd of the channel to hops[0] */
+	uint64_t start_ns;	/**< its write of the request's first byte began (hops[0].call_start_ns) */
+	uint64_t end_ns;	/**< its read of the response's last byte ended (hops[0].call_end_ns) */
+	const struct ipcperf_path_hop *hops;
+	size_t nr_hops;
+};
+
+/** What the paths made of the requests they saw (ipcperf_paths__stats()). Since 0.2. */
+struct ipcperf_paths_stats {
+	size_t sz;
+	uint64_t paths;		/**< completed requests handed to the callback */
+	/** Requests not attributed, by reason (none is guessed): */
+	uint64_t no_response;	/**< no response came back before the end (or the channel closed) */
+	uint64_t untraced_hop;	/**< a request that no traced process read (a server not traced) */
+	uint64_t unread;	/**< a response whose bytes the caller did not all read */
+	/**
+	 * An exchange a serving process made that no request it held explains:
+	 * an event loop's write in a turn without a request read, a hand-off to
+	 * another thread (worker pools: not followed yet).
+	 */
+	uint64_t no_cause;
+	uint64_t lost;		/**< requests that were under way when events were lost */
+	/**
+	 * Requests one of whose calls returned so long after it happened (a
+	 * write's start, a read's end: more than 20 ms of events later) that
+	 * the turns of its connection were already taken without it.
+	 */
+	uint64_t late;
+};
+
+struct ipcperf_paths;
+
+/**
+ * Request paths over @p fl's byte matching (and its stats' fd identities):
+ * ipcperf_path_hop tells the model. Rules of causality: a thread that read
+ * a request, or a response of an exchange it made for one, holds that
+ * request; an exchange it then starts belongs to the request it holds. The
+ * thread's time is cut at each return of a wait (epoll, poll, select): an
+ * exchange started in a later turn than the read that made the thread hold
+ * a request is not that request's (an event loop). Pure: no I/O of its own.
+ * @return paths state freed with ipcperf_paths__delete() (before @p fl);
+ *   NULL with errno (EINVAL, ENOMEM). One paths object a flows object.
+ */
+IPCPERF_API struct ipcperf_paths *ipcperf_paths__new(struct ipcperf_flows *fl);
+/** Accepts NULL. */
+IPCPERF_API void ipcperf_paths__delete(struct ipcperf_paths *p);
+
+/**
+ * Feed @p p from @p s (its waits; the bytes come through the flows):
+ * attach after the stats and the flows. The session needs IPCPERF_EV_WAITS
+ * for event loops. @return 0; -EINVAL; -EBUSY once started.
+ */
+IPCPERF_API int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s);
+
+/** Feed one syscall by hand (after the stats and the flows got it). */
+IPCPERF_API void ipcperf_paths__add_syscall(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+
+/**
+ * Call @p cb for each completed request, when it completes: an exchange is
+ * complete once its caller starts the next one on that channel, or at
+ * ipcperf_paths__flush(). The path lives only during the call. @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_paths__on_path(struct ipcperf_paths *p,
+				       void (*cb)(void *ctx, const struct ipcperf_path *path),
+				       void *ctx);
+
+/**
+ * After ipcperf_session__stop(): settle the flows' last calls, complete
+ * every exchange whose response came, hand out the paths, count the rest.
+ * @return 0; -EINVAL.
+ */
+IPCPERF_API int ipcperf_paths__flush(struct ipcperf_paths *p);
+
+/** The counts so far into @p out (its sz set by the caller). @return 0; -EINVAL. */
+IPCPERF_API int ipcperf_paths__stats(const struct ipcperf_paths *p, struct ipcperf_paths_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

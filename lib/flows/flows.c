@@ -106,6 +106,16 @@ int ipcperf_flows__on_match(struct ipcperf_flows *fl,
 	return 0;
 }
 
+void ipp_flows__tap(struct ipcperf_flows *fl, const struct ipp_flowtap *t)
+{
+	fl->tap = t ? *t : (struct ipp_flowtap){ 0 };
+}
+
+struct ipcperf_stats *ipp_flows__stats(struct ipcperf_flows *fl)
+{
+	return fl->st;
+}
+
 /* Flows made between two cool() passes; still for this long (the events' time, 10 ms), a flow is packed. */
 #define COOL_EVERY 256
 #define COOL_NS 10000000ull
@@ -279,7 +289,7 @@ static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 	if (h)
 		ipp_hist_add(h, wire);
 	f->matches++;
-	if (fl->match_cb) {
+	if (fl->match_cb || fl->tap.match) {
 		struct ipcperf_flow_match m = {
 			.object = f->object, .wpid = w->pid, .wtid = w->tid, .rpid = r->pid,
 			.rtid = r->tid, .write_start_ns = w->start, .write_end_ns = w->end,
@@ -287,7 +297,10 @@ static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 			.queued = f->queued,
 		};
 
-		fl->match_cb(fl->match_ctx, &m);
+		if (fl->tap.match)
+			fl->tap.match(fl->tap.ctx, f->ino, &m);
+		if (fl->match_cb)
+			fl->match_cb(fl->match_ctx, &m);
 	}
 }
 
@@ -466,6 +479,8 @@ void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struc
 	else
 		f->rblocked += ev->blocked_ns;
 	add_waits(f, ev, &sv);
+	if (fl->tap.call && ev->ret >= 0)
+		fl->tap.call(fl->tap.ctx, ev, ch, key, writing);
 	if (ev->ret <= 0)
 		return;	/* errors and EOF move nothing */
 	if (writing)

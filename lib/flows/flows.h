@@ -19,6 +19,7 @@
 #include "fd/fdtable.h"
 #include "hist.h"
 #include "flows/waits.h"
+#include "paths/flowtap.h"
 
 /*
  * The key of a flow read from a socket whose peer is not known: the
@@ -97,6 +98,7 @@ struct ipcperf_flows {
 	size_t nr_warm, cap_warm;
 	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
 	void *match_ctx;
+	struct ipp_flowtap tap;		/* the request paths' (paths/flowtap.h) */
 };
 
 /*

@@ -1,0 +1,520 @@
+/* Renderers of request paths: shapes, the text blocks, the JSON document. */
+#include "config.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pathsout.h"
+
+/* The most bytes a shape's name takes ("client -> proxy -> backend"). */
+#define SHAPE_LEN 256
+
+/* The values of one figure over the requests of a shape, exact. */
+struct vals {
+	uint64_t *v;
+	size_t n, cap;
+	uint64_t sum;
+	bool sorted;
+};
+
+struct hopstat {
+	char comm[CLI_ESC_LEN(IPCPERF_COMM_LEN)];
+	int parent;
+	enum ipcperf_fd_kind kind;
+	struct vals req, self, resp;
+};
+
+struct shape {
+	char name[SHAPE_LEN];
+	size_t nr_hops;
+	struct hopstat *hops;
+	struct vals e2e;
+};
+
+/* One request kept for --requests: the path and its hops, copied. */
+struct kept {
+	struct ipcperf_path path;
+	struct ipcperf_path_hop *hops;
+	char (*comms)[IPCPERF_COMM_LEN];	/* [0] the originator's, then each hop's */
+	size_t shape;
+};
+
+struct pathsout {
+	bool keep, failed;
+	struct shape *shapes;
+	size_t nr, cap;
+	struct kept *reqs;
+	size_t nr_reqs, cap_reqs;
+};
+
+struct pathsout *pathsout_new(bool keep)
+{
+	struct pathsout *po = calloc(1, sizeof(*po));
+
+	if (po)
+		po->keep = keep;
+	return po;
+}
+
+void pathsout_delete(struct pathsout *po)
+{
+	if (!po)
+		return;
+	for (size_t i = 0; i < po->nr; i++) {
+		struct shape *s = &po->shapes[i];
+
+		for (size_t h = 0; h < s->nr_hops; h++) {
+			free(s->hops[h].req.v);
+			free(s->hops[h].self.v);
+			free(s->hops[h].resp.v);
+		}
+		free(s->hops);
+		free(s->e2e.v);
+	}
+	for (size_t i = 0; i < po->nr_reqs; i++) {
+		free(po->reqs[i].hops);
+		free(po->reqs[i].comms);
+	}
+	free(po->shapes);
+	free(po->reqs);
+	free(po);
+}
+
+size_t pathsout_nr_requests(const struct pathsout *po)
+{
+	return po->nr_reqs;
+}
+
+const struct ipcperf_path *pathsout_request(const struct pathsout *po, size_t i)
+{
+	return &po->reqs[i].path;
+}
+
+bool pathsout_failed(const struct pathsout *po)
+{
+	return po->failed;
+}
+
+/* Make room for one more element of @size in *@v (*@n used of *@cap). @return 0, or -1. */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? 2 * *cap : 16;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	nv = realloc(*v, c * size);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+static int vals_add(struct vals *a, uint64_t v)
+{
+	if (grow((void **)&a->v, &a->cap, a->n, sizeof(*a->v)) < 0)
+		return -1;
+	a->v[a->n++] = v;
+	a->sum += v;
+	a->sorted = false;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value at quantile @q (nearest rank), of values sorted on demand. */
+static uint64_t quantile(const struct vals *c, double q)
+{
+	struct vals *a = (struct vals *)c;
+	size_t rank;
+
+	if (!a->n)
+		return 0;
+	if (!a->sorted) {
+		qsort(a->v, a->n, sizeof(*a->v), cmp_u64);
+		a->sorted = true;
+	}
+	rank = (size_t)(q * (double)a->n + 0.999999);
+	return a->v[rank ? rank - 1 : 0];
+}
+
+/* The subtree of hop @i into @b (of @len, at *@at): "proxy -> backend", "a -> (b, c)". */
+static void name_tree(const struct ipcperf_path *p, size_t i, char *b, size_t len, size_t *at)
+{
+	char esc[CLI_ESC_LEN(IPCPERF_COMM_LEN)];
+	size_t kids = 0, seen = 0;
+
+	for (size_t k = i + 1; k < p->nr_hops; k++)
+		kids += p->hops[k].parent == (int)i;
+	*at += (size_t)snprintf(b + *at, *at < len ? len - *at : 0, "%s",
+				*p->hops[i].comm ? cli_esc(esc, sizeof(esc), p->hops[i].comm) : "?");
+	if (*at >= len)
+		return;
+	if (kids)
+		*at += (size_t)snprintf(b + *at, len - *at, kids > 1 ? " -> (" : " -> ");
+	for (size_t k = i + 1; k < p->nr_hops && *at < len; k++) {
+		if (p->hops[k].parent != (int)i)
+			continue;
+		if (seen++)
+			*at += (size_t)snprintf(b + *at, len - *at, ", ");
+		if (*at < len)
+			name_tree(p, k, b, len, at);
+	}
+	if (kids > 1 && *at < len)
+		*at += (size_t)snprintf(b + *at, len - *at, ")");
+}
+
+static void shape_name(const struct ipcperf_path *p, char *b, size_t len)
+{
+	char esc[CLI_ESC_LEN(IPCPERF_COMM_LEN)];
+	size_t at = (size_t)snprintf(b, len, "%s -> ",
+				     *p->comm ? cli_esc(esc, sizeof(esc), p->comm) : "?");
+
+	if (at < len)
+		name_tree(p, 0, b, len, &at);
+}
+
+/* The shape of @p: found, or added. @return its index, or -1 (out of memory). */
+static long shape_of(struct pathsout *po, const struct ipcperf_path *p)
+{
+	char name[SHAPE_LEN];
+	struct shape *s;
+
+	shape_name(p, name, sizeof(name));
+	for (size_t i = 0; i < po->nr; i++)
+		if (po->shapes[i].nr_hops == p->nr_hops && !strcmp(po->shapes[i].name, name))
+			return (long)i;
+	if (grow((void **)&po->shapes, &po->cap, po->nr, sizeof(*po->shapes)) < 0)
+		return -1;
+	s = &po->shapes[po->nr];
+	*s = (struct shape){ .nr_hops = p->nr_hops };
+	s->hops = calloc(p->nr_hops, sizeof(*s->hops));
+	if (!s->hops)
+		return -1;
+	memcpy(s->name, name, sizeof(name));
+	for (size_t h = 0; h < p->nr_hops; h++) {
+		s->hops[h].parent = p->hops[h].parent;
+		s->hops[h].kind = p->hops[h].kind;
+		cli_esc(s->hops[h].comm, sizeof(s->hops[h].comm),
+			*p->hops[h].comm ? p->hops[h].comm : "?");
+	}
+	return (long)po->nr++;
+}
+
+static int keep(struct pathsout *po, const struct ipcperf_path *p, size_t shape)
+{
+	struct kept *k;
+
+	if (grow((void **)&po->reqs, &po->cap_reqs, po->nr_reqs, sizeof(*po->reqs)) < 0)
+		return -1;
+	k = &po->reqs[po->nr_reqs];
+	*k = (struct kept){ .path = *p, .shape = shape };
+	k->hops = malloc(p->nr_hops * sizeof(*k->hops));
+	k->comms = calloc(p->nr_hops + 1, sizeof(*k->comms));
+	if (!k->hops || !k->comms) {
+		free(k->hops);
+		free(k->comms);
+		return -1;
+	}
+	memcpy(k->hops, p->hops, p->nr_hops * sizeof(*k->hops));
+	snprintf(k->comms[0], sizeof(k->comms[0]), "%s", p->comm);
+	k->path.comm = k->comms[0];
+	for (size_t h = 0; h < p->nr_hops; h++) {
+		snprintf(k->comms[h + 1], sizeof(k->comms[0]), "%s", p->hops[h].comm);
+		k->hops[h].comm = k->comms[h + 1];
+	}
+	k->path.hops = k->hops;
+	po->nr_reqs++;
+	return 0;
+}
+
+void pathsout_add(void *ctx, const struct ipcperf_path *p)
+{
+	struct pathsout *po = ctx;
+	long i = p->nr_hops ? shape_of(po, p) : -1;
+	struct shape *s;
+	int err = 0;
+
+	if (i < 0) {
+		po->failed = true;
+		return;
+	}
+	s = &po->shapes[i];
+	err |= vals_add(&s->e2e, p->end_ns - p->start_ns);
+	for (size_t h = 0; h < p->nr_hops; h++) {
+		err |= vals_add(&s->hops[h].req, p->hops[h].request_ns);
+		err |= vals_add(&s->hops[h].self, p->hops[h].self_ns);
+		err |= vals_add(&s->hops[h].resp, p->hops[h].response_ns);
+	}
+	if (po->keep)
+		err |= keep(po, p, (size_t)i);
+	if (err)
+		po->failed = true;
+}
+
+/* ------------------------------------------------------------------ where the time goes */
+
+/* The largest part of a shape's time: a hop's self time, or the channels all together. */
+struct most {
+	long hop;		/* -1: the channels */
+	uint64_t ns;		/* over all its requests */
+};
+
+static struct most most_of(const struct shape *s)
+{
+	struct most m = { .hop = -1 };
+	uint64_t chan = 0;
+
+	for (size_t h = 0; h < s->nr_hops; h++) {
+		chan += s->hops[h].req.sum + s->hops[h].resp.sum;
+		if (m.hop < 0 || s->hops[h].self.sum > m.ns) {
+			m.hop = (long)h;
+			m.ns = s->hops[h].self.sum;
+		}
+	}
+	if (chan > m.ns)
+		m = (struct most){ .hop = -1, .ns = chan };
+	return m;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* ------------------------------------------------------------------ text */
+
+/* "p50 / p99", in a column of 19 unless @last. */
+static void put_pair(FILE *f, const struct vals *v, bool last)
+{
+	char a[16], b[16], cell[40];
+
+	snprintf(cell, sizeof(cell), "%s / %s", fmt_ns(a, sizeof(a), quantile(v, 0.5)),
+		 fmt_ns(b, sizeof(b), quantile(v, 0.99)));
+	fprintf(f, last ? "  %s" : "  %-19s", cell);
+}
+
+static void text_shape(FILE *f, const struct shape *s)
+{
+	char a[16], b[16], c[16];
+	struct most m = most_of(s);
+
+	fprintf(f, "\n%s: %zu requests\n", s->name, s->e2e.n);
+	fprintf(f, "  end to end  p50 %s  p99 %s  max %s\n", fmt_ns(a, sizeof(a), quantile(&s->e2e, 0.5)),
+		fmt_ns(b, sizeof(b), quantile(&s->e2e, 0.99)), fmt_ns(c, sizeof(c), quantile(&s->e2e, 1.0)));
+	fprintf(f, "  %-22s  %-19s  %-19s  %s\n", "hop (channel)", "request p50 / p99",
+		"self p50 / p99", "response p50 / p99");
+	for (size_t h = 0; h < s->nr_hops; h++) {
+		char label[96];
+		const struct hopstat *hs = &s->hops[h];
+
+		snprintf(label, sizeof(label), "%*s%s (%s)", hs->parent < 0 ? 0 : 2, "", hs->comm,
+			 ipcperf_fd_kind_name(hs->kind));
+		fprintf(f, "  %-22.22s", label);
+		put_pair(f, &hs->req, false);
+		put_pair(f, &hs->self, false);
+		put_pair(f, &hs->resp, true);
+		fputc('\n', f);
+	}
+	if (m.hop >= 0)
+		fprintf(f, "  most time: %s's own time, %.0f%% of the requests' time\n",
+			s->hops[m.hop].comm, share(m.ns, s->e2e.sum));
+	else
+		fprintf(f, "  most time: in the channels, %.0f%% of the requests' time\n",
+			share(m.ns, s->e2e.sum));
+}
+
+static uint64_t unattributed(const struct ipcperf_paths_stats *ps)
+{
+	return ps->no_response + ps->untraced_hop + ps->unread + ps->no_cause + ps->lost +
+	       ps->late;
+}
+
+static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
+{
+	if (!unattributed(ps))
+		return;
+	const struct { const char *what; uint64_t n; } why[] = {
+		{ "no response", ps->no_response }, { "untraced hop", ps->untraced_hop },
+		{ "response not read", ps->unread }, { "no cause", ps->no_cause },
+		{ "events lost", ps->lost }, { "late", ps->late },
+	};
+	const char *sep = "";
+
+	/* the reasons that count, so that the line stays short */
+	fprintf(f, "\nnot attributed: %" PRIu64 " (", unattributed(ps));
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		if (!why[i].n)
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, why[i].what, why[i].n);
+		sep = ", ";
+	}
+	fputs(")\n", f);
+}
+
+/* The most requests first; of as many, the one seen first. */
+static int cmp_count(const void *a, const void *b)
+{
+	const struct shape *x = *(const struct shape *const *)a, *y = *(const struct shape *const *)b;
+
+	if (x->e2e.n != y->e2e.n)
+		return x->e2e.n > y->e2e.n ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+void pathsout_text(FILE *f, const struct pathsout *po, const char *what,
+		   const struct ipcperf_paths_stats *ps, const struct cli_summary *sum)
+{
+	const struct shape *top = NULL, **order = calloc(po->nr + 1, sizeof(*order));
+	struct most tm = { 0 };
+
+	fprintf(f, "Request paths of %s: %" PRIu64 " requests in %zu shapes\n", what, ps->paths,
+		po->nr);
+	for (size_t i = 0; order && i < po->nr; i++)
+		order[i] = &po->shapes[i];
+	if (order)
+		qsort(order, po->nr, sizeof(*order), cmp_count);
+	for (size_t i = 0; i < po->nr; i++) {
+		const struct shape *s = order ? order[i] : &po->shapes[i];
+		struct most m = most_of(s);
+
+		text_shape(f, s);
+		if (!top || m.ns > tm.ns) {
+			top = s;
+			tm = m;
+		}
+	}
+	free(order);
+	text_unattributed(f, ps);
+	fprintf(f, "\n%" PRIu64 " events lost\n", sum->lost);
+	if (!top)
+		fprintf(f, "most time: no request completed\n");
+	else if (tm.hop >= 0)
+		fprintf(f, "most time: %s's own time (%.0f%% of %s)\n", top->hops[tm.hop].comm,
+			share(tm.ns, top->e2e.sum), top->name);
+	else
+		fprintf(f, "most time: the channels (%.0f%% of %s)\n", share(tm.ns, top->e2e.sum),
+			top->name);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_q(struct json *j, const char *key, const struct vals *v)
+{
+	json_object_begin(j, key);
+	json_u64(j, "p50", quantile(v, 0.5));
+	json_u64(j, "p99", quantile(v, 0.99));
+	json_u64(j, "max", quantile(v, 1.0));
+	json_u64(j, "sum", v->sum);
+	json_object_end(j);
+}
+
+static void json_shape(struct json *j, const struct shape *s)
+{
+	struct most m = most_of(s);
+
+	json_object_begin(j, NULL);
+	json_str(j, "shape", s->name);
+	json_u64(j, "count", s->e2e.n);
+	json_q(j, "end_to_end_ns", &s->e2e);
+	json_array_begin(j, "hops");
+	for (size_t h = 0; h < s->nr_hops; h++) {
+		json_object_begin(j, NULL);
+		json_str(j, "comm", s->hops[h].comm);
+		json_i64(j, "parent", s->hops[h].parent);
+		json_str(j, "kind", ipcperf_fd_kind_name(s->hops[h].kind));
+		json_q(j, "request_ns", &s->hops[h].req);
+		json_q(j, "self_ns", &s->hops[h].self);
+		json_q(j, "response_ns", &s->hops[h].resp);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_begin(j, "most_time");
+	if (m.hop >= 0)
+		json_u64(j, "hop", (uint64_t)m.hop);
+	else
+		json_null(j, "hop");
+	json_str(j, "what", m.hop >= 0 ? "self" : "channels");
+	json_fixed(j, "percent", share(m.ns, s->e2e.sum), 1);
+	json_object_end(j);
+	json_object_end(j);
+}
+
+static void json_hop(struct json *j, const struct ipcperf_path_hop *h)
+{
+	json_object_begin(j, NULL);
+	json_i64(j, "parent", h->parent);
+	json_i64(j, "pid", h->pid);
+	json_i64(j, "tid", h->tid);
+	json_str(j, "comm", h->comm);
+	json_i64(j, "fd", h->fd);
+	json_i64(j, "caller_pid", h->caller_pid);
+	json_i64(j, "caller_tid", h->caller_tid);
+	json_i64(j, "caller_fd", h->caller_fd);
+	json_str(j, "kind", ipcperf_fd_kind_name(h->kind));
+	json_u64(j, "request_bytes", h->request_bytes);
+	json_u64(j, "response_bytes", h->response_bytes);
+	json_u64(j, "call_start_ns", h->call_start_ns);
+	json_u64(j, "start_ns", h->start_ns);
+	json_u64(j, "end_ns", h->end_ns);
+	json_u64(j, "call_end_ns", h->call_end_ns);
+	json_u64(j, "request_ns", h->request_ns);
+	json_u64(j, "self_ns", h->self_ns);
+	json_u64(j, "response_ns", h->response_ns);
+	json_object_end(j);
+}
+
+static void json_request(struct json *j, const struct kept *k)
+{
+	json_object_begin(j, NULL);
+	json_u64(j, "shape", k->shape);
+	json_i64(j, "pid", k->path.pid);
+	json_i64(j, "tid", k->path.tid);
+	json_str(j, "comm", k->path.comm);
+	json_i64(j, "fd", k->path.fd);
+	json_u64(j, "start_ns", k->path.start_ns);
+	json_u64(j, "end_ns", k->path.end_ns);
+	json_u64(j, "end_to_end_ns", k->path.end_ns - k->path.start_ns);
+	json_array_begin(j, "hops");
+	for (size_t h = 0; h < k->path.nr_hops; h++)
+		json_hop(j, &k->hops[h]);
+	json_array_end(j);
+	json_object_end(j);
+}
+
+void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_paths_stats *ps,
+		   const struct cli_summary *sum, bool requests)
+{
+	struct json j;
+
+	json_init(&j, f, true);
+	json_doc_begin(&j);
+	json_doc_summary(&j, sum);
+	json_u64(&j, "requests", ps->paths);
+	json_object_begin(&j, "unattributed");
+	json_u64(&j, "no_response", ps->no_response);
+	json_u64(&j, "untraced_hop", ps->untraced_hop);
+	json_u64(&j, "unread", ps->unread);
+	json_u64(&j, "no_cause", ps->no_cause);
+	json_u64(&j, "lost", ps->lost);
+	json_u64(&j, "late", ps->late);
+	json_object_end(&j);
+	json_array_begin(&j, "shapes");
+	for (size_t i = 0; i < po->nr; i++)
+		json_shape(&j, &po->shapes[i]);
+	json_array_end(&j);
+	if (requests) {
+		json_array_begin(&j, "request_list");
+		for (size_t i = 0; i < po->nr_reqs; i++)
+			json_request(&j, &po->reqs[i]);
+		json_array_end(&j);
+	}
+	json_object_end(&j);
+	json_end_document(&j);
+}

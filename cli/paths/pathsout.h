@@ -1,0 +1,33 @@
+/*
+ * Renderers of request paths: the requests gathered by shape (the names of
+ * their processes along the tree), the text report (a block per shape) and
+ * the JSON "shapes" and "requests" arrays of doc/json.md.
+ */
+#ifndef IPCPERF_CLI_PATHSOUT_H
+#define IPCPERF_CLI_PATHSOUT_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "ipcperf/ipcperf.h"
+#include "output.h"
+
+struct pathsout;
+
+/* @return a collection freed with pathsout_delete(); NULL (ENOMEM). @keep: each request's tree too. */
+struct pathsout *pathsout_new(bool keep);
+void pathsout_delete(struct pathsout *po);
+/* The callback of ipcperf_paths__on_path(): @ctx is the collection. */
+void pathsout_add(void *ctx, const struct ipcperf_path *path);
+/* The requests kept (pathsout_new(true)), in the order they completed. */
+size_t pathsout_nr_requests(const struct pathsout *po);
+const struct ipcperf_path *pathsout_request(const struct pathsout *po, size_t i);
+/* Out of memory while adding: the report would be short. */
+bool pathsout_failed(const struct pathsout *po);
+
+/* The text report, fitted to 100 columns; @what: the targets, said. */
+void pathsout_text(FILE *f, const struct pathsout *po, const char *what,
+		   const struct ipcperf_paths_stats *ps, const struct cli_summary *sum);
+/* The JSON document (schema 1): shapes, the unattributed, and with @requests every request. */
+void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_paths_stats *ps,
+		   const struct cli_summary *sum, bool requests);
+
+#endif /* IPCPERF_CLI_PATHSOUT_H */

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Connections and their exchanges, from the flows' tap.
+ *
+ * A stream socket's two directions are one connection: the end that
+ * connected is the caller's, the end a listener accepted the server's (of
+ * a connection made before the capture, or a socket pair: the end that
+ * wrote first). Writes and matches are numbered by byte offset as they
+ * come (the flows' matches come in the order of each direction's bytes),
+ * then wait in order.c to be taken in the order they happened. Turn-taking
+ * cuts each direction's bytes into messages: a write from the caller's end
+ * after bytes went the other way starts a request (and closes the exchange
+ * before it), a write from the other end starts the response of the
+ * exchange under way. A match's offset says which message it read and
+ * whether it took that message's first byte.
+ *
+ * A read that took a request's first byte makes its thread hold that
+ * request (the server span begins); a read of a response makes the caller's
+ * thread hold again the request it made that exchange for. A request that
+ * starts belongs to what its thread holds, unless a wait returned in that
+ * thread since the read that made it hold it (paths.c: an event loop's
+ * turn) or the request held was answered already.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <sys/socket.h>
+#include "fd/fdtable.h"
+#include "paths/paths.h"
+
+/* @ino, when not known yet, is @c's end whose inode was missing (a peer known only later). */
+static void learn_end(struct ipcperf_paths *p, struct ipp_conn *c, uint64_t ino)
+{
+	int slot = !c->end[0] ? 0 : !c->end[1] ? 1 : -1;
+
+	if (!ino || ino == c->end[0] || ino == c->end[1] || slot < 0)
+		return;
+	if (ipp_idmap__get(&p->conns, ino) || ipp_idmap__put(&p->conns, ino, c) < 0)
+		return;	/* taken by a connection of its own: the two stay apart */
+	c->end[slot] = ino;
+}
+
+/*
+ * The connection of the socket @ch; made (when @create) at its first
+ * write. The caller's end is the one that connected, and the other the
+ * one a listener accepted; of a connection made before the capture (or a
+ * socket pair), the end that writes first.
+ */
+static struct ipp_conn *conn_of(struct ipcperf_paths *p, const struct ipp_ident *ch, bool create)
+{
+	struct ipp_conn *c = ipp_idmap__get(&p->conns, ch->ino);
+	int me;
+
+	if (!c && ch->peer_ino)
+		c = ipp_idmap__get(&p->conns, ch->peer_ino);
+	if (c) {
+		learn_end(p, c, ch->ino);
+		learn_end(p, c, ch->peer_ino);
+		return c;
+	}
+	if (!create)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	me = ch->origin == IPP_ORIGIN_ACCEPTED;
+	c->end[me] = ch->ino;
+	c->kind = ch->kind;
+	if (ipp_idmap__put(&p->conns, ch->ino, c) < 0) {
+		free(c);
+		return NULL;
+	}
+	learn_end(p, c, ch->peer_ino);
+	return c;
+}
+
+static void msg_start(struct ipp_msg *m, const struct ipp_item *it)
+{
+	*m = (struct ipp_msg){ .off0 = it->off, .off1 = it->off + it->bytes,
+			       .w_start = it->start, .w_end = it->end, .wpid = it->pid,
+			       .wtid = it->tid, .wfd = it->fd, .rfd = -1 };
+}
+
+static void msg_extend(struct ipp_msg *m, const struct ipp_item *it)
+{
+	if (it->off + it->bytes > m->off1)
+		m->off1 = it->off + it->bytes;
+	if (it->end > m->w_end)
+		m->w_end = it->end;
+}
+
+static int add_kid(struct ipp_xchg *parent, struct ipp_xchg *x)
+{
+	if (ipp_grow((void **)&parent->kids, &parent->cap_kids, parent->nr_kids + 1,
+		     sizeof(*parent->kids)) < 0)
+		return -1;
+	parent->kids[parent->nr_kids++] = x;
+	parent->open++;
+	x->parent = parent;
+	return 0;
+}
+
+struct suspects {
+	pid_t pid;
+	size_t n;
+};
+
+/* A request @ctx's process holds, unanswered: the one an unexplained call may be for. */
+static void suspect(void *ctx, void *val)
+{
+	struct suspects *s = ctx;
+	struct ipp_xchg *x = val;
+
+	if (x->req.read && x->req.rpid == s->pid && !x->answered) {
+		if (!x->drop)
+			x->drop = IPP_DROP_NO_CAUSE;
+		s->n++;
+	}
+}
+
+/*
+ * A process that serves requests started @x, and no rule says for which:
+ * none of the requests it holds can be told complete without it, so each
+ * is left out (no_cause), and @x with them; @x is counted itself only
+ * when its process held none.
+ */
+static void unexplained(struct ipcperf_paths *p, struct ipp_xchg *x, pid_t pid)
+{
+	struct suspects s = { .pid = pid };
+
+	ipp_idmap__each(&p->live, suspect, &s);
+	x->drop = s.n ? IPP_DROP_PART : IPP_DROP_NO_CAUSE;
+}
+
+/*
+ * What the request @x, just started by @ev, belongs to: the request its
+ * thread holds, if it still may; else it is an originator's, or (when its
+ * process serves requests) one no rule explains.
+ */
+static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const struct ipp_item *it)
+{
+	struct ipp_thr *t = ipp_paths__thr(p, it->tid);
+	struct ipp_xchg *held = t && t->held ? ipp_idmap__get(&p->live, t->held) : NULL;
+
+	if (held && !held->answered && !ipp_paths__thr_waited(t, t->held_at, it->start) &&
+	    add_kid(held, x) == 0)
+		return;
+	if (ipp_idmap__get(&p->servers, (uint64_t)it->pid))
+		unexplained(p, x, it->pid);
+}
+
+static void new_request(struct ipcperf_paths *p, struct ipp_conn *c, const struct ipp_item *it)
+{
+	struct ipp_xchg *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return;
+	x->id = ++p->next_id;
+	x->kind = c->kind;
+	x->open = 1;
+	msg_start(&x->req, it);
+	if (ipp_idmap__put(&p->live, x->id, x) < 0) {
+		free(x);
+		return;
+	}
+	if (c->cur)
+		ipp_paths__close_xchg(p, c->cur);
+	c->cur = x;
+	attach_request(p, x, it);
+}
+
+/* A write, at its start: a request begins or goes on, a response begins or goes on. */
+static void on_write(struct ipcperf_paths *p, const struct ipp_item *it)
+{
+	struct ipp_conn *c = it->c;
+	struct ipp_xchg *x = c->cur;
+
+	if (it->dir == 0 && (!x || x->answered)) {
+		new_request(p, c, it);
+	} else if (it->dir == 0) {
+		msg_extend(&x->req, it);
+	} else if (x && !x->answered) {
+		x->answered = true;
+		msg_start(&x->resp, it);
+	} else if (x) {
+		msg_extend(&x->resp, it);
+	}
+	/* else: a response to a request written before we looked: no exchange */
+}
+
+/* The exchange under way on @c ends with the connection (or the capture). */
+static void close_cur(struct ipcperf_paths *p, struct ipp_conn *c)
+{
+	struct ipp_xchg *x = c->cur;
+
+	/* its tree may go out now: the connection lets go of it first */
+	c->cur = NULL;
+	if (!x || x->closed)
+		return;
+	if (!x->answered && !x->drop)
+		x->drop = IPP_DROP_NO_RESPONSE;
+	ipp_paths__close_xchg(p, x);
+}
+
+/*
+ * A read found the end of the stream: its peer closed, or shut down its
+ * writing side. Once the exchange under way was answered, it is complete,
+ * and the connection is forgotten (its inodes may name new sockets later);
+ * before, the caller may still wait for the answer (a request ended by a
+ * half close).
+ */
+static void end_of_file(struct ipcperf_paths *p, struct ipp_conn *c)
+{
+	if (c->gone || (c->cur && !c->cur->answered))
+		return;
+	close_cur(p, c);
+	for (int i = 0; i < 2; i++)
+		if (c->end[i] && ipp_idmap__get(&p->conns, c->end[i]) == c)
+			ipp_idmap__del(&p->conns, c->end[i]);
+	c->gone = true;
+}
+
+void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c)
+{
+	(void)p;
+	if (!--c->refs && c->gone)
+		free(c);
+}
+
+void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c)
+{
+	if (c->cur && !c->cur->drop)
+		c->cur->drop = IPP_DROP_LATE;
+	(void)p;
+}
+
+/* A call's item, with what it always carries. */
+static struct ipp_item item_of(enum ipp_item_kind kind, struct ipp_conn *c, const struct ipp_ident *ch,
+			       const struct ipcperf_syscall *ev)
+{
+	return (struct ipp_item){
+		.kind = kind, .c = c, .dir = ch->ino == c->end[1] ? 1 : 0, .pid = ev->pid,
+		.tid = ev->tid, .fd = ev->fd, .start = ev->start_ns, .end = ev->end_ns,
+		.bytes = ev->ret > 0 ? (uint64_t)ev->ret : 0,
+	};
+}
+
+void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
+			uint64_t key, bool writing)
+{
+	struct ipcperf_paths *p = ctx;
+	struct ipp_conn *c;
+	struct ipp_item it;
+
+	(void)key;
+	if ((ch->kind != IPCPERF_FD_UNIX && ch->kind != IPCPERF_FD_TCP) ||
+	    ch->sock_type != SOCK_STREAM || !ch->ino)
+		return;
+	c = conn_of(p, ch, writing && ev->ret > 0);
+	if (!c) {
+		ipp_order__tick(p, ev->end_ns);
+		return;
+	}
+	if (!writing) {
+		/* its matches follow: they say the thread, not the fd */
+		p->rd_tid = ev->tid;
+		p->rd_start = ev->start_ns;
+		p->rd_fd = ev->fd;
+	}
+	if (writing && !ev->ret)
+		return;
+	if (writing) {
+		it = item_of(IPP_IT_WRITE, c, ch, ev);
+		it.off = c->woff[it.dir];
+		c->woff[it.dir] += it.bytes;
+		it.eff = ev->start_ns;
+	} else if (!ev->ret) {
+		it = item_of(IPP_IT_EOF, c, ch, ev);
+		it.eff = ev->end_ns;
+	} else {
+		return;
+	}
+	ipp_order__push(p, &it, ev->end_ns);
+}
+
+/* A read (@it) took bytes [@it->off, + @it->bytes) of message @g (of exchange @x). */
+static void took(struct ipcperf_paths *p, struct ipp_xchg *x, struct ipp_msg *g,
+		 const struct ipp_item *it)
+{
+	struct ipp_thr *t = ipp_paths__thr(p, it->tid);
+
+	g->rd += it->bytes;
+	if (it->end > g->r_last)
+		g->r_last = it->end;
+	if (it->off == g->off0 && !g->read) {
+		g->read = true;
+		g->r_first = it->end;
+		g->rpid = it->pid;
+		g->rtid = it->tid;
+		g->rfd = it->fd;
+		if (it->dir == 0)
+			ipp_idmap__put(&p->servers, (uint64_t)it->pid, (void *)1);
+	}
+	if (!t)
+		return;
+	if (it->dir == 0 && it->off == g->off0)
+		ipp_paths__thr_hold(t, x, it->end);	/* the server span begins */
+	else if (it->dir == 1 && x->parent)
+		ipp_paths__thr_hold(t, x->parent, it->end);	/* back to what it called for */
+}
+
+static void on_match(struct ipcperf_paths *p, const struct ipp_item *it)
+{
+	struct ipp_xchg *x = it->c->cur;
+	struct ipp_msg *g;
+
+	if (!x || (it->dir == 1 && !x->answered))
+		return;
+	g = it->dir == 0 ? &x->req : &x->resp;
+	/* bytes of an exchange closed already, or from before we looked */
+	if (it->off < g->off0 || it->off >= g->off1)
+		return;
+	took(p, x, g, it);
+}
+
+void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m)
+{
+	struct ipcperf_paths *p = ctx;
+	struct ipp_conn *c = ipp_idmap__get(&p->conns, key);
+	struct ipp_item it;
+
+	if (!c)
+		return;
+	it = (struct ipp_item){
+		.kind = IPP_IT_MATCH, .c = c, .dir = key == c->end[1] ? 1 : 0, .bytes = m->bytes,
+		.pid = m->rpid, .tid = m->rtid, .start = m->read_start_ns, .end = m->read_end_ns,
+		.eff = m->read_end_ns,
+		.fd = p->rd_tid == m->rtid && p->rd_start == m->read_start_ns ? p->rd_fd : -1,
+	};
+	it.off = c->roff[it.dir];
+	c->roff[it.dir] += m->bytes;
+	ipp_order__push(p, &it, m->read_end_ns > m->write_end_ns ? m->read_end_ns : m->write_end_ns);
+}
+
+void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it)
+{
+	if (it->c->gone)
+		return;
+	if (it->kind == IPP_IT_WRITE)
+		on_write(p, it);
+	else if (it->kind == IPP_IT_MATCH)
+		on_match(p, it);
+	else
+		end_of_file(p, it->c);
+}
+
+/* A connection is in the map under each end known: @fn visits it once, under the first known. */
+static void each_conn(struct ipcperf_paths *p, void (*fn)(struct ipcperf_paths *p,
+							   struct ipp_conn *c))
+{
+	for (size_t i = 0; i < p->conns.cap; i++) {
+		struct ipp_conn *c = p->conns.v[i].val;
+
+		if (p->conns.v[i].key && p->conns.v[i].key == (c->end[0] ? c->end[0] : c->end[1]))
+			fn(p, c);
+	}
+}
+
+void ipp_paths__close_all(struct ipcperf_paths *p)
+{
+	each_conn(p, close_cur);
+}
+
+static void free_conn(struct ipcperf_paths *p, struct ipp_conn *c)
+{
+	(void)p;
+	free(c);
+}
+
+void ipp_paths__free_conns(struct ipcperf_paths *p)
+{
+	each_conn(p, free_conn);
+	ipp_idmap__fini(&p->conns);
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The public request paths: a tap on the flows (the bytes: exchange.c),
+ * the session's waits (each thread's turns) and lost records, the threads,
+ * the flush.
+ *
+ * The flows hand calls on once what their fd is has been settled, some
+ * tens of ms of events after the calls; the waits come straight from the
+ * session. So a thread's waits are kept by the time they returned, and a
+ * question about its turns (was there a wait between the read that made it
+ * hold a request and this write?) is asked with the calls' times: a
+ * thread's calls never overlap.
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "paths/flowtap.h"
+#include "paths/paths.h"
+
+/* A thread's waits kept, at most, when it holds nothing (a client's loop): the latest ones. */
+#define WAITS_KEEP 1024
+
+struct ipcperf_paths *ipcperf_paths__new(struct ipcperf_flows *fl)
+{
+	struct ipcperf_paths *p;
+	struct ipp_flowtap tap;
+
+	if (!fl) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->fl = fl;
+	p->st = ipp_flows__stats(fl);
+	tap = (struct ipp_flowtap){ .ctx = p, .call = ipp_paths__on_call,
+				    .match = ipp_paths__on_match };
+	ipp_flows__tap(fl, &tap);
+	return p;
+}
+
+static void free_thr(void *ctx, void *val)
+{
+	struct ipp_thr *t = val;
+
+	(void)ctx;
+	free(t->waits);
+	free(t);
+}
+
+/* The roots of the trees still under way: each tree is freed from its root. */
+static void free_root(void *ctx, void *val)
+{
+	struct ipp_xchg *x = val, ***roots = ctx;
+
+	if (!x->parent)
+		*(*roots)++ = x;
+}
+
+static void free_live(struct ipcperf_paths *p)
+{
+	struct ipp_xchg **roots = calloc(p->live.n + 1, sizeof(*roots)), **end = roots;
+
+	if (roots) {
+		ipp_idmap__each(&p->live, free_root, &end);
+		for (struct ipp_xchg **r = roots; r < end; r++)
+			ipp_paths__free_tree(p, *r);
+	}
+	free(roots);
+	ipp_idmap__fini(&p->live);
+}
+
+void ipcperf_paths__delete(struct ipcperf_paths *p)
+{
+	if (!p)
+		return;
+	ipp_flows__tap(p->fl, NULL);
+	ipp_order__fini(p);
+	free_live(p);
+	ipp_paths__free_conns(p);
+	ipp_idmap__each(&p->thrs, free_thr, NULL);
+	ipp_idmap__fini(&p->thrs);
+	ipp_idmap__fini(&p->servers);
+	free(p->hops);
+	free(p->comms);
+	free(p);
+}
+
+struct ipp_thr *ipp_paths__thr(struct ipcperf_paths *p, pid_t tid)
+{
+	struct ipp_thr *t = ipp_idmap__get(&p->thrs, (uint64_t)tid);
+
+	if (t || tid <= 0)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	if (ipp_idmap__put(&p->thrs, (uint64_t)tid, t) < 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+bool ipp_paths__thr_waited(const struct ipp_thr *t, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = t->nr_waits;
+
+	/* the first wait that returned after @from */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->waits[mid] <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nr_waits && t->waits[lo] < to;
+}
+
+/* Forget the waits of @t that returned at or before @upto: no question asks about them again. */
+static void drop_waits(struct ipp_thr *t, uint64_t upto)
+{
+	size_t k = 0;
+
+	while (k < t->nr_waits && t->waits[k] <= upto)
+		k++;
+	memmove(t->waits, t->waits + k, (t->nr_waits - k) * sizeof(*t->waits));
+	t->nr_waits -= k;
+}
+
+void ipp_paths__thr_hold(struct ipp_thr *t, const struct ipp_xchg *x, uint64_t at)
+{
+	t->held = x->id;
+	t->held_at = at;
+	drop_waits(t, at);
+}
+
+static void on_wait(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
+{
+	struct ipp_thr *t = ipp_paths__thr(p, ev->tid);
+
+	if (!t)
+		return;
+	if (t->nr_waits >= WAITS_KEEP && !t->held) {
+		memmove(t->waits, t->waits + WAITS_KEEP / 2,
+			(t->nr_waits - WAITS_KEEP / 2) * sizeof(*t->waits));
+		t->nr_waits -= WAITS_KEEP / 2;
+	}
+	if (ipp_grow((void **)&t->waits, &t->cap_waits, t->nr_waits + 1, sizeof(*t->waits)) < 0)
+		return;
+	t->waits[t->nr_waits++] = ev->end_ns;
+}
+
+void ipcperf_paths__add_syscall(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
+{
+	if (p && ev->cls == IPCPERF_SC_WAIT)
+		on_wait(p, ev);
+}
+
+/* Records were lost: the requests under way may miss a hop or a byte. */
+static void mark_lost(void *ctx, void *val)
+{
+	struct ipp_xchg *x = val;
+
+	(void)ctx;
+	if (!x->drop)
+		x->drop = IPP_DROP_LOST;
+}
+
+static void h_lost(void *ctx, const struct ipcperf_lost *ev)
+{
+	struct ipcperf_paths *p = ctx;
+
+	(void)ev;
+	ipp_idmap__each(&p->live, mark_lost, NULL);
+}
+
+static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
+{
+	ipcperf_paths__add_syscall(ctx, ev);
+}
+
+int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s)
+{
+	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = p, .syscall = h_syscall, .lost = h_lost);
+
+	if (!p || !s)
+		return -EINVAL;
+	return ipcperf_session__add_handlers(s, &h);
+}
+
+int ipcperf_paths__on_path(struct ipcperf_paths *p,
+			   void (*cb)(void *ctx, const struct ipcperf_path *path), void *ctx)
+{
+	if (!p)
+		return -EINVAL;
+	p->cb = cb;
+	p->cb_ctx = ctx;
+	return 0;
+}
+
+static int settle_none(void *ctx, const struct ipcperf_flow *f)
+{
+	(void)ctx;
+	(void)f;
+	return 0;
+}
+
+int ipcperf_paths__flush(struct ipcperf_paths *p)
+{
+	int err;
+
+	if (!p)
+		return -EINVAL;
+	/* a walk of the flows settles every call still waiting for its fd */
+	err = ipcperf_flows__for_each(p->fl, settle_none, NULL);
+	if (err < 0)
+		return err;
+	ipp_order__flush(p);
+	ipp_paths__close_all(p);
+	return 0;
+}
+
+int ipcperf_paths__stats(const struct ipcperf_paths *p, struct ipcperf_paths_stats *out)
+{
+	size_t sz;
+
+	if (!p || !out || out->sz < sizeof(out->sz))
+		return -EINVAL;
+	sz = out->sz < sizeof(p->counts) ? out->sz : sizeof(p->counts);
+	memcpy((char *)out + sizeof(out->sz), (const char *)&p->counts + sizeof(out->sz),
+	       sz - sizeof(out->sz));
+	return 0;
+}

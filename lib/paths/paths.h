@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Request paths (the public ipcperf_paths): each request followed from
+ * process to process, over the flows' byte matching.
+ *
+ *   paths.c     the public object: its tap on the flows, its handlers, the
+ *               threads (what each holds; its waits' returns), the flush
+ *   order.c     the tap's calls and matches put back in the order they
+ *               happened (a write's start, a read's end)
+ *   exchange.c  connections and their messages: turn-taking cuts each
+ *               direction's bytes into requests and responses; a request
+ *               that starts is an exchange, hung under what its thread holds
+ *   tree.c      an exchange completed: when its whole tree is, the public
+ *               path is made of it (times nested, self time) and handed out
+ *   idmap.c     a map of 64-bit keys to pointers (inodes, tids, pids)
+ *
+ * It may call the flows' tap (flowtap.h), the stats' public getters and
+ * util.c; nothing calls into it but the flows' tap and the session.
+ */
+#ifndef IPCPERF_PATHS_PATHS_H
+#define IPCPERF_PATHS_PATHS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "internal.h"
+
+struct ipp_ident;
+
+/* ------------------------------------------------------------------ idmap.c */
+struct ipp_idmap {
+	struct ipp_idslot { uint64_t key; void *val; } *v;	/* key 0: free */
+	size_t cap, n;
+};
+void *ipp_idmap__get(const struct ipp_idmap *m, uint64_t key);
+/* @return 0; -ENOMEM. @key must not be 0. */
+int ipp_idmap__put(struct ipp_idmap *m, uint64_t key, void *val);
+void ipp_idmap__del(struct ipp_idmap *m, uint64_t key);
+void ipp_idmap__fini(struct ipp_idmap *m);
+/* Each value, in no order; @fn must not change the map. */
+void ipp_idmap__each(const struct ipp_idmap *m, void (*fn)(void *ctx, void *val), void *ctx);
+
+/* ------------------------------------------------------------------ the model */
+
+/* One message: the bytes one way between two turns. */
+struct ipp_msg {
+	uint64_t off0, off1;		/* its bytes, [off0, off1) of its direction */
+	uint64_t w_start, w_end;	/* its first write's start, its last write's end */
+	pid_t wpid, wtid;
+	int wfd;
+	uint64_t rd;			/* its bytes read so far */
+	bool read;			/* its first byte was read: */
+	uint64_t r_first;		/* that read's end */
+	pid_t rpid, rtid;
+	int rfd;
+	uint64_t r_last;		/* the end of the last read that took its bytes */
+};
+
+enum ipp_drop {
+	IPP_DROP_NONE = 0,
+	IPP_DROP_NO_RESPONSE,
+	IPP_DROP_UNTRACED,
+	IPP_DROP_UNREAD,
+	IPP_DROP_NO_CAUSE,
+	IPP_DROP_LOST,
+	IPP_DROP_PART,		/* a part of requests counted already: not counted again */
+	IPP_DROP_LATE,
+};
+
+struct ipp_conn;
+
+/* An exchange: a request on a connection and its response. */
+struct ipp_xchg {
+	uint64_t id;
+	enum ipcperf_fd_kind kind;
+	struct ipp_msg req, resp;
+	bool answered;			/* its response began */
+	bool closed;			/* its response ended (the caller's next turn, the flush) */
+	enum ipp_drop drop;		/* set: the request it belongs to is not attributed */
+	struct ipp_xchg *parent;
+	struct ipp_xchg **kids;
+	size_t nr_kids, cap_kids;
+	size_t open;			/* itself and its kids not closed yet */
+};
+
+/* A stream connection: its ends (the caller's first) and the exchange under way. */
+struct ipp_conn {
+	uint64_t end[2];		/* inodes: [0] the caller's, [1] the server's; 0 not known yet */
+	uint64_t woff[2], roff[2];	/* bytes written, read, from end[i] */
+	enum ipcperf_fd_kind kind;
+	struct ipp_xchg *cur;		/* the exchange under way, or the last one */
+	size_t refs;			/* items waiting in order.c that name it */
+	bool gone;			/* out of the map (closed): freed with its last item */
+};
+
+/* A write, a match or an end of file, by the moment it happened (order.c). */
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF };
+
+struct ipp_item {
+	uint64_t eff;			/* a write's start, a read's end */
+	uint64_t seq;			/* as it came */
+	enum ipp_item_kind kind;
+	struct ipp_conn *c;		/* a reference (refs) */
+	int dir;			/* 0: from the caller's end; 1: from the server's */
+	uint64_t off, bytes;		/* the bytes, in their direction */
+	pid_t pid, tid;			/* the writer's; a match: the reader's */
+	int fd;				/* the writer's; a match: the reader's (-1: not known) */
+	uint64_t start, end;		/* the call's; a match: the read's */
+};
+
+struct ipp_order {
+	struct ipp_item *v;		/* a heap, the earliest first */
+	size_t n, cap;
+	uint64_t seq, now, done;	/* the latest call's end; the latest moment handed on */
+};
+
+/* A thread: the request it holds, and the returns of its waits. */
+struct ipp_thr {
+	pid_t tid;
+	uint64_t held;			/* the exchange (id) whose request it holds; 0 none */
+	uint64_t held_at;		/* the end of the read that made it hold it */
+	uint64_t *waits;		/* its waits' returns after held_at, ascending */
+	size_t nr_waits, cap_waits;
+};
+
+struct ipcperf_paths {
+	struct ipcperf_flows *fl;
+	struct ipcperf_stats *st;
+	struct ipp_idmap conns;		/* socket inode -> ipp_conn (both ends) */
+	struct ipp_idmap thrs;		/* tid -> ipp_thr */
+	struct ipp_idmap servers;	/* pid -> (void *)1: it served a request */
+	struct ipp_idmap live;		/* exchange id -> ipp_xchg, until its tree is out */
+	struct ipp_order order;
+	uint64_t next_id;
+	/* the read call being matched: its fd, known by its thread and start */
+	pid_t rd_tid;
+	uint64_t rd_start;
+	int rd_fd;
+	void (*cb)(void *ctx, const struct ipcperf_path *path);
+	void *cb_ctx;
+	struct ipcperf_paths_stats counts;
+	/* tree.c's scratch: the path handed out */
+	struct ipcperf_path_hop *hops;
+	size_t cap_hops;
+	char (*comms)[IPP_COMM_MAX];
+	size_t cap_comms;
+};
+
+/* paths.c */
+struct ipp_thr *ipp_paths__thr(struct ipcperf_paths *p, pid_t tid);
+/* Whether a wait of @t returned after @from and before @to. */
+bool ipp_paths__thr_waited(const struct ipp_thr *t, uint64_t from, uint64_t to);
+/* @t holds exchange @x's request since @at. */
+void ipp_paths__thr_hold(struct ipp_thr *t, const struct ipp_xchg *x, uint64_t at);
+
+/* order.c: take @it (its conn referenced here) at @now (the latest call's end). */
+void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now);
+/* The calls have come up to @now: hand on what is old enough. */
+void ipp_order__tick(struct ipcperf_paths *p, uint64_t now);
+void ipp_order__flush(struct ipcperf_paths *p);
+void ipp_order__fini(struct ipcperf_paths *p);
+
+/* exchange.c: the flows' tap */
+void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
+			uint64_t key, bool writing);
+void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m);
+/* Close every exchange under way (the flush). */
+void ipp_paths__close_all(struct ipcperf_paths *p);
+/* An item of order.c, in the order of the moments. */
+void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it);
+/* An item of @c came too late: the exchange under way there is left out. */
+void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
+/* An item lets go of @c: the last one frees it once it is gone. */
+void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c);
+void ipp_paths__free_conns(struct ipcperf_paths *p);
+
+/* tree.c */
+/* @x's response ended: close it, and hand out its tree once all of it is closed. */
+void ipp_paths__close_xchg(struct ipcperf_paths *p, struct ipp_xchg *x);
+void ipp_paths__free_tree(struct ipcperf_paths *p, struct ipp_xchg *x);
+
+#endif /* IPCPERF_PATHS_PATHS_H */

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit tests of request paths (lib/paths/) through the public API, with
+ * hand-built calls: a client (pid 100), a proxy (pid 200, thread 201) and
+ * a backend (pid 300, thread 301); the client's fd 3 is socket:[1001],
+ * connected to the proxy's fd 5, socket:[1002]; the proxy's fd 7 is
+ * socket:[2001], connected to the backend's fd 5, socket:[2002]. Every call
+ * goes to the stats, the flows and the paths in that order, in the order
+ * the calls end, as the engine delivers them. The paths hand a call on
+ * once the calls have gone 20 ms past it: tick() moves them on, with a read
+ * of a fourth process on a socket nobody writes into.
+ *
+ * The times of the chain (ns), and what they make:
+ *   client  write 100 B [1000, 1100]             read 200 B [1200, 5900]
+ *   proxy   read [500, 1200]  write to backend [2200, 2300]
+ *           read the answer [2400, 5600]  write 200 B [5700, 5800]
+ *   backend read [600, 2400]  write 200 B [5400, 5500]
+ * proxy: request 1200 - 1000 = 200, span [1200, 5800] less its call
+ * [2200, 5600]: self 1200, response 5900 - 5800 = 100; backend: request
+ * 2400 - 2200 = 200, self 5500 - 2400 = 3100, response 5600 - 5500 = 100;
+ * end to end 5900 - 1000 = 4900, their sum.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <check.h>
+
+#include <ipcperf/ipcperf.h>
+#include "suites.h"
+
+static struct ipcperf_stats *st;
+static struct ipcperf_flows *fl;
+static struct ipcperf_paths *pa;
+
+/* The paths handed out, copied (a path lives only during the callback). */
+#define MAX_PATHS 8
+#define MAX_HOPS 4
+static struct ipcperf_path got[MAX_PATHS];
+static struct ipcperf_path_hop got_hops[MAX_PATHS][MAX_HOPS];
+static size_t nr_got;
+
+static void on_path(void *ctx, const struct ipcperf_path *p)
+{
+	ck_assert_ptr_eq(ctx, got);
+	ck_assert_uint_lt(nr_got, MAX_PATHS);
+	ck_assert_uint_le(p->nr_hops, MAX_HOPS);
+	got[nr_got] = *p;
+	memcpy(got_hops[nr_got], p->hops, p->nr_hops * sizeof(*p->hops));
+	got[nr_got].hops = got_hops[nr_got];
+	got[nr_got].comm = NULL;
+	for (size_t i = 0; i < p->nr_hops; i++)
+		got_hops[nr_got][i].comm = NULL;
+	nr_got++;
+}
+
+static void name_sock(pid_t pid, int fd, uint64_t ino, uint64_t peer)
+{
+	char obj[64];
+
+	snprintf(obj, sizeof(obj), "socket:[%llu]", (unsigned long long)ino);
+	IPCPERF_OPTS(ipcperf_fd_identity, id, .object = obj, .kind = IPCPERF_FD_UNIX, .ino = ino,
+		     .peer_ino = peer, .sock_type = SOCK_STREAM);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, pid, fd, &id), 0);
+}
+
+static void setup(void)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
+
+	st = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+	fl = ipcperf_flows__new(st);
+	ck_assert_ptr_nonnull(fl);
+	pa = ipcperf_paths__new(fl);
+	ck_assert_ptr_nonnull(pa);
+	nr_got = 0;
+	ck_assert_int_eq(ipcperf_paths__on_path(pa, on_path, got), 0);
+	name_sock(100, 3, 1001, 1002);
+	name_sock(200, 5, 1002, 1001);
+	name_sock(200, 7, 2001, 2002);
+	name_sock(300, 5, 2002, 2001);
+	name_sock(400, 3, 3001, 3002);
+}
+
+static void teardown(void)
+{
+	ipcperf_paths__delete(pa);
+	ipcperf_flows__delete(fl);
+	ipcperf_stats__delete(st);
+}
+
+static void feed(const struct ipcperf_syscall *ev)
+{
+	ipcperf_stats__add_syscall(st, ev);
+	ipcperf_flows__add_syscall(fl, ev);
+	ipcperf_paths__add_syscall(pa, ev);
+}
+
+/* A read (@w false) or write of thread @tid of @pid on @fd, [@start, @end], moving @ret bytes. */
+static void io(pid_t pid, pid_t tid, bool w, int fd, int64_t ret, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid,
+		.nr = w ? SYS_write : SYS_read, .name = w ? "write" : "read",
+		.cls = w ? IPCPERF_SC_WRITE : IPCPERF_SC_READ, .fd = fd, .count = (uint64_t)ret,
+		.ret = ret, .nr_args = 3, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	ev.args[2] = (uint64_t)ret;
+	feed(&ev);
+}
+
+/* An epoll_wait of thread @tid of @pid that returned one ready fd at @end. */
+static void wait_ready(pid_t pid, pid_t tid, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_epoll_wait,
+		.name = "epoll_wait", .cls = IPCPERF_SC_WAIT, .fd = 9, .ret = 1, .nr_args = 4,
+		.out_fd = -1,
+	};
+
+	ev.args[0] = 9;
+	feed(&ev);
+}
+
+#define MS 1000000ull
+
+/* The calls have come up to @t: what happened before @t - 20 ms is handed on. */
+static void tick(uint64_t t)
+{
+	io(400, 400, false, 3, 10, t, t);
+}
+
+/* The request's way in: the client writes, the proxy reads it (tid 201). */
+static void request_in(void)
+{
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(200, 201, false, 5, 100, 500, 1200);
+}
+
+/* The rest of the chain, from the proxy's write to the backend. */
+static void rest_of_chain(void)
+{
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+}
+
+static struct ipcperf_paths_stats counts(void)
+{
+	struct ipcperf_paths_stats ps = { .sz = sizeof(ps) };
+
+	ck_assert_int_eq(ipcperf_paths__stats(pa, &ps), 0);
+	return ps;
+}
+
+START_TEST(chain_thread)
+{
+	const struct ipcperf_path_hop *h;
+	struct ipcperf_paths_stats ps;
+
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].pid, 100);
+	ck_assert_int_eq(got[0].fd, 3);
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	h = got[0].hops;
+	ck_assert_int_eq(h[0].parent, -1);
+	ck_assert_int_eq(h[0].pid, 200);
+	ck_assert_int_eq(h[0].tid, 201);
+	ck_assert_int_eq(h[0].fd, 5);
+	ck_assert_int_eq(h[0].caller_fd, 3);
+	ck_assert_uint_eq(h[0].request_bytes, 100);
+	ck_assert_uint_eq(h[0].response_bytes, 200);
+	ck_assert_uint_eq(h[0].request_ns, 200);
+	ck_assert_uint_eq(h[0].self_ns, 1200);
+	ck_assert_uint_eq(h[0].response_ns, 100);
+	ck_assert_int_eq(h[1].parent, 0);
+	ck_assert_int_eq(h[1].pid, 300);
+	ck_assert_int_eq(h[1].caller_pid, 200);
+	ck_assert_int_eq(h[1].caller_fd, 7);
+	ck_assert_uint_eq(h[1].call_start_ns, 2200);
+	ck_assert_uint_eq(h[1].call_end_ns, 5600);
+	ck_assert_uint_eq(h[1].request_ns, 200);
+	ck_assert_uint_eq(h[1].self_ns, 3100);
+	ck_assert_uint_eq(h[1].response_ns, 100);
+	ps = counts();
+	ck_assert_uint_eq(ps.paths, 1);
+	ck_assert_uint_eq(ps.no_response + ps.untraced_hop + ps.unread + ps.no_cause + ps.lost, 0);
+}
+END_TEST
+
+/* An epoll loop's wait returned between the read of the request and the write to the backend. */
+START_TEST(turn_ended)
+{
+	struct ipcperf_paths_stats ps;
+
+	request_in();
+	wait_ready(200, 201, 1300, 2100);
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ps = counts();
+	ck_assert_uint_eq(ps.paths, 0);
+	/* one request, not attributed: its exchange with the backend is part of it, not counted again */
+	ck_assert_uint_eq(ps.no_cause, 1);
+	ck_assert_uint_eq(ps.no_response, 0);
+}
+END_TEST
+
+/* A wait in the same thread before the read of the request does not end its turn. */
+START_TEST(turn_before_read)
+{
+	wait_ready(200, 201, 300, 400);
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+}
+END_TEST
+
+/* The session ends with the backend still on it: nothing is handed out, one request counted. */
+START_TEST(no_response)
+{
+	struct ipcperf_paths_stats ps;
+
+	request_in();
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ps = counts();
+	ck_assert_uint_eq(ps.paths, 0);
+	ck_assert_uint_eq(ps.no_response, 1);
+}
+END_TEST
+
+/* A second request on the client's connection completes the first: handed out before the flush. */
+START_TEST(next_request_completes)
+{
+	request_in();
+	rest_of_chain();
+	/* the proxy's next call to the backend closes the backend's exchange */
+	io(100, 100, true, 3, 100, 6000, 6100);
+	io(200, 201, false, 5, 100, 5900, 6200);
+	ck_assert_uint_eq(nr_got, 0);	/* not before the calls went 20 ms past it */
+	tick(30 * MS);
+	ck_assert_uint_eq(nr_got, 0);
+	io(200, 201, true, 7, 100, 6300, 6400);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	/* the second one never got its answer */
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().no_response, 1);
+}
+END_TEST
+
+/* A read that returns 0: end of file on a socket. */
+static void eof(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_read,
+		.name = "read", .cls = IPCPERF_SC_READ, .fd = fd, .count = 100, .ret = 0,
+		.nr_args = 3, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * The client closes after its answer: the proxy's end of file completes
+ * its exchange, the backend's (the proxy closed too) the backend's: the
+ * path goes out then, not at the flush.
+ */
+START_TEST(closed_completes)
+{
+	request_in();
+	rest_of_chain();
+	eof(200, 201, 5, 5900, 6000);
+	tick(30 * MS);
+	ck_assert_uint_eq(nr_got, 0);
+	eof(300, 301, 5, 5600, 6100);
+	tick(31 * MS);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
+/* A request ended by a half close: the server's end of file before its answer ends nothing. */
+START_TEST(half_close)
+{
+	request_in();
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	eof(300, 301, 5, 2450, 2500);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+}
+END_TEST
+
+/*
+ * The capture began as the backend answered a request of before: the first
+ * write seen on the proxy's connection to it is the backend's. The end a
+ * listener accepted is the server's all the same: that answer belongs to no
+ * exchange, and the chain after it is whole.
+ */
+START_TEST(accepted_end_writes_first)
+{
+	struct ipcperf_syscall acc = {
+		.start_ns = 10, .end_ns = 20, .pid = 300, .tid = 301, .nr = SYS_accept4,
+		.name = "accept4", .cls = IPCPERF_SC_FD_NEW, .fd = 4, .ret = 5, .nr_args = 4,
+		.out_fd = -1,
+	};
+
+	struct ipcperf_fd_open op = {
+		.time_ns = 20, .pid = 300, .tid = 301, .fd = 5, .nr = SYS_accept4, .ret = 5,
+		.object = "socket:[2002]", .kind = IPCPERF_FD_UNIX, .detail = "", .ino = 2002,
+		.peer_ino = 2001, .sock_type = SOCK_STREAM, .capacity = -1, .accmode = -1,
+	};
+
+	acc.args[0] = 4;
+	/* what the kernel said of the new fd, at the accept's exit, then the accept */
+	ipcperf_stats__add_fd_open(st, &op);
+	feed(&acc);
+	io(300, 301, true, 5, 200, 100, 150);
+	io(200, 201, false, 7, 200, 90, 160);
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(got_hops[0][1].pid, 300);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
+/* @pid accepted its fd @fd, socket:[@ino] connected to socket:[@peer], at @t: the server's end. */
+static void accepted(pid_t pid, int fd, uint64_t ino, uint64_t peer, uint64_t t)
+{
+	char obj[64];
+	struct ipcperf_syscall acc = {
+		.start_ns = t - 10, .end_ns = t, .pid = pid, .tid = pid + 1, .nr = SYS_accept4,
+		.name = "accept4", .cls = IPCPERF_SC_FD_NEW, .fd = 4, .ret = fd, .nr_args = 4,
+		.out_fd = -1,
+	};
+	struct ipcperf_fd_open op = {
+		.time_ns = t, .pid = pid, .tid = pid + 1, .fd = fd, .nr = SYS_accept4, .ret = fd,
+		.object = obj, .kind = IPCPERF_FD_UNIX, .detail = "", .ino = ino, .peer_ino = peer,
+		.sock_type = SOCK_STREAM, .capacity = -1, .accmode = -1,
+	};
+
+	snprintf(obj, sizeof(obj), "socket:[%llu]", (unsigned long long)ino);
+	acc.args[0] = 4;
+	/* what the kernel said of the new fd, at the accept's exit, then the accept */
+	ipcperf_stats__add_fd_open(st, &op);
+	feed(&acc);
+}
+
+/*
+ * The proxy's answer returns late (8000), after the client read it (5900)
+ * and sent its next request (6100): the answer began at 5700, before that
+ * request, which is a second exchange, not more of the first.
+ */
+START_TEST(answer_returns_late)
+{
+	request_in();
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	io(100, 100, true, 3, 100, 6000, 6100);
+	io(200, 201, true, 5, 200, 5700, 8000);
+	io(200, 201, false, 5, 100, 8100, 8200);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got_hops[0][0].request_bytes, 100);
+	ck_assert_uint_eq(got_hops[0][0].response_bytes, 200);
+	/* kept within the call: the client had it all at 5900 */
+	ck_assert_uint_eq(got_hops[0][0].end_ns, 5900);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 5900 - 1200 - 3400);
+	ck_assert_uint_eq(counts().no_response, 1);
+}
+END_TEST
+
+/*
+ * The client's request returns late (9000), after the proxy served it
+ * whole: its bytes were there from 1000, so the proxy held it from its
+ * read (1200) and its call to the backend is the request's.
+ */
+START_TEST(request_returns_late)
+{
+	accepted(200, 5, 1002, 1001, 400);
+	io(200, 201, false, 5, 100, 500, 1200);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, true, 3, 100, 1000, 9000);
+	io(100, 100, false, 3, 200, 9100, 9200);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got_hops[0][0].request_ns, 200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
+Suite *paths_suite(void)
+{
+	Suite *s = suite_create("paths");
+	TCase *tc = tcase_create("chain");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, chain_thread);
+	tcase_add_test(tc, turn_ended);
+	tcase_add_test(tc, turn_before_read);
+	tcase_add_test(tc, no_response);
+	tcase_add_test(tc, next_request_completes);
+	tcase_add_test(tc, closed_completes);
+	tcase_add_test(tc, half_close);
+	tcase_add_test(tc, accepted_end_writes_first);
+	tcase_add_test(tc, answer_returns_late);
+	tcase_add_test(tc, request_returns_late);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,602 @@
+/*
+ * pathwork: a client, a proxy and a backend, whose every request is known:
+ * the subject of the request paths (ipcperf paths).
+ *
+ *   pathwork [-m thread|epoll] [-t unix|tcp] [-n N] [-c C] [-x MS] [-y MS]
+ *
+ * C client threads (one connection each) send N requests in all (100 bytes
+ * each, one after the other on a connection) to the proxy and read each
+ * 200-byte answer. The proxy spins MS (-x) on the CPU for each request,
+ * passes it to the backend on a connection of its own per client connection,
+ * and relays the backend's answer. The backend sleeps MS (-y) per request,
+ * a thread per connection. The proxy runs a thread per connection (-m
+ * thread, the default) or one epoll loop (-m epoll). Channels are unix
+ * stream sockets (the default) or loopback TCP (-t tcp).
+ *
+ * Each role is its own process, started through a symbolic link of its
+ * name (client, proxy, backend) so that its comm says its role. When the
+ * clients are done, the proxy and the backend are stopped; each prints
+ * the median of its own time per request as it measured it ("proxy self
+ * p50 NS": from the return of the read of a request to the write to the
+ * backend, and from the return of the backend's answer to the write that
+ * relays it; "backend self p50 NS": from the return of the read to the
+ * write of the answer; the writes themselves are left out: a write on
+ * loopback TCP may return after its reader has its bytes, and went on
+ * with them); then the line "requests N". That is the ground truth.
+ * Exit status 1 on any failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REQ 100
+#define ANS 200
+#define MAX_CONNS 256
+
+struct cfg {
+	bool epoll, tcp;
+	long n, c;
+	long x_us, y_us;
+	char addr[256];		/* the upstream: a unix path or a TCP port */
+	int lfd;		/* the listening socket handed down */
+};
+
+/* Each request's own time in this process, in ns: its median is printed at SIGTERM. */
+static pthread_mutex_t selves_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *selves;
+static size_t nr_selves, cap_selves;
+static volatile sig_atomic_t stopping;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "pathwork: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* On the CPU for @us of the clock: a loop that never sleeps. */
+static void spin(long us)
+{
+	uint64_t end = now_us() + (uint64_t)us;
+	volatile unsigned long sink = 0;
+
+	while (now_us() < end)
+		for (int i = 0; i < 200; i++)
+			sink += (unsigned long)i;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static void self_add(uint64_t ns)
+{
+	pthread_mutex_lock(&selves_lock);
+	if (nr_selves == cap_selves) {
+		cap_selves = cap_selves ? 2 * cap_selves : 1024;
+		selves = realloc(selves, cap_selves * sizeof(*selves));
+		if (!selves)
+			die("realloc");
+	}
+	selves[nr_selves++] = ns;
+	pthread_mutex_unlock(&selves_lock);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Stopped: the median of the requests' own times (the lower one of an even count), and exit. */
+static void self_report(const char *role)
+{
+	pthread_mutex_lock(&selves_lock);
+	qsort(selves, nr_selves, sizeof(*selves), cmp_u64);
+	printf("%s self p50 %llu\n", role,
+	       nr_selves ? (unsigned long long)selves[(nr_selves - 1) / 2] : 0ull);
+	fflush(stdout);
+	_exit(0);
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/*
+ * SIGTERM is blocked but in the main thread's waits (ppoll, epoll_pwait),
+ * which it ends: the main thread reports then, whenever it came.
+ */
+static void catch_term(void)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+	sigset_t term;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, NULL);
+}
+
+static int read_full(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = read(fd, buf + got, len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return got ? -1 : 0;
+		got += (size_t)r;
+	}
+	return 1;
+}
+
+static int write_full(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static int connect_to(const struct cfg *g)
+{
+	int fd = socket(g->tcp ? AF_INET : AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket");
+	if (g->tcp) {
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_port = htons((uint16_t)atoi(g->addr)),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int one = 1;
+
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			die("connect");
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	} else {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		if (strlen(g->addr) >= sizeof(sa.sun_path))
+			die("socket path too long");
+		memcpy(sa.sun_path, g->addr, strlen(g->addr) + 1);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			die("connect");
+	}
+	return fd;
+}
+
+/* A listening socket: on PATH (unix), or on an ephemeral loopback port written into @addr. */
+static int listen_on(bool tcp, const char *path, char *addr, size_t len)
+{
+	int fd = socket(tcp ? AF_INET : AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		die("socket");
+	if (tcp) {
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t sl = sizeof(sa);
+
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0)
+			die("bind");
+		snprintf(addr, len, "%u", ntohs(sa.sin_port));
+	} else {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		if (strlen(path) >= sizeof(sa.sun_path))
+			die("socket path too long");
+		memcpy(sa.sun_path, path, strlen(path) + 1);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			die("bind");
+		snprintf(addr, len, "%s", path);
+	}
+	if (listen(fd, MAX_CONNS) < 0)
+		die("listen");
+	return fd;
+}
+
+static void set_nodelay(const struct cfg *g, int fd)
+{
+	int one = 1;
+
+	if (g->tcp)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* ------------------------------------------------------------------ backend */
+
+struct conn_arg {
+	const struct cfg *g;
+	int fd;
+};
+
+static void *backend_conn(void *p)
+{
+	struct conn_arg *a = p;
+	char req[REQ], ans[ANS] = { 'b' };
+	struct timespec ts = { .tv_sec = a->g->y_us / 1000000,
+			       .tv_nsec = (a->g->y_us % 1000000) * 1000 };
+
+	while (read_full(a->fd, req, REQ) > 0) {
+		uint64_t t0 = now_ns();
+
+		nanosleep(&ts, NULL);
+		self_add(now_ns() - t0);
+		if (write_full(a->fd, ans, ANS) < 0)
+			break;
+	}
+	close(a->fd);
+	free(a);
+	return NULL;
+}
+
+/* Accept connections until SIGTERM, a thread each running @fn. */
+static void serve_threads(const struct cfg *g, void *(*fn)(void *), const char *role)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	for (;;) {
+		struct pollfd pfd = { .fd = g->lfd, .events = POLLIN };
+		struct conn_arg *a;
+		pthread_t t;
+		int fd;
+
+		if (ppoll(&pfd, 1, NULL, &none) < 0 && errno != EINTR)
+			die("ppoll");
+		if (stopping)
+			self_report(role);
+		if (!(pfd.revents & POLLIN))
+			continue;
+		fd = accept(g->lfd, NULL, NULL);
+		if (fd < 0)
+			die("accept");
+		set_nodelay(g, fd);
+		a = malloc(sizeof(*a));
+		if (!a)
+			die("malloc");
+		*a = (struct conn_arg){ .g = g, .fd = fd };
+		if (pthread_create(&t, NULL, fn, a))
+			die("pthread_create");
+		pthread_detach(t);
+	}
+}
+
+/* ------------------------------------------------------------------ proxy */
+
+static void *proxy_conn(void *p)
+{
+	struct conn_arg *a = p;
+	int up = connect_to(a->g);
+	char req[REQ], ans[ANS];
+
+	while (read_full(a->fd, req, REQ) > 0) {
+		uint64_t t0 = now_ns(), t1, t2;
+
+		spin(a->g->x_us);
+		t1 = now_ns();
+		if (write_full(up, req, REQ) < 0 || read_full(up, ans, ANS) <= 0)
+			break;
+		t2 = now_ns();
+		self_add(t1 - t0 + now_ns() - t2);
+		if (write_full(a->fd, ans, ANS) < 0)
+			break;
+	}
+	close(up);
+	close(a->fd);
+	free(a);
+	return NULL;
+}
+
+/* The epoll proxy's connections: a client's and its backend's, each the other's partner. */
+struct ep_conn {
+	int fd, partner;
+	bool client;
+	uint64_t self;		/* the client's: the request's own time until it went to the backend */
+};
+
+static void ep_add(int ep, struct ep_conn *c)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
+
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e) < 0)
+		die("epoll_ctl");
+}
+
+static void ep_accept(const struct cfg *g, int ep)
+{
+	struct ep_conn *c = calloc(2, sizeof(*c));
+	int fd = accept(g->lfd, NULL, NULL);
+
+	if (!c || fd < 0)
+		die("accept");
+	set_nodelay(g, fd);
+	c[0] = (struct ep_conn){ .fd = fd, .client = true };
+	c[1] = (struct ep_conn){ .fd = connect_to(g) };
+	c[0].partner = c[1].fd;
+	c[1].partner = c[0].fd;
+	ep_add(ep, &c[0]);
+	ep_add(ep, &c[1]);
+}
+
+/* A request in from a client (spin, pass it on), or an answer from the backend (relay it). */
+static void ep_ready(const struct cfg *g, int ep, struct ep_conn *c)
+{
+	char buf[ANS];
+	size_t len = c->client ? REQ : ANS;
+	uint64_t t0;
+
+	if (read_full(c->fd, buf, len) <= 0) {
+		/* the client is gone: both ends go (closing an fd takes it off the set) */
+		epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+		if (c->client) {
+			epoll_ctl(ep, EPOLL_CTL_DEL, c->partner, NULL);
+			close(c->partner);
+		}
+		return;
+	}
+	t0 = now_ns();
+	if (c->client)
+		spin(g->x_us);
+	if (c->client)
+		c->self = now_ns() - t0;
+	if (!c->client)
+		self_add(c[-1].self + now_ns() - t0);	/* c[-1]: its client, made with it */
+	if (write_full(c->partner, buf, len) < 0)
+		die("write");
+}
+
+static void proxy_epoll(const struct cfg *g)
+{
+	int ep = epoll_create1(0);
+	struct epoll_event lev = { .events = EPOLLIN, .data.ptr = NULL };
+	sigset_t none;
+
+	sigemptyset(&none);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, g->lfd, &lev) < 0)
+		die("epoll");
+	for (;;) {
+		struct epoll_event ev[16];
+		int n = epoll_pwait(ep, ev, 16, -1, &none);
+
+		if (stopping)
+			self_report("proxy");
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("epoll_wait");
+		for (int i = 0; i < n; i++) {
+			if (!ev[i].data.ptr)
+				ep_accept(g, ep);
+			else
+				ep_ready(g, ep, ev[i].data.ptr);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ client */
+
+struct client_arg {
+	const struct cfg *g;
+	long reqs;
+	long done;
+};
+
+static void *client_thread(void *p)
+{
+	struct client_arg *a = p;
+	int fd = connect_to(a->g);
+	char req[REQ] = { 'r' }, ans[ANS];
+
+	for (long i = 0; i < a->reqs; i++) {
+		if (write_full(fd, req, REQ) < 0 || read_full(fd, ans, ANS) <= 0)
+			die("client request");
+		a->done++;
+	}
+	close(fd);
+	return NULL;
+}
+
+static long client_run(const struct cfg *g)
+{
+	struct client_arg a[MAX_CONNS];
+	pthread_t t[MAX_CONNS];
+	long done = 0;
+
+	for (long i = 0; i < g->c; i++) {
+		a[i] = (struct client_arg){ .g = g, .reqs = g->n / g->c + (i < g->n % g->c) };
+		if (pthread_create(&t[i], NULL, client_thread, &a[i]))
+			die("pthread_create");
+	}
+	for (long i = 0; i < g->c; i++) {
+		pthread_join(t[i], NULL);
+		done += a[i].done;
+	}
+	return done;
+}
+
+/* ------------------------------------------------------------------ roles */
+
+/* A role, as its link's name says; argv: ROLE MODE TRANSPORT N C X Y ADDR LFD. */
+static int role_main(const char *role, char **argv)
+{
+	struct cfg g = { .epoll = !strcmp(argv[1], "epoll"), .tcp = !strcmp(argv[2], "tcp"),
+			 .n = atol(argv[3]), .c = atol(argv[4]), .x_us = atol(argv[5]),
+			 .y_us = atol(argv[6]), .lfd = atoi(argv[8]) };
+
+	snprintf(g.addr, sizeof(g.addr), "%s", argv[7]);
+	catch_term();
+	if (!strcmp(role, "backend"))
+		serve_threads(&g, backend_conn, role);
+	else if (!strcmp(role, "proxy") && g.epoll)
+		proxy_epoll(&g);
+	else if (!strcmp(role, "proxy"))
+		serve_threads(&g, proxy_conn, role);
+	else if (!strcmp(role, "client"))
+		return client_run(&g) == g.n ? 0 : 1;
+	return 1;
+}
+
+/* Start ROLE through its link in @dir, with @lfd (or -1) and the upstream @addr. */
+static pid_t start(const char *dir, const char *role, const struct cfg *g, const char *addr,
+		   int lfd)
+{
+	char path[512], nums[6][32], fdtxt[16];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, role);
+	snprintf(nums[0], 32, "%ld", g->n);
+	snprintf(nums[1], 32, "%ld", g->c);
+	snprintf(nums[2], 32, "%ld", g->x_us);
+	snprintf(nums[3], 32, "%ld", g->y_us);
+	snprintf(fdtxt, sizeof(fdtxt), "%d", lfd);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		execl(path, role, g->epoll ? "epoll" : "thread", g->tcp ? "tcp" : "unix", nums[0],
+		      nums[1], nums[2], nums[3], addr, fdtxt, (char *)NULL);
+		die("exec");
+	}
+	return pid;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: pathwork [-m thread|epoll] [-t unix|tcp] [-n N] [-c C] "
+		"[-x MS] [-y MS]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv, struct cfg *g)
+{
+	int opt;
+
+	*g = (struct cfg){ .n = 100, .c = 2, .x_us = 1000, .y_us = 3000 };
+	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:")) != -1) {
+		switch (opt) {
+		case 'm': g->epoll = !strcmp(optarg, "epoll"); break;
+		case 't': g->tcp = !strcmp(optarg, "tcp"); break;
+		case 'n': g->n = atol(optarg); break;
+		case 'c': g->c = atol(optarg); break;
+		case 'x': g->x_us = (long)(atof(optarg) * 1000); break;
+		case 'y': g->y_us = (long)(atof(optarg) * 1000); break;
+		default: usage();
+		}
+	}
+	if (g->n < 1 || g->c < 1 || g->c > MAX_CONNS || g->c > g->n || g->x_us < 0 ||
+	    g->y_us < 0)
+		usage();
+}
+
+/* Links named after the roles, to this program, in a new directory @dir. */
+static void make_links(char *dir, size_t len)
+{
+	static const char *const roles[] = { "client", "proxy", "backend" };
+	char self[512], link[600];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		die("readlink /proc/self/exe");
+	self[n] = '\0';
+	snprintf(dir, len, "%s/pathwork.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		die("mkdtemp");
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(link, sizeof(link), "%s/%s", dir, roles[i]);
+		if (symlink(self, link) < 0)
+			die("symlink");
+	}
+}
+
+static void clean_links(const char *dir)
+{
+	static const char *const names[] = { "client", "proxy", "backend", "proxy.sock",
+					     "backend.sock" };
+	char path[600];
+
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	struct cfg g;
+	char dir[300], path[400], baddr[400], paddr[400];
+	int bfd, pfd, st = 0;
+	pid_t backend, proxy, client;
+
+	if (strcmp(base, "pathwork") && argc == 9)
+		return role_main(base, argv);
+	parse(argc, argv, &g);
+	make_links(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/backend.sock", dir);
+	bfd = listen_on(g.tcp, path, baddr, sizeof(baddr));
+	snprintf(path, sizeof(path), "%s/proxy.sock", dir);
+	pfd = listen_on(g.tcp, path, paddr, sizeof(paddr));
+	backend = start(dir, "backend", &g, "-", bfd);
+	proxy = start(dir, "proxy", &g, baddr, pfd);
+	close(bfd);
+	close(pfd);
+	client = start(dir, "client", &g, paddr, -1);
+	if (waitpid(client, &st, 0) < 0)
+		die("waitpid");
+	kill(proxy, SIGTERM);
+	kill(backend, SIGTERM);
+	waitpid(proxy, NULL, 0);
+	waitpid(backend, NULL, 0);
+	clean_links(dir);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "pathwork: the client failed\n");
+		return 1;
+	}
+	printf("requests %ld\n", g.n);
+	return 0;
+}
