@@ -279,12 +279,16 @@ static const struct cli_option options[] = {
 	  .help = "the text report without the fd tables: per process its\n"
 		  "scheduling and counters, as perf stat prints them (JSON\n"
 		  "and CSV keep every row)" },
-	{ .name = "per-fd", .to = { STAT(per_fd) },
+	{ .name = "per-fd", .to = { STAT(per_fd), TOP(per_fd) },
 	  .set = cli_opt_flag,
 	  .help = "the text's fd tables with a row per fd: by default the\n"
 		  "connections of a process to one endpoint with one peer\n"
 		  "process are one row (\"127.0.0.1:6379 <- redis-benchmark[42]\",\n"
-		  "N conns); JSON has both (fds and groups)" },
+		  "N conns); JSON has both (fds and groups)",
+	  .help_for = { { IN(TOP), NULL, "the fd pane with a row per fd: by default the\n"
+					 "connections of a process to one endpoint are one row\n"
+					 "(\"127.0.0.1:6379 <- redis-benchmark[42], 50 conns\");\n"
+					 "the key f switches between the two" } } },
 	{ .name = "per-flow", .to = { FLOWS(per_flow) },
 	  .set = cli_opt_flag,
 	  .help = "the text's flow table with a row per flow: by default the\n"

@@ -73,26 +73,53 @@ static struct top_fd *fd_of(struct topview *tv, const struct ipcperf_fd_row *row
 	struct top_fd *f;
 	size_t at;
 
-	if (cli_bsearch(&k, tv->fds, tv->nr_fds, sizeof(*tv->fds), cmp_fd_key, &at))
-		return &tv->fds[at];
-	if (cli_grow((void **)&tv->fds, &tv->cap_fds, tv->nr_fds + 1, sizeof(*f)) < 0) {
+	if (cli_bsearch(&k, tv->fds.v, tv->fds.nr, sizeof(*tv->fds.v), cmp_fd_key, &at))
+		return &tv->fds.v[at];
+	if (cli_grow((void **)&tv->fds.v, &tv->fds.cap, tv->fds.nr + 1, sizeof(*f)) < 0) {
 		tv->oom = true;
 		return NULL;
 	}
-	f = cli_insert_at(tv->fds, tv->nr_fds++, sizeof(*f), at);
-	f->pid = row->pid;
-	f->fd = row->fd;
-	f->kind = row->kind;
-	f->object = strdup(k.object);
-	f->shown = strdup(row->detail && *row->detail ? row->detail : k.object);
-	if (!f->object || !f->shown) {
+	f = cli_insert_at(tv->fds.v, tv->fds.nr++, sizeof(*f), at);
+	*f = (struct top_fd){ .pid = row->pid, .fd = row->fd, .kind = row->kind,
+			      .object = strdup(k.object), .shown = strdup(""), .endpoint = strdup("") };
+	if (!f->object || !f->shown || !f->endpoint) {
 		tv->oom = true;
 		free(f->object);
 		free(f->shown);
-		memmove(f, f + 1, (--tv->nr_fds - at) * sizeof(*f));
+		free(f->endpoint);
+		memmove(f, f + 1, (--tv->fds.nr - at) * sizeof(*f));
 		return NULL;
 	}
 	return f;
+}
+
+/* *@s as @now, copied if it changed. @return 0, or -ENOMEM (*@s as it was). */
+static int set_str(char **s, const char *now)
+{
+	char *c;
+
+	if (!strcmp(*s, now))
+		return 0;
+	if (!(c = strdup(now)))
+		return -ENOMEM;
+	free(*s);
+	*s = c;
+	return 0;
+}
+
+/*
+ * What fd @f is as @row says now: a connection's addresses, peer and origin
+ * may be learnt after its first calls.
+ */
+static int fd_known(struct top_fd *f, const struct ipcperf_fd_row *row)
+{
+	f->role = row->group_role;
+	f->peer_pid = row->peer_pid;
+	snprintf(f->peer_comm, sizeof(f->peer_comm), "%s", row->peer_comm ? row->peer_comm : "");
+	if (set_str(&f->shown, row->detail && *row->detail ? row->detail : f->object) < 0 ||
+	    set_str(&f->endpoint, row->group_endpoint ? row->group_endpoint : "") < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 static int on_proc(void *ctx, const struct ipcperf_proc_row *row)
@@ -116,8 +143,10 @@ static int on_fd(void *ctx, const struct ipcperf_fd_row *row)
 	struct top_fd *f = fd_of(tv, row);
 	struct top_proc *p = f ? proc_of(tv, row->pid) : NULL;
 
-	if (!p)
+	if (!p || fd_known(f, row) < 0) {
+		tv->oom = true;
 		return -ENOMEM;
+	}
 	f->now = (struct top_io){
 		.ops = row->read.ops + row->write.ops,
 		.bytes = row->read.bytes + row->write.bytes,
@@ -133,6 +162,121 @@ static int on_fd(void *ctx, const struct ipcperf_fd_row *row)
 	p->total_ops += f->now.ops;
 	p->total_bytes += f->now.bytes;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ the groups */
+
+static const void **sorted(const void *base, size_t n, size_t size,
+			   int (*cmp)(const void *, const void *, void *), void *arg);
+
+/* The name of the group of fd @f: an fd not grouped by its object, a group by its endpoint. */
+static const char *group_name(const struct top_fd *f)
+{
+	return f->role == IPCPERF_GROUP_ONE ? f->object : f->endpoint;
+}
+
+/*
+ * The fds @a and @b in the order of their groups: by pid, role, kind, then
+ * an fd not grouped by its fd and object, a group by its endpoint (a unix
+ * group by its peer, it has no endpoint); with @peer, by their peers last.
+ */
+static int cmp_group(const struct top_fd *a, const struct top_fd *b, bool peer)
+{
+	int c;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->role != b->role)
+		return a->role < b->role ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->role == IPCPERF_GROUP_ONE && a->fd != b->fd)
+		return a->fd < b->fd ? -1 : 1;
+	if ((c = strcmp(group_name(a), group_name(b))))
+		return c;
+	if ((peer || a->role == IPCPERF_GROUP_UNIX) && a->peer_pid != b->peer_pid)
+		return a->peer_pid < b->peer_pid ? -1 : 1;
+	return 0;
+}
+
+static int cmp_group_r(const void *a, const void *b, void *arg)
+{
+	(void)arg;
+	return cmp_group(*(const struct top_fd *const *)a, *(const struct top_fd *const *)b, true);
+}
+
+/* A group of fd @f alone, at the end of the groups; NULL when out of memory. */
+static struct top_fd *group_new(struct topview *tv, const struct top_fd *f)
+{
+	struct top_rows *g = &tv->groups;
+	struct top_fd *r;
+
+	if (cli_grow((void **)&g->v, &g->cap, g->nr + 1, sizeof(*r)) < 0)
+		return NULL;
+	r = &g->v[g->nr];
+	*r = *f;
+	r->object = strdup(group_name(f));
+	r->shown = strdup(f->shown);
+	r->endpoint = NULL;
+	r->conns = r->peers = 1;
+	if (!r->object || !r->shown) {
+		free(r->object);
+		free(r->shown);
+		return NULL;
+	}
+	g->nr++;
+	return r;
+}
+
+/* Fd @f added to its group @g; @peer: a peer @g had not. */
+static void group_add(struct top_fd *g, const struct top_fd *f, bool peer)
+{
+	g->now.ops += f->now.ops;
+	g->now.bytes += f->now.bytes;
+	g->now.time_ns += f->now.time_ns;
+	g->total_ops += f->total_ops;
+	g->total_bytes += f->total_bytes;
+	if (f->fd < g->fd)
+		g->fd = f->fd;
+	g->conns++;
+	g->peers += peer;
+}
+
+static void fd_free(struct top_fd *f)
+{
+	free(f->object);
+	free(f->shown);
+	free(f->endpoint);
+}
+
+static void rows_clear(struct top_rows *rows)
+{
+	for (size_t i = 0; i < rows->nr; i++)
+		fd_free(&rows->v[i]);
+	rows->nr = 0;
+}
+
+/*
+ * The groups made again from the fds, their totals the sums of their fds'
+ * (so exact however an fd moved from a group to another). @return 0, or -ENOMEM.
+ */
+static int regroup(struct topview *tv)
+{
+	const struct top_fd **v = (const struct top_fd **)sorted(
+		tv->fds.v, tv->fds.nr, sizeof(*tv->fds.v), cmp_group_r, NULL);
+	struct top_fd *g = NULL;
+
+	rows_clear(&tv->groups);
+	if (!v && tv->fds.nr)
+		return -ENOMEM;
+	for (size_t i = 0; i < tv->fds.nr; i++) {
+		if (g && !cmp_group(v[i - 1], v[i], false))
+			group_add(g, v[i], cmp_group(v[i - 1], v[i], true) != 0);
+		else if (!(g = group_new(tv, v[i])))
+			break;
+	}
+	free(v);
+	return g || !tv->fds.nr ? 0 : -ENOMEM;
 }
 
 /* "sh[12], cat[13]": a flow's side, comm[pid] each, at most a few; "(not traced)" when nobody traced did it. */
@@ -230,45 +374,47 @@ static void reset_now(struct topview *tv)
 		p->now = (struct top_io){ 0 };
 		p->rd = p->wr = p->cs = 0;
 	}
-	for (size_t i = 0; i < tv->nr_fds; i++)
-		tv->fds[i].now = (struct top_io){ 0 };
+	for (size_t i = 0; i < tv->fds.nr; i++)
+		tv->fds.v[i].now = (struct top_io){ 0 };
 	for (size_t i = 0; i < tv->nr_flows; i++) {
 		tv->flows[i].delta = tv->flows[i].sum = tv->flows[i].conns = 0;
 		tv->flows[i].seen = false;
 	}
 }
 
-static void fd_free(struct top_fd *f)
+/* The fds whose process goes (top_proc.gone), dropped. */
+static void prune_fds(struct topview *tv)
 {
-	free(f->object);
-	free(f->shown);
+	size_t k = 0, at;
+
+	for (size_t i = 0; i < tv->fds.nr; i++) {
+		struct top_fd *f = &tv->fds.v[i];
+
+		if (cli_bsearch(&f->pid, tv->procs, tv->nr_procs, sizeof(*tv->procs), cmp_proc_key,
+				&at) && tv->procs[at].gone)
+			fd_free(f);
+		else
+			tv->fds.v[k++] = *f;
+	}
+	tv->fds.nr = k;
 }
 
 /* Processes that exited and stayed idle TOPVIEW_KEEP_FRAMES frames go, with their fds. */
 static void prune(struct topview *tv)
 {
-	size_t k = 0, kf = 0, j = 0;
+	size_t k = 0;
 
 	for (size_t i = 0; i < tv->nr_procs; i++) {
 		struct top_proc *p = &tv->procs[i];
-		bool gone;
 
 		p->idle = p->now.ops || p->cs ? 0 : p->idle + 1;
-		gone = p->exited && p->idle >= TOPVIEW_KEEP_FRAMES;
-		/* The fds are in pid order too: those before this pid were kept or dropped already. */
-		for (; j < tv->nr_fds && tv->fds[j].pid <= p->pid; j++) {
-			if (gone && tv->fds[j].pid == p->pid)
-				fd_free(&tv->fds[j]);
-			else
-				tv->fds[kf++] = tv->fds[j];
-		}
-		if (!gone)
-			tv->procs[k++] = *p;
+		p->gone = p->exited && p->idle >= TOPVIEW_KEEP_FRAMES;
 	}
-	for (; j < tv->nr_fds; j++)
-		tv->fds[kf++] = tv->fds[j];
+	prune_fds(tv);
+	for (size_t i = 0; i < tv->nr_procs; i++)
+		if (!tv->procs[i].gone)
+			tv->procs[k++] = tv->procs[i];
 	tv->nr_procs = k;
-	tv->nr_fds = kf;
 }
 
 int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_flows *fl,
@@ -286,6 +432,8 @@ int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_
 		return -ENOMEM;
 	flows_taken(tv);
 	prune(tv);
+	if ((err = regroup(tv)) < 0)
+		return err;
 	tv->interval_ns = in->end_ns - in->start_ns;
 	tv->time_ns = in->time_ns;
 	tv->records = in->records;
@@ -294,22 +442,27 @@ int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_
 	return 0;
 }
 
+static void rows_free(struct top_rows *rows)
+{
+	rows_clear(rows);
+	free(rows->v);
+	*rows = (struct top_rows){ 0 };
+}
+
 void topview_free(struct topview *tv)
 {
-	for (size_t i = 0; i < tv->nr_fds; i++)
-		fd_free(&tv->fds[i]);
+	rows_free(&tv->fds);
+	rows_free(&tv->groups);
 	for (size_t i = 0; i < tv->nr_flows; i++) {
 		free(tv->flows[i].object);
 		free(tv->flows[i].who);
 	}
 	free(tv->procs);
-	free(tv->fds);
 	free(tv->flows);
 	tv->procs = NULL;
-	tv->fds = NULL;
 	tv->flows = NULL;
-	tv->nr_procs = tv->nr_fds = tv->nr_flows = 0;
-	tv->cap_procs = tv->cap_fds = tv->cap_flows = 0;
+	tv->nr_procs = tv->nr_flows = 0;
+	tv->cap_procs = tv->cap_flows = 0;
 }
 
 /* ------------------------------------------------------------------ the frame */
@@ -545,21 +698,66 @@ static void draw_procs(struct topview *tv, struct frame *fr, const struct top_pr
 	}
 }
 
+/* A group's peers: "redis-benchmark[42]", "3 peers", or "?" when not known. */
+static const char *peers_name(char *buf, size_t len, const struct top_fd *g)
+{
+	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
+
+	if (g->peers > 1)
+		snprintf(buf, len, "%u peers", g->peers);
+	else if (g->peer_pid)
+		snprintf(buf, len, "%s[%d]",
+			 g->peer_comm[0] ? cli_esc(comm, sizeof(comm), g->peer_comm) : "?",
+			 (int)g->peer_pid);
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/*
+ * A group of connections @f as ipcperf stat names its groups: "ENDPOINT <-
+ * peer[pid]" (accepted), "-> ENDPOINT peer[pid]" (made), "unix peer
+ * peer[pid]", with how many.
+ */
+static const char *group_text(char *buf, size_t len, const struct top_fd *f)
+{
+	char peer[CLI_ESC_LEN(CLI_COMM_LEN) + 32], e[CLI_ESC_LEN(128)];
+
+	peers_name(peer, sizeof(peer), f);
+	cli_esc(e, sizeof(e), f->object);
+	if (f->role == IPCPERF_GROUP_SERVED)
+		snprintf(buf, len, "%s <- %s", e, peer);
+	else if (f->role == IPCPERF_GROUP_CLIENT)
+		snprintf(buf, len, "-> %s %s", e, peer);
+	else
+		snprintf(buf, len, "unix peer %s", peer);
+	snprintf(buf + strlen(buf), len - strlen(buf), ", %" PRIu64 " conn%s", f->conns,
+		 f->conns == 1 ? "" : "s");
+	return buf;
+}
+
 static void draw_fds(struct topview *tv, struct frame *fr, const struct top_fd **v, size_t n)
 {
-	char r1[16], r2[16], name[CLI_ESC_LEN(PATH_MAX)];
+	char r1[16], r2[16], fdn[CLI_INT_LEN], name[CLI_ESC_LEN(PATH_MAX) + 64];
 
 	line(fr, "%7s %5s %-5s %7s %8s %5s %9s %11s  %s", "PID", "FD", "KIND", "OPS/s", "BYTES/s",
 	     "IO%", "OPS", "BYTES", "OBJECT");
 	for (size_t i = 0; i < n; i++) {
 		const struct top_fd *f = v[i];
 
-		line(fr, "%7d %5d %-5s %7s %8s %5.1f %9" PRIu64 " %11" PRIu64 "  %s", (int)f->pid,
-		     f->fd, ipcperf_fd_kind_name(f->kind),
+		bool group = !tv->per_fd && f->role != IPCPERF_GROUP_ONE;
+
+		/* A group of several connections has no one fd. */
+		if (group && f->conns != 1)
+			snprintf(fdn, sizeof(fdn), "*");
+		else
+			snprintf(fdn, sizeof(fdn), "%d", f->fd);
+		line(fr, "%7d %5s %-5s %7s %8s %5.1f %9" PRIu64 " %11" PRIu64 "  %s", (int)f->pid,
+		     fdn, ipcperf_fd_kind_name(f->kind),
 		     rate(r1, sizeof(r1), f->now.ops, tv->interval_ns),
 		     byte_rate(r2, sizeof(r2), f->now.bytes, tv->interval_ns),
 		     busy_pct(f->now.time_ns, tv->interval_ns), f->total_ops, f->total_bytes,
-		     cli_esc(name, sizeof(name), f->shown));
+		     group ? group_text(name, sizeof(name), f) : cli_esc(name, sizeof(name), f->shown));
 	}
 }
 
@@ -583,12 +781,16 @@ static void draw_flows(struct topview *tv, struct frame *fr, const struct top_fl
 
 static void draw_heading(struct topview *tv, struct frame *fr)
 {
-	line(fr, "ipcperf top: %s, %.1f s, every %.1f s, by %s%s", tv->what, tv->time_ns / 1e9,
-	     tv->delay, topview_key_name(tv->key),
-	     fr->screen ? " (keys: b bytes, o ops, t time, c switches; q quits)" : "");
-	line(fr, "%zu processes, %zu fds, %zu flows; last %.3f s: %" PRIu64 " records, %" PRIu64
-	     " lost", tv->nr_procs, tv->nr_fds, tv->nr_flows, tv->interval_ns / 1e9, tv->records,
-	     tv->lost);
+	char groups[48] = "";
+
+	if (!tv->per_fd)
+		snprintf(groups, sizeof(groups), " in %zu groups", tv->groups.nr);
+	line(fr, "ipcperf top: %s, %.1f s, every %.1f s, by %s%s%s", tv->what, tv->time_ns / 1e9,
+	     tv->delay, topview_key_name(tv->key), tv->per_fd ? ", a row per fd" : "",
+	     fr->screen ? " (keys: b bytes, o ops, t time, c switches, f per fd; q quits)" : "");
+	line(fr, "%zu processes, %zu fds%s, %zu flows; last %.3f s: %" PRIu64 " records, %" PRIu64
+	     " lost", tv->nr_procs, tv->fds.nr, groups, tv->nr_flows, tv->interval_ns / 1e9,
+	     tv->records, tv->lost);
 }
 
 void topview_draw(struct topview *tv, FILE *f, int width, int height, bool screen)
@@ -598,11 +800,12 @@ void topview_draw(struct topview *tv, FILE *f, int width, int height, bool scree
 	enum top_key key = tv->key;
 	const struct top_proc **pv = (const struct top_proc **)sorted(
 		tv->procs, tv->nr_procs, sizeof(*tv->procs), cmp_procs, &key);
+	const struct top_rows *rows = tv->per_fd ? &tv->fds : &tv->groups;
 	const struct top_fd **fv = (const struct top_fd **)sorted(
-		tv->fds, tv->nr_fds, sizeof(*tv->fds), cmp_fds, &key);
+		rows->v, rows->nr, sizeof(*rows->v), cmp_fds, &key);
 	const struct top_flow **lv = (const struct top_flow **)sorted(
 		tv->flows, tv->nr_flows, sizeof(*tv->flows), cmp_flows_r, NULL);
-	size_t want[3] = { pv ? tv->nr_procs : 0, fv ? fds_used(fv, tv->nr_fds) : 0,
+	size_t want[3] = { pv ? tv->nr_procs : 0, fv ? fds_used(fv, rows->nr) : 0,
 			   lv ? tv->nr_flows : 0 };
 	size_t give[3];
 
