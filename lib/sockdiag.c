@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * NETLINK_SOCK_DIAG: what each unix, TCP and UDP socket of this network
- * namespace is bound and connected to, looked up by inode (procfd.h).
+ * namespace is bound and connected to, looked up by inode (procfd.h); and
+ * a socket of another namespace, asked of itself and of its namespace.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,8 +20,11 @@
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <linux/unix_diag.h>
 #include <netinet/tcp.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -171,6 +175,33 @@ static const struct nlattr *attr_next(const struct nlmsghdr *h, size_t *off, siz
 static const void *attr_data(const struct nlattr *a)
 {
 	return (const char *)a + NLA_HDRLEN;
+}
+
+/*
+ * A sock_diag socket made in the network namespace @nsfd, which it then
+ * answers for: this thread goes there for the socket() call and comes back
+ * (a network namespace is a thread's own). Needs CAP_SYS_ADMIN.
+ */
+static int nl_open_in(struct nl *nl, int nsfd)
+{
+	int self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (self < 0)
+		return -errno;
+	if (setns(nsfd, CLONE_NEWNET) < 0) {
+		err = -errno;
+		close(self);
+		return err;
+	}
+	err = nl_open(nl);
+	/* Not back: the socket would answer for the wrong namespace. */
+	if (setns(self, CLONE_NEWNET) < 0 && !err) {
+		err = -errno;
+		nl_close(nl);
+	}
+	close(self);
+	return err;
 }
 
 /* ------------------------------------------------------------------ sockdb */
@@ -609,11 +640,16 @@ static int db_finish(struct ipp_sockdb *db)
 
 int ipp_sockdb__refresh(struct ipp_sockdb *db)
 {
+	return ipp_sockdb__refresh_in(db, -1);
+}
+
+int ipp_sockdb__refresh_in(struct ipp_sockdb *db, int nsfd)
+{
 	struct ipp_sockdb fresh = { 0 };
 	struct nl nl;
 	int err;
 
-	err = nl_open(&nl);
+	err = nsfd < 0 ? nl_open(&nl) : nl_open_in(&nl, nsfd);
 	if (err)
 		return err;
 	err = dump(&nl, &fresh, DUMP_ALL);
@@ -681,6 +717,34 @@ int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdi
 	return 0;
 }
 
+/* The unix socket of inode @ino into @tmp, and its peer (for its name). */
+static int ask_unix(struct nl *nl, struct ipp_sockdb *tmp, uint32_t ino)
+{
+	int err = query_unix(nl, tmp, ino);
+
+	if (!err && tmp->n == 1 && tmp->ents[0].peer)
+		(void)query_unix(nl, tmp, tmp->ents[0].peer);
+	return err;
+}
+
+/* What the answers @tmp (after @err) say of socket @ino, into @out; @tmp freed. */
+static int tmp_answer(struct ipp_sockdb *tmp, uint64_t ino, int err, struct ipp_fdid *out)
+{
+	const struct sockent *e;
+
+	if (!err)
+		err = db_finish(tmp);
+	if (!err) {
+		e = db_find(tmp, ino);
+		if (e)
+			fill_socket(tmp, e, out);
+		else
+			err = -ENOENT;
+	}
+	free(tmp->ents);
+	return err;
+}
+
 int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *out)
 {
 	struct ipp_sockdb tmp = { 0 };
@@ -692,29 +756,116 @@ int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *o
 	err = nl_open(&nl);
 	if (err)
 		return err;
-	if (kind == IPCPERF_FD_UNIX) {
-		err = query_unix(&nl, &tmp, ino);
-		/* The peer too, for its name. */
-		if (!err && tmp.n == 1 && tmp.ents[0].peer)
-			(void)query_unix(&nl, &tmp, tmp.ents[0].peer);
-	} else if (kind == IPCPERF_FD_TCP) {
+	if (kind == IPCPERF_FD_UNIX)
+		err = ask_unix(&nl, &tmp, ino);
+	else if (kind == IPCPERF_FD_TCP)
 		/* Both families: the other end of a connection may be in either. */
 		err = dump(&nl, &tmp, DUMP_TCP4 | DUMP_TCP6);
-	} else {
+	else
 		err = dump(&nl, &tmp, DUMP_UDP4 | DUMP_UDP6);
-	}
 	nl_close(&nl);
-	if (!err)
-		err = db_finish(&tmp);
-	if (!err) {
-		const struct sockent *e = db_find(&tmp, ino);
-		if (e)
-			fill_socket(&tmp, e, out);
-		else
-			err = -ENOENT;
+	return tmp_answer(&tmp, ino, err, out);
+}
+
+/* ------------------------------------------------------------------ a socket of its own */
+
+/* Unix socket @sfd (inode @ino) asked of the sock_diag of its own network namespace. */
+static int unix_of_fd(int sfd, uint64_t ino, struct ipp_fdid *out)
+{
+	struct ipp_sockdb tmp = { 0 };
+	struct nl nl;
+	int nsfd = ioctl(sfd, SIOCGSKNS), err;
+
+	if (nsfd < 0)
+		return -errno;
+	if (ino > UINT32_MAX)
+		err = -ENOENT;
+	else
+		err = nl_open_in(&nl, nsfd);
+	close(nsfd);
+	if (err)
+		return err;
+	err = ask_unix(&nl, &tmp, (uint32_t)ino);
+	nl_close(&nl);
+	return tmp_answer(&tmp, ino, err, out);
+}
+
+static bool sockaddr_loopback(const union ipp_sockaddr *a)
+{
+	union inaddr ia;
+	struct endpoint ep;
+
+	memcpy(&ia, a, sizeof(ia));
+	endpoint_of(&ep, &ia);
+	return a->sa.sa_family != AF_UNSPEC && addr_is_loopback(ep.addr);
+}
+
+/* The sizes and queues of @sfd, its TCP state: as sock_diag gives them. */
+static void inet_state_of_fd(int sfd, int protocol, bool connected, struct ipp_fdid *out)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	int v;
+
+	out->state = connected ? TCP_ESTABLISHED : TCP_CLOSE;
+	if (protocol == IPPROTO_TCP && getsockopt(sfd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
+		out->state = ti.tcpi_state;
+	len = sizeof(v);
+	if (getsockopt(sfd, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0 && v > 0)
+		out->sndbuf = (uint32_t)v;
+	len = sizeof(v);
+	if (getsockopt(sfd, SOL_SOCKET, SO_RCVBUF, &v, &len) == 0 && v > 0)
+		out->rcvbuf = (uint32_t)v;
+	if (ioctl(sfd, SIOCINQ, &v) == 0 && v > 0)
+		out->rqueue = (uint32_t)v;
+	if (ioctl(sfd, SIOCOUTQ, &v) == 0 && v > 0)
+		out->wqueue = (uint32_t)v;
+}
+
+/* TCP or UDP socket @sfd, by its own addresses (getsockname, getpeername). */
+static int inet_of_fd(int sfd, int family, int type, int protocol, struct ipp_fdid *out)
+{
+	socklen_t len = sizeof(out->local);
+	bool connected;
+
+	memset(&out->local, 0, sizeof(out->local));
+	memset(&out->remote, 0, sizeof(out->remote));
+	if (getsockname(sfd, &out->local.sa, &len) < 0)
+		return -errno;
+	len = sizeof(out->remote);
+	connected = getpeername(sfd, &out->remote.sa, &len) == 0;
+	if (!connected) {
+		/* Not connected: the wildcard, as sock_diag says it. */
+		memset(&out->remote, 0, sizeof(out->remote));
+		out->remote.sa.sa_family = (sa_family_t)family;
 	}
-	free(tmp.ents);
-	return err;
+	out->family = family;
+	out->type = type;
+	out->protocol = protocol;
+	out->kind = protocol == IPPROTO_TCP ? IPCPERF_FD_TCP : IPCPERF_FD_UDP;
+	out->peer_ino = 0;
+	out->rcvbuf = out->sndbuf = out->rqueue = out->wqueue = 0;
+	inet_state_of_fd(sfd, protocol, connected, out);
+	out->loopback = sockaddr_loopback(&out->local) || sockaddr_loopback(&out->remote);
+	out->diag = true;
+	return 0;
+}
+
+int ipp_sock_describe_fd(int sfd, uint64_t ino, struct ipp_fdid *out)
+{
+	int family = 0, type = 0, protocol = 0;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(sfd, SOL_SOCKET, SO_DOMAIN, &family, &len) < 0 ||
+	    (len = sizeof(int), getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &len) < 0) ||
+	    (len = sizeof(int), getsockopt(sfd, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) < 0))
+		return -errno;
+	if (family == AF_UNIX)
+		return unix_of_fd(sfd, ino, out);
+	if ((family == AF_INET || family == AF_INET6) &&
+	    (protocol == IPPROTO_TCP || protocol == IPPROTO_UDP))
+		return inet_of_fd(sfd, family, type, protocol, out);
+	return -ENOENT;
 }
 
 /* ------------------------------------------------------------------ by addresses */
