@@ -218,7 +218,8 @@ static struct top_fd *group_new(struct topview *tv, const struct top_fd *f)
 	r->object = strdup(group_name(f));
 	r->shown = strdup(f->shown);
 	r->endpoint = NULL;
-	r->conns = r->peers = 1;
+	r->conns = 1;
+	r->peers = f->peer_pid != 0;
 	if (!r->object || !r->shown) {
 		free(r->object);
 		free(r->shown);
@@ -228,7 +229,10 @@ static struct top_fd *group_new(struct topview *tv, const struct top_fd *f)
 	return r;
 }
 
-/* Fd @f added to its group @g; @peer: a peer @g had not. */
+/*
+ * Fd @f added to its group @g; @peer: a peer @g had not (the fds come in
+ * the order of their peers: the unknown one, 0, first; it is not counted).
+ */
 static void group_add(struct top_fd *g, const struct top_fd *f, bool peer)
 {
 	g->now.ops += f->now.ops;
@@ -239,7 +243,12 @@ static void group_add(struct top_fd *g, const struct top_fd *f, bool peer)
 	if (f->fd < g->fd)
 		g->fd = f->fd;
 	g->conns++;
-	g->peers += peer;
+	if (!peer || !f->peer_pid)
+		return;
+	if (!g->peers++) {
+		g->peer_pid = f->peer_pid;
+		memcpy(g->peer_comm, f->peer_comm, sizeof(g->peer_comm));
+	}
 }
 
 static void fd_free(struct top_fd *f)
@@ -698,7 +707,7 @@ static void draw_procs(struct topview *tv, struct frame *fr, const struct top_pr
 	}
 }
 
-/* A group's peers: "redis-benchmark[42]", "3 peers", or "?" when not known. */
+/* A group's peers: "redis-benchmark[42]", "3 peers", or "?" when none is known. */
 static const char *peers_name(char *buf, size_t len, const struct top_fd *g)
 {
 	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];

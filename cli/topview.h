@@ -52,10 +52,10 @@ struct top_fd {
 	/* An fd: its group as the last update said (ipcperf_fd_row.group_role, _endpoint). */
 	enum ipcperf_fd_group_role role;
 	char *endpoint;
-	pid_t peer_pid;			/* a group: its first fd's */
+	pid_t peer_pid;			/* a group: its first known peer (peers) */
 	char peer_comm[CLI_COMM_LEN];
 	uint64_t conns;			/* a group: its fds */
-	unsigned int peers;		/* a group: its fds' peers, told apart by pid */
+	unsigned int peers;		/* a group: its fds' known peers, told apart by pid */
 };
 
 /* Rows of the fd pane. */
