@@ -40,6 +40,9 @@ struct cli_target {
 extern const char *cli_prog;
 __attribute__((format(printf, 1, 2))) void cli_err(const char *fmt, ...);
 
+/* -j and -x together are a usage error, said: @return -1 then, else 0. */
+int cli_check_format(bool json, const char *sep);
+
 /* Install the library print function (warnings and explanations to stderr). */
 void cli_setup_print(bool verbose);
 

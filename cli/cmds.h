@@ -1,8 +1,8 @@
 /*
  * The subcommands: each one's options struct, filled by its parse() from
  * the command line (the option table of options.c says which option goes
- * to which field) and run by its run(); report fills those of stat and
- * flows itself and runs them on a capture.
+ * to which field) and run by its run(); report's views of a capture are
+ * stat's and flows' (stat_replay(), flows_replay()).
  *
  * parse() returns CLI_PARSED_RUN when the options are complete, else what
  * to exit with (help printed, or a usage error said in one line); either
@@ -18,6 +18,10 @@
 #include "options.h"
 #include "syscalls-out.h"
 #include "tracesel.h"
+
+/* Each subcommand, defined by its cmd-*.c. */
+extern const struct cli_command cli_cmd_stat, cli_cmd_trace, cli_cmd_flows, cli_cmd_top,
+	cli_cmd_record, cli_cmd_report, cli_cmd_list, cli_cmd_check;
 
 /* ------------------------------------------------------------------ stat */
 
@@ -57,17 +61,6 @@ struct stat_opts {
 };
 void stat_opts_init(struct stat_opts *o);
 enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o);
-/* -j and -x together are a usage error, said: @return -1 then, else 0. */
-int stat_check_format(bool json, const char *sep);
-/*
- * Whether every output of @o shows the fd rows by group only (the text
- * tables of the totals without --per-fd; not -I, --listen or
- * --openmetrics, which add up the rows): then the rows of closed
- * connections fold into their groups as they pile up (a server traced for
- * hours costs its open fds and its groups, not a row per connection), and
- * the report takes no per-fd rows.
- */
-bool stat_rows_by_group(const struct stat_opts *o);
 /*
  * Whether @o keeps a running view (-I, --openmetrics, --listen): then an
  * exited process folds into the row of the exited processes of its comm
@@ -76,6 +69,9 @@ bool stat_rows_by_group(const struct stat_opts *o);
  */
 bool stat_folds_exited(const struct stat_opts *o);
 int stat_run(const struct stat_opts *o);
+/* The stat or syscalls view of a capture: ipcperf report's options, as stat's. */
+struct report_opts;
+int stat_replay(const struct report_opts *o);
 
 /* ------------------------------------------------------------------ trace */
 
@@ -106,10 +102,13 @@ struct flows_opts {
 	const char *trace_out;		/* --trace-out FILE */
 	bool wide;			/* --wide: tables never fitted to the terminal */
 	bool per_flow;			/* --per-flow: the text's table a row per flow, not per group */
+	unsigned int interval_ms;	/* -I: 0 = no intervals */
 	bool quiet, verbose;
 };
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);
 int flows_run(const struct flows_opts *o);
+/* The flows view of a capture (ipcperf report), a row per flow. */
+int flows_replay(const struct report_opts *o);
 
 /* ------------------------------------------------------------------ top */
 
@@ -157,7 +156,16 @@ struct report_opts {
 	bool wide;			/* --wide */
 };
 enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o);
-int report_run(const struct report_opts *o);
+/* The views report runs: the commands' own, on the capture. */
+struct report_views {
+	int (*stat)(const struct report_opts *o);	/* stat and syscalls: stat_replay() */
+	int (*flows)(const struct report_opts *o);	/* flows_replay() */
+};
+/*
+ * ipcperf report: parse, run the view @v has for it. The dispatcher
+ * (ipcperf.c) hands @v, so that report's file calls no other command's.
+ */
+int report_main(int argc, char **argv, const struct report_views *v);
 
 /* ------------------------------------------------------------------ list, check */
 

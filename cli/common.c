@@ -1,4 +1,4 @@
-/* Shared layer of the CLI: messages, target options, outputs. */
+/* Shared layer of the CLI: target options, outputs (messages: message.c). */
 #include "config.h"
 #include <ctype.h>
 #include <errno.h>
@@ -12,50 +12,13 @@
 #include "cli.h"
 #include "output.h"
 
-const char *cli_prog = "ipcperf";
-static bool verbose_print;
-
-/*
- * A message on stderr: a path or a command line it names may hold control
- * bytes, shown escaped; its own line breaks and tabs are kept.
- */
-static int put_message(const char *fmt, va_list ap)
+int cli_check_format(bool json, const char *sep)
 {
-	char *m;
-	int n = vasprintf(&m, fmt, ap);
-
-	if (n < 0)
-		return n;
-	cli_put_escaped(stderr, m, (size_t)n, CLI_ESC_LAYOUT, NULL);
-	free(m);
-	return n;
-}
-
-void cli_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	cli_status_clear();
-	fprintf(stderr, "%s: ", cli_prog);
-	va_start(ap, fmt);
-	put_message(fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static int print_fn(enum ipcperf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == IPCPERF_DEBUG && !verbose_print)
-		return 0;
-	cli_status_clear();
-	fprintf(stderr, "%s: %s", cli_prog, level == IPCPERF_WARN ? "warning: " : "");
-	return put_message(fmt, ap);
-}
-
-void cli_setup_print(bool verbose)
-{
-	verbose_print = verbose;
-	ipcperf_set_print(print_fn);
+	if (json && sep) {
+		cli_err("give either --json or -x, not both");
+		return -1;
+	}
+	return 0;
 }
 
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first)

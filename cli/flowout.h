@@ -1,7 +1,7 @@
 /*
  * Renderers of IPC flows, shared by `ipcperf flows` and `ipcperf stat`: the
- * JSON "flows" array of doc/json.md, the text table, the Graphviz flow graph,
- * and the Chrome Trace Event timeline (streamed while the capture runs).
+ * JSON "flows" array of doc/json.md (flowout-json.c), the text table
+ * (flowout.c). Those of flows only, its graph and timeline, are in flows/.
  */
 #ifndef IPCPERF_CLI_FLOWOUT_H
 #define IPCPERF_CLI_FLOWOUT_H
@@ -23,13 +23,24 @@ int flowout_json(struct json *j, struct ipcperf_flows *fl);
 struct flowout;
 
 /*
+ * The objects of the "intervals" array of ipcperf flows -I --json, written
+ * apart while the capture runs (a json_init_inside() writer, 2 deep).
+ */
+struct flowout_intervals {
+	const char *text;
+	size_t len;
+};
+
+/*
  * The JSON document of ipcperf flows (schema 1, doc/json.md): the summary,
  * the processes of @st, the flows of @fl (each with the process at its
- * untraced side, from @fo), and @fo's flow groups ("flow_groups").
+ * untraced side, from @fo), @fo's flow groups ("flow_groups"), and with
+ * @iv (NULL: none) the "intervals".
  * @return 0, or -errno when the processes or flows could not be read.
  */
 int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stats *st,
-		     struct ipcperf_flows *fl, const struct flowout *fo);
+		     struct ipcperf_flows *fl, const struct flowout *fo,
+		     const struct flowout_intervals *iv);
 
 /* One flow, copied out of ipcperf_flows__for_each() (whose data lives only for the call). */
 struct flowout_flow {
@@ -64,7 +75,17 @@ int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_st
  * copied: what the JSON needs beside the flows it streams). @return 0 or -errno.
  */
 int flowout_load_groups(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st);
+/*
+ * The flows @fl has had since its last reset (ipcperf_flows__reset()),
+ * with their groups, and no bottlenecks: while the session runs, settling
+ * nothing (a call whose fd is not settled yet goes to the next interval);
+ * with @last (after the stop), all. @return 0 or -errno.
+ */
+int flowout_load_interval(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
+			  bool last);
 void flowout_free(struct flowout *fo);
+/* Add the process of @row (its pid and comm) to @fo. @return 0 or -ENOMEM. */
+int flowout_add_proc(struct flowout *fo, const struct ipcperf_proc_row *row);
 /* The comm of @pid in @fo, or "?" when it was never seen. */
 const char *flowout_comm(const struct flowout *fo, pid_t pid);
 
@@ -86,44 +107,25 @@ void flowout_text(FILE *f, const struct flowout *fo, uint64_t duration_ns);
  * waits on another flow (a client and its server, each waiting on the other).
  */
 void flowout_bottlenecks(FILE *f, const struct flowout *fo);
+/* One interval of ipcperf flows -I: its number (from 1), its end since the start, its length, its losses. */
+struct flowout_span {
+	unsigned int n;
+	uint64_t time_ns, duration_ns, lost;
+};
+/*
+ * "--- 0.600 s: interval of 0.300 s ---", then the table of @fo (loaded
+ * with flowout_load_interval()) as flowout_text() makes it, without the
+ * bottlenecks and notes, or a line saying no flow had a call in it.
+ */
+void flowout_interval_text(FILE *f, const struct flowout *fo, const struct flowout_span *sp);
+/*
+ * The interval as an object of the "intervals" array (doc/json.md):
+ * "interval", "time_ns", "duration_ns", "lost_events", its "flows" and
+ * "flow_groups".
+ */
+void flowout_interval_json(struct json *j, const struct flowout *fo, const struct flowout_span *sp);
 /* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
 			 const struct cli_summary *sum);
-
-/*
- * The Graphviz digraph: processes as nodes (a bottleneck filled red and
- * saying so), one edge per (writer, reader) of each flow labelled with the
- * object, bytes, MB/s over @duration_ns, wire p99, the blocked times of
- * each side and the verdict; backpressure edges red and bold,
- * consumer-starved edges blue and dashed, balanced grey; a small legend.
- * A side nobody traced is drawn as a "not traced" node.
- */
-void flowout_dot(FILE *f, const struct flowout *fo, uint64_t duration_ns);
-
-/*
- * Chrome Trace Event Format timeline (Perfetto UI, chrome://tracing), written
- * to its file as events arrive: a track per thread with its read/write
- * syscall slices, a flow arrow from each write to each read that took bytes
- * of it, and a counter of queued bytes per channel. Memory: a little per
- * thread, per open fd and per channel, never per event.
- */
-struct flowout_trace;
-
-/* @f is written, not closed. NULL with errno. */
-struct flowout_trace *flowout_trace_new(FILE *f);
-/*
- * Register on @s and @fl (call after ipcperf_stats__attach() and
- * ipcperf_flows__attach(): the slices need what the stats know of each fd).
- * @return 0 or -errno.
- */
-int flowout_trace_attach(struct flowout_trace *t, struct ipcperf_session *s,
-			 struct ipcperf_flows *fl, struct ipcperf_stats *st);
-/*
- * Write the process and thread names and close the document.
- * @return 0, or -EIO when the file could not be written.
- */
-int flowout_trace_finish(struct flowout_trace *t);
-/* Accepts NULL. Does not close the file. */
-void flowout_trace_delete(struct flowout_trace *t);
 
 #endif

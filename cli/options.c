@@ -1,27 +1,32 @@
 /*
  * The option table of every subcommand, and what is made from it: the
  * getopt_long() loop, the --help texts, the words of the bash completion.
+ * The setters that convert and store the values are options-set.c's.
  */
 #include "config.h"
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
-#include "httpd.h"
 #include "util.h"
 
-/* Where an option's value goes in each command's options struct (see cli_option.to). */
-#define STAT(f) [CMD_STAT] = offsetof(struct stat_opts, f) + 1
-#define TRACE(f) [CMD_TRACE] = offsetof(struct trace_opts, f) + 1
-#define FLOWS(f) [CMD_FLOWS] = offsetof(struct flows_opts, f) + 1
-#define RECORD(f) [CMD_RECORD] = offsetof(struct record_opts, f) + 1
-#define REPORT(f) [CMD_REPORT] = offsetof(struct report_opts, f) + 1
-#define LIST(f) [CMD_LIST] = offsetof(struct list_opts, f) + 1
-#define CHECK(f) [CMD_CHECK] = offsetof(struct check_opts, f) + 1
-#define TOP(f) [CMD_TOP] = offsetof(struct top_opts, f) + 1
+/*
+ * A row's setter and the fields it stores to, in the options struct of each
+ * command that takes it (cli_option.set and .to): STORE(cli_opt_flag,
+ * STAT(json), FLOWS(json)). A field of another type than the setter's does
+ * not compile (CLI_OPT_STORE, options.h).
+ */
+#define STORE CLI_OPT_STORE
+#define STAT(f) CLI_OPT_AT(CMD_STAT, struct stat_opts, f)
+#define TRACE(f) CLI_OPT_AT(CMD_TRACE, struct trace_opts, f)
+#define FLOWS(f) CLI_OPT_AT(CMD_FLOWS, struct flows_opts, f)
+#define RECORD(f) CLI_OPT_AT(CMD_RECORD, struct record_opts, f)
+#define REPORT(f) CLI_OPT_AT(CMD_REPORT, struct report_opts, f)
+#define LIST(f) CLI_OPT_AT(CMD_LIST, struct list_opts, f)
+#define CHECK(f) CLI_OPT_AT(CMD_CHECK, struct check_opts, f)
+#define TOP(f) CLI_OPT_AT(CMD_TOP, struct top_opts, f)
 /* A field of the struct cli_target of the commands that capture. */
 #define CAPTURE(f) STAT(t.f), TRACE(t.f), FLOWS(t.f), RECORD(t.f)
 
@@ -31,11 +36,6 @@
 
 /* The largest ring -m takes, in pages. */
 #define RING_PAGES_MAX 65536
-/* The longest -d, in seconds: a year. */
-#define DURATION_MAX (365.0 * 24 * 3600)
-
-static cli_opt_set_fn set_ids, set_duration, set_pages, set_separator, set_sc_sort, set_events,
-	set_path, set_listen, set_trace_sel;
 
 static const struct cli_word scope_words[] = {
 	{ "auto", IPCPERF_SCOPE_AUTO }, { "cpu", IPCPERF_SCOPE_CPU },
@@ -62,64 +62,65 @@ static const struct cli_word sort_words[] = {
  * messages, else "--long".
  */
 static const struct cli_option options[] = {
-	{ .name = "input", .letter = 'i', .arg = "FILE", .to = { REPORT(input) },
-	  .set = set_path, .complete = CPL_FILE,
+	{ .name = "input", .letter = 'i', .arg = "FILE",
+	  STORE(cli_opt_path, REPORT(input)), .complete = CPL_FILE,
 	  .help = "the capture to read (default: ipcperf.data)" },
-	{ .name = "view", .arg = "VIEW", .to = { REPORT(view) },
-	  .set = cli_opt_enum, .values = view_words, .complete = CPL_WORDS,
+	{ .name = "view", .arg = "VIEW",
+	  STORE(cli_opt_enum, REPORT(view)), .values = view_words, .complete = CPL_WORDS,
 	  .help = "stat (default), syscalls (stat -s) or flows" },
-	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]", .to = { CAPTURE(pids), TOP(t.pids) },
-	  .set = set_ids, .complete = CPL_PID,
+	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]",
+	  STORE(cli_opt_ids, CAPTURE(pids), TOP(t.pids)), .complete = CPL_PID,
 	  .help = "trace these processes (all their threads)" },
-	{ .name = "tid", .letter = 't', .arg = "TID[,TID...]", .to = { CAPTURE(tids), TOP(t.tids) },
-	  .set = set_ids, .complete = CPL_TID,
+	{ .name = "tid", .letter = 't', .arg = "TID[,TID...]",
+	  STORE(cli_opt_ids, CAPTURE(tids), TOP(t.tids)), .complete = CPL_TID,
 	  .help = "trace these threads" },
-	{ .name = "all-cpus", .letter = 'a', .to = { CAPTURE(system_wide), TOP(t.system_wide) },
-	  .set = cli_opt_flag,
+	{ .name = "all-cpus", .letter = 'a',
+	  STORE(cli_opt_flag, CAPTURE(system_wide), TOP(t.system_wide)),
 	  .help = "trace the whole system",
 	  .help_for = { { IN(TOP), NULL, "watch the whole system (the default: needs root)" } } },
-	{ .name = "duration", .letter = 'd', .arg = "SECS", .to = { CAPTURE(duration) },
-	  .set = set_duration, .complete = CPL_NOTHING,
+	{ .name = "duration", .letter = 'd', .arg = "SECS",
+	  STORE(cli_opt_duration, CAPTURE(duration)), .complete = CPL_NOTHING,
 	  .help = "stop after SECS seconds (and end the command of\n"
 		  "-- CMD: SIGTERM, SIGKILL 0.5 s later)" },
-	{ .name = "keep-running", .more = IN(STAT), .to = { CAPTURE(keep_running) },
-	  .set = cli_opt_flag,
+	{ .name = "keep-running", .more = IN(STAT),
+	  STORE(cli_opt_flag, CAPTURE(keep_running)),
 	  .help = "when -d ends the capture, leave the command of -- CMD\n"
 		  "running: report, then wait for it and exit with its status" },
-	{ .name = "delay", .letter = 'd', .arg = "SECS", .to = { TOP(delay) },
-	  .set = set_duration, .complete = CPL_NOTHING,
+	{ .name = "delay", .letter = 'd', .arg = "SECS",
+	  STORE(cli_opt_duration, TOP(delay)), .complete = CPL_NOTHING,
 	  .help = "seconds between two frames, as top's (default 1;\n"
 		  "fractions too: -d 0.5)" },
-	{ .name = "sort-key", .letter = 's', .arg = "KEY", .to = { TOP(key) },
-	  .set = cli_opt_enum, .values = top_key_words, .complete = CPL_WORDS,
+	{ .name = "sort-key", .letter = 's', .arg = "KEY",
+	  STORE(cli_opt_enum, TOP(key)), .values = top_key_words, .complete = CPL_WORDS,
 	  .help = "order the rows by bytes (b, the default), ops (o),\n"
 		  "time in the calls (t) or context switches (c) per\n"
 		  "second, largest first; the same keys change it live" },
-	{ .name = "batch", .letter = 'b', .to = { TOP(batch) },
-	  .set = cli_opt_flag,
+	{ .name = "batch", .letter = 'b',
+	  STORE(cli_opt_flag, TOP(batch)),
 	  .help = "no full screen: print each frame as text on standard\n"
 		  "output (every row), then a last one at the end" },
-	{ .name = "iterations", .letter = 'n', .arg = "N", .to = { TOP(frames) },
-	  .set = cli_opt_uint, .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
+	{ .name = "iterations", .letter = 'n', .arg = "N",
+	  STORE(cli_opt_uint, TOP(frames)), .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
 	  .help = "end after N frames (and end the command of -- CMD)" },
 	{ .name = "mmap-pages", .more = IN(STAT), .letter = 'm', .arg = "PAGES",
-	  .to = { CAPTURE(ring_pages), CHECK(ring_pages), TOP(t.ring_pages) },
-	  .set = set_pages, .max = RING_PAGES_MAX, .complete = CPL_POW2,
+	  STORE(cli_opt_pages, CAPTURE(ring_pages), CHECK(ring_pages), TOP(t.ring_pages)),
+	  .max = RING_PAGES_MAX, .complete = CPL_POW2,
 	  .help = "pages per CPU ring, a power of two (default: the most\n"
 		  "the memlock limit lets ipcperf lock, up to 8192; root:\n"
 		  "up to 256 MiB for all CPUs together)",
 	  .help_for = { { IN(CHECK), NULL, "ring size to check, pages per CPU, a power of two\n"
 					   "(default: the other commands' default)" } } },
-	{ .name = "output", .letter = 'o', .arg = "FILE", .to = { CAPTURE(output), REPORT(output) },
-	  .set = set_path, .complete = CPL_FILE,
+	{ .name = "output", .letter = 'o', .arg = "FILE",
+	  STORE(cli_opt_path, CAPTURE(output), REPORT(output)), .complete = CPL_FILE,
 	  .help = "write to FILE instead of standard output",
 	  .help_for = { { IN(RECORD), NULL, "the capture (replaced if it exists; default:\n"
 					   "ipcperf.data, the last one kept as ipcperf.data.old)" } } },
 	{ .name = NULL, .arg = "CMD [ARGS]", .cmds = IN_CAPTURE | IN(TOP),
 	  .help = "run CMD and trace it and its children (with -p/-t:\n"
 		  "those from now, CMD from its exec; CMD's end ends the run)" },
-	{ .name = "scope", .more = IN(STAT), .arg = "auto|cpu|task", .to = { CAPTURE(scope), TOP(t.scope) },
-	  .set = cli_opt_enum, .values = scope_words, .complete = CPL_WORDS,
+	{ .name = "scope", .more = IN(STAT), .arg = "auto|cpu|task",
+	  STORE(cli_opt_enum, CAPTURE(scope), TOP(t.scope)),
+	  .values = scope_words, .complete = CPL_WORDS,
 	  .help = "tracepoints on every CPU, keeping the targets' records\n"
 		  "(cpu: cheaper for the targets; needs root or CAP_PERFMON),\n"
 		  "or per task (task: no other process's records);\n"
@@ -127,33 +128,39 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(RECORD), "auto|task",
 			  "per task (auto and task alike: a capture holds the\n"
 			  "targets' records only; cpu is refused)" } } },
-	{ .name = "no-bpf", .more = IN(STAT), .to = { CAPTURE(no_bpf), TOP(t.no_bpf) },
-	  .set = cli_opt_flag,
+	{ .name = "no-bpf", .more = IN(STAT),
+	  STORE(cli_opt_flag, CAPTURE(no_bpf), TOP(t.no_bpf)),
 	  .help = "name fds from /proc only, not from the kernel's records\n"
 		  "at the call (ipcperf check says which this machine gets)" },
 	{ .name = "syscall-samples", .more = IN(STAT),
-	  .to = { STAT(t.syscall_samples), TRACE(t.syscall_samples), FLOWS(t.syscall_samples) },
-	  .set = cli_opt_flag,
+	  STORE(cli_opt_flag, STAT(t.syscall_samples), TRACE(t.syscall_samples),
+		FLOWS(t.syscall_samples)),
 	  .help = "take each call from its sys_enter and sys_exit samples,\n"
 		  "as captures do, not from one record per call paired in\n"
 		  "the kernel (the default with BPF: the same calls, half\n"
 		  "the ring records)" },
 	{ .name = "interval", .letter = 'I', .compat = "interval-print", .arg = "MS",
-	  .to = { STAT(interval_ms) },
-	  .set = cli_opt_uint, .min = 10, .max = 3600000, .complete = CPL_NOTHING,
+	  STORE(cli_opt_uint, STAT(interval_ms), FLOWS(interval_ms)),
+	  .min = 10, .max = 3600000, .complete = CPL_NOTHING,
 	  .help = "print the deltas every MS milliseconds (>= 10), then the\n"
 		  "totals: in text one line per process and interval (exact\n"
 		  "counts, rates, the busiest fd; --interval-full: the full\n"
 		  "tables); with --json one object per line (\"interval\": true,\n"
 		  "and false for the totals); with -x a leading time column\n"
-		  "(\"total\" on the rows of the totals)" },
-	{ .name = "interval-full", .more = IN(STAT), .to = { STAT(interval_full) },
-	  .set = cli_opt_flag,
+		  "(\"total\" on the rows of the totals)",
+	  .help_for = { { IN(FLOWS), NULL,
+			  "every MS milliseconds (>= 10), the flows with a call in\n"
+			  "the interval, each with its bytes, waits, wire times\n"
+			  "and verdict in it (the phases of a program), then the\n"
+			  "whole run's table; with --json, the document's\n"
+			  "\"intervals\" array" } } },
+	{ .name = "interval-full", .more = IN(STAT),
+	  STORE(cli_opt_flag, STAT(interval_full)),
 	  .help = "with -I in text, every interval as the full tables of\n"
 		  "the totals (by default one line per process and\n"
 		  "interval: exact counts, rates and the busiest fd)" },
-	{ .name = "json", .letter = 'j', .to = { STAT(json), FLOWS(json), REPORT(json), LIST(json) },
-	  .set = cli_opt_flag,
+	{ .name = "json", .letter = 'j',
+	  STORE(cli_opt_flag, STAT(json), FLOWS(json), REPORT(json), LIST(json)),
 	  .help = "JSON, schema 1 (fields: ipcperf-stat(1), doc/json.md;\n"
 		  "added, never renamed); fds without I/O included",
 	  .help_for = {
@@ -163,23 +170,22 @@ static const struct cli_option options[] = {
 				    "\"group\", \"status\", \"errno\", \"reason\", \"fix\"}],\n"
 				    "\"supported\", \"not_supported\", \"denied\",\n"
 				    "\"fd_identity\": {\"source\", \"why\"}}" } } },
-	{ .name = "field-separator", .letter = 'x', .arg = "SEP", .to = { STAT(sep), REPORT(sep) },
-	  .set = set_separator, .complete = CPL_NOTHING,
+	{ .name = "field-separator", .letter = 'x', .arg = "SEP",
+	  STORE(cli_opt_separator, STAT(sep), REPORT(sep)), .complete = CPL_NOTHING,
 	  .help = "rows of fields separated by SEP, as perf stat -x: per\n"
 		  "fd side, per process (sched), per counter, a summary\n"
 		  "with the lost events; lines starting with '#' name\n"
 		  "the fields of each kind of row",
 	  .help_for = { { IN(REPORT), NULL, "rows of fields separated by SEP (stat and syscalls)" } } },
-	{ .name = "sort", .more = IN(STAT), .arg = "ops|bytes|time", .to = { STAT(sort) },
-	  .set = cli_opt_enum, .values = sort_words, .complete = CPL_WORDS,
+	{ .name = "sort", .more = IN(STAT), .arg = "ops|bytes|time",
+	  STORE(cli_opt_enum, STAT(sort)), .values = sort_words, .complete = CPL_WORDS,
 	  .help = "order of the fd rows, largest first (default: bytes)" },
-	{ .name = "top", .more = IN(STAT), .arg = "N", .to = { STAT(top) },
-	  .set = cli_opt_uint, .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
+	{ .name = "top", .more = IN(STAT), .arg = "N",
+	  STORE(cli_opt_uint, STAT(top)), .min = 1, .max = INT_MAX, .complete = CPL_NOTHING,
 	  .help = "at most N fd rows per process (in every format)" },
 	/* One meaning everywhere: every syscall, not only the I/O and fd calls. */
 	{ .name = "syscalls", .letter = 's', .alias = "all-syscalls",
-	  .to = { STAT(syscalls), RECORD(all_syscalls) },
-	  .set = cli_opt_flag,
+	  STORE(cli_opt_flag, STAT(syscalls), RECORD(all_syscalls)),
 	  .help = "trace every system call (raw_syscalls) and add the\n"
 		  "strace -c -w view: per process, per syscall, % time,\n"
 		  "seconds, usecs/call, min, p99 and max (usecs), calls,\n"
@@ -188,13 +194,14 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(RECORD), NULL,
 			  "every syscall (raw_syscalls), not only I/O and fd calls,\n"
 			  "for report --view syscalls" } } },
-	{ .name = "summary-sort-by", .more = IN(STAT), .letter = 'S', .arg = "KEY", .to = { STAT(sc_sort) },
-	  .set = set_sc_sort, .words = SC_SORT_KEYS, .complete = CPL_WORDS, .implies = "syscalls",
+	{ .name = "summary-sort-by", .more = IN(STAT), .letter = 'S', .arg = "KEY",
+	  STORE(cli_opt_sc_sort, STAT(sc_sort)),
+	  .words = SC_SORT_KEYS, .complete = CPL_WORDS, .implies = "syscalls",
 	  .help = "order of the syscall rows: time (default), calls,\n"
 		  "errors, avg, max, min, p99 (largest first) or name\n"
 		  "(A to Z); implies -s" },
-	{ .name = "total", .more = IN(STAT), .to = { STAT(sc_total) },
-	  .set = cli_opt_flag, .implies = "syscalls",
+	{ .name = "total", .more = IN(STAT),
+	  STORE(cli_opt_flag, STAT(sc_total)), .implies = "syscalls",
 	  .help = "one syscall table for all processes together (rows\n"
 		  "merged by name), as strace -c -f, in place of the\n"
 		  "per-process tables; JSON adds\n"
@@ -203,84 +210,85 @@ static const struct cli_option options[] = {
 		  "extremes; p50 and p99 are those of all the calls\n"
 		  "together (the processes' histograms merged);\n"
 		  "implies -s" },
-	{ .name = "per-thread", .more = IN(STAT), .to = { STAT(per_thread) },
-	  .set = cli_opt_flag, .implies = "syscalls",
+	{ .name = "per-thread", .more = IN(STAT),
+	  STORE(cli_opt_flag, STAT(per_thread)), .implies = "syscalls",
 	  .help = "a syscall table per thread, headed \"PID/TID COMM\"\n"
 		  "(JSON and CSV rows carry the tid); implies -s" },
-	{ .name = "errno", .more = IN(STAT), .alias = "errno-summary", .to = { STAT(sc_errnos) },
-	  .set = cli_opt_flag, .implies = "syscalls",
+	{ .name = "errno", .more = IN(STAT), .alias = "errno-summary",
+	  STORE(cli_opt_flag, STAT(sc_errnos)), .implies = "syscalls",
 	  .help = "after each table, the errors of each syscall by errno\n"
 		  "name (EBADF, ENOENT, ...); JSON and CSV always have\n"
 		  "them (\"errnos\"); implies -s" },
-	{ .name = "flows", .to = { STAT(flows) },
-	  .set = cli_opt_flag,
+	{ .name = "flows",
+	  STORE(cli_opt_flag, STAT(flows)),
 	  .help = "also the IPC flows between the targets (as ipcperf flows):\n"
 		  "a table after the processes, and the \"flows\" array of\n"
 		  "--json (empty without --flows); records switch-in/out\n"
 		  "for blocked times, which costs more records" },
-	{ .name = "dot", .arg = "FILE", .to = { FLOWS(dot), REPORT(dot) },
-	  .set = set_path, .complete = CPL_FILE,
+	{ .name = "dot", .arg = "FILE",
+	  STORE(cli_opt_path, FLOWS(dot), REPORT(dot)), .complete = CPL_FILE,
 	  .help = "also write the flow graph for Graphviz to FILE\n"
 		  "(dot -Tsvg FILE > flows.svg)",
 	  .help_for = { { IN(REPORT), NULL, "flows: the flow graph in Graphviz DOT" } } },
-	{ .name = "trace-out", .arg = "FILE", .to = { FLOWS(trace_out), REPORT(trace_out) },
-	  .set = set_path, .complete = CPL_FILE,
+	{ .name = "trace-out", .arg = "FILE",
+	  STORE(cli_opt_path, FLOWS(trace_out), REPORT(trace_out)), .complete = CPL_FILE,
 	  .help = "also write a timeline in the Chrome Trace Event Format\n"
 		  "to FILE, for Perfetto UI or chrome://tracing: read and\n"
 		  "write calls per thread, an arrow from each write to each\n"
 		  "read that took its bytes, queued bytes per channel",
 	  .help_for = { { IN(REPORT), NULL, "flows: the timeline (Chrome trace JSON)" } } },
-	{ .name = "event", .letter = 'e', .arg = "EVENT[,EVENT...]", .to = { STAT(counter_mask) },
-	  .set = set_events, .complete = CPL_COUNTERS,
+	{ .name = "event", .letter = 'e', .arg = "EVENT[,EVENT...]",
+	  STORE(cli_opt_events, STAT(counter_mask)), .complete = CPL_COUNTERS,
 	  .help = "count only these counters, by perf's names (as ipcperf\n"
 		  "list and perf stat -e give them): task-clock,\n"
 		  "page-faults, context-switches, cpu-migrations, cycles,\n"
 		  "instructions, cache-references, cache-misses (default:\n"
 		  "all); may be repeated" },
 	/* trace: strace's -s, -T and timestamps; every syscall is traced by default. */
-	{ .name = "string-limit", .letter = 's', .arg = "SIZE", .to = { TRACE(strsize) },
-	  .set = cli_opt_uint, .min = 0, .max = TRACE_STR_MAX, .complete = CPL_NOTHING,
+	{ .name = "string-limit", .letter = 's', .arg = "SIZE",
+	  STORE(cli_opt_uint, TRACE(strsize)),
+	  .min = 0, .max = TRACE_STR_MAX, .complete = CPL_NOTHING,
 	  .help = "print at most SIZE bytes of each string and buffer\n"
 		  "(default 32, as strace -s), then \"...\"; paths in full" },
-	{ .name = "syscall-times", .letter = 'T', .to = { TRACE(times) },
-	  .set = cli_opt_flag,
+	{ .name = "syscall-times", .letter = 'T',
+	  STORE(cli_opt_flag, TRACE(times)),
 	  .help = "the time spent in each call, \" <0.000012>\" after it,\n"
 		  "as strace -T" },
-	{ .name = "follow-forks", .letter = 'f', .to = { TRACE(strace_habit) },
-	  .set = cli_opt_flag,
+	{ .name = "follow-forks", .letter = 'f',
+	  STORE(cli_opt_flag, TRACE(strace_habit)),
 	  .help = "accepted as strace -f: children are always followed" },
-	{ .name = "decode-fds", .letter = 'y', .to = { TRACE(strace_habit) },
-	  .set = cli_opt_flag,
+	{ .name = "decode-fds", .letter = 'y',
+	  STORE(cli_opt_flag, TRACE(strace_habit)),
 	  .help = "accepted as strace -y and -yy: every fd is always\n"
 		  "named (path, socket endpoints); -tt and -ttt are\n"
 		  "--timestamps us and unix (-t stays --tid)" },
-	{ .name = "timestamps", .arg = "FORMAT", .to = { TRACE(stamps) },
-	  .set = cli_opt_enum, .values = stamp_words, .complete = CPL_WORDS,
+	{ .name = "timestamps", .arg = "FORMAT",
+	  STORE(cli_opt_enum, TRACE(stamps)), .values = stamp_words, .complete = CPL_WORDS,
 	  .help = "start each line with the time the call began: time\n"
 		  "(HH:MM:SS, strace -t), us (HH:MM:SS.uuuuuu, -tt) or unix\n"
 		  "(seconds since 1970 with microseconds, -ttt)" },
-	{ .name = "all-syscalls", .alias = "syscalls", .to = { TRACE(all_syscalls) },
-	  .set = cli_opt_flag,
+	{ .name = "all-syscalls", .alias = "syscalls",
+	  STORE(cli_opt_flag, TRACE(all_syscalls)),
 	  .help = "every syscall: the default now, kept for scripts\n"
 		  "(-e trace=%desc gives the I/O and fd calls of old)" },
-	{ .name = "trace", .letter = 'e', .arg = "trace=SET", .to = { TRACE(sel) },
-	  .set = set_trace_sel,
+	{ .name = "trace", .letter = 'e', .arg = "trace=SET",
+	  STORE(cli_opt_trace_sel, TRACE(sel)),
 	  .help = "print only these calls, as strace -e trace=: names and\n"
 		  "classes (%file, %desc, %network, %process, %memory,\n"
 		  "%signal, %ipc), comma-separated, '!' first for all but\n"
 		  "them; traces every syscall to choose from; may be repeated" },
-	{ .name = "wide", .more = IN(STAT), .to = { STAT(wide), FLOWS(wide), REPORT(wide) },
-	  .set = cli_opt_flag,
+	{ .name = "wide", .more = IN(STAT),
+	  STORE(cli_opt_flag, STAT(wide), FLOWS(wide), REPORT(wide)),
 	  .help = "every column of the tables: on a terminal narrower than a\n"
 		  "table, some columns are left out (by default) in the\n"
 		  "order the manual page gives; not on a file or a pipe" },
-	{ .name = "no-fds", .more = IN(STAT), .to = { STAT(no_fds) },
-	  .set = cli_opt_flag,
+	{ .name = "no-fds", .more = IN(STAT),
+	  STORE(cli_opt_flag, STAT(no_fds)),
 	  .help = "the text report without the fd tables: per process its\n"
 		  "scheduling and counters, as perf stat prints them (JSON\n"
 		  "and CSV keep every row)" },
-	{ .name = "per-fd", .to = { STAT(per_fd), TOP(per_fd) },
-	  .set = cli_opt_flag,
+	{ .name = "per-fd",
+	  STORE(cli_opt_flag, STAT(per_fd), TOP(per_fd)),
 	  .help = "the text's fd tables with a row per fd: by default the\n"
 		  "connections of a process to one endpoint with one peer\n"
 		  "process are one row (\"127.0.0.1:6379 <- redis-benchmark[42]\",\n"
@@ -289,61 +297,59 @@ static const struct cli_option options[] = {
 					 "connections of a process to one endpoint are one row\n"
 					 "(\"127.0.0.1:6379 <- redis-benchmark[42], 50 conns\");\n"
 					 "the key f switches between the two" } } },
-	{ .name = "per-flow", .to = { FLOWS(per_flow) },
-	  .set = cli_opt_flag,
+	{ .name = "per-flow",
+	  STORE(cli_opt_flag, FLOWS(per_flow)),
 	  .help = "the text's flow table with a row per flow: by default the\n"
 		  "flows of one writer side, reader side, kind and endpoint\n"
 		  "are one row (N conns, their wire times merged, their bytes\n"
 		  "added up); JSON has both (flows and flow_groups)" },
-	{ .name = "no-counters", .more = IN(STAT), .to = { STAT(no_counters) },
-	  .set = cli_opt_flag,
+	{ .name = "no-counters", .more = IN(STAT),
+	  STORE(cli_opt_flag, STAT(no_counters)),
 	  .help = "open no counters: each is switched in and out with the\n"
 		  "targets at every context switch, which a program that\n"
 		  "blocks often pays for" },
-	{ .name = "record", .more = IN(STAT), .arg = "FILE", .to = { STAT(t.record) },
-	  .set = set_path, .complete = CPL_FILE,
+	{ .name = "record", .more = IN(STAT), .arg = "FILE",
+	  STORE(cli_opt_path, STAT(t.record)), .complete = CPL_FILE,
 	  .help = "also write the capture to FILE (perf.data format, mode\n"
 		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
 		  "then gives the same numbers" },
-	{ .name = "openmetrics", .more = IN(STAT), .arg = "FILE", .to = { STAT(om_path) },
-	  .set = set_path, .complete = CPL_FILE,
+	{ .name = "openmetrics", .more = IN(STAT), .arg = "FILE",
+	  STORE(cli_opt_path, STAT(om_path)), .complete = CPL_FILE,
 	  .help = "also write the totals as metrics (Prometheus text format\n"
 		  "0.0.4, ending in '# EOF'; doc/metrics.md) to FILE: at the\n"
 		  "start, every -I interval (the running totals since the\n"
 		  "start, not the deltas), and at the end; each time to a\n"
 		  "temporary file renamed over FILE, as node_exporter's\n"
 		  "textfile collector expects" },
-	{ .name = "listen", .more = IN(STAT), .arg = "[ADDR:]PORT", .to = { STAT(listen) },
-	  .set = set_listen, .complete = CPL_NOTHING,
+	{ .name = "listen", .more = IN(STAT), .arg = "[ADDR:]PORT",
+	  STORE(cli_opt_listen, STAT(listen)), .complete = CPL_NOTHING,
 	  .help = "serve the running totals at http://ADDR:PORT/metrics\n"
 		  "while the capture runs (ADDR: default 127.0.0.1; PORT 0:\n"
 		  "any free port); OpenMetrics to scrapers that ask for it\n"
 		  "(Prometheus does), else the text format" },
-	{ .name = "listen-linger", .more = IN(STAT), .arg = "SECS", .to = { STAT(linger_s) },
-	  .set = cli_opt_uint, .min = 0, .max = 86400, .complete = CPL_NOTHING,
+	{ .name = "listen-linger", .more = IN(STAT), .arg = "SECS",
+	  STORE(cli_opt_uint, STAT(linger_s)), .min = 0, .max = 86400, .complete = CPL_NOTHING,
 	  .help = "after the capture, go on serving its final totals until\n"
 		  "one scrape has fetched them, at most SECS seconds" },
-	{ .name = "openmetrics-pid", .more = IN(STAT), .to = { STAT(om_pid) },
-	  .set = cli_opt_flag,
+	{ .name = "openmetrics-pid", .more = IN(STAT),
+	  STORE(cli_opt_flag, STAT(om_pid)),
 	  .help = "a pid label on the fd, process and counter metrics\n"
 		  "(by default processes of one name are summed)" },
-	{ .name = "metrics-per-fd", .more = IN(STAT), .to = { STAT(metrics_per_fd) },
-	  .set = cli_opt_flag,
+	{ .name = "metrics-per-fd", .more = IN(STAT),
+	  STORE(cli_opt_flag, STAT(metrics_per_fd)),
 	  .help = "an object label (the fd's object: an inode, a path) on\n"
 		  "the fd and flow metrics: a series per fd and per flow,\n"
 		  "which thousands of connections make thousands of" },
 	{ .name = "quiet", .letter = 'q',
-	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), RECORD(quiet) },
-	  .set = cli_opt_flag,
+	  STORE(cli_opt_flag, STAT(quiet), TRACE(quiet), FLOWS(quiet), RECORD(quiet)),
 	  .help = "no live status line on the terminal",
 	  .help_for = {
 		  { IN(TRACE), NULL, "no live status line (shown on a terminal when the\n"
 				     "trace itself goes to a file or a pipe)" },
 		  { IN(RECORD), NULL, "no summary line on stderr" } } },
 	{ .name = "verbose", .letter = 'v',
-	  .to = { STAT(verbose), TRACE(verbose), FLOWS(verbose), RECORD(verbose), REPORT(verbose),
-		  LIST(verbose), CHECK(verbose), TOP(verbose) },
-	  .set = cli_opt_flag,
+	  STORE(cli_opt_flag, STAT(verbose), TRACE(verbose), FLOWS(verbose), RECORD(verbose),
+		REPORT(verbose), LIST(verbose), CHECK(verbose), TOP(verbose)),
 	  .help = "more diagnostics",
 	  .help_for = {
 		  { IN(STAT), NULL, "more diagnostics; show fds and processes without I/O" },
@@ -371,277 +377,6 @@ static bool is_dashdash(const struct cli_option *o)
 	return !o->name;
 }
 
-const char *cli_opt_name(const struct cli_option *o, char *buf, size_t len)
-{
-	if (o->letter)
-		snprintf(buf, len, "-%c", o->letter);
-	else
-		snprintf(buf, len, "--%s", o->name);
-	return buf;
-}
-
-/* ------------------------------------------------------------------ setters */
-
-int cli_opt_flag(const struct cli_option *o, const char *arg, void *dst)
-{
-	*(bool *)dst = true;
-	return 0;
-}
-
-int cli_opt_string(const struct cli_option *o, const char *arg, void *dst)
-{
-	*(const char **)dst = arg;
-	return 0;
-}
-
-int cli_opt_uint(const struct cli_option *o, const char *arg, void *dst)
-{
-	char name[32];
-	double v;
-
-	if (cli_parse_number(arg, false, (double)o->max, &v) < 0 || v < (double)o->min) {
-		cli_err("invalid value '%s' for %s: give a number from %lu to %lu, in digits only", arg,
-			cli_opt_name(o, name, sizeof(name)), o->min, o->max);
-		return -1;
-	}
-	*(unsigned int *)dst = (unsigned int)v;
-	return 0;
-}
-
-int cli_opt_enum(const struct cli_option *o, const char *arg, void *dst)
-{
-	char name[32], words[128];
-	size_t n = 0;
-
-	for (const struct cli_word *w = o->values; w->word; w++) {
-		if (!strcmp(arg, w->word)) {
-			*(int *)dst = w->value;
-			return 0;
-		}
-	}
-	/* "give a, b or c" */
-	for (const struct cli_word *w = o->values; w->word && n < sizeof(words); w++)
-		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s%s",
-				      w == o->values ? "" : w[1].word ? ", " : " or ", w->word);
-	cli_err("invalid value '%s' for %s: give %s", arg, cli_opt_name(o, name, sizeof(name)),
-		words);
-	return -1;
-}
-
-/*
- * Each item of the comma-separated list @arg to @item, until one fails; an
- * empty item ("1,,2", "1,") is a usage error. @return 0, or -1.
- */
-static int each_item(const char *arg, int (*item)(const struct cli_option *o, const char *tok,
-						 void *dst), const struct cli_option *o, void *dst)
-{
-	char *copy = strdup(arg), *tok = copy, *comma;
-	char name[32];
-	int ret = copy ? 0 : -1;
-
-	for (; tok && !ret; tok = comma ? comma + 1 : NULL) {
-		if ((comma = strchr(tok, ',')))
-			*comma = '\0';
-		if (!*tok) {
-			cli_err("invalid list '%s' for %s: an empty item; give items separated by "
-				"single commas", arg, cli_opt_name(o, name, sizeof(name)));
-			ret = -1;
-		} else {
-			ret = item(o, tok, dst);
-		}
-	}
-	free(copy);
-	return ret;
-}
-
-/* An id of -p or -t: a positive number; a usage error names the bad item. */
-static int add_id(const struct cli_option *o, const char *tok, void *dst)
-{
-	struct cli_ids *ids = dst;
-	char name[32];
-	double v;
-
-	if (cli_parse_number(tok, false, INT_MAX, &v) < 0 || v < 1) {
-		cli_opt_name(o, name, sizeof(name));
-		cli_err("invalid id '%s' in %s: give positive numbers in digits, e.g. %s 1234,5678", tok,
-			name, name);
-		return -1;
-	}
-	/* A repeated id is the same target: once, or every per-target cost is paid again. */
-	for (size_t i = 0; i < ids->n; i++)
-		if (ids->v[i] == (pid_t)v)
-			return 0;
-	if (cli_grow((void **)&ids->v, &ids->cap, ids->n + 1, sizeof(*ids->v)) < 0)
-		return -1;
-	ids->v[ids->n++] = (pid_t)v;
-	return 0;
-}
-
-/*
- * @arg with each run of blanks made one comma, and blanks at either end or
- * beside a comma dropped: "1 2", " 1", "1, 2" read as perf reads them, so
- * that -p "$(pidof nginx)" works. NULL (errno set) if out of memory.
- */
-static char *blanks_to_commas(const char *arg)
-{
-	char *out = malloc(strlen(arg) + 1), *w = out;
-	bool blank = false;
-
-	if (!out)
-		return NULL;
-	for (const char *r = arg; *r; r++) {
-		if (isspace((unsigned char)*r)) {
-			blank = true;
-			continue;
-		}
-		if (blank && w > out && w[-1] != ',' && *r != ',')
-			*w++ = ',';
-		blank = false;
-		*w++ = *r;
-	}
-	*w = '\0';
-	return out;
-}
-
-/* -p, -t: "1,2,3" (or "1 2 3", as pidof prints them) into a list of ids. */
-static int set_ids(const struct cli_option *o, const char *arg, void *dst)
-{
-	char name[32], *ids = blanks_to_commas(arg);
-	int ret;
-
-	if (!ids) {
-		cli_err("cannot read %s: %s", arg, strerror(errno));
-		return -1;
-	}
-	if (!*ids) {
-		cli_opt_name(o, name, sizeof(name));
-		cli_err("%s needs at least one id, e.g. %s 1234", name, name);
-		free(ids);
-		return -1;
-	}
-	ret = each_item(ids, add_id, o, dst);
-	free(ids);
-	return ret;
-}
-
-static int set_duration(const struct cli_option *o, const char *arg, void *dst)
-{
-	double v;
-
-	if (cli_parse_number(arg, true, DURATION_MAX, &v) < 0 || !(v > 0)) {
-		cli_err("invalid duration '%s' for -d: give seconds in digits, > 0 and at most %.0f "
-			"(a year), e.g. -d 2.5", arg, DURATION_MAX);
-		return -1;
-	}
-	*(double *)dst = v;
-	return 0;
-}
-
-static int set_pages(const struct cli_option *o, const char *arg, void *dst)
-{
-	unsigned long v;
-	double d;
-
-	v = cli_parse_number(arg, false, (double)o->max, &d) < 0 ? 0 : (unsigned long)d;
-	if (!v || (v & (v - 1))) {
-		cli_err("invalid ring size '%s' for -m: give a power of two from 1 to %lu pages, in digits",
-			arg, o->max);
-		return -1;
-	}
-	*(unsigned int *)dst = (unsigned int)v;
-	return 0;
-}
-
-/* A string that may not be empty: "-x needs a separator, e.g. -x ,". */
-static int set_nonempty(const struct cli_option *o, const char *arg, void *dst, const char *what,
-			const char *example)
-{
-	char name[32];
-
-	if (!*arg) {
-		cli_opt_name(o, name, sizeof(name));
-		cli_err("%s needs %s, e.g. %s %s", name, what, name, example);
-		return -1;
-	}
-	return cli_opt_string(o, arg, dst);
-}
-
-static int set_separator(const struct cli_option *o, const char *arg, void *dst)
-{
-	return set_nonempty(o, arg, dst, "a separator", ",");
-}
-
-static int set_sc_sort(const struct cli_option *o, const char *arg, void *dst)
-{
-	if (sc_sort_parse(arg, dst) < 0) {
-		cli_err("invalid value '%s' for -S: give " SC_SORT_KEYS, arg);
-		return -1;
-	}
-	return 0;
-}
-
-/* A counter of -e, by perf's name; a usage error lists the valid names. */
-static int add_event(const struct cli_option *o, const char *tok, void *dst)
-{
-	char names[256];
-	size_t n = 0;
-
-	for (int i = 0; i < IPCPERF_CNT__MAX; i++) {
-		if (!strcmp(tok, ipcperf_counter_perf_name(i))) {
-			*(unsigned int *)dst |= IPCPERF_CNT_BIT(i);
-			return 0;
-		}
-	}
-	for (int k = 0; k < IPCPERF_CNT__MAX; k++)
-		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", k ? "," : "",
-				      ipcperf_counter_perf_name(k));
-	cli_err("unknown event '%s' for -e: give some of %s", tok, names);
-	return -1;
-}
-
-/* -e a,b,...: perf's names of counters into a mask. */
-static int set_events(const struct cli_option *o, const char *arg, void *dst)
-{
-	if (each_item(arg, add_event, o, dst) < 0)
-		return -1;
-	if (!*(unsigned int *)dst) {
-		cli_err("-e needs at least one event, e.g. -e task-clock,page-faults");
-		return -1;
-	}
-	return 0;
-}
-
-static int set_trace_sel(const struct cli_option *o, const char *arg, void *dst)
-{
-	(void)o;
-	return tracesel_parse(dst, arg);
-}
-
-/* A FILE: "" names none, a usage error as any other (not a file that cannot be opened). */
-static int set_path(const struct cli_option *o, const char *arg, void *dst)
-{
-	static const char *const examples[][2] = {
-		{ "input", "capture.data" }, { "record", "capture.data" }, { "dot", "flows.dot" },
-		{ "trace-out", "trace.json" }, { "openmetrics", "ipcperf.prom" },
-	};
-	const char *example = "out.txt";
-
-	for (size_t i = 0; i < sizeof(examples) / sizeof(examples[0]); i++)
-		if (!strcmp(o->name, examples[i][0]))
-			example = examples[i][1];
-	return set_nonempty(o, arg, dst, "a file", example);
-}
-
-static int set_listen(const struct cli_option *o, const char *arg, void *dst)
-{
-	struct stat_listen *l = dst;
-
-	if (httpd_parse_addr(arg, &l->addr, &l->len) < 0)
-		return -1;
-	l->on = true;
-	return 0;
-}
-
 /* ------------------------------------------------------------------ parsing */
 
 static const struct cli_option *find_long(enum cli_cmd_id cmd, const char *name)
@@ -664,15 +399,17 @@ static const struct cli_option *find_letter(enum cli_cmd_id cmd, int letter)
  * An option that takes a value for @cmd must say where it goes, and an
  * option @implies must exist there: a table that breaks this is a bug.
  */
-static void check_table(enum cli_cmd_id cmd)
+static void check_table(const struct cli_command *c)
 {
+	enum cli_cmd_id cmd = c->id;
+
 	for (size_t i = 0; i < NR_OPTIONS; i++) {
 		const struct cli_option *o = &options[i];
 
 		if (!takes(o, cmd) || !o->implies || find_long(cmd, o->implies))
 			continue;
 		fprintf(stderr, "%s: option table: --%s implies --%s, which %s does not take\n",
-			cli_prog, o->name, o->implies, cli_command(cmd)->name);
+			cli_prog, o->name, o->implies, c->name);
 		abort();
 	}
 }
@@ -742,17 +479,18 @@ static int apply(enum cli_cmd_id cmd, const struct cli_option *o, const char *ar
 	return 0;
 }
 
-enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
-				  int *first)
+enum cli_parsed cli_options_parse(const struct cli_command *command, int argc, char **argv,
+				  void *opts, int *first)
 {
+	enum cli_cmd_id cmd = command->id;
 	char optstring[2 + 2 * NR_OPTIONS], prog[32];
 	struct option longopts[3 * NR_OPTIONS + 1];
 	int c;
 
-	check_table(cmd);
+	check_table(command);
 	getopt_spec(cmd, optstring, longopts);
 	/* What getopt's own messages (an unknown option, a missing value) start with. */
-	snprintf(prog, sizeof(prog), "%s %s", cli_prog, cli_command(cmd)->name);
+	snprintf(prog, sizeof(prog), "%s %s", cli_prog, command->name);
 	argv[0] = prog;
 	optind = 0;	/* from the start, whatever parsed before */
 	for (; respell_next(cmd, argc, argv),
@@ -763,7 +501,7 @@ enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, vo
 		if (!o)
 			return CLI_PARSED_USAGE;	/* getopt said what, in one line */
 		if (!o->set) {
-			cli_options_help(stdout, cmd);	/* -h: the only one without a value */
+			cli_options_help(stdout, command);	/* -h: the only one without a value */
 			return CLI_PARSED_HELP;
 		}
 		if (apply(cmd, o, optarg, opts) < 0)
@@ -773,8 +511,8 @@ enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, vo
 	return CLI_PARSED_RUN;
 }
 
-enum cli_parsed cli_options_parse_capture(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
-					  struct cli_target *t)
+enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int argc, char **argv,
+					  void *opts, struct cli_target *t)
 {
 	int first;
 	enum cli_parsed p = cli_options_parse(cmd, argc, argv, opts, &first);
@@ -835,9 +573,9 @@ static void help_options(FILE *f, enum cli_cmd_id cmd, bool more)
 }
 
 /* The common options first, the rest under a heading of their own. */
-void cli_options_help(FILE *f, enum cli_cmd_id cmd)
+void cli_options_help(FILE *f, const struct cli_command *c)
 {
-	const struct cli_command *c = cli_command(cmd);
+	enum cli_cmd_id cmd = c->id;
 	bool any_more = false;
 
 	for (size_t i = 0; i < NR_OPTIONS; i++)
@@ -878,9 +616,9 @@ static void option_words(FILE *f, enum cli_cmd_id cmd, const char *sep)
 	}
 }
 
-void cli_options_list(FILE *f, enum cli_cmd_id cmd)
+void cli_options_list(FILE *f, const struct cli_command *c)
 {
-	option_words(f, cmd, "\n");
+	option_words(f, c->id, "\n");
 	fputc('\n', f);
 }
 
@@ -977,18 +715,18 @@ static int bash_value_case(FILE *f, const struct cli_option *o)
 	return bash_echo(f, value_kind, o);
 }
 
-int cli_options_bash(FILE *f)
+int cli_options_bash(FILE *f, const struct cli_command *const cmds[CMD__MAX])
 {
 	int err = 0;
 
 	fputs("# BEGIN generated by `ipcperf --bash-completion` from cli/options.c: do not edit\n"
 	      "_ipcperf_commands='", f);
 	for (int c = 0; c < CMD__MAX; c++)
-		fprintf(f, "%s%s", c ? " " : "", cli_command(c)->name);
+		fprintf(f, "%s%s", c ? " " : "", cmds[c]->name);
 	fputs("'\n\n# _ipcperf_opts SUBCOMMAND: the options of SUBCOMMAND.\n"
 	      "_ipcperf_opts()\n{\n\tcase $1 in\n", f);
 	for (enum cli_cmd_id c = 0; c < CMD__MAX && !err; c++) {
-		fprintf(f, "\t%s)", cli_command(c)->name);
+		fprintf(f, "\t%s)", cmds[c]->name);
 		err = bash_echo(f, command_words, &c);
 	}
 	fputs("\tesac\n}\n\n"

@@ -5,7 +5,9 @@
  * --help and the bash completion are all made from it.
  *
  * Adding an option: an entry in the table and a field in the options
- * struct of each command that takes it (cmds.h).
+ * struct of each command that takes it (cmds.h). The entry's setter and
+ * fields are bound with CLI_OPT_STORE(): a field of another type than the
+ * setter stores does not compile (tests/test-option-types.sh).
  */
 #ifndef IPCPERF_CLI_OPTIONS_H
 #define IPCPERF_CLI_OPTIONS_H
@@ -26,20 +28,19 @@ enum cli_cmd_id {
 	CMD__MAX
 };
 
-/* A subcommand: its name and the text of its --help around the options. */
+/*
+ * A subcommand: its name and the text of its --help around the options.
+ * Each cmd-*.c defines its own (cmds.h); the functions below are handed
+ * the command, so that they call nothing above them.
+ */
 struct cli_command {
+	enum cli_cmd_id id;
 	const char *name;		/* "stat" */
 	const char *summary;		/* its line in ipcperf --help */
 	const char *usage;		/* its --help up to and with "Options:\n" */
 	const char *epilog;		/* its --help after the options: "" or "\n..." */
-	int (*main)(int argc, char **argv);
+	int (*main)(int argc, char **argv);	/* NULL: report's, report_main() (cmds.h) */
 };
-/* Defined by each cmd-*.c. */
-extern const struct cli_command cli_cmd_stat, cli_cmd_trace, cli_cmd_flows, cli_cmd_top,
-	cli_cmd_record, cli_cmd_report, cli_cmd_list, cli_cmd_check;
-/* The subcommand @id. */
-const struct cli_command *cli_command(enum cli_cmd_id id);
-
 struct cli_option;
 
 /*
@@ -114,30 +115,107 @@ int cli_parsed_exit(enum cli_parsed p);
  * help. Stops at the first argument that is not an option, or after "--":
  * *@first is its index.
  */
-enum cli_parsed cli_options_parse(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
-				  int *first);
+enum cli_parsed cli_options_parse(const struct cli_command *cmd, int argc, char **argv,
+				  void *opts, int *first);
 
 /* The same for a command that captures: then the targets of @t (in @opts), cli_target_finish(). */
 struct cli_target;
-enum cli_parsed cli_options_parse_capture(enum cli_cmd_id cmd, int argc, char **argv, void *opts,
-					  struct cli_target *t);
+enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int argc, char **argv,
+					  void *opts, struct cli_target *t);
 
 /* The --help of @cmd: its usage, the options of the table, its epilog. */
-void cli_options_help(FILE *f, enum cli_cmd_id cmd);
+void cli_options_help(FILE *f, const struct cli_command *cmd);
 /* Every option word of @cmd that the completion offers ("-p", "--pid", "--"), a line each. */
-void cli_options_list(FILE *f, enum cli_cmd_id cmd);
+void cli_options_list(FILE *f, const struct cli_command *cmd);
 /*
  * The part of contrib/bash-completion/ipcperf that comes from the table:
- * the subcommands, their options, how each option's value is completed.
- * @return 0, or -ENOMEM.
+ * the subcommands @cmds (by id), their options, how each option's value is
+ * completed. @return 0, or -ENOMEM.
  */
-int cli_options_bash(FILE *f);
+int cli_options_bash(FILE *f, const struct cli_command *const cmds[CMD__MAX]);
+
+/*
+ * A row's setter and the fields it stores to, bound at compile time:
+ *
+ *	CLI_OPT_STORE(cli_opt_flag, CLI_OPT_AT(CMD_STAT, struct stat_opts, json), ...)
+ *
+ * gives the row's .set and .to (one CLI_OPT_AT() a command, at most 8), and
+ * does not compile ("static assertion failed: ... is not of the type
+ * cli_opt_flag stores") when a field is not of the type the setter writes:
+ * each setter S says which in a macro S_stores(p), true when @p points to
+ * such a field. The setters write through void *, so without this a row
+ * that paired a setter with a field of another type would compile and
+ * overwrite the fields beside it.
+ */
+#define CLI_OPT_AT(cmd, type, field) (cmd, type, field)
+#define CLI_OPT_STORE(setter, ...) \
+	.set = setter, .to = { CLI_OPT_MAP_(setter, __VA_ARGS__) }
+/* Whether @p points to a @type. */
+#define CLI_OPT_IS(p, type) _Generic((p), type *: 1, default: 0)
+
+/* CLI_OPT_BIND_() on each CLI_OPT_AT() of a row: the preprocessor counts them first. */
+#define CLI_OPT_MAP_(s, ...) CLI_OPT_MAP_N_(CLI_OPT_COUNT_(__VA_ARGS__), s, __VA_ARGS__)
+#define CLI_OPT_MAP_N_(n, s, ...) CLI_OPT_MAP_N__(n, s, __VA_ARGS__)
+#define CLI_OPT_MAP_N__(n, s, ...) CLI_OPT_MAP_##n(s, __VA_ARGS__)
+#define CLI_OPT_COUNT_(...) CLI_OPT_COUNT__(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define CLI_OPT_COUNT__(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+#define CLI_OPT_MAP_1(s, a) CLI_OPT_BIND_(s, CLI_OPT_UNPACK_ a)
+#define CLI_OPT_MAP_2(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_1(s, __VA_ARGS__)
+#define CLI_OPT_MAP_3(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_2(s, __VA_ARGS__)
+#define CLI_OPT_MAP_4(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_3(s, __VA_ARGS__)
+#define CLI_OPT_MAP_5(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_4(s, __VA_ARGS__)
+#define CLI_OPT_MAP_6(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_5(s, __VA_ARGS__)
+#define CLI_OPT_MAP_7(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_6(s, __VA_ARGS__)
+#define CLI_OPT_MAP_8(s, a, ...) CLI_OPT_MAP_1(s, a), CLI_OPT_MAP_7(s, __VA_ARGS__)
+#define CLI_OPT_UNPACK_(...) __VA_ARGS__
+#define CLI_OPT_BIND_(...) CLI_OPT_BIND__(__VA_ARGS__)
+/* [cmd] = offset + 1, plus 0 times the size of a struct that holds the check. */
+#define CLI_OPT_BIND__(s, cmd, type, field) \
+	[cmd] = offsetof(type, field) + 1 + 0 * sizeof(struct { \
+		_Static_assert(s##_stores(&((type *)0)->field), \
+			       #type "." #field " is not of the type " #s " stores"); \
+		char c; })
 
 /* Setters for the table (a usage error names the option as given, e.g. "-I"). */
 cli_opt_set_fn cli_opt_flag;	/* bool = true */
+#define cli_opt_flag_stores(p) CLI_OPT_IS(p, bool)
 cli_opt_set_fn cli_opt_string;	/* const char * = arg */
+#define cli_opt_string_stores(p) CLI_OPT_IS(p, const char *)
 cli_opt_set_fn cli_opt_uint;	/* unsigned int from min to max */
-cli_opt_set_fn cli_opt_enum;	/* int = the value of one of @values */
+#define cli_opt_uint_stores(p) CLI_OPT_IS(p, unsigned int)
+/*
+ * An int = the value of one of @values: into an int, or an enum (of the
+ * size of an int, compatible with int or unsigned int as its values say).
+ */
+cli_opt_set_fn cli_opt_enum;
+#define cli_opt_enum_stores(p) (CLI_OPT_IS(p, int) || CLI_OPT_IS(p, unsigned int))
+/* -p, -t: a list of ids, "1,2,3" or "1 2 3" (pidof's), into a struct cli_ids. */
+cli_opt_set_fn cli_opt_ids;
+#define cli_opt_ids_stores(p) CLI_OPT_IS(p, struct cli_ids)
+/* -d: seconds, > 0, fractions too, into a double. */
+cli_opt_set_fn cli_opt_duration;
+#define cli_opt_duration_stores(p) CLI_OPT_IS(p, double)
+/* -m: a power of two of pages up to max, into an unsigned int. */
+cli_opt_set_fn cli_opt_pages;
+#define cli_opt_pages_stores(p) CLI_OPT_IS(p, unsigned int)
+/* -x: a separator, not empty. */
+cli_opt_set_fn cli_opt_separator;
+#define cli_opt_separator_stores(p) CLI_OPT_IS(p, const char *)
+/* -S: a key of the syscall rows, into an enum sc_sort. */
+cli_opt_set_fn cli_opt_sc_sort;
+#define cli_opt_sc_sort_stores(p) CLI_OPT_IS(p, enum sc_sort)
+/* -e: perf's names of counters, added to a mask (unsigned int). */
+cli_opt_set_fn cli_opt_events;
+#define cli_opt_events_stores(p) CLI_OPT_IS(p, unsigned int)
+/* A FILE: not empty. */
+cli_opt_set_fn cli_opt_path;
+#define cli_opt_path_stores(p) CLI_OPT_IS(p, const char *)
+/* --listen [ADDR:]PORT, into a struct stat_listen. */
+cli_opt_set_fn cli_opt_listen;
+#define cli_opt_listen_stores(p) CLI_OPT_IS(p, struct stat_listen)
+/* trace's -e trace=SET, added to a struct tracesel. */
+cli_opt_set_fn cli_opt_trace_sel;
+#define cli_opt_trace_sel_stores(p) CLI_OPT_IS(p, struct tracesel)
 
 /* How messages name an option: "-I" when it has a short name, else "--top". */
 const char *cli_opt_name(const struct cli_option *o, char *buf, size_t len);

@@ -19,6 +19,20 @@ void json_init(struct json *j, FILE *f, bool pretty)
 	j->pretty = pretty;
 }
 
+void json_init_inside(struct json *j, FILE *f, bool pretty, int depth)
+{
+	json_init(j, f, pretty);
+	j->depth = depth > 0 && depth < JSON_MAX_DEPTH ? depth : 0;
+}
+
+void json_splice(struct json *j, const char *text, size_t len)
+{
+	if (!len)
+		return;
+	fwrite(text, 1, len, j->f);
+	j->has_items[j->depth] = true;
+}
+
 /* Length of the valid UTF-8 sequence at @p, or 0 if the byte there does not start one. */
 static size_t utf8_seq_len(const unsigned char *p)
 {

@@ -20,6 +20,13 @@ struct json {
 };
 
 void json_init(struct json *j, FILE *f, bool pretty);
+/*
+ * A writer of values that go inside a container @depth levels deep of
+ * another writer's document (written apart, spliced in with json_splice()).
+ */
+void json_init_inside(struct json *j, FILE *f, bool pretty, int depth);
+/* The @len bytes of @text, values a json_init_inside() writer made at @j's depth. */
+void json_splice(struct json *j, const char *text, size_t len);
 void json_object_begin(struct json *j, const char *key);
 void json_object_end(struct json *j);
 void json_array_begin(struct json *j, const char *key);

@@ -67,6 +67,13 @@ bool cli_bsearch(const void *key, const void *base, size_t n, size_t size,
 	return false;
 }
 
+int cli_cmp_pid_key(const void *key, const void *elem)
+{
+	pid_t a = *(const pid_t *)key, b = *(const pid_t *)elem;
+
+	return a < b ? -1 : a > b;
+}
+
 void *cli_insert_at(void *base, size_t n, size_t size, size_t at)
 {
 	char *slot = (char *)base + at * size;

@@ -50,6 +50,8 @@ int cli_grow_from(size_t first, void **v, size_t *cap, size_t need, size_t elem)
  */
 bool cli_bsearch(const void *key, const void *base, size_t n, size_t size,
 		 int (*cmp)(const void *key, const void *elem), size_t *at);
+/* A cli_bsearch() comparator: a pid_t key against an element that starts with a pid_t. */
+int cli_cmp_pid_key(const void *key, const void *elem);
 
 /*
  * Insert one element of @size bytes at @at into @base, which holds @n and

@@ -1094,7 +1094,12 @@ static bool retirable(const struct ipp_fdtab *t, size_t i, const struct ipp_iden
 		return false;
 	if (in->id.state != IPP_ID_FINAL && (in->id.state != IPP_ID_PROC || !answer_holds(t, i)))
 		return false;
-	*id = ipp_fdtab__reported(t, i);
+	/*
+	 * Only an identity that holds retires, so it is reported as itself:
+	 * what fdreport.c's ipp_fdtab__reported() says of it too, asked here
+	 * without calling up into the module built on this table.
+	 */
+	*id = &in->id;
 	return true;
 }
 

@@ -202,7 +202,10 @@ size_t ipp_fdtab__nr_closed(const struct ipp_fdtab *t);
 typedef void (*ipp_retire_fn)(void *ctx, size_t inc, const struct ipp_inc *in,
 			      const struct ipp_ident *id);
 size_t ipp_fdtab__sweep(struct ipp_fdtab *t, ipp_retire_fn cb, void *ctx);
-/* fdreport.c: what an incarnation is reported as, and the calls waiting for it. */
+/*
+ * fdreport.c: what an incarnation is reported as, and the calls waiting for
+ * it. It is built on the accessors above; the table never calls into it.
+ */
 /*
  * What incarnation @inc is reported as: its identity if valid, else an
  * unknown one whose detail says why ("identity unknown: closed-before-read",

@@ -90,6 +90,9 @@ struct flow {
 	uint64_t wwait, rwait, wwaits, rwaits;	/* epoll waits that ended ready for it */
 	uint64_t first, last;
 	uint64_t wfirst, wlast, rfirst, rlast;	/* the successful writes' and reads' span */
+	bool active;		/* a call since it was made or since ipcperf_flows__reset() */
+	/* A traced process wrote into it, read from it: ever, not reset with the pidsets. */
+	bool traced_w, traced_r;
 	struct fifo segs;	/* written, not yet read */
 	struct fifo debts;	/* read before their write was seen */
 };
@@ -519,7 +522,7 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 	f = get_flow(fl, key, true);
 	if (!f)
 		return;
-	if (!f->first) {
+	if (!f->object[0]) {
 		f->kind = ch->kind;
 		f->datagram = ch->sock_type == SOCK_DGRAM || ch->sock_type == SOCK_SEQPACKET;
 		if (ch->kind == IPCPERF_FD_PIPE || writing || (key & UNPEERED))
@@ -528,6 +531,9 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 			snprintf(f->object, sizeof(f->object), "socket:[%llu]",
 				 (unsigned long long)key);
 		f->reader_ino = ch->kind == IPCPERF_FD_PIPE ? ch->ino : ch->peer_ino;
+	}
+	if (!f->active) {
+		f->active = true;
 		f->first = ev->start_ns;
 	}
 	if (!writing && ch->kind != IPCPERF_FD_PIPE)
@@ -538,6 +544,7 @@ static void process(void *ctx, const struct ipcperf_syscall *ev, const struct ip
 	}
 	f->last = ev->end_ns;
 	pidset_add(writing ? &f->writers : &f->readers, ev->pid);
+	*(writing ? &f->traced_w : &f->traced_r) = true;
 	if (writing)
 		f->wblocked += ev->blocked_ns;
 	else
@@ -628,6 +635,43 @@ int ipcperf_flows__attach(struct ipcperf_flows *fl, struct ipcperf_session *s)
 	return ipcperf_session__add_handlers(s, &h);
 }
 
+/* ------------------------------------------------------------------ intervals */
+
+/*
+ * Zero what @f counted, keep what the matching carries into the next
+ * interval: the bytes queued, the reads waiting for their write, the
+ * capacity, and a channel still full, full from @now on.
+ */
+static void flow_reset(struct flow *f, uint64_t now)
+{
+	f->writers.n = f->readers.n = 0;
+	f->writes = f->reads = f->bytes_w = f->bytes_r = f->unmatched = f->matches = 0;
+	if (f->wire)
+		ipp_hist_init(f->wire);
+	free(f->wire_packed);
+	f->wire_packed = NULL;
+	f->max_queued = f->queued;
+	if (f->kind == IPCPERF_FD_PIPE && !f->cap_default && f->capacity > 0 &&
+	    f->max_queued > (uint64_t)f->capacity)
+		f->max_queued = (uint64_t)f->capacity;
+	f->full_ns = 0;
+	if (f->full_since)
+		f->full_since = now ? now : 1;
+	f->wblocked = f->rblocked = f->wagain = f->ragain = 0;
+	f->wwait = f->rwait = f->wwaits = f->rwaits = 0;
+	f->wfirst = f->wlast = f->rfirst = f->rlast = 0;
+	f->first = f->last = 0;
+	f->active = false;
+}
+
+void ipcperf_flows__reset(struct ipcperf_flows *fl)
+{
+	if (!fl)
+		return;
+	for (size_t i = 0; i < fl->nr; i++)
+		flow_reset(fl->flows[i], fl->now);
+}
+
 /* ------------------------------------------------------------------ reading */
 
 /* Writers' time asleep for room: in their writes, and in epoll waits that ended writable. */
@@ -644,7 +688,7 @@ static uint64_t starved_ns(const struct flow *f)
 
 static uint64_t full_ns_of(const struct flow *f)
 {
-	return f->full_ns + (f->full_since ? f->last - f->full_since : 0);
+	return f->full_ns + (f->full_since && f->last > f->full_since ? f->last - f->full_since : 0);
 }
 
 /* What the verdict rule makes of a flow (doc/accuracy.md, "Verdicts"). */
@@ -744,7 +788,7 @@ static struct judged judge(const struct flow *f, uint64_t p50)
 	/* No byte went in or came out: nobody held anybody back. */
 	if (!f->bytes_w && !f->bytes_r) {
 		j.verdict = IPCPERF_VERDICT_IDLE;
-	} else if (!f->writers.n || !f->readers.n) {
+	} else if (!f->traced_w || !f->traced_r) {
 		/* a side nobody traced: its half of the rule was not measured */
 		j.verdict = IPCPERF_VERDICT_UNMEASURED;
 		j.residence = 0;
@@ -845,28 +889,52 @@ static void put_judged(struct ipcperf_flow *out, struct judged j)
 	out->read_pace_ns = j.read_pace;
 }
 
+/*
+ * The flows with a call since the last reset, into *@out (NULL when
+ * none; freed by the caller), by first activity when @sorted.
+ * @return how many, or -ENOMEM.
+ */
+static ssize_t active_flows(const struct ipcperf_flows *fl, bool sorted, struct flow ***out)
+{
+	struct flow **v;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!fl->nr)
+		return 0;
+	v = malloc(fl->nr * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < fl->nr; i++)
+		if (fl->flows[i]->active)
+			v[n++] = fl->flows[i];
+	if (sorted)
+		qsort(v, n, sizeof(*v), cmp_first);
+	*out = v;
+	return (ssize_t)n;
+}
+
 static int walk(struct ipcperf_flows *fl, bool settle_all,
 		int (*cb)(void *ctx, const struct ipcperf_flow *f), void *ctx)
 {
 	struct flow **v;
 	struct ipp_hist *scratch;
 	unsigned *stage;
+	ssize_t nr;
 	int ret = 0;
 
 	if (!fl || !cb)
 		return -EINVAL;
 	ipp_settleq__drain(&fl->pend, settle_all, process, fl);
-	if (!fl->nr)
-		return 0;
-	v = malloc(fl->nr * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	memcpy(v, fl->flows, fl->nr * sizeof(*v));
-	qsort(v, fl->nr, sizeof(*v), cmp_first);
-	stage = malloc(fl->nr * sizeof(*stage));
+	nr = active_flows(fl, true, &v);
+	if (nr <= 0) {
+		free(v);
+		return (int)nr;
+	}
+	stage = malloc((size_t)nr * sizeof(*stage));
 	scratch = malloc(sizeof(*scratch));
-	ret = stage && scratch ? chain_stages(v, fl->nr, stage) : -ENOMEM;
-	for (size_t i = 0; i < fl->nr && !ret; i++) {
+	ret = stage && scratch ? chain_stages(v, (size_t)nr, stage) : -ENOMEM;
+	for (size_t i = 0; i < (size_t)nr && !ret; i++) {
 		const struct flow *f = v[i];
 		const struct ipp_hist *wire = dense_wire(f, scratch);
 		uint64_t unmatched = f->unmatched;
@@ -925,19 +993,23 @@ int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
 				       void *ctx)
 {
 	struct ipp_chain_flow *c;
+	struct flow **v;
+	ssize_t nr;
 	int err;
 
 	if (!fl || !cb)
 		return -EINVAL;
 	ipp_settleq__drain(&fl->pend, true, process, fl);
-	if (!fl->nr)
-		return 0;
-	c = malloc(fl->nr * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	err = chain_view(fl->flows, fl->nr, c);
+	nr = active_flows(fl, false, &v);
+	if (nr <= 0) {
+		free(v);
+		return (int)nr;
+	}
+	c = malloc((size_t)nr * sizeof(*c));
+	err = c ? chain_view(v, (size_t)nr, c) : -ENOMEM;
 	if (!err)
-		err = ipp_chains__bottlenecks(c, fl->nr, cb, ctx);
+		err = ipp_chains__bottlenecks(c, (size_t)nr, cb, ctx);
 	free(c);
+	free(v);
 	return err;
 }

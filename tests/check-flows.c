@@ -1131,6 +1131,89 @@ START_TEST(test_occupancy_full_time)
 }
 END_TEST
 
+/*
+ * Intervals (ipcperf_flows__reset()): each walk gives the flows with a call
+ * since the reset, with what happened since and the verdict of that; the
+ * bytes queued carry over, matched in the interval that reads them.
+ */
+START_TEST(test_reset_intervals)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 5000, 65536);
+	name_pipe(20, 3, 5000, 65536);
+	name_pipe(10, 5, 6000, 65536);
+	name_pipe(20, 6, 6000, 65536);
+	/* 1: the writer waits 5 ms for room; 100 bytes stay queued; another pipe moves 10 */
+	wr_blocked(10, 4, 4096, 1000, 5001000, 5000000);
+	rd(20, 3, 4096, 5000500, 5001500);
+	wr(10, 4, 100, 6000000, 6000100);
+	wr(10, 5, 10, 6100000, 6100100);
+	rd(20, 6, 10, 6200000, 6200100);
+	ck_assert_uint_eq(snapshot(), 2);
+	r = flow_of(5000);
+	ck_assert_uint_eq(r->f.bytes_read, 4096);
+	ck_assert_uint_eq(r->f.bytes_written, 4196);
+	ck_assert_uint_eq(r->f.writer_blocked_ns, 5000000);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
+	ipcperf_flows__reset(fl);
+	/* 2: the queued 100 read, then the reader waits 4 ms for 50 more */
+	rd(20, 3, 100, 7000000, 7000200);
+	wr(10, 4, 50, 11999000, 11999100);
+	rd_blocked(20, 3, 50, 8000000, 12000000, 4000000);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.ino, 5000);
+	ck_assert_uint_eq(r->f.bytes_read, 150);
+	ck_assert_uint_eq(r->f.bytes_written, 50);
+	ck_assert_uint_eq(r->f.writes, 1);
+	ck_assert_uint_eq(r->f.reads, 2);
+	ck_assert_uint_eq(r->f.matches, 2);
+	ck_assert_uint_eq(r->f.writer_blocked_ns, 0);
+	ck_assert_uint_eq(r->f.reader_blocked_ns, 4000000);
+	ck_assert_uint_eq(r->f.max_queued, 100);
+	ck_assert_uint_eq(r->f.first_ns, 7000000);
+	ck_assert_uint_eq(r->f.last_ns, 12000000);
+	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+	ck_assert_near(r->f.wire_ns.max, 7000200 - 6000000);
+	ck_assert_near(r->f.wire_ns.min, 12000000 - 11999000);
+	ASSERT_WRITERS(r, 10);
+	ASSERT_READERS(r, 20);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_CONSUMER_STARVED);
+	/* 3: no call; 4: a write nobody reads in it, its reader traced all along */
+	ipcperf_flows__reset(fl);
+	ck_assert_uint_eq(snapshot(), 0);
+	ipcperf_flows__reset(fl);
+	wr(10, 4, 30, 13000000, 13000100);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.bytes_written, 30);
+	ck_assert_uint_eq(r->f.bytes_read, 0);
+	ck_assert_uint_eq(r->f.matches, 0);
+	ck_assert_uint_eq(r->f.nr_readers, 0);
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
+}
+END_TEST
+
+/* A channel full at the reset is full in the next interval from the reset on. */
+START_TEST(test_reset_full_carries)
+{
+	const struct flow_rec *r;
+
+	name_pipe(10, 4, 60, 65536);
+	name_pipe(20, 3, 60, 65536);
+	wr(10, 4, 65536, 900, 1000);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.max_queued, 65536);
+	ipcperf_flows__reset(fl);
+	rd(20, 3, 65536, 4900, 5000);
+	r = only_flow();
+	ck_assert_uint_eq(r->f.max_queued, 65536);
+	ck_assert_uint_eq(r->f.full_ns, 4000);
+	ck_assert_uint_eq(r->f.bytes_read, 65536);
+	ck_assert_uint_eq(r->f.nr_writers, 0);
+	ipcperf_flows__reset(NULL);
+}
+END_TEST
+
 /* Exactly 90% counts as full; still full at the flow's last call counts up to it. */
 START_TEST(test_occupancy_threshold_and_open_end)
 {
@@ -2178,6 +2261,8 @@ Suite *flows_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_occupancy_full_time);
 	tcase_add_test(tc, test_occupancy_threshold_and_open_end);
+	tcase_add_test(tc, test_reset_intervals);
+	tcase_add_test(tc, test_reset_full_carries);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("verdict");

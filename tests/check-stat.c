@@ -1482,7 +1482,7 @@ static void sum_doc_fds(json_object *doc, struct fd_sums *s)
 }
 
 /*
- * With -I and --json, stdout is NDJSON (cli/cmd-stat.c, its --help): one
+ * With -I and --json, stdout is NDJSON (cli/stat/cmd-stat.c, its --help): one
  * schema-1 object per line, "interval": true on the lines holding the deltas
  * of one interval, then one line with "interval": false holding the totals.
  */

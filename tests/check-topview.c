@@ -18,7 +18,7 @@
 
 #include <ipcperf/ipcperf.h>
 #include "suites.h"
-#include "topview.h"
+#include "top/topview.h"
 
 static struct ipcperf_stats *st;
 static uint64_t clk = 1000;

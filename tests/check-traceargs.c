@@ -1,4 +1,4 @@
-/* Unit tests of trace's arguments (cli/traceargs.c): the calls of an event loop, from memory pieces made here. */
+/* Unit tests of trace's arguments (cli/trace/traceargs.c): the calls of an event loop, from memory pieces made here. */
 #include "config.h"
 #include <check.h>
 #include <errno.h>

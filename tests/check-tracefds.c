@@ -1,4 +1,4 @@
-/* Unit tests of trace's table of fds (cli/tracefds.c). */
+/* Unit tests of trace's table of fds (cli/trace/tracefds.c). */
 #include "config.h"
 #include <check.h>
 #include <stdio.h>

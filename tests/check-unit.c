@@ -13,6 +13,7 @@ int main(void)
 	srunner_add_suite(sr, hist_suite());
 	srunner_add_suite(sr, procfd_suite());
 	srunner_add_suite(sr, account_suite());
+	srunner_add_suite(sr, fdtable_suite());
 	srunner_add_suite(sr, flows_suite());
 	srunner_add_suite(sr, chains_suite());
 	srunner_add_suite(sr, flowout_suite());

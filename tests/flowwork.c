@@ -59,6 +59,19 @@
  *		  flow pipe:[A] C -> P: 262144 bytes, writes 1, every read's
  *		  wire time > 0 (from the write's start)
  *
+ * twophase	A pipe, backpressured, then starved (for flows -I). Phase 1:
+ *		C (role producer) writes 56 x 4096 = 229376 bytes as fast as
+ *		it can while P (role consumer) sleeps 12 ms before each of its
+ *		56 reads of 4096 bytes (~0.67 s): once the pipe is full C
+ *		sleeps in its writes, P never in its reads. C then waits until
+ *		the pipe is empty (FIONREAD, no read or write). Phase 2: C
+ *		sleeps 50 ms before each of its 14 writes of 100 bytes (~0.7
+ *		s) while P reads them with 4096-byte reads, asleep in each.
+ *		With -v, P says the bytes at its end:
+ *		  flowwork: twophase bytes=230776 phase1=229376 phase2=1400
+ *		  flow pipe:[A] C -> P: 230776 bytes, backpressure in phase 1,
+ *		  consumer-starved in phase 2
+ *
  * idle		A pipe no byte goes through. C (role producer) holds the write
  *		end SETTLE_MS + 50 ms and closes it without writing; P (role
  *		consumer) reads once, asleep in the read until C closes, and
@@ -186,6 +199,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -408,6 +422,66 @@ static int bigwrite(void)
 	xclose(p[1]);
 	sleep_ms(SETTLE_MS);
 	read_exact(p[0], sizeof(buf), 4096);
+	sleep_ms(SETTLE_MS);
+	xclose(p[0]);
+	wait_child(c);
+	return 0;
+}
+
+#define TWO_BIG_N 56
+#define TWO_SMALL_N 14
+#define TWO_SMALL 100
+
+/* twophase's producer: fast into a slow reader, then slow into a waiting one. */
+static void twophase_producer(int wr)
+{
+	static char buf[4096];
+	int queued;
+
+	role("producer");
+	memset(buf, 't', sizeof(buf));
+	sleep_ms(SETTLE_MS);
+	for (int i = 0; i < TWO_BIG_N; i++)
+		if (write_all(wr, buf, sizeof(buf)) != 1)
+			die("a 4096-byte write into a pipe was split");
+	do {
+		if (ioctl(wr, FIONREAD, &queued) < 0)
+			die("FIONREAD: %s", strerror(errno));
+		sleep_ms(1);
+	} while (queued > 0);
+	for (int i = 0; i < TWO_SMALL_N; i++) {
+		sleep_ms(50);
+		if (write_all(wr, buf, TWO_SMALL) != 1)
+			die("a 100-byte write into a pipe was split");
+	}
+	sleep_ms(SETTLE_MS);
+	xclose(wr);
+	_exit(0);
+}
+
+static int twophase(void)
+{
+	int p[2];
+	pid_t c;
+
+	make_pipe(p);
+	c = xfork();
+	if (c == 0) {
+		xclose(p[0]);
+		twophase_producer(p[1]);
+	}
+	role("consumer");
+	xclose(p[1]);
+	sleep_ms(SETTLE_MS);
+	for (int i = 0; i < TWO_BIG_N; i++) {
+		sleep_ms(12);
+		read_exact(p[0], 4096, 4096);
+	}
+	read_exact(p[0], TWO_SMALL_N * TWO_SMALL, 4096);
+	if (verbose)
+		fprintf(stderr, "flowwork: twophase bytes=%d phase1=%d phase2=%d\n",
+			TWO_BIG_N * 4096 + TWO_SMALL_N * TWO_SMALL, TWO_BIG_N * 4096,
+			TWO_SMALL_N * TWO_SMALL);
 	sleep_ms(SETTLE_MS);
 	xclose(p[0]);
 	wait_child(c);
@@ -998,7 +1072,7 @@ static int evloop(const char *kind, bool flood)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: flowwork backpressure|starved|bigwrite|idle|unix-rr|tcp|deepqueue|pipes|preconnected [-v]\n"
+	fprintf(stderr, "usage: flowwork backpressure|starved|bigwrite|twophase|idle|unix-rr|tcp|deepqueue|pipes|preconnected [-v]\n"
 			"       flowwork producer BYTES [-v]\n"
 			"       flowwork consumer [-v]\n"
 			"       flowwork evflood|evtrickle|pollflood|polltrickle pipe|unix|tcp [-v]\n");
@@ -1030,6 +1104,8 @@ int main(int argc, char **argv)
 		return bigwrite();
 	if (!strcmp(scenario, "idle"))
 		return idle();
+	if (!strcmp(scenario, "twophase"))
+		return twophase();
 	if (!strcmp(scenario, "unix-rr"))
 		return unix_rr();
 	if (!strcmp(scenario, "tcp"))

@@ -13,6 +13,7 @@ Suite *opts_suite(void);
 Suite *hist_suite(void);
 Suite *procfd_suite(void);
 Suite *account_suite(void);
+Suite *fdtable_suite(void);
 Suite *flows_suite(void);
 Suite *chains_suite(void);
 Suite *flowout_suite(void);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # doc/json.md documents every member ipcperf's JSON has: every key of real
 # stat --json (with --flows, --syscalls, --per-thread, --total, -I) and flows
-# --json documents is named in it; and no help text points at a document
+# --json (and -I) documents is named in it; and no help text points at a document
 # the project does not have.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -28,9 +28,12 @@ run "$IPCPERF" stat --json --syscalls --total -I 50 -o "$T/b.json" -- "$IPCWORK"
 expect_status 0 "stat --json --syscalls --total -I 50"
 run "$IPCPERF" flows --json -o "$T/c.json" -- "$IPCWORK" pipe --hold 100
 expect_status 0 "flows --json"
+run "$IPCPERF" flows --json -I 50 -o "$T/d.json" -- "$IPCWORK" pipe --hold 100
+expect_status 0 "flows --json -I 50"
+jq -e '.intervals[0].flows' "$T/d.json" >/dev/null || fail "flows --json -I 50: no intervals"
 # Every object key, except the errno names (keys of "errnos") and the counters' names (listed once).
 jq -r '[paths(type != "array") | map(select(type == "string"))] | .[] |
-	select(.[-2] != "errnos") | .[-1]' "$T/a.json" "$T/b.json" "$T/c.json" |
+	select(.[-2] != "errnos") | .[-1]' "$T/a.json" "$T/b.json" "$T/c.json" "$T/d.json" |
 	sort -u >"$T/keys"
 [ -s "$T/keys" ] || fail "no keys found in the documents"
 missing=

@@ -23,7 +23,7 @@ fi
 archive=$top_builddir/lib/.libs/libipcperf.a
 [ -f "$archive" ] || { echo "test-symbols: no built $archive" >&2; exit 1; }
 defined=$(nm --defined-only "$archive" 2>/dev/null | awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | sort -u)
-cli_objs=$(ls "$top_builddir"/cli/*.o 2>/dev/null)
+cli_objs=$(find "$top_builddir/cli" -name "*.o" 2>/dev/null)
 [ -n "$cli_objs" ] || { echo "test-symbols: no CLI objects under $top_builddir/cli" >&2; exit 1; }
 # shellcheck disable=SC2086
 used=$(nm -u $cli_objs | awk '{ print $NF }' | sort -u | comm -12 - <(echo "$defined"))

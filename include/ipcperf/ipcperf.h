@@ -1868,6 +1868,29 @@ IPCPERF_API int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
 							     const struct ipcperf_bottleneck *b),
 						   void *ctx);
 
+/**
+ * Since 0.3: end an interval of @p fl and start the next (ipcperf flows
+ * -I): zero what each flow counts (its calls, bytes, unmatched bytes,
+ * matches and wire times, blocked and epoll times, refusals, time full,
+ * paces, and its writers and readers) and keep what the matching carries
+ * on (the bytes queued and the reads still waiting for their write, the
+ * capacity). The walks then give only the flows with a call since, with
+ * what happened since, judged by the same rule: max_queued counts from
+ * the bytes queued at the reset, first_ns and last_ns are those of their
+ * calls since, and a side whose traced processes made no call since is an
+ * empty list (a flow stays measured once both sides were traced).
+ * unmatched_bytes counts the reads waiting for their write as of the walk.
+ * A call counts in the interval whose walk finds it processed: walk with
+ * ipcperf_flows__for_each_settled() while the session runs (calls whose fd
+ * is not settled yet go into the next interval), and with
+ * ipcperf_flows__for_each() after ipcperf_session__stop(). Summed over the
+ * intervals, the calls, bytes, matches, blocked and epoll times and
+ * refusals equal those of a flows object fed the same and never reset.
+ * To have both, feed two objects (over the same stats) and reset one.
+ * Accepts NULL.
+ */
+IPCPERF_API void ipcperf_flows__reset(struct ipcperf_flows *fl);
+
 #ifdef __cplusplus
 }
 #endif

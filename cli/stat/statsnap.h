@@ -98,6 +98,15 @@ struct snap {
 };
 
 /*
+ * Whether every output of @o shows the fd rows by group only (the text
+ * tables of the totals without --per-fd; not -I, --listen or
+ * --openmetrics, which add up the rows): then the rows of closed
+ * connections fold into their groups as they pile up (a server traced for
+ * hours costs its open fds and its groups, not a row per connection), and
+ * the report takes no per-fd rows.
+ */
+bool snap_rows_by_group(const struct stat_opts *o);
+/*
  * Read @st into @sn, then: attach the counters of the @nr target processes
  * @cts (their deltas for an @interval), drop what did nothing (intervals
  * only: the totals list every fd), sort the fd and syscall rows and keep
@@ -106,6 +115,9 @@ struct snap {
 int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts *o,
 	      const struct cnt_target *cts, size_t nr, bool interval);
 void snap_free(struct snap *sn);
+
+/* When @p left what the user may see (proc_snap.left_ns), from the session's start. */
+uint64_t snap_left_after_ns(const struct snap *sn, const struct proc_snap *p);
 
 bool fd_active(const struct fd_snap *f);
 bool proc_active(const struct proc_snap *p);

@@ -34,11 +34,14 @@ struct traceargs {
 /* NAME(ARGS): the name, its arguments and the closing parenthesis. */
 void traceargs_call(const struct traceargs *a);
 
-/* What follows " = ": the return value as strace prints it (-1 ENOENT (No such ...)). */
+/* What follows " = ": the return value as strace prints it (-1 ENOENT (No such ...)); traceargs-ret.c. */
 void traceargs_ret(const struct traceargs *a);
 
-/* @len bytes of @s as a quoted C string, strace's way, "..." after when @more. */
-void traceargs_quote(FILE *f, const unsigned char *s, size_t len, bool more, bool hex);
+/* The piece of the call's memory argument @arg pointed to, of @kind (0: any); NULL if none. */
+const struct ipcperf_call_mem *traceargs_mem(const struct ipcperf_syscall *ev, unsigned int arg,
+					     unsigned int kind);
+/* The object of new fd @fd, if the call's fds @fds (NULL: none) have it. */
+const struct ipcperf_fd_object *traceargs_made(const struct ipcperf_call_fds *fds, int fd);
 
 /* The symbolic form of open flags: "O_WRONLY|O_CREAT|O_CLOEXEC" (@buf, @len). */
 const char *traceout_open_flags(char *buf, size_t len, uint64_t flags);

@@ -2,12 +2,27 @@
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
-#include "flowout.h"
+#include "flowout-dot.h"
+#include "flowout-trace.h"
 #include "output.h"
 #include "util.h"
+
+/* -I: the flows of the interval under way, and what the intervals before left. */
+struct flows_interval {
+	struct ipcperf_flows *fl;	/* reset at the end of each interval */
+	unsigned int n;			/* intervals printed */
+	uint64_t last_ns;		/* the end of the one before (0: none yet) */
+	uint64_t prev_lost;		/* events lost up to then */
+	/* --json: the objects of "intervals", kept until the document is written */
+	FILE *json_f;
+	struct json j;
+	char *text;
+	size_t len;
+};
 
 /* A run of flows: its accounting and its outputs. */
 struct flows_cmd {
@@ -16,13 +31,33 @@ struct flows_cmd {
 	struct ipcperf_stats *st;
 	struct ipcperf_flows *fl;
 	struct flowout_trace *tr;
+	struct flows_interval iv;
 	char what[CLI_WHAT_LEN];
 };
 
 enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o)
 {
 	*o = (struct flows_opts){ 0 };
-	return cli_options_parse_capture(CMD_FLOWS, argc, argv, o, &o->t);
+	return cli_options_parse_capture(&cli_cmd_flows, argc, argv, o, &o->t);
+}
+
+/* -I: a second flows object over the same stats, reset every interval. @return 0, or -1 (said). */
+static int flows_interval_open(struct flows_cmd *c)
+{
+	struct flows_interval *iv = &c->iv;
+
+	iv->fl = ipcperf_flows__new(c->st);
+	if (iv->fl && c->o->json) {
+		iv->json_f = open_memstream(&iv->text, &iv->len);
+		/* the objects of the array "intervals" of the document's object */
+		if (iv->json_f)
+			json_init_inside(&iv->j, iv->json_f, true, 2);
+	}
+	if (!iv->fl || (c->o->json && !iv->json_f)) {
+		cli_err("cannot set up the intervals: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -35,6 +70,8 @@ static int flows_open(struct flows_cmd *c)
 
 	c->st = ipcperf_stats__new(NULL);
 	c->fl = c->st ? ipcperf_flows__new(c->st) : NULL;
+	if (c->fl && o->interval_ms && flows_interval_open(c) < 0)
+		return -1;
 	if (!c->fl) {
 		cli_err("cannot set up the flow correlation: %s", strerror(errno));
 		return -1;
@@ -57,7 +94,8 @@ static int flows_setup(void *ctx, struct ipcperf_session *s)
 
 	/* In this order: each event reaches the stats, then the flows, then the timeline. */
 	if ((err = ipcperf_stats__attach(c->st, s)) < 0 ||
-	    (err = ipcperf_flows__attach(c->fl, s)) < 0) {
+	    (err = ipcperf_flows__attach(c->fl, s)) < 0 ||
+	    (c->iv.fl && (err = ipcperf_flows__attach(c->iv.fl, s)) < 0)) {
 		cli_err("cannot set up the flow correlation: %s", strerror(-err));
 		return err;
 	}
@@ -66,6 +104,63 @@ static int flows_setup(void *ctx, struct ipcperf_session *s)
 		return err;
 	}
 	return 0;
+}
+
+/*
+ * -I: the flows of the interval that ends at @end_ns (CLOCK_MONOTONIC),
+ * printed or kept for the JSON; then the next starts. The @last one, after
+ * the stop, settles every call left, as the whole run's report does.
+ */
+static void flows_interval_emit(struct flows_cmd *c, struct ipcperf_session *s, uint64_t end_ns,
+				bool last)
+{
+	struct flows_interval *iv = &c->iv;
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	struct flowout fo;
+	struct flowout_span sp;
+	int err;
+
+	if (ipcperf_session__stats(s, &st) < 0)
+		return;
+	if (!iv->last_ns)
+		iv->last_ns = st.start_ns;
+	if (end_ns < iv->last_ns)
+		end_ns = iv->last_ns;
+	sp = (struct flowout_span){ .n = ++iv->n, .time_ns = end_ns - st.start_ns,
+				    .duration_ns = end_ns - iv->last_ns,
+				    .lost = st.lost - iv->prev_lost };
+	iv->last_ns = end_ns;
+	iv->prev_lost = st.lost;
+	err = flowout_load_interval(&fo, iv->fl, c->st, last);
+	fo.per_flow = c->o->per_flow;
+	cli_status_clear();
+	if (err < 0)
+		cli_err("cannot collect the flows of interval %u: %s", sp.n, strerror(-err));
+	else if (iv->json_f)
+		flowout_interval_json(&iv->j, &fo, &sp);
+	else
+		flowout_interval_text(c->out.f, &fo, &sp);
+	flowout_free(&fo);
+	ipcperf_flows__reset(iv->fl);
+}
+
+static void flows_tick(void *ctx, struct ipcperf_session *s)
+{
+	flows_interval_emit(ctx, s, cli_now_ns(), false);
+}
+
+/* -I --json: the intervals kept, to splice into the document; NULL without. */
+static const struct flowout_intervals *flows_interval_json(struct flows_cmd *c,
+							   struct flowout_intervals *out)
+{
+	if (!c->iv.json_f)
+		return NULL;
+	/* closed, the stream's text and length are final */
+	if (fclose(c->iv.json_f) != 0)
+		cli_err("warning: the intervals could not be kept: %s", strerror(errno));
+	c->iv.json_f = NULL;
+	*out = (struct flowout_intervals){ .text = c->iv.text, .len = c->iv.text ? c->iv.len : 0 };
+	return out;
 }
 
 /* What was lost, and with -v what was read, on stderr. */
@@ -91,6 +186,7 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct cli_summary sum;
 	struct flowout fo = { 0 };
+	struct flowout_intervals ivs;
 	int err = 0, ret = 0;
 
 	if (ipcperf_session__stats(res->session, &st) < 0) {
@@ -98,6 +194,9 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 		return -1;
 	}
 	cli_summary_of(&sum, &st, cli_cmd_status(res));
+	/* the last, partial interval: the intervals then add up to the whole run */
+	if (c->iv.fl)
+		flows_interval_emit(c, res->session, st.stop_ns ? st.stop_ns : cli_now_ns(), true);
 	/* the JSON streams its flows: it needs their groups only, unless a graph is drawn too */
 	if (c->o->json && !c->dot.f)
 		err = flowout_load_groups(&fo, c->fl, c->st);
@@ -105,7 +204,8 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 		err = flowout_load(&fo, c->fl, c->st);
 	fo.per_flow = c->o->per_flow;
 	if (err == 0 && c->o->json)
-		err = flowout_json_doc(c->out.f, &sum, c->st, c->fl, &fo);
+		err = flowout_json_doc(c->out.f, &sum, c->st, c->fl, &fo,
+				       flows_interval_json(c, &ivs));
 	else if (err == 0)
 		flowout_text_report(c->out.f, c->what, &fo, &sum);
 	if (err == 0 && c->dot.f)
@@ -128,7 +228,8 @@ int flows_run(const struct flows_opts *o)
 	/* The default events, and an event loop's epoll calls (where its waits go). */
 	struct cli_run run = { .setup = flows_setup, .ctx = &c, .progress = "ipcperf flows",
 			       .live = o->quiet ? NULL : "ipcperf flows",
-			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS };
+			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS,
+			       .tick = o->interval_ms ? flows_tick : NULL, .tick_ms = o->interval_ms };
 	bool failed = false;
 
 	cli_set_wide(o->wide);
@@ -155,9 +256,30 @@ int flows_run(const struct flows_opts *o)
 	/* The session first: it feeds the others. */
 	cli_session_release(res.session);
 	flowout_trace_delete(c.tr);
+	if (c.iv.json_f)
+		fclose(c.iv.json_f);
+	free(c.iv.text);
+	ipcperf_flows__delete(c.iv.fl);
 	ipcperf_flows__delete(c.fl);
 	ipcperf_stats__delete(c.st);
 	return cli_exit(&res, failed);
+}
+
+int flows_replay(const struct report_opts *o)
+{
+	struct flows_opts fo = {
+		.t = { .input = o->input, .output = o->output },
+		.json = o->json,
+		.dot = o->dot,
+		.trace_out = o->trace_out,
+		.quiet = true,
+		.verbose = o->verbose,
+		.wide = o->wide,
+		/* a capture's flows a row each, as stat's flows are */
+		.per_flow = true,
+	};
+
+	return flows_run(&fo);
 }
 
 static int flows_main(int argc, char **argv)
@@ -171,6 +293,7 @@ static int flows_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_flows = {
+	.id = CMD_FLOWS,
 	.name = "flows",
 	.summary = "who feeds whom through pipes and sockets: wire time, backpressure",
 	.usage =

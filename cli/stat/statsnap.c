@@ -366,6 +366,17 @@ static void drop_idle_procs(struct snap *sn)
 	sn->nr_procs = k;
 }
 
+uint64_t snap_left_after_ns(const struct snap *sn, const struct proc_snap *p)
+{
+	return p->left_ns > sn->start_ns ? p->left_ns - sn->start_ns : 0;
+}
+
+bool snap_rows_by_group(const struct stat_opts *o)
+{
+	return !o->json && !o->sep && !o->per_fd && !o->interval_ms && !o->om_path &&
+	       !o->listen.on;
+}
+
 int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts *o,
 	      const struct cnt_target *cts, size_t nr, bool interval)
 {
@@ -373,7 +384,7 @@ int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts 
 
 	sn->total_scs.hists = o->sc_total;
 	if ((err = ipcperf_stats__for_each_proc(st, on_proc_row, sn)) < 0 ||
-	    (!stat_rows_by_group(o) && (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0) ||
+	    (!snap_rows_by_group(o) && (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0) ||
 	    (err = ipcperf_stats__for_each_fd_group(st, on_group, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_syscall(st, on_syscall_row, sn)) < 0 ||
 	    (err = sn->oom ? -ENOMEM : 0) < 0 ||

@@ -1,4 +1,4 @@
-/* The arguments and return value of a call, as strace -yy prints them (traceargs.h). */
+/* The arguments of a call, as strace -yy prints them (traceargs.h; the return value: traceargs-ret.c). */
 #include "config.h"
 #include <fcntl.h>
 #include <inttypes.h>
@@ -9,9 +9,6 @@
 #include "output.h"
 #include "traceargs.h"
 #include "traceflags.h"
-
-/* The largest errno a call returns as -errno (the kernel's MAX_ERRNO). */
-#define MAX_ERRNO 4095
 
 /* The kernel's O_ values (x86 and most others; glibc hides some, O_LARGEFILE is 0 in it). */
 #define K_O_LARGEFILE 0100000u
@@ -58,27 +55,13 @@ static void put_open_flags(FILE *f, uint64_t flags)
 	fputs(traceout_open_flags(buf, sizeof(buf), flags), f);
 }
 
-void traceargs_quote(FILE *f, const unsigned char *s, size_t len, bool more, bool hex)
-{
-	fputc('"', f);
-	if (hex)
-		for (size_t i = 0; i < len; i++)
-			fprintf(f, "\\x%02x", s[i]);
-	else
-		cli_put_escaped(f, (const char *)s, len, CLI_ESC_ASCII | CLI_ESC_QUOTED, NULL);
-	fputc('"', f);
-	if (more)
-		fputs("...", f);
-}
-
 /* A path inside <...>, as strace -yy writes it: as a string, and < and > escaped too. */
 static void put_path(FILE *f, const char *path)
 {
 	cli_put_escaped(f, path, strlen(path), CLI_ESC_ASCII | CLI_ESC_QUOTED, "<>");
 }
 
-/* The piece of the call's memory argument @arg pointed to, of @kind (0: any). */
-static const struct ipcperf_call_mem *mem_of(const struct ipcperf_syscall *ev, unsigned int arg,
+const struct ipcperf_call_mem *traceargs_mem(const struct ipcperf_syscall *ev, unsigned int arg,
 					     unsigned int kind)
 {
 	for (unsigned int i = 0; i < ev->nr_mem; i++)
@@ -98,7 +81,7 @@ static void put_ptr(FILE *f, uint64_t p)
 /* A string argument: in full (a path, @limit 0) or at most @limit bytes, as strace -s. */
 static void put_string(const struct traceargs *a, unsigned int arg, unsigned int limit)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_STRING);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_STRING);
 	size_t n;
 
 	if (!m) {
@@ -106,14 +89,14 @@ static void put_string(const struct traceargs *a, unsigned int arg, unsigned int
 		return;
 	}
 	n = limit && m->len > limit ? limit : m->len;
-	traceargs_quote(a->f, m->data, n, n < m->len || m->truncated, false);
+	tf_quote_mem(a->f, m->data, n, n < m->len || m->truncated, false);
 }
 
 /* A buffer of @kind (IN before the call, OUT after it) of @total bytes, at most -s of them. */
 static void put_buffer(const struct traceargs *a, unsigned int arg, unsigned int kind,
 		       uint64_t total, bool hex)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, kind);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, kind);
 	size_t n;
 
 	if (!m || (kind == IPCPERF_MEM_OUT && a->ev->ret < 0)) {
@@ -123,14 +106,14 @@ static void put_buffer(const struct traceargs *a, unsigned int arg, unsigned int
 	n = total < m->len ? (size_t)total : m->len;
 	if (n > a->strsize)
 		n = a->strsize;
-	traceargs_quote(a->f, m->data, n, total > n, hex);
+	tf_quote_mem(a->f, m->data, n, total > n, hex);
 }
 
 /* A struct the call wrote (OUT) or was given (IN), by @put; its address when not read. */
 static void put_struct(const struct traceargs *a, unsigned int arg, unsigned int kind, size_t need,
 		       void (*put)(FILE *f, const unsigned char *p))
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, kind);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, kind);
 
 	if (m && m->len >= need && !(kind == IPCPERF_MEM_OUT && a->ev->ret < 0))
 		put(a->f, m->data);
@@ -142,12 +125,11 @@ static void put_struct(const struct traceargs *a, unsigned int arg, unsigned int
 static void put_either(const struct traceargs *a, unsigned int arg, size_t need,
 		       void (*put)(FILE *f, const unsigned char *p))
 {
-	put_struct(a, arg, mem_of(a->ev, arg, IPCPERF_MEM_OUT) ? IPCPERF_MEM_OUT : IPCPERF_MEM_IN,
+	put_struct(a, arg, traceargs_mem(a->ev, arg, IPCPERF_MEM_OUT) ? IPCPERF_MEM_OUT : IPCPERF_MEM_IN,
 		   need, put);
 }
 
-/* The object of new fd @fd, if the call's fds have it. */
-static const struct ipcperf_fd_object *made(const struct ipcperf_call_fds *fds, int fd)
+const struct ipcperf_fd_object *traceargs_made(const struct ipcperf_call_fds *fds, int fd)
 {
 	for (unsigned int i = 0; fds && i < fds->nr_new; i++)
 		if (fds->new_fds[i] == fd)
@@ -190,7 +172,7 @@ static void put_dirfd(const struct traceargs *a, unsigned int arg)
 
 static void put_sockaddr(const struct traceargs *a, unsigned int arg, unsigned int kind)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, kind);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, kind);
 
 	if (!m || (kind == IPCPERF_MEM_SOCKADDR && a->ev->ret < 0))
 		put_ptr(a->f, a->ev->args[arg]);
@@ -201,7 +183,7 @@ static void put_sockaddr(const struct traceargs *a, unsigned int arg, unsigned i
 /* argv: ["ls", "/"], each string at most -s bytes. */
 static void put_argv(const struct traceargs *a, unsigned int arg)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_STRV);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_STRV);
 	size_t at = 0;
 
 	if (!m) {
@@ -214,7 +196,7 @@ static void put_argv(const struct traceargs *a, unsigned int arg)
 		size_t shown = n > a->strsize ? a->strsize : n;
 
 		fputs(i ? ", " : "", a->f);
-		traceargs_quote(a->f, m->data + at, shown, shown < n || at + n >= m->len, false);
+		tf_quote_mem(a->f, m->data + at, shown, shown < n || at + n >= m->len, false);
 		at += n + 1;
 	}
 	if (m->more || m->truncated)
@@ -224,7 +206,7 @@ static void put_argv(const struct traceargs *a, unsigned int arg)
 
 static void put_envp(const struct traceargs *a, unsigned int arg)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_NPTR);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_NPTR);
 
 	put_ptr(a->f, a->ev->args[arg]);
 	if (m)
@@ -233,7 +215,7 @@ static void put_envp(const struct traceargs *a, unsigned int arg)
 
 static void put_dirents(const struct traceargs *a, unsigned int arg)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_DIRENTS);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_DIRENTS);
 
 	put_ptr(a->f, a->ev->args[arg]);
 	if (m && a->ev->ret >= 0)
@@ -244,7 +226,7 @@ static void put_dirents(const struct traceargs *a, unsigned int arg)
 static void put_pair(const struct traceargs *a, unsigned int arg)
 {
 	const struct ipcperf_call_fds *fds = a->fds;
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_OUT);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_OUT);
 	int v[2];
 
 	if (a->ev->ret < 0 || (!m && (!fds || fds->nr_new < 2))) {
@@ -256,9 +238,9 @@ static void put_pair(const struct traceargs *a, unsigned int arg)
 	else
 		v[0] = fds->new_fds[0], v[1] = fds->new_fds[1];
 	fputc('[', a->f);
-	traceargs_fd(a->f, v[0], made(fds, v[0]));
+	traceargs_fd(a->f, v[0], traceargs_made(fds, v[0]));
 	fputs(", ", a->f);
-	traceargs_fd(a->f, v[1], made(fds, v[1]));
+	traceargs_fd(a->f, v[1], traceargs_made(fds, v[1]));
 	fputc(']', a->f);
 }
 
@@ -284,7 +266,7 @@ static void put_iov_base(const struct traceargs *a, unsigned int arg, unsigned i
 			continue;
 		if (n > a->strsize)
 			n = a->strsize;
-		traceargs_quote(a->f, m->data, n, want > n, false);
+		tf_quote_mem(a->f, m->data, n, want > n, false);
 		return;
 	}
 	put_ptr(a->f, base);
@@ -293,7 +275,7 @@ static void put_iov_base(const struct traceargs *a, unsigned int arg, unsigned i
 /* An iovec array, IN (writev) or OUT (readv): [{iov_base="...", iov_len=N}, ...]. */
 static void put_iov(const struct traceargs *a, unsigned int arg, bool out)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, out ? IPCPERF_MEM_IOV_OUT : IPCPERF_MEM_IOV_IN);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, out ? IPCPERF_MEM_IOV_OUT : IPCPERF_MEM_IOV_IN);
 	uint64_t left = a->ev->ret > 0 ? (uint64_t)a->ev->ret : 0, v[2];
 	uint32_t n;
 
@@ -319,7 +301,7 @@ static void put_iov(const struct traceargs *a, unsigned int arg, bool out)
 /* epoll_wait's events: as many as it returned. */
 static void put_epoll_events(const struct traceargs *a, unsigned int arg)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_OUT);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_OUT);
 	int64_t n;
 
 	if (!m || a->ev->ret < 0) {
@@ -338,7 +320,7 @@ static void put_epoll_events(const struct traceargs *a, unsigned int arg)
 /* poll's fds as given: [{fd=3</path>, events=POLLIN}, ...]. */
 static void put_pollfds(const struct traceargs *a, unsigned int arg)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, IPCPERF_MEM_IN);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_IN);
 	uint64_t n;
 
 	if (!m) {
@@ -376,13 +358,13 @@ static void put_optval(const struct traceargs *a, const struct ipcperf_call_mem 
 			fprintf(a->f, "[%d]", v);
 		return;
 	}
-	traceargs_quote(a->f, m->data, len < m->len ? (size_t)len : m->len, len > m->len, false);
+	tf_quote_mem(a->f, m->data, len < m->len ? (size_t)len : m->len, len > m->len, false);
 }
 
 /* setsockopt's optval (@out false) or getsockopt's. */
 static void put_sockopt(const struct traceargs *a, unsigned int arg, bool out)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, arg, out ? IPCPERF_MEM_SOCKADDR : IPCPERF_MEM_IN);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, out ? IPCPERF_MEM_SOCKADDR : IPCPERF_MEM_IN);
 
 	if (!m || (out && a->ev->ret < 0))
 		put_ptr(a->f, a->ev->args[arg]);
@@ -397,8 +379,8 @@ static void put_sockopt(const struct traceargs *a, unsigned int arg, bool out)
  */
 static void put_len_out(const struct traceargs *a, unsigned int arg)
 {
-	const struct ipcperf_call_mem *out = arg ? mem_of(a->ev, arg - 1, IPCPERF_MEM_SOCKADDR) : NULL;
-	const struct ipcperf_call_mem *in = mem_of(a->ev, arg, IPCPERF_MEM_IN);
+	const struct ipcperf_call_mem *out = arg ? traceargs_mem(a->ev, arg - 1, IPCPERF_MEM_SOCKADDR) : NULL;
+	const struct ipcperf_call_mem *in = traceargs_mem(a->ev, arg, IPCPERF_MEM_IN);
 	uint32_t given = 0;
 
 	if (in && in->len >= sizeof(given))
@@ -654,7 +636,7 @@ static void put_prctl(const struct traceargs *a)
 /* rt_sigreturn: the mask its signal frame restores, as strace reads it from the frame. */
 static void put_sigreturn(const struct traceargs *a)
 {
-	const struct ipcperf_call_mem *m = mem_of(a->ev, 0, IPCPERF_MEM_SIGMASK);
+	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, 0, IPCPERF_MEM_SIGMASK);
 
 	fputs("{mask=", a->f);
 	if (m && m->len >= 8)
@@ -754,118 +736,4 @@ void traceargs_fd(FILE *f, int fd, const struct ipcperf_fd_object *o)
 		put_device(f, o->object);
 	}
 	fputc('>', f);
-}
-
-/* The kernel's restart codes, which a traced call may end with: strace's "= ? ERESTARTSYS (...)". */
-static bool put_restart(FILE *f, int64_t ret)
-{
-	static const struct tf_name r[] = {
-		{ 512, "ERESTARTSYS (To be restarted if SA_RESTART is set)" },
-		{ 513, "ERESTARTNOINTR (To be restarted)" },
-		{ 514, "ERESTARTNOHAND (To be restarted if no handler)" },
-		{ 516, "ERESTART_RESTARTBLOCK (Interrupted by signal)" },
-	};
-
-	for (size_t i = 0; i < TF_N(r); i++)
-		if ((uint64_t)-ret == r[i].v) {
-			fprintf(f, "? %s", r[i].name);
-			return true;
-		}
-	return false;
-}
-
-static void put_error(FILE *f, int64_t ret)
-{
-	const char *name = strerrorname_np((int)-ret);
-
-	if (put_restart(f, ret))
-		return;
-	/* as strace: the name, then what it means */
-	if (name)
-		fprintf(f, "-1 %s (%s)", name, strerror((int)-ret));
-	else
-		fprintf(f, "-1 E%d (%s)", (int)-ret, strerror((int)-ret));
-}
-
-/* fcntl's F_GETFD and F_GETFL: the flags, as strace adds them. */
-static bool put_fcntl_ret(const struct traceargs *a)
-{
-	int64_t r = a->ev->ret;
-
-	if (strcmp(a->ev->name, "fcntl") || r < 0)
-		return false;
-	if (a->ev->args[1] == F_GETFD) {
-		fprintf(a->f, r ? "%#" PRIx64 " (flags FD_CLOEXEC)" : "0", (uint64_t)r);
-		return true;
-	}
-	if (a->ev->args[1] == F_GETFL) {
-		fprintf(a->f, "%#" PRIx64 " (flags ", (uint64_t)r);
-		put_open_flags(a->f, (uint64_t)r);
-		fputc(')', a->f);
-		return true;
-	}
-	return false;
-}
-
-/* What poll returned: " (Timeout)", or the fds with events: " ([{fd=3, revents=POLLIN}])". */
-static void put_poll_ret(const struct traceargs *a)
-{
-	const struct ipcperf_call_mem *m = mem_of(a->ev, 0, IPCPERF_MEM_OUT);
-	bool any = false;
-
-	if (!a->ev->ret) {
-		fputs(" (Timeout)", a->f);
-		return;
-	}
-	if (!m)
-		return;
-	fputs(" ([", a->f);
-	for (unsigned int i = 0; i + 8 <= m->len && i / 8 < a->ev->args[1]; i += 8) {
-		int fd;
-		int16_t rev;
-
-		memcpy(&fd, m->data + i, sizeof(fd));
-		memcpy(&rev, m->data + i + 6, sizeof(rev));
-		if (!rev)
-			continue;
-		fprintf(a->f, "%s{fd=%d, revents=", any ? ", " : "", fd);
-		tf_poll_events(a->f, (uint16_t)rev);
-		fputc('}', a->f);
-		any = true;
-	}
-	fputs("])", a->f);
-}
-
-static bool ret_is_address(const char *name)
-{
-	return !strcmp(name, "mmap") || !strcmp(name, "brk") || !strcmp(name, "mremap") ||
-	       !strcmp(name, "shmat");
-}
-
-void traceargs_ret(const struct traceargs *a)
-{
-	const struct ipcperf_syscall *ev = a->ev;
-
-	if (ev->never_returns)
-		fputc('?', a->f);
-	else if (ev->ret < 0 && ev->ret >= -MAX_ERRNO)
-		put_error(a->f, ev->ret);
-	else if (ev->cls == IPCPERF_SC_FD_NEW || ev->cls == IPCPERF_SC_FD_DUP2)
-		traceargs_fd(a->f, (int)ev->ret, made(a->fds, (int)ev->ret));
-	else if (ret_is_address(ev->name))
-		fprintf(a->f, "%#" PRIx64, (uint64_t)ev->ret);
-	else if (!put_fcntl_ret(a))
-		fprintf(a->f, "%" PRId64, ev->ret);
-	if (!strcmp(ev->name, "poll") && ev->ret >= 0)
-		put_poll_ret(a);
-	/* fds received (SCM_RIGHTS) */
-	if (ev->cls == IPCPERF_SC_READ && a->fds && a->fds->nr_new) {
-		fputs(" (SCM_RIGHTS [", a->f);
-		for (unsigned int i = 0; i < a->fds->nr_new; i++) {
-			if (i)
-				fputs(", ", a->f);
-			traceargs_fd(a->f, a->fds->new_fds[i], &a->fds->new_objects[i]);
-		}
-		fputs("])", a->f);
-	}
 }

@@ -7,10 +7,23 @@
 #include <sys/un.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include "traceargs.h"
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "output.h"
 #include "traceflags.h"
+
+void tf_quote_mem(FILE *f, const unsigned char *s, size_t len, bool more, bool hex)
+{
+	fputc('"', f);
+	if (hex)
+		for (size_t i = 0; i < len; i++)
+			fprintf(f, "\\x%02x", s[i]);
+	else
+		cli_put_escaped(f, (const char *)s, len, CLI_ESC_ASCII | CLI_ESC_QUOTED, NULL);
+	fputc('"', f);
+	if (more)
+		fputs("...", f);
+}
 
 void tf_bits(FILE *f, uint64_t v, const struct tf_name *tab, size_t n, const char *zero)
 {

@@ -293,13 +293,20 @@ void stat_opts_init(struct stat_opts *o)
 	*o = (struct stat_opts){ .sort = SORT_BYTES, .sc_sort = SC_SORT_TIME };
 }
 
-int stat_check_format(bool json, const char *sep)
+int stat_replay(const struct report_opts *o)
 {
-	if (json && sep) {
-		cli_err("give either --json or -x, not both");
-		return -1;
-	}
-	return 0;
+	struct stat_opts so;
+
+	stat_opts_init(&so);
+	so.t.input = o->input;
+	so.t.output = o->output;
+	so.json = o->json;
+	so.sep = o->sep;
+	so.syscalls = o->view == VIEW_SYSCALLS;
+	so.quiet = true;
+	so.verbose = o->verbose;
+	so.wide = o->wide;
+	return stat_run(&so);
 }
 
 enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
@@ -308,11 +315,11 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 	int first;
 
 	stat_opts_init(o);
-	p = cli_options_parse(CMD_STAT, argc, argv, o, &first);
+	p = cli_options_parse(&cli_cmd_stat, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
 	/* In this order: the errors of the options, then those of the targets. */
-	if (stat_check_format(o->json, o->sep) < 0)
+	if (cli_check_format(o->json, o->sep) < 0)
 		return CLI_PARSED_USAGE;
 	if (o->linger_s && !o->listen.on) {
 		cli_err("--listen-linger needs --listen");
@@ -325,12 +332,6 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
 }
 
-bool stat_rows_by_group(const struct stat_opts *o)
-{
-	return !o->json && !o->sep && !o->per_fd && !o->interval_ms && !o->om_path &&
-	       !o->listen.on;
-}
-
 bool stat_folds_exited(const struct stat_opts *o)
 {
 	return o->interval_ms || o->om_path || o->listen.on;
@@ -341,7 +342,7 @@ static int stat_open(struct stat_cmd *c)
 {
 	const struct stat_opts *o = c->o;
 	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = o->per_thread,
-		     .fold_conns = stat_rows_by_group(o), .fold_exited = stat_folds_exited(o));
+		     .fold_conns = snap_rows_by_group(o), .fold_exited = stat_folds_exited(o));
 
 	c->total = ipcperf_stats__new(&so);
 	if (c->total && o->flows)
@@ -534,6 +535,7 @@ static int stat_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_stat = {
+	.id = CMD_STAT,
 	.name = "stat",
 	.summary = "per-fd throughput and latency, scheduling and counters of the targets",
 	.usage =

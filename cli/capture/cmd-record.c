@@ -14,7 +14,7 @@ enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o)
 	int first;
 
 	*o = (struct record_opts){ 0 };
-	p = cli_options_parse(CMD_RECORD, argc, argv, o, &first);
+	p = cli_options_parse(&cli_cmd_record, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
 	out = o->t.output;
@@ -105,6 +105,7 @@ static int record_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_record = {
+	.id = CMD_RECORD,
 	.name = "record",
 	.summary = "write the targets' events into a capture (perf.data format)",
 	.usage =

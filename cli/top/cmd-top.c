@@ -367,7 +367,7 @@ enum cli_parsed top_parse(int argc, char **argv, struct top_opts *o)
 	int first;
 
 	*o = (struct top_opts){ 0 };
-	p = cli_options_parse(CMD_TOP, argc, argv, o, &first);
+	p = cli_options_parse(&cli_cmd_top, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
 	if (o->delay > 0 && o->delay < TOP_DELAY_MIN) {
@@ -399,6 +399,7 @@ static int top_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_top = {
+	.id = CMD_TOP,
 	.name = "top",
 	.summary = "a live view of the busiest processes, fds and flows",
 	.usage =

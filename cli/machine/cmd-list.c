@@ -130,7 +130,7 @@ enum cli_parsed list_parse(int argc, char **argv, struct list_opts *o)
 	int first = argc;
 
 	*o = (struct list_opts){ 0 };
-	p = cli_options_parse(CMD_LIST, argc, argv, o, &first);
+	p = cli_options_parse(&cli_cmd_list, argc, argv, o, &first);
 	o->patterns = argv + first;
 	o->nr_patterns = argc - first;
 	return p;
@@ -196,6 +196,7 @@ static int list_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_list = {
+	.id = CMD_LIST,
 	.name = "list",
 	.summary = "the events and counters ipcperf can use here, and which are supported",
 	.usage =

@@ -64,7 +64,9 @@ void tf_timespec(FILE *f, const unsigned char *p);	/* {tv_sec=1, tv_nsec=5000000
 void tf_statx_mask(FILE *f, uint64_t v);	/* STATX_TYPE|STATX_MODE, STATX_BASIC_STATS */
 void tf_statx_flags(FILE *f, uint64_t v);	/* AT_STATX_SYNC_AS_STAT|AT_NO_AUTOMOUNT */
 void tf_statx(FILE *f, const unsigned char *p);	/* {stx_mask=..., stx_attributes=..., stx_mode=..., stx_size=N, ...} */
-/* @len bytes as a quoted string (traceargs_quote()). */
-#define tf_quote(f, s, len) traceargs_quote(f, s, len, false, false)
+/* @len bytes of @s as a quoted C string, strace's way, "..." after when @more. */
+void tf_quote_mem(FILE *f, const unsigned char *s, size_t len, bool more, bool hex);
+/* @len bytes as a quoted string. */
+#define tf_quote(f, s, len) tf_quote_mem(f, s, len, false, false)
 
 #endif

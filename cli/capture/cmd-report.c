@@ -2,7 +2,8 @@
  * ipcperf report: the stat, syscalls or flows view of a capture, made by
  * ipcperf record (or stat --record) or by perf record of the same
  * tracepoints. It runs the view's own command on a replay session, so the
- * numbers and formats are those of the live run.
+ * numbers and formats are those of the live run: stat's or flows' replay,
+ * which ipcperf.c hands it (a command calls no other command).
  */
 #include "config.h"
 #include <stdlib.h>
@@ -17,7 +18,7 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	int first;
 
 	*o = (struct report_opts){ .view = VIEW_STAT };
-	p = cli_options_parse(CMD_REPORT, argc, argv, o, &first);
+	p = cli_options_parse(&cli_cmd_report, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
 	flows = o->view == VIEW_FLOWS;
@@ -32,53 +33,24 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 		cli_err("--dot and --trace-out go with --view flows");
 	else if (flows && o->sep)
 		cli_err("the flows view has no -x output: use --json");
-	else if (flows || stat_check_format(o->json, o->sep) == 0)
+	else if (flows || cli_check_format(o->json, o->sep) == 0)
 		return CLI_PARSED_RUN;
 	return CLI_PARSED_USAGE;
 }
 
-/* The view's own command, on the capture: its targets were those of the recording. */
-int report_run(const struct report_opts *o)
-{
-	if (o->view == VIEW_FLOWS) {
-		struct flows_opts fo = {
-			.t = { .input = o->input, .output = o->output },
-			.json = o->json,
-			.dot = o->dot,
-			.trace_out = o->trace_out,
-			.quiet = true,
-			.verbose = o->verbose,
-			.wide = o->wide,
-			/* a capture's flows a row each, as stat's flows are */
-			.per_flow = true,
-		};
-
-		return flows_run(&fo);
-	} else {
-		struct stat_opts so;
-
-		stat_opts_init(&so);
-		so.t.input = o->input;
-		so.t.output = o->output;
-		so.json = o->json;
-		so.sep = o->sep;
-		so.syscalls = o->view == VIEW_SYSCALLS;
-		so.quiet = true;
-		so.verbose = o->verbose;
-		so.wide = o->wide;
-		return stat_run(&so);
-	}
-}
-
-static int report_main(int argc, char **argv)
+int report_main(int argc, char **argv, const struct report_views *v)
 {
 	struct report_opts o;
 	enum cli_parsed p = report_parse(argc, argv, &o);
 
-	return p == CLI_PARSED_RUN ? report_run(&o) : cli_parsed_exit(p);
+	if (p != CLI_PARSED_RUN)
+		return cli_parsed_exit(p);
+	return o.view == VIEW_FLOWS ? v->flows(&o) : v->stat(&o);
 }
 
+/* Its .main is report_main(), called by ipcperf.c with the views. */
 const struct cli_command cli_cmd_report = {
+	.id = CMD_REPORT,
 	.name = "report",
 	.summary = "the stat, syscalls or flows view of a capture",
 	.usage =
@@ -97,5 +69,4 @@ const struct cli_command cli_cmd_report = {
 		"complete record, with a warning that it is partial.\n\n"
 		"Exit status: 0 done, 1 the capture could not be read or the output written,\n"
 		"2 usage error.\n",
-	.main = report_main,
 };

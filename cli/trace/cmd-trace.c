@@ -46,7 +46,7 @@ static void on_exit_task(void *ctx, const struct ipcperf_task *ev)
 enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
 {
 	*o = (struct trace_opts){ .strsize = 32 };
-	return cli_options_parse_capture(CMD_TRACE, argc, argv, o, &o->t);
+	return cli_options_parse_capture(&cli_cmd_trace, argc, argv, o, &o->t);
 }
 
 /* After the capture: what was lost or left unpaired, on stderr. */
@@ -163,6 +163,7 @@ static int trace_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_trace = {
+	.id = CMD_TRACE,
 	.name = "trace",
 	.summary = "print each completed syscall of the targets, strace-style",
 	.usage = "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"

@@ -31,7 +31,7 @@ enum cli_parsed check_parse(int argc, char **argv, struct check_opts *o)
 	int first;
 
 	*o = (struct check_opts){ .ring_pages = 0 };
-	p = cli_options_parse(CMD_CHECK, argc, argv, o, &first);
+	p = cli_options_parse(&cli_cmd_check, argc, argv, o, &first);
 	if (p == CLI_PARSED_RUN && first < argc) {
 		cli_err("check takes no arguments ('%s')", argv[first]);
 		p = CLI_PARSED_USAGE;
@@ -67,6 +67,7 @@ static int check_main(int argc, char **argv)
 }
 
 const struct cli_command cli_cmd_check = {
+	.id = CMD_CHECK,
 	.name = "check",
 	.summary = "check this machine and user for tracing: each problem with its fix",
 	.usage =

@@ -1,0 +1,65 @@
+/*
+ * The renderers of ipcperf stat, as flowout.h is for flows: a snapshot
+ * (statsnap.h) as the text tables, one JSON document (schema 1,
+ * doc/json.md; one a line with -I), or CSV rows (a header of each kind of
+ * row first). Pure: no I/O but the FILE they are given.
+ */
+#ifndef IPCPERF_CLI_STATOUT_H
+#define IPCPERF_CLI_STATOUT_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "cmds.h"
+#include "statsnap.h"
+
+enum stat_format { FMT_TEXT, FMT_JSON, FMT_CSV };
+
+/* How stat's output looks, and what it keeps from one snapshot to the next. */
+struct statout {
+	FILE *f;
+	const struct stat_opts *o;	/* -x's separator, -v, -I, the syscall views */
+	enum stat_format fmt;
+	const char *what;		/* the targets in words, for the text heading */
+	const struct thread_names *names;	/* --per-thread: the tables' headings */
+	bool csv_header_done;
+};
+
+/* Write @sn in c->fmt, then flush. */
+void statout_print(struct statout *c, const struct snap *sn);
+
+/* ------------------------------------------------------------------ for the renderers */
+
+/* The text tables are statout.c's; the JSON and CSV: */
+void statout_json(struct statout *c, const struct snap *sn);
+void statout_csv(struct statout *c, const struct snap *sn);
+
+/*
+ * The counters' names and metrics, which every renderer uses (statout-cnt.c).
+ * A counter's names in JSON and text; statout_cnt_info has them in the
+ * order of the JSON schema.
+ */
+struct statout_cnt {
+	enum ipcperf_counter id;
+	const char *json;
+	const char *text;
+};
+#define STATOUT_NR_CNT 8
+extern const struct statout_cnt statout_cnt_info[STATOUT_NR_CNT];
+/* perf stat's order for the text table: indexes into statout_cnt_info. */
+extern const unsigned int statout_cnt_text_order[STATOUT_NR_CNT];
+
+/* What perf stat writes after a count: a value and its unit ("CPUs utilized", "K/sec"). */
+struct statout_metric {
+	double value;
+	char unit[24];
+	int prec;	/* decimals, as perf stat prints them */
+};
+/*
+ * The metric perf stat gives a counter: CPUs utilized for task-clock (of
+ * @elapsed_ns, the time the counts cover), GHz for cycles (of task-clock),
+ * insn per cycle, the share of cache misses, a rate for the others.
+ * @return false when there is none (nothing to divide by).
+ */
+bool statout_cnt_metric(struct statout_metric *m, const struct cnt_set *set,
+			enum ipcperf_counter id, uint64_t elapsed_ns);
+
+#endif
