@@ -1,9 +1,9 @@
 /*
  * What ipcperf top shows: its processes, fds and flows, with what each did
  * in the last interval (per second) and since the start (exact totals:
- * the sums of the intervals), and how a frame of them is drawn to fit a
- * screen. Pure: no I/O but the FILE a frame is drawn on; the terminal is
- * cmd-top.c's.
+ * the sums of the intervals) (topview.c), and how a frame of them is drawn
+ * to fit a screen (topframe.c). Pure: no I/O but the FILE a frame is drawn
+ * on; the terminal is cmd-top.c's.
  */
 #ifndef IPCPERF_CLI_TOPVIEW_H
 #define IPCPERF_CLI_TOPVIEW_H
@@ -108,6 +108,13 @@ int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_
 void topview_draw(struct topview *tv, FILE *f, int width, int height, bool screen);
 
 void topview_free(struct topview *tv);
+
+/*
+ * Pointers to the @n elements of @size bytes at @base, sorted by @cmp
+ * (qsort_r's); freed with free(). NULL when out of memory, or @n is 0.
+ */
+const void **topview_sorted(const void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *, void *), void *arg);
 
 /* The key's name in the heading: "bytes", "ops", "time", "switches". */
 const char *topview_key_name(enum top_key key);
