@@ -136,6 +136,7 @@ struct top_opts {
 	enum top_key key;		/* -s */
 	bool batch;			/* -b: frames as plain text, one per interval */
 	unsigned int frames;		/* -n N: end after N frames; 0 = never */
+	bool per_fd;			/* --per-fd: the fd pane a row per fd, not per group */
 	bool verbose;
 };
 enum cli_parsed top_parse(int argc, char **argv, struct top_opts *o);

@@ -290,11 +290,15 @@ static const struct cli_option options[] = {
 		  "scheduling and counters, as perf stat prints them (JSON\n"
 		  "and CSV keep every row)" },
 	{ .name = "per-fd",
-	  STORE(cli_opt_flag, STAT(per_fd)),
+	  STORE(cli_opt_flag, STAT(per_fd), TOP(per_fd)),
 	  .help = "the text's fd tables with a row per fd: by default the\n"
 		  "connections of a process to one endpoint with one peer\n"
 		  "process are one row (\"127.0.0.1:6379 <- redis-benchmark[42]\",\n"
-		  "N conns); JSON has both (fds and groups)" },
+		  "N conns); JSON has both (fds and groups)",
+	  .help_for = { { IN(TOP), NULL, "the fd pane with a row per fd: by default the\n"
+					 "connections of a process to one endpoint are one row\n"
+					 "(\"127.0.0.1:6379 <- redis-benchmark[42], 50 conns\");\n"
+					 "the key f switches between the two" } } },
 	{ .name = "per-flow",
 	  STORE(cli_opt_flag, FLOWS(per_flow)),
 	  .help = "the text's flow table with a row per flow: by default the\n"

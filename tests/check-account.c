@@ -290,6 +290,7 @@ struct fd_rec {
 	struct ipcperf_fd_row r;
 	char object[128];
 	char detail[128];
+	char endpoint[64];
 };
 
 /* Grows: the interval test makes many rows of unknown incarnations. */
@@ -315,6 +316,8 @@ static int collect_fd(void *ctx, const struct ipcperf_fd_row *row)
 	rec->r = *row;
 	snprintf(rec->object, sizeof(rec->object), "%s", row->object);
 	snprintf(rec->detail, sizeof(rec->detail), "%s", row->detail);
+	ck_assert_ptr_nonnull(row->group_endpoint);
+	snprintf(rec->endpoint, sizeof(rec->endpoint), "%s", row->group_endpoint);
 	return 0;
 }
 
@@ -328,6 +331,7 @@ static struct fd_rows *fds_of(struct ipcperf_stats *s)
 	for (size_t i = 0; i < rs->n; i++) {
 		rs->v[i].r.object = rs->v[i].object;
 		rs->v[i].r.detail = rs->v[i].detail;
+		rs->v[i].r.group_endpoint = rs->v[i].endpoint;
 	}
 	return rs;
 }
@@ -345,6 +349,7 @@ static struct fd_rows *fds_of_pid(struct ipcperf_stats *s, pid_t pid)
 	for (size_t i = 0; i < rs->n; i++) {
 		rs->v[i].r.object = rs->v[i].object;
 		rs->v[i].r.detail = rs->v[i].detail;
+		rs->v[i].r.group_endpoint = rs->v[i].endpoint;
 	}
 	return rs;
 }
@@ -1649,6 +1654,7 @@ START_TEST(test_groups_and_peers)
 				       .detail = "127.0.0.1:5000 -> 127.0.0.1:41002", .ino = 952 };
 	char obj[32], det[64], comm[16];
 	struct grps gs = { .n = 0 };
+	struct fd_rows *rs;
 
 	do_exec(200, "/usr/bin/cli");
 	do_exec(300, "/usr/bin/srv");
@@ -1716,6 +1722,19 @@ START_TEST(test_groups_and_peers)
 	ck_assert_int_eq(gs.v[4].pid, 300);
 	ck_assert_int_eq(gs.v[4].peer, 200);
 	ck_assert_uint_eq(gs.v[4].rbytes, 64);
+
+	/* Each fd row says its group (a caller that keeps rows of its own groups them so). */
+	rs = fds_of(st);
+	ck_assert_uint_eq(rs->n, 13);
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct ipcperf_fd_row *r = &rs->v[i].r;
+		bool conn = r->kind == IPCPERF_FD_TCP && r->fd != 30;
+
+		ck_assert_int_eq(r->group_role, !conn ? IPCPERF_GROUP_ONE :
+				 r->pid == 200 ? IPCPERF_GROUP_CLIENT : IPCPERF_GROUP_SERVED);
+		ck_assert_str_eq(r->group_endpoint, conn ? "127.0.0.1:5000" : "");
+	}
+	free_fds(rs);
 
 	ck_assert_int_eq(ipcperf_stats__fd_peer(st, 300, &q, true, comm, sizeof(comm)), 200);
 	ck_assert_str_eq(comm, "cli");

@@ -17,7 +17,10 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <net/if.h>
+#include <sched.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -837,6 +840,119 @@ START_TEST(test_cross_process)
 }
 END_TEST
 
+/* What test_other_netns asks of @child's sockets: @fd listener, client, server, unix pair. */
+static void check_other_netns(pid_t child, const int fd[5], bool root)
+{
+	struct ipp_sockdb *db = ipp_sockdb__new();
+	struct ipp_fdid c, s, u0, u1;
+	struct seen *sc = calloc(1, sizeof(*sc));
+
+	ck_assert_ptr_nonnull(db);
+	ck_assert_ptr_nonnull(sc);
+	ck_assert_int_ge(ipp_sockdb__refresh(db), 0);	/* ours: without the child's sockets */
+	ck_assert_int_eq(ipp_procfd_resolve(child, fd[1], db, &c), 0);
+	ck_assert_int_eq(ipp_procfd_resolve(child, fd[2], db, &s), 0);
+	ck_assert_int_eq(c.kind, IPCPERF_FD_TCP);
+	ck_assert(c.diag && s.diag && c.loopback);
+	ck_assert_int_eq(c.state, TCP_ESTABLISHED);
+	ck_assert_int_eq(c.local.sa.sa_family, AF_INET);
+	ck_assert_mem_eq(&c.local.in, &s.remote.in, sizeof(c.local.in));
+	ck_assert_mem_eq(&c.remote.in, &s.local.in, sizeof(c.remote.in));
+	ck_assert_uint_ne(ntohs(c.remote.in.sin_port), 0);
+	if (root) {
+		ck_assert_int_eq(ipp_procfd_resolve(child, fd[3], db, &u0), 0);
+		ck_assert_int_eq(ipp_procfd_resolve(child, fd[4], db, &u1), 0);
+		ck_assert_uint_eq(u0.peer_ino, u1.ino);
+		ck_assert_uint_eq(u1.peer_ino, u0.ino);
+		/* The scan at an attach: the namespace's own table, inet peers linked. */
+		int nsfd = ipp_procfd_other_netns(child);
+		ck_assert_int_ge(nsfd, 0);
+		ck_assert_int_ge(ipp_sockdb__refresh_in(db, nsfd), 3);
+		close(nsfd);
+		ck_assert_int_gt(ipp_procfd_scan(child, db, seen_cb, sc), 0);
+		ck_assert_uint_eq(sc->id[fd[1]].peer_ino, s.ino);
+		ck_assert_uint_eq(sc->id[fd[2]].peer_ino, c.ino);
+		ck_assert_uint_eq(sc->id[fd[3]].peer_ino, u1.ino);
+	}
+	free(sc);
+	ipp_sockdb__delete(db);
+}
+
+/* The child of test_other_netns: in a network namespace of its own, lo up. */
+static int netns_child(bool as_root)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd;
+
+	if (unshare(as_root ? CLONE_NEWNET : CLONE_NEWUSER | CLONE_NEWNET) < 0)
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return -1;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/*
+ * The sockets of a process in another network namespace, which our
+ * sock_diag does not see: a TCP connection by its addresses (a copy of
+ * the fd), a unix socketpair by its peers (its namespace's sock_diag:
+ * root); a scan of the process (what the attach reads) names the TCP ends
+ * as each other's peers too. Not root: in a user namespace of its own, the
+ * addresses only, if this machine lets users make one.
+ */
+START_TEST(test_other_netns)
+{
+	bool root = geteuid() == 0;
+	int report[2], go[2], msg[5];
+
+	if (!have_pidfd())
+		return;
+	ck_assert_int_eq(pipe(report), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	pid_t child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(sa);
+		int m[5] = { -1, -1, -1, -1, -1 }, sp[2];
+		char c;
+
+		close(report[0]);
+		close(go[1]);
+		if (netns_child(root) == 0 && (m[0] = socket(AF_INET, SOCK_STREAM, 0)) >= 0 &&
+		    bind(m[0], (struct sockaddr *)&sa, len) == 0 && listen(m[0], 1) == 0 &&
+		    getsockname(m[0], (struct sockaddr *)&sa, &len) == 0 &&
+		    (m[1] = socket(AF_INET, SOCK_STREAM, 0)) >= 0 &&
+		    connect(m[1], (struct sockaddr *)&sa, len) == 0 &&
+		    (m[2] = accept(m[0], NULL, NULL)) >= 0 && socketpair(AF_UNIX, SOCK_STREAM, 0, sp) == 0) {
+			m[3] = sp[0];
+			m[4] = sp[1];
+		}
+		if (write(report[1], m, sizeof(m)) != sizeof(m))
+			_exit(1);
+		(void)!read(go[0], &c, 1);	/* until the parent is done */
+		_exit(0);
+	}
+	close(report[1]);
+	close(go[0]);
+	ck_assert_int_eq(read(report[0], msg, sizeof(msg)), sizeof(msg));
+	if (msg[4] >= 0)
+		check_other_netns(child, msg, root);
+	else
+		ck_assert_msg(!root, "root could not make a network namespace");
+	close(go[1]);
+	int status;
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(report[0]);
+}
+END_TEST
+
 Suite *procfd_suite(void)
 {
 	Suite *s = suite_create("procfd");
@@ -858,6 +974,7 @@ Suite *procfd_suite(void)
 	tcase_add_test(tc, test_sockdb);
 	tcase_add_test(tc, test_pipe_capacity);
 	tcase_add_test(tc, test_cross_process);
+	tcase_add_test(tc, test_other_netns);
 	suite_add_tcase(s, tc);
 	return s;
 }

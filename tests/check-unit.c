@@ -23,6 +23,7 @@ int main(void)
 	srunner_add_suite(sr, httpd_suite());
 	srunner_add_suite(sr, util_suite());
 	srunner_add_suite(sr, interval_suite());
+	srunner_add_suite(sr, topview_suite());
 	srunner_add_suite(sr, tracefds_suite());
 	srunner_add_suite(sr, traceargs_suite());
 	srunner_run_all(sr, CK_NORMAL);

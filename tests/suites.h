@@ -25,6 +25,7 @@ Suite *tracefds_suite(void);
 Suite *traceargs_suite(void);
 Suite *util_suite(void);
 Suite *interval_suite(void);
+Suite *topview_suite(void);
 
 /* Real tracepoints, rings and processes: root (check-live). */
 Suite *engine_suite(void);

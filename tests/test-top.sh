@@ -5,6 +5,7 @@
 #    bytes since the start, exactly;
 #  - SMALL writes 4 x 10 bytes and BIG 1 x 100000 bytes to /dev/null every
 #    10 ms: by bytes (the default) BIG comes first, by ops (key o) SMALL;
+#  - the key f shows the fds a row each, and grouped again;
 #  - a narrower terminal (SIGWINCH) gets lines that fit it;
 #  - q, SIGINT (C-c), SIGTERM and SIGHUP end it with exit 0 and the terminal
 #    put back: the shell's screen again, stty -a as before; so does the end
@@ -126,6 +127,14 @@ b=$(proc_line "$big") s=$(proc_line "$small")
 [ "$b" -gt 0 ] && [ "$b" -lt "$s" ] ||
 	{ cat "$T/screen" >&2; fail "by bytes again: BIG (line $b) is not above SMALL (line $s)"; }
 
+# f: the fd pane a row per fd, then grouped again; EXACT's fd a row in both.
+tmux -S "$sock" send-keys f
+wait_for "heading a row per fd" ', by bytes, a row per fd \(keys: '
+wait_for "row of the fd EXACT wrote to, a row per fd" "^ +$exact +20 file .* 64 +262144  /dev/null$"
+tmux -S "$sock" send-keys f
+wait_for "heading grouped" ', by bytes \(keys: '
+wait_for "row of the fd EXACT wrote to, grouped" "^ +$exact +20 file .* 64 +262144  /dev/null$"
+
 # A narrower terminal: redrawn to fit it (IO% left out first).
 tmux -S "$sock" resize-window -x 78 -y 30
 wait_for "narrower table" '^ +PID COMM +OPS/s +READ/s +WRITE/s +CS/s +OPS'
@@ -165,4 +174,4 @@ run "$IPCPERF" top -b -n 2 -d 0.2 -p "$small"
 expect_status 0 "top -b -n 2"
 [ "$(grep -c '^ipcperf top: ' "$T/out")" -eq 2 ] && grep -Eq "^ +$small +20 file " "$T/out" ||
 	{ show; fail "top -b -n 2: not 2 frames with SMALL's fd"; }
-echo "test-top: renders exact totals, sorts by b and o, fits a resize, restores the terminal after q, SIGINT, SIGTERM, SIGHUP and the command's end"
+echo "test-top: renders exact totals, sorts by b and o, f a row per fd and back, fits a resize, restores the terminal after q, SIGINT, SIGTERM, SIGHUP and the command's end"

@@ -237,7 +237,7 @@ static unsigned int top_io_fds(void *ctx, struct pollfd *fds, unsigned int max)
 	return 1;
 }
 
-/* A key: q quits, b o t c sort (and redraw at once). */
+/* A key: q quits, b o t c sort, f switches the fd pane to fds or groups (and redraw at once). */
 static void top_key(struct top_cmd *c, char k)
 {
 	static const char keys[TOP_KEY__MAX] = {
@@ -247,6 +247,11 @@ static void top_key(struct top_cmd *c, char k)
 
 	if (k == 'q' || k == 'Q') {
 		c->quit = true;
+		return;
+	}
+	if (k == 'f') {
+		c->tv.per_fd = !c->tv.per_fd;
+		winch = 1;
 		return;
 	}
 	for (int i = 0; i < TOP_KEY__MAX; i++) {
@@ -342,7 +347,8 @@ int top_run(const struct top_opts *o)
 	};
 
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
-	c.tv = (struct topview){ .key = o->key, .what = c.what, .delay = delay };
+	c.tv = (struct topview){ .key = o->key, .what = c.what, .delay = delay,
+				 .per_fd = o->per_fd };
 	cli_setup_print(o->verbose);
 	cli_run(&o->t, &run, &res);
 	term_leave();
@@ -404,9 +410,10 @@ const struct cli_command cli_cmd_top = {
 		"switches, and their exact calls and bytes since the start. Without a target,\n"
 		"the whole system (as -a: root only).\n\n"
 		"Keys: b, o, t, c order the rows by bytes, ops, time in the calls, context\n"
-		"switches; q quits. The terminal is put back as it was however top ends\n"
-		"(q, Ctrl-C, Ctrl-\\, any other signal that ends it, the end of the command,\n"
-		"an error).\n\n"
+		"switches; f shows the fds a row each or grouped (a process's connections\n"
+		"to one endpoint in one row, the default); q quits. The terminal is put\n"
+		"back as it was however top ends (q, Ctrl-C, Ctrl-\\, any other signal that\n"
+		"ends it, the end of the command, an error).\n\n"
 		"Options:\n",
 	.epilog =
 		"\n"

@@ -1,9 +1,9 @@
 /*
  * What ipcperf top shows: its processes, fds and flows, with what each did
  * in the last interval (per second) and since the start (exact totals:
- * the sums of the intervals), and how a frame of them is drawn to fit a
- * screen. Pure: no I/O but the FILE a frame is drawn on; the terminal is
- * cmd-top.c's.
+ * the sums of the intervals) (topview.c), and how a frame of them is drawn
+ * to fit a screen (topframe.c). Pure: no I/O but the FILE a frame is drawn
+ * on; the terminal is cmd-top.c's.
  */
 #ifndef IPCPERF_CLI_TOPVIEW_H
 #define IPCPERF_CLI_TOPVIEW_H
@@ -26,6 +26,7 @@ struct top_proc {
 	pid_t pid;
 	char comm[CLI_COMM_LEN];
 	bool exited;
+	bool gone;			/* exited and idle long enough: dropped at this update */
 	unsigned int idle;		/* frames in a row it did nothing */
 	struct top_io now;		/* the last interval, over all its fds */
 	uint64_t rd, wr;		/* the last interval's bytes read and written */
@@ -33,14 +34,34 @@ struct top_proc {
 	uint64_t total_ops, total_bytes, total_cs;
 };
 
+/*
+ * A row of the fd pane: one fd (pid, fd, object, as the library keys its
+ * rows), or a group of them, made again from the fds at each update: the
+ * connections of one process to one endpoint (a unix group: to one peer),
+ * as ipcperf_stats__for_each_fd_group() groups them and ipcperf stat shows
+ * them; an fd not grouped is a group of its own.
+ */
 struct top_fd {
 	pid_t pid;
-	int fd;
+	int fd;				/* a group: its lowest */
 	enum ipcperf_fd_kind kind;
-	char *object;			/* the row's key: the library's object */
+	char *object;			/* the library's object; a group of connections: its endpoint */
 	char *shown;			/* what it is, as shown: a socket's addresses, or the object */
 	struct top_io now;
 	uint64_t total_ops, total_bytes;
+	/* An fd: its group as the last update said (ipcperf_fd_row.group_role, _endpoint). */
+	enum ipcperf_fd_group_role role;
+	char *endpoint;
+	pid_t peer_pid;			/* a group: its first known peer (peers) */
+	char peer_comm[CLI_COMM_LEN];
+	uint64_t conns;			/* a group: its fds */
+	unsigned int peers;		/* a group: its fds' known peers, told apart by pid */
+};
+
+/* Rows of the fd pane. */
+struct top_rows {
+	struct top_fd *v;
+	size_t nr, cap;
 };
 
 /* The flows of one writer side, reader side and kind, as flows groups them (flowgroup.h). */
@@ -57,8 +78,9 @@ struct top_flow {
 struct topview {
 	struct top_proc *procs;		/* by pid */
 	size_t nr_procs, cap_procs;
-	struct top_fd *fds;		/* by pid, fd, object */
-	size_t nr_fds, cap_fds;
+	struct top_rows fds;		/* a row per fd, by pid, fd, object */
+	struct top_rows groups;		/* the same fds grouped, by pid, role, kind, endpoint, peer */
+	bool per_fd;			/* the fd pane shows fds, not groups (--per-fd, key f) */
 	struct top_flow *flows;		/* by who, kind */
 	size_t nr_flows, cap_flows;
 	enum top_key key;
@@ -86,6 +108,13 @@ int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_
 void topview_draw(struct topview *tv, FILE *f, int width, int height, bool screen);
 
 void topview_free(struct topview *tv);
+
+/*
+ * Pointers to the @n elements of @size bytes at @base, sorted by @cmp
+ * (qsort_r's); freed with free(). NULL when out of memory, or @n is 0.
+ */
+const void **topview_sorted(const void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *, void *), void *arg);
 
 /* The key's name in the heading: "bytes", "ops", "time", "switches". */
 const char *topview_key_name(enum top_key key);

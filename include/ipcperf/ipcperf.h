@@ -1117,6 +1117,30 @@ struct ipcperf_moved {
 	uint64_t bytes;		/**< bytes they moved */
 };
 
+/** How the connections of an fd group (ipcperf_fd_group) were grouped. Since 0.2. */
+enum ipcperf_fd_group_role {
+	/** Not grouped: one fd row (pipes, files, listening sockets, the rest). */
+	IPCPERF_GROUP_ONE = 0,
+	/**
+	 * Connections to an endpoint of the process (a server's accepted
+	 * sockets): inet sockets that accept or accept4 returned, whatever
+	 * their ports; the endpoint is the local address. A connection whose
+	 * accept or connect was not seen (made before the capture) is one
+	 * when its remote port is in the machine's ephemeral range
+	 * (net.ipv4.ip_local_port_range) and its local port is not
+	 * (ipcperf_fd_group.by_ports).
+	 */
+	IPCPERF_GROUP_SERVED,
+	/**
+	 * Connections the process made: inet sockets it called connect on;
+	 * one whose origin was not seen, by its ports: its local port
+	 * ephemeral, the remote not. The endpoint is the remote address.
+	 */
+	IPCPERF_GROUP_CLIENT,
+	/** Connected unix stream or seqpacket sockets, grouped by the peer process; no endpoint. */
+	IPCPERF_GROUP_UNIX,
+};
+
 /** One row per (process, fd, object): an fd reused for another object is another row. */
 struct ipcperf_fd_row {
 	pid_t pid;
@@ -1146,30 +1170,17 @@ struct ipcperf_fd_row {
 	const char *peer_comm;
 	/** The zero-copy part of read and write (struct ipcperf_moved). Since 0.2. */
 	struct ipcperf_moved read_moved, write_moved;
-};
-
-/** How the connections of an fd group (ipcperf_fd_group) were grouped. Since 0.2. */
-enum ipcperf_fd_group_role {
-	/** Not grouped: one fd row (pipes, files, listening sockets, the rest). */
-	IPCPERF_GROUP_ONE = 0,
 	/**
-	 * Connections to an endpoint of the process (a server's accepted
-	 * sockets): inet sockets that accept or accept4 returned, whatever
-	 * their ports; the endpoint is the local address. A connection whose
-	 * accept or connect was not seen (made before the capture) is one
-	 * when its remote port is in the machine's ephemeral range
-	 * (net.ipv4.ip_local_port_range) and its local port is not
-	 * (ipcperf_fd_group.by_ports).
+	 * The group ipcperf_stats__for_each_fd_group() puts the row in: its
+	 * role, and the group's endpoint (ipcperf_fd_group.endpoint; "" for
+	 * IPCPERF_GROUP_ONE and IPCPERF_GROUP_UNIX), its peer_pid the rest of
+	 * the group's key. What the row is known as may change while a capture
+	 * runs (a connection's peer or origin learnt later): a caller that
+	 * keeps totals of its own by row groups them afresh at each walk.
+	 * Since 0.2.
 	 */
-	IPCPERF_GROUP_SERVED,
-	/**
-	 * Connections the process made: inet sockets it called connect on;
-	 * one whose origin was not seen, by its ports: its local port
-	 * ephemeral, the remote not. The endpoint is the remote address.
-	 */
-	IPCPERF_GROUP_CLIENT,
-	/** Connected unix stream or seqpacket sockets, grouped by the peer process; no endpoint. */
-	IPCPERF_GROUP_UNIX,
+	enum ipcperf_fd_group_role group_role;
+	const char *group_endpoint;
 };
 
 /**

@@ -86,8 +86,69 @@ struct lazy_db {
 	void *ctx;
 };
 
-static void describe_socket(const char *path, const struct ipp_sockdb *db, struct lazy_db *lazy,
-			    struct ipp_fdid *out)
+int ipp_procfd_other_netns(pid_t pid)
+{
+	char path[64];
+	struct stat theirs, ours;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &theirs) < 0 || stat("/proc/self/ns/net", &ours) < 0 ||
+	    (theirs.st_ino == ours.st_ino && theirs.st_dev == ours.st_dev)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether process @pid is in another network namespace than ours. */
+static bool other_netns(pid_t pid)
+{
+	int fd = ipp_procfd_other_netns(pid);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * Socket @fd of process @pid (inode out->ino), asked of a copy of it: for a
+ * socket of another network namespace, which our sock_diag does not see.
+ */
+static int describe_copy(pid_t pid, int fd, struct ipp_fdid *out)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), sfd, err;
+	struct stat st;
+
+	if (pidfd < 0)
+		return -errno;
+	sfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	err = sfd < 0 ? -errno : 0;
+	close(pidfd);
+	if (err)
+		return err;
+	/* The fd may have been closed and reused since it was held: the same socket only. */
+	if (fstat(sfd, &st) < 0 || st.st_ino != out->ino)
+		err = -ENOENT;
+	else
+		err = ipp_sock_describe_fd(sfd, out->ino, out);
+	close(sfd);
+	return err;
+#else
+	(void)pid;
+	(void)fd;
+	(void)out;
+	return -ENOSYS;
+#endif
+}
+
+static void describe_socket(pid_t pid, int fd, const char *path, const struct ipp_sockdb *db,
+			    struct lazy_db *lazy, struct ipp_fdid *out)
 {
 	if (!db && lazy && lazy->get) {
 		db = lazy->get(lazy->ctx);
@@ -111,6 +172,8 @@ static void describe_socket(const char *path, const struct ipp_sockdb *db, struc
 	/* Not in the snapshot: ask about this one socket (with a snapshot, only when cheap). */
 	if (p && out->ino <= UINT32_MAX && (!db || p->kind == IPCPERF_FD_UNIX) &&
 	    ipp_sockdiag_ask((uint32_t)out->ino, p->kind, out) == 0)
+		return;
+	if (p && p->kind != IPCPERF_FD_OTHER && other_netns(pid) && describe_copy(pid, fd, out) == 0)
 		return;
 	if (p) {
 		out->kind = p->kind;
@@ -268,7 +331,7 @@ static int resolve(pid_t pid, int fd, const struct ipp_sockdb *db, struct lazy_d
 	if (S_ISFIFO(st.st_mode)) {
 		id.kind = IPCPERF_FD_PIPE;	/* "pipe:[N]", or the path of a FIFO */
 	} else if (S_ISSOCK(st.st_mode)) {
-		describe_socket(self, db, lazy, &id);
+		describe_socket(pid, fd, self, db, lazy, &id);
 	} else if (is_tty(link, &st)) {
 		id.kind = IPCPERF_FD_TTY;
 	} else if (link[0] == '/') {

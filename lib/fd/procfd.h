@@ -10,8 +10,12 @@
  *
  * Limits:
  *  - sock_diag answers for the caller's network namespace only. A socket of
- *    a process in another netns is not found there: its kind, family and
- *    type then come from the socket's protocol name (xattr
+ *    a process in another netns (a container's) is asked of itself: a copy
+ *    of the fd (pidfd_getfd) tells a TCP or UDP socket's addresses, sizes
+ *    and state (no inet peer inode), and a unix socket is looked up in the
+ *    sock_diag of its own namespace (SIOCGSKNS, setns: CAP_SYS_ADMIN). When
+ *    that fails too (no ptrace access, an older kernel), its kind, family
+ *    and type come from the socket's protocol name (xattr
  *    system.sockprotoname: "TCP", "UDPv6", "UNIX-STREAM", ...), diag is
  *    false and addresses, peer and buffer sizes are unknown (0).
  *  - Sockets that are in no kernel lookup table are not in sock_diag dumps
@@ -102,6 +106,11 @@ void ipp_sockdb__delete(struct ipp_sockdb *db);
  *   -ENOMEM, or the netlink socket's error.
  */
 int ipp_sockdb__refresh(struct ipp_sockdb *db);
+/*
+ * The same, of the network namespace @nsfd (an fd of /proc/PID/ns/net; -1:
+ * ours): its sock_diag asked from there (setns: CAP_SYS_ADMIN).
+ */
+int ipp_sockdb__refresh_in(struct ipp_sockdb *db, int nsfd);
 /* Number of sockets of the last successful refresh. */
 size_t ipp_sockdb__count(const struct ipp_sockdb *db);
 /*
@@ -128,6 +137,15 @@ int ipp_sockdb__find_addrs(const struct ipp_sockdb *db, enum ipcperf_fd_kind kin
  *   found, or another kind); the netlink socket's -errno.
  */
 int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *out);
+
+/*
+ * Describe socket @sfd (inode @ino, an fd of ours), of any network
+ * namespace: a TCP or UDP socket by getsockname, getpeername and its
+ * options (peer_ino 0), a unix socket by sock_diag in its own namespace.
+ * Fills the socket members of @out (diag true).
+ * @return 0; -ENOENT (another protocol, or not found); -errno.
+ */
+int ipp_sock_describe_fd(int sfd, uint64_t ino, struct ipp_fdid *out);
 
 /*
  * Identify fd @fd of process @pid.
@@ -166,6 +184,13 @@ int ipp_procfd_resolve_held(pid_t pid, int fd, const struct ipp_sockdb *(*get_db
  */
 int ipp_procfd_scan(pid_t pid, const struct ipp_sockdb *db,
 		  int (*cb)(void *ctx, int fd, const struct ipp_fdid *id), void *ctx);
+
+/*
+ * An fd of the network namespace of process @pid when it is another than
+ * ours (a container's), to be closed by the caller; -1 when it is ours or
+ * cannot be told.
+ */
+int ipp_procfd_other_netns(pid_t pid);
 
 /*
  * Capacity in bytes of the pipe at fd @fd of process @pid (a tgid): a copy of

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "fd/procfd.h"
 #include "fd/procres.h"
 #include "fd/resolve.h"
@@ -106,7 +107,9 @@ void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t 
 
 		ipp_sockaddr_str(&f->local, l, sizeof(l));
 		ipp_sockaddr_str(&f->remote, r, sizeof(r));
-		snprintf(id->detail, sizeof(id->detail), "%s -> %s", l, r);
+		/* No addresses: no detail (not " -> "), the object names it. */
+		if (*l || *r)
+			snprintf(id->detail, sizeof(id->detail), "%s -> %s", l, r);
 		id->partial = !f->diag;
 	} else if (f->kind == IPCPERF_FD_UNIX && f->peer_ino) {
 		snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]",
@@ -212,13 +215,34 @@ static int scan_one(void *ctx, int fd, const struct ipp_fdid *f)
 	return sc->cb(sc->ctx, fd, &id);
 }
 
+/*
+ * The sockets of the network namespace of @pid when it is not ours (a
+ * container's), which our table lacks; NULL when it is ours or cannot be read.
+ */
+static struct ipp_sockdb *netns_sockdb(pid_t pid)
+{
+	int nsfd = ipp_procfd_other_netns(pid);
+	struct ipp_sockdb *db = nsfd >= 0 ? ipp_sockdb__new() : NULL;
+
+	if (db && ipp_sockdb__refresh_in(db, nsfd) < 0) {
+		ipp_sockdb__delete(db);
+		db = NULL;
+	}
+	if (nsfd >= 0)
+		close(nsfd);
+	return db;
+}
+
 int ipp_procres__scan(struct ipp_procres *r, pid_t pid, bool pipe_cap,
 		      int (*cb)(void *ctx, int fd, const struct ipp_ident *id), void *ctx)
 {
 	struct scan_ctx sc = { .pid = pid, .when = ipp_now_ns(), .pipe_cap = pipe_cap, .cb = cb,
 			       .ctx = ctx };
+	struct ipp_sockdb *ns = netns_sockdb(pid);
+	int ret = ipp_procfd_scan(pid, ns ? ns : fresh_sockdb(r), scan_one, &sc);
 
-	return ipp_procfd_scan(pid, fresh_sockdb(r), scan_one, &sc);
+	ipp_sockdb__delete(ns);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ answers by fd */

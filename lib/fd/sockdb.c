@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * NETLINK_SOCK_DIAG: what each unix, TCP and UDP socket of this network
- * namespace is bound and connected to, looked up by inode (procfd.h).
+ * namespace is bound and connected to, looked up by inode (procfd.h); and
+ * a socket of another namespace, asked of itself and of its namespace.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,8 +20,11 @@
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <linux/unix_diag.h>
 #include <netinet/tcp.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -28,6 +32,7 @@
 
 #include "internal.h"
 #include "fd/procfd.h"
+#include "fd/nl.h"
 
 int ipp_sockaddr_str(const union ipp_sockaddr *a, char *buf, size_t len)
 {
@@ -45,132 +50,6 @@ int ipp_sockaddr_str(const union ipp_sockaddr *a, char *buf, size_t len)
 	default:
 		return snprintf(buf, len, "%s", "");
 	}
-}
-
-/* ------------------------------------------------------------------ netlink */
-
-/* Big enough for the largest dump skb the kernel builds for us (32 KiB). */
-#define NL_BUFSZ (64 * 1024)
-
-struct nl {
-	int fd;
-	uint32_t seq;
-	char *buf;
-};
-
-static int nl_open(struct nl *nl)
-{
-	nl->seq = 0;
-	nl->buf = malloc(NL_BUFSZ);
-	if (!nl->buf)
-		return -ENOMEM;
-	nl->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (nl->fd < 0) {
-		int err = -errno;
-		free(nl->buf);
-		return err;
-	}
-	return 0;
-}
-
-static void nl_close(struct nl *nl)
-{
-	close(nl->fd);
-	free(nl->buf);
-}
-
-typedef int (*nl_cb_t)(void *ctx, const struct nlmsghdr *h);
-
-/*
- * Send @req (which starts with a struct nlmsghdr, @len bytes in all) and hand
- * every reply to @cb until the dump ends (@dump) or the one reply came.
- * @return 0, the first non-zero return of @cb, or the kernel's -errno.
- */
-static int nl_query(struct nl *nl, void *req, size_t len, bool dump, nl_cb_t cb, void *ctx)
-{
-	struct nlmsghdr *rh = req;
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	uint32_t seq = ++nl->seq;
-
-	rh->nlmsg_len = (uint32_t)len;
-	rh->nlmsg_flags = NLM_F_REQUEST | (dump ? NLM_F_DUMP : 0);
-	rh->nlmsg_seq = seq;
-	for (;;) {
-		if (sendto(nl->fd, req, len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) >= 0)
-			break;
-		if (errno != EINTR)
-			return -errno;
-	}
-
-	for (;;) {
-		struct iovec iov = { .iov_base = nl->buf, .iov_len = NL_BUFSZ };
-		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n = recvmsg(nl->fd, &msg, 0);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (msg.msg_flags & MSG_TRUNC)
-			return -EMSGSIZE;
-		if (n == 0)
-			return -EPROTO;
-
-		size_t off = 0;
-		while ((size_t)n - off >= sizeof(struct nlmsghdr)) {
-			const struct nlmsghdr *h = (const void *)(nl->buf + off);
-
-			if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > (size_t)n - off)
-				return -EPROTO;
-			off += NLMSG_ALIGN(h->nlmsg_len);
-			if (h->nlmsg_seq != seq)
-				continue;	/* left over from an earlier query */
-			if (h->nlmsg_type == NLMSG_DONE) {
-				int err = 0;
-				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
-					memcpy(&err, NLMSG_DATA(h), sizeof(err));
-				return err < 0 ? err : 0;
-			}
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr e;
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
-					return -EPROTO;
-				memcpy(&e, NLMSG_DATA(h), sizeof(e));
-				return e.error;
-			}
-			int r = cb(ctx, h);
-			if (r)
-				return r;
-			if (!dump)
-				return 0;
-		}
-	}
-}
-
-/*
- * The next attribute of message @h at *@off (start: NLMSG_ALIGN of the fixed
- * header's size), its payload size in *@alen; NULL at the end or on a
- * malformed attribute.
- */
-static const struct nlattr *attr_next(const struct nlmsghdr *h, size_t *off, size_t *alen)
-{
-	size_t plen = h->nlmsg_len - NLMSG_HDRLEN;
-	const struct nlattr *a;
-
-	if (*off + NLA_HDRLEN > plen)
-		return NULL;
-	a = (const void *)((const char *)NLMSG_DATA(h) + *off);
-	if (a->nla_len < NLA_HDRLEN || a->nla_len > plen - *off)
-		return NULL;
-	*alen = a->nla_len - NLA_HDRLEN;
-	*off += NLA_ALIGN(a->nla_len);
-	return a;
-}
-
-static const void *attr_data(const struct nlattr *a)
-{
-	return (const char *)a + NLA_HDRLEN;
 }
 
 /* ------------------------------------------------------------------ sockdb */
@@ -260,8 +139,8 @@ static int add_unix(void *ctx, const struct nlmsghdr *h)
 	e->family = AF_UNIX;
 	e->type = m->udiag_type;
 	e->state = m->udiag_state;
-	while ((a = attr_next(h, &off, &alen))) {
-		const void *p = attr_data(a);
+	while ((a = ipp_nl__attr_next(h, &off, &alen))) {
+		const void *p = ipp_nl__attr_data(a);
 		uint32_t mem[SK_MEMINFO_VARS];
 		struct unix_diag_rqlen rq;
 
@@ -341,12 +220,12 @@ static int add_inet(void *ctx, const struct nlmsghdr *h)
 	e->wqueue = m->idiag_wqueue;
 	set_inaddr(&e->in.local, e->family, m->id.idiag_src, m->id.idiag_sport, m->id.idiag_if);
 	set_inaddr(&e->in.remote, e->family, m->id.idiag_dst, m->id.idiag_dport, m->id.idiag_if);
-	while ((a = attr_next(h, &off, &alen))) {
+	while ((a = ipp_nl__attr_next(h, &off, &alen))) {
 		uint32_t mem[SK_MEMINFO_VARS];
 
 		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_SKMEMINFO &&
 		    alen >= (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t)) {
-			memcpy(mem, attr_data(a), (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t));
+			memcpy(mem, ipp_nl__attr_data(a), (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t));
 			e->rcvbuf = mem[SK_MEMINFO_RCVBUF];
 			e->sndbuf = mem[SK_MEMINFO_SNDBUF];
 		}
@@ -381,7 +260,7 @@ static int query_unix(struct nl *nl, struct ipp_sockdb *db, uint32_t ino)
 			.udiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
 		},
 	};
-	return nl_query(nl, &req, sizeof(req), ino == 0, add_unix, db);
+	return ipp_nl__query(nl, &req, sizeof(req), ino == 0, add_unix, db);
 }
 
 static int dump_inet(struct nl *nl, struct ipp_sockdb *db, int family, uint8_t protocol)
@@ -400,7 +279,7 @@ static int dump_inet(struct nl *nl, struct ipp_sockdb *db, int family, uint8_t p
 		},
 	};
 	struct inet_ctx ic = { .db = db, .protocol = protocol };
-	return nl_query(nl, &req, sizeof(req), true, add_inet, &ic);
+	return ipp_nl__query(nl, &req, sizeof(req), true, add_inet, &ic);
 }
 
 /* Errors that mean "this kernel cannot dump that family": leave it out. */
@@ -609,15 +488,20 @@ static int db_finish(struct ipp_sockdb *db)
 
 int ipp_sockdb__refresh(struct ipp_sockdb *db)
 {
+	return ipp_sockdb__refresh_in(db, -1);
+}
+
+int ipp_sockdb__refresh_in(struct ipp_sockdb *db, int nsfd)
+{
 	struct ipp_sockdb fresh = { 0 };
 	struct nl nl;
 	int err;
 
-	err = nl_open(&nl);
+	err = nsfd < 0 ? ipp_nl__open(&nl) : ipp_nl__open_in(&nl, nsfd);
 	if (err)
 		return err;
 	err = dump(&nl, &fresh, DUMP_ALL);
-	nl_close(&nl);
+	ipp_nl__close(&nl);
 	if (!err)
 		err = db_finish(&fresh);
 	if (err) {
@@ -681,6 +565,34 @@ int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdi
 	return 0;
 }
 
+/* The unix socket of inode @ino into @tmp, and its peer (for its name). */
+static int ask_unix(struct nl *nl, struct ipp_sockdb *tmp, uint32_t ino)
+{
+	int err = query_unix(nl, tmp, ino);
+
+	if (!err && tmp->n == 1 && tmp->ents[0].peer)
+		(void)query_unix(nl, tmp, tmp->ents[0].peer);
+	return err;
+}
+
+/* What the answers @tmp (after @err) say of socket @ino, into @out; @tmp freed. */
+static int tmp_answer(struct ipp_sockdb *tmp, uint64_t ino, int err, struct ipp_fdid *out)
+{
+	const struct sockent *e;
+
+	if (!err)
+		err = db_finish(tmp);
+	if (!err) {
+		e = db_find(tmp, ino);
+		if (e)
+			fill_socket(tmp, e, out);
+		else
+			err = -ENOENT;
+	}
+	free(tmp->ents);
+	return err;
+}
+
 int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *out)
 {
 	struct ipp_sockdb tmp = { 0 };
@@ -689,32 +601,119 @@ int ipp_sockdiag_ask(uint32_t ino, enum ipcperf_fd_kind kind, struct ipp_fdid *o
 
 	if (kind != IPCPERF_FD_UNIX && kind != IPCPERF_FD_TCP && kind != IPCPERF_FD_UDP)
 		return -ENOENT;
-	err = nl_open(&nl);
+	err = ipp_nl__open(&nl);
 	if (err)
 		return err;
-	if (kind == IPCPERF_FD_UNIX) {
-		err = query_unix(&nl, &tmp, ino);
-		/* The peer too, for its name. */
-		if (!err && tmp.n == 1 && tmp.ents[0].peer)
-			(void)query_unix(&nl, &tmp, tmp.ents[0].peer);
-	} else if (kind == IPCPERF_FD_TCP) {
+	if (kind == IPCPERF_FD_UNIX)
+		err = ask_unix(&nl, &tmp, ino);
+	else if (kind == IPCPERF_FD_TCP)
 		/* Both families: the other end of a connection may be in either. */
 		err = dump(&nl, &tmp, DUMP_TCP4 | DUMP_TCP6);
-	} else {
+	else
 		err = dump(&nl, &tmp, DUMP_UDP4 | DUMP_UDP6);
+	ipp_nl__close(&nl);
+	return tmp_answer(&tmp, ino, err, out);
+}
+
+/* ------------------------------------------------------------------ a socket of its own */
+
+/* Unix socket @sfd (inode @ino) asked of the sock_diag of its own network namespace. */
+static int unix_of_fd(int sfd, uint64_t ino, struct ipp_fdid *out)
+{
+	struct ipp_sockdb tmp = { 0 };
+	struct nl nl;
+	int nsfd = ioctl(sfd, SIOCGSKNS), err;
+
+	if (nsfd < 0)
+		return -errno;
+	if (ino > UINT32_MAX)
+		err = -ENOENT;
+	else
+		err = ipp_nl__open_in(&nl, nsfd);
+	close(nsfd);
+	if (err)
+		return err;
+	err = ask_unix(&nl, &tmp, (uint32_t)ino);
+	ipp_nl__close(&nl);
+	return tmp_answer(&tmp, ino, err, out);
+}
+
+static bool sockaddr_loopback(const union ipp_sockaddr *a)
+{
+	union inaddr ia;
+	struct endpoint ep;
+
+	memcpy(&ia, a, sizeof(ia));
+	endpoint_of(&ep, &ia);
+	return a->sa.sa_family != AF_UNSPEC && addr_is_loopback(ep.addr);
+}
+
+/* The sizes and queues of @sfd, its TCP state: as sock_diag gives them. */
+static void inet_state_of_fd(int sfd, int protocol, bool connected, struct ipp_fdid *out)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	int v;
+
+	out->state = connected ? TCP_ESTABLISHED : TCP_CLOSE;
+	if (protocol == IPPROTO_TCP && getsockopt(sfd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
+		out->state = ti.tcpi_state;
+	len = sizeof(v);
+	if (getsockopt(sfd, SOL_SOCKET, SO_SNDBUF, &v, &len) == 0 && v > 0)
+		out->sndbuf = (uint32_t)v;
+	len = sizeof(v);
+	if (getsockopt(sfd, SOL_SOCKET, SO_RCVBUF, &v, &len) == 0 && v > 0)
+		out->rcvbuf = (uint32_t)v;
+	if (ioctl(sfd, SIOCINQ, &v) == 0 && v > 0)
+		out->rqueue = (uint32_t)v;
+	if (ioctl(sfd, SIOCOUTQ, &v) == 0 && v > 0)
+		out->wqueue = (uint32_t)v;
+}
+
+/* TCP or UDP socket @sfd, by its own addresses (getsockname, getpeername). */
+static int inet_of_fd(int sfd, int family, int type, int protocol, struct ipp_fdid *out)
+{
+	socklen_t len = sizeof(out->local);
+	bool connected;
+
+	memset(&out->local, 0, sizeof(out->local));
+	memset(&out->remote, 0, sizeof(out->remote));
+	if (getsockname(sfd, &out->local.sa, &len) < 0)
+		return -errno;
+	len = sizeof(out->remote);
+	connected = getpeername(sfd, &out->remote.sa, &len) == 0;
+	if (!connected) {
+		/* Not connected: the wildcard, as sock_diag says it. */
+		memset(&out->remote, 0, sizeof(out->remote));
+		out->remote.sa.sa_family = (sa_family_t)family;
 	}
-	nl_close(&nl);
-	if (!err)
-		err = db_finish(&tmp);
-	if (!err) {
-		const struct sockent *e = db_find(&tmp, ino);
-		if (e)
-			fill_socket(&tmp, e, out);
-		else
-			err = -ENOENT;
-	}
-	free(tmp.ents);
-	return err;
+	out->family = family;
+	out->type = type;
+	out->protocol = protocol;
+	out->kind = protocol == IPPROTO_TCP ? IPCPERF_FD_TCP : IPCPERF_FD_UDP;
+	out->peer_ino = 0;
+	out->rcvbuf = out->sndbuf = out->rqueue = out->wqueue = 0;
+	inet_state_of_fd(sfd, protocol, connected, out);
+	out->loopback = sockaddr_loopback(&out->local) || sockaddr_loopback(&out->remote);
+	out->diag = true;
+	return 0;
+}
+
+int ipp_sock_describe_fd(int sfd, uint64_t ino, struct ipp_fdid *out)
+{
+	int family = 0, type = 0, protocol = 0;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(sfd, SOL_SOCKET, SO_DOMAIN, &family, &len) < 0 ||
+	    (len = sizeof(int), getsockopt(sfd, SOL_SOCKET, SO_TYPE, &type, &len) < 0) ||
+	    (len = sizeof(int), getsockopt(sfd, SOL_SOCKET, SO_PROTOCOL, &protocol, &len) < 0))
+		return -errno;
+	if (family == AF_UNIX)
+		return unix_of_fd(sfd, ino, out);
+	if ((family == AF_INET || family == AF_INET6) &&
+	    (protocol == IPPROTO_TCP || protocol == IPPROTO_UDP))
+		return inet_of_fd(sfd, family, type, protocol, out);
+	return -ENOENT;
 }
 
 /* ------------------------------------------------------------------ by addresses */

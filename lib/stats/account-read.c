@@ -461,13 +461,15 @@ void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep)
 /* Hand @cb the row of @v[@i] and the incarnations after it that are the same row. */
 static int emit_row(const struct ipcperf_stats *st, const struct ipp_rowref *v, size_t n,
 		    size_t *i, struct ipp_rowsum *sum, struct ipp_peers *pe,
+		    const struct ipp_ports *pp,
 		    int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
 {
 	const struct ipp_ident *id = v[*i].id;
+	char endpoint[IPP_OBJECT_MAX];
 	struct ipcperf_fd_row row = {
 		.pid = v[*i].pid, .fd = v[*i].fd, .object = id->object,
 		.kind = id->kind, .detail = id->detail, .ino = id->ino,
-		.peer_ino = id->peer_ino,
+		.peer_ino = id->peer_ino, .group_endpoint = endpoint,
 	};
 	size_t j;
 
@@ -475,6 +477,8 @@ static int emit_row(const struct ipcperf_stats *st, const struct ipp_rowref *v, 
 	for (j = *i; j < n && (j == *i || ipp_rows__same(&v[*i], &v[j])); j++)
 		ipp_rowsum__add(sum, &v[j]);
 	row.peer_pid = ipp_peers__of(pe, &v[*i], &row.peer_comm);
+	/* As ipcperf_stats__for_each_fd_group() keys the row: by its first incarnation. */
+	row.group_role = (enum ipcperf_fd_group_role)ipp_group__key(&v[*i], pp, endpoint);
 	*i = j;
 	IPP_ROWSUM_OUT(sum, &row);
 	return cb(ctx, &row);
@@ -487,12 +491,14 @@ int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 	struct ipp_rowref *v;
 	struct ipp_rowsum sum;
 	struct ipp_peers *pe = NULL;
+	struct ipp_ports pp;
 	int ret = 0;
 
 	if (!st || !cb)
 		return -EINVAL;
 	if (!ipp_fdtab__count(st->fdt) && !st->nr_folds)
 		return 0;
+	ipp_ports__read(&pp, !st->no_proc);
 	v = ipp_rows__held(st, &n);
 	if (!v || ipp_rowsum__init(&sum) < 0) {
 		free(v);
@@ -502,7 +508,7 @@ int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 	if (!pe)
 		ret = -ENOMEM;
 	for (size_t i = 0; i < n && !ret;)
-		ret = emit_row(st, v, n, &i, &sum, pe, cb, ctx);
+		ret = emit_row(st, v, n, &i, &sum, pe, &pp, cb, ctx);
 	ipp_peers__delete(pe);
 	ipp_rowsum__fini(&sum);
 	free(v);
