@@ -13,7 +13,7 @@
 enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 {
 	enum cli_parsed p;
-	bool flows;
+	bool flows, paths;
 	int first;
 
 	*o = (struct report_opts){ .view = VIEW_STAT };
@@ -21,6 +21,7 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	if (p != CLI_PARSED_RUN)
 		return p;
 	flows = o->view == VIEW_FLOWS;
+	paths = o->view == VIEW_PATHS;
 	if (!o->input && access(CLI_DEFAULT_CAPTURE, F_OK) == 0)
 		o->input = CLI_DEFAULT_CAPTURE;
 	if (first < argc)
@@ -30,16 +31,34 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 			" here, the file ipcperf record writes by default)");
 	else if (!flows && (o->dot || o->trace_out))
 		cli_err("--dot and --trace-out go with --view flows");
-	else if (flows && o->sep)
-		cli_err("the flows view has no -x output: use --json");
-	else if (flows || stat_check_format(o->json, o->sep) == 0)
+	else if ((flows || paths) && o->sep)
+		cli_err("the %s view has no -x output: use --json", flows ? "flows" : "paths");
+	else if (o->requests && !(paths && o->json))
+		cli_err("--requests goes with --view paths and --json");
+	else if (flows || paths || stat_check_format(o->json, o->sep) == 0)
 		return CLI_PARSED_RUN;
 	return CLI_PARSED_USAGE;
+}
+
+/* The paths view: ipcperf paths -i on the capture. */
+static int report_paths(const struct report_opts *o)
+{
+	struct paths_opts po = {
+		.t = { .input = o->input, .output = o->output },
+		.json = o->json,
+		.requests = o->requests,
+		.quiet = true,
+		.verbose = o->verbose,
+	};
+
+	return paths_run(&po);
 }
 
 /* The view's own command, on the capture: its targets were those of the recording. */
 int report_run(const struct report_opts *o)
 {
+	if (o->view == VIEW_PATHS)
+		return report_paths(o);
 	if (o->view == VIEW_FLOWS) {
 		struct flows_opts fo = {
 			.t = { .input = o->input, .output = o->output },
@@ -80,12 +99,13 @@ static int report_main(int argc, char **argv)
 
 const struct cli_command cli_cmd_report = {
 	.name = "report",
-	.summary = "the stat, syscalls or flows view of a capture",
+	.summary = "the stat, syscalls, flows or paths view of a capture",
 	.usage =
-		"usage: ipcperf report [-i FILE] [--view stat|syscalls|flows] [OPTIONS]\n\n"
+		"usage: ipcperf report [-i FILE] [--view stat|syscalls|flows|paths] [OPTIONS]\n\n"
 		"Read a capture (ipcperf record, ipcperf stat --record, or perf record -e\n"
 		"syscalls:sys_enter_write -e syscalls:sys_exit_write ...) and give the view\n"
-		"ipcperf stat, stat -s or flows would have given live, with the same numbers.\n"
+		"ipcperf stat, stat -s, flows or paths would have given live, with the same\n"
+		"numbers.\n"
 		"A perf record capture has no ipcperf section: its per-fd ops, bytes,\n"
 		"latencies and syscall counts are exact, but fd objects and kinds are unknown,\n"
 		"there are no counters, and flows cannot name their channels.\n\n"

@@ -154,7 +154,7 @@ int record_run(const struct record_opts *o);
 
 /* ------------------------------------------------------------------ report */
 
-enum report_view { VIEW_STAT, VIEW_SYSCALLS, VIEW_FLOWS };
+enum report_view { VIEW_STAT, VIEW_SYSCALLS, VIEW_FLOWS, VIEW_PATHS };
 
 struct report_opts {
 	const char *input;		/* -i FILE */
@@ -163,6 +163,7 @@ struct report_opts {
 	const char *sep;		/* -x SEP */
 	const char *output;		/* -o FILE */
 	const char *dot, *trace_out;	/* the flows view's --dot, --trace-out */
+	bool requests;			/* the paths view's --requests */
 	bool verbose;
 	bool wide;			/* --wide */
 };

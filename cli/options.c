@@ -43,7 +43,8 @@ static const struct cli_word scope_words[] = {
 	{ "task", IPCPERF_SCOPE_TASK }, { NULL, 0 },
 };
 static const struct cli_word view_words[] = {
-	{ "stat", VIEW_STAT }, { "syscalls", VIEW_SYSCALLS }, { "flows", VIEW_FLOWS }, { NULL, 0 },
+	{ "stat", VIEW_STAT }, { "syscalls", VIEW_SYSCALLS }, { "flows", VIEW_FLOWS }, { "paths", VIEW_PATHS },
+	{ NULL, 0 },
 };
 static const struct cli_word top_key_words[] = {
 	{ "bytes", TOP_KEY_BYTES }, { "ops", TOP_KEY_OPS }, { "time", TOP_KEY_TIME },
@@ -63,12 +64,14 @@ static const struct cli_word sort_words[] = {
  * messages, else "--long".
  */
 static const struct cli_option options[] = {
-	{ .name = "input", .letter = 'i', .arg = "FILE", .to = { REPORT(input) },
+	{ .name = "input", .letter = 'i', .arg = "FILE", .to = { REPORT(input), PATHS(t.input) },
 	  .set = set_path, .complete = CPL_FILE,
-	  .help = "the capture to read (default: ipcperf.data)" },
+	  .help = "the capture to read (default: ipcperf.data)",
+	  .help_for = { { IN(PATHS), NULL, "the requests of a capture (ipcperf record) instead\n"
+					  "of tracing: no target then, the capture's are used" } } },
 	{ .name = "view", .arg = "VIEW", .to = { REPORT(view) },
 	  .set = cli_opt_enum, .values = view_words, .complete = CPL_WORDS,
-	  .help = "stat (default), syscalls (stat -s) or flows" },
+	  .help = "stat (default), syscalls (stat -s), flows or paths" },
 	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]", .to = { CAPTURE(pids), TOP(t.pids) },
 	  .set = set_ids, .complete = CPL_PID,
 	  .help = "trace these processes (all their threads)" },
@@ -299,11 +302,14 @@ static const struct cli_option options[] = {
 	  .help = "open no counters: each is switched in and out with the\n"
 		  "targets at every context switch, which a program that\n"
 		  "blocks often pays for" },
-	{ .name = "record", .more = IN(STAT), .arg = "FILE", .to = { STAT(t.record) },
+	{ .name = "record", .more = IN(STAT), .arg = "FILE", .to = { STAT(t.record), PATHS(t.record) },
 	  .set = set_path, .complete = CPL_FILE,
 	  .help = "also write the capture to FILE (perf.data format, mode\n"
 		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
-		  "then gives the same numbers" },
+		  "then gives the same numbers",
+	  .help_for = { { IN(PATHS), NULL, "also write the capture to FILE (perf.data format, mode\n"
+					  "0600; see ipcperf record): `ipcperf paths -i FILE`\n"
+					  "then gives the same requests" } } },
 	{ .name = "openmetrics", .more = IN(STAT), .arg = "FILE", .to = { STAT(om_path) },
 	  .set = set_path, .complete = CPL_FILE,
 	  .help = "also write the totals as metrics (Prometheus text format\n"
@@ -331,9 +337,10 @@ static const struct cli_option options[] = {
 	  .help = "an object label (the fd's object: an inode, a path) on\n"
 		  "the fd and flow metrics: a series per fd and per flow,\n"
 		  "which thousands of connections make thousands of" },
-	{ .name = "requests", .to = { PATHS(requests) },
+	{ .name = "requests", .to = { PATHS(requests), REPORT(requests) },
 	  .set = cli_opt_flag,
-	  .help = "with --json, every request too: its hops, their times" },
+	  .help = "with --json, every request too: its hops, their times",
+	  .help_for = { { IN(REPORT), NULL, "paths, with --json: every request too" } } },
 	{ .name = "quiet", .letter = 'q',
 	  .to = { STAT(quiet), TRACE(quiet), FLOWS(quiet), PATHS(quiet), RECORD(quiet) },
 	  .set = cli_opt_flag,
