@@ -37,6 +37,10 @@ enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o)
 			"give no -p, -t, -a or command with it");
 		return CLI_PARSED_USAGE;
 	}
+	if (o->t.record) {
+		cli_err("-i reads a capture and --record writes one while tracing: give one of them");
+		return CLI_PARSED_USAGE;
+	}
 	return p;
 }
 

@@ -15,7 +15,7 @@
 # Then the text report of a capture; a capture cut short: one line naming
 # the offset, exit 1, no report; a capture whose recorder did not finish:
 # a warning that it is partial, exit 0, and its requests, each one of the
-# whole capture's; targets with -i: a usage error.
+# whole capture's; targets or --record with -i: a usage error.
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -141,5 +141,9 @@ run "$IPCPERF" paths -i "$F" -p 1
 expect_status 2 "paths -i with -p"
 [ "$(grep -c '' "$T/err")" = 1 ] && grep -q '^ipcperf: -i reads a capture' "$T/err" ||
 	{ show; fail "paths -i with -p: not the one line"; }
+run "$IPCPERF" paths -i "$F" --record "$T/again.data"
+expect_status 2 "paths -i with --record"
+[ "$(grep -c '' "$T/err")" = 1 ] && grep -q '^ipcperf: -i reads a capture and --record' "$T/err" ||
+	{ show; fail "paths -i with --record: not the one line"; }
 run "$IPCPERF" report -i "$F" --view paths --requests
 expect_status 2 "report --view paths --requests without --json"
