@@ -2,7 +2,7 @@
  * The subcommands: each one's options struct, filled by its parse() from
  * the command line (the option table of options.c says which option goes
  * to which field) and run by its run(); report's views of a capture are
- * stat's and flows' (stat_replay(), flows_replay()).
+ * stat's, flows' and paths' (stat_replay(), flows_replay(), paths_replay()).
  *
  * parse() returns CLI_PARSED_RUN when the options are complete, else what
  * to exit with (help printed, or a usage error said in one line); either
@@ -124,6 +124,8 @@ struct paths_opts {
 };
 enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o);
 int paths_run(const struct paths_opts *o);
+/* The paths view of a capture (ipcperf report --view paths). */
+int paths_replay(const struct report_opts *o);
 
 /* ------------------------------------------------------------------ top */
 
@@ -158,7 +160,7 @@ int record_run(const struct record_opts *o);
 
 /* ------------------------------------------------------------------ report */
 
-enum report_view { VIEW_STAT, VIEW_SYSCALLS, VIEW_FLOWS };
+enum report_view { VIEW_STAT, VIEW_SYSCALLS, VIEW_FLOWS, VIEW_PATHS };
 
 struct report_opts {
 	const char *input;		/* -i FILE */
@@ -167,6 +169,7 @@ struct report_opts {
 	const char *sep;		/* -x SEP */
 	const char *output;		/* -o FILE */
 	const char *dot, *trace_out;	/* the flows view's --dot, --trace-out */
+	bool requests;			/* the paths view's --requests */
 	bool verbose;
 	bool wide;			/* --wide */
 };
@@ -175,6 +178,7 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o);
 struct report_views {
 	int (*stat)(const struct report_opts *o);	/* stat and syscalls: stat_replay() */
 	int (*flows)(const struct report_opts *o);	/* flows_replay() */
+	int (*paths)(const struct report_opts *o);	/* paths_replay() */
 };
 /*
  * ipcperf report: parse, run the view @v has for it. The dispatcher

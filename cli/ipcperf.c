@@ -22,7 +22,9 @@ static const struct cli_command *const cmds[CMD__MAX] = {
  * report runs another command's view of a capture: handed to it here, so
  * that no command calls another.
  */
-static const struct report_views report_views = { .stat = stat_replay, .flows = flows_replay };
+static const struct report_views report_views = {
+	.stat = stat_replay, .flows = flows_replay, .paths = paths_replay,
+};
 
 /* The subcommand called @name; CMD__MAX when there is none. */
 static enum cli_cmd_id command_named(const char *name)

@@ -43,7 +43,8 @@ static const struct cli_word scope_words[] = {
 	{ "task", IPCPERF_SCOPE_TASK }, { NULL, 0 },
 };
 static const struct cli_word view_words[] = {
-	{ "stat", VIEW_STAT }, { "syscalls", VIEW_SYSCALLS }, { "flows", VIEW_FLOWS }, { NULL, 0 },
+	{ "stat", VIEW_STAT }, { "syscalls", VIEW_SYSCALLS }, { "flows", VIEW_FLOWS }, { "paths", VIEW_PATHS },
+	{ NULL, 0 },
 };
 static const struct cli_word top_key_words[] = {
 	{ "bytes", TOP_KEY_BYTES }, { "ops", TOP_KEY_OPS }, { "time", TOP_KEY_TIME },
@@ -64,11 +65,13 @@ static const struct cli_word sort_words[] = {
  */
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE",
-	  STORE(cli_opt_path, REPORT(input)), .complete = CPL_FILE,
-	  .help = "the capture to read (default: ipcperf.data)" },
+	  STORE(cli_opt_path, REPORT(input), PATHS(t.input)), .complete = CPL_FILE,
+	  .help = "the capture to read (default: ipcperf.data)",
+	  .help_for = { { IN(PATHS), NULL, "the requests of a capture (ipcperf record) instead\n"
+					  "of tracing: no target then, the capture's are used" } } },
 	{ .name = "view", .arg = "VIEW",
 	  STORE(cli_opt_enum, REPORT(view)), .values = view_words, .complete = CPL_WORDS,
-	  .help = "stat (default), syscalls (stat -s) or flows" },
+	  .help = "stat (default), syscalls (stat -s), flows or paths" },
 	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]",
 	  STORE(cli_opt_ids, CAPTURE(pids), TOP(t.pids)), .complete = CPL_PID,
 	  .help = "trace these processes (all their threads)" },
@@ -311,10 +314,13 @@ static const struct cli_option options[] = {
 		  "targets at every context switch, which a program that\n"
 		  "blocks often pays for" },
 	{ .name = "record", .more = IN(STAT), .arg = "FILE",
-	  STORE(cli_opt_path, STAT(t.record)), .complete = CPL_FILE,
+	  STORE(cli_opt_path, STAT(t.record), PATHS(t.record)), .complete = CPL_FILE,
 	  .help = "also write the capture to FILE (perf.data format, mode\n"
 		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
-		  "then gives the same numbers" },
+		  "then gives the same numbers",
+	  .help_for = { { IN(PATHS), NULL, "also write the capture to FILE (perf.data format, mode\n"
+					  "0600; see ipcperf record): `ipcperf paths -i FILE`\n"
+					  "then gives the same requests" } } },
 	{ .name = "openmetrics", .more = IN(STAT), .arg = "FILE",
 	  STORE(cli_opt_path, STAT(om_path)), .complete = CPL_FILE,
 	  .help = "also write the totals as metrics (Prometheus text format\n"
@@ -343,8 +349,9 @@ static const struct cli_option options[] = {
 		  "the fd and flow metrics: a series per fd and per flow,\n"
 		  "which thousands of connections make thousands of" },
 	{ .name = "requests",
-	  STORE(cli_opt_flag, PATHS(requests)),
-	  .help = "with --json, every request too: its hops, their times" },
+	  STORE(cli_opt_flag, PATHS(requests), REPORT(requests)),
+	  .help = "with --json, every request too: its hops, their times",
+	  .help_for = { { IN(REPORT), NULL, "paths, with --json: every request too" } } },
 	{ .name = "otlp", .arg = "FILE",
 	  STORE(cli_opt_path, PATHS(otlp)), .complete = CPL_FILE,
 	  .help = "also write the requests as OpenTelemetry traces to FILE\n"

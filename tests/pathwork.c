@@ -3,6 +3,7 @@
  * the subject of the request paths (ipcperf paths).
  *
  *   pathwork [-m thread|epoll] [-t unix|tcp] [-n N] [-c C] [-x MS] [-y MS]
+ *            [-b ADDR | -B]
  *
  * C client threads (one connection each) send N requests in all (100 bytes
  * each, one after the other on a connection) to the proxy and read each
@@ -24,6 +25,12 @@
  * loopback TCP may return after its reader has its bytes, and went on
  * with them); then the line "requests N". That is the ground truth.
  * Exit status 1 on any failure.
+ *
+ * A backend apart, for a tracer that attaches to it (-p) and runs the
+ * others: -B starts the backend only, prints "backend PID ADDR" (a unix
+ * path or a TCP port) and waits for it, which SIGTERM ends as above;
+ * -b ADDR starts the clients and the proxy only, the proxy's upstream
+ * being that backend.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,6 +61,8 @@ struct cfg {
 	long x_us, y_us;
 	char addr[256];		/* the upstream: a unix path or a TCP port */
 	int lfd;		/* the listening socket handed down */
+	const char *backend_at;	/* -b: the backend is apart, there */
+	bool backend_only;	/* -B: the backend only */
 };
 
 /* Each request's own time in this process, in ns: its median is printed at SIGTERM. */
@@ -507,7 +516,7 @@ static pid_t start(const char *dir, const char *role, const struct cfg *g, const
 static void usage(void)
 {
 	fprintf(stderr, "usage: pathwork [-m thread|epoll] [-t unix|tcp] [-n N] [-c C] "
-		"[-x MS] [-y MS]\n");
+		"[-x MS] [-y MS] [-b ADDR | -B]\n");
 	exit(2);
 }
 
@@ -516,7 +525,7 @@ static void parse(int argc, char **argv, struct cfg *g)
 	int opt;
 
 	*g = (struct cfg){ .n = 100, .c = 2, .x_us = 1000, .y_us = 3000 };
-	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:b:B")) != -1) {
 		switch (opt) {
 		case 'm': g->epoll = !strcmp(optarg, "epoll"); break;
 		case 't': g->tcp = !strcmp(optarg, "tcp"); break;
@@ -524,11 +533,13 @@ static void parse(int argc, char **argv, struct cfg *g)
 		case 'c': g->c = atol(optarg); break;
 		case 'x': g->x_us = (long)(atof(optarg) * 1000); break;
 		case 'y': g->y_us = (long)(atof(optarg) * 1000); break;
+		case 'b': g->backend_at = optarg; break;
+		case 'B': g->backend_only = true; break;
 		default: usage();
 		}
 	}
 	if (g->n < 1 || g->c < 1 || g->c > MAX_CONNS || g->c > g->n || g->x_us < 0 ||
-	    g->y_us < 0)
+	    g->y_us < 0 || (g->backend_at && g->backend_only))
 		usage();
 }
 
@@ -565,33 +576,62 @@ static void clean_links(const char *dir)
 	rmdir(dir);
 }
 
+/* -B: the backend alone, its pid and address said, waited for. */
+static int backend_only(const struct cfg *g, const char *dir)
+{
+	char path[400], baddr[400];
+	int bfd, st = 0;
+	pid_t backend;
+
+	snprintf(path, sizeof(path), "%s/backend.sock", dir);
+	bfd = listen_on(g->tcp, path, baddr, sizeof(baddr));
+	backend = start(dir, "backend", g, "-", bfd);
+	close(bfd);
+	printf("backend %d %s\n", (int)backend, baddr);
+	fflush(stdout);
+	if (waitpid(backend, &st, 0) < 0)
+		die("waitpid");
+	clean_links(dir);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	struct cfg g;
 	char dir[300], path[400], baddr[400], paddr[400];
-	int bfd, pfd, st = 0;
-	pid_t backend, proxy, client;
+	int pfd, st = 0;
+	pid_t backend = -1, proxy, client;
 
 	if (strcmp(base, "pathwork") && argc == 9)
 		return role_main(base, argv);
 	parse(argc, argv, &g);
 	make_links(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/backend.sock", dir);
-	bfd = listen_on(g.tcp, path, baddr, sizeof(baddr));
+	if (g.backend_only)
+		return backend_only(&g, dir);
+	if (g.backend_at) {
+		snprintf(baddr, sizeof(baddr), "%s", g.backend_at);
+	} else {
+		int bfd;
+
+		snprintf(path, sizeof(path), "%s/backend.sock", dir);
+		bfd = listen_on(g.tcp, path, baddr, sizeof(baddr));
+		backend = start(dir, "backend", &g, "-", bfd);
+		close(bfd);
+	}
 	snprintf(path, sizeof(path), "%s/proxy.sock", dir);
 	pfd = listen_on(g.tcp, path, paddr, sizeof(paddr));
-	backend = start(dir, "backend", &g, "-", bfd);
 	proxy = start(dir, "proxy", &g, baddr, pfd);
-	close(bfd);
 	close(pfd);
 	client = start(dir, "client", &g, paddr, -1);
 	if (waitpid(client, &st, 0) < 0)
 		die("waitpid");
 	kill(proxy, SIGTERM);
-	kill(backend, SIGTERM);
+	if (backend > 0)
+		kill(backend, SIGTERM);
 	waitpid(proxy, NULL, 0);
-	waitpid(backend, NULL, 0);
+	if (backend > 0)
+		waitpid(backend, NULL, 0);
 	clean_links(dir);
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 		fprintf(stderr, "pathwork: the client failed\n");

@@ -60,7 +60,7 @@ expect_words st :: stat
 expect_words stat --j :: --json
 expect_words tr :: trace
 expect_words '' :: check flows list paths record report stat top trace
-expect_words report --view '' :: flows stat syscalls
+expect_words report --view '' :: flows paths stat syscalls
 expect_words --h :: --help
 expect_words stat --js :: --json
 expect_words check --m :: --mmap-pages

@@ -14,7 +14,7 @@
 enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 {
 	enum cli_parsed p;
-	bool flows;
+	bool flows, paths;
 	int first;
 
 	*o = (struct report_opts){ .view = VIEW_STAT };
@@ -22,6 +22,7 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	if (p != CLI_PARSED_RUN)
 		return p;
 	flows = o->view == VIEW_FLOWS;
+	paths = o->view == VIEW_PATHS;
 	if (!o->input && access(CLI_DEFAULT_CAPTURE, F_OK) == 0)
 		o->input = CLI_DEFAULT_CAPTURE;
 	if (first < argc)
@@ -31,9 +32,11 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 			" here, the file ipcperf record writes by default)");
 	else if (!flows && (o->dot || o->trace_out))
 		cli_err("--dot and --trace-out go with --view flows");
-	else if (flows && o->sep)
-		cli_err("the flows view has no -x output: use --json");
-	else if (flows || cli_check_format(o->json, o->sep) == 0)
+	else if ((flows || paths) && o->sep)
+		cli_err("the %s view has no -x output: use --json", flows ? "flows" : "paths");
+	else if (o->requests && !(paths && o->json))
+		cli_err("--requests goes with --view paths and --json");
+	else if (flows || paths || cli_check_format(o->json, o->sep) == 0)
 		return CLI_PARSED_RUN;
 	return CLI_PARSED_USAGE;
 }
@@ -45,6 +48,8 @@ int report_main(int argc, char **argv, const struct report_views *v)
 
 	if (p != CLI_PARSED_RUN)
 		return cli_parsed_exit(p);
+	if (o.view == VIEW_PATHS)
+		return v->paths(&o);
 	return o.view == VIEW_FLOWS ? v->flows(&o) : v->stat(&o);
 }
 
@@ -52,12 +57,13 @@ int report_main(int argc, char **argv, const struct report_views *v)
 const struct cli_command cli_cmd_report = {
 	.id = CMD_REPORT,
 	.name = "report",
-	.summary = "the stat, syscalls or flows view of a capture",
+	.summary = "the stat, syscalls, flows or paths view of a capture",
 	.usage =
-		"usage: ipcperf report [-i FILE] [--view stat|syscalls|flows] [OPTIONS]\n\n"
+		"usage: ipcperf report [-i FILE] [--view stat|syscalls|flows|paths] [OPTIONS]\n\n"
 		"Read a capture (ipcperf record, ipcperf stat --record, or perf record -e\n"
 		"syscalls:sys_enter_write -e syscalls:sys_exit_write ...) and give the view\n"
-		"ipcperf stat, stat -s or flows would have given live, with the same numbers.\n"
+		"ipcperf stat, stat -s, flows or paths would have given live, with the same\n"
+		"numbers.\n"
 		"A perf record capture has no ipcperf section: its per-fd ops, bytes,\n"
 		"latencies and syscall counts are exact, but fd objects and kinds are unknown,\n"
 		"there are no counters, and flows cannot name their channels.\n\n"

@@ -26,10 +26,28 @@ struct paths_cmd {
 	char what[CLI_WHAT_LEN];
 };
 
+/* The targets, or with -i a capture: its targets were those of its recording. */
 enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o)
 {
+	enum cli_parsed p;
+	int first;
+
 	*o = (struct paths_opts){ 0 };
-	return cli_options_parse_capture(&cli_cmd_paths, argc, argv, o, &o->t);
+	p = cli_options_parse(&cli_cmd_paths, argc, argv, o, &first);
+	if (p != CLI_PARSED_RUN)
+		return p;
+	if (!o->t.input)
+		return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : p;
+	if (first < argc || o->t.pids.n || o->t.tids.n || o->t.system_wide) {
+		cli_err("-i reads a capture, whose targets are those it was recorded with: "
+			"give no -p, -t, -a or command with it");
+		return CLI_PARSED_USAGE;
+	}
+	if (o->t.record) {
+		cli_err("-i reads a capture and --record writes one while tracing: give one of them");
+		return CLI_PARSED_USAGE;
+	}
+	return p;
 }
 
 static int64_t clock_ns(clockid_t id)
@@ -214,6 +232,20 @@ int paths_run(const struct paths_opts *o)
 	return cli_exit(&res, failed);
 }
 
+/* The paths view of a capture: ipcperf paths -i on it. */
+int paths_replay(const struct report_opts *o)
+{
+	struct paths_opts po = {
+		.t = { .input = o->input, .output = o->output },
+		.json = o->json,
+		.requests = o->requests,
+		.quiet = true,
+		.verbose = o->verbose,
+	};
+
+	return paths_run(&po);
+}
+
 static int paths_main(int argc, char **argv)
 {
 	struct paths_opts o;
@@ -229,7 +261,7 @@ const struct cli_command cli_cmd_paths = {
 	.name = "paths",
 	.summary = "each request from process to process: where its time goes",
 	.usage =
-		"usage: ipcperf paths [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
+		"usage: ipcperf paths [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS] | -i FILE}\n\n"
 		"Follow each request through the targets: on a unix or TCP stream socket a\n"
 		"request is the bytes one way and its response the bytes back (turn-taking\n"
 		"delimits them, matched byte by byte); a process holds a request from the read\n"
