@@ -518,3 +518,19 @@ void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_path
 	json_object_end(&j);
 	json_end_document(&j);
 }
+
+void paths_span_of(struct paths_span *s, const struct ipcperf_path *p, size_t req, size_t hop,
+		   bool server)
+{
+	const struct ipcperf_path_hop *h = &p->hops[hop];
+
+	*s = (struct paths_span){ .p = p, .req = req, .hop = hop, .server = server };
+	if (server) {
+		s->pid = h->pid, s->tid = h->tid, s->comm = h->comm, s->fd = h->fd;
+		s->start_ns = h->start_ns, s->end_ns = h->end_ns;
+		return;
+	}
+	s->pid = h->caller_pid, s->tid = h->caller_tid, s->fd = h->caller_fd;
+	s->comm = h->parent < 0 ? p->comm : p->hops[h->parent].comm;
+	s->start_ns = h->call_start_ns, s->end_ns = h->call_end_ns;
+}
