@@ -281,6 +281,13 @@ void ipp_event_attr(const struct ipp_event *ev, const struct ipp_open_mode *mode
 	a->comm = a->task = a->comm_exec = ev->role == IPP_EV_SIDEBAND;
 }
 
+/* sched_switch or sched_wakeup: a thread switched in from idle, or woken in an interrupt, is idle's record. */
+static bool is_sched_tp(const struct ipp_event *ev)
+{
+	return !strcmp(ev->system, "sched") &&
+	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup"));
+}
+
 int ipp_event_filter(const struct ipp_evset *es, const struct ipp_event *ev,
 		     const struct ipp_open_mode *mode, char **out)
 {
@@ -291,7 +298,9 @@ int ipp_event_filter(const struct ipp_evset *es, const struct ipp_event *ev,
 	*out = NULL;
 	if (ev->role != IPP_EV_TRACEPOINT)
 		return 0;
-	if (mode->cpu_wide && !mode->system_wide)
+	if (mode->cpu_wide && !mode->system_wide && mode->sched_idle && is_sched_tp(ev))
+		snprintf(pids, sizeof(pids), "common_pid != %d", (int)mode->self);
+	else if (mode->cpu_wide && !mode->system_wide)
 		snprintf(pids, sizeof(pids), "common_pid != 0 && common_pid != %d", (int)mode->self);
 	else if (mode->system_wide && !mode->include_self)
 		snprintf(pids, sizeof(pids), "common_pid != %d", (int)mode->self);

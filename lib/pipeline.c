@@ -59,6 +59,10 @@ struct ipp_pipeline {
 	bool sum_many;			/* a second taker asked: nobody takes them */
 	/* The arg records waiting for their calls (ipcperf_session_opts.call_memory). */
 	struct ipp_callmem mem;
+	/* Who takes the targets' scheduling (ipp_pipeline__take_sched()); NULL: nobody. */
+	ipp_sched_fn sched_fn;
+	void *sched_ctx;
+	bool sched_complete;
 };
 
 struct ipp_pipeline *ipp_pipeline__new(void)
@@ -435,6 +439,65 @@ static void emit_syscall(struct ipp_pipeline *s, const struct ipp_scdesc *desc,
 	EMIT(s, syscall, sc);
 }
 
+/* A thread of the targets: every thread when nobody follows them (per task, -a, a capture). */
+static bool is_target(const struct ipp_pipeline *s, pid_t tid)
+{
+	return tid > 0 && (!s->follow || ipp_follow__has(s->follow, tid));
+}
+
+static void sched_take(struct ipp_pipeline *s, uint64_t time, pid_t tid, enum ipp_run_state st)
+{
+	struct ipp_sched_ev ev = { .time = time, .tid = tid, .state = st,
+				   .complete = s->sched_complete };
+
+	s->sched_fn(s->sched_ctx, &ev);
+}
+
+/*
+ * A switch or wakeup @rec to the sched taker, for the target threads it
+ * concerns. @prev_target: the record is a target's (its prev, or its waker).
+ */
+static void sched_to_taker(struct ipp_pipeline *s, uint64_t time, const struct ipp_rec *rec,
+			   bool prev_target)
+{
+	if (!s->sched_fn)
+		return;
+	if (rec->kind == IPP_REC_SWITCH) {
+		if (prev_target && rec->sw.prev_tid > 0)
+			sched_take(s, time, rec->sw.prev_tid, (rec->sw.prev_state & 0xff) == 0 ?
+				   IPP_RUN_RUNQ : IPP_RUN_BLOCKED);
+		if (is_target(s, rec->sw.next_tid))
+			sched_take(s, time, rec->sw.next_tid, IPP_RUN_ON);
+	} else if (rec->kind == IPP_REC_WAKEUP && is_target(s, rec->wake.tid)) {
+		sched_take(s, time, rec->wake.tid, IPP_RUN_WOKEN);
+	}
+}
+
+/* A record of another task (idle's, an interrupt's): a target's switch-in or wakeup, to the taker. */
+static void sched_of_other(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_rec rec;
+
+	if (s->sched_fn && ipp_decoder__decode(s->dec, r->data, r->size, &rec) == 0)
+		sched_to_taker(s, r->time, &rec, false);
+}
+
+void ipp_pipeline__take_sched(struct ipp_pipeline *p, ipp_sched_fn fn, void *ctx)
+{
+	p->sched_fn = fn;
+	p->sched_ctx = ctx;
+}
+
+bool ipp_pipeline__wants_sched(const struct ipp_pipeline *p)
+{
+	return p->sched_fn != NULL;
+}
+
+void ipp_pipeline__sched_complete(struct ipp_pipeline *p, bool complete)
+{
+	p->sched_complete = complete;
+}
+
 /* @return 1 when an event went to the handlers, else 0. */
 static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -464,6 +527,7 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		memcpy(ev.prev_comm, rec.sw.prev_comm, sizeof(ev.prev_comm));
 		memcpy(ev.next_comm, rec.sw.next_comm, sizeof(ev.next_comm));
 		EMIT(s, sched_switch, &ev);
+		sched_to_taker(s, r->time, &rec, true);
 		break;
 	}
 	case IPP_REC_WAKEUP: {
@@ -473,6 +537,7 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		};
 		memcpy(ev.comm, rec.wake.comm, sizeof(ev.comm));
 		EMIT(s, wakeup, &ev);
+		sched_to_taker(s, r->time, &rec, true);
 		break;
 	}
 	case IPP_REC_FORK: {
@@ -827,8 +892,10 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 	while ((r = ipp_merge__pop(s->merge, horizon)) != NULL) {
 		switch (r->type) {
 		case PERF_RECORD_SAMPLE:
-			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
+			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r)) {
+				sched_of_other(s, r);
 				break;
+			}
 			n += dispatch_sample(s, r);
 			break;
 		case IPP_MREC_KSCHED:

@@ -30,6 +30,7 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
+#include "paths/paths.h"
 #include "suites.h"
 
 static struct ipcperf_stats *st;
@@ -199,6 +200,78 @@ START_TEST(chain_thread)
 	ps = counts();
 	ck_assert_uint_eq(ps.paths, 1);
 	ck_assert_uint_eq(ps.no_response + ps.untraced_hop + ps.unread + ps.no_cause + ps.lost, 0);
+}
+END_TEST
+
+/* Thread @tid changes state at @t, as the session hands it (complete: CPU-wide, with idle's). */
+static void sched(pid_t tid, uint64_t t, enum ipp_run_state state)
+{
+	struct ipp_sched_ev ev = { .time = t, .tid = tid, .state = state, .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/*
+ * The self time split by the threads' scheduling. The proxy (201): its
+ * self time is [1200, 2200] and [5600, 5800]; preempted at 1500, back on at
+ * 1700: cpu 300 + 500 + 200, runq 200; its switch out at 3000 (blocked in
+ * its read of the answer) is inside its call. The backend (301): [2400,
+ * 5500]; asleep at 2600, woken at 5000 (a second wakeup at 5050 changes
+ * nothing), on at 5100: cpu 200 + 400, runq 100, blocked 2400.
+ */
+START_TEST(self_split)
+{
+	const struct ipcperf_path_hop *h;
+
+	sched(201, 400, IPP_RUN_BLOCKED);
+	sched(201, 1150, IPP_RUN_WOKEN);
+	sched(201, 1160, IPP_RUN_ON);
+	sched(201, 1500, IPP_RUN_RUNQ);
+	sched(201, 1700, IPP_RUN_ON);
+	sched(201, 3000, IPP_RUN_BLOCKED);
+	sched(301, 2600, IPP_RUN_BLOCKED);
+	sched(301, 5000, IPP_RUN_WOKEN);
+	sched(301, 5050, IPP_RUN_WOKEN);
+	sched(301, 5100, IPP_RUN_ON);
+	sched(201, 5550, IPP_RUN_WOKEN);
+	sched(201, 5560, IPP_RUN_ON);
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	h = got[0].hops;
+	ck_assert(h[0].split);
+	ck_assert_uint_eq(h[0].cpu_ns, 1000);
+	ck_assert_uint_eq(h[0].runq_ns, 200);
+	ck_assert_uint_eq(h[0].blocked_ns, 0);
+	ck_assert(h[1].split);
+	ck_assert_uint_eq(h[1].cpu_ns, 600);
+	ck_assert_uint_eq(h[1].runq_ns, 100);
+	ck_assert_uint_eq(h[1].blocked_ns, 2400);
+	ck_assert_uint_eq(h[1].cpu_ns + h[1].runq_ns + h[1].blocked_ns, h[1].self_ns);
+}
+END_TEST
+
+/* Without the scheduling (none, or not all of it: per task), the self time is not split. */
+START_TEST(self_not_split)
+{
+	struct ipp_sched_ev ev = { .time = 1500, .tid = 201, .state = IPP_RUN_RUNQ };
+
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(!got[0].hops[0].split);
+	ck_assert_uint_eq(got[0].hops[0].cpu_ns, 0);
+	ipp_paths__on_sched(pa, &ev);	/* incomplete: a switch-in may be missing */
+	nr_got = 0;
+	io(100, 100, true, 3, 100, 10000, 10100);
+	io(200, 201, false, 5, 100, 9000, 10200);
+	io(200, 201, true, 5, 200, 10300, 10400);
+	io(100, 100, false, 3, 200, 10200, 10500);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(!got[0].hops[0].split);
 }
 END_TEST
 
@@ -439,6 +512,8 @@ Suite *paths_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, chain_thread);
+	tcase_add_test(tc, self_split);
+	tcase_add_test(tc, self_not_split);
 	tcase_add_test(tc, turn_ended);
 	tcase_add_test(tc, turn_before_read);
 	tcase_add_test(tc, no_response);

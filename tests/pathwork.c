@@ -56,10 +56,16 @@ struct cfg {
 	int lfd;		/* the listening socket handed down */
 };
 
-/* Each request's own time in this process, in ns: its median is printed at SIGTERM. */
+/*
+ * Each request's own time in this process, and the CPU time its threads
+ * spent on it then (the proxy's), in ns: their medians are printed at SIGTERM.
+ */
+struct samples {
+	uint64_t *v;
+	size_t n, cap;
+};
 static pthread_mutex_t selves_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t *selves;
-static size_t nr_selves, cap_selves;
+static struct samples selves, cpus;
 static volatile sig_atomic_t stopping;
 
 static void die(const char *what)
@@ -95,17 +101,31 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-static void self_add(uint64_t ns)
+/* The CPU time of the calling thread. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static void sample_add(struct samples *s, uint64_t ns)
 {
 	pthread_mutex_lock(&selves_lock);
-	if (nr_selves == cap_selves) {
-		cap_selves = cap_selves ? 2 * cap_selves : 1024;
-		selves = realloc(selves, cap_selves * sizeof(*selves));
-		if (!selves)
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1024;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v)
 			die("realloc");
 	}
-	selves[nr_selves++] = ns;
+	s->v[s->n++] = ns;
 	pthread_mutex_unlock(&selves_lock);
+}
+
+static void self_add(uint64_t ns)
+{
+	sample_add(&selves, ns);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -115,13 +135,20 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Stopped: the median of the requests' own times (the lower one of an even count), and exit. */
+/* The median (the lower one of an even count); 0 of none. */
+static unsigned long long median(struct samples *s)
+{
+	qsort(s->v, s->n, sizeof(*s->v), cmp_u64);
+	return s->n ? (unsigned long long)s->v[(s->n - 1) / 2] : 0ull;
+}
+
+/* Stopped: the medians of the requests' own times and CPU times, and exit. */
 static void self_report(const char *role)
 {
 	pthread_mutex_lock(&selves_lock);
-	qsort(selves, nr_selves, sizeof(*selves), cmp_u64);
-	printf("%s self p50 %llu\n", role,
-	       nr_selves ? (unsigned long long)selves[(nr_selves - 1) / 2] : 0ull);
+	printf("%s self p50 %llu\n", role, median(&selves));
+	if (cpus.n)
+		printf("%s cpu p50 %llu\n", role, median(&cpus));
 	fflush(stdout);
 	_exit(0);
 }
@@ -313,14 +340,17 @@ static void *proxy_conn(void *p)
 	char req[REQ], ans[ANS];
 
 	while (read_full(a->fd, req, REQ) > 0) {
-		uint64_t t0 = now_ns(), t1, t2;
+		uint64_t t0 = now_ns(), c0 = cpu_ns(), t1, t2, c1, c2;
 
 		spin(a->g->x_us);
 		t1 = now_ns();
+		c1 = cpu_ns();
 		if (write_full(up, req, REQ) < 0 || read_full(up, ans, ANS) <= 0)
 			break;
 		t2 = now_ns();
+		c2 = cpu_ns();
 		self_add(t1 - t0 + now_ns() - t2);
+		sample_add(&cpus, c1 - c0 + cpu_ns() - c2);
 		if (write_full(a->fd, ans, ANS) < 0)
 			break;
 	}
@@ -334,7 +364,7 @@ static void *proxy_conn(void *p)
 struct ep_conn {
 	int fd, partner;
 	bool client;
-	uint64_t self;		/* the client's: the request's own time until it went to the backend */
+	uint64_t self, cpu;	/* the client's: the request's own and CPU time until it went to the backend */
 };
 
 static void ep_add(int ep, struct ep_conn *c)
@@ -366,7 +396,7 @@ static void ep_ready(const struct cfg *g, int ep, struct ep_conn *c)
 {
 	char buf[ANS];
 	size_t len = c->client ? REQ : ANS;
-	uint64_t t0;
+	uint64_t t0, c0;
 
 	if (read_full(c->fd, buf, len) <= 0) {
 		/* the client is gone: both ends go (closing an fd takes it off the set) */
@@ -379,12 +409,16 @@ static void ep_ready(const struct cfg *g, int ep, struct ep_conn *c)
 		return;
 	}
 	t0 = now_ns();
+	c0 = cpu_ns();
 	if (c->client)
 		spin(g->x_us);
-	if (c->client)
+	if (c->client) {
 		c->self = now_ns() - t0;
-	if (!c->client)
+		c->cpu = cpu_ns() - c0;
+	} else {
 		self_add(c[-1].self + now_ns() - t0);	/* c[-1]: its client, made with it */
+		sample_add(&cpus, c[-1].cpu + cpu_ns() - c0);
+	}
 	if (write_full(c->partner, buf, len) < 0)
 		die("write");
 }

@@ -1899,9 +1899,13 @@ struct ipcperf_path_hop {
 	 */
 	uint64_t self_ns;
 	/**
-	 * When @p split: self_ns divided into the time its thread ran, waited
-	 * to run (runnable, not running) and slept. Not split yet (false, all
-	 * 0): reserved for the scheduler's part.
+	 * When @p split: self_ns divided, exactly, into the time the thread
+	 * that held the request ran, waited to run (runnable, not running) and
+	 * was blocked, from the scheduler's switches and wakeups. Split only
+	 * when the session's events are CPU-wide (IPCPERF_EV_SCHED, the
+	 * default scope as root, or -a), which see a thread switched in from
+	 * any other; per task (a capture, no CPU-wide rights) a switch-in
+	 * from another process is not seen: false, all 0.
 	 */
 	bool split;
 	uint64_t cpu_ns, runq_ns, blocked_ns;

@@ -49,6 +49,7 @@ static void free_thr(void *ctx, void *val)
 
 	(void)ctx;
 	free(t->waits);
+	free(t->runs);
 	free(t);
 }
 
@@ -189,10 +190,14 @@ static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
 int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = p, .syscall = h_syscall, .lost = h_lost);
+	int err;
 
 	if (!p || !s)
 		return -EINVAL;
-	return ipcperf_session__add_handlers(s, &h);
+	err = ipcperf_session__add_handlers(s, &h);
+	if (err == 0)
+		ipp_paths__take_sched(p, s);
+	return err;
 }
 
 int ipcperf_paths__on_path(struct ipcperf_paths *p,
