@@ -69,7 +69,7 @@ struct ipp_open_mode {
 	bool command;			/* the targets are a command to start (enable_on_exec) */
 	bool include_self;
 	pid_t self;
-	/* CPU-wide sched_switch and sched_wakeup keep the idle task's records (the paths' split). */
+	/* sched_switch and sched_wakeup keep the idle task's and our records (the paths' split). */
 	bool sched_idle;
 };
 
