@@ -56,11 +56,16 @@ int ipp_pipeline__sum(struct ipp_pipeline *p, const struct ipp_sum_rec *r);
  * threads comes (CPU-wide records with idle's); false (per-task records,
  * a capture) when a switch-in from another process cannot be seen.
  */
-/* WOKEN: a sched_wakeup (runnable, if it was asleep); the others: a switch. */
-enum ipp_run_state { IPP_RUN_ON, IPP_RUN_RUNQ, IPP_RUN_BLOCKED, IPP_RUN_WOKEN };
+/*
+ * WOKEN: a sched_wakeup (runnable, if it was asleep); WAKING: a target
+ * thread (@waker) starts waking @tid (sched_waking, in the waker's context
+ * always: no change of state yet); the others: a switch.
+ */
+enum ipp_run_state { IPP_RUN_ON, IPP_RUN_RUNQ, IPP_RUN_BLOCKED, IPP_RUN_WOKEN, IPP_RUN_WAKING };
 struct ipp_sched_ev {
 	uint64_t time;
-	pid_t tid;
+	pid_t pid, tid;		/* pid: its process when known (a switch out, a waker), else 0 */
+	pid_t waker;		/* WAKING: the waker's tid */
 	enum ipp_run_state state;
 	bool complete;
 };

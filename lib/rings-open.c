@@ -700,6 +700,7 @@ static int open_events_once(struct ipp_rings *s)
 	};
 	/* per task, a thread switched in from another process's thread is not seen */
 	ipp_pipeline__sched_complete(s->base.pl, s->cpu_scope);
+	s->plan.wakings = s->mode.sched_idle;
 	/* Before the events: whether the syscalls' tracepoints are opened depends on it. */
 	if (!err)
 		load_bpf(s);

@@ -252,6 +252,86 @@ START_TEST(self_split)
 }
 END_TEST
 
+/* The proxy's worker (202) does the rest: it calls the backend and answers the client. */
+static void worker_chain(void)
+{
+	io(200, 202, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 202, false, 7, 200, 2400, 5600);
+	io(200, 202, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+}
+
+/* Thread @tid woken by @waker_tid of @pid at @t (sched_waking: the waker's). */
+static void woken(pid_t pid, pid_t waker_tid, pid_t tid, uint64_t t)
+{
+	struct ipp_sched_ev ev = { .time = t, .pid = pid, .tid = tid, .state = IPP_RUN_WAKING,
+				   .waker = waker_tid, .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/* Thread @tid of @pid went to sleep at @t (its switch out says its process). */
+static void asleep(pid_t pid, pid_t tid, uint64_t t)
+{
+	struct ipp_sched_ev ev = { .time = t, .pid = pid, .tid = tid, .state = IPP_RUN_BLOCKED,
+				   .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/*
+ * A worker pool: the reader (201) reads the request and wakes the worker
+ * (202, asleep since 100) at 1300; the worker runs from 1400. The wakeup
+ * carries the request: one path, as the thread's. Self time split: the
+ * reader [1200, 1300] on CPU; the worker runnable [1300, 1400], on CPU
+ * [1400, 2200] and [5600, 5800]. The reader's second wakeup (1350, a
+ * mutex's waiter, 203) does not hand it on again, nor does a wakeup of a
+ * thread of another process.
+ */
+START_TEST(pool_hand_off)
+{
+	const struct ipcperf_path_hop *h;
+
+	asleep(200, 202, 100);
+	asleep(200, 203, 100);
+	asleep(300, 301, 2600);
+	request_in();
+	woken(200, 201, 301, 1250);
+	woken(200, 201, 202, 1300);
+	woken(200, 201, 203, 1350);
+	sched(202, 1400, IPP_RUN_ON);
+	sched(301, 5100, IPP_RUN_ON);
+	worker_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().no_cause, 0);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	h = got[0].hops;
+	ck_assert_int_eq(h[0].tid, 201);
+	ck_assert_uint_eq(h[0].self_ns, 1200);
+	ck_assert_int_eq(h[1].parent, 0);
+	ck_assert_int_eq(h[1].caller_tid, 202);
+	ck_assert(h[0].split);
+	ck_assert_uint_eq(h[0].cpu_ns, 100 + 800 + 200);
+	ck_assert_uint_eq(h[0].runq_ns, 100);
+	ck_assert_uint_eq(h[0].blocked_ns, 0);
+}
+END_TEST
+
+/* No wakeup by the reader (the worker took it without sleeping): the worker's call has no cause. */
+START_TEST(pool_no_wakeup)
+{
+	asleep(200, 202, 100);
+	request_in();
+	worker_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ck_assert_uint_eq(counts().no_cause, 1);
+}
+END_TEST
+
 /* Without the scheduling (none, or not all of it: per task), the self time is not split. */
 START_TEST(self_not_split)
 {
@@ -514,6 +594,8 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, chain_thread);
 	tcase_add_test(tc, self_split);
 	tcase_add_test(tc, self_not_split);
+	tcase_add_test(tc, pool_hand_off);
+	tcase_add_test(tc, pool_no_wakeup);
 	tcase_add_test(tc, turn_ended);
 	tcase_add_test(tc, turn_before_read);
 	tcase_add_test(tc, no_response);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Request paths end to end (ipcperf paths), on tests/pathwork: C clients
 # send N requests to a proxy that spins X ms on each and passes it to a
-# backend that sleeps Y ms; the proxy runs a thread per connection or one
-# epoll loop, over unix sockets or loopback TCP. For each of the four:
+# backend that sleeps Y ms; the proxy runs a thread per connection, one
+# epoll loop, or a worker pool (a reader thread hands each request to a
+# worker through a mutex and a condition variable: the wakeup carries it),
+# over unix sockets or loopback TCP. For each of the six:
 #  - every request is one path: "requests" is N exactly, all of one shape,
 #    "client -> proxy -> backend", none left unattributed, no event lost;
 #  - the medians of the proxy's and the backend's own time (self_ns) are
@@ -100,6 +102,8 @@ check thread unix
 check epoll unix
 check thread tcp
 check epoll tcp
+check pool unix
+check pool tcp
 
 # The text report: a block for the shape, its hops, the line that says where the time goes.
 run timeout 120 "$IPCPERF" paths -q -o "$T/paths.txt" -- "$PATHWORK" -n 20 -c 2 -x 1 -y 3

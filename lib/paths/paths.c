@@ -148,6 +148,7 @@ static void on_wait(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
 
 	if (!t)
 		return;
+	t->pid = ev->pid;
 	if (t->nr_waits >= WAITS_KEEP && !t->held) {
 		memmove(t->waits, t->waits + WAITS_KEEP / 2,
 			(t->nr_waits - WAITS_KEEP / 2) * sizeof(*t->waits));
@@ -186,6 +187,7 @@ static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
 {
 	ipcperf_paths__add_syscall(ctx, ev);
 }
+
 
 int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s)
 {

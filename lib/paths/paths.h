@@ -97,17 +97,18 @@ struct ipp_conn {
 	bool gone;			/* out of the map (closed): freed with its last item */
 };
 
-/* A write, a match or an end of file, by the moment it happened (order.c). */
-enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF };
+/* A write, a match, an end of file or a wakeup, by the moment it happened (order.c). */
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE };
 
 struct ipp_item {
 	uint64_t eff;			/* a write's start, a read's end */
 	uint64_t seq;			/* as it came */
 	enum ipp_item_kind kind;
-	struct ipp_conn *c;		/* a reference (refs) */
+	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup */
 	int dir;			/* 0: from the caller's end; 1: from the server's */
 	uint64_t off, bytes;		/* the bytes, in their direction */
-	pid_t pid, tid;			/* the writer's; a match: the reader's */
+	pid_t pid, tid;			/* the writer's; a match: the reader's; a wakeup: the waker's */
+	pid_t woken;			/* a wakeup: the thread woken */
 	int fd;				/* the writer's; a match: the reader's (-1: not known) */
 	uint64_t start, end;		/* the call's; a match: the read's */
 };
@@ -121,7 +122,9 @@ struct ipp_order {
 /* A thread: the request it holds, and the returns of its waits. */
 struct ipp_thr {
 	pid_t tid;
+	pid_t pid;			/* its process, once seen; 0 before */
 	uint64_t held;			/* the exchange (id) whose request it holds; 0 none */
+	bool held_read;			/* it read that request itself (it may hand it off) */
 	uint64_t held_at;		/* the end of the read that made it hold it */
 	uint64_t *waits;		/* its waits' returns after held_at, ascending */
 	size_t nr_waits, cap_waits;
@@ -172,6 +175,9 @@ void ipp_order__fini(struct ipcperf_paths *p);
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing);
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m);
+/* Thread @waker of process @pid began waking thread @woken at @time: a hand-off, maybe. */
+void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid_t waker,
+			  pid_t woken);
 /* Close every exchange under way (the flush). */
 void ipp_paths__close_all(struct ipcperf_paths *p);
 /* An item of order.c, in the order of the moments. */

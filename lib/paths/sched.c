@@ -71,6 +71,10 @@ void ipp_paths__on_sched(void *ctx, const struct ipp_sched_ev *ev)
 	struct ipp_thr *t = ipp_paths__thr(p, ev->tid);
 	enum ipp_run_state last;
 
+	if (ev->state == IPP_RUN_WAKING) {
+		ipp_paths__on_waking(p, ev->time, ev->pid, ev->waker, ev->tid);
+		return;
+	}
 	p->sched_seen = true;
 	if (!ev->complete)
 		p->sched_short = true;
@@ -78,6 +82,8 @@ void ipp_paths__on_sched(void *ctx, const struct ipp_sched_ev *ev)
 		p->sched_short = true;
 		return;
 	}
+	if (ev->pid > 0)
+		t->pid = ev->pid;
 	last = t->nr_runs ? t->runs[t->nr_runs - 1].state : IPP_RUN_ON;
 	/* a wakeup counts only for a thread asleep (not one woken before it switched out) */
 	if (ev->state == IPP_RUN_WOKEN && (!t->nr_runs || last != IPP_RUN_BLOCKED))
