@@ -26,7 +26,10 @@
  * relays it; "backend self p50 NS": from the return of the read to the
  * write of the answer; the writes themselves are left out: a write on
  * loopback TCP may return after its reader has its bytes, and went on
- * with them); then the line "requests N". That is the ground truth.
+ * with them); the proxy also prints "proxy cpu p50 NS", the CPU time its
+ * threads spent in those stretches (CLOCK_THREAD_CPUTIME_ID; with a pool,
+ * the reader's up to the hand-off and the worker's); then the line
+ * "requests N". That is the ground truth.
  * Exit status 1 on any failure.
  */
 #define _GNU_SOURCE
@@ -468,6 +471,7 @@ struct worker {
 	bool has;		/* a request handed to it: */
 	int client;		/* the connection to answer */
 	uint64_t t0;		/* when the reader had read it */
+	uint64_t rcpu;		/* the reader's CPU time on it, up to the hand-off */
 	char req[REQ];
 };
 
@@ -497,7 +501,7 @@ static void *pool_worker(void *p)
 	pthread_mutex_lock(&pl->mu);
 	w->tid = (pid_t)syscall(SYS_gettid);
 	for (;;) {
-		uint64_t t0, t1, t2, c0, c1, c2;
+		uint64_t t0, t1, t2, c0, c1, c2, rcpu;
 		int client;
 
 		pool_idle(pl, w);
@@ -506,6 +510,7 @@ static void *pool_worker(void *p)
 		w->has = false;
 		client = w->client;
 		t0 = w->t0;
+		rcpu = w->rcpu;
 		memcpy(req, w->req, REQ);
 		pthread_mutex_unlock(&pl->mu);
 		c0 = cpu_ns();
@@ -517,7 +522,7 @@ static void *pool_worker(void *p)
 		t2 = now_ns();
 		c2 = cpu_ns();
 		self_add(t1 - t0 + now_ns() - t2);
-		sample_add(&cpus, c1 - c0 + cpu_ns() - c2);
+		sample_add(&cpus, rcpu + c1 - c0 + cpu_ns() - c2);
 		if (write_full(client, ans, ANS) < 0)
 			die("write to a client");
 		pthread_mutex_lock(&pl->mu);
@@ -552,7 +557,7 @@ static void await_asleep(pid_t tid)
 }
 
 /* A request read from @fd: to the worker idle the longest, once asleep. */
-static void pool_hand(struct pool *pl, int fd, const char *req, uint64_t t0)
+static void pool_hand(struct pool *pl, int fd, const char *req, uint64_t t0, uint64_t c0)
 {
 	struct worker *w;
 
@@ -567,6 +572,7 @@ static void pool_hand(struct pool *pl, int fd, const char *req, uint64_t t0)
 	w->client = fd;
 	w->t0 = t0;
 	w->has = true;
+	w->rcpu = cpu_ns() - c0;
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -617,7 +623,7 @@ static void proxy_pool(const struct cfg *g)
 			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
 			if (read_full(pfd[i].fd, req, REQ) > 0) {
-				pool_hand(&pl, pfd[i].fd, req, now_ns());
+				pool_hand(&pl, pfd[i].fd, req, now_ns(), cpu_ns());
 				continue;
 			}
 			close(pfd[i].fd);
