@@ -320,6 +320,25 @@ START_TEST(pool_hand_off)
 }
 END_TEST
 
+/*
+ * A thread per connection (201) that wakes a thread of its process (202)
+ * while it holds the request, and makes every call itself: the self time
+ * stays its own (on CPU throughout), not the woken thread's (asleep).
+ */
+START_TEST(woken_but_no_worker)
+{
+	asleep(200, 202, 100);
+	request_in();
+	woken(200, 201, 202, 1300);
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(got[0].hops[0].split);
+	ck_assert_uint_eq(got[0].hops[0].cpu_ns, 1200);
+	ck_assert_uint_eq(got[0].hops[0].blocked_ns, 0);
+}
+END_TEST
+
 /* No wakeup by the reader (the worker took it without sleeping): the worker's call has no cause. */
 START_TEST(pool_no_wakeup)
 {
@@ -596,6 +615,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, self_not_split);
 	tcase_add_test(tc, pool_hand_off);
 	tcase_add_test(tc, pool_no_wakeup);
+	tcase_add_test(tc, woken_but_no_worker);
 	tcase_add_test(tc, turn_ended);
 	tcase_add_test(tc, turn_before_read);
 	tcase_add_test(tc, no_response);

@@ -63,18 +63,29 @@ static const char *comm_of(struct ipcperf_paths *p, size_t i, pid_t pid)
 	return buf;
 }
 
+/* The thread @x was handed to, when it did @x's work (a call of it, its answer); else 0. */
+static pid_t worker_of(const struct ipp_xchg *x)
+{
+	if (!x->hand_tid || x->resp.wtid == x->hand_tid)
+		return x->hand_tid;
+	for (size_t i = 0; i < x->nr_kids; i++)
+		if (x->kids[i]->req.wtid == x->hand_tid)
+			return x->hand_tid;
+	return 0;
+}
+
 /*
  * The piece [@a, @b) of @x's self time, by state into @out: in the thread
  * that read the request, and from a hand-off on, in the worker it woke
- * (waiting to run there from the wakeup). @a is a return of a call of the
- * thread that holds the request then: it runs.
+ * (waiting to run there from the wakeup), if the worker did its work. @a
+ * is a return of a call of the thread that holds the request then: it runs.
  */
 static void split_piece(struct ipcperf_paths *p, const struct ipp_xchg *x, uint64_t a, uint64_t b,
 			uint64_t out[3])
 {
 	const struct ipp_thr *reader = ipp_idmap__get(&p->thrs, (uint64_t)x->req.rtid);
 
-	if (!x->hand_tid || b <= x->hand_at) {
+	if (!worker_of(x) || b <= x->hand_at) {
 		ipp_thr__split(reader, a, b, IPP_RUN_ON, out);
 		return;
 	}
