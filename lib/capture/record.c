@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <tracefs.h>
 #include "capture/perfdata.h"
 #include "source/formats.h"
-#include "capture/identlog.h"
+#include "fd/identlog.h"
 #include "capture/record.h"
 
 /* ------------------------------------------------------------------ recorder */
@@ -42,6 +43,22 @@ static void write_failed(struct ipp_recorder *r, int err)
 	ipp_info("cannot write the capture to %s: %s\n", r->path, strerror(-r->err));
 }
 
+char *ipp_tracefs_events_file(const char *name, size_t *len)
+{
+	char path[64];
+	int size = 0;
+	char *buf;
+
+	snprintf(path, sizeof(path), "events/%s", name);
+	buf = tracefs_instance_file_read(NULL, path, &size);
+	if (buf && size <= 0) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		*len = (size_t)size;
+	return buf;
+}
 
 struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 {

@@ -51,6 +51,12 @@ struct ipp_rec_counters {
 	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
 };
 
+/*
+ * tracefs events/@name (header_page, header_event) through libtracefs, which
+ * finds (or, as root, mounts) tracefs; malloc'ed, or NULL.
+ */
+char *ipp_tracefs_events_file(const char *name, size_t *len);
+
 struct ipp_recorder;
 
 /*

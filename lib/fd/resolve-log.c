@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capture/identlog.h"
+#include "fd/identlog.h"
 #include "fd/resolve.h"
 
 struct logres {

@@ -23,7 +23,7 @@
 
 #include "internal.h"
 #include "capture/perfdata.h"
-#include "source/taskacct.h"
+#include "pipeline/taskacct.h"
 
 struct ipp_pipeline;
 struct ipp_decoder;

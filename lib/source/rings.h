@@ -26,7 +26,7 @@
 #include "source/formats.h"
 #include "source/plan.h"
 #include "capture/record.h"
-#include "pipeline/source.h"
+#include "source/source.h"
 #include "source/targets.h"
 
 #define MAX_RING_PAGES (1u << 16)
