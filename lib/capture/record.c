@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <tracefs.h>
 #include "capture/perfdata.h"
-#include "source/formats.h"
 #include "fd/identlog.h"
 #include "capture/record.h"
 
@@ -108,29 +107,6 @@ int ipp_recorder__add_event(struct ipp_recorder *r, const struct ipcperf_event_d
 {
 	return ipp_pd_writer__add_event(r->w, d->system, d->name, d->attr, d->attr_size, d->ids,
 					d->nr_ids, d->format, d->format_len);
-}
-
-int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es)
-{
-	for (size_t i = 0; i < es->n; i++) {
-		const struct ipp_event *ev = &es->v[i];
-		const struct ipcperf_event_desc d = {
-			.system = ev->system, .name = ev->name, .id = ev->id, .attr = &ev->attr,
-			.attr_size = sizeof(ev->attr), .ids = ev->ids, .nr_ids = ev->nr_ids,
-			.format = ev->format, .format_len = ev->format_len,
-		};
-		int err;
-
-		if (!ev->opened)
-			continue;
-		err = ipp_recorder__add_event(r, &d);
-		if (err) {
-			ipp_info("cannot describe %s:%s in the capture: %s\n", ev->system, ev->name,
-				 strerror(-err));
-			return err;
-		}
-	}
-	return 0;
 }
 
 void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size)
