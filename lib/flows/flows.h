@@ -4,7 +4,7 @@
  * (flows.c), the flows read out with their verdicts (flows-read.c), each
  * flow's place along its chain and the bottlenecks (chains.c), and an
  * event loop's waits put on the fds that became ready (waits.c). This folder may call stats/ (the fd table of a stats object),
- * fd/ (what the fds are, once settled), pipeline/ (the session it attaches
+ * fd/ (what the fds are, once settled), session/ (the session it attaches
  * to) and the ground floor (lib/).
  *
  * The flows object (struct ipcperf_flows) is public and opaque: the rest of

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
+ * lib/session/: the public session (session.c), a source of records
+ * (source/) feeding one pipeline (pipeline/). This folder may call
+ * source/, pipeline/, fd/ (the /proc resolver it shares) and the ground
+ * floor (lib/); the handlers (stats/, flows/, paths/) attach to it, and
+ * lib/machine/ opens one.
+ *
  * session.c's private side: how a consumer (the stats object, account.c)
  * attaches to a session. What it is handed then (struct ipp_attach, which
  * the session's source describes: source.h) is everything it needs of the
