@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "paths/flowtap.h"
+#include "flows/flowtap.h"
 #include "paths/paths.h"
 
 /* A thread's waits kept, at most, when it holds nothing (a client's loop): the latest ones. */
