@@ -20,11 +20,13 @@
  *              (the public session over a source and the pipeline)
  *                    |
  *        handlers: stats/ [account.h]      flows/ [flows.h]
- *                  stats.c account*.c      flows.c flows-read.c
- *                                          chains.c waits.c
+ *                  (layers, bottom up:)    flows.c flows-read.c
+ *                  procs.c rows.c          chains.c waits.c
  *                  peers.c groups.c              |
- *                  connfold.c                    |
- *                  exitfold.c                    |
+ *                  readout.c folds.c             |
+ *                  connfold.c exitfold.c         |
+ *                  retain.c intake.c             |
+ *                  attach.c stats.c              |
  *                  interval.c                    |
  *                        \                      /
  *                         fd/ [fdtable.h]  (what each fd is)
@@ -32,6 +34,7 @@
  *                         fdtable-report.c callfds.c, the
  *                         resolvers [resolve.h]:
  *                         procres.c over procfd.c sockdb.c,
+ *                         holders.c (who holds an inode),
  *                         resolve-log.c, resolve-kernel.c kwords.c
  *
  *  bpf/ [fdid-bpf.h]: the BPF programs, their loader (driven by source/)

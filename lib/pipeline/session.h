@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * session.c's private side: what a consumer (the stats object, account.c)
+ * session.c's private side: what a consumer (the stats object, attach.c)
  * is handed when it attaches to a session. It gets everything it needs of
  * the session then, and never calls back into it.
  */
