@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Who is at the other end of each fd row (groups.h): the peers the fd table
- * knows, and those one scan of /proc finds for the rest, remembered in the
- * stats object's peer cache.
+ * knows, and those one scan of /proc (fd/holders.c) finds for the rest,
+ * remembered in the stats object's peer cache.
  */
 #include "config.h"
 #include <errno.h>
@@ -265,7 +265,7 @@ bool ipp_peers__held_peer(const struct ipp_peers *pe, const struct ipp_rowref *r
 	       (ipp_is_inet(id->kind) && mirror_holder(pe, id, true));
 }
 
-/* ------------------------------------------------------------------ /proc */
+/* ------------------------------------------------------------- asking /proc */
 
 static int cmp_u64(const void *a, const void *b)
 {
