@@ -19,8 +19,9 @@
  *     and a session as any caller would.
  *  paths/ [paths.h]: request paths, over flows/.
  *  flows/ [flows.h]: flows.c flows-read.c chains.c waits.c.
- *  stats/ [account.h]: stats.c account*.c groups.c peers.c connfold.c
- *     exitfold.c interval.c.
+ *  stats/ [account.h]: in layers, bottom up (tests/test-stats-layers.sh):
+ *     procs.c rows.c, peers.c groups.c, readout.c, folds.c connfold.c
+ *     exitfold.c retain.c, intake.c, attach.c, stats.c, interval.c.
  *        (the handlers attach to the session: ipcperf_session__add_handlers)
  *  session/ [session.h]: session.c, the public session over a source and
  *     the pipeline.
@@ -34,7 +35,7 @@
  *     section).
  *  fd/ [fdtable.h]: what each fd is: fdtable.c fdtable-calls.c settleq.c
  *     fdtable-report.c callfds.c; the resolvers [resolve.h]: procres.c
- *     over procfd.c sockdb.c nl.c, resolve-log.c over identlog.c (the
+ *     over procfd.c sockdb.c nl.c, holders.c (who holds an inode), resolve-log.c over identlog.c (the
  *     identity log a capture keeps), resolve-kernel.c kwords.c; and what
  *     /proc says of tasks (proctask.c).
  *  bpf/ [fdid-bpf.h]: the BPF programs, their loader (driven by source/)
