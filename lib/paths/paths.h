@@ -78,6 +78,7 @@ struct ipp_xchg {
 	struct ipp_msg req, resp;
 	bool answered;			/* its response began */
 	bool closed;			/* its response ended (the caller's next turn, the flush) */
+	bool queued;			/* read with the ones before it: served from the answer before */
 	enum ipp_drop drop;		/* set: the request it belongs to is not attributed */
 	struct ipp_xchg *parent;
 	struct ipp_xchg **kids;

@@ -11,7 +11,9 @@
  * byte (it cannot answer what it has not read), and else goes on with the
  * answer under way. A read that took the first bytes of several requests
  * makes its thread hold the first of them; the thread holds the next one
- * from the write that answers the one before.
+ * from the write that answers the one before: from then on it is served,
+ * and the time it waited behind the ones before is its request's channel
+ * time (queued), as when the server reads one request at a time.
  *
  * The turn ends when the caller writes after answers began. A request not
  * answered then that the server had not read when its last answer began is
@@ -122,8 +124,12 @@ struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
 	ipp_msg__start(&x->resp, it);
 	next = ipp_turn__next(c);
 	thr = next && next->req.read && next->req.rtid == it->tid ? ipp_paths__thr(p, it->tid) : NULL;
-	if (thr)
-		ipp_paths__thr_hold(thr, next, it->end);	/* read already: its turn now */
+	if (thr) {
+		/* read already, it waited behind this one: its turn now */
+		next->req.r_first = it->end;
+		next->queued = true;
+		ipp_paths__thr_hold(thr, next, it->end);
+	}
 	return x;
 }
 
@@ -180,8 +186,8 @@ static void fold(struct ipcperf_paths *p, struct ipp_xchg *into, struct ipp_xchg
  */
 static bool own(const struct ipp_turn *t, const struct ipp_xchg *x)
 {
-	return t->answered &&
-	       (!x->req.read || x->req.r_first > t->v[t->answered - 1]->resp.w_start);
+	return t->answered && (!x->req.read || (!x->queued &&
+				x->req.r_first > t->v[t->answered - 1]->resp.w_start));
 }
 
 /* The requests [@from, @to) of turn @t, not answered: folded into the first, or closed. */
