@@ -526,6 +526,34 @@ START_TEST(pipelined_fold)
 }
 END_TEST
 
+/*
+ * A server that reads what came and answers it at once: three requests
+ * written back to back; the proxy reads the first two in one read and
+ * answers them in one write, then reads the third and answers it. Its
+ * second answer cannot be told from the second request's own: the three
+ * are counted as unpaired, none handed out.
+ */
+START_TEST(pipelined_unpaired)
+{
+	struct ipcperf_paths_stats ps;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(100, 100, true, 3, 100, 1300, 1400);
+	io(200, 201, false, 5, 200, 500, 1260);
+	io(200, 201, true, 5, 400, 2000, 2100);
+	io(200, 201, false, 5, 100, 2200, 2300);
+	io(200, 201, true, 5, 200, 2400, 2500);
+	io(100, 100, false, 3, 600, 1500, 2600);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ps = counts();
+	ck_assert_uint_eq(ps.paths, 0);
+	ck_assert_uint_eq(ps.unpaired, 3);
+	ck_assert_uint_eq(ps.no_response + ps.unread + ps.no_cause, 0);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -544,6 +572,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, request_returns_late);
 	tcase_add_test(tc, pipelined_pair);
 	tcase_add_test(tc, pipelined_fold);
+	tcase_add_test(tc, pipelined_unpaired);
 	suite_add_tcase(s, tc);
 	return s;
 }

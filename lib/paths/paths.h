@@ -67,6 +67,7 @@ enum ipp_drop {
 	IPP_DROP_LOST,
 	IPP_DROP_PART,		/* a part of requests counted already: not counted again */
 	IPP_DROP_LATE,
+	IPP_DROP_UNPAIRED,	/* pipelined requests whose answers cannot be told apart */
 };
 
 struct ipp_conn;

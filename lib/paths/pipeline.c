@@ -22,8 +22,12 @@
  * answered once, they were not requests of their own (one request written
  * in several calls, or requests it answered together) and are folded into
  * the answered one, the exchange as turn-taking alone cuts it; when it
- * answered more than once, they close unanswered (counted as no_response):
- * which answer was whose is not known. At the end of the stream or the
+ * answered more than once, some answer was several requests': which is not
+ * known, and the whole turn is counted as unpaired. So is a turn whose
+ * server, after an answer, read more requests and answered again with one
+ * read before that answer: a server that reads what came and answers it at
+ * once (several requests' answers in one write) cannot be told from one
+ * that answers each in turn. At the end of the stream or the
  * flush, the turn ends with nothing carried.
  *
  * An answered exchange closes when its turn ends, or later, once its
@@ -106,6 +110,39 @@ struct ipp_xchg *ipp_turn__next(const struct ipp_conn *c)
 	return c->turn.answered < c->turn.n ? c->turn.v[c->turn.answered] : NULL;
 }
 
+/* Every request of @t is left out: which answer is whose is not known. */
+static void unpaired(struct ipp_turn *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->v[i]->drop)
+			t->v[i]->drop = IPP_DROP_UNPAIRED;
+}
+
+/* The server read @x's first byte after its answer @prev began: @x is a request of its own. */
+static bool read_after(const struct ipp_xchg *x, const struct ipp_xchg *prev)
+{
+	return x->req.read && !x->queued && x->req.r_first > prev->resp.w_start;
+}
+
+/*
+ * The server begins a second answer (or later) of turn @t with the next
+ * request, read with the one answered before: that answer may have been
+ * several requests' (a server that reads what came and answers it at
+ * once), unless the server read no later request since it began.
+ */
+static void check_pairing(struct ipp_turn *t)
+{
+	const struct ipp_xchg *prev = t->v[t->answered - 1];
+
+	if (read_after(t->v[t->answered], prev))
+		return;
+	for (size_t i = t->answered + 1; i < t->n; i++)
+		if (read_after(t->v[i], prev)) {
+			unpaired(t);
+			return;
+		}
+}
+
 struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
 				  const struct ipp_item *it)
 {
@@ -119,6 +156,8 @@ struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
 		ipp_msg__extend(&t->v[t->answered - 1]->resp, it);
 		return NULL;
 	}
+	if (t->answered)
+		check_pairing(t);
 	t->answered++;
 	x->answered = true;
 	ipp_msg__start(&x->resp, it);
@@ -194,6 +233,9 @@ static bool own(const struct ipp_turn *t, const struct ipp_xchg *x)
 static void unanswered(struct ipcperf_paths *p, struct ipp_turn *t, size_t from, size_t to,
 		       size_t own_from)
 {
+	/* answered more than once, fewer times than read with them: some answer was several's */
+	if (t->answered > 1 && from < own_from && from < to)
+		unpaired(t);
 	for (size_t i = from; i < to; i++) {
 		struct ipp_xchg *x = t->v[i];
 

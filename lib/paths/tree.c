@@ -123,6 +123,7 @@ static void count_drop(struct ipcperf_paths *p, enum ipp_drop d)
 	case IPP_DROP_NO_CAUSE: p->counts.no_cause++; break;
 	case IPP_DROP_LOST: p->counts.lost++; break;
 	case IPP_DROP_LATE: p->counts.late++; break;
+	case IPP_DROP_UNPAIRED: p->counts.unpaired++; break;
 	default: break;
 	}
 }
