@@ -301,7 +301,9 @@ static void took(struct ipcperf_paths *p, struct ipp_xchg *x, struct ipp_msg *g,
 	}
 	if (!t)
 		return;
-	if (it->dir == 0 && it->off == g->off0 && !ipp_turn__read_with(p, t, it))
+	if (it->dir == 0 && it->off == g->off0 && ipp_turn__read_with(p, t, it))
+		x->together = true;	/* held after the one before it (pipeline.c) */
+	else if (it->dir == 0 && it->off == g->off0)
 		ipp_paths__thr_hold(t, x, it->end);	/* the server span begins */
 	else if (it->dir == 1 && x->parent)
 		ipp_paths__thr_hold(t, x->parent, it->end);	/* back to what it called for */

@@ -79,7 +79,8 @@ struct ipp_xchg {
 	struct ipp_msg req, resp;
 	bool answered;			/* its response began */
 	bool closed;			/* its response ended (the caller's next turn, the flush) */
-	bool queued;			/* read with the ones before it: served from the answer before */
+	bool together;			/* its first byte read by a read that took an earlier one's */
+	bool queued;			/* read before the answer before it: served from that answer */
 	enum ipp_drop drop;		/* set: the request it belongs to is not attributed */
 	struct ipp_xchg *parent;
 	struct ipp_xchg **kids;

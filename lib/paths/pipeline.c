@@ -24,10 +24,10 @@
  * the answered one, the exchange as turn-taking alone cuts it; when it
  * answered more than once, some answer was several requests': which is not
  * known, and the whole turn is counted as unpaired. So is a turn whose
- * server, after an answer, read more requests and answered again with one
- * read before that answer: a server that reads what came and answers it at
- * once (several requests' answers in one write) cannot be told from one
- * that answers each in turn. At the end of the stream or the
+ * server, after an answer, read more requests, then answered again a
+ * request it had read in one read with an earlier one: a server that reads
+ * what came and answers it at once (several requests' answers in one
+ * write) cannot be told from one that answers each in turn. At the end of the stream or the
  * flush, the turn ends with nothing carried.
  *
  * An answered exchange closes when its turn ends, or later, once its
@@ -126,15 +126,16 @@ static bool read_after(const struct ipp_xchg *x, const struct ipp_xchg *prev)
 
 /*
  * The server begins a second answer (or later) of turn @t with the next
- * request, read with the one answered before: that answer may have been
- * several requests' (a server that reads what came and answers it at
- * once), unless the server read no later request since it began.
+ * request. Read together with one before it (in one read), the answer
+ * before may have been several requests' (a server that reads what came
+ * and answers it at once), unless the server read no later request since
+ * that answer began.
  */
 static void check_pairing(struct ipp_turn *t)
 {
 	const struct ipp_xchg *prev = t->v[t->answered - 1];
 
-	if (read_after(t->v[t->answered], prev))
+	if (!t->v[t->answered]->together)
 		return;
 	for (size_t i = t->answered + 1; i < t->n; i++)
 		if (read_after(t->v[i], prev)) {
