@@ -163,7 +163,8 @@ struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
 	x->answered = true;
 	ipp_msg__start(&x->resp, it);
 	next = ipp_turn__next(c);
-	thr = next && next->req.read && next->req.rtid == it->tid ? ipp_paths__thr(p, it->tid) : NULL;
+	/* read with one before it, it is not held yet (a request read on its own is) */
+	thr = next && next->together && next->req.rtid == it->tid ? ipp_paths__thr(p, it->tid) : NULL;
 	if (thr) {
 		/* read already, it waited behind this one: its turn now */
 		next->req.r_first = it->end;
