@@ -49,6 +49,7 @@ static void free_thr(void *ctx, void *val)
 
 	(void)ctx;
 	free(t->waits);
+	free(t->runs);
 	free(t);
 }
 
@@ -147,6 +148,7 @@ static void on_wait(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
 
 	if (!t)
 		return;
+	t->pid = ev->pid;
 	if (t->nr_waits >= WAITS_KEEP && !t->held) {
 		memmove(t->waits, t->waits + WAITS_KEEP / 2,
 			(t->nr_waits - WAITS_KEEP / 2) * sizeof(*t->waits));
@@ -186,13 +188,18 @@ static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
 	ipcperf_paths__add_syscall(ctx, ev);
 }
 
+
 int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = p, .syscall = h_syscall, .lost = h_lost);
+	int err;
 
 	if (!p || !s)
 		return -EINVAL;
-	return ipcperf_session__add_handlers(s, &h);
+	err = ipcperf_session__add_handlers(s, &h);
+	if (err == 0)
+		ipp_paths__take_sched(p, s);
+	return err;
 }
 
 int ipcperf_paths__on_path(struct ipcperf_paths *p,

@@ -23,7 +23,7 @@
  * in several calls, or requests it answered together) and are folded into
  * the answered one, the exchange as turn-taking alone cuts it; when it
  * answered more than once, some answer was several requests': which is not
- * known, and the whole turn is counted as unpaired. So is a turn whose
+ * known, and the whole turn is counted (pipelined). So is a turn whose
  * server, after an answer, read more requests, then answered again a
  * request it had read in one read with an earlier one: a server that reads
  * what came and answers it at once (several requests' answers in one
@@ -111,11 +111,11 @@ struct ipp_xchg *ipp_turn__next(const struct ipp_conn *c)
 }
 
 /* Every request of @t is left out: which answer is whose is not known. */
-static void unpaired(struct ipp_turn *t)
+static void mixed(struct ipp_turn *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		if (!t->v[i]->drop)
-			t->v[i]->drop = IPP_DROP_UNPAIRED;
+			t->v[i]->drop = IPP_DROP_PIPELINED;
 }
 
 /* The server read @x's first byte after its answer @prev began: @x is a request of its own. */
@@ -139,7 +139,7 @@ static void check_pairing(struct ipp_turn *t)
 		return;
 	for (size_t i = t->answered + 1; i < t->n; i++)
 		if (read_after(t->v[i], prev)) {
-			unpaired(t);
+			mixed(t);
 			return;
 		}
 }
@@ -170,6 +170,7 @@ struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
 		next->req.r_first = it->end;
 		next->queued = true;
 		ipp_paths__thr_hold(thr, next, it->end);
+		thr->held_read = true;
 	}
 	return x;
 }
@@ -237,7 +238,7 @@ static void unanswered(struct ipcperf_paths *p, struct ipp_turn *t, size_t from,
 {
 	/* answered more than once, fewer times than read with them: some answer was several's */
 	if (t->answered > 1 && from < own_from && from < to)
-		unpaired(t);
+		mixed(t);
 	for (size_t i = from; i < to; i++) {
 		struct ipp_xchg *x = t->v[i];
 

@@ -295,6 +295,11 @@ void ipp_session__take_sums(struct ipcperf_session *s, ipp_sum_fn fn, bool (*ok)
 	ipp_pipeline__take_sums(s->pl, fn, ok, ctx);
 }
 
+void ipp_session__take_sched(struct ipcperf_session *s, ipp_sched_fn fn, void *ctx)
+{
+	ipp_pipeline__take_sched(s->pl, fn, ctx);
+}
+
 int ipp_session__attach(struct ipcperf_session *s, const struct ipcperf_handlers *h,
 			void (*on_start)(void *ctx), struct ipp_attach *at)
 {

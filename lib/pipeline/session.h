@@ -52,5 +52,7 @@ int ipp_session__attach(struct ipcperf_session *s, const struct ipcperf_handlers
  */
 void ipp_session__take_sums(struct ipcperf_session *s, ipp_sum_fn fn, bool (*ok)(void *ctx),
 			    void *ctx);
+/* @fn takes the targets' scheduling (pipeline.h: the paths' entry). Before the start. */
+void ipp_session__take_sched(struct ipcperf_session *s, ipp_sched_fn fn, void *ctx);
 
 #endif /* IPCPERF_SESSION_H */

@@ -112,6 +112,16 @@ void ipp_event_attr(const struct ipp_event *ev, const struct ipp_open_mode *mode
 	a->comm = a->task = a->comm_exec = ev->role == IPP_EV_SIDEBAND;
 }
 
+/*
+ * sched_switch or sched_wakeup: a thread switched in from idle or from the
+ * tracer, or woken in an interrupt, is idle's or the tracer's record.
+ */
+static bool is_sched_tp(const struct ipp_event *ev)
+{
+	return !strcmp(ev->system, "sched") &&
+	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup"));
+}
+
 int ipp_event_filter(const struct ipp_evset *es, const struct ipp_event *ev,
 		     const struct ipp_open_mode *mode, char **out)
 {
@@ -122,7 +132,9 @@ int ipp_event_filter(const struct ipp_evset *es, const struct ipp_event *ev,
 	*out = NULL;
 	if (ev->role != IPP_EV_TRACEPOINT)
 		return 0;
-	if (mode->cpu_wide && !mode->system_wide)
+	if (mode->sched_idle && is_sched_tp(ev))
+		;	/* every switch: from idle, from us (we run at nice -10, ahead of the targets) */
+	else if (mode->cpu_wide && !mode->system_wide)
 		snprintf(pids, sizeof(pids), "common_pid != 0 && common_pid != %d", (int)mode->self);
 	else if (mode->system_wide && !mode->include_self)
 		snprintf(pids, sizeof(pids), "common_pid != %d", (int)mode->self);

@@ -69,6 +69,8 @@ struct ipp_open_mode {
 	bool command;			/* the targets are a command to start (enable_on_exec) */
 	bool include_self;
 	pid_t self;
+	/* sched_switch and sched_wakeup keep the idle task's and our records (the paths' split). */
+	bool sched_idle;
 };
 
 /* Pages of each side-band ring for sample rings of @ring_pages: its records are few. */

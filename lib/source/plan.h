@@ -36,6 +36,11 @@ struct ipp_plan {
 	bool sums;		/* ... and add the read/write family's calls up per fd (sum-rec.h) */
 	bool task_recs;		/* ... and write the targets' forks, execs and exits */
 	/*
+	 * Open sched_waking (the request paths take the targets' scheduling:
+	 * a hand-off is the waker's; sched_wakeup may run on the wakee's CPU).
+	 */
+	bool wakings;
+	/*
 	 * had, once loaded (ipp_plan__had()): the syscalls paired in the kernel
 	 * (call records into the sample rings) in place of their sys_enter/
 	 * sys_exit samples, which are then not opened; the switch records too;
