@@ -13,7 +13,7 @@
  * before it, closing its exchanges), a write from the other end starts the
  * response of the exchange under way. Within a turn, each write call of the
  * caller is a request of its own, answered in order (pipelining:
- * pipeline.c). A match's offset says which message it read and whether it
+ * turn.c). A match's offset says which message it read and whether it
  * took that message's first byte.
  *
  * A read that took a request's first byte makes its thread hold that
@@ -75,14 +75,14 @@ static struct ipp_conn *conn_of(struct ipcperf_paths *p, const struct ipp_ident 
 	return c;
 }
 
-void ipp_msg__start(struct ipp_msg *m, const struct ipp_item *it)
+void ipp_paths__msg_start(struct ipp_msg *m, const struct ipp_item *it)
 {
 	*m = (struct ipp_msg){ .off0 = it->off, .off1 = it->off + it->bytes,
 			       .w_start = it->start, .w_end = it->end, .wpid = it->pid,
 			       .wtid = it->tid, .wfd = it->fd, .rfd = -1 };
 }
 
-void ipp_msg__extend(struct ipp_msg *m, const struct ipp_item *it)
+void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it)
 {
 	if (it->off + it->bytes > m->off1)
 		m->off1 = it->off + it->bytes;
@@ -159,7 +159,7 @@ static void new_request(struct ipcperf_paths *p, struct ipp_conn *c, const struc
 	x->id = ++p->next_id;
 	x->kind = c->kind;
 	x->open = 1;
-	ipp_msg__start(&x->req, it);
+	ipp_paths__msg_start(&x->req, it);
 	if (ipp_idmap__put(&p->live, x->id, x) < 0) {
 		free(x);
 		return;
@@ -176,7 +176,7 @@ static void new_request(struct ipcperf_paths *p, struct ipp_conn *c, const struc
 /* A write, at its start: a request begins or goes on, a response begins or goes on. */
 /*
  * A write, at its start: from the caller, a request (after answers: of a
- * new turn); from the server, an answer begins or goes on (pipeline.c).
+ * new turn); from the server, an answer begins or goes on (turn.c).
  */
 static void on_write(struct ipcperf_paths *p, const struct ipp_item *it)
 {
@@ -341,7 +341,7 @@ static void took(struct ipcperf_paths *p, struct ipp_xchg *x, struct ipp_msg *g,
 		return;
 	t->pid = it->pid;
 	if (it->dir == 0 && it->off == g->off0 && ipp_turn__read_with(p, t, it)) {
-		x->together = true;	/* held after the one before it (pipeline.c) */
+		x->together = true;	/* held after the one before it (turn.c) */
 	} else if (it->dir == 0 && it->off == g->off0) {
 		ipp_paths__thr_hold(t, x, it->end);	/* the server span begins */
 		t->held_read = true;

@@ -10,7 +10,7 @@
  *   exchange.c  connections and their messages: turn-taking cuts each
  *               direction's bytes into requests and responses; a request
  *               that starts is an exchange, hung under what its thread holds
- *   pipeline.c  a caller's turn: its requests (a write call each), answered
+ *   turn.c      a caller's turn: its requests (a write call each), answered
  *               first in, first out; folded back into one when not answered
  *               one by one
  *   tree.c      an exchange completed: when its whole tree is, the public
@@ -93,7 +93,7 @@ struct ipp_xchg {
 	uint64_t hand_at;		/* when: the wakeup of that thread by the reader */
 };
 
-/* The caller's turn on a connection: its requests in the order written (pipeline.c). */
+/* The caller's turn on a connection: its requests in the order written (turn.c). */
 struct ipp_turn {
 	struct ipp_xchg **v;
 	size_t n, cap;
@@ -203,7 +203,7 @@ void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__free_conns(struct ipcperf_paths *p);
 
-/* pipeline.c */
+/* turn.c */
 /* @x is a request of @c's caller's turn, after those before it. @return 0; -ENOMEM. */
 int ipp_turn__add(struct ipp_conn *c, struct ipp_xchg *x);
 /* The exchange of @c's turn whose request (@dir 0) or response (1) holds byte @off; NULL none. */
@@ -229,8 +229,8 @@ void ipp_turn__end(struct ipcperf_paths *p, struct ipp_conn *c, bool carry);
 void ipp_turn__took(struct ipcperf_paths *p, struct ipp_conn *c, struct ipp_xchg *x);
 void ipp_turn__fini(struct ipp_conn *c);
 /* exchange.c's: message @m begins with, goes on with, the write @it. */
-void ipp_msg__start(struct ipp_msg *m, const struct ipp_item *it);
-void ipp_msg__extend(struct ipp_msg *m, const struct ipp_item *it);
+void ipp_paths__msg_start(struct ipp_msg *m, const struct ipp_item *it);
+void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it);
 
 /* sched.c: the session's scheduling of the threads (session.h), taken from the start */
 void ipp_paths__on_sched(void *ctx, const struct ipp_sched_ev *ev);

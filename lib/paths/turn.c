@@ -154,14 +154,14 @@ struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
 	if (!t->n)
 		return NULL;	/* an answer to a request written before we looked */
 	if (t->answered && (!x || !x->req.read)) {
-		ipp_msg__extend(&t->v[t->answered - 1]->resp, it);
+		ipp_paths__msg_extend(&t->v[t->answered - 1]->resp, it);
 		return NULL;
 	}
 	if (t->answered)
 		check_pairing(t);
 	t->answered++;
 	x->answered = true;
-	ipp_msg__start(&x->resp, it);
+	ipp_paths__msg_start(&x->resp, it);
 	next = ipp_turn__next(c);
 	/* read with one before it, it is not held yet (a request read on its own is) */
 	thr = next && next->together && next->req.rtid == it->tid ? ipp_paths__thr(p, it->tid) : NULL;
