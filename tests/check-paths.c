@@ -155,6 +155,16 @@ static void rest_of_chain(void)
 	io(100, 100, false, 3, 200, 1200, 5900);
 }
 
+/* The proxy serves the first request: its call to the backend, its answer (not read yet). */
+static void serve_first(void)
+{
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+}
+
 static struct ipcperf_paths_stats counts(void)
 {
 	struct ipcperf_paths_stats ps = { .sz = sizeof(ps) };
@@ -604,6 +614,118 @@ START_TEST(request_returns_late)
 }
 END_TEST
 
+/*
+ * Pipelining: the client writes two requests back to back (a write call
+ * each) and the proxy reads both in one read [500, 1300]; it serves the
+ * first (backend [2200, 5600], answer [5700, 5800]), then the second
+ * (backend [6000, 7200], answer [7300, 7400]); the client reads the two
+ * answers. Two paths, each answer paired with its request; the second is
+ * served from the first's answer (5800): it waited behind it in the
+ * channel (request 5800 - 1150 = 4650), self 7400 - 5800 - 1200 = 400.
+ */
+START_TEST(pipelined_pair)
+{
+	const struct ipcperf_path_hop *h;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(200, 201, false, 5, 200, 500, 1300);
+	serve_first();
+	io(100, 100, false, 3, 200, 1300, 5900);
+	io(200, 201, true, 7, 100, 6000, 6100);
+	io(300, 301, false, 5, 100, 5600, 6200);
+	io(300, 301, true, 5, 200, 7000, 7100);
+	io(200, 201, false, 7, 200, 6200, 7200);
+	io(200, 201, true, 5, 200, 7300, 7400);
+	io(100, 100, false, 3, 200, 5950, 7500);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	ck_assert_uint_eq(counts().paths, 2);
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	h = got_hops[0];
+	ck_assert_uint_eq(h[0].request_bytes, 100);
+	ck_assert_uint_eq(h[0].response_bytes, 200);
+	ck_assert_uint_eq(h[0].request_ns, 300);
+	ck_assert_uint_eq(h[0].self_ns, 1100);
+	ck_assert_uint_eq(h[0].response_ns, 100);
+	ck_assert_uint_eq(h[1].call_start_ns, 2200);
+	ck_assert_uint_eq(h[1].self_ns, 3100);
+	ck_assert_uint_eq(got[1].start_ns, 1150);
+	ck_assert_uint_eq(got[1].end_ns, 7500);
+	ck_assert_uint_eq(got[1].nr_hops, 2);
+	h = got_hops[1];
+	ck_assert_uint_eq(h[0].request_bytes, 100);
+	ck_assert_uint_eq(h[0].response_bytes, 200);
+	ck_assert_uint_eq(h[0].request_ns, 4650);
+	ck_assert_uint_eq(h[0].self_ns, 400);
+	ck_assert_uint_eq(h[0].response_ns, 100);
+	ck_assert_int_eq(h[1].parent, 0);
+	ck_assert_uint_eq(h[1].call_start_ns, 6000);
+	ck_assert_uint_eq(h[1].call_end_ns, 7200);
+	ck_assert_uint_eq(h[1].request_ns, 200);
+	ck_assert_uint_eq(h[1].self_ns, 900);
+	ck_assert_uint_eq(h[1].response_ns, 100);
+}
+END_TEST
+
+/*
+ * One request written in two calls (50 bytes, then 50), answered once:
+ * the second call was not a request of its own. When the client writes
+ * again, it is folded into the first: one path of 100 bytes, as without
+ * pipelining; the next request, never answered, is counted so.
+ */
+START_TEST(pipelined_fold)
+{
+	io(100, 100, true, 3, 50, 1000, 1100);
+	io(100, 100, true, 3, 50, 1150, 1250);
+	io(200, 201, false, 5, 100, 500, 1300);
+	serve_first();
+	io(100, 100, false, 3, 200, 1300, 5900);
+	io(100, 100, true, 3, 100, 6000, 6100);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got_hops[0][0].request_bytes, 100);
+	ck_assert_uint_eq(got_hops[0][0].request_ns, 300);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 1100);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().paths, 1);
+	ck_assert_uint_eq(counts().no_response, 1);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
+/*
+ * A server that reads what came and answers it at once: three requests
+ * written back to back; the proxy reads the first two in one read and
+ * answers them in one write, then reads the third and answers it. Its
+ * second answer cannot be told from the second request's own: the three
+ * are counted (pipelined), none handed out.
+ */
+START_TEST(pipelined_unpaired)
+{
+	struct ipcperf_paths_stats ps;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(100, 100, true, 3, 100, 1300, 1400);
+	io(200, 201, false, 5, 200, 500, 1260);
+	io(200, 201, true, 5, 400, 2000, 2100);
+	io(200, 201, false, 5, 100, 2200, 2300);
+	io(200, 201, true, 5, 200, 2400, 2500);
+	io(100, 100, false, 3, 600, 1500, 2600);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ps = counts();
+	ck_assert_uint_eq(ps.paths, 0);
+	ck_assert_uint_eq(ps.pipelined, 3);
+	ck_assert_uint_eq(ps.no_response + ps.unread + ps.no_cause, 0);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -625,6 +747,9 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, accepted_end_writes_first);
 	tcase_add_test(tc, answer_returns_late);
 	tcase_add_test(tc, request_returns_late);
+	tcase_add_test(tc, pipelined_pair);
+	tcase_add_test(tc, pipelined_fold);
+	tcase_add_test(tc, pipelined_unpaired);
 	suite_add_tcase(s, tc);
 	return s;
 }

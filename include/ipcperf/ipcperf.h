@@ -1981,6 +1981,12 @@ struct ipcperf_paths_stats {
 	 * the turns of its connection were already taken without it.
 	 */
 	uint64_t late;
+	/**
+	 * Pipelined requests (written in separate calls before their answers)
+	 * whose answers cannot be told apart: the server answered several of
+	 * them in one write, so which answer is whose is not known.
+	 */
+	uint64_t pipelined;
 };
 
 struct ipcperf_paths;

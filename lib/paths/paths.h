@@ -10,6 +10,9 @@
  *   exchange.c  connections and their messages: turn-taking cuts each
  *               direction's bytes into requests and responses; a request
  *               that starts is an exchange, hung under what its thread holds
+ *   turn.c      a caller's turn: its requests (a write call each), answered
+ *               first in, first out; folded back into one when not answered
+ *               one by one
  *   tree.c      an exchange completed: when its whole tree is, the public
  *               path is made of it (times nested, self time) and handed out
  *   sched.c     each thread's scheduling (on CPU, runnable, blocked) from
@@ -67,6 +70,7 @@ enum ipp_drop {
 	IPP_DROP_LOST,
 	IPP_DROP_PART,		/* a part of requests counted already: not counted again */
 	IPP_DROP_LATE,
+	IPP_DROP_PIPELINED,	/* pipelined requests whose answers cannot be told apart */
 };
 
 struct ipp_conn;
@@ -78,6 +82,8 @@ struct ipp_xchg {
 	struct ipp_msg req, resp;
 	bool answered;			/* its response began */
 	bool closed;			/* its response ended (the caller's next turn, the flush) */
+	bool together;			/* its first byte read by a read that took an earlier one's */
+	bool queued;			/* read before the answer before it: served from that answer */
 	enum ipp_drop drop;		/* set: the request it belongs to is not attributed */
 	struct ipp_xchg *parent;
 	struct ipp_xchg **kids;
@@ -87,12 +93,21 @@ struct ipp_xchg {
 	uint64_t hand_at;		/* when: the wakeup of that thread by the reader */
 };
 
+/* The caller's turn on a connection: its requests in the order written (turn.c). */
+struct ipp_turn {
+	struct ipp_xchg **v;
+	size_t n, cap;
+	size_t answered;		/* v[0 .. answered) have their responses begun */
+};
+
 /* A stream connection: its ends (the caller's first) and the exchange under way. */
 struct ipp_conn {
 	uint64_t end[2];		/* inodes: [0] the caller's, [1] the server's; 0 not known yet */
 	uint64_t woff[2], roff[2];	/* bytes written, read, from end[i] */
 	enum ipcperf_fd_kind kind;
 	struct ipp_xchg *cur;		/* the exchange under way, or the last one */
+	struct ipp_turn turn;		/* the requests of the caller's turn, cur the latest */
+	struct ipp_turn owed;		/* of turns ended, answered: their answers not read whole yet */
 	size_t refs;			/* items waiting in order.c that name it */
 	bool gone;			/* out of the map (closed): freed with its last item */
 };
@@ -187,6 +202,35 @@ void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
 /* An item lets go of @c: the last one frees it once it is gone. */
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__free_conns(struct ipcperf_paths *p);
+
+/* turn.c */
+/* @x is a request of @c's caller's turn, after those before it. @return 0; -ENOMEM. */
+int ipp_turn__add(struct ipp_conn *c, struct ipp_xchg *x);
+/* The exchange of @c's turn whose request (@dir 0) or response (1) holds byte @off; NULL none. */
+struct ipp_xchg *ipp_turn__of(const struct ipp_conn *c, int dir, uint64_t off);
+/* @t holds a request whose first byte the read @it took too (the first of several read at once). */
+bool ipp_turn__read_with(struct ipcperf_paths *p, const struct ipp_thr *t, const struct ipp_item *it);
+/* The oldest request of @c's turn not answered yet; NULL none. */
+struct ipp_xchg *ipp_turn__next(const struct ipp_conn *c);
+/*
+ * The server's write @it on @c: the response of the oldest request not
+ * answered, or more of the response under way. @return the exchange whose
+ * response it begins; NULL when it goes on with one (or answers nothing).
+ */
+struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
+				  const struct ipp_item *it);
+/*
+ * @c's turn ends: its exchanges close, but (when @carry: the caller's next
+ * turn begins; not at the end of the stream or the flush) the requests it
+ * has not answered nor read yet, which go on into the next turn.
+ */
+void ipp_turn__end(struct ipcperf_paths *p, struct ipp_conn *c, bool carry);
+/* A read took bytes of @x's response: an exchange owed its answer closes once it has it all. */
+void ipp_turn__took(struct ipcperf_paths *p, struct ipp_conn *c, struct ipp_xchg *x);
+void ipp_turn__fini(struct ipp_conn *c);
+/* exchange.c's: message @m begins with, goes on with, the write @it. */
+void ipp_paths__msg_start(struct ipp_msg *m, const struct ipp_item *it);
+void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it);
 
 /* sched.c: the session's scheduling of the threads (session.h), taken from the start */
 void ipp_paths__on_sched(void *ctx, const struct ipp_sched_ev *ev);
