@@ -14,6 +14,10 @@
  *
  * An item that comes after items of a later moment were handed on is late:
  * the exchange under way on its connection is left out (never guessed).
+ *
+ * A connect comes straight from the session, ahead of the flows' calls: it
+ * waits here too, and does not move the clock (@now 0), which is the
+ * flows'.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -90,7 +94,8 @@ void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now)
 	struct ipp_order *o = &p->order;
 
 	it->seq = ++o->seq;
-	it->c->refs++;
+	if (it->c)
+		it->c->refs++;
 	if (it->eff < o->done) {
 		/* late: the moments after it were handed on already */
 		ipp_paths__late(p, it->c);

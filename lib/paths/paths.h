@@ -3,13 +3,15 @@
  * Request paths (the public ipcperf_paths): each request followed from
  * process to process, over the flows' byte matching.
  *
- *   paths.c     the public object: its tap on the flows, its handlers, the
- *               threads (what each holds; its waits' returns), the flush
+ *   paths.c     the public object: its tap on the flows, its handlers (the
+ *               waits, the connects), the threads (what each holds; its
+ *               waits' returns), the flush
  *   order.c     the tap's calls and matches put back in the order they
  *               happened (a write's start, a read's end)
  *   exchange.c  connections and their messages: turn-taking cuts each
  *               direction's bytes into requests and responses; a request
  *               that starts is an exchange, hung under what its thread holds
+ *               (or what its socket was connected for)
  *   tree.c      an exchange completed: when its whole tree is, the public
  *               path is made of it (times nested, self time) and handed out
  *   idmap.c     a map of 64-bit keys to pointers (inodes, tids, pids)
@@ -92,14 +94,17 @@ struct ipp_conn {
 	bool gone;			/* out of the map (closed): freed with its last item */
 };
 
-/* A write, a match or an end of file, by the moment it happened (order.c). */
-enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF };
+/*
+ * A write, a match or an end of file, by the moment it happened (order.c);
+ * or a connect (no connection: c is NULL), from the session.
+ */
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_CONNECT };
 
 struct ipp_item {
-	uint64_t eff;			/* a write's start, a read's end */
+	uint64_t eff;			/* a write's or a connect's start, a read's end */
 	uint64_t seq;			/* as it came */
 	enum ipp_item_kind kind;
-	struct ipp_conn *c;		/* a reference (refs) */
+	struct ipp_conn *c;		/* a reference (refs); NULL: a connect */
 	int dir;			/* 0: from the caller's end; 1: from the server's */
 	uint64_t off, bytes;		/* the bytes, in their direction */
 	pid_t pid, tid;			/* the writer's; a match: the reader's */
@@ -129,6 +134,7 @@ struct ipcperf_paths {
 	struct ipp_idmap thrs;		/* tid -> ipp_thr */
 	struct ipp_idmap servers;	/* pid -> (void *)1: it served a request */
 	struct ipp_idmap live;		/* exchange id -> ipp_xchg, until its tree is out */
+	struct ipp_idmap dialed;	/* pid << 32 | fd -> exchange id: connected for it */
 	struct ipp_order order;
 	uint64_t next_id;
 	/* the read call being matched: its fd, known by its thread and start */
@@ -163,13 +169,15 @@ void ipp_order__fini(struct ipcperf_paths *p);
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing);
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m);
+/* A connect that succeeded or is under way (EINPROGRESS), straight from the session. */
+void ipp_paths__on_connect(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
 /* Close every exchange under way (the flush). */
 void ipp_paths__close_all(struct ipcperf_paths *p);
 /* An item of order.c, in the order of the moments. */
 void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it);
-/* An item of @c came too late: the exchange under way there is left out. */
+/* An item of @c (NULL: none) came too late: the exchange under way there is left out. */
 void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
-/* An item lets go of @c: the last one frees it once it is gone. */
+/* An item lets go of @c (NULL: none): the last one frees it once it is gone. */
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__free_conns(struct ipcperf_paths *p);
 
