@@ -536,6 +536,53 @@ START_TEST(connect_other_turn)
 }
 END_TEST
 
+/* A close of @fd by thread @tid of @pid, [@start, @end]. */
+static void shut(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_close,
+		.name = "close", .cls = IPCPERF_SC_FD_CLOSE, .fd = fd, .nr_args = 1, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * nginx closes its connection to the backend once it has read the length
+ * the answer announced, never reading the end of file; ab closes its own
+ * after the answer. Those closes complete the request: it goes out before
+ * the flush. The backend's close (before nginx read the answer) and nginx's
+ * close of the client's connection (before ab read it) end nothing.
+ */
+START_TEST(close_completes)
+{
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	wait_ready(200, 201, 1400, 2000);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	shut(300, 301, 5, 5510, 5520);
+	wait_ready(200, 201, 2350, 5550);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	shut(200, 201, 7, 5610, 5650);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	shut(200, 201, 5, 5810, 5820);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	shut(100, 100, 3, 6000, 6010);
+	tick(30 * MS);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got_hops[0][1].response_bytes, 200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -554,6 +601,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, request_returns_late);
 	tcase_add_test(tc, connect_then_wait);
 	tcase_add_test(tc, connect_other_turn);
+	tcase_add_test(tc, close_completes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,7 +24,6 @@
  * to that request, whatever the turn it is written in.
  */
 #include "config.h"
-#include <stdint.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include "fd/fdtable.h"
@@ -134,13 +133,7 @@ static void unexplained(struct ipcperf_paths *p, struct ipp_xchg *x, pid_t pid)
 	x->drop = s.n ? IPP_DROP_PART : IPP_DROP_NO_CAUSE;
 }
 
-static uint64_t dial_key(pid_t pid, int fd)
-{
-	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)fd;
-}
-
-/* The request the held request of @it's thread is, if it may still start calls for it. */
-static struct ipp_xchg *held_now(struct ipcperf_paths *p, const struct ipp_item *it)
+struct ipp_xchg *ipp_paths__held(struct ipcperf_paths *p, const struct ipp_item *it)
 {
 	struct ipp_thr *t = ipp_paths__thr(p, it->tid);
 	struct ipp_xchg *held = t && t->held ? ipp_idmap__get(&p->live, t->held) : NULL;
@@ -151,37 +144,6 @@ static struct ipp_xchg *held_now(struct ipcperf_paths *p, const struct ipp_item 
 }
 
 /*
- * A connect of @it->fd, in the order of the moments: when its thread made
- * it for the request it holds, in the turn it read it, the first request
- * written on that fd belongs to that request, even in a later turn. An
- * event loop's connect does not wait (EINPROGRESS): the loop writes when a
- * wait says the socket is writable, after other requests were read.
- */
-static void connected(struct ipcperf_paths *p, const struct ipp_item *it)
-{
-	uint64_t key = dial_key(it->pid, it->fd);
-	struct ipp_xchg *held = held_now(p, it);
-
-	ipp_idmap__del(&p->dialed, key);
-	if (held)
-		ipp_idmap__put(&p->dialed, key, (void *)(uintptr_t)held->id);
-}
-
-/* The request @it's fd was connected for, unanswered; the connect is used up. */
-static struct ipp_xchg *dialed_for(struct ipcperf_paths *p, const struct ipp_item *it)
-{
-	uint64_t key = dial_key(it->pid, it->fd);
-	uintptr_t id = (uintptr_t)ipp_idmap__get(&p->dialed, key);
-	struct ipp_xchg *x;
-
-	if (!id)
-		return NULL;
-	ipp_idmap__del(&p->dialed, key);
-	x = ipp_idmap__get(&p->live, (uint64_t)id);
-	return x && !x->answered ? x : NULL;
-}
-
-/*
  * What the request @x, just started by @it, belongs to: the request its
  * fd was connected for, or else the one its thread holds, if it still may;
  * else it is an originator's, or (when its process serves requests) one no
@@ -189,10 +151,10 @@ static struct ipp_xchg *dialed_for(struct ipcperf_paths *p, const struct ipp_ite
  */
 static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const struct ipp_item *it)
 {
-	struct ipp_xchg *cause = dialed_for(p, it);
+	struct ipp_xchg *cause = ipp_sockfd__dialed_for(p, it);
 
 	if (!cause)
-		cause = held_now(p, it);
+		cause = ipp_paths__held(p, it);
 	if (cause && add_kid(cause, x) == 0)
 		return;
 	if (ipp_idmap__get(&p->servers, (uint64_t)it->pid))
@@ -253,13 +215,13 @@ static void close_cur(struct ipcperf_paths *p, struct ipp_conn *c)
 }
 
 /*
- * A read found the end of the stream: its peer closed, or shut down its
- * writing side. Once the exchange under way was answered, it is complete,
- * and the connection is forgotten (its inodes may name new sockets later);
- * before, the caller may still wait for the answer (a request ended by a
- * half close).
+ * A read found the end of the stream (its peer closed, or shut down its
+ * writing side), or sockfd.c a close that ends it. Once the exchange under
+ * way was answered, it is complete, and the connection is forgotten (its
+ * inodes may name new sockets later); before, the caller may still wait
+ * for the answer (a request ended by a half close).
  */
-static void end_of_file(struct ipcperf_paths *p, struct ipp_conn *c)
+void ipp_paths__end_conn(struct ipcperf_paths *p, struct ipp_conn *c)
 {
 	if (c->gone || (c->cur && !c->cur->answered))
 		return;
@@ -392,28 +354,21 @@ void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_matc
 	ipp_order__push(p, &it, m->read_end_ns > m->write_end_ns ? m->read_end_ns : m->write_end_ns);
 }
 
-void ipp_paths__on_connect(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
-{
-	struct ipp_item it = {
-		.kind = IPP_IT_CONNECT, .eff = ev->start_ns, .pid = ev->pid, .tid = ev->tid,
-		.fd = ev->fd, .start = ev->start_ns, .end = ev->end_ns,
-	};
-
-	ipp_order__push(p, &it, 0);
-}
-
 void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it)
 {
-	if (it->kind == IPP_IT_CONNECT)
-		connected(p, it);
-	else if (it->c->gone)
+	if (it->kind == IPP_IT_CONNECT || it->kind == IPP_IT_CLOSE) {
+		ipp_sockfd__process(p, it);
 		return;
-	else if (it->kind == IPP_IT_WRITE)
+	}
+	if (it->c->gone)
+		return;
+	ipp_sockfd__saw(p, it);
+	if (it->kind == IPP_IT_WRITE)
 		on_write(p, it);
 	else if (it->kind == IPP_IT_MATCH)
 		on_match(p, it);
 	else
-		end_of_file(p, it->c);
+		ipp_paths__end_conn(p, it->c);
 }
 
 /* A connection is in the map under each end known: @fn visits it once, under the first known. */

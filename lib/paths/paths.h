@@ -12,6 +12,8 @@
  *               direction's bytes into requests and responses; a request
  *               that starts is an exchange, hung under what its thread holds
  *               (or what its socket was connected for)
+ *   sockfd.c    a process's socket fds: the request a connect was made
+ *               for, the connection an fd is on (a close may end it)
  *   tree.c      an exchange completed: when its whole tree is, the public
  *               path is made of it (times nested, self time) and handed out
  *   idmap.c     a map of 64-bit keys to pointers (inodes, tids, pids)
@@ -96,15 +98,16 @@ struct ipp_conn {
 
 /*
  * A write, a match or an end of file, by the moment it happened (order.c);
- * or a connect (no connection: c is NULL), from the session.
+ * or a connect or close of a socket fd (no connection: c is NULL), from the
+ * session.
  */
-enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_CONNECT };
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_CONNECT, IPP_IT_CLOSE };
 
 struct ipp_item {
-	uint64_t eff;			/* a write's or a connect's start, a read's end */
+	uint64_t eff;			/* a write's, connect's or close's start, a read's end */
 	uint64_t seq;			/* as it came */
 	enum ipp_item_kind kind;
-	struct ipp_conn *c;		/* a reference (refs); NULL: a connect */
+	struct ipp_conn *c;		/* a reference (refs); NULL: a connect, a close */
 	int dir;			/* 0: from the caller's end; 1: from the server's */
 	uint64_t off, bytes;		/* the bytes, in their direction */
 	pid_t pid, tid;			/* the writer's; a match: the reader's */
@@ -135,6 +138,7 @@ struct ipcperf_paths {
 	struct ipp_idmap servers;	/* pid -> (void *)1: it served a request */
 	struct ipp_idmap live;		/* exchange id -> ipp_xchg, until its tree is out */
 	struct ipp_idmap dialed;	/* pid << 32 | fd -> exchange id: connected for it */
+	struct ipp_idmap fdconn;	/* pid << 32 | fd -> ipp_conn it is on (a reference) */
 	struct ipp_order order;
 	uint64_t next_id;
 	/* the read call being matched: its fd, known by its thread and start */
@@ -169,8 +173,10 @@ void ipp_order__fini(struct ipcperf_paths *p);
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing);
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m);
-/* A connect that succeeded or is under way (EINPROGRESS), straight from the session. */
-void ipp_paths__on_connect(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* The request @it's thread holds, if it may still start calls for it; else NULL. */
+struct ipp_xchg *ipp_paths__held(struct ipcperf_paths *p, const struct ipp_item *it);
+/* The exchange under way on @c ends, once answered, and @c with it (an end of file). */
+void ipp_paths__end_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 /* Close every exchange under way (the flush). */
 void ipp_paths__close_all(struct ipcperf_paths *p);
 /* An item of order.c, in the order of the moments. */
@@ -180,6 +186,19 @@ void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
 /* An item lets go of @c (NULL: none): the last one frees it once it is gone. */
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__free_conns(struct ipcperf_paths *p);
+
+/* sockfd.c */
+/* A connect that succeeded or is under way (EINPROGRESS), straight from the session. */
+void ipp_paths__on_connect(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* A close of a single fd that succeeded, straight from the session. */
+void ipp_paths__on_close(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* A connect's or a close's item, in the order of the moments. */
+void ipp_sockfd__process(struct ipcperf_paths *p, const struct ipp_item *it);
+/* An item of a connection, in that order: its fd (if known) is on it->c. */
+void ipp_sockfd__saw(struct ipcperf_paths *p, const struct ipp_item *it);
+/* The request @it's fd was connected for, unanswered (the connect is used up); else NULL. */
+struct ipp_xchg *ipp_sockfd__dialed_for(struct ipcperf_paths *p, const struct ipp_item *it);
+void ipp_sockfd__fini(struct ipcperf_paths *p);
 
 /* tree.c */
 /* @x's response ended: close it, and hand out its tree once all of it is closed. */
