@@ -15,9 +15,13 @@ For each request it compares, in ms:
     to the end of its read of the answer: the backend hop's request, self
     and response time) with $upstream_response_time.
 nginx reads its clock when a wait returns and logs in ms, each end cut to the
-ms: a difference under 1 ms is the log's resolution. More is a worker that
-ran late after its wait (on a loaded machine), or a request taken for
-another: at least 98% of the requests must be within 1 ms, on both counts.
+ms: a difference under 1 ms is the log's resolution. More is a worker's
+turn that ran late after its wait (several requests served in one turn, or a
+loaded machine: the log then gives some requests a $request_time shorter than
+their $upstream_response_time), or a request taken for another: at least 95%
+of the requests must be within 1 ms, on both counts. The backend's sleeps
+differ from request to request (1 to 5 ms), so requests taken for others
+would differ by more.
 Prints one line per count, "nginx-log-check: ok ..." or what is wrong; exit 1.
 """
 import json
@@ -35,7 +39,7 @@ def summary(name, diffs):
     print("nginx-log-check: %s: %d requests, |diff| p50 %.3f ms, p99 %.3f ms, max %.3f ms; "
           "%d within 1 ms" % (name, len(a), a[len(a) // 2], a[min(len(a) - 1, len(a) * 99 // 100)],
                               a[-1], within))
-    return within * 100 >= 98 * len(a)
+    return within * 100 >= 95 * len(a)
 
 
 def main():
@@ -67,7 +71,7 @@ def main():
     ok = summary("nginx span - $request_time", span)
     ok = summary("upstream call - $upstream_response_time", call) and ok
     if not ok:
-        fail("fewer than 98% of the requests within 1 ms of the log")
+        fail("fewer than 95% of the requests within 1 ms of the log")
     print("nginx-log-check: ok")
 
 

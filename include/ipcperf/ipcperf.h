@@ -1997,7 +1997,7 @@ IPCPERF_API struct ipcperf_paths *ipcperf_paths__new(struct ipcperf_flows *fl);
 IPCPERF_API void ipcperf_paths__delete(struct ipcperf_paths *p);
 
 /**
- * Feed @p p from @p s (its waits; the bytes come through the flows):
+ * Feed @p p from @p s (its waits, connects and closes; the bytes come through the flows):
  * attach after the stats and the flows. The session needs IPCPERF_EV_WAITS
  * for event loops. @return 0; -EINVAL; -EBUSY once started.
  */
