@@ -388,14 +388,24 @@ void ipp_paths__close_all(struct ipcperf_paths *p)
 	each_conn(p, close_cur);
 }
 
-static void free_conn(struct ipcperf_paths *p, struct ipp_conn *c)
-{
-	(void)p;
-	free(c);
-}
-
+/*
+ * A connection is in the map under each end known: its second end's slot
+ * is emptied first (the map is read no more), then each is freed once. One
+ * pass that freed it at its first end would read it freed at its second,
+ * when that slot comes later.
+ */
 void ipp_paths__free_conns(struct ipcperf_paths *p)
 {
-	each_conn(p, free_conn);
-	ipp_idmap__fini(&p->conns);
+	struct ipp_idmap *m = &p->conns;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		struct ipp_conn *c = m->v[i].val;
+
+		if (m->v[i].key && m->v[i].key != (c->end[0] ? c->end[0] : c->end[1]))
+			m->v[i].key = 0;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->v[i].key)
+			free(m->v[i].val);
+	ipp_idmap__fini(m);
 }
