@@ -31,6 +31,7 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
+#include "paths/paths.h"
 #include "suites.h"
 
 static struct ipcperf_stats *st;
@@ -200,6 +201,177 @@ START_TEST(chain_thread)
 	ps = counts();
 	ck_assert_uint_eq(ps.paths, 1);
 	ck_assert_uint_eq(ps.no_response + ps.untraced_hop + ps.unread + ps.no_cause + ps.lost, 0);
+}
+END_TEST
+
+/* Thread @tid changes state at @t, as the session hands it (complete: CPU-wide, with idle's). */
+static void sched(pid_t tid, uint64_t t, enum ipp_run_state state)
+{
+	struct ipp_sched_ev ev = { .time = t, .tid = tid, .state = state, .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/*
+ * The self time split by the threads' scheduling. The proxy (201): its
+ * self time is [1200, 2200] and [5600, 5800]; preempted at 1500, back on at
+ * 1700: cpu 300 + 500 + 200, runq 200; its switch out at 3000 (blocked in
+ * its read of the answer) is inside its call. The backend (301): [2400,
+ * 5500]; asleep at 2600, woken at 5000 (a second wakeup at 5050 changes
+ * nothing), on at 5100: cpu 200 + 400, runq 100, blocked 2400.
+ */
+START_TEST(self_split)
+{
+	const struct ipcperf_path_hop *h;
+
+	sched(201, 400, IPP_RUN_BLOCKED);
+	sched(201, 1150, IPP_RUN_WOKEN);
+	sched(201, 1160, IPP_RUN_ON);
+	sched(201, 1500, IPP_RUN_RUNQ);
+	sched(201, 1700, IPP_RUN_ON);
+	sched(201, 3000, IPP_RUN_BLOCKED);
+	sched(301, 2600, IPP_RUN_BLOCKED);
+	sched(301, 5000, IPP_RUN_WOKEN);
+	sched(301, 5050, IPP_RUN_WOKEN);
+	sched(301, 5100, IPP_RUN_ON);
+	sched(201, 5550, IPP_RUN_WOKEN);
+	sched(201, 5560, IPP_RUN_ON);
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	h = got[0].hops;
+	ck_assert(h[0].split);
+	ck_assert_uint_eq(h[0].cpu_ns, 1000);
+	ck_assert_uint_eq(h[0].runq_ns, 200);
+	ck_assert_uint_eq(h[0].blocked_ns, 0);
+	ck_assert(h[1].split);
+	ck_assert_uint_eq(h[1].cpu_ns, 600);
+	ck_assert_uint_eq(h[1].runq_ns, 100);
+	ck_assert_uint_eq(h[1].blocked_ns, 2400);
+	ck_assert_uint_eq(h[1].cpu_ns + h[1].runq_ns + h[1].blocked_ns, h[1].self_ns);
+}
+END_TEST
+
+/* The proxy's worker (202) does the rest: it calls the backend and answers the client. */
+static void worker_chain(void)
+{
+	io(200, 202, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 202, false, 7, 200, 2400, 5600);
+	io(200, 202, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+}
+
+/* Thread @tid woken by @waker_tid of @pid at @t (sched_waking: the waker's). */
+static void woken(pid_t pid, pid_t waker_tid, pid_t tid, uint64_t t)
+{
+	struct ipp_sched_ev ev = { .time = t, .pid = pid, .tid = tid, .state = IPP_RUN_WAKING,
+				   .waker = waker_tid, .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/* Thread @tid of @pid went to sleep at @t (its switch out says its process). */
+static void asleep(pid_t pid, pid_t tid, uint64_t t)
+{
+	struct ipp_sched_ev ev = { .time = t, .pid = pid, .tid = tid, .state = IPP_RUN_BLOCKED,
+				   .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/*
+ * A worker pool: the reader (201) reads the request and wakes the worker
+ * (202, asleep since 100) at 1300; the worker runs from 1400. The wakeup
+ * carries the request: one path, as the thread's. Self time split: the
+ * reader [1200, 1300] on CPU; the worker runnable [1300, 1400], on CPU
+ * [1400, 2200] and [5600, 5800]. The reader's second wakeup (1350, a
+ * mutex's waiter, 203) does not hand it on again, nor does a wakeup of a
+ * thread of another process.
+ */
+START_TEST(pool_hand_off)
+{
+	const struct ipcperf_path_hop *h;
+
+	asleep(200, 202, 100);
+	asleep(200, 203, 100);
+	asleep(300, 301, 2600);
+	request_in();
+	woken(200, 201, 301, 1250);
+	woken(200, 201, 202, 1300);
+	woken(200, 201, 203, 1350);
+	sched(202, 1400, IPP_RUN_ON);
+	sched(301, 5100, IPP_RUN_ON);
+	worker_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().no_cause, 0);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	h = got[0].hops;
+	ck_assert_int_eq(h[0].tid, 201);
+	ck_assert_uint_eq(h[0].self_ns, 1200);
+	ck_assert_int_eq(h[1].parent, 0);
+	ck_assert_int_eq(h[1].caller_tid, 202);
+	ck_assert(h[0].split);
+	ck_assert_uint_eq(h[0].cpu_ns, 100 + 800 + 200);
+	ck_assert_uint_eq(h[0].runq_ns, 100);
+	ck_assert_uint_eq(h[0].blocked_ns, 0);
+}
+END_TEST
+
+/*
+ * A thread per connection (201) that wakes a thread of its process (202)
+ * while it holds the request, and makes every call itself: the self time
+ * stays its own (on CPU throughout), not the woken thread's (asleep).
+ */
+START_TEST(woken_but_no_worker)
+{
+	asleep(200, 202, 100);
+	request_in();
+	woken(200, 201, 202, 1300);
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(got[0].hops[0].split);
+	ck_assert_uint_eq(got[0].hops[0].cpu_ns, 1200);
+	ck_assert_uint_eq(got[0].hops[0].blocked_ns, 0);
+}
+END_TEST
+
+/* No wakeup by the reader (the worker took it without sleeping): the worker's call has no cause. */
+START_TEST(pool_no_wakeup)
+{
+	asleep(200, 202, 100);
+	request_in();
+	worker_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ck_assert_uint_eq(counts().no_cause, 1);
+}
+END_TEST
+
+/* Without the scheduling (none, or not all of it: per task), the self time is not split. */
+START_TEST(self_not_split)
+{
+	struct ipp_sched_ev ev = { .time = 1500, .tid = 201, .state = IPP_RUN_RUNQ };
+
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(!got[0].hops[0].split);
+	ck_assert_uint_eq(got[0].hops[0].cpu_ns, 0);
+	ipp_paths__on_sched(pa, &ev);	/* incomplete: a switch-in may be missing */
+	nr_got = 0;
+	io(100, 100, true, 3, 100, 10000, 10100);
+	io(200, 201, false, 5, 100, 9000, 10200);
+	io(200, 201, true, 5, 200, 10300, 10400);
+	io(100, 100, false, 3, 200, 10200, 10500);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(!got[0].hops[0].split);
 }
 END_TEST
 
@@ -590,6 +762,11 @@ Suite *paths_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, chain_thread);
+	tcase_add_test(tc, self_split);
+	tcase_add_test(tc, self_not_split);
+	tcase_add_test(tc, pool_hand_off);
+	tcase_add_test(tc, pool_no_wakeup);
+	tcase_add_test(tc, woken_but_no_worker);
 	tcase_add_test(tc, turn_ended);
 	tcase_add_test(tc, turn_before_read);
 	tcase_add_test(tc, no_response);

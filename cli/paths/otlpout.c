@@ -13,15 +13,6 @@
  * One span of a request: hop @hop's exchange as its caller made it (the
  * CLIENT span) or as its server held it (the SERVER span).
  */
-struct span {
-	const struct ipcperf_path *p;
-	size_t req, hop;
-	bool server;
-	pid_t pid, tid;
-	const char *comm;
-	int fd;
-	uint64_t start_ns, end_ns;
-};
 
 /* The ids: a bijection of 64 bits (splitmix64's finalizer), so distinct inputs never collide. */
 static uint64_t mix(uint64_t x)
@@ -39,21 +30,6 @@ static void span_id(char out[17], uint64_t seed, size_t req, size_t k)
 	snprintf(out, 17, "%016" PRIx64, id ? id : 1);
 }
 
-static void span_of(struct span *s, const struct ipcperf_path *p, size_t req, size_t hop,
-		    bool server)
-{
-	const struct ipcperf_path_hop *h = &p->hops[hop];
-
-	*s = (struct span){ .p = p, .req = req, .hop = hop, .server = server };
-	if (server) {
-		s->pid = h->pid, s->tid = h->tid, s->comm = h->comm, s->fd = h->fd;
-		s->start_ns = h->start_ns, s->end_ns = h->end_ns;
-		return;
-	}
-	s->pid = h->caller_pid, s->tid = h->caller_tid, s->fd = h->caller_fd;
-	s->comm = h->parent < 0 ? p->comm : p->hops[h->parent].comm;
-	s->start_ns = h->call_start_ns, s->end_ns = h->call_end_ns;
-}
 
 static void attr_str(struct json *j, const char *key, const char *v)
 {
@@ -79,7 +55,7 @@ static void attr_int(struct json *j, const char *key, int64_t v)
 	json_object_end(j);
 }
 
-static void span_attrs(struct json *j, const struct span *s)
+static void span_attrs(struct json *j, const struct paths_span *s)
 {
 	const struct ipcperf_path_hop *h = &s->p->hops[s->hop];
 
@@ -112,7 +88,7 @@ static void put_time(struct json *j, const char *key, uint64_t mono_ns, int64_t 
 	json_str(j, key, num);
 }
 
-static void put_span(struct json *j, const struct span *s, int64_t real_minus_mono, uint64_t seed)
+static void put_span(struct json *j, const struct paths_span *s, int64_t real_minus_mono, uint64_t seed)
 {
 	const struct ipcperf_path_hop *h = &s->p->hops[s->hop];
 	char tid[33], id[17], name[2 * IPCPERF_COMM_LEN + 8];
@@ -140,14 +116,14 @@ static void put_span(struct json *j, const struct span *s, int64_t real_minus_mo
 static void put_spans(struct json *j, const struct pathsout *po, pid_t pid,
 		      int64_t real_minus_mono, uint64_t seed)
 {
-	struct span s;
+	struct paths_span s;
 
 	json_array_begin(j, "spans");
 	for (size_t r = 0; r < pathsout_nr_requests(po); r++) {
 		const struct ipcperf_path *p = pathsout_request(po, r);
 
 		for (size_t k = 0; k < 2 * p->nr_hops; k++) {
-			span_of(&s, p, r, k / 2, k % 2);
+			paths_span_of(&s, p, r, k / 2, k % 2);
 			if (s.pid == pid)
 				put_span(j, &s, real_minus_mono, seed);
 		}
@@ -155,7 +131,7 @@ static void put_spans(struct json *j, const struct pathsout *po, pid_t pid,
 	json_array_end(j);
 }
 
-static void put_resource(struct json *j, const struct pathsout *po, const struct span *first,
+static void put_resource(struct json *j, const struct pathsout *po, const struct paths_span *first,
 			 int64_t real_minus_mono, uint64_t seed)
 {
 	json_object_begin(j, NULL);
@@ -181,9 +157,9 @@ static void put_resource(struct json *j, const struct pathsout *po, const struct
  * The first span of each process, in the order the processes first appear:
  * an array freed by the caller, of *@n. @return NULL when out of memory.
  */
-static struct span *processes(const struct pathsout *po, size_t *n)
+static struct paths_span *processes(const struct pathsout *po, size_t *n)
 {
-	struct span s, *v = NULL;
+	struct paths_span s, *v = NULL;
 	size_t cap = 0, i;
 
 	*n = 0;
@@ -191,7 +167,7 @@ static struct span *processes(const struct pathsout *po, size_t *n)
 		const struct ipcperf_path *p = pathsout_request(po, r);
 
 		for (size_t k = 0; k < 2 * p->nr_hops; k++) {
-			span_of(&s, p, r, k / 2, k % 2);
+			paths_span_of(&s, p, r, k / 2, k % 2);
 			for (i = 0; i < *n && v[i].pid != s.pid; i++)
 				;
 			if (i < *n)
@@ -209,7 +185,7 @@ static struct span *processes(const struct pathsout *po, size_t *n)
 int otlpout_write(FILE *f, const struct pathsout *po, int64_t real_minus_mono, uint64_t seed)
 {
 	size_t n;
-	struct span *procs = processes(po, &n);
+	struct paths_span *procs = processes(po, &n);
 	struct json j;
 
 	if (!procs && pathsout_nr_requests(po))

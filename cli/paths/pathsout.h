@@ -30,4 +30,21 @@ void pathsout_text(FILE *f, const struct pathsout *po, const char *what,
 void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_paths_stats *ps,
 		   const struct cli_summary *sum, bool requests);
 
+/*
+ * One span of request @req (the OTLP and timeline writers'): hop @hop's
+ * server span, or (!@server) the client span its caller made for it.
+ */
+struct paths_span {
+	const struct ipcperf_path *p;
+	size_t req, hop;
+	bool server;
+	pid_t pid, tid;
+	const char *comm;		/* its process's */
+	int fd;
+	uint64_t start_ns, end_ns;
+	unsigned lane;			/* the timeline's track of its thread: 0, the first */
+};
+void paths_span_of(struct paths_span *s, const struct ipcperf_path *p, size_t req, size_t hop,
+		   bool server);
+
 #endif /* IPCPERF_CLI_PATHSOUT_H */

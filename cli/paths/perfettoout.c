@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output.h"
+#include "pathsout.h"
 #include "perfettoout.h"
 #include "util.h"
 
@@ -13,16 +14,6 @@
 #define LANE_DEPTH 32
 
 /* One span: hop @hop's exchange at its caller (client) or its server. */
-struct slice {
-	const struct ipcperf_path *p;
-	size_t req, hop;
-	bool server;
-	pid_t pid, tid;
-	const char *comm;		/* its process's */
-	int fd;
-	uint64_t start_ns, end_ns;
-	unsigned lane;
-};
 
 /* The open slices of one track of a thread: the ends of those that enclose the next. */
 struct lane {
@@ -30,26 +21,11 @@ struct lane {
 	unsigned n;
 };
 
-static void slice_of(struct slice *s, const struct ipcperf_path *p, size_t req, size_t hop,
-		     bool server)
-{
-	const struct ipcperf_path_hop *h = &p->hops[hop];
-
-	*s = (struct slice){ .p = p, .req = req, .hop = hop, .server = server };
-	if (server) {
-		s->pid = h->pid, s->tid = h->tid, s->comm = h->comm, s->fd = h->fd;
-		s->start_ns = h->start_ns, s->end_ns = h->end_ns;
-		return;
-	}
-	s->pid = h->caller_pid, s->tid = h->caller_tid, s->fd = h->caller_fd;
-	s->comm = h->parent < 0 ? p->comm : p->hops[h->parent].comm;
-	s->start_ns = h->call_start_ns, s->end_ns = h->call_end_ns;
-}
 
 /* By thread, then by start, the longer first: an enclosing slice comes before what it holds. */
 static int cmp_slice(const void *a, const void *b)
 {
-	const struct slice *x = a, *y = b;
+	const struct paths_span *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -63,7 +39,7 @@ static int cmp_slice(const void *a, const void *b)
 }
 
 /* Whether @s nests on lane @l: the slices that ended before it closed, it fits in the innermost. */
-static bool fits(struct lane *l, const struct slice *s)
+static bool fits(struct lane *l, const struct paths_span *s)
 {
 	while (l->n && l->end[l->n - 1] <= s->start_ns)
 		l->n--;
@@ -74,7 +50,7 @@ static bool fits(struct lane *l, const struct slice *s)
 }
 
 /* The first track of its thread each slice nests on (@v sorted). @return 0, or -1. */
-static int assign_lanes(struct slice *v, size_t n)
+static int assign_lanes(struct paths_span *v, size_t n)
 {
 	struct lane *lanes = NULL;
 	size_t cap = 0, nr = 0;
@@ -97,7 +73,7 @@ static int assign_lanes(struct slice *v, size_t n)
 	return 0;
 }
 
-static pid_t track(const struct slice *s)
+static pid_t track(const struct paths_span *s)
 {
 	return s->tid + (pid_t)s->lane * LANE_STRIDE;
 }
@@ -128,9 +104,9 @@ static void put_meta(struct json *j, const char *what, pid_t pid, pid_t tid, con
 }
 
 /* At the first slice @v[i] of a thread: the process's name (at its first), each track's. */
-static void put_names(struct json *j, const struct slice *v, size_t n, size_t i)
+static void put_names(struct json *j, const struct paths_span *v, size_t n, size_t i)
 {
-	const struct slice *s = &v[i];
+	const struct paths_span *s = &v[i];
 	char name[IPCPERF_COMM_LEN + 48];
 	unsigned lanes = 0;
 
@@ -148,7 +124,7 @@ static void put_names(struct json *j, const struct slice *v, size_t n, size_t i)
 	}
 }
 
-static void put_slice(struct json *j, const struct slice *s)
+static void put_slice(struct json *j, const struct paths_span *s)
 {
 	const struct ipcperf_path_hop *h = &s->p->hops[s->hop];
 	char name[IPCPERF_COMM_LEN + 16];
@@ -175,7 +151,7 @@ static void put_slice(struct json *j, const struct slice *s)
  * end with @at_end, at most half way): the viewers bind it to the slice
  * that encloses its time on its track.
  */
-static void put_flow(struct json *j, const struct slice *s, bool start, uint64_t id, bool at_end)
+static void put_flow(struct json *j, const struct paths_span *s, bool start, uint64_t id, bool at_end)
 {
 	uint64_t d = (s->end_ns - s->start_ns) / 2;
 
@@ -190,7 +166,7 @@ static void put_flow(struct json *j, const struct slice *s, bool start, uint64_t
 }
 
 /* The arrows of a hop: request from the client slice @c to the server's @sv, response back. */
-static void put_arrows(struct json *j, const struct slice *c, const struct slice *sv)
+static void put_arrows(struct json *j, const struct paths_span *c, const struct paths_span *sv)
 {
 	uint64_t id = 2 * (((uint64_t)c->req << 16) + c->hop) + 1;
 
@@ -201,9 +177,9 @@ static void put_arrows(struct json *j, const struct slice *c, const struct slice
 }
 
 /* Every span of the kept requests, sorted by track. @return the array (freed by the caller). */
-static struct slice *slices(const struct pathsout *po, size_t *n)
+static struct paths_span *slices(const struct pathsout *po, size_t *n)
 {
-	struct slice *v = NULL;
+	struct paths_span *v = NULL;
 	size_t cap = 0;
 
 	*n = 0;
@@ -215,7 +191,7 @@ static struct slice *slices(const struct pathsout *po, size_t *n)
 			return NULL;
 		}
 		for (size_t k = 0; k < 2 * p->nr_hops; k++)
-			slice_of(&v[(*n)++], p, r, k / 2, k % 2);
+			paths_span_of(&v[(*n)++], p, r, k / 2, k % 2);
 	}
 	if (*n)
 		qsort(v, *n, sizeof(*v), cmp_slice);
@@ -225,7 +201,7 @@ static struct slice *slices(const struct pathsout *po, size_t *n)
 /* By request, then hop, its client slice before its server slice. */
 static int cmp_hop(const void *a, const void *b)
 {
-	const struct slice *x = *(const struct slice *const *)a, *y = *(const struct slice *const *)b;
+	const struct paths_span *x = *(const struct paths_span *const *)a, *y = *(const struct paths_span *const *)b;
 
 	if (x->req != y->req)
 		return x->req < y->req ? -1 : 1;
@@ -235,9 +211,9 @@ static int cmp_hop(const void *a, const void *b)
 }
 
 /* The arrows of every hop, once the slices have their tracks. @return 0, or -1. */
-static int put_all_arrows(struct json *j, const struct slice *v, size_t n)
+static int put_all_arrows(struct json *j, const struct paths_span *v, size_t n)
 {
-	const struct slice **by = malloc((n ? n : 1) * sizeof(*by));
+	const struct paths_span **by = malloc((n ? n : 1) * sizeof(*by));
 
 	if (!by)
 		return -1;
@@ -253,7 +229,7 @@ static int put_all_arrows(struct json *j, const struct slice *v, size_t n)
 int perfettoout_write(FILE *f, const struct pathsout *po)
 {
 	size_t n;
-	struct slice *v = slices(po, &n);
+	struct paths_span *v = slices(po, &n);
 	struct json j;
 
 	if ((!v && pathsout_nr_requests(po)) || assign_lanes(v, n) < 0) {

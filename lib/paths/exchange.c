@@ -295,6 +295,42 @@ void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struc
 	ipp_order__push(p, &it, ev->end_ns);
 }
 
+/*
+ * A thread began waking @it->woken (sched_waking, the waker's own record:
+ * sched_wakeup may run on the wakee's CPU, in whatever ran there): when it
+ * holds a request it read itself, in the
+ * same turn, not answered and not handed off yet, and the woken thread is
+ * of its process, the request goes to that thread (a worker pool's hand-off
+ * through a condition variable, an eventfd, a pipe): it holds it from the
+ * wakeup on. Once only: the waker's later wakeups (a mutex's waiters) do
+ * not pass it on again.
+ */
+static void hand_off(struct ipcperf_paths *p, const struct ipp_item *it)
+{
+	struct ipp_thr *t = ipp_idmap__get(&p->thrs, (uint64_t)it->tid), *w;
+	struct ipp_xchg *x = t && t->held && t->held_read ? ipp_idmap__get(&p->live, t->held) : NULL;
+
+	if (!x || x->answered || x->hand_tid || ipp_paths__thr_waited(t, t->held_at, it->eff))
+		return;
+	w = ipp_idmap__get(&p->thrs, (uint64_t)it->woken);
+	if (!w || w == t || !w->pid || w->pid != it->pid)
+		return;
+	x->hand_tid = w->tid;
+	x->hand_at = it->eff;
+	ipp_paths__thr_hold(w, x, it->eff);
+	w->held_read = false;
+}
+
+void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid_t waker,
+			  pid_t woken)
+{
+	struct ipp_item it = { .kind = IPP_IT_WAKE, .eff = time, .pid = pid, .tid = waker,
+			       .woken = woken, .start = time, .end = time, .fd = -1 };
+
+	if (waker > 0 && woken > 0)
+		ipp_order__push(p, &it, 0);
+}
+
 /* A read (@it) took bytes [@it->off, + @it->bytes) of message @g (of exchange @x). */
 static void took(struct ipcperf_paths *p, struct ipp_xchg *x, struct ipp_msg *g,
 		 const struct ipp_item *it)
@@ -315,10 +351,14 @@ static void took(struct ipcperf_paths *p, struct ipp_xchg *x, struct ipp_msg *g,
 	}
 	if (!t)
 		return;
-	if (it->dir == 0 && it->off == g->off0)
+	t->pid = it->pid;
+	if (it->dir == 0 && it->off == g->off0) {
 		ipp_paths__thr_hold(t, x, it->end);	/* the server span begins */
-	else if (it->dir == 1 && x->parent)
+		t->held_read = true;
+	} else if (it->dir == 1 && x->parent) {
 		ipp_paths__thr_hold(t, x->parent, it->end);	/* back to what it called for */
+		t->held_read = false;
+	}
 }
 
 static void on_match(struct ipcperf_paths *p, const struct ipp_item *it)
@@ -356,6 +396,10 @@ void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_matc
 
 void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it)
 {
+	if (it->kind == IPP_IT_WAKE) {
+		hand_off(p, it);
+		return;
+	}
 	if (it->kind == IPP_IT_CONNECT || it->kind == IPP_IT_CLOSE) {
 		ipp_sockfd__process(p, it);
 		return;

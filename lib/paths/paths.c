@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "paths/flowtap.h"
+#include "flows/flowtap.h"
 #include "paths/paths.h"
 
 /* A thread's waits kept, at most, when it holds nothing (a client's loop): the latest ones. */
@@ -49,6 +49,7 @@ static void free_thr(void *ctx, void *val)
 
 	(void)ctx;
 	free(t->waits);
+	free(t->runs);
 	free(t);
 }
 
@@ -149,6 +150,7 @@ static void on_wait(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
 
 	if (!t)
 		return;
+	t->pid = ev->pid;
 	if (t->nr_waits >= WAITS_KEEP && !t->held) {
 		memmove(t->waits, t->waits + WAITS_KEEP / 2,
 			(t->nr_waits - WAITS_KEEP / 2) * sizeof(*t->waits));
@@ -201,13 +203,18 @@ static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
 	ipcperf_paths__add_syscall(ctx, ev);
 }
 
+
 int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = p, .syscall = h_syscall, .lost = h_lost);
+	int err;
 
 	if (!p || !s)
 		return -EINVAL;
-	return ipcperf_session__add_handlers(s, &h);
+	err = ipcperf_session__add_handlers(s, &h);
+	if (err == 0)
+		ipp_paths__take_sched(p, s);
+	return err;
 }
 
 int ipcperf_paths__on_path(struct ipcperf_paths *p,

@@ -16,10 +16,12 @@
  *               for, the connection an fd is on (a close may end it)
  *   tree.c      an exchange completed: when its whole tree is, the public
  *               path is made of it (times nested, self time) and handed out
+ *   sched.c     each thread's scheduling (on CPU, runnable, blocked) from
+ *               the session, to split a span's self time
  *   idmap.c     a map of 64-bit keys to pointers (inodes, tids, pids)
  *
- * It may call the flows' tap (flowtap.h), the stats' public getters and
- * util.c; nothing calls into it but the flows' tap and the session.
+ * It may call the flows' tap (flowtap.h), the stats' public getters, the
+ * session's sched hook (session.h) and util.c; nothing calls into it but the flows' tap and the session.
  */
 #ifndef IPCPERF_PATHS_PATHS_H
 #define IPCPERF_PATHS_PATHS_H
@@ -27,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "internal.h"
+#include "pipeline/pipeline.h"
 
 struct ipp_ident;
 
@@ -84,6 +87,8 @@ struct ipp_xchg {
 	struct ipp_xchg **kids;
 	size_t nr_kids, cap_kids;
 	size_t open;			/* itself and its kids not closed yet */
+	pid_t hand_tid;			/* the thread its reader handed it to (a worker); 0 none */
+	uint64_t hand_at;		/* when: the wakeup of that thread by the reader */
 };
 
 /* A stream connection: its ends (the caller's first) and the exchange under way. */
@@ -97,20 +102,21 @@ struct ipp_conn {
 };
 
 /*
- * A write, a match or an end of file, by the moment it happened (order.c);
- * or a connect or close of a socket fd (no connection: c is NULL), from the
- * session.
+ * A write, a match, an end of file or a wakeup, by the moment it happened
+ * (order.c); or a connect or close of a socket fd, from the session.
  */
-enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_CONNECT, IPP_IT_CLOSE };
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE, IPP_IT_CONNECT,
+		     IPP_IT_CLOSE };
 
 struct ipp_item {
 	uint64_t eff;			/* a write's, connect's or close's start, a read's end */
 	uint64_t seq;			/* as it came */
 	enum ipp_item_kind kind;
-	struct ipp_conn *c;		/* a reference (refs); NULL: a connect, a close */
+	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup, connect, close */
 	int dir;			/* 0: from the caller's end; 1: from the server's */
 	uint64_t off, bytes;		/* the bytes, in their direction */
-	pid_t pid, tid;			/* the writer's; a match: the reader's */
+	pid_t pid, tid;			/* the writer's; a match: the reader's; a wakeup: the waker's */
+	pid_t woken;			/* a wakeup: the thread woken */
 	int fd;				/* the writer's; a match: the reader's (-1: not known) */
 	uint64_t start, end;		/* the call's; a match: the read's */
 };
@@ -124,10 +130,14 @@ struct ipp_order {
 /* A thread: the request it holds, and the returns of its waits. */
 struct ipp_thr {
 	pid_t tid;
+	pid_t pid;			/* its process, once seen; 0 before */
 	uint64_t held;			/* the exchange (id) whose request it holds; 0 none */
+	bool held_read;			/* it read that request itself (it may hand it off) */
 	uint64_t held_at;		/* the end of the read that made it hold it */
 	uint64_t *waits;		/* its waits' returns after held_at, ascending */
 	size_t nr_waits, cap_waits;
+	struct ipp_run { uint64_t t; enum ipp_run_state state; } *runs;	/* sched.c */
+	size_t nr_runs, cap_runs;
 };
 
 struct ipcperf_paths {
@@ -148,6 +158,8 @@ struct ipcperf_paths {
 	void (*cb)(void *ctx, const struct ipcperf_path *path);
 	void *cb_ctx;
 	struct ipcperf_paths_stats counts;
+	bool sched_seen;		/* the session hands the threads' scheduling */
+	bool sched_short;		/* some of it cannot be seen (per task), or was not kept */
 	/* tree.c's scratch: the path handed out */
 	struct ipcperf_path_hop *hops;
 	size_t cap_hops;
@@ -177,6 +189,9 @@ void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_matc
 struct ipp_xchg *ipp_paths__held(struct ipcperf_paths *p, const struct ipp_item *it);
 /* The exchange under way on @c ends, once answered, and @c with it (an end of file). */
 void ipp_paths__end_conn(struct ipcperf_paths *p, struct ipp_conn *c);
+/* Thread @waker of process @pid began waking thread @woken at @time: a hand-off, maybe. */
+void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid_t waker,
+			  pid_t woken);
 /* Close every exchange under way (the flush). */
 void ipp_paths__close_all(struct ipcperf_paths *p);
 /* An item of order.c, in the order of the moments. */
@@ -199,6 +214,17 @@ void ipp_sockfd__saw(struct ipcperf_paths *p, const struct ipp_item *it);
 /* The request @it's fd was connected for, unanswered (the connect is used up); else NULL. */
 struct ipp_xchg *ipp_sockfd__dialed_for(struct ipcperf_paths *p, const struct ipp_item *it);
 void ipp_sockfd__fini(struct ipcperf_paths *p);
+/* sched.c: the session's scheduling of the threads (session.h), taken from the start */
+void ipp_paths__on_sched(void *ctx, const struct ipp_sched_ev *ev);
+void ipp_paths__take_sched(struct ipcperf_paths *p, struct ipcperf_session *s);
+/* Whether the threads' scheduling is all there: self times can be split. */
+bool ipp_paths__split_ok(const struct ipcperf_paths *p);
+/*
+ * Add @t's time in [@a, @b) to @out by state (on CPU, runnable, blocked:
+ * IPP_RUN_ON, _RUNQ, _BLOCKED), its state at @a being @at_a. @t may be NULL.
+ */
+void ipp_paths__thr_split(const struct ipp_thr *t, uint64_t a, uint64_t b, enum ipp_run_state at_a,
+		    uint64_t out[3]);
 
 /* tree.c */
 /* @x's response ended: close it, and hand out its tree once all of it is closed. */
