@@ -23,6 +23,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -698,6 +699,47 @@ START_TEST(pipelined_fold)
 }
 END_TEST
 
+/* A non-blocking connect of @fd by thread @tid of @pid: under way (EINPROGRESS) at @end. */
+static void dial(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_connect,
+		.name = "connect", .cls = IPCPERF_SC_FD_OTHER, .fd = fd, .ret = -EINPROGRESS,
+		.nr_args = 3, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * nginx's way with a request: in the turn it reads it, it starts a
+ * non-blocking connect to the backend; it writes the request there in a
+ * later turn, when a wait says the socket is writable. The connect made in
+ * the request's turn carries the request to that write.
+ */
+START_TEST(connect_then_wait)
+{
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	wait_ready(200, 201, 1400, 2000);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	wait_ready(200, 201, 2350, 5550);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(got_hops[0][1].caller_fd, 7);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 1200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
 /*
  * A server that reads what came and answers it at once: three requests
  * written back to back; the proxy reads the first two in one read and
@@ -726,6 +768,115 @@ START_TEST(pipelined_unpaired)
 }
 END_TEST
 
+/* The path of the client @pid, of those handed out. */
+static const struct ipcperf_path *path_of(pid_t pid)
+{
+	for (size_t i = 0; i < nr_got; i++)
+		if (got[i].pid == pid)
+			return &got[i];
+	ck_abort_msg("no path of pid %d", (int)pid);
+	return NULL;
+}
+
+/*
+ * Two requests in one nginx worker: A (client 100, on the proxy's fd 5)
+ * and B (client 110, fd 6), each connected for in its own turn (fds 7 and
+ * 8). One wait returns B's request and fd 7 writable: the worker reads B,
+ * connects for it, then writes A's request on fd 7 in B's turn. That write
+ * is A's (its fd was connected for A), not B's, though the thread holds B.
+ */
+START_TEST(connect_other_turn)
+{
+	const struct ipcperf_path *a, *b;
+
+	name_sock(110, 3, 1003, 1004);
+	name_sock(200, 6, 1004, 1003);
+	name_sock(200, 8, 2003, 2004);
+	name_sock(300, 6, 2004, 2003);
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	io(110, 110, true, 3, 100, 1400, 1500);
+	wait_ready(200, 201, 1360, 1600);
+	io(200, 201, false, 6, 100, 1650, 1700);
+	dial(200, 201, 8, 1750, 1800);
+	io(200, 201, true, 7, 100, 1850, 1900);
+	io(300, 301, false, 5, 100, 600, 2000);
+	wait_ready(200, 201, 1950, 2100);
+	io(200, 201, true, 8, 100, 2150, 2200);
+	io(300, 301, true, 5, 200, 5000, 5100);
+	wait_ready(200, 201, 2250, 5150);
+	io(300, 301, false, 6, 100, 5150, 5200);
+	io(200, 201, false, 7, 200, 5160, 5210);
+	io(200, 201, true, 5, 200, 5220, 5300);
+	io(100, 100, false, 3, 200, 1200, 5400);
+	io(300, 301, true, 6, 200, 8000, 8100);
+	wait_ready(200, 201, 5350, 8150);
+	io(200, 201, false, 8, 200, 8160, 8200);
+	io(200, 201, true, 6, 200, 8210, 8300);
+	io(110, 110, false, 3, 200, 1600, 8400);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	a = path_of(100);
+	b = path_of(110);
+	ck_assert_uint_eq(a->nr_hops, 2);
+	ck_assert_uint_eq(b->nr_hops, 2);
+	ck_assert_int_eq(a->hops[1].caller_fd, 7);
+	ck_assert_int_eq(a->hops[1].fd, 5);
+	ck_assert_uint_eq(a->hops[1].self_ns, 5100 - 2000);
+	ck_assert_int_eq(b->hops[1].caller_fd, 8);
+	ck_assert_int_eq(b->hops[1].fd, 6);
+	ck_assert_uint_eq(b->hops[1].self_ns, 8100 - 5200);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
+/* A close of @fd by thread @tid of @pid, [@start, @end]. */
+static void shut(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_close,
+		.name = "close", .cls = IPCPERF_SC_FD_CLOSE, .fd = fd, .nr_args = 1, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * nginx closes its connection to the backend once it has read the length
+ * the answer announced, never reading the end of file; ab closes its own
+ * after the answer. Those closes complete the request: it goes out before
+ * the flush. The backend's close (before nginx read the answer) and nginx's
+ * close of the client's connection (before ab read it) end nothing.
+ */
+START_TEST(close_completes)
+{
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	wait_ready(200, 201, 1400, 2000);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	shut(300, 301, 5, 5510, 5520);
+	wait_ready(200, 201, 2350, 5550);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	shut(200, 201, 7, 5610, 5650);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	shut(200, 201, 5, 5810, 5820);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	shut(100, 100, 3, 6000, 6010);
+	tick(30 * MS);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got_hops[0][1].response_bytes, 200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -750,6 +901,9 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, pipelined_pair);
 	tcase_add_test(tc, pipelined_fold);
 	tcase_add_test(tc, pipelined_unpaired);
+	tcase_add_test(tc, connect_then_wait);
+	tcase_add_test(tc, connect_other_turn);
+	tcase_add_test(tc, close_completes);
 	suite_add_tcase(s, tc);
 	return s;
 }

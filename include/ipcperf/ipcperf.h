@@ -2009,9 +2009,9 @@ IPCPERF_API struct ipcperf_paths *ipcperf_paths__new(struct ipcperf_flows *fl);
 IPCPERF_API void ipcperf_paths__delete(struct ipcperf_paths *p);
 
 /**
- * Feed @p p from @p s (its waits, and the targets' switches and wakeups
- * for the hand-offs and the self time split; the bytes come through the
- * flows): attach after the stats and the flows. The session needs
+ * Feed @p p from @p s (its waits, connects and closes, and the targets'
+ * switches and wakeups for the hand-offs and the self time split; the
+ * bytes come through the flows): attach after the stats and the flows. The session needs
  * IPCPERF_EV_WAITS for event loops and IPCPERF_EV_SCHED for worker pools
  * and the split; attached, the session also opens sched_waking and keeps
  * the idle task's and its own sched_switch and sched_wakeup records (for

@@ -21,7 +21,9 @@
  * thread hold again the request it made that exchange for. A request that
  * starts belongs to what its thread holds, unless a wait returned in that
  * thread since the read that made it hold it (paths.c: an event loop's
- * turn) or the request held was answered already.
+ * turn) or the request held was answered already; the first request on a
+ * socket that the thread connected in the turn it held a request belongs
+ * to that request, whatever the turn it is written in.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -133,18 +135,29 @@ static void unexplained(struct ipcperf_paths *p, struct ipp_xchg *x, pid_t pid)
 	x->drop = s.n ? IPP_DROP_PART : IPP_DROP_NO_CAUSE;
 }
 
-/*
- * What the request @x, just started by @ev, belongs to: the request its
- * thread holds, if it still may; else it is an originator's, or (when its
- * process serves requests) one no rule explains.
- */
-static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const struct ipp_item *it)
+struct ipp_xchg *ipp_paths__held(struct ipcperf_paths *p, const struct ipp_item *it)
 {
 	struct ipp_thr *t = ipp_paths__thr(p, it->tid);
 	struct ipp_xchg *held = t && t->held ? ipp_idmap__get(&p->live, t->held) : NULL;
 
-	if (held && !held->answered && !ipp_paths__thr_waited(t, t->held_at, it->start) &&
-	    add_kid(held, x) == 0)
+	if (!held || held->answered || ipp_paths__thr_waited(t, t->held_at, it->start))
+		return NULL;
+	return held;
+}
+
+/*
+ * What the request @x, just started by @it, belongs to: the request its
+ * fd was connected for, or else the one its thread holds, if it still may;
+ * else it is an originator's, or (when its process serves requests) one no
+ * rule explains.
+ */
+static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const struct ipp_item *it)
+{
+	struct ipp_xchg *cause = ipp_sockfd__dialed_for(p, it);
+
+	if (!cause)
+		cause = ipp_paths__held(p, it);
+	if (cause && add_kid(cause, x) == 0)
 		return;
 	if (ipp_idmap__get(&p->servers, (uint64_t)it->pid))
 		unexplained(p, x, it->pid);
@@ -198,13 +211,13 @@ static void close_cur(struct ipcperf_paths *p, struct ipp_conn *c)
 }
 
 /*
- * A read found the end of the stream: its peer closed, or shut down its
- * writing side. Once the exchange under way was answered, it is complete,
- * and the connection is forgotten (its inodes may name new sockets later);
- * before, the caller may still wait for the answer (a request ended by a
- * half close).
+ * A read found the end of the stream (its peer closed, or shut down its
+ * writing side), or sockfd.c a close that ends it. Once the exchange under
+ * way was answered, it is complete, and the connection is forgotten (its
+ * inodes may name new sockets later); before, the caller may still wait
+ * for the answer (a request ended by a half close).
  */
-static void end_of_file(struct ipcperf_paths *p, struct ipp_conn *c)
+void ipp_paths__end_conn(struct ipcperf_paths *p, struct ipp_conn *c)
 {
 	if (c->gone || (c->turn.n && !c->turn.answered))
 		return;
@@ -218,7 +231,7 @@ static void end_of_file(struct ipcperf_paths *p, struct ipp_conn *c)
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c)
 {
 	(void)p;
-	if (!--c->refs && c->gone) {
+	if (c && !--c->refs && c->gone) {
 		ipp_turn__fini(c);
 		free(c);
 	}
@@ -388,14 +401,19 @@ void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it)
 		hand_off(p, it);
 		return;
 	}
+	if (it->kind == IPP_IT_CONNECT || it->kind == IPP_IT_CLOSE) {
+		ipp_sockfd__process(p, it);
+		return;
+	}
 	if (it->c->gone)
 		return;
+	ipp_sockfd__saw(p, it);
 	if (it->kind == IPP_IT_WRITE)
 		on_write(p, it);
 	else if (it->kind == IPP_IT_MATCH)
 		on_match(p, it);
 	else
-		end_of_file(p, it->c);
+		ipp_paths__end_conn(p, it->c);
 }
 
 /* A connection is in the map under each end known: @fn visits it once, under the first known. */
@@ -415,15 +433,26 @@ void ipp_paths__close_all(struct ipcperf_paths *p)
 	each_conn(p, close_cur);
 }
 
-static void free_conn(struct ipcperf_paths *p, struct ipp_conn *c)
-{
-	(void)p;
-	ipp_turn__fini(c);
-	free(c);
-}
-
+/*
+ * A connection is in the map under each end known: its second end's slot
+ * is emptied first (the map is read no more), then each is freed once. One
+ * pass that freed it at its first end would read it freed at its second,
+ * when that slot comes later.
+ */
 void ipp_paths__free_conns(struct ipcperf_paths *p)
 {
-	each_conn(p, free_conn);
-	ipp_idmap__fini(&p->conns);
+	struct ipp_idmap *m = &p->conns;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		struct ipp_conn *c = m->v[i].val;
+
+		if (m->v[i].key && m->v[i].key != (c->end[0] ? c->end[0] : c->end[1]))
+			m->v[i].key = 0;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->v[i].key) {
+			ipp_turn__fini(m->v[i].val);
+			free(m->v[i].val);
+		}
+	ipp_idmap__fini(m);
 }

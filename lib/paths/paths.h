@@ -3,16 +3,20 @@
  * Request paths (the public ipcperf_paths): each request followed from
  * process to process, over the flows' byte matching.
  *
- *   paths.c     the public object: its tap on the flows, its handlers, the
- *               threads (what each holds; its waits' returns), the flush
+ *   paths.c     the public object: its tap on the flows, its handlers (the
+ *               waits, the connects), the threads (what each holds; its
+ *               waits' returns), the flush
  *   order.c     the tap's calls and matches put back in the order they
  *               happened (a write's start, a read's end)
  *   exchange.c  connections and their messages: turn-taking cuts each
  *               direction's bytes into requests and responses; a request
  *               that starts is an exchange, hung under what its thread holds
+ *               (or what its socket was connected for)
  *   turn.c      a caller's turn: its requests (a write call each), answered
  *               first in, first out; folded back into one when not answered
  *               one by one
+ *   sockfd.c    a process's socket fds: the request a connect was made
+ *               for, the connection an fd is on (a close may end it)
  *   tree.c      an exchange completed: when its whole tree is, the public
  *               path is made of it (times nested, self time) and handed out
  *   sched.c     each thread's scheduling (on CPU, runnable, blocked) from
@@ -112,14 +116,18 @@ struct ipp_conn {
 	bool gone;			/* out of the map (closed): freed with its last item */
 };
 
-/* A write, a match, an end of file or a wakeup, by the moment it happened (order.c). */
-enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE };
+/*
+ * A write, a match, an end of file or a wakeup, by the moment it happened
+ * (order.c); or a connect or close of a socket fd, from the session.
+ */
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE, IPP_IT_CONNECT,
+		     IPP_IT_CLOSE };
 
 struct ipp_item {
-	uint64_t eff;			/* a write's start, a read's end */
+	uint64_t eff;			/* a write's, connect's or close's start, a read's end */
 	uint64_t seq;			/* as it came */
 	enum ipp_item_kind kind;
-	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup */
+	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup, connect, close */
 	int dir;			/* 0: from the caller's end; 1: from the server's */
 	uint64_t off, bytes;		/* the bytes, in their direction */
 	pid_t pid, tid;			/* the writer's; a match: the reader's; a wakeup: the waker's */
@@ -154,6 +162,8 @@ struct ipcperf_paths {
 	struct ipp_idmap thrs;		/* tid -> ipp_thr */
 	struct ipp_idmap servers;	/* pid -> (void *)1: it served a request */
 	struct ipp_idmap live;		/* exchange id -> ipp_xchg, until its tree is out */
+	struct ipp_idmap dialed;	/* pid << 32 | fd -> exchange id: connected for it */
+	struct ipp_idmap fdconn;	/* pid << 32 | fd -> ipp_conn it is on (a reference) */
 	struct ipp_order order;
 	uint64_t next_id;
 	/* the read call being matched: its fd, known by its thread and start */
@@ -190,6 +200,10 @@ void ipp_order__fini(struct ipcperf_paths *p);
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing);
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m);
+/* The request @it's thread holds, if it may still start calls for it; else NULL. */
+struct ipp_xchg *ipp_paths__held(struct ipcperf_paths *p, const struct ipp_item *it);
+/* The exchange under way on @c ends, once answered, and @c with it (an end of file). */
+void ipp_paths__end_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 /* Thread @waker of process @pid began waking thread @woken at @time: a hand-off, maybe. */
 void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid_t waker,
 			  pid_t woken);
@@ -197,9 +211,9 @@ void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid
 void ipp_paths__close_all(struct ipcperf_paths *p);
 /* An item of order.c, in the order of the moments. */
 void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it);
-/* An item of @c came too late: the exchange under way there is left out. */
+/* An item of @c (NULL: none) came too late: the exchange under way there is left out. */
 void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
-/* An item lets go of @c: the last one frees it once it is gone. */
+/* An item lets go of @c (NULL: none): the last one frees it once it is gone. */
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__free_conns(struct ipcperf_paths *p);
 
@@ -232,6 +246,18 @@ void ipp_turn__fini(struct ipp_conn *c);
 void ipp_paths__msg_start(struct ipp_msg *m, const struct ipp_item *it);
 void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it);
 
+/* sockfd.c */
+/* A connect that succeeded or is under way (EINPROGRESS), straight from the session. */
+void ipp_paths__on_connect(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* A close of a single fd that succeeded, straight from the session. */
+void ipp_paths__on_close(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* A connect's or a close's item, in the order of the moments. */
+void ipp_sockfd__process(struct ipcperf_paths *p, const struct ipp_item *it);
+/* An item of a connection, in that order: its fd (if known) is on it->c. */
+void ipp_sockfd__saw(struct ipcperf_paths *p, const struct ipp_item *it);
+/* The request @it's fd was connected for, unanswered (the connect is used up); else NULL. */
+struct ipp_xchg *ipp_sockfd__dialed_for(struct ipcperf_paths *p, const struct ipp_item *it);
+void ipp_sockfd__fini(struct ipcperf_paths *p);
 /* sched.c: the session's scheduling of the threads (session.h), taken from the start */
 void ipp_paths__on_sched(void *ctx, const struct ipp_sched_ev *ev);
 void ipp_paths__take_sched(struct ipcperf_paths *p, struct ipcperf_session *s);
