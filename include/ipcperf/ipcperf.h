@@ -479,9 +479,11 @@ enum ipcperf_scope {
 /**
  * The fixed ring size that ring_pages 0 meant up to 0.2 (2 MiB of 4 KiB
  * pages). ring_pages 0 now takes the largest power of two, up to 8192
- * pages per CPU, whose rings this process may lock: perf_event_mlock_kb
- * per online CPU plus RLIMIT_MEMLOCK, or, with CAP_IPC_LOCK (root) or
- * perf_event_paranoid -1, 256 MiB for all CPUs together;
+ * pages per CPU, whose rings this process may lock (perf_event_mlock_kb
+ * per online CPU plus RLIMIT_MEMLOCK; no limit with CAP_IPC_LOCK, root's,
+ * or perf_event_paranoid -1) within what the per-CPU budget of 64 MiB
+ * leaves the rings: up to 40 MiB for all CPUs together (4096 pages on 2
+ * CPUs, 128 on 64, 32 on 256);
  * ipcperf_session_stats.ring_pages says what a session took.
  */
 #define IPCPERF_DEFAULT_RING_PAGES 512

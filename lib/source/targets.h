@@ -15,14 +15,15 @@
 /*
  * The ring size a session takes when it is given none (ring_pages 0): the
  * largest power of two up to IPP_RING_PAGES_MAX_DEFAULT pages per CPU
- * whose rings (data and side-band, per online CPU) this process may lock:
- * perf_event_mlock_kb per CPU plus RLIMIT_MEMLOCK, or, with CAP_IPC_LOCK
- * (root) or perf_event_paranoid -1, IPP_RING_BUDGET_KB in all. At least 1.
+ * whose rings (data and side-band, per online CPU) this process may lock
+ * (perf_event_mlock_kb per CPU plus RLIMIT_MEMLOCK; anything with
+ * CAP_IPC_LOCK, root's, or perf_event_paranoid -1) and the per-CPU budget
+ * leaves the rings on that many CPUs (ipp_percpu__rings_kb(): 40 MiB in
+ * all up to 2 CPUs, less on many). At least 1.
  */
 #define IPP_RING_PAGES_MAX_DEFAULT 8192u	/* 32 MiB of 4 KiB pages */
-#define IPP_RING_BUDGET_KB (256ull * 1024)	/* all CPUs' rings together, unlimited */
 unsigned int ipp_default_ring_pages(void);
-/* The same for a budget of @budget_kb KiB, @ncpus CPUs, pages of @page_kb KiB. */
+/* The same for a lock budget of @budget_kb KiB, @ncpus CPUs, pages of @page_kb KiB. */
 unsigned int ipp_ring_pages_fit(unsigned long long budget_kb, long ncpus, unsigned long long page_kb);
 
 /* A command forked and held before exec until released. */
