@@ -108,11 +108,11 @@ static uint64_t now_us(void)
 static void spin(long us)
 {
 	uint64_t end = now_us() + (uint64_t)us;
-	volatile unsigned long sink = 0;
+	static volatile unsigned long sink;
 
 	while (now_us() < end)
 		for (int i = 0; i < 200; i++)
-			sink += (unsigned long)i;
+			sink = sink + (unsigned long)i;
 }
 
 static uint64_t now_ns(void)
