@@ -831,6 +831,35 @@ static const struct ipcperf_path *path_of(pid_t pid)
 }
 
 /*
+ * A proxy that opens a backend connection as it accepts a client: it read
+ * client A's request (1200), then accepted client B (1300) and connected
+ * fd 7 (1350) for B, then read B's request (1450). Its first write on fd 7
+ * (2200) is B's request's call, not A's: the accept ended A's turn.
+ */
+START_TEST(connect_after_accept)
+{
+	request_in();
+	accepted(200, 9, 3002, 3001, 1300);
+	dial(200, 201, 7, 1350, 1360);
+	io(400, 400, true, 3, 100, 1320, 1330);
+	io(200, 201, false, 9, 100, 1400, 1450);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	io(200, 201, true, 9, 200, 5700, 5800);
+	io(400, 400, false, 3, 200, 1340, 5900);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].pid, 400);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(got_hops[0][1].caller_fd, 7);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 5800 - 1450 - (5600 - 2200));
+	ck_assert_uint_eq(counts().no_response, 1);
+}
+END_TEST
+
+/*
  * Two requests in one nginx worker: A (client 100, on the proxy's fd 5)
  * and B (client 110, fd 6), each connected for in its own turn (fds 7 and
  * 8). One wait returns B's request and fd 7 writable: the worker reads B,
@@ -956,6 +985,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, pipelined_unpaired);
 	tcase_add_test(tc, connect_then_wait);
 	tcase_add_test(tc, connect_other_turn);
+	tcase_add_test(tc, connect_after_accept);
 	tcase_add_test(tc, close_completes);
 	suite_add_tcase(s, tc);
 	return s;

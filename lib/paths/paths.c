@@ -168,11 +168,22 @@ static bool connecting(const struct ipcperf_syscall *ev)
 	       (ev->ret == 0 || ev->ret == -EINPROGRESS || ev->ret == -EAGAIN);
 }
 
+/*
+ * An accept that returned a connection: it ends the thread's turn as a
+ * wait does. A connect made after it is made for the new connection, not
+ * for the request the thread read before (sockfd.c).
+ */
+static bool accepting(const struct ipcperf_syscall *ev)
+{
+	return ev->cls == IPCPERF_SC_FD_NEW && ev->ret >= 0 &&
+	       (!strcmp(ev->name, "accept4") || !strcmp(ev->name, "accept"));
+}
+
 void ipcperf_paths__add_syscall(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
 {
 	if (!p)
 		return;
-	if (ev->cls == IPCPERF_SC_WAIT)
+	if (ev->cls == IPCPERF_SC_WAIT || accepting(ev))
 		on_wait(p, ev);
 	else if (connecting(ev))
 		ipp_paths__on_connect(p, ev);
