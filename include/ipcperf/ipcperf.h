@@ -1981,6 +1981,13 @@ struct ipcperf_paths_stats {
 	 * the turns of its connection were already taken without it.
 	 */
 	uint64_t late;
+	/**
+	 * Pipe chains whose messages a stage merged (took several before it
+	 * wrote one: stdio's buffers, a read that took several) or split (wrote
+	 * several, or wrote before it had the whole message): one message in,
+	 * one out is the rule, so these are not followed. Since 0.2.
+	 */
+	uint64_t merged, split;
 };
 
 struct ipcperf_paths;

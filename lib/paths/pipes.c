@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Pipe chains: the stages of a pipeline (src | a | b | sink), one message
+ * at a time, from the flows' tap.
+ *
+ * A pipe carries no answers: a message is one write call's bytes, numbered
+ * by byte offset as the writes and the flows' matches come (the matches of
+ * a pipe come in the order of its bytes), then taken in the order they
+ * happened (order.c). A thread that took a message's first byte holds it;
+ * the next write it makes on a pipe passes it on: that write's message is
+ * the next link of the chain, and the stage's own time is from the read
+ * that took the message's last byte to that write's start. A write by a
+ * thread that holds nothing starts a chain (its writer is the originator).
+ * A thread that never writes on a pipe again is the chain's last stage (a
+ * sink): its link ends where the message was read whole.
+ *
+ * One message in, one message out, or nothing is said: a stage that took
+ * several messages before it wrote (stdio's buffers, a read that took the
+ * bytes of several) merged them, and one that wrote again without taking a
+ * new message, or before it had the whole message, split it; each chain it
+ * touched is counted with that reason, never guessed. A pipe whose two ends
+ * are in one process is a hand-off inside it (the wakeup rule), no stage.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "fd/fdtable.h"
+#include "paths/paths.h"
+
+/* Messages a thread may take without writing before the oldest are decided. */
+#define TAKEN_MAX 1024
+
+/* One message: one write call's bytes into a pipe. */
+struct ipp_pmsg {
+	uint64_t off0, off1;
+	uint64_t w_start;
+	pid_t wpid, wtid;
+	int wfd;
+	uint64_t rd;			/* bytes read so far */
+	bool read;			/* its first byte was read: */
+	uint64_t r_last;		/* the end of the last read that took its bytes */
+	pid_t rpid, rtid;
+	int rfd;
+	bool many;			/* bytes of it read by more than one thread */
+	bool fwd;			/* its reader passed it on: */
+	uint64_t next_start;		/* at the start of that write */
+	uint64_t cut[3];		/* its reader's own time, by state */
+	struct ipp_pchain *chain;	/* NULL: not placed yet, or its chain is out */
+	size_t refs;
+};
+
+/* A chain: the messages of one request, in order, and how many are not decided yet. */
+struct ipp_pchain {
+	struct ipp_pmsg **v;
+	size_t n, cap;
+	size_t open;
+	enum ipp_drop drop;
+};
+
+/* A pipe: its bytes in and out, and the messages whose bytes are not all matched. */
+struct ipp_pipe {
+	uint64_t woff, roff;
+	struct ipp_pmsg **q;
+	size_t n, cap;
+};
+
+/* A thread: the messages it took since it last wrote, and the chain it last passed on. */
+struct ipp_pthr {
+	struct ipp_pmsg **taken;
+	size_t n, cap;
+	struct ipp_pmsg *last;		/* the message it wrote last, while no new one is taken */
+	bool stage;			/* it wrote on a pipe */
+};
+
+struct ipp_pipes {
+	struct ipp_idmap pipes;		/* pipe inode -> ipp_pipe */
+	struct ipp_idmap thrs;		/* tid -> ipp_pthr */
+	struct ipp_idmap chains;	/* chain address -> chain, until out */
+};
+
+static struct ipp_pipes *pipes_of(struct ipcperf_paths *p)
+{
+	if (!p->pipes)
+		p->pipes = calloc(1, sizeof(*p->pipes));
+	return p->pipes;
+}
+
+static void msg_put(struct ipp_pmsg *m)
+{
+	if (m && !--m->refs)
+		free(m);
+}
+
+static struct ipp_pthr *pthr_of(struct ipp_pipes *ps, pid_t tid)
+{
+	struct ipp_pthr *t = ipp_idmap__get(&ps->thrs, (uint64_t)tid);
+
+	if (t || tid <= 0)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (t && ipp_idmap__put(&ps->thrs, (uint64_t)tid, t) < 0) {
+		free(t);
+		t = NULL;
+	}
+	return t;
+}
+
+/* ------------------------------------------------------------------ the paths */
+
+static void count_drop(struct ipcperf_paths *p, enum ipp_drop d)
+{
+	switch (d) {
+	case IPP_DROP_NO_RESPONSE: p->counts.no_response++; break;
+	case IPP_DROP_UNTRACED: p->counts.untraced_hop++; break;
+	case IPP_DROP_UNREAD: p->counts.unread++; break;
+	case IPP_DROP_LOST: p->counts.lost++; break;
+	case IPP_DROP_LATE: p->counts.late++; break;
+	case IPP_DROP_MERGED: p->counts.merged++; break;
+	case IPP_DROP_SPLIT: p->counts.split++; break;
+	default: break;
+	}
+}
+
+static enum ipp_drop check(const struct ipp_pchain *c)
+{
+	if (c->drop)
+		return c->drop;
+	for (size_t k = 0; k < c->n; k++) {
+		if (!c->v[k]->read)
+			return IPP_DROP_UNTRACED;
+		if (c->v[k]->rd < c->v[k]->off1 - c->v[k]->off0)
+			return IPP_DROP_UNREAD;
+	}
+	return IPP_DROP_NONE;
+}
+
+/*
+ * Hop @k of @c into @h, its caller's time from @from (the end of the hop
+ * before: the times follow one another, so they add up to the whole).
+ */
+static void put_hop(struct ipcperf_paths *p, const struct ipp_pchain *c, size_t k, uint64_t from,
+		    struct ipcperf_path_hop *h, char *comm)
+{
+	const struct ipp_pmsg *m = c->v[k];
+
+	*h = (struct ipcperf_path_hop){
+		.parent = (int)k - 1, .pid = m->rpid, .tid = m->rtid, .comm = comm, .fd = m->rfd,
+		.caller_pid = m->wpid, .caller_tid = m->wtid, .caller_fd = m->wfd,
+		.kind = IPCPERF_FD_PIPE, .request_bytes = m->off1 - m->off0, .call_start_ns = from,
+	};
+	if (ipcperf_stats__proc_comm(p->st, m->rpid, comm, IPP_COMM_MAX) < 0)
+		comm[0] = '\0';
+	h->start_ns = m->r_last > from ? m->r_last : from;
+	h->end_ns = m->fwd && m->next_start > h->start_ns ? m->next_start : h->start_ns;
+	h->call_end_ns = h->end_ns;
+	h->request_ns = h->start_ns - h->call_start_ns;
+	h->self_ns = h->end_ns - h->start_ns;
+	if (ipp_paths__split_ok(p)) {
+		h->split = true;
+		h->cpu_ns = m->cut[IPP_RUN_ON];
+		h->runq_ns = m->cut[IPP_RUN_RUNQ];
+		h->blocked_ns = m->cut[IPP_RUN_BLOCKED];
+	}
+}
+
+static void emit(struct ipcperf_paths *p, const struct ipp_pchain *c)
+{
+	enum ipp_drop d = check(c);
+	size_t cap = p->cap_comms;
+	uint64_t from = c->v[0]->w_start;
+	struct ipcperf_path path;
+
+	if (d) {
+		count_drop(p, d);
+		return;
+	}
+	if (ipp_grow((void **)&p->hops, &p->cap_hops, c->n, sizeof(*p->hops)) < 0 ||
+	    ipp_grow((void **)&p->comms, &cap, c->n + 1, sizeof(*p->comms)) < 0)
+		return;
+	p->cap_comms = cap;
+	for (size_t k = 0; k < c->n; k++) {
+		put_hop(p, c, k, from, &p->hops[k], p->comms[k + 1]);
+		from = p->hops[k].end_ns;
+	}
+	path = (struct ipcperf_path){
+		.pid = c->v[0]->wpid, .tid = c->v[0]->wtid, .comm = p->comms[0], .fd = c->v[0]->wfd,
+		.start_ns = c->v[0]->w_start, .end_ns = from, .hops = p->hops, .nr_hops = c->n,
+	};
+	if (ipcperf_stats__proc_comm(p->st, path.pid, p->comms[0], IPP_COMM_MAX) < 0)
+		p->comms[0][0] = '\0';
+	p->counts.paths++;
+	if (p->cb)
+		p->cb(p->cb_ctx, &path);
+}
+
+static void chain_free(struct ipp_pipes *ps, struct ipp_pchain *c)
+{
+	ipp_idmap__del(&ps->chains, (uint64_t)(uintptr_t)c);
+	for (size_t k = 0; k < c->n; k++) {
+		c->v[k]->chain = NULL;
+		msg_put(c->v[k]);
+	}
+	free(c->v);
+	free(c);
+}
+
+/* @m's fate is known (passed on, or the chain ends with it): out with the chain when all are. */
+static void decide(struct ipcperf_paths *p, struct ipp_pmsg *m)
+{
+	struct ipp_pchain *c = m->chain;
+
+	if (!c || --c->open)
+		return;
+	emit(p, c);
+	chain_free(p->pipes, c);
+}
+
+/* @m joins @c (NULL: a chain of its own). */
+static void join(struct ipcperf_paths *p, struct ipp_pchain *c, struct ipp_pmsg *m)
+{
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return;
+		if (ipp_idmap__put(&p->pipes->chains, (uint64_t)(uintptr_t)c, c) < 0) {
+			free(c);
+			return;
+		}
+	}
+	if (ipp_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0) {
+		c->drop = c->drop ? c->drop : IPP_DROP_LOST;
+		return;
+	}
+	c->v[c->n++] = m;
+	m->refs++;
+	m->chain = c;
+	c->open++;
+}
+
+static void mark(struct ipp_pmsg *m, enum ipp_drop d)
+{
+	if (m->chain && !m->chain->drop)
+		m->chain->drop = d;
+}
+
+/* ------------------------------------------------------------------ the calls, in order */
+
+/* A message taken ends there (a sink), or is left out for @d: no own time of a stage's. */
+static void end_at(struct ipcperf_paths *p, struct ipp_pmsg *m, enum ipp_drop d)
+{
+	if (d)
+		mark(m, d);
+	decide(p, m);
+	msg_put(m);
+}
+
+/* @t writes @m: the messages it took since it last wrote are passed on in it. */
+static void on_write(struct ipcperf_paths *p, struct ipp_pthr *t, struct ipp_pmsg *m)
+{
+	struct ipp_pmsg *in = t->n ? t->taken[t->n - 1] : NULL;
+
+	if (!in && !t->last) {
+		join(p, NULL, m);		/* a chain begins: its writer holds nothing */
+		t->stage = true;
+		return;
+	} else if (!in) {
+		/* it wrote again without a new message: the one it passed on was split */
+		mark(t->last, IPP_DROP_SPLIT);
+		join(p, t->last->chain, m);
+		if (!m->chain)
+			join(p, NULL, m);
+		mark(m, IPP_DROP_PART);
+	} else {
+		for (size_t k = 0; k + 1 < t->n; k++)
+			end_at(p, t->taken[k], IPP_DROP_MERGED);
+		if (t->n > 1)
+			mark(in, IPP_DROP_MERGED);
+		if (in->many || in->rd < in->off1 - in->off0)
+			mark(in, IPP_DROP_SPLIT);
+		in->fwd = true;
+		in->next_start = m->w_start;
+		if (ipp_paths__split_ok(p) && m->w_start > in->r_last)
+			ipp_paths__thr_split(ipp_idmap__get(&p->thrs, (uint64_t)in->rtid), in->r_last,
+					     m->w_start, IPP_RUN_ON, in->cut);
+		join(p, in->chain, m);
+		decide(p, in);
+		msg_put(in);
+	}
+	t->n = 0;
+	msg_put(t->last);
+	t->last = m;
+	m->refs++;
+	t->stage = true;
+}
+
+/* @t took @m's first byte: a sink's oldest messages are decided once it keeps too many. */
+static void on_take(struct ipcperf_paths *p, struct ipp_pthr *t, struct ipp_pmsg *m)
+{
+	if (ipp_grow((void **)&t->taken, &t->cap, t->n + 1, sizeof(*t->taken)) < 0) {
+		mark(m, IPP_DROP_LOST);
+		return;
+	}
+	t->taken[t->n++] = m;
+	m->refs++;
+	msg_put(t->last);
+	t->last = NULL;
+	if (t->n < TAKEN_MAX)
+		return;
+	/* a stage that took so many without writing merges them; a sink ends them */
+	for (size_t k = 0; k + 1 < t->n; k++)
+		end_at(p, t->taken[k], t->stage ? IPP_DROP_MERGED : IPP_DROP_NONE);
+	t->taken[0] = t->taken[t->n - 1];
+	t->n = 1;
+}
+
+static void on_match(struct ipcperf_paths *p, struct ipp_pthr *t, const struct ipp_item *it)
+{
+	struct ipp_pmsg *m = it->pm;
+
+	if (!m->chain)
+		return;		/* its chain is out (a split), or it was never placed */
+	m->rd += it->bytes;
+	if (it->end > m->r_last)
+		m->r_last = it->end;
+	if (it->off != m->off0) {
+		m->many |= m->read && m->rtid != it->tid;
+		return;
+	}
+	m->read = true;
+	m->rpid = it->pid;
+	m->rtid = it->tid;
+	m->rfd = it->fd;
+	if (it->pid == m->wpid) {
+		mark(m, IPP_DROP_PART);	/* a hand-off inside one process, no stage */
+		decide(p, m);
+		return;
+	}
+	on_take(p, t, m);
+}
+
+void ipp_pipes__process(struct ipcperf_paths *p, const struct ipp_item *it)
+{
+	struct ipp_pthr *t = pthr_of(p->pipes, it->tid);
+
+	if (!t) {
+		mark(it->pm, IPP_DROP_LOST);
+		return;
+	}
+	if (it->kind == IPP_IT_PWRITE)
+		on_write(p, t, it->pm);
+	else
+		on_match(p, t, it);
+}
+
+void ipp_pipes__late(struct ipcperf_paths *p, struct ipp_pmsg *m)
+{
+	(void)p;
+	mark(m, IPP_DROP_LATE);
+}
+
+void ipp_pipes__hold(struct ipp_pmsg *m)
+{
+	m->refs++;
+}
+
+void ipp_pipes__put(struct ipp_pmsg *m)
+{
+	msg_put(m);
+}
+
+/* ------------------------------------------------------------------ the tap */
+
+static struct ipp_pipe *pipe_of(struct ipp_pipes *ps, uint64_t ino, bool create)
+{
+	struct ipp_pipe *pp = ipp_idmap__get(&ps->pipes, ino);
+
+	if (pp || !create)
+		return pp;
+	pp = calloc(1, sizeof(*pp));
+	if (pp && ipp_idmap__put(&ps->pipes, ino, pp) < 0) {
+		free(pp);
+		pp = NULL;
+	}
+	return pp;
+}
+
+static void tap_write(struct ipcperf_paths *p, struct ipp_pipe *pp, const struct ipcperf_syscall *ev)
+{
+	struct ipp_pmsg *m = calloc(1, sizeof(*m));
+	struct ipp_item it = { .kind = IPP_IT_PWRITE, .eff = ev->start_ns, .pid = ev->pid,
+			       .tid = ev->tid, .fd = ev->fd, .start = ev->start_ns,
+			       .end = ev->end_ns };
+
+	if (!m || ipp_grow((void **)&pp->q, &pp->cap, pp->n + 1, sizeof(*pp->q)) < 0) {
+		free(m);
+		pp->woff += (uint64_t)ev->ret;
+		return;
+	}
+	*m = (struct ipp_pmsg){ .off0 = pp->woff, .off1 = pp->woff + (uint64_t)ev->ret,
+				.w_start = ev->start_ns, .wpid = ev->pid, .wtid = ev->tid,
+				.wfd = ev->fd, .rfd = -1, .refs = 1 };
+	pp->woff = m->off1;
+	pp->q[pp->n++] = m;
+	it.pm = m;
+	ipp_order__push(p, &it, ev->end_ns);
+}
+
+bool ipp_pipes__on_call(struct ipcperf_paths *p, const struct ipcperf_syscall *ev,
+			const struct ipp_ident *ch, bool writing)
+{
+	struct ipp_pipes *ps;
+	struct ipp_pipe *pp;
+
+	if (ch->kind != IPCPERF_FD_PIPE)
+		return false;
+	ps = pipes_of(p);
+	pp = ps && ch->ino ? pipe_of(ps, ch->ino, writing && ev->ret > 0) : NULL;
+	if (!writing) {
+		p->rd_tid = ev->tid;
+		p->rd_start = ev->start_ns;
+		p->rd_fd = ev->fd;
+	}
+	if (pp && writing && ev->ret > 0)
+		tap_write(p, pp, ev);
+	else
+		ipp_order__tick(p, ev->end_ns);
+	return true;
+}
+
+bool ipp_pipes__on_match(struct ipcperf_paths *p, uint64_t key, const struct ipcperf_flow_match *m)
+{
+	struct ipp_pipe *pp = p->pipes ? pipe_of(p->pipes, key, false) : NULL;
+	struct ipp_item it;
+
+	if (!pp)
+		return false;
+	/* the messages all of whose bytes were matched before this one */
+	while (pp->n && pp->q[0]->off1 <= pp->roff) {
+		msg_put(pp->q[0]);
+		memmove(pp->q, pp->q + 1, --pp->n * sizeof(*pp->q));
+	}
+	it = (struct ipp_item){
+		.kind = IPP_IT_PMATCH, .off = pp->roff, .bytes = m->bytes, .pid = m->rpid,
+		.tid = m->rtid, .start = m->read_start_ns, .end = m->read_end_ns,
+		.eff = m->read_end_ns,
+		.fd = p->rd_tid == m->rtid && p->rd_start == m->read_start_ns ? p->rd_fd : -1,
+	};
+	pp->roff += m->bytes;
+	if (!pp->n || pp->q[0]->off0 > it.off)
+		return true;	/* bytes written before we looked */
+	it.pm = pp->q[0];
+	ipp_order__push(p, &it, m->read_end_ns > m->write_end_ns ? m->read_end_ns : m->write_end_ns);
+	return true;
+}
+
+/* ------------------------------------------------------------------ the end */
+
+static void lost_chain(void *ctx, void *val)
+{
+	struct ipp_pchain *c = val;
+
+	(void)ctx;
+	if (!c->drop)
+		c->drop = IPP_DROP_LOST;
+}
+
+void ipp_pipes__lost(struct ipcperf_paths *p)
+{
+	if (p->pipes)
+		ipp_idmap__each(&p->pipes->chains, lost_chain, NULL);
+}
+
+static void oldest(void *ctx, void *val)
+{
+	const struct ipp_pthr *t = val;
+	uint64_t *from = ctx;
+
+	if (t->n && t->taken[0]->r_last < *from)
+		*from = t->taken[0]->r_last;
+}
+
+uint64_t ipp_pipes__needed_from(const struct ipcperf_paths *p, uint64_t from)
+{
+	if (p->pipes)
+		ipp_idmap__each(&p->pipes->thrs, oldest, &from);
+	return from;
+}
+
+/* The end: what a thread holds ends there (a stage's, under way: no answer of it came). */
+static void flush_thr(void *ctx, void *val)
+{
+	struct ipcperf_paths *p = ctx;
+	struct ipp_pthr *t = val;
+
+	for (size_t k = 0; k < t->n; k++)
+		end_at(p, t->taken[k], t->stage ? IPP_DROP_NO_RESPONSE : IPP_DROP_NONE);
+	t->n = 0;
+}
+
+/* The end: a message no traced thread read. */
+static void flush_pipe(void *ctx, void *val)
+{
+	struct ipcperf_paths *p = ctx;
+	struct ipp_pipe *pp = val;
+
+	for (size_t k = 0; k < pp->n; k++) {
+		struct ipp_pmsg *m = pp->q[k];
+
+		if (!m->read && m->chain) {
+			mark(m, IPP_DROP_UNTRACED);
+			decide(p, m);
+		}
+	}
+}
+
+void ipp_pipes__flush(struct ipcperf_paths *p)
+{
+	if (!p->pipes)
+		return;
+	ipp_idmap__each(&p->pipes->thrs, flush_thr, p);
+	ipp_idmap__each(&p->pipes->pipes, flush_pipe, p);
+}
+
+static void free_pthr(void *ctx, void *val)
+{
+	struct ipp_pthr *t = val;
+
+	(void)ctx;
+	for (size_t k = 0; k < t->n; k++)
+		msg_put(t->taken[k]);
+	msg_put(t->last);
+	free(t->taken);
+	free(t);
+}
+
+static void free_pipe(void *ctx, void *val)
+{
+	struct ipp_pipe *pp = val;
+
+	(void)ctx;
+	for (size_t k = 0; k < pp->n; k++)
+		msg_put(pp->q[k]);
+	free(pp->q);
+	free(pp);
+}
+
+static void collect(void *ctx, void *val)
+{
+	struct ipp_pchain ***end = ctx;
+
+	*(*end)++ = val;
+}
+
+void ipp_pipes__free(struct ipcperf_paths *p)
+{
+	struct ipp_pipes *ps = p->pipes;
+	struct ipp_pchain **all, **end;
+
+	if (!ps)
+		return;
+	all = calloc(ps->chains.n + 1, sizeof(*all));
+	end = all;
+	if (all)
+		ipp_idmap__each(&ps->chains, collect, &end);
+	for (struct ipp_pchain **c = all; c && c < end; c++)
+		chain_free(ps, *c);
+	free(all);
+	ipp_idmap__each(&ps->thrs, free_pthr, NULL);
+	ipp_idmap__each(&ps->pipes, free_pipe, NULL);
+	ipp_idmap__fini(&ps->thrs);
+	ipp_idmap__fini(&ps->pipes);
+	ipp_idmap__fini(&ps->chains);
+	free(ps);
+	p->pipes = NULL;
+}
