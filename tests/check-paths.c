@@ -100,6 +100,7 @@ static void setup(void)
 	name_pipe(600, 0, 5001);
 	name_pipe(600, 1, 5002);
 	name_pipe(700, 0, 5002);
+	name_pipe(600, 2, 5003);
 }
 
 static void teardown(void)
@@ -699,6 +700,31 @@ START_TEST(pipe_split)
 }
 END_TEST
 
+/*
+ * The stage writes what it read to a pipe no traced process reads (its
+ * stderr, say): whether it merged is not seen, and nothing goes on from it
+ * in sight: the records end there, as at a sink, and its second piece of a
+ * line is no split either.
+ */
+START_TEST(pipe_out_of_sight)
+{
+	io(500, 500, true, 1, 64, 1000, 1100);
+	io(600, 600, false, 0, 64, 500, 1200);
+	io(500, 500, true, 1, 64, 2000, 2100);
+	io(600, 600, false, 0, 64, 1300, 2200);
+	io(600, 600, true, 2, 128, 3000, 3100);
+	io(600, 600, true, 2, 10, 3200, 3300);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	ck_assert_uint_eq(counts().merged + counts().split + counts().untraced_hop, 0);
+	ck_assert_uint_eq(got[0].nr_hops, 1);
+	ck_assert_int_eq(got[0].hops[0].pid, 600);
+	ck_assert_uint_eq(got[0].hops[0].self_ns, 0);
+	ck_assert_uint_eq(got[0].end_ns - got[0].start_ns, got[0].hops[0].request_ns);
+	ck_assert_uint_eq(got[0].end_ns + got[1].end_ns, 1200 + 2200);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -725,6 +751,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tp, pipe_chain);
 	tcase_add_test(tp, pipe_merged);
 	tcase_add_test(tp, pipe_split);
+	tcase_add_test(tp, pipe_out_of_sight);
 	suite_add_tcase(s, tp);
 	suite_add_tcase(s, tc);
 	return s;

@@ -45,7 +45,14 @@ struct ipp_pmsg {
 	bool fwd;			/* its reader passed it on: */
 	uint64_t next_start;		/* at the start of that write */
 	uint64_t cut[3];		/* its reader's own time, by state */
-	struct ipp_pchain *chain;	/* NULL: not placed yet, or its chain is out */
+	struct ipp_pchain *chain;	/* NULL: not in one yet, or its chain is out */
+	bool out;			/* its chain is out */
+	/* written by a stage, until a traced process reads it: */
+	struct ipp_pmsg **from;		/* the messages it passes on (references) */
+	size_t nr_from;
+	bool short_in;			/* the last of them was not all read by then */
+	struct ipp_pmsg *split_of;	/* a second piece of this one's (a reference) */
+	bool split;			/* a second piece of it was read before it */
 	size_t refs;
 };
 
@@ -87,8 +94,13 @@ static struct ipp_pipes *pipes_of(struct ipcperf_paths *p)
 
 static void msg_put(struct ipp_pmsg *m)
 {
-	if (m && !--m->refs)
-		free(m);
+	if (!m || --m->refs)
+		return;
+	for (size_t k = 0; k < m->nr_from; k++)
+		msg_put(m->from[k]);
+	free(m->from);
+	msg_put(m->split_of);
+	free(m);
 }
 
 static struct ipp_pthr *pthr_of(struct ipp_pipes *ps, pid_t tid)
@@ -198,6 +210,7 @@ static void chain_free(struct ipp_pipes *ps, struct ipp_pchain *c)
 	ipp_idmap__del(&ps->chains, (uint64_t)(uintptr_t)c);
 	for (size_t k = 0; k < c->n; k++) {
 		c->v[k]->chain = NULL;
+		c->v[k]->out = true;
 		msg_put(c->v[k]);
 	}
 	free(c->v);
@@ -251,46 +264,92 @@ static void end_at(struct ipcperf_paths *p, struct ipp_pmsg *m, enum ipp_drop d)
 	if (d)
 		mark(m, d);
 	decide(p, m);
-	msg_put(m);
 }
 
-/* @t writes @m: the messages it took since it last wrote are passed on in it. */
+/*
+ * @t writes @m. It holds nothing: a chain begins. It holds the messages it
+ * took since it last wrote: @m passes them on, once a traced process of
+ * another reads it (link()). It took nothing since it passed one on: @m is
+ * a second piece of that one, if it is read.
+ */
 static void on_write(struct ipcperf_paths *p, struct ipp_pthr *t, struct ipp_pmsg *m)
 {
 	struct ipp_pmsg *in = t->n ? t->taken[t->n - 1] : NULL;
 
+	t->stage = true;
 	if (!in && !t->last) {
-		join(p, NULL, m);		/* a chain begins: its writer holds nothing */
-		t->stage = true;
+		join(p, NULL, m);
 		return;
-	} else if (!in) {
-		/* it wrote again without a new message: the one it passed on was split */
-		mark(t->last, IPP_DROP_SPLIT);
-		join(p, t->last->chain, m);
-		if (!m->chain)
-			join(p, NULL, m);
-		mark(m, IPP_DROP_PART);
-	} else {
-		for (size_t k = 0; k + 1 < t->n; k++)
-			end_at(p, t->taken[k], IPP_DROP_MERGED);
-		if (t->n > 1)
-			mark(in, IPP_DROP_MERGED);
-		if (in->many || in->rd < in->off1 - in->off0)
-			mark(in, IPP_DROP_SPLIT);
-		in->fwd = true;
-		in->next_start = m->w_start;
-		if (ipp_paths__split_ok(p) && m->w_start > in->r_last)
-			ipp_paths__thr_split(ipp_idmap__get(&p->thrs, (uint64_t)in->rtid), in->r_last,
-					     m->w_start, IPP_RUN_ON, in->cut);
-		join(p, in->chain, m);
-		decide(p, in);
-		msg_put(in);
 	}
-	t->n = 0;
+	if (!in) {
+		m->split_of = t->last;
+		t->last->refs++;
+		return;
+	}
+	m->from = t->taken;
+	m->nr_from = t->n;
+	t->taken = NULL;
+	t->n = t->cap = 0;
+	m->short_in = in->many || in->rd < in->off1 - in->off0;
+	in->next_start = m->w_start;
+	if (ipp_paths__split_ok(p) && m->w_start > in->r_last)
+		ipp_paths__thr_split(ipp_idmap__get(&p->thrs, (uint64_t)in->rtid), in->r_last,
+				     m->w_start, IPP_RUN_ON, in->cut);
 	msg_put(t->last);
 	t->last = m;
 	m->refs++;
-	t->stage = true;
+}
+
+/* @m, written by a stage, is read: the messages it passes on go on in it. */
+static void link_from(struct ipcperf_paths *p, struct ipp_pmsg *m, bool inside)
+{
+	struct ipp_pmsg *in = m->from[m->nr_from - 1];
+
+	for (size_t k = 0; k + 1 < m->nr_from; k++)
+		end_at(p, m->from[k], inside ? IPP_DROP_NO_CAUSE : IPP_DROP_MERGED);
+	if (inside) {
+		end_at(p, in, IPP_DROP_NO_CAUSE);	/* a hand-off in one process: not followed */
+		return;
+	}
+	if (m->nr_from > 1)
+		mark(in, IPP_DROP_MERGED);
+	if (m->short_in || in->split)
+		mark(in, IPP_DROP_SPLIT);
+	in->fwd = true;
+	join(p, in->chain, m);
+	decide(p, in);
+}
+
+/* @m, a second piece of what its writer passed on, is read: that one was split. */
+static void link_piece(struct ipcperf_paths *p, struct ipp_pmsg *m)
+{
+	struct ipp_pmsg *w = m->split_of;
+
+	if (w->chain) {
+		mark(w, IPP_DROP_SPLIT);
+		join(p, w->chain, m);
+	} else {
+		w->split = true;	/* when it is read itself, it is split */
+	}
+	if (!m->chain)
+		join(p, NULL, m);
+	mark(m, IPP_DROP_PART);
+}
+
+/* @m's first byte was read by a traced thread (of the writer's process: @inside). */
+static void link(struct ipcperf_paths *p, struct ipp_pmsg *m, bool inside)
+{
+	if (m->nr_from)
+		link_from(p, m, inside);
+	else if (m->split_of && !inside)
+		link_piece(p, m);
+	for (size_t k = 0; k < m->nr_from; k++)
+		msg_put(m->from[k]);
+	free(m->from);
+	m->from = NULL;
+	m->nr_from = 0;
+	msg_put(m->split_of);
+	m->split_of = NULL;
 }
 
 /* @t took @m's first byte: a sink's oldest messages are decided once it keeps too many. */
@@ -307,8 +366,10 @@ static void on_take(struct ipcperf_paths *p, struct ipp_pthr *t, struct ipp_pmsg
 	if (t->n < TAKEN_MAX)
 		return;
 	/* a stage that took so many without writing merges them; a sink ends them */
-	for (size_t k = 0; k + 1 < t->n; k++)
+	for (size_t k = 0; k + 1 < t->n; k++) {
 		end_at(p, t->taken[k], t->stage ? IPP_DROP_MERGED : IPP_DROP_NONE);
+		msg_put(t->taken[k]);
+	}
 	t->taken[0] = t->taken[t->n - 1];
 	t->n = 1;
 }
@@ -317,8 +378,8 @@ static void on_match(struct ipcperf_paths *p, struct ipp_pthr *t, const struct i
 {
 	struct ipp_pmsg *m = it->pm;
 
-	if (!m->chain)
-		return;		/* its chain is out (a split), or it was never placed */
+	if (m->out)
+		return;		/* its chain is out already (a split) */
 	m->rd += it->bytes;
 	if (it->end > m->r_last)
 		m->r_last = it->end;
@@ -330,12 +391,13 @@ static void on_match(struct ipcperf_paths *p, struct ipp_pthr *t, const struct i
 	m->rpid = it->pid;
 	m->rtid = it->tid;
 	m->rfd = it->fd;
+	link(p, m, it->pid == m->wpid);
 	if (it->pid == m->wpid) {
-		mark(m, IPP_DROP_PART);	/* a hand-off inside one process, no stage */
-		decide(p, m);
+		end_at(p, m, IPP_DROP_PART);	/* a pipe inside one process: no stage */
 		return;
 	}
-	on_take(p, t, m);
+	if (m->chain)
+		on_take(p, t, m);
 }
 
 void ipp_pipes__process(struct ipcperf_paths *p, const struct ipp_item *it)
@@ -492,12 +554,18 @@ static void flush_thr(void *ctx, void *val)
 	struct ipcperf_paths *p = ctx;
 	struct ipp_pthr *t = val;
 
-	for (size_t k = 0; k < t->n; k++)
+	for (size_t k = 0; k < t->n; k++) {
 		end_at(p, t->taken[k], t->stage ? IPP_DROP_NO_RESPONSE : IPP_DROP_NONE);
+		msg_put(t->taken[k]);
+	}
 	t->n = 0;
 }
 
-/* The end: a message no traced thread read. */
+/*
+ * The end: a message no traced thread read. A chain's first is not
+ * followed (untraced); what a stage passed on in it ends at that stage, as
+ * at a sink: the path leaves the traced processes there.
+ */
 static void flush_pipe(void *ctx, void *val)
 {
 	struct ipcperf_paths *p = ctx;
@@ -506,10 +574,17 @@ static void flush_pipe(void *ctx, void *val)
 	for (size_t k = 0; k < pp->n; k++) {
 		struct ipp_pmsg *m = pp->q[k];
 
-		if (!m->read && m->chain) {
-			mark(m, IPP_DROP_UNTRACED);
-			decide(p, m);
+		if (m->read)
+			continue;
+		if (m->chain)
+			end_at(p, m, IPP_DROP_UNTRACED);
+		for (size_t i = 0; i < m->nr_from; i++) {
+			end_at(p, m->from[i], IPP_DROP_NONE);
+			msg_put(m->from[i]);
 		}
+		free(m->from);
+		m->from = NULL;
+		m->nr_from = 0;
 	}
 }
 
