@@ -12,6 +12,10 @@
 #  - with --requests, each record's hops' channel and self times add up to
 #    its end-to-end time (src's write start to sink's read end) to the
 #    nanosecond; no hop has a response (a pipe is one way).
+# The same with the pipeline's stdout and stderr piped to a process that is
+# not traced (cat): the stages' last lines go out of sight, and no record
+# is lost for it (the sink's last line does not merge them, the stages'
+# lines do not split the last one).
 # Then a stage that reads two records before it writes them as one (it
 # merges) and one that writes each record as two halves (it splits): their
 # records are counted with that reason, and no path is made of them.
@@ -80,7 +84,16 @@ echo "test-paths-pipe: $N paths, stageA self p50 $(jq '.shapes[0].hops[0].self_n
 	"(truth $(truth stageA)), stageB $(jq '.shapes[0].hops[1].self_ns.p50' "$J") ns" \
 	"(truth $(truth stageB)), end to end p50 $(jq '.shapes[0].end_to_end_ns.p50' "$J") ns"
 
-# merge ROLE ARGS: pipework's merging or splitting stage between src and sink.
+{ timeout 120 "$IPCPERF" paths --json -q -o "$J" -- \
+	sh -c "$T/src $N 2 | $T/stageA 1 | $T/sink" 2>&1; echo "status $?"; } | cat >"$T/out"
+grep -qx "status 0" "$T/out" || { cat "$T/out" >&2; fail "ipcperf paths with its output piped"; }
+[ "$(jq .requests "$J")" = $N ] && [ "$(jq '.unattributed | add' "$J")" = 0 ] ||
+	fail "output piped: $(jq .requests "$J") paths, not attributed $(jq -c .unattributed "$J")"
+[ "$(jq -c '[.shapes[].shape]' "$J")" = '["src -> stageA -> sink"]' ] ||
+	fail "output piped: shapes $(jq -c '[.shapes[].shape]' "$J")"
+echo "test-paths-pipe: output piped: $N paths"
+
+# odd ROLE UNATTRIBUTED: pipework's merging or splitting stage between src and sink.
 odd() {
 	run timeout 120 "$IPCPERF" paths --json -q -o "$J" -- \
 		sh -c "$T/src $N 2 | $T/$1 | $T/sink"
