@@ -725,6 +725,24 @@ START_TEST(pipe_out_of_sight)
 }
 END_TEST
 
+/*
+ * Writes into a pipe that no traced process reads are not kept to the end:
+ * a message more than 1 MiB and a second behind the pipe's last write was
+ * read out of sight, and is counted then (untraced).
+ */
+START_TEST(pipe_read_out_of_sight)
+{
+	io(600, 600, true, 2, 64, 1000, 1100);
+	io(600, 600, true, 2, 1 << 20, 500 * MS, 500 * MS + 100);
+	io(600, 600, true, 2, 64, 1200 * MS, 1200 * MS + 100);
+	tick(1300 * MS);
+	ck_assert_uint_eq(counts().untraced_hop, 1);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(counts().untraced_hop, 3);
+	ck_assert_uint_eq(nr_got, 0);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -752,6 +770,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tp, pipe_merged);
 	tcase_add_test(tp, pipe_split);
 	tcase_add_test(tp, pipe_out_of_sight);
+	tcase_add_test(tp, pipe_read_out_of_sight);
 	suite_add_tcase(s, tp);
 	suite_add_tcase(s, tc);
 	return s;

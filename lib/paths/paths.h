@@ -103,7 +103,7 @@ struct ipp_conn {
 
 /* A write, a match, an end of file or a wakeup, by the moment it happened (order.c). */
 enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE, IPP_IT_PWRITE,
-		    IPP_IT_PMATCH };
+		    IPP_IT_PMATCH, IPP_IT_PGONE };
 
 struct ipp_pmsg;
 
@@ -221,7 +221,7 @@ bool ipp_pipes__on_call(struct ipcperf_paths *p, const struct ipcperf_syscall *e
 			const struct ipp_ident *ch, bool writing);
 /* A match of flow @key: @return true when @key is a pipe's. */
 bool ipp_pipes__on_match(struct ipcperf_paths *p, uint64_t key, const struct ipcperf_flow_match *m);
-/* An item of order.c with a pipe's message (IPP_IT_PWRITE, IPP_IT_PMATCH). */
+/* An item of order.c with a pipe's message (IPP_IT_PWRITE, _PMATCH, _PGONE: read out of sight). */
 void ipp_pipes__process(struct ipcperf_paths *p, const struct ipp_item *it);
 void ipp_pipes__late(struct ipcperf_paths *p, struct ipp_pmsg *m);
 /* An item takes, and lets go of, its message (NULL: none). */

@@ -29,6 +29,13 @@
 
 /* Messages a thread may take without writing before the oldest are decided. */
 #define TAKEN_MAX 1024
+/*
+ * A message no traced thread read when a pipe's most (1 MiB, the default
+ * pipe-max-size) was written after it, a second of events later, was read
+ * out of sight: a traced reader's read comes some tens of ms late at most.
+ */
+#define GONE_BYTES (1ull << 20)
+#define GONE_NS 1000000000ull
 
 /* One message: one write call's bytes into a pipe. */
 struct ipp_pmsg {
@@ -400,10 +407,34 @@ static void on_match(struct ipcperf_paths *p, struct ipp_pthr *t, const struct i
 		on_take(p, t, m);
 }
 
+/*
+ * @m was read out of sight (or not at all). A chain's first is not followed
+ * (untraced); what a stage passed on in it ends at that stage, as at a
+ * sink: the path leaves the traced processes there.
+ */
+static void unseen(struct ipcperf_paths *p, struct ipp_pmsg *m)
+{
+	if (m->read)
+		return;
+	if (m->chain)
+		end_at(p, m, IPP_DROP_UNTRACED);
+	for (size_t i = 0; i < m->nr_from; i++) {
+		end_at(p, m->from[i], IPP_DROP_NONE);
+		msg_put(m->from[i]);
+	}
+	free(m->from);
+	m->from = NULL;
+	m->nr_from = 0;
+}
+
 void ipp_pipes__process(struct ipcperf_paths *p, const struct ipp_item *it)
 {
 	struct ipp_pthr *t = pthr_of(p->pipes, it->tid);
 
+	if (it->kind == IPP_IT_PGONE) {
+		unseen(p, it->pm);
+		return;
+	}
 	if (!t) {
 		mark(it->pm, IPP_DROP_LOST);
 		return;
@@ -465,6 +496,15 @@ static void tap_write(struct ipcperf_paths *p, struct ipp_pipe *pp, const struct
 	pp->q[pp->n++] = m;
 	it.pm = m;
 	ipp_order__push(p, &it, ev->end_ns);
+	/* after this write's item: the ones that say a message went out of sight */
+	while (pp->n > 1 && pp->woff - pp->q[0]->off1 > GONE_BYTES &&
+	       ev->start_ns - pp->q[0]->w_start > GONE_NS) {
+		it = (struct ipp_item){ .kind = IPP_IT_PGONE, .eff = ev->start_ns, .pm = pp->q[0],
+					.pid = ev->pid, .tid = ev->tid, .fd = -1 };
+		ipp_order__push(p, &it, ev->end_ns);
+		msg_put(pp->q[0]);
+		memmove(pp->q, pp->q + 1, --pp->n * sizeof(*pp->q));
+	}
 }
 
 bool ipp_pipes__on_call(struct ipcperf_paths *p, const struct ipcperf_syscall *ev,
@@ -561,31 +601,14 @@ static void flush_thr(void *ctx, void *val)
 	t->n = 0;
 }
 
-/*
- * The end: a message no traced thread read. A chain's first is not
- * followed (untraced); what a stage passed on in it ends at that stage, as
- * at a sink: the path leaves the traced processes there.
- */
+/* The end: the messages no traced thread read. */
 static void flush_pipe(void *ctx, void *val)
 {
 	struct ipcperf_paths *p = ctx;
 	struct ipp_pipe *pp = val;
 
-	for (size_t k = 0; k < pp->n; k++) {
-		struct ipp_pmsg *m = pp->q[k];
-
-		if (m->read)
-			continue;
-		if (m->chain)
-			end_at(p, m, IPP_DROP_UNTRACED);
-		for (size_t i = 0; i < m->nr_from; i++) {
-			end_at(p, m->from[i], IPP_DROP_NONE);
-			msg_put(m->from[i]);
-		}
-		free(m->from);
-		m->from = NULL;
-		m->nr_from = 0;
-	}
+	for (size_t k = 0; k < pp->n; k++)
+		unseen(p, pp->q[k]);
 }
 
 void ipp_pipes__flush(struct ipcperf_paths *p)
