@@ -18,8 +18,12 @@
  * several messages before it wrote (stdio's buffers, a read that took the
  * bytes of several) merged them, and one that wrote again without taking a
  * new message, or before it had the whole message, split it; each chain it
- * touched is counted with that reason, never guessed. A pipe whose two ends
- * are in one process is a hand-off inside it (the wakeup rule), no stage.
+ * touched is counted with that reason, never guessed. What a write is (a
+ * link, a merge, a piece) is settled when a traced thread of another
+ * process reads it: a write read out of sight (the last stage's output
+ * piped to a pager, a stage's stderr) says nothing of what the stage did,
+ * and the messages it carried end at that stage, as at a sink. A pipe whose
+ * two ends are in one process is a hand-off inside it, no stage.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -78,11 +82,11 @@ struct ipp_pipe {
 	size_t n, cap;
 };
 
-/* A thread: the messages it took since it last wrote, and the chain it last passed on. */
+/* A thread: the messages it took since it last wrote, and the write that passed them on. */
 struct ipp_pthr {
-	struct ipp_pmsg **taken;
+	struct ipp_pmsg **taken;	/* references */
 	size_t n, cap;
-	struct ipp_pmsg *last;		/* the message it wrote last, while no new one is taken */
+	struct ipp_pmsg *last;		/* the write that passed its last ones on, until it takes more */
 	bool stage;			/* it wrote on a pipe */
 };
 
