@@ -24,6 +24,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -169,6 +170,16 @@ static void rest_of_chain(void)
 	io(200, 201, false, 7, 200, 2400, 5600);
 	io(200, 201, true, 5, 200, 5700, 5800);
 	io(100, 100, false, 3, 200, 1200, 5900);
+}
+
+/* The proxy serves the first request: its call to the backend, its answer (not read yet). */
+static void serve_first(void)
+{
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
 }
 
 static struct ipcperf_paths_stats counts(void)
@@ -621,6 +632,268 @@ START_TEST(request_returns_late)
 END_TEST
 
 /*
+ * Pipelining: the client writes two requests back to back (a write call
+ * each) and the proxy reads both in one read [500, 1300]; it serves the
+ * first (backend [2200, 5600], answer [5700, 5800]), then the second
+ * (backend [6000, 7200], answer [7300, 7400]); the client reads the two
+ * answers. Two paths, each answer paired with its request; the second is
+ * served from the first's answer (5800): it waited behind it in the
+ * channel (request 5800 - 1150 = 4650), self 7400 - 5800 - 1200 = 400.
+ */
+START_TEST(pipelined_pair)
+{
+	const struct ipcperf_path_hop *h;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(200, 201, false, 5, 200, 500, 1300);
+	serve_first();
+	io(100, 100, false, 3, 200, 1300, 5900);
+	io(200, 201, true, 7, 100, 6000, 6100);
+	io(300, 301, false, 5, 100, 5600, 6200);
+	io(300, 301, true, 5, 200, 7000, 7100);
+	io(200, 201, false, 7, 200, 6200, 7200);
+	io(200, 201, true, 5, 200, 7300, 7400);
+	io(100, 100, false, 3, 200, 5950, 7500);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	ck_assert_uint_eq(counts().paths, 2);
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	h = got_hops[0];
+	ck_assert_uint_eq(h[0].request_bytes, 100);
+	ck_assert_uint_eq(h[0].response_bytes, 200);
+	ck_assert_uint_eq(h[0].request_ns, 300);
+	ck_assert_uint_eq(h[0].self_ns, 1100);
+	ck_assert_uint_eq(h[0].response_ns, 100);
+	ck_assert_uint_eq(h[1].call_start_ns, 2200);
+	ck_assert_uint_eq(h[1].self_ns, 3100);
+	ck_assert_uint_eq(got[1].start_ns, 1150);
+	ck_assert_uint_eq(got[1].end_ns, 7500);
+	ck_assert_uint_eq(got[1].nr_hops, 2);
+	h = got_hops[1];
+	ck_assert_uint_eq(h[0].request_bytes, 100);
+	ck_assert_uint_eq(h[0].response_bytes, 200);
+	ck_assert_uint_eq(h[0].request_ns, 4650);
+	ck_assert_uint_eq(h[0].self_ns, 400);
+	ck_assert_uint_eq(h[0].response_ns, 100);
+	ck_assert_int_eq(h[1].parent, 0);
+	ck_assert_uint_eq(h[1].call_start_ns, 6000);
+	ck_assert_uint_eq(h[1].call_end_ns, 7200);
+	ck_assert_uint_eq(h[1].request_ns, 200);
+	ck_assert_uint_eq(h[1].self_ns, 900);
+	ck_assert_uint_eq(h[1].response_ns, 100);
+}
+END_TEST
+
+/*
+ * One request written in two calls (50 bytes, then 50), answered once:
+ * the second call was not a request of its own. When the client writes
+ * again, it is folded into the first: one path of 100 bytes, as without
+ * pipelining; the next request, never answered, is counted so.
+ */
+START_TEST(pipelined_fold)
+{
+	io(100, 100, true, 3, 50, 1000, 1100);
+	io(100, 100, true, 3, 50, 1150, 1250);
+	io(200, 201, false, 5, 100, 500, 1300);
+	serve_first();
+	io(100, 100, false, 3, 200, 1300, 5900);
+	io(100, 100, true, 3, 100, 6000, 6100);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got_hops[0][0].request_bytes, 100);
+	ck_assert_uint_eq(got_hops[0][0].request_ns, 300);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 1100);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().paths, 1);
+	ck_assert_uint_eq(counts().no_response, 1);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
+/* A non-blocking connect of @fd by thread @tid of @pid: under way (EINPROGRESS) at @end. */
+static void dial(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_connect,
+		.name = "connect", .cls = IPCPERF_SC_FD_OTHER, .fd = fd, .ret = -EINPROGRESS,
+		.nr_args = 3, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * nginx's way with a request: in the turn it reads it, it starts a
+ * non-blocking connect to the backend; it writes the request there in a
+ * later turn, when a wait says the socket is writable. The connect made in
+ * the request's turn carries the request to that write.
+ */
+START_TEST(connect_then_wait)
+{
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	wait_ready(200, 201, 1400, 2000);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	wait_ready(200, 201, 2350, 5550);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(got_hops[0][1].caller_fd, 7);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 1200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
+/*
+ * A server that reads what came and answers it at once: three requests
+ * written back to back; the proxy reads the first two in one read and
+ * answers them in one write, then reads the third and answers it. Its
+ * second answer cannot be told from the second request's own: the three
+ * are counted (pipelined), none handed out.
+ */
+START_TEST(pipelined_unpaired)
+{
+	struct ipcperf_paths_stats ps;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(100, 100, true, 3, 100, 1300, 1400);
+	io(200, 201, false, 5, 200, 500, 1260);
+	io(200, 201, true, 5, 400, 2000, 2100);
+	io(200, 201, false, 5, 100, 2200, 2300);
+	io(200, 201, true, 5, 200, 2400, 2500);
+	io(100, 100, false, 3, 600, 1500, 2600);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ps = counts();
+	ck_assert_uint_eq(ps.paths, 0);
+	ck_assert_uint_eq(ps.pipelined, 3);
+	ck_assert_uint_eq(ps.no_response + ps.unread + ps.no_cause, 0);
+}
+END_TEST
+
+/* The path of the client @pid, of those handed out. */
+static const struct ipcperf_path *path_of(pid_t pid)
+{
+	for (size_t i = 0; i < nr_got; i++)
+		if (got[i].pid == pid)
+			return &got[i];
+	ck_abort_msg("no path of pid %d", (int)pid);
+	return NULL;
+}
+
+/*
+ * Two requests in one nginx worker: A (client 100, on the proxy's fd 5)
+ * and B (client 110, fd 6), each connected for in its own turn (fds 7 and
+ * 8). One wait returns B's request and fd 7 writable: the worker reads B,
+ * connects for it, then writes A's request on fd 7 in B's turn. That write
+ * is A's (its fd was connected for A), not B's, though the thread holds B.
+ */
+START_TEST(connect_other_turn)
+{
+	const struct ipcperf_path *a, *b;
+
+	name_sock(110, 3, 1003, 1004);
+	name_sock(200, 6, 1004, 1003);
+	name_sock(200, 8, 2003, 2004);
+	name_sock(300, 6, 2004, 2003);
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	io(110, 110, true, 3, 100, 1400, 1500);
+	wait_ready(200, 201, 1360, 1600);
+	io(200, 201, false, 6, 100, 1650, 1700);
+	dial(200, 201, 8, 1750, 1800);
+	io(200, 201, true, 7, 100, 1850, 1900);
+	io(300, 301, false, 5, 100, 600, 2000);
+	wait_ready(200, 201, 1950, 2100);
+	io(200, 201, true, 8, 100, 2150, 2200);
+	io(300, 301, true, 5, 200, 5000, 5100);
+	wait_ready(200, 201, 2250, 5150);
+	io(300, 301, false, 6, 100, 5150, 5200);
+	io(200, 201, false, 7, 200, 5160, 5210);
+	io(200, 201, true, 5, 200, 5220, 5300);
+	io(100, 100, false, 3, 200, 1200, 5400);
+	io(300, 301, true, 6, 200, 8000, 8100);
+	wait_ready(200, 201, 5350, 8150);
+	io(200, 201, false, 8, 200, 8160, 8200);
+	io(200, 201, true, 6, 200, 8210, 8300);
+	io(110, 110, false, 3, 200, 1600, 8400);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	a = path_of(100);
+	b = path_of(110);
+	ck_assert_uint_eq(a->nr_hops, 2);
+	ck_assert_uint_eq(b->nr_hops, 2);
+	ck_assert_int_eq(a->hops[1].caller_fd, 7);
+	ck_assert_int_eq(a->hops[1].fd, 5);
+	ck_assert_uint_eq(a->hops[1].self_ns, 5100 - 2000);
+	ck_assert_int_eq(b->hops[1].caller_fd, 8);
+	ck_assert_int_eq(b->hops[1].fd, 6);
+	ck_assert_uint_eq(b->hops[1].self_ns, 8100 - 5200);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
+/* A close of @fd by thread @tid of @pid, [@start, @end]. */
+static void shut(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_close,
+		.name = "close", .cls = IPCPERF_SC_FD_CLOSE, .fd = fd, .nr_args = 1, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * nginx closes its connection to the backend once it has read the length
+ * the answer announced, never reading the end of file; ab closes its own
+ * after the answer. Those closes complete the request: it goes out before
+ * the flush. The backend's close (before nginx read the answer) and nginx's
+ * close of the client's connection (before ab read it) end nothing.
+ */
+START_TEST(close_completes)
+{
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	wait_ready(200, 201, 1400, 2000);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	shut(300, 301, 5, 5510, 5520);
+	wait_ready(200, 201, 2350, 5550);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	shut(200, 201, 7, 5610, 5650);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	shut(200, 201, 5, 5810, 5820);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	shut(100, 100, 3, 6000, 6010);
+	tick(30 * MS);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got_hops[0][1].response_bytes, 200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
+/*
  * A record down the pipeline: src writes 64 B [1000, 1100]; the stage's
  * read [500, 1300] takes it (channel 300), its write on [3300, 3400]
  * passes it on (self 2000); the sink's read [600, 3600] takes that
@@ -765,6 +1038,12 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, accepted_end_writes_first);
 	tcase_add_test(tc, answer_returns_late);
 	tcase_add_test(tc, request_returns_late);
+	tcase_add_test(tc, pipelined_pair);
+	tcase_add_test(tc, pipelined_fold);
+	tcase_add_test(tc, pipelined_unpaired);
+	tcase_add_test(tc, connect_then_wait);
+	tcase_add_test(tc, connect_other_turn);
+	tcase_add_test(tc, close_completes);
 	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_test(tp, pipe_chain);
 	tcase_add_test(tp, pipe_merged);

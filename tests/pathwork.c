@@ -3,7 +3,7 @@
  * the subject of the request paths (ipcperf paths).
  *
  *   pathwork [-m thread|epoll|pool] [-t unix|tcp] [-n N] [-c C] [-x MS] [-y MS]
- *            [-b ADDR | -B]
+ *            [-P P] [-b ADDR | -B]
  *
  * C client threads (one connection each) send N requests in all (100 bytes
  * each, one after the other on a connection) to the proxy and read each
@@ -17,6 +17,11 @@
  * the worker's condition variable; the worker spins, calls the backend on
  * its own connection and answers the client. Channels are unix stream
  * sockets (the default) or loopback TCP (-t tcp).
+ *
+ * -P P pipelines the clients' requests: each client writes P requests back
+ * to back (a write call each) before it reads their P answers, in order;
+ * the proxy and the backend still take them one by one. The clients learn
+ * P from the environment (PATHWORK_PIPELINE), which the roles inherit.
  *
  * Each role is its own process, started through a symbolic link of its
  * name (client, proxy, backend) so that its comm says its role. When the
@@ -103,11 +108,11 @@ static uint64_t now_us(void)
 static void spin(long us)
 {
 	uint64_t end = now_us() + (uint64_t)us;
-	volatile unsigned long sink = 0;
+	static volatile unsigned long sink;
 
 	while (now_us() < end)
 		for (int i = 0; i < 200; i++)
-			sink += (unsigned long)i;
+			sink = sink + (unsigned long)i;
 }
 
 static uint64_t now_ns(void)
@@ -655,16 +660,32 @@ struct client_arg {
 	long done;
 };
 
+/* The requests a client writes before it reads their answers (-P): 1 unless pipelined. */
+static long pipeline(void)
+{
+	const char *v = getenv("PATHWORK_PIPELINE");
+
+	return v && atol(v) > 1 ? atol(v) : 1;
+}
+
 static void *client_thread(void *p)
 {
 	struct client_arg *a = p;
 	int fd = connect_to(a->g);
 	char req[REQ] = { 'r' }, ans[ANS];
+	long depth = pipeline();
 
-	for (long i = 0; i < a->reqs; i++) {
-		if (write_full(fd, req, REQ) < 0 || read_full(fd, ans, ANS) <= 0)
-			die("client request");
-		a->done++;
+	for (long i = 0; i < a->reqs; i += depth) {
+		long batch = a->reqs - i < depth ? a->reqs - i : depth;
+
+		for (long k = 0; k < batch; k++)
+			if (write_full(fd, req, REQ) < 0)
+				die("client request");
+		for (long k = 0; k < batch; k++) {
+			if (read_full(fd, ans, ANS) <= 0)
+				die("client answer");
+			a->done++;
+		}
 	}
 	close(fd);
 	return NULL;
@@ -741,7 +762,7 @@ static pid_t start(const char *dir, const char *role, const struct cfg *g, const
 static void usage(void)
 {
 	fprintf(stderr, "usage: pathwork [-m thread|epoll|pool] [-t unix|tcp] [-n N] [-c C] "
-		"[-x MS] [-y MS] [-b ADDR | -B]\n");
+		"[-x MS] [-y MS] [-P P] [-b ADDR | -B]\n");
 	exit(2);
 }
 
@@ -750,7 +771,7 @@ static void parse(int argc, char **argv, struct cfg *g)
 	int opt;
 
 	*g = (struct cfg){ .n = 100, .c = 2, .x_us = 1000, .y_us = 3000 };
-	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:b:B")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:P:b:B")) != -1) {
 		switch (opt) {
 		case 'm':
 			g->epoll = !strcmp(optarg, "epoll");
@@ -763,6 +784,11 @@ static void parse(int argc, char **argv, struct cfg *g)
 		case 'y': g->y_us = (long)(atof(optarg) * 1000); break;
 		case 'b': g->backend_at = optarg; break;
 		case 'B': g->backend_only = true; break;
+		case 'P':
+			if (atol(optarg) < 1)
+				usage();
+			setenv("PATHWORK_PIPELINE", optarg, 1);
+			break;
 		default: usage();
 		}
 	}

@@ -479,9 +479,11 @@ enum ipcperf_scope {
 /**
  * The fixed ring size that ring_pages 0 meant up to 0.2 (2 MiB of 4 KiB
  * pages). ring_pages 0 now takes the largest power of two, up to 8192
- * pages per CPU, whose rings this process may lock: perf_event_mlock_kb
- * per online CPU plus RLIMIT_MEMLOCK, or, with CAP_IPC_LOCK (root) or
- * perf_event_paranoid -1, 256 MiB for all CPUs together;
+ * pages per CPU, whose rings this process may lock (perf_event_mlock_kb
+ * per online CPU plus RLIMIT_MEMLOCK; no limit with CAP_IPC_LOCK, root's,
+ * or perf_event_paranoid -1) within what the per-CPU budget of 64 MiB
+ * leaves the rings: up to 40 MiB for all CPUs together (4096 pages on 2
+ * CPUs, 128 on 64, 32 on 256);
  * ipcperf_session_stats.ring_pages says what a session took.
  */
 #define IPCPERF_DEFAULT_RING_PAGES 512
@@ -1997,6 +1999,12 @@ struct ipcperf_paths_stats {
 	 */
 	uint64_t late;
 	/**
+	 * Pipelined requests (written in separate calls before their answers)
+	 * whose answers cannot be told apart: the server answered several of
+	 * them in one write, so which answer is whose is not known.
+	 */
+	uint64_t pipelined;
+	/**
 	 * Pipe chains whose messages a stage merged (took several before it
 	 * wrote one: stdio's buffers, a read that took several) or split (wrote
 	 * several, or wrote before it had the whole message): one message in,
@@ -2025,9 +2033,9 @@ IPCPERF_API struct ipcperf_paths *ipcperf_paths__new(struct ipcperf_flows *fl);
 IPCPERF_API void ipcperf_paths__delete(struct ipcperf_paths *p);
 
 /**
- * Feed @p p from @p s (its waits, and the targets' switches and wakeups
- * for the hand-offs and the self time split; the bytes come through the
- * flows): attach after the stats and the flows. The session needs
+ * Feed @p p from @p s (its waits, connects and closes, and the targets'
+ * switches and wakeups for the hand-offs and the self time split; the
+ * bytes come through the flows): attach after the stats and the flows. The session needs
  * IPCPERF_EV_WAITS for event loops and IPCPERF_EV_SCHED for worker pools
  * and the split; attached, the session also opens sched_waking and keeps
  * the idle task's and its own sched_switch and sched_wakeup records (for

@@ -14,6 +14,10 @@
  *
  * An item that comes after items of a later moment were handed on is late:
  * the exchange under way on its connection is left out (never guessed).
+ *
+ * A connect comes straight from the session, ahead of the flows' calls: it
+ * waits here too, and does not move the clock (@now 0), which is the
+ * flows'.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -102,7 +106,7 @@ void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now)
 
 	it->seq = ++o->seq;
 	if (!it->c && !it->pm && it->eff < o->done)
-		return;		/* a wakeup too late to be placed: no hand-off, never a wrong one */
+		return;		/* a wakeup, connect or close too late to be placed: never a wrong turn */
 	if (it->c)
 		it->c->refs++;
 	if (it->pm)

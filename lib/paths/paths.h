@@ -3,13 +3,20 @@
  * Request paths (the public ipcperf_paths): each request followed from
  * process to process, over the flows' byte matching.
  *
- *   paths.c     the public object: its tap on the flows, its handlers, the
- *               threads (what each holds; its waits' returns), the flush
+ *   paths.c     the public object: its tap on the flows, its handlers (the
+ *               waits, the connects), the threads (what each holds; its
+ *               waits' returns), the flush
  *   order.c     the tap's calls and matches put back in the order they
  *               happened (a write's start, a read's end)
  *   exchange.c  connections and their messages: turn-taking cuts each
  *               direction's bytes into requests and responses; a request
  *               that starts is an exchange, hung under what its thread holds
+ *               (or what its socket was connected for)
+ *   turn.c      a caller's turn: its requests (a write call each), answered
+ *               first in, first out; folded back into one when not answered
+ *               one by one
+ *   sockfd.c    a process's socket fds: the request a connect was made
+ *               for, the connection an fd is on (a close may end it)
  *   tree.c      an exchange completed: when its whole tree is, the public
  *               path is made of it (times nested, self time) and handed out
  *   sched.c     each thread's scheduling (on CPU, runnable, blocked) from
@@ -69,6 +76,7 @@ enum ipp_drop {
 	IPP_DROP_LOST,
 	IPP_DROP_PART,		/* a part of requests counted already: not counted again */
 	IPP_DROP_LATE,
+	IPP_DROP_PIPELINED,	/* pipelined requests whose answers cannot be told apart */
 	IPP_DROP_MERGED,	/* pipes.c: a stage wrote several messages' bytes in one */
 	IPP_DROP_SPLIT,		/* pipes.c: a stage wrote one message's bytes in several */
 };
@@ -82,6 +90,8 @@ struct ipp_xchg {
 	struct ipp_msg req, resp;
 	bool answered;			/* its response began */
 	bool closed;			/* its response ended (the caller's next turn, the flush) */
+	bool together;			/* its first byte read by a read that took an earlier one's */
+	bool queued;			/* read before the answer before it: served from that answer */
 	enum ipp_drop drop;		/* set: the request it belongs to is not attributed */
 	struct ipp_xchg *parent;
 	struct ipp_xchg **kids;
@@ -91,27 +101,40 @@ struct ipp_xchg {
 	uint64_t hand_at;		/* when: the wakeup of that thread by the reader */
 };
 
+/* The caller's turn on a connection: its requests in the order written (turn.c). */
+struct ipp_turn {
+	struct ipp_xchg **v;
+	size_t n, cap;
+	size_t answered;		/* v[0 .. answered) have their responses begun */
+};
+
 /* A stream connection: its ends (the caller's first) and the exchange under way. */
 struct ipp_conn {
 	uint64_t end[2];		/* inodes: [0] the caller's, [1] the server's; 0 not known yet */
 	uint64_t woff[2], roff[2];	/* bytes written, read, from end[i] */
 	enum ipcperf_fd_kind kind;
 	struct ipp_xchg *cur;		/* the exchange under way, or the last one */
+	struct ipp_turn turn;		/* the requests of the caller's turn, cur the latest */
+	struct ipp_turn owed;		/* of turns ended, answered: their answers not read whole yet */
 	size_t refs;			/* items waiting in order.c that name it */
 	bool gone;			/* out of the map (closed): freed with its last item */
 };
 
-/* A write, a match, an end of file or a wakeup, by the moment it happened (order.c). */
-enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE, IPP_IT_PWRITE,
-		    IPP_IT_PMATCH, IPP_IT_PGONE };
+/*
+ * A write, a match, an end of file or a wakeup, by the moment it happened
+ * (order.c); or a connect or close of a socket fd, from the session; or a
+ * pipe's write, match, or message read out of sight (pipes.c).
+ */
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE, IPP_IT_CONNECT,
+		     IPP_IT_CLOSE, IPP_IT_PWRITE, IPP_IT_PMATCH, IPP_IT_PGONE };
 
 struct ipp_pmsg;
 
 struct ipp_item {
-	uint64_t eff;			/* a write's start, a read's end */
+	uint64_t eff;			/* a write's, connect's or close's start, a read's end */
 	uint64_t seq;			/* as it came */
 	enum ipp_item_kind kind;
-	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup, or a pipe's */
+	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup, connect, close, a pipe's */
 	struct ipp_pmsg *pm;		/* a pipe's message (a reference: pipes.c); else NULL */
 	int dir;			/* 0: from the caller's end; 1: from the server's */
 	uint64_t off, bytes;		/* the bytes, in their direction */
@@ -147,6 +170,8 @@ struct ipcperf_paths {
 	struct ipp_idmap thrs;		/* tid -> ipp_thr */
 	struct ipp_idmap servers;	/* pid -> (void *)1: it served a request */
 	struct ipp_idmap live;		/* exchange id -> ipp_xchg, until its tree is out */
+	struct ipp_idmap dialed;	/* pid << 32 | fd -> exchange id: connected for it */
+	struct ipp_idmap fdconn;	/* pid << 32 | fd -> ipp_conn it is on (a reference) */
 	struct ipp_order order;
 	struct ipp_pipes *pipes;	/* pipes.c: the pipe chains; NULL until a pipe is seen */
 	uint64_t next_id;
@@ -184,6 +209,10 @@ void ipp_order__fini(struct ipcperf_paths *p);
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing);
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m);
+/* The request @it's thread holds, if it may still start calls for it; else NULL. */
+struct ipp_xchg *ipp_paths__held(struct ipcperf_paths *p, const struct ipp_item *it);
+/* The exchange under way on @c ends, once answered, and @c with it (an end of file). */
+void ipp_paths__end_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 /* Thread @waker of process @pid began waking thread @woken at @time: a hand-off, maybe. */
 void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid_t waker,
 			  pid_t woken);
@@ -191,12 +220,53 @@ void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid
 void ipp_paths__close_all(struct ipcperf_paths *p);
 /* An item of order.c, in the order of the moments. */
 void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it);
-/* An item of @c came too late: the exchange under way there is left out. */
+/* An item of @c (NULL: none) came too late: the exchange under way there is left out. */
 void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
-/* An item lets go of @c: the last one frees it once it is gone. */
+/* An item lets go of @c (NULL: none): the last one frees it once it is gone. */
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__free_conns(struct ipcperf_paths *p);
 
+/* turn.c */
+/* @x is a request of @c's caller's turn, after those before it. @return 0; -ENOMEM. */
+int ipp_turn__add(struct ipp_conn *c, struct ipp_xchg *x);
+/* The exchange of @c's turn whose request (@dir 0) or response (1) holds byte @off; NULL none. */
+struct ipp_xchg *ipp_turn__of(const struct ipp_conn *c, int dir, uint64_t off);
+/* @t holds a request whose first byte the read @it took too (the first of several read at once). */
+bool ipp_turn__read_with(struct ipcperf_paths *p, const struct ipp_thr *t, const struct ipp_item *it);
+/* The oldest request of @c's turn not answered yet; NULL none. */
+struct ipp_xchg *ipp_turn__next(const struct ipp_conn *c);
+/*
+ * The server's write @it on @c: the response of the oldest request not
+ * answered, or more of the response under way. @return the exchange whose
+ * response it begins; NULL when it goes on with one (or answers nothing).
+ */
+struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
+				  const struct ipp_item *it);
+/*
+ * @c's turn ends: its exchanges close, but (when @carry: the caller's next
+ * turn begins; not at the end of the stream or the flush) the requests it
+ * has not answered nor read yet, which go on into the next turn.
+ */
+void ipp_turn__end(struct ipcperf_paths *p, struct ipp_conn *c, bool carry);
+/* A read took bytes of @x's response: an exchange owed its answer closes once it has it all. */
+void ipp_turn__took(struct ipcperf_paths *p, struct ipp_conn *c, struct ipp_xchg *x);
+void ipp_turn__fini(struct ipp_conn *c);
+/* exchange.c's: message @m begins with, goes on with, the write @it. */
+void ipp_paths__msg_start(struct ipp_msg *m, const struct ipp_item *it);
+void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it);
+
+/* sockfd.c */
+/* A connect that succeeded or is under way (EINPROGRESS), straight from the session. */
+void ipp_paths__on_connect(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* A close of a single fd that succeeded, straight from the session. */
+void ipp_paths__on_close(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* A connect's or a close's item, in the order of the moments. */
+void ipp_sockfd__process(struct ipcperf_paths *p, const struct ipp_item *it);
+/* An item of a connection, in that order: its fd (if known) is on it->c. */
+void ipp_sockfd__saw(struct ipcperf_paths *p, const struct ipp_item *it);
+/* The request @it's fd was connected for, unanswered (the connect is used up); else NULL. */
+struct ipp_xchg *ipp_sockfd__dialed_for(struct ipcperf_paths *p, const struct ipp_item *it);
+void ipp_sockfd__fini(struct ipcperf_paths *p);
 /* sched.c: the session's scheduling of the threads (session.h), taken from the start */
 void ipp_paths__on_sched(void *ctx, const struct ipp_sched_ev *ev);
 void ipp_paths__take_sched(struct ipcperf_paths *p, struct ipcperf_session *s);

@@ -19,7 +19,7 @@
 #include "config.h"
 #include <string.h>
 #include "paths/paths.h"
-#include "pipeline/session.h"
+#include "session/session.h"
 
 /* Changes a thread keeps before the old ones are dropped. */
 #define RUNS_PRUNE 1024

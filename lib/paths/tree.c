@@ -182,6 +182,7 @@ static void count_drop(struct ipcperf_paths *p, enum ipp_drop d)
 	case IPP_DROP_NO_CAUSE: p->counts.no_cause++; break;
 	case IPP_DROP_LOST: p->counts.lost++; break;
 	case IPP_DROP_LATE: p->counts.late++; break;
+	case IPP_DROP_PIPELINED: p->counts.pipelined++; break;
 	default: break;
 	}
 }

@@ -4,12 +4,12 @@
  * from: merged by time (merge.c), followed (follow.c), decoded (decode.c),
  * its enter and exit paired (pair.c), its arguments' memory joined to its
  * call (callmem.c), taken in and handed to the handlers (pipeline.c,
- * pipeline-deliver.c); and the public session over a source and the
- * pipeline (session.c, source.h). This folder may call source/ and
- * capture/ (the session opens the live source or a replay; follow.c asks
- * targets.c about threads), fd/ (procres.c, read ahead of the merge; the
- * kernel's fd records), bpf/ (the records' decoders) and the ground floor
- * (lib/).
+ * pipeline-deliver.c); the task accounting kept for the counters
+ * (taskacct.c). This folder may call capture/ (the sample fields' type,
+ * perfdata.h), fd/ (procres.c, read ahead of the merge; the kernel's fd
+ * records; follow.c asks proctask.c about threads), bpf/ (the records'
+ * decoders) and the ground floor (lib/). The sources (source/) feed it; the
+ * session (session/) holds it.
  *
  * The pipeline both sources of records feed (rings.c live, replay.c from a
  * capture): each record, its sample fields parsed once, goes into the merge
@@ -23,7 +23,7 @@
 
 #include "internal.h"
 #include "capture/perfdata.h"
-#include "source/taskacct.h"
+#include "pipeline/taskacct.h"
 
 struct ipp_pipeline;
 struct ipp_decoder;

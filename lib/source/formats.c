@@ -49,23 +49,6 @@ void ipp_explain_tracefs_perm(const char *system, const char *name)
 		 name, dir, mode, (unsigned int)geteuid(), dir, exe);
 }
 
-char *ipp_tracefs_events_file(const char *name, size_t *len)
-{
-	char path[64];
-	int size = 0;
-	char *buf;
-
-	snprintf(path, sizeof(path), "events/%s", name);
-	buf = tracefs_instance_file_read(NULL, path, &size);
-	if (buf && size <= 0) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		*len = (size_t)size;
-	return buf;
-}
-
 unsigned int ipp_sideband_pages(unsigned int ring_pages)
 {
 	return ring_pages >= 8 ? ring_pages / 8 : 1;

@@ -95,10 +95,4 @@ void ipp_explain_perm(const char *what);
  */
 void ipp_explain_tracefs_perm(const char *system, const char *name);
 
-/*
- * tracefs events/@name (header_page, header_event) through libtracefs, which
- * finds (or, as root, mounts) tracefs; malloc'ed, or NULL.
- */
-char *ipp_tracefs_events_file(const char *name, size_t *len);
-
 #endif /* IPCPERF_FORMATS_H */

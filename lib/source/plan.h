@@ -10,11 +10,7 @@
 
 #include <stdbool.h>
 #include "source/formats.h"
-
-/* The counters the kernel's own accounting of a task also gives. */
-#define IPP_SW_COUNTERS                                                                \
-	(IPCPERF_CNT_BIT(IPCPERF_CNT_TASK_CLOCK) | IPCPERF_CNT_BIT(IPCPERF_CNT_PAGE_FAULTS) | \
-	 IPCPERF_CNT_BIT(IPCPERF_CNT_CONTEXT_SWITCHES) | IPCPERF_CNT_BIT(IPCPERF_CNT_CPU_MIGRATIONS))
+#include "pipeline/taskacct.h"
 
 /* What the plan is chosen from. */
 struct ipp_plan_in {

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "pipeline/source.h"
-#include "capture/replay.h"
+#include "source/source.h"
+#include "source/replay.h"
 #include "fd/procres.h"
-#include "pipeline/session.h"
+#include "session/session.h"
 
 enum state { S_NEW, S_STARTED, S_STOPPED };
 
