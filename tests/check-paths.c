@@ -102,6 +102,8 @@ static void setup(void)
 	name_pipe(600, 1, 5002);
 	name_pipe(700, 0, 5002);
 	name_pipe(600, 2, 5003);
+	name_pipe(600, 3, 5004);
+	name_pipe(600, 4, 5004);
 }
 
 static void teardown(void)
@@ -1016,6 +1018,24 @@ START_TEST(pipe_read_out_of_sight)
 }
 END_TEST
 
+/*
+ * The stage hands the record to another thread of its own through a pipe
+ * (pipe:[5004], fds 3 and 4): a hand-off inside one process, not a stage:
+ * the record is not followed, and counted as no_cause.
+ */
+START_TEST(pipe_hand_off_inside)
+{
+	io(500, 500, true, 1, 64, 1000, 1100);
+	io(600, 600, false, 0, 64, 500, 1200);
+	io(600, 600, true, 3, 64, 2000, 2100);
+	io(600, 602, false, 4, 64, 1500, 2200);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ck_assert_uint_eq(counts().no_cause, 1);
+	ck_assert_uint_eq(counts().paths + counts().untraced_hop + counts().merged, 0);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -1050,6 +1070,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tp, pipe_split);
 	tcase_add_test(tp, pipe_out_of_sight);
 	tcase_add_test(tp, pipe_read_out_of_sight);
+	tcase_add_test(tp, pipe_hand_off_inside);
 	suite_add_tcase(s, tp);
 	suite_add_tcase(s, tc);
 	return s;

@@ -283,6 +283,8 @@ void ipp_paths__thr_split(const struct ipp_thr *t, uint64_t a, uint64_t b, enum 
 /* @x's response ended: close it, and hand out its tree once all of it is closed. */
 void ipp_paths__close_xchg(struct ipcperf_paths *p, struct ipp_xchg *x);
 void ipp_paths__free_tree(struct ipcperf_paths *p, struct ipp_xchg *x);
+/* A request left out for @d (not IPP_DROP_PART: counted already) is counted by its reason. */
+void ipp_paths__count_drop(struct ipcperf_paths *p, enum ipp_drop d);
 
 /* pipes.c: the chains of a pipeline's stages, over the same tap and order */
 struct ipcperf_flow_match;

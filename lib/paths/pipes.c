@@ -130,20 +130,6 @@ static struct ipp_pthr *pthr_of(struct ipp_pipes *ps, pid_t tid)
 
 /* ------------------------------------------------------------------ the paths */
 
-static void count_drop(struct ipcperf_paths *p, enum ipp_drop d)
-{
-	switch (d) {
-	case IPP_DROP_NO_RESPONSE: p->counts.no_response++; break;
-	case IPP_DROP_UNTRACED: p->counts.untraced_hop++; break;
-	case IPP_DROP_UNREAD: p->counts.unread++; break;
-	case IPP_DROP_LOST: p->counts.lost++; break;
-	case IPP_DROP_LATE: p->counts.late++; break;
-	case IPP_DROP_MERGED: p->counts.merged++; break;
-	case IPP_DROP_SPLIT: p->counts.split++; break;
-	default: break;
-	}
-}
-
 static enum ipp_drop check(const struct ipp_pchain *c)
 {
 	if (c->drop)
@@ -194,7 +180,7 @@ static void emit(struct ipcperf_paths *p, const struct ipp_pchain *c)
 	struct ipcperf_path path;
 
 	if (d) {
-		count_drop(p, d);
+		ipp_paths__count_drop(p, d);
 		return;
 	}
 	if (ipp_grow((void **)&p->hops, &p->cap_hops, c->n, sizeof(*p->hops)) < 0 ||
