@@ -689,6 +689,58 @@ START_TEST(pipelined_pair)
 END_TEST
 
 /*
+ * An event loop reads two pipelined requests in one read and passes each
+ * on to the backend at once (2200, 2400), before the first answer comes
+ * back. The second call's answer was not read when the first request was
+ * answered (5800): it is the second request's call, and the second request
+ * was served from it on (2400). Each request is a path of two hops whose
+ * times add up.
+ */
+START_TEST(pipelined_passed_on)
+{
+	const struct ipcperf_path_hop *h;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(200, 201, false, 5, 200, 500, 1300);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2350);
+	io(200, 201, true, 7, 100, 2400, 2500);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(300, 301, false, 5, 100, 5550, 5600);
+	io(200, 201, false, 7, 200, 2600, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1300, 5900);
+	io(300, 301, true, 5, 200, 7000, 7100);
+	io(200, 201, false, 7, 200, 5900, 7200);
+	io(200, 201, true, 5, 200, 7300, 7400);
+	io(100, 100, false, 3, 200, 5950, 7500);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(counts().paths, 2);
+	ck_assert_uint_eq(nr_got, 2);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t sum = 0;
+
+		ck_assert_uint_eq(got[i].nr_hops, 2);
+		for (size_t k = 0; k < 2; k++)
+			sum += got_hops[i][k].request_ns + got_hops[i][k].self_ns +
+			       got_hops[i][k].response_ns;
+		ck_assert_uint_eq(sum, got[i].end_ns - got[i].start_ns);
+	}
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got_hops[0][1].call_start_ns, 2200);
+	ck_assert_uint_eq(got_hops[0][1].call_end_ns, 5600);
+	h = got_hops[1];
+	ck_assert_uint_eq(got[1].start_ns, 1150);
+	ck_assert_uint_eq(got[1].end_ns, 7500);
+	ck_assert_uint_eq(h[0].request_ns, 2400 - 1150);
+	ck_assert_uint_eq(h[1].call_start_ns, 2400);
+	ck_assert_uint_eq(h[1].call_end_ns, 7200);
+}
+END_TEST
+
+/*
  * One request written in two calls (50 bytes, then 50), answered once:
  * the second call was not a request of its own. When the client writes
  * again, it is folded into the first: one path of 100 bytes, as without
@@ -1059,6 +1111,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, answer_returns_late);
 	tcase_add_test(tc, request_returns_late);
 	tcase_add_test(tc, pipelined_pair);
+	tcase_add_test(tc, pipelined_passed_on);
 	tcase_add_test(tc, pipelined_fold);
 	tcase_add_test(tc, pipelined_unpaired);
 	tcase_add_test(tc, connect_then_wait);

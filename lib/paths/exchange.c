@@ -92,7 +92,7 @@ void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it)
 		m->w_end = it->end;
 }
 
-static int add_kid(struct ipp_xchg *parent, struct ipp_xchg *x)
+int ipp_paths__add_kid(struct ipp_xchg *parent, struct ipp_xchg *x)
 {
 	if (ipp_grow((void **)&parent->kids, &parent->cap_kids, parent->nr_kids + 1,
 		     sizeof(*parent->kids)) < 0)
@@ -157,7 +157,7 @@ static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const st
 
 	if (!cause)
 		cause = ipp_paths__held(p, it);
-	if (cause && add_kid(cause, x) == 0)
+	if (cause && ipp_paths__add_kid(cause, x) == 0)
 		return;
 	if (ipp_idmap__get(&p->servers, (uint64_t)it->pid))
 		unexplained(p, x, it->pid);

@@ -196,6 +196,8 @@ struct ipp_thr *ipp_paths__thr(struct ipcperf_paths *p, pid_t tid);
 /* Whether a wait of @t returned after @from and before @to. */
 bool ipp_paths__thr_waited(const struct ipp_thr *t, uint64_t from, uint64_t to);
 /* @t holds exchange @x's request since @at. */
+/* @x becomes a call of @parent: @return 0, or -1 out of memory. */
+int ipp_paths__add_kid(struct ipp_xchg *parent, struct ipp_xchg *x);
 void ipp_paths__thr_hold(struct ipp_thr *t, const struct ipp_xchg *x, uint64_t at);
 
 /* order.c: take @it (its conn referenced here) at @now (the latest call's end). */
