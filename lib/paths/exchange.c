@@ -266,6 +266,8 @@ void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struc
 	struct ipp_item it;
 
 	(void)key;
+	if (ipp_pipes__on_call(p, ev, ch, writing))
+		return;
 	if ((ch->kind != IPCPERF_FD_UNIX && ch->kind != IPCPERF_FD_TCP) ||
 	    ch->sock_type != SOCK_STREAM || !ch->ino)
 		return;
@@ -379,9 +381,12 @@ static void on_match(struct ipcperf_paths *p, const struct ipp_item *it)
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m)
 {
 	struct ipcperf_paths *p = ctx;
-	struct ipp_conn *c = ipp_idmap__get(&p->conns, key);
+	struct ipp_conn *c;
 	struct ipp_item it;
 
+	if (ipp_pipes__on_match(p, key, m))
+		return;
+	c = ipp_idmap__get(&p->conns, key);
 	if (!c)
 		return;
 	it = (struct ipp_item){
@@ -399,6 +404,10 @@ void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it)
 {
 	if (it->kind == IPP_IT_WAKE) {
 		hand_off(p, it);
+		return;
+	}
+	if (it->pm) {
+		ipp_pipes__process(p, it);
 		return;
 	}
 	if (it->kind == IPP_IT_CONNECT || it->kind == IPP_IT_CLOSE) {

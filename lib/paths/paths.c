@@ -81,6 +81,7 @@ void ipcperf_paths__delete(struct ipcperf_paths *p)
 		return;
 	ipp_flows__tap(p->fl, NULL);
 	ipp_order__fini(p);
+	ipp_pipes__free(p);
 	free_live(p);
 	/* its references first: the connections still in the map are freed next */
 	ipp_sockfd__fini(p);
@@ -207,6 +208,7 @@ static void h_lost(void *ctx, const struct ipcperf_lost *ev)
 
 	(void)ev;
 	ipp_idmap__each(&p->live, mark_lost, NULL);
+	ipp_pipes__lost(p);
 }
 
 static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
@@ -257,6 +259,7 @@ int ipcperf_paths__flush(struct ipcperf_paths *p)
 		return err;
 	ipp_order__flush(p);
 	ipp_paths__close_all(p);
+	ipp_pipes__flush(p);
 	return 0;
 }
 
