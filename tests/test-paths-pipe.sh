@@ -105,3 +105,10 @@ odd() {
 }
 odd merger '{"no_response":0,"untraced_hop":0,"unread":0,"no_cause":0,"lost":0,"late":0,"pipelined":0,"merged":'$N',"split":0}'
 odd splitter '{"no_response":0,"untraced_hop":0,"unread":0,"no_cause":0,"lost":0,"late":0,"pipelined":0,"merged":0,"split":'$N'}'
+
+# The text says why a pipeline through a merging stage has no paths.
+run timeout 120 "$IPCPERF" paths -q -o "$T/merger.txt" -- sh -c "$T/src $N 2 | $T/merger | $T/sink"
+expect_status 0 "ipcperf paths (text) on a pipeline through merger"
+grep -qx "not attributed: $N (merged $N)" "$T/merger.txt" &&
+	grep -q '^  (merged, split: a stage of a pipeline passed on what it read joined or cut$' "$T/merger.txt" ||
+	{ cat "$T/merger.txt" >&2; fail "through merger, the text: no count of merged records and why"; }

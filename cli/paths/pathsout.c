@@ -389,6 +389,10 @@ static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
 		sep = ", ";
 	}
 	fputs(")\n", f);
+	if (ps->merged || ps->split)
+		fputs("  (merged, split: a stage of a pipeline passed on what it read joined or cut\n"
+		      "   into other writes, as programs that buffer do: such messages are not followed)\n",
+		      f);
 }
 
 /* The most requests first; of as many, the one seen first. */
