@@ -19,8 +19,8 @@
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/pathwork-lib.sh"
-pathwork_setup "recording a client, a proxy and a backend"
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "recording a client, a proxy and a backend"
 
 N=40
 X=1

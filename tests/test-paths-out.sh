@@ -22,8 +22,8 @@
 # tests/npm; else npm installs it into the build tree) and python3.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/pathwork-lib.sh"
-pathwork_setup "tracing a client, a proxy and a backend"
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "tracing a client, a proxy and a backend"
 command -v python3 >/dev/null || fail "python3 is missing"
 command -v node >/dev/null || not_here "node is missing (scripts/install-deps installs it)"
 

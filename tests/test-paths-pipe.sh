@@ -22,13 +22,8 @@
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-
-PIPEWORK=$top_builddir/tests/pipework
-skip_unless_root "tracing the stages of a pipeline"
-need_exe "$IPCPERF"
-need_exe "$PIPEWORK"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "tracing the stages of a pipeline" "$PIPEWORK"
 
 N=40
 X=2
@@ -37,20 +32,7 @@ for name in src stageA stageB sink merger splitter; do
 	ln -s "$(cd "$(dirname "$PIPEWORK")" && pwd)/pipework" "$T/$name" || fail "symlink $name"
 done
 
-# near WHAT GOT WANT: GOT (ns) within 10% of WANT, or 0.2 ms.
-near() {
-	local diff=$(($2 - $3)) tol=$(($3 / 10))
-	[ "$tol" -ge 200000 ] || tol=200000
-	[ "${diff#-}" -le "$tol" ] || { show; fail "$1: $2 ns, want $3 ns (within $tol ns)"; }
-}
-
-# truth STAGE: the median of its own time it measured.
-truth() {
-	local v
-	v=$(awk -v r="$1" '$1 == r && $2 == "self" { print $4 }' "$T/err")
-	[ -n "$v" ] || { show; fail "pipework printed no self median for $1"; }
-	echo "$v"
-}
+TRUTH=$T/err
 
 J=$T/paths.json
 run timeout 120 "$IPCPERF" paths --json --requests -q -o "$J" -- \

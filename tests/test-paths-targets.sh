@@ -8,8 +8,8 @@
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/pathwork-lib.sh"
-pathwork_setup "tracing a backend with -p and its clients as the command"
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "tracing a backend with -p and its clients as the command"
 
 N=40
 bpid=

@@ -24,8 +24,8 @@
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/pathwork-lib.sh"
-pathwork_setup "tracing a client, a proxy and a backend"
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "tracing a client, a proxy and a backend"
 
 N=60
 X=1
