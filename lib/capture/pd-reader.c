@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata reader: the object, its getters, the id index, and the open: the
- * header and the attrs; the records are in pd-records.c, the samples in
- * pd-sample.c, the feature sections in pd-sections.c.
+ * The perf.data reader's object, its getters, the index of ids, and the
+ * open, which reads the header and the attrs. Reading the records is in
+ * pd-records.c, the samples in pd-sample.c, the feature sections in
+ * pd-sections.c.
  */
 #include "config.h"
 #include <errno.h>
@@ -35,7 +36,10 @@ int ipp_pdr_fail(struct ipp_pd_reader *r, int err, uint64_t off, const char *fmt
 	return err;
 }
 
-/* The file itself could not be had (@what: "open", "stat"): no offset to give. */
+/*
+ * Explain that the file itself could not be opened or examined (@what is
+ * "open" or "stat"); there is no offset to give. Returns @err.
+ */
 static int fail_file(struct ipp_pd_reader *r, int err, const char *what)
 {
 	snprintf(r->err, sizeof(r->err), "cannot %s %s: %s", what, r->path, strerror(-err));
@@ -151,7 +155,10 @@ static int cmp_idmap(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The event of @id in idx (sorted): which one a duplicate id gives is bsearch()'s choice. */
+/*
+ * Return the event of @id by a binary search of the sorted idx, or NULL.
+ * For a duplicate id, bsearch() chooses which event is found.
+ */
 static const struct ipp_pd_event *search_event(const struct ipp_pd_reader *r, uint64_t id)
 {
 	const struct idmap key = { .id = id };
@@ -161,7 +168,7 @@ static const struct ipp_pd_event *search_event(const struct ipp_pd_reader *r, ui
 	return m ? &r->ev[m->ev] : NULL;
 }
 
-/* The hash of idx (sorted), each id mapped to what search_event() finds for it. */
+/* Build the hash of the sorted idx, mapping each id to the event search_event() finds for it. */
 static int hash_ids(struct ipp_pd_reader *r)
 {
 	size_t cap = 8;
@@ -278,8 +285,9 @@ static int read_attrs(struct ipp_pd_reader *r, uint64_t attr_size, uint64_t off,
 }
 
 /*
- * Partial capture of ipcperf's writer: the tracing data, if any, starts at
- * the first 8-byte boundary after the attrs and ids, before the data.
+ * Find the tracing data of a partial capture written by ipcperf's writer:
+ * if there is any, it starts at the first 8-byte boundary after the attrs
+ * and ids, before the data.
  */
 static int find_early_tracing_data(struct ipp_pd_reader *r, uint64_t meta_end)
 {

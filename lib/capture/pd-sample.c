@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata reader: a record's sample fields, by its event's sample_type: the
- * fixed layouts worked out at open, and the walk that explains a bad record.
+ * The perf.data reader's parsing of a record's sample fields, following its
+ * event's sample_type: the fixed layouts worked out at open, and the walk
+ * over the fields that explains a bad record.
  */
 #include "config.h"
 #include <errno.h>
@@ -74,7 +75,10 @@ static int bad_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, con
 		    rec->type, ipp_pd_record_name(rec->type), rec->size, what);
 }
 
-/* A cpu no CPU of the capture has: a corruption, not a reason to make room for it. */
+/*
+ * Explain a CPU number the capture does not have: it is corruption, not a
+ * reason to make room for it.
+ */
 static int bad_cpu(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, uint32_t cpu)
 {
 	if (r->info.nr_cpus_avail)
@@ -238,9 +242,10 @@ static __attribute__((noinline)) int parse_trailer(struct ipp_pd_reader *r, cons
 }
 
 /*
- * A sample of an event with a fixed layout that holds all of it: its fields
- * straight from their offsets. @return false when it is not one (or its raw
- * data runs past it): parse_sample() then walks it, and explains.
+ * Read the fields of a sample straight from their offsets, when its event
+ * has a fixed layout and the record holds all of it. Returns false when
+ * that is not so, or when the raw data runs past the record; parse_sample()
+ * then walks the record and explains what is wrong.
  */
 static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			       struct ipp_pd_sample *out)

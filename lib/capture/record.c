@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The recorder: a session's capture, its records through the pd writer
- * (pd-writer.c), and at its end the ipcperf feature section that lets a
- * replay give the live run's numbers (record.h describes its layout;
- * rec-data.c reads it back).
+ * The recorder writes a session's capture: its records through the
+ * perf.data writer (pd-writer.c), and at its end the ipcperf feature
+ * section that lets a replay give the live run's numbers (record.h
+ * describes its layout; rec-data.c reads it back).
  */
 #include "config.h"
 #include <errno.h>
@@ -31,7 +31,10 @@ struct ipp_recorder {
 	char *header_page, *header_event;
 };
 
-/* Once, when it happens: a recorder of a long run hears of a full disk at once. */
+/*
+ * Keep the first write error and explain it once, when it happens, so that
+ * the recorder of a long run hears of a full disk at once.
+ */
 static void write_failed(struct ipp_recorder *r, int err)
 {
 	if (!r->err)
