@@ -112,7 +112,7 @@ static struct slot *new_slot(struct ipp_pairer *p, struct slot *s, pid_t tid)
 	return s;
 }
 
-/* The slot of @tid, created when @create; NULL if absent (or out of memory). */
+/* Return the slot of @tid, created when @create, or NULL when it is absent or memory ran out. */
 static inline __attribute__((always_inline)) struct slot *lookup(struct ipp_pairer *p, pid_t tid,
 								  bool create)
 {
