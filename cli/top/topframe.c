@@ -262,9 +262,9 @@ static const char *peers_name(char *buf, size_t len, const struct top_fd *g)
 }
 
 /*
- * A group of connections @f as ipcperf stat names its groups: "ENDPOINT <-
- * peer[pid]" (accepted), "-> ENDPOINT peer[pid]" (made), "unix peer
- * peer[pid]", with how many.
+ * Write the name of a group of connections @f as ipcperf stat names its
+ * groups: "ENDPOINT <- peer[pid]" (accepted), "-> ENDPOINT peer[pid]"
+ * (made), or "unix peer peer[pid]", with how many there are.
  */
 static const char *group_text(char *buf, size_t len, const struct top_fd *f)
 {

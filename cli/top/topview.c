@@ -95,8 +95,8 @@ static int set_str(char **s, const char *now)
 }
 
 /*
- * What fd @f is as @row says now: a connection's addresses, peer and origin
- * may be learnt after its first calls.
+ * Update what fd @f is from what @row says now, since a connection's
+ * addresses, peer and origin may be learnt after its first calls.
  */
 static int fd_known(struct top_fd *f, const struct ipcperf_fd_row *row)
 {
@@ -172,9 +172,10 @@ static const char *group_name(const struct top_fd *f)
 }
 
 /*
- * The fds @a and @b in the order of their groups: by pid, role, kind, then
- * an fd not grouped by its fd and object, a group by its endpoint (a unix
- * group by its peer, it has no endpoint); with @peer, by their peers last.
+ * Compare the fds @a and @b in the order of their groups: by pid, role and
+ * kind, then an fd not grouped by its fd and object, and a group by its
+ * endpoint (a unix group, which has no endpoint, by its peer); with @peer,
+ * by their peers last.
  */
 static int cmp_group(const struct top_fd *a, const struct top_fd *b, bool peer)
 {
@@ -262,8 +263,9 @@ static void rows_clear(struct top_rows *rows)
 }
 
 /*
- * The groups made again from the fds, their totals the sums of their fds'
- * (so exact however an fd moved from a group to another). @return 0, or -ENOMEM.
+ * Make the groups again from the fds, each group's totals being the sums of
+ * its fds', so that they are exact however an fd moved from one group to
+ * another. Returns 0 or -ENOMEM.
  */
 static int regroup(struct topview *tv)
 {
