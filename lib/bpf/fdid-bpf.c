@@ -160,7 +160,10 @@ static void set_one_spec(void *ctx, const char *name, const struct ipp_arg_spec 
 		c->err = -errno;
 }
 
-/* What the args job reads of each call (args-rec.c), by this architecture's numbers. */
+/*
+ * Fill arg_specs with what the args job reads of each call (args-rec.c), by
+ * this architecture's numbers.
+ */
 static int set_arg_specs(struct ipp_bpf *b)
 {
 	struct specs_ctx c = { .map = b->skel->maps.arg_specs };

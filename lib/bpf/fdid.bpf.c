@@ -22,7 +22,7 @@
 #include "common.bpf.h"
 #include "agg.bpf.h"
 
-/* The kernel's dev_t (major << 20 | minor) as stat(2) encodes it. */
+/* Return the kernel's dev_t @kdev (major << 20 | minor) encoded as stat(2) encodes it. */
 static __always_inline __u64 user_dev(__u32 kdev)
 {
 	__u64 major = kdev >> 20, minor = kdev & 0xfffff;
