@@ -322,12 +322,17 @@ static const struct ipp_pd_format *format_by_id(const struct ipp_pd_reader *r, u
 	return bsearch(&key, r->fmt, r->nr_fmt, sizeof(*r->fmt), cmp_format);
 }
 
-/* The offsets parse_sample() would find for @st, when they do not depend on the record. */
+/*
+ * Finish the events once read: their formats and names, the sorted and
+ * hashed index of their ids, the fixed layouts of their samples (the
+ * offsets parse_sample() would find, when they do not depend on the
+ * record), and the position of the id. Returns 0 or -ENOMEM.
+ */
 static int finish_events(struct ipp_pd_reader *r)
 {
 	size_t n = 0;
 
-	/* By id: events find theirs by attr.config. */
+	/* Sort the formats by id, since events find theirs by attr.config. */
 	if (r->nr_fmt)
 		qsort(r->fmt, r->nr_fmt, sizeof(*r->fmt), cmp_format);
 	for (size_t i = 0; i < r->nr_ev; i++) {
@@ -360,7 +365,7 @@ static int finish_events(struct ipp_pd_reader *r)
 		ipp_pdr_layout_of(&r->lay[i], r->ev[i].attr.sample_type);
 	if (hash_ids(r) < 0)
 		return -ENOMEM;
-	/* perf takes the id positions from the first event: all must agree. */
+	/* perf takes the id positions from the first event, so all events must agree. */
 	r->id_pos = r->is_pos = -1;
 	if (r->nr_ev) {
 		r->id_pos = ipp_pdr_sample_id_pos(r->ev[0].attr.sample_type);

@@ -45,8 +45,9 @@ static bool skip_u64s(struct cur *c, uint64_t n)
 }
 
 /*
- * Where the id is, in u64s: @first with PERF_SAMPLE_IDENTIFIER, else after
- * @first the fields of @before that @st has; -1 without an id.
+ * Return where the id is, in u64s: at @first with PERF_SAMPLE_IDENTIFIER,
+ * else after @first and the fields of @before that @st has; -1 without an
+ * id.
  */
 static int id_pos(uint64_t st, int first, uint64_t before)
 {
@@ -180,7 +181,10 @@ static __attribute__((noinline)) int parse_sample(struct ipp_pd_reader *r, const
 	return 0;
 }
 
-/* The sample_id_all trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, at the end. */
+/*
+ * Parse the sample_id_all trailer at the record's end: TID, TIME, ID,
+ * STREAM_ID, CPU, IDENTIFIER.
+ */
 static __attribute__((noinline)) int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			 struct ipp_pd_sample *out)
 {
@@ -331,7 +335,10 @@ int ipp_pd_reader__parse(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 	return parse_trailer(r, rec, out);
 }
 
-/* The offsets parse_sample() would find for @st, when they do not depend on the record. */
+/*
+ * Fill @l with the offsets parse_sample() would find for @st, when they do not
+ * depend on the record.
+ */
 void ipp_pdr_layout_of(struct layout *l, uint64_t st)
 {
 	uint16_t pos = 8;

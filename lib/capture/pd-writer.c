@@ -172,7 +172,10 @@ static int wput(struct ipp_pd_writer *w, const void *data, size_t len)
 	return 0;
 }
 
-/* The header_page layout of a 64-bit kernel (tracefs events/header_page). */
+/*
+ * Return a new copy of the header_page text of a 64-bit kernel (tracefs
+ * events/header_page); its length goes in *@len.
+ */
 static char *default_header_page(size_t *len)
 {
 	long page = sysconf(_SC_PAGESIZE);
