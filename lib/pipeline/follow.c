@@ -4,9 +4,10 @@
  * events (IPCPERF_SCOPE_CPU): the rings then carry every task's records,
  * and this set, updated in timestamp order, says whose to keep. A task
  * becomes a target when a target forks it (threads too), when it execs in a
- * target process, or when it is the command whose exec we wait for; it stops
- * being one at its exit. Per-task events follow exactly these tasks: an
- * event is inherited at fork and goes with the task's perf context at exit.
+ * target process, or when it is the command whose exec the session waits
+ * for; it stops being one at its exit. Per-task events follow exactly these
+ * tasks: an event is inherited at fork and goes with the task's perf
+ * context at exit.
  *
  * The records that say so can be lost. Nothing here may then hang or drop a
  * target's records unseen: ipp_follow__check() compares the set with /proc

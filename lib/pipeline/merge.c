@@ -138,8 +138,9 @@ static int heap_room(struct ipp_merge *m)
 }
 
 /*
- * memcpy() of a tracepoint's few dozen bytes without the call: loads and
- * stores of 16 bytes that may overlap, never outside [src, src + n).
+ * Copy a tracepoint's few dozen bytes as memcpy() would, without the call:
+ * with loads and stores of 16 bytes that may overlap, never outside [src,
+ * src + n).
  */
 static inline void copy_small(unsigned char *dst, const unsigned char *src, size_t n)
 {
