@@ -227,8 +227,9 @@ static struct top_fd *group_new(struct topview *tv, const struct top_fd *f)
 }
 
 /*
- * Fd @f added to its group @g; @peer: a peer @g had not (the fds come in
- * the order of their peers: the unknown one, 0, first; it is not counted).
+ * Add fd @f to its group @g. @peer is set when @f has a peer that @g did
+ * not have yet; the fds come in the order of their peers, the unknown one
+ * (0) first, which is not counted.
  */
 static void group_add(struct top_fd *g, const struct top_fd *f, bool peer)
 {
