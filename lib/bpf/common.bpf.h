@@ -537,7 +537,7 @@ static __always_inline bool is_call_target(__u32 tgid)
 	return v && *v != TARGET_AT_EXEC;
 }
 
-/* Argument @n (1-based) of the current syscall, from the saved user registers. */
+/* Return argument @n (1-based) of the current syscall, from the saved user registers. */
 static __always_inline unsigned long sc_arg(int n)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
