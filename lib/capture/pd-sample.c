@@ -58,13 +58,16 @@ static int id_pos(uint64_t st, int first, uint64_t before)
 	return first + __builtin_popcountll(st & before);
 }
 
-/* Position of PERF_SAMPLE_ID in a sample, in u64 after the header (perf's id_pos). */
+/* Return the position of PERF_SAMPLE_ID in a sample, in u64s after the header (perf's id_pos). */
 int ipp_pdr_sample_id_pos(uint64_t st)
 {
 	return id_pos(st, 0, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
 }
 
-/* Position of the id in a sample_id_all trailer, in u64 from the end (1 = last). */
+/*
+ * Return the position of the id in a sample_id_all trailer, in u64s from the
+ * end (1 is the last).
+ */
 int ipp_pdr_trailer_id_pos(uint64_t st)
 {
 	return id_pos(st, 1, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
