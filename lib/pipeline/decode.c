@@ -88,7 +88,7 @@ static int need(struct tpdesc *t, struct tep_event *ev, int slot, const char *na
 	return set_fld(t, &t->f[slot], tep_find_field(ev, name));
 }
 
-/* Either name, for fields renamed across kernel versions. */
+/* Like need(), but accept field @a or else @b, for fields renamed across kernel versions. */
 static int need2(struct tpdesc *t, struct tep_event *ev, int slot, const char *a, const char *b)
 {
 	struct tep_format_field *tf = tep_find_field(ev, a);

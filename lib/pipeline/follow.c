@@ -182,9 +182,10 @@ int ipp_follow__fork(struct ipp_follow *f, pid_t parent_tid, pid_t child_tid, pi
 
 /*
  * After an exec the process has one thread, the one that exec'd, with the
- * process's pid as its tid: the others exited before (their records came
- * first), but a thread other than the leader that execs changes its tid
- * without an exit record for the old one.
+ * process's pid as its tid. The others exited before, and their records
+ * came first, but a thread other than the leader that execs changes its
+ * tid without an exit record for the old one. So when the process is a
+ * target, all its threads are dropped and @tid alone is added back.
  */
 int ipp_follow__exec(struct ipp_follow *f, pid_t tgid, pid_t tid)
 {
