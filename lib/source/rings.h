@@ -125,7 +125,10 @@ static inline const struct ipp_rings *crings_of(const struct ipp_source *src)
 	return (const struct ipp_rings *)src;
 }
 
-/* Targets running already (-p, -t) and a command: each traced its own way. */
+/*
+ * Whether the session has both targets running already (-p, -t) and a command,
+ * each traced its own way.
+ */
 static inline bool ipp_rings__mixed(const struct ipp_rings *s)
 {
 	return s->has_cmd && (s->nr_pids || s->nr_tids);
