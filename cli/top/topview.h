@@ -101,10 +101,10 @@ int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_
 		   const struct ipcperf_interval_info *in);
 
 /*
- * Draw a frame on @f: @width columns (0: lines never cut), @height lines
- * (0: every row, for -b). With @screen, each line ends by clearing the rest
- * of it, at most @height - 1 lines are written (the screen never scrolls),
- * and the rest of the screen is cleared after them.
+ * Draw a frame on @f, @width columns wide (0 never cuts lines) and @height
+ * lines high (0 draws every row, for -b). With @screen, each line ends by
+ * clearing the rest of it, at most @height - 1 lines are written (the
+ * screen never scrolls), and the rest of the screen is cleared after them.
  */
 void topview_draw(struct topview *tv, FILE *f, int width, int height, bool screen);
 
