@@ -22,11 +22,11 @@ struct traceargs {
 	const struct ipcperf_fd_object *(*fd_object)(void *ctx, pid_t pid, int fd);
 	void *ctx;
 	/*
-	 * Set by traceargs_call() when not NULL: where, in @f's position
-	 * (ftell()), what strace prints at the call's exit begins: the first
-	 * argument the call writes (read's buffer, wait4's status), else its
-	 * closing parenthesis. What comes before it is what strace -f prints
-	 * at the entry, "read(3</dev/tty>, " before " <unfinished ...>".
+	 * When not NULL, traceargs_call() stores here the position in @f
+	 * (ftell()) where what strace prints at the call's exit begins: the
+	 * first argument the call writes (read's buffer, wait4's status), else
+	 * its closing parenthesis. What comes before it is what strace -f
+	 * prints at the entry, "read(3</dev/tty>, " before " <unfinished ...>".
 	 */
 	long *split;
 };
