@@ -417,7 +417,7 @@ static int do_open(struct ipp_pd_reader *r)
 		return err;
 	if (h[1] == PD_HDR_SIZE)
 		memcpy(r->info.features, &h[9], sizeof(r->info.features));
-	/* h: 2 attr_size, 3-4 attrs, 5-6 data, 7-8 event_types, 9-12 features */
+	/* The u64s of h: 2 attr_size, 3-4 attrs, 5-6 data, 7-8 event_types, 9-12 features. */
 	if (!ipp_pdr_in_file(r, h[3], h[4]))
 		return ipp_pdr_fail(r, -EPROTO, 24, "attrs section [%#llx, +%llu) is outside the file (%llu "
 			    "bytes)", (unsigned long long)h[3], (unsigned long long)h[4],

@@ -40,7 +40,7 @@ int ipp_pdr_unpack_feature(struct ipp_pd_reader *r, const unsigned char *p, size
 {
 	struct pd_unpack *u = &r->unpack;
 
-	/* u32 version, type, level, ratio, mmap_len */
+	/* The section holds five u32s: version, type, level, ratio and mmap_len. */
 	if (len < 20)
 		return ipp_pdr_fail(r, -EPROTO, off, "compressed: %zu bytes, too short for its 5 "
 				    "numbers", len);

@@ -603,7 +603,7 @@ static int begin(struct ipp_pd_writer *w)
 	w->data_offset = b.len;
 	/* The header as a killed writer leaves it: data size 0, no features. */
 	{
-		/* magic, size, attr_size, attrs {offset, size}, data {offset, size 0} */
+		/* Fields: magic, size, attr_size, attrs {offset, size}, data {offset, size 0}. */
 		uint64_t hdr[7] = {
 			0, PD_HDR_SIZE, w->file_attr_size + PD_SECTION,
 			PD_HDR_SIZE, (uint64_t)w->nr_ev * (w->file_attr_size + PD_SECTION),

@@ -60,7 +60,7 @@ enum {
 	IPP_PD_FEAT_NRCPUS = 7,
 	IPP_PD_FEAT_EVENT_DESC = 12,
 	IPP_PD_FEAT_COMPRESSED = 27,	/* perf record -z: read only (pd-unpack.c) */
-	/* ipcperf's own section: far above perf's last feature (32 in 6.1), below 256. */
+	/* ipcperf's own section, far above perf's last feature (32 in 6.1) and below 256. */
 	IPP_PD_FEAT_IPCPERF = 200,
 	IPP_PD_FEAT_BITS = 256,
 };
