@@ -173,7 +173,7 @@ int ipp_evset__load(struct ipp_evset *es, unsigned int events, struct ipp_decode
 	add_dummy(es, IPP_EV_SIDEBAND);
 	if (events & IPCPERF_EV_BLOCKED)
 		add_dummy(es, IPP_EV_SWITCH);
-	/* The plan opens this only where the kernel's task records replace the task tracepoints. */
+	/* This dummy is opened only where the kernel's task records replace the task tracepoints. */
 	if (events & IPCPERF_EV_TASK)
 		add_dummy(es, IPP_EV_RING);
 	return 0;

@@ -62,8 +62,9 @@ static void evlist_delete(struct perf_evlist *el)
 }
 
 /*
- * Delete @evsel, already taken out of its evlist, and its map references:
- * an evlist with no maps adopts it and puts them (see evlist_delete()).
+ * Delete @evsel, already taken out of its evlist, and put its map
+ * references: an evlist with no maps puts them as it adopts the evsel (see
+ * evlist_delete()).
  */
 static void evsel_delete(struct perf_evsel *evsel)
 {
@@ -490,8 +491,8 @@ static int open_counters(struct ipp_rings *s)
 	if (!any)
 		return -ENOMEM;
 	/*
-	 * The software counters may come from the kernel's accounting; open
-	 * events only for the others.
+	 * With plan.task_acct the software counters come from the kernel's
+	 * accounting, and per-task events are opened only for the others.
 	 */
 	mask = s->plan.task_acct ? s->counter_mask & ~IPP_SW_COUNTERS : s->counter_mask;
 	err = mask ? ipp_counters__open(&s->counters, any, s->threads, !s->system_wide,
@@ -714,7 +715,7 @@ static int open_events_once(struct ipp_rings *s)
 		.include_self = s->include_self, .self = s->self,
 		.sched_idle = ipp_pipeline__wants_sched(s->base.pl),
 	};
-	/* Per task, the switch of a thread in from another process's thread is not seen. */
+	/* Per task, a switch in from another process's thread is not seen. */
 	ipp_pipeline__sched_complete(s->base.pl, s->cpu_scope);
 	s->plan.wakings = s->mode.sched_idle;
 	/*

@@ -323,8 +323,8 @@ static int open_scoped(struct ipp_rings *s)
 
 	if (s->recorder && !s->system_wide && s->scope == IPCPERF_SCOPE_CPU) {
 		/*
-		 * A capture holds only the targets' records, since a replay
-		 * cannot follow anyone.
+		 * A capture holds only the targets' records, and a replay has
+		 * no one to follow.
 		 */
 		ipp_info("a capture is recorded per task: use scope task or auto to record\n");
 		return -EINVAL;
