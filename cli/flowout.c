@@ -398,7 +398,10 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers, peer, true);
 	snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
 	side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers, peer, false);
-	cli_esc(row[COL_OBJ], sizeof(row[COL_OBJ]), fw->object);
+	if (fw->folded)	/* a fold: the closed channels of one group */
+		snprintf(row[COL_OBJ], sizeof(row[COL_OBJ]), "%" PRIu64 " closed", fw->folded);
+	else
+		cli_esc(row[COL_OBJ], sizeof(row[COL_OBJ]), fw->object);
 	snprintf(row[COL_KIND], sizeof(row[COL_KIND]), "%s%s", ipcperf_fd_kind_name(fw->kind),
 		 fw->datagram ? "/dgram" : "");
 	snprintf(row[COL_BYTES], sizeof(row[COL_BYTES]), "%" PRIu64, bytes);
