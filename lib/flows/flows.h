@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * lib/flows/: IPC flows. Each read matched to the writes it drained
- * (flows.c), the flows read out with their verdicts (flows-read.c), each
+ * (flows.c), closed channels' flows folded into their group's
+ * (flowfold.c), the flows read out with their verdicts (flows-read.c), each
  * flow's place along its chain and the bottlenecks (chains.c), and an
  * event loop's waits put on the fds that became ready (waits.c). This folder may call stats/ (the fd table of a stats object),
- * fd/ (what the fds are, once settled), pipeline/ (the session it attaches
+ * fd/ (what the fds are, once settled), session/ (the session it attaches
  * to) and the ground floor (lib/).
  *
  * The flows object (struct ipcperf_flows) is public and opaque: the rest of
@@ -19,7 +20,7 @@
 #include "fd/fdtable.h"
 #include "hist.h"
 #include "flows/waits.h"
-#include "paths/flowtap.h"
+#include "flows/flowtap.h"
 
 /*
  * The key of a flow read from a socket whose peer is not known: the
@@ -106,7 +107,7 @@ struct ipcperf_flows {
 	size_t nr_warm, cap_warm;
 	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
 	void *match_ctx;
-	struct ipp_flowtap tap;		/* the request paths' (paths/flowtap.h) */
+	struct ipp_flowtap tap;		/* the request paths' (flows/flowtap.h) */
 	struct flow **folds;	/* the groups' folds (flowfold.c), by key */
 	size_t nr_folds, cap_folds;
 	size_t fold_at;		/* flows kept past which a fold pass runs */
