@@ -217,6 +217,14 @@ static size_t open_inc(pid_t pid, int fd)
 	return (size_t)i;
 }
 
+/* /proc says @fd of @pid is @object when openat(@flags) returns it at @end: @return its incarnation. */
+static size_t opened(pid_t pid, int fd, const char *object, uint64_t flags, uint64_t end)
+{
+	answer(pid, fd, object, end, 0);
+	do_open(pid, fd, flags, end);
+	return open_inc(pid, fd);
+}
+
 static const struct ipp_inc *inc(size_t i)
 {
 	const struct ipp_inc *in = ipp_fdtab__inc(t, i);
@@ -283,12 +291,8 @@ START_TEST(test_close_ends_incarnation)
 {
 	size_t a, b, u;
 
-	answer(P, 3, "/a", 110, 0);
-	answer(P, 4, "/b", 120, 0);
-	do_open(P, 3, O_RDONLY, 110);
-	do_open(P, 4, O_RDONLY, 120);
-	a = open_inc(P, 3);
-	b = open_inc(P, 4);
+	a = opened(P, 3, "/a", O_RDONLY, 110);
+	b = opened(P, 4, "/b", O_RDONLY, 120);
 
 	/* the fd is gone early in the call: the incarnation ends at its start */
 	do_close(P, 3, 0, 200, 210);
@@ -434,12 +438,8 @@ START_TEST(test_close_range_failed)
 {
 	size_t i3, i4;
 
-	answer(P, 3, "/a", 110, 0);
-	answer(P, 4, "/b", 120, 0);
-	do_open(P, 3, O_RDONLY, 110);
-	do_open(P, 4, O_RDONLY, 120);
-	i3 = open_inc(P, 3);
-	i4 = open_inc(P, 4);
+	i3 = opened(P, 3, "/a", O_RDONLY, 110);
+	i4 = opened(P, 4, "/b", O_RDONLY, 120);
 	do_close_range(P, 4, 3, 0, -EINVAL, 200, 205);
 	do_close_range(P, 3, ~0u, 8, -EINVAL, 210, 215);
 	do_close_range(P, 3, ~0u, CLOSE_RANGE_CLOEXEC_FLAG | 8, -EINVAL, 220, 225);
@@ -462,18 +462,10 @@ START_TEST(test_close_range_cloexec_then_exec)
 {
 	size_t i3, i4, i5, i9;
 
-	answer(P, 3, "/a", 110, 0);
-	answer(P, 4, "/b", 120, 0);
-	answer(P, 5, "/c", 130, 0);
-	answer(P, 9, "/d", 140, 0);
-	do_open(P, 3, O_RDONLY, 110);
-	do_open(P, 4, O_RDONLY, 120);
-	do_open(P, 5, O_RDONLY | O_CLOEXEC, 130);
-	do_open(P, 9, O_RDONLY, 140);
-	i3 = open_inc(P, 3);
-	i4 = open_inc(P, 4);
-	i5 = open_inc(P, 5);
-	i9 = open_inc(P, 9);
+	i3 = opened(P, 3, "/a", O_RDONLY, 110);
+	i4 = opened(P, 4, "/b", O_RDONLY, 120);
+	i5 = opened(P, 5, "/c", O_RDONLY | O_CLOEXEC, 130);
+	i9 = opened(P, 9, "/d", O_RDONLY, 140);
 
 	do_close_range(P, 4, 8, CLOSE_RANGE_CLOEXEC_FLAG, 0, 200, 205);
 	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 0);
@@ -506,12 +498,8 @@ START_TEST(test_dup_family)
 {
 	size_t a, b, b2, i;
 
-	answer(P, 3, "/a", 110, 0);
-	answer(P, 4, "/b", 210, 0);
-	do_open(P, 3, O_RDONLY | O_CLOEXEC, 110);
-	do_open(P, 4, O_RDONLY, 210);
-	a = open_inc(P, 3);
-	b = open_inc(P, 4);
+	a = opened(P, 3, "/a", O_RDONLY | O_CLOEXEC, 110);
+	b = opened(P, 4, "/b", O_RDONLY, 210);
 
 	/* dup2 onto an open fd: the old incarnation ends, a copy of 3 begins */
 	ck_assert_int_eq(CALL(P, "dup2", 4, 300, 305, 3, 4), -1);

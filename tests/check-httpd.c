@@ -372,6 +372,19 @@ static void slow_run(struct httpd *h, struct slow *s, int n, unsigned int ms)
 }
 
 /*
+ * What has come on the non-blocking @fd, added to @resp (4 KiB, @got bytes
+ * in it). @return false once the server closed or reset the connection.
+ */
+static bool recv_some(int fd, char *resp, size_t *got)
+{
+	ssize_t r = recv(fd, resp + *got, 4095 - *got, MSG_DONTWAIT);
+
+	if (r > 0)
+		*got += (size_t)r;
+	return r > 0 || (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
+
+/*
  * Scrape @h while the @n slow clients go on: the whole response (to free()),
  * @ms the time from connect to the server's close (3 s at most).
  */
@@ -393,10 +406,7 @@ static char *slow_scrape(struct httpd *h, struct slow *s, int n, uint64_t *ms)
 		serve(h, 5);
 		for (int i = 0; i < n; i++)
 			slow_step(&s[i], h);
-		r = recv(fd, resp + got, 4095 - got, MSG_DONTWAIT);
-		if (r > 0)
-			got += (size_t)r;
-		else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+		if (!recv_some(fd, resp, &got))
 			break;
 	}
 	*ms = ms_now() - start;
@@ -556,10 +566,7 @@ static char *flood_scrape(struct httpd *h, struct flood *f, bool late)
 			flood_open(f, h, FLOOD_BURST);
 		serve(h, 1);
 		flood_open(f, h, FLOOD_STEP);
-		r = recv(fd, resp + got, 4095 - got, MSG_DONTWAIT);
-		if (r > 0)
-			got += (size_t)r;
-		else if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+		if (!recv_some(fd, resp, &got))
 			break;
 	}
 	close(fd);

@@ -18,7 +18,8 @@
  * proxy: request 1200 - 1000 = 200, span [1200, 5800] less its call
  * [2200, 5600]: self 1200, response 5900 - 5800 = 100; backend: request
  * 2400 - 2200 = 200, self 5500 - 2400 = 3100, response 5600 - 5500 = 100;
- * end to end 5900 - 1000 = 4900, their sum.
+ * end to end 5900 - 1000 = 4900, their sum. A pipeline src (pid 500) |
+ * stage (600) | sink (700) goes through pipe:[5001] and pipe:[5002].
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -69,6 +70,16 @@ static void name_sock(pid_t pid, int fd, uint64_t ino, uint64_t peer)
 	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, pid, fd, &id), 0);
 }
 
+/* A pipeline src (pid 500) | stage (600) | sink (700): pipe:[5001], then pipe:[5002]. */
+static void name_pipe(pid_t pid, int fd, uint64_t ino)
+{
+	char obj[64];
+
+	snprintf(obj, sizeof(obj), "pipe:[%llu]", (unsigned long long)ino);
+	IPCPERF_OPTS(ipcperf_fd_identity, id, .object = obj, .kind = IPCPERF_FD_PIPE, .ino = ino);
+	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, pid, fd, &id), 0);
+}
+
 static void setup(void)
 {
 	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
@@ -86,6 +97,13 @@ static void setup(void)
 	name_sock(200, 7, 2001, 2002);
 	name_sock(300, 5, 2002, 2001);
 	name_sock(400, 3, 3001, 3002);
+	name_pipe(500, 1, 5001);
+	name_pipe(600, 0, 5001);
+	name_pipe(600, 1, 5002);
+	name_pipe(700, 0, 5002);
+	name_pipe(600, 2, 5003);
+	name_pipe(600, 3, 5004);
+	name_pipe(600, 4, 5004);
 }
 
 static void teardown(void)
@@ -671,6 +689,58 @@ START_TEST(pipelined_pair)
 END_TEST
 
 /*
+ * An event loop reads two pipelined requests in one read and passes each
+ * on to the backend at once (2200, 2400), before the first answer comes
+ * back. The second call's answer was not read when the first request was
+ * answered (5800): it is the second request's call, and the second request
+ * was served from it on (2400). Each request is a path of two hops whose
+ * times add up.
+ */
+START_TEST(pipelined_passed_on)
+{
+	const struct ipcperf_path_hop *h;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(200, 201, false, 5, 200, 500, 1300);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2350);
+	io(200, 201, true, 7, 100, 2400, 2500);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(300, 301, false, 5, 100, 5550, 5600);
+	io(200, 201, false, 7, 200, 2600, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1300, 5900);
+	io(300, 301, true, 5, 200, 7000, 7100);
+	io(200, 201, false, 7, 200, 5900, 7200);
+	io(200, 201, true, 5, 200, 7300, 7400);
+	io(100, 100, false, 3, 200, 5950, 7500);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(counts().paths, 2);
+	ck_assert_uint_eq(nr_got, 2);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t sum = 0;
+
+		ck_assert_uint_eq(got[i].nr_hops, 2);
+		for (size_t k = 0; k < 2; k++)
+			sum += got_hops[i][k].request_ns + got_hops[i][k].self_ns +
+			       got_hops[i][k].response_ns;
+		ck_assert_uint_eq(sum, got[i].end_ns - got[i].start_ns);
+	}
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got_hops[0][1].call_start_ns, 2200);
+	ck_assert_uint_eq(got_hops[0][1].call_end_ns, 5600);
+	h = got_hops[1];
+	ck_assert_uint_eq(got[1].start_ns, 1150);
+	ck_assert_uint_eq(got[1].end_ns, 7500);
+	ck_assert_uint_eq(h[0].request_ns, 2400 - 1150);
+	ck_assert_uint_eq(h[1].call_start_ns, 2400);
+	ck_assert_uint_eq(h[1].call_end_ns, 7200);
+}
+END_TEST
+
+/*
  * One request written in two calls (50 bytes, then 50), answered once:
  * the second call was not a request of its own. When the client writes
  * again, it is folded into the first: one path of 100 bytes, as without
@@ -779,6 +849,35 @@ static const struct ipcperf_path *path_of(pid_t pid)
 }
 
 /*
+ * A proxy that opens a backend connection as it accepts a client: it read
+ * client A's request (1200), then accepted client B (1300) and connected
+ * fd 7 (1350) for B, then read B's request (1450). Its first write on fd 7
+ * (2200) is B's request's call, not A's: the accept ended A's turn.
+ */
+START_TEST(connect_after_accept)
+{
+	request_in();
+	accepted(200, 9, 3002, 3001, 1300);
+	dial(200, 201, 7, 1350, 1360);
+	io(400, 400, true, 3, 100, 1320, 1330);
+	io(200, 201, false, 9, 100, 1400, 1450);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	io(200, 201, true, 9, 200, 5700, 5800);
+	io(400, 400, false, 3, 200, 1340, 5900);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].pid, 400);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(got_hops[0][1].caller_fd, 7);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 5800 - 1450 - (5600 - 2200));
+	ck_assert_uint_eq(counts().no_response, 1);
+}
+END_TEST
+
+/*
  * Two requests in one nginx worker: A (client 100, on the proxy's fd 5)
  * and B (client 110, fd 6), each connected for in its own turn (fds 7 and
  * 8). One wait returns B's request and fd 7 writable: the worker reads B,
@@ -877,9 +976,151 @@ START_TEST(close_completes)
 }
 END_TEST
 
+/*
+ * A record down the pipeline: src writes 64 B [1000, 1100]; the stage's
+ * read [500, 1300] takes it (channel 300), its write on [3300, 3400]
+ * passes it on (self 2000); the sink's read [600, 3600] takes that
+ * (channel 300). End to end 3600 - 1000 = 2600, their sum.
+ */
+START_TEST(pipe_chain)
+{
+	const struct ipcperf_path_hop *h;
+
+	io(500, 500, true, 1, 64, 1000, 1100);
+	io(600, 600, false, 0, 64, 500, 1300);
+	io(600, 600, true, 1, 64, 3300, 3400);
+	io(700, 700, false, 0, 64, 600, 3600);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_int_eq(got[0].pid, 500);
+	ck_assert_int_eq(got[0].fd, 1);
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 3600);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	h = got[0].hops;
+	ck_assert_int_eq(h[0].parent, -1);
+	ck_assert_int_eq(h[0].pid, 600);
+	ck_assert_int_eq(h[0].fd, 0);
+	ck_assert_int_eq(h[0].caller_fd, 1);
+	ck_assert_int_eq(h[0].kind, IPCPERF_FD_PIPE);
+	ck_assert_uint_eq(h[0].request_bytes, 64);
+	ck_assert_uint_eq(h[0].response_bytes, 0);
+	ck_assert_uint_eq(h[0].call_start_ns, 1000);
+	ck_assert_uint_eq(h[0].start_ns, 1300);
+	ck_assert_uint_eq(h[0].end_ns, 3300);
+	ck_assert_uint_eq(h[0].call_end_ns, 3300);
+	ck_assert_uint_eq(h[0].request_ns, 300);
+	ck_assert_uint_eq(h[0].self_ns, 2000);
+	ck_assert_uint_eq(h[0].response_ns, 0);
+	ck_assert_int_eq(h[1].parent, 0);
+	ck_assert_int_eq(h[1].pid, 700);
+	ck_assert_int_eq(h[1].caller_pid, 600);
+	ck_assert_int_eq(h[1].caller_fd, 1);
+	ck_assert_uint_eq(h[1].call_start_ns, 3300);
+	ck_assert_uint_eq(h[1].start_ns, 3600);
+	ck_assert_uint_eq(h[1].end_ns, 3600);
+	ck_assert_uint_eq(h[1].request_ns, 300);
+	ck_assert_uint_eq(h[1].self_ns, 0);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
+/* The stage reads two records, then writes them in one call: both are merged. */
+START_TEST(pipe_merged)
+{
+	io(500, 500, true, 1, 64, 1000, 1100);
+	io(600, 600, false, 0, 64, 500, 1200);
+	io(500, 500, true, 1, 64, 2000, 2100);
+	io(600, 600, false, 0, 64, 1300, 2200);
+	io(600, 600, true, 1, 128, 3000, 3100);
+	io(700, 700, false, 0, 128, 600, 3200);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ck_assert_uint_eq(counts().merged, 2);
+	ck_assert_uint_eq(counts().split, 0);
+}
+END_TEST
+
+/* The stage writes a record in two calls: it is split. */
+START_TEST(pipe_split)
+{
+	io(500, 500, true, 1, 64, 1000, 1100);
+	io(600, 600, false, 0, 64, 500, 1200);
+	io(600, 600, true, 1, 32, 2000, 2100);
+	io(600, 600, true, 1, 32, 2200, 2300);
+	io(700, 700, false, 0, 64, 600, 2400);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ck_assert_uint_eq(counts().split, 1);
+	ck_assert_uint_eq(counts().merged, 0);
+}
+END_TEST
+
+/*
+ * The stage writes what it read to a pipe no traced process reads (its
+ * stderr, say): whether it merged is not seen, and nothing goes on from it
+ * in sight: the records end there, as at a sink, and its second piece of a
+ * line is no split either.
+ */
+START_TEST(pipe_out_of_sight)
+{
+	io(500, 500, true, 1, 64, 1000, 1100);
+	io(600, 600, false, 0, 64, 500, 1200);
+	io(500, 500, true, 1, 64, 2000, 2100);
+	io(600, 600, false, 0, 64, 1300, 2200);
+	io(600, 600, true, 2, 128, 3000, 3100);
+	io(600, 600, true, 2, 10, 3200, 3300);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	ck_assert_uint_eq(counts().merged + counts().split + counts().untraced_hop, 0);
+	ck_assert_uint_eq(got[0].nr_hops, 1);
+	ck_assert_int_eq(got[0].hops[0].pid, 600);
+	ck_assert_uint_eq(got[0].hops[0].self_ns, 0);
+	ck_assert_uint_eq(got[0].end_ns - got[0].start_ns, got[0].hops[0].request_ns);
+	ck_assert_uint_eq(got[0].end_ns + got[1].end_ns, 1200 + 2200);
+}
+END_TEST
+
+/*
+ * Writes into a pipe that no traced process reads are not kept to the end:
+ * a message more than 1 MiB and a second behind the pipe's last write was
+ * read out of sight, and is counted then (untraced).
+ */
+START_TEST(pipe_read_out_of_sight)
+{
+	io(600, 600, true, 2, 64, 1000, 1100);
+	io(600, 600, true, 2, 1 << 20, 500 * MS, 500 * MS + 100);
+	io(600, 600, true, 2, 64, 1200 * MS, 1200 * MS + 100);
+	tick(1300 * MS);
+	ck_assert_uint_eq(counts().untraced_hop, 1);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(counts().untraced_hop, 3);
+	ck_assert_uint_eq(nr_got, 0);
+}
+END_TEST
+
+/*
+ * The stage hands the record to another thread of its own through a pipe
+ * (pipe:[5004], fds 3 and 4): a hand-off inside one process, not a stage:
+ * the record is not followed, and counted as no_cause.
+ */
+START_TEST(pipe_hand_off_inside)
+{
+	io(500, 500, true, 1, 64, 1000, 1100);
+	io(600, 600, false, 0, 64, 500, 1200);
+	io(600, 600, true, 3, 64, 2000, 2100);
+	io(600, 602, false, 4, 64, 1500, 2200);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ck_assert_uint_eq(counts().no_cause, 1);
+	ck_assert_uint_eq(counts().paths + counts().untraced_hop + counts().merged, 0);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
+	TCase *tp = tcase_create("pipes");
 	TCase *tc = tcase_create("chain");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -899,11 +1140,21 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, answer_returns_late);
 	tcase_add_test(tc, request_returns_late);
 	tcase_add_test(tc, pipelined_pair);
+	tcase_add_test(tc, pipelined_passed_on);
 	tcase_add_test(tc, pipelined_fold);
 	tcase_add_test(tc, pipelined_unpaired);
 	tcase_add_test(tc, connect_then_wait);
 	tcase_add_test(tc, connect_other_turn);
+	tcase_add_test(tc, connect_after_accept);
 	tcase_add_test(tc, close_completes);
+	tcase_add_checked_fixture(tp, setup, teardown);
+	tcase_add_test(tp, pipe_chain);
+	tcase_add_test(tp, pipe_merged);
+	tcase_add_test(tp, pipe_split);
+	tcase_add_test(tp, pipe_out_of_sight);
+	tcase_add_test(tp, pipe_read_out_of_sight);
+	tcase_add_test(tp, pipe_hand_off_inside);
+	suite_add_tcase(s, tp);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,32 +19,13 @@
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-
-PATHWORK=$top_builddir/tests/pathwork
-skip_unless_root "recording a client, a proxy and a backend"
-need_exe "$IPCPERF"
-need_exe "$PATHWORK"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "recording a client, a proxy and a backend"
 
 N=40
 X=1
 Y=3
-
-# near WHAT GOT WANT: GOT (ns) within 10% of WANT, or 0.2 ms.
-near() {
-	local diff=$(($2 - $3)) tol=$(($3 / 10))
-	[ "$tol" -ge 200000 ] || tol=200000
-	[ "${diff#-}" -le "$tol" ] || fail "$1: $2 ns, want $3 ns (within $tol ns)"
-}
-
-# truth FILE ROLE: the median the ROLE's process measured of itself (pathwork's output).
-truth() {
-	local v
-	v=$(awk -v r="$2" '$1 == r && $2 == "self" { print $4 }' "$1")
-	[ -n "$v" ] || fail "$MODE: pathwork printed no median for the $2"
-	echo "$v"
-}
+TRUTH=$T/truth
 
 # check MODE TRANSPORT: record, then the paths of the capture.
 check() {
@@ -67,9 +48,9 @@ check() {
 		"[[\"proxy\",-1,\"$2\"],[\"backend\",0,\"$2\"]]" ] ||
 		fail "$MODE: hops $(jq -c '[.shapes[0].hops[] | [.comm, .parent, .kind]]' "$J")"
 	near "$MODE: the proxy's self p50" "$(jq '.shapes[0].hops[0].self_ns.p50' "$J")" \
-		"$(truth "$T/truth" proxy)"
+		"$(truth proxy)"
 	near "$MODE: the backend's self p50" "$(jq '.shapes[0].hops[1].self_ns.p50' "$J")" \
-		"$(truth "$T/truth" backend)"
+		"$(truth backend)"
 
 	# the same document each time, and from report --view paths
 	run "$IPCPERF" paths --json --requests -i "$F" -o "$T/r1.json"
@@ -82,8 +63,8 @@ check() {
 	expect_status 0 "$MODE: report --view paths"
 	cmp -s "$T/r1.json" "$T/r3.json" || fail "$MODE: report --view paths differs from paths -i"
 	echo "test-paths-capture: $MODE: $N requests, proxy self p50" \
-		"$(jq '.shapes[0].hops[0].self_ns.p50' "$J") ns (truth $(truth "$T/truth" proxy)), backend" \
-		"$(jq '.shapes[0].hops[1].self_ns.p50' "$J") ns (truth $(truth "$T/truth" backend))"
+		"$(jq '.shapes[0].hops[0].self_ns.p50' "$J") ns (truth $(truth proxy)), backend" \
+		"$(jq '.shapes[0].hops[1].self_ns.p50' "$J") ns (truth $(truth backend))"
 }
 
 check thread unix

@@ -22,14 +22,10 @@
 # tests/npm; else npm installs it into the build tree) and python3.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-
-PATHWORK=$top_builddir/tests/pathwork
-skip_unless_root "tracing a client, a proxy and a backend"
-need_exe "$IPCPERF"
-need_exe "$PATHWORK"
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "tracing a client, a proxy and a backend"
 command -v python3 >/dev/null || fail "python3 is missing"
 command -v node >/dev/null || not_here "node is missing (scripts/install-deps installs it)"
-make_tmpdir
 
 # The schema: where install-deps put it, else installed now into the build tree.
 SCHEMA=@opentelemetry/otlp-transformer/build/src/generated/root.js

@@ -16,33 +16,13 @@
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-
-PATHWORK=$top_builddir/tests/pathwork
-skip_unless_root "tracing a pipelining client, a proxy and a backend"
-need_exe "$IPCPERF"
-need_exe "$PATHWORK"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "tracing a pipelining client, a proxy and a backend"
 
 N=64
 P=4
 X=1
 Y=2
-
-# near WHAT GOT WANT: GOT (ns) within 10% of WANT, or 0.2 ms.
-near() {
-	local diff=$(($2 - $3)) tol=$(($3 / 10))
-	[ "$tol" -ge 200000 ] || tol=200000
-	[ "${diff#-}" -le "$tol" ] || { show; fail "$1: $2 ns, want $3 ns (within $tol ns)"; }
-}
-
-# truth ROLE: the median its process measured of itself.
-truth() {
-	local v
-	v=$(awk -v r="$1" '$1 == r && $2 == "self" { print $4 }' "$T/out")
-	[ -n "$v" ] || { show; fail "$MODE: pathwork printed no median for the $1"; }
-	echo "$v"
-}
 
 # check MODE TRANSPORT
 check() {

@@ -8,13 +8,8 @@
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-
-PATHWORK=$top_builddir/tests/pathwork
-skip_unless_root "tracing a backend with -p and its clients as the command"
-need_exe "$IPCPERF"
-need_exe "$PATHWORK"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "tracing a backend with -p and its clients as the command"
 
 N=40
 bpid=

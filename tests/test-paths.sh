@@ -24,32 +24,12 @@
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-
-PATHWORK=$top_builddir/tests/pathwork
-skip_unless_root "tracing a client, a proxy and a backend"
-need_exe "$IPCPERF"
-need_exe "$PATHWORK"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "tracing a client, a proxy and a backend"
 
 N=60
 X=1
 Y=3
-
-# near WHAT GOT WANT: GOT (ns) within 10% of WANT, or 0.2 ms.
-near() {
-	local diff=$(($2 - $3)) tol=$(($3 / 10))
-	[ "$tol" -ge 200000 ] || tol=200000
-	[ "${diff#-}" -le "$tol" ] || { show; fail "$1: $2 ns, want $3 ns (within $tol ns)"; }
-}
-
-# truth ROLE [WHAT]: the median of its own time (or of WHAT: cpu) its process measured.
-truth() {
-	local v
-	v=$(awk -v r="$1" -v w="${2:-self}" '$1 == r && $2 == w { print $4 }' "$T/out")
-	[ -n "$v" ] || { show; fail "$MODE: pathwork printed no ${2:-self} median for the $1"; }
-	echo "$v"
-}
 
 # split_check MODE JSON: the self time split, exact per request, its medians near the truth.
 split_check() {

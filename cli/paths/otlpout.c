@@ -30,15 +30,20 @@ static void span_id(char out[17], uint64_t seed, size_t req, size_t k)
 	snprintf(out, 17, "%016" PRIx64, id ? id : 1);
 }
 
-
-static void attr_str(struct json *j, const char *key, const char *v)
+/* An attribute {"key": @key, "value": {@type: @v}}. */
+static void attr(struct json *j, const char *key, const char *type, const char *v)
 {
 	json_object_begin(j, NULL);
 	json_str(j, "key", key);
 	json_object_begin(j, "value");
-	json_str(j, "stringValue", v);
+	json_str(j, type, v);
 	json_object_end(j);
 	json_object_end(j);
+}
+
+static void attr_str(struct json *j, const char *key, const char *v)
+{
+	attr(j, key, "stringValue", v);
 }
 
 /* An int64 attribute: OTLP/JSON writes 64-bit integers as decimal strings. */
@@ -47,12 +52,7 @@ static void attr_int(struct json *j, const char *key, int64_t v)
 	char num[CLI_INT_LEN];
 
 	snprintf(num, sizeof(num), "%" PRId64, v);
-	json_object_begin(j, NULL);
-	json_str(j, "key", key);
-	json_object_begin(j, "value");
-	json_str(j, "intValue", num);
-	json_object_end(j);
-	json_object_end(j);
+	attr(j, key, "intValue", num);
 }
 
 static void span_attrs(struct json *j, const struct paths_span *s)

@@ -365,7 +365,7 @@ static void text_shape(FILE *f, const struct shape *s)
 static uint64_t unattributed(const struct ipcperf_paths_stats *ps)
 {
 	return ps->no_response + ps->untraced_hop + ps->unread + ps->no_cause + ps->lost +
-	       ps->late + ps->pipelined;
+	       ps->late + ps->pipelined + ps->merged + ps->split;
 }
 
 static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
@@ -376,6 +376,7 @@ static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
 		{ "no response", ps->no_response }, { "untraced hop", ps->untraced_hop },
 		{ "response not read", ps->unread }, { "no cause", ps->no_cause },
 		{ "events lost", ps->lost }, { "late", ps->late }, { "pipelined", ps->pipelined },
+		{ "merged", ps->merged }, { "split", ps->split },
 	};
 	const char *sep = "";
 
@@ -388,6 +389,10 @@ static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
 		sep = ", ";
 	}
 	fputs(")\n", f);
+	if (ps->merged || ps->split)
+		fputs("  (merged, split: a stage of a pipeline passed on what it read joined or cut\n"
+		      "   into other writes, as programs that buffer do: such messages are not followed)\n",
+		      f);
 }
 
 /* The most requests first; of as many, the one seen first. */
@@ -561,6 +566,8 @@ void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_path
 	json_u64(&j, "lost", ps->lost);
 	json_u64(&j, "late", ps->late);
 	json_u64(&j, "pipelined", ps->pipelined);
+	json_u64(&j, "merged", ps->merged);
+	json_u64(&j, "split", ps->split);
 	json_object_end(&j);
 	json_array_begin(&j, "shapes");
 	for (size_t i = 0; i < po->nr; i++)

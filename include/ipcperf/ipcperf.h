@@ -1944,6 +1944,16 @@ IPCPERF_API void ipcperf_flows__reset(struct ipcperf_flows *fl);
  * call_start_ns <= start_ns <= end_ns <= call_end_ns, and a hop's calls lie
  * in its span; so along a chain of single calls, a request's end-to-end
  * time is the sum over its hops of request_ns + self_ns + response_ns.
+ *
+ * A pipeline (src | a | b | sink) is one way: on a pipe a message is one
+ * write call's bytes, and a thread that took its first byte passes it on
+ * with the next write it makes on a pipe. Its path is a chain: hop k (of
+ * kind IPCPERF_FD_PIPE) is the reader of the k-th message, its parent hop
+ * k - 1; start_ns is the end of the read that took the message's last
+ * byte, end_ns the start of the write that passed it on (the last stage,
+ * the sink: start_ns), call_end_ns = end_ns, no response (response_bytes
+ * and response_ns 0). A hop follows its parent's span rather than nesting
+ * in it, and the sum above still holds.
  * Since 0.2.
  */
 struct ipcperf_path_hop {
@@ -1953,7 +1963,7 @@ struct ipcperf_path_hop {
 	int fd;			/**< the server's fd of the channel; -1 when not known */
 	pid_t caller_pid, caller_tid;	/**< who wrote the request's first byte */
 	int caller_fd;		/**< the caller's fd of the channel */
-	enum ipcperf_fd_kind kind;	/**< the channel: IPCPERF_FD_UNIX or IPCPERF_FD_TCP */
+	enum ipcperf_fd_kind kind;	/**< the channel: IPCPERF_FD_UNIX, _TCP, or _PIPE (a pipeline) */
 	uint64_t request_bytes, response_bytes;
 	uint64_t call_start_ns;	/**< the caller's write of the request's first byte began */
 	uint64_t start_ns;	/**< the server's read of the request's first byte ended */
@@ -1989,7 +1999,12 @@ struct ipcperf_path {
 	const char *comm;	/**< its name ("" when not known) */
 	int fd;			/**< its fd of the channel to hops[0] */
 	uint64_t start_ns;	/**< its write of the request's first byte began (hops[0].call_start_ns) */
-	uint64_t end_ns;	/**< its read of the response's last byte ended (hops[0].call_end_ns) */
+	/**
+	 * Its read of the response's last byte ended (hops[0].call_end_ns); of
+	 * a pipeline, the sink's read of the message's last byte ended (the
+	 * last hop's call_end_ns).
+	 */
+	uint64_t end_ns;
 	const struct ipcperf_path_hop *hops;
 	size_t nr_hops;
 };
@@ -2021,6 +2036,13 @@ struct ipcperf_paths_stats {
 	 * them in one write, so which answer is whose is not known.
 	 */
 	uint64_t pipelined;
+	/**
+	 * Pipe chains whose messages a stage merged (took several before it
+	 * wrote one: stdio's buffers, a read that took several) or split (wrote
+	 * several, or wrote before it had the whole message): one message in,
+	 * one out is the rule, so these are not followed. Since 0.2.
+	 */
+	uint64_t merged, split;
 };
 
 struct ipcperf_paths;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fd/holders.h"
+#include "fd/proctask.h"
 
 /* "socket:[N]" or "pipe:[N]": N; else 0. */
 static uint64_t link_ino(const char *l)
@@ -17,40 +18,15 @@ static uint64_t link_ino(const char *l)
 	return p ? strtoull(p, NULL, 10) : 0;
 }
 
-static void read_comm(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
 /* When @pid started (field 22 of /proc/PID/stat); UINT64_MAX unknown. */
 static uint64_t start_of(pid_t pid)
 {
-	char path[64], buf[1024];
+	char buf[1024];
 	unsigned long long t;
-	const char *p;
-	FILE *f;
-	size_t n;
+	const char *p = ipp_task_stat(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return UINT64_MAX;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	/* after the comm: state (3) ... starttime (22) */
-	for (int field = 2; p && field < 22; field++)
+	/* From the state (field 3) on to the start time (field 22). */
+	for (int field = 3; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
 	return p && sscanf(p, " %llu", &t) == 1 ? t : UINT64_MAX;
 }
@@ -76,7 +52,7 @@ static void note_holder(struct ipp_holders *e, struct holder *h)
 		return;
 	if (!h->read) {
 		h->start = start_of(h->pid);
-		read_comm(h->pid, h->comm, sizeof(h->comm));
+		ipp_task_comm(h->pid, h->pid, h->comm, sizeof(h->comm));
 		h->read = true;
 	}
 	if (!e->pid[0] || h->start < e->start[0]) {

@@ -173,23 +173,18 @@ int ipp_task_acct_read(pid_t pid, pid_t tid, struct ipp_task_acct *out)
 	return 0;
 }
 
+const char *ipp_task_stat(pid_t pid, char *buf, size_t len)
+{
+	return task_file(pid, pid, "stat", buf, len) < 0 ? NULL : ipp_stat_after_comm(buf);
+}
+
 bool ipp_is_kernel_thread(pid_t tid)
 {
-	char path[64], buf[512];
-	const char *p;
+	char buf[512];
 	unsigned int flags = 0;
-	size_t n;
-	FILE *f;
+	/* The flags are the 9th field: the 7th after the state. */
+	const char *p = ipp_task_stat(tid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* flags, the 9th field, after the comm (which may hold spaces and parentheses) */
-	p = ipp_stat_after_comm(buf);
 	if (!p || sscanf(p, "%*c %*d %*d %*d %*d %*d %u", &flags) != 1)
 		return false;
 	return flags & 0x00200000;	/* PF_KTHREAD */

@@ -16,6 +16,11 @@
  * spaces and parentheses): from the state on. @return NULL: not a stat line.
  */
 const char *ipp_stat_after_comm(const char *buf);
+/*
+ * Reads /proc/PID/stat of @pid into @buf and returns its fields after the
+ * comm, from the state on; NULL when the file cannot be read.
+ */
+const char *ipp_task_stat(pid_t pid, char *buf, size_t len);
 /* Every thread of process @pid from /proc. @return count (>0) or -errno (-ESRCH). */
 int ipp_list_threads(pid_t pid, pid_t **tids);
 /* Every process of /proc into *@pids (to free). @return their number, or -errno. */

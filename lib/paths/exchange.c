@@ -92,7 +92,7 @@ void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it)
 		m->w_end = it->end;
 }
 
-static int add_kid(struct ipp_xchg *parent, struct ipp_xchg *x)
+int ipp_paths__add_kid(struct ipp_xchg *parent, struct ipp_xchg *x)
 {
 	if (ipp_grow((void **)&parent->kids, &parent->cap_kids, parent->nr_kids + 1,
 		     sizeof(*parent->kids)) < 0)
@@ -157,7 +157,7 @@ static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const st
 
 	if (!cause)
 		cause = ipp_paths__held(p, it);
-	if (cause && add_kid(cause, x) == 0)
+	if (cause && ipp_paths__add_kid(cause, x) == 0)
 		return;
 	if (ipp_idmap__get(&p->servers, (uint64_t)it->pid))
 		unexplained(p, x, it->pid);
@@ -266,6 +266,8 @@ void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struc
 	struct ipp_item it;
 
 	(void)key;
+	if (ipp_pipes__on_call(p, ev, ch, writing))
+		return;
 	if ((ch->kind != IPCPERF_FD_UNIX && ch->kind != IPCPERF_FD_TCP) ||
 	    ch->sock_type != SOCK_STREAM || !ch->ino)
 		return;
@@ -379,9 +381,12 @@ static void on_match(struct ipcperf_paths *p, const struct ipp_item *it)
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m)
 {
 	struct ipcperf_paths *p = ctx;
-	struct ipp_conn *c = ipp_idmap__get(&p->conns, key);
+	struct ipp_conn *c;
 	struct ipp_item it;
 
+	if (ipp_pipes__on_match(p, key, m))
+		return;
+	c = ipp_idmap__get(&p->conns, key);
 	if (!c)
 		return;
 	it = (struct ipp_item){
@@ -399,6 +404,10 @@ void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it)
 {
 	if (it->kind == IPP_IT_WAKE) {
 		hand_off(p, it);
+		return;
+	}
+	if (it->pm) {
+		ipp_pipes__process(p, it);
 		return;
 	}
 	if (it->kind == IPP_IT_CONNECT || it->kind == IPP_IT_CLOSE) {

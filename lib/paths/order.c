@@ -74,6 +74,16 @@ static void run(struct ipcperf_paths *p, struct ipp_item *it)
 	ipp_paths__process(p, it);
 	if (it->c)
 		ipp_paths__put_conn(p, it->c);
+	ipp_pipes__put(it->pm);
+}
+
+/* @it came too late, or cannot wait: what it belongs to is left out. */
+static void late(struct ipcperf_paths *p, struct ipp_item *it)
+{
+	ipp_paths__late(p, it->c);
+	if (it->pm)
+		ipp_pipes__late(p, it->pm);
+	run(p, it);
 }
 
 /* Hand on every item older than @upto. */
@@ -95,19 +105,16 @@ void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now)
 	struct ipp_order *o = &p->order;
 
 	it->seq = ++o->seq;
-	if (!it->c && it->eff < o->done)
+	if (!it->c && !it->pm && it->eff < o->done)
 		return;		/* a wakeup, connect or close too late to be placed: never a wrong turn */
 	if (it->c)
 		it->c->refs++;
-	if (it->eff < o->done) {
-		/* late: the moments after it were handed on already */
-		ipp_paths__late(p, it->c);
-		run(p, it);
-		return;
-	}
-	if (ipp_grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) < 0) {
-		ipp_paths__late(p, it->c);
-		run(p, it);
+	if (it->pm)
+		ipp_pipes__hold(it->pm);
+	/* late: the moments after it were handed on already */
+	if (it->eff < o->done ||
+	    ipp_grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) < 0) {
+		late(p, it);
 		return;
 	}
 	o->v[o->n] = *it;
@@ -137,6 +144,8 @@ void ipp_order__fini(struct ipcperf_paths *p)
 	for (size_t i = 0; i < o->n; i++)
 		if (o->v[i].c)
 			ipp_paths__put_conn(p, o->v[i].c);
+	for (size_t i = 0; i < o->n; i++)
+		ipp_pipes__put(o->v[i].pm);
 	free(o->v);
 	memset(o, 0, sizeof(*o));
 }

@@ -81,6 +81,7 @@ void ipcperf_paths__delete(struct ipcperf_paths *p)
 		return;
 	ipp_flows__tap(p->fl, NULL);
 	ipp_order__fini(p);
+	ipp_pipes__free(p);
 	free_live(p);
 	/* its references first: the connections still in the map are freed next */
 	ipp_sockfd__fini(p);
@@ -168,11 +169,22 @@ static bool connecting(const struct ipcperf_syscall *ev)
 	       (ev->ret == 0 || ev->ret == -EINPROGRESS || ev->ret == -EAGAIN);
 }
 
+/*
+ * An accept that returned a connection: it ends the thread's turn as a
+ * wait does. A connect made after it is made for the new connection, not
+ * for the request the thread read before (sockfd.c).
+ */
+static bool accepting(const struct ipcperf_syscall *ev)
+{
+	return ev->cls == IPCPERF_SC_FD_NEW && ev->ret >= 0 &&
+	       (!strcmp(ev->name, "accept4") || !strcmp(ev->name, "accept"));
+}
+
 void ipcperf_paths__add_syscall(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
 {
 	if (!p)
 		return;
-	if (ev->cls == IPCPERF_SC_WAIT)
+	if (ev->cls == IPCPERF_SC_WAIT || accepting(ev))
 		on_wait(p, ev);
 	else if (connecting(ev))
 		ipp_paths__on_connect(p, ev);
@@ -196,6 +208,7 @@ static void h_lost(void *ctx, const struct ipcperf_lost *ev)
 
 	(void)ev;
 	ipp_idmap__each(&p->live, mark_lost, NULL);
+	ipp_pipes__lost(p);
 }
 
 static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
@@ -246,6 +259,7 @@ int ipcperf_paths__flush(struct ipcperf_paths *p)
 		return err;
 	ipp_order__flush(p);
 	ipp_paths__close_all(p);
+	ipp_pipes__flush(p);
 	return 0;
 }
 

@@ -22,6 +22,8 @@
  *   sched.c     each thread's scheduling (on CPU, runnable, blocked) from
  *               the session, to split a span's self time
  *   idmap.c     a map of 64-bit keys to pointers (inodes, tids, pids)
+ *   pipes.c     pipe chains (src | a | b | sink): a message is a write's
+ *               bytes, passed on by the next write of the stage that read it
  *
  * It may call the flows' tap (flowtap.h), the stats' public getters, the
  * session's sched hook (session.h) and util.c; nothing calls into it but the flows' tap and the session.
@@ -75,6 +77,8 @@ enum ipp_drop {
 	IPP_DROP_PART,		/* a part of requests counted already: not counted again */
 	IPP_DROP_LATE,
 	IPP_DROP_PIPELINED,	/* pipelined requests whose answers cannot be told apart */
+	IPP_DROP_MERGED,	/* pipes.c: a stage wrote several messages' bytes in one */
+	IPP_DROP_SPLIT,		/* pipes.c: a stage wrote one message's bytes in several */
 };
 
 struct ipp_conn;
@@ -118,16 +122,20 @@ struct ipp_conn {
 
 /*
  * A write, a match, an end of file or a wakeup, by the moment it happened
- * (order.c); or a connect or close of a socket fd, from the session.
+ * (order.c); or a connect or close of a socket fd, from the session; or a
+ * pipe's write, match, or message read out of sight (pipes.c).
  */
 enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE, IPP_IT_CONNECT,
-		     IPP_IT_CLOSE };
+		     IPP_IT_CLOSE, IPP_IT_PWRITE, IPP_IT_PMATCH, IPP_IT_PGONE };
+
+struct ipp_pmsg;
 
 struct ipp_item {
 	uint64_t eff;			/* a write's, connect's or close's start, a read's end */
 	uint64_t seq;			/* as it came */
 	enum ipp_item_kind kind;
-	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup, connect, close */
+	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup, connect, close, a pipe's */
+	struct ipp_pmsg *pm;		/* a pipe's message (a reference: pipes.c); else NULL */
 	int dir;			/* 0: from the caller's end; 1: from the server's */
 	uint64_t off, bytes;		/* the bytes, in their direction */
 	pid_t pid, tid;			/* the writer's; a match: the reader's; a wakeup: the waker's */
@@ -165,6 +173,7 @@ struct ipcperf_paths {
 	struct ipp_idmap dialed;	/* pid << 32 | fd -> exchange id: connected for it */
 	struct ipp_idmap fdconn;	/* pid << 32 | fd -> ipp_conn it is on (a reference) */
 	struct ipp_order order;
+	struct ipp_pipes *pipes;	/* pipes.c: the pipe chains; NULL until a pipe is seen */
 	uint64_t next_id;
 	/* the read call being matched: its fd, known by its thread and start */
 	pid_t rd_tid;
@@ -187,6 +196,8 @@ struct ipp_thr *ipp_paths__thr(struct ipcperf_paths *p, pid_t tid);
 /* Whether a wait of @t returned after @from and before @to. */
 bool ipp_paths__thr_waited(const struct ipp_thr *t, uint64_t from, uint64_t to);
 /* @t holds exchange @x's request since @at. */
+/* @x becomes a call of @parent: @return 0, or -1 out of memory. */
+int ipp_paths__add_kid(struct ipp_xchg *parent, struct ipp_xchg *x);
 void ipp_paths__thr_hold(struct ipp_thr *t, const struct ipp_xchg *x, uint64_t at);
 
 /* order.c: take @it (its conn referenced here) at @now (the latest call's end). */
@@ -274,5 +285,27 @@ void ipp_paths__thr_split(const struct ipp_thr *t, uint64_t a, uint64_t b, enum 
 /* @x's response ended: close it, and hand out its tree once all of it is closed. */
 void ipp_paths__close_xchg(struct ipcperf_paths *p, struct ipp_xchg *x);
 void ipp_paths__free_tree(struct ipcperf_paths *p, struct ipp_xchg *x);
+/* A request left out for @d (not IPP_DROP_PART: counted already) is counted by its reason. */
+void ipp_paths__count_drop(struct ipcperf_paths *p, enum ipp_drop d);
+
+/* pipes.c: the chains of a pipeline's stages, over the same tap and order */
+struct ipcperf_flow_match;
+/* A call on a pipe: @return true (taken here), false (not a pipe's). */
+bool ipp_pipes__on_call(struct ipcperf_paths *p, const struct ipcperf_syscall *ev,
+			const struct ipp_ident *ch, bool writing);
+/* A match of flow @key: @return true when @key is a pipe's. */
+bool ipp_pipes__on_match(struct ipcperf_paths *p, uint64_t key, const struct ipcperf_flow_match *m);
+/* An item of order.c with a pipe's message (IPP_IT_PWRITE, _PMATCH, _PGONE: read out of sight). */
+void ipp_pipes__process(struct ipcperf_paths *p, const struct ipp_item *it);
+void ipp_pipes__late(struct ipcperf_paths *p, struct ipp_pmsg *m);
+/* An item takes, and lets go of, its message (NULL: none). */
+void ipp_pipes__hold(struct ipp_pmsg *m);
+void ipp_pipes__put(struct ipp_pmsg *m);
+void ipp_pipes__lost(struct ipcperf_paths *p);
+/* The earliest moment a chain's stage may still ask about: @from or before. */
+uint64_t ipp_pipes__needed_from(const struct ipcperf_paths *p, uint64_t from);
+/* After order.c's flush: what the threads hold ends, unread messages are counted. */
+void ipp_pipes__flush(struct ipcperf_paths *p);
+void ipp_pipes__free(struct ipcperf_paths *p);
 
 #endif /* IPCPERF_PATHS_PATHS_H */

@@ -39,7 +39,7 @@ static uint64_t needed_from(const struct ipcperf_paths *p)
 	uint64_t from = p->order.done;
 
 	ipp_idmap__each(&p->live, oldest_held, &from);
-	return from;
+	return ipp_pipes__needed_from(p, from);
 }
 
 /* Drop @t's changes before @from, but the last one (its state at @from). */

@@ -6,7 +6,10 @@
  * An event loop connects without waiting (EINPROGRESS) in the turn it read
  * a request, and writes the request when a later wait says the socket is
  * writable, often in the turn of another request it read: the connect
- * carries the request to that first write (nginx to its upstream).
+ * carries the request to that first write (nginx to its upstream). An
+ * accept ends the thread's turn as a wait does: a proxy that opens its
+ * connection to a backend as it accepts a client makes it for that
+ * client, not for the request it read before the accept.
  *
  * A close of an fd whose exchange under way was answered, and its answer
  * read whole, ends that exchange as an end of file would: nginx closes its

@@ -173,7 +173,7 @@ static int make_room(struct ipcperf_paths *p, size_t hops)
 	return 0;
 }
 
-static void count_drop(struct ipcperf_paths *p, enum ipp_drop d)
+void ipp_paths__count_drop(struct ipcperf_paths *p, enum ipp_drop d)
 {
 	switch (d) {
 	case IPP_DROP_NO_RESPONSE: p->counts.no_response++; break;
@@ -183,6 +183,8 @@ static void count_drop(struct ipcperf_paths *p, enum ipp_drop d)
 	case IPP_DROP_LOST: p->counts.lost++; break;
 	case IPP_DROP_LATE: p->counts.late++; break;
 	case IPP_DROP_PIPELINED: p->counts.pipelined++; break;
+	case IPP_DROP_MERGED: p->counts.merged++; break;
+	case IPP_DROP_SPLIT: p->counts.split++; break;
 	default: break;
 	}
 }
@@ -195,7 +197,7 @@ static void emit(struct ipcperf_paths *p, const struct ipp_xchg *x)
 	struct ipcperf_path path;
 
 	if (d) {
-		count_drop(p, d);
+		ipp_paths__count_drop(p, d);
 		return;
 	}
 	hops = count_hops(x);

@@ -13,7 +13,10 @@
  * makes its thread hold the first of them; the thread holds the next one
  * from the write that answers the one before: from then on it is served,
  * and the time it waited behind the ones before is its request's channel
- * time (queued), as when the server reads one request at a time.
+ * time (queued), as when the server reads one request at a time. An event
+ * loop may pass each request it read on before it answers the first: the
+ * calls it made whose answers it has read nothing of when it answers a
+ * request go to the next request read with it (pass_calls()).
  *
  * The turn ends when the caller writes after answers began. A request not
  * answered then that the server had not read when its last answer began is
@@ -144,6 +147,32 @@ static void check_pairing(struct ipp_turn *t)
 		}
 }
 
+/*
+ * @x, read in one read with @next, is answered by thread @tid: the calls
+ * that @tid made while it held @x and whose answers it has read nothing of
+ * yet are @next's. @x's answer could not wait for them; an event loop that
+ * passes each request it read on at once made them for the requests read
+ * with @x. @next was served from the first of them on.
+ */
+static void pass_calls(struct ipp_xchg *x, struct ipp_xchg *next, pid_t tid)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < x->nr_kids; i++) {
+		struct ipp_xchg *kid = x->kids[i];
+
+		if (kid->req.wtid != tid || kid->resp.rd || kid->closed ||
+		    ipp_paths__add_kid(next, kid) < 0) {
+			x->kids[k++] = kid;
+			continue;
+		}
+		x->open--;
+		if (kid->req.w_start < next->req.r_first)
+			next->req.r_first = kid->req.w_start;
+	}
+	x->nr_kids = k;
+}
+
 struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
 				  const struct ipp_item *it)
 {
@@ -169,6 +198,7 @@ struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
 		/* read already, it waited behind this one: its turn now */
 		next->req.r_first = it->end;
 		next->queued = true;
+		pass_calls(x, next, it->tid);
 		ipp_paths__thr_hold(thr, next, it->end);
 		thr->held_read = true;
 	}
