@@ -16,7 +16,7 @@
 #    wrote 100 * N into the pipe, which the parent read, in the totals,
 #    in the metrics and in the interval lines added up; and the interval
 #    lines add up to the totals for every comm's syscalls and fd sides.
-# Needs root, jq and a C compiler ($CC) for the peak-RSS helper.
+# Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -36,32 +36,8 @@ run_alone 'test-memory|test-signals-all'
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
 asan=false
 nm "$IPCPERF" 2>/dev/null | grep -q ' __asan_init' && asan=true
-CC=${CC:-cc}
-cat >"$T/maxrss.c" <<'EOC'
-#include <stdio.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-/* maxrss CMD ARGS: run CMD; print its peak RSS in KiB; exit with its status. */
-int main(int argc, char **argv)
-{
-	struct rusage ru;
-	int st;
-	pid_t pid;
-
-	if (argc < 2 || (pid = fork()) < 0)
-		return 125;
-	if (pid == 0) {
-		execvp(argv[1], argv + 1);
-		_exit(127);
-	}
-	if (wait4(pid, &st, 0, &ru) != pid)
-		return 125;
-	fprintf(stderr, "maxrss %ld\n", ru.ru_maxrss);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 126;
-}
-EOC
-"$CC" -O2 -o "$T/maxrss" "$T/maxrss.c" || fail "$CC cannot build the maxrss helper"
+MAXRSS=$top_builddir/tests/maxrss
+need_exe "$MAXRSS"
 head -c 4096 /dev/urandom >"$T/data"
 # Both runs at the same pace: what waits to fold (a second of exits) is the
 # same, and 20,000 take 80 s.
@@ -78,7 +54,7 @@ probe() {
 	sh -c "read go <'$T/go'; exec '$EXITWORK' $n '$T/data' $RATE" &
 	sh=$!
 	echo $sh >"$T/pid-$n"
-	"$T/maxrss" "$IPCPERF" stat -q -p "$sh" -I 1000 -j -o "$T/s-$n.json" \
+	"$MAXRSS" "$IPCPERF" stat -q -p "$sh" -I 1000 -j -o "$T/s-$n.json" \
 		--openmetrics "$T/s-$n.prom" 2>"$T/err-$n" &
 	st=$!
 	tries=0

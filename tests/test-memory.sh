@@ -21,7 +21,7 @@
 # flows --json, 6,000 and 60,000 connections: the closed ones' flows fold
 # into their groups, the peak anonymous RSS after 60,000 is within 10 MB of
 # the peak after 6,000 (before: 40 MB and 224 MB), the groups exact.
-# Needs root, jq and a C compiler ($CC) for the two small programs.
+# Needs root, jq and a C compiler ($CC) for bench/open-loop.c.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -73,71 +73,15 @@ within() {
 CC=${CC:-cc}
 "$CC" -O2 -o "$T/open-loop" "$top_srcdir/bench/open-loop.c" ||
 	fail "$CC cannot build bench/open-loop.c"
-cat >"$T/maxrss.c" <<'EOC'
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-/* The anonymous memory of @pid in KiB (RssAnon), -1 once it is gone. */
-static long anon_kb(pid_t pid)
-{
-	char path[64], line[128];
-	long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %ld", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-/*
- * maxrss CMD ARGS: run CMD; print its peak RSS (wait4) and the peak of its
- * anonymous memory (sampled every 5 ms) in KiB; exit with its status.
- */
-int main(int argc, char **argv)
-{
-	struct timespec tick = { 0, 5000000 };
-	struct rusage ru;
-	long anon = 0, kb;
-	int st;
-	pid_t pid;
-
-	if (argc < 2 || (pid = fork()) < 0)
-		return 125;
-	if (pid == 0) {
-		execvp(argv[1], argv + 1);
-		_exit(127);
-	}
-	for (;;) {
-		siginfo_t si = { 0 };
-
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || si.si_pid)
-			break;
-		if ((kb = anon_kb(pid)) > anon)
-			anon = kb;
-		nanosleep(&tick, NULL);
-	}
-	if (wait4(pid, &st, 0, &ru) != pid)
-		return 125;
-	fprintf(stderr, "maxrss %ld\nmaxanon %ld\n", ru.ru_maxrss, anon);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 126;
-}
-EOC
-"$CC" -O2 -o "$T/maxrss" "$T/maxrss.c" || fail "$CC cannot build the maxrss helper"
+MAXRSS=$top_builddir/tests/maxrss
+need_exe "$MAXRSS"
 
 # rss N [RUN]: ipcperf stat of open-loop N; its peak anonymous RSS in KiB on
 # stdout. A run that lost events (the suite's load, the sanitized build's
 # pace) says so and returns 2 while RUN is below 3: the pair is made again.
 rss() {
 	local kb
-	run $pin "$T/maxrss" "$IPCPERF" stat -q -j -o "$T/stat-$1.json" -- "$T/open-loop" "$1"
+	run $pin "$MAXRSS" "$IPCPERF" stat -q -j -o "$T/stat-$1.json" -- "$T/open-loop" "$1"
 	expect_status 0 "stat -- open-loop $1"
 	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
 	[ -n "$kb" ] || { show; fail "open-loop $1: no peak anonymous RSS"; }
@@ -173,7 +117,7 @@ echo "peak anonymous RSS: $small KiB after 100k open/close, $large KiB after 1M"
 peak() {
 	local n=$1 kb
 	shift
-	run $pin "$T/maxrss" "$IPCPERF" stat -q -o "$T/peak-$n.txt" -- "$@"
+	run $pin "$MAXRSS" "$IPCPERF" stat -q -o "$T/peak-$n.txt" -- "$@"
 	expect_status 0 "stat -- $*"
 	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
 	[ -n "$kb" ] || { show; fail "stat -- $*: no peak anonymous RSS"; }
@@ -230,7 +174,7 @@ fpin="taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')"
 # a run that lost events returns 2 while RUN is below 3 (made again).
 fpeak() {
 	local kb
-	run $fpin "$T/maxrss" "$IPCPERF" flows -q --json -o "$T/flows-$1.json" -- \
+	run $fpin "$MAXRSS" "$IPCPERF" flows -q --json -o "$T/flows-$1.json" -- \
 		"$top_builddir/tests/connwork" tcp "$1" --out "$T/f$1.out"
 	expect_status 0 "flows -- connwork tcp $1"
 	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
