@@ -771,3 +771,183 @@ int ipp_sockdb__find_addrs(const struct ipp_sockdb *db, enum ipcperf_fd_kind kin
 	free(v);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ one connection by its addresses */
+
+/*
+ * "ADDR:PORT" (the @len bytes at @s) as ipp_sockaddr_str() writes an IPv4 or
+ * IPv6 address, into @a. False when it is not one, or when it is link-local
+ * (the lookup would need the interface, which the text does not give).
+ */
+static bool parse_endpoint(const char *s, size_t len, union ipp_sockaddr *a)
+{
+	char buf[IPP_ADDR_MAX], again[IPP_ADDR_MAX];
+	char *colon, *end;
+	unsigned long port;
+
+	if (len < 3 || len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	colon = strrchr(buf, ':');
+	if (!colon || colon == buf)
+		return false;
+	*colon = '\0';
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || end == colon + 1 || port > 65535)
+		return false;
+	memset(a, 0, sizeof(*a));
+	if (buf[0] == '[' && colon[-1] == ']') {
+		colon[-1] = '\0';
+		a->in6.sin6_family = AF_INET6;
+		a->in6.sin6_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET6, buf + 1, &a->in6.sin6_addr) != 1 ||
+		    IN6_IS_ADDR_LINKLOCAL(&a->in6.sin6_addr))
+			return false;
+	} else {
+		a->in.sin_family = AF_INET;
+		a->in.sin_port = htons((uint16_t)port);
+		if (inet_pton(AF_INET, buf, &a->in.sin_addr) != 1)
+			return false;
+	}
+	/* Only a text that reads back the same: what the dump's match compares. */
+	ipp_sockaddr_str(a, again, sizeof(again));
+	return strlen(again) == len && !memcmp(again, s, len);
+}
+
+static uint16_t port_of(const union ipp_sockaddr *a)
+{
+	return ntohs(a->sa.sa_family == AF_INET ? a->in.sin_port : a->in6.sin6_port);
+}
+
+/* @detail "LOCAL -> REMOTE" into @l and @r, both of one family: false if it cannot be asked alone. */
+static bool parse_conn(const char *detail, union ipp_sockaddr *l, union ipp_sockaddr *r)
+{
+	const char *arrow = strstr(detail, " -> ");
+
+	return arrow && parse_endpoint(detail, (size_t)(arrow - detail), l) &&
+	       parse_endpoint(arrow + 4, strlen(arrow + 4), r) && l->sa.sa_family == r->sa.sa_family;
+}
+
+/* The id sock_diag looks a connection up by: local (src) and remote (dst) as in our dumps. */
+static void sockid_of(struct inet_diag_sockid *id, const union ipp_sockaddr *l,
+		      const union ipp_sockaddr *r)
+{
+	memset(id, 0, sizeof(*id));
+	if (l->sa.sa_family == AF_INET) {
+		id->idiag_sport = l->in.sin_port;
+		id->idiag_dport = r->in.sin_port;
+		memcpy(id->idiag_src, &l->in.sin_addr, 4);
+		memcpy(id->idiag_dst, &r->in.sin_addr, 4);
+	} else {
+		id->idiag_sport = l->in6.sin6_port;
+		id->idiag_dport = r->in6.sin6_port;
+		memcpy(id->idiag_src, &l->in6.sin6_addr, 16);
+		memcpy(id->idiag_dst, &r->in6.sin6_addr, 16);
+	}
+	id->idiag_cookie[0] = id->idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+}
+
+/*
+ * The TCP socket of @detail, asked of the kernel's connection hash (one
+ * lookup, not a walk of every socket as a dump is). The kernel answers with
+ * the connection or, failing that, a listener of the port, and sockets
+ * without an fd (TIME_WAIT, requests) have no inode: only an answer whose
+ * addresses read @detail again counts, as in a dump (find_addrs).
+ * @return its inode, 0 if none, or -errno.
+ */
+static int64_t ask_tcp_conn(struct nl *nl, const char *detail, const union ipp_sockaddr *l,
+			    const union ipp_sockaddr *r)
+{
+	struct {
+		struct nlmsghdr h;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.h.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		.r = {
+			.sdiag_family = (uint8_t)l->sa.sa_family,
+			.sdiag_protocol = IPPROTO_TCP,
+			.idiag_states = ~0u,
+		},
+	};
+	struct ipp_sockdb tmp = { 0 };
+	struct inet_ctx ic = { .db = &tmp, .protocol = IPPROTO_TCP };
+	char a[IPP_ADDR_MAX], b[IPP_ADDR_MAX], got[IPP_DETAIL_MAX];
+	int64_t ino = 0;
+	int err;
+
+	sockid_of(&req.r.id, l, r);
+	err = ipp_nl__query(nl, &req, sizeof(req), false, add_inet, &ic);
+	if (err == -ENOENT)
+		err = 0;
+	if (!err && tmp.n == 1) {
+		union ipp_sockaddr sa = { 0 };
+
+		memcpy(&sa, &tmp.ents[0].in.local, sizeof(tmp.ents[0].in.local));
+		ipp_sockaddr_str(&sa, a, sizeof(a));
+		memcpy(&sa, &tmp.ents[0].in.remote, sizeof(tmp.ents[0].in.remote));
+		ipp_sockaddr_str(&sa, b, sizeof(b));
+		snprintf(got, sizeof(got), "%s -> %s", a, b);
+		if (!strcmp(got, detail))
+			ino = tmp.ents[0].ino;
+	}
+	free(tmp.ents);
+	return err ? err : ino;
+}
+
+/* The details of @details not asked alone (@inos[i] still ~0), found in one dump. */
+static int dump_rest(enum ipcperf_fd_kind kind, const char *const *details, size_t n,
+		     uint64_t *inos)
+{
+	const char **rest = malloc((n ? n : 1) * sizeof(*rest));
+	uint64_t *got = malloc((n ? n : 1) * sizeof(*got));
+	struct ipp_sockdb db = { 0 };
+	size_t m = 0, k = 0;
+	int err = rest && got ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < n; i++)
+		if (inos[i] == UINT64_MAX)
+			rest[m++] = details[i];
+	if (m && !err)
+		err = ipp_sockdb__refresh(&db) < 0 ? -EIO : 0;
+	if (m && !err)
+		err = ipp_sockdb__find_addrs(&db, kind, rest, m, got);
+	for (size_t i = 0; m && !err && i < n; i++)
+		if (inos[i] == UINT64_MAX)
+			inos[i] = got[k++];
+	free(db.ents);
+	free(rest);
+	free(got);
+	return err;
+}
+
+int ipp_sockdb__ask_addrs(enum ipcperf_fd_kind kind, const char *const *details, size_t n,
+			  uint64_t *inos)
+{
+	struct nl nl;
+	int err = kind == IPCPERF_FD_TCP && n ? ipp_nl__open(&nl) : -ENOENT;
+	bool open = !err;
+
+	for (size_t i = 0; i < n; i++) {
+		union ipp_sockaddr l, r;
+		int64_t ino = -ENOENT;
+
+		/*
+		 * Every socket sock_diag lists is bound to a port: none has local
+		 * port 0. A wildcard remote (port 0) is a listener's or a bound
+		 * socket's, which the hash lookup does not find: the dump does.
+		 */
+		if (open && parse_conn(details[i], &l, &r) && !port_of(&l))
+			ino = 0;
+		else if (open && parse_conn(details[i], &l, &r) && port_of(&r))
+			ino = ask_tcp_conn(&nl, details[i], &l, &r);
+		if (ino < 0 && ino != -ENOENT) {
+			ipp_nl__close(&nl);
+			return -EIO;
+		}
+		inos[i] = ino < 0 ? UINT64_MAX : (uint64_t)ino;
+	}
+	if (open)
+		ipp_nl__close(&nl);
+	return dump_rest(kind, details, n, inos);
+}

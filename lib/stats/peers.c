@@ -484,12 +484,8 @@ static int ask_mirrors(struct ipp_peers *pe, const struct ipp_rowref *v, size_t 
 	for (size_t i = 0; !err && i < n; i++)
 		if (wants_mirror(pe, &v[i]) && mirrored(v[i].id, det[m]))
 			dp[m] = det[m], m++;
-	if (m && !err) {
-		db = ipp_sockdb__new();
-		err = !db ? -ENOMEM : ipp_sockdb__refresh(db) < 0 ? -EIO : 0;
-	}
 	if (m && !err)
-		err = ipp_sockdb__find_addrs(db, IPCPERF_FD_TCP, dp, m, inos);
+		err = ipp_sockdb__ask_addrs(IPCPERF_FD_TCP, dp, m, inos);
 	if (m && !err)
 		err = add_mirrors(pe->st->peercache, det, inos, m);
 	for (size_t i = 0; m && !err && i < m; i++)
