@@ -24,9 +24,12 @@
 /*
  * Records are small (tracepoint raw data is tens of bytes) and come and go
  * by the million: they live in fixed-size blocks recycled through a free
- * list; only a rare larger one gets a malloc() of its own.
+ * list. The kernel's fd summaries (2 KiB, one per syscall of each fd that
+ * closes: several per connection of a busy server) have a free list of
+ * their own, of big blocks; only a rarer larger one gets a malloc() of its own.
  */
 #define BLOCK_SIZE 256
+#define BIG_BLOCK_SIZE 4096
 /* A FIFO slot: the record header and this much data (raw syscall data is <= 64). */
 #define SLOT_SIZE 128
 #define SLOT_DATA (SLOT_SIZE - offsetof(struct ipp_mrec, data))
@@ -40,21 +43,29 @@ struct ipp_merge {
 	uint64_t seq;
 	struct ipp_mrec *last;	/* handed out by pop; freed at the next call */
 	void *free_blocks;	/* singly linked through each block's first bytes */
+	void *free_big;		/* the same, of BIG_BLOCK_SIZE blocks */
 };
+
+/* The free list of the blocks a record of @need bytes takes. */
+static void **free_list(struct ipp_merge *m, size_t need)
+{
+	return need <= BLOCK_SIZE ? &m->free_blocks : &m->free_big;
+}
 
 static void *take_block(struct ipp_merge *m, size_t need, bool *pooled)
 {
+	void **list = free_list(m, need);
 	void *b;
 
-	*pooled = need <= BLOCK_SIZE;
+	*pooled = need <= BIG_BLOCK_SIZE;
 	if (!*pooled)
 		return malloc(need);
-	b = m->free_blocks;
+	b = *list;
 	if (b) {
-		memcpy(&m->free_blocks, b, sizeof(void *));
+		memcpy(list, b, sizeof(void *));
 		return b;
 	}
-	return malloc(BLOCK_SIZE);
+	return malloc(need <= BLOCK_SIZE ? BLOCK_SIZE : BIG_BLOCK_SIZE);
 }
 
 static void give_back(struct ipp_merge *m, struct ipp_mrec *r)
@@ -65,13 +76,25 @@ static void give_back(struct ipp_merge *m, struct ipp_mrec *r)
 		free(r);
 		return;
 	}
-	memcpy(r, &m->free_blocks, sizeof(void *));
-	m->free_blocks = r;
+	void **list = free_list(m, sizeof(*r) + r->size);
+
+	memcpy(r, list, sizeof(void *));
+	*list = r;
 }
 
 struct ipp_merge *ipp_merge__new(void)
 {
 	return calloc(1, sizeof(struct ipp_merge));
+}
+
+static void free_all(void **list)
+{
+	while (*list) {
+		void *b = *list;
+
+		memcpy(list, b, sizeof(void *));
+		free(b);
+	}
 }
 
 void ipp_merge__delete(struct ipp_merge *m)
@@ -81,12 +104,8 @@ void ipp_merge__delete(struct ipp_merge *m)
 	for (size_t i = 0; i < m->len; i++)
 		give_back(m, m->heap[i]);
 	give_back(m, m->last);
-	while (m->free_blocks) {
-		void *b = m->free_blocks;
-
-		memcpy(&m->free_blocks, b, sizeof(void *));
-		free(b);
-	}
+	free_all(&m->free_blocks);
+	free_all(&m->free_big);
 	free(m->heap);
 	free(m->fifo);
 	free(m);
