@@ -34,8 +34,18 @@
 #define SLOT_SIZE 128
 #define SLOT_DATA (SLOT_SIZE - offsetof(struct ipp_mrec, data))
 
+/*
+ * A heap entry: the record's sort key beside it, so that a sift compares
+ * in the heap's own array and touches no record (a heap of the kernel's
+ * 2 KiB fd summaries would take a cache miss at each step).
+ */
+struct hent {
+	uint64_t time, seq;
+	struct ipp_mrec *r;
+};
+
 struct ipp_merge {
-	struct ipp_mrec **heap;
+	struct hent *heap;
 	size_t len, cap;
 	unsigned char *fifo;	/* ring of SLOT_SIZE slots, records in (time, seq) order */
 	size_t head, fifo_len, fifo_cap;	/* fifo_cap: 0 or a power of two */
@@ -102,7 +112,7 @@ void ipp_merge__delete(struct ipp_merge *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->len; i++)
-		give_back(m, m->heap[i]);
+		give_back(m, m->heap[i].r);
 	give_back(m, m->last);
 	free_all(&m->free_blocks);
 	free_all(&m->free_big);
@@ -112,6 +122,11 @@ void ipp_merge__delete(struct ipp_merge *m)
 }
 
 static bool older(const struct ipp_mrec *a, const struct ipp_mrec *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static bool hent_older(const struct hent *a, const struct hent *b)
 {
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
@@ -144,7 +159,7 @@ static __attribute__((noinline)) int fifo_room(struct ipp_merge *m)
 static int heap_room(struct ipp_merge *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 1024;
-	struct ipp_mrec **h;
+	struct hent *h;
 
 	if (m->len < m->cap)
 		return 0;
@@ -196,6 +211,7 @@ static inline void fill(struct ipp_merge *m, struct ipp_mrec *r, bool pooled,
 static __attribute__((noinline)) int push_heap(struct ipp_merge *m, const struct ipp_mrec_in *in)
 {
 	struct ipp_mrec *r;
+	struct hent e;
 	bool pooled;
 	size_t i;
 
@@ -205,13 +221,14 @@ static __attribute__((noinline)) int push_heap(struct ipp_merge *m, const struct
 	if (!r)
 		return -ENOMEM;
 	fill(m, r, pooled, in);
+	e = (struct hent){ .time = r->time, .seq = r->seq, .r = r };
 	for (i = m->len++; i > 0; i = (i - 1) / 2) {
 		size_t parent = (i - 1) / 2;
-		if (!older(r, m->heap[parent]))
+		if (!hent_older(&e, &m->heap[parent]))
 			break;
 		m->heap[i] = m->heap[parent];
 	}
-	m->heap[i] = r;
+	m->heap[i] = e;
 	return 0;
 }
 
@@ -237,7 +254,8 @@ int ipp_merge__push(struct ipp_merge *m, const struct ipp_mrec_in *in)
 
 static __attribute__((noinline)) struct ipp_mrec *heap_pop(struct ipp_merge *m)
 {
-	struct ipp_mrec *top = m->heap[0], *last;
+	struct ipp_mrec *top = m->heap[0].r;
+	struct hent last;
 	size_t i = 0;
 
 	last = m->heap[--m->len];
@@ -245,9 +263,9 @@ static __attribute__((noinline)) struct ipp_mrec *heap_pop(struct ipp_merge *m)
 		size_t c = 2 * i + 1;
 		if (c >= m->len)
 			break;
-		if (c + 1 < m->len && older(m->heap[c + 1], m->heap[c]))
+		if (c + 1 < m->len && hent_older(&m->heap[c + 1], &m->heap[c]))
 			c++;
-		if (!older(m->heap[c], last))
+		if (!hent_older(&m->heap[c], &last))
 			break;
 		m->heap[i] = m->heap[c];
 		i = c;
@@ -265,7 +283,7 @@ const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 		give_back(m, m->last);
 		m->last = NULL;
 	}
-	if (m->fifo_len && (!m->len || older(fifo_slot(m, 0), m->heap[0]))) {
+	if (m->fifo_len && (!m->len || older(fifo_slot(m, 0), m->heap[0].r))) {
 		/* The slot stays as it is until a push reuses it. */
 		top = fifo_slot(m, 0);
 		if (top->time > horizon)
@@ -274,7 +292,7 @@ const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 		m->fifo_len--;
 		return top;
 	}
-	if (!m->len || m->heap[0]->time > horizon)
+	if (!m->len || m->heap[0].time > horizon)
 		return NULL;
 	top = heap_pop(m);
 	m->last = top;
