@@ -67,6 +67,6 @@ asks=$(grep -c 'SOCK_DIAG_BY_FAMILY' "$T/strace")
 dumps=$(grep 'NLM_F_DUMP' "$T/strace" | grep -c 'IPPROTO_TCP')
 [ "$asks" -gt 0 ] || fail "strace saw no sock_diag request of ipcperf: $(head -c 300 "$T/strace")"
 [ "$dumps" -le $MAX_DUMPS ] ||
-	fail "$dumps dumps of every TCP socket for $N connections, expected at most $MAX_DUMPS (sock_diag requests: $asks)"
+	fail "$dumps dumps of every TCP socket for $N connections, expected at most $MAX_DUMPS (sends of sock_diag requests: $asks)"
 
-echo "test-perconn: $N connections of a server traced alone: $dumps TCP dumps, $asks sock_diag requests; the group exact"
+echo "test-perconn: $N connections of a server traced alone: $dumps TCP dumps, $asks sends of sock_diag requests; the group exact"

@@ -849,50 +849,78 @@ static void sockid_of(struct inet_diag_sockid *id, const union ipp_sockaddr *l,
 }
 
 /*
- * The TCP socket of @detail, asked of the kernel's connection hash (one
- * lookup, not a walk of every socket as a dump is). The kernel answers with
- * the connection or, failing that, a listener of the port, and sockets
- * without an fd (TIME_WAIT, requests) have no inode: only an answer whose
- * addresses read @detail again counts, as in a dump (find_addrs).
- * @return its inode, 0 if none, or -errno.
+ * The TCP sockets of the details asked alone: the kernel's connection hash
+ * looked up for each (not a walk of every socket, as a dump is), a batch
+ * of requests sent at once. The kernel answers with the connection or,
+ * failing that, a listener of the port; sockets without an fd (TIME_WAIT,
+ * requests) have no inode: only an answer whose addresses read the detail
+ * again counts, as in a dump (find_addrs).
  */
-static int64_t ask_tcp_conn(struct nl *nl, const char *detail, const union ipp_sockaddr *l,
-			    const union ipp_sockaddr *r)
+enum { ASK_BATCH = 32 };
+
+struct tcp_req {
+	struct nlmsghdr h;
+	struct inet_diag_req_v2 r;
+};
+
+struct tcp_batch {
+	struct tcp_req req[ASK_BATCH];
+	size_t idx[ASK_BATCH];	/* the detail each request asks for */
+	size_t n;
+	const char *const *details;
+	uint64_t *inos;
+};
+
+static void batch_add(struct tcp_batch *b, size_t i, const union ipp_sockaddr *l,
+		      const union ipp_sockaddr *r)
 {
-	struct {
-		struct nlmsghdr h;
-		struct inet_diag_req_v2 r;
-	} req = {
-		.h.nlmsg_type = SOCK_DIAG_BY_FAMILY,
-		.r = {
-			.sdiag_family = (uint8_t)l->sa.sa_family,
-			.sdiag_protocol = IPPROTO_TCP,
-			.idiag_states = ~0u,
-		},
-	};
-	struct ipp_sockdb tmp = { 0 };
-	struct inet_ctx ic = { .db = &tmp, .protocol = IPPROTO_TCP };
+	struct tcp_req *q = &b->req[b->n];
+
+	memset(q, 0, sizeof(*q));
+	q->h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q->r.sdiag_family = (uint8_t)l->sa.sa_family;
+	q->r.sdiag_protocol = IPPROTO_TCP;
+	q->r.idiag_states = ~0u;
+	sockid_of(&q->r.id, l, r);
+	b->idx[b->n++] = i;
+}
+
+/* The inode of answer @h when it is a socket with an fd whose addresses read @detail, else 0. */
+static uint64_t answer_ino(const struct nlmsghdr *h, const char *detail)
+{
+	const struct inet_diag_msg *m = NLMSG_DATA(h);
 	char a[IPP_ADDR_MAX], b[IPP_ADDR_MAX], got[IPP_DETAIL_MAX];
-	int64_t ino = 0;
-	int err;
+	union ipp_sockaddr sa = { 0 };
+	union inaddr ia;
 
-	sockid_of(&req.r.id, l, r);
-	err = ipp_nl__query(nl, &req, sizeof(req), false, add_inet, &ic);
-	if (err == -ENOENT)
-		err = 0;
-	if (!err && tmp.n == 1) {
-		union ipp_sockaddr sa = { 0 };
+	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) ||
+	    !m->idiag_inode || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
+		return 0;
+	set_inaddr(&ia, m->idiag_family, m->id.idiag_src, m->id.idiag_sport, m->id.idiag_if);
+	memcpy(&sa, &ia, sizeof(ia));
+	ipp_sockaddr_str(&sa, a, sizeof(a));
+	set_inaddr(&ia, m->idiag_family, m->id.idiag_dst, m->id.idiag_dport, m->id.idiag_if);
+	memcpy(&sa, &ia, sizeof(ia));
+	ipp_sockaddr_str(&sa, b, sizeof(b));
+	snprintf(got, sizeof(got), "%s -> %s", a, b);
+	return strcmp(got, detail) ? 0 : m->idiag_inode;
+}
 
-		memcpy(&sa, &tmp.ents[0].in.local, sizeof(tmp.ents[0].in.local));
-		ipp_sockaddr_str(&sa, a, sizeof(a));
-		memcpy(&sa, &tmp.ents[0].in.remote, sizeof(tmp.ents[0].in.remote));
-		ipp_sockaddr_str(&sa, b, sizeof(b));
-		snprintf(got, sizeof(got), "%s -> %s", a, b);
-		if (!strcmp(got, detail))
-			ino = tmp.ents[0].ino;
-	}
-	free(tmp.ents);
-	return err ? err : ino;
+static int batch_answer(void *ctx, size_t i, const struct nlmsghdr *h, int err)
+{
+	struct tcp_batch *b = ctx;
+	size_t k = b->idx[i];
+
+	b->inos[k] = h ? answer_ino(h, b->details[k]) : 0;
+	return h || err == -ENOENT ? 0 : err;
+}
+
+static int batch_flush(struct nl *nl, struct tcp_batch *b)
+{
+	int err = ipp_nl__query_each(nl, b->req, sizeof(b->req[0]), b->n, batch_answer, b);
+
+	b->n = 0;
+	return err;
 }
 
 /* The details of @details not asked alone (@inos[i] still ~0), found in one dump. */
@@ -924,30 +952,33 @@ static int dump_rest(enum ipcperf_fd_kind kind, const char *const *details, size
 int ipp_sockdb__ask_addrs(enum ipcperf_fd_kind kind, const char *const *details, size_t n,
 			  uint64_t *inos)
 {
+	struct tcp_batch *b = kind == IPCPERF_FD_TCP && n ? malloc(sizeof(*b)) : NULL;
 	struct nl nl;
-	int err = kind == IPCPERF_FD_TCP && n ? ipp_nl__open(&nl) : -ENOENT;
+	int err = b ? ipp_nl__open(&nl) : -ENOENT;
 	bool open = !err;
 
-	for (size_t i = 0; i < n; i++) {
+	if (b)
+		b->n = 0, b->details = details, b->inos = inos;
+	for (size_t i = 0; i < n && (!open || !err); i++) {
 		union ipp_sockaddr l, r;
-		int64_t ino = -ENOENT;
 
+		inos[i] = UINT64_MAX;
 		/*
 		 * Every socket sock_diag lists is bound to a port: none has local
 		 * port 0. A wildcard remote (port 0) is a listener's or a bound
 		 * socket's, which the hash lookup does not find: the dump does.
 		 */
 		if (open && parse_conn(details[i], &l, &r) && !port_of(&l))
-			ino = 0;
+			inos[i] = 0;
 		else if (open && parse_conn(details[i], &l, &r) && port_of(&r))
-			ino = ask_tcp_conn(&nl, details[i], &l, &r);
-		if (ino < 0 && ino != -ENOENT) {
-			ipp_nl__close(&nl);
-			return -EIO;
-		}
-		inos[i] = ino < 0 ? UINT64_MAX : (uint64_t)ino;
+			batch_add(b, i, &l, &r);
+		if (open && b->n && (b->n == ASK_BATCH || i + 1 == n))
+			err = batch_flush(&nl, b);
 	}
 	if (open)
 		ipp_nl__close(&nl);
+	free(b);
+	if (open && err)
+		return err == -ENOMEM ? err : -EIO;
 	return dump_rest(kind, details, n, inos);
 }
