@@ -216,6 +216,48 @@ void ipp_peercache__forget(struct ipp_peercache *c, const struct ipp_rowref *r)
 	c->n--;
 }
 
+static const struct mirrorent *mirror_find(const struct ipp_peercache *c,
+					   const struct ipp_ident *id);
+static int cmp_u64(const void *a, const void *b);
+
+/* Drop the entries of @c->v whose inodes are among @inos (sorted by cmp_u64, @k of them). */
+static void drop_peerents(struct ipp_peercache *c, const uint64_t *inos, size_t k)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!bsearch(&c->v[i].ino, inos, k, sizeof(*inos), cmp_u64))
+			c->v[j++] = c->v[i];
+	c->n = j;
+}
+
+void ipp_peercache__forget_mirrors(struct ipp_peercache *c, const struct ipp_rowref *v, size_t n,
+				   const bool *taken)
+{
+	bool *drop = c && c->mn ? calloc(c->mn, sizeof(*drop)) : NULL;
+	uint64_t *inos = drop ? malloc((n ? n : 1) * sizeof(*inos)) : NULL;
+	size_t k = 0, m = 0;
+
+	for (size_t i = 0; inos && i < n; i++) {
+		const struct mirrorent *e = taken[i] ? mirror_find(c, v[i].id) : NULL;
+
+		if (e && !drop[e - c->mv] && e->ino)
+			inos[m++] = e->ino;
+		if (e)
+			drop[e - c->mv] = true;
+	}
+	for (size_t j = 0; inos && j < c->mn; j++)
+		if (!drop[j])
+			c->mv[k++] = c->mv[j];
+	if (inos) {
+		c->mn = k;
+		qsort(inos, m, sizeof(*inos), cmp_u64);
+		drop_peerents(c, inos, m);
+	}
+	free(inos);
+	free(drop);
+}
+
 static struct peerent *cache_find(const struct ipp_peercache *c, uint64_t ino)
 {
 	size_t lo = 0, hi = c ? c->n : 0;
