@@ -110,8 +110,8 @@ static const struct cli_option options[] = {
 	  STORE(cli_opt_pages, CAPTURE(ring_pages), CHECK(ring_pages), TOP(t.ring_pages)),
 	  .max = RING_PAGES_MAX, .complete = CPL_POW2,
 	  .help = "pages per CPU ring, a power of two (default: the most\n"
-		  "the memlock limit lets ipcperf lock, up to 8192; root:\n"
-		  "up to 256 MiB for all CPUs together)",
+		  "the memlock limit lets ipcperf lock, up to 8192, and up\n"
+		  "to 40 MiB for all CPUs together: 4096 on 2 CPUs)",
 	  .help_for = { { IN(CHECK), NULL, "ring size to check, pages per CPU, a power of two\n"
 					   "(default: the other commands' default)" } } },
 	{ .name = "output", .letter = 'o', .arg = "FILE",

@@ -100,7 +100,7 @@ void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src);
  * A histogram kept small: its totals and only the buckets from its least
  * sample's to its largest's (a row's calls span a few octaves: some
  * hundred bytes, not the ~7.7 KB of struct ipp_hist). For what is kept
- * long and read rarely (closed fds' rows, account-read.c).
+ * long and read rarely (closed fds' rows, stats/folds.c).
  */
 struct ipp_hist_packed {
 	uint64_t count, sum_lo, sum_hi, min, max, bucketed;

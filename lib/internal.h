@@ -4,45 +4,46 @@
  * carry the ipp_ prefix; nothing here is exported from the shared library.
  *
  * The library is a folder a job; each folder's main header (named below)
- * opens with what the folder does and which folders it may call. Records
- * go down the data path; the handlers attach to the session.
+ * opens with what the folder does and which folders it may call. The
+ * folders stand on floors: a file calls its own folder and the floors
+ * below it, never one beside or above it (tests/test-lib-layers.sh reads
+ * the objects and this line, the floors bottom up):
  *
- *  source/ [rings.h]          capture/ [perfdata.h]
- *  targets.c cmd.c            perfdata.c, pd-writer.c, pd-reader.c
- *  formats.c evset.c plan.c   and pd-*.c (the reader), record.c
- *  rings*.c counters.c        (the recorder), rec-data.c (ipcperf's
- *  taskacct.c                 section), identlog.c, replay.c (source)
- *  (the live source)                |
- *        \                          |
- *         `--> pipeline/ [pipeline.h] <--'
- *              merge.c -> follow.c -> decode.c -> pair.c -> handlers;
- *              callmem.c (call memory); session.c [session.h, source.h]
- *              (the public session over a source and the pipeline)
- *                    |
- *        handlers: stats/ [account.h]      flows/ [flows.h]
- *                  stats.c account*.c      flows.c flows-read.c
- *                                          chains.c waits.c
- *                  peers.c groups.c              |
- *                  connfold.c                    |
- *                  exitfold.c                    |
- *                  interval.c                    |
- *                        \                      /
- *                         fd/ [fdtable.h]  (what each fd is)
- *                         fdtable.c fdtable-calls.c settleq.c
- *                         fdtable-report.c callfds.c, the
- *                         resolvers [resolve.h]:
- *                         procres.c over procfd.c sockdb.c,
- *                         resolve-log.c, resolve-kernel.c kwords.c
+ *   floors: ground bpf fd capture pipeline source session stats flows paths machine
  *
+ * Top down; records go up from the sources through the pipeline to the
+ * handlers, which attach to the session:
+ *
+ *  machine/ [machine.c, check.c]: what this machine offers and the machine
+ *     check's items; services over the whole library, which open counters
+ *     and a session as any caller would.
+ *  paths/ [paths.h]: request paths, over flows/.
+ *  flows/ [flows.h]: flows.c flows-read.c chains.c waits.c.
+ *  stats/ [account.h]: in layers, bottom up (tests/test-stats-layers.sh):
+ *     procs.c rows.c, peers.c groups.c, readout.c, folds.c connfold.c
+ *     exitfold.c retain.c, intake.c, attach.c, stats.c, interval.c.
+ *        (the handlers attach to the session: ipcperf_session__add_handlers)
+ *  session/ [session.h]: session.c, the public session over a source and
+ *     the pipeline.
+ *  source/ [rings.h, source.h]: where records come from: live (targets
+ *     resolved: rings-targets.c, cmd.c; formats.c evset.c plan.c; rings*.c
+ *     counters.c) or from a capture (replay.c); both feed the pipeline.
+ *  pipeline/ [pipeline.h]: merge.c -> follow.c -> decode.c -> pair.c ->
+ *     the handlers; callmem.c (call memory), taskacct.c (task accounting).
+ *  capture/ [perfdata.h]: perfdata.c, pd-writer.c, pd-reader.c and the
+ *     pd-*.c beside it, record.c (the recorder), rec-data.c (ipcperf's
+ *     section).
+ *  fd/ [fdtable.h]: what each fd is: fdtable.c fdtable-calls.c settleq.c
+ *     fdtable-report.c callfds.c; the resolvers [resolve.h]: procres.c
+ *     over procfd.c sockdb.c sockdb-ask.c nl.c, holders.c (who holds an
+ *     inode), resolve-log.c over identlog.c (the identity log a capture
+ *     keeps), resolve-kernel.c kwords.c; and what /proc says of tasks
+ *     (proctask.c).
  *  bpf/ [fdid-bpf.h]: the BPF programs, their loader (driven by source/)
- *  and their records' decoders (used by pipeline/, fd/ and stats/).
- *
+ *     and their records' decoders (used by fd/, pipeline/ and stats/).
  *  The ground floor, here in lib/: util.c, api.c (version, print function;
- *  print.h: a thread's own hook), hist.c [hist.h] (latencies), syscalls.c
- *  [syscalls.h] (the syscall table); they call no folder. Beside them, two
- *  services over the whole library: machine.c (what this machine offers)
- *  and check.c (the machine check's items), which open counters and a
- *  session as any caller would.
+ *     print.h: a thread's own hook), hist.c [hist.h] (latencies),
+ *     syscalls.c [syscalls.h] (the syscall table); they call no folder.
  *
  * What is left here: util.c's and api.c's helpers, which every module
  * uses. Each object's interface is in its own header; each .c includes

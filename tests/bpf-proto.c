@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bpf-proto: the fd-identity BPF prototype (lib/bpf/), end to end, with
- * raw perf_event_open() and per-CPU mmap rings laid out as lib/pipeline/session.c
+ * raw perf_event_open() and per-CPU mmap rings laid out as lib/source/rings-open.c
  * lays its own (same attr, same sample layout), so that what works here
  * works there.
  *

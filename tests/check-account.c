@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of the accounting (lib/stats/account.c) through the public API: events
+ * Unit tests of the accounting (lib/stats/intake.c) through the public API: events
  * are built by hand the way the engine fills them and fed with
  * ipcperf_stats__add_*(); rows are collected and checked for exact values.
  * No root, no kernel, no /proc (no_proc): what an fd refers to comes only

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The machine check (lib/check.c): its items, in order, as ipcperf check prints them. */
+/* The machine check (lib/machine/check.c): its items, in order, as ipcperf check prints them. */
 #include "config.h"
 #include <errno.h>
 #include <stdio.h>

@@ -23,6 +23,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -30,6 +31,7 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
+#include "paths/paths.h"
 #include "suites.h"
 
 static struct ipcperf_stats *st;
@@ -154,6 +156,16 @@ static void rest_of_chain(void)
 	io(100, 100, false, 3, 200, 1200, 5900);
 }
 
+/* The proxy serves the first request: its call to the backend, its answer (not read yet). */
+static void serve_first(void)
+{
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 201, false, 7, 200, 2400, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+}
+
 static struct ipcperf_paths_stats counts(void)
 {
 	struct ipcperf_paths_stats ps = { .sz = sizeof(ps) };
@@ -199,6 +211,177 @@ START_TEST(chain_thread)
 	ps = counts();
 	ck_assert_uint_eq(ps.paths, 1);
 	ck_assert_uint_eq(ps.no_response + ps.untraced_hop + ps.unread + ps.no_cause + ps.lost, 0);
+}
+END_TEST
+
+/* Thread @tid changes state at @t, as the session hands it (complete: CPU-wide, with idle's). */
+static void sched(pid_t tid, uint64_t t, enum ipp_run_state state)
+{
+	struct ipp_sched_ev ev = { .time = t, .tid = tid, .state = state, .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/*
+ * The self time split by the threads' scheduling. The proxy (201): its
+ * self time is [1200, 2200] and [5600, 5800]; preempted at 1500, back on at
+ * 1700: cpu 300 + 500 + 200, runq 200; its switch out at 3000 (blocked in
+ * its read of the answer) is inside its call. The backend (301): [2400,
+ * 5500]; asleep at 2600, woken at 5000 (a second wakeup at 5050 changes
+ * nothing), on at 5100: cpu 200 + 400, runq 100, blocked 2400.
+ */
+START_TEST(self_split)
+{
+	const struct ipcperf_path_hop *h;
+
+	sched(201, 400, IPP_RUN_BLOCKED);
+	sched(201, 1150, IPP_RUN_WOKEN);
+	sched(201, 1160, IPP_RUN_ON);
+	sched(201, 1500, IPP_RUN_RUNQ);
+	sched(201, 1700, IPP_RUN_ON);
+	sched(201, 3000, IPP_RUN_BLOCKED);
+	sched(301, 2600, IPP_RUN_BLOCKED);
+	sched(301, 5000, IPP_RUN_WOKEN);
+	sched(301, 5050, IPP_RUN_WOKEN);
+	sched(301, 5100, IPP_RUN_ON);
+	sched(201, 5550, IPP_RUN_WOKEN);
+	sched(201, 5560, IPP_RUN_ON);
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	h = got[0].hops;
+	ck_assert(h[0].split);
+	ck_assert_uint_eq(h[0].cpu_ns, 1000);
+	ck_assert_uint_eq(h[0].runq_ns, 200);
+	ck_assert_uint_eq(h[0].blocked_ns, 0);
+	ck_assert(h[1].split);
+	ck_assert_uint_eq(h[1].cpu_ns, 600);
+	ck_assert_uint_eq(h[1].runq_ns, 100);
+	ck_assert_uint_eq(h[1].blocked_ns, 2400);
+	ck_assert_uint_eq(h[1].cpu_ns + h[1].runq_ns + h[1].blocked_ns, h[1].self_ns);
+}
+END_TEST
+
+/* The proxy's worker (202) does the rest: it calls the backend and answers the client. */
+static void worker_chain(void)
+{
+	io(200, 202, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	io(200, 202, false, 7, 200, 2400, 5600);
+	io(200, 202, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+}
+
+/* Thread @tid woken by @waker_tid of @pid at @t (sched_waking: the waker's). */
+static void woken(pid_t pid, pid_t waker_tid, pid_t tid, uint64_t t)
+{
+	struct ipp_sched_ev ev = { .time = t, .pid = pid, .tid = tid, .state = IPP_RUN_WAKING,
+				   .waker = waker_tid, .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/* Thread @tid of @pid went to sleep at @t (its switch out says its process). */
+static void asleep(pid_t pid, pid_t tid, uint64_t t)
+{
+	struct ipp_sched_ev ev = { .time = t, .pid = pid, .tid = tid, .state = IPP_RUN_BLOCKED,
+				   .complete = true };
+
+	ipp_paths__on_sched(pa, &ev);
+}
+
+/*
+ * A worker pool: the reader (201) reads the request and wakes the worker
+ * (202, asleep since 100) at 1300; the worker runs from 1400. The wakeup
+ * carries the request: one path, as the thread's. Self time split: the
+ * reader [1200, 1300] on CPU; the worker runnable [1300, 1400], on CPU
+ * [1400, 2200] and [5600, 5800]. The reader's second wakeup (1350, a
+ * mutex's waiter, 203) does not hand it on again, nor does a wakeup of a
+ * thread of another process.
+ */
+START_TEST(pool_hand_off)
+{
+	const struct ipcperf_path_hop *h;
+
+	asleep(200, 202, 100);
+	asleep(200, 203, 100);
+	asleep(300, 301, 2600);
+	request_in();
+	woken(200, 201, 301, 1250);
+	woken(200, 201, 202, 1300);
+	woken(200, 201, 203, 1350);
+	sched(202, 1400, IPP_RUN_ON);
+	sched(301, 5100, IPP_RUN_ON);
+	worker_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().no_cause, 0);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	h = got[0].hops;
+	ck_assert_int_eq(h[0].tid, 201);
+	ck_assert_uint_eq(h[0].self_ns, 1200);
+	ck_assert_int_eq(h[1].parent, 0);
+	ck_assert_int_eq(h[1].caller_tid, 202);
+	ck_assert(h[0].split);
+	ck_assert_uint_eq(h[0].cpu_ns, 100 + 800 + 200);
+	ck_assert_uint_eq(h[0].runq_ns, 100);
+	ck_assert_uint_eq(h[0].blocked_ns, 0);
+}
+END_TEST
+
+/*
+ * A thread per connection (201) that wakes a thread of its process (202)
+ * while it holds the request, and makes every call itself: the self time
+ * stays its own (on CPU throughout), not the woken thread's (asleep).
+ */
+START_TEST(woken_but_no_worker)
+{
+	asleep(200, 202, 100);
+	request_in();
+	woken(200, 201, 202, 1300);
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(got[0].hops[0].split);
+	ck_assert_uint_eq(got[0].hops[0].cpu_ns, 1200);
+	ck_assert_uint_eq(got[0].hops[0].blocked_ns, 0);
+}
+END_TEST
+
+/* No wakeup by the reader (the worker took it without sleeping): the worker's call has no cause. */
+START_TEST(pool_no_wakeup)
+{
+	asleep(200, 202, 100);
+	request_in();
+	worker_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ck_assert_uint_eq(counts().no_cause, 1);
+}
+END_TEST
+
+/* Without the scheduling (none, or not all of it: per task), the self time is not split. */
+START_TEST(self_not_split)
+{
+	struct ipp_sched_ev ev = { .time = 1500, .tid = 201, .state = IPP_RUN_RUNQ };
+
+	request_in();
+	rest_of_chain();
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(!got[0].hops[0].split);
+	ck_assert_uint_eq(got[0].hops[0].cpu_ns, 0);
+	ipp_paths__on_sched(pa, &ev);	/* incomplete: a switch-in may be missing */
+	nr_got = 0;
+	io(100, 100, true, 3, 100, 10000, 10100);
+	io(200, 201, false, 5, 100, 9000, 10200);
+	io(200, 201, true, 5, 200, 10300, 10400);
+	io(100, 100, false, 3, 200, 10200, 10500);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert(!got[0].hops[0].split);
 }
 END_TEST
 
@@ -432,6 +615,268 @@ START_TEST(request_returns_late)
 }
 END_TEST
 
+/*
+ * Pipelining: the client writes two requests back to back (a write call
+ * each) and the proxy reads both in one read [500, 1300]; it serves the
+ * first (backend [2200, 5600], answer [5700, 5800]), then the second
+ * (backend [6000, 7200], answer [7300, 7400]); the client reads the two
+ * answers. Two paths, each answer paired with its request; the second is
+ * served from the first's answer (5800): it waited behind it in the
+ * channel (request 5800 - 1150 = 4650), self 7400 - 5800 - 1200 = 400.
+ */
+START_TEST(pipelined_pair)
+{
+	const struct ipcperf_path_hop *h;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(200, 201, false, 5, 200, 500, 1300);
+	serve_first();
+	io(100, 100, false, 3, 200, 1300, 5900);
+	io(200, 201, true, 7, 100, 6000, 6100);
+	io(300, 301, false, 5, 100, 5600, 6200);
+	io(300, 301, true, 5, 200, 7000, 7100);
+	io(200, 201, false, 7, 200, 6200, 7200);
+	io(200, 201, true, 5, 200, 7300, 7400);
+	io(100, 100, false, 3, 200, 5950, 7500);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	ck_assert_uint_eq(counts().paths, 2);
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	h = got_hops[0];
+	ck_assert_uint_eq(h[0].request_bytes, 100);
+	ck_assert_uint_eq(h[0].response_bytes, 200);
+	ck_assert_uint_eq(h[0].request_ns, 300);
+	ck_assert_uint_eq(h[0].self_ns, 1100);
+	ck_assert_uint_eq(h[0].response_ns, 100);
+	ck_assert_uint_eq(h[1].call_start_ns, 2200);
+	ck_assert_uint_eq(h[1].self_ns, 3100);
+	ck_assert_uint_eq(got[1].start_ns, 1150);
+	ck_assert_uint_eq(got[1].end_ns, 7500);
+	ck_assert_uint_eq(got[1].nr_hops, 2);
+	h = got_hops[1];
+	ck_assert_uint_eq(h[0].request_bytes, 100);
+	ck_assert_uint_eq(h[0].response_bytes, 200);
+	ck_assert_uint_eq(h[0].request_ns, 4650);
+	ck_assert_uint_eq(h[0].self_ns, 400);
+	ck_assert_uint_eq(h[0].response_ns, 100);
+	ck_assert_int_eq(h[1].parent, 0);
+	ck_assert_uint_eq(h[1].call_start_ns, 6000);
+	ck_assert_uint_eq(h[1].call_end_ns, 7200);
+	ck_assert_uint_eq(h[1].request_ns, 200);
+	ck_assert_uint_eq(h[1].self_ns, 900);
+	ck_assert_uint_eq(h[1].response_ns, 100);
+}
+END_TEST
+
+/*
+ * One request written in two calls (50 bytes, then 50), answered once:
+ * the second call was not a request of its own. When the client writes
+ * again, it is folded into the first: one path of 100 bytes, as without
+ * pipelining; the next request, never answered, is counted so.
+ */
+START_TEST(pipelined_fold)
+{
+	io(100, 100, true, 3, 50, 1000, 1100);
+	io(100, 100, true, 3, 50, 1150, 1250);
+	io(200, 201, false, 5, 100, 500, 1300);
+	serve_first();
+	io(100, 100, false, 3, 200, 1300, 5900);
+	io(100, 100, true, 3, 100, 6000, 6100);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].start_ns, 1000);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got_hops[0][0].request_bytes, 100);
+	ck_assert_uint_eq(got_hops[0][0].request_ns, 300);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 1100);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().paths, 1);
+	ck_assert_uint_eq(counts().no_response, 1);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
+/* A non-blocking connect of @fd by thread @tid of @pid: under way (EINPROGRESS) at @end. */
+static void dial(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_connect,
+		.name = "connect", .cls = IPCPERF_SC_FD_OTHER, .fd = fd, .ret = -EINPROGRESS,
+		.nr_args = 3, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * nginx's way with a request: in the turn it reads it, it starts a
+ * non-blocking connect to the backend; it writes the request there in a
+ * later turn, when a wait says the socket is writable. The connect made in
+ * the request's turn carries the request to that write.
+ */
+START_TEST(connect_then_wait)
+{
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	wait_ready(200, 201, 1400, 2000);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	wait_ready(200, 201, 2350, 5550);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_int_eq(got_hops[0][1].caller_fd, 7);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 1200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
+/*
+ * A server that reads what came and answers it at once: three requests
+ * written back to back; the proxy reads the first two in one read and
+ * answers them in one write, then reads the third and answers it. Its
+ * second answer cannot be told from the second request's own: the three
+ * are counted (pipelined), none handed out.
+ */
+START_TEST(pipelined_unpaired)
+{
+	struct ipcperf_paths_stats ps;
+
+	io(100, 100, true, 3, 100, 1000, 1100);
+	io(100, 100, true, 3, 100, 1150, 1250);
+	io(100, 100, true, 3, 100, 1300, 1400);
+	io(200, 201, false, 5, 200, 500, 1260);
+	io(200, 201, true, 5, 400, 2000, 2100);
+	io(200, 201, false, 5, 100, 2200, 2300);
+	io(200, 201, true, 5, 200, 2400, 2500);
+	io(100, 100, false, 3, 600, 1500, 2600);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 0);
+	ps = counts();
+	ck_assert_uint_eq(ps.paths, 0);
+	ck_assert_uint_eq(ps.pipelined, 3);
+	ck_assert_uint_eq(ps.no_response + ps.unread + ps.no_cause, 0);
+}
+END_TEST
+
+/* The path of the client @pid, of those handed out. */
+static const struct ipcperf_path *path_of(pid_t pid)
+{
+	for (size_t i = 0; i < nr_got; i++)
+		if (got[i].pid == pid)
+			return &got[i];
+	ck_abort_msg("no path of pid %d", (int)pid);
+	return NULL;
+}
+
+/*
+ * Two requests in one nginx worker: A (client 100, on the proxy's fd 5)
+ * and B (client 110, fd 6), each connected for in its own turn (fds 7 and
+ * 8). One wait returns B's request and fd 7 writable: the worker reads B,
+ * connects for it, then writes A's request on fd 7 in B's turn. That write
+ * is A's (its fd was connected for A), not B's, though the thread holds B.
+ */
+START_TEST(connect_other_turn)
+{
+	const struct ipcperf_path *a, *b;
+
+	name_sock(110, 3, 1003, 1004);
+	name_sock(200, 6, 1004, 1003);
+	name_sock(200, 8, 2003, 2004);
+	name_sock(300, 6, 2004, 2003);
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	io(110, 110, true, 3, 100, 1400, 1500);
+	wait_ready(200, 201, 1360, 1600);
+	io(200, 201, false, 6, 100, 1650, 1700);
+	dial(200, 201, 8, 1750, 1800);
+	io(200, 201, true, 7, 100, 1850, 1900);
+	io(300, 301, false, 5, 100, 600, 2000);
+	wait_ready(200, 201, 1950, 2100);
+	io(200, 201, true, 8, 100, 2150, 2200);
+	io(300, 301, true, 5, 200, 5000, 5100);
+	wait_ready(200, 201, 2250, 5150);
+	io(300, 301, false, 6, 100, 5150, 5200);
+	io(200, 201, false, 7, 200, 5160, 5210);
+	io(200, 201, true, 5, 200, 5220, 5300);
+	io(100, 100, false, 3, 200, 1200, 5400);
+	io(300, 301, true, 6, 200, 8000, 8100);
+	wait_ready(200, 201, 5350, 8150);
+	io(200, 201, false, 8, 200, 8160, 8200);
+	io(200, 201, true, 6, 200, 8210, 8300);
+	io(110, 110, false, 3, 200, 1600, 8400);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	a = path_of(100);
+	b = path_of(110);
+	ck_assert_uint_eq(a->nr_hops, 2);
+	ck_assert_uint_eq(b->nr_hops, 2);
+	ck_assert_int_eq(a->hops[1].caller_fd, 7);
+	ck_assert_int_eq(a->hops[1].fd, 5);
+	ck_assert_uint_eq(a->hops[1].self_ns, 5100 - 2000);
+	ck_assert_int_eq(b->hops[1].caller_fd, 8);
+	ck_assert_int_eq(b->hops[1].fd, 6);
+	ck_assert_uint_eq(b->hops[1].self_ns, 8100 - 5200);
+	ck_assert_uint_eq(counts().no_cause, 0);
+}
+END_TEST
+
+/* A close of @fd by thread @tid of @pid, [@start, @end]. */
+static void shut(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
+{
+	struct ipcperf_syscall ev = {
+		.start_ns = start, .end_ns = end, .pid = pid, .tid = tid, .nr = SYS_close,
+		.name = "close", .cls = IPCPERF_SC_FD_CLOSE, .fd = fd, .nr_args = 1, .out_fd = -1,
+	};
+
+	ev.args[0] = (uint64_t)fd;
+	feed(&ev);
+}
+
+/*
+ * nginx closes its connection to the backend once it has read the length
+ * the answer announced, never reading the end of file; ab closes its own
+ * after the answer. Those closes complete the request: it goes out before
+ * the flush. The backend's close (before nginx read the answer) and nginx's
+ * close of the client's connection (before ab read it) end nothing.
+ */
+START_TEST(close_completes)
+{
+	request_in();
+	dial(200, 201, 7, 1300, 1350);
+	wait_ready(200, 201, 1400, 2000);
+	io(200, 201, true, 7, 100, 2200, 2300);
+	io(300, 301, false, 5, 100, 600, 2400);
+	io(300, 301, true, 5, 200, 5400, 5500);
+	shut(300, 301, 5, 5510, 5520);
+	wait_ready(200, 201, 2350, 5550);
+	io(200, 201, false, 7, 200, 5560, 5600);
+	shut(200, 201, 7, 5610, 5650);
+	io(200, 201, true, 5, 200, 5700, 5800);
+	shut(200, 201, 5, 5810, 5820);
+	io(100, 100, false, 3, 200, 1200, 5900);
+	shut(100, 100, 3, 6000, 6010);
+	tick(30 * MS);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got[0].end_ns, 5900);
+	ck_assert_uint_eq(got_hops[0][1].response_bytes, 200);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 1);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -439,6 +884,11 @@ Suite *paths_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, chain_thread);
+	tcase_add_test(tc, self_split);
+	tcase_add_test(tc, self_not_split);
+	tcase_add_test(tc, pool_hand_off);
+	tcase_add_test(tc, pool_no_wakeup);
+	tcase_add_test(tc, woken_but_no_worker);
 	tcase_add_test(tc, turn_ended);
 	tcase_add_test(tc, turn_before_read);
 	tcase_add_test(tc, no_response);
@@ -448,6 +898,12 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, accepted_end_writes_first);
 	tcase_add_test(tc, answer_returns_late);
 	tcase_add_test(tc, request_returns_late);
+	tcase_add_test(tc, pipelined_pair);
+	tcase_add_test(tc, pipelined_fold);
+	tcase_add_test(tc, pipelined_unpaired);
+	tcase_add_test(tc, connect_then_wait);
+	tcase_add_test(tc, connect_other_turn);
+	tcase_add_test(tc, close_completes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -27,7 +27,7 @@
 #include "pd-synth.h"
 #include "pd-zsynth.h"
 #include "capture/record.h"
-#include "capture/identlog.h"
+#include "fd/identlog.h"
 #include "suites.h"
 #include "pipeline/decode.h"
 

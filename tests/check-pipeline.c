@@ -11,7 +11,7 @@
 
 #include "internal.h"
 #include "pipeline/pipeline.h"
-#include "pipeline/session.h"
+#include "session/session.h"
 #include "suites.h"
 
 /* A PERF_RECORD_LOST of @n records on @cpu into @p. */

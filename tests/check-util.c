@@ -2,9 +2,11 @@
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "internal.h"
 #include "source/targets.h"
+#include "source/percpu.h"
 #include "../cli/util.h"
 #include "suites.h"
 
@@ -97,15 +99,67 @@ START_TEST(test_ring_pages_fit)
 	/* 1024 pages need (1025 + 129) x 4 KiB x 2 = 9232 KiB: 8 KiB short. */
 	ck_assert_uint_eq(ipp_ring_pages_fit(9231, 2, 4), 512);
 	ck_assert_uint_eq(ipp_ring_pages_fit(9232, 2, 4), 1024);
-	/* Root: 256 MiB in all, 8192 pages on 2 CPUs, fewer on many. */
-	ck_assert_uint_eq(ipp_ring_pages_fit(IPP_RING_BUDGET_KB, 2, 4), 8192);
-	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 2, 4), 8192);
-	ck_assert_uint_eq(ipp_ring_pages_fit(IPP_RING_BUDGET_KB, 7, 4), 8192);
-	ck_assert_uint_eq(ipp_ring_pages_fit(IPP_RING_BUDGET_KB, 8, 4), 4096);
-	ck_assert_uint_eq(ipp_ring_pages_fit(IPP_RING_BUDGET_KB, 64, 4), 512);
+	/*
+	 * Root: what the per-CPU budget leaves the rings (percpu.h), 40 MiB in
+	 * all up to 128 CPUs: 8192 pages on 1 CPU, 4096 on 2, fewer on many.
+	 */
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 1, 4), 8192);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 2, 4), 4096);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 7, 4), 1024);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 8, 4), 1024);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 64, 4), 128);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 256, 4), 32);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 1024, 4), 2);
 	/* Nothing fits: one page, and opening says what to raise. */
 	ck_assert_uint_eq(ipp_ring_pages_fit(0, 2, 4), 1);
 	ck_assert_uint_eq(ipp_ring_pages_fit(8, 0, 4), 1);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the per-CPU budget */
+
+#define MIB (1ull << 20)
+
+/*
+ * The default plan on @ncpus CPUs as root (nothing limits locking: the
+ * largest rings), 4 KiB pages, with @tracepoints tracepoints per CPU
+ * besides the default session's three events.
+ */
+static void default_plan(struct ipp_percpu_plan *p, long ncpus, unsigned int tracepoints)
+{
+	unsigned int pages = ipp_ring_pages_fit(~0ull, ncpus, 4);
+
+	ipp_percpu__plan(p, ncpus, pages, 4, IPP_PERCPU_EVENTS + tracepoints, tracepoints);
+	printf("percpu: %4ld CPUs: -m %u (+%u), fast %u, agg keys %u: rings %.1f + bpf %.1f + "
+	       "sums %.1f + user %.1f = %.1f MiB (user address space %.1f MiB); %u events, "
+	       "start %.0f ms\n", ncpus, p->ring_pages, p->sideband_pages, p->fast_slots,
+	       p->agg_keys, (double)p->ring_bytes / MIB, (double)p->bpf_bytes / MIB,
+	       (double)p->agg_bytes / MIB, (double)p->user_bytes / MIB,
+	       (double)p->total_bytes / MIB, (double)p->user_vm_bytes / MIB, p->events,
+	       (double)p->start_ns / 1e6);
+}
+
+/*
+ * Issue 41, item 5: every per-CPU structure, at its bound, under 64 MiB
+ * together, and the start under 0.5 s, on 2 to 1024 CPUs with default
+ * options; without BPF (a tracepoint per CPU each of stat's 7 events) up
+ * to 256 CPUs.
+ */
+START_TEST(test_percpu_budget)
+{
+	static const long cpus[] = { 1, 2, 64, 256, 1024 };
+	struct ipp_percpu_plan p;
+
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		default_plan(&p, cpus[i], 0);
+		ck_assert_uint_lt(p.total_bytes, 64 * MIB);
+		ck_assert_uint_lt(p.start_ns, 500 * IPP_NS_PER_MS);
+		ck_assert_uint_ge(p.ring_pages, 1);
+		ck_assert_uint_ge(p.agg_keys, 1);
+		default_plan(&p, cpus[i], 7);
+		if (cpus[i] <= 256)
+			ck_assert_uint_lt(p.start_ns, 500 * IPP_NS_PER_MS);
+	}
 }
 END_TEST
 
@@ -122,6 +176,9 @@ Suite *util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ring_default");
 	tcase_add_test(tc, test_ring_pages_fit);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("percpu_budget");
+	tcase_add_test(tc, test_percpu_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,8 +2,8 @@
  * pathwork: a client, a proxy and a backend, whose every request is known:
  * the subject of the request paths (ipcperf paths).
  *
- *   pathwork [-m thread|epoll] [-t unix|tcp] [-n N] [-c C] [-x MS] [-y MS]
- *            [-b ADDR | -B]
+ *   pathwork [-m thread|epoll|pool] [-t unix|tcp] [-n N] [-c C] [-x MS] [-y MS]
+ *            [-P P] [-b ADDR | -B]
  *
  * C client threads (one connection each) send N requests in all (100 bytes
  * each, one after the other on a connection) to the proxy and read each
@@ -11,8 +11,17 @@
  * passes it to the backend on a connection of its own per client connection,
  * and relays the backend's answer. The backend sleeps MS (-y) per request,
  * a thread per connection. The proxy runs a thread per connection (-m
- * thread, the default) or one epoll loop (-m epoll). Channels are unix
- * stream sockets (the default) or loopback TCP (-t tcp).
+ * thread, the default), one epoll loop (-m epoll), or a worker pool (-m
+ * pool): a reader thread polls the clients' connections and hands each
+ * request to an idle worker (the one idle the longest) through a mutex and
+ * the worker's condition variable; the worker spins, calls the backend on
+ * its own connection and answers the client. Channels are unix stream
+ * sockets (the default) or loopback TCP (-t tcp).
+ *
+ * -P P pipelines the clients' requests: each client writes P requests back
+ * to back (a write call each) before it reads their P answers, in order;
+ * the proxy and the backend still take them one by one. The clients learn
+ * P from the environment (PATHWORK_PIPELINE), which the roles inherit.
  *
  * Each role is its own process, started through a symbolic link of its
  * name (client, proxy, backend) so that its comm says its role. When the
@@ -23,7 +32,10 @@
  * relays it; "backend self p50 NS": from the return of the read to the
  * write of the answer; the writes themselves are left out: a write on
  * loopback TCP may return after its reader has its bytes, and went on
- * with them); then the line "requests N". That is the ground truth.
+ * with them); the proxy also prints "proxy cpu p50 NS", the CPU time its
+ * threads spent in those stretches (CLOCK_THREAD_CPUTIME_ID; with a pool,
+ * the reader's up to the hand-off and the worker's); then the line
+ * "requests N". That is the ground truth.
  * Exit status 1 on any failure.
  *
  * A backend apart, for a tracer that attaches to it (-p) and runs the
@@ -46,6 +58,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -56,7 +69,7 @@
 #define MAX_CONNS 256
 
 struct cfg {
-	bool epoll, tcp;
+	bool epoll, pool, tcp;
 	long n, c;
 	long x_us, y_us;
 	char addr[256];		/* the upstream: a unix path or a TCP port */
@@ -65,10 +78,16 @@ struct cfg {
 	bool backend_only;	/* -B: the backend only */
 };
 
-/* Each request's own time in this process, in ns: its median is printed at SIGTERM. */
+/*
+ * Each request's own time in this process, and the CPU time its threads
+ * spent on it then (the proxy's), in ns: their medians are printed at SIGTERM.
+ */
+struct samples {
+	uint64_t *v;
+	size_t n, cap;
+};
 static pthread_mutex_t selves_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t *selves;
-static size_t nr_selves, cap_selves;
+static struct samples selves, cpus;
 static volatile sig_atomic_t stopping;
 
 static void die(const char *what)
@@ -89,11 +108,11 @@ static uint64_t now_us(void)
 static void spin(long us)
 {
 	uint64_t end = now_us() + (uint64_t)us;
-	volatile unsigned long sink = 0;
+	static volatile unsigned long sink;
 
 	while (now_us() < end)
 		for (int i = 0; i < 200; i++)
-			sink += (unsigned long)i;
+			sink = sink + (unsigned long)i;
 }
 
 static uint64_t now_ns(void)
@@ -104,17 +123,31 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
-static void self_add(uint64_t ns)
+/* The CPU time of the calling thread. */
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+static void sample_add(struct samples *s, uint64_t ns)
 {
 	pthread_mutex_lock(&selves_lock);
-	if (nr_selves == cap_selves) {
-		cap_selves = cap_selves ? 2 * cap_selves : 1024;
-		selves = realloc(selves, cap_selves * sizeof(*selves));
-		if (!selves)
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1024;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v)
 			die("realloc");
 	}
-	selves[nr_selves++] = ns;
+	s->v[s->n++] = ns;
 	pthread_mutex_unlock(&selves_lock);
+}
+
+static void self_add(uint64_t ns)
+{
+	sample_add(&selves, ns);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -124,13 +157,20 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Stopped: the median of the requests' own times (the lower one of an even count), and exit. */
+/* The median (the lower one of an even count); 0 of none. */
+static unsigned long long median(struct samples *s)
+{
+	qsort(s->v, s->n, sizeof(*s->v), cmp_u64);
+	return s->n ? (unsigned long long)s->v[(s->n - 1) / 2] : 0ull;
+}
+
+/* Stopped: the medians of the requests' own times and CPU times, and exit. */
 static void self_report(const char *role)
 {
 	pthread_mutex_lock(&selves_lock);
-	qsort(selves, nr_selves, sizeof(*selves), cmp_u64);
-	printf("%s self p50 %llu\n", role,
-	       nr_selves ? (unsigned long long)selves[(nr_selves - 1) / 2] : 0ull);
+	printf("%s self p50 %llu\n", role, median(&selves));
+	if (cpus.n)
+		printf("%s cpu p50 %llu\n", role, median(&cpus));
 	fflush(stdout);
 	_exit(0);
 }
@@ -322,14 +362,17 @@ static void *proxy_conn(void *p)
 	char req[REQ], ans[ANS];
 
 	while (read_full(a->fd, req, REQ) > 0) {
-		uint64_t t0 = now_ns(), t1, t2;
+		uint64_t t0 = now_ns(), c0 = cpu_ns(), t1, t2, c1, c2;
 
 		spin(a->g->x_us);
 		t1 = now_ns();
+		c1 = cpu_ns();
 		if (write_full(up, req, REQ) < 0 || read_full(up, ans, ANS) <= 0)
 			break;
 		t2 = now_ns();
+		c2 = cpu_ns();
 		self_add(t1 - t0 + now_ns() - t2);
+		sample_add(&cpus, c1 - c0 + cpu_ns() - c2);
 		if (write_full(a->fd, ans, ANS) < 0)
 			break;
 	}
@@ -343,7 +386,7 @@ static void *proxy_conn(void *p)
 struct ep_conn {
 	int fd, partner;
 	bool client;
-	uint64_t self;		/* the client's: the request's own time until it went to the backend */
+	uint64_t self, cpu;	/* the client's: the request's own and CPU time until it went to the backend */
 };
 
 static void ep_add(int ep, struct ep_conn *c)
@@ -375,7 +418,7 @@ static void ep_ready(const struct cfg *g, int ep, struct ep_conn *c)
 {
 	char buf[ANS];
 	size_t len = c->client ? REQ : ANS;
-	uint64_t t0;
+	uint64_t t0, c0;
 
 	if (read_full(c->fd, buf, len) <= 0) {
 		/* the client is gone: both ends go (closing an fd takes it off the set) */
@@ -388,12 +431,16 @@ static void ep_ready(const struct cfg *g, int ep, struct ep_conn *c)
 		return;
 	}
 	t0 = now_ns();
+	c0 = cpu_ns();
 	if (c->client)
 		spin(g->x_us);
-	if (c->client)
+	if (c->client) {
 		c->self = now_ns() - t0;
-	if (!c->client)
+		c->cpu = cpu_ns() - c0;
+	} else {
 		self_add(c[-1].self + now_ns() - t0);	/* c[-1]: its client, made with it */
+		sample_add(&cpus, c[-1].cpu + cpu_ns() - c0);
+	}
 	if (write_full(c->partner, buf, len) < 0)
 		die("write");
 }
@@ -426,6 +473,185 @@ static void proxy_epoll(const struct cfg *g)
 	}
 }
 
+/* ------------------------------------------------------------------ worker pool */
+
+struct pool;
+
+struct worker {
+	struct pool *pl;
+	pthread_cond_t cv;
+	pid_t tid;
+	int up;			/* its connection to the backend */
+	bool has;		/* a request handed to it: */
+	int client;		/* the connection to answer */
+	uint64_t t0;		/* when the reader had read it */
+	uint64_t rcpu;		/* the reader's CPU time on it, up to the hand-off */
+	char req[REQ];
+};
+
+struct pool {
+	const struct cfg *g;
+	pthread_mutex_t mu;
+	pthread_cond_t some_idle;	/* the reader waits on it for a worker (at the start) */
+	struct worker *w;
+	long nr;
+	long *idle;		/* the idle workers, the longest idle first */
+	long head, nr_idle;
+};
+
+/* Under the lock: @w is idle, at the end of the line. */
+static void pool_idle(struct pool *pl, struct worker *w)
+{
+	pl->idle[(pl->head + pl->nr_idle++) % pl->nr] = w - pl->w;
+	pthread_cond_signal(&pl->some_idle);
+}
+
+static void *pool_worker(void *p)
+{
+	struct worker *w = p;
+	struct pool *pl = w->pl;
+	char req[REQ], ans[ANS];
+
+	pthread_mutex_lock(&pl->mu);
+	w->tid = (pid_t)syscall(SYS_gettid);
+	for (;;) {
+		uint64_t t0, t1, t2, c0, c1, c2, rcpu;
+		int client;
+
+		pool_idle(pl, w);
+		while (!w->has)
+			pthread_cond_wait(&w->cv, &pl->mu);
+		w->has = false;
+		client = w->client;
+		t0 = w->t0;
+		rcpu = w->rcpu;
+		memcpy(req, w->req, REQ);
+		pthread_mutex_unlock(&pl->mu);
+		c0 = cpu_ns();
+		spin(pl->g->x_us);
+		t1 = now_ns();
+		c1 = cpu_ns();
+		if (write_full(w->up, req, REQ) < 0 || read_full(w->up, ans, ANS) <= 0)
+			die("the backend");
+		t2 = now_ns();
+		c2 = cpu_ns();
+		self_add(t1 - t0 + now_ns() - t2);
+		sample_add(&cpus, rcpu + c1 - c0 + cpu_ns() - c2);
+		if (write_full(client, ans, ANS) < 0)
+			die("write to a client");
+		pthread_mutex_lock(&pl->mu);
+	}
+	return NULL;
+}
+
+/*
+ * Wait (1 s at most) until thread @tid sleeps: an idle worker is in its
+ * condition variable's wait, but may not be asleep in it yet (preempted on
+ * its way there), and a worker signalled then takes the request without a
+ * wakeup, which is what carries it: the test wants every request followed.
+ */
+static void await_asleep(pid_t tid)
+{
+	char path[64], buf[256], *st;
+	struct timespec nap = { .tv_nsec = 20000 };
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	for (int i = 0; i < 50000 && tid > 0; i++) {
+		FILE *f = fopen(path, "re");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		st = strrchr(buf, ')');
+		if (!st || (st[1] == ' ' && st[2] == 'S'))
+			return;
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* A request read from @fd: to the worker idle the longest, once asleep. */
+static void pool_hand(struct pool *pl, int fd, const char *req, uint64_t t0, uint64_t c0)
+{
+	struct worker *w;
+
+	pthread_mutex_lock(&pl->mu);
+	while (!pl->nr_idle)
+		pthread_cond_wait(&pl->some_idle, &pl->mu);
+	w = &pl->w[pl->idle[pl->head]];
+	pl->head = (pl->head + 1) % pl->nr;
+	pl->nr_idle--;
+	await_asleep(w->tid);
+	memcpy(w->req, req, REQ);
+	w->client = fd;
+	w->t0 = t0;
+	w->has = true;
+	w->rcpu = cpu_ns() - c0;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/*
+ * Twice as many workers as clients, and two more: the one handed a request
+ * has been idle for a whole request or more, asleep in its wait (a worker
+ * signalled before it went to sleep is not woken: no hand-off is seen).
+ */
+static void pool_start(struct pool *pl, const struct cfg *g)
+{
+	*pl = (struct pool){ .g = g, .nr = 2 * g->c + 2 };
+	pthread_mutex_init(&pl->mu, NULL);
+	pthread_cond_init(&pl->some_idle, NULL);
+	pl->w = calloc((size_t)pl->nr, sizeof(*pl->w));
+	pl->idle = calloc((size_t)pl->nr, sizeof(*pl->idle));
+	if (!pl->w || !pl->idle)
+		die("calloc");
+	for (long i = 0; i < pl->nr; i++) {
+		pthread_t t;
+
+		pl->w[i] = (struct worker){ .pl = pl, .up = connect_to(g) };
+		pthread_cond_init(&pl->w[i].cv, NULL);
+		if (pthread_create(&t, NULL, pool_worker, &pl->w[i]))
+			die("pthread_create");
+		pthread_detach(t);
+	}
+}
+
+/* The reader: accept the clients, read their requests, hand each to a worker. */
+static void proxy_pool(const struct cfg *g)
+{
+	struct pollfd pfd[MAX_CONNS + 1] = { { .fd = g->lfd, .events = POLLIN } };
+	nfds_t n = 1;
+	struct pool pl;
+	sigset_t none;
+
+	sigemptyset(&none);
+	pool_start(&pl, g);
+	for (;;) {
+		if (ppoll(pfd, n, NULL, &none) < 0 && errno != EINTR)
+			die("ppoll");
+		if (stopping)
+			self_report("proxy");
+		for (nfds_t i = n; i-- > 1;) {
+			char req[REQ];
+
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			if (read_full(pfd[i].fd, req, REQ) > 0) {
+				pool_hand(&pl, pfd[i].fd, req, now_ns(), cpu_ns());
+				continue;
+			}
+			close(pfd[i].fd);
+			pfd[i] = pfd[--n];
+		}
+		if ((pfd[0].revents & POLLIN) && n <= MAX_CONNS) {
+			pfd[n] = (struct pollfd){ .fd = accept(g->lfd, NULL, NULL), .events = POLLIN };
+			if (pfd[n].fd < 0)
+				die("accept");
+			set_nodelay(g, pfd[n++].fd);
+		}
+	}
+}
+
 /* ------------------------------------------------------------------ client */
 
 struct client_arg {
@@ -434,16 +660,32 @@ struct client_arg {
 	long done;
 };
 
+/* The requests a client writes before it reads their answers (-P): 1 unless pipelined. */
+static long pipeline(void)
+{
+	const char *v = getenv("PATHWORK_PIPELINE");
+
+	return v && atol(v) > 1 ? atol(v) : 1;
+}
+
 static void *client_thread(void *p)
 {
 	struct client_arg *a = p;
 	int fd = connect_to(a->g);
 	char req[REQ] = { 'r' }, ans[ANS];
+	long depth = pipeline();
 
-	for (long i = 0; i < a->reqs; i++) {
-		if (write_full(fd, req, REQ) < 0 || read_full(fd, ans, ANS) <= 0)
-			die("client request");
-		a->done++;
+	for (long i = 0; i < a->reqs; i += depth) {
+		long batch = a->reqs - i < depth ? a->reqs - i : depth;
+
+		for (long k = 0; k < batch; k++)
+			if (write_full(fd, req, REQ) < 0)
+				die("client request");
+		for (long k = 0; k < batch; k++) {
+			if (read_full(fd, ans, ANS) <= 0)
+				die("client answer");
+			a->done++;
+		}
 	}
 	close(fd);
 	return NULL;
@@ -472,7 +714,8 @@ static long client_run(const struct cfg *g)
 /* A role, as its link's name says; argv: ROLE MODE TRANSPORT N C X Y ADDR LFD. */
 static int role_main(const char *role, char **argv)
 {
-	struct cfg g = { .epoll = !strcmp(argv[1], "epoll"), .tcp = !strcmp(argv[2], "tcp"),
+	struct cfg g = { .epoll = !strcmp(argv[1], "epoll"), .pool = !strcmp(argv[1], "pool"),
+			 .tcp = !strcmp(argv[2], "tcp"),
 			 .n = atol(argv[3]), .c = atol(argv[4]), .x_us = atol(argv[5]),
 			 .y_us = atol(argv[6]), .lfd = atoi(argv[8]) };
 
@@ -482,6 +725,8 @@ static int role_main(const char *role, char **argv)
 		serve_threads(&g, backend_conn, role);
 	else if (!strcmp(role, "proxy") && g.epoll)
 		proxy_epoll(&g);
+	else if (!strcmp(role, "proxy") && g.pool)
+		proxy_pool(&g);
 	else if (!strcmp(role, "proxy"))
 		serve_threads(&g, proxy_conn, role);
 	else if (!strcmp(role, "client"))
@@ -506,7 +751,8 @@ static pid_t start(const char *dir, const char *role, const struct cfg *g, const
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		execl(path, role, g->epoll ? "epoll" : "thread", g->tcp ? "tcp" : "unix", nums[0],
+		execl(path, role, g->epoll ? "epoll" : g->pool ? "pool" : "thread",
+		      g->tcp ? "tcp" : "unix", nums[0],
 		      nums[1], nums[2], nums[3], addr, fdtxt, (char *)NULL);
 		die("exec");
 	}
@@ -515,8 +761,8 @@ static pid_t start(const char *dir, const char *role, const struct cfg *g, const
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: pathwork [-m thread|epoll] [-t unix|tcp] [-n N] [-c C] "
-		"[-x MS] [-y MS] [-b ADDR | -B]\n");
+	fprintf(stderr, "usage: pathwork [-m thread|epoll|pool] [-t unix|tcp] [-n N] [-c C] "
+		"[-x MS] [-y MS] [-P P] [-b ADDR | -B]\n");
 	exit(2);
 }
 
@@ -525,9 +771,12 @@ static void parse(int argc, char **argv, struct cfg *g)
 	int opt;
 
 	*g = (struct cfg){ .n = 100, .c = 2, .x_us = 1000, .y_us = 3000 };
-	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:b:B")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:P:b:B")) != -1) {
 		switch (opt) {
-		case 'm': g->epoll = !strcmp(optarg, "epoll"); break;
+		case 'm':
+			g->epoll = !strcmp(optarg, "epoll");
+			g->pool = !strcmp(optarg, "pool");
+			break;
 		case 't': g->tcp = !strcmp(optarg, "tcp"); break;
 		case 'n': g->n = atol(optarg); break;
 		case 'c': g->c = atol(optarg); break;
@@ -535,6 +784,11 @@ static void parse(int argc, char **argv, struct cfg *g)
 		case 'y': g->y_us = (long)(atof(optarg) * 1000); break;
 		case 'b': g->backend_at = optarg; break;
 		case 'B': g->backend_only = true; break;
+		case 'P':
+			if (atol(optarg) < 1)
+				usage();
+			setenv("PATHWORK_PIPELINE", optarg, 1);
+			break;
 		default: usage();
 		}
 	}

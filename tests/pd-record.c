@@ -23,6 +23,7 @@
 
 #include "internal.h"
 #include "source/formats.h"
+#include "capture/record.h"
 #include "capture/perfdata.h"
 
 struct rec_ctx {

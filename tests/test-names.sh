@@ -24,26 +24,12 @@
 #    feature sections, unpacking), each named for its part.
 #  - sig-rec in bpf/args-rec: the signal record comes from args.bpf.c with
 #    the arg record, and is declared beside it in args-rec.h.
-#  - rows, rowref, rowsum in stats/account-read; proc in stats/account and
-#    stats/stats; scstat in stats/account; peercache in stats/peers; ports
-#    in stats/groups: the parts
-#    of the stats object, used by its files alone, which the reshaping of
-#    stats/ (into a one-way pipeline of its own) renames; until then they
-#    stay where they are, listed here.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 exceptions='
 pd-reader capture/pd-records
 pd-reader capture/pd-sample
 sig-rec bpf/args-rec
-rows stats/account-read
-rowref stats/account-read
-rowsum stats/account-read
-proc stats/account
-proc stats/stats
-scstat stats/account
-peercache stats/peers
-ports stats/groups
 '
 
 cd "$top_srcdir/lib" || fail "no lib/ under $top_srcdir"

@@ -1,7 +1,7 @@
 /*
  * ipcperf check: an environment doctor. Each line is "OK  ..." or
  * "PROBLEM ... — fix: COMMAND", one per item of the library's machine check
- * (ipcperf_machine_check(), lib/check.c); the exit status says whether
+ * (ipcperf_machine_check(), lib/machine/check.c); the exit status says whether
  * tracing can work, judged by its test capture of /bin/true.
  */
 #include "config.h"

@@ -22,6 +22,9 @@ struct hopstat {
 	int parent;
 	enum ipcperf_fd_kind kind;
 	struct vals req, self, resp;
+	/* the self time split: by every request of the shape (split), else not shown */
+	struct vals cpu, runq, blocked;
+	bool unsplit;
 };
 
 struct shape {
@@ -67,6 +70,9 @@ void pathsout_delete(struct pathsout *po)
 			free(s->hops[h].req.v);
 			free(s->hops[h].self.v);
 			free(s->hops[h].resp.v);
+			free(s->hops[h].cpu.v);
+			free(s->hops[h].runq.v);
+			free(s->hops[h].blocked.v);
 		}
 		free(s->hops);
 		free(s->e2e.v);
@@ -234,6 +240,17 @@ static int keep(struct pathsout *po, const struct ipcperf_path *p, size_t shape)
 	return 0;
 }
 
+/* @h's self time split, into @hs; a hop not split makes its shape's hop not split. */
+static int add_split(struct hopstat *hs, const struct ipcperf_path_hop *h)
+{
+	if (!h->split) {
+		hs->unsplit = true;
+		return 0;
+	}
+	return vals_add(&hs->cpu, h->cpu_ns) | vals_add(&hs->runq, h->runq_ns) |
+	       vals_add(&hs->blocked, h->blocked_ns);
+}
+
 void pathsout_add(void *ctx, const struct ipcperf_path *p)
 {
 	struct pathsout *po = ctx;
@@ -251,6 +268,7 @@ void pathsout_add(void *ctx, const struct ipcperf_path *p)
 		err |= vals_add(&s->hops[h].req, p->hops[h].request_ns);
 		err |= vals_add(&s->hops[h].self, p->hops[h].self_ns);
 		err |= vals_add(&s->hops[h].resp, p->hops[h].response_ns);
+		err |= add_split(&s->hops[h], &p->hops[h]);
 	}
 	if (po->keep)
 		err |= keep(po, p, (size_t)i);
@@ -300,6 +318,19 @@ static void put_pair(FILE *f, const struct vals *v, bool last)
 	fprintf(f, last ? "  %s" : "  %-19s", cell);
 }
 
+/* The hop's self time by state, p50s, under its line. */
+static void text_split(FILE *f, const struct hopstat *hs)
+{
+	char a[16], b[16], c[16];
+
+	if (hs->unsplit || !hs->cpu.n)
+		return;
+	fprintf(f, "  %-22s  self p50: cpu %s  runq %s  blocked %s\n", "",
+		fmt_ns(a, sizeof(a), quantile(&hs->cpu, 0.5)),
+		fmt_ns(b, sizeof(b), quantile(&hs->runq, 0.5)),
+		fmt_ns(c, sizeof(c), quantile(&hs->blocked, 0.5)));
+}
+
 static void text_shape(FILE *f, const struct shape *s)
 {
 	char a[16], b[16], c[16];
@@ -321,6 +352,7 @@ static void text_shape(FILE *f, const struct shape *s)
 		put_pair(f, &hs->self, false);
 		put_pair(f, &hs->resp, true);
 		fputc('\n', f);
+		text_split(f, hs);
 	}
 	if (m.hop >= 0)
 		fprintf(f, "  most time: %s's own time, %.0f%% of the requests' time\n",
@@ -333,7 +365,7 @@ static void text_shape(FILE *f, const struct shape *s)
 static uint64_t unattributed(const struct ipcperf_paths_stats *ps)
 {
 	return ps->no_response + ps->untraced_hop + ps->unread + ps->no_cause + ps->lost +
-	       ps->late;
+	       ps->late + ps->pipelined;
 }
 
 static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
@@ -343,7 +375,7 @@ static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
 	const struct { const char *what; uint64_t n; } why[] = {
 		{ "no response", ps->no_response }, { "untraced hop", ps->untraced_hop },
 		{ "response not read", ps->unread }, { "no cause", ps->no_cause },
-		{ "events lost", ps->lost }, { "late", ps->late },
+		{ "events lost", ps->lost }, { "late", ps->late }, { "pipelined", ps->pipelined },
 	};
 	const char *sep = "";
 
@@ -415,6 +447,20 @@ static void json_q(struct json *j, const char *key, const struct vals *v)
 	json_object_end(j);
 }
 
+/* The self time split's quantiles; null when a request's hop was not split. */
+static void json_split_q(struct json *j, const struct hopstat *hs)
+{
+	if (hs->unsplit || !hs->cpu.n) {
+		json_null(j, "cpu_ns");
+		json_null(j, "runq_ns");
+		json_null(j, "blocked_ns");
+		return;
+	}
+	json_q(j, "cpu_ns", &hs->cpu);
+	json_q(j, "runq_ns", &hs->runq);
+	json_q(j, "blocked_ns", &hs->blocked);
+}
+
 static void json_shape(struct json *j, const struct shape *s)
 {
 	struct most m = most_of(s);
@@ -432,6 +478,7 @@ static void json_shape(struct json *j, const struct shape *s)
 		json_q(j, "request_ns", &s->hops[h].req);
 		json_q(j, "self_ns", &s->hops[h].self);
 		json_q(j, "response_ns", &s->hops[h].resp);
+		json_split_q(j, &s->hops[h]);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -467,6 +514,15 @@ static void json_hop(struct json *j, const struct ipcperf_path_hop *h)
 	json_u64(j, "request_ns", h->request_ns);
 	json_u64(j, "self_ns", h->self_ns);
 	json_u64(j, "response_ns", h->response_ns);
+	if (h->split) {
+		json_u64(j, "cpu_ns", h->cpu_ns);
+		json_u64(j, "runq_ns", h->runq_ns);
+		json_u64(j, "blocked_ns", h->blocked_ns);
+	} else {
+		json_null(j, "cpu_ns");
+		json_null(j, "runq_ns");
+		json_null(j, "blocked_ns");
+	}
 	json_object_end(j);
 }
 
@@ -504,6 +560,7 @@ void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_path
 	json_u64(&j, "no_cause", ps->no_cause);
 	json_u64(&j, "lost", ps->lost);
 	json_u64(&j, "late", ps->late);
+	json_u64(&j, "pipelined", ps->pipelined);
 	json_object_end(&j);
 	json_array_begin(&j, "shapes");
 	for (size_t i = 0; i < po->nr; i++)

@@ -479,9 +479,11 @@ enum ipcperf_scope {
 /**
  * The fixed ring size that ring_pages 0 meant up to 0.2 (2 MiB of 4 KiB
  * pages). ring_pages 0 now takes the largest power of two, up to 8192
- * pages per CPU, whose rings this process may lock: perf_event_mlock_kb
- * per online CPU plus RLIMIT_MEMLOCK, or, with CAP_IPC_LOCK (root) or
- * perf_event_paranoid -1, 256 MiB for all CPUs together;
+ * pages per CPU, whose rings this process may lock (perf_event_mlock_kb
+ * per online CPU plus RLIMIT_MEMLOCK; no limit with CAP_IPC_LOCK, root's,
+ * or perf_event_paranoid -1) within what the per-CPU budget of 64 MiB
+ * leaves the rings: up to 40 MiB for all CPUs together (4096 pages on 2
+ * CPUs, 128 on 64, 32 on 256);
  * ipcperf_session_stats.ring_pages says what a session took.
  */
 #define IPCPERF_DEFAULT_RING_PAGES 512
@@ -1933,9 +1935,13 @@ struct ipcperf_path_hop {
 	 */
 	uint64_t self_ns;
 	/**
-	 * When @p split: self_ns divided into the time its thread ran, waited
-	 * to run (runnable, not running) and slept. Not split yet (false, all
-	 * 0): reserved for the scheduler's part.
+	 * When @p split: self_ns divided, exactly, into the time the thread
+	 * that held the request ran, waited to run (runnable, not running) and
+	 * was blocked, from the scheduler's switches and wakeups. Split only
+	 * when the session's events are CPU-wide (IPCPERF_EV_SCHED, the
+	 * default scope as root, or -a), which see a thread switched in from
+	 * any other; per task (a capture, no CPU-wide rights) a switch-in
+	 * from another process is not seen: false, all 0.
 	 */
 	bool split;
 	uint64_t cpu_ns, runq_ns, blocked_ns;
@@ -1966,8 +1972,8 @@ struct ipcperf_paths_stats {
 	uint64_t unread;	/**< a response whose bytes the caller did not all read */
 	/**
 	 * An exchange a serving process made that no request it held explains:
-	 * an event loop's write in a turn without a request read, a hand-off to
-	 * another thread (worker pools: not followed yet).
+	 * an event loop's write in a turn without a request read, a worker's
+	 * call for a request handed to it without a wakeup (it was not asleep).
 	 */
 	uint64_t no_cause;
 	uint64_t lost;		/**< requests that were under way when events were lost */
@@ -1977,6 +1983,12 @@ struct ipcperf_paths_stats {
 	 * the turns of its connection were already taken without it.
 	 */
 	uint64_t late;
+	/**
+	 * Pipelined requests (written in separate calls before their answers)
+	 * whose answers cannot be told apart: the server answered several of
+	 * them in one write, so which answer is whose is not known.
+	 */
+	uint64_t pipelined;
 };
 
 struct ipcperf_paths;
@@ -1988,7 +2000,9 @@ struct ipcperf_paths;
  * request; an exchange it then starts belongs to the request it holds. The
  * thread's time is cut at each return of a wait (epoll, poll, select): an
  * exchange started in a later turn than the read that made the thread hold
- * a request is not that request's (an event loop). Pure: no I/O of its own.
+ * a request is not that request's (an event loop). A thread that read a
+ * request and then, in that turn, wakes another thread of its process hands
+ * the request to it, once (a worker pool). Pure: no I/O of its own.
  * @return paths state freed with ipcperf_paths__delete() (before @p fl);
  *   NULL with errno (EINVAL, ENOMEM). One paths object a flows object.
  */
@@ -1997,9 +2011,13 @@ IPCPERF_API struct ipcperf_paths *ipcperf_paths__new(struct ipcperf_flows *fl);
 IPCPERF_API void ipcperf_paths__delete(struct ipcperf_paths *p);
 
 /**
- * Feed @p p from @p s (its waits; the bytes come through the flows):
- * attach after the stats and the flows. The session needs IPCPERF_EV_WAITS
- * for event loops. @return 0; -EINVAL; -EBUSY once started.
+ * Feed @p p from @p s (its waits, connects and closes, and the targets'
+ * switches and wakeups for the hand-offs and the self time split; the
+ * bytes come through the flows): attach after the stats and the flows. The session needs
+ * IPCPERF_EV_WAITS for event loops and IPCPERF_EV_SCHED for worker pools
+ * and the split; attached, the session also opens sched_waking and keeps
+ * the idle task's and its own sched_switch and sched_wakeup records (for
+ * @p p only). @return 0; -EINVAL; -EBUSY once started.
  */
 IPCPERF_API int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s);
 

@@ -23,8 +23,6 @@
 /* Threads whose switches are counted at once (sched_tot), of targets or of the machine. */
 #define SCHED_THREADS 16384
 #define SCHED_THREADS_ALL 65536
-/* (tgid, fd, nr) sums at once; a call that finds no room gets a call record */
-#define AGG_KEYS 16384
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -224,21 +222,6 @@ static int keep_logs(struct ipp_bpf *b)
 	return 0;
 }
 
-/*
- * The fast slots for @nr_cpus CPUs: as many as IPP_SUM_FAST_BYTES holds on
- * all of them (each CPU has its copy of each), a power of two, 2 to
- * IPP_SUM_FAST.
- */
-static uint32_t fast_slots(int nr_cpus)
-{
-	size_t per_slot = sizeof(struct ipp_sum_slot) * (size_t)(nr_cpus > 0 ? nr_cpus : 1);
-	uint32_t n = IPP_SUM_FAST;
-
-	while (n > 2 && n > IPP_SUM_FAST_BYTES / per_slot)
-		n /= 2;
-	return n;
-}
-
 /* The programs' settings, by what was asked. */
 static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 {
@@ -266,7 +249,7 @@ static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 		  r->follow_forks && !r->io_records;
 	r->agg_calls = b->aggs;
 	r->nr_cpus = (uint32_t)b->nr_cpus;
-	r->fast_slots = fast_slots(b->nr_cpus);
+	r->fast_slots = ipp_sum_rec__fast_slots(b->nr_cpus);
 	b->want_args = b->pairs && IPP_OPTS_HAS(opts, call_args) && opts->call_args;
 	r->restricted = IPP_OPTS_HAS(opts, restricted) && opts->restricted;
 	r->caller_uid = (uint32_t)getuid();
@@ -287,8 +270,8 @@ static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	bpf_map__set_max_entries(k->maps.sched_tot,
 				 !b->counts_sched ? 1 :
 				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
-	/* allocated as keys come (no prealloc): the bound only */
-	bpf_map__set_max_entries(k->maps.agg, b->aggs ? AGG_KEYS : 1);
+	/* allocated as keys come (no prealloc): the bound only, by the CPUs (sum-rec.h) */
+	bpf_map__set_max_entries(k->maps.agg, b->aggs ? ipp_sum_rec__agg_keys(b->nr_cpus) : 1);
 	bpf_map__set_max_entries(k->maps.agg_fast, b->aggs ? k->rodata->fast_slots : 1);
 	bpf_map__set_autocreate(k->maps.arg_specs, b->want_args);
 	bpf_map__set_autocreate(k->maps.arg_slots, b->want_args);

@@ -2,7 +2,7 @@
 /*
  * The sched record of the BPF programs (sched_count and the others in
  * fdid.bpf.c), what the kernel accounts to a task (its counters' sources,
- * which lib/source/targets.c also reads from /proc), the sched_tot map's value,
+ * which lib/fd/proctask.c also reads from /proc), the sched_tot map's value,
  * and the record's decoder (sched-rec.c). Both sides include it.
  */
 #ifndef IPCPERF_SCHED_REC_H

@@ -28,3 +28,22 @@ int ipp_sum_rec__parse(const void *raw, size_t size, struct ipp_sum_rec *out)
 		return err;
 	return sum_consistent(out) ? 0 : -EPROTO;
 }
+
+unsigned int ipp_sum_rec__fast_slots(long ncpus)
+{
+	size_t per_slot = sizeof(struct ipp_sum_slot) * (size_t)(ncpus > 0 ? ncpus : 1);
+	unsigned int n = IPP_SUM_FAST;
+
+	while (n > 2 && n > IPP_SUM_FAST_BYTES / per_slot)
+		n /= 2;
+	return n;
+}
+
+unsigned int ipp_sum_rec__agg_keys(long ncpus)
+{
+	size_t per_key = sizeof(struct ipp_sum_rec) * (size_t)(ncpus > 0 ? ncpus : 1) +
+			 IPP_SUM_KEY_BYTES;
+	size_t n = IPP_SUM_AGG_BYTES / per_key;
+
+	return n < 1 ? 1 : n > IPP_SUM_AGG_KEYS ? IPP_SUM_AGG_KEYS : (unsigned int)n;
+}

@@ -63,6 +63,16 @@ struct ipp_sum_key {
 #define IPP_SUM_FAST 128	/* at most: the loader takes fewer on many CPUs (IPP_SUM_FAST_BYTES) */
 /* What the fast slots may take on all CPUs together: 128 of them up to 30 CPUs, 2 on 1000. */
 #define IPP_SUM_FAST_BYTES (8u << 20)
+/*
+ * The agg map's keys at most (a key's sums take a record on every CPU, and
+ * the kernel's element: IPP_SUM_KEY_BYTES), and what they may take on all
+ * CPUs together when all are in use: 7598 keys on 1 CPU, 3855 on 2, 122
+ * on 64, 30 on 256, 7 on 1024. A call whose key finds no room is written as
+ * a call record (exact, only dearer). doc/scaling.md.
+ */
+#define IPP_SUM_AGG_KEYS 16384u
+#define IPP_SUM_AGG_BYTES (16u << 20)
+#define IPP_SUM_KEY_BYTES 64u	/* the hash element and its key, besides the values */
 #define IPP_SUM_TAG(tgid, fd, nr) \
 	(((__u64)(tgid) << 42) | ((__u64)((__u32)(nr) & 1023) << 32) | (__u64)(__u32)(fd))
 #define IPP_SUM_TAG_TGID(t) ((__u32)((t) >> 42))
@@ -99,6 +109,14 @@ enum ipp_sum_want {
  *   (buckets past lib/hist.c's last, a bucket sum other than ops, min > max).
  */
 int ipp_sum_rec__parse(const void *raw, size_t size, struct ipp_sum_rec *out);
+/*
+ * The fast slots on @ncpus CPUs: as many as IPP_SUM_FAST_BYTES holds on all
+ * of them (each CPU has its copy of each), a power of two, 2 to
+ * IPP_SUM_FAST. Pure.
+ */
+unsigned int ipp_sum_rec__fast_slots(long ncpus);
+/* The agg map's keys on @ncpus CPUs: as many as IPP_SUM_AGG_BYTES holds, 1 to IPP_SUM_AGG_KEYS. Pure. */
+unsigned int ipp_sum_rec__agg_keys(long ncpus);
 
 #endif
 

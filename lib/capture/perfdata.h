@@ -2,12 +2,10 @@
 /*
  * lib/capture/: captures in perf.data. The format (perfdata.c), its writer
  * (pd-writer.c), its reader (pd-reader.c and the pd-*.c beside it), the
- * recorder (record.c), ipcperf's own section read back (rec-data.c), the
- * fd identities a session asked for (identlog.c), and the replay source
- * that feeds a capture's records to a session (replay.c). This folder may
- * call pipeline/ (the replay feeds the pipeline as the live rings do),
- * source/ (the recorder copies the tracefs formats formats.c names) and the
- * ground floor (lib/).
+ * recorder (record.c), ipcperf's own section read back (rec-data.c). The
+ * replay source that feeds a capture's records to a session is source/'s
+ * (replay.c). This folder may call fd/ (the fd identities a session asked
+ * for, identlog.c, which the recorder keeps) and the ground floor (lib/).
  *
  * perfdata: captures in the perf.data file format (perf 6.1's reading of it:
  * tools/perf/util/header.c, session.c, trace-event-read.c).

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capture/identlog.h"
+#include "fd/identlog.h"
 #include "capture/record.h"
 
 void ipp_rec_data__free(struct ipp_rec_data *d)

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <tracefs.h>
 #include "capture/perfdata.h"
-#include "source/formats.h"
-#include "capture/identlog.h"
+#include "fd/identlog.h"
 #include "capture/record.h"
 
 /* ------------------------------------------------------------------ recorder */
@@ -42,6 +42,22 @@ static void write_failed(struct ipp_recorder *r, int err)
 	ipp_info("cannot write the capture to %s: %s\n", r->path, strerror(-r->err));
 }
 
+char *ipp_tracefs_events_file(const char *name, size_t *len)
+{
+	char path[64];
+	int size = 0;
+	char *buf;
+
+	snprintf(path, sizeof(path), "events/%s", name);
+	buf = tracefs_instance_file_read(NULL, path, &size);
+	if (buf && size <= 0) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		*len = (size_t)size;
+	return buf;
+}
 
 struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 {
@@ -91,29 +107,6 @@ int ipp_recorder__add_event(struct ipp_recorder *r, const struct ipcperf_event_d
 {
 	return ipp_pd_writer__add_event(r->w, d->system, d->name, d->attr, d->attr_size, d->ids,
 					d->nr_ids, d->format, d->format_len);
-}
-
-int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es)
-{
-	for (size_t i = 0; i < es->n; i++) {
-		const struct ipp_event *ev = &es->v[i];
-		const struct ipcperf_event_desc d = {
-			.system = ev->system, .name = ev->name, .id = ev->id, .attr = &ev->attr,
-			.attr_size = sizeof(ev->attr), .ids = ev->ids, .nr_ids = ev->nr_ids,
-			.format = ev->format, .format_len = ev->format_len,
-		};
-		int err;
-
-		if (!ev->opened)
-			continue;
-		err = ipp_recorder__add_event(r, &d);
-		if (err) {
-			ipp_info("cannot describe %s:%s in the capture: %s\n", ev->system, ev->name,
-				 strerror(-err));
-			return err;
-		}
-	}
-	return 0;
 }
 
 void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size)

@@ -51,6 +51,12 @@ struct ipp_rec_counters {
 	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
 };
 
+/*
+ * tracefs events/@name (header_page, header_event) through libtracefs, which
+ * finds (or, as root, mounts) tracefs; malloc'ed, or NULL.
+ */
+char *ipp_tracefs_events_file(const char *name, size_t *len);
+
 struct ipp_recorder;
 
 /*
@@ -66,9 +72,6 @@ int ipp_recorder__add_event(struct ipp_recorder *r, const struct ipcperf_event_d
  * A ring record, or (NULL, 0) at the end of a pass. Errors are kept for
  * finish; the first is explained through the print function when it happens.
  */
-struct ipp_evset;
-/* Every event of @es that was opened, before any record. @return 0 or -errno (explained). */
-int ipp_recorder__add_events(struct ipp_recorder *r, const struct ipp_evset *es);
 void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size);
 /*
  * A COMM record, at time 0, for thread @tid of @pid named @comm, that was

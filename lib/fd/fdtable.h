@@ -3,11 +3,12 @@
  * lib/fd/: what each fd is. The fd table (fdtable.c, fdtable-calls.c),
  * what an fd is reported as once settled (fdtable-report.c) and the calls
  * waiting for it (settleq.c); the resolvers it asks (resolve.h): /proc
- * (procres.c over procfd.c and sockdb.c), a capture's log (resolve-log.c),
- * and the kernel's records (resolve-kernel.c, kwords.c); each call with
- * its fds, for trace (callfds.c). This folder may call capture/ (the identity log a
- * capture keeps), source/ (targets.c's /proc helper), bpf/ (the records'
- * types) and the ground floor (lib/).
+ * (procres.c over procfd.c and sockdb.c), a capture's log (resolve-log.c
+ * over identlog.c, the identity log a capture keeps), and the kernel's
+ * records (resolve-kernel.c, kwords.c); each call with its fds, for trace
+ * (callfds.c); and what /proc says of tasks (proctask.c), which the sources
+ * and the pipeline ask too. This folder may call bpf/ (the records' types
+ * and decoders) and the ground floor (lib/).
  *
  * fd identity: what each fd of each traced process refers to, at every
  * moment of the capture (accuracy rule 2 of doc/accuracy.md).

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A NETLINK_SOCK_DIAG socket (nl.c), for sockdb.c: one request at a time,
- * its replies handed to a callback, their attributes walked.
+ * its replies handed to a callback, their attributes walked; or, for
+ * sockdb-ask.c, a batch of requests sent at once, an answer each.
  */
 #ifndef IPP_FD_NL_H
 #define IPP_FD_NL_H

@@ -28,7 +28,7 @@
 #include <sys/xattr.h>
 
 #include "internal.h"
-#include "source/targets.h"
+#include "fd/proctask.h"
 #include "fd/procfd.h"
 
 /* ------------------------------------------------------------------ sockets of /proc */

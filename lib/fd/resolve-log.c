@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The capture-log resolver (resolve.h): a recording session's /proc answers
- * are added to the capture's identity log (record.c) as they are given; a
+ * are added to the capture's identity log (identlog.c) as they are given; a
  * replay takes them back, in the order they were asked for, and never
  * reads /proc.
  */
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capture/identlog.h"
+#include "fd/identlog.h"
 #include "fd/resolve.h"
 
 struct logres {

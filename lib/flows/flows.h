@@ -4,7 +4,7 @@
  * (flows.c), the flows read out with their verdicts (flows-read.c), each
  * flow's place along its chain and the bottlenecks (chains.c), and an
  * event loop's waits put on the fds that became ready (waits.c). This folder may call stats/ (the fd table of a stats object),
- * fd/ (what the fds are, once settled), pipeline/ (the session it attaches
+ * fd/ (what the fds are, once settled), session/ (the session it attaches
  * to) and the ground floor (lib/).
  *
  * The flows object (struct ipcperf_flows) is public and opaque: the rest of
@@ -19,7 +19,7 @@
 #include "fd/fdtable.h"
 #include "hist.h"
 #include "flows/waits.h"
-#include "paths/flowtap.h"
+#include "flows/flowtap.h"
 
 /*
  * The key of a flow read from a socket whose peer is not known: the
@@ -98,7 +98,7 @@ struct ipcperf_flows {
 	size_t nr_warm, cap_warm;
 	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
 	void *match_ctx;
-	struct ipp_flowtap tap;		/* the request paths' (paths/flowtap.h) */
+	struct ipp_flowtap tap;		/* the request paths' (flows/flowtap.h) */
 };
 
 /*

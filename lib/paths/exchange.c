@@ -9,17 +9,21 @@
  * come (the flows' matches come in the order of each direction's bytes),
  * then wait in order.c to be taken in the order they happened. Turn-taking
  * cuts each direction's bytes into messages: a write from the caller's end
- * after bytes went the other way starts a request (and closes the exchange
- * before it), a write from the other end starts the response of the
- * exchange under way. A match's offset says which message it read and
- * whether it took that message's first byte.
+ * after bytes went the other way starts a request (and ends the turn
+ * before it, closing its exchanges), a write from the other end starts the
+ * response of the exchange under way. Within a turn, each write call of the
+ * caller is a request of its own, answered in order (pipelining:
+ * turn.c). A match's offset says which message it read and whether it
+ * took that message's first byte.
  *
  * A read that took a request's first byte makes its thread hold that
  * request (the server span begins); a read of a response makes the caller's
  * thread hold again the request it made that exchange for. A request that
  * starts belongs to what its thread holds, unless a wait returned in that
  * thread since the read that made it hold it (paths.c: an event loop's
- * turn) or the request held was answered already.
+ * turn) or the request held was answered already; the first request on a
+ * socket that the thread connected in the turn it held a request belongs
+ * to that request, whatever the turn it is written in.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -73,14 +77,14 @@ static struct ipp_conn *conn_of(struct ipcperf_paths *p, const struct ipp_ident 
 	return c;
 }
 
-static void msg_start(struct ipp_msg *m, const struct ipp_item *it)
+void ipp_paths__msg_start(struct ipp_msg *m, const struct ipp_item *it)
 {
 	*m = (struct ipp_msg){ .off0 = it->off, .off1 = it->off + it->bytes,
 			       .w_start = it->start, .w_end = it->end, .wpid = it->pid,
 			       .wtid = it->tid, .wfd = it->fd, .rfd = -1 };
 }
 
-static void msg_extend(struct ipp_msg *m, const struct ipp_item *it)
+void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it)
 {
 	if (it->off + it->bytes > m->off1)
 		m->off1 = it->off + it->bytes;
@@ -131,18 +135,29 @@ static void unexplained(struct ipcperf_paths *p, struct ipp_xchg *x, pid_t pid)
 	x->drop = s.n ? IPP_DROP_PART : IPP_DROP_NO_CAUSE;
 }
 
-/*
- * What the request @x, just started by @ev, belongs to: the request its
- * thread holds, if it still may; else it is an originator's, or (when its
- * process serves requests) one no rule explains.
- */
-static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const struct ipp_item *it)
+struct ipp_xchg *ipp_paths__held(struct ipcperf_paths *p, const struct ipp_item *it)
 {
 	struct ipp_thr *t = ipp_paths__thr(p, it->tid);
 	struct ipp_xchg *held = t && t->held ? ipp_idmap__get(&p->live, t->held) : NULL;
 
-	if (held && !held->answered && !ipp_paths__thr_waited(t, t->held_at, it->start) &&
-	    add_kid(held, x) == 0)
+	if (!held || held->answered || ipp_paths__thr_waited(t, t->held_at, it->start))
+		return NULL;
+	return held;
+}
+
+/*
+ * What the request @x, just started by @it, belongs to: the request its
+ * fd was connected for, or else the one its thread holds, if it still may;
+ * else it is an originator's, or (when its process serves requests) one no
+ * rule explains.
+ */
+static void attach_request(struct ipcperf_paths *p, struct ipp_xchg *x, const struct ipp_item *it)
+{
+	struct ipp_xchg *cause = ipp_sockfd__dialed_for(p, it);
+
+	if (!cause)
+		cause = ipp_paths__held(p, it);
+	if (cause && add_kid(cause, x) == 0)
 		return;
 	if (ipp_idmap__get(&p->servers, (uint64_t)it->pid))
 		unexplained(p, x, it->pid);
@@ -157,60 +172,54 @@ static void new_request(struct ipcperf_paths *p, struct ipp_conn *c, const struc
 	x->id = ++p->next_id;
 	x->kind = c->kind;
 	x->open = 1;
-	msg_start(&x->req, it);
+	ipp_paths__msg_start(&x->req, it);
 	if (ipp_idmap__put(&p->live, x->id, x) < 0) {
 		free(x);
 		return;
 	}
-	if (c->cur)
-		ipp_paths__close_xchg(p, c->cur);
+	if (ipp_turn__add(c, x) < 0) {
+		ipp_idmap__del(&p->live, x->id);
+		free(x);
+		return;
+	}
 	c->cur = x;
 	attach_request(p, x, it);
 }
 
 /* A write, at its start: a request begins or goes on, a response begins or goes on. */
+/*
+ * A write, at its start: from the caller, a request (after answers: of a
+ * new turn); from the server, an answer begins or goes on (turn.c).
+ */
 static void on_write(struct ipcperf_paths *p, const struct ipp_item *it)
 {
 	struct ipp_conn *c = it->c;
-	struct ipp_xchg *x = c->cur;
 
-	if (it->dir == 0 && (!x || x->answered)) {
-		new_request(p, c, it);
-	} else if (it->dir == 0) {
-		msg_extend(&x->req, it);
-	} else if (x && !x->answered) {
-		x->answered = true;
-		msg_start(&x->resp, it);
-	} else if (x) {
-		msg_extend(&x->resp, it);
+	if (it->dir == 1) {
+		ipp_turn__answer(p, c, it);
+		return;
 	}
-	/* else: a response to a request written before we looked: no exchange */
+	if (c->turn.answered)
+		ipp_turn__end(p, c, true);
+	new_request(p, c, it);
 }
 
 /* The exchange under way on @c ends with the connection (or the capture). */
 static void close_cur(struct ipcperf_paths *p, struct ipp_conn *c)
 {
-	struct ipp_xchg *x = c->cur;
-
-	/* its tree may go out now: the connection lets go of it first */
-	c->cur = NULL;
-	if (!x || x->closed)
-		return;
-	if (!x->answered && !x->drop)
-		x->drop = IPP_DROP_NO_RESPONSE;
-	ipp_paths__close_xchg(p, x);
+	ipp_turn__end(p, c, false);
 }
 
 /*
- * A read found the end of the stream: its peer closed, or shut down its
- * writing side. Once the exchange under way was answered, it is complete,
- * and the connection is forgotten (its inodes may name new sockets later);
- * before, the caller may still wait for the answer (a request ended by a
- * half close).
+ * A read found the end of the stream (its peer closed, or shut down its
+ * writing side), or sockfd.c a close that ends it. Once the exchange under
+ * way was answered, it is complete, and the connection is forgotten (its
+ * inodes may name new sockets later); before, the caller may still wait
+ * for the answer (a request ended by a half close).
  */
-static void end_of_file(struct ipcperf_paths *p, struct ipp_conn *c)
+void ipp_paths__end_conn(struct ipcperf_paths *p, struct ipp_conn *c)
 {
-	if (c->gone || (c->cur && !c->cur->answered))
+	if (c->gone || (c->turn.n && !c->turn.answered))
 		return;
 	close_cur(p, c);
 	for (int i = 0; i < 2; i++)
@@ -222,14 +231,19 @@ static void end_of_file(struct ipcperf_paths *p, struct ipp_conn *c)
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c)
 {
 	(void)p;
-	if (!--c->refs && c->gone)
+	if (c && !--c->refs && c->gone) {
+		ipp_turn__fini(c);
 		free(c);
+	}
 }
 
 void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c)
 {
-	if (c->cur && !c->cur->drop)
-		c->cur->drop = IPP_DROP_LATE;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->turn.n; i++)
+		if (!c->turn.v[i]->drop)
+			c->turn.v[i]->drop = IPP_DROP_LATE;
 	(void)p;
 }
 
@@ -282,6 +296,42 @@ void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struc
 	ipp_order__push(p, &it, ev->end_ns);
 }
 
+/*
+ * A thread began waking @it->woken (sched_waking, the waker's own record:
+ * sched_wakeup may run on the wakee's CPU, in whatever ran there): when it
+ * holds a request it read itself, in the
+ * same turn, not answered and not handed off yet, and the woken thread is
+ * of its process, the request goes to that thread (a worker pool's hand-off
+ * through a condition variable, an eventfd, a pipe): it holds it from the
+ * wakeup on. Once only: the waker's later wakeups (a mutex's waiters) do
+ * not pass it on again.
+ */
+static void hand_off(struct ipcperf_paths *p, const struct ipp_item *it)
+{
+	struct ipp_thr *t = ipp_idmap__get(&p->thrs, (uint64_t)it->tid), *w;
+	struct ipp_xchg *x = t && t->held && t->held_read ? ipp_idmap__get(&p->live, t->held) : NULL;
+
+	if (!x || x->answered || x->hand_tid || ipp_paths__thr_waited(t, t->held_at, it->eff))
+		return;
+	w = ipp_idmap__get(&p->thrs, (uint64_t)it->woken);
+	if (!w || w == t || !w->pid || w->pid != it->pid)
+		return;
+	x->hand_tid = w->tid;
+	x->hand_at = it->eff;
+	ipp_paths__thr_hold(w, x, it->eff);
+	w->held_read = false;
+}
+
+void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid_t waker,
+			  pid_t woken)
+{
+	struct ipp_item it = { .kind = IPP_IT_WAKE, .eff = time, .pid = pid, .tid = waker,
+			       .woken = woken, .start = time, .end = time, .fd = -1 };
+
+	if (waker > 0 && woken > 0)
+		ipp_order__push(p, &it, 0);
+}
+
 /* A read (@it) took bytes [@it->off, + @it->bytes) of message @g (of exchange @x). */
 static void took(struct ipcperf_paths *p, struct ipp_xchg *x, struct ipp_msg *g,
 		 const struct ipp_item *it)
@@ -302,24 +352,28 @@ static void took(struct ipcperf_paths *p, struct ipp_xchg *x, struct ipp_msg *g,
 	}
 	if (!t)
 		return;
-	if (it->dir == 0 && it->off == g->off0)
+	t->pid = it->pid;
+	if (it->dir == 0 && it->off == g->off0 && ipp_turn__read_with(p, t, it)) {
+		x->together = true;	/* held after the one before it (turn.c) */
+	} else if (it->dir == 0 && it->off == g->off0) {
 		ipp_paths__thr_hold(t, x, it->end);	/* the server span begins */
-	else if (it->dir == 1 && x->parent)
+		t->held_read = true;
+	} else if (it->dir == 1 && x->parent) {
 		ipp_paths__thr_hold(t, x->parent, it->end);	/* back to what it called for */
+		t->held_read = false;
+	}
 }
 
 static void on_match(struct ipcperf_paths *p, const struct ipp_item *it)
 {
-	struct ipp_xchg *x = it->c->cur;
-	struct ipp_msg *g;
+	struct ipp_xchg *x = ipp_turn__of(it->c, it->dir, it->off);
 
-	if (!x || (it->dir == 1 && !x->answered))
+	/* else: bytes of an exchange closed already, or from before we looked */
+	if (!x)
 		return;
-	g = it->dir == 0 ? &x->req : &x->resp;
-	/* bytes of an exchange closed already, or from before we looked */
-	if (it->off < g->off0 || it->off >= g->off1)
-		return;
-	took(p, x, g, it);
+	took(p, x, it->dir == 0 ? &x->req : &x->resp, it);
+	if (it->dir == 1)
+		ipp_turn__took(p, it->c, x);
 }
 
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m)
@@ -343,14 +397,23 @@ void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_matc
 
 void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it)
 {
+	if (it->kind == IPP_IT_WAKE) {
+		hand_off(p, it);
+		return;
+	}
+	if (it->kind == IPP_IT_CONNECT || it->kind == IPP_IT_CLOSE) {
+		ipp_sockfd__process(p, it);
+		return;
+	}
 	if (it->c->gone)
 		return;
+	ipp_sockfd__saw(p, it);
 	if (it->kind == IPP_IT_WRITE)
 		on_write(p, it);
 	else if (it->kind == IPP_IT_MATCH)
 		on_match(p, it);
 	else
-		end_of_file(p, it->c);
+		ipp_paths__end_conn(p, it->c);
 }
 
 /* A connection is in the map under each end known: @fn visits it once, under the first known. */
@@ -370,14 +433,26 @@ void ipp_paths__close_all(struct ipcperf_paths *p)
 	each_conn(p, close_cur);
 }
 
-static void free_conn(struct ipcperf_paths *p, struct ipp_conn *c)
-{
-	(void)p;
-	free(c);
-}
-
+/*
+ * A connection is in the map under each end known: its second end's slot
+ * is emptied first (the map is read no more), then each is freed once. One
+ * pass that freed it at its first end would read it freed at its second,
+ * when that slot comes later.
+ */
 void ipp_paths__free_conns(struct ipcperf_paths *p)
 {
-	each_conn(p, free_conn);
-	ipp_idmap__fini(&p->conns);
+	struct ipp_idmap *m = &p->conns;
+
+	for (size_t i = 0; i < m->cap; i++) {
+		struct ipp_conn *c = m->v[i].val;
+
+		if (m->v[i].key && m->v[i].key != (c->end[0] ? c->end[0] : c->end[1]))
+			m->v[i].key = 0;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->v[i].key) {
+			ipp_turn__fini(m->v[i].val);
+			free(m->v[i].val);
+		}
+	ipp_idmap__fini(m);
 }

@@ -14,6 +14,10 @@
  *
  * An item that comes after items of a later moment were handed on is late:
  * the exchange under way on its connection is left out (never guessed).
+ *
+ * A connect comes straight from the session, ahead of the flows' calls: it
+ * waits here too, and does not move the clock (@now 0), which is the
+ * flows'.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -68,7 +72,8 @@ static void run(struct ipcperf_paths *p, struct ipp_item *it)
 	if (it->eff > p->order.done)
 		p->order.done = it->eff;
 	ipp_paths__process(p, it);
-	ipp_paths__put_conn(p, it->c);
+	if (it->c)
+		ipp_paths__put_conn(p, it->c);
 }
 
 /* Hand on every item older than @upto. */
@@ -90,7 +95,10 @@ void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now)
 	struct ipp_order *o = &p->order;
 
 	it->seq = ++o->seq;
-	it->c->refs++;
+	if (!it->c && it->eff < o->done)
+		return;		/* a wakeup, connect or close too late to be placed: never a wrong turn */
+	if (it->c)
+		it->c->refs++;
 	if (it->eff < o->done) {
 		/* late: the moments after it were handed on already */
 		ipp_paths__late(p, it->c);
@@ -127,7 +135,8 @@ void ipp_order__fini(struct ipcperf_paths *p)
 	struct ipp_order *o = &p->order;
 
 	for (size_t i = 0; i < o->n; i++)
-		ipp_paths__put_conn(p, o->v[i].c);
+		if (o->v[i].c)
+			ipp_paths__put_conn(p, o->v[i].c);
 	free(o->v);
 	memset(o, 0, sizeof(*o));
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The public request paths: a tap on the flows (the bytes: exchange.c),
- * the session's waits (each thread's turns) and lost records, the threads,
- * the flush.
+ * the session's waits (each thread's turns), connects, closes and lost
+ * records, the threads, the flush.
  *
  * The flows hand calls on once what their fd is has been settled, some
  * tens of ms of events after the calls; the waits come straight from the
@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "paths/flowtap.h"
+#include "flows/flowtap.h"
 #include "paths/paths.h"
 
 /* A thread's waits kept, at most, when it holds nothing (a client's loop): the latest ones. */
@@ -49,6 +49,7 @@ static void free_thr(void *ctx, void *val)
 
 	(void)ctx;
 	free(t->waits);
+	free(t->runs);
 	free(t);
 }
 
@@ -81,6 +82,8 @@ void ipcperf_paths__delete(struct ipcperf_paths *p)
 	ipp_flows__tap(p->fl, NULL);
 	ipp_order__fini(p);
 	free_live(p);
+	/* its references first: the connections still in the map are freed next */
+	ipp_sockfd__fini(p);
 	ipp_paths__free_conns(p);
 	ipp_idmap__each(&p->thrs, free_thr, NULL);
 	ipp_idmap__fini(&p->thrs);
@@ -147,6 +150,7 @@ static void on_wait(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
 
 	if (!t)
 		return;
+	t->pid = ev->pid;
 	if (t->nr_waits >= WAITS_KEEP && !t->held) {
 		memmove(t->waits, t->waits + WAITS_KEEP / 2,
 			(t->nr_waits - WAITS_KEEP / 2) * sizeof(*t->waits));
@@ -157,10 +161,23 @@ static void on_wait(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
 	t->waits[t->nr_waits++] = ev->end_ns;
 }
 
+/* A connect that made a connection or is making one (a non-blocking socket's). */
+static bool connecting(const struct ipcperf_syscall *ev)
+{
+	return ev->cls == IPCPERF_SC_FD_OTHER && ev->fd >= 0 && !strcmp(ev->name, "connect") &&
+	       (ev->ret == 0 || ev->ret == -EINPROGRESS || ev->ret == -EAGAIN);
+}
+
 void ipcperf_paths__add_syscall(struct ipcperf_paths *p, const struct ipcperf_syscall *ev)
 {
-	if (p && ev->cls == IPCPERF_SC_WAIT)
+	if (!p)
+		return;
+	if (ev->cls == IPCPERF_SC_WAIT)
 		on_wait(p, ev);
+	else if (connecting(ev))
+		ipp_paths__on_connect(p, ev);
+	else if (ev->cls == IPCPERF_SC_FD_CLOSE && ev->fd >= 0 && ev->ret == 0)
+		ipp_paths__on_close(p, ev);
 }
 
 /* Records were lost: the requests under way may miss a hop or a byte. */
@@ -186,13 +203,18 @@ static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
 	ipcperf_paths__add_syscall(ctx, ev);
 }
 
+
 int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s)
 {
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = p, .syscall = h_syscall, .lost = h_lost);
+	int err;
 
 	if (!p || !s)
 		return -EINVAL;
-	return ipcperf_session__add_handlers(s, &h);
+	err = ipcperf_session__add_handlers(s, &h);
+	if (err == 0)
+		ipp_paths__take_sched(p, s);
+	return err;
 }
 
 int ipcperf_paths__on_path(struct ipcperf_paths *p,

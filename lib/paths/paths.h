@@ -3,19 +3,28 @@
  * Request paths (the public ipcperf_paths): each request followed from
  * process to process, over the flows' byte matching.
  *
- *   paths.c     the public object: its tap on the flows, its handlers, the
- *               threads (what each holds; its waits' returns), the flush
+ *   paths.c     the public object: its tap on the flows, its handlers (the
+ *               waits, the connects), the threads (what each holds; its
+ *               waits' returns), the flush
  *   order.c     the tap's calls and matches put back in the order they
  *               happened (a write's start, a read's end)
  *   exchange.c  connections and their messages: turn-taking cuts each
  *               direction's bytes into requests and responses; a request
  *               that starts is an exchange, hung under what its thread holds
+ *               (or what its socket was connected for)
+ *   turn.c      a caller's turn: its requests (a write call each), answered
+ *               first in, first out; folded back into one when not answered
+ *               one by one
+ *   sockfd.c    a process's socket fds: the request a connect was made
+ *               for, the connection an fd is on (a close may end it)
  *   tree.c      an exchange completed: when its whole tree is, the public
  *               path is made of it (times nested, self time) and handed out
+ *   sched.c     each thread's scheduling (on CPU, runnable, blocked) from
+ *               the session, to split a span's self time
  *   idmap.c     a map of 64-bit keys to pointers (inodes, tids, pids)
  *
- * It may call the flows' tap (flowtap.h), the stats' public getters and
- * util.c; nothing calls into it but the flows' tap and the session.
+ * It may call the flows' tap (flowtap.h), the stats' public getters, the
+ * session's sched hook (session.h) and util.c; nothing calls into it but the flows' tap and the session.
  */
 #ifndef IPCPERF_PATHS_PATHS_H
 #define IPCPERF_PATHS_PATHS_H
@@ -23,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "internal.h"
+#include "pipeline/pipeline.h"
 
 struct ipp_ident;
 
@@ -64,6 +74,7 @@ enum ipp_drop {
 	IPP_DROP_LOST,
 	IPP_DROP_PART,		/* a part of requests counted already: not counted again */
 	IPP_DROP_LATE,
+	IPP_DROP_PIPELINED,	/* pipelined requests whose answers cannot be told apart */
 };
 
 struct ipp_conn;
@@ -75,11 +86,22 @@ struct ipp_xchg {
 	struct ipp_msg req, resp;
 	bool answered;			/* its response began */
 	bool closed;			/* its response ended (the caller's next turn, the flush) */
+	bool together;			/* its first byte read by a read that took an earlier one's */
+	bool queued;			/* read before the answer before it: served from that answer */
 	enum ipp_drop drop;		/* set: the request it belongs to is not attributed */
 	struct ipp_xchg *parent;
 	struct ipp_xchg **kids;
 	size_t nr_kids, cap_kids;
 	size_t open;			/* itself and its kids not closed yet */
+	pid_t hand_tid;			/* the thread its reader handed it to (a worker); 0 none */
+	uint64_t hand_at;		/* when: the wakeup of that thread by the reader */
+};
+
+/* The caller's turn on a connection: its requests in the order written (turn.c). */
+struct ipp_turn {
+	struct ipp_xchg **v;
+	size_t n, cap;
+	size_t answered;		/* v[0 .. answered) have their responses begun */
 };
 
 /* A stream connection: its ends (the caller's first) and the exchange under way. */
@@ -88,21 +110,28 @@ struct ipp_conn {
 	uint64_t woff[2], roff[2];	/* bytes written, read, from end[i] */
 	enum ipcperf_fd_kind kind;
 	struct ipp_xchg *cur;		/* the exchange under way, or the last one */
+	struct ipp_turn turn;		/* the requests of the caller's turn, cur the latest */
+	struct ipp_turn owed;		/* of turns ended, answered: their answers not read whole yet */
 	size_t refs;			/* items waiting in order.c that name it */
 	bool gone;			/* out of the map (closed): freed with its last item */
 };
 
-/* A write, a match or an end of file, by the moment it happened (order.c). */
-enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF };
+/*
+ * A write, a match, an end of file or a wakeup, by the moment it happened
+ * (order.c); or a connect or close of a socket fd, from the session.
+ */
+enum ipp_item_kind { IPP_IT_WRITE, IPP_IT_MATCH, IPP_IT_EOF, IPP_IT_WAKE, IPP_IT_CONNECT,
+		     IPP_IT_CLOSE };
 
 struct ipp_item {
-	uint64_t eff;			/* a write's start, a read's end */
+	uint64_t eff;			/* a write's, connect's or close's start, a read's end */
 	uint64_t seq;			/* as it came */
 	enum ipp_item_kind kind;
-	struct ipp_conn *c;		/* a reference (refs) */
+	struct ipp_conn *c;		/* a reference (refs); NULL: a wakeup, connect, close */
 	int dir;			/* 0: from the caller's end; 1: from the server's */
 	uint64_t off, bytes;		/* the bytes, in their direction */
-	pid_t pid, tid;			/* the writer's; a match: the reader's */
+	pid_t pid, tid;			/* the writer's; a match: the reader's; a wakeup: the waker's */
+	pid_t woken;			/* a wakeup: the thread woken */
 	int fd;				/* the writer's; a match: the reader's (-1: not known) */
 	uint64_t start, end;		/* the call's; a match: the read's */
 };
@@ -116,10 +145,14 @@ struct ipp_order {
 /* A thread: the request it holds, and the returns of its waits. */
 struct ipp_thr {
 	pid_t tid;
+	pid_t pid;			/* its process, once seen; 0 before */
 	uint64_t held;			/* the exchange (id) whose request it holds; 0 none */
+	bool held_read;			/* it read that request itself (it may hand it off) */
 	uint64_t held_at;		/* the end of the read that made it hold it */
 	uint64_t *waits;		/* its waits' returns after held_at, ascending */
 	size_t nr_waits, cap_waits;
+	struct ipp_run { uint64_t t; enum ipp_run_state state; } *runs;	/* sched.c */
+	size_t nr_runs, cap_runs;
 };
 
 struct ipcperf_paths {
@@ -129,6 +162,8 @@ struct ipcperf_paths {
 	struct ipp_idmap thrs;		/* tid -> ipp_thr */
 	struct ipp_idmap servers;	/* pid -> (void *)1: it served a request */
 	struct ipp_idmap live;		/* exchange id -> ipp_xchg, until its tree is out */
+	struct ipp_idmap dialed;	/* pid << 32 | fd -> exchange id: connected for it */
+	struct ipp_idmap fdconn;	/* pid << 32 | fd -> ipp_conn it is on (a reference) */
 	struct ipp_order order;
 	uint64_t next_id;
 	/* the read call being matched: its fd, known by its thread and start */
@@ -138,6 +173,8 @@ struct ipcperf_paths {
 	void (*cb)(void *ctx, const struct ipcperf_path *path);
 	void *cb_ctx;
 	struct ipcperf_paths_stats counts;
+	bool sched_seen;		/* the session hands the threads' scheduling */
+	bool sched_short;		/* some of it cannot be seen (per task), or was not kept */
 	/* tree.c's scratch: the path handed out */
 	struct ipcperf_path_hop *hops;
 	size_t cap_hops;
@@ -163,15 +200,75 @@ void ipp_order__fini(struct ipcperf_paths *p);
 void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch,
 			uint64_t key, bool writing);
 void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_match *m);
+/* The request @it's thread holds, if it may still start calls for it; else NULL. */
+struct ipp_xchg *ipp_paths__held(struct ipcperf_paths *p, const struct ipp_item *it);
+/* The exchange under way on @c ends, once answered, and @c with it (an end of file). */
+void ipp_paths__end_conn(struct ipcperf_paths *p, struct ipp_conn *c);
+/* Thread @waker of process @pid began waking thread @woken at @time: a hand-off, maybe. */
+void ipp_paths__on_waking(struct ipcperf_paths *p, uint64_t time, pid_t pid, pid_t waker,
+			  pid_t woken);
 /* Close every exchange under way (the flush). */
 void ipp_paths__close_all(struct ipcperf_paths *p);
 /* An item of order.c, in the order of the moments. */
 void ipp_paths__process(struct ipcperf_paths *p, const struct ipp_item *it);
-/* An item of @c came too late: the exchange under way there is left out. */
+/* An item of @c (NULL: none) came too late: the exchange under way there is left out. */
 void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c);
-/* An item lets go of @c: the last one frees it once it is gone. */
+/* An item lets go of @c (NULL: none): the last one frees it once it is gone. */
 void ipp_paths__put_conn(struct ipcperf_paths *p, struct ipp_conn *c);
 void ipp_paths__free_conns(struct ipcperf_paths *p);
+
+/* turn.c */
+/* @x is a request of @c's caller's turn, after those before it. @return 0; -ENOMEM. */
+int ipp_turn__add(struct ipp_conn *c, struct ipp_xchg *x);
+/* The exchange of @c's turn whose request (@dir 0) or response (1) holds byte @off; NULL none. */
+struct ipp_xchg *ipp_turn__of(const struct ipp_conn *c, int dir, uint64_t off);
+/* @t holds a request whose first byte the read @it took too (the first of several read at once). */
+bool ipp_turn__read_with(struct ipcperf_paths *p, const struct ipp_thr *t, const struct ipp_item *it);
+/* The oldest request of @c's turn not answered yet; NULL none. */
+struct ipp_xchg *ipp_turn__next(const struct ipp_conn *c);
+/*
+ * The server's write @it on @c: the response of the oldest request not
+ * answered, or more of the response under way. @return the exchange whose
+ * response it begins; NULL when it goes on with one (or answers nothing).
+ */
+struct ipp_xchg *ipp_turn__answer(struct ipcperf_paths *p, struct ipp_conn *c,
+				  const struct ipp_item *it);
+/*
+ * @c's turn ends: its exchanges close, but (when @carry: the caller's next
+ * turn begins; not at the end of the stream or the flush) the requests it
+ * has not answered nor read yet, which go on into the next turn.
+ */
+void ipp_turn__end(struct ipcperf_paths *p, struct ipp_conn *c, bool carry);
+/* A read took bytes of @x's response: an exchange owed its answer closes once it has it all. */
+void ipp_turn__took(struct ipcperf_paths *p, struct ipp_conn *c, struct ipp_xchg *x);
+void ipp_turn__fini(struct ipp_conn *c);
+/* exchange.c's: message @m begins with, goes on with, the write @it. */
+void ipp_paths__msg_start(struct ipp_msg *m, const struct ipp_item *it);
+void ipp_paths__msg_extend(struct ipp_msg *m, const struct ipp_item *it);
+
+/* sockfd.c */
+/* A connect that succeeded or is under way (EINPROGRESS), straight from the session. */
+void ipp_paths__on_connect(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* A close of a single fd that succeeded, straight from the session. */
+void ipp_paths__on_close(struct ipcperf_paths *p, const struct ipcperf_syscall *ev);
+/* A connect's or a close's item, in the order of the moments. */
+void ipp_sockfd__process(struct ipcperf_paths *p, const struct ipp_item *it);
+/* An item of a connection, in that order: its fd (if known) is on it->c. */
+void ipp_sockfd__saw(struct ipcperf_paths *p, const struct ipp_item *it);
+/* The request @it's fd was connected for, unanswered (the connect is used up); else NULL. */
+struct ipp_xchg *ipp_sockfd__dialed_for(struct ipcperf_paths *p, const struct ipp_item *it);
+void ipp_sockfd__fini(struct ipcperf_paths *p);
+/* sched.c: the session's scheduling of the threads (session.h), taken from the start */
+void ipp_paths__on_sched(void *ctx, const struct ipp_sched_ev *ev);
+void ipp_paths__take_sched(struct ipcperf_paths *p, struct ipcperf_session *s);
+/* Whether the threads' scheduling is all there: self times can be split. */
+bool ipp_paths__split_ok(const struct ipcperf_paths *p);
+/*
+ * Add @t's time in [@a, @b) to @out by state (on CPU, runnable, blocked:
+ * IPP_RUN_ON, _RUNQ, _BLOCKED), its state at @a being @at_a. @t may be NULL.
+ */
+void ipp_paths__thr_split(const struct ipp_thr *t, uint64_t a, uint64_t b, enum ipp_run_state at_a,
+		    uint64_t out[3]);
 
 /* tree.c */
 /* @x's response ended: close it, and hand out its tree once all of it is closed. */

@@ -63,6 +63,53 @@ static const char *comm_of(struct ipcperf_paths *p, size_t i, pid_t pid)
 	return buf;
 }
 
+/* The thread @x was handed to, when it did @x's work (a call of it, its answer); else 0. */
+static pid_t worker_of(const struct ipp_xchg *x)
+{
+	if (!x->hand_tid || x->resp.wtid == x->hand_tid)
+		return x->hand_tid;
+	for (size_t i = 0; i < x->nr_kids; i++)
+		if (x->kids[i]->req.wtid == x->hand_tid)
+			return x->hand_tid;
+	return 0;
+}
+
+/*
+ * The piece [@a, @b) of @x's self time, by state into @out: in the thread
+ * that read the request, and from a hand-off on, in the worker it woke
+ * (waiting to run there from the wakeup), if the worker did its work. @a
+ * is a return of a call of the thread that holds the request then: it runs.
+ */
+static void split_piece(struct ipcperf_paths *p, const struct ipp_xchg *x, uint64_t a, uint64_t b,
+			uint64_t out[3])
+{
+	const struct ipp_thr *reader = ipp_idmap__get(&p->thrs, (uint64_t)x->req.rtid);
+
+	if (!worker_of(x) || b <= x->hand_at) {
+		ipp_paths__thr_split(reader, a, b, IPP_RUN_ON, out);
+		return;
+	}
+	if (a < x->hand_at) {
+		ipp_paths__thr_split(reader, a, x->hand_at, IPP_RUN_ON, out);
+		a = x->hand_at;
+	}
+	ipp_paths__thr_split(ipp_idmap__get(&p->thrs, (uint64_t)x->hand_tid), a, b,
+		       a == x->hand_at ? IPP_RUN_RUNQ : IPP_RUN_ON, out);
+}
+
+/* A hop's self time so far, by state: its pieces up to @at. */
+struct selfcut {
+	uint64_t at, out[3];
+};
+
+/* @x's self time goes on from @c->at to @to (a call's start, or the span's end). */
+static void self_upto(struct ipcperf_paths *p, const struct ipp_xchg *x, struct selfcut *c,
+		      uint64_t to)
+{
+	if (to > c->at)
+		split_piece(p, x, c->at, to, c->out);
+}
+
 /*
  * Hop @x at p->hops[*@n] (under @parent), its call kept within [@lo, @hi]
  * (its caller's span); then its kids. @return the hop's index.
@@ -73,6 +120,7 @@ static size_t put_hop(struct ipcperf_paths *p, const struct ipp_xchg *x, int par
 	size_t at = (*n)++;
 	struct ipcperf_path_hop *h = &p->hops[at];
 	uint64_t busy = 0, upto = 0;
+	struct selfcut cut = { 0 };
 
 	*h = (struct ipcperf_path_hop){
 		.parent = parent, .pid = x->req.rpid, .tid = x->req.rtid, .fd = x->req.rfd,
@@ -87,6 +135,7 @@ static size_t put_hop(struct ipcperf_paths *p, const struct ipp_xchg *x, int par
 	h->end_ns = clamp(x->resp.w_end, h->start_ns, h->call_end_ns);
 	h->request_ns = h->start_ns - h->call_start_ns;
 	h->response_ns = h->call_end_ns - h->end_ns;
+	cut.at = h->start_ns;
 	/* its calls, in the order they began: their union is not its own time */
 	for (size_t i = 0; i < x->nr_kids; i++) {
 		size_t k = put_hop(p, x->kids[i], (int)at, n, h->start_ns, h->end_ns);
@@ -98,8 +147,18 @@ static size_t put_hop(struct ipcperf_paths *p, const struct ipp_xchg *x, int par
 			busy += kh->call_end_ns - from;
 			upto = kh->call_end_ns;
 		}
+		self_upto(p, x, &cut, kh->call_start_ns);
+		if (kh->call_end_ns > cut.at)
+			cut.at = kh->call_end_ns;
 	}
 	h->self_ns = h->end_ns - h->start_ns - busy;
+	self_upto(p, x, &cut, h->end_ns);
+	if (ipp_paths__split_ok(p)) {
+		h->split = true;
+		h->cpu_ns = cut.out[IPP_RUN_ON];
+		h->runq_ns = cut.out[IPP_RUN_RUNQ];
+		h->blocked_ns = cut.out[IPP_RUN_BLOCKED];
+	}
 	return at;
 }
 
@@ -123,6 +182,7 @@ static void count_drop(struct ipcperf_paths *p, enum ipp_drop d)
 	case IPP_DROP_NO_CAUSE: p->counts.no_cause++; break;
 	case IPP_DROP_LOST: p->counts.lost++; break;
 	case IPP_DROP_LATE: p->counts.late++; break;
+	case IPP_DROP_PIPELINED: p->counts.pipelined++; break;
 	default: break;
 	}
 }

@@ -176,8 +176,8 @@ static int describe(struct tpdesc *t, const char *system, struct tep_event *ev)
 			return err;
 		return 0;
 	}
-	if (strcmp(name, "sched_wakeup") == 0) {
-		t->kind = IPP_REC_WAKEUP;
+	if (strcmp(name, "sched_wakeup") == 0 || strcmp(name, "sched_waking") == 0) {
+		t->kind = strcmp(name, "sched_wakeup") == 0 ? IPP_REC_WAKEUP : IPP_REC_WAKING;
 		if ((err = need(t, ev, F_W_COMM, "comm")) ||
 		    (err = need(t, ev, F_W_PID, "pid")) ||
 		    (err = need2(t, ev, F_W_CPU, "target_cpu", "cpu")))
@@ -354,6 +354,7 @@ int ipp_decoder__decode(const struct ipp_decoder *d, const void *rawp, size_t si
 		out->sw.next_tid = (pid_t)get_int(raw, &t->f[F_NEXT_PID]);
 		break;
 	case IPP_REC_WAKEUP:
+	case IPP_REC_WAKING:
 		if (get_str(raw, size, &t->f[F_W_COMM], out->wake.comm, sizeof(out->wake.comm)))
 			return -EPROTO;
 		out->wake.tid = (pid_t)get_int(raw, &t->f[F_W_PID]);

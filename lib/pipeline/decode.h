@@ -19,6 +19,7 @@ enum ipp_rec_kind {
 	IPP_REC_SYS_EXIT,
 	IPP_REC_SWITCH,
 	IPP_REC_WAKEUP,
+	IPP_REC_WAKING,		/* sched_waking: in the waker's context always (the wake struct) */
 	IPP_REC_FORK,
 	IPP_REC_EXEC,
 	IPP_REC_EXIT,

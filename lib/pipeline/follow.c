@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "pipeline/follow.h"
-#include "source/targets.h"
+#include "fd/proctask.h"
 
 #define EMPTY 0
 #define GONE (-1)

@@ -26,6 +26,7 @@ enum ipp_mrec_type {
 	IPP_MREC_KTASK,			/* a target's fork, exec or exit (struct ipp_task_rec) */
 	IPP_MREC_KARGS,			/* a call's user memory (struct ipp_args_rec) */
 	IPP_MREC_KSIG,			/* a signal delivered (struct ipp_sig_rec) */
+	IPP_MREC_SELF_SCHED,		/* a switch or wakeup sample of ours: for the sched taker only */
 };
 
 struct ipp_mrec {

@@ -37,6 +37,67 @@ static void emit_syscall(struct ipp_pipeline *s, const struct ipp_scdesc *desc,
 	EMIT(s, syscall, sc);
 }
 
+/* A thread of the targets: every thread when nobody follows them (per task, -a, a capture). */
+static bool is_target(const struct ipp_pipeline *s, pid_t tid)
+{
+	return tid > 0 && (!s->follow || ipp_follow__has(s->follow, tid));
+}
+
+static void sched_take(struct ipp_pipeline *s, uint64_t time, pid_t pid, pid_t tid,
+		       enum ipp_run_state st, pid_t waker)
+{
+	struct ipp_sched_ev ev = { .time = time, .pid = pid, .tid = tid, .state = st, .waker = waker,
+				   .complete = s->sched_complete };
+
+	s->sched_fn(s->sched_ctx, &ev);
+}
+
+/*
+ * A switch or wakeup @rec to the sched taker, for the target threads it
+ * concerns. @prev_pid: the process of the record's task when it is a
+ * target's (a switch's prev, a wakeup's waker), else 0.
+ */
+static void sched_to_taker(struct ipp_pipeline *s, uint64_t time, const struct ipp_rec *rec,
+			   pid_t prev_pid)
+{
+	if (!s->sched_fn)
+		return;
+	if (rec->kind == IPP_REC_SWITCH) {
+		if (prev_pid > 0 && rec->sw.prev_tid > 0)
+			sched_take(s, time, prev_pid, rec->sw.prev_tid,
+				   (rec->sw.prev_state & 0xff) == 0 ? IPP_RUN_RUNQ : IPP_RUN_BLOCKED, 0);
+		if (is_target(s, rec->sw.next_tid))
+			sched_take(s, time, 0, rec->sw.next_tid, IPP_RUN_ON, 0);
+	} else if (rec->kind == IPP_REC_WAKEUP && is_target(s, rec->wake.tid)) {
+		sched_take(s, time, 0, rec->wake.tid, IPP_RUN_WOKEN, 0);
+	}
+}
+
+/* A record of another task (idle's, an interrupt's): a target's switch-in or wakeup, to the taker. */
+static void sched_of_other(struct ipp_pipeline *s, const struct ipp_mrec *r)
+{
+	struct ipp_rec rec;
+
+	if (s->sched_fn && ipp_decoder__decode(s->dec, r->data, r->size, &rec) == 0)
+		sched_to_taker(s, r->time, &rec, 0);
+}
+
+void ipp_pipeline__take_sched(struct ipp_pipeline *p, ipp_sched_fn fn, void *ctx)
+{
+	p->sched_fn = fn;
+	p->sched_ctx = ctx;
+}
+
+bool ipp_pipeline__wants_sched(const struct ipp_pipeline *p)
+{
+	return p->sched_fn != NULL;
+}
+
+void ipp_pipeline__sched_complete(struct ipp_pipeline *p, bool complete)
+{
+	p->sched_complete = complete;
+}
+
 /* @return 1 when an event went to the handlers, else 0. */
 static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -66,6 +127,7 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		memcpy(ev.prev_comm, rec.sw.prev_comm, sizeof(ev.prev_comm));
 		memcpy(ev.next_comm, rec.sw.next_comm, sizeof(ev.next_comm));
 		EMIT(s, sched_switch, &ev);
+		sched_to_taker(s, r->time, &rec, r->pid);
 		break;
 	}
 	case IPP_REC_WAKEUP: {
@@ -75,8 +137,14 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		};
 		memcpy(ev.comm, rec.wake.comm, sizeof(ev.comm));
 		EMIT(s, wakeup, &ev);
+		sched_to_taker(s, r->time, &rec, r->pid);
 		break;
 	}
+	case IPP_REC_WAKING:
+		/* for the sched taker only: who woke whom, as it began */
+		if (s->sched_fn && rec.wake.tid > 0)
+			sched_take(s, r->time, r->pid, rec.wake.tid, IPP_RUN_WAKING, r->tid);
+		return 0;
 	case IPP_REC_FORK: {
 		struct ipcperf_task ev = {
 			.kind = IPCPERF_TASK_FORK, .time_ns = r->time, .pid = r->pid,
@@ -429,8 +497,10 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 	while ((r = ipp_merge__pop(s->merge, horizon)) != NULL) {
 		switch (r->type) {
 		case PERF_RECORD_SAMPLE:
-			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r))
+			if (s->follow && !ipp_follow__has(s->follow, r->tid) && !untracked_task(s, r)) {
+				sched_of_other(s, r);
 				break;
+			}
 			n += dispatch_sample(s, r);
 			break;
 		case IPP_MREC_KSCHED:
@@ -439,6 +509,9 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 			break;
 		case IPP_MREC_KSUM:
 			n += dispatch_sum(s, r);
+			break;
+		case IPP_MREC_SELF_SCHED:
+			sched_of_other(s, r);
 			break;
 		case IPP_MREC_KCALL:
 		case IPP_MREC_KFD:

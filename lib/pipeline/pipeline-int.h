@@ -49,6 +49,10 @@ struct ipp_pipeline {
 	bool sum_many;			/* a second taker asked: nobody takes them */
 	/* The arg records waiting for their calls (ipcperf_session_opts.call_memory). */
 	struct ipp_callmem mem;
+	/* Who takes the targets' scheduling (ipp_pipeline__take_sched()); NULL: nobody. */
+	ipp_sched_fn sched_fn;
+	void *sched_ctx;
+	bool sched_complete;
 };
 
 /* Hand @ev to the @member handler of each handler set of pipeline @s. */

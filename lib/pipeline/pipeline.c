@@ -258,6 +258,25 @@ static uint32_t mrec_type_of_krec(const void *raw, size_t size)
 	}
 }
 
+/*
+ * A sample of ours: dropped, but a switch (to a target thread, from us) or a
+ * wakeup goes on to the sched taker, in its time order. @return 0.
+ */
+static int self_sched(struct ipp_pipeline *p, uint16_t misc, const struct ipp_pd_sample *s)
+{
+	struct ipp_rec rec;
+
+	if (!p->sched_fn || ipp_decoder__decode(p->dec, s->raw, s->raw_size, &rec) < 0 ||
+	    (rec.kind != IPP_REC_SWITCH && rec.kind != IPP_REC_WAKEUP))
+		return 0;
+	if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
+			.time = s->time, .type = IPP_MREC_SELF_SCHED, .misc = misc,
+			.pid = (pid_t)s->pid, .tid = (pid_t)s->tid, .cpu = (int)s->cpu,
+			.data = s->raw, .size = s->raw_size }) < 0)
+		return ipp_pipeline__lost_to_memory(p, (int)s->cpu);
+	return 0;
+}
+
 static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_pd_sample *s)
 {
 	int cpu = (int)s->cpu;
@@ -287,7 +306,7 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 	if (id < p->nr_sc_tp && p->sc_tp[id] && (size_t)cpu < p->nr_cpu_slots)
 		p->samples_per_cpu[cpu]++;
 	if (is_self(p, (pid_t)s->pid))
-		return 0;
+		return self_sched(p, misc, s);
 	if (p->procres && id < p->nr_sc_tp && p->sc_tp[id])
 		read_ahead_sample(p, s);
 	if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){

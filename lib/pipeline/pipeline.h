@@ -4,12 +4,12 @@
  * from: merged by time (merge.c), followed (follow.c), decoded (decode.c),
  * its enter and exit paired (pair.c), its arguments' memory joined to its
  * call (callmem.c), taken in and handed to the handlers (pipeline.c,
- * pipeline-deliver.c); and the public session over a source and the
- * pipeline (session.c, source.h). This folder may call source/ and
- * capture/ (the session opens the live source or a replay; follow.c asks
- * targets.c about threads), fd/ (procres.c, read ahead of the merge; the
- * kernel's fd records), bpf/ (the records' decoders) and the ground floor
- * (lib/).
+ * pipeline-deliver.c); the task accounting kept for the counters
+ * (taskacct.c). This folder may call capture/ (the sample fields' type,
+ * perfdata.h), fd/ (procres.c, read ahead of the merge; the kernel's fd
+ * records; follow.c asks proctask.c about threads), bpf/ (the records'
+ * decoders) and the ground floor (lib/). The sources (source/) feed it; the
+ * session (session/) holds it.
  *
  * The pipeline both sources of records feed (rings.c live, replay.c from a
  * capture): each record, its sample fields parsed once, goes into the merge
@@ -23,7 +23,7 @@
 
 #include "internal.h"
 #include "capture/perfdata.h"
-#include "source/taskacct.h"
+#include "pipeline/taskacct.h"
 
 struct ipp_pipeline;
 struct ipp_decoder;
@@ -55,6 +55,36 @@ void ipp_pipeline__take_sums(struct ipp_pipeline *p, ipp_sum_fn fn, bool (*ok)(v
 bool ipp_pipeline__takes_sums(const struct ipp_pipeline *p);
 /* A summary to its taker (the merge's, or one read from the map at the end). @return 1 if taken. */
 int ipp_pipeline__sum(struct ipp_pipeline *p, const struct ipp_sum_rec *r);
+
+/*
+ * The scheduling of the targets' threads, for the request paths (the
+ * public handlers never see these): each sched_switch and sched_wakeup
+ * that puts a target thread on a CPU, off it (blocked or still runnable),
+ * or wakes it, whoever's record it is. Once taken, a live session opens
+ * sched_switch and sched_wakeup with the records of the idle task too
+ * (ipp_pipeline__wants_sched()): a thread switched in from idle, or woken
+ * in an interrupt, is seen. @complete: every such change of the targets'
+ * threads comes (CPU-wide records with idle's); false (per-task records,
+ * a capture) when a switch-in from another process cannot be seen.
+ */
+/*
+ * WOKEN: a sched_wakeup (runnable, if it was asleep); WAKING: a target
+ * thread (@waker) starts waking @tid (sched_waking, in the waker's context
+ * always: no change of state yet); the others: a switch.
+ */
+enum ipp_run_state { IPP_RUN_ON, IPP_RUN_RUNQ, IPP_RUN_BLOCKED, IPP_RUN_WOKEN, IPP_RUN_WAKING };
+struct ipp_sched_ev {
+	uint64_t time;
+	pid_t pid, tid;		/* pid: its process when known (a switch out, a waker), else 0 */
+	pid_t waker;		/* WAKING: the waker's tid */
+	enum ipp_run_state state;
+	bool complete;
+};
+typedef void (*ipp_sched_fn)(void *ctx, const struct ipp_sched_ev *ev);
+void ipp_pipeline__take_sched(struct ipp_pipeline *p, ipp_sched_fn fn, void *ctx);
+bool ipp_pipeline__wants_sched(const struct ipp_pipeline *p);
+/* The live source opened the sched tracepoints CPU-wide with the idle task's records. */
+void ipp_pipeline__sched_complete(struct ipp_pipeline *p, bool complete);
 
 /* Register handlers (copied). @return 0, -EINVAL (bad sz), -ENOMEM. */
 int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_handlers *h);

@@ -111,7 +111,8 @@ static int add_syscall_tps(struct ipp_evset *es, struct ipp_decoder *dec)
 
 static int add_sched_tps(struct ipp_evset *es, struct ipp_decoder *dec)
 {
-	static const char *const sched[] = { "sched_switch", "sched_wakeup" };
+	/* sched_waking: opened for the request paths only (plan.h), where it is there */
+	static const char *const sched[] = { "sched_switch", "sched_wakeup", "sched_waking" };
 	static const char *const task[] = {
 		"sched_process_fork", "sched_process_exec", "sched_process_exit",
 	};
@@ -141,8 +142,8 @@ int ipp_evset__load(struct ipp_evset *es, unsigned int events, struct ipp_decode
 				 "mount -t tracefs nodev /sys/kernel/tracing\n");
 		return -ENOENT;
 	}
-	/* Each syscall's enter and exit, 5 sched tracepoints, 2 raw_syscalls, 3 dummies. */
-	es->v = calloc(2 * ipp_nr_syscalls + 10, sizeof(*es->v));
+	/* Each syscall's enter and exit, 6 sched tracepoints, 2 raw_syscalls, 3 dummies. */
+	es->v = calloc(2 * ipp_nr_syscalls + 11, sizeof(*es->v));
 	if (!es->v)
 		return -ENOMEM;
 	if (!(events & IPCPERF_EV_ALL_SYSCALLS) && (events & IPCPERF_EV_RAW_FILTER) &&

@@ -49,23 +49,6 @@ void ipp_explain_tracefs_perm(const char *system, const char *name)
 		 name, dir, mode, (unsigned int)geteuid(), dir, exe);
 }
 
-char *ipp_tracefs_events_file(const char *name, size_t *len)
-{
-	char path[64];
-	int size = 0;
-	char *buf;
-
-	snprintf(path, sizeof(path), "events/%s", name);
-	buf = tracefs_instance_file_read(NULL, path, &size);
-	if (buf && size <= 0) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		*len = (size_t)size;
-	return buf;
-}
-
 unsigned int ipp_sideband_pages(unsigned int ring_pages)
 {
 	return ring_pages >= 8 ? ring_pages / 8 : 1;
@@ -112,6 +95,16 @@ void ipp_event_attr(const struct ipp_event *ev, const struct ipp_open_mode *mode
 	a->comm = a->task = a->comm_exec = ev->role == IPP_EV_SIDEBAND;
 }
 
+/*
+ * sched_switch or sched_wakeup: a thread switched in from idle or from the
+ * tracer, or woken in an interrupt, is idle's or the tracer's record.
+ */
+static bool is_sched_tp(const struct ipp_event *ev)
+{
+	return !strcmp(ev->system, "sched") &&
+	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup"));
+}
+
 int ipp_event_filter(const struct ipp_evset *es, const struct ipp_event *ev,
 		     const struct ipp_open_mode *mode, char **out)
 {
@@ -122,7 +115,9 @@ int ipp_event_filter(const struct ipp_evset *es, const struct ipp_event *ev,
 	*out = NULL;
 	if (ev->role != IPP_EV_TRACEPOINT)
 		return 0;
-	if (mode->cpu_wide && !mode->system_wide)
+	if (mode->sched_idle && is_sched_tp(ev))
+		;	/* every switch: from idle, from us (we run at nice -10, ahead of the targets) */
+	else if (mode->cpu_wide && !mode->system_wide)
 		snprintf(pids, sizeof(pids), "common_pid != 0 && common_pid != %d", (int)mode->self);
 	else if (mode->system_wide && !mode->include_self)
 		snprintf(pids, sizeof(pids), "common_pid != %d", (int)mode->self);

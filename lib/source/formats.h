@@ -69,6 +69,8 @@ struct ipp_open_mode {
 	bool command;			/* the targets are a command to start (enable_on_exec) */
 	bool include_self;
 	pid_t self;
+	/* sched_switch and sched_wakeup keep the idle task's and our records (the paths' split). */
+	bool sched_idle;
 };
 
 /* Pages of each side-band ring for sample rings of @ring_pages: its records are few. */
@@ -92,11 +94,5 @@ void ipp_explain_perm(const char *what);
  * file, not on perf_event_open): its path, tracefs's mode, and the fixes.
  */
 void ipp_explain_tracefs_perm(const char *system, const char *name);
-
-/*
- * tracefs events/@name (header_page, header_event) through libtracefs, which
- * finds (or, as root, mounts) tracefs; malloc'ed, or NULL.
- */
-char *ipp_tracefs_events_file(const char *name, size_t *len);
 
 #endif /* IPCPERF_FORMATS_H */

@@ -119,6 +119,8 @@ bool ipp_plan__opens(const struct ipp_plan *p, const struct ipp_event *ev)
 {
 	if (ev->role == IPP_EV_RING)
 		return p->paired_tasks;
+	if (ev->role == IPP_EV_TRACEPOINT && !strcmp(ev->name, "sched_waking"))
+		return p->wakings;
 	return !((p->paired && is_syscall_tp(ev)) ||
 		 (p->paired_switches && ev->role == IPP_EV_SWITCH) ||
 		 (p->sched_counted && is_sched_count_tp(ev)) ||

@@ -10,11 +10,7 @@
 
 #include <stdbool.h>
 #include "source/formats.h"
-
-/* The counters the kernel's own accounting of a task also gives. */
-#define IPP_SW_COUNTERS                                                                \
-	(IPCPERF_CNT_BIT(IPCPERF_CNT_TASK_CLOCK) | IPCPERF_CNT_BIT(IPCPERF_CNT_PAGE_FAULTS) | \
-	 IPCPERF_CNT_BIT(IPCPERF_CNT_CONTEXT_SWITCHES) | IPCPERF_CNT_BIT(IPCPERF_CNT_CPU_MIGRATIONS))
+#include "pipeline/taskacct.h"
 
 /* What the plan is chosen from. */
 struct ipp_plan_in {
@@ -35,6 +31,11 @@ struct ipp_plan {
 	bool count_sched;	/* ... and count the threads' switches and wakeups */
 	bool sums;		/* ... and add the read/write family's calls up per fd (sum-rec.h) */
 	bool task_recs;		/* ... and write the targets' forks, execs and exits */
+	/*
+	 * Open sched_waking (the request paths take the targets' scheduling:
+	 * a hand-off is the waker's; sched_wakeup may run on the wakee's CPU).
+	 */
+	bool wakings;
 	/*
 	 * had, once loaded (ipp_plan__had()): the syscalls paired in the kernel
 	 * (call records into the sample rings) in place of their sys_enter/

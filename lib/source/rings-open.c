@@ -696,7 +696,11 @@ static int open_events_once(struct ipp_rings *s)
 		.ring_pages = s->ring_pages, .cpu_wide = s->cpu_scope,
 		.system_wide = s->system_wide, .command = s->has_cmd && !ipp_rings__mixed(s),
 		.include_self = s->include_self, .self = s->self,
+		.sched_idle = ipp_pipeline__wants_sched(s->base.pl),
 	};
+	/* per task, a thread switched in from another process's thread is not seen */
+	ipp_pipeline__sched_complete(s->base.pl, s->cpu_scope);
+	s->plan.wakings = s->mode.sched_idle;
 	/* Before the events: whether the syscalls' tracepoints are opened depends on it. */
 	if (!err)
 		load_bpf(s);

@@ -43,7 +43,12 @@ static bool is_bpf_id(const struct ipp_rings *s, uint64_t id)
 	return false;
 }
 
-/* The fields of ours a ring record carries (perfdata.h), into @smp. @return false: none. */
+/*
+ * Read the fields that ipcperf asked the kernel to add to a ring record (its
+ * time, pid, tid, CPU and event id; perfdata.h gives their layout) into
+ * @smp. A sample carries them in its body, any other record in a trailer.
+ * Returns false when the record carries none of them.
+ */
 static bool own_fields(const union perf_event *ev, size_t size, struct ipp_pd_sample *smp)
 {
 	return ev->header.type == PERF_RECORD_SAMPLE ? ipp_pd_own_sample(ev, size, smp) :
@@ -51,8 +56,9 @@ static bool own_fields(const union perf_event *ev, size_t size, struct ipp_pd_sa
 }
 
 /*
- * A ring record into the capture, the tap and the pipeline (perfdata.h says
- * its layout). @return its time stamp, 0 when it has none of ours.
+ * Hand one ring record to each of its readers: the tap, the capture being
+ * written, and the pipeline (perfdata.h gives the record's layout). Returns
+ * the record's time stamp, or 0 when it carries none of ipcperf's fields.
  */
 static uint64_t take_record(struct ipp_rings *s, const union perf_event *ev, bool sideband)
 {

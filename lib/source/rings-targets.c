@@ -17,6 +17,7 @@
 #include "source/targets.h"
 #include "source/rings.h"
 #include "source/formats.h"
+#include "source/percpu.h"
 
 /* ------------------------------------------------------------------ options */
 
@@ -57,8 +58,8 @@ static bool ring_lock_unlimited(void)
 
 /*
  * KiB of rings this process may lock: perf_event_mlock_kb per online CPU
- * plus RLIMIT_MEMLOCK (the kernel's charge, as check.c explains), or the
- * budget IPP_RING_BUDGET_KB when nothing limits it.
+ * plus RLIMIT_MEMLOCK (the kernel's charge, as check.c explains), or
+ * ULLONG_MAX when nothing limits it.
  */
 static unsigned long long ring_lock_budget_kb(long ncpus)
 {
@@ -67,7 +68,7 @@ static unsigned long long ring_lock_budget_kb(long ncpus)
 
 	if (ring_lock_unlimited() || getrlimit(RLIMIT_MEMLOCK, &rl) < 0 ||
 	    rl.rlim_cur == RLIM_INFINITY)
-		return IPP_RING_BUDGET_KB;
+		return ~0ull;
 	if (mlock_kb < 0)
 		mlock_kb = 0;
 	return (unsigned long long)mlock_kb * (unsigned long long)ncpus + rl.rlim_cur / 1024;
@@ -79,8 +80,9 @@ unsigned int ipp_ring_pages_fit(unsigned long long budget_kb, long ncpus, unsign
 
 	if (ncpus < 1)
 		ncpus = 1;
-	if (budget_kb > IPP_RING_BUDGET_KB)
-		budget_kb = IPP_RING_BUDGET_KB;
+	/* what the per-CPU budget leaves the rings on this many CPUs (percpu.h) */
+	if (budget_kb > ipp_percpu__rings_kb(ncpus))
+		budget_kb = ipp_percpu__rings_kb(ncpus);
 	/* Each CPU maps a ring and a side-band ring, each one page more than its data. */
 	for (unsigned int p = 1; p <= IPP_RING_PAGES_MAX_DEFAULT; p <<= 1)
 		if ((p + 1ull + ipp_sideband_pages(p) + 1ull) * page_kb * (unsigned long long)ncpus <=

@@ -270,6 +270,30 @@ static void record_comms(struct ipp_rings *s)
 			record_comms_of(s, s->targets[i], id);
 }
 
+/* Every event of @es that was opened, before any record. @return 0 or -errno (explained). */
+static int record_events(struct ipp_recorder *r, const struct ipp_evset *es)
+{
+	for (size_t i = 0; i < es->n; i++) {
+		const struct ipp_event *ev = &es->v[i];
+		const struct ipcperf_event_desc d = {
+			.system = ev->system, .name = ev->name, .id = ev->id, .attr = &ev->attr,
+			.attr_size = sizeof(ev->attr), .ids = ev->ids, .nr_ids = ev->nr_ids,
+			.format = ev->format, .format_len = ev->format_len,
+		};
+		int err;
+
+		if (!ev->opened)
+			continue;
+		err = ipp_recorder__add_event(r, &d);
+		if (err) {
+			ipp_info("cannot describe %s:%s in the capture: %s\n", ev->system, ev->name,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* Open everything; IPCPERF_SCOPE_AUTO falls back from CPU-wide to per task when not allowed. */
 static int open_scoped(struct ipp_rings *s)
 {
@@ -297,7 +321,7 @@ static int open_scoped(struct ipp_rings *s)
 		err = ipp_rings__open_events(s);
 	}
 	if (!err && s->recorder)
-		err = ipp_recorder__add_events(s->recorder, &s->es);
+		err = record_events(s->recorder, &s->es);
 	if (!err && s->recorder && s->bpf)
 		err = bpf_event_desc(s, add_desc, s->recorder);
 	/* After every event is described: the first record begins the file. */

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/source/: where live records come from. The targets read from /proc
- * (targets.c) and a command started corked (cmd.c), the events chosen with
- * their formats and filters (formats.c, evset.c), what to load decided
- * once (plan.c), and the kernel's events, counters and rings opened and
- * read (rings.c, rings-targets.c, rings-open.c, rings-read.c, counters.c,
- * taskacct.c). This folder may call pipeline/ (the records and
- * follow set it hands on), capture/ (the recorder a live session writes
- * through), bpf/ (the programs' loader) and the ground floor (lib/).
+ * lib/source/: where records come from (source.h): live, or from a capture
+ * (replay.c). Live: a command started corked (cmd.c), the events chosen
+ * with their formats and filters (formats.c, evset.c), what to load
+ * decided once (plan.c), and the kernel's events, counters and rings
+ * opened and read (rings.c, rings-targets.c, rings-open.c, rings-read.c,
+ * counters.c). This folder may call pipeline/ (the records and follow set
+ * it hands on), capture/ (the recorder a live session writes through, the
+ * reader a replay reads with), fd/ (what /proc says of the targets,
+ * proctask.c), bpf/ (the programs' loader) and the ground floor (lib/).
  *
  * The live source's private parts, shared by rings.c (the source's
  * operations, start and stop), rings-open.c (the events, maps, rings,
@@ -26,7 +27,7 @@
 #include "source/formats.h"
 #include "source/plan.h"
 #include "capture/record.h"
-#include "pipeline/source.h"
+#include "source/source.h"
 #include "source/targets.h"
 
 #define MAX_RING_PAGES (1u << 16)

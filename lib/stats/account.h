@@ -1,18 +1,34 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/stats/: the counts a stat shows. Per fd, per process and per syscall
- * (made in stats.c, fed in account.c, attached in account-attach.c, read in
- * account-read.c), each row's peer (peers.c), the rows grouped by peer and
- * endpoint (groups.c), the closed connections folded into their groups
- * (connfold.c), the exited processes folded into a row per comm
- * (exitfold.c), and a stat's intervals (interval.c). This folder may call
- * fd/ (the fd table it feeds), pipeline/ (the session it attaches to), bpf/
- * (the kernel's sums) and the ground floor (lib/).
+ * lib/stats/: the counts a stat shows. Per fd, per process and per syscall,
+ * each row's peer, the rows grouped by peer and endpoint, the closed
+ * connections folded into their groups, the exited processes folded into a
+ * row per comm, and a stat's intervals. This folder may call fd/ (the fd
+ * table it feeds, and who holds an inode: fd/holders.c reads /proc for the
+ * peers), session/ (the session it attaches to), bpf/ (the kernel's sums)
+ * and the ground floor (lib/).
  *
- * The stats object (struct ipcperf_stats), shared by its files: stats.c
- * (made, reset, freed), account.c (fed with events), account-attach.c
- * (attached to a session), account-read.c (read out as rows). flows.c reads
- * what the fds are from its fd table.
+ * Its files are layers: each calls only the files listed before it, and
+ * hands data up through return values and callbacks (the fd table calls
+ * the sweep's retire() back). Bottom up (tests/test-stats-layers.sh reads
+ * the list between its two lines of dashes):
+ * ----
+ *   tables:     procs.c      processes and their syscall rows
+ *   rows:       rows.c       the incarnations sorted into rows; their sums
+ *   groups:     peers.c      who is at the other end of a row
+ *               groups.c     how rows group; the group walk
+ *   readout:    readout.c    a row per fd, process, syscall to the caller
+ *   retention:  folds.c      the folded rows of closed incarnations
+ *               connfold.c   closed connections folded into their groups
+ *               exitfold.c   exited processes folded into a row per comm
+ *               retain.c     the sweep: what bounds the memory
+ *   intake:     intake.c     the stats fed with events
+ *   attach:     attach.c     fed by a session
+ *   the object: stats.c      made, reset, freed: every layer's parts
+ *   interval:   interval.c   a stat's intervals
+ * ----
+ * The stats object (struct ipcperf_stats) is shared by its files; flows.c
+ * reads what the fds are from its fd table.
  */
 #ifndef IPCPERF_ACCOUNT_H
 #define IPCPERF_ACCOUNT_H
@@ -55,7 +71,7 @@ struct inccount {
 
 /*
  * An identity that folded rows share: thousands of exited processes' rows
- * are the same /dev/null or libc (account-read.c). Freed with its last row.
+ * are the same /dev/null or libc (folds.c). Freed with its last row.
  */
 struct sharedid {
 	size_t refs;
@@ -140,7 +156,7 @@ struct ipcperf_stats {
 	struct proc *proc_cache[LOOKUP_CACHE];		/* cleared of a thread's entry freed at its exit */
 	struct thread *thread_cache[LOOKUP_CACHE];	/* cleared when threads[] moves */
 	struct ipp_fdtab *fdt;	/* what each fd is */
-	struct ipp_peercache *peercache;	/* groups.c: the peers /proc was asked about */
+	struct ipp_peercache *peercache;	/* peers.c: the peers /proc was asked about */
 	struct inccount *counts;	/* by incarnation */
 	size_t nr_counts, cap_counts;
 	struct foldrow *folds;	/* in the order they were made */
@@ -184,17 +200,79 @@ struct ipcperf_stats {
 	uint64_t cmd_exec_ns;
 };
 
+/* ------------------------------------------------------------ tables: procs.c */
+
 /* The process @pid's counts; made (zeroed) when @create. NULL: none, or no memory. */
 struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create);
 /*
- * The table asks /proc what its fds are: through @shared (the session's
- * resolver reading ahead of the merge) when given, else its own; recording,
- * each answer also goes to the capture's @log (account-attach.c).
+ * Thread @tid exited: the entry its clone made under its id, as it could
+ * have been a process, goes unless it had events of its own (it never
+ * does: its calls carry its process's pid).
  */
-struct ipp_procres;
-struct ipp_identlog;
-void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shared,
-			      struct ipp_identlog *log);
+void ipp_stats__drop_unseen(struct ipcperf_stats *st, pid_t tid);
+/* The row of (@tid, @nr) of @p, made when new (@name NULL: the syscall's own); NULL: no memory. */
+struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name);
+/* @n more calls of @sc failed with @err. */
+void ipp_proc__sc_errnos(struct scstat *sc, int err, uint64_t n);
+void ipp_proc__free(struct proc *p);
+/* Its counts, its syscall rows' counts and latencies, zeroed. */
+void ipp_proc__reset(struct proc *p);
+
+/* --------------------------------------------------------- retention: folds.c */
+
+/*
+ * The folded row of (@pid, @fd, @id's object and kind), made when new (the
+ * folds are in the order they were made, so an index stays valid; the
+ * array may move). NULL: no memory.
+ */
+struct foldrow *ipp_stats__fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
+				    const struct ipp_ident *id);
+/* Keep the folds whose @keep is true, the others' memory freed; the hash rebuilt. */
+void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep);
+/* The shared identities freed (ipcperf_stats__delete()). */
+void ipp_stats__free_ids(struct ipcperf_stats *st);
+/*
+ * A fold's counts and latencies (@c, its histograms packed in @packed, or
+ * dense where packing had no memory) added into @dc and @dp, packed.
+ * @scratch: a dense histogram to do it in. @return 0, or -ENOMEM (then the
+ * latencies miss some calls; the counts do not).
+ */
+int ipp_fold__add(struct inccount *dc, struct ipp_hist_packed *dp[2], const struct inccount *c,
+		  struct ipp_hist_packed *const packed[2], struct ipp_hist *scratch);
+
+/* ------------------------------------------------------ retention: connfold.c */
+
+/*
+ * fold_conns: the folded rows of closed connections (those that group,
+ * groups.c) into their groups, unless a traced process holds their other
+ * end in an fd not folded yet (the group walk would name it from that fd).
+ */
+void ipp_stats__compact(struct ipcperf_stats *st);
+/* Folds that make the first compaction; then twice those left after it, plus as many. */
+#define IPP_COMPACT_FIRST 1024
+
+/* ------------------------------------------------------ retention: exitfold.c */
+
+/*
+ * fold_exited: the exited processes whose report is settled (no
+ * incarnation left in the fd table, a second of events past the exit)
+ * folded into the rows of their comms, and freed.
+ */
+void ipp_stats__fold_exited(struct ipcperf_stats *st);
+/* How long after its exit, in the events' time, a process may fold (the kernel's sums come first). */
+#define IPP_EXIT_SETTLE_NS 1000000000ull
+
+/* -------------------------------------------------------- retention: retain.c */
+
+/*
+ * Fold the closed incarnations whose report is settled into their rows,
+ * or drop them when no row would show them, and free them; then compact
+ * and fold the exited processes, as the options ask. Done when enough have
+ * closed since the last time (intake.c).
+ */
+void ipp_stats__sweep(struct ipcperf_stats *st);
+
+/* ------------------------------------------------------------ intake: intake.c */
 
 /*
  * The calls the kernel added up on one fd (a summary, lib/bpf/sum-rec.h)
@@ -207,62 +285,21 @@ void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r);
 /* Whether the stats @ctx can take sums now: no per-thread rows, no per-call callback. */
 bool ipp_stats__takes_sums(void *ctx);
 
+/* ------------------------------------------------------------ attach: attach.c */
+
 /*
- * Fold the closed incarnations whose report is settled into their rows,
- * or drop them when no row would show them, and free them (account-read.c).
- * Done when enough have closed since the last time.
+ * The table asks /proc what its fds are: through @shared (the session's
+ * resolver reading ahead of the merge) when given, else its own; recording,
+ * each answer also goes to the capture's @log.
  */
-void ipp_stats__sweep(struct ipcperf_stats *st);
+struct ipp_procres;
+struct ipp_identlog;
+void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shared,
+			      struct ipp_identlog *log);
+
+/* ------------------------------------------------------------ the object: stats.c */
 
 /* The fd table (fdtable.h) a stats object keeps: flows read what fds are from it. */
 struct ipp_fdtab *ipp_stats__fdtab(struct ipcperf_stats *st);
-
-/*
- * fold_conns: the folded rows of closed connections (those that group,
- * groups.c) into their groups, unless a traced process holds their other
- * end in an fd not folded yet (the group walk would name it from that
- * fd). connfold.c.
- */
-void ipp_stats__compact(struct ipcperf_stats *st);
-/* Folds that make the first compaction; then twice those left after it, plus as many. */
-#define IPP_COMPACT_FIRST 1024
-/* Keep the folds whose @keep is true, the others' memory freed; the hash rebuilt. account-read.c. */
-void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep);
-/* The shared identities freed (ipcperf_stats__delete()). */
-void ipp_stats__free_ids(struct ipcperf_stats *st);
-
-/*
- * The folded row of (@pid, @fd, @id's object and kind), made when new (the
- * folds are in the order they were made, so an index stays valid; the
- * array may move). NULL: no memory. account-read.c.
- */
-struct foldrow *ipp_stats__fold_row(struct ipcperf_stats *st, pid_t pid, int fd,
-				    const struct ipp_ident *id);
-/*
- * A fold's counts and latencies (@c, its histograms packed in @packed, or
- * dense where packing had no memory) added into @dc and @dp, packed.
- * @scratch: a dense histogram to do it in. @return 0, or -ENOMEM (then the
- * latencies miss some calls; the counts do not). connfold.c.
- */
-int ipp_fold__add(struct inccount *dc, struct ipp_hist_packed *dp[2], const struct inccount *c,
-		  struct ipp_hist_packed *const packed[2], struct ipp_hist *scratch);
-
-/* account.c's, for exitfold.c: */
-/* The row of (@tid, @nr) of @p, made when new; NULL: no memory. */
-struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name);
-/* @n more calls of @sc failed with @err. */
-void ipp_scstat__errnos(struct scstat *sc, int err, uint64_t n);
-void ipp_proc__free(struct proc *p);
-/* Its counts, its syscall rows' counts and latencies, zeroed. */
-void ipp_proc__reset(struct proc *p);
-
-/*
- * fold_exited: the exited processes whose report is settled (no
- * incarnation left in the fd table, a second of events past the exit)
- * folded into the rows of their comms, and freed. exitfold.c.
- */
-void ipp_stats__fold_exited(struct ipcperf_stats *st);
-/* How long after its exit, in the events' time, a process may fold (the kernel's sums come first). */
-#define IPP_EXIT_SETTLE_NS 1000000000ull
 
 #endif /* IPCPERF_ACCOUNT_H */

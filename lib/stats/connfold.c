@@ -31,50 +31,6 @@ static struct connfold *cfold_of(struct ipcperf_stats *st, const struct connfold
 	return &st->cfolds[st->nr_cfolds++];
 }
 
-/* @src added to *@dst, both packed (NULL: empty); @scratch a dense histogram to do it in. */
-static int merge_packed(struct ipp_hist_packed **dst, const struct ipp_hist_packed *src,
-			struct ipp_hist *scratch)
-{
-	struct ipp_hist_packed *p;
-
-	if (!src)
-		return 0;
-	ipp_hist_init(scratch);
-	if (*dst)
-		ipp_hist_merge_packed(scratch, *dst);
-	ipp_hist_merge_packed(scratch, src);
-	p = ipp_hist_pack(scratch);
-	if (!p)
-		return -ENOMEM;
-	free(*dst);
-	*dst = p;
-	return 0;
-}
-
-int ipp_fold__add(struct inccount *dc, struct ipp_hist_packed *dp[2], const struct inccount *c,
-		  struct ipp_hist_packed *const packed[2], struct ipp_hist *scratch)
-{
-	const struct side *src[2] = { &c->rd, &c->wr };
-	struct side *dst[2] = { &dc->rd, &dc->wr };
-	int err = 0;
-
-	if (c->first_ns && (!dc->first_ns || c->first_ns < dc->first_ns))
-		dc->first_ns = c->first_ns;
-	if (c->last_ns > dc->last_ns)
-		dc->last_ns = c->last_ns;
-	for (int s = 0; s < 2; s++) {
-		struct ipp_hist_packed *dense = src[s]->hist ? ipp_hist_pack(src[s]->hist) : NULL;
-
-		ipp_side_add(dst[s], src[s]);
-		if (merge_packed(&dp[s], packed[s], scratch) < 0 ||
-		    (src[s]->hist && src[s]->hist->count && !dense) ||
-		    merge_packed(&dp[s], dense, scratch) < 0)
-			err = -ENOMEM;
-		free(dense);
-	}
-	return err;
-}
-
 /* The fold (index) a row of the walk stands for. */
 static size_t fold_index(const struct ipcperf_stats *st, const struct ipp_rowref *r)
 {
@@ -126,18 +82,18 @@ void ipp_stats__compact(struct ipcperf_stats *st)
 	if (!scratch || !keep || !(v = ipp_rows__held(st, &n)) || !(pe = ipp_peers__new(st, v, n)) ||
 	    !(taken = calloc(n ? n : 1, sizeof(*taken))))
 		goto out;
-	ipp_ports__read(&pp, !st->no_proc);
+	ipp_group__read_ports(&pp, !st->no_proc);
 	for (size_t i = 0; i < st->nr_folds; i++)
 		keep[i] = true;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].inc != SIZE_MAX || !take_row(st, pe, &pp, &v[i], scratch))
 			continue;
 		keep[fold_index(st, &v[i])] = false;
-		ipp_peercache__forget(st->peercache, &v[i]);
+		ipp_peers__forget(st->peercache, &v[i]);
 		taken[i] = true;
 	}
 	/* before the folds go: v's rows point into them */
-	ipp_peercache__forget_mirrors(st->peercache, v, n, taken);
+	ipp_peers__forget_mirrors(st->peercache, v, n, taken);
 	ipp_stats__keep_folds(st, keep);
 out:
 	free(taken);

@@ -4,7 +4,7 @@
  * a machine that runs short-lived processes for hours would otherwise
  * leave a process row, its syscall rows and its fd rows for each one it
  * ever ran. Once a process's report is settled (a second of events past
- * its exit, every fd of it retired into its folded rows, account-read.c),
+ * its exit, every fd of it retired into its folded rows, retain.c),
  * its counts are added into the row of the exited processes of its comm:
  * the process's counts, its syscall rows by syscall, its fd rows by kind,
  * exactly; then its own rows, its threads and its fd table entry go.
@@ -77,7 +77,7 @@ static void add_proc(struct proc *e, const struct proc *p, struct ipp_hist *scra
 		d->errors += sc->errors;
 		d->time_ns += sc->time_ns;
 		for (size_t i = 0; i < sc->nr_errnos; i++)
-			ipp_scstat__errnos(d, sc->errnos[i].err, sc->errnos[i].count);
+			ipp_proc__sc_errnos(d, sc->errnos[i].err, sc->errnos[i].count);
 		merge_hist(&d->packed, sc, scratch);
 	}
 }
@@ -169,7 +169,7 @@ static void fold_fds(struct ipcperf_stats *st, const pid_t *pids, size_t n,
 		r.pid = st->folds[i].pid;
 		r.fd = st->folds[i].fd;
 		r.id = st->folds[i].id;
-		ipp_peercache__forget(st->peercache, &r);
+		ipp_peers__forget(st->peercache, &r);
 		keep[i] = false;
 	}
 }

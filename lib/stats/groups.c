@@ -14,7 +14,7 @@
 
 /* ------------------------------------------------------------------ groups */
 
-void ipp_ports__read(struct ipp_ports *p, bool proc)
+void ipp_group__read_ports(struct ipp_ports *p, bool proc)
 {
 	FILE *f = proc ? fopen("/proc/sys/net/ipv4/ip_local_port_range", "re") : NULL;
 
@@ -168,7 +168,7 @@ static struct grow *group_rows(struct ipcperf_stats *st, const struct ipp_rowref
 
 	if (!g)
 		return NULL;
-	ipp_ports__read(&pp, !st->no_proc);
+	ipp_group__read_ports(&pp, !st->no_proc);
 	for (size_t i = 0; i < n; k++) {
 		struct grow *r = &g[k];
 

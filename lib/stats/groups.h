@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The fd rows read out (account-read.c) and what groups.c builds on them:
- * who is at the other end of each row (its peer process), and the groups
- * of rows that are connections of one process to one endpoint with one
- * peer (ipcperf_stats__for_each_fd_group()).
+ * The fd rows (rows.c) and what is built on them: who is at the other end
+ * of each row (its peer process, peers.c), and the groups of rows that are
+ * connections of one process to one endpoint with one peer (groups.c,
+ * ipcperf_stats__for_each_fd_group()). The layers of account.h.
  */
 #ifndef IPCPERF_GROUPS_H
 #define IPCPERF_GROUPS_H
@@ -14,6 +14,16 @@
 static inline bool ipp_is_inet(enum ipcperf_fd_kind k)
 {
 	return k == IPCPERF_FD_TCP || k == IPCPERF_FD_UDP;
+}
+
+/* The latencies of @h (min, avg, p50, p99, max) into @l. */
+static inline void ipp_lat_of(const struct ipp_hist *h, struct ipcperf_lat *l)
+{
+	l->min = ipp_hist_min(h);
+	l->avg = ipp_hist_avg(h);
+	l->p50 = ipp_hist_percentile(h, 50);
+	l->p99 = ipp_hist_percentile(h, 99);
+	l->max = ipp_hist_max(h);
 }
 
 /*
@@ -42,7 +52,13 @@ bool ipp_rows__same(const struct ipp_rowref *a, const struct ipp_rowref *b);
 /* Whether incarnation @inc made any read or write call. */
 bool ipp_rows__has_io(const struct ipcperf_stats *st, size_t inc);
 /* Whether the incarnations of @r made any read or write call. */
-bool ipp_rowref__has_io(const struct ipp_rowref *r);
+bool ipp_rows__ref_has_io(const struct ipp_rowref *r);
+/*
+ * Whether incarnation @in was not an fd @p held: closed by the command's
+ * first exec (the tracer's), or ended before its pid did anything of its own.
+ */
+bool ipp_rows__not_held(const struct ipcperf_stats *st, const struct proc *p,
+			const struct ipp_inc *in);
 
 /* The counts of some incarnations added up, with histograms of its own. */
 struct ipp_rowsum {
@@ -91,11 +107,11 @@ pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char
  */
 bool ipp_peers__held_peer(const struct ipp_peers *pe, const struct ipp_rowref *r);
 
-/* What /proc said of the peers looked for (struct ipcperf_stats.peercache). Accepts NULL. */
+/* What /proc said of the peers looked for (struct ipcperf_stats.peercache), freed. Accepts NULL. */
 struct ipp_peercache;
-void ipp_peercache__free(struct ipp_peercache *c);
+void ipp_peers__free_cache(struct ipp_peercache *c);
 /* What /proc said of the peer of @r, forgotten: no row will ask again. */
-void ipp_peercache__forget(struct ipp_peercache *c, const struct ipp_rowref *r);
+void ipp_peers__forget(struct ipp_peercache *c, const struct ipp_rowref *r);
 /*
  * Forget what @c found by their addresses for the rows @v[i] that @taken[i]
  * (folded: their peers named), and the holders /proc named for those
@@ -103,14 +119,14 @@ void ipp_peercache__forget(struct ipp_peercache *c, const struct ipp_rowref *r);
  * an entry for every connection it ever closed. A row with those addresses
  * later (a port reused) is a new connection, asked again.
  */
-void ipp_peercache__forget_mirrors(struct ipp_peercache *c, const struct ipp_rowref *v, size_t n,
+void ipp_peers__forget_mirrors(struct ipp_peercache *c, const struct ipp_rowref *v, size_t n,
 				   const bool *taken);
 
 /* The ephemeral ports (net.ipv4.ip_local_port_range; the kernel's default when unread). */
 struct ipp_ports {
 	unsigned lo, hi;
 };
-void ipp_ports__read(struct ipp_ports *p, bool proc);
+void ipp_group__read_ports(struct ipp_ports *p, bool proc);
 /*
  * How row @r groups (enum ipcperf_fd_group_role) and its endpoint into
  * @endpoint (IPP_OBJECT_MAX bytes; "" for IPCPERF_GROUP_ONE and unix): an

@@ -1,20 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Who is at the other end of each fd row (groups.h): the peers the fd table
- * knows, and those one scan of /proc finds for the rest, remembered in the
- * stats object's peer cache.
+ * knows, and those one scan of /proc (fd/holders.c) finds for the rest,
+ * remembered in the stats object's peer cache.
  */
 #include "config.h"
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "stats/groups.h"
 #include "fd/procfd.h"
+#include "fd/holders.h"
 
 /* ------------------------------------------------------------------ peers */
 
@@ -35,14 +32,6 @@ struct addrref {
 	bool held;
 };
 
-/* What one scan of /proc found for an inode: its two oldest holders (pid 0: none). */
-struct peerent {
-	uint64_t ino;
-	pid_t pid[2];
-	uint64_t start[2];	/* their start times (clock ticks after boot) */
-	char comm[2][IPP_COMM_MAX];
-};
-
 /*
  * An inet socket's peer found by its addresses in a sock_diag dump (the
  * peer end no traced process holds): the peer's own "L -> R", its inode (0:
@@ -54,7 +43,7 @@ struct mirrorent {
 };
 
 struct ipp_peercache {
-	struct peerent *v;	/* sorted by ino */
+	struct ipp_holders *v;	/* what /proc said of each inode, sorted by ino */
 	size_t n, cap;
 	uint64_t scans;
 	struct mirrorent *mv;	/* sorted by detail */
@@ -69,7 +58,7 @@ struct ipp_peers {
 	size_t nr_addrs;
 };
 
-void ipp_peercache__free(struct ipp_peercache *c)
+void ipp_peers__free_cache(struct ipp_peercache *c)
 {
 	if (c) {
 		free(c->v);
@@ -109,7 +98,7 @@ static void index_rows(struct ipp_peers *pe, const struct ipp_rowref *v, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_ident *id = v[i].id;
-		bool io = ipp_rowref__has_io(&v[i]), held = v[i].inc != SIZE_MAX;
+		bool io = ipp_rows__ref_has_io(&v[i]), held = v[i].inc != SIZE_MAX;
 
 		if (id->state == IPP_ID_UNKNOWN)
 			continue;
@@ -204,11 +193,11 @@ static pid_t mirror_holder(const struct ipp_peers *pe, const struct ipp_ident *i
 	return any;
 }
 
-static struct peerent *cache_find(const struct ipp_peercache *c, uint64_t ino);
+static struct ipp_holders *cache_find(const struct ipp_peercache *c, uint64_t ino);
 
-void ipp_peercache__forget(struct ipp_peercache *c, const struct ipp_rowref *r)
+void ipp_peers__forget(struct ipp_peercache *c, const struct ipp_rowref *r)
 {
-	struct peerent *e = r->id->state != IPP_ID_UNKNOWN ? cache_find(c, peer_key(r->id)) : NULL;
+	struct ipp_holders *e = r->id->state != IPP_ID_UNKNOWN ? cache_find(c, peer_key(r->id)) : NULL;
 
 	if (!e)
 		return;
@@ -221,7 +210,7 @@ static const struct mirrorent *mirror_find(const struct ipp_peercache *c,
 static int cmp_u64(const void *a, const void *b);
 
 /* Drop the entries of @c->v whose inodes are among @inos (sorted by cmp_u64, @k of them). */
-static void drop_peerents(struct ipp_peercache *c, const uint64_t *inos, size_t k)
+static void drop_holders(struct ipp_peercache *c, const uint64_t *inos, size_t k)
 {
 	size_t j = 0;
 
@@ -231,7 +220,7 @@ static void drop_peerents(struct ipp_peercache *c, const uint64_t *inos, size_t 
 	c->n = j;
 }
 
-void ipp_peercache__forget_mirrors(struct ipp_peercache *c, const struct ipp_rowref *v, size_t n,
+void ipp_peers__forget_mirrors(struct ipp_peercache *c, const struct ipp_rowref *v, size_t n,
 				   const bool *taken)
 {
 	bool *drop = c && c->mn ? calloc(c->mn, sizeof(*drop)) : NULL;
@@ -252,13 +241,13 @@ void ipp_peercache__forget_mirrors(struct ipp_peercache *c, const struct ipp_row
 	if (inos) {
 		c->mn = k;
 		qsort(inos, m, sizeof(*inos), cmp_u64);
-		drop_peerents(c, inos, m);
+		drop_holders(c, inos, m);
 	}
 	free(inos);
 	free(drop);
 }
 
-static struct peerent *cache_find(const struct ipp_peercache *c, uint64_t ino)
+static struct ipp_holders *cache_find(const struct ipp_peercache *c, uint64_t ino)
 {
 	size_t lo = 0, hi = c ? c->n : 0;
 
@@ -318,7 +307,7 @@ bool ipp_peers__held_peer(const struct ipp_peers *pe, const struct ipp_rowref *r
 	       (ipp_is_inet(id->kind) && mirror_holder(pe, id, true));
 }
 
-/* ------------------------------------------------------------------ /proc */
+/* ------------------------------------------------------------- asking /proc */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -327,147 +316,20 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* "socket:[N]" or "pipe:[N]": N; else 0. */
-static uint64_t link_ino(const char *l)
-{
-	const char *p = !strncmp(l, "socket:[", 8) ? l + 8 : !strncmp(l, "pipe:[", 6) ? l + 6 : NULL;
-
-	return p ? strtoull(p, NULL, 10) : 0;
-}
-
-static void read_comm(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-}
-
-/* When @pid started (field 22 of /proc/PID/stat); UINT64_MAX unknown. */
-static uint64_t start_of(pid_t pid)
-{
-	char path[64], buf[1024];
-	unsigned long long t;
-	const char *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return UINT64_MAX;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	/* after the comm: state (3) ... starttime (22) */
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	return p && sscanf(p, " %llu", &t) == 1 ? t : UINT64_MAX;
-}
-
 /*
- * @pid holds @e's inode: keep the two oldest holders, the ones a program
- * made the channel for (not the short-lived children it forks with its
- * fds: pids wrap, start times do not).
- */
-/* A process being scanned: its start and name read once, at its first inode wanted. */
-struct holder {
-	pid_t pid;
-	bool read;
-	uint64_t start;
-	char comm[IPP_COMM_MAX];
-};
-
-static void note_holder(struct peerent *e, struct holder *h)
-{
-	int i;
-
-	if (e->pid[0] == h->pid || e->pid[1] == h->pid)
-		return;
-	if (!h->read) {
-		h->start = start_of(h->pid);
-		read_comm(h->pid, h->comm, sizeof(h->comm));
-		h->read = true;
-	}
-	if (!e->pid[0] || h->start < e->start[0]) {
-		e->pid[1] = e->pid[0];
-		e->start[1] = e->start[0];
-		memcpy(e->comm[1], e->comm[0], sizeof(e->comm[1]));
-		i = 0;
-	} else if (!e->pid[1] || h->start < e->start[1]) {
-		i = 1;
-	} else {
-		return;
-	}
-	e->pid[i] = h->pid;
-	e->start[i] = h->start;
-	memcpy(e->comm[i], h->comm, sizeof(e->comm[i]));
-}
-
-/* Every fd of process @pid whose inode is one of @c's entries in [@from, end). */
-static void scan_pid(struct ipp_peercache *c, size_t from, pid_t pid)
-{
-	char path[64], lnk[64];
-	struct holder h = { .pid = pid };
-	struct dirent *d;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		ssize_t l;
-		struct peerent *e;
-
-		if (d->d_name[0] == '.')
-			continue;
-		l = readlinkat(dirfd(dir), d->d_name, lnk, sizeof(lnk) - 1);
-		if (l <= 0)
-			continue;
-		lnk[l] = '\0';
-		e = cache_find(&(struct ipp_peercache){ .v = c->v + from, .n = c->n - from },
-			       link_ino(lnk));
-		if (e)
-			note_holder(e, &h);
-	}
-	closedir(dir);
-}
-
-/*
- * One pass over /proc/<pid>/fd of every process but this one, for the
- * inodes @want (sorted, distinct, none in the cache yet): each gets an
- * entry, holders found or not, so that it is never looked for again.
+ * Entries for the inodes @want (sorted, distinct, none in the cache yet),
+ * their holders asked of /proc (fd/holders.c): each gets one, holders found
+ * or not, so that it is never looked for again.
  */
 static int proc_scan(struct ipp_peercache *c, const uint64_t *want, size_t n)
 {
-	size_t from = c->n;
-	struct dirent *d;
-	pid_t self = getpid();
-	DIR *proc;
-
 	if (ipp_grow((void **)&c->v, &c->cap, c->n + n, sizeof(*c->v)) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		c->v[c->n++] = (struct peerent){ .ino = want[i] };
+		c->v[c->n + i] = (struct ipp_holders){ .ino = want[i] };
 	c->scans++;
-	proc = opendir("/proc");
-	while (proc && (d = readdir(proc))) {
-		pid_t pid = isdigit((unsigned char)d->d_name[0]) ? (pid_t)atoi(d->d_name) : 0;
-
-		if (pid > 0 && pid != self)
-			scan_pid(c, from, pid);
-	}
-	if (proc)
-		closedir(proc);
+	ipp_holders__scan(c->v + c->n, n);
+	c->n += n;
 	/* Merge the new entries (sorted) into the old ones. */
 	qsort(c->v, c->n, sizeof(*c->v), cmp_u64);
 	return 0;
@@ -625,7 +487,7 @@ static uint64_t scan_key(const struct ipp_peers *pe, const struct ipp_ident *id)
 pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char **comm)
 {
 	pid_t pid = pe ? known_peer(pe, r) : 0;
-	const struct peerent *e;
+	const struct ipp_holders *e;
 	const struct proc *p;
 
 	*comm = "";

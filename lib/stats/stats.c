@@ -2,8 +2,8 @@
 /*
  * The stats object (account.h) made, emptied and freed: what
  * ipcperf_stats__new() sets up, ipcperf_stats__reset() clears and
- * ipcperf_stats__delete() gives back. Fed in account.c, attached in
- * account-attach.c, read out in account-read.c.
+ * ipcperf_stats__delete() gives back, over the parts of every layer below
+ * (account.h). Fed in intake.c, attached in attach.c, read out in readout.c.
  */
 #include "config.h"
 #include <errno.h>
@@ -42,18 +42,6 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	ipp_settleq__init(&st->calls, st->fdt);
 	ipp_callfds__init(&st->every, st->fdt);
 	return st;
-}
-
-void ipp_proc__free(struct proc *p)
-{
-	for (size_t i = 0; i < p->nr_sc; i++) {
-		free(p->sc[i]->errnos);
-		free(p->sc[i]->hist);
-		free(p->sc[i]->packed);
-		free(p->sc[i]);
-	}
-	free(p->sc);
-	free(p);
 }
 
 static void free_hists(struct inccount *c)
@@ -98,7 +86,7 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 	ipp_settleq__fini(&st->calls);
 	ipp_callfds__fini(&st->every);
 	ipp_fdtab__delete(st->fdt);
-	ipp_peercache__free(st->peercache);
+	ipp_peers__free_cache(st->peercache);
 	free(st);
 }
 
@@ -134,23 +122,5 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 	for (size_t i = 0; i < st->nr_exited; i++) {
 		ipp_proc__reset(st->exited[i]);
 		st->exited[i]->threads = 0;	/* those of the processes folded since */
-	}
-}
-
-void ipp_proc__reset(struct proc *p)
-{
-	p->vol = p->invol = p->wakeups = p->migrations = p->syscalls = p->uring_ops = 0;
-	p->folded = 0;
-	for (size_t k = 0; k < p->nr_sc; k++) {
-		struct scstat *sc = p->sc[k];
-
-		sc->calls = sc->errors = sc->time_ns = 0;
-		free(sc->errnos);
-		sc->errnos = NULL;
-		sc->nr_errnos = 0;
-		free(sc->hist);
-		free(sc->packed);
-		sc->hist = NULL;
-		sc->packed = NULL;
 	}
 }

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capture/identlog.h"
+#include "fd/identlog.h"
 
 struct ipp_identlog {
 	struct ipp_ident_ans *v;

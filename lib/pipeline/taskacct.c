@@ -6,9 +6,8 @@
 #include "internal.h"
 #include "bpf/fdid-bpf.h"
 #include "bpf/sched-rec.h"
-#include "source/plan.h"
-#include "source/targets.h"
-#include "source/taskacct.h"
+#include "fd/proctask.h"
+#include "pipeline/taskacct.h"
 
 int ipp_taskacct__add(struct ipp_acct_sums *p, pid_t root, const struct ipp_task_acct *a)
 {

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "pipeline/source.h"
-#include "capture/replay.h"
+#include "source/source.h"
+#include "source/replay.h"
 #include "fd/procres.h"
-#include "pipeline/session.h"
+#include "session/session.h"
 
 enum state { S_NEW, S_STARTED, S_STOPPED };
 
@@ -293,6 +293,11 @@ void ipp_session__take_sums(struct ipcperf_session *s, ipp_sum_fn fn, bool (*ok)
 			    void *ctx)
 {
 	ipp_pipeline__take_sums(s->pl, fn, ok, ctx);
+}
+
+void ipp_session__take_sched(struct ipcperf_session *s, ipp_sched_fn fn, void *ctx)
+{
+	ipp_pipeline__take_sched(s->pl, fn, ctx);
 }
 
 int ipp_session__attach(struct ipcperf_session *s, const struct ipcperf_handlers *h,

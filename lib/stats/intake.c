@@ -3,9 +3,9 @@
  * Accounting: per-(process, fd, object) throughput and latency, per-process
  * scheduling, per-(process, syscall) totals. What each fd is comes from the
  * fd table (fdtable.c); the counts of each of its incarnations are kept here,
- * by the same index. This file: the stats fed with events; made and reset
- * in stats.c, attached to a session in account-attach.c, read out in
- * account-read.c.
+ * by the same index. This file: the stats fed with events (the intake layer
+ * of account.h); made and reset in stats.c, attached to a session in
+ * attach.c, read out in readout.c, swept in retain.c.
  */
 #include "config.h"
 #include <errno.h>
@@ -21,43 +21,11 @@
 
 /* ------------------------------------------------------------------ lookups */
 
-static int cmp_proc(const void *key, const void *elem)
-{
-	pid_t a = *(const pid_t *)key, b = (*(struct proc *const *)elem)->pid;
-
-	return (a > b) - (a < b);
-}
-
 static int cmp_thread(const void *key, const void *elem)
 {
 	pid_t a = *(const pid_t *)key, b = ((const struct thread *)elem)->tid;
 
 	return (a > b) - (a < b);
-}
-
-/* procs is kept sorted by pid. */
-struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create)
-{
-	struct proc **c = &st->proc_cache[(unsigned int)pid % LOOKUP_CACHE];
-	struct proc *p;
-	size_t lo;
-
-	if (*c && (*c)->pid == pid)
-		return *c;
-	if (ipp_bsearch_at(&pid, st->procs, st->nr_procs, sizeof(*st->procs), cmp_proc, &lo))
-		return *c = st->procs[lo];
-	if (!create)
-		return NULL;
-	if (ipp_grow((void **)&st->procs, &st->cap_procs, st->nr_procs + 1, sizeof(*st->procs)) < 0)
-		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	memmove(&st->procs[lo + 1], &st->procs[lo], (st->nr_procs - lo) * sizeof(*st->procs));
-	st->procs[lo] = p;
-	st->nr_procs++;
-	return *c = p;
 }
 
 static struct thread *get_thread(struct ipcperf_stats *st, pid_t tid, bool create)
@@ -121,49 +89,6 @@ static struct inccount *count_of(struct ipcperf_stats *st, long inc)
 
 /* ------------------------------------------------------------------ feeding */
 
-/* A syscall table's key: (tid, nr). */
-struct sckey {
-	pid_t tid;
-	int nr;
-};
-
-static int cmp_sc(const void *key, const void *elem)
-{
-	const struct sckey *k = key;
-	const struct scstat *e = *(struct scstat *const *)elem;
-
-	if (k->tid != e->tid)
-		return k->tid < e->tid ? -1 : 1;
-	return (k->nr > e->nr) - (k->nr < e->nr);
-}
-
-static struct scstat *get_sc(struct proc *p, pid_t tid, int nr, const char *name)
-{
-	struct sckey key = { tid, nr };
-	struct scstat *sc;
-	size_t lo;
-
-	if (ipp_bsearch_at(&key, p->sc, p->nr_sc, sizeof(*p->sc), cmp_sc, &lo))
-		return p->sc[lo];
-	if (ipp_grow((void **)&p->sc, &p->cap_sc, p->nr_sc + 1, sizeof(*p->sc)) < 0)
-		return NULL;
-	sc = calloc(1, sizeof(*sc));
-	if (!sc)
-		return NULL;
-	sc->tid = tid;
-	sc->nr = nr;
-	sc->name = name ? name : ipp_syscall_name_any(nr);
-	memmove(&p->sc[lo + 1], &p->sc[lo], (p->nr_sc - lo) * sizeof(*p->sc));
-	p->sc[lo] = sc;
-	p->nr_sc++;
-	return sc;
-}
-
-struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name)
-{
-	return get_sc(p, tid, nr, name);
-}
-
 /*
  * The dense histogram of @sc, to add to: made at its first timed call, or
  * from its packed one (a call of its process seen after the exit). NULL:
@@ -205,32 +130,6 @@ static void pack_proc(struct proc *p)
 {
 	for (size_t i = 0; i < p->nr_sc; i++)
 		pack_sc(p->sc[i]);
-}
-
-/* @n more calls of @sc failed with @err. */
-static void count_errnos(struct scstat *sc, int err, uint64_t n)
-{
-	size_t i;
-	struct ipcperf_errno_count *v;
-
-	for (i = 0; i < sc->nr_errnos && sc->errnos[i].err < err; i++)
-		;
-	if (i < sc->nr_errnos && sc->errnos[i].err == err) {
-		sc->errnos[i].count += n;
-		return;
-	}
-	v = realloc(sc->errnos, (sc->nr_errnos + 1) * sizeof(*v));
-	if (!v)
-		return;
-	sc->errnos = v;
-	memmove(&v[i + 1], &v[i], (sc->nr_errnos - i) * sizeof(*v));
-	v[i] = (struct ipcperf_errno_count){ .err = err, .count = n };
-	sc->nr_errnos++;
-}
-
-void ipp_scstat__errnos(struct scstat *sc, int err, uint64_t n)
-{
-	count_errnos(sc, err, n);
 }
 
 static void account(struct side *sd, const struct ipcperf_syscall *ev)
@@ -415,7 +314,7 @@ static void add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *
 	see_thread(st, p, ev->tid);
 	if (ev->nr == __NR_io_uring_enter && ev->ret > 0)
 		p->uring_ops += (uint64_t)ev->ret;
-	sc = get_sc(p, st->per_thread ? ev->tid : 0, ev->nr, ev->name);
+	sc = ipp_proc__sc(p, st->per_thread ? ev->tid : 0, ev->nr, ev->name);
 	if (sc) {
 		sc->calls++;
 		if (!ev->started_before_capture) {
@@ -427,7 +326,7 @@ static void add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *
 		}
 		if (ev->ret < 0 && ev->ret >= -IPP_MAX_ERRNO) {
 			sc->errors++;
-			count_errnos(sc, (int)-ev->ret, 1);
+			ipp_proc__sc_errnos(sc, (int)-ev->ret, 1);
 		}
 		if (p->exited)
 			pack_sc(sc);
@@ -482,7 +381,7 @@ static void account_sum(struct side *sd, const struct ipp_sum_rec *r)
 /* @r's calls into their syscall's row, as ipcperf_stats__add_syscall() would have. */
 static void sum_row(struct proc *p, const struct ipp_sum_rec *r)
 {
-	struct scstat *sc = get_sc(p, 0, r->nr, NULL);
+	struct scstat *sc = ipp_proc__sc(p, 0, r->nr, NULL);
 	struct ipp_hist *h;
 
 	if (!sc)
@@ -493,7 +392,7 @@ static void sum_row(struct proc *p, const struct ipp_sum_rec *r)
 		sum_hist(h, r);
 	if (r->eagain) {
 		sc->errors += r->eagain;
-		count_errnos(sc, EAGAIN, r->eagain);
+		ipp_proc__sc_errnos(sc, EAGAIN, r->eagain);
 	}
 	if (p->exited)
 		pack_sc(sc);
@@ -608,26 +507,6 @@ void ipcperf_stats__add_sched_totals(struct ipcperf_stats *st,
 	p->migrations += ev->migrations;
 }
 
-/*
- * Thread @tid exited: the entry its clone made under its id, as it could
- * have been a process, goes unless it had events of its own (it never
- * does: its calls carry its process's pid).
- */
-static void drop_thread_proc(struct ipcperf_stats *st, pid_t tid)
-{
-	struct proc **c = &st->proc_cache[(unsigned int)tid % LOOKUP_CACHE];
-	size_t at;
-
-	if (!ipp_bsearch_at(&tid, st->procs, st->nr_procs, sizeof(*st->procs), cmp_proc, &at) ||
-	    st->procs[at]->seen)
-		return;
-	if (*c == st->procs[at])
-		*c = NULL;
-	ipp_proc__free(st->procs[at]);
-	memmove(&st->procs[at], &st->procs[at + 1], (st->nr_procs - at - 1) * sizeof(*st->procs));
-	st->nr_procs--;
-}
-
 void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task *ev)
 {
 	struct proc *p = ipp_stats__proc(st, ev->pid, true), *c;
@@ -662,7 +541,7 @@ void ipcperf_stats__add_task(struct ipcperf_stats *st, const struct ipcperf_task
 	}
 	case IPCPERF_TASK_EXIT:
 		if (ev->tid != ev->pid)
-			drop_thread_proc(st, ev->tid);
+			ipp_stats__drop_unseen(st, ev->tid);
 		if (ev->tid == ev->pid) {
 			p->exited = true;
 			p->exit_ns = ev->time_ns;

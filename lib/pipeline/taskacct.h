@@ -13,6 +13,11 @@
 #include <sys/types.h>
 #include "ipcperf/ipcperf.h"
 
+/* The counters the kernel's own accounting of a task also gives. */
+#define IPP_SW_COUNTERS                                                                \
+	(IPCPERF_CNT_BIT(IPCPERF_CNT_TASK_CLOCK) | IPCPERF_CNT_BIT(IPCPERF_CNT_PAGE_FAULTS) | \
+	 IPCPERF_CNT_BIT(IPCPERF_CNT_CONTEXT_SWITCHES) | IPCPERF_CNT_BIT(IPCPERF_CNT_CPU_MIGRATIONS))
+
 struct ipp_bpf;
 struct ipp_sched_slot;
 struct ipp_task_acct;

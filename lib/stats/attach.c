@@ -10,7 +10,7 @@
 #include "stats/account.h"
 #include "fd/procres.h"
 #include "fd/resolve.h"
-#include "pipeline/session.h"
+#include "session/session.h"
 
 /* The session's events are on: the fds its running targets have now. */
 static void scan_started(void *ctx)

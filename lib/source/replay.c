@@ -11,8 +11,8 @@
 #include <string.h>
 #include "pipeline/decode.h"
 #include "capture/record.h"
-#include "pipeline/source.h"
-#include "capture/replay.h"
+#include "source/source.h"
+#include "source/replay.h"
 
 /* Records read per consume() when the capture has no rounds: keeps each call short. */
 #define REPLAY_BATCH 65536

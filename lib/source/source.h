@@ -10,7 +10,35 @@
 #define IPCPERF_SOURCE_H
 
 #include "pipeline/pipeline.h"
-#include "pipeline/session.h"
+
+struct ipp_identlog;
+struct ipp_procres;
+
+/* What a consumer attaching to a session is handed (session.h), as its source describes it. */
+struct ipp_attach {
+	/*
+	 * The processes targeted: pids, the tgids of tids, the command. The
+	 * session's, valid as long as it is; none for a replay or -a.
+	 */
+	const pid_t *pids;
+	size_t nr_pids;
+	pid_t cmd_pid;		/* the command the session started (or recorded); 0: none */
+	bool replay;		/* records come from a capture: no /proc, no kernel */
+	bool kernel_fdid;	/* the kernel may describe the fds calls make (fd_open) */
+	/*
+	 * The identity log recorded into (@log_replay false) or replayed from
+	 * (true); NULL when the session neither records nor replays one.
+	 */
+	struct ipp_identlog *log;
+	bool log_replay;
+	/*
+	 * Live, not started, and without the kernel's words on fds: the /proc
+	 * resolver that reads ahead of the merge as the session's records are
+	 * taken, one for all its consumers (the session's: take a reference
+	 * with ipp_procres__get()); NULL otherwise.
+	 */
+	struct ipp_procres *procres;
+};
 
 struct ipp_source;
 

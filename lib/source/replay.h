@@ -6,7 +6,7 @@
 #ifndef IPCPERF_REPLAY_H
 #define IPCPERF_REPLAY_H
 
-#include "pipeline/source.h"
+#include "source/source.h"
 
 /* The source of ipcperf_session__open_file(). @return it; NULL with errno (explained). */
 struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_opts *opts,

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "internal.h"
-#include "source/targets.h"
+#include "fd/proctask.h"
 #include "bpf/sched-rec.h"
 
 /* The numeric entries of directory @path into *@ids (to free). @return their number, or -errno. */

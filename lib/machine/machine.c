@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What this machine lets a session use: tracepoints and counters, tried for real. */
+/*
+ * lib/machine/: services over the whole library, on its top floor: what
+ * this machine offers (machine.c) and the machine check (check.c). They
+ * open counters and a session as any caller would, and may call every
+ * folder below; nothing in the library calls them.
+ *
+ * What this machine lets a session use: tracepoints and counters, tried for real.
+ */
 #include "config.h"
 #include <errno.h>
 #include <linux/perf_event.h>

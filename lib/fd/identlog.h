@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The identity log (record.c): every fd identity the stats module read from
+ * The identity log (identlog.c, kept by capture/record.c): every fd identity the stats module read from
  * /proc while a session was recorded, kept in the capture's ipcperf section
  * (record.h). A replay takes the identities back from the log instead of
  * /proc, in the order they were asked for: the questions are the same
