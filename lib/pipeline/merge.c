@@ -20,16 +20,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pipeline/merge.h"
+#include "bpf/sum-rec.h"
 
 /*
  * Records are small (tracepoint raw data is tens of bytes) and come and go
  * by the million: they live in fixed-size blocks recycled through a free
  * list. The kernel's fd summaries (2 KiB, one per syscall of each fd that
  * closes: several per connection of a busy server) have a free list of
- * their own, of big blocks; only a rarer larger one gets a malloc() of its own.
+ * their own, of big blocks just their size, which keeps at most BIG_KEEP
+ * (what a backlog took is given back once it is read); any other record
+ * larger than a block gets a malloc() of its own.
  */
 #define BLOCK_SIZE 256
-#define BIG_BLOCK_SIZE 4096
+#define BIG_BLOCK_SIZE 2304	/* a summary, 2144 bytes, and the record's header */
+#define BIG_KEEP 512
 /* A FIFO slot: the record header and this much data (raw syscall data is <= 64). */
 #define SLOT_SIZE 128
 #define SLOT_DATA (SLOT_SIZE - offsetof(struct ipp_mrec, data))
@@ -54,7 +58,15 @@ struct ipp_merge {
 	struct ipp_mrec *last;	/* handed out by pop; freed at the next call */
 	void *free_blocks;	/* singly linked through each block's first bytes */
 	void *free_big;		/* the same, of BIG_BLOCK_SIZE blocks */
+	size_t nr_free_big;
 };
+_Static_assert(sizeof(struct ipp_mrec) + IPP_SUM_REC_SIZE <= BIG_BLOCK_SIZE, "a summary's block");
+
+/* A record of @need bytes in a big block: one only a little larger than a block wastes none. */
+static bool is_big(size_t need)
+{
+	return need > BIG_BLOCK_SIZE - BLOCK_SIZE && need <= BIG_BLOCK_SIZE;
+}
 
 /* The free list of the blocks a record of @need bytes takes. */
 static void **free_list(struct ipp_merge *m, size_t need)
@@ -67,12 +79,13 @@ static void *take_block(struct ipp_merge *m, size_t need, bool *pooled)
 	void **list = free_list(m, need);
 	void *b;
 
-	*pooled = need <= BIG_BLOCK_SIZE;
+	*pooled = need <= BLOCK_SIZE || is_big(need);
 	if (!*pooled)
 		return malloc(need);
 	b = *list;
 	if (b) {
 		memcpy(list, b, sizeof(void *));
+		m->nr_free_big -= list == &m->free_big;
 		return b;
 	}
 	return malloc(need <= BLOCK_SIZE ? BLOCK_SIZE : BIG_BLOCK_SIZE);
@@ -88,6 +101,11 @@ static void give_back(struct ipp_merge *m, struct ipp_mrec *r)
 	}
 	void **list = free_list(m, sizeof(*r) + r->size);
 
+	if (list == &m->free_big && m->nr_free_big >= BIG_KEEP) {
+		free(r);
+		return;
+	}
+	m->nr_free_big += list == &m->free_big;
 	memcpy(r, list, sizeof(void *));
 	*list = r;
 }
