@@ -114,7 +114,6 @@ struct tcp_batch {
 	struct tcp_req req[ASK_BATCH];
 	size_t idx[ASK_BATCH];	/* the detail each request asks for */
 	size_t n;
-	const char *const *details;
 	uint64_t *inos;
 };
 
@@ -133,39 +132,24 @@ static void batch_add(struct tcp_batch *b, size_t i, const union ipp_sockaddr *l
 }
 
 /*
- * An answer's address (network order, as sock_diag gives it). Without a
- * scope: only details without a link-local address are asked alone.
+ * The inode of answer @h to request @q when it is a socket with an fd of
+ * just the addresses asked, else 0. The same as its addresses reading the
+ * detail again (a dump's match): the request's were parsed from the detail
+ * only when they read it back (parse_endpoint()), and have no scope.
  */
-static void sockaddr_of(union ipp_sockaddr *a, int family, const __be32 *addr, __be16 port)
-{
-	memset(a, 0, sizeof(*a));
-	if (family == AF_INET) {
-		a->in.sin_family = AF_INET;
-		a->in.sin_port = port;
-		memcpy(&a->in.sin_addr, addr, 4);
-	} else {
-		a->in6.sin6_family = AF_INET6;
-		a->in6.sin6_port = port;
-		memcpy(&a->in6.sin6_addr, addr, 16);
-	}
-}
-
-/* The inode of answer @h when it is a socket with an fd whose addresses read @detail, else 0. */
-static uint64_t answer_ino(const struct nlmsghdr *h, const char *detail)
+static uint64_t answer_ino(const struct nlmsghdr *h, const struct inet_diag_req_v2 *q)
 {
 	const struct inet_diag_msg *m = NLMSG_DATA(h);
-	char a[IPP_ADDR_MAX], b[IPP_ADDR_MAX], got[IPP_DETAIL_MAX];
-	union ipp_sockaddr sa;
+	size_t alen = q->sdiag_family == AF_INET ? 4 : 16;
 
 	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) ||
-	    !m->idiag_inode || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
+	    !m->idiag_inode || m->idiag_family != q->sdiag_family)
 		return 0;
-	sockaddr_of(&sa, m->idiag_family, m->id.idiag_src, m->id.idiag_sport);
-	ipp_sockaddr_str(&sa, a, sizeof(a));
-	sockaddr_of(&sa, m->idiag_family, m->id.idiag_dst, m->id.idiag_dport);
-	ipp_sockaddr_str(&sa, b, sizeof(b));
-	snprintf(got, sizeof(got), "%s -> %s", a, b);
-	return strcmp(got, detail) ? 0 : m->idiag_inode;
+	if (m->id.idiag_sport != q->id.idiag_sport || m->id.idiag_dport != q->id.idiag_dport ||
+	    memcmp(m->id.idiag_src, q->id.idiag_src, alen) ||
+	    memcmp(m->id.idiag_dst, q->id.idiag_dst, alen))
+		return 0;
+	return m->idiag_inode;
 }
 
 static int batch_answer(void *ctx, size_t i, const struct nlmsghdr *h, int err)
@@ -173,7 +157,7 @@ static int batch_answer(void *ctx, size_t i, const struct nlmsghdr *h, int err)
 	struct tcp_batch *b = ctx;
 	size_t k = b->idx[i];
 
-	b->inos[k] = h ? answer_ino(h, b->details[k]) : 0;
+	b->inos[k] = h ? answer_ino(h, &b->req[i].r) : 0;
 	return h || err == -ENOENT ? 0 : err;
 }
 
@@ -222,9 +206,10 @@ int ipp_sockdb__ask_addrs(enum ipcperf_fd_kind kind, const char *const *details,
 	bool open = !err;
 
 	if (b)
-		b->n = 0, b->details = details, b->inos = inos;
+		b->n = 0, b->inos = inos;
 	for (size_t i = 0; i < n && (!open || !err); i++) {
 		union ipp_sockaddr l, r;
+		bool alone = open && parse_conn(details[i], &l, &r);
 
 		inos[i] = UINT64_MAX;
 		/*
@@ -232,9 +217,9 @@ int ipp_sockdb__ask_addrs(enum ipcperf_fd_kind kind, const char *const *details,
 		 * port 0. A wildcard remote (port 0) is a listener's or a bound
 		 * socket's, which the hash lookup does not find: the dump does.
 		 */
-		if (open && parse_conn(details[i], &l, &r) && !port_of(&l))
+		if (alone && !port_of(&l))
 			inos[i] = 0;
-		else if (open && parse_conn(details[i], &l, &r) && port_of(&r))
+		else if (alone && port_of(&r))
 			batch_add(b, i, &l, &r);
 		if (open && b->n && (b->n == ASK_BATCH || i + 1 == n))
 			err = batch_flush(&nl, b);
