@@ -230,7 +230,7 @@ static int merge_packed(struct ipp_hist_packed **dst, const struct ipp_hist_pack
 {
 	struct ipp_hist_packed *p;
 
-	if (!src)
+	if (!src || (*dst && ipp_hist_add_packed(*dst, src)))
 		return 0;
 	ipp_hist_init(scratch);
 	if (*dst)
