@@ -269,6 +269,33 @@ struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h)
 	return p;
 }
 
+bool ipp_hist_add_packed(struct ipp_hist_packed *dst, const struct ipp_hist_packed *src)
+{
+	unsigned int off = src->first - dst->first;
+
+	if (!src->count)
+		return true;
+	if (!dst->count || src->first < dst->first || src->first + src->n > dst->first + dst->n)
+		return false;
+	dst->count += src->count;
+	dst->sum_lo += src->sum_lo;
+	dst->sum_hi += src->sum_hi + (dst->sum_lo < src->sum_lo);	/* carry */
+	dst->min = src->min < dst->min ? src->min : dst->min;
+	dst->max = src->max > dst->max ? src->max : dst->max;
+	dst->saturated |= src->saturated;
+	for (unsigned int i = 0; i < src->n; i++) {
+		uint64_t n = src->bucket[i], room = UINT32_MAX - dst->bucket[off + i];
+
+		if (n > room) {
+			n = room;
+			dst->saturated = true;
+		}
+		dst->bucket[off + i] += (uint32_t)n;
+		dst->bucketed += n;
+	}
+	return true;
+}
+
 void ipp_hist_merge_packed(struct ipp_hist *dst, const struct ipp_hist_packed *src)
 {
 	if (!src->count)

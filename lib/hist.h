@@ -113,6 +113,13 @@ struct ipp_hist_packed {
 struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h);
 /* Add every sample of @src to @dst, as ipp_hist_merge() would. */
 void ipp_hist_merge_packed(struct ipp_hist *dst, const struct ipp_hist_packed *src);
+/*
+ * Add @src to @dst in place when @src's buckets lie within @dst's: the same
+ * as unpacking @dst, ipp_hist_merge_packed() of @src and packing again (its
+ * range cannot grow), without the dense copy. @return false, @dst untouched,
+ * when @src reaches outside them.
+ */
+bool ipp_hist_add_packed(struct ipp_hist_packed *dst, const struct ipp_hist_packed *src);
 
 /* Bucket index of value @v, in [0, IPP_HIST_BUCKETS). */
 unsigned int ipp_hist_index(uint64_t v);

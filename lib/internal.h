@@ -36,9 +36,10 @@
  *     section).
  *  fd/ [fdtable.h]: what each fd is: fdtable.c fdtable-calls.c settleq.c
  *     fdtable-report.c callfds.c; the resolvers [resolve.h]: procres.c
- *     over procfd.c sockdb.c nl.c, holders.c (who holds an inode), resolve-log.c over identlog.c (the
- *     identity log a capture keeps), resolve-kernel.c kwords.c; and what
- *     /proc says of tasks (proctask.c).
+ *     over procfd.c sockdb.c sockdb-ask.c nl.c, holders.c (who holds an
+ *     inode), resolve-log.c over identlog.c (the identity log a capture
+ *     keeps), resolve-kernel.c kwords.c; and what /proc says of tasks
+ *     (proctask.c).
  *  bpf/ [fdid-bpf.h]: the BPF programs, their loader (driven by source/)
  *     and their records' decoders (used by fd/, pipeline/ and stats/).
  *  The ground floor, here in lib/: util.c, api.c (version, print function;

@@ -377,6 +377,59 @@ START_TEST(test_packed)
 }
 END_TEST
 
+/* Two packed histograms alike, field by field (not their padding). */
+static void ck_packed_eq(const struct ipp_hist_packed *x, const struct ipp_hist_packed *y)
+{
+	ck_assert_uint_eq(x->count, y->count);
+	ck_assert_uint_eq(x->sum_lo, y->sum_lo);
+	ck_assert_uint_eq(x->sum_hi, y->sum_hi);
+	ck_assert_uint_eq(x->min, y->min);
+	ck_assert_uint_eq(x->max, y->max);
+	ck_assert_uint_eq(x->bucketed, y->bucketed);
+	ck_assert_int_eq(x->saturated, y->saturated);
+	ck_assert_uint_eq(x->first, y->first);
+	ck_assert_uint_eq(x->n, y->n);
+	ck_assert_mem_eq(x->bucket, y->bucket, x->n * sizeof(x->bucket[0]));
+}
+
+/*
+ * A packed histogram added into one whose buckets cover it: in place, the
+ * same bytes as packing the whole; one that reaches outside is refused and
+ * leaves it as it was.
+ */
+START_TEST(test_packed_in_place)
+{
+	struct ipp_hist h, a, b;
+	struct ipp_hist_packed *pa, *pb, *ph, *again;
+
+	ipp_hist_init(&h);
+	ipp_hist_init(&a);
+	ipp_hist_init(&b);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t v = i < 2 ? 2000 + 7000 * (uint64_t)i : 3000 + rng() % 5000;
+
+		ipp_hist_add(&h, v);
+		ipp_hist_add(i < 2 || i % 2 ? &a : &b, v);
+	}
+	pa = ipp_hist_pack(&a);
+	pb = ipp_hist_pack(&b);
+	ph = ipp_hist_pack(&h);
+	ck_assert_ptr_nonnull(pa);
+	ck_assert_ptr_nonnull(pb);
+	ck_assert_ptr_nonnull(ph);
+	ck_assert(!ipp_hist_add_packed(pb, pa));
+	again = ipp_hist_pack(&b);
+	ck_assert_ptr_nonnull(again);
+	ck_packed_eq(pb, again);
+	ck_assert(ipp_hist_add_packed(pa, pb));
+	ck_packed_eq(pa, ph);
+	free(pa);
+	free(pb);
+	free(ph);
+	free(again);
+}
+END_TEST
+
 START_TEST(test_bad_p)
 {
 	struct ipp_hist h;
@@ -442,6 +495,7 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, test_avg_random);
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_packed);
+	tcase_add_test(tc, test_packed_in_place);
 	tcase_add_test(tc, test_bad_p);
 	tcase_add_test(tc, test_saturation);
 	tcase_add_test(tc, test_count_le);

@@ -255,6 +255,49 @@ START_TEST(test_large_record)
 }
 END_TEST
 
+/*
+ * Records of the size of the kernel's fd summaries (2 KiB: pooled big
+ * blocks) and small ones, pushed out of order over several rounds so that
+ * blocks are given back and taken again: each pops in order, its bytes its own.
+ */
+START_TEST(test_summary_sized_reused)
+{
+	struct ipp_merge *m = ipp_merge__new();
+	enum { SIZE = 2144, PER = 64 };
+	unsigned char buf[SIZE];
+	const struct ipp_mrec *r;
+
+	ck_assert_ptr_nonnull(m);
+	for (uint32_t round = 0; round < 4; round++) {
+		for (uint32_t i = 0; i < PER; i++) {
+			uint64_t t = 1000 * round + (i * 37) % PER;
+
+			memset(buf, (int)(t & 0xff), sizeof(buf));
+			if (i % 3 == 0)
+				push_tag(m, t, (int)(i % 4), (uint32_t)t);
+			else
+				ck_assert_int_eq(ipp_merge__push(m, &(struct ipp_mrec_in){
+								 .time = t, .type = 9, .pid = 1, .tid = 1,
+								 .cpu = (int)(i % 4), .data = buf, .size = SIZE }),
+						 0);
+		}
+		for (uint32_t i = 0; i < PER; i++) {
+			r = ipp_merge__pop(m, UINT64_MAX);
+			ck_assert_ptr_nonnull(r);
+			ck_assert_uint_eq(r->time, 1000 * round + i);
+			if (r->size == SIZE) {
+				ck_assert_uint_eq(r->data[0], (r->time & 0xff));
+				ck_assert_uint_eq(r->data[SIZE - 1], (r->time & 0xff));
+			} else {
+				ck_assert_uint_eq(tag_of(r), r->time);
+			}
+		}
+		ck_assert_ptr_null(ipp_merge__pop(m, UINT64_MAX));
+	}
+	ipp_merge__delete(m);
+}
+END_TEST
+
 /* 100k records with many equal timestamps, all pushed then all popped. */
 START_TEST(test_random_100k)
 {
@@ -427,6 +470,7 @@ Suite *merge_suite(void)
 	tcase_add_test(tc, test_horizon);
 	tcase_add_test(tc, test_copies_record);
 	tcase_add_test(tc, test_large_record);
+	tcase_add_test(tc, test_summary_sized_reused);
 	tcase_add_test(tc, test_random_100k);
 	tcase_add_test(tc, test_streaming_horizon);
 	tcase_add_test(tc, test_mostly_in_order);

@@ -106,6 +106,80 @@ int ipp_nl__query(struct nl *nl, void *req, size_t len, bool dump, ipp_nl_cb_t c
 	}
 }
 
+/* Send @len bytes of requests to the kernel. @return 0 or -errno. */
+static int send_all(struct nl *nl, const void *req, size_t len)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+	while (sendto(nl->fd, req, len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/* The answers of one datagram to requests first.. first + count - 1; *@got counts them. */
+static int each_answer(const char *buf, size_t n, uint32_t first, size_t count, size_t *got,
+		       ipp_nl_each_t cb, void *ctx)
+{
+	size_t off = 0;
+
+	while (n - off >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *h = (const void *)(buf + off);
+		size_t i = h->nlmsg_seq - first;
+		struct nlmsgerr e;
+		int r;
+
+		if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > n - off)
+			return -EPROTO;
+		off += NLMSG_ALIGN(h->nlmsg_len);
+		if (h->nlmsg_seq - first >= count || h->nlmsg_type == NLMSG_DONE)
+			continue;	/* left over from an earlier query */
+		if (h->nlmsg_type != NLMSG_ERROR) {
+			r = cb(ctx, i, h, 0);
+		} else {
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
+				return -EPROTO;
+			memcpy(&e, NLMSG_DATA(h), sizeof(e));
+			r = cb(ctx, i, NULL, e.error);
+		}
+		++*got;
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int ipp_nl__query_each(struct nl *nl, void *reqs, size_t len, size_t count, ipp_nl_each_t cb,
+		       void *ctx)
+{
+	uint32_t first = nl->seq + 1;
+	size_t got = 0;
+	int err;
+
+	for (size_t i = 0; i < count; i++) {
+		struct nlmsghdr *rh = (void *)((char *)reqs + i * len);
+
+		rh->nlmsg_len = (uint32_t)len;
+		rh->nlmsg_flags = NLM_F_REQUEST;
+		rh->nlmsg_seq = ++nl->seq;
+	}
+	err = count ? send_all(nl, reqs, len * count) : 0;
+	while (!err && got < count) {
+		struct iovec iov = { .iov_base = nl->buf, .iov_len = NL_BUFSZ };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(nl->fd, &msg, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPROTO;
+		if (msg.msg_flags & MSG_TRUNC)
+			return -EMSGSIZE;
+		err = each_answer(nl->buf, (size_t)n, first, count, &got, cb, ctx);
+	}
+	return err;
+}
+
 /*
  * The next attribute of message @h at *@off (start: NLMSG_ALIGN of the fixed
  * header's size), its payload size in *@alen; NULL at the end or on a

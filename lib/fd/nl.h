@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A NETLINK_SOCK_DIAG socket (nl.c), for sockdb.c: one request at a time,
- * its replies handed to a callback, their attributes walked.
+ * its replies handed to a callback, their attributes walked; or, for
+ * sockdb-ask.c, a batch of requests sent at once, an answer each.
  */
 #ifndef IPP_FD_NL_H
 #define IPP_FD_NL_H
@@ -35,6 +36,21 @@ void ipp_nl__close(struct nl *nl);
  * @return 0, the first non-zero return of @cb, or the kernel's -errno.
  */
 int ipp_nl__query(struct nl *nl, void *req, size_t len, bool dump, ipp_nl_cb_t cb, void *ctx);
+/*
+ * What ipp_nl__query_each() hands each request: its answer @h, or NULL and
+ * @err, the kernel's -errno for it (-ENOENT: nothing of that name).
+ * @return 0 to go on, else the value to stop with.
+ */
+typedef int (*ipp_nl_each_t)(void *ctx, size_t i, const struct nlmsghdr *h, int err);
+/*
+ * Send @count requests that are not dumps in one go (@reqs: @count of @len
+ * bytes each, a multiple of 4, a struct nlmsghdr first) and hand each its
+ * one answer through @cb. The answers wait in the socket's buffer: keep
+ * @count to a few dozen. @return 0, the first non-zero return of @cb, or
+ * the socket's -errno.
+ */
+int ipp_nl__query_each(struct nl *nl, void *reqs, size_t len, size_t count, ipp_nl_each_t cb,
+		       void *ctx);
 /*
  * The next attribute of @h at *@off (start: NLMSG_ALIGN of the fixed
  * header's size), its payload size in *@alen; NULL at the end.

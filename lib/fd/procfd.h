@@ -128,6 +128,16 @@ int ipp_sockdb__lookup(const struct ipp_sockdb *db, uint64_t ino, struct ipp_fdi
  */
 int ipp_sockdb__find_addrs(const struct ipp_sockdb *db, enum ipcperf_fd_kind kind,
 			   const char *const *details, size_t n, uint64_t *inos);
+/*
+ * The same, asked of the kernel now: a TCP connection whose two endpoints
+ * have ports and no link-local address is looked up alone, in the kernel's
+ * connection hash; the others (and UDP) are found in one dump, made only
+ * if one of them needs it. A closed server's connections would otherwise
+ * cost a walk of every socket of the machine, TIME_WAIT ones included.
+ * @return 0, -ENOMEM, or -EIO when the kernel could not be asked.
+ */
+int ipp_sockdb__ask_addrs(enum ipcperf_fd_kind kind, const char *const *details, size_t n,
+			  uint64_t *inos);
 
 /*
  * Ask the kernel about the one socket of inode @ino (of @kind: unix, tcp or

@@ -20,19 +20,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pipeline/merge.h"
+#include "bpf/sum-rec.h"
 
 /*
  * Records are small (tracepoint raw data is tens of bytes) and come and go
  * by the million: they live in fixed-size blocks recycled through a free
- * list; only a rare larger one gets a malloc() of its own.
+ * list. The kernel's fd summaries (2 KiB, one per syscall of each fd that
+ * closes: several per connection of a busy server) have a free list of
+ * their own, of big blocks just their size, which keeps at most BIG_KEEP
+ * (what a backlog took is given back once it is read); any other record
+ * larger than a block gets a malloc() of its own.
  */
 #define BLOCK_SIZE 256
+#define BIG_BLOCK_SIZE 2304	/* a summary, 2144 bytes, and the record's header */
+#define BIG_KEEP 512
 /* A FIFO slot: the record header and this much data (raw syscall data is <= 64). */
 #define SLOT_SIZE 128
 #define SLOT_DATA (SLOT_SIZE - offsetof(struct ipp_mrec, data))
 
+/*
+ * A heap entry: the record's sort key beside it, so that a sift compares
+ * in the heap's own array and touches no record (a heap of the kernel's
+ * 2 KiB fd summaries would take a cache miss at each step).
+ */
+struct hent {
+	uint64_t time, seq;
+	struct ipp_mrec *r;
+};
+
 struct ipp_merge {
-	struct ipp_mrec **heap;
+	struct hent *heap;
 	size_t len, cap;
 	unsigned char *fifo;	/* ring of SLOT_SIZE slots, records in (time, seq) order */
 	size_t head, fifo_len, fifo_cap;	/* fifo_cap: 0 or a power of two */
@@ -40,21 +57,38 @@ struct ipp_merge {
 	uint64_t seq;
 	struct ipp_mrec *last;	/* handed out by pop; freed at the next call */
 	void *free_blocks;	/* singly linked through each block's first bytes */
+	void *free_big;		/* the same, of BIG_BLOCK_SIZE blocks */
+	size_t nr_free_big;
 };
+_Static_assert(sizeof(struct ipp_mrec) + IPP_SUM_REC_SIZE <= BIG_BLOCK_SIZE, "a summary's block");
+
+/* A record of @need bytes in a big block: one only a little larger than a block wastes none. */
+static bool is_big(size_t need)
+{
+	return need > BIG_BLOCK_SIZE - BLOCK_SIZE && need <= BIG_BLOCK_SIZE;
+}
+
+/* The free list of the blocks a record of @need bytes takes. */
+static void **free_list(struct ipp_merge *m, size_t need)
+{
+	return need <= BLOCK_SIZE ? &m->free_blocks : &m->free_big;
+}
 
 static void *take_block(struct ipp_merge *m, size_t need, bool *pooled)
 {
+	void **list = free_list(m, need);
 	void *b;
 
-	*pooled = need <= BLOCK_SIZE;
+	*pooled = need <= BLOCK_SIZE || is_big(need);
 	if (!*pooled)
 		return malloc(need);
-	b = m->free_blocks;
+	b = *list;
 	if (b) {
-		memcpy(&m->free_blocks, b, sizeof(void *));
+		memcpy(list, b, sizeof(void *));
+		m->nr_free_big -= list == &m->free_big;
 		return b;
 	}
-	return malloc(BLOCK_SIZE);
+	return malloc(need <= BLOCK_SIZE ? BLOCK_SIZE : BIG_BLOCK_SIZE);
 }
 
 static void give_back(struct ipp_merge *m, struct ipp_mrec *r)
@@ -65,8 +99,15 @@ static void give_back(struct ipp_merge *m, struct ipp_mrec *r)
 		free(r);
 		return;
 	}
-	memcpy(r, &m->free_blocks, sizeof(void *));
-	m->free_blocks = r;
+	void **list = free_list(m, sizeof(*r) + r->size);
+
+	if (list == &m->free_big && m->nr_free_big >= BIG_KEEP) {
+		free(r);
+		return;
+	}
+	m->nr_free_big += list == &m->free_big;
+	memcpy(r, list, sizeof(void *));
+	*list = r;
 }
 
 struct ipp_merge *ipp_merge__new(void)
@@ -74,25 +115,36 @@ struct ipp_merge *ipp_merge__new(void)
 	return calloc(1, sizeof(struct ipp_merge));
 }
 
+static void free_all(void **list)
+{
+	while (*list) {
+		void *b = *list;
+
+		memcpy(list, b, sizeof(void *));
+		free(b);
+	}
+}
+
 void ipp_merge__delete(struct ipp_merge *m)
 {
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->len; i++)
-		give_back(m, m->heap[i]);
+		give_back(m, m->heap[i].r);
 	give_back(m, m->last);
-	while (m->free_blocks) {
-		void *b = m->free_blocks;
-
-		memcpy(&m->free_blocks, b, sizeof(void *));
-		free(b);
-	}
+	free_all(&m->free_blocks);
+	free_all(&m->free_big);
 	free(m->heap);
 	free(m->fifo);
 	free(m);
 }
 
 static bool older(const struct ipp_mrec *a, const struct ipp_mrec *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static bool hent_older(const struct hent *a, const struct hent *b)
 {
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
@@ -125,7 +177,7 @@ static __attribute__((noinline)) int fifo_room(struct ipp_merge *m)
 static int heap_room(struct ipp_merge *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 1024;
-	struct ipp_mrec **h;
+	struct hent *h;
 
 	if (m->len < m->cap)
 		return 0;
@@ -178,6 +230,7 @@ static inline void fill(struct ipp_merge *m, struct ipp_mrec *r, bool pooled,
 static __attribute__((noinline)) int push_heap(struct ipp_merge *m, const struct ipp_mrec_in *in)
 {
 	struct ipp_mrec *r;
+	struct hent e;
 	bool pooled;
 	size_t i;
 
@@ -187,13 +240,14 @@ static __attribute__((noinline)) int push_heap(struct ipp_merge *m, const struct
 	if (!r)
 		return -ENOMEM;
 	fill(m, r, pooled, in);
+	e = (struct hent){ .time = r->time, .seq = r->seq, .r = r };
 	for (i = m->len++; i > 0; i = (i - 1) / 2) {
 		size_t parent = (i - 1) / 2;
-		if (!older(r, m->heap[parent]))
+		if (!hent_older(&e, &m->heap[parent]))
 			break;
 		m->heap[i] = m->heap[parent];
 	}
-	m->heap[i] = r;
+	m->heap[i] = e;
 	return 0;
 }
 
@@ -219,7 +273,8 @@ int ipp_merge__push(struct ipp_merge *m, const struct ipp_mrec_in *in)
 
 static __attribute__((noinline)) struct ipp_mrec *heap_pop(struct ipp_merge *m)
 {
-	struct ipp_mrec *top = m->heap[0], *last;
+	struct ipp_mrec *top = m->heap[0].r;
+	struct hent last;
 	size_t i = 0;
 
 	last = m->heap[--m->len];
@@ -227,9 +282,9 @@ static __attribute__((noinline)) struct ipp_mrec *heap_pop(struct ipp_merge *m)
 		size_t c = 2 * i + 1;
 		if (c >= m->len)
 			break;
-		if (c + 1 < m->len && older(m->heap[c + 1], m->heap[c]))
+		if (c + 1 < m->len && hent_older(&m->heap[c + 1], &m->heap[c]))
 			c++;
-		if (!older(m->heap[c], last))
+		if (!hent_older(&m->heap[c], &last))
 			break;
 		m->heap[i] = m->heap[c];
 		i = c;
@@ -247,7 +302,7 @@ const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 		give_back(m, m->last);
 		m->last = NULL;
 	}
-	if (m->fifo_len && (!m->len || older(fifo_slot(m, 0), m->heap[0]))) {
+	if (m->fifo_len && (!m->len || older(fifo_slot(m, 0), m->heap[0].r))) {
 		/* The slot stays as it is until a push reuses it. */
 		top = fifo_slot(m, 0);
 		if (top->time > horizon)
@@ -256,7 +311,7 @@ const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 		m->fifo_len--;
 		return top;
 	}
-	if (!m->len || m->heap[0]->time > horizon)
+	if (!m->len || m->heap[0].time > horizon)
 		return NULL;
 	top = heap_pop(m);
 	m->last = top;

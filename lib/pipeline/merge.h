@@ -37,7 +37,7 @@ struct ipp_mrec {
 	pid_t pid, tid;
 	int cpu;
 	uint32_t misc;		/* perf_event_header.misc */
-	bool pooled;		/* a block of the merge's free list, not a malloc() of its own */
+	bool pooled;		/* a block of one of the merge's free lists, not a malloc() of its own */
 	unsigned char data[];	/* RAW bytes of a sample; body of other records */
 };
 

@@ -75,11 +75,12 @@ void ipp_stats__compact(struct ipcperf_stats *st)
 	struct ipp_hist *scratch = malloc(sizeof(*scratch));
 	struct ipp_rowref *v = NULL;
 	struct ipp_peers *pe = NULL;
-	bool *keep = calloc(st->nr_folds ? st->nr_folds : 1, sizeof(*keep));
+	bool *keep = calloc(st->nr_folds ? st->nr_folds : 1, sizeof(*keep)), *taken = NULL;
 	struct ipp_ports pp;
 	size_t n = 0;
 
-	if (!scratch || !keep || !(v = ipp_rows__held(st, &n)) || !(pe = ipp_peers__new(st, v, n)))
+	if (!scratch || !keep || !(v = ipp_rows__held(st, &n)) || !(pe = ipp_peers__new(st, v, n)) ||
+	    !(taken = calloc(n ? n : 1, sizeof(*taken))))
 		goto out;
 	ipp_group__read_ports(&pp, !st->no_proc);
 	for (size_t i = 0; i < st->nr_folds; i++)
@@ -89,9 +90,13 @@ void ipp_stats__compact(struct ipcperf_stats *st)
 			continue;
 		keep[fold_index(st, &v[i])] = false;
 		ipp_peers__forget(st->peercache, &v[i]);
+		taken[i] = true;
 	}
+	/* before the folds go: v's rows point into them */
+	ipp_peers__forget_mirrors(st->peercache, v, n, taken);
 	ipp_stats__keep_folds(st, keep);
 out:
+	free(taken);
 	st->compact_at = 2 * st->nr_folds + IPP_COMPACT_FIRST;
 	ipp_peers__delete(pe);
 	free(v);

@@ -74,13 +74,23 @@ static void reported_id(struct ipp_ident *out, const struct ipp_ident *id)
 	snprintf(out->detail, sizeof(out->detail), "%s", id->detail);
 }
 
+/*
+ * The whole struct hashed 8 bytes a step, each step's high bits folded
+ * down (the table takes the low ones). A byte a step (FNV-1a) took near a
+ * microsecond of each closed connection: each row folded hashes its
+ * identity, and so does each fold dropped.
+ */
 static size_t id_hash(const struct ipp_ident *id)
 {
 	const unsigned char *b = (const unsigned char *)id;
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a over the whole struct */
+	uint64_t h = 1469598103934665603ull, w;
 
-	for (size_t i = 0; i < sizeof(*id); i++)
-		h = (h ^ b[i]) * 1099511628211ull;
+	_Static_assert(sizeof(*id) % sizeof(w) == 0, "an identity in whole words");
+	for (size_t i = 0; i < sizeof(*id); i += sizeof(w)) {
+		memcpy(&w, b + i, sizeof(w));
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 32;
+	}
 	return (size_t)h;
 }
 
@@ -220,7 +230,7 @@ static int merge_packed(struct ipp_hist_packed **dst, const struct ipp_hist_pack
 {
 	struct ipp_hist_packed *p;
 
-	if (!src)
+	if (!src || (*dst && ipp_hist_add_packed(*dst, src)))
 		return 0;
 	ipp_hist_init(scratch);
 	if (*dst)

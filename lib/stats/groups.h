@@ -112,6 +112,15 @@ struct ipp_peercache;
 void ipp_peers__free_cache(struct ipp_peercache *c);
 /* What /proc said of the peer of @r, forgotten: no row will ask again. */
 void ipp_peers__forget(struct ipp_peercache *c, const struct ipp_rowref *r);
+/*
+ * Forget what @c found by their addresses for the rows @v[i] that @taken[i]
+ * (folded: their peers named), and the holders /proc named for those
+ * mirrors: a server traced for hours would keep (and sort, at each fold)
+ * an entry for every connection it ever closed. A row with those addresses
+ * later (a port reused) is a new connection, asked again.
+ */
+void ipp_peers__forget_mirrors(struct ipp_peercache *c, const struct ipp_rowref *v, size_t n,
+				   const bool *taken);
 
 /* The ephemeral ports (net.ipv4.ip_local_port_range; the kernel's default when unread). */
 struct ipp_ports {

@@ -205,6 +205,48 @@ void ipp_peers__forget(struct ipp_peercache *c, const struct ipp_rowref *r)
 	c->n--;
 }
 
+static const struct mirrorent *mirror_find(const struct ipp_peercache *c,
+					   const struct ipp_ident *id);
+static int cmp_u64(const void *a, const void *b);
+
+/* Drop the entries of @c->v whose inodes are among @inos (sorted by cmp_u64, @k of them). */
+static void drop_holders(struct ipp_peercache *c, const uint64_t *inos, size_t k)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!bsearch(&c->v[i].ino, inos, k, sizeof(*inos), cmp_u64))
+			c->v[j++] = c->v[i];
+	c->n = j;
+}
+
+void ipp_peers__forget_mirrors(struct ipp_peercache *c, const struct ipp_rowref *v, size_t n,
+				   const bool *taken)
+{
+	bool *drop = c && c->mn ? calloc(c->mn, sizeof(*drop)) : NULL;
+	uint64_t *inos = drop ? malloc((n ? n : 1) * sizeof(*inos)) : NULL;
+	size_t k = 0, m = 0;
+
+	for (size_t i = 0; inos && i < n; i++) {
+		const struct mirrorent *e = taken[i] ? mirror_find(c, v[i].id) : NULL;
+
+		if (e && !drop[e - c->mv] && e->ino)
+			inos[m++] = e->ino;
+		if (e)
+			drop[e - c->mv] = true;
+	}
+	for (size_t j = 0; inos && j < c->mn; j++)
+		if (!drop[j])
+			c->mv[k++] = c->mv[j];
+	if (inos) {
+		c->mn = k;
+		qsort(inos, m, sizeof(*inos), cmp_u64);
+		drop_holders(c, inos, m);
+	}
+	free(inos);
+	free(drop);
+}
+
 static struct ipp_holders *cache_find(const struct ipp_peercache *c, uint64_t ino)
 {
 	size_t lo = 0, hi = c ? c->n : 0;
@@ -346,12 +388,8 @@ static int ask_mirrors(struct ipp_peers *pe, const struct ipp_rowref *v, size_t 
 	for (size_t i = 0; !err && i < n; i++)
 		if (wants_mirror(pe, &v[i]) && mirrored(v[i].id, det[m]))
 			dp[m] = det[m], m++;
-	if (m && !err) {
-		db = ipp_sockdb__new();
-		err = !db ? -ENOMEM : ipp_sockdb__refresh(db) < 0 ? -EIO : 0;
-	}
 	if (m && !err)
-		err = ipp_sockdb__find_addrs(db, IPCPERF_FD_TCP, dp, m, inos);
+		err = ipp_sockdb__ask_addrs(IPCPERF_FD_TCP, dp, m, inos);
 	if (m && !err)
 		err = add_mirrors(pe->st->peercache, det, inos, m);
 	for (size_t i = 0; m && !err && i < m; i++)
