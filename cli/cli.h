@@ -31,6 +31,7 @@ struct cli_target {
 	unsigned int ring_pages;	/* -m PAGES */
 	const char *output;	/* -o FILE */
 	const char *record;	/* --record FILE (record: -o FILE): also write a capture */
+	const char *host;	/* --host NAME: the host the capture names */
 	const char *input;	/* report -i FILE: replay this capture instead of tracing */
 	unsigned int scope;	/* --scope: enum ipcperf_scope */
 	bool no_bpf;		/* --no-bpf: fd identity from /proc only */

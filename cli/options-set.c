@@ -287,6 +287,22 @@ int cli_opt_listen(const struct cli_option *o, const char *arg, void *dst)
 	return 0;
 }
 
+int cli_opt_host(const struct cli_option *o, const char *arg, void *dst)
+{
+	char name[32];
+	size_t n = strlen(arg);
+	bool ok = n && n < IPCPERF_HOST_MAX;
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (unsigned char)arg[i] > ' ' && arg[i] != 0x7f;
+	if (!ok) {
+		cli_err("invalid host name '%s' for %s: give 1 to %d characters, no space (as "
+			"web-1)", arg, cli_opt_name(o, name, sizeof(name)), IPCPERF_HOST_MAX - 1);
+		return -1;
+	}
+	return cli_opt_string(o, arg, dst);
+}
+
 int cli_opt_url(const struct cli_option *o, const char *arg, void *dst)
 {
 	char name[32];

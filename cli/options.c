@@ -321,6 +321,14 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(PATHS), NULL, "also write the capture to FILE (perf.data format, mode\n"
 					  "0600; see ipcperf record): `ipcperf paths -i FILE`\n"
 					  "then gives the same requests" } } },
+	{ .name = "host", .arg = "NAME",
+	  STORE(cli_opt_host, RECORD(t.host), PATHS(t.host)), .complete = CPL_NOTHING,
+	  .help = "the host the capture says it was recorded on (default:\n"
+		  "the hostname): name two hosts that share one apart, so\n"
+		  "that `ipcperf paths -i A -i B` joins their captures",
+	  .help_for = { { IN(PATHS), NULL, "with --record: the host the capture says it was\n"
+					  "recorded on (default: the hostname), to join it with\n"
+					  "another host's (`ipcperf paths -i A -i B`)" } } },
 	{ .name = "openmetrics", .more = IN(STAT), .arg = "FILE",
 	  STORE(cli_opt_path, STAT(om_path)), .complete = CPL_FILE,
 	  .help = "also write the totals as metrics (Prometheus text format\n"

@@ -36,6 +36,10 @@ enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o)
 	p = cli_options_parse(&cli_cmd_paths, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
+	if (o->t.host && !o->t.record) {
+		cli_err("--host names the host of the capture --record writes: add --record FILE");
+		return CLI_PARSED_USAGE;
+	}
 	if (!o->t.input)
 		return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : p;
 	if (first < argc || o->t.pids.n || o->t.tids.n || o->t.system_wide) {
@@ -171,8 +175,11 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 {
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct ipcperf_paths_stats ps = { .sz = sizeof(ps) };
+	struct paths_host host = { .ci.sz = sizeof(host.ci) };
 	struct cli_summary sum;
 	int err;
+
+	ipcperf_session__capture_info(res->session, &host.ci);
 
 	if (ipcperf_session__stats(res->session, &st) < 0) {
 		cli_err("cannot read the session's statistics");
@@ -188,7 +195,7 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 		return -1;
 	}
 	if (c->o->json)
-		pathsout_json(c->out.f, c->po, &ps, &sum, c->o->requests);
+		pathsout_json(c->out.f, c->po, &ps, &sum, c->o->requests, &host, 1);
 	else
 		pathsout_text(c->out.f, c->po, c->what, &ps, &sum);
 	say_losses(c, &st);

@@ -549,14 +549,40 @@ static void json_request(struct json *j, const struct kept *k)
 	json_object_end(j);
 }
 
+static void json_host(struct json *j, const struct paths_host *h)
+{
+	json_object_begin(j, NULL);
+	json_str(j, "name", h->ci.host);
+	if (h->ci.has_clock) {
+		json_object_begin(j, "clock");
+		json_u64(j, "mono_start_ns", h->ci.mono_start_ns);
+		json_u64(j, "real_start_ns", h->ci.real_start_ns);
+		json_u64(j, "mono_stop_ns", h->ci.mono_stop_ns);
+		json_u64(j, "real_stop_ns", h->ci.real_stop_ns);
+		json_object_end(j);
+	} else {
+		json_null(j, "clock");
+	}
+	if (h->joined) {
+		json_i64(j, "offset_ns", h->offset_ns);
+		json_u64(j, "uncertainty_ns", h->uncertainty_ns);
+	}
+	json_object_end(j);
+}
+
 void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_paths_stats *ps,
-		   const struct cli_summary *sum, bool requests)
+		   const struct cli_summary *sum, bool requests, const struct paths_host *hosts,
+		   size_t nr_hosts)
 {
 	struct json j;
 
 	json_init(&j, f, true);
 	json_doc_begin(&j);
 	json_doc_summary(&j, sum);
+	json_array_begin(&j, "hosts");
+	for (size_t i = 0; i < nr_hosts; i++)
+		json_host(&j, &hosts[i]);
+	json_array_end(&j);
 	json_u64(&j, "requests", ps->paths);
 	json_object_begin(&j, "unattributed");
 	json_u64(&j, "no_response", ps->no_response);

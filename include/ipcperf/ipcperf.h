@@ -850,6 +850,42 @@ IPCPERF_API int ipcperf_session__record(struct ipcperf_session *s, const char *p
  */
 IPCPERF_API int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *name);
 
+/** Room for a host's name in struct ipcperf_capture_info, its NUL included. Since 0.2. */
+#define IPCPERF_HOST_MAX 65
+
+/**
+ * Name the host a recording session's capture says it was made on (its
+ * ipcperf section), in place of the machine's hostname: for two hosts that
+ * share one name, whose captures are joined (doc/accuracy.md). @p name: 1
+ * to IPCPERF_HOST_MAX - 1 bytes, no control character, no space.
+ * @return 0; -EINVAL (NULL, a replay session, a bad name); -EBUSY (started).
+ * Since 0.2.
+ */
+IPCPERF_API int ipcperf_session__set_host(struct ipcperf_session *s, const char *name);
+
+/**
+ * Where and when a session runs, or its capture was recorded: the host's
+ * name and the clock reference, CLOCK_MONOTONIC (the events' clock) and
+ * CLOCK_REALTIME read together at the start and at the stop. Since 0.2.
+ */
+struct ipcperf_capture_info {
+	size_t sz;
+	/**
+	 * The host: live, ipcperf_session__set_host()'s name or the hostname; of
+	 * a capture, the one it recorded, else (perf's, or ipcperf's before 0.2)
+	 * perf's hostname header; "" when none says.
+	 */
+	char host[IPCPERF_HOST_MAX];
+	/** The clock reference is known (live: once started; a capture written before 0.2: never). */
+	bool has_clock;
+	uint64_t mono_start_ns, real_start_ns;	/**< read together at the start */
+	uint64_t mono_stop_ns, real_stop_ns;	/**< at the stop; 0 before it */
+};
+
+/** Fill @p out (its sz set by the caller). @return 0; -EINVAL. Since 0.2. */
+IPCPERF_API int ipcperf_session__capture_info(const struct ipcperf_session *s,
+					      struct ipcperf_capture_info *out);
+
 /** Options of ipcperf_session__open_file(); NULL for the defaults. */
 struct ipcperf_file_opts {
 	size_t sz;

@@ -276,6 +276,43 @@ int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *na
 	return err;
 }
 
+/* A host's name: printable, no space, that a report can show as it is. */
+static bool host_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!n || n >= IPCPERF_HOST_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)name[i] <= ' ' || name[i] == 0x7f)
+			return false;
+	return true;
+}
+
+int ipcperf_session__set_host(struct ipcperf_session *s, const char *name)
+{
+	if (!s || !name || !live(s) || !host_ok(name))
+		return -EINVAL;
+	if (s->state != S_NEW)
+		return -EBUSY;
+	ipp_rings__set_host(s->src, name);
+	return 0;
+}
+
+int ipcperf_session__capture_info(const struct ipcperf_session *s,
+				  struct ipcperf_capture_info *out)
+{
+	struct ipcperf_capture_info ci = { .sz = sizeof(ci) };
+	size_t sz;
+
+	if (!s || !out || out->sz < sizeof(out->sz))
+		return -EINVAL;
+	s->src->ops->info(s->src, &ci);
+	sz = out->sz < sizeof(ci) ? out->sz : sizeof(ci);
+	memcpy((char *)out + sizeof(out->sz), (const char *)&ci + sizeof(ci.sz), sz - sizeof(ci.sz));
+	return 0;
+}
+
 int ipcperf_session__set_tap(struct ipcperf_session *s,
 			     void (*tap)(void *ctx, const void *rec, size_t size), void *ctx)
 {

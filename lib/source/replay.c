@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pipeline/decode.h"
@@ -389,6 +390,24 @@ static void replay_describe(const struct ipp_source *src, struct ipp_attach *at)
 	at->log_replay = true;
 }
 
+static void replay_info(const struct ipp_source *src, struct ipcperf_capture_info *out)
+{
+	const struct ipp_replay *s = creplay_of(src);
+	const char *perf_host = ipp_pd_reader__info(s->rd)->hostname;
+	const struct ipp_rec_clock *c = &s->rec.clock;
+
+	/* perf's hostname header (uname's) when the section does not name the host */
+	snprintf(out->host, sizeof(out->host), "%s",
+		 s->has_rec && s->rec.has_host ? s->rec.host : perf_host ? perf_host : "");
+	out->has_clock = s->has_rec && s->rec.has_clock;
+	if (!out->has_clock)
+		return;
+	out->mono_start_ns = c->mono_start;
+	out->real_start_ns = c->real_start;
+	out->mono_stop_ns = c->mono_stop;
+	out->real_stop_ns = c->real_stop;
+}
+
 static void replay_destroy(struct ipp_source *src)
 {
 	struct ipp_replay *s = replay_of(src);
@@ -409,6 +428,7 @@ const struct ipp_source_ops ipp_replay_ops = {
 	.child_pid = replay_child_pid,
 	.for_each_event = replay_for_each_event,
 	.describe = replay_describe,
+	.info = replay_info,
 	.destroy = replay_destroy,
 	.replay = true,
 };

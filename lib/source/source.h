@@ -64,6 +64,8 @@ struct ipp_source_ops {
 	 * whether the kernel describes fds, the identity log.
 	 */
 	void (*describe)(const struct ipp_source *src, struct ipp_attach *at);
+	/* The host and the clock reference (ipcperf_session__capture_info()), all of @out. */
+	void (*info)(const struct ipp_source *src, struct ipcperf_capture_info *out);
 	void (*destroy)(struct ipp_source *src);
 	bool replay;	/* records come from a capture: no /proc, no kernel */
 };
@@ -86,6 +88,8 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *opts,
  * when >= 0 (named @path in messages): ipcperf_session__record(), _record_fd().
  */
 int ipp_rings__record(struct ipp_source *src, const char *path, int fd);
+/* Live only: the host the capture names (a name checked by the session). */
+void ipp_rings__set_host(struct ipp_source *src, const char *name);
 /* Live only: every ring record, before any ordering, to @tap. */
 void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const void *rec,
 							     size_t size), void *ctx);
