@@ -22,6 +22,13 @@ struct cli_ids {
 };
 
 /* Options every capturing subcommand takes. */
+/* The captures of paths -i, given once or more (the hosts joined). */
+#define CLI_INPUTS_MAX 16
+struct cli_inputs {
+	const char *v[CLI_INPUTS_MAX];
+	size_t n;
+};
+
 struct cli_target {
 	struct cli_ids pids, tids;
 	bool system_wide;

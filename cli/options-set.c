@@ -287,6 +287,21 @@ int cli_opt_listen(const struct cli_option *o, const char *arg, void *dst)
 	return 0;
 }
 
+int cli_opt_input_add(const struct cli_option *o, const char *arg, void *dst)
+{
+	struct cli_inputs *in = dst;
+
+	if (in->n >= CLI_INPUTS_MAX) {
+		cli_err("more than %d captures for -i: join at most %d hosts", CLI_INPUTS_MAX,
+			CLI_INPUTS_MAX);
+		return -1;
+	}
+	if (cli_opt_path(o, arg, &in->v[in->n]) < 0)
+		return -1;
+	in->n++;
+	return 0;
+}
+
 int cli_opt_host(const struct cli_option *o, const char *arg, void *dst)
 {
 	char name[32];

@@ -65,10 +65,15 @@ static const struct cli_word sort_words[] = {
  */
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE",
-	  STORE(cli_opt_path, REPORT(input), PATHS(t.input)), .complete = CPL_FILE,
-	  .help = "the capture to read (default: ipcperf.data)",
-	  .help_for = { { IN(PATHS), NULL, "the requests of a capture (ipcperf record) instead\n"
-					  "of tracing: no target then, the capture's are used" } } },
+	  STORE(cli_opt_path, REPORT(input)), .complete = CPL_FILE,
+	  .help = "the capture to read (default: ipcperf.data)" },
+	{ .name = "input", .letter = 'i', .arg = "FILE",
+	  STORE(cli_opt_input_add, PATHS(inputs)), .complete = CPL_FILE,
+	  .help = "the requests of a capture (ipcperf record) instead\n"
+		  "of tracing: no target then, the capture's are used;\n"
+		  "given again, the captures of several hosts joined: a\n"
+		  "TCP connection seen from both ends is one channel,\n"
+		  "each host's clock placed by the bytes between them" },
 	{ .name = "view", .arg = "VIEW",
 	  STORE(cli_opt_enum, REPORT(view)), .values = view_words, .complete = CPL_WORDS,
 	  .help = "stat (default), syscalls (stat -s), flows or paths" },

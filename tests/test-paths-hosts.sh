@@ -6,7 +6,21 @@
 #    "hosts"); a capture written before they were recorded (the entries
 #    made unknown ones) still gives its requests, its host from perf's
 #    hostname header and no clock. Bad --host: usage errors.
-# Needs root and jq.
+#  - Two hosts: two network namespaces joined by a veth pair; a client and
+#    a proxy (tests/pathwork) in one, its backend in the other, each
+#    namespace recorded by its own ipcperf record --host. paths -i A -i B:
+#    every request one path of 3 processes (client@front -> proxy@front ->
+#    backend@back), none unattributed, the 2 TCP connections between the
+#    hosts joined; the hosts' clocks (one kernel's: the true offset is 0)
+#    found 0 within their stated uncertainty; the proxy's and the
+#    backend's self medians within 10% (or 0.2 ms) of what they measured;
+#    each request's hops add up to its end-to-end time.
+#  - One capture's clock shifted by 50 ms (its recorded wall clock: more
+#    than the 20 ms the paths wait for late calls): the offset found is
+#    50 ms within its uncertainty, and every request's hop times are those
+#    of the unshifted join, to the nanosecond.
+#  - Captures that share no connection: one error line, exit 1.
+# Needs root, jq and ip (iproute2).
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/paths-lib.sh"
@@ -53,4 +67,101 @@ expect_status 2 "record --host of 65 characters"
 run "$IPCPERF" paths --host web-1 -- true
 expect_status 2 "paths --host without --record"
 grep -q "add --record FILE" "$T/err" || { show; fail "paths --host: no fix"; }
-echo "ok"
+# --- two hosts: network namespaces joined by a veth pair
+command -v ip >/dev/null || fail "ip is not installed (scripts/install-deps installs iproute2)"
+NA=ipcperf-front-$$
+NB=ipcperf-back-$$
+VA=ipf$$
+VB=ipb$$
+RB=
+cleanup() {
+	[ -n "$RB" ] && kill "$RB" 2>/dev/null
+	ip netns del "$NA" 2>/dev/null
+	ip netns del "$NB" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+ip netns add "$NA" && ip netns add "$NB" || fail "cannot make the network namespaces"
+ip link add "$VA" type veth peer name "$VB" || fail "cannot make the veth pair"
+ip link set "$VA" netns "$NA" && ip link set "$VB" netns "$NB" &&
+	ip -n "$NA" addr add 192.0.2.1/24 dev "$VA" && ip -n "$NB" addr add 192.0.2.2/24 dev "$VB" &&
+	ip -n "$NA" link set lo up && ip -n "$NB" link set lo up &&
+	ip -n "$NA" link set "$VA" up && ip -n "$NB" link set "$VB" up ||
+	fail "cannot set up the veth pair"
+
+N=40
+X=1
+Y=3
+ip netns exec "$NB" "$IPCPERF" record -q --host back -o "$T/b.data" -- \
+	"$PATHWORK" -t tcp -B -A 192.0.2.2 -y $Y >"$T/back.out" 2>"$T/back.err" &
+RB=$!
+for _ in $(seq 300); do
+	[ -s "$T/back.out" ] && break
+	sleep 0.1
+done
+read -r _ BPID PORT <"$T/back.out" || fail "the backend did not start: $(cat "$T/back.err")"
+run timeout 120 ip netns exec "$NA" "$IPCPERF" record -q --host front -o "$T/a.data" -- \
+	"$PATHWORK" -t tcp -b "192.0.2.2:$PORT" -n $N -c 2 -x $X -y $Y
+expect_status 0 "record --host front"
+cp "$T/out" "$T/truth"
+kill -TERM "$BPID"
+wait "$RB" || fail "the backend's recording failed: $(cat "$T/back.err")"
+RB=
+cat "$T/back.out" >>"$T/truth"
+TRUTH=$T/truth
+grep -qx "requests $N" "$TRUTH" || fail "pathwork did not serve $N requests"
+
+# join JSON A B: paths -i A -i B --json --requests into JSON
+join() {
+	run "$IPCPERF" paths --json --requests -i "$2" -i "$3" -o "$1"
+	expect_status 0 "paths -i $2 -i $3"
+	[ -s "$T/err" ] && { show; fail "paths -i $2 -i $3 said something on stderr"; }
+	[ "$(jq .requests "$1")" = $N ] || fail "$(jq .requests "$1") requests, want $N"
+	[ "$(jq '.unattributed | add' "$1")" = 0 ] ||
+		fail "requests not attributed: $(jq -c .unattributed "$1")"
+	[ "$(jq -c .tcp_between_hosts "$1")" = '{"joined":2,"unseen_start":0,"no_peer":0}' ] ||
+		fail "TCP between the hosts: $(jq -c .tcp_between_hosts "$1")"
+	[ "$(jq -c '[.shapes[] | [.shape, .count]]' "$1")" = \
+		"[[\"client@front -> proxy@front -> backend@back\",$N]]" ] ||
+		fail "shapes $(jq -c '[.shapes[] | [.shape, .count]]' "$1")"
+	# each request: 3 processes, the backend across the hosts
+	[ "$(jq -c '[.request_list[] | [.host, (.hops[] | .comm, .host, .caller_host)]] | unique' \
+		"$1")" = '[["front","proxy","front","front","backend","back","front"]]' ] ||
+		fail "requests' hops: $(jq -c '[.request_list[] | [.host, (.hops[] | .comm, .host)]] |
+			unique' "$1")"
+	[ "$(jq '[.request_list[] | select(([.hops[] | .request_ns + .self_ns + .response_ns] |
+		add) != .end_to_end_ns)] | length' "$1")" = 0 ] ||
+		fail "requests whose hops do not add up to their end-to-end time"
+}
+join "$T/j.json" "$T/a.data" "$T/b.data"
+read -r OFF U < <(jq -r '.hosts[1] | "\(.offset_ns) \(.uncertainty_ns)"' "$T/j.json")
+[ "${OFF#-}" -le "$U" ] || fail "one kernel's clocks: offset $OFF ns found, +-$U ns"
+[ "$U" -gt 0 ] && [ "$U" -lt 5000000 ] || fail "uncertainty $U ns"
+MODE="joined"
+near "the proxy's self p50" "$(jq '.shapes[0].hops[0].self_ns.p50' "$T/j.json")" "$(truth proxy)"
+near "the backend's self p50" "$(jq '.shapes[0].hops[1].self_ns.p50' "$T/j.json")" \
+	"$(truth backend)"
+run "$IPCPERF" paths -i "$T/a.data" -i "$T/b.data"
+expect_status 0 "paths -i A -i B, text"
+grep -q "^       back (.*b.data): its clock [-+].* +-.* against front's$" "$T/out" ||
+	{ show; fail "the text does not give the offset"; }
+grep -q "^    backend@back (tcp) " "$T/out" || { show; fail "the text has no backend@back hop"; }
+
+# --- one clock shifted: found, and corrected
+SHIFT=50000000
+cp "$T/b.data" "$T/bs.data"
+$CLOCKED shift "$T/bs.data" $SHIFT || fail "cannot shift the clock"
+join "$T/js.json" "$T/a.data" "$T/bs.data"
+read -r OFFS US < <(jq -r '.hosts[1] | "\(.offset_ns) \(.uncertainty_ns)"' "$T/js.json")
+d=$((OFFS - SHIFT))
+[ "${d#-}" -le "$US" ] || fail "shifted by $SHIFT ns: offset $OFFS ns found, +-$US ns"
+hops='[.request_list[] | [.start_ns, .end_ns, (.hops[] | .request_ns, .self_ns, .response_ns)]]'
+[ "$(jq -c "$hops" "$T/js.json")" = "$(jq -c "$hops" "$T/j.json")" ] ||
+	fail "the shifted join's hop times differ from the unshifted one's"
+
+# --- captures that share no connection
+run "$IPCPERF" paths -i "$T/a.data" -i "$T/one.data"
+expect_status 1 "paths of captures that share no connection"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "share no TCP connection" "$T/err" ||
+	{ show; fail "captures that share no connection: not one line saying so"; }
+echo "test-paths-hosts: $N requests across two hosts, each one path of 3 processes; offset $OFF +-$U ns; shifted by $SHIFT: $OFFS +-$US ns"

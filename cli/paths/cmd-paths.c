@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "joinrun.h"
 #include "otlpout.h"
 #include "output.h"
 #include "pathsout.h"
@@ -36,6 +37,7 @@ enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o)
 	p = cli_options_parse(&cli_cmd_paths, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
+	o->t.input = o->inputs.n ? o->inputs.v[0] : NULL;
 	if (o->t.host && !o->t.record) {
 		cli_err("--host names the host of the capture --record writes: add --record FILE");
 		return CLI_PARSED_USAGE;
@@ -212,6 +214,8 @@ int paths_run(const struct paths_opts *o)
 			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS };
 	bool failed = false;
 
+	if (o->inputs.n > 1)
+		return paths_join_run(o);
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
 	cli_setup_print(o->verbose);
 	if (o->requests && !o->json) {

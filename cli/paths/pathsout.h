@@ -38,6 +38,9 @@ struct paths_host {
 	uint64_t uncertainty_ns;	/* the true offset is within offset_ns +- this */
 };
 
+/* Captures joined: @hosts (which must outlive @po) name the hops' hosts in shapes and JSON. */
+void pathsout_set_hosts(struct pathsout *po, const struct paths_host *hosts, size_t n);
+
 /*
  * The JSON document (schema 1): the hosts, shapes, the unattributed, and
  * with @requests every request.

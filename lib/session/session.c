@@ -148,6 +148,16 @@ int ipcperf_session__consume(struct ipcperf_session *s)
 	return s->src->ops->consume(s->src);
 }
 
+int ipcperf_session__consume_until(struct ipcperf_session *s, uint64_t until_ns)
+{
+	if (!s || live(s))
+		return -EINVAL;
+	if (s->state != S_STARTED)
+		return s->state == S_STOPPED ? 0 : -EINVAL;
+	ipp_replay__until(s->src, until_ns);
+	return s->src->ops->consume(s->src);
+}
+
 int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 {
 	int err, n;
