@@ -19,7 +19,10 @@
 #    than the 20 ms the paths wait for late calls): the offset found is
 #    50 ms within its uncertainty, and every request's hop times are those
 #    of the unshifted join, to the nanosecond.
-#  - Captures that share no connection: one error line, exit 1.
+#  - Captures that share no connection: one error line, exit 1; so do
+#    captures whose connections one of them joined already open (the
+#    backend recorded with -p once the proxy's 2 connections are up):
+#    their start not captured, counted (2), never matched by a guess.
 # Needs root, jq and ip (iproute2).
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -164,4 +167,31 @@ run "$IPCPERF" paths -i "$T/a.data" -i "$T/one.data"
 expect_status 1 "paths of captures that share no connection"
 [ "$(wc -l <"$T/err")" = 1 ] && grep -q "share no TCP connection" "$T/err" ||
 	{ show; fail "captures that share no connection: not one line saying so"; }
+# --- the backend recorded once its connections were open: their start not captured
+ip netns exec "$NB" "$PATHWORK" -t tcp -B -A 192.0.2.2 -y $Y >"$T/back2.out" 2>"$T/back.err" &
+RB=$!
+for _ in $(seq 300); do
+	[ -s "$T/back2.out" ] && break
+	sleep 0.1
+done
+read -r _ BPID PORT <"$T/back2.out" || fail "the second backend did not start: $(cat "$T/back.err")"
+# 2000 requests of 3 ms or more on 2 connections: 3 s at least
+ip netns exec "$NA" "$IPCPERF" record -q --host front -o "$T/a2.data" -- \
+	"$PATHWORK" -t tcp -b "192.0.2.2:$PORT" -n 2000 -c 2 -x 0 -y $Y >"$T/front2.out" 2>&1 &
+RF=$!
+for _ in $(seq 600); do
+	[ "$(ip netns exec "$NB" ss -Htn state established "( sport = :$PORT )" | wc -l)" = 2 ] && break
+	sleep 0.05
+done
+run timeout 60 ip netns exec "$NB" "$IPCPERF" record -q --host back -o "$T/b2.data" -d 1 -p "$BPID"
+expect_status 0 "record -p of the backend"
+wait "$RF" || fail "the front's recording failed: $(cat "$T/front2.out")"
+kill -TERM "$BPID"
+wait "$RB"
+RB=
+run "$IPCPERF" paths -i "$T/a2.data" -i "$T/b2.data"
+expect_status 1 "paths of captures whose connections one joined already open"
+want="share no TCP connection seen from both ends (2 with a start not captured, 0 ends"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -qF "$want" "$T/err" ||
+	{ show; fail "connections whose start was not captured: not counted"; }
 echo "test-paths-hosts: $N requests across two hosts, each one path of 3 processes; offset $OFF +-$U ns; shifted by $SHIFT: $OFFS +-$US ns"
