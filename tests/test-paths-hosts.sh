@@ -19,11 +19,16 @@
 #    than the 20 ms the paths wait for late calls): the offset found is
 #    50 ms within its uncertainty, and every request's hop times are those
 #    of the unshifted join, to the nanosecond.
+#  - --otlp of the join, read by the protobufjs schema of opentelemetry-proto
+#    (tests/otlp-check.js, as tests/test-paths-out.sh): N traces, each the
+#    chain client -> proxy -> backend across the hosts, within the run's
+#    wall clock; each resource has its host.name (front, front, back).
 #  - Captures that share no connection: one error line, exit 1; so do
 #    captures whose connections one of them joined already open (the
 #    backend recorded with -p once the proxy's 2 connections are up):
 #    their start not captured, counted (2), never matched by a guess.
-# Needs root, jq and ip (iproute2).
+# Needs root, jq, ip (iproute2), node and npm (the schema: scripts/install-deps
+# puts it in tests/npm; else npm installs it into the build tree).
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/paths-lib.sh"
@@ -95,6 +100,7 @@ ip link set "$VA" netns "$NA" && ip link set "$VB" netns "$NB" &&
 N=40
 X=1
 Y=3
+T0=$(date +%s%N)
 ip netns exec "$NB" "$IPCPERF" record -q --host back -o "$T/b.data" -- \
 	"$PATHWORK" -t tcp -B -A 192.0.2.2 -y $Y >"$T/back.out" 2>"$T/back.err" &
 RB=$!
@@ -110,6 +116,7 @@ cp "$T/out" "$T/truth"
 kill -TERM "$BPID"
 wait "$RB" || fail "the backend's recording failed: $(cat "$T/back.err")"
 RB=
+T1=$(date +%s%N)
 cat "$T/back.out" >>"$T/truth"
 TRUTH=$T/truth
 grep -qx "requests $N" "$TRUTH" || fail "pathwork did not serve $N requests"
@@ -194,4 +201,28 @@ expect_status 1 "paths of captures whose connections one joined already open"
 want="share no TCP connection seen from both ends (2 with a start not captured, 0 ends"
 [ "$(wc -l <"$T/err")" = 1 ] && grep -qF "$want" "$T/err" ||
 	{ show; fail "connections whose start was not captured: not counted"; }
+# --- the join's traces, each host's resources named by it
+command -v node >/dev/null || not_here "node is missing (scripts/install-deps installs it)"
+SCHEMA=@opentelemetry/otlp-transformer/build/src/generated/root.js
+OTLP_NODE_MODULES=$top_srcdir/tests/npm/node_modules
+if [ ! -f "$OTLP_NODE_MODULES/$SCHEMA" ]; then
+	OTLP_NODE_MODULES=$top_builddir/tests/npm/node_modules
+	if [ ! -f "$OTLP_NODE_MODULES/$SCHEMA" ]; then
+		mkdir -p "$top_builddir/tests/npm" &&
+			cp "$top_srcdir/tests/npm/package.json" "$top_srcdir/tests/npm/package-lock.json" \
+				"$top_builddir/tests/npm/" &&
+			chmod u+w "$top_builddir"/tests/npm/package*.json &&
+			(cd "$top_builddir/tests/npm" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1) ||
+			{ cat "$T/npm.log" >&2; not_here "npm could not install the OTLP schema"; }
+	fi
+fi
+export OTLP_NODE_MODULES
+run "$IPCPERF" paths -q -o /dev/null --otlp "$T/otlp.json" -i "$T/a.data" -i "$T/b.data"
+expect_status 0 "paths --otlp of the join"
+node "$top_srcdir/tests/otlp-check.js" "$T/otlp.json" $N tcp "$T0" "$T1" >"$T/check" 2>&1 ||
+	fail "--otlp of the join: $(cat "$T/check")"
+[ "$(jq -c '[.resourceSpans[].resource.attributes | from_entries | .["service.name"].stringValue,
+	.["host.name"].stringValue]' "$T/otlp.json")" = '["client","front","proxy","front","backend","back"]' ] ||
+	fail "--otlp of the join: resources $(jq -c '[.resourceSpans[].resource.attributes]' "$T/otlp.json")"
+
 echo "test-paths-hosts: $N requests across two hosts, each one path of 3 processes; offset $OFF +-$U ns; shifted by $SHIFT: $OFFS +-$US ns"

@@ -91,27 +91,6 @@ static int paths_open(struct paths_cmd *c)
 	return 0;
 }
 
-/* The traces as OTLP/JSON, in memory: one document for the file and the collector. */
-static char *otlp_doc(const struct paths_cmd *c, size_t *len)
-{
-	uint64_t seed = 0;
-	char *buf = NULL;
-	FILE *m = open_memstream(&buf, len);
-	int err;
-
-	if (!m)
-		return NULL;
-	/* Ids of one run apart from another's; without randomness, the clock's. */
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed = (uint64_t)clock_ns(CLOCK_REALTIME);
-	err = otlpout_write(m, c->po, c->real_minus_mono, seed);
-	if (fclose(m) != 0 || err < 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /*
  * The traces and the timeline, after the report: the file first, the POST
  * last, so that a collector that cannot be reached costs no file.
@@ -130,7 +109,7 @@ static int paths_traces(struct paths_cmd *c)
 	}
 	if (!o->otlp && !o->otlp_endpoint)
 		return ret;
-	if (!(doc = otlp_doc(c, &len))) {
+	if (!(doc = otlpout_doc(c->po, c->real_minus_mono, &len))) {
 		cli_err("cannot make the traces: %s", strerror(ENOMEM));
 		return -1;
 	}

@@ -11,7 +11,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "joinrun.h"
+#include "otlpout.h"
 #include "userfile.h"
 #include "util.h"
 
@@ -272,6 +274,45 @@ static int report(struct jpass *j, struct pathsout *po, const struct paths_host 
 	return 0;
 }
 
+/*
+ * The traces, after the report: the file first, the POST last, on the
+ * first capture's wall clock. @return 0, or -1 (said).
+ */
+static int traces(const struct paths_opts *o, const struct pathsout *po,
+		  const struct paths_host *hosts)
+{
+	const struct ipcperf_capture_info *ci = &hosts[0].ci;
+	int64_t real_minus_mono = ci->has_clock ? (int64_t)(ci->real_start_ns - ci->mono_start_ns) : 0;
+	struct cli_out f = { 0 };
+	size_t len = 0;
+	char *doc;
+	int ret = 0;
+
+	if (!o->otlp && !o->otlp_endpoint)
+		return 0;
+	if (!ci->has_clock) {
+		struct timespec r, m;
+
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		real_minus_mono = (int64_t)(r.tv_sec - m.tv_sec) * 1000000000 + (r.tv_nsec - m.tv_nsec);
+	}
+	if (!(doc = otlpout_doc(po, real_minus_mono, &len))) {
+		cli_err("cannot make the traces: %s", strerror(ENOMEM));
+		return -1;
+	}
+	if (o->otlp && cli_out_open(&f, o->otlp, "the traces") == 0) {
+		fwrite(doc, 1, len, f.f);
+		ret |= cli_out_close(&f);
+	} else if (o->otlp) {
+		ret = -1;
+	}
+	if (o->otlp_endpoint && otlpout_post(o->otlp_endpoint, doc, len) < 0)
+		ret = -1;
+	free(doc);
+	return ret < 0 ? -1 : 0;
+}
+
 int paths_join_run(const struct paths_opts *o)
 {
 	struct paths_host hosts[CLI_INPUTS_MAX];
@@ -282,8 +323,8 @@ int paths_join_run(const struct paths_opts *o)
 	bool failed = true;
 
 	cli_setup_print(o->verbose);
-	if (o->otlp || o->otlp_endpoint || o->perfetto) {
-		cli_err("--otlp, --otlp-endpoint and --perfetto read one capture: give one -i");
+	if (o->perfetto) {
+		cli_err("--perfetto reads one capture: give one -i");
 		return EXIT_USAGE;
 	}
 	if (read_hosts(o, hosts) < 0)
@@ -291,13 +332,15 @@ int paths_join_run(const struct paths_opts *o)
 	offsets_from_refs(&j, hosts);
 	if (clocks(&j, hosts, &ps) == 0) {
 		pass_free(&j);
-		po = pathsout_new(o->json && o->requests);
+		po = pathsout_new((o->json && o->requests) || o->otlp || o->otlp_endpoint);
 		if (po && cli_open_output(&out, &o->t) == 0) {
 			pathsout_set_hosts(po, hosts, j.n);
 			failed = pass_run(&j, po) < 0 || report(&j, po, hosts, &out) < 0;
 		}
 	}
 	failed |= cli_out_close(&out) < 0;
+	if (!failed)
+		failed = traces(o, po, hosts) < 0;
 	pass_free(&j);
 	pathsout_delete(po);
 	return failed ? EXIT_RUNTIME : EXIT_OK;

@@ -59,6 +59,11 @@ void pathsout_set_hosts(struct pathsout *po, const struct paths_host *hosts, siz
 	po->nr_hosts = n;
 }
 
+const char *pathsout_host(const struct pathsout *po, unsigned int host)
+{
+	return po->nr_hosts > 1 && host < po->nr_hosts ? po->hosts[host].ci.host : NULL;
+}
+
 /* @comm, escaped, and with captures joined its host: "backend@web-2". */
 static const char *who(const struct pathsout *po, const char *comm, unsigned int host, char *b,
 		       size_t len)
@@ -676,10 +681,12 @@ void paths_span_of(struct paths_span *s, const struct ipcperf_path *p, size_t re
 
 	*s = (struct paths_span){ .p = p, .req = req, .hop = hop, .server = server };
 	if (server) {
+		s->host = h->host;
 		s->pid = h->pid, s->tid = h->tid, s->comm = h->comm, s->fd = h->fd;
 		s->start_ns = h->start_ns, s->end_ns = h->end_ns;
 		return;
 	}
+	s->host = h->caller_host;
 	s->pid = h->caller_pid, s->tid = h->caller_tid, s->fd = h->caller_fd;
 	s->comm = h->parent < 0 ? p->comm : p->hops[h->parent].comm;
 	s->start_ns = h->call_start_ns, s->end_ns = h->call_end_ns;

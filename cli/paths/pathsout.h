@@ -40,6 +40,8 @@ struct paths_host {
 
 /* Captures joined: @hosts (which must outlive @po) name the hops' hosts in shapes and JSON. */
 void pathsout_set_hosts(struct pathsout *po, const struct paths_host *hosts, size_t n);
+/* The name of host @host when captures are joined; NULL for one host. */
+const char *pathsout_host(const struct pathsout *po, unsigned int host);
 
 /*
  * The JSON document (schema 1): the hosts, shapes, the unattributed, and
@@ -57,6 +59,7 @@ struct paths_span {
 	const struct ipcperf_path *p;
 	size_t req, hop;
 	bool server;
+	unsigned int host;		/* its process's (captures joined; else 0) */
 	pid_t pid, tid;
 	const char *comm;		/* its process's */
 	int fd;
