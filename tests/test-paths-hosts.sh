@@ -55,6 +55,15 @@ read -r ms rs me re < <(grep -o '"[a-z]*_st[a-z]*_ns": [0-9]*' "$T/one.json" | a
 d=$(( (re - me) - (rs - ms) ))
 [ "${d#-}" -le 1000000 ] || fail "clock: real - mono moved by $d ns between the start and the stop"
 
+# paths --record --host: the same
+run timeout 120 "$IPCPERF" paths -q -o /dev/null --record "$T/p.data" --host web-2 -- \
+	"$PATHWORK" -t tcp -n 4 -c 1 -x 0.2 -y 0.2
+expect_status 0 "paths --record --host web-2"
+run "$IPCPERF" paths -j -i "$T/p.data" -o "$T/p.json"
+expect_status 0 "paths -i of paths --record --host"
+[ "$(jq -c '[.hosts[] | .name, (.clock | type)]' "$T/p.json")" = '["web-2","object"]' ] ||
+	fail "paths --record --host: hosts $(jq -c .hosts "$T/p.json")"
+
 # --- a capture without them: as before
 cp "$F" "$T/old.data"
 $CLOCKED strip "$T/old.data" || fail "cannot make the old capture"
