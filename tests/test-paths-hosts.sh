@@ -64,6 +64,19 @@ expect_status 0 "paths -i of paths --record --host"
 [ "$(jq -c '[.hosts[] | .name, (.clock | type)]' "$T/p.json")" = '["web-2","object"]' ] ||
 	fail "paths --record --host: hosts $(jq -c .hosts "$T/p.json")"
 
+# the traces of a capture are on its recorded wall clock: a day later, shifted by a day
+DAY=86400000000000
+cp "$F" "$T/day.data"
+$CLOCKED shift "$T/day.data" $DAY || fail "cannot shift the clock"
+for c in one day; do
+	run "$IPCPERF" paths -q -o /dev/null --otlp "$T/$c.otlp" -i "$T/$c.data"
+	expect_status 0 "paths --otlp -i $c.data"
+done
+# the first span's start, exact (jq's numbers are doubles)
+first() { grep -o '"startTimeUnixNano":"[0-9]*"' "$1" | tr -dc '0-9\n' | sort -n | head -n 1; }
+d=$(( $(first "$T/day.otlp") - $(first "$T/one.otlp") ))
+[ "$d" = $DAY ] || fail "the traces of a capture shifted a day moved by $d ns"
+
 # --- a capture without them: as before
 cp "$F" "$T/old.data"
 $CLOCKED strip "$T/old.data" || fail "cannot make the old capture"

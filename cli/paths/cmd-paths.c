@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 #include "cmds.h"
@@ -161,6 +160,9 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 	int err;
 
 	ipcperf_session__capture_info(res->session, &host.ci);
+	/* a capture's times on the wall clock of its recording, not on this one's now */
+	if (c->o->t.input && host.ci.has_clock)
+		c->real_minus_mono = (int64_t)(host.ci.real_start_ns - host.ci.mono_start_ns);
 
 	if (ipcperf_session__stats(res->session, &st) < 0) {
 		cli_err("cannot read the session's statistics");
