@@ -48,15 +48,12 @@ static void pass_free(struct jpass *j)
 	j->pa = NULL;
 }
 
-/* Host @i's capture, its stats and flows; the paths on the first. @return 0, or -1 (said). */
-static int pass_open_host(struct jpass *j, size_t i)
+/* Host @i's stats and flows over its capture; the paths on the first. @return 0, or -1 (said). */
+static int pass_attach_host(struct jpass *j, size_t i)
 {
 	struct jhost *h = &j->h[i];
 	int err = 0;
 
-	h->s = cli_user_open_capture(j->o->inputs.v[i]);
-	if (!h->s)
-		return -1;	/* the library said why */
 	h->st = ipcperf_stats__new(NULL);
 	h->fl = h->st ? ipcperf_flows__new(h->st) : NULL;
 	if (!h->fl || (err = ipcperf_stats__attach(h->st, h->s)) < 0 ||
@@ -107,15 +104,26 @@ static void pass_span(const struct jpass *j, uint64_t *from, uint64_t *to)
 	}
 }
 
-/* Every capture, in the order of the times, into the paths; then flushed. @return 0, or -1. */
-static int pass_run(struct jpass *j, struct pathsout *po)
+static void read_hosts(struct jpass *j, struct paths_host *hosts);
+
+/*
+ * Every capture, in the order of the times, into the paths; then flushed.
+ * The first pass (@hosts) reads the captures' hosts and clock references
+ * first. @return 0, or -1 (said).
+ */
+static int pass_run(struct jpass *j, struct pathsout *po, struct paths_host *hosts)
 {
 	uint64_t t, end;
 	bool all_read = false;
 	int err;
 
 	for (size_t i = 0; i < j->n; i++)
-		if (pass_open_host(j, i) < 0)
+		if (!(j->h[i].s = cli_user_open_capture(j->o->inputs.v[i])))
+			return -1;	/* the library said why */
+	if (hosts)
+		read_hosts(j, hosts);
+	for (size_t i = 0; i < j->n; i++)
+		if (pass_attach_host(j, i) < 0)
 			return -1;
 	ipcperf_paths__on_path(j->pa, po ? pathsout_add : NULL, po);
 	for (size_t i = 0; i < j->n; i++)
@@ -151,7 +159,7 @@ static int pass_run(struct jpass *j, struct pathsout *po)
  * Each host's clock less the first's as their clock references say (the
  * wall clocks read with the monotonic ones): 0 where one has none.
  */
-static void offsets_from_refs(struct jpass *j, struct paths_host *hosts)
+static void offsets_from_refs(struct jpass *j, const struct paths_host *hosts)
 {
 	const struct ipcperf_capture_info *a = &hosts[0].ci;
 
@@ -165,24 +173,19 @@ static void offsets_from_refs(struct jpass *j, struct paths_host *hosts)
 	}
 }
 
-/* The captures' hosts, read at their opening. @return 0, or -1 (said). */
-static int read_hosts(const struct paths_opts *o, struct paths_host *hosts)
+/* The captures' hosts, and the offsets their clock references give. */
+static void read_hosts(struct jpass *j, struct paths_host *hosts)
 {
-	for (size_t i = 0; i < o->inputs.n; i++) {
-		struct ipcperf_session *s = cli_user_open_capture(o->inputs.v[i]);
-
-		if (!s)
-			return -1;
+	for (size_t i = 0; i < j->n; i++) {
 		hosts[i] = (struct paths_host){ .ci.sz = sizeof(hosts[i].ci) };
-		ipcperf_session__capture_info(s, &hosts[i].ci);
-		ipcperf_session__delete(s);
+		ipcperf_session__capture_info(j->h[i].s, &hosts[i].ci);
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(hosts[k].ci.host, hosts[i].ci.host))
 				cli_err("warning: %s and %s both say host '%s': they are joined as two "
 					"hosts; name them apart with ipcperf record --host NAME",
-					o->inputs.v[k], o->inputs.v[i], hosts[i].ci.host);
+					j->o->inputs.v[k], j->o->inputs.v[i], hosts[i].ci.host);
 	}
-	return 0;
+	offsets_from_refs(j, hosts);
 }
 
 /*
@@ -191,7 +194,7 @@ static int read_hosts(const struct paths_opts *o, struct paths_host *hosts)
  */
 static int clocks(struct jpass *j, struct paths_host *hosts, struct ipcperf_paths_stats *ps)
 {
-	if (pass_run(j, NULL) < 0 || ipcperf_paths__stats(j->pa, ps) < 0)
+	if (pass_run(j, NULL, hosts) < 0 || ipcperf_paths__stats(j->pa, ps) < 0)
 		return -1;
 	if (!ps->tcp_joined) {
 		cli_err("the captures share no TCP connection seen from both ends (%" PRIu64 " with "
@@ -327,15 +330,12 @@ int paths_join_run(const struct paths_opts *o)
 		cli_err("--perfetto reads one capture: give one -i");
 		return EXIT_USAGE;
 	}
-	if (read_hosts(o, hosts) < 0)
-		return EXIT_RUNTIME;
-	offsets_from_refs(&j, hosts);
 	if (clocks(&j, hosts, &ps) == 0) {
 		pass_free(&j);
 		po = pathsout_new((o->json && o->requests) || o->otlp || o->otlp_endpoint);
 		if (po && cli_open_output(&out, &o->t) == 0) {
 			pathsout_set_hosts(po, hosts, j.n);
-			failed = pass_run(&j, po) < 0 || report(&j, po, hosts, &out) < 0;
+			failed = pass_run(&j, po, NULL) < 0 || report(&j, po, hosts, &out) < 0;
 		}
 	}
 	failed |= cli_out_close(&out) < 0;
