@@ -135,6 +135,8 @@ static void drop_waits(struct ipp_thr *t, uint64_t upto)
 
 	while (k < t->nr_waits && t->waits[k] <= upto)
 		k++;
+	if (!k)
+		return;	/* none: and no array to move, maybe (NULL + 0 is undefined) */
 	memmove(t->waits, t->waits + k, (t->nr_waits - k) * sizeof(*t->waits));
 	t->nr_waits -= k;
 }
