@@ -125,6 +125,17 @@ static size_t side_key(char *buf, size_t len, char tag, const pid_t *v, size_t n
 	return off;
 }
 
+/*
+ * The endpoint of @f: the flow's own, from its socket's addresses (a fold
+ * of closed connections has no fd left to ask), else its fd's.
+ */
+static const char *flow_endpoint(const struct ipcperf_flow *f, const struct flowpeer *peer)
+{
+	if (f->endpoint && f->endpoint[0])
+		return f->endpoint;
+	return peer ? peer->endpoint : "";
+}
+
 /* The key of @f's group: writer side, reader side, kind, endpoint. NULL: no memory. */
 static char *group_key(const struct ipcperf_flow *f, const struct flowpeer *peer)
 {
@@ -140,7 +151,7 @@ static char *group_key(const struct ipcperf_flow *f, const struct flowpeer *peer
 		off += side_key(k + off, len - off, 'r', f->readers, f->nr_readers, other);
 	if (off < len)
 		snprintf(k + off, len - off, "%d|%d|%s", (int)f->kind, (int)f->datagram,
-			 peer ? peer->endpoint : "");
+			 flow_endpoint(f, peer));
 	return k;
 }
 
@@ -178,9 +189,10 @@ static struct flowgroup *group_new(struct flowgroups *g, size_t at, char *key,
 	if (peer) {
 		gr->peer_pid = peer->pid;
 		snprintf(gr->peer_comm, sizeof(gr->peer_comm), "%s", peer->comm);
-		snprintf(gr->endpoint, sizeof(gr->endpoint), "%s", peer->endpoint);
 	}
+	snprintf(gr->endpoint, sizeof(gr->endpoint), "%s", flow_endpoint(f, peer));
 	gr->f.object = gr->object;
+	gr->f.endpoint = NULL;	/* the group's is endpoint: this struct moves as groups come */
 	gr->f.writers = gr->writers;
 	gr->f.readers = gr->readers;
 	gr->f.wire_hist = gr->wire;
@@ -193,12 +205,28 @@ static struct flowgroup *group_new(struct flowgroups *g, size_t at, char *key,
 	gr->f.write_again = gr->f.read_again = 0;
 	gr->f.write_wait_ns = gr->f.read_wait_ns = gr->f.write_waits = gr->f.read_waits = 0;
 	gr->f.max_queued = 0;
+	if (f->folded)
+		gr->f.verdict = IPCPERF_VERDICT_IDLE;	/* its flows' verdicts come one by one */
 	return gr;
 }
 
 static uint64_t max64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
+}
+
+/* @n flows of verdict @v into @gr's. */
+static void group_verdict(struct flowgroup *gr, enum ipcperf_verdict v, uint64_t n)
+{
+	struct ipcperf_flow *s = &gr->f;
+
+	/* idle flows (a connection closed before a byte) yield to the others */
+	if (s->verdict == IPCPERF_VERDICT_IDLE)
+		s->verdict = v;
+	else if (v != IPCPERF_VERDICT_IDLE)
+		gr->mixed |= v != s->verdict;
+	if ((unsigned)v < FLOWGROUP_VERDICTS)
+		gr->verdicts[v] += n;
 }
 
 static void group_add(struct flowgroup *gr, const struct ipcperf_flow *f)
@@ -226,14 +254,16 @@ static void group_add(struct flowgroup *gr, const struct ipcperf_flow *f)
 	s->last_ns = max64(s->last_ns, f->last_ns);
 	if (f->capacity != s->capacity || f->capacity_default != s->capacity_default)
 		s->capacity = -1;
-	/* idle flows (a connection closed before a byte) yield to the others */
-	if (s->verdict == IPCPERF_VERDICT_IDLE)
-		s->verdict = f->verdict;
-	else if (f->verdict != IPCPERF_VERDICT_IDLE)
-		gr->mixed |= f->verdict != s->verdict;
-	if ((unsigned)f->verdict < FLOWGROUP_VERDICTS)
-		gr->verdicts[f->verdict]++;
-	gr->flows++;
+	if (!f->folded) {
+		group_verdict(gr, f->verdict, 1);
+		gr->flows++;
+		return;
+	}
+	/* a fold: its flows' verdicts one by one, as if they came apart */
+	for (int v = 0; v < FLOWGROUP_VERDICTS; v++)
+		if (f->folded_verdicts[v])
+			group_verdict(gr, (enum ipcperf_verdict)v, f->folded_verdicts[v]);
+	gr->flows += f->folded;
 }
 
 /* The wire times of the group, from its merged histogram. */

@@ -39,6 +39,7 @@ static void json_judged(struct json *j, const struct ipcperf_flow *f)
 struct json_ctx {
 	struct json *j;
 	const struct flowout *fo;	/* NULL: no peers */
+	uint64_t folded;		/* the flows the folds walked hold */
 };
 
 /* "peer_pid", "peer_comm": the process at the side of @f nobody traced, or nulls. */
@@ -116,6 +117,9 @@ static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
 	json_u64(j, "write_waits", f->write_waits);
 	json_u64(j, "read_waits", f->read_waits);
 	json_judged(j, f);
+	json_str(j, "endpoint", f->endpoint ? f->endpoint : "");
+	json_u64(j, "folded", f->folded);
+	jc->folded += f->folded;
 	if (jc->fo)
 		json_untraced_peer(j, peer ? peer->pid : 0, peer ? peer->comm : "",
 				   !f->nr_writers || !f->nr_readers);
@@ -235,6 +239,7 @@ static int json_flows_doc(struct json *j, struct ipcperf_flows *fl, const struct
 	json_array_begin(j, "flows");
 	err = ipcperf_flows__for_each(fl, json_flow_peer, &jc);
 	json_array_end(j);
+	json_u64(j, "folded_flows", jc.folded);
 	json_array_begin(j, "bottlenecks");
 	if (err >= 0)
 		err = ipcperf_flows__for_each_bottleneck(fl, json_neck, j);
@@ -284,6 +289,7 @@ void flowout_interval_json(struct json *j, const struct flowout *fo, const struc
 	for (size_t i = 0; i < fo->nr_flows; i++)
 		json_flow_peer(&jc, &fo->flows[i].f);
 	json_array_end(j);
+	json_u64(j, "folded_flows", jc.folded);
 	json_array_begin(j, "flow_groups");
 	for (size_t i = 0; i < fo->groups.n; i++)
 		json_group(j, &fo->groups.v[i]);

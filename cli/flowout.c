@@ -37,10 +37,11 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	memset(d, 0, sizeof(*d));
 	d->f = *f;
 	d->object = strdup(f->object ? f->object : "unknown");
+	d->endpoint = strdup(f->endpoint ? f->endpoint : "");
 	d->writers = malloc((f->nr_writers + 1) * sizeof(pid_t));
 	d->readers = malloc((f->nr_readers + 1) * sizeof(pid_t));
 	fo->nr_flows++;		/* counted now, so that flowout_free() frees what was copied */
-	if (!d->object || !d->writers || !d->readers)
+	if (!d->object || !d->endpoint || !d->writers || !d->readers)
 		return lc->err = -ENOMEM;
 	/* A flow nobody traced writing into (or reading from) has no list at all. */
 	if (f->nr_writers)
@@ -48,6 +49,7 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	if (f->nr_readers)
 		memcpy(d->readers, f->readers, f->nr_readers * sizeof(pid_t));
 	d->f.object = d->object;
+	d->f.endpoint = d->endpoint;
 	d->f.writers = d->writers;
 	d->f.readers = d->readers;
 	d->f.wire_hist = NULL;	/* it lives only for the call: its group has it */
@@ -156,6 +158,7 @@ void flowout_free(struct flowout *fo)
 {
 	for (size_t i = 0; i < fo->nr_flows; i++) {
 		free(fo->flows[i].object);
+		free(fo->flows[i].endpoint);
 		free(fo->flows[i].writers);
 		free(fo->flows[i].readers);
 	}
@@ -395,7 +398,10 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers, peer, true);
 	snprintf(row[COL_ARROW], sizeof(row[COL_ARROW]), "->");
 	side_str(row[COL_R], sizeof(row[COL_R]), fo, fw->readers, fw->nr_readers, peer, false);
-	cli_esc(row[COL_OBJ], sizeof(row[COL_OBJ]), fw->object);
+	if (fw->folded)	/* a fold: the closed channels of one group */
+		snprintf(row[COL_OBJ], sizeof(row[COL_OBJ]), "%" PRIu64 " closed", fw->folded);
+	else
+		cli_esc(row[COL_OBJ], sizeof(row[COL_OBJ]), fw->object);
 	snprintf(row[COL_KIND], sizeof(row[COL_KIND]), "%s%s", ipcperf_fd_kind_name(fw->kind),
 		 fw->datagram ? "/dgram" : "");
 	snprintf(row[COL_BYTES], sizeof(row[COL_BYTES]), "%" PRIu64, bytes);

@@ -18,7 +18,8 @@
  *     check's items; services over the whole library, which open counters
  *     and a session as any caller would.
  *  paths/ [paths.h]: request paths, over flows/.
- *  flows/ [flows.h]: flows.c flows-read.c chains.c waits.c.
+ *  flows/ [flows.h]: flows.c flowfold.c (closed flows folded) flows-read.c
+ *     chains.c waits.c.
  *  stats/ [account.h]: in layers, bottom up (tests/test-stats-layers.sh):
  *     procs.c rows.c, peers.c groups.c, readout.c, folds.c connfold.c
  *     exitfold.c retain.c, intake.c, attach.c, stats.c, interval.c.

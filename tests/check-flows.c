@@ -2218,6 +2218,70 @@ START_TEST(test_full_channel_is_backpressure)
 }
 END_TEST
 
+/*
+ * Closed channels fold (ipcperf_flows__new(), "Memory"): 2,049 socketpairs
+ * one after another, each a request of 64 bytes and an answer of 256, then
+ * closed. The 4,097th flow is made while the 2,049th pair is open: the
+ * 4,096 flows of the closed pairs fold into a fold per direction, exact,
+ * and the open pair's flows stay their own.
+ */
+START_TEST(test_closed_channels_fold)
+{
+	enum { PAIRS = 2049 };
+	uint64_t t = 10000, ino = 5000;
+	const struct flow_rec *r;
+
+	ck_assert_int_eq(ipcperf_flows__on_match(fl, NULL, NULL), 0);	/* 4,098 matches */
+	for (int i = 0; i < PAIRS; i++, t += 10000, ino += 2) {
+		name_socketpair(10, 3, ino, 20, 4, ino + 1, SOCK_STREAM);
+		wr(10, 3, 64, t, t + 100);
+		rd(20, 4, 64, t + 50, t + 300);
+		wr(20, 4, 256, t + 400, t + 500);
+		rd(10, 3, 256, t + 450, t + 900);
+		do_close(10, 3, t + 1000);
+		do_close(20, 4, t + 1000);
+	}
+	ck_assert_uint_eq(snapshot(), 4);
+	for (int dir = 0; dir < 2; dir++) {
+		uint64_t bytes = dir ? 256 : 64;
+
+		r = &flows[dir];	/* the folds: their first flows came first */
+		ck_assert_uint_eq(r->f.folded, PAIRS - 1);
+		ck_assert_uint_eq(r->f.ino, 5000 + (uint64_t)dir);
+		ck_assert_uint_eq(r->f.bytes_read, bytes * (PAIRS - 1));
+		ck_assert_uint_eq(r->f.bytes_written, bytes * (PAIRS - 1));
+		ck_assert_uint_eq(r->f.writes, PAIRS - 1);
+		ck_assert_uint_eq(r->f.reads, PAIRS - 1);
+		ck_assert_uint_eq(r->f.matches, PAIRS - 1);
+		ck_assert_uint_eq(r->f.unmatched_bytes, 0);
+		ck_assert_uint_eq(r->f.max_queued, bytes);
+		ck_assert_uint_eq(r->f.wire_ns.min, dir ? 500 : 300);
+		ck_assert_uint_eq(r->f.wire_ns.max, dir ? 500 : 300);
+		ck_assert_uint_eq(r->f.first_ns, dir ? 10400 : 10000);
+		ck_assert_uint_eq(r->f.last_ns, 10000 * (PAIRS - 1) + (dir ? 900 : 300));
+		ck_assert_uint_eq(r->f.folded_verdicts[IPCPERF_VERDICT_BALANCED], PAIRS - 1);
+		ck_assert_str_eq(r->f.endpoint, "");
+		if (dir) {
+			ASSERT_WRITERS(r, 20);
+			ASSERT_READERS(r, 10);
+		} else {
+			ASSERT_WRITERS(r, 10);
+			ASSERT_READERS(r, 20);
+		}
+	}
+	/* the last pair's two flows: open when the pass came, their own */
+	for (int dir = 0; dir < 2; dir++) {
+		r = flow_of(ino - 2 + (uint64_t)dir);
+		ck_assert_uint_eq(r->f.folded, 0);
+		ck_assert_uint_eq(r->f.bytes_read, dir ? 256 : 64);
+		ck_assert_uint_eq(r->f.matches, 1);
+	}
+	/* an interval's reset frees the folds: their sums were its */
+	ipcperf_flows__reset(fl);
+	ck_assert_uint_eq(snapshot(), 0);
+}
+END_TEST
+
 Suite *flows_suite(void)
 {
 	Suite *s = suite_create("flows");
@@ -2321,6 +2385,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_for_each_order_and_stop);
 	tcase_add_test(tc, test_on_match_every_match);
 	tcase_add_test(tc, test_null_args);
+	tcase_add_test(tc, test_closed_channels_fold);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("proc");

@@ -7,6 +7,7 @@
 # backpressure interval comes, later a consumer-starved one; the intervals'
 # bytes, writes and blocked times add up exactly to the whole run's, which
 # follows as the table of old. The same in text and in --json ("intervals").
+# Then 8,000 connections, whose closed flows fold: the intervals add up still.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -88,3 +89,25 @@ first_cs=$(grep -n 'consumer-starved$' "$T/ivs" | head -n 1 | cut -d: -f1)
 [ -n "$first_bp" ] && [ -n "$first_cs" ] && [ "$last_bp" -lt "$first_cs" ] ||
 	{ show; fail "the text: not backpressure rows, then consumer-starved ones"; }
 echo "test-flows-interval: $n intervals, backpressure in $bp, consumer-starved from $cs; $total bytes in all, as the whole run"
+
+# Closed channels fold (accuracy.md, "Memory"): connwork tcp 8000, 16,000
+# flows, folded past 4,096 in the whole run's flows object and in the
+# intervals' one. The intervals still add up: their calls, bytes and
+# matches, folds included, are the whole run's, to the call; so are their
+# groups' (100 and 200 bytes a connection). The runs share one CPU, so
+# that the workload waits while ipcperf reads (tests/test-memory.sh).
+CONNWORK=$top_builddir/tests/connwork
+need_exe "$CONNWORK"
+pin="taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')"
+C=8000
+run timeout 120 $pin "$IPCPERF" flows -I 200 --json -o "$T/c.json" -- "$CONNWORK" tcp $C --out "$T/c.info"
+expect_status 0 "flows -I 200 --json -- connwork tcp $C"
+[ "$(jq .lost_events "$T/c.json")" = 0 ] || fail "connwork tcp $C: events lost"
+got=$(jq -r '[(.folded_flows > 0), ([.intervals[].folded_flows] | add > 0)] +
+	([.flows, [.intervals[].flows[]], [.intervals[].flow_groups[]]] | map(
+	  [([.[].writes] | add), ([.[].reads] | add), ([.[].bytes] | add), ([.[].matches] | add)]))
+	| flatten | map(tostring) | join(" ")' "$T/c.json")
+want="true true $((2 * C)) $((2 * C)) $((300 * C)) $((2 * C))"
+want="$want $((2 * C)) $((2 * C)) $((300 * C)) $((2 * C)) $((2 * C)) $((2 * C)) $((300 * C)) $((2 * C))"
+[ "$got" = "$want" ] || fail "connwork tcp $C, folded: '$got', not '$want' (folds; whole run, intervals, their groups: writes reads bytes matches)"
+echo "test-flows-interval: $C connections, $(jq .folded_flows "$T/c.json") flows folded, the intervals add up"

@@ -17,9 +17,10 @@
 # both traced, N connections one after the other) with N = 1,000 and
 # 10,000: the text report's closed connections fold into their groups;
 # the peak anonymous RSS after 10,000 is within 6 MB of the peak after 1,000 (before:
-# +13 MB), and each side's group is exact ("10000 conns", the bytes). The
-# same under flows --json: every flow is reported, within 8 KB a connection
-# (before: 25 KB), exact.
+# +13 MB), and each side's group is exact ("10000 conns", the bytes). Under
+# flows --json, 6,000 and 60,000 connections: the closed ones' flows fold
+# into their groups, the peak anonymous RSS after 60,000 is within 10 MB of
+# the peak after 6,000 (before: 40 MB and 224 MB), the groups exact.
 # Needs root, jq and a C compiler ($CC) for the two small programs.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -212,25 +213,56 @@ for want in "-> 127.0.0.1:[0-9]* connwork\[[0-9]*\] *10000 *2000000 .* 10000 *10
 done
 echo "peak anonymous RSS: $few KiB after 1,000 connections, $many KiB after 10,000"
 
-# flows --json of the same: every flow is reported (two a connection), its
-# wire histogram packed once it is still (it kept a dense one of ~7.7 KB)
+# flows --json of the same, 6,000 and 60,000 connections: a closed
+# connection's two flows fold into their groups once more than 4,096 flows
+# are kept (doc/accuracy.md, "Memory"), and its fd rows into theirs; the peak
+# anonymous RSS after 60,000 is within 10 MB of the peak after 6,000 (before
+# the fold: 40 MB and 224 MB, ~3.6 KB a connection), nothing is lost, and
+# the groups are exact: the flows listed and folded are two a connection,
+# the bytes 100 a connection one way and 200 the other.
+# Its client and server make 60,000 connections as fast as a CPU of their
+# own lets them (7,000 a second here, 14 records each): on a loaded machine
+# ipcperf, with a share of the other CPU, falls behind and loses records.
+# The runs share one CPU, so that the workload waits while ipcperf reads
+# (0 lost; unpinned, under a load of 10: 400,000 lost, and 0 when alone).
+fpin="taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')"
+# fpeak N [RUN]: the peak anonymous RSS (KiB) of flows --json of connwork tcp N;
+# a run that lost events returns 2 while RUN is below 3 (made again).
 fpeak() {
 	local kb
-	run $pin "$T/maxrss" "$IPCPERF" flows -q --json -o "$T/flows-$1.json" -- \
+	run $fpin "$T/maxrss" "$IPCPERF" flows -q --json -o "$T/flows-$1.json" -- \
 		"$top_builddir/tests/connwork" tcp "$1" --out "$T/f$1.out"
 	expect_status 0 "flows -- connwork tcp $1"
 	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
 	[ -n "$kb" ] || { show; fail "flows -- connwork tcp $1: no peak anonymous RSS"; }
+	if [ "$(jq -r .lost_events "$T/flows-$1.json")" != 0 ]; then
+		[ "${2:-3}" -lt 3 ] || fail "flows -- connwork tcp $1: events were lost"
+		echo "flows -- connwork tcp $1: events lost (run $2 of 3): made again" >&2
+		return 2
+	fi
 	echo "$kb"
 }
+# fexact N: the flows and groups of connwork tcp N, to the byte
+fexact() {
+	local port got want
+	port=$(awk '$1 == "port" { print $2 }' "$T/f$1.out")
+	got=$(jq -r '[.lost_events, ([.flows[] | if .folded > 0 then .folded else 1 end] | add),
+		([.flows[].bytes] | add), ([.flows[].unmatched_bytes] | add), (.folded_flows > 0),
+		(.flow_groups[] | "\(.endpoint) \(.flows) \(.bytes) \(.writes) \(.reads) \(.matches)")]
+		| map(tostring) | join(" ")' "$T/flows-$1.json")
+	want="0 $((2 * $1)) $((300 * $1)) 0 true 127.0.0.1:$port $1 $((100 * $1)) $1 $1 $1"
+	want="$want 127.0.0.1:$port $1 $((200 * $1)) $1 $1 $1"
+	[ "$got" = "$want" ] || fail "flows of $1 connections: '$got', not '$want'"
+}
 for run in 1 2 3; do
-	few=$(fpeak 1000) || exit 1
-	many=$(fpeak 10000) || exit 1
-	again "$many" "$few" $((9000 * 8)) $run || break
+	r=0
+	few=$(fpeak 6000 $run) && many=$(fpeak 60000 $run) || r=$?
+	[ $r -eq 2 ] && continue
+	[ $r -eq 0 ] || exit 1
+	again "$many" "$few" 10240 $run || break
 done
-within "$many" "$few" $((9000 * 8)) \
-	"flows: peak anonymous RSS $many KiB after 10,000 connections, $few KiB after 1,000: more than 8 KB a connection"
-got=$(jq -r '[.lost_events, (.flows | length), ([.flows[].bytes] | add),
-	([.flows[].unmatched_bytes] | add)] | map(tostring) | join(" ")' "$T/flows-10000.json")
-[ "$got" = "0 20000 3000000 0" ] || fail "flows of 10,000 connections: '$got', not '0 20000 3000000 0'"
-echo "flows peak anonymous RSS: $few KiB after 1,000 connections, $many KiB after 10,000"
+within "$many" "$few" 10240 \
+	"flows: peak anonymous RSS $many KiB after 60,000 connections, $few KiB after 6,000: more than 10 MB apart"
+fexact 6000
+fexact 60000
+echo "flows peak anonymous RSS: $few KiB after 6,000 connections, $many KiB after 60,000"

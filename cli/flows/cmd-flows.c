@@ -67,8 +67,16 @@ static int flows_interval_open(struct flows_cmd *c)
 static int flows_open(struct flows_cmd *c)
 {
 	const struct flows_opts *o = c->o;
+	/*
+	 * A command's connections among its own processes: their flows fold
+	 * once closed (ipcperf_flows__new()), and their fd rows too. With -p,
+	 * -t or -a the other end may be a process not traced, named from the
+	 * row of the traced end's fd: those rows stay.
+	 */
+	IPCPERF_OPTS(ipcperf_stats_opts, so,
+		     .fold_conns = !o->t.pids.n && !o->t.tids.n && !o->t.system_wide);
 
-	c->st = ipcperf_stats__new(NULL);
+	c->st = ipcperf_stats__new(&so);
 	c->fl = c->st ? ipcperf_flows__new(c->st) : NULL;
 	if (c->fl && o->interval_ms && flows_interval_open(c) < 0)
 		return -1;

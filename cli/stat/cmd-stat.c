@@ -1,7 +1,8 @@
 /*
- * ipcperf stat: per-fd throughput and latency, scheduling and counters of
- * the targets; its options and its run (the snapshots are statsnap.c's, the
- * table, JSON and CSV statout.c's).
+ * ipcperf stat shows the targets' per-fd throughput and latency, their
+ * scheduling and their counters. This file holds its options and its run;
+ * statsnap.c makes the snapshots, and statout.c writes them as the table,
+ * JSON or CSV.
  */
 #include "config.h"
 #include <errno.h>
@@ -19,7 +20,7 @@
 #include "statsnap.h"
 #include "util.h"
 
-/* A run of stat: its options, its accounting, its output. */
+/* One run of stat: its options, its accounting and its output. */
 struct stat_cmd {
 	const struct stat_opts *o;
 	struct statout out;
@@ -35,16 +36,19 @@ struct stat_cmd {
 	struct cnt_set all_cur, all_delta;	/* pid 0: all targets */
 	struct thread_names names;	/* --per-thread */
 
-	/* --openmetrics FILE, --listen: the running totals as metrics (cli/metrics.h) */
+	/* For --openmetrics FILE and --listen: the running totals as metrics (cli/metrics.h). */
 	int om_err;			/* the last error writing om_path, said once */
 	struct httpd *httpd;
 	struct ipcperf_session *sess;	/* for the counters and losses at a scrape */
 	bool run_over;			/* stopped: the flows settle every call */
-	/* what this process's children had used before the command: exec keeps it */
+	/* What this process's children had used before the command, which exec keeps. */
 	struct rusage ru0;
 };
 
-/* With --no-counters, each counter "not requested". @return true when so. */
+/*
+ * With --no-counters, mark each counter of @set "not requested" and return
+ * true; otherwise return false.
+ */
 static bool not_requested(const struct stat_cmd *c, struct cnt_set *set)
 {
 	if (!c->o->no_counters)
@@ -55,7 +59,7 @@ static bool not_requested(const struct stat_cmd *c, struct cnt_set *set)
 	return true;
 }
 
-/* A target's counters (0: all). */
+/* Read the counters of target @pid (all targets when 0) into @set. */
 static void read_cnt(const struct stat_cmd *c, struct ipcperf_session *s, pid_t pid,
 		     struct cnt_set *set)
 {
@@ -63,7 +67,7 @@ static void read_cnt(const struct stat_cmd *c, struct ipcperf_session *s, pid_t 
 		cnt_read(s, pid, set);
 }
 
-/* A target's counters over the interval just closed (0: all). */
+/* Read the counters of target @pid (all targets when 0) over the interval just closed into @set. */
 static void interval_cnt(const struct stat_cmd *c, pid_t pid, struct cnt_set *set)
 {
 	if (!not_requested(c, set))
@@ -76,11 +80,11 @@ static uint64_t tv_ns(const struct timeval *tv)
 }
 
 /*
- * The command's user and system time once it was reaped: what this process's
- * children used (the command, and its orphans this process reaped as their
- * subreaper), as perf stat reports its workload's. Less what they had used
- * when stat began (@c->ru0): a shell that execs ipcperf passes on its own
- * children's times.
+ * Store the command's user and system time once it was reaped, as perf stat
+ * reports its workload's: what this process's children used (the command,
+ * and its orphans that this process reaped as their subreaper), less what
+ * they had used when stat began (@c->ru0), since a shell that execs ipcperf
+ * passes on its own children's times.
  */
 static void command_times(const struct stat_cmd *c, const struct cli_result *res, struct snap *sn)
 {
@@ -96,9 +100,9 @@ static void command_times(const struct stat_cmd *c, const struct cli_result *res
 /* ------------------------------------------------------------------ metrics */
 
 /*
- * The running totals as metrics, to @f in @fmt or (@path) atomically into a
- * file: c->total is never reset, so even with -I they are the totals since
- * the start. Counters and losses are read now. @return 0 or -errno.
+ * Write the running totals as metrics in @fmt to @f, or atomically into the
+ * file @path. c->total is never reset, so even with -I they are the totals
+ * since the start. Counters and losses are read now. Returns 0 or -errno.
  */
 static int stat_metrics(struct stat_cmd *c, FILE *f, const char *path, enum metrics_format fmt)
 {
@@ -124,7 +128,10 @@ static int stat_metrics(struct stat_cmd *c, FILE *f, const char *path, enum metr
 							     .comm = c->cnt_targets[i].comm,
 							     .v = sets[i].v };
 	}
-	/* No target process of its own (-t, -a): the sum over all targets, unlabelled. */
+	/*
+	 * Without target processes of their own (-t, -a), write the sum over
+	 * all targets, unlabelled.
+	 */
 	if (!c->nr_cnt_targets) {
 		read_cnt(c, c->sess, 0, &sets[0]);
 		if (sets[0].valid)
@@ -153,7 +160,7 @@ static void say_om_error(const char *path, int err)
 		cli_err("cannot write the metrics to %s: %s", path, strerror(-err));
 }
 
-/* Rewrite --openmetrics FILE; a failure is said once, until it succeeds again. */
+/* Rewrite --openmetrics FILE. A failure is reported once, until a write succeeds again. */
 static int stat_write_om(struct stat_cmd *c)
 {
 	int err;
@@ -225,7 +232,7 @@ static void stat_tick(void *ctx, struct ipcperf_session *s)
 	stat_write_om(ctx);
 }
 
-/* -I: the intervals, attached after the totals and flows, with the targets' counters. */
+/* For -I, make the intervals, attached after the totals and flows, with the targets' counters. */
 static int stat_interval_new(struct stat_cmd *c, struct ipcperf_session *s)
 {
 	pid_t *pids = calloc(c->nr_cnt_targets + 1, sizeof(*pids));
@@ -251,13 +258,13 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	int err;
 
 	c->sess = s;
-	/* The flows after the totals they take fd identities from. */
+	/* Attach the flows after the totals, since they take fd identities from them. */
 	if ((err = ipcperf_stats__attach(c->total, s)) < 0 ||
 	    (c->flows && (err = ipcperf_flows__attach(c->flows, s)) < 0)) {
 		cli_err("cannot set up the accounting: %s", strerror(-err));
 		return err;
 	}
-	/* Whose counters are read on their own: each -p process, and the command. */
+	/* The targets whose counters are read on their own: each -p process, and the command. */
 	c->cnt_targets = calloc(c->o->t.pids.n + 1, sizeof(*c->cnt_targets));
 	if (!c->cnt_targets)
 		goto oom;
@@ -265,7 +272,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 		struct cnt_target *t = &c->cnt_targets[c->nr_cnt_targets++];
 
 		t->pid = c->o->t.pids.v[i];
-		/* Its name as read when the totals attached (none: ""). */
+		/* Its name as read when the totals attached, or "" when there is none. */
 		if (ipcperf_stats__proc_comm(c->total, t->pid, t->comm, sizeof(t->comm)) < 0)
 			t->comm[0] = '\0';
 	}
@@ -279,7 +286,7 @@ static int stat_setup(void *ctx, struct ipcperf_session *s)
 	}
 	if (c->o->interval_ms && (err = stat_interval_new(c, s)) < 0)
 		return err;
-	/* A file that cannot be written fails now, before the run, not at its end. */
+	/* A file that cannot be written fails the run now, before it starts, not at its end. */
 	if (stat_write_om(c) < 0)
 		return -EIO;
 	return 0;
@@ -318,7 +325,7 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
 	p = cli_options_parse(&cli_cmd_stat, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
-	/* In this order: the errors of the options, then those of the targets. */
+	/* Report the errors of the options first, then those of the targets. */
 	if (cli_check_format(o->json, o->sep) < 0)
 		return CLI_PARSED_USAGE;
 	if (o->linger_s && !o->listen.on) {
@@ -337,7 +344,10 @@ bool stat_folds_exited(const struct stat_opts *o)
 	return o->interval_ms || o->om_path || o->listen.on;
 }
 
-/* The accounting, the metrics listener and the output, before the capture. @return 0, or -1 (said). */
+/*
+ * Open the accounting, the metrics listener and the output, before the
+ * capture. Returns 0, or -1 after reporting the error.
+ */
 static int stat_open(struct stat_cmd *c)
 {
 	const struct stat_opts *o = c->o;
@@ -352,11 +362,11 @@ static int stat_open(struct stat_cmd *c)
 		return -1;
 	}
 	if (o->listen.on) {
-		/* Bound before the command starts: a port in use fails the run at once. */
+		/* Bind before the command starts, so that a port in use fails the run at once. */
 		c->httpd = httpd_new(&o->listen.addr, o->listen.len, stat_http_body, c);
 		if (!c->httpd)
 			return -1;
-		/* Said with -q too: with port 0 it is the only place that names the port. */
+		/* Print this even with -q: with port 0 it is the only place that names the port. */
 		fprintf(stderr, "%s: serving metrics at %s\n", cli_prog, httpd_url(c->httpd));
 	}
 	if (cli_open_output(&c->output, &o->t) < 0)
@@ -372,7 +382,7 @@ static int stat_open(struct stat_cmd *c)
 	return 0;
 }
 
-/* What a capture for @o is made of: what the accounting needs, as the library says. */
+/* Return the events a capture for @o needs: what the accounting needs, as the library says. */
 static unsigned int stat_events(const struct stat_opts *o)
 {
 	IPCPERF_OPTS(ipcperf_stats_events_opts, eo, .every_syscall = o->syscalls,
@@ -383,7 +393,7 @@ static unsigned int stat_events(const struct stat_opts *o)
 	return ev > 0 ? (unsigned int)ev : 0;
 }
 
-/* The capture, with the live status line while it runs. */
+/* Run the capture, with the live status line while it runs. */
 static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 {
 	const struct stat_opts *o = c->o;
@@ -403,7 +413,7 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 		.io_ready = stat_io_ready,
 	};
 
-	/* --per-thread: the threads' names, for the tables' headings. */
+	/* For --per-thread, keep the threads' names for the tables' headings. */
 	thread_names_handlers(&c->names, &names);
 	cli_status_enable(!o->quiet && isatty(STDERR_FILENO));
 	cli_run(&o->t, &run, res);
@@ -411,7 +421,7 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 	cli_status_enable(false);
 }
 
-/* What was lost or left unpaired, and with -v what was read, on stderr. */
+/* Report on stderr what was lost or left unpaired, and with -v what was read. */
 static void say_losses(const struct stat_cmd *c, const struct ipcperf_session_stats *st)
 {
 	if (st->lost) {
@@ -435,7 +445,7 @@ static void say_losses(const struct stat_cmd *c, const struct ipcperf_session_st
 			st->syscalls, st->skipped_events);
 }
 
-/* --listen-linger: serve the final totals until a scrape has them, or the time is up. */
+/* For --listen-linger, serve the final totals until a scrape has them or the time is up. */
 static void stat_linger(struct stat_cmd *c)
 {
 	unsigned int secs = c->o->linger_s;
@@ -448,7 +458,10 @@ static void stat_linger(struct stat_cmd *c)
 	httpd_linger(c->httpd, secs * CLI_MS_PER_SEC);
 }
 
-/* After the capture: the last interval, then the totals. @return 0, or -1 (said). */
+/*
+ * After the capture, print the last interval, then the totals. Returns 0,
+ * or -1 after reporting the error.
+ */
 static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 {
 	struct ipcperf_session *s = res->session;
@@ -510,11 +523,11 @@ int stat_run(const struct stat_opts *o)
 		if (res.session)
 			failed = stat_report(&c, &res) < 0;
 	}
-	/* The report is out before a command that outlived the capture is waited for. */
+	/* Finish the report before waiting for a command that outlived the capture. */
 	failed |= cli_out_close(&c.output) < 0;
 	httpd_delete(c.httpd);
 	cli_wait_command(&res);
-	/* The session first: it feeds the accounting; the flows use the totals. */
+	/* Release the session first, since it feeds the accounting; the flows use the totals. */
 	cli_session_release(res.session);
 	ipcperf_flows__delete(c.flows);
 	ipcperf_interval__delete(c.iv);

@@ -16,7 +16,10 @@ void interval_sums_of(const struct proc_snap *p, struct interval_sums *s)
 	s->cs = p->voluntary + p->involuntary;
 }
 
-/* The busiest fd of @p (the first by --sort): "7 tcp 127.0.0.1:6379 -> ...", or "-". */
+/*
+ * Write the busiest fd of @p (the first by --sort), such as "7 tcp
+ * 127.0.0.1:6379 -> ...", or "-".
+ */
 static void busiest(char *buf, size_t len, const struct proc_snap *p)
 {
 	const struct fd_snap *f = p->nr_fds ? &p->fds[0] : NULL;
@@ -30,7 +33,7 @@ static void busiest(char *buf, size_t len, const struct proc_snap *p)
 		 cli_esc(name, sizeof(name), f->detail && *f->detail ? f->detail : f->object));
 }
 
-/* @line on c->f, cut to the terminal's width (not on a file or a pipe). */
+/* Write @line to c->f, cut to the terminal's width (but not when writing to a file or a pipe). */
 static void put_cut(struct intervalout *c, char *line)
 {
 	int w = cli_term_width(c->f);

@@ -24,12 +24,12 @@ struct interval_sums {
 	uint64_t cs;			/* context switches, voluntary and involuntary */
 };
 
-/* The sums of @p's fds (every one of them, cut or not by --top) and switches. */
+/* Fill @s with the sums of all @p's fds (whether or not --top cut them) and its switches. */
 void interval_sums_of(const struct proc_snap *p, struct interval_sums *s);
 
 /*
- * One line per process of the interval @sn (its idle processes already left
- * out), the header first when due; then flush.
+ * Print one line per process of the interval @sn (its idle processes are
+ * already left out), with the header first when it is due; then flush.
  */
 void intervalout_print(struct intervalout *c, const struct snap *sn);
 

@@ -1,4 +1,4 @@
-/* The counters as the renderers of stat give them: their names, and perf stat's metrics (statout.h). */
+/* The counters as stat's renderers give them: their names, and perf stat's metrics (statout.h). */
 #include "config.h"
 #include <stdio.h>
 #include "statout.h"
@@ -11,13 +11,13 @@ const struct statout_cnt statout_cnt_info[STATOUT_NR_CNT] = {
 	{ IPCPERF_CNT_CACHE_MISSES, "cache_misses", "cache-misses" },
 	{ IPCPERF_CNT_PAGE_FAULTS, "page_faults", "page-faults" },
 	{ IPCPERF_CNT_TASK_CLOCK, "task_clock_ns", "task-clock" },
-	/* Not in schema 1's list: added, as the schema allows. */
+	/* These are not in schema 1's list; they are added, as the schema allows. */
 	{ IPCPERF_CNT_CONTEXT_SWITCHES, "context_switches", "context-switches" },
 	{ IPCPERF_CNT_CPU_MIGRATIONS, "cpu_migrations", "cpu-migrations" },
 };
 const unsigned int statout_cnt_text_order[STATOUT_NR_CNT] = { 5, 6, 7, 4, 0, 1, 2, 3 };
 
-/* A rate as perf stat gives it: 12.345 "K/sec". */
+/* Store in @m a rate as perf stat gives it, such as 12.345 "K/sec". */
 static void rate_metric(struct statout_metric *m, double per_sec)
 {
 	static const char *const unit[] = { "", "K", "M", "G" };
@@ -31,7 +31,10 @@ static void rate_metric(struct statout_metric *m, double per_sec)
 	snprintf(m->unit, sizeof(m->unit), "%s/sec", unit[u]);
 }
 
-/* @a / @b into @m as @unit, when @b's counter counted and is not 0. */
+/*
+ * Store @a / @b (times @scale) in @m as @unit and return true, when @b's
+ * counter counted and is not 0; otherwise return false.
+ */
 static bool ratio_metric(struct statout_metric *m, double a, const struct ipcperf_counter_value *b,
 			 double scale, const char *unit, int prec)
 {

@@ -21,7 +21,7 @@ static void csv_time(struct statout *c, const struct snap *sn)
 		fprintf(c->f, "total%s", c->o->sep);
 }
 
-/* Fields of one row; NULL ends the list. */
+/* Write the fields of one row; a NULL ends the list. */
 static void csv_row(struct statout *c, const struct snap *sn, ...)
 {
 	va_list ap;
@@ -47,7 +47,10 @@ static void csv_header(struct statout *c)
 		 "lat_p50_ns,lat_p99_ns,lat_max_ns,detail,zero_copy_ops,zero_copy_bytes,again"),
 		"sched,pid,comm,voluntary_cs,involuntary_cs,wakeups,cpu_migrations",
 		"counter,pid,comm,value,unit,event,run_ns,running_pct,metric_value,metric_unit",
-		/* Fields after lat_p99_ns were added later: appended, so old readers still work. */
+		/*
+		 * The fields after lat_p99_ns were added later, at the end, so
+		 * old readers still work.
+		 */
 		("syscall,pid,comm,name,calls,errors,time_ns,lat_avg_ns,lat_p99_ns,lat_min_ns,"
 		 "lat_max_ns,errnos,tid"),
 		("syscall_total,name,calls,errors,time_ns,lat_avg_ns,lat_p99_ns,lat_min_ns,lat_max_ns,"
@@ -79,8 +82,8 @@ static void csv_header(struct statout *c)
 #define U(buf, v) (snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)(v)), buf)
 
 /*
- * A counter's value as perf stat -x writes it: task-clock in msec with 2
- * decimals, counts as integers, <not supported> or <not counted>.
+ * Write a counter's value as perf stat -x does: task-clock in msec with 2
+ * decimals, counts as integers, or <not supported> or <not counted>.
  */
 static void csv_cnt_value(char *val, size_t len, const struct ipcperf_counter_value *v,
 			  bool clock)
@@ -95,7 +98,7 @@ static void csv_cnt_value(char *val, size_t len, const struct ipcperf_counter_va
 		snprintf(val, len, "%" PRIu64, v->value);
 }
 
-/* A counter row: pid and comm, then perf stat -x's fields. */
+/* Write the counter rows: pid and comm, then perf stat -x's fields. */
 static void csv_counters(struct statout *c, const struct snap *sn, pid_t pid, const char *comm,
 			 const struct cnt_set *set)
 {
@@ -124,7 +127,7 @@ static void csv_counters(struct statout *c, const struct snap *sn, pid_t pid, co
 	}
 }
 
-/* The two rows of an fd, a side each. */
+/* Write the two rows of an fd, one for each side. */
 static void csv_fd(struct statout *c, const struct snap *sn, const struct proc_snap *p,
 		   const char *ps, const struct fd_snap *fd)
 {
@@ -174,7 +177,7 @@ static void csv_syscall_total(struct statout *c, const struct snap *sn, const st
 	free(errs);
 }
 
-/* The rows of a process: its fds, its scheduling, its syscalls, its counters. */
+/* Write the rows of a process: its fds, its scheduling, its syscalls and its counters. */
 static void csv_proc(struct statout *c, const struct snap *sn, const struct proc_snap *p)
 {
 	char ps[CLI_INT_LEN], a[CLI_INT_LEN], b[CLI_INT_LEN], d[CLI_INT_LEN], e[CLI_INT_LEN];
@@ -205,7 +208,7 @@ void statout_csv(struct statout *c, const struct snap *sn)
 	}
 	for (size_t k = 0; c->o->sc_total && k < sn->total_scs.n; k++)
 		csv_syscall_total(c, sn, &sn->total_scs.v[k]);
-	/* No target process of its own (-t, -a): the sum, under pid 0. */
+	/* Without target processes of their own (-t, -a), write the sum under pid 0. */
 	if (!any_cnt && sn->all && sn->all->valid)
 		csv_counters(c, sn, 0, c->o->t.system_wide ? "system" : "all", sn->all);
 	csv_row(c, sn, "summary", U(d, sn->duration_ns), U(l, sn->lost), U(u, sn->unpaired), NULL);

@@ -28,7 +28,10 @@ static void json_io(struct json *j, const char *key, const struct ipcperf_io *io
 	json_object_end(j);
 }
 
-/* Counters as schema 1 has them: a number, or null when not supported, not counted, or none. */
+/*
+ * Write the counters as schema 1 has them: a number, or null when not
+ * supported, not counted, or none.
+ */
 static void json_counters(struct json *j, const char *key, const struct cnt_set *set)
 {
 	json_object_begin(j, key);
@@ -44,7 +47,7 @@ static void json_counters(struct json *j, const char *key, const struct cnt_set 
 	json_object_end(j);
 }
 
-/* Why a counter is null, for those who need to tell "not supported" from "not counted". */
+/* Write why a counter is null, for readers who need to tell "not supported" from "not counted". */
 static void json_counter_status(struct json *j, const char *key, const struct cnt_set *set)
 {
 	json_object_begin(j, key);
@@ -59,7 +62,7 @@ static void json_counter_status(struct json *j, const char *key, const struct cn
 	json_object_end(j);
 }
 
-/* The process at the other end: its pid and name, null when not known. */
+/* Write the process at the other end: its pid and name, or null when not known. */
 static void json_peer(struct json *j, const struct fd_snap *fd)
 {
 	if (fd->peer_pid) {
@@ -156,7 +159,7 @@ void statout_json(struct statout *c, const struct snap *sn)
 	};
 	struct json j;
 
-	/* With -I, one document a line (NDJSON). */
+	/* With -I, write one document per line (NDJSON). */
 	json_init(&j, c->f, !c->o->interval_ms);
 	json_doc_begin(&j);
 	if (c->o->interval_ms) {
@@ -170,14 +173,20 @@ void statout_json(struct statout *c, const struct snap *sn)
 	json_array_end(&j);
 	if (c->o->sc_total)
 		sc_json_rows(&j, "syscalls_total", sn->total_scs.v, sn->total_scs.n, false, true);
-	/* Over all targets (-a: the whole system); a process's own are under it. */
+	/*
+	 * The counters over all targets (with -a, the whole system); each
+	 * process's own are under it.
+	 */
 	json_counters(&j, "counters", sn->all);
 	if (sn->all && sn->all->valid)
 		json_counter_status(&j, "counters_status", sn->all);
 	if (sn->flows) {
 		flowout_json(&j, sn->flows);
 	} else {
-		/* The contract's key is always there; flows are computed with --flows. */
+		/*
+		 * The key is always there, as the contract says; flows are
+		 * computed only with --flows.
+		 */
 		json_array_begin(&j, "flows");
 		json_array_end(&j);
 	}

@@ -1,4 +1,7 @@
-/* The renderers of ipcperf stat: a snapshot as the text tables (JSON: statout-json.c, CSV: statout-csv.c). */
+/*
+ * The text renderer of ipcperf stat: it writes a snapshot as the text
+ * tables. statout-json.c writes JSON and statout-csv.c CSV.
+ */
 #include "config.h"
 #include <inttypes.h>
 #include <stdarg.h>
@@ -49,13 +52,16 @@ static void text_side(FILE *f, const struct ipcperf_io *io, uint64_t dur_ns,
 		fprintf(f, " %8s", fmt_ns(p, sizeof(p), io->lat_ns.p99));
 }
 
-/* Columns of one side (read or write), its leading space included. */
+/* Return the width of the columns of one side (read or write), its leading space included. */
 static int side_width(const struct fdcols *k)
 {
 	return 1 + 8 + 1 + 10 + (k->rate ? 10 : 0) + (k->avg ? 9 : 0) + (k->p99 ? 9 : 0);
 }
 
-/* The whole row: fd, kind, object, both sides, errors, and the longest detail. */
+/*
+ * Return the width of the whole row: fd, kind, object, both sides, errors, and
+ * the longest detail.
+ */
 static int fds_width(const struct fdcols *k, int detail_w)
 {
 	return 2 + 5 + 1 + 7 + 1 + k->ow + 1 + side_width(k) + 1 + side_width(k) + 1 + 7 +
@@ -79,7 +85,7 @@ static void fit_fds(struct fdcols *k, int detail_w, int term)
 		k->ow = k->ow - over > 12 ? k->ow - over : 12;
 }
 
-/* "------ read ------" over @w columns, the word in the middle. */
+/* Write a title such as "------ read ------" over @w columns, with the word in the middle. */
 static void side_title(FILE *f, const char *word, int w)
 {
 	int dashes = w - (int)strlen(word) - 2, left = dashes / 2;
@@ -91,7 +97,7 @@ static void side_title(FILE *f, const char *word, int w)
 		fputc('-', f);
 }
 
-/* "ipcperf stat: WHAT, N s", folded on a narrow terminal (a long command). */
+/* Write the heading "ipcperf stat: WHAT, N s", folded on a narrow terminal (a long command). */
 static void text_heading(FILE *f, const char *what, uint64_t duration_ns)
 {
 	char head[CLI_WHAT_LEN + 64];
@@ -122,7 +128,7 @@ static void text_fds_head(FILE *f, const struct fdcols *k)
 	fprintf(f, " %7s%s\n", "errors", k->detail ? "  detail" : "");
 }
 
-/* The metric as the text table shows it: "    #    0.300 CPUs utilized". */
+/* Format the metric as the text table shows it, such as "    #    0.300 CPUs utilized". */
 static void text_ratio(char *buf, size_t len, const struct cnt_set *set,
 		       enum ipcperf_counter id, uint64_t elapsed_ns)
 {
@@ -176,7 +182,7 @@ static void text_counters(FILE *f, const struct cnt_set *set, const char *title,
 /* The most a row's object or detail shows. */
 #define ROW_TEXT_LEN 320
 
-/* "comm[pid]" of a row's peer, "?" when unknown. */
+/* Write "comm[pid]" of a row's peer, or "?" when unknown. */
 static void peer_name(char *buf, size_t len, const struct fd_snap *fd)
 {
 	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
@@ -189,9 +195,10 @@ static void peer_name(char *buf, size_t len, const struct fd_snap *fd)
 }
 
 /*
- * What the table shows of row @fd: its object and detail, with its peer; a
- * group of several connections as "ENDPOINT <- peer[pid]" (served),
- * "-> ENDPOINT peer[pid]" (made), "peer[pid]" (unix), and "N conns".
+ * Write what the table shows of row @fd: its object and detail, with its
+ * peer. A group of several connections shows as "ENDPOINT <- peer[pid]"
+ * (served), "-> ENDPOINT peer[pid]" (made), or "peer[pid]" (unix), with
+ * "N conns".
  */
 static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det, size_t dlen)
 {
@@ -200,7 +207,7 @@ static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det
 	const char *e;
 	int n;
 
-	/* Refusals of a non-blocking fd are no errors: said first in the detail. */
+	/* Refusals of a non-blocking fd are not errors; they are put first in the detail. */
 	if (again) {
 		n = snprintf(det, dlen, "%" PRIu64 " would-block%s", again,
 			     fd->conns > 1 || *fd->detail || fd->peer_pid ? ", " : "");
@@ -276,7 +283,7 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 			snprintf(cut, sizeof(cut), "...%s", obj + strlen(obj) - (size_t)(k.ow - 3));
 			obj = cut;
 		}
-		/* A group of connections has no one fd. */
+		/* A group of connections has no single fd. */
 		snprintf(fdn, sizeof(fdn), fd->conns > 1 ? "*" : "%d", fd->fd);
 		fprintf(f, "  %5s %-7s %-*s ", fdn, ipcperf_fd_kind_name(fd->kind), k.ow, obj);
 		text_side(f, &fd->read, sn->duration_ns, &k);
@@ -298,9 +305,9 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 }
 
 /*
- * One line: the fds (the rows the table shows: a group of connections as
- * its table row) whose bytes zero-copy calls moved, and how many;
- * io_uring's blind spot.
+ * Write one line naming the fds whose bytes zero-copy calls moved, and how
+ * many, since they are io_uring's blind spot. The fds are named as the
+ * table's rows show them, so a group of connections appears as its row.
  */
 static void text_moved(FILE *f, const struct proc_snap *p, bool per_fd)
 {
@@ -335,7 +342,7 @@ static void text_moved(FILE *f, const struct proc_snap *p, bool per_fd)
 		fprintf(f, "  io_uring ops not accounted: %" PRIu64 "\n", p->uring_unaccounted);
 }
 
-/* The syscall table of a process, or with --per-thread one table per thread. */
+/* Write the syscall table of a process, or with --per-thread one table per thread. */
 static void text_syscalls(struct statout *c, const struct proc_snap *p)
 {
 	FILE *f = c->f;
@@ -429,7 +436,7 @@ static void print_text(struct statout *c, const struct snap *sn)
 		text_counters(f, sn->all, c->o->t.system_wide ? "counters (whole system)"
 						       : "counters (all targets)", sn->duration_ns);
 	}
-	/* as perf stat ends */
+	/* End as perf stat does. */
 	fprintf(f, "\n  %17.9f seconds time elapsed\n", sn->duration_ns / 1e9);
 	if (sn->has_times)
 		fprintf(f, "\n  %17.9f seconds user\n  %17.9f seconds sys\n", sn->user_ns / 1e9,

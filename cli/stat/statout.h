@@ -1,8 +1,8 @@
 /*
- * The renderers of ipcperf stat, as flowout.h is for flows: a snapshot
- * (statsnap.h) as the text tables, one JSON document (schema 1,
- * doc/json.md; one a line with -I), or CSV rows (a header of each kind of
- * row first). Pure: no I/O but the FILE they are given.
+ * The renderers of ipcperf stat, as flowout.h is for flows. They write a
+ * snapshot (statsnap.h) as the text tables, as one JSON document (schema 1,
+ * doc/json.md; one per line with -I), or as CSV rows (each kind of row
+ * headed first). Pure: they do no I/O except on the FILE they are given.
  */
 #ifndef IPCPERF_CLI_STATOUT_H
 #define IPCPERF_CLI_STATOUT_H
@@ -28,14 +28,14 @@ void statout_print(struct statout *c, const struct snap *sn);
 
 /* ------------------------------------------------------------------ for the renderers */
 
-/* The text tables are statout.c's; the JSON and CSV: */
+/* statout.c writes the text tables; these write JSON and CSV: */
 void statout_json(struct statout *c, const struct snap *sn);
 void statout_csv(struct statout *c, const struct snap *sn);
 
 /*
- * The counters' names and metrics, which every renderer uses (statout-cnt.c).
- * A counter's names in JSON and text; statout_cnt_info has them in the
- * order of the JSON schema.
+ * The counters' names and metrics, which every renderer uses
+ * (statout-cnt.c). Each entry gives a counter's names in JSON and in text;
+ * statout_cnt_info lists them in the order of the JSON schema.
  */
 struct statout_cnt {
 	enum ipcperf_counter id;
@@ -44,7 +44,7 @@ struct statout_cnt {
 };
 #define STATOUT_NR_CNT 8
 extern const struct statout_cnt statout_cnt_info[STATOUT_NR_CNT];
-/* perf stat's order for the text table: indexes into statout_cnt_info. */
+/* perf stat's order for the text table, as indexes into statout_cnt_info. */
 extern const unsigned int statout_cnt_text_order[STATOUT_NR_CNT];
 
 /* What perf stat writes after a count: a value and its unit ("CPUs utilized", "K/sec"). */
@@ -54,10 +54,10 @@ struct statout_metric {
 	int prec;	/* decimals, as perf stat prints them */
 };
 /*
- * The metric perf stat gives a counter: CPUs utilized for task-clock (of
- * @elapsed_ns, the time the counts cover), GHz for cycles (of task-clock),
- * insn per cycle, the share of cache misses, a rate for the others.
- * @return false when there is none (nothing to divide by).
+ * Store in @m the metric perf stat gives a counter: CPUs utilized for
+ * task-clock (of @elapsed_ns, the time the counts cover), GHz for cycles
+ * (of task-clock), insn per cycle, the share of cache misses, and a rate
+ * for the others. Returns false when there is none (nothing to divide by).
  */
 bool statout_cnt_metric(struct statout_metric *m, const struct cnt_set *set,
 			enum ipcperf_counter id, uint64_t elapsed_ns);

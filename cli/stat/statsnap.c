@@ -1,4 +1,7 @@
-/* stat's snapshots: the accounting read into rows, the counters and their deltas, thread names. */
+/*
+ * stat's snapshots: the accounting read into rows, the counters and their
+ * deltas, and thread names.
+ */
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -7,7 +10,7 @@
 
 /* ------------------------------------------------------------------ thread names */
 
-/* A pid_t key against an element that starts with one (thread_name, proc_snap). */
+/* Compare a pid_t key with an element that starts with one (thread_name, proc_snap). */
 static int cmp_pid_key(const void *key, const void *elem)
 {
 	pid_t a = *(const pid_t *)key, b = *(const pid_t *)elem;
@@ -42,13 +45,19 @@ const char *thread_names_get(const struct thread_names *tn, pid_t tid)
 	return NULL;
 }
 
-/* A thread's name changes at exec and with prctl(PR_SET_NAME): its last switch-out has the latest. */
+/*
+ * A thread's name changes at exec and with prctl(PR_SET_NAME), so its last
+ * switch-out has the latest.
+ */
 static void names_on_switch(void *ctx, const struct ipcperf_switch *ev)
 {
 	thread_names_set(ctx, ev->tid, ev->prev_comm);
 }
 
-/* A thread's name as the kernel had it at its exit, or when first counted: not over a newer one. */
+/*
+ * Keep a thread's name as the kernel had it at its exit or when first counted,
+ * but not over a newer one.
+ */
 static void names_on_totals(void *ctx, const struct ipcperf_sched_totals *ev)
 {
 	if (!thread_names_get(ctx, ev->tid))
@@ -104,7 +113,7 @@ void snap_free(struct snap *sn)
 	sc_rows_free(&sn->total_scs);
 }
 
-/* The process @pid of @sn, inserted in pid order if new; NULL when out of memory. */
+/* Return the process @pid of @sn, inserted in pid order if new, or NULL when out of memory. */
 static struct proc_snap *snap_proc(struct snap *sn, pid_t pid)
 {
 	size_t n = sn->nr_procs, at;
@@ -192,7 +201,7 @@ static int on_group(void *ctx, const struct ipcperf_fd_group *g)
 
 	if (!p)
 		return -ENOMEM;
-	/* from 4: thousands of exited processes have a few rows each */
+	/* Start from 4: thousands of exited processes have a few rows each. */
 	if (cli_grow_from(4, (void **)&p->groups, &p->cap_groups, p->nr_groups + 1,
 			  sizeof(*p->groups)) < 0) {
 		sn->oom = true;
@@ -240,7 +249,7 @@ bool proc_active(const struct proc_snap *p)
 	for (size_t i = 0; i < p->nr_fds; i++)
 		if (fd_active(&p->fds[i]))
 			return true;
-	/* the rows of closed connections may be in their groups only (fold_conns) */
+	/* The rows of closed connections may be only in their groups (fold_conns). */
 	for (size_t i = 0; i < p->nr_groups; i++)
 		if (fd_active(&p->groups[i]))
 			return true;
@@ -309,7 +318,7 @@ static void drop_idle_fds(struct proc_snap *p)
 	drop_idle(p->groups, &p->nr_groups);
 }
 
-/* Sort the rows @v as -S says and keep --top of them (*@omitted the others). */
+/* Sort the rows @v as -S says and keep --top of them, counting the others in *@omitted. */
 static void arrange_rows(struct fd_snap *v, size_t *n, size_t *omitted, const struct stat_opts *o)
 {
 	enum stat_sort sort = o->sort;
@@ -324,7 +333,7 @@ static void arrange_rows(struct fd_snap *v, size_t *n, size_t *omitted, const st
 	}
 }
 
-/* The sums of the fds of @p, before --top cuts them (stat -I's compact lines, top). */
+/* Add up the fds of @p before --top cuts them, for stat -I's compact lines and for top. */
 static void proc_sum_fds(struct proc_snap *p)
 {
 	for (size_t j = 0; j < p->nr_fds; j++) {
@@ -335,7 +344,7 @@ static void proc_sum_fds(struct proc_snap *p)
 	}
 }
 
-/* Sort the rows of @p, merge its syscalls into --total's, keep --top of its fds. */
+/* Sort the rows of @p, merge its syscalls into --total's, and keep --top of its fds. */
 static int proc_arrange(struct snap *sn, struct proc_snap *p, const struct stat_opts *o)
 {
 	proc_sum_fds(p);

@@ -1,9 +1,10 @@
 /*
- * What ipcperf stat shows, taken out of the library's accounting: per
- * process its fds, syscalls and counters, sorted and cut as the options say
- * (a snapshot: the totals, or the deltas of one -I interval, which the
- * library's ipcperf_interval keeps); the counters of the target processes;
- * the names of the threads for --per-thread. The renderers (statout.h) take a snapshot and write it.
+ * What ipcperf stat shows, taken out of the library's accounting. A
+ * snapshot holds, per process, its fds, syscalls and counters, sorted and
+ * cut as the options say; it covers either the totals or the deltas of one
+ * -I interval, which the library's ipcperf_interval keeps. This header also
+ * has the counters of the target processes and the names of the threads
+ * for --per-thread. The renderers (statout.h) take a snapshot and write it.
  */
 #ifndef IPCPERF_CLI_STATSNAP_H
 #define IPCPERF_CLI_STATSNAP_H
@@ -16,7 +17,7 @@
 
 /* ------------------------------------------------------------------ counters */
 
-/* Counter values of one source: a target process with its children, or all targets. */
+/* The counter values of one source: a target process with its children, or all targets. */
 struct cnt_set {
 	bool valid;
 	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
@@ -30,7 +31,7 @@ struct cnt_target {
 	struct cnt_set delta;		/* -I: over the last interval (ipcperf_interval__counters()) */
 };
 
-/* Read the counters of @pid (0: all targets) into @set. */
+/* Read the counters of @pid (of all targets when 0) into @set. */
 void cnt_read(struct ipcperf_session *s, pid_t pid, struct cnt_set *set);
 
 /* ------------------------------------------------------------------ snapshots */
@@ -42,7 +43,7 @@ struct fd_snap {
 	struct ipcperf_io read, write;
 	pid_t peer_pid;			/* the process at the other end, 0 unknown */
 	char *peer_comm;
-	/* A group (proc_snap.groups): its rows, how they were grouped, its endpoint. */
+	/* For a group (proc_snap.groups): its rows, how they were grouped, and its endpoint. */
 	uint64_t conns;
 	uint64_t by_ports;		/* of conns, those grouped by their ports (ipcperf_fd_group) */
 	enum ipcperf_fd_group_role role;
@@ -98,25 +99,29 @@ struct snap {
 };
 
 /*
- * Whether every output of @o shows the fd rows by group only (the text
- * tables of the totals without --per-fd; not -I, --listen or
- * --openmetrics, which add up the rows): then the rows of closed
- * connections fold into their groups as they pile up (a server traced for
- * hours costs its open fds and its groups, not a row per connection), and
- * the report takes no per-fd rows.
+ * Whether every output of @o shows the fd rows by group only: the text
+ * tables of the totals without --per-fd, and not -I, --listen or
+ * --openmetrics, which add up the rows. The rows of closed connections then
+ * fold into their groups as they pile up (a server traced for hours costs
+ * its open fds and its groups, not a row per connection), and the report
+ * takes no per-fd rows.
  */
 bool snap_rows_by_group(const struct stat_opts *o);
 /*
- * Read @st into @sn, then: attach the counters of the @nr target processes
- * @cts (their deltas for an @interval), drop what did nothing (intervals
- * only: the totals list every fd), sort the fd and syscall rows and keep
- * --top of the fds, as @o says. @return 0, or -1 (said).
+ * Read @st into @sn. Then attach the counters of the @nr target processes
+ * @cts (their deltas for an @interval), drop what did nothing (for
+ * intervals only, since the totals list every fd), sort the fd and syscall
+ * rows and keep --top of the fds, as @o says. Returns 0, or -1 after
+ * reporting the error.
  */
 int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts *o,
 	      const struct cnt_target *cts, size_t nr, bool interval);
 void snap_free(struct snap *sn);
 
-/* When @p left what the user may see (proc_snap.left_ns), from the session's start. */
+/*
+ * Return when @p left what the user may see (proc_snap.left_ns), counted from
+ * the session's start.
+ */
 uint64_t snap_left_after_ns(const struct snap *sn, const struct proc_snap *p);
 
 bool fd_active(const struct fd_snap *f);
@@ -133,9 +138,9 @@ struct thread_names {
 	size_t n, cap;
 };
 
-/* Handlers that keep @tn up to date (sched_switch, task), to register on a session. */
+/* Fill @h with handlers that keep @tn up to date (sched_switch, task), to register on a session. */
 void thread_names_handlers(struct thread_names *tn, struct ipcperf_handlers *h);
-/* The name of @tid, or NULL when it was never seen. */
+/* Return the name of @tid, or NULL when it was never seen. */
 const char *thread_names_get(const struct thread_names *tn, pid_t tid);
 void thread_names_free(struct thread_names *tn);
 

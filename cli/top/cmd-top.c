@@ -1,9 +1,9 @@
 /*
  * ipcperf top: a full-screen live view of the busiest processes, fds and
- * flows of the targets, a frame every -d seconds, sorted by a key; or with
- * -b the frames as text. The rows are topview.c's; here are the options,
- * the terminal (ANSI escapes and termios, restored on every way out) and
- * the run.
+ * flows of the targets, drawn every -d seconds and sorted by a key, or with
+ * -b the frames as text. topview.c keeps the rows; this file holds the
+ * options, the terminal (ANSI escapes and termios, restored on every way
+ * out) and the run.
  */
 #include "config.h"
 #include <errno.h>
@@ -36,10 +36,10 @@ struct top_cmd {
 /* ------------------------------------------------------------------ the terminal */
 
 /*
- * The terminal as it was, to put back: at the end, and from atexit() for an
+ * The terminal as it was, to be put back at the end, from atexit() for an
  * exit() on the way, and from a crash's handler. What the library and
- * ipcperf say on stderr while the screen is up goes to a file and is
- * written out once it is restored.
+ * ipcperf write on stderr while the screen is up goes to a file, which is
+ * written out once the terminal is restored.
  */
 static struct termios term_saved;
 static bool term_on;
@@ -69,7 +69,10 @@ static void put(const char *s)
 	}
 }
 
-/* Stderr back on the terminal, with what was said while the screen was up. Async-signal-safe. */
+/*
+ * Put stderr back on the terminal and write what was said while the screen was
+ * up. Async-signal-safe.
+ */
 static void err_release(void)
 {
 	char buf[4096];
@@ -81,7 +84,7 @@ static void err_release(void)
 	dup2(err_saved, STDERR_FILENO);
 	close(err_saved);
 	err_saved = -1;
-	/* By the file's fd: a crash may come with its FILE in any state. */
+	/* Read through the file's fd, since a crash may come with its FILE in any state. */
 	while ((n = pread(fileno(err_held), buf, sizeof(buf), at)) > 0) {
 		if (write(STDERR_FILENO, buf, (size_t)n) != n)
 			break;
@@ -90,8 +93,9 @@ static void err_release(void)
 }
 
 /*
- * The terminal as it was: the cursor, the screen, the modes, stderr.
- * Async-signal-safe: a crash puts them back too (cli_run.restore).
+ * Put the terminal back as it was: the cursor, the screen, the modes and
+ * stderr. It is async-signal-safe, so a crash puts them back too
+ * (cli_run.restore).
  */
 static void term_restore(void)
 {
@@ -113,7 +117,7 @@ static void term_leave(void)
 	}
 }
 
-/* Stderr into a file while the screen is up (a line there would be drawn over). */
+/* Send stderr to a file while the screen is up, since a line written there would be drawn over. */
 static void err_hold(void)
 {
 	err_held = tmpfile();
@@ -131,9 +135,10 @@ static void err_hold(void)
 }
 
 /*
- * Keys one at a time and unechoed, Ctrl-Z off (a stopped top would leave the
- * screen as it is; Ctrl-C still sends SIGINT, which ends the run), the
- * other screen, no cursor. @return 0, or -1 (said).
+ * Set up the terminal: keys one at a time and unechoed, Ctrl-Z off (a
+ * stopped top would leave the screen as it is; Ctrl-C still sends SIGINT,
+ * which ends the run), the other screen, and no cursor. Returns 0, or -1
+ * after reporting the error.
  */
 static int term_enter(void)
 {
@@ -164,7 +169,7 @@ static int term_enter(void)
 	return 0;
 }
 
-/* The screen's size: from the terminal, else 80 x 24. */
+/* Get the screen's size from the terminal, or 80 x 24 when it does not say. */
 static void term_size(int *cols, int *rows)
 {
 	struct winsize ws;
@@ -194,7 +199,10 @@ static void draw(struct top_cmd *c)
 	topview_draw(&c->tv, stdout, cols, rows, true);
 }
 
-/* Close the interval at @end_ns, take it in, start the next. @return 0, or -1 (said). */
+/*
+ * Close the interval at @end_ns, take it into the view and start the next.
+ * Returns 0, or -1 after reporting the error.
+ */
 static int take_interval(struct top_cmd *c, uint64_t end_ns)
 {
 	struct ipcperf_interval_info in = { .sz = sizeof(in) };
@@ -237,7 +245,10 @@ static unsigned int top_io_fds(void *ctx, struct pollfd *fds, unsigned int max)
 	return 1;
 }
 
-/* A key: q quits, b o t c sort, f switches the fd pane to fds or groups (and redraw at once). */
+/*
+ * Handle key @k: q quits, b o t c sort, f switches the fd pane between fds and
+ * groups; then redraw.
+ */
 static void top_key(struct top_cmd *c, char k)
 {
 	static const char keys[TOP_KEY__MAX] = {
@@ -270,7 +281,7 @@ static void top_io_ready(void *ctx, const struct pollfd *fds, unsigned int n)
 
 	if (n && fds[0].revents) {
 		len = read(STDIN_FILENO, buf, sizeof(buf));
-		/* The terminal is gone (or says nothing more): nothing to watch on. */
+		/* The terminal is gone or says nothing more, so there is nothing left to watch. */
 		if (len == 0 || (len < 0 && errno != EINTR && errno != EAGAIN))
 			c->quit = true;
 		for (ssize_t i = 0; i < len; i++)
@@ -305,7 +316,7 @@ static int top_setup(void *ctx, struct ipcperf_session *s)
 	return 0;
 }
 
-/* What the view needs of the capture: the calls and the scheduling, all along. */
+/* Return the events the view needs from the capture: the calls and the scheduling, all along. */
 static unsigned int top_events(void)
 {
 	IPCPERF_OPTS(ipcperf_stats_events_opts, eo, .running_view = true);
@@ -315,8 +326,8 @@ static unsigned int top_events(void)
 }
 
 /*
- * -b: the last, partial interval once the capture stopped, so that the
- * totals are all there; not after the -n frames asked for.
+ * With -b, draw the last, partial interval once the capture stopped, so
+ * that the totals are all there, but not after the -n frames asked for.
  */
 static void last_frame(struct top_cmd *c, struct ipcperf_session *s)
 {
@@ -375,7 +386,7 @@ enum cli_parsed top_parse(int argc, char **argv, struct top_opts *o)
 			TOP_DELAY_MIN);
 		return CLI_PARSED_USAGE;
 	}
-	/* No target: the whole system, as top shows it. */
+	/* Without targets, show the whole system, as top does. */
 	if (first >= argc && !o->t.pids.n && !o->t.tids.n)
 		o->t.system_wide = true;
 	if (cli_target_finish(&o->t, argc, argv, first) < 0)

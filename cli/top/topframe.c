@@ -1,4 +1,4 @@
-/* ipcperf top's frames: its rows sorted by a key, drawn to fit a screen. */
+/* ipcperf top's frames: its rows, sorted by a key and drawn to fit a screen. */
 #include "config.h"
 #include <inttypes.h>
 #include <limits.h>
@@ -46,7 +46,7 @@ __attribute__((format(printf, 2, 3))) static void line(struct frame *fr, const c
 		fr->left--;
 }
 
-/* A count per second of the last interval, in at most 7 columns: "40.1k". */
+/* Format a count per second of the last interval in at most 7 columns, such as "40.1k". */
 static const char *rate(char *buf, size_t len, uint64_t n, uint64_t ns)
 {
 	static const char *const unit[] = { "", "k", "M", "G" };
@@ -61,13 +61,13 @@ static const char *rate(char *buf, size_t len, uint64_t n, uint64_t ns)
 	return buf;
 }
 
-/* Bytes per second of the last interval: "12.3 MB". */
+/* Format the bytes per second of the last interval, such as "12.3 MB". */
 static const char *byte_rate(char *buf, size_t len, uint64_t n, uint64_t ns)
 {
 	return fmt_bytes(buf, len, ns ? (uint64_t)((double)n * 1e9 / (double)ns + 0.5) : 0);
 }
 
-/* The share of the interval spent in the calls, in percent (over 100 with threads). */
+/* Return the share of the interval spent in the calls, in percent (over 100 with threads). */
 static double busy_pct(uint64_t time_ns, uint64_t ns)
 {
 	return ns ? (double)time_ns * 100.0 / (double)ns : 0.0;
@@ -88,7 +88,10 @@ static uint64_t proc_value(const struct top_proc *p, enum top_key k, bool total)
 	}
 }
 
-/* Largest first by the key in the last interval, then since the start, then by pid. */
+/*
+ * Order processes largest first by the key in the last interval, then since the
+ * start, then by pid.
+ */
 static int cmp_procs(const void *a, const void *b, void *arg)
 {
 	const struct top_proc *x = *(const struct top_proc *const *)a;
@@ -105,7 +108,10 @@ static int cmp_procs(const void *a, const void *b, void *arg)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-/* An fd has no switches of its own: by its calls then. */
+/*
+ * Return an fd's value for key @k. An fd has no switches of its own, so for
+ * that key its calls count.
+ */
 static uint64_t fd_value(const struct top_fd *f, enum top_key k, bool total)
 {
 	switch (k) {
@@ -138,7 +144,7 @@ static int cmp_fds(const void *a, const void *b, void *arg)
 	return x->fd < y->fd ? -1 : x->fd > y->fd;
 }
 
-/* Flows by their bytes of the last interval, then since the start. */
+/* Order flows by their bytes of the last interval, then since the start. */
 static int cmp_flows(const void *a, const void *b)
 {
 	const struct top_flow *x = *(const struct top_flow *const *)a;
@@ -151,7 +157,7 @@ static int cmp_flows(const void *a, const void *b)
 	return strcmp(x->who, y->who);
 }
 
-/* Keep in @v, in order, the fds that did a call since the start: @return how many. */
+/* Keep in @v, in order, the fds that made a call since the start, and return how many. */
 static size_t fds_used(const struct top_fd **v, size_t n)
 {
 	size_t k = 0;
@@ -169,8 +175,8 @@ static int cmp_flows_r(const void *a, const void *b, void *arg)
 }
 
 /*
- * The rows each section gets of @avail lines: one at a time to each that has
- * more, in turn, so that a long list leaves the others their share.
+ * Share @avail lines among the sections: give one at a time to each that
+ * has more, in turn, so that a long list leaves the others their share.
  */
 static void share_rows(const size_t want[3], size_t give[3], size_t avail, bool unlimited)
 {
@@ -239,7 +245,7 @@ static void draw_procs(struct topview *tv, struct frame *fr, const struct top_pr
 	}
 }
 
-/* A group's peers: "redis-benchmark[42]", "3 peers", or "?" when none is known. */
+/* Format a group's peers: "redis-benchmark[42]", "3 peers", or "?" when none is known. */
 static const char *peers_name(char *buf, size_t len, const struct top_fd *g)
 {
 	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
@@ -256,9 +262,9 @@ static const char *peers_name(char *buf, size_t len, const struct top_fd *g)
 }
 
 /*
- * A group of connections @f as ipcperf stat names its groups: "ENDPOINT <-
- * peer[pid]" (accepted), "-> ENDPOINT peer[pid]" (made), "unix peer
- * peer[pid]", with how many.
+ * Write the name of a group of connections @f as ipcperf stat names its
+ * groups: "ENDPOINT <- peer[pid]" (accepted), "-> ENDPOINT peer[pid]"
+ * (made), or "unix peer peer[pid]", with how many there are.
  */
 static const char *group_text(char *buf, size_t len, const struct top_fd *f)
 {
@@ -288,7 +294,7 @@ static void draw_fds(struct topview *tv, struct frame *fr, const struct top_fd *
 
 		bool group = !tv->per_fd && f->role != IPCPERF_GROUP_ONE;
 
-		/* A group of several connections has no one fd. */
+		/* A group of several connections has no single fd. */
 		if (group && f->conns != 1)
 			snprintf(fdn, sizeof(fdn), "*");
 		else
@@ -353,7 +359,7 @@ void topview_draw(struct topview *tv, FILE *f, int width, int height, bool scree
 	if (screen)
 		fputs("\033[H", f);
 	draw_heading(tv, &fr);
-	/* The heading's 2 lines, a blank line and a title before each table. */
+	/* Leave room for the heading's 2 lines, and a blank line and a title before each table. */
 	share_rows(want, give, fr.left > 8 ? (size_t)fr.left - 8 : 0, fr.left < 0);
 	line(&fr, "%s", "");
 	draw_procs(tv, &fr, pv, give[0]);

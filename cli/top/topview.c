@@ -1,6 +1,6 @@
 /*
- * ipcperf top's rows: taken in interval by interval, the fds grouped again
- * at each; topframe.c draws them.
+ * ipcperf top's rows, taken in interval by interval, with the fds grouped
+ * again at each; topframe.c draws them.
  */
 #include "config.h"
 #include <errno.h>
@@ -19,7 +19,7 @@ static int cmp_proc_key(const void *key, const void *elem)
 	return a < b ? -1 : a > b;
 }
 
-/* The process @pid, inserted in pid order if new; NULL when out of memory. */
+/* Return the process @pid, inserted in pid order if new, or NULL when out of memory. */
 static struct top_proc *proc_of(struct topview *tv, pid_t pid)
 {
 	struct top_proc *p;
@@ -80,7 +80,7 @@ static struct top_fd *fd_of(struct topview *tv, const struct ipcperf_fd_row *row
 	return f;
 }
 
-/* *@s as @now, copied if it changed. @return 0, or -ENOMEM (*@s as it was). */
+/* Set *@s to a copy of @now if it changed. Returns 0, or -ENOMEM with *@s left as it was. */
 static int set_str(char **s, const char *now)
 {
 	char *c;
@@ -95,8 +95,8 @@ static int set_str(char **s, const char *now)
 }
 
 /*
- * What fd @f is as @row says now: a connection's addresses, peer and origin
- * may be learnt after its first calls.
+ * Update what fd @f is from what @row says now, since a connection's
+ * addresses, peer and origin may be learnt after its first calls.
  */
 static int fd_known(struct top_fd *f, const struct ipcperf_fd_row *row)
 {
@@ -165,16 +165,17 @@ const void **topview_sorted(const void *base, size_t n, size_t size,
 	return v;
 }
 
-/* The name of the group of fd @f: an fd not grouped by its object, a group by its endpoint. */
+/* Return the name of the group of fd @f: its object when not grouped, else the group's endpoint. */
 static const char *group_name(const struct top_fd *f)
 {
 	return f->role == IPCPERF_GROUP_ONE ? f->object : f->endpoint;
 }
 
 /*
- * The fds @a and @b in the order of their groups: by pid, role, kind, then
- * an fd not grouped by its fd and object, a group by its endpoint (a unix
- * group by its peer, it has no endpoint); with @peer, by their peers last.
+ * Compare the fds @a and @b in the order of their groups: by pid, role and
+ * kind, then an fd not grouped by its fd and object, and a group by its
+ * endpoint (a unix group, which has no endpoint, by its peer); with @peer,
+ * by their peers last.
  */
 static int cmp_group(const struct top_fd *a, const struct top_fd *b, bool peer)
 {
@@ -201,7 +202,7 @@ static int cmp_group_r(const void *a, const void *b, void *arg)
 	return cmp_group(*(const struct top_fd *const *)a, *(const struct top_fd *const *)b, true);
 }
 
-/* A group of fd @f alone, at the end of the groups; NULL when out of memory. */
+/* Add a group of fd @f alone at the end of the groups; returns it, or NULL when out of memory. */
 static struct top_fd *group_new(struct topview *tv, const struct top_fd *f)
 {
 	struct top_rows *g = &tv->groups;
@@ -226,8 +227,9 @@ static struct top_fd *group_new(struct topview *tv, const struct top_fd *f)
 }
 
 /*
- * Fd @f added to its group @g; @peer: a peer @g had not (the fds come in
- * the order of their peers: the unknown one, 0, first; it is not counted).
+ * Add fd @f to its group @g. @peer is set when @f has a peer that @g did
+ * not have yet; the fds come in the order of their peers, the unknown one
+ * (0) first, which is not counted.
  */
 static void group_add(struct top_fd *g, const struct top_fd *f, bool peer)
 {
@@ -262,8 +264,9 @@ static void rows_clear(struct top_rows *rows)
 }
 
 /*
- * The groups made again from the fds, their totals the sums of their fds'
- * (so exact however an fd moved from a group to another). @return 0, or -ENOMEM.
+ * Make the groups again from the fds, each group's totals being the sums of
+ * its fds', so that they are exact however an fd moved from one group to
+ * another. Returns 0 or -ENOMEM.
  */
 static int regroup(struct topview *tv)
 {
@@ -284,7 +287,10 @@ static int regroup(struct topview *tv)
 	return g || !tv->fds.nr ? 0 : -ENOMEM;
 }
 
-/* "sh[12], cat[13]": a flow's side, comm[pid] each, at most a few; "(not traced)" when nobody traced did it. */
+/*
+ * Write a flow's side as comm[pid] each, at most a few, such as
+ * "sh[12], cat[13]", or "(not traced)" when nobody traced did it.
+ */
 static size_t side_who(struct topview *tv, char *buf, size_t len, const pid_t *v, size_t n)
 {
 	char comm[CLI_ESC_LEN(CLI_COMM_LEN)];
@@ -306,7 +312,10 @@ static size_t side_who(struct topview *tv, char *buf, size_t len, const pid_t *v
 	return off < len ? off : len - 1;
 }
 
-/* "sh[12] -> wc[14]": the sides of @fl, the key of its group with its kind. */
+/*
+ * Return as a new string the sides of @fl, such as "sh[12] -> wc[14]";
+ * with the flow's kind, this is the key of its group.
+ */
 static char *flow_who(struct topview *tv, const struct ipcperf_flow *fl)
 {
 	char buf[256];
@@ -352,12 +361,12 @@ static int on_flow(void *ctx, const struct ipcperf_flow *fl)
 		return -ENOMEM;
 	}
 	f->sum += flowgroup_bytes(fl);
-	f->conns++;
+	f->conns += fl->folded ? fl->folded : 1;	/* a fold: that many closed channels */
 	f->seen = true;
 	return 0;
 }
 
-/* The groups' bytes of this walk against the last one's. */
+/* Compare the groups' bytes of this walk with the last one's. */
 static void flows_taken(struct topview *tv)
 {
 	for (size_t i = 0; i < tv->nr_flows; i++) {
@@ -370,7 +379,7 @@ static void flows_taken(struct topview *tv)
 	}
 }
 
-/* The last interval's counts to zero, before the next is taken in. */
+/* Reset the last interval's counts to zero before the next is taken in. */
 static void reset_now(struct topview *tv)
 {
 	for (size_t i = 0; i < tv->nr_procs; i++) {
@@ -387,7 +396,7 @@ static void reset_now(struct topview *tv)
 	}
 }
 
-/* The fds whose process goes (top_proc.gone), dropped. */
+/* Drop the fds whose process goes (top_proc.gone). */
 static void prune_fds(struct topview *tv)
 {
 	size_t k = 0, at;
@@ -404,7 +413,7 @@ static void prune_fds(struct topview *tv)
 	tv->fds.nr = k;
 }
 
-/* Processes that exited and stayed idle TOPVIEW_KEEP_FRAMES frames go, with their fds. */
+/* Drop the processes that exited and stayed idle for TOPVIEW_KEEP_FRAMES frames, with their fds. */
 static void prune(struct topview *tv)
 {
 	size_t k = 0;

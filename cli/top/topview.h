@@ -17,7 +17,7 @@
 /* How many frames an exited process stays on the screen once it is idle. */
 #define TOPVIEW_KEEP_FRAMES 10
 
-/* What a row did: its calls, bytes (read and written), time in the calls. */
+/* What a row did: its calls, its bytes (read and written), and its time in the calls. */
 struct top_io {
 	uint64_t ops, bytes, time_ns;
 };
@@ -49,7 +49,7 @@ struct top_fd {
 	char *shown;			/* what it is, as shown: a socket's addresses, or the object */
 	struct top_io now;
 	uint64_t total_ops, total_bytes;
-	/* An fd: its group as the last update said (ipcperf_fd_row.group_role, _endpoint). */
+	/* For an fd, its group as the last update said (ipcperf_fd_row.group_role, _endpoint). */
 	enum ipcperf_fd_group_role role;
 	char *endpoint;
 	pid_t peer_pid;			/* a group: its first known peer (peers) */
@@ -93,30 +93,32 @@ struct topview {
 };
 
 /*
- * Take in one closed interval: @st its accounting (ipcperf_interval__stats()),
- * @fl the flows (NULL: none), @in what it covered. @return 0, or -ENOMEM.
+ * Take in one closed interval: @st is its accounting
+ * (ipcperf_interval__stats()), @fl the flows (or NULL), and @in what it
+ * covered. Returns 0 or -ENOMEM.
  */
 int topview_update(struct topview *tv, struct ipcperf_stats *st, struct ipcperf_flows *fl,
 		   const struct ipcperf_interval_info *in);
 
 /*
- * Draw a frame on @f: @width columns (0: lines never cut), @height lines
- * (0: every row, for -b). With @screen, each line ends by clearing the rest
- * of it, at most @height - 1 lines are written (the screen never scrolls),
- * and the rest of the screen is cleared after them.
+ * Draw a frame on @f, @width columns wide (0 never cuts lines) and @height
+ * lines high (0 draws every row, for -b). With @screen, each line ends by
+ * clearing the rest of it, at most @height - 1 lines are written (the
+ * screen never scrolls), and the rest of the screen is cleared after them.
  */
 void topview_draw(struct topview *tv, FILE *f, int width, int height, bool screen);
 
 void topview_free(struct topview *tv);
 
 /*
- * Pointers to the @n elements of @size bytes at @base, sorted by @cmp
- * (qsort_r's); freed with free(). NULL when out of memory, or @n is 0.
+ * Return pointers to the @n elements of @size bytes at @base, sorted by
+ * @cmp (qsort_r's), to be freed with free(); or NULL when out of memory or
+ * when @n is 0.
  */
 const void **topview_sorted(const void *base, size_t n, size_t size,
 			    int (*cmp)(const void *, const void *, void *), void *arg);
 
-/* The key's name in the heading: "bytes", "ops", "time", "switches". */
+/* Return the key's name for the heading: "bytes", "ops", "time" or "switches". */
 const char *topview_key_name(enum top_key key);
 
 #endif

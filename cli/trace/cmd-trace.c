@@ -1,4 +1,4 @@
-/* ipcperf trace: one line per completed syscall, strace-style. */
+/* ipcperf trace prints one line per completed syscall, in the style of strace. */
 #include "config.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 #include "output.h"
 #include "traceout.h"
 
-/* A call, once what its fds are is settled (the stats say). */
+/* What prints a call once its fds are known, as the stats settle them. */
 struct trace_ctx {
 	struct traceout out;
 	const struct tracesel *sel;
@@ -32,7 +32,7 @@ static void on_entered(void *ctx, const struct ipcperf_syscall *ev,
 		traceout_entered(&c->out, ev, fds);
 }
 
-/* Signals and exits, whatever -e trace= chose, as strace. */
+/* Print signals and exits whatever -e trace= chose, as strace does. */
 static void on_signal(void *ctx, const struct ipcperf_signal *ev)
 {
 	traceout_signal(&((struct trace_ctx *)ctx)->out, ev);
@@ -49,7 +49,7 @@ enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
 	return cli_options_parse_capture(&cli_cmd_trace, argc, argv, o, &o->t);
 }
 
-/* After the capture: what was lost or left unpaired, on stderr. */
+/* After the capture, report on stderr what was lost or left unpaired. */
 static void say_losses(struct ipcperf_session *s)
 {
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
@@ -68,7 +68,7 @@ struct left_ctx {
 	uint64_t start_ns;
 };
 
-/* A process that left what the user may see (ipcperf_proc_row.left_ns): said, and when. */
+/* Report a process that left what the user may see (ipcperf_proc_row.left_ns), and when. */
 static int say_left(void *ctx, const struct ipcperf_proc_row *row)
 {
 	const struct left_ctx *l = ctx;
@@ -81,7 +81,10 @@ static int say_left(void *ctx, const struct ipcperf_proc_row *row)
 	return 0;
 }
 
-/* After the capture: what was lost or left unpaired, and who left the user's view, on stderr. */
+/*
+ * After the capture, report on stderr what was lost or left unpaired, and who
+ * left the user's view.
+ */
 static void say_ends(struct ipcperf_session *s, struct ipcperf_stats *stats)
 {
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
@@ -126,24 +129,27 @@ int trace_run(const struct trace_opts *o)
 			.setup = cli_setup_stats,	/* the accounting names each call's fds */
 			.progress = "ipcperf trace",
 			.live = o->quiet ? NULL : "ipcperf trace",
-			/* every syscall, as strace; -e chooses among them */
+			/* Every syscall, as strace traces; -e chooses among them. */
 			.events = IPCPERF_EV_TASK | IPCPERF_EV_ALL_SYSCALLS,
-			/* the paths, strings and structs the arguments point to */
+			/* Read the paths, strings and structs the arguments point to. */
 			.call_memory = true,
 		};
 
-		/* Not when the trace lines themselves go to the terminal: they would mix. */
+		/*
+		 * No status line when the trace lines themselves go to the
+		 * terminal, since they would mix.
+		 */
 		cli_status_enable(!o->quiet && isatty(STDERR_FILENO) && !isatty(out.fd));
 		cli_run(&o->t, &run, &res);
 		cli_status_clear();
 		cli_status_enable(false);
 	}
-	/* The calls still waiting for what their fds are: as known now. */
+	/* Print the calls still waiting for their fds, with what is known of them now. */
 	ipcperf_stats__settle_calls(st);
 	traceout_flush(&tc.out);
 	if (res.session)
 		say_ends(res.session, st);
-	/* The trace is complete before a command that outlived it is waited for. */
+	/* Finish the trace before waiting for a command that outlived it. */
 	lost = cli_out_close(&out) < 0;
 	cli_wait_command(&res);
 	cli_session_release(res.session);

@@ -1,4 +1,4 @@
-/* The return value of a call, as strace -yy prints it after " = " (traceargs.h). */
+/* Printing the return value of a call, as strace -yy prints it after " = " (traceargs.h). */
 #include "config.h"
 #include <fcntl.h>
 #include <inttypes.h>
@@ -9,7 +9,10 @@
 /* The largest errno a call returns as -errno (the kernel's MAX_ERRNO). */
 #define MAX_ERRNO 4095
 
-/* The kernel's restart codes, which a traced call may end with: strace's "= ? ERESTARTSYS (...)". */
+/*
+ * Print the kernel's restart codes, which a traced call may end with, as
+ * strace's "= ? ERESTARTSYS (...)".
+ */
 static bool put_restart(FILE *f, int64_t ret)
 {
 	static const struct tf_name r[] = {
@@ -33,14 +36,14 @@ static void put_error(FILE *f, int64_t ret)
 
 	if (put_restart(f, ret))
 		return;
-	/* as strace: the name, then what it means */
+	/* Print the name, then what it means, as strace does. */
 	if (name)
 		fprintf(f, "-1 %s (%s)", name, strerror((int)-ret));
 	else
 		fprintf(f, "-1 E%d (%s)", (int)-ret, strerror((int)-ret));
 }
 
-/* fcntl's F_GETFD and F_GETFL: the flags, as strace adds them. */
+/* For fcntl's F_GETFD and F_GETFL, print the flags as strace adds them. */
 static bool put_fcntl_ret(const struct traceargs *a)
 {
 	int64_t r = a->ev->ret;
@@ -61,7 +64,7 @@ static bool put_fcntl_ret(const struct traceargs *a)
 	return false;
 }
 
-/* What poll returned: " (Timeout)", or the fds with events: " ([{fd=3, revents=POLLIN}])". */
+/* Print what poll returned: " (Timeout)", or the fds with events, " ([{fd=3, revents=POLLIN}])". */
 static void put_poll_ret(const struct traceargs *a)
 {
 	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, 0, IPCPERF_MEM_OUT);
@@ -112,7 +115,7 @@ void traceargs_ret(const struct traceargs *a)
 		fprintf(a->f, "%" PRId64, ev->ret);
 	if (!strcmp(ev->name, "poll") && ev->ret >= 0)
 		put_poll_ret(a);
-	/* fds received (SCM_RIGHTS) */
+	/* The fds received (SCM_RIGHTS). */
 	if (ev->cls == IPCPERF_SC_READ && a->fds && a->fds->nr_new) {
 		fputs(" (SCM_RIGHTS [", a->f);
 		for (unsigned int i = 0; i < a->fds->nr_new; i++) {

@@ -1,4 +1,4 @@
-/* The arguments of a call, as strace -yy prints them (traceargs.h; the return value: traceargs-ret.c). */
+/* Printing a call's arguments as strace -yy does (traceargs.h); traceargs-ret.c does its return. */
 #include "config.h"
 #include <fcntl.h>
 #include <inttypes.h>
@@ -34,7 +34,7 @@ const char *traceout_open_flags(char *buf, size_t len, uint64_t flags)
 		snprintf(buf, len, "%#" PRIx64, flags);
 		return buf;
 	}
-	/* O_SYNC carries O_DSYNC: named once, as O_SYNC; O_TMPFILE carries O_DIRECTORY. */
+	/* O_SYNC carries O_DSYNC, so it is named once, as O_SYNC; O_TMPFILE carries O_DIRECTORY. */
 	if ((flags & (K_O_SYNC_ONLY | O_DSYNC)) == (K_O_SYNC_ONLY | O_DSYNC))
 		flags &= ~(uint64_t)O_DSYNC;
 	if (flags & K_O_TMPFILE_ONLY)
@@ -55,7 +55,7 @@ static void put_open_flags(FILE *f, uint64_t flags)
 	fputs(traceout_open_flags(buf, sizeof(buf), flags), f);
 }
 
-/* A path inside <...>, as strace -yy writes it: as a string, and < and > escaped too. */
+/* Print a path inside <...> as strace -yy does: as a string, with < and > escaped too. */
 static void put_path(FILE *f, const char *path)
 {
 	cli_put_escaped(f, path, strlen(path), CLI_ESC_ASCII | CLI_ESC_QUOTED, "<>");
@@ -78,7 +78,7 @@ static void put_ptr(FILE *f, uint64_t p)
 		fputs("NULL", f);
 }
 
-/* A string argument: in full (a path, @limit 0) or at most @limit bytes, as strace -s. */
+/* Print a string argument in full (a path, @limit 0) or at most @limit bytes, as strace -s does. */
 static void put_string(const struct traceargs *a, unsigned int arg, unsigned int limit)
 {
 	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_STRING);
@@ -92,7 +92,7 @@ static void put_string(const struct traceargs *a, unsigned int arg, unsigned int
 	tf_quote_mem(a->f, m->data, n, n < m->len || m->truncated, false);
 }
 
-/* A buffer of @kind (IN before the call, OUT after it) of @total bytes, at most -s of them. */
+/* Print a buffer of @kind (IN before the call, OUT after) of @total bytes, at most -s of them. */
 static void put_buffer(const struct traceargs *a, unsigned int arg, unsigned int kind,
 		       uint64_t total, bool hex)
 {
@@ -109,7 +109,7 @@ static void put_buffer(const struct traceargs *a, unsigned int arg, unsigned int
 	tf_quote_mem(a->f, m->data, n, total > n, hex);
 }
 
-/* A struct the call wrote (OUT) or was given (IN), by @put; its address when not read. */
+/* Print with @put a struct the call wrote (OUT) or was given (IN), or its address if unread. */
 static void put_struct(const struct traceargs *a, unsigned int arg, unsigned int kind, size_t need,
 		       void (*put)(FILE *f, const unsigned char *p))
 {
@@ -121,7 +121,7 @@ static void put_struct(const struct traceargs *a, unsigned int arg, unsigned int
 		put_ptr(a->f, a->ev->args[arg]);
 }
 
-/* A struct the call read or wrote: the piece there is (OUT after IN), else its address. */
+/* Print a struct the call read or wrote: the piece there is (OUT, else IN), or else its address. */
 static void put_either(const struct traceargs *a, unsigned int arg, size_t need,
 		       void (*put)(FILE *f, const unsigned char *p))
 {
@@ -137,13 +137,13 @@ const struct ipcperf_fd_object *traceargs_made(const struct ipcperf_call_fds *fd
 	return NULL;
 }
 
-/* Argument @arg as an fd: its object when it is the call's fd argument. */
+/* Print argument @arg as an fd, with its object when it is the call's fd argument. */
 static void put_fd_arg(const struct traceargs *a, unsigned int arg)
 {
 	int fd = (int)a->ev->args[arg];
 	const struct ipcperf_fd_object *o = NULL;
 
-	/* connect's and bind's socket as it was before the call (the library's is the one after) */
+	/* connect's and bind's socket as it was before the call; the library's is the one after. */
 	if (fd >= 0 && (!strcmp(a->ev->name, "connect") || !strcmp(a->ev->name, "bind")) &&
 	    a->fd_object)
 		o = a->fd_object(a->ctx, a->ev->pid, fd);
@@ -180,7 +180,7 @@ static void put_sockaddr(const struct traceargs *a, unsigned int arg, unsigned i
 		tf_sockaddr(a->f, m->data, m->len);
 }
 
-/* argv: ["ls", "/"], each string at most -s bytes. */
+/* Print argv as ["ls", "/"], each string at most -s bytes. */
 static void put_argv(const struct traceargs *a, unsigned int arg)
 {
 	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_STRV);
@@ -222,7 +222,7 @@ static void put_dirents(const struct traceargs *a, unsigned int arg)
 		fprintf(a->f, " /* %" PRIu32 "%s entries */", m->count, m->more ? "+" : "");
 }
 
-/* The pair of fds a call wrote: [3<pipe:[1]>, 4<pipe:[1]>], as the kernel described them. */
+/* Print the pair of fds a call wrote, as the kernel described them: [3<pipe:[1]>, 4<pipe:[1]>]. */
 static void put_pair(const struct traceargs *a, unsigned int arg)
 {
 	const struct ipcperf_call_fds *fds = a->fds;
@@ -244,7 +244,7 @@ static void put_pair(const struct traceargs *a, unsigned int arg)
 	fputc(']', a->f);
 }
 
-/* Fd @fd of the caller, with what it is when known. */
+/* Print fd @fd of the caller, with what it is when known. */
 static void put_fd_num(const struct traceargs *a, int fd)
 {
 	const struct ipcperf_fd_object *o = NULL;
@@ -254,7 +254,7 @@ static void put_fd_num(const struct traceargs *a, int fd)
 	traceargs_fd(a->f, fd, o);
 }
 
-/* The buffer of iovec @k (at @base, @want bytes of it meant), from the piece of @kind read. */
+/* Print the buffer of iovec @k (at @base, @want bytes of it meant) from the piece of @kind read. */
 static void put_iov_base(const struct traceargs *a, unsigned int arg, unsigned int kind,
 			 uint32_t k, uint64_t base, uint64_t want)
 {
@@ -272,7 +272,7 @@ static void put_iov_base(const struct traceargs *a, unsigned int arg, unsigned i
 	put_ptr(a->f, base);
 }
 
-/* An iovec array, IN (writev) or OUT (readv): [{iov_base="...", iov_len=N}, ...]. */
+/* Print an iovec array, IN (writev) or OUT (readv): [{iov_base="...", iov_len=N}, ...]. */
 static void put_iov(const struct traceargs *a, unsigned int arg, bool out)
 {
 	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, out ? IPCPERF_MEM_IOV_OUT : IPCPERF_MEM_IOV_IN);
@@ -298,7 +298,7 @@ static void put_iov(const struct traceargs *a, unsigned int arg, bool out)
 	fputs(m->count > n ? ", ...]" : "]", a->f);
 }
 
-/* epoll_wait's events: as many as it returned. */
+/* Print epoll_wait's events, as many as it returned. */
 static void put_epoll_events(const struct traceargs *a, unsigned int arg)
 {
 	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_OUT);
@@ -317,7 +317,7 @@ static void put_epoll_events(const struct traceargs *a, unsigned int arg)
 	fputs(a->ev->ret > n ? ", ...]" : "]", a->f);
 }
 
-/* poll's fds as given: [{fd=3</path>, events=POLLIN}, ...]. */
+/* Print poll's fds as given: [{fd=3</path>, events=POLLIN}, ...]. */
 static void put_pollfds(const struct traceargs *a, unsigned int arg)
 {
 	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, IPCPERF_MEM_IN);
@@ -344,7 +344,7 @@ static void put_pollfds(const struct traceargs *a, unsigned int arg)
 	fputs(a->ev->args[arg + 1] > n ? ", ...]" : "]", a->f);
 }
 
-/* setsockopt's and getsockopt's value, @len bytes of piece @m: [int] when it is one, as strace. */
+/* Print setsockopt's or getsockopt's value, @len bytes of piece @m: [int] when it is one. */
 static void put_optval(const struct traceargs *a, const struct ipcperf_call_mem *m, uint64_t len)
 {
 	int v;
@@ -361,7 +361,7 @@ static void put_optval(const struct traceargs *a, const struct ipcperf_call_mem 
 	tf_quote_mem(a->f, m->data, len < m->len ? (size_t)len : m->len, len > m->len, false);
 }
 
-/* setsockopt's optval (@out false) or getsockopt's. */
+/* Print setsockopt's optval (@out false) or getsockopt's. */
 static void put_sockopt(const struct traceargs *a, unsigned int arg, bool out)
 {
 	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, arg, out ? IPCPERF_MEM_SOCKADDR : IPCPERF_MEM_IN);
@@ -373,9 +373,9 @@ static void put_sockopt(const struct traceargs *a, unsigned int arg, bool out)
 }
 
 /*
- * The length at argument @arg, given to the call and written by it
- * (accept's addrlen, getsockopt's optlen): [16], [128 => 16] when it
- * changed, what it was given when the call failed.
+ * Print the length at argument @arg, given to the call and written by it
+ * (accept's addrlen, getsockopt's optlen): [16], or [128 => 16] when it
+ * changed, or what it was given when the call failed.
  */
 static void put_len_out(const struct traceargs *a, unsigned int arg)
 {
@@ -397,7 +397,7 @@ static void put_len_out(const struct traceargs *a, unsigned int arg)
 		put_ptr(a->f, a->ev->args[arg]);
 }
 
-/* The codes of the generic formats (see calls[] below), one argument each. */
+/* Print argument @i by its code @c, one of the generic formats' (see calls[] below). */
 static void put_code(const struct traceargs *a, char code, unsigned int i)
 {
 	FILE *f = a->f;
@@ -474,8 +474,9 @@ static void put_code(const struct traceargs *a, char code, unsigned int i)
 }
 
 /*
- * What each call's arguments are, a code each (put_code()); the calls not
- * here print their six raw arguments. As strace's formats for x86-64.
+ * The codes of each call's arguments, one per argument (put_code()), after
+ * strace's formats for x86-64. Calls not listed here print their six raw
+ * arguments.
  */
 static const struct {
 	const char *name;
@@ -525,7 +526,7 @@ static const char *codes_of(const char *name)
 	return NULL;
 }
 
-/* Whether code @c, argument @i of call @name, is one the call writes: strace prints it, and what follows, at the exit. */
+/* Whether call @name writes argument @i (code @c): strace prints it and the rest at the exit. */
 static bool written(const char *name, char c, unsigned int i)
 {
 	if (strchr("RXSYnzw2U8@#>", c))
@@ -548,7 +549,7 @@ static void put_codes(const struct traceargs *a, const char *codes)
 	}
 }
 
-/* open, openat, creat: the mode only with O_CREAT or O_TMPFILE, as strace. */
+/* Print open's, openat's or creat's arguments; the mode only with O_CREAT or O_TMPFILE. */
 static void put_open(const struct traceargs *a, unsigned int flags_arg)
 {
 	put_codes(a, flags_arg == 2 ? "DPO" : "PO");
@@ -556,7 +557,7 @@ static void put_open(const struct traceargs *a, unsigned int flags_arg)
 		fprintf(a->f, ", %#03" PRIo64, a->ev->args[flags_arg + 1]);
 }
 
-/* fcntl: the third argument by command. */
+/* Print fcntl's arguments, the third one as its command says. */
 static void put_fcntl(const struct traceargs *a)
 {
 	uint64_t cmd = a->ev->args[1];
@@ -574,14 +575,14 @@ static void put_fcntl(const struct traceargs *a)
 		fprintf(a->f, ", %" PRIu64, a->ev->args[2]);
 }
 
-/* close_range: its numbers as unsigned ints, as strace prints them (no fd names, even with -yy). */
+/* Print close_range's numbers as unsigned ints, as strace does (no fd names, even with -yy). */
 static void put_close_range(const struct traceargs *a)
 {
 	fprintf(a->f, "%u, %u, ", (unsigned int)a->ev->args[0], (unsigned int)a->ev->args[1]);
 	tf_close_range_flags(a->f, a->ev->args[2]);
 }
 
-/* futex: the arguments each operation takes. */
+/* Print futex's arguments, those each operation takes. */
 static void put_futex(const struct traceargs *a)
 {
 	unsigned int op = (unsigned int)a->ev->args[1] & 0x7f;
@@ -596,7 +597,7 @@ static void put_futex(const struct traceargs *a)
 	}
 }
 
-/* clone (x86-64: flags, stack, parent_tid, child_tid, tls), as strace names them. */
+/* Print clone's arguments as strace does (x86-64: flags, stack, parent_tid, child_tid, tls). */
 static void put_clone(const struct traceargs *a)
 {
 	const uint64_t *v = a->ev->args;
@@ -613,7 +614,7 @@ static void put_clone(const struct traceargs *a)
 		fprintf(a->f, ", tls=%#" PRIx64, v[4]);
 }
 
-/* prctl: the options whose arguments are known (dumpable, the parent-death signal); else all six. */
+/* Print prctl's arguments by name for known options (dumpable, parent-death signal), or all six. */
 static void put_prctl(const struct traceargs *a)
 {
 	static const char *const dump[] = { "SUID_DUMP_DISABLE", "SUID_DUMP_USER", "SUID_DUMP_ROOT" };
@@ -640,7 +641,7 @@ static void put_prctl(const struct traceargs *a)
 	}
 }
 
-/* rt_sigreturn: the mask its signal frame restores, as strace reads it from the frame. */
+/* Print the mask rt_sigreturn's signal frame restores, as strace reads it from the frame. */
 static void put_sigreturn(const struct traceargs *a)
 {
 	const struct ipcperf_call_mem *m = traceargs_mem(a->ev, 0, IPCPERF_MEM_SIGMASK);
@@ -687,7 +688,7 @@ void traceargs_call(const struct traceargs *a)
 	fputc(')', a->f);
 }
 
-/* A socket as strace -yy names it: TCP:[1.2.3.4:5->6.7.8.9:10], UNIX-STREAM:[N->M], UNIX:[N]. */
+/* Print a socket as strace -yy does: TCP:[1.2.3.4:5->6.7.8.9:10], UNIX-STREAM:[N->M], UNIX:[N]. */
 static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 {
 	const char *arrow = o->detail ? strstr(o->detail, " -> ") : NULL;
@@ -696,7 +697,7 @@ static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 	int ll = arrow ? (int)(arrow - o->detail) : 0;
 	bool v6 = o->detail && o->detail[0] == '[';
 
-	/* not connected (no peer, port 0): strace names it by its address when bound, else its inode */
+	/* Not connected (no peer, port 0): strace gives its address if bound, else its inode. */
 	if (arrow && (!rl || (rl >= 2 && !strcmp(arrow + 4 + rl - 2, ":0")))) {
 		if (ll > 2 && strncmp(arrow - 2, ":0", 2)) {
 			fprintf(f, "%s%s:[%.*s]", proto, v6 ? "v6" : "", ll, o->detail);
@@ -706,21 +707,21 @@ static void put_socket(FILE *f, const struct ipcperf_fd_object *o)
 	}
 
 	if (o->kind == IPCPERF_FD_UNIX) {
-		/* the kernel's protocol names: datagram and seqpacket sockets share "UNIX" */
+		/* The kernel's protocol names; datagram and seqpacket sockets share "UNIX". */
 		fprintf(f, "%s:[%" PRIu64,
 			o->sock_type && o->sock_type != SOCK_STREAM ? "UNIX" : "UNIX-STREAM", o->ino);
 		if (o->peer_ino)
 			fprintf(f, "->%" PRIu64, o->peer_ino);
 		fputc(']', f);
 	} else if (arrow) {
-		/* v6 addresses are bracketed: [::1]:80 */
+		/* v6 addresses are bracketed, as in [::1]:80. */
 		fprintf(f, "%s%s:[%.*s->%s]", proto, v6 ? "v6" : "", ll, o->detail, arrow + 4);
 	} else {
 		fprintf(f, "%s:[%" PRIu64 "]", proto, o->ino);
 	}
 }
 
-/* A device's numbers, as -yy adds them: <char 1:3>. */
+/* Print a device's numbers as -yy adds them: <char 1:3>. */
 static void put_device(FILE *f, const char *path)
 {
 	struct stat st;

@@ -94,7 +94,10 @@ void tracefds_fork(struct tracefds *t, pid_t parent, pid_t child)
 	}
 }
 
-/* close_range(args[0], args[1], flags) = 0: its range closed, unless it only set close-on-exec (4). */
+/*
+ * Drop the fds closed by close_range(args[0], args[1], flags) = 0, unless it
+ * only set close-on-exec (4).
+ */
 static void take_range(struct tracefds *t, const struct ipcperf_syscall *ev)
 {
 	uint32_t lo = (uint32_t)ev->args[0], hi = (uint32_t)ev->args[1];
@@ -124,7 +127,7 @@ void tracefds_take(struct tracefds *t, const struct ipcperf_syscall *ev,
 		tracefds_drop(t, ev->pid, ev->fd);
 		return;
 	}
-	/* what the call said last: connect's is the socket connected */
+	/* Keep what the call said last; connect's is the socket connected. */
 	if (ev->fd >= 0 && fds->fd && fds->fd->kind != IPCPERF_FD_UNKNOWN)
 		tracefds_set(t, ev->pid, ev->fd, fds->fd);
 	for (unsigned int i = 0; i < fds->nr_new; i++)

@@ -22,18 +22,19 @@ struct tracefds {
 };
 
 void tracefds_fini(struct tracefds *t);
-/* What fd @fd of @pid is from now on (a copy of @o). */
+/* Record that fd @fd of @pid is @o from now on; a copy of @o is kept. */
 void tracefds_set(struct tracefds *t, pid_t pid, int fd, const struct ipcperf_fd_object *o);
-/* Fd @fd of @pid is closed; @fd -1: every fd of @pid (it exited). */
+/* Forget fd @fd of @pid, which is closed; with @fd -1, forget every fd of @pid, which exited. */
 void tracefds_drop(struct tracefds *t, pid_t pid, int fd);
-/* What fd @fd of @pid is, as last said; NULL when unknown. */
+/* Return what fd @fd of @pid is, as last said, or NULL when unknown. */
 const struct ipcperf_fd_object *tracefds_get(const struct tracefds *t, pid_t pid, int fd);
 /*
- * A new process @child: its fds are @parent's, as fork copies them, but
- * for those its own calls said already (they came before the fork's return).
+ * Give a new process @child the fds of @parent, as fork copies them,
+ * except those its own calls described already, which came before the
+ * fork's return.
  */
 void tracefds_fork(struct tracefds *t, pid_t parent, pid_t child);
-/* What the call @ev with @fds said of its process's fds. */
+/* Record what the call @ev with @fds said of its process's fds. */
 void tracefds_take(struct tracefds *t, const struct ipcperf_syscall *ev,
 		   const struct ipcperf_call_fds *fds);
 

@@ -1,4 +1,7 @@
-/* Flags, constants and structs of trace's arguments, by name as strace prints them (traceflags.h). */
+/*
+ * Printing the flags, constants and structs of trace's arguments by name, as
+ * strace does (traceflags.h).
+ */
 #include "config.h"
 #include <fcntl.h>
 #include <inttypes.h>
@@ -153,7 +156,7 @@ void tf_rlimit_res(FILE *f, uint64_t v)
 		fprintf(f, "%#" PRIx64 " /* RLIMIT_??? */", v);
 }
 
-/* A limit: RLIM64_INFINITY, N*1024 when it divides, else N. */
+/* Print a limit: RLIM64_INFINITY, N*1024 when 1024 divides it, else N. */
 static void rlim_value(FILE *f, uint64_t v)
 {
 	if (v == UINT64_MAX)
@@ -176,7 +179,7 @@ void tf_rlimit(FILE *f, const unsigned char *p)
 	fputc('}', f);
 }
 
-/* S_IFREG|0644, S_IFCHR|S_ISUID|0755, as strace gives st_mode. */
+/* Print st_mode as strace does, such as S_IFREG|0644 or S_IFCHR|S_ISUID|0755. */
 void tf_mode(FILE *f, uint64_t m)
 {
 	static const struct tf_name types[] = {
@@ -216,7 +219,7 @@ static const char *const signames[] = {
 	"URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
 };
 
-/* A signal's name without SIG: HUP, RTMIN, RT_3; NULL past 64. */
+/* Print the name of signal @s (1 to 64) without SIG, such as HUP, RTMIN or RT_3. */
 static void sig_short(FILE *f, unsigned int s)
 {
 	if (s < TF_N(signames) && signames[s])
@@ -237,7 +240,7 @@ void tf_signal(FILE *f, uint64_t s)
 	}
 }
 
-/* A 64-signal mask: [INT QUIT], or ~[RTMIN RT_1] when most are set, as strace. */
+/* Print a 64-signal mask as strace does: [INT QUIT], or ~[RTMIN RT_1] when most are set. */
 void tf_sigset(FILE *f, const unsigned char *p)
 {
 	uint64_t m;
@@ -387,7 +390,7 @@ void tf_msg_flags(FILE *f, uint64_t v)
 	tf_bits(f, v, m, TF_N(m), "0");
 }
 
-/* A protocol: what strace names for AF_INET and AF_INET6, else the number. */
+/* Print a protocol: the name strace gives for AF_INET and AF_INET6, else the number. */
 void tf_protocol(FILE *f, uint64_t domain, uint64_t p)
 {
 	static const struct tf_name m[] = {
@@ -454,7 +457,10 @@ void tf_sock_flags(FILE *f, uint64_t v)
 	tf_bits(f, v, fl, TF_N(fl), "0");
 }
 
-/* {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, as strace. */
+/*
+ * Print a sockaddr as strace does: {sa_family=AF_INET, sin_port=htons(80),
+ * sin_addr=inet_addr("127.0.0.1")}.
+ */
 void tf_sockaddr(FILE *f, const unsigned char *p, size_t len)
 {
 	struct sockaddr_storage ss = { 0 };
@@ -501,7 +507,7 @@ void tf_statx_mask(FILE *f, uint64_t v)
 	tf_bits(f, v, statx_mask, TF_N(statx_mask), "0");
 }
 
-/* statx's flags: the sync type first (AT_STATX_SYNC_AS_STAT is 0), then the AT_ ones. */
+/* Print statx's flags: the sync type first (AT_STATX_SYNC_AS_STAT is 0), then the AT_ ones. */
 void tf_statx_flags(FILE *f, uint64_t v)
 {
 	static const char *const sync[] = { "AT_STATX_SYNC_AS_STAT", "AT_STATX_FORCE_SYNC",
@@ -605,7 +611,10 @@ void tf_epoll_flags(FILE *f, uint64_t v)
 	tf_bits(f, v, m, TF_N(m), "0");
 }
 
-/* {events=EPOLLIN|EPOLLET, data={u32=3, u64=3}}: 12 bytes, packed (x86-64). */
+/*
+ * Print an epoll_event, 12 bytes packed on x86-64, as {events=EPOLLIN|EPOLLET,
+ * data={u32=3, u64=3}}.
+ */
 void tf_epoll_event(FILE *f, const unsigned char *p)
 {
 	static const struct tf_name m[] = {
@@ -648,7 +657,7 @@ void tf_sockopt_level(FILE *f, uint64_t v)
 		fprintf(f, "%#" PRIx64 " /* SOL_??? */", v);
 }
 
-/* Option @v of level @level (SOL_SOCKET, SOL_TCP: by name), else its number. */
+/* Print option @v of level @level, by name for SOL_SOCKET and SOL_TCP, else its number. */
 void tf_sockopt_name(FILE *f, uint64_t level, uint64_t v)
 {
 	static const struct tf_name so[] = {

@@ -17,11 +17,14 @@ struct tf_name {
 };
 #define TF_N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The names of the bits of @v in @tab's order, '|' between, what is left in hex; @zero for 0. */
+/*
+ * Print the names of the bits of @v in @tab's order with '|' between, what is
+ * left in hex, and @zero for 0.
+ */
 void tf_bits(FILE *f, uint64_t v, const struct tf_name *tab, size_t n, const char *zero);
-/* The name of @v in @tab. @return whether it had one (nothing printed otherwise). */
+/* Print the name of @v in @tab. Returns whether it has one; otherwise nothing is printed. */
 bool tf_one(FILE *f, uint64_t v, const struct tf_name *tab, size_t n);
-/* The name of @v, else its number in hex and @unknown in a comment. */
+/* Print the name of @v, else its number in hex with @unknown in a comment. */
 void tf_value(FILE *f, uint64_t v, const struct tf_name *tab, size_t n, const char *unknown);
 
 void tf_prot(FILE *f, uint64_t v);		/* PROT_READ|PROT_WRITE, PROT_NONE */
@@ -65,9 +68,9 @@ void tf_timespec(FILE *f, const unsigned char *p);	/* {tv_sec=1, tv_nsec=5000000
 void tf_statx_mask(FILE *f, uint64_t v);	/* STATX_TYPE|STATX_MODE, STATX_BASIC_STATS */
 void tf_statx_flags(FILE *f, uint64_t v);	/* AT_STATX_SYNC_AS_STAT|AT_NO_AUTOMOUNT */
 void tf_statx(FILE *f, const unsigned char *p);	/* {stx_mask=..., stx_attributes=..., stx_mode=..., stx_size=N, ...} */
-/* @len bytes of @s as a quoted C string, strace's way, "..." after when @more. */
+/* Print @len bytes of @s as a quoted C string, the way strace does, with "..." after when @more. */
 void tf_quote_mem(FILE *f, const unsigned char *s, size_t len, bool more, bool hex);
-/* @len bytes as a quoted string. */
+/* Print @len bytes as a quoted string. */
 #define tf_quote(f, s, len) tf_quote_mem(f, s, len, false, false)
 
 #endif

@@ -13,7 +13,7 @@
 #include "tracesig.h"
 #include "util.h"
 
-/* Where strace puts " = ": the return value at column 40. */
+/* Where strace puts " = ", so that the return value comes at column 40. */
 #define RET_COLUMN 39
 
 static int64_t clock_ns(clockid_t c)
@@ -56,7 +56,10 @@ static struct traceout_task *task_of(struct traceout *t, pid_t tid)
 	return NULL;
 }
 
-/* The working directory of @pid as known: a task of it, /proc, else ours. */
+/*
+ * Return the working directory of @pid as known from one of its tasks or from
+ * /proc, else ipcperf's own.
+ */
 static char *cwd_of(struct traceout *t, pid_t pid)
 {
 	char link[64], buf[PATH_MAX];
@@ -74,7 +77,10 @@ static char *cwd_of(struct traceout *t, pid_t pid)
 	return t->first_cwd ? strdup(t->first_cwd) : NULL;
 }
 
-/* Task @tid of @pid is alive (from its first call, or its clone's return); @cwd its own, or NULL. */
+/*
+ * Add task @tid of @pid, alive from its first call or its clone's return; @cwd
+ * is its own, or NULL.
+ */
 static struct traceout_task *add_task(struct traceout *t, pid_t tid, pid_t pid, const char *cwd)
 {
 	struct traceout_task *k = task_of(t, tid);
@@ -89,7 +95,7 @@ static struct traceout_task *add_task(struct traceout *t, pid_t tid, pid_t pid, 
 	return k;
 }
 
-/* Task @tid is gone (its exit printed): the others of its process are not, yet. */
+/* Drop task @tid, whose exit was printed; the other tasks of its process stay for now. */
 static void drop_task(struct traceout *t, pid_t tid)
 {
 	struct traceout_task *k = task_of(t, tid);
@@ -100,7 +106,7 @@ static void drop_task(struct traceout *t, pid_t tid)
 	*k = t->tasks[--t->nr_tasks];
 }
 
-/* Where chdir or fchdir took the process: /proc while it runs, else from the call. */
+/* Return where chdir or fchdir took the process: from /proc while it runs, else from the call. */
 static char *new_cwd(const struct traceout_task *k, const struct ipcperf_syscall *ev,
 		     const struct ipcperf_call_fds *fds)
 {
@@ -130,7 +136,7 @@ static char *new_cwd(const struct traceout_task *k, const struct ipcperf_syscall
 	return NULL;
 }
 
-/* chdir or fchdir that worked: the process's new directory, for AT_FDCWD<...>. */
+/* After a chdir or fchdir that worked, keep the process's new directory for AT_FDCWD<...>. */
 static void moved(struct traceout *t, struct traceout_task *k, const struct ipcperf_syscall *ev,
 		  const struct ipcperf_call_fds *fds)
 {
@@ -154,7 +160,10 @@ static bool makes_task(const struct ipcperf_syscall *ev)
 			       !strcmp(ev->name, "fork") || !strcmp(ev->name, "vfork"));
 }
 
-/* [pid  N] of task @tid and the time @mono_ns (CLOCK_MONOTONIC), as -f and -t, -tt, -ttt. */
+/*
+ * Print "[pid  N]" of task @tid and the time @mono_ns (CLOCK_MONOTONIC), as
+ * with -f and -t, -tt, -ttt.
+ */
 static void put_leader(const struct traceout *t, FILE *m, pid_t tid, uint64_t mono_ns)
 {
 	int64_t ns = (int64_t)mono_ns + t->real_minus_mono;
@@ -177,9 +186,10 @@ static void put_leader(const struct traceout *t, FILE *m, pid_t tid, uint64_t mo
 }
 
 /*
- * What fd @fd of @pid is when no call said it yet (an fd it had before
- * the trace): /proc while it runs, else, for 0, 1 and 2 of a command, ours,
- * which it inherited. Kept from then on.
+ * Return what fd @fd of @pid is when no call said it yet (an fd it had
+ * before the trace): from /proc while the process runs, else, for fds 0, 1
+ * and 2 of a command, ipcperf's own, which it inherited. The answer is kept
+ * from then on.
  */
 static const struct ipcperf_fd_object *fd_object(void *ctx, pid_t pid, int fd)
 {
@@ -208,7 +218,10 @@ static const struct ipcperf_fd_object *fd_object(void *ctx, pid_t pid, int fd)
 	return tracefds_get(&t->fds, pid, fd);
 }
 
-/* NAME(ARGS) of call @ev, a new string (NULL: no memory); *@split: where its exit's part begins. */
+/*
+ * Return NAME(ARGS) of call @ev as a new string, or NULL when out of
+ * memory, and set *@split to where the part printed at its exit begins.
+ */
 static char *call_text(struct traceout *t, const struct traceout_task *k,
 		       const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds,
 		       long *split)
@@ -232,7 +245,7 @@ static char *call_text(struct traceout *t, const struct traceout_task *k,
 	return s;
 }
 
-/* " = " at strace's column, the line in @m being that far. */
+/* Print " = " at strace's column, given how far the line in @m has come. */
 static void put_equals(FILE *m)
 {
 	long col = ftell(m);
@@ -241,8 +254,9 @@ static void put_equals(FILE *m)
 }
 
 /*
- * The line of one call, into @m: whole, or (@resumed) what strace prints
- * at its exit after another task's line came, "<... NAME resumed>" first.
+ * Print the line of one call into @m: whole, or with @resumed what strace
+ * prints at its exit after another task's line came, "<... NAME resumed>"
+ * first.
  */
 static void put_line(struct traceout *t, FILE *m, const struct traceout_task *k,
 		     const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds,
@@ -278,7 +292,7 @@ static void put_line(struct traceout *t, FILE *m, const struct traceout_task *k,
 	}
 }
 
-/* The leader of a line of task @tid at @mono_ns, as a string (the caller frees it); NULL: no memory. */
+/* Return the leader of a line of task @tid at @mono_ns as a string the caller frees, or NULL. */
 static char *leader_of(const struct traceout *t, pid_t tid, uint64_t mono_ns)
 {
 	char *s = NULL;
@@ -314,7 +328,7 @@ static void drop_entry(struct traceout *t, struct traceout_entry *e)
 	t->nr_entries--;
 }
 
-/* @e is not shown yet, and is the last entry not shown: strace's line still open. */
+/* Whether @e is the last entry not shown yet, that is strace's line still open. */
 static bool open_line(const struct traceout *t, const struct traceout_entry *e)
 {
 	if (e->shown)
@@ -326,9 +340,9 @@ static bool open_line(const struct traceout *t, const struct traceout_entry *e)
 }
 
 /*
- * Another line comes: the entries not shown yet, but @keep, are printed in
- * the order they came, each " <unfinished ...>", as strace -f ends the
- * line of a call when another task's line comes before its exit.
+ * Another line is coming, so print the entries not shown yet, except @keep,
+ * in the order they came, each ending " <unfinished ...>", as strace -f ends
+ * the line of a call when another task's line comes before its exit.
  */
 static void show_entries(struct traceout *t, const struct traceout_entry *keep)
 {
@@ -377,8 +391,8 @@ void traceout_flush(struct traceout *t)
 }
 
 /*
- * Before task @tid's end: its call under way, if any, ends unfinished, as
- * strace -f says it ("= ?"); every other entry is shown.
+ * Before task @tid's end, end its call under way, if any, as unfinished,
+ * as strace -f does ("= ?"), and show every other entry.
  */
 static void end_entry(struct traceout *t, pid_t tid, uint64_t ns)
 {
@@ -421,7 +435,7 @@ void traceout_exit(struct traceout *t, const struct ipcperf_task *ev)
 {
 	char *leader;
 
-	/* gone already: its exit or exit_group said so */
+	/* The task is gone already: its exit or exit_group said so. */
 	if (!task_of(t, ev->tid))
 		return;
 	end_entry(t, ev->tid, ev->time_ns);
@@ -448,7 +462,7 @@ void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
 		drop_entry(t, e);	/* a call whose end never came */
 		e = NULL;
 	}
-	/* strace's open line is this call's: the others end unfinished, this one whole */
+	/* strace's open line is this call's: the others end unfinished, and this one is whole. */
 	if (e && open_line(t, e)) {
 		show_entries(t, e);
 	} else {

@@ -8,7 +8,7 @@
 #include <ipcperf/ipcperf.h>
 #include "tracefds.h"
 
-/* A task seen, its process, and that process's working directory as last known. */
+/* A task seen, its process, and the working directory of that process as last known. */
 struct traceout_task {
 	pid_t tid, pid;
 	char *cwd;
@@ -42,15 +42,16 @@ struct traceout {
 	size_t nr_entries, cap_entries;
 };
 
-/* Set up @t to print on @f. @return 0, -ENOMEM. */
+/* Set up @t to print on @f. Returns 0 or -ENOMEM. */
 int traceout_init(struct traceout *t, FILE *f, unsigned int strsize, bool times, int stamps);
 void traceout_fini(struct traceout *t);
 
 /*
- * [pid  N] (when more than one task is alive) HH:MM:SS.uuuuuu NAME(ARGS)
- * = RET <SECONDS>, as strace -f -yy: fds with what they are, strings from
- * the call's memory, the return at column 40; "+++ exited with N +++"
- * after exit and exit_group. @fds NULL: plain fd numbers.
+ * Print the line of call @ev as strace -f -yy does: "[pid  N]" (when more
+ * than one task is alive), HH:MM:SS.uuuuuu, NAME(ARGS), " = RET" at column
+ * 40, and <SECONDS>. Fds show what they are and strings come from the
+ * call's memory; "+++ exited with N +++" follows exit and exit_group. With
+ * @fds NULL, fds are plain numbers.
  */
 void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
 		   const struct ipcperf_call_fds *fds);
@@ -60,16 +61,19 @@ void traceout_call(struct traceout *t, const struct ipcperf_syscall *ev,
  * what it knows at a call's entry at once, and ends that line with
  * " <unfinished ...>" when another task's line comes before the call's
  * exit, whose line then starts "<... NAME resumed>". Lines are written at
- * calls' exits here: the call's entry is kept, printed so only when
- * another task's line does come first.
+ * calls' exits here, so the call's entry is kept and printed that way only
+ * when another task's line does come first.
  */
 void traceout_entered(struct traceout *t, const struct ipcperf_syscall *ev,
 		      const struct ipcperf_call_fds *fds);
 
-/* The end of the trace: the calls still under way, " <unfinished ...>". */
+/* At the end of the trace, print the calls still under way, each ending " <unfinished ...>". */
 void traceout_flush(struct traceout *t);
 
-/* "--- SIGCHLD {si_signo=SIGCHLD, ...} ---" (and "--- stopped by SIGSTOP ---"), as strace -f. */
+/*
+ * Print a signal as strace -f does: "--- SIGCHLD {si_signo=SIGCHLD, ...} ---"
+ * and "--- stopped by SIGSTOP ---".
+ */
 void traceout_signal(struct traceout *t, const struct ipcperf_signal *ev);
 
 /*

@@ -16,7 +16,7 @@ static const struct tf_name si_any[] = {
 	{ (uint64_t)(int64_t)-7, "SI_DETHREAD" }, { (uint64_t)(int64_t)-60, "SI_ASYNCNL" },
 };
 
-/* The kernel's si_code values of one signal, 1 up: names[code - 1]. */
+/* The kernel's si_code values of one signal, from 1 up, named by names[code - 1]. */
 struct si_codes {
 	int signo;
 	const char *const *names;
@@ -48,7 +48,7 @@ static const struct si_codes si_codes[] = {
 	CODES(SIGFPE, fpe), CODES(SIGTRAP, trap), CODES(SIGPOLL, poll), CODES(SIGSYS, sys),
 };
 
-/* The name of @code for signal @signo, or NULL. */
+/* Return the name of @code for signal @signo, or NULL. */
 static const char *code_name(int signo, int code)
 {
 	for (size_t i = 0; i < TF_N(si_any); i++)
@@ -68,7 +68,10 @@ static void put_addr(FILE *f, const char *name, const void *p)
 		fprintf(f, ", %s=NULL", name);
 }
 
-/* SIGCHLD from the kernel: who, how it ended or stopped, its CPU time in ticks. */
+/*
+ * Print the fields of a SIGCHLD from the kernel: who, how it ended or stopped,
+ * and its CPU time in ticks.
+ */
 static void put_child(FILE *f, const siginfo_t *si)
 {
 	fprintf(f, ", si_pid=%d, si_uid=%u, si_status=", (int)si->si_pid, (unsigned int)si->si_uid);
@@ -80,7 +83,7 @@ static void put_child(FILE *f, const siginfo_t *si)
 		(long long)si->si_stime);
 }
 
-/* The fields of a signal sent by a process (si_code <= 0), as they are for its code. */
+/* Print the fields of a signal sent by a process (si_code <= 0), as they are for its code. */
 static void put_sent(FILE *f, const siginfo_t *si)
 {
 	if (si->si_code == SI_TIMER) {
@@ -95,7 +98,10 @@ static void put_sent(FILE *f, const siginfo_t *si)
 	put_addr(f, "si_ptr", si->si_ptr);
 }
 
-/* The fields of a signal from the kernel (si_code > 0, or SI_KERNEL), by signal. */
+/*
+ * Print the fields of a signal from the kernel (si_code > 0, or SI_KERNEL), as
+ * they are for the signal.
+ */
 static void put_kernel(FILE *f, int signo, const siginfo_t *si)
 {
 	switch (signo) {
@@ -169,7 +175,7 @@ void tracesig_lines(FILE *f, const char *leader, const struct ipcperf_signal *ev
 	fputc(' ', f);
 	tracesig_info(f, ev);
 	fputs(" ---\n", f);
-	/* its default action stops the thread's process */
+	/* Its default action stops the thread's process. */
 	if (ev->action != IPCPERF_SIG_DEFAULT || !is_stop_signal(ev->signo))
 		return;
 	fprintf(f, "%s--- stopped by ", leader);

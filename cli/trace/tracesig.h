@@ -10,15 +10,19 @@
 #include <stdio.h>
 #include <ipcperf/ipcperf.h>
 
-/* The siginfo of signal @ev, in braces: {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=N, ...}. */
+/*
+ * Print the siginfo of signal @ev in braces: {si_signo=SIGCHLD,
+ * si_code=CLD_EXITED, si_pid=N, ...}.
+ */
 void tracesig_info(FILE *f, const struct ipcperf_signal *ev);
 
-/* The lines of signal @ev, each after @leader (the "[pid N] " and time stamp, or ""). */
+/* Print the lines of signal @ev, each after @leader (the "[pid N] " and time stamp, or ""). */
 void tracesig_lines(FILE *f, const char *leader, const struct ipcperf_signal *ev);
 
 /*
- * "+++ exited with N +++", "+++ killed by SIGKILL +++" or "+++ killed by
- * SIGSEGV (core dumped) +++" for a wait status @status (>= 0), after @leader.
+ * Print "+++ exited with N +++", "+++ killed by SIGKILL +++" or "+++ killed
+ * by SIGSEGV (core dumped) +++" for a wait status @status (>= 0), after
+ * @leader.
  */
 void tracesig_exit(FILE *f, const char *leader, int status);
 

@@ -1805,6 +1805,26 @@ struct ipcperf_flow {
 	 * from the queue residence, not from the time the sides waited.
 	 */
 	bool by_queue;
+	/**
+	 * Since 0.4, TCP and UDP: the address of the lower port of the
+	 * channel's two ends ("127.0.0.1:8080": a server's, below the
+	 * ephemeral range), what its connections are grouped by; "" for the
+	 * other kinds, or when the addresses are not known.
+	 */
+	const char *endpoint;
+	/**
+	 * Since 0.4: 0 for a channel's own flow; else this is a fold, the
+	 * flows of that many closed channels of one group (the same writers,
+	 * readers, kind, datagram and endpoint) added up: its counts, bytes,
+	 * times and refusals their sums, max_queued the largest, first_ns the
+	 * earliest and last_ns the latest, wire_hist their merged wire times,
+	 * capacity theirs or -1 when they differ, object and inodes its first
+	 * flow's, and @p folded_verdicts how many of them had each verdict
+	 * (enum ipcperf_verdict); its own verdict is judged from its sums.
+	 * ipcperf_flows__new() says when channels fold.
+	 */
+	uint64_t folded;
+	uint64_t folded_verdicts[IPCPERF_VERDICT_UNMEASURED + 1];
 };
 
 /**
@@ -1862,6 +1882,16 @@ struct ipcperf_flows;
  * whose peer is not known (a TCP connection whose other end is not
  * traced) still makes a flow, keyed by the reading end, so that both
  * directions of a traced side are reported.
+ *
+ * Memory (since 0.4): once more than 4096 flows are kept (then twice
+ * those left after the last pass, plus 4096), the flows of the closed
+ * channels fold into their groups (struct ipcperf_flow, folded): a channel
+ * is closed when no fd of a traced process holds either of its ends and no
+ * call on it waits to be matched; its reads still waiting for their write
+ * count as unmatched bytes. A flow with a side that made no call since the
+ * last reset (a side not traced) is kept as it is. So a tracer left on a
+ * server keeps its open channels and its groups, and a run of a few
+ * thousand channels keeps every flow, as before.
  * @return flows state freed with ipcperf_flows__delete(); NULL with errno.
  */
 IPCPERF_API struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st);
@@ -1938,6 +1968,8 @@ IPCPERF_API int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
  * intervals, the calls, bytes, matches, blocked and epoll times and
  * refusals equal those of a flows object fed the same and never reset.
  * To have both, feed two objects (over the same stats) and reset one.
+ * The folds (struct ipcperf_flow, folded) hold the flows folded during the
+ * interval: they are freed at the reset.
  * Accepts NULL.
  */
 IPCPERF_API void ipcperf_flows__reset(struct ipcperf_flows *fl);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The calls added up in the kernel (agg_calls): each (tgid, fd, nr)'s
- * sums in per-CPU maps, written out as summary records before the record
- * of the call that ends their fd, at an exec, or at a process's exit. Used
- * by calls.bpf.c (the sums kept; flushed at a close and an exec) and
- * fdid.bpf.c (flushed at a process's exit), over common.bpf.h.
+ * The calls added up in the kernel (agg_calls). The sums of each (tgid, fd,
+ * nr) are kept in per-CPU maps and written out as summary records before
+ * the record of the call that ends their fd, at an exec, or at a process's
+ * exit. calls.bpf.c keeps the sums and flushes them at a close and an exec;
+ * fdid.bpf.c flushes them at a process's exit. Both build on common.bpf.h.
  */
 #ifndef IPP_AGG_BPF_H
 #define IPP_AGG_BPF_H
@@ -12,11 +12,12 @@
 #include "common.bpf.h"
 
 /*
- * Each (tgid, fd, nr)'s sums, one copy per CPU (no atomics: a program
- * runs on one CPU at a time, and is not preempted on this kernel's
- * voluntary preemption). The value is the summary record itself: a flush
- * fills in its header and writes it as it is. Allocated at a key's first
- * call (no prealloc: 2 KiB a CPU each).
+ * The sums of each (tgid, fd, nr), one copy per CPU. There are no atomics:
+ * a program runs on one CPU at a time, and this kernel's voluntary
+ * preemption does not preempt it. The value is the summary record itself,
+ * so a flush fills in its header and writes it as it is. An entry is
+ * allocated at its key's first call, without prealloc, since each takes
+ * 2 KiB per CPU.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -26,7 +27,7 @@ struct {
 	__type(value, struct ipp_sum_rec);
 } agg SEC(".maps");
 
-/* A summary of zeros, what a new key starts from (never written). */
+/* A summary of zeros, which a new key starts from; it is never written. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -37,9 +38,10 @@ struct {
 #define AGG_MAX_CPUS 1024	/* the flush's bound; nr_cpus is the real one */
 
 /*
- * lib/hist.c's bucket of @v: 32 exact, then 32 per power of two
- * (hist_index() there). A global function: verified once, not once per
- * path of its caller (its six branches made call_exit's 64 times).
+ * Return lib/hist.c's bucket of @v: 32 exact buckets, then 32 per power of
+ * two (hist_index() there). It is a global function so that it is verified
+ * once, not once per path of its caller: inlined, its six branches
+ * multiplied call_exit's paths by 64.
  */
 __noinline __u32 sum_bucket(__u64 v)
 {
@@ -60,22 +62,23 @@ __noinline __u32 sum_bucket(__u64 v)
 }
 
 /*
- * The fast slots (sum-rec.h): which key each is for, on every CPU (its tag;
- * 0: free). A key's first call claims a free one of its pair; the flush of
- * the key frees it. Each CPU's copy carries the tag too: a copy whose tag is
- * not its slot's key is what an earlier key left, and starts again from
- * zero at its CPU's next call.
+ * The owner of each fast slot (sum-rec.h), the same on every CPU: the tag
+ * of its key, or 0 when it is free. A key's first call claims a free slot of
+ * its pair, and the flush of the key frees it. Each CPU's copy carries the
+ * tag too: a copy whose tag is not its slot's key holds what an earlier key
+ * left, and starts again from zero at its CPU's next call.
  */
 __u64 agg_owner[IPP_SUM_FAST];
 /*
- * When an fd was last ended (closed, dup2'ed over) by a call of its process,
- * by a hash of (tgid, fd): call_flush's clock. A call of another thread on
- * that fd under way meanwhile holds the file it began with, which is no
- * longer what the fd names: it is not added up under the fd's key (whose
- * sums go to the fd's next incarnation) but written as a call record, which
- * the fd table charges to the incarnation open at the call's start. Two
- * fds that share a slot only send a few more calls to records. close_range
- * stamps range_end_ns, for every fd.
+ * When an fd was last ended (closed, or dup2'ed over) by a call of its
+ * process, by a hash of (tgid, fd), using call_flush's clock. A call of
+ * another thread on that fd that was under way meanwhile holds the file it
+ * began with, which is no longer what the fd names. Such a call is not
+ * added up under the fd's key, whose sums go to the fd's next incarnation,
+ * but written as a call record, which the fd table charges to the
+ * incarnation open at the call's start. Two fds that share a slot only send
+ * a few more calls to records. close_range stamps range_end_ns, which
+ * covers every fd.
  */
 #define FD_ENDS 1024
 __u64 fd_end_ns[FD_ENDS];
@@ -87,13 +90,19 @@ static __always_inline __u32 fd_end_slot(__u32 tgid, __s32 fd)
 	       (FD_ENDS - 1);
 }
 
-/* Whether @fd of @tgid may have been ended since @start: a call begun then used another file. */
+/*
+ * Whether @fd of @tgid may have been ended since @start, so that a call begun
+ * then used another file.
+ */
 static __always_inline bool fd_ended_since(__u32 tgid, __s32 fd, __u64 start)
 {
 	return fd_end_ns[fd_end_slot(tgid, fd)] >= start || range_end_ns >= start;
 }
 
-/* The fast slots there are (a power of two, 2 to IPP_SUM_FAST): the loader sets it by the CPUs. */
+/*
+ * The number of fast slots, a power of two from 2 to IPP_SUM_FAST, which the
+ * loader sets by the CPUs.
+ */
 const volatile __u32 fast_slots = IPP_SUM_FAST;
 
 struct {
@@ -103,7 +112,7 @@ struct {
 	__type(value, struct ipp_sum_slot);
 } agg_fast SEC(".maps");
 
-/* @k's tag (sum-rec.h), 0 when it cannot have one. */
+/* Return @k's tag (sum-rec.h), or 0 when it cannot have one. */
 static __always_inline __u64 sum_tag(const struct ipp_sum_key *k)
 {
 	if (!k->tgid || k->tgid >= (1u << 22) || k->nr < 0 || k->nr >= 1024)
@@ -111,16 +120,17 @@ static __always_inline __u64 sum_tag(const struct ipp_sum_key *k)
 	return IPP_SUM_TAG(k->tgid, k->fd, k->nr);
 }
 
-/* The first slot of @tag's pair (an even index). */
+/* Return the first slot of @tag's pair, an even index. */
 static __always_inline __u32 fast_pair(__u64 tag)
 {
 	return (__u32)((tag * 0x9E3779B97F4A7C15ull) >> 40) & (fast_slots - 2) & (IPP_SUM_FAST - 2);
 }
 
 /*
- * The slot of @tag's pair it owns, or claims; IPP_SUM_FAST when both are
- * another key's. A global function, as sum_bucket(): its paths are
- * verified once, not once per path of its callers.
+ * Return the slot of @tag's pair that the tag owns or now claims, or
+ * IPP_SUM_FAST when both belong to another key. Like sum_bucket(), it is a
+ * global function, so that its paths are verified once, not once per path
+ * of its callers.
  */
 __noinline __u32 fast_slot(__u64 tag)
 {
@@ -131,7 +141,10 @@ __noinline __u32 fast_slot(__u64 tag)
 		return i;
 	if (agg_owner[i + 1] == tag)
 		return i + 1;
-	/* another CPU may claim the same slot for the same key meanwhile: then it is ours too */
+	/*
+	 * Another CPU may claim the same slot for the same key meanwhile; the
+	 * slot is then this key's all the same.
+	 */
 	own = __sync_val_compare_and_swap(&agg_owner[i], 0, tag);
 	if (!own || own == tag)
 		return i;
@@ -141,7 +154,7 @@ __noinline __u32 fast_slot(__u64 tag)
 	return IPP_SUM_FAST;
 }
 
-/* The current CPU's sums of @k in its fast slot; NULL when it has none. */
+/* Return the current CPU's sums of @k in its fast slot, or NULL when it has none. */
 static __always_inline struct ipp_sum_rec *fast_sums(const struct ipp_sum_key *k)
 {
 	__u64 tag = sum_tag(k);
@@ -163,7 +176,7 @@ static __always_inline struct ipp_sum_rec *fast_sums(const struct ipp_sum_key *k
 	return &s->v;
 }
 
-/* The current CPU's sums of @k, made when there are none. NULL: the map is full. */
+/* Return the current CPU's sums of @k, made when there are none, or NULL when the map is full. */
 static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)
 {
 	struct ipp_sum_rec *v = fast_sums(k), *z;
@@ -177,17 +190,17 @@ static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)
 	z = bpf_map_lookup_elem(&agg_zero, &zero);
 	if (!z)
 		return NULL;
-	/* EEXIST: another CPU made it meanwhile */
+	/* An EEXIST failure means another CPU made it meanwhile. */
 	bpf_map_update_elem(&agg, k, z, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&agg, k);
 }
 
 /*
  * Add to @v a call of thread @tid that began at @start, ended at @now and
- * returned @ret. A global function: verified once, where each sums map
- * sum_of() may return from made a path of its own through the caller.
- * @return 1 when added; 0 when its duration's bucket is outside the sums'
- * window or @v is NULL.
+ * returned @ret. It is a global function so that it is verified once;
+ * otherwise each sums map that sum_of() may return from made a path of its
+ * own through the caller. Returns 1 when the call was added, or 0 when its
+ * duration's bucket is outside the sums' window or @v is NULL.
  */
 __noinline int sum_add(struct ipp_sum_rec *v, __u64 start, __u64 now, long ret, __u32 tid)
 {
@@ -221,9 +234,11 @@ __noinline int sum_add(struct ipp_sum_rec *v, __u64 start, __u64 now, long ret, 
 }
 
 /*
- * Add call @nr of @tid (slot @c: its start), which returned @ret at @now,
- * to the sums of @fd (-1: a call on no fd). @return false when it was not added: no room,
- * or its duration's bucket outside the sums' window; a call record then.
+ * Add call @nr of the thread in @pid_tgid (slot @c gives its start), which
+ * returned @ret at @now, to the sums of @fd (-1 for a call on no fd).
+ * Returns false when it was not added, because there was no room or its
+ * duration's bucket is outside the sums' window; a call record is written
+ * then.
  */
 static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, __u64 pid_tgid,
 				    __u64 now, __s32 fd)
@@ -238,7 +253,7 @@ static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, 
 	return sum_add(v, c->start, now, ret, (__u32)pid_tgid);
 }
 
-/* @v, CPU @cpu's sums of @k, written as a summary record when it has any. */
+/* Write @v, CPU @cpu's sums of @k, as a summary record when it has any calls. */
 static __always_inline void emit_sum(void *ctx, struct ipp_sum_rec *v, const struct ipp_sum_key *k,
 				     __u32 cpu)
 {
@@ -263,7 +278,7 @@ struct agg_flush {
 	__u64 tag;	/* its tag */
 };
 
-/* CPU @cpu's sums of f->k in the agg map written. */
+/* Write CPU @cpu's sums of f->k in the agg map. */
 static long flush_cpu(__u32 cpu, struct agg_flush *f)
 {
 	struct ipp_sum_rec *v = bpf_map_lookup_percpu_elem(&agg, &f->k, cpu);
@@ -273,7 +288,7 @@ static long flush_cpu(__u32 cpu, struct agg_flush *f)
 	return 0;
 }
 
-/* CPU @cpu's copy of fast slot f->slot written, when it is f->tag's, and let go. */
+/* Write CPU @cpu's copy of fast slot f->slot when it is f->tag's, and let it go. */
 static long flush_fast_cpu(__u32 cpu, struct agg_flush *f)
 {
 	struct ipp_sum_slot *s = bpf_map_lookup_percpu_elem(&agg_fast, &f->slot, cpu);
@@ -285,7 +300,7 @@ static long flush_fast_cpu(__u32 cpu, struct agg_flush *f)
 	return 0;
 }
 
-/* Fast slot @i written on every CPU and freed, when it is @tag's. */
+/* Write fast slot @i on every CPU and free it, when it is @tag's. */
 static __always_inline void flush_slot(struct agg_flush *f, __u32 i, __u64 tag)
 {
 	if (i >= IPP_SUM_FAST || !tag || agg_owner[i] != tag)
@@ -296,7 +311,10 @@ static __always_inline void flush_slot(struct agg_flush *f, __u32 i, __u64 tag)
 	__sync_val_compare_and_swap(&agg_owner[i], tag, 0);
 }
 
-/* Every CPU's sums of @k in its fast slots written, in the current CPU's ring; the slots freed. */
+/*
+ * Write every CPU's sums of @k in its fast slots into the current CPU's ring,
+ * and free the slots.
+ */
 static __always_inline void flush_fast(void *ctx, const struct ipp_sum_key *k)
 {
 	struct agg_flush f = { .ctx = ctx, .k = *k };
@@ -307,12 +325,12 @@ static __always_inline void flush_fast(void *ctx, const struct ipp_sum_key *k)
 	flush_slot(&f, i + 1, tag);
 }
 
-/* Every CPU's sums of @k in agg written, in the current CPU's ring, and the key gone. */
+/* Write every CPU's sums of @k in agg into the current CPU's ring, and delete the key. */
 static __always_inline void flush_hashed(void *ctx, const struct ipp_sum_key *k)
 {
 	struct agg_flush f = { .ctx = ctx, .k = *k };
 
-	/* the key is in the map (whichever CPUs have counts) or not */
+	/* The key is either in the map (whichever CPUs have counts) or not at all. */
 	if (!bpf_map_lookup_elem(&agg, &f.k))
 		return;
 	bpf_loop(nr_cpus < AGG_MAX_CPUS ? nr_cpus : AGG_MAX_CPUS, flush_cpu, &f, 0);
@@ -334,7 +352,7 @@ static long flush_nr(__u32 i, struct agg_fd *a)
 	return 0;
 }
 
-/* The sums of @fd of @tgid, each call's, written before what ends that fd. */
+/* Write the sums of @fd of @tgid for each call added up (agg_nrs), before what ends that fd. */
 static __always_inline void agg_flush_fd(void *ctx, __u32 tgid, __s32 fd)
 {
 	struct agg_fd a = { .ctx = ctx, .tgid = tgid, .fd = fd };
@@ -356,7 +374,7 @@ static long flush_each(struct bpf_map *map, struct ipp_sum_key *key, struct ipp_
 	return 0;
 }
 
-/* Fast slot @i's key, flushed when it is one of a->tgid's fds a->lo to a->hi. */
+/* Flush fast slot @i's key when it is one of a->tgid's fds a->lo to a->hi. */
 static long flush_owned(__u32 i, struct agg_range *a)
 {
 	__u64 tag = agg_owner[i & (IPP_SUM_FAST - 1)];
@@ -369,9 +387,10 @@ static long flush_owned(__u32 i, struct agg_range *a)
 }
 
 /*
- * The sums of @tgid's fds @lo to @hi written (close_range, exec: any of
- * them may close; the process's exit: all): a walk of the fast slots and of
- * the whole map, at calls rarer than those added up.
+ * Write the sums of @tgid's fds @lo to @hi: for close_range and exec, any
+ * of them may close, and at the process's exit all do. This walks the fast
+ * slots and the whole map, which is affordable at calls rarer than those
+ * added up.
  */
 static __always_inline void agg_flush_range(void *ctx, __u32 tgid, __s32 lo, __s32 hi)
 {

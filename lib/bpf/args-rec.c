@@ -54,7 +54,10 @@ int ipp_sig_rec__parse(const void *raw, size_t size, struct ipp_sig_rec *out)
 #define NPTR(a) { a, IPP_ARG_NPTR, IPP_ARGS_NO_LEN, 0, 0, 0 }
 #define DENTS(a) { a, IPP_ARG_DIRENTS, IPP_ARGS_NO_LEN, 0, 0, 0 }
 #define SIGMASK { 0, IPP_ARG_SIGMASK, IPP_ARGS_NO_LEN, 0, 8, 0 }
-/* An iovec array, argument a, its entries' count argument n: the array, then its first three buffers. */
+/*
+ * An iovec array in argument a, with its entries' count in argument n: read the
+ * array, then its first three buffers.
+ */
 #define IOVS(a, n, k) { { a, IPP_ARG_IOV_##k, n, 0, 0, 0 }, { a, IPP_ARG_IOVB_##k, n, 0, 0, 0 }, \
 		       { a, IPP_ARG_IOVB_##k, n, 1, 0, 0 }, { a, IPP_ARG_IOVB_##k, n, 2, 0, 0 } }
 

@@ -136,22 +136,22 @@ _Static_assert(sizeof(struct ipp_sig_rec) == IPP_SIG_REC_SIZE, "the signal recor
 
 /*
  * Check the RAW data of one bpf-output sample that holds an arg record
- * and copy what it holds into @out (the data of the items past its size
- * zeroed). Pure.
- * @return 0; -ENOTSUP for another version; -EPROTO when it is not an arg
- *   record, is too short for its items, or an item says more than its slot.
+ * and copy what it holds into @out, zeroing the data of the items past its
+ * size. Pure. Returns 0, -ENOTSUP for another version, or -EPROTO when it
+ * is not an arg record, is too short for its items, or an item says more
+ * than its slot holds.
  */
 int ipp_args_rec__parse(const void *raw, size_t size, struct ipp_args_rec *out);
 
 /*
  * Check the RAW data of one bpf-output sample that holds a signal record
- * (IPP_FDID_SIGNAL) and copy it into @out. Pure. @return 0; -ENOTSUP for
- * another version; -EPROTO when it is not a signal record, is too short,
- * or says an unknown action or a signal number out of range.
+ * (IPP_FDID_SIGNAL) and copy it into @out. Pure. Returns 0, -ENOTSUP for
+ * another version, or -EPROTO when it is not a signal record, is too
+ * short, or gives an unknown action or a signal number out of range.
  */
 int ipp_sig_rec__parse(const void *raw, size_t size, struct ipp_sig_rec *out);
 
-/* The spec of syscall @name (what args.bpf.c reads of it); NULL for none. Static. */
+/* Return the spec of syscall @name (what args.bpf.c reads of it), or NULL for none. Static. */
 const struct ipp_arg_spec *ipp_args_spec_of(const char *name);
 
 /* Call @cb with each call the library has a spec for. */

@@ -1,30 +1,33 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The args job (loaded for ipcperf trace only): the user memory a
- * call's arguments point to, read at the call, as strace shows it. At
- * sys_enter, args_enter reads what the call's spec (arg_specs, by number,
- * the loader's) says is there before the call (paths, strings, buffers
- * written, argv) into the thread's slot; at sys_exit, args_exit adds what
- * the call wrote (buffers read, struct stat, sockaddrs) and writes the arg
- * record (args-rec.h). The job attaches before the fd job, so on
+ * The args job, loaded for ipcperf trace only, reads the user memory a
+ * call's arguments point to, at the call, as strace shows it. At
+ * sys_enter, args_enter reads into the thread's slot what the call's spec
+ * (arg_specs, by number, set by the loader) says is there before the call:
+ * paths, strings, buffers to be written, argv. At sys_exit, args_exit adds
+ * what the call wrote (buffers read, struct stat, sockaddrs) and writes the
+ * arg record (args-rec.h). The job attaches before the fd job, so on
  * sys_exit its record comes before the call's fd records and call record,
- * in the same ring. exit and exit_group never return: their record is
- * written at sys_enter. A call its thread is switched out in (blocked, or
- * preempted) has its record written a first time then, by args_switch,
- * flag ENTERED, with what was read at sys_enter: the call is under way,
- * its exit comes later. At signal_deliver, args_signal writes the signal
- * record (args-rec.h) of a signal a target thread takes. Nothing of
+ * in the same ring. exit and exit_group never return, so their record is
+ * written at sys_enter. When a thread is switched out inside a call
+ * (blocked, or preempted), args_switch writes the call's record a first
+ * time, flagged ENTERED, with what was read at sys_enter: the call is under
+ * way and its exit comes later. At signal_deliver, args_signal writes the
+ * signal record (args-rec.h) of a signal a target thread takes. Nothing of
  * calls.bpf.c is touched: these are programs of their own on the same
  * hooks. See lib/bpf/README.md.
  */
 #include "common.bpf.h"
 #include "args-rec.h"
 
-/* Set by the loader: this architecture's execve and execveat (a command's, before its exec). */
+/*
+ * The numbers of this architecture's execve and execveat, set by the loader (a
+ * command's calls start there).
+ */
 const volatile long nr_execve = -1;
 const volatile long nr_execveat = -1;
 
-/* What to read of each call, by number (the loader fills it; an empty spec: nothing). */
+/* What to read of each call, by number; the loader fills it, and an empty spec reads nothing. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, IPP_FDID_MAX_NR);
@@ -33,9 +36,9 @@ struct {
 } arg_specs SEC(".maps");
 
 /*
- * A target thread's call under way: its record being made. The spill
- * after it is room for what a masked length lets the verifier think a
- * read may reach; the reads themselves stop at each slot's end.
+ * A target thread's call under way, with its record being made. The spill
+ * after the record is room for what a masked length lets the verifier
+ * think a read may reach; the reads themselves stop at each slot's end.
  */
 struct arg_slot {
 	struct ipp_args_rec rec;
@@ -56,7 +59,7 @@ struct {
 #define DIRENTS_MAX 4096	/* dirents counted at most */
 #define STRV_MAX 16		/* argv strings read at most */
 
-/* A length clamped to a slot, for the verifier's sake masked too. */
+/* Return @len clamped to a slot, and masked too for the verifier's sake. */
 static __always_inline __u32 cap_len(__u64 len)
 {
 	__u32 l = len > IPP_ARGS_CAP ? IPP_ARGS_CAP : (__u32)len;
@@ -98,7 +101,7 @@ static long count_dirent(__u64 i, struct count_ctx *c)
 	return 0;
 }
 
-/* argv: each string after the other, NUL-separated, as many as fit. */
+/* Read argv into @dst: the strings one after the other, NUL-separated, as many as fit. */
 static __always_inline void read_strv(__u8 *dst, struct ipp_arg_item *it, __u64 base)
 {
 	__u32 off = 0;
@@ -133,7 +136,7 @@ static __always_inline void read_strv(__u8 *dst, struct ipp_arg_item *it, __u64 
 	it->len = off > IPP_ARGS_CAP ? IPP_ARGS_CAP : off;
 }
 
-/* Bytes @len of @ptr into @dst, said in @it. */
+/* Read @len bytes at @ptr into @dst, and record what was read in @it. */
 static __always_inline void read_bytes(__u8 *dst, struct ipp_arg_item *it, __u64 ptr, __u64 len)
 {
 	__u32 l = cap_len(len);
@@ -149,12 +152,12 @@ static __always_inline void read_bytes(__u8 *dst, struct ipp_arg_item *it, __u64
 }
 
 /*
- * Item @i of @sl by spec item @s: the buffer of iovec s->sub of the array
- * argument s->arg points to (args[s->lenarg] entries), into its data: all
- * of its iov_len (@enter: an IN item, at the entry or read again at the
- * exit), else (an OUT item, at the exit) what of @ret the entries before
- * it left it. The item's count is its index. Global: verified once,
- * not at each item.
+ * Read item @i of @sl by spec item @s: the buffer of iovec s->sub of the
+ * array that argument s->arg points to (args[s->lenarg] entries). With
+ * @enter (an IN item, at the entry or read again at the exit) all of its
+ * iov_len is read; otherwise (an OUT item, at the exit) what the entries
+ * before it left it of @ret. The item's count is its index. It is a global
+ * function so that it is verified once, not at each item.
  */
 __noinline int read_iovb(struct arg_slot *sl, const struct ipp_arg_spec_item *s, __u32 i,
 			 __u32 enter, long ret)
@@ -188,7 +191,7 @@ __noinline int read_iovb(struct arg_slot *sl, const struct ipp_arg_spec_item *s,
 	return 0;
 }
 
-/* The length an IN or OUT item of spec @s reads. */
+/* Return the length that an IN or OUT item of spec @s reads. */
 static __always_inline __u64 spec_len(const struct ipp_args_rec *r,
 				      const struct ipp_arg_spec_item *s, long ret)
 {
@@ -206,9 +209,10 @@ static __always_inline __u64 spec_len(const struct ipp_args_rec *r,
 }
 
 /*
- * Where rt_sigreturn, entered with the user stack pointer @usp, finds the
- * mask to restore: in the signal frame its handler returned from (x86-64:
- * the frame starts under the return address the handler's ret popped).
+ * Return where rt_sigreturn, entered with the user stack pointer @usp,
+ * finds the mask to restore: in the signal frame its handler returned from.
+ * On x86-64 the frame starts under the return address the handler's ret
+ * popped.
  */
 static __always_inline __u64 sigmask_at(__u64 usp)
 {
@@ -218,7 +222,7 @@ static __always_inline __u64 sigmask_at(__u64 usp)
 	return usp ? usp + __builtin_offsetof(struct rt_sigframe, uc.uc_sigmask) : 0;
 }
 
-/* Item @i at sys_enter (@enter; @usp: the user stack pointer) or sys_exit. */
+/* Read item @i at sys_enter (@enter, with @usp the user stack pointer) or at sys_exit. */
 static __always_inline void read_item(struct arg_slot *sl, const struct ipp_arg_spec *sp, int i,
 				      bool enter, long ret, __u64 usp)
 {
@@ -332,7 +336,10 @@ static __always_inline void emit(void *ctx, struct arg_slot *sl)
 	bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, &sl->rec, size);
 }
 
-/* A target whose calls are traced, or a command's exec (its calls start there). */
+/*
+ * Whether call @id of process @tgid is wanted: the process is a target
+ * whose calls are traced, or it is a command and the call is its exec.
+ */
 static __always_inline bool wanted(__u32 tgid, long id)
 {
 	__u32 *v;
@@ -365,10 +372,10 @@ static __always_inline void fill_args(struct ipp_args_rec *r, struct pt_regs *re
 }
 
 /*
- * A target's call at sys_enter: its slot filled, what the spec says is
- * there before the call read. @hide (a constant of each program): the
- * caller is restricted, and the memory of a task it may not read is left
- * unread; root's program is the one without the test.
+ * At the sys_enter of a target's call, fill its slot and read what the spec
+ * says is there before the call. @hide, a constant of each program, means
+ * the caller is restricted: the memory of a task it may not read is left
+ * unread. Root's program is the one without the test.
  */
 static __always_inline int enter(void *ctx, struct pt_regs *regs, long id, bool hide)
 {
@@ -380,7 +387,10 @@ static __always_inline int enter(void *ctx, struct pt_regs *regs, long id, bool 
 
 	if (id < 0 || id >= IPP_FDID_MAX_NR || !wanted(pid_tgid >> 32, id) || calls_stopped)
 		return 0;
-	/* every call: one it is switched out in is told at the switch */
+	/*
+	 * Every call gets a slot, since a call the thread is switched out in is
+	 * reported at the switch.
+	 */
 	sp = bpf_map_lookup_elem(&arg_specs, &k);
 	if (!sp)
 		return 0;
@@ -398,7 +408,7 @@ static __always_inline int enter(void *ctx, struct pt_regs *regs, long id, bool 
 	sl->rec.nr = (__s32)id;
 	sl->rec.start_ns = bpf_ktime_get_ns();
 	fill_args(&sl->rec, regs);
-	/* a task the caller may not read: its call without its memory */
+	/* For a task the caller may not read, keep the call without its memory. */
 	if (hide && !caller_may_read(bpf_get_current_task_btf()))
 		sl->has_items = 0;
 	else
@@ -412,14 +422,14 @@ static __always_inline int enter(void *ctx, struct pt_regs *regs, long id, bool 
 	return 0;
 }
 
-/* The caller may read every task (root): the loader loads this one, or args_enter_r. */
+/* The loader loads this one when the caller may read every task (root), else args_enter_r. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(args_enter, struct pt_regs *regs, long id)
 {
 	return enter(ctx, regs, id, false);
 }
 
-/* The caller is restricted (common.bpf.h): the loader loads this one instead. */
+/* The loader loads this one instead when the caller is restricted (common.bpf.h). */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(args_enter_r, struct pt_regs *regs, long id)
 {
@@ -441,15 +451,16 @@ int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
 		return 0;
 	sl->in_call = 0;
 	/*
-	 * rt_sigreturn restored registers that say "no call" (-1): it is the
-	 * call the slot is in; a call whose exit is another's was not this one
+	 * rt_sigreturn restored registers that say "no call" (-1), so it is the
+	 * call the slot is in. A slot whose call is not the one exiting was not
+	 * this call's.
 	 */
 	if (nr == -1 && sl->rec.nr == nr_rt_sigreturn)
 		nr = nr_rt_sigreturn;
 	/*
 	 * has_items says whether the caller may read the task, as of the
-	 * call's entry: a call that changes that (a set-user-ID exec) has no
-	 * item read at its exit
+	 * call's entry, so a call that changes that (a set-user-ID exec) has no
+	 * item read at its exit.
 	 */
 	if (nr != sl->rec.nr || !sl->has_items)
 		return 0;
@@ -463,11 +474,11 @@ int BPF_PROG(args_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * A target thread switched out inside a call (it blocks, or is
- * preempted), the first time in that call: its record as it stands, flag
- * ENTERED, so that the call can be drawn as under way ("<unfinished ...>")
- * while other threads' calls come. Runs at every switch on the machine:
- * the target bit first.
+ * When a target thread is switched out inside a call (it blocks, or is
+ * preempted) for the first time in that call, write its record as it
+ * stands, flagged ENTERED, so that the call can be shown as under way
+ * ("<unfinished ...>") while other threads' calls come. This runs at every
+ * switch on the machine, so it checks the target bit first.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(args_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -499,7 +510,7 @@ static __always_inline bool find_queued(struct sigpending *q, int signo, void *o
 	struct list_head *pos = BPF_CORE_READ(q, list.next);
 
 	for (int i = 0; i < SIGQ_MAX && pos && (__u64)pos != head; i++) {
-		/* list is a sigqueue's first field */
+		/* list is a sigqueue's first field, so the cast is safe. */
 		struct sigqueue *e = (struct sigqueue *)pos;
 
 		if (BPF_CORE_READ(e, info.si_signo) == signo)
@@ -510,14 +521,15 @@ static __always_inline bool find_queued(struct sigpending *q, int signo, void *o
 }
 
 /*
- * A thread killed with its whole process (signal_deliver says SIGKILL,
- * without siginfo): which fatal signal did it, and its siginfo, when that
- * signal is still queued: a signal whose default action kills, sent to a
- * process with no handler for it, is not taken off its queue but turned
- * into a SIGKILL of every thread (complete_signal()). Nothing for a real
- * SIGKILL, an exit_group or exec of another thread, or the other threads of
- * a core dump (their signal was taken off by the thread that dumps). A
- * signal sent to the process is told in its leader only.
+ * For a thread killed with its whole process (signal_deliver says SIGKILL,
+ * without siginfo), return which fatal signal did it and copy its siginfo
+ * into @info, when that signal is still queued; otherwise return 0. A
+ * signal whose default action kills, sent to a process with no handler for
+ * it, is not taken off its queue but turned into a SIGKILL of every thread
+ * (complete_signal()). There is nothing for a real SIGKILL, an exit_group
+ * or exec of another thread, or the other threads of a core dump (the
+ * thread that dumps took their signal off). A signal sent to the process is
+ * reported in its leader only.
  */
 static __always_inline int fatal_signal(struct task_struct *t, __u32 tid, __u32 tgid, void *info)
 {
@@ -535,9 +547,9 @@ static __always_inline int fatal_signal(struct task_struct *t, __u32 tid, __u32 
 _Static_assert(sizeof(struct kernel_siginfo) == IPP_SIG_INFO, "the kernel's siginfo");
 
 /*
- * A signal a target thread takes, to run its handler or its default action
- * (or to be ignored): its signal record. Runs for every delivery on the
- * machine: the target bit first.
+ * Write the signal record of a signal a target thread takes, to run its
+ * handler or its default action, or to be ignored. This runs for every
+ * delivery on the machine, so it checks the target bit first.
  */
 SEC("tp_btf/signal_deliver")
 int BPF_PROG(args_signal, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)

@@ -58,9 +58,8 @@ struct ipp_call_slot {
 
 /*
  * Check the RAW data of one bpf-output sample that holds a call record
- * (IPP_FDID_CALL) and copy it into @out. Pure.
- * @return 0; -ENOTSUP for another version; -EPROTO when it is not a call
- *   record or is too short.
+ * (IPP_FDID_CALL) and copy it into @out. Pure. Returns 0, -ENOTSUP for
+ * another version, or -EPROTO when it is not a call record or is too short.
  */
 int ipp_call_rec__parse(const void *raw, size_t size, struct ipp_call_rec *out);
 

@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Calls paired in the kernel: call_enter on sys_enter keeps each wanted
- * call's start and arguments in its CPU's slot (common.bpf.h, cpu_calls);
- * call_switch moves the slot into the thread's task storage when it leaves
- * the CPU inside the call, and adds the time switched out; call_exit,
- * reached by exit_fd's tail call (fdid.bpf.c, the exit_next program array),
- * writes the call record after the call's fd records, from whichever slot
- * holds the call; call_exec starts a command's pairing at its exec. With
- * agg_calls, call_exit adds the hot calls up per fd in place of their
- * records (agg.bpf.h) and writes an fd's sums before the record of
- * the call that ends it. Loaded only when the calls are paired. See
- * lib/bpf/README.md.
+ * Calls paired in the kernel. call_enter, on sys_enter, keeps each wanted
+ * call's start and arguments in its CPU's slot (common.bpf.h, cpu_calls).
+ * call_switch moves the slot into the thread's task storage when the thread
+ * leaves the CPU inside the call, and adds up the time switched out.
+ * call_exit, reached by exit_fd's tail call (fdid.bpf.c, the exit_next
+ * program array), writes the call record after the call's fd records, from
+ * whichever slot holds the call. call_exec starts a command's pairing at
+ * its exec. With agg_calls, call_exit adds the hot calls up per fd in place
+ * of their records (agg.bpf.h) and writes an fd's sums before the record of
+ * the call that ends it. These programs are loaded only when the calls are
+ * paired. See lib/bpf/README.md.
  */
 #include "common.bpf.h"
 #include "agg.bpf.h"
 
 /*
- * sys_enter of any call on the machine: for a wanted call of a target,
- * keep its arguments and start in the thread's slot. The raw tracepoint:
- * no record is built for anyone, the cheapest hook there is.
+ * Runs at the sys_enter of any call on the machine. For a wanted call of a
+ * target, keep its arguments and start in the thread's slot. It uses the
+ * raw tracepoint, which builds no record for anyone: the cheapest hook
+ * there is.
  */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(call_enter, struct pt_regs *regs, long id)
@@ -32,8 +33,9 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 
 	/*
 	 * Every other process's calls leave here, having touched one page of
-	 * ours (its word of target_bits): each page a program touches costs a
-	 * TLB miss on a machine that flushes the TLB at every kernel entry.
+	 * ipcperf's data (its word of target_bits): each page a program touches
+	 * costs a TLB miss on a machine that flushes the TLB at every kernel
+	 * entry.
 	 */
 	pid_tgid = bpf_get_current_pid_tgid();
 	target = maybe_target(pid_tgid >> 32);
@@ -44,7 +46,7 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	p = bpf_map_lookup_elem(&cpu_calls, &zero);
 	if (!p)
 		return 0;
-	/* the memo spares the targets map a lookup per call (cpu_calls) */
+	/* The memo spares the targets map a lookup per call (cpu_calls). */
 	tgid = pid_tgid >> 32;
 	gone = targets_gone;	/* read once: the memo is of the count it was checked under */
 	if (p->memo_tgid != tgid || p->memo_gone != gone) {
@@ -54,7 +56,10 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 		p->memo_gone = gone;
 	}
 	c = &p->c;
-	/* a slot still in a call: that call's exit was never seen (counted as entered, not done) */
+	/*
+	 * A slot still in a call means that call's exit was never seen; it
+	 * counts as entered, not done.
+	 */
 	count(IPP_FDID_ST_ENTERED);
 	c->start = bpf_ktime_get_ns();
 	c->nr = (__s32)id;
@@ -63,7 +68,7 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	c->off_ns = 0;
 	c->blocked_ns = 0;
 	c->off_cpu = 0;
-	/* typed pointers of a BTF tracepoint: plain loads, no helper call */
+	/* A BTF tracepoint's typed pointers are read with plain loads, without a helper call. */
 #if defined(__TARGET_ARCH_x86)
 	c->args[0] = regs->di;
 	c->args[1] = regs->si;
@@ -83,7 +88,7 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-/* Argument @n (1 or 2) of the call, from the typed registers (plain loads). */
+/* Return argument @n (1 or 2) of the call, read from the typed registers with plain loads. */
 static __always_inline long reg_arg(struct pt_regs *regs, int n)
 {
 #if defined(__TARGET_ARCH_x86)
@@ -96,12 +101,13 @@ static __always_inline long reg_arg(struct pt_regs *regs, int n)
 }
 
 /*
- * The slot of the current thread's call (@tgid: its process's): its
- * CPU's when it entered the call on this CPU and has not left it since,
- * else its task storage's (call_switch moved it there), else NULL. A CPU's
- * slot in a call is the running thread's: call_switch moves it at any
- * switch. Told by the process, not the thread: an exec by a thread that is
- * not the leader takes the leader's tid inside the call.
+ * Return the slot of the current thread's call (@tgid is its process): the
+ * CPU's slot when the thread entered the call on this CPU and has not left
+ * it since, else the one in its task storage (call_switch moved it there),
+ * else NULL. A CPU's slot in a call is the running thread's, since
+ * call_switch moves it at any switch. The slot is matched by process, not
+ * by thread, because an exec by a thread that is not the leader takes the
+ * leader's tid inside the call.
  */
 static __always_inline struct ipp_call_slot *call_slot(__u32 tgid)
 {
@@ -113,7 +119,10 @@ static __always_inline struct ipp_call_slot *call_slot(__u32 tgid)
 	return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 }
 
-/* Whether the fds scratch holds are this recvmsg's: it received some (their records wait for its exit). */
+/*
+ * Whether scratch holds fds of this recvmsg, that is whether it received
+ * some; their records wait for its exit.
+ */
 static __always_inline bool received_fds(void)
 {
 	__u32 zero = 0;
@@ -123,9 +132,9 @@ static __always_inline bool received_fds(void)
 }
 
 /*
- * Slot @c (NULL: none) done with call @nr: @return whether it held that
- * call (its enter seen: counted done). A slot in another call is left too:
- * that call's exit never came.
+ * Mark slot @c (which may be NULL) done with call @nr. Returns whether it
+ * held that call, whose enter was then seen, and counts it done. A slot in
+ * another call is left too, since that call's exit never came.
  */
 static __always_inline bool call_done(struct ipp_call_slot *c, long nr)
 {
@@ -138,7 +147,10 @@ static __always_inline bool call_done(struct ipp_call_slot *c, long nr)
 	return held;
 }
 
-/* An added-up call of slot @c: @return true when added (no call record then). */
+/*
+ * Add up the call of slot @c when it is one to add up. Returns true when added;
+ * it then gets no call record.
+ */
 static __always_inline bool added_up(struct ipp_call_slot *c, __u8 w, long nr, long ret,
 				     __u64 pid_tgid, __u64 now)
 {
@@ -151,10 +163,10 @@ static __always_inline bool added_up(struct ipp_call_slot *c, __u8 w, long nr, l
 }
 
 /*
- * Before the record of a call that ends fds (WANT_FLUSH_*): their sums,
- * and the time they ended (@now, the call's exit), for the calls under way
- * on them in other threads (fd_ended_since()). One call site for each
- * flush: each is verified once per site.
+ * Before the record of a call that ends fds (WANT_FLUSH_*), write their
+ * sums, and note the time they ended (@now, the call's exit) for the calls
+ * under way on them in other threads (fd_ended_since()). There is one call
+ * site for each flush, since each is verified once per site.
  */
 static __always_inline void flush_before(void *ctx, struct pt_regs *regs, __u8 w, long ret,
 					 __u32 tgid, __u64 now)
@@ -175,9 +187,10 @@ static __always_inline void flush_before(void *ctx, struct pt_regs *regs, __u8 w
 }
 
 /*
- * The call record of call @nr of @pid_tgid, which returned @ret at @now,
- * from slot @c (NULL: none; a slot in another call: its enter was not
- * seen), in place of the two samples; the slot is done with the call.
+ * Write the call record of call @nr of @pid_tgid, which returned @ret at
+ * @now, from slot @c, in place of the two samples; the slot is then done
+ * with the call. When @c is NULL, or a slot in another call, the call's
+ * enter was not seen.
  */
 static __always_inline void call_record(void *ctx, struct ipp_call_slot *c, long nr, long ret,
 					__u64 pid_tgid, __u64 now)
@@ -215,7 +228,7 @@ static __always_inline void call_record(void *ctx, struct ipp_call_slot *c, long
 		count(IPP_FDID_ST_CALL_FAIL);
 }
 
-/* Whether call_flush can go on from here: @now kept for it in the CPU's slot. */
+/* Keep @now for call_flush in the CPU's slot. Returns whether call_flush can go on from here. */
 static __always_inline bool keep_exit_now(__u64 now)
 {
 	__u32 zero = 0;
@@ -228,10 +241,11 @@ static __always_inline bool keep_exit_now(__u64 now)
 }
 
 /*
- * sys_exit: the call record, in place of the two samples. Not attached
- * itself: exit_fd tail-calls it. A call whose
- * enter was not seen (under way when the session began, the child's return
- * from fork) says so and the session pairs it as it would the samples.
+ * At sys_exit, write the call record in place of the two samples. It is
+ * not attached itself: exit_fd tail-calls it. The record of a call whose
+ * enter was not seen (under way when the session began, or the child's
+ * return from fork) says so, and the session pairs it as it would the
+ * samples.
  * With agg_calls, the calls marked WANT_SUM are added up instead, and the
  * calls that end fds go on to call_flush, which writes those fds' sums
  * first.
@@ -244,7 +258,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 	__u64 pid_tgid, now;
 	__u8 w;
 
-	/* rt_sigreturn restored registers that say "no call": it is the call the slot is in */
+	/* rt_sigreturn restored registers that say "no call", so it is the call the slot is in. */
 	if (nr == -1 && nr_rt_sigreturn >= 0 && nr_set(&want, nr_rt_sigreturn)) {
 		c = call_slot(bpf_get_current_pid_tgid() >> 32);
 		if (c && c->in_call && c->nr == nr_rt_sigreturn)
@@ -270,7 +284,7 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 			return 0;
 		if (w >= WANT_FLUSH_FD1 && w <= WANT_FLUSH_ONLY_RANGE && keep_exit_now(now))
 			bpf_tail_call(ctx, &exit_next, EXIT_NEXT_FLUSH);
-		/* not reached unless call_flush could not be: the record without the sums */
+		/* Reached only when call_flush could not be: write the record without the sums. */
 		if (w == WANT_FLUSH_ONLY_RANGE) {
 			call_done(c, nr);	/* no record: not a call the session traces */
 			return 0;
@@ -281,11 +295,12 @@ int BPF_PROG(call_exit, struct pt_regs *regs, long ret)
 }
 
 /*
- * A call that ends fds, with the calls added up: those fds' sums, then its
- * call record (none for WANT_FLUSH_ONLY_RANGE). Reached from call_exit's
- * tail call, with call_exit's clock in the CPU's slot. A program of its
- * own: the flushes' loops are verified here once, not once per path of
- * call_exit (a tenth of its verification, 2026-12-07).
+ * For a call that ends fds while the calls are added up, write those fds'
+ * sums, then its call record (none for WANT_FLUSH_ONLY_RANGE). It is
+ * reached by call_exit's tail call, with call_exit's clock in the CPU's
+ * slot. It is a program of its own so that the flushes' loops are verified
+ * here once, not once per path of call_exit (that saved a tenth of its
+ * verification, 2026-12-07).
  */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(call_flush, struct pt_regs *regs, long ret)
@@ -310,10 +325,11 @@ int BPF_PROG(call_flush, struct pt_regs *regs, long ret)
 }
 
 /*
- * A thread that leaves its CPU inside the call it entered there: its slot
- * moves from the CPU's into its task storage, where call_exit finds it on
- * whatever CPU the call ends. NULL when there is no room (counted, unless
- * the thread is exiting: its last call never ends).
+ * A thread leaves its CPU inside the call it entered there: move its slot
+ * from the CPU's into its task storage, where call_exit finds it on
+ * whatever CPU the call ends. Returns the new slot, or NULL when there is
+ * no room, which is counted unless the thread is exiting (its last call
+ * never ends).
  */
 static __always_inline struct ipp_call_slot *move_slot(struct cpu_call *p, struct task_struct *prev)
 {
@@ -329,11 +345,11 @@ static __always_inline struct ipp_call_slot *move_slot(struct cpu_call *p, struc
 }
 
 /*
- * At each switch: the slot of a thread leaving its CPU inside a call moved
- * (move_slot()); with pair_switches, the time inside a call spent switched
- * out, as the session's switch records would give it: out when the thread
- * leaves the CPU, back when it returns; preempted (still runnable) or
- * blocked.
+ * At each switch, move the slot of a thread leaving its CPU inside a call
+ * (move_slot()). With pair_switches, also count the time inside a call
+ * spent switched out, as the session's switch records would give it: out
+ * when the thread leaves the CPU, back when it returns, and whether it was
+ * preempted (still runnable) or blocked.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -374,17 +390,20 @@ int BPF_PROG(call_switch, bool preempt, struct task_struct *prev, struct task_st
 }
 
 /*
- * A target that executed a program the restricted caller may not read: its
- * sums, its exec's record (flag LEFT), and it is no target any more. The
- * kernel has just ended its perf events (begin_new_exec()) for the same
- * reason; its children are not followed either.
+ * A target executed a program the restricted caller may not read: write
+ * its sums and its exec's record (flag LEFT), and stop treating it as a
+ * target. The kernel has just ended its perf events (begin_new_exec()) for
+ * the same reason; its children are not followed either.
  */
 static __always_inline void leave(void *ctx, struct task_struct *p, __u32 tgid, __u32 at_exec,
 			     const char *filename)
 {
 	struct ipp_call_slot *c = call_slot(tgid);
 
-	/* its exec, whose exit no program will see: done, not left unfinished */
+	/*
+	 * No program will see its exec's exit, so mark the call done rather
+	 * than leave it unfinished.
+	 */
 	if (c && c->in_call)
 		call_done(c, c->nr);
 	if (agg_calls && !calls_stopped && !at_exec)
@@ -397,9 +416,9 @@ static __always_inline void leave(void *ctx, struct task_struct *p, __u32 tgid, 
 }
 
 /*
- * A target's exec: its task record, when the session takes them; a
- * command's calls are paired from here on, as its events switch on at
- * exec (the exec's own exit comes without its enter).
+ * At a target's exec, write its task record when the session takes them.
+ * A command's calls are paired from here on, as its events switch on at
+ * exec; the exec's own exit comes without its enter.
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -414,7 +433,10 @@ int BPF_PROG(call_exec, struct task_struct *p, pid_t old_pid, struct linux_binpr
 	task_record(ctx, IPP_TASK_REC_EXEC, p, tgid, NULL, BPF_CORE_READ(bprm, filename), 0);
 	if (v && *v == TARGET_AT_EXEC)
 		bpf_map_update_elem(&targets, &tgid, &zero, BPF_EXIST);
-	/* its close-on-exec fds were closed just now: every fd's sums, before the exec's record */
+	/*
+	 * Its close-on-exec fds were closed just now, so flush every fd's sums
+	 * before the exec's record.
+	 */
 	else if (v && agg_calls && !calls_stopped)
 		agg_flush_range(ctx, tgid, 0, 0x7fffffff);
 	return 0;

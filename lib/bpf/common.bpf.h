@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the jobs' programs share (fdid.bpf.c, sched.bpf.c, calls.bpf.c,
- * args.bpf.c): the loader's settings (.rodata), the .bss (target_bits, the
- * stop flags), the maps and the helpers. The four files make one object
- * (progs.bpf.c): one parse of the kernel's BTF per load, and the loader
- * loads of it the programs each session asks for. See lib/bpf/README.md.
+ * What the programs of the jobs (fdid.bpf.c, sched.bpf.c, calls.bpf.c,
+ * args.bpf.c) share: the loader's settings (.rodata), the .bss
+ * (target_bits, the stop flags), the maps and the helpers. The four files
+ * make one object (progs.bpf.c), so that a load parses the kernel's BTF
+ * once, and the loader loads from it the programs each session asks for.
+ * See lib/bpf/README.md.
  */
 #ifndef IPP_COMMON_BPF_H
 #define IPP_COMMON_BPF_H
@@ -34,39 +35,57 @@ const volatile bool io_records = false;	/* recvmsg also writes its IO record */
 const volatile __u32 page_size = 4096;
 /* Pair each wanted call in the kernel and write one call record at its exit. */
 const volatile bool pair_calls = false;
-/* ... with the time it spent switched out (sched_switch). */
+/* With pair_calls, also measure the time each call spent switched out (sched_switch). */
 const volatile bool pair_switches = false;
 /* Count each target thread's switches and wakeups in the kernel (sched_tot). */
 const volatile bool count_sched = false;
 const volatile __u32 exclude_tgid = 0;	/* with trace_all: the tracer's own calls are not paired */
-/* A task record at each fork, exec and exit of a target (with pair_calls: calls_stopped ends them). */
+/*
+ * Write a task record at each fork, exec and exit of a target; with pair_calls,
+ * calls_stopped ends them.
+ */
 const volatile bool task_records = false;
 /*
- * Set by the loader once every program is attached: before, the exit
+ * Set by the loader once every program is attached. Before that, the exit
  * programs may run while call_enter is not attached yet, and a call that
- * ends then is no call under way at the start but one of before it.
+ * ends then is taken as begun before the start, not as under way at it.
  */
 volatile bool calls_started = false;
-/* Set by the loader at the end of a session: no more call records. */
+/* Set by the loader at the end of a session to stop writing call records. */
 volatile bool calls_stopped = false;
-/* ... and no more counting of switches and wakeups: userspace reads sched_tot. */
+/*
+ * Set at the same time to stop counting switches and wakeups, so that userspace
+ * can read sched_tot.
+ */
 volatile bool sched_stopped = false;
-/* Targets that left the targets map, by the programs or the loader: the memo of cpu_calls ages with it. */
+/*
+ * How many targets left the targets map, taken out by the programs or the
+ * loader; the memo in cpu_calls ages with it.
+ */
 volatile __u64 targets_gone;
-/* This architecture's exit and exit_group (the loader sets them): where a counter stops. */
+/*
+ * The numbers of this architecture's exit and exit_group, set by the loader; a
+ * counter stops at them.
+ */
 const volatile long nr_exit = -1;
 const volatile long nr_exit_group = -1;
-/* rt_sigreturn (the loader sets it): its exit comes with no number (-1), the registers restored. */
+/*
+ * The number of rt_sigreturn, set by the loader. Its exit comes with no
+ * number (-1), because it restores the registers.
+ */
 const volatile long nr_rt_sigreturn = -1;
 /*
  * Add up the calls want marks WANT_SUM in the kernel (agg), per (tgid, fd,
  * nr), in place of a call record each; the fd-ending calls flush them.
  */
 const volatile bool agg_calls = false;
-/* The calls added up (.bss: the loader sets them with want): a close flushes each for its fd. */
+/*
+ * The numbers of the calls that are added up, in .bss; the loader sets them
+ * with want, and a close flushes each of them for its fd.
+ */
 volatile __s32 agg_nrs[IPP_SUM_MAX_NRS];
 volatile __u32 n_agg_nrs;
-/* CPUs whose per-CPU sums a flush reads (the loader sets it). */
+/* The number of CPUs whose per-CPU sums a flush reads; the loader sets it. */
 const volatile __u32 nr_cpus = 1;
 #if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
 const volatile bool can_pair = true;	/* the loader reads it: the call programs know the registers */
@@ -75,10 +94,10 @@ const volatile bool can_pair = false;
 #endif
 
 /*
- * A caller without root's rights (the loader sets them: its real ids): the
- * user memory of a task is read only when the kernel would let the caller
- * read it (caller_may_read()). Root's sessions leave it false, and the
- * verifier drops every test of it.
+ * Set by the loader, with the caller's real ids, for a caller without
+ * root's rights. A task's user memory is then read only when the kernel
+ * would let the caller read it (caller_may_read()). Root's sessions leave
+ * it false, and the verifier drops every test of it.
  */
 const volatile bool restricted = false;
 const volatile __u32 caller_uid = 0;
@@ -112,19 +131,23 @@ struct {
 } targets SEC(".maps");
 
 /*
- * Target values: 0 a target; TARGET_AT_EXEC a command not yet exec'd,
- * whose calls are not paired until it execs (as its tracepoint events
- * switch on at exec). The fd-creating programs look at presence only.
+ * The values of the targets map: 0 for a target, and TARGET_AT_EXEC for a
+ * command not yet exec'd, whose calls are not paired until it execs (as its
+ * tracepoint events switch on at exec). The fd-creating programs look only
+ * at whether a tgid is present.
  */
 #define TARGET_AT_EXEC 1
 
-/* One bit per tgid that may be in targets (maybe_target()); the loader sets them too (mmapped). */
+/*
+ * One bit per tgid that may be in targets (maybe_target()); the loader also
+ * sets bits, through the mmap.
+ */
 __u64 target_bits[IPP_FDID_TARGET_BITS / 64];
 
 /*
- * Syscalls to pair, by number: what the loader set (enum ipp_sum_want). A call added
- * up has no call record; the fd-ending ones flush the sums of the fds they
- * end before their own record.
+ * The syscalls to pair, by number, as the loader set them (enum
+ * ipp_sum_want). A call that is added up has no call record; the fd-ending
+ * calls flush the sums of the fds they end before their own record.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -135,9 +158,10 @@ struct {
 
 /*
  * What the sys_exit program does for each call, by number (enum
- * ipp_fdid_call_kind, the loader sets them): one BTF tracepoint program for
- * all, no perf event per tracepoint (each took the kernel 30-70 ms to close:
- * a perf tracepoint's last user waits for an RCU-tasks grace period).
+ * ipp_fdid_call_kind), as the loader set it. One BTF tracepoint program
+ * serves every call, with no perf event per tracepoint: closing each took
+ * the kernel 30-70 ms, because a perf tracepoint's last user waits for an
+ * RCU-tasks grace period.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -180,16 +204,16 @@ struct {
 } calls SEC(".maps");
 
 /*
- * The call under way on each CPU: the slot of the thread that entered it
- * on this CPU and has not left the CPU since (c.pid: its process),
- * written by call_enter,
- * read by call_exit, moved into the thread's task storage (calls) by
- * call_switch when the thread leaves the CPU inside the call. A call that
- * ends on the CPU it began on, most of them, touches no task storage (two
- * lookups, ~140 ns a call on this VM). With it, the last tgid found a call
- * target on this CPU (memo_tgid), valid while no target has left since
- * (memo_gone == targets_gone): a positive answer only, as a task's slot
- * was before.
+ * The call under way on each CPU: the slot of the thread that entered it on
+ * this CPU and has not left the CPU since (c.pid is its process). call_enter
+ * writes it, call_exit reads it, and call_switch moves it into the thread's
+ * task storage (calls) when the thread leaves the CPU inside the call. A
+ * call that ends on the CPU it began on, as most do, touches no task
+ * storage, which would cost two lookups, about 140 ns a call on this VM.
+ * Beside it is a memo of the last tgid found to be a call target on this CPU
+ * (memo_tgid), valid while no target has left since (memo_gone ==
+ * targets_gone). It only remembers positive answers, as a task's slot did
+ * before.
  */
 struct cpu_call {
 	struct ipp_call_slot c;
@@ -215,12 +239,13 @@ struct {
 
 struct scratch {
 	struct ipp_fdid_rec rec;
-	/* the path is built backwards, ending at PATH_END */
+	/* The path is built backwards, ending at PATH_END. */
 	char buf[2 * IPP_FDID_PATH_MAX];
 	int fds[FDS_SLOTS];	/* the fds a call made (fd_exit()), SCM_RIGHTS's at most SCM_MAX_FDS */
 	/*
-	 * How fd_exit() emits them: here, not on its stack, so that the
-	 * verifier sees one state at its bpf_loop(), whichever call it was.
+	 * How fd_exit() emits them. This is kept here, not on its stack, so
+	 * that the verifier sees one state at its bpf_loop(), whichever call
+	 * it was.
 	 */
 	__u32 nfds;
 	int what;	/* of each fd ... */
@@ -245,7 +270,8 @@ struct {
 /*
  * Each CPU's scheduler clock (its run queue's) less the BPF clock, taken at
  * a switch, where the kernel has just brought the run queue's clock up to
- * date: the scheduler's clock now, to the nanosecond the two clocks agree.
+ * date. Added to the BPF clock, it gives the scheduler's clock now, as
+ * closely as the two clocks agree.
  */
 struct oncpu {
 	__u64 clock_off;	/* rq->clock - bpf_ktime_get_ns(), modulo 2^64 */
@@ -261,16 +287,18 @@ struct {
 
 /*
  * Two ways to read a field of a task or run queue. The typed pointers' own
- * loads cost no helper call, for the programs of every switch; probe reads
- * (BPF_CORE_READ) cost the verifier no walk of task_struct's BTF per field
- * (~1 ms each here), for the rare paths (an exit call, an exec).
+ * loads cost no helper call, which matters for the programs run at every
+ * switch. Probe reads (BPF_CORE_READ) spare the verifier a walk of
+ * task_struct's BTF per field (about 1 ms each here), which suits the rare
+ * paths (an exit call, an exec).
  */
 #define LOAD_READ(p, f) ((p)->f)
 
 /*
- * The clocks of a task's run queue, @rq_of_task (its fair-class queue's:
- * the kernel need not name per-CPU data to BPF), read with @rd (LOAD_READ
- * or BPF_CORE_READ). False where there is none.
+ * Read the clocks of a task's run queue, @rq_of_task, with @rd (LOAD_READ
+ * or BPF_CORE_READ). The run queue is reached through the task's fair-class
+ * queue, since the kernel need not name per-CPU data to BPF. Evaluates to
+ * false where there is none.
  */
 #define RQ_CLOCKS(rd, rq_of_task, clk, clk_task)                              \
 	({                                                                    \
@@ -288,7 +316,7 @@ static __always_inline bool rq_clocks(struct task_struct *p, __u64 *clock, __u64
 	return RQ_CLOCKS(LOAD_READ, p->se.cfs_rq->rq, clock, clock_task);
 }
 
-/* At a switch to @next on this CPU: the offset of its scheduler clock. */
+/* At a switch to @next on this CPU, note the offset of the CPU's scheduler clock. */
 static __always_inline void oncpu_mark(struct task_struct *next)
 {
 	__u32 zero = 0;
@@ -313,7 +341,7 @@ struct {
 	__type(value, struct ipp_sched_slot);
 } sched_tot SEC(".maps");
 
-/* What the kernel accounted to @p so far (the software counters' sources), read with @rd. */
+/* Read with @rd into @a what the kernel accounted to @p so far (the software counters' sources). */
 #define READ_ACCT(rd, p, a)                                                   \
 	do {                                                                  \
 		(a)->runtime_ns = rd(p, se.sum_exec_runtime);                 \
@@ -328,11 +356,12 @@ static __always_inline void read_acct(struct task_struct *p, struct ipp_task_acc
 }
 
 /*
- * What the kernel accounted to @p, the current task, up to now. Its runtime
- * is as the kernel brings it up to date (a thread's CPU clock): the task's
- * sum, plus its run queue's task clock since the sum was last updated, plus
- * the time since that clock was: not the time since the task's switch-in,
- * which holds the interrupts and the time the hypervisor took the CPU.
+ * Read into @a what the kernel accounted to @p, the current task, up to
+ * now. Its runtime is brought up to date as the kernel does for a thread's
+ * CPU clock: the task's sum, plus its run queue's task clock since the sum
+ * was last updated, plus the time since that clock was. It is not the time
+ * since the task's switch-in, which includes the interrupts and the time
+ * the hypervisor took the CPU.
  */
 static __always_inline void read_acct_now(struct task_struct *p, struct ipp_task_acct *a)
 {
@@ -354,9 +383,9 @@ static __always_inline void read_acct_now(struct task_struct *p, struct ipp_task
 }
 
 /*
- * A counted thread calls exit or exit_group: what the kernel accounted to it
- * until now is its end, as a counter stops at about this point (before the
- * exit frees its memory); its last switch writes it.
+ * Called when a counted thread calls exit or exit_group. What the kernel
+ * accounted to it until now becomes its end, since a counter stops at about
+ * this point (before the exit frees its memory); its last switch writes it.
  */
 static __always_inline void sched_end_call(void)
 {
@@ -378,25 +407,28 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
-/* @tgid's word in target_bits (@tgid < IPP_FDID_TARGET_BITS). */
+/* Return the index of @tgid's word in target_bits (@tgid < IPP_FDID_TARGET_BITS). */
 static __always_inline __u32 target_word(__u32 tgid)
 {
 	__u32 w = tgid / 64;
 
-	/* a no-op that clang may not fold away: the bound, for the verifier */
+	/*
+	 * An empty asm that clang may not fold away, so that the mask below
+	 * stays as the verifier's bound.
+	 */
 	asm volatile("" : "+r"(w));
 	return w & (IPP_FDID_TARGET_BITS / 64 - 1);
 }
 
 /*
- * Whether @tgid may be a target: its bit in target_bits, a load and a
+ * Whether @tgid may be a target, by its bit in target_bits: a load and a
  * test, where the targets map costs a hashed lookup. Every syscall of the
- * machine asks: an untraced process leaves here. A bit is set before its
- * tgid enters the targets map and cleared after it leaves, so a clear bit
- * means "not a target"; a set one is checked in the map. With trace_all
- * the loader sets every bit and nothing clears them: no look at .rodata
- * here, whose load the verifier keeps (its branch joins a live one), a
- * page more for every call of the machine.
+ * machine asks, and an untraced process leaves here. A bit is set before
+ * its tgid enters the targets map and cleared after it leaves, so a clear
+ * bit means "not a target"; a set one is checked in the map. With trace_all
+ * the loader sets every bit and nothing clears them. There is no look at
+ * .rodata here: the verifier would keep its load (its branch joins a live
+ * one), which costs a page more for every call of the machine.
  */
 static __always_inline bool maybe_target(__u32 tgid)
 {
@@ -425,10 +457,11 @@ static __always_inline bool is_target(void)
 }
 
 /*
- * A task record (task-rec.h) of @kind for the thread @t, of tgid @tgid
- * (for a fork: the parent; a target, or every task with trace_all), in
- * place of the sched_process_* sample: into the CPU's ring, lost like one
- * when it has no room (a LOST record says so). @flags: IPP_TASK_REC_F_*.
+ * Write a task record (task-rec.h) of @kind for the thread @t of tgid @tgid
+ * (for a fork, the parent; a target, or any task with trace_all), in place
+ * of the sched_process_* sample. It goes into the CPU's ring and, like a
+ * sample, is lost when the ring has no room (a LOST record says so).
+ * @flags are IPP_TASK_REC_F_*.
  */
 static __always_inline void task_record(void *ctx, __u8 kind, struct task_struct *t, __u32 tgid,
 					 struct task_struct *child, const char *filename, __u8 flags)
@@ -451,7 +484,7 @@ static __always_inline void task_record(void *ctx, __u8 kind, struct task_struct
 		bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), t->comm);
 	}
 	if (kind == IPP_TASK_REC_EXIT) {
-		/* do_exit() set it before this tracepoint: how wait(2) will tell it */
+		/* do_exit() set it before this tracepoint; it is the status wait(2) will report. */
 		r.exit_code = BPF_CORE_READ(t, exit_code);
 		r.flags |= IPP_TASK_REC_F_CODE;
 	}
@@ -462,13 +495,13 @@ static __always_inline void task_record(void *ctx, __u8 kind, struct task_struct
 #define SUID_DUMP_USER 1
 
 /*
- * Whether the caller (restricted: its real ids caller_uid, caller_gid) may
- * read @t's memory, as ptrace_may_access(PTRACE_MODE_READ_REALCREDS) would
- * say for a caller without CAP_SYS_PTRACE: every uid of @t (real,
- * effective, saved) the caller's, every gid its group, and @t dumpable,
- * which a set-user-ID or set-group-ID exec, or a program with file
- * capabilities, makes it not. mm->flags is an unsigned long, or (6.18) a
- * bitmap whose first word it is: read as a word either way.
+ * Whether the restricted caller (with real ids caller_uid and caller_gid)
+ * may read @t's memory, as ptrace_may_access(PTRACE_MODE_READ_REALCREDS)
+ * would say for a caller without CAP_SYS_PTRACE. Every uid of @t (real,
+ * effective, saved) must be the caller's, every gid its group, and @t must
+ * be dumpable, which a set-user-ID or set-group-ID exec, or a program with
+ * file capabilities, makes it not. mm->flags is an unsigned long, or from
+ * 6.18 a bitmap whose first word it is, so it is read as a word either way.
  */
 static __always_inline bool caller_may_read(struct task_struct *t)
 {
@@ -488,7 +521,10 @@ static __always_inline bool caller_may_read(struct task_struct *t)
 	return (flags & MMF_DUMPABLE_MASK) == SUID_DUMP_USER;
 }
 
-/* A target whose calls are paired: not a command still before its exec (callers check calls_stopped). */
+/*
+ * Whether @tgid is a target whose calls are paired, which a command still
+ * before its exec is not. Callers check calls_stopped.
+ */
 static __always_inline bool is_call_target(__u32 tgid)
 {
 	__u32 *v;
@@ -501,7 +537,7 @@ static __always_inline bool is_call_target(__u32 tgid)
 	return v && *v != TARGET_AT_EXEC;
 }
 
-/* Argument @n (1-based) of the current syscall, from the saved user registers. */
+/* Return argument @n (1-based) of the current syscall, from the saved user registers. */
 static __always_inline unsigned long sc_arg(int n)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -514,7 +550,7 @@ static __always_inline unsigned long sc_arg(int n)
 	}
 }
 
-/* What @map, one of the by-number maps (want, fd_calls), says of syscall @nr; 0 nothing. */
+/* Return what @map, one of the by-number maps (want, fd_calls), says of syscall @nr, or 0. */
 static __always_inline __u8 nr_value(void *map, long nr)
 {
 	__u32 k = (__u32)nr;
@@ -533,7 +569,7 @@ static __always_inline bool nr_set(void *map, long nr)
 }
 
 
-/* The syscall number the exit is of, from the registers (what the exit tracepoint says). */
+/* Return the number of the exiting syscall from the registers, as the exit tracepoint gives it. */
 static __always_inline long exit_nr(struct pt_regs *regs)
 {
 #if defined(__TARGET_ARCH_x86)

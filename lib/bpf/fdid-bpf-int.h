@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The loader's insides (fdid-bpf.h), shared by its two files: fdid-bpf.c
- * (the programs loaded, told what to watch, attached) and fdid-bpf-read.c
- * (what they counted, read back). Built with BPF only: it includes the
- * skeleton.
+ * loads the programs, tells them what to watch and attaches them, and
+ * fdid-bpf-read.c reads back what they counted. It is built only with BPF,
+ * since it includes the skeleton.
  */
 #ifndef IPCPERF_FDID_BPF_INT_H
 #define IPCPERF_FDID_BPF_INT_H
@@ -18,8 +18,8 @@ struct output {
 };
 
 /*
- * The jobs, in the order their programs attach (see ipp_bpf__enable()): a
- * program's job is its name's prefix (progs.bpf.c).
+ * The jobs, in the order their programs attach (see ipp_bpf__enable()). A
+ * program's job is the prefix of its name (progs.bpf.c).
  */
 enum job { JOB_ARGS, JOB_FDID, JOB_SCHED, JOB_CALLS, NR_JOBS };
 
@@ -43,7 +43,7 @@ struct ipp_bpf {
 	char *logs;		/* load_stats: each program's verifier log, LOG_SIZE bytes */
 };
 
-/* A verifier log at level 4 (BPF_LOG_STATS) is its statistics, 3 lines. */
+/* A verifier log at level 4 (BPF_LOG_STATS) holds only its statistics, 3 lines. */
 #define LOG_SIZE 512
 
 #endif /* IPCPERF_FDID_BPF_INT_H */

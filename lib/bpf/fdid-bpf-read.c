@@ -47,7 +47,7 @@ int ipp_bpf__for_each_sched(const struct ipp_bpf *b,
 	return err == -ENOENT ? 0 : err;
 }
 
-/* @v, CPU @cpu's copy of the sums of (@tgid, @fd, @nr), to @cb when it has calls. */
+/* Hand @v, CPU @cpu's copy of the sums of (@tgid, @fd, @nr), to @cb when it has calls. */
 static int cpu_sum(struct ipp_sum_rec *v, uint32_t tgid, int32_t fd, int32_t nr, int cpu,
 		   ipp_bpf_sum_fn cb, void *ctx)
 {
@@ -63,7 +63,7 @@ static int cpu_sum(struct ipp_sum_rec *v, uint32_t tgid, int32_t fd, int32_t nr,
 	return cb(ctx, v);
 }
 
-/* The per-CPU copies of one key's sums, each with calls, to @cb. */
+/* Hand each per-CPU copy of one key's sums that has calls to @cb. */
 static int each_cpu_sum(const struct ipp_bpf *b, const struct ipp_sum_key *k,
 			struct ipp_sum_rec *v, ipp_bpf_sum_fn cb, void *ctx)
 {
@@ -77,7 +77,7 @@ static int each_cpu_sum(const struct ipp_bpf *b, const struct ipp_sum_key *k,
 	return ret;
 }
 
-/* The fast slots' sums (sum-rec.h), each CPU's copy that has calls, to @cb. */
+/* Hand each CPU's copy of the fast slots' sums (sum-rec.h) that has calls to @cb. */
 static int each_fast_sum(const struct ipp_bpf *b, ipp_bpf_sum_fn cb, void *ctx)
 {
 	struct ipp_sum_slot *s = calloc((size_t)b->nr_cpus, sizeof(*s));
@@ -141,7 +141,7 @@ int ipp_bpf__calls_under_way(const struct ipp_bpf *b, uint64_t *n)
 	return 0;
 }
 
-/* Counter @k of every CPU into @v (nr_cpus values). @return 0 or -errno. */
+/* Store counter @k of every CPU in @v (nr_cpus values). Returns 0 or -errno. */
 static int stat_per_cpu(const struct ipp_bpf *b, uint32_t k, uint64_t *v)
 {
 	if (bpf_map__lookup_elem(b->skel->maps.stats, &k, sizeof(k), v,
@@ -185,7 +185,10 @@ int ipp_bpf__stats(const struct ipp_bpf *b, uint64_t out[IPP_FDID_NR_STATS])
 
 typedef int (*prog_info_fn)(void *ctx, const struct bpf_program *p, const struct bpf_prog_info *info);
 
-/* @cb with each loaded program's kernel info, in load order. @return 0, -errno or @cb's first non-zero. */
+/*
+ * Call @cb with each loaded program's kernel info, in load order. Returns
+ * 0, -errno, or the first non-zero return of @cb.
+ */
 static int each_prog_info(const struct ipp_bpf *b, prog_info_fn cb, void *ctx)
 {
 	struct bpf_program *p;
@@ -242,7 +245,7 @@ uint64_t ipp_bpf__missed(const struct ipp_bpf *b)
 	return n;
 }
 
-/* The number after @key in verifier log @log, 0 if none. */
+/* Return the number after @key in verifier log @log, or 0 if there is none. */
 static unsigned long log_number(const char *log, const char *key)
 {
 	const char *at = strstr(log, key);

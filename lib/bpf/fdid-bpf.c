@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Loader of the BPF programs (fd identity, calls paired, scheduling totals, arguments): see fdid-bpf.h. */
+/* The loader of the BPF programs; fdid-bpf.h describes it. */
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include "fdid-bpf-int.h"
 
 #define DEFAULT_MAX_TARGETS 8192
-/* Threads whose switches are counted at once (sched_tot), of targets or of the machine. */
+/* How many threads (of the targets or of the machine) sched_tot can count at once. */
 #define SCHED_THREADS 16384
 #define SCHED_THREADS_ALL 65536
 
@@ -31,7 +31,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* libbpf's print hook is the process's: set once, whatever thread opens the programs. */
+/* libbpf has one print hook per process, so it is set once, whichever thread opens the programs. */
 static pthread_once_t print_once = PTHREAD_ONCE_INIT;
 
 static void set_print(void)
@@ -45,7 +45,7 @@ static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, in
 	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
 }
 
-/* Program @p's job, by its name (progs.bpf.c). */
+/* Return program @p's job, which its name tells (progs.bpf.c). */
 static enum job job_of(const struct bpf_program *p)
 {
 	const char *name = bpf_program__name(p);
@@ -59,7 +59,7 @@ static enum job job_of(const struct bpf_program *p)
 	return JOB_FDID;
 }
 
-/* Whether program @p is to be loaded, by what was asked: its job, then the program. */
+/* Whether program @p is to be loaded, by what was asked for its job, then for itself. */
 static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 {
 	const struct progs_bpf *k = b->skel;
@@ -69,10 +69,10 @@ static bool wanted_prog(struct ipp_bpf *b, struct bpf_program *p)
 	if ((j == JOB_ARGS && !b->want_args) || (j == JOB_SCHED && !b->counts_sched) ||
 	    (j == JOB_CALLS && !b->pairs))
 		return false;
-	/* only call_exit goes there, and only for the sums' flushes */
+	/* Only call_exit goes there, and only for the sums' flushes. */
 	if (!strcmp(name, "call_flush"))
 		return b->aggs;
-	/* one of the two, by whether the caller may read every task's memory */
+	/* Load one of the two, depending on whether the caller may read every task's memory. */
 	if (!strcmp(name, "args_enter") || !strcmp(name, "args_enter_r"))
 		return k->rodata->restricted == !strcmp(name, "args_enter_r");
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit"))
@@ -99,7 +99,7 @@ struct fd_call {
 
 #define FD_CALL(name, k) { __NR_##name, IPP_FDID_K_##k }
 
-/* The calls that make fds, and what the sys_exit program reads of each (this architecture's numbers). */
+/* The calls that make fds (this architecture's numbers), and what sys_exit reads of each. */
 static const struct fd_call fd_calls[] = {
 	FD_CALL(openat, RET), FD_CALL(openat2, RET), FD_CALL(socket, RET), FD_CALL(accept, RET),
 	FD_CALL(accept4, RET), FD_CALL(dup, RET), FD_CALL(dup3, RET), FD_CALL(eventfd2, RET),
@@ -138,7 +138,7 @@ struct specs_ctx {
 	int err;
 };
 
-/* Syscall @name's number on this architecture, or -1. */
+/* Return syscall @name's number on this architecture, or -1. */
 static int nr_of(const char *name)
 {
 	for (int nr = 0; nr <= ipp_syscall_max; nr++)
@@ -160,7 +160,10 @@ static void set_one_spec(void *ctx, const char *name, const struct ipp_arg_spec 
 		c->err = -errno;
 }
 
-/* What the args job reads of each call (args-rec.c), by this architecture's numbers. */
+/*
+ * Fill arg_specs with what the args job reads of each call (args-rec.c), by
+ * this architecture's numbers.
+ */
 static int set_arg_specs(struct ipp_bpf *b)
 {
 	struct specs_ctx c = { .map = b->skel->maps.arg_specs };
@@ -171,14 +174,17 @@ static int set_arg_specs(struct ipp_bpf *b)
 	return c.err;
 }
 
-/* With trace_all, every tgid may be a target: maybe_target() looks only at its bit. */
+/*
+ * With trace_all, set every bit of the target bitmap: every tgid may be a
+ * target, and maybe_target() looks only at its bit.
+ */
 static void set_all_bits(struct ipp_bpf *b)
 {
 	if (b->skel->rodata->trace_all && b->skel->bss)
 		memset(b->skel->bss->target_bits, 0xff, sizeof(b->skel->bss->target_bits));
 }
 
-/* Program @p into slot @key of exit_next. */
+/* Put program @p into slot @key of exit_next. */
 static int set_next(struct ipp_bpf *b, uint32_t key, const struct bpf_program *p)
 {
 	int fd = bpf_program__fd(p);
@@ -190,8 +196,8 @@ static int set_next(struct ipp_bpf *b, uint32_t key, const struct bpf_program *p
 }
 
 /*
- * exit_fd into exit_gate's tail call; call_exit into exit_fd's, when the
- * calls are paired (common.bpf.h, exit_next).
+ * Chain the tail calls (common.bpf.h, exit_next): exit_gate calls exit_fd,
+ * and when the calls are paired exit_fd calls call_exit and call_flush.
  */
 static int set_exit_next(struct ipp_bpf *b)
 {
@@ -204,7 +210,7 @@ static int set_exit_next(struct ipp_bpf *b)
 	return err;
 }
 
-/* Each program's verifier statistics into its part of b->logs. */
+/* Copy each program's verifier statistics into its part of b->logs. */
 static int keep_logs(struct ipp_bpf *b)
 {
 	struct bpf_program *p;
@@ -222,7 +228,7 @@ static int keep_logs(struct ipp_bpf *b)
 	return 0;
 }
 
-/* The programs' settings, by what was asked. */
+/* Set the programs' settings from what was asked. */
 static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 {
 	struct progs_bpf__rodata *r = b->skel->rodata;
@@ -244,7 +250,7 @@ static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	r->nr_rt_sigreturn = SYS_rt_sigreturn;
 	r->nr_execve = SYS_execve;
 	r->nr_execveat = SYS_execveat;
-	/* the sums' flushes follow the targets' exits in the kernel: not with all tasks, nor IO records */
+	/* The kernel flushes the sums at the targets' exits: not with all tasks or IO records. */
 	b->aggs = b->pairs && IPP_OPTS_HAS(opts, agg_calls) && opts->agg_calls && !r->trace_all &&
 		  r->follow_forks && !r->io_records;
 	r->agg_calls = b->aggs;
@@ -256,7 +262,7 @@ static void set_rodata(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	r->caller_gid = (uint32_t)getgid();
 }
 
-/* The maps' sizes, by what was asked; the args job's made only for it. */
+/* Set the maps' sizes from what was asked; the args job's maps are made only for that job. */
 static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 {
 	struct progs_bpf *k = b->skel;
@@ -266,11 +272,11 @@ static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 	else
 		bpf_map__set_max_entries(k->maps.targets, DEFAULT_MAX_TARGETS);
 	bpf_map__set_max_entries(k->maps.fdid_out, (uint32_t)b->nr_cpus);
-	/* the threads at once: of the targets, or of the machine */
+	/* The threads counted at once, of the targets or of the machine. */
 	bpf_map__set_max_entries(k->maps.sched_tot,
 				 !b->counts_sched ? 1 :
 				 b->skel->rodata->trace_all ? SCHED_THREADS_ALL : SCHED_THREADS);
-	/* allocated as keys come (no prealloc): the bound only, by the CPUs (sum-rec.h) */
+	/* Allocated as keys come (no prealloc), so this is only the bound, by CPUs (sum-rec.h). */
 	bpf_map__set_max_entries(k->maps.agg, b->aggs ? ipp_sum_rec__agg_keys(b->nr_cpus) : 1);
 	bpf_map__set_max_entries(k->maps.agg_fast, b->aggs ? k->rodata->fast_slots : 1);
 	bpf_map__set_autocreate(k->maps.arg_specs, b->want_args);
@@ -278,8 +284,9 @@ static void set_map_sizes(struct ipp_bpf *b, const struct ipp_bpf_opts *opts)
 }
 
 /*
- * Load the object: the programs asked for, timed. One load, one parse of
- * the kernel's BTF (progs.bpf.c); exit_fd's verification is most of it.
+ * Load the object with the programs asked for, and time it. One load means
+ * one parse of the kernel's BTF (progs.bpf.c); exit_fd's verification
+ * takes most of the time.
  */
 static int load_progs(struct ipp_bpf *b)
 {
@@ -382,7 +389,7 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 	free(b);
 }
 
-/* @tgid's bit in the programs' target bitmap (fdid.bpf.c: maybe_target()), in the mmapped .bss. */
+/* Set or clear @tgid's bit in the target bitmap (maybe_target()) in the mmapped .bss. */
 static void mark_target(struct ipp_bpf *b, pid_t tgid, bool on)
 {
 	uint64_t bit = 1ull << ((uint32_t)tgid % 64);
@@ -402,7 +409,7 @@ static int add_target(struct ipp_bpf *b, pid_t tgid, uint32_t val)
 
 	if (tgid <= 0)
 		return -EINVAL;
-	/* before the map: a tgid in the map always has its bit */
+	/* Set the bit before the map entry, so that a tgid in the map always has its bit. */
 	mark_target(b, tgid, true);
 	if (bpf_map__update_elem(b->skel->maps.targets, &key, sizeof(key), &val, sizeof(val),
 				 BPF_ANY) < 0)
@@ -433,7 +440,7 @@ bool ipp_bpf__pairs(const struct ipp_bpf *b)
 #define DUP2_WANTED(b) true
 #endif
 
-/* The calls added up: the read/write family on one fd (recvmsg unless it received fds). */
+/* The calls that are added up: the read/write family on one fd (recvmsg unless it received fds). */
 static const int sum_calls[] = {
 	__NR_read, __NR_write, __NR_readv, __NR_writev, __NR_pread64, __NR_pwrite64,
 	__NR_preadv, __NR_pwritev, __NR_preadv2, __NR_pwritev2, __NR_recvfrom, __NR_sendto,
@@ -441,10 +448,10 @@ static const int sum_calls[] = {
 };
 
 /*
- * Whether call @nr, wanted by -s and not one of the table's (lib/syscalls.c:
- * those are the I/O and fd calls), may be added up under no fd: not one
- * whose record the session reads for more than its row (a new process,
- * an exec, the registers restored).
+ * Whether call @nr, wanted by -s and not one of the table's (lib/syscalls.c
+ * lists the I/O and fd calls), may be added up under no fd. It may not when
+ * the session reads its record for more than its row: a new process, an
+ * exec, the registers restored.
  */
 static bool summable_other(int nr)
 {
@@ -464,7 +471,7 @@ static bool summable_other(int nr)
 	return true;
 }
 
-/* What want is to say of call @nr (enum ipp_sum_want). */
+/* Return what the want map is to say of call @nr (enum ipp_sum_want). */
 static uint8_t want_of(const struct ipp_bpf *b, int nr)
 {
 	if (!b->aggs)
@@ -499,10 +506,10 @@ int ipp_bpf__want_syscall(struct ipp_bpf *b, int nr)
 		return -EINVAL;
 	if (nr < 0 || nr >= IPP_FDID_MAX_NR)
 		return -EINVAL;
-	/* close_range, flushed before it was asked for: its record from now on */
+	/* close_range was set to flush only; from now on it gets its record too. */
 	if (b->want[nr] && !(nr == __NR_close_range && b->want[nr] == WANT_FLUSH_ONLY_RANGE))
 		return 0;
-	/* close_range: its fds' sums, with no record unless the session traces it too */
+	/* close_range flushes its fds' sums, with no record unless the session traces it too. */
 	if (b->aggs && !b->want[__NR_close_range] && nr != __NR_close_range) {
 		int err = set_want(b, __NR_close_range, WANT_FLUSH_ONLY_RANGE);
 
@@ -527,9 +534,9 @@ int ipp_bpf__settle_sums(struct ipp_bpf *b)
 }
 
 /*
- * Once every call is set: the sums only when every fd-ending call is
- * paired too (close, dup2, dup3; exec and exit flush by themselves),
- * else no call is added up.
+ * Once every call is set, keep the sums only when every fd-ending call is
+ * paired too (close, dup2, dup3; exec and exit flush by themselves);
+ * otherwise no call is added up.
  */
 static int check_sums(struct ipp_bpf *b)
 {
@@ -581,7 +588,7 @@ int ipp_bpf__remove_target(struct ipp_bpf *b, pid_t tgid)
 	if (bpf_map__delete_elem(b->skel->maps.targets, &key, sizeof(key), 0) < 0)
 		return -errno;
 	mark_target(b, tgid, false);
-	/* the programs' memo of call targets (common.bpf.h, cpu_calls) ages */
+	/* The programs' memo of call targets (common.bpf.h, cpu_calls) ages. */
 	if (b->skel->bss)
 		__atomic_fetch_add(&b->skel->bss->targets_gone, 1, __ATOMIC_SEQ_CST);
 	return 0;
@@ -594,14 +601,14 @@ void ipp_bpf__output_attr(struct perf_event_attr *a, clockid_t clockid)
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_BPF_OUTPUT;
 	a->sample_period = 1;
-	/* the session's sample layout and an IP, for perf script (perfdata.h: IPP_PD_BPF_SAMPLE_TYPE) */
+	/* The session's sample layout plus an IP, for perf script (IPP_PD_BPF_SAMPLE_TYPE). */
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = clockid;
 	a->disabled = 1;
-	/* the ring's owner says when to wake its reader */
+	/* The ring's owner decides when to wake its reader. */
 	a->watermark = 1;
 	a->wakeup_watermark = 1u << 30;
 }
@@ -651,7 +658,7 @@ size_t ipp_bpf__nr_programs(const struct ipp_bpf *b)
 	return b->nr_progs;
 }
 
-/* Attach program @p. @return 0 or -errno. */
+/* Attach program @p. Returns 0 or -errno. */
 static int attach_one(struct ipp_bpf *b, struct bpf_program *p)
 {
 	struct bpf_link *l = bpf_program__attach(p);
@@ -667,9 +674,9 @@ static int attach_one(struct ipp_bpf *b, struct bpf_program *p)
 }
 
 /*
- * Attach job @j's loaded programs. Of the calls job, call_switch first: a
- * call entered once call_enter runs has its slot moved at any switch
- * (common.bpf.h, cpu_calls). @return 0 or -errno.
+ * Attach job @j's loaded programs. For the calls job call_switch comes
+ * first, so that a call entered once call_enter runs has its slot moved at
+ * any switch (common.bpf.h, cpu_calls). Returns 0 or -errno.
  */
 static int attach_progs(struct ipp_bpf *b, enum job j)
 {
@@ -679,7 +686,7 @@ static int attach_progs(struct ipp_bpf *b, enum job j)
 	if (first && bpf_program__autoload(first))
 		err = attach_one(b, first);
 	bpf_object__for_each_program(p, b->skel->obj) {
-		/* exit_fd, call_exit, call_flush: reached by tail calls (set_exit_next()) */
+		/* exit_fd, call_exit and call_flush are reached by tail calls (set_exit_next()). */
 		if (err || !bpf_program__autoload(p) || job_of(p) != j || p == first ||
 		    p == b->skel->progs.exit_fd || p == b->skel->progs.call_exit ||
 		    p == b->skel->progs.call_flush)
@@ -701,11 +708,11 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 		if (ioctl(b->outs[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
 	/*
-	 * Job by job (enum job): the args job first, its record comes before
-	 * the call's fd and call records; the calls job last, so that on
-	 * sys_exit the fd records' probe runs before the call record's (a
-	 * tracepoint's probes run in the order they were registered): each fd
-	 * record precedes its call.
+	 * Attach job by job (enum job). The args job comes first, because its
+	 * record comes before the call's fd and call records. The calls job
+	 * comes last, so that on sys_exit the fd records' probe runs before the
+	 * call record's (a tracepoint's probes run in the order they were
+	 * registered), and each fd record precedes its call.
 	 */
 	err = 0;
 	for (int j = 0; !err && j < NR_JOBS; j++)
@@ -717,9 +724,10 @@ int ipp_bpf__enable(struct ipp_bpf *b)
 		return err;
 	}
 	/*
-	 * The calls from now: the exit chain (fdid job) was attached before
-	 * call_enter (calls job), and the calls that ended in between had no
-	 * enter: they were not under way at the start, but before it.
+	 * Calls count as started from now on. The exit chain (fdid job) was
+	 * attached before call_enter (calls job), so a call that ended in
+	 * between had no enter seen: it is taken as begun before the start, not
+	 * as under way at it.
 	 */
 	if (b->pairs && b->skel->bss)
 		__atomic_store_n(&b->skel->bss->calls_started, true, __ATOMIC_SEQ_CST);

@@ -43,7 +43,7 @@ int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out)
 }
 
 
-/* lib/fd/procfd.c's convention: a name too long keeps its end, behind "...". */
+/* Set the object's name as lib/fd/procfd.c does: a name too long keeps its end, behind "...". */
 static void set_object(struct ipp_fdid *out, const char *s, bool cut)
 {
 	size_t len = strlen(s);

@@ -3,9 +3,10 @@
  * The fd identity record the BPF programs (fdid.bpf.c) write, its decoder,
  * and the contract of the programs' maps: both sides include this header.
  * Every kernel record starts with the header of krec.h; the call record
- * is in call-rec.h, the sched record in sched-rec.h. A record is the RAW data of a PERF_COUNT_SW_BPF_OUTPUT sample, in the same
- * per-CPU rings (and the same sample layout: IDENTIFIER, TID, TIME, CPU,
- * RAW) as the session's tracepoint samples; the sample's id says it is one.
+ * is in call-rec.h, the sched record in sched-rec.h. A record is the RAW
+ * data of a PERF_COUNT_SW_BPF_OUTPUT sample, in the same per-CPU rings (and
+ * the same sample layout: IDENTIFIER, TID, TIME, CPU, RAW) as the session's
+ * tracepoint samples; the sample's id tells it apart.
  *
  * Layout rules, so that old readers survive new writers:
  *  - version changes only when a field changes meaning or place; fields are
@@ -138,22 +139,22 @@ enum ipp_fdid_stat {
 
 /*
  * Check the RAW data of one bpf-output sample (@size bytes, not aligned)
- * and copy the record into @out, zero-filled past its size, path
- * NUL-terminated. Pure.
- * @return 0; -ENOTSUP for another version; -EPROTO when @size or the
- *   record's own size is too small for its kind of record, or path_len
- *   does not fit.
+ * and copy the record into @out, zero-filled past its size, with the path
+ * NUL-terminated. Pure. Returns 0, -ENOTSUP for another version, or -EPROTO
+ * when @size or the record's own size is too small for its kind of record,
+ * or when path_len does not fit.
  */
 int ipp_fdid_rec__parse(const void *raw, size_t size, struct ipp_fdid_rec *out);
 
 /*
- * What a NEW or UPDATE record says, as lib/fd/procfd.c says it from /proc and
- * sock_diag: kind, object ("pipe:[N]", "socket:[N]", "/path" with
- * " (deleted)", "anon_inode:[eventfd]"), ino, dev, flags, and for sockets
- * family, type, protocol, state, local and remote addresses, unix peer,
- * buffer sizes (diag true: the kernel said so). A TCP/UDP socket's peer_ino
- * stays 0: the other end is found by its addresses. @return 0; -ENOENT
- * for a NOFILE record (the fd was gone); -EINVAL for an IO record.
+ * Fill @out with what a NEW or UPDATE record says, in the form
+ * lib/fd/procfd.c gives from /proc and sock_diag: kind, object ("pipe:[N]",
+ * "socket:[N]", "/path" with " (deleted)", "anon_inode:[eventfd]"), ino,
+ * dev, flags, and for sockets the family, type, protocol, state, local and
+ * remote addresses, unix peer and buffer sizes (diag is true because the
+ * kernel said so). A TCP/UDP socket's peer_ino stays 0: the other end is
+ * found by its addresses. Returns 0, -ENOENT for a NOFILE record (the fd
+ * was gone), or -EINVAL for an IO record.
  */
 int ipp_fdid_rec__to_fdid(const struct ipp_fdid_rec *r, struct ipp_fdid *out);
 

@@ -1,27 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * fd identity in the kernel: at the exit of every call that makes an fd,
- * what the fd is, read from the kernel's own structures
- * (current->files->fdt->fd[fd]) and written as a struct ipp_fdid_rec into
+ * fd identity in the kernel. At the exit of every call that makes an fd,
+ * the programs read what the fd is from the kernel's own structures
+ * (current->files->fdt->fd[fd]) and write it as a struct ipp_fdid_rec into
  * the bpf-output event of the CPU, whose samples go into the session's ring
  * of that CPU. See lib/bpf/README.md.
  *
  * The programs are BTF tracepoint programs (tp_btf/...), each attached by
- * a BPF link: no perf event of ours on any tracepoint (closing one took
- * the kernel 30-70 ms). They run for every hit of their tracepoint on the
- * machine: the sys_exit ones first look up what the call is (fd_calls,
- * want: an array, inlined) and then whether the caller is a target (the
- * targets map, or trace_all); a BTF tracepoint's return value drops no
- * one's samples.
+ * a BPF link, so ipcperf opens no perf event on any tracepoint (closing one
+ * took the kernel 30-70 ms). They run for every hit of their tracepoint on
+ * the machine. The sys_exit ones first look up what the call is (fd_calls
+ * and want, arrays whose lookups are inlined) and then whether the caller
+ * is a target (the targets map, or trace_all). A BTF tracepoint's return
+ * value drops nobody's samples.
  *
  * Arguments sys_exit does not carry (the fd of read(), the int[2] of
  * pipe()) come from the task's saved user registers, which the kernel
- * leaves as they were at entry: no sys_enter program, no per-thread map.
+ * leaves as they were at entry, so there is no sys_enter program and no
+ * per-thread map.
  */
 #include "common.bpf.h"
 #include "agg.bpf.h"
 
-/* The kernel's dev_t (major << 20 | minor) as stat(2) encodes it. */
+/* Return the kernel's dev_t @kdev (major << 20 | minor) encoded as stat(2) encodes it. */
 static __always_inline __u64 user_dev(__u32 kdev)
 {
 	__u64 major = kdev >> 20, minor = kdev & 0xfffff;
@@ -48,7 +49,7 @@ static __always_inline struct file *fd_file(int fd, __u16 *flags)
 	return f;
 }
 
-/* Inode number of a socket's inode (0: the sock has no socket yet, an embryo). */
+/* Return the inode number of a socket's inode, or 0 when the sock has no socket yet (an embryo). */
 static __always_inline __u64 sock_ino(struct sock *sk)
 {
 	struct socket *sock = BPF_CORE_READ(sk, sk_socket);
@@ -56,7 +57,7 @@ static __always_inline __u64 sock_ino(struct sock *sk)
 
 	if (!sock)
 		return 0;
-	/* SOCK_INODE(): the inode follows the socket in struct socket_alloc */
+	/* As SOCK_INODE() does: the inode follows the socket in struct socket_alloc. */
 	inode = (void *)sock - bpf_core_field_offset(struct socket_alloc, socket) +
 		bpf_core_field_offset(struct socket_alloc, vfs_inode);
 	return BPF_CORE_READ(inode, i_ino);
@@ -90,14 +91,17 @@ static __always_inline void sock_info(struct ipp_fdid_rec *r, struct file *f)
 			BPF_CORE_READ_INTO((__u32 *)r->saddr, sk, __sk_common.skc_rcv_saddr);
 			BPF_CORE_READ_INTO((__u32 *)r->daddr, sk, __sk_common.skc_daddr);
 		} else {
-			/* READ_INTO reads sizeof(*dst): the whole struct, not one byte of it */
+			/*
+			 * READ_INTO reads sizeof(*dst), so the cast makes it
+			 * read the whole struct, not one byte.
+			 */
 			BPF_CORE_READ_INTO((struct in6_addr *)r->saddr, sk, __sk_common.skc_v6_rcv_saddr);
 			BPF_CORE_READ_INTO((struct in6_addr *)r->daddr, sk, __sk_common.skc_v6_daddr);
 		}
 	}
 }
 
-/* Where the walk of walk_path() is: the bpf_loop() callback's context. */
+/* How far walk_path() has come; this is the bpf_loop() callback's context. */
 struct walk {
 	struct dentry *d, *root_d;
 	struct vfsmount *vfsmnt, *root_m;
@@ -107,12 +111,12 @@ struct walk {
 	bool done;
 };
 
-/* One dentry up (or one mount down): 0 goes on, 1 stops. */
+/* Take one step of the walk: one dentry up, or one mount down. Returns 0 to go on, 1 to stop. */
 static long walk_step(__u32 i, struct walk *w)
 {
 	__u32 zero = 0, len, start, used = w->used;
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
-	/* locals: BPF_CORE_READ(w->x, ...) would relocate struct walk too */
+	/* Copy into locals, since BPF_CORE_READ(w->x, ...) would relocate struct walk too. */
 	struct dentry *parent, *mnt_root, *d = w->d;
 	struct vfsmount *vfsmnt = w->vfsmnt;
 	struct mount *mnt = w->mnt;
@@ -130,7 +134,10 @@ static long walk_step(__u32 i, struct walk *w)
 		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
 
 		if (up == mnt) {
-			/* the top of the namespace, not the task's root: chroot, or detached */
+			/*
+			 * The top of the namespace but not the task's root: a
+			 * chroot, or a detached mount.
+			 */
 			w->flags |= IPP_FDID_F_UNREACHABLE;
 			w->done = true;
 			return 1;
@@ -164,11 +171,12 @@ static long walk_step(__u32 i, struct walk *w)
 }
 
 /*
- * r->path from the dentries of @f up to the task's root, crossing mounts:
- * the kernel's own name of the object, whatever the caller passed (relative,
- * through symlinks or a dirfd, or no path at all: dup, SCM_RIGHTS).
- * Components are put in front of each other, ending at buf[PATH_END]. A
- * bpf_loop() keeps the verifier's work to one step, not PATH_STEPS of them.
+ * Build r->path from the dentries of @f up to the task's root, crossing
+ * mounts. This is the kernel's own name of the object, whatever the caller
+ * passed (a relative path, one through symlinks or a dirfd, or no path at
+ * all, as with dup and SCM_RIGHTS). Components are put in front of each
+ * other, ending at buf[PATH_END]. A bpf_loop() keeps the verifier's work to
+ * one step, not PATH_STEPS of them.
  */
 static __always_inline void walk_path(struct scratch *s, struct file *f)
 {
@@ -200,7 +208,7 @@ static __always_inline void walk_path(struct scratch *s, struct file *f)
 	r->path_len = used;
 }
 
-/* The dentry's own name: anon_inode files ("[eventfd]"). */
+/* Copy the dentry's own name, as for anon_inode files ("[eventfd]"). */
 static __always_inline void dentry_name(struct ipp_fdid_rec *r, struct file *f)
 {
 	const unsigned char *name = BPF_CORE_READ(f, f_path.dentry, d_name.name);
@@ -220,7 +228,7 @@ static __always_inline void output(void *ctx, struct ipp_fdid_rec *r, __u32 size
 		count(IPP_FDID_ST_OUT_FAIL);
 }
 
-/* The record of @fd, for call @nr that returned @ret. */
+/* Write the record of @fd, of kind @what, for call @nr that returned @ret. */
 static __noinline int emit_fd(void *ctx, int fd, int nr, long ret, int what)
 {
 	__u32 zero = 0, size;
@@ -234,7 +242,7 @@ static __noinline int emit_fd(void *ctx, int fd, int nr, long ret, int what)
 	if (!s)
 		return 0;
 	r = &s->rec;
-	/* an IO record is the first IPP_FDID_REC_IO_SIZE bytes: clear no more for it */
+	/* An IO record is only the first IPP_FDID_REC_IO_SIZE bytes, so clear no more for it. */
 	__builtin_memset(r, 0, IPP_FDID_REC_IO_SIZE);
 	if (what != IPP_FDID_IO)
 		__builtin_memset((char *)r + IPP_FDID_REC_IO_SIZE, 0,
@@ -311,7 +319,7 @@ static __noinline int emit_fd(void *ctx, int fd, int nr, long ret, int what)
 
 /*
  * One sys_exit program (exit_fd, or call_exit when the calls are paired)
- * serves every call: fd_calls says by number what to do. The fds to
+ * serves every call, and fd_calls says by number what to do. The fds to
  * describe are listed in scratch.fds and emitted by one bpf_loop(), so
  * that emit_fd() and its path walk are verified once, not once per call
  * site (an unrolled SCM_RIGHTS loop cost the verifier 0.6 s).
@@ -323,7 +331,7 @@ struct cmsg_hdr {
 	int type;
 };
 
-/* Where the walk of the control messages of a recvmsg is (scm_step()'s context). */
+/* How far the walk of a recvmsg's control messages has come (scm_step()'s context). */
 struct scm_walk {
 	void *control;
 	__u64 controllen;
@@ -332,7 +340,10 @@ struct scm_walk {
 	__u32 scm;	/* of them, SCM_RIGHTS fds */
 };
 
-/* One control message: its SCM_RIGHTS fds listed, at most SCM_MAX_FDS in all. 0 goes on. */
+/*
+ * List the SCM_RIGHTS fds of one control message, at most SCM_MAX_FDS in all.
+ * Returns 0 to go on.
+ */
 static long scm_step(__u32 i, struct scm_walk *w)
 {
 	__u32 zero = 0, n = w->n, cnt = 0, nfds;
@@ -340,7 +351,7 @@ static long scm_step(__u32 i, struct scm_walk *w)
 	__u64 off = w->off;
 	struct cmsg_hdr c;
 
-	/* msg_controllen is what the kernel wrote back: the bytes of control data */
+	/* msg_controllen is what the kernel wrote back: the bytes of control data. */
 	if (!s || off + sizeof(c) > w->controllen ||
 	    bpf_probe_read_user(&c, sizeof(c), w->control + off) < 0 || c.len < sizeof(c) ||
 	    off + c.len > w->controllen)
@@ -350,7 +361,10 @@ static long scm_step(__u32 i, struct scm_walk *w)
 		cnt = SCM_MAX_FDS - w->scm;
 		if (nfds < cnt)
 			cnt = nfds;
-		/* a no-op (cnt <= SCM_MAX_FDS) that clang may not drop: bounds for the verifier */
+		/*
+		 * An empty asm (cnt <= SCM_MAX_FDS) that clang may not drop, so
+		 * the verifier sees bounds.
+		 */
 		asm volatile("" : "+r"(cnt));
 		cnt &= FDS_MASK;
 		if (cnt)
@@ -363,7 +377,10 @@ static long scm_step(__u32 i, struct scm_walk *w)
 	return 0;
 }
 
-/* recvmsg's SCM_RIGHTS fds, listed after the @n already there. @return how many fds in all. */
+/*
+ * List recvmsg's SCM_RIGHTS fds after the @n already there. Returns how many
+ * fds there are in all.
+ */
 static __always_inline __u32 scm_fds(__u32 n)
 {
 	struct scm_walk w = { .n = n };
@@ -377,7 +394,7 @@ static __always_inline __u32 scm_fds(__u32 n)
 	return w.n;
 }
 
-/* What emit_step() emits: the listed fds of call @nr that returned @ret (as scratch says). */
+/* What emit_step() needs to emit the fds listed in scratch for call @nr that returned @ret. */
 struct emit_list {
 	void *ctx;
 	long ret;
@@ -396,7 +413,10 @@ static long emit_step(__u32 i, struct emit_list *e)
 	return 0;
 }
 
-/* The records of call @nr of kind @k (fd_calls) that returned @ret: the caller is a target. */
+/*
+ * Write the records of call @nr of kind @k (fd_calls) that returned @ret; the
+ * caller is a target.
+ */
 static __always_inline void fd_exit(void *ctx, long nr, long ret, __u8 k)
 {
 	struct emit_list e = { .ctx = ctx, .ret = ret, .nr = nr };
@@ -423,7 +443,7 @@ static __always_inline void fd_exit(void *ctx, long nr, long ret, __u8 k)
 		break;
 	case IPP_FDID_K_PAIR1:
 	case IPP_FDID_K_PAIR4:
-		/* the kernel has just written them: the page is there */
+		/* The kernel has just written them, so the page is present. */
 		if (ret != 0 || bpf_probe_read_user(s->fds, 2 * sizeof(int),
 						    (void *)sc_arg(k == IPP_FDID_K_PAIR1 ? 1 : 4)) < 0)
 			return;
@@ -458,7 +478,7 @@ static __always_inline void fd_exit(void *ctx, long nr, long ret, __u8 k)
 		bpf_loop(s->nfds, emit_step, &e, 0);
 }
 
-/* What the sys_exit program does for call @nr (enum ipp_fdid_call_kind). */
+/* Return what the sys_exit program does for call @nr (enum ipp_fdid_call_kind). */
 static __always_inline __u8 fd_kind(long nr)
 {
 	__u32 k = (__u32)nr;
@@ -472,8 +492,8 @@ static __always_inline __u8 fd_kind(long nr)
 
 /*
  * The one program attached to sys_exit. Every call of the machine runs
- * it, so it is as small as a program gets: one page of code, and of ours
- * one page of data, its word of target_bits. On a machine that flushes the
+ * it, so it is as small as a program gets: one page of code, and one page
+ * of ipcperf's data, its word of target_bits. On a machine that flushes the
  * TLB at every kernel entry each page touched is a page walk, and a large
  * program's early return jumps to an epilogue pages away. A process that
  * may be a target goes on to exit_fd.
@@ -487,9 +507,9 @@ int BPF_PROG(exit_gate, struct pt_regs *regs, long ret)
 }
 
 /*
- * The fds each call of a target made; then, when the calls are paired,
- * call_exit by a tail call: its call record comes after them. Reached
- * from exit_gate, not attached.
+ * Write the fds each call of a target made. Then, when the calls are
+ * paired, go on to call_exit by a tail call, so that the call record comes
+ * after them. This program is reached from exit_gate, not attached.
  */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
@@ -512,8 +532,8 @@ int BPF_PROG(exit_fd, struct pt_regs *regs, long ret)
 /*
  * A new process of a target is a target from its first instruction: a
  * child that lives less than a millisecond would be gone before userspace
- * could add it. Threads need nothing: they share the tgid. First the
- * fork's task record, when the session takes them.
+ * could add it. Threads need nothing, since they share the tgid. The
+ * fork's task record comes first, when the session takes them.
  */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
@@ -534,7 +554,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* A target's thread exited (its task record); the last one: its pid may be reused. */
+/*
+ * A target's thread exited: write its task record. When it was the last
+ * thread, the target leaves the targets map, since its pid may be reused.
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *task)
 {
@@ -544,8 +567,9 @@ int BPF_PROG(on_exit, struct task_struct *task)
 	if (trace_all || !follow_forks || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
 	/*
-	 * before its fds close (exit_files() comes after this tracepoint): their
-	 * sums, and those on no fd; after the stop they stay for its read
+	 * Flush its fds' sums, and those on no fd, before its fds close
+	 * (exit_files() comes after this tracepoint). After the stop the sums
+	 * stay in the map for userspace to read.
 	 */
 	if (agg_calls && !calls_stopped && maybe_target(tgid) && bpf_map_lookup_elem(&targets, &tgid))
 		agg_flush_range(ctx, tgid, -1, 0x7fffffff);

@@ -54,26 +54,32 @@ _Static_assert(sizeof(struct ipp_krec_hdr) == IPP_KREC_HDR_SIZE, "the records' h
 #include <stddef.h>
 #include <stdint.h>
 
-/* The kind of record in the RAW data of a bpf-output sample (enum ipp_fdid_what): its what byte; 0 none. */
+/*
+ * Return the kind of record (enum ipp_fdid_what, its what byte) in the RAW
+ * data of a bpf-output sample, or 0 when the data is too short to say.
+ */
 static inline unsigned int ipp_krec__what(const void *raw, size_t size)
 {
 	return size > 4 ? ((const unsigned char *)raw)[4] : 0;
 }
 
 /*
- * Check the header of a record: its version, and the size it says, which
- * the sample's @size must hold. @return 0, the size in @rec_size;
- * -ENOTSUP for another version; -EPROTO.
+ * Check the header of a record: its version, and the size it gives, which
+ * the sample's @size must hold. Returns 0 with that size in *@rec_size,
+ * -ENOTSUP for another version, or -EPROTO.
  */
 int ipp_krec__head(const void *raw, size_t size, uint16_t *rec_size);
 
 /*
- * A fixed-size record of kind @what: at least @need bytes, copied into @out.
- * @return 0; -ENOTSUP, -EPROTO.
+ * Check a fixed-size record of kind @what that holds at least @need bytes,
+ * and copy it into @out. Returns 0, -ENOTSUP or -EPROTO.
  */
 int ipp_krec__fixed(const void *raw, size_t size, unsigned int what, size_t need, void *out);
 
-/* "new", "update", "io", "call", "sched", "sum", "task", "args", "signal"; "?" otherwise. Static. */
+/*
+ * Return the name of record kind @what: "new", "update", "io", "call",
+ * "sched", "sum", "task", "args", "signal", or "?" for others. Static.
+ */
 const char *ipp_fdid_rec__what_name(unsigned int what);
 #endif
 

@@ -71,8 +71,8 @@ struct ipp_sched_slot {
 /*
  * Check the RAW data of one bpf-output sample that holds a sched record
  * (IPP_FDID_SCHED) and copy it into @out, comm NUL-terminated. Pure.
- * @return 0; -ENOTSUP for another version; -EPROTO when it is not a sched
- *   record or is too short.
+ * Returns 0, -ENOTSUP for another version, or -EPROTO when it is not a
+ * sched record or is too short.
  */
 int ipp_sched_rec__parse(const void *raw, size_t size, struct ipp_sched_rec *out);
 

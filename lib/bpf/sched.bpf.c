@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Scheduling totals counted in the kernel: each target thread's switches,
- * wakeups and migrations (sched_tot), one sched record at its exit. Loaded
- * only when they are counted. See lib/bpf/README.md.
+ * wakeups and migrations (sched_tot), written as one sched record at its
+ * exit. These programs are loaded only when the totals are counted. See
+ * lib/bpf/README.md.
  */
 #include "common.bpf.h"
 
@@ -11,7 +12,10 @@
 #define TASK_DEAD 0x0080
 
 
-/* Write thread @tid's counts (struct ipp_sched_rec). @return 0, or < 0 when the ring had no room. */
+/*
+ * Write thread @tid's counts (struct ipp_sched_rec). Returns 0, or < 0 when the
+ * ring had no room.
+ */
 static __always_inline long emit_sched(void *ctx, __u32 tid, const struct ipp_sched_slot *t)
 {
 	struct ipp_sched_rec r;
@@ -36,9 +40,9 @@ static __always_inline long emit_sched(void *ctx, __u32 tid, const struct ipp_sc
 }
 
 /*
- * Make @p's entry: counted from now on (the kernel's accounting so far is
- * its base, or 0 for a task being born), for target @root. @return it, or
- * NULL when the map is full.
+ * Make @p's entry, counted from now on for target @root: the kernel's
+ * accounting so far is its base, or 0 for a task being born. Returns the
+ * entry, or NULL when the map is full.
  */
 static __always_inline struct ipp_sched_slot *new_slot(struct task_struct *p, __u32 tid,
 						       __s32 root, bool born)
@@ -59,10 +63,10 @@ static __always_inline struct ipp_sched_slot *new_slot(struct task_struct *p, __
 }
 
 /*
- * Task @p's entry in sched_tot, made when it has none and is a target (one
- * that userspace did not seed, born before the counting began). An entry
- * left by an exited thread whose record found no room is written again
- * first: its tid is another thread's now.
+ * Return task @p's entry in sched_tot, made when it has none and is a
+ * target (one that userspace did not seed, born before the counting
+ * began). An entry left by an exited thread whose record found no room is
+ * written out again first, since its tid is another thread's now.
  */
 static __always_inline struct ipp_sched_slot *sched_slot(void *ctx, struct task_struct *p)
 {
@@ -83,12 +87,13 @@ static __always_inline struct ipp_sched_slot *sched_slot(void *ctx, struct task_
 }
 
 /*
- * A target thread switched out, counted as the session's sched_switch
- * samples would be: preempted (runnable, the tracepoint's R or R+) or it
- * blocked, and on another CPU than its last switch-out. Its last switch
- * (into TASK_DEAD, which no sample event sees: the thread's are gone by
- * then) is not counted: its counts go in one record, and its entry goes.
- * When the ring has no room the entry stays, marked, to be read at the end.
+ * Count a target thread's switch out as the session's sched_switch samples
+ * would: whether it was preempted (runnable, the tracepoint's R or R+) or
+ * blocked, and whether it ran on another CPU than at its last switch-out.
+ * Its last switch, into TASK_DEAD, is not counted, since no sample event
+ * sees it (the thread's events are gone by then); instead its counts go
+ * into one record and its entry is deleted. When the ring has no room the
+ * entry stays, marked, to be read at the end.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -100,11 +105,12 @@ int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_st
 	__s32 cpu;
 
 	/*
-	 * Every switch of the machine comes here: one that involves no target
-	 * leaves after a look at target_bits. A thread's last switch (into
-	 * TASK_DEAD) always goes on: its process may have left the targets at
-	 * its exit, just before, and this switch writes its record. Without
-	 * follow_forks a counted child may not have its bit yet: all go on.
+	 * Every switch of the machine comes here, and one that involves no
+	 * target leaves after a look at target_bits. A thread's last switch
+	 * (into TASK_DEAD) always goes on, because its process may have left
+	 * the targets at its exit just before, and this switch writes its
+	 * record. Without follow_forks a counted child may not have its bit
+	 * yet, so every switch goes on.
 	 */
 	if (maybe_target(next->tgid) || !follow_forks)
 		oncpu_mark(next);
@@ -140,21 +146,24 @@ int BPF_PROG(sched_count, bool preempt, struct task_struct *prev, struct task_st
 	return 0;
 }
 
-/* A target thread woken (the woken one: the waker may be anybody). */
+/* Count a wakeup of a target thread; the thread woken is counted, and the waker may be anybody. */
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_woken, struct task_struct *p)
 {
 	struct ipp_sched_slot *t;
 
-	/* every wakeup of the machine comes here: one of no target leaves after a look at target_bits */
+	/*
+	 * Every wakeup of the machine comes here; one of no target leaves after
+	 * a look at target_bits.
+	 */
 	if ((maybe_target(p->tgid) || !follow_forks) && !sched_stopped && (t = sched_slot(ctx, p)) && !t->ended)
 		t->wakeups++;
 	return 0;
 }
 
 /*
- * A counted thread's new thread or process is counted from its first
- * instruction, for the same target (as a counter is inherited at fork).
+ * Count a counted thread's new thread or process from its first
+ * instruction, for the same target, as a counter is inherited at fork.
  */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_born, struct task_struct *parent, struct task_struct *child)
@@ -180,8 +189,9 @@ int BPF_PROG(sched_born, struct task_struct *parent, struct task_struct *child)
 /*
  * A command's exec renames it just after the kernel enables the counters
  * opened on it (perf_event_exec(), then __set_task_comm() in
- * begin_new_exec()): its counting starts here, as theirs, with its runtime
- * as it is now (not as the kernel last updated it: at its switch-in).
+ * begin_new_exec()). Its counting starts here, as the counters' does, with
+ * its runtime as it is now rather than as the kernel last updated it, at
+ * its switch-in.
  */
 SEC("tp_btf/task_rename")
 int BPF_PROG(sched_exec_start, struct task_struct *task, const char *comm)

@@ -5,7 +5,10 @@
 #include "hist.h"
 #include "sum-rec.h"
 
-/* Whether the counts of @r hold together: a window inside hist.c's buckets, as many bucketed as added. */
+/*
+ * Whether the counts of @r hold together: the window lies inside hist.c's
+ * buckets, and as many calls are in buckets as were added up.
+ */
 static bool sum_consistent(const struct ipp_sum_rec *r)
 {
 	uint64_t n = 0;

@@ -79,13 +79,16 @@ struct ipp_sum_key {
 #define IPP_SUM_TAG_NR(t) ((__s32)(((t) >> 32) & 1023))
 #define IPP_SUM_TAG_FD(t) ((__s32)(__u32)(t))
 
-/* A fast slot on one CPU: the sums of the key @tag names (another tag's: stale, not counted). */
+/*
+ * A fast slot on one CPU: the sums of the key that @tag names. A slot with
+ * another key's tag is stale and not counted.
+ */
 struct ipp_sum_slot {
 	__u64 tag;
 	struct ipp_sum_rec v;
 };
 
-/* What the want map says of each syscall, by number (0: not paired). */
+/* What the want map says of each syscall, by number; 0 means it is not paired. */
 enum ipp_sum_want {
 	WANT_CALL = 1,		/* a call record */
 	WANT_SUM,		/* added up into agg, when its enter was seen and it did not fail but EAGAIN */
@@ -103,19 +106,22 @@ enum ipp_sum_want {
 
 /*
  * Check the RAW data of one bpf-output sample that holds a summary record
- * and copy it into @out. Pure.
- * @return 0; -ENOTSUP for another version; -EPROTO when it is not a
- *   summary, is too short, or its window or counts do not hold together
- *   (buckets past lib/hist.c's last, a bucket sum other than ops, min > max).
+ * and copy it into @out. Pure. Returns 0, -ENOTSUP for another version, or
+ * -EPROTO when it is not a summary, is too short, or its window or counts
+ * do not hold together (buckets past lib/hist.c's last, a bucket sum other
+ * than ops, min > max).
  */
 int ipp_sum_rec__parse(const void *raw, size_t size, struct ipp_sum_rec *out);
 /*
- * The fast slots on @ncpus CPUs: as many as IPP_SUM_FAST_BYTES holds on all
- * of them (each CPU has its copy of each), a power of two, 2 to
- * IPP_SUM_FAST. Pure.
+ * Return the number of fast slots on @ncpus CPUs: as many as
+ * IPP_SUM_FAST_BYTES holds on all of them (each CPU has its copy of each),
+ * as a power of two from 2 to IPP_SUM_FAST. Pure.
  */
 unsigned int ipp_sum_rec__fast_slots(long ncpus);
-/* The agg map's keys on @ncpus CPUs: as many as IPP_SUM_AGG_BYTES holds, 1 to IPP_SUM_AGG_KEYS. Pure. */
+/*
+ * Return the number of the agg map's keys on @ncpus CPUs: as many as
+ * IPP_SUM_AGG_BYTES holds, from 1 to IPP_SUM_AGG_KEYS. Pure.
+ */
 unsigned int ipp_sum_rec__agg_keys(long ncpus);
 
 #endif

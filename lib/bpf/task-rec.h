@@ -51,8 +51,8 @@ _Static_assert(sizeof(struct ipp_task_rec) == IPP_TASK_REC_SIZE, "the task recor
 /*
  * Check the RAW data of one bpf-output sample that holds a task record
  * (IPP_FDID_TASK) and copy it into @out, comm and filename NUL-terminated.
- * Pure. @return 0; -ENOTSUP for another version; -EPROTO when it is not a
- * task record, is too short or says an unknown kind.
+ * Pure. Returns 0, -ENOTSUP for another version, or -EPROTO when it is not
+ * a task record, is too short or gives an unknown kind.
  */
 int ipp_task_rec__parse(const void *raw, size_t size, struct ipp_task_rec *out);
 

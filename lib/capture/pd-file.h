@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * pd-file: the perf.data file's own numbers that the writer and the reader
- * share (perf's struct perf_file_header, the tracing data's magic, ipcperf's
- * section), and their small helpers. Private to the perfdata files.
+ * pd-file: the numbers of the perf.data format that the writer and the
+ * reader share (perf's struct perf_file_header, the tracing data's magic,
+ * ipcperf's own section), and their small helpers. Only the perf.data
+ * files of this folder include it.
  */
 #ifndef IPCPERF_PD_FILE_H
 #define IPCPERF_PD_FILE_H
@@ -45,7 +46,7 @@ static inline bool ipp_pd_test_bit(const uint64_t *map, unsigned int bit)
 	return map[bit / 64] >> (bit % 64) & 1;
 }
 
-/* A NUL-terminated copy of @len bytes of @s; NULL when out of memory. */
+/* Return a NUL-terminated copy of @len bytes of @s, or NULL when out of memory. */
 char *ipp_pd_memdup0(const char *s, size_t len);
 
 #endif /* IPCPERF_PD_FILE_H */

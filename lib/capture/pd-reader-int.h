@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * pd-reader-int: the reader's struct and what its files (pd-reader.c: open;
- * pd-records.c: file and records; pd-sample.c: samples; pd-sections.c:
- * feature sections; pd-unpack.c: compressed records) call of one another.
- * Private to them.
+ * pd-reader-int: the reader's struct, and the functions its files call of
+ * one another. pd-reader.c opens the file, pd-records.c reads it and its
+ * records, pd-sample.c parses samples, pd-sections.c reads the feature
+ * sections and pd-unpack.c decompresses records. Only these files include it.
  */
 #ifndef IPCPERF_PD_READER_INT_H
 #define IPCPERF_PD_READER_INT_H
@@ -20,9 +20,10 @@ struct idmap {
 };
 
 /*
- * Where parse_sample() finds each field of an event's samples when none
- * comes after a variable-length one (no READ, no CALLCHAIN): byte offsets
- * from the record's start, 0 when absent (8 is the first field's).
+ * Where parse_sample() finds each field of an event's samples, as byte
+ * offsets from the record's start (the first field is at 8, and 0 means the
+ * field is absent). fixed is set only when no field comes after a
+ * variable-length one, that is without READ and CALLCHAIN.
  */
 struct layout {
 	bool fixed;
@@ -31,7 +32,10 @@ struct layout {
 	uint16_t id, ip, tid, time, cpu, period, raw;
 };
 
-/* id -> event, open addressing; ev NULL: empty. */
+/*
+ * A slot of the open-addressing hash that maps a kernel id to its event; ev is
+ * NULL in an empty slot.
+ */
 struct idslot {
 	uint64_t id;
 	const struct ipp_pd_event *ev;
@@ -41,8 +45,9 @@ struct idslot {
 struct ZSTD_DCtx_s;
 
 /*
- * The records of perf record -z: one zstd stream through the data section,
- * a piece of it in each PERF_RECORD_COMPRESSED (pd-unpack.c says how).
+ * The state of decompressing the records of perf record -z. They form one
+ * zstd stream through the data section, and each PERF_RECORD_COMPRESSED
+ * holds a piece of it (pd-unpack.c explains how).
  */
 struct pd_unpack {
 	struct ZSTD_DCtx_s *zs;	/* made at the first COMPRESSED record */
@@ -55,7 +60,10 @@ struct pd_unpack {
 	unsigned char *out;	/* decompressed: [out_head, out_len) not handed out yet */
 	size_t out_head, out_len;
 	uint64_t head_pos;	/* out_head's place in the decompressed stream */
-	/* HEADER_COMPRESSED: the compression type; the size of the rings (one record's most) */
+	/*
+	 * From the HEADER_COMPRESSED feature: the compression type, and the
+	 * size of the rings, which bounds the size of one record.
+	 */
 	bool has_feature;
 	uint32_t type, mmap_len;
 	bool warned_tail;
@@ -86,9 +94,12 @@ struct ipp_pd_reader {
 	int id_pos;		/* samples: u64 index after the header, -1 none */
 	int is_pos;		/* other records: u64 index from the end, -1 none */
 	bool sample_id_all;
-	/* A record's cpu must be below this: nr_cpus_avail, or IPP_PD_MAX_CPUS without it. */
+	/*
+	 * A record's CPU must be below this: nr_cpus_avail, or IPP_PD_MAX_CPUS
+	 * when the file lacks it.
+	 */
 	uint32_t cpu_limit;
-	/* Iteration */
+	/* The iteration over the records. */
 	uint64_t data_end;
 	uint64_t cur;
 	int iter_err;
@@ -131,47 +142,62 @@ static inline const struct ipp_pd_event *ipp_pdr_find_event(const struct ipp_pd_
 	return sl ? sl->ev : NULL;
 }
 
-/* Say what is wrong at file offset @off into r->err (and ipp_info). @return @err. */
+/* Write what is wrong at file offset @off into r->err and to ipp_info(). Returns @err. */
 __attribute__((format(printf, 4, 5)))
 int ipp_pdr_fail(struct ipp_pd_reader *r, int err, uint64_t off, const char *fmt, ...);
 
 /* pd-records.c */
-/* [off, off + len) lies within the file. */
+/* Whether [off, off + len) lies within the file. */
 bool ipp_pdr_in_file(const struct ipp_pd_reader *r, uint64_t off, uint64_t len);
 /* Copy [off, off + len) of the file, which the caller checked is in it. */
 int ipp_pdr_src_read(struct ipp_pd_reader *r, uint64_t off, void *dst, size_t len);
-/* A whole section in a new buffer (NUL-terminated for convenience), freed by the caller. */
+/*
+ * Read a whole section into a new buffer, NUL-terminated for convenience, which
+ * the caller frees.
+ */
 int ipp_pdr_read_section(struct ipp_pd_reader *r, uint64_t off, uint64_t len, const char *what,
 			 unsigned char **out);
-/* The data section [data_off, data_end) runs past the file: the error names the record it cuts. */
+/*
+ * Explain that the data section [data_off, data_end) runs past the file, naming
+ * the record it cuts.
+ */
 int ipp_pdr_explain_truncation(struct ipp_pd_reader *r, uint64_t data_off, uint64_t data_end);
 
 /* pd-sample.c */
-/* The offsets of the fields of an event's samples (@l->fixed false when they vary). */
+/* Fill @l with the offsets of the fields of samples of @st; @l->fixed is false when they vary. */
 void ipp_pdr_layout_of(struct layout *l, uint64_t st);
-/* Position of the id in a sample (u64 after the header) and in a trailer (from the end); -1 none. */
+/*
+ * Return the position of the id in a sample, in u64s after the header, and
+ * in a trailer, in u64s from the end; -1 when there is no id.
+ */
 int ipp_pdr_sample_id_pos(uint64_t st);
 int ipp_pdr_trailer_id_pos(uint64_t st);
 
 /* pd-sections.c */
-/* The tracing data section at file offset @base: the tracepoint formats into r->fmt. */
+/* Parse the tracing data section at file offset @base, storing its tracepoint formats in r->fmt. */
 int ipp_pdr_parse_tracing_data(struct ipp_pd_reader *r, const unsigned char *p, size_t len,
 			       uint64_t base);
-/* Every feature section the header's bitmap names, from the table at @table. */
+/* Read every feature section that the header's bitmap names, from the table at @table. */
 int ipp_pdr_read_features(struct ipp_pd_reader *r, uint64_t table);
 
 /* pd-unpack.c */
-/* The HEADER_COMPRESSED feature section at file offset @off. */
+/* Read the HEADER_COMPRESSED feature section at file offset @off. */
 int ipp_pdr_unpack_feature(struct ipp_pd_reader *r, const unsigned char *p, size_t len,
 			   uint64_t off);
-/* Take the COMPRESSED record @h at @p, file offset @off: its payload is the stream's next piece. */
+/*
+ * Take the COMPRESSED record @h at @p (file offset @off), whose payload is the
+ * stream's next piece.
+ */
 int ipp_pdr_unpack_feed(struct ipp_pd_reader *r, const unsigned char *p,
 			const struct perf_event_header *h, uint64_t off);
-/* The stream's next record into @rec. @return 1; 0 when the piece is used up; -EPROTO. */
+/* Store the stream's next record in @rec. Returns 1, 0 when the piece is used up, or -EPROTO. */
 int ipp_pdr_unpack_next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec);
-/* The data section ends: a record cut in the stream is an error (a warning when partial). */
+/*
+ * Called at the end of the data section: a record cut off in the stream is
+ * an error, or only a warning when the capture is partial.
+ */
 int ipp_pdr_unpack_end(struct ipp_pd_reader *r);
-/* Back to the stream's start (@all: and free everything, for the reader's reset). */
+/* Go back to the stream's start; with @all, also free everything, for the reader's reset. */
 void ipp_pdr_unpack_reset(struct ipp_pd_reader *r, bool all);
 
 #endif /* IPCPERF_PD_READER_INT_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata reader: the object, its getters, the id index, and the open: the
- * header and the attrs; the records are in pd-records.c, the samples in
- * pd-sample.c, the feature sections in pd-sections.c.
+ * The perf.data reader's object, its getters, the index of ids, and the
+ * open, which reads the header and the attrs. Reading the records is in
+ * pd-records.c, the samples in pd-sample.c, the feature sections in
+ * pd-sections.c.
  */
 #include "config.h"
 #include <errno.h>
@@ -35,7 +36,10 @@ int ipp_pdr_fail(struct ipp_pd_reader *r, int err, uint64_t off, const char *fmt
 	return err;
 }
 
-/* The file itself could not be had (@what: "open", "stat"): no offset to give. */
+/*
+ * Explain that the file itself could not be opened or examined (@what is
+ * "open" or "stat"); there is no offset to give. Returns @err.
+ */
 static int fail_file(struct ipp_pd_reader *r, int err, const char *what)
 {
 	snprintf(r->err, sizeof(r->err), "cannot %s %s: %s", what, r->path, strerror(-err));
@@ -151,7 +155,10 @@ static int cmp_idmap(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The event of @id in idx (sorted): which one a duplicate id gives is bsearch()'s choice. */
+/*
+ * Return the event of @id by a binary search of the sorted idx, or NULL.
+ * For a duplicate id, bsearch() chooses which event is found.
+ */
 static const struct ipp_pd_event *search_event(const struct ipp_pd_reader *r, uint64_t id)
 {
 	const struct idmap key = { .id = id };
@@ -161,7 +168,7 @@ static const struct ipp_pd_event *search_event(const struct ipp_pd_reader *r, ui
 	return m ? &r->ev[m->ev] : NULL;
 }
 
-/* The hash of idx (sorted), each id mapped to what search_event() finds for it. */
+/* Build the hash of the sorted idx, mapping each id to the event search_event() finds for it. */
 static int hash_ids(struct ipp_pd_reader *r)
 {
 	size_t cap = 8;
@@ -278,8 +285,9 @@ static int read_attrs(struct ipp_pd_reader *r, uint64_t attr_size, uint64_t off,
 }
 
 /*
- * Partial capture of ipcperf's writer: the tracing data, if any, starts at
- * the first 8-byte boundary after the attrs and ids, before the data.
+ * Find the tracing data of a partial capture written by ipcperf's writer:
+ * if there is any, it starts at the first 8-byte boundary after the attrs
+ * and ids, before the data.
  */
 static int find_early_tracing_data(struct ipp_pd_reader *r, uint64_t meta_end)
 {
@@ -314,12 +322,17 @@ static const struct ipp_pd_format *format_by_id(const struct ipp_pd_reader *r, u
 	return bsearch(&key, r->fmt, r->nr_fmt, sizeof(*r->fmt), cmp_format);
 }
 
-/* The offsets parse_sample() would find for @st, when they do not depend on the record. */
+/*
+ * Finish the events once read: their formats and names, the sorted and
+ * hashed index of their ids, the fixed layouts of their samples (the
+ * offsets parse_sample() would find, when they do not depend on the
+ * record), and the position of the id. Returns 0 or -ENOMEM.
+ */
 static int finish_events(struct ipp_pd_reader *r)
 {
 	size_t n = 0;
 
-	/* By id: events find theirs by attr.config. */
+	/* Sort the formats by id, since events find theirs by attr.config. */
 	if (r->nr_fmt)
 		qsort(r->fmt, r->nr_fmt, sizeof(*r->fmt), cmp_format);
 	for (size_t i = 0; i < r->nr_ev; i++) {
@@ -352,7 +365,7 @@ static int finish_events(struct ipp_pd_reader *r)
 		ipp_pdr_layout_of(&r->lay[i], r->ev[i].attr.sample_type);
 	if (hash_ids(r) < 0)
 		return -ENOMEM;
-	/* perf takes the id positions from the first event: all must agree. */
+	/* perf takes the id positions from the first event, so all events must agree. */
 	r->id_pos = r->is_pos = -1;
 	if (r->nr_ev) {
 		r->id_pos = ipp_pdr_sample_id_pos(r->ev[0].attr.sample_type);
@@ -404,7 +417,7 @@ static int do_open(struct ipp_pd_reader *r)
 		return err;
 	if (h[1] == PD_HDR_SIZE)
 		memcpy(r->info.features, &h[9], sizeof(r->info.features));
-	/* h: 2 attr_size, 3-4 attrs, 5-6 data, 7-8 event_types, 9-12 features */
+	/* The u64s of h: 2 attr_size, 3-4 attrs, 5-6 data, 7-8 event_types, 9-12 features. */
 	if (!ipp_pdr_in_file(r, h[3], h[4]))
 		return ipp_pdr_fail(r, -EPROTO, 24, "attrs section [%#llx, +%llu) is outside the file (%llu "
 			    "bytes)", (unsigned long long)h[3], (unsigned long long)h[4],

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * pd-reader: a perf.data file read back: its events, formats and features,
- * then its records one by one (the layout: perfdata.h).
+ * pd-reader reads a perf.data file back: first its events, formats and
+ * features, then its records one by one (perfdata.h gives the layout).
  */
 #ifndef IPCPERF_PD_READER_H
 #define IPCPERF_PD_READER_H
@@ -42,7 +42,7 @@ struct ipp_pd_rec {
 	uint64_t offset;	/* file offset of the record */
 };
 
-/* Facts from the header and the small features. */
+/* Facts read from the header and the small feature sections. */
 struct ipp_pd_info {
 	uint64_t file_size;
 	uint64_t data_offset;
@@ -55,10 +55,10 @@ struct ipp_pd_info {
 	uint64_t features[IPP_PD_FEAT_BITS / 64];	/* the header's feature bitmap */
 };
 
-/* @return an empty reader, freed with ipp_pd_reader__delete(); NULL with errno ENOMEM. */
+/* Return an empty reader, to be freed with ipp_pd_reader__delete(), or NULL with errno ENOMEM. */
 struct ipp_pd_reader *ipp_pd_reader__new(void);
 
-/* Accepts NULL. */
+/* Free @r; it may be NULL. */
 void ipp_pd_reader__delete(struct ipp_pd_reader *r);
 
 /*
@@ -69,27 +69,34 @@ void ipp_pd_reader__delete(struct ipp_pd_reader *r);
  * A capture whose header says data size 0 (writer killed) opens fine with
  * info.partial set (and a warning through the print function): its records
  * are read up to the last complete one.
- * @return 0; -EINVAL: not a perf.data file this reader takes (magic, other
- *   endianness, pipe mode); -EPROTO: corrupt or truncated (the message gives
- *   the file offset, and the record type when a record is at fault);
- *   -ENOMEM; -errno of open/read. -EBUSY when already open.
- *   The explanation is in ipp_pd_reader__error() and goes to ipp_info.
+ * Returns 0 on success. Returns -EINVAL for a file this reader does not
+ * take (wrong magic, other endianness, pipe mode), -EPROTO for a corrupt or
+ * truncated file (the message gives the file offset, and the record type
+ * when a record is at fault), -ENOMEM, the -errno of open or read, or
+ * -EBUSY when the reader is already open. The explanation is in
+ * ipp_pd_reader__error() and also goes to ipp_info.
  */
 int ipp_pd_reader__open(struct ipp_pd_reader *r, const char *path);
 int ipp_pd_reader__open_mem(struct ipp_pd_reader *r, const void *buf, size_t len);
 
-/* The message of the last error ("" if none): "FILE: offset 0x...: ...". Reader-owned. */
+/*
+ * Return the message of the last error, "FILE: offset 0x...: ...", or "" if
+ * none. The reader owns it.
+ */
 const char *ipp_pd_reader__error(const struct ipp_pd_reader *r);
 
-/* The file it reads ("<memory>" for open_mem), for messages; "" before open. Reader-owned. */
+/*
+ * Return the name of the file being read, for messages: "<memory>" for
+ * open_mem, "" before open. The reader owns it.
+ */
 const char *ipp_pd_reader__path(const struct ipp_pd_reader *r);
 
-/* Valid after a successful open; reader-owned. */
+/* The facts of the file, valid after a successful open. The reader owns them. */
 const struct ipp_pd_info *ipp_pd_reader__info(const struct ipp_pd_reader *r);
 
 size_t ipp_pd_reader__nr_events(const struct ipp_pd_reader *r);
 const struct ipp_pd_event *ipp_pd_reader__event(const struct ipp_pd_reader *r, size_t i);
-/* The event a kernel id belongs to, or NULL. */
+/* Return the event that a kernel id belongs to, or NULL. */
 const struct ipp_pd_event *ipp_pd_reader__event_by_id(const struct ipp_pd_reader *r, uint64_t id);
 
 /* Every format in the tracing data (events of the file and any others it carries), by id. */
@@ -97,8 +104,9 @@ size_t ipp_pd_reader__nr_formats(const struct ipp_pd_reader *r);
 const struct ipp_pd_format *ipp_pd_reader__format(const struct ipp_pd_reader *r, size_t i);
 
 /*
- * The ipcperf section's payload: @version as the writer's caller gave it.
- * @return 0; -ENOENT when the file has none (perf's files, partial captures).
+ * Get the ipcperf section's payload, with @version as the writer's caller
+ * gave it. Returns 0, or -ENOENT when the file has no such section (perf's
+ * files and partial captures).
  */
 int ipp_pd_reader__blob(const struct ipp_pd_reader *r, uint32_t *version, const void **data,
 			size_t *len);
@@ -110,25 +118,26 @@ int ipp_pd_reader__blob(const struct ipp_pd_reader *r, uint32_t *version, const 
  * their place, each with the offset of the compressed record that held it
  * (or held its end); the compressed records themselves are never given.
  * @rec's data stays valid until the next call.
- * @return 1 with @rec filled; 0 at the end; -EPROTO for a corrupt record
- *   (size below 8, past the data section, type 0 or >= 256; compressed data
- *   that does not decompress, gives more than a ring held, or ends inside a
- *   record), the same error again on every later call; -ENOMEM.
+ * Returns 1 with @rec filled, or 0 at the end. Returns -EPROTO for a
+ * corrupt record (size below 8, past the data section, type 0 or >= 256;
+ * compressed data that does not decompress, gives more than a ring held, or
+ * ends inside a record), and the same error again on every later call.
+ * Returns -ENOMEM when out of memory.
  */
 int ipp_pd_reader__next(struct ipp_pd_reader *r, struct ipp_pd_rec *rec);
 
-/* Start the records again from the first one. @return 0 or -EINVAL (not open). */
+/* Start the records again from the first one. Returns 0, or -EINVAL when the reader is not open. */
 int ipp_pd_reader__rewind(struct ipp_pd_reader *r);
 
 /*
  * Parse a PERF_RECORD_SAMPLE (id, ip, tid, time, cpu, period, raw, per its
  * event's sample_type), or the sample_id_all trailer of another kernel record.
- * @return 0; -ENOENT: no event for the record's id, a record of perf's own
- *   type, or no sample_id_all; -EPROTO: the record is too short for its
- *   fields, or its cpu is not below info.nr_cpus_avail (IPP_PD_MAX_CPUS when
- *   the file does not say) (explained in ipp_pd_reader__error()). So
- *   @out->cpu, when sample_type has PERF_SAMPLE_CPU, always indexes a CPU of
- *   the capture.
+ * Returns 0 on success. Returns -ENOENT when no event has the record's id,
+ * the record is of perf's own type, or there is no sample_id_all. Returns
+ * -EPROTO, explained in ipp_pd_reader__error(), when the record is too short
+ * for its fields or its CPU is not below info.nr_cpus_avail (IPP_PD_MAX_CPUS
+ * when the file does not say). So when sample_type has PERF_SAMPLE_CPU,
+ * @out->cpu always indexes a CPU of the capture.
  */
 int ipp_pd_reader__parse(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			 struct ipp_pd_sample *out);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata reader: reading the file (sections, the window over the data
- * records) and iterating the records, with the explanation of a truncation.
+ * The perf.data reader's access to the file (its sections, and the window
+ * over the data records), the iteration over the records, and the
+ * explanation of a truncated file.
  */
 #include "config.h"
 #include <errno.h>
@@ -17,7 +18,7 @@
 #include "internal.h"
 #include "capture/pd-reader-int.h"
 
-/* [off, off + len) lies within the file. */
+/* Whether [off, off + len) lies within the file. */
 bool ipp_pdr_in_file(const struct ipp_pd_reader *r, uint64_t off, uint64_t len)
 {
 	return off <= r->info.file_size && len <= r->info.file_size - off;
@@ -48,7 +49,7 @@ int ipp_pdr_src_read(struct ipp_pd_reader *r, uint64_t off, void *dst, size_t le
 	return 0;
 }
 
-/* A whole section in a new buffer (NUL-terminated for convenience). */
+/* Read a whole section into a new buffer, NUL-terminated for convenience. */
 int ipp_pdr_read_section(struct ipp_pd_reader *r, uint64_t off, uint64_t len, const char *what,
 			unsigned char **out)
 {
@@ -76,7 +77,10 @@ int ipp_pdr_read_section(struct ipp_pd_reader *r, uint64_t off, uint64_t len, co
 
 /* ---------------------------------------------------------------- data records */
 
-/* Make [cur, cur + need) addressable; @return a pointer to cur. Caller checked the bounds. */
+/*
+ * Make [cur, cur + need) of the file addressable and return a pointer to
+ * cur. The caller has checked the bounds.
+ */
 static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t need, int *err)
 {
 	size_t keep, want;
@@ -123,9 +127,10 @@ static const unsigned char *window(struct ipp_pd_reader *r, uint64_t cur, size_t
 }
 
 /*
- * The record at @cur of the data section ending at @end. @return 1 with the
- * header in @h; 0 when it runs past @end (a cut: @h->size tells by how much,
- * 0 when not even the header is there); -EPROTO for a corrupt header.
+ * Read the header of the record at @cur of the data section ending at @end.
+ * Returns 1 with the header in @h. Returns 0 when the record is cut off at
+ * @end; @h->size then says its size, or is 0 when not even the header is
+ * there. Returns -EPROTO for a corrupt header.
  */
 static int peek_record(struct ipp_pd_reader *r, uint64_t cur, uint64_t end,
 		       struct perf_event_header *h, const unsigned char **p)
@@ -195,7 +200,10 @@ int ipp_pdr_explain_truncation(struct ipp_pd_reader *r, uint64_t data_off, uint6
 		    "section ends at %#llx (truncated file)", (unsigned long long)data_end);
 }
 
-/* The record at r->cur, whose header @h was checked, at @p: into @rec, and step past it. @return 1. */
+/*
+ * Fill @rec with the record at r->cur, found at @p with the checked header
+ * @h, and step past it. Returns 1.
+ */
 static inline int take_record(struct ipp_pd_reader *r, const unsigned char *p,
 			      const struct perf_event_header *h, struct ipp_pd_rec *rec)
 {
@@ -208,7 +216,10 @@ static inline int take_record(struct ipp_pd_reader *r, const unsigned char *p,
 	return 1;
 }
 
-/* The record at r->cur runs past the data section (@h->size 0: not even its header is there). */
+/*
+ * Handle a record at r->cur that runs past the data section; @h->size is 0
+ * when not even its header is there.
+ */
 static int next_cut(struct ipp_pd_reader *r, const struct perf_event_header *h)
 {
 	if (r->info.partial) {
@@ -232,8 +243,9 @@ static int next_cut(struct ipp_pd_reader *r, const struct perf_event_header *h)
 }
 
 /*
- * The next record of the file (its first record that is not COMPRESSED, or
- * the first record a COMPRESSED one holds). @return 1, 0 at the end, -errno.
+ * Read the next record of the file: the next record that is not COMPRESSED,
+ * or the first record a COMPRESSED one holds. Returns 1, 0 at the end, or
+ * -errno.
  */
 static int next_file_record(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 {
@@ -263,7 +275,10 @@ static int next_file_record(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 	}
 }
 
-/* ipp_pd_reader__next() of a record not wholly in the window, or at the end, or bad, or compressed. */
+/*
+ * The slow path of ipp_pd_reader__next(): a record not wholly in the window,
+ * the end of the data, a bad record, or a compressed one.
+ */
 static __attribute__((noinline)) int next_slow(struct ipp_pd_reader *r, struct ipp_pd_rec *rec)
 {
 	int ret = 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata reader: a record's sample fields, by its event's sample_type: the
- * fixed layouts worked out at open, and the walk that explains a bad record.
+ * The perf.data reader's parsing of a record's sample fields, following its
+ * event's sample_type: the fixed layouts worked out at open, and the walk
+ * over the fields that explains a bad record.
  */
 #include "config.h"
 #include <errno.h>
@@ -44,8 +45,9 @@ static bool skip_u64s(struct cur *c, uint64_t n)
 }
 
 /*
- * Where the id is, in u64s: @first with PERF_SAMPLE_IDENTIFIER, else after
- * @first the fields of @before that @st has; -1 without an id.
+ * Return where the id is, in u64s: at @first with PERF_SAMPLE_IDENTIFIER,
+ * else after @first and the fields of @before that @st has; -1 without an
+ * id.
  */
 static int id_pos(uint64_t st, int first, uint64_t before)
 {
@@ -56,13 +58,16 @@ static int id_pos(uint64_t st, int first, uint64_t before)
 	return first + __builtin_popcountll(st & before);
 }
 
-/* Position of PERF_SAMPLE_ID in a sample, in u64 after the header (perf's id_pos). */
+/* Return the position of PERF_SAMPLE_ID in a sample, in u64s after the header (perf's id_pos). */
 int ipp_pdr_sample_id_pos(uint64_t st)
 {
 	return id_pos(st, 0, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR);
 }
 
-/* Position of the id in a sample_id_all trailer, in u64 from the end (1 = last). */
+/*
+ * Return the position of the id in a sample_id_all trailer, in u64s from the
+ * end (1 is the last).
+ */
 int ipp_pdr_trailer_id_pos(uint64_t st)
 {
 	return id_pos(st, 1, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
@@ -74,7 +79,10 @@ static int bad_sample(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, con
 		    rec->type, ipp_pd_record_name(rec->type), rec->size, what);
 }
 
-/* A cpu no CPU of the capture has: a corruption, not a reason to make room for it. */
+/*
+ * Explain a CPU number the capture does not have: it is corruption, not a
+ * reason to make room for it.
+ */
 static int bad_cpu(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec, uint32_t cpu)
 {
 	if (r->info.nr_cpus_avail)
@@ -176,7 +184,10 @@ static __attribute__((noinline)) int parse_sample(struct ipp_pd_reader *r, const
 	return 0;
 }
 
-/* The sample_id_all trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, at the end. */
+/*
+ * Parse the sample_id_all trailer at the record's end: TID, TIME, ID,
+ * STREAM_ID, CPU, IDENTIFIER.
+ */
 static __attribute__((noinline)) int parse_trailer(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			 struct ipp_pd_sample *out)
 {
@@ -238,9 +249,10 @@ static __attribute__((noinline)) int parse_trailer(struct ipp_pd_reader *r, cons
 }
 
 /*
- * A sample of an event with a fixed layout that holds all of it: its fields
- * straight from their offsets. @return false when it is not one (or its raw
- * data runs past it): parse_sample() then walks it, and explains.
+ * Read the fields of a sample straight from their offsets, when its event
+ * has a fixed layout and the record holds all of it. Returns false when
+ * that is not so, or when the raw data runs past the record; parse_sample()
+ * then walks the record and explains what is wrong.
  */
 static inline bool parse_fixed(const struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 			       struct ipp_pd_sample *out)
@@ -326,7 +338,10 @@ int ipp_pd_reader__parse(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 	return parse_trailer(r, rec, out);
 }
 
-/* The offsets parse_sample() would find for @st, when they do not depend on the record. */
+/*
+ * Fill @l with the offsets parse_sample() would find for @st, when they do not
+ * depend on the record.
+ */
 void ipp_pdr_layout_of(struct layout *l, uint64_t st)
 {
 	uint16_t pos = 8;

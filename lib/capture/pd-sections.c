@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata reader: the feature sections: tracing data (the tracepoint
- * formats), event names, hostname and the other small ones, ipcperf's own.
+ * The perf.data reader's feature sections: the tracing data (the
+ * tracepoint formats), the event names, the hostname and the other small
+ * ones, and ipcperf's own.
  */
 #include "config.h"
 #include <errno.h>
@@ -41,7 +42,7 @@ static int t_take(struct tcur *t, void *dst, size_t n, const char *what)
 	return 0;
 }
 
-/* A NUL-terminated string within the section, at most @max bytes. */
+/* Read a NUL-terminated string of at most @max bytes within the section. */
 static int t_string(struct tcur *t, size_t max, const char **s, const char *what)
 {
 	const unsigned char *nul;
@@ -72,7 +73,7 @@ static int t_skip_sized(struct tcur *t, size_t width, const char *what)
 	return 0;
 }
 
-/* The value after "@key: " at the start of a line of @text, or NULL. */
+/* Return the value after "@key: " at the start of a line of @text, or NULL. */
 static const char *format_line(const char *text, const char *key, size_t *vlen)
 {
 	size_t klen = strlen(key);
@@ -149,7 +150,7 @@ static int add_format(struct tcur *t, const char *system, uint64_t at, const uns
 	return 0;
 }
 
-/* HEADER_TRACING_DATA as trace-event-read.c reads it; keeps the event formats. */
+/* Parse HEADER_TRACING_DATA as perf's trace-event-read.c does, keeping the event formats. */
 int ipp_pdr_parse_tracing_data(struct ipp_pd_reader *r, const unsigned char *p, size_t len,
 			      uint64_t base)
 {
@@ -232,7 +233,7 @@ int ipp_pdr_parse_tracing_data(struct ipp_pd_reader *r, const unsigned char *p, 
 
 /* ---------------------------------------------------------------- other features */
 
-/* struct perf_header_string at @p[*pos]. */
+/* Read the struct perf_header_string at @p[*pos]. */
 static int header_string(struct ipp_pd_reader *r, const unsigned char *p, size_t len, size_t *pos,
 			 uint64_t base, const char *what, char **out)
 {
@@ -378,7 +379,7 @@ static int parse_feature(struct ipp_pd_reader *r, unsigned int feat, uint64_t of
 		}
 		memcpy(&r->info.nr_cpus_avail, p, 4);
 		memcpy(&r->info.nr_cpus_online, p + 4, 4);
-		/* perf: the highest present CPU + 1, and how many are online. */
+		/* perf writes the highest present CPU + 1, and how many are online. */
 		if (r->info.nr_cpus_avail > IPP_PD_MAX_CPUS)
 			err = ipp_pdr_fail(r, -EPROTO, off, "nrcpus: %u CPUs available, more than any "
 				   "machine's (at most %u)", r->info.nr_cpus_avail, IPP_PD_MAX_CPUS);

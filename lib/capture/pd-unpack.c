@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata reader: the records of perf record -z, read out of its
- * PERF_RECORD_COMPRESSED records as if they had been in the file.
+ * The perf.data reader's decompression of perf record -z's records: they
+ * are read out of its PERF_RECORD_COMPRESSED records as if they had been in
+ * the file.
  *
  * perf compresses what it reads from its rings into one zstd stream that runs
  * through the whole data section. It flushes the stream at the end of each
@@ -39,7 +40,7 @@ int ipp_pdr_unpack_feature(struct ipp_pd_reader *r, const unsigned char *p, size
 {
 	struct pd_unpack *u = &r->unpack;
 
-	/* u32 version, type, level, ratio, mmap_len */
+	/* The section holds five u32s: version, type, level, ratio and mmap_len. */
 	if (len < 20)
 		return ipp_pdr_fail(r, -EPROTO, off, "compressed: %zu bytes, too short for its 5 "
 				    "numbers", len);
@@ -56,7 +57,7 @@ static int unpack_fail_zstd(struct ipp_pd_reader *r, size_t ret)
 			    IPP_PD_RECORD_COMPRESSED, ZSTD_getErrorName(ret));
 }
 
-/* The stream's decoder and buffers, made at the first COMPRESSED record (what is missing of them). */
+/* Make whatever is missing of the stream's decoder and buffers, at the first COMPRESSED record. */
 static int unpack_init(struct ipp_pd_reader *r, uint64_t off)
 {
 	struct pd_unpack *u = &r->unpack;
@@ -99,7 +100,10 @@ int ipp_pdr_unpack_feed(struct ipp_pd_reader *r, const unsigned char *p,
 	return 0;
 }
 
-/* Most bytes one piece may give: its ring's size, or the largest the feature could say. */
+/*
+ * Return the most bytes one piece may give: its ring's size, or the largest the
+ * feature could say.
+ */
 static uint64_t unpack_limit(const struct pd_unpack *u)
 {
 	return u->has_feature && u->mmap_len ? u->mmap_len : UINT32_MAX;
@@ -107,7 +111,7 @@ static uint64_t unpack_limit(const struct pd_unpack *u)
 
 /*
  * Decompress more of the current piece behind what is left in @u->out.
- * @return 0 (maybe no new bytes: the piece is used up); -EPROTO.
+ * Returns 0, possibly with no new bytes when the piece is used up, or -EPROTO.
  */
 static int unpack_more(struct ipp_pd_reader *r)
 {
@@ -142,7 +146,10 @@ static int unpack_more(struct ipp_pd_reader *r)
 	return 0;
 }
 
-/* The record at the head of @u->out: 1 whole, 0 not all there yet, -EPROTO bad header. */
+/*
+ * Look at the record at the head of @u->out. Returns 1 when it is whole, 0
+ * when it is not all there yet, or -EPROTO for a bad header.
+ */
 static int unpack_peek(struct ipp_pd_reader *r, struct perf_event_header *h)
 {
 	struct pd_unpack *u = &r->unpack;

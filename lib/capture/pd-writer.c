@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata writer: captures in the perf.data format that perf 6.1 reads (perf
- * script, perf report). The layout is described in perfdata.h.
+ * The perf.data writer: it writes captures in the perf.data format that perf
+ * 6.1 reads (perf script, perf report). perfdata.h describes the layout.
  */
 #include "config.h"
 #include <errno.h>
@@ -64,7 +64,7 @@ static void bb_zero(struct bbuf *b, size_t n)
 }
 static void bb_pad8(struct bbuf *b) { bb_zero(b, align8(b->len) - b->len); }
 
-/* struct perf_header_string: u32 len (padded to 64, NUL included), the string. */
+/* Append a struct perf_header_string: u32 length (NUL included, padded to 64), string. */
 static void bb_header_string(struct bbuf *b, const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -106,7 +106,7 @@ struct ipp_pd_writer {
 	size_t buf_len;
 	uint64_t records;
 	bool round_dirty;
-	/* Feature sections written before the data: offset, size per bit. */
+	/* The offset and size of each feature section written before the data, by feature bit. */
 	uint64_t feat_off[IPP_PD_FEAT_BITS], feat_size[IPP_PD_FEAT_BITS];
 	uint64_t features[IPP_PD_FEAT_BITS / 64];
 	bool has_blob;
@@ -172,7 +172,10 @@ static int wput(struct ipp_pd_writer *w, const void *data, size_t len)
 	return 0;
 }
 
-/* The header_page layout of a 64-bit kernel (tracefs events/header_page). */
+/*
+ * Return a new copy of the header_page text of a 64-bit kernel (tracefs
+ * events/header_page); its length goes in *@len.
+ */
 static char *default_header_page(size_t *len)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -210,7 +213,7 @@ static char *opt_str(const char *given, const char *fallback)
 	return strdup(s ? s : "");
 }
 
-/* The capture file @fd, ready to be written: @return 0 or an errno. */
+/* Make the capture file @fd ready to be written. Returns 0 or an errno. */
 static int adopt_fd(int fd)
 {
 	struct stat st;
@@ -218,7 +221,7 @@ static int adopt_fd(int fd)
 	/* O_NONBLOCK was for the open only; O_APPEND would defeat the header's rewrite. */
 	if (fstat(fd, &st) < 0 || fcntl(fd, F_SETFL, 0) < 0)
 		return errno;
-	/* O_TRUNC keeps an existing file's mode: make it private too. */
+	/* O_TRUNC keeps an existing file's mode, so make it private here. */
 	if (S_ISREG(st.st_mode) && (st.st_mode & 077) && fchmod(fd, 0600) < 0)
 		return errno;
 	if (lseek(fd, 0, SEEK_CUR) < 0)
@@ -239,8 +242,8 @@ struct ipp_pd_writer *ipp_pd_writer__new(const char *path, const struct ipp_pd_w
 	 * Like perf record -o: an existing file is truncated; captures are
 	 * private. Never through a symbolic link (ELOOP): a recorder runs as
 	 * root, and a link another user planted at @path would have it
-	 * overwrite, chmod or create the file the link names. O_NONBLOCK: a
-	 * FIFO put there fails now (ENXIO, or ESPIPE below) instead of
+	 * overwrite, chmod or create the file the link names. With O_NONBLOCK
+	 * a FIFO put there fails now (ENXIO, or ESPIPE below) instead of
 	 * blocking until someone reads it.
 	 */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
@@ -381,7 +384,7 @@ uint64_t ipp_pd_writer__records(const struct ipp_pd_writer *w)
 	return w ? w->records : 0;
 }
 
-/* The event's attr as it goes on file: w->file_attr_size bytes, attr.size set to it. */
+/* Append the event's attr as on file: w->file_attr_size bytes, attr.size set to that. */
 static void put_attr(struct bbuf *b, const struct ipp_pd_writer *w, const struct wevent *ev)
 {
 	size_t n = ev->attr_size < w->file_attr_size ? ev->attr_size : w->file_attr_size;
@@ -394,7 +397,7 @@ static void put_attr(struct bbuf *b, const struct ipp_pd_writer *w, const struct
 		memcpy(b->p + at + offsetof(struct perf_event_attr, size), &size, sizeof(size));
 }
 
-/* HEADER_TRACING_DATA, as trace-event-read.c parses it. */
+/* Append HEADER_TRACING_DATA in the form perf's trace-event-read.c parses. */
 static void put_tracing_data(struct bbuf *b, const struct ipp_pd_writer *w)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -480,7 +483,7 @@ static void end_feature(struct ipp_pd_writer *w, struct bbuf *b, unsigned int fe
 	bb_pad8(b);
 }
 
-/* Bytes sample_id_all appends to non-sample records, for the first event's sample_type. */
+/* Return the bytes sample_id_all adds to non-sample records, by the first event's sample_type. */
 static size_t id_trailer_size(const struct ipp_pd_writer *w)
 {
 	struct perf_event_attr a = { 0 };
@@ -500,9 +503,9 @@ static size_t id_trailer_size(const struct ipp_pd_writer *w)
 static int wput(struct ipp_pd_writer *w, const void *data, size_t len);
 
 /*
- * The kernel's PERF_RECORD_MMAP as perf record synthesizes it: pid -1,
- * [_text, end of the address space), "[kernel.kallsyms]_text", and a zero
- * sample_id trailer (id 0: perf's mark of a synthesized record).
+ * Write the kernel's PERF_RECORD_MMAP as perf record synthesizes it: pid
+ * -1, [_text, end of the address space), "[kernel.kallsyms]_text", and a
+ * zero sample_id trailer (id 0 is perf's mark of a synthesized record).
  */
 static int put_kernel_mmap(struct ipp_pd_writer *w)
 {
@@ -529,9 +532,9 @@ static int put_kernel_mmap(struct ipp_pd_writer *w)
 }
 
 /*
- * The fixed part of the file: header (data size 0, no features yet), attrs,
- * ids, and the features known now. Written at the first record, so that a
- * killed writer leaves a file that says it is partial.
+ * Write the fixed part of the file: the header (data size 0, no features
+ * yet), the attrs, the ids and the features known now. This happens at the
+ * first record, so that a killed writer leaves a file that says it is partial.
  */
 static int begin(struct ipp_pd_writer *w)
 {
@@ -600,7 +603,7 @@ static int begin(struct ipp_pd_writer *w)
 	w->data_offset = b.len;
 	/* The header as a killed writer leaves it: data size 0, no features. */
 	{
-		/* magic, size, attr_size, attrs {offset, size}, data {offset, size 0} */
+		/* Fields: magic, size, attr_size, attrs {offset, size}, data {offset, size 0}. */
 		uint64_t hdr[7] = {
 			0, PD_HDR_SIZE, w->file_attr_size + PD_SECTION,
 			PD_HDR_SIZE, (uint64_t)w->nr_ev * (w->file_attr_size + PD_SECTION),
@@ -631,7 +634,7 @@ int ipp_pd_writer__write(struct ipp_pd_writer *w, const void *rec, size_t size)
 		if (size < sizeof(h) || size > UINT16_MAX)
 			return -EINVAL;
 		memcpy(&h, rec, sizeof(h));
-		/* Kernel records only: perf's own types mean something to perf (>= 83: abort). */
+		/* Only kernel types: perf's own mean something to perf, which aborts at >= 83. */
 		if (h.size != size || h.type == 0 || h.type >= IPP_PD_RECORD_USER_TYPE_START)
 			return -EINVAL;
 	}
@@ -686,7 +689,7 @@ int ipp_pd_writer__close(struct ipp_pd_writer *w)
 		err = wflush(w);
 	if (err)
 		goto out;
-	/* Data size 0 means "the writer was killed": an empty capture holds one empty round. */
+	/* Data size 0 means "the writer was killed", so an empty capture holds one empty round. */
 	if (w->pos == w->data_offset) {
 		struct perf_event_header h = { .type = IPP_PD_RECORD_FINISHED_ROUND, .size = 8 };
 
@@ -730,7 +733,7 @@ int ipp_pd_writer__close(struct ipp_pd_writer *w)
 	}
 	err = write_all(w->fd, b.p, b.len, table_off);
 	if (!err) {
-		/* Last: the data size and the features make the file complete. */
+		/* Write the data size and the features last, since they make the file complete. */
 		uint64_t tail[2 + IPP_PD_FEAT_BITS / 64] = { data_size };
 
 		memcpy(&tail[2], w->features, sizeof(w->features));

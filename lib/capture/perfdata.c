@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * perfdata: what the writer and the reader of captures share: record names,
- * small helpers. The format is described in perfdata.h; the writer is in
+ * What the writer and the reader of captures share: record names and small
+ * helpers. The format is described in perfdata.h; the writer is in
  * pd-writer.c, the reader in pd-reader.c, pd-records.c, pd-sample.c and
  * pd-sections.c.
  */

@@ -30,14 +30,16 @@
  * (>= HEADER_LAST_FEATURE) without a word, hence the high bit for ipcperf's own
  * data; new record types would make perf abort.
  *
- * This header: the format's numbers and ipcperf's own sample layout, which
- * live rings are parsed by too. The writer is pd-writer.h (pd-writer.c), the
- * reader pd-reader.h (pd-reader.c, pd-records.c, pd-sample.c, pd-sections.c,
- * pd-unpack.c: perf record -z's compressed records);
- * both are included below, for the modules that use either.
+ * This header holds the format's numbers and ipcperf's own sample layout,
+ * which is also used to parse live rings. The writer is declared in
+ * pd-writer.h (pd-writer.c), the reader in pd-reader.h (pd-reader.c,
+ * pd-records.c, pd-sample.c, pd-sections.c, and pd-unpack.c for perf record
+ * -z's compressed records). Both are included below, for the modules that
+ * use either.
  *
- * Pure file I/O: no session, no tracefs. Not thread-safe (one object, one
- * thread). Internal: names carry the ipp_pd_ prefix.
+ * This is pure file I/O, with no session and no tracefs. It is not
+ * thread-safe: use each object from one thread. Internal names carry the
+ * ipp_pd_ prefix.
  */
 #ifndef IPCPERF_PERFDATA_H
 #define IPCPERF_PERFDATA_H
@@ -58,7 +60,7 @@ enum {
 	IPP_PD_FEAT_NRCPUS = 7,
 	IPP_PD_FEAT_EVENT_DESC = 12,
 	IPP_PD_FEAT_COMPRESSED = 27,	/* perf record -z: read only (pd-unpack.c) */
-	/* ipcperf's own section: far above perf's last feature (32 in 6.1), below 256. */
+	/* ipcperf's own section, far above perf's last feature (32 in 6.1) and below 256. */
 	IPP_PD_FEAT_IPCPERF = 200,
 	IPP_PD_FEAT_BITS = 256,
 };
@@ -126,9 +128,9 @@ enum {
 };
 
 /*
- * A sample of ipcperf's layout with @ip_size bytes of IP (0 or 8) after the
- * id: its fields into @out. @return false when @size cannot hold them, or
- * its raw data.
+ * Read the fields of a sample in ipcperf's layout, with @ip_size bytes of IP
+ * (0 or 8) after the id, into @out. Returns false when @size cannot hold the
+ * fields or the raw data.
  */
 static inline bool ipp_pd_sample_at(const void *rec, size_t size, struct ipp_pd_sample *out,
 				    size_t ip_size)
@@ -158,8 +160,9 @@ static inline bool ipp_pd_sample_at(const void *rec, size_t size, struct ipp_pd_
 }
 
 /*
- * A sample of ipcperf's layout: its fields into @out (event NULL; ip and
- * period 0). @return false when @size cannot hold them, or its raw data.
+ * Read the fields of a sample in ipcperf's layout into @out, with event set
+ * to NULL and ip and period to 0. Returns false when @size cannot hold the
+ * fields or the raw data.
  */
 static inline bool ipp_pd_own_sample(const void *rec, size_t size, struct ipp_pd_sample *out)
 {
@@ -179,7 +182,10 @@ static inline bool ipp_pd_bpf_sample(const void *rec, size_t size, struct ipp_pd
 	return ipp_pd_sample_at(rec, size, out, 8);
 }
 
-/* Another record's sample_id_all trailer in ipcperf's layout. @return false when too short. */
+/*
+ * Read the sample_id_all trailer, in ipcperf's layout, of a record that is
+ * not a sample into @out. Returns false when the record is too short.
+ */
 static inline bool ipp_pd_own_trailer(const void *rec, size_t size, struct ipp_pd_sample *out)
 {
 	const unsigned char *t = (const unsigned char *)rec + size - IPP_PD_OWN_TRAILER;
@@ -199,7 +205,7 @@ static inline bool ipp_pd_own_trailer(const void *rec, size_t size, struct ipp_p
 	return true;
 }
 
-/* "SAMPLE", "FINISHED_ROUND", ...; "unknown" for others; static. */
+/* Return the name of record type @type ("SAMPLE", "FINISHED_ROUND", ...) or "unknown"; static. */
 const char *ipp_pd_record_name(uint32_t type);
 
 /*

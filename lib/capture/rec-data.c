@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The ipcperf feature section of a capture read back (record.h describes
- * its layout), for a replay to give the live run's numbers.
+ * Reads back the ipcperf feature section of a capture (record.h describes
+ * its layout), so that a replay gives the live run's numbers.
  */
 #include "config.h"
 #include <errno.h>
@@ -38,7 +38,7 @@ static const size_t entry_min[] = {
 	[IPP_REC_T_CLOCK] = sizeof(struct ipp_rec_clock),
 };
 
-/* The host's name: at most IPCPERF_HOST_MAX - 1 bytes before its NUL padding. */
+/* Parse the host's name: at most IPCPERF_HOST_MAX - 1 bytes before its NUL padding. */
 static int parse_host(struct ipp_rec_data *d, const unsigned char *e, uint32_t elen)
 {
 	size_t n = strnlen((const char *)e, elen);
@@ -51,7 +51,7 @@ static int parse_host(struct ipp_rec_data *d, const unsigned char *e, uint32_t e
 	return 0;
 }
 
-/* One entry of the section, of @elen bytes at @e. @return 0, -EPROTO or -ENOMEM. */
+/* Parse one entry of the section, @elen bytes at @e. Returns 0, -EPROTO or -ENOMEM. */
 static int parse_entry(struct ipp_rec_data *d, uint32_t type, const unsigned char *e, uint32_t elen)
 {
 	struct ipp_rec_counters c;

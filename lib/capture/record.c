@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The recorder: a session's capture, its records through the pd writer
- * (pd-writer.c), and at its end the ipcperf feature section that lets a
- * replay give the live run's numbers (record.h describes its layout;
- * rec-data.c reads it back).
+ * The recorder writes a session's capture: its records through the
+ * perf.data writer (pd-writer.c), and at its end the ipcperf feature
+ * section that lets a replay give the live run's numbers (record.h
+ * describes its layout; rec-data.c reads it back).
  */
 #include "config.h"
 #include <errno.h>
@@ -34,7 +34,10 @@ struct ipp_recorder {
 	bool has_clock;
 };
 
-/* Once, when it happens: a recorder of a long run hears of a full disk at once. */
+/*
+ * Keep the first write error and explain it once, when it happens, so that
+ * the recorder of a long run hears of a full disk at once.
+ */
 static void write_failed(struct ipp_recorder *r, int err)
 {
 	if (!r->err)
@@ -126,7 +129,7 @@ void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size)
 void ipp_recorder__comm(struct ipp_recorder *r, pid_t pid, pid_t tid, const char *comm,
 			uint64_t id)
 {
-	/* header, pid, tid, the name with its NUL padded to 8 bytes, the trailer */
+	/* The record: header, pid, tid, the name with its NUL padded to 8 bytes, the trailer. */
 	unsigned char rec[8 + 8 + 24 + IPP_PD_OWN_TRAILER] = { 0 };
 	size_t name = strnlen(comm, 15), off = 16 + ((name + 8) & ~(size_t)7);
 	struct perf_event_header h = { .type = PERF_RECORD_COMM,
@@ -136,7 +139,7 @@ void ipp_recorder__comm(struct ipp_recorder *r, pid_t pid, pid_t tid, const char
 	memcpy(rec, &h, sizeof(h));
 	memcpy(rec + 8, ids, sizeof(ids));
 	memcpy(rec + 16, comm, name);
-	/* trailer: pid, tid, time 0 (before any record), cpu 0, res, id */
+	/* The trailer: pid, tid, time 0 (before any record), cpu 0, res, id. */
 	memcpy(rec + off, ids, sizeof(ids));
 	memcpy(rec + off + 24, &id, sizeof(id));
 	ipp_recorder__write(r, rec, h.size);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * record.c: a session's capture (the recorder) and the ipcperf feature
- * section a replay reads back. Internal: names carry the ipp_ prefix.
+ * record.c writes a session's capture (the recorder) and the ipcperf
+ * feature section that a replay reads back. Internal names carry the ipp_
+ * prefix.
  *
  * The section (ipp_pd_writer__set_blob, version IPP_REC_BLOB_VERSION) is a
  * sequence of entries, each a u32 type, a u32 length and that many bytes of
@@ -50,7 +51,8 @@ struct ipp_rec_session {
 	uint32_t include_self, rings, skipped;
 	/*
 	 * Pages of each ring (what -m gave, or the default). Captures written
-	 * before it was recorded have 0 here (their padding): unknown.
+	 * before this field existed have 0 here, from their padding, meaning
+	 * unknown.
 	 */
 	uint32_t ring_pages;
 };
@@ -67,32 +69,34 @@ struct ipp_rec_counters {
 };
 
 /*
- * tracefs events/@name (header_page, header_event) through libtracefs, which
- * finds (or, as root, mounts) tracefs; malloc'ed, or NULL.
+ * Read tracefs events/@name (header_page, header_event) through libtracefs,
+ * which finds tracefs or, as root, mounts it. Returns a malloc'ed copy, or NULL.
  */
 char *ipp_tracefs_events_file(const char *name, size_t *len);
 
 struct ipp_recorder;
 
 /*
- * Create @path (mode 0600; never through a symbolic link); or, when @fd >= 0,
- * write into @fd, a file the caller opened, that @path then only names in
- * messages (the recorder owns @fd once made; on failure it is the caller's).
- * @return the recorder; NULL with errno, explained through the print function.
+ * Create the file @path with mode 0600, never through a symbolic link. When
+ * @fd >= 0, write into @fd instead, a file the caller opened; @path then only
+ * names it in messages. Once the recorder is made it owns @fd; on failure
+ * @fd still belongs to the caller. Returns the recorder, or NULL with errno
+ * set after explaining the error through the print function.
  */
 struct ipp_recorder *ipp_recorder__new(const char *path, int fd);
-/* Describe the event @d (before any record). @return 0 or the writer's -errno. */
+/* Describe the event @d, before any record. Returns 0 or the writer's -errno. */
 int ipp_recorder__add_event(struct ipp_recorder *r, const struct ipcperf_event_desc *d);
 /*
- * A ring record, or (NULL, 0) at the end of a pass. Errors are kept for
- * finish; the first is explained through the print function when it happens.
+ * Write a ring record, or mark the end of a pass with (NULL, 0). Errors are
+ * kept for ipp_recorder__finish(); the first is explained through the print
+ * function when it happens.
  */
 void ipp_recorder__write(struct ipp_recorder *r, const void *rec, size_t size);
 /*
- * A COMM record, at time 0, for thread @tid of @pid named @comm, that was
- * running before the capture began: perf script names its records by it, as
- * perf record's own capture does. @id: an event of the capture, whose
- * sample_id_all trailer the record carries.
+ * Write a COMM record at time 0 for thread @tid of @pid named @comm, which
+ * was running before the capture began; perf script names the thread's
+ * records by it, as in perf record's own captures. @id is an event of the
+ * capture, whose sample_id_all trailer the record carries.
  */
 void ipp_recorder__comm(struct ipp_recorder *r, pid_t pid, pid_t tid, const char *comm,
 			uint64_t id);
@@ -101,16 +105,19 @@ void ipp_recorder__lost(struct ipp_recorder *r, int cpu, uint64_t lost);
 void ipp_recorder__counters(struct ipp_recorder *r, pid_t pid,
 			    const struct ipcperf_counter_value *v);
 /*
- * Write the section, finish the file, free. @return 0 or the first -errno
- * (explained through the print function, once).
+ * Write the section, finish the file and free @r. Returns 0, or the first
+ * -errno, explained once through the print function.
  */
 int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *ss);
-/* The host (@host: a name of 1 to IPCPERF_HOST_MAX - 1 bytes) and the clock reference, for finish. */
+/*
+ * Keep the host (@host: a name of 1 to IPCPERF_HOST_MAX - 1 bytes) and the
+ * clock reference, which finish writes into the section.
+ */
 void ipp_recorder__place(struct ipp_recorder *r, const char *host, const struct ipp_rec_clock *clk);
-/* Free without finishing (the file stays partial). Accepts NULL. */
+/* Free @r without finishing, so the file stays partial. @r may be NULL. */
 void ipp_recorder__delete(struct ipp_recorder *r);
 
-/* The section, parsed for a replay. */
+/* The ipcperf section, parsed for a replay. */
 struct ipp_rec_data {
 	bool has_session;
 	struct ipp_rec_session ss;
@@ -124,7 +131,10 @@ struct ipp_rec_data {
 	struct ipp_rec_clock clock;
 };
 
-/* @return 0; -EPROTO for a malformed section; -ENOMEM. @d is freed on error. */
+/*
+ * Parse the ipcperf section @blob into @d. Returns 0, -EPROTO for a malformed
+ * section, or -ENOMEM; @d is freed on error.
+ */
 int ipp_rec_data__parse(struct ipp_rec_data *d, const void *blob, size_t len);
 void ipp_rec_data__free(struct ipp_rec_data *d);
 

@@ -178,6 +178,11 @@ static uint64_t wire_p50(const struct flow *f, struct ipp_hist *scratch)
 	return f->matches ? ipp_hist_percentile(dense_wire(f, scratch), 50) : 0;
 }
 
+enum ipcperf_verdict ipp_flows__verdict(const struct flow *f, struct ipp_hist *scratch)
+{
+	return judge(f, wire_p50(f, scratch)).verdict;
+}
+
 static int cmp_first(const void *a, const void *b)
 {
 	const struct flow *x = *(const struct flow *const *)a, *y = *(const struct flow *const *)b;
@@ -237,8 +242,8 @@ static void put_judged(struct ipcperf_flow *out, struct judged j)
 }
 
 /*
- * The flows with a call since the last reset, into *@out (NULL when
- * none; freed by the caller), by first activity when @sorted.
+ * The flows with a call since the last reset and the folds, into *@out
+ * (NULL when none; freed by the caller), by first activity when @sorted.
  * @return how many, or -ENOMEM.
  */
 static ssize_t active_flows(const struct ipcperf_flows *fl, bool sorted, struct flow ***out)
@@ -247,14 +252,17 @@ static ssize_t active_flows(const struct ipcperf_flows *fl, bool sorted, struct 
 	size_t n = 0;
 
 	*out = NULL;
-	if (!fl->nr)
+	if (!fl->nr && !fl->nr_folds)
 		return 0;
-	v = malloc(fl->nr * sizeof(*v));
+	v = malloc((fl->nr + fl->nr_folds) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < fl->nr; i++)
 		if (fl->flows[i]->active)
 			v[n++] = fl->flows[i];
+	/* the folds of the closed channels, each one more flow with its count */
+	for (size_t i = 0; i < fl->nr_folds; i++)
+		v[n++] = fl->folds[i];
 	if (sorted)
 		qsort(v, n, sizeof(*v), cmp_first);
 	*out = v;
@@ -302,6 +310,7 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			.write_again = f->wagain, .read_again = f->ragain,
 			.write_wait_ns = f->wwait, .read_wait_ns = f->rwait,
 			.write_waits = f->wwaits, .read_waits = f->rwaits,
+			.endpoint = f->endpoint, .folded = f->folded,
 		};
 
 		/* Debts still open: read bytes no traced write explains. */
@@ -315,6 +324,7 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			out.wire_ns.max = ipp_hist_max(wire);
 		}
 		put_judged(&out, judge(f, out.wire_ns.p50));
+		memcpy(out.folded_verdicts, f->verdicts, sizeof(out.folded_verdicts));
 		ret = cb(ctx, &out);
 	}
 	free(scratch);

@@ -62,6 +62,7 @@ struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
 		return NULL;
 	}
 	fl->st = st;
+	fl->fold_at = IPP_FLOWS_FOLD_MIN;
 	fl->waits = ipp_waits__new();
 	if (!fl->waits) {
 		free(fl);
@@ -76,17 +77,10 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 {
 	if (!fl)
 		return;
-	for (size_t i = 0; i < fl->nr; i++) {
-		struct flow *f = fl->flows[i];
-
-		free(f->writers.v);
-		free(f->readers.v);
-		free(f->segs.v);
-		free(f->debts.v);
-		free(f->wire);
-		free(f->wire_packed);
-		free(f);
-	}
+	for (size_t i = 0; i < fl->nr; i++)
+		ipp_flows__free_flow(fl->flows[i]);
+	ipp_flows__drop_folds(fl);
+	free(fl->folds);
 	free(fl->flows);
 	free(fl->warm);
 	ipp_settleq__fini(&fl->pend);
@@ -94,6 +88,17 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 	ipp_waits__delete(fl->waits);
 	free(fl->takes);
 	free(fl);
+}
+
+void ipp_flows__free_flow(struct flow *f)
+{
+	free(f->writers.v);
+	free(f->readers.v);
+	free(f->segs.v);
+	free(f->debts.v);
+	free(f->wire);
+	free(f->wire_packed);
+	free(f);
 }
 
 int ipcperf_flows__on_match(struct ipcperf_flows *fl,
@@ -426,6 +431,34 @@ static void add_waits(struct flow *f, const struct ipcperf_syscall *ev, const st
 	}
 }
 
+/* The port of "ADDR:PORT" (its @len bytes), -1 when there is none. */
+static long port_of(const char *addr, size_t len)
+{
+	const char *c = memrchr(addr, ':', len);
+
+	return c && c + 1 < addr + len ? strtol(c + 1, NULL, 10) : -1;
+}
+
+/*
+ * Of an inet socket's "LOCAL -> REMOTE", the address with the lower port
+ * (the server's, below the ephemeral range), into @buf: the endpoint the
+ * flows of a server's connections are grouped by ("" without addresses).
+ */
+static void endpoint_of(char *buf, size_t len, const char *detail)
+{
+	const char *arrow = strstr(detail, " -> ");
+	size_t l1;
+
+	buf[0] = 0;
+	if (!arrow)
+		return;
+	l1 = (size_t)(arrow - detail);
+	if (port_of(detail, l1) < port_of(arrow + 4, strlen(arrow + 4)))
+		snprintf(buf, len, "%.*s", (int)l1, detail);
+	else
+		snprintf(buf, len, "%s", arrow + 4);
+}
+
 /* A call whose fd is settled: its bytes into the channel's flow. */
 void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch)
 {
@@ -461,6 +494,8 @@ void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struc
 				 (unsigned long long)key);
 		f->reader_ino = ch->kind == IPCPERF_FD_PIPE ? ch->ino : ch->peer_ino;
 	}
+	if (!f->endpoint[0] && (ch->kind == IPCPERF_FD_TCP || ch->kind == IPCPERF_FD_UDP))
+		endpoint_of(f->endpoint, sizeof(f->endpoint), ch->detail);
 	if (!f->active) {
 		f->active = true;
 		f->first = ev->start_ns;
@@ -550,6 +585,8 @@ void ipcperf_flows__add_syscall(struct ipcperf_flows *fl, const struct ipcperf_s
 	else
 		pend(fl, ev, ev->fd, ev->cls);
 	ipp_settleq__drain(&fl->pend, false, ipp_flows__process, fl);
+	if (fl->nr > fl->fold_at)
+		ipp_flows__fold(fl);
 }
 
 static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
@@ -601,4 +638,5 @@ void ipcperf_flows__reset(struct ipcperf_flows *fl)
 		return;
 	for (size_t i = 0; i < fl->nr; i++)
 		flow_reset(fl->flows[i], fl->now);
+	ipp_flows__drop_folds(fl);
 }

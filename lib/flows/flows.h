@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * lib/flows/: IPC flows. Each read matched to the writes it drained
- * (flows.c), the flows read out with their verdicts (flows-read.c), each
+ * (flows.c), closed channels' flows folded into their group's
+ * (flowfold.c), the flows read out with their verdicts (flows-read.c), each
  * flow's place along its chain and the bottlenecks (chains.c), and an
  * event loop's waits put on the fds that became ready (waits.c). This folder may call stats/ (the fd table of a stats object),
  * fd/ (what the fds are, once settled), session/ (the session it attaches
@@ -74,6 +75,14 @@ struct flow {
 	bool traced_w, traced_r;
 	struct fifo segs;	/* written, not yet read */
 	struct fifo debts;	/* read before their write was seen */
+	/* tcp, udp: the address of the lower port of its ends' ("" else), as the groups key it */
+	char endpoint[64];
+	/*
+	 * A fold (flowfold.c): the closed flows of one group added up, how
+	 * many, and their verdicts one by one; 0 for a channel's own flow.
+	 */
+	uint64_t folded;
+	uint64_t verdicts[IPCPERF_VERDICT_UNMEASURED + 1];
 };
 
 /* What the waits said of a queued call: the wait it was served after. */
@@ -99,6 +108,10 @@ struct ipcperf_flows {
 	void (*match_cb)(void *ctx, const struct ipcperf_flow_match *m);
 	void *match_ctx;
 	struct ipp_flowtap tap;		/* the request paths' (flows/flowtap.h) */
+	struct flow **folds;	/* the groups' folds (flowfold.c), by key */
+	size_t nr_folds, cap_folds;
+	size_t fold_at;		/* flows kept past which a fold pass runs */
+	uint64_t folded;	/* flows folded since the last reset */
 };
 
 /*
@@ -106,5 +119,29 @@ struct ipcperf_flows {
  * bytes matched, its flow's figures updated. @ctx is the flows object.
  */
 void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch);
+
+/*
+ * Flows kept before the first fold pass (ipp_flows__fold()): a run of up
+ * to some two thousand connections keeps each one's flows to the report.
+ */
+#define IPP_FLOWS_FOLD_MIN 4096
+
+/* A flow's own memory, freed (flows.c). */
+void ipp_flows__free_flow(struct flow *f);
+
+/* The verdict of @f by the rule of flows-read.c, its wire times' median from @scratch if packed. */
+enum ipcperf_verdict ipp_flows__verdict(const struct flow *f, struct ipp_hist *scratch);
+
+/*
+ * The closed channels' flows folded into their groups (flowfold.c), when
+ * more than fold_at flows are kept: a channel both of whose ends no fd
+ * holds, no call waits for and nothing is queued in. Their sums go into
+ * the fold of their group (writers, readers, kind, datagram, endpoint);
+ * the flows are freed. A flow with a side without a call in the interval
+ * is kept (its group is named from that side's peer, which the CLI finds).
+ */
+void ipp_flows__fold(struct ipcperf_flows *fl);
+/* The folds freed (at a reset: their sums were the interval's). */
+void ipp_flows__drop_folds(struct ipcperf_flows *fl);
 
 #endif /* IPCPERF_FLOWS_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The calls' user memory, from arg record to call (callmem.h). */
+/* The calls' user memory, kept from its arg record until its call (callmem.h). */
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +18,10 @@ void ipp_callmem__fini(struct ipp_callmem *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* Thread @tid's slot, else a free one (@tid 0: a free one only); NULL when none. */
+/*
+ * Return thread @tid's slot, else a free one, or NULL when there is none.
+ * With @tid 0, only a free slot is looked for.
+ */
 static struct ipp_callmem_slot *slot_of(struct ipp_callmem *m, pid_t tid)
 {
 	struct ipp_callmem_slot *free_slot = NULL;

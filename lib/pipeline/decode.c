@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Tracepoint decoding. libtraceevent parses each format once; we keep only
- * the offsets and sizes of the fields we use, in a table indexed by the
- * tracepoint id (common_type, the first u16 of every raw record). Decoding a
- * record is then a table lookup and a few memcpy()s, with no name lookups.
+ * Tracepoint decoding. libtraceevent parses each format once; the decoder
+ * keeps only the offsets and sizes of the fields it uses, in a table
+ * indexed by the tracepoint id (common_type, the first u16 of every raw
+ * record). Decoding a record is then a table lookup and a few memcpy()s,
+ * with no name lookups.
  */
 #include "config.h"
 #include <errno.h>
@@ -87,7 +88,7 @@ static int need(struct tpdesc *t, struct tep_event *ev, int slot, const char *na
 	return set_fld(t, &t->f[slot], tep_find_field(ev, name));
 }
 
-/* Either name, for fields renamed across kernel versions. */
+/* Like need(), but accept field @a or else @b, for fields renamed across kernel versions. */
 static int need2(struct tpdesc *t, struct tep_event *ev, int slot, const char *a, const char *b)
 {
 	struct tep_format_field *tf = tep_find_field(ev, a);
@@ -116,7 +117,10 @@ static int describe_syscall(struct tpdesc *t, struct tep_event *ev, bool enter)
 	return 0;
 }
 
-/* raw_syscalls:sys_enter (id, args[6]) and sys_exit (id, ret): every syscall. */
+/*
+ * Describe raw_syscalls:sys_enter (id, args[6]) or sys_exit (id, ret), which
+ * fire for every syscall.
+ */
 static int describe_raw(struct tpdesc *t, struct tep_event *ev, bool enter)
 {
 	struct tep_format_field *args;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * decode.c: tracepoint raw data into typed records.
+ * decode.c turns tracepoint raw data into typed records.
  */
 #ifndef IPCPERF_DECODE_H
 #define IPCPERF_DECODE_H
@@ -70,7 +70,7 @@ struct ipp_rec {
 
 struct ipp_decoder;
 
-/* @return a decoder, freed with ipp_decoder__delete(); NULL with errno. */
+/* Return a new decoder, to be freed with ipp_decoder__delete(), or NULL with errno set. */
 struct ipp_decoder *ipp_decoder__new(void);
 void ipp_decoder__delete(struct ipp_decoder *d);
 
@@ -78,17 +78,17 @@ void ipp_decoder__delete(struct ipp_decoder *d);
  * Parse the format text of tracepoint @system:@name and learn to decode it.
  * Known tracepoints: syscalls:sys_enter_X / sys_exit_X for X in ipp_syscalls,
  * sched:sched_switch, sched_wakeup, sched_process_fork/exec/exit.
- * @return the tracepoint id (>= 0); -EINVAL for unparsable text or an event
- *   this decoder does not know; -EPROTO when a field it needs is missing.
+ * Returns the tracepoint id (>= 0), -EINVAL for unparsable text or an event
+ * this decoder does not know, or -EPROTO when a field it needs is missing.
  */
 int ipp_decoder__add_format(struct ipp_decoder *d, const char *system, const char *name,
 			    const char *format, size_t len);
 
 /*
  * Decode the raw bytes of one sample. @raw need not be aligned.
- * @return 0 with @out filled; -ENOENT for an id the decoder does not know
- *   (out->kind = IPP_REC_NONE); -EPROTO when @size is too small for the
- *   fields or a dynamic string points outside the record.
+ * Returns 0 with @out filled. Returns -ENOENT for an id the decoder does not
+ * know, with out->kind set to IPP_REC_NONE, or -EPROTO when @size is too
+ * small for the fields or a dynamic string points outside the record.
  */
 int ipp_decoder__decode(const struct ipp_decoder *d, const void *raw, size_t size,
 			struct ipp_rec *out);

@@ -4,9 +4,10 @@
  * events (IPCPERF_SCOPE_CPU): the rings then carry every task's records,
  * and this set, updated in timestamp order, says whose to keep. A task
  * becomes a target when a target forks it (threads too), when it execs in a
- * target process, or when it is the command whose exec we wait for; it stops
- * being one at its exit. Per-task events follow exactly these tasks: an
- * event is inherited at fork and goes with the task's perf context at exit.
+ * target process, or when it is the command whose exec the session waits
+ * for; it stops being one at its exit. Per-task events follow exactly these
+ * tasks: an event is inherited at fork and goes with the task's perf
+ * context at exit.
  *
  * The records that say so can be lost. Nothing here may then hang or drop a
  * target's records unseen: ipp_follow__check() compares the set with /proc
@@ -31,7 +32,10 @@
 
 #define EMPTY 0
 #define GONE (-1)
-/* How far up the parents resolve() looks for a target before calling a process another's. */
+/*
+ * How far up the parents resolve() looks for a target before it decides a
+ * process is not a target's.
+ */
 #define MAX_ANCESTRY 64
 
 struct slot {
@@ -98,7 +102,7 @@ static int tab_grow(struct tidtab *t)
 	return 0;
 }
 
-/* Add @tid (a no-op when there). @return 0 or -ENOMEM. */
+/* Add @tid with @val; nothing happens when it is there already. Returns 0 or -ENOMEM. */
 static int tab_put(struct tidtab *t, pid_t tid, pid_t val)
 {
 	size_t i;
@@ -178,9 +182,10 @@ int ipp_follow__fork(struct ipp_follow *f, pid_t parent_tid, pid_t child_tid, pi
 
 /*
  * After an exec the process has one thread, the one that exec'd, with the
- * process's pid as its tid: the others exited before (their records came
- * first), but a thread other than the leader that execs changes its tid
- * without an exit record for the old one.
+ * process's pid as its tid. The others exited before, and their records
+ * came first, but a thread other than the leader that execs changes its
+ * tid without an exit record for the old one. So when the process is a
+ * target, all its threads are dropped and @tid alone is added back.
  */
 int ipp_follow__exec(struct ipp_follow *f, pid_t tgid, pid_t tid)
 {
@@ -253,7 +258,7 @@ static int stat_of(pid_t pid, struct procstat *ps)
 	return read_stat(path, ps);
 }
 
-/* A process that /proc no longer has, or whose every thread has exited (a zombie). */
+/* Whether /proc no longer has process @tgid, or every thread of it has exited (a zombie). */
 static bool process_gone(pid_t tgid)
 {
 	struct procstat ps;
@@ -286,7 +291,7 @@ static bool pl_has(const struct pidlist *l, pid_t p)
 	return false;
 }
 
-/* The distinct processes of the targets. */
+/* List the distinct processes of the targets into @out. Returns 0 or -ENOMEM. */
 static int target_processes(const struct ipp_follow *f, struct pidlist *out)
 {
 	const struct tidtab *t = &f->targets;
@@ -309,7 +314,7 @@ static bool is_target_process(const struct ipp_follow *f, pid_t tgid)
 	return false;
 }
 
-/* Every thread of @tgid into the targets. @return how many were new, or -errno. */
+/* Add every thread of @tgid to the targets. Returns how many were new, or -errno. */
 static int adopt_process(struct ipp_follow *f, pid_t tgid)
 {
 	pid_t *tids = NULL;
@@ -328,7 +333,7 @@ static int adopt_process(struct ipp_follow *f, pid_t tgid)
 	return n < 0 ? n : added;
 }
 
-/* The children /proc lists for each thread of @tgid, into @out. */
+/* Add to @out the children that /proc lists for each thread of @tgid. */
 static void children_of(pid_t tgid, struct pidlist *out)
 {
 	pid_t *tids = NULL;
@@ -351,7 +356,7 @@ static void children_of(pid_t tgid, struct pidlist *out)
 	free(tids);
 }
 
-/* A process that a target may have made: it started after the capture did. */
+/* Whether process @pid started after the capture did, so that a target may have made it. */
 static bool started_after_capture(const struct ipp_follow *f, pid_t pid)
 {
 	struct procstat ps;
@@ -359,7 +364,10 @@ static bool started_after_capture(const struct ipp_follow *f, pid_t pid)
 	return stat_of(pid, &ps) == 0 && ps.start_ticks > f->start_ticks;
 }
 
-/* Threads and child processes of targets that the set lacks (their records were lost). */
+/*
+ * Add the threads and child processes of targets that the set lacks, because
+ * their records were lost.
+ */
 static int rescan(struct ipp_follow *f)
 {
 	struct pidlist procs = { 0 }, kids = { 0 };
@@ -456,7 +464,7 @@ int ipp_follow__expire(struct ipp_follow *f, uint64_t horizon)
 	return n;
 }
 
-/* @p: a parent of the process asked about. */
+/* Whether a target is @p or among its parents, @p being a parent of the process asked about. */
 static bool target_among_parents(struct ipp_follow *f, pid_t p)
 {
 	for (int depth = 0; depth < MAX_ANCESTRY && p > 1; depth++) {
@@ -465,7 +473,7 @@ static bool target_among_parents(struct ipp_follow *f, pid_t p)
 
 		if (is_target_process(f, p))
 			return true;
-		/* Not a target's, nor what it made later. */
+		/* @p is known not to be a target's, so neither is anything it made later. */
 		if (o && o->val == IPP_FOLLOW_OTHER)
 			return false;
 		if (stat_of(p, &up) < 0)
@@ -498,7 +506,10 @@ int ipp_follow__resolve(struct ipp_follow *f, pid_t tid, bool cmd_exec_done)
 		return known->val;
 	tgid = ipp_tgid_of(tid);
 	if (tgid <= 0 || stat_of(tgid, &ps) < 0)
-		/* Gone before we could ask: it may have been a target's, nobody can say now. */
+		/*
+		 * It was gone before /proc could be asked: it may have been a
+		 * target's, and nobody can say now.
+		 */
 		return remember(f, tid, 0, IPP_FOLLOW_UNKNOWN);
 	if ((known = tab_find(&f->others, tgid)) != NULL)
 		return remember(f, tid, 0, known->val);

@@ -102,7 +102,7 @@ static inline struct ipp_mrec *fifo_slot(const struct ipp_merge *m, size_t i)
 	return (struct ipp_mrec *)(m->fifo + ((m->head + i) & (m->fifo_cap - 1)) * SLOT_SIZE);
 }
 
-/* Room for one more in the FIFO, its order kept. @return 0 or -ENOMEM. */
+/* Make room for one more record in the FIFO, keeping its order. Returns 0 or -ENOMEM. */
 static __attribute__((noinline)) int fifo_room(struct ipp_merge *m)
 {
 	size_t cap = m->fifo_cap ? m->fifo_cap * 2 : 64;
@@ -138,8 +138,9 @@ static int heap_room(struct ipp_merge *m)
 }
 
 /*
- * memcpy() of a tracepoint's few dozen bytes without the call: loads and
- * stores of 16 bytes that may overlap, never outside [src, src + n).
+ * Copy a tracepoint's few dozen bytes as memcpy() would, without the call:
+ * with loads and stores of 16 bytes that may overlap, never outside [src,
+ * src + n).
  */
 static inline void copy_small(unsigned char *dst, const unsigned char *src, size_t n)
 {
@@ -157,7 +158,7 @@ static inline void copy_small(unsigned char *dst, const unsigned char *src, size
 	}
 }
 
-/* @r, a slot or a block, takes record @in and the next seq. */
+/* Fill @r, a FIFO slot or a block, with record @in and the next seq. */
 static inline void fill(struct ipp_merge *m, struct ipp_mrec *r, bool pooled,
 			const struct ipp_mrec_in *in)
 {
@@ -173,7 +174,7 @@ static inline void fill(struct ipp_merge *m, struct ipp_mrec *r, bool pooled,
 	copy_small(r->data, in->data, in->size);
 }
 
-/* A record older than the FIFO's newest, or too large for a slot: onto the heap. */
+/* Push onto the heap a record older than the FIFO's newest, or too large for a slot. */
 static __attribute__((noinline)) int push_heap(struct ipp_merge *m, const struct ipp_mrec_in *in)
 {
 	struct ipp_mrec *r;

@@ -14,9 +14,9 @@
 #include <sys/types.h>
 
 /*
- * What a merge record is: a perf record's type (PERF_RECORD_*), or one of
- * these, above the kernel's: a record of the BPF programs (lib/bpf), each
- * kind with its own type, told once when it is pushed.
+ * The type of a merge record is a perf record's type (PERF_RECORD_*) or one
+ * of these, above the kernel's. These are the records of the BPF programs
+ * (lib/bpf), each kind with its own type, given once when it is pushed.
  */
 enum ipp_mrec_type {
 	IPP_MREC_KFD = 0x10001u,	/* an fd identity record (struct ipp_fdid_rec) */
@@ -55,11 +55,11 @@ struct ipp_mrec_in {
 struct ipp_merge;
 struct ipp_merge *ipp_merge__new(void);
 void ipp_merge__delete(struct ipp_merge *m);
-/* Copy record @in in. @return 0 or -ENOMEM. */
+/* Copy record @in into the merge. Returns 0 or -ENOMEM. */
 int ipp_merge__push(struct ipp_merge *m, const struct ipp_mrec_in *in);
 /*
- * The oldest record with time <= @horizon, or NULL. The record belongs to the
- * merge and stays valid until the next push or pop.
+ * Return the oldest record with time <= @horizon, or NULL. The record
+ * belongs to the merge and stays valid until the next push or pop.
  */
 const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon);
 size_t ipp_merge__len(const struct ipp_merge *m);

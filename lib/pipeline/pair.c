@@ -112,7 +112,7 @@ static struct slot *new_slot(struct ipp_pairer *p, struct slot *s, pid_t tid)
 	return s;
 }
 
-/* The slot of @tid, created when @create; NULL if absent (or out of memory). */
+/* Return the slot of @tid, created when @create, or NULL when it is absent or memory ran out. */
 static inline __attribute__((always_inline)) struct slot *lookup(struct ipp_pairer *p, pid_t tid,
 								  bool create)
 {
@@ -130,10 +130,11 @@ static inline __attribute__((always_inline)) struct slot *lookup(struct ipp_pair
 }
 
 /*
- * Halves without a partner by design, not by loss: the child's return from
- * clone/fork (it never entered), the exit of the exec during which the
- * events were switched on (enable_on_exec), and exit/exit_group, which never
- * return. strace -c does not count them either.
+ * Whether an exit of call @nr that returned @ret is a half without a
+ * partner by design, not by loss: the child's return from clone/fork (it
+ * never entered), the exit of the exec during which the events were
+ * switched on (enable_on_exec), and exit/exit_group, which never return.
+ * strace -c does not count them either.
  */
 static bool orphan_exit_expected(int nr, int64_t ret)
 {

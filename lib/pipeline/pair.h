@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * pair.c: sys_enter and sys_exit into completed calls.
+ * pair.c pairs sys_enter and sys_exit into completed calls.
  */
 #ifndef IPCPERF_PAIR_H
 #define IPCPERF_PAIR_H
@@ -21,29 +21,29 @@ void ipp_pairer__enter(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid
 		       const struct ipp_scdesc *sc, int nr, const uint64_t *args,
 		       unsigned int nr_args);
 /*
- * The thread is inside syscall @nr (as /proc said when the capture started):
- * its exit will complete a call flagged started_before_capture.
+ * Note that the thread is inside syscall @nr, as /proc said when the capture
+ * started; its exit will complete a call flagged started_before_capture.
  */
 void ipp_pairer__seed(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid,
 		      const struct ipp_scdesc *sc, int nr, const uint64_t *args,
 		      unsigned int nr_args);
 /*
- * @return true with @out filled when this exit completes a call of the same
- *   nr on the same thread; false (counted as unpaired exit) otherwise.
+ * Returns true with @out filled when this exit completes a call of the same
+ * nr on the same thread; otherwise returns false and counts an unpaired exit.
  */
 bool ipp_pairer__exit(struct ipp_pairer *p, uint64_t time, pid_t pid, pid_t tid, int cpu,
 		      int nr, int64_t ret, struct ipcperf_syscall *out);
 /*
- * The thread left the CPU (@out true; @preempted: still runnable) or came
- * back (@out false).
+ * Note that the thread left the CPU (@out true; @preempted when it is still
+ * runnable) or came back (@out false).
  */
 void ipp_pairer__switch(struct ipp_pairer *p, uint64_t time, pid_t tid, bool out,
 			bool preempted);
-/* The thread exited: a call still open on it is unpaired. */
+/* Note that the thread exited; a call still open on it becomes unpaired. */
 void ipp_pairer__thread_exit(struct ipp_pairer *p, pid_t tid);
-/* End of capture: every open call is unpaired. */
+/* At the end of the capture, count every open call as unpaired. */
 void ipp_pairer__flush(struct ipp_pairer *p);
-/* Enters whose exit will not come, counted elsewhere (the kernel's paired calls). */
+/* Add @n enters whose exits will not come, counted elsewhere (the kernel's paired calls). */
 void ipp_pairer__add_unpaired_enter(struct ipp_pairer *p, uint64_t n);
 uint64_t ipp_pairer__unpaired_enter(const struct ipp_pairer *p);
 uint64_t ipp_pairer__unpaired_exit(const struct ipp_pairer *p);

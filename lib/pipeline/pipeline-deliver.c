@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The merged records, once old enough to be in order, followed, decoded,
- * paired and dispatched to the handlers (pipeline.h): calls, scheduling,
- * tasks, signals, the kernel's fd records, sums and arguments.
+ * Delivery of the merged records (pipeline.h). Once they are old enough to
+ * be in order, they are checked against the targets, decoded, paired and
+ * dispatched to the handlers: calls, scheduling, tasks, signals, the
+ * kernel's fd records, sums and arguments.
  */
 #include "config.h"
 #include <errno.h>
@@ -26,7 +27,7 @@
 #include "fd/resolve-kernel.h"
 #include "pipeline/pipeline-int.h"
 
-/* A paired call to the syscall handlers. */
+/* Hand a paired call to the syscall handlers. */
 static void emit_syscall(struct ipp_pipeline *s, const struct ipp_scdesc *desc,
 			 struct ipcperf_syscall *sc)
 {
@@ -37,7 +38,10 @@ static void emit_syscall(struct ipp_pipeline *s, const struct ipp_scdesc *desc,
 	EMIT(s, syscall, sc);
 }
 
-/* A thread of the targets: every thread when nobody follows them (per task, -a, a capture). */
+/*
+ * Whether @tid is a target thread; every thread is when nobody follows them
+ * (per task, -a, a capture).
+ */
 static bool is_target(const struct ipp_pipeline *s, pid_t tid)
 {
 	return tid > 0 && (!s->follow || ipp_follow__has(s->follow, tid));
@@ -53,9 +57,9 @@ static void sched_take(struct ipp_pipeline *s, uint64_t time, pid_t pid, pid_t t
 }
 
 /*
- * A switch or wakeup @rec to the sched taker, for the target threads it
- * concerns. @prev_pid: the process of the record's task when it is a
- * target's (a switch's prev, a wakeup's waker), else 0.
+ * Hand a switch or wakeup @rec to the sched taker, for the target threads
+ * it concerns. @prev_pid is the process of the record's task (a switch's
+ * prev, a wakeup's waker) when that task is a target's, else 0.
  */
 static void sched_to_taker(struct ipp_pipeline *s, uint64_t time, const struct ipp_rec *rec,
 			   pid_t prev_pid)
@@ -73,7 +77,10 @@ static void sched_to_taker(struct ipp_pipeline *s, uint64_t time, const struct i
 	}
 }
 
-/* A record of another task (idle's, an interrupt's): a target's switch-in or wakeup, to the taker. */
+/*
+ * Hand the sched taker a target's switch-in or wakeup found in the record of
+ * another task, such as the idle task's or an interrupt's.
+ */
 static void sched_of_other(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
 	struct ipp_rec rec;
@@ -98,7 +105,7 @@ void ipp_pipeline__sched_complete(struct ipp_pipeline *p, bool complete)
 	p->sched_complete = complete;
 }
 
-/* @return 1 when an event went to the handlers, else 0. */
+/* Dispatch a tracepoint sample. Returns 1 when an event went to the handlers, else 0. */
 static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
 	struct ipp_rec rec;
@@ -141,7 +148,7 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		break;
 	}
 	case IPP_REC_WAKING:
-		/* for the sched taker only: who woke whom, as it began */
+		/* This is for the sched taker only: who woke whom, as the wakeup began. */
 		if (s->sched_fn && rec.wake.tid > 0)
 			sched_take(s, r->time, r->pid, rec.wake.tid, IPP_RUN_WAKING, r->tid);
 		return 0;
@@ -178,11 +185,11 @@ static int dispatch_sample(struct ipp_pipeline *s, const struct ipp_mrec *r)
 }
 
 /*
- * A call the kernel paired (struct ipp_call_rec): through the pairer as its
- * two samples would have gone, so that calls under way at the start (seeded
- * from /proc), orphan exits and unpaired halves are counted alike; the time
- * switched out comes with it.
- * @return 1 when an event went to the handlers, else 0.
+ * Dispatch a call the kernel paired (struct ipp_call_rec). It goes through
+ * the pairer as its two samples would have, so that calls under way at the
+ * start (seeded from /proc), orphan exits and unpaired halves are counted
+ * alike; the time switched out comes with it. Returns 1 when an event went
+ * to the handlers, else 0.
  */
 static int dispatch_call(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -197,7 +204,10 @@ static int dispatch_call(struct ipp_pipeline *s, const struct ipp_mrec *r)
 		return 0;
 	desc = ipp_scdesc_by_nr(rec.nr);
 	ar = ipp_callmem__claim(&s->mem, rec.tid, rec.nr);
-	/* a command's exec: its entry, before the calls were paired, is the arg record's */
+	/*
+	 * For a command's exec, the entry (made before the calls were paired)
+	 * comes from the arg record.
+	 */
 	if ((rec.flags & IPP_CALL_F_NO_ENTER) && ar && ar->start_ns) {
 		rec.flags &= ~IPP_CALL_F_NO_ENTER;
 		rec.start_ns = ar->start_ns;
@@ -241,7 +251,7 @@ bool ipp_pipeline__takes_sums(const struct ipp_pipeline *p)
 {
 	if (!p->sum_fn || p->sum_many || !p->sum_ok(p->sum_ctx))
 		return false;
-	/* the calls go to nobody else: no other syscall handler would see them */
+	/* The calls go to nobody else, because no other syscall handler would see them. */
 	for (size_t i = 0; i < p->nr_handlers; i++)
 		if (p->handlers[i].syscall && p->handlers[i].ctx != p->sum_ctx)
 			return false;
@@ -257,7 +267,10 @@ int ipp_pipeline__sum(struct ipp_pipeline *p, const struct ipp_sum_rec *r)
 	return 1;
 }
 
-/* One fd's calls the kernel added up (struct ipp_sum_rec). @return 1 when delivered, else 0. */
+/*
+ * Deliver one fd's calls that the kernel added up (struct ipp_sum_rec). Returns
+ * 1 when delivered, else 0.
+ */
 static int dispatch_sum(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
 	struct ipp_sum_rec rec;
@@ -268,12 +281,12 @@ static int dispatch_sum(struct ipp_pipeline *s, const struct ipp_mrec *r)
 }
 
 /*
- * A call's user memory (struct ipp_args_rec): kept for its call record,
- * which comes next for its thread; that of exit and exit_group, which
- * never return, is their call, handed now; that of a call its thread was
- * switched out in is the call under way, handed to call_entered (ret 0,
- * end_ns the switch).
- * @return 1 when an event went to the handlers, else 0.
+ * Handle a call's user memory (struct ipp_args_rec). It is kept for its
+ * call record, which comes next for its thread. For exit and exit_group,
+ * which never return, it stands for the call itself and is handed on now.
+ * For a call its thread was switched out in, it is the call under way and
+ * goes to call_entered (ret 0, end_ns the switch). Returns 1 when an event
+ * went to the handlers, else 0.
  */
 static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -292,7 +305,10 @@ static int dispatch_args(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	entered = ar->flags & IPP_ARGS_F_ENTERED;
 	for (int i = 0; i < 6; i++)
 		args[i] = ar->args[i];
-	/* the pairer makes the event: entered and left at once, its slot as it was */
+	/*
+	 * The pairer makes the event by entering and leaving at once, leaving
+	 * its slot as it was.
+	 */
 	ipp_pairer__enter(s->pairer, ar->start_ns, ar->pid, ar->tid, ipp_scdesc_by_nr(ar->nr), ar->nr,
 			  args, 6);
 	if (!ipp_pairer__exit(s->pairer, entered ? r->time : ar->start_ns, ar->pid, ar->tid, r->cpu,
@@ -326,9 +342,9 @@ size_t ipp_pipeline__acct_sum(const struct ipp_pipeline *p, pid_t root, struct i
 }
 
 /*
- * A target's fork, exec or exit from the kernel (struct ipp_task_rec), in
- * place of its sched_process_* sample: the same event to the task handlers.
- * @return 1 when delivered, else 0.
+ * Deliver a target's fork, exec or exit from the kernel (struct
+ * ipp_task_rec) in place of its sched_process_* sample, as the same event
+ * to the task handlers. Returns 1 when delivered, else 0.
  */
 static int dispatch_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -363,7 +379,10 @@ static int dispatch_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	return 1;
 }
 
-/* A signal delivered to a target thread (struct ipp_sig_rec). @return 1 when delivered, else 0. */
+/*
+ * Deliver a signal delivered to a target thread (struct ipp_sig_rec). Returns 1
+ * when delivered, else 0.
+ */
 static int dispatch_signal(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
 	struct ipp_sig_rec rec;
@@ -384,7 +403,10 @@ static int dispatch_signal(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	return 1;
 }
 
-/* A thread's counts at its exit (struct ipp_sched_rec). @return 1 when delivered, else 0. */
+/*
+ * Deliver a thread's counts at its exit (struct ipp_sched_rec). Returns 1 when
+ * delivered, else 0.
+ */
 static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
 	struct ipp_sched_rec rec;
@@ -405,9 +427,9 @@ static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
 }
 
 /*
- * A record of the kernel's fd identity (fdid-rec.h) to the fd_open handlers:
- * what a new fd is, or what a connected one is connected to now.
- * @return 1 when an event went to the handlers, else 0.
+ * Hand a record of the kernel's fd identity (fdid-rec.h) to the fd_open
+ * handlers: what a new fd is, or what a connected one is connected to now.
+ * Returns 1 when an event went to the handlers, else 0.
  */
 static int dispatch_fdid(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -420,7 +442,7 @@ static int dispatch_fdid(struct ipp_pipeline *s, const struct ipp_mrec *r)
 	return 1;
 }
 
-/* A fork, exit or exec record of any task: keep the targets of a CPU-scope session. */
+/* Update the targets of a CPU-scope session from a fork, exit or exec record of any task. */
 static void follow_record(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
 	uint32_t v[4];
@@ -442,11 +464,11 @@ static void follow_record(struct ipp_pipeline *s, const struct ipp_mrec *r)
 }
 
 /*
- * A CPU-scope record of a task that is not a target, as far as the side-band
- * records tell: another task's (foreign), unless side-band records were lost,
- * when /proc says whose it is. A record nobody can place any more is counted
- * with the lost ones: it may have been a target's.
- * @return true when the record is a target's after all.
+ * Place a CPU-scope record of a task that is not a target as far as the
+ * side-band records tell. It is another task's (foreign) unless side-band
+ * records were lost, in which case /proc says whose it is. A record nobody
+ * can place any more is counted with the lost ones, since it may have been
+ * a target's. Returns true when the record is a target's after all.
  */
 static bool untracked_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
@@ -477,9 +499,10 @@ static int report_unattributed(struct ipp_pipeline *s)
 }
 
 /*
- * The exec of a target that left what the caller may see (flag LEFT): the
- * kernel writes it for targets only, and a command's comes before any
- * side-band record of its exec, which the kernel drops with its events.
+ * Whether @r is the exec of a target that left what the caller may see
+ * (flag LEFT). The kernel writes it for targets only, and a command's comes
+ * before any side-band record of its exec, which the kernel drops with its
+ * events.
  */
 static bool left_view(const struct ipp_mrec *r)
 {
@@ -504,7 +527,7 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 			n += dispatch_sample(s, r);
 			break;
 		case IPP_MREC_KSCHED:
-			/* a thread's counts come at its last switch, after its exit record */
+			/* A thread's counts come at its last switch, after its exit record. */
 			n += dispatch_sched(s, r);
 			break;
 		case IPP_MREC_KSUM:

@@ -15,7 +15,10 @@ struct ipp_pipeline {
 	struct ipp_decoder *dec;
 	struct ipp_merge *merge;
 	struct ipp_pairer *pairer;
-	/* CPU scope: whose records to keep (the live source's); NULL keeps every record. */
+	/*
+	 * In CPU scope, the live source's set of tasks whose records are kept;
+	 * NULL keeps every record.
+	 */
 	struct ipp_follow *follow;
 	bool cmd_exec_done;		/* the command exec'd: follow may take it as a target */
 	bool sideband_lost;		/* side-band records were lost: /proc places unknown tasks */
@@ -40,16 +43,16 @@ struct ipp_pipeline {
 	size_t nr_fdid_ids;
 	/* What the kernel accounted to the counted threads, by target (sched records). */
 	struct ipp_acct_sums acct;
-	/* Reads /proc ahead of the merge, as records are taken (procres.h); NULL: none. */
+	/* Reads /proc ahead of the merge as records are taken (procres.h); may be NULL. */
 	struct ipp_procres *procres;
-	/* Who takes the calls the kernel added up (ipp_pipeline__take_sums()); NULL: nobody. */
+	/* Who takes the calls the kernel added up (ipp_pipeline__take_sums()); NULL when nobody. */
 	ipp_sum_fn sum_fn;
 	bool (*sum_ok)(void *ctx);
 	void *sum_ctx;
 	bool sum_many;			/* a second taker asked: nobody takes them */
 	/* The arg records waiting for their calls (ipcperf_session_opts.call_memory). */
 	struct ipp_callmem mem;
-	/* Who takes the targets' scheduling (ipp_pipeline__take_sched()); NULL: nobody. */
+	/* Who takes the targets' scheduling (ipp_pipeline__take_sched()); NULL when nobody. */
 	ipp_sched_fn sched_fn;
 	void *sched_ctx;
 	bool sched_complete;
@@ -64,7 +67,7 @@ struct ipp_pipeline {
 	} while (0)
 
 
-/* A record dropped for want of memory on @cpu: counted as lost. @return -ENOMEM. */
+/* Count a record dropped on @cpu for want of memory as lost. Returns -ENOMEM. */
 int ipp_pipeline__lost_to_memory(struct ipp_pipeline *p, int cpu);
 
 #endif /* IPCPERF_PIPELINE_INT_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The pipeline both sources of records feed (pipeline.h): the records taken
- * into the merge, and the counts; pipeline-deliver.c hands them on.
+ * The pipeline that both sources of records feed (pipeline.h): this file
+ * takes the records into the merge and keeps the counts, and
+ * pipeline-deliver.c hands the records on.
  */
 #include "config.h"
 #include <errno.h>
@@ -107,7 +108,7 @@ int ipp_pipeline__add_handlers(struct ipp_pipeline *p, const struct ipcperf_hand
 	return 0;
 }
 
-/* Grow *@v from @old to @n zeroed u64 counts. */
+/* Grow *@v from @old to @n u64 counts, the new ones zeroed. */
 static int grow_counts(uint64_t **v, size_t old, size_t n)
 {
 	uint64_t *nv = realloc(*v, n * sizeof(*nv));
@@ -187,14 +188,15 @@ struct ipp_procres *ipp_pipeline__read_ahead(struct ipp_pipeline *p, struct ipp_
 	return p->procres;
 }
 
-/* The /proc resolver sees a syscall record as it is taken, ahead of the merge. */
+/* Show the /proc resolver a syscall record as it is taken, ahead of the merge. */
 static void read_ahead_sample(struct ipp_pipeline *p, const struct ipp_pd_sample *s)
 {
 	struct ipp_rec rec;
 
 	/*
-	 * CPU scope: another task's (as far as the side-band records taken so
-	 * far tell) is not read for; a target not yet known is read at the merge.
+	 * In CPU scope, /proc is not read for another task's record (as far as
+	 * the side-band records taken so far tell); a target not yet known is
+	 * read for at the merge.
 	 */
 	if (p->follow && !ipp_follow__has(p->follow, (pid_t)s->tid))
 		return;
@@ -208,7 +210,7 @@ static void read_ahead_sample(struct ipp_pipeline *p, const struct ipp_pd_sample
 				     rec.exit.ret, s->time);
 }
 
-/* Same, for a call the kernel paired. */
+/* Show the /proc resolver a call the kernel paired, as it is taken. */
 static void read_ahead_call(struct ipp_pipeline *p, const struct ipp_pd_sample *s)
 {
 	struct ipp_call_rec rec;
@@ -228,7 +230,7 @@ static bool is_self(const struct ipp_pipeline *p, pid_t pid)
 	return !p->include_self && p->self > 0 && pid == p->self;
 }
 
-/* Out of memory for a record: it is lost, and counted as such. */
+/* Count a record that found no memory as lost. Returns -ENOMEM. */
 int ipp_pipeline__lost_to_memory(struct ipp_pipeline *p, int cpu)
 {
 	p->lost++;
@@ -237,7 +239,10 @@ int ipp_pipeline__lost_to_memory(struct ipp_pipeline *p, int cpu)
 	return -ENOMEM;
 }
 
-/* The merge's type of a BPF record, by its kind (krec.h): told once, here. */
+/*
+ * Return the merge's type of a BPF record from its kind (krec.h); this is the
+ * one place it is worked out.
+ */
 static uint32_t mrec_type_of_krec(const void *raw, size_t size)
 {
 	switch (ipp_krec__what(raw, size)) {
@@ -259,8 +264,9 @@ static uint32_t mrec_type_of_krec(const void *raw, size_t size)
 }
 
 /*
- * A sample of ours: dropped, but a switch (to a target thread, from us) or a
- * wakeup goes on to the sched taker, in its time order. @return 0.
+ * Drop a sample of the tracing process itself, except that a switch (from
+ * the tracer to a target thread) or a wakeup goes on to the sched taker, in
+ * its time order. Returns 0, or -ENOMEM when the merge had no memory for it.
  */
 static int self_sched(struct ipp_pipeline *p, uint16_t misc, const struct ipp_pd_sample *s)
 {
@@ -284,11 +290,11 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 
 	if (!s->raw || s->raw_size < 2)
 		return 0;
-	/* An fd identity record of the kernel's (fdid-rec.h): no tracepoint's. */
+	/* A record of the kernel's fd identity (fdid-rec.h), not a tracepoint sample. */
 	if (p->nr_fdid_ids && is_fdid_sample(p, s->id)) {
 		uint32_t kind = mrec_type_of_krec(s->raw, s->raw_size);
 
-		/* A call record stands for a syscall sample: it counts as one. */
+		/* A call record stands for a syscall sample, so it counts as one. */
 		if (kind == IPP_MREC_KCALL && (size_t)cpu < p->nr_cpu_slots)
 			p->samples_per_cpu[cpu]++;
 		if (is_self(p, (pid_t)s->pid))
@@ -301,7 +307,7 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 			return ipp_pipeline__lost_to_memory(p, cpu);
 		return 0;
 	}
-	/* Every syscall sample counts: what fired minus what arrived is unreported loss. */
+	/* Every syscall sample counts, since what fired minus what arrived is unreported loss. */
 	memcpy(&id, s->raw, sizeof(id));
 	if (id < p->nr_sc_tp && p->sc_tp[id] && (size_t)cpu < p->nr_cpu_slots)
 		p->samples_per_cpu[cpu]++;
@@ -319,7 +325,7 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 static int take_lost(struct ipp_pipeline *p, uint32_t type, const struct ipp_pd_sample *s,
 		     const unsigned char *body, size_t len, bool sideband)
 {
-	/* LOST: id, lost; LOST_SAMPLES: lost */
+	/* A LOST record's body is id, lost; a LOST_SAMPLES record's is lost. */
 	size_t at = type == PERF_RECORD_LOST ? 8 : 0;
 	uint64_t n;
 
@@ -329,7 +335,7 @@ static int take_lost(struct ipp_pipeline *p, uint32_t type, const struct ipp_pd_
 	p->lost += n;
 	if ((size_t)s->cpu < p->nr_cpu_slots)
 		p->lost_per_cpu[s->cpu] += n;
-	/* Forks and exits may be among them: whose a task is, /proc says from now on. */
+	/* Forks and exits may be among them, so from now on /proc says whose a task is. */
 	if (sideband && !p->sideband_lost) {
 		ipp_debug("side-band records lost: whose an unknown task is, /proc says from "
 			  "now on\n");
@@ -378,7 +384,10 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 		return 0;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		/* pid, ppid, tid, ptid: who the targets are, in time order with their records */
+		/*
+		 * The body is pid, ppid, tid, ptid; it says who the targets
+		 * are, in time order with their records.
+		 */
 		if (!p->follow || body_len < 16)
 			return 0;
 		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
@@ -387,7 +396,7 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 			return ipp_pipeline__lost_to_memory(p, cpu);
 		return 0;
 	case PERF_RECORD_COMM:
-		/* pid, tid of an exec */
+		/* The body is the pid and tid of an exec. */
 		if (!p->follow || !(misc & PERF_RECORD_MISC_COMM_EXEC) || body_len < 8)
 			return 0;
 		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){

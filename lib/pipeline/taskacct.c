@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Task accounting (taskacct.h): the software counters from the kernel's accounting. */
+/* Task accounting (taskacct.h): the software counters taken from the kernel's accounting. */
 #include "config.h"
 #include <errno.h>
 #include <string.h>
@@ -51,9 +51,10 @@ void ipp_taskacct__live(struct ipp_task_acct *sum, uint32_t tid, const struct ip
 	struct ipp_task_acct now = t->ended ? t->end : t->last;
 
 	/*
-	 * Alive: the kernel's accounting now, but the switches as at the last
-	 * one counted (the counting has stopped; they stay the switch counts'
-	 * sum). Exited, or past its exit call: as the kernel left them then.
+	 * For a thread alive, take the kernel's accounting now, but the
+	 * switches as at the last one counted: the counting has stopped, and
+	 * they stay the sum of the switch counts. For a thread that exited, or
+	 * is past its exit call, take the values as the kernel left them then.
 	 */
 	if (!t->exited && !t->ended && ipp_task_acct_read(t->pid, (pid_t)tid, &now) == 0)
 		now.switches = t->last.switches;

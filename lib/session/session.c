@@ -21,7 +21,7 @@ struct ipcperf_session {
 	enum state state;
 	struct ipp_pipeline *pl;
 	struct ipp_source *src;
-	/* ipp_session__attach()'s on_start: called once the events are on */
+	/* The on_start of ipp_session__attach(), called once the events are on. */
 	struct start_hook {
 		void (*fn)(void *ctx);
 		void *ctx;
@@ -29,13 +29,16 @@ struct ipcperf_session {
 	size_t nr_hooks, cap_hooks;
 };
 
-/* Records come from the kernel (rings.c), not from a capture. */
+/* Whether the records come from the kernel (rings.c) rather than from a capture. */
 static bool live(const struct ipcperf_session *s)
 {
 	return !s->src->ops->replay;
 }
 
-/* A session around the source @make gives it; NULL with errno. */
+/*
+ * Make a session around the source that @make returns for @a and @b, or return
+ * NULL with errno set.
+ */
 static struct ipcperf_session *session_new(struct ipp_source *(*make)(const void *a, const void *b,
 								       struct ipp_pipeline *pl),
 					   const void *a, const void *b)
@@ -126,7 +129,7 @@ int ipcperf_session__start(struct ipcperf_session *s)
 	return 0;
 }
 
-/* Call @fn(@ctx) once the session's events are on (now, if they are). @return 0, -ENOMEM. */
+/* Call @fn(@ctx) once the session's events are on, or now if they are. Returns 0 or -ENOMEM. */
 static int session_on_start(struct ipcperf_session *s, void (*fn)(void *ctx), void *ctx)
 {
 	if (s->state != S_NEW) {
@@ -171,8 +174,9 @@ int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 	if (err < 0 && err != -EINTR)
 		return err;
 	/*
-	 * A signal is news too (SIGCHLD: the command exited, its last records
-	 * in the rings, short of their wakeup mark): read them now, not a wait later.
+	 * A signal is news too: after SIGCHLD the command has exited and its
+	 * last records may sit in the rings below their wakeup mark. Read them
+	 * now rather than one wait later.
 	 */
 	n = s->src->ops->consume(s->src);
 	return n < 0 || !err ? n : err;
@@ -280,7 +284,7 @@ int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *na
 		err = -EBUSY;
 	else
 		err = ipp_rings__record(s->src, name, fd);
-	/* The recorder owns @fd once made; a failure leaves it here, to be closed. */
+	/* Once the recorder is made it owns @fd; after a failure it is closed here. */
 	if (err < 0)
 		close(fd);
 	return err;

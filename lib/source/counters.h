@@ -17,7 +17,10 @@ int ipp_counters__open(struct ipp_counters **out, struct perf_cpu_map *cpus,
 		       struct perf_thread_map *threads, bool inherit, bool enable_on_exec,
 		       unsigned int mask);
 void ipp_counters__enable(struct ipp_counters *c, bool on);
-/* Sum over CPUs and the threads whose @use_thread entry is true (NULL: all). */
+/*
+ * Sum each counter over the CPUs and over the threads whose @use_thread entry
+ * is true (all when NULL).
+ */
 int ipp_counters__read(const struct ipp_counters *c, const bool *use_thread,
 		       struct ipcperf_counter_value *vals);
 void ipp_counters__delete(struct ipp_counters *c);

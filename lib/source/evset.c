@@ -13,7 +13,11 @@
 #include <unistd.h>
 #include "source/formats.h"
 
-/* @return 0 added; 1 skipped (missing, not @required); -errno. */
+/*
+ * Add the tracepoint @system:@name to @es and its format to @dec. Returns 0
+ * when it was added, 1 when it is missing and not @required (skipped with a
+ * warning), or -errno after explaining the error.
+ */
 static int add_tp(struct ipp_evset *es, struct ipp_decoder *dec, const char *system,
 		  const char *name, bool required)
 {
@@ -54,7 +58,7 @@ static int add_tp(struct ipp_evset *es, struct ipp_decoder *dec, const char *sys
 	return 0;
 }
 
-/* One of the dummy events (after the tracepoints). */
+/* Add a dummy event of @role; dummies come after the tracepoints. */
 static void add_dummy(struct ipp_evset *es, enum ipp_ev_role role)
 {
 	struct ipp_event *ev = &es->v[es->n++];
@@ -65,7 +69,7 @@ static void add_dummy(struct ipp_evset *es, enum ipp_ev_role role)
 	ev->id = -1;
 }
 
-/* The kernel filter that keeps the calls of the session's syscall sets. */
+/* Build the kernel filter that keeps only the calls of the session's syscall sets. */
 static int build_raw_filter(struct ipp_evset *es)
 {
 	size_t len = 0, cap = 64 * ipp_nr_syscalls;
@@ -85,7 +89,7 @@ static int build_raw_filter(struct ipp_evset *es)
 	return 0;
 }
 
-/* Each call's sys_enter_X and sys_exit_X, or neither. */
+/* Add each call's sys_enter_X and sys_exit_X tracepoints, or neither of them. */
 static int add_syscall_tps(struct ipp_evset *es, struct ipp_decoder *dec)
 {
 	for (size_t i = 0; i < ipp_nr_syscalls; i++) {
@@ -111,7 +115,10 @@ static int add_syscall_tps(struct ipp_evset *es, struct ipp_decoder *dec)
 
 static int add_sched_tps(struct ipp_evset *es, struct ipp_decoder *dec)
 {
-	/* sched_waking: opened for the request paths only (plan.h), where it is there */
+	/*
+	 * sched_waking is opened only for the request paths (plan.h), and only
+	 * where the kernel has it.
+	 */
 	static const char *const sched[] = { "sched_switch", "sched_wakeup", "sched_waking" };
 	static const char *const task[] = {
 		"sched_process_fork", "sched_process_exec", "sched_process_exit",
@@ -166,7 +173,7 @@ int ipp_evset__load(struct ipp_evset *es, unsigned int events, struct ipp_decode
 	add_dummy(es, IPP_EV_SIDEBAND);
 	if (events & IPCPERF_EV_BLOCKED)
 		add_dummy(es, IPP_EV_SWITCH);
-	/* opened only where the kernel's task records replace the task tracepoints */
+	/* This dummy is opened only where the kernel's task records replace the task tracepoints. */
 	if (events & IPCPERF_EV_TASK)
 		add_dummy(es, IPP_EV_RING);
 	return 0;

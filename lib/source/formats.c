@@ -40,7 +40,10 @@ void ipp_explain_tracefs_perm(const char *system, const char *name)
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0)
 		exe[n] = '\0';
-	/* Not perf_event_open's EACCES: CAP_PERFMON, which lifts that, does not give tracefs. */
+	/*
+	 * This is not perf_event_open's EACCES: CAP_PERFMON lifts that one but
+	 * does not give access to tracefs.
+	 */
 	ipp_info("reading tracepoint formats: permission denied on %s/events/%s/%s/format: "
 		 "tracefs (%s%s) is not readable by uid %u, with or without CAP_PERFMON; "
 		 "fix: let a group read it (sudo mount -o remount,gid=GROUP,mode=0750 %s, with "
@@ -70,10 +73,16 @@ void ipp_event_attr(const struct ipp_event *ev, const struct ipp_open_mode *mode
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = PERF_COUNT_SW_DUMMY;
 	}
-	/* The same sample_id trailer on every record: one layout to parse (perfdata.h). */
+	/*
+	 * Every record carries the same sample_id trailer, so there is one
+	 * layout to parse (perfdata.h).
+	 */
 	a->sample_type = IPP_PD_OWN_SAMPLE_TYPE;
 	a->disabled = 1;
-	/* CPU-wide events see every task: nothing to inherit, no exec of ours to wait for. */
+	/*
+	 * CPU-wide events see every task, so there is nothing to inherit and no
+	 * command's exec to wait for.
+	 */
 	a->inherit = !mode->cpu_wide;
 	a->enable_on_exec = mode->command && !mode->cpu_wide;
 	a->sample_id_all = 1;
@@ -96,8 +105,9 @@ void ipp_event_attr(const struct ipp_event *ev, const struct ipp_open_mode *mode
 }
 
 /*
- * sched_switch or sched_wakeup: a thread switched in from idle or from the
- * tracer, or woken in an interrupt, is idle's or the tracer's record.
+ * Whether @ev is sched_switch or sched_wakeup. The record of a thread
+ * switched in from idle or from the tracer, or woken in an interrupt,
+ * belongs to the idle task or to the tracer.
  */
 static bool is_sched_tp(const struct ipp_event *ev)
 {

@@ -53,10 +53,11 @@ struct ipp_evset {
 };
 
 /*
- * The events of @events (enum ipcperf_event_set), their formats read from
- * tracefs (mounted when needed and allowed) and given to @dec.
- * @return 0; -ENOENT (tracefs or a required tracepoint missing), -EACCES,
- *   -ENOMEM, the decoder's error; explained through the print function.
+ * Fill @es with the events of @events (enum ipcperf_event_set), reading
+ * their formats from tracefs (mounted when needed and allowed) and giving
+ * them to @dec. Returns 0, or after explaining the error through the print
+ * function: -ENOENT when tracefs or a required tracepoint is missing,
+ * -EACCES, -ENOMEM, or the decoder's error.
  */
 int ipp_evset__load(struct ipp_evset *es, unsigned int events, struct ipp_decoder *dec);
 void ipp_evset__fini(struct ipp_evset *es);
@@ -69,25 +70,32 @@ struct ipp_open_mode {
 	bool command;			/* the targets are a command to start (enable_on_exec) */
 	bool include_self;
 	pid_t self;
-	/* sched_switch and sched_wakeup keep the idle task's and our records (the paths' split). */
+	/*
+	 * sched_switch and sched_wakeup keep the records of the idle task and
+	 * of the tracing process, which the request paths need to split time.
+	 */
 	bool sched_idle;
 };
 
-/* Pages of each side-band ring for sample rings of @ring_pages: its records are few. */
+/*
+ * Return the pages of each side-band ring when the sample rings have
+ * @ring_pages; its records are few.
+ */
 unsigned int ipp_sideband_pages(unsigned int ring_pages);
-/* The attributes @ev is opened with, in @mode. */
+/* Fill in the attributes that @ev is opened with in @mode. */
 void ipp_event_attr(const struct ipp_event *ev, const struct ipp_open_mode *mode,
 		    struct perf_event_attr *a);
 /*
- * The in-kernel filter of @ev into *@out (NULL: none; free() it): the
- * syscall numbers of IPCPERF_EV_RAW_FILTER on raw_syscalls, and on CPU-wide
- * events the records that can never be a target's: the idle task's and,
- * unless include_self, the library's own process's. @return 0 or -ENOMEM.
+ * Store in *@out the in-kernel filter of @ev, or NULL when it needs none;
+ * the caller frees it. The filter keeps the syscall numbers of
+ * IPCPERF_EV_RAW_FILTER on raw_syscalls, and on CPU-wide events drops the
+ * records that can never be a target's: the idle task's and, unless
+ * include_self, those of the library's own process. Returns 0 or -ENOMEM.
  */
 int ipp_event_filter(const struct ipp_evset *es, const struct ipp_event *ev,
 		     const struct ipp_open_mode *mode, char **out);
 
-/* Say why permission was denied for @what, with the fix. */
+/* Explain why permission was denied for @what, and how to fix it. */
 void ipp_explain_perm(const char *what);
 /*
  * Say that tracefs denied reading the format of @system:@name (EACCES on the

@@ -10,21 +10,27 @@ static uint64_t cpus_of(long ncpus)
 	return ncpus > 0 ? (uint64_t)ncpus : 1;
 }
 
-/* The sums' fast slots and the other per-CPU arrays, allocated when the programs load. */
+/*
+ * Return the bytes of the sums' fast slots and the other per-CPU arrays,
+ * allocated when the programs load.
+ */
 static uint64_t bpf_bytes(long ncpus)
 {
 	return cpus_of(ncpus) * (IPP_PERCPU_BPF_SMALL +
 				 (uint64_t)ipp_sum_rec__fast_slots(ncpus) * sizeof(struct ipp_sum_slot));
 }
 
-/* The sums' map with every key it may take, a record per CPU each. */
+/*
+ * Return the bytes of the sums' map with every key it may take, each key
+ * holding a record per CPU.
+ */
 static uint64_t agg_bytes(long ncpus)
 {
 	return (uint64_t)ipp_sum_rec__agg_keys(ncpus) *
 	       (cpus_of(ncpus) * sizeof(struct ipp_sum_rec) + IPP_SUM_KEY_BYTES);
 }
 
-/* libperf's structures of the two rings of each CPU, resident. */
+/* Return the resident bytes of libperf's structures for the two rings of each CPU. */
 static uint64_t user_bytes(long ncpus)
 {
 	return cpus_of(ncpus) * 2 * IPP_PERCPU_MMAP_RESIDENT;

@@ -74,18 +74,21 @@ struct ipp_percpu_plan {
 	uint64_t start_ns;		/* the start-up model */
 };
 
-/* Bytes the per-CPU structures but the rings take at most on @ncpus CPUs (their bounds). Pure. */
+/*
+ * Return the bytes that the per-CPU structures other than the rings take at
+ * most on @ncpus CPUs. Pure.
+ */
 uint64_t ipp_percpu__others(long ncpus);
 /*
- * KiB the rings of @ncpus CPUs take at most by default: what
- * IPP_PERCPU_BUDGET_BYTES leaves them after the others and the margin,
- * up to IPP_PERCPU_RINGS_MAX_KB. Pure.
+ * Return the KiB that the rings of @ncpus CPUs take at most by default:
+ * what IPP_PERCPU_BUDGET_BYTES leaves after the other structures and the
+ * margin, but no more than IPP_PERCPU_RINGS_MAX_KB. Pure.
  */
 unsigned long long ipp_percpu__rings_kb(long ncpus);
 /*
- * The plan of @ncpus CPUs whose rings have @ring_pages data pages of
- * @page_kb KiB, with @events perf events opened on each CPU, @tracepoints
- * of them tracepoints' (the rest software events), into @p. Pure.
+ * Fill @p with the plan for @ncpus CPUs whose rings have @ring_pages data
+ * pages of @page_kb KiB, with @events perf events opened on each CPU, of
+ * which @tracepoints are tracepoints and the rest software events. Pure.
  */
 void ipp_percpu__plan(struct ipp_percpu_plan *p, long ncpus, unsigned int ring_pages,
 		      unsigned long long page_kb, unsigned int events, unsigned int tracepoints);

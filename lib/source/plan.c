@@ -13,14 +13,14 @@ static bool is_syscall_tp(const struct ipp_event *ev)
 	       (!strcmp(ev->system, "syscalls") || !strcmp(ev->system, "raw_syscalls"));
 }
 
-/* sched_switch and sched_wakeup: what the kernel's counts of each thread stand in for. */
+/* Whether @ev is sched_switch or sched_wakeup, which the kernel's per-thread counts replace. */
 static bool is_sched_count_tp(const struct ipp_event *ev)
 {
 	return ev->role == IPP_EV_TRACEPOINT && !strcmp(ev->system, "sched") &&
 	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup"));
 }
 
-/* sched_process_fork, exec and exit: what the kernel's task records stand in for. */
+/* Whether @ev is sched_process_fork, exec or exit, which the kernel's task records replace. */
 static bool is_task_tp(const struct ipp_event *ev)
 {
 	return ev->role == IPP_EV_TRACEPOINT && !strcmp(ev->system, "sched") &&

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The live source's plan (plan.c): what of the kernel's help it loads (the
- * fd identity, the calls paired, the switches and wakeups counted), and so
- * which events it opens; chosen once from the options and the events, then
- * read by the opening, the reading and the stop (rings.h).
+ * The live source's plan (plan.c) says which help from the kernel's BPF
+ * programs a session loads (fd identity, calls paired in the kernel,
+ * switches and wakeups counted there), and so which events it opens. It is
+ * chosen once from the options and the events; then the code that opens,
+ * reads and stops the session reads it (rings.h).
  */
 #ifndef IPCPERF_PLAN_H
 #define IPCPERF_PLAN_H
@@ -24,7 +25,7 @@ struct ipp_plan_in {
 };
 
 struct ipp_plan {
-	/* chosen (ipp_plan__choose()) */
+	/* What was chosen (ipp_plan__choose()). */
 	bool fdid;		/* load the kernel's fd identity (lib/bpf) */
 	bool pair;		/* ... and have it pair the syscalls */
 	bool pair_switches;	/* ... and the switches (the calls carry their time off CPU) */
@@ -32,17 +33,20 @@ struct ipp_plan {
 	bool sums;		/* ... and add the read/write family's calls up per fd (sum-rec.h) */
 	bool task_recs;		/* ... and write the targets' forks, execs and exits */
 	/*
-	 * Open sched_waking (the request paths take the targets' scheduling:
-	 * a hand-off is the waker's; sched_wakeup may run on the wakee's CPU).
+	 * Open sched_waking. The request paths need it to attribute the
+	 * targets' scheduling: a hand-off belongs to the waker, and
+	 * sched_wakeup may run on the wakee's CPU.
 	 */
 	bool wakings;
 	/*
-	 * had, once loaded (ipp_plan__had()): the syscalls paired in the kernel
-	 * (call records into the sample rings) in place of their sys_enter/
-	 * sys_exit samples, which are then not opened; the switch records too;
-	 * the threads' switches and wakeups counted there
-	 * (IPCPERF_EV_SCHED_TOTALS); the software counters taken from what the
-	 * kernel accounts to each counted thread, not from per-task events.
+	 * What the session had once the programs loaded (ipp_plan__had()).
+	 * paired: the kernel pairs the syscalls and writes call records into
+	 * the sample rings in place of their sys_enter/sys_exit samples, which
+	 * are then not opened. paired_switches: it does the same for the switch
+	 * records. sched_counted: it counts the threads' switches and wakeups
+	 * (IPCPERF_EV_SCHED_TOTALS). task_acct: the software counters come from
+	 * what the kernel accounts to each counted thread, not from per-task
+	 * events.
 	 */
 	bool paired;
 	bool paired_switches;
@@ -50,10 +54,11 @@ struct ipp_plan {
 	bool task_acct;
 	bool summed;		/* the calls added up in the kernel: its sums read at the stop */
 	/*
-	 * The forks, execs and exits from the kernel's task records: their
-	 * sched_process_* tracepoints are not opened (closing the perf event of
-	 * a tracepoint waits for an RCU grace period, ~35-70 ms each here); a
-	 * dummy event (IPP_EV_RING) carries the sample ring of each CPU.
+	 * The forks, execs and exits come from the kernel's task records, so
+	 * their sched_process_* tracepoints are not opened: closing the perf
+	 * event of a tracepoint waits for an RCU grace period, about 35-70 ms
+	 * each here. A dummy event (IPP_EV_RING) then carries the sample ring
+	 * of each CPU.
 	 */
 	bool paired_tasks;
 	bool pair_failed;	/* pairing was tried and could not be had: not chosen again */
@@ -61,15 +66,21 @@ struct ipp_plan {
 
 /* Whether the session is to have the kernel's fd identity at all. */
 bool ipp_plan__wants_fdid(const struct ipp_plan_in *in);
-/* Choose what to load into @p (what it had is left as it was). */
+/* Choose what to load and store it in @p; the fields saying what was had are left as they are. */
 void ipp_plan__choose(struct ipp_plan *p, const struct ipp_plan_in *in);
-/* What loaded: the calls (and switches, as chosen) paired, the scheduling counted or not. */
+/*
+ * Record in @p what loaded: whether the calls (and the switches, as chosen)
+ * are paired, and whether the scheduling is counted.
+ */
 void ipp_plan__had(struct ipp_plan *p, const struct ipp_plan_in *in, bool sched_counted);
-/* Nothing of the kernel's help is had (any more). */
+/* Record in @p that none of the kernel's help is available (any more). */
 void ipp_plan__none(struct ipp_plan *p);
 /* Whether event @ev is opened: not when the kernel's records or counts stand in for it. */
 bool ipp_plan__opens(const struct ipp_plan *p, const struct ipp_event *ev);
-/* Why the kernel's fd identity could not be had, for -@err. */
+/*
+ * Return a sentence saying why the kernel's fd identity could not be loaded,
+ * for the error -@err.
+ */
 const char *ipp_plan__bpf_why(int err);
 
 #endif /* IPCPERF_PLAN_H */

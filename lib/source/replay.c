@@ -56,7 +56,10 @@ static void note_time(struct ipp_replay *s, uint64_t t)
 		s->round_max = t;
 }
 
-/* Out of memory at @rec: said like the reader's errors, which a replay's caller relies on. */
+/*
+ * Explain running out of memory at @rec in the same form as the reader's
+ * errors, which a replay's caller relies on, and return -ENOMEM.
+ */
 static int replay_oom(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 {
 	ipp_info("%s: offset 0x%llx: out of memory replaying record type %u (%s)\n",
@@ -66,10 +69,10 @@ static int replay_oom(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 }
 
 /*
- * One record of the capture into the pipeline. Samples and the other kernel
- * records carry their own id, time, cpu.
- * @return 0; -EPROTO for a corrupt record (the reader said why); -ENOMEM
- *   (said here). Either way one line explains it, with the offset.
+ * Hand one record of the capture to the pipeline. Samples and the other
+ * kernel records carry their own id, time and CPU. Returns 0, -EPROTO for
+ * a corrupt record (the reader explains it) or -ENOMEM (explained here);
+ * either error is explained in one line that gives the offset.
  */
 static int take_file_record(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 {
@@ -83,7 +86,10 @@ static int take_file_record(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 		return 0;	/* perf's own records (FINISHED_ROUND handled by the caller) */
 	err = ipp_pd_reader__parse(s->rd, rec, &smp);
 	if (err == -ENOENT || (!err && !(smp.sample_type & PERF_SAMPLE_TIME))) {
-		/* no sample_id_all, or an unknown id: nothing to place in time */
+		/*
+		 * Without sample_id_all or with an unknown id, the record
+		 * cannot be placed in time.
+		 */
 		ipp_pipeline__skip(pl);
 		return 0;
 	}
@@ -93,7 +99,7 @@ static int take_file_record(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 	}
 	if (!(smp.sample_type & PERF_SAMPLE_CPU))
 		smp.cpu = 0;
-	/* The reader keeps the cpu below the capture's CPUs: only memory can fail here. */
+	/* The reader keeps the CPU below the capture's count, so only memory can fail here. */
 	if (ipp_pipeline__cpus(pl, (size_t)smp.cpu + 1) < 0)
 		return replay_oom(s, rec);
 	if (rec->type == PERF_RECORD_SAMPLE || rec->type == PERF_RECORD_LOST ||
@@ -104,7 +110,10 @@ static int take_file_record(struct ipp_replay *s, const struct ipp_pd_rec *rec)
 	return err < 0 ? replay_oom(s, rec) : 0;
 }
 
-/* Losses the recorder found only at its stop (count_unreported_loss), after every record. */
+/*
+ * Deliver, after every record, the losses the recorder found only at its stop
+ * (count_unreported_loss).
+ */
 static int replay_end_losses(struct ipp_replay *s)
 {
 	int n = 0;
@@ -121,7 +130,10 @@ static int replay_end_losses(struct ipp_replay *s)
 	return n;
 }
 
-/* The records left out, once at the end: a capture of only those must not look empty. */
+/*
+ * Report once, at the end, the records left out, so that a capture of only
+ * those does not look empty.
+ */
 static void replay_say_unread(struct ipp_replay *s)
 {
 	for (unsigned int t = 0; t < IPP_ARRAY_SIZE(s->unread); t++)
@@ -182,7 +194,7 @@ static int replay_consume(struct ipp_source *src)
 	struct ipp_replay *s = replay_of(src);
 	int n = 0, err;
 
-	/* Explained once, when it happened: later calls give it again, without a word. */
+	/* The error was explained when it happened; later calls return it again silently. */
 	if (s->replay_err)
 		return s->replay_err;
 	do {
@@ -210,7 +222,7 @@ void ipp_replay__until(struct ipp_source *src, uint64_t until)
 	replay_of(src)->until = until;
 }
 
-/* Tracepoint formats of the capture into the decoder: those it does not know are left out. */
+/* Give the capture's tracepoint formats to the decoder; those it rejects are left out. */
 static void load_file_formats(struct ipp_replay *s)
 {
 	size_t n = ipp_pd_reader__nr_formats(s->rd);
@@ -222,7 +234,7 @@ static void load_file_formats(struct ipp_replay *s)
 	}
 }
 
-/* The capture's bpf-output events: their samples are the kernel's fd identity records. */
+/* Find the capture's bpf-output events, whose samples are the kernel's fd identity records. */
 static int note_fdid_events(struct ipp_replay *s)
 {
 	for (size_t i = 0; i < ipp_pd_reader__nr_events(s->rd); i++) {
@@ -237,7 +249,10 @@ static int note_fdid_events(struct ipp_replay *s)
 	return 0;
 }
 
-/* The capture's ipcperf section: the recording session's counts and identities. @return 0 or -ENOMEM. */
+/*
+ * Load the capture's ipcperf section: the recording session's counts and
+ * identities. Returns 0 or -ENOMEM.
+ */
 static int load_section(struct ipp_replay *s, const char *path)
 {
 	const struct ipp_pd_info *info = ipp_pd_reader__info(s->rd);
@@ -272,7 +287,10 @@ static int load_section(struct ipp_replay *s, const char *path)
 	s->has_rec = true;
 	if (s->rec.has_session) {
 		ipp_pipeline__set_self(pl, s->rec.ss.self, s->rec.ss.include_self);
-		/* 0 from an older recorder; no recorder takes another */
+		/*
+		 * An older recorder wrote 0. No recorder accepts a size that is not
+		 * a power of two up to MAX_RING_PAGES, so any other value is ignored.
+		 */
 		if (s->rec.ss.ring_pages && !(s->rec.ss.ring_pages & (s->rec.ss.ring_pages - 1)) &&
 		    s->rec.ss.ring_pages <= MAX_RING_PAGES)
 			s->ring_pages = s->rec.ss.ring_pages;
@@ -304,7 +322,7 @@ struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_o
 		goto fail;
 	info = ipp_pd_reader__info(s->rd);
 	if (IPP_OPTS_HAS(opts, refuse_partial) && opts->refuse_partial && info->partial) {
-		/* 48: the header's data size, which the recorder never wrote */
+		/* Offset 0x30 (48) holds the header's data size, which the recorder never wrote. */
 		ipp_info("%s: offset 0x30: partial capture refused: the recorder did not finish it\n",
 			 path);
 		err = -EPROTO;

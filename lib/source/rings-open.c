@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The live source's opening (rings.h): the events of formats.c, their
- * evlists, CPU and thread maps, rings and counters, and the kernel's fd
- * identity and pairing (lib/bpf) connected to them.
+ * How the live source opens (rings.h): the events of formats.c, their
+ * evlists, CPU and thread maps, rings and counters, and the BPF programs
+ * that identify fds and pair calls in the kernel (lib/bpf), connected to them.
  */
 #include "config.h"
 #include <dirent.h>
@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include "source/rings.h"
 
-/* The "any CPU" map: libperf 6.12 renamed its constructor (same soname). */
+/* Make the "any CPU" map. libperf 6.12 renamed its constructor without changing the soname. */
 static struct perf_cpu_map *cpu_map_any(void)
 {
 #ifdef HAVE_PERF_CPU_MAP__NEW_ANY_CPU
@@ -49,10 +49,11 @@ void ipp_rings__close_bpf(struct ipp_rings *s)
 }
 
 /*
- * Delete @el and its evsels with the references to the cpu and thread maps
- * that perf_evlist__set_maps() gave each evsel: libperf 6.1's
- * perf_evsel__delete() never puts them (later ones do). Set to no maps, the
- * evlist puts them itself, and both versions are left nothing to put twice.
+ * Delete @el and its evsels, with the references to the cpu and thread maps
+ * that perf_evlist__set_maps() gave each evsel. libperf 6.1's
+ * perf_evsel__delete() never puts them, while later versions do. Setting the
+ * evlist to no maps makes it put them itself, so that neither version puts
+ * them twice.
  */
 static void evlist_delete(struct perf_evlist *el)
 {
@@ -61,8 +62,9 @@ static void evlist_delete(struct perf_evlist *el)
 }
 
 /*
- * Delete @evsel, taken out of its evlist, without its map references: in an
- * evlist of no maps, which puts them as it adopts it (see evlist_delete()).
+ * Delete @evsel, already taken out of its evlist, and put its map
+ * references: an evlist with no maps puts them as it adopts the evsel (see
+ * evlist_delete()).
  */
 static void evsel_delete(struct perf_evsel *evsel)
 {
@@ -117,7 +119,7 @@ void ipp_rings__close_events(struct ipp_rings *s)
 		s->es.v[i].opened = false;
 }
 
-/* This process's perf_event fds. */
+/* List this process's perf_event fds into *@out. */
 static int perf_fds_now(int **out, size_t *nr)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -174,9 +176,10 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /*
- * The ring of each CPU, from the fds the first sample event got: libperf
- * opens them CPU by CPU, thread by thread, and each takes the lowest free
- * number, so in ascending order the first of every @per_cpu is its CPU's.
+ * Find the ring fd of each CPU among the fds the first sample event got.
+ * libperf opens them CPU by CPU, thread by thread, and each takes the lowest
+ * free number, so in ascending order the first of every @per_cpu fds is
+ * that CPU's.
  */
 static int note_ring_fds(struct ipp_rings *s, struct fdset *fresh, size_t per_cpu)
 {
@@ -194,10 +197,10 @@ static int note_ring_fds(struct ipp_rings *s, struct fdset *fresh, size_t per_cp
 }
 
 /*
- * The kernel ids of the instances of @ev: the perf fds that appeared since
- * @known (which then takes them in), each given @filter. libperf does not
- * hand out its fds, and a capture needs the ids to map each sample to its
- * event.
+ * Note the kernel ids of the instances of @ev, which are the perf fds that
+ * appeared since @known, and give each of them @filter; @known then takes
+ * them in. libperf does not hand out its fds, and a capture needs the ids
+ * to map each sample to its event.
  */
 static int note_ids(struct ipp_event *ev, struct fdset *known, const char *filter,
 		    struct fdset *fresh)
@@ -235,7 +238,7 @@ static int note_ids(struct ipp_event *ev, struct fdset *known, const char *filte
 	return ev->ids ? 0 : -ENOMEM;
 }
 
-/* The command after the @n threads of the running targets, in *@t and the owners. */
+/* Append the command after the @n threads of the running targets, in *@t and in the owners. */
 static int append_cmd(struct ipp_rings *s, pid_t **t, int n)
 {
 	pid_t *nt = realloc(*t, ((size_t)n + 1) * sizeof(pid_t));
@@ -252,7 +255,7 @@ static int append_cmd(struct ipp_rings *s, pid_t **t, int n)
 	return 0;
 }
 
-/* The cpu map, the thread map of the targets, and the tgid of each thread. */
+/* Make the cpu map, the thread map of the targets, and the list of each thread's tgid. */
 static int make_maps(struct ipp_rings *s)
 {
 	s->cpus = perf_cpu_map__new(NULL);
@@ -280,7 +283,7 @@ static int make_maps(struct ipp_rings *s)
 	return s->threads ? 0 : -ENOMEM;
 }
 
-/* An evsel per event, in the sample or the side-band evlist, on the maps of the scope. */
+/* Make an evsel per event, in the sample or the side-band evlist, on the maps of the scope. */
 static int make_evlists(struct ipp_rings *s, struct perf_evsel **evsels)
 {
 	struct perf_thread_map *tasks = s->threads;
@@ -301,7 +304,7 @@ static int make_evlists(struct ipp_rings *s, struct perf_evsel **evsels)
 		perf_evlist__add(s->es.v[i].role == IPP_EV_SIDEBAND ? s->sb_evlist : s->evlist,
 				 evsels[i]);
 	}
-	/* CPU-wide: on every CPU for any task; s->threads stays for the counters. */
+	/* CPU-wide events run on every CPU for any task; s->threads stays for the counters. */
 	if (s->cpu_scope && !(tasks = perf_thread_map__new_dummy()))
 		return -ENOMEM;
 	perf_evlist__set_maps(s->evlist, s->cpus, tasks);
@@ -311,7 +314,7 @@ static int make_evlists(struct ipp_rings *s, struct perf_evsel **evsels)
 	return 0;
 }
 
-/* Why @ev could not be opened; @return true when it is only missing (skip it). */
+/* Explain why @ev could not be opened. Returns true when it is only missing and may be skipped. */
 static bool open_failed(const struct ipp_rings *s, const struct ipp_event *ev, int err)
 {
 	switch (-err) {
@@ -340,7 +343,10 @@ static bool open_failed(const struct ipp_rings *s, const struct ipp_event *ev, i
 	}
 }
 
-/* One by one, so that a failure names its event and a missing one does not sink the rest. */
+/*
+ * Open the events one by one, so that a failure names its event and a missing
+ * one does not sink the rest.
+ */
 static int open_each(struct ipp_rings *s, struct perf_evsel **evsels)
 {
 	struct fdset known = { 0 }, fresh = { 0 };
@@ -350,7 +356,7 @@ static int open_each(struct ipp_rings *s, struct perf_evsel **evsels)
 	for (size_t i = 0; !err && i < s->es.n; i++) {
 		struct ipp_event *ev = &s->es.v[i];
 		char *filter = NULL;
-		/* The side-band event's rings are not the samples'. */
+		/* The side-band event has rings of its own, apart from the samples' rings. */
 		bool rings_of_samples = first_sample && ev->role != IPP_EV_SIDEBAND;
 
 		if (!evsels[i])
@@ -404,7 +410,7 @@ static int map_rings(struct ipp_rings *s)
 	return err;
 }
 
-/* The ring fds (those opened since @before) into the epoll set: readable, and hang-ups. */
+/* Add the ring fds opened since @before to the epoll set, watching for data and hang-ups. */
 static int watch_rings(struct ipp_rings *s, const struct fdset *before)
 {
 	struct fdset after;
@@ -429,9 +435,9 @@ static int watch_rings(struct ipp_rings *s, const struct fdset *before)
 }
 
 /*
- * CPU-wide rings never hang up when the targets exit, and wake the reader
- * only half full: a tick makes the fd readable, so that a caller waiting on
- * it consumes, and finds done(), in time.
+ * CPU-wide rings never hang up when the targets exit, and they wake the
+ * reader only when half full. A tick makes the fd readable, so that a
+ * caller waiting on it consumes and finds done() in time.
  */
 static int start_tick(struct ipp_rings *s)
 {
@@ -449,9 +455,10 @@ static int start_tick(struct ipp_rings *s)
 }
 
 /*
- * The command's exit wakes the reader (its pidfd in the epoll set, once):
- * a SIGCHLD that came between two waits would leave it asleep until a
- * tick or a ring's wakeup mark, and the end of a short run that much later.
+ * Make the command's exit wake the reader by adding its pidfd to the epoll
+ * set, once. A SIGCHLD that came between two waits would leave the reader
+ * asleep until a tick or a ring's wakeup mark, delaying the end of a short
+ * run by that much.
  */
 static int watch_command(struct ipp_rings *s)
 {
@@ -483,7 +490,10 @@ static int open_counters(struct ipp_rings *s)
 
 	if (!any)
 		return -ENOMEM;
-	/* the software ones from the kernel's accounting: per-task events only for the others */
+	/*
+	 * With plan.task_acct the software counters come from the kernel's
+	 * accounting, and per-task events are opened only for the others.
+	 */
 	mask = s->plan.task_acct ? s->counter_mask & ~IPP_SW_COUNTERS : s->counter_mask;
 	err = mask ? ipp_counters__open(&s->counters, any, s->threads, !s->system_wide,
 					s->has_cmd && !ipp_rings__mixed(s), mask) : 0;
@@ -492,8 +502,8 @@ static int open_counters(struct ipp_rings *s)
 }
 
 /*
- * Every call, for IPCPERF_EV_ALL_SYSCALLS, but exit and exit_group: they
- * never return, and their samples give no call either.
+ * Ask the kernel to pair every call for IPCPERF_EV_ALL_SYSCALLS except exit
+ * and exit_group, which never return; their samples give no call either.
  */
 static int want_all_syscalls(struct ipp_rings *s)
 {
@@ -508,7 +518,7 @@ static int want_all_syscalls(struct ipp_rings *s)
 	return 0;
 }
 
-/* The syscalls the session's tracepoints would have given, to be paired in the kernel. */
+/* Ask the kernel to pair the syscalls that the session's tracepoints would have given. */
 static int want_syscalls(struct ipp_rings *s)
 {
 	if (s->es.events & IPCPERF_EV_ALL_SYSCALLS)
@@ -535,10 +545,10 @@ static void load_bpf_unpaired(struct ipp_rings *s)
 }
 
 /*
- * The kernel's fd identity (lib/bpf), loaded before the events are opened:
- * when it pairs the syscalls too, their tracepoints are not opened. When it
- * cannot be had, fds are identified from /proc, as without it; said once,
- * at debug level unless asked for.
+ * Load the kernel's fd identity (lib/bpf) before the events are opened,
+ * because when it pairs the syscalls too their tracepoints are not opened.
+ * When it cannot be loaded, fds are identified from /proc instead; that is
+ * said once, at debug level unless the user asked for it.
  */
 static void load_bpf(struct ipp_rings *s)
 {
@@ -557,10 +567,16 @@ static void load_bpf(struct ipp_rings *s)
 		     .restricted = ipp_caller_restricted(),
 		     .exclude_tgid = s->system_wide && !s->include_self ? s->self : 0);
 	s->bpf = ipp_bpf__new(&o);
-	/* Not for a missing privilege, BTF or build: the fd programs alone would fail alike. */
+	/*
+	 * Not after a missing privilege, BTF or build: the fd programs alone
+	 * would fail the same way.
+	 */
 	if (!s->bpf && p->pair && errno != EPERM && errno != EACCES && errno != ENOENT &&
 	    errno != ENOTSUP) {
-		/* a kernel without what the call programs need may still take the fd programs */
+		/*
+		 * A kernel that lacks what the call programs need may still
+		 * accept the fd programs.
+		 */
 		ipp_debug("cannot pair the syscalls in the kernel (%s): taking their samples\n",
 			  strerror(errno));
 		load_bpf_unpaired(s);
@@ -573,7 +589,7 @@ static void load_bpf(struct ipp_rings *s)
 	if (!ipp_bpf__pairs(s->bpf))
 		return;
 	if (want_syscalls(s) < 0) {
-		/* the fd identity works without: keep the samples */
+		/* The fd identity works without pairing, so keep the samples. */
 		ipp_debug("cannot pair the syscalls in the kernel: taking their samples\n");
 		ipp_rings__close_bpf(s);
 		load_bpf_unpaired(s);
@@ -584,7 +600,7 @@ static void load_bpf(struct ipp_rings *s)
 	p->paired_tasks = ipp_bpf__task_records(s->bpf);
 }
 
-/* What the plan of the session is chosen from. */
+/* Fill @in with what the session's plan is chosen from. */
 void ipp_rings__plan_in(const struct ipp_rings *s, struct ipp_plan_in *in)
 {
 	*in = (struct ipp_plan_in){
@@ -599,11 +615,11 @@ void ipp_rings__plan_in(const struct ipp_rings *s, struct ipp_plan_in *in)
 }
 
 /*
- * The threads of the running targets, counted from now on: what the kernel
- * accounted to each so far is its base (a command's are counted from its
- * exec, their children from their fork, by the kernel itself). A thread
- * that cannot be read (gone since) or found no room is counted from its
- * first switch, as without a base.
+ * Start counting the threads of the running targets from now on: what the
+ * kernel accounted to each so far becomes its base. (The kernel itself
+ * counts a command's threads from its exec, and children from their fork.)
+ * A thread that cannot be read (it is gone) or finds no room is counted
+ * from its first switch, as if it had no base.
  */
 static void seed_threads(struct ipp_rings *s)
 {
@@ -625,9 +641,10 @@ static void seed_threads(struct ipp_rings *s)
 }
 
 /*
- * The loaded fd identity told the targets and pointed into each CPU's
- * sample ring. @return 0; -EAGAIN when the syscalls were to be paired and
- * cannot be: the events must be opened again with their samples.
+ * Tell the loaded fd identity programs the targets and point them into each
+ * CPU's sample ring. Returns 0, or -EAGAIN when the syscalls were to be
+ * paired and cannot be: the events must then be opened again with their
+ * samples.
  */
 static int connect_bpf(struct ipp_rings *s)
 {
@@ -638,7 +655,7 @@ static int connect_bpf(struct ipp_rings *s)
 	if (!s->bpf)
 		return 0;
 	if (!s->ring_fds) {
-		/* no sample event opened: no ring to write into (and nothing paired away) */
+		/* No sample event was opened, so the kernel has no ring to write into. */
 		ipp_debug("fd identity from /proc: no sample ring for the kernel's records\n");
 		ipp_rings__close_bpf(s);
 		return 0;
@@ -674,7 +691,7 @@ static int connect_bpf(struct ipp_rings *s)
 	return 0;
 }
 
-/* The pipeline's per-CPU counts, and which tracepoints count towards unreported loss. */
+/* Set up the pipeline's per-CPU counts, and which tracepoints count towards unreported loss. */
 static int count_setup(struct ipp_rings *s)
 {
 	struct ipp_pipeline *pl = s->base.pl;
@@ -698,10 +715,13 @@ static int open_events_once(struct ipp_rings *s)
 		.include_self = s->include_self, .self = s->self,
 		.sched_idle = ipp_pipeline__wants_sched(s->base.pl),
 	};
-	/* per task, a thread switched in from another process's thread is not seen */
+	/* Per task, a switch in from another process's thread is not seen. */
 	ipp_pipeline__sched_complete(s->base.pl, s->cpu_scope);
 	s->plan.wakings = s->mode.sched_idle;
-	/* Before the events: whether the syscalls' tracepoints are opened depends on it. */
+	/*
+	 * Load BPF before the events, since whether the syscalls' tracepoints
+	 * are opened depends on it.
+	 */
 	if (!err)
 		load_bpf(s);
 	if (!err)
@@ -714,7 +734,10 @@ static int open_events_once(struct ipp_rings *s)
 		err = map_rings(s);
 	if (!err)
 		err = watch_rings(s, &before);
-	/* After: its CPU-wide events would never hang up, and done() waits for the rings to. */
+	/*
+	 * Connect BPF only after watch_rings(): its bpf-output events are
+	 * CPU-wide and never hang up, and done() waits for the watched rings to.
+	 */
 	if (!err)
 		err = connect_bpf(s);
 	if (!err && s->cpu_scope && !s->system_wide)
@@ -734,7 +757,10 @@ int ipp_rings__open_events(struct ipp_rings *s)
 {
 	int err = open_events_once(s);
 
-	/* The kernel could not pair the syscalls after all: with their samples, then. */
+	/*
+	 * The kernel could not pair the syscalls after all, so open them again
+	 * with their samples.
+	 */
 	if (err == -EAGAIN) {
 		ipp_rings__close_events(s);
 		err = open_events_once(s);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The live source's reading (rings.h): its rings read, round by round,
- * into the capture, the tap and the pipeline; hang-ups and targets gone;
- * losses no LOST record reported.
+ * How the live source reads (rings.h): its rings are read round by round
+ * into the capture, the tap and the pipeline. This file also notes hang-ups
+ * and targets gone, and counts the losses no LOST record reported.
  */
 #include "config.h"
 #include <dirent.h>
@@ -73,7 +73,7 @@ static uint64_t take_record(struct ipp_rings *s, const union perf_event *ev, boo
 		ipp_pipeline__skip(s->base.pl);
 		return 0;
 	}
-	/* The kernel's fd identity records: their layout has the IP too. */
+	/* The kernel's fd identity records also carry the IP in their layout. */
 	if (s->bpf && ev->header.type == PERF_RECORD_SAMPLE && is_bpf_id(s, smp.id) &&
 	    !ipp_pd_bpf_sample(ev, size, &smp)) {
 		ipp_pipeline__skip(s->base.pl);
@@ -86,9 +86,10 @@ static uint64_t take_record(struct ipp_rings *s, const union perf_event *ev, boo
 }
 
 /*
- * One ring's turn: up to @max records. *@time: the stamp of the last one
- * taken (left as it was when none had one); *@any set when one was read.
- * @return false when the ring may hold more, true when it ran dry.
+ * Take up to @max records from one ring. Set *@time to the stamp of the
+ * last record taken that had one (leave it as it was when none did), and
+ * *@any when any record was read. Returns true when the ring ran dry, false
+ * when it may hold more.
  */
 static bool read_ring(struct ipp_rings *s, struct perf_mmap *map, bool sb, size_t max,
 		      uint64_t *time, bool *any)
@@ -119,10 +120,10 @@ static bool read_ring(struct ipp_rings *s, struct perf_mmap *map, bool sb, size_
 }
 
 /*
- * A round: RING_CHUNK records (at most) of every ring in turn, so that no
- * ring waits behind a busy one. @return UINT64_MAX when every ring ran dry;
- * else the stamp before which everything has been read from the rings that
- * may hold more (their next records are stamped later).
+ * Read one round: at most RING_CHUNK records of every ring in turn, so that
+ * no ring waits behind a busy one. Returns UINT64_MAX when every ring ran
+ * dry. Otherwise returns the stamp before which everything has been read
+ * from the rings that may hold more, whose next records are stamped later.
  */
 static uint64_t read_round(struct ipp_rings *s)
 {
@@ -134,14 +135,17 @@ static uint64_t read_round(struct ipp_rings *s)
 		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false) {
 			uint64_t t = 0;
 
-			/* (A record with no stamp of ours is not the pipeline's: no order to keep.) */
+			/*
+			 * A record without ipcperf's stamp does not go to the
+			 * pipeline, so it has no order to keep.
+			 */
 			if (!read_ring(s, map, sb, RING_CHUNK, &t, &any) && t && t - 1 < limit)
 				limit = t - 1;
 		}
 	/*
-	 * Every ring read to its head: what a capture marks as a finished round
-	 * (what comes after is stamped later than what came before the mark
-	 * before). A ring left partly read would break that.
+	 * Every ring was read to its head, so a capture may mark a finished
+	 * round here: what comes after it is stamped later than what came
+	 * before the previous mark. A ring left partly read would break that.
 	 */
 	if (limit == UINT64_MAX && any) {
 		if (s->tap)
@@ -155,9 +159,9 @@ static uint64_t read_round(struct ipp_rings *s)
 /*
  * Read the rings and deliver what they held up to @horizon, round by round,
  * until they are dry or the clock passes @until: what is still in them waits
- * for the next pass (the kernel counts what no longer fits as lost).
- * *@dry (when not NULL): whether they ran dry. @return the events delivered,
- * or -errno.
+ * for the next pass (the kernel counts what no longer fits as lost). When
+ * @dry is not NULL, *@dry says whether they ran dry. Returns the events
+ * delivered, or -errno.
  */
 int ipp_rings__read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until, bool *dry)
 {
@@ -178,8 +182,9 @@ int ipp_rings__read_rings(struct ipp_rings *s, uint64_t horizon, uint64_t until,
 }
 
 /*
- * What ring @map holds, never read: added to @left by CPU (the last slot:
- * records without one), a LOST record as what it reports.
+ * Count what ring @map still holds, without reading it into the pipeline.
+ * Each record adds to @left by CPU, and records without a CPU add to the
+ * last slot; a LOST record adds the number it reports.
  */
 static void left_in(struct ipp_rings *s, struct perf_mmap *map, uint64_t *left, int nr)
 {
@@ -198,9 +203,10 @@ static void left_in(struct ipp_rings *s, struct perf_mmap *map, uint64_t *left, 
 }
 
 /*
- * At the stop, what the bounded drain left in the rings: counted as lost,
- * one report a CPU (not one a record: a full ring holds ~100,000), never
- * read. @return the reports the lost handlers were given.
+ * At the stop, count what the bounded drain left in the rings as lost,
+ * without reading it. There is one report per CPU, not one per record,
+ * since a full ring holds about 100,000. Returns the number of reports
+ * given to the lost handlers.
  */
 int ipp_rings__count_left(struct ipp_rings *s)
 {
@@ -250,7 +256,10 @@ static int check_hangups(struct ipp_rings *s)
 	return 0;
 }
 
-/* The command exited: waitid() says so, whatever records went missing. It stays waitable. */
+/*
+ * Whether the command exited, as waitid() says whatever records went
+ * missing. The command stays waitable.
+ */
 static bool cmd_exited(struct ipp_rings *s)
 {
 	siginfo_t si = { 0 };
@@ -277,7 +286,10 @@ static void check_targets(struct ipp_rings *s, uint64_t pass, uint64_t horizon, 
 	ipp_follow__expire(f, horizon);
 	if (ipp_follow__done(f) || (!cmd_now && pass - s->check_ns < CHECK_NS))
 		return;
-	/* Stamped with when /proc is read, not @pass: a task may exit in between. */
+	/*
+	 * Stamp the check with the time /proc is read, not @pass, since a task
+	 * may exit in between.
+	 */
 	s->check_ns = ipp_now_ns();
 	if (ipp_follow__check(f, s->check_ns, ipp_pipeline__sideband_lost(s->base.pl),
 			      s->has_cmd && s->cmd.started) > 0)
@@ -310,10 +322,11 @@ int ipp_rings__consume(struct ipp_source *src)
 	horizon = cmd_now ? pass : pass > MERGE_SLACK_NS ? pass - MERGE_SLACK_NS : 0;
 	err = ipp_rings__read_rings(s, horizon, pass + PASS_NS, NULL);
 	/*
-	 * A target /proc showed gone is forgotten once every record stamped
-	 * before is delivered: not at the horizon when the pass left records in
-	 * the rings (a reader behind, under load), which would forget it before
-	 * its last records and take those for another task's (foreign).
+	 * A target that /proc showed gone is forgotten once every record
+	 * stamped before is delivered. It is not forgotten at the horizon when
+	 * the pass left records in the rings (a reader falling behind under
+	 * load): that would forget it before its last records, and take those
+	 * for another task's (foreign).
 	 */
 	if (s->follow)
 		check_targets(s, pass, s->delivered_ns, cmd_now);
@@ -350,13 +363,8 @@ bool ipp_rings__done(const struct ipp_source *src)
 }
 
 /*
- * The kernel reports a ring's losses with a LOST record written by the next
- * record that fits; losses at the very end of a run never get one. A
- * syscall tracepoint's count is how often it fired in the task, kept or not,
- * so syscall records lost on a CPU are those that fired there minus those we
- * received; beyond what LOST records said, that is loss nobody reported.
- * (sched_wakeup also counts wakeups it has no record for: left out.)
- * @return 1 when a lost event was delivered for a newly found loss.
+ * Return how often the syscall tracepoints fired on the CPU of index @idx,
+ * counting each call record the kernel tried there as a syscall sample.
  */
 static uint64_t fired_on(const struct ipp_rings *s, int idx)
 {
@@ -385,6 +393,16 @@ static uint64_t fired_on(const struct ipp_rings *s, int idx)
 	return fired;
 }
 
+/*
+ * The kernel reports a ring's losses with a LOST record written by the next
+ * record that fits; losses at the very end of a run never get one. A
+ * syscall tracepoint's count is how often it fired in the task, kept or not,
+ * so the syscall records lost on a CPU are those that fired there minus
+ * those received; beyond what LOST records said, that is loss nobody
+ * reported. (sched_wakeup also counts wakeups it has no record for, so it
+ * is left out.) Returns 1 when a lost event was delivered for a newly found
+ * loss, else 0.
+ */
 int ipp_rings__count_unreported_loss(struct ipp_rings *s)
 {
 	struct ipp_pipeline *pl = s->base.pl;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The live source's options checked (the ring size among them) and its
- * targets resolved: the pids and tids given, their threads, and whether
- * the caller may read their memory.
+ * The live source's options are checked here (the ring size among them)
+ * and its targets resolved: the pids and tids given, their threads, and
+ * whether the caller may read their memory.
  */
 #include "config.h"
 #include <errno.h>
@@ -26,7 +26,10 @@ static bool is_pow2(unsigned int v)
 	return v && !(v & (v - 1));
 }
 
-/* A number read from a one-line file (/proc/sys), or @dflt. */
+/*
+ * Return the number in a one-line file such as those of /proc/sys, or @dflt
+ * when it cannot be read.
+ */
 static long long read_ll(const char *path, long long dflt)
 {
 	FILE *f = fopen(path, "re");
@@ -40,7 +43,10 @@ static long long read_ll(const char *path, long long dflt)
 	return v;
 }
 
-/* CAP_IPC_LOCK in the effective set, or perf_event_paranoid -1: the kernel does not limit. */
+/*
+ * Whether the kernel puts no limit on locked ring memory: CAP_IPC_LOCK is
+ * in the effective set, or perf_event_paranoid is -1.
+ */
 static bool ring_lock_unlimited(void)
 {
 	char line[128];
@@ -57,9 +63,9 @@ static bool ring_lock_unlimited(void)
 }
 
 /*
- * KiB of rings this process may lock: perf_event_mlock_kb per online CPU
- * plus RLIMIT_MEMLOCK (the kernel's charge, as check.c explains), or
- * ULLONG_MAX when nothing limits it.
+ * Return the KiB of rings this process may lock: perf_event_mlock_kb per
+ * online CPU plus RLIMIT_MEMLOCK (how the kernel charges them, as check.c
+ * explains), or ULLONG_MAX when nothing limits it.
  */
 static unsigned long long ring_lock_budget_kb(long ncpus)
 {
@@ -80,7 +86,7 @@ unsigned int ipp_ring_pages_fit(unsigned long long budget_kb, long ncpus, unsign
 
 	if (ncpus < 1)
 		ncpus = 1;
-	/* what the per-CPU budget leaves the rings on this many CPUs (percpu.h) */
+	/* Cap it at what the per-CPU budget leaves the rings on this many CPUs (percpu.h). */
 	if (budget_kb > ipp_percpu__rings_kb(ncpus))
 		budget_kb = ipp_percpu__rings_kb(ncpus);
 	/* Each CPU maps a ring and a side-band ring, each one page more than its data. */
@@ -118,7 +124,10 @@ static int check_pids(const pid_t *v, size_t n, const char *what)
 
 static int check_targets_given(const struct ipcperf_session_opts *o)
 {
-	/* pids/tids and argv together: a server traced from now, its client from its exec */
+	/*
+	 * pids or tids may come with argv: a server is then traced from now,
+	 * and its client, the command, from its exec.
+	 */
 	int kinds = ((o->nr_pids || o->nr_tids) || o->argv) + !!o->system_wide;
 
 	if (kinds != 1) {
@@ -183,7 +192,10 @@ int ipp_rings__validate(const struct ipcperf_session_opts *o, struct ipcperf_ses
 
 /* ------------------------------------------------------------------ targets */
 
-/* The threads of pid or tid @id, into *@t (NULL for a tid: itself). @return how many, or -errno. */
+/*
+ * Store the threads of pid or tid @id in *@t; a tid is its own only thread
+ * and *@t stays NULL. Returns how many threads, or -errno.
+ */
 static int threads_of(pid_t id, bool is_pid, pid_t **t)
 {
 	int k;
@@ -209,8 +221,8 @@ static int threads_of(pid_t id, bool is_pid, pid_t **t)
 }
 
 /*
- * Every thread of the pids and the tids: @out, and with @owners the tgid of
- * each, read once per pid or tid given.
+ * Store every thread of the pids and the tids in *@out and, when @owners is
+ * not NULL, the tgid of each in *@owners. /proc is read once per pid or tid.
  */
 int ipp_rings__collect_threads(const struct ipp_rings *s, pid_t **out, pid_t **owners, int *nr)
 {
@@ -281,7 +293,7 @@ pid_t *ipp_rings__copy_pids(const pid_t *v, size_t n, size_t *nr)
 	return c;
 }
 
-/* The owner of process @pid (its /proc directory's, as ps shows it), or -1. */
+/* Return the uid owning process @pid (its /proc directory's owner, as ps shows it), or -1. */
 static long owner_of(pid_t pid)
 {
 	char path[32];
@@ -292,9 +304,9 @@ static long owner_of(pid_t pid)
 }
 
 /*
- * The calls' memory (trace) of target @pid for a caller without root's
- * rights: only of a process the kernel lets that user read, else refused,
- * in one line. @return 0 or -errno.
+ * Check that a caller without root's rights may read the memory of target
+ * @pid, which trace shows for the calls. The kernel must let that user read
+ * the process; otherwise one line explains the refusal. Returns 0 or -errno.
  */
 static int check_readable(pid_t pid)
 {
@@ -312,7 +324,10 @@ static int check_readable(pid_t pid)
 	return err;
 }
 
-/* The target processes of pids and tids; a wrong pid is the likeliest mistake: said first. */
+/*
+ * Resolve the target processes of the pids and tids. A wrong pid is the
+ * likeliest mistake, so it is checked and reported first.
+ */
 int ipp_rings__resolve_targets(struct ipp_rings *s)
 {
 	pid_t *t;

@@ -5,8 +5,8 @@
  * through libperf, their per-CPU rings read into the pipeline, and what
  * only a live session knows: when the targets are all gone, the losses no
  * LOST record reported, the counters, and a capture being written. This
- * file: the source's operations, its start and its stop; the opening is
- * rings-open.c's, the reading rings-read.c's (rings.h).
+ * file holds the source's operations, its start and its stop; rings-open.c
+ * opens the events and rings-read.c reads them (rings.h).
  */
 #include "config.h"
 #include <dirent.h>
@@ -44,7 +44,10 @@ static void libperf_hook(void)
 	libperf_init(libperf_print);
 }
 
-/* libperf's print hook is the process's: replaced once, whatever thread starts a session. */
+/*
+ * libperf has one print hook per process, so it is replaced once, whichever
+ * thread starts a session.
+ */
 static void libperf_init_once(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -134,7 +137,10 @@ static void seed_calls_in_progress(struct ipp_rings *s)
 		long nr;
 		FILE *f;
 
-		/* A kernel thread's syscall file reads "0 0x0 ...": no call of its own. */
+		/*
+		 * A kernel thread's syscall file reads "0 0x0 ...": it makes no
+		 * calls of its own.
+		 */
 		if (ipp_is_kernel_thread(tid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
@@ -149,7 +155,10 @@ static void seed_calls_in_progress(struct ipp_rings *s)
 
 			for (int k = 0; k < 6; k++)
 				args[k] = a[k];
-			/* Only calls whose exit we will see: ones we trace. */
+			/*
+			 * Seed only the calls the session traces, since only
+			 * their exits will be seen.
+			 */
 			if ((s->es.events & IPCPERF_EV_ALL_SYSCALLS) || (sc && (sc->set & s->es.events)))
 				ipp_pipeline__seed_call(s->base.pl, s->start_ns, pid, tid, sc,
 							(int)nr, args, 6);
@@ -158,7 +167,7 @@ static void seed_calls_in_progress(struct ipp_rings *s)
 	}
 }
 
-/* Now, in the clock ticks since boot that /proc/PID/stat gives process start times in. */
+/* Return the time now in clock ticks since boot, the unit of the start times in /proc/PID/stat. */
 static uint64_t boot_ticks_now(void)
 {
 	struct timespec ts;
@@ -170,9 +179,10 @@ static uint64_t boot_ticks_now(void)
 }
 
 /*
- * The targets of a CPU-scope session, as they are once the events are on:
+ * Give a CPU-scope session its targets as they are once the events are on:
  * the threads of the pids (and the tids) that still exist, so that every
- * later change arrives as a fork or exit record; the command from its exec.
+ * later change arrives as a fork or exit record. The command becomes a
+ * target at its exec.
  */
 static int follow_targets(struct ipp_rings *s)
 {
@@ -202,7 +212,10 @@ static int follow_targets(struct ipp_rings *s)
 	return err;
 }
 
-/* The bpf-output events of the kernel's fd identity, as a capture describes an event. */
+/*
+ * Describe the bpf-output events of the kernel's fd identity the way a capture
+ * describes an event.
+ */
 static int bpf_event_desc(const struct ipp_rings *s,
 			  int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx)
 {
@@ -222,7 +235,10 @@ static int add_desc(void *ctx, const struct ipcperf_event_desc *d)
 	return ipp_recorder__add_event(ctx, d);
 }
 
-/* An id of the capture's first event, for the trailer of the records it gets made up. */
+/*
+ * Return an id of the capture's first event, for the trailer of the records the
+ * capture makes up.
+ */
 static uint64_t first_id(const struct ipp_rings *s)
 {
 	for (size_t i = 0; i < s->es.n; i++)
@@ -231,7 +247,7 @@ static uint64_t first_id(const struct ipp_rings *s)
 	return 0;
 }
 
-/* The COMM records of the threads of @pid, running before the capture. */
+/* Write COMM records for the threads of @pid, which were running before the capture began. */
 static void record_comms_of(struct ipp_rings *s, pid_t pid, uint64_t id)
 {
 	char comm[16];
@@ -248,9 +264,9 @@ static void record_comms_of(struct ipp_rings *s, pid_t pid, uint64_t id)
 }
 
 /*
- * The names of the targets already running (every process with -a) into
- * the capture, as perf record writes them: else perf script shows their
- * records as ":PID". The command has none yet: its exec gives its name.
+ * Write the names of the targets already running (every process with -a)
+ * into the capture, as perf record does; otherwise perf script shows their
+ * records as ":PID". The command has no name yet: its exec gives it one.
  */
 static void record_comms(struct ipp_rings *s)
 {
@@ -270,7 +286,10 @@ static void record_comms(struct ipp_rings *s)
 			record_comms_of(s, s->targets[i], id);
 }
 
-/* Every event of @es that was opened, before any record. @return 0 or -errno (explained). */
+/*
+ * Describe every opened event of @es to the capture, before any record. Returns
+ * 0 or an explained -errno.
+ */
 static int record_events(struct ipp_recorder *r, const struct ipp_evset *es)
 {
 	for (size_t i = 0; i < es->n; i++) {
@@ -294,20 +313,29 @@ static int record_events(struct ipp_recorder *r, const struct ipp_evset *es)
 	return 0;
 }
 
-/* Open everything; IPCPERF_SCOPE_AUTO falls back from CPU-wide to per task when not allowed. */
+/*
+ * Open everything. IPCPERF_SCOPE_AUTO falls back from CPU-wide to per-task
+ * events when CPU-wide ones are not allowed.
+ */
 static int open_scoped(struct ipp_rings *s)
 {
 	int err;
 
 	if (s->recorder && !s->system_wide && s->scope == IPCPERF_SCOPE_CPU) {
-		/* A capture holds the targets' records only; replays have no one to follow. */
+		/*
+		 * A capture holds only the targets' records, and a replay has
+		 * no one to follow.
+		 */
 		ipp_info("a capture is recorded per task: use scope task or auto to record\n");
 		return -EINVAL;
 	}
 	s->cpu_scope = s->system_wide || s->scope == IPCPERF_SCOPE_CPU ||
 		       (s->scope == IPCPERF_SCOPE_AUTO && !s->recorder && !s->tap);
 	err = ipp_rings__open_events(s);
-	/* The fork, exec and exit records come with the side-band event: without it, no one to follow. */
+	/*
+	 * The fork, exec and exit records come with the side-band event;
+	 * without it no target can be followed.
+	 */
 	if (!err && s->cpu_scope && !s->system_wide && !perf_evlist__next(s->sb_evlist, NULL)) {
 		ipp_print(s->scope == IPCPERF_SCOPE_AUTO ? IPCPERF_DEBUG : IPCPERF_INFO,
 			  "cannot follow the targets CPU-wide without the side-band dummy event\n");
@@ -324,7 +352,7 @@ static int open_scoped(struct ipp_rings *s)
 		err = record_events(s->recorder, &s->es);
 	if (!err && s->recorder && s->bpf)
 		err = bpf_event_desc(s, add_desc, s->recorder);
-	/* After every event is described: the first record begins the file. */
+	/* This comes after every event is described, because the first record begins the file. */
 	if (!err && s->recorder)
 		record_comms(s);
 	return err;
@@ -341,20 +369,23 @@ static int rings_start(struct ipp_source *src)
 		goto fail;
 	ipp_clock_pair(&s->clk.mono_start, &s->clk.real_start);
 	s->start_ns = s->clk.mono_start;
-	/* The kernel's fd identity first: the calls the events see are described. */
+	/* Enable the kernel's fd identity first, so that every call the events see is described. */
 	if (s->bpf && (err = ipp_bpf__enable(s->bpf)) < 0) {
 		ipp_debug("fd identity from /proc: %s\n", ipp_plan__bpf_why(-err));
 		ipp_rings__close_bpf(s);
 	}
 	/*
-	 * Per-task events of a command (and its counters) switch on at its
-	 * exec (enable_on_exec); everything else now. CPU-wide, the command's
-	 * records before its exec are dropped as not yet a target's; so they
-	 * are per task when running targets come with the command (mixed):
-	 * those are traced from now.
+	 * A command's per-task events and counters switch on at its exec
+	 * (enable_on_exec); everything else is enabled now. CPU-wide events
+	 * are enabled now too: the command's records before its exec are
+	 * dropped as not yet a target's. So are per-task events when running
+	 * targets come with the command (mixed), since those are traced from now.
 	 */
 	if (!s->has_cmd || (s->cpu_scope && !s->system_wide) || ipp_rings__mixed(s)) {
-		/* Side-band first: no fork goes unseen while samples already flow. */
+		/*
+		 * Enable the side-band first, so that no fork goes unseen while
+		 * samples already flow.
+		 */
 		perf_evlist__enable(s->sb_evlist);
 		perf_evlist__enable(s->evlist);
 	}
@@ -449,7 +480,10 @@ static int rings_read_counters(const struct ipp_source *src, pid_t pid,
 	return err;
 }
 
-/* Counts, counters and the end of the file: what a replay needs besides the records. */
+/*
+ * Write what a replay needs besides the records: the counts, the counters and
+ * the end of the file.
+ */
 static int finish_recording(struct ipp_rings *s)
 {
 	struct ipcperf_session_stats counts = { .sz = sizeof(counts) };
@@ -463,7 +497,7 @@ static int finish_recording(struct ipp_rings *s)
 	struct ipp_recorder *r = s->recorder;
 	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
 
-	/* The records lost, as the kernel (or memory) lost them: not those nobody could place. */
+	/* Count the records the kernel (or a lack of memory) lost, not those nobody could place. */
 	ipp_pipeline__stats(s->base.pl, &counts);
 	ss.lost = counts.lost - counts.unattributed;
 	ss.records = counts.records;
@@ -485,9 +519,9 @@ static int finish_recording(struct ipp_rings *s)
 }
 
 /*
- * The calls still under way at the end, whose exits will not be seen: the
- * kernel counted their enters; they are unpaired enters, as sys_enter
- * samples without their exit are.
+ * Report the calls still under way at the end, whose exits will not be
+ * seen. The kernel counted their enters; they count as unpaired enters,
+ * as sys_enter samples without their exit do.
  */
 static void calls_under_way(struct ipp_rings *s)
 {
@@ -526,11 +560,11 @@ static int sched_alive(void *ctx, uint32_t tid, const struct ipp_sched_slot *t)
 }
 
 /*
- * The counts of the threads alive at the end (and of those whose record
- * found no room), after every record; what the kernel could not count
- * (switches and wakeups with its map full, a reused tid's counts dropped)
- * is lost, on the CPU that dropped it. @return 1 when something went to
- * the handlers.
+ * Deliver, after every record, the counts of the threads alive at the end
+ * and of those whose record found no room. What the kernel could not count
+ * (switches and wakeups while its map was full, the dropped counts of a
+ * reused tid) is reported lost on the CPU that dropped it. Returns 1 when
+ * something was handed to the handlers, else 0.
  */
 static int sched_at_stop(struct ipp_rings *s)
 {
@@ -562,8 +596,9 @@ static int sum_left(void *ctx, const struct ipp_sum_rec *r)
 }
 
 /*
- * The calls the kernel added up that no fd-ending call flushed: after
- * every record, so to the incarnations open at the end.
+ * Deliver the calls the kernel added up that no fd-ending call flushed.
+ * This runs after every record, so they go to the fd incarnations open at
+ * the end.
  */
 static void sums_at_stop(struct ipp_rings *s)
 {
@@ -584,7 +619,7 @@ static int rings_stop(struct ipp_source *src)
 	if (s->plan.paired)
 		ipp_bpf__stop_calls(s->bpf);
 	ipp_counters__enable(s->counters, false);
-	/* the capture ends here: what follows only reads what it holds */
+	/* The capture ends here; what follows only reads what the rings hold. */
 	ipp_clock_pair(&s->clk.mono_stop, &s->clk.real_stop);
 	s->stop_ns = s->clk.mono_stop;
 	/*

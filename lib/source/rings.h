@@ -58,7 +58,7 @@
 
 struct ipp_rings {
 	struct ipp_source base;
-	/* targets */
+	/* The targets. */
 	pid_t *pids;
 	size_t nr_pids;
 	pid_t *tids;
@@ -69,7 +69,7 @@ struct ipp_rings {
 	pid_t *targets;		/* target processes: pids, tgids of tids, the command */
 	size_t nr_targets;
 	pid_t *owner;		/* tgid of each entry of the thread map */
-	/* how */
+	/* How the events are opened. */
 	unsigned int ring_pages;
 	bool want_counters;
 	unsigned int counter_mask;	/* IPCPERF_CNT_BIT()s of the counters to open */
@@ -79,19 +79,22 @@ struct ipp_rings {
 	bool include_self;	/* its records are kept (ipcperf_session_opts) */
 	struct ipp_open_mode mode;
 	struct ipp_evset es;
-	/* libperf */
+	/* The libperf objects. */
 	struct perf_evlist *evlist;	/* tracepoints and the switch event: the sample rings */
 	struct perf_evlist *sb_evlist;	/* the side-band event and its rings */
 	struct perf_cpu_map *cpus;
 	struct perf_thread_map *threads;
 	struct ipp_counters *counters;
 	int *ring_fds;		/* by CPU index: an fd of that CPU's sample ring */
-	/* The kernel's fd identity (lib/bpf): NULL when it could not be had or no_bpf. */
+	/*
+	 * The BPF programs that describe fds in the kernel (lib/bpf), or NULL
+	 * when they could not be loaded or no_bpf was asked for.
+	 */
 	struct ipp_bpf *bpf;
 	bool no_bpf;
-	/* what the kernel does for the session, and what it had (plan.h) */
+	/* What the kernel was asked to do for the session, and what it did (plan.h). */
 	struct ipp_plan plan;
-	/* the threads alive at the stop are in the sums of plan.task_acct */
+	/* Whether the threads alive at the stop have been added to the sums of plan.task_acct. */
 	bool acct_final;
 	bool syscall_samples;	/* asked for the samples (ipcperf_session_opts) */
 	bool call_memory;	/* the calls' user memory too (ipcperf_session_opts) */
@@ -99,12 +102,12 @@ struct ipp_rings {
 	int tick_fd;		/* CPU scope: makes epfd readable now and then (no ring hangs up) */
 	int cmd_pidfd;		/* -- CMD: makes epfd readable when the command exits */
 	size_t nr_live;		/* ring fds not hung up */
-	/* CPU scope */
+	/* Used in CPU scope only. */
 	struct ipp_follow *follow;	/* the targets, which the pipeline reads */
 	uint64_t check_ns;	/* when the targets were last checked against /proc */
 	uint64_t delivered_ns;	/* every record stamped before it has been delivered (the last read) */
 	bool cmd_exited;	/* the command exited (waitid), whatever the records say */
-	/* the run */
+	/* The run. */
 	uint64_t start_ns, stop_ns;
 	uint64_t bpf_missed;	/* the BPF programs' skipped runs, read at the stop */
 	void (*tap)(void *ctx, const void *rec, size_t size);
@@ -124,7 +127,10 @@ static inline const struct ipp_rings *crings_of(const struct ipp_source *src)
 	return (const struct ipp_rings *)src;
 }
 
-/* Targets running already (-p, -t) and a command: each traced its own way. */
+/*
+ * Whether the session has both targets running already (-p, -t) and a command,
+ * each traced its own way.
+ */
 static inline bool ipp_rings__mixed(const struct ipp_rings *s)
 {
 	return s->has_cmd && (s->nr_pids || s->nr_tids);
@@ -133,7 +139,10 @@ static inline bool ipp_rings__mixed(const struct ipp_rings *s)
 /* rings-targets.c */
 int ipp_rings__validate(const struct ipcperf_session_opts *o, struct ipcperf_session_opts *out);
 int ipp_rings__collect_threads(const struct ipp_rings *s, pid_t **out, pid_t **owners, int *nr);
-/* A copy of the @n ids of @v, each once, in their order; *@nr: how many (0 on failure). */
+/*
+ * Return a copy of the @n ids of @v with each id kept once, in their order,
+ * and set *@nr to how many it holds (0 on failure).
+ */
 pid_t *ipp_rings__copy_pids(const pid_t *v, size_t n, size_t *nr);
 int ipp_rings__resolve_targets(struct ipp_rings *s);
 

@@ -14,11 +14,15 @@
 struct ipp_identlog;
 struct ipp_procres;
 
-/* What a consumer attaching to a session is handed (session.h), as its source describes it. */
+/*
+ * What a consumer that attaches to a session receives (session.h); the
+ * session's source fills it in.
+ */
 struct ipp_attach {
 	/*
-	 * The processes targeted: pids, the tgids of tids, the command. The
-	 * session's, valid as long as it is; none for a replay or -a.
+	 * The target processes: the pids given, the tgids of the tids given,
+	 * and the command. The session owns the array, which stays valid as
+	 * long as the session does. It is empty for a replay or for -a.
 	 */
 	const pid_t *pids;
 	size_t nr_pids;
@@ -32,10 +36,11 @@ struct ipp_attach {
 	struct ipp_identlog *log;
 	bool log_replay;
 	/*
-	 * Live, not started, and without the kernel's words on fds: the /proc
-	 * resolver that reads ahead of the merge as the session's records are
-	 * taken, one for all its consumers (the session's: take a reference
-	 * with ipp_procres__get()); NULL otherwise.
+	 * The /proc resolver, set only for a live session that has not started
+	 * and does not get fd descriptions from the kernel; NULL otherwise. It
+	 * reads /proc ahead of the merge as the session's records are taken,
+	 * and all the session's consumers share it. The session owns it: a
+	 * consumer that keeps it takes a reference with ipp_procres__get().
 	 */
 	struct ipp_procres *procres;
 };
@@ -43,25 +48,31 @@ struct ipp_attach {
 struct ipp_source;
 
 struct ipp_source_ops {
-	/* Open what is needed, start delivering. @return 0 or -errno (explained). */
+	/*
+	 * Open what the source needs and start delivering records. Returns 0,
+	 * or -errno after explaining the error through the print function.
+	 */
 	int (*start)(struct ipp_source *src);
-	/* Read what there is, deliver what is in order. @return events delivered, or -errno. */
+	/*
+	 * Read what is there and deliver what is in order. Returns the events
+	 * delivered, or -errno.
+	 */
 	int (*consume)(struct ipp_source *src);
-	/* Nothing more will come. */
+	/* Whether the source has nothing more to deliver. */
 	bool (*done)(const struct ipp_source *src);
-	/* Read and deliver everything left. @return events delivered, or -errno. */
+	/* Read and deliver everything left. Returns the events delivered, or -errno. */
 	int (*stop)(struct ipp_source *src);
-	/* The source's part of ipcperf_session__stats(). */
+	/* Fill in the fields of ipcperf_session__stats() that the source knows. */
 	void (*stats)(const struct ipp_source *src, bool stopped, struct ipcperf_session_stats *v);
 	int (*read_counters)(const struct ipp_source *src, pid_t pid,
 			     struct ipcperf_counter_value *vals);
-	/* The command started (live) or recorded (replay), or -1. */
+	/* The pid of the command the session started (live) or recorded (replay), or -1. */
 	pid_t (*child_pid)(const struct ipp_source *src);
 	int (*for_each_event)(const struct ipp_source *src,
 			      int (*cb)(void *ctx, const struct ipcperf_event_desc *d), void *ctx);
 	/*
-	 * What a consumer attaching now is handed (session.h): the targets,
-	 * whether the kernel describes fds, the identity log.
+	 * Fill in what a consumer attaching now receives (session.h): the
+	 * targets, whether the kernel describes fds, and the identity log.
 	 */
 	void (*describe)(const struct ipp_source *src, struct ipp_attach *at);
 	/* The host and the clock reference (ipcperf_session__capture_info()), all of @out. */
@@ -77,30 +88,32 @@ struct ipp_source {
 };
 
 /*
- * The live source of ipcperf_session__new(): validates @opts, resolves the
- * targets, loads the formats into @pl's decoder, forks a command.
- * @return it; NULL with errno (explained through the print function).
+ * Create the live source of ipcperf_session__new(): validate @opts, resolve
+ * the targets, load the formats into @pl's decoder and fork the command if
+ * there is one. Returns the source, or NULL with errno set after explaining
+ * the error through the print function.
  */
 struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *opts,
 				  struct ipp_pipeline *pl);
 /*
- * Live only: write a capture of everything read into @path, or into @fd
- * when >= 0 (named @path in messages): ipcperf_session__record(), _record_fd().
+ * Live only: write a capture of every record read into the file @path, or
+ * into @fd when @fd >= 0 (messages then call it @path). This implements
+ * ipcperf_session__record() and ipcperf_session__record_fd().
  */
 int ipp_rings__record(struct ipp_source *src, const char *path, int fd);
-/* Live only: the host the capture names (a name checked by the session). */
+/* Live only: name the host the capture says it was made on (a name the session checked). */
 void ipp_rings__set_host(struct ipp_source *src, const char *name);
-/* Live only: every ring record, before any ordering, to @tap. */
+/* Live only: hand every ring record to @tap as it is read, before any ordering. */
 void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const void *rec,
 							     size_t size), void *ctx);
-/* Live only: wait up to @timeout_ms for something to read. @return 0, -EINTR, -errno. */
+/* Live only: wait up to @timeout_ms for something to read. Returns 0, -EINTR or -errno. */
 int ipp_rings__wait(struct ipp_source *src, int timeout_ms);
-/* Live only: the fd to poll, or -EINVAL. */
+/* Live only: return the fd a caller polls, or -EINVAL. */
 int ipp_rings__fd(const struct ipp_source *src);
-/* Live only: wait for the command (ipcperf_session__wait_child()). @return 0, -ECHILD, -errno. */
+/* Live only: wait for the command (ipcperf_session__wait_child()). Returns 0, -ECHILD or -errno. */
 int ipp_rings__wait_child(struct ipp_source *src, int *status);
 extern const struct ipp_source_ops ipp_rings_ops;
 
-/* The capture source, ipp_replay__new(): replay.h. */
+/* The source that replays a capture, ipp_replay__new(), is declared in replay.h. */
 
 #endif /* IPCPERF_SOURCE_H */

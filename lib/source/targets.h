@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Targets: a command started corked (cmd.c); the ring size a session
- * takes (rings-targets.c). The threads of existing processes and what /proc
- * says of them are fd/proctask.h's.
+ * Targets: a command started corked, that is held before its exec (cmd.c),
+ * and the ring size a session takes (rings-targets.c). The threads of
+ * existing processes and what /proc says of them are in fd/proctask.h.
  */
 #ifndef IPCPERF_TARGETS_H
 #define IPCPERF_TARGETS_H
@@ -23,7 +23,7 @@
  */
 #define IPP_RING_PAGES_MAX_DEFAULT 8192u	/* 32 MiB of 4 KiB pages */
 unsigned int ipp_default_ring_pages(void);
-/* The same for a lock budget of @budget_kb KiB, @ncpus CPUs, pages of @page_kb KiB. */
+/* The same, computed for a lock budget of @budget_kb KiB, @ncpus CPUs and pages of @page_kb KiB. */
 unsigned int ipp_ring_pages_fit(unsigned long long budget_kb, long ncpus, unsigned long long page_kb);
 
 /* A command forked and held before exec until released. */
@@ -36,9 +36,9 @@ struct ipp_cmd {
 	int status;
 };
 int ipp_cmd__fork(struct ipp_cmd *c, char *const *argv);
-/* Release the child; @return 0 once it exec'd, -errno of a failed exec. */
+/* Release the child. Returns 0 once it has exec'd, or the -errno of a failed exec. */
 int ipp_cmd__release(struct ipp_cmd *c);
-/* Kill (if never started) and reap. */
+/* Kill the child if it was never released, and reap it. */
 void ipp_cmd__abort(struct ipp_cmd *c);
 int ipp_cmd__wait(struct ipp_cmd *c, int *status);
 
