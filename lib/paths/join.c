@@ -30,7 +30,7 @@
 #include "session/session.h"
 #include "paths/paths.h"
 
-/* A pending end's bytes kept for its peer, at most: past it, no peer is coming. */
+/* The most calls a pending end keeps for its peer: past them, no peer is coming. */
 #define PENDING_MAX 4096
 
 /* Bytes written from an end, or read at it, not matched yet. */
@@ -156,7 +156,7 @@ static void fifo_free(struct jfifo *f)
 	*f = (struct jfifo){ 0 };
 }
 
-/* The reader's clock less the writer's is at most @read_end - @write_start. */
+/* Bound the reader's clock less the writer's: at most @read_end - @write_start. */
 static void bound(struct ipp_join *j, unsigned int w, unsigned int r, uint64_t write_start,
 		  uint64_t read_end)
 {
@@ -170,7 +170,7 @@ static void bound(struct ipp_join *j, unsigned int w, unsigned int r, uint64_t w
 	j->samples[at]++;
 }
 
-/* The bytes @e wrote that its peer has read: matches, as the flows would hand them. */
+/* Hand the paths the bytes @e wrote that its peer has read, as the flows' matches would be. */
 static void drain(struct ipcperf_paths *p, struct jend *e)
 {
 	struct jend *r = e->peer;
@@ -210,7 +210,7 @@ static uint64_t hash_str(const char *s)
 	return h ? h : 1;
 }
 
-/* "L -> R" of @e's peer: "R -> L". @return its hash; 0 when @addr is not of that form. */
+/* Return the hash of the mirror of @addr ("L -> R": "R -> L"); 0 when @addr is not of that form. */
 static uint64_t mirror_key(const char *addr)
 {
 	const char *arrow = strstr(addr, " -> ");
@@ -231,7 +231,7 @@ static void end_alone(struct ipp_join *j, struct jend *e)
 	fifo_free(&e->read);
 }
 
-/* @e's peer on another host, if it made a call already: the two are one channel. */
+/* Pair @e with its peer on another host, if the peer made a call already: one channel. */
 static void pair(struct ipcperf_paths *p, struct jend *e)
 {
 	struct ipp_join *j = p->join;
@@ -259,7 +259,7 @@ static void pair(struct ipcperf_paths *p, struct jend *e)
 	drain(p, o);
 }
 
-/* Both addresses of the host itself: a connection that never leaves it. */
+/* Tell whether both addresses are the host's own loopback: a connection that never leaves it. */
 static bool loopback(const char *addr)
 {
 	const char *r = strstr(addr, " -> ");
@@ -299,7 +299,7 @@ static struct jend *end_of(struct ipcperf_paths *p, const struct ipp_host *h,
 	return e;
 }
 
-/* A call's bytes on an end of a channel across hosts. */
+/* Keep a call's bytes on an end of a channel across hosts, and match them. */
 static void end_bytes(struct ipcperf_paths *p, struct jend *e, const struct ipcperf_syscall *ev,
 		      bool writing)
 {
@@ -414,7 +414,7 @@ static struct ipp_host *host_new(struct ipcperf_paths *p, struct ipcperf_flows *
 	return h;
 }
 
-/* Room for the bounds of @n hosts, the old ones kept at their place. */
+/* Make room for the bounds of @n hosts, the old ones kept at their place. */
 static int bounds_room(struct ipp_join *j, size_t n)
 {
 	int64_t *up = calloc(n * n, sizeof(*up));
@@ -462,7 +462,7 @@ int ipcperf_paths__add_host(struct ipcperf_paths *p, struct ipcperf_flows *fl,
 	return (int)h->idx;
 }
 
-/* The bounds of host @r's clock less host @w's... of the reader's less the writer's. */
+/* Give the bounds of host @b's clock less host @a's, when bytes went both ways between them. */
 static bool pair_bounds(const struct ipp_join *j, unsigned int a, unsigned int b, int64_t *lo,
 			int64_t *hi, uint64_t *n)
 {
@@ -477,7 +477,7 @@ static bool pair_bounds(const struct ipp_join *j, unsigned int a, unsigned int b
 	return true;
 }
 
-/* Host @host's clock less host 0's, through the hosts bounded pairwise from host 0 (a search). */
+/* Give host @host's clock less host 0's, through the hosts bounded pairwise from host 0. */
 static bool chain_bounds(const struct ipp_join *j, unsigned int host, int64_t *lo, int64_t *hi,
 			 uint64_t *n)
 {

@@ -325,14 +325,14 @@ void ipp_pipes__flush(struct ipcperf_paths *p);
 void ipp_pipes__free(struct ipcperf_paths *p);
 
 /* join.c */
-/* @pid (a pid or tid of the paths) on its own host: @return it, its host in *@host. */
+/* Return @pid (a pid or tid of the paths) as its own host knows it, and that host in *@host. */
 pid_t ipp_paths__pid_on(const struct ipcperf_paths *p, pid_t pid, unsigned int *host);
-/* The name of process @pid (of the paths) into @buf (IPP_COMM_MAX); "" not known. */
+/* Write the name of process @pid (of the paths) into @buf (IPP_COMM_MAX); "" when not known. */
 void ipp_paths__comm(const struct ipcperf_paths *p, pid_t pid, char *buf);
-/* A path about to be handed out: its pids and tids their hosts' own, the hosts said. */
+/* Give a path about to be handed out its hosts' own pids and tids, and name its hosts. */
 void ipp_paths__unmap(const struct ipcperf_paths *p, struct ipcperf_path *path,
 		      struct ipcperf_path_hop *hops);
-/* At the flush: the ends still waiting for their peer are counted. */
+/* At the flush, count the ends still waiting for their peer. */
 void ipp_join__flush(struct ipcperf_paths *p);
 void ipp_join__free(struct ipcperf_paths *p);
 

@@ -75,7 +75,7 @@ struct ipp_source_ops {
 	 * targets, whether the kernel describes fds, and the identity log.
 	 */
 	void (*describe)(const struct ipp_source *src, struct ipp_attach *at);
-	/* The host and the clock reference (ipcperf_session__capture_info()), all of @out. */
+	/* Fill all of @out with the host and the clock reference (ipcperf_session__capture_info()). */
 	void (*info)(const struct ipp_source *src, struct ipcperf_capture_info *out);
 	void (*destroy)(struct ipp_source *src);
 	bool replay;	/* records come from a capture: no /proc, no kernel */
