@@ -850,7 +850,7 @@ IPCPERF_API int ipcperf_session__record(struct ipcperf_session *s, const char *p
  */
 IPCPERF_API int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *name);
 
-/** Room for a host's name in struct ipcperf_capture_info, its NUL included. Since 0.2. */
+/** Room for a host's name in struct ipcperf_capture_info, its NUL included. Since 0.3. */
 #define IPCPERF_HOST_MAX 65
 
 /**
@@ -859,30 +859,30 @@ IPCPERF_API int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, co
  * share one name, whose captures are joined (doc/accuracy.md). @p name: 1
  * to IPCPERF_HOST_MAX - 1 bytes, no control character, no space.
  * @return 0; -EINVAL (NULL, a replay session, a bad name); -EBUSY (started).
- * Since 0.2.
+ * Since 0.3.
  */
 IPCPERF_API int ipcperf_session__set_host(struct ipcperf_session *s, const char *name);
 
 /**
  * Where and when a session runs, or its capture was recorded: the host's
  * name and the clock reference, CLOCK_MONOTONIC (the events' clock) and
- * CLOCK_REALTIME read together at the start and at the stop. Since 0.2.
+ * CLOCK_REALTIME read together at the start and at the stop. Since 0.3.
  */
 struct ipcperf_capture_info {
 	size_t sz;
 	/**
 	 * The host: live, ipcperf_session__set_host()'s name or the hostname; of
-	 * a capture, the one it recorded, else (perf's, or ipcperf's before 0.2)
+	 * a capture, the one it recorded, else (perf's, or ipcperf's before 0.3)
 	 * perf's hostname header; "" when none says.
 	 */
 	char host[IPCPERF_HOST_MAX];
-	/** The clock reference is known (live: once started; a capture written before 0.2: never). */
+	/** The clock reference is known (live: once started; a capture written before 0.3: never). */
 	bool has_clock;
 	uint64_t mono_start_ns, real_start_ns;	/**< read together at the start */
 	uint64_t mono_stop_ns, real_stop_ns;	/**< at the stop; 0 before it */
 };
 
-/** Fill @p out (its sz set by the caller). @return 0; -EINVAL. Since 0.2. */
+/** Fill @p out (its sz set by the caller). @return 0; -EINVAL. Since 0.3. */
 IPCPERF_API int ipcperf_session__capture_info(const struct ipcperf_session *s,
 					      struct ipcperf_capture_info *out);
 
@@ -929,7 +929,7 @@ IPCPERF_API struct ipcperf_session *ipcperf_session__open_file(const char *path,
  * one consumer in the order of their times (ipcperf_paths__add_host()).
  * ipcperf_session__done() is true once the whole capture is read.
  * @return events delivered; -EINVAL (NULL, a live session, not started);
- *   the errors of consume(). Since 0.2.
+ *   the errors of consume(). Since 0.3.
  */
 IPCPERF_API int ipcperf_session__consume_until(struct ipcperf_session *s, uint64_t until_ns);
 
@@ -2041,7 +2041,7 @@ struct ipcperf_path_hop {
 	 * index ipcperf_paths__add_host() gave (captures joined). A hop whose
 	 * two hosts differ has its channel times (request_ns, response_ns) on
 	 * two clocks: they are as right as the offset's uncertainty
-	 * (ipcperf_paths__clock()). Since 0.2.
+	 * (ipcperf_paths__clock()). Since 0.3.
 	 */
 	unsigned int host, caller_host;
 };
@@ -2064,7 +2064,7 @@ struct ipcperf_path {
 	uint64_t end_ns;
 	const struct ipcperf_path_hop *hops;
 	size_t nr_hops;
-	unsigned int host;	/**< the originator's host (ipcperf_path_hop.host). Since 0.2. */
+	unsigned int host;	/**< the originator's host (ipcperf_path_hop.host). Since 0.3. */
 };
 
 /** What the paths made of the requests they saw (ipcperf_paths__stats()). Since 0.2. */
@@ -2108,7 +2108,7 @@ struct ipcperf_paths_stats {
 	 * it), left unmatched, as their bytes cannot be told by offset; and
 	 * the ends of TCP connections to another host that no capture holds
 	 * (a host not recorded, or addresses rewritten on the way: NAT), left
-	 * one-sided. Since 0.2.
+	 * one-sided. Since 0.3.
 	 */
 	uint64_t tcp_joined, tcp_unseen_start, tcp_no_peer;
 };
@@ -2119,7 +2119,7 @@ struct ipcperf_paths_stats {
  * were read on the other after the write began: the reader's clock less the
  * writer's is at most the read's end less the write's start. Over every
  * byte matched in both directions, the tightest bounds give [lo_ns, hi_ns].
- * Since 0.2.
+ * Since 0.3.
  */
 struct ipcperf_paths_clock {
 	size_t sz;
@@ -2205,7 +2205,7 @@ IPCPERF_API int ipcperf_paths__flush(struct ipcperf_paths *p);
  * bound the hosts' clocks (ipcperf_paths__clock()).
  * @return the host's index (1, 2, ...); -EINVAL (NULL, @p fl is the first
  *   host's); -ENOMEM (also past 63 hosts); the errors of
- *   ipcperf_session__add_handlers(). Since 0.2.
+ *   ipcperf_session__add_handlers(). Since 0.3.
  */
 IPCPERF_API int ipcperf_paths__add_host(struct ipcperf_paths *p, struct ipcperf_flows *fl,
 					struct ipcperf_session *s, int64_t clock_offset_ns);
@@ -2214,7 +2214,7 @@ IPCPERF_API int ipcperf_paths__add_host(struct ipcperf_paths *p, struct ipcperf_
  * Host @p host's clock against the first host's, as the exchanges between
  * them bound it so far (struct ipcperf_paths_clock; its sz set by the
  * caller). Host 0, and a host with no byte matched both ways: not known.
- * @return 0; -EINVAL (NULL, no such host, no host joined). Since 0.2.
+ * @return 0; -EINVAL (NULL, no such host, no host joined). Since 0.3.
  */
 IPCPERF_API int ipcperf_paths__clock(const struct ipcperf_paths *p, unsigned int host,
 				     struct ipcperf_paths_clock *out);
