@@ -1806,14 +1806,14 @@ struct ipcperf_flow {
 	 */
 	bool by_queue;
 	/**
-	 * Since 0.4, TCP and UDP: the address of the lower port of the
+	 * Since 0.3, TCP and UDP: the address of the lower port of the
 	 * channel's two ends ("127.0.0.1:8080": a server's, below the
 	 * ephemeral range), what its connections are grouped by; "" for the
 	 * other kinds, or when the addresses are not known.
 	 */
 	const char *endpoint;
 	/**
-	 * Since 0.4: 0 for a channel's own flow; else this is a fold, the
+	 * Since 0.3: 0 for a channel's own flow; else this is a fold, the
 	 * flows of that many closed channels of one group (the same writers,
 	 * readers, kind, datagram and endpoint) added up: its counts, bytes,
 	 * times and refusals their sums, max_queued the largest, first_ns the
@@ -1883,7 +1883,7 @@ struct ipcperf_flows;
  * traced) still makes a flow, keyed by the reading end, so that both
  * directions of a traced side are reported.
  *
- * Memory (since 0.4): once more than 4096 flows are kept (then twice
+ * Memory (since 0.3): once more than 4096 flows are kept (then twice
  * those left after the last pass, plus 4096), the flows of the closed
  * channels fold into their groups (struct ipcperf_flow, folded): a channel
  * is closed when no fd of a traced process holds either of its ends and no
