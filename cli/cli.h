@@ -22,6 +22,13 @@ struct cli_ids {
 };
 
 /* Options every capturing subcommand takes. */
+/* The captures of paths -i, given once or more (the hosts joined). */
+#define CLI_INPUTS_MAX 16
+struct cli_inputs {
+	const char *v[CLI_INPUTS_MAX];
+	size_t n;
+};
+
 struct cli_target {
 	struct cli_ids pids, tids;
 	bool system_wide;
@@ -31,6 +38,7 @@ struct cli_target {
 	unsigned int ring_pages;	/* -m PAGES */
 	const char *output;	/* -o FILE */
 	const char *record;	/* --record FILE (record: -o FILE): also write a capture */
+	const char *host;	/* --host NAME: the host the capture names */
 	const char *input;	/* report -i FILE: replay this capture instead of tracing */
 	unsigned int scope;	/* --scope: enum ipcperf_scope */
 	bool no_bpf;		/* --no-bpf: fd identity from /proc only */

@@ -114,7 +114,8 @@ int flows_replay(const struct report_opts *o);
 /* ------------------------------------------------------------------ paths */
 
 struct paths_opts {
-	struct cli_target t;
+	struct cli_target t;		/* t.input: the first -i */
+	struct cli_inputs inputs;	/* -i, each: two or more join the captures of several hosts */
 	bool json;
 	bool requests;			/* --requests: with --json, every request */
 	const char *otlp;		/* --otlp FILE: OpenTelemetry traces, OTLP/JSON */

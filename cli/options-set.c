@@ -287,6 +287,37 @@ int cli_opt_listen(const struct cli_option *o, const char *arg, void *dst)
 	return 0;
 }
 
+int cli_opt_input_add(const struct cli_option *o, const char *arg, void *dst)
+{
+	struct cli_inputs *in = dst;
+
+	if (in->n >= CLI_INPUTS_MAX) {
+		cli_err("more than %d captures for -i: join at most %d hosts", CLI_INPUTS_MAX,
+			CLI_INPUTS_MAX);
+		return -1;
+	}
+	if (cli_opt_path(o, arg, &in->v[in->n]) < 0)
+		return -1;
+	in->n++;
+	return 0;
+}
+
+int cli_opt_host(const struct cli_option *o, const char *arg, void *dst)
+{
+	char name[32];
+	size_t n = strlen(arg);
+	bool ok = n && n < IPCPERF_HOST_MAX;
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (unsigned char)arg[i] > ' ' && arg[i] != 0x7f;
+	if (!ok) {
+		cli_err("invalid host name '%s' for %s: give 1 to %d characters, no space (as "
+			"web-1)", arg, cli_opt_name(o, name, sizeof(name)), IPCPERF_HOST_MAX - 1);
+		return -1;
+	}
+	return cli_opt_string(o, arg, dst);
+}
+
 int cli_opt_url(const struct cli_option *o, const char *arg, void *dst)
 {
 	char name[32];

@@ -65,10 +65,15 @@ static const struct cli_word sort_words[] = {
  */
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE",
-	  STORE(cli_opt_path, REPORT(input), PATHS(t.input)), .complete = CPL_FILE,
-	  .help = "the capture to read (default: ipcperf.data)",
-	  .help_for = { { IN(PATHS), NULL, "the requests of a capture (ipcperf record) instead\n"
-					  "of tracing: no target then, the capture's are used" } } },
+	  STORE(cli_opt_path, REPORT(input)), .complete = CPL_FILE,
+	  .help = "the capture to read (default: ipcperf.data)" },
+	{ .name = "input", .letter = 'i', .arg = "FILE",
+	  STORE(cli_opt_input_add, PATHS(inputs)), .complete = CPL_FILE,
+	  .help = "the requests of a capture (ipcperf record) instead\n"
+		  "of tracing: no target then, the capture's are used;\n"
+		  "given again, the captures of several hosts joined: a\n"
+		  "TCP connection seen from both ends is one channel,\n"
+		  "each host's clock placed by the bytes between them" },
 	{ .name = "view", .arg = "VIEW",
 	  STORE(cli_opt_enum, REPORT(view)), .values = view_words, .complete = CPL_WORDS,
 	  .help = "stat (default), syscalls (stat -s), flows or paths" },
@@ -321,6 +326,14 @@ static const struct cli_option options[] = {
 	  .help_for = { { IN(PATHS), NULL, "also write the capture to FILE (perf.data format, mode\n"
 					  "0600; see ipcperf record): `ipcperf paths -i FILE`\n"
 					  "then gives the same requests" } } },
+	{ .name = "host", .arg = "NAME",
+	  STORE(cli_opt_host, RECORD(t.host), PATHS(t.host)), .complete = CPL_NOTHING,
+	  .help = "the host the capture says it was recorded on (default:\n"
+		  "the hostname): name two hosts that share one apart, so\n"
+		  "that `ipcperf paths -i A -i B` joins their captures",
+	  .help_for = { { IN(PATHS), NULL, "with --record: the host the capture says it was\n"
+					  "recorded on (default: the hostname), to join it with\n"
+					  "another host's (`ipcperf paths -i A -i B`)" } } },
 	{ .name = "openmetrics", .more = IN(STAT), .arg = "FILE",
 	  STORE(cli_opt_path, STAT(om_path)), .complete = CPL_FILE,
 	  .help = "also write the totals as metrics (Prometheus text format\n"

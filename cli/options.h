@@ -213,6 +213,12 @@ cli_opt_set_fn cli_opt_events;
 /* A FILE: not empty. */
 cli_opt_set_fn cli_opt_path;
 #define cli_opt_path_stores(p) CLI_OPT_IS(p, const char *)
+/* paths -i: one more capture, into a struct cli_inputs. */
+cli_opt_set_fn cli_opt_input_add;
+#define cli_opt_input_add_stores(p) CLI_OPT_IS(p, struct cli_inputs)
+/* A host's name (--host): 1 to IPCPERF_HOST_MAX - 1 bytes, no space nor control. */
+cli_opt_set_fn cli_opt_host;
+#define cli_opt_host_stores(p) CLI_OPT_IS(p, const char *)
 /* A URL: http:// or https://. */
 cli_opt_set_fn cli_opt_url;
 #define cli_opt_url_stores(p) CLI_OPT_IS(p, const char *)

@@ -303,6 +303,10 @@ static struct ipcperf_session *session_open(const struct cli_target *t, const st
 	/* Before setup: the accounting it attaches logs fd identities into the capture. */
 	if (t->record && cli_user_record(s, t->record) < 0)
 		goto fail;
+	if (t->record && t->host && (err = ipcperf_session__set_host(s, t->host)) < 0) {
+		cli_err("cannot name the host %s: %s", t->host, strerror(-err));
+		goto fail;
+	}
 	if (run->handlers && (err = ipcperf_session__add_handlers(s, run->handlers)) < 0) {
 		cli_err("cannot register handlers: %s", strerror(-err));
 		goto fail;

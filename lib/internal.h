@@ -117,6 +117,11 @@ static inline bool ipp_bsearch_at(const void *key, const void *base, size_t n, s
 }
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);
+/*
+ * Read CLOCK_MONOTONIC and CLOCK_REALTIME together, in ns: the wall clock is
+ * read between two monotonic reads, whose midpoint goes into @mono.
+ */
+void ipp_clock_pair(uint64_t *mono, uint64_t *real);
 /* The integer a file (a sysctl under /proc/sys) starts with. @return 0, -errno, -EINVAL. */
 int ipp_read_int(const char *path, int *val);
 

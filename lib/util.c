@@ -59,6 +59,16 @@ uint64_t ipp_now_ns(void)
 	return (uint64_t)ts.tv_sec * IPP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+void ipp_clock_pair(uint64_t *mono, uint64_t *real)
+{
+	struct timespec ts;
+	uint64_t m0 = ipp_now_ns();
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*real = (uint64_t)ts.tv_sec * IPP_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+	*mono = m0 + (ipp_now_ns() - m0) / 2;
+}
+
 int ipp_read_int(const char *path, int *val)
 {
 	FILE *f = fopen(path, "re");

@@ -1535,6 +1535,17 @@ START_TEST(test_identlog_order)
 }
 END_TEST
 
+/* An entry of the ipcperf section at @len of @sect: @return the length after it. */
+static size_t put_rec_entry(unsigned char *sect, size_t len, uint32_t type, const void *obj,
+			    uint32_t n)
+{
+	memcpy(sect + len, &type, 4);
+	memcpy(sect + len + 4, &n, 4);
+	memcpy(sect + len + 8, obj, n);
+	memset(sect + len + 8 + n, 0, ((n + 7u) & ~7u) - n);
+	return len + 8 + ((n + 7u) & ~7u);
+}
+
 /* The ipcperf section parses back what was put in; a cut one is refused. */
 START_TEST(test_rec_section)
 {
@@ -1579,6 +1590,42 @@ START_TEST(test_rec_section)
 }
 END_TEST
 
+/*
+ * The host and the clock reference parse back; a section without them (an
+ * older capture) has neither; a host entry that is empty or has no NUL
+ * within IPCPERF_HOST_MAX bytes is malformed.
+ */
+START_TEST(test_rec_host_clock)
+{
+	struct ipp_rec_clock clk = { .mono_start = 100, .real_start = 5000, .mono_stop = 300,
+				     .real_stop = 5200 };
+	char host[IPCPERF_HOST_MAX] = "web-1", empty[8] = "", wide[IPCPERF_HOST_MAX + 8];
+	unsigned char sect[512];
+	struct ipp_rec_data d;
+	size_t len = 0;
+
+	memset(wide, 'x', sizeof(wide));
+	len = put_rec_entry(sect, len, IPP_REC_T_HOST, host, sizeof(host));
+	len = put_rec_entry(sect, len, IPP_REC_T_CLOCK, &clk, sizeof(clk));
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), 0);
+	ck_assert(d.has_host && d.has_clock);
+	ck_assert_str_eq(d.host, "web-1");
+	ck_assert_uint_eq(d.clock.mono_start, 100);
+	ck_assert_uint_eq(d.clock.real_stop, 5200);
+	ipp_rec_data__free(&d);
+	len = put_rec_entry(sect, 0, IPP_REC_T_LOST, &clk, 16);
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), 0);
+	ck_assert(!d.has_host && !d.has_clock);
+	ipp_rec_data__free(&d);
+	len = put_rec_entry(sect, 0, IPP_REC_T_HOST, empty, sizeof(empty));
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), -EPROTO);
+	len = put_rec_entry(sect, 0, IPP_REC_T_HOST, wide, sizeof(wide));
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), -EPROTO);
+	len = put_rec_entry(sect, 0, IPP_REC_T_CLOCK, &clk, sizeof(clk) - 8);
+	ck_assert_int_eq(ipp_rec_data__parse(&d, sect, len), -EPROTO);
+}
+END_TEST
+
 Suite *perfdata_suite(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -1609,6 +1656,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_decoder_feed);
 	tcase_add_test(tc, test_identlog_order);
 	tcase_add_test(tc, test_rec_section);
+	tcase_add_test(tc, test_rec_host_clock);
 #ifdef PERFDATA_CORPUS
 	tcase_add_test(tc, test_perf_file);
 	tcase_add_test(tc, test_replay_perf_file);

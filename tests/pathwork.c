@@ -3,7 +3,7 @@
  * the subject of the request paths (ipcperf paths).
  *
  *   pathwork [-m thread|epoll|pool] [-t unix|tcp] [-n N] [-c C] [-x MS] [-y MS]
- *            [-P P] [-b ADDR | -B]
+ *            [-P P] [-b ADDR | -B [-A IP]]
  *
  * C client threads (one connection each) send N requests in all (100 bytes
  * each, one after the other on a connection) to the proxy and read each
@@ -42,9 +42,12 @@
  * others: -B starts the backend only, prints "backend PID ADDR" (a unix
  * path or a TCP port) and waits for it, which SIGTERM ends as above;
  * -b ADDR starts the clients and the proxy only, the proxy's upstream
- * being that backend.
+ * being that backend. Over TCP the backend apart listens on loopback, or
+ * with -A IP on that IPv4 address (another network namespace's end of a
+ * veth pair), and -b IP:PORT names it there.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -75,6 +78,7 @@ struct cfg {
 	char addr[256];		/* the upstream: a unix path or a TCP port */
 	int lfd;		/* the listening socket handed down */
 	const char *backend_at;	/* -b: the backend is apart, there */
+	const char *listen_ip;	/* -A: the backend apart listens on this IPv4 address */
 	bool backend_only;	/* -B: the backend only */
 };
 
@@ -235,11 +239,20 @@ static int connect_to(const struct cfg *g)
 	if (fd < 0)
 		die("socket");
 	if (g->tcp) {
+		const char *colon = strrchr(g->addr, ':');
 		struct sockaddr_in sa = { .sin_family = AF_INET,
-					  .sin_port = htons((uint16_t)atoi(g->addr)),
+					  .sin_port = htons((uint16_t)atoi(colon ? colon + 1 : g->addr)),
 					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 		int one = 1;
+		char ip[64];
 
+		/* IP:PORT, or a loopback PORT */
+		if (colon && (size_t)(colon - g->addr) < sizeof(ip)) {
+			memcpy(ip, g->addr, (size_t)(colon - g->addr));
+			ip[colon - g->addr] = '\0';
+			if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1)
+				die("bad backend address");
+		}
 		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 			die("connect");
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -255,8 +268,11 @@ static int connect_to(const struct cfg *g)
 	return fd;
 }
 
-/* A listening socket: on PATH (unix), or on an ephemeral loopback port written into @addr. */
-static int listen_on(bool tcp, const char *path, char *addr, size_t len)
+/*
+ * A listening socket: on PATH (unix), or on an ephemeral port of loopback
+ * (or of IPv4 address @ip) written into @addr.
+ */
+static int listen_on(bool tcp, const char *ip, const char *path, char *addr, size_t len)
 {
 	int fd = socket(tcp ? AF_INET : AF_UNIX, SOCK_STREAM, 0);
 
@@ -267,6 +283,8 @@ static int listen_on(bool tcp, const char *path, char *addr, size_t len)
 					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 		socklen_t sl = sizeof(sa);
 
+		if (ip && inet_pton(AF_INET, ip, &sa.sin_addr) != 1)
+			die("bad listen address");
 		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 		    getsockname(fd, (struct sockaddr *)&sa, &sl) < 0)
 			die("bind");
@@ -762,7 +780,7 @@ static pid_t start(const char *dir, const char *role, const struct cfg *g, const
 static void usage(void)
 {
 	fprintf(stderr, "usage: pathwork [-m thread|epoll|pool] [-t unix|tcp] [-n N] [-c C] "
-		"[-x MS] [-y MS] [-P P] [-b ADDR | -B]\n");
+		"[-x MS] [-y MS] [-P P] [-b ADDR | -B [-A IP]]\n");
 	exit(2);
 }
 
@@ -771,7 +789,7 @@ static void parse(int argc, char **argv, struct cfg *g)
 	int opt;
 
 	*g = (struct cfg){ .n = 100, .c = 2, .x_us = 1000, .y_us = 3000 };
-	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:P:b:B")) != -1) {
+	while ((opt = getopt(argc, argv, "m:t:n:c:x:y:P:b:BA:")) != -1) {
 		switch (opt) {
 		case 'm':
 			g->epoll = !strcmp(optarg, "epoll");
@@ -784,6 +802,7 @@ static void parse(int argc, char **argv, struct cfg *g)
 		case 'y': g->y_us = (long)(atof(optarg) * 1000); break;
 		case 'b': g->backend_at = optarg; break;
 		case 'B': g->backend_only = true; break;
+		case 'A': g->listen_ip = optarg; break;
 		case 'P':
 			if (atol(optarg) < 1)
 				usage();
@@ -793,7 +812,7 @@ static void parse(int argc, char **argv, struct cfg *g)
 		}
 	}
 	if (g->n < 1 || g->c < 1 || g->c > MAX_CONNS || g->c > g->n || g->x_us < 0 ||
-	    g->y_us < 0 || (g->backend_at && g->backend_only))
+	    g->y_us < 0 || (g->backend_at && g->backend_only) || (g->listen_ip && !g->backend_only))
 		usage();
 }
 
@@ -838,7 +857,7 @@ static int backend_only(const struct cfg *g, const char *dir)
 	pid_t backend;
 
 	snprintf(path, sizeof(path), "%s/backend.sock", dir);
-	bfd = listen_on(g->tcp, path, baddr, sizeof(baddr));
+	bfd = listen_on(g->tcp, g->listen_ip, path, baddr, sizeof(baddr));
 	backend = start(dir, "backend", g, "-", bfd);
 	close(bfd);
 	printf("backend %d %s\n", (int)backend, baddr);
@@ -869,12 +888,12 @@ int main(int argc, char **argv)
 		int bfd;
 
 		snprintf(path, sizeof(path), "%s/backend.sock", dir);
-		bfd = listen_on(g.tcp, path, baddr, sizeof(baddr));
+		bfd = listen_on(g.tcp, NULL, path, baddr, sizeof(baddr));
 		backend = start(dir, "backend", &g, "-", bfd);
 		close(bfd);
 	}
 	snprintf(path, sizeof(path), "%s/proxy.sock", dir);
-	pfd = listen_on(g.tcp, path, paddr, sizeof(paddr));
+	pfd = listen_on(g.tcp, NULL, path, paddr, sizeof(paddr));
 	proxy = start(dir, "proxy", &g, baddr, pfd);
 	close(pfd);
 	client = start(dir, "client", &g, paddr, -1);

@@ -4,10 +4,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "joinrun.h"
 #include "otlpout.h"
 #include "output.h"
 #include "pathsout.h"
@@ -36,6 +36,11 @@ enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o)
 	p = cli_options_parse(&cli_cmd_paths, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
+	o->t.input = o->inputs.n ? o->inputs.v[0] : NULL;
+	if (o->t.host && !o->t.record) {
+		cli_err("--host names the host of the capture --record writes: add --record FILE");
+		return CLI_PARSED_USAGE;
+	}
 	if (!o->t.input)
 		return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : p;
 	if (first < argc || o->t.pids.n || o->t.tids.n || o->t.system_wide) {
@@ -85,27 +90,6 @@ static int paths_open(struct paths_cmd *c)
 	return 0;
 }
 
-/* The traces as OTLP/JSON, in memory: one document for the file and the collector. */
-static char *otlp_doc(const struct paths_cmd *c, size_t *len)
-{
-	uint64_t seed = 0;
-	char *buf = NULL;
-	FILE *m = open_memstream(&buf, len);
-	int err;
-
-	if (!m)
-		return NULL;
-	/* Ids of one run apart from another's; without randomness, the clock's. */
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-		seed = (uint64_t)clock_ns(CLOCK_REALTIME);
-	err = otlpout_write(m, c->po, c->real_minus_mono, seed);
-	if (fclose(m) != 0 || err < 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /*
  * The traces and the timeline, after the report: the file first, the POST
  * last, so that a collector that cannot be reached costs no file.
@@ -124,7 +108,7 @@ static int paths_traces(struct paths_cmd *c)
 	}
 	if (!o->otlp && !o->otlp_endpoint)
 		return ret;
-	if (!(doc = otlp_doc(c, &len))) {
+	if (!(doc = otlpout_doc(c->po, c->real_minus_mono, &len))) {
 		cli_err("cannot make the traces: %s", strerror(ENOMEM));
 		return -1;
 	}
@@ -171,8 +155,14 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 {
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
 	struct ipcperf_paths_stats ps = { .sz = sizeof(ps) };
+	struct paths_host host = { .ci.sz = sizeof(host.ci) };
 	struct cli_summary sum;
 	int err;
+
+	ipcperf_session__capture_info(res->session, &host.ci);
+	/* a capture's times on the wall clock of its recording, not on this one's now */
+	if (c->o->t.input && host.ci.has_clock)
+		c->real_minus_mono = (int64_t)(host.ci.real_start_ns - host.ci.mono_start_ns);
 
 	if (ipcperf_session__stats(res->session, &st) < 0) {
 		cli_err("cannot read the session's statistics");
@@ -188,7 +178,7 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 		return -1;
 	}
 	if (c->o->json)
-		pathsout_json(c->out.f, c->po, &ps, &sum, c->o->requests);
+		pathsout_json(c->out.f, c->po, &ps, &sum, c->o->requests, &host, 1);
 	else
 		pathsout_text(c->out.f, c->po, c->what, &ps, &sum);
 	say_losses(c, &st);
@@ -205,6 +195,8 @@ int paths_run(const struct paths_opts *o)
 			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS };
 	bool failed = false;
 
+	if (o->inputs.n > 1)
+		return paths_join_run(o);
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
 	cli_setup_print(o->verbose);
 	if (o->requests && !o->json) {

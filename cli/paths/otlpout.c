@@ -3,6 +3,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <curl/curl.h>
 #include "cli.h"
 #include "otlpout.h"
@@ -112,8 +114,8 @@ static void put_span(struct json *j, const struct paths_span *s, int64_t real_mi
 	json_object_end(j);
 }
 
-/* The spans of process @pid, over every request. */
-static void put_spans(struct json *j, const struct pathsout *po, pid_t pid,
+/* The spans of process @pid of host @host, over every request. */
+static void put_spans(struct json *j, const struct pathsout *po, unsigned int host, pid_t pid,
 		      int64_t real_minus_mono, uint64_t seed)
 {
 	struct paths_span s;
@@ -124,7 +126,7 @@ static void put_spans(struct json *j, const struct pathsout *po, pid_t pid,
 
 		for (size_t k = 0; k < 2 * p->nr_hops; k++) {
 			paths_span_of(&s, p, r, k / 2, k % 2);
-			if (s.pid == pid)
+			if (s.pid == pid && s.host == host)
 				put_span(j, &s, real_minus_mono, seed);
 		}
 	}
@@ -139,6 +141,8 @@ static void put_resource(struct json *j, const struct pathsout *po, const struct
 	json_array_begin(j, "attributes");
 	attr_str(j, "service.name", *first->comm ? first->comm : "?");
 	attr_int(j, "process.pid", first->pid);
+	if (pathsout_host(po, first->host))
+		attr_str(j, "host.name", pathsout_host(po, first->host));
 	json_array_end(j);
 	json_object_end(j);
 	json_array_begin(j, "scopeSpans");
@@ -147,7 +151,7 @@ static void put_resource(struct json *j, const struct pathsout *po, const struct
 	json_str(j, "name", "ipcperf");
 	json_str(j, "version", PACKAGE_VERSION);
 	json_object_end(j);
-	put_spans(j, po, first->pid, real_minus_mono, seed);
+	put_spans(j, po, first->host, first->pid, real_minus_mono, seed);
 	json_object_end(j);
 	json_array_end(j);
 	json_object_end(j);
@@ -168,7 +172,7 @@ static struct paths_span *processes(const struct pathsout *po, size_t *n)
 
 		for (size_t k = 0; k < 2 * p->nr_hops; k++) {
 			paths_span_of(&s, p, r, k / 2, k % 2);
-			for (i = 0; i < *n && v[i].pid != s.pid; i++)
+			for (i = 0; i < *n && (v[i].pid != s.pid || v[i].host != s.host); i++)
 				;
 			if (i < *n)
 				continue;
@@ -200,6 +204,26 @@ int otlpout_write(FILE *f, const struct pathsout *po, int64_t real_minus_mono, u
 	json_end_document(&j);
 	free(procs);
 	return 0;
+}
+
+char *otlpout_doc(const struct pathsout *po, int64_t real_minus_mono, size_t *len)
+{
+	uint64_t seed = 0;
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+	int err;
+
+	if (!m)
+		return NULL;
+	/* Ids of one run apart from another's; without randomness, the clock's. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)real_minus_mono ^ (uint64_t)time(NULL);
+	err = otlpout_write(m, po, real_minus_mono, seed);
+	if (fclose(m) != 0 || err < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 /* ------------------------------------------------------------------ OTLP/HTTP */

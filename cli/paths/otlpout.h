@@ -19,6 +19,12 @@
 int otlpout_write(FILE *f, const struct pathsout *po, int64_t real_minus_mono, uint64_t seed);
 
 /*
+ * The document, in memory (ids with a random seed): malloc'ed, of *@len
+ * bytes; NULL when out of memory.
+ */
+char *otlpout_doc(const struct pathsout *po, int64_t real_minus_mono, size_t *len);
+
+/*
  * POST @len bytes of @body (an OTLP/JSON document) to @url. A failure is
  * said in one line that names the URL and the HTTP status or the error.
  * @return 0, or -1.

@@ -25,6 +25,7 @@ struct hopstat {
 	/* the self time split: by every request of the shape (split), else not shown */
 	struct vals cpu, runq, blocked;
 	bool unsplit;
+	unsigned int host, caller_host;	/* captures joined: the server's, the caller's */
 };
 
 struct shape {
@@ -48,7 +49,42 @@ struct pathsout {
 	size_t nr, cap;
 	struct kept *reqs;
 	size_t nr_reqs, cap_reqs;
+	const struct paths_host *hosts;	/* captures joined: pathsout_set_hosts() */
+	size_t nr_hosts;
 };
+
+void pathsout_set_hosts(struct pathsout *po, const struct paths_host *hosts, size_t n)
+{
+	po->hosts = hosts;
+	po->nr_hosts = n;
+}
+
+const char *pathsout_host(const struct pathsout *po, unsigned int host)
+{
+	return po->nr_hosts > 1 && host < po->nr_hosts ? po->hosts[host].ci.host : NULL;
+}
+
+/* @comm, escaped, and with captures joined its host: "backend@web-2". */
+static const char *who(const struct pathsout *po, const char *comm, unsigned int host, char *b,
+		       size_t len)
+{
+	char esc[CLI_ESC_LEN(IPCPERF_COMM_LEN)], hesc[CLI_ESC_LEN(IPCPERF_HOST_MAX)];
+
+	cli_esc(esc, sizeof(esc), *comm ? comm : "?");
+	if (po->nr_hosts > 1 && host < po->nr_hosts)
+		snprintf(b, len, "%s@%s", esc, cli_esc(hesc, sizeof(hesc), po->hosts[host].ci.host));
+	else
+		snprintf(b, len, "%s", esc);
+	return b;
+}
+
+/* The channel times' uncertainty of a hop between hosts @a and @b: their clocks' against host 0. */
+static uint64_t hop_pm(const struct pathsout *po, unsigned int a, unsigned int b)
+{
+	if (a == b || a >= po->nr_hosts || b >= po->nr_hosts)
+		return 0;
+	return po->hosts[a].uncertainty_ns + po->hosts[b].uncertainty_ns;
+}
 
 struct pathsout *pathsout_new(bool keep)
 {
@@ -151,15 +187,16 @@ static uint64_t quantile(const struct vals *c, double q)
 }
 
 /* The subtree of hop @i into @b (of @len, at *@at): "proxy -> backend", "a -> (b, c)". */
-static void name_tree(const struct ipcperf_path *p, size_t i, char *b, size_t len, size_t *at)
+static void name_tree(const struct pathsout *po, const struct ipcperf_path *p, size_t i, char *b,
+		      size_t len, size_t *at)
 {
-	char esc[CLI_ESC_LEN(IPCPERF_COMM_LEN)];
+	char esc[CLI_ESC_LEN(IPCPERF_COMM_LEN + IPCPERF_HOST_MAX)];
 	size_t kids = 0, seen = 0;
 
 	for (size_t k = i + 1; k < p->nr_hops; k++)
 		kids += p->hops[k].parent == (int)i;
 	*at += (size_t)snprintf(b + *at, *at < len ? len - *at : 0, "%s",
-				*p->hops[i].comm ? cli_esc(esc, sizeof(esc), p->hops[i].comm) : "?");
+				who(po, p->hops[i].comm, p->hops[i].host, esc, sizeof(esc)));
 	if (*at >= len)
 		return;
 	if (kids)
@@ -170,20 +207,20 @@ static void name_tree(const struct ipcperf_path *p, size_t i, char *b, size_t le
 		if (seen++)
 			*at += (size_t)snprintf(b + *at, len - *at, ", ");
 		if (*at < len)
-			name_tree(p, k, b, len, at);
+			name_tree(po, p, k, b, len, at);
 	}
 	if (kids > 1 && *at < len)
 		*at += (size_t)snprintf(b + *at, len - *at, ")");
 }
 
-static void shape_name(const struct ipcperf_path *p, char *b, size_t len)
+static void shape_name(const struct pathsout *po, const struct ipcperf_path *p, char *b,
+		       size_t len)
 {
-	char esc[CLI_ESC_LEN(IPCPERF_COMM_LEN)];
-	size_t at = (size_t)snprintf(b, len, "%s -> ",
-				     *p->comm ? cli_esc(esc, sizeof(esc), p->comm) : "?");
+	char esc[CLI_ESC_LEN(IPCPERF_COMM_LEN + IPCPERF_HOST_MAX)];
+	size_t at = (size_t)snprintf(b, len, "%s -> ", who(po, p->comm, p->host, esc, sizeof(esc)));
 
 	if (at < len)
-		name_tree(p, 0, b, len, &at);
+		name_tree(po, p, 0, b, len, &at);
 }
 
 /* The shape of @p: found, or added. @return its index, or -1 (out of memory). */
@@ -192,7 +229,7 @@ static long shape_of(struct pathsout *po, const struct ipcperf_path *p)
 	char name[SHAPE_LEN];
 	struct shape *s;
 
-	shape_name(p, name, sizeof(name));
+	shape_name(po, p, name, sizeof(name));
 	for (size_t i = 0; i < po->nr; i++)
 		if (po->shapes[i].nr_hops == p->nr_hops && !strcmp(po->shapes[i].name, name))
 			return (long)i;
@@ -207,6 +244,8 @@ static long shape_of(struct pathsout *po, const struct ipcperf_path *p)
 	for (size_t h = 0; h < p->nr_hops; h++) {
 		s->hops[h].parent = p->hops[h].parent;
 		s->hops[h].kind = p->hops[h].kind;
+		s->hops[h].host = p->hops[h].host;
+		s->hops[h].caller_host = p->hops[h].caller_host;
 		cli_esc(s->hops[h].comm, sizeof(s->hops[h].comm),
 			*p->hops[h].comm ? p->hops[h].comm : "?");
 	}
@@ -331,7 +370,7 @@ static void text_split(FILE *f, const struct hopstat *hs)
 		fmt_ns(c, sizeof(c), quantile(&hs->blocked, 0.5)));
 }
 
-static void text_shape(FILE *f, const struct shape *s)
+static void text_shape(FILE *f, const struct pathsout *po, const struct shape *s)
 {
 	char a[16], b[16], c[16];
 	struct most m = most_of(s);
@@ -342,16 +381,20 @@ static void text_shape(FILE *f, const struct shape *s)
 	fprintf(f, "  %-22s  %-19s  %-19s  %s\n", "hop (channel)", "request p50 / p99",
 		"self p50 / p99", "response p50 / p99");
 	for (size_t h = 0; h < s->nr_hops; h++) {
-		char label[96];
+		char label[96], name[CLI_ESC_LEN(IPCPERF_COMM_LEN + IPCPERF_HOST_MAX)];
 		const struct hopstat *hs = &s->hops[h];
+		uint64_t pm = hop_pm(po, hs->host, hs->caller_host);
 
-		snprintf(label, sizeof(label), "%*s%s (%s)", hs->parent < 0 ? 0 : 2, "", hs->comm,
-			 ipcperf_fd_kind_name(hs->kind));
+		snprintf(label, sizeof(label), "%*s%s (%s)", hs->parent < 0 ? 0 : 2, "",
+			 who(po, hs->comm, hs->host, name, sizeof(name)), ipcperf_fd_kind_name(hs->kind));
 		fprintf(f, "  %-22.22s", label);
 		put_pair(f, &hs->req, false);
 		put_pair(f, &hs->self, false);
 		put_pair(f, &hs->resp, true);
 		fputc('\n', f);
+		if (hs->host != hs->caller_host)
+			fprintf(f, "  %-22s  request and response each +-%s (the hosts' clocks)\n", "",
+				fmt_ns(name, sizeof(name), pm));
 		text_split(f, hs);
 	}
 	if (m.hop >= 0)
@@ -421,7 +464,7 @@ void pathsout_text(FILE *f, const struct pathsout *po, const char *what,
 		const struct shape *s = order ? order[i] : &po->shapes[i];
 		struct most m = most_of(s);
 
-		text_shape(f, s);
+		text_shape(f, po, s);
 		if (!top || m.ns > tm.ns) {
 			top = s;
 			tm = m;
@@ -466,7 +509,18 @@ static void json_split_q(struct json *j, const struct hopstat *hs)
 	json_q(j, "blocked_ns", &hs->blocked);
 }
 
-static void json_shape(struct json *j, const struct shape *s)
+/* Captures joined: a hop's hosts, and its channel times' uncertainty (their clocks'). */
+static void json_hosts(struct json *j, const struct pathsout *po, unsigned int host,
+		       unsigned int caller)
+{
+	if (po->nr_hosts < 2 || host >= po->nr_hosts || caller >= po->nr_hosts)
+		return;
+	json_str(j, "host", po->hosts[host].ci.host);
+	json_str(j, "caller_host", po->hosts[caller].ci.host);
+	json_u64(j, "channel_uncertainty_ns", hop_pm(po, host, caller));
+}
+
+static void json_shape(struct json *j, const struct pathsout *po, const struct shape *s)
 {
 	struct most m = most_of(s);
 
@@ -480,6 +534,7 @@ static void json_shape(struct json *j, const struct shape *s)
 		json_str(j, "comm", s->hops[h].comm);
 		json_i64(j, "parent", s->hops[h].parent);
 		json_str(j, "kind", ipcperf_fd_kind_name(s->hops[h].kind));
+		json_hosts(j, po, s->hops[h].host, s->hops[h].caller_host);
 		json_q(j, "request_ns", &s->hops[h].req);
 		json_q(j, "self_ns", &s->hops[h].self);
 		json_q(j, "response_ns", &s->hops[h].resp);
@@ -498,10 +553,11 @@ static void json_shape(struct json *j, const struct shape *s)
 	json_object_end(j);
 }
 
-static void json_hop(struct json *j, const struct ipcperf_path_hop *h)
+static void json_hop(struct json *j, const struct pathsout *po, const struct ipcperf_path_hop *h)
 {
 	json_object_begin(j, NULL);
 	json_i64(j, "parent", h->parent);
+	json_hosts(j, po, h->host, h->caller_host);
 	json_i64(j, "pid", h->pid);
 	json_i64(j, "tid", h->tid);
 	json_str(j, "comm", h->comm);
@@ -531,10 +587,12 @@ static void json_hop(struct json *j, const struct ipcperf_path_hop *h)
 	json_object_end(j);
 }
 
-static void json_request(struct json *j, const struct kept *k)
+static void json_request(struct json *j, const struct pathsout *po, const struct kept *k)
 {
 	json_object_begin(j, NULL);
 	json_u64(j, "shape", k->shape);
+	if (po->nr_hosts > 1 && k->path.host < po->nr_hosts)
+		json_str(j, "host", po->hosts[k->path.host].ci.host);
 	json_i64(j, "pid", k->path.pid);
 	json_i64(j, "tid", k->path.tid);
 	json_str(j, "comm", k->path.comm);
@@ -544,19 +602,45 @@ static void json_request(struct json *j, const struct kept *k)
 	json_u64(j, "end_to_end_ns", k->path.end_ns - k->path.start_ns);
 	json_array_begin(j, "hops");
 	for (size_t h = 0; h < k->path.nr_hops; h++)
-		json_hop(j, &k->hops[h]);
+		json_hop(j, po, &k->hops[h]);
 	json_array_end(j);
 	json_object_end(j);
 }
 
+static void json_host(struct json *j, const struct paths_host *h)
+{
+	json_object_begin(j, NULL);
+	json_str(j, "name", h->ci.host);
+	if (h->ci.has_clock) {
+		json_object_begin(j, "clock");
+		json_u64(j, "mono_start_ns", h->ci.mono_start_ns);
+		json_u64(j, "real_start_ns", h->ci.real_start_ns);
+		json_u64(j, "mono_stop_ns", h->ci.mono_stop_ns);
+		json_u64(j, "real_stop_ns", h->ci.real_stop_ns);
+		json_object_end(j);
+	} else {
+		json_null(j, "clock");
+	}
+	if (h->joined) {
+		json_i64(j, "offset_ns", h->offset_ns);
+		json_u64(j, "uncertainty_ns", h->uncertainty_ns);
+	}
+	json_object_end(j);
+}
+
 void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_paths_stats *ps,
-		   const struct cli_summary *sum, bool requests)
+		   const struct cli_summary *sum, bool requests, const struct paths_host *hosts,
+		   size_t nr_hosts)
 {
 	struct json j;
 
 	json_init(&j, f, true);
 	json_doc_begin(&j);
 	json_doc_summary(&j, sum);
+	json_array_begin(&j, "hosts");
+	for (size_t i = 0; i < nr_hosts; i++)
+		json_host(&j, &hosts[i]);
+	json_array_end(&j);
 	json_u64(&j, "requests", ps->paths);
 	json_object_begin(&j, "unattributed");
 	json_u64(&j, "no_response", ps->no_response);
@@ -569,14 +653,21 @@ void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_path
 	json_u64(&j, "merged", ps->merged);
 	json_u64(&j, "split", ps->split);
 	json_object_end(&j);
+	if (po->nr_hosts > 1) {
+		json_object_begin(&j, "tcp_between_hosts");
+		json_u64(&j, "joined", ps->tcp_joined);
+		json_u64(&j, "unseen_start", ps->tcp_unseen_start);
+		json_u64(&j, "no_peer", ps->tcp_no_peer);
+		json_object_end(&j);
+	}
 	json_array_begin(&j, "shapes");
 	for (size_t i = 0; i < po->nr; i++)
-		json_shape(&j, &po->shapes[i]);
+		json_shape(&j, po, &po->shapes[i]);
 	json_array_end(&j);
 	if (requests) {
 		json_array_begin(&j, "request_list");
 		for (size_t i = 0; i < po->nr_reqs; i++)
-			json_request(&j, &po->reqs[i]);
+			json_request(&j, po, &po->reqs[i]);
 		json_array_end(&j);
 	}
 	json_object_end(&j);
@@ -590,10 +681,12 @@ void paths_span_of(struct paths_span *s, const struct ipcperf_path *p, size_t re
 
 	*s = (struct paths_span){ .p = p, .req = req, .hop = hop, .server = server };
 	if (server) {
+		s->host = h->host;
 		s->pid = h->pid, s->tid = h->tid, s->comm = h->comm, s->fd = h->fd;
 		s->start_ns = h->start_ns, s->end_ns = h->end_ns;
 		return;
 	}
+	s->host = h->caller_host;
 	s->pid = h->caller_pid, s->tid = h->caller_tid, s->fd = h->caller_fd;
 	s->comm = h->parent < 0 ? p->comm : p->hops[h->parent].comm;
 	s->start_ns = h->call_start_ns, s->end_ns = h->call_end_ns;

@@ -26,9 +26,30 @@ bool pathsout_failed(const struct pathsout *po);
 /* The text report, fitted to 100 columns; @what: the targets, said. */
 void pathsout_text(FILE *f, const struct pathsout *po, const char *what,
 		   const struct ipcperf_paths_stats *ps, const struct cli_summary *sum);
-/* The JSON document (schema 1): shapes, the unattributed, and with @requests every request. */
+/*
+ * A host whose events the requests are of: where its capture (or the live
+ * session) was made, and, when captures of several hosts are joined, its
+ * clock against the first host's (doc/accuracy.md).
+ */
+struct paths_host {
+	struct ipcperf_capture_info ci;
+	bool joined;			/* its clock was placed against the first host's */
+	int64_t offset_ns;		/* its clock less the first host's */
+	uint64_t uncertainty_ns;	/* the true offset is within offset_ns +- this */
+};
+
+/* Captures joined: @hosts (which must outlive @po) name the hops' hosts in shapes and JSON. */
+void pathsout_set_hosts(struct pathsout *po, const struct paths_host *hosts, size_t n);
+/* The name of host @host when captures are joined; NULL for one host. */
+const char *pathsout_host(const struct pathsout *po, unsigned int host);
+
+/*
+ * The JSON document (schema 1): the hosts, shapes, the unattributed, and
+ * with @requests every request.
+ */
 void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_paths_stats *ps,
-		   const struct cli_summary *sum, bool requests);
+		   const struct cli_summary *sum, bool requests, const struct paths_host *hosts,
+		   size_t nr_hosts);
 
 /*
  * One span of request @req (the OTLP and timeline writers'): hop @hop's
@@ -38,6 +59,7 @@ struct paths_span {
 	const struct ipcperf_path *p;
 	size_t req, hop;
 	bool server;
+	unsigned int host;		/* its process's (captures joined; else 0) */
 	pid_t pid, tid;
 	const char *comm;		/* its process's */
 	int fd;

@@ -850,6 +850,42 @@ IPCPERF_API int ipcperf_session__record(struct ipcperf_session *s, const char *p
  */
 IPCPERF_API int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *name);
 
+/** Room for a host's name in struct ipcperf_capture_info, its NUL included. Since 0.3. */
+#define IPCPERF_HOST_MAX 65
+
+/**
+ * Name the host a recording session's capture says it was made on (its
+ * ipcperf section), in place of the machine's hostname: for two hosts that
+ * share one name, whose captures are joined (doc/accuracy.md). @p name: 1
+ * to IPCPERF_HOST_MAX - 1 bytes, no control character, no space.
+ * @return 0; -EINVAL (NULL, a replay session, a bad name); -EBUSY (started).
+ * Since 0.3.
+ */
+IPCPERF_API int ipcperf_session__set_host(struct ipcperf_session *s, const char *name);
+
+/**
+ * Where and when a session runs, or its capture was recorded: the host's
+ * name and the clock reference, CLOCK_MONOTONIC (the events' clock) and
+ * CLOCK_REALTIME read together at the start and at the stop. Since 0.3.
+ */
+struct ipcperf_capture_info {
+	size_t sz;
+	/**
+	 * The host: live, ipcperf_session__set_host()'s name or the hostname; of
+	 * a capture, the one it recorded, else (perf's, or ipcperf's before 0.3)
+	 * perf's hostname header; "" when none says.
+	 */
+	char host[IPCPERF_HOST_MAX];
+	/** The clock reference is known (live: once started; a capture written before 0.3: never). */
+	bool has_clock;
+	uint64_t mono_start_ns, real_start_ns;	/**< read together at the start */
+	uint64_t mono_stop_ns, real_stop_ns;	/**< at the stop; 0 before it */
+};
+
+/** Fill @p out (its sz set by the caller). @return 0; -EINVAL. Since 0.3. */
+IPCPERF_API int ipcperf_session__capture_info(const struct ipcperf_session *s,
+					      struct ipcperf_capture_info *out);
+
 /** Options of ipcperf_session__open_file(); NULL for the defaults. */
 struct ipcperf_file_opts {
 	size_t sz;
@@ -883,6 +919,19 @@ struct ipcperf_file_opts {
  */
 IPCPERF_API struct ipcperf_session *ipcperf_session__open_file(const char *path,
 								const struct ipcperf_file_opts *opts);
+
+/**
+ * A replay (ipcperf_session__open_file()) reads its capture and delivers
+ * every record stamped up to @p until_ns (the capture's clock), and no
+ * later one, until it is called again with a later time (UINT64_MAX lifts
+ * the bound; consume(), poll() and stop() keep the bound last set, stop()
+ * delivers everything): so that the captures of several hosts are fed to
+ * one consumer in the order of their times (ipcperf_paths__add_host()).
+ * ipcperf_session__done() is true once the whole capture is read.
+ * @return events delivered; -EINVAL (NULL, a live session, not started);
+ *   the errors of consume(). Since 0.3.
+ */
+IPCPERF_API int ipcperf_session__consume_until(struct ipcperf_session *s, uint64_t until_ns);
 
 /** True for a session of ipcperf_session__open_file() whose capture is partial. */
 IPCPERF_API bool ipcperf_session__partial(const struct ipcperf_session *s);
@@ -1987,6 +2036,14 @@ struct ipcperf_path_hop {
 	 */
 	bool split;
 	uint64_t cpu_ns, runq_ns, blocked_ns;
+	/**
+	 * The hosts of the server and of the caller: 0, the first, or the
+	 * index ipcperf_paths__add_host() gave (captures joined). A hop whose
+	 * two hosts differ has its channel times (request_ns, response_ns) on
+	 * two clocks: they are as right as the offset's uncertainty
+	 * (ipcperf_paths__clock()). Since 0.3.
+	 */
+	unsigned int host, caller_host;
 };
 
 /**
@@ -2007,6 +2064,7 @@ struct ipcperf_path {
 	uint64_t end_ns;
 	const struct ipcperf_path_hop *hops;
 	size_t nr_hops;
+	unsigned int host;	/**< the originator's host (ipcperf_path_hop.host). Since 0.3. */
 };
 
 /** What the paths made of the requests they saw (ipcperf_paths__stats()). Since 0.2. */
@@ -2043,6 +2101,44 @@ struct ipcperf_paths_stats {
 	 * one out is the rule, so these are not followed. Since 0.2.
 	 */
 	uint64_t merged, split;
+	/**
+	 * Captures joined (ipcperf_paths__add_host()): TCP connections seen
+	 * from two hosts and matched (one channel); those seen from two hosts
+	 * of which a capture did not see the start (no accept or connect in
+	 * it), left unmatched, as their bytes cannot be told by offset; and
+	 * the ends of TCP connections to another host that no capture holds
+	 * (a host not recorded, or addresses rewritten on the way: NAT), left
+	 * one-sided. Since 0.3.
+	 */
+	uint64_t tcp_joined, tcp_unseen_start, tcp_no_peer;
+};
+
+/**
+ * A joined host's clock against the first host's (ipcperf_paths__clock()):
+ * bounded by the exchanges themselves, as NTP does. The bytes a host wrote
+ * were read on the other after the write began: the reader's clock less the
+ * writer's is at most the read's end less the write's start. Over every
+ * byte matched in both directions, the tightest bounds give [lo_ns, hi_ns].
+ * Since 0.3.
+ */
+struct ipcperf_paths_clock {
+	size_t sz;
+	/** Bounded from both sides (bytes went each way between the hosts, or a chain of hosts). */
+	bool known;
+	/**
+	 * The bounds crossed (lo_ns > hi_ns): no single offset fits every
+	 * exchange, as when a clock drifts over the captures; not known then.
+	 */
+	bool inconsistent;
+	/**
+	 * The host's clock less the first host's still left in the times the
+	 * paths were given (after the offset given to ipcperf_paths__add_host()):
+	 * the middle of the bounds, true within +- uncertainty_ns.
+	 */
+	int64_t offset_ns;
+	uint64_t uncertainty_ns;
+	int64_t lo_ns, hi_ns;	/**< the bounds */
+	uint64_t exchanges;	/**< the byte matches between hosts that bounded them */
 };
 
 struct ipcperf_paths;
@@ -2093,6 +2189,35 @@ IPCPERF_API int ipcperf_paths__on_path(struct ipcperf_paths *p,
  * @return 0; -EINVAL.
  */
 IPCPERF_API int ipcperf_paths__flush(struct ipcperf_paths *p);
+
+/**
+ * Join the events of another host to @p p (made on the first host's flows
+ * and attached to its session): @p fl, over that host's own stats, and
+ * @p s, that host's session (a capture of it), attached after the stats
+ * and the flows, as ipcperf_paths__attach() is. Each host's pids, tids,
+ * fds and sockets are its own: a path's hops say their host. Its times are
+ * taken less @p clock_offset_ns (its CLOCK_MONOTONIC less the first
+ * host's), so that they are on the first host's clock: feed the sessions
+ * in that order of times (ipcperf_session__consume_until()). A TCP
+ * connection seen from two hosts (one's local address and port the
+ * other's remote ones, both sides' accept or connect in the captures) is
+ * one channel: its bytes are matched by offset in each direction, and
+ * bound the hosts' clocks (ipcperf_paths__clock()).
+ * @return the host's index (1, 2, ...); -EINVAL (NULL, @p fl is the first
+ *   host's); -ENOMEM (also past 63 hosts); the errors of
+ *   ipcperf_session__add_handlers(). Since 0.3.
+ */
+IPCPERF_API int ipcperf_paths__add_host(struct ipcperf_paths *p, struct ipcperf_flows *fl,
+					struct ipcperf_session *s, int64_t clock_offset_ns);
+
+/**
+ * Host @p host's clock against the first host's, as the exchanges between
+ * them bound it so far (struct ipcperf_paths_clock; its sz set by the
+ * caller). Host 0, and a host with no byte matched both ways: not known.
+ * @return 0; -EINVAL (NULL, no such host, no host joined). Since 0.3.
+ */
+IPCPERF_API int ipcperf_paths__clock(const struct ipcperf_paths *p, unsigned int host,
+				     struct ipcperf_paths_clock *out);
 
 /** The counts so far into @p out (its sz set by the caller). @return 0; -EINVAL. */
 IPCPERF_API int ipcperf_paths__stats(const struct ipcperf_paths *p, struct ipcperf_paths_stats *out);

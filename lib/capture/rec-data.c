@@ -34,7 +34,22 @@ static const size_t entry_min[] = {
 	[IPP_REC_T_LOST] = sizeof(struct ipp_rec_lost),
 	[IPP_REC_T_COUNTERS] = sizeof(struct ipp_rec_counters),
 	[IPP_REC_T_IDENT] = sizeof(struct ipp_ident_ans),
+	[IPP_REC_T_HOST] = 1,
+	[IPP_REC_T_CLOCK] = sizeof(struct ipp_rec_clock),
 };
+
+/* Parse the host's name: at most IPCPERF_HOST_MAX - 1 bytes before its NUL padding. */
+static int parse_host(struct ipp_rec_data *d, const unsigned char *e, uint32_t elen)
+{
+	size_t n = strnlen((const char *)e, elen);
+
+	if (!n || n >= sizeof(d->host))
+		return -EPROTO;
+	memcpy(d->host, e, n);
+	d->host[n] = '\0';
+	d->has_host = true;
+	return 0;
+}
 
 /* Parse one entry of the section, @elen bytes at @e. Returns 0, -EPROTO or -ENOMEM. */
 static int parse_entry(struct ipp_rec_data *d, uint32_t type, const unsigned char *e, uint32_t elen)
@@ -66,6 +81,12 @@ static int parse_entry(struct ipp_rec_data *d, uint32_t type, const unsigned cha
 		a.object[sizeof(a.object) - 1] = '\0';
 		a.detail[sizeof(a.detail) - 1] = '\0';
 		return ipp_identlog__add(d->log, &a);
+	case IPP_REC_T_HOST:
+		return parse_host(d, e, elen);
+	case IPP_REC_T_CLOCK:
+		memcpy(&d->clock, e, sizeof(d->clock));
+		d->has_clock = true;
+		return 0;
 	default:
 		return 0;
 	}

@@ -29,6 +29,9 @@ struct ipp_recorder {
 	bool err_said;		/* the first write error went to the print function */
 	char *path;
 	char *header_page, *header_event;
+	char host[IPCPERF_HOST_MAX];	/* "": not placed, no entry */
+	struct ipp_rec_clock clock;
+	bool has_clock;
 };
 
 /*
@@ -209,6 +212,13 @@ static void put_entry(struct buf *b, uint32_t type, const void *data, uint32_t l
 	b->len += need;
 }
 
+void ipp_recorder__place(struct ipp_recorder *r, const char *host, const struct ipp_rec_clock *clk)
+{
+	snprintf(r->host, sizeof(r->host), "%s", host);
+	r->clock = *clk;
+	r->has_clock = true;
+}
+
 int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *ss)
 {
 	struct buf b = { 0 };
@@ -218,6 +228,10 @@ int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *s
 
 	ipp_recorder__write(r, NULL, 0);	/* the last round */
 	put_entry(&b, IPP_REC_T_SESSION, ss, sizeof(*ss));
+	if (r->host[0])
+		put_entry(&b, IPP_REC_T_HOST, r->host, sizeof(r->host));
+	if (r->has_clock)
+		put_entry(&b, IPP_REC_T_CLOCK, &r->clock, sizeof(r->clock));
 	for (size_t i = 0; i < r->nr_lost; i++)
 		put_entry(&b, IPP_REC_T_LOST, &r->lost[i], sizeof(r->lost[i]));
 	for (size_t i = 0; i < r->nr_cnt; i++)

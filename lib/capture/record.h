@@ -10,8 +10,11 @@
  * files anyway). Types: IPP_REC_T_SESSION (struct ipp_rec_session, once),
  * IPP_REC_T_LOST (loss found at stop that no LOST record reported),
  * IPP_REC_T_COUNTERS (one process's counter values at stop), IPP_REC_T_IDENT
- * (struct ipp_ident_ans, in the order they were asked for). Unknown types
- * are skipped, so entries can be added without a new version.
+ * (struct ipp_ident_ans, in the order they were asked for), IPP_REC_T_HOST
+ * (the host's name, NUL-padded: the recorder's --host, else its hostname),
+ * IPP_REC_T_CLOCK (struct ipp_rec_clock). Unknown types are skipped, so
+ * entries can be added without a new version: a capture written before the
+ * host and the clock were has neither.
  */
 #ifndef IPCPERF_RECORD_H
 #define IPCPERF_RECORD_H
@@ -25,6 +28,18 @@ enum {
 	IPP_REC_T_LOST = 2,
 	IPP_REC_T_COUNTERS = 3,
 	IPP_REC_T_IDENT = 4,
+	IPP_REC_T_HOST = 5,
+	IPP_REC_T_CLOCK = 6,
+};
+
+/*
+ * The clock reference: CLOCK_MONOTONIC (the records' clock) and
+ * CLOCK_REALTIME read together at the start and at the stop, so that the
+ * records' times can be put on the wall clock, and a join of captures from
+ * several hosts can say what each host's clocks said.
+ */
+struct ipp_rec_clock {
+	uint64_t mono_start, real_start, mono_stop, real_stop;
 };
 
 /* What the live session counted, for ipcperf_session__stats() of a replay. */
@@ -94,6 +109,11 @@ void ipp_recorder__counters(struct ipp_recorder *r, pid_t pid,
  * -errno, explained once through the print function.
  */
 int ipp_recorder__finish(struct ipp_recorder *r, const struct ipp_rec_session *ss);
+/*
+ * Keep the host (@host: a name of 1 to IPCPERF_HOST_MAX - 1 bytes) and the
+ * clock reference, which finish writes into the section.
+ */
+void ipp_recorder__place(struct ipp_recorder *r, const char *host, const struct ipp_rec_clock *clk);
 /* Free @r without finishing, so the file stays partial. @r may be NULL. */
 void ipp_recorder__delete(struct ipp_recorder *r);
 
@@ -106,6 +126,9 @@ struct ipp_rec_data {
 	struct ipp_rec_counters *cnt;
 	size_t nr_cnt;
 	struct ipp_identlog *log;	/* owned */
+	bool has_host, has_clock;	/* not in a capture written before they were recorded */
+	char host[IPCPERF_HOST_MAX];
+	struct ipp_rec_clock clock;
 };
 
 /*

@@ -79,6 +79,7 @@ void ipcperf_paths__delete(struct ipcperf_paths *p)
 {
 	if (!p)
 		return;
+	ipp_join__free(p);
 	ipp_flows__tap(p->fl, NULL);
 	ipp_order__fini(p);
 	ipp_pipes__free(p);
@@ -134,6 +135,8 @@ static void drop_waits(struct ipp_thr *t, uint64_t upto)
 
 	while (k < t->nr_waits && t->waits[k] <= upto)
 		k++;
+	if (!k)
+		return;	/* none: and no array to move, maybe (NULL + 0 is undefined) */
 	memmove(t->waits, t->waits + k, (t->nr_waits - k) * sizeof(*t->waits));
 	t->nr_waits -= k;
 }
@@ -192,7 +195,6 @@ void ipcperf_paths__add_syscall(struct ipcperf_paths *p, const struct ipcperf_sy
 		ipp_paths__on_close(p, ev);
 }
 
-/* Records were lost: the requests under way may miss a hop or a byte. */
 static void mark_lost(void *ctx, void *val)
 {
 	struct ipp_xchg *x = val;
@@ -202,13 +204,16 @@ static void mark_lost(void *ctx, void *val)
 		x->drop = IPP_DROP_LOST;
 }
 
-static void h_lost(void *ctx, const struct ipcperf_lost *ev)
+void ipp_paths__lost(struct ipcperf_paths *p)
 {
-	struct ipcperf_paths *p = ctx;
-
-	(void)ev;
 	ipp_idmap__each(&p->live, mark_lost, NULL);
 	ipp_pipes__lost(p);
+}
+
+static void h_lost(void *ctx, const struct ipcperf_lost *ev)
+{
+	(void)ev;
+	ipp_paths__lost(ctx);
 }
 
 static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
@@ -260,6 +265,7 @@ int ipcperf_paths__flush(struct ipcperf_paths *p)
 	ipp_order__flush(p);
 	ipp_paths__close_all(p);
 	ipp_pipes__flush(p);
+	ipp_join__flush(p);
 	return 0;
 }
 

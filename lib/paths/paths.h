@@ -24,6 +24,9 @@
  *   idmap.c     a map of 64-bit keys to pointers (inodes, tids, pids)
  *   pipes.c     pipe chains (src | a | b | sink): a message is a write's
  *               bytes, passed on by the next write of the stage that read it
+ *   join.c      captures of several hosts: each host's events through a
+ *               port (its pids, inodes and times apart), a TCP connection
+ *               seen from two hosts one channel, the hosts' clocks bounded
  *
  * It may call the flows' tap (flowtap.h), the stats' public getters, the
  * session's sched hook (session.h) and util.c; nothing calls into it but the flows' tap and the session.
@@ -37,6 +40,16 @@
 #include "pipeline/pipeline.h"
 
 struct ipp_ident;
+struct ipp_join;
+
+/*
+ * Joined hosts (join.c): host k's pids and tids are k * IPP_HOST_PIDS on
+ * (pids stay below 2^22, the kernel's PID_MAX_LIMIT), its inodes have k in
+ * their bits from IPP_HOST_INO_SHIFT up; host 0's are its own.
+ */
+#define IPP_HOST_PIDS (1 << 22)
+#define IPP_HOST_INO_SHIFT 48
+#define IPP_HOSTS_MAX 64
 
 /* ------------------------------------------------------------------ idmap.c */
 struct ipp_idmap {
@@ -174,6 +187,7 @@ struct ipcperf_paths {
 	struct ipp_idmap fdconn;	/* pid << 32 | fd -> ipp_conn it is on (a reference) */
 	struct ipp_order order;
 	struct ipp_pipes *pipes;	/* pipes.c: the pipe chains; NULL until a pipe is seen */
+	struct ipp_join *join;		/* join.c: the hosts joined; NULL: one host */
 	uint64_t next_id;
 	/* the read call being matched: its fd, known by its thread and start */
 	pid_t rd_tid;
@@ -193,6 +207,8 @@ struct ipcperf_paths {
 
 /* paths.c */
 struct ipp_thr *ipp_paths__thr(struct ipcperf_paths *p, pid_t tid);
+/* Records were lost: the requests under way may miss a hop or a byte. */
+void ipp_paths__lost(struct ipcperf_paths *p);
 /* Whether a wait of @t returned after @from and before @to. */
 bool ipp_paths__thr_waited(const struct ipp_thr *t, uint64_t from, uint64_t to);
 /* @t holds exchange @x's request since @at. */
@@ -307,5 +323,17 @@ uint64_t ipp_pipes__needed_from(const struct ipcperf_paths *p, uint64_t from);
 /* After order.c's flush: what the threads hold ends, unread messages are counted. */
 void ipp_pipes__flush(struct ipcperf_paths *p);
 void ipp_pipes__free(struct ipcperf_paths *p);
+
+/* join.c */
+/* Return @pid (a pid or tid of the paths) as its own host knows it, and that host in *@host. */
+pid_t ipp_paths__pid_on(const struct ipcperf_paths *p, pid_t pid, unsigned int *host);
+/* Write the name of process @pid (of the paths) into @buf (IPP_COMM_MAX); "" when not known. */
+void ipp_paths__comm(const struct ipcperf_paths *p, pid_t pid, char *buf);
+/* Give a path about to be handed out its hosts' own pids and tids, and name its hosts. */
+void ipp_paths__unmap(const struct ipcperf_paths *p, struct ipcperf_path *path,
+		      struct ipcperf_path_hop *hops);
+/* At the flush, count the ends still waiting for their peer. */
+void ipp_join__flush(struct ipcperf_paths *p);
+void ipp_join__free(struct ipcperf_paths *p);
 
 #endif /* IPCPERF_PATHS_PATHS_H */

@@ -157,8 +157,7 @@ static void put_hop(struct ipcperf_paths *p, const struct ipp_pchain *c, size_t 
 		.caller_pid = m->wpid, .caller_tid = m->wtid, .caller_fd = m->wfd,
 		.kind = IPCPERF_FD_PIPE, .request_bytes = m->off1 - m->off0, .call_start_ns = from,
 	};
-	if (ipcperf_stats__proc_comm(p->st, m->rpid, comm, IPP_COMM_MAX) < 0)
-		comm[0] = '\0';
+	ipp_paths__comm(p, m->rpid, comm);
 	h->start_ns = m->r_last > from ? m->r_last : from;
 	h->end_ns = m->fwd && m->next_start > h->start_ns ? m->next_start : h->start_ns;
 	h->call_end_ns = h->end_ns;
@@ -195,8 +194,8 @@ static void emit(struct ipcperf_paths *p, const struct ipp_pchain *c)
 		.pid = c->v[0]->wpid, .tid = c->v[0]->wtid, .comm = p->comms[0], .fd = c->v[0]->wfd,
 		.start_ns = c->v[0]->w_start, .end_ns = from, .hops = p->hops, .nr_hops = c->n,
 	};
-	if (ipcperf_stats__proc_comm(p->st, path.pid, p->comms[0], IPP_COMM_MAX) < 0)
-		p->comms[0][0] = '\0';
+	ipp_paths__comm(p, path.pid, p->comms[0]);
+	ipp_paths__unmap(p, &path, p->hops);
 	p->counts.paths++;
 	if (p->cb)
 		p->cb(p->cb_ctx, &path);

@@ -58,8 +58,7 @@ static const char *comm_of(struct ipcperf_paths *p, size_t i, pid_t pid)
 {
 	char *buf = p->comms[i];
 
-	if (ipcperf_stats__proc_comm(p->st, pid, buf, IPP_COMM_MAX) < 0)
-		buf[0] = '\0';
+	ipp_paths__comm(p, pid, buf);
 	return buf;
 }
 
@@ -209,6 +208,7 @@ static void emit(struct ipcperf_paths *p, const struct ipp_xchg *x)
 		.fd = x->req.wfd, .start_ns = p->hops[0].call_start_ns,
 		.end_ns = p->hops[0].call_end_ns, .hops = p->hops, .nr_hops = n,
 	};
+	ipp_paths__unmap(p, &path, p->hops);
 	p->counts.paths++;
 	if (p->cb)
 		p->cb(p->cb_ctx, &path);

@@ -151,6 +151,16 @@ int ipcperf_session__consume(struct ipcperf_session *s)
 	return s->src->ops->consume(s->src);
 }
 
+int ipcperf_session__consume_until(struct ipcperf_session *s, uint64_t until_ns)
+{
+	if (!s || live(s))
+		return -EINVAL;
+	if (s->state != S_STARTED)
+		return s->state == S_STOPPED ? 0 : -EINVAL;
+	ipp_replay__until(s->src, until_ns);
+	return s->src->ops->consume(s->src);
+}
+
 int ipcperf_session__poll(struct ipcperf_session *s, int timeout_ms)
 {
 	int err, n;
@@ -278,6 +288,43 @@ int ipcperf_session__record_fd(struct ipcperf_session *s, int fd, const char *na
 	if (err < 0)
 		close(fd);
 	return err;
+}
+
+/* A host's name: printable, no space, that a report can show as it is. */
+static bool host_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!n || n >= IPCPERF_HOST_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)name[i] <= ' ' || name[i] == 0x7f)
+			return false;
+	return true;
+}
+
+int ipcperf_session__set_host(struct ipcperf_session *s, const char *name)
+{
+	if (!s || !name || !live(s) || !host_ok(name))
+		return -EINVAL;
+	if (s->state != S_NEW)
+		return -EBUSY;
+	ipp_rings__set_host(s->src, name);
+	return 0;
+}
+
+int ipcperf_session__capture_info(const struct ipcperf_session *s,
+				  struct ipcperf_capture_info *out)
+{
+	struct ipcperf_capture_info ci = { .sz = sizeof(ci) };
+	size_t sz;
+
+	if (!s || !out || out->sz < sizeof(out->sz))
+		return -EINVAL;
+	s->src->ops->info(s->src, &ci);
+	sz = out->sz < sizeof(ci) ? out->sz : sizeof(ci);
+	memcpy((char *)out + sizeof(out->sz), (const char *)&ci + sizeof(ci.sz), sz - sizeof(ci.sz));
+	return 0;
 }
 
 int ipcperf_session__set_tap(struct ipcperf_session *s,

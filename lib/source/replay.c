@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pipeline/decode.h"
@@ -25,6 +26,7 @@ struct ipp_replay {
 	uint64_t round_max;	/* latest time read since the last FINISHED_ROUND */
 	uint64_t prev_round_max;	/* latest time read before it: safe to deliver up to */
 	uint64_t first_ns, last_ns;	/* times of the first and last record read */
+	uint64_t until;			/* no record after it delivered (consume_until); else ~0 */
 	struct ipp_rec_data rec;	/* the capture's ipcperf section, when it has one */
 	bool has_rec;
 	bool rec_lost_done;		/* its end-of-run losses were delivered */
@@ -149,15 +151,18 @@ static void replay_say_unread(struct ipp_replay *s)
  * surely in order: perf's rule, everything up to the latest time read before
  * the previous FINISHED_ROUND. At the end of the file, everything.
  */
-static int replay_consume(struct ipp_source *src)
+/* What may be delivered: up to the safe horizon, never past the caller's bound. */
+static uint64_t replay_horizon(const struct ipp_replay *s, uint64_t safe)
 {
-	struct ipp_replay *s = replay_of(src);
+	return safe < s->until ? safe : s->until;
+}
+
+/* One round (or a batch) of the capture into the pipeline. @return events delivered, or -errno. */
+static int replay_round(struct ipp_replay *s)
+{
 	struct ipp_pd_rec rec;
 	int n = 0, err = 0;
 
-	/* The error was explained when it happened; later calls return it again silently. */
-	if (s->replay_err)
-		return s->replay_err;
 	for (int i = 0; i < REPLAY_BATCH && !s->eof; i++) {
 		err = ipp_pd_reader__next(s->rd, &rec);
 		if (err <= 0) {
@@ -166,7 +171,7 @@ static int replay_consume(struct ipp_source *src)
 			break;
 		}
 		if (rec.type == IPP_PD_RECORD_FINISHED_ROUND) {
-			n += ipp_pipeline__deliver(src->pl, s->prev_round_max);
+			n += ipp_pipeline__deliver(s->base.pl, replay_horizon(s, s->prev_round_max));
 			s->prev_round_max = s->round_max;
 			break;
 		}
@@ -174,14 +179,47 @@ static int replay_consume(struct ipp_source *src)
 		if (err < 0)
 			break;
 	}
-	if (err < 0)
-		return s->replay_err = err;
+	return err < 0 ? err : n;
+}
+
+/*
+ * Read the capture up to the end of a round (or a batch), and deliver what is
+ * surely in order: perf's rule, everything up to the latest time read before
+ * the previous FINISHED_ROUND. At the end of the file, everything. Under a
+ * bound (consume_until), rounds are read until the records up to it are
+ * all in, and those are delivered.
+ */
+static int replay_consume(struct ipp_source *src)
+{
+	struct ipp_replay *s = replay_of(src);
+	int n = 0, err;
+
+	/* The error was explained when it happened; later calls return it again silently. */
+	if (s->replay_err)
+		return s->replay_err;
+	do {
+		if (s->eof || s->prev_round_max >= s->until)
+			break;
+		err = replay_round(s);
+		if (err < 0)
+			return s->replay_err = err;
+		n += err;
+	} while (s->until != UINT64_MAX);
 	if (s->eof) {
-		n += ipp_pipeline__deliver(src->pl, UINT64_MAX);
-		n += replay_end_losses(s);
-		replay_say_unread(s);
+		n += ipp_pipeline__deliver(src->pl, s->until);
+		if (s->until == UINT64_MAX) {
+			n += replay_end_losses(s);
+			replay_say_unread(s);
+		}
+	} else {
+		n += ipp_pipeline__deliver(src->pl, replay_horizon(s, s->prev_round_max));
 	}
 	return n;
+}
+
+void ipp_replay__until(struct ipp_source *src, uint64_t until)
+{
+	replay_of(src)->until = until;
 }
 
 /* Give the capture's tracepoint formats to the decoder; those it rejects are left out. */
@@ -277,6 +315,7 @@ struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_o
 	}
 	s->base.ops = &ipp_replay_ops;
 	s->base.pl = pl;
+	s->until = UINT64_MAX;
 	ipp_pipeline__set_self(pl, -1, true);
 	err = ipp_pd_reader__open(s->rd, path);
 	if (err)
@@ -407,6 +446,24 @@ static void replay_describe(const struct ipp_source *src, struct ipp_attach *at)
 	at->log_replay = true;
 }
 
+static void replay_info(const struct ipp_source *src, struct ipcperf_capture_info *out)
+{
+	const struct ipp_replay *s = creplay_of(src);
+	const char *perf_host = ipp_pd_reader__info(s->rd)->hostname;
+	const struct ipp_rec_clock *c = &s->rec.clock;
+
+	/* perf's hostname header (uname's) when the section does not name the host */
+	snprintf(out->host, sizeof(out->host), "%s",
+		 s->has_rec && s->rec.has_host ? s->rec.host : perf_host ? perf_host : "");
+	out->has_clock = s->has_rec && s->rec.has_clock;
+	if (!out->has_clock)
+		return;
+	out->mono_start_ns = c->mono_start;
+	out->real_start_ns = c->real_start;
+	out->mono_stop_ns = c->mono_stop;
+	out->real_stop_ns = c->real_stop;
+}
+
 static void replay_destroy(struct ipp_source *src)
 {
 	struct ipp_replay *s = replay_of(src);
@@ -427,6 +484,7 @@ const struct ipp_source_ops ipp_replay_ops = {
 	.child_pid = replay_child_pid,
 	.for_each_event = replay_for_each_event,
 	.describe = replay_describe,
+	.info = replay_info,
 	.destroy = replay_destroy,
 	.replay = true,
 };

@@ -17,6 +17,8 @@ struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_o
 				   struct ipp_pipeline *pl);
 /* Whether the capture was cut short because its recorder did not finish it. */
 bool ipp_replay__partial(const struct ipp_source *src);
+/* From now on, deliver no record stamped after @until (UINT64_MAX: no bound). */
+void ipp_replay__until(struct ipp_source *src, uint64_t until);
 extern const struct ipp_source_ops ipp_replay_ops;
 
 #endif /* IPCPERF_REPLAY_H */

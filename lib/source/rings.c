@@ -367,7 +367,8 @@ static int rings_start(struct ipp_source *src)
 	err = open_scoped(s);
 	if (err)
 		goto fail;
-	s->start_ns = ipp_now_ns();
+	ipp_clock_pair(&s->clk.mono_start, &s->clk.real_start);
+	s->start_ns = s->clk.mono_start;
 	/* Enable the kernel's fd identity first, so that every call the events see is described. */
 	if (s->bpf && (err = ipp_bpf__enable(s->bpf)) < 0) {
 		ipp_debug("fd identity from /proc: %s\n", ipp_plan__bpf_why(-err));
@@ -421,6 +422,11 @@ int ipp_rings__record(struct ipp_source *src, const char *path, int fd)
 		return -EBUSY;
 	s->recorder = ipp_recorder__new(path, fd);
 	return s->recorder ? 0 : -errno;
+}
+
+void ipp_rings__set_host(struct ipp_source *src, const char *name)
+{
+	snprintf(rings_of(src)->host, sizeof(rings_of(src)->host), "%s", name);
 }
 
 void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const void *rec,
@@ -503,6 +509,12 @@ static int finish_recording(struct ipp_rings *s)
 				ipp_recorder__counters(r, s->targets[i], v);
 	}
 	s->recorder = NULL;
+	{
+		struct ipcperf_capture_info ci = { .sz = sizeof(ci) };
+
+		s->base.ops->info(&s->base, &ci);
+		ipp_recorder__place(r, ci.host, &s->clk);
+	}
 	return ipp_recorder__finish(r, &ss);	/* which explains a failure */
 }
 
@@ -608,7 +620,8 @@ static int rings_stop(struct ipp_source *src)
 		ipp_bpf__stop_calls(s->bpf);
 	ipp_counters__enable(s->counters, false);
 	/* The capture ends here; what follows only reads what the rings hold. */
-	s->stop_ns = ipp_now_ns();
+	ipp_clock_pair(&s->clk.mono_stop, &s->clk.real_stop);
+	s->stop_ns = s->clk.mono_stop;
 	/*
 	 * What is in the rings is read and delivered, in order, for DRAIN_NS at
 	 * most; what is left when the clock ran out is counted as lost. Rings
@@ -712,6 +725,21 @@ static void rings_describe(const struct ipp_source *src, struct ipp_attach *at)
 	at->log_replay = false;
 }
 
+static void rings_info(const struct ipp_source *src, struct ipcperf_capture_info *out)
+{
+	const struct ipp_rings *s = crings_of(src);
+
+	snprintf(out->host, sizeof(out->host), "%s", s->host);
+	if (!out->host[0] && gethostname(out->host, sizeof(out->host)) < 0)
+		out->host[0] = '\0';
+	out->host[sizeof(out->host) - 1] = '\0';
+	out->has_clock = s->clk.mono_start != 0;
+	out->mono_start_ns = s->clk.mono_start;
+	out->real_start_ns = s->clk.real_start;
+	out->mono_stop_ns = s->clk.mono_stop;
+	out->real_stop_ns = s->clk.real_stop;
+}
+
 static void rings_destroy(struct ipp_source *src)
 {
 	struct ipp_rings *s = rings_of(src);
@@ -737,6 +765,7 @@ const struct ipp_source_ops ipp_rings_ops = {
 	.child_pid = rings_child_pid,
 	.for_each_event = rings_for_each_event,
 	.describe = rings_describe,
+	.info = rings_info,
 	.destroy = rings_destroy,
 	.replay = false,
 };

@@ -113,6 +113,8 @@ struct ipp_rings {
 	void (*tap)(void *ctx, const void *rec, size_t size);
 	void *tap_ctx;
 	struct ipp_recorder *recorder;
+	char host[IPCPERF_HOST_MAX];	/* ipcperf_session__set_host(); "" the hostname */
+	struct ipp_rec_clock clk;	/* read at the start and the stop */
 };
 
 static inline struct ipp_rings *rings_of(struct ipp_source *src)

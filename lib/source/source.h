@@ -75,6 +75,8 @@ struct ipp_source_ops {
 	 * targets, whether the kernel describes fds, and the identity log.
 	 */
 	void (*describe)(const struct ipp_source *src, struct ipp_attach *at);
+	/* Fill all of @out with the host and the clock reference (ipcperf_session__capture_info()). */
+	void (*info)(const struct ipp_source *src, struct ipcperf_capture_info *out);
 	void (*destroy)(struct ipp_source *src);
 	bool replay;	/* records come from a capture: no /proc, no kernel */
 };
@@ -99,6 +101,8 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *opts,
  * ipcperf_session__record() and ipcperf_session__record_fd().
  */
 int ipp_rings__record(struct ipp_source *src, const char *path, int fd);
+/* Live only: name the host the capture says it was made on (a name the session checked). */
+void ipp_rings__set_host(struct ipp_source *src, const char *name);
 /* Live only: hand every ring record to @tap as it is read, before any ordering. */
 void ipp_rings__set_tap(struct ipp_source *src, void (*tap)(void *ctx, const void *rec,
 							     size_t size), void *ctx);

@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# Captures of several hosts (ipcperf paths -i A -i B).
+#  - A capture says its host (record --host NAME, else the hostname) and its
+#    clock reference (CLOCK_MONOTONIC and CLOCK_REALTIME read together at
+#    the start and the stop): paths -i gives both (text heading, JSON
+#    "hosts"); a capture written before they were recorded (the entries
+#    made unknown ones) still gives its requests, its host from perf's
+#    hostname header and no clock. Bad --host: usage errors.
+#  - Two hosts: two network namespaces joined by a veth pair; a client and
+#    a proxy (tests/pathwork) in one, its backend in the other, each
+#    namespace recorded by its own ipcperf record --host. paths -i A -i B:
+#    every request one path of 3 processes (client@front -> proxy@front ->
+#    backend@back), none unattributed, the 2 TCP connections between the
+#    hosts joined; the hosts' clocks (one kernel's: the true offset is 0)
+#    found 0 within their stated uncertainty; the proxy's and the
+#    backend's self medians within 10% (or 0.2 ms) of what they measured;
+#    each request's hops add up to its end-to-end time.
+#  - One capture's clock shifted by 50 ms (its recorded wall clock: more
+#    than the 20 ms the paths wait for late calls): the offset found is
+#    50 ms within its uncertainty, and every request's hop times are those
+#    of the unshifted join, to the nanosecond.
+#  - --otlp of the join, read by the protobufjs schema of opentelemetry-proto
+#    (tests/otlp-check.js, as tests/test-paths-out.sh): N traces, each the
+#    chain client -> proxy -> backend across the hosts, within the run's
+#    wall clock; each resource has its host.name (front, front, back).
+#  - Captures that share no connection: one error line, exit 1; so do
+#    captures whose connections one of them joined already open (the
+#    backend recorded with -p once the proxy's 2 connections are up):
+#    their start not captured, counted (2), never matched by a guess.
+# Needs root, jq, ip (iproute2), node and npm (the schema: scripts/install-deps
+# puts it in tests/npm; else npm installs it into the build tree).
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/paths-lib.sh"
+paths_setup "recording a client, a proxy and a backend"
+CLOCKED="python3 $top_srcdir/tests/capture-clock.py"
+
+N=20
+
+# --- one capture: its host and its clock reference
+F=$T/one.data
+run timeout 120 "$IPCPERF" record -q --host web-1 -o "$F" -- "$PATHWORK" -t tcp -n $N -c 1 -x 1 -y 2
+expect_status 0 "record --host web-1"
+run "$IPCPERF" paths -j -i "$F" -o "$T/one.json"
+expect_status 0 "paths -i of a capture with its host"
+[ "$(jq -c '[.hosts[] | .name]' "$T/one.json")" = '["web-1"]' ] ||
+	fail "hosts: $(jq -c .hosts "$T/one.json"), want web-1"
+[ "$(jq .requests "$T/one.json")" = $N ] || fail "$(jq .requests "$T/one.json") requests, want $N"
+# read together: the wall clock less the monotonic one is the same at the
+# start and at the stop (within 1 ms), and the stop is after the start
+read -r ms rs me re < <(grep -o '"[a-z]*_st[a-z]*_ns": [0-9]*' "$T/one.json" | awk '{ print $2 }' |
+	tr '\n' ' ')
+[ -n "${re:-}" ] || fail "no clock reference: $(jq -c .hosts "$T/one.json")"
+[ "$me" -gt "$ms" ] || fail "clock: the stop $me is not after the start $ms"
+d=$(( (re - me) - (rs - ms) ))
+[ "${d#-}" -le 1000000 ] || fail "clock: real - mono moved by $d ns between the start and the stop"
+
+# paths --record --host: the same
+run timeout 120 "$IPCPERF" paths -q -o /dev/null --record "$T/p.data" --host web-2 -- \
+	"$PATHWORK" -t tcp -n 4 -c 1 -x 0.2 -y 0.2
+expect_status 0 "paths --record --host web-2"
+run "$IPCPERF" paths -j -i "$T/p.data" -o "$T/p.json"
+expect_status 0 "paths -i of paths --record --host"
+[ "$(jq -c '[.hosts[] | .name, (.clock | type)]' "$T/p.json")" = '["web-2","object"]' ] ||
+	fail "paths --record --host: hosts $(jq -c .hosts "$T/p.json")"
+
+# the traces of a capture are on its recorded wall clock: a day later, shifted by a day
+DAY=86400000000000
+cp "$F" "$T/day.data"
+$CLOCKED shift "$T/day.data" $DAY || fail "cannot shift the clock"
+for c in one day; do
+	run "$IPCPERF" paths -q -o /dev/null --otlp "$T/$c.otlp" -i "$T/$c.data"
+	expect_status 0 "paths --otlp -i $c.data"
+done
+# the first span's start, exact (jq's numbers are doubles)
+first() { grep -o '"startTimeUnixNano":"[0-9]*"' "$1" | tr -dc '0-9\n' | sort -n | head -n 1; }
+d=$(( $(first "$T/day.otlp") - $(first "$T/one.otlp") ))
+[ "$d" = $DAY ] || fail "the traces of a capture shifted a day moved by $d ns"
+
+# --- a capture without them: as before
+cp "$F" "$T/old.data"
+$CLOCKED strip "$T/old.data" || fail "cannot make the old capture"
+run "$IPCPERF" paths -j -i "$T/old.data" -o "$T/old.json"
+expect_status 0 "paths -i of a capture without host and clock"
+[ "$(jq -c '.hosts' "$T/old.json")" = "[{\"name\":\"$(uname -n)\",\"clock\":null}]" ] ||
+	fail "old capture: hosts $(jq -c .hosts "$T/old.json")"
+[ "$(jq .requests "$T/old.json")" = $N ] || fail "old capture: $(jq .requests "$T/old.json") requests"
+run "$IPCPERF" report -i "$T/old.data"
+expect_status 0 "report -i of a capture without host and clock"
+
+# --- usage errors
+run "$IPCPERF" record --host "a b" -o "$T/x.data" -- true
+expect_status 2 "record --host 'a b'"
+grep -q "invalid host name 'a b' for --host" "$T/err" || { show; fail "--host 'a b': no reason"; }
+run "$IPCPERF" record --host "$(printf '%065d' 0)" -o "$T/x.data" -- true
+expect_status 2 "record --host of 65 characters"
+run "$IPCPERF" paths --host web-1 -- true
+expect_status 2 "paths --host without --record"
+grep -q "add --record FILE" "$T/err" || { show; fail "paths --host: no fix"; }
+# --- two hosts: network namespaces joined by a veth pair
+command -v ip >/dev/null || fail "ip is not installed (scripts/install-deps installs iproute2)"
+NA=ipcperf-front-$$
+NB=ipcperf-back-$$
+VA=ipf$$
+VB=ipb$$
+RB=
+cleanup() {
+	[ -n "$RB" ] && kill "$RB" 2>/dev/null
+	ip netns del "$NA" 2>/dev/null
+	ip netns del "$NB" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+ip netns add "$NA" && ip netns add "$NB" || fail "cannot make the network namespaces"
+ip link add "$VA" type veth peer name "$VB" || fail "cannot make the veth pair"
+ip link set "$VA" netns "$NA" && ip link set "$VB" netns "$NB" &&
+	ip -n "$NA" addr add 192.0.2.1/24 dev "$VA" && ip -n "$NB" addr add 192.0.2.2/24 dev "$VB" &&
+	ip -n "$NA" link set lo up && ip -n "$NB" link set lo up &&
+	ip -n "$NA" link set "$VA" up && ip -n "$NB" link set "$VB" up ||
+	fail "cannot set up the veth pair"
+
+N=40
+X=1
+Y=3
+T0=$(date +%s%N)
+ip netns exec "$NB" "$IPCPERF" record -q --host back -o "$T/b.data" -- \
+	"$PATHWORK" -t tcp -B -A 192.0.2.2 -y $Y >"$T/back.out" 2>"$T/back.err" &
+RB=$!
+for _ in $(seq 300); do
+	[ -s "$T/back.out" ] && break
+	sleep 0.1
+done
+read -r _ BPID PORT <"$T/back.out" || fail "the backend did not start: $(cat "$T/back.err")"
+run timeout 120 ip netns exec "$NA" "$IPCPERF" record -q --host front -o "$T/a.data" -- \
+	"$PATHWORK" -t tcp -b "192.0.2.2:$PORT" -n $N -c 2 -x $X -y $Y
+expect_status 0 "record --host front"
+cp "$T/out" "$T/truth"
+kill -TERM "$BPID"
+wait "$RB" || fail "the backend's recording failed: $(cat "$T/back.err")"
+RB=
+T1=$(date +%s%N)
+cat "$T/back.out" >>"$T/truth"
+TRUTH=$T/truth
+grep -qx "requests $N" "$TRUTH" || fail "pathwork did not serve $N requests"
+
+# join JSON A B: paths -i A -i B --json --requests into JSON
+join() {
+	run "$IPCPERF" paths --json --requests -i "$2" -i "$3" -o "$1"
+	expect_status 0 "paths -i $2 -i $3"
+	[ -s "$T/err" ] && { show; fail "paths -i $2 -i $3 said something on stderr"; }
+	[ "$(jq .requests "$1")" = $N ] || fail "$(jq .requests "$1") requests, want $N"
+	[ "$(jq '.unattributed | add' "$1")" = 0 ] ||
+		fail "requests not attributed: $(jq -c .unattributed "$1")"
+	[ "$(jq -c .tcp_between_hosts "$1")" = '{"joined":2,"unseen_start":0,"no_peer":0}' ] ||
+		fail "TCP between the hosts: $(jq -c .tcp_between_hosts "$1")"
+	[ "$(jq -c '[.shapes[] | [.shape, .count]]' "$1")" = \
+		"[[\"client@front -> proxy@front -> backend@back\",$N]]" ] ||
+		fail "shapes $(jq -c '[.shapes[] | [.shape, .count]]' "$1")"
+	# each request: 3 processes, the backend across the hosts
+	[ "$(jq -c '[.request_list[] | [.host, (.hops[] | .comm, .host, .caller_host)]] | unique' \
+		"$1")" = '[["front","proxy","front","front","backend","back","front"]]' ] ||
+		fail "requests' hops: $(jq -c '[.request_list[] | [.host, (.hops[] | .comm, .host)]] |
+			unique' "$1")"
+	[ "$(jq '[.request_list[] | select(([.hops[] | .request_ns + .self_ns + .response_ns] |
+		add) != .end_to_end_ns)] | length' "$1")" = 0 ] ||
+		fail "requests whose hops do not add up to their end-to-end time"
+}
+join "$T/j.json" "$T/a.data" "$T/b.data"
+read -r OFF U < <(jq -r '.hosts[1] | "\(.offset_ns) \(.uncertainty_ns)"' "$T/j.json")
+[ "${OFF#-}" -le "$U" ] || fail "one kernel's clocks: offset $OFF ns found, +-$U ns"
+[ "$U" -gt 0 ] && [ "$U" -lt 5000000 ] || fail "uncertainty $U ns"
+MODE="joined"
+near "the proxy's self p50" "$(jq '.shapes[0].hops[0].self_ns.p50' "$T/j.json")" "$(truth proxy)"
+near "the backend's self p50" "$(jq '.shapes[0].hops[1].self_ns.p50' "$T/j.json")" \
+	"$(truth backend)"
+run "$IPCPERF" paths -i "$T/a.data" -i "$T/b.data"
+expect_status 0 "paths -i A -i B, text"
+grep -q "^       back (.*b.data): its clock [-+].* +-.* against front's$" "$T/out" ||
+	{ show; fail "the text does not give the offset"; }
+grep -q "^    backend@back (tcp) " "$T/out" || { show; fail "the text has no backend@back hop"; }
+
+# --- one clock shifted: found, and corrected
+SHIFT=50000000
+cp "$T/b.data" "$T/bs.data"
+$CLOCKED shift "$T/bs.data" $SHIFT || fail "cannot shift the clock"
+join "$T/js.json" "$T/a.data" "$T/bs.data"
+read -r OFFS US < <(jq -r '.hosts[1] | "\(.offset_ns) \(.uncertainty_ns)"' "$T/js.json")
+d=$((OFFS - SHIFT))
+[ "${d#-}" -le "$US" ] || fail "shifted by $SHIFT ns: offset $OFFS ns found, +-$US ns"
+hops='[.request_list[] | [.start_ns, .end_ns, (.hops[] | .request_ns, .self_ns, .response_ns)]]'
+[ "$(jq -c "$hops" "$T/js.json")" = "$(jq -c "$hops" "$T/j.json")" ] ||
+	fail "the shifted join's hop times differ from the unshifted one's"
+
+# --- captures that share no connection
+run "$IPCPERF" paths -i "$T/a.data" -i "$T/one.data"
+expect_status 1 "paths of captures that share no connection"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "share no TCP connection" "$T/err" ||
+	{ show; fail "captures that share no connection: not one line saying so"; }
+# --- the backend recorded once its connections were open: their start not captured
+ip netns exec "$NB" "$PATHWORK" -t tcp -B -A 192.0.2.2 -y $Y >"$T/back2.out" 2>"$T/back.err" &
+RB=$!
+for _ in $(seq 300); do
+	[ -s "$T/back2.out" ] && break
+	sleep 0.1
+done
+read -r _ BPID PORT <"$T/back2.out" || fail "the second backend did not start: $(cat "$T/back.err")"
+# 2000 requests of 3 ms or more on 2 connections: 3 s at least
+ip netns exec "$NA" "$IPCPERF" record -q --host front -o "$T/a2.data" -- \
+	"$PATHWORK" -t tcp -b "192.0.2.2:$PORT" -n 2000 -c 2 -x 0 -y $Y >"$T/front2.out" 2>&1 &
+RF=$!
+for _ in $(seq 600); do
+	[ "$(ip netns exec "$NB" ss -Htn state established "( sport = :$PORT )" | wc -l)" = 2 ] && break
+	sleep 0.05
+done
+run timeout 60 ip netns exec "$NB" "$IPCPERF" record -q --host back -o "$T/b2.data" -d 1 -p "$BPID"
+expect_status 0 "record -p of the backend"
+wait "$RF" || fail "the front's recording failed: $(cat "$T/front2.out")"
+kill -TERM "$BPID"
+wait "$RB"
+RB=
+run "$IPCPERF" paths -i "$T/a2.data" -i "$T/b2.data"
+expect_status 1 "paths of captures whose connections one joined already open"
+want="share no TCP connection seen from both ends (2 with a start not captured, 0 ends"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -qF "$want" "$T/err" ||
+	{ show; fail "connections whose start was not captured: not counted"; }
+# --- the join's traces, each host's resources named by it
+command -v node >/dev/null || not_here "node is missing (scripts/install-deps installs it)"
+SCHEMA=@opentelemetry/otlp-transformer/build/src/generated/root.js
+OTLP_NODE_MODULES=$top_srcdir/tests/npm/node_modules
+if [ ! -f "$OTLP_NODE_MODULES/$SCHEMA" ]; then
+	OTLP_NODE_MODULES=$top_builddir/tests/npm/node_modules
+	if [ ! -f "$OTLP_NODE_MODULES/$SCHEMA" ]; then
+		mkdir -p "$top_builddir/tests/npm" &&
+			cp "$top_srcdir/tests/npm/package.json" "$top_srcdir/tests/npm/package-lock.json" \
+				"$top_builddir/tests/npm/" &&
+			chmod u+w "$top_builddir"/tests/npm/package*.json &&
+			(cd "$top_builddir/tests/npm" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1) ||
+			{ cat "$T/npm.log" >&2; not_here "npm could not install the OTLP schema"; }
+	fi
+fi
+export OTLP_NODE_MODULES
+run "$IPCPERF" paths -q -o /dev/null --otlp "$T/otlp.json" -i "$T/a.data" -i "$T/b.data"
+expect_status 0 "paths --otlp of the join"
+node "$top_srcdir/tests/otlp-check.js" "$T/otlp.json" $N tcp "$T0" "$T1" >"$T/check" 2>&1 ||
+	fail "--otlp of the join: $(cat "$T/check")"
+[ "$(jq -c '[.resourceSpans[].resource.attributes | from_entries | .["service.name"].stringValue,
+	.["host.name"].stringValue]' "$T/otlp.json")" = '["client","front","proxy","front","backend","back"]' ] ||
+	fail "--otlp of the join: resources $(jq -c '[.resourceSpans[].resource.attributes]' "$T/otlp.json")"
+
+echo "test-paths-hosts: $N requests across two hosts, each one path of 3 processes; offset $OFF +-$U ns; shifted by $SHIFT: $OFFS +-$US ns"
