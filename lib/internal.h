@@ -44,7 +44,8 @@
  *     and their records' decoders (used by fd/, pipeline/ and stats/).
  *  The ground floor, here in lib/: util.c, api.c (version, print function;
  *     print.h: a thread's own hook), hist.c [hist.h] (latencies),
- *     syscalls.c [syscalls.h] (the syscall table); they call no folder.
+ *     syscalls.c [syscalls.h] (the syscall table), fdid.h (what an fd
+ *     refers to: fd/ and bpf/ fill it); they call no folder.
  *
  * What is left here: util.c's and api.c's helpers, which every module
  * uses. Each object's interface is in its own header; each .c includes

@@ -64,6 +64,7 @@
 #include "internal.h"
 #include "fdid-bpf.h"
 #include "syscalls.h"
+#include "fd/procfd.h"
 
 #define RING_PAGES IPCPERF_DEFAULT_RING_PAGES
 #define MAX_TPS 64

@@ -2,7 +2,7 @@
 /*
  * lib/bpf/: the BPF programs, their loader and their records' decoders
  * (README.md). This folder may call the ground floor (lib/) only; its
- * records' types name fd/procfd.h's limits.
+ * records fill the ground floor's struct ipp_fdid (fdid.h).
  *
  * This is the loader of the BPF programs of progs.bpf.c: fd identity,
  * calls paired in the kernel, scheduling totals, and arguments. It loads

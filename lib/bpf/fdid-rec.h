@@ -135,7 +135,7 @@ enum ipp_fdid_stat {
 #ifndef __bpf__
 /* ---------------------------------------------------------------- userspace: lib/bpf/fdid-rec.c */
 #include <stddef.h>
-#include "fd/procfd.h"
+#include "fdid.h"
 
 /*
  * Check the RAW data of one bpf-output sample (@size bytes, not aligned)
