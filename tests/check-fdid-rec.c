@@ -20,6 +20,7 @@
 #include <check.h>
 
 #include "fdid-rec.h"
+#include "fd/procfd.h"
 #include "call-rec.h"
 #include "sched-rec.h"
 #include "sum-rec.h"
