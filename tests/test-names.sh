@@ -32,8 +32,10 @@ pd-reader capture/pd-sample
 sig-rec bpf/args-rec
 '
 
-cd "$top_srcdir/lib" || fail "no lib/ under $top_srcdir"
-defs=$("$top_srcdir/scripts/func-lengths" $(find . -name '*.[ch]' | sort)) ||
+# top_srcdir may be relative (../.. in make distcheck): made absolute before the cd
+src=$(cd "$top_srcdir" && pwd) || fail "no source tree at $top_srcdir"
+cd "$src/lib" || fail "no lib/ under $src"
+defs=$("$src/scripts/func-lengths" $(find . -name '*.[ch]' | sort)) ||
 	fail "scripts/func-lengths failed"
 n=$(printf '%s\n' "$defs" | grep -cE ' (ipp|ipcperf)_[a-z0-9_]+__[a-z0-9_]')
 [ "$n" -gt 300 ] || fail "scripts/func-lengths found only $n object functions in lib/: it misreads them"
