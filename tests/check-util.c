@@ -100,11 +100,13 @@ START_TEST(test_ring_pages_fit)
 	ck_assert_uint_eq(ipp_ring_pages_fit(9231, 2, 4), 512);
 	ck_assert_uint_eq(ipp_ring_pages_fit(9232, 2, 4), 1024);
 	/*
-	 * Root: what the per-CPU budget leaves the rings (percpu.h), 40 MiB in
-	 * all up to 128 CPUs: 8192 pages on 1 CPU, 4096 on 2, fewer on many.
+	 * Root: 8192 pages on a host of 1 or 2 CPUs (IPP_PERCPU_SMALL_CPUS);
+	 * beyond, what the per-CPU budget leaves the rings (percpu.h), 40 MiB
+	 * in all up to 128 CPUs, fewer pages the more CPUs.
 	 */
 	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 1, 4), 8192);
-	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 2, 4), 4096);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 2, 4), 8192);
+	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 3, 4), 2048);
 	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 7, 4), 1024);
 	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 8, 4), 1024);
 	ck_assert_uint_eq(ipp_ring_pages_fit(~0ull, 64, 4), 128);
@@ -152,7 +154,13 @@ START_TEST(test_percpu_budget)
 
 	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
 		default_plan(&p, cpus[i], 0);
-		ck_assert_uint_lt(p.total_bytes, 64 * MIB);
+		if (cpus[i] <= IPP_PERCPU_SMALL_CPUS) {
+			/* a small host keeps the largest default rings (percpu.h) */
+			ck_assert_uint_eq(p.ring_pages, IPP_RING_PAGES_MAX_DEFAULT);
+			ck_assert_uint_lt(p.total_bytes, 96 * MIB);
+		} else {
+			ck_assert_uint_lt(p.total_bytes, 64 * MIB);
+		}
 		ck_assert_uint_lt(p.start_ns, 500 * IPP_NS_PER_MS);
 		ck_assert_uint_ge(p.ring_pages, 1);
 		ck_assert_uint_ge(p.agg_keys, 1);

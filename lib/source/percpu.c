@@ -44,8 +44,11 @@ uint64_t ipp_percpu__others(long ncpus)
 unsigned long long ipp_percpu__rings_kb(long ncpus)
 {
 	uint64_t others = ipp_percpu__others(ncpus) + IPP_PERCPU_MARGIN_BYTES;
-	uint64_t left = others < IPP_PERCPU_BUDGET_BYTES ? IPP_PERCPU_BUDGET_BYTES - others : 0;
+	uint64_t left;
 
+	if (cpus_of(ncpus) <= IPP_PERCPU_SMALL_CPUS)
+		return ~0ull;	/* the largest default rings: percpu.h */
+	left = others < IPP_PERCPU_BUDGET_BYTES ? IPP_PERCPU_BUDGET_BYTES - others : 0;
 	return left / 1024 < IPP_PERCPU_RINGS_MAX_KB ? left / 1024 : IPP_PERCPU_RINGS_MAX_KB;
 }
 

@@ -18,8 +18,8 @@
  * whose rings (data and side-band, per online CPU) this process may lock
  * (perf_event_mlock_kb per CPU plus RLIMIT_MEMLOCK; anything with
  * CAP_IPC_LOCK, root's, or perf_event_paranoid -1) and the per-CPU budget
- * leaves the rings on that many CPUs (ipp_percpu__rings_kb(): 40 MiB in
- * all up to 2 CPUs, less on many). At least 1.
+ * leaves the rings on that many CPUs (ipp_percpu__rings_kb(): no cap on
+ * 1 or 2 CPUs, then 40 MiB in all, less on many). At least 1.
  */
 #define IPP_RING_PAGES_MAX_DEFAULT 8192u	/* 32 MiB of 4 KiB pages */
 unsigned int ipp_default_ring_pages(void);
