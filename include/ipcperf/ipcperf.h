@@ -482,8 +482,8 @@ enum ipcperf_scope {
  * pages per CPU, whose rings this process may lock (perf_event_mlock_kb
  * per online CPU plus RLIMIT_MEMLOCK; no limit with CAP_IPC_LOCK, root's,
  * or perf_event_paranoid -1) within what the per-CPU budget of 64 MiB
- * leaves the rings: up to 40 MiB for all CPUs together (4096 pages on 2
- * CPUs, 128 on 64, 32 on 256);
+ * leaves the rings: no cap on 1 or 2 CPUs (8192 pages), else up to 40 MiB
+ * for all CPUs together (2048 pages on 4 CPUs, 128 on 64, 32 on 256);
  * ipcperf_session_stats.ring_pages says what a session took.
  */
 #define IPCPERF_DEFAULT_RING_PAGES 512
