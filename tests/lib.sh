@@ -31,6 +31,15 @@ skip_unless_root() {
 	skip "needs root: $*"
 }
 
+# wait_file PATH: PATH exists within 20 s, or fail (a workload writes it when ready).
+wait_file() {
+	for _ in $(seq 400); do
+		[ -e "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "$1 never came"
+}
+
 # need_exe PATH: PATH must be a built executable.
 need_exe() {
 	[ -x "$1" ] || fail "$1 is not built (run make first)"

@@ -32,3 +32,24 @@ truth() {
 	[ -n "$v" ] || { show; fail "${MODE:-}${MODE:+: }the workload printed no ${2:-self} median for $1"; }
 	echo "$v"
 }
+
+# otlp_schema: node and npm's OpenTelemetry OTLP schema (for
+# tests/otlp-check.js) are here, where install-deps put the schema, else
+# installed now into the build tree; OTLP_NODE_MODULES says where.
+otlp_schema() {
+	local schema=@opentelemetry/otlp-transformer/build/src/generated/root.js
+	command -v node >/dev/null || not_here "node is missing (scripts/install-deps installs it)"
+	OTLP_NODE_MODULES=$top_srcdir/tests/npm/node_modules
+	if [ ! -f "$OTLP_NODE_MODULES/$schema" ]; then
+		OTLP_NODE_MODULES=$top_builddir/tests/npm/node_modules
+		if [ ! -f "$OTLP_NODE_MODULES/$schema" ]; then
+			mkdir -p "$top_builddir/tests/npm" &&
+				cp "$top_srcdir/tests/npm/package.json" "$top_srcdir/tests/npm/package-lock.json" \
+					"$top_builddir/tests/npm/" &&
+				chmod u+w "$top_builddir"/tests/npm/package*.json &&
+				(cd "$top_builddir/tests/npm" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1) ||
+				{ cat "$T/npm.log" >&2; not_here "npm could not install the OTLP schema"; }
+		fi
+	fi
+	export OTLP_NODE_MODULES
+}

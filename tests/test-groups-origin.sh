@@ -38,15 +38,6 @@ trap 'kill $SP $CP 2>/dev/null; rm -rf "$T"' EXIT
 # The rings sized so that 3000 connections lose nothing.
 STAT="timeout 120 $IPCPERF stat -m 8192"
 
-# wait_file FILE: until FILE exists (20 s at most).
-wait_file() {
-	for _ in $(seq 400); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	fail "$1 never came"
-}
-
 # start_server NAME [--early K --go GO]: tests/connwork listen in the
 # background; SP its pid, PORT its port (in the ephemeral range).
 start_server() {

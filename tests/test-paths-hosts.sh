@@ -224,21 +224,7 @@ want="share no TCP connection seen from both ends (2 with a start not captured, 
 [ "$(wc -l <"$T/err")" = 1 ] && grep -qF "$want" "$T/err" ||
 	{ show; fail "connections whose start was not captured: not counted"; }
 # --- the join's traces, each host's resources named by it
-command -v node >/dev/null || not_here "node is missing (scripts/install-deps installs it)"
-SCHEMA=@opentelemetry/otlp-transformer/build/src/generated/root.js
-OTLP_NODE_MODULES=$top_srcdir/tests/npm/node_modules
-if [ ! -f "$OTLP_NODE_MODULES/$SCHEMA" ]; then
-	OTLP_NODE_MODULES=$top_builddir/tests/npm/node_modules
-	if [ ! -f "$OTLP_NODE_MODULES/$SCHEMA" ]; then
-		mkdir -p "$top_builddir/tests/npm" &&
-			cp "$top_srcdir/tests/npm/package.json" "$top_srcdir/tests/npm/package-lock.json" \
-				"$top_builddir/tests/npm/" &&
-			chmod u+w "$top_builddir"/tests/npm/package*.json &&
-			(cd "$top_builddir/tests/npm" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1) ||
-			{ cat "$T/npm.log" >&2; not_here "npm could not install the OTLP schema"; }
-	fi
-fi
-export OTLP_NODE_MODULES
+otlp_schema
 run "$IPCPERF" paths -q -o /dev/null --otlp "$T/otlp.json" -i "$T/a.data" -i "$T/b.data"
 expect_status 0 "paths --otlp of the join"
 node "$top_srcdir/tests/otlp-check.js" "$T/otlp.json" $N tcp "$T0" "$T1" >"$T/check" 2>&1 ||

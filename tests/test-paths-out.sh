@@ -25,23 +25,7 @@ set -u
 . "$top_srcdir/tests/paths-lib.sh"
 paths_setup "tracing a client, a proxy and a backend"
 command -v python3 >/dev/null || fail "python3 is missing"
-command -v node >/dev/null || not_here "node is missing (scripts/install-deps installs it)"
-
-# The schema: where install-deps put it, else installed now into the build tree.
-SCHEMA=@opentelemetry/otlp-transformer/build/src/generated/root.js
-OTLP_NODE_MODULES=$top_srcdir/tests/npm/node_modules
-if [ ! -f "$OTLP_NODE_MODULES/$SCHEMA" ]; then
-	OTLP_NODE_MODULES=$top_builddir/tests/npm/node_modules
-	if [ ! -f "$OTLP_NODE_MODULES/$SCHEMA" ]; then
-		mkdir -p "$top_builddir/tests/npm" &&
-			cp "$top_srcdir/tests/npm/package.json" "$top_srcdir/tests/npm/package-lock.json" \
-				"$top_builddir/tests/npm/" &&
-			chmod u+w "$top_builddir"/tests/npm/package*.json &&
-			(cd "$top_builddir/tests/npm" && npm ci --no-audit --no-fund >"$T/npm.log" 2>&1) ||
-			{ cat "$T/npm.log" >&2; not_here "npm could not install the OTLP schema"; }
-	fi
-fi
-export OTLP_NODE_MODULES
+otlp_schema
 
 N=30
 

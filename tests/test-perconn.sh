@@ -31,14 +31,6 @@ need_bpf_fdid
 SP=
 trap 'kill $SP 2>/dev/null; rm -rf "$T"' EXIT
 
-wait_file() {
-	for _ in $(seq 400); do
-		[ -e "$1" ] && return 0
-		sleep 0.05
-	done
-	fail "$1 never came"
-}
-
 "$CONNWORK" listen $N --out "$T/srv" 2>"$T/srv.err" &
 SP=$!
 wait_file "$T/srv"
