@@ -3,6 +3,9 @@
 
   capture-clock.py shift FILE NS   the recorded wall clock NS ns later (NS may be
                                    negative): as if the host's clock were off by NS
+  capture-clock.py shift-stop FILE NS
+                                   the wall clock read at the stop alone NS ns later:
+                                   as if the host's clock had gained NS over the capture
   capture-clock.py strip FILE      the host and clock entries made unknown ones,
                                    as a capture written before they were recorded
 
@@ -41,10 +44,11 @@ def main():
     buf = bytearray(open(path, "rb").read())
     done = 0
     for at, etype, elen in list(entries(buf)):
-        if op == "shift" and etype == T_CLOCK:
+        if op in ("shift", "shift-stop") and etype == T_CLOCK:
             ms, rs, me, re_ = struct.unpack_from("<4Q", buf, at + 8)
             ns = int(sys.argv[3])
-            struct.pack_into("<4Q", buf, at + 8, ms, rs + ns, me, re_ + ns)
+            start = 0 if op == "shift-stop" else ns
+            struct.pack_into("<4Q", buf, at + 8, ms, rs + start, me, re_ + ns)
             done += 1
         elif op == "strip" and etype in (T_HOST, T_CLOCK):
             struct.pack_into("<I", buf, at, T_UNKNOWN)

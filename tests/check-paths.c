@@ -1117,11 +1117,87 @@ START_TEST(pipe_hand_off_inside)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ a drifting clock */
+
+static void bounds_at(struct ipp_clockfit *f, uint64_t t, int64_t up, int64_t lo)
+{
+	ck_assert_int_eq(ipp_clockfit__add(f, t, up, true), 0);
+	ck_assert_int_eq(ipp_clockfit__add(f, t, lo, false), 0);
+}
+
+/* The line of @f's bounds: its rate, time of reference, offset there and uncertainty. */
+static void expect_line(struct ipp_clockfit *f, int64_t ppb, uint64_t ref, int64_t offset,
+			uint64_t uncertainty)
+{
+	struct ipp_clockline l;
+
+	ck_assert_int_eq(ipp_clockfit__line(f, &l), 0);
+	ck_assert(l.fits);
+	ck_assert_int_eq(l.drift_ppb, ppb);
+	ck_assert_uint_eq(l.ref_ns, ref);
+	ck_assert_int_eq(l.offset_ns, offset);
+	ck_assert_uint_eq(l.uncertainty_ns, uncertainty);
+	ipp_clockfit__fini(f);
+}
+
+/* Bounds 100 ns apart along 100 ns a second: that line, +-50 ns at either end. */
+START_TEST(clock_drift_line)
+{
+	struct ipp_clockfit f = { 0 };
+
+	bounds_at(&f, 1000000000, 100, 0);
+	bounds_at(&f, 11000000000, 1100, 1000);
+	/* at either end, the lines that fit reach from 0 to 100: 50 from the middle one */
+	expect_line(&f, 100, 6000000000, 550, 50);
+}
+END_TEST
+
+/* 100,000 crossings over 1,000 s: the windows widen, the line stays. */
+START_TEST(clock_drift_widened)
+{
+	struct ipp_clockfit f = { 0 };
+
+	for (uint64_t i = 0; i <= 100000; i++) {
+		uint64_t t = 5000000000 + i * 10000000;
+		/* 7 us less 250 ns each second, bounds 40 ns either side */
+		int64_t truth = 7000 - (int64_t)(i * 10000000 / 4000000);
+
+		bounds_at(&f, t, truth + 40, truth - 40);
+	}
+	ck_assert_uint_gt(f.width, 100000000);
+	expect_line(&f, -250, 505000000000, 7000 - 125000, 40);
+}
+END_TEST
+
+/* No line under 0 all along and over 10 in the middle; no rate from one time. */
+START_TEST(clock_drift_none)
+{
+	struct ipp_clockfit f = { 0 };
+	struct ipp_clockline l;
+
+	/* none yet */
+	ck_assert_int_eq(ipp_clockfit__line(&f, &l), 0);
+	ck_assert(!l.fits);
+	for (int i = 0; i < 2; i++) {
+		/* under 0 at 1 s and 11 s; over 10 at 6 s */
+		ck_assert_int_eq(ipp_clockfit__add(&f, 1000000000 + i * 10000000000ull, 0, true), 0);
+	}
+	ck_assert_int_eq(ipp_clockfit__add(&f, 6000000000, 10, false), 0);
+	ck_assert(ipp_clockfit__line(&f, &l) == 0 && !l.fits);
+	ipp_clockfit__fini(&f);
+	/* all at one time: any rate fits */
+	bounds_at(&f, 1000000000, 100, 0);
+	ck_assert(ipp_clockfit__line(&f, &l) == 0 && !l.fits);
+	ipp_clockfit__fini(&f);
+}
+END_TEST
+
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
 	TCase *tp = tcase_create("pipes");
 	TCase *tc = tcase_create("chain");
+	TCase *tk = tcase_create("clock");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, chain_thread);
@@ -1154,7 +1230,11 @@ Suite *paths_suite(void)
 	tcase_add_test(tp, pipe_out_of_sight);
 	tcase_add_test(tp, pipe_read_out_of_sight);
 	tcase_add_test(tp, pipe_hand_off_inside);
+	tcase_add_test(tk, clock_drift_line);
+	tcase_add_test(tk, clock_drift_widened);
+	tcase_add_test(tk, clock_drift_none);
 	suite_add_tcase(s, tp);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tk);
 	return s;
 }

@@ -19,6 +19,12 @@
 #    than the 20 ms the paths wait for late calls): the offset found is
 #    50 ms within its uncertainty, and every request's hop times are those
 #    of the unshifted join, to the nanosecond.
+#  - One capture's clock drifting: the wall clock read at its stop 3 ms
+#    later than its start's says (1 s or so apart). No one offset fits the
+#    exchanges then: the join finds the drift the references gave (within
+#    what its uncertainty allows over the requests' span), says it in JSON
+#    and text, and every request's times are those of the undrifted join
+#    within the uncertainty.
 #  - --otlp of the join, read by the protobufjs schema of opentelemetry-proto
 #    (tests/otlp-check.js, as tests/test-paths-out.sh): N traces, each the
 #    chain client -> proxy -> backend across the hosts, within the run's
@@ -191,6 +197,36 @@ hops='[.request_list[] | [.start_ns, .end_ns, (.hops[] | .request_ns, .self_ns, 
 [ "$(jq -c "$hops" "$T/js.json")" = "$(jq -c "$hops" "$T/j.json")" ] ||
 	fail "the shifted join's hop times differ from the unshifted one's"
 
+# --- one clock drifting: its wall clock read at the stop DRIFT ns later than
+# the one read at the start says, as if the host's clock had gained DRIFT ns
+# over its capture. The clock references then put its events on the first
+# host's clock with that drift; no one offset fits the bounds any more, and
+# the join must find the drift back and take it off.
+DRIFT=3000000
+cp "$T/b.data" "$T/bd.data"
+$CLOCKED shift-stop "$T/bd.data" $DRIFT || fail "cannot shift the clock's stop"
+join "$T/jd.json" "$T/a.data" "$T/bd.data"
+read -r PPB UD MS ME < <(jq -r '.hosts[1] | "\(.drift_ppb) \(.uncertainty_ns) \(.clock.mono_start_ns)
+	\(.clock.mono_stop_ns)"' "$T/jd.json" | tr '\n' ' ')
+[ "$PPB" != null ] || fail "a drifting clock: no drift found ($(jq -c .hosts[1] "$T/jd.json"))"
+# the rate the references gave it (ppb), found back within what the
+# uncertainty allows over the span of the requests
+WANT=$((DRIFT * 1000000000 / (ME - MS)))
+SPAN=$(jq '([.request_list[].end_ns] | max) - ([.request_list[].start_ns] | min)' "$T/jd.json")
+TOL=$((2 * UD * 1000000000 / SPAN))
+d=$((PPB - WANT))
+[ "${d#-}" -le "$TOL" ] || fail "a clock drifting $WANT ppb: $PPB ppb found (+-$TOL)"
+[ "$UD" -lt 1000000 ] || fail "a drifting clock: uncertainty $UD ns"
+# every time of every request as in the join of the undrifted captures, within the uncertainty
+paste <(jq -c "$hops | flatten | .[]" "$T/j.json") <(jq -c "$hops | flatten | .[]" "$T/jd.json") |
+	awk -v u="$UD" '{ d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d }
+		END { if (NR == 0 || m > u) { print "max difference " m " ns over " NR; exit 1 } }' \
+	>"$T/diff" || fail "a drifting clock: the times differ from the undrifted join's: $(cat "$T/diff")"
+run "$IPCPERF" paths -i "$T/a.data" -i "$T/bd.data"
+expect_status 0 "paths -i A -i B of a drifting clock, text"
+grep -q "^       back (.*bd.data): its clock [-+].* against front's at the middle of the exchanges, drifting [-+][0-9.]* ppm$" "$T/out" ||
+	{ show; fail "the text does not give the drift"; }
+
 # --- captures that share no connection
 run "$IPCPERF" paths -i "$T/a.data" -i "$T/one.data"
 expect_status 1 "paths of captures that share no connection"
@@ -233,4 +269,4 @@ node "$top_srcdir/tests/otlp-check.js" "$T/otlp.json" $N tcp "$T0" "$T1" >"$T/ch
 	.["host.name"].stringValue]' "$T/otlp.json")" = '["client","front","proxy","front","backend","back"]' ] ||
 	fail "--otlp of the join: resources $(jq -c '[.resourceSpans[].resource.attributes]' "$T/otlp.json")"
 
-echo "test-paths-hosts: $N requests across two hosts, each one path of 3 processes; offset $OFF +-$U ns; shifted by $SHIFT: $OFFS +-$US ns"
+echo "test-paths-hosts: $N requests across two hosts, each one path of 3 processes; offset $OFF +-$U ns; shifted by $SHIFT: $OFFS +-$US ns; drifting $WANT ppb: $PPB ppb +-$UD ns"

@@ -1,10 +1,11 @@
 /*
  * ipcperf paths -i A -i B ...: the captures of several hosts joined
  * (ipcperf_paths__add_host()), in two passes over them. Each capture's
- * clock reference puts its events on the first capture's wall clock; the
- * first pass bounds what the hosts' clocks still disagree by, from the
- * bytes that went between them, and the second gives the paths with every
- * host's times corrected by the middle of those bounds.
+ * clock reference (read at its start and its stop) puts its events on the
+ * first capture's wall clock; the first pass bounds what the hosts' clocks
+ * still disagree by, from the bytes that went between them, and the second
+ * gives the paths with every host's times corrected by the middle of those
+ * bounds, or by the line of a drifting clock when no one offset fits them.
  */
 #include "config.h"
 #include <errno.h>
@@ -31,7 +32,10 @@ struct jpass {
 	const struct paths_opts *o;
 	size_t n;
 	struct jhost h[CLI_INPUTS_MAX];
-	int64_t off[CLI_INPUTS_MAX];	/* each host's clock less the first's, taken off its times */
+	/* each host's clock less the first's, taken off its times: off at ref (its own clock), */
+	int64_t off[CLI_INPUTS_MAX];
+	int64_t drift[CLI_INPUTS_MAX];	/* changing by this many ns a second */
+	uint64_t ref[CLI_INPUTS_MAX];
 	struct ipcperf_paths *pa;
 };
 
@@ -46,6 +50,20 @@ static void pass_free(struct jpass *j)
 	}
 	memset(j->h, 0, sizeof(j->h));
 	j->pa = NULL;
+}
+
+/* Host @i's clock less the first host's at @t, on its own clock. */
+static int64_t off_at(const struct jpass *j, size_t i, uint64_t t)
+{
+	return j->off[i] + (int64_t)((double)j->drift[i] * ((double)t - (double)j->ref[i]) / 1e9);
+}
+
+/* Time @t of the first host's clock on host @i's own. */
+static uint64_t own_time(const struct jpass *j, size_t i, uint64_t t)
+{
+	int64_t own = (int64_t)t + off_at(j, i, t + (uint64_t)j->off[i]);
+
+	return own < 0 ? 0 : (uint64_t)own;
 }
 
 /* Host @i's stats and flows over its capture; the paths on the first. @return 0, or -1 (said). */
@@ -63,7 +81,9 @@ static int pass_attach_host(struct jpass *j, size_t i)
 		j->pa = ipcperf_paths__new(h->fl);
 		if (!j->pa || (err = ipcperf_paths__attach(j->pa, h->s)) < 0)
 			goto fail;
-	} else if ((err = ipcperf_paths__add_host(j->pa, h->fl, h->s, j->off[i])) < 0) {
+	} else if ((err = ipcperf_paths__add_host(j->pa, h->fl, h->s, j->off[i])) < 0 ||
+		   (err = ipcperf_paths__host_clock(j->pa, (unsigned int)i, j->off[i], j->drift[i],
+						    j->ref[i])) < 0) {
 		goto fail;
 	}
 	return 0;
@@ -77,10 +97,7 @@ static int pass_feed(struct jpass *j, uint64_t t, bool *all_read)
 {
 	*all_read = true;
 	for (size_t i = 0; i < j->n; i++) {
-		/* on its own clock: @t plus its offset, which may be negative */
-		uint64_t own = j->off[i] < 0 && t < (uint64_t)-j->off[i] ? 0 : t + (uint64_t)j->off[i];
-
-		if (ipcperf_session__consume_until(j->h[i].s, own) < 0)
+		if (ipcperf_session__consume_until(j->h[i].s, own_time(j, i, t)) < 0)
 			return -1;	/* said by the library */
 		*all_read &= ipcperf_session__done(j->h[i].s);
 	}
@@ -97,10 +114,10 @@ static void pass_span(const struct jpass *j, uint64_t *from, uint64_t *to)
 
 		if (ipcperf_session__stats(j->h[i].s, &st) < 0)
 			continue;
-		if (st.start_ns - (uint64_t)j->off[i] < *from)
-			*from = st.start_ns - (uint64_t)j->off[i];
-		if (st.stop_ns && st.stop_ns - (uint64_t)j->off[i] > *to)
-			*to = st.stop_ns - (uint64_t)j->off[i];
+		if (st.start_ns - (uint64_t)off_at(j, i, st.start_ns) < *from)
+			*from = st.start_ns - (uint64_t)off_at(j, i, st.start_ns);
+		if (st.stop_ns && st.stop_ns - (uint64_t)off_at(j, i, st.stop_ns) > *to)
+			*to = st.stop_ns - (uint64_t)off_at(j, i, st.stop_ns);
 	}
 }
 
@@ -157,7 +174,8 @@ static int pass_run(struct jpass *j, struct pathsout *po, struct paths_host *hos
 
 /*
  * Each host's clock less the first's as their clock references say (the
- * wall clocks read with the monotonic ones): 0 where one has none.
+ * wall clocks read with the monotonic ones): 0 where one has none. Read at
+ * the start and at the stop, they give a line through both.
  */
 static void offsets_from_refs(struct jpass *j, const struct paths_host *hosts)
 {
@@ -165,11 +183,21 @@ static void offsets_from_refs(struct jpass *j, const struct paths_host *hosts)
 
 	for (size_t i = 0; i < j->n; i++) {
 		const struct ipcperf_capture_info *b = &hosts[i].ci;
+		int64_t at_stop;
 
-		j->off[i] = 0;
-		if (a->has_clock && b->has_clock)
-			j->off[i] = (int64_t)(b->mono_start_ns - b->real_start_ns) -
-				    (int64_t)(a->mono_start_ns - a->real_start_ns);
+		j->off[i] = j->drift[i] = 0;
+		j->ref[i] = 0;
+		if (!a->has_clock || !b->has_clock)
+			continue;
+		j->off[i] = (int64_t)(b->mono_start_ns - b->real_start_ns) -
+			    (int64_t)(a->mono_start_ns - a->real_start_ns);
+		j->ref[i] = b->mono_start_ns;
+		if (!a->mono_stop_ns || b->mono_stop_ns <= b->mono_start_ns)
+			continue;
+		at_stop = (int64_t)(b->mono_stop_ns - b->real_stop_ns) -
+			  (int64_t)(a->mono_stop_ns - a->real_stop_ns);
+		j->drift[i] = (int64_t)((double)(at_stop - j->off[i]) * 1e9 /
+					(double)(b->mono_stop_ns - b->mono_start_ns));
 	}
 }
 
@@ -186,6 +214,22 @@ static void read_hosts(struct jpass *j, struct paths_host *hosts)
 					j->o->inputs.v[k], j->o->inputs.v[i], hosts[i].ci.host);
 	}
 	offsets_from_refs(j, hosts);
+}
+
+/* Host @i's clock as the first pass found it, on top of the one it was read with. */
+static void take_clock(struct jpass *j, size_t i, const struct ipcperf_paths_clock *c)
+{
+	uint64_t ref;
+
+	if (!c->drifting) {
+		j->off[i] += c->offset_ns;
+		return;
+	}
+	/* the line's time of reference on the host's own clock; the offset there */
+	ref = own_time(j, i, c->ref_ns);
+	j->off[i] = off_at(j, i, ref) + c->offset_ns;
+	j->drift[i] += c->drift_ppb;
+	j->ref[i] = ref;
 }
 
 /*
@@ -216,7 +260,10 @@ static int clocks(struct jpass *j, struct paths_host *hosts, struct ipcperf_path
 		hosts[i].joined = true;
 		hosts[i].offset_ns = c.offset_ns;
 		hosts[i].uncertainty_ns = c.uncertainty_ns;
-		j->off[i] += c.offset_ns;
+		hosts[i].drifting = c.drifting;
+		hosts[i].drift_ppb = c.drift_ppb;
+		hosts[i].ref_ns = c.ref_ns;
+		take_clock(j, i, &c);
 	}
 	return 0;
 }
@@ -233,8 +280,12 @@ static void text_hosts(FILE *f, const struct jpass *j, const struct paths_host *
 
 		fmt_ns(a, sizeof(a), (uint64_t)(off < 0 ? -off : off));
 		fmt_ns(b, sizeof(b), hosts[i].uncertainty_ns);
-		fprintf(f, "       %s (%s): its clock %s%s +-%s against %s's\n", hosts[i].ci.host,
+		fprintf(f, "       %s (%s): its clock %s%s +-%s against %s's", hosts[i].ci.host,
 			j->o->inputs.v[i], off < 0 ? "-" : "+", a, b, hosts[0].ci.host);
+		if (hosts[i].drifting)
+			fprintf(f, " at the middle of the exchanges, drifting %+.3f ppm",
+				(double)hosts[i].drift_ppb / 1e3);
+		fputc('\n', f);
 	}
 	fprintf(f, "TCP connections between the hosts: %" PRIu64 " joined, %" PRIu64
 		" not (their start not captured), %" PRIu64 " ends with no other end captured\n",

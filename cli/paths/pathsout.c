@@ -624,6 +624,12 @@ static void json_host(struct json *j, const struct paths_host *h)
 	if (h->joined) {
 		json_i64(j, "offset_ns", h->offset_ns);
 		json_u64(j, "uncertainty_ns", h->uncertainty_ns);
+		if (h->drifting) {
+			json_i64(j, "drift_ppb", h->drift_ppb);
+			json_u64(j, "drift_ref_ns", h->ref_ns);
+		} else {
+			json_null(j, "drift_ppb");
+		}
 	}
 	json_object_end(j);
 }

@@ -36,6 +36,9 @@ struct paths_host {
 	bool joined;			/* its clock was placed against the first host's */
 	int64_t offset_ns;		/* its clock less the first host's */
 	uint64_t uncertainty_ns;	/* the true offset is within offset_ns +- this */
+	bool drifting;			/* no one offset fits: offset_ns is at ref_ns, */
+	int64_t drift_ppb;		/* changing by this many ns a second */
+	uint64_t ref_ns;		/* on the first host's clock */
 };
 
 /* Captures joined: @hosts (which must outlive @po) name the hops' hosts in shapes and JSON. */

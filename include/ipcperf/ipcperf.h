@@ -2119,26 +2119,39 @@ struct ipcperf_paths_stats {
  * were read on the other after the write began: the reader's clock less the
  * writer's is at most the read's end less the write's start. Over every
  * byte matched in both directions, the tightest bounds give [lo_ns, hi_ns].
- * Since 0.3.
+ * When they cross (lo_ns > hi_ns), no single offset fits every exchange:
+ * the clock drifts, and the line of a steady drift that fits the bounds
+ * over time is taken instead (drifting). Since 0.3.
  */
 struct ipcperf_paths_clock {
 	size_t sz;
 	/** Bounded from both sides (bytes went each way between the hosts, or a chain of hosts). */
 	bool known;
 	/**
-	 * The bounds crossed (lo_ns > hi_ns): no single offset fits every
-	 * exchange, as when a clock drifts over the captures; not known then.
+	 * Bounded, but neither one offset nor a steady drift fits every
+	 * exchange (or the bounds do not tell the drift's rate); not known then.
 	 */
 	bool inconsistent;
 	/**
 	 * The host's clock less the first host's still left in the times the
-	 * paths were given (after the offset given to ipcperf_paths__add_host()):
-	 * the middle of the bounds, true within +- uncertainty_ns.
+	 * paths were given (after the clock given to ipcperf_paths__add_host()
+	 * or ipcperf_paths__host_clock()): the middle of the bounds, true within
+	 * +- uncertainty_ns. Drifting: the offset at ref_ns.
 	 */
 	int64_t offset_ns;
 	uint64_t uncertainty_ns;
-	int64_t lo_ns, hi_ns;	/**< the bounds */
+	int64_t lo_ns, hi_ns;	/**< the bounds of one offset */
 	uint64_t exchanges;	/**< the byte matches between hosts that bounded them */
+	/**
+	 * The bounds crossed, and a clock that drifts fits them: the offset is
+	 * offset_ns at ref_ns (the first host's clock, the middle of the
+	 * exchanges' span) and changes by drift_ppb ns each second of that clock
+	 * (parts per billion); uncertainty_ns is the most the true offset can be
+	 * from that line, at either end of the span, over every line that fits.
+	 */
+	bool drifting;
+	int64_t drift_ppb;
+	uint64_t ref_ns;
 };
 
 struct ipcperf_paths;
@@ -2209,6 +2222,16 @@ IPCPERF_API int ipcperf_paths__flush(struct ipcperf_paths *p);
  */
 IPCPERF_API int ipcperf_paths__add_host(struct ipcperf_paths *p, struct ipcperf_flows *fl,
 					struct ipcperf_session *s, int64_t clock_offset_ns);
+
+/**
+ * Set joined host @p host's clock against the first host's to a line:
+ * its times are taken less @p offset_ns and less @p drift_ppb ns for each
+ * second they are after @p ref_ns (on its own clock), before its events
+ * are fed; in place of the offset given to ipcperf_paths__add_host().
+ * @return 0; -EINVAL (NULL, no such host, host 0). Since 0.3.
+ */
+IPCPERF_API int ipcperf_paths__host_clock(struct ipcperf_paths *p, unsigned int host,
+					  int64_t offset_ns, int64_t drift_ppb, uint64_t ref_ns);
 
 /**
  * Host @p host's clock against the first host's, as the exchanges between

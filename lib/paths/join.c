@@ -17,7 +17,8 @@
  * counted, not matched. Each match bounds the two hosts' clocks: the bytes
  * were read after they began to be written, so the reader's clock less the
  * writer's is at most the read's end less the write's start, in each
- * direction (doc/accuracy.md).
+ * direction (doc/accuracy.md). When no single offset fits those bounds,
+ * a clock that drifts at a steady rate may (clockfit.c).
  */
 #include "config.h"
 #include <errno.h>
@@ -65,7 +66,9 @@ struct ipp_host {
 	unsigned int idx;
 	struct ipcperf_flows *fl;
 	struct ipcperf_stats *st;
-	int64_t offset;
+	int64_t offset;			/* its clock less the first host's at ref_ns, */
+	int64_t drift_ppb;		/* changing by this many ns a second */
+	uint64_t ref_ns;		/* on its own clock */
 };
 
 struct ipp_join {
@@ -75,6 +78,7 @@ struct ipp_join {
 	struct ipp_idmap waiting;	/* addr_key -> the jend pending with it */
 	int64_t *up;			/* [w * nr + r]: min of a read's end less its write's start */
 	uint64_t *samples;		/* [w * nr + r] */
+	struct ipp_clockfit *fits;	/* [a * nr + b], a < b: b's clock less a's, over time */
 	size_t cap_up;
 };
 
@@ -90,7 +94,9 @@ static uint64_t jino(const struct ipp_host *h, uint64_t ino)
 
 static uint64_t jtime(const struct ipp_host *h, uint64_t t)
 {
-	return t ? t - (uint64_t)h->offset : 0;
+	double drift = (double)h->drift_ppb * ((double)t - (double)h->ref_ns) / 1e9;
+
+	return t ? t - (uint64_t)h->offset - (uint64_t)(int64_t)drift : 0;
 }
 
 pid_t ipp_paths__pid_on(const struct ipcperf_paths *p, pid_t pid, unsigned int *host)
@@ -168,6 +174,9 @@ static void bound(struct ipp_join *j, unsigned int w, unsigned int r, uint64_t w
 	if (!j->samples[at] || d < j->up[at])
 		j->up[at] = d;
 	j->samples[at]++;
+	/* b's clock less a's (a < b) at the middle of the crossing */
+	ipp_clockfit__add(&j->fits[w < r ? w * j->nr + r : r * j->nr + w],
+			  write_start / 2 + read_end / 2, w < r ? d : -d, w < r);
 }
 
 /* Hand the paths the bytes @e wrote that its peer has read, as the flows' matches would be. */
@@ -419,21 +428,26 @@ static int bounds_room(struct ipp_join *j, size_t n)
 {
 	int64_t *up = calloc(n * n, sizeof(*up));
 	uint64_t *sm = calloc(n * n, sizeof(*sm));
+	struct ipp_clockfit *fits = calloc(n * n, sizeof(*fits));
 
-	if (!up || !sm) {
+	if (!up || !sm || !fits) {
 		free(up);
 		free(sm);
+		free(fits);
 		return -ENOMEM;
 	}
 	for (size_t w = 0; j->up && w + 1 < n; w++)
 		for (size_t r = 0; r + 1 < n; r++) {
 			up[w * n + r] = j->up[w * (n - 1) + r];
 			sm[w * n + r] = j->samples[w * (n - 1) + r];
+			fits[w * n + r] = j->fits[w * (n - 1) + r];
 		}
 	free(j->up);
 	free(j->samples);
+	free(j->fits);
 	j->up = up;
 	j->samples = sm;
+	j->fits = fits;
 	j->cap_up = n * n;
 	return 0;
 }
@@ -462,6 +476,20 @@ int ipcperf_paths__add_host(struct ipcperf_paths *p, struct ipcperf_flows *fl,
 	return (int)h->idx;
 }
 
+int ipcperf_paths__host_clock(struct ipcperf_paths *p, unsigned int host, int64_t offset_ns,
+			      int64_t drift_ppb, uint64_t ref_ns)
+{
+	struct ipp_host *h;
+
+	if (!p || !p->join || !host || host >= p->join->nr)
+		return -EINVAL;
+	h = p->join->hosts[host];
+	h->offset = offset_ns;
+	h->drift_ppb = drift_ppb;
+	h->ref_ns = ref_ns;
+	return 0;
+}
+
 /* Give the bounds of host @b's clock less host @a's, when bytes went both ways between them. */
 static bool pair_bounds(const struct ipp_join *j, unsigned int a, unsigned int b, int64_t *lo,
 			int64_t *hi, uint64_t *n)
@@ -477,9 +505,12 @@ static bool pair_bounds(const struct ipp_join *j, unsigned int a, unsigned int b
 	return true;
 }
 
-/* Give host @host's clock less host 0's, through the hosts bounded pairwise from host 0. */
+/*
+ * Give host @host's clock less host 0's, through the hosts bounded pairwise
+ * from host 0; @from[b], the host each was bounded from.
+ */
 static bool chain_bounds(const struct ipp_join *j, unsigned int host, int64_t *lo, int64_t *hi,
-			 uint64_t *n)
+			 uint64_t *n, unsigned int *from)
 {
 	int64_t blo[IPP_HOSTS_MAX], bhi[IPP_HOSTS_MAX];
 	uint64_t bn[IPP_HOSTS_MAX];
@@ -500,6 +531,7 @@ static bool chain_bounds(const struct ipp_join *j, unsigned int host, int64_t *l
 				blo[b] = blo[a] + l;
 				bhi[b] = bhi[a] + h;
 				bn[b] = bn[a] + k;
+				from[b] = a;
 				known[b] = grew = true;
 			}
 	}
@@ -509,21 +541,72 @@ static bool chain_bounds(const struct ipp_join *j, unsigned int host, int64_t *l
 	return known[host];
 }
 
+/*
+ * Host @b's clock less host @a's as a line: one offset, the middle of the
+ * bounds, when it fits them; else the line of a clock that drifts, when
+ * one fits (@drifting then). @return false: nothing fits.
+ */
+static bool link_line(const struct ipp_join *j, unsigned int a, unsigned int b,
+		      struct ipp_clockline *l, bool *drifting)
+{
+	int64_t lo, hi;
+	uint64_t n;
+
+	if (!pair_bounds(j, a, b, &lo, &hi, &n))
+		return false;
+	if (lo <= hi) {
+		*l = (struct ipp_clockline){ .fits = true, .offset_ns = lo + (hi - lo) / 2,
+					     .uncertainty_ns = (uint64_t)(hi - lo + 1) / 2 };
+		return true;
+	}
+	if (ipp_clockfit__line(&j->fits[a < b ? a * j->nr + b : b * j->nr + a], l) < 0 || !l->fits)
+		return false;
+	if (a > b) {
+		l->offset_ns = -l->offset_ns;
+		l->drift_ppb = -l->drift_ppb;
+	}
+	*drifting = true;
+	return true;
+}
+
+/* Host @host's clock less host 0's along the chain @from, link by link, into @c. */
+static bool chain_line(const struct ipp_join *j, unsigned int host, const unsigned int *from,
+		       struct ipcperf_paths_clock *c)
+{
+	struct ipp_clockline l;
+	int64_t offset = 0;
+
+	c->drifting = false;
+	c->drift_ppb = 0;
+	c->ref_ns = 0;
+	c->uncertainty_ns = 0;
+	for (unsigned int b = host; b; b = from[b]) {
+		if (!link_line(j, from[b], b, &l, &c->drifting))
+			return false;
+		if (l.drift_ppb && !c->ref_ns)
+			c->ref_ns = l.ref_ns;
+		/* each link's offset at the chain's time of reference */
+		offset += l.offset_ns + (int64_t)((double)l.drift_ppb *
+						  ((double)c->ref_ns - (double)l.ref_ns) / 1e9);
+		c->drift_ppb += l.drift_ppb;
+		c->uncertainty_ns += l.uncertainty_ns;
+	}
+	c->offset_ns = offset;
+	return true;
+}
+
 int ipcperf_paths__clock(const struct ipcperf_paths *p, unsigned int host,
 			 struct ipcperf_paths_clock *out)
 {
 	struct ipcperf_paths_clock c = { .sz = sizeof(c) };
+	unsigned int from[IPP_HOSTS_MAX] = { 0 };
 	size_t sz;
 
 	if (!p || !out || out->sz < sizeof(out->sz) || !p->join || host >= p->join->nr)
 		return -EINVAL;
-	if (host && chain_bounds(p->join, host, &c.lo_ns, &c.hi_ns, &c.exchanges) &&
-	    c.lo_ns <= c.hi_ns) {
-		c.known = true;
-		c.offset_ns = c.lo_ns + (c.hi_ns - c.lo_ns) / 2;
-		c.uncertainty_ns = (uint64_t)(c.hi_ns - c.lo_ns + 1) / 2;
-	}
-	c.inconsistent = host && c.exchanges && c.lo_ns > c.hi_ns;
+	if (host && chain_bounds(p->join, host, &c.lo_ns, &c.hi_ns, &c.exchanges, from))
+		c.known = chain_line(p->join, host, from, &c);
+	c.inconsistent = host && c.exchanges && !c.known;
 	sz = out->sz < sizeof(c) ? out->sz : sizeof(c);
 	memcpy((char *)out + sizeof(out->sz), (const char *)&c + sizeof(c.sz), sz - sizeof(c.sz));
 	return 0;
@@ -570,8 +653,11 @@ void ipp_join__free(struct ipcperf_paths *p)
 	ipp_idmap__each(&j->ends, free_end, NULL);
 	ipp_idmap__fini(&j->ends);
 	ipp_idmap__fini(&j->waiting);
+	for (size_t i = 0; i < j->cap_up; i++)
+		ipp_clockfit__fini(&j->fits[i]);
 	free(j->up);
 	free(j->samples);
+	free(j->fits);
 	free(j);
 	p->join = NULL;
 }

@@ -27,6 +27,8 @@
  *   join.c      captures of several hosts: each host's events through a
  *               port (its pids, inodes and times apart), a TCP connection
  *               seen from two hosts one channel, the hosts' clocks bounded
+ *   clockfit.c  a clock that drifts: the line (an offset and a rate) that
+ *               fits the bounds an exchange puts on two hosts' clocks
  *
  * It may call the flows' tap (flowtap.h), the stats' public getters, the
  * session's sched hook (session.h) and util.c; nothing calls into it but the flows' tap and the session.
@@ -63,6 +65,35 @@ void ipp_idmap__del(struct ipp_idmap *m, uint64_t key);
 void ipp_idmap__fini(struct ipp_idmap *m);
 /* Each value, in no order; @fn must not change the map. */
 void ipp_idmap__each(const struct ipp_idmap *m, void (*fn)(void *ctx, void *val), void *ctx);
+
+/* ------------------------------------------------------------------ clockfit.c */
+/* A bound on a clock's offset (v, ns) at a time (t, ns on the first host's clock). */
+struct ipp_clockpt {
+	int64_t t, v;
+};
+
+/* The bounds on one host's clock less another's, the tightest of each window of time. */
+struct ipp_clockfit {
+	uint64_t t0, width;		/* window k: [t0 + k * width, t0 + (k + 1) * width) */
+	struct ipp_clockpt *up, *lo;	/* a window's least upper bound, greatest lower one */
+};
+
+/* A line that fits them: offset_ns at ref_ns, changing by drift_ppb ns a second. */
+struct ipp_clockline {
+	bool fits;
+	int64_t offset_ns, drift_ppb;
+	uint64_t ref_ns, uncertainty_ns;
+};
+
+/* The offset at @t is at most @v (@upper), or at least @v. @return 0; -ENOMEM. */
+int ipp_clockfit__add(struct ipp_clockfit *f, uint64_t t, int64_t v, bool upper);
+/*
+ * The line that leaves the most room under the upper bounds and over the
+ * lower ones; @out->fits false when none fits, or the bounds do not tell
+ * the rate (no bound on one side, or all at one time). @return 0; -ENOMEM.
+ */
+int ipp_clockfit__line(const struct ipp_clockfit *f, struct ipp_clockline *out);
+void ipp_clockfit__fini(struct ipp_clockfit *f);
 
 /* ------------------------------------------------------------------ the model */
 
