@@ -85,8 +85,8 @@ odd() {
 	[ "$(jq -c .unattributed "$J")" = "$2" ] || fail "$1: not attributed: $(jq -c .unattributed "$J")"
 	echo "test-paths-pipe: through $1: $(jq -c .unattributed "$J")"
 }
-odd merger '{"no_response":0,"untraced_hop":0,"unread":0,"no_cause":0,"lost":0,"late":0,"pipelined":0,"merged":'$N',"split":0}'
-odd splitter '{"no_response":0,"untraced_hop":0,"unread":0,"no_cause":0,"lost":0,"late":0,"pipelined":0,"merged":0,"split":'$N'}'
+odd merger '{"no_response":0,"untraced_hop":0,"unread":0,"no_cause":0,"lost":0,"late":0,"pipelined":0,"merged":'$N',"split":0,"untraced_client":0}'
+odd splitter '{"no_response":0,"untraced_hop":0,"unread":0,"no_cause":0,"lost":0,"late":0,"pipelined":0,"merged":0,"split":'$N',"untraced_client":0}'
 
 # The text says why a pipeline through a merging stage has no paths.
 run timeout 120 "$IPCPERF" paths -q -o "$T/merger.txt" -- sh -c "$T/src $N 2 | $T/merger | $T/sink"

@@ -408,7 +408,7 @@ static void text_shape(FILE *f, const struct pathsout *po, const struct shape *s
 static uint64_t unattributed(const struct ipcperf_paths_stats *ps)
 {
 	return ps->no_response + ps->untraced_hop + ps->unread + ps->no_cause + ps->lost +
-	       ps->late + ps->pipelined + ps->merged + ps->split;
+	       ps->late + ps->pipelined + ps->merged + ps->split + ps->untraced_client;
 }
 
 static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
@@ -420,6 +420,7 @@ static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
 		{ "response not read", ps->unread }, { "no cause", ps->no_cause },
 		{ "events lost", ps->lost }, { "late", ps->late }, { "pipelined", ps->pipelined },
 		{ "merged", ps->merged }, { "split", ps->split },
+		{ "client not traced", ps->untraced_client },
 	};
 	const char *sep = "";
 
@@ -432,6 +433,9 @@ static void text_unattributed(FILE *f, const struct ipcperf_paths_stats *ps)
 		sep = ", ";
 	}
 	fputs(")\n", f);
+	if (ps->untraced_client)
+		fputs("  (client not traced: requests read from a client that is not traced; trace the\n"
+		      "   clients too, with -p or -a, to follow them)\n", f);
 	if (ps->merged || ps->split)
 		fputs("  (merged, split: a stage of a pipeline passed on what it read joined or cut\n"
 		      "   into other writes, as programs that buffer do: such messages are not followed)\n",
@@ -658,6 +662,7 @@ void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_path
 	json_u64(&j, "pipelined", ps->pipelined);
 	json_u64(&j, "merged", ps->merged);
 	json_u64(&j, "split", ps->split);
+	json_u64(&j, "untraced_client", ps->untraced_client);
 	json_object_end(&j);
 	if (po->nr_hosts > 1) {
 		json_object_begin(&j, "tcp_between_hosts");

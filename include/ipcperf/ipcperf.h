@@ -2111,6 +2111,12 @@ struct ipcperf_paths_stats {
 	 * one-sided. Since 0.3.
 	 */
 	uint64_t tcp_joined, tcp_unseen_start, tcp_no_peer;
+	/**
+	 * Requests a traced server read from a client that is not traced: the
+	 * turns of reading of an accepted connection none of whose bytes came
+	 * from a traced write (trace the clients too to follow them). Since 0.3.
+	 */
+	uint64_t untraced_client;
 };
 
 /**

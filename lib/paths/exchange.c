@@ -204,10 +204,17 @@ static void on_write(struct ipcperf_paths *p, const struct ipp_item *it)
 	new_request(p, c, it);
 }
 
-/* The exchange under way on @c ends with the connection (or the capture). */
+/*
+ * The exchange under way on @c ends with the connection (or the capture);
+ * the requests its accepted end read from a client not traced (none of
+ * their bytes matched) are counted.
+ */
 static void close_cur(struct ipcperf_paths *p, struct ipp_conn *c)
 {
 	ipp_turn__end(p, c, false);
+	if (!c->matched)
+		p->counts.untraced_client += c->read_turns;
+	c->read_turns = 0;
 }
 
 /*
@@ -271,10 +278,15 @@ void ipp_paths__on_call(void *ctx, const struct ipcperf_syscall *ev, const struc
 	if ((ch->kind != IPCPERF_FD_UNIX && ch->kind != IPCPERF_FD_TCP) ||
 	    ch->sock_type != SOCK_STREAM || !ch->ino)
 		return;
-	c = conn_of(p, ch, writing && ev->ret > 0);
+	/* an accepted end that reads first makes it too: its client may not be traced */
+	c = conn_of(p, ch, ev->ret > 0 && (writing || ch->origin == IPP_ORIGIN_ACCEPTED));
 	if (!c) {
 		ipp_order__tick(p, ev->end_ns);
 		return;
+	}
+	if (ch->ino == c->end[1] && ev->ret > 0) {
+		c->read_turns += !writing && !c->reading;
+		c->reading = !writing;
 	}
 	if (!writing) {
 		/* its matches follow: they say the thread, not the fd */
@@ -389,6 +401,7 @@ void ipp_paths__on_match(void *ctx, uint64_t key, const struct ipcperf_flow_matc
 	c = ipp_idmap__get(&p->conns, key);
 	if (!c)
 		return;
+	c->matched = true;
 	it = (struct ipp_item){
 		.kind = IPP_IT_MATCH, .c = c, .dir = key == c->end[1] ? 1 : 0, .bytes = m->bytes,
 		.pid = m->rpid, .tid = m->rtid, .start = m->read_start_ns, .end = m->read_end_ns,

@@ -162,6 +162,10 @@ struct ipp_conn {
 	struct ipp_turn owed;		/* of turns ended, answered: their answers not read whole yet */
 	size_t refs;			/* items waiting in order.c that name it */
 	bool gone;			/* out of the map (closed): freed with its last item */
+	/* what the accepted end read while no byte of it was matched: a client not traced */
+	uint64_t read_turns;		/* its turns of reading (reads after a write of its own) */
+	bool reading;			/* its last call a read */
+	bool matched;			/* a byte it read was matched to a traced write */
 };
 
 /*
