@@ -40,6 +40,16 @@ wait_file() {
 	fail "$1 never came"
 }
 
+# wait_live ERR: an ipcperf started in the background says in its stderr
+# file ERR that it is live (attached) within 20 s, or fail.
+wait_live() {
+	for _ in $(seq 400); do
+		grep -qs ': live, ' "$1" && return 0
+		sleep 0.05
+	done
+	fail "ipcperf never said it was live: $(cat "$1")"
+}
+
 # need_exe PATH: PATH must be a built executable.
 need_exe() {
 	[ -x "$1" ] || fail "$1 is not built (run make first)"

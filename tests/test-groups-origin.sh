@@ -117,11 +117,7 @@ alone() {
 	wait_file "$T/$name.srv.held"
 	$STAT "$@" -p "$SP" >"$T/$name.out" 2>"$T/$name.err" &
 	stat_pid=$!
-	for _ in $(seq 400); do
-		grep -q ': live, ' "$T/$name.err" && break
-		sleep 0.05
-	done
-	grep -q ': live, ' "$T/$name.err" || fail "$name: stat never said it was live: $(cat "$T/$name.err")"
+	wait_live "$T/$name.err"
 	: >"$T/$name.go"
 	wait "$stat_pid" || fail "$name: stat -p SERVER exited $?: $(cat "$T/$name.err")"
 	end_server

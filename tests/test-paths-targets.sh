@@ -5,6 +5,9 @@
 # shape "client -> proxy -> backend", its backend hop in the process given
 # with -p, none unattributed, no event lost, and the backend's own time p50
 # within 10% (or 0.2 ms) of the median it measured of itself.
+# Then the backend alone traced (-p), its clients and proxy not: no path,
+# and each of the N requests it read counted as from a client not traced
+# (untraced_client), nothing else unattributed; the text says why.
 # Needs root and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -13,16 +16,22 @@ paths_setup "tracing a backend with -p and its clients as the command"
 
 N=40
 bpid=
-trap '[ -n "$bpid" ] && kill "$bpid" 2>/dev/null; rm -rf "$T"' EXIT
+ipid=
+trap '[ -n "$bpid" ] && kill "$bpid" 2>/dev/null; [ -n "$ipid" ] && kill "$ipid" 2>/dev/null
+	rm -rf "$T"' EXIT
 
-"$PATHWORK" -B -t unix -y 3 >"$T/backend.out" &
-runner=$!
-for _ in $(seq 100); do
-	[ -s "$T/backend.out" ] && break
-	sleep 0.05
-done
-read -r word bpid baddr <"$T/backend.out"
-[ "$word" = backend ] && [ -n "$baddr" ] || fail "pathwork -B did not say its backend"
+# backend OUT: a pathwork backend apart, saying itself in OUT; its pid in bpid, address in baddr
+backend() {
+	"$PATHWORK" -B -t unix -y 3 >"$1" &
+	runner=$!
+	for _ in $(seq 100); do
+		[ -s "$1" ] && break
+		sleep 0.05
+	done
+	read -r word bpid baddr <"$1"
+	[ "$word" = backend ] && [ -n "$baddr" ] || fail "pathwork -B did not say its backend"
+}
+backend "$T/backend.out"
 
 J=$T/paths.json
 run timeout 120 "$IPCPERF" paths --json --requests -q -o "$J" -p "$bpid" -- \
@@ -48,4 +57,23 @@ tol=$((truth / 10))
 [ "$tol" -ge 200000 ] || tol=200000
 diff=$((got - truth))
 [ "${diff#-}" -le "$tol" ] || fail "the backend's self p50: $got ns, want $truth ns (within $tol ns)"
-echo "test-paths-targets: -p backend -- clients and proxy: $N requests, backend self p50 $got ns (truth $truth)"
+
+# --- the backend alone traced: its clients are not
+backend "$T/backend2.out"
+"$IPCPERF" paths --json -o "$T/alone.json" -p "$bpid" 2>"$T/alone.err" &
+ipid=$!
+wait_live "$T/alone.err"
+"$PATHWORK" -t unix -b "$baddr" -n $N -c 2 -x 1 -y 3 >"$T/untraced.out" 2>&1 ||
+	fail "the untraced clients failed: $(cat "$T/untraced.out")"
+grep -qx "requests $N" "$T/untraced.out" || fail "the untraced clients did not make $N requests"
+kill -INT "$ipid"
+wait "$ipid" || fail "paths -p BACKEND ended with $?: $(cat "$T/alone.err")"
+ipid=
+kill -TERM "$bpid"
+wait "$runner"
+bpid=
+[ "$(jq -c '[.requests, .unattributed.untraced_client, (.unattributed | add)]' "$T/alone.json")" = \
+	"[0,$N,$N]" ] ||
+	fail "the backend alone: $(jq -c '[.requests, .unattributed]' "$T/alone.json"), want 0 paths and $N requests from a client not traced"
+echo "test-paths-targets: -p backend -- clients and proxy: $N requests, backend self p50 $got ns (truth $truth); the backend alone: $N requests from clients not traced"
+

@@ -43,11 +43,7 @@ ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	strace -f --seccomp-bpf -e trace=sendto -e signal=none -o "$T/strace" \
 	timeout 120 "$IPCPERF" stat -m 8192 -o "$T/stat.txt" -p "$SP" 2>"$T/stat.err" &
 stat_pid=$!
-for _ in $(seq 400); do
-	grep -q ': live, ' "$T/stat.err" && break
-	sleep 0.05
-done
-grep -q ': live, ' "$T/stat.err" || fail "stat never said it was live: $(cat "$T/stat.err")"
+wait_live "$T/stat.err"
 "$CONNWORK" connect "$PORT" $N --out "$T/cli" 2>"$T/cli.err" || fail "the client exited $?: $(cat "$T/cli.err")"
 wait "$SP" || fail "the server exited $?: $(cat "$T/srv.err")"
 SP=
