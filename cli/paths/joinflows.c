@@ -221,7 +221,13 @@ static int text_report(struct jflows_run *r, const struct cli_summary *sum)
 	FILE *f = r->out.f;
 	int err = 0;
 
-	fprintf(f, "ipcperf flows: %zu hosts joined\n\n", r->v->n);
+	fprintf(f, "ipcperf flows: %zu hosts joined (", r->v->n);
+	for (size_t i = 0; i < r->v->n; i++) {
+		char h[CLI_ESC_LEN(IPCPERF_HOST_MAX)];
+
+		fprintf(f, "%s%s", i ? ", " : "", cli_esc(h, sizeof(h), r->v->hosts[i].ci.host));
+	}
+	fprintf(f, ")\n\n");
 	for (size_t i = 0; i < r->v->n && err == 0; i++)
 		err = text_host(f, r, i);
 	if (err < 0)
@@ -348,6 +354,9 @@ static int jflows_report(void *ctx, const struct paths_join_view *v)
 	struct cli_summary sum;
 	int err;
 
+	/* opened once the captures are joined: a join that fails leaves no empty file */
+	if (cli_out_open(&r->out, r->o->output, "the output") < 0)
+		return -1;
 	r->v = v;
 	summary(v, &sum);
 	err = ipcperf_paths__for_each_joined(v->pa, copy_joined, r);
@@ -375,9 +384,7 @@ int paths_join_flows(const struct report_opts *o)
 	struct jflows_run r = { .o = o };
 	bool failed = true;
 
-	cli_set_wide(o->wide);
-	if (cli_open_output(&r.out, &po.t) == 0)
-		failed = paths_join_view(&po, jflows_report, &r) < 0;
+	failed = paths_join_view(&po, jflows_report, &r) < 0;
 	failed |= cli_out_close(&r.out) < 0;
 	free(r.jf);
 	return failed ? EXIT_RUNTIME : EXIT_OK;
