@@ -92,6 +92,12 @@ static int name_hosts(struct flowout *fo, const char *host)
 	return 0;
 }
 
+/* The name of @e's host ("" when there is no such host). */
+static const char *host_name(const struct paths_join_view *v, const struct ipcperf_joined_end *e)
+{
+	return e->host < v->n ? v->hosts[e->host].ci.host : "";
+}
+
 /* The runs' summary: the first host's duration, every host's losses and records. */
 static void summary(const struct paths_join_view *v, struct cli_summary *sum)
 {
@@ -120,7 +126,7 @@ static const char *end_str(char *b, size_t len, const struct paths_join_view *v,
 	char c[CLI_ESC_LEN(IPCPERF_COMM_LEN)], h[CLI_ESC_LEN(IPCPERF_HOST_MAX)];
 
 	snprintf(b, len, "%d %s@%s", (int)e->pid, cli_esc(c, sizeof(c), *e->comm ? e->comm : "?"),
-		 cli_esc(h, sizeof(h), e->host < v->n ? v->hosts[e->host].ci.host : "?"));
+		 cli_esc(h, sizeof(h), host_name(v, e)));
 	return b;
 }
 
@@ -283,7 +289,7 @@ static void json_end(struct json *j, const char *key, const struct paths_join_vi
 		     const struct ipcperf_joined_end *e)
 {
 	json_object_begin(j, key);
-	json_str(j, "host", e->host < v->n ? v->hosts[e->host].ci.host : "");
+	json_str(j, "host", host_name(v, e));
 	json_i64(j, "pid", e->pid);
 	json_str(j, "comm", e->comm);
 	json_i64(j, "fd", e->fd);
@@ -296,9 +302,8 @@ static void json_joined(struct json *j, const struct jflows_run *r, const struct
 	const struct ipcperf_joined_flow *f = &jf->f;
 	char name[2 * (IPCPERF_COMM_LEN + IPCPERF_HOST_MAX) + 8];
 
-	snprintf(name, sizeof(name), "%s@%s -> %s@%s", f->writer.comm,
-		 r->v->hosts[f->writer.host].ci.host, f->reader.comm,
-		 r->v->hosts[f->reader.host].ci.host);
+	snprintf(name, sizeof(name), "%s@%s -> %s@%s", f->writer.comm, host_name(r->v, &f->writer),
+		 f->reader.comm, host_name(r->v, &f->reader));
 	json_object_begin(j, NULL);
 	json_str(j, "name", name);
 	json_str(j, "object", f->object);
