@@ -125,8 +125,14 @@ struct paths_opts {
 };
 enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o);
 int paths_run(const struct paths_opts *o);
-/* The paths view of a capture (ipcperf report --view paths). */
+/* The paths view of a capture (ipcperf report --view paths), or of several joined. */
 int paths_replay(const struct report_opts *o);
+/*
+ * The flows view of the captures of several hosts joined (ipcperf report
+ * --view flows -i A -i B): each host's flows, and the flows of the TCP
+ * connections seen from two hosts, one a direction (paths/joinflows.c).
+ */
+int paths_join_flows(const struct report_opts *o);
 
 /* ------------------------------------------------------------------ top */
 
@@ -161,10 +167,12 @@ int record_run(const struct record_opts *o);
 
 /* ------------------------------------------------------------------ report */
 
-enum report_view { VIEW_STAT, VIEW_SYSCALLS, VIEW_FLOWS, VIEW_PATHS };
+/* VIEW_UNSET: no --view; then flows with several -i, else stat. */
+enum report_view { VIEW_STAT, VIEW_SYSCALLS, VIEW_FLOWS, VIEW_PATHS, VIEW_UNSET };
 
 struct report_opts {
-	const char *input;		/* -i FILE */
+	const char *input;		/* the first -i FILE */
+	struct cli_inputs inputs;	/* -i, each: two or more join the captures of several hosts */
 	enum report_view view;
 	bool json;
 	const char *sep;		/* -x SEP */
@@ -180,6 +188,7 @@ struct report_views {
 	int (*stat)(const struct report_opts *o);	/* stat and syscalls: stat_replay() */
 	int (*flows)(const struct report_opts *o);	/* flows_replay() */
 	int (*paths)(const struct report_opts *o);	/* paths_replay() */
+	int (*joined_flows)(const struct report_opts *o);	/* paths_join_flows() */
 };
 /*
  * ipcperf report: parse, run the view @v has for it. The dispatcher

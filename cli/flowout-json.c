@@ -276,6 +276,25 @@ int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stat
 	return err;
 }
 
+void flowout_snapshot_json(struct json *j, const struct flowout *fo)
+{
+	struct json_ctx jc = { .j = j, .fo = fo };
+
+	json_array_begin(j, "flows");
+	for (size_t i = 0; i < fo->nr_flows; i++)
+		json_flow_peer(&jc, &fo->flows[i].f);
+	json_array_end(j);
+	json_u64(j, "folded_flows", jc.folded);
+	json_array_begin(j, "bottlenecks");
+	for (size_t i = 0; i < fo->nr_necks; i++)
+		json_neck(j, &fo->necks[i]);
+	json_array_end(j);
+	json_array_begin(j, "flow_groups");
+	for (size_t i = 0; i < fo->groups.n; i++)
+		json_group(j, &fo->groups.v[i]);
+	json_array_end(j);
+}
+
 void flowout_interval_json(struct json *j, const struct flowout *fo, const struct flowout_span *sp)
 {
 	struct json_ctx jc = { .j = j, .fo = fo };

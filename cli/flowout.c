@@ -18,6 +18,8 @@ struct load_ctx {
 	int err;
 	bool groups_only;	/* the flows into their groups, not copied */
 	size_t seen;		/* flows walked */
+	flowout_keep_fn keep;	/* NULL: every flow */
+	void *keep_ctx;
 };
 
 static int load_flow(void *ctx, const struct ipcperf_flow *f)
@@ -26,6 +28,8 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	struct flowout *fo = lc->fo;
 	struct flowout_flow *d;
 
+	if (lc->keep && !lc->keep(lc->keep_ctx, f))
+		return 0;
 	if (lc->groups_only) {
 		if (flowgroups_add(&fo->groups, f, flowpeers_of(&fo->peers, f), ++lc->seen) < 0)
 			return lc->err = -ENOMEM;
@@ -108,10 +112,12 @@ static int cmp_stage(const void *a, const void *b)
 enum load_walk { LOAD_RUN, LOAD_INTERVAL_SETTLED, LOAD_INTERVAL_LAST };
 
 static int load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
-		bool groups_only, enum load_walk walk)
+		bool groups_only, enum load_walk walk, struct load_ctx lc)
 {
-	struct load_ctx lc = { .fo = fo, .groups_only = groups_only };
 	int err;
+
+	lc.fo = fo;
+	lc.groups_only = groups_only;
 
 	memset(fo, 0, sizeof(*fo));
 	/* the processes' names and the fds' peers first: the groups are made as the flows come */
@@ -140,18 +146,26 @@ static int load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_sta
 
 int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
 {
-	return load(fo, fl, st, false, LOAD_RUN);
+	return load(fo, fl, st, false, LOAD_RUN, (struct load_ctx){ 0 });
+}
+
+int flowout_load_kept(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
+		      flowout_keep_fn keep, void *ctx)
+{
+	return load(fo, fl, st, false, LOAD_RUN,
+		    (struct load_ctx){ .keep = keep, .keep_ctx = ctx });
 }
 
 int flowout_load_groups(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st)
 {
-	return load(fo, fl, st, true, LOAD_RUN);
+	return load(fo, fl, st, true, LOAD_RUN, (struct load_ctx){ 0 });
 }
 
 int flowout_load_interval(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
 			  bool last)
 {
-	return load(fo, fl, st, false, last ? LOAD_INTERVAL_LAST : LOAD_INTERVAL_SETTLED);
+	return load(fo, fl, st, false, last ? LOAD_INTERVAL_LAST : LOAD_INTERVAL_SETTLED,
+		    (struct load_ctx){ 0 });
 }
 
 void flowout_free(struct flowout *fo)

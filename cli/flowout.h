@@ -70,6 +70,11 @@ struct flowout {
 
 /* Fill @fo from @fl and @st (comms); free with flowout_free(). @return 0 or -errno. */
 int flowout_load(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st);
+/* Whether a snapshot takes flow @f (flowout_load_kept()). */
+typedef bool (*flowout_keep_fn)(void *ctx, const struct ipcperf_flow *f);
+/* flowout_load(), of the flows @keep takes only (the bottlenecks: of all). @return 0 or -errno. */
+int flowout_load_kept(struct flowout *fo, struct ipcperf_flows *fl, struct ipcperf_stats *st,
+		      flowout_keep_fn keep, void *ctx);
 /*
  * Only the processes, the peers and the groups of a snapshot (no flow is
  * copied: what the JSON needs beside the flows it streams). @return 0 or -errno.
@@ -124,6 +129,11 @@ void flowout_interval_text(FILE *f, const struct flowout *fo, const struct flowo
  * "flow_groups".
  */
 void flowout_interval_json(struct json *j, const struct flowout *fo, const struct flowout_span *sp);
+/*
+ * The flows of a snapshot into the JSON object @j has open: "flows",
+ * "folded_flows", "bottlenecks" and "flow_groups", as flows --json has them.
+ */
+void flowout_snapshot_json(struct json *j, const struct flowout *fo);
 /* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
 			 const struct cli_summary *sum);

@@ -24,6 +24,7 @@ static const struct cli_command *const cmds[CMD__MAX] = {
  */
 static const struct report_views report_views = {
 	.stat = stat_replay, .flows = flows_replay, .paths = paths_replay,
+	.joined_flows = paths_join_flows,
 };
 
 /* The subcommand called @name; CMD__MAX when there is none. */

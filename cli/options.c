@@ -65,8 +65,11 @@ static const struct cli_word sort_words[] = {
  */
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE",
-	  STORE(cli_opt_path, REPORT(input)), .complete = CPL_FILE,
-	  .help = "the capture to read (default: ipcperf.data)" },
+	  STORE(cli_opt_input_add, REPORT(inputs)), .complete = CPL_FILE,
+	  .help = "the capture to read (default: ipcperf.data); given\n"
+		  "again, the captures of several hosts joined (the\n"
+		  "flows and paths views): a TCP connection seen from\n"
+		  "both ends is one flow a direction" },
 	{ .name = "input", .letter = 'i', .arg = "FILE",
 	  STORE(cli_opt_input_add, PATHS(inputs)), .complete = CPL_FILE,
 	  .help = "the requests of a capture (ipcperf record) instead\n"
@@ -76,7 +79,8 @@ static const struct cli_option options[] = {
 		  "each host's clock placed by the bytes between them" },
 	{ .name = "view", .arg = "VIEW",
 	  STORE(cli_opt_enum, REPORT(view)), .values = view_words, .complete = CPL_WORDS,
-	  .help = "stat (default), syscalls (stat -s), flows or paths" },
+	  .help = "stat (default; flows with several -i), syscalls\n"
+		  "(stat -s), flows or paths" },
 	{ .name = "pid", .letter = 'p', .arg = "PID[,PID...]",
 	  STORE(cli_opt_ids, CAPTURE(pids), TOP(t.pids)), .complete = CPL_PID,
 	  .help = "trace these processes (all their threads)" },

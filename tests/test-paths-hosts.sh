@@ -29,7 +29,15 @@
 #    (tests/otlp-check.js, as tests/test-paths-out.sh): N traces, each the
 #    chain client -> proxy -> backend across the hosts, within the run's
 #    wall clock; each resource has its host.name (front, front, back).
-#  - Captures that share no connection: one error line, exit 1; so do
+#  - report -i A -i B (its flows view, the default with several -i): each
+#    connection between the hosts one flow a direction, proxy@front ->
+#    backend@back and back, whose bytes are exactly what each host's own
+#    report says its end wrote and the other's read (and the workload's
+#    N x 100 up, N x 200 back); wire times ordered, +- the clock's
+#    uncertainty; the hosts' own flows without those halves, their
+#    processes named with their host; --view stat of two: a usage error.
+#  - Captures that share no connection: one error line, exit 1 (paths and
+#    report's flows view); so do
 #    captures whose connections one of them joined already open (the
 #    backend recorded with -p once the proxy's 2 connections are up):
 #    their start not captured, counted (2), never matched by a guess.
@@ -185,6 +193,76 @@ grep -q "^       back (.*b.data): its clock [-+].* +-.* against front's$" "$T/ou
 	{ show; fail "the text does not give the offset"; }
 grep -q "^    backend@back (tcp) " "$T/out" || { show; fail "the text has no backend@back hop"; }
 
+# --- report's flows of the join: each connection between the hosts one flow a direction
+# the truth, per connection end: each host's own report, where the other end is not traced
+for h in a b; do
+	run "$IPCPERF" report --view flows --json -i "$T/$h.data" -o "$T/$h.flows.json"
+	expect_status 0 "report --view flows -i $h.data"
+done
+# [writer ino, reader ino, bytes] of the joined flows, and of one side's halves
+joined='[.joined_flows[] | [.writer.ino, .reader.ino, .bytes]] | sort'
+wrote='[.flows[] | select(.kind == "tcp" and .readers == []) | [.ino, .bytes_written]] | sort'
+took='[.flows[] | select(.kind == "tcp" and .writers == []) | [.reader_ino, .bytes]] | sort'
+run "$IPCPERF" report --json -i "$T/a.data" -i "$T/b.data" -o "$T/rf.json"
+expect_status 0 "report --json -i a.data -i b.data (the flows view: the default with two -i)"
+[ -s "$T/err" ] && { show; fail "report -i A -i B said something on stderr"; }
+[ "$(jq -c '[.joined_flows[] | .name] | sort' "$T/rf.json")" = \
+	'["backend@back -> proxy@front","backend@back -> proxy@front","proxy@front -> backend@back","proxy@front -> backend@back"]' ] ||
+	fail "report's joined flows: $(jq -c '[.joined_flows[] | .name]' "$T/rf.json")"
+[ "$(jq -c .tcp_between_hosts "$T/rf.json")" = '{"joined":2,"unseen_start":0,"no_peer":0}' ] ||
+	fail "report's TCP between the hosts: $(jq -c .tcp_between_hosts "$T/rf.json")"
+# the bytes: exactly what the writing host wrote and the reading host read
+for d in "front a b" "back b a"; do
+	set -- $d
+	got=$(jq -c "[.joined_flows[] | select(.writer.host == \"$1\") | [.writer.ino, .bytes]] | sort" \
+		"$T/rf.json")
+	want=$(jq -c "$wrote" "$T/$2.flows.json")
+	[ "$got" = "$want" ] && [ "$got" != "[]" ] ||
+		fail "joined flows from $1: [ino, bytes] $got, what $1 wrote: $want"
+	got=$(jq -c "[.joined_flows[] | select(.writer.host == \"$1\") | [.reader.ino, .bytes]] | sort" \
+		"$T/rf.json")
+	want=$(jq -c "$took" "$T/$3.flows.json")
+	[ "$got" = "$want" ] || fail "joined flows from $1: [ino, bytes] $got, what the other read: $want"
+done
+# and the workload's figures (tests/pathwork): N requests of 100 bytes up, N answers of 200 back
+[ "$(jq '[.joined_flows[] | select(.writer.host == "front") | .bytes] | add' "$T/rf.json")" = \
+	$((N * 100)) ] && [ "$(jq '[.joined_flows[] | select(.writer.host == "back") | .bytes] |
+	add' "$T/rf.json")" = $((N * 200)) ] || fail "joined bytes: $(jq -c "$joined" "$T/rf.json")"
+# wire times: ordered, none negative, +- the back's clock's uncertainty
+[ "$(jq '[.joined_flows[] | select(.wire_ns.min < 0 or .wire_ns.min > .wire_ns.p50 or
+	.wire_ns.p50 > .wire_ns.p99 or .wire_ns.p99 > .wire_ns.max or .matches < 1)] |
+	length' "$T/rf.json")" = 0 ] ||
+	fail "joined wire times: $(jq -c '[.joined_flows[] | .wire_ns]' "$T/rf.json")"
+RU=$(jq '.hosts[1].uncertainty_ns' "$T/rf.json")
+[ "$RU" -gt 0 ] && [ "$(jq "[.joined_flows[] | select(.uncertainty_ns != $RU)] | length" \
+	"$T/rf.json")" = 0 ] || fail "joined flows' uncertainty: $(jq -c '[.joined_flows[] |
+	.uncertainty_ns]' "$T/rf.json"), the back's clock's $RU"
+# each host's own flows: the halves of the joined connections are not there again
+[ "$(jq -c '[.hosts[] | [.name, ([.flows[] | select(.writers == [] or .readers == [])] |
+	length)]]' "$T/rf.json")" = '[["front",0],["back",0]]' ] ||
+	fail "report's hosts still have the joined halves: $(jq -c '[.hosts[] | .flows]' "$T/rf.json")"
+[ "$(jq '.hosts[0].flows | length' "$T/rf.json")" = 4 ] ||
+	fail "front's own flows (client <-> proxy, 2 connections): $(jq '.hosts[0].flows | length' "$T/rf.json")"
+run "$IPCPERF" report --view flows -i "$T/a.data" -i "$T/b.data"
+expect_status 0 "report --view flows -i A -i B, text"
+b='[0-9]+ backend@back'
+p='[0-9]+ proxy@front'
+w='[0-9.]+[mun]?s \+-[0-9.]+[mun]?s'
+[ "$(grep -cE "^$p +-> +$b +192\.0\.2\.1:[0-9]+ -> 192\.0\.2\.2:$PORT +[0-9]+ +$w +$w\$" \
+	"$T/out")" = 2 ] &&
+	[ "$(grep -cE "^$b +-> +$p +192\.0\.2\.2:$PORT -> 192\.0\.2\.1:[0-9]+ +[0-9]+ +$w +$w\$" \
+	"$T/out")" = 2 ] ||
+	{ show; fail "the text has not the 2 joined flows each way with their wire times +-"; }
+grep -q "^[0-9]* proxy@front *-> *[0-9]* client@front " "$T/out" ||
+	{ show; fail "the text does not name the front's processes with their host"; }
+grep -q "^TCP connections between the hosts: 2 joined, 0 not" "$T/out" ||
+	{ show; fail "the text does not count the joined connections"; }
+# views that cannot join: one line, usage
+run "$IPCPERF" report --view stat -i "$T/a.data" -i "$T/b.data"
+expect_status 2 "report --view stat of two captures"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "use --view flows or --view paths" "$T/err" ||
+	{ show; fail "report --view stat of two captures: not one line saying what to use"; }
+
 # --- one clock shifted: found, and corrected
 SHIFT=50000000
 cp "$T/b.data" "$T/bs.data"
@@ -232,6 +310,10 @@ run "$IPCPERF" paths -i "$T/a.data" -i "$T/one.data"
 expect_status 1 "paths of captures that share no connection"
 [ "$(wc -l <"$T/err")" = 1 ] && grep -q "share no TCP connection" "$T/err" ||
 	{ show; fail "captures that share no connection: not one line saying so"; }
+run "$IPCPERF" report --view flows -i "$T/a.data" -i "$T/one.data"
+expect_status 1 "report --view flows of captures that share no connection"
+[ "$(wc -l <"$T/err")" = 1 ] && grep -q "share no TCP connection" "$T/err" && [ ! -s "$T/out" ] ||
+	{ show; fail "report of captures that share no connection: not one line saying so"; }
 # --- the backend recorded once its connections were open: their start not captured
 ip netns exec "$NB" "$PATHWORK" -t tcp -B -A 192.0.2.2 -y $Y >"$T/back2.out" 2>"$T/back.err" &
 RB=$!

@@ -17,7 +17,10 @@
 #  - the lost-events warning of a report names the ring size the capture was
 #    recorded with ("1 page per CPU"), in the stat and the flows view, and no
 #    size at all for a capture that does not record it (never the 512 pages
-#    of this run's default).
+#    of this run's default);
+#  - several -i: --view stat and syscalls, --dot: one usage line naming what
+#    to do; the flows view (the default then) and the paths view of captures
+#    that share no connection: one error line, exit 1.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -147,5 +150,28 @@ for view in stat flows; do
 	expect_status 0 "report --view $view (ok-ring-unknown.data)"
 	grep -Eq '^ipcperf: warning: [0-9]+ events lost: .*; record with a larger -m$' "$T/err" ||
 		{ show; fail "--view $view: a capture without its ring size: no hint, or one with a size"; }
+done
+
+# Several -i (the captures of several hosts): the views that cannot join
+# them say which can, in one line, before reading anything (usage: 2); the
+# flows view reads them all (the captures of one host share no connection
+# seen from two: one line, 1).
+ok=$CORPUS/ok-ring-1-page.data
+for view in stat syscalls; do
+	report "$ok" -i "$T/missing.data" --view $view
+	expect_status 2 "report --view $view with two -i"
+	[ "$(cat "$T/err")" = "ipcperf: the $view view reads one capture: to join the captures of several hosts use --view flows or --view paths" ] ||
+		{ show; fail "report --view $view with two -i: not the one line naming the views that join"; }
+done
+report "$ok" -i "$ok" --dot "$T/g.dot"
+expect_status 2 "report --dot with two -i"
+[ "$(cat "$T/err")" = "ipcperf: --dot and --trace-out read one capture: give one -i" ] ||
+	{ show; fail "report --dot with two -i: not one line saying so"; }
+for view in "" "--view flows" "--view paths"; do
+	report "$ok" -i "$ok" $view
+	expect_status 1 "report ${view:-(no view)} of two captures of one host"
+	[ ! -s "$T/out" ] && [ "$(grep -vc 'warning:' "$T/err")" = 1 ] &&
+		grep -q "share no TCP connection" "$T/err" ||
+		{ show; fail "report ${view:-(no view)} of two captures of one host: not one line"; }
 done
 exit 0

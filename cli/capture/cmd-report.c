@@ -1,9 +1,11 @@
 /*
- * ipcperf report: the stat, syscalls or flows view of a capture, made by
- * ipcperf record (or stat --record) or by perf record of the same
+ * ipcperf report: the stat, syscalls, flows or paths view of a capture,
+ * made by ipcperf record (or stat --record) or by perf record of the same
  * tracepoints. It runs the view's own command on a replay session, so the
- * numbers and formats are those of the live run: stat's or flows' replay,
- * which ipcperf.c hands it (a command calls no other command).
+ * numbers and formats are those of the live run: stat's, flows' or paths'
+ * replay, which ipcperf.c hands it (a command calls no other command).
+ * The captures of several hosts (-i A -i B) are joined by paths' join:
+ * its flows view, or its paths.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -11,18 +13,38 @@
 #include <unistd.h>
 #include "cmds.h"
 
+/* Several -i: the views that join them, and their options. @return 0, or -1 (said). */
+static int check_joined(struct report_opts *o)
+{
+	if (o->inputs.n < 2)
+		return 0;
+	if (o->view == VIEW_STAT || o->view == VIEW_SYSCALLS) {
+		cli_err("the %s view reads one capture: to join the captures of several hosts use "
+			"--view flows or --view paths", o->view == VIEW_STAT ? "stat" : "syscalls");
+		return -1;
+	}
+	if (o->dot || o->trace_out) {
+		cli_err("--dot and --trace-out read one capture: give one -i");
+		return -1;
+	}
+	return 0;
+}
+
 enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 {
 	enum cli_parsed p;
 	bool flows, paths;
 	int first;
 
-	*o = (struct report_opts){ .view = VIEW_STAT };
+	*o = (struct report_opts){ .view = VIEW_UNSET };
 	p = cli_options_parse(&cli_cmd_report, argc, argv, o, &first);
 	if (p != CLI_PARSED_RUN)
 		return p;
+	if (o->view == VIEW_UNSET)
+		o->view = o->inputs.n > 1 ? VIEW_FLOWS : VIEW_STAT;
 	flows = o->view == VIEW_FLOWS;
 	paths = o->view == VIEW_PATHS;
+	o->input = o->inputs.n ? o->inputs.v[0] : NULL;
 	if (!o->input && access(CLI_DEFAULT_CAPTURE, F_OK) == 0)
 		o->input = CLI_DEFAULT_CAPTURE;
 	if (first < argc)
@@ -30,6 +52,8 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	else if (!o->input)
 		cli_err("give the capture with -i FILE (there is no " CLI_DEFAULT_CAPTURE
 			" here, the file ipcperf record writes by default)");
+	else if (check_joined(o) < 0)
+		return CLI_PARSED_USAGE;
 	else if (!flows && (o->dot || o->trace_out))
 		cli_err("--dot and --trace-out go with --view flows");
 	else if ((flows || paths) && o->sep)
@@ -50,7 +74,9 @@ int report_main(int argc, char **argv, const struct report_views *v)
 		return cli_parsed_exit(p);
 	if (o.view == VIEW_PATHS)
 		return v->paths(&o);
-	return o.view == VIEW_FLOWS ? v->flows(&o) : v->stat(&o);
+	if (o.view == VIEW_FLOWS)
+		return o.inputs.n > 1 ? v->joined_flows(&o) : v->flows(&o);
+	return v->stat(&o);
 }
 
 /* Its .main is report_main(), called by ipcperf.c with the views. */
@@ -59,14 +85,18 @@ const struct cli_command cli_cmd_report = {
 	.name = "report",
 	.summary = "the stat, syscalls, flows or paths view of a capture",
 	.usage =
-		"usage: ipcperf report [-i FILE] [--view stat|syscalls|flows|paths] [OPTIONS]\n\n"
+		"usage: ipcperf report [-i FILE]... [--view stat|syscalls|flows|paths] [OPTIONS]\n\n"
 		"Read a capture (ipcperf record, ipcperf stat --record, or perf record -e\n"
 		"syscalls:sys_enter_write -e syscalls:sys_exit_write ...) and give the view\n"
 		"ipcperf stat, stat -s, flows or paths would have given live, with the same\n"
 		"numbers.\n"
 		"A perf record capture has no ipcperf section: its per-fd ops, bytes,\n"
 		"latencies and syscall counts are exact, but fd objects and kinds are unknown,\n"
-		"there are no counters, and flows cannot name their channels.\n\n"
+		"there are no counters, and flows cannot name their channels.\n"
+		"Given several -i (captures of several hosts, ipcperf record --host), the flows\n"
+		"view (the default then) gives each host's flows and the TCP connections between\n"
+		"the hosts, a flow a direction, their wire times on the first host's clock;\n"
+		"the paths view joins them as ipcperf paths -i A -i B does.\n\n"
 		"Options:\n",
 	.epilog =
 		"\n"

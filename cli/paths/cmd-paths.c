@@ -229,6 +229,7 @@ int paths_replay(const struct report_opts *o)
 {
 	struct paths_opts po = {
 		.t = { .input = o->input, .output = o->output },
+		.inputs = o->inputs,
 		.json = o->json,
 		.requests = o->requests,
 		.quiet = true,

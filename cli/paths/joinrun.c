@@ -396,3 +396,33 @@ int paths_join_run(const struct paths_opts *o)
 	pathsout_delete(po);
 	return failed ? EXIT_RUNTIME : EXIT_OK;
 }
+
+/*
+ * Another view of the captures joined (report --view flows): the clocks,
+ * then the second pass with no paths kept, then @fn over what it read.
+ * @return 0, or -1 (said).
+ */
+int paths_join_view(const struct paths_opts *o, paths_join_fn fn, void *ctx)
+{
+	struct paths_host hosts[CLI_INPUTS_MAX];
+	struct jpass j = { .o = o, .n = o->inputs.n };
+	struct ipcperf_paths_stats ps = { .sz = sizeof(ps) };
+	struct paths_join_view v = { .n = j.n, .inputs = o->inputs.v, .hosts = hosts, .ps = &ps };
+	int ret = -1;
+
+	cli_setup_print(o->verbose);
+	if (clocks(&j, hosts, &ps) == 0) {
+		pass_free(&j);
+		if (pass_run(&j, NULL, NULL) == 0 && ipcperf_paths__stats(j.pa, &ps) == 0) {
+			for (size_t i = 0; i < j.n; i++) {
+				v.s[i] = j.h[i].s;
+				v.st[i] = j.h[i].st;
+				v.fl[i] = j.h[i].fl;
+			}
+			v.pa = j.pa;
+			ret = fn(ctx, &v);
+		}
+	}
+	pass_free(&j);
+	return ret;
+}

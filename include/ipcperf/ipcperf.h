@@ -2248,6 +2248,53 @@ IPCPERF_API int ipcperf_paths__host_clock(struct ipcperf_paths *p, unsigned int 
 IPCPERF_API int ipcperf_paths__clock(const struct ipcperf_paths *p, unsigned int host,
 				     struct ipcperf_paths_clock *out);
 
+/** One end of a flow joined across hosts (struct ipcperf_joined_flow). Since 0.3. */
+struct ipcperf_joined_end {
+	unsigned int host;	/**< 0, the first host, or the index ipcperf_paths__add_host() gave */
+	pid_t pid;		/**< the process of the first match there, as its host knows it */
+	const char *comm;	/**< its name ("" when not known) */
+	int fd;			/**< its fd of the socket (-1 when not known) */
+	uint64_t ino;		/**< the socket's inode on its host */
+};
+
+/**
+ * One direction of a TCP connection seen from two hosts and joined
+ * (ipcperf_paths__add_host()): the bytes its writing end's host wrote
+ * that the other host read, matched by offset. Since 0.3.
+ */
+struct ipcperf_joined_flow {
+	const char *object;	/**< the writing end's addresses, "192.0.2.1:41000 -> 192.0.2.2:8080" */
+	struct ipcperf_joined_end writer, reader;
+	/** Written at one end and read at the other: what both ends agree on. */
+	uint64_t bytes;
+	uint64_t matches;	/**< (write, read) pairs that shared bytes */
+	/**
+	 * Per match, the write's start to the end of the read that took its
+	 * bytes, across the two hosts' clocks as the offsets given to
+	 * ipcperf_paths__add_host() put them: right within the uncertainty of
+	 * those offsets (ipcperf_paths__clock(): the two hosts' added up when
+	 * neither is the first). A read that ends before its write began on
+	 * those clocks counts 0: never negative.
+	 */
+	struct { uint64_t min, p50, p99, max; } wire_ns;
+	const struct ipcperf_hist *wire_hist;	/**< the same, as a distribution */
+	uint64_t first_ns;	/**< the first matched write's start (the first host's clock) */
+	uint64_t last_ns;	/**< the last matched read's end */
+};
+
+/**
+ * Call @p cb for each direction of each TCP connection joined across the
+ * hosts so far (struct ipcperf_joined_flow), by first write. Call it after
+ * ipcperf_paths__flush() for the whole captures. The data lives for the
+ * call; a non-zero return of @p cb stops the walk and is returned. With no
+ * host joined there is none. Since 0.3.
+ * @return 0, what @p cb returned, -EINVAL (NULL), -ENOMEM.
+ */
+IPCPERF_API int ipcperf_paths__for_each_joined(const struct ipcperf_paths *p,
+					       int (*cb)(void *ctx,
+							 const struct ipcperf_joined_flow *f),
+					       void *ctx);
+
 /** The counts so far into @p out (its sz set by the caller). @return 0; -EINVAL. */
 IPCPERF_API int ipcperf_paths__stats(const struct ipcperf_paths *p, struct ipcperf_paths_stats *out);
 

@@ -194,6 +194,7 @@ static void drain(struct ipcperf_paths *p, struct jend *e)
 		};
 
 		bound(p->join, e->host, r->host, w->start, rd->end);
+		ipp_joinflows__add(p, e->jino, r->jino, e->addr, w->fd, rd->fd, &m);
 		/* the read's fd, as the flows' read call would have told it */
 		p->rd_tid = rd->tid;
 		p->rd_start = rd->start;

@@ -80,6 +80,7 @@ void ipcperf_paths__delete(struct ipcperf_paths *p)
 	if (!p)
 		return;
 	ipp_join__free(p);
+	ipp_joinflows__free(p);
 	ipp_flows__tap(p->fl, NULL);
 	ipp_order__fini(p);
 	ipp_pipes__free(p);

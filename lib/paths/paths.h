@@ -29,6 +29,8 @@
  *               seen from two hosts one channel, the hosts' clocks bounded
  *   clockfit.c  a clock that drifts: the line (an offset and a rate) that
  *               fits the bounds an exchange puts on two hosts' clocks
+ *   joinflows.c such a connection's flows, a direction each: its bytes and
+ *               wire times, its ends
  *
  * It may call the flows' tap (flowtap.h), the stats' public getters, the
  * session's sched hook (session.h) and util.c; nothing calls into it but the flows' tap and the session.
@@ -223,6 +225,7 @@ struct ipcperf_paths {
 	struct ipp_order order;
 	struct ipp_pipes *pipes;	/* pipes.c: the pipe chains; NULL until a pipe is seen */
 	struct ipp_join *join;		/* join.c: the hosts joined; NULL: one host */
+	struct ipp_idmap jflows;	/* joinflows.c: writing end's joined inode -> its flow */
 	uint64_t next_id;
 	/* the read call being matched: its fd, known by its thread and start */
 	pid_t rd_tid;
@@ -370,5 +373,15 @@ void ipp_paths__unmap(const struct ipcperf_paths *p, struct ipcperf_path *path,
 /* At the flush, count the ends still waiting for their peer. */
 void ipp_join__flush(struct ipcperf_paths *p);
 void ipp_join__free(struct ipcperf_paths *p);
+
+/* joinflows.c: the flows of the connections joined across hosts */
+/*
+ * @m, bytes end @wkey wrote that its peer @rkey read on another host (their
+ * joined inodes; @addr: @wkey's "local -> remote"; @wfd, @rfd: their fds),
+ * into the flow of that direction.
+ */
+void ipp_joinflows__add(struct ipcperf_paths *p, uint64_t wkey, uint64_t rkey, const char *addr,
+			int wfd, int rfd, const struct ipcperf_flow_match *m);
+void ipp_joinflows__free(struct ipcperf_paths *p);
 
 #endif /* IPCPERF_PATHS_PATHS_H */
