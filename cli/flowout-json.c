@@ -66,12 +66,7 @@ static int json_flow(void *ctx, const struct ipcperf_flow *f)
 /* "wire_ns": a flow's or a group's wire times. */
 static void json_wire(struct json *j, const struct ipcperf_flow *f)
 {
-	json_object_begin(j, "wire_ns");
-	json_u64(j, "min", f->wire_ns.min);
-	json_u64(j, "p50", f->wire_ns.p50);
-	json_u64(j, "p99", f->wire_ns.p99);
-	json_u64(j, "max", f->wire_ns.max);
-	json_object_end(j);
+	json_spread(j, "wire_ns", f->wire_ns.min, f->wire_ns.p50, f->wire_ns.p99, f->wire_ns.max);
 }
 
 static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
@@ -166,7 +161,7 @@ int flowout_json(struct json *j, struct ipcperf_flows *fl)
 	return err < 0 ? err : 0;
 }
 
-static int json_proc(void *ctx, const struct ipcperf_proc_row *row)
+int flowout_json_proc(void *ctx, const struct ipcperf_proc_row *row)
 {
 	struct json *j = ctx;
 
@@ -262,7 +257,7 @@ int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stat
 	json_doc_begin(&j);
 	json_doc_summary(&j, sum);
 	json_array_begin(&j, "processes");
-	err = ipcperf_stats__for_each_proc(st, json_proc, &j);
+	err = ipcperf_stats__for_each_proc(st, flowout_json_proc, &j);
 	json_array_end(&j);
 	if (err >= 0)
 		err = json_flows_doc(&j, fl, fo);
@@ -276,7 +271,8 @@ int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stat
 	return err;
 }
 
-void flowout_snapshot_json(struct json *j, const struct flowout *fo)
+/* "flows" and "folded_flows" of @fo, then (@necks) its "bottlenecks", then its "flow_groups". */
+static void json_snapshot_lists(struct json *j, const struct flowout *fo, bool necks)
 {
 	struct json_ctx jc = { .j = j, .fo = fo };
 
@@ -285,33 +281,30 @@ void flowout_snapshot_json(struct json *j, const struct flowout *fo)
 		json_flow_peer(&jc, &fo->flows[i].f);
 	json_array_end(j);
 	json_u64(j, "folded_flows", jc.folded);
-	json_array_begin(j, "bottlenecks");
-	for (size_t i = 0; i < fo->nr_necks; i++)
-		json_neck(j, &fo->necks[i]);
-	json_array_end(j);
+	if (necks) {
+		json_array_begin(j, "bottlenecks");
+		for (size_t i = 0; i < fo->nr_necks; i++)
+			json_neck(j, &fo->necks[i]);
+		json_array_end(j);
+	}
 	json_array_begin(j, "flow_groups");
 	for (size_t i = 0; i < fo->groups.n; i++)
 		json_group(j, &fo->groups.v[i]);
 	json_array_end(j);
 }
 
+void flowout_snapshot_json(struct json *j, const struct flowout *fo)
+{
+	json_snapshot_lists(j, fo, true);
+}
+
 void flowout_interval_json(struct json *j, const struct flowout *fo, const struct flowout_span *sp)
 {
-	struct json_ctx jc = { .j = j, .fo = fo };
-
 	json_object_begin(j, NULL);
 	json_u64(j, "interval", sp->n);
 	json_u64(j, "time_ns", sp->time_ns);
 	json_u64(j, "duration_ns", sp->duration_ns);
 	json_u64(j, "lost_events", sp->lost);
-	json_array_begin(j, "flows");
-	for (size_t i = 0; i < fo->nr_flows; i++)
-		json_flow_peer(&jc, &fo->flows[i].f);
-	json_array_end(j);
-	json_u64(j, "folded_flows", jc.folded);
-	json_array_begin(j, "flow_groups");
-	for (size_t i = 0; i < fo->groups.n; i++)
-		json_group(j, &fo->groups.v[i]);
-	json_array_end(j);
+	json_snapshot_lists(j, fo, false);
 	json_object_end(j);
 }

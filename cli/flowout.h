@@ -134,6 +134,8 @@ void flowout_interval_json(struct json *j, const struct flowout *fo, const struc
  * "folded_flows", "bottlenecks" and "flow_groups", as flows --json has them.
  */
 void flowout_snapshot_json(struct json *j, const struct flowout *fo);
+/* A process as JSON ({ pid, comm }) into the struct json @ctx: ipcperf_stats__for_each_proc()'s callback. */
+int flowout_json_proc(void *ctx, const struct ipcperf_proc_row *row);
 /* The text report of ipcperf flows: a heading with the targets (@what), the table, the losses. */
 void flowout_text_report(FILE *f, const char *what, const struct flowout *fo,
 			 const struct cli_summary *sum);

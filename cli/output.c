@@ -192,6 +192,17 @@ void json_end_document(struct json *j)
 	j->has_items[0] = false;
 }
 
+void json_spread(struct json *j, const char *key, uint64_t min, uint64_t p50, uint64_t p99,
+		 uint64_t max)
+{
+	json_object_begin(j, key);
+	json_u64(j, "min", min);
+	json_u64(j, "p50", p50);
+	json_u64(j, "p99", p99);
+	json_u64(j, "max", max);
+	json_object_end(j);
+}
+
 void json_lat(struct json *j, const char *key, const struct ipcperf_lat *l)
 {
 	json_object_begin(j, key);

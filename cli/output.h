@@ -44,6 +44,9 @@ void json_end_document(struct json *j);
 /* A latency distribution as schema 1 has it: {"min", "avg", "p50", "p99", "max"}. */
 struct ipcperf_lat;
 void json_lat(struct json *j, const char *key, const struct ipcperf_lat *l);
+/* "key": { "min", "p50", "p99", "max" } */
+void json_spread(struct json *j, const char *key, uint64_t min, uint64_t p50, uint64_t p99,
+		 uint64_t max);
 
 /* What every report says of its capture. */
 struct cli_summary {

@@ -179,26 +179,6 @@ static void text_joined(FILE *f, const struct jflows_run *r)
 	free(c);
 }
 
-static void text_hosts(FILE *f, const struct paths_join_view *v)
-{
-	const struct ipcperf_paths_stats *ps = v->ps;
-	char a[32], b[32];
-
-	fprintf(f, "\nhosts: %s (%s), the clock the times are on\n", v->hosts[0].ci.host,
-		v->inputs[0]);
-	for (size_t i = 1; i < v->n; i++) {
-		int64_t off = v->hosts[i].offset_ns;
-
-		fmt_ns(a, sizeof(a), (uint64_t)(off < 0 ? -off : off));
-		fmt_ns(b, sizeof(b), v->hosts[i].uncertainty_ns);
-		fprintf(f, "       %s (%s): its clock %s%s +-%s against %s's\n", v->hosts[i].ci.host,
-			v->inputs[i], off < 0 ? "-" : "+", a, b, v->hosts[0].ci.host);
-	}
-	fprintf(f, "TCP connections between the hosts: %" PRIu64 " joined, %" PRIu64
-		" not (their start not captured), %" PRIu64 " ends with no other end captured\n",
-		ps->tcp_joined, ps->tcp_unseen_start, ps->tcp_no_peer);
-}
-
 /* One host's flows as a table. @return 0, or -errno. */
 static int text_host(FILE *f, struct jflows_run *r, size_t i)
 {
@@ -239,24 +219,13 @@ static int text_report(struct jflows_run *r, const struct cli_summary *sum)
 	if (err < 0)
 		return err;
 	text_joined(f, r);
-	text_hosts(f, r->v);
+	paths_text_hosts(f, r->v->hosts, r->v->inputs, r->v->n, r->v->ps);
 	fprintf(f, "\nlost events: %" PRIu64 ", unpaired syscalls: %" PRIu64 "\n", sum->lost,
 		sum->unpaired);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ JSON */
-
-static int json_proc(void *ctx, const struct ipcperf_proc_row *row)
-{
-	struct json *j = ctx;
-
-	json_object_begin(j, NULL);
-	json_i64(j, "pid", row->pid);
-	json_str(j, "comm", row->comm);
-	json_object_end(j);
-	return 0;
-}
 
 /* Host @i: its name, capture, clock, losses, processes and flows. @return 0, or -errno. */
 static int json_host(struct json *j, struct jflows_run *r, size_t i)
@@ -272,12 +241,11 @@ static int json_host(struct json *j, struct jflows_run *r, size_t i)
 	json_object_begin(j, NULL);
 	json_str(j, "name", h->ci.host);
 	json_str(j, "input", r->v->inputs[i]);
-	json_i64(j, "offset_ns", h->offset_ns);
-	json_u64(j, "uncertainty_ns", h->uncertainty_ns);
+	pathsout_json_clock(j, h);
 	json_u64(j, "duration_ns", st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0);
 	json_u64(j, "lost_events", st.lost);
 	json_array_begin(j, "processes");
-	err = ipcperf_stats__for_each_proc(r->v->st[i], json_proc, j);
+	err = ipcperf_stats__for_each_proc(r->v->st[i], flowout_json_proc, j);
 	json_array_end(j);
 	flowout_snapshot_json(j, &fo);
 	json_object_end(j);
@@ -312,12 +280,7 @@ static void json_joined(struct json *j, const struct jflows_run *r, const struct
 	json_end(j, "reader", r->v, &f->reader);
 	json_u64(j, "bytes", f->bytes);
 	json_u64(j, "matches", f->matches);
-	json_object_begin(j, "wire_ns");
-	json_u64(j, "min", f->wire_ns.min);
-	json_u64(j, "p50", f->wire_ns.p50);
-	json_u64(j, "p99", f->wire_ns.p99);
-	json_u64(j, "max", f->wire_ns.max);
-	json_object_end(j);
+	json_spread(j, "wire_ns", f->wire_ns.min, f->wire_ns.p50, f->wire_ns.p99, f->wire_ns.max);
 	json_u64(j, "uncertainty_ns", jf->pm);
 	json_u64(j, "first_ns", f->first_ns);
 	json_u64(j, "last_ns", f->last_ns);

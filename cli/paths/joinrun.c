@@ -268,20 +268,19 @@ static int clocks(struct jpass *j, struct paths_host *hosts, struct ipcperf_path
 	return 0;
 }
 
-static void text_hosts(FILE *f, const struct jpass *j, const struct paths_host *hosts,
-		       const struct ipcperf_paths_stats *ps)
+void paths_text_hosts(FILE *f, const struct paths_host *hosts, const char *const *inputs,
+		      size_t n, const struct ipcperf_paths_stats *ps)
 {
 	char a[32], b[32];
 
-	fprintf(f, "\nhosts: %s (%s), the clock the times are on\n", hosts[0].ci.host,
-		j->o->inputs.v[0]);
-	for (size_t i = 1; i < j->n; i++) {
+	fprintf(f, "\nhosts: %s (%s), the clock the times are on\n", hosts[0].ci.host, inputs[0]);
+	for (size_t i = 1; i < n; i++) {
 		int64_t off = hosts[i].offset_ns;
 
 		fmt_ns(a, sizeof(a), (uint64_t)(off < 0 ? -off : off));
 		fmt_ns(b, sizeof(b), hosts[i].uncertainty_ns);
 		fprintf(f, "       %s (%s): its clock %s%s +-%s against %s's", hosts[i].ci.host,
-			j->o->inputs.v[i], off < 0 ? "-" : "+", a, b, hosts[0].ci.host);
+			inputs[i], off < 0 ? "-" : "+", a, b, hosts[0].ci.host);
 		if (hosts[i].drifting)
 			fprintf(f, " at the middle of the exchanges, drifting %+.3f ppm",
 				(double)hosts[i].drift_ppb / 1e3);
@@ -323,7 +322,7 @@ static int report(struct jpass *j, struct pathsout *po, const struct paths_host 
 		pathsout_json(out->f, po, &ps, &sum, j->o->requests, hosts, j->n);
 	} else {
 		pathsout_text(out->f, po, what, &ps, &sum);
-		text_hosts(out->f, j, hosts, &ps);
+		paths_text_hosts(out->f, hosts, (const char *const *)j->o->inputs.v, j->n, &ps);
 	}
 	return 0;
 }

@@ -8,6 +8,13 @@
 /* Run paths over o->inputs (two or more captures). @return the exit code. */
 int paths_join_run(const struct paths_opts *o);
 
+/*
+ * The text's last lines: the hosts of captures @inputs (@n), each one's
+ * clock against the first's, and the TCP connections between them.
+ */
+void paths_text_hosts(FILE *f, const struct paths_host *hosts, const char *const *inputs,
+		      size_t n, const struct ipcperf_paths_stats *ps);
+
 /* The captures joined, read by both passes, for another view of them. */
 struct paths_join_view {
 	size_t n;

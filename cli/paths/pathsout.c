@@ -625,17 +625,21 @@ static void json_host(struct json *j, const struct paths_host *h)
 	} else {
 		json_null(j, "clock");
 	}
-	if (h->joined) {
-		json_i64(j, "offset_ns", h->offset_ns);
-		json_u64(j, "uncertainty_ns", h->uncertainty_ns);
-		if (h->drifting) {
-			json_i64(j, "drift_ppb", h->drift_ppb);
-			json_u64(j, "drift_ref_ns", h->ref_ns);
-		} else {
-			json_null(j, "drift_ppb");
-		}
-	}
+	if (h->joined)
+		pathsout_json_clock(j, h);
 	json_object_end(j);
+}
+
+void pathsout_json_clock(struct json *j, const struct paths_host *h)
+{
+	json_i64(j, "offset_ns", h->offset_ns);
+	json_u64(j, "uncertainty_ns", h->uncertainty_ns);
+	if (h->drifting) {
+		json_i64(j, "drift_ppb", h->drift_ppb);
+		json_u64(j, "drift_ref_ns", h->ref_ns);
+	} else {
+		json_null(j, "drift_ppb");
+	}
 }
 
 void pathsout_json(FILE *f, const struct pathsout *po, const struct ipcperf_paths_stats *ps,

@@ -41,6 +41,13 @@ struct paths_host {
 	uint64_t ref_ns;		/* on the first host's clock */
 };
 
+struct json;
+/*
+ * A joined host's clock against the first host's, as JSON members:
+ * offset_ns, uncertainty_ns, drift_ppb (null: one offset) and drift_ref_ns.
+ */
+void pathsout_json_clock(struct json *j, const struct paths_host *h);
+
 /* Captures joined: @hosts (which must outlive @po) name the hops' hosts in shapes and JSON. */
 void pathsout_set_hosts(struct pathsout *po, const struct paths_host *hosts, size_t n);
 /* The name of host @host when captures are joined; NULL for one host. */
