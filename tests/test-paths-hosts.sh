@@ -25,6 +25,10 @@
 #    what its uncertainty allows over the requests' span), says it in JSON
 #    and text, and every request's times are those of the undrifted join
 #    within the uncertainty.
+#  - --perfetto of the join, read by tests/perfetto-check.py (as
+#    tests/test-paths-out.sh): the proxy and the backend N server slices
+#    each, every arrow bound; the processes named proxy@front,
+#    client@front and backend@back.
 #  - --otlp of the join, read by the protobufjs schema of opentelemetry-proto
 #    (tests/otlp-check.js, as tests/test-paths-out.sh): N traces, each the
 #    chain client -> proxy -> backend across the hosts, within the run's
@@ -350,5 +354,14 @@ node "$top_srcdir/tests/otlp-check.js" "$T/otlp.json" $N tcp "$T0" "$T1" >"$T/ch
 [ "$(jq -c '[.resourceSpans[].resource.attributes | from_entries | .["service.name"].stringValue,
 	.["host.name"].stringValue]' "$T/otlp.json")" = '["client","front","proxy","front","backend","back"]' ] ||
 	fail "--otlp of the join: resources $(jq -c '[.resourceSpans[].resource.attributes]' "$T/otlp.json")"
+# --- the join's timeline: read by tests/perfetto-check.py, each process named with its host
+run "$IPCPERF" paths -q -o /dev/null --perfetto "$T/timeline.json" -i "$T/a.data" -i "$T/b.data"
+expect_status 0 "paths --perfetto of the join"
+python3 "$top_srcdir/tests/perfetto-check.py" "$T/timeline.json" $N >"$T/check" 2>&1 ||
+	fail "--perfetto of the join: $(cat "$T/check")"
+[ "$(jq -c '[.traceEvents[] | select(.name == "process_name") | .args.name] | sort' \
+	"$T/timeline.json")" = '["backend@back","client@front","proxy@front"]' ] ||
+	fail "--perfetto of the join: processes $(jq -c '[.traceEvents[] |
+		select(.name == "process_name") | [.pid, .args.name]]' "$T/timeline.json")"
 
 echo "test-paths-hosts: $N requests across two hosts, each one path of 3 processes; offset $OFF +-$U ns; shifted by $SHIFT: $OFFS +-$US ns; drifting $WANT ppb: $PPB ppb +-$UD ns"

@@ -15,6 +15,7 @@
 #include <time.h>
 #include "joinrun.h"
 #include "otlpout.h"
+#include "perfettoout.h"
 #include "userfile.h"
 #include "util.h"
 
@@ -327,9 +328,24 @@ static int report(struct jpass *j, struct pathsout *po, const struct paths_host 
 	return 0;
 }
 
+/* The timeline of the joined requests, on the first host's clock. @return 0, or -1 (said). */
+static int timeline(const struct paths_opts *o, const struct pathsout *po)
+{
+	struct cli_out f = { 0 };
+
+	if (cli_out_open(&f, o->perfetto, "the timeline") < 0)
+		return -1;
+	if (perfettoout_write(f.f, po) < 0) {
+		cli_err("cannot write the timeline: %s", strerror(ENOMEM));
+		cli_out_close(&f);
+		return -1;
+	}
+	return cli_out_close(&f);
+}
+
 /*
- * The traces, after the report: the file first, the POST last, on the
- * first capture's wall clock. @return 0, or -1 (said).
+ * The traces and the timeline, after the report: the files first, the
+ * POST last, on the first capture's wall clock. @return 0, or -1 (said).
  */
 static int traces(const struct paths_opts *o, const struct pathsout *po,
 		  const struct paths_host *hosts)
@@ -341,8 +357,10 @@ static int traces(const struct paths_opts *o, const struct pathsout *po,
 	char *doc;
 	int ret = 0;
 
+	if (o->perfetto && timeline(o, po) < 0)
+		ret = -1;
 	if (!o->otlp && !o->otlp_endpoint)
-		return 0;
+		return ret;
 	if (!ci->has_clock) {
 		struct timespec r, m;
 
@@ -376,13 +394,10 @@ int paths_join_run(const struct paths_opts *o)
 	bool failed = true;
 
 	cli_setup_print(o->verbose);
-	if (o->perfetto) {
-		cli_err("--perfetto reads one capture: give one -i");
-		return EXIT_USAGE;
-	}
 	if (clocks(&j, hosts, &ps) == 0) {
 		pass_free(&j);
-		po = pathsout_new((o->json && o->requests) || o->otlp || o->otlp_endpoint);
+		po = pathsout_new((o->json && o->requests) || o->otlp || o->otlp_endpoint ||
+				  o->perfetto);
 		if (po && cli_open_output(&out, &o->t) == 0) {
 			pathsout_set_hosts(po, hosts, j.n);
 			failed = pass_run(&j, po, NULL) < 0 || report(&j, po, hosts, &out) < 0;

@@ -10,6 +10,8 @@
 
 /* A track of a thread past the first: tid + lane * this, above any pid_max (2^22). */
 #define LANE_STRIDE (1 << 22)
+/* Captures joined: a process of host k is pid + k * this, apart from the other hosts'. */
+#define HOST_STRIDE (1 << 22)
 /* How deep slices nest on one track before another track of the thread is taken. */
 #define LANE_DEPTH 32
 
@@ -27,6 +29,8 @@ static int cmp_slice(const void *a, const void *b)
 {
 	const struct paths_span *x = a, *y = b;
 
+	if (x->host != y->host)
+		return x->host < y->host ? -1 : 1;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
@@ -56,7 +60,8 @@ static int assign_lanes(struct paths_span *v, size_t n)
 	size_t cap = 0, nr = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (i && (v[i].pid != v[i - 1].pid || v[i].tid != v[i - 1].tid))
+		if (i && (v[i].host != v[i - 1].host || v[i].pid != v[i - 1].pid ||
+			  v[i].tid != v[i - 1].tid))
 			nr = 0;
 		for (v[i].lane = 0; v[i].lane < nr && !fits(&lanes[v[i].lane], &v[i]); v[i].lane++)
 			;
@@ -76,6 +81,12 @@ static int assign_lanes(struct paths_span *v, size_t n)
 static pid_t track(const struct paths_span *s)
 {
 	return s->tid + (pid_t)s->lane * LANE_STRIDE;
+}
+
+/* The timeline's process of @s: its pid, apart from the other hosts' when captures are joined. */
+static pid_t proc(const struct paths_span *s)
+{
+	return s->pid + (pid_t)s->host * HOST_STRIDE;
 }
 
 /* A time in µs, to the ns (a double holds it exactly below 2^53 ns: 104 days of uptime). */
@@ -103,16 +114,24 @@ static void put_meta(struct json *j, const char *what, pid_t pid, pid_t tid, con
 	json_object_end(j);
 }
 
-/* At the first slice @v[i] of a thread: the process's name (at its first), each track's. */
-static void put_names(struct json *j, const struct paths_span *v, size_t n, size_t i)
+/*
+ * At the first slice @v[i] of a thread: the process's name (at its first;
+ * "comm@host" when captures are joined), each track's.
+ */
+static void put_names(struct json *j, const struct pathsout *po, const struct paths_span *v,
+		      size_t n, size_t i)
 {
 	const struct paths_span *s = &v[i];
-	char name[IPCPERF_COMM_LEN + 48];
+	const char *host = pathsout_host(po, s->host);
+	char name[IPCPERF_COMM_LEN + IPCPERF_HOST_MAX + 48];
 	unsigned lanes = 0;
 
-	if (!i || v[i - 1].pid != s->pid)
-		put_meta(j, "process_name", s->pid, s->pid, *s->comm ? s->comm : "?");
-	for (size_t k = i; k < n && v[k].pid == s->pid && v[k].tid == s->tid; k++)
+	if (!i || proc(&v[i - 1]) != proc(s)) {
+		snprintf(name, sizeof(name), "%s%s%s", *s->comm ? s->comm : "?", host ? "@" : "",
+			 host ? host : "");
+		put_meta(j, "process_name", proc(s), proc(s), name);
+	}
+	for (size_t k = i; k < n && proc(&v[k]) == proc(s) && v[k].tid == s->tid; k++)
 		lanes = v[k].lane + 1 > lanes ? v[k].lane + 1 : lanes;
 	for (unsigned l = 0; l < lanes; l++) {
 		if (l)
@@ -120,7 +139,7 @@ static void put_names(struct json *j, const struct paths_span *v, size_t n, size
 				 (int)s->tid, l);
 		else
 			snprintf(name, sizeof(name), "%s %d", s->comm, (int)s->tid);
-		put_meta(j, "thread_name", s->pid, s->tid + (pid_t)l * LANE_STRIDE, name);
+		put_meta(j, "thread_name", proc(s), s->tid + (pid_t)l * LANE_STRIDE, name);
 	}
 }
 
@@ -130,7 +149,7 @@ static void put_slice(struct json *j, const struct paths_span *s)
 	char name[IPCPERF_COMM_LEN + 16];
 
 	snprintf(name, sizeof(name), s->server ? "%s" : "call %s", *h->comm ? h->comm : "?");
-	put_head(j, "X", name, s->pid, track(s));
+	put_head(j, "X", name, proc(s), track(s));
 	json_str(j, "cat", s->server ? "server" : "client");
 	put_us(j, "ts", s->start_ns);
 	put_us(j, "dur", s->end_ns - s->start_ns);
@@ -156,7 +175,7 @@ static void put_flow(struct json *j, const struct paths_span *s, bool start, uin
 	uint64_t d = (s->end_ns - s->start_ns) / 2;
 
 	d = d < 1000 ? d : 1000;
-	put_head(j, start ? "s" : "f", at_end ? "response" : "request", s->pid, track(s));
+	put_head(j, start ? "s" : "f", at_end ? "response" : "request", proc(s), track(s));
 	json_str(j, "cat", "message");
 	json_u64(j, "id", id);
 	put_us(j, "ts", at_end ? s->end_ns - d : s->start_ns + d);
@@ -241,8 +260,8 @@ int perfettoout_write(FILE *f, const struct pathsout *po)
 	json_str(&j, "displayTimeUnit", "ms");
 	json_array_begin(&j, "traceEvents");
 	for (size_t i = 0; i < n; i++) {
-		if (!i || v[i - 1].pid != v[i].pid || v[i - 1].tid != v[i].tid)
-			put_names(&j, v, n, i);
+		if (!i || proc(&v[i - 1]) != proc(&v[i]) || v[i - 1].tid != v[i].tid)
+			put_names(&j, po, v, n, i);
 		put_slice(&j, &v[i]);
 	}
 	if (put_all_arrows(&j, v, n) < 0) {
