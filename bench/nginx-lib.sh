@@ -44,7 +44,7 @@ ng_conf() {
 # LENGTH bytes. @return 1 (nginx stopped, ng_err why) when it does not within 5 s.
 ng_start() {
 	local d=$1 url=$2 len=$3
-	ng_err= ng_worker=
+	ng_err= ng_worker= ab_err=
 	nginx -e "$d/error.log" -p "$d" -c "$d/nginx.conf" 2>"$d/start.err" </dev/null &
 	ng_pid=$!
 	for _ in $(seq 100); do
@@ -55,7 +55,8 @@ ng_start() {
 		fi
 		sleep 0.05
 	done
-	ng_err="nginx did not answer: $(cat "$d/start.err" "$d/error.log" 2>/dev/null | grep -v '^$' | head -2 | tr '\n' ' ')"
+	ng_err="nginx did not answer${ab_err:+ as it should: $ab_err}: $(cat "$d/start.err" \
+		"$d/error.log" 2>/dev/null | grep -v '^$' | head -2 | tr '\n' ' ')"
 	ng_stop
 	return 1
 }
