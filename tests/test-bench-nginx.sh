@@ -75,6 +75,9 @@ fi
 case $ng_err in *"Non-2xx"*) ;; *) fail "ng_start: not the 403 said: $ng_err" ;; esac
 chmod 755 "$T" "$T/ng"
 ng_start "$T/ng" "http://127.0.0.1:$port/f" 6 || fail "ng_start: $ng_err"
+# ab gives its time to the ms: a request alone often takes "0.000 seconds"
+ab -q -n 1 "http://127.0.0.1:$port/f" >"$T/ab1" 2>&1
+ab_check "$T/ab1" 1 6 || fail "ab_check refused one request: $ab_err"
 ng_stop
 
 run timeout 300 "$top_srcdir/bench/perconn" --rows nginx --rounds 1 --conns 1000 --ipcperf "$IPCPERF"
