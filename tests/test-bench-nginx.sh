@@ -4,8 +4,8 @@
 # untraced, under ipcperf stat, flows and paths -p, and under the BPF floor.
 # One round of 2000 requests: every row has its times; each ipcperf row saw
 # the connections from ab (paths: its 2000 exchanges exactly; stat and
-# flows: 2000 to 2019 connections, as ab opens up to c - 1 more that carry
-# no request), says its lost events and its CPU per connection; the three
+# flows: 2000 to 2019 connections, as ab makes a few more that carry no
+# request: up to 18 more seen with -c 20), says its lost events and its CPU per connection; the three
 # verdicts give their figures. Then
 # bench/nginx-lib.sh, which bench/perconn shares: an nginx whose worker
 # (nobody) cannot read the file it serves answers 403, and ab counts those
@@ -43,8 +43,8 @@ for label in "untraced" "ipcperf stat -p WORKER" "ipcperf flows -p WORKER" \
 	[[ $t_min =~ $num && $t_med =~ $num && $rps =~ $num && $x_med =~ ^[0-9.]+x$ ]] ||
 		{ show; fail "'$label': not a time: $r"; }
 	case $label in ipcperf*) ;; *) continue ;; esac
-	# ab makes from N to N + 19 connections (up to c - 1 more, with no
-	# request): paths counts the exchanges, exactly N
+	# ab makes from N to N + 19 connections (a few more, with no request):
+	# paths counts the exchanges, exactly N
 	case $label in
 	*paths*) lo=100.0 hi=100.0 ;;
 	*) lo=100.0 hi=$(awk -v n=$N 'BEGIN { printf "%.1f", 100 * (n + 19) / n }') ;;
