@@ -811,6 +811,43 @@ START_TEST(connect_then_wait)
 END_TEST
 
 /*
+ * A client that is not traced: the proxy accepted its connection, reads a
+ * request no traced write sent, calls the backend in that turn and
+ * answers; then a second request, its call made after a connect in a
+ * later turn. Each request read is counted as from a client not traced;
+ * the proxy, which served no traced caller, is the originator of its calls
+ * to the backend: two paths proxy -> backend.
+ */
+START_TEST(untraced_client)
+{
+	struct ipcperf_paths_stats ps;
+
+	accepted(200, 5, 1002, 1001, 400);
+	io(200, 201, false, 5, 100, 500, 1200);
+	serve_first();
+	io(200, 201, false, 5, 100, 6000, 6100);
+	dial(200, 201, 7, 6200, 6300);
+	wait_ready(200, 201, 6400, 6500);
+	io(200, 201, true, 7, 100, 6600, 6700);
+	io(300, 301, false, 5, 100, 6650, 6800);
+	io(300, 301, true, 5, 200, 6900, 7000);
+	io(200, 201, false, 7, 200, 6750, 7100);
+	io(200, 201, true, 5, 200, 7200, 7300);
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, 2);
+	ck_assert_int_eq(got[0].pid, 200);
+	ck_assert_int_eq(got_hops[0][0].pid, 300);
+	ck_assert_uint_eq(got_hops[0][0].self_ns, 3100);
+	ck_assert_uint_eq(got_hops[1][0].self_ns, 200);
+	ps = counts();
+	ck_assert_uint_eq(ps.untraced_client, 2);
+	ck_assert_uint_eq(ps.no_cause, 0);
+	ck_assert_uint_eq(ps.paths, 2);
+	ck_assert_uint_eq(ps.no_response + ps.untraced_hop + ps.unread + ps.lost + ps.late, 0);
+}
+END_TEST
+
+/*
  * A server that reads what came and answers it at once: three requests
  * written back to back; the proxy reads the first two in one read and
  * answers them in one write, then reads the third and answers it. Its
@@ -1222,6 +1259,7 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, connect_then_wait);
 	tcase_add_test(tc, connect_other_turn);
 	tcase_add_test(tc, connect_after_accept);
+	tcase_add_test(tc, untraced_client);
 	tcase_add_test(tc, close_completes);
 	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_test(tp, pipe_chain);

@@ -3,7 +3,7 @@
 # worker proxying over TCP to a server block of its own, the worker
 # untraced, under ipcperf stat, flows and paths -p, and under the BPF floor.
 # One round of 2000 requests: every row has its times; each ipcperf row saw
-# the connections from ab (paths: its 2000 exchanges exactly; stat and
+# the connections from ab (paths: the 2000 requests it read from ab, not traced, exactly; stat and
 # flows: 2000 to 2019 connections, as ab makes a few more that carry no
 # request: up to 18 more seen with -c 20), says its lost events and its CPU per connection; the three
 # verdicts give their figures. Then
@@ -44,7 +44,7 @@ for label in "untraced" "ipcperf stat -p WORKER" "ipcperf flows -p WORKER" \
 		{ show; fail "'$label': not a time: $r"; }
 	case $label in ipcperf*) ;; *) continue ;; esac
 	# ab makes from N to N + 19 connections (a few more, with no request):
-	# paths counts the exchanges, exactly N
+	# paths counts the requests it read from ab (not traced), exactly N
 	case $label in
 	*paths*) lo=100.0 hi=100.0 ;;
 	*) lo=100.0 hi=$(awk -v n=$N 'BEGIN { printf "%.1f", 100 * (n + 19) / n }') ;;
