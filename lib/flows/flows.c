@@ -196,17 +196,31 @@ static void pidset_add(struct pidset *s, pid_t pid)
 	s->n++;
 }
 
+/*
+ * Where a key sorts among the flows: by its inode, the UNPEERED bit last.
+ * The kernel numbers new sockets upwards, so a new flow, keyed by a
+ * writing end or UNPEERED, goes at the end of the array: by the keys
+ * alone, a new writing end's flow would go before every UNPEERED one, and
+ * a busy server's new connections would move half the array each.
+ */
+static uint64_t sort_key(uint64_t key)
+{
+	return key << 1 | key >> 63;
+}
+
 static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create)
 {
 	size_t lo = 0, hi = fl->nr;
+	uint64_t want = sort_key(ino);
 	struct flow *f;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
+		uint64_t at = sort_key(fl->flows[mid]->ino);
 
-		if (fl->flows[mid]->ino == ino)
+		if (at == want)
 			return fl->flows[mid];
-		if (fl->flows[mid]->ino < ino)
+		if (at < want)
 			lo = mid + 1;
 		else
 			hi = mid;
