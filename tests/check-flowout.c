@@ -16,6 +16,7 @@
 
 #include <ipcperf/ipcperf.h>
 #include "flowout.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 #define MS 1000000ull
@@ -25,18 +26,12 @@ static struct ipcperf_flows *fl;
 
 static void setup(void)
 {
-	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
-
-	st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(st);
-	fl = ipcperf_flows__new(st);
-	ck_assert_ptr_nonnull(fl);
+	flows_fixture_new(&st, &fl, true);
 }
 
 static void teardown(void)
 {
-	ipcperf_flows__delete(fl);
-	ipcperf_stats__delete(st);
+	flows_fixture_delete(&st, &fl);
 }
 
 /* @pid's @fd is an end of pipe:[77]. */

@@ -36,6 +36,7 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
+#include "check-helpers.h"
 #include "suites.h"
 
 #define MS 1000000ull
@@ -65,24 +66,22 @@ static void on_match(void *ctx, const struct ipcperf_flow_match *m)
 	nr_matches++;
 }
 
-static void setup(void)
+/* Stats and flows that look fds up in /proc unless @no_proc; matches go to matches[]. */
+static void setup_matching(bool no_proc)
 {
-	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
-
-	st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(st);
-	fl = ipcperf_flows__new(st);
-	ck_assert_ptr_nonnull(fl);
+	flows_fixture_new(&st, &fl, no_proc);
 	nr_matches = 0;
 	ck_assert_int_eq(ipcperf_flows__on_match(fl, on_match, matches), 0);
 }
 
+static void setup(void)
+{
+	setup_matching(true);
+}
+
 static void teardown(void)
 {
-	ipcperf_flows__delete(fl);
-	ipcperf_stats__delete(st);
-	fl = NULL;
-	st = NULL;
+	flows_fixture_delete(&st, &fl);
 }
 
 /* ------------------------------------------------------------------ naming fds */
@@ -1696,32 +1695,9 @@ END_TEST
  * may name a newer object already. Such a late answer must not make the
  * earlier calls part of the newer object's flow.
  */
-static struct ipcperf_stats *proc_st;
-static struct ipcperf_flows *proc_fl;
-
 static void proc_setup(void)
 {
-	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = false);
-
-	proc_st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(proc_st);
-	proc_fl = ipcperf_flows__new(proc_st);
-	ck_assert_ptr_nonnull(proc_fl);
-	/* the helpers feed st/fl */
-	st = proc_st;
-	fl = proc_fl;
-	nr_matches = 0;
-	ck_assert_int_eq(ipcperf_flows__on_match(fl, on_match, matches), 0);
-}
-
-static void proc_teardown(void)
-{
-	ipcperf_flows__delete(proc_fl);
-	ipcperf_stats__delete(proc_st);
-	proc_fl = NULL;
-	proc_st = NULL;
-	st = NULL;
-	fl = NULL;
+	setup_matching(false);
 }
 
 static uint64_t mono_ns(void)
@@ -2389,7 +2365,7 @@ Suite *flows_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("proc");
-	tcase_add_checked_fixture(tc, proc_setup, proc_teardown);
+	tcase_add_checked_fixture(tc, proc_setup, teardown);
 	tcase_add_test(tc, test_late_lookup_of_reused_fd);
 	tcase_add_test(tc, test_exec_then_fd_reuse);
 	suite_add_tcase(s, tc);

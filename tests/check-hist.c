@@ -6,6 +6,7 @@
 #include <check.h>
 
 #include "hist.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 /*
@@ -61,15 +62,6 @@ START_TEST(test_count_le)
 END_TEST
 
 Suite *hist_suite(void);	/* until suites.h declares it */
-
-/* |est - exact| <= exact / 64: the documented bound. */
-#define ck_assert_within_64th(est, exact) do { \
-	uint64_t e_ = (est), x_ = (exact); \
-	uint64_t d_ = e_ > x_ ? e_ - x_ : x_ - e_; \
-	ck_assert_msg(d_ <= x_ / 64, "estimate %llu is off from %llu by %llu > %llu", \
-		      (unsigned long long)e_, (unsigned long long)x_, \
-		      (unsigned long long)d_, (unsigned long long)(x_ / 64)); \
-} while (0)
 
 /* ceil(p / 100 * n) clamped to [1, n], written out to need no libm. */
 static size_t rank_of(double p, size_t n)

@@ -28,6 +28,7 @@
 #include <check.h>
 
 #include "fd/procfd.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 
@@ -94,15 +95,7 @@ static void remove_tmpdir(void)
 
 START_TEST(test_kind_names)
 {
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNKNOWN), "unknown");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_PIPE), "pipe");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNIX), "unix");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TCP), "tcp");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UDP), "udp");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_FILE), "file");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TTY), "tty");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_OTHER), "other");
-	ck_assert_str_eq(ipcperf_fd_kind_name((enum ipcperf_fd_kind)99), "unknown");
+	expect_fd_kind_names();
 
 	union ipp_sockaddr a;
 	char buf[64];
