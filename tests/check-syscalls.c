@@ -1296,6 +1296,58 @@ END_TEST
 
 /* ---------------------------------------------------------- intervals */
 
+/* Calls @fn with each (process, syscall) row of a --json document, and its key "pid/name". */
+static void each_syscall_row(json_object *doc,
+			     void (*fn)(void *ctx, json_object *sc, const char *key), void *ctx)
+{
+	json_object *procs = jget(doc, "processes", json_type_array);
+
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		json_object *proc = json_object_array_get_idx(procs, i);
+		json_object *scs = jget(proc, "syscalls", json_type_array);
+
+		for (size_t k = 0; k < json_object_array_length(scs); k++) {
+			json_object *sc = json_object_array_get_idx(scs, k);
+			char key[64];
+
+			snprintf(key, sizeof(key), "%" PRId64 "/%s", jint(proc, "pid"),
+				 jstr(sc, "name"));
+			fn(ctx, sc, key);
+		}
+	}
+}
+
+/* An interval's row, checked, added to the sums in @ctx (a struct sc_counts). */
+static void add_interval_row(void *ctx, json_object *sc, const char *key)
+{
+	struct sc_count *c = count_get(ctx, key);
+
+	check_entry(sc, "interval");
+	c->calls += jint(sc, "calls");
+	c->errors += jint(sc, "errors");
+}
+
+/* The totals' rows against the intervals' sums: what differs goes to msg. */
+struct totals_check {
+	const struct sc_counts *sum;
+	char *msg;
+	size_t msg_size;
+	size_t n;		/* rows seen */
+};
+
+static void check_total_row(void *ctx, json_object *sc, const char *key)
+{
+	struct totals_check *tc = ctx;
+	const struct sc_count *c = count_find(tc->sum, key);
+
+	tc->n++;
+	if (!c || c->calls != jint(sc, "calls") || c->errors != jint(sc, "errors"))
+		msg_add(tc->msg, tc->msg_size, "  %s: total %" PRId64 "/%" PRId64
+			", intervals %" PRId64 "/%" PRId64 "\n", key,
+			jint(sc, "calls"), jint(sc, "errors"),
+			c ? c->calls : 0, c ? c->errors : 0);
+}
+
 START_TEST(test_interval_sums)
 {
 	static const char *const args[] = { "--syscalls", "--json", "-I", "10", NULL };
@@ -1314,7 +1366,7 @@ START_TEST(test_interval_sums)
 		const char *e = strchr(p, '\n');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		char *line = strndup(p, len);
-		json_object *doc, *procs;
+		json_object *doc;
 
 		ck_assert(line != NULL);
 		p = e ? e + 1 : p + len;
@@ -1326,55 +1378,17 @@ START_TEST(test_interval_sums)
 			continue;
 		}
 		intervals++;
-		procs = jget(doc, "processes", json_type_array);
-		for (size_t i = 0; i < json_object_array_length(procs); i++) {
-			json_object *proc = json_object_array_get_idx(procs, i);
-			json_object *scs = jget(proc, "syscalls", json_type_array);
-
-			for (size_t k = 0; k < json_object_array_length(scs); k++) {
-				json_object *sc = json_object_array_get_idx(scs, k);
-				char key[64];
-				struct sc_count *c;
-
-				check_entry(sc, "interval");
-				snprintf(key, sizeof(key), "%" PRId64 "/%s", jint(proc, "pid"),
-					 jstr(sc, "name"));
-				c = count_get(&sum, key);
-				c->calls += jint(sc, "calls");
-				c->errors += jint(sc, "errors");
-			}
-		}
+		each_syscall_row(doc, add_interval_row, &sum);
 		json_object_put(doc);
 	}
 	ck_assert_msg(final != NULL, "no totals after the intervals");
 	ck_assert_msg(intervals >= 1, "no interval");
 	expect_worker(final, worker);
-	{
-		json_object *procs = jget(final, "processes", json_type_array);
-		size_t n = 0;
+	struct totals_check tc = { .sum = &sum, .msg = msg, .msg_size = sizeof(msg) };
 
-		for (size_t i = 0; i < json_object_array_length(procs); i++) {
-			json_object *proc = json_object_array_get_idx(procs, i);
-			json_object *scs = jget(proc, "syscalls", json_type_array);
-
-			for (size_t k = 0; k < json_object_array_length(scs); k++) {
-				json_object *sc = json_object_array_get_idx(scs, k);
-				char key[64];
-				const struct sc_count *c;
-
-				snprintf(key, sizeof(key), "%" PRId64 "/%s", jint(proc, "pid"),
-					 jstr(sc, "name"));
-				c = count_find(&sum, key);
-				n++;
-				if (!c || c->calls != jint(sc, "calls") || c->errors != jint(sc, "errors"))
-					msg_add(msg, sizeof(msg), "  %s: total %" PRId64 "/%" PRId64
-						", intervals %" PRId64 "/%" PRId64 "\n", key,
-						jint(sc, "calls"), jint(sc, "errors"),
-						c ? c->calls : 0, c ? c->errors : 0);
-			}
-		}
-		ck_assert_msg(n == sum.n, "intervals have %zu (pid, syscall) rows, totals %zu", sum.n, n);
-	}
+	each_syscall_row(final, check_total_row, &tc);
+	ck_assert_msg(tc.n == sum.n, "intervals have %zu (pid, syscall) rows, totals %zu", sum.n,
+		      tc.n);
 	ck_assert_msg(!msg[0], "intervals do not add up to the totals:\n%s", msg);
 	json_object_put(final);
 	cmd_result_free(&r);
