@@ -1511,23 +1511,18 @@ static void add_io(struct io *dst, struct io src)
 	dst->errors += src.errors;
 }
 
+/* A process's fd row added to the sums in @ctx (a struct fd_sums). */
+static void add_fd_row(void *ctx, json_object *p, json_object *row)
+{
+	struct fd_sum *f = fd_sum_get(ctx, jint(p, "pid"), jint(row, "fd"), jstr(row, "object"));
+
+	add_io(&f->rd, side_io(row, "read"));
+	add_io(&f->wr, side_io(row, "write"));
+}
+
 static void sum_doc_fds(json_object *doc, struct fd_sums *s)
 {
-	json_object *procs = jget(doc, "processes", json_type_array);
-
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *p = json_object_array_get_idx(procs, i);
-		json_object *fds = jget(p, "fds", json_type_array);
-
-		for (size_t k = 0; k < json_object_array_length(fds); k++) {
-			json_object *row = json_object_array_get_idx(fds, k);
-			struct fd_sum *f = fd_sum_get(s, jint(p, "pid"), jint(row, "fd"),
-						      jstr(row, "object"));
-
-			add_io(&f->rd, side_io(row, "read"));
-			add_io(&f->wr, side_io(row, "write"));
-		}
-	}
+	jeach_row(doc, "fds", add_fd_row, s);
 }
 
 /*

@@ -40,6 +40,7 @@
 
 #include "jsoncheck.h"
 #include "runcmd.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -50,8 +51,6 @@
 #endif
 
 Suite *syscalls_suite(void);
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------ */
 /* What scwork's counted section does (the table in tests/scwork.c)    */
@@ -1296,30 +1295,18 @@ END_TEST
 
 /* ---------------------------------------------------------- intervals */
 
-/* Calls @fn with each (process, syscall) row of a --json document, and its key "pid/name". */
-static void each_syscall_row(json_object *doc,
-			     void (*fn)(void *ctx, json_object *sc, const char *key), void *ctx)
+/* The key of a (process, syscall) row in the sums: "pid/name". */
+static void row_key(char *key, size_t len, json_object *proc, json_object *sc)
 {
-	json_object *procs = jget(doc, "processes", json_type_array);
-
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *proc = json_object_array_get_idx(procs, i);
-		json_object *scs = jget(proc, "syscalls", json_type_array);
-
-		for (size_t k = 0; k < json_object_array_length(scs); k++) {
-			json_object *sc = json_object_array_get_idx(scs, k);
-			char key[64];
-
-			snprintf(key, sizeof(key), "%" PRId64 "/%s", jint(proc, "pid"),
-				 jstr(sc, "name"));
-			fn(ctx, sc, key);
-		}
-	}
+	snprintf(key, len, "%" PRId64 "/%s", jint(proc, "pid"), jstr(sc, "name"));
 }
 
 /* An interval's row, checked, added to the sums in @ctx (a struct sc_counts). */
-static void add_interval_row(void *ctx, json_object *sc, const char *key)
+static void add_interval_row(void *ctx, json_object *proc, json_object *sc)
 {
+	char key[64];
+
+	row_key(key, sizeof(key), proc, sc);
 	struct sc_count *c = count_get(ctx, key);
 
 	check_entry(sc, "interval");
@@ -1335,9 +1322,12 @@ struct totals_check {
 	size_t n;		/* rows seen */
 };
 
-static void check_total_row(void *ctx, json_object *sc, const char *key)
+static void check_total_row(void *ctx, json_object *proc, json_object *sc)
 {
 	struct totals_check *tc = ctx;
+	char key[64];
+
+	row_key(key, sizeof(key), proc, sc);
 	const struct sc_count *c = count_find(tc->sum, key);
 
 	tc->n++;
@@ -1378,7 +1368,7 @@ START_TEST(test_interval_sums)
 			continue;
 		}
 		intervals++;
-		each_syscall_row(doc, add_interval_row, &sum);
+		jeach_row(doc, "syscalls", add_interval_row, &sum);
 		json_object_put(doc);
 	}
 	ck_assert_msg(final != NULL, "no totals after the intervals");
@@ -1386,7 +1376,7 @@ START_TEST(test_interval_sums)
 	expect_worker(final, worker);
 	struct totals_check tc = { .sum = &sum, .msg = msg, .msg_size = sizeof(msg) };
 
-	each_syscall_row(final, check_total_row, &tc);
+	jeach_row(final, "syscalls", check_total_row, &tc);
 	ck_assert_msg(tc.n == sum.n, "intervals have %zu (pid, syscall) rows, totals %zu", sum.n,
 		      tc.n);
 	ck_assert_msg(!msg[0], "intervals do not add up to the totals:\n%s", msg);

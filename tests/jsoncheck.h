@@ -19,4 +19,7 @@ int64_t jnat(json_object *o, const char *key);
 const char *jstr(json_object *o, const char *key);
 /* The member of "processes" in @doc whose "pid" is @pid (fails the test when none). */
 json_object *jproc(json_object *doc, int64_t pid);
+/* Calls @fn with each process of @doc and each row of its array @list ("fds", "syscalls"). */
+void jeach_row(json_object *doc, const char *list,
+	       void (*fn)(void *ctx, json_object *proc, json_object *row), void *ctx);
 #endif
