@@ -10,9 +10,9 @@
 #include <check.h>
 
 #include "flows/chains.h"
+#include "check-helpers.h"
 #include "suites.h"
 
-#define MS 1000000ull
 #define BP IPCPERF_VERDICT_BACKPRESSURE
 #define CS IPCPERF_VERDICT_CONSUMER_STARVED
 #define BAL IPCPERF_VERDICT_BALANCED

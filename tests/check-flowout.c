@@ -19,8 +19,6 @@
 #include "check-helpers.h"
 #include "suites.h"
 
-#define MS 1000000ull
-
 static struct ipcperf_stats *st;
 static struct ipcperf_flows *fl;
 

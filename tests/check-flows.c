@@ -39,8 +39,6 @@
 #include "check-helpers.h"
 #include "suites.h"
 
-#define MS 1000000ull
-
 /* ------------------------------------------------------------------ fixture */
 
 static struct ipcperf_stats *st;

@@ -15,6 +15,12 @@
 struct ipcperf_stats;
 struct ipcperf_flows;
 
+/* The number of elements of array @a. */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Nanoseconds in a millisecond: times in the hand-built calls. */
+#define MS 1000000ull
+
 /* A function that builds one module's suite, as suites.h declares them. */
 typedef Suite *(*suite_fn)(void);
 

@@ -31,5 +31,5 @@ int main(void)
 		machine_suite,
 	};
 
-	return run_suites(suites, sizeof(suites) / sizeof(suites[0]));
+	return run_suites(suites, ARRAY_SIZE(suites));
 }

@@ -143,8 +143,6 @@ static void wait_ready(pid_t pid, pid_t tid, uint64_t start, uint64_t end)
 	feed(&ev);
 }
 
-#define MS 1000000ull
-
 /* The calls have come up to @t: what happened before @t - 20 ms is handed on. */
 static void tick(uint64_t t)
 {

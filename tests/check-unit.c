@@ -29,5 +29,5 @@ int main(void)
 		traceargs_suite,
 	};
 
-	return run_suites(suites, sizeof(suites) / sizeof(suites[0]));
+	return run_suites(suites, ARRAY_SIZE(suites));
 }
