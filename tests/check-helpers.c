@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What several libcheck suites share (check-helpers.h says what). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
@@ -55,4 +58,37 @@ void expect_fd_kind_names(void)
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		ck_assert_str_eq(ipcperf_fd_kind_name(names[i].kind), names[i].name);
+}
+
+struct sc_count *sc_counts_get(struct sc_counts *t, const char *name)
+{
+	struct sc_count *c = (struct sc_count *)sc_counts_find(t, name);
+
+	if (c)
+		return c;
+	ck_assert_msg(t->n < ARRAY_SIZE(t->v), "too many syscall names");
+	ck_assert_msg(strlen(name) < sizeof(t->v[0].name), "syscall name too long: %s", name);
+	memset(&t->v[t->n], 0, sizeof(t->v[0]));
+	snprintf(t->v[t->n].name, sizeof(t->v[0].name), "%s", name);
+	return &t->v[t->n++];
+}
+
+const struct sc_count *sc_counts_find(const struct sc_counts *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].name, name))
+			return &t->v[i];
+	return NULL;
+}
+
+void msg_add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
 }

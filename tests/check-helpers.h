@@ -38,6 +38,27 @@ void flows_fixture_new(struct ipcperf_stats **st, struct ipcperf_flows **fl, boo
 /* Deletes what flows_fixture_new() built; sets both pointers to NULL. */
 void flows_fixture_delete(struct ipcperf_stats **st, struct ipcperf_flows **fl);
 
+/* Calls and errors by name (a syscall, or "pid/syscall"), as strace -c or ipcperf count them. */
+struct sc_count {
+	char name[40];
+	int64_t calls, errors;
+	int64_t p99_lo, p99_hi;	/* the smallest and largest p99 of the rows counted (p99_hi 0: none) */
+};
+
+struct sc_counts {
+	struct sc_count v[256];
+	size_t n;
+};
+
+/* The row of @name in @t, added (all zero) if none; fails the test when @t is full. */
+struct sc_count *sc_counts_get(struct sc_counts *t, const char *name);
+/* The row of @name in @t, or NULL. */
+const struct sc_count *sc_counts_find(const struct sc_counts *t, const char *name);
+
+/* Appends to the NUL-terminated message in @buf of @len bytes, cut at its end. */
+__attribute__((format(printf, 3, 4)))
+void msg_add(char *buf, size_t len, const char *fmt, ...);
+
 /* ipcperf_fd_kind_name() names every kind, and an unknown one "unknown". */
 void expect_fd_kind_names(void);
 

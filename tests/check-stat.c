@@ -37,6 +37,7 @@
 
 #include "jsoncheck.h"
 #include "runcmd.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -354,20 +355,6 @@ static bool row_matches(json_object *row, const struct want_row *w, bool allow_u
 
 	return jint(row, "fd") == w->fd && (ident || (allow_unknown && is_unknown(row))) &&
 	       io_eq(side_io(row, "read"), w->rd) && io_eq(side_io(row, "write"), w->wr);
-}
-
-/* Append to a bounded message buffer. */
-__attribute__((format(printf, 3, 4)))
-static void msg_add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
 }
 
 static void describe_rows(json_object *proc, char *buf, size_t len)
@@ -1265,36 +1252,6 @@ END_TEST
 /* Against strace -c                                                   */
 /* ------------------------------------------------------------------ */
 
-struct sc_count {
-	char name[32];
-	int64_t calls, errors;
-};
-
-struct sc_table {
-	struct sc_count v[128];
-	size_t n;
-};
-
-static struct sc_count *sc_get(struct sc_table *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
-			return &t->v[i];
-	ck_assert_msg(t->n < sizeof(t->v) / sizeof(t->v[0]), "too many syscall names");
-	ck_assert_msg(strlen(name) < sizeof(t->v[0].name), "syscall name too long: %s", name);
-	memset(&t->v[t->n], 0, sizeof(t->v[0]));
-	snprintf(t->v[t->n].name, sizeof(t->v[0].name), "%s", name);
-	return &t->v[t->n++];
-}
-
-static const struct sc_count *sc_find(const struct sc_table *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
-			return &t->v[i];
-	return NULL;
-}
-
 static bool parse_i64(const char *s, int64_t *v)
 {
 	char *end;
@@ -1316,7 +1273,7 @@ static bool parse_i64(const char *s, int64_t *v)
  * errors cell is blank when there were none, so a row one cell short has
  * no errors. The "total" row and rules are skipped.
  */
-static void parse_strace_c(const char *text, struct sc_table *t)
+static void parse_strace_c(const char *text, struct sc_counts *t)
 {
 	char *copy = strdup(text), *save = NULL, *line;
 	int calls_col = -1, errors_col = -1, ncols = 0;
@@ -1365,7 +1322,7 @@ static void parse_strace_c(const char *text, struct sc_table *t)
 				ck_assert_msg(parse_i64(tok[errors_col], &errors),
 					      "strace -c: errors of %s is '%s'", tok[n - 1],
 					      tok[errors_col]);
-			c = sc_get(t, tok[n - 1]);
+			c = sc_counts_get(t, tok[n - 1]);
 			c->calls += calls;
 			c->errors += errors;
 		}
@@ -1383,22 +1340,8 @@ static char **command_env(char **strings)
 {
 	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-o", "/dev/null", "--", "env", "-0",
 			 NULL };
-	struct result r;
-	char **envp;
-	size_t n = 0, k = 0;
 
-	cmd_run(argv, &r);
-	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
-		      cmd_status_str(r.status), r.err);
-	for (size_t i = 0; i < r.out_len; i++)
-		n += r.out[i] == '\0';
-	envp = calloc(n + 1, sizeof(*envp));
-	ck_assert_msg(envp != NULL, "out of memory");
-	for (size_t i = 0; i < r.out_len && k < n; i += strlen(r.out + i) + 1)
-		envp[k++] = r.out + i;
-	*strings = r.out;
-	free(r.err);
-	return envp;
+	return cmd_env_of(argv, strings);
 }
 
 START_TEST(test_strace_agrees)
@@ -1412,9 +1355,9 @@ START_TEST(test_strace_agrees)
 	char table[] = "/tmp/check-stat-strace.XXXXXX";
 	int fd = mkstemp(table);
 	char *strace_argv[] = { "strace", "-f", "-c", "-o", table, IOWORK_PATH, "syscalls", NULL };
-	struct sc_table st = { .n = 0 }, ip = { .n = 0 };
+	struct sc_counts st = { .n = 0 }, ip = { .n = 0 };
 	struct result r;
-	json_object *doc, *procs;
+	json_object *doc;
 	size_t len, compared = 0;
 	char *text, *env_strings, **envp;
 	char msg[4096] = "";
@@ -1438,26 +1381,14 @@ START_TEST(test_strace_agrees)
 	doc = parse_json(r.out, r.out_len, "syscalls");
 	cmd_result_free(&r);
 	check_header(doc, 0, "syscalls");
-	procs = jget(doc, "processes", json_type_array);
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *scs = jget(json_object_array_get_idx(procs, i), "syscalls",
-					json_type_array);
-
-		for (size_t k = 0; k < json_object_array_length(scs); k++) {
-			json_object *sc = json_object_array_get_idx(scs, k);
-			struct sc_count *c = sc_get(&ip, jstr(sc, "name"));
-
-			c->calls += jint(sc, "calls");
-			c->errors += jint(sc, "errors");
-		}
-	}
+	jsum_syscalls(doc, &ip);
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		ck_assert_msg(sc_find(&st, names[i]), "strace -c did not count %s", names[i]);
-		ck_assert_msg(sc_find(&ip, names[i]), "ipcperf stat did not count %s", names[i]);
+		ck_assert_msg(sc_counts_find(&st, names[i]), "strace -c did not count %s", names[i]);
+		ck_assert_msg(sc_counts_find(&ip, names[i]), "ipcperf stat did not count %s", names[i]);
 	}
 	for (size_t i = 0; i < ip.n; i++) {
-		const struct sc_count *s = sc_find(&st, ip.v[i].name);
+		const struct sc_count *s = sc_counts_find(&st, ip.v[i].name);
 
 		/* strace counts every syscall: one it lacks was never made. */
 		ck_assert_msg(s != NULL, "ipcperf counts %" PRId64 " calls of %s, strace none",

@@ -262,18 +262,6 @@ static json_object *find_entry(json_object *scs, const char *name, pid_t tid)
 	return found;
 }
 
-static void msg_add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t l = strlen(buf);
-	va_list ap;
-
-	if (l + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + l, len - l, fmt, ap);
-	va_end(ap);
-}
-
 /* Whether entry @sc has exactly the calls, errors and errnos of @w; else say why in @msg. */
 static void expect_entry(json_object *sc, const struct want *w, const char *where, char *msg,
 			 size_t len)
@@ -580,36 +568,6 @@ END_TEST
 
 /* ---------------------------------------------------------- vs strace -c */
 
-struct sc_count {
-	char name[40];
-	int64_t calls, errors;
-	int64_t p99_lo, p99_hi;	/* the smallest and largest p99 of the rows counted (p99_hi 0: none) */
-};
-
-struct sc_counts {
-	struct sc_count v[256];
-	size_t n;
-};
-
-static struct sc_count *count_get(struct sc_counts *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
-			return &t->v[i];
-	ck_assert_msg(t->n < ARRAY_SIZE(t->v), "too many syscall names");
-	memset(&t->v[t->n], 0, sizeof(t->v[0]));
-	snprintf(t->v[t->n].name, sizeof(t->v[0].name), "%s", name);
-	return &t->v[t->n++];
-}
-
-static const struct sc_count *count_find(const struct sc_counts *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
-			return &t->v[i];
-	return NULL;
-}
-
 /*
  * `strace -c` prints (with -w or not, any column set):
  *   % time     seconds  usecs/call     calls    errors syscall
@@ -678,7 +636,7 @@ static void parse_strace_c(const char *text, struct sc_counts *t)
 			if (cell[0])
 				ck_assert_msg(parse_i64(cell, &errors), "strace -c: errors of %s: '%s'",
 					      name, cell);
-			c = count_get(t, name);
+			c = sc_counts_get(t, name);
 			c->calls += calls;
 			c->errors += errors;
 		}
@@ -694,22 +652,8 @@ static void parse_strace_c(const char *text, struct sc_counts *t)
 static char **command_env(char **strings)
 {
 	char *argv[] = { IPCPERF_PATH, "stat", "-q", "-o", "/dev/null", "--", "env", "-0", NULL };
-	struct result r;
-	char **envp;
-	size_t n = 0, k = 0;
 
-	cmd_run(argv, &r);
-	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
-		      cmd_status_str(r.status), r.err);
-	for (size_t i = 0; i < r.out_len; i++)
-		n += r.out[i] == '\0';
-	envp = calloc(n + 1, sizeof(*envp));
-	ck_assert_msg(envp != NULL, "out of memory");
-	for (size_t i = 0; i < r.out_len && k < n; i += strlen(r.out + i) + 1)
-		envp[k++] = r.out + i;
-	*strings = r.out;
-	free(r.err);
-	return envp;
+	return cmd_env_of(argv, strings);
 }
 
 START_TEST(test_strace_agrees)
@@ -720,7 +664,7 @@ START_TEST(test_strace_agrees)
 	char *strace_argv[] = { "strace", "-f", "-c", "-o", table, (char *)scwork_path(), NULL };
 	struct sc_counts st = { .n = 0 }, ip = { .n = 0 };
 	struct result r;
-	json_object *doc, *procs;
+	json_object *doc;
 	char *text, *env_strings, **envp;
 	char msg[4096] = "";
 	size_t both = 0;
@@ -742,24 +686,12 @@ START_TEST(test_strace_agrees)
 	run_stat(args, scwork_cmd, &r);
 	doc = parse_json_text(r.out, "stat --syscalls --json");
 	cmd_result_free(&r);
-	procs = jget(doc, "processes", json_type_array);
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *scs = jget(json_object_array_get_idx(procs, i), "syscalls",
-					json_type_array);
-
-		for (size_t k = 0; k < json_object_array_length(scs); k++) {
-			json_object *sc = json_object_array_get_idx(scs, k);
-			struct sc_count *c = count_get(&ip, jstr(sc, "name"));
-
-			c->calls += jint(sc, "calls");
-			c->errors += jint(sc, "errors");
-		}
-	}
+	jsum_syscalls(doc, &ip);
 	json_object_put(doc);
 
 	/* Equal calls and errors for every syscall both report. */
 	for (size_t i = 0; i < ip.n; i++) {
-		const struct sc_count *s = count_find(&st, ip.v[i].name);
+		const struct sc_count *s = sc_counts_find(&st, ip.v[i].name);
 
 		if (!s) {
 			/* strace sees every call: one it lacks was never made. */
@@ -779,11 +711,11 @@ START_TEST(test_strace_agrees)
 	 * the exit without the enter and, by design, counts no call.
 	 */
 	for (size_t i = 0; i < st.n; i++)
-		if (!count_find(&ip, st.v[i].name) && strcmp(st.v[i].name, "execve"))
+		if (!sc_counts_find(&ip, st.v[i].name) && strcmp(st.v[i].name, "execve"))
 			msg_add(msg, sizeof(msg), "  %s: strace %" PRId64 " calls, ipcperf none\n",
 				st.v[i].name, st.v[i].calls);
 	for (size_t i = 0; i < ARRAY_SIZE(counted); i++)
-		ck_assert_msg(count_find(&st, counted[i].name) && count_find(&ip, counted[i].name),
+		ck_assert_msg(sc_counts_find(&st, counted[i].name) && sc_counts_find(&ip, counted[i].name),
 			      "%s is not in both tables", counted[i].name);
 	ck_assert_msg(!msg[0], "ipcperf stat --syscalls and strace -f -c disagree:\n%s", msg);
 	ck_assert_msg(both >= ARRAY_SIZE(counted) + 2, "only %zu syscalls compared", both);
@@ -838,7 +770,7 @@ START_TEST(test_two_processes_total)
 		for (size_t k = 0; k < json_object_array_length(scs); k++) {
 			json_object *sc = json_object_array_get_idx(scs, k);
 			const char *name = jstr(sc, "name");
-			struct sc_count *c = count_get(&sum, name);
+			struct sc_count *c = sc_counts_get(&sum, name);
 			json_object *t = find_entry(total, name, -1);
 
 			c->calls += jint(sc, "calls");
@@ -1307,7 +1239,7 @@ static void add_interval_row(void *ctx, json_object *proc, json_object *sc)
 	char key[64];
 
 	row_key(key, sizeof(key), proc, sc);
-	struct sc_count *c = count_get(ctx, key);
+	struct sc_count *c = sc_counts_get(ctx, key);
 
 	check_entry(sc, "interval");
 	c->calls += jint(sc, "calls");
@@ -1328,7 +1260,7 @@ static void check_total_row(void *ctx, json_object *proc, json_object *sc)
 	char key[64];
 
 	row_key(key, sizeof(key), proc, sc);
-	const struct sc_count *c = count_find(tc->sum, key);
+	const struct sc_count *c = sc_counts_find(tc->sum, key);
 
 	tc->n++;
 	if (!c || c->calls != jint(sc, "calls") || c->errors != jint(sc, "errors"))

@@ -88,3 +88,16 @@ void jeach_row(json_object *doc, const char *list,
 			fn(ctx, p, json_object_array_get_idx(rows, k));
 	}
 }
+
+static void add_syscall_row(void *ctx, json_object *proc, json_object *sc)
+{
+	struct sc_count *c = sc_counts_get(ctx, jstr(sc, "name"));
+
+	c->calls += jint(sc, "calls");
+	c->errors += jint(sc, "errors");
+}
+
+void jsum_syscalls(json_object *doc, struct sc_counts *t)
+{
+	jeach_row(doc, "syscalls", add_syscall_row, t);
+}

@@ -153,3 +153,23 @@ const char *cmd_status_str(int status)
 		snprintf(buf, sizeof(buf), "wait status 0x%x", (unsigned int)status);
 	return buf;
 }
+
+char **cmd_env_of(char *const argv[], char **strings)
+{
+	struct result r;
+	char **envp;
+	size_t n = 0, k = 0;
+
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
+		      cmd_status_str(r.status), r.err);
+	for (size_t i = 0; i < r.out_len; i++)
+		n += r.out[i] == '\0';
+	envp = calloc(n + 1, sizeof(*envp));
+	ck_assert_msg(envp != NULL, "out of memory");
+	for (size_t i = 0; i < r.out_len && k < n; i += strlen(r.out + i) + 1)
+		envp[k++] = r.out + i;
+	*strings = r.out;
+	free(r.err);
+	return envp;
+}

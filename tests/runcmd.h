@@ -37,6 +37,12 @@ void cmd_run_env(char *const argv[], char *const envp[], struct result *r);
 void cmd_run(char *const argv[], struct result *r);
 void cmd_result_free(struct result *r);
 bool cmd_exited_with(const struct result *r, int code);
+/*
+ * The environment of the command @argv, which runs `env -0` under ipcperf
+ * (the variables NUL-separated on its stdout): NULL-terminated, malloc'ed,
+ * its strings in one malloc'ed block put in *@strings. Free both.
+ */
+char **cmd_env_of(char *const argv[], char **strings);
 /* "exit 3", "killed by signal 15": static storage. */
 const char *cmd_status_str(int status);
 #endif
