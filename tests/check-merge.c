@@ -298,6 +298,32 @@ START_TEST(test_summary_sized_reused)
 }
 END_TEST
 
+/* What came out of a merge so far: the last record, and how many. */
+struct popped {
+	uint64_t time, seq;
+	uint32_t tag;
+	size_t n;
+};
+
+/*
+ * NULL when @r may come out after what @o saw (times never go back, equal
+ * times in push order), and @o takes it; else what is wrong.
+ */
+static const char *popped_next(struct popped *o, const struct ipp_mrec *r)
+{
+	uint32_t tag = tag_of(r);
+
+	if (o->n > 0 && r->time < o->time)
+		return "time went backwards";
+	if (o->n > 0 && r->time == o->time && (tag <= o->tag || r->seq <= o->seq))
+		return "equal times out of push order";
+	o->time = r->time;
+	o->tag = tag;
+	o->seq = r->seq;
+	o->n++;
+	return NULL;
+}
+
 /* 100k records with many equal timestamps, all pushed then all popped. */
 START_TEST(test_random_100k)
 {
@@ -306,9 +332,7 @@ START_TEST(test_random_100k)
 	uint64_t *times = malloc(N * sizeof(*times));
 	unsigned char *seen = calloc(N, 1);
 	const struct ipp_mrec *r;
-	uint64_t last_time = 0, last_seq = 0;
-	uint32_t last_tag = 0;
-	size_t n = 0;
+	struct popped o = { .n = 0 };
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_ptr_nonnull(times);
@@ -335,20 +359,14 @@ START_TEST(test_random_100k)
 			bad = "record popped twice";
 		else if (r->time != times[tag])
 			bad = "time not the one pushed";
-		else if (n > 0 && r->time < last_time)
-			bad = "time went backwards";
-		else if (n > 0 && r->time == last_time && (tag <= last_tag || r->seq <= last_seq))
-			bad = "equal times out of push order";
+		else
+			bad = popped_next(&o, r);
 		if (bad)
 			break;
 		seen[tag] = 1;
-		last_time = r->time;
-		last_tag = tag;
-		last_seq = r->seq;
-		n++;
 	}
-	ck_assert_msg(!bad, "record %zu: %s", n, bad ? bad : "");
-	ck_assert_uint_eq(n, N);
+	ck_assert_msg(!bad, "record %zu: %s", o.n, bad ? bad : "");
+	ck_assert_uint_eq(o.n, N);
 	ck_assert_uint_eq(ipp_merge__len(m), 0);
 	free(times);
 	free(seen);
@@ -417,9 +435,8 @@ START_TEST(test_mostly_in_order)
 	enum { N = 50000 };
 	struct ipp_merge *m = ipp_merge__new();
 	const struct ipp_mrec *r;
-	uint64_t now = 1000, last_time = 0, last_seq = 0;
-	uint32_t last_tag = 0;
-	size_t out = 0;
+	uint64_t now = 1000;
+	struct popped o = { .n = 0 };
 	const char *bad = NULL;
 
 	ck_assert_ptr_nonnull(m);
@@ -433,27 +450,12 @@ START_TEST(test_mostly_in_order)
 		if (lcg() % 16 == 0 || i == N - 1) {
 			uint64_t horizon = i == N - 1 ? UINT64_MAX : now - 50;
 
-			while ((r = ipp_merge__pop(m, horizon))) {
-				uint32_t tag = tag_of(r);
-
-				if (r->time > horizon)
-					bad = "past the horizon";
-				else if (out && r->time < last_time)
-					bad = "time went backwards";
-				else if (out && r->time == last_time &&
-					 (tag <= last_tag || r->seq <= last_seq))
-					bad = "equal times out of push order";
-				if (bad)
-					break;
-				last_time = r->time;
-				last_tag = tag;
-				last_seq = r->seq;
-				out++;
-			}
+			while (!bad && (r = ipp_merge__pop(m, horizon)))
+				bad = r->time > horizon ? "past the horizon" : popped_next(&o, r);
 		}
 	}
-	ck_assert_msg(!bad, "record %zu: %s", out, bad ? bad : "");
-	ck_assert_uint_eq(out, N);
+	ck_assert_msg(!bad, "record %zu: %s", o.n, bad ? bad : "");
+	ck_assert_uint_eq(o.n, N);
 	ck_assert_uint_eq(ipp_merge__len(m), 0);
 	ipp_merge__delete(m);
 }
