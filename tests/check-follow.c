@@ -28,6 +28,16 @@ static struct ipp_follow *new_follow(void)
 	return f;
 }
 
+/* @tid is the one target left: once it exits, @f is done (and deleted). */
+static void last_target_exits(struct ipp_follow *f, pid_t tid)
+{
+	ck_assert(ipp_follow__has(f, tid));
+	ck_assert_uint_eq(ipp_follow__count(f), 1);
+	ipp_follow__exit(f, tid);
+	ck_assert(ipp_follow__done(f));
+	ipp_follow__delete(f);
+}
+
 START_TEST(test_pids_and_their_children)
 {
 	struct ipp_follow *f = new_follow();
@@ -88,11 +98,7 @@ START_TEST(test_command_from_its_exec)
 	ck_assert_int_eq(ipp_follow__exec(f, 499, 499), 0);
 	ck_assert(!ipp_follow__has(f, 499));
 	ck_assert_int_eq(ipp_follow__exec(f, 500, 500), 0);
-	ck_assert(ipp_follow__has(f, 500));
-	ck_assert_uint_eq(ipp_follow__count(f), 1);
-	ipp_follow__exit(f, 500);
-	ck_assert(ipp_follow__done(f));
-	ipp_follow__delete(f);
+	last_target_exits(f, 500);
 }
 END_TEST
 
@@ -124,12 +130,8 @@ START_TEST(test_exec_in_a_thread)
 	ipp_follow__exit(f, 703);	/* killed by the exec */
 	ipp_follow__exit(f, 700);	/* the leader, too */
 	ck_assert_int_eq(ipp_follow__exec(f, 700, 700), 0);
-	ck_assert(ipp_follow__has(f, 700));
 	ck_assert(!ipp_follow__has(f, 702));
-	ck_assert_uint_eq(ipp_follow__count(f), 1);
-	ipp_follow__exit(f, 700);
-	ck_assert(ipp_follow__done(f));
-	ipp_follow__delete(f);
+	last_target_exits(f, 700);
 }
 END_TEST
 
