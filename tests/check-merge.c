@@ -167,13 +167,29 @@ START_TEST(test_horizon)
 }
 END_TEST
 
+/* The next record popped has @want's header fields, size and bytes. */
+static void expect_pop(struct ipp_merge *m, const struct ipp_mrec_in *want)
+{
+	const struct ipp_mrec *r = ipp_merge__pop(m, UINT64_MAX);
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->time, want->time);
+	ck_assert_uint_eq(r->type, want->type);
+	ck_assert_uint_eq(r->misc, want->misc);
+	ck_assert_int_eq(r->pid, want->pid);
+	ck_assert_int_eq(r->tid, want->tid);
+	ck_assert_int_eq(r->cpu, want->cpu);
+	ck_assert_uint_eq(r->size, want->size);
+	if (want->size)
+		ck_assert_int_eq(memcmp(r->data, want->data, want->size), 0);
+}
+
 /* Every header field and data byte is copied at push: the source can change. */
 START_TEST(test_copies_record)
 {
 	struct ipp_merge *m = ipp_merge__new();
 	unsigned char buf[300], want[300];
 	static const unsigned char small[3] = { 0xde, 0xad, 0x01 };
-	const struct ipp_mrec *r;
 
 	ck_assert_ptr_nonnull(m);
 	for (size_t i = 0; i < sizeof(buf); i++)
@@ -193,37 +209,12 @@ START_TEST(test_copies_record)
 			 0);
 	memset(buf, 0xee, sizeof(buf));
 
-	r = ipp_merge__pop(m, UINT64_MAX);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->time, 777);
-	ck_assert_uint_eq(r->type, 9);
-	ck_assert_uint_eq(r->misc, 0x2);
-	ck_assert_int_eq(r->pid, 4321);
-	ck_assert_int_eq(r->tid, 4322);
-	ck_assert_int_eq(r->cpu, 3);
-	ck_assert_uint_eq(r->size, sizeof(want));
-	ck_assert_int_eq(memcmp(r->data, want, sizeof(want)), 0);
-
-	r = ipp_merge__pop(m, UINT64_MAX);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->time, 778);
-	ck_assert_uint_eq(r->type, 2);
-	ck_assert_uint_eq(r->misc, 0);
-	ck_assert_int_eq(r->pid, -1);
-	ck_assert_int_eq(r->tid, -1);
-	ck_assert_int_eq(r->cpu, 7);
-	ck_assert_uint_eq(r->size, 3);
-	ck_assert_int_eq(memcmp(r->data, small, 3), 0);
-
-	r = ipp_merge__pop(m, UINT64_MAX);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->time, 779);
-	ck_assert_uint_eq(r->type, 14);
-	ck_assert_uint_eq(r->misc, 0x8000);
-	ck_assert_int_eq(r->pid, 1);
-	ck_assert_int_eq(r->tid, 2);
-	ck_assert_int_eq(r->cpu, 0);
-	ck_assert_uint_eq(r->size, 0);
+	expect_pop(m, &(struct ipp_mrec_in){ .time = 777, .type = 9, .misc = 0x2, .pid = 4321,
+					     .tid = 4322, .cpu = 3, .data = want, .size = sizeof(want) });
+	expect_pop(m, &(struct ipp_mrec_in){ .time = 778, .type = 2, .misc = 0, .pid = -1, .tid = -1,
+					     .cpu = 7, .data = small, .size = 3 });
+	expect_pop(m, &(struct ipp_mrec_in){ .time = 779, .type = 14, .misc = 0x8000, .pid = 1,
+					     .tid = 2, .cpu = 0, .size = 0 });
 	ck_assert_ptr_null(ipp_merge__pop(m, UINT64_MAX));
 	ipp_merge__delete(m);
 }
