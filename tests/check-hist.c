@@ -14,6 +14,14 @@
  * more than a 64th off at a bound, growing with the bound, and bounds that
  * are not ascending refused untouched.
  */
+/* @h holds each of @lo..@hi once (and nothing else). */
+static void hist_of_range(struct ipp_hist *h, uint64_t lo, uint64_t hi)
+{
+	ipp_hist_init(h);
+	for (uint64_t v = lo; v <= hi; v++)
+		ipp_hist_add(h, v);
+}
+
 START_TEST(test_count_le)
 {
 	static const uint64_t small[] = { 0, 4, 5, 31 };
@@ -33,9 +41,7 @@ START_TEST(test_count_le)
 	ck_assert_uint_eq(out[3], 10);
 
 	/* 1..100000: the count at b is b, but for the samples of b's bucket. */
-	ipp_hist_init(&h);
-	for (uint64_t v = 1; v <= 100000; v++)
-		ipp_hist_add(&h, v);
+	hist_of_range(&h, 1, 100000);
 	for (int i = 0; i < 64; i++)
 		bnd[i] = (uint64_t)i * i * 25 + 1;
 	ck_assert(ipp_hist_count_le(&h, bnd, 64, out));
@@ -168,10 +174,8 @@ END_TEST
 START_TEST(test_uniform_1_10000)
 {
 	struct ipp_hist h;
-	ipp_hist_init(&h);
-	for (uint64_t v = 1; v <= 10000; v++)
-		ipp_hist_add(&h, v);
 
+	hist_of_range(&h, 1, 10000);
 	ck_assert_uint_eq(ipp_hist_count(&h), 10000);
 	ck_assert_uint_eq(ipp_hist_min(&h), 1);
 	ck_assert_uint_eq(ipp_hist_max(&h), 10000);
@@ -425,9 +429,8 @@ END_TEST
 START_TEST(test_bad_p)
 {
 	struct ipp_hist h;
-	ipp_hist_init(&h);
-	for (uint64_t v = 100; v <= 200; v++)
-		ipp_hist_add(&h, v);
+
+	hist_of_range(&h, 100, 200);
 	ck_assert_uint_eq(ipp_hist_percentile(&h, -5), 100);
 	ck_assert_uint_eq(ipp_hist_percentile(&h, NAN), 100);
 	ck_assert_uint_eq(ipp_hist_percentile(&h, 250), 200);
