@@ -3,7 +3,9 @@
  * come out by timestamp; equal timestamps in push order; nothing newer than
  * the horizon; every byte and header field copied in.
  */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
@@ -167,19 +169,26 @@ START_TEST(test_horizon)
 }
 END_TEST
 
+/* A record's header fields as text, into @buf. */
+static const char *header_str(char *buf, size_t len, uint64_t time, uint32_t type, uint32_t misc,
+			      pid_t pid, pid_t tid, int cpu, uint32_t size)
+{
+	snprintf(buf, len, "time %" PRIu64 " type %" PRIu32 " misc %#" PRIx32 " pid %d tid %d cpu %d"
+		 " size %" PRIu32, time, type, misc, (int)pid, (int)tid, cpu, size);
+	return buf;
+}
+
 /* The next record popped has @want's header fields, size and bytes. */
 static void expect_pop(struct ipp_merge *m, const struct ipp_mrec_in *want)
 {
 	const struct ipp_mrec *r = ipp_merge__pop(m, UINT64_MAX);
+	char got_s[160], want_s[160];
 
 	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->time, want->time);
-	ck_assert_uint_eq(r->type, want->type);
-	ck_assert_uint_eq(r->misc, want->misc);
-	ck_assert_int_eq(r->pid, want->pid);
-	ck_assert_int_eq(r->tid, want->tid);
-	ck_assert_int_eq(r->cpu, want->cpu);
-	ck_assert_uint_eq(r->size, want->size);
+	ck_assert_str_eq(header_str(got_s, sizeof(got_s), r->time, r->type, r->misc, r->pid, r->tid,
+				    r->cpu, r->size),
+			 header_str(want_s, sizeof(want_s), want->time, want->type, want->misc,
+				    want->pid, want->tid, want->cpu, want->size));
 	if (want->size)
 		ck_assert_int_eq(memcmp(r->data, want->data, want->size), 0);
 }
