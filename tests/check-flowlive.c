@@ -11,7 +11,7 @@
  * flow start ("ph":"s") has exactly one flow end ("ph":"f") with its id.
  *
  * Needs root; check-live.c decides whether to run. No assertion depends on
- * wall time: a run that hangs is killed after RUN_DEADLINE_S and reported.
+ * wall time: a run that hangs is killed after FLOW_DEADLINE_S and reported.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -36,6 +36,7 @@
 #include <json-c/json.h>
 
 #include "jsoncheck.h"
+#include "runcmd.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -46,7 +47,7 @@
 #endif
 
 /* A run that takes longer than this is a hang: kill it and fail. */
-#define RUN_DEADLINE_S 50
+#define FLOW_DEADLINE_S 50
 
 /* ------------------------------------------------------------------ */
 /* Running programs                                                    */
@@ -184,13 +185,13 @@ static void finish(struct proc *p, struct output *o)
 		p->in_fd = -1;
 	}
 	while ((w = waitpid(p->pid, &o->status, WNOHANG)) == 0) {
-		if (++ticks > RUN_DEADLINE_S * 100L) {
+		if (++ticks > FLOW_DEADLINE_S * 100L) {
 			kill(-p->pid, SIGKILL);
 			kill(p->pid, SIGKILL);
 			waitpid(p->pid, &o->status, 0);
 			o->err = read_fd_all(p->err_fd, &o->err_len);
 			ck_abort_msg("%s did not finish within %d s; stderr:\n%.2000s", p->what,
-				     RUN_DEADLINE_S, o->err);
+				     FLOW_DEADLINE_S, o->err);
 		}
 		nanosleep(&tick, NULL);
 	}
@@ -226,46 +227,6 @@ static void run(char *const argv[], struct output *o)
 
 	start(&p, argv, false, false);
 	finish(&p, o);
-}
-
-/*
- * Wait until @pid blocks in a poll-family call: its capture loop then runs,
- * so its events are open and enabled.
- */
-static void wait_polling(pid_t pid)
-{
-	static const long polls[] = {
-#ifdef SYS_poll
-		SYS_poll,
-#endif
-#ifdef SYS_epoll_wait
-		SYS_epoll_wait,
-#endif
-#ifdef SYS_select
-		SYS_select,
-#endif
-		SYS_ppoll, SYS_epoll_pwait, SYS_pselect6,
-	};
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = 5 * 1000 * 1000 };
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	for (long i = 0; i < RUN_DEADLINE_S * 200L; i++) {
-		char buf[256] = "";
-		FILE *f = fopen(path, "re");
-		long nr;
-
-		ck_assert_msg(f != NULL, "%s: %s (ipcperf exited early?)", path, strerror(errno));
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		if (sscanf(buf, "%ld", &nr) == 1)
-			for (size_t k = 0; k < sizeof(polls) / sizeof(polls[0]); k++)
-				if (nr == polls[k])
-					return;
-		nanosleep(&tick, NULL);
-	}
-	ck_abort_msg("ipcperf (pid %d) never got to its poll loop", (int)pid);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1145,7 +1106,7 @@ START_TEST(test_preconnected)
 	ck_assert_msg(sscanf(line, "ready %d %d", &p, &c) == 2, "bad ready line '%s'", line);
 	snprintf(pids, sizeof(pids), "%d,%d", p, c);
 	start(&ip, argv, false, false);
-	wait_polling(ip.pid);
+	cmd_wait_polling(ip.pid);
 	ck_assert_int_eq(write(wk.in_fd, "g", 1), 1);
 	finish(&wk, &ow);
 	ck_assert_msg(WIFEXITED(ow.status) && WEXITSTATUS(ow.status) == 0,

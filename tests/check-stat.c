@@ -84,62 +84,6 @@ static void stat_iowork(const char *scenario, const char *arg, struct result *r)
 		      "stderr:\n%.2000s", scenario, cmd_status_str(r->status), r->err);
 }
 
-/*
- * Wait until @pid is inside one of the system calls @nrs (from
- * /proc/PID/syscall: its number, then its arguments), with first argument
- * @arg0 unless it is -1.
- */
-static void wait_in_syscall(pid_t pid, const long *nrs, size_t nr_nrs, long arg0, const char *what)
-{
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = 5 * 1000 * 1000 };
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	for (long i = 0; i < RUN_DEADLINE_S * 200L; i++) {
-		char buf[256] = "";
-		FILE *f = fopen(path, "re");
-		long nr;
-		unsigned long a0;
-		int got;
-
-		ck_assert_msg(f != NULL, "%s: %s (%s exited early?)", path, strerror(errno), what);
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		got = sscanf(buf, "%ld %lx", &nr, &a0);
-		for (size_t k = 0; got >= 1 && k < nr_nrs; k++)
-			if (nr == nrs[k] && (arg0 < 0 || (got == 2 && a0 == (unsigned long)arg0)))
-				return;
-		nanosleep(&tick, NULL);
-	}
-	ck_abort_msg("%s (pid %d) never got to the expected system call", what, (int)pid);
-}
-
-/*
- * Wait until ipcperf @pid blocks in a poll-family call: then its capture loop
- * runs, so its signal handlers are in place and its events are enabled.
- */
-static void wait_polling(pid_t pid)
-{
-	static const long polls[] = {
-#ifdef SYS_poll
-		SYS_poll,
-#endif
-#ifdef SYS_epoll_wait
-		SYS_epoll_wait,
-#endif
-#ifdef SYS_select
-		SYS_select,
-#endif
-#ifdef SYS_epoll_pwait2
-		SYS_epoll_pwait2,
-#endif
-		SYS_ppoll, SYS_epoll_pwait, SYS_pselect6,
-	};
-
-	wait_in_syscall(pid, polls, sizeof(polls) / sizeof(polls[0]), -1, "ipcperf");
-}
-
 /* ------------------------------------------------------------------ */
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
@@ -1331,19 +1275,6 @@ static void parse_strace_c(const char *text, struct sc_counts *t)
 	free(copy);
 }
 
-/*
- * The environment ipcperf gives the command it runs (a libtool wrapper in the
- * build tree adds LD_LIBRARY_PATH, which changes the dynamic loader's calls):
- * NULL-terminated, one malloc'ed block with @strings.
- */
-static char **command_env(char **strings)
-{
-	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-o", "/dev/null", "--", "env", "-0",
-			 NULL };
-
-	return cmd_env_of(argv, strings);
-}
-
 START_TEST(test_strace_agrees)
 {
 	/* Every call the syscalls scenario makes; each must be in both tables. */
@@ -1352,28 +1283,23 @@ START_TEST(test_strace_agrees)
 		"sendmsg", "recvmsg", "close", "dup", "dup2", "dup3", "fcntl", "pipe2",
 		"socketpair", "socket", "connect", "accept", "openat",
 	};
-	char table[] = "/tmp/check-stat-strace.XXXXXX";
-	int fd = mkstemp(table);
-	char *strace_argv[] = { "strace", "-f", "-c", "-o", table, IOWORK_PATH, "syscalls", NULL };
+	static const char *const cmd[] = { IOWORK_PATH, "syscalls", NULL };
+	/*
+	 * The environment ipcperf gives the command it runs (a libtool wrapper in
+	 * the build tree adds LD_LIBRARY_PATH, which changes the dynamic loader's
+	 * calls): the same program in the same environment makes the same calls,
+	 * loader included.
+	 */
+	char *env_argv[] = { IPCPERF_PATH, "stat", "--json", "-o", "/dev/null", "--", "env", "-0",
+			     NULL };
 	struct sc_counts st = { .n = 0 }, ip = { .n = 0 };
 	struct result r;
 	json_object *doc;
-	size_t len, compared = 0;
-	char *text, *env_strings, **envp;
+	size_t compared = 0;
+	char *text;
 	char msg[4096] = "";
 
-	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-	/* The same program in the same environment: the same calls, loader included. */
-	envp = command_env(&env_strings);
-	cmd_run_env(strace_argv, envp, &r);
-	free(envp);
-	free(env_strings);
-	ck_assert_msg(cmd_exited_with(&r, 0), "strace -f -c iowork syscalls: %s (is strace installed?)"
-		      "; stderr:\n%.2000s", cmd_status_str(r.status), r.err);
-	cmd_result_free(&r);
-	text = cmd_slurp(fd, &len);
-	close(fd);
-	unlink(table);
+	text = cmd_strace_c(env_argv, cmd, "iowork syscalls");
 	parse_strace_c(text, &st);
 	free(text);
 
@@ -1797,7 +1723,7 @@ START_TEST(test_sigint_pid)
 	cmd_spawn(&sl, sleep_argv, false, NULL);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)sl.pid);
 	cmd_spawn(&ip, argv, false, NULL);
-	wait_polling(ip.pid);
+	cmd_wait_polling(ip.pid);
 	ck_assert_int_eq(kill(ip.pid, SIGINT), 0);
 	cmd_finish(&ip, &r);
 	alive = kill(sl.pid, 0) == 0;
@@ -1850,10 +1776,10 @@ static json_object *pid_exits_once(void *ctx)
 
 	cmd_spawn(&wk, work_argv, true, NULL);
 	/* Set up and blocked in read(0): every fd is open before ipcperf looks. */
-	wait_in_syscall(wk.pid, read_nr, 1, 0, "iowork wait-go");
+	cmd_wait_in_syscall(wk.pid, read_nr, 1, 0, "iowork wait-go");
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)wk.pid);
 	cmd_spawn(&ip, argv, false, NULL);
-	wait_polling(ip.pid);
+	cmd_wait_polling(ip.pid);
 	/* Only now: iowork's read(0) is in flight at the attach, then it works and exits. */
 	ck_assert_int_eq(write(wk.in_fd, "g", 1), 1);
 	cmd_finish(&wk, &rw);

@@ -644,42 +644,24 @@ static void parse_strace_c(const char *text, struct sc_counts *t)
 	ck_assert_msg(header && t->n > 0, "no strace -c table in:\n%.1000s", text);
 }
 
-/*
- * The environment ipcperf gives the command it runs: in the build tree
- * ipcperf is a libtool wrapper that sets LD_LIBRARY_PATH, which changes the
- * dynamic loader's calls. strace runs scwork in the same one.
- */
-static char **command_env(char **strings)
-{
-	char *argv[] = { IPCPERF_PATH, "stat", "-q", "-o", "/dev/null", "--", "env", "-0", NULL };
-
-	return cmd_env_of(argv, strings);
-}
-
 START_TEST(test_strace_agrees)
 {
 	static const char *const args[] = { "--syscalls", "--json", NULL };
-	char table[] = "/tmp/check-syscalls-strace.XXXXXX";
-	int fd = mkstemp(table);
-	char *strace_argv[] = { "strace", "-f", "-c", "-o", table, (char *)scwork_path(), NULL };
+	const char *const cmd[] = { scwork_path(), NULL };
+	/*
+	 * The environment ipcperf gives the command it runs: in the build tree
+	 * ipcperf is a libtool wrapper that sets LD_LIBRARY_PATH, which changes
+	 * the dynamic loader's calls. strace runs scwork in the same one.
+	 */
+	char *env_argv[] = { IPCPERF_PATH, "stat", "-q", "-o", "/dev/null", "--", "env", "-0", NULL };
 	struct sc_counts st = { .n = 0 }, ip = { .n = 0 };
 	struct result r;
 	json_object *doc;
-	char *text, *env_strings, **envp;
+	char *text;
 	char msg[4096] = "";
 	size_t both = 0;
 
-	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-	envp = command_env(&env_strings);
-	cmd_run_env(strace_argv, envp, &r);
-	free(envp);
-	free(env_strings);
-	ck_assert_msg(cmd_exited_with(&r, 0), "strace -f -c scwork: %s (is strace installed?); "
-		      "stderr:\n%.2000s", cmd_status_str(r.status), r.err);
-	cmd_result_free(&r);
-	text = cmd_slurp(fd, NULL);
-	close(fd);
-	unlink(table);
+	text = cmd_strace_c(env_argv, cmd, "scwork");
 	parse_strace_c(text, &st);
 	free(text);
 
