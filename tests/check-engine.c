@@ -353,12 +353,18 @@ static size_t group_by_tid(const struct collect *c, enum ipcperf_sc_class cls, i
 	return n;
 }
 
-static const struct task_rec *find_fork(const struct collect *c, pid_t child_tid)
+/* The FORK event of @child_tid (@who names it), which process @parent made. */
+static const struct task_rec *expect_fork(const struct collect *c, pid_t child_tid, pid_t parent,
+					  const char *who)
 {
-	for (size_t i = 0; i < c->nr_task; i++)
+	const struct task_rec *f = NULL;
+
+	for (size_t i = 0; i < c->nr_task && !f; i++)
 		if (c->task[i].kind == IPCPERF_TASK_FORK && c->task[i].child_tid == child_tid)
-			return &c->task[i];
-	return NULL;
+			f = &c->task[i];
+	ck_assert_msg(f != NULL, "no FORK event for %s (tid %d)", who, (int)child_tid);
+	ck_assert_int_eq(f->pid, parent);
+	return f;
 }
 
 /* ------------------------------------------------------------------ */
@@ -397,16 +403,10 @@ static void check_pipe_run(const struct collect *c, pid_t p0)
 	ck_assert_int_ne(g->pid, p0);
 	ck_assert_int_eq(g->tid, g->pid);
 
-	f = find_fork(c, g->tid);
-	ck_assert_msg(f != NULL, "no FORK event for G (tid %d)", (int)g->tid);
-	ck_assert_int_eq(f->pid, w->pid);
-	f = find_fork(c, t->tid);
-	ck_assert_msg(f != NULL, "no FORK event for thread T (tid %d)", (int)t->tid);
-	ck_assert_int_eq(f->pid, w->pid);
+	expect_fork(c, g->tid, w->pid, "G");
+	f = expect_fork(c, t->tid, w->pid, "thread T");
 	ck_assert_int_eq(f->tid, w->tid);
-	f = find_fork(c, w->tid);
-	ck_assert_msg(f != NULL, "no FORK event for W (tid %d)", (int)w->tid);
-	ck_assert_int_eq(f->pid, p0);
+	expect_fork(c, w->tid, p0, "W");
 
 	/* The one reader R: 9 x 1000, 100, 0 (EOF), each asking for 1000. */
 	n = group_by_tid(c, IPCPERF_SC_READ, DATA_RD, 0, rd, 8);
@@ -418,9 +418,7 @@ static void check_pipe_run(const struct collect *c, pid_t p0)
 	ck_assert_int_ne(r->pid, p0);
 	ck_assert_int_ne(r->pid, w->pid);
 	ck_assert_int_ne(r->pid, g->pid);
-	f = find_fork(c, r->tid);
-	ck_assert_msg(f != NULL, "no FORK event for R (tid %d)", (int)r->tid);
-	ck_assert_int_eq(f->pid, p0);
+	expect_fork(c, r->tid, p0, "R");
 
 	/* Its go byte, read before any data. */
 	n = group_by_tid(c, IPCPERF_SC_READ, GO_RD, 0, go, 8);
