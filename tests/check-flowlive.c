@@ -363,6 +363,31 @@ static json_object *flow_written_by(json_object *flows, const char *kind, pid_t 
 	return found;
 }
 
+/* The one flow of kind @kind in @flows: there must be exactly one. */
+static json_object *only_flow(json_object *flows, const char *kind)
+{
+	json_object *f = NULL;
+
+	ck_assert_msg(flows_of_kind(flows, kind, &f, 1) == 1, "want one %s flow:\n%s", kind,
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	return f;
+}
+
+/* Flow @f is written by @w (the @w_role) alone and read by @r (the @r_role) alone. */
+static void assert_ends(json_object *f, pid_t w, const char *w_role, pid_t r, const char *r_role)
+{
+	assert_only_pid(f, "writers", w, w_role);
+	assert_only_pid(f, "readers", r, r_role);
+}
+
+/* The end of a run's checks: nothing lost; the document and the output freed. */
+static void finish_doc(json_object *doc, struct output *o)
+{
+	assert_no_loss(doc);
+	json_object_put(doc);
+	output_free(o);
+}
+
 /* Exact bytes of a flow; on a mismatch, the whole flow and the stderr of the run. */
 static void assert_bytes(json_object *f, int64_t want, const struct output *o)
 {
@@ -606,10 +631,8 @@ START_TEST(test_stat_flows)
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
 	cap = pipe_capacity(o.err);
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", prod, "producer");
-	assert_only_pid(f, "readers", cons, "consumer");
+	f = only_flow(flows, "pipe");
+	assert_ends(f, prod, "producer", cons, "consumer");
 	assert_bytes(f, 262144, &o);
 	ck_assert_msg(jint(f, "max_queued") == cap, "max_queued %" PRId64 ", capacity %ld",
 		      jint(f, "max_queued"), cap);
@@ -617,9 +640,7 @@ START_TEST(test_stat_flows)
 	/* stat's own sections are there too. */
 	ck_assert_int_eq(json_object_get_int64(jmember(doc, "schema")), 1);
 	ck_assert(json_object_is_type(jmember(doc, "processes"), json_type_array));
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -640,11 +661,9 @@ START_TEST(test_backpressure)
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
 	cap = pipe_capacity(o.err);
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	f = only_flow(flows, "pipe");
 	ck_assert_msg(!strncmp(jstr(f, "object"), "pipe:[", 6), "object %s", jstr(f, "object"));
-	assert_only_pid(f, "writers", prod, "producer");
-	assert_only_pid(f, "readers", cons, "consumer");
+	assert_ends(f, prod, "producer", cons, "consumer");
 	assert_bytes(f, 262144, &o);
 	assert_extra(f, "writes", 64);
 	assert_extra(f, "reads", 64);
@@ -667,9 +686,7 @@ START_TEST(test_backpressure)
 	ck_assert_msg(tc.counters > 0, "no counter track of queued bytes");
 	unlink(dot);
 	unlink(trace);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -685,10 +702,8 @@ START_TEST(test_starved)
 	flows = flows_of(doc);
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", prod, "producer");
-	assert_only_pid(f, "readers", cons, "consumer");
+	f = only_flow(flows, "pipe");
+	assert_ends(f, prod, "producer", cons, "consumer");
 	assert_bytes(f, 6400, &o);
 	assert_extra(f, "writes", 64);
 	ck_assert_int_eq(jint(f, "capacity"), pipe_capacity(o.err));
@@ -702,9 +717,7 @@ START_TEST(test_starved)
 	ck_assert_msg(jint(jmember(f, "wire_ns"), "min") > 0, "wire_ns.min = 0: %s",
 		      json_object_to_json_string(jmember(f, "wire_ns")));
 	assert_wire_positive(f);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -721,18 +734,15 @@ START_TEST(test_wire_blocked_reader)
 
 	doc = flows_run(cmd, NULL, NULL, &o);
 	flows = flows_of(doc);
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", role_pid(o.err, "producer"), "producer");
-	assert_only_pid(f, "readers", role_pid(o.err, "consumer"), "consumer");
+	f = only_flow(flows, "pipe");
+	assert_ends(f, role_pid(o.err, "producer"), "producer", role_pid(o.err, "consumer"),
+		    "consumer");
 	assert_bytes(f, 262144, &o);
 	assert_extra(f, "writes", 1);
 	ck_assert_msg(jint(jmember(f, "wire_ns"), "min") > 0, "wire_ns.min = 0: %s",
 		      json_object_to_json_string(jmember(f, "wire_ns")));
 	assert_wire_positive(f);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -747,8 +757,7 @@ START_TEST(test_idle)
 	doc = flows_run(cmd, NULL, NULL, &o);
 	flows = flows_of(doc);
 	cons = role_pid(o.err, "consumer");
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	f = only_flow(flows, "pipe");
 	ck_assert_int_eq(json_object_array_length(jmember(f, "writers")), 0);
 	assert_only_pid(f, "readers", cons, "consumer");
 	assert_bytes(f, 0, &o);
@@ -757,9 +766,7 @@ START_TEST(test_idle)
 	assert_extra(f, "matches", 0);
 	ck_assert_int_ge(jint(f, "reader_blocked_ns"), 50 * 1000000);
 	assert_verdict(f, "idle");
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -787,10 +794,8 @@ START_TEST(test_unix_rr)
 		      "both directions named %s", jstr(up, "object"));
 	ck_assert(!strncmp(jstr(up, "object"), "socket:[", 8));
 	ck_assert(!strncmp(jstr(down, "object"), "socket:[", 8));
-	assert_only_pid(up, "writers", cli, "client");
-	assert_only_pid(up, "readers", srv, "server");
-	assert_only_pid(down, "writers", srv, "server");
-	assert_only_pid(down, "readers", cli, "client");
+	assert_ends(up, cli, "client", srv, "server");
+	assert_ends(down, srv, "server", cli, "client");
 	assert_bytes(up, 1280, &o);
 	assert_bytes(down, 5120, &o);
 	assert_extra(up, "writes", 20);
@@ -815,9 +820,7 @@ START_TEST(test_unix_rr)
 	ck_assert_uint_ge(tc.starts, 40);
 	unlink(dot);
 	unlink(trace);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -837,17 +840,13 @@ START_TEST(test_tcp)
 		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
 	up = flow_written_by(flows, "tcp", cli);
 	down = flow_written_by(flows, "tcp", srv);
-	assert_only_pid(up, "writers", cli, "client");
-	assert_only_pid(up, "readers", srv, "server");
-	assert_only_pid(down, "writers", srv, "server");
-	assert_only_pid(down, "readers", cli, "client");
+	assert_ends(up, cli, "client", srv, "server");
+	assert_ends(down, srv, "server", cli, "client");
 	assert_bytes(up, 10000, &o);
 	assert_bytes(down, 10, &o);
 	assert_extra(up, "writes", 10);
 	assert_extra(down, "writes", 10);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -885,16 +884,13 @@ START_TEST(test_low_fds)
 				f = all[i];
 		ck_assert_msg(f != NULL, "no flow for pipe %d, %s:\n%s", k, object,
 			      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-		assert_only_pid(f, "writers", prod, "producer");
-		assert_only_pid(f, "readers", cons, "consumer");
+		assert_ends(f, prod, "producer", cons, "consumer");
 		assert_bytes(f, (k + 1) * 1000, &o);
 		assert_extra(f, "writes", 1);
 	}
 	ck_assert_msg(n == 6, "%zu pipe flows, want the 6 pipes:\n%s", n,
 		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -913,16 +909,12 @@ START_TEST(test_shell_pipeline)
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
 	ck_assert_int_ne(prod, cons);
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", prod, "producer");
-	assert_only_pid(f, "readers", cons, "consumer");
+	f = only_flow(flows, "pipe");
+	assert_ends(f, prod, "producer", cons, "consumer");
 	assert_bytes(f, 5000, &o);
 	assert_comm(doc, prod, "flowwork");
 	assert_comm(doc, cons, "flowwork");
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -1011,9 +1003,7 @@ START_TEST(test_bottleneck_chain)
 	ck_assert_int_eq(jint(b, "waits_to_read"), cons);
 	ck_assert_int_eq(jint(b, "write_wait_ns"), jint(in, "writer_blocked_ns"));
 	ck_assert_int_eq(jint(b, "read_wait_ns"), jint(out, "reader_blocked_ns"));
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 	assert_chain_text();
 }
 END_TEST
@@ -1058,9 +1048,7 @@ START_TEST(test_deep_queue)
 	ck_assert_int_eq(jint(json_object_array_get_idx(necks, 0), "pid"), cons);
 	ck_assert_int_eq(jint(json_object_array_get_idx(necks, 0), "queue_wait_ns"),
 			 jint(jmember(f, "wire_ns"), "p50"));
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 
 	run(text_argv, &t);
 	ck_assert_msg(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0, "flows (text): %s",
@@ -1120,10 +1108,8 @@ START_TEST(test_preconnected)
 	ck_assert_int_eq(role_pid(ow.err, "receiver"), p);
 	doc = parse_json(oi.out, oi.out_len, "ipcperf flows --json -p");
 	flows = flows_of(doc);
-	ck_assert_msg(flows_of_kind(flows, "unix", &f, 1) == 1, "want one unix flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", c, "sender");
-	assert_only_pid(f, "readers", p, "receiver");
+	f = only_flow(flows, "unix");
+	assert_ends(f, c, "sender", p, "receiver");
 	assert_bytes(f, 5000, &oi);
 	assert_extra(f, "writes", 50);
 	assert_no_loss(doc);
