@@ -26,6 +26,7 @@
 
 #include <ipcperf/ipcperf.h>
 
+#include "check-helpers.h"
 #include "suites.h"
 
 #ifndef IPCWORK_PATH
@@ -174,18 +175,10 @@ static void setup(void)
 	ipcperf_set_print(print_stderr);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Drive @s with ipcperf_session__poll() until every target exited. */
 static unsigned long drive_with_poll(struct ipcperf_session *s)
 {
-	uint64_t deadline = now_ns() + RUN_DEADLINE_NS;
+	uint64_t deadline = mono_ns() + RUN_DEADLINE_NS;
 	unsigned long delivered = 0;
 
 	while (!ipcperf_session__done(s)) {
@@ -195,7 +188,7 @@ static unsigned long drive_with_poll(struct ipcperf_session *s)
 			continue;
 		ck_assert_int_ge(n, 0);
 		delivered += (unsigned long)n;
-		ck_assert_msg(now_ns() < deadline, "session not done after %llu s",
+		ck_assert_msg(mono_ns() < deadline, "session not done after %llu s",
 			      RUN_DEADLINE_NS / 1000000000ull);
 	}
 	return delivered;
@@ -204,7 +197,7 @@ static unsigned long drive_with_poll(struct ipcperf_session *s)
 /* The same with the caller's own poll() on ipcperf_session__fd(). */
 static unsigned long drive_with_own_poll(struct ipcperf_session *s)
 {
-	uint64_t deadline = now_ns() + RUN_DEADLINE_NS;
+	uint64_t deadline = mono_ns() + RUN_DEADLINE_NS;
 	unsigned long delivered = 0, readable = 0;
 	int fd = ipcperf_session__fd(s);
 
@@ -222,7 +215,7 @@ static unsigned long drive_with_own_poll(struct ipcperf_session *s)
 		n = ipcperf_session__consume(s);
 		ck_assert_int_ge(n, 0);
 		delivered += (unsigned long)n;
-		ck_assert_msg(now_ns() < deadline, "session not done after %llu s",
+		ck_assert_msg(mono_ns() < deadline, "session not done after %llu s",
 			      RUN_DEADLINE_NS / 1000000000ull);
 	}
 	/* At the very least the targets' hang-up must have made it readable. */
@@ -1261,8 +1254,8 @@ START_TEST(test_fd_changed_before_start)
 	ck_assert_int_eq(ipcperf_session__start(s), 0);
 	ck_assert_int_eq(write(ctl[1], "g", 1), 1);
 	/* the read is seen while the process lives */
-	deadline = now_ns() + 2000000000ull;
-	while (now_ns() < deadline) {
+	deadline = mono_ns() + 2000000000ull;
+	while (mono_ns() < deadline) {
 		ck_assert_int_ge(ipcperf_session__poll(s, 50), 0);
 		f.rows = 0;
 		ck_assert_int_eq(ipcperf_stats__for_each_fd(st, seen_row, &f), 0);

@@ -1698,14 +1698,6 @@ static void proc_setup(void)
 	setup_matching(false);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t ino_of(int fd)
 {
 	struct stat sb;

@@ -21,6 +21,9 @@ struct ipcperf_flows;
 /* Nanoseconds in a millisecond: times in the hand-built calls. */
 #define MS 1000000ull
 
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t mono_ns(void);
+
 /* A function that builds one module's suite, as suites.h declares them. */
 typedef Suite *(*suite_fn)(void);
 
