@@ -95,6 +95,13 @@ static void name_pipe(pid_t pid, int fd, uint64_t ino, int64_t cap)
 	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, pid, fd, &id), 0);
 }
 
+/* The two ends of pipe:[@ino] (@cap bytes, 0: unknown): @pid_a's @fd_a and @pid_b's @fd_b. */
+static void name_pipe_ends(pid_t pid_a, int fd_a, pid_t pid_b, int fd_b, uint64_t ino, int64_t cap)
+{
+	name_pipe(pid_a, fd_a, ino, cap);
+	name_pipe(pid_b, fd_b, ino, cap);
+}
+
 /* @pid's @fd is socket:[@ino] of @kind, connected to socket:[@peer]. */
 static void name_sock(pid_t pid, int fd, enum ipcperf_fd_kind kind, uint64_t ino, uint64_t peer,
 		      int type, int64_t cap)
@@ -320,8 +327,7 @@ START_TEST(test_partial_reads)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 5000, 65536);
-	name_pipe(20, 3, 5000, 65536);
+	name_pipe_ends(10, 4, 20, 3, 5000, 65536);
 	wr(10, 4, 100, 1000, 1100);
 	rd(20, 3, 30, 1200, 1300);
 	rd(20, 3, 70, 1400, 1500);
@@ -366,8 +372,7 @@ START_TEST(test_read_drains_several_writes)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 77, 65536);
-	name_pipe(20, 3, 77, 65536);
+	name_pipe_ends(10, 4, 20, 3, 77, 65536);
 	wr(10, 4, 10, 1000, 1010);
 	wr(10, 4, 20, 2000, 2020);
 	wr(10, 4, 30, 3000, 3030);
@@ -406,8 +411,7 @@ END_TEST
  */
 START_TEST(test_match_queued_is_after_the_read)
 {
-	name_pipe(10, 4, 77, 65536);
-	name_pipe(20, 3, 77, 65536);
+	name_pipe_ends(10, 4, 20, 3, 77, 65536);
 	wr(10, 4, 10, 1000, 1010);
 	wr(10, 4, 20, 2000, 2020);
 	wr(10, 4, 30, 3000, 3030);
@@ -431,8 +435,7 @@ START_TEST(test_match_queued_read_drains_many)
 {
 	uint64_t t = 1000;
 
-	name_pipe(10, 4, 78, 65536);
-	name_pipe(20, 3, 78, 65536);
+	name_pipe_ends(10, 4, 20, 3, 78, 65536);
 	for (int i = 0; i < 41; i++, t += 100)
 		wr(10, 4, 100, t, t + 10);
 	rd(20, 3, 4000, t, t + 50);
@@ -453,8 +456,7 @@ START_TEST(test_write_drained_by_several_reads)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 88, 0);
-	name_pipe(20, 3, 88, 0);
+	name_pipe_ends(10, 4, 20, 3, 88, 0);
 	wr(10, 4, 90, 1000, 1100);
 	rd(20, 3, 30, 2000, 2100);
 	rd(20, 3, 30, 3000, 3100);
@@ -501,8 +503,7 @@ START_TEST(test_two_writers_one_pipe)
 	const struct flow_rec *r;
 
 	name_pipe(300, 5, 42, 65536);	/* writer with the larger pid writes first */
-	name_pipe(100, 5, 42, 65536);
-	name_pipe(200, 0, 42, 65536);
+	name_pipe_ends(100, 5, 200, 0, 42, 65536);
 	wr(300, 5, 40, 1000, 1040);
 	wr(100, 5, 60, 2000, 2060);
 	wr(300, 5, 5, 2500, 2505);
@@ -529,8 +530,7 @@ START_TEST(test_two_readers_one_pipe)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 43, 65536);
-	name_pipe(30, 3, 43, 65536);
+	name_pipe_ends(10, 4, 30, 3, 43, 65536);
 	name_pipe(20, 3, 43, 65536);
 	wr(10, 4, 100, 1000, 1100);
 	rd(30, 3, 60, 2000, 2100);
@@ -549,8 +549,7 @@ START_TEST(test_threads_listed_by_process)
 	const struct flow_rec *r;
 	const struct ipcperf_flow_match *m;
 
-	name_pipe(10, 4, 44, 0);
-	name_pipe(20, 3, 44, 0);
+	name_pipe_ends(10, 4, 20, 3, 44, 0);
 	io_t(10, 11, IPCPERF_SC_WRITE, 4, 30, 1000, 1100, 0);
 	io_t(10, 12, IPCPERF_SC_WRITE, 4, 30, 1200, 1300, 0);
 	io_t(20, 21, IPCPERF_SC_READ, 3, 60, 2000, 2100, 0);
@@ -580,8 +579,7 @@ START_TEST(test_read_finishing_before_its_write)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 45, 65536);
-	name_pipe(20, 3, 45, 65536);
+	name_pipe_ends(10, 4, 20, 3, 45, 65536);
 	rd(20, 3, 100, 2000, 3000);
 	ck_assert_uint_eq(nr_matches, 0);
 	wr(10, 4, 100, 1000, 5000);
@@ -610,8 +608,7 @@ START_TEST(test_read_before_write_partial)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 46, 65536);
-	name_pipe(20, 3, 46, 65536);
+	name_pipe_ends(10, 4, 20, 3, 46, 65536);
 	rd(20, 3, 100, 2000, 3000);
 	wr(10, 4, 200, 1000, 5000);
 	rd(20, 3, 100, 5500, 6000);
@@ -638,8 +635,7 @@ START_TEST(test_wire_reader_blocked_before_write)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 49, 65536);
-	name_pipe(20, 3, 49, 65536);
+	name_pipe_ends(10, 4, 20, 3, 49, 65536);
 	rd_blocked(20, 3, 100, 1000, 2050, 1000);
 	wr(10, 4, 100, 2000, 2100);
 	rd_blocked(20, 3, 100, 2500, 4000, 1400);
@@ -689,8 +685,7 @@ START_TEST(test_read_before_write_started_is_unmatched)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 48, 65536);
-	name_pipe(20, 3, 48, 65536);
+	name_pipe_ends(10, 4, 20, 3, 48, 65536);
 	rd(20, 3, 50, 1000, 1100);
 	wr(10, 4, 70, 2000, 2100);
 	ck_assert_uint_eq(nr_matches, 0);
@@ -782,8 +777,7 @@ START_TEST(test_errors_and_eof_move_nothing)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 49, 65536);
-	name_pipe(20, 3, 49, 65536);
+	name_pipe_ends(10, 4, 20, 3, 49, 65536);
 	wr(10, 4, 40, 1000, 1100);
 	wr(10, 4, -EAGAIN, 1200, 1300);
 	wr(10, 4, -EPIPE, 1400, 1500);
@@ -840,8 +834,7 @@ START_TEST(test_closed_fd_leaves_the_flow)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 51, 65536);
-	name_pipe(20, 3, 51, 65536);
+	name_pipe_ends(10, 4, 20, 3, 51, 65536);
 	wr(10, 4, 10, 1000, 1100);
 	do_close(10, 4, 1200);
 	wr(10, 4, 99, 1400, 1500);	/* fd 4 now unknown (no /proc) */
@@ -1109,8 +1102,7 @@ START_TEST(test_occupancy_full_time)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 60, 65536);
-	name_pipe(20, 3, 60, 65536);
+	name_pipe_ends(10, 4, 20, 3, 60, 65536);
 	wr(10, 4, 40000, 900, 1000);
 	wr(10, 4, 20000, 1900, 2000);
 	rd(20, 3, 10000, 4900, 5000);
@@ -1137,10 +1129,8 @@ START_TEST(test_reset_intervals)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 5000, 65536);
-	name_pipe(20, 3, 5000, 65536);
-	name_pipe(10, 5, 6000, 65536);
-	name_pipe(20, 6, 6000, 65536);
+	name_pipe_ends(10, 4, 20, 3, 5000, 65536);
+	name_pipe_ends(10, 5, 20, 6, 6000, 65536);
 	/* 1: the writer waits 5 ms for room; 100 bytes stay queued; another pipe moves 10 */
 	wr_blocked(10, 4, 4096, 1000, 5001000, 5000000);
 	rd(20, 3, 4096, 5000500, 5001500);
@@ -1195,8 +1185,7 @@ START_TEST(test_reset_full_carries)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 60, 65536);
-	name_pipe(20, 3, 60, 65536);
+	name_pipe_ends(10, 4, 20, 3, 60, 65536);
 	wr(10, 4, 65536, 900, 1000);
 	r = only_flow();
 	ck_assert_uint_eq(r->f.max_queued, 65536);
@@ -1216,8 +1205,7 @@ START_TEST(test_occupancy_threshold_and_open_end)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 61, 1000);
-	name_pipe(20, 3, 61, 1000);
+	name_pipe_ends(10, 4, 20, 3, 61, 1000);
 	wr(10, 4, 899, 100, 200);		/* 899: below */
 	wr(10, 4, 1, 1000, 1100);		/* 900: full from 1100 */
 	rd(20, 3, 1, 1500, 1600);		/* 899: 500 ns full */
@@ -1238,8 +1226,7 @@ static const struct flow_rec *flow_for(uint64_t wblocked, uint64_t rblocked)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 70, 65536);
-	name_pipe(20, 3, 70, 65536);
+	name_pipe_ends(10, 4, 20, 3, 70, 65536);
 	wr_blocked(10, 4, 100, 1000, 1000 + wblocked + 100, wblocked);
 	rd_blocked(20, 3, 100, 500, 1000 + wblocked + 200 + rblocked, rblocked);
 	r = only_flow();
@@ -1374,8 +1361,7 @@ START_TEST(test_blocked_time_sums)
 	const struct flow_rec *r;
 	uint64_t t = 1000;
 
-	name_pipe(10, 4, 71, 65536);
-	name_pipe(20, 3, 71, 65536);
+	name_pipe_ends(10, 4, 20, 3, 71, 65536);
 	for (int i = 0; i < 10; i++, t += 3 * MS)
 		wr_blocked(10, 4, 4096, t, t + 2 * MS, MS);
 	rd_blocked(20, 3, 40960, t, t + 100, 0);
@@ -1410,69 +1396,41 @@ static void assert_margin(uint64_t w, uint64_t r, enum ipcperf_verdict verdict,
 	ck_assert(!f->f.by_queue);
 }
 
-START_TEST(test_margin_below_line)
-{
-	assert_margin(19 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 1.9);
-}
-END_TEST
+#define BAL IPCPERF_VERDICT_BALANCED
+#define BP IPCPERF_VERDICT_BACKPRESSURE
+#define CS IPCPERF_VERDICT_CONSUMER_STARVED
 
-START_TEST(test_margin_on_line)
-{
-	assert_margin(20 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 2.0);
-}
-END_TEST
+/* Writer and reader asleep @w, @r ns: the verdict, the one it is near, and the ratio. */
+static const struct margin_case {
+	uint64_t w, r;
+	enum ipcperf_verdict verdict, marginal;
+	double margin;
+} margin_cases[] = {
+	/* Around the line of 2: below it, on it, above it, clear of it. */
+	{ 19 * MS, 10 * MS, BAL, BP, 1.9 },
+	{ 20 * MS, 10 * MS, BAL, BP, 2.0 },
+	{ 21 * MS, 10 * MS, BP, BP, 2.1 },
+	{ 30 * MS, 10 * MS, BP, BAL, 0 },
+	/* The band's ends: 1.6 in, 2.5 out; below 1.6 nothing is near. */
+	{ 16 * MS, 10 * MS, BAL, BP, 1.6 },
+	{ 25 * MS, 10 * MS, BP, BAL, 0 },
+	{ 15 * MS, 10 * MS, BAL, BAL, 0 },
+	/* The readers' side: R / W = 1.9 leans to consumer-starved; 2.1 is it, marginally. */
+	{ 10 * MS, 19 * MS, BAL, CS, 1.9 },
+	{ 10 * MS, 21 * MS, CS, CS, 2.1 },
+	/* Under 1 ms nothing is decided, so nothing is near either: R = 0 and W 0.9 ms. */
+	{ MS - 1, 0, BAL, BAL, 0 },
+};
 
-START_TEST(test_margin_above_line)
-{
-	assert_margin(21 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE,
-		      IPCPERF_VERDICT_BACKPRESSURE, 2.1);
-}
-END_TEST
+#undef BAL
+#undef BP
+#undef CS
 
-START_TEST(test_margin_clear)
+START_TEST(test_margins)
 {
-	assert_margin(30 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE, IPCPERF_VERDICT_BALANCED, 0);
-}
-END_TEST
+	const struct margin_case *c = &margin_cases[_i];
 
-/* The band's ends: 1.6 in, 2.5 out; below 1.6 nothing is near. */
-START_TEST(test_margin_band_ends)
-{
-	assert_margin(16 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 1.6);
-}
-END_TEST
-
-START_TEST(test_margin_band_top)
-{
-	assert_margin(25 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE, IPCPERF_VERDICT_BALANCED, 0);
-}
-END_TEST
-
-START_TEST(test_margin_far_below)
-{
-	assert_margin(15 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BALANCED, 0);
-}
-END_TEST
-
-/* The readers' side: R / W = 1.9 leans to consumer-starved; 2.1 is it, marginally. */
-START_TEST(test_margin_readers)
-{
-	assert_margin(10 * MS, 19 * MS, IPCPERF_VERDICT_BALANCED,
-		      IPCPERF_VERDICT_CONSUMER_STARVED, 1.9);
-}
-END_TEST
-
-START_TEST(test_margin_readers_above)
-{
-	assert_margin(10 * MS, 21 * MS, IPCPERF_VERDICT_CONSUMER_STARVED,
-		      IPCPERF_VERDICT_CONSUMER_STARVED, 2.1);
-}
-END_TEST
-
-/* Under 1 ms nothing is decided, so nothing is near either: R = 0 and W 0.9 ms. */
-START_TEST(test_margin_needs_1ms)
-{
-	assert_margin(MS - 1, 0, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BALANCED, 0);
+	assert_margin(c->w, c->r, c->verdict, c->marginal, c->margin);
 }
 END_TEST
 
@@ -1488,8 +1446,7 @@ START_TEST(test_queue_residence)
 {
 	const struct flow_rec *f;
 
-	name_pipe(10, 4, 70, 1 << 20);
-	name_pipe(20, 3, 70, 1 << 20);
+	name_pipe_ends(10, 4, 20, 3, 70, 1 << 20);
 	for (uint64_t k = 0; k < 8; k++)
 		wr(10, 4, 4096, 1000 + k * 10000, 11000 + k * 10000);
 	for (uint64_t k = 0; k < 8; k++)
@@ -1517,8 +1474,7 @@ START_TEST(test_queue_residence_keeping_up)
 {
 	const struct flow_rec *f;
 
-	name_pipe(10, 4, 70, 65536);
-	name_pipe(20, 3, 70, 65536);
+	name_pipe_ends(10, 4, 20, 3, 70, 65536);
 	for (uint64_t k = 0; k < 8; k++) {
 		wr(10, 4, 4096, 2 * k * MS, 2 * k * MS + 10000);
 		rd(20, 3, 4096, 2 * k * MS + 110000, 2 * k * MS + 120000);
@@ -1540,8 +1496,7 @@ START_TEST(test_queue_residence_full_channel)
 {
 	const struct flow_rec *f;
 
-	name_pipe(10, 4, 70, 65536);
-	name_pipe(20, 3, 70, 65536);
+	name_pipe_ends(10, 4, 20, 3, 70, 65536);
 	for (uint64_t k = 0; k < 7; k++)
 		wr(10, 4, 4096, 1000 + k * 10000, 11000 + k * 10000);
 	for (uint64_t k = 0; k < 8; k++) {
@@ -1562,8 +1517,7 @@ START_TEST(test_queue_residence_one_read)
 {
 	const struct flow_rec *f;
 
-	name_pipe(10, 4, 70, 65536);
-	name_pipe(20, 3, 70, 65536);
+	name_pipe_ends(10, 4, 20, 3, 70, 65536);
 	wr(10, 4, 100, 1000, 2000);
 	rd(20, 3, 100, 50 * MS, 50 * MS + 1000);
 	f = only_flow();
@@ -1587,12 +1541,9 @@ START_TEST(test_for_each_order_and_stop)
 {
 	int n = 0;
 
-	name_pipe(10, 4, 900, 0);
-	name_pipe(20, 3, 900, 0);
-	name_pipe(10, 6, 100, 0);
-	name_pipe(20, 5, 100, 0);
-	name_pipe(10, 8, 500, 0);
-	name_pipe(20, 7, 500, 0);
+	name_pipe_ends(10, 4, 20, 3, 900, 0);
+	name_pipe_ends(10, 6, 20, 5, 100, 0);
+	name_pipe_ends(10, 8, 20, 7, 500, 0);
 	wr(10, 4, 1, 1000, 1100);	/* ino 900 first */
 	wr(10, 8, 1, 2000, 2100);	/* then 500 */
 	rd(20, 5, 1, 2500, 2600);	/* then 100 (read first: unmatched) */
@@ -1616,8 +1567,7 @@ START_TEST(test_on_match_every_match)
 {
 	uint64_t t = 1000, total = 0;
 
-	name_pipe(10, 4, 80, 65536);
-	name_pipe(20, 3, 80, 65536);
+	name_pipe_ends(10, 4, 20, 3, 80, 65536);
 	/* 7 writes of 300, reads of 500: 2100 = 4 x 500 + 100 */
 	for (int i = 0; i < 7; i++, t += 1000)
 		wr(10, 4, 300, t, t + 10);
@@ -1857,8 +1807,7 @@ START_TEST(test_again_counts)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 80, 65536);
-	name_pipe(20, 3, 80, 65536);
+	name_pipe_ends(10, 4, 20, 3, 80, 65536);
 	rd(20, 3, -EAGAIN, 100, 200);
 	wr(10, 4, 100, 300, 400);
 	wr(10, 4, -EAGAIN, 500, 600);
@@ -1881,8 +1830,7 @@ static enum ipcperf_verdict verdict_for_again(unsigned int w, unsigned int r)
 {
 	uint64_t t = 1000;
 
-	name_pipe(10, 4, 81, 65536);
-	name_pipe(20, 3, 81, 65536);
+	name_pipe_ends(10, 4, 20, 3, 81, 65536);
 	wr(10, 4, 100, t, t + 100);
 	for (unsigned int i = 0; i < w; i++, t += 200)
 		wr(10, 4, -EAGAIN, t + 200, t + 300);
@@ -1920,8 +1868,7 @@ START_TEST(test_waits_put_on_ready_fds)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 82, 65536);
-	name_pipe(20, 3, 82, 65536);
+	name_pipe_ends(10, 4, 20, 3, 82, 65536);
 	name_pipe(20, 7, 83, 65536);	/* another pipe 20 reads, not watched */
 	ep_create(10, 5, 100);
 	ep_ctl(10, 5, EPOLL_CTL_ADD, 4, 200);
@@ -1963,8 +1910,7 @@ START_TEST(test_waits_verdict_backpressure)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 84, 65536);
-	name_pipe(20, 3, 84, 65536);
+	name_pipe_ends(10, 4, 20, 3, 84, 65536);
 	ep_create(10, 5, 100);
 	ep_ctl(10, 5, EPOLL_CTL_ADD, 4, 200);
 	for (uint64_t i = 0; i < 4; i++) {
@@ -2113,8 +2059,7 @@ START_TEST(test_waits_timeout_and_del)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 85, 65536);
-	name_pipe(20, 3, 85, 65536);
+	name_pipe_ends(10, 4, 20, 3, 85, 65536);
 	ep_create(20, 6, 100);
 	ep_ctl(20, 6, EPOLL_CTL_ADD, 3, 200);
 	wr(10, 4, 300, 300, 400);
@@ -2140,8 +2085,7 @@ START_TEST(test_waits_unknown_set_and_close)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 86, 65536);
-	name_pipe(20, 3, 86, 65536);
+	name_pipe_ends(10, 4, 20, 3, 86, 65536);
 	wr(10, 4, 300, 100, 200);
 	ep_wait(20, 9, 1, 300, 4 * MS, 3 * MS);	/* epoll fd 9: from before */
 	rd(20, 3, 100, 4 * MS + 100, 4 * MS + 200);
@@ -2172,8 +2116,7 @@ START_TEST(test_full_channel_is_backpressure)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 87, 1000);
-	name_pipe(20, 3, 87, 1000);
+	name_pipe_ends(10, 4, 20, 3, 87, 1000);
 	rd(20, 3, -EAGAIN, 50, 60);
 	wr(10, 4, 1000, 100, 200);
 	rd(20, 3, 1000, 9 * MS, 9 * MS + 100);
@@ -2313,16 +2256,7 @@ Suite *flows_suite(void)
 
 	tc = tcase_create("margins");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_margin_below_line);
-	tcase_add_test(tc, test_margin_on_line);
-	tcase_add_test(tc, test_margin_above_line);
-	tcase_add_test(tc, test_margin_clear);
-	tcase_add_test(tc, test_margin_band_ends);
-	tcase_add_test(tc, test_margin_band_top);
-	tcase_add_test(tc, test_margin_far_below);
-	tcase_add_test(tc, test_margin_readers);
-	tcase_add_test(tc, test_margin_readers_above);
-	tcase_add_test(tc, test_margin_needs_1ms);
+	tcase_add_loop_test(tc, test_margins, 0, ARRAY_SIZE(margin_cases));
 	tcase_add_test(tc, test_queue_residence);
 	tcase_add_test(tc, test_queue_residence_keeping_up);
 	tcase_add_test(tc, test_queue_residence_one_read);
