@@ -280,6 +280,27 @@ static void assert_pids(const pid_t *got, size_t n, const pid_t *want, size_t nw
 	assert_pids((r)->readers, (r)->f.nr_readers, want_, sizeof(want_) / sizeof(pid_t), "readers"); \
 } while (0)
 
+/* Flow @r is written by @writer alone and read by @reader alone. */
+static void expect_ends(const struct flow_rec *r, pid_t writer, pid_t reader)
+{
+	ASSERT_WRITERS(r, writer);
+	ASSERT_READERS(r, reader);
+}
+
+/* The bytes written into flow @r and read out of it. */
+static void expect_bytes(const struct flow_rec *r, uint64_t written, uint64_t read)
+{
+	ck_assert_uint_eq(r->f.bytes_written, written);
+	ck_assert_uint_eq(r->f.bytes_read, read);
+}
+
+/* The shortest and longest wire time of flow @r's matches. */
+static void expect_wire(const struct flow_rec *r, uint64_t min, uint64_t max)
+{
+	ck_assert_uint_eq(r->f.wire_ns.min, min);
+	ck_assert_uint_eq(r->f.wire_ns.max, max);
+}
+
 /* A percentile from the log-linear histogram: within 1/64 of the sample @want. */
 #define ck_assert_near(got, want) do { \
 	uint64_t g_ = (got), w_ = (want), d_ = g_ > w_ ? g_ - w_ : w_ - g_; \
@@ -344,17 +365,14 @@ START_TEST(test_partial_reads)
 	ck_assert_uint_eq(r->f.ino, 5000);
 	ck_assert_uint_eq(r->f.reader_ino, 5000);
 	ck_assert(!r->f.datagram);
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_ends(r, 10, 20);
 	ck_assert_uint_eq(r->f.writes, 1);
 	ck_assert_uint_eq(r->f.reads, 2);
-	ck_assert_uint_eq(r->f.bytes_written, 100);
-	ck_assert_uint_eq(r->f.bytes_read, 100);
+	expect_bytes(r, 100, 100);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
 	/* wire = read end - write start: 1300 - 1000 and 1500 - 1000 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 300);
-	ck_assert_uint_eq(r->f.wire_ns.max, 500);
+	expect_wire(r, 300, 500);
 	ck_assert_near(r->f.wire_ns.p50, 300);
 	ck_assert_near(r->f.wire_ns.p99, 500);
 	ck_assert_int_eq(r->f.capacity, 65536);
@@ -391,14 +409,12 @@ START_TEST(test_read_drains_several_writes)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.writes, 3);
 	ck_assert_uint_eq(r->f.reads, 1);
-	ck_assert_uint_eq(r->f.bytes_written, 60);
-	ck_assert_uint_eq(r->f.bytes_read, 60);
+	expect_bytes(r, 60, 60);
 	ck_assert_uint_eq(r->f.matches, 3);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.max_queued, 60);
 	/* wire: 5100 - 3000, 5100 - 2000, 5100 - 1000 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 2100);
-	ck_assert_uint_eq(r->f.wire_ns.max, 4100);
+	expect_wire(r, 2100, 4100);
 	ck_assert_near(r->f.wire_ns.p50, 3100);
 	ck_assert_near(r->f.wire_ns.p99, 4100);
 }
@@ -483,16 +499,14 @@ START_TEST(test_write_drained_by_several_reads)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.writes, 3);
 	ck_assert_uint_eq(r->f.reads, 5);
-	ck_assert_uint_eq(r->f.bytes_written, 190);
-	ck_assert_uint_eq(r->f.bytes_read, 190);
+	expect_bytes(r, 190, 190);
 	ck_assert_uint_eq(r->f.matches, 6);
 	ck_assert_uint_eq(r->f.max_queued, 100);
 	/* no capacity given: unknown, and no time "full" can be told */
 	ck_assert_int_eq(r->f.capacity, -1);
 	ck_assert_uint_eq(r->f.full_ns, 0);
 	/* wires (read end - write start): 1100 2100 3100 2100 1100 2100 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 1100);
-	ck_assert_uint_eq(r->f.wire_ns.max, 3100);
+	expect_wire(r, 1100, 3100);
 	ck_assert_near(r->f.wire_ns.p50, 2100);
 }
 END_TEST
@@ -564,8 +578,7 @@ START_TEST(test_threads_listed_by_process)
 	ck_assert_int_eq(m->wtid, 12);
 	ck_assert_int_eq(m->rtid, 21);
 	r = only_flow();
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_ends(r, 10, 20);
 }
 END_TEST
 
@@ -587,14 +600,11 @@ START_TEST(test_read_finishing_before_its_write)
 	assert_match(0, 10, 1000, 5000, 20, 2000, 3000, 100, 0);
 
 	r = only_flow();
-	ck_assert_uint_eq(r->f.bytes_written, 100);
-	ck_assert_uint_eq(r->f.bytes_read, 100);
+	expect_bytes(r, 100, 100);
 	ck_assert_uint_eq(r->f.matches, 1);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
-	ck_assert_uint_eq(r->f.wire_ns.min, 2000);
-	ck_assert_uint_eq(r->f.wire_ns.max, 2000);
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_wire(r, 2000, 2000);
+	expect_ends(r, 10, 20);
 }
 END_TEST
 
@@ -619,8 +629,7 @@ START_TEST(test_read_before_write_partial)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
-	ck_assert_uint_eq(r->f.wire_ns.min, 2000);
-	ck_assert_uint_eq(r->f.wire_ns.max, 5000);
+	expect_wire(r, 2000, 5000);
 	ck_assert_uint_eq(r->f.max_queued, 100);
 }
 END_TEST
@@ -646,8 +655,7 @@ START_TEST(test_wire_reader_blocked_before_write)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.matches, 2);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
-	ck_assert_uint_eq(r->f.wire_ns.min, 1);
-	ck_assert_uint_eq(r->f.wire_ns.max, 50);
+	expect_wire(r, 1, 50);
 	ck_assert_uint_gt(r->f.wire_ns.p50, 0);
 }
 END_TEST
@@ -671,8 +679,7 @@ START_TEST(test_read_of_data_written_before_capture)
 	ck_assert_uint_eq(r->f.reads, 2);
 	ck_assert_uint_eq(r->f.nr_writers, 0);
 	ASSERT_READERS(r, 20);
-	ck_assert_uint_eq(r->f.wire_ns.min, 0);
-	ck_assert_uint_eq(r->f.wire_ns.max, 0);
+	expect_wire(r, 0, 0);
 }
 END_TEST
 
@@ -751,25 +758,21 @@ START_TEST(test_moves_feed_flows)
 
 	ck_assert_uint_eq(snapshot(), 3);
 	f = flow_of(70);
-	ck_assert_uint_eq(f->f.bytes_written, 1050);
-	ck_assert_uint_eq(f->f.bytes_read, 1050);
+	expect_bytes(f, 1050, 1050);
 	ck_assert_uint_eq(f->f.writes, 2);
 	ck_assert_uint_eq(f->f.reads, 3);
 	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(f->f.max_queued, 1000);
 	f = flow_of(71);
-	ck_assert_uint_eq(f->f.bytes_written, 600);
-	ck_assert_uint_eq(f->f.bytes_read, 600);
+	expect_bytes(f, 600, 600);
 	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
 	f = flow_of(80);
-	ck_assert_uint_eq(f->f.bytes_written, 2600);
-	ck_assert_uint_eq(f->f.bytes_read, 2600);
+	expect_bytes(f, 2600, 2600);
 	ck_assert_uint_eq(f->f.writes, 2);
 	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(f->f.writer_blocked_ns, 3 * MS);
 	ck_assert_int_eq(f->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
-	ASSERT_WRITERS(f, 100);
-	ASSERT_READERS(f, 200);
+	expect_ends(f, 100, 200);
 }
 END_TEST
 
@@ -788,8 +791,7 @@ START_TEST(test_errors_and_eof_move_nothing)
 	ck_assert_uint_eq(nr_matches, 1);
 	assert_match(0, 10, 1000, 1100, 20, 1800, 1900, 40, 0);
 	r = only_flow();
-	ck_assert_uint_eq(r->f.bytes_written, 40);
-	ck_assert_uint_eq(r->f.bytes_read, 40);
+	expect_bytes(r, 40, 40);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.writes, 1);	/* successful calls only */
 	ck_assert_uint_le(r->f.reads, 2);	/* the read of 40 (and perhaps the EOF) */
@@ -873,8 +875,7 @@ START_TEST(test_fork_and_dup2_follow_the_pipe)
 	ck_assert_uint_eq(nr_matches, 2);
 	r = only_flow();
 	ck_assert_str_eq(r->object, "pipe:[52]");
-	ASSERT_WRITERS(r, 101);
-	ASSERT_READERS(r, 102);
+	expect_ends(r, 101, 102);
 	ck_assert_uint_eq(r->f.bytes_read, 5000);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 }
@@ -914,25 +915,21 @@ START_TEST(test_socketpair_request_response)
 	ck_assert_uint_eq(ab->f.ino, 1001);
 	ck_assert_uint_eq(ab->f.reader_ino, 1002);
 	ck_assert(!ab->f.datagram);
-	ASSERT_WRITERS(ab, 10);
-	ASSERT_READERS(ab, 20);
+	expect_ends(ab, 10, 20);
 	ck_assert_uint_eq(ab->f.bytes_read, 128);
 	ck_assert_uint_eq(ab->f.bytes_written, 128);
 	ck_assert_uint_eq(ab->f.matches, 2);
-	ck_assert_uint_eq(ab->f.wire_ns.min, 300);
-	ck_assert_uint_eq(ab->f.wire_ns.max, 300);
+	expect_wire(ab, 300, 300);
 	ck_assert_uint_eq(ab->f.max_queued, 64);
 
 	ck_assert_str_eq(ba->object, "socket:[1002]");
 	ck_assert_int_eq(ba->f.kind, IPCPERF_FD_UNIX);
 	ck_assert_uint_eq(ba->f.ino, 1002);
 	ck_assert_uint_eq(ba->f.reader_ino, 1001);
-	ASSERT_WRITERS(ba, 20);
-	ASSERT_READERS(ba, 10);
+	expect_ends(ba, 20, 10);
 	ck_assert_uint_eq(ba->f.bytes_read, 512);
 	ck_assert_uint_eq(ba->f.matches, 2);
-	ck_assert_uint_eq(ba->f.wire_ns.min, 400);
-	ck_assert_uint_eq(ba->f.wire_ns.max, 400);
+	expect_wire(ba, 400, 400);
 	ck_assert_uint_eq(ba->f.max_queued, 256);
 }
 END_TEST
@@ -953,8 +950,7 @@ START_TEST(test_socket_flow_seen_from_reader)
 	ck_assert_str_eq(r->object, "socket:[2001]");
 	ck_assert_uint_eq(r->f.ino, 2001);
 	ck_assert_uint_eq(r->f.reader_ino, 2002);
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_ends(r, 10, 20);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 30);
 	ck_assert_uint_eq(r->f.bytes_read, 70);
 	ck_assert_uint_eq(r->f.matches, 1);
@@ -1002,13 +998,11 @@ START_TEST(test_datagram_one_message_per_read)
 	ck_assert_str_eq(r->object, "socket:[4001]");
 	ck_assert_uint_eq(r->f.writes, 2);
 	ck_assert_uint_eq(r->f.reads, 2);
-	ck_assert_uint_eq(r->f.bytes_written, 140);
-	ck_assert_uint_eq(r->f.bytes_read, 90);
+	expect_bytes(r, 140, 90);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
 	ck_assert_uint_eq(r->f.max_queued, 140);
-	ck_assert_uint_eq(r->f.wire_ns.min, 1100);
-	ck_assert_uint_eq(r->f.wire_ns.max, 1900);
+	expect_wire(r, 1100, 1900);
 }
 END_TEST
 
@@ -1082,8 +1076,7 @@ START_TEST(test_seqpacket_messages)
 	ck_assert_uint_eq(r->f.bytes_read, 384);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.max_queued, 256);
-	ck_assert_uint_eq(r->f.wire_ns.min, 600);
-	ck_assert_uint_eq(r->f.wire_ns.max, 1900);
+	expect_wire(r, 600, 1900);
 }
 END_TEST
 
@@ -1163,8 +1156,7 @@ START_TEST(test_reset_intervals)
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_near(r->f.wire_ns.max, 7000200 - 6000000);
 	ck_assert_near(r->f.wire_ns.min, 12000000 - 11999000);
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_ends(r, 10, 20);
 	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_CONSUMER_STARVED);
 	/* 3: no call; 4: a write nobody reads in it, its reader traced all along */
 	ipcperf_flows__reset(fl);
@@ -1172,8 +1164,7 @@ START_TEST(test_reset_intervals)
 	ipcperf_flows__reset(fl);
 	wr(10, 4, 30, 13000000, 13000100);
 	r = only_flow();
-	ck_assert_uint_eq(r->f.bytes_written, 30);
-	ck_assert_uint_eq(r->f.bytes_read, 0);
+	expect_bytes(r, 30, 0);
 	ck_assert_uint_eq(r->f.matches, 0);
 	ck_assert_uint_eq(r->f.nr_readers, 0);
 	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
