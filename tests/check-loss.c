@@ -24,7 +24,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <ipcperf/ipcperf.h>
