@@ -18,17 +18,23 @@
 #include "syscalls.h"
 #include "pipeline/decode.h"
 
+/* The fields every tracepoint's format opens with, as tracefs prints them. */
+#define FMT_COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n"
+
+/* A syscall tracepoint's: the common fields, then the syscall's number. */
+#define FMT_SYSCALL FMT_COMMON "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+
 /* syscalls/sys_enter_write/format */
 static const char fmt_enter_write[] =
 	"name: sys_enter_write\n"
 	"ID: 840\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:const char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"
@@ -42,12 +48,7 @@ static const char fmt_exit_write[] =
 	"name: sys_exit_write\n"
 	"ID: 839\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"
 	"\n"
 	"print fmt: \"0x%lx\", REC->ret\n";
@@ -57,12 +58,7 @@ static const char fmt_enter_read[] =
 	"name: sys_enter_read\n"
 	"ID: 842\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"
@@ -76,12 +72,7 @@ static const char fmt_exit_read[] =
 	"name: sys_exit_read\n"
 	"ID: 841\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"
 	"\n"
 	"print fmt: \"0x%lx\", REC->ret\n";
@@ -91,12 +82,7 @@ static const char fmt_enter_sendmmsg[] =
 	"name: sys_enter_sendmmsg\n"
 	"ID: 2212\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:struct mmsghdr * mmsg;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int vlen;\toffset:32;\tsize:8;\tsigned:0;\n"
@@ -111,12 +97,7 @@ static const char fmt_enter_dup2[] =
 	"name: sys_enter_dup2\n"
 	"ID: 918\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:unsigned int oldfd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int newfd;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\n"
@@ -128,12 +109,7 @@ static const char fmt_enter_close[] =
 	"name: sys_enter_close\n"
 	"ID: 776\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"fd: 0x%08lx\", ((unsigned long)(REC->fd))\n";
@@ -143,12 +119,7 @@ static const char fmt_enter_getpid[] =
 	"name: sys_enter_getpid\n"
 	"ID: 309\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\n"
 	"print fmt: \"\"\n";
 
@@ -157,11 +128,7 @@ static const char fmt_switch[] =
 	"name: sched_switch\n"
 	"ID: 372\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -188,11 +155,7 @@ static const char fmt_wakeup[] =
 	"name: sched_wakeup\n"
 	"ID: 374\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -206,11 +169,7 @@ static const char fmt_proc_fork[] =
 	"name: sched_process_fork\n"
 	"ID: 366\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:__data_loc char[] parent_comm;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:pid_t parent_pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:__data_loc char[] child_comm;\toffset:16;\tsize:4;\tsigned:0;\n"
@@ -224,11 +183,7 @@ static const char fmt_proc_exec[] =
 	"name: sched_process_exec\n"
 	"ID: 365\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
@@ -241,11 +196,7 @@ static const char fmt_proc_exit[] =
 	"name: sched_process_exit\n"
 	"ID: 369\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -261,11 +212,7 @@ static const char fmt_proc_fork_61[] =
 	"name: sched_process_fork\n"
 	"ID: 300\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
@@ -279,12 +226,7 @@ static const char fmt_exit_write_noret[] =
 	"name: sys_exit_write\n"
 	"ID: 839\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\n"
 	"print fmt: \"nr=%d\", REC->__syscall_nr\n";
 
@@ -293,11 +235,7 @@ static const char fmt_switch_nonext[] =
 	"name: sched_switch\n"
 	"ID: 372\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
