@@ -406,6 +406,29 @@ static int decode(const struct ipp_decoder *d, const struct raw *r, struct ipp_r
 	return ipp_decoder__decode(d, r->b, r->size, out);
 }
 
+/*
+ * A sys_enter of @name (@nr, format @id) with the @n @args, @size bytes of
+ * raw data (0: not checked), decodes into *@rec as that call with those args.
+ */
+static void expect_enter(const struct ipp_decoder *d, uint16_t id, int nr, const char *name,
+			 const uint64_t *args, unsigned n, size_t size, struct ipp_rec *rec)
+{
+	struct raw r;
+
+	raw_sys_enter(&r, id, nr, args, n);
+	if (size)
+		ck_assert_uint_eq(r.size, size);
+	ck_assert_int_eq(decode(d, &r, rec), 0);
+	ck_assert_int_eq(rec->kind, IPP_REC_SYS_ENTER);
+	ck_assert_int_eq(rec->enter.nr, nr);
+	ck_assert_ptr_eq(rec->enter.sc, ipp_scdesc_by_name(name));
+	ck_assert_str_eq(rec->enter.sc->name, name);
+	ck_assert_uint_eq(rec->enter.nr_args, n);
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_msg(rec->enter.args[i] == args[i], "%s arg %u: %#llx, want %#llx", name, i,
+			      (unsigned long long)rec->enter.args[i], (unsigned long long)args[i]);
+}
+
 /* ------------------------------------------------------------------ syscalls */
 
 START_TEST(test_add_format_returns_id)
@@ -420,22 +443,11 @@ END_TEST
 START_TEST(test_enter_write)
 {
 	struct ipp_decoder *d = new_decoder();
+	/* size_t count: all 8 bytes decoded, not just the low 4 */
 	const uint64_t args[3] = { 3, 0x00007ffd12345678ull, 0x100000010ull };
-	struct raw r;
 	struct ipp_rec rec;
 
-	raw_sys_enter(&r, ID_ENTER_WRITE, __NR_write, args, 3);
-	ck_assert_uint_eq(r.size, 40);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_write);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("write"));
-	ck_assert_str_eq(rec.enter.sc->name, "write");
-	ck_assert_uint_eq(rec.enter.nr_args, 3);
-	ck_assert_uint_eq(rec.enter.args[0], 3);
-	ck_assert_uint_eq(rec.enter.args[1], 0x00007ffd12345678ull);
-	/* size_t count: all 8 bytes, not just the low 4 */
-	ck_assert_uint_eq(rec.enter.args[2], 0x100000010ull);
+	expect_enter(d, ID_ENTER_WRITE, __NR_write, "write", args, 3, 40, &rec);
 	ipp_decoder__delete(d);
 }
 END_TEST
@@ -483,16 +495,7 @@ START_TEST(test_read_pair)
 	struct raw r;
 	struct ipp_rec rec;
 
-	raw_sys_enter(&r, ID_ENTER_READ, __NR_read, args, 3);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_read);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("read"));
-	ck_assert_str_eq(rec.enter.sc->name, "read");
-	ck_assert_uint_eq(rec.enter.nr_args, 3);
-	ck_assert_uint_eq(rec.enter.args[0], 0);
-	ck_assert_uint_eq(rec.enter.args[1], 0x00005555aaaa0000ull);
-	ck_assert_uint_eq(rec.enter.args[2], 65536);
+	expect_enter(d, ID_ENTER_READ, __NR_read, "read", args, 3, 0, &rec);
 
 	raw_sys_exit(&r, ID_EXIT_READ, __NR_read, 0);	/* EOF */
 	ck_assert_int_eq(decode(d, &r, &rec), 0);
@@ -512,21 +515,9 @@ START_TEST(test_enter_sendmmsg)
 {
 	struct ipp_decoder *d = new_decoder();
 	const uint64_t args[4] = { 7, 0x00007fff00001000ull, 64, 0x40 /* MSG_DONTWAIT */ };
-	struct raw r;
 	struct ipp_rec rec;
 
-	raw_sys_enter(&r, ID_ENTER_SENDMMSG, __NR_sendmmsg, args, 4);
-	ck_assert_uint_eq(r.size, 48);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_sendmmsg);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("sendmmsg"));
-	ck_assert_str_eq(rec.enter.sc->name, "sendmmsg");
-	ck_assert_uint_eq(rec.enter.nr_args, 4);
-	ck_assert_uint_eq(rec.enter.args[0], 7);
-	ck_assert_uint_eq(rec.enter.args[1], 0x00007fff00001000ull);
-	ck_assert_uint_eq(rec.enter.args[2], 64);
-	ck_assert_uint_eq(rec.enter.args[3], 0x40);
+	expect_enter(d, ID_ENTER_SENDMMSG, __NR_sendmmsg, "sendmmsg", args, 4, 48, &rec);
 	ipp_decoder__delete(d);
 }
 END_TEST
@@ -536,29 +527,10 @@ START_TEST(test_enter_dup2_close)
 	struct ipp_decoder *d = new_decoder();
 	const uint64_t dup2_args[2] = { 5, 1 };
 	const uint64_t close_args[1] = { 9 };
-	struct raw r;
 	struct ipp_rec rec;
 
-	raw_sys_enter(&r, ID_ENTER_DUP2, __NR_dup2, dup2_args, 2);
-	ck_assert_uint_eq(r.size, 32);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_dup2);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("dup2"));
-	ck_assert_str_eq(rec.enter.sc->name, "dup2");
-	ck_assert_uint_eq(rec.enter.nr_args, 2);
-	ck_assert_uint_eq(rec.enter.args[0], 5);
-	ck_assert_uint_eq(rec.enter.args[1], 1);
-
-	raw_sys_enter(&r, ID_ENTER_CLOSE, __NR_close, close_args, 1);
-	ck_assert_uint_eq(r.size, 24);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_close);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("close"));
-	ck_assert_str_eq(rec.enter.sc->name, "close");
-	ck_assert_uint_eq(rec.enter.nr_args, 1);
-	ck_assert_uint_eq(rec.enter.args[0], 9);
+	expect_enter(d, ID_ENTER_DUP2, __NR_dup2, "dup2", dup2_args, 2, 32, &rec);
+	expect_enter(d, ID_ENTER_CLOSE, __NR_close, "close", close_args, 1, 24, &rec);
 	ipp_decoder__delete(d);
 }
 END_TEST
