@@ -28,6 +28,7 @@
 #include <ipcperf/ipcperf.h>
 #include "stats/account.h"
 #include "bpf/sum-rec.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 /* ------------------------------------------------------------------ feeding */
@@ -500,15 +501,6 @@ static struct sc_rows *syscalls_of(struct ipcperf_stats *s)
 	ck_assert_uint_eq((lat).min, (MIN)); \
 	ck_assert_uint_eq((lat).avg, (AVG)); \
 	ck_assert_uint_eq((lat).max, (MAX)); \
-} while (0)
-
-/* |est - exact| <= exact / 64: the documented percentile bound. */
-#define ck_assert_within_64th(est, exact) do { \
-	uint64_t e_ = (est), x_ = (exact); \
-	uint64_t d_ = e_ > x_ ? e_ - x_ : x_ - e_; \
-	ck_assert_msg(d_ <= x_ / 64, "estimate %llu is off from %llu by %llu > %llu", \
-		      (unsigned long long)e_, (unsigned long long)x_, \
-		      (unsigned long long)d_, (unsigned long long)(x_ / 64)); \
 } while (0)
 
 static int cmp_u64(const void *a, const void *b)
@@ -3358,15 +3350,7 @@ END_TEST
 
 START_TEST(test_kind_names)
 {
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNKNOWN), "unknown");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_PIPE), "pipe");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNIX), "unix");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TCP), "tcp");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UDP), "udp");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_FILE), "file");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TTY), "tty");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_OTHER), "other");
-	ck_assert_str_eq(ipcperf_fd_kind_name((enum ipcperf_fd_kind)99), "unknown");
+	expect_fd_kind_names();
 }
 END_TEST
 

@@ -10,9 +10,9 @@
 #include <check.h>
 
 #include "flows/chains.h"
+#include "check-helpers.h"
 #include "suites.h"
 
-#define MS 1000000ull
 #define BP IPCPERF_VERDICT_BACKPRESSURE
 #define CS IPCPERF_VERDICT_CONSUMER_STARVED
 #define BAL IPCPERF_VERDICT_BALANCED
@@ -50,21 +50,44 @@ static struct necks necks_of(const struct ipp_chain_flow *v, size_t n)
 	return nk;
 }
 
+/* The stage of each of the @n flows @v is @want's. */
+static void expect_stages(const struct ipp_chain_flow *v, size_t n, const unsigned *want)
+{
+	unsigned stage[8];
+
+	ck_assert_uint_le(n, 8);
+	ck_assert_int_eq(ipp_chains__stages(v, n, stage), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(stage[i] == want[i], "flow %zu: stage %u, expected %u", i, stage[i],
+			      want[i]);
+}
+
+/* The @n flows @v name one bottleneck, process @pid: returned for more checks. */
+static struct necks one_neck(const struct ipp_chain_flow *v, size_t n, pid_t pid)
+{
+	struct necks nk = necks_of(v, n);
+
+	ck_assert_uint_eq(nk.n, 1);
+	ck_assert_int_eq(nk.v[0].pid, pid);
+	return nk;
+}
+
+/* The @n flows @v name no bottleneck. */
+static void no_neck(const struct ipp_chain_flow *v, size_t n)
+{
+	ck_assert_uint_eq(necks_of(v, n).n, 0);
+}
+
 /* a | b | c with a slow b: a waits to write into b, c waits to read from it. */
 START_TEST(test_slow_middle)
 {
 	/* given out of order: the stage does not come from the order */
 	struct ipp_chain_flow v[] = { flow(2, 3, CS, 5 * MS, 800 * MS),
 				      flow(1, 2, BP, 900 * MS, 10 * MS) };
-	unsigned stage[2];
 	struct necks nk;
 
-	ck_assert_int_eq(ipp_chains__stages(v, 2, stage), 0);
-	ck_assert_uint_eq(stage[0], 1);
-	ck_assert_uint_eq(stage[1], 0);
-	nk = necks_of(v, 2);
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 102);
+	expect_stages(v, 2, (const unsigned[]){ 1, 0 });
+	nk = one_neck(v, 2, 102);
 	ck_assert_int_eq(nk.v[0].waits_to_write, 101);
 	ck_assert_uint_eq(nk.v[0].write_wait_ns, 900 * MS);
 	ck_assert_int_eq(nk.v[0].waits_to_read, 103);
@@ -76,10 +99,8 @@ END_TEST
 START_TEST(test_slow_end)
 {
 	struct ipp_chain_flow v[] = { flow(1, 2, BAL, 0, 0), flow(2, 3, BP, 400 * MS, 0) };
-	struct necks nk = necks_of(v, 2);
+	struct necks nk = one_neck(v, 2, 103);
 
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 103);
 	ck_assert_int_eq(nk.v[0].waits_to_write, 102);
 	ck_assert_uint_eq(nk.v[0].write_wait_ns, 400 * MS);
 	ck_assert_int_eq(nk.v[0].waits_to_read, 0);
@@ -91,10 +112,8 @@ END_TEST
 START_TEST(test_slow_source)
 {
 	struct ipp_chain_flow v[] = { flow(1, 2, CS, 0, 300 * MS), flow(2, 3, CS, 0, 290 * MS) };
-	struct necks nk = necks_of(v, 2);
+	struct necks nk = one_neck(v, 2, 101);
 
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 101);
 	ck_assert_int_eq(nk.v[0].waits_to_write, 0);
 	ck_assert_int_eq(nk.v[0].waits_to_read, 102);
 	ck_assert_uint_eq(nk.v[0].read_wait_ns, 300 * MS);
@@ -114,16 +133,11 @@ END_TEST
 START_TEST(test_fan_in)
 {
 	struct ipp_chain_flow v[] = { flow(1, 3, BP, 100 * MS, 0), flow(2, 3, BP, 250 * MS, 0) };
-	unsigned stage[2];
-	struct necks nk = necks_of(v, 2);
+	struct necks nk = one_neck(v, 2, 103);
 
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 103);
 	ck_assert_int_eq(nk.v[0].waits_to_write, 102);
 	ck_assert_uint_eq(nk.v[0].write_wait_ns, 350 * MS);
-	ck_assert_int_eq(ipp_chains__stages(v, 2, stage), 0);
-	ck_assert_uint_eq(stage[0], 0);
-	ck_assert_uint_eq(stage[1], 0);
+	expect_stages(v, 2, (const unsigned[]){ 0, 0 });
 }
 END_TEST
 
@@ -132,13 +146,9 @@ START_TEST(test_stages_longest_path)
 {
 	struct ipp_chain_flow v[] = { flow(3, 4, BAL, 0, 0), flow(1, 3, BAL, 0, 0),
 				      flow(2, 3, BAL, 0, 0), flow(1, 2, BAL, 0, 0) };
-	unsigned stage[4];
 
-	ck_assert_int_eq(ipp_chains__stages(v, 4, stage), 0);
-	ck_assert_uint_eq(stage[0], 2);	/* 103 is at depth 2: 101 -> 102 -> 103 */
-	ck_assert_uint_eq(stage[1], 0);
-	ck_assert_uint_eq(stage[2], 1);
-	ck_assert_uint_eq(stage[3], 0);
+	/* 103 is at depth 2: 101 -> 102 -> 103 */
+	expect_stages(v, 4, (const unsigned[]){ 2, 0, 1, 0 });
 }
 END_TEST
 
@@ -146,11 +156,8 @@ END_TEST
 START_TEST(test_cycle)
 {
 	struct ipp_chain_flow v[] = { flow(2, 1, BAL, 0, 0), flow(1, 2, BAL, 0, 0) };
-	unsigned stage[2];
 
-	ck_assert_int_eq(ipp_chains__stages(v, 2, stage), 0);
-	ck_assert_uint_eq(stage[0], 1);
-	ck_assert_uint_eq(stage[1], 0);
+	expect_stages(v, 2, (const unsigned[]){ 1, 0 });
 }
 END_TEST
 
@@ -158,10 +165,8 @@ END_TEST
 START_TEST(test_self_flow)
 {
 	struct ipp_chain_flow v[] = { flow(1, 1, BP, 50 * MS, 0) };
-	unsigned stage[1];
 
-	ck_assert_int_eq(ipp_chains__stages(v, 1, stage), 0);
-	ck_assert_uint_eq(stage[0], 0);
+	expect_stages(v, 1, (const unsigned[]){ 0 });
 	ck_assert_uint_eq(necks_of(v, 1).n, 0);
 }
 END_TEST
@@ -180,9 +185,7 @@ START_TEST(test_two_chains)
 	ck_assert_int_eq(nk.v[1].waits_to_write, 103);
 	v[1] = flow(1, 2, BAL, 0, 0);
 	v[2] = flow(2, 3, BAL, 0, 0);
-	nk = necks_of(v, 3);
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 104);
+	one_neck(v, 3, 104);
 }
 END_TEST
 
@@ -194,15 +197,10 @@ START_TEST(test_untraced_side)
 					.writer_blocked_ns = 70 * MS },
 				      { .writers = &P[2], .nr_writers = 1, .readers = NULL,
 					.nr_readers = 0, .verdict = BAL } };
-	unsigned stage[2];
 	struct necks nk;
 
-	ck_assert_int_eq(ipp_chains__stages(v, 2, stage), 0);
-	ck_assert_uint_eq(stage[0], 0);
-	ck_assert_uint_eq(stage[1], 0);
-	nk = necks_of(v, 2);
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 101);
+	expect_stages(v, 2, (const unsigned[]){ 0, 0 });
+	nk = one_neck(v, 2, 101);
 	ck_assert_int_eq(nk.v[0].waits_to_write, 0);
 	ck_assert_uint_eq(nk.v[0].write_wait_ns, 70 * MS);
 }
@@ -222,13 +220,10 @@ static struct ipp_chain_flow near_line(int w, int r, enum ipcperf_verdict v,
 START_TEST(test_marginal_is_none)
 {
 	struct ipp_chain_flow v[] = { near_line(1, 2, BP, BP, 210 * MS, 100 * MS) };
-	struct necks nk = necks_of(v, 1);
 
-	ck_assert_uint_eq(nk.n, 0);
+	no_neck(v, 1);
 	v[0] = flow(1, 2, BP, 300 * MS, 100 * MS);
-	nk = necks_of(v, 1);
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 102);
+	one_neck(v, 1, 102);
 }
 END_TEST
 
@@ -242,17 +237,13 @@ START_TEST(test_marginal_wait_names_nobody)
 {
 	struct ipp_chain_flow v[] = { near_line(1, 2, BAL, CS, 100 * MS, 190 * MS),
 				      flow(2, 3, CS, 0, 500 * MS) };
-	struct necks nk = necks_of(v, 2);
 
-	ck_assert_uint_eq(nk.n, 0);
+	no_neck(v, 2);
 	v[0] = near_line(1, 2, CS, CS, 100 * MS, 210 * MS);
-	nk = necks_of(v, 2);
-	ck_assert_uint_eq(nk.n, 0);
+	no_neck(v, 2);
 	/* clear both ways: sort starves uniq, which starves its reader: sort alone */
 	v[0] = flow(1, 2, CS, 100 * MS, 300 * MS);
-	nk = necks_of(v, 2);
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 101);
+	one_neck(v, 2, 101);
 }
 END_TEST
 
@@ -264,9 +255,7 @@ START_TEST(test_queue_wait)
 
 	v[0].by_queue = true;
 	v[0].wire_p50 = 560 * MS;
-	nk = necks_of(v, 1);
-	ck_assert_uint_eq(nk.n, 1);
-	ck_assert_int_eq(nk.v[0].pid, 102);
+	nk = one_neck(v, 1, 102);
 	ck_assert_int_eq(nk.v[0].waits_to_write, 101);
 	ck_assert_uint_eq(nk.v[0].write_wait_ns, 0);
 	ck_assert_uint_eq(nk.v[0].queue_wait_ns, 560 * MS);

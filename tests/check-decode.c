@@ -18,17 +18,23 @@
 #include "syscalls.h"
 #include "pipeline/decode.h"
 
+/* The fields every tracepoint's format opens with, as tracefs prints them. */
+#define FMT_COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n"
+
+/* A syscall tracepoint's: the common fields, then the syscall's number. */
+#define FMT_SYSCALL FMT_COMMON "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+
 /* syscalls/sys_enter_write/format */
 static const char fmt_enter_write[] =
 	"name: sys_enter_write\n"
 	"ID: 840\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:const char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"
@@ -42,12 +48,7 @@ static const char fmt_exit_write[] =
 	"name: sys_exit_write\n"
 	"ID: 839\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"
 	"\n"
 	"print fmt: \"0x%lx\", REC->ret\n";
@@ -57,12 +58,7 @@ static const char fmt_enter_read[] =
 	"name: sys_enter_read\n"
 	"ID: 842\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"
@@ -76,12 +72,7 @@ static const char fmt_exit_read[] =
 	"name: sys_exit_read\n"
 	"ID: 841\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"
 	"\n"
 	"print fmt: \"0x%lx\", REC->ret\n";
@@ -91,12 +82,7 @@ static const char fmt_enter_sendmmsg[] =
 	"name: sys_enter_sendmmsg\n"
 	"ID: 2212\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:struct mmsghdr * mmsg;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int vlen;\toffset:32;\tsize:8;\tsigned:0;\n"
@@ -111,12 +97,7 @@ static const char fmt_enter_dup2[] =
 	"name: sys_enter_dup2\n"
 	"ID: 918\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:unsigned int oldfd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int newfd;\toffset:24;\tsize:8;\tsigned:0;\n"
 	"\n"
@@ -128,12 +109,7 @@ static const char fmt_enter_close[] =
 	"name: sys_enter_close\n"
 	"ID: 776\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"fd: 0x%08lx\", ((unsigned long)(REC->fd))\n";
@@ -143,12 +119,7 @@ static const char fmt_enter_getpid[] =
 	"name: sys_enter_getpid\n"
 	"ID: 309\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\n"
 	"print fmt: \"\"\n";
 
@@ -157,11 +128,7 @@ static const char fmt_switch[] =
 	"name: sched_switch\n"
 	"ID: 372\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -188,11 +155,7 @@ static const char fmt_wakeup[] =
 	"name: sched_wakeup\n"
 	"ID: 374\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -206,11 +169,7 @@ static const char fmt_proc_fork[] =
 	"name: sched_process_fork\n"
 	"ID: 366\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:__data_loc char[] parent_comm;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:pid_t parent_pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:__data_loc char[] child_comm;\toffset:16;\tsize:4;\tsigned:0;\n"
@@ -224,11 +183,7 @@ static const char fmt_proc_exec[] =
 	"name: sched_process_exec\n"
 	"ID: 365\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
@@ -241,11 +196,7 @@ static const char fmt_proc_exit[] =
 	"name: sched_process_exit\n"
 	"ID: 369\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -261,11 +212,7 @@ static const char fmt_proc_fork_61[] =
 	"name: sched_process_fork\n"
 	"ID: 300\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
@@ -279,12 +226,7 @@ static const char fmt_exit_write_noret[] =
 	"name: sys_exit_write\n"
 	"ID: 839\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	FMT_SYSCALL
 	"\n"
 	"print fmt: \"nr=%d\", REC->__syscall_nr\n";
 
@@ -293,11 +235,7 @@ static const char fmt_switch_nonext[] =
 	"name: sched_switch\n"
 	"ID: 372\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	FMT_COMMON
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -468,6 +406,29 @@ static int decode(const struct ipp_decoder *d, const struct raw *r, struct ipp_r
 	return ipp_decoder__decode(d, r->b, r->size, out);
 }
 
+/*
+ * A sys_enter of @name (@nr, format @id) with the @n @args, @size bytes of
+ * raw data (0: not checked), decodes into *@rec as that call with those args.
+ */
+static void expect_enter(const struct ipp_decoder *d, uint16_t id, int nr, const char *name,
+			 const uint64_t *args, unsigned n, size_t size, struct ipp_rec *rec)
+{
+	struct raw r;
+
+	raw_sys_enter(&r, id, nr, args, n);
+	if (size)
+		ck_assert_uint_eq(r.size, size);
+	ck_assert_int_eq(decode(d, &r, rec), 0);
+	ck_assert_int_eq(rec->kind, IPP_REC_SYS_ENTER);
+	ck_assert_int_eq(rec->enter.nr, nr);
+	ck_assert_ptr_eq(rec->enter.sc, ipp_scdesc_by_name(name));
+	ck_assert_str_eq(rec->enter.sc->name, name);
+	ck_assert_uint_eq(rec->enter.nr_args, n);
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_msg(rec->enter.args[i] == args[i], "%s arg %u: %#llx, want %#llx", name, i,
+			      (unsigned long long)rec->enter.args[i], (unsigned long long)args[i]);
+}
+
 /* ------------------------------------------------------------------ syscalls */
 
 START_TEST(test_add_format_returns_id)
@@ -482,22 +443,11 @@ END_TEST
 START_TEST(test_enter_write)
 {
 	struct ipp_decoder *d = new_decoder();
+	/* size_t count: all 8 bytes decoded, not just the low 4 */
 	const uint64_t args[3] = { 3, 0x00007ffd12345678ull, 0x100000010ull };
-	struct raw r;
 	struct ipp_rec rec;
 
-	raw_sys_enter(&r, ID_ENTER_WRITE, __NR_write, args, 3);
-	ck_assert_uint_eq(r.size, 40);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_write);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("write"));
-	ck_assert_str_eq(rec.enter.sc->name, "write");
-	ck_assert_uint_eq(rec.enter.nr_args, 3);
-	ck_assert_uint_eq(rec.enter.args[0], 3);
-	ck_assert_uint_eq(rec.enter.args[1], 0x00007ffd12345678ull);
-	/* size_t count: all 8 bytes, not just the low 4 */
-	ck_assert_uint_eq(rec.enter.args[2], 0x100000010ull);
+	expect_enter(d, ID_ENTER_WRITE, __NR_write, "write", args, 3, 40, &rec);
 	ipp_decoder__delete(d);
 }
 END_TEST
@@ -545,16 +495,7 @@ START_TEST(test_read_pair)
 	struct raw r;
 	struct ipp_rec rec;
 
-	raw_sys_enter(&r, ID_ENTER_READ, __NR_read, args, 3);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_read);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("read"));
-	ck_assert_str_eq(rec.enter.sc->name, "read");
-	ck_assert_uint_eq(rec.enter.nr_args, 3);
-	ck_assert_uint_eq(rec.enter.args[0], 0);
-	ck_assert_uint_eq(rec.enter.args[1], 0x00005555aaaa0000ull);
-	ck_assert_uint_eq(rec.enter.args[2], 65536);
+	expect_enter(d, ID_ENTER_READ, __NR_read, "read", args, 3, 0, &rec);
 
 	raw_sys_exit(&r, ID_EXIT_READ, __NR_read, 0);	/* EOF */
 	ck_assert_int_eq(decode(d, &r, &rec), 0);
@@ -574,21 +515,9 @@ START_TEST(test_enter_sendmmsg)
 {
 	struct ipp_decoder *d = new_decoder();
 	const uint64_t args[4] = { 7, 0x00007fff00001000ull, 64, 0x40 /* MSG_DONTWAIT */ };
-	struct raw r;
 	struct ipp_rec rec;
 
-	raw_sys_enter(&r, ID_ENTER_SENDMMSG, __NR_sendmmsg, args, 4);
-	ck_assert_uint_eq(r.size, 48);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_sendmmsg);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("sendmmsg"));
-	ck_assert_str_eq(rec.enter.sc->name, "sendmmsg");
-	ck_assert_uint_eq(rec.enter.nr_args, 4);
-	ck_assert_uint_eq(rec.enter.args[0], 7);
-	ck_assert_uint_eq(rec.enter.args[1], 0x00007fff00001000ull);
-	ck_assert_uint_eq(rec.enter.args[2], 64);
-	ck_assert_uint_eq(rec.enter.args[3], 0x40);
+	expect_enter(d, ID_ENTER_SENDMMSG, __NR_sendmmsg, "sendmmsg", args, 4, 48, &rec);
 	ipp_decoder__delete(d);
 }
 END_TEST
@@ -598,29 +527,10 @@ START_TEST(test_enter_dup2_close)
 	struct ipp_decoder *d = new_decoder();
 	const uint64_t dup2_args[2] = { 5, 1 };
 	const uint64_t close_args[1] = { 9 };
-	struct raw r;
 	struct ipp_rec rec;
 
-	raw_sys_enter(&r, ID_ENTER_DUP2, __NR_dup2, dup2_args, 2);
-	ck_assert_uint_eq(r.size, 32);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_dup2);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("dup2"));
-	ck_assert_str_eq(rec.enter.sc->name, "dup2");
-	ck_assert_uint_eq(rec.enter.nr_args, 2);
-	ck_assert_uint_eq(rec.enter.args[0], 5);
-	ck_assert_uint_eq(rec.enter.args[1], 1);
-
-	raw_sys_enter(&r, ID_ENTER_CLOSE, __NR_close, close_args, 1);
-	ck_assert_uint_eq(r.size, 24);
-	ck_assert_int_eq(decode(d, &r, &rec), 0);
-	ck_assert_int_eq(rec.kind, IPP_REC_SYS_ENTER);
-	ck_assert_int_eq(rec.enter.nr, __NR_close);
-	ck_assert_ptr_eq(rec.enter.sc, ipp_scdesc_by_name("close"));
-	ck_assert_str_eq(rec.enter.sc->name, "close");
-	ck_assert_uint_eq(rec.enter.nr_args, 1);
-	ck_assert_uint_eq(rec.enter.args[0], 9);
+	expect_enter(d, ID_ENTER_DUP2, __NR_dup2, "dup2", dup2_args, 2, 32, &rec);
+	expect_enter(d, ID_ENTER_CLOSE, __NR_close, "close", close_args, 1, 24, &rec);
 	ipp_decoder__delete(d);
 }
 END_TEST

@@ -21,11 +21,11 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <ipcperf/ipcperf.h>
 
+#include "check-helpers.h"
 #include "suites.h"
 
 #ifndef IPCWORK_PATH
@@ -174,18 +174,10 @@ static void setup(void)
 	ipcperf_set_print(print_stderr);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Drive @s with ipcperf_session__poll() until every target exited. */
 static unsigned long drive_with_poll(struct ipcperf_session *s)
 {
-	uint64_t deadline = now_ns() + RUN_DEADLINE_NS;
+	uint64_t deadline = mono_ns() + RUN_DEADLINE_NS;
 	unsigned long delivered = 0;
 
 	while (!ipcperf_session__done(s)) {
@@ -195,7 +187,7 @@ static unsigned long drive_with_poll(struct ipcperf_session *s)
 			continue;
 		ck_assert_int_ge(n, 0);
 		delivered += (unsigned long)n;
-		ck_assert_msg(now_ns() < deadline, "session not done after %llu s",
+		ck_assert_msg(mono_ns() < deadline, "session not done after %llu s",
 			      RUN_DEADLINE_NS / 1000000000ull);
 	}
 	return delivered;
@@ -204,7 +196,7 @@ static unsigned long drive_with_poll(struct ipcperf_session *s)
 /* The same with the caller's own poll() on ipcperf_session__fd(). */
 static unsigned long drive_with_own_poll(struct ipcperf_session *s)
 {
-	uint64_t deadline = now_ns() + RUN_DEADLINE_NS;
+	uint64_t deadline = mono_ns() + RUN_DEADLINE_NS;
 	unsigned long delivered = 0, readable = 0;
 	int fd = ipcperf_session__fd(s);
 
@@ -222,7 +214,7 @@ static unsigned long drive_with_own_poll(struct ipcperf_session *s)
 		n = ipcperf_session__consume(s);
 		ck_assert_int_ge(n, 0);
 		delivered += (unsigned long)n;
-		ck_assert_msg(now_ns() < deadline, "session not done after %llu s",
+		ck_assert_msg(mono_ns() < deadline, "session not done after %llu s",
 			      RUN_DEADLINE_NS / 1000000000ull);
 	}
 	/* At the very least the targets' hang-up must have made it readable. */
@@ -353,12 +345,18 @@ static size_t group_by_tid(const struct collect *c, enum ipcperf_sc_class cls, i
 	return n;
 }
 
-static const struct task_rec *find_fork(const struct collect *c, pid_t child_tid)
+/* The FORK event of @child_tid (@who names it), which process @parent made. */
+static const struct task_rec *expect_fork(const struct collect *c, pid_t child_tid, pid_t parent,
+					  const char *who)
 {
-	for (size_t i = 0; i < c->nr_task; i++)
+	const struct task_rec *f = NULL;
+
+	for (size_t i = 0; i < c->nr_task && !f; i++)
 		if (c->task[i].kind == IPCPERF_TASK_FORK && c->task[i].child_tid == child_tid)
-			return &c->task[i];
-	return NULL;
+			f = &c->task[i];
+	ck_assert_msg(f != NULL, "no FORK event for %s (tid %d)", who, (int)child_tid);
+	ck_assert_int_eq(f->pid, parent);
+	return f;
 }
 
 /* ------------------------------------------------------------------ */
@@ -397,16 +395,10 @@ static void check_pipe_run(const struct collect *c, pid_t p0)
 	ck_assert_int_ne(g->pid, p0);
 	ck_assert_int_eq(g->tid, g->pid);
 
-	f = find_fork(c, g->tid);
-	ck_assert_msg(f != NULL, "no FORK event for G (tid %d)", (int)g->tid);
-	ck_assert_int_eq(f->pid, w->pid);
-	f = find_fork(c, t->tid);
-	ck_assert_msg(f != NULL, "no FORK event for thread T (tid %d)", (int)t->tid);
-	ck_assert_int_eq(f->pid, w->pid);
+	expect_fork(c, g->tid, w->pid, "G");
+	f = expect_fork(c, t->tid, w->pid, "thread T");
 	ck_assert_int_eq(f->tid, w->tid);
-	f = find_fork(c, w->tid);
-	ck_assert_msg(f != NULL, "no FORK event for W (tid %d)", (int)w->tid);
-	ck_assert_int_eq(f->pid, p0);
+	expect_fork(c, w->tid, p0, "W");
 
 	/* The one reader R: 9 x 1000, 100, 0 (EOF), each asking for 1000. */
 	n = group_by_tid(c, IPCPERF_SC_READ, DATA_RD, 0, rd, 8);
@@ -418,9 +410,7 @@ static void check_pipe_run(const struct collect *c, pid_t p0)
 	ck_assert_int_ne(r->pid, p0);
 	ck_assert_int_ne(r->pid, w->pid);
 	ck_assert_int_ne(r->pid, g->pid);
-	f = find_fork(c, r->tid);
-	ck_assert_msg(f != NULL, "no FORK event for R (tid %d)", (int)r->tid);
-	ck_assert_int_eq(f->pid, p0);
+	expect_fork(c, r->tid, p0, "R");
 
 	/* Its go byte, read before any data. */
 	n = group_by_tid(c, IPCPERF_SC_READ, GO_RD, 0, go, 8);
@@ -1263,8 +1253,8 @@ START_TEST(test_fd_changed_before_start)
 	ck_assert_int_eq(ipcperf_session__start(s), 0);
 	ck_assert_int_eq(write(ctl[1], "g", 1), 1);
 	/* the read is seen while the process lives */
-	deadline = now_ns() + 2000000000ull;
-	while (now_ns() < deadline) {
+	deadline = mono_ns() + 2000000000ull;
+	while (mono_ns() < deadline) {
 		ck_assert_int_ge(ipcperf_session__poll(s, 50), 0);
 		f.rows = 0;
 		ck_assert_int_eq(ipcperf_stats__for_each_fd(st, seen_row, &f), 0);

@@ -345,19 +345,11 @@ START_TEST(test_close_range_ends_fds)
 	size_t i3, i4, i5, i7, n5, u6;
 
 	ck_assert_ptr_nonnull(ipp_scdesc_by_name("close_range"));
-	answer(P, 3, "/a", 110, 0);
-	answer(P, 4, "/b", 120, 0);
-	answer(P, 5, "/c", 130, 0);
-	answer(P, 7, "/e", 140, 0);
+	i3 = opened(P, 3, "/a", O_RDONLY, 110);
+	i4 = opened(P, 4, "/b", O_RDONLY, 120);
+	i5 = opened(P, 5, "/c", O_RDONLY, 130);
+	i7 = opened(P, 7, "/e", O_RDONLY, 140);
 	answer(P, 5, "/new", 205, 0);
-	do_open(P, 3, O_RDONLY, 110);
-	do_open(P, 4, O_RDONLY, 120);
-	do_open(P, 5, O_RDONLY, 130);
-	do_open(P, 7, O_RDONLY, 140);
-	i3 = open_inc(P, 3);
-	i4 = open_inc(P, 4);
-	i5 = open_inc(P, 5);
-	i7 = open_inc(P, 7);
 	ck_assert_int_eq(do_write(P, 4, 10, 150, 160), (long)i4);
 
 	/* another thread's open took 5, freed early in the call, before the call's exit */
@@ -407,16 +399,10 @@ START_TEST(test_close_range_all_above)
 	size_t i0, i3, i9, i12;
 
 	answer(P, 0, "/dev/null", 50, 0);
-	answer(P, 3, "/a", 110, 0);
-	answer(P, 9, "/b", 120, 0);
-	answer(P, 12, "/c", 130, 0);
 	i0 = (size_t)do_write(P, 0, 1, 40, 50);
-	do_open(P, 3, O_RDONLY, 110);
-	do_open(P, 9, O_RDONLY, 120);
-	do_open(P, 12, O_RDONLY, 130);
-	i3 = open_inc(P, 3);
-	i9 = open_inc(P, 9);
-	i12 = open_inc(P, 12);
+	i3 = opened(P, 3, "/a", O_RDONLY, 110);
+	i9 = opened(P, 9, "/b", O_RDONLY, 120);
+	i12 = opened(P, 12, "/c", O_RDONLY, 130);
 	do_close_range(P, 10, ~0u, CLOSE_RANGE_UNSHARE_FLAG, 0, 150, 155);
 	ck_assert_uint_eq(inc(i12)->end_ns, 150);
 	ck_assert_uint_eq(open_inc(P, 9), i9);
@@ -661,15 +647,10 @@ START_TEST(test_reused_number_new_identity)
 	size_t a, b, c;
 	long late;
 
-	answer(P, 3, "/a", 110, 0);
-	answer(P, 3, "/b", 410, 0);
-	answer(P, 3, "/c", 710, 0);
-	do_open(P, 3, O_RDONLY, 110);
-	a = open_inc(P, 3);
+	a = opened(P, 3, "/a", O_RDONLY, 110);
 	ck_assert_int_eq(do_write(P, 3, 10, 200, 210), (long)a);
 	do_close(P, 3, 0, 300, 305);
-	do_open(P, 3, O_RDONLY, 410);
-	b = open_inc(P, 3);
+	b = opened(P, 3, "/b", O_RDONLY, 410);
 	ck_assert_uint_ne(b, a);
 	ck_assert_str_eq(reported(a), "/a");
 	ck_assert_str_eq(reported(b), "/b");
@@ -688,8 +669,7 @@ START_TEST(test_reused_number_new_identity)
 
 	/* the next incarnation of 3 takes the slot, with nothing of the old one */
 	do_close(P, 3, 0, 600, 605);
-	do_open(P, 3, O_RDONLY, 710);
-	c = open_inc(P, 3);
+	c = opened(P, 3, "/c", O_RDONLY, 710);
 	ck_assert_uint_eq(c, a);
 	ck_assert_uint_eq(inc(c)->start_ns, 710);
 	ck_assert_str_eq(reported(c), "/c");

@@ -11,7 +11,7 @@
  * flow start ("ph":"s") has exactly one flow end ("ph":"f") with its id.
  *
  * Needs root; check-live.c decides whether to run. No assertion depends on
- * wall time: a run that hangs is killed after RUN_DEADLINE_S and reported.
+ * wall time: a run that hangs is killed after FLOW_DEADLINE_S and reported.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,6 +35,7 @@
 #include <json-c/json.h>
 
 #include "jsoncheck.h"
+#include "runcmd.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -46,7 +46,7 @@
 #endif
 
 /* A run that takes longer than this is a hang: kill it and fail. */
-#define RUN_DEADLINE_S 50
+#define FLOW_DEADLINE_S 50
 
 /* ------------------------------------------------------------------ */
 /* Running programs                                                    */
@@ -184,13 +184,13 @@ static void finish(struct proc *p, struct output *o)
 		p->in_fd = -1;
 	}
 	while ((w = waitpid(p->pid, &o->status, WNOHANG)) == 0) {
-		if (++ticks > RUN_DEADLINE_S * 100L) {
+		if (++ticks > FLOW_DEADLINE_S * 100L) {
 			kill(-p->pid, SIGKILL);
 			kill(p->pid, SIGKILL);
 			waitpid(p->pid, &o->status, 0);
 			o->err = read_fd_all(p->err_fd, &o->err_len);
 			ck_abort_msg("%s did not finish within %d s; stderr:\n%.2000s", p->what,
-				     RUN_DEADLINE_S, o->err);
+				     FLOW_DEADLINE_S, o->err);
 		}
 		nanosleep(&tick, NULL);
 	}
@@ -226,46 +226,6 @@ static void run(char *const argv[], struct output *o)
 
 	start(&p, argv, false, false);
 	finish(&p, o);
-}
-
-/*
- * Wait until @pid blocks in a poll-family call: its capture loop then runs,
- * so its events are open and enabled.
- */
-static void wait_polling(pid_t pid)
-{
-	static const long polls[] = {
-#ifdef SYS_poll
-		SYS_poll,
-#endif
-#ifdef SYS_epoll_wait
-		SYS_epoll_wait,
-#endif
-#ifdef SYS_select
-		SYS_select,
-#endif
-		SYS_ppoll, SYS_epoll_pwait, SYS_pselect6,
-	};
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = 5 * 1000 * 1000 };
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	for (long i = 0; i < RUN_DEADLINE_S * 200L; i++) {
-		char buf[256] = "";
-		FILE *f = fopen(path, "re");
-		long nr;
-
-		ck_assert_msg(f != NULL, "%s: %s (ipcperf exited early?)", path, strerror(errno));
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		if (sscanf(buf, "%ld", &nr) == 1)
-			for (size_t k = 0; k < sizeof(polls) / sizeof(polls[0]); k++)
-				if (nr == polls[k])
-					return;
-		nanosleep(&tick, NULL);
-	}
-	ck_abort_msg("ipcperf (pid %d) never got to its poll loop", (int)pid);
 }
 
 /* ------------------------------------------------------------------ */
@@ -400,6 +360,31 @@ static json_object *flow_written_by(json_object *flows, const char *kind, pid_t 
 	ck_assert_msg(found != NULL, "no %s flow written by pid %d in:\n%s", kind, (int)writer,
 		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
 	return found;
+}
+
+/* The one flow of kind @kind in @flows: there must be exactly one. */
+static json_object *only_flow(json_object *flows, const char *kind)
+{
+	json_object *f = NULL;
+
+	ck_assert_msg(flows_of_kind(flows, kind, &f, 1) == 1, "want one %s flow:\n%s", kind,
+		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	return f;
+}
+
+/* Flow @f is written by @w (the @w_role) alone and read by @r (the @r_role) alone. */
+static void assert_ends(json_object *f, pid_t w, const char *w_role, pid_t r, const char *r_role)
+{
+	assert_only_pid(f, "writers", w, w_role);
+	assert_only_pid(f, "readers", r, r_role);
+}
+
+/* The end of a run's checks: nothing lost; the document and the output freed. */
+static void finish_doc(json_object *doc, struct output *o)
+{
+	assert_no_loss(doc);
+	json_object_put(doc);
+	output_free(o);
 }
 
 /* Exact bytes of a flow; on a mismatch, the whole flow and the stderr of the run. */
@@ -645,10 +630,8 @@ START_TEST(test_stat_flows)
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
 	cap = pipe_capacity(o.err);
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", prod, "producer");
-	assert_only_pid(f, "readers", cons, "consumer");
+	f = only_flow(flows, "pipe");
+	assert_ends(f, prod, "producer", cons, "consumer");
 	assert_bytes(f, 262144, &o);
 	ck_assert_msg(jint(f, "max_queued") == cap, "max_queued %" PRId64 ", capacity %ld",
 		      jint(f, "max_queued"), cap);
@@ -656,9 +639,7 @@ START_TEST(test_stat_flows)
 	/* stat's own sections are there too. */
 	ck_assert_int_eq(json_object_get_int64(jmember(doc, "schema")), 1);
 	ck_assert(json_object_is_type(jmember(doc, "processes"), json_type_array));
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -679,11 +660,9 @@ START_TEST(test_backpressure)
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
 	cap = pipe_capacity(o.err);
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	f = only_flow(flows, "pipe");
 	ck_assert_msg(!strncmp(jstr(f, "object"), "pipe:[", 6), "object %s", jstr(f, "object"));
-	assert_only_pid(f, "writers", prod, "producer");
-	assert_only_pid(f, "readers", cons, "consumer");
+	assert_ends(f, prod, "producer", cons, "consumer");
 	assert_bytes(f, 262144, &o);
 	assert_extra(f, "writes", 64);
 	assert_extra(f, "reads", 64);
@@ -706,9 +685,7 @@ START_TEST(test_backpressure)
 	ck_assert_msg(tc.counters > 0, "no counter track of queued bytes");
 	unlink(dot);
 	unlink(trace);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -724,10 +701,8 @@ START_TEST(test_starved)
 	flows = flows_of(doc);
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", prod, "producer");
-	assert_only_pid(f, "readers", cons, "consumer");
+	f = only_flow(flows, "pipe");
+	assert_ends(f, prod, "producer", cons, "consumer");
 	assert_bytes(f, 6400, &o);
 	assert_extra(f, "writes", 64);
 	ck_assert_int_eq(jint(f, "capacity"), pipe_capacity(o.err));
@@ -741,9 +716,7 @@ START_TEST(test_starved)
 	ck_assert_msg(jint(jmember(f, "wire_ns"), "min") > 0, "wire_ns.min = 0: %s",
 		      json_object_to_json_string(jmember(f, "wire_ns")));
 	assert_wire_positive(f);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -760,18 +733,15 @@ START_TEST(test_wire_blocked_reader)
 
 	doc = flows_run(cmd, NULL, NULL, &o);
 	flows = flows_of(doc);
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", role_pid(o.err, "producer"), "producer");
-	assert_only_pid(f, "readers", role_pid(o.err, "consumer"), "consumer");
+	f = only_flow(flows, "pipe");
+	assert_ends(f, role_pid(o.err, "producer"), "producer", role_pid(o.err, "consumer"),
+		    "consumer");
 	assert_bytes(f, 262144, &o);
 	assert_extra(f, "writes", 1);
 	ck_assert_msg(jint(jmember(f, "wire_ns"), "min") > 0, "wire_ns.min = 0: %s",
 		      json_object_to_json_string(jmember(f, "wire_ns")));
 	assert_wire_positive(f);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -786,8 +756,7 @@ START_TEST(test_idle)
 	doc = flows_run(cmd, NULL, NULL, &o);
 	flows = flows_of(doc);
 	cons = role_pid(o.err, "consumer");
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
+	f = only_flow(flows, "pipe");
 	ck_assert_int_eq(json_object_array_length(jmember(f, "writers")), 0);
 	assert_only_pid(f, "readers", cons, "consumer");
 	assert_bytes(f, 0, &o);
@@ -796,9 +765,7 @@ START_TEST(test_idle)
 	assert_extra(f, "matches", 0);
 	ck_assert_int_ge(jint(f, "reader_blocked_ns"), 50 * 1000000);
 	assert_verdict(f, "idle");
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -826,10 +793,8 @@ START_TEST(test_unix_rr)
 		      "both directions named %s", jstr(up, "object"));
 	ck_assert(!strncmp(jstr(up, "object"), "socket:[", 8));
 	ck_assert(!strncmp(jstr(down, "object"), "socket:[", 8));
-	assert_only_pid(up, "writers", cli, "client");
-	assert_only_pid(up, "readers", srv, "server");
-	assert_only_pid(down, "writers", srv, "server");
-	assert_only_pid(down, "readers", cli, "client");
+	assert_ends(up, cli, "client", srv, "server");
+	assert_ends(down, srv, "server", cli, "client");
 	assert_bytes(up, 1280, &o);
 	assert_bytes(down, 5120, &o);
 	assert_extra(up, "writes", 20);
@@ -854,9 +819,7 @@ START_TEST(test_unix_rr)
 	ck_assert_uint_ge(tc.starts, 40);
 	unlink(dot);
 	unlink(trace);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -876,17 +839,13 @@ START_TEST(test_tcp)
 		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
 	up = flow_written_by(flows, "tcp", cli);
 	down = flow_written_by(flows, "tcp", srv);
-	assert_only_pid(up, "writers", cli, "client");
-	assert_only_pid(up, "readers", srv, "server");
-	assert_only_pid(down, "writers", srv, "server");
-	assert_only_pid(down, "readers", cli, "client");
+	assert_ends(up, cli, "client", srv, "server");
+	assert_ends(down, srv, "server", cli, "client");
 	assert_bytes(up, 10000, &o);
 	assert_bytes(down, 10, &o);
 	assert_extra(up, "writes", 10);
 	assert_extra(down, "writes", 10);
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -924,16 +883,13 @@ START_TEST(test_low_fds)
 				f = all[i];
 		ck_assert_msg(f != NULL, "no flow for pipe %d, %s:\n%s", k, object,
 			      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-		assert_only_pid(f, "writers", prod, "producer");
-		assert_only_pid(f, "readers", cons, "consumer");
+		assert_ends(f, prod, "producer", cons, "consumer");
 		assert_bytes(f, (k + 1) * 1000, &o);
 		assert_extra(f, "writes", 1);
 	}
 	ck_assert_msg(n == 6, "%zu pipe flows, want the 6 pipes:\n%s", n,
 		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -952,16 +908,12 @@ START_TEST(test_shell_pipeline)
 	prod = role_pid(o.err, "producer");
 	cons = role_pid(o.err, "consumer");
 	ck_assert_int_ne(prod, cons);
-	ck_assert_msg(flows_of_kind(flows, "pipe", &f, 1) == 1, "want one pipe flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", prod, "producer");
-	assert_only_pid(f, "readers", cons, "consumer");
+	f = only_flow(flows, "pipe");
+	assert_ends(f, prod, "producer", cons, "consumer");
 	assert_bytes(f, 5000, &o);
 	assert_comm(doc, prod, "flowwork");
 	assert_comm(doc, cons, "flowwork");
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 }
 END_TEST
 
@@ -1050,9 +1002,7 @@ START_TEST(test_bottleneck_chain)
 	ck_assert_int_eq(jint(b, "waits_to_read"), cons);
 	ck_assert_int_eq(jint(b, "write_wait_ns"), jint(in, "writer_blocked_ns"));
 	ck_assert_int_eq(jint(b, "read_wait_ns"), jint(out, "reader_blocked_ns"));
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 	assert_chain_text();
 }
 END_TEST
@@ -1097,9 +1047,7 @@ START_TEST(test_deep_queue)
 	ck_assert_int_eq(jint(json_object_array_get_idx(necks, 0), "pid"), cons);
 	ck_assert_int_eq(jint(json_object_array_get_idx(necks, 0), "queue_wait_ns"),
 			 jint(jmember(f, "wire_ns"), "p50"));
-	assert_no_loss(doc);
-	json_object_put(doc);
-	output_free(&o);
+	finish_doc(doc, &o);
 
 	run(text_argv, &t);
 	ck_assert_msg(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0, "flows (text): %s",
@@ -1145,7 +1093,7 @@ START_TEST(test_preconnected)
 	ck_assert_msg(sscanf(line, "ready %d %d", &p, &c) == 2, "bad ready line '%s'", line);
 	snprintf(pids, sizeof(pids), "%d,%d", p, c);
 	start(&ip, argv, false, false);
-	wait_polling(ip.pid);
+	cmd_wait_polling(ip.pid);
 	ck_assert_int_eq(write(wk.in_fd, "g", 1), 1);
 	finish(&wk, &ow);
 	ck_assert_msg(WIFEXITED(ow.status) && WEXITSTATUS(ow.status) == 0,
@@ -1159,10 +1107,8 @@ START_TEST(test_preconnected)
 	ck_assert_int_eq(role_pid(ow.err, "receiver"), p);
 	doc = parse_json(oi.out, oi.out_len, "ipcperf flows --json -p");
 	flows = flows_of(doc);
-	ck_assert_msg(flows_of_kind(flows, "unix", &f, 1) == 1, "want one unix flow:\n%s",
-		      json_object_to_json_string_ext(flows, JSON_C_TO_STRING_PRETTY));
-	assert_only_pid(f, "writers", c, "sender");
-	assert_only_pid(f, "readers", p, "receiver");
+	f = only_flow(flows, "unix");
+	assert_ends(f, c, "sender", p, "receiver");
 	assert_bytes(f, 5000, &oi);
 	assert_extra(f, "writes", 50);
 	assert_no_loss(doc);

@@ -16,27 +16,20 @@
 
 #include <ipcperf/ipcperf.h>
 #include "flowout.h"
+#include "check-helpers.h"
 #include "suites.h"
-
-#define MS 1000000ull
 
 static struct ipcperf_stats *st;
 static struct ipcperf_flows *fl;
 
 static void setup(void)
 {
-	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
-
-	st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(st);
-	fl = ipcperf_flows__new(st);
-	ck_assert_ptr_nonnull(fl);
+	flows_fixture_new(&st, &fl, true);
 }
 
 static void teardown(void)
 {
-	ipcperf_flows__delete(fl);
-	ipcperf_stats__delete(st);
+	flows_fixture_delete(&st, &fl);
 }
 
 /* @pid's @fd is an end of pipe:[77]. */
@@ -111,60 +104,58 @@ static char *json_of(void)
 #define ck_assert_lacks(hay, needle) \
 	ck_assert_msg(strstr((hay), (needle)) == NULL, "\"%s\" in:\n%s", (needle), (hay))
 
-/*
- * W = 1.9 R: balanced by the rule, near its line. The text names the side
- * it leans to, as it would at 2.1x: no flip between runs; the JSON keeps
- * the rule's verdict and adds the margin; nobody is a bottleneck.
- */
-START_TEST(test_marginal_below)
+/* One flow of a writer and a reader asleep in their calls, and what the reports say. */
+struct verdict_case {
+	uint64_t w, r;			/* ns asleep: writer, reader */
+	const char *text_has[2];	/* NULL: none */
+	const char *text_lacks;		/* NULL: none */
+	const char *json_has[3];
+};
+
+static const struct verdict_case verdict_cases[] = {
+	/*
+	 * W = 1.9 R: balanced by the rule, near its line. The text names the
+	 * side it leans to, as it would at 2.1x: no flip between runs; the JSON
+	 * keeps the rule's verdict and adds the margin; nobody is a bottleneck.
+	 */
+	{ 19 * MS, 10 * MS,
+	  { "  backpressure (marginal: 1.9x)\n",
+	    "\nbottleneck: none (no flow is clearly held back or starved: 1 marginal, "
+	    "near the line)\n" },
+	  NULL,
+	  { "\"verdict\":\"balanced\"",
+	    "\"verdict_margin\":1.90,\"verdict_marginal\":\"backpressure\"",
+	    "\"bottlenecks\":[]" } },
+	/* W = 2.1 R: backpressure by the rule, still marginal: nobody is a bottleneck. */
+	{ 21 * MS, 10 * MS,
+	  { "  backpressure (marginal: 2.1x)\n", NULL },
+	  "bottleneck: [",
+	  { "\"verdict\":\"backpressure\"",
+	    "\"verdict_margin\":2.10,\"verdict_marginal\":\"backpressure\"",
+	    "\"bottlenecks\":[]" } },
+	/* 3x: clear, plain, and its reader the bottleneck. */
+	{ 30 * MS, 10 * MS,
+	  { "  backpressure\n", "\nbottleneck: [20]: [10] waits 30.00ms to write into it\n" },
+	  "(marginal",
+	  { "\"verdict\":\"backpressure\"",
+	    "\"verdict_margin\":null,\"verdict_marginal\":null",
+	    "\"bottlenecks\":[{\"pid\":20," } },
+};
+
+START_TEST(test_verdicts)
 {
+	const struct verdict_case *c = &verdict_cases[_i];
 	char *t, *j;
 
-	one_flow(19 * MS, 10 * MS);
+	one_flow(c->w, c->r);
 	t = text_of();
-	ck_assert_has(t, "  backpressure (marginal: 1.9x)\n");
-	ck_assert_has(t, "\nbottleneck: none (no flow is clearly held back or starved: 1 marginal, "
-			 "near the line)\n");
+	for (size_t k = 0; k < ARRAY_SIZE(c->text_has) && c->text_has[k]; k++)
+		ck_assert_has(t, c->text_has[k]);
+	if (c->text_lacks)
+		ck_assert_lacks(t, c->text_lacks);
 	j = json_of();
-	ck_assert_has(j, "\"verdict\":\"balanced\"");
-	ck_assert_has(j, "\"verdict_margin\":1.90,\"verdict_marginal\":\"backpressure\"");
-	ck_assert_has(j, "\"bottlenecks\":[]");
-	free(t);
-	free(j);
-}
-END_TEST
-
-START_TEST(test_marginal_above)
-{
-	char *t, *j;
-
-	one_flow(21 * MS, 10 * MS);
-	t = text_of();
-	ck_assert_has(t, "  backpressure (marginal: 2.1x)\n");
-	ck_assert_lacks(t, "bottleneck: [");
-	j = json_of();
-	ck_assert_has(j, "\"verdict\":\"backpressure\"");
-	ck_assert_has(j, "\"verdict_margin\":2.10,\"verdict_marginal\":\"backpressure\"");
-	ck_assert_has(j, "\"bottlenecks\":[]");
-	free(t);
-	free(j);
-}
-END_TEST
-
-/* 3x: clear, plain, and its reader the bottleneck. */
-START_TEST(test_clear)
-{
-	char *t, *j;
-
-	one_flow(30 * MS, 10 * MS);
-	t = text_of();
-	ck_assert_has(t, "  backpressure\n");
-	ck_assert_lacks(t, "(marginal");
-	ck_assert_has(t, "\nbottleneck: [20]: [10] waits 30.00ms to write into it\n");
-	j = json_of();
-	ck_assert_has(j, "\"verdict\":\"backpressure\"");
-	ck_assert_has(j, "\"verdict_margin\":null,\"verdict_marginal\":null");
-	ck_assert_has(j, "\"bottlenecks\":[{\"pid\":20,");
+	for (size_t k = 0; k < ARRAY_SIZE(c->json_has); k++)
+		ck_assert_has(j, c->json_has[k]);
 	free(t);
 	free(j);
 }
@@ -213,9 +204,7 @@ Suite *flowout_suite(void)
 	TCase *tc = tcase_create("verdicts");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_marginal_below);
-	tcase_add_test(tc, test_marginal_above);
-	tcase_add_test(tc, test_clear);
+	tcase_add_loop_test(tc, test_verdicts, 0, ARRAY_SIZE(verdict_cases));
 	tcase_add_test(tc, test_queue);
 	suite_add_tcase(s, tc);
 	return s;

@@ -31,14 +31,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
+#include "check-helpers.h"
 #include "suites.h"
-
-#define MS 1000000ull
 
 /* ------------------------------------------------------------------ fixture */
 
@@ -65,24 +63,22 @@ static void on_match(void *ctx, const struct ipcperf_flow_match *m)
 	nr_matches++;
 }
 
-static void setup(void)
+/* Stats and flows that look fds up in /proc unless @no_proc; matches go to matches[]. */
+static void setup_matching(bool no_proc)
 {
-	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
-
-	st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(st);
-	fl = ipcperf_flows__new(st);
-	ck_assert_ptr_nonnull(fl);
+	flows_fixture_new(&st, &fl, no_proc);
 	nr_matches = 0;
 	ck_assert_int_eq(ipcperf_flows__on_match(fl, on_match, matches), 0);
 }
 
+static void setup(void)
+{
+	setup_matching(true);
+}
+
 static void teardown(void)
 {
-	ipcperf_flows__delete(fl);
-	ipcperf_stats__delete(st);
-	fl = NULL;
-	st = NULL;
+	flows_fixture_delete(&st, &fl);
 }
 
 /* ------------------------------------------------------------------ naming fds */
@@ -96,6 +92,13 @@ static void name_pipe(pid_t pid, int fd, uint64_t ino, int64_t cap)
 	IPCPERF_OPTS(ipcperf_fd_identity, id, .object = obj, .kind = IPCPERF_FD_PIPE, .ino = ino,
 		     .capacity = cap);
 	ck_assert_int_eq(ipcperf_stats__set_fd_identity(st, pid, fd, &id), 0);
+}
+
+/* The two ends of pipe:[@ino] (@cap bytes, 0: unknown): @pid_a's @fd_a and @pid_b's @fd_b. */
+static void name_pipe_ends(pid_t pid_a, int fd_a, pid_t pid_b, int fd_b, uint64_t ino, int64_t cap)
+{
+	name_pipe(pid_a, fd_a, ino, cap);
+	name_pipe(pid_b, fd_b, ino, cap);
 }
 
 /* @pid's @fd is socket:[@ino] of @kind, connected to socket:[@peer]. */
@@ -276,6 +279,27 @@ static void assert_pids(const pid_t *got, size_t n, const pid_t *want, size_t nw
 	assert_pids((r)->readers, (r)->f.nr_readers, want_, sizeof(want_) / sizeof(pid_t), "readers"); \
 } while (0)
 
+/* Flow @r is written by @writer alone and read by @reader alone. */
+static void expect_ends(const struct flow_rec *r, pid_t writer, pid_t reader)
+{
+	ASSERT_WRITERS(r, writer);
+	ASSERT_READERS(r, reader);
+}
+
+/* The bytes written into flow @r and read out of it. */
+static void expect_bytes(const struct flow_rec *r, uint64_t written, uint64_t read)
+{
+	ck_assert_uint_eq(r->f.bytes_written, written);
+	ck_assert_uint_eq(r->f.bytes_read, read);
+}
+
+/* The shortest and longest wire time of flow @r's matches. */
+static void expect_wire(const struct flow_rec *r, uint64_t min, uint64_t max)
+{
+	ck_assert_uint_eq(r->f.wire_ns.min, min);
+	ck_assert_uint_eq(r->f.wire_ns.max, max);
+}
+
 /* A percentile from the log-linear histogram: within 1/64 of the sample @want. */
 #define ck_assert_near(got, want) do { \
 	uint64_t g_ = (got), w_ = (want), d_ = g_ > w_ ? g_ - w_ : w_ - g_; \
@@ -323,8 +347,7 @@ START_TEST(test_partial_reads)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 5000, 65536);
-	name_pipe(20, 3, 5000, 65536);
+	name_pipe_ends(10, 4, 20, 3, 5000, 65536);
 	wr(10, 4, 100, 1000, 1100);
 	rd(20, 3, 30, 1200, 1300);
 	rd(20, 3, 70, 1400, 1500);
@@ -341,17 +364,14 @@ START_TEST(test_partial_reads)
 	ck_assert_uint_eq(r->f.ino, 5000);
 	ck_assert_uint_eq(r->f.reader_ino, 5000);
 	ck_assert(!r->f.datagram);
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_ends(r, 10, 20);
 	ck_assert_uint_eq(r->f.writes, 1);
 	ck_assert_uint_eq(r->f.reads, 2);
-	ck_assert_uint_eq(r->f.bytes_written, 100);
-	ck_assert_uint_eq(r->f.bytes_read, 100);
+	expect_bytes(r, 100, 100);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
 	/* wire = read end - write start: 1300 - 1000 and 1500 - 1000 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 300);
-	ck_assert_uint_eq(r->f.wire_ns.max, 500);
+	expect_wire(r, 300, 500);
 	ck_assert_near(r->f.wire_ns.p50, 300);
 	ck_assert_near(r->f.wire_ns.p99, 500);
 	ck_assert_int_eq(r->f.capacity, 65536);
@@ -369,8 +389,7 @@ START_TEST(test_read_drains_several_writes)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 77, 65536);
-	name_pipe(20, 3, 77, 65536);
+	name_pipe_ends(10, 4, 20, 3, 77, 65536);
 	wr(10, 4, 10, 1000, 1010);
 	wr(10, 4, 20, 2000, 2020);
 	wr(10, 4, 30, 3000, 3030);
@@ -389,14 +408,12 @@ START_TEST(test_read_drains_several_writes)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.writes, 3);
 	ck_assert_uint_eq(r->f.reads, 1);
-	ck_assert_uint_eq(r->f.bytes_written, 60);
-	ck_assert_uint_eq(r->f.bytes_read, 60);
+	expect_bytes(r, 60, 60);
 	ck_assert_uint_eq(r->f.matches, 3);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.max_queued, 60);
 	/* wire: 5100 - 3000, 5100 - 2000, 5100 - 1000 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 2100);
-	ck_assert_uint_eq(r->f.wire_ns.max, 4100);
+	expect_wire(r, 2100, 4100);
 	ck_assert_near(r->f.wire_ns.p50, 3100);
 	ck_assert_near(r->f.wire_ns.p99, 4100);
 }
@@ -409,8 +426,7 @@ END_TEST
  */
 START_TEST(test_match_queued_is_after_the_read)
 {
-	name_pipe(10, 4, 77, 65536);
-	name_pipe(20, 3, 77, 65536);
+	name_pipe_ends(10, 4, 20, 3, 77, 65536);
 	wr(10, 4, 10, 1000, 1010);
 	wr(10, 4, 20, 2000, 2020);
 	wr(10, 4, 30, 3000, 3030);
@@ -434,8 +450,7 @@ START_TEST(test_match_queued_read_drains_many)
 {
 	uint64_t t = 1000;
 
-	name_pipe(10, 4, 78, 65536);
-	name_pipe(20, 3, 78, 65536);
+	name_pipe_ends(10, 4, 20, 3, 78, 65536);
 	for (int i = 0; i < 41; i++, t += 100)
 		wr(10, 4, 100, t, t + 10);
 	rd(20, 3, 4000, t, t + 50);
@@ -456,8 +471,7 @@ START_TEST(test_write_drained_by_several_reads)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 88, 0);
-	name_pipe(20, 3, 88, 0);
+	name_pipe_ends(10, 4, 20, 3, 88, 0);
 	wr(10, 4, 90, 1000, 1100);
 	rd(20, 3, 30, 2000, 2100);
 	rd(20, 3, 30, 3000, 3100);
@@ -484,16 +498,14 @@ START_TEST(test_write_drained_by_several_reads)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.writes, 3);
 	ck_assert_uint_eq(r->f.reads, 5);
-	ck_assert_uint_eq(r->f.bytes_written, 190);
-	ck_assert_uint_eq(r->f.bytes_read, 190);
+	expect_bytes(r, 190, 190);
 	ck_assert_uint_eq(r->f.matches, 6);
 	ck_assert_uint_eq(r->f.max_queued, 100);
 	/* no capacity given: unknown, and no time "full" can be told */
 	ck_assert_int_eq(r->f.capacity, -1);
 	ck_assert_uint_eq(r->f.full_ns, 0);
 	/* wires (read end - write start): 1100 2100 3100 2100 1100 2100 */
-	ck_assert_uint_eq(r->f.wire_ns.min, 1100);
-	ck_assert_uint_eq(r->f.wire_ns.max, 3100);
+	expect_wire(r, 1100, 3100);
 	ck_assert_near(r->f.wire_ns.p50, 2100);
 }
 END_TEST
@@ -504,8 +516,7 @@ START_TEST(test_two_writers_one_pipe)
 	const struct flow_rec *r;
 
 	name_pipe(300, 5, 42, 65536);	/* writer with the larger pid writes first */
-	name_pipe(100, 5, 42, 65536);
-	name_pipe(200, 0, 42, 65536);
+	name_pipe_ends(100, 5, 200, 0, 42, 65536);
 	wr(300, 5, 40, 1000, 1040);
 	wr(100, 5, 60, 2000, 2060);
 	wr(300, 5, 5, 2500, 2505);
@@ -532,8 +543,7 @@ START_TEST(test_two_readers_one_pipe)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 43, 65536);
-	name_pipe(30, 3, 43, 65536);
+	name_pipe_ends(10, 4, 30, 3, 43, 65536);
 	name_pipe(20, 3, 43, 65536);
 	wr(10, 4, 100, 1000, 1100);
 	rd(30, 3, 60, 2000, 2100);
@@ -552,8 +562,7 @@ START_TEST(test_threads_listed_by_process)
 	const struct flow_rec *r;
 	const struct ipcperf_flow_match *m;
 
-	name_pipe(10, 4, 44, 0);
-	name_pipe(20, 3, 44, 0);
+	name_pipe_ends(10, 4, 20, 3, 44, 0);
 	io_t(10, 11, IPCPERF_SC_WRITE, 4, 30, 1000, 1100, 0);
 	io_t(10, 12, IPCPERF_SC_WRITE, 4, 30, 1200, 1300, 0);
 	io_t(20, 21, IPCPERF_SC_READ, 3, 60, 2000, 2100, 0);
@@ -568,8 +577,7 @@ START_TEST(test_threads_listed_by_process)
 	ck_assert_int_eq(m->wtid, 12);
 	ck_assert_int_eq(m->rtid, 21);
 	r = only_flow();
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_ends(r, 10, 20);
 }
 END_TEST
 
@@ -583,8 +591,7 @@ START_TEST(test_read_finishing_before_its_write)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 45, 65536);
-	name_pipe(20, 3, 45, 65536);
+	name_pipe_ends(10, 4, 20, 3, 45, 65536);
 	rd(20, 3, 100, 2000, 3000);
 	ck_assert_uint_eq(nr_matches, 0);
 	wr(10, 4, 100, 1000, 5000);
@@ -592,14 +599,11 @@ START_TEST(test_read_finishing_before_its_write)
 	assert_match(0, 10, 1000, 5000, 20, 2000, 3000, 100, 0);
 
 	r = only_flow();
-	ck_assert_uint_eq(r->f.bytes_written, 100);
-	ck_assert_uint_eq(r->f.bytes_read, 100);
+	expect_bytes(r, 100, 100);
 	ck_assert_uint_eq(r->f.matches, 1);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
-	ck_assert_uint_eq(r->f.wire_ns.min, 2000);
-	ck_assert_uint_eq(r->f.wire_ns.max, 2000);
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_wire(r, 2000, 2000);
+	expect_ends(r, 10, 20);
 }
 END_TEST
 
@@ -613,8 +617,7 @@ START_TEST(test_read_before_write_partial)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 46, 65536);
-	name_pipe(20, 3, 46, 65536);
+	name_pipe_ends(10, 4, 20, 3, 46, 65536);
 	rd(20, 3, 100, 2000, 3000);
 	wr(10, 4, 200, 1000, 5000);
 	rd(20, 3, 100, 5500, 6000);
@@ -625,8 +628,7 @@ START_TEST(test_read_before_write_partial)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
-	ck_assert_uint_eq(r->f.wire_ns.min, 2000);
-	ck_assert_uint_eq(r->f.wire_ns.max, 5000);
+	expect_wire(r, 2000, 5000);
 	ck_assert_uint_eq(r->f.max_queued, 100);
 }
 END_TEST
@@ -641,8 +643,7 @@ START_TEST(test_wire_reader_blocked_before_write)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 49, 65536);
-	name_pipe(20, 3, 49, 65536);
+	name_pipe_ends(10, 4, 20, 3, 49, 65536);
 	rd_blocked(20, 3, 100, 1000, 2050, 1000);
 	wr(10, 4, 100, 2000, 2100);
 	rd_blocked(20, 3, 100, 2500, 4000, 1400);
@@ -653,8 +654,7 @@ START_TEST(test_wire_reader_blocked_before_write)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.matches, 2);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
-	ck_assert_uint_eq(r->f.wire_ns.min, 1);
-	ck_assert_uint_eq(r->f.wire_ns.max, 50);
+	expect_wire(r, 1, 50);
 	ck_assert_uint_gt(r->f.wire_ns.p50, 0);
 }
 END_TEST
@@ -678,8 +678,7 @@ START_TEST(test_read_of_data_written_before_capture)
 	ck_assert_uint_eq(r->f.reads, 2);
 	ck_assert_uint_eq(r->f.nr_writers, 0);
 	ASSERT_READERS(r, 20);
-	ck_assert_uint_eq(r->f.wire_ns.min, 0);
-	ck_assert_uint_eq(r->f.wire_ns.max, 0);
+	expect_wire(r, 0, 0);
 }
 END_TEST
 
@@ -692,8 +691,7 @@ START_TEST(test_read_before_write_started_is_unmatched)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 48, 65536);
-	name_pipe(20, 3, 48, 65536);
+	name_pipe_ends(10, 4, 20, 3, 48, 65536);
 	rd(20, 3, 50, 1000, 1100);
 	wr(10, 4, 70, 2000, 2100);
 	ck_assert_uint_eq(nr_matches, 0);
@@ -759,25 +757,21 @@ START_TEST(test_moves_feed_flows)
 
 	ck_assert_uint_eq(snapshot(), 3);
 	f = flow_of(70);
-	ck_assert_uint_eq(f->f.bytes_written, 1050);
-	ck_assert_uint_eq(f->f.bytes_read, 1050);
+	expect_bytes(f, 1050, 1050);
 	ck_assert_uint_eq(f->f.writes, 2);
 	ck_assert_uint_eq(f->f.reads, 3);
 	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(f->f.max_queued, 1000);
 	f = flow_of(71);
-	ck_assert_uint_eq(f->f.bytes_written, 600);
-	ck_assert_uint_eq(f->f.bytes_read, 600);
+	expect_bytes(f, 600, 600);
 	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
 	f = flow_of(80);
-	ck_assert_uint_eq(f->f.bytes_written, 2600);
-	ck_assert_uint_eq(f->f.bytes_read, 2600);
+	expect_bytes(f, 2600, 2600);
 	ck_assert_uint_eq(f->f.writes, 2);
 	ck_assert_uint_eq(f->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(f->f.writer_blocked_ns, 3 * MS);
 	ck_assert_int_eq(f->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
-	ASSERT_WRITERS(f, 100);
-	ASSERT_READERS(f, 200);
+	expect_ends(f, 100, 200);
 }
 END_TEST
 
@@ -785,8 +779,7 @@ START_TEST(test_errors_and_eof_move_nothing)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 49, 65536);
-	name_pipe(20, 3, 49, 65536);
+	name_pipe_ends(10, 4, 20, 3, 49, 65536);
 	wr(10, 4, 40, 1000, 1100);
 	wr(10, 4, -EAGAIN, 1200, 1300);
 	wr(10, 4, -EPIPE, 1400, 1500);
@@ -797,8 +790,7 @@ START_TEST(test_errors_and_eof_move_nothing)
 	ck_assert_uint_eq(nr_matches, 1);
 	assert_match(0, 10, 1000, 1100, 20, 1800, 1900, 40, 0);
 	r = only_flow();
-	ck_assert_uint_eq(r->f.bytes_written, 40);
-	ck_assert_uint_eq(r->f.bytes_read, 40);
+	expect_bytes(r, 40, 40);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.writes, 1);	/* successful calls only */
 	ck_assert_uint_le(r->f.reads, 2);	/* the read of 40 (and perhaps the EOF) */
@@ -843,8 +835,7 @@ START_TEST(test_closed_fd_leaves_the_flow)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 51, 65536);
-	name_pipe(20, 3, 51, 65536);
+	name_pipe_ends(10, 4, 20, 3, 51, 65536);
 	wr(10, 4, 10, 1000, 1100);
 	do_close(10, 4, 1200);
 	wr(10, 4, 99, 1400, 1500);	/* fd 4 now unknown (no /proc) */
@@ -883,8 +874,7 @@ START_TEST(test_fork_and_dup2_follow_the_pipe)
 	ck_assert_uint_eq(nr_matches, 2);
 	r = only_flow();
 	ck_assert_str_eq(r->object, "pipe:[52]");
-	ASSERT_WRITERS(r, 101);
-	ASSERT_READERS(r, 102);
+	expect_ends(r, 101, 102);
 	ck_assert_uint_eq(r->f.bytes_read, 5000);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 }
@@ -924,25 +914,21 @@ START_TEST(test_socketpair_request_response)
 	ck_assert_uint_eq(ab->f.ino, 1001);
 	ck_assert_uint_eq(ab->f.reader_ino, 1002);
 	ck_assert(!ab->f.datagram);
-	ASSERT_WRITERS(ab, 10);
-	ASSERT_READERS(ab, 20);
+	expect_ends(ab, 10, 20);
 	ck_assert_uint_eq(ab->f.bytes_read, 128);
 	ck_assert_uint_eq(ab->f.bytes_written, 128);
 	ck_assert_uint_eq(ab->f.matches, 2);
-	ck_assert_uint_eq(ab->f.wire_ns.min, 300);
-	ck_assert_uint_eq(ab->f.wire_ns.max, 300);
+	expect_wire(ab, 300, 300);
 	ck_assert_uint_eq(ab->f.max_queued, 64);
 
 	ck_assert_str_eq(ba->object, "socket:[1002]");
 	ck_assert_int_eq(ba->f.kind, IPCPERF_FD_UNIX);
 	ck_assert_uint_eq(ba->f.ino, 1002);
 	ck_assert_uint_eq(ba->f.reader_ino, 1001);
-	ASSERT_WRITERS(ba, 20);
-	ASSERT_READERS(ba, 10);
+	expect_ends(ba, 20, 10);
 	ck_assert_uint_eq(ba->f.bytes_read, 512);
 	ck_assert_uint_eq(ba->f.matches, 2);
-	ck_assert_uint_eq(ba->f.wire_ns.min, 400);
-	ck_assert_uint_eq(ba->f.wire_ns.max, 400);
+	expect_wire(ba, 400, 400);
 	ck_assert_uint_eq(ba->f.max_queued, 256);
 }
 END_TEST
@@ -963,8 +949,7 @@ START_TEST(test_socket_flow_seen_from_reader)
 	ck_assert_str_eq(r->object, "socket:[2001]");
 	ck_assert_uint_eq(r->f.ino, 2001);
 	ck_assert_uint_eq(r->f.reader_ino, 2002);
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_ends(r, 10, 20);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 30);
 	ck_assert_uint_eq(r->f.bytes_read, 70);
 	ck_assert_uint_eq(r->f.matches, 1);
@@ -1012,13 +997,11 @@ START_TEST(test_datagram_one_message_per_read)
 	ck_assert_str_eq(r->object, "socket:[4001]");
 	ck_assert_uint_eq(r->f.writes, 2);
 	ck_assert_uint_eq(r->f.reads, 2);
-	ck_assert_uint_eq(r->f.bytes_written, 140);
-	ck_assert_uint_eq(r->f.bytes_read, 90);
+	expect_bytes(r, 140, 90);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
 	ck_assert_uint_eq(r->f.max_queued, 140);
-	ck_assert_uint_eq(r->f.wire_ns.min, 1100);
-	ck_assert_uint_eq(r->f.wire_ns.max, 1900);
+	expect_wire(r, 1100, 1900);
 }
 END_TEST
 
@@ -1092,8 +1075,7 @@ START_TEST(test_seqpacket_messages)
 	ck_assert_uint_eq(r->f.bytes_read, 384);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.max_queued, 256);
-	ck_assert_uint_eq(r->f.wire_ns.min, 600);
-	ck_assert_uint_eq(r->f.wire_ns.max, 1900);
+	expect_wire(r, 600, 1900);
 }
 END_TEST
 
@@ -1112,8 +1094,7 @@ START_TEST(test_occupancy_full_time)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 60, 65536);
-	name_pipe(20, 3, 60, 65536);
+	name_pipe_ends(10, 4, 20, 3, 60, 65536);
 	wr(10, 4, 40000, 900, 1000);
 	wr(10, 4, 20000, 1900, 2000);
 	rd(20, 3, 10000, 4900, 5000);
@@ -1140,10 +1121,8 @@ START_TEST(test_reset_intervals)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 5000, 65536);
-	name_pipe(20, 3, 5000, 65536);
-	name_pipe(10, 5, 6000, 65536);
-	name_pipe(20, 6, 6000, 65536);
+	name_pipe_ends(10, 4, 20, 3, 5000, 65536);
+	name_pipe_ends(10, 5, 20, 6, 6000, 65536);
 	/* 1: the writer waits 5 ms for room; 100 bytes stay queued; another pipe moves 10 */
 	wr_blocked(10, 4, 4096, 1000, 5001000, 5000000);
 	rd(20, 3, 4096, 5000500, 5001500);
@@ -1176,8 +1155,7 @@ START_TEST(test_reset_intervals)
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_near(r->f.wire_ns.max, 7000200 - 6000000);
 	ck_assert_near(r->f.wire_ns.min, 12000000 - 11999000);
-	ASSERT_WRITERS(r, 10);
-	ASSERT_READERS(r, 20);
+	expect_ends(r, 10, 20);
 	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_CONSUMER_STARVED);
 	/* 3: no call; 4: a write nobody reads in it, its reader traced all along */
 	ipcperf_flows__reset(fl);
@@ -1185,8 +1163,7 @@ START_TEST(test_reset_intervals)
 	ipcperf_flows__reset(fl);
 	wr(10, 4, 30, 13000000, 13000100);
 	r = only_flow();
-	ck_assert_uint_eq(r->f.bytes_written, 30);
-	ck_assert_uint_eq(r->f.bytes_read, 0);
+	expect_bytes(r, 30, 0);
 	ck_assert_uint_eq(r->f.matches, 0);
 	ck_assert_uint_eq(r->f.nr_readers, 0);
 	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
@@ -1198,8 +1175,7 @@ START_TEST(test_reset_full_carries)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 60, 65536);
-	name_pipe(20, 3, 60, 65536);
+	name_pipe_ends(10, 4, 20, 3, 60, 65536);
 	wr(10, 4, 65536, 900, 1000);
 	r = only_flow();
 	ck_assert_uint_eq(r->f.max_queued, 65536);
@@ -1219,8 +1195,7 @@ START_TEST(test_occupancy_threshold_and_open_end)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 61, 1000);
-	name_pipe(20, 3, 61, 1000);
+	name_pipe_ends(10, 4, 20, 3, 61, 1000);
 	wr(10, 4, 899, 100, 200);		/* 899: below */
 	wr(10, 4, 1, 1000, 1100);		/* 900: full from 1100 */
 	rd(20, 3, 1, 1500, 1600);		/* 899: 500 ns full */
@@ -1241,8 +1216,7 @@ static const struct flow_rec *flow_for(uint64_t wblocked, uint64_t rblocked)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 70, 65536);
-	name_pipe(20, 3, 70, 65536);
+	name_pipe_ends(10, 4, 20, 3, 70, 65536);
 	wr_blocked(10, 4, 100, 1000, 1000 + wblocked + 100, wblocked);
 	rd_blocked(20, 3, 100, 500, 1000 + wblocked + 200 + rblocked, rblocked);
 	r = only_flow();
@@ -1377,8 +1351,7 @@ START_TEST(test_blocked_time_sums)
 	const struct flow_rec *r;
 	uint64_t t = 1000;
 
-	name_pipe(10, 4, 71, 65536);
-	name_pipe(20, 3, 71, 65536);
+	name_pipe_ends(10, 4, 20, 3, 71, 65536);
 	for (int i = 0; i < 10; i++, t += 3 * MS)
 		wr_blocked(10, 4, 4096, t, t + 2 * MS, MS);
 	rd_blocked(20, 3, 40960, t, t + 100, 0);
@@ -1413,69 +1386,41 @@ static void assert_margin(uint64_t w, uint64_t r, enum ipcperf_verdict verdict,
 	ck_assert(!f->f.by_queue);
 }
 
-START_TEST(test_margin_below_line)
-{
-	assert_margin(19 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 1.9);
-}
-END_TEST
+#define BAL IPCPERF_VERDICT_BALANCED
+#define BP IPCPERF_VERDICT_BACKPRESSURE
+#define CS IPCPERF_VERDICT_CONSUMER_STARVED
 
-START_TEST(test_margin_on_line)
-{
-	assert_margin(20 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 2.0);
-}
-END_TEST
+/* Writer and reader asleep @w, @r ns: the verdict, the one it is near, and the ratio. */
+static const struct margin_case {
+	uint64_t w, r;
+	enum ipcperf_verdict verdict, marginal;
+	double margin;
+} margin_cases[] = {
+	/* Around the line of 2: below it, on it, above it, clear of it. */
+	{ 19 * MS, 10 * MS, BAL, BP, 1.9 },
+	{ 20 * MS, 10 * MS, BAL, BP, 2.0 },
+	{ 21 * MS, 10 * MS, BP, BP, 2.1 },
+	{ 30 * MS, 10 * MS, BP, BAL, 0 },
+	/* The band's ends: 1.6 in, 2.5 out; below 1.6 nothing is near. */
+	{ 16 * MS, 10 * MS, BAL, BP, 1.6 },
+	{ 25 * MS, 10 * MS, BP, BAL, 0 },
+	{ 15 * MS, 10 * MS, BAL, BAL, 0 },
+	/* The readers' side: R / W = 1.9 leans to consumer-starved; 2.1 is it, marginally. */
+	{ 10 * MS, 19 * MS, BAL, CS, 1.9 },
+	{ 10 * MS, 21 * MS, CS, CS, 2.1 },
+	/* Under 1 ms nothing is decided, so nothing is near either: R = 0 and W 0.9 ms. */
+	{ MS - 1, 0, BAL, BAL, 0 },
+};
 
-START_TEST(test_margin_above_line)
-{
-	assert_margin(21 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE,
-		      IPCPERF_VERDICT_BACKPRESSURE, 2.1);
-}
-END_TEST
+#undef BAL
+#undef BP
+#undef CS
 
-START_TEST(test_margin_clear)
+START_TEST(test_margins)
 {
-	assert_margin(30 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE, IPCPERF_VERDICT_BALANCED, 0);
-}
-END_TEST
+	const struct margin_case *c = &margin_cases[_i];
 
-/* The band's ends: 1.6 in, 2.5 out; below 1.6 nothing is near. */
-START_TEST(test_margin_band_ends)
-{
-	assert_margin(16 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BACKPRESSURE, 1.6);
-}
-END_TEST
-
-START_TEST(test_margin_band_top)
-{
-	assert_margin(25 * MS, 10 * MS, IPCPERF_VERDICT_BACKPRESSURE, IPCPERF_VERDICT_BALANCED, 0);
-}
-END_TEST
-
-START_TEST(test_margin_far_below)
-{
-	assert_margin(15 * MS, 10 * MS, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BALANCED, 0);
-}
-END_TEST
-
-/* The readers' side: R / W = 1.9 leans to consumer-starved; 2.1 is it, marginally. */
-START_TEST(test_margin_readers)
-{
-	assert_margin(10 * MS, 19 * MS, IPCPERF_VERDICT_BALANCED,
-		      IPCPERF_VERDICT_CONSUMER_STARVED, 1.9);
-}
-END_TEST
-
-START_TEST(test_margin_readers_above)
-{
-	assert_margin(10 * MS, 21 * MS, IPCPERF_VERDICT_CONSUMER_STARVED,
-		      IPCPERF_VERDICT_CONSUMER_STARVED, 2.1);
-}
-END_TEST
-
-/* Under 1 ms nothing is decided, so nothing is near either: R = 0 and W 0.9 ms. */
-START_TEST(test_margin_needs_1ms)
-{
-	assert_margin(MS - 1, 0, IPCPERF_VERDICT_BALANCED, IPCPERF_VERDICT_BALANCED, 0);
+	assert_margin(c->w, c->r, c->verdict, c->marginal, c->margin);
 }
 END_TEST
 
@@ -1491,8 +1436,7 @@ START_TEST(test_queue_residence)
 {
 	const struct flow_rec *f;
 
-	name_pipe(10, 4, 70, 1 << 20);
-	name_pipe(20, 3, 70, 1 << 20);
+	name_pipe_ends(10, 4, 20, 3, 70, 1 << 20);
 	for (uint64_t k = 0; k < 8; k++)
 		wr(10, 4, 4096, 1000 + k * 10000, 11000 + k * 10000);
 	for (uint64_t k = 0; k < 8; k++)
@@ -1520,8 +1464,7 @@ START_TEST(test_queue_residence_keeping_up)
 {
 	const struct flow_rec *f;
 
-	name_pipe(10, 4, 70, 65536);
-	name_pipe(20, 3, 70, 65536);
+	name_pipe_ends(10, 4, 20, 3, 70, 65536);
 	for (uint64_t k = 0; k < 8; k++) {
 		wr(10, 4, 4096, 2 * k * MS, 2 * k * MS + 10000);
 		rd(20, 3, 4096, 2 * k * MS + 110000, 2 * k * MS + 120000);
@@ -1543,8 +1486,7 @@ START_TEST(test_queue_residence_full_channel)
 {
 	const struct flow_rec *f;
 
-	name_pipe(10, 4, 70, 65536);
-	name_pipe(20, 3, 70, 65536);
+	name_pipe_ends(10, 4, 20, 3, 70, 65536);
 	for (uint64_t k = 0; k < 7; k++)
 		wr(10, 4, 4096, 1000 + k * 10000, 11000 + k * 10000);
 	for (uint64_t k = 0; k < 8; k++) {
@@ -1565,8 +1507,7 @@ START_TEST(test_queue_residence_one_read)
 {
 	const struct flow_rec *f;
 
-	name_pipe(10, 4, 70, 65536);
-	name_pipe(20, 3, 70, 65536);
+	name_pipe_ends(10, 4, 20, 3, 70, 65536);
 	wr(10, 4, 100, 1000, 2000);
 	rd(20, 3, 100, 50 * MS, 50 * MS + 1000);
 	f = only_flow();
@@ -1590,12 +1531,9 @@ START_TEST(test_for_each_order_and_stop)
 {
 	int n = 0;
 
-	name_pipe(10, 4, 900, 0);
-	name_pipe(20, 3, 900, 0);
-	name_pipe(10, 6, 100, 0);
-	name_pipe(20, 5, 100, 0);
-	name_pipe(10, 8, 500, 0);
-	name_pipe(20, 7, 500, 0);
+	name_pipe_ends(10, 4, 20, 3, 900, 0);
+	name_pipe_ends(10, 6, 20, 5, 100, 0);
+	name_pipe_ends(10, 8, 20, 7, 500, 0);
 	wr(10, 4, 1, 1000, 1100);	/* ino 900 first */
 	wr(10, 8, 1, 2000, 2100);	/* then 500 */
 	rd(20, 5, 1, 2500, 2600);	/* then 100 (read first: unmatched) */
@@ -1619,8 +1557,7 @@ START_TEST(test_on_match_every_match)
 {
 	uint64_t t = 1000, total = 0;
 
-	name_pipe(10, 4, 80, 65536);
-	name_pipe(20, 3, 80, 65536);
+	name_pipe_ends(10, 4, 20, 3, 80, 65536);
 	/* 7 writes of 300, reads of 500: 2100 = 4 x 500 + 100 */
 	for (int i = 0; i < 7; i++, t += 1000)
 		wr(10, 4, 300, t, t + 10);
@@ -1696,40 +1633,9 @@ END_TEST
  * may name a newer object already. Such a late answer must not make the
  * earlier calls part of the newer object's flow.
  */
-static struct ipcperf_stats *proc_st;
-static struct ipcperf_flows *proc_fl;
-
 static void proc_setup(void)
 {
-	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = false);
-
-	proc_st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(proc_st);
-	proc_fl = ipcperf_flows__new(proc_st);
-	ck_assert_ptr_nonnull(proc_fl);
-	/* the helpers feed st/fl */
-	st = proc_st;
-	fl = proc_fl;
-	nr_matches = 0;
-	ck_assert_int_eq(ipcperf_flows__on_match(fl, on_match, matches), 0);
-}
-
-static void proc_teardown(void)
-{
-	ipcperf_flows__delete(proc_fl);
-	ipcperf_stats__delete(proc_st);
-	proc_fl = NULL;
-	proc_st = NULL;
-	st = NULL;
-	fl = NULL;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	setup_matching(false);
 }
 
 static uint64_t ino_of(int fd)
@@ -1891,8 +1797,7 @@ START_TEST(test_again_counts)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 80, 65536);
-	name_pipe(20, 3, 80, 65536);
+	name_pipe_ends(10, 4, 20, 3, 80, 65536);
 	rd(20, 3, -EAGAIN, 100, 200);
 	wr(10, 4, 100, 300, 400);
 	wr(10, 4, -EAGAIN, 500, 600);
@@ -1915,8 +1820,7 @@ static enum ipcperf_verdict verdict_for_again(unsigned int w, unsigned int r)
 {
 	uint64_t t = 1000;
 
-	name_pipe(10, 4, 81, 65536);
-	name_pipe(20, 3, 81, 65536);
+	name_pipe_ends(10, 4, 20, 3, 81, 65536);
 	wr(10, 4, 100, t, t + 100);
 	for (unsigned int i = 0; i < w; i++, t += 200)
 		wr(10, 4, -EAGAIN, t + 200, t + 300);
@@ -1954,8 +1858,7 @@ START_TEST(test_waits_put_on_ready_fds)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 82, 65536);
-	name_pipe(20, 3, 82, 65536);
+	name_pipe_ends(10, 4, 20, 3, 82, 65536);
 	name_pipe(20, 7, 83, 65536);	/* another pipe 20 reads, not watched */
 	ep_create(10, 5, 100);
 	ep_ctl(10, 5, EPOLL_CTL_ADD, 4, 200);
@@ -1997,8 +1900,7 @@ START_TEST(test_waits_verdict_backpressure)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 84, 65536);
-	name_pipe(20, 3, 84, 65536);
+	name_pipe_ends(10, 4, 20, 3, 84, 65536);
 	ep_create(10, 5, 100);
 	ep_ctl(10, 5, EPOLL_CTL_ADD, 4, 200);
 	for (uint64_t i = 0; i < 4; i++) {
@@ -2147,8 +2049,7 @@ START_TEST(test_waits_timeout_and_del)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 85, 65536);
-	name_pipe(20, 3, 85, 65536);
+	name_pipe_ends(10, 4, 20, 3, 85, 65536);
 	ep_create(20, 6, 100);
 	ep_ctl(20, 6, EPOLL_CTL_ADD, 3, 200);
 	wr(10, 4, 300, 300, 400);
@@ -2174,8 +2075,7 @@ START_TEST(test_waits_unknown_set_and_close)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 86, 65536);
-	name_pipe(20, 3, 86, 65536);
+	name_pipe_ends(10, 4, 20, 3, 86, 65536);
 	wr(10, 4, 300, 100, 200);
 	ep_wait(20, 9, 1, 300, 4 * MS, 3 * MS);	/* epoll fd 9: from before */
 	rd(20, 3, 100, 4 * MS + 100, 4 * MS + 200);
@@ -2206,8 +2106,7 @@ START_TEST(test_full_channel_is_backpressure)
 {
 	const struct flow_rec *r;
 
-	name_pipe(10, 4, 87, 1000);
-	name_pipe(20, 3, 87, 1000);
+	name_pipe_ends(10, 4, 20, 3, 87, 1000);
 	rd(20, 3, -EAGAIN, 50, 60);
 	wr(10, 4, 1000, 100, 200);
 	rd(20, 3, 1000, 9 * MS, 9 * MS + 100);
@@ -2347,16 +2246,7 @@ Suite *flows_suite(void)
 
 	tc = tcase_create("margins");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_margin_below_line);
-	tcase_add_test(tc, test_margin_on_line);
-	tcase_add_test(tc, test_margin_above_line);
-	tcase_add_test(tc, test_margin_clear);
-	tcase_add_test(tc, test_margin_band_ends);
-	tcase_add_test(tc, test_margin_band_top);
-	tcase_add_test(tc, test_margin_far_below);
-	tcase_add_test(tc, test_margin_readers);
-	tcase_add_test(tc, test_margin_readers_above);
-	tcase_add_test(tc, test_margin_needs_1ms);
+	tcase_add_loop_test(tc, test_margins, 0, ARRAY_SIZE(margin_cases));
 	tcase_add_test(tc, test_queue_residence);
 	tcase_add_test(tc, test_queue_residence_keeping_up);
 	tcase_add_test(tc, test_queue_residence_one_read);
@@ -2389,7 +2279,7 @@ Suite *flows_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("proc");
-	tcase_add_checked_fixture(tc, proc_setup, proc_teardown);
+	tcase_add_checked_fixture(tc, proc_setup, teardown);
 	tcase_add_test(tc, test_late_lookup_of_reused_fd);
 	tcase_add_test(tc, test_exec_then_fd_reuse);
 	suite_add_tcase(s, tc);

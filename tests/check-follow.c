@@ -28,6 +28,16 @@ static struct ipp_follow *new_follow(void)
 	return f;
 }
 
+/* @tid is the one target left: once it exits, @f is done (and deleted). */
+static void last_target_exits(struct ipp_follow *f, pid_t tid)
+{
+	ck_assert(ipp_follow__has(f, tid));
+	ck_assert_uint_eq(ipp_follow__count(f), 1);
+	ipp_follow__exit(f, tid);
+	ck_assert(ipp_follow__done(f));
+	ipp_follow__delete(f);
+}
+
 START_TEST(test_pids_and_their_children)
 {
 	struct ipp_follow *f = new_follow();
@@ -88,11 +98,7 @@ START_TEST(test_command_from_its_exec)
 	ck_assert_int_eq(ipp_follow__exec(f, 499, 499), 0);
 	ck_assert(!ipp_follow__has(f, 499));
 	ck_assert_int_eq(ipp_follow__exec(f, 500, 500), 0);
-	ck_assert(ipp_follow__has(f, 500));
-	ck_assert_uint_eq(ipp_follow__count(f), 1);
-	ipp_follow__exit(f, 500);
-	ck_assert(ipp_follow__done(f));
-	ipp_follow__delete(f);
+	last_target_exits(f, 500);
 }
 END_TEST
 
@@ -124,12 +130,8 @@ START_TEST(test_exec_in_a_thread)
 	ipp_follow__exit(f, 703);	/* killed by the exec */
 	ipp_follow__exit(f, 700);	/* the leader, too */
 	ck_assert_int_eq(ipp_follow__exec(f, 700, 700), 0);
-	ck_assert(ipp_follow__has(f, 700));
 	ck_assert(!ipp_follow__has(f, 702));
-	ck_assert_uint_eq(ipp_follow__count(f), 1);
-	ipp_follow__exit(f, 700);
-	ck_assert(ipp_follow__done(f));
-	ipp_follow__delete(f);
+	last_target_exits(f, 700);
 }
 END_TEST
 
@@ -272,6 +274,29 @@ static void *note_tid(void *arg)
 	return park(arg);
 }
 
+/* A thread of ours parked on *@fd: once this returns, thread_tid is its tid. */
+static void start_noted_thread(pthread_t *th, int *fd)
+{
+	thread_tid = 0;
+	ck_assert_int_eq(pthread_create(th, NULL, note_tid, fd), 0);
+	while (!__atomic_load_n(&thread_tid, __ATOMIC_SEQ_CST))
+		usleep(1000);
+}
+
+/* A child process parked on the pipe @fds until the test closes its write end. */
+static pid_t fork_parked(int fds[2])
+{
+	pid_t child = fork();
+
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		close(fds[1]);
+		park(&fds[0]);
+		_exit(0);
+	}
+	return child;
+}
+
 /*
  * Fork records lost: a deep check finds the threads of a target process and
  * the processes a target made after the capture started.
@@ -284,17 +309,8 @@ START_TEST(test_check_deep)
 	int fds[2];
 
 	ck_assert_int_eq(pipe(fds), 0);
-	thread_tid = 0;
-	ck_assert_int_eq(pthread_create(&th, NULL, note_tid, &fds[0]), 0);
-	while (!__atomic_load_n(&thread_tid, __ATOMIC_SEQ_CST))
-		usleep(1000);
-	child = fork();
-	ck_assert_int_ge(child, 0);
-	if (child == 0) {
-		close(fds[1]);
-		park(&fds[0]);
-		_exit(0);
-	}
+	start_noted_thread(&th, &fds[0]);
+	child = fork_parked(fds);
 	/* Everything started before: a thread comes in, not the child process. */
 	ipp_follow__set_start(f, UINT64_MAX);
 	ck_assert_int_eq(ipp_follow__add(f, me, me), 0);
@@ -344,17 +360,8 @@ START_TEST(test_resolve)
 		_exit(0);
 	}
 	ck_assert_int_eq(read(up[0], &child, sizeof(child)), (ssize_t)sizeof(child));
-	other = fork();
-	ck_assert_int_ge(other, 0);
-	if (other == 0) {
-		close(fds[1]);
-		park(&fds[0]);
-		_exit(0);
-	}
-	thread_tid = 0;
-	ck_assert_int_eq(pthread_create(&th, NULL, note_tid, &fds[0]), 0);
-	while (!__atomic_load_n(&thread_tid, __ATOMIC_SEQ_CST))
-		usleep(1000);
+	other = fork_parked(fds);
+	start_noted_thread(&th, &fds[0]);
 
 	ck_assert_int_eq(ipp_follow__add(f, target, target), 0);
 	ck_assert_int_eq(ipp_follow__add(f, me, me), 0);

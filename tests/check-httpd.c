@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 #include <check.h>
 
 #include "cli.h"
 #include "httpd.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 /* The CLI's error line (common.c is not linked here): kept for the tests to read. */
@@ -69,10 +69,7 @@ static int port_of(const struct httpd *h)
 
 static uint64_t ms_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return mono_ns() / 1000000;
 }
 
 /* Send @req (@len bytes) to @h and serve until the server closes: the response, to free(). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "check-helpers.h"
 #include "suites.h"
 
 int main(void)
@@ -20,15 +21,15 @@ int main(void)
 		fprintf(stderr, "check-live: skipped: needs root (perf_event_open on tracepoints)\n");
 		return 77;
 	}
-	SRunner *sr = srunner_create(engine_suite());
-	srunner_add_suite(sr, stat_suite());
-	srunner_add_suite(sr, flowlive_suite());
-	srunner_add_suite(sr, syscalls_suite());
-	srunner_add_suite(sr, loss_suite());
-	srunner_add_suite(sr, sched_suite());
-	srunner_add_suite(sr, machine_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	static const suite_fn suites[] = {
+		engine_suite,
+		stat_suite,
+		flowlive_suite,
+		syscalls_suite,
+		loss_suite,
+		sched_suite,
+		machine_suite,
+	};
+
+	return run_suites(suites, ARRAY_SIZE(suites));
 }

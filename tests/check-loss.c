@@ -24,11 +24,11 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <ipcperf/ipcperf.h>
 
+#include "check-helpers.h"
 #include "suites.h"
 
 #ifndef SCWORK_PATH
@@ -73,14 +73,6 @@ static void on_lost(void *ctx, const struct ipcperf_lost *ev)
 	((struct tally *)ctx)->lost_told += ev->lost;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* What dd bs=1 does: one-byte writes as fast as it can, on the tracepoints the session opens. */
 static pid_t start_flood(void)
 {
@@ -112,13 +104,13 @@ static void stop_child(pid_t pid, int sig)
 /* Drive @s until done, within the deadline; then stop. */
 static void drive(struct ipcperf_session *s)
 {
-	uint64_t deadline = now_ns() + DEADLINE_NS;
+	uint64_t deadline = mono_ns() + DEADLINE_NS;
 
 	while (!ipcperf_session__done(s)) {
 		int n = ipcperf_session__poll(s, 100);
 
 		ck_assert_msg(n >= 0 || n == -EINTR, "poll: %s", strerror(-n));
-		ck_assert_msg(now_ns() < deadline,
+		ck_assert_msg(mono_ns() < deadline,
 			      "the session did not end %llu s after its targets could have: a hang",
 			      DEADLINE_NS / 1000000000ull);
 	}

@@ -3,7 +3,9 @@
  * come out by timestamp; equal timestamps in push order; nothing newer than
  * the horizon; every byte and header field copied in.
  */
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <check.h>
@@ -167,13 +169,36 @@ START_TEST(test_horizon)
 }
 END_TEST
 
+/* A record's header fields as text, into @buf. */
+static const char *header_str(char *buf, size_t len, uint64_t time, uint32_t type, uint32_t misc,
+			      pid_t pid, pid_t tid, int cpu, uint32_t size)
+{
+	snprintf(buf, len, "time %" PRIu64 " type %" PRIu32 " misc %#" PRIx32 " pid %d tid %d cpu %d"
+		 " size %" PRIu32, time, type, misc, (int)pid, (int)tid, cpu, size);
+	return buf;
+}
+
+/* The next record popped has @want's header fields, size and bytes. */
+static void expect_pop(struct ipp_merge *m, const struct ipp_mrec_in *want)
+{
+	const struct ipp_mrec *r = ipp_merge__pop(m, UINT64_MAX);
+	char got_s[160], want_s[160];
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(header_str(got_s, sizeof(got_s), r->time, r->type, r->misc, r->pid, r->tid,
+				    r->cpu, r->size),
+			 header_str(want_s, sizeof(want_s), want->time, want->type, want->misc,
+				    want->pid, want->tid, want->cpu, want->size));
+	if (want->size)
+		ck_assert_int_eq(memcmp(r->data, want->data, want->size), 0);
+}
+
 /* Every header field and data byte is copied at push: the source can change. */
 START_TEST(test_copies_record)
 {
 	struct ipp_merge *m = ipp_merge__new();
 	unsigned char buf[300], want[300];
 	static const unsigned char small[3] = { 0xde, 0xad, 0x01 };
-	const struct ipp_mrec *r;
 
 	ck_assert_ptr_nonnull(m);
 	for (size_t i = 0; i < sizeof(buf); i++)
@@ -193,37 +218,12 @@ START_TEST(test_copies_record)
 			 0);
 	memset(buf, 0xee, sizeof(buf));
 
-	r = ipp_merge__pop(m, UINT64_MAX);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->time, 777);
-	ck_assert_uint_eq(r->type, 9);
-	ck_assert_uint_eq(r->misc, 0x2);
-	ck_assert_int_eq(r->pid, 4321);
-	ck_assert_int_eq(r->tid, 4322);
-	ck_assert_int_eq(r->cpu, 3);
-	ck_assert_uint_eq(r->size, sizeof(want));
-	ck_assert_int_eq(memcmp(r->data, want, sizeof(want)), 0);
-
-	r = ipp_merge__pop(m, UINT64_MAX);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->time, 778);
-	ck_assert_uint_eq(r->type, 2);
-	ck_assert_uint_eq(r->misc, 0);
-	ck_assert_int_eq(r->pid, -1);
-	ck_assert_int_eq(r->tid, -1);
-	ck_assert_int_eq(r->cpu, 7);
-	ck_assert_uint_eq(r->size, 3);
-	ck_assert_int_eq(memcmp(r->data, small, 3), 0);
-
-	r = ipp_merge__pop(m, UINT64_MAX);
-	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->time, 779);
-	ck_assert_uint_eq(r->type, 14);
-	ck_assert_uint_eq(r->misc, 0x8000);
-	ck_assert_int_eq(r->pid, 1);
-	ck_assert_int_eq(r->tid, 2);
-	ck_assert_int_eq(r->cpu, 0);
-	ck_assert_uint_eq(r->size, 0);
+	expect_pop(m, &(struct ipp_mrec_in){ .time = 777, .type = 9, .misc = 0x2, .pid = 4321,
+					     .tid = 4322, .cpu = 3, .data = want, .size = sizeof(want) });
+	expect_pop(m, &(struct ipp_mrec_in){ .time = 778, .type = 2, .misc = 0, .pid = -1, .tid = -1,
+					     .cpu = 7, .data = small, .size = 3 });
+	expect_pop(m, &(struct ipp_mrec_in){ .time = 779, .type = 14, .misc = 0x8000, .pid = 1,
+					     .tid = 2, .cpu = 0, .size = 0 });
 	ck_assert_ptr_null(ipp_merge__pop(m, UINT64_MAX));
 	ipp_merge__delete(m);
 }
@@ -298,6 +298,32 @@ START_TEST(test_summary_sized_reused)
 }
 END_TEST
 
+/* What came out of a merge so far: the last record, and how many. */
+struct popped {
+	uint64_t time, seq;
+	uint32_t tag;
+	size_t n;
+};
+
+/*
+ * NULL when @r may come out after what @o saw (times never go back, equal
+ * times in push order), and @o takes it; else what is wrong.
+ */
+static const char *popped_next(struct popped *o, const struct ipp_mrec *r)
+{
+	uint32_t tag = tag_of(r);
+
+	if (o->n > 0 && r->time < o->time)
+		return "time went backwards";
+	if (o->n > 0 && r->time == o->time && (tag <= o->tag || r->seq <= o->seq))
+		return "equal times out of push order";
+	o->time = r->time;
+	o->tag = tag;
+	o->seq = r->seq;
+	o->n++;
+	return NULL;
+}
+
 /* 100k records with many equal timestamps, all pushed then all popped. */
 START_TEST(test_random_100k)
 {
@@ -306,9 +332,7 @@ START_TEST(test_random_100k)
 	uint64_t *times = malloc(N * sizeof(*times));
 	unsigned char *seen = calloc(N, 1);
 	const struct ipp_mrec *r;
-	uint64_t last_time = 0, last_seq = 0;
-	uint32_t last_tag = 0;
-	size_t n = 0;
+	struct popped o = { .n = 0 };
 
 	ck_assert_ptr_nonnull(m);
 	ck_assert_ptr_nonnull(times);
@@ -335,20 +359,14 @@ START_TEST(test_random_100k)
 			bad = "record popped twice";
 		else if (r->time != times[tag])
 			bad = "time not the one pushed";
-		else if (n > 0 && r->time < last_time)
-			bad = "time went backwards";
-		else if (n > 0 && r->time == last_time && (tag <= last_tag || r->seq <= last_seq))
-			bad = "equal times out of push order";
+		else
+			bad = popped_next(&o, r);
 		if (bad)
 			break;
 		seen[tag] = 1;
-		last_time = r->time;
-		last_tag = tag;
-		last_seq = r->seq;
-		n++;
 	}
-	ck_assert_msg(!bad, "record %zu: %s", n, bad ? bad : "");
-	ck_assert_uint_eq(n, N);
+	ck_assert_msg(!bad, "record %zu: %s", o.n, bad ? bad : "");
+	ck_assert_uint_eq(o.n, N);
 	ck_assert_uint_eq(ipp_merge__len(m), 0);
 	free(times);
 	free(seen);
@@ -417,9 +435,8 @@ START_TEST(test_mostly_in_order)
 	enum { N = 50000 };
 	struct ipp_merge *m = ipp_merge__new();
 	const struct ipp_mrec *r;
-	uint64_t now = 1000, last_time = 0, last_seq = 0;
-	uint32_t last_tag = 0;
-	size_t out = 0;
+	uint64_t now = 1000;
+	struct popped o = { .n = 0 };
 	const char *bad = NULL;
 
 	ck_assert_ptr_nonnull(m);
@@ -433,27 +450,12 @@ START_TEST(test_mostly_in_order)
 		if (lcg() % 16 == 0 || i == N - 1) {
 			uint64_t horizon = i == N - 1 ? UINT64_MAX : now - 50;
 
-			while ((r = ipp_merge__pop(m, horizon))) {
-				uint32_t tag = tag_of(r);
-
-				if (r->time > horizon)
-					bad = "past the horizon";
-				else if (out && r->time < last_time)
-					bad = "time went backwards";
-				else if (out && r->time == last_time &&
-					 (tag <= last_tag || r->seq <= last_seq))
-					bad = "equal times out of push order";
-				if (bad)
-					break;
-				last_time = r->time;
-				last_tag = tag;
-				last_seq = r->seq;
-				out++;
-			}
+			while (!bad && (r = ipp_merge__pop(m, horizon)))
+				bad = r->time > horizon ? "past the horizon" : popped_next(&o, r);
 		}
 	}
-	ck_assert_msg(!bad, "record %zu: %s", out, bad ? bad : "");
-	ck_assert_uint_eq(out, N);
+	ck_assert_msg(!bad, "record %zu: %s", o.n, bad ? bad : "");
+	ck_assert_uint_eq(o.n, N);
 	ck_assert_uint_eq(ipp_merge__len(m), 0);
 	ipp_merge__delete(m);
 }

@@ -203,16 +203,22 @@ static void small_input(struct metrics_src *src, struct metrics_counters *mc,
 				     .unpaired_syscalls = 1, .object_label = true };
 }
 
-/* The whole text for a small input; a counter not OK (any reason) has no family at all. */
-START_TEST(test_text_exact)
+/* The small input exposed in @fmt: malloc'ed. */
+static char *expose_small(enum metrics_format fmt)
 {
 	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
 	struct metrics_counters mc;
 	struct metrics_src src;
-	char *text;
 
 	small_input(&src, &mc, v);
-	text = expose(&src, METRICS_TEXT);
+	return expose(&src, fmt);
+}
+
+/* The whole text for a small input; a counter not OK (any reason) has no family at all. */
+START_TEST(test_text_exact)
+{
+	char *text = expose_small(METRICS_TEXT);
+
 	ck_assert_str_eq(text, small_text);
 	free(text);
 }
@@ -221,13 +227,7 @@ END_TEST
 /* OpenMetrics: the same samples; families named without _total/_info, UNIT lines, ".0". */
 START_TEST(test_openmetrics)
 {
-	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
-	struct metrics_counters mc;
-	struct metrics_src src;
-	char *text;
-
-	small_input(&src, &mc, v);
-	text = expose(&src, METRICS_OPENMETRICS);
+	char *text = expose_small(METRICS_OPENMETRICS);
 	static const char head[] = "# TYPE ipcperf info\n# HELP ipcperf The ipcperf that measured.\n"
 				   "ipcperf_info{version=\"" PACKAGE_VERSION "\"} 1\n"
 				   "# TYPE ipcperf_lost_events counter\n";

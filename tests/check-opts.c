@@ -376,6 +376,17 @@ START_TEST(test_not_started)
 }
 END_TEST
 
+/* A case of @s, added to it, whose tests have self as a target and capture the messages. */
+static TCase *session_case(Suite *s, const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, self_setup, NULL);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 Suite *opts_suite(void)
 {
 	Suite *s = suite_create("opts");
@@ -389,9 +400,7 @@ Suite *opts_suite(void)
 	tcase_add_test(tc, test_delete_null);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("session-opts");
-	tcase_add_checked_fixture(tc, self_setup, NULL);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tc = session_case(s, "session-opts");
 	tcase_add_test(tc, test_null_opts);
 	tcase_add_test(tc, test_no_target);
 	tcase_add_test(tc, test_sz_too_small);
@@ -401,13 +410,9 @@ Suite *opts_suite(void)
 	tcase_add_test(tc, test_empty_argv);
 	tcase_add_test(tc, test_unknown_events);
 	tcase_add_test(tc, test_newer_struct);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("session-not-started");
-	tcase_add_checked_fixture(tc, self_setup, NULL);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tc = session_case(s, "session-not-started");
 	tcase_add_test(tc, test_add_handlers_sz);
 	tcase_add_test(tc, test_not_started);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -46,6 +46,14 @@ static struct ipp_pairer *new_pairer(void)
 	return p;
 }
 
+/* @p counted @enters enters and @exits exits left without their other side; deleted. */
+static void delete_pairer_after(struct ipp_pairer *p, uint64_t enters, uint64_t exits)
+{
+	ck_assert_uint_eq(ipp_pairer__unpaired_enter(p), enters);
+	ck_assert_uint_eq(ipp_pairer__unpaired_exit(p), exits);
+	ipp_pairer__delete(p);
+}
+
 /* The descriptors these tests rely on. */
 START_TEST(test_descriptors)
 {
@@ -154,9 +162,7 @@ START_TEST(test_fd_and_count)
 		ck_assert_int_eq(ev.fd, -1);
 		ck_assert_uint_eq(ev.count, 0);
 	}
-	ck_assert_uint_eq(ipp_pairer__unpaired_enter(p), 0);
-	ck_assert_uint_eq(ipp_pairer__unpaired_exit(p), 0);
-	ipp_pairer__delete(p);
+	delete_pairer_after(p, 0, 0);
 }
 END_TEST
 
@@ -186,9 +192,7 @@ START_TEST(test_two_threads_interleaved)
 	ck_assert_uint_eq(ev.count, 10);
 	ck_assert_int_eq(ev.ret, 10);
 	ck_assert_int_eq(ev.cpu, 0);
-	ck_assert_uint_eq(ipp_pairer__unpaired_enter(p), 0);
-	ck_assert_uint_eq(ipp_pairer__unpaired_exit(p), 0);
-	ipp_pairer__delete(p);
+	delete_pairer_after(p, 0, 0);
 }
 END_TEST
 
@@ -198,9 +202,7 @@ START_TEST(test_exit_without_enter)
 	struct ipcperf_syscall ev;
 
 	ck_assert(!leave(p, 100, 1, 1, 0, "read", 5, &ev));
-	ck_assert_uint_eq(ipp_pairer__unpaired_exit(p), 1);
-	ck_assert_uint_eq(ipp_pairer__unpaired_enter(p), 0);
-	ipp_pairer__delete(p);
+	delete_pairer_after(p, 0, 1);
 }
 END_TEST
 
@@ -220,9 +222,7 @@ START_TEST(test_enter_enter)
 	ck_assert_int_eq(ev.fd, 4);
 	ck_assert_uint_eq(ev.count, 2);
 	ck_assert_uint_eq(ev.args[1], 0x2);
-	ck_assert_uint_eq(ipp_pairer__unpaired_enter(p), 1);
-	ck_assert_uint_eq(ipp_pairer__unpaired_exit(p), 0);
-	ipp_pairer__delete(p);
+	delete_pairer_after(p, 1, 0);
 }
 END_TEST
 
@@ -306,9 +306,7 @@ START_TEST(test_switch_outside_call)
 	ck_assert(leave(p, 1300, 1, 2, 0, "read", 1, &ev));
 	ck_assert_uint_eq(ev.switches, 0);
 	ck_assert_uint_eq(ev.off_cpu_ns, 0);
-	ck_assert_uint_eq(ipp_pairer__unpaired_enter(p), 0);
-	ck_assert_uint_eq(ipp_pairer__unpaired_exit(p), 0);
-	ipp_pairer__delete(p);
+	delete_pairer_after(p, 0, 0);
 }
 END_TEST
 
@@ -463,9 +461,7 @@ START_TEST(test_tid_zero)
 		ck_assert(leave(p, 400, 1, tid, 0, "write", 1, &ev));
 		ck_assert_int_eq(ev.tid, tid);
 	}
-	ck_assert_uint_eq(ipp_pairer__unpaired_enter(p), 1);
-	ck_assert_uint_eq(ipp_pairer__unpaired_exit(p), 1);
-	ipp_pairer__delete(p);
+	delete_pairer_after(p, 1, 1);
 }
 END_TEST
 

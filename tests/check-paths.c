@@ -33,6 +33,7 @@
 
 #include <ipcperf/ipcperf.h>
 #include "paths/paths.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 static struct ipcperf_stats *st;
@@ -82,12 +83,7 @@ static void name_pipe(pid_t pid, int fd, uint64_t ino)
 
 static void setup(void)
 {
-	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true);
-
-	st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(st);
-	fl = ipcperf_flows__new(st);
-	ck_assert_ptr_nonnull(fl);
+	flows_fixture_new(&st, &fl, true);
 	pa = ipcperf_paths__new(fl);
 	ck_assert_ptr_nonnull(pa);
 	nr_got = 0;
@@ -109,8 +105,7 @@ static void setup(void)
 static void teardown(void)
 {
 	ipcperf_paths__delete(pa);
-	ipcperf_flows__delete(fl);
-	ipcperf_stats__delete(st);
+	flows_fixture_delete(&st, &fl);
 }
 
 static void feed(const struct ipcperf_syscall *ev)
@@ -147,8 +142,6 @@ static void wait_ready(pid_t pid, pid_t tid, uint64_t start, uint64_t end)
 	ev.args[0] = 9;
 	feed(&ev);
 }
-
-#define MS 1000000ull
 
 /* The calls have come up to @t: what happened before @t - 20 ms is handed on. */
 static void tick(uint64_t t)

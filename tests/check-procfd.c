@@ -28,6 +28,7 @@
 #include <check.h>
 
 #include "fd/procfd.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 
@@ -94,15 +95,7 @@ static void remove_tmpdir(void)
 
 START_TEST(test_kind_names)
 {
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNKNOWN), "unknown");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_PIPE), "pipe");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UNIX), "unix");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TCP), "tcp");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_UDP), "udp");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_FILE), "file");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_TTY), "tty");
-	ck_assert_str_eq(ipcperf_fd_kind_name(IPCPERF_FD_OTHER), "other");
-	ck_assert_str_eq(ipcperf_fd_kind_name((enum ipcperf_fd_kind)99), "unknown");
+	expect_fd_kind_names();
 
 	union ipp_sockaddr a;
 	char buf[64];
@@ -148,6 +141,17 @@ START_TEST(test_pipe)
 }
 END_TEST
 
+/* /proc names our @fd @path, of @kind, with its inode and @flags under @mask: into *@id. */
+static void expect_named_fd(int fd, const char *path, enum ipcperf_fd_kind kind, int mask,
+			    int flags, struct ipp_fdid *id)
+{
+	resolve_ok(getpid(), fd, id);
+	ck_assert_int_eq(id->kind, kind);
+	ck_assert_str_eq(id->object, path);
+	ck_assert_uint_eq(id->ino, ino_of(fd));
+	ck_assert_int_eq(id->flags & mask, flags);
+}
+
 START_TEST(test_fifo)
 {
 	char path[PATH_MAX];
@@ -159,11 +163,7 @@ START_TEST(test_fifo)
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
 	fd = open(path, O_RDWR | O_NONBLOCK);	/* O_RDWR: no wait for a writer (Linux) */
 	ck_assert_int_ge(fd, 0);
-	resolve_ok(getpid(), fd, &id);
-	ck_assert_int_eq(id.kind, IPCPERF_FD_PIPE);
-	ck_assert_str_eq(id.object, path);
-	ck_assert_uint_eq(id.ino, ino_of(fd));
-	ck_assert_int_eq(id.flags & (O_ACCMODE | O_NONBLOCK), O_RDWR | O_NONBLOCK);
+	expect_named_fd(fd, path, IPCPERF_FD_PIPE, O_ACCMODE | O_NONBLOCK, O_RDWR | O_NONBLOCK, &id);
 	close(fd);
 	remove_tmpdir();
 }
@@ -424,11 +424,7 @@ START_TEST(test_files)
 	snprintf(path, sizeof(path), "%s/file.txt", tmpdir);
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_APPEND, 0600);
 	ck_assert_int_ge(fd, 0);
-	resolve_ok(getpid(), fd, &id);
-	ck_assert_int_eq(id.kind, IPCPERF_FD_FILE);
-	ck_assert_str_eq(id.object, path);
-	ck_assert_uint_eq(id.ino, ino_of(fd));
-	ck_assert_int_eq(id.flags & (O_ACCMODE | O_APPEND), O_RDWR | O_APPEND);
+	expect_named_fd(fd, path, IPCPERF_FD_FILE, O_ACCMODE | O_APPEND, O_RDWR | O_APPEND, &id);
 	ck_assert(!id.truncated);
 
 	/* The kernel's own mark of an unlinked file stays in the name. */
@@ -600,11 +596,10 @@ static int seen_cb(void *ctx, int fd, const struct ipp_fdid *id)
 	return 0;
 }
 
+/* Counts as count_cb() does, and stops the scan with 7. */
 static int stop_cb(void *ctx, int fd, const struct ipp_fdid *id)
 {
-	(void)fd;
-	(void)id;
-	(*(int *)ctx)++;
+	count_cb(ctx, fd, id);
 	return 7;
 }
 
@@ -776,6 +771,18 @@ START_TEST(test_pipe_capacity)
 }
 END_TEST
 
+/* In a child: hands @len bytes of @msg to the parent on @report_fd, waits until it is done. */
+__attribute__((noreturn))
+static void report_and_wait(int report_fd, int go_fd, const void *msg, size_t len)
+{
+	char c;
+
+	if (write(report_fd, msg, len) != (ssize_t)len)
+		_exit(1);
+	(void)!read(go_fd, &c, 1);	/* until the parent closes its end of go */
+	_exit(0);
+}
+
 /*
  * Another process: a child makes a pipe of a known size and keeps one end of
  * a socketpair made before the fork; the parent looks at the child's fds.
@@ -791,7 +798,7 @@ START_TEST(test_cross_process)
 	ck_assert_int_ge(child, 0);
 	if (child == 0) {
 		int cp[2], msg[2];
-		char c;
+
 		close(sp[0]);
 		close(report[0]);
 		close(go[1]);
@@ -799,10 +806,7 @@ START_TEST(test_cross_process)
 			_exit(1);
 		msg[0] = cp[0];
 		msg[1] = sp[1];
-		if (write(report[1], msg, sizeof(msg)) != sizeof(msg))
-			_exit(1);
-		(void)!read(go[0], &c, 1);	/* until the parent is done */
-		_exit(0);
+		report_and_wait(report[1], go[0], msg, sizeof(msg));
 	}
 	int msg[2];
 	close(sp[1]);
@@ -920,7 +924,6 @@ START_TEST(test_other_netns)
 					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 		socklen_t len = sizeof(sa);
 		int m[5] = { -1, -1, -1, -1, -1 }, sp[2];
-		char c;
 
 		close(report[0]);
 		close(go[1]);
@@ -933,10 +936,7 @@ START_TEST(test_other_netns)
 			m[3] = sp[0];
 			m[4] = sp[1];
 		}
-		if (write(report[1], m, sizeof(m)) != sizeof(m))
-			_exit(1);
-		(void)!read(go[0], &c, 1);	/* until the parent is done */
-		_exit(0);
+		report_and_wait(report[1], go[0], m, sizeof(m));
 	}
 	close(report[1]);
 	close(go[0]);

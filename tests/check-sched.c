@@ -22,11 +22,11 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <ipcperf/ipcperf.h>
 
+#include "check-helpers.h"
 #include "suites.h"
 
 #ifndef IPCWORK_PATH
@@ -92,14 +92,6 @@ static void on_wakeup(void *ctx, const struct ipcperf_wakeup *ev)
 	if (ev->waker_pid != c->child)
 		c->foreign_wakers++;
 	thread_of(c, ev->tid)->wakeups++;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* The line ipcwork naps wrote, once it is there. @return true when read. */
@@ -210,7 +202,7 @@ static void run_naps(const struct naps_run *r)
 	IPCPERF_OPTS(ipcperf_handlers, h, .ctx = c, .sched_totals = on_totals,
 		     .sched_switch = on_switch, .wakeup = on_wakeup);
 	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-	uint64_t deadline = now_ns() + DEADLINE_NS;
+	uint64_t deadline = mono_ns() + DEADLINE_NS;
 	struct ipcperf_session *s;
 	long nvcsw = -1, nivcsw = -1;
 	int status = -1;
@@ -231,7 +223,7 @@ static void run_naps(const struct naps_run *r)
 		int n = ipcperf_session__poll(s, 20);
 
 		ck_assert_msg(n >= 0 || n == -EINTR, "poll: %s", strerror(-n));
-		ck_assert_msg(now_ns() < deadline, "ipcwork naps not done in time");
+		ck_assert_msg(mono_ns() < deadline, "ipcwork naps not done in time");
 	}
 	ck_assert_int_ge(ipcperf_session__stop(s), 0);
 	ck_assert_int_eq(ipcperf_session__stats(s, &st), 0);
@@ -425,7 +417,7 @@ START_TEST(test_task_clock)
 		     .events = IPCPERF_EV_IO | IPCPERF_EV_FDS | IPCPERF_EV_SCHED | IPCPERF_EV_TASK |
 			       IPCPERF_EV_SCHED_TOTALS);
 	struct ipcperf_counter_value v[IPCPERF_CNT__MAX];
-	uint64_t deadline = now_ns() + DEADLINE_NS, start = 0, end = 0, clock;
+	uint64_t deadline = mono_ns() + DEADLINE_NS, start = 0, end = 0, clock;
 	struct ipcperf_session *s;
 	int status;
 	pid_t child;
@@ -441,7 +433,7 @@ START_TEST(test_task_clock)
 		int n = ipcperf_session__poll(s, 20);
 
 		ck_assert_msg(n >= 0 || n == -EINTR, "poll: %s", strerror(-n));
-		ck_assert_msg(now_ns() < deadline, "ipcwork spin not done in time");
+		ck_assert_msg(mono_ns() < deadline, "ipcwork spin not done in time");
 	}
 	ck_assert_int_ge(ipcperf_session__stop(s), 0);
 	if (hold)

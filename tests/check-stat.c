@@ -20,7 +20,6 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,13 +29,13 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "jsoncheck.h"
 #include "runcmd.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -81,62 +80,6 @@ static void stat_iowork(const char *scenario, const char *arg, struct result *r)
 	cmd_run(argv, r);
 	ck_assert_msg(cmd_exited_with(r, 0), "ipcperf stat -- iowork %s: %s, expected exit 0; "
 		      "stderr:\n%.2000s", scenario, cmd_status_str(r->status), r->err);
-}
-
-/*
- * Wait until @pid is inside one of the system calls @nrs (from
- * /proc/PID/syscall: its number, then its arguments), with first argument
- * @arg0 unless it is -1.
- */
-static void wait_in_syscall(pid_t pid, const long *nrs, size_t nr_nrs, long arg0, const char *what)
-{
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = 5 * 1000 * 1000 };
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	for (long i = 0; i < RUN_DEADLINE_S * 200L; i++) {
-		char buf[256] = "";
-		FILE *f = fopen(path, "re");
-		long nr;
-		unsigned long a0;
-		int got;
-
-		ck_assert_msg(f != NULL, "%s: %s (%s exited early?)", path, strerror(errno), what);
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-		got = sscanf(buf, "%ld %lx", &nr, &a0);
-		for (size_t k = 0; got >= 1 && k < nr_nrs; k++)
-			if (nr == nrs[k] && (arg0 < 0 || (got == 2 && a0 == (unsigned long)arg0)))
-				return;
-		nanosleep(&tick, NULL);
-	}
-	ck_abort_msg("%s (pid %d) never got to the expected system call", what, (int)pid);
-}
-
-/*
- * Wait until ipcperf @pid blocks in a poll-family call: then its capture loop
- * runs, so its signal handlers are in place and its events are enabled.
- */
-static void wait_polling(pid_t pid)
-{
-	static const long polls[] = {
-#ifdef SYS_poll
-		SYS_poll,
-#endif
-#ifdef SYS_epoll_wait
-		SYS_epoll_wait,
-#endif
-#ifdef SYS_select
-		SYS_select,
-#endif
-#ifdef SYS_epoll_pwait2
-		SYS_epoll_pwait2,
-#endif
-		SYS_ppoll, SYS_epoll_pwait, SYS_pselect6,
-	};
-
-	wait_in_syscall(pid, polls, sizeof(polls) / sizeof(polls[0]), -1, "ipcperf");
 }
 
 /* ------------------------------------------------------------------ */
@@ -354,20 +297,6 @@ static bool row_matches(json_object *row, const struct want_row *w, bool allow_u
 
 	return jint(row, "fd") == w->fd && (ident || (allow_unknown && is_unknown(row))) &&
 	       io_eq(side_io(row, "read"), w->rd) && io_eq(side_io(row, "write"), w->wr);
-}
-
-/* Append to a bounded message buffer. */
-__attribute__((format(printf, 3, 4)))
-static void msg_add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	va_list ap;
-
-	if (used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
 }
 
 static void describe_rows(json_object *proc, char *buf, size_t len)
@@ -1265,36 +1194,6 @@ END_TEST
 /* Against strace -c                                                   */
 /* ------------------------------------------------------------------ */
 
-struct sc_count {
-	char name[32];
-	int64_t calls, errors;
-};
-
-struct sc_table {
-	struct sc_count v[128];
-	size_t n;
-};
-
-static struct sc_count *sc_get(struct sc_table *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
-			return &t->v[i];
-	ck_assert_msg(t->n < sizeof(t->v) / sizeof(t->v[0]), "too many syscall names");
-	ck_assert_msg(strlen(name) < sizeof(t->v[0].name), "syscall name too long: %s", name);
-	memset(&t->v[t->n], 0, sizeof(t->v[0]));
-	snprintf(t->v[t->n].name, sizeof(t->v[0].name), "%s", name);
-	return &t->v[t->n++];
-}
-
-static const struct sc_count *sc_find(const struct sc_table *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
-			return &t->v[i];
-	return NULL;
-}
-
 static bool parse_i64(const char *s, int64_t *v)
 {
 	char *end;
@@ -1316,7 +1215,7 @@ static bool parse_i64(const char *s, int64_t *v)
  * errors cell is blank when there were none, so a row one cell short has
  * no errors. The "total" row and rules are skipped.
  */
-static void parse_strace_c(const char *text, struct sc_table *t)
+static void parse_strace_c(const char *text, struct sc_counts *t)
 {
 	char *copy = strdup(text), *save = NULL, *line;
 	int calls_col = -1, errors_col = -1, ncols = 0;
@@ -1365,40 +1264,13 @@ static void parse_strace_c(const char *text, struct sc_table *t)
 				ck_assert_msg(parse_i64(tok[errors_col], &errors),
 					      "strace -c: errors of %s is '%s'", tok[n - 1],
 					      tok[errors_col]);
-			c = sc_get(t, tok[n - 1]);
+			c = sc_counts_get(t, tok[n - 1]);
 			c->calls += calls;
 			c->errors += errors;
 		}
 	}
 	ck_assert_msg(header, "no strace -c table in:\n%.1000s", text);
 	free(copy);
-}
-
-/*
- * The environment ipcperf gives the command it runs (a libtool wrapper in the
- * build tree adds LD_LIBRARY_PATH, which changes the dynamic loader's calls):
- * NULL-terminated, one malloc'ed block with @strings.
- */
-static char **command_env(char **strings)
-{
-	char *argv[] = { IPCPERF_PATH, "stat", "--json", "-o", "/dev/null", "--", "env", "-0",
-			 NULL };
-	struct result r;
-	char **envp;
-	size_t n = 0, k = 0;
-
-	cmd_run(argv, &r);
-	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
-		      cmd_status_str(r.status), r.err);
-	for (size_t i = 0; i < r.out_len; i++)
-		n += r.out[i] == '\0';
-	envp = calloc(n + 1, sizeof(*envp));
-	ck_assert_msg(envp != NULL, "out of memory");
-	for (size_t i = 0; i < r.out_len && k < n; i += strlen(r.out + i) + 1)
-		envp[k++] = r.out + i;
-	*strings = r.out;
-	free(r.err);
-	return envp;
 }
 
 START_TEST(test_strace_agrees)
@@ -1409,28 +1281,23 @@ START_TEST(test_strace_agrees)
 		"sendmsg", "recvmsg", "close", "dup", "dup2", "dup3", "fcntl", "pipe2",
 		"socketpair", "socket", "connect", "accept", "openat",
 	};
-	char table[] = "/tmp/check-stat-strace.XXXXXX";
-	int fd = mkstemp(table);
-	char *strace_argv[] = { "strace", "-f", "-c", "-o", table, IOWORK_PATH, "syscalls", NULL };
-	struct sc_table st = { .n = 0 }, ip = { .n = 0 };
+	static const char *const cmd[] = { IOWORK_PATH, "syscalls", NULL };
+	/*
+	 * The environment ipcperf gives the command it runs (a libtool wrapper in
+	 * the build tree adds LD_LIBRARY_PATH, which changes the dynamic loader's
+	 * calls): the same program in the same environment makes the same calls,
+	 * loader included.
+	 */
+	char *env_argv[] = { IPCPERF_PATH, "stat", "--json", "-o", "/dev/null", "--", "env", "-0",
+			     NULL };
+	struct sc_counts st = { .n = 0 }, ip = { .n = 0 };
 	struct result r;
-	json_object *doc, *procs;
-	size_t len, compared = 0;
-	char *text, *env_strings, **envp;
+	json_object *doc;
+	size_t compared = 0;
+	char *text;
 	char msg[4096] = "";
 
-	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-	/* The same program in the same environment: the same calls, loader included. */
-	envp = command_env(&env_strings);
-	cmd_run_env(strace_argv, envp, &r);
-	free(envp);
-	free(env_strings);
-	ck_assert_msg(cmd_exited_with(&r, 0), "strace -f -c iowork syscalls: %s (is strace installed?)"
-		      "; stderr:\n%.2000s", cmd_status_str(r.status), r.err);
-	cmd_result_free(&r);
-	text = cmd_slurp(fd, &len);
-	close(fd);
-	unlink(table);
+	text = cmd_strace_c(env_argv, cmd, "iowork syscalls");
 	parse_strace_c(text, &st);
 	free(text);
 
@@ -1438,26 +1305,14 @@ START_TEST(test_strace_agrees)
 	doc = parse_json(r.out, r.out_len, "syscalls");
 	cmd_result_free(&r);
 	check_header(doc, 0, "syscalls");
-	procs = jget(doc, "processes", json_type_array);
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *scs = jget(json_object_array_get_idx(procs, i), "syscalls",
-					json_type_array);
-
-		for (size_t k = 0; k < json_object_array_length(scs); k++) {
-			json_object *sc = json_object_array_get_idx(scs, k);
-			struct sc_count *c = sc_get(&ip, jstr(sc, "name"));
-
-			c->calls += jint(sc, "calls");
-			c->errors += jint(sc, "errors");
-		}
-	}
+	jsum_syscalls(doc, &ip);
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		ck_assert_msg(sc_find(&st, names[i]), "strace -c did not count %s", names[i]);
-		ck_assert_msg(sc_find(&ip, names[i]), "ipcperf stat did not count %s", names[i]);
+		ck_assert_msg(sc_counts_find(&st, names[i]), "strace -c did not count %s", names[i]);
+		ck_assert_msg(sc_counts_find(&ip, names[i]), "ipcperf stat did not count %s", names[i]);
 	}
 	for (size_t i = 0; i < ip.n; i++) {
-		const struct sc_count *s = sc_find(&st, ip.v[i].name);
+		const struct sc_count *s = sc_counts_find(&st, ip.v[i].name);
 
 		/* strace counts every syscall: one it lacks was never made. */
 		ck_assert_msg(s != NULL, "ipcperf counts %" PRId64 " calls of %s, strace none",
@@ -1511,23 +1366,18 @@ static void add_io(struct io *dst, struct io src)
 	dst->errors += src.errors;
 }
 
+/* A process's fd row added to the sums in @ctx (a struct fd_sums). */
+static void add_fd_row(void *ctx, json_object *p, json_object *row)
+{
+	struct fd_sum *f = fd_sum_get(ctx, jint(p, "pid"), jint(row, "fd"), jstr(row, "object"));
+
+	add_io(&f->rd, side_io(row, "read"));
+	add_io(&f->wr, side_io(row, "write"));
+}
+
 static void sum_doc_fds(json_object *doc, struct fd_sums *s)
 {
-	json_object *procs = jget(doc, "processes", json_type_array);
-
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *p = json_object_array_get_idx(procs, i);
-		json_object *fds = jget(p, "fds", json_type_array);
-
-		for (size_t k = 0; k < json_object_array_length(fds); k++) {
-			json_object *row = json_object_array_get_idx(fds, k);
-			struct fd_sum *f = fd_sum_get(s, jint(p, "pid"), jint(row, "fd"),
-						      jstr(row, "object"));
-
-			add_io(&f->rd, side_io(row, "read"));
-			add_io(&f->wr, side_io(row, "write"));
-		}
-	}
+	jeach_row(doc, "fds", add_fd_row, s);
 }
 
 /*
@@ -1871,7 +1721,7 @@ START_TEST(test_sigint_pid)
 	cmd_spawn(&sl, sleep_argv, false, NULL);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)sl.pid);
 	cmd_spawn(&ip, argv, false, NULL);
-	wait_polling(ip.pid);
+	cmd_wait_polling(ip.pid);
 	ck_assert_int_eq(kill(ip.pid, SIGINT), 0);
 	cmd_finish(&ip, &r);
 	alive = kill(sl.pid, 0) == 0;
@@ -1924,10 +1774,10 @@ static json_object *pid_exits_once(void *ctx)
 
 	cmd_spawn(&wk, work_argv, true, NULL);
 	/* Set up and blocked in read(0): every fd is open before ipcperf looks. */
-	wait_in_syscall(wk.pid, read_nr, 1, 0, "iowork wait-go");
+	cmd_wait_in_syscall(wk.pid, read_nr, 1, 0, "iowork wait-go");
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)wk.pid);
 	cmd_spawn(&ip, argv, false, NULL);
-	wait_polling(ip.pid);
+	cmd_wait_polling(ip.pid);
 	/* Only now: iowork's read(0) is in flight at the attach, then it works and exits. */
 	ck_assert_int_eq(write(wk.in_fd, "g", 1), 1);
 	cmd_finish(&wk, &rw);

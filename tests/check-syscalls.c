@@ -24,7 +24,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +39,7 @@
 
 #include "jsoncheck.h"
 #include "runcmd.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 #ifndef IPCPERF_PATH
@@ -50,8 +50,6 @@
 #endif
 
 Suite *syscalls_suite(void);
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------ */
 /* What scwork's counted section does (the table in tests/scwork.c)    */
@@ -261,18 +259,6 @@ static json_object *find_entry(json_object *scs, const char *name, pid_t tid)
 		found = sc;
 	}
 	return found;
-}
-
-static void msg_add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t l = strlen(buf);
-	va_list ap;
-
-	if (l + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + l, len - l, fmt, ap);
-	va_end(ap);
 }
 
 /* Whether entry @sc has exactly the calls, errors and errnos of @w; else say why in @msg. */
@@ -581,36 +567,6 @@ END_TEST
 
 /* ---------------------------------------------------------- vs strace -c */
 
-struct sc_count {
-	char name[40];
-	int64_t calls, errors;
-	int64_t p99_lo, p99_hi;	/* the smallest and largest p99 of the rows counted (p99_hi 0: none) */
-};
-
-struct sc_counts {
-	struct sc_count v[256];
-	size_t n;
-};
-
-static struct sc_count *count_get(struct sc_counts *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
-			return &t->v[i];
-	ck_assert_msg(t->n < ARRAY_SIZE(t->v), "too many syscall names");
-	memset(&t->v[t->n], 0, sizeof(t->v[0]));
-	snprintf(t->v[t->n].name, sizeof(t->v[0].name), "%s", name);
-	return &t->v[t->n++];
-}
-
-static const struct sc_count *count_find(const struct sc_counts *t, const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->v[i].name, name))
-			return &t->v[i];
-	return NULL;
-}
-
 /*
  * `strace -c` prints (with -w or not, any column set):
  *   % time     seconds  usecs/call     calls    errors syscall
@@ -679,7 +635,7 @@ static void parse_strace_c(const char *text, struct sc_counts *t)
 			if (cell[0])
 				ck_assert_msg(parse_i64(cell, &errors), "strace -c: errors of %s: '%s'",
 					      name, cell);
-			c = count_get(t, name);
+			c = sc_counts_get(t, name);
 			c->calls += calls;
 			c->errors += errors;
 		}
@@ -687,80 +643,36 @@ static void parse_strace_c(const char *text, struct sc_counts *t)
 	ck_assert_msg(header && t->n > 0, "no strace -c table in:\n%.1000s", text);
 }
 
-/*
- * The environment ipcperf gives the command it runs: in the build tree
- * ipcperf is a libtool wrapper that sets LD_LIBRARY_PATH, which changes the
- * dynamic loader's calls. strace runs scwork in the same one.
- */
-static char **command_env(char **strings)
-{
-	char *argv[] = { IPCPERF_PATH, "stat", "-q", "-o", "/dev/null", "--", "env", "-0", NULL };
-	struct result r;
-	char **envp;
-	size_t n = 0, k = 0;
-
-	cmd_run(argv, &r);
-	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
-		      cmd_status_str(r.status), r.err);
-	for (size_t i = 0; i < r.out_len; i++)
-		n += r.out[i] == '\0';
-	envp = calloc(n + 1, sizeof(*envp));
-	ck_assert_msg(envp != NULL, "out of memory");
-	for (size_t i = 0; i < r.out_len && k < n; i += strlen(r.out + i) + 1)
-		envp[k++] = r.out + i;
-	*strings = r.out;
-	free(r.err);
-	return envp;
-}
-
 START_TEST(test_strace_agrees)
 {
 	static const char *const args[] = { "--syscalls", "--json", NULL };
-	char table[] = "/tmp/check-syscalls-strace.XXXXXX";
-	int fd = mkstemp(table);
-	char *strace_argv[] = { "strace", "-f", "-c", "-o", table, (char *)scwork_path(), NULL };
+	const char *const cmd[] = { scwork_path(), NULL };
+	/*
+	 * The environment ipcperf gives the command it runs: in the build tree
+	 * ipcperf is a libtool wrapper that sets LD_LIBRARY_PATH, which changes
+	 * the dynamic loader's calls. strace runs scwork in the same one.
+	 */
+	char *env_argv[] = { IPCPERF_PATH, "stat", "-q", "-o", "/dev/null", "--", "env", "-0", NULL };
 	struct sc_counts st = { .n = 0 }, ip = { .n = 0 };
 	struct result r;
-	json_object *doc, *procs;
-	char *text, *env_strings, **envp;
+	json_object *doc;
+	char *text;
 	char msg[4096] = "";
 	size_t both = 0;
 
-	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-	envp = command_env(&env_strings);
-	cmd_run_env(strace_argv, envp, &r);
-	free(envp);
-	free(env_strings);
-	ck_assert_msg(cmd_exited_with(&r, 0), "strace -f -c scwork: %s (is strace installed?); "
-		      "stderr:\n%.2000s", cmd_status_str(r.status), r.err);
-	cmd_result_free(&r);
-	text = cmd_slurp(fd, NULL);
-	close(fd);
-	unlink(table);
+	text = cmd_strace_c(env_argv, cmd, "scwork");
 	parse_strace_c(text, &st);
 	free(text);
 
 	run_stat(args, scwork_cmd, &r);
 	doc = parse_json_text(r.out, "stat --syscalls --json");
 	cmd_result_free(&r);
-	procs = jget(doc, "processes", json_type_array);
-	for (size_t i = 0; i < json_object_array_length(procs); i++) {
-		json_object *scs = jget(json_object_array_get_idx(procs, i), "syscalls",
-					json_type_array);
-
-		for (size_t k = 0; k < json_object_array_length(scs); k++) {
-			json_object *sc = json_object_array_get_idx(scs, k);
-			struct sc_count *c = count_get(&ip, jstr(sc, "name"));
-
-			c->calls += jint(sc, "calls");
-			c->errors += jint(sc, "errors");
-		}
-	}
+	jsum_syscalls(doc, &ip);
 	json_object_put(doc);
 
 	/* Equal calls and errors for every syscall both report. */
 	for (size_t i = 0; i < ip.n; i++) {
-		const struct sc_count *s = count_find(&st, ip.v[i].name);
+		const struct sc_count *s = sc_counts_find(&st, ip.v[i].name);
 
 		if (!s) {
 			/* strace sees every call: one it lacks was never made. */
@@ -780,11 +692,11 @@ START_TEST(test_strace_agrees)
 	 * the exit without the enter and, by design, counts no call.
 	 */
 	for (size_t i = 0; i < st.n; i++)
-		if (!count_find(&ip, st.v[i].name) && strcmp(st.v[i].name, "execve"))
+		if (!sc_counts_find(&ip, st.v[i].name) && strcmp(st.v[i].name, "execve"))
 			msg_add(msg, sizeof(msg), "  %s: strace %" PRId64 " calls, ipcperf none\n",
 				st.v[i].name, st.v[i].calls);
 	for (size_t i = 0; i < ARRAY_SIZE(counted); i++)
-		ck_assert_msg(count_find(&st, counted[i].name) && count_find(&ip, counted[i].name),
+		ck_assert_msg(sc_counts_find(&st, counted[i].name) && sc_counts_find(&ip, counted[i].name),
 			      "%s is not in both tables", counted[i].name);
 	ck_assert_msg(!msg[0], "ipcperf stat --syscalls and strace -f -c disagree:\n%s", msg);
 	ck_assert_msg(both >= ARRAY_SIZE(counted) + 2, "only %zu syscalls compared", both);
@@ -839,7 +751,7 @@ START_TEST(test_two_processes_total)
 		for (size_t k = 0; k < json_object_array_length(scs); k++) {
 			json_object *sc = json_object_array_get_idx(scs, k);
 			const char *name = jstr(sc, "name");
-			struct sc_count *c = count_get(&sum, name);
+			struct sc_count *c = sc_counts_get(&sum, name);
 			json_object *t = find_entry(total, name, -1);
 
 			c->calls += jint(sc, "calls");
@@ -1296,6 +1208,49 @@ END_TEST
 
 /* ---------------------------------------------------------- intervals */
 
+/* The key of a (process, syscall) row in the sums: "pid/name". */
+static void row_key(char *key, size_t len, json_object *proc, json_object *sc)
+{
+	snprintf(key, len, "%" PRId64 "/%s", jint(proc, "pid"), jstr(sc, "name"));
+}
+
+/* An interval's row, checked, added to the sums in @ctx (a struct sc_counts). */
+static void add_interval_row(void *ctx, json_object *proc, json_object *sc)
+{
+	char key[64];
+
+	row_key(key, sizeof(key), proc, sc);
+	struct sc_count *c = sc_counts_get(ctx, key);
+
+	check_entry(sc, "interval");
+	c->calls += jint(sc, "calls");
+	c->errors += jint(sc, "errors");
+}
+
+/* The totals' rows against the intervals' sums: what differs goes to msg. */
+struct totals_check {
+	const struct sc_counts *sum;
+	char *msg;
+	size_t msg_size;
+	size_t n;		/* rows seen */
+};
+
+static void check_total_row(void *ctx, json_object *proc, json_object *sc)
+{
+	struct totals_check *tc = ctx;
+	char key[64];
+
+	row_key(key, sizeof(key), proc, sc);
+	const struct sc_count *c = sc_counts_find(tc->sum, key);
+
+	tc->n++;
+	if (!c || c->calls != jint(sc, "calls") || c->errors != jint(sc, "errors"))
+		msg_add(tc->msg, tc->msg_size, "  %s: total %" PRId64 "/%" PRId64
+			", intervals %" PRId64 "/%" PRId64 "\n", key,
+			jint(sc, "calls"), jint(sc, "errors"),
+			c ? c->calls : 0, c ? c->errors : 0);
+}
+
 START_TEST(test_interval_sums)
 {
 	static const char *const args[] = { "--syscalls", "--json", "-I", "10", NULL };
@@ -1314,7 +1269,7 @@ START_TEST(test_interval_sums)
 		const char *e = strchr(p, '\n');
 		size_t len = e ? (size_t)(e - p) : strlen(p);
 		char *line = strndup(p, len);
-		json_object *doc, *procs;
+		json_object *doc;
 
 		ck_assert(line != NULL);
 		p = e ? e + 1 : p + len;
@@ -1326,55 +1281,17 @@ START_TEST(test_interval_sums)
 			continue;
 		}
 		intervals++;
-		procs = jget(doc, "processes", json_type_array);
-		for (size_t i = 0; i < json_object_array_length(procs); i++) {
-			json_object *proc = json_object_array_get_idx(procs, i);
-			json_object *scs = jget(proc, "syscalls", json_type_array);
-
-			for (size_t k = 0; k < json_object_array_length(scs); k++) {
-				json_object *sc = json_object_array_get_idx(scs, k);
-				char key[64];
-				struct sc_count *c;
-
-				check_entry(sc, "interval");
-				snprintf(key, sizeof(key), "%" PRId64 "/%s", jint(proc, "pid"),
-					 jstr(sc, "name"));
-				c = count_get(&sum, key);
-				c->calls += jint(sc, "calls");
-				c->errors += jint(sc, "errors");
-			}
-		}
+		jeach_row(doc, "syscalls", add_interval_row, &sum);
 		json_object_put(doc);
 	}
 	ck_assert_msg(final != NULL, "no totals after the intervals");
 	ck_assert_msg(intervals >= 1, "no interval");
 	expect_worker(final, worker);
-	{
-		json_object *procs = jget(final, "processes", json_type_array);
-		size_t n = 0;
+	struct totals_check tc = { .sum = &sum, .msg = msg, .msg_size = sizeof(msg) };
 
-		for (size_t i = 0; i < json_object_array_length(procs); i++) {
-			json_object *proc = json_object_array_get_idx(procs, i);
-			json_object *scs = jget(proc, "syscalls", json_type_array);
-
-			for (size_t k = 0; k < json_object_array_length(scs); k++) {
-				json_object *sc = json_object_array_get_idx(scs, k);
-				char key[64];
-				const struct sc_count *c;
-
-				snprintf(key, sizeof(key), "%" PRId64 "/%s", jint(proc, "pid"),
-					 jstr(sc, "name"));
-				c = count_find(&sum, key);
-				n++;
-				if (!c || c->calls != jint(sc, "calls") || c->errors != jint(sc, "errors"))
-					msg_add(msg, sizeof(msg), "  %s: total %" PRId64 "/%" PRId64
-						", intervals %" PRId64 "/%" PRId64 "\n", key,
-						jint(sc, "calls"), jint(sc, "errors"),
-						c ? c->calls : 0, c ? c->errors : 0);
-			}
-		}
-		ck_assert_msg(n == sum.n, "intervals have %zu (pid, syscall) rows, totals %zu", sum.n, n);
-	}
+	jeach_row(final, "syscalls", check_total_row, &tc);
+	ck_assert_msg(tc.n == sum.n, "intervals have %zu (pid, syscall) rows, totals %zu", sum.n,
+		      tc.n);
 	ck_assert_msg(!msg[0], "intervals do not add up to the totals:\n%s", msg);
 	json_object_put(final);
 	cmd_result_free(&r);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "tracefds.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 static void set(struct tracefds *t, pid_t pid, int fd, const char *path)
@@ -20,18 +21,47 @@ static const char *object(const struct tracefds *t, pid_t pid, int fd)
 	return o ? o->object : NULL;
 }
 
+/* A pid's fd and the file it names (NULL: none). */
+struct fd_object {
+	pid_t pid;
+	int fd;
+	const char *path;
+};
+
+/* Each of @set set in @t, then pid 10 forks pid 11. */
+static void fork_after(struct tracefds *t, const struct fd_object *set_v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		set(t, set_v[i].pid, set_v[i].fd, set_v[i].path);
+	tracefds_fork(t, 10, 11);
+}
+
+/* Each of @want is what @t says its fd names. */
+static void expect_objects(const struct tracefds *t, const struct fd_object *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *got = object(t, want[i].pid, want[i].fd);
+
+		if (want[i].path)
+			ck_assert_str_eq(got, want[i].path);
+		else
+			ck_assert_ptr_null(got);
+	}
+}
+
 /* fork copies the parent's fds to the child */
 START_TEST(test_fork_copies)
 {
+	static const struct fd_object before[] = {
+		{ 10, 0, "/dev/null" }, { 10, 3, "/etc/passwd" }, { 20, 3, "/tmp/other" },
+	};
+	static const struct fd_object after[] = {
+		{ 11, 0, "/dev/null" }, { 11, 3, "/etc/passwd" }, { 11, 4, NULL },
+	};
 	struct tracefds t = { 0 };
 
-	set(&t, 10, 0, "/dev/null");
-	set(&t, 10, 3, "/etc/passwd");
-	set(&t, 20, 3, "/tmp/other");
-	tracefds_fork(&t, 10, 11);
-	ck_assert_str_eq(object(&t, 11, 0), "/dev/null");
-	ck_assert_str_eq(object(&t, 11, 3), "/etc/passwd");
-	ck_assert_ptr_null(object(&t, 11, 4));
+	fork_after(&t, before, ARRAY_SIZE(before));
+	expect_objects(&t, after, ARRAY_SIZE(after));
 	ck_assert_uint_eq(t.n, 5);
 	/* the copies are the child's own: the parent's close leaves them */
 	tracefds_drop(&t, 10, -1);
@@ -47,15 +77,18 @@ END_TEST
  */
 START_TEST(test_fork_after_childs_calls)
 {
+	static const struct fd_object before[] = {
+		{ 10, 3, "/etc/passwd" }, { 10, 4, "/etc/group" },
+		{ 11, 3, "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+	};
+	static const struct fd_object after[] = {
+		{ 11, 3, "/usr/lib/x86_64-linux-gnu/libc.so.6" }, { 11, 4, "/etc/group" },
+		{ 10, 3, "/etc/passwd" },
+	};
 	struct tracefds t = { 0 };
 
-	set(&t, 10, 3, "/etc/passwd");
-	set(&t, 10, 4, "/etc/group");
-	set(&t, 11, 3, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-	tracefds_fork(&t, 10, 11);
-	ck_assert_str_eq(object(&t, 11, 3), "/usr/lib/x86_64-linux-gnu/libc.so.6");
-	ck_assert_str_eq(object(&t, 11, 4), "/etc/group");
-	ck_assert_str_eq(object(&t, 10, 3), "/etc/passwd");
+	fork_after(&t, before, ARRAY_SIZE(before));
+	expect_objects(&t, after, ARRAY_SIZE(after));
 	ck_assert_uint_eq(t.n, 4);
 	tracefds_fini(&t);
 }

@@ -74,3 +74,30 @@ json_object *jproc(json_object *doc, int64_t pid)
 		     json_object_to_json_string(procs));
 	return NULL;
 }
+
+void jeach_row(json_object *doc, const char *list,
+	       void (*fn)(void *ctx, json_object *proc, json_object *row), void *ctx)
+{
+	json_object *procs = jget(doc, "processes", json_type_array);
+
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		json_object *p = json_object_array_get_idx(procs, i);
+		json_object *rows = jget(p, list, json_type_array);
+
+		for (size_t k = 0; k < json_object_array_length(rows); k++)
+			fn(ctx, p, json_object_array_get_idx(rows, k));
+	}
+}
+
+static void add_syscall_row(void *ctx, json_object *proc, json_object *sc)
+{
+	struct sc_count *c = sc_counts_get(ctx, jstr(sc, "name"));
+
+	c->calls += jint(sc, "calls");
+	c->errors += jint(sc, "errors");
+}
+
+void jsum_syscalls(json_object *doc, struct sc_counts *t)
+{
+	jeach_row(doc, "syscalls", add_syscall_row, t);
+}

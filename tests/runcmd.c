@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,4 +153,99 @@ const char *cmd_status_str(int status)
 	else
 		snprintf(buf, sizeof(buf), "wait status 0x%x", (unsigned int)status);
 	return buf;
+}
+
+char **cmd_env_of(char *const argv[], char **strings)
+{
+	struct result r;
+	char **envp;
+	size_t n = 0, k = 0;
+
+	cmd_run(argv, &r);
+	ck_assert_msg(cmd_exited_with(&r, 0), "ipcperf stat -- env -0: %s; stderr:\n%.2000s",
+		      cmd_status_str(r.status), r.err);
+	for (size_t i = 0; i < r.out_len; i++)
+		n += r.out[i] == '\0';
+	envp = calloc(n + 1, sizeof(*envp));
+	ck_assert_msg(envp != NULL, "out of memory");
+	for (size_t i = 0; i < r.out_len && k < n; i += strlen(r.out + i) + 1)
+		envp[k++] = r.out + i;
+	*strings = r.out;
+	free(r.err);
+	return envp;
+}
+
+char *cmd_strace_c(char *const env_argv[], const char *const cmd[], const char *what)
+{
+	char table[] = "/tmp/check-live-strace.XXXXXX";
+	int fd = mkstemp(table);
+	char *argv[32] = { "strace", "-f", "-c", "-o", table };
+	size_t n = 5;
+	char *text, *env_strings, **envp;
+	struct result r;
+
+	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
+	for (size_t i = 0; cmd[i]; i++) {
+		ck_assert_msg(n + 1 < sizeof(argv) / sizeof(argv[0]), "%s: too many arguments", what);
+		argv[n++] = (char *)cmd[i];
+	}
+	argv[n] = NULL;
+	envp = cmd_env_of(env_argv, &env_strings);
+	cmd_run_env(argv, envp, &r);
+	free(envp);
+	free(env_strings);
+	ck_assert_msg(cmd_exited_with(&r, 0), "strace -f -c %s: %s (is strace installed?); "
+		      "stderr:\n%.2000s", what, cmd_status_str(r.status), r.err);
+	cmd_result_free(&r);
+	text = cmd_slurp(fd, NULL);
+	close(fd);
+	unlink(table);
+	return text;
+}
+
+void cmd_wait_in_syscall(pid_t pid, const long *nrs, size_t nr_nrs, long arg0, const char *what)
+{
+	struct timespec tick = { .tv_sec = 0, .tv_nsec = 5 * 1000 * 1000 };
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	for (long i = 0; i < RUN_DEADLINE_S * 200L; i++) {
+		char buf[256] = "";
+		FILE *f = fopen(path, "re");
+		long nr;
+		unsigned long a0;
+		int got;
+
+		ck_assert_msg(f != NULL, "%s: %s (%s exited early?)", path, strerror(errno), what);
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+		got = sscanf(buf, "%ld %lx", &nr, &a0);
+		for (size_t k = 0; got >= 1 && k < nr_nrs; k++)
+			if (nr == nrs[k] && (arg0 < 0 || (got == 2 && a0 == (unsigned long)arg0)))
+				return;
+		nanosleep(&tick, NULL);
+	}
+	ck_abort_msg("%s (pid %d) never got to the expected system call", what, (int)pid);
+}
+
+void cmd_wait_polling(pid_t pid)
+{
+	static const long polls[] = {
+#ifdef SYS_poll
+		SYS_poll,
+#endif
+#ifdef SYS_epoll_wait
+		SYS_epoll_wait,
+#endif
+#ifdef SYS_select
+		SYS_select,
+#endif
+#ifdef SYS_epoll_pwait2
+		SYS_epoll_pwait2,
+#endif
+		SYS_ppoll, SYS_epoll_pwait, SYS_pselect6,
+	};
+
+	cmd_wait_in_syscall(pid, polls, sizeof(polls) / sizeof(polls[0]), -1, "ipcperf");
 }
