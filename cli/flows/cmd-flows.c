@@ -35,8 +35,9 @@ struct flows_cmd {
 	char what[CLI_WHAT_LEN];
 };
 
-enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o)
+static enum cli_parsed flows_parse(int argc, char **argv, void *opts)
 {
+	struct flows_opts *o = opts;
 	*o = (struct flows_opts){ 0 };
 	return cli_options_parse_capture(&cli_cmd_flows, argc, argv, o, &o->t);
 }
@@ -229,8 +230,9 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 	return ret;
 }
 
-int flows_run(const struct flows_opts *o)
+static int flows_run(const void *opts)
 {
+	const struct flows_opts *o = opts;
 	struct flows_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	/* The default events, and an event loop's epoll calls (where its waits go). */
@@ -290,16 +292,6 @@ int flows_replay(const struct report_opts *o)
 	return flows_run(&fo);
 }
 
-static int flows_main(int argc, char **argv)
-{
-	struct flows_opts o;
-	enum cli_parsed p = flows_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? flows_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_flows = {
 	.id = CMD_FLOWS,
 	.name = "flows",
@@ -335,5 +327,7 @@ const struct cli_command cli_cmd_flows = {
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
 		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
 		"signal is re-raised), or 1 if it succeeded but an output could not be written.\n",
-	.main = flows_main,
+	.parse = flows_parse,
+	.run = flows_run,
+	.target = offsetof(struct flows_opts, t) + 1,
 };

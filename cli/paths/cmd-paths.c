@@ -27,8 +27,9 @@ struct paths_cmd {
 };
 
 /* The targets, or with -i a capture: its targets were those of its recording. */
-enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o)
+static enum cli_parsed paths_parse(int argc, char **argv, void *opts)
 {
+	struct paths_opts *o = opts;
 	enum cli_parsed p;
 	int first;
 
@@ -185,8 +186,9 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 	return paths_traces(c);
 }
 
-int paths_run(const struct paths_opts *o)
+static int paths_run(const void *opts)
 {
+	const struct paths_opts *o = opts;
 	struct paths_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	/* The default events, and the waits of event loops (their turns). */
@@ -239,16 +241,6 @@ int paths_replay(const struct report_opts *o)
 	return paths_run(&po);
 }
 
-static int paths_main(int argc, char **argv)
-{
-	struct paths_opts o;
-	enum cli_parsed p = paths_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? paths_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_paths = {
 	.id = CMD_PATHS,
 	.name = "paths",
@@ -271,5 +263,7 @@ const struct cli_command cli_cmd_paths = {
 		"Exit status: 0 done, 1 runtime error, 2 usage error; with -- CMD, the command's\n"
 		"own status (its signal is re-raised), or 1 if it succeeded but the report could\n"
 		"not be written.\n",
-	.main = paths_main,
+	.parse = paths_parse,
+	.run = paths_run,
+	.target = offsetof(struct paths_opts, t) + 1,
 };

@@ -45,6 +45,8 @@ struct stat_cmd {
 	struct rusage ru0;
 };
 
+static int stat_run(const void *opts);
+
 /*
  * With --no-counters, mark each counter of @set "not requested" and return
  * true; otherwise return false.
@@ -316,8 +318,9 @@ int stat_replay(const struct report_opts *o)
 	return stat_run(&so);
 }
 
-enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
+static enum cli_parsed stat_parse(int argc, char **argv, void *opts)
 {
+	struct stat_opts *o = opts;
 	enum cli_parsed p;
 	int first;
 
@@ -507,8 +510,9 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	return ret;
 }
 
-int stat_run(const struct stat_opts *o)
+static int stat_run(const void *opts)
 {
+	const struct stat_opts *o = opts;
 	struct stat_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	bool failed = false;
@@ -537,16 +541,6 @@ int stat_run(const struct stat_opts *o)
 	return cli_exit(&res, failed);
 }
 
-static int stat_main(int argc, char **argv)
-{
-	struct stat_opts o;
-	enum cli_parsed p = stat_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? stat_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_stat = {
 	.id = CMD_STAT,
 	.name = "stat",
@@ -572,5 +566,7 @@ const struct cli_command cli_cmd_stat = {
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
 		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
 		"signal is re-raised), or 1 if it succeeded but the output could not be written.\n",
-	.main = stat_main,
+	.parse = stat_parse,
+	.run = stat_run,
+	.target = offsetof(struct stat_opts, t) + 1,
 };
