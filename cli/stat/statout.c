@@ -215,13 +215,7 @@ static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det
 	}
 	peer_name(peer, sizeof(peer), fd);
 	if (fd->conns > 1) {
-		e = cli_esc(buf, sizeof(buf), fd->endpoint);
-		if (fd->role == IPCPERF_GROUP_SERVED)
-			snprintf(obj, olen, "%s <- %s", e, peer);
-		else if (fd->role == IPCPERF_GROUP_CLIENT)
-			snprintf(obj, olen, "-> %s %s", e, peer);
-		else
-			snprintf(obj, olen, "unix peer %s", peer);
+		cli_group_name(obj, olen, fd->role, cli_esc(buf, sizeof(buf), fd->endpoint), peer);
 		snprintf(det, dlen, "%" PRIu64 " conns", fd->conns);
 		return;
 	}
