@@ -60,7 +60,6 @@ void cli_setup_print(bool verbose);
  * @return 0, or -1 after saying the usage error.
  */
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first);
-void cli_target_free(struct cli_target *t);
 /* The targets in words, for report headers: "command 'ls -l'", "pid 12,13", "whole system". */
 void cli_describe_targets(const struct cli_target *t, char *buf, size_t len);
 

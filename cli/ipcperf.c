@@ -37,18 +37,14 @@ static enum cli_cmd_id command_named(const char *name)
 	return (enum cli_cmd_id)i;
 }
 
-/*
- * Command @c (not report): its options parsed and run, then its targets'
- * lists freed.
- */
+/* Command @c (not report): its options parsed and run, then what they took freed. */
 static int command_main(const struct cli_command *c, int argc, char **argv)
 {
 	union cli_cmd_opts opts;
 	enum cli_parsed p = c->parse(argc, argv, &opts);
 	int code = p == CLI_PARSED_RUN ? c->run(&opts) : cli_parsed_exit(p);
 
-	if (c->target)
-		cli_target_free((struct cli_target *)((char *)&opts + c->target - 1));
+	cli_options_free(c, &opts);
 	return code;
 }
 

@@ -54,12 +54,11 @@ struct cli_command {
 	 * complete, else what to exit with (help printed, or a usage error
 	 * said in one line); then @run runs it and returns the exit code of
 	 * the command (re-raising the signal that killed the command of
-	 * "-- CMD"). Either way the lists of the struct's struct cli_target
-	 * are freed after, when @target, its offsetof() + 1, is not 0.
+	 * "-- CMD"). Either way what the options took is freed after
+	 * (cli_options_free()).
 	 */
 	enum cli_parsed (*parse)(int argc, char **argv, void *opts);
 	int (*run)(const void *opts);
-	size_t target;
 };
 struct cli_option;
 
@@ -136,6 +135,12 @@ enum cli_parsed cli_options_parse(const struct cli_command *cmd, int argc, char 
 struct cli_target;
 enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int argc, char **argv,
 					  void *opts, struct cli_target *t);
+
+/*
+ * Free what the options of @cmd took into @opts, its options struct
+ * (the lists of -p and -t), whether its parse() ended well or not.
+ */
+void cli_options_free(const struct cli_command *cmd, void *opts);
 
 /* The --help of @cmd: its usage, the options of the table, its epilog. */
 void cli_options_help(FILE *f, const struct cli_command *cmd);

@@ -116,5 +116,4 @@ const struct cli_command cli_cmd_record = {
 		"usage error; with -- CMD, the command's own status.\n",
 	.parse = record_parse,
 	.run = record_run,
-	.target = offsetof(struct record_opts, t) + 1,
 };

@@ -329,5 +329,4 @@ const struct cli_command cli_cmd_flows = {
 		"signal is re-raised), or 1 if it succeeded but an output could not be written.\n",
 	.parse = flows_parse,
 	.run = flows_run,
-	.target = offsetof(struct flows_opts, t) + 1,
 };

@@ -265,5 +265,4 @@ const struct cli_command cli_cmd_paths = {
 		"not be written.\n",
 	.parse = paths_parse,
 	.run = paths_run,
-	.target = offsetof(struct paths_opts, t) + 1,
 };

@@ -568,5 +568,4 @@ const struct cli_command cli_cmd_stat = {
 		"signal is re-raised), or 1 if it succeeded but the output could not be written.\n",
 	.parse = stat_parse,
 	.run = stat_run,
-	.target = offsetof(struct stat_opts, t) + 1,
 };

@@ -426,5 +426,4 @@ const struct cli_command cli_cmd_top = {
 		"command's own status, or 0 when q or -n ended it.\n",
 	.parse = top_parse,
 	.run = top_run,
-	.target = offsetof(struct top_opts, t) + 1,
 };

@@ -180,5 +180,4 @@ const struct cli_command cli_cmd_trace = {
 	.epilog = "",
 	.parse = trace_parse,
 	.run = trace_run,
-	.target = offsetof(struct trace_opts, t) + 1,
 };
