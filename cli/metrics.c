@@ -11,6 +11,7 @@
 #include "metrics.h"
 #include "metrics-expo.h"
 #include "userfile.h"
+#include "util.h"
 
 const char *metrics_content_type(enum metrics_format fmt)
 {
@@ -77,15 +78,8 @@ static int on_proc(void *ctx, const struct ipcperf_proc_row *row)
 	struct expo_buf key = { 0 };
 	uint64_t *v;
 
-	if (w->comms.n == w->comms.cap) {
-		size_t cap = w->comms.cap ? w->comms.cap * 2 : 16;
-		struct pcomm *p = realloc(w->comms.v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		w->comms.v = p;
-		w->comms.cap = cap;
-	}
+	if (cli_grow((void **)&w->comms.v, &w->comms.cap, w->comms.n + 1, sizeof(*w->comms.v)) < 0)
+		return -ENOMEM;
 	w->comms.v[w->comms.n].pid = row->pid;
 	w->comms.v[w->comms.n].comm = strdup(row->comm ? row->comm : "");
 	if (!w->comms.v[w->comms.n].comm)
