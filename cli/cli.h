@@ -124,8 +124,10 @@ struct cli_run {
 	void (*tick)(void *ctx, struct ipcperf_session *s);
 	unsigned int tick_ms;
 	/* If set, the live status line says "PROGRESS: 12 s, N events, N lost"
-	 * every CLI_STATUS_MS (when cli_status_enable() let it). */
+	 * every CLI_STATUS_MS (when @status). */
 	const char *progress;
+	/* The status line on while it runs (cli_status_enable()), cleared at its end. */
+	bool status;
 	/*
 	 * If set, one line on stderr as soon as the capture of running targets
 	 * (-p, -t, -a; not a command) is live: "LIVE: live, pid 12 (...)".

@@ -237,6 +237,7 @@ static int flows_run(const void *opts)
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	/* The default events, and an event loop's epoll calls (where its waits go). */
 	struct cli_run run = { .setup = flows_setup, .ctx = &c, .progress = "ipcperf flows",
+			       .status = !o->quiet && isatty(STDERR_FILENO),
 			       .live = o->quiet ? NULL : "ipcperf flows",
 			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS,
 			       .tick = o->interval_ms ? flows_tick : NULL, .tick_ms = o->interval_ms };
@@ -246,10 +247,7 @@ static int flows_run(const void *opts)
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
 	cli_setup_print(o->verbose);
 	if (flows_open(&c) == 0) {
-		cli_status_enable(!o->quiet && isatty(STDERR_FILENO));
 		cli_run(&o->t, &run, &res);
-		cli_status_clear();
-		cli_status_enable(false);
 		if (res.session) {
 			failed = flows_report(&c, &res) < 0;
 		} else {

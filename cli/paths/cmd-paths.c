@@ -193,6 +193,7 @@ static int paths_run(const void *opts)
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	/* The default events, and the waits of event loops (their turns). */
 	struct cli_run run = { .setup = paths_setup, .ctx = &c, .progress = "ipcperf paths",
+			       .status = !o->quiet && isatty(STDERR_FILENO),
 			       .live = o->quiet ? NULL : "ipcperf paths",
 			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS };
 	bool failed = false;
@@ -206,10 +207,7 @@ static int paths_run(const void *opts)
 		return EXIT_USAGE;
 	}
 	if (paths_open(&c) == 0) {
-		cli_status_enable(!o->quiet && isatty(STDERR_FILENO));
 		cli_run(&o->t, &run, &res);
-		cli_status_clear();
-		cli_status_enable(false);
 		if (res.session)
 			failed = paths_report(&c, &res) < 0;
 	}

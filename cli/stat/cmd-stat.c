@@ -411,6 +411,7 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 		.ctx = c,
 		.tick_ms = o->interval_ms,
 		.progress = "ipcperf stat",
+		.status = !o->quiet && isatty(STDERR_FILENO),
 		.live = o->quiet ? NULL : "ipcperf stat",
 		.io_fds = c->httpd ? stat_io_fds : NULL,
 		.io_ready = stat_io_ready,
@@ -418,10 +419,7 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 
 	/* For --per-thread, keep the threads' names for the tables' headings. */
 	thread_names_handlers(&c->names, &names);
-	cli_status_enable(!o->quiet && isatty(STDERR_FILENO));
 	cli_run(&o->t, &run, res);
-	cli_status_clear();
-	cli_status_enable(false);
 }
 
 /* Report on stderr what was lost or left unpaired, and with -v what was read. */

@@ -130,6 +130,8 @@ static int trace_run(const void *opts)
 			.ctx = st,
 			.setup = cli_setup_stats,	/* the accounting names each call's fds */
 			.progress = "ipcperf trace",
+			/* None when the trace lines themselves go to the terminal: they would mix. */
+			.status = !o->quiet && isatty(STDERR_FILENO) && !isatty(out.fd),
 			.live = o->quiet ? NULL : "ipcperf trace",
 			/* Every syscall, as strace traces; -e chooses among them. */
 			.events = IPCPERF_EV_TASK | IPCPERF_EV_ALL_SYSCALLS,
@@ -137,14 +139,7 @@ static int trace_run(const void *opts)
 			.call_memory = true,
 		};
 
-		/*
-		 * No status line when the trace lines themselves go to the
-		 * terminal, since they would mix.
-		 */
-		cli_status_enable(!o->quiet && isatty(STDERR_FILENO) && !isatty(out.fd));
 		cli_run(&o->t, &run, &res);
-		cli_status_clear();
-		cli_status_enable(false);
 	}
 	/* Print the calls still waiting for their fds, with what is known of them now. */
 	ipcperf_stats__settle_calls(st);
