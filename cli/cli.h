@@ -60,7 +60,6 @@ void cli_setup_print(bool verbose);
  * @return 0, or -1 after saying the usage error.
  */
 int cli_target_finish(struct cli_target *t, int argc, char **argv, int first);
-void cli_target_free(struct cli_target *t);
 /* The targets in words, for report headers: "command 'ls -l'", "pid 12,13", "whole system". */
 void cli_describe_targets(const struct cli_target *t, char *buf, size_t len);
 
@@ -125,8 +124,10 @@ struct cli_run {
 	void (*tick)(void *ctx, struct ipcperf_session *s);
 	unsigned int tick_ms;
 	/* If set, the live status line says "PROGRESS: 12 s, N events, N lost"
-	 * every CLI_STATUS_MS (when cli_status_enable() let it). */
+	 * every CLI_STATUS_MS (when @status). */
 	const char *progress;
+	/* The status line on while it runs (cli_status_enable()), cleared at its end. */
+	bool status;
 	/*
 	 * If set, one line on stderr as soon as the capture of running targets
 	 * (-p, -t, -a; not a command) is live: "LIVE: live, pid 12 (...)".

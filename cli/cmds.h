@@ -1,14 +1,9 @@
 /*
- * The subcommands: each one's options struct, filled by its parse() from
- * the command line (the option table of options.c says which option goes
- * to which field) and run by its run(); report's views of a capture are
- * stat's, flows' and paths' (stat_replay(), flows_replay(), paths_replay()).
- *
- * parse() returns CLI_PARSED_RUN when the options are complete, else what
- * to exit with (help printed, or a usage error said in one line); either
- * way the lists of -p and -t are to be freed with cli_target_free(). run()
- * returns the exit code of the command (re-raising the signal that killed
- * the command of "-- CMD").
+ * The subcommands: each one's options struct, filled by the parse() of its
+ * struct cli_command from the command line (the option table of options.c
+ * says which option goes to which field) and run by its run() (options.h);
+ * report's views of a capture are stat's, flows' and paths' (stat_replay(),
+ * flows_replay(), paths_replay()).
  */
 #ifndef IPCPERF_CLI_CMDS_H
 #define IPCPERF_CLI_CMDS_H
@@ -61,7 +56,6 @@ struct stat_opts {
 	bool metrics_per_fd;		/* --metrics-per-fd: an object label on fd and flow metrics */
 };
 void stat_opts_init(struct stat_opts *o);
-enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o);
 /*
  * Whether @o keeps a running view (-I, --openmetrics, --listen): then an
  * exited process folds into the row of the exited processes of its comm
@@ -69,7 +63,6 @@ enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o);
  * lives plus a row per comm (doc/accuracy.md, "Memory").
  */
 bool stat_folds_exited(const struct stat_opts *o);
-int stat_run(const struct stat_opts *o);
 /* The stat or syscalls view of a capture: ipcperf report's options, as stat's. */
 struct report_opts;
 int stat_replay(const struct report_opts *o);
@@ -91,8 +84,6 @@ struct trace_opts {
 	struct tracesel sel;		/* -e trace=SET */
 	bool quiet, verbose;
 };
-enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o);
-int trace_run(const struct trace_opts *o);
 
 /* ------------------------------------------------------------------ flows */
 
@@ -106,8 +97,6 @@ struct flows_opts {
 	unsigned int interval_ms;	/* -I: 0 = no intervals */
 	bool quiet, verbose;
 };
-enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o);
-int flows_run(const struct flows_opts *o);
 /* The flows view of a capture (ipcperf report), a row per flow. */
 int flows_replay(const struct report_opts *o);
 
@@ -123,8 +112,6 @@ struct paths_opts {
 	const char *perfetto;		/* --perfetto FILE: a timeline, Chrome trace JSON */
 	bool quiet, verbose;
 };
-enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o);
-int paths_run(const struct paths_opts *o);
 /* The paths view of a capture (ipcperf report --view paths), or of several joined. */
 int paths_replay(const struct report_opts *o);
 /*
@@ -148,8 +135,6 @@ struct top_opts {
 	bool per_fd;			/* --per-fd: the fd pane a row per fd, not per group */
 	bool verbose;
 };
-enum cli_parsed top_parse(int argc, char **argv, struct top_opts *o);
-int top_run(const struct top_opts *o);
 
 /* ------------------------------------------------------------------ record */
 
@@ -162,8 +147,6 @@ struct record_opts {
 	bool all_syscalls;		/* -s */
 	bool quiet, verbose;
 };
-enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o);
-int record_run(const struct record_opts *o);
 
 /* ------------------------------------------------------------------ report */
 
@@ -203,14 +186,22 @@ struct list_opts {
 	char **patterns;		/* the arguments: shell patterns; none = all */
 	int nr_patterns;
 };
-enum cli_parsed list_parse(int argc, char **argv, struct list_opts *o);
-int list_run(const struct list_opts *o);
 
 struct check_opts {
 	unsigned int ring_pages;	/* -m */
 	bool verbose;
 };
-enum cli_parsed check_parse(int argc, char **argv, struct check_opts *o);
-int check_run(const struct check_opts *o);
+
+/* Room for the options struct of any command the dispatch runs by its parse() and run(). */
+union cli_cmd_opts {
+	struct stat_opts stat;
+	struct trace_opts trace;
+	struct flows_opts flows;
+	struct paths_opts paths;
+	struct top_opts top;
+	struct record_opts record;
+	struct list_opts list;
+	struct check_opts check;
+};
 
 #endif

@@ -79,12 +79,6 @@ void cli_describe_targets(const struct cli_target *t, char *w, size_t len)
 	}
 }
 
-void cli_target_free(struct cli_target *t)
-{
-	free(t->pids.v);
-	free(t->tids.v);
-}
-
 /* ------------------------------------------------------------------ outputs */
 
 static void out_failed(struct cli_out *o, int err)

@@ -303,13 +303,19 @@ int flowgroups_add(struct flowgroups *g, const struct ipcperf_flow *f,
 	return 0;
 }
 
+int flowgroup_cmp_stage(const struct ipcperf_flow *x, size_t x_rank, const struct ipcperf_flow *y,
+			size_t y_rank)
+{
+	if (x->stage != y->stage)
+		return x->stage < y->stage ? -1 : 1;
+	return x_rank < y_rank ? -1 : x_rank > y_rank;
+}
+
 static int cmp_groups(const void *a, const void *b)
 {
 	const struct flowgroup *x = a, *y = b;
 
-	if (x->f.stage != y->f.stage)
-		return x->f.stage < y->f.stage ? -1 : 1;
-	return x->rank < y->rank ? -1 : x->rank > y->rank;
+	return flowgroup_cmp_stage(&x->f, x->rank, &y->f, y->rank);
 }
 
 void flowgroups_sort(struct flowgroups *g)

@@ -89,6 +89,13 @@ int flowgroups_add(struct flowgroups *g, const struct ipcperf_flow *f,
  * along the chains (stage), then in the order their first flows came.
  */
 void flowgroups_sort(struct flowgroups *g);
+/*
+ * The order flows and groups are shown in, for the comparators of qsort():
+ * along the chains (stage), then in the order of the walk (@rank, a group's
+ * first flow's).
+ */
+int flowgroup_cmp_stage(const struct ipcperf_flow *x, size_t x_rank, const struct ipcperf_flow *y,
+			size_t y_rank);
 void flowgroups_free(struct flowgroups *g);
 
 #endif

@@ -103,9 +103,7 @@ static int cmp_stage(const void *a, const void *b)
 {
 	const struct flowout_flow *x = a, *y = b;
 
-	if (x->f.stage != y->f.stage)
-		return x->f.stage < y->f.stage ? -1 : 1;
-	return x->rank < y->rank ? -1 : x->rank > y->rank;
+	return flowgroup_cmp_stage(&x->f, x->rank, &y->f, y->rank);
 }
 
 /* What load() walks: the flows and bottlenecks; an interval's flows, settling nothing or all. */

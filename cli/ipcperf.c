@@ -37,6 +37,17 @@ static enum cli_cmd_id command_named(const char *name)
 	return (enum cli_cmd_id)i;
 }
 
+/* Command @c (not report): its options parsed and run, then what they took freed. */
+static int command_main(const struct cli_command *c, int argc, char **argv)
+{
+	union cli_cmd_opts opts;
+	enum cli_parsed p = c->parse(argc, argv, &opts);
+	int code = p == CLI_PARSED_RUN ? c->run(&opts) : cli_parsed_exit(p);
+
+	cli_options_free(c, &opts);
+	return code;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ipcperf [--version] [--help] COMMAND [OPTIONS] [-- CMD [ARGS]]\n\n"
@@ -106,7 +117,7 @@ static int run(int argc, char **argv)
 	if (id == CMD_REPORT)
 		return report_main(argc - 1, argv + 1, &report_views);
 	if (id < CMD__MAX)
-		return cmds[id]->main(argc - 1, argv + 1);
+		return command_main(cmds[id], argc - 1, argv + 1);
 	cli_err("unknown command '%s'; run 'ipcperf --help' for the list", argv[1]);
 	return EXIT_USAGE;
 }

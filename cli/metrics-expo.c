@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "metrics-expo.h"
+#include "util.h"
 
 /* In the order of their bounds. */
 const struct expo_bound expo_bounds[] = {
@@ -27,19 +28,9 @@ void expo_putn(struct expo_buf *b, const char *s, size_t n)
 {
 	if (b->oom)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *p;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (cli_grow_from(64, (void **)&b->p, &b->cap, b->len + n + 1, 1) < 0) {
+		b->oom = true;
+		return;
 	}
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
@@ -127,15 +118,8 @@ uint64_t *expo_agg_add(struct expo_agg *a, struct expo_buf *key)
 		a->oom = true;
 		return NULL;
 	}
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 16;
-
-		r = realloc(a->rows, cap * sizeof(*r));
-		if (!r)
-			goto oom;
-		a->rows = r;
-		a->cap = cap;
-	}
+	if (cli_grow((void **)&a->rows, &a->cap, a->n + 1, sizeof(*a->rows)) < 0)
+		goto oom;
 	r = &a->rows[a->n];
 	r->v = calloc(a->nv, sizeof(*r->v));
 	if (!r->v)

@@ -11,6 +11,7 @@
 #include "metrics.h"
 #include "metrics-expo.h"
 #include "userfile.h"
+#include "util.h"
 
 const char *metrics_content_type(enum metrics_format fmt)
 {
@@ -63,30 +64,29 @@ struct walk {
 	int err;
 };
 
+/* The labels of a process's series: its comm, and its pid with --openmetrics-pid. */
+static void label_proc(const struct walk *w, struct expo_buf *key, const char *comm, pid_t pid)
+{
+	expo_label(key, "comm", comm);
+	if (w->src->pid_label)
+		expo_pid(key, pid);
+}
+
 static int on_proc(void *ctx, const struct ipcperf_proc_row *row)
 {
 	struct walk *w = ctx;
 	struct expo_buf key = { 0 };
 	uint64_t *v;
 
-	if (w->comms.n == w->comms.cap) {
-		size_t cap = w->comms.cap ? w->comms.cap * 2 : 16;
-		struct pcomm *p = realloc(w->comms.v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		w->comms.v = p;
-		w->comms.cap = cap;
-	}
+	if (cli_grow((void **)&w->comms.v, &w->comms.cap, w->comms.n + 1, sizeof(*w->comms.v)) < 0)
+		return -ENOMEM;
 	w->comms.v[w->comms.n].pid = row->pid;
 	w->comms.v[w->comms.n].comm = strdup(row->comm ? row->comm : "");
 	if (!w->comms.v[w->comms.n].comm)
 		return -ENOMEM;
 	w->comms.n++;
 
-	expo_label(&key, "comm", row->comm);
-	if (w->src->pid_label)
-		expo_pid(&key, row->pid);
+	label_proc(w, &key, row->comm, row->pid);
 	v = expo_agg_add(&w->procs, &key);
 	if (!v)
 		return -ENOMEM;
@@ -105,9 +105,7 @@ static int fd_side(struct walk *w, const struct ipcperf_fd_row *row, const char 
 
 	if (!io->ops)
 		return 0;	/* this side was never used: no series */
-	expo_label(&key, "comm", comm_of(&w->comms, row->pid));
-	if (w->src->pid_label)
-		expo_pid(&key, row->pid);
+	label_proc(w, &key, comm_of(&w->comms, row->pid), row->pid);
 	expo_label(&key, "kind", ipcperf_fd_kind_name(row->kind));
 	if (w->src->object_label)
 		expo_label(&key, "object", row->object ? row->object : "unknown");
@@ -207,11 +205,8 @@ static int add_counters(struct walk *w)
 		struct expo_buf key = { 0 };
 		uint64_t *v;
 
-		if (mc->comm) {
-			expo_label(&key, "comm", mc->comm);
-			if (w->src->pid_label)
-				expo_pid(&key, mc->pid);
-		}
+		if (mc->comm)
+			label_proc(w, &key, mc->comm, mc->pid);
 		v = expo_agg_add(&w->cnt, &key);
 		if (!v)
 			return -ENOMEM;

@@ -566,6 +566,18 @@ enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int arg
 	return p;
 }
 
+void cli_options_free(const struct cli_command *cmd, void *opts)
+{
+	/* cli_opt_ids() is the one setter that allocates. */
+	for (size_t i = 0; i < NR_OPTIONS; i++)
+		if (options[i].set == cli_opt_ids && options[i].to[cmd->id]) {
+			struct cli_ids *ids = (void *)((char *)opts + options[i].to[cmd->id] - 1);
+
+			free(ids->v);
+			*ids = (struct cli_ids){ 0 };
+		}
+}
+
 /* ------------------------------------------------------------------ help */
 
 /* Where the help text of an option starts; a longer name goes on a line of its own. */

@@ -29,10 +29,17 @@ enum cli_cmd_id {
 	CMD__MAX
 };
 
+/* What a command's parse() found. */
+enum cli_parsed {
+	CLI_PARSED_RUN,			/* the options are complete: run the command */
+	CLI_PARSED_HELP,		/* --help was asked and printed: exit 0 */
+	CLI_PARSED_USAGE,		/* a usage error, said in one line: exit 2 */
+};
+
 /*
- * A subcommand: its name and the text of its --help around the options.
- * Each cmd-*.c defines its own (cmds.h); the functions below are handed
- * the command, so that they call nothing above them.
+ * A subcommand: its name, the text of its --help around the options, its
+ * parse() and run(). Each cmd-*.c defines its own (cmds.h); the functions
+ * below are handed the command, so that they call nothing above them.
  */
 struct cli_command {
 	enum cli_cmd_id id;
@@ -40,7 +47,18 @@ struct cli_command {
 	const char *summary;		/* its line in ipcperf --help */
 	const char *usage;		/* its --help up to and with "Options:\n" */
 	const char *epilog;		/* its --help after the options: "" or "\n..." */
-	int (*main)(int argc, char **argv);	/* NULL: report's, report_main() (cmds.h) */
+	/*
+	 * The dispatch runs a command with them (but report: report_main(),
+	 * cmds.h): @parse fills the command's options struct (cmds.h) from
+	 * the command line and returns CLI_PARSED_RUN when the options are
+	 * complete, else what to exit with (help printed, or a usage error
+	 * said in one line); then @run runs it and returns the exit code of
+	 * the command (re-raising the signal that killed the command of
+	 * "-- CMD"). Either way what the options took is freed after
+	 * (cli_options_free()).
+	 */
+	enum cli_parsed (*parse)(int argc, char **argv, void *opts);
+	int (*run)(const void *opts);
 };
 struct cli_option;
 
@@ -101,12 +119,6 @@ struct cli_option {
 	struct cli_opt_help help_for[CLI_OPT_HELPS];	/* other texts for some commands */
 };
 
-/* What a command's parse() found. */
-enum cli_parsed {
-	CLI_PARSED_RUN,			/* the options are complete: run the command */
-	CLI_PARSED_HELP,		/* --help was asked and printed: exit 0 */
-	CLI_PARSED_USAGE,		/* a usage error, said in one line: exit 2 */
-};
 /* The exit code of a command that will not run. */
 int cli_parsed_exit(enum cli_parsed p);
 
@@ -123,6 +135,12 @@ enum cli_parsed cli_options_parse(const struct cli_command *cmd, int argc, char 
 struct cli_target;
 enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int argc, char **argv,
 					  void *opts, struct cli_target *t);
+
+/*
+ * Free what the options of @cmd took into @opts, its options struct
+ * (the lists of -p and -t), whether its parse() ended well or not.
+ */
+void cli_options_free(const struct cli_command *cmd, void *opts);
 
 /* The --help of @cmd: its usage, the options of the table, its epilog. */
 void cli_options_help(FILE *f, const struct cli_command *cmd);

@@ -340,6 +340,16 @@ const char *cli_esc(char *buf, size_t size, const char *s)
 	return esc_into(buf, size, s, 0);
 }
 
+void cli_group_name(char *buf, size_t len, int role, const char *endpoint, const char *peer)
+{
+	if (role == IPCPERF_GROUP_SERVED)
+		snprintf(buf, len, "%s <- %s", endpoint, peer);
+	else if (role == IPCPERF_GROUP_CLIENT)
+		snprintf(buf, len, "-> %s %s", endpoint, peer);
+	else
+		snprintf(buf, len, "unix peer %s", peer);
+}
+
 /* ------------------------------------------------------------------ CSV */
 
 /* Whether @s has a byte that is not printable ASCII, nor a newline or a tab. */

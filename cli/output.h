@@ -96,6 +96,12 @@ void json_write_string(FILE *f, const char *s);
 void cli_put_escaped(FILE *f, const char *s, size_t len, unsigned int how, const char *also);
 /* @s as a name into @buf of @size, cut before an escape that does not fit; @return @buf. */
 const char *cli_esc(char *buf, size_t size, const char *s);
+/*
+ * How stat's and top's tables name a group of connections of role @role
+ * (enum ipcperf_fd_group_role), given its endpoint and peer as shown:
+ * "ENDPOINT <- PEER" served, "-> ENDPOINT PEER" made, else "unix peer PEER".
+ */
+void cli_group_name(char *buf, size_t len, int role, const char *endpoint, const char *peer);
 
 /*
  * One CSV field: quoted (with "" for ") when it holds @sep, a quote or a

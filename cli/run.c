@@ -604,7 +604,8 @@ static void run_end(const struct cli_target *t, struct loop *lp, int err, struct
 	}
 }
 
-enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res)
+static enum cli_end run_capture(const struct cli_target *t, const struct cli_run *run,
+				struct cli_result *res)
 {
 	struct loop lp = { .run = run };
 	uint64_t now;
@@ -646,6 +647,17 @@ enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, stru
 	err = loop_run(&lp, t->input);
 	run_end(t, &lp, err, res);
 	return res->end;
+}
+
+enum cli_end cli_run(const struct cli_target *t, const struct cli_run *run, struct cli_result *res)
+{
+	enum cli_end end;
+
+	cli_status_enable(run->status);
+	end = run_capture(t, run, res);
+	cli_status_clear();
+	cli_status_enable(false);
+	return end;
 }
 
 /* End by @sig, as it would have ended us uncaught (128 + @sig if that returns). */

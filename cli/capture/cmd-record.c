@@ -7,8 +7,9 @@
 #include "cmds.h"
 #include "output.h"
 
-enum cli_parsed record_parse(int argc, char **argv, struct record_opts *o)
+static enum cli_parsed record_parse(int argc, char **argv, void *opts)
 {
+	struct record_opts *o = opts;
 	enum cli_parsed p;
 	const char *out;
 	int first;
@@ -47,8 +48,9 @@ static void say_capture(const struct record_opts *o, const struct cli_result *re
 			(st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0) / 1e9);
 }
 
-int record_run(const struct record_opts *o)
+static int record_run(const void *opts)
 {
+	const struct record_opts *o = opts;
 	struct ipcperf_stats *st;
 	struct cli_result res;
 
@@ -94,16 +96,6 @@ int record_run(const struct record_opts *o)
 	return cli_exit(&res, false);
 }
 
-static int record_main(int argc, char **argv)
-{
-	struct record_opts o;
-	enum cli_parsed p = record_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? record_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_record = {
 	.id = CMD_RECORD,
 	.name = "record",
@@ -122,5 +114,6 @@ const struct cli_command cli_cmd_record = {
 		"\n"
 		"Exit status: 0 done, 1 runtime error (the capture could not be written), 2\n"
 		"usage error; with -- CMD, the command's own status.\n",
-	.main = record_main,
+	.parse = record_parse,
+	.run = record_run,
 };

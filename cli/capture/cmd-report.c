@@ -79,7 +79,7 @@ int report_main(int argc, char **argv, const struct report_views *v)
 	return v->stat(&o);
 }
 
-/* Its .main is report_main(), called by ipcperf.c with the views. */
+/* No parse() and run(): ipcperf.c calls report_main() with the views. */
 const struct cli_command cli_cmd_report = {
 	.id = CMD_REPORT,
 	.name = "report",

@@ -35,8 +35,9 @@ struct flows_cmd {
 	char what[CLI_WHAT_LEN];
 };
 
-enum cli_parsed flows_parse(int argc, char **argv, struct flows_opts *o)
+static enum cli_parsed flows_parse(int argc, char **argv, void *opts)
 {
+	struct flows_opts *o = opts;
 	*o = (struct flows_opts){ 0 };
 	return cli_options_parse_capture(&cli_cmd_flows, argc, argv, o, &o->t);
 }
@@ -229,12 +230,14 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 	return ret;
 }
 
-int flows_run(const struct flows_opts *o)
+static int flows_run(const void *opts)
 {
+	const struct flows_opts *o = opts;
 	struct flows_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	/* The default events, and an event loop's epoll calls (where its waits go). */
 	struct cli_run run = { .setup = flows_setup, .ctx = &c, .progress = "ipcperf flows",
+			       .status = !o->quiet && isatty(STDERR_FILENO),
 			       .live = o->quiet ? NULL : "ipcperf flows",
 			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS,
 			       .tick = o->interval_ms ? flows_tick : NULL, .tick_ms = o->interval_ms };
@@ -244,10 +247,7 @@ int flows_run(const struct flows_opts *o)
 	cli_describe_targets(&o->t, c.what, sizeof(c.what));
 	cli_setup_print(o->verbose);
 	if (flows_open(&c) == 0) {
-		cli_status_enable(!o->quiet && isatty(STDERR_FILENO));
 		cli_run(&o->t, &run, &res);
-		cli_status_clear();
-		cli_status_enable(false);
 		if (res.session) {
 			failed = flows_report(&c, &res) < 0;
 		} else {
@@ -290,16 +290,6 @@ int flows_replay(const struct report_opts *o)
 	return flows_run(&fo);
 }
 
-static int flows_main(int argc, char **argv)
-{
-	struct flows_opts o;
-	enum cli_parsed p = flows_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? flows_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_flows = {
 	.id = CMD_FLOWS,
 	.name = "flows",
@@ -335,5 +325,6 @@ const struct cli_command cli_cmd_flows = {
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
 		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
 		"signal is re-raised), or 1 if it succeeded but an output could not be written.\n",
-	.main = flows_main,
+	.parse = flows_parse,
+	.run = flows_run,
 };

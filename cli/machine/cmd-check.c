@@ -25,8 +25,9 @@ static int print_item(void *ctx, const struct ipcperf_check_item *it)
 	return 0;
 }
 
-enum cli_parsed check_parse(int argc, char **argv, struct check_opts *o)
+static enum cli_parsed check_parse(int argc, char **argv, void *opts)
 {
+	struct check_opts *o = opts;
 	enum cli_parsed p;
 	int first;
 
@@ -39,8 +40,9 @@ enum cli_parsed check_parse(int argc, char **argv, struct check_opts *o)
 	return p;
 }
 
-int check_run(const struct check_opts *o)
+static int check_run(const void *opts)
 {
+	const struct check_opts *o = opts;
 	IPCPERF_OPTS(ipcperf_check_opts, co, .ring_pages = o->ring_pages);
 	struct cli_out out;
 	int works;
@@ -56,14 +58,6 @@ int check_run(const struct check_opts *o)
 	if (cli_out_close(&out) < 0)
 		return EXIT_RUNTIME;	/* said, with the errno */
 	return works > 0 ? EXIT_OK : EXIT_RUNTIME;
-}
-
-static int check_main(int argc, char **argv)
-{
-	struct check_opts o;
-	enum cli_parsed p = check_parse(argc, argv, &o);
-
-	return p == CLI_PARSED_RUN ? check_run(&o) : cli_parsed_exit(p);
 }
 
 const struct cli_command cli_cmd_check = {
@@ -85,5 +79,6 @@ const struct cli_command cli_cmd_check = {
 		"\n"
 		"Exit status: 0 tracing works here (PROBLEM lines may still limit what it\n"
 		"shows, e.g. no hardware counters), 1 tracing cannot work here, 2 usage error.\n",
-	.main = check_main,
+	.parse = check_parse,
+	.run = check_run,
 };

@@ -124,8 +124,9 @@ static int on_event(void *ctx, const struct ipcperf_event_info *ev)
 	return 0;
 }
 
-enum cli_parsed list_parse(int argc, char **argv, struct list_opts *o)
+static enum cli_parsed list_parse(int argc, char **argv, void *opts)
 {
+	struct list_opts *o = opts;
 	enum cli_parsed p;
 	int first = argc;
 
@@ -136,8 +137,9 @@ enum cli_parsed list_parse(int argc, char **argv, struct list_opts *o)
 	return p;
 }
 
-int list_run(const struct list_opts *o)
+static int list_run(const void *opts)
 {
+	const struct list_opts *o = opts;
 	struct list_ctx c = { .patterns = o->patterns, .nr_patterns = o->nr_patterns };
 	struct cli_out out;
 	enum ipcperf_fdid_source fdid;
@@ -187,14 +189,6 @@ int list_run(const struct list_opts *o)
 	return EXIT_OK;
 }
 
-static int list_main(int argc, char **argv)
-{
-	struct list_opts o;
-	enum cli_parsed p = list_parse(argc, argv, &o);
-
-	return p == CLI_PARSED_RUN ? list_run(&o) : cli_parsed_exit(p);
-}
-
 const struct cli_command cli_cmd_list = {
 	.id = CMD_LIST,
 	.name = "list",
@@ -217,5 +211,6 @@ const struct cli_command cli_cmd_list = {
 		"Exit status: 0 listed (whatever the statuses), 1 the events could not be\n"
 		"listed, 2 usage error. 'ipcperf check' says what to change when events are\n"
 		"missing or denied.\n",
-	.main = list_main,
+	.parse = list_parse,
+	.run = list_run,
 };

@@ -27,8 +27,9 @@ struct paths_cmd {
 };
 
 /* The targets, or with -i a capture: its targets were those of its recording. */
-enum cli_parsed paths_parse(int argc, char **argv, struct paths_opts *o)
+static enum cli_parsed paths_parse(int argc, char **argv, void *opts)
 {
+	struct paths_opts *o = opts;
 	enum cli_parsed p;
 	int first;
 
@@ -185,12 +186,14 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 	return paths_traces(c);
 }
 
-int paths_run(const struct paths_opts *o)
+static int paths_run(const void *opts)
 {
+	const struct paths_opts *o = opts;
 	struct paths_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	/* The default events, and the waits of event loops (their turns). */
 	struct cli_run run = { .setup = paths_setup, .ctx = &c, .progress = "ipcperf paths",
+			       .status = !o->quiet && isatty(STDERR_FILENO),
 			       .live = o->quiet ? NULL : "ipcperf paths",
 			       .events = IPCPERF_EV_DEFAULT | IPCPERF_EV_WAITS };
 	bool failed = false;
@@ -204,10 +207,7 @@ int paths_run(const struct paths_opts *o)
 		return EXIT_USAGE;
 	}
 	if (paths_open(&c) == 0) {
-		cli_status_enable(!o->quiet && isatty(STDERR_FILENO));
 		cli_run(&o->t, &run, &res);
-		cli_status_clear();
-		cli_status_enable(false);
 		if (res.session)
 			failed = paths_report(&c, &res) < 0;
 	}
@@ -239,16 +239,6 @@ int paths_replay(const struct report_opts *o)
 	return paths_run(&po);
 }
 
-static int paths_main(int argc, char **argv)
-{
-	struct paths_opts o;
-	enum cli_parsed p = paths_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? paths_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_paths = {
 	.id = CMD_PATHS,
 	.name = "paths",
@@ -271,5 +261,6 @@ const struct cli_command cli_cmd_paths = {
 		"Exit status: 0 done, 1 runtime error, 2 usage error; with -- CMD, the command's\n"
 		"own status (its signal is re-raised), or 1 if it succeeded but the report could\n"
 		"not be written.\n",
-	.main = paths_main,
+	.parse = paths_parse,
+	.run = paths_run,
 };

@@ -45,6 +45,8 @@ struct stat_cmd {
 	struct rusage ru0;
 };
 
+static int stat_run(const void *opts);
+
 /*
  * With --no-counters, mark each counter of @set "not requested" and return
  * true; otherwise return false.
@@ -316,8 +318,9 @@ int stat_replay(const struct report_opts *o)
 	return stat_run(&so);
 }
 
-enum cli_parsed stat_parse(int argc, char **argv, struct stat_opts *o)
+static enum cli_parsed stat_parse(int argc, char **argv, void *opts)
 {
+	struct stat_opts *o = opts;
 	enum cli_parsed p;
 	int first;
 
@@ -408,6 +411,7 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 		.ctx = c,
 		.tick_ms = o->interval_ms,
 		.progress = "ipcperf stat",
+		.status = !o->quiet && isatty(STDERR_FILENO),
 		.live = o->quiet ? NULL : "ipcperf stat",
 		.io_fds = c->httpd ? stat_io_fds : NULL,
 		.io_ready = stat_io_ready,
@@ -415,10 +419,7 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 
 	/* For --per-thread, keep the threads' names for the tables' headings. */
 	thread_names_handlers(&c->names, &names);
-	cli_status_enable(!o->quiet && isatty(STDERR_FILENO));
 	cli_run(&o->t, &run, res);
-	cli_status_clear();
-	cli_status_enable(false);
 }
 
 /* Report on stderr what was lost or left unpaired, and with -v what was read. */
@@ -507,8 +508,9 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	return ret;
 }
 
-int stat_run(const struct stat_opts *o)
+static int stat_run(const void *opts)
 {
+	const struct stat_opts *o = opts;
 	struct stat_cmd c = { .o = o };
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
 	bool failed = false;
@@ -537,16 +539,6 @@ int stat_run(const struct stat_opts *o)
 	return cli_exit(&res, failed);
 }
 
-static int stat_main(int argc, char **argv)
-{
-	struct stat_opts o;
-	enum cli_parsed p = stat_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? stat_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_stat = {
 	.id = CMD_STAT,
 	.name = "stat",
@@ -572,5 +564,6 @@ const struct cli_command cli_cmd_stat = {
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
 		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
 		"signal is re-raised), or 1 if it succeeded but the output could not be written.\n",
-	.main = stat_main,
+	.parse = stat_parse,
+	.run = stat_run,
 };

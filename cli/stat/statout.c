@@ -26,30 +26,33 @@ struct fdcols {
 	int ow;
 };
 
+/* The cells of one side (read or write), headings or values: ops, bytes, then those @k shows. */
+static void side_cells(FILE *f, const struct fdcols *k, const char *ops, const char *bytes,
+		       const char *rate, const char *avg, const char *p99)
+{
+	fprintf(f, " %8s %10s", ops, bytes);
+	if (k->rate)
+		fprintf(f, " %9s", rate);
+	if (k->avg)
+		fprintf(f, " %8s", avg);
+	if (k->p99)
+		fprintf(f, " %8s", p99);
+}
+
 static void text_side(FILE *f, const struct ipcperf_io *io, uint64_t dur_ns,
 		      const struct fdcols *k)
 {
-	char a[32], p[32];
+	char o[24], b[24], r[32], a[32], p[32];
 
 	if (!io->ops) {
-		fprintf(f, " %8s %10s", "0", "0");
-		if (k->rate)
-			fprintf(f, " %9s", "-");
-		if (k->avg)
-			fprintf(f, " %8s", "-");
-		if (k->p99)
-			fprintf(f, " %8s", "-");
+		side_cells(f, k, "0", "0", "-", "-", "-");
 		return;
 	}
-	fprintf(f, " %8" PRIu64 " %10" PRIu64, io->ops, io->bytes);
-	if (k->rate && dur_ns)
-		fprintf(f, " %9.2f", mb_per_s(io->bytes, dur_ns));
-	else if (k->rate)
-		fprintf(f, " %9s", "-");
-	if (k->avg)
-		fprintf(f, " %8s", fmt_ns(a, sizeof(a), io->lat_ns.avg));
-	if (k->p99)
-		fprintf(f, " %8s", fmt_ns(p, sizeof(p), io->lat_ns.p99));
+	snprintf(o, sizeof(o), "%" PRIu64, io->ops);
+	snprintf(b, sizeof(b), "%" PRIu64, io->bytes);
+	snprintf(r, sizeof(r), "%.2f", mb_per_s(io->bytes, dur_ns));
+	side_cells(f, k, o, b, dur_ns ? r : "-", fmt_ns(a, sizeof(a), io->lat_ns.avg),
+		   fmt_ns(p, sizeof(p), io->lat_ns.p99));
 }
 
 /* Return the width of the columns of one side (read or write), its leading space included. */
@@ -115,13 +118,7 @@ static void text_fds_head(FILE *f, const struct fdcols *k)
 	fputc('\n', f);
 	fprintf(f, "  %5s %-7s %-*s ", "fd", "kind", k->ow, "object");
 	for (int side = 0; side < 2; side++) {
-		fprintf(f, " %8s %10s", "ops", "bytes");
-		if (k->rate)
-			fprintf(f, " %9s", "MB/s");
-		if (k->avg)
-			fprintf(f, " %8s", "avg");
-		if (k->p99)
-			fprintf(f, " %8s", "p99");
+		side_cells(f, k, "ops", "bytes", "MB/s", "avg", "p99");
 		if (!side)
 			fputc(' ', f);
 	}
@@ -218,13 +215,7 @@ static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det
 	}
 	peer_name(peer, sizeof(peer), fd);
 	if (fd->conns > 1) {
-		e = cli_esc(buf, sizeof(buf), fd->endpoint);
-		if (fd->role == IPCPERF_GROUP_SERVED)
-			snprintf(obj, olen, "%s <- %s", e, peer);
-		else if (fd->role == IPCPERF_GROUP_CLIENT)
-			snprintf(obj, olen, "-> %s %s", e, peer);
-		else
-			snprintf(obj, olen, "unix peer %s", peer);
+		cli_group_name(obj, olen, fd->role, cli_esc(buf, sizeof(buf), fd->endpoint), peer);
 		snprintf(det, dlen, "%" PRIu64 " conns", fd->conns);
 		return;
 	}

@@ -164,20 +164,37 @@ static int on_proc_row(void *ctx, const struct ipcperf_proc_row *row)
 	return 0;
 }
 
+/*
+ * A new row, zeroed, at the end of process @pid's fd rows (@group: its
+ * groups); NULL when out of memory (sn->oom). The arrays start from 4:
+ * thousands of exited processes have a few rows each.
+ */
+static struct fd_snap *snap_fd_add(struct snap *sn, pid_t pid, bool group)
+{
+	struct proc_snap *p = snap_proc(sn, pid);
+	struct fd_snap **v;
+	size_t *n;
+
+	if (!p)
+		return NULL;
+	v = group ? &p->groups : &p->fds;
+	n = group ? &p->nr_groups : &p->nr_fds;
+	if (cli_grow_from(4, (void **)v, group ? &p->cap_groups : &p->cap_fds, *n + 1,
+			  sizeof(**v)) < 0) {
+		sn->oom = true;
+		return NULL;
+	}
+	memset(&(*v)[*n], 0, sizeof(**v));
+	return &(*v)[(*n)++];
+}
+
 static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 {
 	struct snap *sn = ctx;
-	struct proc_snap *p = snap_proc(sn, row->pid);
-	struct fd_snap *f;
+	struct fd_snap *f = snap_fd_add(sn, row->pid, false);
 
-	if (!p)
+	if (!f)
 		return -ENOMEM;
-	if (cli_grow_from(4, (void **)&p->fds, &p->cap_fds, p->nr_fds + 1, sizeof(*p->fds)) < 0) {
-		sn->oom = true;
-		return -ENOMEM;
-	}
-	f = &p->fds[p->nr_fds++];
-	memset(f, 0, sizeof(*f));
 	f->fd = row->fd;
 	f->object = xstrdup_or(row->object, "unknown", sn);
 	f->detail = xstrdup_or(row->detail, "", sn);
@@ -196,18 +213,10 @@ static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 static int on_group(void *ctx, const struct ipcperf_fd_group *g)
 {
 	struct snap *sn = ctx;
-	struct proc_snap *p = snap_proc(sn, g->pid);
-	struct fd_snap *f;
+	struct fd_snap *f = snap_fd_add(sn, g->pid, true);
 
-	if (!p)
+	if (!f)
 		return -ENOMEM;
-	/* Start from 4: thousands of exited processes have a few rows each. */
-	if (cli_grow_from(4, (void **)&p->groups, &p->cap_groups, p->nr_groups + 1,
-			  sizeof(*p->groups)) < 0) {
-		sn->oom = true;
-		return -ENOMEM;
-	}
-	f = &p->groups[p->nr_groups++];
 	*f = (struct fd_snap){
 		.fd = g->fd, .kind = g->kind, .read = g->read, .write = g->write,
 		.peer_pid = g->peer_pid, .conns = g->conns, .role = g->role, .by_ports = g->by_ports,

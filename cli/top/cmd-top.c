@@ -340,8 +340,9 @@ static void last_frame(struct top_cmd *c, struct ipcperf_session *s)
 		draw(c);
 }
 
-int top_run(const struct top_opts *o)
+static int top_run(const void *opts)
 {
+	const struct top_opts *o = opts;
 	struct top_cmd c = { .o = o, .screen = !o->batch };
 	double delay = o->delay > 0 ? o->delay : 1.0;
 	struct cli_result res = { .end = CLI_END_NOT_RUN };
@@ -372,8 +373,9 @@ int top_run(const struct top_opts *o)
 	return cli_exit(&res, false);
 }
 
-enum cli_parsed top_parse(int argc, char **argv, struct top_opts *o)
+static enum cli_parsed top_parse(int argc, char **argv, void *opts)
 {
+	struct top_opts *o = opts;
 	enum cli_parsed p;
 	int first;
 
@@ -399,16 +401,6 @@ enum cli_parsed top_parse(int argc, char **argv, struct top_opts *o)
 	return CLI_PARSED_RUN;
 }
 
-static int top_main(int argc, char **argv)
-{
-	struct top_opts o;
-	enum cli_parsed p = top_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? top_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_top = {
 	.id = CMD_TOP,
 	.name = "top",
@@ -432,5 +424,6 @@ const struct cli_command cli_cmd_top = {
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied),\n"
 		"2 usage error (as when not on a terminal without -b); with -- CMD, the\n"
 		"command's own status, or 0 when q or -n ended it.\n",
-	.main = top_main,
+	.parse = top_parse,
+	.run = top_run,
 };

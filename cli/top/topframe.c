@@ -271,13 +271,7 @@ static const char *group_text(char *buf, size_t len, const struct top_fd *f)
 	char peer[CLI_ESC_LEN(CLI_COMM_LEN) + 32], e[CLI_ESC_LEN(128)];
 
 	peers_name(peer, sizeof(peer), f);
-	cli_esc(e, sizeof(e), f->object);
-	if (f->role == IPCPERF_GROUP_SERVED)
-		snprintf(buf, len, "%s <- %s", e, peer);
-	else if (f->role == IPCPERF_GROUP_CLIENT)
-		snprintf(buf, len, "-> %s %s", e, peer);
-	else
-		snprintf(buf, len, "unix peer %s", peer);
+	cli_group_name(buf, len, f->role, cli_esc(e, sizeof(e), f->object), peer);
 	snprintf(buf + strlen(buf), len - strlen(buf), ", %" PRIu64 " conn%s", f->conns,
 		 f->conns == 1 ? "" : "s");
 	return buf;

@@ -43,8 +43,9 @@ static void on_exit_task(void *ctx, const struct ipcperf_task *ev)
 	traceout_exit(&((struct trace_ctx *)ctx)->out, ev);
 }
 
-enum cli_parsed trace_parse(int argc, char **argv, struct trace_opts *o)
+static enum cli_parsed trace_parse(int argc, char **argv, void *opts)
 {
+	struct trace_opts *o = opts;
 	*o = (struct trace_opts){ .strsize = 32 };
 	return cli_options_parse_capture(&cli_cmd_trace, argc, argv, o, &o->t);
 }
@@ -96,8 +97,9 @@ static void say_ends(struct ipcperf_session *s, struct ipcperf_stats *stats)
 	say_losses(s);
 }
 
-int trace_run(const struct trace_opts *o)
+static int trace_run(const void *opts)
 {
+	const struct trace_opts *o = opts;
 	struct cli_result res;
 	struct ipcperf_stats *st;
 	struct cli_out out;
@@ -128,6 +130,8 @@ int trace_run(const struct trace_opts *o)
 			.ctx = st,
 			.setup = cli_setup_stats,	/* the accounting names each call's fds */
 			.progress = "ipcperf trace",
+			/* None when the trace lines themselves go to the terminal: they would mix. */
+			.status = !o->quiet && isatty(STDERR_FILENO) && !isatty(out.fd),
 			.live = o->quiet ? NULL : "ipcperf trace",
 			/* Every syscall, as strace traces; -e chooses among them. */
 			.events = IPCPERF_EV_TASK | IPCPERF_EV_ALL_SYSCALLS,
@@ -135,14 +139,7 @@ int trace_run(const struct trace_opts *o)
 			.call_memory = true,
 		};
 
-		/*
-		 * No status line when the trace lines themselves go to the
-		 * terminal, since they would mix.
-		 */
-		cli_status_enable(!o->quiet && isatty(STDERR_FILENO) && !isatty(out.fd));
 		cli_run(&o->t, &run, &res);
-		cli_status_clear();
-		cli_status_enable(false);
 	}
 	/* Print the calls still waiting for their fds, with what is known of them now. */
 	ipcperf_stats__settle_calls(st);
@@ -158,32 +155,24 @@ int trace_run(const struct trace_opts *o)
 	return cli_exit(&res, lost);
 }
 
-static int trace_main(int argc, char **argv)
-{
-	struct trace_opts o;
-	enum cli_parsed p = trace_parse(argc, argv, &o);
-	int code = p == CLI_PARSED_RUN ? trace_run(&o) : cli_parsed_exit(p);
-
-	cli_target_free(&o.t);
-	return code;
-}
-
 const struct cli_command cli_cmd_trace = {
 	.id = CMD_TRACE,
 	.name = "trace",
 	.summary = "print each completed syscall of the targets, strace-style",
-	.usage = "usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
-		 "Print every syscall of the targets as strace -f -yy does: strings, paths\n"
-		 "and structs read in the kernel at the call, flags by name, each fd with\n"
-		 "what it is, \"[pid  N] \" first once more than one task is traced; the\n"
-		 "signals they take, how each task ends, a call another task's line\n"
-		 "interrupts in halves (<unfinished ...>, <... NAME resumed>):\n"
-		 "  openat(AT_FDCWD</tmp>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts>\n"
-		 "  read(3</etc/hosts>, \"127.0.0.1\\tlocalhost\\n\"..., 4096) = 174\n"
-		 "  [pid  812] write(1<pipe:[9031]>, \"hi\\n\", 3) = 3\n"
-		 "  [pid  812] +++ exited with 0 +++\n"
-		 "  --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=812, ...} ---\n\n"
-		 "Options:\n",
+	.usage =
+		"usage: ipcperf trace [OPTIONS] {-p PID | -t TID | -a | -- CMD [ARGS]}\n\n"
+		"Print every syscall of the targets as strace -f -yy does: strings, paths\n"
+		"and structs read in the kernel at the call, flags by name, each fd with\n"
+		"what it is, \"[pid  N] \" first once more than one task is traced; the\n"
+		"signals they take, how each task ends, a call another task's line\n"
+		"interrupts in halves (<unfinished ...>, <... NAME resumed>):\n"
+		"  openat(AT_FDCWD</tmp>, \"/etc/hosts\", O_RDONLY|O_CLOEXEC) = 3</etc/hosts>\n"
+		"  read(3</etc/hosts>, \"127.0.0.1\\tlocalhost\\n\"..., 4096) = 174\n"
+		"  [pid  812] write(1<pipe:[9031]>, \"hi\\n\", 3) = 3\n"
+		"  [pid  812] +++ exited with 0 +++\n"
+		"  --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=812, ...} ---\n\n"
+		"Options:\n",
 	.epilog = "",
-	.main = trace_main,
+	.parse = trace_parse,
+	.run = trace_run,
 };

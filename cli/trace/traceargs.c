@@ -549,9 +549,14 @@ static void put_codes(const struct traceargs *a, const char *codes)
 	}
 }
 
-/* Print open's, openat's or creat's arguments; the mode only with O_CREAT or O_TMPFILE. */
-static void put_open(const struct traceargs *a, unsigned int flags_arg)
+/*
+ * Print open's or openat's arguments (the flags the second, or openat's
+ * third); the mode only with O_CREAT or O_TMPFILE.
+ */
+static void put_open(const struct traceargs *a)
 {
+	unsigned int flags_arg = strcmp(a->ev->name, "openat") ? 1 : 2;
+
 	put_codes(a, flags_arg == 2 ? "DPO" : "PO");
 	if (a->ev->args[flags_arg] & (O_CREAT | K_O_TMPFILE_ONLY))
 		fprintf(a->f, ", %#03" PRIo64, a->ev->args[flags_arg + 1]);
@@ -654,30 +659,37 @@ static void put_sigreturn(const struct traceargs *a)
 	fputc('}', a->f);
 }
 
+typedef void put_args_fn(const struct traceargs *a);
+
+/* The printer of call @name's arguments, for the calls that have one of their own; else NULL. */
+static put_args_fn *printer_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		put_args_fn *put;
+	} printers[] = {
+		{ "openat", put_open }, { "open", put_open }, { "fcntl", put_fcntl },
+		{ "futex", put_futex }, { "close_range", put_close_range }, { "clone", put_clone },
+		{ "rt_sigreturn", put_sigreturn }, { "prctl", put_prctl },
+	};
+
+	for (size_t i = 0; i < TF_N(printers); i++)
+		if (!strcmp(name, printers[i].name))
+			return printers[i].put;
+	return NULL;
+}
+
 void traceargs_call(const struct traceargs *a)
 {
 	const struct ipcperf_syscall *ev = a->ev;
 	const char *codes = codes_of(ev->name);
+	put_args_fn *put = printer_of(ev->name);
 
 	if (a->split)
 		*a->split = -1;
 	fprintf(a->f, "%s(", ev->name);
-	if (!strcmp(ev->name, "openat"))
-		put_open(a, 2);
-	else if (!strcmp(ev->name, "open"))
-		put_open(a, 1);
-	else if (!strcmp(ev->name, "fcntl"))
-		put_fcntl(a);
-	else if (!strcmp(ev->name, "futex"))
-		put_futex(a);
-	else if (!strcmp(ev->name, "close_range"))
-		put_close_range(a);
-	else if (!strcmp(ev->name, "clone"))
-		put_clone(a);
-	else if (!strcmp(ev->name, "rt_sigreturn"))
-		put_sigreturn(a);
-	else if (!strcmp(ev->name, "prctl"))
-		put_prctl(a);
+	if (put)
+		put(a);
 	else if (codes)
 		put_codes(a, codes);
 	else
