@@ -332,6 +332,38 @@ static void span_add(uint64_t *first, uint64_t *last, const struct ipcperf_sysca
 		*last = ev->end_ns;
 }
 
+/*
+ * A socket's side that no traced call was seen on yet: its writes (or its
+ * reads) queue for the other side's calls, which may never come (a server
+ * traced alone: its client is not). A queue of such a side keeps at most
+ * UNSEEN_KEEP entries older than UNSEEN_AGE_NS; beyond them, a write was
+ * read out of sight and leaves the queue, and a read is unmatched. A
+ * traced side that has not made its first call after so many and so long
+ * would lose its first matches; a pipe holds no more than its size, and
+ * keeps its queue.
+ */
+#define UNSEEN_KEEP 4096
+#define UNSEEN_AGE_NS 1000000000ull
+
+static bool unseen_over(const struct fifo *q, uint64_t now)
+{
+	return q->len > UNSEEN_KEEP && q->v[q->head].end + UNSEEN_AGE_NS < now;
+}
+
+static void trim_unseen(struct ipcperf_flows *fl, struct flow *f)
+{
+	if (f->kind == IPCPERF_FD_PIPE)
+		return;
+	while (!f->traced_r && unseen_over(&f->segs, fl->now)) {
+		set_queued(f, f->queued - fifo_front(&f->segs)->left, fl->now);
+		fifo_pop(&f->segs);
+	}
+	while (!f->traced_w && unseen_over(&f->debts, fl->now)) {
+		f->unmatched += fifo_front(&f->debts)->left;
+		fifo_pop(&f->debts);
+	}
+}
+
 static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
 {
 	struct seg w = { .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
@@ -363,6 +395,7 @@ static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcp
 		return;	/* the message was taken by a read already */
 	fifo_push(&f->segs, &w);
 	set_queued(f, f->queued + w.left, w.end);
+	trim_unseen(fl, f);
 }
 
 static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
@@ -411,8 +444,10 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 		for (size_t i = 0; i < n; i++)
 			match(fl, f, &fl->takes[i].w, &r, fl->takes[i].bytes);
 	}
-	if (r.left)
+	if (r.left) {
 		fifo_push(&f->debts, &r);
+		trim_unseen(fl, f);
+	}
 }
 
 /* What the waits said of the call at the front of pend (it leaves it now). */

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# ipcperf flows -p of a server whose client is not traced (issue 41: an
+# hour of a busy server): tests/servework's epoll server traced alone, its
+# client apart, at full speed on 4 kept-alive connections for 2 s, then
+# for 10 s. The client's writes and reads are never seen, so the server's
+# writes wait for reads and its reads for writes that never come: the
+# flows keep no more of them than UNSEEN_KEEP entries of the last second
+# (lib/flows/flows.c), and the peak anonymous RSS of the 10 s run is within
+# 10 MB of the 2 s run's (before: about 145 bytes a request, without end).
+# The bytes stay exact: the server's flows wrote 256 bytes a request and
+# read 64 bytes a request that no traced write explains (unmatched), as
+# the client counted them, with no event lost.
+# Needs root and jq.
+set -u
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+SERVEWORK=$top_builddir/tests/servework
+MAXRSS=$top_builddir/tests/maxrss
+skip_unless_root "tracing a server with -p"
+need_exe "$IPCPERF"
+need_exe "$SERVEWORK"
+need_exe "$MAXRSS"
+command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
+make_tmpdir
+
+SOCK=$T/serve.sock
+"$SERVEWORK" server "$SOCK" >"$T/server.out" 2>"$T/server.err" &
+SP=$!
+trap 'kill "$SP" 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+[ -S "$SOCK" ] || fail "the server did not listen on $SOCK: $(cat "$T/server.err")"
+
+# soak SECS: flows -p of the server while the client runs SECS seconds;
+# sets kb (peak anonymous RSS, KiB) and R (the client's requests).
+soak() {
+	local mpid
+	"$MAXRSS" "$IPCPERF" flows --json -o "$T/f-$1.json" -p "$SP" 2>"$T/f-$1.err" &
+	mpid=$!
+	wait_live "$T/f-$1.err"
+	"$SERVEWORK" client "$SOCK" 4 1 "$1" >"$T/c-$1.out" 2>&1 ||
+		fail "the client failed: $(cat "$T/c-$1.out")"
+	read -r _ R _ OUT _ IN <"$T/c-$1.out"
+	kill -INT "$(pgrep -P "$mpid")"
+	wait "$mpid" || fail "flows -p of $1 s ended with $?: $(cat "$T/f-$1.err")"
+	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/f-$1.err")
+	[ -n "$kb" ] || fail "flows -p of $1 s: no peak anonymous RSS"
+	[ "$(jq .lost_events "$T/f-$1.json")" = 0 ] || fail "flows -p of $1 s: events were lost"
+	[ "$OUT" = $((R * 64)) ] && [ "$IN" = $((R * 256)) ] && [ "$R" -gt 1000 ] ||
+		fail "the client's counts do not add up: $(cat "$T/c-$1.out")"
+	got=$(jq -c --argjson s "$SP" '[([.flows[] | select(.writers == [$s]) | .bytes_written] | add),
+		([.flows[] | select(.readers == [$s]) | .unmatched_bytes] | add)]' "$T/f-$1.json")
+	[ "$got" = "[$IN,$OUT]" ] ||
+		fail "flows -p of $1 s: the server wrote and read $got, the client counted [$IN,$OUT]"
+}
+soak 2
+few=$kb
+R_FEW=$R
+soak 10
+many=$kb
+[ "$R" -gt $((R_FEW * 3)) ] || fail "10 s made $R requests, 2 s $R_FEW: not enough more to tell"
+[ $((many - few)) -le 10240 ] ||
+	fail "flows -p: peak anonymous RSS $many KiB after $R requests, $few KiB after $R_FEW: more than 10 MB apart"
+echo "test-flows-untraced: peak anonymous RSS $few KiB after $R_FEW requests, $many KiB after $R"
