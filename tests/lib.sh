@@ -114,8 +114,71 @@ not_here() {
 # `ipcperf list` says, or not_here. Needs make_tmpdir.
 need_bpf_fdid() {
 	run timeout 60 "$IPCPERF" list
+	expect_status 0 "ipcperf list"
 	case $(tail -n 1 "$T/out") in
 	"# fd identity: bpf"*) ;;
 	*) not_here "ipcperf list ends with '$(tail -n 1 "$T/out")', not '# fd identity: bpf'" ;;
 	esac
+}
+
+# need_tools TOOL...: each TOOL is installed, or not_here.
+need_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || not_here "$t is not installed"
+	done
+}
+
+# bpf_setup WORKLOAD [TOOL...]: ipcperf and WORKLOAD are built, or fail; we
+# are root, each TOOL is installed and ipcperf names fds from the kernel
+# here (need_bpf_fdid), or not_here. Makes $T.
+bpf_setup() {
+	need_exe "$IPCPERF"
+	need_exe "$1"
+	shift
+	[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
+	need_tools "$@"
+	make_tmpdir
+	need_bpf_fdid
+}
+
+# jqv FILE EXPR: the value of EXPR in FILE, compact; nothing where jq fails.
+jqv() {
+	jq -c "$2" "$1" 2>/dev/null
+}
+
+# need_cmd TOOL...: each TOOL is installed, or fail.
+need_cmd() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || fail "$t is not installed (scripts/install-deps installs it)"
+	done
+}
+
+# live_setup WHY [TOOL...]: root (skip_unless_root WHY), ipcperf built and
+# each TOOL installed, or fail; makes $T. For a test that traces live
+# processes; its workloads' need_exe come first.
+live_setup() {
+	skip_unless_root "$1"
+	shift
+	need_exe "$IPCPERF"
+	need_cmd "$@"
+	make_tmpdir
+}
+
+# need_perf: perf (linux-perf) is installed; a skip without it, but a
+# failure under CI=true.
+need_perf() {
+	command -v perf >/dev/null 2>&1 && return 0
+	[ "${CI:-}" = true ] && fail "CI=true but perf (linux-perf) is not installed"
+	skip "perf (linux-perf) is not installed"
+}
+
+# asan_setup: for a test of memory peaks, $asan says whether ipcperf is built
+# with AddressSanitizer, whose quarantine of freed memory (256 MB) is turned
+# off: it would be the sanitizer's growth, not ipcperf's.
+asan_setup() {
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
+	asan=false
+	nm "$IPCPERF" 2>/dev/null | grep -q ' __asan_init' && asan=true
 }

@@ -24,16 +24,8 @@ N=1000
 H=300
 
 
-need_exe "$IPCPERF"
-need_exe "$CONNWORK"
 skip_unless_root "flows of live processes"
-command -v jq >/dev/null 2>&1 || not_here "jq is not installed"
-make_tmpdir
-need_bpf_fdid
-
-jqv() {
-	jq -c "$2" "$1" 2>/dev/null
-}
+bpf_setup "$CONNWORK" jq
 
 FLOWS="timeout 120 $IPCPERF flows -q -m 8192"
 

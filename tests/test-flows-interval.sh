@@ -11,12 +11,9 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-need_exe "$IPCPERF"
 FLOWWORK=$top_builddir/tests/flowwork
 need_exe "$FLOWWORK"
-skip_unless_root "flows -I on a live command"
-command -v jq >/dev/null || fail "jq is not installed (scripts/install-deps installs it)"
-make_tmpdir
+live_setup "flows -I on a live command" jq
 
 # The bytes the workload moved, as it says them: "flowwork: twophase bytes=N ...".
 workload_bytes() {

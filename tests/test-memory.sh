@@ -25,17 +25,13 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-skip_unless_root "tracing open-loop"
-need_exe "$IPCPERF"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
+live_setup "tracing open-loop" jq
 # Its peaks and its million calls a second are moved by any test beside it:
 # it runs near the end of the suite (Makefile.am) and waits for the others,
 # but the saturation test, which waits for it in turn.
 run_alone 'test-signals-all'
 # Under AddressSanitizer freed memory waits in a quarantine (256 MB): that
-# would be the sanitizer's growth, not ipcperf's.
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
+# would be the sanitizer's growth, not ipcperf's (asan_setup turns it off).
 # Even without it, the sanitizer's allocator keeps what each size class ever
 # held and adds its shadow: with the same ipcperf, 10,000 connections peaked
 # 0.5 to 8.6 MB above 1,000 under ASan, and 0.1 MB below them with the C
@@ -43,8 +39,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
 # where it runs on the C library's allocator (scripts/run-tests stage 1);
 # under ASan the same runs are made and checked for exactness, and their
 # peaks printed.
-asan=false
-nm "$IPCPERF" 2>/dev/null | grep -q ' __asan_init' && asan=true
+asan_setup
 # Under ASan ipcperf reads more slowly than open-loop makes a million calls
 # on a CPU of its own (700,000 records lost, run alone): there the runs share
 # one CPU, so that the workload waits while the reader reads, and the counts
@@ -102,16 +97,24 @@ rss() {
 	echo "$kb"
 }
 
-for run in 1 2 3; do
-	r=0
-	small=$(rss 100000 $run) && large=$(rss 1000000 $run) || r=$?
-	[ $r -eq 2 ] && continue
-	[ $r -eq 0 ] || exit 1
-	again "$large" "$small" 10240 $run || break
-done
-within "$large" "$small" 10240 \
-	"peak anonymous RSS $large KiB after 1M open/close, $small KiB after 100k: more than 10 MB apart"
-echo "peak anonymous RSS: $small KiB after 100k open/close, $large KiB after 1M"
+# peaks FN FEW MANY LIMIT-KB: the peaks of FN FEW and FN MANY in $few and
+# $many; FN returns 2 for a run that is made again (events lost), and the
+# pair is made again as again() says.
+peaks() {
+	local run r
+	for run in 1 2 3; do
+		r=0
+		few=$($1 "$2" $run) && many=$($1 "$3" $run) || r=$?
+		[ $r -eq 2 ] && continue
+		[ $r -eq 0 ] || exit 1
+		again "$many" "$few" "$4" $run || break
+	done
+}
+
+peaks rss 100000 1000000 10240
+within "$many" "$few" 10240 \
+	"peak anonymous RSS $many KiB after 1M open/close, $few KiB after 100k: more than 10 MB apart"
+echo "peak anonymous RSS: $few KiB after 100k open/close, $many KiB after 1M"
 
 # peak N CMD...: ipcperf stat's peak anonymous RSS (KiB) tracing CMD, the text report in $T/peak-N.txt
 peak() {
@@ -198,13 +201,7 @@ fexact() {
 	want="$want 127.0.0.1:$port $1 $((200 * $1)) $1 $1 $1"
 	[ "$got" = "$want" ] || fail "flows of $1 connections: '$got', not '$want'"
 }
-for run in 1 2 3; do
-	r=0
-	few=$(fpeak 6000 $run) && many=$(fpeak 60000 $run) || r=$?
-	[ $r -eq 2 ] && continue
-	[ $r -eq 0 ] || exit 1
-	again "$many" "$few" 10240 $run || break
-done
+peaks fpeak 6000 60000 10240
 within "$many" "$few" 10240 \
 	"flows: peak anonymous RSS $many KiB after 60,000 connections, $few KiB after 6,000: more than 10 MB apart"
 fexact 6000

@@ -21,11 +21,8 @@ set -u
 CONNWORK=$top_builddir/tests/connwork
 N=1000
 
-need_exe "$IPCPERF"
-need_exe "$CONNWORK"
 skip_unless_root "top of live processes"
-make_tmpdir
-need_bpf_fdid
+bpf_setup "$CONNWORK"
 
 # The rings sized so that 1000 connections lose nothing.
 TOP="timeout 120 $IPCPERF top -b -d 0.1 -m 8192"
