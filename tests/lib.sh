@@ -182,3 +182,16 @@ asan_setup() {
 	asan=false
 	nm "$IPCPERF" 2>/dev/null | grep -q ' __asan_init' && asan=true
 }
+
+# layer_edges MIN AGAINST: the verdict of a test of layers, whose script
+# wrote in $T/out "edges N" (the calls between files) and a line each for
+# the calls that break the layers: more than MIN calls (fewer: nm misread
+# the objects), and none against AGAINST, or fail. Sets $edges.
+layer_edges() {
+	edges=$(sed -n 's/^edges //p' "$T/out")
+	[ "${edges:-0}" -gt "$1" ] || fail "only ${edges:-0} calls between the files: nm misread the objects"
+	if grep -v '^edges ' "$T/out" >"$T/bad"; then
+		cat "$T/bad" >&2
+		fail "$(wc -l <"$T/bad") call(s) against $2"
+	fi
+}
