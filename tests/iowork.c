@@ -1131,26 +1131,29 @@ static void close_from_20(void)
 		die("close_range(20, ~0U): %s", strerror(errno));
 }
 
+/*
+ * A pipe on fds @rd and @rd + 1 moves @len bytes, /dev/zero opened on fd
+ * @zfd takes a write of @zlen bytes, then close_range() closes them all.
+ */
+static void pipe_zero_closed(int rd, size_t len, int zfd, size_t zlen)
+{
+	pipe_is(rd, rd + 1);
+	do_write(rd + 1, len, (ssize_t)len, 0);
+	do_read(rd, 4096, (ssize_t)len, 0);
+	if (open("/dev/zero", O_WRONLY) != zfd)
+		die("open /dev/zero: not fd %d", zfd);
+	writes(zfd, 1, zlen);
+	close_from_20();
+}
+
 static int run_close_range(void)
 {
 	busy_below_20();
 	open_20("/dev/null", O_WRONLY);
 	writes(20, 2, 5);
-	pipe_is(21, 22);
-	do_write(22, 7, 7, 0);
-	do_read(21, 4096, 7, 0);
-	if (open("/dev/zero", O_WRONLY) != 23)
-		die("open /dev/zero: not fd 23");
-	writes(23, 1, 3);
-	close_from_20();
+	pipe_zero_closed(21, 7, 23, 3);
 	do_write(23, 4, -1, EBADF);
-	pipe_is(20, 21);
-	do_write(21, 11, 11, 0);
-	do_read(20, 4096, 11, 0);
-	if (open("/dev/zero", O_WRONLY) != 22)
-		die("open /dev/zero: not fd 22");
-	writes(22, 1, 6);
-	close_from_20();
+	pipe_zero_closed(20, 11, 22, 6);
 	return 0;
 }
 

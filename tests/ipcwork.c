@@ -467,6 +467,27 @@ static void usage(const char *fmt, const char *arg)
 	exit(EXIT_USAGE);
 }
 
+/* The whole number @s, within @lo..@hi; anything else is usage(@bad, @s). */
+static long num_arg(const char *s, long lo, long hi, const char *bad)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || end == s || *end || n < lo || n > hi)
+		usage(bad, s);
+	return n;
+}
+
+/* The value of the option at argv[*@i], which moves @i on to it. */
+static const char *opt_value(int argc, char **argv, int *i)
+{
+	if (++*i == argc)
+		usage("%s needs a value", argv[*i - 1]);
+	return argv[*i];
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = "pipe";
@@ -483,48 +504,24 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "pipe") && strcmp(cmd, "threads") && !timed)
 		usage("unknown command '%s'", cmd);
 	if (timed) {
-		char *end;
-
 		if (i == argc)
 			usage("%s needs a count", cmd);
-		errno = 0;
-		z.n = strtol(argv[i], &end, 10);
-		if (errno || end == argv[i] || *end || z.n < 1 || z.n > 1000000)
-			usage("bad count '%s' (1..1000000)", argv[i]);
-		i++;
+		z.n = num_arg(argv[i++], 1, 1000000, "bad count '%s' (1..1000000)");
 	}
 
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
 			verbose = true;
 		} else if (!strcmp(argv[i], "--out") && timed) {
-			if (++i == argc)
-				usage("%s needs a value", "--out");
-			z.out = argv[i];
+			z.out = opt_value(argc, argv, &i);
 		} else if (!strcmp(argv[i], "--hold") && timed) {
 			z.hold = true;
 		} else if (!strcmp(argv[i], "--exit") && !strcmp(cmd, "pipe")) {
-			char *end;
-			long n;
-
-			if (++i == argc)
-				usage("%s needs a value", "--exit");
-			errno = 0;
-			n = strtol(argv[i], &end, 10);
-			if (errno || end == argv[i] || *end || n < 0 || n > 255)
-				usage("bad exit status '%s'", argv[i]);
-			exit_code = (int)n;
+			exit_code = (int)num_arg(opt_value(argc, argv, &i), 0, 255,
+						 "bad exit status '%s'");
 		} else if (!strcmp(argv[i], "--hold") && !strcmp(cmd, "pipe")) {
-			char *end;
-			long n;
-
-			if (++i == argc)
-				usage("%s needs a value", "--hold");
-			errno = 0;
-			n = strtol(argv[i], &end, 10);
-			if (errno || end == argv[i] || *end || n < 0 || n > 60000)
-				usage("bad hold time '%s' (ms, 0..60000)", argv[i]);
-			hold_ms = (int)n;
+			hold_ms = (int)num_arg(opt_value(argc, argv, &i), 0, 60000,
+					       "bad hold time '%s' (ms, 0..60000)");
 		} else {
 			usage("unknown option '%s'", argv[i]);
 		}

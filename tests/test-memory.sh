@@ -71,20 +71,34 @@ CC=${CC:-cc}
 MAXRSS=$top_builddir/tests/maxrss
 need_exe "$MAXRSS"
 
+# peak_run WHAT CMD...: run CMD (ipcperf under maxrss), which must exit 0;
+# its peak anonymous RSS in KiB in $kb.
+peak_run() {
+	local what=$1
+	shift
+	run "$@"
+	expect_status 0 "$what"
+	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
+	[ -n "$kb" ] || { show; fail "$what: no peak anonymous RSS"; }
+}
+
+# lost_again WHAT JSON RUN: the run of JSON lost no event; one that did is
+# made again (returns 2) while RUN is below 3, and fails at the third.
+lost_again() {
+	[ "$(jq -r .lost_events "$2")" = 0 ] && return 0
+	[ "$3" -lt 3 ] || fail "$1: events were lost"
+	echo "$1: events lost (run $3 of 3): made again" >&2
+	return 2
+}
+
 # rss N [RUN]: ipcperf stat of open-loop N; its peak anonymous RSS in KiB on
 # stdout. A run that lost events (the suite's load, the sanitized build's
 # pace) says so and returns 2 while RUN is below 3: the pair is made again.
 rss() {
 	local kb
-	run $pin "$MAXRSS" "$IPCPERF" stat -q -j -o "$T/stat-$1.json" -- "$T/open-loop" "$1"
-	expect_status 0 "stat -- open-loop $1"
-	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
-	[ -n "$kb" ] || { show; fail "open-loop $1: no peak anonymous RSS"; }
-	if [ "$(jq -r .lost_events "$T/stat-$1.json")" != 0 ]; then
-		[ "${2:-3}" -lt 3 ] || fail "open-loop $1: events were lost"
-		echo "open-loop $1: events lost (run $2 of 3): made again" >&2
-		return 2
-	fi
+	peak_run "stat -- open-loop $1" $pin "$MAXRSS" "$IPCPERF" stat -q -j -o "$T/stat-$1.json" -- \
+		"$T/open-loop" "$1"
+	lost_again "open-loop $1" "$T/stat-$1.json" "${2:-3}" || return 2
 	# fd 3: ld.so.cache, then libc, then the file N + 1 times (one untimed
 	# open first): one row for the file, whatever N; no fd unknown
 	got=$(jq -r --arg f "$T/open-loop" '.processes[] | select(.comm == "open-loop") |
@@ -120,10 +134,7 @@ echo "peak anonymous RSS: $few KiB after 100k open/close, $many KiB after 1M"
 peak() {
 	local n=$1 kb
 	shift
-	run $pin "$MAXRSS" "$IPCPERF" stat -q -o "$T/peak-$n.txt" -- "$@"
-	expect_status 0 "stat -- $*"
-	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
-	[ -n "$kb" ] || { show; fail "stat -- $*: no peak anonymous RSS"; }
+	peak_run "stat -- $*" $pin "$MAXRSS" "$IPCPERF" stat -q -o "$T/peak-$n.txt" -- "$@"
 	grep -q '^lost events: 0,' "$T/peak-$n.txt" || fail "stat -- $*: events were lost"
 	echo "$kb"
 }
@@ -177,16 +188,9 @@ fpin="taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')"
 # a run that lost events returns 2 while RUN is below 3 (made again).
 fpeak() {
 	local kb
-	run $fpin "$MAXRSS" "$IPCPERF" flows -q --json -o "$T/flows-$1.json" -- \
+	peak_run "flows -- connwork tcp $1" $fpin "$MAXRSS" "$IPCPERF" flows -q --json -o "$T/flows-$1.json" -- \
 		"$top_builddir/tests/connwork" tcp "$1" --out "$T/f$1.out"
-	expect_status 0 "flows -- connwork tcp $1"
-	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
-	[ -n "$kb" ] || { show; fail "flows -- connwork tcp $1: no peak anonymous RSS"; }
-	if [ "$(jq -r .lost_events "$T/flows-$1.json")" != 0 ]; then
-		[ "${2:-3}" -lt 3 ] || fail "flows -- connwork tcp $1: events were lost"
-		echo "flows -- connwork tcp $1: events lost (run $2 of 3): made again" >&2
-		return 2
-	fi
+	lost_again "flows -- connwork tcp $1" "$T/flows-$1.json" "${2:-3}" || return 2
 	echo "$kb"
 }
 # fexact N: the flows and groups of connwork tcp N, to the byte
