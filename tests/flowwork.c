@@ -207,24 +207,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "work-common.h"
+
 #define SETTLE_MS 300
 #define DEEP_TOTAL (2 * 1024 * 1024)
 #define DEEP_WRITE 65536
 
-static bool verbose;
 static const char *scenario = "?";
-
-__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "flowwork %s (pid %d): ", scenario, (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(3);
-}
 
 static void sleep_ms(unsigned int ms)
 {
@@ -237,7 +226,7 @@ static void sleep_ms(unsigned int ms)
 
 static void role(const char *name)
 {
-	if (verbose)
+	if (work_verbose)
 		fprintf(stderr, "flowwork: role=%s pid=%d\n", name, (int)getpid());
 }
 
@@ -297,27 +286,6 @@ static void xclose(int fd)
 		die("close(%d): %s", fd, strerror(errno));
 }
 
-static void wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid(%d): %s", (int)pid, strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		die("child %d failed (status 0x%x)", (int)pid, status);
-}
-
-static pid_t xfork(void)
-{
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	return pid;
-}
 
 /*
  * Fork C, which plays @child_role on @ch[1], while P plays @parent_role on
@@ -325,7 +293,7 @@ static pid_t xfork(void)
  */
 static pid_t fork_ends(int ch[2], const char *child_role, const char *parent_role)
 {
-	pid_t c = xfork();
+	pid_t c = xfork(NULL);
 
 	role(c == 0 ? child_role : parent_role);
 	xclose(c == 0 ? ch[0] : ch[1]);
@@ -345,7 +313,7 @@ static int parent_done(int fd, pid_t c)
 {
 	sleep_ms(SETTLE_MS);
 	xclose(fd);
-	wait_child(c);
+	reap(c, "child");
 	return 0;
 }
 
@@ -367,7 +335,7 @@ static void make_pipe(int p[2])
 	cap = fcntl(p[1], F_GETPIPE_SZ);
 	if (cap < 0)
 		die("F_GETPIPE_SZ: %s", strerror(errno));
-	if (verbose)
+	if (work_verbose)
 		fprintf(stderr, "flowwork: pipe-capacity=%d\n", cap);
 }
 
@@ -455,7 +423,7 @@ static int twophase(const char *arg)
 		read_exact(p[0], 4096, 4096);
 	}
 	read_exact(p[0], TWO_SMALL_N * TWO_SMALL, 4096);
-	if (verbose)
+	if (work_verbose)
 		fprintf(stderr, "flowwork: twophase bytes=%d phase1=%d phase2=%d\n",
 			TWO_BIG_N * 4096 + TWO_SMALL_N * TWO_SMALL, TWO_BIG_N * 4096,
 			TWO_SMALL_N * TWO_SMALL);
@@ -494,11 +462,11 @@ static int pipes(const char *arg)
 
 		if (pipe(p[k]) < 0 || fstat(p[k][0], &sb) < 0)
 			die("pipe: %s", strerror(errno));
-		if (verbose)
+		if (work_verbose)
 			fprintf(stderr, "flowwork: pipe k=%d ino=%llu\n", k,
 				(unsigned long long)sb.st_ino);
 	}
-	c = xfork();
+	c = xfork(NULL);
 	if (c == 0) {
 		role("producer");
 		for (int k = 0; k < 6; k++)
@@ -521,7 +489,7 @@ static int pipes(const char *arg)
 	sleep_ms(SETTLE_MS);
 	for (int k = 0; k < 6; k++)
 		xclose(p[k][0]);
-	wait_child(c);
+	reap(c, "child");
 	return 0;
 }
 
@@ -654,7 +622,7 @@ static int tcp(const char *arg)
 	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 1) < 0 ||
 	    getsockname(ls, (struct sockaddr *)&a, &alen) < 0)
 		die("listen on 127.0.0.1: %s", strerror(errno));
-	c = xfork();
+	c = xfork(NULL);
 	if (c == 0) {
 		role("client");
 		xclose(ls);
@@ -691,7 +659,7 @@ static int tcp(const char *arg)
 	xclose(s);
 	xclose(ep);
 	xclose(ls);
-	wait_child(c);
+	reap(c, "child");
 	return 0;
 }
 
@@ -859,7 +827,7 @@ static unsigned int ev_wait(int ep)
 
 static void ev_said(const char *name, unsigned int again, unsigned int waits)
 {
-	if (verbose)
+	if (work_verbose)
 		fprintf(stderr, "flowwork: again role=%s again=%u waits=%u\n", name, again, waits);
 }
 
@@ -961,7 +929,7 @@ static int evloop(const char *kind)
 
 	use_poll = !strncmp(scenario, "poll", 4);
 	ev_chan_make(&ch, kind);
-	c = xfork();
+	c = xfork(NULL);
 	if (c == 0) {
 		role("producer");
 		ev_chan_split(&ch, true);
@@ -989,7 +957,7 @@ static int evloop(const char *kind)
 	xclose(ch.rd);
 	if (ep >= 0)
 		xclose(ep);
-	wait_child(c);
+	reap(c, "child");
 	return 0;
 }
 
@@ -1041,9 +1009,11 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	scenario = argv[1];
+	work_prog = "flowwork";
+	work_role = scenario;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "-v"))
-			verbose = true;
+			work_verbose = true;
 		else if (!arg)
 			arg = argv[i];
 		else

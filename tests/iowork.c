@@ -264,40 +264,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { EXIT_USAGE = 2, EXIT_BROKEN = 3 };
+#include "work-common.h"
 
-static bool verbose;
-static const char *role = "P";
+enum { EXIT_USAGE = 2 };
 
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "iowork: %s[%d]: ", role, (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	/* _exit: forked children must not flush stdio buffers of the parent. */
-	_exit(EXIT_BROKEN);
-}
-
-__attribute__((format(printf, 1, 2)))
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	printf("iowork: %s[%d]: ", role, (int)getpid());
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	/* Flush now: a buffer left over would be written again by a fork. */
-	fflush(stdout);
-}
 
 /*
  * Check the result of a data call: exactly @want bytes (>= 0), or failure with
@@ -408,30 +378,6 @@ static void open_at(const char *path, int flags, int target)
 	move_fd(fd, target);
 }
 
-static pid_t xfork(const char *child_role)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0)
-		role = child_role;
-	return pid;
-}
-
-/* Wait for @pid and require that it exited 0. */
-static void reap(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid(%d): %s", (int)pid, strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		die("child %d failed (wait status 0x%x)", (int)pid, (unsigned int)status);
-}
 
 /* ------------------------------------------------------------ pipe-chunks */
 
@@ -449,7 +395,7 @@ static int run_pipe_chunks(void)
 		_exit(0);
 	}
 	xclose(21);
-	reap(w);
+	reap(w, "child");
 	for (int i = 0; i < 10; i++)
 		do_read(20, 3000, 3000, 0);
 	do_read(20, 3000, 2768, 0);
@@ -485,7 +431,7 @@ static int run_unix_msg(void)
 		_exit(0);
 	}
 	xclose(23);
-	reap(c);
+	reap(c, "child");
 	for (int i = 0; i < 6; i++) {
 		char buf[512];
 		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
@@ -562,7 +508,7 @@ static int run_tcp(void)
 	}
 	do_write(26, 200, 200, 0);
 	xclose(26);
-	reap(c);
+	reap(c, "child");
 	note("received 1500 + 1500 + EOF, sent 200 on fd 26");
 	xclose(24);
 	return 0;
@@ -683,7 +629,7 @@ static int run_fork_late(void)
 		note("wrote 5 x 20 bytes to fd 22");
 		_exit(0);
 	}
-	reap(c);
+	reap(c, "child");
 	note("wrote 10 bytes to fd 22, child %d 5 x 20", (int)c);
 	xclose(22);
 	return 0;
@@ -734,7 +680,7 @@ static int run_pingpong(long n)
 		do_read(22, 1, 1, 0);
 	}
 	xclose(21);
-	reap(c);
+	reap(c, "child");
 	note("%ld round trips", n);
 	xclose(22);
 	return 0;
@@ -957,7 +903,7 @@ static int run_syscalls(void)
 			do_read(20, 4, 4, 0);
 		_exit(0);
 	}
-	reap(c);
+	reap(c, "child");
 	note("syscall mix done");
 	xclose(20);
 	xclose(21);
@@ -1165,7 +1111,7 @@ static int run_sum_exec(void)
 	busy_below_20_flags(O_CLOEXEC);
 	open_20("/dev/null", O_WRONLY | O_CLOEXEC);
 	writes(20, 5, 2);
-	execl(self_path, self_path, "sum-exec-2", verbose ? "-v" : (char *)NULL, (char *)NULL);
+	execl(self_path, self_path, "sum-exec-2", work_verbose ? "-v" : (char *)NULL, (char *)NULL);
 	die("exec %s: %s", self_path, strerror(errno));
 }
 
@@ -1188,7 +1134,7 @@ static int run_close_range_exec(void)
 	if (syscall(SYS_close_range, 20u, 20u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0)
 		die("close_range(20, 20, CLOSE_RANGE_CLOEXEC): %s", strerror(errno));
 	writes(20, 1, 3);
-	execl(self_path, self_path, "close-range-exec-2", verbose ? "-v" : (char *)NULL,
+	execl(self_path, self_path, "close-range-exec-2", work_verbose ? "-v" : (char *)NULL,
 	      (char *)NULL);
 	die("exec %s: %s", self_path, strerror(errno));
 }
@@ -1210,7 +1156,7 @@ static int run_sum_exit(void)
 		writes(20, 7, 3);
 		_exit(0);
 	}
-	reap(c);
+	reap(c, "child");
 	open_at("/dev/zero", O_WRONLY, 20);
 	writes(20, 1, 5);
 	return 0;
@@ -1416,6 +1362,8 @@ int main(int argc, char **argv)
 	bool counted, have_n = false;
 	long n;
 
+	work_prog = "iowork";
+	work_role = "P";
 	if (argc < 2)
 		usage("missing", "SCENARIO");
 	cmd = argv[1];
@@ -1427,7 +1375,7 @@ int main(int argc, char **argv)
 	n = !strcmp(cmd, "tcp-hold") ? 20 : !strncmp(cmd, "race-", 5) ? 100 : 100000;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
-			verbose = true;
+			work_verbose = true;
 		} else if (counted && !have_n) {
 			char *end;
 

@@ -65,42 +65,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "work-common.h"
+
 enum { DATA_RD = 10, DATA_WR = 11, GO_RD = 12, GO_WR = 13 };
-enum { EXIT_BROKEN = 3, EXIT_USAGE = 2 };
+enum { EXIT_USAGE = 2 };
 enum { NR_THREADS = 3, THREAD_BUF = 64 };
-
-static bool verbose;
-static const char *role = "main";
-
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "ipcwork: %s[%d]: ", role, (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	/* _exit: no atexit handlers or stdio flushes in forked children. */
-	_exit(EXIT_BROKEN);
-}
-
-__attribute__((format(printf, 1, 2)))
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	printf("ipcwork: %s[%d]: ", role, (int)getpid());
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	/* Flush now: a buffer left over would be written again by a fork. */
-	fflush(stdout);
-}
 
 /* One write() of @len bytes that must transfer them all. */
 static void write_all_once(int fd, const void *buf, size_t len)
@@ -136,28 +105,6 @@ static void xclose(int fd)
 		die("close(%d): %s", fd, strerror(errno));
 }
 
-static pid_t xfork(void)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	return pid;
-}
-
-/* Wait for @pid and require that it exited 0. */
-static void reap(pid_t pid, const char *what)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid(%s %d): %s", what, (int)pid, strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		die("%s %d failed (wait status 0x%x)", what, (int)pid, (unsigned int)status);
-}
 
 /*
  * A pipe whose ends are @rd and @wr. The ends pipe() returns may be anywhere,
@@ -206,7 +153,7 @@ static void writer_w(void)
 	pid_t g;
 	int err;
 
-	role = "W";
+	work_role = "W";
 	xclose(DATA_RD);
 	xclose(GO_RD);
 	xclose(GO_WR);
@@ -223,9 +170,9 @@ static void writer_w(void)
 		die("pthread_join: %s", strerror(err));
 	note("thread wrote 5 buffers, 1500 bytes");
 
-	g = xfork();
+	g = xfork(NULL);
 	if (g == 0) {
-		role = "G";
+		work_role = "G";
 		write_n(3, 700);
 		note("wrote 3 buffers, 2100 bytes");
 		_exit(0);
@@ -240,7 +187,7 @@ static void reader_r(void)
 	size_t total = 0;
 	int nr = 0;
 
-	role = "R";
+	work_role = "R";
 	xclose(DATA_WR);
 	xclose(GO_WR);
 
@@ -275,10 +222,10 @@ static int run_pipe(int exit_code, int hold_ms)
 			;
 	}
 
-	r = xfork();
+	r = xfork(NULL);
 	if (r == 0)
 		reader_r();
-	w = xfork();
+	w = xfork(NULL);
 	if (w == 0)
 		writer_w();
 
@@ -496,6 +443,7 @@ int main(int argc, char **argv)
 	bool timed;
 	int i = 1;
 
+	work_prog = "ipcwork";
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = argv[1];
 		i = 2;
@@ -511,7 +459,7 @@ int main(int argc, char **argv)
 
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
-			verbose = true;
+			work_verbose = true;
 		} else if (!strcmp(argv[i], "--out") && timed) {
 			z.out = opt_value(argc, argv, &i);
 		} else if (!strcmp(argv[i], "--hold") && timed) {
