@@ -56,20 +56,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { EXIT_BROKEN = 3, EXIT_USAGE = 2, ASK = 100, ANSWER = 200 };
+#include "work-common.h"
 
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "connwork[%d]: ", (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_BROKEN);
-}
+enum { EXIT_USAGE = 2, ASK = 100, ANSWER = 200 };
 
 static union {
 	struct sockaddr sa;
@@ -327,6 +316,7 @@ int main(int argc, char **argv)
 	pid_t srv;
 	FILE *f;
 
+	work_prog = "connwork";
 	if (argc > 2 && !strcmp(argv[1], "listen"))
 		return apart(argc, argv, 2);
 	if (argc > 3 && !strcmp(argv[1], "connect"))
@@ -367,7 +357,7 @@ int main(int argc, char **argv)
 	else
 		fprintf(f, "path %s\n", sock), unlink(sock);
 	if (fclose(f))
-		return EXIT_BROKEN;
+		return WORK_EXIT_BROKEN;
 	if (hold) {
 		snprintf(sock, sizeof(sock), "%s.release", argv[4]);
 		wait_for(sock);

@@ -280,12 +280,6 @@ static void await_data(int fd)
 	sleep_ms(1);
 }
 
-static void xclose(int fd)
-{
-	if (close(fd) < 0)
-		die("close(%d): %s", fd, strerror(errno));
-}
-
 
 /*
  * Fork C, which plays @child_role on @ch[1], while P plays @parent_role on

@@ -322,23 +322,6 @@ static void do_read(int fd, size_t len, ssize_t want, int err)
 	expect_ret(read(fd, sink, len), want, err, "read", fd);
 }
 
-static void xclose(int fd)
-{
-	/* Linux closes the fd even when close() fails with EINTR: never retry. */
-	if (close(fd) < 0 && errno != EINTR)
-		die("close(%d): %s", fd, strerror(errno));
-}
-
-/* Put @fd on @target and close @fd (no-op if it is already there). */
-static void move_fd(int fd, int target)
-{
-	if (fd == target)
-		return;
-	if (dup2(fd, target) < 0)
-		die("dup2(%d, %d): %s", fd, target, strerror(errno));
-	xclose(fd);
-}
-
 /*
  * Two fds from pipe2/socketpair onto @a and @b. The fds returned may be
  * anywhere, even on @a or @b, so lift them above the targets first: then no

@@ -98,13 +98,6 @@ static size_t read_once(int fd, void *buf, size_t len)
 	return (size_t)n;
 }
 
-static void xclose(int fd)
-{
-	/* Linux closes the fd even when close() fails with EINTR: never retry. */
-	if (close(fd) < 0 && errno != EINTR)
-		die("close(%d): %s", fd, strerror(errno));
-}
-
 
 /*
  * A pipe whose ends are @rd and @wr. The ends pipe() returns may be anywhere,

@@ -62,3 +62,19 @@ void reap(pid_t pid, const char *what)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		die("%s %d failed (wait status 0x%x)", what, (int)pid, (unsigned int)status);
 }
+
+void xclose(int fd)
+{
+	/* Linux closes the fd even when close() fails with EINTR: never retry. */
+	if (close(fd) < 0 && errno != EINTR)
+		die("close(%d): %s", fd, strerror(errno));
+}
+
+void move_fd(int fd, int target)
+{
+	if (fd == target)
+		return;
+	if (dup2(fd, target) < 0)
+		die("dup2(%d, %d): %s", fd, target, strerror(errno));
+	xclose(fd);
+}

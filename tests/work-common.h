@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * work-common: what the test workloads (tests/ipcwork.c, iowork.c,
- * flowwork.c) share: the message a failed check dies with, the lines -v
- * says, and a fork and a wait that cannot fail quietly.
+ * flowwork.c, connwork.c, zcwork.c) share: the message a failed check dies
+ * with, the lines -v says, and a fork, a wait and fd moves that cannot
+ * fail quietly.
  *
  * Every message starts "PROG: ROLE[PID]: ", PROG the workload's name
  * (work_prog) and ROLE the part its process plays (work_role), so that a
@@ -39,5 +40,11 @@ pid_t xfork(const char *child_role);
 
 /* Wait for @pid, the child that plays @what, and require that it exited 0. */
 void reap(pid_t pid, const char *what);
+
+/* close(), which must not fail (EINTR aside: Linux has closed the fd then). */
+void xclose(int fd);
+
+/* Put @fd on @target, and close @fd (nothing when it is there already). */
+void move_fd(int fd, int target);
 
 #endif
