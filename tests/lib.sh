@@ -195,3 +195,17 @@ layer_edges() {
 		fail "$(wc -l <"$T/bad") call(s) against $2"
 	fi
 }
+
+# info FILE KEY: the value a workload wrote for KEY in FILE (its "KEY VALUE" lines).
+info() {
+	awk -v k="$2" '$1 == k { print $2 }' "$1"
+}
+
+# filled FILE: FILE is not empty within 10 s (polled), or return 1.
+filled() {
+	for _ in $(seq 200); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}

@@ -29,11 +29,6 @@ bpf_setup "$CONNWORK" jq
 
 FLOWS="timeout 120 $IPCPERF flows -q -m 8192"
 
-# info FILE KEY: the value connwork wrote for KEY.
-info() {
-	awk -v k="$2" '$1 == k { print $2 }' "$1"
-}
-
 # each_way WHAT FILE ROW: FILE has the row that `ROW WRITER READER BYTES`
 # matches (grep -E) for each way of connwork's $N connections: $cli's 100
 # bytes a connection to $srv, and $srv's 200 to $cli.
@@ -112,10 +107,7 @@ hold() {
 	rm -f "$T/h.info"*
 	"$CONNWORK" "$1" $H --out "$T/h.info" --hold 2>"$T/h.cerr" &
 	cpid=$!
-	for _ in $(seq 200); do
-		[ -s "$T/h.info.pid" ] && break
-		sleep 0.05
-	done
+	filled "$T/h.info.pid"
 	srv=$(info "$T/h.info.pid" server)
 	[ -n "$srv" ] || { kill $cpid; fail "$1 --hold: no server pid"; }
 	run $FLOWS ${3:-} -o "$2" -p "$srv" -- \

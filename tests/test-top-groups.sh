@@ -29,10 +29,6 @@ TOP="timeout 120 $IPCPERF top -b -d 0.1 -m 8192"
 cpid=
 trap '[ -n "$cpid" ] && kill $cpid 2>/dev/null; rm -rf "$T"' EXIT
 
-info() {
-	awk -v k="$2" '$1 == k { print $2 }' "$1"
-}
-
 # wait_for WHAT TEST...: until TEST holds (20 s at most).
 wait_for() {
 	what=$1
