@@ -121,23 +121,18 @@ need_bpf_fdid() {
 	esac
 }
 
-# need_tools TOOL...: each TOOL is installed, or not_here.
-need_tools() {
-	local t
-	for t in "$@"; do
-		command -v "$t" >/dev/null 2>&1 || not_here "$t is not installed"
-	done
-}
-
 # bpf_setup WORKLOAD [TOOL...]: ipcperf and WORKLOAD are built, or fail; we
 # are root, each TOOL is installed and ipcperf names fds from the kernel
 # here (need_bpf_fdid), or not_here. Makes $T.
 bpf_setup() {
+	local t
 	need_exe "$IPCPERF"
 	need_exe "$1"
 	shift
 	[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
-	need_tools "$@"
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || not_here "$t is not installed"
+	done
 	make_tmpdir
 	need_bpf_fdid
 }
@@ -147,8 +142,8 @@ jqv() {
 	jq -c "$2" "$1" 2>/dev/null
 }
 
-# need_cmd TOOL...: each TOOL is installed, or fail.
-need_cmd() {
+# need_tools TOOL...: each TOOL is installed, or fail.
+need_tools() {
 	local t
 	for t in "$@"; do
 		command -v "$t" >/dev/null || fail "$t is not installed (scripts/install-deps installs it)"
@@ -162,7 +157,7 @@ live_setup() {
 	skip_unless_root "$1"
 	shift
 	need_exe "$IPCPERF"
-	need_cmd "$@"
+	need_tools "$@"
 	make_tmpdir
 }
 
