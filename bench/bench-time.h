@@ -1,7 +1,8 @@
 /*
- * bench-time.h: the clock of the bench/ workloads and the file they report
- * their time in. Header only: bench/overhead and tests/test-memory.sh build
- * each workload from its one .c file, which finds this beside it.
+ * bench-time.h: the clock of the bench/ workloads (the test workloads' one,
+ * work_now_ns()) and the file they report their time in. Header only:
+ * bench/overhead and tests/test-memory.sh build each workload from its one
+ * .c file, which finds this beside it.
  */
 #ifndef IPCPERF_BENCH_TIME_H
 #define IPCPERF_BENCH_TIME_H
@@ -10,16 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-/* CLOCK_MONOTONIC, in nanoseconds. */
-static inline uint64_t bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "../tests/work-clock.h"
 
 /*
  * Write @ns and a newline into the file the environment's BENCH_TIME_FILE

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
-	t0 = bench_now_ns();
+	t0 = work_now_ns();
 	for (long i = 0; i < n; i++) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 		}
 		close(fd);
 	}
-	t1 = bench_now_ns();
+	t1 = work_now_ns();
 	if (bench_write_time(t1 - t0) < 0) {
 		fprintf(stderr, "open-loop: BENCH_TIME_FILE: %s\n", strerror(errno));
 		return 1;
