@@ -171,14 +171,24 @@ struct tracer {
 	size_t nr_targets, cap_targets;
 };
 
+/*
+ * The array @arr of @n items of @size bytes, room for @cap, with room for
+ * one more: doubled (@first items at first) when full. Its new address.
+ */
+static void *grown(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n < *cap)
+		return arr;
+	*cap = *cap ? 2 * *cap : first;
+	arr = realloc(arr, *cap * size);
+	if (!arr)
+		die("out of memory");
+	return arr;
+}
+
 static void add_fd(struct tracer *t, int fd)
 {
-	if (t->nr_fds == t->cap_fds) {
-		t->cap_fds = t->cap_fds ? 2 * t->cap_fds : 64;
-		t->fds = realloc(t->fds, t->cap_fds * sizeof(int));
-		if (!t->fds)
-			die("out of memory");
-	}
+	t->fds = grown(t->fds, t->nr_fds, &t->cap_fds, sizeof(int), 64);
 	t->fds[t->nr_fds++] = fd;
 }
 
@@ -369,12 +379,7 @@ static void add_target(struct tracer *t, pid_t pid)
 {
 	if (is_target(t, pid))
 		return;
-	if (t->nr_targets == t->cap_targets) {
-		t->cap_targets = t->cap_targets ? 2 * t->cap_targets : 64;
-		t->targets = realloc(t->targets, t->cap_targets * sizeof(pid_t));
-		if (!t->targets)
-			die("out of memory");
-	}
+	t->targets = grown(t->targets, t->nr_targets, &t->cap_targets, sizeof(pid_t), 64);
 	t->targets[t->nr_targets++] = pid;
 	if (t->bpf)
 		ipp_bpf__add_target(t->bpf, pid);
@@ -1089,12 +1094,7 @@ static void demo_record(struct tracer *t, const struct sample *s)
 		}
 		if (rec.what == IPP_FDID_IO)
 			d->io_records++;
-		if (d->n == d->cap) {
-			d->cap = d->cap ? 2 * d->cap : 1024;
-			d->g = realloc(d->g, d->cap * sizeof(*d->g));
-			if (!d->g)
-				die("out of memory");
-		}
+		d->g = grown(d->g, d->n, &d->cap, sizeof(*d->g), 1024);
 		g = &d->g[d->n];
 		memset(g, 0, sizeof(*g));
 		g->rec = rec;
