@@ -10,6 +10,8 @@
 IPCPERF=$top_builddir/cli/ipcperf
 # shellcheck disable=SC2034
 IPCWORK=$top_builddir/tests/ipcwork
+# shellcheck disable=SC2034
+CONNWORK=$top_builddir/tests/connwork
 
 # fail MESSAGE...: the test failed.
 fail() {

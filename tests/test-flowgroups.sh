@@ -19,7 +19,6 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=1000
 H=300
 

@@ -93,7 +93,6 @@ echo "test-flows-interval: $n intervals, backpressure in $bp, consumer-starved f
 # matches, folds included, are the whole run's, to the call; so are their
 # groups' (100 and 200 bytes a connection). The runs share one CPU, so
 # that the workload waits while ipcperf reads (tests/test-memory.sh).
-CONNWORK=$top_builddir/tests/connwork
 need_exe "$CONNWORK"
 pin="taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')"
 C=8000

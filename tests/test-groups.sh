@@ -17,7 +17,6 @@ set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "${top_srcdir:-$(dirname "$0")/..}/tests/groups-lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=3000
 
 

@@ -16,7 +16,6 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=6000
 # TCP dumps allowed in the whole run: a few at the attach and the report.
 MAX_DUMPS=4

@@ -18,7 +18,6 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=1000
 
 skip_unless_root "top of live processes"
