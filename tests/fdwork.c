@@ -534,12 +534,12 @@ static struct {
 
 /* The message that passes the two fds: 15 bytes and room for the fds. */
 struct scm_msg {
+	struct iovec iov;
+	struct msghdr m;
 	union {
 		struct cmsghdr h;
 		char space[CMSG_SPACE(2 * sizeof(int))];
 	} ctl;
-	struct iovec iov;
-	struct msghdr m;
 };
 
 static void scm_msg_init(struct scm_msg *x, char *data)
