@@ -21,13 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "bench-time.h"
 
 static int one(void)
 {
@@ -45,7 +39,6 @@ static int one(void)
 
 int main(int argc, char **argv)
 {
-	const char *path = getenv("BENCH_TIME_FILE");
 	long n = 10000;
 	uint64_t t0, t1;
 
@@ -57,20 +50,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fork-loop: %s\n", strerror(errno));
 		return 1;
 	}
-	t0 = now_ns();
+	t0 = work_now_ns();
 	for (long i = 0; i < n; i++)
 		if (one() < 0) {
 			fprintf(stderr, "fork-loop: %s\n", strerror(errno));
 			return 1;
 		}
-	t1 = now_ns();
-	if (path && *path) {
-		FILE *f = fopen(path, "we");
-
-		if (!f || fprintf(f, "%" PRIu64 "\n", t1 - t0) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "fork-loop: BENCH_TIME_FILE: %s\n", strerror(errno));
-			return 1;
-		}
+	t1 = work_now_ns();
+	if (bench_write_time(t1 - t0) < 0) {
+		fprintf(stderr, "fork-loop: BENCH_TIME_FILE: %s\n", strerror(errno));
+		return 1;
 	}
 	return 0;
 }

@@ -22,17 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "bench-time.h"
 
 int main(int argc, char **argv)
 {
-	const char *out = getenv("BENCH_TIME_FILE");
 	char path[PATH_MAX];
 	long n = 200000;
 	uint64_t t0, t1;
@@ -47,7 +40,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
-	t0 = now_ns();
+	t0 = work_now_ns();
 	for (long i = 0; i < n; i++) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -56,14 +49,10 @@ int main(int argc, char **argv)
 		}
 		close(fd);
 	}
-	t1 = now_ns();
-	if (out && *out) {
-		FILE *f = fopen(out, "we");
-
-		if (!f || fprintf(f, "%" PRIu64 "\n", t1 - t0) < 0 || fclose(f) != 0) {
-			fprintf(stderr, "open-loop: BENCH_TIME_FILE: %s\n", strerror(errno));
-			return 1;
-		}
+	t1 = work_now_ns();
+	if (bench_write_time(t1 - t0) < 0) {
+		fprintf(stderr, "open-loop: BENCH_TIME_FILE: %s\n", strerror(errno));
+		return 1;
 	}
 	return 0;
 }

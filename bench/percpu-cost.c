@@ -25,13 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "bench-time.h"
 
 /* The id of syscalls:sys_enter_read, from tracefs; -1 when it cannot be read. */
 static long tracepoint_id(void)
@@ -96,7 +90,7 @@ int main(int argc, char **argv)
 	maps = calloc((size_t)n, sizeof(*maps));
 	if (!fds || !maps)
 		return 1;
-	t0 = now_ns();
+	t0 = work_now_ns();
 	for (long i = 0; i < n; i++) {
 		fds[i] = (int)syscall(__NR_perf_event_open, &a, -1, (int)(i % ncpus), -1, 0);
 		if (fds[i] < 0) {
@@ -104,7 +98,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	t1 = now_ns();
+	t1 = work_now_ns();
 	for (long i = 0; pages && i < n; i++) {
 		maps[i] = mmap(NULL, (size_t)(pages + 1) * (size_t)page, PROT_READ | PROT_WRITE,
 			       MAP_SHARED, fds[i], 0);
@@ -114,13 +108,13 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	t2 = now_ns();
+	t2 = work_now_ns();
 	for (long i = 0; i < n; i++) {
 		if (pages)
 			munmap(maps[i], (size_t)(pages + 1) * (size_t)page);
 		close(fds[i]);
 	}
-	t3 = now_ns();
+	t3 = work_now_ns();
 	printf("%s n=%ld pages=%ld open_ns=%.0f mmap_ns=%.0f page_ns=%.0f close_ns=%.0f\n", kind,
 	       n, pages, (double)(t1 - t0) / (double)n, (double)(t2 - t1) / (double)n,
 	       pages ? (double)(t2 - t1) / (double)(n * (pages + 1)) : 0.0,

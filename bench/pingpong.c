@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-time.h"
+
 static const char *prog = "pingpong";
 
 static void die(const char *what)
@@ -60,33 +62,6 @@ static int get(int fd, char *c)
 	if (n == 0)
 		errno = EPIPE;
 	return n == 1 ? 0 : -1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int write_time(uint64_t ns)
-{
-	const char *path = getenv("BENCH_TIME_FILE");
-	char buf[32];
-	int fd, len;
-
-	if (!path || !*path)
-		return 0;
-	len = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", ns);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	if (write(fd, buf, (size_t)len) != len) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
 }
 
 int main(int argc, char **argv)
@@ -123,14 +98,14 @@ int main(int argc, char **argv)
 	/* warm-up round trip, untimed */
 	if (put(a[1], &c) < 0 || get(b[0], &c) < 0)
 		die("warm-up");
-	t0 = now_ns();
+	t0 = work_now_ns();
 	for (long i = 0; i < n; i++) {
 		if (put(a[1], &c) < 0)
 			die("write");
 		if (get(b[0], &c) < 0)
 			die("read");
 	}
-	t1 = now_ns();
+	t1 = work_now_ns();
 
 	close(a[1]);
 	close(b[0]);
@@ -140,7 +115,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: child failed\n", prog);
 		return 1;
 	}
-	if (write_time(t1 - t0) < 0)
+	if (bench_write_time(t1 - t0) < 0)
 		die("BENCH_TIME_FILE");
 	return 0;
 }

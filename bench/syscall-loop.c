@@ -26,39 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-time.h"
+
 static const char *prog = "syscall-loop";
 
 static void die(const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
 	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int write_time(uint64_t ns)
-{
-	const char *path = getenv("BENCH_TIME_FILE");
-	char buf[32];
-	int fd, len;
-
-	if (!path || !*path)
-		return 0;
-	len = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", ns);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	if (write(fd, buf, (size_t)len) != len) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
 }
 
 int main(int argc, char **argv)
@@ -77,13 +52,13 @@ int main(int argc, char **argv)
 		die("/dev/null");
 	if (write(fd, &c, 1) != 1)	/* warm-up, untimed */
 		die("write");
-	t0 = now_ns();
+	t0 = work_now_ns();
 	for (long i = 0; i < n; i++)
 		if (write(fd, &c, 1) != 1)
 			die("write");
-	t1 = now_ns();
+	t1 = work_now_ns();
 	close(fd);
-	if (write_time(t1 - t0) < 0)
+	if (bench_write_time(t1 - t0) < 0)
 		die("BENCH_TIME_FILE");
 	return 0;
 }

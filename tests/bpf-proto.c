@@ -148,7 +148,8 @@ struct sample_id {
 };
 
 struct tracer;
-typedef void (*record_fn)(struct tracer *t, struct ring *r, const struct perf_event_header *h);
+/* What a tracer's user does with each sample its rings carry (parse_sample()). */
+typedef void (*sample_fn)(struct tracer *t, const struct sample *s);
 
 enum scope { SCOPE_CPU, SCOPE_TASK };
 
@@ -161,7 +162,7 @@ struct tracer {
 	struct ipp_bpf *bpf;
 	const uint64_t *bpf_ids;
 	size_t nr_bpf_ids;
-	record_fn on_record;
+	sample_fn on_sample;
 	void *ctx;
 	uint64_t lost;
 	uint64_t records;
@@ -170,14 +171,24 @@ struct tracer {
 	size_t nr_targets, cap_targets;
 };
 
+/*
+ * The array @arr of @n items of @size bytes, room for @cap, with room for
+ * one more: doubled (@first items at first) when full. Its new address.
+ */
+static void *grown(void *arr, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n < *cap)
+		return arr;
+	*cap = *cap ? 2 * *cap : first;
+	arr = realloc(arr, *cap * size);
+	if (!arr)
+		die("out of memory");
+	return arr;
+}
+
 static void add_fd(struct tracer *t, int fd)
 {
-	if (t->nr_fds == t->cap_fds) {
-		t->cap_fds = t->cap_fds ? 2 * t->cap_fds : 64;
-		t->fds = realloc(t->fds, t->cap_fds * sizeof(int));
-		if (!t->fds)
-			die("out of memory");
-	}
+	t->fds = grown(t->fds, t->nr_fds, &t->cap_fds, sizeof(int), 64);
 	t->fds[t->nr_fds++] = fd;
 }
 
@@ -368,12 +379,7 @@ static void add_target(struct tracer *t, pid_t pid)
 {
 	if (is_target(t, pid))
 		return;
-	if (t->nr_targets == t->cap_targets) {
-		t->cap_targets = t->cap_targets ? 2 * t->cap_targets : 64;
-		t->targets = realloc(t->targets, t->cap_targets * sizeof(pid_t));
-		if (!t->targets)
-			die("out of memory");
-	}
+	t->targets = grown(t->targets, t->nr_targets, &t->cap_targets, sizeof(pid_t), 64);
 	t->targets[t->nr_targets++] = pid;
 	if (t->bpf)
 		ipp_bpf__add_target(t->bpf, pid);
@@ -397,6 +403,7 @@ static void ring_read(struct tracer *t, struct ring *r)
 		struct perf_event_header h;
 		char b[65536];
 	} tmp;
+	struct sample s;
 	uint64_t head, tail;
 
 	if (!r->meta)
@@ -424,8 +431,8 @@ static void ring_read(struct tracer *t, struct ring *r)
 			t->lost += n;
 		}
 		follow(t, h);
-		if (t->on_record)
-			t->on_record(t, r, h);
+		if (t->on_sample && parse_sample(t, h, &s))
+			t->on_sample(t, &s);
 		tail += h->size;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
@@ -1073,37 +1080,28 @@ static bool after_exit(struct demo *d, const struct ipp_fdid_rec *rec, uint32_t 
 	return false;
 }
 
-static void demo_record(struct tracer *t, struct ring *r, const struct perf_event_header *h)
+static void demo_record(struct tracer *t, const struct sample *s)
 {
 	struct demo *d = t->ctx;
-	struct sample s;
 
-	(void)r;
-	if (!parse_sample(t, h, &s))
-		return;
-	if (is_bpf_sample(t, &s)) {
+	if (is_bpf_sample(t, s)) {
 		struct ipp_fdid_rec rec;
 		struct got *g;
 
-		if (ipp_fdid_rec__parse(s.raw, s.raw_size, &rec) < 0) {
-			fprintf(stderr, "%s: bad record of %u bytes\n", prog, s.raw_size);
+		if (ipp_fdid_rec__parse(s->raw, s->raw_size, &rec) < 0) {
+			fprintf(stderr, "%s: bad record of %u bytes\n", prog, s->raw_size);
 			return;
 		}
 		if (rec.what == IPP_FDID_IO)
 			d->io_records++;
-		if (d->n == d->cap) {
-			d->cap = d->cap ? 2 * d->cap : 1024;
-			d->g = realloc(d->g, d->cap * sizeof(*d->g));
-			if (!d->g)
-				die("out of memory");
-		}
+		d->g = grown(d->g, d->n, &d->cap, sizeof(*d->g), 1024);
 		g = &d->g[d->n];
 		memset(g, 0, sizeof(*g));
 		g->rec = rec;
-		g->time = s.time;
-		g->cpu = s.cpu;
+		g->time = s->time;
+		g->cpu = s->cpu;
 		g->next_exit_nr = -1;
-		if (rec.what != IPP_FDID_IO && after_exit(d, &rec, s.cpu)) {
+		if (rec.what != IPP_FDID_IO && after_exit(d, &rec, s->cpu)) {
 			g->next_exit_nr = rec.nr;
 			d->after++;
 		} else if (rec.what != IPP_FDID_IO && d->nr_pending < IPP_ARRAY_SIZE(d->pending)) {
@@ -1112,25 +1110,25 @@ static void demo_record(struct tracer *t, struct ring *r, const struct perf_even
 		d->n++;
 		return;
 	}
-	if (s.raw_size >= 24) {
+	if (s->raw_size >= 24) {
 		uint16_t type;
 		int32_t nr;
 
-		memcpy(&type, s.raw, 2);
-		memcpy(&nr, (const char *)s.raw + 8, 4);
+		memcpy(&type, s->raw, 2);
+		memcpy(&nr, (const char *)s->raw + 8, 4);
 		if (tp_is_fd_exit(d, type)) {
-			struct last_exit *l = last_exit_of(d, s.tid);
+			struct last_exit *l = last_exit_of(d, s->tid);
 
 			if (l) {
-				*l = (struct last_exit){ .tid = s.tid, .cpu = (int)s.cpu, .nr = nr };
-				if (s.raw_size >= 24)
-					memcpy(&l->ret, (const char *)s.raw + 16, 8);
+				*l = (struct last_exit){ .tid = s->tid, .cpu = (int)s->cpu, .nr = nr };
+				if (s->raw_size >= 24)
+					memcpy(&l->ret, (const char *)s->raw + 16, 8);
 			}
 			/* the records written just before, in this ring, by this thread */
 			for (size_t i = 0; i < d->nr_pending;) {
 				struct got *g = &d->g[d->pending[i]];
 
-				if (g->rec.tid == s.tid && g->cpu == s.cpu && g->time <= s.time) {
+				if (g->rec.tid == s->tid && g->cpu == s->cpu && g->time <= s->time) {
 					g->next_exit_nr = nr;
 					d->before++;
 					if (l)
@@ -1354,7 +1352,7 @@ static int cmd_demo(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	tracer_init(&t, scope);
 	t.ctx = &d;
-	t.on_record = demo_record;
+	t.on_sample = demo_record;
 	t.user_follow = user_follow;
 	d.t = &t;
 	held_fork(&h, work_root, w, NULL);
@@ -1527,19 +1525,15 @@ struct traced {
 	uint64_t fdid, io, samples;
 };
 
-static void trace_record(struct tracer *t, struct ring *r, const struct perf_event_header *h)
+static void trace_record(struct tracer *t, const struct sample *s)
 {
 	struct traced *x = t->ctx;
-	struct sample s;
 
-	(void)r;
-	if (!parse_sample(t, h, &s))
-		return;
 	x->samples++;
-	if (is_bpf_sample(t, &s)) {
+	if (is_bpf_sample(t, s)) {
 		struct ipp_fdid_rec rec;
 
-		if (ipp_fdid_rec__parse(s.raw, s.raw_size, &rec) == 0) {
+		if (ipp_fdid_rec__parse(s->raw, s->raw_size, &rec) == 0) {
 			if (rec.what == IPP_FDID_IO)
 				x->io++;
 			else
@@ -1547,23 +1541,23 @@ static void trace_record(struct tracer *t, struct ring *r, const struct perf_eve
 		}
 		return;
 	}
-	if (s.raw_size >= 24) {
+	if (s->raw_size >= 24) {
 		uint16_t type;
 		int64_t id;
 		size_t i;
 
-		memcpy(&type, s.raw, 2);
+		memcpy(&type, s->raw, 2);
 		if (type != x->raw_exit_id)
 			return;
-		memcpy(&id, (const char *)s.raw + 8, 8);
+		memcpy(&id, (const char *)s->raw + 8, 8);
 		if (id != x->nr_write && id != x->nr_read)
 			return;
-		for (i = 0; i < x->np && x->p[i].pid != s.pid; i++)
+		for (i = 0; i < x->np && x->p[i].pid != s->pid; i++)
 			;
 		if (i == x->np) {
 			if (x->np == IPP_ARRAY_SIZE(x->p))
 				return;
-			x->p[x->np++].pid = s.pid;
+			x->p[x->np++].pid = s->pid;
 		}
 		if (id == x->nr_write)
 			x->p[i].writes++;
@@ -1636,7 +1630,7 @@ static int cmd_trace(int argc, char **argv)
 	x.nr_read = SYS_read;
 	tracer_init(&t, scope);
 	t.ctx = &x;
-	t.on_record = trace_record;
+	t.on_sample = trace_record;
 	t.user_follow = user_follow;
 	held_fork(&h, NULL, NULL, argv + optind);
 	eoe = scope == SCOPE_TASK;
@@ -1732,30 +1726,28 @@ struct fcount {
 	int last_exit_cpu;	/* an exit sample not yet next to its record, on this CPU; -1 none */
 };
 
-static void facts_record(struct tracer *t, struct ring *r, const struct perf_event_header *h)
+static void facts_record(struct tracer *t, const struct sample *s)
 {
 	struct fcount *f = t->ctx;
-	struct sample s;
 	uint16_t type;
 
-	(void)r;
-	if (!parse_sample(t, h, &s) || s.pid != f->pid)
+	if (s->pid != f->pid)
 		return;
 	/* a record and its call's exit sample next to each other, in either order */
-	if (is_bpf_sample(t, &s)) {
+	if (is_bpf_sample(t, s)) {
 		f->fdid++;
-		if (f->last_exit_cpu == s.cpu)
+		if (f->last_exit_cpu == s->cpu)
 			f->ordered++;
-		f->last_fdid_cpu = f->last_exit_cpu == s.cpu ? -1 : s.cpu;
+		f->last_fdid_cpu = f->last_exit_cpu == s->cpu ? -1 : s->cpu;
 		f->last_exit_cpu = -1;
 		return;
 	}
-	memcpy(&type, s.raw, 2);
+	memcpy(&type, s->raw, 2);
 	if (type == f->exit_id) {
 		f->exits++;
-		if (f->last_fdid_cpu == s.cpu)
+		if (f->last_fdid_cpu == s->cpu)
 			f->ordered++;
-		f->last_exit_cpu = f->last_fdid_cpu == s.cpu ? -1 : s.cpu;
+		f->last_exit_cpu = f->last_fdid_cpu == s->cpu ? -1 : s->cpu;
 		f->last_fdid_cpu = -1;
 	}
 }
@@ -1774,7 +1766,7 @@ static struct fcount facts_run(enum scope scope, int n)
 
 	tracer_init(&t, scope);
 	t.ctx = &f;
-	t.on_record = facts_record;
+	t.on_sample = facts_record;
 	f.exit_id = tp_id("syscalls", "sys_exit_openat");
 	held_fork(&h, opener, &oa, NULL);
 	f.pid = h.pid;

@@ -56,20 +56,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { EXIT_BROKEN = 3, EXIT_USAGE = 2, ASK = 100, ANSWER = 200 };
+#include "work-common.h"
 
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "connwork[%d]: ", (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_BROKEN);
-}
+enum { EXIT_USAGE = 2, ASK = 100, ANSWER = 200 };
 
 static union {
 	struct sockaddr sa;
@@ -101,7 +90,8 @@ static void write_all(int fd, size_t n)
 		die("write: %s", strerror(errno));
 }
 
-static int listen_tcp(void)
+/* A TCP socket, and addr 127.0.0.1:@port. */
+static int loopback_socket(uint16_t port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -109,7 +99,15 @@ static int listen_tcp(void)
 		die("socket: %s", strerror(errno));
 	addr.in.sin_family = AF_INET;
 	addr.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	addr.in.sin_port = htons(port);
 	addr_len = sizeof(addr.in);
+	return fd;
+}
+
+static int listen_tcp(void)
+{
+	int fd = loopback_socket(0);
+
 	for (int port = 20000; port < 32000; port++) {
 		addr.in.sin_port = htons((uint16_t)port);
 		if (bind(fd, &addr.sa, addr_len) == 0)
@@ -163,14 +161,8 @@ static void wait_for(const char *path)
 
 static int listen_any(void)
 {
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd = loopback_socket(0);
 
-	if (fd < 0)
-		die("socket: %s", strerror(errno));
-	addr.in.sin_family = AF_INET;
-	addr.in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	addr.in.sin_port = 0;
-	addr_len = sizeof(addr.in);
 	if (bind(fd, &addr.sa, addr_len) < 0 || listen(fd, 128) < 0 ||
 	    getsockname(fd, &addr.sa, &addr_len) < 0)
 		die("bind 127.0.0.1:0, listen: %s", strerror(errno));
@@ -327,6 +319,7 @@ int main(int argc, char **argv)
 	pid_t srv;
 	FILE *f;
 
+	work_prog = "connwork";
 	if (argc > 2 && !strcmp(argv[1], "listen"))
 		return apart(argc, argv, 2);
 	if (argc > 3 && !strcmp(argv[1], "connect"))
@@ -367,7 +360,7 @@ int main(int argc, char **argv)
 	else
 		fprintf(f, "path %s\n", sock), unlink(sock);
 	if (fclose(f))
-		return EXIT_BROKEN;
+		return WORK_EXIT_BROKEN;
 	if (hold) {
 		snprintf(sock, sizeof(sock), "%s.release", argv[4]);
 		wait_for(sock);

@@ -532,25 +532,37 @@ static struct {
 	unsigned long long ui[2], pi;
 } scm;
 
-static void scm_peer(struct proc_slot *s, void *arg)
-{
+/* The message that passes the two fds: 15 bytes and room for the fds. */
+struct scm_msg {
+	struct iovec iov;
+	struct msghdr m;
 	union {
 		struct cmsghdr h;
 		char space[CMSG_SPACE(2 * sizeof(int))];
 	} ctl;
-	struct iovec iov = { .iov_base = in, .iov_len = 15 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = ctl.space, .msg_controllen = sizeof(ctl.space) };
+};
+
+static void scm_msg_init(struct scm_msg *x, char *data)
+{
+	x->iov = (struct iovec){ .iov_base = data, .iov_len = 15 };
+	x->m = (struct msghdr){ .msg_iov = &x->iov, .msg_iovlen = 1,
+				.msg_control = x->ctl.space, .msg_controllen = sizeof(x->ctl.space) };
+}
+
+static void scm_peer(struct proc_slot *s, void *arg)
+{
+	struct scm_msg x;
 	struct cmsghdr *c;
 	ssize_t got;
 	int fds[2];
 
-	got = recvmsg(scm.u[0], &m, MSG_CMSG_CLOEXEC);
+	scm_msg_init(&x, in);
+	got = recvmsg(scm.u[0], &x.m, MSG_CMSG_CLOEXEC);
 	CHECK(got == 15 && !memcmp(in, buf, 15), "recvmsg SCM_RIGHTS: %zd", got);
-	c = CMSG_FIRSTHDR(&m);
+	c = CMSG_FIRSTHDR(&x.m);
 	errno = 0;
 	CHECK(c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		      c->cmsg_len == CMSG_LEN(sizeof(fds)) && !(m.msg_flags & MSG_CTRUNC),
+		      c->cmsg_len == CMSG_LEN(sizeof(fds)) && !(x.m.msg_flags & MSG_CTRUNC),
 	      "recvmsg: not 2 fds");
 	memcpy(fds, CMSG_DATA(c), sizeof(fds));
 	ino_row(s, scm.u[0], 'u', scm.ui[0], scm.ui[1], 1, 15, 0, 0);
@@ -568,14 +580,8 @@ static void scm_peer(struct proc_slot *s, void *arg)
 static void case_scm(struct proc_slot *s, void *arg)
 {
 	char path[PATH_MAX];
-	union {
-		struct cmsghdr h;
-		char space[CMSG_SPACE(2 * sizeof(int))];
-	} ctl;
-	struct iovec iov = { .iov_base = buf, .iov_len = 15 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = ctl.space, .msg_controllen = sizeof(ctl.space) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	struct scm_msg x;
+	struct cmsghdr *c;
 	ssize_t got;
 	int fds[2];
 
@@ -585,11 +591,13 @@ static void case_scm(struct proc_slot *s, void *arg)
 	in_dir(path, "passed");
 	fds[0] = xopen(path, O_RDWR | O_CREAT | O_TRUNC);
 	fds[1] = scm.p[1];
+	scm_msg_init(&x, buf);
+	c = CMSG_FIRSTHDR(&x.m);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	got = sendmsg(scm.u[1], &m, 0);
+	got = sendmsg(scm.u[1], &x.m, 0);
 	CHECK(got == 15, "sendmsg SCM_RIGHTS: %zd", got);
 	/* In flight only now: the peer gets them from the socket. */
 	xclose(fds[0]);

@@ -207,24 +207,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "work-common.h"
+
 #define SETTLE_MS 300
 #define DEEP_TOTAL (2 * 1024 * 1024)
 #define DEEP_WRITE 65536
 
-static bool verbose;
 static const char *scenario = "?";
-
-__attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "flowwork %s (pid %d): ", scenario, (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(3);
-}
 
 static void sleep_ms(unsigned int ms)
 {
@@ -237,7 +226,7 @@ static void sleep_ms(unsigned int ms)
 
 static void role(const char *name)
 {
-	if (verbose)
+	if (work_verbose)
 		fprintf(stderr, "flowwork: role=%s pid=%d\n", name, (int)getpid());
 }
 
@@ -291,32 +280,42 @@ static void await_data(int fd)
 	sleep_ms(1);
 }
 
-static void xclose(int fd)
+
+/*
+ * Fork C, which plays @child_role on @ch[1], while P plays @parent_role on
+ * @ch[0]: each closes the other's end. @return as fork().
+ */
+static pid_t fork_ends(int ch[2], const char *child_role, const char *parent_role)
 {
-	if (close(fd) < 0)
-		die("close(%d): %s", fd, strerror(errno));
+	pid_t c = xfork(NULL);
+
+	role(c == 0 ? child_role : parent_role);
+	xclose(c == 0 ? ch[0] : ch[1]);
+	return c;
 }
 
-static void wait_child(pid_t pid)
+/* The end of C's part: its channel fd held SETTLE_MS after its last call. */
+__attribute__((noreturn)) static void child_done(int fd)
 {
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid(%d): %s", (int)pid, strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		die("child %d failed (status 0x%x)", (int)pid, status);
+	sleep_ms(SETTLE_MS);
+	xclose(fd);
+	_exit(0);
 }
 
-static pid_t xfork(void)
+/* The end of P's part: its channel fd held SETTLE_MS, then C waited for; @return 0. */
+static int parent_done(int fd, pid_t c)
 {
-	pid_t pid;
+	sleep_ms(SETTLE_MS);
+	xclose(fd);
+	reap(c, "child");
+	return 0;
+}
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	return pid;
+/* One write() of all @len bytes, or die. */
+static void write_whole(int fd, const void *buf, size_t len)
+{
+	if (write_all(fd, buf, len) != 1)
+		die("a %zu-byte write on fd %d was split", len, fd);
 }
 
 /* ------------------------------------------------------------------ pipes */
@@ -330,102 +329,51 @@ static void make_pipe(int p[2])
 	cap = fcntl(p[1], F_GETPIPE_SZ);
 	if (cap < 0)
 		die("F_GETPIPE_SZ: %s", strerror(errno));
-	if (verbose)
+	if (work_verbose)
 		fprintf(stderr, "flowwork: pipe-capacity=%d\n", cap);
 }
 
-static int backpressure(void)
+/*
+ * backpressure, starved and bigwrite: over a pipe, C (producer) makes
+ * @writes writes of @wlen bytes of @fill, starting @wstart_ms after
+ * SETTLE_MS, @wgap_ms before each; P (consumer) makes @reads read_exact()s
+ * of @rlen bytes in reads of at most 4096, @rgap_ms before each.
+ */
+struct pipe_plan {
+	char fill;
+	unsigned int wstart_ms, wgap_ms, rgap_ms;
+	int writes, reads;
+	size_t wlen, rlen;
+};
+
+/* The longest write of a plan: bigwrite's. */
+#define PLAN_MAX_WRITE 262144
+
+static int pipe_plan_run(const struct pipe_plan *pl)
 {
-	static char buf[4096];
+	static char buf[PLAN_MAX_WRITE];
 	int p[2];
 	pid_t c;
 
 	make_pipe(p);
-	c = xfork();
+	c = fork_ends(p, "producer", "consumer");
 	if (c == 0) {
-		role("producer");
-		xclose(p[0]);
-		memset(buf, 'b', sizeof(buf));
-		sleep_ms(SETTLE_MS);
-		for (int i = 0; i < 64; i++)
-			if (write_all(p[1], buf, sizeof(buf)) != 1)
-				die("a 4096-byte write into a pipe was split");
-		sleep_ms(SETTLE_MS);
-		xclose(p[1]);
-		_exit(0);
-	}
-	role("consumer");
-	xclose(p[1]);
-	sleep_ms(SETTLE_MS);
-	for (int i = 0; i < 64; i++) {
-		sleep_ms(20);
-		read_exact(p[0], 4096, 4096);
-	}
-	sleep_ms(SETTLE_MS);
-	xclose(p[0]);
-	wait_child(c);
-	return 0;
-}
-
-static int starved(void)
-{
-	char buf[100];
-	int p[2];
-	pid_t c;
-
-	make_pipe(p);
-	c = xfork();
-	if (c == 0) {
-		role("producer");
-		xclose(p[0]);
-		memset(buf, 's', sizeof(buf));
-		sleep_ms(SETTLE_MS);
-		for (int i = 0; i < 64; i++) {
-			sleep_ms(50);
-			if (write_all(p[1], buf, sizeof(buf)) != 1)
-				die("a 100-byte write into a pipe was split");
+		memset(buf, pl->fill, pl->wlen);
+		sleep_ms(SETTLE_MS + pl->wstart_ms);
+		for (int i = 0; i < pl->writes; i++) {
+			if (pl->wgap_ms)
+				sleep_ms(pl->wgap_ms);
+			write_whole(p[1], buf, pl->wlen);
 		}
-		sleep_ms(SETTLE_MS);
-		xclose(p[1]);
-		_exit(0);
+		child_done(p[1]);
 	}
-	role("consumer");
-	xclose(p[1]);
 	sleep_ms(SETTLE_MS);
-	read_exact(p[0], 6400, 4096);
-	sleep_ms(SETTLE_MS);
-	xclose(p[0]);
-	wait_child(c);
-	return 0;
-}
-
-static int bigwrite(void)
-{
-	static char buf[262144];
-	int p[2];
-	pid_t c;
-
-	make_pipe(p);
-	c = xfork();
-	if (c == 0) {
-		role("producer");
-		xclose(p[0]);
-		memset(buf, 'b', sizeof(buf));
-		sleep_ms(SETTLE_MS + 50);
-		if (write_all(p[1], buf, sizeof(buf)) != 1)
-			die("the 262144-byte write into a pipe was split");
-		sleep_ms(SETTLE_MS);
-		xclose(p[1]);
-		_exit(0);
+	for (int i = 0; i < pl->reads; i++) {
+		if (pl->rgap_ms)
+			sleep_ms(pl->rgap_ms);
+		read_exact(p[0], pl->rlen, 4096);
 	}
-	role("consumer");
-	xclose(p[1]);
-	sleep_ms(SETTLE_MS);
-	read_exact(p[0], sizeof(buf), 4096);
-	sleep_ms(SETTLE_MS);
-	xclose(p[0]);
-	wait_child(c);
-	return 0;
+	return parent_done(p[0], c);
 }
 
 #define TWO_BIG_N 56
@@ -433,17 +381,15 @@ static int bigwrite(void)
 #define TWO_SMALL 100
 
 /* twophase's producer: fast into a slow reader, then slow into a waiting one. */
-static void twophase_producer(int wr)
+__attribute__((noreturn)) static void twophase_producer(int wr)
 {
 	static char buf[4096];
 	int queued;
 
-	role("producer");
 	memset(buf, 't', sizeof(buf));
 	sleep_ms(SETTLE_MS);
 	for (int i = 0; i < TWO_BIG_N; i++)
-		if (write_all(wr, buf, sizeof(buf)) != 1)
-			die("a 4096-byte write into a pipe was split");
+		write_whole(wr, buf, sizeof(buf));
 	do {
 		if (ioctl(wr, FIONREAD, &queued) < 0)
 			die("FIONREAD: %s", strerror(errno));
@@ -451,44 +397,34 @@ static void twophase_producer(int wr)
 	} while (queued > 0);
 	for (int i = 0; i < TWO_SMALL_N; i++) {
 		sleep_ms(50);
-		if (write_all(wr, buf, TWO_SMALL) != 1)
-			die("a 100-byte write into a pipe was split");
+		write_whole(wr, buf, TWO_SMALL);
 	}
-	sleep_ms(SETTLE_MS);
-	xclose(wr);
-	_exit(0);
+	child_done(wr);
 }
 
-static int twophase(void)
+static int twophase(const char *arg)
 {
 	int p[2];
 	pid_t c;
 
 	make_pipe(p);
-	c = xfork();
-	if (c == 0) {
-		xclose(p[0]);
+	c = fork_ends(p, "producer", "consumer");
+	if (c == 0)
 		twophase_producer(p[1]);
-	}
-	role("consumer");
-	xclose(p[1]);
 	sleep_ms(SETTLE_MS);
 	for (int i = 0; i < TWO_BIG_N; i++) {
 		sleep_ms(12);
 		read_exact(p[0], 4096, 4096);
 	}
 	read_exact(p[0], TWO_SMALL_N * TWO_SMALL, 4096);
-	if (verbose)
+	if (work_verbose)
 		fprintf(stderr, "flowwork: twophase bytes=%d phase1=%d phase2=%d\n",
 			TWO_BIG_N * 4096 + TWO_SMALL_N * TWO_SMALL, TWO_BIG_N * 4096,
 			TWO_SMALL_N * TWO_SMALL);
-	sleep_ms(SETTLE_MS);
-	xclose(p[0]);
-	wait_child(c);
-	return 0;
+	return parent_done(p[0], c);
 }
 
-static int idle(void)
+static int idle(const char *arg)
 {
 	char buf[64];
 	ssize_t n;
@@ -496,27 +432,20 @@ static int idle(void)
 	pid_t c;
 
 	make_pipe(p);
-	c = xfork();
+	c = fork_ends(p, "producer", "consumer");
 	if (c == 0) {
-		role("producer");
-		xclose(p[0]);
 		sleep_ms(SETTLE_MS + 50);
 		xclose(p[1]);
 		_exit(0);
 	}
-	role("consumer");
-	xclose(p[1]);
 	while ((n = read(p[0], buf, sizeof(buf))) < 0 && errno == EINTR)
 		;
 	if (n != 0)
 		die("read of the idle pipe: %zd, want EOF", n);
-	sleep_ms(SETTLE_MS);
-	xclose(p[0]);
-	wait_child(c);
-	return 0;
+	return parent_done(p[0], c);
 }
 
-static int pipes(void)
+static int pipes(const char *arg)
 {
 	static char buf[6000];
 	int p[6][2];
@@ -527,11 +456,11 @@ static int pipes(void)
 
 		if (pipe(p[k]) < 0 || fstat(p[k][0], &sb) < 0)
 			die("pipe: %s", strerror(errno));
-		if (verbose)
+		if (work_verbose)
 			fprintf(stderr, "flowwork: pipe k=%d ino=%llu\n", k,
 				(unsigned long long)sb.st_ino);
 	}
-	c = xfork();
+	c = xfork(NULL);
 	if (c == 0) {
 		role("producer");
 		for (int k = 0; k < 6; k++)
@@ -539,8 +468,7 @@ static int pipes(void)
 		memset(buf, 'm', sizeof(buf));
 		sleep_ms(SETTLE_MS);
 		for (int k = 0; k < 6; k++)
-			if (write_all(p[k][1], buf, (size_t)(k + 1) * 1000) != 1)
-				die("a write into an empty pipe was split");
+			write_whole(p[k][1], buf, (size_t)(k + 1) * 1000);
 		sleep_ms(SETTLE_MS);
 		for (int k = 0; k < 6; k++)
 			xclose(p[k][1]);
@@ -555,7 +483,7 @@ static int pipes(void)
 	sleep_ms(SETTLE_MS);
 	for (int k = 0; k < 6; k++)
 		xclose(p[k][0]);
-	wait_child(c);
+	reap(c, "child");
 	return 0;
 }
 
@@ -584,34 +512,24 @@ static int producer(const char *arg)
 	return 0;
 }
 
-static int consumer(void)
+/* consumer and relay (the scenario's name says which): stdin read until EOF. */
+static int from_stdin(const char *arg)
 {
+	bool relay = !strcmp(scenario, "relay");
 	char buf[4096];
 	ssize_t n;
 
-	role("consumer");
-	sleep_ms(SETTLE_MS);
-	while ((n = read(0, buf, sizeof(buf))) != 0)
-		if (n < 0 && errno != EINTR)
-			die("read(0): %s", strerror(errno));
-	sleep_ms(SETTLE_MS);
-	return 0;
-}
-
-static int relay(void)
-{
-	char buf[4096];
-	ssize_t n;
-
-	role("relay");
+	role(scenario);
 	sleep_ms(SETTLE_MS);
 	while ((n = read(0, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			die("read(0): %s", strerror(errno));
-		sleep_ms(20);
-		write_all(1, buf, (size_t)n);
+		if (relay) {
+			sleep_ms(20);
+			write_all(1, buf, (size_t)n);
+		}
 	}
 	sleep_ms(SETTLE_MS);
 	return 0;
@@ -625,7 +543,7 @@ static void make_socketpair(int type, int sv[2])
 		die("socketpair: %s", strerror(errno));
 }
 
-static int unix_rr(void)
+static int unix_rr(const char *arg)
 {
 	char req[64], resp[256];
 	int sv[2];
@@ -634,41 +552,30 @@ static int unix_rr(void)
 	memset(req, 'q', sizeof(req));
 	memset(resp, 'r', sizeof(resp));
 	make_socketpair(SOCK_STREAM, sv);
-	c = xfork();
+	c = fork_ends(sv, "client", "server");
 	if (c == 0) {
-		role("client");
-		xclose(sv[0]);
 		sleep_ms(SETTLE_MS);
 		for (int i = 0; i < 20; i++) {
-			if (write_all(sv[1], req, sizeof(req)) != 1)
-				die("a 64-byte send was split");
+			write_whole(sv[1], req, sizeof(req));
 			await_data(sv[1]);
 			read_exact(sv[1], sizeof(resp), sizeof(resp));
 		}
-		sleep_ms(SETTLE_MS);
-		xclose(sv[1]);
-		_exit(0);
+		child_done(sv[1]);
 	}
-	role("server");
-	xclose(sv[1]);
 	sleep_ms(SETTLE_MS);
 	for (int i = 0; i < 20; i++) {
 		await_data(sv[0]);
 		read_exact(sv[0], sizeof(req), sizeof(req));
-		if (write_all(sv[0], resp, sizeof(resp)) != 1)
-			die("a 256-byte send was split");
+		write_whole(sv[0], resp, sizeof(resp));
 	}
-	sleep_ms(SETTLE_MS);
-	xclose(sv[0]);
-	wait_child(c);
-	return 0;
+	return parent_done(sv[0], c);
 }
 
 /*
  * A deep channel and a slow reader: the writer never waits, the bytes do.
  * SO_SNDBUFFORCE, not SO_SNDBUF: the latter is capped at wmem_max (~200 KB).
  */
-static int deepqueue(void)
+static int deepqueue(const char *arg)
 {
 	static char buf[DEEP_WRITE];
 	int sv[2], big = 8 << 20;
@@ -677,33 +584,23 @@ static int deepqueue(void)
 	make_socketpair(SOCK_STREAM, sv);
 	if (setsockopt(sv[1], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big)) < 0)
 		die("SO_SNDBUFFORCE of 8 MiB (needs CAP_NET_ADMIN): %s", strerror(errno));
-	c = xfork();
+	c = fork_ends(sv, "producer", "consumer");
 	if (c == 0) {
-		role("producer");
-		xclose(sv[0]);
 		memset(buf, 'q', sizeof(buf));
 		sleep_ms(SETTLE_MS);
 		for (int i = 0; i < DEEP_TOTAL / DEEP_WRITE; i++)
-			if (write_all(sv[1], buf, sizeof(buf)) != 1)
-				die("a %d-byte write into a deep socket was split", DEEP_WRITE);
-		sleep_ms(SETTLE_MS);
-		xclose(sv[1]);
-		_exit(0);
+			write_whole(sv[1], buf, sizeof(buf));
+		child_done(sv[1]);
 	}
-	role("consumer");
-	xclose(sv[1]);
 	sleep_ms(SETTLE_MS + 100);
 	for (int i = 0; i < DEEP_TOTAL / 4096; i++) {
 		read_exact(sv[0], 4096, 4096);
 		sleep_ms(2);
 	}
-	sleep_ms(SETTLE_MS);
-	xclose(sv[0]);
-	wait_child(c);
-	return 0;
+	return parent_done(sv[0], c);
 }
 
-static int tcp(void)
+static int tcp(const char *arg)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);
@@ -719,7 +616,7 @@ static int tcp(void)
 	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 1) < 0 ||
 	    getsockname(ls, (struct sockaddr *)&a, &alen) < 0)
 		die("listen on 127.0.0.1: %s", strerror(errno));
-	c = xfork();
+	c = xfork(NULL);
 	if (c == 0) {
 		role("client");
 		xclose(ls);
@@ -730,13 +627,10 @@ static int tcp(void)
 		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		sleep_ms(SETTLE_MS);
 		for (int i = 0; i < 10; i++) {
-			if (write_all(s, msg, sizeof(msg)) != 1)
-				die("a 1000-byte send was split");
+			write_whole(s, msg, sizeof(msg));
 			read_exact(s, 1, 1);
 		}
-		sleep_ms(SETTLE_MS);
-		xclose(s);
-		_exit(0);
+		child_done(s);
 	}
 	role("server");
 	/* As a server does: wait in epoll for the connection, then accept it. */
@@ -753,14 +647,13 @@ static int tcp(void)
 	sleep_ms(SETTLE_MS);
 	for (int i = 0; i < 10; i++) {
 		read_exact(s, sizeof(msg), sizeof(msg));
-		if (write_all(s, &ack, 1) != 1)
-			die("a 1-byte send was split");
+		write_whole(s, &ack, 1);
 	}
 	sleep_ms(SETTLE_MS);
 	xclose(s);
 	xclose(ep);
 	xclose(ls);
-	wait_child(c);
+	reap(c, "child");
 	return 0;
 }
 
@@ -769,7 +662,7 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
-static int preconnected(void)
+static int preconnected(const char *arg)
 {
 	char msg[100], go;
 	sigset_t usr1, old;
@@ -785,22 +678,15 @@ static int preconnected(void)
 	if (sigprocmask(SIG_BLOCK, &usr1, &old) < 0)
 		die("sigprocmask: %s", strerror(errno));
 	make_socketpair(SOCK_STREAM, sv);
-	c = xfork();
+	c = fork_ends(sv, "sender", "receiver");
 	if (c == 0) {
-		role("sender");
-		xclose(sv[0]);
 		while (sigwait(&usr1, &sig) != 0 || sig != SIGUSR1)
 			;
 		sleep_ms(SETTLE_MS);
 		for (int i = 0; i < 50; i++)
-			if (write_all(sv[1], msg, sizeof(msg)) != 1)
-				die("a 100-byte send was split");
-		sleep_ms(SETTLE_MS);
-		xclose(sv[1]);
-		_exit(0);
+			write_whole(sv[1], msg, sizeof(msg));
+		child_done(sv[1]);
 	}
-	role("receiver");
-	xclose(sv[1]);
 	printf("ready %d %d\n", (int)getpid(), (int)c);
 	fflush(stdout);
 	while ((n = read(0, &go, 1)) < 0 && errno == EINTR)
@@ -813,10 +699,7 @@ static int preconnected(void)
 		die("kill(%d, SIGUSR1): %s", (int)c, strerror(errno));
 	sleep_ms(SETTLE_MS);
 	read_exact(sv[0], 5000, 4096);
-	sleep_ms(SETTLE_MS);
-	xclose(sv[0]);
-	wait_child(c);
-	return 0;
+	return parent_done(sv[0], c);
 }
 
 /* ------------------------------------------------------------------ event loops */
@@ -938,7 +821,7 @@ static unsigned int ev_wait(int ep)
 
 static void ev_said(const char *name, unsigned int again, unsigned int waits)
 {
-	if (verbose)
+	if (work_verbose)
 		fprintf(stderr, "flowwork: again role=%s again=%u waits=%u\n", name, again, waits);
 }
 
@@ -999,8 +882,7 @@ static void trickle_producer(int fd)
 	for (int i = 0; i < TRICKLE_WRITES; i++) {
 		if (i)
 			sleep_ms(20);
-		if (write_all(fd, msg, sizeof(msg)) != 1)
-			die("a %zu-byte write was refused or split", sizeof(msg));
+		write_whole(fd, msg, sizeof(msg));
 	}
 	ev_said("producer", 0, 0);
 }
@@ -1031,14 +913,17 @@ static void trickle_consumer(int fd, int ep)
 	ev_said("consumer", again, waits);
 }
 
-static int evloop(const char *kind, bool flood)
+/* evflood, evtrickle, pollflood, polltrickle (the scenario's name says which) on channel @kind. */
+static int evloop(const char *kind)
 {
+	bool flood = strstr(scenario, "flood") != NULL;
 	struct evchan ch;
 	pid_t c;
 	int ep;
 
+	use_poll = !strncmp(scenario, "poll", 4);
 	ev_chan_make(&ch, kind);
-	c = xfork();
+	c = xfork(NULL);
 	if (c == 0) {
 		role("producer");
 		ev_chan_split(&ch, true);
@@ -1066,7 +951,7 @@ static int evloop(const char *kind, bool flood)
 	xclose(ch.rd);
 	if (ep >= 0)
 		xclose(ep);
-	wait_child(c);
+	reap(c, "child");
 	return 0;
 }
 
@@ -1079,6 +964,38 @@ static int usage(void)
 	return 2;
 }
 
+/*
+ * The scenarios: @run, which gets the argument after the name (NULL when
+ * none), or without it, pipe_plan_run() of @plan.
+ */
+static const struct {
+	const char *name;
+	int (*run)(const char *arg);
+	struct pipe_plan plan;
+} scenarios[] = {
+	{ .name = "backpressure",
+	  .plan = { .fill = 'b', .writes = 64, .wlen = 4096, .reads = 64, .rlen = 4096, .rgap_ms = 20 } },
+	{ .name = "starved",
+	  .plan = { .fill = 's', .writes = 64, .wlen = 100, .wgap_ms = 50, .reads = 1, .rlen = 6400 } },
+	{ .name = "bigwrite",
+	  .plan = { .fill = 'b', .wstart_ms = 50, .writes = 1, .wlen = PLAN_MAX_WRITE,
+		    .reads = 1, .rlen = PLAN_MAX_WRITE } },
+	{ .name = "idle", .run = idle },
+	{ .name = "twophase", .run = twophase },
+	{ .name = "unix-rr", .run = unix_rr },
+	{ .name = "tcp", .run = tcp },
+	{ .name = "deepqueue", .run = deepqueue },
+	{ .name = "pipes", .run = pipes },
+	{ .name = "producer", .run = producer },
+	{ .name = "relay", .run = from_stdin },
+	{ .name = "consumer", .run = from_stdin },
+	{ .name = "preconnected", .run = preconnected },
+	{ .name = "evflood", .run = evloop },
+	{ .name = "evtrickle", .run = evloop },
+	{ .name = "pollflood", .run = evloop },
+	{ .name = "polltrickle", .run = evloop },
+};
+
 int main(int argc, char **argv)
 {
 	const char *arg = NULL;
@@ -1086,9 +1003,11 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	scenario = argv[1];
+	work_prog = "flowwork";
+	work_role = scenario;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "-v"))
-			verbose = true;
+			work_verbose = true;
 		else if (!arg)
 			arg = argv[i];
 		else
@@ -1096,40 +1015,8 @@ int main(int argc, char **argv)
 	}
 	/* A reader that went away must show as an error, not kill us silently. */
 	signal(SIGPIPE, SIG_IGN);
-	if (!strcmp(scenario, "backpressure"))
-		return backpressure();
-	if (!strcmp(scenario, "starved"))
-		return starved();
-	if (!strcmp(scenario, "bigwrite"))
-		return bigwrite();
-	if (!strcmp(scenario, "idle"))
-		return idle();
-	if (!strcmp(scenario, "twophase"))
-		return twophase();
-	if (!strcmp(scenario, "unix-rr"))
-		return unix_rr();
-	if (!strcmp(scenario, "tcp"))
-		return tcp();
-	if (!strcmp(scenario, "deepqueue"))
-		return deepqueue();
-	if (!strcmp(scenario, "pipes"))
-		return pipes();
-	if (!strcmp(scenario, "producer"))
-		return producer(arg);
-	if (!strcmp(scenario, "relay"))
-		return relay();
-	if (!strcmp(scenario, "consumer"))
-		return consumer();
-	if (!strcmp(scenario, "preconnected"))
-		return preconnected();
-	if (!strcmp(scenario, "evflood"))
-		return evloop(arg, true);
-	if (!strcmp(scenario, "evtrickle"))
-		return evloop(arg, false);
-	use_poll = true;
-	if (!strcmp(scenario, "pollflood"))
-		return evloop(arg, true);
-	if (!strcmp(scenario, "polltrickle"))
-		return evloop(arg, false);
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		if (!strcmp(scenario, scenarios[i].name))
+			return scenarios[i].run ? scenarios[i].run(arg) : pipe_plan_run(&scenarios[i].plan);
 	return usage();
 }

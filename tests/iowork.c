@@ -264,40 +264,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { EXIT_USAGE = 2, EXIT_BROKEN = 3 };
+#include "work-common.h"
 
-static bool verbose;
-static const char *role = "P";
+enum { EXIT_USAGE = 2 };
 
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "iowork: %s[%d]: ", role, (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	/* _exit: forked children must not flush stdio buffers of the parent. */
-	_exit(EXIT_BROKEN);
-}
-
-__attribute__((format(printf, 1, 2)))
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	printf("iowork: %s[%d]: ", role, (int)getpid());
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	/* Flush now: a buffer left over would be written again by a fork. */
-	fflush(stdout);
-}
 
 /*
  * Check the result of a data call: exactly @want bytes (>= 0), or failure with
@@ -352,23 +322,6 @@ static void do_read(int fd, size_t len, ssize_t want, int err)
 	expect_ret(read(fd, sink, len), want, err, "read", fd);
 }
 
-static void xclose(int fd)
-{
-	/* Linux closes the fd even when close() fails with EINTR: never retry. */
-	if (close(fd) < 0 && errno != EINTR)
-		die("close(%d): %s", fd, strerror(errno));
-}
-
-/* Put @fd on @target and close @fd (no-op if it is already there). */
-static void move_fd(int fd, int target)
-{
-	if (fd == target)
-		return;
-	if (dup2(fd, target) < 0)
-		die("dup2(%d, %d): %s", fd, target, strerror(errno));
-	xclose(fd);
-}
-
 /*
  * Two fds from pipe2/socketpair onto @a and @b. The fds returned may be
  * anywhere, even on @a or @b, so lift them above the targets first: then no
@@ -408,30 +361,6 @@ static void open_at(const char *path, int flags, int target)
 	move_fd(fd, target);
 }
 
-static pid_t xfork(const char *child_role)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0)
-		role = child_role;
-	return pid;
-}
-
-/* Wait for @pid and require that it exited 0. */
-static void reap(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid(%d): %s", (int)pid, strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		die("child %d failed (wait status 0x%x)", (int)pid, (unsigned int)status);
-}
 
 /* ------------------------------------------------------------ pipe-chunks */
 
@@ -449,7 +378,7 @@ static int run_pipe_chunks(void)
 		_exit(0);
 	}
 	xclose(21);
-	reap(w);
+	reap(w, "child");
 	for (int i = 0; i < 10; i++)
 		do_read(20, 3000, 3000, 0);
 	do_read(20, 3000, 2768, 0);
@@ -485,7 +414,7 @@ static int run_unix_msg(void)
 		_exit(0);
 	}
 	xclose(23);
-	reap(c);
+	reap(c, "child");
 	for (int i = 0; i < 6; i++) {
 		char buf[512];
 		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
@@ -562,7 +491,7 @@ static int run_tcp(void)
 	}
 	do_write(26, 200, 200, 0);
 	xclose(26);
-	reap(c);
+	reap(c, "child");
 	note("received 1500 + 1500 + EOF, sent 200 on fd 26");
 	xclose(24);
 	return 0;
@@ -683,7 +612,7 @@ static int run_fork_late(void)
 		note("wrote 5 x 20 bytes to fd 22");
 		_exit(0);
 	}
-	reap(c);
+	reap(c, "child");
 	note("wrote 10 bytes to fd 22, child %d 5 x 20", (int)c);
 	xclose(22);
 	return 0;
@@ -734,7 +663,7 @@ static int run_pingpong(long n)
 		do_read(22, 1, 1, 0);
 	}
 	xclose(21);
-	reap(c);
+	reap(c, "child");
 	note("%ld round trips", n);
 	xclose(22);
 	return 0;
@@ -957,7 +886,7 @@ static int run_syscalls(void)
 			do_read(20, 4, 4, 0);
 		_exit(0);
 	}
-	reap(c);
+	reap(c, "child");
 	note("syscall mix done");
 	xclose(20);
 	xclose(21);
@@ -1131,26 +1060,29 @@ static void close_from_20(void)
 		die("close_range(20, ~0U): %s", strerror(errno));
 }
 
+/*
+ * A pipe on fds @rd and @rd + 1 moves @len bytes, /dev/zero opened on fd
+ * @zfd takes a write of @zlen bytes, then close_range() closes them all.
+ */
+static void pipe_zero_closed(int rd, size_t len, int zfd, size_t zlen)
+{
+	pipe_is(rd, rd + 1);
+	do_write(rd + 1, len, (ssize_t)len, 0);
+	do_read(rd, 4096, (ssize_t)len, 0);
+	if (open("/dev/zero", O_WRONLY) != zfd)
+		die("open /dev/zero: not fd %d", zfd);
+	writes(zfd, 1, zlen);
+	close_from_20();
+}
+
 static int run_close_range(void)
 {
 	busy_below_20();
 	open_20("/dev/null", O_WRONLY);
 	writes(20, 2, 5);
-	pipe_is(21, 22);
-	do_write(22, 7, 7, 0);
-	do_read(21, 4096, 7, 0);
-	if (open("/dev/zero", O_WRONLY) != 23)
-		die("open /dev/zero: not fd 23");
-	writes(23, 1, 3);
-	close_from_20();
+	pipe_zero_closed(21, 7, 23, 3);
 	do_write(23, 4, -1, EBADF);
-	pipe_is(20, 21);
-	do_write(21, 11, 11, 0);
-	do_read(20, 4096, 11, 0);
-	if (open("/dev/zero", O_WRONLY) != 22)
-		die("open /dev/zero: not fd 22");
-	writes(22, 1, 6);
-	close_from_20();
+	pipe_zero_closed(20, 11, 22, 6);
 	return 0;
 }
 
@@ -1162,7 +1094,7 @@ static int run_sum_exec(void)
 	busy_below_20_flags(O_CLOEXEC);
 	open_20("/dev/null", O_WRONLY | O_CLOEXEC);
 	writes(20, 5, 2);
-	execl(self_path, self_path, "sum-exec-2", verbose ? "-v" : (char *)NULL, (char *)NULL);
+	execl(self_path, self_path, "sum-exec-2", work_verbose ? "-v" : (char *)NULL, (char *)NULL);
 	die("exec %s: %s", self_path, strerror(errno));
 }
 
@@ -1185,7 +1117,7 @@ static int run_close_range_exec(void)
 	if (syscall(SYS_close_range, 20u, 20u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0)
 		die("close_range(20, 20, CLOSE_RANGE_CLOEXEC): %s", strerror(errno));
 	writes(20, 1, 3);
-	execl(self_path, self_path, "close-range-exec-2", verbose ? "-v" : (char *)NULL,
+	execl(self_path, self_path, "close-range-exec-2", work_verbose ? "-v" : (char *)NULL,
 	      (char *)NULL);
 	die("exec %s: %s", self_path, strerror(errno));
 }
@@ -1207,7 +1139,7 @@ static int run_sum_exit(void)
 		writes(20, 7, 3);
 		_exit(0);
 	}
-	reap(c);
+	reap(c, "child");
 	open_at("/dev/zero", O_WRONLY, 20);
 	writes(20, 1, 5);
 	return 0;
@@ -1413,6 +1345,8 @@ int main(int argc, char **argv)
 	bool counted, have_n = false;
 	long n;
 
+	work_prog = "iowork";
+	work_role = "P";
 	if (argc < 2)
 		usage("missing", "SCENARIO");
 	cmd = argv[1];
@@ -1424,7 +1358,7 @@ int main(int argc, char **argv)
 	n = !strcmp(cmd, "tcp-hold") ? 20 : !strncmp(cmd, "race-", 5) ? 100 : 100000;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
-			verbose = true;
+			work_verbose = true;
 		} else if (counted && !have_n) {
 			char *end;
 

@@ -65,42 +65,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "work-common.h"
+
 enum { DATA_RD = 10, DATA_WR = 11, GO_RD = 12, GO_WR = 13 };
-enum { EXIT_BROKEN = 3, EXIT_USAGE = 2 };
+enum { EXIT_USAGE = 2 };
 enum { NR_THREADS = 3, THREAD_BUF = 64 };
-
-static bool verbose;
-static const char *role = "main";
-
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "ipcwork: %s[%d]: ", role, (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	/* _exit: no atexit handlers or stdio flushes in forked children. */
-	_exit(EXIT_BROKEN);
-}
-
-__attribute__((format(printf, 1, 2)))
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	printf("ipcwork: %s[%d]: ", role, (int)getpid());
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	/* Flush now: a buffer left over would be written again by a fork. */
-	fflush(stdout);
-}
 
 /* One write() of @len bytes that must transfer them all. */
 static void write_all_once(int fd, const void *buf, size_t len)
@@ -129,35 +98,6 @@ static size_t read_once(int fd, void *buf, size_t len)
 	return (size_t)n;
 }
 
-static void xclose(int fd)
-{
-	/* Linux closes the fd even when close() fails with EINTR: never retry. */
-	if (close(fd) < 0 && errno != EINTR)
-		die("close(%d): %s", fd, strerror(errno));
-}
-
-static pid_t xfork(void)
-{
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	return pid;
-}
-
-/* Wait for @pid and require that it exited 0. */
-static void reap(pid_t pid, const char *what)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid(%s %d): %s", what, (int)pid, strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		die("%s %d failed (wait status 0x%x)", what, (int)pid, (unsigned int)status);
-}
 
 /*
  * A pipe whose ends are @rd and @wr. The ends pipe() returns may be anywhere,
@@ -206,7 +146,7 @@ static void writer_w(void)
 	pid_t g;
 	int err;
 
-	role = "W";
+	work_role = "W";
 	xclose(DATA_RD);
 	xclose(GO_RD);
 	xclose(GO_WR);
@@ -223,9 +163,9 @@ static void writer_w(void)
 		die("pthread_join: %s", strerror(err));
 	note("thread wrote 5 buffers, 1500 bytes");
 
-	g = xfork();
+	g = xfork(NULL);
 	if (g == 0) {
-		role = "G";
+		work_role = "G";
 		write_n(3, 700);
 		note("wrote 3 buffers, 2100 bytes");
 		_exit(0);
@@ -240,7 +180,7 @@ static void reader_r(void)
 	size_t total = 0;
 	int nr = 0;
 
-	role = "R";
+	work_role = "R";
 	xclose(DATA_WR);
 	xclose(GO_WR);
 
@@ -275,10 +215,10 @@ static int run_pipe(int exit_code, int hold_ms)
 			;
 	}
 
-	r = xfork();
+	r = xfork(NULL);
 	if (r == 0)
 		reader_r();
-	w = xfork();
+	w = xfork(NULL);
 	if (w == 0)
 		writer_w();
 
@@ -467,6 +407,27 @@ static void usage(const char *fmt, const char *arg)
 	exit(EXIT_USAGE);
 }
 
+/* The whole number @s, within @lo..@hi; anything else is usage(@bad, @s). */
+static long num_arg(const char *s, long lo, long hi, const char *bad)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || end == s || *end || n < lo || n > hi)
+		usage(bad, s);
+	return n;
+}
+
+/* The value of the option at argv[*@i], which moves @i on to it. */
+static const char *opt_value(int argc, char **argv, int *i)
+{
+	if (++*i == argc)
+		usage("%s needs a value", argv[*i - 1]);
+	return argv[*i];
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = "pipe";
@@ -475,6 +436,7 @@ int main(int argc, char **argv)
 	bool timed;
 	int i = 1;
 
+	work_prog = "ipcwork";
 	if (argc > 1 && argv[1][0] != '-') {
 		cmd = argv[1];
 		i = 2;
@@ -483,48 +445,24 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "pipe") && strcmp(cmd, "threads") && !timed)
 		usage("unknown command '%s'", cmd);
 	if (timed) {
-		char *end;
-
 		if (i == argc)
 			usage("%s needs a count", cmd);
-		errno = 0;
-		z.n = strtol(argv[i], &end, 10);
-		if (errno || end == argv[i] || *end || z.n < 1 || z.n > 1000000)
-			usage("bad count '%s' (1..1000000)", argv[i]);
-		i++;
+		z.n = num_arg(argv[i++], 1, 1000000, "bad count '%s' (1..1000000)");
 	}
 
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "-v")) {
-			verbose = true;
+			work_verbose = true;
 		} else if (!strcmp(argv[i], "--out") && timed) {
-			if (++i == argc)
-				usage("%s needs a value", "--out");
-			z.out = argv[i];
+			z.out = opt_value(argc, argv, &i);
 		} else if (!strcmp(argv[i], "--hold") && timed) {
 			z.hold = true;
 		} else if (!strcmp(argv[i], "--exit") && !strcmp(cmd, "pipe")) {
-			char *end;
-			long n;
-
-			if (++i == argc)
-				usage("%s needs a value", "--exit");
-			errno = 0;
-			n = strtol(argv[i], &end, 10);
-			if (errno || end == argv[i] || *end || n < 0 || n > 255)
-				usage("bad exit status '%s'", argv[i]);
-			exit_code = (int)n;
+			exit_code = (int)num_arg(opt_value(argc, argv, &i), 0, 255,
+						 "bad exit status '%s'");
 		} else if (!strcmp(argv[i], "--hold") && !strcmp(cmd, "pipe")) {
-			char *end;
-			long n;
-
-			if (++i == argc)
-				usage("%s needs a value", "--hold");
-			errno = 0;
-			n = strtol(argv[i], &end, 10);
-			if (errno || end == argv[i] || *end || n < 0 || n > 60000)
-				usage("bad hold time '%s' (ms, 0..60000)", argv[i]);
-			hold_ms = (int)n;
+			hold_ms = (int)num_arg(opt_value(argc, argv, &i), 0, 60000,
+					       "bad hold time '%s' (ms, 0..60000)");
 		} else {
 			usage("unknown option '%s'", argv[i]);
 		}

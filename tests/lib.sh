@@ -10,6 +10,8 @@
 IPCPERF=$top_builddir/cli/ipcperf
 # shellcheck disable=SC2034
 IPCWORK=$top_builddir/tests/ipcwork
+# shellcheck disable=SC2034
+CONNWORK=$top_builddir/tests/connwork
 
 # fail MESSAGE...: the test failed.
 fail() {
@@ -114,8 +116,93 @@ not_here() {
 # `ipcperf list` says, or not_here. Needs make_tmpdir.
 need_bpf_fdid() {
 	run timeout 60 "$IPCPERF" list
+	expect_status 0 "ipcperf list"
 	case $(tail -n 1 "$T/out") in
 	"# fd identity: bpf"*) ;;
 	*) not_here "ipcperf list ends with '$(tail -n 1 "$T/out")', not '# fd identity: bpf'" ;;
 	esac
+}
+
+# bpf_setup WORKLOAD [TOOL...]: ipcperf and WORKLOAD are built, or fail; we
+# are root, each TOOL is installed and ipcperf names fds from the kernel
+# here (need_bpf_fdid), or not_here. Makes $T.
+bpf_setup() {
+	local t
+	need_exe "$IPCPERF"
+	need_exe "$1"
+	shift
+	[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || not_here "$t is not installed"
+	done
+	make_tmpdir
+	need_bpf_fdid
+}
+
+# jqv FILE EXPR: the value of EXPR in FILE, compact; nothing where jq fails.
+jqv() {
+	jq -c "$2" "$1" 2>/dev/null
+}
+
+# need_tools TOOL...: each TOOL is installed, or fail.
+need_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || fail "$t is not installed (scripts/install-deps installs it)"
+	done
+}
+
+# live_setup WHY [TOOL...]: root (skip_unless_root WHY), ipcperf built and
+# each TOOL installed, or fail; makes $T. For a test that traces live
+# processes; its workloads' need_exe come first.
+live_setup() {
+	skip_unless_root "$1"
+	shift
+	need_exe "$IPCPERF"
+	need_tools "$@"
+	make_tmpdir
+}
+
+# need_perf: perf (linux-perf) is installed; a skip without it, but a
+# failure under CI=true.
+need_perf() {
+	command -v perf >/dev/null 2>&1 && return 0
+	[ "${CI:-}" = true ] && fail "CI=true but perf (linux-perf) is not installed"
+	skip "perf (linux-perf) is not installed"
+}
+
+# asan_setup: for a test of memory peaks, $asan says whether ipcperf is built
+# with AddressSanitizer, whose quarantine of freed memory (256 MB) is turned
+# off: it would be the sanitizer's growth, not ipcperf's.
+asan_setup() {
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
+	asan=false
+	nm "$IPCPERF" 2>/dev/null | grep -q ' __asan_init' && asan=true
+}
+
+# layer_edges MIN AGAINST: the verdict of a test of layers, whose script
+# wrote in $T/out "edges N" (the calls between files) and a line each for
+# the calls that break the layers: more than MIN calls (fewer: nm misread
+# the objects), and none against AGAINST, or fail. Sets $edges.
+layer_edges() {
+	edges=$(sed -n 's/^edges //p' "$T/out")
+	[ "${edges:-0}" -gt "$1" ] || fail "only ${edges:-0} calls between the files: nm misread the objects"
+	if grep -v '^edges ' "$T/out" >"$T/bad"; then
+		cat "$T/bad" >&2
+		fail "$(wc -l <"$T/bad") call(s) against $2"
+	fi
+}
+
+# info FILE KEY: the value a workload wrote for KEY in FILE (its "KEY VALUE" lines).
+info() {
+	awk -v k="$2" '$1 == k { print $2 }' "$1"
+}
+
+# filled FILE: FILE is not empty within 10 s (polled), or return 1.
+filled() {
+	for _ in $(seq 200); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
 }

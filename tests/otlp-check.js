@@ -28,35 +28,26 @@ const [file, nArg, transport, t0Arg, t1Arg] = process.argv.slice(2);
 const N = Number(nArg), T0 = BigInt(t0Arg), T1 = BigInt(t1Arg);
 const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
 
-// Hex ids into bytes, as OTLP/JSON means them (protobuf's JSON would read base64).
 const ID = { traceId: 32, spanId: 16, parentSpanId: 16 };
-function toBytes(o) {
+// o with the value of each id field (ID) given by f(key, value), the rest walked alike.
+function mapIds(o, f) {
 	if (Array.isArray(o))
-		return o.map(toBytes);
-	if (o === null || typeof o !== 'object')
-		return o;
-	const r = {};
-	for (const [k, v] of Object.entries(o)) {
-		if (k in ID) {
-			if (typeof v !== 'string' || !new RegExp(`^[0-9a-f]{${ID[k]}}$`).test(v))
-				fail(`${k} ${JSON.stringify(v)} is not ${ID[k]} hex digits`);
-			r[k] = Buffer.from(v, 'hex');
-		} else {
-			r[k] = toBytes(v);
-		}
-	}
-	return r;
-}
-function toHex(o) {
-	if (Array.isArray(o))
-		return o.map(toHex);
+		return o.map((x) => mapIds(x, f));
 	if (o === null || typeof o !== 'object')
 		return o;
 	const r = {};
 	for (const [k, v] of Object.entries(o))
-		r[k] = k in ID ? Buffer.from(v, 'base64').toString('hex') : toHex(v);
+		r[k] = k in ID ? f(k, v) : mapIds(v, f);
 	return r;
 }
+// Hex ids into bytes, as OTLP/JSON means them (protobuf's JSON would read base64).
+const toBytes = (o) => mapIds(o, (k, v) => {
+	if (typeof v !== 'string' || !new RegExp(`^[0-9a-f]{${ID[k]}}$`).test(v))
+		fail(`${k} ${JSON.stringify(v)} is not ${ID[k]} hex digits`);
+	return Buffer.from(v, 'hex');
+});
+// And back, from what the schema decodes (base64).
+const toHex = (o) => mapIds(o, (k, v) => Buffer.from(v, 'base64').toString('hex'));
 
 const msg = T.fromObject(toBytes(doc));
 const err = T.verify(msg);

@@ -23,6 +23,15 @@ near() {
 	[ "${diff#-}" -le "$tol" ] || { show; fail "$1: $2 ns, want $3 ns (within $tol ns)"; }
 }
 
+# hops_are FILE WANT: the first shape's hops in the paths JSON FILE, a
+# [comm, parent, kind] each (jq -c), are WANT, or fail (prefixed with
+# "$MODE: " where MODE is set).
+hops_are() {
+	local got
+	got=$(jq -c '[.shapes[0].hops[] | [.comm, .parent, .kind]]' "$1")
+	[ "$got" = "$2" ] || fail "${MODE:-}${MODE:+: }hops $got"
+}
+
 # truth ROLE [WHAT]: the median of its own time (or of WHAT: cpu) that the
 # ROLE's process measured, as the workload printed it in $TRUTH ($T/out
 # unless set).

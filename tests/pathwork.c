@@ -67,6 +67,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "work-clock.h"
+
 #define REQ 100
 #define ANS 200
 #define MAX_CONNS 256
@@ -100,31 +102,15 @@ static void die(const char *what)
 	exit(1);
 }
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* On the CPU for @us of the clock: a loop that never sleeps. */
 static void spin(long us)
 {
-	uint64_t end = now_us() + (uint64_t)us;
+	uint64_t end = work_now_ns() + (uint64_t)us * 1000;
 	static volatile unsigned long sink;
 
-	while (now_us() < end)
+	while (work_now_ns() < end)
 		for (int i = 0; i < 200; i++)
 			sink = sink + (unsigned long)i;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
 }
 
 /* The CPU time of the calling thread. */
@@ -327,10 +313,10 @@ static void *backend_conn(void *p)
 			       .tv_nsec = (a->g->y_us % 1000000) * 1000 };
 
 	while (read_full(a->fd, req, REQ) > 0) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = work_now_ns();
 
 		nanosleep(&ts, NULL);
-		self_add(now_ns() - t0);
+		self_add(work_now_ns() - t0);
 		if (write_full(a->fd, ans, ANS) < 0)
 			break;
 	}
@@ -380,16 +366,16 @@ static void *proxy_conn(void *p)
 	char req[REQ], ans[ANS];
 
 	while (read_full(a->fd, req, REQ) > 0) {
-		uint64_t t0 = now_ns(), c0 = cpu_ns(), t1, t2, c1, c2;
+		uint64_t t0 = work_now_ns(), c0 = cpu_ns(), t1, t2, c1, c2;
 
 		spin(a->g->x_us);
-		t1 = now_ns();
+		t1 = work_now_ns();
 		c1 = cpu_ns();
 		if (write_full(up, req, REQ) < 0 || read_full(up, ans, ANS) <= 0)
 			break;
-		t2 = now_ns();
+		t2 = work_now_ns();
 		c2 = cpu_ns();
-		self_add(t1 - t0 + now_ns() - t2);
+		self_add(t1 - t0 + work_now_ns() - t2);
 		sample_add(&cpus, c1 - c0 + cpu_ns() - c2);
 		if (write_full(a->fd, ans, ANS) < 0)
 			break;
@@ -448,15 +434,15 @@ static void ep_ready(const struct cfg *g, int ep, struct ep_conn *c)
 		}
 		return;
 	}
-	t0 = now_ns();
+	t0 = work_now_ns();
 	c0 = cpu_ns();
 	if (c->client)
 		spin(g->x_us);
 	if (c->client) {
-		c->self = now_ns() - t0;
+		c->self = work_now_ns() - t0;
 		c->cpu = cpu_ns() - c0;
 	} else {
-		self_add(c[-1].self + now_ns() - t0);	/* c[-1]: its client, made with it */
+		self_add(c[-1].self + work_now_ns() - t0);	/* c[-1]: its client, made with it */
 		sample_add(&cpus, c[-1].cpu + cpu_ns() - c0);
 	}
 	if (write_full(c->partner, buf, len) < 0)
@@ -547,13 +533,13 @@ static void *pool_worker(void *p)
 		pthread_mutex_unlock(&pl->mu);
 		c0 = cpu_ns();
 		spin(pl->g->x_us);
-		t1 = now_ns();
+		t1 = work_now_ns();
 		c1 = cpu_ns();
 		if (write_full(w->up, req, REQ) < 0 || read_full(w->up, ans, ANS) <= 0)
 			die("the backend");
-		t2 = now_ns();
+		t2 = work_now_ns();
 		c2 = cpu_ns();
-		self_add(t1 - t0 + now_ns() - t2);
+		self_add(t1 - t0 + work_now_ns() - t2);
 		sample_add(&cpus, rcpu + c1 - c0 + cpu_ns() - c2);
 		if (write_full(client, ans, ANS) < 0)
 			die("write to a client");
@@ -655,7 +641,7 @@ static void proxy_pool(const struct cfg *g)
 			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
 			if (read_full(pfd[i].fd, req, REQ) > 0) {
-				pool_hand(&pl, pfd[i].fd, req, now_ns(), cpu_ns());
+				pool_hand(&pl, pfd[i].fd, req, work_now_ns(), cpu_ns());
 				continue;
 			}
 			close(pfd[i].fd);

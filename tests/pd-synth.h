@@ -143,6 +143,18 @@ static inline void pds_put(unsigned char *buf, size_t *at, const void *v, size_t
 	*at += n;
 }
 
+/* A sample's pid, tid, time and cpu (with its reserved half), as perf lays them out. */
+static inline void pds_put_ids(unsigned char *buf, size_t *at, const struct pds_rec_info *in)
+{
+	uint32_t zero = 0;
+
+	pds_put(buf, at, &in->pid, 4);
+	pds_put(buf, at, &in->tid, 4);
+	pds_put(buf, at, &in->time, 8);
+	pds_put(buf, at, &in->cpu, 4);
+	pds_put(buf, at, &zero, 4);
+}
+
 /*
  * Record @i of the deterministic sequence into @buf (>= 256 bytes).
  * @return its size. 0: COMM; every 50th: LOST; others alternate sys_enter_write
@@ -157,7 +169,6 @@ static inline size_t pds_record(uint64_t i, unsigned char *buf, struct pds_rec_i
 	};
 	struct perf_event_header h = { .misc = PERF_RECORD_MISC_KERNEL };
 	size_t at = 8;
-	uint32_t zero = 0;
 
 	in.tid = in.pid;
 	if (i == 0) {
@@ -181,11 +192,7 @@ static inline size_t pds_record(uint64_t i, unsigned char *buf, struct pds_rec_i
 		/* sample_id_all trailer for PDS_SAMPLE_TYPE: tid, time, cpu, identifier */
 		uint64_t id = pds_kid(0, in.cpu);
 
-		pds_put(buf, &at, &in.pid, 4);
-		pds_put(buf, &at, &in.tid, 4);
-		pds_put(buf, &at, &in.time, 8);
-		pds_put(buf, &at, &in.cpu, 4);
-		pds_put(buf, &at, &zero, 4);
+		pds_put_ids(buf, &at, &in);
 		pds_put(buf, &at, &id, 8);
 	} else {
 		unsigned char raw[48] = { 0 };
@@ -223,11 +230,7 @@ static inline size_t pds_record(uint64_t i, unsigned char *buf, struct pds_rec_i
 		id = pds_kid(in.ev, in.cpu);
 		h.type = PERF_RECORD_SAMPLE;
 		pds_put(buf, &at, &id, 8);
-		pds_put(buf, &at, &in.pid, 4);
-		pds_put(buf, &at, &in.tid, 4);
-		pds_put(buf, &at, &in.time, 8);
-		pds_put(buf, &at, &in.cpu, 4);
-		pds_put(buf, &at, &zero, 4);
+		pds_put_ids(buf, &at, &in);
 		pds_put(buf, &at, &raw_size, 4);
 		pds_put(buf, &at, raw, raw_size);
 	}

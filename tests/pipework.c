@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "work-clock.h"
+
 #define RECORD 64
 #define MAX_RECORDS 100000
 
@@ -35,14 +37,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "pipework: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* One record from stdin: 1, or 0 at the end of the input. */
@@ -103,11 +97,11 @@ static void stage(const char *name, double x_ms)
 	size_t n = 0;
 
 	while (read_record(buf)) {
-		uint64_t t0 = now_ns(), t1;
+		uint64_t t0 = work_now_ns(), t1;
 
-		while ((t1 = now_ns()) - t0 < spin)
+		while ((t1 = work_now_ns()) - t0 < spin)
 			;
-		t1 = now_ns();
+		t1 = work_now_ns();
 		write_record(buf);
 		if (n < MAX_RECORDS)
 			self[n++] = t1 - t0;

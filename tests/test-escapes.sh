@@ -12,10 +12,7 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-need_exe "$IPCPERF"
-skip_unless_root "captures of a live workload"
-command -v python3 >/dev/null || fail "python3 is not installed"
-make_tmpdir
+live_setup "captures of a live workload" python3
 esc=$(printf '\033')
 D="$T/esc${esc}[2J$(printf '\302\233')d"
 file_esc='\33]0;PWNED\7\33[2Jx'

@@ -20,12 +20,9 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-skip_unless_root "tracing short-lived processes"
-need_exe "$IPCPERF"
 EXITWORK=$top_builddir/tests/exitwork
 need_exe "$EXITWORK"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
+live_setup "tracing short-lived processes" jq
 # Its peaks and exact counts at 250 processes a second are moved by any test
 # beside it: it runs near the end of the suite (Makefile.am) and waits for
 # the others, but those that wait for it in turn.
@@ -33,9 +30,7 @@ run_alone 'test-memory|test-signals-all'
 # As tests/test-memory.sh: ASan's quarantine and size classes are the
 # sanitizer's growth, not ipcperf's; there the runs are checked for
 # exactness, their peaks printed.
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
-asan=false
-nm "$IPCPERF" 2>/dev/null | grep -q ' __asan_init' && asan=true
+asan_setup
 MAXRSS=$top_builddir/tests/maxrss
 need_exe "$MAXRSS"
 head -c 4096 /dev/urandom >"$T/data"

@@ -38,27 +38,13 @@ FDWORK=$top_builddir/tests/fdwork
 # not_here WHY: skip; but where BPF was built and CI=true, a skip would hide
 # the check this test is for: fail.
 
-need_exe "$IPCPERF"
-need_exe "$FDWORK"
-[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
-for tool in jq strace; do
-	command -v $tool >/dev/null 2>&1 || not_here "$tool is not installed"
-done
 # On tmpfs where there is one: on a disk filesystem, creating a file there
 # takes fdwork's children hundreds of microseconds.
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	TMPDIR=/dev/shm
 	export TMPDIR
 fi
-make_tmpdir
-
-run timeout 60 "$IPCPERF" list
-expect_status 0 "ipcperf list"
-fdid=$(tail -n 1 "$T/out")
-case $fdid in
-"# fd identity: bpf"*) ;;
-*) not_here "ipcperf list ends with '$fdid', not '# fd identity: bpf'" ;;
-esac
+bpf_setup "$FDWORK" jq strace
 
 # One collation for sort and comm.
 csort() {

@@ -29,15 +29,7 @@ IOWORK=$top_builddir/tests/iowork
 N=50
 
 
-need_exe "$IPCPERF"
-need_exe "$IOWORK"
-[ "$(id -u)" -eq 0 ] || not_here "not root: tracing needs root"
-command -v jq >/dev/null 2>&1 || not_here "jq is not installed"
-make_tmpdir
-
-run timeout 60 "$IPCPERF" list
-expect_status 0 "ipcperf list"
-grep -q '^# fd identity: bpf' "$T/out" || not_here "the BPF fd identity does not load here"
+bpf_setup "$IOWORK" jq
 
 # What fds 20 and 21 of the stat JSON document $1 show, on one line:
 # pipe rows of fd 20, those read once for 77 bytes, fd 20's pipe reads

@@ -19,27 +19,31 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=1000
 H=300
 
 
-need_exe "$IPCPERF"
-need_exe "$CONNWORK"
 skip_unless_root "flows of live processes"
-command -v jq >/dev/null 2>&1 || not_here "jq is not installed"
-make_tmpdir
-need_bpf_fdid
-
-jqv() {
-	jq -c "$2" "$1" 2>/dev/null
-}
+bpf_setup "$CONNWORK" jq
 
 FLOWS="timeout 120 $IPCPERF flows -q -m 8192"
 
-# info FILE KEY: the value connwork wrote for KEY.
-info() {
-	awk -v k="$2" '$1 == k { print $2 }' "$1"
+# each_way WHAT FILE ROW: FILE has the row that `ROW WRITER READER BYTES`
+# matches (grep -E) for each way of connwork's $N connections: $cli's 100
+# bytes a connection to $srv, and $srv's 200 to $cli.
+each_way() {
+	local re
+	for re in "$($3 "$cli" "$srv" $((100 * N)))" "$($3 "$srv" "$cli" $((200 * N)))"; do
+		grep -Eq "$re" "$2" || { cat "$2" >&2; fail "$1: no row /$re/"; }
+	done
+}
+# table_row W R BYTES: flows' row of the group W -> R (on 127.0.0.1:$port).
+table_row() {
+	echo "^$1 connwork +-> +$2 connwork +$N conns 127\.0\.0\.1:$port +tcp +$3 "
+}
+# pane_row W R BYTES: the row of top's flow pane of the group W -> R.
+pane_row() {
+	echo "^ *[^ ]+ [^ ]+ +$3 tcp +connwork\[$1\] -> connwork\[$2\] +$N conns$"
 }
 
 # ---------------------------------------------------------------- item 5: groups
@@ -54,11 +58,7 @@ lines=$(wc -l <"$T/g.txt")
 [ "$lines" -le 20 ] || { head -n 30 "$T/g.txt" >&2; fail "groups: the table has $lines lines for $N connections, expected at most 20"; }
 rows=$(grep -c ' -> ' "$T/g.txt")
 [ "$rows" -eq 2 ] || { cat "$T/g.txt" >&2; fail "groups: $rows rows, expected 2 (one each way)"; }
-for r in "$cli:$srv:$((100 * N))" "$srv:$cli:$((200 * N))"; do
-	w=${r%%:*} rest=${r#*:}
-	grep -Eq "^$w connwork +-> +${rest%%:*} connwork +$N conns 127\.0\.0\.1:$port +tcp +${rest#*:} " "$T/g.txt" ||
-		{ cat "$T/g.txt" >&2; fail "groups: no row '$w connwork -> ${rest%%:*} connwork  $N conns 127.0.0.1:$port  tcp  ${rest#*:}'"; }
-done
+each_way groups "$T/g.txt" table_row
 
 run $FLOWS --per-flow -o "$T/p.txt" -- "$CONNWORK" tcp $N --out "$T/p.info"
 expect_status 0 "flows --per-flow -- connwork tcp $N"
@@ -96,11 +96,7 @@ awk '/WRITERS -> READERS/ { n = 0; delete pane; on = 1; next } on && NF { pane[+
 	END { for (i = 1; i <= n; i++) print pane[i] }' "$T/out" >"$T/pane"
 rows=$(grep -c '' "$T/pane")
 [ "$rows" -eq 2 ] || { cat "$T/pane" >&2; fail "top: the last frame's flow pane has $rows rows, expected 2"; }
-for r in "$cli:$srv:$((100 * N))" "$srv:$cli:$((200 * N))"; do
-	w=${r%%:*} rest=${r#*:}
-	grep -Eq "^ *[^ ]+ [^ ]+ +${rest#*:} tcp +connwork\[$w\] -> connwork\[${rest%%:*}\] +$N conns$" "$T/pane" ||
-		{ cat "$T/pane" >&2; fail "top: no flow row '${rest#*:} tcp connwork[$w] -> connwork[${rest%%:*}] $N conns'"; }
-done
+each_way top "$T/pane" pane_row
 
 # ---------------------------------------------------------------- item 6: one traced side
 # hold KIND OUT [OPTION]: connwork KIND H --hold, its server alone traced
@@ -110,10 +106,7 @@ hold() {
 	rm -f "$T/h.info"*
 	"$CONNWORK" "$1" $H --out "$T/h.info" --hold 2>"$T/h.cerr" &
 	cpid=$!
-	for _ in $(seq 200); do
-		[ -s "$T/h.info.pid" ] && break
-		sleep 0.05
-	done
+	filled "$T/h.info.pid"
 	srv=$(info "$T/h.info.pid" server)
 	[ -n "$srv" ] || { kill $cpid; fail "$1 --hold: no server pid"; }
 	run $FLOWS ${3:-} -o "$2" -p "$srv" -- \

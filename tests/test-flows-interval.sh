@@ -11,12 +11,9 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-need_exe "$IPCPERF"
 FLOWWORK=$top_builddir/tests/flowwork
 need_exe "$FLOWWORK"
-skip_unless_root "flows -I on a live command"
-command -v jq >/dev/null || fail "jq is not installed (scripts/install-deps installs it)"
-make_tmpdir
+live_setup "flows -I on a live command" jq
 
 # The bytes the workload moved, as it says them: "flowwork: twophase bytes=N ...".
 workload_bytes() {
@@ -96,7 +93,6 @@ echo "test-flows-interval: $n intervals, backpressure in $bp, consumer-starved f
 # matches, folds included, are the whole run's, to the call; so are their
 # groups' (100 and 200 bytes a connection). The runs share one CPU, so
 # that the workload waits while ipcperf reads (tests/test-memory.sh).
-CONNWORK=$top_builddir/tests/connwork
 need_exe "$CONNWORK"
 pin="taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')"
 C=8000

@@ -18,18 +18,13 @@
 # Needs root, BPF fd identity (the connections close in microseconds) and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/groups-lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=3000
 K=3
 
 
-need_exe "$IPCPERF"
-need_exe "$CONNWORK"
-[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
-command -v jq >/dev/null 2>&1 || not_here "jq is not installed"
-make_tmpdir
-need_bpf_fdid
+bpf_setup "$CONNWORK" jq
 
 SP=
 CP=
@@ -58,10 +53,6 @@ start_server() {
 end_server() {
 	wait "$SP" || fail "the server exited $?: $(cat "$T"/*.srv.err)"
 	SP=
-}
-
-jqv() {
-	jq -c "$2" "$1" 2>/dev/null
 }
 
 # group FILE PID GROUPED: PID's groups so grouped, with what is checked of them.
@@ -95,13 +86,7 @@ expect_status 0 "stat -p SERVER -- connwork connect $PORT $N"
 end_server
 CP=$(awk '$1 == "client" { print $2 }' "$T/text.cli")
 srv=$(awk '$1 == "server" { print $2 }' "$T/text.srv")
-grep -q '^lost events: 0,' "$T/both.txt" || fail "both: events lost in the table's run: $(tail -n 1 "$T/both.txt")"
-lines=$(wc -l <"$T/both.txt")
-[ "$lines" -le 60 ] || { head -n 80 "$T/both.txt" >&2; fail "both: the table has $lines lines for $N connections a side, expected at most 60"; }
-grep -Eq "^ +\* tcp +127\.0\.0\.1:$PORT <- connwork\[$CP\] +$N +$((100 * N)) .* $N +$((200 * N)) .*  $N conns$" "$T/both.txt" ||
-	{ cat "$T/both.txt" >&2; fail "both: no server row '127.0.0.1:$PORT <- connwork[$CP]' of $N conns with the exact bytes"; }
-grep -Eq "^ +\* tcp +-> 127\.0\.0\.1:$PORT connwork\[$srv\] +$N +$((200 * N)) .* $N +$((100 * N)) .*  $N conns$" "$T/both.txt" ||
-	{ cat "$T/both.txt" >&2; fail "both: no client row '-> 127.0.0.1:$PORT connwork[$srv]' of $N conns with the exact bytes"; }
+tcp_table both "$T/both.txt" "$PORT" "$srv" "$CP"
 grep -q 'made before the capture' "$T/both.txt" && fail "both: a note of connections made before the capture, and there were none"
 CP=
 

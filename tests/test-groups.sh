@@ -15,23 +15,13 @@
 # Needs root, BPF fd identity (the connections close in microseconds) and jq.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/groups-lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=3000
 
 
-need_exe "$IPCPERF"
-need_exe "$CONNWORK"
 need_exe "$IPCWORK"
-[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
-command -v jq >/dev/null 2>&1 || not_here "jq is not installed"
-make_tmpdir
-need_bpf_fdid
-
-# jqv FILE EXPR: the value of EXPR in FILE, compact.
-jqv() {
-	jq -c "$2" "$1" 2>/dev/null
-}
+bpf_setup "$CONNWORK" jq
 
 # The rings sized so that 3000 connections (36,000 records in half a second) lose nothing.
 STAT="timeout 120 $IPCPERF stat -q -m 8192"
@@ -88,13 +78,7 @@ expect_status 0 "stat -- connwork tcp $N"
 srv=$(awk '$1 == "server" { print $2 }' "$T/tcp2.info")
 cli=$(awk '$1 == "client" { print $2 }' "$T/tcp2.info")
 port=$(awk '$1 == "port" { print $2 }' "$T/tcp2.info")
-grep -q '^lost events: 0,' "$T/tcp.txt" || fail "tcp: events lost in the table's run: $(tail -n 1 "$T/tcp.txt")"
-lines=$(wc -l <"$T/tcp.txt")
-[ "$lines" -le 60 ] || { head -n 80 "$T/tcp.txt" >&2; fail "tcp: the table has $lines lines for $N connections, expected at most 60"; }
-grep -Eq "^ +\* tcp +127\.0\.0\.1:$port <- connwork\[$cli\] +$N +$((100 * N)) .* $N +$((200 * N)) .*  $N conns$" "$T/tcp.txt" ||
-	{ cat "$T/tcp.txt" >&2; fail "tcp: no server row '127.0.0.1:$port <- connwork[$cli]' of $N conns with the exact bytes"; }
-grep -Eq "^ +\* tcp +-> 127\.0\.0\.1:$port connwork\[$srv\] +$N +$((200 * N)) .* $N +$((100 * N)) .*  $N conns$" "$T/tcp.txt" ||
-	{ cat "$T/tcp.txt" >&2; fail "tcp: no client row '-> 127.0.0.1:$port connwork[$srv]' of $N conns with the exact bytes"; }
+tcp_table tcp "$T/tcp.txt" "$port" "$srv" "$cli"
 run $STAT --per-fd -o "$T/tcp-fd.txt" -- "$CONNWORK" tcp $N --out "$T/tcp3.info"
 expect_status 0 "stat --per-fd -- connwork tcp $N"
 rows=$(grep -c '^ *[0-9]* tcp .*127\.0\.0\.1:[0-9]* -> 127\.0\.0\.1:[0-9]*, peer connwork\[[0-9]*\]$' "$T/tcp-fd.txt")

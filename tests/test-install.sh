@@ -143,15 +143,32 @@ grep -qx 'lost=0' "$T/out" || { show; fail "fd-logger: expected 'lost=0' as the 
 # fd-logger -p PID: attach to ipcwork threads, whose 3 threads then write 2, 4
 # and 6 buffers of 64 bytes to their own /dev/null fd, opened before we attach.
 mkfifo "$T/go" || fail "mkfifo"
-# Files a background job writes are emptied first: waiting for a line in them
-# must not find the previous run's.
-: >"$T/ready" || fail "cannot write $T"
-: >"$T/out"
-: >"$T/err"
-"$IPCWORK" threads <"$T/go" >"$T/ready" 2>&1 &
-wpid=$!
-exec 7>"$T/go"
-wait_for "$T/ready" '^ready' || { exec 7>&-; fail "ipcwork threads did not get ready"; }
+# start_threads: ipcwork threads in the background ($wpid), held until the
+# go byte comes through the fifo $T/go (open on fd 7), what it says in
+# $T/ready. The files a background job writes are emptied first: waiting
+# for a line in them must not find the previous run's.
+start_threads() {
+	: >"$T/ready" || fail "cannot write $T"
+	: >"$T/out"
+	: >"$T/err"
+	"$IPCWORK" threads <"$T/go" >"$T/ready" 2>&1 &
+	wpid=$!
+	exec 7>"$T/go"
+	wait_for "$T/ready" '^ready' || { exec 7>&-; fail "ipcwork threads did not get ready"; }
+}
+
+# go_threads: the go byte to ipcwork threads, which must end well; the exit
+# status of the example attached to it ($lpid) in $status.
+go_threads() {
+	printf g >&7
+	exec 7>&-
+	wait "$wpid" || fail "ipcwork threads failed: $(cat "$T/ready")"
+	status=0
+	wait "$lpid" || status=$?
+	[ "$status" -eq 0 ] || echo "ipcwork threads (pid $wpid) said: $(cat "$T/ready")" >&2
+}
+
+start_threads
 timeout 60 "$T/ex/fd-logger" -p "$wpid" >"$T/out" 2>"$T/err" &
 lpid=$!
 if ! wait_for "$T/err" 'tracing'; then
@@ -160,12 +177,7 @@ if ! wait_for "$T/err" 'tracing'; then
 	show
 	fail "fd-logger -p did not start"
 fi
-printf g >&7
-exec 7>&-
-wait "$wpid" || fail "ipcwork threads failed: $(cat "$T/ready")"
-status=0
-wait "$lpid" || status=$?
-[ "$status" -eq 0 ] || echo "ipcwork threads (pid $wpid) said: $(cat "$T/ready")" >&2
+go_threads
 expect_status 0 "fd-logger -p PID (it ends when the process exits)"
 expect "fd-logger -p: bytes per fd" \
 	"$(grep '^total ' "$T/out" | grep -v ' write_ops=0 ' | grep -o 'write_bytes=[0-9]*' |
@@ -196,13 +208,7 @@ fi
 expect "embed-loop: lost" "$(sum lost)" 0
 
 # embed-loop -p PID, driven through its stdin: a status line on request.
-: >"$T/ready" || fail "cannot write $T"
-: >"$T/out"
-: >"$T/err"
-"$IPCWORK" threads <"$T/go" >"$T/ready" 2>&1 &
-wpid=$!
-exec 7>"$T/go"
-wait_for "$T/ready" '^ready' || { exec 7>&-; fail "ipcwork threads did not get ready"; }
+start_threads
 mkfifo "$T/cmd" || fail "mkfifo"
 timeout 60 "$T/ex/embed-loop" -i 60000 -p "$wpid" <"$T/cmd" >"$T/out" 2>"$T/err" &
 lpid=$!
@@ -219,13 +225,8 @@ if ! wait_for "$T/out" '^status '; then
 	show
 	fail "embed-loop: no status line after 's' on its stdin"
 fi
-printf g >&7
-exec 7>&-
-wait "$wpid" || fail "ipcwork threads failed: $(cat "$T/ready")"
-status=0
-wait "$lpid" || status=$?
+go_threads
 exec 8>&-
-[ "$status" -eq 0 ] || echo "ipcwork threads (pid $wpid) said: $(cat "$T/ready")" >&2
 expect_status 0 "embed-loop -p PID (it ends when the process exits)"
 grep '^summary ' "$T/out" >"$T/summary" || { show; fail "embed-loop -p: no summary line"; }
 cp "$T/summary" "$T/out"

@@ -25,17 +25,13 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-skip_unless_root "tracing open-loop"
-need_exe "$IPCPERF"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
+live_setup "tracing open-loop" jq
 # Its peaks and its million calls a second are moved by any test beside it:
 # it runs near the end of the suite (Makefile.am) and waits for the others,
 # but the saturation test, which waits for it in turn.
 run_alone 'test-signals-all'
 # Under AddressSanitizer freed memory waits in a quarantine (256 MB): that
-# would be the sanitizer's growth, not ipcperf's.
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
+# would be the sanitizer's growth, not ipcperf's (asan_setup turns it off).
 # Even without it, the sanitizer's allocator keeps what each size class ever
 # held and adds its shadow: with the same ipcperf, 10,000 connections peaked
 # 0.5 to 8.6 MB above 1,000 under ASan, and 0.1 MB below them with the C
@@ -43,8 +39,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0
 # where it runs on the C library's allocator (scripts/run-tests stage 1);
 # under ASan the same runs are made and checked for exactness, and their
 # peaks printed.
-asan=false
-nm "$IPCPERF" 2>/dev/null | grep -q ' __asan_init' && asan=true
+asan_setup
 # Under ASan ipcperf reads more slowly than open-loop makes a million calls
 # on a CPU of its own (700,000 records lost, run alone): there the runs share
 # one CPU, so that the workload waits while the reader reads, and the counts
@@ -76,20 +71,34 @@ CC=${CC:-cc}
 MAXRSS=$top_builddir/tests/maxrss
 need_exe "$MAXRSS"
 
+# peak_run WHAT CMD...: run CMD (ipcperf under maxrss), which must exit 0;
+# its peak anonymous RSS in KiB in $kb.
+peak_run() {
+	local what=$1
+	shift
+	run "$@"
+	expect_status 0 "$what"
+	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
+	[ -n "$kb" ] || { show; fail "$what: no peak anonymous RSS"; }
+}
+
+# lost_again WHAT JSON RUN: the run of JSON lost no event; one that did is
+# made again (returns 2) while RUN is below 3, and fails at the third.
+lost_again() {
+	[ "$(jq -r .lost_events "$2")" = 0 ] && return 0
+	[ "$3" -lt 3 ] || fail "$1: events were lost"
+	echo "$1: events lost (run $3 of 3): made again" >&2
+	return 2
+}
+
 # rss N [RUN]: ipcperf stat of open-loop N; its peak anonymous RSS in KiB on
 # stdout. A run that lost events (the suite's load, the sanitized build's
 # pace) says so and returns 2 while RUN is below 3: the pair is made again.
 rss() {
 	local kb
-	run $pin "$MAXRSS" "$IPCPERF" stat -q -j -o "$T/stat-$1.json" -- "$T/open-loop" "$1"
-	expect_status 0 "stat -- open-loop $1"
-	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
-	[ -n "$kb" ] || { show; fail "open-loop $1: no peak anonymous RSS"; }
-	if [ "$(jq -r .lost_events "$T/stat-$1.json")" != 0 ]; then
-		[ "${2:-3}" -lt 3 ] || fail "open-loop $1: events were lost"
-		echo "open-loop $1: events lost (run $2 of 3): made again" >&2
-		return 2
-	fi
+	peak_run "stat -- open-loop $1" $pin "$MAXRSS" "$IPCPERF" stat -q -j -o "$T/stat-$1.json" -- \
+		"$T/open-loop" "$1"
+	lost_again "open-loop $1" "$T/stat-$1.json" "${2:-3}" || return 2
 	# fd 3: ld.so.cache, then libc, then the file N + 1 times (one untimed
 	# open first): one row for the file, whatever N; no fd unknown
 	got=$(jq -r --arg f "$T/open-loop" '.processes[] | select(.comm == "open-loop") |
@@ -102,25 +111,30 @@ rss() {
 	echo "$kb"
 }
 
-for run in 1 2 3; do
-	r=0
-	small=$(rss 100000 $run) && large=$(rss 1000000 $run) || r=$?
-	[ $r -eq 2 ] && continue
-	[ $r -eq 0 ] || exit 1
-	again "$large" "$small" 10240 $run || break
-done
-within "$large" "$small" 10240 \
-	"peak anonymous RSS $large KiB after 1M open/close, $small KiB after 100k: more than 10 MB apart"
-echo "peak anonymous RSS: $small KiB after 100k open/close, $large KiB after 1M"
+# peaks FN FEW MANY LIMIT-KB: the peaks of FN FEW and FN MANY in $few and
+# $many; FN returns 2 for a run that is made again (events lost), and the
+# pair is made again as again() says.
+peaks() {
+	local run r
+	for run in 1 2 3; do
+		r=0
+		few=$($1 "$2" $run) && many=$($1 "$3" $run) || r=$?
+		[ $r -eq 2 ] && continue
+		[ $r -eq 0 ] || exit 1
+		again "$many" "$few" "$4" $run || break
+	done
+}
+
+peaks rss 100000 1000000 10240
+within "$many" "$few" 10240 \
+	"peak anonymous RSS $many KiB after 1M open/close, $few KiB after 100k: more than 10 MB apart"
+echo "peak anonymous RSS: $few KiB after 100k open/close, $many KiB after 1M"
 
 # peak N CMD...: ipcperf stat's peak anonymous RSS (KiB) tracing CMD, the text report in $T/peak-N.txt
 peak() {
 	local n=$1 kb
 	shift
-	run $pin "$MAXRSS" "$IPCPERF" stat -q -o "$T/peak-$n.txt" -- "$@"
-	expect_status 0 "stat -- $*"
-	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
-	[ -n "$kb" ] || { show; fail "stat -- $*: no peak anonymous RSS"; }
+	peak_run "stat -- $*" $pin "$MAXRSS" "$IPCPERF" stat -q -o "$T/peak-$n.txt" -- "$@"
 	grep -q '^lost events: 0,' "$T/peak-$n.txt" || fail "stat -- $*: events were lost"
 	echo "$kb"
 }
@@ -174,16 +188,9 @@ fpin="taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')"
 # a run that lost events returns 2 while RUN is below 3 (made again).
 fpeak() {
 	local kb
-	run $fpin "$MAXRSS" "$IPCPERF" flows -q --json -o "$T/flows-$1.json" -- \
+	peak_run "flows -- connwork tcp $1" $fpin "$MAXRSS" "$IPCPERF" flows -q --json -o "$T/flows-$1.json" -- \
 		"$top_builddir/tests/connwork" tcp "$1" --out "$T/f$1.out"
-	expect_status 0 "flows -- connwork tcp $1"
-	kb=$(sed -n 's/^maxanon \([0-9]*\)$/\1/p' "$T/err")
-	[ -n "$kb" ] || { show; fail "flows -- connwork tcp $1: no peak anonymous RSS"; }
-	if [ "$(jq -r .lost_events "$T/flows-$1.json")" != 0 ]; then
-		[ "${2:-3}" -lt 3 ] || fail "flows -- connwork tcp $1: events were lost"
-		echo "flows -- connwork tcp $1: events lost (run $2 of 3): made again" >&2
-		return 2
-	fi
+	lost_again "flows -- connwork tcp $1" "$T/flows-$1.json" "${2:-3}" || return 2
 	echo "$kb"
 }
 # fexact N: the flows and groups of connwork tcp N, to the byte
@@ -198,13 +205,7 @@ fexact() {
 	want="$want 127.0.0.1:$port $1 $((200 * $1)) $1 $1 $1"
 	[ "$got" = "$want" ] || fail "flows of $1 connections: '$got', not '$want'"
 }
-for run in 1 2 3; do
-	r=0
-	few=$(fpeak 6000 $run) && many=$(fpeak 60000 $run) || r=$?
-	[ $r -eq 2 ] && continue
-	[ $r -eq 0 ] || exit 1
-	again "$many" "$few" 10240 $run || break
-done
+peaks fpeak 6000 60000 10240
 within "$many" "$few" 10240 \
 	"flows: peak anonymous RSS $many KiB after 60,000 connections, $few KiB after 6,000: more than 10 MB apart"
 fexact 6000

@@ -44,9 +44,7 @@ check() {
 		fail "$MODE: requests not attributed: $(jq -c .unattributed "$J")"
 	[ "$(jq -c '[.shapes[] | [.shape, .count]]' "$J")" = "[[\"client -> proxy -> backend\",$N]]" ] ||
 		fail "$MODE: shapes $(jq -c '[.shapes[] | [.shape, .count]]' "$J")"
-	[ "$(jq -c '[.shapes[0].hops[] | [.comm, .parent, .kind]]' "$J")" = \
-		"[[\"proxy\",-1,\"$2\"],[\"backend\",0,\"$2\"]]" ] ||
-		fail "$MODE: hops $(jq -c '[.shapes[0].hops[] | [.comm, .parent, .kind]]' "$J")"
+	hops_are "$J" "[[\"proxy\",-1,\"$2\"],[\"backend\",0,\"$2\"]]"
 	near "$MODE: the proxy's self p50" "$(jq '.shapes[0].hops[0].self_ns.p50' "$J")" \
 		"$(truth proxy)"
 	near "$MODE: the backend's self p50" "$(jq '.shapes[0].hops[1].self_ns.p50' "$J")" \

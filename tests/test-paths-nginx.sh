@@ -35,17 +35,12 @@ trap 'stop; rm -rf "$T"' EXIT
 
 N=300
 
-info() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-
 # backend [keepalive]: start tests/sleephttp.py; its port in $BPORT.
 backend() {
 	rm -f "$T/backend.info"
 	python3 "$top_srcdir/tests/sleephttp.py" "$T/backend.info" "$@" &
 	BACKEND=$!
-	for _ in $(seq 100); do
-		[ -s "$T/backend.info" ] && break
-		sleep 0.1
-	done
+	filled "$T/backend.info"
 	BPORT=$(info "$T/backend.info" port)
 	[ -n "$BPORT" ] || fail "the backend did not start"
 	[ "$(info "$T/backend.info" pid)" = "$BACKEND" ] || fail "the backend is not pid $BACKEND"

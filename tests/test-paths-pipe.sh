@@ -44,9 +44,7 @@ grep -qx "records $N" "$T/out" || { show; fail "the sink did not read $N records
 [ "$(jq '.unattributed | add' "$J")" = 0 ] || fail "not attributed: $(jq -c .unattributed "$J")"
 [ "$(jq -c '[.shapes[].shape]' "$J")" = '["src -> stageA -> stageB -> sink"]' ] ||
 	fail "shapes $(jq -c '[.shapes[].shape]' "$J")"
-[ "$(jq -c '[.shapes[0].hops[] | [.comm, .parent, .kind]]' "$J")" = \
-	'[["stageA",-1,"pipe"],["stageB",0,"pipe"],["sink",1,"pipe"]]' ] ||
-	fail "hops $(jq -c '[.shapes[0].hops[] | [.comm, .parent, .kind]]' "$J")"
+hops_are "$J" '[["stageA",-1,"pipe"],["stageB",0,"pipe"],["sink",1,"pipe"]]'
 near "stageA's self p50" "$(jq '.shapes[0].hops[0].self_ns.p50' "$J")" "$(truth stageA)"
 near "stageB's self p50" "$(jq '.shapes[0].hops[1].self_ns.p50' "$J")" "$(truth stageB)"
 near "stageA's self p50 against X" "$(jq '.shapes[0].hops[0].self_ns.p50' "$J")" $((X * 1000000))

@@ -61,9 +61,7 @@ check() {
 	[ "$(jq -r '.shapes[0].shape' "$J")" = "client -> proxy -> backend" ] ||
 		fail "$MODE: shape '$(jq -r '.shapes[0].shape' "$J")'"
 	[ "$(jq '.shapes[0].count' "$J")" = $N ] || fail "$MODE: count $(jq '.shapes[0].count' "$J")"
-	[ "$(jq -c '[.shapes[0].hops[] | [.comm, .parent, .kind]]' "$J")" = \
-		"[[\"proxy\",-1,\"$2\"],[\"backend\",0,\"$2\"]]" ] ||
-		fail "$MODE: hops $(jq -c '[.shapes[0].hops[] | [.comm, .parent, .kind]]' "$J")"
+	hops_are "$J" "[[\"proxy\",-1,\"$2\"],[\"backend\",0,\"$2\"]]"
 	near "$MODE: the proxy's self p50" "$(jq '.shapes[0].hops[0].self_ns.p50' "$J")" "$(truth proxy)"
 	near "$MODE: the backend's self p50" "$(jq '.shapes[0].hops[1].self_ns.p50' "$J")" "$(truth backend)"
 	near "$MODE: the proxy's self p50 against X" "$(jq '.shapes[0].hops[0].self_ns.p50' "$J")" $((X * 1000000))

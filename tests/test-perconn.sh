@@ -16,17 +16,11 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=6000
 # TCP dumps allowed in the whole run: a few at the attach and the report.
 MAX_DUMPS=4
 
-need_exe "$IPCPERF"
-need_exe "$CONNWORK"
-[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
-command -v strace >/dev/null 2>&1 || not_here "strace is not installed"
-make_tmpdir
-need_bpf_fdid
+bpf_setup "$CONNWORK" strace
 
 SP=
 trap 'kill $SP 2>/dev/null; rm -rf "$T"' EXIT

@@ -26,10 +26,7 @@ skip_unless_root "recording perf.data captures"
 need_exe "$PD_RECORD"
 need_exe "$REPLAY"
 need_exe "$IPCWORK"
-if ! command -v perf >/dev/null 2>&1; then
-	[ "${CI:-}" = true ] && fail "CI=true but perf (linux-perf) is not installed"
-	skip "perf (linux-perf) is not installed"
-fi
+need_perf
 make_tmpdir
 
 # The workload: W writes 10 + T 5 + G 3 buffers to fd 11, 9100 bytes in all;

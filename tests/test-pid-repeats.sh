@@ -8,11 +8,7 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-need_exe "$IPCPERF"
-skip_unless_root "stat and top of a live process"
-command -v python3 >/dev/null || fail "python3 is not installed"
-command -v jq >/dev/null || fail "jq is not installed (scripts/install-deps installs it)"
-make_tmpdir
+live_setup "stat and top of a live process" python3 jq
 work=
 ipp=
 trap 'kill $work $ipp 2>/dev/null; rm -rf "$T"' EXIT

@@ -14,27 +14,13 @@
 # Needs root.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/signals-lib.sh"
 
 skip_unless_root "signals on live captures"
 need_exe "$IPCPERF"
 need_exe "$top_builddir/tests/stormwork"
 make_tmpdir
 trap 'for f in "$T"/*.pid; do [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-alive() {
-	[ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
-}
-gone() { ! alive "$1"; }
-within() {
-	local end=$(($(now_ms) + $1))
-	shift
-	until "$@"; do
-		[ "$(now_ms)" -lt "$end" ] || return 1
-		sleep 0.02
-	done
-}
-has_pid() { [ -s "$1" ]; }
 
 # ------------------------------------------------------------ a daemon
 # The command forks a child that forks the daemon (setsid) and exits: the
@@ -89,7 +75,6 @@ grep -q 'outlived it' "$T/di.err" || { cat "$T/di.err" >&2; fail "daemon, SIGINT
 kill "$(cat "$T/di.pid")"
 
 # ------------------------------------------------------------ other terminating signals
-loop_cmd() { echo "echo \$\$ > $T/$1.pid; while :; do sleep 0.1; done"; }
 
 # SIGNAL SUBCOMMAND NAME: as SIGTERM: the output written and the command
 # ended within 1 s, ipcperf out with 128 + the signal's number.

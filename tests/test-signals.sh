@@ -10,35 +10,12 @@
 # processes: each command writes its pid into a file, and what is left of
 # them is killed on the way out. Needs root.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/signals-lib.sh"
 
 skip_unless_root "signals and -d on live captures"
 need_exe "$IPCPERF"
 make_tmpdir
 trap 'for f in "$T"/*.pid "$T"/*.bg "$T"/*.fg; do [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-
-# alive PID: PID runs (a zombie has exited).
-alive() {
-	[ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
-}
-gone() { ! alive "$1"; }
-
-# within MS CMD...: CMD succeeds within MS milliseconds (polled).
-within() {
-	_end=$(($(now_ms) + $1))
-	shift
-	until "$@"; do
-		[ "$(now_ms)" -lt "$_end" ] || return 1
-		sleep 0.02
-	done
-}
-
-# has_pid FILE: the command wrote its pid there (it is released: the capture is live).
-has_pid() { [ -s "$1" ]; }
-
-# A command that runs until it is ended, its pid in $T/NAME.pid.
-loop_cmd() { echo "echo \$\$ > $T/$1.pid; while :; do sleep 0.1; done"; }
 
 # ------------------------------------------------------------ -d ends the command
 # The command's clock starts with the capture (it is held until then).

@@ -18,10 +18,7 @@ set -u
 skip_unless_root "stat -x against perf stat -x"
 need_exe "$IPCPERF"
 need_exe "$IPCWORK"
-if ! command -v perf >/dev/null 2>&1; then
-	[ "${CI:-}" = true ] && fail "perf (linux-perf) is not installed"
-	skip "perf (linux-perf) is not installed"
-fi
+need_perf
 make_tmpdir
 TMO=60
 W="$IPCWORK pipe"

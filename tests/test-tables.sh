@@ -9,13 +9,10 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-need_exe "$IPCPERF"
 need_exe "$IPCWORK"
 FLOWWORK=$top_builddir/tests/flowwork
 need_exe "$FLOWWORK"
-skip_unless_root "the tables on a terminal"
-command -v tmux >/dev/null || fail "tmux is not installed (scripts/install-deps installs it)"
-make_tmpdir
+live_setup "the tables on a terminal" tmux
 ipcperf=$(realpath "$IPCPERF") ipcwork=$(realpath "$IPCWORK") flowwork=$(realpath "$FLOWWORK")
 sock=$T/tmux.sock
 trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$T"' EXIT

@@ -18,23 +18,15 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-CONNWORK=$top_builddir/tests/connwork
 N=1000
 
-need_exe "$IPCPERF"
-need_exe "$CONNWORK"
 skip_unless_root "top of live processes"
-make_tmpdir
-need_bpf_fdid
+bpf_setup "$CONNWORK"
 
 # The rings sized so that 1000 connections lose nothing.
 TOP="timeout 120 $IPCPERF top -b -d 0.1 -m 8192"
 cpid=
 trap '[ -n "$cpid" ] && kill $cpid 2>/dev/null; rm -rf "$T"' EXIT
-
-info() {
-	awk -v k="$2" '$1 == k { print $2 }' "$1"
-}
 
 # wait_for WHAT TEST...: until TEST holds (20 s at most).
 wait_for() {
@@ -79,6 +71,18 @@ frames() {
 	[ "$lost" -eq 0 ] || fail "$2: $lost records lost: nothing can be exact"
 }
 
+# two_groups KIND: the run of KIND in $T/out has its frames (frames), and
+# the fd pane of the last one ($T/pane) two socket rows: a group each side.
+# (The files a sanitized build's runtime reads are rows of their own: only
+# the sockets are counted.)
+two_groups() {
+	local rows
+	frames "$T/out" "$1"
+	last_pane "$T/out"
+	rows=$(grep -Ec '^ +[0-9]+ +[0-9*]+ (tcp|unix) ' "$T/pane")
+	[ "$rows" -eq 2 ] || { cat "$T/pane" >&2; fail "$1: the last frame's fd pane has $rows socket rows for $N connections a side, expected 2"; }
+}
+
 # row WHAT REGEX: a row of the pane matches REGEX.
 row() {
 	grep -Eq "$2" "$T/pane" || { cat "$T/pane" >&2; fail "$1: no row /$2/"; }
@@ -90,11 +94,7 @@ srv=$(info "$T/tcp.info" server)
 cli=$(info "$T/tcp.info" client)
 port=$(info "$T/tcp.info" port)
 [ -n "$srv" ] && [ -n "$cli" ] && [ -n "$port" ] || fail "connwork wrote no pids and port"
-frames "$T/out" tcp
-last_pane "$T/out"
-# (the files a sanitized build's runtime reads are rows of their own: only the sockets are counted)
-rows=$(grep -Ec '^ +[0-9]+ +[0-9*]+ (tcp|unix) ' "$T/pane")
-[ "$rows" -eq 2 ] || { cat "$T/pane" >&2; fail "tcp: the last frame's fd pane has $rows socket rows for $N connections a side, expected 2"; }
+two_groups tcp
 row "tcp: the server's group" "^ +$srv +\* tcp .* $((300 * N))  127\.0\.0\.1:$port <- connwork\[$cli\], $N conns$"
 row "tcp: the client's group" "^ +$cli +\* tcp .* $((300 * N))  -> 127\.0\.0\.1:$port connwork\[$srv\], $N conns$"
 # The server's calls are all on its connections: its group is its process row.
@@ -107,10 +107,7 @@ proc=$(awk -v p="$srv" '/^ +PID COMM / { on = 1; next } on && !NF { on = 0 }
 held unix
 srv=$(info "$T/unix.info" server)
 cli=$(info "$T/unix.info" client)
-frames "$T/out" unix
-last_pane "$T/out"
-rows=$(grep -Ec '^ +[0-9]+ +[0-9*]+ (tcp|unix) ' "$T/pane")
-[ "$rows" -eq 2 ] || { cat "$T/pane" >&2; fail "unix: the last frame's fd pane has $rows socket rows, expected 2"; }
+two_groups unix
 row "unix: the server's group" "^ +$srv +\* unix .* $((300 * N))  unix peer connwork\[$cli\], $N conns$"
 row "unix: the client's group" "^ +$cli +\* unix .* $((300 * N))  unix peer connwork\[$srv\], $N conns$"
 

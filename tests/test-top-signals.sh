@@ -7,25 +7,12 @@
 # up (-v: the library's lines at the start), after the screen is left.
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/signals-lib.sh"
 
-need_exe "$IPCPERF"
-skip_unless_root "top on a live command"
-command -v script >/dev/null || fail "script(1) is not installed (bsdutils)"
-make_tmpdir
+live_setup "top on a live command" script
 ipcperf=$(realpath "$IPCPERF")
 trap 'for f in "$T"/*.pid; do [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null; done; rm -rf "$T"' EXIT
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-within() {
-	local end=$(($(now_ms) + $1))
-	shift
-	until "$@"; do
-		[ "$(now_ms)" -lt "$end" ] || return 1
-		sleep 0.05
-	done
-}
-has_pid() { [ -s "$1" ]; }
-gone() { ! [ -r "/proc/$1/status" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
 screen_up() { grep -q $'\033\\[?1049h' "$1"; }
 
 # top_by SIGNAL STATUS: top of a command, ended by SIGNAL sent to ipcperf.

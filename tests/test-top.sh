@@ -14,11 +14,7 @@
 set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-need_exe "$IPCPERF"
-skip_unless_root "top on live processes"
-command -v tmux >/dev/null || fail "tmux is not installed (scripts/install-deps installs it)"
-command -v python3 >/dev/null || fail "python3 is not installed"
-make_tmpdir
+live_setup "top on live processes" tmux python3
 ipcperf=$(realpath "$IPCPERF")
 sock=$T/tmux.sock
 pids=

@@ -108,6 +108,16 @@ side_by_side() {
 		{ head -n 40 "$T/$name/diff" >&2; fail "$name: the lines as printed differ from strace -f -yy's"; }
 }
 
+# has_lines NAME LINE...: each LINE is a whole line of ipcperf's trace of
+# NAME as side_by_side normalized it ($T/NAME/i.n), or fail.
+has_lines() {
+	local name=$1 l
+	shift
+	for l in "$@"; do
+		grep -qxF "$l" "$T/$name/i.n" || { cat "$T/$name/i.n" >&2; fail "$name: no line '$l'"; }
+	done
+}
+
 mkdir "$T/dir" && touch "$T/dir/a" "$T/dir/b b" "$T/dir/c"
 side_by_side ls ls "$T/dir"
 # a listener that answers each of the two clients (strace's, ipcperf's), untraced
@@ -165,7 +175,7 @@ grep -q '^T0 socketpair(AF_UNIX, SOCK_DGRAM, 0, \[3<UNIX:\[INO\]>, 4<UNIX:\[INO\
 # bytes (one of them in a page the call faults in), getsockopt and
 # setsockopt's values, each fd named, the listener by its address.
 NORM_OPTS="--ports" side_by_side loop "$LOOPWORK"
-for l in 'T0 setsockopt(3<TCP:[INO]>, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0' \
+has_lines loop 'T0 setsockopt(3<TCP:[INO]>, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0' \
 	'T0 listen(3<TCP:[127.0.0.1:P1]>, 8)        = 0' \
 	'T0 getsockopt(4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, SOL_SOCKET, SO_ERROR, [0], [4]) = 0' \
 	'T0 poll([{fd=4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, events=POLLIN|POLLOUT}], 1, 1000) = 1 ([{fd=4, revents=POLLOUT}])' \
@@ -180,20 +190,16 @@ for l in 'T0 setsockopt(3<TCP:[INO]>, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0' \
 	'T0 readv(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base="GET / HT", iov_len=8}, {iov_base="TP/1.0\r\nHost: localhost\r\nUser-Ag"..., iov_len=128}], 2) = 57' \
 	'T0 readv(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base=ADDR, iov_len=8}, {iov_base=ADDR, iov_len=128}], 2) = -1 EAGAIN (Resource temporarily unavailable)' \
 	'T0 poll([{fd=4<TCP:[127.0.0.1:P2->127.0.0.1:P1]>, events=POLLIN}], 1, 0) = 0 (Timeout)' \
-	'T0 writev(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base="HTTP/1.0 200 OK\r\n", iov_len=17}, {iov_base="Content-Length: 6\r\n\r\n", iov_len=21}, {iov_base="hello\n", iov_len=6}], 3) = 44'; do
-	grep -qxF "$l" "$T/loop/i.n" || { cat "$T/loop/i.n" >&2; fail "loop: no line '$l'"; }
-done
+	'T0 writev(6<TCP:[127.0.0.1:P1->127.0.0.1:P2]>, [{iov_base="HTTP/1.0 200 OK\r\n", iov_len=17}, {iov_base="Content-Length: 6\r\n\r\n", iov_len=21}, {iov_base="hello\n", iov_len=6}], 3) = 44'
 side_by_side signals "$SIGWORK"
-for l in 'T1 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=T1, si_uid=0} ---' \
+has_lines signals 'T1 --- SIGSTOP {si_signo=SIGSTOP, si_code=SI_USER, si_pid=T1, si_uid=0} ---' \
 	'T1 --- stopped by SIGSTOP ---' 'T1 +++ killed by SIGKILL +++' \
 	'T2 --- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=NULL} ---' \
 	'T2 +++ killed by SIGSEGV +++' \
 	'T3 --- SIGTERM {si_signo=SIGTERM, si_code=SI_USER, si_pid=T3, si_uid=0} ---' \
 	'T3 +++ killed by SIGTERM +++' \
 	'T0 --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_STOPPED, si_pid=T1, si_uid=0, si_status=SIGSTOP, si_utime=TICKS, si_stime=TICKS} ---' \
-	'T0 rt_sigreturn({mask=[]})                 = 0'; do
-	grep -qxF "$l" "$T/signals/i.n" || { cat "$T/signals/i.n" >&2; fail "signals: no line '$l'"; }
-done
+	'T0 rt_sigreturn({mask=[]})                 = 0'
 # close_range, as strace draws it: its numbers unsigned, no fd names; the
 # fds of its range no longer named after it (iowork close-range: a write to
 # fd 23 it closed, then pipe2 given fds 20 and 21 again).

@@ -26,15 +26,7 @@ set -u
 ZCWORK=$top_builddir/tests/zcwork
 
 
-need_exe "$IPCPERF"
-need_exe "$ZCWORK"
-[ "$(id -u)" -eq 0 ] || not_here "not root: the BPF fd identity needs root"
-command -v jq >/dev/null 2>&1 || not_here "jq is not installed"
-make_tmpdir
-
-run timeout 60 "$IPCPERF" list
-expect_status 0 "ipcperf list"
-grep -q '^# fd identity: bpf' "$T/out" || not_here "the BPF fd identity does not load here"
+bpf_setup "$ZCWORK" jq
 
 # fd kind, then ops bytes errors zero_copy_ops zero_copy_bytes of read, then of write
 want_rows='20 file 5 32768 1 5 32768 3 12288 0 0 0

@@ -77,23 +77,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum { EXIT_USAGE = 2, EXIT_BROKEN = 3, EXIT_SKIP = 77 };
+#include "work-common.h"
+
+enum { EXIT_USAGE = 2, EXIT_SKIP = 77 };
 
 static bool verbose;
 static char buf[16384];
-
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "zcwork[%d]: ", (int)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_BROKEN);
-}
 
 /* A call's result must be @want (>= 0), or a failure with @err when @want is -1. */
 static void expect(ssize_t n, ssize_t want, int err, const char *what)
@@ -106,16 +95,6 @@ static void expect(ssize_t n, ssize_t want, int err, const char *what)
 		    n < 0 ? strerror(errno) : "short", want);
 	if (verbose)
 		printf("%s = %zd\n", what, n);
-}
-
-/* Put @fd on @target (a free number above every fd made so far). */
-static void move_fd(int fd, int target)
-{
-	if (fd == target)
-		return;
-	if (dup2(fd, target) < 0)
-		die("dup2(%d, %d): %s", fd, target, strerror(errno));
-	close(fd);
 }
 
 static void pipe_at(int rd, int wr)
@@ -319,6 +298,7 @@ int main(int argc, char **argv)
 	char *end;
 	long n;
 
+	work_prog = "zcwork";
 	if (argc < 3)
 		usage("missing", argc < 2 ? "SCENARIO" : "argument");
 	if (argc > 4 || (argc == 4 && strcmp(argv[3], "-v")))
