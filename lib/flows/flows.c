@@ -184,45 +184,38 @@ static int fifo_push(struct fifo *q, const struct seg *s)
 static void pidset_add(struct pidset *s, pid_t pid)
 {
 	size_t i = 0;
+	pid_t *slot;
 
 	while (i < s->n && s->v[i] < pid)
 		i++;
 	if (i < s->n && s->v[i] == pid)
 		return;
-	if (ipp_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
-		return;
-	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
-	s->v[i] = pid;
-	s->n++;
+	slot = ipp_insert_at((void **)&s->v, &s->n, &s->cap, i, sizeof(*slot));
+	if (slot)
+		*slot = pid;
+}
+
+static int cmp_flow_ino(const void *key, const void *elem)
+{
+	uint64_t a = *(const uint64_t *)key, b = (*(struct flow *const *)elem)->ino;
+
+	return (a > b) - (a < b);
 }
 
 static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create)
 {
-	size_t lo = 0, hi = fl->nr;
 	struct flow *f;
+	size_t lo;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (fl->flows[mid]->ino == ino)
-			return fl->flows[mid];
-		if (fl->flows[mid]->ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (ipp_bsearch_at(&ino, fl->flows, fl->nr, sizeof(*fl->flows), cmp_flow_ino, &lo))
+		return fl->flows[lo];
 	if (!create)
 		return NULL;
-	if (ipp_grow((void **)&fl->flows, &fl->cap, fl->nr + 1, sizeof(*fl->flows)) < 0)
-		return NULL;
-	f = calloc(1, sizeof(*f));
+	f = ipp_insert_new((void **)&fl->flows, &fl->nr, &fl->cap, lo, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->ino = ino;
 	f->capacity = -1;
-	memmove(&fl->flows[lo + 1], &fl->flows[lo], (fl->nr - lo) * sizeof(*fl->flows));
-	fl->flows[lo] = f;
-	fl->nr++;
 	if (++fl->made % COOL_EVERY == 0)
 		cool(fl);
 	return f;
