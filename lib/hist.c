@@ -269,6 +269,20 @@ struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h)
 	return p;
 }
 
+struct ipp_hist *ipp_hist_unpack(struct ipp_hist_packed **packed)
+{
+	struct ipp_hist *h = malloc(sizeof(*h));
+
+	if (!h)
+		return NULL;
+	ipp_hist_init(h);
+	if (*packed)
+		ipp_hist_merge_packed(h, *packed);
+	free(*packed);
+	*packed = NULL;
+	return h;
+}
+
 bool ipp_hist_add_packed(struct ipp_hist_packed *dst, const struct ipp_hist_packed *src)
 {
 	unsigned int off = src->first - dst->first;

@@ -111,6 +111,12 @@ struct ipp_hist_packed {
 
 /* @h packed, or NULL (no memory, errno ENOMEM; or @h empty, errno 0). Free with free(). */
 struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h);
+/*
+ * A dense histogram of the samples of *@packed (none when it is NULL), which
+ * is freed and set to NULL. @return it (free with free()), or NULL (no
+ * memory) with *@packed kept.
+ */
+struct ipp_hist *ipp_hist_unpack(struct ipp_hist_packed **packed);
 /* Add every sample of @src to @dst, as ipp_hist_merge() would. */
 void ipp_hist_merge_packed(struct ipp_hist *dst, const struct ipp_hist_packed *src);
 /*

@@ -377,6 +377,32 @@ START_TEST(test_packed)
 }
 END_TEST
 
+/* Unpacked: the same histogram as was packed, the packed one freed; from none, an empty one. */
+START_TEST(test_unpack)
+{
+	struct ipp_hist h, empty;
+	struct ipp_hist_packed *p = NULL;
+	struct ipp_hist *u;
+
+	ipp_hist_init(&h);
+	ipp_hist_init(&empty);
+	for (int i = 0; i < 1000; i++)
+		ipp_hist_add(&h, 100 + rng() % 90000);
+	u = ipp_hist_unpack(&p);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_mem_eq(u, &empty, sizeof(empty));
+	free(u);
+	p = ipp_hist_pack(&h);
+	ck_assert_ptr_nonnull(p);
+	u = ipp_hist_unpack(&p);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_ptr_null(p);
+	ck_assert_mem_eq(u, &h, sizeof(h));
+	ck_assert_uint_eq(ipp_hist_count(u), 1000);
+	free(u);
+}
+END_TEST
+
 /* Two packed histograms alike, field by field (not their padding). */
 static void ck_packed_eq(const struct ipp_hist_packed *x, const struct ipp_hist_packed *y)
 {
@@ -496,6 +522,7 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_packed);
 	tcase_add_test(tc, test_packed_in_place);
+	tcase_add_test(tc, test_unpack);
 	tcase_add_test(tc, test_bad_p);
 	tcase_add_test(tc, test_saturation);
 	tcase_add_test(tc, test_count_le);

@@ -233,15 +233,9 @@ static struct ipp_hist *wire_of(struct ipcperf_flows *fl, struct flow *f)
 		return f->wire;
 	if (ipp_grow((void **)&fl->warm, &fl->cap_warm, fl->nr_warm + 1, sizeof(*fl->warm)) < 0)
 		return NULL;
-	f->wire = malloc(sizeof(*f->wire));
-	if (!f->wire)
-		return NULL;
-	fl->warm[fl->nr_warm++] = f;
-	ipp_hist_init(f->wire);
-	if (f->wire_packed)
-		ipp_hist_merge_packed(f->wire, f->wire_packed);
-	free(f->wire_packed);
-	f->wire_packed = NULL;
+	f->wire = ipp_hist_unpack(&f->wire_packed);
+	if (f->wire)
+		fl->warm[fl->nr_warm++] = f;
 	return f->wire;
 }
 

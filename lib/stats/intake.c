@@ -96,16 +96,8 @@ static struct inccount *count_of(struct ipcperf_stats *st, long inc)
  */
 static struct ipp_hist *sc_hist(struct scstat *sc)
 {
-	if (sc->hist)
-		return sc->hist;
-	sc->hist = malloc(sizeof(*sc->hist));
 	if (!sc->hist)
-		return NULL;
-	ipp_hist_init(sc->hist);
-	if (sc->packed)
-		ipp_hist_merge_packed(sc->hist, sc->packed);
-	free(sc->packed);
-	sc->packed = NULL;
+		sc->hist = ipp_hist_unpack(&sc->packed);
 	return sc->hist;
 }
 
