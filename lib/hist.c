@@ -283,6 +283,37 @@ struct ipp_hist *ipp_hist_unpack(struct ipp_hist_packed **packed)
 	return h;
 }
 
+const struct ipp_hist *ipp_hist_dense(const struct ipp_hist *dense,
+				      const struct ipp_hist_packed *packed, struct ipp_hist *scratch)
+{
+	if (dense)
+		return dense;
+	ipp_hist_init(scratch);
+	if (packed)
+		ipp_hist_merge_packed(scratch, packed);
+	return scratch;
+}
+
+int ipp_hist_fold(struct ipp_hist_packed **dst, const struct ipp_hist *dense,
+		  const struct ipp_hist_packed *packed, struct ipp_hist *scratch)
+{
+	struct ipp_hist_packed *p;
+
+	ipp_hist_init(scratch);
+	if (*dst)
+		ipp_hist_merge_packed(scratch, *dst);
+	if (packed)
+		ipp_hist_merge_packed(scratch, packed);
+	if (dense)
+		ipp_hist_merge(scratch, dense);
+	p = ipp_hist_pack(scratch);
+	if (!p)
+		return -ENOMEM;
+	free(*dst);
+	*dst = p;
+	return 0;
+}
+
 bool ipp_hist_add_packed(struct ipp_hist_packed *dst, const struct ipp_hist_packed *src)
 {
 	unsigned int off = src->first - dst->first;

@@ -164,12 +164,7 @@ static struct judged judge(const struct flow *f, uint64_t p50)
 /* The wire times of @f as a dense histogram: its own, or its packed one in @scratch. */
 static const struct ipp_hist *dense_wire(const struct flow *f, struct ipp_hist *scratch)
 {
-	if (f->wire)
-		return f->wire;
-	ipp_hist_init(scratch);
-	if (f->wire_packed)
-		ipp_hist_merge_packed(scratch, f->wire_packed);
-	return scratch;
+	return ipp_hist_dense(f->wire, f->wire_packed, scratch);
 }
 
 /* The median wire time of @f (0 without matches); @scratch for a packed histogram. */
