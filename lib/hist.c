@@ -233,18 +233,34 @@ void ipp_hist_add_buckets(struct ipp_hist *h, uint64_t n, uint64_t sum, uint64_t
 			bucket_add(h, first + (unsigned int)i, counts[i]);
 }
 
+/*
+ * Add to @dst the samples whose totals @t holds, their buckets t->first to
+ * t->first + t->n - 1 counted in @bucket: a packed histogram's, or a window
+ * of a dense one's.
+ */
+static void merge_counts(struct ipp_hist *dst, const struct ipp_hist_packed *t,
+			 const uint32_t *bucket)
+{
+	if (!t->count)
+		return;
+	add_totals(dst, t->count, t->sum_lo, t->sum_hi, t->min, t->max);
+	if (t->saturated)
+		dst->saturated = true;
+	for (unsigned int i = 0; i < t->n; i++)
+		if (bucket[i])
+			bucket_add(dst, t->first + i, bucket[i]);
+}
+
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
 {
-	if (!src->count)
-		return;
-	add_totals(dst, src->count, src->sum_lo, src->sum_hi, src->min, src->max);
-	if (src->saturated)
-		dst->saturated = true;
-
 	unsigned int first = ipp_hist_index(src->min), last = ipp_hist_index(src->max);
-	for (unsigned int i = first; i <= last; i++)
-		if (src->bucket[i])
-			bucket_add(dst, i, src->bucket[i]);
+	struct ipp_hist_packed t = {
+		.count = src->count, .sum_lo = src->sum_lo, .sum_hi = src->sum_hi,
+		.min = src->min, .max = src->max, .saturated = src->saturated,
+		.first = first, .n = last - first + 1,
+	};
+
+	merge_counts(dst, &t, &src->bucket[first]);
 }
 
 struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h)
@@ -343,14 +359,7 @@ bool ipp_hist_add_packed(struct ipp_hist_packed *dst, const struct ipp_hist_pack
 
 void ipp_hist_merge_packed(struct ipp_hist *dst, const struct ipp_hist_packed *src)
 {
-	if (!src->count)
-		return;
-	add_totals(dst, src->count, src->sum_lo, src->sum_hi, src->min, src->max);
-	if (src->saturated)
-		dst->saturated = true;
-	for (unsigned int i = 0; i < src->n; i++)
-		if (src->bucket[i])
-			bucket_add(dst, src->first + i, src->bucket[i]);
+	merge_counts(dst, src, src->bucket);
 }
 
 /* ---------------------------------------------------------------- public */
