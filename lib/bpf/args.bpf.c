@@ -542,11 +542,7 @@ int BPF_PROG(args_signal, int sig, struct kernel_siginfo *info, struct k_sigacti
 	if (!is_call_target(pid_tgid >> 32) || calls_stopped)
 		return 0;
 	__builtin_memset(&r, 0, sizeof(r));
-	r.version = IPP_FDID_REC_VERSION;
-	r.size = sizeof(r);
-	r.what = IPP_FDID_SIGNAL;
-	r.pid = pid_tgid >> 32;
-	r.tid = (__u32)pid_tgid;
+	krec_hdr(&r, IPP_FDID_SIGNAL, sizeof(r), pid_tgid >> 32, (__u32)pid_tgid);
 	if ((unsigned long)info <= 1) {	/* SEND_SIG_NOINFO, SEND_SIG_PRIV */
 		sig = fatal_signal(bpf_get_current_task_btf(), r.tid, r.pid, r.info);
 		if (!sig)

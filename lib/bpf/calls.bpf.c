@@ -183,11 +183,7 @@ static __always_inline void call_record(void *ctx, struct ipp_call_slot *c, long
 	struct ipp_call_rec r;
 
 	__builtin_memset(&r, 0, sizeof(r));
-	r.version = IPP_FDID_REC_VERSION;
-	r.size = sizeof(r);
-	r.what = IPP_FDID_CALL;
-	r.pid = pid_tgid >> 32;
-	r.tid = (__u32)pid_tgid;
+	krec_hdr(&r, IPP_FDID_CALL, sizeof(r), pid_tgid >> 32, (__u32)pid_tgid);
 	r.nr = (__s32)nr;
 	r.ret = ret;
 	r.end_ns = now;

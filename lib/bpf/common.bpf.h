@@ -312,6 +312,21 @@ struct {
 	})
 
 /*
+ * Fill the header a record starts with (struct ipp_krec_hdr, krec.h): a
+ * record of kind @what, @size bytes, of thread @tid of process @pid.
+ */
+static __always_inline void krec_hdr(void *rec, __u8 what, __u16 size, __s32 pid, __s32 tid)
+{
+	struct ipp_krec_hdr *h = rec;
+
+	h->version = IPP_FDID_REC_VERSION;
+	h->size = size;
+	h->what = what;
+	h->pid = pid;
+	h->tid = tid;
+}
+
+/*
  * A syscall's six arguments into @args, from its registers at sys_enter. A
  * BTF tracepoint's typed pointers are read with plain loads, without a
  * helper call.
