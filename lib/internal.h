@@ -98,6 +98,12 @@ void *ipp_insert_at(void **v, size_t *n, size_t *cap, size_t at, size_t elem);
  */
 void *ipp_insert_new(void **v, size_t *n, size_t *cap, size_t at, size_t size);
 /*
+ * A new object of @size bytes, zeroed, when the arguments it is made from
+ * are good (@args_ok). @return it (free with free()), or NULL with errno
+ * EINVAL (bad arguments: nothing allocated) or ENOMEM.
+ */
+void *ipp_new_checked(bool args_ok, size_t size);
+/*
  * Room for one more element in a ring (*@v of *@cap elements of @elem
  * bytes, the oldest at *@head, @len in use): when it is full, an array twice
  * as large (@first when empty) holds them unwrapped, oldest first, from

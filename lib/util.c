@@ -54,6 +54,20 @@ void *ipp_insert_new(void **v, size_t *n, size_t *cap, size_t at, size_t size)
 	return obj;
 }
 
+void *ipp_new_checked(bool args_ok, size_t size)
+{
+	void *obj;
+
+	if (!args_ok) {
+		errno = EINVAL;
+		return NULL;
+	}
+	obj = calloc(1, size);
+	if (!obj)
+		errno = ENOMEM;
+	return obj;
+}
+
 int ipp_ring_reserve(void **v, size_t *cap, size_t *head, size_t len, size_t elem, size_t first)
 {
 	size_t n = *cap ? *cap * 2 : first, tail;

@@ -93,6 +93,22 @@ START_TEST(test_insert_at_too_large)
 }
 END_TEST
 
+/* Made only from good arguments, zeroed; from bad ones, NULL with EINVAL. */
+START_TEST(test_new_checked)
+{
+	static const unsigned char zero[64];
+	unsigned char *obj;
+
+	errno = 0;
+	ck_assert_ptr_null(ipp_new_checked(false, sizeof(zero)));
+	ck_assert_int_eq(errno, EINVAL);
+	obj = ipp_new_checked(true, sizeof(zero));
+	ck_assert_ptr_nonnull(obj);
+	ck_assert_mem_eq(obj, zero, sizeof(zero));
+	free(obj);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the CLI's numbers */
 
 /* What every numeric option of the CLI reads: decimal digits, a fraction only if asked. */
@@ -223,6 +239,7 @@ Suite *util_suite(void)
 	tc = tcase_create("insert");
 	tcase_add_test(tc, test_insert_at);
 	tcase_add_test(tc, test_insert_at_too_large);
+	tcase_add_test(tc, test_new_checked);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("number");
 	tcase_add_test(tc, test_parse_number);

@@ -52,15 +52,9 @@ struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
 {
 	struct ipcperf_flows *fl;
 
-	if (!st) {
-		errno = EINVAL;
+	fl = ipp_new_checked(st != NULL, sizeof(*fl));
+	if (!fl)
 		return NULL;
-	}
-	fl = calloc(1, sizeof(*fl));
-	if (!fl) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	fl->st = st;
 	fl->fold_at = IPP_FLOWS_FOLD_MIN;
 	fl->waits = ipp_waits__new();
