@@ -233,18 +233,34 @@ void ipp_hist_add_buckets(struct ipp_hist *h, uint64_t n, uint64_t sum, uint64_t
 			bucket_add(h, first + (unsigned int)i, counts[i]);
 }
 
+/*
+ * Add to @dst the samples whose totals @t holds, their buckets t->first to
+ * t->first + t->n - 1 counted in @bucket: a packed histogram's, or a window
+ * of a dense one's.
+ */
+static void merge_counts(struct ipp_hist *dst, const struct ipp_hist_packed *t,
+			 const uint32_t *bucket)
+{
+	if (!t->count)
+		return;
+	add_totals(dst, t->count, t->sum_lo, t->sum_hi, t->min, t->max);
+	if (t->saturated)
+		dst->saturated = true;
+	for (unsigned int i = 0; i < t->n; i++)
+		if (bucket[i])
+			bucket_add(dst, t->first + i, bucket[i]);
+}
+
 void ipp_hist_merge(struct ipp_hist *dst, const struct ipp_hist *src)
 {
-	if (!src->count)
-		return;
-	add_totals(dst, src->count, src->sum_lo, src->sum_hi, src->min, src->max);
-	if (src->saturated)
-		dst->saturated = true;
-
 	unsigned int first = ipp_hist_index(src->min), last = ipp_hist_index(src->max);
-	for (unsigned int i = first; i <= last; i++)
-		if (src->bucket[i])
-			bucket_add(dst, i, src->bucket[i]);
+	struct ipp_hist_packed t = {
+		.count = src->count, .sum_lo = src->sum_lo, .sum_hi = src->sum_hi,
+		.min = src->min, .max = src->max, .saturated = src->saturated,
+		.first = first, .n = last - first + 1,
+	};
+
+	merge_counts(dst, &t, &src->bucket[first]);
 }
 
 struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h)
@@ -267,6 +283,51 @@ struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h)
 	};
 	memcpy(p->bucket, &h->bucket[first], p->n * sizeof(p->bucket[0]));
 	return p;
+}
+
+struct ipp_hist *ipp_hist_unpack(struct ipp_hist_packed **packed)
+{
+	struct ipp_hist *h = malloc(sizeof(*h));
+
+	if (!h)
+		return NULL;
+	ipp_hist_init(h);
+	if (*packed)
+		ipp_hist_merge_packed(h, *packed);
+	free(*packed);
+	*packed = NULL;
+	return h;
+}
+
+const struct ipp_hist *ipp_hist_dense(const struct ipp_hist *dense,
+				      const struct ipp_hist_packed *packed, struct ipp_hist *scratch)
+{
+	if (dense)
+		return dense;
+	ipp_hist_init(scratch);
+	if (packed)
+		ipp_hist_merge_packed(scratch, packed);
+	return scratch;
+}
+
+int ipp_hist_fold(struct ipp_hist_packed **dst, const struct ipp_hist *dense,
+		  const struct ipp_hist_packed *packed, struct ipp_hist *scratch)
+{
+	struct ipp_hist_packed *p;
+
+	ipp_hist_init(scratch);
+	if (*dst)
+		ipp_hist_merge_packed(scratch, *dst);
+	if (packed)
+		ipp_hist_merge_packed(scratch, packed);
+	if (dense)
+		ipp_hist_merge(scratch, dense);
+	p = ipp_hist_pack(scratch);
+	if (!p)
+		return -ENOMEM;
+	free(*dst);
+	*dst = p;
+	return 0;
 }
 
 bool ipp_hist_add_packed(struct ipp_hist_packed *dst, const struct ipp_hist_packed *src)
@@ -298,14 +359,7 @@ bool ipp_hist_add_packed(struct ipp_hist_packed *dst, const struct ipp_hist_pack
 
 void ipp_hist_merge_packed(struct ipp_hist *dst, const struct ipp_hist_packed *src)
 {
-	if (!src->count)
-		return;
-	add_totals(dst, src->count, src->sum_lo, src->sum_hi, src->min, src->max);
-	if (src->saturated)
-		dst->saturated = true;
-	for (unsigned int i = 0; i < src->n; i++)
-		if (src->bucket[i])
-			bucket_add(dst, src->first + i, src->bucket[i]);
+	merge_counts(dst, src, src->bucket);
 }
 
 /* ---------------------------------------------------------------- public */

@@ -111,6 +111,25 @@ struct ipp_hist_packed {
 
 /* @h packed, or NULL (no memory, errno ENOMEM; or @h empty, errno 0). Free with free(). */
 struct ipp_hist_packed *ipp_hist_pack(const struct ipp_hist *h);
+/*
+ * A dense histogram of the samples of *@packed (none when it is NULL), which
+ * is freed and set to NULL. @return it (free with free()), or NULL (no
+ * memory) with *@packed kept.
+ */
+struct ipp_hist *ipp_hist_unpack(struct ipp_hist_packed **packed);
+/*
+ * The samples kept either way, dense: @dense itself when not NULL, else
+ * @packed's (none when NULL) put into @scratch, which is returned.
+ */
+const struct ipp_hist *ipp_hist_dense(const struct ipp_hist *dense,
+				      const struct ipp_hist_packed *packed, struct ipp_hist *scratch);
+/*
+ * Add the samples of @dense and of @packed (either may be NULL) to the
+ * packed histogram *@dst (NULL: none yet), in @scratch. @return 0, or
+ * -ENOMEM (or nothing to pack) with *@dst as it was.
+ */
+int ipp_hist_fold(struct ipp_hist_packed **dst, const struct ipp_hist *dense,
+		  const struct ipp_hist_packed *packed, struct ipp_hist *scratch);
 /* Add every sample of @src to @dst, as ipp_hist_merge() would. */
 void ipp_hist_merge_packed(struct ipp_hist *dst, const struct ipp_hist_packed *src);
 /*

@@ -84,6 +84,26 @@
  */
 int ipp_grow(void **v, size_t *cap, size_t need, size_t elem);
 /*
+ * Open a gap at index @at (<= *@n) of *@v (*@n elements of @elem bytes, room
+ * for *@cap), growing it as ipp_grow() does: the elements from @at move up
+ * one and *@n counts one more. For sorted arrays, with @at from
+ * ipp_bsearch_at(). @return the gap, whose bytes the caller sets; NULL
+ * (no memory) with the array unchanged.
+ */
+void *ipp_insert_at(void **v, size_t *n, size_t *cap, size_t at, size_t elem);
+/*
+ * A new object of @size bytes, zeroed, its pointer put at @at of the array
+ * of pointers *@v as ipp_insert_at() puts an element. @return it (owned by
+ * the array's owner, freed with free()); NULL (no memory), nothing changed.
+ */
+void *ipp_insert_new(void **v, size_t *n, size_t *cap, size_t at, size_t size);
+/*
+ * A new object of @size bytes, zeroed, when the arguments it is made from
+ * are good (@args_ok). @return it (free with free()), or NULL with errno
+ * EINVAL (bad arguments: nothing allocated) or ENOMEM.
+ */
+void *ipp_new_checked(bool args_ok, size_t size);
+/*
  * Room for one more element in a ring (*@v of *@cap elements of @elem
  * bytes, the oldest at *@head, @len in use): when it is full, an array twice
  * as large (@first when empty) holds them unwrapped, oldest first, from

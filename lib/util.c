@@ -29,6 +29,45 @@ int ipp_grow(void **v, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+void *ipp_insert_at(void **v, size_t *n, size_t *cap, size_t at, size_t elem)
+{
+	char *gap;
+
+	if (ipp_grow(v, cap, *n + 1, elem) < 0)
+		return NULL;
+	gap = (char *)*v + at * elem;
+	memmove(gap + elem, gap, (*n - at) * elem);
+	(*n)++;
+	return gap;
+}
+
+void *ipp_insert_new(void **v, size_t *n, size_t *cap, size_t at, size_t size)
+{
+	void *obj = calloc(1, size);
+	void *slot = obj ? ipp_insert_at(v, n, cap, at, sizeof(obj)) : NULL;
+
+	if (!slot) {
+		free(obj);
+		return NULL;
+	}
+	memcpy(slot, &obj, sizeof(obj));
+	return obj;
+}
+
+void *ipp_new_checked(bool args_ok, size_t size)
+{
+	void *obj;
+
+	if (!args_ok) {
+		errno = EINVAL;
+		return NULL;
+	}
+	obj = calloc(1, size);
+	if (!obj)
+		errno = ENOMEM;
+	return obj;
+}
+
 int ipp_ring_reserve(void **v, size_t *cap, size_t *head, size_t len, size_t elem, size_t first)
 {
 	size_t n = *cap ? *cap * 2 : first, tail;

@@ -336,21 +336,31 @@ END_TEST
  * merges as the dense one: 1000 calls of 2-9 us span some 70 buckets (32
  * sub-buckets an octave), a few hundred bytes instead of ~7.7 KB.
  */
+/*
+ * 1000 samples from @lo to @lo + @span into @h, the same split between @a
+ * (all but every @nth) and @b (every @nth).
+ */
+static void fill_split(struct ipp_hist *h, struct ipp_hist *a, struct ipp_hist *b, uint64_t lo,
+		       uint64_t span, int nth)
+{
+	ipp_hist_init(h);
+	ipp_hist_init(a);
+	ipp_hist_init(b);
+	for (int i = 0; i < 1000; i++) {
+		uint64_t v = lo + rng() % span;
+
+		ipp_hist_add(h, v);
+		ipp_hist_add(i % nth ? a : b, v);
+	}
+}
+
 START_TEST(test_packed)
 {
 	struct ipp_hist h, a, b, empty;
 	struct ipp_hist_packed *p;
 
-	ipp_hist_init(&h);
-	ipp_hist_init(&a);
-	ipp_hist_init(&b);
 	ipp_hist_init(&empty);
-	for (int i = 0; i < 1000; i++) {
-		uint64_t v = 2000 + rng() % 7000;
-
-		ipp_hist_add(&h, v);
-		ipp_hist_add(i % 2 ? &a : &b, v);
-	}
+	fill_split(&h, &a, &b, 2000, 7000, 2);
 	p = ipp_hist_pack(&h);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_uint_eq(p->first, ipp_hist_index(h.min));
@@ -370,6 +380,63 @@ START_TEST(test_packed)
 	errno = EINVAL;
 	ck_assert_ptr_null(ipp_hist_pack(&empty));
 	ck_assert_int_eq(errno, 0);
+}
+END_TEST
+
+/* Unpacked: the same histogram as was packed, the packed one freed; from none, an empty one. */
+START_TEST(test_unpack)
+{
+	struct ipp_hist h, empty;
+	struct ipp_hist_packed *p = NULL;
+	struct ipp_hist *u;
+
+	ipp_hist_init(&h);
+	ipp_hist_init(&empty);
+	for (int i = 0; i < 1000; i++)
+		ipp_hist_add(&h, 100 + rng() % 90000);
+	u = ipp_hist_unpack(&p);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_mem_eq(u, &empty, sizeof(empty));
+	free(u);
+	p = ipp_hist_pack(&h);
+	ck_assert_ptr_nonnull(p);
+	u = ipp_hist_unpack(&p);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_ptr_null(p);
+	ck_assert_mem_eq(u, &h, sizeof(h));
+	ck_assert_uint_eq(ipp_hist_count(u), 1000);
+	free(u);
+}
+END_TEST
+
+/*
+ * Folded into a packed one: a dense half and a packed half give the whole;
+ * the dense view of it is the whole too, and a dense one is its own view.
+ */
+START_TEST(test_fold_dense)
+{
+	struct ipp_hist h, a, b, scratch;
+	struct ipp_hist_packed *dst = NULL, *pb;
+
+	fill_split(&h, &a, &b, 300, 50000, 3);
+	pb = ipp_hist_pack(&b);
+	ck_assert_ptr_nonnull(pb);
+	ck_assert_int_eq(ipp_hist_fold(&dst, &a, NULL, &scratch), 0);
+	ck_assert_uint_eq(dst->count, ipp_hist_count(&a));
+	ck_assert_int_eq(ipp_hist_fold(&dst, NULL, pb, &scratch), 0);
+	ck_assert_uint_eq(dst->count, 1000);
+	ck_assert_ptr_eq(ipp_hist_dense(NULL, dst, &scratch), &scratch);
+	ck_assert_mem_eq(&scratch, &h, sizeof(h));
+	ck_assert_ptr_eq(ipp_hist_dense(&a, dst, &scratch), &a);
+	/* nothing to fold: no packed histogram, *dst kept */
+	ipp_hist_init(&b);
+	ck_assert_int_eq(ipp_hist_fold(&pb, &b, NULL, &scratch), 0);
+	ck_assert_uint_eq(pb->count, 1000 - ipp_hist_count(&a));
+	free(pb);
+	pb = NULL;
+	ck_assert_int_eq(ipp_hist_fold(&pb, &b, NULL, &scratch), -ENOMEM);
+	ck_assert_ptr_null(pb);
+	free(dst);
 }
 END_TEST
 
@@ -491,6 +558,8 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, test_merge);
 	tcase_add_test(tc, test_packed);
 	tcase_add_test(tc, test_packed_in_place);
+	tcase_add_test(tc, test_unpack);
+	tcase_add_test(tc, test_fold_dense);
 	tcase_add_test(tc, test_bad_p);
 	tcase_add_test(tc, test_saturation);
 	tcase_add_test(tc, test_count_le);

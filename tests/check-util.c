@@ -52,6 +52,63 @@ START_TEST(test_ring_reserve_too_large)
 }
 END_TEST
 
+/* Gaps opened in a sorted array: the elements after each move up, in order. */
+START_TEST(test_insert_at)
+{
+	static const struct { size_t at; int val; } ins[] = {
+		{ 0, 20 }, { 1, 40 }, { 0, 10 }, { 2, 30 }, { 4, 50 },
+	};
+	int *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(ins); i++) {
+		int *gap = ipp_insert_at((void **)&v, &n, &cap, ins[i].at, sizeof(*v));
+
+		ck_assert_ptr_eq(gap, &v[ins[i].at]);
+		*gap = ins[i].val;
+		ck_assert_uint_eq(n, i + 1);
+	}
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(v[i], 10 * (int)(i + 1));
+	ck_assert_uint_eq(cap, IPP_GROW_MIN);
+	free(v);
+}
+END_TEST
+
+/* Too large to allocate: NULL, the array as it was. */
+START_TEST(test_insert_at_too_large)
+{
+	char *v = malloc(2);
+	size_t n = 2, cap = 2;
+
+	ck_assert_ptr_nonnull(v);
+	v[0] = 'a';
+	v[1] = 'b';
+	ck_assert_ptr_null(ipp_insert_at((void **)&v, &n, &cap, 1, SIZE_MAX / 2));
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(cap, 2);
+	ck_assert_int_eq(v[0], 'a');
+	ck_assert_int_eq(v[1], 'b');
+	free(v);
+}
+END_TEST
+
+/* Made only from good arguments, zeroed; from bad ones, NULL with EINVAL. */
+START_TEST(test_new_checked)
+{
+	static const unsigned char zero[64];
+	unsigned char *obj;
+
+	errno = 0;
+	ck_assert_ptr_null(ipp_new_checked(false, sizeof(zero)));
+	ck_assert_int_eq(errno, EINVAL);
+	obj = ipp_new_checked(true, sizeof(zero));
+	ck_assert_ptr_nonnull(obj);
+	ck_assert_mem_eq(obj, zero, sizeof(zero));
+	free(obj);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the CLI's numbers */
 
 /* What every numeric option of the CLI reads: decimal digits, a fraction only if asked. */
@@ -178,6 +235,11 @@ Suite *util_suite(void)
 
 	tcase_add_test(tc, test_ring_reserve_unwraps);
 	tcase_add_test(tc, test_ring_reserve_too_large);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("insert");
+	tcase_add_test(tc, test_insert_at);
+	tcase_add_test(tc, test_insert_at_too_large);
+	tcase_add_test(tc, test_new_checked);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("number");
 	tcase_add_test(tc, test_parse_number);

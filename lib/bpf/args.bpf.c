@@ -352,25 +352,6 @@ static __always_inline bool wanted(__u32 tgid, long id)
 	return v && (*v != TARGET_AT_EXEC || id == nr_execve || id == nr_execveat);
 }
 
-static __always_inline void fill_args(struct ipp_args_rec *r, struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	r->args[0] = regs->di;
-	r->args[1] = regs->si;
-	r->args[2] = regs->dx;
-	r->args[3] = regs->r10;
-	r->args[4] = regs->r8;
-	r->args[5] = regs->r9;
-#elif defined(__TARGET_ARCH_arm64)
-	r->args[0] = regs->orig_x0;
-	r->args[1] = regs->regs[1];
-	r->args[2] = regs->regs[2];
-	r->args[3] = regs->regs[3];
-	r->args[4] = regs->regs[4];
-	r->args[5] = regs->regs[5];
-#endif
-}
-
 /*
  * At the sys_enter of a target's call, fill its slot and read what the spec
  * says is there before the call. @hide, a constant of each program, means
@@ -407,7 +388,7 @@ static __always_inline int enter(void *ctx, struct pt_regs *regs, long id, bool 
 	sl->rec.tid = (__u32)pid_tgid;
 	sl->rec.nr = (__s32)id;
 	sl->rec.start_ns = bpf_ktime_get_ns();
-	fill_args(&sl->rec, regs);
+	sys_args(sl->rec.args, regs);
 	/* For a task the caller may not read, keep the call without its memory. */
 	if (hide && !caller_may_read(bpf_get_current_task_btf()))
 		sl->has_items = 0;
@@ -561,11 +542,7 @@ int BPF_PROG(args_signal, int sig, struct kernel_siginfo *info, struct k_sigacti
 	if (!is_call_target(pid_tgid >> 32) || calls_stopped)
 		return 0;
 	__builtin_memset(&r, 0, sizeof(r));
-	r.version = IPP_FDID_REC_VERSION;
-	r.size = sizeof(r);
-	r.what = IPP_FDID_SIGNAL;
-	r.pid = pid_tgid >> 32;
-	r.tid = (__u32)pid_tgid;
+	krec_hdr(&r, IPP_FDID_SIGNAL, sizeof(r), pid_tgid >> 32, (__u32)pid_tgid);
 	if ((unsigned long)info <= 1) {	/* SEND_SIG_NOINFO, SEND_SIG_PRIV */
 		sig = fatal_signal(bpf_get_current_task_btf(), r.tid, r.pid, r.info);
 		if (!sig)

@@ -68,22 +68,7 @@ int BPF_PROG(call_enter, struct pt_regs *regs, long id)
 	c->off_ns = 0;
 	c->blocked_ns = 0;
 	c->off_cpu = 0;
-	/* A BTF tracepoint's typed pointers are read with plain loads, without a helper call. */
-#if defined(__TARGET_ARCH_x86)
-	c->args[0] = regs->di;
-	c->args[1] = regs->si;
-	c->args[2] = regs->dx;
-	c->args[3] = regs->r10;
-	c->args[4] = regs->r8;
-	c->args[5] = regs->r9;
-#elif defined(__TARGET_ARCH_arm64)
-	c->args[0] = regs->orig_x0;
-	c->args[1] = regs->regs[1];
-	c->args[2] = regs->regs[2];
-	c->args[3] = regs->regs[3];
-	c->args[4] = regs->regs[4];
-	c->args[5] = regs->regs[5];
-#endif
+	sys_args(c->args, regs);
 	c->in_call = 1;
 	return 0;
 }
@@ -198,11 +183,7 @@ static __always_inline void call_record(void *ctx, struct ipp_call_slot *c, long
 	struct ipp_call_rec r;
 
 	__builtin_memset(&r, 0, sizeof(r));
-	r.version = IPP_FDID_REC_VERSION;
-	r.size = sizeof(r);
-	r.what = IPP_FDID_CALL;
-	r.pid = pid_tgid >> 32;
-	r.tid = (__u32)pid_tgid;
+	krec_hdr(&r, IPP_FDID_CALL, sizeof(r), pid_tgid >> 32, (__u32)pid_tgid);
 	r.nr = (__s32)nr;
 	r.ret = ret;
 	r.end_ns = now;

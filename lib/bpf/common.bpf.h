@@ -311,6 +311,45 @@ struct {
 		rq_ != NULL;                                                  \
 	})
 
+/*
+ * Fill the header a record starts with (struct ipp_krec_hdr, krec.h): a
+ * record of kind @what, @size bytes, of thread @tid of process @pid.
+ */
+static __always_inline void krec_hdr(void *rec, __u8 what, __u16 size, __s32 pid, __s32 tid)
+{
+	struct ipp_krec_hdr *h = rec;
+
+	h->version = IPP_FDID_REC_VERSION;
+	h->size = size;
+	h->what = what;
+	h->pid = pid;
+	h->tid = tid;
+}
+
+/*
+ * A syscall's six arguments into @args, from its registers at sys_enter. A
+ * BTF tracepoint's typed pointers are read with plain loads, without a
+ * helper call.
+ */
+static __always_inline void sys_args(__u64 *args, const struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	args[0] = regs->di;
+	args[1] = regs->si;
+	args[2] = regs->dx;
+	args[3] = regs->r10;
+	args[4] = regs->r8;
+	args[5] = regs->r9;
+#elif defined(__TARGET_ARCH_arm64)
+	args[0] = regs->orig_x0;
+	args[1] = regs->regs[1];
+	args[2] = regs->regs[2];
+	args[3] = regs->regs[3];
+	args[4] = regs->regs[4];
+	args[5] = regs->regs[5];
+#endif
+}
+
 static __always_inline bool rq_clocks(struct task_struct *p, __u64 *clock, __u64 *clock_task)
 {
 	return RQ_CLOCKS(LOAD_READ, p->se.cfs_rq->rq, clock, clock_task);

@@ -21,11 +21,7 @@ static __always_inline long emit_sched(void *ctx, __u32 tid, const struct ipp_sc
 	struct ipp_sched_rec r;
 
 	__builtin_memset(&r, 0, sizeof(r));
-	r.version = IPP_FDID_REC_VERSION;
-	r.size = sizeof(r);
-	r.what = IPP_FDID_SCHED;
-	r.pid = t->pid;
-	r.tid = (__s32)tid;
+	krec_hdr(&r, IPP_FDID_SCHED, sizeof(r), t->pid, (__s32)tid);
 	r.voluntary = t->voluntary;
 	r.involuntary = t->involuntary;
 	r.wakeups = t->wakeups;

@@ -339,49 +339,40 @@ int ipp_pd_reader__parse(struct ipp_pd_reader *r, const struct ipp_pd_rec *rec,
 }
 
 /*
+ * The offset of the u64 field @bit at *@pos, *@pos moved past it, when @st
+ * has it; else 0 (no field starts at 0: the header is there).
+ */
+static uint16_t fixed_field(uint64_t st, uint64_t bit, uint16_t *pos)
+{
+	if (!(st & bit))
+		return 0;
+	*pos += 8;
+	return *pos - 8;
+}
+
+/*
  * Fill @l with the offsets parse_sample() would find for @st, when they do not
  * depend on the record.
  */
 void ipp_pdr_layout_of(struct layout *l, uint64_t st)
 {
-	uint16_t pos = 8;
+	uint16_t pos = 8, id;
 
 	memset(l, 0, sizeof(*l));
 	if (st & (PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN))
 		return;
 	l->fixed = true;
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		l->id = pos;
-		pos += 8;
-	}
-	if (st & PERF_SAMPLE_IP) {
-		l->ip = pos;
-		pos += 8;
-	}
-	if (st & PERF_SAMPLE_TID) {
-		l->tid = pos;
-		pos += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		l->time = pos;
-		pos += 8;
-	}
-	if (st & PERF_SAMPLE_ADDR)
-		pos += 8;
-	if (st & PERF_SAMPLE_ID) {
-		l->id = pos;	/* after IDENTIFIER: this one wins, as in parse_sample() */
-		pos += 8;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID)
-		pos += 8;
-	if (st & PERF_SAMPLE_CPU) {
-		l->cpu = pos;
-		pos += 8;
-	}
-	if (st & PERF_SAMPLE_PERIOD) {
-		l->period = pos;
-		pos += 8;
-	}
+	l->id = fixed_field(st, PERF_SAMPLE_IDENTIFIER, &pos);
+	l->ip = fixed_field(st, PERF_SAMPLE_IP, &pos);
+	l->tid = fixed_field(st, PERF_SAMPLE_TID, &pos);
+	l->time = fixed_field(st, PERF_SAMPLE_TIME, &pos);
+	fixed_field(st, PERF_SAMPLE_ADDR, &pos);
+	id = fixed_field(st, PERF_SAMPLE_ID, &pos);
+	if (id)
+		l->id = id;	/* after IDENTIFIER: this one wins, as in parse_sample() */
+	fixed_field(st, PERF_SAMPLE_STREAM_ID, &pos);
+	l->cpu = fixed_field(st, PERF_SAMPLE_CPU, &pos);
+	l->period = fixed_field(st, PERF_SAMPLE_PERIOD, &pos);
 	l->need = pos;
 	if (st & PERF_SAMPLE_RAW) {
 		l->raw = pos;

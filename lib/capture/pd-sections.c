@@ -150,6 +150,19 @@ static int add_format(struct tcur *t, const char *system, uint64_t at, const uns
 	return 0;
 }
 
+/* Skip a header of the section: its name @name, NUL included, then its u64-sized text. */
+static int t_header(struct tcur *t, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char what[64];
+
+	if (t->len - t->pos < n || memcmp(t->p + t->pos, name, n))
+		return ipp_pdr_fail(t->r, -EPROTO, t->base + t->pos, "tracing data: no %s", name);
+	t->pos += n;
+	snprintf(what, sizeof(what), "%s runs past the section", name);
+	return t_skip_sized(t, 8, what);
+}
+
 /* Parse HEADER_TRACING_DATA as perf's trace-event-read.c does, keeping the event formats. */
 int ipp_pdr_parse_tracing_data(struct ipp_pd_reader *r, const unsigned char *p, size_t len,
 			      uint64_t base)
@@ -175,17 +188,7 @@ int ipp_pdr_parse_tracing_data(struct ipp_pd_reader *r, const unsigned char *p, 
 			    "tracing data: recorded on a machine of the other endianness");
 	if ((lsize != 4 && lsize != 8) || page == 0)
 		return ipp_pdr_fail(r, -EPROTO, base + t.pos - 5, "tracing data: bad long size or page size");
-	if ((err = t_take(&t, tag, 12, "no header_page")))
-		return err;
-	if (memcmp(tag, "header_page", 12))
-		return ipp_pdr_fail(r, -EPROTO, base + t.pos - 12, "tracing data: no header_page");
-	if ((err = t_skip_sized(&t, 8, "header_page runs past the section")))
-		return err;
-	if ((err = t_take(&t, tag, 13, "no header_event")))
-		return err;
-	if (memcmp(tag, "header_event", 13))
-		return ipp_pdr_fail(r, -EPROTO, base + t.pos - 13, "tracing data: no header_event");
-	if ((err = t_skip_sized(&t, 8, "header_event runs past the section")))
+	if ((err = t_header(&t, "header_page")) || (err = t_header(&t, "header_event")))
 		return err;
 	if ((err = t_take(&t, &nr, 4, "no ftrace format count")))
 		return err;

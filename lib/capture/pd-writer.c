@@ -30,19 +30,9 @@ static void bb_put(struct bbuf *b, const void *data, size_t len)
 {
 	if (b->oom)
 		return;
-	if (len > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap - b->len < len)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (len > b->cap - b->len && ipp_grow((void **)&b->p, &b->cap, b->len + len, 1)) {
+		b->oom = true;
+		return;
 	}
 	if (len)
 		memcpy(b->p + b->len, data, len);

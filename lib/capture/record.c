@@ -191,19 +191,9 @@ static void put_entry(struct buf *b, uint32_t type, const void *data, uint32_t l
 
 	if (b->oom)
 		return;
-	if (b->len + need > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap < b->len + need)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (ipp_grow((void **)&b->p, &b->cap, b->len + need, 1)) {
+		b->oom = true;
+		return;
 	}
 	memcpy(b->p + b->len, &type, 4);
 	memcpy(b->p + b->len + 4, &len, 4);

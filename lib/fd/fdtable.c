@@ -100,15 +100,10 @@ struct fdproc *ipp_fdt_get_proc(struct ipp_fdtab *t, pid_t pid, bool create)
 		return t->last = t->procs[at];
 	if (!create)
 		return NULL;
-	if (ipp_grow((void **)&t->procs, &t->cap_procs, t->nr_procs + 1, sizeof(*t->procs)) < 0)
-		return NULL;
-	p = calloc(1, sizeof(*p));
+	p = ipp_insert_new((void **)&t->procs, &t->nr_procs, &t->cap_procs, at, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
-	memmove(&t->procs[at + 1], &t->procs[at], (t->nr_procs - at) * sizeof(*t->procs));
-	t->procs[at] = p;
-	t->nr_procs++;
 	return t->last = p;
 }
 

@@ -62,17 +62,17 @@ static int cmp_lastexit(const void *key, const void *elem)
 /* The last exit of thread @tid, made if @create; NULL if none (or out of memory). */
 static struct lastexit *last_exit(struct ipp_kwords *k, pid_t tid, bool create)
 {
+	struct lastexit *e;
 	size_t at;
 
 	if (ipp_bsearch_at(&tid, k->lex, k->nr_lex, sizeof(*k->lex), cmp_lastexit, &at))
 		return &k->lex[at];
-	if (!create ||
-	    ipp_grow((void **)&k->lex, &k->cap_lex, k->nr_lex + 1, sizeof(*k->lex)) < 0)
+	if (!create)
 		return NULL;
-	memmove(&k->lex[at + 1], &k->lex[at], (k->nr_lex - at) * sizeof(*k->lex));
-	k->nr_lex++;
-	k->lex[at] = (struct lastexit){ .tid = tid };
-	return &k->lex[at];
+	e = ipp_insert_at((void **)&k->lex, &k->nr_lex, &k->cap_lex, at, sizeof(*e));
+	if (e)
+		*e = (struct lastexit){ .tid = tid };
+	return e;
 }
 
 bool ipp_kwords__word(struct ipp_kwords *k, const struct ipcperf_fd_open *ev, pid_t *pid,

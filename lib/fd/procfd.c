@@ -115,6 +115,22 @@ static bool other_netns(pid_t pid)
 	return true;
 }
 
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+/* A copy of fd @fd of process @pid, ours to close; or -errno. */
+static int pidfd_copy(pid_t pid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), copy;
+
+	if (pidfd < 0)
+		return -errno;
+	copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (copy < 0)
+		copy = -errno;
+	close(pidfd);
+	return copy;
+}
+#endif
+
 /*
  * Socket @fd of process @pid (inode out->ino), asked of a copy of it: for a
  * socket of another network namespace, which our sock_diag does not see.
@@ -122,16 +138,11 @@ static bool other_netns(pid_t pid)
 static int describe_copy(pid_t pid, int fd, struct ipp_fdid *out)
 {
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), sfd, err;
+	int sfd = pidfd_copy(pid, fd), err;
 	struct stat st;
 
-	if (pidfd < 0)
-		return -errno;
-	sfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	err = sfd < 0 ? -errno : 0;
-	close(pidfd);
-	if (err)
-		return err;
+	if (sfd < 0)
+		return sfd;
 	/* The fd may have been closed and reused since it was held: the same socket only. */
 	if (fstat(sfd, &st) < 0 || st.st_ino != out->ino)
 		err = -ENOENT;
@@ -423,19 +434,14 @@ int ipp_procfd_scan(pid_t pid, const struct ipp_sockdb *db,
 int ipp_pipe_capacity_via_pidfd(pid_t pid, int fd)
 {
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
-	int pidfd, tfd, sz, err;
+	int tfd, sz, err;
 	struct stat st;
 
 	if (pid <= 0 || fd < 0)
 		return -EINVAL;
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return -errno;
-	tfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	err = tfd < 0 ? -errno : 0;
-	close(pidfd);
-	if (err)
-		return err;
+	tfd = pidfd_copy(pid, fd);
+	if (tfd < 0)
+		return tfd;
 	if (fstat(tfd, &st) < 0)
 		err = -errno;
 	else if (!S_ISFIFO(st.st_mode))

@@ -120,17 +120,36 @@ static void unix_name(char *dst, size_t size, const unsigned char *src, size_t l
 	dst[o] = '\0';
 }
 
+/* A sock_diag answer @h whose message has @size bytes: 1, 0 (another type: pass), -EPROTO. */
+static int diag_answer(const struct nlmsghdr *h, size_t size)
+{
+	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	return h->nlmsg_len < NLMSG_LENGTH(size) ? -EPROTO : 1;
+}
+
+/* The buffer sizes from a socket's SK_MEMINFO attribute (@p, @alen bytes), if it has them. */
+static void set_meminfo(struct sockent *e, const void *p, size_t alen)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+
+	if (alen < (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t))
+		return;
+	memcpy(mem, p, (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t));
+	e->rcvbuf = mem[SK_MEMINFO_RCVBUF];
+	e->sndbuf = mem[SK_MEMINFO_SNDBUF];
+}
+
 static int add_unix(void *ctx, const struct nlmsghdr *h)
 {
 	struct ipp_sockdb *db = ctx;
 	const struct unix_diag_msg *m = NLMSG_DATA(h);
 	const struct nlattr *a;
 	size_t off = NLMSG_ALIGN(sizeof(*m)), alen;
+	int ok = diag_answer(h, sizeof(*m));
 
-	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
-		return -EPROTO;
+	if (ok <= 0)
+		return ok;
 
 	struct sockent *e = db_push(db);
 	if (!e)
@@ -141,7 +160,6 @@ static int add_unix(void *ctx, const struct nlmsghdr *h)
 	e->state = m->udiag_state;
 	while ((a = ipp_nl__attr_next(h, &off, &alen))) {
 		const void *p = ipp_nl__attr_data(a);
-		uint32_t mem[SK_MEMINFO_VARS];
 		struct unix_diag_rqlen rq;
 
 		switch (a->nla_type & NLA_TYPE_MASK) {
@@ -160,11 +178,7 @@ static int add_unix(void *ctx, const struct nlmsghdr *h)
 			}
 			break;
 		case UNIX_DIAG_MEMINFO:
-			if (alen >= (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t)) {
-				memcpy(mem, p, (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t));
-				e->rcvbuf = mem[SK_MEMINFO_RCVBUF];
-				e->sndbuf = mem[SK_MEMINFO_SNDBUF];
-			}
+			set_meminfo(e, p, alen);
 			break;
 		}
 	}
@@ -199,11 +213,10 @@ static int add_inet(void *ctx, const struct nlmsghdr *h)
 	const struct inet_diag_msg *m = NLMSG_DATA(h);
 	const struct nlattr *a;
 	size_t off = NLMSG_ALIGN(sizeof(*m)), alen;
+	int ok = diag_answer(h, sizeof(*m));
 
-	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
-		return -EPROTO;
+	if (ok <= 0)
+		return ok;
 	/* TIME_WAIT and request sockets have no inode and no fd. */
 	if (!m->idiag_inode || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
 		return 0;
@@ -220,16 +233,9 @@ static int add_inet(void *ctx, const struct nlmsghdr *h)
 	e->wqueue = m->idiag_wqueue;
 	set_inaddr(&e->in.local, e->family, m->id.idiag_src, m->id.idiag_sport, m->id.idiag_if);
 	set_inaddr(&e->in.remote, e->family, m->id.idiag_dst, m->id.idiag_dport, m->id.idiag_if);
-	while ((a = ipp_nl__attr_next(h, &off, &alen))) {
-		uint32_t mem[SK_MEMINFO_VARS];
-
-		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_SKMEMINFO &&
-		    alen >= (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t)) {
-			memcpy(mem, ipp_nl__attr_data(a), (SK_MEMINFO_SNDBUF + 1) * sizeof(uint32_t));
-			e->rcvbuf = mem[SK_MEMINFO_RCVBUF];
-			e->sndbuf = mem[SK_MEMINFO_SNDBUF];
-		}
-	}
+	while ((a = ipp_nl__attr_next(h, &off, &alen)))
+		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_SKMEMINFO)
+			set_meminfo(e, ipp_nl__attr_data(a), alen);
 	return 0;
 }
 

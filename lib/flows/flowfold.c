@@ -129,23 +129,8 @@ static void span_merge(uint64_t *first, uint64_t *last, uint64_t f, uint64_t l)
 /* @f's wire times added into @g's, packed; @scratch a dense histogram to do it in. */
 static int wire_merge(struct flow *g, const struct flow *f, struct ipp_hist *scratch)
 {
-	struct ipp_hist_packed *p;
-
-	if (!f->matches)
-		return 0;
-	ipp_hist_init(scratch);
-	if (g->wire_packed)
-		ipp_hist_merge_packed(scratch, g->wire_packed);
-	if (f->wire)
-		ipp_hist_merge(scratch, f->wire);
-	else if (f->wire_packed)
-		ipp_hist_merge_packed(scratch, f->wire_packed);
-	p = ipp_hist_pack(scratch);
-	if (!p)
-		return -ENOMEM;
-	free(g->wire_packed);
-	g->wire_packed = p;
-	return 0;
+	/* A flow holds its wire times either dense or packed, never both. */
+	return f->matches ? ipp_hist_fold(&g->wire_packed, f->wire, f->wire_packed, scratch) : 0;
 }
 
 /* The reads still waiting for their write: bytes no write will explain now. */

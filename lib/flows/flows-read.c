@@ -164,12 +164,7 @@ static struct judged judge(const struct flow *f, uint64_t p50)
 /* The wire times of @f as a dense histogram: its own, or its packed one in @scratch. */
 static const struct ipp_hist *dense_wire(const struct flow *f, struct ipp_hist *scratch)
 {
-	if (f->wire)
-		return f->wire;
-	ipp_hist_init(scratch);
-	if (f->wire_packed)
-		ipp_hist_merge_packed(scratch, f->wire_packed);
-	return scratch;
+	return ipp_hist_dense(f->wire, f->wire_packed, scratch);
 }
 
 /* The median wire time of @f (0 without matches); @scratch for a packed histogram. */
@@ -242,15 +237,18 @@ static void put_judged(struct ipcperf_flow *out, struct judged j)
 }
 
 /*
- * The flows with a call since the last reset and the folds, into *@out
+ * The calls waiting for their fds settled (all of them with @settle_all),
+ * then the flows with a call since the last reset and the folds, into *@out
  * (NULL when none; freed by the caller), by first activity when @sorted.
  * @return how many, or -ENOMEM.
  */
-static ssize_t active_flows(const struct ipcperf_flows *fl, bool sorted, struct flow ***out)
+static ssize_t active_flows(struct ipcperf_flows *fl, bool settle_all, bool sorted,
+			    struct flow ***out)
 {
 	struct flow **v;
 	size_t n = 0;
 
+	ipp_settleq__drain(&fl->pend, settle_all, ipp_flows__process, fl);
 	*out = NULL;
 	if (!fl->nr && !fl->nr_folds)
 		return 0;
@@ -263,6 +261,10 @@ static ssize_t active_flows(const struct ipcperf_flows *fl, bool sorted, struct 
 	/* the folds of the closed channels, each one more flow with its count */
 	for (size_t i = 0; i < fl->nr_folds; i++)
 		v[n++] = fl->folds[i];
+	if (!n) {
+		free(v);
+		return 0;
+	}
 	if (sorted)
 		qsort(v, n, sizeof(*v), cmp_first);
 	*out = v;
@@ -280,12 +282,9 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 
 	if (!fl || !cb)
 		return -EINVAL;
-	ipp_settleq__drain(&fl->pend, settle_all, ipp_flows__process, fl);
-	nr = active_flows(fl, true, &v);
-	if (nr <= 0) {
-		free(v);
+	nr = active_flows(fl, settle_all, true, &v);
+	if (nr <= 0)
 		return (int)nr;
-	}
 	stage = malloc((size_t)nr * sizeof(*stage));
 	scratch = malloc(sizeof(*scratch));
 	ret = stage && scratch ? chain_stages(v, (size_t)nr, stage) : -ENOMEM;
@@ -356,12 +355,9 @@ int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
 
 	if (!fl || !cb)
 		return -EINVAL;
-	ipp_settleq__drain(&fl->pend, true, ipp_flows__process, fl);
-	nr = active_flows(fl, false, &v);
-	if (nr <= 0) {
-		free(v);
+	nr = active_flows(fl, true, false, &v);
+	if (nr <= 0)
 		return (int)nr;
-	}
 	c = malloc((size_t)nr * sizeof(*c));
 	err = c ? chain_view(v, (size_t)nr, c) : -ENOMEM;
 	if (!err)

@@ -52,15 +52,9 @@ struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
 {
 	struct ipcperf_flows *fl;
 
-	if (!st) {
-		errno = EINVAL;
+	fl = ipp_new_checked(st != NULL, sizeof(*fl));
+	if (!fl)
 		return NULL;
-	}
-	fl = calloc(1, sizeof(*fl));
-	if (!fl) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	fl->st = st;
 	fl->fold_at = IPP_FLOWS_FOLD_MIN;
 	fl->waits = ipp_waits__new();
@@ -184,16 +178,15 @@ static int fifo_push(struct fifo *q, const struct seg *s)
 static void pidset_add(struct pidset *s, pid_t pid)
 {
 	size_t i = 0;
+	pid_t *slot;
 
 	while (i < s->n && s->v[i] < pid)
 		i++;
 	if (i < s->n && s->v[i] == pid)
 		return;
-	if (ipp_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
-		return;
-	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
-	s->v[i] = pid;
-	s->n++;
+	slot = ipp_insert_at((void **)&s->v, &s->n, &s->cap, i, sizeof(*slot));
+	if (slot)
+		*slot = pid;
 }
 
 /*
@@ -208,35 +201,28 @@ static uint64_t sort_key(uint64_t key)
 	return key << 1 | key >> 63;
 }
 
+static int cmp_flow_ino(const void *key, const void *elem)
+{
+	uint64_t a = sort_key(*(const uint64_t *)key);
+	uint64_t b = sort_key((*(struct flow *const *)elem)->ino);
+
+	return (a > b) - (a < b);
+}
+
 static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create)
 {
-	size_t lo = 0, hi = fl->nr;
-	uint64_t want = sort_key(ino);
 	struct flow *f;
+	size_t lo;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		uint64_t at = sort_key(fl->flows[mid]->ino);
-
-		if (at == want)
-			return fl->flows[mid];
-		if (at < want)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (ipp_bsearch_at(&ino, fl->flows, fl->nr, sizeof(*fl->flows), cmp_flow_ino, &lo))
+		return fl->flows[lo];
 	if (!create)
 		return NULL;
-	if (ipp_grow((void **)&fl->flows, &fl->cap, fl->nr + 1, sizeof(*fl->flows)) < 0)
-		return NULL;
-	f = calloc(1, sizeof(*f));
+	f = ipp_insert_new((void **)&fl->flows, &fl->nr, &fl->cap, lo, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->ino = ino;
 	f->capacity = -1;
-	memmove(&fl->flows[lo + 1], &fl->flows[lo], (fl->nr - lo) * sizeof(*fl->flows));
-	fl->flows[lo] = f;
-	fl->nr++;
 	if (++fl->made % COOL_EVERY == 0)
 		cool(fl);
 	return f;
@@ -254,15 +240,9 @@ static struct ipp_hist *wire_of(struct ipcperf_flows *fl, struct flow *f)
 		return f->wire;
 	if (ipp_grow((void **)&fl->warm, &fl->cap_warm, fl->nr_warm + 1, sizeof(*fl->warm)) < 0)
 		return NULL;
-	f->wire = malloc(sizeof(*f->wire));
-	if (!f->wire)
-		return NULL;
-	fl->warm[fl->nr_warm++] = f;
-	ipp_hist_init(f->wire);
-	if (f->wire_packed)
-		ipp_hist_merge_packed(f->wire, f->wire_packed);
-	free(f->wire_packed);
-	f->wire_packed = NULL;
+	f->wire = ipp_hist_unpack(&f->wire_packed);
+	if (f->wire)
+		fl->warm[fl->nr_warm++] = f;
 	return f->wire;
 }
 

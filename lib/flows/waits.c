@@ -97,14 +97,13 @@ static bool fdset_has(const struct fdset *s, int fd)
 static void fdset_add(struct fdset *s, int fd)
 {
 	size_t i = fdset_at(s, fd);
+	int *slot;
 
 	if (i < s->n && s->v[i] == fd)
 		return;
-	if (ipp_grow((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
-		return;
-	memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
-	s->v[i] = fd;
-	s->n++;
+	slot = ipp_insert_at((void **)&s->v, &s->n, &s->cap, i, sizeof(*slot));
+	if (slot)
+		*slot = fd;
 }
 
 static void fdset_del(struct fdset *s, int fd)
@@ -155,28 +154,25 @@ static struct fdset *refused_of(struct ipp_waits *w, pid_t pid, bool create)
 	return &r->fds;
 }
 
+static int cmp_twait(const void *key, const void *elem)
+{
+	pid_t a = *(const pid_t *)key, b = ((const struct twait *)elem)->tid;
+
+	return (a > b) - (a < b);
+}
+
 static struct twait *get_thread(struct ipp_waits *w, pid_t tid, bool create)
 {
-	size_t lo = 0, hi = w->nr_threads;
 	struct twait *t;
+	size_t lo;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (w->threads[mid].tid == tid)
-			return &w->threads[mid];
-		if (w->threads[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!create || ipp_grow((void **)&w->threads, &w->cap_threads, w->nr_threads + 1,
-				sizeof(*w->threads)) < 0)
+	if (ipp_bsearch_at(&tid, w->threads, w->nr_threads, sizeof(*w->threads), cmp_twait, &lo))
+		return &w->threads[lo];
+	if (!create)
 		return NULL;
-	t = &w->threads[lo];
-	memmove(t + 1, t, (w->nr_threads - lo) * sizeof(*t));
-	*t = (struct twait){ .tid = tid };
-	w->nr_threads++;
+	t = ipp_insert_at((void **)&w->threads, &w->nr_threads, &w->cap_threads, lo, sizeof(*t));
+	if (t)
+		*t = (struct twait){ .tid = tid };
 	return t;
 }
 

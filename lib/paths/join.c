@@ -99,6 +99,16 @@ static uint64_t jtime(const struct ipp_host *h, uint64_t t)
 	return t ? t - (uint64_t)h->offset - (uint64_t)(int64_t)drift : 0;
 }
 
+/* A thread and a span of time of host @h (a call, one side of a match), joined in place. */
+static void jspan(const struct ipp_host *h, pid_t *pid, pid_t *tid, uint64_t *start,
+		  uint64_t *end)
+{
+	*pid = jpid(h, *pid);
+	*tid = jpid(h, *tid);
+	*start = jtime(h, *start);
+	*end = jtime(h, *end);
+}
+
 pid_t ipp_paths__pid_on(const struct ipcperf_paths *p, pid_t pid, unsigned int *host)
 {
 	*host = 0;
@@ -339,10 +349,7 @@ static void port_call(void *ctx, const struct ipcperf_syscall *ev, const struct 
 	struct ipp_ident c = *ch;
 	struct jend *end = NULL;
 
-	e.pid = jpid(h, ev->pid);
-	e.tid = jpid(h, ev->tid);
-	e.start_ns = jtime(h, ev->start_ns);
-	e.end_ns = jtime(h, ev->end_ns);
+	jspan(h, &e.pid, &e.tid, &e.start_ns, &e.end_ns);
 	c.ino = jino(h, ch->ino);
 	c.peer_ino = jino(h, ch->peer_ino);
 	key = jino(h, key);
@@ -362,14 +369,8 @@ static void port_match(void *ctx, uint64_t key, const struct ipcperf_flow_match 
 	struct ipp_host *h = ctx;
 	struct ipcperf_flow_match x = *m;
 
-	x.wpid = jpid(h, m->wpid);
-	x.wtid = jpid(h, m->wtid);
-	x.rpid = jpid(h, m->rpid);
-	x.rtid = jpid(h, m->rtid);
-	x.write_start_ns = jtime(h, m->write_start_ns);
-	x.write_end_ns = jtime(h, m->write_end_ns);
-	x.read_start_ns = jtime(h, m->read_start_ns);
-	x.read_end_ns = jtime(h, m->read_end_ns);
+	jspan(h, &x.wpid, &x.wtid, &x.write_start_ns, &x.write_end_ns);
+	jspan(h, &x.rpid, &x.rtid, &x.read_start_ns, &x.read_end_ns);
 	ipp_paths__on_match(h->p, jino(h, key), &x);
 }
 
@@ -378,10 +379,7 @@ static void port_syscall(void *ctx, const struct ipcperf_syscall *ev)
 	struct ipp_host *h = ctx;
 	struct ipcperf_syscall e = *ev;
 
-	e.pid = jpid(h, ev->pid);
-	e.tid = jpid(h, ev->tid);
-	e.start_ns = jtime(h, ev->start_ns);
-	e.end_ns = jtime(h, ev->end_ns);
+	jspan(h, &e.pid, &e.tid, &e.start_ns, &e.end_ns);
 	ipcperf_paths__add_syscall(h->p, &e);
 }
 

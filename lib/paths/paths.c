@@ -26,15 +26,9 @@ struct ipcperf_paths *ipcperf_paths__new(struct ipcperf_flows *fl)
 	struct ipcperf_paths *p;
 	struct ipp_flowtap tap;
 
-	if (!fl) {
-		errno = EINVAL;
+	p = ipp_new_checked(fl != NULL, sizeof(*p));
+	if (!p)
 		return NULL;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	p->fl = fl;
 	p->st = ipp_flows__stats(fl);
 	tap = (struct ipp_flowtap){ .ctx = p, .call = ipp_paths__on_call,

@@ -88,12 +88,14 @@ static int need(struct tpdesc *t, struct tep_event *ev, int slot, const char *na
 	return set_fld(t, &t->f[slot], tep_find_field(ev, name));
 }
 
-/* Like need(), but accept field @a or else @b, for fields renamed across kernel versions. */
+/* Like need(), but accept field @a or else @b (when not NULL), for fields renamed across kernel versions. */
 static int need2(struct tpdesc *t, struct tep_event *ev, int slot, const char *a, const char *b)
 {
 	struct tep_format_field *tf = tep_find_field(ev, a);
 
-	return set_fld(t, &t->f[slot], tf ? tf : tep_find_field(ev, b));
+	if (!tf && b)
+		tf = tep_find_field(ev, b);
+	return set_fld(t, &t->f[slot], tf);
 }
 
 static int describe_syscall(struct tpdesc *t, struct tep_event *ev, bool enter)
@@ -142,10 +144,50 @@ static int describe_raw(struct tpdesc *t, struct tep_event *ev, bool enter)
 	return 0;
 }
 
+/*
+ * The sched tracepoints: each one's record kind and the fields it needs, by
+ * slot from 0 (the F_ enum of its kind); @alt, a field's older name.
+ */
+static const struct sched_tp {
+	const char *name;
+	enum ipp_rec_kind kind;
+	const char *fld[MAX_FLDS];
+	const char *alt[MAX_FLDS];
+} sched_tps[] = {
+	{ "sched_switch", IPP_REC_SWITCH, { [F_PREV_COMM] = "prev_comm", [F_PREV_PID] = "prev_pid",
+	  [F_PREV_STATE] = "prev_state", [F_NEXT_COMM] = "next_comm", [F_NEXT_PID] = "next_pid" }, { NULL } },
+	{ "sched_wakeup", IPP_REC_WAKEUP, { [F_W_COMM] = "comm", [F_W_PID] = "pid",
+	  [F_W_CPU] = "target_cpu" }, { [F_W_CPU] = "cpu" } },
+	{ "sched_waking", IPP_REC_WAKING, { [F_W_COMM] = "comm", [F_W_PID] = "pid",
+	  [F_W_CPU] = "target_cpu" }, { [F_W_CPU] = "cpu" } },
+	{ "sched_process_fork", IPP_REC_FORK, { [F_PARENT_PID] = "parent_pid",
+	  [F_CHILD_PID] = "child_pid", [F_CHILD_COMM] = "child_comm" }, { NULL } },
+	{ "sched_process_exec", IPP_REC_EXEC, { [F_FILENAME] = "filename", [F_E_PID] = "pid",
+	  [F_OLD_PID] = "old_pid" }, { NULL } },
+	{ "sched_process_exit", IPP_REC_EXIT, { [F_X_PID] = "pid", [F_X_COMM] = "comm" },
+	  { NULL } },
+};
+
+static int describe_sched(struct tpdesc *t, struct tep_event *ev)
+{
+	const struct sched_tp *tp = NULL;
+	int err;
+
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(sched_tps) && !tp; i++)
+		if (strcmp(ev->name, sched_tps[i].name) == 0)
+			tp = &sched_tps[i];
+	if (!tp)
+		return -EINVAL;
+	t->kind = tp->kind;
+	for (int slot = 0; slot < MAX_FLDS && tp->fld[slot]; slot++)
+		if ((err = need2(t, ev, slot, tp->fld[slot], tp->alt[slot])))
+			return err;
+	return 0;
+}
+
 static int describe(struct tpdesc *t, const char *system, struct tep_event *ev)
 {
 	const char *name = ev->name;
-	int err;
 
 	if (strcmp(system, "raw_syscalls") == 0) {
 		bool enter = strcmp(name, "sys_enter") == 0;
@@ -170,48 +212,7 @@ static int describe(struct tpdesc *t, const char *system, struct tep_event *ev)
 	}
 	if (strcmp(system, "sched") != 0)
 		return -EINVAL;
-	if (strcmp(name, "sched_switch") == 0) {
-		t->kind = IPP_REC_SWITCH;
-		if ((err = need(t, ev, F_PREV_COMM, "prev_comm")) ||
-		    (err = need(t, ev, F_PREV_PID, "prev_pid")) ||
-		    (err = need(t, ev, F_PREV_STATE, "prev_state")) ||
-		    (err = need(t, ev, F_NEXT_COMM, "next_comm")) ||
-		    (err = need(t, ev, F_NEXT_PID, "next_pid")))
-			return err;
-		return 0;
-	}
-	if (strcmp(name, "sched_wakeup") == 0 || strcmp(name, "sched_waking") == 0) {
-		t->kind = strcmp(name, "sched_wakeup") == 0 ? IPP_REC_WAKEUP : IPP_REC_WAKING;
-		if ((err = need(t, ev, F_W_COMM, "comm")) ||
-		    (err = need(t, ev, F_W_PID, "pid")) ||
-		    (err = need2(t, ev, F_W_CPU, "target_cpu", "cpu")))
-			return err;
-		return 0;
-	}
-	if (strcmp(name, "sched_process_fork") == 0) {
-		t->kind = IPP_REC_FORK;
-		if ((err = need(t, ev, F_PARENT_PID, "parent_pid")) ||
-		    (err = need(t, ev, F_CHILD_PID, "child_pid")) ||
-		    (err = need(t, ev, F_CHILD_COMM, "child_comm")))
-			return err;
-		return 0;
-	}
-	if (strcmp(name, "sched_process_exec") == 0) {
-		t->kind = IPP_REC_EXEC;
-		if ((err = need(t, ev, F_FILENAME, "filename")) ||
-		    (err = need(t, ev, F_E_PID, "pid")) ||
-		    (err = need(t, ev, F_OLD_PID, "old_pid")))
-			return err;
-		return 0;
-	}
-	if (strcmp(name, "sched_process_exit") == 0) {
-		t->kind = IPP_REC_EXIT;
-		if ((err = need(t, ev, F_X_PID, "pid")) ||
-		    (err = need(t, ev, F_X_COMM, "comm")))
-			return err;
-		return 0;
-	}
-	return -EINVAL;
+	return describe_sched(t, ev);
 }
 
 int ipp_decoder__add_format(struct ipp_decoder *d, const char *system, const char *name,

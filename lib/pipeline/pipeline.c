@@ -264,6 +264,21 @@ static uint32_t mrec_type_of_krec(const void *raw, size_t size)
 }
 
 /*
+ * Push into the merge a record of @type (@misc) from @s's task and CPU at its
+ * time, with @size bytes at @data. @return 0, or what a record lost to
+ * memory returns.
+ */
+static inline int push(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
+		       const struct ipp_pd_sample *s, const void *data, uint32_t size)
+{
+	if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
+			.time = s->time, .type = type, .misc = misc, .pid = (pid_t)s->pid,
+			.tid = (pid_t)s->tid, .cpu = (int)s->cpu, .data = data, .size = size }) < 0)
+		return ipp_pipeline__lost_to_memory(p, (int)s->cpu);
+	return 0;
+}
+
+/*
  * Drop a sample of the tracing process itself, except that a switch (from
  * the tracer to a target thread) or a wakeup goes on to the sched taker, in
  * its time order. Returns 0, or -ENOMEM when the merge had no memory for it.
@@ -275,12 +290,7 @@ static int self_sched(struct ipp_pipeline *p, uint16_t misc, const struct ipp_pd
 	if (!p->sched_fn || ipp_decoder__decode(p->dec, s->raw, s->raw_size, &rec) < 0 ||
 	    (rec.kind != IPP_REC_SWITCH && rec.kind != IPP_REC_WAKEUP))
 		return 0;
-	if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
-			.time = s->time, .type = IPP_MREC_SELF_SCHED, .misc = misc,
-			.pid = (pid_t)s->pid, .tid = (pid_t)s->tid, .cpu = (int)s->cpu,
-			.data = s->raw, .size = s->raw_size }) < 0)
-		return ipp_pipeline__lost_to_memory(p, (int)s->cpu);
-	return 0;
+	return push(p, IPP_MREC_SELF_SCHED, misc, s, s->raw, s->raw_size);
 }
 
 static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_pd_sample *s)
@@ -301,11 +311,7 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 			return 0;
 		if (p->procres && kind == IPP_MREC_KCALL)
 			read_ahead_call(p, s);
-		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
-				.time = s->time, .type = kind, .misc = misc, .pid = (pid_t)s->pid,
-				.tid = (pid_t)s->tid, .cpu = cpu, .data = s->raw, .size = s->raw_size }) < 0)
-			return ipp_pipeline__lost_to_memory(p, cpu);
-		return 0;
+		return push(p, kind, misc, s, s->raw, s->raw_size);
 	}
 	/* Every syscall sample counts, since what fired minus what arrived is unreported loss. */
 	memcpy(&id, s->raw, sizeof(id));
@@ -315,11 +321,7 @@ static int take_sample(struct ipp_pipeline *p, uint16_t misc, const struct ipp_p
 		return self_sched(p, misc, s);
 	if (p->procres && id < p->nr_sc_tp && p->sc_tp[id])
 		read_ahead_sample(p, s);
-	if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
-			.time = s->time, .type = PERF_RECORD_SAMPLE, .misc = misc, .pid = (pid_t)s->pid,
-			.tid = (pid_t)s->tid, .cpu = cpu, .data = s->raw, .size = s->raw_size }) < 0)
-		return ipp_pipeline__lost_to_memory(p, cpu);
-	return 0;
+	return push(p, PERF_RECORD_SAMPLE, misc, s, s->raw, s->raw_size);
 }
 
 static int take_lost(struct ipp_pipeline *p, uint32_t type, const struct ipp_pd_sample *s,
@@ -364,8 +366,6 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 		       const struct ipp_pd_sample *s, const void *body, size_t body_len,
 		       bool sideband)
 {
-	int cpu = (int)s->cpu;
-
 	p->records++;
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
@@ -377,11 +377,7 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		if (is_self(p, (pid_t)s->pid))
 			return 0;
-		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
-				.time = s->time, .type = PERF_RECORD_SWITCH, .misc = misc,
-				.pid = (pid_t)s->pid, .tid = (pid_t)s->tid, .cpu = cpu }) < 0)
-			return ipp_pipeline__lost_to_memory(p, cpu);
-		return 0;
+		return push(p, PERF_RECORD_SWITCH, misc, s, NULL, 0);
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		/*
@@ -390,20 +386,12 @@ int ipp_pipeline__take(struct ipp_pipeline *p, uint32_t type, uint16_t misc,
 		 */
 		if (!p->follow || body_len < 16)
 			return 0;
-		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
-				.time = s->time, .type = type, .pid = (pid_t)s->pid, .tid = (pid_t)s->tid,
-				.cpu = cpu, .data = body, .size = 16 }) < 0)
-			return ipp_pipeline__lost_to_memory(p, cpu);
-		return 0;
+		return push(p, type, 0, s, body, 16);
 	case PERF_RECORD_COMM:
 		/* The body is the pid and tid of an exec. */
 		if (!p->follow || !(misc & PERF_RECORD_MISC_COMM_EXEC) || body_len < 8)
 			return 0;
-		if (ipp_merge__push(p->merge, &(struct ipp_mrec_in){
-				.time = s->time, .type = PERF_RECORD_COMM, .pid = (pid_t)s->pid,
-				.tid = (pid_t)s->tid, .cpu = cpu, .data = body, .size = 8 }) < 0)
-			return ipp_pipeline__lost_to_memory(p, cpu);
-		return 0;
+		return push(p, PERF_RECORD_COMM, 0, s, body, 8);
 	default:
 		return 0;
 	}

@@ -38,22 +38,9 @@ static struct proc *exited_of(struct ipcperf_stats *st, const char *comm)
 static void merge_hist(struct ipp_hist_packed **dst, const struct scstat *src,
 		       struct ipp_hist *scratch)
 {
-	struct ipp_hist_packed *p;
-
-	if (!src->hist && !src->packed)
-		return;
-	ipp_hist_init(scratch);
-	if (*dst)
-		ipp_hist_merge_packed(scratch, *dst);
-	if (src->packed)
-		ipp_hist_merge_packed(scratch, src->packed);
-	if (src->hist)
-		ipp_hist_merge(scratch, src->hist);
-	p = ipp_hist_pack(scratch);
-	if (!p)
-		return;	/* the latencies miss these calls; the counts do not */
-	free(*dst);
-	*dst = p;
+	/* Without memory, the latencies miss these calls; the counts do not. */
+	if (src->hist || src->packed)
+		ipp_hist_fold(dst, src->hist, src->packed, scratch);
 }
 
 /* @p's counts and syscall rows into @e, its comm's row. */

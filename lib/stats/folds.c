@@ -228,20 +228,9 @@ void ipp_stats__keep_folds(struct ipcperf_stats *st, const bool *keep)
 static int merge_packed(struct ipp_hist_packed **dst, const struct ipp_hist_packed *src,
 			struct ipp_hist *scratch)
 {
-	struct ipp_hist_packed *p;
-
 	if (!src || (*dst && ipp_hist_add_packed(*dst, src)))
 		return 0;
-	ipp_hist_init(scratch);
-	if (*dst)
-		ipp_hist_merge_packed(scratch, *dst);
-	ipp_hist_merge_packed(scratch, src);
-	p = ipp_hist_pack(scratch);
-	if (!p)
-		return -ENOMEM;
-	free(*dst);
-	*dst = p;
-	return 0;
+	return ipp_hist_fold(dst, NULL, src, scratch);
 }
 
 int ipp_fold__add(struct inccount *dc, struct ipp_hist_packed *dp[2], const struct inccount *c,

@@ -31,6 +31,7 @@ static int cmp_thread(const void *key, const void *elem)
 static struct thread *get_thread(struct ipcperf_stats *st, pid_t tid, bool create)
 {
 	struct thread **c = &st->thread_cache[(unsigned int)tid % LOOKUP_CACHE];
+	struct thread *t;
 	size_t lo;
 
 	if (*c && (*c)->tid == tid)
@@ -39,15 +40,14 @@ static struct thread *get_thread(struct ipcperf_stats *st, pid_t tid, bool creat
 		return *c = &st->threads[lo];
 	if (!create)
 		return NULL;
-	if (ipp_grow((void **)&st->threads, &st->cap_threads, st->nr_threads + 1,
-		     sizeof(*st->threads)) < 0)
+	t = ipp_insert_at((void **)&st->threads, &st->nr_threads, &st->cap_threads, lo,
+			  sizeof(*t));
+	if (!t)
 		return NULL;
-	memmove(&st->threads[lo + 1], &st->threads[lo],
-		(st->nr_threads - lo) * sizeof(*st->threads));
-	st->threads[lo] = (struct thread){ .tid = tid, .last_cpu = -1 };
-	st->nr_threads++;
+	*t = (struct thread){ .tid = tid, .last_cpu = -1 };
+	/* The array moved or shifted: every pointer the cache holds is stale. */
 	memset(st->thread_cache, 0, sizeof(st->thread_cache));
-	return *c = &st->threads[lo];
+	return *c = t;
 }
 
 /* @p had an event of its own at @ns. */
@@ -96,16 +96,8 @@ static struct inccount *count_of(struct ipcperf_stats *st, long inc)
  */
 static struct ipp_hist *sc_hist(struct scstat *sc)
 {
-	if (sc->hist)
-		return sc->hist;
-	sc->hist = malloc(sizeof(*sc->hist));
 	if (!sc->hist)
-		return NULL;
-	ipp_hist_init(sc->hist);
-	if (sc->packed)
-		ipp_hist_merge_packed(sc->hist, sc->packed);
-	free(sc->packed);
-	sc->packed = NULL;
+		sc->hist = ipp_hist_unpack(&sc->packed);
 	return sc->hist;
 }
 

@@ -98,16 +98,10 @@ struct ipcperf_interval *ipcperf_interval__new(struct ipcperf_session *s,
 	struct ipcperf_interval *iv;
 	int err;
 
-	if (!s || (opts && (opts->sz < sizeof(size_t) ||
-			    !ipp_opts_valid(opts, opts->sz, sizeof(*opts))))) {
-		errno = EINVAL;
+	iv = ipp_new_checked(s && ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(*opts)),
+			     sizeof(*iv));
+	if (!iv)
 		return NULL;
-	}
-	iv = calloc(1, sizeof(*iv));
-	if (!iv) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	err = interval_fill(iv, s, opts);
 	if (err < 0) {
 		ipcperf_interval__delete(iv);

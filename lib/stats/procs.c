@@ -30,15 +30,10 @@ struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create)
 		return *c = st->procs[lo];
 	if (!create)
 		return NULL;
-	if (ipp_grow((void **)&st->procs, &st->cap_procs, st->nr_procs + 1, sizeof(*st->procs)) < 0)
-		return NULL;
-	p = calloc(1, sizeof(*p));
+	p = ipp_insert_new((void **)&st->procs, &st->nr_procs, &st->cap_procs, lo, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
-	memmove(&st->procs[lo + 1], &st->procs[lo], (st->nr_procs - lo) * sizeof(*st->procs));
-	st->procs[lo] = p;
-	st->nr_procs++;
 	return *c = p;
 }
 
@@ -81,17 +76,12 @@ struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name)
 
 	if (ipp_bsearch_at(&key, p->sc, p->nr_sc, sizeof(*p->sc), cmp_sc, &lo))
 		return p->sc[lo];
-	if (ipp_grow((void **)&p->sc, &p->cap_sc, p->nr_sc + 1, sizeof(*p->sc)) < 0)
-		return NULL;
-	sc = calloc(1, sizeof(*sc));
+	sc = ipp_insert_new((void **)&p->sc, &p->nr_sc, &p->cap_sc, lo, sizeof(*sc));
 	if (!sc)
 		return NULL;
 	sc->tid = tid;
 	sc->nr = nr;
 	sc->name = name ? name : ipp_syscall_name_any(nr);
-	memmove(&p->sc[lo + 1], &p->sc[lo], (p->nr_sc - lo) * sizeof(*p->sc));
-	p->sc[lo] = sc;
-	p->nr_sc++;
 	return sc;
 }
 

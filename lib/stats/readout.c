@@ -115,20 +115,6 @@ static int cmp_sc_name(const void *a, const void *b)
 	return c ? c : (x->nr > y->nr) - (x->nr < y->nr);
 }
 
-/*
- * @sc's latencies as a dense histogram: its own, or its packed one (an
- * exited process's) unpacked into @scratch, or @scratch empty.
- */
-static const struct ipp_hist *sc_dense(const struct scstat *sc, struct ipp_hist *scratch)
-{
-	if (sc->hist)
-		return sc->hist;
-	ipp_hist_init(scratch);
-	if (sc->packed)
-		ipp_hist_merge_packed(scratch, sc->packed);
-	return scratch;
-}
-
 /* The syscall rows of @p, by (tid, name), to @cb; @scratch for packed histograms. */
 static int proc_syscalls(const struct proc *p, struct ipp_hist *scratch,
 			 int (*cb)(void *ctx, const struct ipcperf_syscall_row *row), void *ctx)
@@ -142,7 +128,7 @@ static int proc_syscalls(const struct proc *p, struct ipp_hist *scratch,
 		v[k] = p->sc[k];
 	qsort(v, p->nr_sc, sizeof(*v), cmp_sc_name);
 	for (size_t k = 0; k < p->nr_sc && !ret; k++) {
-		const struct ipp_hist *h = sc_dense(v[k], scratch);
+		const struct ipp_hist *h = ipp_hist_dense(v[k]->hist, v[k]->packed, scratch);
 		struct ipcperf_syscall_row row = {
 			.pid = p->pid, .name = v[k]->name, .calls = v[k]->calls,
 			.errors = v[k]->errors, .time_ns = v[k]->time_ns, .nr = v[k]->nr,

@@ -16,15 +16,9 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 {
 	struct ipcperf_stats *st;
 
-	if (opts && (opts->sz < sizeof(size_t) || !ipp_opts_valid(opts, opts->sz, sizeof(*opts)))) {
-		errno = EINVAL;
+	st = ipp_new_checked(ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(*opts)), sizeof(*st));
+	if (!st)
 		return NULL;
-	}
-	st = calloc(1, sizeof(*st));
-	if (!st) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	st->no_proc = IPP_OPTS_HAS(opts, no_proc) && opts->no_proc;
 	st->per_thread = IPP_OPTS_HAS(opts, per_thread) && opts->per_thread;
 	st->fold_conns = IPP_OPTS_HAS(opts, fold_conns) && opts->fold_conns;
