@@ -163,6 +163,17 @@ live_setup() {
 	make_tmpdir
 }
 
+# servework_up: tests/servework's server (built: need_exe first) listens
+# on $SOCK in $T, its pid in SP, ended at exit with $T; or fail.
+servework_up() {
+	SOCK=$T/serve.sock
+	"$SERVEWORK" server "$SOCK" >"$T/server.out" 2>"$T/server.err" &
+	SP=$!
+	trap 'kill "$SP" 2>/dev/null; rm -rf "$T"' EXIT
+	for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
+	[ -S "$SOCK" ] || fail "the server did not listen on $SOCK: $(cat "$T/server.err")"
+}
+
 # need_perf: perf (linux-perf) is installed; a skip without it, but a
 # failure under CI=true.
 need_perf() {

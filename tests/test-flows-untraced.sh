@@ -15,19 +15,10 @@ set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 SERVEWORK=$top_builddir/tests/servework
 MAXRSS=$top_builddir/tests/maxrss
-skip_unless_root "tracing a server with -p"
-need_exe "$IPCPERF"
 need_exe "$SERVEWORK"
 need_exe "$MAXRSS"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
-
-SOCK=$T/serve.sock
-"$SERVEWORK" server "$SOCK" >"$T/server.out" 2>"$T/server.err" &
-SP=$!
-trap 'kill "$SP" 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
-[ -S "$SOCK" ] || fail "the server did not listen on $SOCK: $(cat "$T/server.err")"
+live_setup "tracing a server with -p" jq
+servework_up
 
 # soak SECS: flows -p of the server while the client runs SECS seconds;
 # sets kb (peak anonymous RSS, KiB) and R (the client's requests).

@@ -24,18 +24,9 @@ set -u
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 SERVEWORK=$top_builddir/tests/servework
-skip_unless_root "tracing a server and its client"
-need_exe "$IPCPERF"
 need_exe "$SERVEWORK"
-command -v jq >/dev/null || fail "jq is missing (scripts/install-deps installs it)"
-make_tmpdir
-
-SOCK=$T/serve.sock
-"$SERVEWORK" server "$SOCK" >"$T/server.out" 2>"$T/server.err" &
-SP=$!
-trap 'kill "$SP" 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.05; done
-[ -S "$SOCK" ] || fail "the server did not listen on $SOCK: $(cat "$T/server.err")"
+live_setup "tracing a server and its client" jq
+servework_up
 
 # client_counts: R OUT IN from the client's line in $T/out.
 client_counts() {
