@@ -316,29 +316,23 @@ static void span_add(uint64_t *first, uint64_t *last, const struct ipcperf_sysca
  * A socket's side that no traced call was seen on yet: its writes (or its
  * reads) queue for the other side's calls, which may never come (a server
  * traced alone: its client is not). A queue of such a side keeps at most
- * UNSEEN_KEEP entries older than UNSEEN_AGE_NS; beyond them, a write was
- * read out of sight and leaves the queue, and a read is unmatched. A
- * traced side that has not made its first call after so many and so long
- * would lose its first matches; a pipe holds no more than its size, and
- * keeps its queue.
+ * UNSEEN_KEEP entries; beyond them, a write was read out of sight and
+ * leaves the queue, and a read is unmatched. A traced side whose first
+ * call comes after so many of the other's would have its first matches
+ * wrong (doc/accuracy.md); a pipe holds no more than its size, and keeps
+ * its queue.
  */
 #define UNSEEN_KEEP 4096
-#define UNSEEN_AGE_NS 1000000000ull
-
-static bool unseen_over(const struct fifo *q, uint64_t now)
-{
-	return q->len > UNSEEN_KEEP && q->v[q->head].end + UNSEEN_AGE_NS < now;
-}
 
 static void trim_unseen(struct ipcperf_flows *fl, struct flow *f)
 {
 	if (f->kind == IPCPERF_FD_PIPE)
 		return;
-	while (!f->traced_r && unseen_over(&f->segs, fl->now)) {
+	while (!f->traced_r && f->segs.len > UNSEEN_KEEP) {
 		set_queued(f, f->queued - fifo_front(&f->segs)->left, fl->now);
 		fifo_pop(&f->segs);
 	}
-	while (!f->traced_w && unseen_over(&f->debts, fl->now)) {
+	while (!f->traced_w && f->debts.len > UNSEEN_KEEP) {
 		f->unmatched += fifo_front(&f->debts)->left;
 		fifo_pop(&f->debts);
 	}

@@ -301,8 +301,9 @@ void ipp_turn__end(struct ipcperf_paths *p, struct ipp_conn *c, bool carry)
 	}
 	while (!carry && c->owed.n)
 		ipp_paths__close_xchg(p, c->owed.v[--c->owed.n]);
-	/* the requests of their own left: the oldest ones of the next turn */
-	memmove(t.v, t.v + m, (t.n - m) * sizeof(*t.v));
+	/* the requests of their own left: the oldest ones of the next turn (none: maybe no array) */
+	if (t.n > m)
+		memmove(t.v, t.v + m, (t.n - m) * sizeof(*t.v));
 	c->turn.n = t.n - m;
 	c->cur = c->turn.n ? t.v[c->turn.n - 1] : NULL;
 }
