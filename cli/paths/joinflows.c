@@ -98,25 +98,6 @@ static const char *host_name(const struct paths_join_view *v, const struct ipcpe
 	return e->host < v->n ? v->hosts[e->host].ci.host : "";
 }
 
-/* The runs' summary: the first host's duration, every host's losses and records. */
-static void summary(const struct paths_join_view *v, struct cli_summary *sum)
-{
-	struct ipcperf_session_stats st = { .sz = sizeof(st) };
-
-	memset(sum, 0, sizeof(*sum));
-	if (ipcperf_session__stats(v->s[0], &st) == 0)
-		cli_summary_of(sum, &st, NULL);
-	for (size_t i = 1; i < v->n; i++) {
-		struct ipcperf_session_stats si = { .sz = sizeof(si) };
-
-		if (ipcperf_session__stats(v->s[i], &si) == 0) {
-			sum->lost += si.lost;
-			sum->records += si.records;
-			sum->unpaired += si.unpaired_enter + si.unpaired_exit;
-		}
-	}
-}
-
 /* ------------------------------------------------------------------ text */
 
 /* "5589 proxy@front", escaped. */
@@ -326,7 +307,7 @@ static int jflows_report(void *ctx, const struct paths_join_view *v)
 	if (cli_out_open(&r->out, r->o->output, "the output") < 0)
 		return -1;
 	r->v = v;
-	summary(v, &sum);
+	paths_join_summary(v->s, v->n, &sum);
 	err = ipcperf_paths__for_each_joined(v->pa, copy_joined, r);
 	if (err >= 0)
 		err = r->o->json ? json_report(r, &sum) : text_report(r, &sum);

@@ -292,28 +292,41 @@ void paths_text_hosts(FILE *f, const struct paths_host *hosts, const char *const
 		ps->tcp_joined, ps->tcp_unseen_start, ps->tcp_no_peer);
 }
 
+void paths_join_summary(struct ipcperf_session *const *s, size_t n, struct cli_summary *sum)
+{
+	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+
+	memset(sum, 0, sizeof(*sum));
+	if (ipcperf_session__stats(s[0], &st) == 0)
+		cli_summary_of(sum, &st, NULL);
+	for (size_t i = 1; i < n; i++) {
+		struct ipcperf_session_stats si = { .sz = sizeof(si) };
+
+		if (ipcperf_session__stats(s[i], &si) == 0) {
+			sum->lost += si.lost;
+			sum->records += si.records;
+			sum->unpaired += si.unpaired_enter + si.unpaired_exit;
+		}
+	}
+}
+
 /* The second pass's report. @return 0, or -1 (said). */
 static int report(struct jpass *j, struct pathsout *po, const struct paths_host *hosts,
 		  struct cli_out *out)
 {
 	struct ipcperf_paths_stats ps = { .sz = sizeof(ps) };
-	struct ipcperf_session_stats st = { .sz = sizeof(st) };
+	struct ipcperf_session *s[CLI_INPUTS_MAX] = { NULL };
 	struct cli_summary sum;
 	char what[CLI_WHAT_LEN];
 	size_t at = (size_t)snprintf(what, sizeof(what), "%zu hosts", j->n);
 
-	if (ipcperf_paths__stats(j->pa, &ps) < 0 || ipcperf_session__stats(j->h[0].s, &st) < 0 ||
-	    pathsout_failed(po)) {
+	if (ipcperf_paths__stats(j->pa, &ps) < 0 || pathsout_failed(po)) {
 		cli_err("cannot collect the request paths: %s", strerror(ENOMEM));
 		return -1;
 	}
-	cli_summary_of(&sum, &st, NULL);
-	for (size_t i = 1; i < j->n; i++) {
-		struct ipcperf_session_stats si = { .sz = sizeof(si) };
-
-		if (ipcperf_session__stats(j->h[i].s, &si) == 0)
-			sum.lost += si.lost, sum.records += si.records;
-	}
+	for (size_t i = 0; i < j->n; i++)
+		s[i] = j->h[i].s;
+	paths_join_summary(s, j->n, &sum);
 	for (size_t i = 0; i < j->n && at < sizeof(what); i++)
 		at += (size_t)snprintf(what + at, sizeof(what) - at, "%s%s", i ? ", " : " (",
 				       hosts[i].ci.host);

@@ -15,6 +15,12 @@ int paths_join_run(const struct paths_opts *o);
 void paths_text_hosts(FILE *f, const struct paths_host *hosts, const char *const *inputs,
 		      size_t n, const struct ipcperf_paths_stats *ps);
 
+/*
+ * The summary of the captures joined, sessions @s (@n): the first's
+ * duration, every one's losses, records and unpaired calls.
+ */
+void paths_join_summary(struct ipcperf_session *const *s, size_t n, struct cli_summary *sum);
+
 /* The captures joined, read by both passes, for another view of them. */
 struct paths_join_view {
 	size_t n;

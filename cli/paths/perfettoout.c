@@ -8,10 +8,11 @@
 #include "perfettoout.h"
 #include "util.h"
 
-/* A track of a thread past the first: tid + lane * this, above any pid_max (2^22). */
-#define LANE_STRIDE (1 << 22)
-/* Captures joined: a process of host k is pid + k * this, apart from the other hosts'. */
-#define HOST_STRIDE (1 << 22)
+/*
+ * Above any pid_max (2^22): a track of a thread past the first is tid +
+ * lane * this; captures joined, a process of host k is pid + k * this.
+ */
+#define ID_STRIDE (1 << 22)
 /* How deep slices nest on one track before another track of the thread is taken. */
 #define LANE_DEPTH 32
 
@@ -80,13 +81,13 @@ static int assign_lanes(struct paths_span *v, size_t n)
 
 static pid_t track(const struct paths_span *s)
 {
-	return s->tid + (pid_t)s->lane * LANE_STRIDE;
+	return s->tid + (pid_t)s->lane * ID_STRIDE;
 }
 
 /* The timeline's process of @s: its pid, apart from the other hosts' when captures are joined. */
 static pid_t proc(const struct paths_span *s)
 {
-	return s->pid + (pid_t)s->host * HOST_STRIDE;
+	return s->pid + (pid_t)s->host * ID_STRIDE;
 }
 
 /* A time in µs, to the ns (a double holds it exactly below 2^53 ns: 104 days of uptime). */
@@ -139,7 +140,7 @@ static void put_names(struct json *j, const struct pathsout *po, const struct pa
 				 (int)s->tid, l);
 		else
 			snprintf(name, sizeof(name), "%s %d", s->comm, (int)s->tid);
-		put_meta(j, "thread_name", proc(s), s->tid + (pid_t)l * LANE_STRIDE, name);
+		put_meta(j, "thread_name", proc(s), s->tid + (pid_t)l * ID_STRIDE, name);
 	}
 }
 
