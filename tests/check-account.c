@@ -3280,6 +3280,94 @@ START_TEST(test_closed_conns_fold_into_groups)
 }
 END_TEST
 
+/* Sums of a side's connections (tcp rows with calls, and folds): [0] the client, [1] the server. */
+struct connsum {
+	uint64_t conns, folds, rops, rbytes, wops, wbytes;
+};
+
+static int sum_conn_row(void *ctx, const struct ipcperf_fd_row *r)
+{
+	struct connsum *s = (struct connsum *)ctx + (r->pid == 300);
+
+	if (r->kind != IPCPERF_FD_TCP || (!r->read.ops && !r->write.ops && !r->folded))
+		return 0;
+	if (r->folded) {
+		ck_assert_int_eq(r->fd, -1);
+		ck_assert_str_eq(r->object, "");
+		ck_assert_str_eq(r->detail, "");
+		ck_assert_int_eq(r->group_role, r->pid == 300 ? IPCPERF_GROUP_SERVED
+							   : IPCPERF_GROUP_CLIENT);
+		ck_assert_str_eq(r->group_endpoint, "127.0.0.1:5000");
+		ck_assert_int_eq(r->peer_pid, r->pid == 300 ? 200 : 300);
+		s->folds++;
+	}
+	s->conns += r->folded ? r->folded : 1;
+	s->rops += r->read.ops;
+	s->rbytes += r->read.bytes;
+	s->wops += r->write.ops;
+	s->wbytes += r->write.bytes;
+	return 0;
+}
+
+/* @s's calls and bytes: @rops reads of @rbytes, @wops writes of @wbytes. */
+static void expect_side(const struct connsum *s, uint64_t rops, uint64_t rbytes, uint64_t wops,
+			uint64_t wbytes)
+{
+	ck_assert_uint_eq(s->rops, rops);
+	ck_assert_uint_eq(s->rbytes, rbytes);
+	ck_assert_uint_eq(s->wops, wops);
+	ck_assert_uint_eq(s->wbytes, wbytes);
+}
+
+/* The rows and the folds of @st into @s (cleared first). */
+static void sum_conns(struct connsum s[2])
+{
+	memset(s, 0, 2 * sizeof(*s));
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, sum_conn_row, s), 0);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_fold(st, sum_conn_row, s), 0);
+}
+
+/*
+ * fold_conns, the folds as rows (ipcperf_stats__for_each_fd_fold()): one
+ * a group, fd -1, with its group's key and the rows it holds; with the rows
+ * not folded, every connection, call and byte exactly once. After a reset
+ * (an interval's stats), the folds hold only what came after it.
+ */
+START_TEST(test_closed_conns_fold_rows)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true, .fold_conns = true);
+	struct stopper stop = { .stop_at = 1, .ret = 1 };
+	struct connsum s[2];
+
+	ipcperf_stats__delete(st);
+	st = sink[0] = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+	do_exec(200, "/usr/bin/cli");
+	do_exec(300, "/usr/bin/srv");
+	conn_churn(0, 10000);
+	sum_conns(s);
+	ck_assert_uint_eq(s[0].conns, 10000);
+	ck_assert_uint_eq(s[0].folds, 1);
+	expect_side(&s[0], 10000, 2000000, 10000, 1000000);
+	ck_assert_uint_eq(s[1].conns, 10000);
+	ck_assert_uint_eq(s[1].folds, 1);
+	expect_side(&s[1], 10000, 1000000, 10000, 2000000);
+
+	ipcperf_stats__reset(st);
+	conn_churn(10000, 12000);
+	sum_conns(s);
+	expect_side(&s[0], 2000, 400000, 2000, 200000);
+	expect_side(&s[1], 2000, 200000, 2000, 400000);
+	/* rows held before the reset fold into the interval's count too: at least its own */
+	ck_assert_uint_ge(s[1].conns, 2000);
+
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_fold(st, stop_fd, &stop), 1);
+	ck_assert_int_eq(stop.calls, 1);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_fold(NULL, stop_fd, &stop), -EINVAL);
+	ck_assert_int_eq(ipcperf_stats__for_each_fd_fold(st, NULL, &stop), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_null_args)
 {
 	struct stopper s = { .stop_at = 1, .ret = 1 };
@@ -3433,6 +3521,7 @@ Suite *account_suite(void)
 	tcase_add_test(tc, test_groups_by_origin);
 	tcase_add_test(tc, test_groups_origin_copied);
 	tcase_add_test(tc, test_closed_conns_fold_into_groups);
+	tcase_add_test(tc, test_closed_conns_fold_rows);
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_new_and_delete);
 	tcase_add_test(tc, test_kind_names);

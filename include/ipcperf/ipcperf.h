@@ -1232,6 +1232,12 @@ struct ipcperf_fd_row {
 	 */
 	enum ipcperf_fd_group_role group_role;
 	const char *group_endpoint;
+	/**
+	 * Since 0.4: 0 for a row of its own. A row of
+	 * ipcperf_stats__for_each_fd_fold(): how many closed connections'
+	 * rows it holds (its fd -1, its object and detail "").
+	 */
+	uint64_t folded;
 };
 
 /**
@@ -1337,9 +1343,10 @@ struct ipcperf_stats_opts {
 	 * that a server traced for hours keeps its open fds and its groups,
 	 * not a row per connection it ever served. Those rows are then in
 	 * ipcperf_stats__for_each_fd_group() only, not in
-	 * ipcperf_stats__for_each_fd(). A group's peer is named when its rows
-	 * fold (a traced process's connection waits for its other end to
-	 * close too). Since 0.2.
+	 * ipcperf_stats__for_each_fd(), and in one row a group in
+	 * ipcperf_stats__for_each_fd_fold() (since 0.4). A group's peer is
+	 * named when its rows fold (a traced process's connection waits for
+	 * its other end to close too). Since 0.2.
 	 */
 	bool fold_conns;
 	/**
@@ -1420,6 +1427,22 @@ IPCPERF_API int ipcperf_stats__set_fd_identity(struct ipcperf_stats *st, pid_t p
 IPCPERF_API int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
 					   int (*cb)(void *ctx, const struct ipcperf_fd_row *row),
 					   void *ctx);
+/**
+ * Call @p cb for each fold of closed connections
+ * (ipcperf_stats_opts.fold_conns), in the order they were made: one row
+ * per group whose rows folded, with fd -1, object and detail "", the
+ * group's key (pid, kind, group_role, group_endpoint, peer_pid) and
+ * ipcperf_fd_row.folded the rows it holds; its counts, bytes and latencies
+ * are those rows' added up exactly. With ipcperf_stats__for_each_fd(), every
+ * call and byte is in exactly one row. After ipcperf_stats__reset() a fold
+ * keeps its key, with zero counts and zero rows (an interval's fold holds
+ * the rows folded during it). Rows live only during the call; a
+ * non-zero return from @p cb stops the walk and is returned. Since 0.4.
+ * @return 0, or that return, or -EINVAL / -ENOMEM.
+ */
+IPCPERF_API int ipcperf_stats__for_each_fd_fold(struct ipcperf_stats *st,
+						int (*cb)(void *ctx, const struct ipcperf_fd_row *row),
+						void *ctx);
 /**
  * Call @p cb for each group of fd rows: the rows of one process that share
  * a kind, an endpoint and a peer process (enum ipcperf_fd_group_role says
@@ -1632,6 +1655,14 @@ struct ipcperf_interval_opts {
 	 * folded during the interval. Since 0.2.
 	 */
 	bool fold_exited;
+	/**
+	 * Fold the rows of closed connections into their groups, as
+	 * ipcperf_stats_opts.fold_conns: an interval's fold
+	 * (ipcperf_stats__for_each_fd_fold()) counts the rows folded during
+	 * it, and the calls in the interval of every row folded so far.
+	 * Since 0.4.
+	 */
+	bool fold_conns;
 };
 
 /** What one interval covered. */

@@ -103,3 +103,42 @@ out:
 	free(keep);
 	free(scratch);
 }
+
+/* The row of fold @cf, its sums in @sum, to @cb. */
+static int emit_fold(const struct connfold *cf, struct ipp_rowsum *sum,
+		     int (*cb)(void *ctx, const struct ipcperf_fd_row *row), void *ctx)
+{
+	const struct ipp_rowref r = { .inc = SIZE_MAX, .pid = cf->pid, .fd = cf->fd, .id = &cf->id,
+				      .c = &cf->c, .packed = { cf->packed[0], cf->packed[1] },
+				      .cf = cf };
+	struct ipcperf_fd_row row = {
+		.pid = cf->pid, .fd = -1, .object = "", .kind = cf->id.kind, .detail = "",
+		.peer_pid = cf->peer, .peer_comm = cf->peer_comm,
+		.group_role = (enum ipcperf_fd_group_role)cf->role, .group_endpoint = cf->endpoint,
+		.folded = cf->conns,
+	};
+
+	ipp_rowsum__reset(sum);
+	ipp_rowsum__add(sum, &r);
+	IPP_ROWSUM_OUT(sum, &row);
+	return cb(ctx, &row);
+}
+
+int ipcperf_stats__for_each_fd_fold(struct ipcperf_stats *st,
+				    int (*cb)(void *ctx, const struct ipcperf_fd_row *row),
+				    void *ctx)
+{
+	struct ipp_rowsum sum;
+	int ret = 0;
+
+	if (!st || !cb)
+		return -EINVAL;
+	if (!st->nr_cfolds)
+		return 0;
+	if (ipp_rowsum__init(&sum) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->nr_cfolds && !ret; i++)
+		ret = emit_fold(&st->cfolds[i], &sum, cb, ctx);
+	ipp_rowsum__fini(&sum);
+	return ret;
+}

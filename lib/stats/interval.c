@@ -77,7 +77,8 @@ static int interval_fill(struct ipcperf_interval *iv, struct ipcperf_session *s,
 	size_t nr = IPP_OPTS_HAS(opts, nr_pids) && IPP_OPTS_HAS(opts, pids) && opts->pids ?
 		    opts->nr_pids : 0;
 	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = per_thread,
-		     .fold_exited = IPP_OPTS_HAS(opts, fold_exited) && opts->fold_exited);
+		     .fold_exited = IPP_OPTS_HAS(opts, fold_exited) && opts->fold_exited,
+		     .fold_conns = IPP_OPTS_HAS(opts, fold_conns) && opts->fold_conns);
 	int err;
 
 	iv->s = s;

@@ -110,6 +110,7 @@ void ipcperf_stats__reset(struct ipcperf_stats *st)
 		free(cf->packed[1]);
 		cf->packed[0] = cf->packed[1] = NULL;
 		memset(&cf->c, 0, sizeof(cf->c));
+		cf->conns = cf->by_ports = 0;	/* an interval's: those folded during it */
 	}
 	for (size_t i = 0; i < st->nr_procs; i++)
 		ipp_proc__reset(st->procs[i]);
