@@ -389,6 +389,8 @@ int metrics_write(FILE *f, const struct metrics_src *src, enum metrics_format fm
 	err = ipcperf_stats__for_each_proc(src->stats, on_proc, &w);
 	if (!err)
 		err = ipcperf_stats__for_each_fd(src->stats, on_fd, &w);
+	if (!err)	/* the closed connections folded, a row a group */
+		err = ipcperf_stats__for_each_fd_fold(src->stats, on_fd, &w);
 	if (!err && src->flows)
 		err = (src->final ? ipcperf_flows__for_each : ipcperf_flows__for_each_settled)(
 			src->flows, on_flow, &w);

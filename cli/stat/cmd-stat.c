@@ -239,7 +239,8 @@ static int stat_interval_new(struct stat_cmd *c, struct ipcperf_session *s)
 {
 	pid_t *pids = calloc(c->nr_cnt_targets + 1, sizeof(*pids));
 	IPCPERF_OPTS(ipcperf_interval_opts, io, .per_thread = c->o->per_thread, .pids = pids,
-		     .nr_pids = c->nr_cnt_targets, .fold_exited = stat_folds_exited(c->o));
+		     .nr_pids = c->nr_cnt_targets, .fold_exited = stat_folds_exited(c->o),
+		     .fold_conns = stat_folds_exited(c->o));
 
 	for (size_t i = 0; pids && i < c->nr_cnt_targets; i++)
 		pids[i] = c->cnt_targets[i].pid;
@@ -355,7 +356,8 @@ static int stat_open(struct stat_cmd *c)
 {
 	const struct stat_opts *o = c->o;
 	IPCPERF_OPTS(ipcperf_stats_opts, so, .per_thread = o->per_thread,
-		     .fold_conns = snap_rows_by_group(o), .fold_exited = stat_folds_exited(o));
+		     .fold_conns = snap_rows_by_group(o) || stat_folds_exited(o),
+		     .fold_exited = stat_folds_exited(o));
 
 	c->total = ipcperf_stats__new(&so);
 	if (c->total && o->flows)

@@ -29,6 +29,11 @@ static void busiest(char *buf, size_t len, const struct proc_snap *p)
 		snprintf(buf, len, "-");
 		return;
 	}
+	if (f->folded) {	/* closed connections folded into one row */
+		snprintf(buf, len, "* %s %s (%" PRIu64 " closed conns)", ipcperf_fd_kind_name(f->kind),
+			 cli_esc(name, sizeof(name), *f->endpoint ? f->endpoint : "unix"), f->conns);
+		return;
+	}
 	snprintf(buf, len, "%d %s %s", f->fd, ipcperf_fd_kind_name(f->kind),
 		 cli_esc(name, sizeof(name), f->detail && *f->detail ? f->detail : f->object));
 }

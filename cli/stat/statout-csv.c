@@ -131,9 +131,11 @@ static void csv_counters(struct statout *c, const struct snap *sn, pid_t pid, co
 static void csv_fd(struct statout *c, const struct snap *sn, const struct proc_snap *p,
 		   const char *ps, const struct fd_snap *fd)
 {
-	char fds[CLI_INT_LEN];
+	char fds[CLI_INT_LEN], folded[CLI_INT_LEN + 32];
 
 	snprintf(fds, sizeof(fds), "%d", fd->fd);
+	/* A fold of closed connections says how many it holds where a row has its detail. */
+	snprintf(folded, sizeof(folded), "folded: %" PRIu64 " closed connections", fd->conns);
 	for (int side = 0; side < 2; side++) {
 		const struct ipcperf_io *io = side ? &fd->write : &fd->read;
 		const struct ipcperf_moved *mv = side ? &fd->write_moved : &fd->read_moved;
@@ -145,7 +147,7 @@ static void csv_fd(struct statout *c, const struct snap *sn, const struct proc_s
 			side ? "write" : "read", U(o, io->ops), U(by, io->bytes), U(er, io->errors),
 			U(t, io->time_ns), U(l1, io->lat_ns.min), U(l2, io->lat_ns.avg),
 			U(l3, io->lat_ns.p50), U(l4, io->lat_ns.p99), U(l5, io->lat_ns.max),
-			fd->detail, U(zo, mv->ops), U(zb, mv->bytes), U(ag, io->again), NULL);
+			fd->folded ? folded : fd->detail, U(zo, mv->ops), U(zb, mv->bytes), U(ag, io->again), NULL);
 	}
 }
 

@@ -84,6 +84,8 @@ static void json_fd(struct json *j, const struct fd_snap *fd)
 	json_io(j, "read", &fd->read, &fd->read_moved);
 	json_io(j, "write", &fd->write, &fd->write_moved);
 	json_peer(j, fd);
+	if (fd->folded)
+		json_u64(j, "folded_conns", fd->conns);
 	json_object_end(j);
 }
 

@@ -214,9 +214,9 @@ static void row_text(const struct fd_snap *fd, char *obj, size_t olen, char *det
 		}
 	}
 	peer_name(peer, sizeof(peer), fd);
-	if (fd->conns > 1) {
+	if (fd->conns > 1 || fd->folded) {
 		cli_group_name(obj, olen, fd->role, cli_esc(buf, sizeof(buf), fd->endpoint), peer);
-		snprintf(det, dlen, "%" PRIu64 " conns", fd->conns);
+		snprintf(det, dlen, "%" PRIu64 " conns%s", fd->conns, fd->folded ? " closed, folded" : "");
 		return;
 	}
 	cli_esc(obj, olen, fd->object);
@@ -275,7 +275,7 @@ static void text_fds(struct statout *c, const struct snap *sn, const struct proc
 			obj = cut;
 		}
 		/* A group of connections has no single fd. */
-		snprintf(fdn, sizeof(fdn), fd->conns > 1 ? "*" : "%d", fd->fd);
+		snprintf(fdn, sizeof(fdn), fd->conns > 1 || fd->folded ? "*" : "%d", fd->fd);
 		fprintf(f, "  %5s %-7s %-*s ", fdn, ipcperf_fd_kind_name(fd->kind), k.ow, obj);
 		text_side(f, &fd->read, sn->duration_ns, &k);
 		fputc(' ', f);

@@ -207,6 +207,13 @@ static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
 	f->peer_comm = xstrdup_or(row->peer_comm, "", sn);
 	f->conns = 1;
 	f->endpoint = xstrdup_or(row->object, "unknown", sn);
+	if (row->folded) {	/* closed connections of one group, in one row */
+		f->conns = row->folded;
+		f->folded = true;
+		f->role = row->group_role;
+		free(f->endpoint);
+		f->endpoint = xstrdup_or(row->group_endpoint, "", sn);
+	}
 	return 0;
 }
 
@@ -403,6 +410,7 @@ int snap_take(struct snap *sn, struct ipcperf_stats *st, const struct stat_opts 
 	sn->total_scs.hists = o->sc_total;
 	if ((err = ipcperf_stats__for_each_proc(st, on_proc_row, sn)) < 0 ||
 	    (!snap_rows_by_group(o) && (err = ipcperf_stats__for_each_fd(st, on_fd_row, sn)) < 0) ||
+	    (!snap_rows_by_group(o) && (err = ipcperf_stats__for_each_fd_fold(st, on_fd_row, sn)) < 0) ||
 	    (err = ipcperf_stats__for_each_fd_group(st, on_group, sn)) < 0 ||
 	    (err = ipcperf_stats__for_each_syscall(st, on_syscall_row, sn)) < 0 ||
 	    (err = sn->oom ? -ENOMEM : 0) < 0 ||

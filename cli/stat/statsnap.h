@@ -49,6 +49,7 @@ struct fd_snap {
 	enum ipcperf_fd_group_role role;
 	char *endpoint;
 	struct ipcperf_moved read_moved, write_moved;	/* the zero-copy part of each */
+	bool folded;			/* an fd row that holds conns closed connections */
 };
 
 struct proc_snap {
