@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "flowout-dot.h"
@@ -17,11 +18,19 @@ struct flows_interval {
 	unsigned int n;			/* intervals printed */
 	uint64_t last_ns;		/* the end of the one before (0: none yet) */
 	uint64_t prev_lost;		/* events lost up to then */
-	/* --json: the objects of "intervals", kept until the document is written */
+	/*
+	 * --json: the objects of "intervals", kept until the document is
+	 * written: in an unlinked temporary file (a run left on for hours
+	 * writes gigabytes of them), read back through a mapping of it; in
+	 * memory where no temporary file can be made.
+	 */
 	FILE *json_f;
+	bool spilled;			/* json_f is the temporary file */
 	struct json j;
 	char *text;
 	size_t len;
+	void *map;			/* the file's mapping, map_len bytes */
+	size_t map_len;
 };
 
 /* A run of flows: its accounting and its outputs. */
@@ -49,7 +58,10 @@ static int flows_interval_open(struct flows_cmd *c)
 
 	iv->fl = ipcperf_flows__new(c->st);
 	if (iv->fl && c->o->json) {
-		iv->json_f = open_memstream(&iv->text, &iv->len);
+		iv->json_f = tmpfile();
+		iv->spilled = iv->json_f != NULL;
+		if (!iv->json_f)
+			iv->json_f = open_memstream(&iv->text, &iv->len);
 		/* the objects of the array "intervals" of the document's object */
 		if (iv->json_f)
 			json_init_inside(&iv->j, iv->json_f, true, 2);
@@ -158,12 +170,36 @@ static void flows_tick(void *ctx, struct ipcperf_session *s)
 	flows_interval_emit(ctx, s, cli_now_ns(), false);
 }
 
+/* The intervals' temporary file mapped (none when empty). @return 0, or -1 (errno). */
+static int interval_file_map(struct flows_interval *iv)
+{
+	off_t end;
+
+	if (fflush(iv->json_f) != 0 || ferror(iv->json_f) || (end = ftello(iv->json_f)) < 0)
+		return -1;
+	if (!end)
+		return 0;
+	iv->map = mmap(NULL, (size_t)end, PROT_READ, MAP_PRIVATE, fileno(iv->json_f), 0);
+	if (iv->map == MAP_FAILED) {
+		iv->map = NULL;
+		return -1;
+	}
+	iv->map_len = (size_t)end;
+	return 0;
+}
+
 /* -I --json: the intervals kept, to splice into the document; NULL without. */
 static const struct flowout_intervals *flows_interval_json(struct flows_cmd *c,
 							   struct flowout_intervals *out)
 {
 	if (!c->iv.json_f)
 		return NULL;
+	if (c->iv.spilled) {
+		if (interval_file_map(&c->iv) < 0)
+			cli_err("warning: the intervals could not be kept: %s", strerror(errno));
+		*out = (struct flowout_intervals){ .text = c->iv.map, .len = c->iv.map_len };
+		return out;
+	}
 	/* closed, the stream's text and length are final */
 	if (fclose(c->iv.json_f) != 0)
 		cli_err("warning: the intervals could not be kept: %s", strerror(errno));
@@ -264,6 +300,8 @@ static int flows_run(const void *opts)
 	/* The session first: it feeds the others. */
 	cli_session_release(res.session);
 	flowout_trace_delete(c.tr);
+	if (c.iv.map)
+		munmap(c.iv.map, c.iv.map_len);
 	if (c.iv.json_f)
 		fclose(c.iv.json_f);
 	free(c.iv.text);
