@@ -18,6 +18,7 @@
 #include "fd/fdtable.h"
 #include "fd/resolve.h"
 #include "syscalls.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 /* ------------------------------------------------------------------ a scripted resolver */
@@ -834,9 +835,8 @@ END_TEST
 Suite *fdtable_suite(void)
 {
 	Suite *s = suite_create("fdtable");
-	TCase *tc = tcase_create("events");
+	TCase *tc = new_tcase(s, "events", setup, teardown);
 
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_open_starts_incarnation);
 	tcase_add_test(tc, test_close_ends_incarnation);
 	tcase_add_test(tc, test_close_range_ends_fds);
@@ -849,6 +849,5 @@ Suite *fdtable_suite(void)
 	tcase_add_test(tc, test_reused_number_new_identity);
 	tcase_add_test(tc, test_answer_outlived_by_close);
 	tcase_add_test(tc, test_sweep_retires_as_reported);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1254,11 +1254,10 @@ END_TEST
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
-	TCase *tp = tcase_create("pipes");
-	TCase *tc = tcase_create("chain");
-	TCase *tk = tcase_create("clock");
+	TCase *tp = new_tcase(s, "pipes", setup, teardown);
+	TCase *tc = new_tcase(s, "chain", setup, teardown);
+	TCase *tk = new_tcase(s, "clock", NULL, NULL);
 
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, chain_thread);
 	tcase_add_test(tc, self_split);
 	tcase_add_test(tc, self_not_split);
@@ -1283,7 +1282,6 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, connect_after_accept);
 	tcase_add_test(tc, untraced_client);
 	tcase_add_test(tc, close_completes);
-	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_test(tp, pipe_chain);
 	tcase_add_test(tp, pipe_merged);
 	tcase_add_test(tp, pipe_split);
@@ -1293,8 +1291,5 @@ Suite *paths_suite(void)
 	tcase_add_test(tk, clock_drift_line);
 	tcase_add_test(tk, clock_drift_widened);
 	tcase_add_test(tk, clock_drift_none);
-	suite_add_tcase(s, tp);
-	suite_add_tcase(s, tc);
-	suite_add_tcase(s, tk);
 	return s;
 }
