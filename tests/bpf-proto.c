@@ -1049,6 +1049,15 @@ struct demo {
 	struct tracer *t;
 };
 
+/* Thread @tid's slot in d->last, or NULL. */
+static struct last_exit *last_exit_find(struct demo *d, pid_t tid)
+{
+	for (size_t i = 0; i < d->nr_last; i++)
+		if (d->last[i].tid == tid)
+			return &d->last[i];
+	return NULL;
+}
+
 static bool tp_is_fd_exit(const struct demo *d, int common_type)
 {
 	for (size_t i = 0; i < IPP_ARRAY_SIZE(fd_calls); i++)
@@ -1057,27 +1066,22 @@ static bool tp_is_fd_exit(const struct demo *d, int common_type)
 	return false;
 }
 
-/* Thread @tid's slot in d->last (a new one, the oldest reused when full). */
+/* Thread @tid's slot in d->last: a new one if it has none, NULL when they are all taken. */
 static struct last_exit *last_exit_of(struct demo *d, pid_t tid)
 {
-	for (size_t i = 0; i < d->nr_last; i++)
-		if (d->last[i].tid == tid)
-			return &d->last[i];
-	if (d->nr_last < IPP_ARRAY_SIZE(d->last))
-		return &d->last[d->nr_last++];
-	return NULL;
+	struct last_exit *l = last_exit_find(d, tid);
+
+	if (!l && d->nr_last < IPP_ARRAY_SIZE(d->last))
+		l = &d->last[d->nr_last++];
+	return l;
 }
 
 /* Whether record @rec comes just after the sys_exit sample of its own call, on @cpu. */
 static bool after_exit(struct demo *d, const struct ipp_fdid_rec *rec, uint32_t cpu)
 {
-	for (size_t i = 0; i < d->nr_last; i++) {
-		const struct last_exit *l = &d->last[i];
+	const struct last_exit *l = last_exit_find(d, rec->tid);
 
-		if (l->tid == rec->tid)
-			return !l->early && l->cpu == (int)cpu && l->nr == rec->nr && l->ret == rec->ret;
-	}
-	return false;
+	return l && !l->early && l->cpu == (int)cpu && l->nr == rec->nr && l->ret == rec->ret;
 }
 
 static void demo_record(struct tracer *t, const struct sample *s)

@@ -18,6 +18,7 @@
 #include "fd/fdtable.h"
 #include "fd/resolve.h"
 #include "syscalls.h"
+#include "check-helpers.h"
 #include "suites.h"
 
 /* ------------------------------------------------------------------ a scripted resolver */
@@ -242,6 +243,21 @@ static const char *reported(size_t i)
 #define P 100
 #define C 200
 
+/* @fd of P has no open incarnation: @i, its last, ended at @end. */
+static void expect_closed(int fd, size_t i, uint64_t end)
+{
+	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, fd), -ENOENT);
+	ck_assert_uint_eq(inc(i)->end_ns, end);
+}
+
+/* The exec at 500 closed @fd of P: its incarnation @i ended then, by the task, reported as @object. */
+static void expect_exec_closed(int fd, size_t i, const char *object)
+{
+	expect_closed(fd, i, 500);
+	ck_assert(inc(i)->by_task);
+	ck_assert_str_eq(reported(i), object);
+}
+
 /* ------------------------------------------------------------------ open, close */
 
 START_TEST(test_open_starts_incarnation)
@@ -407,10 +423,8 @@ START_TEST(test_close_range_all_above)
 	ck_assert_uint_eq(inc(i12)->end_ns, 150);
 	ck_assert_uint_eq(open_inc(P, 9), i9);
 	do_close_range(P, 3, ~0u, 0, 0, 200, 205);
-	ck_assert_uint_eq(inc(i3)->end_ns, 200);
-	ck_assert_uint_eq(inc(i9)->end_ns, 200);
-	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 3), -ENOENT);
-	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 9), -ENOENT);
+	expect_closed(3, i3, 200);
+	expect_closed(9, i9, 200);
 	ck_assert_uint_eq(open_inc(P, 0), i0);
 	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 3);
 	ck_assert_str_eq(reported(i3), "/a");
@@ -464,15 +478,11 @@ START_TEST(test_close_range_cloexec_then_exec)
 	ck_assert_int_eq(do_write(P, 4, 7, 300, 310), (long)i4);
 
 	do_task(IPCPERF_TASK_EXEC, P, 0, 500);
-	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 4), -ENOENT);
-	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 5), -ENOENT);
-	ck_assert_uint_eq(inc(i4)->end_ns, 500);
-	ck_assert_uint_eq(inc(i5)->end_ns, 500);
-	ck_assert(inc(i4)->by_task);
+	expect_exec_closed(4, i4, "/b");
+	expect_exec_closed(5, i5, "/c");
 	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 2);
 	ck_assert_uint_eq(open_inc(P, 3), i3);
 	ck_assert_uint_eq(open_inc(P, 9), i9);
-	ck_assert_str_eq(reported(i4), "/b");
 	ck_assert_int_eq(do_write(P, 9, 2, 600, 610), (long)i9);
 	ck_assert_uint_eq(res.nr_asked, 4);
 }
@@ -551,13 +561,9 @@ START_TEST(test_exec_ends_cloexec)
 
 	do_task(IPCPERF_TASK_EXEC, P, 0, 500);
 	/* close-on-exec, and unknown, end at the exec */
-	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 3), -ENOENT);
-	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 5), -ENOENT);
-	ck_assert_int_eq(ipp_fdtab__inc_of(t, P, 8), -ENOENT);
-	ck_assert_uint_eq(inc(i3)->end_ns, 500);
-	ck_assert(inc(i3)->by_task);
-	ck_assert_uint_eq(inc(i5)->end_ns, 500);
-	ck_assert_uint_eq(inc(i8)->end_ns, 500);
+	expect_exec_closed(3, i3, "/a");
+	expect_exec_closed(5, i5, "/c");
+	expect_exec_closed(8, i8, "/f");
 	ck_assert_uint_eq(ipp_fdtab__nr_closed(t), 3);
 	/* the others go on as they were */
 	ck_assert_uint_eq(open_inc(P, 4), i4);
@@ -829,9 +835,8 @@ END_TEST
 Suite *fdtable_suite(void)
 {
 	Suite *s = suite_create("fdtable");
-	TCase *tc = tcase_create("events");
+	TCase *tc = new_tcase(s, "events", setup, teardown);
 
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_open_starts_incarnation);
 	tcase_add_test(tc, test_close_ends_incarnation);
 	tcase_add_test(tc, test_close_range_ends_fds);
@@ -844,6 +849,5 @@ Suite *fdtable_suite(void)
 	tcase_add_test(tc, test_reused_number_new_identity);
 	tcase_add_test(tc, test_answer_outlived_by_close);
 	tcase_add_test(tc, test_sweep_retires_as_reported);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -201,11 +201,9 @@ END_TEST
 Suite *flowout_suite(void)
 {
 	Suite *s = suite_create("flowout");
-	TCase *tc = tcase_create("verdicts");
+	TCase *tc = new_tcase(s, "verdicts", setup, teardown);
 
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_verdicts, 0, ARRAY_SIZE(verdict_cases));
 	tcase_add_test(tc, test_queue);
-	suite_add_tcase(s, tc);
 	return s;
 }

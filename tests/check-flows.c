@@ -293,11 +293,27 @@ static void expect_bytes(const struct flow_rec *r, uint64_t written, uint64_t re
 	ck_assert_uint_eq(r->f.bytes_read, read);
 }
 
+/* Flow @r's successful writes and reads, and the bytes they moved. */
+static void expect_io(const struct flow_rec *r, uint64_t writes, uint64_t reads, uint64_t written,
+		      uint64_t read)
+{
+	ck_assert_uint_eq(r->f.writes, writes);
+	ck_assert_uint_eq(r->f.reads, reads);
+	expect_bytes(r, written, read);
+}
+
 /* The shortest and longest wire time of flow @r's matches. */
 static void expect_wire(const struct flow_rec *r, uint64_t min, uint64_t max)
 {
 	ck_assert_uint_eq(r->f.wire_ns.min, min);
 	ck_assert_uint_eq(r->f.wire_ns.max, max);
+}
+
+/* The time flow @r's writers and its readers spent blocked in its calls. */
+static void expect_blocked(const struct flow_rec *r, uint64_t writer, uint64_t reader)
+{
+	ck_assert_uint_eq(r->f.writer_blocked_ns, writer);
+	ck_assert_uint_eq(r->f.reader_blocked_ns, reader);
 }
 
 /* A percentile from the log-linear histogram: within 1/64 of the sample @want. */
@@ -365,9 +381,7 @@ START_TEST(test_partial_reads)
 	ck_assert_uint_eq(r->f.reader_ino, 5000);
 	ck_assert(!r->f.datagram);
 	expect_ends(r, 10, 20);
-	ck_assert_uint_eq(r->f.writes, 1);
-	ck_assert_uint_eq(r->f.reads, 2);
-	expect_bytes(r, 100, 100);
+	expect_io(r, 1, 2, 100, 100);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
 	/* wire = read end - write start: 1300 - 1000 and 1500 - 1000 */
@@ -406,9 +420,7 @@ START_TEST(test_read_drains_several_writes)
 		ck_assert_uint_eq(matches[i].m.read_end_ns, 5100);
 
 	r = only_flow();
-	ck_assert_uint_eq(r->f.writes, 3);
-	ck_assert_uint_eq(r->f.reads, 1);
-	expect_bytes(r, 60, 60);
+	expect_io(r, 3, 1, 60, 60);
 	ck_assert_uint_eq(r->f.matches, 3);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.max_queued, 60);
@@ -496,9 +508,7 @@ START_TEST(test_write_drained_by_several_reads)
 	assert_match(5, 10, 6000, 6050, 20, 8000, 8100, 25, 0);
 
 	r = only_flow();
-	ck_assert_uint_eq(r->f.writes, 3);
-	ck_assert_uint_eq(r->f.reads, 5);
-	expect_bytes(r, 190, 190);
+	expect_io(r, 3, 5, 190, 190);
 	ck_assert_uint_eq(r->f.matches, 6);
 	ck_assert_uint_eq(r->f.max_queued, 100);
 	/* no capacity given: unknown, and no time "full" can be told */
@@ -670,8 +680,7 @@ START_TEST(test_read_of_data_written_before_capture)
 	ck_assert_uint_eq(nr_matches, 0);
 	r = only_flow();
 	ck_assert_str_eq(r->object, "pipe:[47]");
-	ck_assert_uint_eq(r->f.bytes_read, 128);
-	ck_assert_uint_eq(r->f.bytes_written, 0);
+	expect_bytes(r, 0, 128);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 128);
 	ck_assert_uint_eq(r->f.matches, 0);
 	ck_assert_uint_eq(r->f.writes, 0);
@@ -995,9 +1004,7 @@ START_TEST(test_datagram_one_message_per_read)
 	r = only_flow();
 	ck_assert(r->f.datagram);
 	ck_assert_str_eq(r->object, "socket:[4001]");
-	ck_assert_uint_eq(r->f.writes, 2);
-	ck_assert_uint_eq(r->f.reads, 2);
-	expect_bytes(r, 140, 90);
+	expect_io(r, 2, 2, 140, 90);
 	ck_assert_uint_eq(r->f.unmatched_bytes, 0);
 	ck_assert_uint_eq(r->f.matches, 2);
 	ck_assert_uint_eq(r->f.max_queued, 140);
@@ -1081,6 +1088,13 @@ END_TEST
 
 /* ------------------------------------------------------------------ occupancy */
 
+/* Pipe 60 of 65536 bytes, from 10's fd 4 to 20's fd 3: a first write of @bytes [900, 1000]. */
+static void pipe60_first_write(int64_t bytes)
+{
+	name_pipe_ends(10, 4, 20, 3, 60, 65536);
+	wr(10, 4, bytes, 900, 1000);
+}
+
 /*
  * Capacity 65536: "full" is queued >= 90%, i.e. >= 58983 bytes.
  *   1000  write 40000 -> 40000
@@ -1094,8 +1108,7 @@ START_TEST(test_occupancy_full_time)
 {
 	const struct flow_rec *r;
 
-	name_pipe_ends(10, 4, 20, 3, 60, 65536);
-	wr(10, 4, 40000, 900, 1000);
+	pipe60_first_write(40000);
 	wr(10, 4, 20000, 1900, 2000);
 	rd(20, 3, 10000, 4900, 5000);
 	wr(10, 4, 15536, 5900, 6000);
@@ -1131,8 +1144,7 @@ START_TEST(test_reset_intervals)
 	rd(20, 6, 10, 6200000, 6200100);
 	ck_assert_uint_eq(snapshot(), 2);
 	r = flow_of(5000);
-	ck_assert_uint_eq(r->f.bytes_read, 4096);
-	ck_assert_uint_eq(r->f.bytes_written, 4196);
+	expect_bytes(r, 4196, 4096);
 	ck_assert_uint_eq(r->f.writer_blocked_ns, 5000000);
 	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
 	ipcperf_flows__reset(fl);
@@ -1142,13 +1154,9 @@ START_TEST(test_reset_intervals)
 	rd_blocked(20, 3, 50, 8000000, 12000000, 4000000);
 	r = only_flow();
 	ck_assert_uint_eq(r->f.ino, 5000);
-	ck_assert_uint_eq(r->f.bytes_read, 150);
-	ck_assert_uint_eq(r->f.bytes_written, 50);
-	ck_assert_uint_eq(r->f.writes, 1);
-	ck_assert_uint_eq(r->f.reads, 2);
+	expect_io(r, 1, 2, 50, 150);
 	ck_assert_uint_eq(r->f.matches, 2);
-	ck_assert_uint_eq(r->f.writer_blocked_ns, 0);
-	ck_assert_uint_eq(r->f.reader_blocked_ns, 4000000);
+	expect_blocked(r, 0, 4000000);
 	ck_assert_uint_eq(r->f.max_queued, 100);
 	ck_assert_uint_eq(r->f.first_ns, 7000000);
 	ck_assert_uint_eq(r->f.last_ns, 12000000);
@@ -1163,10 +1171,10 @@ START_TEST(test_reset_intervals)
 	ipcperf_flows__reset(fl);
 	wr(10, 4, 30, 13000000, 13000100);
 	r = only_flow();
+	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
 	expect_bytes(r, 30, 0);
 	ck_assert_uint_eq(r->f.matches, 0);
 	ck_assert_uint_eq(r->f.nr_readers, 0);
-	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
 }
 END_TEST
 
@@ -1175,8 +1183,7 @@ START_TEST(test_reset_full_carries)
 {
 	const struct flow_rec *r;
 
-	name_pipe_ends(10, 4, 20, 3, 60, 65536);
-	wr(10, 4, 65536, 900, 1000);
+	pipe60_first_write(65536);
 	r = only_flow();
 	ck_assert_uint_eq(r->f.max_queued, 65536);
 	ipcperf_flows__reset(fl);
@@ -1184,7 +1191,7 @@ START_TEST(test_reset_full_carries)
 	r = only_flow();
 	ck_assert_uint_eq(r->f.max_queued, 65536);
 	ck_assert_uint_eq(r->f.full_ns, 4000);
-	ck_assert_uint_eq(r->f.bytes_read, 65536);
+	expect_bytes(r, 0, 65536);
 	ck_assert_uint_eq(r->f.nr_writers, 0);
 	ipcperf_flows__reset(NULL);
 }
@@ -1220,8 +1227,7 @@ static const struct flow_rec *flow_for(uint64_t wblocked, uint64_t rblocked)
 	wr_blocked(10, 4, 100, 1000, 1000 + wblocked + 100, wblocked);
 	rd_blocked(20, 3, 100, 500, 1000 + wblocked + 200 + rblocked, rblocked);
 	r = only_flow();
-	ck_assert_uint_eq(r->f.writer_blocked_ns, wblocked);
-	ck_assert_uint_eq(r->f.reader_blocked_ns, rblocked);
+	expect_blocked(r, wblocked, rblocked);
 	return r;
 }
 
@@ -1333,13 +1339,13 @@ START_TEST(test_verdict_one_side)
 	ck_assert_uint_eq(in->f.ino, 0);
 	ck_assert_uint_eq(in->f.reader_ino, 81);
 	ck_assert_uint_eq(in->f.nr_readers, 1);
-	ck_assert_uint_eq(in->f.bytes_read, 100);
+	expect_bytes(in, 0, 100);
 	ck_assert_uint_eq(in->f.unmatched_bytes, 100);
 	ck_assert_uint_eq(in->f.reader_blocked_ns, 10 * MS);
 	ck_assert_int_eq(in->f.verdict, IPCPERF_VERDICT_UNMEASURED);
 	ck_assert_uint_eq(out->f.ino, 81);
 	ck_assert_uint_eq(out->f.nr_readers, 0);
-	ck_assert_uint_eq(out->f.bytes_written, 200);
+	expect_bytes(out, 200, 0);
 	ck_assert_int_eq(out->f.verdict, IPCPERF_VERDICT_UNMEASURED);
 	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_UNMEASURED), "unmeasured");
 }
@@ -1357,8 +1363,7 @@ START_TEST(test_blocked_time_sums)
 	rd_blocked(20, 3, 40960, t, t + 100, 0);
 	rd_blocked(20, 3, 0, t + 1000, t + 1000 + 400000, 300000);	/* EOF after a wait */
 	r = only_flow();
-	ck_assert_uint_eq(r->f.writer_blocked_ns, 10 * MS);
-	ck_assert_uint_eq(r->f.reader_blocked_ns, 300000);
+	expect_blocked(r, 10 * MS, 300000);
 	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BACKPRESSURE);
 	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_BACKPRESSURE), "backpressure");
 	ck_assert_str_eq(ipcperf_verdict_name(IPCPERF_VERDICT_CONSUMER_STARVED), "consumer-starved");
@@ -1881,8 +1886,7 @@ START_TEST(test_waits_put_on_ready_fds)
 	ck_assert_uint_eq(r->f.write_again, 1);
 	ck_assert_uint_eq(r->f.read_again, 1);
 	/* the waits are not blocked time in the calls */
-	ck_assert_uint_eq(r->f.writer_blocked_ns, 0);
-	ck_assert_uint_eq(r->f.reader_blocked_ns, 0);
+	expect_blocked(r, 0, 0);
 	/* W = 8 ms is not more than twice R = 5 ms; 1 refusal each */
 	ck_assert_int_eq(r->f.verdict, IPCPERF_VERDICT_BALANCED);
 	r = flow_of(83);
@@ -2030,9 +2034,8 @@ START_TEST(test_waits_shares_end_with_ready_count)
 	}
 	ev_call(20, "poll", SYS_poll, IPCPERF_SC_WAIT, -1, 4, 1000, 2, 50, 6 * MS, 6 * MS);
 	rd(20, 3, -EAGAIN, 6 * MS + 100, 6 * MS + 200);
-	rd(20, 4, 100, 6 * MS + 300, 6 * MS + 400);
-	rd(20, 5, 100, 6 * MS + 500, 6 * MS + 600);
-	rd(20, 6, 100, 6 * MS + 700, 6 * MS + 800);
+	for (uint64_t i = 1; i < 4; i++)
+		rd(20, 3 + (int)i, 100, 6 * MS + 100 + i * 200, 6 * MS + 200 + i * 200);
 	ck_assert_uint_eq(snapshot(), 4);
 	ck_assert_uint_eq(flow_of(95)->f.read_waits, 0);
 	ck_assert_uint_eq(flow_of(95)->f.read_again, 1);

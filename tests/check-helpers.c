@@ -22,6 +22,16 @@ int run_suites(const suite_fn *suites, size_t n)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+TCase *new_tcase(Suite *s, const char *name, SFun setup, SFun teardown)
+{
+	TCase *tc = tcase_create(name);
+
+	if (setup || teardown)
+		tcase_add_checked_fixture(tc, setup, teardown);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 void flows_fixture_new(struct ipcperf_stats **st, struct ipcperf_flows **fl, bool no_proc)
 {
 	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = no_proc);

@@ -34,6 +34,14 @@ typedef Suite *(*suite_fn)(void);
 int run_suites(const suite_fn *suites, size_t n);
 
 /*
+ * A new test case @name of suite @s, each of its tests run between @setup
+ * and @teardown (both NULL: no fixture), in a process of its own when
+ * forking: what the suite functions made with tcase_create(),
+ * tcase_add_checked_fixture() and suite_add_tcase().
+ */
+TCase *new_tcase(Suite *s, const char *name, SFun setup, SFun teardown);
+
+/*
  * New stats (without /proc look-ups when @no_proc) in *@st and flows on
  * them in *@fl, or the test fails. Undo with flows_fixture_delete().
  */

@@ -156,32 +156,75 @@ static void request_in(void)
 	io(200, 201, false, 5, 100, 500, 1200);
 }
 
-/* The rest of the chain, from the proxy's write to the backend. */
-static void rest_of_chain(void)
+/* The proxy's thread @tid calls the backend, @dt after the first call; the backend reads it. */
+static void backend_call(pid_t tid, uint64_t dt)
 {
-	io(200, 201, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
-	io(300, 301, true, 5, 200, 5400, 5500);
-	io(200, 201, false, 7, 200, 2400, 5600);
-	io(200, 201, true, 5, 200, 5700, 5800);
+	io(200, tid, true, 7, 100, 2200 + dt, 2300 + dt);
+	io(300, 301, false, 5, 100, 600 + dt, 2400 + dt);
+}
+
+/* The backend answers the call @dt after the first's, and the proxy's thread @tid reads it. */
+static void backend_answer(pid_t tid, uint64_t dt)
+{
+	io(300, 301, true, 5, 200, 5400 + dt, 5500 + dt);
+	io(200, tid, false, 7, 200, 2400 + dt, 5600 + dt);
+}
+
+/* The proxy's thread @tid answers the client, @dt after the first answer. */
+static void proxy_answer(pid_t tid, uint64_t dt)
+{
+	io(200, tid, true, 5, 200, 5700 + dt, 5800 + dt);
+}
+
+/* The proxy's @tid serves a request, @dt after the first: its call, its answer (not read yet). */
+static void serve(pid_t tid, uint64_t dt)
+{
+	backend_call(tid, dt);
+	backend_answer(tid, dt);
+	proxy_answer(tid, dt);
+}
+
+/* The client reads the first answer. */
+static void client_reads(void)
+{
 	io(100, 100, false, 3, 200, 1200, 5900);
 }
 
-/* The proxy serves a request, @dt after the first: its call to the backend, its answer (not read yet). */
-static void serve_at(uint64_t dt)
+/* The rest of the chain, from the proxy's write to the backend. */
+static void rest_of_chain(void)
 {
-	io(200, 201, true, 7, 100, 2200 + dt, 2300 + dt);
-	io(300, 301, false, 5, 100, 600 + dt, 2400 + dt);
-	io(300, 301, true, 5, 200, 5400 + dt, 5500 + dt);
-	io(200, 201, false, 7, 200, 2400 + dt, 5600 + dt);
-	io(200, 201, true, 5, 200, 5700 + dt, 5800 + dt);
+	serve(201, 0);
+	client_reads();
 }
 
-static void serve_first(void)
+/* The client writes @n requests of @bytes back to back, a call each, 150 ns apart from 1000. */
+static void client_writes(int n, int64_t bytes)
 {
-	serve_at(0);
+	for (int i = 0; i < n; i++)
+		io(100, 100, true, 3, bytes, 1000 + 150 * i, 1100 + 150 * i);
 }
 
+/* The client writes @n requests of @bytes back to back; the proxy reads them all [500, 1300]. */
+static void pipelined_in(int n, int64_t bytes)
+{
+	client_writes(n, bytes);
+	io(200, 201, false, 5, n * bytes, 500, 1300);
+}
+
+/*
+ * The second of two pipelined requests answered: the backend answers, the
+ * proxy's read of it (from @read_start) returns at 7200, the proxy answers
+ * and the client reads it [5950, 7500].
+ */
+static void second_answer(uint64_t read_start)
+{
+	io(300, 301, true, 5, 200, 7000, 7100);
+	io(200, 201, false, 7, 200, read_start, 7200);
+	io(200, 201, true, 5, 200, 7300, 7400);
+	io(100, 100, false, 3, 200, 5950, 7500);
+}
+
+/* What the paths counted. */
 static struct ipcperf_paths_stats counts(void)
 {
 	struct ipcperf_paths_stats ps = { .sz = sizeof(ps) };
@@ -190,40 +233,82 @@ static struct ipcperf_paths_stats counts(void)
 	return ps;
 }
 
+/* The paths flushed: @nr handed out in all. */
+static void flushed(size_t nr)
+{
+	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
+	ck_assert_uint_eq(nr_got, nr);
+}
+
+/* The flush hands out the chain whole: one path of two hops, the backend's self time 3100. */
+static void expect_whole_chain(void)
+{
+	flushed(1);
+	ck_assert_uint_eq(got[0].nr_hops, 2);
+	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	ck_assert_uint_eq(counts().paths, 1);
+}
+
+/* Path @i began with @pid's call on @fd at @start, ended at @end, went through @nr_hops hops. */
+static void expect_path(size_t i, pid_t pid, int fd, uint64_t start, uint64_t end, size_t nr_hops)
+{
+	ck_assert_int_eq(got[i].pid, pid);
+	ck_assert_int_eq(got[i].fd, fd);
+	ck_assert_uint_eq(got[i].start_ns, start);
+	ck_assert_uint_eq(got[i].end_ns, end);
+	ck_assert_uint_eq(got[i].nr_hops, nr_hops);
+}
+
+/* Hop @h: below hop @parent, @pid's fd @fd, called by @caller_pid on its fd @caller_fd. */
+static void expect_hop(const struct ipcperf_path_hop *h, int parent, pid_t pid, int fd,
+		       pid_t caller_pid, int caller_fd)
+{
+	ck_assert_int_eq(h->parent, parent);
+	ck_assert_int_eq(h->pid, pid);
+	ck_assert_int_eq(h->fd, fd);
+	ck_assert_int_eq(h->caller_pid, caller_pid);
+	ck_assert_int_eq(h->caller_fd, caller_fd);
+}
+
+/* Hop @h's times: the request's in the channel, its own and the response's. */
+static void expect_times(const struct ipcperf_path_hop *h, uint64_t request, uint64_t self,
+			 uint64_t response)
+{
+	ck_assert_uint_eq(h->request_ns, request);
+	ck_assert_uint_eq(h->self_ns, self);
+	ck_assert_uint_eq(h->response_ns, response);
+}
+
+/* Hop @h's request and response bytes. */
+static void expect_bytes(const struct ipcperf_path_hop *h, uint64_t request, uint64_t response)
+{
+	ck_assert_uint_eq(h->request_bytes, request);
+	ck_assert_uint_eq(h->response_bytes, response);
+}
+
+/* The call that reached hop @h: from @start to @end. */
+static void expect_call(const struct ipcperf_path_hop *h, uint64_t start, uint64_t end)
+{
+	ck_assert_uint_eq(h->call_start_ns, start);
+	ck_assert_uint_eq(h->call_end_ns, end);
+}
+
 START_TEST(chain_thread)
 {
-	const struct ipcperf_path_hop *h;
+	const struct ipcperf_path_hop *h = got_hops[0];
 	struct ipcperf_paths_stats ps;
 
 	request_in();
 	rest_of_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
-	ck_assert_int_eq(got[0].pid, 100);
-	ck_assert_int_eq(got[0].fd, 3);
-	ck_assert_uint_eq(got[0].start_ns, 1000);
-	ck_assert_uint_eq(got[0].end_ns, 5900);
-	ck_assert_uint_eq(got[0].nr_hops, 2);
-	h = got[0].hops;
-	ck_assert_int_eq(h[0].parent, -1);
-	ck_assert_int_eq(h[0].pid, 200);
+	flushed(1);
+	expect_path(0, 100, 3, 1000, 5900, 2);
+	expect_hop(&h[0], -1, 200, 5, 100, 3);
 	ck_assert_int_eq(h[0].tid, 201);
-	ck_assert_int_eq(h[0].fd, 5);
-	ck_assert_int_eq(h[0].caller_fd, 3);
-	ck_assert_uint_eq(h[0].request_bytes, 100);
-	ck_assert_uint_eq(h[0].response_bytes, 200);
-	ck_assert_uint_eq(h[0].request_ns, 200);
-	ck_assert_uint_eq(h[0].self_ns, 1200);
-	ck_assert_uint_eq(h[0].response_ns, 100);
-	ck_assert_int_eq(h[1].parent, 0);
-	ck_assert_int_eq(h[1].pid, 300);
-	ck_assert_int_eq(h[1].caller_pid, 200);
-	ck_assert_int_eq(h[1].caller_fd, 7);
-	ck_assert_uint_eq(h[1].call_start_ns, 2200);
-	ck_assert_uint_eq(h[1].call_end_ns, 5600);
-	ck_assert_uint_eq(h[1].request_ns, 200);
-	ck_assert_uint_eq(h[1].self_ns, 3100);
-	ck_assert_uint_eq(h[1].response_ns, 100);
+	expect_bytes(&h[0], 100, 200);
+	expect_times(&h[0], 200, 1200, 100);
+	expect_hop(&h[1], 0, 300, 5, 200, 7);
+	expect_call(&h[1], 2200, 5600);
+	expect_times(&h[1], 200, 3100, 100);
 	ps = counts();
 	ck_assert_uint_eq(ps.paths, 1);
 	ck_assert_uint_eq(ps.no_response + ps.untraced_hop + ps.unread + ps.no_cause + ps.lost, 0);
@@ -236,6 +321,20 @@ static void sched(pid_t tid, uint64_t t, enum ipp_run_state state)
 	struct ipp_sched_ev ev = { .time = t, .tid = tid, .state = state, .complete = true };
 
 	ipp_paths__on_sched(pa, &ev);
+}
+
+/* Thread @tid woken at @woken, on a CPU from @on. */
+static void woken_on(pid_t tid, uint64_t woken, uint64_t on)
+{
+	sched(tid, woken, IPP_RUN_WOKEN);
+	sched(tid, on, IPP_RUN_ON);
+}
+
+/* Thread @tid preempted at @off, back on a CPU at @on. */
+static void preempted(pid_t tid, uint64_t off, uint64_t on)
+{
+	sched(tid, off, IPP_RUN_RUNQ);
+	sched(tid, on, IPP_RUN_ON);
 }
 
 /*
@@ -251,21 +350,16 @@ START_TEST(self_split)
 	const struct ipcperf_path_hop *h;
 
 	sched(201, 400, IPP_RUN_BLOCKED);
-	sched(201, 1150, IPP_RUN_WOKEN);
-	sched(201, 1160, IPP_RUN_ON);
-	sched(201, 1500, IPP_RUN_RUNQ);
-	sched(201, 1700, IPP_RUN_ON);
+	woken_on(201, 1150, 1160);
+	preempted(201, 1500, 1700);
 	sched(201, 3000, IPP_RUN_BLOCKED);
 	sched(301, 2600, IPP_RUN_BLOCKED);
 	sched(301, 5000, IPP_RUN_WOKEN);
-	sched(301, 5050, IPP_RUN_WOKEN);
-	sched(301, 5100, IPP_RUN_ON);
-	sched(201, 5550, IPP_RUN_WOKEN);
-	sched(201, 5560, IPP_RUN_ON);
+	woken_on(301, 5050, 5100);
+	woken_on(201, 5550, 5560);
 	request_in();
 	rest_of_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	h = got[0].hops;
 	ck_assert(h[0].split);
 	ck_assert_uint_eq(h[0].cpu_ns, 1000);
@@ -282,12 +376,8 @@ END_TEST
 /* The proxy's worker (202) does the rest: it calls the backend and answers the client. */
 static void worker_chain(void)
 {
-	io(200, 202, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
-	io(300, 301, true, 5, 200, 5400, 5500);
-	io(200, 202, false, 7, 200, 2400, 5600);
-	io(200, 202, true, 5, 200, 5700, 5800);
-	io(100, 100, false, 3, 200, 1200, 5900);
+	serve(202, 0);
+	client_reads();
 }
 
 /* Thread @tid woken by @waker_tid of @pid at @t (sched_waking: the waker's). */
@@ -331,8 +421,7 @@ START_TEST(pool_hand_off)
 	sched(202, 1400, IPP_RUN_ON);
 	sched(301, 5100, IPP_RUN_ON);
 	worker_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert_uint_eq(counts().no_cause, 0);
 	ck_assert_uint_eq(got[0].nr_hops, 2);
 	h = got[0].hops;
@@ -358,8 +447,7 @@ START_TEST(woken_but_no_worker)
 	request_in();
 	woken(200, 201, 202, 1300);
 	rest_of_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert(got[0].hops[0].split);
 	ck_assert_uint_eq(got[0].hops[0].cpu_ns, 1200);
 	ck_assert_uint_eq(got[0].hops[0].blocked_ns, 0);
@@ -372,8 +460,7 @@ START_TEST(pool_no_wakeup)
 	asleep(200, 202, 100);
 	request_in();
 	worker_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 0);
+	flushed(0);
 	ck_assert_uint_eq(counts().no_cause, 1);
 }
 END_TEST
@@ -385,8 +472,7 @@ START_TEST(self_not_split)
 
 	request_in();
 	rest_of_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert(!got[0].hops[0].split);
 	ck_assert_uint_eq(got[0].hops[0].cpu_ns, 0);
 	ipp_paths__on_sched(pa, &ev);	/* incomplete: a switch-in may be missing */
@@ -395,8 +481,7 @@ START_TEST(self_not_split)
 	io(200, 201, false, 5, 100, 9000, 10200);
 	io(200, 201, true, 5, 200, 10300, 10400);
 	io(100, 100, false, 3, 200, 10200, 10500);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert(!got[0].hops[0].split);
 }
 END_TEST
@@ -409,8 +494,7 @@ START_TEST(turn_ended)
 	request_in();
 	wait_ready(200, 201, 1300, 2100);
 	rest_of_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 0);
+	flushed(0);
 	ps = counts();
 	ck_assert_uint_eq(ps.paths, 0);
 	/* one request, not attributed: its exchange with the backend is part of it, not counted again */
@@ -425,8 +509,7 @@ START_TEST(turn_before_read)
 	wait_ready(200, 201, 300, 400);
 	request_in();
 	rest_of_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert_uint_eq(got[0].nr_hops, 2);
 }
 END_TEST
@@ -437,10 +520,8 @@ START_TEST(no_response)
 	struct ipcperf_paths_stats ps;
 
 	request_in();
-	io(200, 201, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 0);
+	backend_call(201, 0);
+	flushed(0);
 	ps = counts();
 	ck_assert_uint_eq(ps.paths, 0);
 	ck_assert_uint_eq(ps.no_response, 1);
@@ -462,8 +543,7 @@ START_TEST(next_request_completes)
 	ck_assert_uint_eq(nr_got, 1);
 	ck_assert_uint_eq(got[0].end_ns, 5900);
 	/* the second one never got its answer */
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert_uint_eq(counts().no_response, 1);
 }
 END_TEST
@@ -497,8 +577,7 @@ START_TEST(closed_completes)
 	tick(31 * MS);
 	ck_assert_uint_eq(nr_got, 1);
 	ck_assert_uint_eq(got[0].nr_hops, 2);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert_uint_eq(counts().paths, 1);
 }
 END_TEST
@@ -507,16 +586,12 @@ END_TEST
 START_TEST(half_close)
 {
 	request_in();
-	io(200, 201, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
+	backend_call(201, 0);
 	eof(300, 301, 5, 2450, 2500);
-	io(300, 301, true, 5, 200, 5400, 5500);
-	io(200, 201, false, 7, 200, 2400, 5600);
-	io(200, 201, true, 5, 200, 5700, 5800);
-	io(100, 100, false, 3, 200, 1200, 5900);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
-	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
+	backend_answer(201, 0);
+	proxy_answer(201, 0);
+	client_reads();
+	expect_whole_chain();
 }
 END_TEST
 
@@ -548,12 +623,8 @@ START_TEST(accepted_end_writes_first)
 	io(200, 201, false, 7, 200, 90, 160);
 	request_in();
 	rest_of_chain();
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
-	ck_assert_uint_eq(got[0].nr_hops, 2);
+	expect_whole_chain();
 	ck_assert_int_eq(got_hops[0][1].pid, 300);
-	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
-	ck_assert_uint_eq(counts().paths, 1);
 }
 END_TEST
 
@@ -587,18 +658,14 @@ static void accepted(pid_t pid, int fd, uint64_t ino, uint64_t peer, uint64_t t)
 START_TEST(answer_returns_late)
 {
 	request_in();
-	io(200, 201, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
-	io(300, 301, true, 5, 200, 5400, 5500);
-	io(200, 201, false, 7, 200, 2400, 5600);
-	io(100, 100, false, 3, 200, 1200, 5900);
+	backend_call(201, 0);
+	backend_answer(201, 0);
+	client_reads();
 	io(100, 100, true, 3, 100, 6000, 6100);
 	io(200, 201, true, 5, 200, 5700, 8000);
 	io(200, 201, false, 5, 100, 8100, 8200);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
-	ck_assert_uint_eq(got_hops[0][0].request_bytes, 100);
-	ck_assert_uint_eq(got_hops[0][0].response_bytes, 200);
+	flushed(1);
+	expect_bytes(&got_hops[0][0], 100, 200);
 	/* kept within the call: the client had it all at 5900 */
 	ck_assert_uint_eq(got_hops[0][0].end_ns, 5900);
 	ck_assert_uint_eq(got_hops[0][0].self_ns, 5900 - 1200 - 3400);
@@ -615,19 +682,11 @@ START_TEST(request_returns_late)
 {
 	accepted(200, 5, 1002, 1001, 400);
 	io(200, 201, false, 5, 100, 500, 1200);
-	io(200, 201, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
-	io(300, 301, true, 5, 200, 5400, 5500);
-	io(200, 201, false, 7, 200, 2400, 5600);
-	io(200, 201, true, 5, 200, 5700, 5800);
+	serve(201, 0);
 	io(100, 100, true, 3, 100, 1000, 9000);
 	io(100, 100, false, 3, 200, 9100, 9200);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
-	ck_assert_uint_eq(got[0].nr_hops, 2);
+	expect_whole_chain();
 	ck_assert_uint_eq(got_hops[0][0].request_ns, 200);
-	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
-	ck_assert_uint_eq(counts().paths, 1);
 }
 END_TEST
 
@@ -644,45 +703,27 @@ START_TEST(pipelined_pair)
 {
 	const struct ipcperf_path_hop *h;
 
-	io(100, 100, true, 3, 100, 1000, 1100);
-	io(100, 100, true, 3, 100, 1150, 1250);
-	io(200, 201, false, 5, 200, 500, 1300);
-	serve_first();
+	pipelined_in(2, 100);
+	serve(201, 0);
 	io(100, 100, false, 3, 200, 1300, 5900);
 	io(200, 201, true, 7, 100, 6000, 6100);
 	io(300, 301, false, 5, 100, 5600, 6200);
-	io(300, 301, true, 5, 200, 7000, 7100);
-	io(200, 201, false, 7, 200, 6200, 7200);
-	io(200, 201, true, 5, 200, 7300, 7400);
-	io(100, 100, false, 3, 200, 5950, 7500);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 2);
+	second_answer(6200);
+	flushed(2);
 	ck_assert_uint_eq(counts().paths, 2);
-	ck_assert_uint_eq(got[0].start_ns, 1000);
-	ck_assert_uint_eq(got[0].end_ns, 5900);
+	expect_path(0, 100, 3, 1000, 5900, 2);
 	h = got_hops[0];
-	ck_assert_uint_eq(h[0].request_bytes, 100);
-	ck_assert_uint_eq(h[0].response_bytes, 200);
-	ck_assert_uint_eq(h[0].request_ns, 300);
-	ck_assert_uint_eq(h[0].self_ns, 1100);
-	ck_assert_uint_eq(h[0].response_ns, 100);
+	expect_bytes(&h[0], 100, 200);
+	expect_times(&h[0], 300, 1100, 100);
 	ck_assert_uint_eq(h[1].call_start_ns, 2200);
 	ck_assert_uint_eq(h[1].self_ns, 3100);
-	ck_assert_uint_eq(got[1].start_ns, 1150);
-	ck_assert_uint_eq(got[1].end_ns, 7500);
-	ck_assert_uint_eq(got[1].nr_hops, 2);
+	expect_path(1, 100, 3, 1150, 7500, 2);
 	h = got_hops[1];
-	ck_assert_uint_eq(h[0].request_bytes, 100);
-	ck_assert_uint_eq(h[0].response_bytes, 200);
-	ck_assert_uint_eq(h[0].request_ns, 4650);
-	ck_assert_uint_eq(h[0].self_ns, 400);
-	ck_assert_uint_eq(h[0].response_ns, 100);
+	expect_bytes(&h[0], 100, 200);
+	expect_times(&h[0], 4650, 400, 100);
 	ck_assert_int_eq(h[1].parent, 0);
-	ck_assert_uint_eq(h[1].call_start_ns, 6000);
-	ck_assert_uint_eq(h[1].call_end_ns, 7200);
-	ck_assert_uint_eq(h[1].request_ns, 200);
-	ck_assert_uint_eq(h[1].self_ns, 900);
-	ck_assert_uint_eq(h[1].response_ns, 100);
+	expect_call(&h[1], 6000, 7200);
+	expect_times(&h[1], 200, 900, 100);
 }
 END_TEST
 
@@ -698,21 +739,16 @@ START_TEST(pipelined_passed_on)
 {
 	const struct ipcperf_path_hop *h;
 
-	io(100, 100, true, 3, 100, 1000, 1100);
-	io(100, 100, true, 3, 100, 1150, 1250);
-	io(200, 201, false, 5, 200, 500, 1300);
+	pipelined_in(2, 100);
 	io(200, 201, true, 7, 100, 2200, 2300);
 	io(300, 301, false, 5, 100, 600, 2350);
 	io(200, 201, true, 7, 100, 2400, 2500);
 	io(300, 301, true, 5, 200, 5400, 5500);
 	io(300, 301, false, 5, 100, 5550, 5600);
 	io(200, 201, false, 7, 200, 2600, 5600);
-	io(200, 201, true, 5, 200, 5700, 5800);
+	proxy_answer(201, 0);
 	io(100, 100, false, 3, 200, 1300, 5900);
-	io(300, 301, true, 5, 200, 7000, 7100);
-	io(200, 201, false, 7, 200, 5900, 7200);
-	io(200, 201, true, 5, 200, 7300, 7400);
-	io(100, 100, false, 3, 200, 5950, 7500);
+	second_answer(5900);
 	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
 	ck_assert_uint_eq(counts().paths, 2);
 	ck_assert_uint_eq(nr_got, 2);
@@ -725,16 +761,12 @@ START_TEST(pipelined_passed_on)
 			       got_hops[i][k].response_ns;
 		ck_assert_uint_eq(sum, got[i].end_ns - got[i].start_ns);
 	}
-	ck_assert_uint_eq(got[0].start_ns, 1000);
-	ck_assert_uint_eq(got[0].end_ns, 5900);
-	ck_assert_uint_eq(got_hops[0][1].call_start_ns, 2200);
-	ck_assert_uint_eq(got_hops[0][1].call_end_ns, 5600);
+	expect_path(0, 100, 3, 1000, 5900, 2);
+	expect_call(&got_hops[0][1], 2200, 5600);
 	h = got_hops[1];
-	ck_assert_uint_eq(got[1].start_ns, 1150);
-	ck_assert_uint_eq(got[1].end_ns, 7500);
+	expect_path(1, 100, 3, 1150, 7500, 2);
 	ck_assert_uint_eq(h[0].request_ns, 2400 - 1150);
-	ck_assert_uint_eq(h[1].call_start_ns, 2400);
-	ck_assert_uint_eq(h[1].call_end_ns, 7200);
+	expect_call(&h[1], 2400, 7200);
 }
 END_TEST
 
@@ -746,20 +778,14 @@ END_TEST
  */
 START_TEST(pipelined_fold)
 {
-	io(100, 100, true, 3, 50, 1000, 1100);
-	io(100, 100, true, 3, 50, 1150, 1250);
-	io(200, 201, false, 5, 100, 500, 1300);
-	serve_first();
+	pipelined_in(2, 50);
+	serve(201, 0);
 	io(100, 100, false, 3, 200, 1300, 5900);
 	io(100, 100, true, 3, 100, 6000, 6100);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
-	ck_assert_uint_eq(got[0].start_ns, 1000);
-	ck_assert_uint_eq(got[0].end_ns, 5900);
-	ck_assert_uint_eq(got[0].nr_hops, 2);
-	ck_assert_uint_eq(got_hops[0][0].request_bytes, 100);
-	ck_assert_uint_eq(got_hops[0][0].request_ns, 300);
-	ck_assert_uint_eq(got_hops[0][0].self_ns, 1100);
+	flushed(1);
+	expect_path(0, 100, 3, 1000, 5900, 2);
+	expect_bytes(&got_hops[0][0], 100, 200);
+	expect_times(&got_hops[0][0], 300, 1100, 100);
 	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
 	ck_assert_uint_eq(counts().paths, 1);
 	ck_assert_uint_eq(counts().no_response, 1);
@@ -780,6 +806,13 @@ static void dial(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
 	feed(&ev);
 }
 
+/* In the request's turn the proxy connects fd 7 to the backend; a wait says writable at 2000. */
+static void connect_for_request(void)
+{
+	dial(200, 201, 7, 1300, 1350);
+	wait_ready(200, 201, 1400, 2000);
+}
+
 /*
  * nginx's way with a request: in the turn it reads it, it starts a
  * non-blocking connect to the backend; it writes the request there in a
@@ -789,21 +822,16 @@ static void dial(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
 START_TEST(connect_then_wait)
 {
 	request_in();
-	dial(200, 201, 7, 1300, 1350);
-	wait_ready(200, 201, 1400, 2000);
-	io(200, 201, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
+	connect_for_request();
+	backend_call(201, 0);
 	io(300, 301, true, 5, 200, 5400, 5500);
 	wait_ready(200, 201, 2350, 5550);
 	io(200, 201, false, 7, 200, 5560, 5600);
-	io(200, 201, true, 5, 200, 5700, 5800);
-	io(100, 100, false, 3, 200, 1200, 5900);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
-	ck_assert_uint_eq(got[0].nr_hops, 2);
+	proxy_answer(201, 0);
+	client_reads();
+	expect_whole_chain();
 	ck_assert_int_eq(got_hops[0][1].caller_fd, 7);
 	ck_assert_uint_eq(got_hops[0][0].self_ns, 1200);
-	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
 	ck_assert_uint_eq(counts().no_cause, 0);
 }
 END_TEST
@@ -822,13 +850,12 @@ START_TEST(untraced_client)
 
 	accepted(200, 5, 1002, 1001, 400);
 	io(200, 201, false, 5, 100, 500, 1200);
-	serve_first();
+	serve(201, 0);
 	io(200, 201, false, 5, 100, 6000, 6100);
 	dial(200, 201, 7, 6200, 6300);
 	wait_ready(200, 201, 6400, 7000);
-	serve_at(5000);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 2);
+	serve(201, 5000);
+	flushed(2);
 	for (size_t i = 0; i < 2; i++) {
 		ck_assert_int_eq(got[i].pid, 200);
 		ck_assert_int_eq(got_hops[i][0].pid, 300);
@@ -843,6 +870,16 @@ START_TEST(untraced_client)
 END_TEST
 
 /*
+ * The proxy reads @n requests of 100 B [@read_start, @read_end] and answers
+ * them, 200 B each, in one write from @write_start.
+ */
+static void answer_at_once(int n, uint64_t read_start, uint64_t read_end, uint64_t write_start)
+{
+	io(200, 201, false, 5, 100 * n, read_start, read_end);
+	io(200, 201, true, 5, 200 * n, write_start, write_start + 100);
+}
+
+/*
  * A server that reads what came and answers it at once: three requests
  * written back to back; the proxy reads the first two in one read and
  * answers them in one write, then reads the third and answers it. Its
@@ -853,16 +890,11 @@ START_TEST(pipelined_unpaired)
 {
 	struct ipcperf_paths_stats ps;
 
-	io(100, 100, true, 3, 100, 1000, 1100);
-	io(100, 100, true, 3, 100, 1150, 1250);
-	io(100, 100, true, 3, 100, 1300, 1400);
-	io(200, 201, false, 5, 200, 500, 1260);
-	io(200, 201, true, 5, 400, 2000, 2100);
-	io(200, 201, false, 5, 100, 2200, 2300);
-	io(200, 201, true, 5, 200, 2400, 2500);
+	client_writes(3, 100);
+	answer_at_once(2, 500, 1260, 2000);
+	answer_at_once(1, 2200, 2300, 2400);
 	io(100, 100, false, 3, 600, 1500, 2600);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 0);
+	flushed(0);
 	ps = counts();
 	ck_assert_uint_eq(ps.paths, 0);
 	ck_assert_uint_eq(ps.pipelined, 3);
@@ -893,14 +925,12 @@ START_TEST(connect_after_accept)
 	dial(200, 201, 7, 1350, 1360);
 	io(400, 400, true, 3, 100, 1320, 1330);
 	io(200, 201, false, 9, 100, 1400, 1450);
-	io(200, 201, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
+	backend_call(201, 0);
 	io(300, 301, true, 5, 200, 5400, 5500);
 	io(200, 201, false, 7, 200, 5560, 5600);
 	io(200, 201, true, 9, 200, 5700, 5800);
 	io(400, 400, false, 3, 200, 1340, 5900);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert_int_eq(got[0].pid, 400);
 	ck_assert_uint_eq(got[0].nr_hops, 2);
 	ck_assert_int_eq(got_hops[0][1].caller_fd, 7);
@@ -908,6 +938,17 @@ START_TEST(connect_after_accept)
 	ck_assert_uint_eq(counts().no_response, 1);
 }
 END_TEST
+
+/*
+ * The proxy reads a 200 B answer on its fd @from [@read_start, @read_end] and
+ * writes it on @to [@write_start, @write_end].
+ */
+static void relay(int from, int to, uint64_t read_start, uint64_t read_end, uint64_t write_start,
+		  uint64_t write_end)
+{
+	io(200, 201, false, from, 200, read_start, read_end);
+	io(200, 201, true, to, 200, write_start, write_end);
+}
 
 /*
  * Two requests in one nginx worker: A (client 100, on the proxy's fd 5)
@@ -937,16 +978,13 @@ START_TEST(connect_other_turn)
 	io(300, 301, true, 5, 200, 5000, 5100);
 	wait_ready(200, 201, 2250, 5150);
 	io(300, 301, false, 6, 100, 5150, 5200);
-	io(200, 201, false, 7, 200, 5160, 5210);
-	io(200, 201, true, 5, 200, 5220, 5300);
+	relay(7, 5, 5160, 5210, 5220, 5300);
 	io(100, 100, false, 3, 200, 1200, 5400);
 	io(300, 301, true, 6, 200, 8000, 8100);
 	wait_ready(200, 201, 5350, 8150);
-	io(200, 201, false, 8, 200, 8160, 8200);
-	io(200, 201, true, 6, 200, 8210, 8300);
+	relay(8, 6, 8160, 8200, 8210, 8300);
 	io(110, 110, false, 3, 200, 1600, 8400);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 2);
+	flushed(2);
 	a = path_of(100);
 	b = path_of(110);
 	ck_assert_uint_eq(a->nr_hops, 2);
@@ -983,18 +1021,16 @@ static void shut(pid_t pid, pid_t tid, int fd, uint64_t start, uint64_t end)
 START_TEST(close_completes)
 {
 	request_in();
-	dial(200, 201, 7, 1300, 1350);
-	wait_ready(200, 201, 1400, 2000);
-	io(200, 201, true, 7, 100, 2200, 2300);
-	io(300, 301, false, 5, 100, 600, 2400);
+	connect_for_request();
+	backend_call(201, 0);
 	io(300, 301, true, 5, 200, 5400, 5500);
 	shut(300, 301, 5, 5510, 5520);
 	wait_ready(200, 201, 2350, 5550);
 	io(200, 201, false, 7, 200, 5560, 5600);
 	shut(200, 201, 7, 5610, 5650);
-	io(200, 201, true, 5, 200, 5700, 5800);
+	proxy_answer(201, 0);
 	shut(200, 201, 5, 5810, 5820);
-	io(100, 100, false, 3, 200, 1200, 5900);
+	client_reads();
 	shut(100, 100, 3, 6000, 6010);
 	tick(30 * MS);
 	ck_assert_uint_eq(nr_got, 1);
@@ -1002,11 +1038,24 @@ START_TEST(close_completes)
 	ck_assert_uint_eq(got[0].end_ns, 5900);
 	ck_assert_uint_eq(got_hops[0][1].response_bytes, 200);
 	ck_assert_uint_eq(got_hops[0][1].self_ns, 3100);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
+	flushed(1);
 	ck_assert_uint_eq(counts().paths, 1);
 }
 END_TEST
+
+/* src writes a 64 B record [@start, @start + 100]; the stage reads it [@read_start, @read_end]. */
+static void record_in(uint64_t start, uint64_t read_start, uint64_t read_end)
+{
+	io(500, 500, true, 1, 64, start, start + 100);
+	io(600, 600, false, 0, 64, read_start, read_end);
+}
+
+/* The stage writes @bytes [@start, @start + 100]; the sink reads them [600, @read_end]. */
+static void record_out(int64_t bytes, uint64_t start, uint64_t read_end)
+{
+	io(600, 600, true, 1, bytes, start, start + 100);
+	io(700, 700, false, 0, bytes, 600, read_end);
+}
 
 /*
  * A record down the pipeline: src writes 64 B [1000, 1100]; the stage's
@@ -1016,38 +1065,20 @@ END_TEST
  */
 START_TEST(pipe_chain)
 {
-	const struct ipcperf_path_hop *h;
+	const struct ipcperf_path_hop *h = got_hops[0];
 
-	io(500, 500, true, 1, 64, 1000, 1100);
-	io(600, 600, false, 0, 64, 500, 1300);
-	io(600, 600, true, 1, 64, 3300, 3400);
-	io(700, 700, false, 0, 64, 600, 3600);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 1);
-	ck_assert_int_eq(got[0].pid, 500);
-	ck_assert_int_eq(got[0].fd, 1);
-	ck_assert_uint_eq(got[0].start_ns, 1000);
-	ck_assert_uint_eq(got[0].end_ns, 3600);
-	ck_assert_uint_eq(got[0].nr_hops, 2);
-	h = got[0].hops;
-	ck_assert_int_eq(h[0].parent, -1);
-	ck_assert_int_eq(h[0].pid, 600);
-	ck_assert_int_eq(h[0].fd, 0);
-	ck_assert_int_eq(h[0].caller_fd, 1);
+	record_in(1000, 500, 1300);
+	record_out(64, 3300, 3600);
+	flushed(1);
+	expect_path(0, 500, 1, 1000, 3600, 2);
+	expect_hop(&h[0], -1, 600, 0, 500, 1);
 	ck_assert_int_eq(h[0].kind, IPCPERF_FD_PIPE);
-	ck_assert_uint_eq(h[0].request_bytes, 64);
-	ck_assert_uint_eq(h[0].response_bytes, 0);
-	ck_assert_uint_eq(h[0].call_start_ns, 1000);
+	expect_bytes(&h[0], 64, 0);
+	expect_call(&h[0], 1000, 3300);
 	ck_assert_uint_eq(h[0].start_ns, 1300);
 	ck_assert_uint_eq(h[0].end_ns, 3300);
-	ck_assert_uint_eq(h[0].call_end_ns, 3300);
-	ck_assert_uint_eq(h[0].request_ns, 300);
-	ck_assert_uint_eq(h[0].self_ns, 2000);
-	ck_assert_uint_eq(h[0].response_ns, 0);
-	ck_assert_int_eq(h[1].parent, 0);
-	ck_assert_int_eq(h[1].pid, 700);
-	ck_assert_int_eq(h[1].caller_pid, 600);
-	ck_assert_int_eq(h[1].caller_fd, 1);
+	expect_times(&h[0], 300, 2000, 0);
+	expect_hop(&h[1], 0, 700, 0, 600, 1);
 	ck_assert_uint_eq(h[1].call_start_ns, 3300);
 	ck_assert_uint_eq(h[1].start_ns, 3600);
 	ck_assert_uint_eq(h[1].end_ns, 3600);
@@ -1057,34 +1088,35 @@ START_TEST(pipe_chain)
 }
 END_TEST
 
+/* The records the stages merged into one write, and those they split over several. */
+static void expect_pieces(uint64_t merged, uint64_t split)
+{
+	struct ipcperf_paths_stats ps = counts();
+
+	ck_assert_uint_eq(ps.merged, merged);
+	ck_assert_uint_eq(ps.split, split);
+}
+
 /* The stage reads two records, then writes them in one call: both are merged. */
 START_TEST(pipe_merged)
 {
-	io(500, 500, true, 1, 64, 1000, 1100);
-	io(600, 600, false, 0, 64, 500, 1200);
-	io(500, 500, true, 1, 64, 2000, 2100);
-	io(600, 600, false, 0, 64, 1300, 2200);
-	io(600, 600, true, 1, 128, 3000, 3100);
-	io(700, 700, false, 0, 128, 600, 3200);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 0);
-	ck_assert_uint_eq(counts().merged, 2);
-	ck_assert_uint_eq(counts().split, 0);
+	record_in(1000, 500, 1200);
+	record_in(2000, 1300, 2200);
+	record_out(128, 3000, 3200);
+	flushed(0);
+	expect_pieces(2, 0);
 }
 END_TEST
 
 /* The stage writes a record in two calls: it is split. */
 START_TEST(pipe_split)
 {
-	io(500, 500, true, 1, 64, 1000, 1100);
-	io(600, 600, false, 0, 64, 500, 1200);
+	record_in(1000, 500, 1200);
 	io(600, 600, true, 1, 32, 2000, 2100);
 	io(600, 600, true, 1, 32, 2200, 2300);
 	io(700, 700, false, 0, 64, 600, 2400);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 0);
-	ck_assert_uint_eq(counts().split, 1);
-	ck_assert_uint_eq(counts().merged, 0);
+	flushed(0);
+	expect_pieces(0, 1);
 }
 END_TEST
 
@@ -1096,14 +1128,11 @@ END_TEST
  */
 START_TEST(pipe_out_of_sight)
 {
-	io(500, 500, true, 1, 64, 1000, 1100);
-	io(600, 600, false, 0, 64, 500, 1200);
-	io(500, 500, true, 1, 64, 2000, 2100);
-	io(600, 600, false, 0, 64, 1300, 2200);
+	record_in(1000, 500, 1200);
+	record_in(2000, 1300, 2200);
 	io(600, 600, true, 2, 128, 3000, 3100);
 	io(600, 600, true, 2, 10, 3200, 3300);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 2);
+	flushed(2);
 	ck_assert_uint_eq(counts().merged + counts().split + counts().untraced_hop, 0);
 	ck_assert_uint_eq(got[0].nr_hops, 1);
 	ck_assert_int_eq(got[0].hops[0].pid, 600);
@@ -1138,12 +1167,10 @@ END_TEST
  */
 START_TEST(pipe_hand_off_inside)
 {
-	io(500, 500, true, 1, 64, 1000, 1100);
-	io(600, 600, false, 0, 64, 500, 1200);
+	record_in(1000, 500, 1200);
 	io(600, 600, true, 3, 64, 2000, 2100);
 	io(600, 602, false, 4, 64, 1500, 2200);
-	ck_assert_int_eq(ipcperf_paths__flush(pa), 0);
-	ck_assert_uint_eq(nr_got, 0);
+	flushed(0);
 	ck_assert_uint_eq(counts().no_cause, 1);
 	ck_assert_uint_eq(counts().paths + counts().untraced_hop + counts().merged, 0);
 }
@@ -1227,11 +1254,10 @@ END_TEST
 Suite *paths_suite(void)
 {
 	Suite *s = suite_create("paths");
-	TCase *tp = tcase_create("pipes");
-	TCase *tc = tcase_create("chain");
-	TCase *tk = tcase_create("clock");
+	TCase *tp = new_tcase(s, "pipes", setup, teardown);
+	TCase *tc = new_tcase(s, "chain", setup, teardown);
+	TCase *tk = new_tcase(s, "clock", NULL, NULL);
 
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, chain_thread);
 	tcase_add_test(tc, self_split);
 	tcase_add_test(tc, self_not_split);
@@ -1256,7 +1282,6 @@ Suite *paths_suite(void)
 	tcase_add_test(tc, connect_after_accept);
 	tcase_add_test(tc, untraced_client);
 	tcase_add_test(tc, close_completes);
-	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_test(tp, pipe_chain);
 	tcase_add_test(tp, pipe_merged);
 	tcase_add_test(tp, pipe_split);
@@ -1266,8 +1291,5 @@ Suite *paths_suite(void)
 	tcase_add_test(tk, clock_drift_line);
 	tcase_add_test(tk, clock_drift_widened);
 	tcase_add_test(tk, clock_drift_none);
-	suite_add_tcase(s, tp);
-	suite_add_tcase(s, tc);
-	suite_add_tcase(s, tk);
 	return s;
 }

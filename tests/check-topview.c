@@ -17,6 +17,7 @@
 #include <check.h>
 
 #include <ipcperf/ipcperf.h>
+#include "check-helpers.h"
 #include "suites.h"
 #include "top/topview.h"
 
@@ -160,10 +161,8 @@ END_TEST
 Suite *topview_suite(void)
 {
 	Suite *s = suite_create("topview");
-	TCase *tc = tcase_create("groups");
+	TCase *tc = new_tcase(s, "groups", setup, teardown);
 
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_groups);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -137,6 +137,17 @@ ip link set "$VA" netns "$NA" && ip link set "$VB" netns "$NB" &&
 	ip -n "$NA" link set "$VA" up && ip -n "$NB" link set "$VB" up ||
 	fail "cannot set up the veth pair"
 
+# backend_port OUT WHAT: the backend started in the background (WHAT, for
+# the message) wrote its pid and port to OUT within 30 s: BPID and PORT
+# from there, or fail.
+backend_port() {
+	for _ in $(seq 300); do
+		[ -s "$1" ] && break
+		sleep 0.1
+	done
+	read -r _ BPID PORT <"$1" || fail "$2 did not start: $(cat "$T/back.err")"
+}
+
 N=40
 X=1
 Y=3
@@ -144,11 +155,7 @@ T0=$(date +%s%N)
 ip netns exec "$NB" "$IPCPERF" record -q --host back -o "$T/b.data" -- \
 	"$PATHWORK" -t tcp -B -A 192.0.2.2 -y $Y >"$T/back.out" 2>"$T/back.err" &
 RB=$!
-for _ in $(seq 300); do
-	[ -s "$T/back.out" ] && break
-	sleep 0.1
-done
-read -r _ BPID PORT <"$T/back.out" || fail "the backend did not start: $(cat "$T/back.err")"
+backend_port "$T/back.out" "the backend"
 run timeout 120 ip netns exec "$NA" "$IPCPERF" record -q --host front -o "$T/a.data" -- \
 	"$PATHWORK" -t tcp -b "192.0.2.2:$PORT" -n $N -c 2 -x $X -y $Y
 expect_status 0 "record --host front"
@@ -324,11 +331,7 @@ expect_status 1 "report --view flows of captures that share no connection"
 # --- the backend recorded once its connections were open: their start not captured
 ip netns exec "$NB" "$PATHWORK" -t tcp -B -A 192.0.2.2 -y $Y >"$T/back2.out" 2>"$T/back.err" &
 RB=$!
-for _ in $(seq 300); do
-	[ -s "$T/back2.out" ] && break
-	sleep 0.1
-done
-read -r _ BPID PORT <"$T/back2.out" || fail "the second backend did not start: $(cat "$T/back.err")"
+backend_port "$T/back2.out" "the second backend"
 # 2000 requests of 3 ms or more on 2 connections: 3 s at least
 ip netns exec "$NA" "$IPCPERF" record -q --host front -o "$T/a2.data" -- \
 	"$PATHWORK" -t tcp -b "192.0.2.2:$PORT" -n 2000 -c 2 -x 0 -y $Y >"$T/front2.out" 2>&1 &
