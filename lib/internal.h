@@ -99,6 +99,8 @@ void *ipp_insert_at(void **v, size_t *n, size_t *cap, size_t at, size_t elem);
  * the array's owner, freed with free()); NULL (no memory), nothing changed.
  */
 void *ipp_insert_new(void **v, size_t *n, size_t *cap, size_t at, size_t size);
+/* A new object of @size bytes, zeroed. @return it (free with free()), or NULL with errno ENOMEM. */
+void *ipp_new(size_t size);
 /*
  * A new object of @size bytes, zeroed, when the arguments it is made from
  * are good (@args_ok). @return it (free with free()), or NULL with errno

@@ -189,6 +189,21 @@ START_TEST(test_remove_at)
 }
 END_TEST
 
+/* Made zeroed; too large to allocate: NULL with ENOMEM. */
+START_TEST(test_new)
+{
+	static const unsigned char zero[64];
+	unsigned char *obj = ipp_new(sizeof(zero));
+
+	ck_assert_ptr_nonnull(obj);
+	ck_assert_mem_eq(obj, zero, sizeof(zero));
+	free(obj);
+	errno = 0;
+	ck_assert_ptr_null(ipp_new(SIZE_MAX));
+	ck_assert_int_eq(errno, ENOMEM);
+}
+END_TEST
+
 /* Made only from good arguments, zeroed; from bad ones, NULL with EINVAL. */
 START_TEST(test_new_checked)
 {
@@ -338,6 +353,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_sorted_get);
 	tcase_add_test(tc, test_sorted_get_new);
 	tcase_add_test(tc, test_remove_at);
+	tcase_add_test(tc, test_new);
 	tcase_add_test(tc, test_new_checked);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("number");

@@ -261,11 +261,9 @@ struct ipp_pd_writer *ipp_pd_writer__new_fd(int fd, const struct ipp_pd_writer_o
 	}
 	if (opts)
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	w = calloc(1, sizeof(*w));
-	if (!w) {
-		errno = ENOMEM;
+	w = ipp_new(sizeof(*w));
+	if (!w)
 		return NULL;
-	}
 	w->fd = -1;
 	w->buf = malloc(WBUF_SIZE);
 	if (uname(&un) < 0)

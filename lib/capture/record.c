@@ -67,14 +67,12 @@ char *ipp_tracefs_events_file(const char *name, size_t *len)
 struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 {
 	struct ipp_pd_writer_opts o = { .sz = sizeof(o) };
-	struct ipp_recorder *r = calloc(1, sizeof(*r));
+	struct ipp_recorder *r = ipp_new(sizeof(*r));
 	char *page, *event;
 	int err;
 
-	if (!r) {
-		errno = ENOMEM;
+	if (!r)
 		return NULL;
-	}
 	r->log = ipp_identlog__new();
 	r->path = strdup(path);
 	if (!r->log || !r->path) {
