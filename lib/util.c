@@ -54,18 +54,22 @@ void *ipp_insert_new(void **v, size_t *n, size_t *cap, size_t at, size_t size)
 	return obj;
 }
 
+void *ipp_new(size_t size)
+{
+	void *obj = calloc(1, size);
+
+	if (!obj)
+		errno = ENOMEM;
+	return obj;
+}
+
 void *ipp_new_checked(bool args_ok, size_t size)
 {
-	void *obj;
-
 	if (!args_ok) {
 		errno = EINVAL;
 		return NULL;
 	}
-	obj = calloc(1, size);
-	if (!obj)
-		errno = ENOMEM;
-	return obj;
+	return ipp_new(size);
 }
 
 int ipp_ring_reserve(void **v, size_t *cap, size_t *head, size_t len, size_t elem, size_t first)
@@ -88,6 +92,14 @@ int ipp_ring_reserve(void **v, size_t *cap, size_t *head, size_t len, size_t ele
 	*cap = n;
 	*head = 0;
 	return 0;
+}
+
+void ipp_remove_at(void *v, size_t *n, size_t at, size_t elem)
+{
+	char *e = (char *)v + at * elem;
+
+	memmove(e, e + elem, (*n - at - 1) * elem);
+	(*n)--;
 }
 
 uint64_t ipp_now_ns(void)

@@ -93,6 +93,117 @@ START_TEST(test_insert_at_too_large)
 }
 END_TEST
 
+struct keyed {
+	int key;
+	int val;
+};
+
+static int cmp_keyed(const void *key, const void *elem)
+{
+	int a = *(const int *)key, b = ((const struct keyed *)elem)->key;
+
+	return (a > b) - (a < b);
+}
+
+static int cmp_keyed_ptr(const void *key, const void *elem)
+{
+	return cmp_keyed(key, *(const struct keyed *const *)elem);
+}
+
+/* Keys asked for in any order: each made once, zeroed, and kept in order; a lookup makes none. */
+START_TEST(test_sorted_get)
+{
+	static const int keys[] = { 30, 10, 50, 10, 20, 50, 40 };
+	struct keyed *v = NULL, *e;
+	size_t n = 0, cap = 0;
+	int missing = 35;
+	bool made;
+
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(keys); i++) {
+		size_t had = n;
+
+		e = ipp_sorted_get((void **)&v, &n, &cap, sizeof(*v), &keys[i], cmp_keyed, true, &made);
+		ck_assert_ptr_nonnull(e);
+		ck_assert(made == (n == had + 1));
+		if (made) {
+			ck_assert_int_eq(e->val, 0);
+			e->key = keys[i];
+		}
+		e->val++;
+	}
+	ck_assert_uint_eq(n, 5);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(v[i].key, 10 * (int)(i + 1));
+		ck_assert_int_eq(v[i].val, v[i].key == 10 || v[i].key == 50 ? 2 : 1);
+	}
+	ck_assert_ptr_null(ipp_sorted_get((void **)&v, &n, &cap, sizeof(*v), &missing, cmp_keyed,
+					  false, &made));
+	ck_assert(!made);
+	ck_assert_uint_eq(n, 5);
+	free(v);
+}
+END_TEST
+
+/* The same over an array of pointers: the objects made once each, zeroed, the pointers in order. */
+START_TEST(test_sorted_get_new)
+{
+	static const int keys[] = { 3, 1, 2, 3, 1 };
+	struct keyed **v = NULL, *e, *first = NULL;
+	size_t n = 0, cap = 0;
+	bool made;
+
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(keys); i++) {
+		e = ipp_sorted_get_new((void **)&v, &n, &cap, sizeof(*e), &keys[i], cmp_keyed_ptr,
+				       true, &made);
+		ck_assert_ptr_nonnull(e);
+		ck_assert(made == (i < 3));
+		if (made)
+			e->key = keys[i];
+		if (i == 0)
+			first = e;
+		e->val++;
+	}
+	ck_assert_uint_eq(n, 3);
+	ck_assert_ptr_eq(v[2], first);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(v[i]->key, (int)i + 1);
+		ck_assert_int_eq(v[i]->val, i == 1 ? 1 : 2);
+		free(v[i]);
+	}
+	free(v);
+}
+END_TEST
+
+/* An element taken out from the start, the middle, the end: the rest stay in order. */
+START_TEST(test_remove_at)
+{
+	int v[] = { 10, 20, 30, 40, 50 };
+	size_t n = IPP_ARRAY_SIZE(v);
+
+	ipp_remove_at(v, &n, 2, sizeof(*v));
+	ipp_remove_at(v, &n, 0, sizeof(*v));
+	ipp_remove_at(v, &n, n - 1, sizeof(*v));
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(v[0], 20);
+	ck_assert_int_eq(v[1], 40);
+}
+END_TEST
+
+/* Made zeroed; too large to allocate: NULL with ENOMEM. */
+START_TEST(test_new)
+{
+	static const unsigned char zero[64];
+	unsigned char *obj = ipp_new(sizeof(zero));
+
+	ck_assert_ptr_nonnull(obj);
+	ck_assert_mem_eq(obj, zero, sizeof(zero));
+	free(obj);
+	errno = 0;
+	ck_assert_ptr_null(ipp_new(SIZE_MAX));
+	ck_assert_int_eq(errno, ENOMEM);
+}
+END_TEST
+
 /* Made only from good arguments, zeroed; from bad ones, NULL with EINVAL. */
 START_TEST(test_new_checked)
 {
@@ -239,6 +350,10 @@ Suite *util_suite(void)
 	tc = tcase_create("insert");
 	tcase_add_test(tc, test_insert_at);
 	tcase_add_test(tc, test_insert_at_too_large);
+	tcase_add_test(tc, test_sorted_get);
+	tcase_add_test(tc, test_sorted_get_new);
+	tcase_add_test(tc, test_remove_at);
+	tcase_add_test(tc, test_new);
 	tcase_add_test(tc, test_new_checked);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("number");

@@ -49,13 +49,10 @@ static int fail_file(struct ipp_pd_reader *r, int err, const char *what)
 
 struct ipp_pd_reader *ipp_pd_reader__new(void)
 {
-	struct ipp_pd_reader *r = calloc(1, sizeof(*r));
+	struct ipp_pd_reader *r = ipp_new(sizeof(*r));
 
-	if (!r) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	r->fd = -1;
+	if (r)
+		r->fd = -1;
 	return r;
 }
 

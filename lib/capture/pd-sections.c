@@ -336,6 +336,16 @@ static const char *feature_name(unsigned int feat)
 	}
 }
 
+/* Where the string that feature @feat holds goes in @r's info (@feat one that holds a string). */
+static const char **info_string(struct ipp_pd_reader *r, unsigned int feat)
+{
+	switch (feat) {
+	case IPP_PD_FEAT_HOSTNAME: return &r->info.hostname;
+	case IPP_PD_FEAT_OSRELEASE: return &r->info.osrelease;
+	default: return &r->info.arch;	/* IPP_PD_FEAT_ARCH */
+	}
+}
+
 static int parse_feature(struct ipp_pd_reader *r, unsigned int feat, uint64_t off, uint64_t size)
 {
 	unsigned char *p = NULL;
@@ -364,16 +374,10 @@ static int parse_feature(struct ipp_pd_reader *r, unsigned int feat, uint64_t of
 		err = ipp_pdr_parse_tracing_data(r, p, size, off);
 		break;
 	case IPP_PD_FEAT_HOSTNAME:
-		err = header_string(r, p, size, &pos, off, "hostname", &s);
-		r->info.hostname = s;
-		break;
 	case IPP_PD_FEAT_OSRELEASE:
-		err = header_string(r, p, size, &pos, off, "os release", &s);
-		r->info.osrelease = s;
-		break;
 	case IPP_PD_FEAT_ARCH:
-		err = header_string(r, p, size, &pos, off, "arch", &s);
-		r->info.arch = s;
+		err = header_string(r, p, size, &pos, off, feature_name(feat), &s);
+		*info_string(r, feat) = s;
 		break;
 	case IPP_PD_FEAT_NRCPUS:
 		if (size < 8) {

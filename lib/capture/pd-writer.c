@@ -261,11 +261,9 @@ struct ipp_pd_writer *ipp_pd_writer__new_fd(int fd, const struct ipp_pd_writer_o
 	}
 	if (opts)
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-	w = calloc(1, sizeof(*w));
-	if (!w) {
-		errno = ENOMEM;
+	w = ipp_new(sizeof(*w));
+	if (!w)
 		return NULL;
-	}
 	w->fd = -1;
 	w->buf = malloc(WBUF_SIZE);
 	if (uname(&un) < 0)
@@ -307,6 +305,15 @@ fail:
 	return NULL;
 }
 
+static void free_event(struct wevent *ev)
+{
+	free(ev->name);
+	free(ev->system);
+	free(ev->attr);
+	free(ev->ids);
+	free(ev->format);
+}
+
 int ipp_pd_writer__add_event(struct ipp_pd_writer *w, const char *system, const char *name,
 			     const void *attr, size_t attr_size, const uint64_t *ids, size_t nr_ids,
 			     const char *format, size_t format_len)
@@ -333,11 +340,7 @@ int ipp_pd_writer__add_event(struct ipp_pd_writer *w, const char *system, const 
 	ev->format = format ? ipp_pd_memdup0(format, format_len) : NULL;
 	if (!ev->name || (system && !ev->system) || !ev->attr || !ev->ids ||
 	    (format && !ev->format)) {
-		free(ev->name);
-		free(ev->system);
-		free(ev->attr);
-		free(ev->ids);
-		free(ev->format);
+		free_event(ev);
 		return -ENOMEM;
 	}
 	memcpy(ev->attr, attr, attr_size);
@@ -647,13 +650,8 @@ int ipp_pd_writer__write(struct ipp_pd_writer *w, const void *rec, size_t size)
 
 static void free_writer(struct ipp_pd_writer *w)
 {
-	for (size_t i = 0; i < w->nr_ev; i++) {
-		free(w->ev[i].system);
-		free(w->ev[i].name);
-		free(w->ev[i].attr);
-		free(w->ev[i].ids);
-		free(w->ev[i].format);
-	}
+	for (size_t i = 0; i < w->nr_ev; i++)
+		free_event(&w->ev[i]);
 	free(w->ev);
 	free(w->header_page);
 	free(w->header_event);

@@ -28,7 +28,6 @@ struct ipp_recorder {
 	int err;
 	bool err_said;		/* the first write error went to the print function */
 	char *path;
-	char *header_page, *header_event;
 	char host[IPCPERF_HOST_MAX];	/* "": not placed, no entry */
 	struct ipp_rec_clock clock;
 	bool has_clock;
@@ -68,13 +67,12 @@ char *ipp_tracefs_events_file(const char *name, size_t *len)
 struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 {
 	struct ipp_pd_writer_opts o = { .sz = sizeof(o) };
-	struct ipp_recorder *r = calloc(1, sizeof(*r));
+	struct ipp_recorder *r = ipp_new(sizeof(*r));
+	char *page, *event;
 	int err;
 
-	if (!r) {
-		errno = ENOMEM;
+	if (!r)
 		return NULL;
-	}
 	r->log = ipp_identlog__new();
 	r->path = strdup(path);
 	if (!r->log || !r->path) {
@@ -82,16 +80,19 @@ struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 		errno = ENOMEM;
 		return NULL;
 	}
-	r->header_page = ipp_tracefs_events_file("header_page", &o.header_page_len);
-	r->header_event = ipp_tracefs_events_file("header_event", &o.header_event_len);
-	o.header_page = r->header_page;
-	o.header_event = r->header_event;
+	/* The writer keeps copies of these texts. */
+	page = ipp_tracefs_events_file("header_page", &o.header_page_len);
+	event = ipp_tracefs_events_file("header_event", &o.header_event_len);
+	o.header_page = page;
+	o.header_event = event;
 	o.kernel_text = ipp_pd_kernel_text();
 	r->w = fd >= 0 ? ipp_pd_writer__new_fd(fd, &o) : ipp_pd_writer__new(path, &o);
+	err = errno;
+	free(page);
+	free(event);
 	if (!r->w) {
 		struct stat st;
 
-		err = errno;
 		if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 			ipp_info("refusing to write the capture to %s: it is a symbolic link, which "
 				 "is never followed; remove it, or give the path of the file it "
@@ -251,8 +252,6 @@ void ipp_recorder__delete(struct ipp_recorder *r)
 	ipp_identlog__delete(r->log);
 	free(r->lost);
 	free(r->cnt);
-	free(r->header_page);
-	free(r->header_event);
 	free(r->path);
 	free(r);
 }

@@ -422,12 +422,8 @@ static void remove_proc(struct ipp_fdtab *t, size_t at)
 
 	if (t->last == p)
 		t->last = NULL;
-	free(p->fds);
-	free(p->closed);
-	free(p->ranges);
-	free(p);
-	memmove(&t->procs[at], &t->procs[at + 1], (t->nr_procs - at - 1) * sizeof(*t->procs));
-	t->nr_procs--;
+	ipp_fdt_free_proc(p);
+	ipp_remove_at(t->procs, &t->nr_procs, at, sizeof(*t->procs));
 }
 
 /*

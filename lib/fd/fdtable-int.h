@@ -84,6 +84,8 @@ static inline int ipp_fdt_cmp_pid(const void *key, const void *elem)
 
 /* Process @pid's entry, made when @create. NULL: none, or no memory. */
 struct fdproc *ipp_fdt_get_proc(struct ipp_fdtab *t, pid_t pid, bool create);
+/* Free @p and what it holds (its fds' incarnations are the table's). */
+void ipp_fdt_free_proc(struct fdproc *p);
 /* The slot of open @fd of @p, or NULL. */
 struct fdslot *ipp_fdt_find_slot(struct fdproc *p, int fd);
 /*

@@ -46,16 +46,20 @@ struct ipp_fdtab *ipp_fdtab__new(void)
 	return t;
 }
 
+void ipp_fdt_free_proc(struct fdproc *p)
+{
+	free(p->fds);
+	free(p->closed);
+	free(p->ranges);
+	free(p);
+}
+
 void ipp_fdtab__delete(struct ipp_fdtab *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nr_procs; i++) {
-		free(t->procs[i]->fds);
-		free(t->procs[i]->closed);
-		free(t->procs[i]->ranges);
-		free(t->procs[i]);
-	}
+	for (size_t i = 0; i < t->nr_procs; i++)
+		ipp_fdt_free_proc(t->procs[i]);
 	free(t->procs);
 	free(t->incs);
 	free(t->closed);
@@ -91,20 +95,18 @@ void ipp_fdtab__clock(struct ipp_fdtab *t, uint64_t ns)
 
 struct fdproc *ipp_fdt_get_proc(struct ipp_fdtab *t, pid_t pid, bool create)
 {
-	size_t at;
 	struct fdproc *p;
+	bool made;
 
 	if (t->last && t->last->pid == pid)
 		return t->last;
-	if (ipp_bsearch_at(&pid, t->procs, t->nr_procs, sizeof(*t->procs), ipp_fdt_cmp_pid, &at))
-		return t->last = t->procs[at];
-	if (!create)
-		return NULL;
-	p = ipp_insert_new((void **)&t->procs, &t->nr_procs, &t->cap_procs, at, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	return t->last = p;
+	p = ipp_sorted_get_new((void **)&t->procs, &t->nr_procs, &t->cap_procs, sizeof(*p), &pid,
+			       ipp_fdt_cmp_pid, create, &made);
+	if (made)
+		p->pid = pid;
+	if (p)
+		t->last = p;
+	return p;
 }
 
 struct fdslot *ipp_fdt_find_slot(struct fdproc *p, int fd)

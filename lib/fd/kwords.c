@@ -62,16 +62,12 @@ static int cmp_lastexit(const void *key, const void *elem)
 /* The last exit of thread @tid, made if @create; NULL if none (or out of memory). */
 static struct lastexit *last_exit(struct ipp_kwords *k, pid_t tid, bool create)
 {
-	struct lastexit *e;
-	size_t at;
+	bool made;
+	struct lastexit *e = ipp_sorted_get((void **)&k->lex, &k->nr_lex, &k->cap_lex, sizeof(*e),
+					    &tid, cmp_lastexit, create, &made);
 
-	if (ipp_bsearch_at(&tid, k->lex, k->nr_lex, sizeof(*k->lex), cmp_lastexit, &at))
-		return &k->lex[at];
-	if (!create)
-		return NULL;
-	e = ipp_insert_at((void **)&k->lex, &k->nr_lex, &k->cap_lex, at, sizeof(*e));
-	if (e)
-		*e = (struct lastexit){ .tid = tid };
+	if (made)
+		e->tid = tid;
 	return e;
 }
 
@@ -134,10 +130,8 @@ void ipp_kwords__gone(struct ipp_kwords *k, pid_t tid)
 {
 	size_t at, kept = 0;
 
-	if (ipp_bsearch_at(&tid, k->lex, k->nr_lex, sizeof(*k->lex), cmp_lastexit, &at)) {
-		memmove(&k->lex[at], &k->lex[at + 1], (k->nr_lex - at - 1) * sizeof(*k->lex));
-		k->nr_lex--;
-	}
+	if (ipp_bsearch_at(&tid, k->lex, k->nr_lex, sizeof(*k->lex), cmp_lastexit, &at))
+		ipp_remove_at(k->lex, &k->nr_lex, at, sizeof(*k->lex));
 	for (size_t i = 0; i < k->nr_pend; i++)
 		if (k->pend[i].tid != tid)
 			k->pend[kept++] = k->pend[i];

@@ -70,11 +70,9 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 		errno = -err;
 		return NULL;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		errno = ENOMEM;
+	s = ipp_new(sizeof(*s));
+	if (!s)
 		return NULL;
-	}
 	s->base.ops = &ipp_rings_ops;
 	s->base.pl = pl;
 	s->epfd = s->tick_fd = s->cmd_pidfd = -1;
