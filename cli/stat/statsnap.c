@@ -91,15 +91,19 @@ static void fd_snap_free(struct fd_snap *f)
 	free(f->endpoint);
 }
 
+/* The @n rows of @v (a process's fds or its groups), and @v. */
+static void fd_snaps_free(struct fd_snap *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		fd_snap_free(&v[k]);
+	free(v);
+}
+
 static void proc_snap_free(struct proc_snap *p)
 {
-	for (size_t k = 0; k < p->nr_fds; k++)
-		fd_snap_free(&p->fds[k]);
-	for (size_t k = 0; k < p->nr_groups; k++)
-		fd_snap_free(&p->groups[k]);
+	fd_snaps_free(p->fds, p->nr_fds);
+	fd_snaps_free(p->groups, p->nr_groups);
 	sc_rows_free(&p->scs);
-	free(p->fds);
-	free(p->groups);
 	free(p->comm);
 }
 
@@ -188,32 +192,10 @@ static struct fd_snap *snap_fd_add(struct snap *sn, pid_t pid, bool group)
 	return &(*v)[(*n)++];
 }
 
-static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
+/* Group @g into @sn: of its process's groups (@group), else its fds. */
+static int snap_fd_put(struct snap *sn, const struct ipcperf_fd_group *g, bool group)
 {
-	struct snap *sn = ctx;
-	struct fd_snap *f = snap_fd_add(sn, row->pid, false);
-
-	if (!f)
-		return -ENOMEM;
-	f->fd = row->fd;
-	f->object = xstrdup_or(row->object, "unknown", sn);
-	f->detail = xstrdup_or(row->detail, "", sn);
-	f->kind = row->kind;
-	f->read = row->read;
-	f->write = row->write;
-	f->read_moved = row->read_moved;
-	f->write_moved = row->write_moved;
-	f->peer_pid = row->peer_pid;
-	f->peer_comm = xstrdup_or(row->peer_comm, "", sn);
-	f->conns = 1;
-	f->endpoint = xstrdup_or(row->object, "unknown", sn);
-	return 0;
-}
-
-static int on_group(void *ctx, const struct ipcperf_fd_group *g)
-{
-	struct snap *sn = ctx;
-	struct fd_snap *f = snap_fd_add(sn, g->pid, true);
+	struct fd_snap *f = snap_fd_add(sn, g->pid, group);
 
 	if (!f)
 		return -ENOMEM;
@@ -227,6 +209,25 @@ static int on_group(void *ctx, const struct ipcperf_fd_group *g)
 	f->peer_comm = xstrdup_or(g->peer_comm, "", sn);
 	f->endpoint = xstrdup_or(g->endpoint, "", sn);
 	return 0;
+}
+
+/* An fd row: a group of its one connection, named by its object. */
+static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
+{
+	const char *object = row->object ? row->object : "unknown";
+	const struct ipcperf_fd_group g = {
+		.pid = row->pid, .fd = row->fd, .kind = row->kind, .object = object,
+		.detail = row->detail, .read = row->read, .write = row->write,
+		.peer_pid = row->peer_pid, .peer_comm = row->peer_comm, .conns = 1,
+		.endpoint = object, .read_moved = row->read_moved, .write_moved = row->write_moved,
+	};
+
+	return snap_fd_put(ctx, &g, false);
+}
+
+static int on_group(void *ctx, const struct ipcperf_fd_group *g)
+{
+	return snap_fd_put(ctx, g, true);
 }
 
 static int on_syscall_row(void *ctx, const struct ipcperf_syscall_row *row)
