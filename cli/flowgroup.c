@@ -169,21 +169,42 @@ static pid_t *pids_dup(const pid_t *v, size_t n)
 	return d;
 }
 
+int flowcopy_set(struct flowcopy *c, const struct ipcperf_flow *f)
+{
+	c->f = *f;
+	c->object = strdup(f->object ? f->object : "unknown");
+	/* A flow nobody traced writing into (or reading from) has no list at all. */
+	c->writers = pids_dup(f->writers, f->nr_writers);
+	c->readers = pids_dup(f->readers, f->nr_readers);
+	c->f.object = c->object;
+	c->f.endpoint = NULL;
+	c->f.writers = c->writers;
+	c->f.readers = c->readers;
+	c->f.wire_hist = NULL;
+	return c->object && c->writers && c->readers ? 0 : -ENOMEM;
+}
+
+void flowcopy_free(struct flowcopy *c)
+{
+	free(c->object);
+	free(c->writers);
+	free(c->readers);
+}
+
 /* A new group at @at of @g, for @f: its first flow. */
 static struct flowgroup *group_new(struct flowgroups *g, size_t at, char *key,
 				   const struct ipcperf_flow *f, const struct flowpeer *peer,
 				   size_t rank)
 {
 	struct flowgroup *gr;
+	struct ipcperf_flow *s;
+	int err;
 
 	if (cli_grow((void **)&g->v, &g->cap, g->n + 1, sizeof(*g->v)) < 0)
 		return NULL;
 	gr = cli_insert_at(g->v, g->n++, sizeof(*g->v), at);
 	gr->key = key;
-	gr->f = *f;
-	gr->object = strdup(f->object ? f->object : "unknown");
-	gr->writers = pids_dup(f->writers, f->nr_writers);
-	gr->readers = pids_dup(f->readers, f->nr_readers);
+	err = flowcopy_set(&gr->c, f);
 	gr->wire = ipcperf_hist__new();
 	gr->rank = rank;
 	if (peer) {
@@ -191,22 +212,20 @@ static struct flowgroup *group_new(struct flowgroups *g, size_t at, char *key,
 		snprintf(gr->peer_comm, sizeof(gr->peer_comm), "%s", peer->comm);
 	}
 	snprintf(gr->endpoint, sizeof(gr->endpoint), "%s", flow_endpoint(f, peer));
-	gr->f.object = gr->object;
-	gr->f.endpoint = NULL;	/* the group's is endpoint: this struct moves as groups come */
-	gr->f.writers = gr->writers;
-	gr->f.readers = gr->readers;
-	gr->f.wire_hist = gr->wire;
-	if (!gr->object || !gr->writers || !gr->readers || !gr->wire)
+	/* s->endpoint stays NULL: the group's is endpoint, and this struct moves as groups come */
+	s = &gr->c.f;
+	s->wire_hist = gr->wire;
+	if (err < 0 || !gr->wire)
 		return NULL;	/* freed with the groups */
 	/* the sums start from nothing: group_add() adds this flow too */
-	gr->f.writes = gr->f.reads = gr->f.bytes_written = gr->f.bytes_read = 0;
-	gr->f.unmatched_bytes = gr->f.matches = gr->f.full_ns = 0;
-	gr->f.writer_blocked_ns = gr->f.reader_blocked_ns = 0;
-	gr->f.write_again = gr->f.read_again = 0;
-	gr->f.write_wait_ns = gr->f.read_wait_ns = gr->f.write_waits = gr->f.read_waits = 0;
-	gr->f.max_queued = 0;
+	s->writes = s->reads = s->bytes_written = s->bytes_read = 0;
+	s->unmatched_bytes = s->matches = s->full_ns = 0;
+	s->writer_blocked_ns = s->reader_blocked_ns = 0;
+	s->write_again = s->read_again = 0;
+	s->write_wait_ns = s->read_wait_ns = s->write_waits = s->read_waits = 0;
+	s->max_queued = 0;
 	if (f->folded)
-		gr->f.verdict = IPCPERF_VERDICT_IDLE;	/* its flows' verdicts come one by one */
+		s->verdict = IPCPERF_VERDICT_IDLE;	/* its flows' verdicts come one by one */
 	return gr;
 }
 
@@ -218,7 +237,7 @@ static uint64_t max64(uint64_t a, uint64_t b)
 /* @n flows of verdict @v into @gr's. */
 static void group_verdict(struct flowgroup *gr, enum ipcperf_verdict v, uint64_t n)
 {
-	struct ipcperf_flow *s = &gr->f;
+	struct ipcperf_flow *s = &gr->c.f;
 
 	/* idle flows (a connection closed before a byte) yield to the others */
 	if (s->verdict == IPCPERF_VERDICT_IDLE)
@@ -231,7 +250,7 @@ static void group_verdict(struct flowgroup *gr, enum ipcperf_verdict v, uint64_t
 
 static void group_add(struct flowgroup *gr, const struct ipcperf_flow *f)
 {
-	struct ipcperf_flow *s = &gr->f;
+	struct ipcperf_flow *s = &gr->c.f;
 
 	s->writes += f->writes;
 	s->reads += f->reads;
@@ -271,12 +290,12 @@ static void group_wire(struct flowgroup *gr)
 {
 	struct ipcperf_lat lat;
 
-	if (!gr->f.matches || ipcperf_hist__lat(gr->wire, &lat) < 0)
+	if (!gr->c.f.matches || ipcperf_hist__lat(gr->wire, &lat) < 0)
 		return;
-	gr->f.wire_ns.min = lat.min;
-	gr->f.wire_ns.p50 = lat.p50;
-	gr->f.wire_ns.p99 = lat.p99;
-	gr->f.wire_ns.max = lat.max;
+	gr->c.f.wire_ns.min = lat.min;
+	gr->c.f.wire_ns.p50 = lat.p50;
+	gr->c.f.wire_ns.p99 = lat.p99;
+	gr->c.f.wire_ns.max = lat.max;
 }
 
 int flowgroups_add(struct flowgroups *g, const struct ipcperf_flow *f,
@@ -315,7 +334,7 @@ static int cmp_groups(const void *a, const void *b)
 {
 	const struct flowgroup *x = a, *y = b;
 
-	return flowgroup_cmp_stage(&x->f, x->rank, &y->f, y->rank);
+	return flowgroup_cmp_stage(&x->c.f, x->rank, &y->c.f, y->rank);
 }
 
 void flowgroups_sort(struct flowgroups *g)
@@ -330,9 +349,7 @@ void flowgroups_free(struct flowgroups *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		free(g->v[i].key);
-		free(g->v[i].object);
-		free(g->v[i].writers);
-		free(g->v[i].readers);
+		flowcopy_free(&g->v[i].c);
 		ipcperf_hist__delete(g->v[i].wire);
 	}
 	free(g->v);

@@ -41,6 +41,24 @@ void flowpeers_free(struct flowpeers *p);
  */
 const struct flowpeer *flowpeers_of(const struct flowpeers *p, const struct ipcperf_flow *f);
 
+/*
+ * A flow copied out of a walk, whose data lives only for the call: f's
+ * object, writers and readers point at the copy's own.
+ */
+struct flowcopy {
+	struct ipcperf_flow f;
+	char *object;
+	pid_t *writers, *readers;
+};
+
+/*
+ * @c a copy of @f: its object ("unknown" for none) and pid lists copied, its
+ * endpoint and wire_hist NULL. @return 0 or -ENOMEM; what was copied is
+ * freed with flowcopy_free() either way.
+ */
+int flowcopy_set(struct flowcopy *c, const struct ipcperf_flow *f);
+void flowcopy_free(struct flowcopy *c);
+
 /* The bytes a flow's row shows: read out; written in when nobody traced read it. */
 uint64_t flowgroup_bytes(const struct ipcperf_flow *f);
 
@@ -57,11 +75,9 @@ struct flowgroup {
 	 * capacity: its flows' one, -1 when they differ; wire_ns from the
 	 * merged wire times (wire_hist); verdict: its flows' one when they all
 	 * have it, idle ones aside (mixed is false); idle when all are.
-	 * object, writers, readers: its first flow's.
+	 * object, writers, readers: its first flow's (c.f's, the copy's).
 	 */
-	struct ipcperf_flow f;
-	char *object;
-	pid_t *writers, *readers;
+	struct flowcopy c;
 	struct ipcperf_hist *wire;
 	size_t flows;
 	bool mixed;

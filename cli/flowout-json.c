@@ -189,7 +189,7 @@ static void json_verdicts(struct json *j, const struct flowgroup *g)
 
 static void json_group(struct json *j, const struct flowgroup *g)
 {
-	const struct ipcperf_flow *f = &g->f;
+	const struct ipcperf_flow *f = &g->c.f;
 
 	json_object_begin(j, NULL);
 	json_pids(j, "writers", f->writers, f->nr_writers);
@@ -203,7 +203,7 @@ static void json_group(struct json *j, const struct flowgroup *g)
 	json_bool(j, "datagram", f->datagram);
 	json_str(j, "endpoint", g->endpoint);
 	json_u64(j, "flows", g->flows);
-	json_str(j, "object", g->flows == 1 ? g->object : "");
+	json_str(j, "object", g->flows == 1 ? g->c.object : "");
 	json_u64(j, "bytes", f->bytes_read);
 	json_u64(j, "bytes_written", f->bytes_written);
 	json_u64(j, "unmatched_bytes", f->unmatched_bytes);
@@ -278,7 +278,7 @@ static void json_snapshot_lists(struct json *j, const struct flowout *fo, bool n
 
 	json_array_begin(j, "flows");
 	for (size_t i = 0; i < fo->nr_flows; i++)
-		json_flow_peer(&jc, &fo->flows[i].f);
+		json_flow_peer(&jc, &fo->flows[i].c.f);
 	json_array_end(j);
 	json_u64(j, "folded_flows", jc.folded);
 	if (necks) {

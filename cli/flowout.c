@@ -27,6 +27,7 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	struct load_ctx *lc = ctx;
 	struct flowout *fo = lc->fo;
 	struct flowout_flow *d;
+	int err;
 
 	if (lc->keep && !lc->keep(lc->keep_ctx, f))
 		return 0;
@@ -39,24 +40,13 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 		return lc->err = -ENOMEM;
 	d = &fo->flows[fo->nr_flows];
 	memset(d, 0, sizeof(*d));
-	d->f = *f;
-	d->object = strdup(f->object ? f->object : "unknown");
+	/* without wire_hist, which lives only for the call: its group has it */
+	err = flowcopy_set(&d->c, f);
 	d->endpoint = strdup(f->endpoint ? f->endpoint : "");
-	d->writers = malloc((f->nr_writers + 1) * sizeof(pid_t));
-	d->readers = malloc((f->nr_readers + 1) * sizeof(pid_t));
 	fo->nr_flows++;		/* counted now, so that flowout_free() frees what was copied */
-	if (!d->object || !d->endpoint || !d->writers || !d->readers)
+	if (err < 0 || !d->endpoint)
 		return lc->err = -ENOMEM;
-	/* A flow nobody traced writing into (or reading from) has no list at all. */
-	if (f->nr_writers)
-		memcpy(d->writers, f->writers, f->nr_writers * sizeof(pid_t));
-	if (f->nr_readers)
-		memcpy(d->readers, f->readers, f->nr_readers * sizeof(pid_t));
-	d->f.object = d->object;
-	d->f.endpoint = d->endpoint;
-	d->f.writers = d->writers;
-	d->f.readers = d->readers;
-	d->f.wire_hist = NULL;	/* it lives only for the call: its group has it */
+	d->c.f.endpoint = d->endpoint;
 	d->rank = fo->nr_flows;
 	if (flowgroups_add(&fo->groups, f, flowpeers_of(&fo->peers, f), d->rank) < 0)
 		return lc->err = -ENOMEM;
@@ -103,7 +93,7 @@ static int cmp_stage(const void *a, const void *b)
 {
 	const struct flowout_flow *x = a, *y = b;
 
-	return flowgroup_cmp_stage(&x->f, x->rank, &y->f, y->rank);
+	return flowgroup_cmp_stage(&x->c.f, x->rank, &y->c.f, y->rank);
 }
 
 /* What load() walks: the flows and bottlenecks; an interval's flows, settling nothing or all. */
@@ -169,10 +159,8 @@ int flowout_load_interval(struct flowout *fo, struct ipcperf_flows *fl, struct i
 void flowout_free(struct flowout *fo)
 {
 	for (size_t i = 0; i < fo->nr_flows; i++) {
-		free(fo->flows[i].object);
+		flowcopy_free(&fo->flows[i].c);
 		free(fo->flows[i].endpoint);
-		free(fo->flows[i].writers);
-		free(fo->flows[i].readers);
 	}
 	for (size_t i = 0; i < fo->nr_procs; i++)
 		free(fo->procs[i].comm);
@@ -332,8 +320,8 @@ void flowout_bottlenecks(FILE *f, const struct flowout *fo)
 		cli_put_folded(f, line, cli_term_width(f), "  ");
 	}
 	for (size_t i = 0; i < fo->nr_flows; i++) {
-		enum ipcperf_verdict v = fo->flows[i].f.verdict;
-		bool clear = fo->flows[i].f.marginal == IPCPERF_VERDICT_BALANCED;
+		enum ipcperf_verdict v = fo->flows[i].c.f.verdict;
+		bool clear = fo->flows[i].c.f.marginal == IPCPERF_VERDICT_BALANCED;
 
 		moved |= v != IPCPERF_VERDICT_IDLE && v != IPCPERF_VERDICT_UNMEASURED;
 		waiting += clear && (v == IPCPERF_VERDICT_BACKPRESSURE ||
@@ -455,7 +443,7 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 static void fill_group_row(char (*row)[CELL_LEN], const struct flowout *fo,
 			   const struct flowgroup *g, uint64_t duration_ns)
 {
-	const struct ipcperf_flow *fw = &g->f;
+	const struct ipcperf_flow *fw = &g->c.f;
 	char ep[CLI_ESC_LEN(FLOWGROUP_EP_LEN)];
 
 	fill_row(row, fo, fw, duration_ns);
@@ -474,7 +462,7 @@ static void fill_group_row(char (*row)[CELL_LEN], const struct flowout *fo,
 static bool any_unmeasured(const struct flowout *fo)
 {
 	for (size_t i = 0; i < fo->nr_flows; i++)
-		if (fo->flows[i].f.verdict == IPCPERF_VERDICT_UNMEASURED)
+		if (fo->flows[i].c.f.verdict == IPCPERF_VERDICT_UNMEASURED)
 			return true;
 	return false;
 }
@@ -486,7 +474,7 @@ static size_t fill_rows(char (*cell)[NR_COLS][CELL_LEN], const struct flowout *f
 	size_t n = fo->per_flow ? fo->nr_flows : fo->groups.n;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct ipcperf_flow *fw = fo->per_flow ? &fo->flows[i].f : &fo->groups.v[i].f;
+		const struct ipcperf_flow *fw = fo->per_flow ? &fo->flows[i].c.f : &fo->groups.v[i].c.f;
 
 		if (fo->per_flow)
 			fill_row(cell[i], fo, fw, duration_ns);

@@ -44,9 +44,8 @@ int flowout_json_doc(FILE *f, const struct cli_summary *sum, struct ipcperf_stat
 
 /* One flow, copied out of ipcperf_flows__for_each() (whose data lives only for the call). */
 struct flowout_flow {
-	struct ipcperf_flow f;	/* object, endpoint, writers and readers point into this struct's copies */
-	char *object, *endpoint;
-	pid_t *writers, *readers;
+	struct flowcopy c;	/* c.f's endpoint points at endpoint, this struct's copy */
+	char *endpoint;
 	size_t rank;		/* the order ipcperf_flows__for_each() gave it in */
 };
 

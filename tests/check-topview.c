@@ -4,7 +4,8 @@
  * again from the fds at each update, on hand-made calls with exactly known
  * bytes over two intervals: a server's connections from two traced
  * clients and one untraced are one row naming its known peers, its totals
- * the sums of its fds'; with per_fd, a row each.
+ * the sums of its fds'; with per_fd, a row each. The rows' order: by the
+ * key, its ties by the totals, the pid and the fd.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -158,11 +159,71 @@ START_TEST(test_groups)
 }
 END_TEST
 
+/* The "PID FD" (or "PID COMM") of each row of the pane under @heading of @tv's frame, one a line. */
+static char *order_of(struct topview *tv, const char *heading)
+{
+	char *buf = NULL, *out = NULL, *at, *end;
+	size_t len = 0, olen = 0;
+	FILE *f = open_memstream(&buf, &len), *o = open_memstream(&out, &olen);
+	int pid, fd;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(o);
+	topview_draw(tv, f, 0, 0, false);
+	fclose(f);
+	at = strstr(buf, heading);
+	ck_assert_msg(at != NULL, "no pane %s:\n%s", heading, buf);
+	at = strchr(at, '\n') + 1;
+	end = strstr(at, "\n\n");
+	for (; at && (!end || at < end); at = strchr(at, '\n'), at = at ? at + 1 : NULL)
+		if (sscanf(at, "%d %d", &pid, &fd) == 2)
+			fprintf(o, "%d/%d ", pid, fd);
+		else if (sscanf(at, "%d", &pid) == 1)
+			fprintf(o, "%d ", pid);
+	fclose(o);
+	free(buf);
+	return out;
+}
+
+/*
+ * Processes and fds, largest first by the key (bytes) in the last interval,
+ * then since the start, then by pid, and an fd by its fd: in the second
+ * interval every fd below moved 50 bytes but 600's and 700's, 100 each.
+ */
+START_TEST(test_order)
+{
+	static const struct { pid_t pid; int fd; int64_t first, second; } c[] = {
+		{ 500, 5, 300, 50 }, { 500, 4, 100, 50 }, { 400, 7, 100, 50 }, { 400, 6, 0, 50 },
+		{ 400, 9, 0, 50 }, { 700, 3, 0, 100 }, { 600, 3, 0, 100 },
+	};
+	struct topview tv = { .key = TOP_KEY_BYTES, .what = "test", .delay = 1, .per_fd = true };
+	char *order;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		conn(c[i].pid, c[i].fd, 700 + i, 6000 + (int)i, 5000);
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+			if (round ? c[i].second : c[i].first)
+				io(c[i].pid, c[i].fd, true, round ? c[i].second : c[i].first);
+		take(&tv);
+	}
+	/* processes: 400 moved 150 (250 in all), 500 100 (500), 600 and 700 100 (100) */
+	order = order_of(&tv, "COMM");
+	ck_assert_str_eq(order, "400 500 600 700 ");
+	free(order);
+	order = order_of(&tv, "OBJECT");
+	ck_assert_str_eq(order, "600/3 700/3 500/5 400/7 500/4 400/6 400/9 ");
+	free(order);
+	topview_free(&tv);
+}
+END_TEST
+
 Suite *topview_suite(void)
 {
 	Suite *s = suite_create("topview");
 	TCase *tc = new_tcase(s, "groups", setup, teardown);
 
 	tcase_add_test(tc, test_groups);
+	tcase_add_test(tc, test_order);
 	return s;
 }

@@ -94,10 +94,10 @@ void flowout_dot(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 		   "  edge [fontname=\"Helvetica\", fontsize=9];\n");
 	/* Nodes: every process that wrote or read a flow, once. */
 	for (size_t i = 0; i < fo->nr_flows; i++)
-		cap += fo->flows[i].f.nr_writers + fo->flows[i].f.nr_readers;
+		cap += fo->flows[i].c.f.nr_writers + fo->flows[i].c.f.nr_readers;
 	pids = malloc((cap + 1) * sizeof(*pids));
 	for (size_t i = 0; pids && i < fo->nr_flows; i++) {
-		const struct ipcperf_flow *fw = &fo->flows[i].f;
+		const struct ipcperf_flow *fw = &fo->flows[i].c.f;
 
 		memcpy(pids + n, fw->writers, fw->nr_writers * sizeof(*pids));
 		n += fw->nr_writers;
@@ -113,7 +113,7 @@ void flowout_dot(FILE *f, const struct flowout *fo, uint64_t duration_ns)
 	}
 	free(pids);
 	for (size_t i = 0; i < fo->nr_flows; i++) {
-		const struct ipcperf_flow *fw = &fo->flows[i].f;
+		const struct ipcperf_flow *fw = &fo->flows[i].c.f;
 		char from[32], to[32];
 
 		/* A side nobody traced (written before the capture, or by another process). */

@@ -91,15 +91,19 @@ static void fd_snap_free(struct fd_snap *f)
 	free(f->endpoint);
 }
 
+/* The @n rows of @v (a process's fds or its groups), and @v. */
+static void fd_snaps_free(struct fd_snap *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		fd_snap_free(&v[k]);
+	free(v);
+}
+
 static void proc_snap_free(struct proc_snap *p)
 {
-	for (size_t k = 0; k < p->nr_fds; k++)
-		fd_snap_free(&p->fds[k]);
-	for (size_t k = 0; k < p->nr_groups; k++)
-		fd_snap_free(&p->groups[k]);
+	fd_snaps_free(p->fds, p->nr_fds);
+	fd_snaps_free(p->groups, p->nr_groups);
 	sc_rows_free(&p->scs);
-	free(p->fds);
-	free(p->groups);
 	free(p->comm);
 }
 
@@ -188,52 +192,52 @@ static struct fd_snap *snap_fd_add(struct snap *sn, pid_t pid, bool group)
 	return &(*v)[(*n)++];
 }
 
-static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
+/*
+ * Group @g into @sn: of its process's groups (@group), else its fds (a
+ * fold of closed connections when @folded).
+ */
+static int snap_fd_put(struct snap *sn, const struct ipcperf_fd_group *g, bool group, bool folded)
 {
-	struct snap *sn = ctx;
-	struct fd_snap *f = snap_fd_add(sn, row->pid, false);
-
-	if (!f)
-		return -ENOMEM;
-	f->fd = row->fd;
-	f->object = xstrdup_or(row->object, "unknown", sn);
-	f->detail = xstrdup_or(row->detail, "", sn);
-	f->kind = row->kind;
-	f->read = row->read;
-	f->write = row->write;
-	f->read_moved = row->read_moved;
-	f->write_moved = row->write_moved;
-	f->peer_pid = row->peer_pid;
-	f->peer_comm = xstrdup_or(row->peer_comm, "", sn);
-	f->conns = 1;
-	f->endpoint = xstrdup_or(row->object, "unknown", sn);
-	if (row->folded) {	/* closed connections of one group, in one row */
-		f->conns = row->folded;
-		f->folded = true;
-		f->role = row->group_role;
-		free(f->endpoint);
-		f->endpoint = xstrdup_or(row->group_endpoint, "", sn);
-	}
-	return 0;
-}
-
-static int on_group(void *ctx, const struct ipcperf_fd_group *g)
-{
-	struct snap *sn = ctx;
-	struct fd_snap *f = snap_fd_add(sn, g->pid, true);
+	struct fd_snap *f = snap_fd_add(sn, g->pid, group);
 
 	if (!f)
 		return -ENOMEM;
 	*f = (struct fd_snap){
 		.fd = g->fd, .kind = g->kind, .read = g->read, .write = g->write,
 		.peer_pid = g->peer_pid, .conns = g->conns, .role = g->role, .by_ports = g->by_ports,
-		.read_moved = g->read_moved, .write_moved = g->write_moved,
+		.read_moved = g->read_moved, .write_moved = g->write_moved, .folded = folded,
 	};
 	f->object = xstrdup_or(g->object, "", sn);
 	f->detail = xstrdup_or(g->detail, "", sn);
 	f->peer_comm = xstrdup_or(g->peer_comm, "", sn);
 	f->endpoint = xstrdup_or(g->endpoint, "", sn);
 	return 0;
+}
+
+/*
+ * An fd row: a group of its one connection, named by its object; or a
+ * fold of closed connections (ipcperf_stats__for_each_fd_fold()), named
+ * as its group.
+ */
+static int on_fd_row(void *ctx, const struct ipcperf_fd_row *row)
+{
+	const char *object = row->object ? row->object : "unknown";
+	const struct ipcperf_fd_group g = {
+		.pid = row->pid, .fd = row->fd, .kind = row->kind, .object = object,
+		.detail = row->detail, .read = row->read, .write = row->write,
+		.peer_pid = row->peer_pid, .peer_comm = row->peer_comm,
+		.conns = row->folded ? row->folded : 1,
+		.role = row->folded ? row->group_role : IPCPERF_GROUP_ONE,
+		.endpoint = row->folded ? row->group_endpoint : object,
+		.read_moved = row->read_moved, .write_moved = row->write_moved,
+	};
+
+	return snap_fd_put(ctx, &g, false, row->folded != 0);
+}
+
+static int on_group(void *ctx, const struct ipcperf_fd_group *g)
+{
+	return snap_fd_put(ctx, g, true, false);
 }
 
 static int on_syscall_row(void *ctx, const struct ipcperf_syscall_row *row)

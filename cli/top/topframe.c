@@ -73,18 +73,36 @@ static double busy_pct(uint64_t time_ns, uint64_t ns)
 	return ns ? (double)time_ns * 100.0 / (double)ns : 0.0;
 }
 
-static uint64_t proc_value(const struct top_proc *p, enum top_key k, bool total)
+/* What processes and fds are ordered by: the key, largest first, then pid and fd. */
+struct sort_key {
+	uint64_t now, total;	/* the key's value in the last interval, and since the start */
+	pid_t pid;
+	int fd;			/* a process: 0 */
+};
+
+static int cmp_sort_keys(struct sort_key x, struct sort_key y)
+{
+	if (x.now != y.now)
+		return x.now > y.now ? -1 : 1;
+	if (x.total != y.total)
+		return x.total > y.total ? -1 : 1;
+	if (x.pid != y.pid)
+		return x.pid < y.pid ? -1 : 1;
+	return x.fd < y.fd ? -1 : x.fd > y.fd;
+}
+
+static struct sort_key proc_key(const struct top_proc *p, enum top_key k)
 {
 	switch (k) {
 	case TOP_KEY_OPS:
-		return total ? p->total_ops : p->now.ops;
+		return (struct sort_key){ p->now.ops, p->total_ops, p->pid, 0 };
 	case TOP_KEY_TIME:
-		return total ? p->total_bytes : p->now.time_ns;
+		return (struct sort_key){ p->now.time_ns, p->total_bytes, p->pid, 0 };
 	case TOP_KEY_SWITCHES:
-		return total ? p->total_cs : p->cs;
+		return (struct sort_key){ p->cs, p->total_cs, p->pid, 0 };
 	case TOP_KEY_BYTES:
 	default:
-		return total ? p->total_bytes : p->now.bytes;
+		return (struct sort_key){ p->now.bytes, p->total_bytes, p->pid, 0 };
 	}
 }
 
@@ -94,54 +112,37 @@ static uint64_t proc_value(const struct top_proc *p, enum top_key k, bool total)
  */
 static int cmp_procs(const void *a, const void *b, void *arg)
 {
-	const struct top_proc *x = *(const struct top_proc *const *)a;
-	const struct top_proc *y = *(const struct top_proc *const *)b;
 	enum top_key k = *(const enum top_key *)arg;
-	uint64_t vx = proc_value(x, k, false), vy = proc_value(y, k, false);
 
-	if (vx == vy) {
-		vx = proc_value(x, k, true);
-		vy = proc_value(y, k, true);
-	}
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	return cmp_sort_keys(proc_key(*(const struct top_proc *const *)a, k),
+			     proc_key(*(const struct top_proc *const *)b, k));
 }
 
 /*
- * Return an fd's value for key @k. An fd has no switches of its own, so for
+ * An fd's values for key @k. An fd has no switches of its own, so for
  * that key its calls count.
  */
-static uint64_t fd_value(const struct top_fd *f, enum top_key k, bool total)
+static struct sort_key fd_key(const struct top_fd *f, enum top_key k)
 {
 	switch (k) {
 	case TOP_KEY_OPS:
 	case TOP_KEY_SWITCHES:
-		return total ? f->total_ops : f->now.ops;
+		return (struct sort_key){ f->now.ops, f->total_ops, f->pid, f->fd };
 	case TOP_KEY_TIME:
-		return total ? f->total_bytes : f->now.time_ns;
+		return (struct sort_key){ f->now.time_ns, f->total_bytes, f->pid, f->fd };
 	case TOP_KEY_BYTES:
 	default:
-		return total ? f->total_bytes : f->now.bytes;
+		return (struct sort_key){ f->now.bytes, f->total_bytes, f->pid, f->fd };
 	}
 }
 
+/* The same for fds, then by fd. */
 static int cmp_fds(const void *a, const void *b, void *arg)
 {
-	const struct top_fd *x = *(const struct top_fd *const *)a;
-	const struct top_fd *y = *(const struct top_fd *const *)b;
 	enum top_key k = *(const enum top_key *)arg;
-	uint64_t vx = fd_value(x, k, false), vy = fd_value(y, k, false);
 
-	if (vx == vy) {
-		vx = fd_value(x, k, true);
-		vy = fd_value(y, k, true);
-	}
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->fd < y->fd ? -1 : x->fd > y->fd;
+	return cmp_sort_keys(fd_key(*(const struct top_fd *const *)a, k),
+			     fd_key(*(const struct top_fd *const *)b, k));
 }
 
 /* Order flows by their bytes of the last interval, then since the start. */
