@@ -57,6 +57,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "ipcperf/ipcperf.h"
@@ -135,6 +136,31 @@ static inline bool ipp_bsearch_at(const void *key, const void *base, size_t n, s
 	}
 	*at = lo;
 	return false;
+}
+/*
+ * The object of the sorted array of pointers *@v (*@n of them, room for
+ * *@cap) that @cmp finds equal to @key. When there is none: NULL; or, with
+ * @create, a new one of @size bytes, zeroed, put in its place as
+ * ipp_insert_new() puts it, and *@made true: the caller sets its key (NULL
+ * when no memory). Inline, as ipp_bsearch_at() is, for the hot lookups.
+ */
+static inline void *ipp_sorted_get(void **v, size_t *n, size_t *cap, const void *key,
+				   int (*cmp)(const void *key, const void *elem), size_t size,
+				   bool create, bool *made)
+{
+	void *obj;
+	size_t at;
+
+	*made = false;
+	if (ipp_bsearch_at(key, *v, *n, sizeof(obj), cmp, &at)) {
+		memcpy(&obj, (const char *)*v + at * sizeof(obj), sizeof(obj));
+		return obj;
+	}
+	if (!create)
+		return NULL;
+	obj = ipp_insert_new(v, n, cap, at, size);
+	*made = obj != NULL;
+	return obj;
 }
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);

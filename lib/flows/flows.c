@@ -211,16 +211,12 @@ static int cmp_flow_ino(const void *key, const void *elem)
 
 static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create)
 {
-	struct flow *f;
-	size_t lo;
+	bool made;
+	struct flow *f = ipp_sorted_get((void **)&fl->flows, &fl->nr, &fl->cap, &ino, cmp_flow_ino,
+					sizeof(*f), create, &made);
 
-	if (ipp_bsearch_at(&ino, fl->flows, fl->nr, sizeof(*fl->flows), cmp_flow_ino, &lo))
-		return fl->flows[lo];
-	if (!create)
-		return NULL;
-	f = ipp_insert_new((void **)&fl->flows, &fl->nr, &fl->cap, lo, sizeof(*f));
-	if (!f)
-		return NULL;
+	if (!made)
+		return f;
 	f->ino = ino;
 	f->capacity = -1;
 	if (++fl->made % COOL_EVERY == 0)

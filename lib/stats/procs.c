@@ -22,18 +22,16 @@ struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create)
 {
 	struct proc **c = &st->proc_cache[(unsigned int)pid % LOOKUP_CACHE];
 	struct proc *p;
-	size_t lo;
+	bool made;
 
 	if (*c && (*c)->pid == pid)
 		return *c;
-	if (ipp_bsearch_at(&pid, st->procs, st->nr_procs, sizeof(*st->procs), cmp_proc, &lo))
-		return *c = st->procs[lo];
-	if (!create)
-		return NULL;
-	p = ipp_insert_new((void **)&st->procs, &st->nr_procs, &st->cap_procs, lo, sizeof(*p));
+	p = ipp_sorted_get((void **)&st->procs, &st->nr_procs, &st->cap_procs, &pid, cmp_proc,
+			   sizeof(*p), create, &made);
 	if (!p)
 		return NULL;
-	p->pid = pid;
+	if (made)
+		p->pid = pid;
 	return *c = p;
 }
 
@@ -71,17 +69,15 @@ static int cmp_sc(const void *key, const void *elem)
 struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name)
 {
 	struct sckey key = { tid, nr };
-	struct scstat *sc;
-	size_t lo;
+	bool made;
+	struct scstat *sc = ipp_sorted_get((void **)&p->sc, &p->nr_sc, &p->cap_sc, &key, cmp_sc,
+					   sizeof(*sc), true, &made);
 
-	if (ipp_bsearch_at(&key, p->sc, p->nr_sc, sizeof(*p->sc), cmp_sc, &lo))
-		return p->sc[lo];
-	sc = ipp_insert_new((void **)&p->sc, &p->nr_sc, &p->cap_sc, lo, sizeof(*sc));
-	if (!sc)
-		return NULL;
-	sc->tid = tid;
-	sc->nr = nr;
-	sc->name = name ? name : ipp_syscall_name_any(nr);
+	if (made) {
+		sc->tid = tid;
+		sc->nr = nr;
+		sc->name = name ? name : ipp_syscall_name_any(nr);
+	}
 	return sc;
 }
 
