@@ -57,6 +57,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -111,6 +112,8 @@ void *ipp_new_checked(bool args_ok, size_t size);
  * *@head = 0. @return 0, or -ENOMEM with the ring unchanged.
  */
 int ipp_ring_reserve(void **v, size_t *cap, size_t *head, size_t len, size_t elem, size_t first);
+/* Take the element at @at out of @v (*@n elements of @elem bytes): those after it move down. */
+void ipp_remove_at(void *v, size_t *n, size_t at, size_t elem);
 /*
  * Binary search of @key in @base (@n sorted elements of @size bytes).
  * @return true with *@at its index; false with *@at where it would go.
@@ -138,29 +141,49 @@ static inline bool ipp_bsearch_at(const void *key, const void *base, size_t n, s
 	return false;
 }
 /*
- * The object of the sorted array of pointers *@v (*@n of them, room for
- * *@cap) that @cmp finds equal to @key. When there is none: NULL; or, with
- * @create, a new one of @size bytes, zeroed, put in its place as
- * ipp_insert_new() puts it, and *@made true: the caller sets its key (NULL
- * when no memory). Inline, as ipp_bsearch_at() is, for the hot lookups.
+ * The element of the sorted array *@v (*@n elements of @elem bytes, room for
+ * *@cap) that @cmp finds equal to @key, as ipp_bsearch_at() finds it. When
+ * there is none and @create, a new one, zeroed, put where it sorts as
+ * ipp_insert_at() puts it, with *@made set: the caller gives it its key.
+ * @return the element; NULL when there is none (or no memory).
  */
-static inline void *ipp_sorted_get(void **v, size_t *n, size_t *cap, const void *key,
-				   int (*cmp)(const void *key, const void *elem), size_t size,
-				   bool create, bool *made)
+static inline void *ipp_sorted_get(void **v, size_t *n, size_t *cap, size_t elem, const void *key,
+				   int (*cmp)(const void *key, const void *elem), bool create,
+				   bool *made)
 {
-	void *obj;
 	size_t at;
+	void *e;
 
 	*made = false;
-	if (ipp_bsearch_at(key, *v, *n, sizeof(obj), cmp, &at)) {
-		memcpy(&obj, (const char *)*v + at * sizeof(obj), sizeof(obj));
-		return obj;
-	}
-	if (!create)
+	if (ipp_bsearch_at(key, *v, *n, elem, cmp, &at))
+		return (char *)*v + at * elem;
+	if (!create || !(e = ipp_insert_at(v, n, cap, at, elem)))
 		return NULL;
-	obj = ipp_insert_new(v, n, cap, at, size);
-	*made = obj != NULL;
-	return obj;
+	memset(e, 0, elem);
+	*made = true;
+	return e;
+}
+/*
+ * ipp_sorted_get() over a sorted array of pointers (@cmp's @elem points to
+ * one): the object whose pointer matches @key. A new one is made of @size
+ * bytes, zeroed. @return the object (owned by the array's owner, freed with
+ * free()); NULL when there is none (or no memory: the elements as they were).
+ */
+static inline void *ipp_sorted_get_new(void **v, size_t *n, size_t *cap, size_t size,
+				       const void *key,
+				       int (*cmp)(const void *key, const void *elem), bool create,
+				       bool *made)
+{
+	void **slot = ipp_sorted_get(v, n, cap, sizeof(*slot), key, cmp, create, made);
+
+	if (!slot)
+		return NULL;
+	if (*made && !(*slot = calloc(1, size))) {
+		ipp_remove_at(*v, n, (size_t)(slot - (void **)*v), sizeof(*slot));
+		*made = false;
+		return NULL;
+	}
+	return *slot;
 }
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);

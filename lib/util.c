@@ -90,6 +90,14 @@ int ipp_ring_reserve(void **v, size_t *cap, size_t *head, size_t len, size_t ele
 	return 0;
 }
 
+void ipp_remove_at(void *v, size_t *n, size_t at, size_t elem)
+{
+	char *e = (char *)v + at * elem;
+
+	memmove(e, e + elem, (*n - at - 1) * elem);
+	(*n)--;
+}
+
 uint64_t ipp_now_ns(void)
 {
 	struct timespec ts;

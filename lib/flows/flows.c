@@ -212,8 +212,8 @@ static int cmp_flow_ino(const void *key, const void *elem)
 static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create)
 {
 	bool made;
-	struct flow *f = ipp_sorted_get((void **)&fl->flows, &fl->nr, &fl->cap, &ino, cmp_flow_ino,
-					sizeof(*f), create, &made);
+	struct flow *f = ipp_sorted_get_new((void **)&fl->flows, &fl->nr, &fl->cap, sizeof(*f), &ino,
+					    cmp_flow_ino, create, &made);
 
 	if (!made)
 		return f;

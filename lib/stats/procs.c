@@ -26,8 +26,8 @@ struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create)
 
 	if (*c && (*c)->pid == pid)
 		return *c;
-	p = ipp_sorted_get((void **)&st->procs, &st->nr_procs, &st->cap_procs, &pid, cmp_proc,
-			   sizeof(*p), create, &made);
+	p = ipp_sorted_get_new((void **)&st->procs, &st->nr_procs, &st->cap_procs, sizeof(*p), &pid,
+			       cmp_proc, create, &made);
 	if (!p)
 		return NULL;
 	if (made)
@@ -46,8 +46,7 @@ void ipp_stats__drop_unseen(struct ipcperf_stats *st, pid_t tid)
 	if (*c == st->procs[at])
 		*c = NULL;
 	ipp_proc__free(st->procs[at]);
-	memmove(&st->procs[at], &st->procs[at + 1], (st->nr_procs - at - 1) * sizeof(*st->procs));
-	st->nr_procs--;
+	ipp_remove_at(st->procs, &st->nr_procs, at, sizeof(*st->procs));
 }
 
 /* A syscall table's key: (tid, nr). */
@@ -70,8 +69,8 @@ struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name)
 {
 	struct sckey key = { tid, nr };
 	bool made;
-	struct scstat *sc = ipp_sorted_get((void **)&p->sc, &p->nr_sc, &p->cap_sc, &key, cmp_sc,
-					   sizeof(*sc), true, &made);
+	struct scstat *sc = ipp_sorted_get_new((void **)&p->sc, &p->nr_sc, &p->cap_sc, sizeof(*sc),
+					       &key, cmp_sc, true, &made);
 
 	if (made) {
 		sc->tid = tid;
