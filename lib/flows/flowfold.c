@@ -126,6 +126,14 @@ static void span_merge(uint64_t *first, uint64_t *last, uint64_t f, uint64_t l)
 		*last = l;
 }
 
+/* A side's calls of a flow, @m, added into @into, its fold's. */
+static void moved_merge(struct moved *into, const struct moved *m)
+{
+	into->calls += m->calls;
+	into->bytes += m->bytes;
+	span_merge(&into->first, &into->last, m->first, m->last);
+}
+
 /* @f's wire times added into @g's, packed; @scratch a dense histogram to do it in. */
 static int wire_merge(struct flow *g, const struct flow *f, struct ipp_hist *scratch)
 {
@@ -146,10 +154,8 @@ static uint64_t debts_left(const struct flow *f)
 /* The counts of @f added into @g. */
 static void sums_add(struct flow *g, const struct flow *f)
 {
-	g->writes += f->writes;
-	g->reads += f->reads;
-	g->bytes_w += f->bytes_w;
-	g->bytes_r += f->bytes_r;
+	moved_merge(&g->written, &f->written);
+	moved_merge(&g->read, &f->read);
 	g->unmatched += f->unmatched + debts_left(f);
 	g->matches += f->matches;
 	g->full_ns += f->full_ns +
@@ -180,8 +186,6 @@ static int fold_one(struct ipcperf_flows *fl, const struct flow *f, struct ipp_h
 		return -ENOMEM;
 	sums_add(g, f);
 	span_merge(&g->first, &g->last, f->first, f->last);
-	span_merge(&g->wfirst, &g->wlast, f->wfirst, f->wlast);
-	span_merge(&g->rfirst, &g->rlast, f->rfirst, f->rlast);
 	g->verdicts[v]++;
 	g->folded++;
 	fl->folded++;

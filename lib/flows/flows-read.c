@@ -47,9 +47,9 @@ struct judged {
 };
 
 /* One side's time per call over its calls' span; 0 without calls. */
-static uint64_t pace_of(uint64_t first, uint64_t last, uint64_t calls)
+static uint64_t pace_of(const struct moved *m)
 {
-	return calls && last > first ? (last - first) / calls : 0;
+	return m->calls && m->last > m->first ? (m->last - m->first) / m->calls : 0;
 }
 
 /* @a over @b; past any line when only @b is 0. */
@@ -69,10 +69,10 @@ static double residence_of(const struct flow *f, uint64_t p50, struct judged *j)
 {
 	uint64_t pace;
 
-	j->write_pace = pace_of(f->wfirst, f->wlast, f->writes);
-	j->read_pace = pace_of(f->rfirst, f->rlast, f->reads);
+	j->write_pace = pace_of(&f->written);
+	j->read_pace = pace_of(&f->read);
 	pace = j->write_pace > j->read_pace ? j->write_pace : j->read_pace;
-	if (f->reads < PACE_MIN_READS || p50 < BLOCKED_MIN_NS || !pace ||
+	if (f->read.calls < PACE_MIN_READS || p50 < BLOCKED_MIN_NS || !pace ||
 	    held_ns(f) >= BLOCKED_MIN_NS || f->wagain)
 		return 0;
 	return (double)p50 / (double)pace;
@@ -133,7 +133,7 @@ static struct judged judge(const struct flow *f, uint64_t p50)
 
 	j.residence = residence_of(f, p50, &j);
 	/* No byte went in or came out: nobody held anybody back. */
-	if (!f->bytes_w && !f->bytes_r) {
+	if (!f->written.bytes && !f->read.bytes) {
 		j.verdict = IPCPERF_VERDICT_IDLE;
 	} else if (!f->traced_w || !f->traced_r) {
 		/* a side nobody traced: its half of the rule was not measured */
@@ -239,32 +239,38 @@ static void put_judged(struct ipcperf_flow *out, struct judged j)
 /*
  * The calls waiting for their fds settled (all of them with @settle_all),
  * then the flows with a call since the last reset and the folds, into *@out
- * (NULL when none; freed by the caller), by first activity when @sorted.
- * @return how many, or -ENOMEM.
+ * (NULL when none; freed by the caller), by first activity when @sorted;
+ * and the reader's array of @elem bytes a flow, *@per_flow (freed by the
+ * caller too). @return how many, 0 (none: both NULL), or -ENOMEM.
  */
 static ssize_t active_flows(struct ipcperf_flows *fl, bool settle_all, bool sorted,
-			    struct flow ***out)
+			    struct flow ***out, size_t elem, void **per_flow)
 {
 	struct flow **v;
-	size_t n = 0;
+	size_t n = fl->nr_folds;
 
 	ipp_settleq__drain(&fl->pend, settle_all, ipp_flows__process, fl);
 	*out = NULL;
-	if (!fl->nr && !fl->nr_folds)
+	*per_flow = NULL;
+	for (size_t i = 0; i < fl->nr; i++)
+		n += fl->flows[i]->active;
+	if (!n)
 		return 0;
-	v = malloc((fl->nr + fl->nr_folds) * sizeof(*v));
-	if (!v)
+	v = malloc(n * sizeof(*v));
+	*per_flow = malloc(n * elem);
+	if (!v || !*per_flow) {
+		free(v);
+		free(*per_flow);
+		*per_flow = NULL;
 		return -ENOMEM;
+	}
+	n = 0;
 	for (size_t i = 0; i < fl->nr; i++)
 		if (fl->flows[i]->active)
 			v[n++] = fl->flows[i];
 	/* the folds of the closed channels, each one more flow with its count */
 	for (size_t i = 0; i < fl->nr_folds; i++)
 		v[n++] = fl->folds[i];
-	if (!n) {
-		free(v);
-		return 0;
-	}
 	if (sorted)
 		qsort(v, n, sizeof(*v), cmp_first);
 	*out = v;
@@ -282,12 +288,11 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 
 	if (!fl || !cb)
 		return -EINVAL;
-	nr = active_flows(fl, settle_all, true, &v);
+	nr = active_flows(fl, settle_all, true, &v, sizeof(*stage), (void **)&stage);
 	if (nr <= 0)
 		return (int)nr;
-	stage = malloc((size_t)nr * sizeof(*stage));
 	scratch = malloc(sizeof(*scratch));
-	ret = stage && scratch ? chain_stages(v, (size_t)nr, stage) : -ENOMEM;
+	ret = scratch ? chain_stages(v, (size_t)nr, stage) : -ENOMEM;
 	for (size_t i = 0; i < (size_t)nr && !ret; i++) {
 		const struct flow *f = v[i];
 		const struct ipp_hist *wire = dense_wire(f, scratch);
@@ -298,8 +303,9 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			.reader_ino = f->reader_ino, .datagram = f->datagram,
 			.writers = f->writers.v, .nr_writers = f->writers.n,
 			.readers = f->readers.v, .nr_readers = f->readers.n,
-			.writes = f->writes, .reads = f->reads, .bytes_written = f->bytes_w,
-			.bytes_read = f->bytes_r, .matches = f->matches,
+			.writes = f->written.calls, .reads = f->read.calls,
+			.bytes_written = f->written.bytes, .bytes_read = f->read.bytes,
+			.matches = f->matches,
 			.capacity = f->capacity, .capacity_default = f->cap_default,
 			.max_queued = f->max_queued,
 			.full_ns = full_ns_of(f),
@@ -355,11 +361,10 @@ int ipcperf_flows__for_each_bottleneck(struct ipcperf_flows *fl,
 
 	if (!fl || !cb)
 		return -EINVAL;
-	nr = active_flows(fl, true, false, &v);
+	nr = active_flows(fl, true, false, &v, sizeof(*c), (void **)&c);
 	if (nr <= 0)
 		return (int)nr;
-	c = malloc((size_t)nr * sizeof(*c));
-	err = c ? chain_view(v, (size_t)nr, c) : -ENOMEM;
+	err = chain_view(v, (size_t)nr, c);
 	if (!err)
 		err = ipp_chains__bottlenecks(c, (size_t)nr, cb, ctx);
 	free(c);

@@ -211,16 +211,12 @@ static int cmp_flow_ino(const void *key, const void *elem)
 
 static struct flow *get_flow(struct ipcperf_flows *fl, uint64_t ino, bool create)
 {
-	struct flow *f;
-	size_t lo;
+	bool made;
+	struct flow *f = ipp_sorted_get_new((void **)&fl->flows, &fl->nr, &fl->cap, sizeof(*f), &ino,
+					    cmp_flow_ino, create, &made);
 
-	if (ipp_bsearch_at(&ino, fl->flows, fl->nr, sizeof(*fl->flows), cmp_flow_ino, &lo))
-		return fl->flows[lo];
-	if (!create)
-		return NULL;
-	f = ipp_insert_new((void **)&fl->flows, &fl->nr, &fl->cap, lo, sizeof(*f));
-	if (!f)
-		return NULL;
+	if (!made)
+		return f;
 	f->ino = ino;
 	f->capacity = -1;
 	if (++fl->made % COOL_EVERY == 0)
@@ -303,13 +299,21 @@ static void match(struct ipcperf_flows *fl, struct flow *f, const struct seg *w,
 	}
 }
 
-/* One side's calls' span, [*@first, *@last], to take in @ev (0: none yet; a call from 0 counts from 1 ns). */
-static void span_add(uint64_t *first, uint64_t *last, const struct ipcperf_syscall *ev)
+/*
+ * @ev, a call that moved bytes, counted into its side @m of a flow; its
+ * span [first, last] takes it in (0: none yet; a call from 0 counts from 1 ns).
+ * @return its segment, every byte of it still to match.
+ */
+static struct seg moved_add(struct moved *m, const struct ipcperf_syscall *ev)
 {
-	if (!*first || ev->start_ns < *first)
-		*first = ev->start_ns ? ev->start_ns : 1;
-	if (ev->end_ns > *last)
-		*last = ev->end_ns;
+	m->calls++;
+	m->bytes += (uint64_t)ev->ret;
+	if (!m->first || ev->start_ns < m->first)
+		m->first = ev->start_ns ? ev->start_ns : 1;
+	if (ev->end_ns > m->last)
+		m->last = ev->end_ns;
+	return (struct seg){ .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid,
+			     .tid = ev->tid, .left = (uint64_t)ev->ret };
 }
 
 /*
@@ -340,13 +344,9 @@ static void trim_unseen(struct ipcperf_flows *fl, struct flow *f)
 
 static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
 {
-	struct seg w = { .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
-			 .left = (uint64_t)ev->ret };
+	struct seg w = moved_add(&f->written, ev);
 	struct seg *d;
 
-	f->writes++;
-	f->bytes_w += w.left;
-	span_add(&f->wfirst, &f->wlast, ev);
 	/* Reads that finished before this write could not have been fed by it. */
 	while ((d = fifo_front(&f->debts)) && d->end < w.start) {
 		f->unmatched += d->left;
@@ -374,13 +374,9 @@ static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcp
 
 static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
 {
-	struct seg r = { .start = ev->start_ns, .end = ev->end_ns, .pid = ev->pid, .tid = ev->tid,
-			 .left = (uint64_t)ev->ret };
+	struct seg r = moved_add(&f->read, ev);
 	struct seg *w;
 
-	f->reads++;
-	f->bytes_r += r.left;
-	span_add(&f->rfirst, &f->rlast, ev);
 	if (f->datagram) {
 		/* One read, one message: whatever its size, the whole message leaves. */
 		struct seg msg;
@@ -636,7 +632,8 @@ int ipcperf_flows__attach(struct ipcperf_flows *fl, struct ipcperf_session *s)
 static void flow_reset(struct flow *f, uint64_t now)
 {
 	f->writers.n = f->readers.n = 0;
-	f->writes = f->reads = f->bytes_w = f->bytes_r = f->unmatched = f->matches = 0;
+	f->written = f->read = (struct moved){ 0 };
+	f->unmatched = f->matches = 0;
 	if (f->wire)
 		ipp_hist_init(f->wire);
 	free(f->wire_packed);
@@ -650,7 +647,6 @@ static void flow_reset(struct flow *f, uint64_t now)
 		f->full_since = now ? now : 1;
 	f->wblocked = f->rblocked = f->wagain = f->ragain = 0;
 	f->wwait = f->rwait = f->wwaits = f->rwaits = 0;
-	f->wfirst = f->wlast = f->rfirst = f->rlast = 0;
 	f->first = f->last = 0;
 	f->active = false;
 }

@@ -45,13 +45,20 @@ struct pidset {
 	size_t n, cap;
 };
 
+/* A flow's successful writes, or its successful reads: how many, their bytes, their span. */
+struct moved {
+	uint64_t calls, bytes;
+	uint64_t first, last;
+};
+
 struct flow {
 	uint64_t ino, reader_ino;
 	char object[128];
 	enum ipcperf_fd_kind kind;
 	bool datagram;
 	struct pidset writers, readers;
-	uint64_t writes, reads, bytes_w, bytes_r, unmatched, matches;
+	struct moved written, read;
+	uint64_t unmatched, matches;
 	/*
 	 * The wire times: dense while the flow moves bytes, packed once it
 	 * has been still for a while (cool()): a server's flows, two per
@@ -69,7 +76,6 @@ struct flow {
 	uint64_t wagain, ragain;	/* refused with EAGAIN: full, empty */
 	uint64_t wwait, rwait, wwaits, rwaits;	/* epoll waits that ended ready for it */
 	uint64_t first, last;
-	uint64_t wfirst, wlast, rfirst, rlast;	/* the successful writes' and reads' span */
 	bool active;		/* a call since it was made or since ipcperf_flows__reset() */
 	/* A traced process wrote into it, read from it: ever, not reset with the pidsets. */
 	bool traced_w, traced_r;

@@ -103,15 +103,23 @@ static struct ipp_pipes *pipes_of(struct ipcperf_paths *p)
 	return p->pipes;
 }
 
+static void msgs_put(struct ipp_pmsg **v, size_t n);
+
 static void msg_put(struct ipp_pmsg *m)
 {
 	if (!m || --m->refs)
 		return;
-	for (size_t k = 0; k < m->nr_from; k++)
-		msg_put(m->from[k]);
-	free(m->from);
+	msgs_put(m->from, m->nr_from);
 	msg_put(m->split_of);
 	free(m);
+}
+
+/* Let go of the @n references of the array @v, and of the array. */
+static void msgs_put(struct ipp_pmsg **v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		msg_put(v[k]);
+	free(v);
 }
 
 static struct ipp_pthr *pthr_of(struct ipp_pipes *ps, pid_t tid)
@@ -339,9 +347,7 @@ static void link(struct ipcperf_paths *p, struct ipp_pmsg *m, bool inside)
 		link_from(p, m, inside);
 	else if (m->split_of && !inside)
 		link_piece(p, m);
-	for (size_t k = 0; k < m->nr_from; k++)
-		msg_put(m->from[k]);
-	free(m->from);
+	msgs_put(m->from, m->nr_from);
 	m->from = NULL;
 	m->nr_from = 0;
 	msg_put(m->split_of);
@@ -613,10 +619,8 @@ static void free_pthr(void *ctx, void *val)
 	struct ipp_pthr *t = val;
 
 	(void)ctx;
-	for (size_t k = 0; k < t->n; k++)
-		msg_put(t->taken[k]);
+	msgs_put(t->taken, t->n);
 	msg_put(t->last);
-	free(t->taken);
 	free(t);
 }
 
@@ -625,9 +629,7 @@ static void free_pipe(void *ctx, void *val)
 	struct ipp_pipe *pp = val;
 
 	(void)ctx;
-	for (size_t k = 0; k < pp->n; k++)
-		msg_put(pp->q[k]);
-	free(pp->q);
+	msgs_put(pp->q, pp->n);
 	free(pp);
 }
 

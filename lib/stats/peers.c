@@ -26,10 +26,7 @@ struct inoref {
 /* An inet socket by its addresses ("L -> R"), to find its mirror. */
 struct addrref {
 	const char *detail;
-	uint64_t ino;
-	pid_t pid;
-	bool io;
-	bool held;
+	struct inoref ref;
 };
 
 /*
@@ -81,7 +78,7 @@ static int cmp_addrref(const void *a, const void *b)
 	const struct addrref *x = a, *y = b;
 	int c = strcmp(x->detail, y->detail);
 
-	return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
+	return c ? c : (x->ref.pid > y->ref.pid) - (x->ref.pid < y->ref.pid);
 }
 
 /* The inode whose holders are the peers of @id: the peer socket's, or a pipe's own. */
@@ -98,15 +95,15 @@ static void index_rows(struct ipp_peers *pe, const struct ipp_rowref *v, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct ipp_ident *id = v[i].id;
-		bool io = ipp_rows__ref_has_io(&v[i]), held = v[i].inc != SIZE_MAX;
+		struct inoref ref = { id->ino, v[i].pid, ipp_rows__ref_has_io(&v[i]),
+				      v[i].inc != SIZE_MAX };
 
 		if (id->state == IPP_ID_UNKNOWN)
 			continue;
 		if (id->ino)
-			pe->inos[pe->nr_inos++] = (struct inoref){ id->ino, v[i].pid, io, held };
+			pe->inos[pe->nr_inos++] = ref;
 		if (ipp_is_inet(id->kind) && strstr(id->detail, " -> "))
-			pe->addrs[pe->nr_addrs++] = (struct addrref){ id->detail, id->ino,
-								      v[i].pid, io, held };
+			pe->addrs[pe->nr_addrs++] = (struct addrref){ id->detail, ref };
 	}
 	if (pe->nr_inos > 1)
 		qsort(pe->inos, pe->nr_inos, sizeof(*pe->inos), cmp_inoref);
@@ -131,6 +128,21 @@ static size_t first_ino(const struct ipp_peers *pe, uint64_t ino)
 }
 
 /*
+ * @r, one more holder in pid order of the inode asked about, unless only
+ * incarnations count (@held_only) and it is not one. @return true when it
+ * is the holder to name: it did I/O; else *@any keeps the first (the
+ * lowest pid), named when none did.
+ */
+static bool holder_named(const struct inoref *r, bool held_only, pid_t *any)
+{
+	if (held_only && !r->held)
+		return false;
+	if (!*any)
+		*any = r->pid;
+	return r->io;
+}
+
+/*
  * Of the holders of @ino other than @not: one with I/O, else the lowest pid;
  * 0 none. With @held_only, only incarnations count.
  */
@@ -138,14 +150,9 @@ static pid_t traced_holder(const struct ipp_peers *pe, uint64_t ino, pid_t not, 
 {
 	pid_t any = 0;
 
-	for (size_t i = first_ino(pe, ino); i < pe->nr_inos && pe->inos[i].ino == ino; i++) {
-		if (pe->inos[i].pid == not || (held_only && !pe->inos[i].held))
-			continue;
-		if (pe->inos[i].io)
+	for (size_t i = first_ino(pe, ino); i < pe->nr_inos && pe->inos[i].ino == ino; i++)
+		if (pe->inos[i].pid != not && holder_named(&pe->inos[i], held_only, &any))
 			return pe->inos[i].pid;
-		if (!any)
-			any = pe->inos[i].pid;
-	}
 	return any;
 }
 
@@ -183,12 +190,11 @@ static pid_t mirror_holder(const struct ipp_peers *pe, const struct ipp_ident *i
 			hi = mid;
 	}
 	for (size_t i = lo; i < pe->nr_addrs && !strcmp(pe->addrs[i].detail, want); i++) {
-		if ((pe->addrs[i].ino == id->ino && id->ino) || (held_only && !pe->addrs[i].held))
-			continue;
-		if (pe->addrs[i].io)
-			return pe->addrs[i].pid;
-		if (!any)
-			any = pe->addrs[i].pid;
+		const struct inoref *r = &pe->addrs[i].ref;
+
+		/* its own socket is no mirror of it */
+		if (!(id->ino && r->ino == id->ino) && holder_named(r, held_only, &any))
+			return r->pid;
 	}
 	return any;
 }

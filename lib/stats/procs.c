@@ -22,18 +22,16 @@ struct proc *ipp_stats__proc(struct ipcperf_stats *st, pid_t pid, bool create)
 {
 	struct proc **c = &st->proc_cache[(unsigned int)pid % LOOKUP_CACHE];
 	struct proc *p;
-	size_t lo;
+	bool made;
 
 	if (*c && (*c)->pid == pid)
 		return *c;
-	if (ipp_bsearch_at(&pid, st->procs, st->nr_procs, sizeof(*st->procs), cmp_proc, &lo))
-		return *c = st->procs[lo];
-	if (!create)
-		return NULL;
-	p = ipp_insert_new((void **)&st->procs, &st->nr_procs, &st->cap_procs, lo, sizeof(*p));
+	p = ipp_sorted_get_new((void **)&st->procs, &st->nr_procs, &st->cap_procs, sizeof(*p), &pid,
+			       cmp_proc, create, &made);
 	if (!p)
 		return NULL;
-	p->pid = pid;
+	if (made)
+		p->pid = pid;
 	return *c = p;
 }
 
@@ -48,8 +46,7 @@ void ipp_stats__drop_unseen(struct ipcperf_stats *st, pid_t tid)
 	if (*c == st->procs[at])
 		*c = NULL;
 	ipp_proc__free(st->procs[at]);
-	memmove(&st->procs[at], &st->procs[at + 1], (st->nr_procs - at - 1) * sizeof(*st->procs));
-	st->nr_procs--;
+	ipp_remove_at(st->procs, &st->nr_procs, at, sizeof(*st->procs));
 }
 
 /* A syscall table's key: (tid, nr). */
@@ -71,17 +68,15 @@ static int cmp_sc(const void *key, const void *elem)
 struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name)
 {
 	struct sckey key = { tid, nr };
-	struct scstat *sc;
-	size_t lo;
+	bool made;
+	struct scstat *sc = ipp_sorted_get_new((void **)&p->sc, &p->nr_sc, &p->cap_sc, sizeof(*sc),
+					       &key, cmp_sc, true, &made);
 
-	if (ipp_bsearch_at(&key, p->sc, p->nr_sc, sizeof(*p->sc), cmp_sc, &lo))
-		return p->sc[lo];
-	sc = ipp_insert_new((void **)&p->sc, &p->nr_sc, &p->cap_sc, lo, sizeof(*sc));
-	if (!sc)
-		return NULL;
-	sc->tid = tid;
-	sc->nr = nr;
-	sc->name = name ? name : ipp_syscall_name_any(nr);
+	if (made) {
+		sc->tid = tid;
+		sc->nr = nr;
+		sc->name = name ? name : ipp_syscall_name_any(nr);
+	}
 	return sc;
 }
 
