@@ -47,11 +47,15 @@ check_groups "$T/tcp.json" "$srv" served "127.0.0.1:$port" "$cli" $((100 * N)) $
 check_groups "$T/tcp.json" "$cli" client "127.0.0.1:$port" "$srv" $((200 * N)) $((100 * N))
 
 # Every row of a connection names the process at its other end (the
-# listener, bound to the port, has no other end).
+# listener, bound to the port, has no other end); so does each fold of
+# closed connections, which --openmetrics makes (doc/json.md), for each
+# connection it holds.
 for p in "$srv:$cli" "$cli:$srv"; do
 	got=$(jqv "$T/tcp.json" "[.processes[] | select(.pid == ${p%:*}) | .fds[]
-		| select(.kind == \"tcp\" and (.detail | test(\":$port\$|:$port \")) and (.detail | test(\" -> .\")))
-		| .peer_pid] | group_by(.) | map({(.[0] | tostring): length}) | add")
+		| select(.kind == \"tcp\" and ((.folded_conns // 0) > 0 or
+			((.detail | test(\":$port\$|:$port \")) and (.detail | test(\" -> .\")))))
+		| {peer_pid, n: (.folded_conns // 1)}] | group_by(.peer_pid)
+		| map({(.[0].peer_pid | tostring): (map(.n) | add)}) | add")
 	[ "$got" = "{\"${p#*:}\":$N}" ] || fail "tcp: the connection rows of ${p%:*} name peers $got, expected ${p#*:} on all $N"
 done
 
