@@ -15,34 +15,6 @@ static int cmp_ino_key(const void *key, const void *elem)
 	return a < b ? -1 : a > b;
 }
 
-/* The port of "ADDR:PORT", -1 when there is none. */
-static long port_of(const char *addr, size_t len)
-{
-	const char *c = memrchr(addr, ':', len);
-
-	return c && c + 1 < addr + len ? strtol(c + 1, NULL, 10) : -1;
-}
-
-/*
- * Of an inet row's "LOCAL -> REMOTE", the address of the lower port: the
- * server's, as ports below the ephemeral range are (the machine's range is
- * not read here: the lower of the two is that one wherever both are not in it).
- */
-static void endpoint_of(char *buf, size_t len, const char *detail)
-{
-	const char *arrow = strstr(detail, " -> ");
-	size_t l1;
-
-	buf[0] = 0;
-	if (!arrow)
-		return;
-	l1 = (size_t)(arrow - detail);
-	if (port_of(detail, l1) < port_of(arrow + 4, strlen(arrow + 4)))
-		snprintf(buf, len, "%.*s", (int)l1, detail);
-	else
-		snprintf(buf, len, "%s", arrow + 4);
-}
-
 static bool flow_kind(enum ipcperf_fd_kind k)
 {
 	return k == IPCPERF_FD_PIPE || k == IPCPERF_FD_UNIX || k == IPCPERF_FD_TCP ||
@@ -70,7 +42,7 @@ static int load_row(void *ctx, const struct ipcperf_fd_row *row)
 	e->pid = row->peer_pid;
 	snprintf(e->comm, sizeof(e->comm), "%s", row->peer_comm ? row->peer_comm : "");
 	if (row->kind == IPCPERF_FD_TCP || row->kind == IPCPERF_FD_UDP)
-		endpoint_of(e->endpoint, sizeof(e->endpoint), row->detail ? row->detail : "");
+		ipcperf_inet_endpoint(e->endpoint, sizeof(e->endpoint), row->detail);
 	return 0;
 }
 

@@ -116,6 +116,26 @@ START_TEST(test_kind_names)
 }
 END_TEST
 
+/* The address of the lower port of an inet fd's addresses, either way round. */
+START_TEST(test_inet_endpoint)
+{
+	char buf[64], small[8];
+
+	ipcperf_inet_endpoint(buf, sizeof(buf), "127.0.0.1:5000 -> 127.0.0.1:40000");
+	ck_assert_str_eq(buf, "127.0.0.1:5000");
+	ipcperf_inet_endpoint(buf, sizeof(buf), "127.0.0.1:40000 -> 127.0.0.1:6379");
+	ck_assert_str_eq(buf, "127.0.0.1:6379");
+	ipcperf_inet_endpoint(buf, sizeof(buf), "[::1]:443 -> [::1]:51000");
+	ck_assert_str_eq(buf, "[::1]:443");
+	ipcperf_inet_endpoint(buf, sizeof(buf), "peer socket:[123]");
+	ck_assert_str_eq(buf, "");
+	ipcperf_inet_endpoint(buf, sizeof(buf), NULL);
+	ck_assert_str_eq(buf, "");
+	ipcperf_inet_endpoint(small, sizeof(small), "127.0.0.1:5000 -> 127.0.0.1:40000");
+	ck_assert_str_eq(small, "127.0.0");
+}
+END_TEST
+
 START_TEST(test_pipe)
 {
 	struct ipp_fdid r, w;
@@ -959,6 +979,7 @@ Suite *procfd_suite(void)
 	TCase *tc = tcase_create("procfd");
 
 	tcase_add_test(tc, test_kind_names);
+	tcase_add_test(tc, test_inet_endpoint);
 	tcase_add_test(tc, test_pipe);
 	tcase_add_test(tc, test_fifo);
 	tcase_add_test(tc, test_unix_socketpairs);

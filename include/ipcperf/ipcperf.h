@@ -1082,6 +1082,15 @@ IPCPERF_API int ipcperf_session__read_counters(const struct ipcperf_session *s, 
 /** "pipe", "unix", "tcp", "udp", "file", "tty", "other", "unknown"; static. */
 IPCPERF_API const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind);
 
+/**
+ * Of an inet fd's addresses ("LOCAL -> REMOTE", as ipcperf_fd_row.detail
+ * gives them), the one with the lower port, copied into @p buf (@p len
+ * bytes, NUL-terminated): the server's end, below the ephemeral range, by
+ * which flows group a server's connections (ipcperf_flow.endpoint). ""
+ * when @p detail holds no " -> ". Since 0.4.
+ */
+IPCPERF_API void ipcperf_inet_endpoint(char *buf, size_t len, const char *detail);
+
 /** Latency distribution of calls, in ns (log-linear histogram: p50/p99 within 1/64). */
 struct ipcperf_lat {
 	uint64_t min, avg, p50, p99, max;

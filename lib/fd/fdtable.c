@@ -35,6 +35,31 @@ const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind)
 	return (unsigned int)kind < IPP_ARRAY_SIZE(names) ? names[kind] : "unknown";
 }
 
+/* The port of "ADDR:PORT" (its @len bytes), -1 when there is none. */
+static long port_of(const char *addr, size_t len)
+{
+	const char *c = memrchr(addr, ':', len);
+
+	return c && c + 1 < addr + len ? strtol(c + 1, NULL, 10) : -1;
+}
+
+void ipcperf_inet_endpoint(char *buf, size_t len, const char *detail)
+{
+	const char *arrow = detail ? strstr(detail, " -> ") : NULL;
+	size_t l1;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (!arrow)
+		return;
+	l1 = (size_t)(arrow - detail);
+	if (port_of(detail, l1) < port_of(arrow + 4, strlen(arrow + 4)))
+		snprintf(buf, len, "%.*s", (int)l1, detail);
+	else
+		snprintf(buf, len, "%s", arrow + 4);
+}
+
 struct ipp_fdtab *ipp_fdtab__new(void)
 {
 	struct ipp_fdtab *t = calloc(1, sizeof(*t));

@@ -450,34 +450,6 @@ static void add_waits(struct flow *f, const struct ipcperf_syscall *ev, const st
 	}
 }
 
-/* The port of "ADDR:PORT" (its @len bytes), -1 when there is none. */
-static long port_of(const char *addr, size_t len)
-{
-	const char *c = memrchr(addr, ':', len);
-
-	return c && c + 1 < addr + len ? strtol(c + 1, NULL, 10) : -1;
-}
-
-/*
- * Of an inet socket's "LOCAL -> REMOTE", the address with the lower port
- * (the server's, below the ephemeral range), into @buf: the endpoint the
- * flows of a server's connections are grouped by ("" without addresses).
- */
-static void endpoint_of(char *buf, size_t len, const char *detail)
-{
-	const char *arrow = strstr(detail, " -> ");
-	size_t l1;
-
-	buf[0] = 0;
-	if (!arrow)
-		return;
-	l1 = (size_t)(arrow - detail);
-	if (port_of(detail, l1) < port_of(arrow + 4, strlen(arrow + 4)))
-		snprintf(buf, len, "%.*s", (int)l1, detail);
-	else
-		snprintf(buf, len, "%s", arrow + 4);
-}
-
 /* A call whose fd is settled: its bytes into the channel's flow. */
 void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch)
 {
@@ -514,7 +486,7 @@ void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struc
 		f->reader_ino = ch->kind == IPCPERF_FD_PIPE ? ch->ino : ch->peer_ino;
 	}
 	if (!f->endpoint[0] && (ch->kind == IPCPERF_FD_TCP || ch->kind == IPCPERF_FD_UDP))
-		endpoint_of(f->endpoint, sizeof(f->endpoint), ch->detail);
+		ipcperf_inet_endpoint(f->endpoint, sizeof(f->endpoint), ch->detail);
 	if (!f->active) {
 		f->active = true;
 		f->first = ev->start_ns;
