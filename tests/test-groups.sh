@@ -126,4 +126,43 @@ got=$(jqv "$T/untraced.json" "[.processes[] | select(.pid == $catpid) | .fds[] |
 [ "$got" = "[{\"kind\":\"pipe\",\"peer_pid\":$wpid,\"peer_comm\":\"sh\"}]" ] ||
 	fail "an untraced writer: cat's fd 0 names '$got', expected the shell $wpid (from /proc)"
 
+# ---------------------------------------------------------------- unix, clients gone
+# A unix server whose clients left before it accepted them (a health check
+# that connects and closes): accept still returns connections, with no
+# peer left to name. They are one group (unix, no peer), whose rows fold
+# once closed, not a row of its own each that never folds.
+python3 -c '
+import os, socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(128)
+open(sys.argv[1] + ".up", "w").close()
+while not os.path.exists(sys.argv[1] + ".go"):
+    time.sleep(0.02)
+for i in range(int(sys.argv[2])):
+    c, _ = s.accept()
+    c.recv(16)
+    c.close()
+' "$T/gone.sock" 40 &
+gpid=$!
+for _ in $(seq 100); do [ -e "$T/gone.sock.up" ] && break; sleep 0.05; done
+[ -e "$T/gone.sock.up" ] || fail "the unix server did not start"
+timeout 120 $IPCPERF stat -m 8192 -j -o "$T/gone.json" -p $gpid 2>"$T/gone.err" &
+stpid=$!
+wait_live "$T/gone.err"
+python3 -c '
+import socket, sys
+for i in range(int(sys.argv[2])):
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(sys.argv[1])
+    c.close()
+' "$T/gone.sock" 40 || fail "the unix clients could not connect"
+touch "$T/gone.sock.go"
+wait $gpid || fail "the unix server failed"
+wait $stpid || fail "stat -p of the unix server: $(cat "$T/gone.err")"
+got=$(jqv "$T/gone.json" "[.processes[] | select(.pid == $gpid) | .groups[] | select(.kind == \"unix\")
+	| {grouped, conns, peer_pid, ro: .read.ops}]")
+[ "$got" = '[{"grouped":"fd","conns":1,"peer_pid":null,"ro":0},{"grouped":"unix","conns":40,"peer_pid":null,"ro":40}]' ] ||
+	fail "unix clients gone before accept: groups '$got', expected the listener and one group of 40"
+
 echo "test-groups: $N tcp and unix connections in one group a side, exact; peers named (traced, and from /proc)"

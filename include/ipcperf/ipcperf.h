@@ -1197,7 +1197,11 @@ enum ipcperf_fd_group_role {
 	 * ephemeral, the remote not. The endpoint is the remote address.
 	 */
 	IPCPERF_GROUP_CLIENT,
-	/** Connected unix stream or seqpacket sockets, grouped by the peer process; no endpoint. */
+	/**
+	 * Connected unix stream or seqpacket sockets, grouped by the peer
+	 * process; no endpoint. Since 0.4 also the sockets accept returned
+	 * whose peer was gone before it was named (peer_pid 0).
+	 */
 	IPCPERF_GROUP_UNIX,
 };
 

@@ -100,6 +100,18 @@ bool ipp_group__by_ports(const struct ipp_rowref *r)
 	       id->origin == IPP_ORIGIN_UNSEEN && inet_ports(id, &ll, &lp, &rp);
 }
 
+/*
+ * A unix socket that is a connection: a stream or seqpacket one with a
+ * peer, or one that accept returned (a connection whatever else is known:
+ * a client that closed at once leaves it no peer to name). A socket that
+ * connect was called on needs its peer: the call may have failed.
+ */
+static bool unix_conn(const struct ipp_ident *id)
+{
+	return ((id->sock_type == SOCK_STREAM || id->sock_type == SOCK_SEQPACKET) && id->peer_ino) ||
+	       id->origin == IPP_ORIGIN_ACCEPTED;
+}
+
 int ipp_group__key(const struct ipp_rowref *r, const struct ipp_ports *pp, char *endpoint)
 {
 	const struct ipp_ident *id = r->id;
@@ -109,8 +121,7 @@ int ipp_group__key(const struct ipp_rowref *r, const struct ipp_ports *pp, char 
 		return IPCPERF_GROUP_ONE;
 	if (ipp_is_inet(id->kind))
 		return inet_role(id, pp, endpoint);
-	if (id->kind == IPCPERF_FD_UNIX && id->peer_ino &&
-	    (id->sock_type == SOCK_STREAM || id->sock_type == SOCK_SEQPACKET))
+	if (id->kind == IPCPERF_FD_UNIX && unix_conn(id))
 		return IPCPERF_GROUP_UNIX;
 	return IPCPERF_GROUP_ONE;
 }
