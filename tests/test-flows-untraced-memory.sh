@@ -43,7 +43,7 @@ pin="taskset -c $(taskset -pc $$ | sed 's/.*: //; s/[,-].*//')"
 soak() {
 	local n=$1 r=$2 spid fpid kb port
 	shift 2
-	rm -f "$T/srv-$n" "$T/cli-$n"
+	rm -f "$T/srv-$n" "$T/cli-$n" "$T/f-$n.err" "$T/s-$n.out"
 	$pin "$CONNWORK" listen "$n" --out "$T/srv-$n" 2>"$T/srv-$n.err" &
 	spid=$!
 	filled "$T/srv-$n" || fail "connwork listen wrote no port: $(cat "$T/srv-$n.err")"

@@ -106,14 +106,17 @@ void ipp_flows__unpin(struct ipcperf_flows *fl, struct flow *f)
 }
 
 /*
- * The inodes of @f's ends pinned in the stats while it lives: the row of
- * its traced end names its untraced side (ipp_peers__of_inos(), the CLI's
- * groups), so it must not fold into its group first (stats/connfold.c).
- * A pin that finds no memory is left out: that row may fold.
+ * The inodes of @f's ends pinned in the stats while it has a side no
+ * traced process made a call on (since the last reset): the row of its
+ * traced end names that side (ipp_peers__of_inos(), the CLI's groups), so
+ * it must not fold into its group first (stats/connfold.c). A pin that
+ * finds no memory is left out: that row may fold.
  */
 static void flow_pin(struct ipcperf_flows *fl, struct flow *f)
 {
-	const uint64_t want[2] = { f->ino & ~UNPEERED, f->reader_ino };
+	bool one_sided = !f->writers.n || !f->readers.n;
+	const uint64_t want[2] = { one_sided ? f->ino & ~UNPEERED : 0,
+				   one_sided ? f->reader_ino : 0 };
 
 	for (int i = 0; i < 2; i++) {
 		if (f->pinned[i] == want[i])
@@ -539,13 +542,13 @@ void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struc
 	}
 	if (!writing && ch->kind != IPCPERF_FD_PIPE)
 		f->reader_ino = ch->ino;
-	flow_pin(fl, f);
 	if (f->capacity < 0 && ch->capacity > 0 && (writing || ch->kind == IPCPERF_FD_PIPE)) {
 		f->capacity = ch->capacity;
 		f->cap_default = ch->cap_default;
 	}
 	f->last = ev->end_ns;
 	pidset_add(writing ? &f->writers : &f->readers, ev->pid);
+	flow_pin(fl, f);
 	*(writing ? &f->traced_w : &f->traced_r) = true;
 	if (writing)
 		f->wblocked += ev->blocked_ns;
@@ -674,7 +677,9 @@ void ipcperf_flows__reset(struct ipcperf_flows *fl)
 {
 	if (!fl)
 		return;
-	for (size_t i = 0; i < fl->nr; i++)
+	for (size_t i = 0; i < fl->nr; i++) {
 		flow_reset(fl->flows[i], fl->now);
+		flow_pin(fl, fl->flows[i]);	/* its sides start again from none */
+	}
 	ipp_flows__drop_folds(fl);
 }
