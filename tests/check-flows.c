@@ -2284,6 +2284,58 @@ START_TEST(test_one_sided_flows_fold)
 }
 END_TEST
 
+/* A row of ino *@ctx (its peer into peer_of_row) when the walk meets it. */
+static pid_t peer_of_row;
+static int find_row(void *ctx, const struct ipcperf_fd_row *row)
+{
+	if (row->ino == *(const uint64_t *)ctx)
+		peer_of_row = row->peer_pid ? row->peer_pid : -1;
+	return 0;
+}
+
+/*
+ * Exited processes fold into a row per comm (fold_exited), their rows with
+ * no object: a server (20) that read a request from a socket whose other
+ * end 30 holds and made no call on, then exited. Its flow, one-sided and
+ * not folded (one flow is far from a fold pass), names its untraced side
+ * from the server's row: that row stays, and names 30, after the second
+ * an exit waits and a sweep.
+ */
+START_TEST(test_exit_keeps_the_pinned_row)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true, .fold_exited = true);
+	struct ipcperf_task ex = { .kind = IPCPERF_TASK_EXIT, .time_ns = 20000, .pid = 20,
+				   .tid = 20, .comm = "srv" };
+	uint64_t ino = 5001;
+
+	flows_fixture_delete(&st, &fl);
+	st = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+	fl = ipcperf_flows__new(st);
+	ck_assert_ptr_nonnull(fl);
+	do_exec(30, "alpha", 1000);
+	do_exec(20, "srv", 1000);
+	name_socketpair(30, 3, 5000, 20, 4, ino, SOCK_STREAM);
+	name_pipe_ends(30, 5, 30, 6, 7000, 65536);
+	rd(20, 4, 64, 10000, 10100);
+	ipcperf_stats__add_task(st, &ex);
+	/* 30's pipe, opened and closed, two seconds on: a sweep, after the exit's second */
+	for (int k = 0; k < 300; k++) {
+		uint64_t t = 2000000000ull + 1000 * (uint64_t)k;
+
+		name_pipe_ends(30, 7, 30, 8, 8000 + (uint64_t)k, 65536);
+		do_close(30, 7, t);
+		do_close(30, 8, t + 200);
+	}
+	ck_assert_uint_eq(snapshot(), 1);
+	ck_assert_uint_eq(flows[0].f.nr_readers, 1);
+	ck_assert_uint_eq(flows[0].f.nr_writers, 0);
+	peer_of_row = 0;
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, find_row, &ino), 0);
+	ck_assert_int_eq(peer_of_row, 30);
+}
+END_TEST
+
 Suite *flows_suite(void)
 {
 	Suite *s = suite_create("flows");
@@ -2380,6 +2432,7 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_closed_channels_fold);
 	tcase_add_loop_test(tc, test_one_sided_flows_fold, 0, 2);
+	tcase_add_test(tc, test_exit_keeps_the_pinned_row);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("proc");
