@@ -65,11 +65,18 @@ void flowpeers_free(struct flowpeers *p)
 	memset(p, 0, sizeof(*p));
 }
 
-const struct flowpeer *flowpeers_of(const struct flowpeers *p, const struct ipcperf_flow *f)
+const struct flowpeer *flowpeers_of(const struct flowpeers *p, const struct ipcperf_flow *f,
+				    struct flowpeer *fold)
 {
 	uint64_t ino = f->nr_writers || !f->reader_ino ? f->ino : f->reader_ino;
 	size_t at;
 
+	if (f->folded && (!f->nr_writers || !f->nr_readers)) {
+		*fold = (struct flowpeer){ .ino = ino, .pid = f->untraced_pid };
+		snprintf(fold->comm, sizeof(fold->comm), "%s", f->untraced_comm ? f->untraced_comm : "");
+		snprintf(fold->endpoint, sizeof(fold->endpoint), "%s", f->endpoint ? f->endpoint : "");
+		return fold;
+	}
 	if (!p || !ino || !cli_bsearch(&ino, p->v, p->n, sizeof(*p->v), cmp_ino_key, &at))
 		return NULL;
 	return &p->v[at];
@@ -145,20 +152,23 @@ int flowcopy_set(struct flowcopy *c, const struct ipcperf_flow *f)
 {
 	c->f = *f;
 	c->object = strdup(f->object ? f->object : "unknown");
+	c->untraced_comm = strdup(f->untraced_comm ? f->untraced_comm : "");
 	/* A flow nobody traced writing into (or reading from) has no list at all. */
 	c->writers = pids_dup(f->writers, f->nr_writers);
 	c->readers = pids_dup(f->readers, f->nr_readers);
 	c->f.object = c->object;
+	c->f.untraced_comm = c->untraced_comm;
 	c->f.endpoint = NULL;
 	c->f.writers = c->writers;
 	c->f.readers = c->readers;
 	c->f.wire_hist = NULL;
-	return c->object && c->writers && c->readers ? 0 : -ENOMEM;
+	return c->object && c->untraced_comm && c->writers && c->readers ? 0 : -ENOMEM;
 }
 
 void flowcopy_free(struct flowcopy *c)
 {
 	free(c->object);
+	free(c->untraced_comm);
 	free(c->writers);
 	free(c->readers);
 }

@@ -37,9 +37,12 @@ void flowpeers_free(struct flowpeers *p);
 /*
  * What is known of the traced end of @f: the reading end's when nobody
  * traced wrote into it, else the writing end's (the channel's, for a pipe).
- * NULL when none is known (@p NULL or empty too).
+ * NULL when none is known (@p NULL or empty too). A fold of flows with an
+ * untraced side has no row left: its peer is the one the library named
+ * (untraced_pid, untraced_comm) when it folded them, put into @fold.
  */
-const struct flowpeer *flowpeers_of(const struct flowpeers *p, const struct ipcperf_flow *f);
+const struct flowpeer *flowpeers_of(const struct flowpeers *p, const struct ipcperf_flow *f,
+				    struct flowpeer *fold);
 
 /*
  * A flow copied out of a walk, whose data lives only for the call: f's
@@ -47,12 +50,12 @@ const struct flowpeer *flowpeers_of(const struct flowpeers *p, const struct ipcp
  */
 struct flowcopy {
 	struct ipcperf_flow f;
-	char *object;
+	char *object, *untraced_comm;
 	pid_t *writers, *readers;
 };
 
 /*
- * @c a copy of @f: its object ("unknown" for none) and pid lists copied, its
+ * @c a copy of @f: its object ("unknown" for none), untraced_comm and pid lists copied, its
  * endpoint and wire_hist NULL. @return 0 or -ENOMEM; what was copied is
  * freed with flowcopy_free() either way.
  */

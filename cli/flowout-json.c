@@ -73,7 +73,8 @@ static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
 {
 	struct json_ctx *jc = ctx;
 	struct json *j = jc->j;
-	const struct flowpeer *peer = jc->fo ? flowpeers_of(&jc->fo->peers, f) : NULL;
+	struct flowpeer fold;
+	const struct flowpeer *peer = jc->fo ? flowpeers_of(&jc->fo->peers, f, &fold) : NULL;
 
 	json_object_begin(j, NULL);
 	/* Schema 1 (doc/json.md) first, in its order. */

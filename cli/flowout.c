@@ -27,12 +27,13 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 	struct load_ctx *lc = ctx;
 	struct flowout *fo = lc->fo;
 	struct flowout_flow *d;
+	struct flowpeer fold;
 	int err;
 
 	if (lc->keep && !lc->keep(lc->keep_ctx, f))
 		return 0;
 	if (lc->groups_only) {
-		if (flowgroups_add(&fo->groups, f, flowpeers_of(&fo->peers, f), ++lc->seen) < 0)
+		if (flowgroups_add(&fo->groups, f, flowpeers_of(&fo->peers, f, &fold), ++lc->seen) < 0)
 			return lc->err = -ENOMEM;
 		return 0;
 	}
@@ -48,7 +49,7 @@ static int load_flow(void *ctx, const struct ipcperf_flow *f)
 		return lc->err = -ENOMEM;
 	d->c.f.endpoint = d->endpoint;
 	d->rank = fo->nr_flows;
-	if (flowgroups_add(&fo->groups, f, flowpeers_of(&fo->peers, f), d->rank) < 0)
+	if (flowgroups_add(&fo->groups, f, flowpeers_of(&fo->peers, f, &fold), d->rank) < 0)
 		return lc->err = -ENOMEM;
 	return 0;
 }
@@ -392,7 +393,8 @@ static void fill_row(char (*row)[CELL_LEN], const struct flowout *fo,
 		     const struct ipcperf_flow *fw, uint64_t duration_ns)
 {
 	char a[CLI_NUM_LEN], b[CLI_NUM_LEN];
-	const struct flowpeer *peer = flowpeers_of(&fo->peers, fw);
+	struct flowpeer fold;
+	const struct flowpeer *peer = flowpeers_of(&fo->peers, fw, &fold);
 	uint64_t bytes = flowgroup_bytes(fw);
 
 	side_str(row[COL_W], sizeof(row[COL_W]), fo, fw->writers, fw->nr_writers, peer, true);

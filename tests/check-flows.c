@@ -211,6 +211,7 @@ static void do_fork(pid_t parent, pid_t child, uint64_t at)
 struct flow_rec {
 	struct ipcperf_flow f;
 	char object[64];
+	char untraced_comm[IPCPERF_COMM_LEN];
 	pid_t writers[MAX_PIDS], readers[MAX_PIDS];
 };
 static struct flow_rec flows[MAX_FLOWS];
@@ -229,6 +230,9 @@ static int collect(void *ctx, const struct ipcperf_flow *f)
 	r->f = *f;
 	ck_assert_ptr_nonnull(f->object);
 	snprintf(r->object, sizeof(r->object), "%s", f->object);
+	ck_assert_ptr_nonnull(f->untraced_comm);
+	snprintf(r->untraced_comm, sizeof(r->untraced_comm), "%s", f->untraced_comm);
+	r->f.untraced_comm = NULL;
 	if (f->nr_writers)
 		memcpy(r->writers, f->writers, f->nr_writers * sizeof(pid_t));
 	if (f->nr_readers)
@@ -2184,6 +2188,154 @@ START_TEST(test_closed_channels_fold)
 }
 END_TEST
 
+
+/* @pid executes /usr/bin/@comm at @at. */
+static void do_exec(pid_t pid, const char *comm, uint64_t at)
+{
+	char path[64];
+	struct ipcperf_task t = {
+		.kind = IPCPERF_TASK_EXEC, .time_ns = at, .pid = pid, .tid = pid,
+		.comm = comm, .filename = path,
+	};
+
+	snprintf(path, sizeof(path), "/usr/bin/%s", comm);
+	ipcperf_stats__add_task(st, &t);
+}
+
+/* The fold of the walk whose writers (@w) or readers (else) are @pid and whose untraced side is @peer. */
+static const struct flow_rec *fold_of_side(bool w, pid_t pid, pid_t peer)
+{
+	for (size_t i = 0; i < nr_flows; i++) {
+		const struct flow_rec *r = &flows[i];
+		size_t n = w ? r->f.nr_writers : r->f.nr_readers;
+		pid_t got = w ? r->writers[0] : r->readers[0];
+
+		if (r->f.folded && n == 1 && got == pid && r->f.untraced_pid == peer &&
+		    (w ? !r->f.nr_readers : !r->f.nr_writers))
+			return r;
+	}
+	ck_abort_msg("no fold of %s %d with untraced side %d", w ? "writer" : "reader", (int)pid,
+		     (int)peer);
+	return NULL;
+}
+
+/*
+ * A server traced alone, its clients not (issue 41): 2,049 unix socketpairs
+ * one after another, the server (20) reading a request of 64 bytes and
+ * writing an answer of 256 on its end; the other end is held by 30
+ * ("alpha") for the even pairs, by 40 ("beta") for the odd ones, which
+ * make no call: each flow has a side no traced process is on. At the
+ * 4,097th flow the closed pairs' flows fold, into a fold per direction
+ * and per untraced process (their traced end's row names it), exact; the
+ * open pair's two flows stay their own. With fold_conns (_i 1), the
+ * stats' rows of closed connections would fold into their groups first
+ * (from 1,000 on): the flows keep the rows they are named from.
+ */
+START_TEST(test_one_sided_flows_fold)
+{
+	enum { PAIRS = 2049 };
+	uint64_t t = 10000, ino = 5000;
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true, .fold_conns = _i == 1);
+	const struct flow_rec *r;
+
+	flows_fixture_delete(&st, &fl);
+	st = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+	fl = ipcperf_flows__new(st);
+	ck_assert_ptr_nonnull(fl);
+	do_exec(30, "alpha", 1000);
+	do_exec(40, "beta", 1000);
+	for (int i = 0; i < PAIRS; i++, t += 10000, ino += 2) {
+		pid_t peer = i % 2 ? 40 : 30;
+
+		name_socketpair(peer, 3 + i % 2, ino, 20, 4, ino + 1, SOCK_STREAM);
+		rd(20, 4, 64, t, t + 100);	/* written before: unmatched */
+		wr(20, 4, 256, t + 400, t + 500);	/* read by nobody traced */
+		do_close(20, 4, t + 1000);
+		do_close(peer, 3 + i % 2, t + 1000);
+	}
+	ck_assert_uint_eq(snapshot(), 6);
+	for (int k = 0; k < 4; k++) {
+		pid_t peer = k % 2 ? 40 : 30;
+		bool w = k >= 2;
+
+		r = fold_of_side(w, 20, peer);
+		ck_assert_str_eq(r->untraced_comm, peer == 30 ? "alpha" : "beta");
+		ck_assert_uint_eq(r->f.folded, (PAIRS - 1) / 2);
+		ck_assert_uint_eq(r->f.bytes_read, w ? 0 : 64 * (PAIRS - 1) / 2);
+		ck_assert_uint_eq(r->f.unmatched_bytes, w ? 0 : 64 * (PAIRS - 1) / 2);
+		ck_assert_uint_eq(r->f.bytes_written, w ? 256 * (PAIRS - 1) / 2 : 0);
+		ck_assert_uint_eq(r->f.reads, w ? 0 : (PAIRS - 1) / 2);
+		ck_assert_uint_eq(r->f.writes, w ? (PAIRS - 1) / 2 : 0);
+		ck_assert_uint_eq(r->f.matches, 0);
+		ck_assert_uint_eq(r->f.max_queued, w ? 256 : 0);
+		ck_assert_uint_eq(r->f.folded_verdicts[IPCPERF_VERDICT_UNMEASURED], (PAIRS - 1) / 2);
+	}
+	/* the last pair's two flows: open when the pass came, their own, no untraced side named */
+	for (size_t i = 0; i < nr_flows; i++) {
+		if (flows[i].f.folded)
+			continue;
+		ck_assert_uint_eq(flows[i].f.untraced_pid, 0);
+		ck_assert_str_eq(flows[i].untraced_comm, "");
+		/* the server's end: the read flow's reading end, the write flow's writing end */
+		ck_assert_uint_eq(flows[i].f.nr_readers ? flows[i].f.reader_ino : flows[i].f.ino,
+				  ino - 1);
+	}
+}
+END_TEST
+
+/* A row of ino *@ctx (its peer into peer_of_row) when the walk meets it. */
+static pid_t peer_of_row;
+static int find_row(void *ctx, const struct ipcperf_fd_row *row)
+{
+	if (row->ino == *(const uint64_t *)ctx)
+		peer_of_row = row->peer_pid ? row->peer_pid : -1;
+	return 0;
+}
+
+/*
+ * Exited processes fold into a row per comm (fold_exited), their rows with
+ * no object: a server (20) that read a request from a socket whose other
+ * end 30 holds and made no call on, then exited. Its flow, one-sided and
+ * not folded (one flow is far from a fold pass), names its untraced side
+ * from the server's row: that row stays, and names 30, after the second
+ * an exit waits and a sweep.
+ */
+START_TEST(test_exit_keeps_the_pinned_row)
+{
+	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true, .fold_exited = true);
+	struct ipcperf_task ex = { .kind = IPCPERF_TASK_EXIT, .time_ns = 20000, .pid = 20,
+				   .tid = 20, .comm = "srv" };
+	uint64_t ino = 5001;
+
+	flows_fixture_delete(&st, &fl);
+	st = ipcperf_stats__new(&o);
+	ck_assert_ptr_nonnull(st);
+	fl = ipcperf_flows__new(st);
+	ck_assert_ptr_nonnull(fl);
+	do_exec(30, "alpha", 1000);
+	do_exec(20, "srv", 1000);
+	name_socketpair(30, 3, 5000, 20, 4, ino, SOCK_STREAM);
+	name_pipe_ends(30, 5, 30, 6, 7000, 65536);
+	rd(20, 4, 64, 10000, 10100);
+	ipcperf_stats__add_task(st, &ex);
+	/* 30's pipe, opened and closed, two seconds on: a sweep, after the exit's second */
+	for (int k = 0; k < 300; k++) {
+		uint64_t t = 2000000000ull + 1000 * (uint64_t)k;
+
+		name_pipe_ends(30, 7, 30, 8, 8000 + (uint64_t)k, 65536);
+		do_close(30, 7, t);
+		do_close(30, 8, t + 200);
+	}
+	ck_assert_uint_eq(snapshot(), 1);
+	ck_assert_uint_eq(flows[0].f.nr_readers, 1);
+	ck_assert_uint_eq(flows[0].f.nr_writers, 0);
+	peer_of_row = 0;
+	ck_assert_int_eq(ipcperf_stats__for_each_fd(st, find_row, &ino), 0);
+	ck_assert_int_eq(peer_of_row, 30);
+}
+END_TEST
+
 Suite *flows_suite(void)
 {
 	Suite *s = suite_create("flows");
@@ -2279,6 +2431,8 @@ Suite *flows_suite(void)
 	tcase_add_test(tc, test_on_match_every_match);
 	tcase_add_test(tc, test_null_args);
 	tcase_add_test(tc, test_closed_channels_fold);
+	tcase_add_loop_test(tc, test_one_sided_flows_fold, 0, 2);
+	tcase_add_test(tc, test_exit_keeps_the_pinned_row);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("proc");

@@ -33,9 +33,9 @@
  *   connwork tcp|unix N --out FILE --hold
  *	For a server traced alone (-p S): M writes "server PID\n" to
  *	FILE.pid once S is forked and connects only when FILE.go exists;
- *	it keeps each connection open (N <= 1000: its fds) until FILE is
- *	written and FILE.release exists, so that its sockets can still be
- *	found at the end of a capture.
+ *	it keeps each connection open (N <= 5000: its fds, the limit on open
+ *	files raised to fit) until FILE is written and FILE.release exists,
+ *	so that its sockets can still be found at the end of a capture.
  *
  * Reads loop until they have their bytes (a stream may cut them);
  * anything unexpected exits 3 with a message on stderr.
@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -198,6 +199,23 @@ static void ask(long n, bool hold)
 	}
 }
 
+/* The limit on open files raised to hold @n connections (beyond the soft limit: root's right). */
+static void fds_for(long n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		die("getrlimit: %s", strerror(errno));
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= (rlim_t)n + 64)
+		return;
+	rl.rlim_cur = (rlim_t)n + 64;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < rl.rlim_cur)
+		rl.rlim_max = rl.rlim_cur;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		die("%ld connections held need %ld open files: setrlimit: %s", n, n + 64,
+		    strerror(errno));
+}
+
 /* With --hold: "server PID" into FILE.pid, then FILE.go awaited. */
 static void hold_start(const char *out, pid_t srv)
 {
@@ -329,8 +347,10 @@ int main(int argc, char **argv)
 		usage("wrong arguments");
 	hold = argc == 6;
 	n = strtol(argv[2], NULL, 10);
-	if (n < 1 || n > (hold ? 1000 : 100000))
-		usage("N: 1..100000 (1..1000 with --hold)");
+	if (n < 1 || n > (hold ? 5000 : 100000))
+		usage("N: 1..100000 (1..5000 with --hold)");
+	if (hold)
+		fds_for(n);
 	snprintf(sock, sizeof(sock), "%s.sock", argv[4]);
 	if (!strcmp(argv[1], "tcp"))
 		family = AF_INET, lfd = listen_tcp();

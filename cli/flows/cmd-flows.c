@@ -81,13 +81,13 @@ static int flows_open(struct flows_cmd *c)
 {
 	const struct flows_opts *o = c->o;
 	/*
-	 * A command's connections among its own processes: their flows fold
-	 * once closed (ipcperf_flows__new()), and their fd rows too. With -p,
-	 * -t or -a the other end may be a process not traced, named from the
-	 * row of the traced end's fd: those rows stay.
+	 * Closed connections: their flows fold once closed
+	 * (ipcperf_flows__new()), and their fd rows too. A flow whose other
+	 * side is a process not traced (-p, -t, -a) is named from the row of
+	 * its traced end's fd: the flows keep that row from folding while
+	 * they keep the flow, and fold it with that name.
 	 */
-	IPCPERF_OPTS(ipcperf_stats_opts, so,
-		     .fold_conns = !o->t.pids.n && !o->t.tids.n && !o->t.system_wide);
+	IPCPERF_OPTS(ipcperf_stats_opts, so, .fold_conns = true);
 
 	c->st = ipcperf_stats__new(&so);
 	c->fl = c->st ? ipcperf_flows__new(c->st) : NULL;

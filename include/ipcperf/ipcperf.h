@@ -1850,10 +1850,13 @@ struct ipcperf_flow {
 	 */
 	bool by_queue;
 	/**
-	 * Since 0.3, TCP and UDP: the address of the lower port of the
-	 * channel's two ends ("127.0.0.1:8080": a server's, below the
-	 * ephemeral range), what its connections are grouped by; "" for the
-	 * other kinds, or when the addresses are not known.
+	 * Since 0.3, TCP and UDP: the server's address of the channel
+	 * ("127.0.0.1:8080"), what its connections are grouped by: since
+	 * 0.4, the local address of an accepted end, the remote one of a
+	 * connected end; when the flow's first call was on an end whose
+	 * accept or connect was not seen, the address of the lower port of
+	 * its two ends. "" for the other kinds, or when the addresses are
+	 * not known.
 	 */
 	const char *endpoint;
 	/**
@@ -1869,6 +1872,17 @@ struct ipcperf_flow {
 	 */
 	uint64_t folded;
 	uint64_t folded_verdicts[IPCPERF_VERDICT_UNMEASURED + 1];
+	/**
+	 * Since 0.4, a fold whose flows had a side no traced process made a
+	 * call on (nr_writers or nr_readers 0): the process at that side, as
+	 * the fd row of their traced end named it (ipcperf_fd_row.peer_pid
+	 * and peer_comm of the row whose ino is reader_ino when no traced
+	 * process wrote, else ino), 0 and "" when not known; part of the
+	 * fold's group. 0 and "" for a channel's own flow (its row names that
+	 * side) and for a fold of flows traced at both sides.
+	 */
+	pid_t untraced_pid;
+	const char *untraced_comm;
 };
 
 /**
@@ -1933,9 +1947,13 @@ struct ipcperf_flows;
  * is closed when no fd of a traced process holds either of its ends and no
  * call on it waits to be matched; its reads still waiting for their write
  * count as unmatched bytes. A flow with a side that made no call since the
- * last reset (a side not traced) is kept as it is. So a tracer left on a
- * server keeps its open channels and its groups, and a run of a few
- * thousand channels keeps every flow, as before.
+ * last reset (a side not traced) folds too, with the process its traced
+ * end's fd row names as its peer in its group (ipcperf_flow.untraced_pid,
+ * since 0.4): while such a flow is kept, @p st keeps that row from folding
+ * into its group (ipcperf_stats_opts.fold_conns), so that it still names
+ * the peer. So a tracer left on a server keeps its open channels and its
+ * groups, and a run of a few thousand channels keeps every flow, as before.
+ * Delete the flows before @p st.
  * @return flows state freed with ipcperf_flows__delete(); NULL with errno.
  */
 IPCPERF_API struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st);

@@ -5,7 +5,9 @@
  * of its own. Once more than fold_at flows are kept, the flows of the
  * channels that no fd holds any more, and that no call waits for, are
  * added into the fold of their group (the writers, the readers, the kind
- * and the endpoint: what the CLI's groups are keyed by) and freed. A fold
+ * and the endpoint: what the CLI's groups are keyed by; for a side no
+ * traced process was on, the process the row of its traced end names as
+ * its peer) and freed. A fold
  * is a flow itself, its figures the sums of its flows (max_queued the
  * largest, the spans the widest, the wire times merged), so that the walks
  * hand it out as one more flow, with how many it holds and their verdicts.
@@ -15,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flows/flows.h"
-#include "stats/account.h"
+#include "stats/groups.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -63,11 +65,12 @@ static bool same_pids(const struct pidset *a, const struct pidset *b)
 	return a->n == b->n && !memcmp(a->v, b->v, a->n * sizeof(*a->v));
 }
 
-static bool same_group(const struct flow *a, const struct flow *b)
+/* Whether flow @f, its untraced side's process @peer, is of fold @g's group. */
+static bool same_group(const struct flow *g, const struct flow *f, pid_t peer)
 {
-	return a->kind == b->kind && a->datagram == b->datagram &&
-	       same_pids(&a->writers, &b->writers) && same_pids(&a->readers, &b->readers) &&
-	       !strcmp(a->endpoint, b->endpoint);
+	return g->kind == f->kind && g->datagram == f->datagram &&
+	       same_pids(&g->writers, &f->writers) && same_pids(&g->readers, &f->readers) &&
+	       !strcmp(g->endpoint, f->endpoint) && g->untraced_pid == peer;
 }
 
 static int pids_copy(struct pidset *dst, const struct pidset *src)
@@ -80,8 +83,8 @@ static int pids_copy(struct pidset *dst, const struct pidset *src)
 	return 0;
 }
 
-/* A new fold for the group of @f: its names, no figures yet. NULL: no memory. */
-static struct flow *fold_new(const struct flow *f)
+/* A new fold for the group of @f, @peer its untraced side: its names, no figures yet. NULL: no memory. */
+static struct flow *fold_new(const struct flow *f, const struct ipp_inopeer *peer)
 {
 	struct flow *g = calloc(1, sizeof(*g));
 
@@ -96,6 +99,10 @@ static struct flow *fold_new(const struct flow *f)
 	g->capacity = f->capacity;
 	g->cap_default = f->cap_default;
 	g->active = true;
+	if (peer) {
+		g->untraced_pid = peer->pid;
+		memcpy(g->untraced_comm, peer->comm, sizeof(g->untraced_comm));
+	}
 	if (pids_copy(&g->writers, &f->writers) < 0 || pids_copy(&g->readers, &f->readers) < 0) {
 		ipp_flows__free_flow(g);
 		return NULL;
@@ -103,16 +110,17 @@ static struct flow *fold_new(const struct flow *f)
 	return g;
 }
 
-/* The fold of @f's group, made when new. NULL: no memory. */
-static struct flow *fold_of(struct ipcperf_flows *fl, const struct flow *f)
+/* The fold of @f's group (@peer: its untraced side, NULL if none), made when new. NULL: no memory. */
+static struct flow *fold_of(struct ipcperf_flows *fl, const struct flow *f,
+			    const struct ipp_inopeer *peer)
 {
 	struct flow *g;
 
 	for (size_t i = 0; i < fl->nr_folds; i++)
-		if (same_group(fl->folds[i], f))
+		if (same_group(fl->folds[i], f, peer ? peer->pid : 0))
 			return fl->folds[i];
 	if (ipp_grow((void **)&fl->folds, &fl->cap_folds, fl->nr_folds + 1,
-		     sizeof(*fl->folds)) < 0 || !(g = fold_new(f)))
+		     sizeof(*fl->folds)) < 0 || !(g = fold_new(f, peer)))
 		return NULL;
 	fl->folds[fl->nr_folds++] = g;
 	return g;
@@ -177,10 +185,11 @@ static void sums_add(struct flow *g, const struct flow *f)
 }
 
 /* @f into its group's fold. @return 0 or -ENOMEM (then @f is kept as it is). */
-static int fold_one(struct ipcperf_flows *fl, const struct flow *f, struct ipp_hist *scratch)
+static int fold_one(struct ipcperf_flows *fl, const struct flow *f, const struct ipp_inopeer *peer,
+		    struct ipp_hist *scratch)
 {
 	enum ipcperf_verdict v = ipp_flows__verdict(f, scratch);
-	struct flow *g = fold_of(fl, f);
+	struct flow *g = fold_of(fl, f, peer);
 
 	if (!g || wire_merge(g, f, scratch) < 0)
 		return -ENOMEM;
@@ -192,19 +201,88 @@ static int fold_one(struct ipcperf_flows *fl, const struct flow *f, struct ipp_h
 	return 0;
 }
 
-/*
- * What becomes of a closed flow: folded (true), or kept (false) when a
- * side made no call in the interval (its group is named from that side's
- * peer, which only the caller finds) or memory ran out. An inactive one
- * has nothing to report: it goes.
- */
-static bool fold_or_keep(struct ipcperf_flows *fl, const struct flow *f, struct ipp_hist *scratch)
+/* Whether @f has a side no traced process made a call on (in the interval). */
+static bool one_sided(const struct flow *f)
 {
+	return !f->writers.n || !f->readers.n;
+}
+
+/*
+ * The inode of @f's end whose row names its untraced side, as the CLI
+ * finds it (flowpeers_of()): the writing end's when a traced process
+ * wrote, else the reading end's.
+ */
+static uint64_t traced_end(const struct flow *f)
+{
+	uint64_t ino = f->ino & UNPEERED ? 0 : f->ino;
+
+	return f->writers.n || !f->reader_ino ? ino : f->reader_ino;
+}
+
+static int cmp_inopeer(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ipp_inopeer *)a)->ino, y = ((const struct ipp_inopeer *)b)->ino;
+
+	return (x > y) - (x < y);
+}
+
+/* The closed channels' flows of this pass: their fold to go into, their peers. */
+struct pass {
+	uint64_t *inos;			/* held or waited for, sorted */
+	size_t nr_inos;
+	struct ipp_inopeer *peers;	/* of the one-sided ones' traced ends, by ino */
+	size_t nr_peers;
+	bool named;			/* the peers were looked for */
+};
+
+/*
+ * The peers of the traced ends of the closed one-sided flows, asked of the
+ * stats in one walk (their rows are pinned while the flows live).
+ * @return 0 or -ENOMEM (then those flows are kept).
+ */
+static int pass_name(struct ipcperf_flows *fl, struct pass *p)
+{
+	p->peers = malloc((fl->nr + 1) * sizeof(*p->peers));
+	if (!p->peers)
+		return -ENOMEM;
+	for (size_t i = 0; i < fl->nr; i++) {
+		const struct flow *f = fl->flows[i];
+
+		if (f->active && one_sided(f) && closed(f, p->inos, p->nr_inos))
+			p->peers[p->nr_peers++].ino = traced_end(f);
+	}
+	if (ipp_peers__of_inos(fl->st, p->peers, p->nr_peers) < 0)
+		return -ENOMEM;
+	p->named = true;
+	return 0;
+}
+
+/* The peer found for @f's traced end; NULL when none was looked for. */
+static const struct ipp_inopeer *pass_peer(const struct pass *p, const struct flow *f)
+{
+	struct ipp_inopeer key = { .ino = traced_end(f) };
+
+	if (!p->named)
+		return NULL;
+	return bsearch(&key, p->peers, p->nr_peers, sizeof(key), cmp_inopeer);
+}
+
+/*
+ * What becomes of a closed flow: folded (true), or kept (false) when
+ * memory ran out, or when a side made no call (in the interval) and its
+ * peer could not be looked for. An inactive one has nothing to report:
+ * it goes.
+ */
+static bool fold_or_keep(struct ipcperf_flows *fl, const struct flow *f, const struct pass *p,
+			 struct ipp_hist *scratch)
+{
+	const struct ipp_inopeer *peer = NULL;
+
 	if (!f->active)
 		return true;
-	if (!f->writers.n || !f->readers.n)
+	if (one_sided(f) && !(peer = pass_peer(p, f)))
 		return false;
-	return fold_one(fl, f, scratch) == 0;
+	return fold_one(fl, f, peer, scratch) == 0;
 }
 
 /* A flow folded (or to drop), until it is freed: a channel's own flow has folded 0. */
@@ -221,9 +299,10 @@ static void sweep_gone(struct ipcperf_flows *fl)
 	fl->nr_warm = k;
 	k = 0;
 	for (size_t i = 0; i < fl->nr; i++) {
-		if (fl->flows[i]->folded == GONE)
+		if (fl->flows[i]->folded == GONE) {
+			ipp_flows__unpin(fl, fl->flows[i]);
 			ipp_flows__free_flow(fl->flows[i]);
-		else
+		} else
 			fl->flows[k++] = fl->flows[i];
 	}
 	fl->nr = k;
@@ -232,20 +311,25 @@ static void sweep_gone(struct ipcperf_flows *fl)
 void ipp_flows__fold(struct ipcperf_flows *fl)
 {
 	struct ipp_hist *scratch = NULL;
-	uint64_t *inos;
-	ssize_t n = held_inos(fl, &inos);
+	struct pass p = { 0 };
+	ssize_t n = held_inos(fl, &p.inos);
 
-	if (n >= 0)
+	if (n >= 0) {
+		p.nr_inos = (size_t)n;
 		scratch = malloc(sizeof(*scratch));
+		/* no memory to name them: the one-sided flows are kept */
+		pass_name(fl, &p);
+	}
 	for (size_t i = 0; scratch && i < fl->nr; i++) {
 		struct flow *f = fl->flows[i];
 
-		if (closed(f, inos, (size_t)n) && fold_or_keep(fl, f, scratch))
+		if (closed(f, p.inos, p.nr_inos) && fold_or_keep(fl, f, &p, scratch))
 			f->folded = GONE;
 	}
 	sweep_gone(fl);
 	free(scratch);
-	free(inos);
+	free(p.inos);
+	free(p.peers);
 	fl->fold_at = 2 * fl->nr + IPP_FLOWS_FOLD_MIN;
 }
 

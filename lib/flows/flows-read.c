@@ -316,6 +316,7 @@ static int walk(struct ipcperf_flows *fl, bool settle_all,
 			.write_wait_ns = f->wwait, .read_wait_ns = f->rwait,
 			.write_waits = f->wwaits, .read_waits = f->rwaits,
 			.endpoint = f->endpoint, .folded = f->folded,
+			.untraced_pid = f->untraced_pid, .untraced_comm = f->untraced_comm,
 		};
 
 		/* Debts still open: read bytes no traced write explains. */

@@ -71,8 +71,10 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 {
 	if (!fl)
 		return;
-	for (size_t i = 0; i < fl->nr; i++)
+	for (size_t i = 0; i < fl->nr; i++) {
+		ipp_flows__unpin(fl, fl->flows[i]);
 		ipp_flows__free_flow(fl->flows[i]);
+	}
 	ipp_flows__drop_folds(fl);
 	free(fl->folds);
 	free(fl->flows);
@@ -93,6 +95,35 @@ void ipp_flows__free_flow(struct flow *f)
 	free(f->wire);
 	free(f->wire_packed);
 	free(f);
+}
+
+void ipp_flows__unpin(struct ipcperf_flows *fl, struct flow *f)
+{
+	for (int i = 0; i < 2; i++) {
+		ipp_stats__unpin(fl->st, f->pinned[i]);
+		f->pinned[i] = 0;
+	}
+}
+
+/*
+ * The inodes of @f's ends pinned in the stats while it has a side no
+ * traced process made a call on (since the last reset): the row of its
+ * traced end names that side (ipp_peers__of_inos(), the CLI's groups), so
+ * it must not fold into its group first (stats/connfold.c). A pin that
+ * finds no memory is left out: that row may fold.
+ */
+static void flow_pin(struct ipcperf_flows *fl, struct flow *f)
+{
+	bool one_sided = !f->writers.n || !f->readers.n;
+	const uint64_t want[2] = { one_sided ? f->ino & ~UNPEERED : 0,
+				   one_sided ? f->reader_ino : 0 };
+
+	for (int i = 0; i < 2; i++) {
+		if (f->pinned[i] == want[i])
+			continue;
+		ipp_stats__unpin(fl->st, f->pinned[i]);
+		f->pinned[i] = ipp_stats__pin(fl->st, want[i]) == 0 ? want[i] : 0;
+	}
 }
 
 int ipcperf_flows__on_match(struct ipcperf_flows *fl,
@@ -451,6 +482,24 @@ static void add_waits(struct flow *f, const struct ipcperf_syscall *ev, const st
 }
 
 /* A call whose fd is settled: its bytes into the channel's flow. */
+/*
+ * The endpoint of an inet channel from its end @ch: the server's address,
+ * on which both ends agree: an accepted socket's local one, a connected
+ * socket's remote one (a server on a port of the ephemeral range has
+ * clients on lower ports); with neither seen, the lower port's.
+ */
+static void inet_endpoint(char *buf, size_t len, const struct ipp_ident *ch)
+{
+	const char *arrow = strstr(ch->detail, " -> ");
+
+	if (arrow && ch->origin == IPP_ORIGIN_ACCEPTED)
+		snprintf(buf, len, "%.*s", (int)(arrow - ch->detail), ch->detail);
+	else if (arrow && ch->origin == IPP_ORIGIN_CONNECTED)
+		snprintf(buf, len, "%s", arrow + 4);
+	else
+		ipcperf_inet_endpoint(buf, len, ch->detail);
+}
+
 void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch)
 {
 	struct ipcperf_flows *fl = ctx;
@@ -486,7 +535,7 @@ void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struc
 		f->reader_ino = ch->kind == IPCPERF_FD_PIPE ? ch->ino : ch->peer_ino;
 	}
 	if (!f->endpoint[0] && (ch->kind == IPCPERF_FD_TCP || ch->kind == IPCPERF_FD_UDP))
-		ipcperf_inet_endpoint(f->endpoint, sizeof(f->endpoint), ch->detail);
+		inet_endpoint(f->endpoint, sizeof(f->endpoint), ch);
 	if (!f->active) {
 		f->active = true;
 		f->first = ev->start_ns;
@@ -499,6 +548,7 @@ void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struc
 	}
 	f->last = ev->end_ns;
 	pidset_add(writing ? &f->writers : &f->readers, ev->pid);
+	flow_pin(fl, f);
 	*(writing ? &f->traced_w : &f->traced_r) = true;
 	if (writing)
 		f->wblocked += ev->blocked_ns;
@@ -627,7 +677,9 @@ void ipcperf_flows__reset(struct ipcperf_flows *fl)
 {
 	if (!fl)
 		return;
-	for (size_t i = 0; i < fl->nr; i++)
+	for (size_t i = 0; i < fl->nr; i++) {
 		flow_reset(fl->flows[i], fl->now);
+		flow_pin(fl, fl->flows[i]);	/* its sides start again from none */
+	}
 	ipp_flows__drop_folds(fl);
 }

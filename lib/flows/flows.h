@@ -89,6 +89,18 @@ struct flow {
 	 */
 	uint64_t folded;
 	uint64_t verdicts[IPCPERF_VERDICT_UNMEASURED + 1];
+	/*
+	 * A fold whose flows had a side no traced process was on: the process
+	 * at that side (0: not known), as the row of their traced end named
+	 * it (ipp_peers__of_inos()). Part of the fold's key.
+	 */
+	pid_t untraced_pid;
+	char untraced_comm[IPP_COMM_MAX];
+	/*
+	 * A channel's flow: the inodes it pinned in the stats (its writing
+	 * end's, its reading end's), whose rows name its untraced side.
+	 */
+	uint64_t pinned[2];
 };
 
 /* What the waits said of a queued call: the wait it was served after. */
@@ -134,6 +146,8 @@ void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struc
 
 /* A flow's own memory, freed (flows.c). */
 void ipp_flows__free_flow(struct flow *f);
+/* The inodes @f pinned in the stats (flow_pin() of flows.c) unpinned: it goes. */
+void ipp_flows__unpin(struct ipcperf_flows *fl, struct flow *f);
 
 /* The verdict of @f by the rule of flows-read.c, its wire times' median from @scratch if packed. */
 enum ipcperf_verdict ipp_flows__verdict(const struct flow *f, struct ipp_hist *scratch);
@@ -144,7 +158,9 @@ enum ipcperf_verdict ipp_flows__verdict(const struct flow *f, struct ipp_hist *s
  * holds, no call waits for and nothing is queued in. Their sums go into
  * the fold of their group (writers, readers, kind, datagram, endpoint);
  * the flows are freed. A flow with a side without a call in the interval
- * is kept (its group is named from that side's peer, which the CLI finds).
+ * folds with that side's process in its key: the peer the row of its
+ * traced end names (one walk of the stats' rows a pass, which the pins of
+ * its inodes kept from folding).
  */
 void ipp_flows__fold(struct ipcperf_flows *fl);
 /* The folds freed (at a reset: their sums were the interval's). */

@@ -171,6 +171,13 @@ struct ipcperf_stats {
 	struct connfold *cfolds;
 	size_t nr_cfolds, cap_cfolds;
 	size_t compact_at;	/* folds that make the next ipp_stats__compact() */
+	/*
+	 * The inodes lib/flows still names a flow's untraced side from
+	 * (connfold.c): an open-addressed table of inode and count, a power
+	 * of two long, at most half full.
+	 */
+	struct ipp_pin { uint64_t ino; uint64_t n; } *pins;
+	size_t nr_pins, cap_pins;
 	/* fold_exited: exited processes folded into a row per comm (exitfold.c), pid -(index + 1) */
 	bool fold_exited;
 	struct proc **exited;
@@ -248,6 +255,17 @@ int ipp_fold__add(struct inccount *dc, struct ipp_hist_packed *dp[2], const stru
  * end in an fd not folded yet (the group walk would name it from that fd).
  */
 void ipp_stats__compact(struct ipcperf_stats *st);
+
+/*
+ * A flow of lib/flows names its untraced side from the row of its traced
+ * end's inode (the peer the row names): while @ino is pinned, a closed
+ * connection's row of that inode does not fold into its group (its peer
+ * stays there to name). Pins count: each ipp_stats__pin() (0, or -ENOMEM:
+ * not pinned) is undone by one ipp_stats__unpin(). Inode 0 is never pinned.
+ */
+int ipp_stats__pin(struct ipcperf_stats *st, uint64_t ino);
+void ipp_stats__unpin(struct ipcperf_stats *st, uint64_t ino);
+bool ipp_stats__pinned(const struct ipcperf_stats *st, uint64_t ino);
 /* Folds that make the first compaction; then twice those left after it, plus as many. */
 #define IPP_COMPACT_FIRST 1024
 

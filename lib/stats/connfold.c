@@ -42,7 +42,8 @@ static size_t fold_index(const struct ipcperf_stats *st, const struct ipp_rowref
  * Row @r (a fold) into the fold of its group, unless it stays a row: it
  * groups with no other (IPCPERF_GROUP_ONE), or a traced process still
  * holds its other end (so that the walk at the report names that peer,
- * and that peer's row names this process). @return whether it was taken.
+ * and that peer's row names this process), or a flow still names its
+ * untraced side from it (pinned). @return whether it was taken.
  */
 static bool take_row(struct ipcperf_stats *st, struct ipp_peers *pe, const struct ipp_ports *pp,
 		     const struct ipp_rowref *r, struct ipp_hist *scratch)
@@ -53,7 +54,8 @@ static bool take_row(struct ipcperf_stats *st, struct ipp_peers *pe, const struc
 	const char *comm;
 
 	key.role = ipp_group__key(r, pp, key.endpoint);
-	if (key.role == IPCPERF_GROUP_ONE || ipp_peers__held_peer(pe, r))
+	if (key.role == IPCPERF_GROUP_ONE || ipp_peers__held_peer(pe, r) ||
+	    ipp_stats__pinned(st, r->id->ino))
 		return false;
 	key.peer = ipp_peers__of(pe, r, &comm);
 	snprintf(key.peer_comm, sizeof(key.peer_comm), "%s", comm);
@@ -141,4 +143,83 @@ int ipcperf_stats__for_each_fd_fold(struct ipcperf_stats *st,
 		ret = emit_fold(&st->cfolds[i], &sum, cb, ctx);
 	ipp_rowsum__fini(&sum);
 	return ret;
+}
+
+/* ------------------------------------------------------------------ pins */
+
+/* The slot of @ino in the pins (a power of two long), or the empty one it would take. */
+static size_t pin_slot(const struct ipp_pin *v, size_t cap, uint64_t ino)
+{
+	size_t i = (size_t)((ino * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+
+	while (v[i].ino && v[i].ino != ino)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* The pins in a table twice as long. @return 0 or -ENOMEM. */
+static int pins_grow(struct ipcperf_stats *st)
+{
+	size_t cap = st->cap_pins ? 2 * st->cap_pins : 64;
+	struct ipp_pin *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->cap_pins; i++)
+		if (st->pins[i].ino)
+			v[pin_slot(v, cap, st->pins[i].ino)] = st->pins[i];
+	free(st->pins);
+	st->pins = v;
+	st->cap_pins = cap;
+	return 0;
+}
+
+int ipp_stats__pin(struct ipcperf_stats *st, uint64_t ino)
+{
+	struct ipp_pin *p;
+
+	if (!ino)
+		return 0;
+	if (2 * (st->nr_pins + 1) > st->cap_pins && pins_grow(st) < 0)
+		return -ENOMEM;
+	p = &st->pins[pin_slot(st->pins, st->cap_pins, ino)];
+	if (!p->ino) {
+		p->ino = ino;
+		st->nr_pins++;
+	}
+	p->n++;
+	return 0;
+}
+
+bool ipp_stats__pinned(const struct ipcperf_stats *st, uint64_t ino)
+{
+	return ino && st->cap_pins && st->pins[pin_slot(st->pins, st->cap_pins, ino)].ino == ino;
+}
+
+/* The entries after the emptied slot @i moved back to where a lookup finds them. */
+static void pins_close_gap(struct ipp_pin *v, size_t cap, size_t i)
+{
+	for (size_t j = (i + 1) & (cap - 1); v[j].ino; j = (j + 1) & (cap - 1)) {
+		size_t home = pin_slot(v, cap, v[j].ino);
+
+		if (home == j)
+			continue;
+		v[i] = v[j];
+		v[j] = (struct ipp_pin){ 0 };
+		i = j;
+	}
+}
+
+void ipp_stats__unpin(struct ipcperf_stats *st, uint64_t ino)
+{
+	size_t i;
+
+	if (!ipp_stats__pinned(st, ino))
+		return;
+	i = pin_slot(st->pins, st->cap_pins, ino);
+	if (--st->pins[i].n)
+		return;
+	st->pins[i] = (struct ipp_pin){ 0 };
+	st->nr_pins--;
+	pins_close_gap(st->pins, st->cap_pins, i);
 }

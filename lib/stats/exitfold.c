@@ -81,11 +81,15 @@ static bool has_pid(const pid_t *v, size_t n, pid_t pid)
 	return n && bsearch(&pid, v, n, sizeof(*v), cmp_pid);
 }
 
-/* The pids that hold an incarnation, open or not retired yet, sorted. NULL: no memory. */
+/*
+ * The pids that hold an incarnation, open or not retired yet, or a row
+ * whose inode a flow is named from (pinned: the row must keep its object
+ * and peer), sorted. NULL: no memory.
+ */
 static pid_t *holders(const struct ipcperf_stats *st, size_t *nr)
 {
 	size_t n = ipp_fdtab__count(st->fdt), k = 0;
-	pid_t *v = malloc((n ? n : 1) * sizeof(*v));
+	pid_t *v = malloc((n + st->nr_folds + 1) * sizeof(*v));
 
 	if (!v)
 		return NULL;
@@ -95,6 +99,9 @@ static pid_t *holders(const struct ipcperf_stats *st, size_t *nr)
 		if (in && !in->retired)
 			v[k++] = in->pid;
 	}
+	for (size_t i = 0; st->nr_pins && i < st->nr_folds; i++)
+		if (ipp_stats__pinned(st, st->folds[i].id->ino))
+			v[k++] = st->folds[i].pid;
 	qsort(v, k, sizeof(*v), cmp_pid);
 	*nr = k;
 	return v;
@@ -102,7 +109,7 @@ static pid_t *holders(const struct ipcperf_stats *st, size_t *nr)
 
 /*
  * The processes to fold now, out of st->procs (sorted, in *@nr): exited a
- * second of events ago, holding no incarnation, seen, named. NULL: none,
+ * second of events ago, holding no incarnation nor pinned row, seen, named. NULL: none,
  * or no memory.
  */
 static pid_t *settled_exits(struct ipcperf_stats *st, size_t *nr)

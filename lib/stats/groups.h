@@ -101,6 +101,22 @@ void ipp_peers__delete(struct ipp_peers *pe);
 /* The peer process of row @r, 0 if unknown; *@comm its name ("" unknown), valid for the walk. */
 pid_t ipp_peers__of(struct ipp_peers *pe, const struct ipp_rowref *r, const char **comm);
 
+/* What lib/flows asks of an inode: the peer its row names (ipp_peers__of_inos()). */
+struct ipp_inopeer {
+	uint64_t ino;
+	pid_t pid;			/* 0: not known */
+	char comm[IPP_COMM_MAX];
+};
+
+/*
+ * The peers of the rows of the inodes @q[i].ino (@n of them) filled in, as
+ * ipcperf_stats__for_each_fd() names them: an inode's first row that names
+ * one (pid 0 and "" when none does or no row holds it). One walk of the
+ * rows, with at most one /proc scan (none if @st reads no /proc).
+ * @return 0 or -ENOMEM (then all are left unknown).
+ */
+int ipp_peers__of_inos(struct ipcperf_stats *st, struct ipp_inopeer *q, size_t n);
+
 /*
  * Whether a traced process holds the other end of connection @r in an fd
  * not folded yet (an incarnation, open or about to retire).

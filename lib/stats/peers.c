@@ -548,3 +548,57 @@ pid_t ipcperf_stats__fd_peer(struct ipcperf_stats *st, pid_t pid,
 	free(v);
 	return peer;
 }
+
+/* ------------------------------------------------------------- by inode */
+
+static int cmp_inopeer(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ipp_inopeer *)a)->ino, y = ((const struct ipp_inopeer *)b)->ino;
+
+	return (x > y) - (x < y);
+}
+
+/* @q (sorted by inode) given the peer of row @r, unless an earlier row of its inode named one. */
+static void inopeer_set(struct ipp_peers *pe, const struct ipp_rowref *r, struct ipp_inopeer *q,
+			size_t n)
+{
+	struct ipp_inopeer key = { .ino = r->id->ino }, *e;
+	enum ipcperf_fd_kind k = r->id->kind;
+	const char *comm;
+
+	/* as the CLI reads the rows: the pipes' and sockets' (a file's inode is another's) */
+	if (k != IPCPERF_FD_PIPE && k != IPCPERF_FD_UNIX && !ipp_is_inet(k))
+		return;
+	e = key.ino ? bsearch(&key, q, n, sizeof(*q), cmp_inopeer) : NULL;
+	/* an inode asked twice: its copies follow it, named from the same rows */
+	while (e && e > q && e[-1].ino == key.ino)
+		e--;
+	for (; e && e < q + n && e->ino == key.ino && !e->pid; e++) {
+		e->pid = ipp_peers__of(pe, r, &comm);
+		snprintf(e->comm, sizeof(e->comm), "%s", comm);
+	}
+}
+
+int ipp_peers__of_inos(struct ipcperf_stats *st, struct ipp_inopeer *q, size_t n)
+{
+	struct ipp_rowref *v;
+	struct ipp_peers *pe = NULL;
+	bool ok;
+	size_t nr;
+
+	for (size_t i = 0; i < n; i++)
+		q[i].pid = 0, q[i].comm[0] = '\0';
+	if (!n)
+		return 0;
+	qsort(q, n, sizeof(*q), cmp_inopeer);
+	v = ipp_rows__held(st, &nr);
+	if (v)
+		pe = ipp_peers__new(st, v, nr);
+	for (size_t i = 0; pe && i < nr; i++)
+		if (!i || !ipp_rows__same(&v[i - 1], &v[i]))
+			inopeer_set(pe, &v[i], q, n);
+	ok = pe != NULL;
+	ipp_peers__delete(pe);
+	free(v);
+	return ok ? 0 : -ENOMEM;
+}
