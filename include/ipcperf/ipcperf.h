@@ -1087,7 +1087,7 @@ IPCPERF_API const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind);
  * gives them), the one with the lower port, copied into @p buf (@p len
  * bytes, NUL-terminated): the server's end, below the ephemeral range, by
  * which flows group a server's connections (ipcperf_flow.endpoint). ""
- * when @p detail holds no " -> ". Since 0.4.
+ * when @p detail holds no " -> ". Since 0.3.
  */
 IPCPERF_API void ipcperf_inet_endpoint(char *buf, size_t len, const char *detail);
 
@@ -1199,7 +1199,7 @@ enum ipcperf_fd_group_role {
 	IPCPERF_GROUP_CLIENT,
 	/**
 	 * Connected unix stream or seqpacket sockets, grouped by the peer
-	 * process; no endpoint. Since 0.4 also the sockets accept returned
+	 * process; no endpoint. Since 0.3 also the sockets accept returned
 	 * whose peer was gone before it was named (peer_pid 0).
 	 */
 	IPCPERF_GROUP_UNIX,
@@ -1246,7 +1246,7 @@ struct ipcperf_fd_row {
 	enum ipcperf_fd_group_role group_role;
 	const char *group_endpoint;
 	/**
-	 * Since 0.4: 0 for a row of its own. A row of
+	 * Since 0.3: 0 for a row of its own. A row of
 	 * ipcperf_stats__for_each_fd_fold(): how many closed connections'
 	 * rows it holds (its fd -1, its object and detail "").
 	 */
@@ -1357,7 +1357,7 @@ struct ipcperf_stats_opts {
 	 * not a row per connection it ever served. Those rows are then in
 	 * ipcperf_stats__for_each_fd_group() only, not in
 	 * ipcperf_stats__for_each_fd(), and in one row a group in
-	 * ipcperf_stats__for_each_fd_fold() (since 0.4). A group's peer is
+	 * ipcperf_stats__for_each_fd_fold() (since 0.3). A group's peer is
 	 * named when its rows fold (a traced process's connection waits for
 	 * its other end to close too). Since 0.2.
 	 */
@@ -1450,7 +1450,7 @@ IPCPERF_API int ipcperf_stats__for_each_fd(struct ipcperf_stats *st,
  * call and byte is in exactly one row. After ipcperf_stats__reset() a fold
  * keeps its key, with zero counts and zero rows (an interval's fold holds
  * the rows folded during it). Rows live only during the call; a
- * non-zero return from @p cb stops the walk and is returned. Since 0.4.
+ * non-zero return from @p cb stops the walk and is returned. Since 0.3.
  * @return 0, or that return, or -EINVAL / -ENOMEM.
  */
 IPCPERF_API int ipcperf_stats__for_each_fd_fold(struct ipcperf_stats *st,
@@ -1673,7 +1673,7 @@ struct ipcperf_interval_opts {
 	 * ipcperf_stats_opts.fold_conns: an interval's fold
 	 * (ipcperf_stats__for_each_fd_fold()) counts the rows folded during
 	 * it, and the calls in the interval of every row folded so far.
-	 * Since 0.4.
+	 * Since 0.3.
 	 */
 	bool fold_conns;
 };
@@ -1852,7 +1852,7 @@ struct ipcperf_flow {
 	/**
 	 * Since 0.3, TCP and UDP: the server's address of the channel
 	 * ("127.0.0.1:8080"), what its connections are grouped by: since
-	 * 0.4, the local address of an accepted end, the remote one of a
+	 * 0.3, the local address of an accepted end, the remote one of a
 	 * connected end; when the flow's first call was on an end whose
 	 * accept or connect was not seen, the address of the lower port of
 	 * its two ends. "" for the other kinds, or when the addresses are
@@ -1873,7 +1873,7 @@ struct ipcperf_flow {
 	uint64_t folded;
 	uint64_t folded_verdicts[IPCPERF_VERDICT_UNMEASURED + 1];
 	/**
-	 * Since 0.4, a fold whose flows had a side no traced process made a
+	 * Since 0.3, a fold whose flows had a side no traced process made a
 	 * call on (nr_writers or nr_readers 0): the process at that side, as
 	 * the fd row of their traced end named it (ipcperf_fd_row.peer_pid
 	 * and peer_comm of the row whose ino is reader_ino when no traced
@@ -1949,7 +1949,7 @@ struct ipcperf_flows;
  * count as unmatched bytes. A flow with a side that made no call since the
  * last reset (a side not traced) folds too, with the process its traced
  * end's fd row names as its peer in its group (ipcperf_flow.untraced_pid,
- * since 0.4): while such a flow is kept, @p st keeps that row from folding
+ * since 0.3): while such a flow is kept, @p st keeps that row from folding
  * into its group (ipcperf_stats_opts.fold_conns), so that it still names
  * the peer. So a tracer left on a server keeps its open channels and its
  * groups, and a run of a few thousand channels keeps every flow, as before.
