@@ -62,7 +62,7 @@ static bool closed(const struct flow *f, const uint64_t *v, size_t n)
 
 static bool same_pids(const struct pidset *a, const struct pidset *b)
 {
-	return a->n == b->n && !memcmp(a->v, b->v, a->n * sizeof(*a->v));
+	return a->n == b->n && (!a->n || !memcmp(a->v, b->v, a->n * sizeof(*a->v)));
 }
 
 /* Whether flow @f, its untraced side's process @peer, is of fold @g's group. */
@@ -78,7 +78,8 @@ static int pids_copy(struct pidset *dst, const struct pidset *src)
 	dst->v = malloc((src->n + 1) * sizeof(*dst->v));
 	if (!dst->v)
 		return -ENOMEM;
-	memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+	if (src->n)	/* a side no traced process made a call on has no pids, nor array */
+		memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
 	dst->n = dst->cap = src->n;
 	return 0;
 }
