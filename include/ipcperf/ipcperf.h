@@ -1086,8 +1086,9 @@ IPCPERF_API const char *ipcperf_fd_kind_name(enum ipcperf_fd_kind kind);
  * Of an inet fd's addresses ("LOCAL -> REMOTE", as ipcperf_fd_row.detail
  * gives them), the one with the lower port, copied into @p buf (@p len
  * bytes, NUL-terminated): the server's end, below the ephemeral range, by
- * which flows group a server's connections (ipcperf_flow.endpoint). ""
- * when @p detail holds no " -> ". Since 0.3.
+ * which flows group a server's connections when neither its accept nor
+ * the client's connect was seen (ipcperf_flow.endpoint). "" when @p detail
+ * holds no " -> ". Since 0.3.
  */
 IPCPERF_API void ipcperf_inet_endpoint(char *buf, size_t len, const char *detail);
 

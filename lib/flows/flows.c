@@ -481,7 +481,6 @@ static void add_waits(struct flow *f, const struct ipcperf_syscall *ev, const st
 	}
 }
 
-/* A call whose fd is settled: its bytes into the channel's flow. */
 /*
  * The endpoint of an inet channel from its end @ch: the server's address,
  * on which both ends agree: an accepted socket's local one, a connected
@@ -500,6 +499,7 @@ static void inet_endpoint(char *buf, size_t len, const struct ipp_ident *ch)
 		ipcperf_inet_endpoint(buf, len, ch->detail);
 }
 
+/* A call whose fd is settled: its bytes into the channel's flow. */
 void ipp_flows__process(void *ctx, const struct ipcperf_syscall *ev, const struct ipp_ident *ch)
 {
 	struct ipcperf_flows *fl = ctx;
