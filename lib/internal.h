@@ -187,6 +187,23 @@ static inline void *ipp_sorted_get_new(void **v, size_t *n, size_t *cap, size_t 
 	}
 	return *slot;
 }
+/* ---------------------------------------------------------------- idmap.c */
+/*
+ * A map of 64-bit keys (inodes, tids, ids; never 0) to pointers (never
+ * NULL: a NULL value reads as absent), open addressing.
+ */
+struct ipp_idmap {
+	struct ipp_idslot { uint64_t key; void *val; } *v;	/* key 0: free */
+	size_t cap, n;
+};
+void *ipp_idmap__get(const struct ipp_idmap *m, uint64_t key);
+/* @return 0; -ENOMEM. @key must not be 0. */
+int ipp_idmap__put(struct ipp_idmap *m, uint64_t key, void *val);
+void ipp_idmap__del(struct ipp_idmap *m, uint64_t key);
+void ipp_idmap__fini(struct ipp_idmap *m);
+/* Each value, in no order; @fn must not change the map. */
+void ipp_idmap__each(const struct ipp_idmap *m, void (*fn)(void *ctx, void *val), void *ctx);
+
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t ipp_now_ns(void);
 /*

@@ -2219,6 +2219,18 @@ static const struct flow_rec *fold_of_side(bool w, pid_t pid, pid_t peer)
 	return NULL;
 }
 
+
+/* The fixture's stats and flows made anew with @o, and process 30 "alpha" seen. */
+static void flows_over(const struct ipcperf_stats_opts *o)
+{
+	flows_fixture_delete(&st, &fl);
+	st = ipcperf_stats__new(o);
+	ck_assert_ptr_nonnull(st);
+	fl = ipcperf_flows__new(st);
+	ck_assert_ptr_nonnull(fl);
+	do_exec(30, "alpha", 1000);
+}
+
 /*
  * A server traced alone, its clients not (issue 41): 2,049 unix socketpairs
  * one after another, the server (20) reading a request of 64 bytes and
@@ -2238,12 +2250,7 @@ START_TEST(test_one_sided_flows_fold)
 	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = true, .fold_conns = _i == 1);
 	const struct flow_rec *r;
 
-	flows_fixture_delete(&st, &fl);
-	st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(st);
-	fl = ipcperf_flows__new(st);
-	ck_assert_ptr_nonnull(fl);
-	do_exec(30, "alpha", 1000);
+	flows_over(&o);
 	do_exec(40, "beta", 1000);
 	for (int i = 0; i < PAIRS; i++, t += 10000, ino += 2) {
 		pid_t peer = i % 2 ? 40 : 30;
@@ -2308,12 +2315,7 @@ START_TEST(test_exit_keeps_the_pinned_row)
 				   .tid = 20, .comm = "srv" };
 	uint64_t ino = 5001;
 
-	flows_fixture_delete(&st, &fl);
-	st = ipcperf_stats__new(&o);
-	ck_assert_ptr_nonnull(st);
-	fl = ipcperf_flows__new(st);
-	ck_assert_ptr_nonnull(fl);
-	do_exec(30, "alpha", 1000);
+	flows_over(&o);
 	do_exec(20, "srv", 1000);
 	name_socketpair(30, 3, 5000, 20, 4, ino, SOCK_STREAM);
 	name_pipe_ends(30, 5, 30, 6, 7000, 65536);

@@ -55,19 +55,6 @@ struct ipp_join;
 #define IPP_HOST_INO_SHIFT 48
 #define IPP_HOSTS_MAX 64
 
-/* ------------------------------------------------------------------ idmap.c */
-struct ipp_idmap {
-	struct ipp_idslot { uint64_t key; void *val; } *v;	/* key 0: free */
-	size_t cap, n;
-};
-void *ipp_idmap__get(const struct ipp_idmap *m, uint64_t key);
-/* @return 0; -ENOMEM. @key must not be 0. */
-int ipp_idmap__put(struct ipp_idmap *m, uint64_t key, void *val);
-void ipp_idmap__del(struct ipp_idmap *m, uint64_t key);
-void ipp_idmap__fini(struct ipp_idmap *m);
-/* Each value, in no order; @fn must not change the map. */
-void ipp_idmap__each(const struct ipp_idmap *m, void (*fn)(void *ctx, void *val), void *ctx);
-
 /* ------------------------------------------------------------------ clockfit.c */
 /* A bound on a clock's offset (v, ns) at a time (t, ns on the first host's clock). */
 struct ipp_clockpt {

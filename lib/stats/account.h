@@ -173,11 +173,9 @@ struct ipcperf_stats {
 	size_t compact_at;	/* folds that make the next ipp_stats__compact() */
 	/*
 	 * The inodes lib/flows still names a flow's untraced side from
-	 * (connfold.c): an open-addressed table of inode and count, a power
-	 * of two long, at most half full.
+	 * (connfold.c): inode -> how many flows pin it, as a pointer-sized count.
 	 */
-	struct ipp_pin { uint64_t ino; uint64_t n; } *pins;
-	size_t nr_pins, cap_pins;
+	struct ipp_idmap pins;
 	/* fold_exited: exited processes folded into a row per comm (exitfold.c), pid -(index + 1) */
 	bool fold_exited;
 	struct proc **exited;

@@ -147,79 +147,30 @@ int ipcperf_stats__for_each_fd_fold(struct ipcperf_stats *st,
 
 /* ------------------------------------------------------------------ pins */
 
-/* The slot of @ino in the pins (a power of two long), or the empty one it would take. */
-static size_t pin_slot(const struct ipp_pin *v, size_t cap, uint64_t ino)
+/* How many flows pin @ino (ipp_idmap values are never NULL: a count, 1 and up). */
+static uintptr_t pin_count(const struct ipcperf_stats *st, uint64_t ino)
 {
-	size_t i = (size_t)((ino * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
-
-	while (v[i].ino && v[i].ino != ino)
-		i = (i + 1) & (cap - 1);
-	return i;
-}
-
-/* The pins in a table twice as long. @return 0 or -ENOMEM. */
-static int pins_grow(struct ipcperf_stats *st)
-{
-	size_t cap = st->cap_pins ? 2 * st->cap_pins : 64;
-	struct ipp_pin *v = calloc(cap, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < st->cap_pins; i++)
-		if (st->pins[i].ino)
-			v[pin_slot(v, cap, st->pins[i].ino)] = st->pins[i];
-	free(st->pins);
-	st->pins = v;
-	st->cap_pins = cap;
-	return 0;
+	return ino ? (uintptr_t)ipp_idmap__get(&st->pins, ino) : 0;
 }
 
 int ipp_stats__pin(struct ipcperf_stats *st, uint64_t ino)
 {
-	struct ipp_pin *p;
-
 	if (!ino)
 		return 0;
-	if (2 * (st->nr_pins + 1) > st->cap_pins && pins_grow(st) < 0)
-		return -ENOMEM;
-	p = &st->pins[pin_slot(st->pins, st->cap_pins, ino)];
-	if (!p->ino) {
-		p->ino = ino;
-		st->nr_pins++;
-	}
-	p->n++;
-	return 0;
+	return ipp_idmap__put(&st->pins, ino, (void *)(pin_count(st, ino) + 1));
 }
 
 bool ipp_stats__pinned(const struct ipcperf_stats *st, uint64_t ino)
 {
-	return ino && st->cap_pins && st->pins[pin_slot(st->pins, st->cap_pins, ino)].ino == ino;
-}
-
-/* The entries after the emptied slot @i moved back to where a lookup finds them. */
-static void pins_close_gap(struct ipp_pin *v, size_t cap, size_t i)
-{
-	for (size_t j = (i + 1) & (cap - 1); v[j].ino; j = (j + 1) & (cap - 1)) {
-		size_t home = pin_slot(v, cap, v[j].ino);
-
-		if (home == j)
-			continue;
-		v[i] = v[j];
-		v[j] = (struct ipp_pin){ 0 };
-		i = j;
-	}
+	return pin_count(st, ino) != 0;
 }
 
 void ipp_stats__unpin(struct ipcperf_stats *st, uint64_t ino)
 {
-	size_t i;
+	uintptr_t n = pin_count(st, ino);
 
-	if (!ipp_stats__pinned(st, ino))
-		return;
-	i = pin_slot(st->pins, st->cap_pins, ino);
-	if (--st->pins[i].n)
-		return;
-	st->pins[i] = (struct ipp_pin){ 0 };
-	st->nr_pins--;
-	pins_close_gap(st->pins, st->cap_pins, i);
+	if (n > 1)
+		ipp_idmap__put(&st->pins, ino, (void *)(n - 1));	/* there: no growth, no failure */
+	else if (n)
+		ipp_idmap__del(&st->pins, ino);
 }

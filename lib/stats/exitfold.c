@@ -99,7 +99,7 @@ static pid_t *holders(const struct ipcperf_stats *st, size_t *nr)
 		if (in && !in->retired)
 			v[k++] = in->pid;
 	}
-	for (size_t i = 0; st->nr_pins && i < st->nr_folds; i++)
+	for (size_t i = 0; st->pins.n && i < st->nr_folds; i++)
 		if (ipp_stats__pinned(st, st->folds[i].id->ino))
 			v[k++] = st->folds[i].pid;
 	qsort(v, k, sizeof(*v), cmp_pid);

@@ -75,7 +75,7 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 		free(st->cfolds[i].packed[1]);
 	}
 	free(st->cfolds);
-	free(st->pins);
+	ipp_idmap__fini(&st->pins);
 	free(st->fold_idx);
 	free(st->threads);
 	ipp_settleq__fini(&st->calls);

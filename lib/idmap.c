@@ -7,7 +7,7 @@
 #include "config.h"
 #include <errno.h>
 #include <stdlib.h>
-#include "paths/paths.h"
+#include "internal.h"
 
 static size_t slot_of(uint64_t key, size_t cap)
 {
