@@ -189,6 +189,44 @@ START_TEST(test_remove_at)
 }
 END_TEST
 
+/*
+ * The map against a plain array, over 200,000 random puts, deletes and
+ * gets of 3,000 keys (its table grows to 8,192 slots: long runs of probes,
+ * and deletions inside them), then emptied.
+ */
+START_TEST(test_idmap)
+{
+	enum { KEYS = 3000 };
+	static uintptr_t ref[KEYS + 1];
+	struct ipp_idmap m = { 0 };
+	size_t n = 0;
+
+	srandom(41);
+	for (int op = 0; op < 200000; op++) {
+		uint64_t key = 1 + (uint64_t)random() % KEYS;
+
+		if (random() % 3) {
+			n += !ref[key];
+			ref[key] = (uintptr_t)op + 1;
+			ck_assert_int_eq(ipp_idmap__put(&m, key, (void *)ref[key]), 0);
+		} else {
+			n -= !!ref[key];
+			ref[key] = 0;
+			ipp_idmap__del(&m, key);
+		}
+		key = 1 + (uint64_t)random() % KEYS;
+		ck_assert_ptr_eq(ipp_idmap__get(&m, key), (void *)ref[key]);
+		ck_assert_uint_eq(m.n, n);
+	}
+	for (uint64_t key = 1; key <= KEYS; key++) {
+		ck_assert_ptr_eq(ipp_idmap__get(&m, key), (void *)ref[key]);
+		ipp_idmap__del(&m, key);
+	}
+	ck_assert_uint_eq(m.n, 0);
+	ipp_idmap__fini(&m);
+}
+END_TEST
+
 /* Made zeroed; too large to allocate: NULL with ENOMEM. */
 START_TEST(test_new)
 {
@@ -358,6 +396,7 @@ Suite *util_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("number");
 	tcase_add_test(tc, test_parse_number);
+	tcase_add_test(tc, test_idmap);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ring_default");
 	tcase_add_test(tc, test_ring_pages_fit);
