@@ -27,43 +27,58 @@
 /* How long (in the events' time) an item waits for calls that happened before it. */
 #define WINDOW 20000000ull
 
-static bool before(const struct ipp_item *a, const struct ipp_item *b)
+static bool before(const struct ipp_okey *a, const struct ipp_okey *b)
 {
 	return a->eff < b->eff || (a->eff == b->eff && a->seq < b->seq);
 }
 
-static void sift_up(struct ipp_item *v, size_t i)
+/*
+ * The heap holds keys (24 bytes), not the items (over 100): a sift moves
+ * each key once, into the hole, rather than swapping whole items.
+ */
+static void sift_up(struct ipp_okey *v, size_t i)
 {
+	struct ipp_okey k = v[i];
+
 	while (i) {
 		size_t up = (i - 1) / 2;
-		struct ipp_item tmp;
 
-		if (!before(&v[i], &v[up]))
-			return;
-		tmp = v[i];
+		if (!before(&k, &v[up]))
+			break;
 		v[i] = v[up];
-		v[up] = tmp;
 		i = up;
 	}
+	v[i] = k;
 }
 
-static void sift_down(struct ipp_item *v, size_t n, size_t i)
+static void sift_down(struct ipp_okey *v, size_t n, size_t i)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct ipp_item tmp;
+	struct ipp_okey k = v[i];
 
-		if (l < n && before(&v[l], &v[m]))
-			m = l;
-		if (l + 1 < n && before(&v[l + 1], &v[m]))
+	for (;;) {
+		size_t l = 2 * i + 1, m = l;
+
+		if (l >= n)
+			break;
+		if (l + 1 < n && before(&v[l + 1], &v[l]))
 			m = l + 1;
-		if (m == i)
-			return;
-		tmp = v[i];
+		if (!before(&v[m], &k))
+			break;
 		v[i] = v[m];
-		v[m] = tmp;
 		i = m;
 	}
+	v[i] = k;
+}
+
+/* A slot for an item: a free one, or a new one. @return its index; SIZE_MAX out of memory. */
+static size_t slot_take(struct ipp_order *o)
+{
+	if (o->nr_free)
+		return o->free[--o->nr_free];
+	if (ipp_grow((void **)&o->items, &o->cap_items, o->top + 1, sizeof(*o->items)) < 0 ||
+	    ipp_grow((void **)&o->free, &o->cap_free, o->top + 1, sizeof(*o->free)) < 0)
+		return SIZE_MAX;
+	return o->top++;
 }
 
 /* Hand @it on (exchange.c), and let go of its connection. */
@@ -92,8 +107,10 @@ static void release(struct ipcperf_paths *p, uint64_t upto)
 	struct ipp_order *o = &p->order;
 
 	while (o->n && o->v[0].eff < upto) {
-		struct ipp_item it = o->v[0];
+		struct ipp_item it = o->items[o->v[0].slot];
 
+		/* its slot is free once it is copied out: run() may push more */
+		o->free[o->nr_free++] = o->v[0].slot;
 		o->v[0] = o->v[--o->n];
 		sift_down(o->v, o->n, 0);
 		run(p, &it);
@@ -103,6 +120,7 @@ static void release(struct ipcperf_paths *p, uint64_t upto)
 void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now)
 {
 	struct ipp_order *o = &p->order;
+	size_t slot;
 
 	it->seq = ++o->seq;
 	if (!it->c && !it->pm && it->eff < o->done)
@@ -113,11 +131,13 @@ void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now)
 		ipp_pipes__hold(it->pm);
 	/* late: the moments after it were handed on already */
 	if (it->eff < o->done ||
-	    ipp_grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) < 0) {
+	    ipp_grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) < 0 ||
+	    (slot = slot_take(o)) == SIZE_MAX) {
 		late(p, it);
 		return;
 	}
-	o->v[o->n] = *it;
+	o->items[slot] = *it;
+	o->v[o->n] = (struct ipp_okey){ .eff = it->eff, .seq = it->seq, .slot = slot };
 	sift_up(o->v, o->n++);
 	ipp_order__tick(p, now);
 }
@@ -142,10 +162,12 @@ void ipp_order__fini(struct ipcperf_paths *p)
 	struct ipp_order *o = &p->order;
 
 	for (size_t i = 0; i < o->n; i++)
-		if (o->v[i].c)
-			ipp_paths__put_conn(p, o->v[i].c);
+		if (o->items[o->v[i].slot].c)
+			ipp_paths__put_conn(p, o->items[o->v[i].slot].c);
 	for (size_t i = 0; i < o->n; i++)
-		ipp_pipes__put(o->v[i].pm);
+		ipp_pipes__put(o->items[o->v[i].slot].pm);
 	free(o->v);
+	free(o->items);
+	free(o->free);
 	memset(o, 0, sizeof(*o));
 }
