@@ -12,6 +12,10 @@
  * write's and a read's bytes are (their offsets in their direction) is
  * counted as they come, in the flows' byte order.
  *
+ * Most items come in the order of their moments (one thread's calls, a
+ * direction's matches): those wait in a ring of keys that stays in order,
+ * the others in a heap; the earlier of the two heads goes first.
+ *
  * An item that comes after items of a later moment were handed on is late:
  * the exchange under way on its connection is left out (never guessed).
  *
@@ -20,6 +24,7 @@
  * flows'.
  */
 #include "config.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "paths/paths.h"
@@ -101,20 +106,75 @@ static void late(struct ipcperf_paths *p, struct ipp_item *it)
 	run(p, it);
 }
 
+static struct ipp_okey *q_at(const struct ipp_order *o, size_t i)
+{
+	return &o->q[(o->qhead + i) & (o->qcap - 1)];
+}
+
+/* Key @k goes to the ring when it is not before the ring's last. @return 0; -ENOMEM. */
+static int q_push(struct ipp_order *o, const struct ipp_okey *k)
+{
+	if (o->qn == o->qcap) {
+		size_t cap = o->qcap ? 2 * o->qcap : 256;
+		struct ipp_okey *q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		for (size_t i = 0; i < o->qn; i++)
+			q[i] = *q_at(o, i);
+		free(o->q);
+		o->q = q;
+		o->qcap = cap;
+		o->qhead = 0;
+	}
+	*q_at(o, o->qn++) = *k;
+	return 0;
+}
+
+/* Take the earliest key, of the ring's head and the heap's top, if before @upto. */
+static bool take_key(struct ipp_order *o, uint64_t upto, struct ipp_okey *k)
+{
+	bool from_q = o->qn && (!o->n || before(q_at(o, 0), &o->v[0]));
+
+	if (from_q && q_at(o, 0)->eff < upto) {
+		*k = *q_at(o, 0);
+		o->qhead = (o->qhead + 1) & (o->qcap - 1);
+		o->qn--;
+		return true;
+	}
+	if (from_q || !o->n || o->v[0].eff >= upto)
+		return false;
+	*k = o->v[0];
+	o->v[0] = o->v[--o->n];
+	sift_down(o->v, o->n, 0);
+	return true;
+}
+
 /* Hand on every item older than @upto. */
 static void release(struct ipcperf_paths *p, uint64_t upto)
 {
 	struct ipp_order *o = &p->order;
+	struct ipp_okey k;
 
-	while (o->n && o->v[0].eff < upto) {
-		struct ipp_item it = o->items[o->v[0].slot];
+	while (take_key(o, upto, &k)) {
+		struct ipp_item it = o->items[k.slot];
 
 		/* its slot is free once it is copied out: run() may push more */
-		o->free[o->nr_free++] = o->v[0].slot;
-		o->v[0] = o->v[--o->n];
-		sift_down(o->v, o->n, 0);
+		o->free[o->nr_free++] = k.slot;
 		run(p, &it);
 	}
+}
+
+/* Place key @k: in the ring when it comes after the ring's last, else in the heap. @return 0; -ENOMEM. */
+static int place(struct ipp_order *o, const struct ipp_okey *k)
+{
+	if (!o->qn || !before(k, q_at(o, o->qn - 1)))
+		return q_push(o, k);
+	if (ipp_grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) < 0)
+		return -ENOMEM;
+	o->v[o->n] = *k;
+	sift_up(o->v, o->n++);
+	return 0;
 }
 
 void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now)
@@ -130,15 +190,16 @@ void ipp_order__push(struct ipcperf_paths *p, struct ipp_item *it, uint64_t now)
 	if (it->pm)
 		ipp_pipes__hold(it->pm);
 	/* late: the moments after it were handed on already */
-	if (it->eff < o->done ||
-	    ipp_grow((void **)&o->v, &o->cap, o->n + 1, sizeof(*o->v)) < 0 ||
-	    (slot = slot_take(o)) == SIZE_MAX) {
+	if (it->eff < o->done || (slot = slot_take(o)) == SIZE_MAX) {
+		late(p, it);
+		return;
+	}
+	if (place(o, &(struct ipp_okey){ .eff = it->eff, .seq = it->seq, .slot = slot }) < 0) {
+		o->free[o->nr_free++] = slot;
 		late(p, it);
 		return;
 	}
 	o->items[slot] = *it;
-	o->v[o->n] = (struct ipp_okey){ .eff = it->eff, .seq = it->seq, .slot = slot };
-	sift_up(o->v, o->n++);
 	ipp_order__tick(p, now);
 }
 
@@ -157,16 +218,26 @@ void ipp_order__flush(struct ipcperf_paths *p)
 	release(p, UINT64_MAX);
 }
 
+/* Let go of what the item of key @k holds. */
+static void drop_item(struct ipcperf_paths *p, const struct ipp_okey *k)
+{
+	const struct ipp_item *it = &p->order.items[k->slot];
+
+	if (it->c)
+		ipp_paths__put_conn(p, it->c);
+	ipp_pipes__put(it->pm);
+}
+
 void ipp_order__fini(struct ipcperf_paths *p)
 {
 	struct ipp_order *o = &p->order;
 
 	for (size_t i = 0; i < o->n; i++)
-		if (o->items[o->v[i].slot].c)
-			ipp_paths__put_conn(p, o->items[o->v[i].slot].c);
-	for (size_t i = 0; i < o->n; i++)
-		ipp_pipes__put(o->items[o->v[i].slot].pm);
+		drop_item(p, &o->v[i]);
+	for (size_t i = 0; i < o->qn; i++)
+		drop_item(p, q_at(o, i));
 	free(o->v);
+	free(o->q);
 	free(o->items);
 	free(o->free);
 	memset(o, 0, sizeof(*o));

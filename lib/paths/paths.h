@@ -203,6 +203,8 @@ struct ipp_okey {
 struct ipp_order {
 	struct ipp_okey *v;		/* a heap, the earliest first: small keys, moved cheaply */
 	size_t n, cap;
+	struct ipp_okey *q;		/* a ring of keys in order: those that came after the rest */
+	size_t qhead, qn, qcap;		/* qcap: 0 or a power of two */
 	struct ipp_item *items;		/* the items, each in a slot a key names */
 	size_t cap_items;
 	size_t *free;			/* slots free for reuse, a stack; slots [top, cap_items) unused */
