@@ -181,9 +181,21 @@ struct ipp_item {
 	uint64_t start, end;		/* the call's; a match: the read's */
 };
 
+/* An item waiting in order.c: its moment and arrival, and its slot in ipp_order.items. */
+struct ipp_okey {
+	uint64_t eff, seq;
+	size_t slot;
+};
+
 struct ipp_order {
-	struct ipp_item *v;		/* a heap, the earliest first */
+	struct ipp_okey *v;		/* a heap, the earliest first: small keys, moved cheaply */
 	size_t n, cap;
+	struct ipp_okey *q;		/* a ring of keys in order: those that came after the rest */
+	size_t qhead, qn, qcap;		/* qcap: 0 or a power of two */
+	struct ipp_item *items;		/* the items, each in a slot a key names */
+	size_t cap_items;
+	size_t *free;			/* slots free for reuse, a stack; slots [top, cap_items) unused */
+	size_t nr_free, cap_free, top;
 	uint64_t seq, now, done;	/* the latest call's end; the latest moment handed on */
 };
 
