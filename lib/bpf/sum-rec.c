@@ -8,15 +8,16 @@
 
 /*
  * Whether the counts of @r hold together: the window lies inside hist.c's
- * buckets, and as many calls are in buckets as were added up.
+ * buckets, and as many calls are in buckets as were added up. Only
+ * hist[@from] to hist[@to - 1] may hold calls: the others are zeroed.
  */
-static bool sum_consistent(const struct ipp_sum_rec *r)
+static bool sum_consistent(const struct ipp_sum_rec *r, unsigned int from, unsigned int to)
 {
 	uint64_t n = 0;
 
 	if (r->base % IPP_HIST_SUB || r->base >= IPP_HIST_BUCKETS)
 		return false;
-	for (unsigned int i = 0; i < IPP_SUM_BUCKETS; i++) {
+	for (unsigned int i = from; i < to; i++) {
 		if (r->hist[i] && r->base + i >= IPP_HIST_BUCKETS)
 			return false;
 		n += r->hist[i];
@@ -47,15 +48,17 @@ int ipp_sum_rec__parse(const void *raw, size_t size, struct ipp_sum_rec *out)
 	int err = ipp_krec__fixed(raw, size, IPP_FDID_SUM, IPP_SUM_HEAD_SIZE + sizeof(out->hist[0]),
 				  out);
 	size_t rsize, nb;
+	unsigned int first;
 
 	if (err)
 		return err;
 	rsize = out->size;
 	nb = (rsize - IPP_SUM_HEAD_SIZE) / sizeof(out->hist[0]);
+	first = out->base;
 	if (rsize > IPP_SUM_REC_SIZE || (rsize - IPP_SUM_HEAD_SIZE) % sizeof(out->hist[0]) ||
-	    !sum_buckets(raw, out->base, nb, out))
+	    !sum_buckets(raw, first, nb, out))
 		return -EPROTO;
-	return sum_consistent(out) ? 0 : -EPROTO;
+	return sum_consistent(out, first - out->base, first - out->base + nb) ? 0 : -EPROTO;
 }
 
 unsigned int ipp_sum_rec__fast_slots(long ncpus)
