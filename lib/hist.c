@@ -24,6 +24,18 @@ static inline unsigned int hist_index(uint64_t v)
 	return (shift + 1) * IPP_HIST_SUB + sub;
 }
 
+void ipp_hist_clear(struct ipp_hist *h)
+{
+	if (h->bucketed) {
+		unsigned int lo = hist_index(h->min), hi = hist_index(h->max);
+
+		memset(&h->bucket[lo], 0, (hi - lo + 1) * sizeof(h->bucket[0]));
+	}
+	h->count = h->sum_lo = h->sum_hi = h->max = h->bucketed = 0;
+	h->min = UINT64_MAX;
+	h->saturated = false;
+}
+
 unsigned int ipp_hist_index(uint64_t v)
 {
 	return hist_index(v);

@@ -48,6 +48,12 @@ struct ipp_hist {
 
 /* Make @h empty. A zero-filled struct is NOT empty-initialized (min). */
 void ipp_hist_init(struct ipp_hist *h);
+/*
+ * Make @h, a histogram ipp_hist_init() made, empty again: its buckets from
+ * its least sample's to its largest's zeroed (no other holds one), not all
+ * ~7.7 KB of them.
+ */
+void ipp_hist_clear(struct ipp_hist *h);
 /* Add one sample. O(1): a clz and an increment. */
 void ipp_hist_add(struct ipp_hist *h, uint64_t v);
 

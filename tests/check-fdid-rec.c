@@ -451,6 +451,62 @@ START_TEST(sum_bytes)
 }
 END_TEST
 
+/*
+ * The same three writes as the kernel writes them: the buckets from the
+ * least call's (190) to the largest's (197) only, 8 of them, base 190. The
+ * decoder puts them back in a window from 160 (a multiple of 32): the
+ * histogram of the calls one by one.
+ */
+START_TEST(sum_trimmed)
+{
+	unsigned char rec[96 + 8 * 4] = { 0 };
+	const uint16_t size = sizeof(rec);
+	const uint32_t base = 190, one = 1;
+	const uint64_t d[] = { 1000, 1100, 1200 };
+	struct ipp_hist *want = malloc(sizeof(*want)), *got = malloc(sizeof(*got));
+	struct ipp_sum_rec r;
+
+	ck_assert_ptr_nonnull(want);
+	ck_assert_ptr_nonnull(got);
+	memcpy(rec, three_writes, 96);
+	memcpy(rec + 2, &size, sizeof(size));
+	memcpy(rec + 88, &base, sizeof(base));
+	memcpy(rec + 96 + 4 * 0, &one, 4);
+	memcpy(rec + 96 + 4 * 4, &one, 4);
+	memcpy(rec + 96 + 4 * 7, &one, 4);
+	ck_assert_int_eq(ipp_sum_rec__parse(rec, sizeof(rec), &r), 0);
+	ck_assert_uint_eq(r.ops, 3);
+	ck_assert_uint_eq(r.cpu, 1);
+	ck_assert_uint_eq(r.base, 160);
+	for (unsigned int i = 0; i < IPP_SUM_BUCKETS; i++)
+		ck_assert_uint_eq(r.hist[i], i == 30 || i == 34 || i == 37);
+	ipp_hist_init(want);
+	ipp_hist_init(got);
+	for (int i = 0; i < 3; i++)
+		ipp_hist_add(want, d[i]);
+	ipp_hist_add_buckets(got, r.ops, r.time_ns, r.min_ns, r.max_ns, r.base, r.hist,
+			     IPP_SUM_BUCKETS);
+	ck_assert_int_eq(memcmp(want, got, sizeof(*want)), 0);
+	/* a size between buckets, buckets other than ops, buckets past hist.c's last */
+	ck_assert_int_eq(ipp_sum_rec__parse(rec, sizeof(rec) - 2, &r), -EPROTO);
+	rec[2] -= 2;
+	ck_assert_int_eq(ipp_sum_rec__parse(rec, sizeof(rec), &r), -EPROTO);
+	rec[2] += 2;
+	rec[96 + 4] = 1;
+	ck_assert_int_eq(ipp_sum_rec__parse(rec, sizeof(rec), &r), -EPROTO);
+	rec[96 + 4] = 0;
+	ck_assert_int_eq(ipp_sum_rec__parse(rec, sizeof(rec), &r), 0);
+	{
+		const uint32_t late = IPP_HIST_BUCKETS - 4;	/* a call in bucket 1920 */
+
+		memcpy(rec + 88, &late, sizeof(late));
+		ck_assert_int_eq(ipp_sum_rec__parse(rec, sizeof(rec), &r), -EPROTO);
+	}
+	free(want);
+	free(got);
+}
+END_TEST
+
 /* A task record as the kernel writes it: the bytes of one exec, then a fork and an exit. */
 static void task_head(unsigned char *b, unsigned int kind, int pid, int tid)
 {
@@ -706,6 +762,7 @@ static Suite *fdid_rec_suite(void)
 	tcase_add_test(tc, call_bytes);
 	tcase_add_test(tc, sched_bytes);
 	tcase_add_test(tc, sum_bytes);
+	tcase_add_test(tc, sum_trimmed);
 	tcase_add_test(tc, task_bytes);
 	tcase_add_test(tc, args_bytes);
 	tcase_add_test(tc, sig_bytes);

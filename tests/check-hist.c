@@ -140,6 +140,48 @@ START_TEST(test_exact_stats)
 }
 END_TEST
 
+/*
+ * A histogram cleared is a new one, byte for byte, whatever it held: its
+ * buckets from its min's to its max's zeroed are all it had (lib/stats
+ * keeps cleared ones for the next incarnations).
+ */
+START_TEST(test_clear)
+{
+	static const uint64_t v[] = { 0, 31, 32, 1000, 1001, 123456789, UINT64_MAX };
+	struct ipp_hist *fresh = malloc(sizeof(*fresh)), *h = malloc(sizeof(*h)), *src;
+
+	ck_assert_ptr_nonnull(fresh);
+	ck_assert_ptr_nonnull(h);
+	ipp_hist_init(fresh);
+	ipp_hist_init(h);
+	ipp_hist_clear(h);
+	ck_assert_int_eq(memcmp(h, fresh, sizeof(*h)), 0);
+	for (size_t n = 1; n <= sizeof(v) / sizeof(v[0]); n++) {
+		for (size_t i = 0; i < n; i++)
+			ipp_hist_add(h, v[(i * 5 + n) % n]);
+		ipp_hist_clear(h);
+		ck_assert_int_eq(memcmp(h, fresh, sizeof(*h)), 0);
+	}
+	/* merged into, and saturated */
+	src = malloc(sizeof(*src));
+	ck_assert_ptr_nonnull(src);
+	ipp_hist_init(src);
+	ipp_hist_add(src, 7);
+	ipp_hist_add(src, 1u << 20);
+	ipp_hist_add(h, 500);
+	ipp_hist_merge(h, src);
+	h->bucket[ipp_hist_index(500)] = UINT32_MAX;
+	h->saturated = true;
+	ipp_hist_clear(h);
+	ck_assert_int_eq(memcmp(h, fresh, sizeof(*h)), 0);
+	ck_assert_uint_eq(ipp_hist_count(h), 0);
+	ck_assert_uint_eq(ipp_hist_min(h), 0);
+	free(src);
+	free(h);
+	free(fresh);
+}
+END_TEST
+
 /* Buckets tile 0..UINT64_MAX without gaps, and half a width is <= 1/64 of the low bound. */
 START_TEST(test_bucket_layout)
 {
@@ -563,6 +605,7 @@ Suite *hist_suite(void)
 	tcase_add_test(tc, test_bad_p);
 	tcase_add_test(tc, test_saturation);
 	tcase_add_test(tc, test_count_le);
+	tcase_add_test(tc, test_clear);
 	suite_add_tcase(s, tc);
 	return s;
 }

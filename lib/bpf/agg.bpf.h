@@ -253,21 +253,62 @@ static __always_inline bool agg_add(struct ipp_call_slot *c, long nr, long ret, 
 	return sum_add(v, c->start, now, ret, (__u32)pid_tgid);
 }
 
-/* Write @v, CPU @cpu's sums of @k, as a summary record when it has any calls. */
+/*
+ * The summary record as written: a CPU's scratch, where the buckets of a
+ * summary are copied from its least call's to its largest's only. The rest
+ * of the window is empty, and a short connection's calls fill a few dozen
+ * of its 512 buckets: the whole record was 2 KiB a call and fd, which the
+ * ring and the reader paid for every connection.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ipp_sum_rec);
+} agg_out SEC(".maps");
+
+/*
+ * Write @v, CPU @cpu's sums of @k, as a summary record when it has any
+ * calls: its buckets from its min's to its max's (base then names the
+ * first of them), which hold every call added up.
+ */
 static __always_inline void emit_sum(void *ctx, struct ipp_sum_rec *v, const struct ipp_sum_key *k,
 				     __u32 cpu)
 {
+	__u32 zero = 0, lo, hi;
+	__u64 bytes, size;
+	struct ipp_sum_rec *o;
+
 	if (!v->ops)
 		return;
-	v->version = IPP_FDID_REC_VERSION;
-	v->size = sizeof(*v);
-	v->what = IPP_FDID_SUM;
-	v->pid = (__s32)k->tgid;
-	v->fd = k->fd;
-	v->nr = k->nr;
-	v->cpu = cpu;
+	o = bpf_map_lookup_elem(&agg_out, &zero);
+	if (!o) {
+		count(IPP_FDID_ST_SUM_FAIL);
+		return;
+	}
+	lo = sum_bucket(v->min_ns) - v->base;
+	hi = sum_bucket(v->max_ns) - v->base;
+	if (lo > hi || hi >= IPP_SUM_BUCKETS) {
+		lo = 0;
+		hi = IPP_SUM_BUCKETS - 1;
+	}
+	/* lo <= hi < IPP_SUM_BUCKETS: the masks change nothing but tell the verifier */
+	bytes = (((__u64)(hi - lo) & (IPP_SUM_BUCKETS - 1)) + 1) * sizeof(v->hist[0]);
+	lo &= IPP_SUM_BUCKETS - 1;
+	__builtin_memcpy(o, v, __builtin_offsetof(struct ipp_sum_rec, hist));
+	if (bpf_probe_read_kernel(o->hist, bytes, &v->hist[lo]) < 0)
+		return;
+	size = __builtin_offsetof(struct ipp_sum_rec, hist) + bytes;
+	o->version = IPP_FDID_REC_VERSION;
+	o->size = size;
+	o->what = IPP_FDID_SUM;
+	o->pid = (__s32)k->tgid;
+	o->fd = k->fd;
+	o->nr = k->nr;
+	o->cpu = cpu;
+	o->base = v->base + lo;
 	count(IPP_FDID_ST_SUMS);
-	if (bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, v, sizeof(*v)) < 0)
+	if (bpf_perf_event_output(ctx, &fdid_out, BPF_F_CURRENT_CPU, o, size) < 0)
 		count(IPP_FDID_ST_SUM_FAIL);
 }
 

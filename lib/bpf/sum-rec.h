@@ -33,11 +33,17 @@ struct ipp_sum_rec {
 	__u64 min_ns, max_ns;	/* of the durations */
 	__u64 first_ns;		/* the first call's start */
 	__u64 last_ns;		/* the last call's end */
-	__u32 base;		/* the window's first bucket (a multiple of 32) */
+	__u32 base;		/* the window's first bucket (a multiple of 32); as written, hist[0]'s */
 	__u32 cpu;		/* whose per-CPU copy */
 	__u32 hist[IPP_SUM_BUCKETS];	/* calls in bucket base + i */
 };
-#define IPP_SUM_REC_SIZE (96 + 4 * IPP_SUM_BUCKETS)
+/*
+ * The fields before the buckets. A record is written with the buckets from
+ * its least call's to its largest's only (size says how many, base which
+ * is the first); the decoder puts them back in a window of IPP_SUM_BUCKETS.
+ */
+#define IPP_SUM_HEAD_SIZE 96
+#define IPP_SUM_REC_SIZE (IPP_SUM_HEAD_SIZE + 4 * IPP_SUM_BUCKETS)
 _Static_assert(sizeof(struct ipp_sum_rec) == IPP_SUM_REC_SIZE, "the summary record's size");
 
 /* Syscalls added up at most (agg_nrs: what a close flushes). */
@@ -106,10 +112,12 @@ enum ipp_sum_want {
 
 /*
  * Check the RAW data of one bpf-output sample that holds a summary record
- * and copy it into @out. Pure. Returns 0, -ENOTSUP for another version, or
+ * and copy it into @out, its buckets into a whole window (base a multiple
+ * of 32, the others 0). Pure. Returns 0, -ENOTSUP for another version, or
  * -EPROTO when it is not a summary, is too short, or its window or counts
- * do not hold together (buckets past lib/hist.c's last, a bucket sum other
- * than ops, min > max).
+ * do not hold together (buckets past lib/hist.c's last or past a window
+ * from the multiple of 32 below the first, a bucket sum other than ops,
+ * min > max).
  */
 int ipp_sum_rec__parse(const void *raw, size_t size, struct ipp_sum_rec *out);
 /*

@@ -458,3 +458,59 @@ int ipp_pipe_capacity_via_pidfd(pid_t pid, int fd)
 	return -ENOSYS;
 #endif
 }
+
+/* The decimal digits of @v at @p: @return the end. */
+static char *put_dec(char *p, unsigned int v)
+{
+	char d[10];
+	int n = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+/*
+ * "A.B.C.D:PORT", as inet_ntop() and snprintf() would write it, without
+ * them: a connection per request names two addresses at each fd made.
+ */
+static int inet4_str(const struct sockaddr_in *in, char *buf, size_t len)
+{
+	const unsigned char *b = (const unsigned char *)&in->sin_addr;
+	char s[sizeof("255.255.255.255:65535")], *p = s;
+	size_t n;
+
+	for (int i = 0; i < 4; i++) {
+		p = put_dec(p, b[i]);
+		*p++ = i < 3 ? '.' : ':';
+	}
+	p = put_dec(p, ntohs(in->sin_port));
+	n = (size_t)(p - s);
+	if (len) {
+		size_t k = n < len ? n : len - 1;
+
+		memcpy(buf, s, k);
+		buf[k] = '\0';
+	}
+	return (int)n;
+}
+
+int ipp_sockaddr_str(const union ipp_sockaddr *a, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	switch (a->sa.sa_family) {
+	case AF_INET:
+		return inet4_str(&a->in, buf, len);
+	case AF_INET6:
+		inet_ntop(AF_INET6, &a->in6.sin6_addr, ip, sizeof(ip));
+		return snprintf(buf, len, "[%s]:%u", ip, ntohs(a->in6.sin6_port));
+	case AF_UNIX:
+		return snprintf(buf, len, "%.*s", (int)sizeof(a->un.sun_path), a->un.sun_path);
+	default:
+		return snprintf(buf, len, "%s", "");
+	}
+}

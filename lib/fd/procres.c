@@ -88,8 +88,25 @@ uint64_t ipp_procres__reads_ahead(const struct ipp_procres *r)
 
 /* ------------------------------------------------------------------ reading /proc */
 
+/*
+ * @s appended at *@at (< @cap) of @buf (@cap bytes, zeroed past *@at), cut as
+ * snprintf() would cut it. Without snprintf(): each fd made names its object
+ * and addresses.
+ */
+static void put_str(char *buf, size_t cap, size_t *at, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > cap - 1 - *at)
+		n = cap - 1 - *at;
+	memcpy(buf + *at, s, n);
+	*at += n;
+}
+
 void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t when)
 {
+	size_t at = 0;
+
 	memset(id, 0, sizeof(*id));
 	id->state = IPP_ID_PROC;
 	id->res_ns = when;
@@ -101,15 +118,19 @@ void ipp_ident_of_fdid(struct ipp_ident *id, const struct ipp_fdid *f, uint64_t 
 	id->capacity = f->sndbuf ? (int64_t)f->sndbuf : -1;
 	id->cloexec = f->flags < 0 ? -1 : !!(f->flags & O_CLOEXEC);
 	id->accmode = f->flags < 0 ? 0 : (signed char)((f->flags & O_ACCMODE) + 1);
-	snprintf(id->object, sizeof(id->object), "%s", f->object);
+	put_str(id->object, sizeof(id->object), &at, f->object);
 	if (f->kind == IPCPERF_FD_TCP || f->kind == IPCPERF_FD_UDP) {
 		char l[IPP_ADDR_MAX] = "", r[IPP_ADDR_MAX] = "";
 
 		ipp_sockaddr_str(&f->local, l, sizeof(l));
 		ipp_sockaddr_str(&f->remote, r, sizeof(r));
 		/* No addresses: no detail (not " -> "), the object names it. */
-		if (*l || *r)
-			snprintf(id->detail, sizeof(id->detail), "%s -> %s", l, r);
+		at = 0;
+		if (*l || *r) {
+			put_str(id->detail, sizeof(id->detail), &at, l);
+			put_str(id->detail, sizeof(id->detail), &at, " -> ");
+			put_str(id->detail, sizeof(id->detail), &at, r);
+		}
 		id->partial = !f->diag;
 	} else if (f->kind == IPCPERF_FD_UNIX && f->peer_ino) {
 		snprintf(id->detail, sizeof(id->detail), "peer socket:[%llu]",

@@ -34,24 +34,6 @@
 #include "fd/procfd.h"
 #include "fd/nl.h"
 
-int ipp_sockaddr_str(const union ipp_sockaddr *a, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN];
-
-	switch (a->sa.sa_family) {
-	case AF_INET:
-		inet_ntop(AF_INET, &a->in.sin_addr, ip, sizeof(ip));
-		return snprintf(buf, len, "%s:%u", ip, ntohs(a->in.sin_port));
-	case AF_INET6:
-		inet_ntop(AF_INET6, &a->in6.sin6_addr, ip, sizeof(ip));
-		return snprintf(buf, len, "[%s]:%u", ip, ntohs(a->in6.sin6_port));
-	case AF_UNIX:
-		return snprintf(buf, len, "%.*s", (int)sizeof(a->un.sun_path), a->un.sun_path);
-	default:
-		return snprintf(buf, len, "%s", "");
-	}
-}
-
 /* ------------------------------------------------------------------ sockdb */
 
 union inaddr {

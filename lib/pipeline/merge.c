@@ -29,11 +29,12 @@
 /*
  * Records are small (tracepoint raw data is tens of bytes) and come and go
  * by the million: they live in fixed-size blocks recycled through a free
- * list. The kernel's fd summaries (2 KiB, one per syscall of each fd that
- * closes: several per connection of a busy server) have a free list of
- * their own, of big blocks just their size, which keeps at most BIG_KEEP
- * (what a backlog took is given back once it is read); any other record
- * larger than a block gets a malloc() of its own.
+ * list. The kernel's fd summaries (one per syscall of each fd that closes:
+ * several per connection of a busy server) carry only their calls'
+ * buckets, about 100 bytes for a call or two, up to 2 KiB: one that large
+ * takes a big block just its size, from a free list of its own, which
+ * keeps at most BIG_KEEP (what a backlog took is given back once it is
+ * read); any other record larger than a block gets a malloc() of its own.
  */
 #define BLOCK_SIZE 256
 #define BIG_BLOCK_SIZE 2304	/* a summary, 2144 bytes, and the record's header */

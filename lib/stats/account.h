@@ -182,6 +182,13 @@ struct ipcperf_stats {
 	size_t nr_exited, cap_exited;
 	struct thread *threads;
 	size_t nr_threads, cap_threads;
+	/*
+	 * Dense histograms of retired incarnations, emptied, for the next
+	 * ones (procs.c): a connection per request makes and drops two a
+	 * connection, and a new one is 7.7 KB to allocate and zero.
+	 */
+	struct ipp_hist **spare;
+	size_t nr_spare;
 	/* ipcperf_stats__on_call(): calls wait here until their fd is settled. */
 	void (*call_cb)(void *ctx, const struct ipcperf_syscall *ev,
 			const struct ipcperf_fd_object *fd);
@@ -220,6 +227,14 @@ struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name)
 /* @n more calls of @sc failed with @err. */
 void ipp_proc__sc_errnos(struct scstat *sc, int err, uint64_t n);
 void ipp_proc__free(struct proc *p);
+/* Spare histograms kept at most (what the incarnations held at once, at most this many). */
+#define IPP_SPARE_HISTS 256
+/* An empty dense histogram for a side: a spare one, or made. NULL: no memory. */
+struct ipp_hist *ipp_stats__hist(struct ipcperf_stats *st);
+/* @h (NULL: none), made by ipp_stats__hist(), given back: kept as a spare, or freed. */
+void ipp_stats__hist_done(struct ipcperf_stats *st, struct ipp_hist *h);
+/* The spares freed (ipcperf_stats__delete()). */
+void ipp_stats__free_spares(struct ipcperf_stats *st);
 /* Its counts, its syscall rows' counts and latencies, zeroed. */
 void ipp_proc__reset(struct proc *p);
 

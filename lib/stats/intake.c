@@ -124,7 +124,7 @@ static void pack_proc(struct proc *p)
 		pack_sc(p->sc[i]);
 }
 
-static void account(struct side *sd, const struct ipcperf_syscall *ev)
+static void account(struct ipcperf_stats *st, struct side *sd, const struct ipcperf_syscall *ev)
 {
 	uint64_t dur = ev->end_ns - ev->start_ns;
 
@@ -132,8 +132,8 @@ static void account(struct side *sd, const struct ipcperf_syscall *ev)
 	/* Entered before the capture: its bytes are real, its duration is not. */
 	if (!ev->started_before_capture) {
 		sd->time_ns += dur;
-		if (!sd->hist && (sd->hist = malloc(sizeof(*sd->hist))) != NULL)
-			ipp_hist_init(sd->hist);
+		if (!sd->hist)
+			sd->hist = ipp_stats__hist(st);
 		if (sd->hist)
 			ipp_hist_add(sd->hist, dur);
 	}
@@ -177,7 +177,7 @@ static void account_move(struct ipcperf_stats *st, const struct ipcperf_syscall 
 	for (int i = 0; i < 2; i++) {
 		if (!sd[i])
 			continue;
-		account(sd[i], ev);
+		account(st, sd[i], ev);
 		sd[i]->mv_ops++;
 		if (ev->ret > 0)
 			sd[i]->mv_bytes += (uint64_t)ev->ret;
@@ -345,7 +345,7 @@ static void add_syscall(struct ipcperf_stats *st, const struct ipcperf_syscall *
 	if (ev->cls == IPCPERF_SC_MOVE)
 		account_move(st, ev, inc);
 	else
-		account(ev->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, ev);
+		account(st, ev->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, ev);
 }
 
 /* ------------------------------------------------------------------ the kernel's sums */
@@ -358,14 +358,14 @@ static void sum_hist(struct ipp_hist *h, const struct ipp_sum_rec *r)
 }
 
 /* @r's calls into side @sd, as account() would have added them one by one. */
-static void account_sum(struct side *sd, const struct ipp_sum_rec *r)
+static void account_sum(struct ipcperf_stats *st, struct side *sd, const struct ipp_sum_rec *r)
 {
 	sd->ops += r->ops;
 	sd->time_ns += r->time_ns;
 	sd->again += r->eagain;	/* the only failures the kernel adds up: refusals */
 	sd->bytes += r->bytes;
-	if (!sd->hist && (sd->hist = malloc(sizeof(*sd->hist))) != NULL)
-		ipp_hist_init(sd->hist);
+	if (!sd->hist)
+		sd->hist = ipp_stats__hist(st);
 	if (sd->hist)
 		sum_hist(sd->hist, r);
 }
@@ -413,7 +413,7 @@ void ipp_stats__add_sum(void *ctx, const struct ipp_sum_rec *r)
 		c->first_ns = r->first_ns;
 	if (r->last_ns > c->last_ns)
 		c->last_ns = r->last_ns;
-	account_sum(desc->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, r);
+	account_sum(st, desc->cls == IPCPERF_SC_READ ? &c->rd : &c->wr, r);
 }
 
 bool ipp_stats__takes_sums(void *ctx)

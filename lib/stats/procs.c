@@ -130,3 +130,38 @@ void ipp_proc__reset(struct proc *p)
 		sc->packed = NULL;
 	}
 }
+
+struct ipp_hist *ipp_stats__hist(struct ipcperf_stats *st)
+{
+	struct ipp_hist *h;
+
+	if (st->nr_spare)
+		return st->spare[--st->nr_spare];
+	h = malloc(sizeof(*h));
+	if (h)
+		ipp_hist_init(h);
+	return h;
+}
+
+void ipp_stats__hist_done(struct ipcperf_stats *st, struct ipp_hist *h)
+{
+	if (!h)
+		return;
+	if (!st->spare)
+		st->spare = malloc(IPP_SPARE_HISTS * sizeof(*st->spare));
+	if (!st->spare || st->nr_spare == IPP_SPARE_HISTS) {
+		free(h);
+		return;
+	}
+	ipp_hist_clear(h);
+	st->spare[st->nr_spare++] = h;
+}
+
+void ipp_stats__free_spares(struct ipcperf_stats *st)
+{
+	for (size_t i = 0; i < st->nr_spare; i++)
+		free(st->spare[i]);
+	free(st->spare);
+	st->spare = NULL;
+	st->nr_spare = 0;
+}

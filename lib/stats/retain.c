@@ -12,7 +12,8 @@
 #include "stats/groups.h"
 
 /* @src's counts into @dst; its histogram taken over or merged and freed. */
-static void fold_side(struct side *dst, struct ipp_hist_packed **ph, struct side *src)
+static void fold_side(struct ipcperf_stats *st, struct side *dst, struct ipp_hist_packed **ph,
+		      struct side *src)
 {
 	ipp_side_add(dst, src);
 	if (!src->hist)
@@ -25,16 +26,16 @@ static void fold_side(struct side *dst, struct ipp_hist_packed **ph, struct side
 	}
 	if (dst->hist) {
 		ipp_hist_merge(dst->hist, src->hist);
-		free(src->hist);
+		ipp_stats__hist_done(st, src->hist);
 	} else if (src->hist->count && !(*ph = ipp_hist_pack(src->hist))) {
 		dst->hist = src->hist;
 	} else {
-		free(src->hist);
+		ipp_stats__hist_done(st, src->hist);
 	}
 	src->hist = NULL;
 }
 
-static void fold_counts(struct foldrow *f, struct inccount *src)
+static void fold_counts(struct ipcperf_stats *st, struct foldrow *f, struct inccount *src)
 {
 	struct inccount *dst = &f->c;
 
@@ -42,8 +43,8 @@ static void fold_counts(struct foldrow *f, struct inccount *src)
 		dst->first_ns = src->first_ns;
 	if (src->last_ns > dst->last_ns)
 		dst->last_ns = src->last_ns;
-	fold_side(&dst->rd, &f->packed[0], &src->rd);
-	fold_side(&dst->wr, &f->packed[1], &src->wr);
+	fold_side(st, &dst->rd, &f->packed[0], &src->rd);
+	fold_side(st, &dst->wr, &f->packed[1], &src->wr);
 }
 
 /* Incarnation @inc retires: its counts into its row, or gone if no row would show it. */
@@ -59,10 +60,10 @@ static void retire(void *ctx, size_t inc, const struct ipp_inc *in, const struct
 	else
 		f = ipp_stats__fold_row(st, in->pid, in->fd, id);
 	if (f && c)
-		fold_counts(f, c);
+		fold_counts(st, f, c);
 	if (c) {
-		free(c->rd.hist);
-		free(c->wr.hist);
+		ipp_stats__hist_done(st, c->rd.hist);
+		ipp_stats__hist_done(st, c->wr.hist);
 		memset(c, 0, sizeof(*c));
 	}
 }

@@ -70,6 +70,7 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 		free_fold(&st->folds[i]);
 	free(st->folds);
 	ipp_stats__free_ids(st);
+	ipp_stats__free_spares(st);
 	for (size_t i = 0; i < st->nr_cfolds; i++) {
 		free(st->cfolds[i].packed[0]);
 		free(st->cfolds[i].packed[1]);
