@@ -37,10 +37,11 @@
 
 /*
  * The BPF maps with a value per CPU besides the sums, per CPU: cpu_calls
- * (120 bytes), scratch (1168), stats (136), oncpu (16), the hash maps'
- * spare elements and lock counts (~400), rounded up.
+ * (120 bytes), scratch (1168), stats (136), oncpu (16), agg_out (2144: a
+ * summary record as written), the hash maps' spare elements and lock
+ * counts (~400), rounded up.
  */
-#define IPP_PERCPU_BPF_SMALL 2048u
+#define IPP_PERCPU_BPF_SMALL 4096u
 /*
  * libperf's struct perf_mmap, one per ring (two rings per CPU): a 64 KiB
  * copy buffer for records that wrap around the ring's end, and a few
