@@ -7,15 +7,12 @@
  *
  * Most records arrive in time order already (a capture's rounds, a ring
  * drained on its own): those go to a FIFO that stays sorted, at O(1) a
- * record. There are a few FIFOs, since the live reader drains one CPU's
- * ring after the other: each ring's records are in order, but the second
- * ring's are older than the first's newest. A record goes to the FIFO
- * whose newest is the latest not after it (or to an empty one); only one
- * older than every FIFO's newest goes to the heap. pop() takes the oldest
- * of the heads, so the order is the heap's alone would give: by (time,
- * seq), equal times in push order. A FIFO is a ring of fixed-size slots
- * that hold the record itself (no block to take and give back); a record
- * too large for a slot goes to the heap, which is correct for any record.
+ * record; only one older than the FIFO's newest goes to the heap. pop()
+ * takes the older of the two heads, so the order is the heap's alone would
+ * give: by (time, seq), equal times in push order. The FIFO is a ring of
+ * fixed-size slots that hold the record itself (no block to take and give
+ * back); a record too large for a slot goes to the heap, which is correct
+ * for any record.
  */
 #include "config.h"
 #include <errno.h>
@@ -23,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pipeline/merge.h"
-#include "bpf/call-rec.h"
 #include "bpf/sum-rec.h"
 
 /*
@@ -39,15 +35,9 @@
 #define BLOCK_SIZE 256
 #define BIG_BLOCK_SIZE 2304	/* a summary, 2144 bytes, and the record's header */
 #define BIG_KEEP 512
-/*
- * A FIFO slot: the record header and this much data: raw syscall data is
- * <= 64 bytes, a call paired in the kernel 116 (IPP_CALL_REC_SIZE and the
- * raw size's padding), the most frequent record of a live session.
- */
-#define SLOT_SIZE 176
+/* A FIFO slot: the record header and this much data (raw syscall data is <= 64). */
+#define SLOT_SIZE 128
 #define SLOT_DATA (SLOT_SIZE - offsetof(struct ipp_mrec, data))
-/* FIFOs: one per ring drained in turn covers 2 to 4 CPUs; more CPUs share them and the heap. */
-#define NR_FIFOS 4
 
 /*
  * A heap entry: the record's sort key beside it, so that a sift compares
@@ -59,17 +49,12 @@ struct hent {
 	struct ipp_mrec *r;
 };
 
-struct fifo {
-	unsigned char *slots;	/* ring of SLOT_SIZE slots, records in (time, seq) order */
-	size_t head, len, cap;	/* cap: 0 or a power of two */
-	uint64_t newest;	/* time of its newest record, when len */
-};
-
 struct ipp_merge {
 	struct hent *heap;
 	size_t len, cap;
-	struct fifo fifo[NR_FIFOS];
-	size_t fifo_len;	/* records in all of them */
+	unsigned char *fifo;	/* ring of SLOT_SIZE slots, records in (time, seq) order */
+	size_t head, fifo_len, fifo_cap;	/* fifo_cap: 0 or a power of two */
+	uint64_t fifo_newest;	/* time of its newest record, when fifo_len */
 	uint64_t seq;
 	struct ipp_mrec *last;	/* handed out by pop; freed at the next call */
 	void *free_blocks;	/* singly linked through each block's first bytes */
@@ -77,7 +62,6 @@ struct ipp_merge {
 	size_t nr_free_big;
 };
 _Static_assert(sizeof(struct ipp_mrec) + IPP_SUM_REC_SIZE <= BIG_BLOCK_SIZE, "a summary's block");
-_Static_assert(SLOT_DATA >= IPP_CALL_REC_SIZE + 4, "a call record fits a FIFO slot");
 
 /* A record of @need bytes in a big block: one only a little larger than a block wastes none. */
 static bool is_big(size_t need)
@@ -152,8 +136,7 @@ void ipp_merge__delete(struct ipp_merge *m)
 	free_all(&m->free_blocks);
 	free_all(&m->free_big);
 	free(m->heap);
-	for (int i = 0; i < NR_FIFOS; i++)
-		free(m->fifo[i].slots);
+	free(m->fifo);
 	free(m);
 }
 
@@ -167,48 +150,29 @@ static bool hent_older(const struct hent *a, const struct hent *b)
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-static inline struct ipp_mrec *fifo_slot(const struct fifo *f, size_t i)
+static inline struct ipp_mrec *fifo_slot(const struct ipp_merge *m, size_t i)
 {
-	return (struct ipp_mrec *)(f->slots + ((f->head + i) & (f->cap - 1)) * SLOT_SIZE);
+	return (struct ipp_mrec *)(m->fifo + ((m->head + i) & (m->fifo_cap - 1)) * SLOT_SIZE);
 }
 
-/* Make room for one more record in FIFO @f, keeping its order. Returns 0 or -ENOMEM. */
-static __attribute__((noinline)) int fifo_room(struct fifo *f)
+/* Make room for one more record in the FIFO, keeping its order. Returns 0 or -ENOMEM. */
+static __attribute__((noinline)) int fifo_room(struct ipp_merge *m)
 {
-	size_t cap = f->cap ? f->cap * 2 : 64;
+	size_t cap = m->fifo_cap ? m->fifo_cap * 2 : 64;
 	unsigned char *q;
 
-	if (f->len < f->cap)
+	if (m->fifo_len < m->fifo_cap)
 		return 0;
 	q = malloc(cap * SLOT_SIZE);
 	if (!q)
 		return -ENOMEM;
-	for (size_t i = 0; i < f->len; i++)
-		memcpy(q + i * SLOT_SIZE, fifo_slot(f, i), SLOT_SIZE);
-	free(f->slots);
-	f->slots = q;
-	f->cap = cap;
-	f->head = 0;
+	for (size_t i = 0; i < m->fifo_len; i++)
+		memcpy(q + i * SLOT_SIZE, fifo_slot(m, i), SLOT_SIZE);
+	free(m->fifo);
+	m->fifo = q;
+	m->fifo_cap = cap;
+	m->head = 0;
 	return 0;
-}
-
-/*
- * The FIFO a record of @time keeps sorted: of those whose newest is not
- * after it, the latest; else an empty one; NULL when none.
- */
-static struct fifo *fifo_for(struct ipp_merge *m, uint64_t time)
-{
-	struct fifo *best = NULL, *empty = NULL;
-
-	for (int i = 0; i < NR_FIFOS; i++) {
-		struct fifo *f = &m->fifo[i];
-
-		if (!f->len)
-			empty = empty ? empty : f;
-		else if (f->newest <= time && (!best || f->newest > best->newest))
-			best = f;
-	}
-	return best ? best : empty;
 }
 
 static int heap_room(struct ipp_merge *m)
@@ -291,22 +255,20 @@ static __attribute__((noinline)) int push_heap(struct ipp_merge *m, const struct
 int ipp_merge__push(struct ipp_merge *m, const struct ipp_mrec_in *in)
 {
 	struct ipp_mrec *r;
-	struct fifo *f;
 
 	if (m->last) {
 		give_back(m, m->last);
 		m->last = NULL;
 	}
-	/* Not older than that FIFO's newest (its seq is larger): it keeps the FIFO sorted. */
-	if (in->size > SLOT_DATA || !(f = fifo_for(m, in->time)))
+	/* Not older than the FIFO's newest (its seq is larger): it keeps the FIFO sorted. */
+	if (in->size > SLOT_DATA || (m->fifo_len && in->time < m->fifo_newest))
 		return push_heap(m, in);
-	if (f->len == f->cap && fifo_room(f))
+	if (m->fifo_len == m->fifo_cap && fifo_room(m))
 		return -ENOMEM;
-	r = fifo_slot(f, f->len);
+	r = fifo_slot(m, m->fifo_len);
 	fill(m, r, false, in);
-	f->len++;
 	m->fifo_len++;
-	f->newest = in->time;
+	m->fifo_newest = in->time;
 	return 0;
 }
 
@@ -333,37 +295,20 @@ static __attribute__((noinline)) struct ipp_mrec *heap_pop(struct ipp_merge *m)
 	return top;
 }
 
-/* The FIFO whose head is the oldest; NULL when all are empty. */
-static struct fifo *oldest_fifo(struct ipp_merge *m)
-{
-	struct fifo *best = NULL;
-
-	for (int i = 0; i < NR_FIFOS; i++) {
-		struct fifo *f = &m->fifo[i];
-
-		if (f->len && (!best || older(fifo_slot(f, 0), fifo_slot(best, 0))))
-			best = f;
-	}
-	return best;
-}
-
 const struct ipp_mrec *ipp_merge__pop(struct ipp_merge *m, uint64_t horizon)
 {
 	struct ipp_mrec *top;
-	struct fifo *f;
 
 	if (m->last) {
 		give_back(m, m->last);
 		m->last = NULL;
 	}
-	if (m->fifo_len && (f = oldest_fifo(m)) &&
-	    (!m->len || older(fifo_slot(f, 0), m->heap[0].r))) {
+	if (m->fifo_len && (!m->len || older(fifo_slot(m, 0), m->heap[0].r))) {
 		/* The slot stays as it is until a push reuses it. */
-		top = fifo_slot(f, 0);
+		top = fifo_slot(m, 0);
 		if (top->time > horizon)
 			return NULL;
-		f->head = (f->head + 1) & (f->cap - 1);
-		f->len--;
+		m->head = (m->head + 1) & (m->fifo_cap - 1);
 		m->fifo_len--;
 		return top;
 	}
