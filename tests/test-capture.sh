@@ -173,8 +173,10 @@ want='[[20,2,10,0],[21,1,11,0],[22,1,6,0],[22,1,7,0],[23,1,0,1],[23,1,3,0]]'
 [ "$got" = "$want" ] || { show; fail "report of close-range: writes by fd $got, not $want"; }
 
 # ------------------------------------------------------------ lost events: the ring size
-run timeout 120 "$IPCPERF" stat -m 1 -s -- "$SCWORK" loop 50000
-expect_status 0 "stat -m 1 -s -- scwork loop 50000"
+# A record a call (the calls' samples, not their sums in the kernel, whose
+# records a page now holds): 100,000 samples overflow a ring of 1 page.
+run timeout 120 "$IPCPERF" stat -m 1 -s --syscall-samples -- "$SCWORK" loop 50000
+expect_status 0 "stat -m 1 -s --syscall-samples -- scwork loop 50000"
 grep -Eq '^ipcperf: warning: [0-9]+ events lost: .*; raise the ring size with -m \(now 1 page per CPU\)$' \
 	"$T/err" || { show; fail "stat -m 1: the lost-events hint does not say 1 page"; }
 run timeout 120 "$IPCPERF" record -m 1 -s -o "$T/m1.data" -- "$SCWORK" loop 50000
