@@ -220,13 +220,6 @@ static uint64_t traced_end(const struct flow *f)
 	return f->writers.n || !f->reader_ino ? ino : f->reader_ino;
 }
 
-static int cmp_inopeer(const void *a, const void *b)
-{
-	uint64_t x = ((const struct ipp_inopeer *)a)->ino, y = ((const struct ipp_inopeer *)b)->ino;
-
-	return (x > y) - (x < y);
-}
-
 /* The closed channels' flows of this pass: their fold to go into, their peers. */
 struct pass {
 	uint64_t *inos;			/* held or waited for, sorted */
@@ -261,11 +254,7 @@ static int pass_name(struct ipcperf_flows *fl, struct pass *p)
 /* The peer found for @f's traced end; NULL when none was looked for. */
 static const struct ipp_inopeer *pass_peer(const struct pass *p, const struct flow *f)
 {
-	struct ipp_inopeer key = { .ino = traced_end(f) };
-
-	if (!p->named)
-		return NULL;
-	return bsearch(&key, p->peers, p->nr_peers, sizeof(key), cmp_inopeer);
+	return p->named ? ipp_peers__find_ino(p->peers, p->nr_peers, traced_end(f)) : NULL;
 }
 
 /*

@@ -116,6 +116,8 @@ struct ipp_inopeer {
  * @return 0 or -ENOMEM (then all are left unknown).
  */
 int ipp_peers__of_inos(struct ipcperf_stats *st, struct ipp_inopeer *q, size_t n);
+/* The entry of @ino in @q (@n of them, sorted as ipp_peers__of_inos() leaves them); NULL: none. */
+const struct ipp_inopeer *ipp_peers__find_ino(const struct ipp_inopeer *q, size_t n, uint64_t ino);
 
 /*
  * Whether a traced process holds the other end of connection @r in an fd

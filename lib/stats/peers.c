@@ -558,6 +558,13 @@ static int cmp_inopeer(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+const struct ipp_inopeer *ipp_peers__find_ino(const struct ipp_inopeer *q, size_t n, uint64_t ino)
+{
+	struct ipp_inopeer key = { .ino = ino };
+
+	return n ? bsearch(&key, q, n, sizeof(*q), cmp_inopeer) : NULL;
+}
+
 /* @q (sorted by inode) given the peer of row @r, unless an earlier row of its inode named one. */
 static void inopeer_set(struct ipp_peers *pe, const struct ipp_rowref *r, struct ipp_inopeer *q,
 			size_t n)
