@@ -227,7 +227,8 @@ START_TEST(test_idmap)
 }
 END_TEST
 
-/* Made zeroed; too large to allocate: NULL with ENOMEM. */
+/* Made zeroed; too large to allocate: NULL with ENOMEM (half the address
+ * space: valgrind counts a size with the top bit set as an error of its own). */
 START_TEST(test_new)
 {
 	static const unsigned char zero[64];
@@ -237,7 +238,7 @@ START_TEST(test_new)
 	ck_assert_mem_eq(obj, zero, sizeof(zero));
 	free(obj);
 	errno = 0;
-	ck_assert_ptr_null(ipp_new(SIZE_MAX));
+	ck_assert_ptr_null(ipp_new(SIZE_MAX / 2));
 	ck_assert_int_eq(errno, ENOMEM);
 }
 END_TEST
