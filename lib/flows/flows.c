@@ -351,23 +351,27 @@ static struct seg moved_add(struct moved *m, const struct ipcperf_syscall *ev)
  * A socket's side that no traced call was seen on yet: its writes (or its
  * reads) queue for the other side's calls, which may never come (a server
  * traced alone: its client is not). A queue of such a side keeps at most
- * UNSEEN_KEEP entries; beyond them, a write was read out of sight and
- * leaves the queue, and a read is unmatched. A traced side whose first
- * call comes after so many of the other's would have its first matches
- * wrong (doc/accuracy.md); a pipe holds no more than its size, and keeps
- * its queue.
+ * UNSEEN_KEEP entries, 16 KiB: a busy server's live connections each have
+ * two. Past them, the oldest write was read out of sight and leaves the
+ * queue, and the oldest read is unmatched. A traced side whose first call
+ * comes after so many of the other's has its first matches wrong
+ * (doc/accuracy.md). A unix socket with its default buffer never holds
+ * that many: each write is a buffer of its own, charged ~766 bytes to the
+ * 208 KiB (278 one-byte writes fill it, on Linux 6.1); TCP's receive side
+ * merges them. A pipe holds no more than its size, and keeps its queue.
  */
-#define UNSEEN_KEEP 4096
+#define UNSEEN_KEEP 512
 
-static void trim_unseen(struct ipcperf_flows *fl, struct flow *f)
+/* Room for one more entry in the queue of @f's writes (@writes) or reads, made as above. */
+static void unseen_room(struct ipcperf_flows *fl, struct flow *f, bool writes)
 {
 	if (f->kind == IPCPERF_FD_PIPE)
 		return;
-	while (!f->traced_r && f->segs.len > UNSEEN_KEEP) {
+	while (writes && !f->traced_r && f->segs.len >= UNSEEN_KEEP) {
 		set_queued(f, f->queued - fifo_front(&f->segs)->left, fl->now);
 		fifo_pop(&f->segs);
 	}
-	while (!f->traced_w && f->debts.len > UNSEEN_KEEP) {
+	while (!writes && !f->traced_w && f->debts.len >= UNSEEN_KEEP) {
 		f->unmatched += fifo_front(&f->debts)->left;
 		fifo_pop(&f->debts);
 	}
@@ -398,9 +402,9 @@ static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcp
 		return;
 	if (f->datagram && w.left != (uint64_t)ev->ret)
 		return;	/* the message was taken by a read already */
+	unseen_room(fl, f, true);
 	fifo_push(&f->segs, &w);
 	set_queued(f, f->queued + w.left, w.end);
-	trim_unseen(fl, f);
 }
 
 static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
@@ -414,6 +418,7 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 
 		w = fifo_front(&f->segs);
 		if (!w) {
+			unseen_room(fl, f, false);
 			fifo_push(&f->debts, &r);
 			return;
 		}
@@ -446,8 +451,8 @@ static void on_read(struct ipcperf_flows *fl, struct flow *f, const struct ipcpe
 			match(fl, f, &fl->takes[i].w, &r, fl->takes[i].bytes);
 	}
 	if (r.left) {
+		unseen_room(fl, f, false);
 		fifo_push(&f->debts, &r);
-		trim_unseen(fl, f);
 	}
 }
 
