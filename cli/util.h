@@ -53,6 +53,16 @@ bool cli_bsearch(const void *key, const void *base, size_t n, size_t size,
 /* A cli_bsearch() comparator: a pid_t key against an element that starts with a pid_t. */
 int cli_cmp_pid_key(const void *key, const void *elem);
 
+/* -1, 0 or 1 as @a is below, equal to or above @b: one key of a comparator's chain. */
+static inline int cli_cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+static inline int cli_cmp_i64(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
 /*
  * Insert one element of @size bytes at @at into @base, which holds @n and
  * has room for one more: the elements from @at on move up by one.
