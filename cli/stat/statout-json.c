@@ -94,15 +94,21 @@ static const char *const group_roles[] = {
 	[IPCPERF_GROUP_CLIENT] = "client", [IPCPERF_GROUP_UNIX] = "unix",
 };
 
-static void json_group(struct json *j, const struct fd_snap *g)
+/* How a group was made: by what, on which endpoint, of how many connections (how many by their ports). */
+static void json_grouped(struct json *j, const struct fd_snap *g)
 {
-	json_object_begin(j, NULL);
-	json_str(j, "kind", ipcperf_fd_kind_name(g->kind));
 	json_str(j, "grouped", (size_t)g->role < sizeof(group_roles) / sizeof(group_roles[0]) &&
 			       group_roles[g->role] ? group_roles[g->role] : "fd");
 	json_str(j, "endpoint", g->endpoint);
 	json_u64(j, "conns", g->conns);
 	json_u64(j, "by_ports", g->by_ports);
+}
+
+static void json_group(struct json *j, const struct fd_snap *g)
+{
+	json_object_begin(j, NULL);
+	json_str(j, "kind", ipcperf_fd_kind_name(g->kind));
+	json_grouped(j, g);
 	json_i64(j, "fd", g->fd);
 	json_str(j, "object", g->object);
 	json_str(j, "detail", g->detail);
