@@ -15,16 +15,18 @@
 static void json_io(struct json *j, const char *key, const struct ipcperf_io *io,
 		    const struct ipcperf_moved *mv)
 {
+	const struct json_u64_row calls[] = {
+		{ "ops", io->ops }, { "bytes", io->bytes }, { "errors", io->errors }, { "time_ns", io->time_ns },
+	};
+	const struct json_u64_row more[] = {
+		{ "msgs", io->msgs }, { "zero_copy_ops", mv->ops }, { "zero_copy_bytes", mv->bytes },
+		{ "again", io->again },
+	};
+
 	json_object_begin(j, key);
-	json_u64(j, "ops", io->ops);
-	json_u64(j, "bytes", io->bytes);
-	json_u64(j, "errors", io->errors);
-	json_u64(j, "time_ns", io->time_ns);
+	json_u64_rows(j, calls, JSON_NROWS(calls));
 	json_lat(j, "lat_ns", &io->lat_ns);
-	json_u64(j, "msgs", io->msgs);
-	json_u64(j, "zero_copy_ops", mv->ops);
-	json_u64(j, "zero_copy_bytes", mv->bytes);
-	json_u64(j, "again", io->again);
+	json_u64_rows(j, more, JSON_NROWS(more));
 	json_object_end(j);
 }
 
@@ -118,6 +120,19 @@ static void json_group(struct json *j, const struct fd_snap *g)
 	json_object_end(j);
 }
 
+/* The array @key of @n rows, each written by @write; then @omitted_key, the rows left out, if any. */
+static void json_fd_rows(struct json *j, const char *key, const struct fd_snap *v, size_t n,
+			 void (*write)(struct json *j, const struct fd_snap *row),
+			 const char *omitted_key, size_t omitted)
+{
+	json_array_begin(j, key);
+	for (size_t k = 0; k < n; k++)
+		write(j, &v[k]);
+	json_array_end(j);
+	if (omitted)
+		json_u64(j, omitted_key, omitted);
+}
+
 static void json_proc(struct statout *c, struct json *j, const struct snap *sn,
 		      const struct proc_snap *p)
 {
@@ -140,18 +155,9 @@ static void json_proc(struct statout *c, struct json *j, const struct snap *sn,
 	json_counters(j, "counters", p->cnt);
 	if (p->cnt && p->cnt->valid)
 		json_counter_status(j, "counters_status", p->cnt);
-	json_array_begin(j, "fds");
-	for (size_t k = 0; k < p->nr_fds; k++)
-		json_fd(j, &p->fds[k]);
-	json_array_end(j);
-	if (p->fds_omitted)
-		json_u64(j, "fds_omitted", p->fds_omitted);
-	json_array_begin(j, "groups");
-	for (size_t k = 0; k < p->nr_groups; k++)
-		json_group(j, &p->groups[k]);
-	json_array_end(j);
-	if (p->groups_omitted)
-		json_u64(j, "groups_omitted", p->groups_omitted);
+	json_fd_rows(j, "fds", p->fds, p->nr_fds, json_fd, "fds_omitted", p->fds_omitted);
+	json_fd_rows(j, "groups", p->groups, p->nr_groups, json_group, "groups_omitted",
+		     p->groups_omitted);
 	sc_json_rows(j, "syscalls", p->scs.v, p->scs.n, c->o->per_thread, false);
 	json_object_end(j);
 }
