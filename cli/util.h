@@ -26,7 +26,7 @@
 #define CLI_PROC_PATH_LEN 64
 /* The targets in words, for a report's heading (cli_describe_targets()). */
 #define CLI_WHAT_LEN 160
-/* What to do about lost events (cli_lost_hint()). */
+/* What to do about lost events (cli_warn_lost()). */
 #define CLI_HINT_LEN 96
 
 /* CLOCK_MONOTONIC, the clock of the library's timestamps. */
