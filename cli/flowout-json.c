@@ -86,8 +86,10 @@ static void json_calls(struct json *j, const struct ipcperf_flow *f)
 
 static void json_blocked(struct json *j, const struct ipcperf_flow *f)
 {
-	const struct json_u64_row rows[] = { { "max_queued", f->max_queued },
-		{ "writer_blocked_ns", f->writer_blocked_ns }, { "reader_blocked_ns", f->reader_blocked_ns } };
+	const struct json_u64_row rows[] = {
+		{ "max_queued", f->max_queued }, { "writer_blocked_ns", f->writer_blocked_ns },
+		{ "reader_blocked_ns", f->reader_blocked_ns },
+	};
 
 	json_u64_rows(j, rows, JSON_NROWS(rows));
 }
@@ -154,7 +156,7 @@ static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
 	return 0;
 }
 
-/* One side of a bottleneck: the pid it waits for (@pid_key, null for none: 0), and how long (@ns_key). */
+/* One side of a bottleneck: the pid it waits for (@pid_key, null: none), how long (@ns_key). */
 static void json_waits_for(struct json *j, const char *pid_key, pid_t pid, const char *ns_key,
 			   uint64_t ns)
 {

@@ -201,7 +201,9 @@ void json_u64_rows(struct json *j, const struct json_u64_row *rows, size_t n)
 void json_spread(struct json *j, const char *key, uint64_t min, uint64_t p50, uint64_t p99,
 		 uint64_t max)
 {
-	const struct json_u64_row rows[] = { { "min", min }, { "p50", p50 }, { "p99", p99 }, { "max", max } };
+	const struct json_u64_row rows[] = {
+		{ "min", min }, { "p50", p50 }, { "p99", p99 }, { "max", max },
+	};
 
 	json_object_begin(j, key);
 	json_u64_rows(j, rows, JSON_NROWS(rows));

@@ -96,7 +96,7 @@ static const char *const group_roles[] = {
 	[IPCPERF_GROUP_CLIENT] = "client", [IPCPERF_GROUP_UNIX] = "unix",
 };
 
-/* How a group was made: by what, on which endpoint, of how many connections (how many by their ports). */
+/* How a group was made: by what, on which endpoint, of how many connections, how many by ports. */
 static void json_grouped(struct json *j, const struct fd_snap *g)
 {
 	json_str(j, "grouped", (size_t)g->role < sizeof(group_roles) / sizeof(group_roles[0]) &&
@@ -120,7 +120,7 @@ static void json_group(struct json *j, const struct fd_snap *g)
 	json_object_end(j);
 }
 
-/* The array @key of @n rows, each written by @write; then @omitted_key, the rows left out, if any. */
+/* The array @key of @n rows, each by @write, then the rows left out (@omitted_key), if any. */
 static void json_fd_rows(struct json *j, const char *key, const struct fd_snap *v, size_t n,
 			 void (*write)(struct json *j, const struct fd_snap *row),
 			 const char *omitted_key, size_t omitted)
