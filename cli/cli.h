@@ -239,10 +239,11 @@ void cli_session_release(struct ipcperf_session *s);
 int cli_exit(const struct cli_result *res, bool failed);
 
 /*
- * What to do about lost events, for the warning that counts them: "raise the
- * ring size with -m (now 512 pages per CPU)" live; for a report, the ring
- * size the capture was recorded with (@st->ring_pages), when it says.
+ * When @st counts lost events, the warning: how many, @what that costs the
+ * command's report, and what to do about it: "raise the ring size with -m
+ * (now 512 pages per CPU)" live; for a report, the ring size the capture
+ * was recorded with (@st->ring_pages), when it says.
  */
-void cli_lost_hint(char *buf, size_t len, const struct cli_target *t,
-		   const struct ipcperf_session_stats *st);
+void cli_warn_lost(const struct cli_target *t, const struct ipcperf_session_stats *st,
+		   const char *what);
 #endif

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "output.h"
+#include "util.h"
 
 int cli_check_format(bool json, const char *sep)
 {
@@ -221,17 +223,21 @@ void cli_out_discard(struct cli_out *o)
 	}
 }
 
-void cli_lost_hint(char *buf, size_t len, const struct cli_target *t,
-		   const struct ipcperf_session_stats *st)
+void cli_warn_lost(const struct cli_target *t, const struct ipcperf_session_stats *st,
+		   const char *what)
 {
 	unsigned int pages = st->ring_pages;
+	char hint[CLI_HINT_LEN];
 
+	if (!st->lost)
+		return;
 	if (!t->input)
-		snprintf(buf, len, "raise the ring size with -m (now %u page%s per CPU)", pages,
-			 pages == 1 ? "" : "s");
+		snprintf(hint, sizeof(hint), "raise the ring size with -m (now %u page%s per CPU)",
+			 pages, pages == 1 ? "" : "s");
 	else if (pages)
-		snprintf(buf, len, "record with a larger -m (this capture: %u page%s per CPU)", pages,
-			 pages == 1 ? "" : "s");
+		snprintf(hint, sizeof(hint), "record with a larger -m (this capture: %u page%s per CPU)",
+			 pages, pages == 1 ? "" : "s");
 	else
-		snprintf(buf, len, "record with a larger -m");
+		snprintf(hint, sizeof(hint), "record with a larger -m");
+	cli_err("warning: %" PRIu64 " events lost: %s; %s", st->lost, what, hint);
 }

@@ -69,6 +69,50 @@ static void json_wire(struct json *j, const struct ipcperf_flow *f)
 	json_spread(j, "wire_ns", f->wire_ns.min, f->wire_ns.p50, f->wire_ns.p99, f->wire_ns.max);
 }
 
+/*
+ * The runs of fields a flow and a group of flows both have, each in the
+ * order both write it: the calls, the blocked times, the refused calls and
+ * their waits, the span.
+ */
+static void json_calls(struct json *j, const struct ipcperf_flow *f)
+{
+	const struct json_u64_row rows[] = {
+		{ "bytes_written", f->bytes_written }, { "unmatched_bytes", f->unmatched_bytes },
+		{ "writes", f->writes }, { "reads", f->reads }, { "matches", f->matches },
+	};
+
+	json_u64_rows(j, rows, JSON_NROWS(rows));
+}
+
+static void json_blocked(struct json *j, const struct ipcperf_flow *f)
+{
+	const struct json_u64_row rows[] = {
+		{ "max_queued", f->max_queued }, { "writer_blocked_ns", f->writer_blocked_ns },
+		{ "reader_blocked_ns", f->reader_blocked_ns },
+	};
+
+	json_u64_rows(j, rows, JSON_NROWS(rows));
+}
+
+static void json_again(struct json *j, const struct ipcperf_flow *f)
+{
+	const struct json_u64_row rows[] = {
+		{ "write_again", f->write_again }, { "read_again", f->read_again },
+		{ "write_wait_ns", f->write_wait_ns }, { "read_wait_ns", f->read_wait_ns },
+	};
+
+	json_u64_rows(j, rows, JSON_NROWS(rows));
+}
+
+static void json_span(struct json *j, const struct ipcperf_flow *f)
+{
+	const struct json_u64_row rows[] = {
+		{ "first_ns", f->first_ns }, { "last_ns", f->last_ns }, { "stage", f->stage },
+	};
+
+	json_u64_rows(j, rows, JSON_NROWS(rows));
+}
+
 static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
 {
 	struct json_ctx *jc = ctx;
@@ -88,28 +132,17 @@ static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
 		json_i64(j, "capacity", f->capacity);
 	else
 		json_null(j, "capacity");
-	json_u64(j, "max_queued", f->max_queued);
-	json_u64(j, "writer_blocked_ns", f->writer_blocked_ns);
-	json_u64(j, "reader_blocked_ns", f->reader_blocked_ns);
+	json_blocked(j, f);
 	json_str(j, "verdict", ipcperf_verdict_name(f->verdict));
 	/* Added fields. */
 	json_bool(j, "capacity_default", f->capacity_default);
 	json_u64(j, "full_ns", f->full_ns);
-	json_u64(j, "bytes_written", f->bytes_written);
-	json_u64(j, "unmatched_bytes", f->unmatched_bytes);
-	json_u64(j, "writes", f->writes);
-	json_u64(j, "reads", f->reads);
-	json_u64(j, "matches", f->matches);
+	json_calls(j, f);
 	json_bool(j, "datagram", f->datagram);
 	json_u64(j, "ino", f->ino);
 	json_u64(j, "reader_ino", f->reader_ino);
-	json_u64(j, "first_ns", f->first_ns);
-	json_u64(j, "last_ns", f->last_ns);
-	json_u64(j, "stage", f->stage);
-	json_u64(j, "write_again", f->write_again);
-	json_u64(j, "read_again", f->read_again);
-	json_u64(j, "write_wait_ns", f->write_wait_ns);
-	json_u64(j, "read_wait_ns", f->read_wait_ns);
+	json_span(j, f);
+	json_again(j, f);
 	json_u64(j, "write_waits", f->write_waits);
 	json_u64(j, "read_waits", f->read_waits);
 	json_judged(j, f);
@@ -123,13 +156,15 @@ static int json_flow_peer(void *ctx, const struct ipcperf_flow *f)
 	return 0;
 }
 
-/* A pid, or null for none (0). */
-static void json_pid_or_null(struct json *j, const char *key, pid_t pid)
+/* One side of a bottleneck: the pid it waits for (@pid_key, null: none), how long (@ns_key). */
+static void json_waits_for(struct json *j, const char *pid_key, pid_t pid, const char *ns_key,
+			   uint64_t ns)
 {
 	if (pid)
-		json_i64(j, key, pid);
+		json_i64(j, pid_key, pid);
 	else
-		json_null(j, key);
+		json_null(j, pid_key);
+	json_u64(j, ns_key, ns);
 }
 
 static int json_neck(void *ctx, const struct ipcperf_bottleneck *b)
@@ -138,10 +173,8 @@ static int json_neck(void *ctx, const struct ipcperf_bottleneck *b)
 
 	json_object_begin(j, NULL);
 	json_i64(j, "pid", b->pid);
-	json_pid_or_null(j, "waits_to_write", b->waits_to_write);
-	json_u64(j, "write_wait_ns", b->write_wait_ns);
-	json_pid_or_null(j, "waits_to_read", b->waits_to_read);
-	json_u64(j, "read_wait_ns", b->read_wait_ns);
+	json_waits_for(j, "waits_to_write", b->waits_to_write, "write_wait_ns", b->write_wait_ns);
+	json_waits_for(j, "waits_to_read", b->waits_to_read, "read_wait_ns", b->read_wait_ns);
 	json_u64(j, "queue_wait_ns", b->queue_wait_ns);
 	json_object_end(j);
 	return 0;
@@ -206,24 +239,13 @@ static void json_group(struct json *j, const struct flowgroup *g)
 	json_u64(j, "flows", g->flows);
 	json_str(j, "object", g->flows == 1 ? g->c.object : "");
 	json_u64(j, "bytes", f->bytes_read);
-	json_u64(j, "bytes_written", f->bytes_written);
-	json_u64(j, "unmatched_bytes", f->unmatched_bytes);
-	json_u64(j, "writes", f->writes);
-	json_u64(j, "reads", f->reads);
-	json_u64(j, "matches", f->matches);
+	json_calls(j, f);
 	json_wire(j, f);
-	json_u64(j, "max_queued", f->max_queued);
-	json_u64(j, "writer_blocked_ns", f->writer_blocked_ns);
-	json_u64(j, "reader_blocked_ns", f->reader_blocked_ns);
-	json_u64(j, "write_again", f->write_again);
-	json_u64(j, "read_again", f->read_again);
-	json_u64(j, "write_wait_ns", f->write_wait_ns);
-	json_u64(j, "read_wait_ns", f->read_wait_ns);
+	json_blocked(j, f);
+	json_again(j, f);
 	json_str(j, "verdict", g->mixed ? "mixed" : ipcperf_verdict_name(f->verdict));
 	json_verdicts(j, g);
-	json_u64(j, "first_ns", f->first_ns);
-	json_u64(j, "last_ns", f->last_ns);
-	json_u64(j, "stage", f->stage);
+	json_span(j, f);
 	json_object_end(j);
 }
 

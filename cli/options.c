@@ -65,18 +65,17 @@ static const struct cli_word sort_words[] = {
  */
 static const struct cli_option options[] = {
 	{ .name = "input", .letter = 'i', .arg = "FILE",
-	  STORE(cli_opt_input_add, REPORT(inputs)), .complete = CPL_FILE,
+	  STORE(cli_opt_input_add, REPORT(inputs), PATHS(inputs)), .complete = CPL_FILE,
 	  .help = "the capture to read (default: ipcperf.data); given\n"
 		  "again, the captures of several hosts joined (the\n"
 		  "flows and paths views): a TCP connection seen from\n"
-		  "both ends is one flow a direction" },
-	{ .name = "input", .letter = 'i', .arg = "FILE",
-	  STORE(cli_opt_input_add, PATHS(inputs)), .complete = CPL_FILE,
-	  .help = "the requests of a capture (ipcperf record) instead\n"
-		  "of tracing: no target then, the capture's are used;\n"
-		  "given again, the captures of several hosts joined: a\n"
-		  "TCP connection seen from both ends is one channel,\n"
-		  "each host's clock placed by the bytes between them" },
+		  "both ends is one flow a direction",
+	  .help_for = { { IN(PATHS), NULL,
+			  "the requests of a capture (ipcperf record) instead\n"
+			  "of tracing: no target then, the capture's are used;\n"
+			  "given again, the captures of several hosts joined: a\n"
+			  "TCP connection seen from both ends is one channel,\n"
+			  "each host's clock placed by the bytes between them" } } },
 	{ .name = "view", .arg = "VIEW",
 	  STORE(cli_opt_enum, REPORT(view)), .values = view_words, .complete = CPL_WORDS,
 	  .help = "stat (default; flows with several -i), syscalls\n"

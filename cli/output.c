@@ -192,25 +192,32 @@ void json_end_document(struct json *j)
 	j->has_items[0] = false;
 }
 
+void json_u64_rows(struct json *j, const struct json_u64_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_u64(j, rows[i].key, rows[i].v);
+}
+
 void json_spread(struct json *j, const char *key, uint64_t min, uint64_t p50, uint64_t p99,
 		 uint64_t max)
 {
+	const struct json_u64_row rows[] = {
+		{ "min", min }, { "p50", p50 }, { "p99", p99 }, { "max", max },
+	};
+
 	json_object_begin(j, key);
-	json_u64(j, "min", min);
-	json_u64(j, "p50", p50);
-	json_u64(j, "p99", p99);
-	json_u64(j, "max", max);
+	json_u64_rows(j, rows, JSON_NROWS(rows));
 	json_object_end(j);
 }
 
 void json_lat(struct json *j, const char *key, const struct ipcperf_lat *l)
 {
+	const struct json_u64_row rows[] = {
+		{ "min", l->min }, { "avg", l->avg }, { "p50", l->p50 }, { "p99", l->p99 }, { "max", l->max },
+	};
+
 	json_object_begin(j, key);
-	json_u64(j, "min", l->min);
-	json_u64(j, "avg", l->avg);
-	json_u64(j, "p50", l->p50);
-	json_u64(j, "p99", l->p99);
-	json_u64(j, "max", l->max);
+	json_u64_rows(j, rows, JSON_NROWS(rows));
 	json_object_end(j);
 }
 

@@ -41,6 +41,15 @@ void json_fixed(struct json *j, const char *key, double v, int decimals);
 /* Finish a top-level value: a newline (one JSON text per line with !pretty). */
 void json_end_document(struct json *j);
 
+/* One number of an object: its key and its value (json_u64_rows()). */
+struct json_u64_row {
+	const char *key;
+	uint64_t v;
+};
+#define JSON_NROWS(rows) (sizeof(rows) / sizeof((rows)[0]))
+/* The @n numbers of @rows, each "key": value, in their order. */
+void json_u64_rows(struct json *j, const struct json_u64_row *rows, size_t n);
+
 /* A latency distribution as schema 1 has it: {"min", "avg", "p50", "p99", "max"}. */
 struct ipcperf_lat;
 void json_lat(struct json *j, const char *key, const struct ipcperf_lat *l);

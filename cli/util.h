@@ -26,7 +26,7 @@
 #define CLI_PROC_PATH_LEN 64
 /* The targets in words, for a report's heading (cli_describe_targets()). */
 #define CLI_WHAT_LEN 160
-/* What to do about lost events (cli_lost_hint()). */
+/* What to do about lost events (cli_warn_lost()). */
 #define CLI_HINT_LEN 96
 
 /* CLOCK_MONOTONIC, the clock of the library's timestamps. */
@@ -52,6 +52,16 @@ bool cli_bsearch(const void *key, const void *base, size_t n, size_t size,
 		 int (*cmp)(const void *key, const void *elem), size_t *at);
 /* A cli_bsearch() comparator: a pid_t key against an element that starts with a pid_t. */
 int cli_cmp_pid_key(const void *key, const void *elem);
+
+/* -1, 0 or 1 as @a is below, equal to or above @b: one key of a comparator's chain. */
+static inline int cli_cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+static inline int cli_cmp_i64(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
 
 /*
  * Insert one element of @size bytes at @at into @base, which holds @n and

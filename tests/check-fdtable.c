@@ -834,20 +834,22 @@ END_TEST
 
 Suite *fdtable_suite(void)
 {
+	const TTest *const tests[] = {
+		test_open_starts_incarnation,
+		test_close_ends_incarnation,
+		test_close_range_ends_fds,
+		test_close_range_all_above,
+		test_close_range_failed,
+		test_close_range_cloexec_then_exec,
+		test_dup_family,
+		test_exec_ends_cloexec,
+		test_fork_copies_table,
+		test_reused_number_new_identity,
+		test_answer_outlived_by_close,
+		test_sweep_retires_as_reported,
+	};
 	Suite *s = suite_create("fdtable");
-	TCase *tc = new_tcase(s, "events", setup, teardown);
 
-	tcase_add_test(tc, test_open_starts_incarnation);
-	tcase_add_test(tc, test_close_ends_incarnation);
-	tcase_add_test(tc, test_close_range_ends_fds);
-	tcase_add_test(tc, test_close_range_all_above);
-	tcase_add_test(tc, test_close_range_failed);
-	tcase_add_test(tc, test_close_range_cloexec_then_exec);
-	tcase_add_test(tc, test_dup_family);
-	tcase_add_test(tc, test_exec_ends_cloexec);
-	tcase_add_test(tc, test_fork_copies_table);
-	tcase_add_test(tc, test_reused_number_new_identity);
-	tcase_add_test(tc, test_answer_outlived_by_close);
-	tcase_add_test(tc, test_sweep_retires_as_reported);
+	add_tests(new_tcase(s, "events", setup, teardown), tests, sizeof(tests) / sizeof(tests[0]));
 	return s;
 }

@@ -32,6 +32,12 @@ TCase *new_tcase(Suite *s, const char *name, SFun setup, SFun teardown)
 	return tc;
 }
 
+void add_tests(TCase *tc, const TTest *const *tests, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tcase_add_test(tc, tests[i]);
+}
+
 void flows_fixture_new(struct ipcperf_stats **st, struct ipcperf_flows **fl, bool no_proc)
 {
 	IPCPERF_OPTS(ipcperf_stats_opts, o, .no_proc = no_proc);

@@ -40,6 +40,8 @@ int run_suites(const suite_fn *suites, size_t n);
  * tcase_add_checked_fixture() and suite_add_tcase().
  */
 TCase *new_tcase(Suite *s, const char *name, SFun setup, SFun teardown);
+/* Adds the @n @tests (the names START_TEST gave them) to @tc, in that order. */
+void add_tests(TCase *tc, const TTest *const *tests, size_t n);
 
 /*
  * New stats (without /proc look-ups when @no_proc) in *@st and flows on

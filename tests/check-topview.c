@@ -220,10 +220,9 @@ END_TEST
 
 Suite *topview_suite(void)
 {
+	const TTest *const tests[] = { test_groups, test_order };
 	Suite *s = suite_create("topview");
-	TCase *tc = new_tcase(s, "groups", setup, teardown);
 
-	tcase_add_test(tc, test_groups);
-	tcase_add_test(tc, test_order);
+	add_tests(new_tcase(s, "groups", setup, teardown), tests, sizeof(tests) / sizeof(tests[0]));
 	return s;
 }

@@ -211,13 +211,7 @@ static const struct flowout_intervals *flows_interval_json(struct flows_cmd *c,
 /* What was lost, and with -v what was read, on stderr. */
 static void say_losses(struct flows_cmd *c, const struct ipcperf_session_stats *st)
 {
-	if (st->lost) {
-		char hint[CLI_HINT_LEN];
-
-		cli_lost_hint(hint, sizeof(hint), &c->o->t, st);
-		cli_err("warning: %" PRIu64 " events lost: flows are incomplete and their counts "
-			"lower bounds; %s", st->lost, hint);
-	}
+	cli_warn_lost(&c->o->t, st, "flows are incomplete and their counts lower bounds");
 	if (c->o->verbose)
 		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %" PRIu64
 			" unpaired, %u tracepoints missing in this kernel\n", cli_prog, st->records,

@@ -138,13 +138,7 @@ static int paths_setup(void *ctx, struct ipcperf_session *s)
 
 static void say_losses(struct paths_cmd *c, const struct ipcperf_session_stats *st)
 {
-	if (st->lost) {
-		char hint[CLI_HINT_LEN];
-
-		cli_lost_hint(hint, sizeof(hint), &c->o->t, st);
-		cli_err("warning: %" PRIu64 " events lost: the requests under way then are not "
-			"attributed; %s", st->lost, hint);
-	}
+	cli_warn_lost(&c->o->t, st, "the requests under way then are not attributed");
 	if (c->o->verbose)
 		fprintf(stderr, "%s: %" PRIu64 " records from %u rings, %" PRIu64 " syscalls, %" PRIu64
 			" unpaired\n", cli_prog, st->records, st->rings, st->syscalls,

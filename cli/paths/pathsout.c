@@ -557,28 +557,33 @@ static void json_shape(struct json *j, const struct pathsout *po, const struct s
 	json_object_end(j);
 }
 
+/* The thread of a request or a hop, and the fd it was served on. */
+static void json_thread_fd(struct json *j, pid_t pid, pid_t tid, const char *comm, int fd)
+{
+	json_i64(j, "pid", pid);
+	json_i64(j, "tid", tid);
+	json_str(j, "comm", comm);
+	json_i64(j, "fd", fd);
+}
+
 static void json_hop(struct json *j, const struct pathsout *po, const struct ipcperf_path_hop *h)
 {
+	const struct json_u64_row rows[] = {
+		{ "request_bytes", h->request_bytes }, { "response_bytes", h->response_bytes },
+		{ "call_start_ns", h->call_start_ns }, { "start_ns", h->start_ns }, { "end_ns", h->end_ns },
+		{ "call_end_ns", h->call_end_ns }, { "request_ns", h->request_ns },
+		{ "self_ns", h->self_ns }, { "response_ns", h->response_ns },
+	};
+
 	json_object_begin(j, NULL);
 	json_i64(j, "parent", h->parent);
 	json_hosts(j, po, h->host, h->caller_host);
-	json_i64(j, "pid", h->pid);
-	json_i64(j, "tid", h->tid);
-	json_str(j, "comm", h->comm);
-	json_i64(j, "fd", h->fd);
+	json_thread_fd(j, h->pid, h->tid, h->comm, h->fd);
 	json_i64(j, "caller_pid", h->caller_pid);
 	json_i64(j, "caller_tid", h->caller_tid);
 	json_i64(j, "caller_fd", h->caller_fd);
 	json_str(j, "kind", ipcperf_fd_kind_name(h->kind));
-	json_u64(j, "request_bytes", h->request_bytes);
-	json_u64(j, "response_bytes", h->response_bytes);
-	json_u64(j, "call_start_ns", h->call_start_ns);
-	json_u64(j, "start_ns", h->start_ns);
-	json_u64(j, "end_ns", h->end_ns);
-	json_u64(j, "call_end_ns", h->call_end_ns);
-	json_u64(j, "request_ns", h->request_ns);
-	json_u64(j, "self_ns", h->self_ns);
-	json_u64(j, "response_ns", h->response_ns);
+	json_u64_rows(j, rows, JSON_NROWS(rows));
 	if (h->split) {
 		json_u64(j, "cpu_ns", h->cpu_ns);
 		json_u64(j, "runq_ns", h->runq_ns);
@@ -597,10 +602,7 @@ static void json_request(struct json *j, const struct pathsout *po, const struct
 	json_u64(j, "shape", k->shape);
 	if (po->nr_hosts > 1 && k->path.host < po->nr_hosts)
 		json_str(j, "host", po->hosts[k->path.host].ci.host);
-	json_i64(j, "pid", k->path.pid);
-	json_i64(j, "tid", k->path.tid);
-	json_str(j, "comm", k->path.comm);
-	json_i64(j, "fd", k->path.fd);
+	json_thread_fd(j, k->path.pid, k->path.tid, k->path.comm, k->path.fd);
 	json_u64(j, "start_ns", k->path.start_ns);
 	json_u64(j, "end_ns", k->path.end_ns);
 	json_u64(j, "end_to_end_ns", k->path.end_ns - k->path.start_ns);

@@ -29,18 +29,15 @@ struct lane {
 static int cmp_slice(const void *a, const void *b)
 {
 	const struct paths_span *x = a, *y = b;
+	int c;
 
-	if (x->host != y->host)
-		return x->host < y->host ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	if (x->end_ns != y->end_ns)
-		return x->end_ns > y->end_ns ? -1 : 1;
-	return x->req < y->req ? -1 : x->req > y->req;
+	if ((c = cli_cmp_u64(x->host, y->host)) || (c = cli_cmp_i64(x->pid, y->pid)) ||
+	    (c = cli_cmp_i64(x->tid, y->tid)) || (c = cli_cmp_u64(x->start_ns, y->start_ns)))
+		return c;
+	/* The same start: the longer, which ends later, first. */
+	if ((c = cli_cmp_u64(y->end_ns, x->end_ns)))
+		return c;
+	return cli_cmp_u64(x->req, y->req);
 }
 
 /* Whether @s nests on lane @l: the slices that ended before it closed, it fits in the innermost. */
@@ -223,10 +220,10 @@ static int cmp_hop(const void *a, const void *b)
 {
 	const struct paths_span *x = *(const struct paths_span *const *)a, *y = *(const struct paths_span *const *)b;
 
-	if (x->req != y->req)
-		return x->req < y->req ? -1 : 1;
-	if (x->hop != y->hop)
-		return x->hop < y->hop ? -1 : 1;
+	int c;
+
+	if ((c = cli_cmp_u64(x->req, y->req)) || (c = cli_cmp_u64(x->hop, y->hop)))
+		return c;
 	return (int)x->server - (int)y->server;
 }
 

@@ -427,13 +427,7 @@ static void stat_capture(struct stat_cmd *c, struct cli_result *res)
 /* Report on stderr what was lost or left unpaired, and with -v what was read. */
 static void say_losses(const struct stat_cmd *c, const struct ipcperf_session_stats *st)
 {
-	if (st->lost) {
-		char hint[CLI_HINT_LEN];
-
-		cli_lost_hint(hint, sizeof(hint), &c->o->t, st);
-		cli_err("warning: %" PRIu64 " events lost: the counts are lower bounds; %s",
-			st->lost, hint);
-	}
+	cli_warn_lost(&c->o->t, st, "the counts are lower bounds");
 	if (st->unpaired_enter || st->unpaired_exit)
 		cli_err("warning: %" PRIu64 " syscalls unpaired (%" PRIu64 " already under way at "
 			"the start, %" PRIu64 " unfinished at the end): left out of the latencies",

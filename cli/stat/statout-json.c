@@ -15,16 +15,18 @@
 static void json_io(struct json *j, const char *key, const struct ipcperf_io *io,
 		    const struct ipcperf_moved *mv)
 {
+	const struct json_u64_row calls[] = {
+		{ "ops", io->ops }, { "bytes", io->bytes }, { "errors", io->errors }, { "time_ns", io->time_ns },
+	};
+	const struct json_u64_row more[] = {
+		{ "msgs", io->msgs }, { "zero_copy_ops", mv->ops }, { "zero_copy_bytes", mv->bytes },
+		{ "again", io->again },
+	};
+
 	json_object_begin(j, key);
-	json_u64(j, "ops", io->ops);
-	json_u64(j, "bytes", io->bytes);
-	json_u64(j, "errors", io->errors);
-	json_u64(j, "time_ns", io->time_ns);
+	json_u64_rows(j, calls, JSON_NROWS(calls));
 	json_lat(j, "lat_ns", &io->lat_ns);
-	json_u64(j, "msgs", io->msgs);
-	json_u64(j, "zero_copy_ops", mv->ops);
-	json_u64(j, "zero_copy_bytes", mv->bytes);
-	json_u64(j, "again", io->again);
+	json_u64_rows(j, more, JSON_NROWS(more));
 	json_object_end(j);
 }
 
@@ -94,15 +96,21 @@ static const char *const group_roles[] = {
 	[IPCPERF_GROUP_CLIENT] = "client", [IPCPERF_GROUP_UNIX] = "unix",
 };
 
-static void json_group(struct json *j, const struct fd_snap *g)
+/* How a group was made: by what, on which endpoint, of how many connections, how many by ports. */
+static void json_grouped(struct json *j, const struct fd_snap *g)
 {
-	json_object_begin(j, NULL);
-	json_str(j, "kind", ipcperf_fd_kind_name(g->kind));
 	json_str(j, "grouped", (size_t)g->role < sizeof(group_roles) / sizeof(group_roles[0]) &&
 			       group_roles[g->role] ? group_roles[g->role] : "fd");
 	json_str(j, "endpoint", g->endpoint);
 	json_u64(j, "conns", g->conns);
 	json_u64(j, "by_ports", g->by_ports);
+}
+
+static void json_group(struct json *j, const struct fd_snap *g)
+{
+	json_object_begin(j, NULL);
+	json_str(j, "kind", ipcperf_fd_kind_name(g->kind));
+	json_grouped(j, g);
 	json_i64(j, "fd", g->fd);
 	json_str(j, "object", g->object);
 	json_str(j, "detail", g->detail);
@@ -110,6 +118,19 @@ static void json_group(struct json *j, const struct fd_snap *g)
 	json_io(j, "read", &g->read, &g->read_moved);
 	json_io(j, "write", &g->write, &g->write_moved);
 	json_object_end(j);
+}
+
+/* The array @key of @n rows, each by @write, then the rows left out (@omitted_key), if any. */
+static void json_fd_rows(struct json *j, const char *key, const struct fd_snap *v, size_t n,
+			 void (*write)(struct json *j, const struct fd_snap *row),
+			 const char *omitted_key, size_t omitted)
+{
+	json_array_begin(j, key);
+	for (size_t k = 0; k < n; k++)
+		write(j, &v[k]);
+	json_array_end(j);
+	if (omitted)
+		json_u64(j, omitted_key, omitted);
 }
 
 static void json_proc(struct statout *c, struct json *j, const struct snap *sn,
@@ -134,18 +155,9 @@ static void json_proc(struct statout *c, struct json *j, const struct snap *sn,
 	json_counters(j, "counters", p->cnt);
 	if (p->cnt && p->cnt->valid)
 		json_counter_status(j, "counters_status", p->cnt);
-	json_array_begin(j, "fds");
-	for (size_t k = 0; k < p->nr_fds; k++)
-		json_fd(j, &p->fds[k]);
-	json_array_end(j);
-	if (p->fds_omitted)
-		json_u64(j, "fds_omitted", p->fds_omitted);
-	json_array_begin(j, "groups");
-	for (size_t k = 0; k < p->nr_groups; k++)
-		json_group(j, &p->groups[k]);
-	json_array_end(j);
-	if (p->groups_omitted)
-		json_u64(j, "groups_omitted", p->groups_omitted);
+	json_fd_rows(j, "fds", p->fds, p->nr_fds, json_fd, "fds_omitted", p->fds_omitted);
+	json_fd_rows(j, "groups", p->groups, p->nr_groups, json_group, "groups_omitted",
+		     p->groups_omitted);
 	sc_json_rows(j, "syscalls", p->scs.v, p->scs.n, c->o->per_thread, false);
 	json_object_end(j);
 }

@@ -86,7 +86,7 @@ static void put_poll_ret(const struct traceargs *a)
 		if (!rev)
 			continue;
 		fprintf(a->f, "%s{fd=%d, revents=", any ? ", " : "", fd);
-		tf_poll_events(a->f, (uint16_t)rev);
+		tf_names(a->f, TF_POLL_EVENTS, (uint16_t)rev);
 		fputc('}', a->f);
 		any = true;
 	}

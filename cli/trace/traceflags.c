@@ -68,11 +68,6 @@ static const struct tf_name prot[] = {
 	{ 0x2000000, "PROT_GROWSUP" },
 };
 
-void tf_prot(FILE *f, uint64_t v)
-{
-	tf_bits(f, v, prot, TF_N(prot), "PROT_NONE");
-}
-
 static const struct tf_name map_flags[] = {
 	{ 0x10, "MAP_FIXED" }, { 0x20, "MAP_ANONYMOUS" }, { 0x40, "MAP_32BIT" },
 	{ 0x100, "MAP_GROWSDOWN" }, { 0x800, "MAP_DENYWRITE" }, { 0x1000, "MAP_EXECUTABLE" },
@@ -92,41 +87,21 @@ void tf_map_flags(FILE *f, uint64_t v)
 	}
 }
 
-void tf_access(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = { { 4, "R_OK" }, { 2, "W_OK" }, { 1, "X_OK" } };
+static const struct tf_name access_modes[] = { { 4, "R_OK" }, { 2, "W_OK" }, { 1, "X_OK" } };
 
-	tf_bits(f, v, m, TF_N(m), "F_OK");
-}
+static const struct tf_name at_flags[] = {
+	{ 0x100, "AT_SYMLINK_NOFOLLOW" }, { 0x200, "AT_REMOVEDIR" }, { 0x400, "AT_SYMLINK_FOLLOW" },
+	{ 0x800, "AT_NO_AUTOMOUNT" }, { 0x1000, "AT_EMPTY_PATH" }, { 0x8000, "AT_RECURSIVE" },
+};
 
-void tf_at_flags(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 0x100, "AT_SYMLINK_NOFOLLOW" }, { 0x200, "AT_REMOVEDIR" }, { 0x400, "AT_SYMLINK_FOLLOW" },
-		{ 0x800, "AT_NO_AUTOMOUNT" }, { 0x1000, "AT_EMPTY_PATH" }, { 0x8000, "AT_RECURSIVE" },
-	};
+static const struct tf_name grnd_flags[] = {
+	{ 1, "GRND_NONBLOCK" }, { 2, "GRND_RANDOM" }, { 4, "GRND_INSECURE" },
+};
 
-	tf_bits(f, v, m, TF_N(m), "0");
-}
-
-void tf_grnd(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 1, "GRND_NONBLOCK" }, { 2, "GRND_RANDOM" }, { 4, "GRND_INSECURE" },
-	};
-
-	tf_bits(f, v, m, TF_N(m), "0");
-}
-
-void tf_arch_prctl(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 0x1001, "ARCH_SET_GS" }, { 0x1002, "ARCH_SET_FS" }, { 0x1003, "ARCH_GET_FS" },
-		{ 0x1004, "ARCH_GET_GS" }, { 0x1011, "ARCH_GET_CPUID" }, { 0x1012, "ARCH_SET_CPUID" },
-	};
-
-	tf_value(f, v, m, TF_N(m), "ARCH_???");
-}
+static const struct tf_name arch_prctl_codes[] = {
+	{ 0x1001, "ARCH_SET_GS" }, { 0x1002, "ARCH_SET_FS" }, { 0x1003, "ARCH_GET_FS" },
+	{ 0x1004, "ARCH_GET_GS" }, { 0x1011, "ARCH_GET_CPUID" }, { 0x1012, "ARCH_SET_CPUID" },
+};
 
 void tf_ioctl(FILE *f, uint64_t v)
 {
@@ -286,12 +261,9 @@ void tf_sigaction(FILE *f, const unsigned char *p)
 	fputc('}', f);
 }
 
-void tf_sigprocmask_how(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = { { 0, "SIG_BLOCK" }, { 1, "SIG_UNBLOCK" }, { 2, "SIG_SETMASK" } };
-
-	tf_value(f, v, m, TF_N(m), "SIG_???");
-}
+static const struct tf_name sigprocmask_hows[] = {
+	{ 0, "SIG_BLOCK" }, { 1, "SIG_UNBLOCK" }, { 2, "SIG_SETMASK" },
+};
 
 void tf_wait_status(FILE *f, const unsigned char *p)
 {
@@ -313,16 +285,11 @@ void tf_wait_status(FILE *f, const unsigned char *p)
 	fputs(s & 0x80 ? " && WCOREDUMP(s)}]" : "}]", f);
 }
 
-void tf_wait_options(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 1, "WNOHANG" }, { 2, "WSTOPPED" }, { 4, "WEXITED" }, { 8, "WCONTINUED" },
-		{ 0x01000000, "WNOWAIT" }, { 0x20000000, "__WNOTHREAD" }, { 0x40000000, "__WALL" },
-		{ 0x80000000, "__WCLONE" },
-	};
-
-	tf_bits(f, v, m, TF_N(m), "0");
-}
+static const struct tf_name wait_options[] = {
+	{ 1, "WNOHANG" }, { 2, "WSTOPPED" }, { 4, "WEXITED" }, { 8, "WCONTINUED" },
+	{ 0x01000000, "WNOWAIT" }, { 0x20000000, "__WNOTHREAD" }, { 0x40000000, "__WALL" },
+	{ 0x80000000, "__WCLONE" },
+};
 
 void tf_clone_flags(FILE *f, uint64_t v)
 {
@@ -371,24 +338,16 @@ void tf_futex_op(FILE *f, uint64_t v)
 		fputs("|FUTEX_CLOCK_REALTIME", f);
 }
 
-void tf_shutdown(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = { { 0, "SHUT_RD" }, { 1, "SHUT_WR" }, { 2, "SHUT_RDWR" } };
+static const struct tf_name shutdown_hows[] = {
+	{ 0, "SHUT_RD" }, { 1, "SHUT_WR" }, { 2, "SHUT_RDWR" },
+};
 
-	tf_value(f, v, m, TF_N(m), "SHUT_???");
-}
-
-void tf_msg_flags(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 1, "MSG_OOB" }, { 2, "MSG_PEEK" }, { 4, "MSG_DONTROUTE" }, { 8, "MSG_CTRUNC" },
-		{ 0x20, "MSG_TRUNC" }, { 0x40, "MSG_DONTWAIT" }, { 0x80, "MSG_EOR" },
-		{ 0x100, "MSG_WAITALL" }, { 0x4000, "MSG_NOSIGNAL" }, { 0x8000, "MSG_MORE" },
-		{ 0x40000000, "MSG_CMSG_CLOEXEC" },
-	};
-
-	tf_bits(f, v, m, TF_N(m), "0");
-}
+static const struct tf_name msg_flags[] = {
+	{ 1, "MSG_OOB" }, { 2, "MSG_PEEK" }, { 4, "MSG_DONTROUTE" }, { 8, "MSG_CTRUNC" },
+	{ 0x20, "MSG_TRUNC" }, { 0x40, "MSG_DONTWAIT" }, { 0x80, "MSG_EOR" },
+	{ 0x100, "MSG_WAITALL" }, { 0x4000, "MSG_NOSIGNAL" }, { 0x8000, "MSG_MORE" },
+	{ 0x40000000, "MSG_CMSG_CLOEXEC" },
+};
 
 /* Print a protocol: the name strace gives for AF_INET and AF_INET6, else the number. */
 void tf_protocol(FILE *f, uint64_t domain, uint64_t p)
@@ -444,18 +403,13 @@ void tf_sock_type(FILE *f, uint64_t t)
 		fprintf(f, "%#" PRIx64 " /* SOCK_??? */", t & 0xf);
 	if (t & ~0xfull) {
 		fputc('|', f);
-		tf_sock_flags(f, t & ~0xfull);
+		tf_names(f, TF_SOCK_FLAGS, t & ~0xfull);
 	}
 }
 
-void tf_sock_flags(FILE *f, uint64_t v)
-{
-	static const struct tf_name fl[] = {
-		{ SOCK_CLOEXEC, "SOCK_CLOEXEC" }, { SOCK_NONBLOCK, "SOCK_NONBLOCK" },
-	};
-
-	tf_bits(f, v, fl, TF_N(fl), "0");
-}
+static const struct tf_name sock_flags[] = {
+	{ SOCK_CLOEXEC, "SOCK_CLOEXEC" }, { SOCK_NONBLOCK, "SOCK_NONBLOCK" },
+};
 
 /*
  * Print a sockaddr as strace does: {sa_family=AF_INET, sin_port=htons(80),
@@ -502,11 +456,6 @@ static const struct tf_name statx_mask[] = {
 	{ 0x1000, "STATX_MNT_ID" }, { 0x2000, "STATX_DIOALIGN" }, { 0x4000, "STATX_MNT_ID_UNIQUE" },
 };
 
-void tf_statx_mask(FILE *f, uint64_t v)
-{
-	tf_bits(f, v, statx_mask, TF_N(statx_mask), "0");
-}
-
 /* Print statx's flags: the sync type first (AT_STATX_SYNC_AS_STAT is 0), then the AT_ ones. */
 void tf_statx_flags(FILE *f, uint64_t v)
 {
@@ -516,7 +465,7 @@ void tf_statx_flags(FILE *f, uint64_t v)
 	fputs(sync[(v >> 13) & 3], f);
 	if (v & ~0x6000ull) {
 		fputc('|', f);
-		tf_at_flags(f, v & ~0x6000ull);
+		tf_names(f, TF_AT_FLAGS, v & ~0x6000ull);
 	}
 }
 
@@ -538,7 +487,7 @@ void tf_statx(FILE *f, const unsigned char *p)
 	memcpy(&mode, p + 28, sizeof(mode));
 	memcpy(&size, p + 40, sizeof(size));
 	fputs("{stx_mask=", f);
-	tf_statx_mask(f, mask);
+	tf_names(f, TF_STATX_MASK, mask);
 	fputs(", stx_attributes=", f);
 	tf_bits(f, at, attrs, TF_N(attrs), "0");
 	fputs(", stx_mode=", f);
@@ -546,28 +495,18 @@ void tf_statx(FILE *f, const unsigned char *p)
 	fprintf(f, ", stx_size=%" PRIu64 ", ...}", size);
 }
 
-void tf_fadvice(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 0, "POSIX_FADV_NORMAL" }, { 1, "POSIX_FADV_RANDOM" }, { 2, "POSIX_FADV_SEQUENTIAL" },
-		{ 3, "POSIX_FADV_WILLNEED" }, { 4, "POSIX_FADV_DONTNEED" }, { 5, "POSIX_FADV_NOREUSE" },
-	};
+static const struct tf_name fadvices[] = {
+	{ 0, "POSIX_FADV_NORMAL" }, { 1, "POSIX_FADV_RANDOM" }, { 2, "POSIX_FADV_SEQUENTIAL" },
+	{ 3, "POSIX_FADV_WILLNEED" }, { 4, "POSIX_FADV_DONTNEED" }, { 5, "POSIX_FADV_NOREUSE" },
+};
 
-	tf_value(f, v, m, TF_N(m), "POSIX_FADV_???");
-}
-
-void tf_clockid(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 0, "CLOCK_REALTIME" }, { 1, "CLOCK_MONOTONIC" }, { 2, "CLOCK_PROCESS_CPUTIME_ID" },
-		{ 3, "CLOCK_THREAD_CPUTIME_ID" }, { 4, "CLOCK_MONOTONIC_RAW" },
-		{ 5, "CLOCK_REALTIME_COARSE" }, { 6, "CLOCK_MONOTONIC_COARSE" },
-		{ 7, "CLOCK_BOOTTIME" }, { 8, "CLOCK_REALTIME_ALARM" }, { 9, "CLOCK_BOOTTIME_ALARM" },
-		{ 11, "CLOCK_TAI" },
-	};
-
-	tf_value(f, v, m, TF_N(m), "CLOCK_???");
-}
+static const struct tf_name clockids[] = {
+	{ 0, "CLOCK_REALTIME" }, { 1, "CLOCK_MONOTONIC" }, { 2, "CLOCK_PROCESS_CPUTIME_ID" },
+	{ 3, "CLOCK_THREAD_CPUTIME_ID" }, { 4, "CLOCK_MONOTONIC_RAW" },
+	{ 5, "CLOCK_REALTIME_COARSE" }, { 6, "CLOCK_MONOTONIC_COARSE" },
+	{ 7, "CLOCK_BOOTTIME" }, { 8, "CLOCK_REALTIME_ALARM" }, { 9, "CLOCK_BOOTTIME_ALARM" },
+	{ 11, "CLOCK_TAI" },
+};
 
 void tf_close_range_flags(FILE *f, uint64_t v)
 {
@@ -580,12 +519,7 @@ void tf_close_range_flags(FILE *f, uint64_t v)
 		tf_bits(f, v, m, TF_N(m), "0");
 }
 
-void tf_timer_flags(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = { { 1, "TIMER_ABSTIME" } };
-
-	tf_bits(f, v, m, TF_N(m), "0");
-}
+static const struct tf_name timer_flags[] = { { 1, "TIMER_ABSTIME" } };
 
 void tf_timespec(FILE *f, const unsigned char *p)
 {
@@ -595,21 +529,11 @@ void tf_timespec(FILE *f, const unsigned char *p)
 	fprintf(f, "{tv_sec=%" PRId64 ", tv_nsec=%" PRId64 "}", v[0], v[1]);
 }
 
-void tf_epoll_op(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 1, "EPOLL_CTL_ADD" }, { 2, "EPOLL_CTL_DEL" }, { 3, "EPOLL_CTL_MOD" },
-	};
+static const struct tf_name epoll_ops[] = {
+	{ 1, "EPOLL_CTL_ADD" }, { 2, "EPOLL_CTL_DEL" }, { 3, "EPOLL_CTL_MOD" },
+};
 
-	tf_value(f, v, m, TF_N(m), "EPOLL_CTL_???");
-}
-
-void tf_epoll_flags(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = { { 0x80000, "EPOLL_CLOEXEC" } };
-
-	tf_bits(f, v, m, TF_N(m), "0");
-}
+static const struct tf_name epoll_flags[] = { { 0x80000, "EPOLL_CLOEXEC" } };
 
 /*
  * Print an epoll_event, 12 bytes packed on x86-64, as {events=EPOLLIN|EPOLLET,
@@ -634,17 +558,12 @@ void tf_epoll_event(FILE *f, const unsigned char *p)
 	fprintf(f, ", data={u32=%" PRIu32 ", u64=%" PRIu64 "}}", (uint32_t)data, data);
 }
 
-void tf_poll_events(FILE *f, uint64_t v)
-{
-	static const struct tf_name m[] = {
-		{ 0x1, "POLLIN" }, { 0x2, "POLLPRI" }, { 0x4, "POLLOUT" }, { 0x8, "POLLERR" },
-		{ 0x10, "POLLHUP" }, { 0x20, "POLLNVAL" }, { 0x40, "POLLRDNORM" },
-		{ 0x80, "POLLRDBAND" }, { 0x100, "POLLWRNORM" }, { 0x200, "POLLWRBAND" },
-		{ 0x400, "POLLMSG" }, { 0x1000, "POLLREMOVE" }, { 0x2000, "POLLRDHUP" },
-	};
-
-	tf_bits(f, v, m, TF_N(m), "0");
-}
+static const struct tf_name poll_events[] = {
+	{ 0x1, "POLLIN" }, { 0x2, "POLLPRI" }, { 0x4, "POLLOUT" }, { 0x8, "POLLERR" },
+	{ 0x10, "POLLHUP" }, { 0x20, "POLLNVAL" }, { 0x40, "POLLRDNORM" },
+	{ 0x80, "POLLRDBAND" }, { 0x100, "POLLWRNORM" }, { 0x200, "POLLWRBAND" },
+	{ 0x400, "POLLMSG" }, { 0x1000, "POLLREMOVE" }, { 0x2000, "POLLRDHUP" },
+};
 
 void tf_sockopt_level(FILE *f, uint64_t v)
 {
@@ -684,4 +603,44 @@ void tf_sockopt_name(FILE *f, uint64_t level, uint64_t v)
 	if (level == 6 && tf_one(f, v, tcp, TF_N(tcp)))
 		return;
 	fprintf(f, "%" PRIu64, v);
+}
+
+/* The sets tf_names() prints, by enum tf_set: flags (tf_bits()) or one value (tf_value()). */
+struct tf_set_names {
+	const struct tf_name *tab;
+	size_t n;
+	bool bits;
+	const char *none;	/* flags: what 0 is; a value: what an unknown one is called */
+};
+#define TF_BITS(tab, zero) { tab, TF_N(tab), true, zero }
+#define TF_VALUE(tab, unknown) { tab, TF_N(tab), false, unknown }
+
+static const struct tf_set_names sets[TF__SETS] = {
+	[TF_PROT] = TF_BITS(prot, "PROT_NONE"),
+	[TF_ACCESS] = TF_BITS(access_modes, "F_OK"),
+	[TF_AT_FLAGS] = TF_BITS(at_flags, "0"),
+	[TF_GRND] = TF_BITS(grnd_flags, "0"),
+	[TF_ARCH_PRCTL] = TF_VALUE(arch_prctl_codes, "ARCH_???"),
+	[TF_SIGPROCMASK_HOW] = TF_VALUE(sigprocmask_hows, "SIG_???"),
+	[TF_WAIT_OPTIONS] = TF_BITS(wait_options, "0"),
+	[TF_SHUTDOWN] = TF_VALUE(shutdown_hows, "SHUT_???"),
+	[TF_MSG_FLAGS] = TF_BITS(msg_flags, "0"),
+	[TF_FADVICE] = TF_VALUE(fadvices, "POSIX_FADV_???"),
+	[TF_CLOCKID] = TF_VALUE(clockids, "CLOCK_???"),
+	[TF_TIMER_FLAGS] = TF_BITS(timer_flags, "0"),
+	[TF_EPOLL_OP] = TF_VALUE(epoll_ops, "EPOLL_CTL_???"),
+	[TF_EPOLL_FLAGS] = TF_BITS(epoll_flags, "0"),
+	[TF_POLL_EVENTS] = TF_BITS(poll_events, "0"),
+	[TF_STATX_MASK] = TF_BITS(statx_mask, "0"),
+	[TF_SOCK_FLAGS] = TF_BITS(sock_flags, "0"),
+};
+
+void tf_names(FILE *f, enum tf_set set, uint64_t v)
+{
+	const struct tf_set_names *s = &sets[set];
+
+	if (s->bits)
+		tf_bits(f, v, s->tab, s->n, s->none);
+	else
+		tf_value(f, v, s->tab, s->n, s->none);
 }
