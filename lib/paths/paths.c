@@ -195,8 +195,7 @@ static void mark_lost(void *ctx, void *val)
 	struct ipp_xchg *x = val;
 
 	(void)ctx;
-	if (!x->drop)
-		x->drop = IPP_DROP_LOST;
+	ipp_drop_once(&x->drop, IPP_DROP_LOST);
 }
 
 void ipp_paths__lost(struct ipcperf_paths *p)

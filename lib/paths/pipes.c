@@ -245,7 +245,7 @@ static void join(struct ipcperf_paths *p, struct ipp_pchain *c, struct ipp_pmsg 
 		}
 	}
 	if (ipp_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0) {
-		c->drop = c->drop ? c->drop : IPP_DROP_LOST;
+		ipp_drop_once(&c->drop, IPP_DROP_LOST);
 		return;
 	}
 	c->v[c->n++] = m;
@@ -256,8 +256,8 @@ static void join(struct ipcperf_paths *p, struct ipp_pchain *c, struct ipp_pmsg 
 
 static void mark(struct ipp_pmsg *m, enum ipp_drop d)
 {
-	if (m->chain && !m->chain->drop)
-		m->chain->drop = d;
+	if (m->chain)
+		ipp_drop_once(&m->chain->drop, d);
 }
 
 /* ------------------------------------------------------------------ the calls, in order */
@@ -557,8 +557,7 @@ static void lost_chain(void *ctx, void *val)
 	struct ipp_pchain *c = val;
 
 	(void)ctx;
-	if (!c->drop)
-		c->drop = IPP_DROP_LOST;
+	ipp_drop_once(&c->drop, IPP_DROP_LOST);
 }
 
 void ipp_pipes__lost(struct ipcperf_paths *p)
