@@ -92,18 +92,13 @@ void ipcperf_paths__delete(struct ipcperf_paths *p)
 
 struct ipp_thr *ipp_paths__thr(struct ipcperf_paths *p, pid_t tid)
 {
-	struct ipp_thr *t = ipp_idmap__get(&p->thrs, (uint64_t)tid);
+	struct ipp_thr *t;
 
-	if (t || tid <= 0)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (tid <= 0)
 		return NULL;
-	t->tid = tid;
-	if (ipp_idmap__put(&p->thrs, (uint64_t)tid, t) < 0) {
-		free(t);
-		return NULL;
-	}
+	t = ipp_idmap__get_new(&p->thrs, (uint64_t)tid, sizeof(*t));
+	if (t)
+		t->tid = tid;
 	return t;
 }
 

@@ -124,16 +124,9 @@ static void msgs_put(struct ipp_pmsg **v, size_t n)
 
 static struct ipp_pthr *pthr_of(struct ipp_pipes *ps, pid_t tid)
 {
-	struct ipp_pthr *t = ipp_idmap__get(&ps->thrs, (uint64_t)tid);
-
-	if (t || tid <= 0)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (t && ipp_idmap__put(&ps->thrs, (uint64_t)tid, t) < 0) {
-		free(t);
-		t = NULL;
-	}
-	return t;
+	if (tid <= 0)
+		return NULL;
+	return ipp_idmap__get_new(&ps->thrs, (uint64_t)tid, sizeof(struct ipp_pthr));
 }
 
 /* ------------------------------------------------------------------ the paths */
@@ -460,16 +453,8 @@ void ipp_pipes__put(struct ipp_pmsg *m)
 
 static struct ipp_pipe *pipe_of(struct ipp_pipes *ps, uint64_t ino, bool create)
 {
-	struct ipp_pipe *pp = ipp_idmap__get(&ps->pipes, ino);
-
-	if (pp || !create)
-		return pp;
-	pp = calloc(1, sizeof(*pp));
-	if (pp && ipp_idmap__put(&ps->pipes, ino, pp) < 0) {
-		free(pp);
-		pp = NULL;
-	}
-	return pp;
+	return create ? ipp_idmap__get_new(&ps->pipes, ino, sizeof(struct ipp_pipe)) :
+			ipp_idmap__get(&ps->pipes, ino);
 }
 
 static void tap_write(struct ipcperf_paths *p, struct ipp_pipe *pp, const struct ipcperf_syscall *ev)
