@@ -66,6 +66,20 @@ int ipp_idmap__put(struct ipp_idmap *m, uint64_t key, void *val)
 	return 0;
 }
 
+void *ipp_idmap__get_new(struct ipp_idmap *m, uint64_t key, size_t size)
+{
+	void *val = ipp_idmap__get(m, key);
+
+	if (val)
+		return val;
+	val = calloc(1, size);
+	if (val && ipp_idmap__put(m, key, val) < 0) {
+		free(val);
+		val = NULL;
+	}
+	return val;
+}
+
 void ipp_idmap__del(struct ipp_idmap *m, uint64_t key)
 {
 	size_t mask = m->cap - 1, i, j;

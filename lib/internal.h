@@ -199,6 +199,11 @@ struct ipp_idmap {
 void *ipp_idmap__get(const struct ipp_idmap *m, uint64_t key);
 /* @return 0; -ENOMEM. @key must not be 0. */
 int ipp_idmap__put(struct ipp_idmap *m, uint64_t key, void *val);
+/*
+ * The value of @key (not 0), or when it has none a new one of @size bytes,
+ * zeroed, put there (the map's owner frees it with free()). NULL: no memory.
+ */
+void *ipp_idmap__get_new(struct ipp_idmap *m, uint64_t key, size_t size);
 void ipp_idmap__del(struct ipp_idmap *m, uint64_t key);
 void ipp_idmap__fini(struct ipp_idmap *m);
 /* Each value, in no order; @fn must not change the map. */

@@ -1626,6 +1626,24 @@ START_TEST(test_rec_host_clock)
 }
 END_TEST
 
+/* Each record type's name, the kernel's and perf's own, from the first to the last known. */
+START_TEST(test_record_names)
+{
+	static const struct {
+		uint32_t type;
+		const char *name;
+	} cases[] = {
+		{ 0, "unknown" }, { 1, "MMAP" }, { 9, "SAMPLE" }, { 10, "MMAP2" },
+		{ 14, "SWITCH" }, { 15, "SWITCH_CPU_WIDE" }, { 21, "AUX_OUTPUT_HW_ID" },
+		{ 22, "unknown" }, { 63, "unknown" }, { 64, "HEADER_ATTR" },
+		{ 68, "FINISHED_ROUND" }, { 82, "FINISHED_INIT" }, { 83, "unknown" },
+	};
+
+	for (size_t i = 0; i < IPP_ARRAY_SIZE(cases); i++)
+		ck_assert_str_eq(ipp_pd_record_name(cases[i].type), cases[i].name);
+}
+END_TEST
+
 Suite *perfdata_suite(void)
 {
 	Suite *s = suite_create("perfdata");
@@ -1657,6 +1675,7 @@ Suite *perfdata_suite(void)
 	tcase_add_test(tc, test_identlog_order);
 	tcase_add_test(tc, test_rec_section);
 	tcase_add_test(tc, test_rec_host_clock);
+	tcase_add_test(tc, test_record_names);
 #ifdef PERFDATA_CORPUS
 	tcase_add_test(tc, test_perf_file);
 	tcase_add_test(tc, test_replay_perf_file);

@@ -227,6 +227,34 @@ START_TEST(test_idmap)
 }
 END_TEST
 
+/* A key's value, or a new zeroed one put there: made once a key, over the table's growth. */
+START_TEST(test_idmap_get_new)
+{
+	static const unsigned char zero[24];
+	struct ipp_idmap m = { 0 };
+	void *made[200];
+	int kept = 5;
+
+	ck_assert_int_eq(ipp_idmap__put(&m, 1000, &kept), 0);
+	ck_assert_ptr_eq(ipp_idmap__get_new(&m, 1000, sizeof(zero)), &kept);
+	for (uint64_t key = 1; key <= 200; key++) {
+		made[key - 1] = ipp_idmap__get_new(&m, key, sizeof(zero));
+		ck_assert_ptr_nonnull(made[key - 1]);
+		ck_assert_mem_eq(made[key - 1], zero, sizeof(zero));
+		memset(made[key - 1], 0xab, sizeof(zero));
+	}
+	ck_assert_uint_eq(m.n, 201);
+	for (uint64_t key = 1; key <= 200; key++) {
+		ck_assert_ptr_eq(ipp_idmap__get_new(&m, key, sizeof(zero)), made[key - 1]);
+		ck_assert_ptr_eq(ipp_idmap__get(&m, key), made[key - 1]);
+		free(made[key - 1]);
+	}
+	ck_assert_uint_eq(m.n, 201);
+	ck_assert_ptr_eq(ipp_idmap__get(&m, 1000), &kept);
+	ipp_idmap__fini(&m);
+}
+END_TEST
+
 /* Made zeroed; too large to allocate: NULL with ENOMEM (half the address
  * space: valgrind counts a size with the top bit set as an error of its own). */
 START_TEST(test_new)
@@ -398,6 +426,7 @@ Suite *util_suite(void)
 	tc = tcase_create("number");
 	tcase_add_test(tc, test_parse_number);
 	tcase_add_test(tc, test_idmap);
+	tcase_add_test(tc, test_idmap_get_new);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ring_default");
 	tcase_add_test(tc, test_ring_pages_fit);

@@ -24,19 +24,12 @@ static const char *const kernel_names[] = {
 	[PERF_RECORD_FORK] = "FORK",
 	[PERF_RECORD_READ] = "READ",
 	[PERF_RECORD_SAMPLE] = "SAMPLE",
-	[10] = "MMAP2",
-	[11] = "AUX",
-	[12] = "ITRACE_START",
-	[13] = "LOST_SAMPLES",
-	[14] = "SWITCH",
-	[15] = "SWITCH_CPU_WIDE",
-	[16] = "NAMESPACES",
-	[17] = "KSYMBOL",
-	[18] = "BPF_EVENT",
-	[19] = "CGROUP",
-	[20] = "TEXT_POKE",
-	[21] = "AUX_OUTPUT_HW_ID",
+	/* 10 (MMAP2) to 21, in the order the kernel numbers them */
+	"MMAP2", "AUX", "ITRACE_START", "LOST_SAMPLES", "SWITCH", "SWITCH_CPU_WIDE",
+	"NAMESPACES", "KSYMBOL", "BPF_EVENT", "CGROUP", "TEXT_POKE", "AUX_OUTPUT_HW_ID",
 };
+_Static_assert(PERF_RECORD_SAMPLE == 9 && IPP_ARRAY_SIZE(kernel_names) == 22,
+	       "the names after SAMPLE are numbered from 10 on, up to 21");
 
 static const char *const user_names[] = {
 	"HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",

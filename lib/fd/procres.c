@@ -21,7 +21,6 @@
 
 /* What was read ahead for one fd of one process. */
 struct fdans {
-	uint64_t key;		/* pid << 32 | fd; 0: free slot */
 	uint64_t closed_ns;	/* the latest close of the fd seen (its enter) */
 	struct ipp_ident *v;	/* ANS_MAX, oldest first; NULL until the first answer */
 	unsigned int n;
@@ -30,8 +29,7 @@ struct fdans {
 struct ipp_procres {
 	struct ipp_resolver base;	/* its face to the fd table (resolve.h) */
 	int refs;
-	struct fdans *slots;	/* open addressing, a power of two */
-	size_t nr_slots, used;
+	struct ipp_idmap fds;	/* key_of(pid, fd) -> struct fdans */
 	struct ipp_sockdb *sockdb;
 	uint64_t sockdb_ns;
 	/*
@@ -70,13 +68,21 @@ struct ipp_procres *ipp_procres__get(struct ipp_procres *r)
 	return r;
 }
 
+static void fdans_free(void *ctx, void *val)
+{
+	struct fdans *a = val;
+
+	(void)ctx;
+	free(a->v);
+	free(a);
+}
+
 void ipp_procres__put(struct ipp_procres *r)
 {
 	if (!r || --r->refs > 0)
 		return;
-	for (size_t i = 0; i < r->nr_slots; i++)
-		free(r->slots[i].v);
-	free(r->slots);
+	ipp_idmap__each(&r->fds, fdans_free, NULL);
+	ipp_idmap__fini(&r->fds);
 	ipp_sockdb__delete(r->sockdb);
 	free(r);
 }
@@ -270,59 +276,17 @@ int ipp_procres__scan(struct ipp_procres *r, pid_t pid, bool pipe_cap,
 
 static uint64_t key_of(pid_t pid, int fd)
 {
-	/* fd + 1: key 0 marks a free slot */
+	/* fd + 1: the map takes no key 0 */
 	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)(fd + 1);
-}
-
-static size_t hash_of(uint64_t key, size_t n)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (n - 1);
-}
-
-static struct fdans *probe(struct fdans *slots, size_t n, uint64_t key)
-{
-	size_t i = hash_of(key, n);
-
-	while (slots[i].key && slots[i].key != key)
-		i = (i + 1) & (n - 1);
-	return &slots[i];
-}
-
-static int rehash(struct ipp_procres *r)
-{
-	size_t n = r->nr_slots ? r->nr_slots * 2 : 256;
-	struct fdans *v = calloc(n, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nr_slots; i++)
-		if (r->slots[i].key)
-			*probe(v, n, r->slots[i].key) = r->slots[i];
-	free(r->slots);
-	r->slots = v;
-	r->nr_slots = n;
-	return 0;
 }
 
 /* The answers of @fd of @pid; made if @create. NULL: none (or out of memory). */
 static struct fdans *fdans_of(struct ipp_procres *r, pid_t pid, int fd, bool create)
 {
 	uint64_t key = key_of(pid, fd);
-	struct fdans *a;
 
-	if (!r->nr_slots && (!create || rehash(r) < 0))
-		return NULL;
-	a = probe(r->slots, r->nr_slots, key);
-	if (a->key || !create)
-		return a->key ? a : NULL;
-	if ((r->used + 1) * 2 > r->nr_slots) {
-		if (rehash(r) < 0)
-			return NULL;
-		a = probe(r->slots, r->nr_slots, key);
-	}
-	a->key = key;
-	r->used++;
-	return a;
+	return create ? ipp_idmap__get_new(&r->fds, key, sizeof(struct fdans)) :
+			ipp_idmap__get(&r->fds, key);
 }
 
 /* The time an answer was read, whether or not it named the fd. */

@@ -78,13 +78,13 @@ size_t ipp_sockdb__count(const struct ipp_sockdb *db)
 	return db->n;
 }
 
-static struct sockent *db_push(struct ipp_sockdb *db)
+/* Append a copy of @e. @return 0, -ENOMEM. */
+static int db_add(struct ipp_sockdb *db, const struct sockent *e)
 {
 	if (ipp_grow((void **)&db->ents, &db->cap, db->n + 1, sizeof(*db->ents)) < 0)
-		return NULL;
-	struct sockent *e = &db->ents[db->n++];
-	memset(e, 0, sizeof(*e));
-	return e;
+		return -ENOMEM;
+	db->ents[db->n++] = *e;
+	return 0;
 }
 
 /* UNIX_DIAG_NAME bytes → text: a path up to its NUL, or "@" + an abstract name. */
@@ -122,49 +122,57 @@ static void set_meminfo(struct sockent *e, const void *p, size_t alen)
 	e->sndbuf = mem[SK_MEMINFO_SNDBUF];
 }
 
+/* Each attribute of answer @h, after its message of @size bytes, to @take with @e. */
+static void take_attrs(const struct nlmsghdr *h, size_t size, struct sockent *e,
+		       void (*take)(struct sockent *e, int type, const void *p, size_t alen))
+{
+	const struct nlattr *a;
+	size_t off = NLMSG_ALIGN(size), alen;
+
+	while ((a = ipp_nl__attr_next(h, &off, &alen)))
+		take(e, a->nla_type & NLA_TYPE_MASK, ipp_nl__attr_data(a), alen);
+}
+
+/* A unix socket's attribute @type, of @alen bytes at @p. */
+static void unix_attr(struct sockent *e, int type, const void *p, size_t alen)
+{
+	struct unix_diag_rqlen rq;
+
+	switch (type) {
+	case UNIX_DIAG_NAME:
+		unix_name(e->name, sizeof(e->name), p, alen);
+		break;
+	case UNIX_DIAG_PEER:
+		if (alen >= sizeof(e->peer))
+			memcpy(&e->peer, p, sizeof(e->peer));
+		break;
+	case UNIX_DIAG_RQLEN:
+		if (alen >= sizeof(rq)) {
+			memcpy(&rq, p, sizeof(rq));
+			e->rqueue = rq.udiag_rqueue;
+			e->wqueue = rq.udiag_wqueue;
+		}
+		break;
+	case UNIX_DIAG_MEMINFO:
+		set_meminfo(e, p, alen);
+		break;
+	}
+}
+
 static int add_unix(void *ctx, const struct nlmsghdr *h)
 {
-	struct ipp_sockdb *db = ctx;
 	const struct unix_diag_msg *m = NLMSG_DATA(h);
-	const struct nlattr *a;
-	size_t off = NLMSG_ALIGN(sizeof(*m)), alen;
 	int ok = diag_answer(h, sizeof(*m));
 
 	if (ok <= 0)
 		return ok;
 
-	struct sockent *e = db_push(db);
-	if (!e)
-		return -ENOMEM;
-	e->ino = m->udiag_ino;
-	e->family = AF_UNIX;
-	e->type = m->udiag_type;
-	e->state = m->udiag_state;
-	while ((a = ipp_nl__attr_next(h, &off, &alen))) {
-		const void *p = ipp_nl__attr_data(a);
-		struct unix_diag_rqlen rq;
-
-		switch (a->nla_type & NLA_TYPE_MASK) {
-		case UNIX_DIAG_NAME:
-			unix_name(e->name, sizeof(e->name), p, alen);
-			break;
-		case UNIX_DIAG_PEER:
-			if (alen >= sizeof(e->peer))
-				memcpy(&e->peer, p, sizeof(e->peer));
-			break;
-		case UNIX_DIAG_RQLEN:
-			if (alen >= sizeof(rq)) {
-				memcpy(&rq, p, sizeof(rq));
-				e->rqueue = rq.udiag_rqueue;
-				e->wqueue = rq.udiag_wqueue;
-			}
-			break;
-		case UNIX_DIAG_MEMINFO:
-			set_meminfo(e, p, alen);
-			break;
-		}
-	}
-	return 0;
+	struct sockent e = {
+		.ino = m->udiag_ino, .family = AF_UNIX, .type = m->udiag_type,
+		.state = m->udiag_state, .name = "",	/* every byte: the whole is copied out */
+	};
+	take_attrs(h, sizeof(*m), &e, unix_attr);
+	return db_add(ctx, &e);
 }
 
 struct inet_ctx {
@@ -189,12 +197,17 @@ static void set_inaddr(union inaddr *a, int family, const __be32 *addr, __be16 p
 	}
 }
 
+/* An inet socket's attribute @type: only its buffer sizes are wanted. */
+static void inet_attr(struct sockent *e, int type, const void *p, size_t alen)
+{
+	if (type == INET_DIAG_SKMEMINFO)
+		set_meminfo(e, p, alen);
+}
+
 static int add_inet(void *ctx, const struct nlmsghdr *h)
 {
-	struct inet_ctx *ic = ctx;
+	const struct inet_ctx *ic = ctx;
 	const struct inet_diag_msg *m = NLMSG_DATA(h);
-	const struct nlattr *a;
-	size_t off = NLMSG_ALIGN(sizeof(*m)), alen;
 	int ok = diag_answer(h, sizeof(*m));
 
 	if (ok <= 0)
@@ -203,22 +216,15 @@ static int add_inet(void *ctx, const struct nlmsghdr *h)
 	if (!m->idiag_inode || (m->idiag_family != AF_INET && m->idiag_family != AF_INET6))
 		return 0;
 
-	struct sockent *e = db_push(ic->db);
-	if (!e)
-		return -ENOMEM;
-	e->ino = m->idiag_inode;
-	e->family = m->idiag_family;
-	e->protocol = ic->protocol;
-	e->type = ic->protocol == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM;
-	e->state = m->idiag_state;
-	e->rqueue = m->idiag_rqueue;
-	e->wqueue = m->idiag_wqueue;
-	set_inaddr(&e->in.local, e->family, m->id.idiag_src, m->id.idiag_sport, m->id.idiag_if);
-	set_inaddr(&e->in.remote, e->family, m->id.idiag_dst, m->id.idiag_dport, m->id.idiag_if);
-	while ((a = ipp_nl__attr_next(h, &off, &alen)))
-		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_SKMEMINFO)
-			set_meminfo(e, ipp_nl__attr_data(a), alen);
-	return 0;
+	struct sockent e = {
+		.ino = m->idiag_inode, .family = m->idiag_family, .protocol = ic->protocol,
+		.type = ic->protocol == IPPROTO_TCP ? SOCK_STREAM : SOCK_DGRAM,
+		.state = m->idiag_state, .rqueue = m->idiag_rqueue, .wqueue = m->idiag_wqueue,
+	};
+	set_inaddr(&e.in.local, e.family, m->id.idiag_src, m->id.idiag_sport, m->id.idiag_if);
+	set_inaddr(&e.in.remote, e.family, m->id.idiag_dst, m->id.idiag_dport, m->id.idiag_if);
+	take_attrs(h, sizeof(*m), &e, inet_attr);
+	return db_add(ic->db, &e);
 }
 
 enum {
@@ -232,42 +238,49 @@ enum {
 
 #define UNIX_SHOW (UDIAG_SHOW_NAME | UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN | UDIAG_SHOW_MEMINFO)
 
+/* A sock_diag request: the netlink header, then a unix or an inet one. */
+struct diag_req {
+	struct nlmsghdr h;
+	union {
+		struct unix_diag_req un;
+		struct inet_diag_req_v2 in;
+	};
+};
+
+/* Send @req, of @size bytes after its header, and hand each answer to @add. */
+static int diag_query(struct nl *nl, struct diag_req *req, size_t size, bool dump,
+		      ipp_nl_cb_t add, void *ctx)
+{
+	req->h.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	return ipp_nl__query(nl, req, NLMSG_LENGTH(size), dump, add, ctx);
+}
+
 /* The unix socket of inode @ino only (0: dump them all). */
 static int query_unix(struct nl *nl, struct ipp_sockdb *db, uint32_t ino)
 {
-	struct {
-		struct nlmsghdr h;
-		struct unix_diag_req r;
-	} req = {
-		.h.nlmsg_type = SOCK_DIAG_BY_FAMILY,
-		.r = {
-			.sdiag_family = AF_UNIX,
-			.udiag_states = ~0u,
-			.udiag_ino = ino,
-			.udiag_show = UNIX_SHOW,
-			.udiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
-		},
-	};
-	return ipp_nl__query(nl, &req, sizeof(req), ino == 0, add_unix, db);
+	struct diag_req req = { .un = {
+		.sdiag_family = AF_UNIX,
+		.udiag_states = ~0u,
+		.udiag_ino = ino,
+		.udiag_show = UNIX_SHOW,
+		.udiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+	} };
+
+	return diag_query(nl, &req, sizeof(req.un), ino == 0, add_unix, db);
 }
 
 static int dump_inet(struct nl *nl, struct ipp_sockdb *db, int family, uint8_t protocol)
 {
-	struct {
-		struct nlmsghdr h;
-		struct inet_diag_req_v2 r;
-	} req = {
-		.h.nlmsg_type = SOCK_DIAG_BY_FAMILY,
-		.r = {
-			.sdiag_family = (uint8_t)family,
-			.sdiag_protocol = protocol,
-			.idiag_ext = 1u << (INET_DIAG_SKMEMINFO - 1),
-			/* Every state but those of sockets without an fd. */
-			.idiag_states = ~((1u << TCP_TIME_WAIT) | (1u << 12 /* TCP_NEW_SYN_RECV */)),
-		},
-	};
+	struct diag_req req = { .in = {
+		.sdiag_family = (uint8_t)family,
+		.sdiag_protocol = protocol,
+		.idiag_ext = 1u << (INET_DIAG_SKMEMINFO - 1),
+		/* Every state but those of sockets without an fd. */
+		.idiag_states = ~((1u << TCP_TIME_WAIT) | (1u << 12 /* TCP_NEW_SYN_RECV */)),
+	} };
 	struct inet_ctx ic = { .db = db, .protocol = protocol };
-	return ipp_nl__query(nl, &req, sizeof(req), true, add_inet, &ic);
+
+	return diag_query(nl, &req, sizeof(req.in), true, add_inet, &ic);
 }
 
 /* Errors that mean "this kernel cannot dump that family": leave it out. */

@@ -115,8 +115,7 @@ static void suspect(void *ctx, void *val)
 	struct ipp_xchg *x = val;
 
 	if (x->req.read && x->req.rpid == s->pid && !x->answered) {
-		if (!x->drop)
-			x->drop = IPP_DROP_NO_CAUSE;
+		ipp_drop_once(&x->drop, IPP_DROP_NO_CAUSE);
 		s->n++;
 	}
 }
@@ -249,8 +248,7 @@ void ipp_paths__late(struct ipcperf_paths *p, struct ipp_conn *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->turn.n; i++)
-		if (!c->turn.v[i]->drop)
-			c->turn.v[i]->drop = IPP_DROP_LATE;
+		ipp_drop_once(&c->turn.v[i]->drop, IPP_DROP_LATE);
 	(void)p;
 }
 

@@ -92,18 +92,13 @@ void ipcperf_paths__delete(struct ipcperf_paths *p)
 
 struct ipp_thr *ipp_paths__thr(struct ipcperf_paths *p, pid_t tid)
 {
-	struct ipp_thr *t = ipp_idmap__get(&p->thrs, (uint64_t)tid);
+	struct ipp_thr *t;
 
-	if (t || tid <= 0)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (tid <= 0)
 		return NULL;
-	t->tid = tid;
-	if (ipp_idmap__put(&p->thrs, (uint64_t)tid, t) < 0) {
-		free(t);
-		return NULL;
-	}
+	t = ipp_idmap__get_new(&p->thrs, (uint64_t)tid, sizeof(*t));
+	if (t)
+		t->tid = tid;
 	return t;
 }
 
@@ -195,8 +190,7 @@ static void mark_lost(void *ctx, void *val)
 	struct ipp_xchg *x = val;
 
 	(void)ctx;
-	if (!x->drop)
-		x->drop = IPP_DROP_LOST;
+	ipp_drop_once(&x->drop, IPP_DROP_LOST);
 }
 
 void ipp_paths__lost(struct ipcperf_paths *p)

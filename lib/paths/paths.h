@@ -114,6 +114,13 @@ enum ipp_drop {
 	IPP_DROP_SPLIT,		/* pipes.c: a stage wrote one message's bytes in several */
 };
 
+/* Left out for @why, unless *@drop has a reason already: the first one found stands. */
+static inline void ipp_drop_once(enum ipp_drop *drop, enum ipp_drop why)
+{
+	if (!*drop)
+		*drop = why;
+}
+
 struct ipp_conn;
 
 /* An exchange: a request on a connection and its response. */

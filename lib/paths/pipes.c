@@ -124,16 +124,9 @@ static void msgs_put(struct ipp_pmsg **v, size_t n)
 
 static struct ipp_pthr *pthr_of(struct ipp_pipes *ps, pid_t tid)
 {
-	struct ipp_pthr *t = ipp_idmap__get(&ps->thrs, (uint64_t)tid);
-
-	if (t || tid <= 0)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (t && ipp_idmap__put(&ps->thrs, (uint64_t)tid, t) < 0) {
-		free(t);
-		t = NULL;
-	}
-	return t;
+	if (tid <= 0)
+		return NULL;
+	return ipp_idmap__get_new(&ps->thrs, (uint64_t)tid, sizeof(struct ipp_pthr));
 }
 
 /* ------------------------------------------------------------------ the paths */
@@ -245,7 +238,7 @@ static void join(struct ipcperf_paths *p, struct ipp_pchain *c, struct ipp_pmsg 
 		}
 	}
 	if (ipp_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0) {
-		c->drop = c->drop ? c->drop : IPP_DROP_LOST;
+		ipp_drop_once(&c->drop, IPP_DROP_LOST);
 		return;
 	}
 	c->v[c->n++] = m;
@@ -256,8 +249,8 @@ static void join(struct ipcperf_paths *p, struct ipp_pchain *c, struct ipp_pmsg 
 
 static void mark(struct ipp_pmsg *m, enum ipp_drop d)
 {
-	if (m->chain && !m->chain->drop)
-		m->chain->drop = d;
+	if (m->chain)
+		ipp_drop_once(&m->chain->drop, d);
 }
 
 /* ------------------------------------------------------------------ the calls, in order */
@@ -460,16 +453,8 @@ void ipp_pipes__put(struct ipp_pmsg *m)
 
 static struct ipp_pipe *pipe_of(struct ipp_pipes *ps, uint64_t ino, bool create)
 {
-	struct ipp_pipe *pp = ipp_idmap__get(&ps->pipes, ino);
-
-	if (pp || !create)
-		return pp;
-	pp = calloc(1, sizeof(*pp));
-	if (pp && ipp_idmap__put(&ps->pipes, ino, pp) < 0) {
-		free(pp);
-		pp = NULL;
-	}
-	return pp;
+	return create ? ipp_idmap__get_new(&ps->pipes, ino, sizeof(struct ipp_pipe)) :
+			ipp_idmap__get(&ps->pipes, ino);
 }
 
 static void tap_write(struct ipcperf_paths *p, struct ipp_pipe *pp, const struct ipcperf_syscall *ev)
@@ -557,8 +542,7 @@ static void lost_chain(void *ctx, void *val)
 	struct ipp_pchain *c = val;
 
 	(void)ctx;
-	if (!c->drop)
-		c->drop = IPP_DROP_LOST;
+	ipp_drop_once(&c->drop, IPP_DROP_LOST);
 }
 
 void ipp_pipes__lost(struct ipcperf_paths *p)

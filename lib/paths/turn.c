@@ -117,8 +117,7 @@ struct ipp_xchg *ipp_turn__next(const struct ipp_conn *c)
 static void mixed(struct ipp_turn *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		if (!t->v[i]->drop)
-			t->v[i]->drop = IPP_DROP_PIPELINED;
+		ipp_drop_once(&t->v[i]->drop, IPP_DROP_PIPELINED);
 }
 
 /* The server read @x's first byte after its answer @prev began: @x is a request of its own. */
@@ -242,8 +241,7 @@ static void fold(struct ipcperf_paths *p, struct ipp_xchg *into, struct ipp_xchg
 	into->req.rd += x->req.rd;
 	if (x->req.r_last > into->req.r_last)
 		into->req.r_last = x->req.r_last;
-	if (x->drop && !into->drop)
-		into->drop = x->drop;
+	ipp_drop_once(&into->drop, x->drop);
 	if (thr && thr->held == x->id)
 		thr->held = into->id;
 	unhang(x);
@@ -276,8 +274,7 @@ static void unanswered(struct ipcperf_paths *p, struct ipp_turn *t, size_t from,
 			fold(p, t->v[0], x);
 			continue;
 		}
-		if (!x->drop)
-			x->drop = IPP_DROP_NO_RESPONSE;
+		ipp_drop_once(&x->drop, IPP_DROP_NO_RESPONSE);
 		ipp_paths__close_xchg(p, x);
 	}
 }
@@ -295,8 +292,8 @@ void ipp_turn__end(struct ipcperf_paths *p, struct ipp_conn *c, bool carry)
 	c->cur = NULL;
 	unanswered(p, &t, first, m, k);
 	for (size_t i = 0; i < first && i < t.n; i++) {
-		if (!t.v[i]->answered && !t.v[i]->drop)
-			t.v[i]->drop = IPP_DROP_NO_RESPONSE;
+		if (!t.v[i]->answered)
+			ipp_drop_once(&t.v[i]->drop, IPP_DROP_NO_RESPONSE);
 		answered(p, c, t.v[i], carry && t.v[i]->answered);
 	}
 	while (!carry && c->owed.n)
