@@ -148,9 +148,7 @@ void ipp_follow__delete(struct ipp_follow *f)
 {
 	if (!f)
 		return;
-	free(f->targets.v);
-	free(f->others.v);
-	free(f);
+	ipp_free_all(f->targets.v, f->others.v, f);
 }
 
 int ipp_follow__add(struct ipp_follow *f, pid_t tid, pid_t tgid)

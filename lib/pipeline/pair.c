@@ -60,8 +60,7 @@ void ipp_pairer__delete(struct ipp_pairer *p)
 {
 	if (!p)
 		return;
-	free(p->slots);
-	free(p);
+	ipp_free_all(p->slots, p);
 }
 
 static uint32_t key_of(pid_t tid)

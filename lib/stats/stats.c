@@ -57,12 +57,8 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < st->nr_procs; i++)
-		ipp_proc__free(st->procs[i]);
-	free(st->procs);
-	for (size_t i = 0; i < st->nr_exited; i++)
-		ipp_proc__free(st->exited[i]);
-	free(st->exited);
+	ipp_delete_ptrs(st->procs, st->nr_procs, ipp_proc__free);
+	ipp_delete_ptrs(st->exited, st->nr_exited, ipp_proc__free);
 	for (size_t i = 0; i < st->nr_counts; i++)
 		free_hists(&st->counts[i]);
 	free(st->counts);
