@@ -24,9 +24,8 @@ struct ipp_identlog *ipp_identlog__new(void)
 
 void ipp_identlog__delete(struct ipp_identlog *l)
 {
-	if (!l)
-		return;
-	ipp_free_all(l->v, l->taken, l);
+	if (l)
+		ipp_free_all(l->v, l->taken, l);
 }
 
 const struct ipp_ident_ans *ipp_identlog__answers(const struct ipp_identlog *l, size_t *n)

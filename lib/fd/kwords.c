@@ -45,9 +45,8 @@ struct ipp_kwords *ipp_kwords__new(void)
 
 void ipp_kwords__delete(struct ipp_kwords *k)
 {
-	if (!k)
-		return;
-	ipp_free_all(k->pend, k->lex, k);
+	if (k)
+		ipp_free_all(k->pend, k->lex, k);
 }
 
 static int cmp_lastexit(const void *key, const void *elem)

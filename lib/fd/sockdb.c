@@ -67,9 +67,8 @@ struct ipp_sockdb *ipp_sockdb__new(void)
 
 void ipp_sockdb__delete(struct ipp_sockdb *db)
 {
-	if (!db)
-		return;
-	ipp_free_all(db->ents, db);
+	if (db)
+		ipp_free_all(db->ents, db);
 }
 
 size_t ipp_sockdb__count(const struct ipp_sockdb *db)

@@ -76,14 +76,9 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 		ipp_flows__free_flow(fl->flows[i]);
 	}
 	ipp_flows__drop_folds(fl);
-	free(fl->folds);
-	free(fl->flows);
-	free(fl->warm);
 	ipp_settleq__fini(&fl->pend);
-	free(fl->served);
 	ipp_waits__delete(fl->waits);
-	free(fl->takes);
-	free(fl);
+	ipp_free_all(fl->folds, fl->flows, fl->warm, fl->served, fl->takes, fl);
 }
 
 void ipp_flows__free_flow(struct flow *f)
