@@ -200,6 +200,11 @@ void ipp_free_each(void *const *v, size_t n);
  * of @n = 0), with @del, first to last; then free() @v itself.
  */
 void ipp_delete_ptrs(void *v, size_t n, void (*del)(void *obj));
+/*
+ * A constructor that ran out of memory half way: free @obj, its object
+ * (only that). @return NULL with errno ENOMEM, for the constructor to return.
+ */
+void *ipp_new_failed(void *obj);
 /* ---------------------------------------------------------------- idmap.c */
 /*
  * A map of 64-bit keys (inodes, tids, ids; never 0) to pointers (never

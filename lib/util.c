@@ -149,3 +149,10 @@ void ipp_delete_ptrs(void *v, size_t n, void (*del)(void *obj))
 	}
 	free(v);
 }
+
+void *ipp_new_failed(void *obj)
+{
+	free(obj);
+	errno = ENOMEM;
+	return NULL;
+}

@@ -280,6 +280,22 @@ START_TEST(test_free_all)
 }
 END_TEST
 
+/* A half-made object freed (the bytes in use fall back, where counted); NULL with ENOMEM. */
+START_TEST(test_new_failed)
+{
+	size_t before = mallinfo2().uordblks;
+	char *obj = malloc(8192);
+	bool counted = mallinfo2().uordblks >= before + 8192;
+
+	ck_assert_ptr_nonnull(obj);
+	errno = 0;
+	ck_assert_ptr_null(ipp_new_failed(obj));
+	ck_assert_int_eq(errno, ENOMEM);
+	if (counted)
+		ck_assert_uint_lt(mallinfo2().uordblks, before + 8192);
+}
+END_TEST
+
 static int deleted[4];
 static size_t nr_deleted;
 
@@ -451,6 +467,7 @@ Suite *util_suite(void)
 	tcase_add_test(tc, test_new_checked);
 	tcase_add_test(tc, test_free_all);
 	tcase_add_test(tc, test_delete_ptrs);
+	tcase_add_test(tc, test_new_failed);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("number");
 	tcase_add_test(tc, test_parse_number);
