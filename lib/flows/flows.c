@@ -58,11 +58,8 @@ struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
 	fl->st = st;
 	fl->fold_at = IPP_FLOWS_FOLD_MIN;
 	fl->waits = ipp_waits__new();
-	if (!fl->waits) {
-		free(fl);
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!fl->waits)
+		return ipp_new_failed(fl);
 	ipp_settleq__init(&fl->pend, ipp_stats__fdtab(st));
 	return fl;
 }

@@ -25,11 +25,8 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	st->fold_exited = IPP_OPTS_HAS(opts, fold_exited) && opts->fold_exited;
 	st->compact_at = IPP_COMPACT_FIRST;
 	st->fdt = ipp_fdtab__new();
-	if (!st->fdt) {
-		free(st);
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!st->fdt)
+		return ipp_new_failed(st);
 	/* Not attached to a session: /proc, read when an fd is first seen. */
 	if (!st->no_proc)
 		ipp_stats__proc_resolver(st, NULL, NULL);
