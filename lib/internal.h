@@ -187,6 +187,24 @@ static inline void *ipp_sorted_get_new(void **v, size_t *n, size_t *cap, size_t 
 	}
 	return *slot;
 }
+/* free() each of the @n pointers of @v, in order; NULL ones as free() takes them. */
+void ipp_free_each(void *const *v, size_t n);
+/*
+ * free() each pointer given, in order (a destructor's members, then the
+ * object itself, last). The list is counted here, so it cannot go wrong.
+ */
+#define ipp_free_all(...) \
+	ipp_free_each((void *const[]){ __VA_ARGS__ }, IPP_ARRAY_SIZE(((void *const[]){ __VA_ARGS__ })))
+/*
+ * Delete each object of @v, an array of @n pointers to them (NULL too: @v
+ * of @n = 0), with @del, first to last; then free() @v itself.
+ */
+void ipp_delete_ptrs(void *v, size_t n, void (*del)(void *obj));
+/*
+ * A constructor that ran out of memory half way: free @obj, its object
+ * (only that). @return NULL with errno ENOMEM, for the constructor to return.
+ */
+void *ipp_new_failed(void *obj);
 /* ---------------------------------------------------------------- idmap.c */
 /*
  * A map of 64-bit keys (inodes, tids, ids; never 0) to pointers (never

@@ -131,3 +131,28 @@ int ipp_read_int(const char *path, int *val)
 	fclose(f);
 	return ok ? 0 : -EINVAL;
 }
+
+void ipp_free_each(void *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+}
+
+void ipp_delete_ptrs(void *v, size_t n, void (*del)(void *obj))
+{
+	for (size_t i = 0; i < n; i++) {
+		void *obj;
+
+		/* memcpy: the array holds pointers to the caller's type, not void * */
+		memcpy(&obj, (char *)v + i * sizeof(obj), sizeof(obj));
+		del(obj);
+	}
+	free(v);
+}
+
+void *ipp_new_failed(void *obj)
+{
+	free(obj);
+	errno = ENOMEM;
+	return NULL;
+}

@@ -382,11 +382,7 @@ void ipp_bpf__delete(struct ipp_bpf *b)
 	for (size_t i = 0; i < b->nr_outs; i++)
 		close(b->outs[i].fd);
 	progs_bpf__destroy(b->skel);
-	free(b->outs);
-	free(b->ids);
-	free(b->links);
-	free(b->logs);
-	free(b);
+	ipp_free_all(b->outs, b->ids, b->links, b->logs, b);
 }
 
 /* Set or clear @tgid's bit in the target bitmap (maybe_target()) in the mmapped .bss. */

@@ -652,15 +652,8 @@ static void free_writer(struct ipp_pd_writer *w)
 {
 	for (size_t i = 0; i < w->nr_ev; i++)
 		free_event(&w->ev[i]);
-	free(w->ev);
-	free(w->header_page);
-	free(w->header_event);
-	free(w->hostname);
-	free(w->osrelease);
-	free(w->arch);
-	free(w->blob);
-	free(w->buf);
-	free(w);
+	ipp_free_all(w->ev, w->header_page, w->header_event, w->hostname, w->osrelease, w->arch,
+		     w->blob, w->buf, w);
 }
 
 int ipp_pd_writer__close(struct ipp_pd_writer *w)

@@ -250,9 +250,6 @@ void ipp_recorder__delete(struct ipp_recorder *r)
 		return;
 	ipp_pd_writer__delete(r->w);
 	ipp_identlog__delete(r->log);
-	free(r->lost);
-	free(r->cnt);
-	free(r->path);
-	free(r);
+	ipp_free_all(r->lost, r->cnt, r->path, r);
 }
 

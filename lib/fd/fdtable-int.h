@@ -84,8 +84,11 @@ static inline int ipp_fdt_cmp_pid(const void *key, const void *elem)
 
 /* Process @pid's entry, made when @create. NULL: none, or no memory. */
 struct fdproc *ipp_fdt_get_proc(struct ipp_fdtab *t, pid_t pid, bool create);
-/* Free @p and what it holds (its fds' incarnations are the table's). */
-void ipp_fdt_free_proc(struct fdproc *p);
+/*
+ * Free @obj (a struct fdproc) and what it holds (its fds' incarnations are
+ * the table's); void *, so that ipp_delete_ptrs() takes it.
+ */
+void ipp_fdt_free_proc(void *obj);
 /* The slot of open @fd of @p, or NULL. */
 struct fdslot *ipp_fdt_find_slot(struct fdproc *p, int fd);
 /*

@@ -71,25 +71,19 @@ struct ipp_fdtab *ipp_fdtab__new(void)
 	return t;
 }
 
-void ipp_fdt_free_proc(struct fdproc *p)
+void ipp_fdt_free_proc(void *obj)
 {
-	free(p->fds);
-	free(p->closed);
-	free(p->ranges);
-	free(p);
+	struct fdproc *p = obj;
+
+	ipp_free_all(p->fds, p->closed, p->ranges, p);
 }
 
 void ipp_fdtab__delete(struct ipp_fdtab *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nr_procs; i++)
-		ipp_fdt_free_proc(t->procs[i]);
-	free(t->procs);
-	free(t->incs);
-	free(t->closed);
-	free(t->free_incs);
-	free(t->recent);
+	ipp_delete_ptrs(t->procs, t->nr_procs, ipp_fdt_free_proc);
+	ipp_free_all(t->incs, t->closed, t->free_incs, t->recent);
 	ipp_kwords__delete(t->kw);
 	ipp_resolver__put(t->res);
 	free(t);

@@ -19,16 +19,13 @@ struct ipp_identlog {
 
 struct ipp_identlog *ipp_identlog__new(void)
 {
-	return calloc(1, sizeof(struct ipp_identlog));
+	return ipp_new(sizeof(struct ipp_identlog));
 }
 
 void ipp_identlog__delete(struct ipp_identlog *l)
 {
-	if (!l)
-		return;
-	free(l->v);
-	free(l->taken);
-	free(l);
+	if (l)
+		ipp_free_all(l->v, l->taken, l);
 }
 
 const struct ipp_ident_ans *ipp_identlog__answers(const struct ipp_identlog *l, size_t *n)

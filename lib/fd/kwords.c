@@ -40,16 +40,13 @@ struct ipp_kwords {
 
 struct ipp_kwords *ipp_kwords__new(void)
 {
-	return calloc(1, sizeof(struct ipp_kwords));
+	return ipp_new(sizeof(struct ipp_kwords));
 }
 
 void ipp_kwords__delete(struct ipp_kwords *k)
 {
-	if (!k)
-		return;
-	free(k->pend);
-	free(k->lex);
-	free(k);
+	if (k)
+		ipp_free_all(k->pend, k->lex, k);
 }
 
 static int cmp_lastexit(const void *key, const void *elem)

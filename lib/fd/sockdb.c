@@ -62,15 +62,13 @@ struct ipp_sockdb {
 
 struct ipp_sockdb *ipp_sockdb__new(void)
 {
-	return calloc(1, sizeof(struct ipp_sockdb));
+	return ipp_new(sizeof(struct ipp_sockdb));
 }
 
 void ipp_sockdb__delete(struct ipp_sockdb *db)
 {
-	if (!db)
-		return;
-	free(db->ents);
-	free(db);
+	if (db)
+		ipp_free_all(db->ents, db);
 }
 
 size_t ipp_sockdb__count(const struct ipp_sockdb *db)

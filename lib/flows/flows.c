@@ -58,11 +58,8 @@ struct ipcperf_flows *ipcperf_flows__new(struct ipcperf_stats *st)
 	fl->st = st;
 	fl->fold_at = IPP_FLOWS_FOLD_MIN;
 	fl->waits = ipp_waits__new();
-	if (!fl->waits) {
-		free(fl);
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!fl->waits)
+		return ipp_new_failed(fl);
 	ipp_settleq__init(&fl->pend, ipp_stats__fdtab(st));
 	return fl;
 }
@@ -76,14 +73,9 @@ void ipcperf_flows__delete(struct ipcperf_flows *fl)
 		ipp_flows__free_flow(fl->flows[i]);
 	}
 	ipp_flows__drop_folds(fl);
-	free(fl->folds);
-	free(fl->flows);
-	free(fl->warm);
 	ipp_settleq__fini(&fl->pend);
-	free(fl->served);
 	ipp_waits__delete(fl->waits);
-	free(fl->takes);
-	free(fl);
+	ipp_free_all(fl->folds, fl->flows, fl->warm, fl->served, fl->takes, fl);
 }
 
 void ipp_flows__free_flow(struct flow *f)

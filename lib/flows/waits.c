@@ -51,7 +51,7 @@ struct ipp_waits {
 
 struct ipp_waits *ipp_waits__new(void)
 {
-	return calloc(1, sizeof(struct ipp_waits));
+	return ipp_new(sizeof(struct ipp_waits));
 }
 
 void ipp_waits__delete(struct ipp_waits *w)

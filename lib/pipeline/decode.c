@@ -61,9 +61,7 @@ void ipp_decoder__delete(struct ipp_decoder *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->nr_ids; i++)
-		free(d->by_id[i]);
-	free(d->by_id);
+	ipp_delete_ptrs(d->by_id, d->nr_ids, free);
 	free(d);
 }
 

@@ -133,7 +133,7 @@ static void tab_drop(struct tidtab *t, struct slot *s)
 
 struct ipp_follow *ipp_follow__new(void)
 {
-	struct ipp_follow *f = calloc(1, sizeof(*f));
+	struct ipp_follow *f = ipp_new(sizeof(*f));
 
 	if (!f)
 		return NULL;
@@ -146,11 +146,8 @@ struct ipp_follow *ipp_follow__new(void)
 
 void ipp_follow__delete(struct ipp_follow *f)
 {
-	if (!f)
-		return;
-	free(f->targets.v);
-	free(f->others.v);
-	free(f);
+	if (f)
+		ipp_free_all(f->targets.v, f->others.v, f);
 }
 
 int ipp_follow__add(struct ipp_follow *f, pid_t tid, pid_t tgid)

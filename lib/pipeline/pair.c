@@ -58,10 +58,8 @@ struct ipp_pairer *ipp_pairer__new(void)
 
 void ipp_pairer__delete(struct ipp_pairer *p)
 {
-	if (!p)
-		return;
-	free(p->slots);
-	free(p);
+	if (p)
+		ipp_free_all(p->slots, p);
 }
 
 static uint32_t key_of(pid_t tid)

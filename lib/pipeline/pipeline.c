@@ -28,12 +28,10 @@
 
 struct ipp_pipeline *ipp_pipeline__new(void)
 {
-	struct ipp_pipeline *p = calloc(1, sizeof(*p));
+	struct ipp_pipeline *p = ipp_new(sizeof(*p));
 
-	if (!p) {
-		errno = ENOMEM;
+	if (!p)
 		return NULL;
-	}
 	p->self = -1;
 	p->include_self = true;
 	p->dec = ipp_decoder__new();
@@ -55,14 +53,9 @@ void ipp_pipeline__delete(struct ipp_pipeline *p)
 	ipp_merge__delete(p->merge);
 	ipp_pairer__delete(p->pairer);
 	ipp_callmem__fini(&p->mem);
-	free(p->handlers);
-	free(p->lost_per_cpu);
-	free(p->samples_per_cpu);
-	free(p->sc_tp);
-	free(p->fdid_ids);
-	free(p->acct.v);
 	ipp_procres__put(p->procres);
-	free(p);
+	ipp_free_all(p->handlers, p->lost_per_cpu, p->samples_per_cpu, p->sc_tp, p->fdid_ids,
+		     p->acct.v, p);
 }
 
 struct ipp_decoder *ipp_pipeline__decoder(struct ipp_pipeline *p)

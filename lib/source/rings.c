@@ -746,11 +746,8 @@ static void rings_destroy(struct ipp_source *src)
 	if (s->has_cmd)
 		ipp_cmd__abort(&s->cmd);
 	ipp_evset__fini(&s->es);
-	free(s->pids);
-	free(s->tids);
-	free(s->targets);
 	ipp_recorder__delete(s->recorder);	/* never finished: the file stays partial */
-	free(s);
+	ipp_free_all(s->pids, s->tids, s->targets, s);
 }
 
 const struct ipp_source_ops ipp_rings_ops = {

@@ -226,7 +226,8 @@ void ipp_stats__drop_unseen(struct ipcperf_stats *st, pid_t tid);
 struct scstat *ipp_proc__sc(struct proc *p, pid_t tid, int nr, const char *name);
 /* @n more calls of @sc failed with @err. */
 void ipp_proc__sc_errnos(struct scstat *sc, int err, uint64_t n);
-void ipp_proc__free(struct proc *p);
+/* Free @obj (a struct proc) and its rows; void *, so that ipp_delete_ptrs() takes it. */
+void ipp_proc__free(void *obj);
 /* Spare histograms kept at most (what the incarnations held at once, at most this many). */
 #define IPP_SPARE_HISTS 256
 /* An empty dense histogram for a side: a spare one, or made. NULL: no memory. */

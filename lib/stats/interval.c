@@ -117,8 +117,7 @@ void ipcperf_interval__delete(struct ipcperf_interval *iv)
 	if (!iv)
 		return;
 	ipcperf_stats__delete(iv->st);
-	free(iv->src);
-	free(iv);
+	ipp_free_all(iv->src, iv);
 }
 
 /*

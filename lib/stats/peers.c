@@ -477,9 +477,7 @@ void ipp_peers__delete(struct ipp_peers *pe)
 {
 	if (!pe)
 		return;
-	free(pe->inos);
-	free(pe->addrs);
-	free(pe);
+	ipp_free_all(pe->inos, pe->addrs, pe);
 }
 
 /* The inode whose holders /proc was asked about for @id: its peer key, or its mirror's. */

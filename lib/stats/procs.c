@@ -101,8 +101,10 @@ void ipp_proc__sc_errnos(struct scstat *sc, int err, uint64_t n)
 	sc->nr_errnos++;
 }
 
-void ipp_proc__free(struct proc *p)
+void ipp_proc__free(void *obj)
 {
+	struct proc *p = obj;
+
 	for (size_t i = 0; i < p->nr_sc; i++) {
 		free(p->sc[i]->errnos);
 		free(p->sc[i]->hist);

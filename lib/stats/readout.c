@@ -80,9 +80,11 @@ static const struct proc *proc_at(const struct ipcperf_stats *st, size_t i)
 int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
 				 int (*cb)(void *ctx, const struct ipcperf_proc_row *row), void *ctx)
 {
+	int ret = 0;
+
 	if (!st || !cb)
 		return -EINVAL;
-	for (size_t i = 0; i < st->nr_exited + st->nr_procs; i++) {
+	for (size_t i = 0; i < st->nr_exited + st->nr_procs && !ret; i++) {
 		const struct proc *p = proc_at(st, i);
 		struct ipcperf_proc_row row = {
 			.pid = p->pid, .comm = p->comm, .voluntary_cs = p->vol,
@@ -92,15 +94,11 @@ int ipcperf_stats__for_each_proc(struct ipcperf_stats *st,
 			.uring_unaccounted = p->uring_ops, .left_ns = p->left_ns,
 			.folded = p->folded,
 		};
-		int ret;
 
-		if (!p->seen)
-			continue;
-		ret = cb(ctx, &row);
-		if (ret)
-			return ret;
+		if (p->seen)
+			ret = cb(ctx, &row);
 	}
-	return 0;
+	return ret;
 }
 
 static int cmp_sc_name(const void *a, const void *b)

@@ -25,11 +25,8 @@ struct ipcperf_stats *ipcperf_stats__new(const struct ipcperf_stats_opts *opts)
 	st->fold_exited = IPP_OPTS_HAS(opts, fold_exited) && opts->fold_exited;
 	st->compact_at = IPP_COMPACT_FIRST;
 	st->fdt = ipp_fdtab__new();
-	if (!st->fdt) {
-		free(st);
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (!st->fdt)
+		return ipp_new_failed(st);
 	/* Not attached to a session: /proc, read when an fd is first seen. */
 	if (!st->no_proc)
 		ipp_stats__proc_resolver(st, NULL, NULL);
@@ -57,12 +54,8 @@ void ipcperf_stats__delete(struct ipcperf_stats *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < st->nr_procs; i++)
-		ipp_proc__free(st->procs[i]);
-	free(st->procs);
-	for (size_t i = 0; i < st->nr_exited; i++)
-		ipp_proc__free(st->exited[i]);
-	free(st->exited);
+	ipp_delete_ptrs(st->procs, st->nr_procs, ipp_proc__free);
+	ipp_delete_ptrs(st->exited, st->nr_exited, ipp_proc__free);
 	for (size_t i = 0; i < st->nr_counts; i++)
 		free_hists(&st->counts[i]);
 	free(st->counts);
