@@ -54,6 +54,7 @@
 #ifndef IPCPERF_INTERNAL_H
 #define IPCPERF_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -205,6 +206,12 @@ void ipp_delete_ptrs(void *v, size_t n, void (*del)(void *obj));
  * (only that). @return NULL with errno ENOMEM, for the constructor to return.
  */
 void *ipp_new_failed(void *obj);
+/* A constructor's failure: @return NULL, with errno @err (a positive code). */
+static inline void *ipp_null_errno(int err)
+{
+	errno = err;
+	return NULL;
+}
 /* ---------------------------------------------------------------- idmap.c */
 /*
  * A map of 64-bit keys (inodes, tids, ids; never 0) to pointers (never

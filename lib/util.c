@@ -66,8 +66,7 @@ void *ipp_new(size_t size)
 void *ipp_new_checked(bool args_ok, size_t size)
 {
 	if (!args_ok) {
-		errno = EINVAL;
-		return NULL;
+		return ipp_null_errno(EINVAL);
 	}
 	return ipp_new(size);
 }
@@ -153,6 +152,5 @@ void ipp_delete_ptrs(void *v, size_t n, void (*del)(void *obj))
 void *ipp_new_failed(void *obj)
 {
 	free(obj);
-	errno = ENOMEM;
-	return NULL;
+	return ipp_null_errno(ENOMEM);
 }

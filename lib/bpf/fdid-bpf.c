@@ -325,13 +325,11 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 	int err;
 
 	if (!ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(*opts))) {
-		errno = EINVAL;
-		return NULL;
+		return ipp_null_errno(EINVAL);
 	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		ipp_info("no kernel BTF (/sys/kernel/btf/vmlinux): fd identity from /proc\n");
-		errno = ENOENT;
-		return NULL;
+		return ipp_null_errno(ENOENT);
 	}
 	b = calloc(1, sizeof(*b));
 	if (!b)
@@ -369,8 +367,7 @@ struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 	return b;
 fail:
 	ipp_bpf__delete(b);
-	errno = -err;
-	return NULL;
+	return ipp_null_errno(-err);
 }
 
 void ipp_bpf__delete(struct ipp_bpf *b)

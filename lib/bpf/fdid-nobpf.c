@@ -13,8 +13,7 @@
 
 struct ipp_bpf *ipp_bpf__new(const struct ipp_bpf_opts *opts)
 {
-	errno = ENOTSUP;
-	return NULL;
+	return ipp_null_errno(ENOTSUP);
 }
 
 void ipp_bpf__delete(struct ipp_bpf *b)

@@ -225,8 +225,7 @@ struct ipp_pd_writer *ipp_pd_writer__new(const char *path, const struct ipp_pd_w
 	int fd, err;
 
 	if (!path || !ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(*opts))) {
-		errno = EINVAL;
-		return NULL;
+		return ipp_null_errno(EINVAL);
 	}
 	/*
 	 * Like perf record -o: an existing file is truncated; captures are
@@ -256,8 +255,7 @@ struct ipp_pd_writer *ipp_pd_writer__new_fd(int fd, const struct ipp_pd_writer_o
 	int err = 0;
 
 	if (fd < 0 || !ipp_opts_valid(opts, opts ? opts->sz : 0, sizeof(o))) {
-		errno = fd < 0 ? EBADF : EINVAL;
-		return NULL;
+		return ipp_null_errno(fd < 0 ? EBADF : EINVAL);
 	}
 	if (opts)
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
@@ -301,8 +299,7 @@ struct ipp_pd_writer *ipp_pd_writer__new_fd(int fd, const struct ipp_pd_writer_o
 	return w;
 fail:
 	ipp_pd_writer__delete(w);
-	errno = err;
-	return NULL;
+	return ipp_null_errno(err);
 }
 
 static void free_event(struct wevent *ev)

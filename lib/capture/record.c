@@ -77,8 +77,7 @@ struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 	r->path = strdup(path);
 	if (!r->log || !r->path) {
 		ipp_recorder__delete(r);
-		errno = ENOMEM;
-		return NULL;
+		return ipp_null_errno(ENOMEM);
 	}
 	/* The writer keeps copies of these texts. */
 	page = ipp_tracefs_events_file("header_page", &o.header_page_len);
@@ -104,8 +103,7 @@ struct ipp_recorder *ipp_recorder__new(const char *path, int fd)
 		else
 			ipp_info("cannot write the capture to %s: %s\n", path, strerror(err));
 		ipp_recorder__delete(r);
-		errno = err;
-		return NULL;
+		return ipp_null_errno(err);
 	}
 	return r;
 }

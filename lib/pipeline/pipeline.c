@@ -39,8 +39,7 @@ struct ipp_pipeline *ipp_pipeline__new(void)
 	p->pairer = ipp_pairer__new();
 	if (!p->dec || !p->merge || !p->pairer) {
 		ipp_pipeline__delete(p);
-		errno = ENOMEM;
-		return NULL;
+		return ipp_null_errno(ENOMEM);
 	}
 	return p;
 }

@@ -48,16 +48,14 @@ static struct ipcperf_session *session_new(struct ipp_source *(*make)(const void
 
 	if (!s || !(s->pl = ipp_pipeline__new())) {
 		free(s);
-		errno = ENOMEM;
-		return NULL;
+		return ipp_null_errno(ENOMEM);
 	}
 	s->src = make(a, b, s->pl);
 	if (!s->src) {
 		err = errno;
 		ipp_pipeline__delete(s->pl);
 		free(s);
-		errno = err;
-		return NULL;
+		return ipp_null_errno(err);
 	}
 	return s;
 }
@@ -84,8 +82,7 @@ struct ipcperf_session *ipcperf_session__open_file(const char *path,
 			       !ipp_opts_valid(opts, opts->sz, sizeof(*opts))))) {
 		ipp_info("invalid options: %s\n", path ? "bad sz; set it with IPCPERF_OPTS()" :
 			 "no file");
-		errno = EINVAL;
-		return NULL;
+		return ipp_null_errno(EINVAL);
 	}
 	return session_new(make_replay, path, opts);
 }

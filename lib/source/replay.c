@@ -341,8 +341,7 @@ struct ipp_source *ipp_replay__new(const char *path, const struct ipcperf_file_o
 fail:
 	if (s)
 		replay_destroy(&s->base);
-	errno = -err;
-	return NULL;
+	return ipp_null_errno(-err);
 }
 
 bool ipp_replay__partial(const struct ipp_source *src)

@@ -67,8 +67,7 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	int err = ipp_rings__validate(user, &o);
 
 	if (err) {
-		errno = -err;
-		return NULL;
+		return ipp_null_errno(-err);
 	}
 	s = ipp_new(sizeof(*s));
 	if (!s)
@@ -108,8 +107,7 @@ struct ipp_source *ipp_rings__new(const struct ipcperf_session_opts *user,
 	}
 	if (err) {
 		rings_destroy(&s->base);
-		errno = -err;
-		return NULL;
+		return ipp_null_errno(-err);
 	}
 	return &s->base;
 }

@@ -106,8 +106,7 @@ struct ipcperf_interval *ipcperf_interval__new(struct ipcperf_session *s,
 	err = interval_fill(iv, s, opts);
 	if (err < 0) {
 		ipcperf_interval__delete(iv);
-		errno = -err;
-		return NULL;
+		return ipp_null_errno(-err);
 	}
 	return iv;
 }
