@@ -504,7 +504,10 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	return ret;
 }
 
-/* What cli_finish() frees of a run of stat: the flows first, since they use the totals. */
+/*
+ * What cli_finish() frees of a run of stat: the library's objects, the
+ * flows first, since they use the totals; then stat's own tables.
+ */
 static void stat_free(void *ctx)
 {
 	struct stat_cmd *c = ctx;
@@ -512,8 +515,8 @@ static void stat_free(void *ctx)
 	ipcperf_flows__delete(c->flows);
 	ipcperf_interval__delete(c->iv);
 	ipcperf_stats__delete(c->total);
-	free(c->cnt_targets);
 	thread_names_free(&c->names);
+	free(c->cnt_targets);
 }
 
 static int stat_run(const void *opts)
