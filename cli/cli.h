@@ -237,6 +237,14 @@ void cli_session_release(struct ipcperf_session *s);
  * command outlived (SIGKILL), that signal re-raised.
  */
 int cli_exit(const struct cli_result *res, bool failed);
+/*
+ * The end of a command's run, in the order it must go, when its output is
+ * out: the command that outlived the capture waited for
+ * (cli_wait_command()); the session released, first, since it feeds the
+ * command's objects; @free_ctx(@ctx) then frees those; last, cli_exit()'s
+ * code, since it may re-raise the command's signal.
+ */
+int cli_finish(struct cli_result *res, bool failed, void (*free_ctx)(void *ctx), void *ctx);
 
 /*
  * When @st counts lost events, the warning: how many, @what that costs the

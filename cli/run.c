@@ -737,3 +737,11 @@ int cli_exit(const struct cli_result *res, bool failed)
 	}
 	return EXIT_RUNTIME;
 }
+
+int cli_finish(struct cli_result *res, bool failed, void (*free_ctx)(void *ctx), void *ctx)
+{
+	cli_wait_command(res);
+	cli_session_release(res->session);
+	free_ctx(ctx);
+	return cli_exit(res, failed);
+}

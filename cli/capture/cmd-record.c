@@ -48,6 +48,12 @@ static void say_capture(const struct record_opts *o, const struct cli_result *re
 			(st.stop_ns > st.start_ns ? st.stop_ns - st.start_ns : 0) / 1e9);
 }
 
+/* What cli_finish() frees of a recording: its accounting. */
+static void free_stats(void *st)
+{
+	ipcperf_stats__delete(st);
+}
+
 static int record_run(const void *opts)
 {
 	const struct record_opts *o = opts;
@@ -90,10 +96,7 @@ static int record_run(const void *opts)
 	if (res.session)
 		say_capture(o, &res);
 	/* The capture is said before a command that outlived it is waited for. */
-	cli_wait_command(&res);
-	cli_session_release(res.session);
-	ipcperf_stats__delete(st);
-	return cli_exit(&res, false);
+	return cli_finish(&res, false, free_stats, st);
 }
 
 const struct cli_command cli_cmd_record = {

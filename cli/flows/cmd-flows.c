@@ -260,6 +260,22 @@ static int flows_report(struct flows_cmd *c, const struct cli_result *res)
 	return ret;
 }
 
+/* What cli_finish() frees of a run of flows: the flows before the accounting they use. */
+static void flows_free(void *ctx)
+{
+	struct flows_cmd *c = ctx;
+
+	flowout_trace_delete(c->tr);
+	if (c->iv.map)
+		munmap(c->iv.map, c->iv.map_len);
+	if (c->iv.json_f)
+		fclose(c->iv.json_f);
+	free(c->iv.text);
+	ipcperf_flows__delete(c->iv.fl);
+	ipcperf_flows__delete(c->fl);
+	ipcperf_stats__delete(c->st);
+}
+
 static int flows_run(const void *opts)
 {
 	const struct flows_opts *o = opts;
@@ -290,19 +306,7 @@ static int flows_run(const void *opts)
 	failed |= cli_out_close(&c.out) < 0;
 	failed |= cli_out_close(&c.dot) < 0;
 	failed |= cli_out_close(&c.trace) < 0;
-	cli_wait_command(&res);
-	/* The session first: it feeds the others. */
-	cli_session_release(res.session);
-	flowout_trace_delete(c.tr);
-	if (c.iv.map)
-		munmap(c.iv.map, c.iv.map_len);
-	if (c.iv.json_f)
-		fclose(c.iv.json_f);
-	free(c.iv.text);
-	ipcperf_flows__delete(c.iv.fl);
-	ipcperf_flows__delete(c.fl);
-	ipcperf_stats__delete(c.st);
-	return cli_exit(&res, failed);
+	return cli_finish(&res, failed, flows_free, &c);
 }
 
 int flows_replay(const struct report_opts *o)

@@ -180,6 +180,17 @@ static int paths_report(struct paths_cmd *c, const struct cli_result *res)
 	return paths_traces(c);
 }
 
+/* What cli_finish() frees of a run of paths: the paths before the flows they tap. */
+static void paths_free(void *ctx)
+{
+	struct paths_cmd *c = ctx;
+
+	ipcperf_paths__delete(c->pa);
+	pathsout_delete(c->po);
+	ipcperf_flows__delete(c->fl);
+	ipcperf_stats__delete(c->st);
+}
+
 static int paths_run(const void *opts)
 {
 	const struct paths_opts *o = opts;
@@ -208,14 +219,7 @@ static int paths_run(const void *opts)
 	failed |= cli_out_close(&c.out) < 0;
 	failed |= cli_out_close(&c.otlp) < 0;
 	failed |= cli_out_close(&c.perfetto) < 0;
-	cli_wait_command(&res);
-	/* The session first: it feeds the others; the paths before the flows they tap. */
-	cli_session_release(res.session);
-	ipcperf_paths__delete(c.pa);
-	pathsout_delete(c.po);
-	ipcperf_flows__delete(c.fl);
-	ipcperf_stats__delete(c.st);
-	return cli_exit(&res, failed);
+	return cli_finish(&res, failed, paths_free, &c);
 }
 
 /* The paths view of a capture: ipcperf paths -i on it. */

@@ -504,6 +504,21 @@ static int stat_report(struct stat_cmd *c, const struct cli_result *res)
 	return ret;
 }
 
+/*
+ * What cli_finish() frees of a run of stat: the library's objects, the
+ * flows first, since they use the totals; then stat's own tables.
+ */
+static void stat_free(void *ctx)
+{
+	struct stat_cmd *c = ctx;
+
+	ipcperf_flows__delete(c->flows);
+	ipcperf_interval__delete(c->iv);
+	ipcperf_stats__delete(c->total);
+	thread_names_free(&c->names);
+	free(c->cnt_targets);
+}
+
 static int stat_run(const void *opts)
 {
 	const struct stat_opts *o = opts;
@@ -524,15 +539,7 @@ static int stat_run(const void *opts)
 	/* Finish the report before waiting for a command that outlived the capture. */
 	failed |= cli_out_close(&c.output) < 0;
 	httpd_delete(c.httpd);
-	cli_wait_command(&res);
-	/* Release the session first, since it feeds the accounting; the flows use the totals. */
-	cli_session_release(res.session);
-	ipcperf_flows__delete(c.flows);
-	ipcperf_interval__delete(c.iv);
-	ipcperf_stats__delete(c.total);
-	free(c.cnt_targets);
-	thread_names_free(&c.names);
-	return cli_exit(&res, failed);
+	return cli_finish(&res, failed, stat_free, &c);
 }
 
 const struct cli_command cli_cmd_stat = {

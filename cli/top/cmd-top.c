@@ -340,6 +340,16 @@ static void last_frame(struct top_cmd *c, struct ipcperf_session *s)
 		draw(c);
 }
 
+/* What cli_finish() frees of a run of top. */
+static void top_free(void *ctx)
+{
+	struct top_cmd *c = ctx;
+
+	ipcperf_flows__delete(c->fl);
+	ipcperf_interval__delete(c->iv);
+	topview_free(&c->tv);
+}
+
 static int top_run(const void *opts)
 {
 	const struct top_opts *o = opts;
@@ -365,12 +375,7 @@ static int top_run(const void *opts)
 	cli_run(&o->t, &run, &res);
 	term_leave();
 	last_frame(&c, res.session);
-	cli_wait_command(&res);
-	cli_session_release(res.session);
-	ipcperf_flows__delete(c.fl);
-	ipcperf_interval__delete(c.iv);
-	topview_free(&c.tv);
-	return cli_exit(&res, false);
+	return cli_finish(&res, false, top_free, &c);
 }
 
 static enum cli_parsed top_parse(int argc, char **argv, void *opts)

@@ -13,7 +13,17 @@
 struct trace_ctx {
 	struct traceout out;
 	const struct tracesel *sel;
+	struct ipcperf_stats *st;	/* the accounting that settles the calls */
 };
+
+/* What cli_finish() frees of a trace: the accounting, then the lines it fed. */
+static void trace_free(void *ctx)
+{
+	struct trace_ctx *c = ctx;
+
+	ipcperf_stats__delete(c->st);
+	traceout_fini(&c->out);
+}
 
 static void on_call(void *ctx, const struct ipcperf_syscall *ev, const struct ipcperf_call_fds *fds)
 {
@@ -121,6 +131,7 @@ static int trace_run(const void *opts)
 		ipcperf_stats__delete(st);
 		return EXIT_RUNTIME;
 	}
+	tc.st = st;
 	ipcperf_stats__on_every_call(st, on_call, &tc);
 	ipcperf_stats__on_every_call_entered(st, on_entered, &tc);
 	ipcperf_stats__on_every_signal(st, on_signal, &tc);
@@ -148,11 +159,7 @@ static int trace_run(const void *opts)
 		say_ends(res.session, st);
 	/* Finish the trace before waiting for a command that outlived it. */
 	lost = cli_out_close(&out) < 0;
-	cli_wait_command(&res);
-	cli_session_release(res.session);
-	ipcperf_stats__delete(st);
-	traceout_fini(&tc.out);
-	return cli_exit(&res, lost);
+	return cli_finish(&res, lost, trace_free, &tc);
 }
 
 const struct cli_command cli_cmd_trace = {
