@@ -4,7 +4,7 @@
 # client apart, at full speed on 4 kept-alive connections for 2 s, then
 # for 10 s. The client's writes and reads are never seen, so the server's
 # writes wait for reads and its reads for writes that never come: the
-# flows keep no more of them than UNSEEN_KEEP (512) entries
+# flows keep no more of them than UNSEEN_KEEP (512) entries a side
 # (lib/flows/flows.c), and the peak anonymous RSS of the 10 s run is within
 # 10 MB of the 2 s run's (before: about 145 bytes a request, without end).
 # The bytes stay exact: the server's flows wrote 256 bytes a request and

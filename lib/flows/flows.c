@@ -342,31 +342,38 @@ static struct seg moved_add(struct moved *m, const struct ipcperf_syscall *ev)
 /*
  * A socket's side that no traced call was seen on yet: its writes (or its
  * reads) queue for the other side's calls, which may never come (a server
- * traced alone: its client is not). A queue of such a side keeps at most
+ * traced alone: its client is not). A queue of such a side holds at most
  * UNSEEN_KEEP entries, 16 KiB: a busy server's live connections each have
- * two. Past them, the oldest write was read out of sight and leaves the
- * queue, and the oldest read is unmatched. A traced side whose first call
- * comes after so many of the other's has its first matches wrong
- * (doc/accuracy.md). A unix socket with its default buffer never holds
- * that many: each write is a buffer of its own, charged ~766 bytes to the
- * 208 KiB (278 one-byte writes fill it, on Linux 6.1); TCP's receive side
- * merges them. A pipe holds no more than its size, and keeps its queue.
+ * two. When it is full, its oldest UNSEEN_DROP go at once (a run of
+ * neighbours, where one at a time was a cache miss a call): the writes
+ * were read out of sight, the reads are unmatched. So a traced side whose
+ * first call comes after more than UNSEEN_KEEP - UNSEEN_DROP of the
+ * other's may have its first matches wrong (doc/accuracy.md). A unix
+ * socket with its default buffer never holds that many: each write is a
+ * buffer of its own, charged ~766 bytes to the 208 KiB (278 one-byte
+ * writes fill it, on Linux 6.1); TCP's receive side merges them. A pipe
+ * holds no more than its size, and keeps its queue.
  */
 #define UNSEEN_KEEP 512
+#define UNSEEN_DROP 128
 
 /* Room for one more entry in the queue of @f's writes (@writes) or reads, made as above. */
 static void unseen_room(struct ipcperf_flows *fl, struct flow *f, bool writes)
 {
-	if (f->kind == IPCPERF_FD_PIPE)
+	struct fifo *q = writes ? &f->segs : &f->debts;
+	uint64_t gone = 0;
+
+	if (f->kind == IPCPERF_FD_PIPE || (writes ? f->traced_r : f->traced_w) ||
+	    q->len < UNSEEN_KEEP)
 		return;
-	while (writes && !f->traced_r && f->segs.len >= UNSEEN_KEEP) {
-		set_queued(f, f->queued - fifo_front(&f->segs)->left, fl->now);
-		fifo_pop(&f->segs);
+	for (size_t i = 0; i < UNSEEN_DROP; i++) {
+		gone += fifo_front(q)->left;
+		fifo_pop(q);
 	}
-	while (!writes && !f->traced_w && f->debts.len >= UNSEEN_KEEP) {
-		f->unmatched += fifo_front(&f->debts)->left;
-		fifo_pop(&f->debts);
-	}
+	if (writes)
+		set_queued(f, f->queued - gone, fl->now);
+	else
+		f->unmatched += gone;
 }
 
 static void on_write(struct ipcperf_flows *fl, struct flow *f, const struct ipcperf_syscall *ev)
