@@ -48,14 +48,32 @@ scrape_configs:
     static_configs:
       - targets: ['$target']
 EOF
-# A loopback port nothing answers on (bash's /dev/tcp connects or fails at once).
-for _ in $(seq 20); do
-	port=$((20000 + RANDOM % 40000))
-	(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+# Prometheus on a loopback port nothing answers on (bash's /dev/tcp
+# connects or fails at once), below the kernel's range of ports for
+# connect() and port 0, from which the other tests' sockets take theirs. A
+# port may still be taken between the look and prometheus' bind: then
+# another, five times at most.
+low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
+[ "${low:-0}" -gt 12000 ] || low=32768
+for try in 1 2 3 4 5; do
+	for _ in $(seq 20); do
+		port=$((10000 + RANDOM % (low - 10000)))
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+	done
+	prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/data" \
+		--web.listen-address="127.0.0.1:$port" --log.level=warn >"$T/prometheus.log" 2>&1 &
+	prom_pid=$!
+	# Up (its readiness page answers), or gone.
+	for _ in $(seq 100); do
+		curl -s --max-time 1 -o /dev/null "http://127.0.0.1:$port/-/ready" && break
+		kill -0 "$prom_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$prom_pid" 2>/dev/null && break
+	wait "$prom_pid"
+	grep -q "address already in use" "$T/prometheus.log" && [ "$try" -lt 5 ] ||
+		{ cat "$T/prometheus.log" >&2; fail "prometheus did not start"; }
 done
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/data" \
-	--web.listen-address="127.0.0.1:$port" --log.level=warn >"$T/prometheus.log" 2>&1 &
-prom_pid=$!
 
 # query EXPR: the value of the first series of EXPR now, or nothing. Series
 # go stale at the first failed scrape after ipcperf is gone, so the queries
