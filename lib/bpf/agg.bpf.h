@@ -27,6 +27,15 @@ struct {
 	__type(value, struct ipp_sum_rec);
 } agg SEC(".maps");
 
+/*
+ * How many keys the agg map may hold: raised before a key is made and
+ * lowered after one is deleted, so that it is never below the map's count.
+ * A close flushes each call added up (up to 16), and most fds' sums are in
+ * the fast slots: while it is 0, the flush skips the map's lookups, a
+ * hashed lookup each (on nginx, two closes a request: 32 lookups).
+ */
+__u64 agg_keys;
+
 /* A summary of zeros, which a new key starts from; it is never written. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -191,7 +200,9 @@ static __always_inline struct ipp_sum_rec *sum_of(struct ipp_sum_key *k)
 	if (!z)
 		return NULL;
 	/* An EEXIST failure means another CPU made it meanwhile. */
-	bpf_map_update_elem(&agg, k, z, BPF_NOEXIST);
+	__sync_fetch_and_add(&agg_keys, 1);
+	if (bpf_map_update_elem(&agg, k, z, BPF_NOEXIST))
+		__sync_fetch_and_add(&agg_keys, -1);
 	return bpf_map_lookup_elem(&agg, k);
 }
 
@@ -375,7 +386,8 @@ static __always_inline void flush_hashed(void *ctx, const struct ipp_sum_key *k)
 	if (!bpf_map_lookup_elem(&agg, &f.k))
 		return;
 	bpf_loop(nr_cpus < AGG_MAX_CPUS ? nr_cpus : AGG_MAX_CPUS, flush_cpu, &f, 0);
-	bpf_map_delete_elem(&agg, &f.k);
+	if (!bpf_map_delete_elem(&agg, &f.k))
+		__sync_fetch_and_add(&agg_keys, -1);
 }
 
 struct agg_fd {
@@ -389,7 +401,8 @@ static long flush_nr(__u32 i, struct agg_fd *a)
 	struct ipp_sum_key k = { .tgid = a->tgid, .fd = a->fd, .nr = agg_nrs[i & (IPP_SUM_MAX_NRS - 1)] };
 
 	flush_fast(a->ctx, &k);
-	flush_hashed(a->ctx, &k);
+	if (agg_keys)
+		flush_hashed(a->ctx, &k);
 	return 0;
 }
 
@@ -438,7 +451,8 @@ static __always_inline void agg_flush_range(void *ctx, __u32 tgid, __s32 lo, __s
 	struct agg_range a = { .ctx = ctx, .tgid = tgid, .lo = lo, .hi = hi };
 
 	bpf_loop(fast_slots < IPP_SUM_FAST ? fast_slots : IPP_SUM_FAST, flush_owned, &a, 0);
-	bpf_for_each_map_elem(&agg, flush_each, &a, 0);
+	if (agg_keys)
+		bpf_for_each_map_elem(&agg, flush_each, &a, 0);
 }
 
 #endif
