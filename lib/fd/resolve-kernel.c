@@ -71,38 +71,40 @@ void ipp_ident_of_open(struct ipp_ident *id, const struct ipcperf_fd_open *ev)
 	snprintf(id->detail, sizeof(id->detail), "%s", ev->detail ? ev->detail : "");
 }
 
-/* "A -> B" and "B -> A": the two ends of one inet connection. */
-static bool mirrored(const char *a, const char *b)
+/*
+ * "B -> A" of @a's "A -> B" into @want (as long as @a). @return false when
+ * @a is no such detail, or is unconnected ("A -> "): no peer to find.
+ */
+static bool mirror_of(const char *a, char want[IPP_DETAIL_MAX])
 {
-	const char *sa = strstr(a, " -> "), *sb = strstr(b, " -> ");
-	size_t la, lb;
+	const char *arrow = strstr(a, " -> ");
 
-	if (!sa || !sb)
+	if (!arrow || !arrow[4])
 		return false;
-	la = (size_t)(sa - a);
-	lb = (size_t)(sb - b);
-	/* Unconnected ("A -> "): no peer to find. */
-	return sa[4] && strlen(sa + 4) == lb && !strncmp(sa + 4, b, lb) &&
-	       strlen(sb + 4) == la && !strncmp(sb + 4, a, la);
+	snprintf(want, IPP_DETAIL_MAX, "%s -> %.*s", arrow + 4, (int)(arrow - a), a);
+	return true;
 }
 
 /*
  * The kernel names a TCP or UDP socket by its addresses, not its peer: the
  * peer is the open socket whose addresses are this one's mirrored (a
- * loopback connection has both ends here), as sock_diag pairs them.
+ * loopback connection has both ends here), as sock_diag pairs them. The
+ * mirror is written once, so that each open socket costs one string
+ * compare, which mostly ends in the first few bytes.
  */
 static void link_inet_peer(struct ipp_inc *incs, size_t n, struct ipp_inc *in)
 {
 	struct ipp_ident *id = &in->id;
+	char want[IPP_DETAIL_MAX];
 
 	if ((id->kind != IPCPERF_FD_TCP && id->kind != IPCPERF_FD_UDP) || id->peer_ino ||
-	    id->state != IPP_ID_FINAL || !strstr(id->detail, " -> "))
+	    id->state != IPP_ID_FINAL || !mirror_of(id->detail, want))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct ipp_ident *o = &incs[i].id;
 
 		if (!incs[i].open || &incs[i] == in || o->kind != id->kind ||
-		    o->state != IPP_ID_FINAL || !mirrored(id->detail, o->detail))
+		    o->state != IPP_ID_FINAL || strcmp(o->detail, want))
 			continue;
 		id->peer_ino = o->ino;
 		if (!o->peer_ino)
