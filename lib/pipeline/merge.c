@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pipeline/merge.h"
+#include "bpf/call-rec.h"
 #include "bpf/sum-rec.h"
 
 /*
@@ -35,9 +36,17 @@
 #define BLOCK_SIZE 256
 #define BIG_BLOCK_SIZE 2304	/* a summary, 2144 bytes, and the record's header */
 #define BIG_KEEP 512
-/* A FIFO slot: the record header and this much data (raw syscall data is <= 64). */
-#define SLOT_SIZE 128
+/*
+ * A FIFO slot: the record header and this much data: raw syscall data (<= 64
+ * bytes) and the kernel's call records (bpf/call-rec.h, with the 4 bytes of
+ * their RAW size), which stand for both samples of each call when calls are
+ * paired in the kernel. At 128 bytes the call records did not fit, and
+ * every one went through the heap.
+ */
+#define SLOT_SIZE 160
 #define SLOT_DATA (SLOT_SIZE - offsetof(struct ipp_mrec, data))
+_Static_assert(SLOT_DATA >= IPP_CALL_REC_SIZE + 4, "a call record fits a FIFO slot");
+_Static_assert(SLOT_SIZE % 16 == 0, "slots keep records aligned");
 
 /*
  * A heap entry: the record's sort key beside it, so that a sift compares
