@@ -250,6 +250,22 @@ int ipp_read_int(const char *path, int *val);
 /* opts->sz is sane: at least the sz member, and no larger than we know unless the tail is zero. */
 bool ipp_opts_valid(const void *opts, size_t user_sz, size_t known_sz);
 
+/*
+ * Define the public function NAME(TYPE *o, cb, void *ctx) that sets one of
+ * the object's callbacks: it stores @cb in o->CB and @ctx in o->CTX and
+ * returns 0, or -EINVAL when @o is NULL. The type of @cb is the field's,
+ * which the public header's declaration of NAME must match.
+ */
+#define IPP_DEFINE_CB_SETTER(name, type, cb, ctx)					\
+	int name(type *o, __typeof__(((type *)0)->cb) cb_, void *ctx_)			\
+	{										\
+		if (!o)									\
+			return -EINVAL;							\
+		o->cb = cb_;								\
+		o->ctx = ctx_;								\
+		return 0;								\
+	}
+
 /* ---------------------------------------------------------------- api.c */
 #include <stdarg.h>
 void ipp_vprint(enum ipcperf_print_level level, const char *fmt, va_list ap);

@@ -118,15 +118,7 @@ static void flow_pin(struct ipcperf_flows *fl, struct flow *f)
 	}
 }
 
-int ipcperf_flows__on_match(struct ipcperf_flows *fl,
-			    void (*cb)(void *ctx, const struct ipcperf_flow_match *m), void *ctx)
-{
-	if (!fl)
-		return -EINVAL;
-	fl->match_cb = cb;
-	fl->match_ctx = ctx;
-	return 0;
-}
+IPP_DEFINE_CB_SETTER(ipcperf_flows__on_match, struct ipcperf_flows, match_cb, match_ctx)
 
 void ipp_flows__tap(struct ipcperf_flows *fl, const struct ipp_flowtap *t)
 {

@@ -224,15 +224,7 @@ int ipcperf_paths__attach(struct ipcperf_paths *p, struct ipcperf_session *s)
 	return err;
 }
 
-int ipcperf_paths__on_path(struct ipcperf_paths *p,
-			   void (*cb)(void *ctx, const struct ipcperf_path *path), void *ctx)
-{
-	if (!p)
-		return -EINVAL;
-	p->cb = cb;
-	p->cb_ctx = ctx;
-	return 0;
-}
+IPP_DEFINE_CB_SETTER(ipcperf_paths__on_path, struct ipcperf_paths, cb, cb_ctx)
 
 static int settle_none(void *ctx, const struct ipcperf_flow *f)
 {

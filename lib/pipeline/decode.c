@@ -96,16 +96,12 @@ static int need2(struct tpdesc *t, struct tep_event *ev, int slot, const char *a
 	return set_fld(t, &t->f[slot], tf);
 }
 
-static int describe_syscall(struct tpdesc *t, struct tep_event *ev, bool enter)
+/* The arguments of syscalls:sys_enter_X: the fields after __syscall_nr, each 8 bytes wide. */
+static int syscall_args(struct tpdesc *t, struct tep_event *ev)
 {
 	struct tep_format_field *tf;
-	int err = need(t, ev, F_NR, "__syscall_nr");
+	int err;
 
-	if (err)
-		return err;
-	if (!enter)
-		return need(t, ev, F_RET, "ret");
-	/* The arguments are the fields after __syscall_nr, each 8 bytes wide. */
 	for (tf = ev->format.fields; tf && t->nr_args < 6; tf = tf->next) {
 		if (strcmp(tf->name, "__syscall_nr") == 0 || (tf->flags & TEP_FIELD_IS_DYNAMIC))
 			continue;
@@ -117,20 +113,11 @@ static int describe_syscall(struct tpdesc *t, struct tep_event *ev, bool enter)
 	return 0;
 }
 
-/*
- * Describe raw_syscalls:sys_enter (id, args[6]) or sys_exit (id, ret), which
- * fire for every syscall.
- */
-static int describe_raw(struct tpdesc *t, struct tep_event *ev, bool enter)
+/* The arguments of raw_syscalls:sys_enter, which fires for every syscall: its args[6]. */
+static int raw_args(struct tpdesc *t, struct tep_event *ev)
 {
-	struct tep_format_field *args;
-	int err = need(t, ev, F_NR, "id");
+	struct tep_format_field *args = tep_find_field(ev, "args");
 
-	if (err)
-		return err;
-	if (!enter)
-		return need(t, ev, F_RET, "ret");
-	args = tep_find_field(ev, "args");
 	if (!args || args->size < 8 || args->size % 8)
 		return -EPROTO;
 	t->nr_args = args->size / 8 > 6 ? 6 : (unsigned int)args->size / 8;
@@ -140,6 +127,21 @@ static int describe_raw(struct tpdesc *t, struct tep_event *ev, bool enter)
 			t->min_size = t->arg[i].off + 8;
 	}
 	return 0;
+}
+
+/*
+ * Describe a syscall tracepoint: its number (raw_syscalls: the id field),
+ * then its return value (sys_exit) or its arguments (sys_enter).
+ */
+static int describe_syscall(struct tpdesc *t, struct tep_event *ev, bool enter)
+{
+	int err = need(t, ev, F_NR, t->raw ? "id" : "__syscall_nr");
+
+	if (err)
+		return err;
+	if (!enter)
+		return need(t, ev, F_RET, "ret");
+	return t->raw ? raw_args(t, ev) : syscall_args(t, ev);
 }
 
 /*
@@ -194,7 +196,7 @@ static int describe(struct tpdesc *t, const char *system, struct tep_event *ev)
 			return -EINVAL;
 		t->kind = enter ? IPP_REC_SYS_ENTER : IPP_REC_SYS_EXIT;
 		t->raw = true;
-		return describe_raw(t, ev, enter);
+		return describe_syscall(t, ev, enter);
 	}
 
 	if (strcmp(system, "syscalls") == 0) {

@@ -342,87 +342,98 @@ size_t ipp_pipeline__acct_sum(const struct ipp_pipeline *p, pid_t root, struct i
 }
 
 /*
- * Deliver a target's fork, exec or exit from the kernel (struct
- * ipp_task_rec) in place of its sched_process_* sample, as the same event
- * to the task handlers. Returns 1 when delivered, else 0.
+ * A target's fork, exec or exit from the kernel, in place of its
+ * sched_process_* sample: the same event to the task handlers.
  */
-static int dispatch_task(struct ipp_pipeline *s, const struct ipp_mrec *r)
+static void deliver_task(struct ipp_pipeline *s, const struct ipp_mrec *r,
+			 const struct ipp_task_rec *rec)
 {
-	struct ipp_task_rec rec;
-	struct ipcperf_task ev;
-
-	if (ipp_task_rec__parse(r->data, r->size, &rec) < 0)
-		return 0;
-	ev = (struct ipcperf_task){
-		.kind = (enum ipcperf_task_kind)rec.kind, .time_ns = r->time, .pid = rec.pid,
-		.tid = rec.tid, .exit_status = -1,
+	struct ipcperf_task ev = {
+		.kind = (enum ipcperf_task_kind)rec->kind, .time_ns = r->time, .pid = rec->pid,
+		.tid = rec->tid, .exit_status = -1,
 	};
-	switch (rec.kind) {
+
+	switch (rec->kind) {
 	case IPP_TASK_REC_FORK:
-		ev.child_tid = rec.child_tid;
-		ev.comm = rec.comm;
+		ev.child_tid = rec->child_tid;
+		ev.comm = rec->comm;
 		break;
 	case IPP_TASK_REC_EXEC:
-		ev.filename = rec.filename;
-		ev.left_view = rec.flags & IPP_TASK_REC_F_LEFT;
+		ev.filename = rec->filename;
+		ev.left_view = rec->flags & IPP_TASK_REC_F_LEFT;
 		if (ev.left_view)	/* its exec never returns in sight: not unfinished */
-			ipp_pairer__thread_exit(s->pairer, rec.tid);
+			ipp_pairer__thread_exit(s->pairer, rec->tid);
 		break;
 	default:
-		ev.comm = rec.comm;
-		if (rec.flags & IPP_TASK_REC_F_CODE)
-			ev.exit_status = rec.exit_code;
-		ipp_pairer__thread_exit(s->pairer, rec.tid);
+		ev.comm = rec->comm;
+		if (rec->flags & IPP_TASK_REC_F_CODE)
+			ev.exit_status = rec->exit_code;
+		ipp_pairer__thread_exit(s->pairer, rec->tid);
 		break;
 	}
 	EMIT(s, task, &ev);
-	return 1;
 }
 
-/*
- * Deliver a signal delivered to a target thread (struct ipp_sig_rec). Returns 1
- * when delivered, else 0.
- */
-static int dispatch_signal(struct ipp_pipeline *s, const struct ipp_mrec *r)
+/* A signal delivered to a target thread, to the signal handlers. */
+static void deliver_signal(struct ipp_pipeline *s, const struct ipp_mrec *r,
+			   const struct ipp_sig_rec *rec)
 {
-	struct ipp_sig_rec rec;
 	struct ipcperf_signal ev;
 
-	if (ipp_sig_rec__parse(r->data, r->size, &rec) < 0)
-		return 0;
 	memset(&ev, 0, sizeof(ev));
 	ev.time_ns = r->time;
-	ev.pid = rec.pid;
-	ev.tid = rec.tid;
-	ev.signo = rec.signo;
-	ev.action = (enum ipcperf_signal_action)rec.action;
+	ev.pid = rec->pid;
+	ev.tid = rec->tid;
+	ev.signo = rec->signo;
+	ev.action = (enum ipcperf_signal_action)rec->action;
 	_Static_assert(sizeof(ev.info) == sizeof(siginfo_t) && sizeof(ev.info) >= IPP_SIG_INFO,
 		       "a siginfo_t, which holds the kernel's");
-	memcpy(ev.info, rec.info, IPP_SIG_INFO);
+	memcpy(ev.info, rec->info, IPP_SIG_INFO);
 	EMIT(s, signal, &ev);
-	return 1;
+}
+
+/* A thread's counts at its exit, to the sched_totals handlers; its task accounting kept. */
+static void deliver_sched(struct ipp_pipeline *s, const struct ipp_mrec *r,
+			  const struct ipp_sched_rec *rec)
+{
+	struct ipcperf_sched_totals ev = {
+		.time_ns = r->time, .pid = rec->pid, .tid = rec->tid, .exited = true,
+		.voluntary = rec->voluntary, .involuntary = rec->involuntary,
+		.wakeups = rec->wakeups, .migrations = rec->migrations,
+	};
+
+	memcpy(ev.comm, rec->comm, sizeof(ev.comm));
+	if (ipp_pipeline__acct_add(s, rec->root, &rec->acct) < 0)
+		ipp_pipeline__lost_to_memory(s, r->cpu);
+	ipp_pipeline__sched_totals(s, &ev);
 }
 
 /*
- * Deliver a thread's counts at its exit (struct ipp_sched_rec). Returns 1 when
- * delivered, else 0.
+ * Deliver a record of a task's life from the kernel: its fork, exec or exit
+ * (IPP_MREC_KTASK, struct ipp_task_rec), a signal delivered to it
+ * (IPP_MREC_KSIG, struct ipp_sig_rec) or its counts at its exit
+ * (IPP_MREC_KSCHED, struct ipp_sched_rec). A record that does not parse is
+ * dropped. Returns 1 when delivered, else 0.
  */
-static int dispatch_sched(struct ipp_pipeline *s, const struct ipp_mrec *r)
+static int dispatch_life(struct ipp_pipeline *s, const struct ipp_mrec *r)
 {
-	struct ipp_sched_rec rec;
-	struct ipcperf_sched_totals ev;
+	union {
+		struct ipp_task_rec task;
+		struct ipp_sig_rec sig;
+		struct ipp_sched_rec sched;
+	} rec;
+	int err = r->type == IPP_MREC_KTASK ? ipp_task_rec__parse(r->data, r->size, &rec.task) :
+		  r->type == IPP_MREC_KSIG ? ipp_sig_rec__parse(r->data, r->size, &rec.sig) :
+		  ipp_sched_rec__parse(r->data, r->size, &rec.sched);
 
-	if (ipp_sched_rec__parse(r->data, r->size, &rec) < 0)
+	if (err < 0)
 		return 0;
-	ev = (struct ipcperf_sched_totals){
-		.time_ns = r->time, .pid = rec.pid, .tid = rec.tid, .exited = true,
-		.voluntary = rec.voluntary, .involuntary = rec.involuntary,
-		.wakeups = rec.wakeups, .migrations = rec.migrations,
-	};
-	memcpy(ev.comm, rec.comm, sizeof(ev.comm));
-	if (ipp_pipeline__acct_add(s, rec.root, &rec.acct) < 0)
-		ipp_pipeline__lost_to_memory(s, r->cpu);
-	ipp_pipeline__sched_totals(s, &ev);
+	if (r->type == IPP_MREC_KTASK)
+		deliver_task(s, r, &rec.task);
+	else if (r->type == IPP_MREC_KSIG)
+		deliver_signal(s, r, &rec.sig);
+	else
+		deliver_sched(s, r, &rec.sched);
 	return 1;
 }
 
@@ -528,7 +539,7 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 			break;
 		case IPP_MREC_KSCHED:
 			/* A thread's counts come at its last switch, after its exit record. */
-			n += dispatch_sched(s, r);
+			n += dispatch_life(s, r);
 			break;
 		case IPP_MREC_KSUM:
 			n += dispatch_sum(s, r);
@@ -545,9 +556,8 @@ int ipp_pipeline__deliver(struct ipp_pipeline *s, uint64_t horizon)
 			    !untracked_task(s, r))
 				break;
 			n += r->type == IPP_MREC_KCALL ? dispatch_call(s, r) :
-			     r->type == IPP_MREC_KTASK ? dispatch_task(s, r) :
 			     r->type == IPP_MREC_KARGS ? dispatch_args(s, r) :
-			     r->type == IPP_MREC_KSIG ? dispatch_signal(s, r) : dispatch_fdid(s, r);
+			     r->type == IPP_MREC_KFD ? dispatch_fdid(s, r) : dispatch_life(s, r);
 			break;
 		case PERF_RECORD_FORK:
 		case PERF_RECORD_EXIT:

@@ -23,45 +23,25 @@ static void scan_started(void *ctx)
 	ipp_fdtab__attach_fds(st->fdt, st->scan_pids, st->nr_scan_pids);
 }
 
-static void h_syscall(void *ctx, const struct ipcperf_syscall *ev)
-{
-	ipcperf_stats__add_syscall(ctx, ev);
-}
+/*
+ * The session's handler h_NAME of events of type TYPE: the event handed to
+ * ipcperf_stats__add_NAME(). A handler takes its context as a void *, and
+ * ipcperf_stats__add_NAME() the stats: hence a function each.
+ */
+#define STATS_HANDLER(name, type)					\
+	static void h_##name(void *ctx, const struct type *ev)		\
+	{								\
+		ipcperf_stats__add_##name(ctx, ev);			\
+	}
 
-static void h_switch(void *ctx, const struct ipcperf_switch *ev)
-{
-	ipcperf_stats__add_switch(ctx, ev);
-}
-
-static void h_wakeup(void *ctx, const struct ipcperf_wakeup *ev)
-{
-	ipcperf_stats__add_wakeup(ctx, ev);
-}
-
-static void h_fd_open(void *ctx, const struct ipcperf_fd_open *ev)
-{
-	ipcperf_stats__add_fd_open(ctx, ev);
-}
-
-static void h_sched_totals(void *ctx, const struct ipcperf_sched_totals *ev)
-{
-	ipcperf_stats__add_sched_totals(ctx, ev);
-}
-
-static void h_task(void *ctx, const struct ipcperf_task *ev)
-{
-	ipcperf_stats__add_task(ctx, ev);
-}
-
-static void h_signal(void *ctx, const struct ipcperf_signal *ev)
-{
-	ipcperf_stats__add_signal(ctx, ev);
-}
-
-static void h_call_entered(void *ctx, const struct ipcperf_syscall *ev)
-{
-	ipcperf_stats__add_call_entered(ctx, ev);
-}
+STATS_HANDLER(syscall, ipcperf_syscall)
+STATS_HANDLER(switch, ipcperf_switch)
+STATS_HANDLER(wakeup, ipcperf_wakeup)
+STATS_HANDLER(fd_open, ipcperf_fd_open)
+STATS_HANDLER(sched_totals, ipcperf_sched_totals)
+STATS_HANDLER(task, ipcperf_task)
+STATS_HANDLER(signal, ipcperf_signal)
+STATS_HANDLER(call_entered, ipcperf_syscall)
 
 /* A target's name, from /proc at attach (or the capture's log). */
 void ipp_stats__proc_resolver(struct ipcperf_stats *st, struct ipp_procres *shared,

@@ -195,61 +195,16 @@ static void call_settled(void *ctx, const struct ipcperf_syscall *ev, const stru
 	st->call_cb(st->call_ctx, ev, &fd);
 }
 
-int ipcperf_stats__on_call(struct ipcperf_stats *st,
-			   void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
-				      const struct ipcperf_fd_object *fd),
-			   void *ctx)
-{
-	if (!st)
-		return -EINVAL;
-	st->call_cb = cb;
-	st->call_ctx = ctx;
-	return 0;
-}
-
-int ipcperf_stats__on_every_call(struct ipcperf_stats *st,
-				 void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
-					    const struct ipcperf_call_fds *fds),
-				 void *ctx)
-{
-	if (!st)
-		return -EINVAL;
-	st->every.call_cb = cb;
-	st->every.call_ctx = ctx;
-	return 0;
-}
-
-int ipcperf_stats__on_every_signal(struct ipcperf_stats *st,
-				   void (*cb)(void *ctx, const struct ipcperf_signal *ev), void *ctx)
-{
-	if (!st)
-		return -EINVAL;
-	st->every.signal_cb = cb;
-	st->every.signal_ctx = ctx;
-	return 0;
-}
-
-int ipcperf_stats__on_every_call_entered(struct ipcperf_stats *st,
-					 void (*cb)(void *ctx, const struct ipcperf_syscall *ev,
-						    const struct ipcperf_call_fds *fds),
-					 void *ctx)
-{
-	if (!st)
-		return -EINVAL;
-	st->every.entered_cb = cb;
-	st->every.entered_ctx = ctx;
-	return 0;
-}
-
-int ipcperf_stats__on_every_exit(struct ipcperf_stats *st,
-				 void (*cb)(void *ctx, const struct ipcperf_task *ev), void *ctx)
-{
-	if (!st)
-		return -EINVAL;
-	st->every.exit_cb = cb;
-	st->every.exit_ctx = ctx;
-	return 0;
-}
+/* The callbacks a caller sets: ipcperf.h says when each is called. */
+IPP_DEFINE_CB_SETTER(ipcperf_stats__on_call, struct ipcperf_stats, call_cb, call_ctx)
+IPP_DEFINE_CB_SETTER(ipcperf_stats__on_every_call, struct ipcperf_stats, every.call_cb,
+		     every.call_ctx)
+IPP_DEFINE_CB_SETTER(ipcperf_stats__on_every_signal, struct ipcperf_stats, every.signal_cb,
+		     every.signal_ctx)
+IPP_DEFINE_CB_SETTER(ipcperf_stats__on_every_call_entered, struct ipcperf_stats, every.entered_cb,
+		     every.entered_ctx)
+IPP_DEFINE_CB_SETTER(ipcperf_stats__on_every_exit, struct ipcperf_stats, every.exit_cb,
+		     every.exit_ctx)
 
 void ipcperf_stats__settle_calls(struct ipcperf_stats *st)
 {
