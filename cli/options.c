@@ -59,6 +59,12 @@ static const struct cli_word sort_words[] = {
 	{ "ops", SORT_OPS }, { "bytes", SORT_BYTES }, { "time", SORT_TIME }, { NULL, 0 },
 };
 
+/* --record's help, the command that reads the capture back and what it gives the same. */
+#define RECORD_HELP(cmd, what) \
+	"also write the capture to FILE (perf.data format, mode\n" \
+	"0600; see ipcperf record): `ipcperf " cmd " -i FILE`\n" \
+	"then gives the same " what
+
 /*
  * In the order of the help. An option with a short name is "-x" in the
  * messages, else "--long".
@@ -323,12 +329,8 @@ static const struct cli_option options[] = {
 		  "blocks often pays for" },
 	{ .name = "record", .more = IN(STAT), .arg = "FILE",
 	  STORE(cli_opt_path, STAT(t.record), PATHS(t.record)), .complete = CPL_FILE,
-	  .help = "also write the capture to FILE (perf.data format, mode\n"
-		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
-		  "then gives the same numbers",
-	  .help_for = { { IN(PATHS), NULL, "also write the capture to FILE (perf.data format, mode\n"
-					  "0600; see ipcperf record): `ipcperf paths -i FILE`\n"
-					  "then gives the same requests" } } },
+	  .help = RECORD_HELP("report", "numbers"),
+	  .help_for = { { IN(PATHS), NULL, RECORD_HELP("paths", "requests") } } },
 	{ .name = "host", .arg = "NAME",
 	  STORE(cli_opt_host, RECORD(t.host), PATHS(t.host)), .complete = CPL_NOTHING,
 	  .help = "the host the capture says it was recorded on (default:\n"
