@@ -303,9 +303,7 @@ static int flows_run(const void *opts)
 		}
 	}
 	/* Every output is out before a command that outlived the capture is waited for. */
-	failed |= cli_out_close(&c.out) < 0;
-	failed |= cli_out_close(&c.dot) < 0;
-	failed |= cli_out_close(&c.trace) < 0;
+	failed |= cli_out_close_all(&c.out, &c.dot, &c.trace, NULL) < 0;
 	return cli_finish(&res, failed, flows_free, &c);
 }
 

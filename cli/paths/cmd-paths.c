@@ -216,9 +216,7 @@ static int paths_run(const void *opts)
 		if (res.session)
 			failed = paths_report(&c, &res) < 0;
 	}
-	failed |= cli_out_close(&c.out) < 0;
-	failed |= cli_out_close(&c.otlp) < 0;
-	failed |= cli_out_close(&c.perfetto) < 0;
+	failed |= cli_out_close_all(&c.out, &c.otlp, &c.perfetto, NULL) < 0;
 	return cli_finish(&res, failed, paths_free, &c);
 }
 
