@@ -524,8 +524,8 @@ static int apply(enum cli_cmd_id cmd, const struct cli_option *o, const char *ar
 	return 0;
 }
 
-enum cli_parsed cli_options_parse(const struct cli_command *command, int argc, char **argv,
-				  void *opts, int *first)
+enum cli_parsed cli_command_parse(const struct cli_command *command, int argc, char **argv,
+				  void *opts, size_t size)
 {
 	enum cli_cmd_id cmd = command->id;
 	char optstring[2 + 2 * NR_OPTIONS], prog[32];
@@ -537,6 +537,9 @@ enum cli_parsed cli_options_parse(const struct cli_command *command, int argc, c
 	/* What getopt's own messages (an unknown option, a missing value) start with. */
 	snprintf(prog, sizeof(prog), "%s %s", cli_prog, command->name);
 	argv[0] = prog;
+	memset(opts, 0, size);
+	if (command->init)
+		command->init(opts);
 	optind = 0;	/* from the start, whatever parsed before */
 	for (; respell_next(cmd, argc, argv),
 	       (c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1;) {
@@ -552,19 +555,10 @@ enum cli_parsed cli_options_parse(const struct cli_command *command, int argc, c
 		if (apply(cmd, o, optarg, opts) < 0)
 			return CLI_PARSED_USAGE;
 	}
-	*first = optind;
+	/* optind: the first argument that is not an option */
+	if (command->check && command->check(opts, argc, argv, optind) < 0)
+		return CLI_PARSED_USAGE;
 	return CLI_PARSED_RUN;
-}
-
-enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int argc, char **argv,
-					  void *opts, struct cli_target *t)
-{
-	int first;
-	enum cli_parsed p = cli_options_parse(cmd, argc, argv, opts, &first);
-
-	if (p == CLI_PARSED_RUN && cli_target_finish(t, argc, argv, first) < 0)
-		p = CLI_PARSED_USAGE;
-	return p;
 }
 
 void cli_options_free(const struct cli_command *cmd, void *opts)
