@@ -99,6 +99,12 @@ int cli_out_open(struct cli_out *o, const char *path, const char *what);
  * @return 0, or -1 when anything written to it was lost (said once).
  */
 int cli_out_close(struct cli_out *o);
+/*
+ * cli_out_close() on each output of a list ended by NULL: a command's
+ * outputs at its end. @return 0, or -1 when any of them lost what was
+ * written to it.
+ */
+__attribute__((sentinel)) int cli_out_close_all(struct cli_out *o, ...);
 /* Close, and remove the file if it is a regular file opened here: for a run that never ran. */
 void cli_out_discard(struct cli_out *o);
 /* The open output of the target options: -o FILE, else standard output. */

@@ -1,7 +1,7 @@
 /*
- * The subcommands: each one's options struct, filled by the parse() of its
- * struct cli_command from the command line (the option table of options.c
- * says which option goes to which field) and run by its run() (options.h);
+ * The subcommands: each one's options struct, filled from the command line
+ * as its struct cli_command says (the option table of options.c says which
+ * option goes to which field) and run by its run() (options.h);
  * report's views of a capture are stat's, flows' and paths' (stat_replay(),
  * flows_replay(), paths_replay()).
  */
@@ -165,7 +165,6 @@ struct report_opts {
 	bool verbose;
 	bool wide;			/* --wide */
 };
-enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o);
 /* The views report runs: the commands' own, on the capture. */
 struct report_views {
 	int (*stat)(const struct report_opts *o);	/* stat and syscalls: stat_replay() */
@@ -192,7 +191,7 @@ struct check_opts {
 	bool verbose;
 };
 
-/* Room for the options struct of any command the dispatch runs by its parse() and run(). */
+/* Room for the options struct of any command the dispatch parses and runs by its run(). */
 union cli_cmd_opts {
 	struct stat_opts stat;
 	struct trace_opts trace;

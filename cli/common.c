@@ -207,6 +207,19 @@ int cli_out_close(struct cli_out *o)
 	return o->err ? -1 : 0;
 }
 
+int cli_out_close_all(struct cli_out *o, ...)
+{
+	va_list ap;
+	int ret = 0;
+
+	va_start(ap, o);
+	for (; o; o = va_arg(ap, struct cli_out *))
+		if (cli_out_close(o) < 0)
+			ret = -1;
+	va_end(ap);
+	return ret;
+}
+
 void cli_out_discard(struct cli_out *o)
 {
 	struct cli_user_rights r;

@@ -41,7 +41,7 @@ static enum cli_cmd_id command_named(const char *name)
 static int command_main(const struct cli_command *c, int argc, char **argv)
 {
 	union cli_cmd_opts opts;
-	enum cli_parsed p = c->parse(argc, argv, &opts);
+	enum cli_parsed p = cli_command_parse(c, argc, argv, &opts, sizeof(opts));
 	int code = p == CLI_PARSED_RUN ? c->run(&opts) : cli_parsed_exit(p);
 
 	cli_options_free(c, &opts);

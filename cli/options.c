@@ -59,6 +59,12 @@ static const struct cli_word sort_words[] = {
 	{ "ops", SORT_OPS }, { "bytes", SORT_BYTES }, { "time", SORT_TIME }, { NULL, 0 },
 };
 
+/* --record's help, the command that reads the capture back and what it gives the same. */
+#define RECORD_HELP(cmd, what) \
+	"also write the capture to FILE (perf.data format, mode\n" \
+	"0600; see ipcperf record): `ipcperf " cmd " -i FILE`\n" \
+	"then gives the same " what
+
 /*
  * In the order of the help. An option with a short name is "-x" in the
  * messages, else "--long".
@@ -323,12 +329,8 @@ static const struct cli_option options[] = {
 		  "blocks often pays for" },
 	{ .name = "record", .more = IN(STAT), .arg = "FILE",
 	  STORE(cli_opt_path, STAT(t.record), PATHS(t.record)), .complete = CPL_FILE,
-	  .help = "also write the capture to FILE (perf.data format, mode\n"
-		  "0600; see ipcperf record): `ipcperf report -i FILE`\n"
-		  "then gives the same numbers",
-	  .help_for = { { IN(PATHS), NULL, "also write the capture to FILE (perf.data format, mode\n"
-					  "0600; see ipcperf record): `ipcperf paths -i FILE`\n"
-					  "then gives the same requests" } } },
+	  .help = RECORD_HELP("report", "numbers"),
+	  .help_for = { { IN(PATHS), NULL, RECORD_HELP("paths", "requests") } } },
 	{ .name = "host", .arg = "NAME",
 	  STORE(cli_opt_host, RECORD(t.host), PATHS(t.host)), .complete = CPL_NOTHING,
 	  .help = "the host the capture says it was recorded on (default:\n"
@@ -522,8 +524,8 @@ static int apply(enum cli_cmd_id cmd, const struct cli_option *o, const char *ar
 	return 0;
 }
 
-enum cli_parsed cli_options_parse(const struct cli_command *command, int argc, char **argv,
-				  void *opts, int *first)
+enum cli_parsed cli_command_parse(const struct cli_command *command, int argc, char **argv,
+				  void *opts, size_t size)
 {
 	enum cli_cmd_id cmd = command->id;
 	char optstring[2 + 2 * NR_OPTIONS], prog[32];
@@ -535,6 +537,9 @@ enum cli_parsed cli_options_parse(const struct cli_command *command, int argc, c
 	/* What getopt's own messages (an unknown option, a missing value) start with. */
 	snprintf(prog, sizeof(prog), "%s %s", cli_prog, command->name);
 	argv[0] = prog;
+	memset(opts, 0, size);
+	if (command->init)
+		command->init(opts);
 	optind = 0;	/* from the start, whatever parsed before */
 	for (; respell_next(cmd, argc, argv),
 	       (c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1;) {
@@ -550,19 +555,10 @@ enum cli_parsed cli_options_parse(const struct cli_command *command, int argc, c
 		if (apply(cmd, o, optarg, opts) < 0)
 			return CLI_PARSED_USAGE;
 	}
-	*first = optind;
+	/* optind: the first argument that is not an option */
+	if (command->check && command->check(opts, argc, argv, optind) < 0)
+		return CLI_PARSED_USAGE;
 	return CLI_PARSED_RUN;
-}
-
-enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int argc, char **argv,
-					  void *opts, struct cli_target *t)
-{
-	int first;
-	enum cli_parsed p = cli_options_parse(cmd, argc, argv, opts, &first);
-
-	if (p == CLI_PARSED_RUN && cli_target_finish(t, argc, argv, first) < 0)
-		p = CLI_PARSED_USAGE;
-	return p;
 }
 
 void cli_options_free(const struct cli_command *cmd, void *opts)

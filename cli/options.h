@@ -29,7 +29,7 @@ enum cli_cmd_id {
 	CMD__MAX
 };
 
-/* What a command's parse() found. */
+/* What the parse of a command's options found (cli_command_parse()). */
 enum cli_parsed {
 	CLI_PARSED_RUN,			/* the options are complete: run the command */
 	CLI_PARSED_HELP,		/* --help was asked and printed: exit 0 */
@@ -38,8 +38,9 @@ enum cli_parsed {
 
 /*
  * A subcommand: its name, the text of its --help around the options, its
- * parse() and run(). Each cmd-*.c defines its own (cmds.h); the functions
- * below are handed the command, so that they call nothing above them.
+ * init(), check() and run(). Each cmd-*.c defines its own (cmds.h); the
+ * functions below are handed the command, so that they call nothing above
+ * them.
  */
 struct cli_command {
 	enum cli_cmd_id id;
@@ -48,16 +49,22 @@ struct cli_command {
 	const char *usage;		/* its --help up to and with "Options:\n" */
 	const char *epilog;		/* its --help after the options: "" or "\n..." */
 	/*
-	 * The dispatch runs a command with them (but report: report_main(),
-	 * cmds.h): @parse fills the command's options struct (cmds.h) from
-	 * the command line and returns CLI_PARSED_RUN when the options are
-	 * complete, else what to exit with (help printed, or a usage error
-	 * said in one line); then @run runs it and returns the exit code of
+	 * How cli_command_parse() fills the command's options struct (cmds.h):
+	 * zeroed, then given @init's defaults (NULL: none), then the options
+	 * of the command line as the option table says; when they are
+	 * complete, @check checks them and takes the arguments from
+	 * argv[@first] on (the command of "-- CMD", patterns): 0, or -1 after
+	 * saying the usage error in one line.
+	 */
+	void (*init)(void *opts);
+	int (*check)(void *opts, int argc, char **argv, int first);
+	/*
+	 * The dispatch runs a command whose options are complete with @run
+	 * (but report: report_main(), cmds.h), which returns the exit code of
 	 * the command (re-raising the signal that killed the command of
 	 * "-- CMD"). Either way what the options took is freed after
 	 * (cli_options_free()).
 	 */
-	enum cli_parsed (*parse)(int argc, char **argv, void *opts);
 	int (*run)(const void *opts);
 };
 struct cli_option;
@@ -123,22 +130,18 @@ struct cli_option {
 int cli_parsed_exit(enum cli_parsed p);
 
 /*
- * getopt_long() over @argv with the options of command @cmd, each stored in
- * @opts (that command's options struct) as the table says; -h prints the
- * help. Stops at the first argument that is not an option, or after "--":
- * *@first is its index.
+ * Fill @opts, the options struct of command @cmd (@size bytes), from @argv
+ * as struct cli_command says: @cmd's defaults, then getopt_long() with its
+ * options, each stored as the table says (-h prints the help), up to the
+ * first argument that is not an option, or after "--"; then @cmd's check.
+ * @return CLI_PARSED_RUN when the command may run, else what to exit with.
  */
-enum cli_parsed cli_options_parse(const struct cli_command *cmd, int argc, char **argv,
-				  void *opts, int *first);
-
-/* The same for a command that captures: then the targets of @t (in @opts), cli_target_finish(). */
-struct cli_target;
-enum cli_parsed cli_options_parse_capture(const struct cli_command *cmd, int argc, char **argv,
-					  void *opts, struct cli_target *t);
+enum cli_parsed cli_command_parse(const struct cli_command *cmd, int argc, char **argv,
+				  void *opts, size_t size);
 
 /*
  * Free what the options of @cmd took into @opts, its options struct
- * (the lists of -p and -t), whether its parse() ended well or not.
+ * (the lists of -p and -t), whether its parse ended well or not.
  */
 void cli_options_free(const struct cli_command *cmd, void *opts);
 

@@ -7,28 +7,21 @@
 #include "cmds.h"
 #include "output.h"
 
-static enum cli_parsed record_parse(int argc, char **argv, void *opts)
+static int record_check(void *opts, int argc, char **argv, int first)
 {
 	struct record_opts *o = opts;
-	enum cli_parsed p;
-	const char *out;
-	int first;
+	const char *out = o->t.output;
 
-	*o = (struct record_opts){ 0 };
-	p = cli_options_parse(&cli_cmd_record, argc, argv, o, &first);
-	if (p != CLI_PARSED_RUN)
-		return p;
-	out = o->t.output;
 	if (!out) {
 		out = o->t.output = CLI_DEFAULT_CAPTURE;
 		o->keep_old = true;
 	}
 	if (!strcmp(out, "-") || !strcmp(out, "/dev/stdout")) {
 		cli_err("give the capture's file with -o FILE (a capture must be seekable)");
-		return CLI_PARSED_USAGE;
+		return -1;
 	}
 	o->t.record = out;
-	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
+	return cli_target_finish(&o->t, argc, argv, first);
 }
 
 /* What was lost, and what was written (unless -q, or a capture that failed, which was said). */
@@ -117,6 +110,6 @@ const struct cli_command cli_cmd_record = {
 		"\n"
 		"Exit status: 0 done, 1 runtime error (the capture could not be written), 2\n"
 		"usage error; with -- CMD, the command's own status.\n",
-	.parse = record_parse,
+	.check = record_check,
 	.run = record_run,
 };

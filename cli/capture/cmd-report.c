@@ -30,16 +30,16 @@ static int check_joined(struct report_opts *o)
 	return 0;
 }
 
-enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
+static void report_init(void *opts)
 {
-	enum cli_parsed p;
-	bool flows, paths;
-	int first;
+	((struct report_opts *)opts)->view = VIEW_UNSET;
+}
 
-	*o = (struct report_opts){ .view = VIEW_UNSET };
-	p = cli_options_parse(&cli_cmd_report, argc, argv, o, &first);
-	if (p != CLI_PARSED_RUN)
-		return p;
+static int report_check(void *opts, int argc, char **argv, int first)
+{
+	struct report_opts *o = opts;
+	bool flows, paths;
+
 	if (o->view == VIEW_UNSET)
 		o->view = o->inputs.n > 1 ? VIEW_FLOWS : VIEW_STAT;
 	flows = o->view == VIEW_FLOWS;
@@ -53,7 +53,7 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 		cli_err("give the capture with -i FILE (there is no " CLI_DEFAULT_CAPTURE
 			" here, the file ipcperf record writes by default)");
 	else if (check_joined(o) < 0)
-		return CLI_PARSED_USAGE;
+		return -1;
 	else if (!flows && (o->dot || o->trace_out))
 		cli_err("--dot and --trace-out go with --view flows");
 	else if ((flows || paths) && o->sep)
@@ -61,14 +61,14 @@ enum cli_parsed report_parse(int argc, char **argv, struct report_opts *o)
 	else if (o->requests && !(paths && o->json))
 		cli_err("--requests goes with --view paths and --json");
 	else if (flows || paths || cli_check_format(o->json, o->sep) == 0)
-		return CLI_PARSED_RUN;
-	return CLI_PARSED_USAGE;
+		return 0;
+	return -1;
 }
 
 int report_main(int argc, char **argv, const struct report_views *v)
 {
 	struct report_opts o;
-	enum cli_parsed p = report_parse(argc, argv, &o);
+	enum cli_parsed p = cli_command_parse(&cli_cmd_report, argc, argv, &o, sizeof(o));
 
 	if (p != CLI_PARSED_RUN)
 		return cli_parsed_exit(p);
@@ -79,7 +79,7 @@ int report_main(int argc, char **argv, const struct report_views *v)
 	return v->stat(&o);
 }
 
-/* No parse() and run(): ipcperf.c calls report_main() with the views. */
+/* No run(): ipcperf.c calls report_main() with the views. */
 const struct cli_command cli_cmd_report = {
 	.id = CMD_REPORT,
 	.name = "report",
@@ -105,4 +105,6 @@ const struct cli_command cli_cmd_report = {
 		"complete record, with a warning that it is partial.\n\n"
 		"Exit status: 0 done, 1 the capture could not be read or the output written,\n"
 		"2 usage error.\n",
+	.init = report_init,
+	.check = report_check,
 };

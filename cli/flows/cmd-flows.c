@@ -44,11 +44,9 @@ struct flows_cmd {
 	char what[CLI_WHAT_LEN];
 };
 
-static enum cli_parsed flows_parse(int argc, char **argv, void *opts)
+static int flows_check(void *opts, int argc, char **argv, int first)
 {
-	struct flows_opts *o = opts;
-	*o = (struct flows_opts){ 0 };
-	return cli_options_parse_capture(&cli_cmd_flows, argc, argv, o, &o->t);
+	return cli_target_finish(&((struct flows_opts *)opts)->t, argc, argv, first);
 }
 
 /* -I: a second flows object over the same stats, reset every interval. @return 0, or -1 (said). */
@@ -303,9 +301,7 @@ static int flows_run(const void *opts)
 		}
 	}
 	/* Every output is out before a command that outlived the capture is waited for. */
-	failed |= cli_out_close(&c.out) < 0;
-	failed |= cli_out_close(&c.dot) < 0;
-	failed |= cli_out_close(&c.trace) < 0;
+	failed |= cli_out_close_all(&c.out, &c.dot, &c.trace, NULL) < 0;
 	return cli_finish(&res, failed, flows_free, &c);
 }
 
@@ -361,6 +357,6 @@ const struct cli_command cli_cmd_flows = {
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
 		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
 		"signal is re-raised), or 1 if it succeeded but an output could not be written.\n",
-	.parse = flows_parse,
+	.check = flows_check,
 	.run = flows_run,
 };

@@ -25,19 +25,14 @@ static int print_item(void *ctx, const struct ipcperf_check_item *it)
 	return 0;
 }
 
-static enum cli_parsed check_parse(int argc, char **argv, void *opts)
+/* The check takes no arguments. */
+static int check_args(void *opts, int argc, char **argv, int first)
 {
-	struct check_opts *o = opts;
-	enum cli_parsed p;
-	int first;
-
-	*o = (struct check_opts){ .ring_pages = 0 };
-	p = cli_options_parse(&cli_cmd_check, argc, argv, o, &first);
-	if (p == CLI_PARSED_RUN && first < argc) {
+	if (first < argc) {
 		cli_err("check takes no arguments ('%s')", argv[first]);
-		p = CLI_PARSED_USAGE;
+		return -1;
 	}
-	return p;
+	return 0;
 }
 
 static int check_run(const void *opts)
@@ -79,6 +74,6 @@ const struct cli_command cli_cmd_check = {
 		"\n"
 		"Exit status: 0 tracing works here (PROBLEM lines may still limit what it\n"
 		"shows, e.g. no hardware counters), 1 tracing cannot work here, 2 usage error.\n",
-	.parse = check_parse,
+	.check = check_args,
 	.run = check_run,
 };

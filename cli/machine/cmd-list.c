@@ -124,17 +124,14 @@ static int on_event(void *ctx, const struct ipcperf_event_info *ev)
 	return 0;
 }
 
-static enum cli_parsed list_parse(int argc, char **argv, void *opts)
+/* The arguments: the patterns. */
+static int list_check(void *opts, int argc, char **argv, int first)
 {
 	struct list_opts *o = opts;
-	enum cli_parsed p;
-	int first = argc;
 
-	*o = (struct list_opts){ 0 };
-	p = cli_options_parse(&cli_cmd_list, argc, argv, o, &first);
 	o->patterns = argv + first;
 	o->nr_patterns = argc - first;
-	return p;
+	return 0;
 }
 
 static int list_run(const void *opts)
@@ -211,6 +208,6 @@ const struct cli_command cli_cmd_list = {
 		"Exit status: 0 listed (whatever the statuses), 1 the events could not be\n"
 		"listed, 2 usage error. 'ipcperf check' says what to change when events are\n"
 		"missing or denied.\n",
-	.parse = list_parse,
+	.check = list_check,
 	.run = list_run,
 };

@@ -27,33 +27,27 @@ struct paths_cmd {
 };
 
 /* The targets, or with -i a capture: its targets were those of its recording. */
-static enum cli_parsed paths_parse(int argc, char **argv, void *opts)
+static int paths_check(void *opts, int argc, char **argv, int first)
 {
 	struct paths_opts *o = opts;
-	enum cli_parsed p;
-	int first;
 
-	*o = (struct paths_opts){ 0 };
-	p = cli_options_parse(&cli_cmd_paths, argc, argv, o, &first);
-	if (p != CLI_PARSED_RUN)
-		return p;
 	o->t.input = o->inputs.n ? o->inputs.v[0] : NULL;
 	if (o->t.host && !o->t.record) {
 		cli_err("--host names the host of the capture --record writes: add --record FILE");
-		return CLI_PARSED_USAGE;
+		return -1;
 	}
 	if (!o->t.input)
-		return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : p;
+		return cli_target_finish(&o->t, argc, argv, first);
 	if (first < argc || o->t.pids.n || o->t.tids.n || o->t.system_wide) {
 		cli_err("-i reads a capture, whose targets are those it was recorded with: "
 			"give no -p, -t, -a or command with it");
-		return CLI_PARSED_USAGE;
+		return -1;
 	}
 	if (o->t.record) {
 		cli_err("-i reads a capture and --record writes one while tracing: give one of them");
-		return CLI_PARSED_USAGE;
+		return -1;
 	}
-	return p;
+	return 0;
 }
 
 static int64_t clock_ns(clockid_t id)
@@ -216,9 +210,7 @@ static int paths_run(const void *opts)
 		if (res.session)
 			failed = paths_report(&c, &res) < 0;
 	}
-	failed |= cli_out_close(&c.out) < 0;
-	failed |= cli_out_close(&c.otlp) < 0;
-	failed |= cli_out_close(&c.perfetto) < 0;
+	failed |= cli_out_close_all(&c.out, &c.otlp, &c.perfetto, NULL) < 0;
 	return cli_finish(&res, failed, paths_free, &c);
 }
 
@@ -259,6 +251,6 @@ const struct cli_command cli_cmd_paths = {
 		"Exit status: 0 done, 1 runtime error, 2 usage error; with -- CMD, the command's\n"
 		"own status (its signal is re-raised), or 1 if it succeeded but the report could\n"
 		"not be written.\n",
-	.parse = paths_parse,
+	.check = paths_check,
 	.run = paths_run,
 };

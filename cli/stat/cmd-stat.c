@@ -319,28 +319,27 @@ int stat_replay(const struct report_opts *o)
 	return stat_run(&so);
 }
 
-static enum cli_parsed stat_parse(int argc, char **argv, void *opts)
+static void stat_init(void *opts)
+{
+	stat_opts_init(opts);
+}
+
+static int stat_check(void *opts, int argc, char **argv, int first)
 {
 	struct stat_opts *o = opts;
-	enum cli_parsed p;
-	int first;
 
-	stat_opts_init(o);
-	p = cli_options_parse(&cli_cmd_stat, argc, argv, o, &first);
-	if (p != CLI_PARSED_RUN)
-		return p;
 	/* Report the errors of the options first, then those of the targets. */
 	if (cli_check_format(o->json, o->sep) < 0)
-		return CLI_PARSED_USAGE;
+		return -1;
 	if (o->linger_s && !o->listen.on) {
 		cli_err("--listen-linger needs --listen");
-		return CLI_PARSED_USAGE;
+		return -1;
 	}
 	if (o->no_counters && o->counter_mask) {
 		cli_err("-e chooses counters and --no-counters opens none: give one of them");
-		return CLI_PARSED_USAGE;
+		return -1;
 	}
-	return cli_target_finish(&o->t, argc, argv, first) < 0 ? CLI_PARSED_USAGE : CLI_PARSED_RUN;
+	return cli_target_finish(&o->t, argc, argv, first);
 }
 
 bool stat_folds_exited(const struct stat_opts *o)
@@ -567,6 +566,7 @@ const struct cli_command cli_cmd_stat = {
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied,\n"
 		"output not written), 2 usage error; with -- CMD, the command's own status (its\n"
 		"signal is re-raised), or 1 if it succeeded but the output could not be written.\n",
-	.parse = stat_parse,
+	.init = stat_init,
+	.check = stat_check,
 	.run = stat_run,
 };

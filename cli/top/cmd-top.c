@@ -378,32 +378,26 @@ static int top_run(const void *opts)
 	return cli_finish(&res, false, top_free, &c);
 }
 
-static enum cli_parsed top_parse(int argc, char **argv, void *opts)
+static int top_check(void *opts, int argc, char **argv, int first)
 {
 	struct top_opts *o = opts;
-	enum cli_parsed p;
-	int first;
 
-	*o = (struct top_opts){ 0 };
-	p = cli_options_parse(&cli_cmd_top, argc, argv, o, &first);
-	if (p != CLI_PARSED_RUN)
-		return p;
 	if (o->delay > 0 && o->delay < TOP_DELAY_MIN) {
 		cli_err("-d %g is too short: give at least %.1f seconds between frames", o->delay,
 			TOP_DELAY_MIN);
-		return CLI_PARSED_USAGE;
+		return -1;
 	}
 	/* Without targets, show the whole system, as top does. */
 	if (first >= argc && !o->t.pids.n && !o->t.tids.n)
 		o->t.system_wide = true;
 	if (cli_target_finish(&o->t, argc, argv, first) < 0)
-		return CLI_PARSED_USAGE;
+		return -1;
 	if (!o->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		cli_err("standard %s is not a terminal: give -b to print the frames as text",
 			isatty(STDOUT_FILENO) ? "input" : "output");
-		return CLI_PARSED_USAGE;
+		return -1;
 	}
-	return CLI_PARSED_RUN;
+	return 0;
 }
 
 const struct cli_command cli_cmd_top = {
@@ -429,6 +423,6 @@ const struct cli_command cli_cmd_top = {
 		"Exit status: 0 done, 1 runtime error (e.g. no such process, permission denied),\n"
 		"2 usage error (as when not on a terminal without -b); with -- CMD, the\n"
 		"command's own status, or 0 when q or -n ended it.\n",
-	.parse = top_parse,
+	.check = top_check,
 	.run = top_run,
 };

@@ -53,11 +53,15 @@ static void on_exit_task(void *ctx, const struct ipcperf_task *ev)
 	traceout_exit(&((struct trace_ctx *)ctx)->out, ev);
 }
 
-static enum cli_parsed trace_parse(int argc, char **argv, void *opts)
+/* strace's default -s. */
+static void trace_init(void *opts)
 {
-	struct trace_opts *o = opts;
-	*o = (struct trace_opts){ .strsize = 32 };
-	return cli_options_parse_capture(&cli_cmd_trace, argc, argv, o, &o->t);
+	((struct trace_opts *)opts)->strsize = 32;
+}
+
+static int trace_check(void *opts, int argc, char **argv, int first)
+{
+	return cli_target_finish(&((struct trace_opts *)opts)->t, argc, argv, first);
 }
 
 /* After the capture, report on stderr what was lost or left unpaired. */
@@ -180,6 +184,7 @@ const struct cli_command cli_cmd_trace = {
 		"  --- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=812, ...} ---\n\n"
 		"Options:\n",
 	.epilog = "",
-	.parse = trace_parse,
+	.init = trace_init,
+	.check = trace_check,
 	.run = trace_run,
 };
