@@ -315,6 +315,25 @@ static int get_str(const unsigned char *raw, size_t size, const struct fld *f,
 	return 0;
 }
 
+/*
+ * The sched records that name a task and give one or two tids (wakeup,
+ * fork, exec, exit): string field @name into @dst (@len bytes), tid field
+ * @f1 into *@t1 and, when @t2 is not NULL, @f2 into *@t2; @out is then a
+ * record of @t's kind. @return 0, or -EPROTO when the string is malformed.
+ */
+static inline __attribute__((always_inline)) int
+name_and_tids(const struct tpdesc *t, const unsigned char *raw, size_t size, struct ipp_rec *out,
+	      int name, char *dst, size_t len, int f1, pid_t *t1, int f2, pid_t *t2)
+{
+	if (get_str(raw, size, &t->f[name], dst, len))
+		return -EPROTO;
+	*t1 = (pid_t)get_int(raw, &t->f[f1]);
+	if (t2)
+		*t2 = (pid_t)get_int(raw, &t->f[f2]);
+	out->kind = t->kind;
+	return 0;
+}
+
 int ipp_decoder__decode(const struct ipp_decoder *d, const void *rawp, size_t size,
 			struct ipp_rec *out)
 {
@@ -360,30 +379,20 @@ int ipp_decoder__decode(const struct ipp_decoder *d, const void *rawp, size_t si
 		break;
 	case IPP_REC_WAKEUP:
 	case IPP_REC_WAKING:
-		if (get_str(raw, size, &t->f[F_W_COMM], out->wake.comm, sizeof(out->wake.comm)))
-			return -EPROTO;
-		out->wake.tid = (pid_t)get_int(raw, &t->f[F_W_PID]);
 		out->wake.target_cpu = (int)get_int(raw, &t->f[F_W_CPU]);
-		break;
+		return name_and_tids(t, raw, size, out, F_W_COMM, out->wake.comm,
+				     sizeof(out->wake.comm), F_W_PID, &out->wake.tid, -1, NULL);
 	case IPP_REC_FORK:
-		if (get_str(raw, size, &t->f[F_CHILD_COMM], out->fork.child_comm,
-			    sizeof(out->fork.child_comm)))
-			return -EPROTO;
-		out->fork.parent_tid = (pid_t)get_int(raw, &t->f[F_PARENT_PID]);
-		out->fork.child_tid = (pid_t)get_int(raw, &t->f[F_CHILD_PID]);
-		break;
+		return name_and_tids(t, raw, size, out, F_CHILD_COMM, out->fork.child_comm,
+				     sizeof(out->fork.child_comm), F_PARENT_PID, &out->fork.parent_tid,
+				     F_CHILD_PID, &out->fork.child_tid);
 	case IPP_REC_EXEC:
-		if (get_str(raw, size, &t->f[F_FILENAME], out->exec.filename,
-			    sizeof(out->exec.filename)))
-			return -EPROTO;
-		out->exec.tid = (pid_t)get_int(raw, &t->f[F_E_PID]);
-		out->exec.old_tid = (pid_t)get_int(raw, &t->f[F_OLD_PID]);
-		break;
+		return name_and_tids(t, raw, size, out, F_FILENAME, out->exec.filename,
+				     sizeof(out->exec.filename), F_E_PID, &out->exec.tid, F_OLD_PID,
+				     &out->exec.old_tid);
 	case IPP_REC_EXIT:
-		if (get_str(raw, size, &t->f[F_X_COMM], out->pexit.comm, sizeof(out->pexit.comm)))
-			return -EPROTO;
-		out->pexit.tid = (pid_t)get_int(raw, &t->f[F_X_PID]);
-		break;
+		return name_and_tids(t, raw, size, out, F_X_COMM, out->pexit.comm,
+				     sizeof(out->pexit.comm), F_X_PID, &out->pexit.tid, -1, NULL);
 	default:
 		return -ENOENT;
 	}
