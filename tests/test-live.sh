@@ -9,6 +9,11 @@ need_exe "$IPCPERF"
 skip_unless_root "tracing a running process"
 make_tmpdir
 
+# The sanitized build of scripts/run-tests' second stage starts several times
+# slower, and shares the CPUs with the first stage's tests: it gets longer.
+limit_ms=1500 secs=2
+[ -n "${IPCPERF_SANITIZED:-}" ] && limit_ms=5000 secs=6
+
 sleep 60 &
 target=$!
 trap 'kill $target 2>/dev/null; rm -rf "$T"' EXIT
@@ -17,22 +22,23 @@ for cmd in stat trace flows paths record; do
 	out=$T/$cmd.out
 	[ $cmd = record ] && out=$T/c.data
 	t0=${EPOCHREALTIME/./}
-	"$IPCPERF" $cmd -p $target -d 2 -o "$out" >"$T/out" 2>"$T/err" &
+	"$IPCPERF" $cmd -p $target -d $secs -o "$out" >"$T/out" 2>"$T/err" &
 	ip=$!
 	# the line comes while the capture runs: long before -d ends it
-	for ((i = 0; i < 1500; i++)); do
-		grep -q ': live' "$T/err" && break
+	while ! grep -q ': live' "$T/err"; do
+		t1=${EPOCHREALTIME/./}
+		[ $(((t1 - t0) / 1000)) -lt $limit_ms ] || break
 		sleep 0.001
 	done
 	t1=${EPOCHREALTIME/./}
 	wait $ip
 	status=$?
-	expect_status 0 "ipcperf $cmd -p $target -d 2"
+	expect_status 0 "ipcperf $cmd -p $target -d $secs"
 	want="ipcperf $cmd: live, pid $target (until -d ends it)"
 	[ "$(grep -c ': live' "$T/err")" -eq 1 ] && [ "$(grep ': live' "$T/err")" = "$want" ] ||
 		{ show; fail "ipcperf $cmd -p: expected one line '$want' on stderr"; }
-	[ $(((t1 - t0) / 1000)) -lt 1500 ] ||
-		{ show; fail "ipcperf $cmd -p: not live within 1.5 s ($(((t1 - t0) / 1000)) ms)"; }
+	grep -q ': live' "$T/err" && [ $(((t1 - t0) / 1000)) -lt $limit_ms ] ||
+		{ show; fail "ipcperf $cmd -p: not live within $limit_ms ms ($(((t1 - t0) / 1000)) ms)"; }
 
 	run "$IPCPERF" $cmd -q -p $target -d 0.3 -o "$out"
 	expect_status 0 "ipcperf $cmd -q -p $target"
