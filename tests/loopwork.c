@@ -102,14 +102,19 @@ static unsigned int wait_one(int ep, int fd)
 {
 	struct epoll_event ev[4];
 
-	if (epoll_wait(ep, ev, 4, 1000) != 1 || ev[0].data.fd != fd)
+	if (epoll_wait(ep, ev, 4, 1000) != 1 || ev[0].data.u64 != (uint64_t)fd)
 		return 0;
 	return ev[0].events;
 }
 
+/*
+ * All eight bytes of the event's data are the fd: set as .data.fd, clang
+ * left the other four as the stack held them, and the traces that
+ * tests/test-trace-strace.sh compares printed them (u64=25769803782).
+ */
 static int watch(int ep, int op, int fd, unsigned int events)
 {
-	struct epoll_event ev = { .events = events, .data.fd = fd };
+	struct epoll_event ev = { .events = events, .data.u64 = (uint64_t)fd };
 
 	return epoll_ctl(ep, op, fd, &ev);
 }
