@@ -173,7 +173,9 @@ join() {
 	run "$IPCPERF" paths --json --requests -i "$2" -i "$3" -o "$1"
 	expect_status 0 "paths -i $2 -i $3"
 	[ -s "$T/err" ] && { show; fail "paths -i $2 -i $3 said something on stderr"; }
-	[ "$(jq .requests "$1")" = $N ] || fail "$(jq .requests "$1") requests, want $N"
+	[ "$(jq .requests "$1")" = $N ] ||
+		fail "$(jq .requests "$1") requests, want $N; $(jq -c '{lost_events, unattributed,
+			tcp_between_hosts, hosts: [.hosts[] | {name, offset_ns, uncertainty_ns}]}' "$1")"
 	[ "$(jq '.unattributed | add' "$1")" = 0 ] ||
 		fail "requests not attributed: $(jq -c .unattributed "$1")"
 	[ "$(jq -c .tcp_between_hosts "$1")" = '{"joined":2,"unseen_start":0,"no_peer":0}' ] ||

@@ -59,10 +59,18 @@ static int64_t off_at(const struct jpass *j, size_t i, uint64_t t)
 	return j->off[i] + (int64_t)((double)j->drift[i] * ((double)t - (double)j->ref[i]) / 1e9);
 }
 
-/* Time @t of the first host's clock on host @i's own. */
+/*
+ * Time @t of the first host's clock on host @i's own. The offset at @t is
+ * read at @t plus the offset at the reference, which is near enough, and
+ * never below 0: at the first feed (@t 0) a negative offset wrapped it to
+ * 2^64, and a clock found drifting faster than the first then had its
+ * whole capture read at once, ahead of the other hosts' (test-paths-hosts
+ * failed with '4 requests, want 40').
+ */
 static uint64_t own_time(const struct jpass *j, size_t i, uint64_t t)
 {
-	int64_t own = (int64_t)t + off_at(j, i, t + (uint64_t)j->off[i]);
+	int64_t near = (int64_t)t + j->off[i];
+	int64_t own = (int64_t)t + off_at(j, i, near < 0 ? 0 : (uint64_t)near);
 
 	return own < 0 ? 0 : (uint64_t)own;
 }
