@@ -584,6 +584,42 @@ static void inopeer_set(struct ipp_peers *pe, const struct ipp_rowref *r, struct
 	}
 }
 
+/*
+ * The peers of rows @v (@nr), /proc and sock_diag asked about the rows of
+ * the inodes in @q (@n, sorted) only. Asked about every row, each pass of
+ * the flows' folding looked at every row the stats hold (a string made and
+ * compared for each inet socket): on nginx under ab, flows and paths -p
+ * spent most of their CPU there.
+ */
+static struct ipp_peers *peers_of_asked(struct ipcperf_stats *st, const struct ipp_rowref *v,
+					size_t nr, const struct ipp_inopeer *q, size_t n)
+{
+	struct ipp_peers *pe = peers_new(st, v, nr, false);
+	struct ipp_rowref *sub;
+	size_t k = 0;
+	int err = 0;
+
+	if (!pe || st->no_proc)
+		return pe;
+	sub = malloc((nr ? nr : 1) * sizeof(*sub));
+	if (!sub) {
+		ipp_peers__delete(pe);
+		return NULL;
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (v[i].id->ino && ipp_peers__find_ino(q, n, v[i].id->ino))
+			sub[k++] = v[i];
+	/* /proc failing leaves those peers unknown: not an error of the walk. */
+	if (k)
+		err = ask_proc(pe, sub, k);
+	free(sub);
+	if (err == -ENOMEM) {
+		ipp_peers__delete(pe);
+		return NULL;
+	}
+	return pe;
+}
+
 int ipp_peers__of_inos(struct ipcperf_stats *st, struct ipp_inopeer *q, size_t n)
 {
 	struct ipp_rowref *v;
@@ -598,7 +634,7 @@ int ipp_peers__of_inos(struct ipcperf_stats *st, struct ipp_inopeer *q, size_t n
 	qsort(q, n, sizeof(*q), cmp_inopeer);
 	v = ipp_rows__held(st, &nr);
 	if (v)
-		pe = ipp_peers__new(st, v, nr);
+		pe = peers_of_asked(st, v, nr, q, n);
 	for (size_t i = 0; pe && i < nr; i++)
 		if (!i || !ipp_rows__same(&v[i - 1], &v[i]))
 			inopeer_set(pe, &v[i], q, n);
