@@ -56,52 +56,33 @@ static bool own_fields(const union perf_event *ev, size_t size, struct ipp_pd_sa
 }
 
 /*
- * The fields of ours that ring record @ev carries into @smp: the kernel's
- * fd identity records (bpf-output samples) carry the IP in their layout too.
- * @return false when it carries none.
+ * Hand one ring record to each of its readers: the tap, the capture being
+ * written, and the pipeline (perfdata.h gives the record's layout). Returns
+ * the record's time stamp, or 0 when it carries none of ipcperf's fields.
  */
-static bool ring_fields(const struct ipp_rings *s, const union perf_event *ev,
-			struct ipp_pd_sample *smp)
+static uint64_t take_record(struct ipp_rings *s, const union perf_event *ev, bool sideband)
 {
 	size_t size = ev->header.size;
-
-	if (!own_fields(ev, size, smp))
-		return false;
-	return !(s->bpf && ev->header.type == PERF_RECORD_SAMPLE && is_bpf_id(s, smp->id) &&
-		 !ipp_pd_bpf_sample(ev, size, smp));
-}
-
-/*
- * Hand ring record @ev to each of its readers: the tap, the capture being
- * written, and the pipeline (perfdata.h gives the record's layout). @smp:
- * the fields of ours it carries (ring_fields()), NULL when none. Returns the
- * record's time stamp, or 0 when it carries none.
- */
-static uint64_t take_fields(struct ipp_rings *s, const union perf_event *ev,
-			    const struct ipp_pd_sample *smp, bool sideband)
-{
-	size_t size = ev->header.size;
+	struct ipp_pd_sample smp;
 
 	if (s->tap)
 		s->tap(s->tap_ctx, ev, size);
 	if (s->recorder)
 		ipp_recorder__write(s->recorder, ev, size);
-	if (!smp) {
+	if (!own_fields(ev, size, &smp)) {
 		ipp_pipeline__skip(s->base.pl);
 		return 0;
 	}
-	ipp_pipeline__take(s->base.pl, ev->header.type, ev->header.misc, smp,
+	/* The kernel's fd identity records also carry the IP in their layout. */
+	if (s->bpf && ev->header.type == PERF_RECORD_SAMPLE && is_bpf_id(s, smp.id) &&
+	    !ipp_pd_bpf_sample(ev, size, &smp)) {
+		ipp_pipeline__skip(s->base.pl);
+		return 0;
+	}
+	ipp_pipeline__take(s->base.pl, ev->header.type, ev->header.misc, &smp,
 			   (const unsigned char *)ev + sizeof(ev->header), size - sizeof(ev->header),
 			   sideband);
-	return smp->time;
-}
-
-/* take_fields() of ring record @ev, its fields read here. */
-static uint64_t take_record(struct ipp_rings *s, const union perf_event *ev, bool sideband)
-{
-	struct ipp_pd_sample smp;
-
-	return take_fields(s, ev, ring_fields(s, ev, &smp) ? &smp : NULL, sideband);
+	return smp.time;
 }
 
 /*
@@ -139,138 +120,18 @@ static bool read_ring(struct ipp_rings *s, struct perf_mmap *map, bool sb, size_
 }
 
 /*
- * The sample rings read side by side, as many as MERGED_RINGS at most: each
- * ring's next record waits in its cursor, and the round takes the oldest of
- * them each time. The rings' records then reach the pipeline's merge mostly
- * in time order, where it keeps them at O(1) each (merge.c). Read one ring
- * after the other, the records of each next ring were older than the last
- * ring's newest, and half of them went through the merge's heap.
- *
- * A round takes MERGED_CHUNK records a ring, from whichever rings hold the
- * oldest. One that stops short of the rings' heads ends with the record
- * each other ring has read ahead, which may be much later than the rest of
- * the round (a quiet CPU's next record): the longer the round, the rarer
- * that is.
- */
-#define MERGED_RINGS 16
-#define MERGED_CHUNK 2048
-
-/* A ring read in a round: its next record, read but not yet taken. */
-struct cursor {
-	struct perf_mmap *map;
-	union perf_event *ev;	/* NULL: dry, or the round is over */
-	struct ipp_pd_sample smp;	/* ev's fields of ours */
-	bool own;		/* ev carries them: smp holds them */
-	uint64_t time;		/* ev's stamp (0: none) */
-	uint64_t last;		/* the stamp of the last record taken that had one */
-	bool dry;
-};
-
-/* Read @c's next record into it. */
-static void cursor_next(struct ipp_rings *s, struct cursor *c)
-{
-	if (!(c->ev = perf_mmap__read_event(c->map))) {
-		c->dry = true;
-		return;
-	}
-	c->own = ring_fields(s, c->ev, &c->smp);
-	c->time = c->own ? c->smp.time : 0;
-}
-
-/*
- * Take @c's record, and hand it back to its ring before the next one is
- * read, so that the kernel never writes over a record still waiting. With
- * @more, read its next one.
- */
-static void cursor_take(struct ipp_rings *s, struct cursor *c, bool more)
-{
-	uint64_t t = take_fields(s, c->ev, c->own ? &c->smp : NULL, false);
-
-	if (t)
-		c->last = t;
-	perf_mmap__consume(c->map);
-	c->ev = NULL;
-	if (more)
-		cursor_next(s, c);
-}
-
-/* The cursor of @c[0..@n) whose record is the oldest, or NULL when none holds one. */
-static struct cursor *oldest(struct cursor *c, int n)
-{
-	struct cursor *b = NULL;
-
-	for (int i = 0; i < n; i++)
-		if (c[i].ev && (!b || c[i].time < b->time))
-			b = &c[i];
-	return b;
-}
-
-/*
- * Take up to MERGED_CHUNK records a ring from the @n rings of @c, oldest
- * first, then what the others have read ahead. Lower *@limit to the last
- * stamp taken from each ring that may hold more.
- */
-static void read_merged(struct ipp_rings *s, struct cursor *c, int n, uint64_t *limit, bool *any)
-{
-	size_t budget = (size_t)n * MERGED_CHUNK;
-	struct cursor *b;
-
-	for (int i = 0; i < n; i++) {
-		c[i].last = 0;
-		c[i].ev = NULL;
-		c[i].dry = perf_mmap__read_init(c[i].map) < 0;
-		if (!c[i].dry)
-			cursor_next(s, &c[i]);
-	}
-	while ((b = oldest(c, n))) {
-		*any = true;
-		cursor_take(s, b, --budget > 0);
-		if (!budget)
-			break;
-	}
-	while ((b = oldest(c, n)))
-		cursor_take(s, b, false);
-	for (int i = 0; i < n; i++)
-		if (!c[i].dry && c[i].last && c[i].last - 1 < *limit)
-			*limit = c[i].last - 1;
-}
-
-/*
- * The sample rings into @c, when there are MERGED_RINGS of them at most.
- * @return how many, or 0 when there are more.
- */
-static int sample_rings(struct ipp_rings *s, struct cursor *c)
-{
-	struct perf_mmap *map;
-	int n = 0;
-
-	perf_evlist__for_each_mmap(s->evlist, map, false) {
-		if (n == MERGED_RINGS)
-			return 0;
-		c[n++].map = map;
-	}
-	return n;
-}
-
-/*
- * Read one round: at most RING_CHUNK records of every ring, the sample
- * rings side by side (read_merged()) when there are few, else in turn, so
- * that no ring waits behind a busy one. Returns UINT64_MAX when every ring
- * ran dry. Otherwise returns the stamp before which everything has been
- * read from the rings that may hold more, whose next records are stamped
- * later.
+ * Read one round: at most RING_CHUNK records of every ring in turn, so that
+ * no ring waits behind a busy one. Returns UINT64_MAX when every ring ran
+ * dry. Otherwise returns the stamp before which everything has been read
+ * from the rings that may hold more, whose next records are stamped later.
  */
 static uint64_t read_round(struct ipp_rings *s)
 {
 	uint64_t limit = UINT64_MAX;
-	struct cursor c[MERGED_RINGS];
 	struct perf_mmap *map;
-	int merged = sample_rings(s, c);
 	bool any = false;
 
-	if (merged)
-		read_merged(s, c, merged, &limit, &any);
-	for (int sb = merged ? 1 : 0; sb < 2; sb++)
+	for (int sb = 0; sb < 2; sb++)
 		perf_evlist__for_each_mmap(sb ? s->sb_evlist : s->evlist, map, false) {
 			uint64_t t = 0;
 

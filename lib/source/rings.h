@@ -48,11 +48,7 @@
  * target must not keep its tracer from its clock (-d) and its signals.
  */
 #define PASS_NS (50 * IPP_NS_PER_MS)
-/*
- * Records taken from a ring read in turn (the side-band rings, and the
- * sample rings when there are more than rings-read.c merges) before the
- * next ring's turn and a look at the clock.
- */
+/* Records taken from a ring before the next ring's turn and a look at the clock. */
 #define RING_CHUNK 64
 /* How long the stop may spend on what is left in the rings; the rest is counted lost. */
 #define DRAIN_NS (400 * IPP_NS_PER_MS)
